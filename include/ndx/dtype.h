@@ -1,0 +1,176 @@
+// Element types: one table of traits, NumPy 2 promotion (NEP 50), and the two 16-bit floats.
+#pragma once
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+#include <type_traits>
+
+#include "ndx/error.h"
+
+namespace ndx {
+
+enum class DType : int8_t {
+  kUnknown = -1,
+  kBool = 0,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat16,
+  kBFloat16,
+  kFloat32,
+  kFloat64,
+};
+inline constexpr int kNumDTypes = 13;
+
+enum class DTypeKind : char { kBool = 'b', kSigned = 'i', kUnsigned = 'u', kFloat = 'f' };
+
+struct DTypeInfo {
+  std::string_view name;  // NumPy's name: "float32"
+  int size;               // bytes
+  DTypeKind kind;
+};
+
+const DTypeInfo& dtype_info(DType t);
+inline std::string_view dtype_name(DType t) { return dtype_info(t).name; }
+inline int dtype_size(DType t) { return dtype_info(t).size; }
+inline bool is_float(DType t) { return t != DType::kUnknown && dtype_info(t).kind == DTypeKind::kFloat; }
+inline bool is_integer(DType t) {
+  if (t == DType::kUnknown) return false;
+  auto k = dtype_info(t).kind;
+  return k == DTypeKind::kSigned || k == DTypeKind::kUnsigned;
+}
+inline bool is_unsigned(DType t) { return t != DType::kUnknown && dtype_info(t).kind == DTypeKind::kUnsigned; }
+// Parses NumPy's names ("float32", "int64", "bool", "bfloat16"); throws TypeError otherwise.
+DType dtype_from_name(std::string_view name);
+std::ostream& operator<<(std::ostream& os, DType t);
+
+// NumPy 2 promotion of two array dtypes: int8 + uint8 -> int16, int64 + uint64 -> float64,
+// float16 + int16 -> float32, bfloat16 + float16 -> float32.
+DType promote_types(DType a, DType b);
+// NEP 50: a Python scalar is "weak" and only lifts the category (bool < int < float).
+enum class ScalarKind { kBool, kInt, kFloat };
+DType promote_with_scalar(DType array_dtype, ScalarKind scalar);
+
+// The float dtype ndx picks where NumPy would pick float64 (float32 unless switched).
+DType default_float_dtype();
+void set_default_float_dtype(DType t);
+// The float dtype an integer or bool input turns into for math such as sqrt or true_divide.
+inline DType float_result_type(DType t) { return is_float(t) ? t : default_float_dtype(); }
+
+// ---- 16-bit floats: storage types that compute in float ----
+namespace detail {
+uint16_t float_to_half_bits(float f);
+float half_bits_to_float(uint16_t h);
+inline uint16_t float_to_bf16_bits(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if (std::isnan(f)) return static_cast<uint16_t>((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1);  // round to nearest even
+  return static_cast<uint16_t>(x >> 16);
+}
+inline float bf16_bits_to_float(uint16_t b) { return std::bit_cast<float>(uint32_t(b) << 16); }
+}  // namespace detail
+
+struct float16 {
+  uint16_t bits = 0;
+  float16() = default;
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  float16(T v) : bits(detail::float_to_half_bits(static_cast<float>(v))) {}
+  operator float() const { return detail::half_bits_to_float(bits); }
+};
+
+struct bfloat16 {
+  uint16_t bits = 0;
+  bfloat16() = default;
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  bfloat16(T v) : bits(detail::float_to_bf16_bits(static_cast<float>(v))) {}
+  operator float() const { return detail::bf16_bits_to_float(bits); }
+};
+
+// The type kernels do arithmetic in: float for the 16-bit floats, the type itself otherwise.
+template <typename T>
+struct ComputeType {
+  using type = T;
+};
+template <>
+struct ComputeType<float16> {
+  using type = float;
+};
+template <>
+struct ComputeType<bfloat16> {
+  using type = float;
+};
+template <typename T>
+using compute_t = typename ComputeType<T>::type;
+
+template <typename T>
+struct DTypeOf;
+#define NDX_DTYPE_OF(CT, ENUM) \
+  template <>                  \
+  struct DTypeOf<CT> {         \
+    static constexpr DType value = DType::ENUM; \
+  };
+NDX_DTYPE_OF(bool, kBool)
+NDX_DTYPE_OF(int8_t, kInt8)
+NDX_DTYPE_OF(int16_t, kInt16)
+NDX_DTYPE_OF(int32_t, kInt32)
+NDX_DTYPE_OF(int64_t, kInt64)
+NDX_DTYPE_OF(uint8_t, kUInt8)
+NDX_DTYPE_OF(uint16_t, kUInt16)
+NDX_DTYPE_OF(uint32_t, kUInt32)
+NDX_DTYPE_OF(uint64_t, kUInt64)
+NDX_DTYPE_OF(float16, kFloat16)
+NDX_DTYPE_OF(bfloat16, kBFloat16)
+NDX_DTYPE_OF(float, kFloat32)
+NDX_DTYPE_OF(double, kFloat64)
+#undef NDX_DTYPE_OF
+template <typename T>
+inline constexpr DType dtype_of = DTypeOf<T>::value;
+
+[[noreturn]] void unsupported_dtype(const char* where, DType t);
+
+#define NDX_DTYPE_CASE(ENUM, CT, T, ...) \
+  case ::ndx::DType::ENUM: {             \
+    using T = CT;                        \
+    __VA_ARGS__;                         \
+    break;                               \
+  }
+
+// Runs the body with T bound to the C++ type of `dtype`, for every dtype.
+#define NDX_DTYPE_SWITCH(dtype, T, ...)                      \
+  switch (dtype) {                                           \
+    NDX_DTYPE_CASE(kBool, bool, T, __VA_ARGS__)              \
+    NDX_DTYPE_CASE(kInt8, int8_t, T, __VA_ARGS__)            \
+    NDX_DTYPE_CASE(kInt16, int16_t, T, __VA_ARGS__)          \
+    NDX_DTYPE_CASE(kInt32, int32_t, T, __VA_ARGS__)          \
+    NDX_DTYPE_CASE(kInt64, int64_t, T, __VA_ARGS__)          \
+    NDX_DTYPE_CASE(kUInt8, uint8_t, T, __VA_ARGS__)          \
+    NDX_DTYPE_CASE(kUInt16, uint16_t, T, __VA_ARGS__)        \
+    NDX_DTYPE_CASE(kUInt32, uint32_t, T, __VA_ARGS__)        \
+    NDX_DTYPE_CASE(kUInt64, uint64_t, T, __VA_ARGS__)        \
+    NDX_DTYPE_CASE(kFloat16, ::ndx::float16, T, __VA_ARGS__) \
+    NDX_DTYPE_CASE(kBFloat16, ::ndx::bfloat16, T, __VA_ARGS__) \
+    NDX_DTYPE_CASE(kFloat32, float, T, __VA_ARGS__)          \
+    NDX_DTYPE_CASE(kFloat64, double, T, __VA_ARGS__)         \
+    default:                                                 \
+      ::ndx::unsupported_dtype(__func__, dtype);             \
+  }
+
+// Only the float dtypes (kernels of ops that are defined for floats only).
+#define NDX_FLOAT_SWITCH(dtype, T, ...)                        \
+  switch (dtype) {                                             \
+    NDX_DTYPE_CASE(kFloat16, ::ndx::float16, T, __VA_ARGS__)   \
+    NDX_DTYPE_CASE(kBFloat16, ::ndx::bfloat16, T, __VA_ARGS__) \
+    NDX_DTYPE_CASE(kFloat32, float, T, __VA_ARGS__)            \
+    NDX_DTYPE_CASE(kFloat64, double, T, __VA_ARGS__)           \
+    default:                                                   \
+      ::ndx::unsupported_dtype(__func__, dtype);               \
+  }
+
+}  // namespace ndx

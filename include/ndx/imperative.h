@@ -1,0 +1,36 @@
+// Imperative invoke: infer shape and dtype, validate, allocate outputs, choose request types,
+// dispatch FCompute per device.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ndx/ndarray.h"
+#include "ndx/op.h"
+
+namespace ndx {
+
+struct InvokeOptions {
+  // Device for ops without inputs (creation ops); inputs' device otherwise.
+  std::optional<Device> device;
+  // Write into these arrays instead of allocating (NumPy's out=).
+  const std::vector<NDArray>* outputs = nullptr;
+  // Request per output; kWriteTo (or kWriteInplace when allowed) by default.
+  const std::vector<OpReqType>* req = nullptr;
+  bool is_train = false;
+};
+
+// Runs `attrs.op` on inputs and returns its visible outputs.
+std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+                            const InvokeOptions& options = {});
+// Convenience: by op name with a string dict.
+std::vector<NDArray> invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
+                            std::map<std::string, std::string> dict = {},
+                            const InvokeOptions& options = {});
+
+// Shape and dtype inference alone (as invoke does it), for introspection and tests.
+void infer_shapes(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out);
+void infer_types(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out);
+
+}  // namespace ndx

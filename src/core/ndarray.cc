@@ -1,0 +1,267 @@
+#include "ndx/ndarray.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/strided.h"
+
+namespace ndx {
+
+Shape broadcast_strides(const Shape& src, const Shape& src_strides, const Shape& out) {
+  Shape st = Shape::filled(out.ndim(), 0);
+  int lead = out.ndim() - src.ndim();
+  for (int i = 0; i < src.ndim(); ++i) st[lead + i] = src[i] == 1 ? 0 : src_strides[i];
+  return st;
+}
+
+namespace {
+void check_shape_valid(const Shape& shape, const char* op) {
+  if (!shape.is_known()) value_error("[", op, "] shape is unknown");
+  if (shape.ndim() > Shape::kMaxDims)
+    value_error("[", op, "] at most ", Shape::kMaxDims, " dimensions are supported, got ",
+                shape.ndim());
+  for (int64_t d : shape)
+    if (d < 0) value_error("[", op, "] negative dimensions are not allowed; got shape ", shape.str());
+}
+}  // namespace
+
+NDArray::NDArray(Shape shape, DType dtype, Device device) {
+  check_shape_valid(shape, "NDArray");
+  dtype_size(dtype);  // validates the dtype
+  storage_ = Storage::allocate(static_cast<std::size_t>(shape.size() * dtype_size(dtype)), device);
+  strides_ = contiguous_strides(shape);
+  shape_ = std::move(shape);
+  dtype_ = dtype;
+}
+
+NDArray::NDArray(std::shared_ptr<Storage> storage, int64_t byte_offset, Shape shape,
+                 Shape strides, DType dtype)
+    : storage_(std::move(storage)),
+      byte_offset_(byte_offset),
+      shape_(std::move(shape)),
+      strides_(std::move(strides)),
+      dtype_(dtype) {}
+
+NDArray NDArray::scalar(double value, DType dtype, Device device) {
+  NDArray a(Shape{}, dtype, device);
+  a.fill(value);
+  return a;
+}
+
+void NDArray::check_dtype(DType t) const {
+  if (t != dtype_)
+    type_error("[NDArray.data] array has dtype ", dtype_, ", accessed as ", t);
+}
+
+bool NDArray::is_contiguous() const {
+  int64_t expect = 1;
+  for (int i = ndim() - 1; i >= 0; --i) {
+    if (shape_[i] == 1) continue;
+    if (shape_[i] == 0) return true;
+    if (strides_[i] != expect) return false;
+    expect *= shape_[i];
+  }
+  return true;
+}
+
+NDArray NDArray::reshape(const Shape& new_shape) const {
+  Shape target = new_shape;
+  int infer = -1;
+  int64_t known = 1;
+  for (int i = 0; i < target.ndim(); ++i) {
+    if (target[i] == -1) {
+      if (infer >= 0) value_error("[reshape] can only specify one unknown dimension");
+      infer = i;
+    } else if (target[i] < 0) {
+      value_error("[reshape] invalid dimension ", target[i], " in shape ", new_shape.str());
+    } else {
+      known *= target[i];
+    }
+  }
+  if (infer >= 0) {
+    if (known == 0 || size() % known != 0)
+      value_error("[reshape] cannot reshape array of size ", size(), " into shape ", new_shape.str());
+    target[infer] = size() / known;
+  }
+  if (target.size() != size())
+    value_error("[reshape] cannot reshape array of size ", size(), " into shape ", new_shape.str());
+  NDArray src = contiguous();
+  return NDArray(src.storage_, src.byte_offset_, target, contiguous_strides(target), dtype_);
+}
+
+NDArray NDArray::transpose(const std::vector<int64_t>& axes) const {
+  int n = ndim();
+  std::vector<int> perm(n);
+  if (axes.empty()) {
+    for (int i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  } else {
+    if (static_cast<int>(axes.size()) != n)
+      value_error("[transpose] axes don't match array: expected ", n, " axes, got ", axes.size());
+    std::vector<bool> seen(n, false);
+    for (int i = 0; i < n; ++i) {
+      perm[i] = normalize_axis(axes[i], n, "transpose");
+      if (seen[perm[i]]) value_error("[transpose] repeated axis in transpose: ", axes[i]);
+      seen[perm[i]] = true;
+    }
+  }
+  Shape shape = Shape::filled(n, 0), strides = Shape::filled(n, 0);
+  for (int i = 0; i < n; ++i) shape[i] = shape_[perm[i]], strides[i] = strides_[perm[i]];
+  return NDArray(storage_, byte_offset_, shape, strides, dtype_);
+}
+
+NDArray NDArray::swapaxes(int64_t axis1, int64_t axis2) const {
+  int a = normalize_axis(axis1, ndim(), "swapaxes"), b = normalize_axis(axis2, ndim(), "swapaxes");
+  std::vector<int64_t> axes(ndim());
+  std::iota(axes.begin(), axes.end(), 0);
+  std::swap(axes[a], axes[b]);
+  return transpose(axes);
+}
+
+NDArray NDArray::slice(int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
+                       int64_t step) const {
+  int ax = normalize_axis(axis, ndim(), "slice");
+  if (step == 0) value_error("[slice] slice step cannot be zero");
+  const int64_t n = shape_[ax];
+  // Python's slice.indices().
+  auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
+    if (!v) return dflt;
+    int64_t x = *v < 0 ? *v + n : *v;
+    if (step > 0) return std::clamp<int64_t>(x, 0, n);
+    return std::clamp<int64_t>(x, -1, n - 1);
+  };
+  int64_t b = clamp(start, step > 0 ? 0 : n - 1);
+  int64_t e = clamp(stop, step > 0 ? n : -1);
+  int64_t len = step > 0 ? (e > b ? (e - b + step - 1) / step : 0)
+                         : (b > e ? (b - e + (-step) - 1) / (-step) : 0);
+  Shape shape = shape_, strides = strides_;
+  shape[ax] = len;
+  strides[ax] = strides_[ax] * step;
+  int64_t offset = len > 0 ? byte_offset_ + b * strides_[ax] * itemsize() : byte_offset_;
+  return NDArray(storage_, offset, shape, strides, dtype_);
+}
+
+NDArray NDArray::operator[](int64_t index) const {
+  if (ndim() == 0) index_error("[getitem] too many indices for array: array is 0-dimensional");
+  int64_t n = shape_[0];
+  if (index < -n || index >= n)
+    index_error("[getitem] index ", index, " is out of bounds for axis 0 with size ", n);
+  if (index < 0) index += n;
+  Shape shape(shape_.begin() + 1, shape_.end()), strides(strides_.begin() + 1, strides_.end());
+  return NDArray(storage_, byte_offset_ + index * strides_[0] * itemsize(), shape, strides, dtype_);
+}
+
+NDArray NDArray::broadcast_to(const Shape& target) const {
+  if (target.ndim() < ndim())
+    value_error("[broadcast_to] input operand has more dimensions than allowed by the axis ",
+                "remapping: cannot broadcast ", shape_.str(), " to ", target.str());
+  for (int64_t d : target)
+    if (d < 0) value_error("[broadcast_to] all elements of broadcast shape must be non-negative");
+  int lead = target.ndim() - ndim();
+  for (int i = 0; i < ndim(); ++i)
+    if (shape_[i] != 1 && shape_[i] != target[lead + i])
+      value_error("[broadcast_to] operands could not be broadcast together with remapped shapes: ",
+                  "cannot broadcast ", shape_.str(), " to ", target.str());
+  return NDArray(storage_, byte_offset_, target, broadcast_strides(shape_, strides_, target), dtype_);
+}
+
+NDArray NDArray::expand_dims(int64_t axis) const {
+  int ax = normalize_axis(axis, ndim() + 1, "expand_dims");
+  Shape shape, strides;
+  for (int i = 0, j = 0; i <= ndim(); ++i) {
+    if (i == ax) {
+      shape.push_back(1);
+      strides.push_back(0);
+    } else {
+      shape.push_back(shape_[j]);
+      strides.push_back(strides_[j]);
+      ++j;
+    }
+  }
+  return NDArray(storage_, byte_offset_, shape, strides, dtype_);
+}
+
+NDArray NDArray::copy() const {
+  NDArray out(shape_, dtype_, device());
+  copy_cast(*this, out);
+  return out;
+}
+
+NDArray NDArray::contiguous() const { return is_contiguous() ? *this : copy(); }
+
+NDArray NDArray::astype(DType dtype) const {
+  NDArray out(shape_, dtype, device());
+  copy_cast(*this, out);
+  return out;
+}
+
+NDArray NDArray::to(Device device) const {
+  if (device == this->device()) return *this;
+  NDArray out(shape_, dtype_, device);  // raises for devices this build lacks
+  copy_cast(*this, out);
+  return out;
+}
+
+void NDArray::assign(const NDArray& src) { copy_cast(src, *this); }
+
+void NDArray::fill(double value) {
+  NDArray v(Shape{}, DType::kFloat64, device());
+  *v.data<double>() = value;
+  copy_cast(v, *this);
+}
+
+namespace {
+template <typename To, typename From>
+inline To cast_value(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<compute_t<From>>(v) != compute_t<From>(0);
+  } else if constexpr (std::is_floating_point_v<compute_t<From>> &&
+                       std::is_integral_v<To>) {
+    // float -> int conversion of nan/inf/out-of-range values is undefined in C++; NumPy
+    // gives an unspecified value with a warning. Saturate so the result is defined.
+    double d = static_cast<double>(static_cast<compute_t<From>>(v));
+    if (std::isnan(d)) return To(0);
+    if (d <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (d >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+  } else {
+    return static_cast<To>(static_cast<compute_t<From>>(v));
+  }
+}
+
+template <typename To, typename From>
+void copy_typed(const char* src, const Shape& src_strides, char* dst, const NDArray& dst_arr) {
+  const From* s = reinterpret_cast<const From*>(src);
+  To* d = reinterpret_cast<To*>(dst);
+  for_each_run<2>(dst_arr.shape(), {&dst_arr.strides(), &src_strides}, [&](const StridedRun<2>& r) {
+    To* dp = d + r.offset[0];
+    const From* sp = s + r.offset[1];
+    if (r.stride[0] == 1 && r.stride[1] == 1) {
+      for (int64_t i = 0; i < r.length; ++i) dp[i] = cast_value<To>(sp[i]);
+    } else {
+      for (int64_t i = 0; i < r.length; ++i) dp[i * r.stride[0]] = cast_value<To>(sp[i * r.stride[1]]);
+    }
+  });
+}
+}  // namespace
+
+void copy_cast(const NDArray& src, const NDArray& dst) {
+  if (!src.defined() || !dst.defined()) value_error("[copy] undefined array");
+  if (src.device() != dst.device() && !(src.device().is_cpu() && dst.device().is_cpu()))
+    not_implemented("[copy] copies between ", src.device().str(), " and ", dst.device().str());
+  NDArray b = src.broadcast_to(dst.shape());
+  if (dst.size() == 0) return;
+  // Overlapping source and destination (a[1:] = a[:-1]) must read before writing.
+  if (src.shares_storage_with(dst) && !(src.byte_offset() == dst.byte_offset() &&
+                                        src.strides() == dst.strides() && src.dtype() == dst.dtype())) {
+    b = b.copy();
+  }
+  const char* sp = static_cast<const char*>(b.raw_data());
+  char* dp = static_cast<char*>(dst.raw_data());
+  NDX_DTYPE_SWITCH(dst.dtype(), To, {
+    NDX_DTYPE_SWITCH(b.dtype(), From, { copy_typed<To, From>(sp, b.strides(), dp, dst); });
+  });
+}
+
+std::ostream& operator<<(std::ostream& os, const NDArray& a) { return os << a.str(); }
+
+}  // namespace ndx

@@ -1,0 +1,110 @@
+#include "ndx/storage.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+#include "ndx/error.h"
+
+namespace ndx {
+
+namespace {
+
+// Size classes: multiples of 64 bytes up to 4 KiB, then powers of two. A freed block waits in
+// its class's free list for the next allocation of that class; the cache is capped so a burst
+// of large temporaries does not pin memory forever.
+std::size_t size_class(std::size_t bytes) {
+  if (bytes <= 4096) return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  std::size_t c = 8192;
+  while (c < bytes) c <<= 1;
+  return c;
+}
+
+class CpuPool {
+ public:
+  static CpuPool& get() {
+    static CpuPool* pool = new CpuPool();  // never destroyed: arrays may outlive static dtors
+    return *pool;
+  }
+  void* allocate(std::size_t capacity) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.find(capacity);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        cached_ -= capacity;
+        in_use_ += capacity;
+        return p;
+      }
+      in_use_ += capacity;
+    }
+    void* p = std::aligned_alloc(kAlignment, capacity == 0 ? kAlignment : capacity);
+    if (!p) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      in_use_ -= capacity;
+      raise(ErrorKind::kRuntimeError, "[allocate] out of memory allocating ", capacity, " bytes");
+    }
+    return p;
+  }
+  void release(void* p, std::size_t capacity) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_use_ -= capacity;
+    if (cached_ + capacity > kMaxCached) {
+      std::free(p);
+      return;
+    }
+    free_[capacity].push_back(p);
+    cached_ += capacity;
+  }
+  PoolStats stats() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {in_use_, cached_};
+  }
+  void release_cached() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [cap, list] : free_)
+      for (void* p : list) std::free(p);
+    free_.clear();
+    cached_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kMaxCached = std::size_t(1) << 30;
+  std::mutex mutex_;
+  std::unordered_map<std::size_t, std::vector<void*>> free_;
+  std::size_t in_use_ = 0, cached_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<Storage> Storage::allocate(std::size_t bytes, Device device) {
+  if (!device.is_cpu())
+    not_implemented("[allocate] device ", device.str(),
+                    " is not available: this build of ndx computes on cpu only");
+  std::size_t capacity = size_class(bytes);
+  void* p = CpuPool::get().allocate(capacity);
+  return std::shared_ptr<Storage>(new Storage(p, bytes, capacity, device));
+}
+
+std::shared_ptr<Storage> Storage::wrap(void* data, std::size_t bytes, Device device,
+                                       std::function<void()> release) {
+  auto s = std::shared_ptr<Storage>(new Storage(data, bytes, 0, device));
+  s->release_ = release ? std::move(release) : [] {};
+  return s;
+}
+
+Storage::~Storage() {
+  if (release_) {
+    release_();
+  } else if (capacity_ != 0 || data_) {
+    CpuPool::get().release(data_, capacity_);
+  }
+}
+
+PoolStats cpu_pool_stats() { return CpuPool::get().stats(); }
+void cpu_pool_release_cached() { CpuPool::get().release_cached(); }
+
+}  // namespace ndx

@@ -1,0 +1,105 @@
+#include "ndx/graph.h"
+
+#include "ndx/imperative.h"
+
+namespace ndx {
+
+NodePtr make_variable(std::string name) {
+  auto n = std::make_shared<Node>();
+  n->attrs.name = std::move(name);
+  return n;
+}
+
+NodeEntry make_node(const std::string& op_name, std::vector<NodeEntry> inputs,
+                    std::map<std::string, std::string> dict, const std::string& name) {
+  auto n = std::make_shared<Node>();
+  n->attrs = Op::get(op_name)->make_attrs(std::move(dict));
+  if (!name.empty()) n->attrs.name = name;
+  n->inputs = std::move(inputs);
+  return NodeEntry{n, 0, 0};
+}
+
+std::vector<NodeEntry> make_grad_node(const std::string& op_name, const NodePtr& fwd,
+                                      std::vector<NodeEntry> inputs, bool share_params) {
+  auto n = std::make_shared<Node>();
+  const Op* op = Op::get(op_name);
+  if (share_params) {
+    n->attrs = fwd->attrs;
+    n->attrs.op = op;
+  } else {
+    n->attrs = op->make_attrs();
+  }
+  n->attrs.name = fwd->attrs.name + "_backward";
+  n->inputs = std::move(inputs);
+  n->control_deps.push_back(fwd);
+  std::vector<NodeEntry> out;
+  for (uint32_t i = 0; i < n->num_outputs(); ++i) out.push_back(NodeEntry{n, i, 0});
+  return out;
+}
+
+namespace {
+struct Evaluator {
+  const std::unordered_map<const Node*, NDArray>& variables;
+  std::unordered_map<const Node*, std::vector<NDArray>> done;
+
+  const std::vector<NDArray>& eval(const NodePtr& n) {
+    auto it = done.find(n.get());
+    if (it != done.end()) return it->second;
+    if (n->is_variable()) {
+      auto v = variables.find(n.get());
+      if (v == variables.end()) value_error("[evaluate] no value for variable '", n->attrs.name, "'");
+      return done[n.get()] = {v->second};
+    }
+    std::vector<NDArray> in;
+    for (const auto& e : n->inputs) in.push_back(eval(e.node).at(e.index));
+    // All outputs, visible or not, so backward nodes can read hidden ones.
+    NodeAttrs attrs = n->attrs;
+    auto outs = invoke(attrs, in);
+    return done[n.get()] = std::move(outs);
+  }
+};
+}  // namespace
+
+std::vector<NDArray> evaluate(const std::vector<NodeEntry>& outputs,
+                              const std::unordered_map<const Node*, NDArray>& variables) {
+  Evaluator ev{variables, {}};
+  std::vector<NDArray> result;
+  for (const auto& e : outputs) result.push_back(ev.eval(e.node).at(e.index));
+  return result;
+}
+
+namespace {
+std::vector<NodeEntry> with_inputs(const NodePtr& n, const std::vector<NodeEntry>& ograds,
+                                   bool use_in, bool use_out) {
+  std::vector<NodeEntry> heads(ograds.begin(), ograds.end());
+  if (use_in) heads.insert(heads.end(), n->inputs.begin(), n->inputs.end());
+  if (use_out)
+    for (uint32_t i = 0; i < n->num_outputs(); ++i) heads.push_back(NodeEntry{n, i, 0});
+  return heads;
+}
+}  // namespace
+
+std::vector<NodeEntry> ElemwiseGradUseIn::operator()(const NodePtr& n,
+                                                     const std::vector<NodeEntry>& og) const {
+  return make_grad_node(op_name, n, with_inputs(n, og, true, false), true);
+}
+std::vector<NodeEntry> ElemwiseGradUseOut::operator()(const NodePtr& n,
+                                                      const std::vector<NodeEntry>& og) const {
+  return make_grad_node(op_name, n, with_inputs(n, og, false, true), true);
+}
+std::vector<NodeEntry> ElemwiseGradUseNone::operator()(const NodePtr& n,
+                                                       const std::vector<NodeEntry>& og) const {
+  return make_grad_node(op_name, n, with_inputs(n, og, false, false), true);
+}
+std::vector<NodeEntry> ElemwiseGradUseInOut::operator()(const NodePtr& n,
+                                                        const std::vector<NodeEntry>& og) const {
+  return make_grad_node(op_name, n, with_inputs(n, og, true, true), true);
+}
+
+std::vector<NodeEntry> MakeZeroGradNodes(const NodePtr& n, const std::vector<NodeEntry>&) {
+  std::vector<NodeEntry> out;
+  for (const auto& in : n->inputs) out.push_back(make_node("zeros_like", {in}));
+  return out;
+}
+
+}  // namespace ndx

@@ -1,0 +1,190 @@
+#include "ndx/imperative.h"
+
+#include <random>
+
+#include "ndx/op_util.h"
+
+namespace ndx {
+
+namespace {
+
+std::mt19937_64& random_engine() {
+  static std::mt19937_64 engine(0x5eed);
+  return engine;
+}
+
+TBlob to_blob(const NDArray& a) {
+  return TBlob{a.raw_data(), a.shape(), a.strides(), a.dtype(), a.device()};
+}
+
+bool same_view(const NDArray& a, const NDArray& b) {
+  return a.shares_storage_with(b) && a.byte_offset() == b.byte_offset() && a.strides() == b.strides() &&
+         a.shape() == b.shape();
+}
+
+}  // namespace
+
+void random_seed(uint64_t seed) { random_engine().seed(seed); }
+
+void* Resource::get_space(std::size_t bytes) const {
+  if (type != ResourceRequest::kTempSpace || !holder)
+    raise(ErrorKind::kRuntimeError, "[resource] get_space on a resource that is not temp space");
+  holder->push_back(Storage::allocate(bytes, device));
+  return holder->back()->data();
+}
+
+uint64_t Resource::next_random() const {
+  if (type != ResourceRequest::kRandom)
+    raise(ErrorKind::kRuntimeError, "[resource] next_random on a resource that is not random");
+  return random_engine()();
+}
+
+void infer_shapes(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  static const auto& finfer = Op::attr<FInferShape>("FInferShape");
+  const Op* op = attrs.op;
+  if (!finfer.count(op)) not_implemented("[", op->name, "] has no shape inference (FInferShape)");
+  bool done = finfer[op](attrs, in, out);
+  for (size_t i = 0; i < out->size(); ++i)
+    if (!done || !(*out)[i].is_known())
+      value_error("[", op->name, "] could not infer the shape of output ", i);
+}
+
+void infer_types(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  static const auto& finfer = Op::attr<FInferType>("FInferType");
+  const Op* op = attrs.op;
+  if (!finfer.count(op)) not_implemented("[", op->name, "] has no dtype inference (FInferType)");
+  bool done = finfer[op](attrs, in, out);
+  for (size_t i = 0; i < out->size(); ++i)
+    if (!done || (*out)[i] == DType::kUnknown)
+      type_error("[", op->name, "] could not infer the dtype of output ", i);
+}
+
+std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+                            const InvokeOptions& options) {
+  static const auto& fcompute_cpu = Op::attr<FCompute>("FCompute<cpu>");
+  static const auto& fcompute_gpu = Op::attr<FCompute>("FCompute<gpu>");
+  static const auto& fstrided = Op::attr<TStridedInputs>("TStridedInputs");
+  static const auto& finplace = Op::attr<FInplaceOption>("FInplaceOption");
+  static const auto& fresource = Op::attr<FResourceRequest>("FResourceRequest");
+  const Op* op = attrs.op;
+  if (!op) value_error("[invoke] attrs carry no operator");
+  const uint32_t nin = op->inputs_for(attrs), nout = op->outputs_for(attrs);
+  if (inputs.size() != nin)
+    value_error("[", op->name, "] expected ", nin, " input", nin == 1 ? "" : "s", ", got ", inputs.size());
+
+  // 1. device, shapes, dtypes: all validation happens before anything is allocated.
+  Device device = options.device ? *options.device : (nin ? inputs[0].device() : cpu());
+  ShapeVector in_shapes(nin), out_shapes(nout, Shape::unknown());
+  DTypeVector in_types(nin), out_types(nout, DType::kUnknown);
+  for (uint32_t i = 0; i < nin; ++i) {
+    if (!inputs[i].defined()) value_error("[", op->name, "] input ", i, " is an undefined array");
+    if (inputs[i].device() != device)
+      value_error("[", op->name, "] input ", i, " is on ", inputs[i].device().str(), ", expected ",
+                  device.str(), " like the other inputs");
+    in_shapes[i] = inputs[i].shape();
+    in_types[i] = inputs[i].dtype();
+  }
+  infer_shapes(attrs, &in_shapes, &out_shapes);
+  infer_types(attrs, &in_types, &out_types);
+  const FCompute* compute = nullptr;
+  if (device.is_cpu() && fcompute_cpu.count(op)) compute = &fcompute_cpu[op];
+  if (device.is_gpu() && fcompute_gpu.count(op)) compute = &fcompute_gpu[op];
+  if (!compute)
+    not_implemented("[", op->name, "] has no kernel for ", device.is_cpu() ? "cpu" : "gpu",
+                    " in this build");
+
+  std::vector<OpReqType> req(nout, kWriteTo);
+  if (options.req) {
+    if (options.req->size() != nout)
+      value_error("[", op->name, "] expected ", nout, " request types, got ", options.req->size());
+    req = *options.req;
+  }
+
+  // 2. outputs: the caller's (checked) or fresh ones.
+  std::vector<NDArray> outputs(nout);
+  if (options.outputs) {
+    if (options.outputs->size() != nout)
+      value_error("[", op->name, "] expected ", nout, " output arrays, got ", options.outputs->size());
+    for (uint32_t j = 0; j < nout; ++j) {
+      const NDArray& o = (*options.outputs)[j];
+      if (!o.defined()) value_error("[", op->name, "] output ", j, " is an undefined array");
+      if (o.shape() != out_shapes[j])
+        value_error("[", op->name, "] output ", j, " has shape ", o.shape().str(), ", expected ",
+                    out_shapes[j].str());
+      if (o.dtype() != out_types[j])
+        type_error("[", op->name, "] output ", j, " has dtype ", o.dtype(), ", expected ", out_types[j]);
+      if (o.device() != device)
+        value_error("[", op->name, "] output ", j, " is on ", o.device().str(), ", expected ", device.str());
+      outputs[j] = o;
+    }
+  } else {
+    for (uint32_t j = 0; j < nout; ++j) outputs[j] = NDArray(out_shapes[j], out_types[j], device);
+  }
+
+  // 3. inputs contiguous unless the op takes strides.
+  std::vector<TBlob> in_blobs(nin);
+  const bool strided_ok = fstrided.get(op, false);
+  std::vector<NDArray> held_inputs;
+  for (uint32_t i = 0; i < nin; ++i) {
+    if (strided_ok || inputs[i].is_contiguous()) {
+      in_blobs[i] = to_blob(inputs[i]);
+    } else {
+      held_inputs.push_back(inputs[i].copy());
+      in_blobs[i] = to_blob(held_inputs.back());
+    }
+  }
+
+  // Outputs the kernel cannot write directly (non-contiguous, or aliasing an input without an
+  // in-place option) are computed into a scratch array and copied back.
+  std::vector<std::pair<int, int>> inplace;
+  if (options.outputs && finplace.count(op)) inplace = finplace[op](attrs);
+  std::vector<NDArray> targets = outputs;
+  std::vector<TBlob> out_blobs(nout);
+  for (uint32_t j = 0; j < nout; ++j) {
+    bool aliased = false, inplace_ok = false;
+    for (uint32_t i = 0; options.outputs && i < nin; ++i) {
+      if (!inputs[i].shares_storage_with(outputs[j])) continue;
+      bool allowed = false;
+      for (auto [pi, po] : inplace) allowed |= pi == static_cast<int>(i) && po == static_cast<int>(j);
+      if (allowed && same_view(inputs[i], outputs[j]) && in_blobs[i].dptr == outputs[j].raw_data())
+        inplace_ok = true;
+      else
+        aliased = true;
+    }
+    if (aliased || !outputs[j].is_contiguous()) {
+      targets[j] = NDArray(out_shapes[j], out_types[j], device);
+      if (req[j] == kAddTo) targets[j].assign(outputs[j]);
+      if (req[j] == kWriteInplace) req[j] = kWriteTo;
+    } else if (inplace_ok && req[j] == kWriteTo) {
+      req[j] = kWriteInplace;
+    }
+    out_blobs[j] = to_blob(targets[j]);
+  }
+
+  // 4. resources and dispatch.
+  OpContext ctx;
+  ctx.is_train = options.is_train;
+  ctx.device = device;
+  std::vector<std::shared_ptr<Storage>> temp_holder;
+  if (fresource.count(op))
+    for (const ResourceRequest& r : fresource[op](attrs)) {
+      Resource res;
+      res.type = r.type;
+      res.holder = &temp_holder;
+      res.device = device;
+      ctx.requested.push_back(res);
+    }
+  (*compute)(attrs, ctx, in_blobs, req, out_blobs);
+
+  for (uint32_t j = 0; j < nout; ++j)
+    if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp) outputs[j].assign(targets[j]);
+  outputs.resize(op->visible_outputs_for(attrs));
+  return outputs;
+}
+
+std::vector<NDArray> invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
+                            std::map<std::string, std::string> dict, const InvokeOptions& options) {
+  return invoke(Op::get(op_name)->make_attrs(std::move(dict)), inputs, options);
+}
+
+}  // namespace ndx

@@ -1,0 +1,118 @@
+// Shared pieces of the CPU kernels: strided/broadcast maps honouring OpReqType, casts of
+// input blobs, and integer arithmetic that wraps instead of invoking undefined behaviour.
+#pragma once
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/strided.h"
+#include "ndx/ndarray.h"
+#include "ndx/op.h"
+#include "ndx/op_util.h"
+
+namespace ndx::kernel {
+
+// A non-owning NDArray over a blob (the blob's memory outlives the call).
+NDArray as_array(const TBlob& b);
+// The blob itself when it already has dtype t, else a contiguous cast copy kept alive in `keep`.
+TBlob cast_blob(const TBlob& b, DType t, std::vector<NDArray>* keep);
+// Zeros (kWriteTo / kWriteInplace) or leaves (kAddTo, kNullOp) an output.
+void fill_output(const TBlob& out, OpReqType req, double value);
+
+template <typename T>
+inline void store(T* dst, OpReqType req, compute_t<T> v) {
+  if (req == kAddTo)
+    *dst = static_cast<T>(static_cast<compute_t<T>>(*dst) + v);
+  else
+    *dst = static_cast<T>(v);
+}
+template <>
+inline void store<bool>(bool* dst, OpReqType req, bool v) {
+  *dst = req == kAddTo ? (*dst || v) : v;
+}
+
+// out[i] (req) f(x[i]), x broadcast to out's shape.
+template <typename TO, typename TI, typename F>
+void map1(const TBlob& x, const TBlob& out, OpReqType req, F f) {
+  if (req == kNullOp) return;
+  Shape xs = broadcast_strides(x.shape, x.strides, out.shape);
+  const TI* xp = x.ptr<TI>();
+  TO* op = out.ptr<TO>();
+  for_each_run<2>(out.shape, {&out.strides, &xs}, [&](const StridedRun<2>& r) {
+    TO* o = op + r.offset[0];
+    const TI* a = xp + r.offset[1];
+    for (int64_t i = 0; i < r.length; ++i) store(o + i * r.stride[0], req, f(static_cast<compute_t<TI>>(a[i * r.stride[1]])));
+  });
+}
+
+// out[i] (req) f(a[i], b[i]) with NumPy broadcasting of a and b to out's shape.
+template <typename TO, typename TI, typename F>
+void map2(const TBlob& a, const TBlob& b, const TBlob& out, OpReqType req, F f) {
+  if (req == kNullOp) return;
+  Shape as = broadcast_strides(a.shape, a.strides, out.shape);
+  Shape bs = broadcast_strides(b.shape, b.strides, out.shape);
+  const TI* ap = a.ptr<TI>();
+  const TI* bp = b.ptr<TI>();
+  TO* op = out.ptr<TO>();
+  for_each_run<3>(out.shape, {&out.strides, &as, &bs}, [&](const StridedRun<3>& r) {
+    TO* o = op + r.offset[0];
+    const TI* x = ap + r.offset[1];
+    const TI* y = bp + r.offset[2];
+    if (r.stride[0] == 1 && r.stride[1] == 1 && r.stride[2] == 1 && req != kAddTo) {
+      for (int64_t i = 0; i < r.length; ++i)
+        o[i] = static_cast<TO>(f(static_cast<compute_t<TI>>(x[i]), static_cast<compute_t<TI>>(y[i])));
+      return;
+    }
+    for (int64_t i = 0; i < r.length; ++i)
+      store(o + i * r.stride[0], req,
+            f(static_cast<compute_t<TI>>(x[i * r.stride[1]]), static_cast<compute_t<TI>>(y[i * r.stride[2]])));
+  });
+}
+
+// The type sums accumulate in: double for floats, 64-bit for integers (wrapping), bool as int64.
+template <typename T>
+using acc_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, double,
+                                 std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>,
+                                                    uint64_t, int64_t>>;
+
+// dst (req) sum of src over the axes where dst is broadcast (dst.shape broadcasts to src.shape):
+// NumPy's "collapse sum like", used by every backward that undoes broadcasting. Same dtype.
+void sum_to_shape(const TBlob& src, const TBlob& dst, OpReqType req);
+
+// ---- integer arithmetic with NumPy's wrap-around (no signed-overflow UB) ----
+template <typename T>
+inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+inline T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename T>
+inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    // uint16 * uint16 promotes to int and can overflow; multiply in a wide unsigned type.
+    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+    return static_cast<T>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b)));
+  } else {
+    return a * b;
+  }
+}
+template <typename T>
+inline T wrap_neg(T a) {
+  return wrap_sub(T(0), a);
+}
+
+}  // namespace ndx::kernel
