@@ -120,6 +120,7 @@ using TStridedInputs = bool;
 class OpMapBase {
  public:
   virtual ~OpMapBase() = default;
+  virtual bool has(const Op* op) const = 0;
   std::type_index type = typeid(void);
 };
 
@@ -127,6 +128,7 @@ template <typename T>
 class OpMap : public OpMapBase {
  public:
   bool count(const Op* op) const;
+  bool has(const Op* op) const override { return count(op); }
   const T& operator[](const Op* op) const;  // throws if the op lacks the attribute
   const T& get(const Op* op, const T& fallback) const { return count(op) ? (*this)[op] : fallback; }
   std::string key;
@@ -185,6 +187,12 @@ class Op {
 
   // Parses a string dict into attrs (params parsed by the op's parser).
   NodeAttrs make_attrs(std::map<std::string, std::string> dict = {}) const;
+  // make_attrs({{"axis", "1"}}): a braced list of string pairs picks the string-dict form.
+  NodeAttrs make_attrs(std::initializer_list<std::pair<std::string_view, std::string_view>> dict) const {
+    std::map<std::string, std::string> m;
+    for (const auto& [k, v] : dict) m.emplace(k, v);
+    return make_attrs(std::move(m));
+  }
   // Typed kwargs straight into the Param struct.
   NodeAttrs make_attrs(const std::vector<std::pair<std::string_view, Value>>& kwargs) const;
 
@@ -202,6 +210,7 @@ class OpRegistry {
   OpMapBase* attr_map(const std::string& key, std::type_index type,
                       const std::function<std::unique_ptr<OpMapBase>()>& make);
   std::vector<std::string> attr_keys() const;
+  std::vector<std::string> attr_keys_of(const Op* op) const;
   std::recursive_mutex mutex;
 
  private:

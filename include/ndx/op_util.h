@@ -10,10 +10,8 @@ namespace ndx {
 // Fills *dst from src when unknown, else checks they agree. Raises ValueError naming the op.
 void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const char* what, int index);
 void assign_type(const NodeAttrs& attrs, DType* dst, DType src, const char* what, int index);
-inline const std::string& op_name(const NodeAttrs& attrs) {
-  static const std::string unknown = "op";
-  return attrs.op ? attrs.op->name : unknown;
-}
+// The op's user-facing name for messages: "_np_add" -> "add", "_npi_concatenate" -> "concatenate".
+std::string op_name(const NodeAttrs& attrs);
 
 // All n_in inputs and n_out outputs share one shape.
 template <int n_in, int n_out>

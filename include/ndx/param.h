@@ -49,11 +49,14 @@ struct Value {
 
   Value() : i(0) {}
   Value(std::nullopt_t) : i(0) {}
-  Value(bool v) : kind(Kind::kBool), b(v) {}
+  // Exactly bool: pointers (a C string, an array) must not turn into a bool Value.
+  template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Value(B v) : kind(Kind::kBool), b(v) {}
+  // String literals would be ambiguous with a string dict; say Value(std::string_view("...")).
+  Value(const char*) = delete;
   Value(int v) : kind(Kind::kInt), i(v) {}
   Value(int64_t v) : kind(Kind::kInt), i(v) {}
   Value(double v) : kind(Kind::kFloat), f(v) {}
-  Value(const char* v) : kind(Kind::kStr), i(0), str(v) {}
   Value(std::string_view v) : kind(Kind::kStr), i(0), str(v) {}
   Value(DType v) : kind(Kind::kDType), dtype(v) {}
   Value(Device v) : kind(Kind::kDevice), device(v) {}

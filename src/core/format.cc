@@ -109,9 +109,13 @@ std::vector<std::string> format_floats(const std::vector<double>& vals, DType t)
       }
       if (v == 0 && std::signbit(v)) ints[i] = "-0";
     }
-    int_w = std::max(int_w, ints[i].size() + (std::isfinite(v) ? 0 : 0));
+    if (std::isfinite(v)) int_w = std::max(int_w, ints[i].size());
     frac_w = std::max(frac_w, fracs[i].size());
   }
+  // Like NumPy, widen the integer part so nan and -inf fit the common width.
+  for (size_t i = 0; i < vals.size(); ++i)
+    if (!std::isfinite(vals[i]) && ints[i].size() > frac_w + 1)
+      int_w = std::max(int_w, ints[i].size() - frac_w - 1);
   for (size_t i = 0; i < vals.size(); ++i) {
     std::string s;
     if (!std::isfinite(vals[i])) {

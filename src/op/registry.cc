@@ -65,6 +65,15 @@ std::vector<std::string> OpRegistry::attr_keys() const {
   return keys;
 }
 
+std::vector<std::string> OpRegistry::attr_keys_of(const Op* op) const {
+  std::vector<std::string> keys;
+  for (auto& [k, v] : attrs_)
+    if (v->has(op)) keys.push_back(k);
+  return keys;
+}
+
+std::vector<std::string> Op::attr_keys() const { return OpRegistry::global().attr_keys_of(this); }
+
 Op& Op::describe(std::string text) {
   description = std::move(text);
   return *this;
@@ -166,6 +175,14 @@ NodeAttrs Op::make_attrs(const std::vector<std::pair<std::string_view, Value>>& 
     value_error("[", name, "] takes no parameters; got '", kwargs.front().first, "'");
   }
   return attrs;
+}
+
+std::string op_name(const NodeAttrs& attrs) {
+  if (!attrs.op) return "op";
+  const std::string& n = attrs.op->name;
+  for (const char* prefix : {"_npi_", "_npx_", "_np_"})
+    if (n.rfind(prefix, 0) == 0) return n.substr(std::char_traits<char>::length(prefix));
+  return n;
 }
 
 void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const char* what, int index) {

@@ -80,6 +80,19 @@ using acc_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, double,
 // NumPy's "collapse sum like", used by every backward that undoes broadcasting. Same dtype.
 void sum_to_shape(const TBlob& src, const TBlob& dst, OpReqType req);
 
+// A double converted to T's compute type; integers saturate and nan becomes 0, so the
+// conversion is always defined (C++ leaves out-of-range float-to-int undefined).
+template <typename T>
+inline compute_t<T> from_double(double v) {
+  using C = compute_t<T>;
+  if constexpr (std::is_integral_v<C>) {
+    if (std::isnan(v)) return C(0);
+    if (v <= static_cast<double>(std::numeric_limits<C>::lowest())) return std::numeric_limits<C>::lowest();
+    if (v >= static_cast<double>(std::numeric_limits<C>::max())) return std::numeric_limits<C>::max();
+  }
+  return static_cast<C>(v);
+}
+
 // ---- integer arithmetic with NumPy's wrap-around (no signed-overflow UB) ----
 template <typename T>
 inline T wrap_add(T a, T b) {

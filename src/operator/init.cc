@@ -1,0 +1,252 @@
+// Creation ops: zeros, ones, full, empty, arange, linspace, eye, zeros_like, ones_like.
+// Without a dtype they give the default float dtype (float32), as ndx does wherever NumPy
+// would pick float64.
+#include <cmath>
+
+#include "ndx/graph.h"
+#include "operator/kernel_util.h"
+
+namespace ndx {
+namespace {
+
+struct InitParam {
+  Shape shape;
+  std::optional<DType> dtype;
+  static void declare(ParamDecl<InitParam>& d) {
+    d.field("shape", &InitParam::shape).set_default(Shape{}).describe("Shape of the new array.");
+    d.field("dtype", &InitParam::dtype)
+        .set_default(std::nullopt)
+        .describe("Element type; None means the default float dtype (float32).");
+  }
+};
+
+struct FullParam {
+  Shape shape;
+  std::optional<DType> dtype;
+  double fill_value = 0;
+  static void declare(ParamDecl<FullParam>& d) {
+    d.field("shape", &FullParam::shape).set_default(Shape{}).describe("Shape of the new array.");
+    d.field("dtype", &FullParam::dtype)
+        .set_default(std::nullopt)
+        .describe("Element type; None means the default float dtype (float32).");
+    d.field("fill_value", &FullParam::fill_value).describe("Value of every element.");
+  }
+};
+
+struct ArangeParam {
+  double start = 0;
+  std::optional<double> stop;
+  double step = 1;
+  std::optional<DType> dtype;
+  static void declare(ParamDecl<ArangeParam>& d) {
+    d.field("start", &ArangeParam::start).describe("Start of the interval (or its end when stop is None).");
+    d.field("stop", &ArangeParam::stop).set_default(std::nullopt).describe("End of the interval, excluded.");
+    d.field("step", &ArangeParam::step).set_default(1.0).describe("Spacing between values.");
+    d.field("dtype", &ArangeParam::dtype)
+        .set_default(std::nullopt)
+        .describe("Element type; None means the default float dtype (float32).");
+  }
+};
+
+struct LinspaceParam {
+  double start = 0, stop = 0;
+  int64_t num = 50;
+  bool endpoint = true;
+  std::optional<DType> dtype;
+  static void declare(ParamDecl<LinspaceParam>& d) {
+    d.field("start", &LinspaceParam::start).describe("First value.");
+    d.field("stop", &LinspaceParam::stop).describe("Last value (included when endpoint).");
+    d.field("num", &LinspaceParam::num).set_default(50).set_lower_bound(0).describe("Number of samples.");
+    d.field("endpoint", &LinspaceParam::endpoint).set_default(true).describe("Whether stop is included.");
+    d.field("dtype", &LinspaceParam::dtype)
+        .set_default(std::nullopt)
+        .describe("Element type; None means the default float dtype (float32).");
+  }
+};
+
+struct EyeParam {
+  int64_t N = 0;
+  std::optional<int64_t> M;
+  int64_t k = 0;
+  std::optional<DType> dtype;
+  static void declare(ParamDecl<EyeParam>& d) {
+    d.field("N", &EyeParam::N).set_lower_bound(0).describe("Number of rows.");
+    d.field("M", &EyeParam::M).set_default(std::nullopt).describe("Number of columns; None means N.");
+    d.field("k", &EyeParam::k).set_default(0).describe("Diagonal: 0 main, >0 above, <0 below.");
+    d.field("dtype", &EyeParam::dtype)
+        .set_default(std::nullopt)
+        .describe("Element type; None means the default float dtype (float32).");
+  }
+};
+
+DType or_default(const std::optional<DType>& t) { return t ? *t : default_float_dtype(); }
+
+void check_dims(const NodeAttrs& attrs, const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0)
+      value_error("[", op_name(attrs), "] negative dimensions are not allowed; got shape ", shape.str());
+}
+
+template <typename P>
+bool param_shape(const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
+  const P& p = attrs.get<P>();
+  check_dims(attrs, p.shape);
+  (*out)[0] = p.shape;
+  return true;
+}
+
+template <typename P>
+bool param_type(const NodeAttrs& attrs, DTypeVector*, DTypeVector* out) {
+  (*out)[0] = or_default(attrs.get<P>().dtype);
+  return true;
+}
+
+int64_t arange_length(const NodeAttrs& attrs, const ArangeParam& p) {
+  double start = p.stop ? p.start : 0, stop = p.stop ? *p.stop : p.start;
+  if (p.step == 0) value_error("[", op_name(attrs), "] parameter 'step' must not be 0");
+  if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(p.step))
+    value_error("[", op_name(attrs), "] start, stop and step must be finite");
+  double n = std::ceil((stop - start) / p.step);
+  if (n > 1e15) value_error("[", op_name(attrs), "] Maximum allowed size exceeded");
+  return n > 0 ? static_cast<int64_t>(n) : 0;
+}
+
+// out[i] (req) value_of(i), for a contiguous output.
+template <typename F>
+void fill_indexed(const TBlob& out, OpReqType req, F value_of) {
+  if (req == kNullOp) return;
+  NDX_DTYPE_SWITCH(out.dtype, T, {
+    T* p = out.ptr<T>();
+    for (int64_t i = 0; i < out.size(); ++i) {
+      if constexpr (std::is_same_v<T, bool>) {
+        kernel::store(p + i, req, value_of(i) != 0);
+      } else {
+        kernel::store(p + i, req, kernel::from_double<T>(value_of(i)));
+      }
+    }
+  });
+}
+
+void fill_constant(const TBlob& out, OpReqType req, double v) {
+  fill_indexed(out, req, [v](int64_t) { return v; });
+}
+
+Op& register_init(const char* name, const char* doc) {
+  return OpRegistry::global().register_op(name).describe(doc).set_num_inputs(0);
+}
+
+Op& register_like(const char* name, const char* doc, double value) {
+  return OpRegistry::global()
+      .register_op(name)
+      .describe(doc)
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "The array whose shape and dtype the result takes.")
+      .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
+      .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>",
+                          [value](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+                                  const std::vector<OpReqType>& req,
+                                  const std::vector<TBlob>& out) { fill_constant(out[0], req[0], value); })
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  auto constant = [](double v) -> FCompute {
+    return [v](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+               const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+      fill_constant(out[0], req[0], v);
+    };
+  };
+  register_init("_npi_zeros", "A new array of zeros.")
+      .set_params<InitParam>()
+      .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
+      .set_attr<FInferType>("FInferType", param_type<InitParam>)
+      .set_attr<FCompute>("FCompute<cpu>", constant(0));
+  register_init("_npi_ones", "A new array of ones.")
+      .set_params<InitParam>()
+      .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
+      .set_attr<FInferType>("FInferType", param_type<InitParam>)
+      .set_attr<FCompute>("FCompute<cpu>", constant(1));
+  register_init("_npi_empty", "A new array whose contents are not initialized.")
+      .set_params<InitParam>()
+      .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
+      .set_attr<FInferType>("FInferType", param_type<InitParam>)
+      .set_attr<FCompute>("FCompute<cpu>", [](const NodeAttrs&, const OpContext&,
+                                              const std::vector<TBlob>&,
+                                              const std::vector<OpReqType>&,
+                                              const std::vector<TBlob>&) {});
+  register_init("_npi_full", "A new array filled with fill_value.")
+      .set_params<FullParam>()
+      .set_attr<FInferShape>("FInferShape", param_shape<FullParam>)
+      .set_attr<FInferType>("FInferType", param_type<FullParam>)
+      .set_attr<FCompute>("FCompute<cpu>",
+                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                            fill_constant(out[0], req[0], attrs.get<FullParam>().fill_value);
+                          });
+  register_init("_npi_arange", "Evenly spaced values in [start, stop) with the given step.")
+      .set_params<ArangeParam>()
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
+                               (*out)[0] = Shape{arange_length(attrs, attrs.get<ArangeParam>())};
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType", param_type<ArangeParam>)
+      .set_attr<FCompute>("FCompute<cpu>",
+                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                            const auto& p = attrs.get<ArangeParam>();
+                            double start = p.stop ? p.start : 0, step = p.step;
+                            fill_indexed(out[0], req[0], [=](int64_t i) { return start + i * step; });
+                          });
+  register_init("_npi_linspace", "num evenly spaced samples from start to stop.")
+      .set_params<LinspaceParam>()
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
+                               (*out)[0] = Shape{attrs.get<LinspaceParam>().num};
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType", param_type<LinspaceParam>)
+      .set_attr<FCompute>("FCompute<cpu>",
+                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                            const auto& p = attrs.get<LinspaceParam>();
+                            int64_t div = p.endpoint ? p.num - 1 : p.num;
+                            double step = div > 0 ? (p.stop - p.start) / div : 0;
+                            int64_t last = p.num - 1;
+                            fill_indexed(out[0], req[0], [=](int64_t i) {
+                              // NumPy pins the endpoint exactly.
+                              return (p.endpoint && i == last && last > 0) ? p.stop : p.start + i * step;
+                            });
+                          });
+  register_init("_npi_eye", "A 2-d array with ones on the k-th diagonal and zeros elsewhere.")
+      .set_params<EyeParam>()
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
+                               const auto& p = attrs.get<EyeParam>();
+                               int64_t m = p.M ? *p.M : p.N;
+                               if (m < 0)
+                                 value_error("[eye] parameter 'M' must be >= 0, got ", m);
+                               (*out)[0] = Shape{p.N, m};
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType", param_type<EyeParam>)
+      .set_attr<FCompute>("FCompute<cpu>",
+                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                            const auto& p = attrs.get<EyeParam>();
+                            int64_t cols = out[0].shape[1];
+                            fill_indexed(out[0], req[0], [=](int64_t i) {
+                              return (i % cols) - (i / cols) == p.k ? 1.0 : 0.0;
+                            });
+                          });
+  register_like("_np_zeros_like", "An array of zeros with the shape and dtype of a.", 0)
+      .add_alias("zeros_like");
+  register_like("_np_ones_like", "An array of ones with the shape and dtype of a.", 1)
+      .add_alias("ones_like");
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx
