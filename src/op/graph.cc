@@ -98,7 +98,7 @@ std::vector<NodeEntry> ElemwiseGradUseInOut::operator()(const NodePtr& n,
 
 std::vector<NodeEntry> MakeZeroGradNodes(const NodePtr& n, const std::vector<NodeEntry>&) {
   std::vector<NodeEntry> out;
-  for (const auto& in : n->inputs) out.push_back(make_node("zeros_like", {in}));
+  for (const auto& in : n->inputs) out.push_back(make_node("_np_zeros_like", {in}));
   return out;
 }
 

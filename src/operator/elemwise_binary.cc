@@ -24,33 +24,49 @@ DType compute_type(const std::string& op, BinaryType rule, DType a, DType b) {
       if (t == DType::kBool)
         type_error("[", op, "] numpy boolean subtract is not supported; use logical_xor instead");
       return t;
-    case BinaryType::kBoolToInt8: return t == DType::kBool ? DType::kInt8 : t;
-    case BinaryType::kFloat: return float_result_type(t);
-    default: return t;
+    case BinaryType::kBoolToInt8:
+      return t == DType::kBool ? DType::kInt8 : t;
+    case BinaryType::kFloat:
+      return float_result_type(t);
+    default:
+      return t;
   }
 }
 
 // ---- the math on compute types; integer paths never invoke C++ undefined behaviour ----
 struct Add {
-  template <typename T> static T apply(T a, T b) {
-    if constexpr (std::is_same_v<T, bool>) return a || b;
-    else return kernel::wrap_add(a, b);
+  template <typename T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_same_v<T, bool>)
+      return a || b;
+    else
+      return kernel::wrap_add(a, b);
   }
 };
 struct Subtract {
-  template <typename T> static T apply(T a, T b) { return kernel::wrap_sub(a, b); }
+  template <typename T>
+  static T apply(T a, T b) {
+    return kernel::wrap_sub(a, b);
+  }
 };
 struct Multiply {
-  template <typename T> static T apply(T a, T b) {
-    if constexpr (std::is_same_v<T, bool>) return a && b;
-    else return kernel::wrap_mul(a, b);
+  template <typename T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_same_v<T, bool>)
+      return a && b;
+    else
+      return kernel::wrap_mul(a, b);
   }
 };
 struct TrueDivide {
-  template <typename T> static T apply(T a, T b) { return a / b; }
+  template <typename T>
+  static T apply(T a, T b) {
+    return a / b;
+  }
 };
 struct FloorDivide {
-  template <typename T> static T apply(T a, T b) {
+  template <typename T>
+  static T apply(T a, T b) {
     if constexpr (std::is_floating_point_v<T>) {
       // NumPy's npy_divmod: floor of the exact quotient, consistent with mod.
       if (b == 0) return a / b;
@@ -75,7 +91,8 @@ struct FloorDivide {
   }
 };
 struct Mod {
-  template <typename T> static T apply(T a, T b) {
+  template <typename T>
+  static T apply(T a, T b) {
     if constexpr (std::is_floating_point_v<T>) {
       if (b == 0) return std::fmod(a, b);  // nan
       T mod = std::fmod(a, b);
@@ -99,7 +116,8 @@ struct Mod {
   }
 };
 struct Power {
-  template <typename T> static T apply(T a, T b) {
+  template <typename T>
+  static T apply(T a, T b) {
     if constexpr (std::is_floating_point_v<T>) {
       return std::pow(a, b);
     } else {
@@ -116,7 +134,8 @@ struct Power {
   }
 };
 struct Maximum {
-  template <typename T> static T apply(T a, T b) {
+  template <typename T>
+  static T apply(T a, T b) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
     }
@@ -124,16 +143,20 @@ struct Maximum {
   }
 };
 struct Minimum {
-  template <typename T> static T apply(T a, T b) {
+  template <typename T>
+  static T apply(T a, T b) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
     }
     return b < a ? b : a;
   }
 };
-#define NDX_COMPARE(Name, expr) \
-  struct Name {                 \
-    template <typename T> static bool apply(T a, T b) { return expr; } \
+#define NDX_COMPARE(Name, expr)   \
+  struct Name {                   \
+    template <typename T>         \
+    static bool apply(T a, T b) { \
+      return expr;                \
+    }                             \
   };
 NDX_COMPARE(Equal, a == b)
 NDX_COMPARE(NotEqual, a != b)
@@ -200,38 +223,84 @@ Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute
 
 // ---- backward: (ograd, a, b) -> (grad_a, grad_b), each summed back to its input's shape ----
 struct AddGrad {
-  template <typename T> static T da(T g, T, T) { return g; }
-  template <typename T> static T db(T g, T, T) { return g; }
+  template <typename T>
+  static T da(T g, T, T) {
+    return g;
+  }
+  template <typename T>
+  static T db(T g, T, T) {
+    return g;
+  }
 };
 struct SubtractGrad {
-  template <typename T> static T da(T g, T, T) { return g; }
-  template <typename T> static T db(T g, T, T) { return -g; }
+  template <typename T>
+  static T da(T g, T, T) {
+    return g;
+  }
+  template <typename T>
+  static T db(T g, T, T) {
+    return -g;
+  }
 };
 struct MultiplyGrad {
-  template <typename T> static T da(T g, T, T b) { return g * b; }
-  template <typename T> static T db(T g, T a, T) { return g * a; }
+  template <typename T>
+  static T da(T g, T, T b) {
+    return g * b;
+  }
+  template <typename T>
+  static T db(T g, T a, T) {
+    return g * a;
+  }
 };
 struct DivideGrad {
-  template <typename T> static T da(T g, T, T b) { return g / b; }
-  template <typename T> static T db(T g, T a, T b) { return -g * a / (b * b); }
+  template <typename T>
+  static T da(T g, T, T b) {
+    return g / b;
+  }
+  template <typename T>
+  static T db(T g, T a, T b) {
+    return -g * a / (b * b);
+  }
 };
 struct ModGrad {
-  template <typename T> static T da(T g, T, T) { return g; }
-  template <typename T> static T db(T g, T a, T b) { return -g * FloorDivide::apply(a, b); }
+  template <typename T>
+  static T da(T g, T, T) {
+    return g;
+  }
+  template <typename T>
+  static T db(T g, T a, T b) {
+    return -g * FloorDivide::apply(a, b);
+  }
 };
 struct PowerGrad {
-  template <typename T> static T da(T g, T a, T b) { return g * b * std::pow(a, b - T(1)); }
-  template <typename T> static T db(T g, T a, T b) {
+  template <typename T>
+  static T da(T g, T a, T b) {
+    return g * b * std::pow(a, b - T(1));
+  }
+  template <typename T>
+  static T db(T g, T a, T b) {
     return a == T(0) ? T(0) : g * std::pow(a, b) * std::log(a);
   }
 };
 struct MaximumGrad {
-  template <typename T> static T da(T g, T a, T b) { return a >= b ? g : T(0); }
-  template <typename T> static T db(T g, T a, T b) { return a >= b ? T(0) : g; }
+  template <typename T>
+  static T da(T g, T a, T b) {
+    return a >= b ? g : T(0);
+  }
+  template <typename T>
+  static T db(T g, T a, T b) {
+    return a >= b ? T(0) : g;
+  }
 };
 struct MinimumGrad {
-  template <typename T> static T da(T g, T a, T b) { return a <= b ? g : T(0); }
-  template <typename T> static T db(T g, T a, T b) { return a <= b ? T(0) : g; }
+  template <typename T>
+  static T da(T g, T a, T b) {
+    return a <= b ? g : T(0);
+  }
+  template <typename T>
+  static T db(T g, T a, T b) {
+    return a <= b ? T(0) : g;
+  }
 };
 
 template <typename G>
@@ -258,11 +327,8 @@ void binary_backward(const NodeAttrs& attrs, const OpContext&, const std::vector
       }
     });
   });
-  auto blob = [](const NDArray& x) {
-    return TBlob{x.raw_data(), x.shape(), x.strides(), x.dtype(), x.device()};
-  };
-  kernel::sum_to_shape(blob(ga), out[0], req[0]);
-  kernel::sum_to_shape(blob(gb), out[1], req[1]);
+  kernel::sum_to_shape(kernel::to_blob(ga), out[0], req[0]);
+  kernel::sum_to_shape(kernel::to_blob(gb), out[1], req[1]);
 }
 
 void register_binary_backward(const char* name, FCompute compute) {
@@ -326,7 +392,8 @@ void register_binary_backward(const char* name, FCompute compute) {
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   NDX_BINARY("_np_greater", Greater, kCompare, "x1 > x2, elementwise; the output is bool.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
-  NDX_BINARY("_np_greater_equal", GreaterEqual, kCompare, "x1 >= x2, elementwise; the output is bool.")
+  NDX_BINARY("_np_greater_equal", GreaterEqual, kCompare,
+             "x1 >= x2, elementwise; the output is bool.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
 
   register_binary_backward("_backward_add", binary_backward<AddGrad>);

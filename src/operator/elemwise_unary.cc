@@ -19,31 +19,43 @@ enum class UnaryType {
 
 DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
   switch (rule) {
-    case UnaryType::kSame: return in;
+    case UnaryType::kSame:
+      return in;
     case UnaryType::kSameNoBool:
       if (in == DType::kBool)
         type_error("[", op, "] is not supported for boolean input; use logical_not instead");
       return in;
-    case UnaryType::kBoolToInt8: return in == DType::kBool ? DType::kInt8 : in;
-    case UnaryType::kFloat: return float_result_type(in);
-    case UnaryType::kBool: return DType::kBool;
+    case UnaryType::kBoolToInt8:
+      return in == DType::kBool ? DType::kInt8 : in;
+    case UnaryType::kFloat:
+      return float_result_type(in);
+    case UnaryType::kBool:
+      return DType::kBool;
   }
   return in;
 }
 
 // ---- the math, on compute types ----
 struct Negative {
-  template <typename T> static T apply(T x) { return kernel::wrap_neg(x); }
+  template <typename T>
+  static T apply(T x) {
+    return kernel::wrap_neg(x);
+  }
 };
 struct Abs {
-  template <typename T> static T apply(T x) {
-    if constexpr (std::is_unsigned_v<T>) return x;
-    else if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
-    else return x < 0 ? kernel::wrap_neg(x) : x;
+  template <typename T>
+  static T apply(T x) {
+    if constexpr (std::is_unsigned_v<T>)
+      return x;
+    else if constexpr (std::is_floating_point_v<T>)
+      return std::fabs(x);
+    else
+      return x < 0 ? kernel::wrap_neg(x) : x;
   }
 };
 struct Sign {
-  template <typename T> static T apply(T x) {
+  template <typename T>
+  static T apply(T x) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(x)) return x;
     }
@@ -51,23 +63,35 @@ struct Sign {
   }
 };
 struct Square {
-  template <typename T> static T apply(T x) { return kernel::wrap_mul(x, x); }
+  template <typename T>
+  static T apply(T x) {
+    return kernel::wrap_mul(x, x);
+  }
 };
 struct Floor {
-  template <typename T> static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::floor(x);
-    else return x;
+  template <typename T>
+  static T apply(T x) {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::floor(x);
+    else
+      return x;
   }
 };
 struct Ceil {
-  template <typename T> static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::ceil(x);
-    else return x;
+  template <typename T>
+  static T apply(T x) {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::ceil(x);
+    else
+      return x;
   }
 };
 #define NDX_FLOAT_FN(Name, expr) \
   struct Name {                  \
-    template <typename T> static T apply(T x) { return expr; } \
+    template <typename T>        \
+    static T apply(T x) {        \
+      return expr;               \
+    }                            \
   };
 NDX_FLOAT_FN(Sqrt, std::sqrt(x))
 NDX_FLOAT_FN(Exp, std::exp(x))
@@ -126,28 +150,52 @@ Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute c
 
 // ---- backward: grad_x = ograd * d(x or y) ----
 struct AbsGrad {
-  template <typename T> static T apply(T g, T x) { return g * Sign::apply(x); }
+  template <typename T>
+  static T apply(T g, T x) {
+    return g * Sign::apply(x);
+  }
 };
 struct SqrtGrad {  // uses y = sqrt(x)
-  template <typename T> static T apply(T g, T y) { return g / (T(2) * y); }
+  template <typename T>
+  static T apply(T g, T y) {
+    return g / (T(2) * y);
+  }
 };
 struct SquareGrad {
-  template <typename T> static T apply(T g, T x) { return g * T(2) * x; }
+  template <typename T>
+  static T apply(T g, T x) {
+    return g * T(2) * x;
+  }
 };
 struct ExpGrad {  // uses y
-  template <typename T> static T apply(T g, T y) { return g * y; }
+  template <typename T>
+  static T apply(T g, T y) {
+    return g * y;
+  }
 };
 struct LogGrad {
-  template <typename T> static T apply(T g, T x) { return g / x; }
+  template <typename T>
+  static T apply(T g, T x) {
+    return g / x;
+  }
 };
 struct SinGrad {
-  template <typename T> static T apply(T g, T x) { return g * std::cos(x); }
+  template <typename T>
+  static T apply(T g, T x) {
+    return g * std::cos(x);
+  }
 };
 struct CosGrad {
-  template <typename T> static T apply(T g, T x) { return -g * std::sin(x); }
+  template <typename T>
+  static T apply(T g, T x) {
+    return -g * std::sin(x);
+  }
 };
 struct TanhGrad {  // uses y
-  template <typename T> static T apply(T g, T y) { return g * (T(1) - y * y); }
+  template <typename T>
+  static T apply(T g, T y) {
+    return g * (T(1) - y * y);
+  }
 };
 
 template <typename G>
@@ -160,7 +208,8 @@ void backward_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlo
     if constexpr (std::is_same_v<T, bool>) {
       type_error("[backward] gradients of boolean arrays are not defined");
     } else {
-      map2<T, T>(g, x, out[0], req[0], [](compute_t<T> a, compute_t<T> b) { return G::apply(a, b); });
+      map2<T, T>(g, x, out[0], req[0],
+                 [](compute_t<T> a, compute_t<T> b) { return G::apply(a, b); });
     }
   });
 }

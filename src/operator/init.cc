@@ -39,8 +39,11 @@ struct ArangeParam {
   double step = 1;
   std::optional<DType> dtype;
   static void declare(ParamDecl<ArangeParam>& d) {
-    d.field("start", &ArangeParam::start).describe("Start of the interval (or its end when stop is None).");
-    d.field("stop", &ArangeParam::stop).set_default(std::nullopt).describe("End of the interval, excluded.");
+    d.field("start", &ArangeParam::start)
+        .describe("Start of the interval (or its end when stop is None).");
+    d.field("stop", &ArangeParam::stop)
+        .set_default(std::nullopt)
+        .describe("End of the interval, excluded.");
     d.field("step", &ArangeParam::step).set_default(1.0).describe("Spacing between values.");
     d.field("dtype", &ArangeParam::dtype)
         .set_default(std::nullopt)
@@ -56,8 +59,13 @@ struct LinspaceParam {
   static void declare(ParamDecl<LinspaceParam>& d) {
     d.field("start", &LinspaceParam::start).describe("First value.");
     d.field("stop", &LinspaceParam::stop).describe("Last value (included when endpoint).");
-    d.field("num", &LinspaceParam::num).set_default(50).set_lower_bound(0).describe("Number of samples.");
-    d.field("endpoint", &LinspaceParam::endpoint).set_default(true).describe("Whether stop is included.");
+    d.field("num", &LinspaceParam::num)
+        .set_default(50)
+        .set_lower_bound(0)
+        .describe("Number of samples.");
+    d.field("endpoint", &LinspaceParam::endpoint)
+        .set_default(true)
+        .describe("Whether stop is included.");
     d.field("dtype", &LinspaceParam::dtype)
         .set_default(std::nullopt)
         .describe("Element type; None means the default float dtype (float32).");
@@ -71,7 +79,9 @@ struct EyeParam {
   std::optional<DType> dtype;
   static void declare(ParamDecl<EyeParam>& d) {
     d.field("N", &EyeParam::N).set_lower_bound(0).describe("Number of rows.");
-    d.field("M", &EyeParam::M).set_default(std::nullopt).describe("Number of columns; None means N.");
+    d.field("M", &EyeParam::M)
+        .set_default(std::nullopt)
+        .describe("Number of columns; None means N.");
     d.field("k", &EyeParam::k).set_default(0).describe("Diagonal: 0 main, >0 above, <0 below.");
     d.field("dtype", &EyeParam::dtype)
         .set_default(std::nullopt)
@@ -84,7 +94,8 @@ DType or_default(const std::optional<DType>& t) { return t ? *t : default_float_
 void check_dims(const NodeAttrs& attrs, const Shape& shape) {
   for (int64_t d : shape)
     if (d < 0)
-      value_error("[", op_name(attrs), "] negative dimensions are not allowed; got shape ", shape.str());
+      value_error("[", op_name(attrs), "] negative dimensions are not allowed; got shape ",
+                  shape.str());
 }
 
 template <typename P>
@@ -144,19 +155,19 @@ Op& register_like(const char* name, const char* doc, double value) {
       .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
       .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
       .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FCompute>("FCompute<cpu>",
-                          [value](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
-                                  const std::vector<OpReqType>& req,
-                                  const std::vector<TBlob>& out) { fill_constant(out[0], req[0], value); })
+      .set_attr<FCompute>(
+          "FCompute<cpu>",
+          [value](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+                  const std::vector<OpReqType>& req,
+                  const std::vector<TBlob>& out) { fill_constant(out[0], req[0], value); })
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
 }
 
 [[maybe_unused]] const bool registered = [] {
   auto constant = [](double v) -> FCompute {
     return [v](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
-               const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-      fill_constant(out[0], req[0], v);
-    };
+               const std::vector<OpReqType>& req,
+               const std::vector<TBlob>& out) { fill_constant(out[0], req[0], v); };
   };
   register_init("_npi_zeros", "A new array of zeros.")
       .set_params<InitParam>()
@@ -172,10 +183,9 @@ Op& register_like(const char* name, const char* doc, double value) {
       .set_params<InitParam>()
       .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
       .set_attr<FInferType>("FInferType", param_type<InitParam>)
-      .set_attr<FCompute>("FCompute<cpu>", [](const NodeAttrs&, const OpContext&,
-                                              const std::vector<TBlob>&,
-                                              const std::vector<OpReqType>&,
-                                              const std::vector<TBlob>&) {});
+      .set_attr<FCompute>("FCompute<cpu>",
+                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+                             const std::vector<OpReqType>&, const std::vector<TBlob>&) {});
   register_init("_npi_full", "A new array filled with fill_value.")
       .set_params<FullParam>()
       .set_attr<FInferShape>("FInferShape", param_shape<FullParam>)
@@ -193,13 +203,13 @@ Op& register_like(const char* name, const char* doc, double value) {
                                return true;
                              })
       .set_attr<FInferType>("FInferType", param_type<ArangeParam>)
-      .set_attr<FCompute>("FCompute<cpu>",
-                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            const auto& p = attrs.get<ArangeParam>();
-                            double start = p.stop ? p.start : 0, step = p.step;
-                            fill_indexed(out[0], req[0], [=](int64_t i) { return start + i * step; });
-                          });
+      .set_attr<FCompute>(
+          "FCompute<cpu>", [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+            const auto& p = attrs.get<ArangeParam>();
+            double start = p.stop ? p.start : 0, step = p.step;
+            fill_indexed(out[0], req[0], [=](int64_t i) { return start + i * step; });
+          });
   register_init("_npi_linspace", "num evenly spaced samples from start to stop.")
       .set_params<LinspaceParam>()
       .set_attr<FInferShape>("FInferShape",
@@ -208,39 +218,37 @@ Op& register_like(const char* name, const char* doc, double value) {
                                return true;
                              })
       .set_attr<FInferType>("FInferType", param_type<LinspaceParam>)
-      .set_attr<FCompute>("FCompute<cpu>",
-                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            const auto& p = attrs.get<LinspaceParam>();
-                            int64_t div = p.endpoint ? p.num - 1 : p.num;
-                            double step = div > 0 ? (p.stop - p.start) / div : 0;
-                            int64_t last = p.num - 1;
-                            fill_indexed(out[0], req[0], [=](int64_t i) {
-                              // NumPy pins the endpoint exactly.
-                              return (p.endpoint && i == last && last > 0) ? p.stop : p.start + i * step;
-                            });
-                          });
+      .set_attr<FCompute>(
+          "FCompute<cpu>", [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+            const auto& p = attrs.get<LinspaceParam>();
+            int64_t div = p.endpoint ? p.num - 1 : p.num;
+            double step = div > 0 ? (p.stop - p.start) / div : 0;
+            int64_t last = p.num - 1;
+            fill_indexed(out[0], req[0], [=](int64_t i) {
+              // NumPy pins the endpoint exactly.
+              return (p.endpoint && i == last && last > 0) ? p.stop : p.start + i * step;
+            });
+          });
   register_init("_npi_eye", "A 2-d array with ones on the k-th diagonal and zeros elsewhere.")
       .set_params<EyeParam>()
       .set_attr<FInferShape>("FInferShape",
                              [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
                                const auto& p = attrs.get<EyeParam>();
                                int64_t m = p.M ? *p.M : p.N;
-                               if (m < 0)
-                                 value_error("[eye] parameter 'M' must be >= 0, got ", m);
+                               if (m < 0) value_error("[eye] parameter 'M' must be >= 0, got ", m);
                                (*out)[0] = Shape{p.N, m};
                                return true;
                              })
       .set_attr<FInferType>("FInferType", param_type<EyeParam>)
-      .set_attr<FCompute>("FCompute<cpu>",
-                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            const auto& p = attrs.get<EyeParam>();
-                            int64_t cols = out[0].shape[1];
-                            fill_indexed(out[0], req[0], [=](int64_t i) {
-                              return (i % cols) - (i / cols) == p.k ? 1.0 : 0.0;
-                            });
-                          });
+      .set_attr<FCompute>(
+          "FCompute<cpu>", [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+            const auto& p = attrs.get<EyeParam>();
+            int64_t cols = out[0].shape[1];
+            fill_indexed(out[0], req[0],
+                         [=](int64_t i) { return (i % cols) - (i / cols) == p.k ? 1.0 : 0.0; });
+          });
   register_like("_np_zeros_like", "An array of zeros with the shape and dtype of a.", 0)
       .add_alias("zeros_like");
   register_like("_np_ones_like", "An array of ones with the shape and dtype of a.", 1)

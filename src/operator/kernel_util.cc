@@ -20,6 +20,25 @@ void fill_output(const TBlob& out, OpReqType req, double value) {
   as_array(out).fill(value);
 }
 
+void write_req(const NDArray& src, const NDArray& dst, OpReqType req) {
+  if (req == kNullOp) return;
+  if (req != kAddTo) {
+    copy_cast(src, dst);
+    return;
+  }
+  NDArray b =
+      (src.dtype() == dst.dtype() ? src : src.astype(dst.dtype())).broadcast_to(dst.shape());
+  NDX_DTYPE_SWITCH(dst.dtype(), T, {
+    T* d = static_cast<T*>(dst.raw_data());
+    const T* p = static_cast<const T*>(b.raw_data());
+    for_each_run<2>(dst.shape(), {&dst.strides(), &b.strides()}, [&](const StridedRun<2>& r) {
+      for (int64_t i = 0; i < r.length; ++i)
+        store(d + r.offset[0] + i * r.stride[0], kAddTo,
+              static_cast<compute_t<T>>(p[r.offset[1] + i * r.stride[1]]));
+    });
+  });
+}
+
 namespace {
 template <typename T>
 void sum_to_shape_typed(const TBlob& src, const TBlob& dst, OpReqType req) {

@@ -13,17 +13,26 @@
 
 namespace ndx::kernel {
 
-// A non-owning NDArray over a blob (the blob's memory outlives the call).
+// A non-owning NDArray over a blob (the blob's memory outlives the call), and back.
 NDArray as_array(const TBlob& b);
+inline TBlob to_blob(const NDArray& a) {
+  return TBlob{a.raw_data(), a.shape(), a.strides(), a.dtype(), a.device()};
+}
+// dst (req) src: src broadcast to dst's shape and cast to dst's dtype; both may be strided.
+void write_req(const NDArray& src, const NDArray& dst, OpReqType req);
 // The blob itself when it already has dtype t, else a contiguous cast copy kept alive in `keep`.
 TBlob cast_blob(const TBlob& b, DType t, std::vector<NDArray>* keep);
 // Zeros (kWriteTo / kWriteInplace) or leaves (kAddTo, kNullOp) an output.
 void fill_output(const TBlob& out, OpReqType req, double value);
 
 template <typename T>
+inline T wrap_add(T a, T b);
+
+// Writes v to *dst as req says: kAddTo adds (wrapping for integers), anything else writes.
+template <typename T>
 inline void store(T* dst, OpReqType req, compute_t<T> v) {
   if (req == kAddTo)
-    *dst = static_cast<T>(static_cast<compute_t<T>>(*dst) + v);
+    *dst = static_cast<T>(wrap_add(static_cast<compute_t<T>>(*dst), v));
   else
     *dst = static_cast<T>(v);
 }
@@ -42,7 +51,8 @@ void map1(const TBlob& x, const TBlob& out, OpReqType req, F f) {
   for_each_run<2>(out.shape, {&out.strides, &xs}, [&](const StridedRun<2>& r) {
     TO* o = op + r.offset[0];
     const TI* a = xp + r.offset[1];
-    for (int64_t i = 0; i < r.length; ++i) store(o + i * r.stride[0], req, f(static_cast<compute_t<TI>>(a[i * r.stride[1]])));
+    for (int64_t i = 0; i < r.length; ++i)
+      store(o + i * r.stride[0], req, f(static_cast<compute_t<TI>>(a[i * r.stride[1]])));
   });
 }
 
@@ -61,20 +71,22 @@ void map2(const TBlob& a, const TBlob& b, const TBlob& out, OpReqType req, F f) 
     const TI* y = bp + r.offset[2];
     if (r.stride[0] == 1 && r.stride[1] == 1 && r.stride[2] == 1 && req != kAddTo) {
       for (int64_t i = 0; i < r.length; ++i)
-        o[i] = static_cast<TO>(f(static_cast<compute_t<TI>>(x[i]), static_cast<compute_t<TI>>(y[i])));
+        o[i] =
+            static_cast<TO>(f(static_cast<compute_t<TI>>(x[i]), static_cast<compute_t<TI>>(y[i])));
       return;
     }
     for (int64_t i = 0; i < r.length; ++i)
       store(o + i * r.stride[0], req,
-            f(static_cast<compute_t<TI>>(x[i * r.stride[1]]), static_cast<compute_t<TI>>(y[i * r.stride[2]])));
+            f(static_cast<compute_t<TI>>(x[i * r.stride[1]]),
+              static_cast<compute_t<TI>>(y[i * r.stride[2]])));
   });
 }
 
 // The type sums accumulate in: double for floats, 64-bit for integers (wrapping), bool as int64.
 template <typename T>
-using acc_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, double,
-                                 std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>,
-                                                    uint64_t, int64_t>>;
+using acc_t = std::conditional_t<
+    std::is_floating_point_v<compute_t<T>>, double,
+    std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>, uint64_t, int64_t>>;
 
 // dst (req) sum of src over the axes where dst is broadcast (dst.shape broadcasts to src.shape):
 // NumPy's "collapse sum like", used by every backward that undoes broadcasting. Same dtype.
@@ -87,8 +99,10 @@ inline compute_t<T> from_double(double v) {
   using C = compute_t<T>;
   if constexpr (std::is_integral_v<C>) {
     if (std::isnan(v)) return C(0);
-    if (v <= static_cast<double>(std::numeric_limits<C>::lowest())) return std::numeric_limits<C>::lowest();
-    if (v >= static_cast<double>(std::numeric_limits<C>::max())) return std::numeric_limits<C>::max();
+    if (v <= static_cast<double>(std::numeric_limits<C>::lowest()))
+      return std::numeric_limits<C>::lowest();
+    if (v >= static_cast<double>(std::numeric_limits<C>::max()))
+      return std::numeric_limits<C>::max();
   }
   return static_cast<C>(v);
 }

@@ -1,0 +1,49 @@
+# ndx: the two quick-start commands are `make demo` and `make test`.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+PREFIX ?= $(CURDIR)/_install
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+.PHONY: deps build install test test-cpp test-package demo sanitize format clean
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake --build $(BUILD) -j $(JOBS)
+
+install: build
+	cmake --install $(BUILD) > /dev/null
+
+# The whole test suite: C++ unit tests, then a separate CMake project that uses find_package(ndx).
+test: test-package test-cpp
+
+test-cpp: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-package: install
+	cmake -S examples/cpp -B $(BUILD)/examples -G Ninja -DCMAKE_PREFIX_PATH=$(PREFIX)
+	cmake --build $(BUILD)/examples
+	$(BUILD)/examples/ndx_example_basics > /dev/null && echo "package consumer: ok"
+
+# The main job: train a small linear model with the C++ API, built against the installed package.
+demo: install
+	cmake -S examples/cpp -B $(BUILD)/examples -G Ninja -DCMAKE_PREFIX_PATH=$(PREFIX)
+	cmake --build $(BUILD)/examples
+	$(BUILD)/examples/ndx_example_basics
+	$(BUILD)/examples/ndx_train_linear
+
+# C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (Debug, separate build dir).
+sanitize: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DNDX_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+format:
+	clang-format -i $$(git ls-files '*.h' '*.cc' '*.cpp')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(PREFIX)

@@ -1,0 +1,434 @@
+// Matrix products: _np_matmul (NumPy matmul: 1-d promotion, broadcast batch dims) and _np_dot
+// (numpy.dot), with their backward ops. float32/float64 go through OpenBLAS gemm; the 16-bit
+// floats compute in float32; integers wrap and bool is the logical or of ands, as NumPy does.
+#include <cblas.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include "ndx/graph.h"
+#include "operator/kernel_util.h"
+
+namespace ndx {
+namespace {
+
+using kernel::as_array;
+using kernel::to_blob;
+using kernel::write_req;
+
+// NumPy's spelling of a shape in dot's messages: (2,3), (4,), ().
+std::string np_shape(const Shape& s) {
+  std::ostringstream os;
+  os << '(';
+  for (int i = 0; i < s.ndim(); ++i) os << (i ? "," : "") << s[i];
+  if (s.ndim() == 1) os << ',';
+  os << ')';
+  return os.str();
+}
+
+Shape sub_shape(const Shape& s, int begin, int end) {
+  return Shape(s.begin() + begin, s.begin() + end);
+}
+
+// The dtype the products are computed in for result dtype t.
+DType compute_dtype(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
+}
+
+// C[i] = A[a_off[i]] (n x k) @ B[b_off[i]] (k x m), all row-major and contiguous, of type T;
+// C (req) with req kWriteTo or kAddTo.
+template <typename T>
+void gemm_batched(const T* A, const T* B, T* C, const std::vector<int64_t>& a_off,
+                  const std::vector<int64_t>& b_off, int64_t n, int64_t k, int64_t m, bool add) {
+  const int64_t nm = n * m;
+  for (size_t bi = 0; bi < a_off.size(); ++bi) {
+    const T* a = A + a_off[bi];
+    const T* b = B + b_off[bi];
+    T* c = C + static_cast<int64_t>(bi) * nm;
+    if (nm == 0) continue;
+    if (k == 0) {  // BLAS may leave C untouched when k is 0
+      if (!add) std::fill(c, c + nm, T(0));
+      continue;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(n),
+                  static_cast<blasint>(m), static_cast<blasint>(k), 1.0f, a,
+                  static_cast<blasint>(k), b, static_cast<blasint>(m), add ? 1.0f : 0.0f, c,
+                  static_cast<blasint>(m));
+    } else if constexpr (std::is_same_v<T, double>) {
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(n),
+                  static_cast<blasint>(m), static_cast<blasint>(k), 1.0, a, static_cast<blasint>(k),
+                  b, static_cast<blasint>(m), add ? 1.0 : 0.0, c, static_cast<blasint>(m));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < m; ++j) {
+          bool acc = add && c[i * m + j];
+          for (int64_t p = 0; p < k && !acc; ++p) acc = a[i * k + p] && b[p * m + j];
+          c[i * m + j] = acc;
+        }
+    } else {  // integers: wrap around as NumPy does
+      for (int64_t i = 0; i < n; ++i) {
+        T* row = c + i * m;
+        if (!add) std::fill(row, row + m, T(0));
+        for (int64_t p = 0; p < k; ++p) {
+          const T av = a[i * k + p];
+          const T* brow = b + p * m;
+          for (int64_t j = 0; j < m; ++j)
+            row[j] = kernel::wrap_add(row[j], kernel::wrap_mul(av, brow[j]));
+        }
+      }
+    }
+  }
+}
+
+// out (req) a @ b for a of shape batch_a + (n, k) and b of shape batch_b + (k, m), the batch
+// dims broadcasting to out's batch + (n, m). Any strides and dtypes: the product is computed in
+// compute_dtype(t) and cast into out.
+void matmul_arrays(const NDArray& a, const NDArray& b, const NDArray& out, DType t, OpReqType req) {
+  if (req == kNullOp || out.size() == 0) return;
+  const DType ct = compute_dtype(t);
+  const int nd = out.ndim();
+  const int64_t n = out.shape()[nd - 2], m = out.shape()[nd - 1], k = a.shape()[a.ndim() - 1];
+  const Shape batch = sub_shape(out.shape(), 0, nd - 2);
+  const Shape batch_a = sub_shape(a.shape(), 0, a.ndim() - 2),
+              batch_b = sub_shape(b.shape(), 0, b.ndim() - 2);
+  // Matrix offsets per output batch, broadcasting the inputs' batch dims.
+  Shape sa = broadcast_strides(batch_a, contiguous_strides(batch_a), batch);
+  Shape sb = broadcast_strides(batch_b, contiguous_strides(batch_b), batch);
+  const int64_t nb = batch.size();
+  std::vector<int64_t> a_off(nb), b_off(nb);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t rem = bi, oa = 0, ob = 0;
+    for (int d = batch.ndim() - 1; d >= 0; --d) {
+      const int64_t idx = rem % batch[d];
+      rem /= batch[d];
+      oa += idx * sa[d];
+      ob += idx * sb[d];
+    }
+    a_off[bi] = oa * n * k;
+    b_off[bi] = ob * k * m;
+  }
+  NDArray A = a.dtype() == ct && a.is_contiguous() ? a : a.astype(ct);
+  NDArray B = b.dtype() == ct && b.is_contiguous() ? b : b.astype(ct);
+  const bool direct = out.dtype() == ct && out.is_contiguous() && req != kWriteInplace;
+  NDArray C = direct ? out : NDArray(out.shape(), ct, out.device());
+  const bool add = direct && req == kAddTo;
+  NDX_DTYPE_SWITCH(ct, T, {
+    if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+      unsupported_dtype("matmul", ct);
+    } else {
+      gemm_batched<T>(static_cast<const T*>(A.raw_data()), static_cast<const T*>(B.raw_data()),
+                      static_cast<T*>(C.raw_data()), a_off, b_off, n, k, m, add);
+    }
+  });
+  if (!direct) write_req(C, out, req);
+}
+
+// `full` (dtype t) summed down to dst's shape (undoing broadcasting), written into dst (req).
+void reduce_into(const NDArray& full, const NDArray& dst, OpReqType req) {
+  if (req == kNullOp) return;
+  if (full.shape() == dst.shape()) {
+    write_req(full, dst, req);
+    return;
+  }
+  if (full.dtype() == dst.dtype()) {
+    kernel::sum_to_shape(to_blob(full), to_blob(dst), req);
+    return;
+  }
+  NDArray tmp(dst.shape(), full.dtype(), dst.device());
+  kernel::sum_to_shape(to_blob(full), to_blob(tmp), kWriteTo);
+  write_req(tmp, dst, req);
+}
+
+// A view of an output blob in another shape of the same size (outputs are contiguous).
+NDArray out_view(const TBlob& b, const Shape& shape) {
+  NDArray a = as_array(b);
+  if (!a.is_contiguous()) raise(ErrorKind::kRuntimeError, "[matmul] expected a contiguous output");
+  return a.reshape(shape);
+}
+
+DType promote_type_of(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return DType::kUnknown;
+  return promote_types((*in)[0], (*in)[1]);
+}
+
+bool PromoteType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  DType t = promote_type_of(attrs, in, out);
+  if (t == DType::kUnknown) return false;
+  assign_type(attrs, &(*out)[0], t, "output", 0);
+  return true;
+}
+
+// ============================== matmul ==============================
+// a and b with 1-d operands promoted: a (k,) -> (1, k), b (k,) -> (k, 1).
+Shape promote_a(const Shape& a) { return a.ndim() == 1 ? Shape{1, a[0]} : a; }
+Shape promote_b(const Shape& b) { return b.ndim() == 1 ? Shape{b[0], 1} : b; }
+
+Shape matmul_shape(const Shape& a, const Shape& b) {
+  for (int i = 0; i < 2; ++i) {
+    const Shape& s = i == 0 ? a : b;
+    if (s.ndim() == 0)
+      value_error("[matmul] matmul: Input operand ", i,
+                  " does not have enough dimensions (has 0, gufunc core ",
+                  "with signature (n?,k),(k,m?)->(n?,m?) requires 1); operand shapes are ", a.str(),
+                  " and ", b.str());
+  }
+  const Shape pa = promote_a(a), pb = promote_b(b);
+  const int64_t ka = pa[pa.ndim() - 1], kb = pb[pb.ndim() - 2];
+  if (ka != kb)
+    value_error(
+        "[matmul] matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+        "signature ",
+        "(n?,k),(k,m?)->(n?,m?) (size ", kb, " is different from ", ka, "); operand shapes are ",
+        a.str(), " and ", b.str());
+  Shape batch =
+      broadcast_shapes(sub_shape(pa, 0, pa.ndim() - 2), sub_shape(pb, 0, pb.ndim() - 2), "matmul");
+  if (a.ndim() >= 2) batch.push_back(pa[pa.ndim() - 2]);
+  if (b.ndim() >= 2) batch.push_back(pb[pb.ndim() - 1]);
+  return batch;
+}
+
+// The output shape with both core dims kept: batch + (n, m).
+Shape matmul_full_shape(const Shape& a, const Shape& b) {
+  const Shape pa = promote_a(a), pb = promote_b(b);
+  Shape batch =
+      broadcast_shapes(sub_shape(pa, 0, pa.ndim() - 2), sub_shape(pb, 0, pb.ndim() - 2), "matmul");
+  batch.push_back(pa[pa.ndim() - 2]);
+  batch.push_back(pb[pb.ndim() - 1]);
+  return batch;
+}
+
+bool MatmulShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known() || !(*in)[1].is_known()) return false;
+  assign_shape(attrs, &(*out)[0], matmul_shape((*in)[0], (*in)[1]), "output", 0);
+  return true;
+}
+
+void MatmulCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  NDArray a = as_array(in[0]), b = as_array(in[1]);
+  a = a.reshape(promote_a(a.shape()));
+  b = b.reshape(promote_b(b.shape()));
+  matmul_arrays(a, b, out_view(out[0], matmul_full_shape(in[0].shape, in[1].shape)), out[0].dtype,
+                req[0]);
+}
+
+// _backward_matmul: (ograd, a, b) -> (grad_a, grad_b).
+bool BackwardMatmulShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const Shape& s : *in)
+    if (!s.is_known()) return false;
+  Shape expect = matmul_shape((*in)[1], (*in)[2]);
+  if ((*in)[0] != expect)
+    value_error("[backward_matmul] ograd has shape ", (*in)[0].str(), ", expected ", expect.str());
+  assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+  assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+  return true;
+}
+
+bool BackwardProductType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  for (DType t : *in)
+    if (t == DType::kUnknown) return false;
+  for (int i = 0; i < 2; ++i) {
+    if ((*in)[i + 1] == DType::kBool)
+      type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined; input ", i,
+                 " is bool");
+    assign_type(attrs, &(*out)[i], (*in)[i + 1], "output", i);
+  }
+  return true;
+}
+
+void BackwardMatmulCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const DType t = in[0].dtype;
+  const Shape full = matmul_full_shape(in[1].shape, in[2].shape);
+  const int nd = full.ndim();
+  NDArray g = as_array(in[0]).reshape(full);
+  NDArray a = as_array(in[1]).reshape(promote_a(in[1].shape));
+  NDArray b = as_array(in[2]).reshape(promote_b(in[2].shape));
+  if (req[0] != kNullOp) {  // grad_a = g @ b^T, summed over broadcast batch dims
+    Shape sa = sub_shape(full, 0, nd - 1);
+    sa.push_back(a.shape()[a.ndim() - 1]);
+    NDArray ga(sa, t, g.device());
+    matmul_arrays(g, b.swapaxes(-1, -2), ga, t, kWriteTo);
+    reduce_into(ga, out_view(out[0], a.shape()), req[0]);
+  }
+  if (req[1] != kNullOp) {  // grad_b = a^T @ g
+    Shape sb = sub_shape(full, 0, nd - 2);
+    sb.push_back(b.shape()[b.ndim() - 2]);
+    sb.push_back(full[nd - 1]);
+    NDArray gb(sb, t, g.device());
+    matmul_arrays(a.swapaxes(-1, -2), g, gb, t, kWriteTo);
+    reduce_into(gb, out_view(out[1], b.shape()), req[1]);
+  }
+}
+
+// ============================== dot ==============================
+Shape dot_shape(const Shape& a, const Shape& b) {
+  if (a.ndim() == 0 || b.ndim() == 0) return broadcast_shapes(a, b, "dot");
+  const int ia = a.ndim() - 1, ib = b.ndim() == 1 ? 0 : b.ndim() - 2;
+  if (a[ia] != b[ib])
+    value_error("[dot] shapes ", np_shape(a), " and ", np_shape(b), " not aligned: ", a[ia],
+                " (dim ", ia, ") != ", b[ib], " (dim ", ib, ")");
+  Shape o = sub_shape(a, 0, ia);
+  for (int i = 0; i < b.ndim(); ++i)
+    if (i != ib) o.push_back(b[i]);
+  return o;
+}
+
+bool DotShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known() || !(*in)[1].is_known()) return false;
+  assign_shape(attrs, &(*out)[0], dot_shape((*in)[0], (*in)[1]), "output", 0);
+  return true;
+}
+
+// For a and b of ndim >= 1: A is a as (P, K), Bt b's permutation to (K, rest...) whose reshape to
+// (K, N) gives the right-hand matrix; the product (P, N) is the output in row-major order.
+struct DotLayout {
+  int64_t P, K, N;
+  std::vector<int64_t> b_perm;  // b.transpose(b_perm) has shape (K, rest...)
+};
+
+DotLayout dot_layout(const Shape& a, const Shape& b) {
+  DotLayout l;
+  l.K = a[a.ndim() - 1];
+  l.P = sub_shape(a, 0, a.ndim() - 1).size();
+  const int ib = b.ndim() == 1 ? 0 : b.ndim() - 2;
+  l.b_perm.push_back(ib);
+  l.N = 1;
+  for (int i = 0; i < b.ndim(); ++i)
+    if (i != ib) l.b_perm.push_back(i), l.N *= b[i];
+  return l;
+}
+
+// The permuted view of b, made contiguous, as a (K, N) matrix.
+NDArray dot_rhs(const NDArray& b, const DotLayout& l) {
+  return b.transpose(l.b_perm).reshape(Shape{l.K, l.N});
+}
+
+void DotCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const DType t = out[0].dtype;
+  if (in[0].ndim() == 0 || in[1].ndim() == 0) {
+    std::vector<NDArray> keep;
+    TBlob a = kernel::cast_blob(in[0], t, &keep), b = kernel::cast_blob(in[1], t, &keep);
+    NDX_DTYPE_SWITCH(t, T, {
+      kernel::map2<T, T>(a, b, out[0], req[0], [](compute_t<T> x, compute_t<T> y) -> compute_t<T> {
+        if constexpr (std::is_same_v<T, bool>)
+          return x && y;
+        else
+          return kernel::wrap_mul(x, y);
+      });
+    });
+    return;
+  }
+  DotLayout l = dot_layout(in[0].shape, in[1].shape);
+  NDArray A = as_array(in[0]).reshape(Shape{l.P, l.K});
+  NDArray B = dot_rhs(as_array(in[1]), l);
+  matmul_arrays(A, B, out_view(out[0], Shape{l.P, l.N}), t, req[0]);
+}
+
+bool BackwardDotShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const Shape& s : *in)
+    if (!s.is_known()) return false;
+  Shape expect = dot_shape((*in)[1], (*in)[2]);
+  if ((*in)[0] != expect)
+    value_error("[backward_dot] ograd has shape ", (*in)[0].str(), ", expected ", expect.str());
+  assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+  assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+  return true;
+}
+
+void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const DType t = in[0].dtype;
+  NDArray g = as_array(in[0]);
+  if (in[1].ndim() == 0 || in[2].ndim() == 0) {  // out = a * b, broadcast
+    for (int i = 0; i < 2; ++i) {
+      if (req[i] == kNullOp) continue;
+      std::vector<NDArray> keep;
+      TBlob other = kernel::cast_blob(in[2 - i], t, &keep);
+      NDArray full(g.shape(), t, g.device());
+      NDX_DTYPE_SWITCH(t, T, {
+        kernel::map2<T, T>(in[0], other, to_blob(full), kWriteTo,
+                           [](compute_t<T> x, compute_t<T> y) -> compute_t<T> {
+                             if constexpr (std::is_same_v<T, bool>)
+                               return x && y;
+                             else
+                               return kernel::wrap_mul(x, y);
+                           });
+      });
+      reduce_into(full, as_array(out[i]), req[i]);
+    }
+    return;
+  }
+  DotLayout l = dot_layout(in[1].shape, in[2].shape);
+  NDArray G = g.reshape(Shape{l.P, l.N});
+  if (req[0] != kNullOp) {  // grad_A (P, K) = G @ B^T
+    NDArray B = dot_rhs(as_array(in[2]), l);
+    matmul_arrays(G, B.swapaxes(0, 1), out_view(out[0], Shape{l.P, l.K}), t, req[0]);
+  }
+  if (req[1] != kNullOp) {  // grad_B (K, N) = A^T @ G, then back to b's axis order
+    NDArray A = as_array(in[1]).reshape(Shape{l.P, l.K});
+    NDArray gb(Shape{l.K, l.N}, t, g.device());
+    matmul_arrays(A.swapaxes(0, 1), G, gb, t, kWriteTo);
+    Shape permuted;
+    for (int64_t ax : l.b_perm) permuted.push_back(in[2].shape[static_cast<int>(ax)]);
+    write_req(gb.reshape(permuted), as_array(out[1]).transpose(l.b_perm), req[1]);
+  }
+}
+
+[[maybe_unused]] const bool registered = [] {
+  OpRegistry::global()
+      .register_op("_np_matmul")
+      .describe(
+          "Matrix product of two arrays (numpy.matmul): batch dims broadcast, 1-d operands "
+          "promoted.")
+      .set_num_inputs(2)
+      .add_argument("a", "NDArray", "First operand (ndim >= 1).")
+      .add_argument("b", "NDArray", "Second operand (ndim >= 1).")
+      .set_attr<FInferShape>("FInferShape", MatmulShape)
+      .set_attr<FInferType>("FInferType", PromoteType)
+      .set_attr<FCompute>("FCompute<cpu>", MatmulCompute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_matmul"});
+  OpRegistry::global()
+      .register_op("_np_dot")
+      .describe("Dot product of two arrays (numpy.dot).")
+      .set_num_inputs(2)
+      .add_argument("a", "NDArray", "First operand.")
+      .add_argument("b", "NDArray", "Second operand.")
+      .set_attr<FInferShape>("FInferShape", DotShape)
+      .set_attr<FInferType>("FInferType", PromoteType)
+      .set_attr<FCompute>("FCompute<cpu>", DotCompute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_dot"});
+  OpRegistry::global()
+      .register_op("_backward_matmul")
+      .describe("Backward of matmul: (ograd, a, b) -> (grad_a, grad_b).")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("a", "NDArray", "Forward first operand.")
+      .add_argument("b", "NDArray", "Forward second operand.")
+      .set_attr<FInferShape>("FInferShape", BackwardMatmulShape)
+      .set_attr<FInferType>("FInferType", BackwardProductType)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BackwardMatmulCompute);
+  OpRegistry::global()
+      .register_op("_backward_dot")
+      .describe("Backward of dot: (ograd, a, b) -> (grad_a, grad_b).")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("a", "NDArray", "Forward first operand.")
+      .add_argument("b", "NDArray", "Forward second operand.")
+      .set_attr<FInferShape>("FInferShape", BackwardDotShape)
+      .set_attr<FInferType>("FInferType", BackwardProductType)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BackwardDotCompute);
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx

@@ -1,0 +1,757 @@
+// Shape ops: reshape, transpose, expand_dims, squeeze, broadcast_to, swapaxes, concatenate,
+// stack, split, and their backward ops. The kernels build the source as an NDArray view of the
+// input (reshape, transpose, slice, broadcast_to) and copy it into the output honouring req.
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <string>
+
+#include "ndx/graph.h"
+#include "operator/kernel_util.h"
+
+namespace ndx {
+namespace {
+
+using kernel::as_array;
+using kernel::to_blob;
+using kernel::write_req;
+
+// Copies src into out (same size, any shapes): through a reshaped view of whichever side
+// allows one without copying.
+void reshape_copy(const TBlob& in, const TBlob& out, OpReqType req) {
+  if (req == kNullOp) return;
+  NDArray src = as_array(in), dst = as_array(out);
+  if (dst.is_contiguous())
+    write_req(src, dst.reshape(in.shape), req);
+  else
+    write_req(src.reshape(out.shape), dst, req);
+}
+
+bool SameType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  for (size_t j = 0; j < out->size(); ++j)
+    assign_type(attrs, &(*out)[j], (*in)[0], "output", static_cast<int>(j));
+  return true;
+}
+
+// Gradient op taking (ograd..., inputs...) without the forward's params.
+struct GradUseInNoParams {
+  std::string op_name;
+  std::vector<NodeEntry> operator()(const NodePtr& n, const std::vector<NodeEntry>& ograds) const {
+    std::vector<NodeEntry> heads(ograds.begin(), ograds.end());
+    heads.insert(heads.end(), n->inputs.begin(), n->inputs.end());
+    return make_grad_node(op_name, n, std::move(heads), false);
+  }
+};
+
+std::map<std::string, std::string> params_dict(const NodeAttrs& attrs) {
+  return attrs.op->params->to_dict(attrs.parsed);
+}
+
+// ============================== reshape ==============================
+struct ReshapeParam {
+  Shape newshape;
+  static void declare(ParamDecl<ReshapeParam>& d) {
+    d.field("newshape", &ReshapeParam::newshape)
+        .describe("The new shape; one dimension may be -1 and is then inferred.");
+  }
+};
+
+Shape infer_reshape(const Shape& src, const Shape& newshape) {
+  if (newshape.ndim() > Shape::kMaxDims)
+    value_error("[reshape] at most ", Shape::kMaxDims, " dimensions are supported, got ",
+                newshape.ndim());
+  Shape target = newshape;
+  int unknown = -1;
+  int64_t known = 1;
+  for (int i = 0; i < target.ndim(); ++i) {
+    if (target[i] < 0) {  // NumPy takes any negative value as the unknown dimension
+      if (unknown >= 0)
+        value_error("[reshape] argument 'newshape' can only specify one unknown dimension; got ",
+                    newshape.str());
+      unknown = i;
+    } else {
+      known *= target[i];
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || src.size() % known != 0)
+      value_error("[reshape] cannot reshape array of size ", src.size(), " into shape ",
+                  newshape.str());
+    target[unknown] = src.size() / known;
+  }
+  if (target.size() != src.size())
+    value_error("[reshape] cannot reshape array of size ", src.size(), " into shape ",
+                newshape.str());
+  return target;
+}
+
+bool ReshapeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  assign_shape(attrs, &(*out)[0], infer_reshape((*in)[0], attrs.get<ReshapeParam>().newshape),
+               "output", 0);
+  return true;
+}
+
+void ReshapeCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  reshape_copy(in[0], out[0], req[0]);
+}
+
+// _backward_reshape: (ograd, data) -> ograd in data's shape and dtype.
+bool BackwardReshapeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape &g = (*in)[0], &x = (*in)[1];
+  if (!g.is_known() || !x.is_known()) return false;
+  if (g.size() != x.size())
+    value_error("[backward_reshape] ograd of shape ", g.str(), " has ", g.size(),
+                " elements, expected ", x.size(), " like data of shape ", x.str());
+  assign_shape(attrs, &(*out)[0], x, "output", 0);
+  return true;
+}
+
+bool BackwardDataType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[1] == DType::kUnknown) return false;
+  assign_type(attrs, &(*out)[0], (*in)[1], "output", 0);
+  return true;
+}
+
+// ============================== transpose ==============================
+struct TransposeParam {
+  std::optional<Shape> axes;
+  static void declare(ParamDecl<TransposeParam>& d) {
+    d.field("axes", &TransposeParam::axes)
+        .set_default(std::nullopt)
+        .describe("A permutation of the axes; None reverses them.");
+  }
+};
+
+std::vector<int64_t> transpose_perm(const std::optional<Shape>& axes, int ndim) {
+  std::vector<int64_t> perm(ndim);
+  if (!axes) {
+    for (int i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
+    return perm;
+  }
+  if (axes->ndim() != ndim)
+    value_error("[transpose] axes don't match array: argument 'axes' has ", axes->ndim(),
+                " entries ", axes->str(), ", expected ", ndim);
+  std::vector<bool> seen(ndim, false);
+  for (int i = 0; i < ndim; ++i) {
+    perm[i] = normalize_axis((*axes)[i], ndim, "transpose");
+    if (seen[perm[i]]) value_error("[transpose] repeated axis in argument 'axes' ", axes->str());
+    seen[perm[i]] = true;
+  }
+  return perm;
+}
+
+bool TransposeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& x = (*in)[0];
+  if (!x.is_known()) return false;
+  auto perm = transpose_perm(attrs.get<TransposeParam>().axes, x.ndim());
+  Shape o = Shape::filled(x.ndim(), 0);
+  for (int i = 0; i < x.ndim(); ++i) o[i] = x[static_cast<int>(perm[i])];
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+void TransposeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  auto perm = transpose_perm(attrs.get<TransposeParam>().axes, in[0].ndim());
+  write_req(as_array(in[0]).transpose(perm), as_array(out[0]), req[0]);
+}
+
+std::vector<NodeEntry> TransposeGrad(const NodePtr& n, const std::vector<NodeEntry>& ograds) {
+  const auto& axes = n->attrs.get<TransposeParam>().axes;
+  std::string dict = "None";
+  if (axes) {
+    const int nd = axes->ndim();
+    Shape inv = *axes;  // invalid axes are left for the forward's validation to report
+    bool valid = true;
+    std::vector<int64_t> norm(nd);
+    for (int i = 0; i < nd && valid; ++i) {
+      int64_t a = (*axes)[i] < 0 ? (*axes)[i] + nd : (*axes)[i];
+      valid = a >= 0 && a < nd;
+      norm[i] = a;
+    }
+    if (valid)
+      for (int i = 0; i < nd; ++i) inv[static_cast<int>(norm[i])] = i;
+    dict = inv.str();
+  }
+  return {make_node("_np_transpose", {ograds[0]}, {{"axes", dict}}, n->attrs.name + "_backward")};
+}
+
+// ============================== expand_dims ==============================
+struct ExpandDimsParam {
+  int64_t axis = 0;
+  static void declare(ParamDecl<ExpandDimsParam>& d) {
+    d.field("axis", &ExpandDimsParam::axis)
+        .describe("Position of the new axis in the expanded shape.");
+  }
+};
+
+bool ExpandDimsShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& x = (*in)[0];
+  if (!x.is_known()) return false;
+  if (x.ndim() + 1 > Shape::kMaxDims)
+    value_error("[expand_dims] at most ", Shape::kMaxDims, " dimensions are supported");
+  int ax = normalize_axis(attrs.get<ExpandDimsParam>().axis, x.ndim() + 1, "expand_dims");
+  Shape o;
+  for (int i = 0, j = 0; i <= x.ndim(); ++i) o.push_back(i == ax ? 1 : x[j++]);
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+// ============================== squeeze ==============================
+struct SqueezeParam {
+  std::optional<Shape> axis;
+  static void declare(ParamDecl<SqueezeParam>& d) {
+    d.field("axis", &SqueezeParam::axis)
+        .set_default(std::nullopt)
+        .describe("Axes of length one to remove; None removes every length-one axis.");
+  }
+};
+
+bool SqueezeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& x = (*in)[0];
+  if (!x.is_known()) return false;
+  const auto& axis = attrs.get<SqueezeParam>().axis;
+  std::vector<bool> drop(x.ndim(), false);
+  if (!axis) {
+    for (int i = 0; i < x.ndim(); ++i) drop[i] = x[i] == 1;
+  } else if (x.ndim() == 0) {
+    // NumPy accepts axis 0 and -1 on a 0-d array and returns it unchanged.
+    for (int64_t a : *axis)
+      if (a != 0 && a != -1)
+        axis_error("[squeeze] axis ", a, " is out of bounds for array of dimension 0");
+  } else {
+    for (int64_t a : *axis) {
+      int ax = normalize_axis(a, x.ndim(), "squeeze");
+      if (drop[ax]) value_error("[squeeze] duplicate value in argument 'axis' ", axis->str());
+      if (x[ax] != 1)
+        value_error(
+            "[squeeze] cannot select an axis to squeeze out which has size not equal to one; axis ",
+            a, " has length ", x[ax], " in shape ", x.str());
+      drop[ax] = true;
+    }
+  }
+  Shape o;
+  for (int i = 0; i < x.ndim(); ++i)
+    if (!drop[i]) o.push_back(x[i]);
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+// ============================== broadcast_to ==============================
+struct BroadcastToParam {
+  Shape shape;
+  static void declare(ParamDecl<BroadcastToParam>& d) {
+    d.field("shape", &BroadcastToParam::shape).describe("The shape to broadcast to.");
+  }
+};
+
+bool BroadcastToShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& x = (*in)[0];
+  if (!x.is_known()) return false;
+  const Shape& target = attrs.get<BroadcastToParam>().shape;
+  for (int64_t d : target)
+    if (d < 0)
+      value_error("[broadcast_to] all elements of argument 'shape' must be non-negative; got ",
+                  target.str());
+  if (target.ndim() > Shape::kMaxDims)
+    value_error("[broadcast_to] at most ", Shape::kMaxDims, " dimensions are supported, got ",
+                target.ndim());
+  if (target.ndim() < x.ndim())
+    value_error(
+        "[broadcast_to] input operand has more dimensions than allowed by the axis remapping: "
+        "cannot ",
+        "broadcast an array of shape ", x.str(), " to shape ", target.str());
+  const int lead = target.ndim() - x.ndim();
+  for (int i = 0; i < x.ndim(); ++i)
+    if (x[i] != 1 && x[i] != target[lead + i])
+      value_error(
+          "[broadcast_to] operands could not be broadcast together with remapped shapes: cannot ",
+          "broadcast an array of shape ", x.str(), " to shape ", target.str());
+  assign_shape(attrs, &(*out)[0], target, "output", 0);
+  return true;
+}
+
+void BroadcastToCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  write_req(as_array(in[0]), as_array(out[0]), req[0]);
+}
+
+// _backward_broadcast_to: (ograd, data) -> ograd summed down to data's shape.
+bool BackwardBroadcastToShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape &g = (*in)[0], &x = (*in)[1];
+  if (!g.is_known() || !x.is_known()) return false;
+  if (broadcast_shapes(g, x, "backward_broadcast_to") != g)
+    value_error("[backward_broadcast_to] data of shape ", x.str(),
+                " does not broadcast to ograd of shape ", g.str());
+  assign_shape(attrs, &(*out)[0], x, "output", 0);
+  return true;
+}
+
+void BackwardBroadcastToCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  if (in[0].dtype == out[0].dtype) {
+    kernel::sum_to_shape(in[0], out[0], req[0]);
+    return;
+  }
+  NDArray tmp(out[0].shape, in[0].dtype, out[0].device);
+  kernel::sum_to_shape(in[0], to_blob(tmp), kWriteTo);
+  write_req(tmp, as_array(out[0]), req[0]);
+}
+
+// ============================== swapaxes ==============================
+struct SwapAxesParam {
+  int64_t axis1 = 0, axis2 = 0;
+  static void declare(ParamDecl<SwapAxesParam>& d) {
+    d.field("axis1", &SwapAxesParam::axis1).describe("First axis.");
+    d.field("axis2", &SwapAxesParam::axis2).describe("Second axis.");
+  }
+};
+
+std::vector<int64_t> swap_perm(const SwapAxesParam& p, int ndim) {
+  int a = normalize_axis(p.axis1, ndim, "swapaxes"), b = normalize_axis(p.axis2, ndim, "swapaxes");
+  std::vector<int64_t> perm(ndim);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[a], perm[b]);
+  return perm;
+}
+
+bool SwapAxesShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& x = (*in)[0];
+  if (!x.is_known()) return false;
+  auto perm = swap_perm(attrs.get<SwapAxesParam>(), x.ndim());
+  Shape o = x;
+  for (int i = 0; i < x.ndim(); ++i) o[i] = x[static_cast<int>(perm[i])];
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+void SwapAxesCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  auto perm = swap_perm(attrs.get<SwapAxesParam>(), in[0].ndim());
+  write_req(as_array(in[0]).transpose(perm), as_array(out[0]), req[0]);
+}
+
+std::vector<NodeEntry> SwapAxesGrad(const NodePtr& n, const std::vector<NodeEntry>& ograds) {
+  return {
+      make_node("_np_swapaxes", {ograds[0]}, params_dict(n->attrs), n->attrs.name + "_backward")};
+}
+
+// ============================== concatenate ==============================
+struct ConcatParam {
+  int64_t num_args = 1;
+  std::optional<int64_t> axis = 0;
+  static void declare(ParamDecl<ConcatParam>& d) {
+    d.field("num_args", &ConcatParam::num_args)
+        .set_lower_bound(1)
+        .describe("Number of input arrays.");
+    d.field("axis", &ConcatParam::axis)
+        .set_default(int64_t{0})
+        .describe("The axis to join along; None flattens the inputs first.");
+  }
+};
+
+uint32_t ConcatNumArgs(const NodeAttrs& attrs) {
+  return static_cast<uint32_t>(attrs.get<ConcatParam>().num_args);
+}
+uint32_t ConcatNumArgsPlusOne(const NodeAttrs& attrs) { return ConcatNumArgs(attrs) + 1; }
+
+// The output shape of concatenating `shapes`; the axis (normalized) in *axis_out (-1 for None).
+Shape concat_shape(const char* op, const std::vector<Shape>& shapes,
+                   const std::optional<int64_t>& axis, int* axis_out) {
+  if (!axis) {
+    int64_t total = 0;
+    for (const Shape& s : shapes) total += s.size();
+    *axis_out = -1;
+    return Shape{total};
+  }
+  const Shape& first = shapes[0];
+  if (first.ndim() == 0)
+    value_error("[", op, "] zero-dimensional arrays cannot be concatenated; input 0 has shape ()");
+  for (size_t i = 1; i < shapes.size(); ++i)
+    if (shapes[i].ndim() != first.ndim())
+      value_error("[", op, "] all inputs must have the same ndim; input ", i, " has ndim ",
+                  shapes[i].ndim(), ", expected ", first.ndim());
+  int ax = normalize_axis(*axis, first.ndim(), op);
+  Shape o = first;
+  for (size_t i = 1; i < shapes.size(); ++i) {
+    for (int d = 0; d < first.ndim(); ++d)
+      if (d != ax && shapes[i][d] != first[d])
+        value_error("[", op,
+                    "] all input dimensions except for the concatenation axis must match; input ",
+                    i, " has shape ", shapes[i].str(), ", which differs from input 0's ",
+                    first.str(), " in dimension ", d);
+    o[ax] += shapes[i][ax];
+  }
+  *axis_out = ax;
+  return o;
+}
+
+bool ConcatShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const Shape& s : *in)
+    if (!s.is_known()) return false;
+  int ax;
+  assign_shape(attrs, &(*out)[0],
+               concat_shape("concatenate", *in, attrs.get<ConcatParam>().axis, &ax), "output", 0);
+  return true;
+}
+
+bool PromoteAllType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  DType t = DType::kUnknown;
+  for (DType d : *in) {
+    if (d == DType::kUnknown) return false;
+    t = t == DType::kUnknown ? d : promote_types(t, d);
+  }
+  assign_type(attrs, &(*out)[0], t, "output", 0);
+  return true;
+}
+
+void ConcatCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const auto& p = attrs.get<ConcatParam>();
+  NDArray dst = as_array(out[0]);
+  if (!p.axis) {
+    int64_t off = 0;
+    for (const TBlob& b : in) {
+      NDArray part = dst.slice(0, off, off + b.size());
+      off += b.size();
+      NDArray src = as_array(b);
+      if (part.is_contiguous())
+        write_req(src, part.reshape(b.shape), req[0]);
+      else
+        write_req(src.reshape(Shape{b.size()}), part, req[0]);
+    }
+    return;
+  }
+  const int ax = normalize_axis(*p.axis, out[0].ndim(), "concatenate");
+  int64_t off = 0;
+  for (const TBlob& b : in) {
+    write_req(as_array(b), dst.slice(ax, off, off + b.shape[ax]), req[0]);
+    off += b.shape[ax];
+  }
+}
+
+// _backward_concatenate: (ograd, inputs...) -> one gradient per input, in its shape and dtype.
+bool BackwardConcatShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const Shape& s : *in)
+    if (!s.is_known()) return false;
+  int ax;
+  std::vector<Shape> data(in->begin() + 1, in->end());
+  Shape expect = concat_shape("backward_concatenate", data, attrs.get<ConcatParam>().axis, &ax);
+  if ((*in)[0] != expect)
+    value_error("[backward_concatenate] ograd has shape ", (*in)[0].str(), ", expected ",
+                expect.str());
+  for (size_t i = 0; i < out->size(); ++i)
+    assign_shape(attrs, &(*out)[i], data[i], "output", static_cast<int>(i));
+  return true;
+}
+
+bool BackwardInputsType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  for (size_t i = 0; i < out->size(); ++i) {
+    if ((*in)[i + 1] == DType::kUnknown) return false;
+    assign_type(attrs, &(*out)[i], (*in)[i + 1], "output", static_cast<int>(i));
+  }
+  return true;
+}
+
+void BackwardConcatCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<ConcatParam>();
+  NDArray g = as_array(in[0]);
+  int ax = p.axis ? normalize_axis(*p.axis, g.ndim(), "backward_concatenate") : 0;
+  int64_t off = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t len = p.axis ? out[i].shape[ax] : out[i].size();
+    NDArray part = g.slice(ax, off, off + len);
+    off += len;
+    if (p.axis)
+      write_req(part, as_array(out[i]), req[i]);
+    else
+      reshape_copy(to_blob(part), out[i], req[i]);
+  }
+}
+
+// ============================== stack ==============================
+struct StackParam {
+  int64_t num_args = 1;
+  int64_t axis = 0;
+  static void declare(ParamDecl<StackParam>& d) {
+    d.field("num_args", &StackParam::num_args)
+        .set_lower_bound(1)
+        .describe("Number of input arrays.");
+    d.field("axis", &StackParam::axis)
+        .set_default(int64_t{0})
+        .describe("The axis of the result the inputs are stacked along.");
+  }
+};
+
+uint32_t StackNumArgs(const NodeAttrs& attrs) {
+  return static_cast<uint32_t>(attrs.get<StackParam>().num_args);
+}
+uint32_t StackNumArgsPlusOne(const NodeAttrs& attrs) { return StackNumArgs(attrs) + 1; }
+
+Shape stack_shape(const char* op, const std::vector<Shape>& shapes, int64_t axis, int* axis_out) {
+  const Shape& first = shapes[0];
+  for (size_t i = 1; i < shapes.size(); ++i)
+    if (shapes[i] != first)
+      value_error("[", op, "] all input arrays must have the same shape; input ", i, " has shape ",
+                  shapes[i].str(), ", expected ", first.str());
+  if (first.ndim() + 1 > Shape::kMaxDims)
+    value_error("[", op, "] at most ", Shape::kMaxDims, " dimensions are supported");
+  int ax = normalize_axis(axis, first.ndim() + 1, op);
+  Shape o;
+  for (int i = 0, j = 0; i <= first.ndim(); ++i)
+    o.push_back(i == ax ? static_cast<int64_t>(shapes.size()) : first[j++]);
+  *axis_out = ax;
+  return o;
+}
+
+bool StackShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const Shape& s : *in)
+    if (!s.is_known()) return false;
+  int ax;
+  assign_shape(attrs, &(*out)[0], stack_shape("stack", *in, attrs.get<StackParam>().axis, &ax),
+               "output", 0);
+  return true;
+}
+
+void StackCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const int ax = normalize_axis(attrs.get<StackParam>().axis, out[0].ndim(), "stack");
+  NDArray dst = as_array(out[0]);
+  for (size_t j = 0; j < in.size(); ++j)
+    write_req(as_array(in[j]).expand_dims(ax),
+              dst.slice(ax, static_cast<int64_t>(j), static_cast<int64_t>(j) + 1), req[0]);
+}
+
+// _backward_stack: (ograd, inputs...) -> one gradient per input.
+bool BackwardStackShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const Shape& s : *in)
+    if (!s.is_known()) return false;
+  int ax;
+  std::vector<Shape> data(in->begin() + 1, in->end());
+  Shape expect = stack_shape("backward_stack", data, attrs.get<StackParam>().axis, &ax);
+  if ((*in)[0] != expect)
+    value_error("[backward_stack] ograd has shape ", (*in)[0].str(), ", expected ", expect.str());
+  for (size_t i = 0; i < out->size(); ++i)
+    assign_shape(attrs, &(*out)[i], data[i], "output", static_cast<int>(i));
+  return true;
+}
+
+void BackwardStackCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  NDArray g = as_array(in[0]);
+  const int ax = normalize_axis(attrs.get<StackParam>().axis, g.ndim(), "backward_stack");
+  for (size_t j = 0; j < out.size(); ++j)
+    write_req(g.slice(ax, static_cast<int64_t>(j), static_cast<int64_t>(j) + 1),
+              as_array(out[j]).expand_dims(ax), req[j]);
+}
+
+// ============================== split ==============================
+struct SplitParam {
+  Shape indices;
+  int64_t sections = 0;
+  int64_t axis = 0;
+  static void declare(ParamDecl<SplitParam>& d) {
+    d.field("indices", &SplitParam::indices)
+        .set_default(Shape{})
+        .describe("Split points along the axis (as numpy.split); used when sections is 0.");
+    d.field("sections", &SplitParam::sections)
+        .set_default(int64_t{0})
+        .describe("Number of equal parts; 0 means split at `indices` instead.");
+    d.field("axis", &SplitParam::axis).set_default(int64_t{0}).describe("The axis to split along.");
+  }
+};
+
+uint32_t SplitNumOutputs(const NodeAttrs& attrs) {
+  const auto& p = attrs.get<SplitParam>();
+  return static_cast<uint32_t>(p.sections > 0 ? p.sections : p.indices.ndim() + 1);
+}
+
+// [begin, end) of every part along an axis of length n, as numpy.split's slices.
+std::vector<std::pair<int64_t, int64_t>> split_ranges(const SplitParam& p, int64_t n) {
+  if (p.sections < 0)
+    value_error("[split] argument 'sections' must be larger than 0, got ", p.sections);
+  if (p.sections > 0 && p.indices.ndim() > 0)
+    value_error("[split] give either argument 'sections' or 'indices', not both; got sections=",
+                p.sections, " and indices=", p.indices.str());
+  std::vector<std::pair<int64_t, int64_t>> r;
+  if (p.sections > 0) {
+    if (n % p.sections != 0)
+      value_error("[split] array split does not result in an equal division: axis of length ", n,
+                  " into ", p.sections, " sections");
+    const int64_t step = n / p.sections;
+    for (int64_t i = 0; i < p.sections; ++i) r.emplace_back(i * step, (i + 1) * step);
+    return r;
+  }
+  auto clamp = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
+  int64_t prev = 0;
+  for (int64_t idx : p.indices) {
+    int64_t e = clamp(idx);
+    r.emplace_back(prev, std::max(prev, e));
+    prev = e;
+  }
+  r.emplace_back(prev, std::max(prev, n));
+  return r;
+}
+
+bool SplitShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& x = (*in)[0];
+  if (!x.is_known()) return false;
+  const auto& p = attrs.get<SplitParam>();
+  const int ax = normalize_axis(p.axis, x.ndim(), "split");
+  auto ranges = split_ranges(p, x[ax]);
+  for (size_t j = 0; j < out->size(); ++j) {
+    Shape o = x;
+    o[ax] = ranges[j].second - ranges[j].first;
+    assign_shape(attrs, &(*out)[j], o, "output", static_cast<int>(j));
+  }
+  return true;
+}
+
+void SplitCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<SplitParam>();
+  NDArray x = as_array(in[0]);
+  const int ax = normalize_axis(p.axis, x.ndim(), "split");
+  auto ranges = split_ranges(p, x.shape()[ax]);
+  for (size_t j = 0; j < out.size(); ++j)
+    write_req(x.slice(ax, ranges[j].first, ranges[j].second), as_array(out[j]), req[j]);
+}
+
+std::vector<NodeEntry> SplitGrad(const NodePtr& n, const std::vector<NodeEntry>& ograds) {
+  const auto& p = n->attrs.get<SplitParam>();
+  return {make_node("_npi_concatenate", ograds,
+                    {{"num_args", std::to_string(ograds.size())}, {"axis", std::to_string(p.axis)}},
+                    n->attrs.name + "_backward")};
+}
+
+// ============================== registration ==============================
+Op& register_shape_op(const char* name, const char* doc) {
+  return OpRegistry::global()
+      .register_op(name)
+      .describe(doc)
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FInferType>("FInferType", SameType);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  register_shape_op("_np_reshape",
+                    "Gives a new shape to an array without changing its data (a copy).")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Input array.")
+      .set_params<ReshapeParam>()
+      .set_attr<FInferShape>("FInferShape", ReshapeShape)
+      .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
+  register_shape_op("_np_transpose", "Permutes the axes of an array.")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Input array.")
+      .set_params<TransposeParam>()
+      .set_attr<FInferShape>("FInferShape", TransposeShape)
+      .set_attr<FCompute>("FCompute<cpu>", TransposeCompute)
+      .set_attr<FGradient>("FGradient", TransposeGrad);
+  register_shape_op("_np_expand_dims", "Inserts a new axis of length one.")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Input array.")
+      .set_params<ExpandDimsParam>()
+      .set_attr<FInferShape>("FInferShape", ExpandDimsShape)
+      .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
+  register_shape_op("_np_squeeze", "Removes axes of length one.")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Input array.")
+      .set_params<SqueezeParam>()
+      .set_attr<FInferShape>("FInferShape", SqueezeShape)
+      .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
+  register_shape_op("_np_broadcast_to", "Broadcasts an array to a new shape.")
+      .set_num_inputs(1)
+      .add_argument("array", "NDArray", "Input array.")
+      .set_params<BroadcastToParam>()
+      .set_attr<FInferShape>("FInferShape", BroadcastToShape)
+      .set_attr<FCompute>("FCompute<cpu>", BroadcastToCompute)
+      .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_broadcast_to"});
+  register_shape_op("_np_swapaxes", "Interchanges two axes of an array.")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Input array.")
+      .set_params<SwapAxesParam>()
+      .set_attr<FInferShape>("FInferShape", SwapAxesShape)
+      .set_attr<FCompute>("FCompute<cpu>", SwapAxesCompute)
+      .set_attr<FGradient>("FGradient", SwapAxesGrad);
+  register_shape_op("_npi_concatenate", "Joins arrays along an existing axis (None: flattened).")
+      .set_num_inputs(FNumArgs(ConcatNumArgs))
+      .add_argument("data", "NDArray[]", "The arrays to join.")
+      .set_params<ConcatParam>()
+      .set_attr<FInferShape>("FInferShape", ConcatShape)
+      .set_attr<FInferType>("FInferType", PromoteAllType, 11)
+      .set_attr<FCompute>("FCompute<cpu>", ConcatCompute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_concatenate"});
+  register_shape_op("_npi_stack", "Joins arrays along a new axis.")
+      .set_num_inputs(FNumArgs(StackNumArgs))
+      .add_argument("data", "NDArray[]", "The arrays to stack (all of one shape).")
+      .set_params<StackParam>()
+      .set_attr<FInferShape>("FInferShape", StackShape)
+      .set_attr<FInferType>("FInferType", PromoteAllType, 11)
+      .set_attr<FCompute>("FCompute<cpu>", StackCompute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_stack"});
+  register_shape_op("_npi_split", "Splits an array into sub-arrays (as numpy.split).")
+      .set_num_inputs(1)
+      .set_num_outputs(FNumArgs(SplitNumOutputs))
+      .add_argument("ary", "NDArray", "Input array.")
+      .set_params<SplitParam>()
+      .set_attr<FInferShape>("FInferShape", SplitShape)
+      .set_attr<FCompute>("FCompute<cpu>", SplitCompute)
+      .set_attr<FGradient>("FGradient", SplitGrad);
+
+  // ---- backward ops ----
+  register_shape_op("_backward_reshape",
+                    "Backward of reshape: (ograd, data) -> ograd in data's shape.")
+      .set_num_inputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("data", "NDArray", "Forward input.")
+      .set_attr<FInferShape>("FInferShape", BackwardReshapeShape)
+      .set_attr<FInferType>("FInferType", BackwardDataType, 11)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute);
+  register_shape_op("_backward_broadcast_to",
+                    "Backward of broadcast_to: (ograd, data) -> ograd summed to data's shape.")
+      .set_num_inputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("data", "NDArray", "Forward input.")
+      .set_attr<FInferShape>("FInferShape", BackwardBroadcastToShape)
+      .set_attr<FInferType>("FInferType", BackwardDataType, 11)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BackwardBroadcastToCompute);
+  register_shape_op("_backward_concatenate",
+                    "Backward of concatenate: (ograd, inputs...) -> the slice of ograd per input.")
+      .set_num_inputs(FNumArgs(ConcatNumArgsPlusOne))
+      .set_num_outputs(FNumArgs(ConcatNumArgs))
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("data", "NDArray[]", "Forward inputs.")
+      .set_params<ConcatParam>()
+      .set_attr<FInferShape>("FInferShape", BackwardConcatShape)
+      .set_attr<FInferType>("FInferType", BackwardInputsType, 11)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BackwardConcatCompute);
+  register_shape_op("_backward_stack",
+                    "Backward of stack: (ograd, inputs...) -> the slice of ograd per input.")
+      .set_num_inputs(FNumArgs(StackNumArgsPlusOne))
+      .set_num_outputs(FNumArgs(StackNumArgs))
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("data", "NDArray[]", "Forward inputs.")
+      .set_params<StackParam>()
+      .set_attr<FInferShape>("FInferShape", BackwardStackShape)
+      .set_attr<FInferType>("FInferType", BackwardInputsType, 11)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BackwardStackCompute);
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx
