@@ -8,7 +8,7 @@ int main() {
   namespace np = ndx::np;
   ndx::NDArray a = np::ones({2, 3});
   ndx::NDArray b = np::arange(6).reshape({2, 3});  // int64, a view of arange's result
-  ndx::NDArray c = a + b * 2.0;                     // float32 + int64 -> float64, as NumPy
+  ndx::NDArray c = a + b * 2.0;                    // float32 + int64 -> float64, as NumPy
   std::cout << "c =\n" << c << "\n";
   std::cout << "sum(c, axis=1) = " << np::sum(c, 1) << "\n";
   std::cout << "mean(c) = " << np::mean(c).item<double>() << "\n";

@@ -40,13 +40,17 @@ struct DTypeInfo {
 const DTypeInfo& dtype_info(DType t);
 inline std::string_view dtype_name(DType t) { return dtype_info(t).name; }
 inline int dtype_size(DType t) { return dtype_info(t).size; }
-inline bool is_float(DType t) { return t != DType::kUnknown && dtype_info(t).kind == DTypeKind::kFloat; }
+inline bool is_float(DType t) {
+  return t != DType::kUnknown && dtype_info(t).kind == DTypeKind::kFloat;
+}
 inline bool is_integer(DType t) {
   if (t == DType::kUnknown) return false;
   auto k = dtype_info(t).kind;
   return k == DTypeKind::kSigned || k == DTypeKind::kUnsigned;
 }
-inline bool is_unsigned(DType t) { return t != DType::kUnknown && dtype_info(t).kind == DTypeKind::kUnsigned; }
+inline bool is_unsigned(DType t) {
+  return t != DType::kUnknown && dtype_info(t).kind == DTypeKind::kUnsigned;
+}
 // Parses NumPy's names ("float32", "int64", "bool", "bfloat16"); throws TypeError otherwise.
 DType dtype_from_name(std::string_view name);
 std::ostream& operator<<(std::ostream& os, DType t);
@@ -111,9 +115,9 @@ using compute_t = typename ComputeType<T>::type;
 
 template <typename T>
 struct DTypeOf;
-#define NDX_DTYPE_OF(CT, ENUM) \
-  template <>                  \
-  struct DTypeOf<CT> {         \
+#define NDX_DTYPE_OF(CT, ENUM)                  \
+  template <>                                   \
+  struct DTypeOf<CT> {                          \
     static constexpr DType value = DType::ENUM; \
   };
 NDX_DTYPE_OF(bool, kBool)
@@ -143,23 +147,23 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
   }
 
 // Runs the body with T bound to the C++ type of `dtype`, for every dtype.
-#define NDX_DTYPE_SWITCH(dtype, T, ...)                      \
-  switch (dtype) {                                           \
-    NDX_DTYPE_CASE(kBool, bool, T, __VA_ARGS__)              \
-    NDX_DTYPE_CASE(kInt8, int8_t, T, __VA_ARGS__)            \
-    NDX_DTYPE_CASE(kInt16, int16_t, T, __VA_ARGS__)          \
-    NDX_DTYPE_CASE(kInt32, int32_t, T, __VA_ARGS__)          \
-    NDX_DTYPE_CASE(kInt64, int64_t, T, __VA_ARGS__)          \
-    NDX_DTYPE_CASE(kUInt8, uint8_t, T, __VA_ARGS__)          \
-    NDX_DTYPE_CASE(kUInt16, uint16_t, T, __VA_ARGS__)        \
-    NDX_DTYPE_CASE(kUInt32, uint32_t, T, __VA_ARGS__)        \
-    NDX_DTYPE_CASE(kUInt64, uint64_t, T, __VA_ARGS__)        \
-    NDX_DTYPE_CASE(kFloat16, ::ndx::float16, T, __VA_ARGS__) \
+#define NDX_DTYPE_SWITCH(dtype, T, ...)                        \
+  switch (dtype) {                                             \
+    NDX_DTYPE_CASE(kBool, bool, T, __VA_ARGS__)                \
+    NDX_DTYPE_CASE(kInt8, int8_t, T, __VA_ARGS__)              \
+    NDX_DTYPE_CASE(kInt16, int16_t, T, __VA_ARGS__)            \
+    NDX_DTYPE_CASE(kInt32, int32_t, T, __VA_ARGS__)            \
+    NDX_DTYPE_CASE(kInt64, int64_t, T, __VA_ARGS__)            \
+    NDX_DTYPE_CASE(kUInt8, uint8_t, T, __VA_ARGS__)            \
+    NDX_DTYPE_CASE(kUInt16, uint16_t, T, __VA_ARGS__)          \
+    NDX_DTYPE_CASE(kUInt32, uint32_t, T, __VA_ARGS__)          \
+    NDX_DTYPE_CASE(kUInt64, uint64_t, T, __VA_ARGS__)          \
+    NDX_DTYPE_CASE(kFloat16, ::ndx::float16, T, __VA_ARGS__)   \
     NDX_DTYPE_CASE(kBFloat16, ::ndx::bfloat16, T, __VA_ARGS__) \
-    NDX_DTYPE_CASE(kFloat32, float, T, __VA_ARGS__)          \
-    NDX_DTYPE_CASE(kFloat64, double, T, __VA_ARGS__)         \
-    default:                                                 \
-      ::ndx::unsupported_dtype(__func__, dtype);             \
+    NDX_DTYPE_CASE(kFloat32, float, T, __VA_ARGS__)            \
+    NDX_DTYPE_CASE(kFloat64, double, T, __VA_ARGS__)           \
+    default:                                                   \
+      ::ndx::unsupported_dtype(__func__, dtype);               \
   }
 
 // Only the float dtypes (kernels of ops that are defined for floats only).

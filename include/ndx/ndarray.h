@@ -120,8 +120,7 @@ std::vector<T> NDArray::to_vector() const {
 template <typename T>
 T NDArray::item() const {
   if (size() != 1)
-    value_error("[item] can only convert an array of size 1 to a scalar; got shape ",
-                shape_.str());
+    value_error("[item] can only convert an array of size 1 to a scalar; got shape ", shape_.str());
   return to_vector<T>()[0];
 }
 

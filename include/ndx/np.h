@@ -18,16 +18,26 @@ using OptDType = std::optional<DType>;
 NDArray zeros(const Shape& shape, OptDType dtype = std::nullopt, Device device = cpu());
 NDArray ones(const Shape& shape, OptDType dtype = std::nullopt, Device device = cpu());
 NDArray empty(const Shape& shape, OptDType dtype = std::nullopt, Device device = cpu());
-NDArray full(const Shape& shape, double fill_value, OptDType dtype = std::nullopt, Device device = cpu());
+NDArray full(const Shape& shape, double fill_value, OptDType dtype = std::nullopt,
+             Device device = cpu());
 NDArray zeros_like(const NDArray& a);
 NDArray ones_like(const NDArray& a);
-// arange(stop) and arange(start, stop, step): integers give int64, as NumPy does.
-NDArray arange(int64_t stop);
-NDArray arange(int64_t start, int64_t stop, int64_t step = 1);
-NDArray arange(double start, double stop, double step, OptDType dtype = std::nullopt);
+// arange(stop) and arange(start, stop, step): integer arguments give int64, as NumPy does;
+// float arguments give the default float dtype.
+NDArray arange_int64(int64_t start, int64_t stop, int64_t step);
+template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+NDArray arange(I stop) {
+  return arange_int64(0, stop, 1);
+}
+template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+NDArray arange(I start, I stop, I step = 1) {
+  return arange_int64(start, stop, step);
+}
+NDArray arange(double start, double stop, double step = 1, OptDType dtype = std::nullopt);
 NDArray linspace(double start, double stop, int64_t num = 50, bool endpoint = true,
                  OptDType dtype = std::nullopt);
-NDArray eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0, OptDType dtype = std::nullopt);
+NDArray eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
+            OptDType dtype = std::nullopt);
 template <typename T>
 NDArray array(const std::vector<T>& values, std::optional<Shape> shape = std::nullopt) {
   return NDArray::from_vector(values, shape ? *shape : Shape{static_cast<int64_t>(values.size())});
@@ -78,9 +88,9 @@ NDX_NP_BINARY(greater_equal)
 // (float32 array + 2.5 stays float32; int8 array + 1 stays int8).
 template <typename S>
 NDArray weak_scalar(S value, const NDArray& like) {
-  ScalarKind kind = std::is_same_v<S, bool>       ? ScalarKind::kBool
-                    : std::is_integral_v<S>       ? ScalarKind::kInt
-                                                  : ScalarKind::kFloat;
+  ScalarKind kind = std::is_same_v<S, bool> ? ScalarKind::kBool
+                    : std::is_integral_v<S> ? ScalarKind::kInt
+                                            : ScalarKind::kFloat;
   return NDArray::scalar(static_cast<double>(value), promote_with_scalar(like.dtype(), kind),
                          like.device());
 }
@@ -123,7 +133,7 @@ namespace ndx {
 
 // Arithmetic operators, as NumPy's: broadcasting, promotion, weak scalars.
 NDArray operator-(const NDArray& x);
-#define NDX_NP_OPERATOR(op, fn)                                                          \
+#define NDX_NP_OPERATOR(op, fn)                                                           \
   inline NDArray operator op(const NDArray& a, const NDArray& b) { return np::fn(a, b); } \
   template <typename S, typename = std::enable_if_t<std::is_arithmetic_v<S>>>             \
   NDArray operator op(const NDArray& a, S s) {                                            \
@@ -140,7 +150,8 @@ NDX_NP_OPERATOR(/, true_divide)
 NDX_NP_OPERATOR(%, mod)
 #undef NDX_NP_OPERATOR
 
-// In-place operators write into `a` (its dtype is kept, as NumPy's a += b with casting='same_kind').
+// In-place operators write into `a` (its dtype is kept, as NumPy's a += b with
+// casting='same_kind').
 NDArray& operator+=(NDArray& a, const NDArray& b);
 NDArray& operator-=(NDArray& a, const NDArray& b);
 NDArray& operator*=(NDArray& a, const NDArray& b);

@@ -104,10 +104,11 @@ using FNumArgs = std::function<uint32_t(const NodeAttrs&)>;
 using FInferShape = std::function<bool(const NodeAttrs&, ShapeVector* in, ShapeVector* out)>;
 using FInferType = std::function<bool(const NodeAttrs&, DTypeVector* in, DTypeVector* out)>;
 using FInplaceOption = std::function<std::vector<std::pair<int, int>>(const NodeAttrs&)>;
-using FGradient =
-    std::function<std::vector<NodeEntry>(const NodePtr& node, const std::vector<NodeEntry>& ograds)>;
-using FCompute = std::function<void(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
-                                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out)>;
+using FGradient = std::function<std::vector<NodeEntry>(const NodePtr& node,
+                                                       const std::vector<NodeEntry>& ograds)>;
+using FCompute =
+    std::function<void(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out)>;
 using FResourceRequest = std::function<std::vector<ResourceRequest>(const NodeAttrs&)>;
 using FNumVisibleOutputs = std::function<uint32_t(const NodeAttrs&)>;
 using FListInputNames = std::function<std::vector<std::string>(const NodeAttrs&)>;
@@ -148,7 +149,7 @@ class Op {
   uint32_t index = 0;
   uint32_t num_inputs = 1;
   uint32_t num_outputs = 1;
-  FNumArgs get_num_inputs;   // set when the count depends on params
+  FNumArgs get_num_inputs;  // set when the count depends on params
   FNumArgs get_num_outputs;
   std::vector<std::string> aliases;
   std::vector<ArgumentInfo> arguments;
@@ -169,8 +170,12 @@ class Op {
   template <typename T>
   Op& set_attr(const std::string& key, const T& value, int plevel = 10);
 
-  uint32_t inputs_for(const NodeAttrs& a) const { return get_num_inputs ? get_num_inputs(a) : num_inputs; }
-  uint32_t outputs_for(const NodeAttrs& a) const { return get_num_outputs ? get_num_outputs(a) : num_outputs; }
+  uint32_t inputs_for(const NodeAttrs& a) const {
+    return get_num_inputs ? get_num_inputs(a) : num_inputs;
+  }
+  uint32_t outputs_for(const NodeAttrs& a) const {
+    return get_num_outputs ? get_num_outputs(a) : num_outputs;
+  }
   uint32_t visible_outputs_for(const NodeAttrs& a) const;
   std::vector<std::string> input_names(const NodeAttrs& a) const;
   std::vector<std::string> output_names(const NodeAttrs& a) const;
@@ -188,7 +193,8 @@ class Op {
   // Parses a string dict into attrs (params parsed by the op's parser).
   NodeAttrs make_attrs(std::map<std::string, std::string> dict = {}) const;
   // make_attrs({{"axis", "1"}}): a braced list of string pairs picks the string-dict form.
-  NodeAttrs make_attrs(std::initializer_list<std::pair<std::string_view, std::string_view>> dict) const {
+  NodeAttrs make_attrs(
+      std::initializer_list<std::pair<std::string_view, std::string_view>> dict) const {
     std::map<std::string, std::string> m;
     for (const auto& [k, v] : dict) m.emplace(k, v);
     return make_attrs(std::move(m));
@@ -227,7 +233,8 @@ bool OpMap<T>::count(const Op* op) const {
 
 template <typename T>
 const T& OpMap<T>::operator[](const Op* op) const {
-  if (!count(op)) raise(ErrorKind::kRuntimeError, "[", op ? op->name : "?", "] has no attribute ", key);
+  if (!count(op))
+    raise(ErrorKind::kRuntimeError, "[", op ? op->name : "?", "] has no attribute ", key);
   return values[op->index].first;
 }
 
@@ -265,8 +272,8 @@ Op& Op::set_params() {
 #define NDX_STR_CONCAT_(a, b) a##b
 #define NDX_STR_CONCAT(a, b) NDX_STR_CONCAT_(a, b)
 // Registers an op at static-initialization time; chain attribute setters after it.
-#define NDX_REGISTER_OP(OpName)                                             \
-  static ::ndx::Op& NDX_STR_CONCAT(__ndx_op_##OpName##_, __COUNTER__) \
-      [[maybe_unused]] = ::ndx::OpRegistry::global().register_op(#OpName)
+#define NDX_REGISTER_OP(OpName)                                                          \
+  static ::ndx::Op& NDX_STR_CONCAT(__ndx_op_##OpName##_, __COUNTER__) [[maybe_unused]] = \
+      ::ndx::OpRegistry::global().register_op(#OpName)
 
 }  // namespace ndx

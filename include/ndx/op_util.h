@@ -8,7 +8,8 @@
 namespace ndx {
 
 // Fills *dst from src when unknown, else checks they agree. Raises ValueError naming the op.
-void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const char* what, int index);
+void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const char* what,
+                  int index);
 void assign_type(const NodeAttrs& attrs, DType* dst, DType src, const char* what, int index);
 // The op's user-facing name for messages: "_np_add" -> "add", "_npi_concatenate" -> "concatenate".
 std::string op_name(const NodeAttrs& attrs);
@@ -24,8 +25,10 @@ bool ElemwiseShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
         break;
       }
   if (!known.is_known()) return false;
-  for (int i = 0; i < static_cast<int>(in->size()); ++i) assign_shape(attrs, &(*in)[i], known, "input", i);
-  for (int i = 0; i < static_cast<int>(out->size()); ++i) assign_shape(attrs, &(*out)[i], known, "output", i);
+  for (int i = 0; i < static_cast<int>(in->size()); ++i)
+    assign_shape(attrs, &(*in)[i], known, "input", i);
+  for (int i = 0; i < static_cast<int>(out->size()); ++i)
+    assign_shape(attrs, &(*out)[i], known, "output", i);
   return true;
 }
 
@@ -40,8 +43,10 @@ bool ElemwiseType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
         break;
       }
   if (known == DType::kUnknown) return false;
-  for (int i = 0; i < static_cast<int>(in->size()); ++i) assign_type(attrs, &(*in)[i], known, "input", i);
-  for (int i = 0; i < static_cast<int>(out->size()); ++i) assign_type(attrs, &(*out)[i], known, "output", i);
+  for (int i = 0; i < static_cast<int>(in->size()); ++i)
+    assign_type(attrs, &(*in)[i], known, "input", i);
+  for (int i = 0; i < static_cast<int>(out->size()); ++i)
+    assign_type(attrs, &(*out)[i], known, "output", i);
   return true;
 }
 

@@ -197,8 +197,7 @@ class ParamDecl {
     ParamField* f = &schema_->fields.back();
     f->name = std::move(name);
     f->type_name = FieldTraits<F>::type_name();
-    f->set_from_value = [member, fname = f->name](void* obj, const Value& v,
-                                                  std::string_view op) {
+    f->set_from_value = [member, fname = f->name](void* obj, const Value& v, std::string_view op) {
       static_cast<P*>(obj)->*member = FieldTraits<F>::from_value(v, {op, fname});
     };
     f->set_from_string = [member, fname = f->name](void* obj, std::string_view s,

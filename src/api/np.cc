@@ -19,7 +19,8 @@ Value opt(const OptDType& t) { return t ? Value(*t) : Value(); }
 Value opt(const std::optional<Shape>& s) { return s ? Value(*s) : Value(); }
 Value opt(const std::optional<int64_t>& v) { return v ? Value(*v) : Value(); }
 
-NDArray create(const char* op, const Shape& shape, OptDType dtype, Device device, Kwargs extra = {}) {
+NDArray create(const char* op, const Shape& shape, OptDType dtype, Device device,
+               Kwargs extra = {}) {
   Kwargs kw{{"shape", Value(shape)}, {"dtype", opt(dtype)}};
   kw.insert(kw.end(), extra.begin(), extra.end());
   InvokeOptions o;
@@ -37,14 +38,16 @@ NDArray full(const Shape& s, double v, OptDType t, Device d) {
 NDArray zeros_like(const NDArray& a) { return call1("_np_zeros_like", {a}); }
 NDArray ones_like(const NDArray& a) { return call1("_np_ones_like", {a}); }
 
-NDArray arange(int64_t stop) { return arange(int64_t{0}, stop, 1); }
-NDArray arange(int64_t start, int64_t stop, int64_t step) {
+NDArray arange_int64(int64_t start, int64_t stop, int64_t step) {
   return arange(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step),
                 DType::kInt64);
 }
 NDArray arange(double start, double stop, double step, OptDType dtype) {
   return call1("_npi_arange", {},
-               {{"start", Value(start)}, {"stop", Value(stop)}, {"step", Value(step)}, {"dtype", opt(dtype)}});
+               {{"start", Value(start)},
+                {"stop", Value(stop)},
+                {"step", Value(step)},
+                {"dtype", opt(dtype)}});
 }
 NDArray linspace(double start, double stop, int64_t num, bool endpoint, OptDType dtype) {
   return call1("_npi_linspace", {},
@@ -55,7 +58,8 @@ NDArray linspace(double start, double stop, int64_t num, bool endpoint, OptDType
                 {"dtype", opt(dtype)}});
 }
 NDArray eye(int64_t n, std::optional<int64_t> m, int64_t k, OptDType dtype) {
-  return call1("_npi_eye", {}, {{"N", Value(n)}, {"M", opt(m)}, {"k", Value(k)}, {"dtype", opt(dtype)}});
+  return call1("_npi_eye", {},
+               {{"N", Value(n)}, {"M", opt(m)}, {"k", Value(k)}, {"dtype", opt(dtype)}});
 }
 
 #define NDX_NP_UNARY(name, op) \
@@ -115,7 +119,9 @@ NDArray sum(const NDArray& a, int64_t axis, bool keepdims) { return sum(a, Shape
 NDArray mean(const NDArray& a, std::optional<Shape> axis, bool keepdims, OptDType dtype) {
   return reduce("_np_mean", a, axis, keepdims, dtype);
 }
-NDArray mean(const NDArray& a, int64_t axis, bool keepdims) { return mean(a, Shape{axis}, keepdims); }
+NDArray mean(const NDArray& a, int64_t axis, bool keepdims) {
+  return mean(a, Shape{axis}, keepdims);
+}
 NDArray prod(const NDArray& a, std::optional<Shape> axis, bool keepdims, OptDType dtype) {
   return reduce("_np_prod", a, axis, keepdims, dtype);
 }
@@ -134,7 +140,9 @@ NDArray argmin(const NDArray& a, std::optional<int64_t> axis, bool keepdims) {
   return call1("_np_argmin", {a}, {{"axis", opt(axis)}, {"keepdims", Value(keepdims)}});
 }
 
-NDArray reshape(const NDArray& a, const Shape& s) { return call1("_np_reshape", {a}, {{"newshape", Value(s)}}); }
+NDArray reshape(const NDArray& a, const Shape& s) {
+  return call1("_np_reshape", {a}, {{"newshape", Value(s)}});
+}
 NDArray transpose(const NDArray& a, std::optional<Shape> axes) {
   return call1("_np_transpose", {a}, {{"axes", opt(axes)}});
 }

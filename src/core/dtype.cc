@@ -28,10 +28,14 @@ std::atomic<DType> g_default_float{DType::kFloat32};
 
 DType signed_of_size(int size) {
   switch (size) {
-    case 1: return DType::kInt8;
-    case 2: return DType::kInt16;
-    case 4: return DType::kInt32;
-    default: return DType::kInt64;
+    case 1:
+      return DType::kInt8;
+    case 2:
+      return DType::kInt16;
+    case 4:
+      return DType::kInt32;
+    default:
+      return DType::kInt64;
   }
 }
 
@@ -94,8 +98,7 @@ std::ostream& operator<<(std::ostream& os, DType t) {
 
 void unsupported_dtype(const char* where, DType t) {
   int i = static_cast<int>(t);
-  if (i < 0 || i >= kNumDTypes)
-    type_error("[", where, "] unknown dtype code ", i);
+  if (i < 0 || i >= kNumDTypes) type_error("[", where, "] unknown dtype code ", i);
   type_error("[", where, "] dtype ", kInfo[i].name, " is not supported here");
 }
 
@@ -114,9 +117,12 @@ DType promote_types(DType a, DType b) {
 
 DType promote_with_scalar(DType t, ScalarKind scalar) {
   switch (scalar) {
-    case ScalarKind::kBool: return t;
-    case ScalarKind::kInt: return t == DType::kBool ? DType::kInt64 : t;
-    case ScalarKind::kFloat: return is_float(t) ? t : default_float_dtype();
+    case ScalarKind::kBool:
+      return t;
+    case ScalarKind::kInt:
+      return t == DType::kBool ? DType::kInt64 : t;
+    case ScalarKind::kFloat:
+      return is_float(t) ? t : default_float_dtype();
   }
   return t;
 }

@@ -25,10 +25,17 @@ bool round_trips(double v, int digits, DType t, std::string* out) {
   double back = std::strtod(buf, nullptr);
   bool same;
   switch (t) {
-    case DType::kFloat16: same = float(float16(back)) == float(float16(v)); break;
-    case DType::kBFloat16: same = float(bfloat16(back)) == float(bfloat16(v)); break;
-    case DType::kFloat32: same = static_cast<float>(back) == static_cast<float>(v); break;
-    default: same = back == v;
+    case DType::kFloat16:
+      same = float(float16(back)) == float(float16(v));
+      break;
+    case DType::kBFloat16:
+      same = float(bfloat16(back)) == float(bfloat16(v));
+      break;
+    case DType::kFloat32:
+      same = static_cast<float>(back) == static_cast<float>(v);
+      break;
+    default:
+      same = back == v;
   }
   if (same) *out = buf;
   return same;
@@ -199,7 +206,8 @@ struct Printer {
       }
     } else {
       std::string trimmed = sep.substr(0, sep.find_last_not_of(' ') + 1);
-      std::string between = trimmed + std::string(n - axis - 1, '\n') + std::string(indent + 1, ' ');
+      std::string between =
+          trimmed + std::string(n - axis - 1, '\n') + std::string(indent + 1, ' ');
       for (int64_t i = 0; i < len; ++i) {
         if (summarized[axis] && i == kEdgeItems) out += "..." + between;
         print(out, axis + 1, indent + 1);
@@ -213,7 +221,8 @@ struct Printer {
                    bool first) {
     // Leave room for the closing brackets, as NumPy does.
     size_t closing = static_cast<size_t>(shape.ndim());
-    if (!first && out.size() - line_start + word.size() + closing > static_cast<size_t>(kLineWidth)) {
+    if (!first &&
+        out.size() - line_start + word.size() + closing > static_cast<size_t>(kLineWidth)) {
       while (!out.empty() && out.back() == ' ') out.pop_back();
       out += '\n';
       line_start = out.size();

@@ -21,7 +21,8 @@ void check_shape_valid(const Shape& shape, const char* op) {
     value_error("[", op, "] at most ", Shape::kMaxDims, " dimensions are supported, got ",
                 shape.ndim());
   for (int64_t d : shape)
-    if (d < 0) value_error("[", op, "] negative dimensions are not allowed; got shape ", shape.str());
+    if (d < 0)
+      value_error("[", op, "] negative dimensions are not allowed; got shape ", shape.str());
 }
 }  // namespace
 
@@ -34,8 +35,8 @@ NDArray::NDArray(Shape shape, DType dtype, Device device) {
   dtype_ = dtype;
 }
 
-NDArray::NDArray(std::shared_ptr<Storage> storage, int64_t byte_offset, Shape shape,
-                 Shape strides, DType dtype)
+NDArray::NDArray(std::shared_ptr<Storage> storage, int64_t byte_offset, Shape shape, Shape strides,
+                 DType dtype)
     : storage_(std::move(storage)),
       byte_offset_(byte_offset),
       shape_(std::move(shape)),
@@ -49,8 +50,7 @@ NDArray NDArray::scalar(double value, DType dtype, Device device) {
 }
 
 void NDArray::check_dtype(DType t) const {
-  if (t != dtype_)
-    type_error("[NDArray.data] array has dtype ", dtype_, ", accessed as ", t);
+  if (t != dtype_) type_error("[NDArray.data] array has dtype ", dtype_, ", accessed as ", t);
 }
 
 bool NDArray::is_contiguous() const {
@@ -80,7 +80,8 @@ NDArray NDArray::reshape(const Shape& new_shape) const {
   }
   if (infer >= 0) {
     if (known == 0 || size() % known != 0)
-      value_error("[reshape] cannot reshape array of size ", size(), " into shape ", new_shape.str());
+      value_error("[reshape] cannot reshape array of size ", size(), " into shape ",
+                  new_shape.str());
     target[infer] = size() / known;
   }
   if (target.size() != size())
@@ -161,7 +162,8 @@ NDArray NDArray::broadcast_to(const Shape& target) const {
     if (shape_[i] != 1 && shape_[i] != target[lead + i])
       value_error("[broadcast_to] operands could not be broadcast together with remapped shapes: ",
                   "cannot broadcast ", shape_.str(), " to ", target.str());
-  return NDArray(storage_, byte_offset_, target, broadcast_strides(shape_, strides_, target), dtype_);
+  return NDArray(storage_, byte_offset_, target, broadcast_strides(shape_, strides_, target),
+                 dtype_);
 }
 
 NDArray NDArray::expand_dims(int64_t axis) const {
@@ -214,14 +216,15 @@ template <typename To, typename From>
 inline To cast_value(From v) {
   if constexpr (std::is_same_v<To, bool>) {
     return static_cast<compute_t<From>>(v) != compute_t<From>(0);
-  } else if constexpr (std::is_floating_point_v<compute_t<From>> &&
-                       std::is_integral_v<To>) {
+  } else if constexpr (std::is_floating_point_v<compute_t<From>> && std::is_integral_v<To>) {
     // float -> int conversion of nan/inf/out-of-range values is undefined in C++; NumPy
     // gives an unspecified value with a warning. Saturate so the result is defined.
     double d = static_cast<double>(static_cast<compute_t<From>>(v));
     if (std::isnan(d)) return To(0);
-    if (d <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
-    if (d >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    if (d <= static_cast<double>(std::numeric_limits<To>::lowest()))
+      return std::numeric_limits<To>::lowest();
+    if (d >= static_cast<double>(std::numeric_limits<To>::max()))
+      return std::numeric_limits<To>::max();
     return static_cast<To>(d);
   } else {
     return static_cast<To>(static_cast<compute_t<From>>(v));
@@ -238,7 +241,8 @@ void copy_typed(const char* src, const Shape& src_strides, char* dst, const NDAr
     if (r.stride[0] == 1 && r.stride[1] == 1) {
       for (int64_t i = 0; i < r.length; ++i) dp[i] = cast_value<To>(sp[i]);
     } else {
-      for (int64_t i = 0; i < r.length; ++i) dp[i * r.stride[0]] = cast_value<To>(sp[i * r.stride[1]]);
+      for (int64_t i = 0; i < r.length; ++i)
+        dp[i * r.stride[0]] = cast_value<To>(sp[i * r.stride[1]]);
     }
   });
 }
@@ -251,8 +255,9 @@ void copy_cast(const NDArray& src, const NDArray& dst) {
   NDArray b = src.broadcast_to(dst.shape());
   if (dst.size() == 0) return;
   // Overlapping source and destination (a[1:] = a[:-1]) must read before writing.
-  if (src.shares_storage_with(dst) && !(src.byte_offset() == dst.byte_offset() &&
-                                        src.strides() == dst.strides() && src.dtype() == dst.dtype())) {
+  if (src.shares_storage_with(dst) &&
+      !(src.byte_offset() == dst.byte_offset() && src.strides() == dst.strides() &&
+        src.dtype() == dst.dtype())) {
     b = b.copy();
   }
   const char* sp = static_cast<const char*>(b.raw_data());

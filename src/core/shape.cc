@@ -62,12 +62,18 @@ std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str
 
 const char* error_kind_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kValueError: return "ValueError";
-    case ErrorKind::kTypeError: return "TypeError";
-    case ErrorKind::kIndexError: return "IndexError";
-    case ErrorKind::kNotImplementedError: return "NotImplementedError";
-    case ErrorKind::kAxisError: return "AxisError";
-    case ErrorKind::kRuntimeError: break;
+    case ErrorKind::kValueError:
+      return "ValueError";
+    case ErrorKind::kTypeError:
+      return "TypeError";
+    case ErrorKind::kIndexError:
+      return "IndexError";
+    case ErrorKind::kNotImplementedError:
+      return "NotImplementedError";
+    case ErrorKind::kAxisError:
+      return "AxisError";
+    case ErrorKind::kRuntimeError:
+      break;
   }
   return "RuntimeError";
 }

@@ -11,9 +11,9 @@ namespace ndx {
 
 template <int N>
 struct StridedRun {
-  int64_t length;                   // elements in this run
-  std::array<int64_t, N> offset;    // element offset of the run's start, per operand
-  std::array<int64_t, N> stride;    // element stride inside the run, per operand
+  int64_t length;                 // elements in this run
+  std::array<int64_t, N> offset;  // element offset of the run's start, per operand
+  std::array<int64_t, N> stride;  // element stride inside the run, per operand
 };
 
 // Strides of `src_strides` (for an operand of shape `src`) as seen against `out`, broadcasting
@@ -29,8 +29,7 @@ void for_each_run(const Shape& shape, const std::array<const Shape*, N>& strides
   for (int i = 0; i < shape.ndim(); ++i) {
     if (shape[i] == 1) continue;
     bool merge = nd > 0;
-    for (int k = 0; k < N && merge; ++k)
-      merge = st[k][nd - 1] == (*strides[k])[i] * shape[i];
+    for (int k = 0; k < N && merge; ++k) merge = st[k][nd - 1] == (*strides[k])[i] * shape[i];
     if (merge) {
       dims[nd - 1] *= shape[i];
       for (int k = 0; k < N; ++k) st[k][nd - 1] = (*strides[k])[i];

@@ -47,7 +47,8 @@ struct Evaluator {
     if (it != done.end()) return it->second;
     if (n->is_variable()) {
       auto v = variables.find(n.get());
-      if (v == variables.end()) value_error("[evaluate] no value for variable '", n->attrs.name, "'");
+      if (v == variables.end())
+        value_error("[evaluate] no value for variable '", n->attrs.name, "'");
       return done[n.get()] = {v->second};
     }
     std::vector<NDArray> in;

@@ -18,8 +18,8 @@ TBlob to_blob(const NDArray& a) {
 }
 
 bool same_view(const NDArray& a, const NDArray& b) {
-  return a.shares_storage_with(b) && a.byte_offset() == b.byte_offset() && a.strides() == b.strides() &&
-         a.shape() == b.shape();
+  return a.shares_storage_with(b) && a.byte_offset() == b.byte_offset() &&
+         a.strides() == b.strides() && a.shape() == b.shape();
 }
 
 }  // namespace
@@ -70,7 +70,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   if (!op) value_error("[invoke] attrs carry no operator");
   const uint32_t nin = op->inputs_for(attrs), nout = op->outputs_for(attrs);
   if (inputs.size() != nin)
-    value_error("[", op->name, "] expected ", nin, " input", nin == 1 ? "" : "s", ", got ", inputs.size());
+    value_error("[", op->name, "] expected ", nin, " input", nin == 1 ? "" : "s", ", got ",
+                inputs.size());
 
   // 1. device, shapes, dtypes: all validation happens before anything is allocated.
   Device device = options.device ? *options.device : (nin ? inputs[0].device() : cpu());
@@ -104,7 +105,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   std::vector<NDArray> outputs(nout);
   if (options.outputs) {
     if (options.outputs->size() != nout)
-      value_error("[", op->name, "] expected ", nout, " output arrays, got ", options.outputs->size());
+      value_error("[", op->name, "] expected ", nout, " output arrays, got ",
+                  options.outputs->size());
     for (uint32_t j = 0; j < nout; ++j) {
       const NDArray& o = (*options.outputs)[j];
       if (!o.defined()) value_error("[", op->name, "] output ", j, " is an undefined array");
@@ -112,9 +114,11 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
         value_error("[", op->name, "] output ", j, " has shape ", o.shape().str(), ", expected ",
                     out_shapes[j].str());
       if (o.dtype() != out_types[j])
-        type_error("[", op->name, "] output ", j, " has dtype ", o.dtype(), ", expected ", out_types[j]);
+        type_error("[", op->name, "] output ", j, " has dtype ", o.dtype(), ", expected ",
+                   out_types[j]);
       if (o.device() != device)
-        value_error("[", op->name, "] output ", j, " is on ", o.device().str(), ", expected ", device.str());
+        value_error("[", op->name, "] output ", j, " is on ", o.device().str(), ", expected ",
+                    device.str());
       outputs[j] = o;
     }
   } else {
@@ -145,7 +149,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     for (uint32_t i = 0; options.outputs && i < nin; ++i) {
       if (!inputs[i].shares_storage_with(outputs[j])) continue;
       bool allowed = false;
-      for (auto [pi, po] : inplace) allowed |= pi == static_cast<int>(i) && po == static_cast<int>(j);
+      for (auto [pi, po] : inplace)
+        allowed |= pi == static_cast<int>(i) && po == static_cast<int>(j);
       if (allowed && same_view(inputs[i], outputs[j]) && in_blobs[i].dptr == outputs[j].raw_data())
         inplace_ok = true;
       else
@@ -177,7 +182,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   (*compute)(attrs, ctx, in_blobs, req, out_blobs);
 
   for (uint32_t j = 0; j < nout; ++j)
-    if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp) outputs[j].assign(targets[j]);
+    if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp)
+      outputs[j].assign(targets[j]);
   outputs.resize(op->visible_outputs_for(attrs));
   return outputs;
 }

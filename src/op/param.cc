@@ -6,7 +6,8 @@
 namespace ndx {
 
 namespace {
-[[noreturn]] void bad_value(const FieldContext& ctx, std::string_view expected, std::string_view got) {
+[[noreturn]] void bad_value(const FieldContext& ctx, std::string_view expected,
+                            std::string_view got) {
   type_error("[", ctx.op, "] parameter '", ctx.field, "' expected ", expected, ", got ", got);
 }
 
@@ -28,14 +29,22 @@ int64_t parse_int(std::string_view s, const FieldContext& ctx) {
 
 const char* Value::kind_name() const {
   switch (kind) {
-    case Kind::kNone: return "None";
-    case Kind::kBool: return "bool";
-    case Kind::kInt: return "int";
-    case Kind::kFloat: return "float";
-    case Kind::kStr: return "str";
-    case Kind::kDType: return "dtype";
-    case Kind::kDevice: return "device";
-    case Kind::kTuple: return "tuple";
+    case Kind::kNone:
+      return "None";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kInt:
+      return "int";
+    case Kind::kFloat:
+      return "float";
+    case Kind::kStr:
+      return "str";
+    case Kind::kDType:
+      return "dtype";
+    case Kind::kDevice:
+      return "device";
+    case Kind::kTuple:
+      return "tuple";
   }
   return "?";
 }
@@ -169,7 +178,8 @@ Device FieldTraits<Device>::from_string(std::string_view s, const FieldContext& 
   }
   if (kind == "cpu") return cpu(id);
   if (kind == "gpu" || kind == "cuda") return gpu(id);
-  value_error("[", ctx.op, "] parameter '", ctx.field, "' expected 'cpu(i)' or 'gpu(i)', got '", s, "'");
+  value_error("[", ctx.op, "] parameter '", ctx.field, "' expected 'cpu(i)' or 'gpu(i)', got '", s,
+              "'");
 }
 std::string FieldTraits<Device>::to_string(const Device& v) { return v.str(); }
 
@@ -184,8 +194,8 @@ namespace {
 [[noreturn]] void unknown_param(const ParamSchema& s, std::string_view key, std::string_view op) {
   std::string names;
   for (const auto& f : s.fields) names += (names.empty() ? "" : ", ") + f.name;
-  value_error("[", op, "] unknown parameter '", key, "'; expected one of: ",
-              names.empty() ? "(none)" : names);
+  value_error("[", op, "] unknown parameter '", key,
+              "'; expected one of: ", names.empty() ? "(none)" : names);
 }
 
 void check_constraints(const ParamField& f, const void* obj, std::string_view op) {
@@ -221,7 +231,8 @@ std::any parse_fields(const ParamSchema& s, std::string_view op, std::vector<boo
 }
 }  // namespace
 
-std::any ParamSchema::parse(const std::map<std::string, std::string>& dict, std::string_view op) const {
+std::any ParamSchema::parse(const std::map<std::string, std::string>& dict,
+                            std::string_view op) const {
   std::vector<bool> given(fields.size(), false);
   return parse_fields(*this, op, given, [&](void* obj) {
     for (const auto& [key, value] : dict) {
@@ -258,8 +269,10 @@ std::string ParamSchema::doc() const {
   std::ostringstream os;
   for (const auto& f : fields) {
     os << f.name << " : " << f.type_name;
-    if (f.default_str) os << ", optional, default=" << *f.default_str;
-    else os << ", required";
+    if (f.default_str)
+      os << ", optional, default=" << *f.default_str;
+    else
+      os << ", required";
     os << "\n    " << f.doc << "\n";
   }
   return os.str();

@@ -131,7 +131,8 @@ std::vector<std::string> Op::output_names(const NodeAttrs& a) const {
   if (fnames.count(this)) return fnames[this](a);
   uint32_t n = outputs_for(a);
   std::vector<std::string> names;
-  for (uint32_t i = 0; i < n; ++i) names.push_back(n == 1 ? "output" : "output" + std::to_string(i));
+  for (uint32_t i = 0; i < n; ++i)
+    names.push_back(n == 1 ? "output" : "output" + std::to_string(i));
   return names;
 }
 
@@ -185,7 +186,8 @@ std::string op_name(const NodeAttrs& attrs) {
   return n;
 }
 
-void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const char* what, int index) {
+void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const char* what,
+                  int index) {
   if (!src.is_known()) return;
   if (!dst->is_known()) {
     *dst = src;
@@ -203,7 +205,8 @@ void assign_type(const NodeAttrs& attrs, DType* dst, DType src, const char* what
     return;
   }
   if (*dst != src)
-    type_error("[", op_name(attrs), "] dtype of ", what, " ", index, " is ", *dst, ", expected ", src);
+    type_error("[", op_name(attrs), "] dtype of ", what, " ", index, " is ", *dst, ", expected ",
+               src);
 }
 
 }  // namespace ndx

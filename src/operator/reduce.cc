@@ -58,12 +58,6 @@ struct ArgReduceParam {  // argmax, argmin
   }
 };
 
-// "_np_sum" -> "sum" for messages, as NumPy users know the ops.
-std::string display_name(const NodeAttrs& attrs) {
-  const std::string& n = op_name(attrs);
-  return n.rfind("_np_", 0) == 0 ? n.substr(4) : n;
-}
-
 // The reduced axes as a mask over the input's dims. NumPy lets a single axis 0 or -1 through on a
 // 0-d array for ufunc reductions (sum, prod, max, min), but not for mean.
 std::vector<bool> reduce_mask(const std::string& name, const std::optional<Shape>& axis, int ndim,
@@ -183,7 +177,7 @@ void sum_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ReduceParam>();
-  auto mask = reduce_mask(display_name(attrs), p.axis, in[0].ndim(), kind != SumKind::kMean);
+  auto mask = reduce_mask(op_name(attrs), p.axis, in[0].ndim(), kind != SumKind::kMean);
   Shape kd = keepdims_shape(in[0].shape, mask);
   int64_t count = reduced_count(in[0].shape, mask);
   std::vector<NDArray> keep;
@@ -225,7 +219,7 @@ void minmax_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<MinMaxParam>();
-  auto mask = reduce_mask(display_name(attrs), p.axis, in[0].ndim(), true);
+  auto mask = reduce_mask(op_name(attrs), p.axis, in[0].ndim(), true);
   Shape kd = keepdims_shape(in[0].shape, mask);
   NDX_DTYPE_SWITCH(in[0].dtype, T, {
     using C = compute_t<T>;
@@ -270,7 +264,7 @@ void arg_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ArgReduceParam>();
   const TBlob& x = in[0];
-  std::optional<int> ax = arg_axis(display_name(attrs), p.axis, x.ndim());
+  std::optional<int> ax = arg_axis(op_name(attrs), p.axis, x.ndim());
   int64_t* op = out[0].ptr<int64_t>();
   NDX_DTYPE_SWITCH(x.dtype, T, {
     const T* xp = x.ptr<T>();
@@ -304,7 +298,7 @@ template <bool kScalarAxisOk>
 bool sum_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
   const auto& p = attrs.get<ReduceParam>();
-  auto mask = reduce_mask(display_name(attrs), p.axis, (*in)[0].ndim(), kScalarAxisOk);
+  auto mask = reduce_mask(op_name(attrs), p.axis, (*in)[0].ndim(), kScalarAxisOk);
   assign_shape(attrs, &(*out)[0], reduced_shape((*in)[0], mask, p.keepdims), "output", 0);
   return true;
 }
@@ -313,7 +307,7 @@ bool minmax_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
   const Shape& s = (*in)[0];
   const auto& p = attrs.get<MinMaxParam>();
-  const std::string name = display_name(attrs);
+  const std::string name = op_name(attrs);
   auto mask = reduce_mask(name, p.axis, s.ndim(), true);
   for (int i = 0; i < s.ndim(); ++i)
     if (mask[i] && s[i] == 0)
@@ -328,7 +322,7 @@ bool arg_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
   const Shape& s = (*in)[0];
   const auto& p = attrs.get<ArgReduceParam>();
-  const std::string name = display_name(attrs);
+  const std::string name = op_name(attrs);
   std::optional<int> ax = arg_axis(name, p.axis, s.ndim());
   Shape o;
   if (!ax) {

@@ -14,11 +14,14 @@ TEST(DType, NamesAndSizes) {
   EXPECT_EQ(dtype_size(DType::kUInt64), 8);
   EXPECT_EQ(dtype_from_name("int16"), DType::kInt16);
   EXPECT_EQ(dtype_from_name("bool"), DType::kBool);
-  expect_error(ErrorKind::kTypeError, [] { dtype_from_name("float128"); }, "float128");
+  expect_error(
+      ErrorKind::kTypeError, [] { dtype_from_name("float128"); }, "float128");
 }
 
 TEST(DType, PromotionFollowsNumPy2) {
-  struct Case { DType a, b, want; };
+  struct Case {
+    DType a, b, want;
+  };
   // Values from numpy.promote_types (NumPy 2.x).
   std::vector<Case> cases = {
       {DType::kBool, DType::kInt8, DType::kInt8},
@@ -66,13 +69,13 @@ TEST(Float16, ConversionRoundsToNearestEven) {
   // Hand-computed IEEE binary16 encodings.
   EXPECT_EQ(float16(1.0f).bits, 0x3c00);
   EXPECT_EQ(float16(-2.0f).bits, 0xc000);
-  EXPECT_EQ(float16(65504.0f).bits, 0x7bff);       // largest finite
-  EXPECT_EQ(float16(65520.0f).bits, 0x7c00);       // rounds to inf
+  EXPECT_EQ(float16(65504.0f).bits, 0x7bff);                // largest finite
+  EXPECT_EQ(float16(65520.0f).bits, 0x7c00);                // rounds to inf
   EXPECT_EQ(float16(5.960464477539063e-08f).bits, 0x0001);  // smallest subnormal
   EXPECT_EQ(float16(0.1f).bits, 0x2e66);
-  EXPECT_EQ(float16(1.0009765625f).bits, 0x3c01);  // 1 + 2^-10 exact
-  EXPECT_EQ(float16(1.00048828125f).bits, 0x3c00); // halfway: ties to even (down)
-  EXPECT_EQ(float16(1.00146484375f).bits, 0x3c02); // halfway: ties to even (up)
+  EXPECT_EQ(float16(1.0009765625f).bits, 0x3c01);   // 1 + 2^-10 exact
+  EXPECT_EQ(float16(1.00048828125f).bits, 0x3c00);  // halfway: ties to even (down)
+  EXPECT_EQ(float16(1.00146484375f).bits, 0x3c02);  // halfway: ties to even (up)
   EXPECT_TRUE(std::isnan(float(float16(NAN))));
   EXPECT_EQ(float(float16(0.5f)), 0.5f);
   EXPECT_EQ(bfloat16(1.0f).bits, 0x3f80);
@@ -103,9 +106,15 @@ TEST(Shape, Broadcasting) {
   EXPECT_EQ(broadcast_shapes({3, 1}, {1, 4}, "t"), (Shape{3, 4}));
   EXPECT_EQ(broadcast_shapes({}, {2, 2}, "t"), (Shape{2, 2}));
   EXPECT_EQ(broadcast_shapes({0, 1}, {1, 5}, "t"), (Shape{0, 5}));
-  expect_error(ErrorKind::kValueError, [] { broadcast_shapes({2, 3}, {4}, "add"); }, "[add]");
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        broadcast_shapes({2, 3}, {4}, "add");
+      },
+      "[add]");
   EXPECT_EQ(normalize_axis(-1, 3, "t"), 2);
-  expect_error(ErrorKind::kAxisError, [] { normalize_axis(3, 3, "sum"); }, "axis 3");
+  expect_error(
+      ErrorKind::kAxisError, [] { normalize_axis(3, 3, "sum"); }, "axis 3");
 }
 
 TEST(Storage, PoolReusesAlignedBlocks) {
@@ -119,8 +128,14 @@ TEST(Storage, PoolReusesAlignedBlocks) {
   EXPECT_EQ(b.raw_data(), first);
   NDArray z({0}, DType::kFloat64);
   EXPECT_TRUE(z.defined());
-  expect_error(ErrorKind::kNotImplementedError, [] { NDArray g({2}, DType::kFloat32, gpu(0)); }, "gpu(0)");
-  expect_error(ErrorKind::kValueError, [] { NDArray n({2, -1}); }, "negative");
+  expect_error(
+      ErrorKind::kNotImplementedError, [] { NDArray g({2}, DType::kFloat32, gpu(0)); }, "gpu(0)");
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        NDArray n({2, -1});
+      },
+      "negative");
 }
 
 TEST(NDArray, ViewsShareMemory) {
@@ -158,25 +173,47 @@ TEST(NDArray, ViewsShareMemory) {
 
 TEST(NDArray, BadViewsRaise) {
   NDArray a = np::zeros({2, 3});
-  expect_error(ErrorKind::kValueError, [&] { a.reshape({4}); }, "cannot reshape");
-  expect_error(ErrorKind::kValueError, [&] { a.reshape({-1, -1}); }, "one unknown");
-  expect_error(ErrorKind::kValueError, [&] { a.transpose({0}); }, "axes don't match");
-  expect_error(ErrorKind::kValueError, [&] { a.transpose({0, 0}); }, "repeated axis");
-  expect_error(ErrorKind::kIndexError, [&] { a[2]; }, "out of bounds");
-  expect_error(ErrorKind::kIndexError, [&] { a[0][0][0]; }, "0-dimensional");
-  expect_error(ErrorKind::kValueError, [&] { a.broadcast_to({3, 3}); }, "broadcast");
+  expect_error(
+      ErrorKind::kValueError, [&] { a.reshape({4}); }, "cannot reshape");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        a.reshape({-1, -1});
+      },
+      "one unknown");
+  expect_error(
+      ErrorKind::kValueError, [&] { a.transpose({0}); }, "axes don't match");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        a.transpose({0, 0});
+      },
+      "repeated axis");
+  expect_error(
+      ErrorKind::kIndexError, [&] { a[2]; }, "out of bounds");
+  expect_error(
+      ErrorKind::kIndexError, [&] { a[0][0][0]; }, "0-dimensional");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        a.broadcast_to({3, 3});
+      },
+      "broadcast");
   expect_error(ErrorKind::kValueError, [&] { a.broadcast_to({3}); });
-  expect_error(ErrorKind::kValueError, [&] { a.slice(0, 0, 1, 0); }, "step");
+  expect_error(
+      ErrorKind::kValueError, [&] { a.slice(0, 0, 1, 0); }, "step");
   expect_error(ErrorKind::kAxisError, [&] { a.slice(2, 0, 1); });
   expect_error(ErrorKind::kTypeError, [&] { a.data<int32_t>(); });
-  expect_error(ErrorKind::kValueError, [&] { a.item<float>(); }, "size 1");
+  expect_error(
+      ErrorKind::kValueError, [&] { a.item<float>(); }, "size 1");
 }
 
 TEST(NDArray, CopyAstypeAssign) {
   NDArray f = NDArray::from_vector<float>({-1.5f, 0.0f, 2.7f, 300.0f}, {4});
   EXPECT_EQ(f.astype(DType::kInt32).to_vector<int32_t>(), (std::vector<int32_t>{-1, 0, 2, 300}));
   EXPECT_EQ(f.astype(DType::kBool).to_vector<int>(), (std::vector<int>{1, 0, 1, 1}));
-  EXPECT_EQ(f.astype(DType::kFloat16).to_vector<float>(), (std::vector<float>{-1.5f, 0.0f, 2.69921875f, 300.0f}));
+  EXPECT_EQ(f.astype(DType::kFloat16).to_vector<float>(),
+            (std::vector<float>{-1.5f, 0.0f, 2.69921875f, 300.0f}));
   NDArray c = f.copy();
   EXPECT_FALSE(c.shares_storage_with(f));
   c.fill(7);
@@ -213,7 +250,8 @@ TEST(NDArray, PrintsLikeNumPy) {
   EXPECT_EQ(np::arange(3).repr(), "array([0, 1, 2])");
   EXPECT_EQ(NDArray::from_vector<int32_t>({-5, 10}, {2}).repr(), "array([-5, 10], dtype=int32)");
   EXPECT_EQ(NDArray::from_vector<float>({NAN, 1.0f, -INFINITY}, {3}).str(), "[ nan   1. -inf]");
-  EXPECT_EQ(np::arange(2 * 2 * 2).reshape({2, 2, 2}).str(), "[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]");
+  EXPECT_EQ(np::arange(2 * 2 * 2).reshape({2, 2, 2}).str(),
+            "[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]");
   EXPECT_EQ(np::arange(2000).str(), "[   0    1    2 ... 1997 1998 1999]");
   EXPECT_EQ(NDArray::from_vector<float>({0.1f}, {1}).astype(DType::kFloat16).str(), "[0.1]");
   std::ostringstream os;

@@ -42,7 +42,7 @@ TEST(Unary, FloatDtypesMatchReference) {
         std::vector<double> want;
         for (double v : x.to_vector<double>()) want.push_back(c.ref(v));
         double rtol = t == DType::kFloat64 ? 1e-12 : t == DType::kFloat32 ? 1e-6 : 1e-2;
-        expect_close(y.to_vector<double>(), want, rtol, rtol) ;
+        expect_close(y.to_vector<double>(), want, rtol, rtol);
       }
     }
   }
@@ -72,7 +72,8 @@ TEST(Unary, IntegerInputsFollowNumPyTypeRules) {
   EXPECT_EQ(run("_np_logical_not", {b}).to_vector<int>(), (std::vector<int>{0, 1}));
   EXPECT_EQ(run("_np_logical_not", {NDArray::from_vector<float>({0.f, 2.f}, {2})}).to_vector<int>(),
             (std::vector<int>{1, 0}));
-  expect_error(ErrorKind::kTypeError, [&] { run("_np_negative", {b}); }, "boolean");
+  expect_error(
+      ErrorKind::kTypeError, [&] { run("_np_negative", {b}); }, "boolean");
   expect_error(ErrorKind::kTypeError, [&] { run("_np_sign", {b}); });
 }
 
@@ -123,12 +124,16 @@ bool is_comparison(const std::string& op) {
 }
 
 TEST(Binary, BroadcastingOverDtypesMatchesReference) {
-  struct Shapes { Shape a, b, out; };
-  std::vector<Shapes> shapes = {{{2, 3}, {2, 3}, {2, 3}}, {{2, 3}, {3}, {2, 3}}, {{3, 1}, {1, 4}, {3, 4}},
-                                {{}, {2, 2}, {2, 2}},     {{}, {}, {}},         {{0, 3}, {3}, {0, 3}},
-                                {{4, 1, 2}, {3, 1}, {4, 3, 2}}};
+  struct Shapes {
+    Shape a, b, out;
+  };
+  std::vector<Shapes> shapes = {
+      {{2, 3}, {2, 3}, {2, 3}},      {{2, 3}, {3}, {2, 3}}, {{3, 1}, {1, 4}, {3, 4}},
+      {{}, {2, 2}, {2, 2}},          {{}, {}, {}},          {{0, 3}, {3}, {0, 3}},
+      {{4, 1, 2}, {3, 1}, {4, 3, 2}}};
   for (const auto& c : kBinary) {
-    for (DType t : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kUInt8}) {
+    for (DType t :
+         {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kUInt8}) {
       bool integral = is_integer(t);
       if (integral && std::string(c.op) == "_np_true_divide") continue;  // checked below
       for (const auto& s : shapes) {
@@ -136,12 +141,14 @@ TEST(Binary, BroadcastingOverDtypesMatchesReference) {
         if (integral)
           for (auto* v : {&av, &bv})
             for (double& x : *v) x = std::round(std::fabs(x)) + (c.lo > 0 ? 1 : 0);
-        NDArray a = NDArray::from_vector(av, s.a).astype(t), b = NDArray::from_vector(bv, s.b).astype(t);
+        NDArray a = NDArray::from_vector(av, s.a).astype(t),
+                b = NDArray::from_vector(bv, s.b).astype(t);
         NDArray y = run(c.op, {a, b});
         ASSERT_EQ(y.shape(), s.out) << c.op;
         EXPECT_EQ(y.dtype(), is_comparison(c.op) ? DType::kBool : t) << c.op << " " << t;
         // Reference: broadcast by hand through the views, then apply elementwise.
-        auto ab = a.broadcast_to(s.out).to_vector<double>(), bb = b.broadcast_to(s.out).to_vector<double>();
+        auto ab = a.broadcast_to(s.out).to_vector<double>(),
+             bb = b.broadcast_to(s.out).to_vector<double>();
         std::vector<double> want(ab.size());
         for (size_t i = 0; i < ab.size(); ++i) {
           want[i] = c.ref(ab[i], bb[i]);
@@ -168,53 +175,72 @@ TEST(Binary, PromotionAndTypeRules) {
   EXPECT_EQ(s.to_vector<int>(), (std::vector<int>{201, 5}));
   EXPECT_EQ(run("_np_add", {f32, i32}).dtype(), DType::kFloat64);
   EXPECT_EQ(run("_np_true_divide", {i32, i32}).dtype(), DType::kFloat32);
-  EXPECT_EQ(run("_np_true_divide", {i32, NDArray::from_vector<int32_t>({2, 2}, {2})}).to_vector<float>(),
-            (std::vector<float>{3.5f, -3.5f}));
+  EXPECT_EQ(
+      run("_np_true_divide", {i32, NDArray::from_vector<int32_t>({2, 2}, {2})}).to_vector<float>(),
+      (std::vector<float>{3.5f, -3.5f}));
   EXPECT_EQ(run("_np_add", {bl, bl}).to_vector<int>(), (std::vector<int>{1, 0}));
   EXPECT_EQ(run("_np_add", {bl, bl}).dtype(), DType::kBool);
   EXPECT_EQ(run("_np_multiply", {bl, bl}).dtype(), DType::kBool);
   EXPECT_EQ(run("_np_power", {bl, bl}).dtype(), DType::kInt8);
   EXPECT_EQ(run("_np_floor_divide", {bl, bl}).dtype(), DType::kInt8);
-  expect_error(ErrorKind::kTypeError, [&] { run("_np_subtract", {bl, bl}); }, "boolean subtract");
+  expect_error(
+      ErrorKind::kTypeError,
+      [&] {
+        run("_np_subtract", {bl, bl});
+      },
+      "boolean subtract");
   // Python's floor division and modulo signs.
   NDArray d = NDArray::from_vector<int32_t>({2, 2}, {2});
   EXPECT_EQ(run("_np_floor_divide", {i32, d}).to_vector<int>(), (std::vector<int>{3, -4}));
   EXPECT_EQ(run("_np_mod", {i32, d}).to_vector<int>(), (std::vector<int>{1, 1}));
   EXPECT_EQ(run("_np_mod", {i32, NDArray::from_vector<int32_t>({-2, -2}, {2})}).to_vector<int>(),
             (std::vector<int>{-1, -1}));
-  auto fm = run("_np_mod", {NDArray::from_vector<double>({-7.5, 7.5}, {2}), NDArray::from_vector<double>({2, -2}, {2})});
+  auto fm = run("_np_mod", {NDArray::from_vector<double>({-7.5, 7.5}, {2}),
+                            NDArray::from_vector<double>({2, -2}, {2})});
   EXPECT_EQ(fm.to_vector<double>(), (std::vector<double>{0.5, -0.5}));
   // Integer division by zero gives 0 (NumPy warns); INT_MIN // -1 wraps; never a crash.
   NDArray z = NDArray::from_vector<int32_t>({0, -1}, {2});
   NDArray mn = NDArray::from_vector<int32_t>({5, INT32_MIN}, {2});
   EXPECT_EQ(run("_np_floor_divide", {mn, z}).to_vector<int>(), (std::vector<int>{0, INT32_MIN}));
   EXPECT_EQ(run("_np_mod", {mn, z}).to_vector<int>(), (std::vector<int>{0, 0}));
-  NDArray fz = run("_np_true_divide", {NDArray::from_vector<double>({1, -1, 0}, {3}), np::zeros({3}, DType::kFloat64)});
+  NDArray fz = run("_np_true_divide", {NDArray::from_vector<double>({1, -1, 0}, {3}),
+                                       np::zeros({3}, DType::kFloat64)});
   auto fzv = fz.to_vector<double>();
   EXPECT_EQ(fzv[0], INFINITY);
   EXPECT_EQ(fzv[1], -INFINITY);
   EXPECT_TRUE(std::isnan(fzv[2]));
   // Integer power: exact, wrapping, negative exponents rejected.
-  EXPECT_EQ(run("_np_power", {NDArray::from_vector<int64_t>({3, -2}, {2}), NDArray::from_vector<int64_t>({4, 3}, {2})})
+  EXPECT_EQ(run("_np_power", {NDArray::from_vector<int64_t>({3, -2}, {2}),
+                              NDArray::from_vector<int64_t>({4, 3}, {2})})
                 .to_vector<int64_t>(),
             (std::vector<int64_t>{81, -8}));
-  EXPECT_EQ(run("_np_power", {NDArray::from_vector<int8_t>({2}, {1}), NDArray::from_vector<int8_t>({8}, {1})})
+  EXPECT_EQ(run("_np_power",
+                {NDArray::from_vector<int8_t>({2}, {1}), NDArray::from_vector<int8_t>({8}, {1})})
                 .to_vector<int>(),
             (std::vector<int>{0}));
-  expect_error(ErrorKind::kValueError,
-               [&] { run("_np_power", {i32, NDArray::from_vector<int32_t>({-1, 1}, {2})}); },
-               "negative integer powers");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        run("_np_power", {i32, NDArray::from_vector<int32_t>({-1, 1}, {2})});
+      },
+      "negative integer powers");
   // nan propagates through maximum and minimum.
-  auto mx = run("_np_maximum", {NDArray::from_vector<double>({NAN, 1}, {2}), NDArray::from_vector<double>({0, NAN}, {2})});
+  auto mx = run("_np_maximum", {NDArray::from_vector<double>({NAN, 1}, {2}),
+                                NDArray::from_vector<double>({0, NAN}, {2})});
   EXPECT_TRUE(std::isnan(mx.to_vector<double>()[0]));
   EXPECT_TRUE(std::isnan(mx.to_vector<double>()[1]));
-  expect_error(ErrorKind::kValueError, [&] { run("_np_add", {np::ones({2, 3}), np::ones({2})}); },
-               "[add] operands could not be broadcast together with shapes (2, 3) (2,)");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        run("_np_add", {np::ones({2, 3}), np::ones({2})});
+      },
+      "[add] operands could not be broadcast together with shapes (2, 3) (2,)");
 }
 
 TEST(Binary, StridedAndSelfAliasedOperands) {
   NDArray a = NDArray::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
-  NDArray y = run("_np_subtract", {a.transpose(), a.transpose().slice(0, std::nullopt, std::nullopt, -1)});
+  NDArray y =
+      run("_np_subtract", {a.transpose(), a.transpose().slice(0, std::nullopt, std::nullopt, -1)});
   // a.T = [[1,4],[2,5],[3,6]], reversed rows = [[3,6],[2,5],[1,4]]
   EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{-2, -2, 0, 0, 2, 2}));
   // a += a[::-1] written in place must read every input before it overwrites it.
@@ -225,8 +251,8 @@ TEST(Binary, StridedAndSelfAliasedOperands) {
 
 // FGradient of each differentiable elementwise op against central differences (float64).
 TEST(Gradients, UnaryMatchNumeric) {
-  for (const char* op : {"_np_negative", "_np_absolute", "_np_sqrt", "_np_square", "_np_exp", "_np_log",
-                         "_np_sin", "_np_cos", "_np_tanh", "_np_sign", "_np_floor"}) {
+  for (const char* op : {"_np_negative", "_np_absolute", "_np_sqrt", "_np_square", "_np_exp",
+                         "_np_log", "_np_sin", "_np_cos", "_np_tanh", "_np_sign", "_np_floor"}) {
     NDArray x = NDArray::from_vector(values(6, 0.3, 2.0, 9), {2, 3});
     NDArray w = NDArray::from_vector(values(6, -1, 1, 10), {2, 3});
     auto grads = test::symbolic_grads(op, {x}, w);

@@ -32,18 +32,24 @@ TEST(Registry, EveryOpIsComplete) {
 
 TEST(Registry, CoreOpsAreRegistered) {
   for (const char* name :
-       {"_np_negative", "_np_absolute", "_np_sign", "_np_sqrt", "_np_square", "_np_exp", "_np_log",
-        "_np_sin", "_np_cos", "_np_tanh", "_np_floor", "_np_ceil", "_np_logical_not", "_np_add",
-        "_np_subtract", "_np_multiply", "_np_true_divide", "_np_floor_divide", "_np_mod", "_np_power",
-        "_np_maximum", "_np_minimum", "_np_equal", "_np_not_equal", "_np_less", "_np_less_equal",
-        "_np_greater", "_np_greater_equal", "_np_sum", "_np_mean", "_np_prod", "_np_max", "_np_min",
-        "_np_argmax", "_np_argmin", "_npi_zeros", "_npi_ones", "_npi_full", "_npi_empty",
-        "_npi_arange", "_npi_linspace", "_npi_eye", "_np_reshape", "_np_transpose",
-        "_np_expand_dims", "_np_squeeze", "_npi_concatenate", "_npi_stack", "_npi_split",
-        "_np_broadcast_to", "_np_swapaxes", "_np_matmul", "_np_dot"})
+       {"_np_negative",    "_np_absolute",     "_np_sign",         "_np_sqrt",
+        "_np_square",      "_np_exp",          "_np_log",          "_np_sin",
+        "_np_cos",         "_np_tanh",         "_np_floor",        "_np_ceil",
+        "_np_logical_not", "_np_add",          "_np_subtract",     "_np_multiply",
+        "_np_true_divide", "_np_floor_divide", "_np_mod",          "_np_power",
+        "_np_maximum",     "_np_minimum",      "_np_equal",        "_np_not_equal",
+        "_np_less",        "_np_less_equal",   "_np_greater",      "_np_greater_equal",
+        "_np_sum",         "_np_mean",         "_np_prod",         "_np_max",
+        "_np_min",         "_np_argmax",       "_np_argmin",       "_npi_zeros",
+        "_npi_ones",       "_npi_full",        "_npi_empty",       "_npi_arange",
+        "_npi_linspace",   "_npi_eye",         "_np_reshape",      "_np_transpose",
+        "_np_expand_dims", "_np_squeeze",      "_npi_concatenate", "_npi_stack",
+        "_npi_split",      "_np_broadcast_to", "_np_swapaxes",     "_np_matmul",
+        "_np_dot"})
     EXPECT_NE(Op::find(name), nullptr) << name;
   EXPECT_EQ(Op::get("_np_abs"), Op::get("_np_absolute"));  // alias
-  expect_error(ErrorKind::kValueError, [] { Op::get("_np_no_such_op"); }, "_np_no_such_op");
+  expect_error(
+      ErrorKind::kValueError, [] { Op::get("_np_no_such_op"); }, "_np_no_such_op");
 }
 
 // A Param struct exercising every field kind, and an op that uses it.
@@ -59,7 +65,10 @@ struct TestParam {
     d.field("count", &TestParam::count).set_range(0, 10).describe("How many.");
     d.field("scale", &TestParam::scale).set_default(1.0).describe("Multiplier.");
     d.field("flag", &TestParam::flag).set_default(false).describe("A switch.");
-    d.field("mode", &TestParam::mode).set_default(std::string("fast")).set_enum({"fast", "exact"}).describe("Mode.");
+    d.field("mode", &TestParam::mode)
+        .set_default(std::string("fast"))
+        .set_enum({"fast", "exact"})
+        .describe("Mode.");
     d.field("dtype", &TestParam::dtype).set_default(DType::kFloat32).describe("Type.");
     d.field("axes", &TestParam::axes).set_default(Shape{}).describe("Axes.");
     d.field("maybe", &TestParam::maybe).set_default(std::nullopt).describe("Optional int.");
@@ -72,31 +81,42 @@ NDX_REGISTER_OP(_test_params)
     .set_params<TestParam>()
     .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
     .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
-    .set_attr<FCompute>("FCompute<cpu>", [](const NodeAttrs& attrs, const OpContext& ctx,
-                                            const std::vector<TBlob>& in,
-                                            const std::vector<OpReqType>& req,
-                                            const std::vector<TBlob>& out) {
-      // out = in * scale + (request marker), checks that req and resources arrive.
-      const auto& p = attrs.get<TestParam>();
-      float* y = out[0].ptr<float>();
-      const float* x = in[0].ptr<float>();
-      float* scratch = static_cast<float*>(ctx.requested.at(0).get_space(sizeof(float) * 4));
-      scratch[0] = 1;
-      for (int64_t i = 0; i < out[0].size(); ++i) {
-        float v = x[i] * static_cast<float>(p.scale) * scratch[0];
-        if (req[0] == kAddTo) y[i] += v;
-        else if (req[0] != kNullOp) y[i] = v;
-      }
-    })
-    .set_attr<FResourceRequest>("FResourceRequest", [](const NodeAttrs&) {
-      return std::vector<ResourceRequest>{{ResourceRequest::kTempSpace}};
-    })
+    .set_attr<FCompute>("FCompute<cpu>",
+                        [](const NodeAttrs& attrs, const OpContext& ctx,
+                           const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                           const std::vector<TBlob>& out) {
+                          // out = in * scale + (request marker), checks that req and resources
+                          // arrive.
+                          const auto& p = attrs.get<TestParam>();
+                          float* y = out[0].ptr<float>();
+                          const float* x = in[0].ptr<float>();
+                          float* scratch =
+                              static_cast<float*>(ctx.requested.at(0).get_space(sizeof(float) * 4));
+                          scratch[0] = 1;
+                          for (int64_t i = 0; i < out[0].size(); ++i) {
+                            float v = x[i] * static_cast<float>(p.scale) * scratch[0];
+                            if (req[0] == kAddTo)
+                              y[i] += v;
+                            else if (req[0] != kNullOp)
+                              y[i] = v;
+                          }
+                        })
+    .set_attr<FResourceRequest>("FResourceRequest",
+                                [](const NodeAttrs&) {
+                                  return std::vector<ResourceRequest>{
+                                      {ResourceRequest::kTempSpace}};
+                                })
     .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity());
 
 TEST(Params, StringDictParsesAndPrintsBack) {
   const Op* op = Op::get("_test_params");
-  NodeAttrs a = op->make_attrs({{"count", "3"}, {"scale", "2.5"}, {"flag", "True"}, {"mode", "exact"},
-                                {"dtype", "int8"}, {"axes", "(1, -2)"}, {"maybe", "None"}});
+  NodeAttrs a = op->make_attrs({{"count", "3"},
+                                {"scale", "2.5"},
+                                {"flag", "True"},
+                                {"mode", "exact"},
+                                {"dtype", "int8"},
+                                {"axes", "(1, -2)"},
+                                {"maybe", "None"}});
   const auto& p = a.get<TestParam>();
   EXPECT_EQ(p.count, 3);
   EXPECT_EQ(p.scale, 2.5);
@@ -118,9 +138,12 @@ TEST(Params, StringDictParsesAndPrintsBack) {
 
 TEST(Params, TypedValuesParseWithoutStrings) {
   const Op* op = Op::get("_test_params");
-  NodeAttrs a = op->make_attrs(std::vector<std::pair<std::string_view, Value>>{
-      {"count", Value(int64_t{4})}, {"scale", Value(3)}, {"axes", Value(Shape{0, 2})},
-      {"maybe", Value(int64_t{7})}, {"dtype", Value(DType::kFloat64)}});
+  NodeAttrs a = op->make_attrs(
+      std::vector<std::pair<std::string_view, Value>>{{"count", Value(int64_t{4})},
+                                                      {"scale", Value(3)},
+                                                      {"axes", Value(Shape{0, 2})},
+                                                      {"maybe", Value(int64_t{7})},
+                                                      {"dtype", Value(DType::kFloat64)}});
   const auto& p = a.get<TestParam>();
   EXPECT_EQ(p.count, 4);
   EXPECT_EQ(p.scale, 3.0);  // int accepted for float
@@ -133,21 +156,69 @@ TEST(Params, TypedValuesParseWithoutStrings) {
 TEST(Params, BadValuesRaiseTypedErrors) {
   const Op* op = Op::get("_test_params");
   using Kw = std::vector<std::pair<std::string_view, Value>>;
-  expect_error(ErrorKind::kValueError, [&] { op->make_attrs({{"count", "three"}}); }, "'count'");
-  expect_error(ErrorKind::kValueError, [&] { op->make_attrs({{"count", "1"}, {"bogus", "1"}}); },
-               "unknown parameter 'bogus'");
-  expect_error(ErrorKind::kValueError, [&] { op->make_attrs(std::map<std::string, std::string>{}); },
-               "required parameter 'count'");
-  expect_error(ErrorKind::kValueError, [&] { op->make_attrs({{"count", "11"}}); }, "<= 10");
-  expect_error(ErrorKind::kValueError, [&] { op->make_attrs({{"count", "-1"}}); }, ">= 0");
-  expect_error(ErrorKind::kValueError, [&] { op->make_attrs({{"count", "1"}, {"mode", "slow"}}); },
-               "must be one of {'fast', 'exact'}");
-  expect_error(ErrorKind::kTypeError, [&] { op->make_attrs({{"count", "1"}, {"dtype", "float7"}}); }, "float7");
-  expect_error(ErrorKind::kValueError, [&] { op->make_attrs({{"count", "1"}, {"flag", "maybe"}}); }, "boolean");
-  expect_error(ErrorKind::kTypeError, [&] { op->make_attrs(Kw{{"count", Value(1.5)}}); }, "expected an int, got float");
-  expect_error(ErrorKind::kTypeError, [&] { op->make_attrs(Kw{{"count", Value(1)}, {"axes", Value(2.0)}}); });
-  expect_error(ErrorKind::kTypeError, [&] { op->make_attrs(Kw{{"count", Value(1)}, {"mode", Value(3)}}); });
-  expect_error(ErrorKind::kValueError, [&] { Op::get("_np_add")->make_attrs({{"axis", "1"}}); }, "takes no parameters");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        op->make_attrs({{"count", "three"}});
+      },
+      "'count'");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        op->make_attrs({{"count", "1"}, {"bogus", "1"}});
+      },
+      "unknown parameter 'bogus'");
+  expect_error(
+      ErrorKind::kValueError, [&] { op->make_attrs(std::map<std::string, std::string>{}); },
+      "required parameter 'count'");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        op->make_attrs({{"count", "11"}});
+      },
+      "<= 10");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        op->make_attrs({{"count", "-1"}});
+      },
+      ">= 0");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        op->make_attrs({{"count", "1"}, {"mode", "slow"}});
+      },
+      "must be one of {'fast', 'exact'}");
+  expect_error(
+      ErrorKind::kTypeError,
+      [&] {
+        op->make_attrs({{"count", "1"}, {"dtype", "float7"}});
+      },
+      "float7");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        op->make_attrs({{"count", "1"}, {"flag", "maybe"}});
+      },
+      "boolean");
+  expect_error(
+      ErrorKind::kTypeError,
+      [&] {
+        op->make_attrs(Kw{{"count", Value(1.5)}});
+      },
+      "expected an int, got float");
+  expect_error(ErrorKind::kTypeError, [&] {
+    op->make_attrs(Kw{{"count", Value(1)}, {"axes", Value(2.0)}});
+  });
+  expect_error(ErrorKind::kTypeError, [&] {
+    op->make_attrs(Kw{{"count", Value(1)}, {"mode", Value(3)}});
+  });
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        Op::get("_np_add")->make_attrs({{"axis", "1"}});
+      },
+      "takes no parameters");
 }
 
 TEST(Params, IntrospectionListsFieldsWithTypesDefaultsDocs) {
@@ -211,20 +282,42 @@ TEST(Invoke, ValidatesBeforeAllocating) {
   NDArray a = np::ones({2, 3}), b = np::ones({4});
   auto with_inputs = cpu_pool_stats().bytes_in_use;
   EXPECT_GT(with_inputs, before);
-  expect_error(ErrorKind::kValueError, [&] { np::add(a, b); }, "could not be broadcast");
+  expect_error(
+      ErrorKind::kValueError, [&] { np::add(a, b); }, "could not be broadcast");
   EXPECT_EQ(cpu_pool_stats().bytes_in_use, with_inputs);  // nothing allocated or leaked
-  expect_error(ErrorKind::kValueError, [&] { invoke("_np_add", {a}); }, "expected 2 inputs, got 1");
-  expect_error(ErrorKind::kValueError, [&] { invoke("_np_add", {a, NDArray()}); }, "undefined");
+  expect_error(
+      ErrorKind::kValueError, [&] { invoke("_np_add", {a}); }, "expected 2 inputs, got 1");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        invoke("_np_add", {a, NDArray()});
+      },
+      "undefined");
   std::vector<NDArray> wrong{np::zeros({3})};
   InvokeOptions o;
   o.outputs = &wrong;
-  expect_error(ErrorKind::kValueError, [&] { invoke("_np_add", {a, a}, {}, o); }, "output 0 has shape (3,)");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        invoke("_np_add", {a, a}, {}, o);
+      },
+      "output 0 has shape (3,)");
   std::vector<NDArray> wrong_type{np::zeros({2, 3}, DType::kInt32)};
   o.outputs = &wrong_type;
-  expect_error(ErrorKind::kTypeError, [&] { invoke("_np_add", {a, a}, {}, o); }, "dtype");
+  expect_error(
+      ErrorKind::kTypeError,
+      [&] {
+        invoke("_np_add", {a, a}, {}, o);
+      },
+      "dtype");
   InvokeOptions g;
   g.device = gpu(0);
-  expect_error(ErrorKind::kNotImplementedError, [&] { invoke("_npi_zeros", {}, {{"shape", "(2,)"}}, g); }, "gpu");
+  expect_error(
+      ErrorKind::kNotImplementedError,
+      [&] {
+        invoke("_npi_zeros", {}, {{"shape", "(2,)"}}, g);
+      },
+      "gpu");
 }
 
 }  // namespace

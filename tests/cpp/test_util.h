@@ -21,13 +21,15 @@ inline NDArray run(const std::string& op, const std::vector<NDArray>& in,
 }
 
 // Expects `fn` to throw ndx::Error of `kind` whose message contains `needle`.
-inline void expect_error(ErrorKind kind, const std::function<void()>& fn, const std::string& needle = "") {
+inline void expect_error(ErrorKind kind, const std::function<void()>& fn,
+                         const std::string& needle = "") {
   try {
     fn();
     ADD_FAILURE() << "expected " << error_kind_name(kind) << ", nothing was thrown";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), kind) << "message: " << e.what();
-    if (!needle.empty()) EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    if (!needle.empty())
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
 }
 
@@ -74,8 +76,8 @@ inline std::vector<double> numeric_grad(const std::function<NDArray(const NDArra
 }
 
 // The gradients FGradient builds for `op` applied to `inputs`, given head gradient `ograd`.
-inline std::vector<NDArray> symbolic_grads(const std::string& op, const std::vector<NDArray>& inputs,
-                                           const NDArray& ograd,
+inline std::vector<NDArray> symbolic_grads(const std::string& op,
+                                           const std::vector<NDArray>& inputs, const NDArray& ograd,
                                            std::map<std::string, std::string> dict = {}) {
   std::unordered_map<const Node*, NDArray> values;
   std::vector<NodeEntry> in_entries;
