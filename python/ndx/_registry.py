@@ -1,0 +1,125 @@
+"""Builds Python functions from the C++ operator registry: one function per op, with a real
+signature and a docstring made from the op's declared arguments and params."""
+import ast
+import inspect
+
+from . import _core
+
+_invoke = _core._invoke
+
+_OPS = None
+
+
+def ops():
+    """{name: OpInfo} for every registered op (aliases included), read once."""
+    global _OPS
+    if _OPS is None:
+        _OPS = {}
+        for name, doc, n_in, aliases, arguments, params in _core._list_ops():
+            info = OpInfo(name, doc, n_in, arguments, params)
+            _OPS[name] = info
+            for alias in aliases:
+                _OPS[alias] = info
+    return _OPS
+
+
+def _default_value(text):
+    if text is None:
+        return inspect.Parameter.empty
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+class OpInfo:
+    def __init__(self, name, doc, n_inputs, arguments, params):
+        self.name = name
+        self.doc = doc
+        self.n_inputs = n_inputs  # -1: variable
+        self.inputs = [a for a in arguments if a[1].startswith("NDArray")]
+        self.params = params  # [(name, type, default or None, doc)]
+        self.handle = _core._op_handle(name)
+
+    def signature(self):
+        P = inspect.Parameter
+        ps = [P(n, P.POSITIONAL_OR_KEYWORD) for n, _, _ in self.inputs]
+        n_positional = len(self.positional_params())
+        for i, (name, _, default, _) in enumerate(self.params):
+            kind = P.POSITIONAL_OR_KEYWORD if i < n_positional else P.KEYWORD_ONLY
+            ps.append(P(name, kind, default=_default_value(default)))
+        if not self.has_out_argument():
+            ps.append(P("out", P.KEYWORD_ONLY, default=None))
+        return inspect.Signature(ps)
+
+    def positional_params(self):
+        """Param names that may be given positionally: up to a required param that follows an
+        optional one (Python's signature rules); the rest are keyword-only."""
+        names, seen_default = [], False
+        for name, _, default, _ in self.params:
+            if default is None and seen_default:
+                break
+            seen_default |= default is not None
+            names.append(name)
+        return names
+
+    def has_out_argument(self):
+        """True when an input or param is itself named 'out' (then out= is that argument)."""
+        return any(a[0] == "out" for a in self.inputs) or any(p[0] == "out" for p in self.params)
+
+    def docstring(self, public_name):
+        lines = [self.doc, "", "Parameters", "----------"]
+        for n, t, d in self.inputs:
+            lines += [f"{n} : ndarray", f"    {d}"]
+        for n, t, default, d in self.params:
+            opt = f", optional, default={default}" if default is not None else ""
+            lines += [f"{n} : {t}{opt}", f"    {d}"]
+        if not self.has_out_argument():
+            lines += ["out : ndarray, optional", "    Where to write the result."]
+        lines += ["", f"Registered operator: ``{self.name}`` (``{public_name}``)."]
+        return "\n".join(lines)
+
+
+def make_function(info, public_name):
+    """A Python function that invokes `info`'s op; extra positional args fill params in order."""
+    n_in = len(info.inputs)
+    param_names = info.positional_params()
+    handle = info.handle
+    out_is_argument = info.has_out_argument()
+
+    def op_function(*args, **kwargs):
+        out = None if out_is_argument else kwargs.pop("out", None)
+        if len(args) > n_in:
+            extra = args[n_in:]
+            if len(extra) > len(param_names):
+                raise TypeError(f"{public_name}() takes at most {n_in + len(param_names)} "
+                                f"positional arguments but {len(args)} were given")
+            for name, value in zip(param_names, extra):
+                if name in kwargs:
+                    raise TypeError(f"{public_name}() got multiple values for argument '{name}'")
+                kwargs[name] = value
+            args = args[:n_in]
+        elif len(args) < n_in:
+            names = [n for n, _, _ in info.inputs[len(args):]]
+            missing = [n for n in names if n not in kwargs]
+            if missing:
+                raise TypeError(f"{public_name}() missing required argument '{missing[0]}'")
+            args = args + tuple(kwargs.pop(n) for n in names)
+        return _invoke(handle, args, kwargs, out)
+
+    op_function.__name__ = public_name
+    op_function.__qualname__ = public_name
+    op_function.__doc__ = info.docstring(public_name)
+    op_function.__signature__ = info.signature()
+    return op_function
+
+
+def populate(namespace, prefix, skip=()):
+    """Adds a function for every op whose name starts with `prefix` (stripped) to `namespace`."""
+    for name, info in ops().items():
+        if not name.startswith(prefix):
+            continue
+        public = name[len(prefix):]
+        if public in skip or public in namespace:
+            continue
+        namespace[public] = make_function(info, public)

@@ -1,0 +1,156 @@
+"""ndx.numpy: NumPy's API over ndx arrays. Functions are generated from the registry
+(``_np_*`` ops as they are); the few below hold logic NumPy's signatures need."""
+import builtins as _builtins
+
+import numpy as _onp
+from numpy import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa: F401
+                   uint16, uint32, uint64)
+
+from .. import _core
+from .._registry import ops as _ops, populate as _populate
+
+ndarray = _core.ndarray
+bfloat16 = "bfloat16"
+result_type = _core.result_type
+pi = _onp.pi
+e = _onp.e
+inf = _onp.inf
+nan = _onp.nan
+newaxis = None
+
+_invoke = _core._invoke
+
+
+def _handle(name):
+    return _ops()[name].handle
+
+
+def _default_float():
+    return _core._default_float()
+
+
+def array(object, dtype=None, copy=True, device=None):
+    """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default
+    float dtype (float32) where NumPy would pick float64; NumPy arrays keep their dtype."""
+    if isinstance(object, ndarray):
+        if dtype is not None:
+            return object.astype(dtype, copy=copy)
+        return object.copy() if copy else object
+    if isinstance(object, _onp.ndarray):
+        src = object
+    else:
+        src = _onp.asarray(object)
+        if dtype is None and src.dtype == _onp.float64:
+            src = src.astype(_default_float())
+    if src.dtype.kind == "O":
+        raise TypeError(f"[array] cannot make an ndarray from objects of type {type(object)}")
+    if dtype is not None and dtype != bfloat16:
+        src = src.astype(dtype, copy=False)
+    out = _core._from_buffer(_onp.ascontiguousarray(src))
+    if dtype == bfloat16:
+        out = out.astype(bfloat16)
+    return out
+
+
+def asarray(a, dtype=None, device=None):
+    """`a` itself when it is already an ndarray of that dtype, else array(a, dtype)."""
+    if isinstance(a, ndarray) and (dtype is None or a.dtype == dtype):
+        return a
+    return array(a, dtype=dtype, copy=False)
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def zeros(shape, dtype=None, device=None):
+    """A new array of zeros (float32 unless dtype says otherwise)."""
+    return _invoke(_handle("_npi_zeros"), (), {"shape": _shape(shape), "dtype": dtype}, None, device)
+
+
+def ones(shape, dtype=None, device=None):
+    """A new array of ones (float32 unless dtype says otherwise)."""
+    return _invoke(_handle("_npi_ones"), (), {"shape": _shape(shape), "dtype": dtype}, None, device)
+
+
+def empty(shape, dtype=None, device=None):
+    """A new array whose contents are not initialized."""
+    return _invoke(_handle("_npi_empty"), (), {"shape": _shape(shape), "dtype": dtype}, None, device)
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    """A new array filled with fill_value. Without dtype: bool for a bool value, int64 for an
+    int, the default float dtype otherwise."""
+    if dtype is None:
+        if isinstance(fill_value, (bool, _onp.bool_)):
+            dtype = "bool"
+        elif isinstance(fill_value, (int, _onp.integer)):
+            dtype = "int64"
+    return _invoke(_handle("_npi_full"), (),
+                   {"shape": _shape(shape), "dtype": dtype, "fill_value": float(fill_value)},
+                   None, device)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float
+    arguments give the default float dtype (float32)."""
+    if dtype is None and all(isinstance(v, (int, _onp.integer)) and not isinstance(v, bool)
+                             for v in (start, stop, step) if v is not None):
+        dtype = "int64"
+    params = {"start": float(start), "stop": None if stop is None else float(stop),
+              "step": float(step), "dtype": dtype}
+    return _invoke(_handle("_npi_arange"), (), params, None, device)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+    """num evenly spaced samples from start to stop."""
+    params = {"start": float(start), "stop": float(stop), "num": num, "endpoint": endpoint,
+              "dtype": dtype}
+    return _invoke(_handle("_npi_linspace"), (), params, None, device)
+
+
+def eye(N, M=None, k=0, dtype=None, device=None):
+    """A 2-d array with ones on the k-th diagonal."""
+    return _invoke(_handle("_npi_eye"), (), {"N": N, "M": M, "k": k, "dtype": dtype}, None, device)
+
+
+def concatenate(seq, axis=0, out=None):
+    """Joins arrays along an existing axis (axis=None flattens them first)."""
+    seq = tuple(seq)
+    return _invoke(_handle("_npi_concatenate"), seq, {"num_args": len(seq), "axis": axis}, out)
+
+
+def stack(arrays, axis=0, out=None):
+    """Joins arrays along a new axis."""
+    arrays = tuple(arrays)
+    return _invoke(_handle("_npi_stack"), arrays, {"num_args": len(arrays), "axis": axis}, out)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Splits into equal sections (an int) or at the given indices (a sequence)."""
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        params = {"sections": int(indices_or_sections), "axis": axis}
+    else:
+        params = {"indices": tuple(indices_or_sections), "axis": axis}
+    out = _invoke(_handle("_npi_split"), (ary,), params)
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+_populate(globals(), "_np_")
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+for _name in ("sum", "mean", "prod", "max", "min", "argmax", "argmin", "squeeze", "swapaxes",
+              "dot"):
+    setattr(ndarray, _name, _method(globals()[_name]))
+del _name
+
+__all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins",)]
+del _builtins

@@ -1,0 +1,22 @@
+"""ndx.npx: operators beyond NumPy (registered as ``_npx_*``) and ndx's NumPy-mode switches."""
+from .. import _core
+from .._registry import populate
+
+
+def set_np(shape=True, array=True, dtype=False):
+    """Turns on NumPy semantics. With dtype=True, the default float dtype becomes float64 as in
+    NumPy; otherwise it stays float32 (ndx's deep-learning default)."""
+    _core._set_default_float("float64" if dtype else "float32")
+
+
+def reset_np():
+    """Back to ndx's defaults (float32 as the default float dtype)."""
+    _core._set_default_float("float32")
+
+
+def is_np_default_dtype():
+    """True when the default float dtype is NumPy's float64."""
+    return str(_core._default_float()) == "float64"
+
+
+populate(globals(), "_npx_")

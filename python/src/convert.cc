@@ -1,0 +1,273 @@
+#include "convert.h"
+
+#include <unordered_map>
+
+namespace ndx::py {
+
+// ---- errors ----
+namespace {
+PyObject* g_errors[7] = {};  // indexed by ErrorKind; [0] is the base NDXError
+
+PyObject* make_error(PyObject* module, const char* name, std::vector<PyObject*> bases) {
+  PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(bases.size()));
+  for (size_t i = 0; i < bases.size(); ++i) {
+    Py_INCREF(bases[i]);
+    PyTuple_SET_ITEM(tuple, i, bases[i]);
+  }
+  std::string qualified = std::string("ndx.") + name;
+  PyObject* cls = PyErr_NewException(qualified.c_str(), tuple, nullptr);
+  Py_DECREF(tuple);
+  Py_INCREF(cls);
+  PyModule_AddObject(module, name, cls);
+  return cls;
+}
+}  // namespace
+
+void init_errors(PyObject* m) {
+  PyObject* base = make_error(m, "NDXError", {PyExc_Exception});
+  g_errors[0] = base;
+  g_errors[int(ErrorKind::kValueError)] = make_error(m, "NDXValueError", {base, PyExc_ValueError});
+  g_errors[int(ErrorKind::kTypeError)] = make_error(m, "NDXTypeError", {base, PyExc_TypeError});
+  g_errors[int(ErrorKind::kIndexError)] = make_error(m, "NDXIndexError", {base, PyExc_IndexError});
+  g_errors[int(ErrorKind::kNotImplementedError)] =
+      make_error(m, "NDXNotImplementedError", {base, PyExc_NotImplementedError});
+  g_errors[int(ErrorKind::kRuntimeError)] = make_error(m, "NDXRuntimeError", {base, PyExc_RuntimeError});
+  g_errors[int(ErrorKind::kAxisError)] =
+      make_error(m, "AxisError", {base, PyExc_ValueError, PyExc_IndexError});
+}
+
+PyObject* set_error(const Error& e) {
+  int k = static_cast<int>(e.kind());
+  PyErr_SetString(k >= 1 && k <= 6 ? g_errors[k] : g_errors[0], e.what());
+  return nullptr;
+}
+
+// ---- dtypes ----
+namespace {
+PyObject* g_dtype_objects[kNumDTypes] = {};
+PyObject* g_numpy_dtype = nullptr;  // numpy.dtype
+PyObject* g_dtype_cache = nullptr;  // {object: DType code}
+}  // namespace
+
+void init_dtypes() {
+  PyObject* numpy = PyImport_ImportModule("numpy");
+  if (!numpy) return;
+  g_numpy_dtype = PyObject_GetAttrString(numpy, "dtype");
+  Py_DECREF(numpy);
+  g_dtype_cache = PyDict_New();
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DType t = static_cast<DType>(i);
+    std::string name(dtype_name(t));
+    PyObject* obj = t == DType::kBFloat16 ? nullptr : PyObject_CallFunction(g_numpy_dtype, "s", name.c_str());
+    if (!obj) {
+      PyErr_Clear();
+      obj = PyUnicode_FromString(name.c_str());
+    }
+    g_dtype_objects[i] = obj;
+  }
+}
+
+PyObject* dtype_to_py(DType t) {
+  PyObject* o = g_dtype_objects[static_cast<int>(t)];
+  Py_INCREF(o);
+  return o;
+}
+
+DType dtype_from_py(PyObject* o) {
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+    std::string_view name(s, static_cast<size_t>(n));
+    for (int i = 0; i < kNumDTypes; ++i)
+      if (dtype_name(static_cast<DType>(i)) == name) return static_cast<DType>(i);
+  }
+  PyObject* hit = PyDict_GetItem(g_dtype_cache, o);  // borrowed; no error for unhashables
+  if (hit) return static_cast<DType>(PyLong_AsLong(hit));
+  PyErr_Clear();
+  PyObject* dt = PyObject_CallOneArg(g_numpy_dtype, o);
+  if (!dt) {
+    PyErr_Clear();
+    PyObject* r = PyObject_Repr(o);
+    std::string shown = r ? PyUnicode_AsUTF8(r) : "?";
+    Py_XDECREF(r);
+    type_error("[dtype] data type ", shown, " not understood");
+  }
+  PyObject* name = PyObject_GetAttrString(dt, "name");
+  Py_DECREF(dt);
+  std::string n = name ? PyUnicode_AsUTF8(name) : "";
+  Py_XDECREF(name);
+  DType t = dtype_from_name(n);  // raises for numpy dtypes ndx lacks (complex, str, ...)
+  PyObject* code = PyLong_FromLong(static_cast<long>(t));
+  if (PyDict_SetItem(g_dtype_cache, o, code) < 0) PyErr_Clear();
+  Py_DECREF(code);
+  return t;
+}
+
+// ---- typed values ----
+namespace {
+bool looks_like_dtype(PyObject* o) {
+  if (PyType_Check(o)) return true;
+  const char* tn = Py_TYPE(o)->tp_name;
+  return std::string_view(tn).find("dtype") != std::string_view::npos;
+}
+
+int64_t to_int64(PyObject* o, std::string_view op, std::string_view field) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    value_error("[", op, "] parameter '", field, "' is out of the int64 range");
+  }
+  return v;
+}
+}  // namespace
+
+Value value_from_py(PyObject* o, std::string_view op, std::string_view field) {
+  if (o == Py_None) return Value();
+  if (PyBool_Check(o)) return Value(o == Py_True);
+  if (PyLong_Check(o)) return Value(to_int64(o, op, field));
+  if (PyFloat_Check(o)) return Value(PyFloat_AS_DOUBLE(o));
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n;
+    const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+    return Value(std::string_view(s, static_cast<size_t>(n)));
+  }
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    Shape s;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = items[i];
+      if (PyBool_Check(item) || !PyIndex_Check(item))
+        type_error("[", op, "] parameter '", field, "' expected a tuple of ints, got an element of type ",
+                   Py_TYPE(item)->tp_name);
+      PyObject* idx = PyNumber_Index(item);
+      s.push_back(to_int64(idx, op, field));
+      Py_DECREF(idx);
+    }
+    return Value(std::move(s));
+  }
+  if (looks_like_dtype(o)) return Value(dtype_from_py(o));
+  if (PyIndex_Check(o)) {  // NumPy integer scalars
+    PyObject* idx = PyNumber_Index(o);
+    int64_t v = to_int64(idx, op, field);
+    Py_DECREF(idx);
+    return Value(v);
+  }
+  if (PyNumber_Check(o)) {  // NumPy float scalars
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+    } else {
+      return Value(v);
+    }
+  }
+  type_error("[", op, "] parameter '", field, "' cannot take a value of type ", Py_TYPE(o)->tp_name);
+}
+
+// ---- operands ----
+namespace {
+DType format_dtype(const char* fmt, Py_ssize_t itemsize) {
+  if (!fmt) return DType::kUInt8;
+  char c = fmt[0];
+  if (c == '@' || c == '=' || c == '<' || c == '|') c = fmt[1];
+  else if (c == '>' || c == '!') type_error("[array] big-endian data is not supported");
+  switch (c) {
+    case '?': return DType::kBool;
+    case 'b': return DType::kInt8;
+    case 'B': return DType::kUInt8;
+    case 'e': return DType::kFloat16;
+    case 'f': return DType::kFloat32;
+    case 'd': return DType::kFloat64;
+    case 'h': case 'i': case 'l': case 'q':
+      return itemsize == 2 ? DType::kInt16 : itemsize == 4 ? DType::kInt32 : DType::kInt64;
+    case 'H': case 'I': case 'L': case 'Q':
+      return itemsize == 2 ? DType::kUInt16 : itemsize == 4 ? DType::kUInt32 : DType::kUInt64;
+  }
+  type_error("[array] unsupported element format '", fmt, "'");
+}
+
+void check_scalar_fits(long long v, DType t) {
+  if (!is_integer(t)) return;
+  bool fits = true;
+  switch (t) {
+    case DType::kInt8: fits = v >= INT8_MIN && v <= INT8_MAX; break;
+    case DType::kInt16: fits = v >= INT16_MIN && v <= INT16_MAX; break;
+    case DType::kInt32: fits = v >= INT32_MIN && v <= INT32_MAX; break;
+    case DType::kUInt8: fits = v >= 0 && v <= UINT8_MAX; break;
+    case DType::kUInt16: fits = v >= 0 && v <= UINT16_MAX; break;
+    case DType::kUInt32: fits = v >= 0 && v <= UINT32_MAX; break;
+    case DType::kUInt64: fits = v >= 0; break;
+    default: break;
+  }
+  if (!fits) value_error("Python integer ", v, " out of bounds for ", t);
+}
+}  // namespace
+
+NDArray array_from_buffer(PyObject* o) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(o, &view, PyBUF_RECORDS_RO) < 0) {
+    PyErr_Clear();
+    type_error("[array] object of type ", Py_TYPE(o)->tp_name, " does not expose an array buffer");
+  }
+  struct Release {
+    Py_buffer* v;
+    ~Release() { PyBuffer_Release(v); }
+  } release{&view};
+  DType t = format_dtype(view.format, view.itemsize);
+  if (view.itemsize != dtype_size(t)) type_error("[array] element size mismatch in buffer");
+  Shape shape, strides;
+  for (int i = 0; i < view.ndim; ++i) {
+    shape.push_back(view.shape[i]);
+    Py_ssize_t st = view.strides ? view.strides[i] : 0;
+    if (st % view.itemsize != 0) not_implemented("[array] buffers with unaligned strides");
+    strides.push_back(st / view.itemsize);
+  }
+  if (!view.strides) strides = contiguous_strides(shape);
+  auto storage = Storage::wrap(view.buf, 0, cpu(), [] {});
+  return NDArray(storage, 0, shape, strides, t).copy();
+}
+
+NDArray operand_from_py(PyObject* o, const NDArray* like) {
+  if (is_ndarray(o)) return unwrap(o);
+  if (PyBool_Check(o)) {
+    DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kBool) : DType::kBool;
+    return NDArray::scalar(o == Py_True, t);
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) value_error("Python integer out of bounds for int64");
+    DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kInt) : DType::kInt64;
+    check_scalar_fits(v, t);
+    NDArray a(Shape{}, t);
+    NDArray src(Shape{}, DType::kInt64);
+    *src.data<int64_t>() = v;  // exact for int64 values that a double would round
+    a.assign(src);
+    return a;
+  }
+  if (PyFloat_Check(o)) {
+    DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kFloat) : default_float_dtype();
+    return NDArray::scalar(PyFloat_AS_DOUBLE(o), t);
+  }
+  // NumPy arrays and scalars, lists: through NumPy, keeping their (strong) dtype.
+  PyObject* numpy = PyImport_ImportModule("numpy");
+  if (!numpy) throw Error(ErrorKind::kRuntimeError, "numpy is not importable");
+  PyObject* arr = PyObject_CallMethod(numpy, "ascontiguousarray", "O", o);
+  Py_DECREF(numpy);
+  if (!arr) {
+    PyErr_Clear();
+    type_error("unsupported operand type ", Py_TYPE(o)->tp_name);
+  }
+  NDArray out;
+  try {
+    out = array_from_buffer(arr);
+  } catch (...) {
+    Py_DECREF(arr);
+    throw;
+  }
+  Py_DECREF(arr);
+  return out;
+}
+
+}  // namespace ndx::py

@@ -1,0 +1,61 @@
+// Python <-> ndx conversions shared by the extension's files: the ndarray object layout,
+// exceptions, dtypes and typed argument values.
+#pragma once
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ndx/ndarray.h"
+#include "ndx/op.h"
+#include "ndx/param.h"
+
+namespace ndx::py {
+
+struct PyArray {
+  PyObject_HEAD
+  NDArray arr;
+  PyObject* grad;  // autograd's slot (filled once autograd lands)
+  PyObject* weakrefs;
+};
+
+extern PyTypeObject* ndarray_type;
+bool is_ndarray(PyObject* o);
+PyObject* wrap(NDArray a);  // new reference
+inline NDArray& unwrap(PyObject* o) { return reinterpret_cast<PyArray*>(o)->arr; }
+
+// Sets the Python exception matching an ndx::Error (ValueError, TypeError, ... subclasses of
+// ndx.NDXError); returns nullptr for `return set_error(e);`.
+PyObject* set_error(const Error& e);
+void init_errors(PyObject* module);
+
+#define NDX_PY_BEGIN try {
+#define NDX_PY_END(fail)                                   \
+  }                                                        \
+  catch (const ::ndx::Error& e) {                          \
+    ::ndx::py::set_error(e);                               \
+    return fail;                                           \
+  }                                                        \
+  catch (const std::exception& e) {                        \
+    PyErr_SetString(PyExc_RuntimeError, e.what());         \
+    return fail;                                           \
+  }
+
+// dtypes: NumPy dtype objects out (bfloat16 as the string 'bfloat16'); anything NumPy accepts in.
+PyObject* dtype_to_py(DType t);  // new reference
+DType dtype_from_py(PyObject* o);  // raises ndx TypeError when not understood
+void init_dtypes();
+
+// A Python value as a typed FFI value (ints, floats, bools, None, str, tuples/lists of ints,
+// dtypes, devices). `keep` holds temporaries whose lifetime must cover the call.
+Value value_from_py(PyObject* o, std::string_view op, std::string_view field);
+
+// A Python operand as an NDArray: ndarrays as they are; Python scalars as weak scalars
+// (NEP 50) against `like`; anything else through NumPy (strong dtype).
+NDArray operand_from_py(PyObject* o, const NDArray* like);
+// An NDArray copied from an object exposing the buffer protocol (NumPy arrays).
+NDArray array_from_buffer(PyObject* o);
+
+}  // namespace ndx::py

@@ -1,0 +1,239 @@
+// ndx._core: the extension module. Generic op invoke with typed params (no string round trip),
+// registry introspection for generating the np / npx / nd namespaces, and array construction.
+#include "convert.h"
+#include "ndx/graph.h"
+#include "ndx/imperative.h"
+#include "ndx/op_util.h"
+
+namespace ndx::py {
+bool init_ndarray_type(PyObject* module);
+
+namespace {
+
+const char* kCapsuleName = "ndx.Op";
+
+const Op* op_from_handle(PyObject* h) {
+  if (PyCapsule_IsValid(h, kCapsuleName)) return static_cast<const Op*>(PyCapsule_GetPointer(h, kCapsuleName));
+  if (PyUnicode_Check(h)) return Op::get(PyUnicode_AsUTF8(h));
+  type_error("[invoke] expected an op handle or name, got ", Py_TYPE(h)->tp_name);
+}
+
+PyObject* op_handle(PyObject*, PyObject* name) {
+  NDX_PY_BEGIN
+  if (!PyUnicode_Check(name)) type_error("[op_handle] expected a str");
+  return PyCapsule_New(const_cast<Op*>(Op::get(PyUnicode_AsUTF8(name))), kCapsuleName, nullptr);
+  NDX_PY_END(nullptr)
+}
+
+std::vector<NDArray> inputs_from(PyObject* seq) {
+  if (!PyTuple_Check(seq) && !PyList_Check(seq)) type_error("[invoke] inputs must be a tuple or list");
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject** items = PySequence_Fast_ITEMS(seq);
+  const NDArray* like = nullptr;
+  for (Py_ssize_t i = 0; i < n && !like; ++i)
+    if (is_ndarray(items[i])) like = &unwrap(items[i]);
+  std::vector<NDArray> in;
+  in.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) in.push_back(operand_from_py(items[i], like));
+  return in;
+}
+
+NodeAttrs attrs_from(const Op* op, PyObject* kwargs) {
+  std::vector<std::pair<std::string_view, Value>> kw;
+  if (kwargs && kwargs != Py_None) {
+    if (!PyDict_Check(kwargs)) type_error("[invoke] params must be a dict");
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    kw.reserve(static_cast<size_t>(PyDict_Size(kwargs)));
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      Py_ssize_t len;
+      const char* k = PyUnicode_AsUTF8AndSize(key, &len);
+      if (!k) type_error("[", op->name, "] parameter names must be str");
+      std::string_view name(k, static_cast<size_t>(len));
+      kw.emplace_back(name, value_from_py(value, op->name, name));
+    }
+  }
+  return op->make_attrs(kw);
+}
+
+PyObject* outputs_to_py(std::vector<NDArray> outs) {
+  if (outs.size() == 1) return wrap(std::move(outs[0]));
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(outs.size()));
+  for (size_t i = 0; i < outs.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(std::move(outs[i])));
+  return t;
+}
+
+// _invoke(op, inputs, params=None, out=None, device=None)
+PyObject* invoke_py(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 2 || nargs > 5) {
+    PyErr_SetString(PyExc_TypeError, "_invoke(op, inputs, params=None, out=None, device=None)");
+    return nullptr;
+  }
+  NDX_PY_BEGIN
+  const Op* op = op_from_handle(args[0]);
+  std::vector<NDArray> in = inputs_from(args[1]);
+  NodeAttrs attrs = attrs_from(op, nargs > 2 ? args[2] : nullptr);
+  InvokeOptions options;
+  std::vector<NDArray> out;
+  PyObject* out_obj = nargs > 3 ? args[3] : Py_None;
+  if (out_obj != Py_None) {
+    if (is_ndarray(out_obj)) {
+      out.push_back(unwrap(out_obj));
+    } else if (PyTuple_Check(out_obj) || PyList_Check(out_obj)) {
+      for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(out_obj); ++i) {
+        PyObject* o = PySequence_Fast_ITEMS(out_obj)[i];
+        if (!is_ndarray(o)) type_error("[", op_name(attrs), "] out must hold ndarrays");
+        out.push_back(unwrap(o));
+      }
+    } else {
+      type_error("[", op_name(attrs), "] out must be an ndarray, got ", Py_TYPE(out_obj)->tp_name);
+    }
+    options.outputs = &out;
+  }
+  if (nargs > 4 && args[4] != Py_None) {
+    Value v = value_from_py(args[4], op->name, "device");
+    options.device = FieldTraits<Device>::from_value(v, {op->name, "device"});
+  }
+  std::vector<NDArray> result = invoke(attrs, in, options);
+  if (out_obj != Py_None) {
+    Py_INCREF(out_obj);
+    return out_obj;
+  }
+  return outputs_to_py(std::move(result));
+  NDX_PY_END(nullptr)
+}
+
+// _gradient(op, inputs, params, ograds): the input gradients FGradient builds, evaluated.
+PyObject* gradient_py(PyObject*, PyObject* args) {
+  PyObject *handle, *inputs, *kwargs, *ograds;
+  if (!PyArg_ParseTuple(args, "OOOO:_gradient", &handle, &inputs, &kwargs, &ograds)) return nullptr;
+  NDX_PY_BEGIN
+  const Op* op = op_from_handle(handle);
+  std::vector<NDArray> in = inputs_from(inputs), og = inputs_from(ograds);
+  static const auto& fgrad = Op::attr<FGradient>("FGradient");
+  if (!fgrad.count(op)) not_implemented("[", op->name, "] has no FGradient");
+  std::unordered_map<const Node*, NDArray> values;
+  auto fwd = std::make_shared<Node>();
+  fwd->attrs = attrs_from(op, kwargs);
+  for (size_t i = 0; i < in.size(); ++i) {
+    NodePtr v = make_variable("x" + std::to_string(i));
+    values[v.get()] = in[i];
+    fwd->inputs.push_back(NodeEntry{v, 0, 0});
+  }
+  std::vector<NodeEntry> heads;
+  for (size_t i = 0; i < og.size(); ++i) {
+    NodePtr v = make_variable("ograd" + std::to_string(i));
+    values[v.get()] = og[i];
+    heads.push_back(NodeEntry{v, 0, 0});
+  }
+  auto grads = evaluate(fgrad[op](fwd, heads), values);
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(grads.size()));
+  for (size_t i = 0; i < grads.size(); ++i) PyList_SET_ITEM(list, i, wrap(grads[i]));
+  return list;
+  NDX_PY_END(nullptr)
+}
+
+PyObject* str_or_none(const std::optional<std::string>& s) {
+  if (!s) Py_RETURN_NONE;
+  return PyUnicode_FromString(s->c_str());
+}
+
+// _list_ops(): [(name, description, num_inputs or -1, aliases, arguments, params)]
+PyObject* list_ops(PyObject*, PyObject*) {
+  NDX_PY_BEGIN
+  PyObject* out = PyList_New(0);
+  for (const std::string& name : Op::list_names()) {
+    const Op* op = Op::get(name);
+    PyObject* aliases = PyList_New(0);
+    for (const auto& a : op->aliases) {
+      PyObject* s = PyUnicode_FromString(a.c_str());
+      PyList_Append(aliases, s);
+      Py_DECREF(s);
+    }
+    PyObject* arguments = PyList_New(0);
+    for (const auto& a : op->arguments) {
+      PyObject* t = Py_BuildValue("(sss)", a.name.c_str(), a.type.c_str(), a.doc.c_str());
+      PyList_Append(arguments, t);
+      Py_DECREF(t);
+    }
+    PyObject* params = PyList_New(0);
+    if (op->params)
+      for (const auto& f : op->params->fields) {
+        PyObject* t = Py_BuildValue("(ssNs)", f.name.c_str(), f.type_name.c_str(), str_or_none(f.default_str),
+                                    f.doc.c_str());
+        PyList_Append(params, t);
+        Py_DECREF(t);
+      }
+    int n_in = op->get_num_inputs ? -1 : static_cast<int>(op->num_inputs);
+    PyObject* row = Py_BuildValue("(ssiNNN)", name.c_str(), op->description.c_str(), n_in, aliases,
+                                  arguments, params);
+    PyList_Append(out, row);
+    Py_DECREF(row);
+  }
+  return out;
+  NDX_PY_END(nullptr)
+}
+
+PyObject* from_buffer(PyObject*, PyObject* obj) {
+  NDX_PY_BEGIN
+  return wrap(array_from_buffer(obj));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* set_default_float(PyObject*, PyObject* dtype) {
+  NDX_PY_BEGIN
+  set_default_float_dtype(dtype_from_py(dtype));
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+PyObject* get_default_float(PyObject*, PyObject*) { return dtype_to_py(default_float_dtype()); }
+
+PyObject* seed(PyObject*, PyObject* s) {
+  unsigned long long v = PyLong_AsUnsignedLongLongMask(s);
+  if (PyErr_Occurred()) return nullptr;
+  random_seed(v);
+  Py_RETURN_NONE;
+}
+
+PyObject* result_type_py(PyObject*, PyObject* args) {
+  NDX_PY_BEGIN
+  DType t = DType::kUnknown;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); ++i) {
+    PyObject* o = PyTuple_GET_ITEM(args, i);
+    DType d = is_ndarray(o) ? unwrap(o).dtype() : dtype_from_py(o);
+    t = t == DType::kUnknown ? d : promote_types(t, d);
+  }
+  if (t == DType::kUnknown) value_error("at least one array or dtype is required");
+  return dtype_to_py(t);
+  NDX_PY_END(nullptr)
+}
+
+PyMethodDef module_methods[] = {
+    {"_invoke", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(invoke_py)), METH_FASTCALL,
+     "_invoke(op, inputs, params=None, out=None, device=None): run a registered op."},
+    {"_op_handle", op_handle, METH_O, "A handle for a registered op, for fast repeated invokes."},
+    {"_list_ops", list_ops, METH_NOARGS, "Every registered op with its arguments and params."},
+    {"_gradient", gradient_py, METH_VARARGS, "Input gradients of one op from its FGradient."},
+    {"_from_buffer", from_buffer, METH_O, "An ndarray copied from a buffer (a NumPy array)."},
+    {"_set_default_float", set_default_float, METH_O, "Sets the default float dtype."},
+    {"_default_float", get_default_float, METH_NOARGS, "The default float dtype."},
+    {"random_seed", seed, METH_O, "Seeds ndx's random generator."},
+    {"result_type", result_type_py, METH_VARARGS, "NumPy 2 promotion of arrays and dtypes."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "ndx._core", "ndx's C++ core.", -1, module_methods};
+
+}  // namespace
+}  // namespace ndx::py
+
+PyMODINIT_FUNC PyInit__core() {
+  PyObject* m = PyModule_Create(&ndx::py::module_def);
+  if (!m) return nullptr;
+  ndx::py::init_errors(m);
+  ndx::py::init_dtypes();
+  if (PyErr_Occurred() || !ndx::py::init_ndarray_type(m)) {
+    Py_DECREF(m);
+    return nullptr;
+  }
+  return m;
+}

@@ -1,0 +1,628 @@
+// ndx.numpy.ndarray: a C type wrapping ndx::NDArray so attribute access, arithmetic and basic
+// indexing stay in C++ (no Python frames on the hot path).
+#include "convert.h"  // Python.h first
+
+#include <structmember.h>
+#include <unordered_map>
+#include "ndx/imperative.h"
+#include "ndx/np.h"
+
+namespace ndx::py {
+
+PyTypeObject* ndarray_type = nullptr;
+
+bool is_ndarray(PyObject* o) { return Py_TYPE(o) == ndarray_type || PyObject_TypeCheck(o, ndarray_type); }
+
+PyObject* wrap(NDArray a) {
+  PyArray* self = PyObject_GC_New(PyArray, ndarray_type);
+  if (!self) return nullptr;
+  new (&self->arr) NDArray(std::move(a));
+  self->grad = nullptr;
+  self->weakrefs = nullptr;
+  PyObject_GC_Track(self);
+  return reinterpret_cast<PyObject*>(self);
+}
+
+namespace {
+
+PyArray* as_py(PyObject* o) { return reinterpret_cast<PyArray*>(o); }
+
+void dealloc(PyObject* o) {
+  PyObject_GC_UnTrack(o);
+  PyArray* self = as_py(o);
+  if (self->weakrefs) PyObject_ClearWeakRefs(o);
+  Py_CLEAR(self->grad);
+  self->arr.~NDArray();
+  PyTypeObject* tp = Py_TYPE(o);
+  tp->tp_free(o);
+  Py_DECREF(tp);
+}
+
+int traverse(PyObject* o, visitproc visit, void* arg) {
+  Py_VISIT(as_py(o)->grad);
+  Py_VISIT(Py_TYPE(o));
+  return 0;
+}
+int clear(PyObject* o) {
+  Py_CLEAR(as_py(o)->grad);
+  return 0;
+}
+
+PyObject* shape_tuple(const Shape& s) {
+  PyObject* t = PyTuple_New(s.ndim());
+  for (int i = 0; i < s.ndim(); ++i) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(s[i]));
+  return t;
+}
+
+// ndarray(shape, dtype=None): an uninitialized array, as numpy.ndarray(shape).
+PyObject* tp_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"shape", "dtype", nullptr};
+  PyObject *shape = nullptr, *dtype = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:ndarray", const_cast<char**>(names), &shape, &dtype))
+    return nullptr;
+  NDX_PY_BEGIN
+  Value v = value_from_py(shape, "ndarray", "shape");
+  Shape s = FieldTraits<Shape>::from_value(v, {"ndarray", "shape"});
+  return wrap(np::empty(s, dtype == Py_None ? std::nullopt : std::optional(dtype_from_py(dtype))));
+  NDX_PY_END(nullptr)
+}
+
+// ---- attributes ----
+PyObject* get_shape(PyObject* o, void*) { return shape_tuple(unwrap(o).shape()); }
+PyObject* get_dtype(PyObject* o, void*) { return dtype_to_py(unwrap(o).dtype()); }
+PyObject* get_ndim(PyObject* o, void*) { return PyLong_FromLong(unwrap(o).ndim()); }
+PyObject* get_size(PyObject* o, void*) { return PyLong_FromLongLong(unwrap(o).size()); }
+PyObject* get_itemsize(PyObject* o, void*) { return PyLong_FromLongLong(unwrap(o).itemsize()); }
+PyObject* get_nbytes(PyObject* o, void*) { return PyLong_FromLongLong(unwrap(o).nbytes()); }
+PyObject* get_strides(PyObject* o, void*) {
+  const NDArray& a = unwrap(o);
+  Shape s = a.strides();
+  for (int i = 0; i < s.ndim(); ++i) s[i] *= a.itemsize();
+  return shape_tuple(s);
+}
+PyObject* get_T(PyObject* o, void*) {
+  NDX_PY_BEGIN
+  return wrap(unwrap(o).transpose());
+  NDX_PY_END(nullptr)
+}
+PyObject* get_device(PyObject* o, void*) { return PyUnicode_FromString(unwrap(o).device().str().c_str()); }
+PyObject* get_grad(PyObject* o, void*) {
+  PyObject* g = as_py(o)->grad ? as_py(o)->grad : Py_None;
+  Py_INCREF(g);
+  return g;
+}
+int set_grad(PyObject* o, PyObject* v, void*) {
+  if (v && v != Py_None && !is_ndarray(v)) {
+    PyErr_SetString(PyExc_TypeError, "grad must be an ndarray or None");
+    return -1;
+  }
+  Py_XINCREF(v == Py_None ? nullptr : v);
+  Py_XSETREF(as_py(o)->grad, v == Py_None ? nullptr : v);
+  return 0;
+}
+
+PyGetSetDef getset[] = {
+    {"shape", get_shape, nullptr, "Tuple of array dimensions.", nullptr},
+    {"dtype", get_dtype, nullptr, "Data type of the elements (a numpy.dtype).", nullptr},
+    {"ndim", get_ndim, nullptr, "Number of dimensions.", nullptr},
+    {"size", get_size, nullptr, "Number of elements.", nullptr},
+    {"itemsize", get_itemsize, nullptr, "Bytes per element.", nullptr},
+    {"nbytes", get_nbytes, nullptr, "Bytes of all elements.", nullptr},
+    {"strides", get_strides, nullptr, "Bytes to step in each dimension.", nullptr},
+    {"T", get_T, nullptr, "The transposed array (a view).", nullptr},
+    {"device", get_device, nullptr, "The device holding the array, e.g. 'cpu(0)'.", nullptr},
+    {"ctx", get_device, nullptr, "Alias of device (MXNet's name).", nullptr},
+    {"_grad", get_grad, set_grad, "Autograd's gradient slot.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// ---- arithmetic: cached attrs per op, weak Python scalars ----
+enum BinOp { kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow, kMatmul, kEq, kNe, kLt, kLe, kGt, kGe, kNumBinOps };
+const char* kBinOpNames[kNumBinOps] = {"_np_add",   "_np_subtract",      "_np_multiply", "_np_true_divide",
+                                       "_np_floor_divide", "_np_mod", "_np_power",    "_np_matmul",
+                                       "_np_equal", "_np_not_equal",     "_np_less",     "_np_less_equal",
+                                       "_np_greater", "_np_greater_equal"};
+NodeAttrs* g_bin_attrs = nullptr;
+
+PyObject* binary(BinOp op, PyObject* a, PyObject* b) {
+  NDX_PY_BEGIN
+  const NDArray* like = is_ndarray(a) ? &unwrap(a) : &unwrap(b);
+  NDArray x, y;
+  try {
+    x = operand_from_py(a, like);
+    y = operand_from_py(b, like);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kTypeError) throw;
+    Py_RETURN_NOTIMPLEMENTED;  // lets Python try the other operand's method
+  }
+  return wrap(invoke(g_bin_attrs[op], {x, y})[0]);
+  NDX_PY_END(nullptr)
+}
+
+PyObject* inplace(BinOp op, PyObject* a, PyObject* b) {
+  NDX_PY_BEGIN
+  NDArray& x = unwrap(a);
+  NDArray y = operand_from_py(b, &x);
+  switch (op) {
+    case kAdd: x += y; break;
+    case kSub: x -= y; break;
+    case kMul: x *= y; break;
+    case kDiv: x /= y; break;
+    default: {
+      // floor_divide, mod, power: compute, then write back with NumPy's same_kind rule.
+      NDArray r = invoke(g_bin_attrs[op], {x, y})[0];
+      if (is_float(r.dtype()) && !is_float(x.dtype()))
+        type_error("[", kBinOpNames[op] + 4, "] cannot cast the result from ", r.dtype(), " to ",
+                   x.dtype(), " with casting rule 'same_kind'");
+      if (r.shape() != x.shape())
+        value_error("non-broadcastable output operand with shape ", x.shape().str(),
+                    " doesn't match the broadcast shape ", r.shape().str());
+      x.assign(r);
+    }
+  }
+  Py_INCREF(a);
+  return a;
+  NDX_PY_END(nullptr)
+}
+
+#define NDX_BIN(name, op) \
+  PyObject* name(PyObject* a, PyObject* b) { return binary(op, a, b); }
+#define NDX_INPLACE(name, op) \
+  PyObject* name(PyObject* a, PyObject* b) { return inplace(op, a, b); }
+NDX_BIN(nb_add, kAdd)
+NDX_BIN(nb_sub, kSub)
+NDX_BIN(nb_mul, kMul)
+NDX_BIN(nb_div, kDiv)
+NDX_BIN(nb_floordiv, kFloorDiv)
+NDX_BIN(nb_mod, kMod)
+NDX_BIN(nb_matmul, kMatmul)
+NDX_INPLACE(nb_iadd, kAdd)
+NDX_INPLACE(nb_isub, kSub)
+NDX_INPLACE(nb_imul, kMul)
+NDX_INPLACE(nb_idiv, kDiv)
+NDX_INPLACE(nb_ifloordiv, kFloorDiv)
+NDX_INPLACE(nb_imod, kMod)
+PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) {
+    PyErr_SetString(PyExc_NotImplementedError, "pow() with a modulus is not supported");
+    return nullptr;
+  }
+  return binary(kPow, a, b);
+}
+PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject*) { return inplace(kPow, a, b); }
+
+PyObject* unary(const char* op, PyObject* a) {
+  NDX_PY_BEGIN
+  static std::unordered_map<std::string_view, NodeAttrs> cache;
+  auto it = cache.find(op);
+  if (it == cache.end()) it = cache.emplace(op, Op::get(op)->make_attrs()).first;
+  return wrap(invoke(it->second, {unwrap(a)})[0]);
+  NDX_PY_END(nullptr)
+}
+PyObject* nb_neg(PyObject* a) { return unary("_np_negative", a); }
+PyObject* nb_abs(PyObject* a) { return unary("_np_absolute", a); }
+PyObject* nb_pos(PyObject* a) {
+  NDX_PY_BEGIN
+  return wrap(unwrap(a).copy());
+  NDX_PY_END(nullptr)
+}
+PyObject* nb_invert(PyObject* a) {
+  if (unwrap(a).dtype() == DType::kBool) return unary("_np_logical_not", a);
+  PyErr_SetString(PyExc_NotImplementedError, "[invert] bitwise not is only supported for bool arrays");
+  return nullptr;
+}
+
+// Conversions of size-1 arrays to Python scalars.
+PyObject* scalar_of(const NDArray& a) {
+  if (a.dtype() == DType::kBool) return PyBool_FromLong(a.item<bool>());
+  if (is_float(a.dtype())) return PyFloat_FromDouble(a.item<double>());
+  if (is_unsigned(a.dtype())) return PyLong_FromUnsignedLongLong(a.item<uint64_t>());
+  return PyLong_FromLongLong(a.item<int64_t>());
+}
+int nb_bool(PyObject* o) {
+  const NDArray& a = unwrap(o);
+  if (a.size() != 1) {
+    PyErr_SetString(PyExc_ValueError,
+                    a.size() == 0 ? "The truth value of an empty array is ambiguous."
+                                  : "The truth value of an array with more than one element is "
+                                    "ambiguous. Use a.any() or a.all()");
+    return -1;
+  }
+  NDX_PY_BEGIN
+  return a.item<double>() != 0 ? 1 : 0;
+  NDX_PY_END(-1)
+}
+PyObject* size1_convert(PyObject* o, bool to_int) {
+  const NDArray& a = unwrap(o);
+  if (a.size() != 1) {
+    PyErr_SetString(PyExc_TypeError, "only size-1 arrays can be converted to Python scalars");
+    return nullptr;
+  }
+  NDX_PY_BEGIN
+  PyObject* s = scalar_of(a);
+  PyObject* r = to_int ? PyNumber_Long(s) : PyNumber_Float(s);
+  Py_DECREF(s);
+  return r;
+  NDX_PY_END(nullptr)
+}
+PyObject* nb_int(PyObject* o) { return size1_convert(o, true); }
+PyObject* nb_float(PyObject* o) { return size1_convert(o, false); }
+PyObject* nb_index(PyObject* o) {
+  const NDArray& a = unwrap(o);
+  if (a.ndim() != 0 || !(is_integer(a.dtype()) || a.dtype() == DType::kBool)) {
+    PyErr_SetString(PyExc_TypeError, "only integer scalar arrays can be converted to a scalar index");
+    return nullptr;
+  }
+  return scalar_of(a);
+}
+
+
+
+PyObject* richcompare(PyObject* a, PyObject* b, int op) {
+  static const BinOp map[] = {kLt, kLe, kEq, kNe, kGt, kGe};
+  return binary(map[op], a, b);
+}
+
+// ---- basic indexing: ints, slices, Ellipsis, None, and tuples of them (all views) ----
+NDArray select(const NDArray& a, int axis, int64_t index) {
+  int64_t n = a.shape()[axis];
+  if (index < -n || index >= n)
+    index_error("index ", index, " is out of bounds for axis ", axis, " with size ", n);
+  if (index < 0) index += n;
+  Shape shape, strides;
+  for (int i = 0; i < a.ndim(); ++i)
+    if (i != axis) shape.push_back(a.shape()[i]), strides.push_back(a.strides()[i]);
+  return NDArray(a.storage(), a.byte_offset() + index * a.strides()[axis] * a.itemsize(), shape, strides,
+                 a.dtype());
+}
+
+std::optional<int64_t> slice_bound(PyObject* v) {
+  if (v == Py_None) return std::nullopt;
+  PyObject* idx = PyNumber_Index(v);
+  if (!idx) {
+    PyErr_Clear();
+    type_error("slice indices must be integers or None or have an __index__ method");
+  }
+  long long x = PyLong_AsLongLong(idx);
+  Py_DECREF(idx);
+  return x;
+}
+
+bool is_basic_item(PyObject* k) {
+  return k == Py_None || k == Py_Ellipsis || PySlice_Check(k) ||
+         (PyIndex_Check(k) && !is_ndarray(k) && !PyBool_Check(k));
+}
+
+NDArray basic_index(const NDArray& a, PyObject* key) {
+  PyObject* items = PyTuple_Check(key) ? key : nullptr;
+  Py_ssize_t n = items ? PyTuple_GET_SIZE(items) : 1;
+  auto item = [&](Py_ssize_t i) { return items ? PyTuple_GET_ITEM(items, i) : key; };
+  int consumed = 0, ellipses = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* k = item(i);
+    if (!is_basic_item(k))
+      not_implemented("[getitem] integer-array and boolean-mask indexing are not implemented yet; got ",
+                      Py_TYPE(k)->tp_name, " in the index");
+    if (k == Py_Ellipsis) ++ellipses;
+    else if (k != Py_None) ++consumed;
+  }
+  if (ellipses > 1) index_error("an index can only have a single ellipsis ('...')");
+  if (consumed > a.ndim())
+    index_error("too many indices for array: array is ", a.ndim(), "-dimensional, but ", consumed,
+                " were indexed");
+  NDArray v = a;
+  int axis = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* k = item(i);
+    if (k == Py_None) {
+      v = v.expand_dims(axis++);
+    } else if (k == Py_Ellipsis) {
+      axis += a.ndim() - consumed;
+    } else if (PySlice_Check(k)) {
+      auto* s = reinterpret_cast<PySliceObject*>(k);
+      auto step = slice_bound(s->step);
+      v = v.slice(axis++, slice_bound(s->start), slice_bound(s->stop), step ? *step : 1);
+    } else {
+      PyObject* idx = PyNumber_Index(k);
+      long long x = PyLong_AsLongLong(idx);
+      Py_DECREF(idx);
+      v = select(v, axis, x);
+    }
+  }
+  return v;
+}
+
+PyObject* getitem(PyObject* o, PyObject* key) {
+  NDX_PY_BEGIN
+  return wrap(basic_index(unwrap(o), key));
+  NDX_PY_END(nullptr)
+}
+
+int setitem(PyObject* o, PyObject* key, PyObject* value) {
+  if (!value) {
+    PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
+    return -1;
+  }
+  NDX_PY_BEGIN
+  NDArray view = basic_index(unwrap(o), key);
+  NDArray src = operand_from_py(value, &view);
+  view.assign(src);
+  return 0;
+  NDX_PY_END(-1)
+}
+
+Py_ssize_t length(PyObject* o) {
+  const NDArray& a = unwrap(o);
+  if (a.ndim() == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of unsized object");
+    return -1;
+  }
+  return a.shape()[0];
+}
+
+PyObject* sq_item(PyObject* o, Py_ssize_t i) {
+  NDX_PY_BEGIN
+  const NDArray& a = unwrap(o);
+  if (a.ndim() == 0) type_error("iteration over a 0-d array");
+  return wrap(select(a, 0, i));
+  NDX_PY_END(nullptr)
+}
+
+
+
+// ---- buffer protocol: NumPy reads ndx memory without a copy ----
+const char* buffer_format(DType t) {
+  switch (t) {
+    case DType::kBool: return "?";
+    case DType::kInt8: return "b";
+    case DType::kInt16: return "h";
+    case DType::kInt32: return "i";
+    case DType::kInt64: return "q";
+    case DType::kUInt8: return "B";
+    case DType::kUInt16: return "H";
+    case DType::kUInt32: return "I";
+    case DType::kUInt64: return "Q";
+    case DType::kFloat16: return "e";
+    case DType::kFloat32: return "f";
+    case DType::kFloat64: return "d";
+    default: return nullptr;
+  }
+}
+
+int getbuffer(PyObject* o, Py_buffer* view, int flags) {
+  const NDArray& a = unwrap(o);
+  const char* fmt = buffer_format(a.dtype());
+  if (!fmt) {
+    PyErr_SetString(PyExc_BufferError, "bfloat16 arrays have no buffer format; use asnumpy()");
+    return -1;
+  }
+  auto* dims = static_cast<Py_ssize_t*>(PyMem_Malloc(sizeof(Py_ssize_t) * 2 * std::max(a.ndim(), 1)));
+  for (int i = 0; i < a.ndim(); ++i) {
+    dims[i] = a.shape()[i];
+    dims[a.ndim() + i] = a.strides()[i] * a.itemsize();
+  }
+  view->buf = a.raw_data();
+  view->obj = o;
+  Py_INCREF(o);
+  view->len = a.nbytes();
+  view->readonly = 0;
+  view->itemsize = a.itemsize();
+  view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(fmt) : nullptr;
+  view->ndim = a.ndim();
+  view->shape = dims;
+  view->strides = dims + a.ndim();
+  view->suboffsets = nullptr;
+  view->internal = dims;
+  return 0;
+}
+void releasebuffer(PyObject*, Py_buffer* view) { PyMem_Free(view->internal); }
+
+// ---- methods ----
+PyObject* numpy_module() {
+  static PyObject* numpy = PyImport_ImportModule("numpy");
+  return numpy;
+}
+
+PyObject* asnumpy(PyObject* o, PyObject*) {
+  NDX_PY_BEGIN
+  NDArray a = unwrap(o);
+  if (a.dtype() == DType::kBFloat16) a = a.astype(DType::kFloat32);  // NumPy has no bfloat16
+  PyObject* holder = is_ndarray(o) && a.shares_storage_with(unwrap(o)) ? (Py_INCREF(o), o) : wrap(a);
+  PyObject* r = PyObject_CallMethod(numpy_module(), "array", "O", holder);
+  Py_DECREF(holder);
+  return r;
+  NDX_PY_END(nullptr)
+}
+
+PyObject* array_method(PyObject* o, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"dtype", "copy", nullptr};
+  PyObject *dtype = Py_None, *copy = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", const_cast<char**>(names), &dtype, &copy))
+    return nullptr;
+  PyObject* r = asnumpy(o, nullptr);
+  if (r && dtype != Py_None) {
+    PyObject* cast = PyObject_CallMethod(r, "astype", "O", dtype);
+    Py_DECREF(r);
+    r = cast;
+  }
+  return r;
+}
+
+PyObject* astype(PyObject* o, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"dtype", "copy", nullptr};
+  PyObject* dtype;
+  int copy = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:astype", const_cast<char**>(names), &dtype, &copy))
+    return nullptr;
+  NDX_PY_BEGIN
+  DType t = dtype_from_py(dtype);
+  if (!copy && t == unwrap(o).dtype()) {
+    Py_INCREF(o);
+    return o;
+  }
+  return wrap(unwrap(o).astype(t));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* copy_method(PyObject* o, PyObject*) {
+  NDX_PY_BEGIN
+  return wrap(unwrap(o).copy());
+  NDX_PY_END(nullptr)
+}
+
+Shape shape_from_args(PyObject* args, const char* op) {
+  PyObject* src = PyTuple_GET_SIZE(args) == 1 && !PyIndex_Check(PyTuple_GET_ITEM(args, 0))
+                      ? PyTuple_GET_ITEM(args, 0)
+                      : args;
+  Value v = value_from_py(src, op, "shape");
+  return FieldTraits<Shape>::from_value(v, {op, "shape"});
+}
+
+PyObject* reshape(PyObject* o, PyObject* args, PyObject* kwargs) {
+  NDX_PY_BEGIN
+  if (kwargs && PyDict_Size(kwargs) > 0) {
+    PyObject* order = PyDict_GetItemString(kwargs, "order");
+    if (!order || PyDict_Size(kwargs) > 1 || PyUnicode_CompareWithASCIIString(order, "C") != 0)
+      not_implemented("[reshape] only order='C' is supported");
+  }
+  return wrap(unwrap(o).reshape(shape_from_args(args, "reshape")));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* transpose_method(PyObject* o, PyObject* args) {
+  NDX_PY_BEGIN
+  if (PyTuple_GET_SIZE(args) == 0 || (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None))
+    return wrap(unwrap(o).transpose());
+  return wrap(unwrap(o).transpose(shape_from_args(args, "transpose").to_vector()));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* flatten(PyObject* o, PyObject*) {
+  NDX_PY_BEGIN
+  return wrap(unwrap(o).copy().reshape({-1}));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* item(PyObject* o, PyObject* args) {
+  NDX_PY_BEGIN
+  const NDArray& a = unwrap(o);
+  if (PyTuple_GET_SIZE(args) == 0) {
+    if (a.size() != 1) value_error("can only convert an array of size 1 to a Python scalar");
+    return scalar_of(a);
+  }
+  NDArray v = a;
+  if (PyTuple_GET_SIZE(args) == 1 && PyIndex_Check(PyTuple_GET_ITEM(args, 0))) {
+    PyObject* idx = PyNumber_Index(PyTuple_GET_ITEM(args, 0));
+    long long flat = PyLong_AsLongLong(idx);
+    Py_DECREF(idx);
+    if (flat < -a.size() || flat >= a.size()) index_error("index ", flat, " is out of bounds for size ", a.size());
+    return scalar_of(a.reshape({-1})[flat]);
+  }
+  return scalar_of(basic_index(a, args));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* tolist(PyObject* o, PyObject*) {
+  PyObject* arr = asnumpy(o, nullptr);
+  if (!arr) return nullptr;
+  PyObject* r = PyObject_CallMethod(arr, "tolist", nullptr);
+  Py_DECREF(arr);
+  return r;
+}
+
+PyObject* wait_to_read(PyObject*, PyObject*) { Py_RETURN_NONE; }  // the engine is synchronous
+
+PyObject* repr(PyObject* o) {
+  NDX_PY_BEGIN
+  return PyUnicode_FromString(unwrap(o).repr().c_str());
+  NDX_PY_END(nullptr)
+}
+PyObject* str(PyObject* o) {
+  NDX_PY_BEGIN
+  return PyUnicode_FromString(unwrap(o).str().c_str());
+  NDX_PY_END(nullptr)
+}
+
+PyMethodDef methods[] = {
+    {"asnumpy", asnumpy, METH_NOARGS, "A NumPy copy of the array."},
+    {"__array__", reinterpret_cast<PyCFunction>(array_method), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"astype", reinterpret_cast<PyCFunction>(astype), METH_VARARGS | METH_KEYWORDS,
+     "astype(dtype, copy=True): the array cast to dtype."},
+    {"copy", copy_method, METH_NOARGS, "A contiguous copy."},
+    {"reshape", reinterpret_cast<PyCFunction>(reshape), METH_VARARGS | METH_KEYWORDS,
+     "reshape(*shape): a view when the data is contiguous, else a copy; one -1 is inferred."},
+    {"transpose", transpose_method, METH_VARARGS, "transpose(*axes): a view with permuted axes."},
+    {"flatten", flatten, METH_NOARGS, "A 1-d copy."},
+    {"item", item, METH_VARARGS, "item(*index): one element as a Python scalar."},
+    {"tolist", tolist, METH_NOARGS, "Nested Python lists of the elements."},
+    {"wait_to_read", wait_to_read, METH_NOARGS, "Waits for pending writes (ndx computes synchronously)."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyMemberDef members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(PyArray, weakrefs), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr}};
+
+}  // namespace
+
+bool init_ndarray_type(PyObject* module) {
+  g_bin_attrs = new NodeAttrs[kNumBinOps];
+  try {
+    for (int i = 0; i < kNumBinOps; ++i) g_bin_attrs[i] = Op::get(kBinOpNames[i])->make_attrs();
+  } catch (const Error& e) {
+    set_error(e);
+    return false;
+  }
+  auto fn = [](auto f) { return reinterpret_cast<void*>(f); };
+  PyType_Slot slots[] = {
+      {Py_tp_dealloc, fn(dealloc)},
+      {Py_tp_traverse, fn(traverse)},
+      {Py_tp_clear, fn(clear)},
+      {Py_tp_new, fn(tp_new)},
+      {Py_tp_repr, fn(repr)},
+      {Py_tp_str, fn(str)},
+      {Py_tp_getset, getset},
+      {Py_tp_methods, methods},
+      {Py_tp_members, members},
+      {Py_tp_hash, fn(PyObject_HashNotImplemented)},
+      {Py_tp_richcompare, fn(richcompare)},
+      {Py_tp_doc, const_cast<char*>("ndx.numpy.ndarray: an n-dimensional array on a device.")},
+      {Py_nb_add, fn(nb_add)},
+      {Py_nb_subtract, fn(nb_sub)},
+      {Py_nb_multiply, fn(nb_mul)},
+      {Py_nb_true_divide, fn(nb_div)},
+      {Py_nb_floor_divide, fn(nb_floordiv)},
+      {Py_nb_remainder, fn(nb_mod)},
+      {Py_nb_power, fn(nb_pow)},
+      {Py_nb_matrix_multiply, fn(nb_matmul)},
+      {Py_nb_inplace_add, fn(nb_iadd)},
+      {Py_nb_inplace_subtract, fn(nb_isub)},
+      {Py_nb_inplace_multiply, fn(nb_imul)},
+      {Py_nb_inplace_true_divide, fn(nb_idiv)},
+      {Py_nb_inplace_floor_divide, fn(nb_ifloordiv)},
+      {Py_nb_inplace_remainder, fn(nb_imod)},
+      {Py_nb_inplace_power, fn(nb_ipow)},
+      {Py_nb_negative, fn(nb_neg)},
+      {Py_nb_positive, fn(nb_pos)},
+      {Py_nb_absolute, fn(nb_abs)},
+      {Py_nb_invert, fn(nb_invert)},
+      {Py_nb_bool, fn(nb_bool)},
+      {Py_nb_int, fn(nb_int)},
+      {Py_nb_float, fn(nb_float)},
+      {Py_nb_index, fn(nb_index)},
+      {Py_mp_length, fn(length)},
+      {Py_mp_subscript, fn(getitem)},
+      {Py_mp_ass_subscript, fn(setitem)},
+      {Py_sq_length, fn(length)},
+      {Py_sq_item, fn(sq_item)},
+      {Py_bf_getbuffer, fn(getbuffer)},
+      {Py_bf_releasebuffer, fn(releasebuffer)},
+      {0, nullptr}};
+  PyType_Spec spec = {"ndx.numpy.ndarray", sizeof(PyArray), 0,
+                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, slots};
+  auto* type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&spec));
+  if (!type) return false;
+  ndarray_type = type;
+  Py_INCREF(type);
+  return PyModule_AddObject(module, "ndarray", reinterpret_cast<PyObject*>(type)) == 0;
+}
+
+}  // namespace ndx::py
