@@ -5,7 +5,10 @@ PREFIX ?= $(CURDIR)/_install
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps build install test test-cpp test-package demo sanitize format clean
+VENV ?= .venv
+PY = $(VENV)/bin/python
+
+.PHONY: deps build install test test-cpp test-package test-python python demo sanitize format clean
 
 deps:
 	./scripts/install-deps.sh
@@ -17,8 +20,17 @@ build: deps
 install: build
 	cmake --install $(BUILD) > /dev/null
 
-# The whole test suite: C++ unit tests, then a separate CMake project that uses find_package(ndx).
-test: test-package test-cpp
+# The whole test suite: a find_package(ndx) consumer project, the Python tests, the C++ tests.
+test: test-package test-python test-cpp
+
+# The Python package, installed into $(VENV) with pip (scikit-build-core + CMake).
+python: deps
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-build-isolation .
+
+test-python: python
+	cd tests/python && ../../$(PY) -m pytest -q -p no:cacheprovider .
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -46,4 +58,4 @@ format:
 	clang-format -i $$(git ls-files '*.h' '*.cc' '*.cpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(PREFIX)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(PREFIX) $(VENV)

@@ -16,6 +16,8 @@ enum class ErrorKind : int {
   kNotImplementedError = 4,
   kRuntimeError = 5,
   kAxisError = 6,  // NumPy's AxisError: both a ValueError and an IndexError.
+  kOverflowError = 7,
+  kZeroDivisionError = 8,
 };
 
 const char* error_kind_name(ErrorKind kind);
@@ -60,6 +62,10 @@ template <typename... Parts>
 template <typename... Parts>
 [[noreturn]] void not_implemented(Parts&&... parts) {
   raise(ErrorKind::kNotImplementedError, std::forward<Parts>(parts)...);
+}
+template <typename... Parts>
+[[noreturn]] void overflow_error(Parts&&... parts) {
+  raise(ErrorKind::kOverflowError, std::forward<Parts>(parts)...);
 }
 template <typename... Parts>
 [[noreturn]] void axis_error(Parts&&... parts) {

@@ -33,6 +33,7 @@ namespace ndx {
 
 class Op;
 struct Node;
+std::string public_op_name(std::string_view registered);
 struct NodeEntry;
 using NodePtr = std::shared_ptr<Node>;
 
@@ -261,9 +262,8 @@ template <typename P>
 Op& Op::set_params() {
   params = &param_schema<P>();
   const ParamSchema* schema = params;
-  const std::string op_name = name;
-  attr_parser = [schema, op_name](NodeAttrs* attrs) {
-    attrs->parsed = schema->parse(attrs->dict, op_name);
+  attr_parser = [schema](NodeAttrs* attrs) {
+    attrs->parsed = schema->parse(attrs->dict, public_op_name(attrs->op->name));
   };
   for (const ParamField& f : schema->fields) arguments.push_back({f.name, f.type_name, f.doc});
   return *this;

@@ -137,7 +137,8 @@ struct ParamSchema {
   std::vector<ParamField> fields;
   std::function<std::any(const void* obj)> to_any;
   std::function<const void*(const std::any& a)> from_any;
-  std::function<std::shared_ptr<void>()> make;
+  std::function<std::any()> make_any;                  // a P with its C++ initializers
+  std::function<void*(std::any& a)> mutable_from_any;  // the P inside
 
   const ParamField* find(std::string_view name) const;
   // Parses a dict of strings; unknown keys, missing required fields and bad values raise.
@@ -224,7 +225,10 @@ const ParamSchema& param_schema() {
     P::declare(decl);
     s.to_any = [](const void* obj) { return std::any(*static_cast<const P*>(obj)); };
     s.from_any = [](const std::any& a) -> const void* { return std::any_cast<P>(&a); };
-    s.make = [] { return std::shared_ptr<void>(std::make_shared<P>()); };
+    s.make_any = [] { return std::any(P{}); };
+    s.mutable_from_any = [](std::any& a) -> void* { return std::any_cast<P>(&a); };
+    if (s.fields.size() > 64)
+      throw Error(ErrorKind::kRuntimeError, "a Param struct has over 64 fields");
     return s;
   }();
   return schema;

@@ -19,6 +19,13 @@ class Storage {
   static std::shared_ptr<Storage> wrap(void* data, std::size_t bytes, Device device,
                                        std::function<void()> release);
   ~Storage();
+  struct Key {  // lets allocate() use make_shared while the constructor stays private in spirit
+   private:
+    Key() = default;
+    friend class Storage;
+  };
+  Storage(Key, void* data, std::size_t size, std::size_t capacity, Device device)
+      : Storage(data, size, capacity, device) {}
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 

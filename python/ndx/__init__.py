@@ -3,18 +3,23 @@
     from ndx import np, npx
     import ndx as mx
 """
-from . import _core
-from .base import (AxisError, MXNetError, NDXError, NDXIndexError, NDXNotImplementedError,
-                   NDXTypeError, NDXValueError)
+from . import _api_internal, _core, nd, test_utils
 from . import numpy as np
 from . import numpy_extension as npx
-from . import nd
-from . import test_utils
+from .base import (
+                   AxisError,
+                   MXNetError,
+                   NDXError,
+                   NDXIndexError,
+                   NDXNotImplementedError,
+                   NDXTypeError,
+                   NDXValueError,
+)
 
 numpy = np
 random_seed = _core.random_seed
 __version__ = "0.1.0"
 
-__all__ = ["np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError", "AxisError",
-           "NDXValueError", "NDXTypeError", "NDXIndexError", "NDXNotImplementedError",
-           "random_seed"]
+__all__ = ["_api_internal", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
+           "AxisError", "NDXValueError", "NDXTypeError", "NDXIndexError",
+           "NDXNotImplementedError", "random_seed"]

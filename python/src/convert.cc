@@ -6,7 +6,8 @@ namespace ndx::py {
 
 // ---- errors ----
 namespace {
-PyObject* g_errors[7] = {};  // indexed by ErrorKind; [0] is the base NDXError
+constexpr int kNumKinds = 9;
+PyObject* g_errors[kNumKinds] = {};  // indexed by ErrorKind; [0] is the base NDXError
 
 PyObject* make_error(PyObject* module, const char* name, std::vector<PyObject*> bases) {
   PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(bases.size()));
@@ -31,14 +32,19 @@ void init_errors(PyObject* m) {
   g_errors[int(ErrorKind::kIndexError)] = make_error(m, "NDXIndexError", {base, PyExc_IndexError});
   g_errors[int(ErrorKind::kNotImplementedError)] =
       make_error(m, "NDXNotImplementedError", {base, PyExc_NotImplementedError});
-  g_errors[int(ErrorKind::kRuntimeError)] = make_error(m, "NDXRuntimeError", {base, PyExc_RuntimeError});
+  g_errors[int(ErrorKind::kRuntimeError)] =
+      make_error(m, "NDXRuntimeError", {base, PyExc_RuntimeError});
   g_errors[int(ErrorKind::kAxisError)] =
       make_error(m, "AxisError", {base, PyExc_ValueError, PyExc_IndexError});
+  g_errors[int(ErrorKind::kOverflowError)] =
+      make_error(m, "NDXOverflowError", {base, PyExc_OverflowError});
+  g_errors[int(ErrorKind::kZeroDivisionError)] =
+      make_error(m, "NDXZeroDivisionError", {base, PyExc_ZeroDivisionError});
 }
 
 PyObject* set_error(const Error& e) {
   int k = static_cast<int>(e.kind());
-  PyErr_SetString(k >= 1 && k <= 6 ? g_errors[k] : g_errors[0], e.what());
+  PyErr_SetString(k >= 1 && k < kNumKinds ? g_errors[k] : g_errors[0], e.what());
   return nullptr;
 }
 
@@ -58,7 +64,8 @@ void init_dtypes() {
   for (int i = 0; i < kNumDTypes; ++i) {
     DType t = static_cast<DType>(i);
     std::string name(dtype_name(t));
-    PyObject* obj = t == DType::kBFloat16 ? nullptr : PyObject_CallFunction(g_numpy_dtype, "s", name.c_str());
+    PyObject* obj =
+        t == DType::kBFloat16 ? nullptr : PyObject_CallFunction(g_numpy_dtype, "s", name.c_str());
     if (!obj) {
       PyErr_Clear();
       obj = PyUnicode_FromString(name.c_str());
@@ -139,8 +146,8 @@ Value value_from_py(PyObject* o, std::string_view op, std::string_view field) {
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* item = items[i];
       if (PyBool_Check(item) || !PyIndex_Check(item))
-        type_error("[", op, "] parameter '", field, "' expected a tuple of ints, got an element of type ",
-                   Py_TYPE(item)->tp_name);
+        type_error("[", op, "] parameter '", field,
+                   "' expected a tuple of ints, got an element of type ", Py_TYPE(item)->tp_name);
       PyObject* idx = PyNumber_Index(item);
       s.push_back(to_int64(idx, op, field));
       Py_DECREF(idx);
@@ -162,7 +169,8 @@ Value value_from_py(PyObject* o, std::string_view op, std::string_view field) {
       return Value(v);
     }
   }
-  type_error("[", op, "] parameter '", field, "' cannot take a value of type ", Py_TYPE(o)->tp_name);
+  type_error("[", op, "] parameter '", field, "' cannot take a value of type ",
+             Py_TYPE(o)->tp_name);
 }
 
 // ---- operands ----
@@ -170,37 +178,66 @@ namespace {
 DType format_dtype(const char* fmt, Py_ssize_t itemsize) {
   if (!fmt) return DType::kUInt8;
   char c = fmt[0];
-  if (c == '@' || c == '=' || c == '<' || c == '|') c = fmt[1];
-  else if (c == '>' || c == '!') type_error("[array] big-endian data is not supported");
+  if (c == '@' || c == '=' || c == '<' || c == '|')
+    c = fmt[1];
+  else if (c == '>' || c == '!')
+    type_error("[array] big-endian data is not supported");
   switch (c) {
-    case '?': return DType::kBool;
-    case 'b': return DType::kInt8;
-    case 'B': return DType::kUInt8;
-    case 'e': return DType::kFloat16;
-    case 'f': return DType::kFloat32;
-    case 'd': return DType::kFloat64;
-    case 'h': case 'i': case 'l': case 'q':
+    case '?':
+      return DType::kBool;
+    case 'b':
+      return DType::kInt8;
+    case 'B':
+      return DType::kUInt8;
+    case 'e':
+      return DType::kFloat16;
+    case 'f':
+      return DType::kFloat32;
+    case 'd':
+      return DType::kFloat64;
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
       return itemsize == 2 ? DType::kInt16 : itemsize == 4 ? DType::kInt32 : DType::kInt64;
-    case 'H': case 'I': case 'L': case 'Q':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
       return itemsize == 2 ? DType::kUInt16 : itemsize == 4 ? DType::kUInt32 : DType::kUInt64;
   }
   type_error("[array] unsupported element format '", fmt, "'");
 }
 
-void check_scalar_fits(long long v, DType t) {
-  if (!is_integer(t)) return;
+bool scalar_fits(long long v, DType t) {
+  if (!is_integer(t)) return true;
   bool fits = true;
   switch (t) {
-    case DType::kInt8: fits = v >= INT8_MIN && v <= INT8_MAX; break;
-    case DType::kInt16: fits = v >= INT16_MIN && v <= INT16_MAX; break;
-    case DType::kInt32: fits = v >= INT32_MIN && v <= INT32_MAX; break;
-    case DType::kUInt8: fits = v >= 0 && v <= UINT8_MAX; break;
-    case DType::kUInt16: fits = v >= 0 && v <= UINT16_MAX; break;
-    case DType::kUInt32: fits = v >= 0 && v <= UINT32_MAX; break;
-    case DType::kUInt64: fits = v >= 0; break;
-    default: break;
+    case DType::kInt8:
+      fits = v >= INT8_MIN && v <= INT8_MAX;
+      break;
+    case DType::kInt16:
+      fits = v >= INT16_MIN && v <= INT16_MAX;
+      break;
+    case DType::kInt32:
+      fits = v >= INT32_MIN && v <= INT32_MAX;
+      break;
+    case DType::kUInt8:
+      fits = v >= 0 && v <= UINT8_MAX;
+      break;
+    case DType::kUInt16:
+      fits = v >= 0 && v <= UINT16_MAX;
+      break;
+    case DType::kUInt32:
+      fits = v >= 0 && v <= UINT32_MAX;
+      break;
+    case DType::kUInt64:
+      fits = v >= 0;
+      break;
+    default:
+      break;
   }
-  if (!fits) value_error("Python integer ", v, " out of bounds for ", t);
+  return fits;
 }
 }  // namespace
 
@@ -228,7 +265,7 @@ NDArray array_from_buffer(PyObject* o) {
   return NDArray(storage, 0, shape, strides, t).copy();
 }
 
-NDArray operand_from_py(PyObject* o, const NDArray* like) {
+NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   if (is_ndarray(o)) return unwrap(o);
   if (PyBool_Check(o)) {
     DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kBool) : DType::kBool;
@@ -237,9 +274,12 @@ NDArray operand_from_py(PyObject* o, const NDArray* like) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) value_error("Python integer out of bounds for int64");
+    if (overflow) overflow_error("Python integer out of bounds for int64");
     DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kInt) : DType::kInt64;
-    check_scalar_fits(v, t);
+    if (!scalar_fits(v, t)) {
+      if (!widen_ints) overflow_error("Python integer ", v, " out of bounds for ", t);
+      t = DType::kInt64;
+    }
     NDArray a(Shape{}, t);
     NDArray src(Shape{}, DType::kInt64);
     *src.data<int64_t>() = v;  // exact for int64 values that a double would round
@@ -253,7 +293,7 @@ NDArray operand_from_py(PyObject* o, const NDArray* like) {
   // NumPy arrays and scalars, lists: through NumPy, keeping their (strong) dtype.
   PyObject* numpy = PyImport_ImportModule("numpy");
   if (!numpy) throw Error(ErrorKind::kRuntimeError, "numpy is not importable");
-  PyObject* arr = PyObject_CallMethod(numpy, "ascontiguousarray", "O", o);
+  PyObject* arr = PyObject_CallMethod(numpy, "asarray", "O", o);
   Py_DECREF(numpy);
   if (!arr) {
     PyErr_Clear();
@@ -267,6 +307,41 @@ NDArray operand_from_py(PyObject* o, const NDArray* like) {
     throw;
   }
   Py_DECREF(arr);
+  return out;
+}
+
+std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints) {
+  std::vector<NDArray> out(static_cast<size_t>(n));
+  DType strong = DType::kUnknown;
+  std::optional<ScalarKind> weakest_lift;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* o = objs[i];
+    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) continue;
+    out[i] = operand_from_py(o, nullptr);
+    strong = strong == DType::kUnknown ? out[i].dtype() : promote_types(strong, out[i].dtype());
+  }
+  if (strong == DType::kUnknown) {  // only scalars: NumPy's defaults, float -> ndx's default
+    for (Py_ssize_t i = 0; i < n; ++i) out[i] = operand_from_py(objs[i], nullptr);
+    return out;
+  }
+  // The highest kind among the weak scalars decides how far they lift the arrays' dtype.
+  ScalarKind highest = ScalarKind::kBool;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (out[i].defined()) continue;
+    PyObject* o = objs[i];
+    ScalarKind kind = PyBool_Check(o)   ? ScalarKind::kBool
+                      : PyLong_Check(o) ? ScalarKind::kInt
+                                        : ScalarKind::kFloat;
+    highest = std::max(highest, kind);
+  }
+  DType target = promote_with_scalar(strong, highest);
+  NDArray like(std::shared_ptr<Storage>(), 0, Shape{}, Shape{}, target);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!out[i].defined())
+      out[i] = operand_from_py(objs[i], &like, widen_ints);
+    else if (target != strong && out[i].dtype() != target)
+      out[i] = out[i].astype(target);
+  }
   return out;
 }
 

@@ -15,8 +15,7 @@
 namespace ndx::py {
 
 struct PyArray {
-  PyObject_HEAD
-  NDArray arr;
+  PyObject_HEAD NDArray arr;
   PyObject* grad;  // autograd's slot (filled once autograd lands)
   PyObject* weakrefs;
 };
@@ -32,19 +31,19 @@ PyObject* set_error(const Error& e);
 void init_errors(PyObject* module);
 
 #define NDX_PY_BEGIN try {
-#define NDX_PY_END(fail)                                   \
-  }                                                        \
-  catch (const ::ndx::Error& e) {                          \
-    ::ndx::py::set_error(e);                               \
-    return fail;                                           \
-  }                                                        \
-  catch (const std::exception& e) {                        \
-    PyErr_SetString(PyExc_RuntimeError, e.what());         \
-    return fail;                                           \
+#define NDX_PY_END(fail)                           \
+  }                                                \
+  catch (const ::ndx::Error& e) {                  \
+    ::ndx::py::set_error(e);                       \
+    return fail;                                   \
+  }                                                \
+  catch (const std::exception& e) {                \
+    PyErr_SetString(PyExc_RuntimeError, e.what()); \
+    return fail;                                   \
   }
 
 // dtypes: NumPy dtype objects out (bfloat16 as the string 'bfloat16'); anything NumPy accepts in.
-PyObject* dtype_to_py(DType t);  // new reference
+PyObject* dtype_to_py(DType t);    // new reference
 DType dtype_from_py(PyObject* o);  // raises ndx TypeError when not understood
 void init_dtypes();
 
@@ -54,7 +53,13 @@ Value value_from_py(PyObject* o, std::string_view op, std::string_view field);
 
 // A Python operand as an NDArray: ndarrays as they are; Python scalars as weak scalars
 // (NEP 50) against `like`; anything else through NumPy (strong dtype).
-NDArray operand_from_py(PyObject* o, const NDArray* like);
+// `widen_ints`: a Python int out of range for `like`'s integer dtype becomes an int64 (strong)
+// operand, as NumPy does for comparisons and true_divide; otherwise it is an OverflowError.
+NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints = false);
+// Operands of one op call with NEP 50's weak Python scalars: a scalar takes the arrays'
+// dtype unless its kind is higher (a float with int arrays), in which case the arrays are cast
+// to the dtype the scalar lifts them to (the default float), as NumPy computes in that dtype.
+std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints = false);
 // An NDArray copied from an object exposing the buffer protocol (NumPy arrays).
 NDArray array_from_buffer(PyObject* o);
 

@@ -1,19 +1,25 @@
 // ndx._core: the extension module. Generic op invoke with typed params (no string round trip),
 // registry introspection for generating the np / npx / nd namespaces, and array construction.
 #include "convert.h"
+
+#include <algorithm>
 #include "ndx/graph.h"
 #include "ndx/imperative.h"
 #include "ndx/op_util.h"
 
 namespace ndx::py {
 bool init_ndarray_type(PyObject* module);
+bool init_packed_func_type(PyObject* module);
+PyObject* get_api(PyObject*, PyObject* name);
+PyObject* list_api(PyObject*, PyObject*);
 
 namespace {
 
 const char* kCapsuleName = "ndx.Op";
 
 const Op* op_from_handle(PyObject* h) {
-  if (PyCapsule_IsValid(h, kCapsuleName)) return static_cast<const Op*>(PyCapsule_GetPointer(h, kCapsuleName));
+  if (PyCapsule_IsValid(h, kCapsuleName))
+    return static_cast<const Op*>(PyCapsule_GetPointer(h, kCapsuleName));
   if (PyUnicode_Check(h)) return Op::get(PyUnicode_AsUTF8(h));
   type_error("[invoke] expected an op handle or name, got ", Py_TYPE(h)->tp_name);
 }
@@ -25,17 +31,23 @@ PyObject* op_handle(PyObject*, PyObject* name) {
   NDX_PY_END(nullptr)
 }
 
-std::vector<NDArray> inputs_from(PyObject* seq) {
-  if (!PyTuple_Check(seq) && !PyList_Check(seq)) type_error("[invoke] inputs must be a tuple or list");
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  PyObject** items = PySequence_Fast_ITEMS(seq);
-  const NDArray* like = nullptr;
-  for (Py_ssize_t i = 0; i < n && !like; ++i)
-    if (is_ndarray(items[i])) like = &unwrap(items[i]);
-  std::vector<NDArray> in;
-  in.reserve(static_cast<size_t>(n));
-  for (Py_ssize_t i = 0; i < n; ++i) in.push_back(operand_from_py(items[i], like));
-  return in;
+// Ops for which NumPy widens out-of-range Python ints rather than raising OverflowError.
+bool widens_python_ints(const Op* op) {
+  static const std::vector<const Op*> ops = [] {
+    std::vector<const Op*> v;
+    for (const char* n : {"_np_equal", "_np_not_equal", "_np_less", "_np_less_equal", "_np_greater",
+                          "_np_greater_equal", "_np_true_divide"})
+      v.push_back(Op::get(n));
+    return v;
+  }();
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+std::vector<NDArray> inputs_from(PyObject* seq, const Op* op = nullptr) {
+  if (!PyTuple_Check(seq) && !PyList_Check(seq))
+    type_error("[invoke] inputs must be a tuple or list");
+  return operands_from_py(PySequence_Fast_ITEMS(seq), PySequence_Fast_GET_SIZE(seq),
+                          op && widens_python_ints(op));
 }
 
 NodeAttrs attrs_from(const Op* op, PyObject* kwargs) {
@@ -71,7 +83,7 @@ PyObject* invoke_py(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   NDX_PY_BEGIN
   const Op* op = op_from_handle(args[0]);
-  std::vector<NDArray> in = inputs_from(args[1]);
+  std::vector<NDArray> in = inputs_from(args[1], op);
   NodeAttrs attrs = attrs_from(op, nargs > 2 ? args[2] : nullptr);
   InvokeOptions options;
   std::vector<NDArray> out;
@@ -159,8 +171,8 @@ PyObject* list_ops(PyObject*, PyObject*) {
     PyObject* params = PyList_New(0);
     if (op->params)
       for (const auto& f : op->params->fields) {
-        PyObject* t = Py_BuildValue("(ssNs)", f.name.c_str(), f.type_name.c_str(), str_or_none(f.default_str),
-                                    f.doc.c_str());
+        PyObject* t = Py_BuildValue("(ssNs)", f.name.c_str(), f.type_name.c_str(),
+                                    str_or_none(f.default_str), f.doc.c_str());
         PyList_Append(params, t);
         Py_DECREF(t);
       }
@@ -209,8 +221,11 @@ PyObject* result_type_py(PyObject*, PyObject* args) {
 }
 
 PyMethodDef module_methods[] = {
-    {"_invoke", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(invoke_py)), METH_FASTCALL,
+    {"_invoke", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(invoke_py)),
+     METH_FASTCALL,
      "_invoke(op, inputs, params=None, out=None, device=None): run a registered op."},
+    {"_get_api", get_api, METH_O, "A registered FFI function as a PackedFunc (None if absent)."},
+    {"_list_api", list_api, METH_NOARGS, "Names of the registered FFI functions."},
     {"_op_handle", op_handle, METH_O, "A handle for a registered op, for fast repeated invokes."},
     {"_list_ops", list_ops, METH_NOARGS, "Every registered op with its arguments and params."},
     {"_gradient", gradient_py, METH_VARARGS, "Input gradients of one op from its FGradient."},
@@ -221,7 +236,8 @@ PyMethodDef module_methods[] = {
     {"result_type", result_type_py, METH_VARARGS, "NumPy 2 promotion of arrays and dtypes."},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "ndx._core", "ndx's C++ core.", -1, module_methods};
+PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "ndx._core", "ndx's C++ core.", -1,
+                          module_methods};
 
 }  // namespace
 }  // namespace ndx::py
@@ -231,7 +247,7 @@ PyMODINIT_FUNC PyInit__core() {
   if (!m) return nullptr;
   ndx::py::init_errors(m);
   ndx::py::init_dtypes();
-  if (PyErr_Occurred() || !ndx::py::init_ndarray_type(m)) {
+  if (PyErr_Occurred() || !ndx::py::init_ndarray_type(m) || !ndx::py::init_packed_func_type(m)) {
     Py_DECREF(m);
     return nullptr;
   }

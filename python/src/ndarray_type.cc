@@ -11,7 +11,9 @@ namespace ndx::py {
 
 PyTypeObject* ndarray_type = nullptr;
 
-bool is_ndarray(PyObject* o) { return Py_TYPE(o) == ndarray_type || PyObject_TypeCheck(o, ndarray_type); }
+bool is_ndarray(PyObject* o) {
+  return Py_TYPE(o) == ndarray_type || PyObject_TypeCheck(o, ndarray_type);
+}
 
 PyObject* wrap(NDArray a) {
   PyArray* self = PyObject_GC_New(PyArray, ndarray_type);
@@ -58,7 +60,8 @@ PyObject* shape_tuple(const Shape& s) {
 PyObject* tp_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   static const char* names[] = {"shape", "dtype", nullptr};
   PyObject *shape = nullptr, *dtype = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:ndarray", const_cast<char**>(names), &shape, &dtype))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:ndarray", const_cast<char**>(names), &shape,
+                                   &dtype))
     return nullptr;
   NDX_PY_BEGIN
   Value v = value_from_py(shape, "ndarray", "shape");
@@ -85,7 +88,9 @@ PyObject* get_T(PyObject* o, void*) {
   return wrap(unwrap(o).transpose());
   NDX_PY_END(nullptr)
 }
-PyObject* get_device(PyObject* o, void*) { return PyUnicode_FromString(unwrap(o).device().str().c_str()); }
+PyObject* get_device(PyObject* o, void*) {
+  return PyUnicode_FromString(unwrap(o).device().str().c_str());
+}
 PyObject* get_grad(PyObject* o, void*) {
   PyObject* g = as_py(o)->grad ? as_py(o)->grad : Py_None;
   Py_INCREF(g);
@@ -116,25 +121,42 @@ PyGetSetDef getset[] = {
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---- arithmetic: cached attrs per op, weak Python scalars ----
-enum BinOp { kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow, kMatmul, kEq, kNe, kLt, kLe, kGt, kGe, kNumBinOps };
-const char* kBinOpNames[kNumBinOps] = {"_np_add",   "_np_subtract",      "_np_multiply", "_np_true_divide",
-                                       "_np_floor_divide", "_np_mod", "_np_power",    "_np_matmul",
-                                       "_np_equal", "_np_not_equal",     "_np_less",     "_np_less_equal",
-                                       "_np_greater", "_np_greater_equal"};
+enum BinOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kFloorDiv,
+  kMod,
+  kPow,
+  kMatmul,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kNumBinOps
+};
+const char* kBinOpNames[kNumBinOps] = {
+    "_np_add",  "_np_subtract",   "_np_multiply", "_np_true_divide",  "_np_floor_divide",
+    "_np_mod",  "_np_power",      "_np_matmul",   "_np_equal",        "_np_not_equal",
+    "_np_less", "_np_less_equal", "_np_greater",  "_np_greater_equal"};
 NodeAttrs* g_bin_attrs = nullptr;
 
 PyObject* binary(BinOp op, PyObject* a, PyObject* b) {
   NDX_PY_BEGIN
-  const NDArray* like = is_ndarray(a) ? &unwrap(a) : &unwrap(b);
-  NDArray x, y;
+  PyObject* objs[2] = {a, b};
+  std::vector<NDArray> xy;
   try {
-    x = operand_from_py(a, like);
-    y = operand_from_py(b, like);
+    // NumPy compares and true-divides out-of-range Python ints exactly instead of overflowing.
+    bool widen = op == kDiv || op >= kEq;
+    xy = operands_from_py(objs, 2, widen);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kTypeError) throw;
     Py_RETURN_NOTIMPLEMENTED;  // lets Python try the other operand's method
   }
-  return wrap(invoke(g_bin_attrs[op], {x, y})[0]);
+  return wrap(invoke(g_bin_attrs[op], xy)[0]);
   NDX_PY_END(nullptr)
 }
 
@@ -143,10 +165,18 @@ PyObject* inplace(BinOp op, PyObject* a, PyObject* b) {
   NDArray& x = unwrap(a);
   NDArray y = operand_from_py(b, &x);
   switch (op) {
-    case kAdd: x += y; break;
-    case kSub: x -= y; break;
-    case kMul: x *= y; break;
-    case kDiv: x /= y; break;
+    case kAdd:
+      x += y;
+      break;
+    case kSub:
+      x -= y;
+      break;
+    case kMul:
+      x *= y;
+      break;
+    case kDiv:
+      x /= y;
+      break;
     default: {
       // floor_divide, mod, power: compute, then write back with NumPy's same_kind rule.
       NDArray r = invoke(g_bin_attrs[op], {x, y})[0];
@@ -207,7 +237,8 @@ PyObject* nb_pos(PyObject* a) {
 }
 PyObject* nb_invert(PyObject* a) {
   if (unwrap(a).dtype() == DType::kBool) return unary("_np_logical_not", a);
-  PyErr_SetString(PyExc_NotImplementedError, "[invert] bitwise not is only supported for bool arrays");
+  PyErr_SetString(PyExc_NotImplementedError,
+                  "[invert] bitwise not is only supported for bool arrays");
   return nullptr;
 }
 
@@ -249,13 +280,12 @@ PyObject* nb_float(PyObject* o) { return size1_convert(o, false); }
 PyObject* nb_index(PyObject* o) {
   const NDArray& a = unwrap(o);
   if (a.ndim() != 0 || !(is_integer(a.dtype()) || a.dtype() == DType::kBool)) {
-    PyErr_SetString(PyExc_TypeError, "only integer scalar arrays can be converted to a scalar index");
+    PyErr_SetString(PyExc_TypeError,
+                    "only integer scalar arrays can be converted to a scalar index");
     return nullptr;
   }
   return scalar_of(a);
 }
-
-
 
 PyObject* richcompare(PyObject* a, PyObject* b, int op) {
   static const BinOp map[] = {kLt, kLe, kEq, kNe, kGt, kGe};
@@ -271,8 +301,8 @@ NDArray select(const NDArray& a, int axis, int64_t index) {
   Shape shape, strides;
   for (int i = 0; i < a.ndim(); ++i)
     if (i != axis) shape.push_back(a.shape()[i]), strides.push_back(a.strides()[i]);
-  return NDArray(a.storage(), a.byte_offset() + index * a.strides()[axis] * a.itemsize(), shape, strides,
-                 a.dtype());
+  return NDArray(a.storage(), a.byte_offset() + index * a.strides()[axis] * a.itemsize(), shape,
+                 strides, a.dtype());
 }
 
 std::optional<int64_t> slice_bound(PyObject* v) {
@@ -299,11 +329,19 @@ NDArray basic_index(const NDArray& a, PyObject* key) {
   int consumed = 0, ellipses = 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* k = item(i);
+    if (PyUnicode_Check(k) || PyFloat_Check(k) || PyBytes_Check(k) || k == Py_True || k == Py_False)
+      index_error(
+          "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
+          "or boolean arrays are valid indices; got ",
+          Py_TYPE(k)->tp_name);
     if (!is_basic_item(k))
-      not_implemented("[getitem] integer-array and boolean-mask indexing are not implemented yet; got ",
-                      Py_TYPE(k)->tp_name, " in the index");
-    if (k == Py_Ellipsis) ++ellipses;
-    else if (k != Py_None) ++consumed;
+      not_implemented(
+          "[getitem] integer-array and boolean-mask indexing are not implemented yet; got ",
+          Py_TYPE(k)->tp_name, " in the index");
+    if (k == Py_Ellipsis)
+      ++ellipses;
+    else if (k != Py_None)
+      ++consumed;
   }
   if (ellipses > 1) index_error("an index can only have a single ellipsis ('...')");
   if (consumed > a.ndim())
@@ -367,24 +405,35 @@ PyObject* sq_item(PyObject* o, Py_ssize_t i) {
   NDX_PY_END(nullptr)
 }
 
-
-
 // ---- buffer protocol: NumPy reads ndx memory without a copy ----
 const char* buffer_format(DType t) {
   switch (t) {
-    case DType::kBool: return "?";
-    case DType::kInt8: return "b";
-    case DType::kInt16: return "h";
-    case DType::kInt32: return "i";
-    case DType::kInt64: return "q";
-    case DType::kUInt8: return "B";
-    case DType::kUInt16: return "H";
-    case DType::kUInt32: return "I";
-    case DType::kUInt64: return "Q";
-    case DType::kFloat16: return "e";
-    case DType::kFloat32: return "f";
-    case DType::kFloat64: return "d";
-    default: return nullptr;
+    case DType::kBool:
+      return "?";
+    case DType::kInt8:
+      return "b";
+    case DType::kInt16:
+      return "h";
+    case DType::kInt32:
+      return "i";
+    case DType::kInt64:
+      return "q";
+    case DType::kUInt8:
+      return "B";
+    case DType::kUInt16:
+      return "H";
+    case DType::kUInt32:
+      return "I";
+    case DType::kUInt64:
+      return "Q";
+    case DType::kFloat16:
+      return "e";
+    case DType::kFloat32:
+      return "f";
+    case DType::kFloat64:
+      return "d";
+    default:
+      return nullptr;
   }
 }
 
@@ -395,7 +444,8 @@ int getbuffer(PyObject* o, Py_buffer* view, int flags) {
     PyErr_SetString(PyExc_BufferError, "bfloat16 arrays have no buffer format; use asnumpy()");
     return -1;
   }
-  auto* dims = static_cast<Py_ssize_t*>(PyMem_Malloc(sizeof(Py_ssize_t) * 2 * std::max(a.ndim(), 1)));
+  auto* dims =
+      static_cast<Py_ssize_t*>(PyMem_Malloc(sizeof(Py_ssize_t) * 2 * std::max(a.ndim(), 1)));
   for (int i = 0; i < a.ndim(); ++i) {
     dims[i] = a.shape()[i];
     dims[a.ndim() + i] = a.strides()[i] * a.itemsize();
@@ -426,7 +476,8 @@ PyObject* asnumpy(PyObject* o, PyObject*) {
   NDX_PY_BEGIN
   NDArray a = unwrap(o);
   if (a.dtype() == DType::kBFloat16) a = a.astype(DType::kFloat32);  // NumPy has no bfloat16
-  PyObject* holder = is_ndarray(o) && a.shares_storage_with(unwrap(o)) ? (Py_INCREF(o), o) : wrap(a);
+  PyObject* holder =
+      is_ndarray(o) && a.shares_storage_with(unwrap(o)) ? (Py_INCREF(o), o) : wrap(a);
   PyObject* r = PyObject_CallMethod(numpy_module(), "array", "O", holder);
   Py_DECREF(holder);
   return r;
@@ -436,7 +487,8 @@ PyObject* asnumpy(PyObject* o, PyObject*) {
 PyObject* array_method(PyObject* o, PyObject* args, PyObject* kwargs) {
   static const char* names[] = {"dtype", "copy", nullptr};
   PyObject *dtype = Py_None, *copy = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", const_cast<char**>(names), &dtype, &copy))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", const_cast<char**>(names), &dtype,
+                                   &copy))
     return nullptr;
   PyObject* r = asnumpy(o, nullptr);
   if (r && dtype != Py_None) {
@@ -451,7 +503,8 @@ PyObject* astype(PyObject* o, PyObject* args, PyObject* kwargs) {
   static const char* names[] = {"dtype", "copy", nullptr};
   PyObject* dtype;
   int copy = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:astype", const_cast<char**>(names), &dtype, &copy))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:astype", const_cast<char**>(names), &dtype,
+                                   &copy))
     return nullptr;
   NDX_PY_BEGIN
   DType t = dtype_from_py(dtype);
@@ -490,7 +543,8 @@ PyObject* reshape(PyObject* o, PyObject* args, PyObject* kwargs) {
 
 PyObject* transpose_method(PyObject* o, PyObject* args) {
   NDX_PY_BEGIN
-  if (PyTuple_GET_SIZE(args) == 0 || (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None))
+  if (PyTuple_GET_SIZE(args) == 0 ||
+      (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None))
     return wrap(unwrap(o).transpose());
   return wrap(unwrap(o).transpose(shape_from_args(args, "transpose").to_vector()));
   NDX_PY_END(nullptr)
@@ -514,7 +568,8 @@ PyObject* item(PyObject* o, PyObject* args) {
     PyObject* idx = PyNumber_Index(PyTuple_GET_ITEM(args, 0));
     long long flat = PyLong_AsLongLong(idx);
     Py_DECREF(idx);
-    if (flat < -a.size() || flat >= a.size()) index_error("index ", flat, " is out of bounds for size ", a.size());
+    if (flat < -a.size() || flat >= a.size())
+      index_error("index ", flat, " is out of bounds for size ", a.size());
     return scalar_of(a.reshape({-1})[flat]);
   }
   return scalar_of(basic_index(a, args));
@@ -544,7 +599,8 @@ PyObject* str(PyObject* o) {
 
 PyMethodDef methods[] = {
     {"asnumpy", asnumpy, METH_NOARGS, "A NumPy copy of the array."},
-    {"__array__", reinterpret_cast<PyCFunction>(array_method), METH_VARARGS | METH_KEYWORDS, nullptr},
+    {"__array__", reinterpret_cast<PyCFunction>(array_method), METH_VARARGS | METH_KEYWORDS,
+     nullptr},
     {"astype", reinterpret_cast<PyCFunction>(astype), METH_VARARGS | METH_KEYWORDS,
      "astype(dtype, copy=True): the array cast to dtype."},
     {"copy", copy_method, METH_NOARGS, "A contiguous copy."},
@@ -554,7 +610,8 @@ PyMethodDef methods[] = {
     {"flatten", flatten, METH_NOARGS, "A 1-d copy."},
     {"item", item, METH_VARARGS, "item(*index): one element as a Python scalar."},
     {"tolist", tolist, METH_NOARGS, "Nested Python lists of the elements."},
-    {"wait_to_read", wait_to_read, METH_NOARGS, "Waits for pending writes (ndx computes synchronously)."},
+    {"wait_to_read", wait_to_read, METH_NOARGS,
+     "Waits for pending writes (ndx computes synchronously)."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyMemberDef members[] = {

@@ -72,6 +72,10 @@ const char* error_kind_name(ErrorKind kind) {
       return "NotImplementedError";
     case ErrorKind::kAxisError:
       return "AxisError";
+    case ErrorKind::kOverflowError:
+      return "OverflowError";
+    case ErrorKind::kZeroDivisionError:
+      return "ZeroDivisionError";
     case ErrorKind::kRuntimeError:
       break;
   }

@@ -86,7 +86,7 @@ std::shared_ptr<Storage> Storage::allocate(std::size_t bytes, Device device) {
                     " is not available: this build of ndx computes on cpu only");
   std::size_t capacity = size_class(bytes);
   void* p = CpuPool::get().allocate(capacity);
-  return std::shared_ptr<Storage>(new Storage(p, bytes, capacity, device));
+  return std::make_shared<Storage>(Key{}, p, bytes, capacity, device);
 }
 
 std::shared_ptr<Storage> Storage::wrap(void* data, std::size_t bytes, Device device,

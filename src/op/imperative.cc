@@ -13,9 +13,46 @@ std::mt19937_64& random_engine() {
   return engine;
 }
 
-TBlob to_blob(const NDArray& a) {
-  return TBlob{a.raw_data(), a.shape(), a.strides(), a.dtype(), a.device()};
+void to_blob(const NDArray& a, TBlob* b) {  // assigns in place, reusing the blob's Shapes
+  b->dptr = a.raw_data();
+  b->shape = a.shape();
+  b->strides = a.strides();
+  b->dtype = a.dtype();
+  b->device = a.device();
 }
+
+// Working vectors of one invoke, reused across calls so the hot path does not allocate them.
+// One set per nesting depth: a kernel (or a Python custom op) may invoke other ops.
+struct Scratch {
+  ShapeVector in_shapes, out_shapes;
+  DTypeVector in_types, out_types;
+  std::vector<TBlob> in_blobs, out_blobs;
+  std::vector<OpReqType> req;
+  std::vector<NDArray> targets, held_inputs;
+};
+
+class ScratchLease {
+ public:
+  ScratchLease() {
+    if (depth_ == pool_.size()) pool_.push_back(std::make_unique<Scratch>());
+    s_ = pool_[depth_++].get();
+  }
+  ~ScratchLease() {
+    s_->targets.clear();  // drop array references now, not at the next call
+    s_->held_inputs.clear();
+    s_->in_blobs.clear();
+    s_->out_blobs.clear();
+    --depth_;
+  }
+  Scratch& operator*() { return *s_; }
+
+ private:
+  Scratch* s_;
+  static thread_local std::vector<std::unique_ptr<Scratch>> pool_;
+  static thread_local size_t depth_;
+};
+thread_local std::vector<std::unique_ptr<Scratch>> ScratchLease::pool_;
+thread_local size_t ScratchLease::depth_ = 0;
 
 bool same_view(const NDArray& a, const NDArray& b) {
   return a.shares_storage_with(b) && a.byte_offset() == b.byte_offset() &&
@@ -75,8 +112,16 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
 
   // 1. device, shapes, dtypes: all validation happens before anything is allocated.
   Device device = options.device ? *options.device : (nin ? inputs[0].device() : cpu());
-  ShapeVector in_shapes(nin), out_shapes(nout, Shape::unknown());
-  DTypeVector in_types(nin), out_types(nout, DType::kUnknown);
+  ScratchLease lease;
+  Scratch& s = *lease;
+  ShapeVector& in_shapes = s.in_shapes;
+  ShapeVector& out_shapes = s.out_shapes;
+  DTypeVector& in_types = s.in_types;
+  DTypeVector& out_types = s.out_types;
+  in_shapes.resize(nin);
+  in_types.resize(nin);
+  out_shapes.assign(nout, Shape::unknown());
+  out_types.assign(nout, DType::kUnknown);
   for (uint32_t i = 0; i < nin; ++i) {
     if (!inputs[i].defined()) value_error("[", op->name, "] input ", i, " is an undefined array");
     if (inputs[i].device() != device)
@@ -94,7 +139,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     not_implemented("[", op->name, "] has no kernel for ", device.is_cpu() ? "cpu" : "gpu",
                     " in this build");
 
-  std::vector<OpReqType> req(nout, kWriteTo);
+  std::vector<OpReqType>& req = s.req;
+  req.assign(nout, kWriteTo);
   if (options.req) {
     if (options.req->size() != nout)
       value_error("[", op->name, "] expected ", nout, " request types, got ", options.req->size());
@@ -126,15 +172,17 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   }
 
   // 3. inputs contiguous unless the op takes strides.
-  std::vector<TBlob> in_blobs(nin);
+  std::vector<TBlob>& in_blobs = s.in_blobs;
+  in_blobs.resize(nin);
   const bool strided_ok = fstrided.get(op, false);
-  std::vector<NDArray> held_inputs;
+  std::vector<NDArray>& held_inputs = s.held_inputs;
+  held_inputs.reserve(nin);  // in_blobs point into it
   for (uint32_t i = 0; i < nin; ++i) {
     if (strided_ok || inputs[i].is_contiguous()) {
-      in_blobs[i] = to_blob(inputs[i]);
+      to_blob(inputs[i], &in_blobs[i]);
     } else {
       held_inputs.push_back(inputs[i].copy());
-      in_blobs[i] = to_blob(held_inputs.back());
+      to_blob(held_inputs.back(), &in_blobs[i]);
     }
   }
 
@@ -142,8 +190,10 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   // in-place option) are computed into a scratch array and copied back.
   std::vector<std::pair<int, int>> inplace;
   if (options.outputs && finplace.count(op)) inplace = finplace[op](attrs);
-  std::vector<NDArray> targets = outputs;
-  std::vector<TBlob> out_blobs(nout);
+  std::vector<NDArray>& targets = s.targets;
+  targets = outputs;
+  std::vector<TBlob>& out_blobs = s.out_blobs;
+  out_blobs.resize(nout);
   for (uint32_t j = 0; j < nout; ++j) {
     bool aliased = false, inplace_ok = false;
     for (uint32_t i = 0; options.outputs && i < nin; ++i) {
@@ -163,7 +213,7 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     } else if (inplace_ok && req[j] == kWriteTo) {
       req[j] = kWriteInplace;
     }
-    out_blobs[j] = to_blob(targets[j]);
+    to_blob(targets[j], &out_blobs[j]);
   }
 
   // 4. resources and dispatch.

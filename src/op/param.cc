@@ -136,7 +136,6 @@ std::string FieldTraits<Shape>::type_name() { return "Shape(tuple)"; }
 Shape FieldTraits<Shape>::from_value(const Value& v, const FieldContext& ctx) {
   if (v.kind == Value::Kind::kTuple) return v.tuple;
   if (v.kind == Value::Kind::kInt) return Shape{v.i};
-  if (v.kind == Value::Kind::kStr) return from_string(v.str, ctx);
   bad_value(ctx, "a tuple of ints", v.kind_name());
 }
 Shape FieldTraits<Shape>::from_string(std::string_view s, const FieldContext& ctx) {
@@ -216,44 +215,47 @@ void check_constraints(const ParamField& f, const void* obj, std::string_view op
 }
 
 template <typename Setter>
-std::any parse_fields(const ParamSchema& s, std::string_view op, std::vector<bool>& given,
-                      Setter&& set_given) {
-  std::shared_ptr<void> obj = s.make();
+std::any parse_fields(const ParamSchema& s, std::string_view op, Setter&& set_given) {
+  std::any parsed = s.make_any();
+  void* obj = s.mutable_from_any(parsed);
   for (const auto& f : s.fields)
-    if (f.set_default) f.set_default(obj.get());
-  set_given(obj.get());
+    if (f.set_default) f.set_default(obj);
+  uint64_t given = set_given(obj);  // bit i: field i was given
   for (size_t i = 0; i < s.fields.size(); ++i) {
-    if (!given[i] && !s.fields[i].default_str)
+    bool was_given = (given >> i) & 1;
+    if (!was_given && !s.fields[i].default_str)
       value_error("[", op, "] required parameter '", s.fields[i].name, "' is missing");
-    if (given[i]) check_constraints(s.fields[i], obj.get(), op);
+    if (was_given) check_constraints(s.fields[i], obj, op);
   }
-  return s.to_any(obj.get());
+  return parsed;
 }
 }  // namespace
 
 std::any ParamSchema::parse(const std::map<std::string, std::string>& dict,
                             std::string_view op) const {
-  std::vector<bool> given(fields.size(), false);
-  return parse_fields(*this, op, given, [&](void* obj) {
+  return parse_fields(*this, op, [&](void* obj) {
+    uint64_t given = 0;
     for (const auto& [key, value] : dict) {
       const ParamField* f = find(key);
       if (!f) unknown_param(*this, key, op);
       f->set_from_string(obj, value, op);
-      given[f - fields.data()] = true;
+      given |= uint64_t{1} << (f - fields.data());
     }
+    return given;
   });
 }
 
 std::any ParamSchema::parse(const std::vector<std::pair<std::string_view, Value>>& kwargs,
                             std::string_view op) const {
-  std::vector<bool> given(fields.size(), false);
-  return parse_fields(*this, op, given, [&](void* obj) {
+  return parse_fields(*this, op, [&](void* obj) {
+    uint64_t given = 0;
     for (const auto& [key, value] : kwargs) {
       const ParamField* f = find(key);
       if (!f) unknown_param(*this, key, op);
       f->set_from_value(obj, value, op);
-      given[f - fields.data()] = true;
+      given |= uint64_t{1} << (f - fields.data());
     }
+    return given;
   });
 }
 

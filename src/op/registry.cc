@@ -161,7 +161,8 @@ NodeAttrs Op::make_attrs(std::map<std::string, std::string> dict) const {
   if (attr_parser) {
     attr_parser(&attrs);
   } else if (!attrs.dict.empty()) {
-    value_error("[", name, "] takes no parameters; got '", attrs.dict.begin()->first, "'");
+    value_error("[", public_op_name(name), "] takes no parameters; got '",
+                attrs.dict.begin()->first, "'");
   }
   return attrs;
 }
@@ -171,19 +172,22 @@ NodeAttrs Op::make_attrs(const std::vector<std::pair<std::string_view, Value>>& 
   attrs.op = this;
   attrs.name = name;
   if (params) {
-    attrs.parsed = params->parse(kwargs, name);
+    attrs.parsed = params->parse(kwargs, public_op_name(name));
   } else if (!kwargs.empty()) {
-    value_error("[", name, "] takes no parameters; got '", kwargs.front().first, "'");
+    value_error("[", public_op_name(name), "] takes no parameters; got '", kwargs.front().first,
+                "'");
   }
   return attrs;
 }
 
+std::string public_op_name(std::string_view n) {
+  for (std::string_view prefix : {"_npi_", "_npx_", "_np_"})
+    if (n.substr(0, prefix.size()) == prefix) return std::string(n.substr(prefix.size()));
+  return std::string(n);
+}
+
 std::string op_name(const NodeAttrs& attrs) {
-  if (!attrs.op) return "op";
-  const std::string& n = attrs.op->name;
-  for (const char* prefix : {"_npi_", "_npx_", "_np_"})
-    if (n.rfind(prefix, 0) == 0) return n.substr(std::char_traits<char>::length(prefix));
-  return n;
+  return attrs.op ? public_op_name(attrs.op->name) : "op";
 }
 
 void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const char* what,

@@ -106,6 +106,24 @@ bool param_shape(const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
   return true;
 }
 
+// An integral fill value must fit an integer dtype (NumPy raises OverflowError).
+bool full_type(const NodeAttrs& attrs, DTypeVector*, DTypeVector* out) {
+  const auto& p = attrs.get<FullParam>();
+  DType t = p.dtype ? *p.dtype : default_float_dtype();
+  double v = p.fill_value;
+  if (is_integer(t) && v == std::floor(v)) {
+    double lo = 0, hi = 0;
+    NDX_DTYPE_SWITCH(t, T, {
+      lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      hi = static_cast<double>(std::numeric_limits<T>::max());
+    });
+    if (v < lo || v > hi)
+      overflow_error("[full] Python integer ", static_cast<long long>(v), " out of bounds for ", t);
+  }
+  (*out)[0] = t;
+  return true;
+}
+
 template <typename P>
 bool param_type(const NodeAttrs& attrs, DTypeVector*, DTypeVector* out) {
   (*out)[0] = or_default(attrs.get<P>().dtype);
@@ -114,7 +132,9 @@ bool param_type(const NodeAttrs& attrs, DTypeVector*, DTypeVector* out) {
 
 int64_t arange_length(const NodeAttrs& attrs, const ArangeParam& p) {
   double start = p.stop ? p.start : 0, stop = p.stop ? *p.stop : p.start;
-  if (p.step == 0) value_error("[", op_name(attrs), "] parameter 'step' must not be 0");
+  if (p.step == 0)
+    raise(ErrorKind::kZeroDivisionError, "[", op_name(attrs),
+          "] division by zero: parameter 'step' is 0");
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(p.step))
     value_error("[", op_name(attrs), "] start, stop and step must be finite");
   double n = std::ceil((stop - start) / p.step);
@@ -189,7 +209,7 @@ Op& register_like(const char* name, const char* doc, double value) {
   register_init("_npi_full", "A new array filled with fill_value.")
       .set_params<FullParam>()
       .set_attr<FInferShape>("FInferShape", param_shape<FullParam>)
-      .set_attr<FInferType>("FInferType", param_type<FullParam>)
+      .set_attr<FInferType>("FInferType", full_type)
       .set_attr<FCompute>("FCompute<cpu>",
                           [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -225,9 +245,11 @@ Op& register_like(const char* name, const char* doc, double value) {
             int64_t div = p.endpoint ? p.num - 1 : p.num;
             double step = div > 0 ? (p.stop - p.start) / div : 0;
             int64_t last = p.num - 1;
+            bool floor_it = is_integer(out[0].dtype);  // NumPy 2 rounds toward -inf
             fill_indexed(out[0], req[0], [=](int64_t i) {
               // NumPy pins the endpoint exactly.
-              return (p.endpoint && i == last && last > 0) ? p.stop : p.start + i * step;
+              double v = (p.endpoint && i == last && last > 0) ? p.stop : p.start + i * step;
+              return floor_it ? std::floor(v) : v;
             });
           });
   register_init("_npi_eye", "A 2-d array with ones on the k-th diagonal and zeros elsewhere.")

@@ -12,8 +12,13 @@ TEST(Api, CreationMatchesNumPy) {
   EXPECT_EQ(np::ones({2, 3}).to_vector<float>(), std::vector<float>(6, 1.0f));
   EXPECT_EQ(np::zeros({}, DType::kInt8).shape(), Shape{});
   EXPECT_EQ(np::full({2}, 7.5).to_vector<float>(), (std::vector<float>{7.5f, 7.5f}));
-  EXPECT_EQ(np::full({2}, 300, DType::kInt8).to_vector<int>(),
-            (std::vector<int>{127, 127}));  // saturates
+  expect_error(
+      ErrorKind::kOverflowError, [] { np::full({2}, 300, DType::kInt8); },
+      "out of bounds for int8");
+  EXPECT_EQ(np::full({2}, 2.5, DType::kInt8).to_vector<int>(),
+            (std::vector<int>{2, 2}));  // floats truncate
+  EXPECT_EQ(np::linspace(-3, 5, 7, true, DType::kInt8).to_vector<int>(),
+            (std::vector<int>{-3, -2, -1, 1, 2, 3, 5}));
   EXPECT_EQ(np::arange(5).to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3, 4}));
   EXPECT_EQ(np::arange(2, 11, 3).to_vector<int64_t>(), (std::vector<int64_t>{2, 5, 8}));
   EXPECT_EQ(np::arange(5, 0, -2).to_vector<int64_t>(), (std::vector<int64_t>{5, 3, 1}));
@@ -43,7 +48,7 @@ TEST(Api, CreationMatchesNumPy) {
       },
       "negative dimensions");
   expect_error(
-      ErrorKind::kValueError, [] { np::arange(0.0, 1.0, 0.0); }, "'step'");
+      ErrorKind::kZeroDivisionError, [] { np::arange(0.0, 1.0, 0.0); }, "'step'");
   expect_error(
       ErrorKind::kValueError, [] { np::linspace(0, 1, -1); }, "'num'");
   expect_error(

@@ -3,11 +3,24 @@
 import builtins as _builtins
 
 import numpy as _onp
-from numpy import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa: F401
-                   uint16, uint32, uint64)
+from numpy import (  # noqa: F401
+    bool_,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 
-from .. import _core
-from .._registry import ops as _ops, populate as _populate
+from .. import _api_internal, _core
+from .._registry import ops as _ops
+from .._registry import populate as _populate
 
 ndarray = _core.ndarray
 bfloat16 = "bfloat16"
@@ -46,7 +59,7 @@ def array(object, dtype=None, copy=True, device=None):
         raise TypeError(f"[array] cannot make an ndarray from objects of type {type(object)}")
     if dtype is not None and dtype != bfloat16:
         src = src.astype(dtype, copy=False)
-    out = _core._from_buffer(_onp.ascontiguousarray(src))
+    out = _core._from_buffer(src)
     if dtype == bfloat16:
         out = out.astype(bfloat16)
     return out
@@ -59,23 +72,26 @@ def asarray(a, dtype=None, device=None):
     return array(a, dtype=dtype, copy=False)
 
 
-def _shape(shape):
-    return (shape,) if isinstance(shape, int) else tuple(shape)
+_ffi_zeros = _api_internal.zeros
+_ffi_ones = _api_internal.ones
+_ffi_empty = _api_internal.empty
+_ffi_full = _api_internal.full
+_ffi_arange = _api_internal.arange
 
 
 def zeros(shape, dtype=None, device=None):
     """A new array of zeros (float32 unless dtype says otherwise)."""
-    return _invoke(_handle("_npi_zeros"), (), {"shape": _shape(shape), "dtype": dtype}, None, device)
+    return _ffi_zeros(shape, dtype, device)
 
 
 def ones(shape, dtype=None, device=None):
     """A new array of ones (float32 unless dtype says otherwise)."""
-    return _invoke(_handle("_npi_ones"), (), {"shape": _shape(shape), "dtype": dtype}, None, device)
+    return _ffi_ones(shape, dtype, device)
 
 
 def empty(shape, dtype=None, device=None):
     """A new array whose contents are not initialized."""
-    return _invoke(_handle("_npi_empty"), (), {"shape": _shape(shape), "dtype": dtype}, None, device)
+    return _ffi_empty(shape, dtype, device)
 
 
 def full(shape, fill_value, dtype=None, device=None):
@@ -86,9 +102,7 @@ def full(shape, fill_value, dtype=None, device=None):
             dtype = "bool"
         elif isinstance(fill_value, (int, _onp.integer)):
             dtype = "int64"
-    return _invoke(_handle("_npi_full"), (),
-                   {"shape": _shape(shape), "dtype": dtype, "fill_value": float(fill_value)},
-                   None, device)
+    return _ffi_full(shape, fill_value, dtype, device)
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None):
@@ -97,9 +111,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     if dtype is None and all(isinstance(v, (int, _onp.integer)) and not isinstance(v, bool)
                              for v in (start, stop, step) if v is not None):
         dtype = "int64"
-    params = {"start": float(start), "stop": None if stop is None else float(stop),
-              "step": float(step), "dtype": dtype}
-    return _invoke(_handle("_npi_arange"), (), params, None, device)
+    return _ffi_arange(float(start), None if stop is None else float(stop), float(step), dtype,
+                       device)
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):

@@ -1,0 +1,865 @@
+"""The op table for ndx's table-driven tests (PyTorch OpInfo style): one OpEntry per op.
+
+Each entry names the ndx function and its NumPy reference, the dtypes it supports, how to make
+sample inputs (always with shape () and a zero-size shape where the op allows them), the
+tolerance per dtype, the expected result dtype (NumPy's, adjusted for ndx's documented
+differences), whether it is differentiable (and how to check its gradient) and the bad inputs
+with the exception class each must raise. test_ops.py turns the table into tests.
+
+Inputs in samples are NumPy arrays (or Python scalars, or lists of arrays for concatenate and
+stack); the tests convert them to ndx arrays with ndx.np.array, which keeps their dtype.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as onp
+
+import ndx
+from ndx import np
+
+BOOL = ("bool",)
+SIGNED = ("int8", "int16", "int32", "int64")
+INTS = SIGNED + ("uint8",)
+FLOATS = ("float16", "float32", "float64")
+NUMERIC = INTS + FLOATS
+ALL_DTYPES = BOOL + NUMERIC
+
+# (rtol, atol) per result dtype; exact comparison for bool and integers.
+ELEMWISE_TOLS = {"float16": (2e-3, 1e-3), "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-14)}
+# Reductions and matmul accumulate in an order of their own.
+ACCUM_TOLS = {"float16": (1e-2, 5e-2), "float32": (1e-5, 1e-5), "float64": (1e-11, 1e-12)}
+
+# Shapes every elementwise op is tried on: 0-d, zero-size, 1-d, 2-d, 3-d.
+ELEMWISE_SHAPES = ((), (0,), (0, 3), (7,), (3, 4), (2, 3, 4))
+# Broadcasting pairs for binary ops.
+BROADCAST_PAIRS = (((2, 3), (3,)), ((3,), (2, 3)), ((3, 1), (1, 4)), ((), (2, 2)), ((2, 2), ()),
+                   ((4, 1, 3), (2, 1)), ((2, 0), (1,)), ((1,), (0,)), ((0, 1), (1, 3)))
+# Mixed-dtype pairs for binary ops (promotion follows NumPy 2).
+PROMOTION_PAIRS = (("int8", "uint8"), ("int8", "int16"), ("uint8", "int32"), ("bool", "int8"),
+                   ("bool", "float16"), ("int16", "float16"), ("int32", "float32"),
+                   ("int64", "float64"), ("uint8", "float16"), ("float16", "float32"),
+                   ("float32", "float64"), ("int8", "float64"))
+
+
+# ----------------------------------------------------------------------------------- records
+@dataclass(frozen=True)
+class Domain:
+    """Where sample values come from: uniform in [low, high) for floats, integers in
+    [ceil(low), floor(high)] clipped to the dtype for ints, random for bool."""
+    low: float = -5.0
+    high: float = 5.0
+    nonzero: bool = False
+
+
+@dataclass
+class Sample:
+    args: tuple  # positional inputs: NumPy arrays, Python scalars, or lists of arrays
+    kwargs: dict = field(default_factory=dict)
+    name: str = ""
+
+
+@dataclass
+class ErrorInput:
+    args: tuple
+    kwargs: dict
+    exc: type  # the class ndx must raise
+    name: str
+    # The class NumPy raises for the same call (a check that `exc` is the right choice);
+    # None where NumPy accepts the call or has no such function.
+    numpy_exc: type | None = None
+
+
+@dataclass
+class GradSample:
+    inputs: tuple  # float64 NumPy arrays
+    params: dict
+    name: str
+
+
+@dataclass
+class OpEntry:
+    name: str
+    op: Callable
+    ref: Callable
+    kind: str  # unary, binary, reduction, shape, matmul, like, creation
+    dtypes: tuple
+    samples: Callable  # (dtype, rng, domains) -> [Sample]
+    domains: tuple = (Domain(),)  # one per array input (unary/binary)
+    tols: dict = field(default_factory=lambda: dict(ELEMWISE_TOLS))
+    # (numpy result dtype, input arrays, sample kwargs, dtype under test) -> expected dtype
+    expected_dtype: Callable | None = None
+    differentiable: bool = False
+    grad_op: str | None = None
+    grad_samples: Callable[[onp.random.Generator], list] | None = None
+    error_inputs: Callable[[], list] = list
+    # Compare values only where both sides are finite (for nan/inf corner cases).
+    equal_nan: bool = True
+
+
+def alias(entry, name, op, ref, grad_op=None):
+    """The same entry under another name (np.abs for np.absolute, ...)."""
+    return dataclasses.replace(entry, name=name, op=op, ref=ref,
+                               grad_op=grad_op if grad_op is not None else entry.grad_op)
+
+
+# ----------------------------------------------------------------------------------- helpers
+def make_arg(shape, dtype, rng, domain=Domain()):
+    """A NumPy array of the given shape and dtype with values from `domain`."""
+    dt = onp.dtype(dtype)
+    if dt.kind == "b":
+        x = rng.random(shape) < 0.5
+        if domain.nonzero:
+            x = onp.ones(shape, dtype=bool)
+    elif dt.kind in "iu":
+        info = onp.iinfo(dt)
+        lo = max(math.ceil(domain.low), info.min)
+        hi = min(math.floor(domain.high), info.max)
+        x = rng.integers(lo, hi, size=shape, endpoint=True)
+    else:
+        x = rng.uniform(domain.low, domain.high, size=shape)
+    x = onp.asarray(x).astype(dt)
+    if domain.nonzero:
+        x = onp.where(x == 0, onp.ones((), dtype=dt), x)
+    return x
+
+
+def default_expected_dtype(np_dtype, arrays, kwargs, dtype):
+    """NumPy's result dtype, except where NumPy picks a float for non-float inputs (float math
+    on ints and bool, true_divide, mean, creation without dtype): ndx gives its default float,
+    float32, there. An explicit dtype= argument is always honoured."""
+    np_dtype = onp.dtype(np_dtype)
+    if kwargs.get("dtype") is not None:
+        return np_dtype
+    if np_dtype.kind == "f" and not any(onp.asarray(a).dtype.kind == "f" for a in arrays):
+        return onp.dtype("float32")
+    return np_dtype
+
+
+def is_float(dtype):
+    return onp.dtype(dtype).kind == "f"
+
+
+# ----------------------------------------------------------------------------- sample makers
+def unary_samples(special=()):
+    """Every ELEMWISE_SHAPE, plus for float dtypes the special values given."""
+    def make(dtype, rng, entry_domains):
+        d = entry_domains[0]
+        out = [Sample((make_arg(s, dtype, rng, d),), name=f"shape{s}") for s in ELEMWISE_SHAPES]
+        if special and is_float(dtype):
+            out.append(Sample((onp.array(special, dtype=dtype),), name="special"))
+        return out
+    return make
+
+
+def binary_samples(extra=None):
+    """Same-shape pairs over ELEMWISE_SHAPES and weak Python scalars on either side."""
+    def make(dtype, rng, domains):
+        da, db = domains
+        out = [Sample((make_arg(s, dtype, rng, da), make_arg(s, dtype, rng, db)), name=f"shape{s}")
+               for s in ELEMWISE_SHAPES]
+        x = make_arg((3, 4), dtype, rng, da)
+        y = make_arg((3, 4), dtype, rng, db)
+        out.append(Sample((x, 2), name="array-pyint"))
+        out.append(Sample((3, y), name="pyint-array"))
+        out.append(Sample((x, 2.5), name="array-pyfloat"))
+        out.append(Sample((make_arg((), dtype, rng, da), 2), name="0d-pyint"))
+        if extra is not None:
+            out.extend(extra(dtype, rng))
+        return out
+    return make
+
+
+def _div_by_zero(dtype, rng):
+    """Integer division or modulo by zero gives 0 (as NumPy); floats give inf/nan."""
+    x = make_arg((6,), dtype, rng, Domain(-5, 5))
+    return [Sample((x, onp.zeros(6, dtype=dtype)), name="zero-divisor")]
+
+
+def _nan_pair(dtype, rng):
+    if not is_float(dtype):
+        return []
+    a = onp.array([onp.nan, 1.0, onp.nan, -onp.inf, 2.0], dtype=dtype)
+    b = onp.array([1.0, onp.nan, onp.nan, 3.0, onp.inf], dtype=dtype)
+    return [Sample((a, b), name="nan-inf")]
+
+
+def _signed_mod_pairs(dtype, rng):
+    """Signs of both operands mixed: Python-style floor semantics."""
+    if onp.dtype(dtype).kind not in "if":
+        return []
+    a = onp.array([7, -7, 7, -7, 6, -6, 0], dtype=dtype)
+    b = onp.array([3, 3, -3, -3, 3, -3, 5], dtype=dtype)
+    return [Sample((a, b), name="mixed-signs")]
+
+
+def reduction_samples(axis_tuple=True, dtype_kwarg=(), domain=Domain()):
+    """Shapes (), (0, 3), (5,), (3, 4), (2, 3, 4) with axis/keepdims variants. Zero-size inputs
+    only with the variants the op accepts (set per entry through `empty_ok`)."""
+    def make(dtype, rng, domains, empty_axes=("all",)):
+        out = []
+        for shape in ((), (0, 3), (5,), (3, 4), (2, 3, 4)):
+            x = make_arg(shape, dtype, rng, domain)
+            variants = [{}, {"keepdims": True}]
+            if len(shape) >= 1:
+                variants += [{"axis": 0}, {"axis": -1}, {"axis": -1, "keepdims": True}]
+            if len(shape) >= 2:
+                variants += [{"axis": 1, "keepdims": True}]
+                if axis_tuple:
+                    variants += [{"axis": (0, 1)}, {"axis": (0, -1), "keepdims": True}]
+            if axis_tuple:
+                variants += [{"axis": ()}] if len(shape) == 0 else []
+            for kw in variants:
+                if 0 in shape and "all" not in empty_axes:
+                    ax = kw.get("axis")
+                    axes = (ax,) if isinstance(ax, int) else ax
+                    # Only reductions over non-empty axes are allowed on zero-size arrays.
+                    if axes is None or any(a % len(shape) == 0 for a in axes):
+                        continue
+                name = f"shape{shape}-" + (",".join(f"{k}={v}" for k, v in kw.items()) or "all")
+                out.append(Sample((x,), kw, name))
+        if is_float(dtype):
+            x = make_arg((3, 4), dtype, rng, domain)
+            x[1, 2] = onp.nan
+            out.append(Sample((x,), {}, "nan"))
+            out.append(Sample((x,), {"axis": 1}, "nan-axis=1"))
+        for dt in dtype_kwarg:
+            x = make_arg((3, 4), dtype, rng, domain)
+            out.append(Sample((x,), {"dtype": dt}, f"dtype={dt}"))
+            out.append(Sample((x,), {"axis": 1, "dtype": dt}, f"axis=1-dtype={dt}"))
+        return out
+    return make
+
+
+# --------------------------------------------------------------------------------- gradients
+def unary_grad(domain, shape=(2, 3)):
+    def make(rng):
+        return [GradSample((make_arg(shape, "float64", rng, domain),), {}, f"shape{shape}")]
+    return make
+
+
+def away_from_zero(rng, shape, lo=0.3, hi=2.0):
+    """float64 values with |x| in [lo, hi): for ops with a kink at 0 (abs, sign)."""
+    return rng.uniform(lo, hi, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+
+
+def away_from_integers(rng, shape, lo=-3, hi=3):
+    """float64 values at least 0.1 away from every integer (floor, ceil, floor_divide)."""
+    return rng.integers(lo, hi, size=shape) + rng.uniform(0.1, 0.9, size=shape)
+
+
+def binary_grad(da, db):
+    def make(rng):
+        out = []
+        for sa, sb in (((2, 3), (2, 3)), ((2, 3), (3,)), ((3, 1), (1, 2)), ((), (2,))):
+            out.append(GradSample((make_arg(sa, "float64", rng, da),
+                                   make_arg(sb, "float64", rng, db)), {}, f"{sa}-{sb}"))
+        return out
+    return make
+
+
+def distinct_pair_grad(rng):
+    """Pairs whose elements differ by at least 0.3, so maximum/minimum are smooth there."""
+    out = []
+    for sa, sb in (((2, 3), (2, 3)), ((2, 3), (3,)), ((), (3,))):
+        b = rng.uniform(-2, 2, size=sb)
+        a = onp.broadcast_to(b, sa) if len(sa) >= len(sb) else onp.zeros(sa)
+        if len(sa) < len(sb):  # a scalar against a vector: spread b away from it
+            b = away_from_zero(rng, sb)
+        a = a + away_from_zero(rng, sa)
+        out.append(GradSample((onp.asarray(a), b), {}, f"{sa}-{sb}"))
+    return out
+
+
+def mod_grad(rng):
+    """a mod b away from its jumps (a/b at least 0.1 away from an integer)."""
+    b = rng.uniform(1.0, 2.0, size=(2, 3)) * rng.choice([-1.0, 1.0], size=(2, 3))
+    a = away_from_integers(rng, (2, 3)) * b
+    return [GradSample((a, b), {}, "(2, 3)-(2, 3)")]
+
+
+def reduction_grad(domain=Domain(-2, 2), extra_params=()):
+    def make(rng):
+        x = make_arg((2, 3, 4), "float64", rng, domain)
+        out = [GradSample((x,), {}, "all"),
+               GradSample((x,), {"axis": (1,)}, "axis=1"),
+               GradSample((x,), {"axis": (0, 2), "keepdims": True}, "axis=(0,2)-keepdims"),
+               GradSample((make_arg((), "float64", rng, domain),), {}, "0d")]
+        out += [GradSample((x,), dict(p), name) for name, p in extra_params]
+        return out
+    return make
+
+
+def extremum_grad(rng):
+    """A permutation of well separated values: a unique max/min along every axis."""
+    x = rng.permutation(24).reshape(2, 3, 4).astype(onp.float64) * 0.5
+    return [GradSample((x,), {}, "all"), GradSample((x,), {"axis": (1,)}, "axis=1"),
+            GradSample((x,), {"axis": (0, 2), "keepdims": True}, "axis=(0,2)-keepdims")]
+
+
+# ------------------------------------------------------------------------------ error inputs
+def _f(shape, dtype="float32"):
+    return onp.ones(shape, dtype=dtype)
+
+
+AXIS_ERR = ndx.AxisError
+NP_AXIS_ERR = onp.exceptions.AxisError
+
+
+def bool_unary_error(name):
+    return lambda: [ErrorInput((onp.array([True, False]),), {}, TypeError, "bool-input",
+                               TypeError)]
+
+
+def binary_errors(extra=(), out_of_range_scalar=True):
+    def make():
+        out = [ErrorInput((_f((2, 3)), _f((4,))), {}, ValueError, "broadcast-(2,3)-(4,)",
+                          ValueError),
+               ErrorInput((_f((2, 1, 3)), _f((4, 2))), {}, ValueError, "broadcast-(2,1,3)-(4,2)",
+                          ValueError),
+               ErrorInput((_f((0,)), _f((2,))), {}, ValueError, "broadcast-(0,)-(2,)",
+                          ValueError)]
+        if out_of_range_scalar:
+            # NEP 50: a Python int that does not fit the array's integer dtype is an error.
+            out.append(ErrorInput((onp.array([1, 2], dtype=onp.int8), 300), {}, OverflowError,
+                                  "int8-pyint-out-of-range", OverflowError))
+            out.append(ErrorInput((onp.array([1, 2], dtype=onp.uint8), -1), {}, OverflowError,
+                                  "uint8-pyint-negative", OverflowError))
+        return out + list(extra)
+    return make
+
+
+def reduction_errors(allow_tuple=True, empty_error=False):
+    def make():
+        x = _f((2, 3))
+        out = [ErrorInput((x,), {"axis": 2}, AXIS_ERR, "axis=2-on-2d", NP_AXIS_ERR),
+               ErrorInput((x,), {"axis": -3}, AXIS_ERR, "axis=-3-on-2d", NP_AXIS_ERR),
+               ErrorInput((_f(()),), {"axis": 1}, AXIS_ERR, "axis=1-on-0d", NP_AXIS_ERR)]
+        if allow_tuple:
+            out.append(ErrorInput((x,), {"axis": (0, 0)}, ValueError, "duplicate-axis",
+                                  ValueError))
+            out.append(ErrorInput((x,), {"axis": (0, 2)}, AXIS_ERR, "axis=(0,2)-on-2d",
+                                  NP_AXIS_ERR))
+        else:
+            out.append(ErrorInput((x,), {"axis": (0, 1)}, TypeError, "tuple-axis", TypeError))
+        if empty_error:
+            out.append(ErrorInput((_f((0, 3)),), {}, ValueError, "zero-size-all", ValueError))
+            out.append(ErrorInput((_f((0, 3)),), {"axis": 0}, ValueError, "zero-size-axis0",
+                                  ValueError))
+            out.append(ErrorInput((_f((0,)),), {}, ValueError, "zero-size-1d", ValueError))
+        return out
+    return make
+
+
+# ---------------------------------------------------------------------------------- entries
+ENTRIES: list[OpEntry] = []
+
+
+def add(entry):
+    ENTRIES.append(entry)
+    return entry
+
+
+# Unary elementwise ------------------------------------------------------------------------
+SPECIAL = (0.0, -0.0, 0.5, -1.5, 2.5, onp.inf, -onp.inf, onp.nan)
+
+negative = add(OpEntry(
+    "negative", np.negative, onp.negative, "unary", NUMERIC, unary_samples(SPECIAL),
+    differentiable=True, grad_op="_np_negative", grad_samples=unary_grad(Domain(-2, 2)),
+    error_inputs=bool_unary_error("negative")))
+absolute = add(OpEntry(
+    "absolute", np.absolute, onp.absolute, "unary", ALL_DTYPES, unary_samples(SPECIAL),
+    differentiable=True, grad_op="_np_absolute",
+    grad_samples=lambda rng: [GradSample((away_from_zero(rng, (2, 3)),), {}, "away-from-0")]))
+add(alias(absolute, "abs", np.abs, onp.abs, "_np_abs"))
+add(OpEntry(
+    "sign", np.sign, onp.sign, "unary", NUMERIC, unary_samples(SPECIAL),
+    differentiable=True, grad_op="_np_sign",
+    grad_samples=lambda rng: [GradSample((away_from_zero(rng, (2, 3)),), {}, "away-from-0")],
+    error_inputs=bool_unary_error("sign")))
+add(OpEntry(
+    "sqrt", np.sqrt, onp.sqrt, "unary", ALL_DTYPES, unary_samples(SPECIAL + (-1.0, 1e-30)),
+    domains=(Domain(0, 10),), differentiable=True, grad_op="_np_sqrt",
+    grad_samples=unary_grad(Domain(0.5, 4))))
+add(OpEntry(
+    "square", np.square, onp.square, "unary", ALL_DTYPES, unary_samples(SPECIAL),
+    differentiable=True, grad_op="_np_square", grad_samples=unary_grad(Domain(-2, 2))))
+add(OpEntry(
+    "exp", np.exp, onp.exp, "unary", ALL_DTYPES, unary_samples(SPECIAL + (-100.0, 100.0)),
+    domains=(Domain(-3, 3),), differentiable=True, grad_op="_np_exp",
+    grad_samples=unary_grad(Domain(-2, 2))))
+add(OpEntry(
+    "log", np.log, onp.log, "unary", ALL_DTYPES, unary_samples(SPECIAL + (-1.0, 1e-3)),
+    domains=(Domain(0.1, 10),), differentiable=True, grad_op="_np_log",
+    grad_samples=unary_grad(Domain(0.5, 4))))
+add(OpEntry(
+    "sin", np.sin, onp.sin, "unary", ALL_DTYPES, unary_samples(SPECIAL + (onp.pi, 100.0)),
+    differentiable=True, grad_op="_np_sin", grad_samples=unary_grad(Domain(-3, 3))))
+add(OpEntry(
+    "cos", np.cos, onp.cos, "unary", ALL_DTYPES, unary_samples(SPECIAL + (onp.pi / 2, 100.0)),
+    differentiable=True, grad_op="_np_cos", grad_samples=unary_grad(Domain(-3, 3))))
+add(OpEntry(
+    "tanh", np.tanh, onp.tanh, "unary", ALL_DTYPES, unary_samples(SPECIAL + (30.0, -30.0)),
+    differentiable=True, grad_op="_np_tanh", grad_samples=unary_grad(Domain(-2, 2))))
+add(OpEntry(
+    "floor", np.floor, onp.floor, "unary", ALL_DTYPES, unary_samples(SPECIAL + (-0.5, 3.0)),
+    differentiable=True, grad_op="_np_floor",
+    grad_samples=lambda rng: [GradSample((away_from_integers(rng, (2, 3)),), {}, "non-integer")]))
+add(OpEntry(
+    "ceil", np.ceil, onp.ceil, "unary", ALL_DTYPES, unary_samples(SPECIAL + (-0.5, 3.0)),
+    differentiable=True, grad_op="_np_ceil",
+    grad_samples=lambda rng: [GradSample((away_from_integers(rng, (2, 3)),), {}, "non-integer")]))
+add(OpEntry(
+    "logical_not", np.logical_not, onp.logical_not, "unary", ALL_DTYPES,
+    unary_samples(SPECIAL)))
+
+# Binary elementwise -----------------------------------------------------------------------
+D = Domain()
+NZ = Domain(-5, 5, nonzero=True)
+
+add_entry = add(OpEntry(
+    "add", np.add, onp.add, "binary", ALL_DTYPES, binary_samples(), domains=(D, D),
+    differentiable=True, grad_op="_np_add", grad_samples=binary_grad(D, D),
+    error_inputs=binary_errors()))
+add(OpEntry(
+    "subtract", np.subtract, onp.subtract, "binary", ALL_DTYPES[1:], binary_samples(),
+    domains=(D, D), differentiable=True, grad_op="_np_subtract", grad_samples=binary_grad(D, D),
+    error_inputs=binary_errors([
+        ErrorInput((onp.array([True]), onp.array([False])), {}, TypeError, "bool-bool",
+                   TypeError),
+        ErrorInput((onp.array([True]), True), {}, TypeError, "bool-pybool", TypeError)])))
+add(OpEntry(
+    "multiply", np.multiply, onp.multiply, "binary", ALL_DTYPES, binary_samples(),
+    domains=(D, D), differentiable=True, grad_op="_np_multiply", grad_samples=binary_grad(D, D),
+    error_inputs=binary_errors()))
+
+
+def _true_divide_extra(dtype, rng):
+    """Integer arrays over Python ints outside their range: NumPy divides in float (no
+    OverflowError, as the int is never cast to the array's dtype)."""
+    out = _nan_pair(dtype, rng)
+    if onp.dtype(dtype).kind in "iu":
+        x = make_arg((5,), dtype, rng, D)
+        out += [Sample((x, 1000), name="pyint-above-range"),
+                Sample((-1000, x + onp.ones((), dtype)), name="pyint-below-range-lhs")]
+    return out
+
+
+true_divide = add(OpEntry(
+    "true_divide", np.true_divide, onp.true_divide, "binary", ALL_DTYPES,
+    binary_samples(_true_divide_extra), domains=(D, NZ), differentiable=True,
+    grad_op="_np_true_divide", grad_samples=binary_grad(Domain(-2, 2), Domain(0.5, 2)),
+    error_inputs=binary_errors(out_of_range_scalar=False)))
+add(alias(true_divide, "divide", np.divide, onp.divide, "_np_divide"))
+add(OpEntry(
+    "floor_divide", np.floor_divide, onp.floor_divide, "binary", ALL_DTYPES,
+    binary_samples(lambda dt, rng: _div_by_zero(dt, rng) + _signed_mod_pairs(dt, rng)),
+    domains=(D, NZ), differentiable=True, grad_op="_np_floor_divide",
+    grad_samples=lambda rng: [GradSample(
+        (away_from_integers(rng, (2, 3)) * 1.5, onp.full((2, 3), 1.5)), {}, "non-integer")],
+    error_inputs=binary_errors()))
+mod = add(OpEntry(
+    "mod", np.mod, onp.mod, "binary", ALL_DTYPES,
+    binary_samples(lambda dt, rng: _div_by_zero(dt, rng) + _signed_mod_pairs(dt, rng)),
+    domains=(D, NZ), differentiable=True, grad_op="_np_mod", grad_samples=mod_grad,
+    error_inputs=binary_errors()))
+add(alias(mod, "remainder", np.remainder, onp.remainder, "_np_remainder"))
+
+
+def _power_samples(dtype, rng):
+    out = []
+    if onp.dtype(dtype).kind in "iu":
+        # 0**0 == 1, x**0 == 1, 1**n == 1; (-2)**3 for signed ints.
+        a = onp.array([0, 2, 1, 3, 0], dtype=dtype)
+        b = onp.array([0, 0, 5, 2, 3], dtype=dtype)
+        out.append(Sample((a, b), name="int-corners"))
+        if onp.dtype(dtype).kind == "i":
+            out.append(Sample((onp.array([-2, -1, -3], dtype=dtype),
+                               onp.array([3, 4, 2], dtype=dtype)), name="negative-base"))
+    if is_float(dtype):
+        a = onp.array([-2.0, 0.0, 0.0, -1.0, 4.0, onp.inf], dtype=dtype)
+        b = onp.array([3.0, 0.0, -1.0, 0.5, -0.5, -1.0], dtype=dtype)
+        out.append(Sample((a, b), name="float-corners"))
+    return out
+
+
+add(OpEntry(
+    "power", np.power, onp.power, "binary", ALL_DTYPES, binary_samples(_power_samples),
+    domains=(Domain(0, 3), Domain(0, 3)), differentiable=True, grad_op="_np_power",
+    grad_samples=binary_grad(Domain(0.5, 2), Domain(-2, 2)),
+    error_inputs=binary_errors([
+        ErrorInput((onp.array([2, 3], dtype=onp.int32), onp.array([1, -1], dtype=onp.int32)),
+                   {}, ValueError, "int-negative-power", ValueError),
+        ErrorInput((onp.array([2, 3], dtype=onp.int64), -2), {}, ValueError,
+                   "int-negative-pyint-power", ValueError)])))
+add(OpEntry(
+    "maximum", np.maximum, onp.maximum, "binary", ALL_DTYPES, binary_samples(_nan_pair),
+    domains=(D, D), differentiable=True, grad_op="_np_maximum", grad_samples=distinct_pair_grad,
+    error_inputs=binary_errors()))
+add(OpEntry(
+    "minimum", np.minimum, onp.minimum, "binary", ALL_DTYPES, binary_samples(_nan_pair),
+    domains=(D, D), differentiable=True, grad_op="_np_minimum", grad_samples=distinct_pair_grad,
+    error_inputs=binary_errors()))
+
+SMALL = Domain(-2, 2)  # small range: many equal pairs
+
+
+def _comparison_extra(dtype, rng):
+    """NumPy 2 compares integer arrays with Python ints outside the dtype's range exactly
+    (no OverflowError, unlike arithmetic): int8 < 1000 is True."""
+    out = _nan_pair(dtype, rng)
+    if onp.dtype(dtype).kind in "iu":
+        x = make_arg((5,), dtype, rng, SMALL)
+        out += [Sample((x, 1000), name="pyint-above-range"),
+                Sample((x, -1000), name="pyint-below-range"),
+                Sample((-1000, x), name="pyint-below-range-lhs")]
+    return out
+
+
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "binary", ALL_DTYPES,
+                binary_samples(_comparison_extra), domains=(SMALL, SMALL),
+                error_inputs=binary_errors(out_of_range_scalar=False)))
+
+# Reductions -------------------------------------------------------------------------------
+add(OpEntry(
+    "sum", np.sum, onp.sum, "reduction", ALL_DTYPES,
+    reduction_samples(dtype_kwarg=("int8", "int64", "float64", "float32")), tols=dict(ACCUM_TOLS),
+    differentiable=True, grad_op="_np_sum", grad_samples=reduction_grad(),
+    error_inputs=reduction_errors()))
+add(OpEntry(
+    "prod", np.prod, onp.prod, "reduction", ALL_DTYPES,
+    reduction_samples(dtype_kwarg=("int64", "float64"), domain=Domain(-1.5, 1.5)),
+    tols=dict(ACCUM_TOLS), differentiable=True, grad_op="_np_prod",
+    grad_samples=lambda rng: [GradSample((away_from_zero(rng, (2, 3, 4), 0.5, 1.5),), p, n)
+                              for n, p in (("all", {}), ("axis=1", {"axis": (1,)}),
+                                           ("axis=(0,2)", {"axis": (0, 2), "keepdims": True}))],
+    error_inputs=reduction_errors()))
+add(OpEntry(
+    "mean", np.mean, onp.mean, "reduction", ALL_DTYPES,
+    reduction_samples(dtype_kwarg=("float64", "float32")), tols=dict(ACCUM_TOLS),
+    differentiable=True, grad_op="_np_mean", grad_samples=reduction_grad(),
+    error_inputs=reduction_errors()))
+for _name, _ref, _grad in (("max", onp.max, "_np_max"), ("amax", onp.amax, "_np_amax"),
+                           ("min", onp.min, "_np_min"), ("amin", onp.amin, "_np_amin")):
+    add(OpEntry(
+        _name, getattr(np, _name), _ref, "reduction", ALL_DTYPES,
+        lambda dt, rng, doms: reduction_samples()(dt, rng, doms, empty_axes=()),
+        tols=dict(ACCUM_TOLS), differentiable=True, grad_op=_grad, grad_samples=extremum_grad,
+        error_inputs=reduction_errors(empty_error=True)))
+for _name in ("argmax", "argmin"):
+    add(OpEntry(
+        _name, getattr(np, _name), getattr(onp, _name), "reduction", ALL_DTYPES,
+        lambda dt, rng, doms: reduction_samples(axis_tuple=False)(dt, rng, doms, empty_axes=()),
+        error_inputs=reduction_errors(allow_tuple=False, empty_error=True)))
+
+
+# Shape ops --------------------------------------------------------------------------------
+def shape_samples(cases):
+    """cases: [(name, input shapes (one, or a list for sequence ops), extra positional args,
+    kwargs)]."""
+    def make(dtype, rng, domains):
+        out = []
+        for name, shapes, extra, kw in cases:
+            if isinstance(shapes, list):
+                first = [make_arg(s, dtype, rng) for s in shapes]
+            else:
+                first = make_arg(shapes, dtype, rng)
+            out.append(Sample((first,) + tuple(extra), dict(kw), name))
+        return out
+    return make
+
+
+def shape_grad(cases):
+    def make(rng):
+        out = []
+        for name, shapes, params in cases:
+            out.append(GradSample(tuple(make_arg(s, "float64", rng) for s in shapes), params,
+                                  name))
+        return out
+    return make
+
+
+add(OpEntry(
+    "reshape", np.reshape, onp.reshape, "shape", ALL_DTYPES, shape_samples([
+        ("(2,3,4)->(6,4)", (2, 3, 4), [(6, 4)], {}),
+        ("(2,3,4)->(-1,)", (2, 3, 4), [(-1,)], {}),
+        ("(2,3,4)->(4,-1,2)", (2, 3, 4), [(4, -1, 2)], {}),
+        ("()->(1,1)", (), [(1, 1)], {}),
+        ("(1,)->()", (1,), [()], {}),
+        ("(1,1)->()", (1, 1), [()], {}),
+        ("(0,3)->(3,0)", (0, 3), [(3, 0)], {}),
+        ("(0,3)->(-1,)", (0, 3), [(-1,)], {}),
+        ("(0,3)->(3,0,1)", (0, 3), [(3, 0, 1)], {}),
+        ("(6,)->(2,3)", (6,), [(2, 3)], {}),
+    ]),
+    differentiable=True, grad_op="_np_reshape",
+    grad_samples=shape_grad([("(2,3)->(3,2)", [(2, 3)], {"newshape": (3, 2)}),
+                             ("()->(1,)", [()], {"newshape": (1,)})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), (4,)), {}, ValueError, "size-mismatch", ValueError),
+        ErrorInput((_f((2, 3)), (-1, -1)), {}, ValueError, "two-unknowns", ValueError),
+        ErrorInput((_f((2, 3)), (-1, 4)), {}, ValueError, "unknown-not-divisible", ValueError),
+        ErrorInput((_f(()), (2,)), {}, ValueError, "0d-to-(2,)", ValueError)]))
+add(OpEntry(
+    "transpose", np.transpose, onp.transpose, "shape", ALL_DTYPES, shape_samples([
+        ("(2,3,4)-default", (2, 3, 4), [], {}),
+        ("(2,3,4)-(1,0,2)", (2, 3, 4), [(1, 0, 2)], {}),
+        ("(2,3,4)-(-1,0,1)", (2, 3, 4), [(-1, 0, 1)], {}),
+        ("(3,4)-(1,0)", (3, 4), [(1, 0)], {}),
+        ("()", (), [], {}),
+        ("()-()", (), [()], {}),
+        ("(0,3)", (0, 3), [], {}),
+        ("(5,)", (5,), [(0,)], {}),
+    ]),
+    differentiable=True, grad_op="_np_transpose",
+    grad_samples=shape_grad([("(2,3,4)-(2,0,1)", [(2, 3, 4)], {"axes": (2, 0, 1)}),
+                             ("(2,3)-default", [(2, 3)], {})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), (0,)), {}, ValueError, "axes-too-short", ValueError),
+        ErrorInput((_f((2, 3)), (0, 0)), {}, ValueError, "repeated-axis", ValueError),
+        ErrorInput((_f((2, 3)), (0, 2)), {}, AXIS_ERR, "axis-out-of-range", NP_AXIS_ERR)]))
+add(OpEntry(
+    "expand_dims", np.expand_dims, onp.expand_dims, "shape", ALL_DTYPES, shape_samples([
+        ("(2,3)-axis0", (2, 3), [0], {}),
+        ("(2,3)-axis-1", (2, 3), [-1], {}),
+        ("(2,3)-axis1", (2, 3), [1], {}),
+        ("(2,3)-axis2", (2, 3), [2], {}),
+        ("()-axis0", (), [0], {}),
+        ("(0,3)-axis1", (0, 3), [1], {}),
+    ]),
+    differentiable=True, grad_op="_np_expand_dims",
+    grad_samples=shape_grad([("(2,3)-axis1", [(2, 3)], {"axis": 1})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((3,)), 2), {}, AXIS_ERR, "axis-too-big", NP_AXIS_ERR),
+        ErrorInput((_f((3,)), -3), {}, AXIS_ERR, "axis-too-small", NP_AXIS_ERR)]))
+add(OpEntry(
+    "squeeze", np.squeeze, onp.squeeze, "shape", ALL_DTYPES, shape_samples([
+        ("(1,3,1)-all", (1, 3, 1), [], {}),
+        ("(1,3,1)-axis0", (1, 3, 1), [0], {}),
+        ("(1,3,1)-axis(0,2)", (1, 3, 1), [(0, 2)], {}),
+        ("(1,3,1)-axis-1", (1, 3, 1), [-1], {}),
+        ("()-all", (), [], {}),
+        ("(1,1)-all", (1, 1), [], {}),
+        ("(0,1)-axis1", (0, 1), [1], {}),
+        ("(0,3)-all", (0, 3), [], {}),
+    ]),
+    differentiable=True, grad_op="_np_squeeze",
+    grad_samples=shape_grad([("(1,3,1)", [(1, 3, 1)], {})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), 0), {}, ValueError, "axis-size-not-1", ValueError),
+        ErrorInput((_f((1, 3)), 2), {}, AXIS_ERR, "axis-out-of-range", NP_AXIS_ERR)]))
+add(OpEntry(
+    "swapaxes", np.swapaxes, onp.swapaxes, "shape", ALL_DTYPES, shape_samples([
+        ("(2,3,4)-0,2", (2, 3, 4), [0, 2], {}),
+        ("(2,3,4)--1,0", (2, 3, 4), [-1, 0], {}),
+        ("(2,3)-1,1", (2, 3), [1, 1], {}),
+        ("(0,3)-0,1", (0, 3), [0, 1], {}),
+    ]),
+    differentiable=True, grad_op="_np_swapaxes",
+    grad_samples=shape_grad([("(2,3,4)-0,2", [(2, 3, 4)], {"axis1": 0, "axis2": 2})]),
+    error_inputs=lambda: [
+        ErrorInput((_f(()), 0, 0), {}, AXIS_ERR, "0d", NP_AXIS_ERR),
+        ErrorInput((_f((2, 3)), 0, 2), {}, AXIS_ERR, "axis-out-of-range", NP_AXIS_ERR)]))
+add(OpEntry(
+    "broadcast_to", np.broadcast_to, onp.broadcast_to, "shape", ALL_DTYPES, shape_samples([
+        ("(3,)->(2,3)", (3,), [(2, 3)], {}),
+        ("()->(2,2)", (), [(2, 2)], {}),
+        ("()->()", (), [()], {}),
+        ("(3,1)->(2,3,4)", (3, 1), [(2, 3, 4)], {}),
+        ("(1,3)->(0,3)", (1, 3), [(0, 3)], {}),
+        ("(0,3)->(2,0,3)", (0, 3), [(2, 0, 3)], {}),
+    ]),
+    differentiable=True, grad_op="_np_broadcast_to",
+    grad_samples=shape_grad([("(3,1)->(2,3,4)", [(3, 1)], {"shape": (2, 3, 4)}),
+                             ("()->(2,)", [()], {"shape": (2,)})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((3,)), (4,)), {}, ValueError, "(3,)->(4,)", ValueError),
+        ErrorInput((_f((2, 3)), (3,)), {}, ValueError, "fewer-dims", ValueError),
+        ErrorInput((_f((3,)), (-1, 3)), {}, ValueError, "negative-dim", ValueError)]))
+add(OpEntry(
+    "concatenate", np.concatenate, onp.concatenate, "shape", ALL_DTYPES, shape_samples([
+        ("2x(2,3)-axis0", [(2, 3), (2, 3)], [], {"axis": 0}),
+        ("(2,3)+(2,1)-axis1", [(2, 3), (2, 1)], [], {"axis": 1}),
+        ("3x(2,2)-axis-1", [(2, 2), (2, 2), (2, 2)], [], {"axis": -1}),
+        ("(2,3)+(1,3)-axisNone", [(2, 3), (1, 3)], [], {"axis": None}),
+        ("1d", [(3,), (4,)], [], {}),
+        ("one-array", [(2, 3)], [], {}),
+        ("(0,3)+(2,3)", [(0, 3), (2, 3)], [], {"axis": 0}),
+        ("(2,0)+(2,0)-axis1", [(2, 0), (2, 0)], [], {"axis": 1}),
+    ]),
+    differentiable=True, grad_op="_npi_concatenate",
+    grad_samples=shape_grad([("(2,3)+(2,1)-axis1", [(2, 3), (2, 1)],
+                              {"num_args": 2, "axis": 1}),
+                             ("(1,2)+(3,2)-axis0", [(1, 2), (3, 2)],
+                              {"num_args": 2, "axis": 0})]),
+    error_inputs=lambda: [
+        ErrorInput(([_f((2, 3)), _f((3,))],), {}, ValueError, "mismatched-ndim", ValueError),
+        ErrorInput(([_f((2, 3)), _f((2, 4))],), {"axis": 0}, ValueError, "mismatched-shape",
+                   ValueError),
+        ErrorInput(([_f((2, 3)), _f((2, 3))],), {"axis": 2}, AXIS_ERR, "axis-out-of-range",
+                   NP_AXIS_ERR),
+        ErrorInput(([_f(()), _f(())],), {}, ValueError, "0d-arrays", ValueError),
+        ErrorInput(([],), {}, ValueError, "empty-sequence", ValueError)]))
+add(OpEntry(
+    "stack", np.stack, onp.stack, "shape", ALL_DTYPES, shape_samples([
+        ("2x(2,3)-axis0", [(2, 3), (2, 3)], [], {"axis": 0}),
+        ("2x(2,3)-axis1", [(2, 3), (2, 3)], [], {"axis": 1}),
+        ("3x(2,3)-axis-1", [(2, 3)] * 3, [], {"axis": -1}),
+        ("3x()", [(), (), ()], [], {}),
+        ("2x(0,3)-axis1", [(0, 3), (0, 3)], [], {"axis": 1}),
+        ("one-array", [(4,)], [], {}),
+    ]),
+    differentiable=True, grad_op="_npi_stack",
+    grad_samples=shape_grad([("2x(2,3)-axis1", [(2, 3), (2, 3)], {"num_args": 2, "axis": 1})]),
+    error_inputs=lambda: [
+        ErrorInput(([_f((2, 3)), _f((3, 2))],), {}, ValueError, "mismatched-shape", ValueError),
+        ErrorInput(([_f((2, 3)), _f((2, 3))],), {"axis": 3}, AXIS_ERR, "axis-out-of-range",
+                   NP_AXIS_ERR),
+        ErrorInput(([],), {}, ValueError, "empty-sequence", ValueError)]))
+add(OpEntry(
+    "split", np.split, onp.split, "shape", ALL_DTYPES, shape_samples([
+        ("(6,4)-3-sections", (6, 4), [3], {}),
+        ("(6,4)-2-sections-axis1", (6, 4), [2], {"axis": 1}),
+        ("(6,4)-indices[1,3]-axis1", (6, 4), [[1, 3]], {"axis": 1}),
+        ("(6,)-indices[2,10]", (6,), [[2, 10]], {}),
+        ("(6,)-indices[4,2]", (6,), [[4, 2]], {}),
+        ("(6,)-1-section", (6,), [1], {}),
+        ("(0,3)-3-sections", (0, 3), [3], {}),
+        ("(2,3)-axis-1", (2, 3), [3], {"axis": -1}),
+    ]),
+    error_inputs=lambda: [
+        ErrorInput((_f((5,)), 2), {}, ValueError, "unequal-division", ValueError),
+        ErrorInput((_f((6,)), 2), {"axis": 1}, AXIS_ERR, "axis-out-of-range", IndexError),
+        ErrorInput((_f(()), 1), {}, ValueError, "0d", None)]))
+
+# matmul / dot -------------------------------------------------------------------------------
+MM_DOMAIN = Domain(-3, 3)
+
+
+def mm_samples(cases):
+    def make(dtype, rng, domains):
+        return [Sample((make_arg(a, dtype, rng, MM_DOMAIN), make_arg(b, dtype, rng, MM_DOMAIN)),
+                       name=f"{a}@{b}") for a, b in cases]
+    return make
+
+
+add(OpEntry(
+    "matmul", np.matmul, onp.matmul, "matmul", ALL_DTYPES, mm_samples([
+        ((2, 3), (3, 4)), ((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 2, 3), (3, 4)),
+        ((2, 1, 2, 3), (3, 3, 2)), ((3, 2, 3), (3, 3, 2)), ((0, 3), (3, 4)), ((2, 0), (0, 3)),
+        ((0,), (0,)), ((1, 1), (1, 1)), ((5, 7), (7, 6))]),
+    tols=dict(ACCUM_TOLS), differentiable=True, grad_op="_np_matmul",
+    grad_samples=lambda rng: [
+        GradSample((make_arg(a, "float64", rng), make_arg(b, "float64", rng)), {}, f"{a}@{b}")
+        for a, b in (((2, 3), (3, 2)), ((3,), (3, 2)), ((2, 2, 3), (3,)), ((2, 1, 2, 3),
+                                                                          (2, 3, 2)))],
+    error_inputs=lambda: [
+        ErrorInput((_f(()), _f((3,))), {}, ValueError, "0d-lhs", ValueError),
+        ErrorInput((_f((3,)), _f(())), {}, ValueError, "0d-rhs", ValueError),
+        ErrorInput((_f((2, 3)), _f((4, 2))), {}, ValueError, "core-mismatch", ValueError),
+        ErrorInput((_f((2, 2, 3)), _f((3, 3, 4))), {}, ValueError, "batch-mismatch",
+                   ValueError)]))
+add(OpEntry(
+    "dot", np.dot, onp.dot, "matmul", ALL_DTYPES, mm_samples([
+        ((2, 3), (3, 4)), ((3,), (3,)), ((), (3,)), ((3, 2), ()), ((), ()), ((2, 3), (3,)),
+        ((3,), (3, 2)), ((2, 3, 4), (4, 2)), ((2, 3, 4), (2, 4, 3)), ((0, 3), (3, 2)),
+        ((2, 0), (0, 3)), ((0,), (0,))]),
+    tols=dict(ACCUM_TOLS), differentiable=True, grad_op="_np_dot",
+    grad_samples=lambda rng: [
+        GradSample((make_arg(a, "float64", rng), make_arg(b, "float64", rng)), {}, f"{a}.{b}")
+        for a, b in (((2, 3), (3, 2)), ((3,), (3,)), ((), (3,)), ((2, 3, 2), (2, 2)))],
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), _f((2, 3))), {}, ValueError, "not-aligned", ValueError),
+        ErrorInput((_f((3,)), _f((4,))), {}, ValueError, "1d-not-aligned", ValueError)]))
+
+# *_like -------------------------------------------------------------------------------------
+for _name in ("zeros_like", "ones_like"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "like", ALL_DTYPES,
+                unary_samples(), differentiable=True, grad_op="_np_" + _name,
+                grad_samples=unary_grad(Domain(-1, 1))))
+
+# Creation ---------------------------------------------------------------------------------
+CREATION_DTYPES = (None,) + ALL_DTYPES
+
+
+def creation_samples(cases):
+    """cases: [(name, args, kwargs, dtypes it applies to or None for all)]."""
+    def make(dtype, rng, domains):
+        return [Sample(tuple(args), dict(kw), name) for name, args, kw, only in cases
+                if only is None or dtype in only]
+    return make
+
+
+SHAPES_CASES = [("shape()", [()], {}, None), ("shape(0,3)", [(0, 3)], {}, None),
+                ("shape5", [5], {}, None), ("shape(2,3)", [(2, 3)], {}, None)]
+NEG_SHAPE = "negative-shape"
+
+for _name in ("zeros", "ones", "empty"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "creation", CREATION_DTYPES,
+                creation_samples(SHAPES_CASES),
+                error_inputs=lambda n=_name: [
+                    ErrorInput(((-1,),), {}, ValueError, NEG_SHAPE, ValueError),
+                    ErrorInput(((2, -3),), {}, ValueError, NEG_SHAPE + "-2d", ValueError)]))
+
+
+def _full_cases():
+    cases = []
+    for name, args, _, _ in SHAPES_CASES:
+        cases.append((name + "-fill7", args + [7], {}, None))
+    cases += [("fill2.5", [(2, 3), 2.5], {}, (None,) + FLOATS),
+              ("fillTrue", [(2,), True], {}, None),
+              ("fill-3", [(2,), -3], {}, (None,) + SIGNED + FLOATS)]
+    return cases
+
+
+add(OpEntry("full", np.full, onp.full, "creation", CREATION_DTYPES,
+            creation_samples(_full_cases()),
+            error_inputs=lambda: [
+                ErrorInput(((-1,), 1.0), {}, ValueError, NEG_SHAPE, ValueError),
+                ErrorInput(((2,), -1), {"dtype": "uint8"}, OverflowError,
+                           "negative-fill-for-uint8", OverflowError)]))
+NO_BOOL = (None,) + NUMERIC
+add(OpEntry("arange", np.arange, onp.arange, "creation", NO_BOOL, creation_samples([
+    ("5", [5], {}, None),
+    ("2,10,3", [2, 10, 3], {}, None),
+    ("5,1,-1", [5, 1, -1], {}, SIGNED + FLOATS + (None,)),
+    ("3,3-empty", [3, 3], {}, None),
+    ("0", [0], {}, None),
+    ("0.,1.,.1", [0.0, 1.0, 0.1], {}, (None,) + FLOATS),
+    ("-1.5,2.5,0.5", [-1.5, 2.5, 0.5], {}, (None,) + FLOATS),
+    ("2.5", [2.5], {}, (None,) + FLOATS)]),
+    error_inputs=lambda: [ErrorInput((0, 5, 0), {}, ZeroDivisionError, "step-0",
+                                     ZeroDivisionError)]))
+add(OpEntry("linspace", np.linspace, onp.linspace, "creation", CREATION_DTYPES,
+            creation_samples([
+                ("0,1,5", [0, 1, 5], {}, FLOATS + (None,)),
+                ("0,10,6", [0, 10, 6], {}, None),
+                # Integer dtypes round toward -inf (NumPy 2); negative values only for
+                # signed results (float -> uint8 of a negative value is undefined).
+                ("-3,5,7", [-3, 5, 7], {}, (None,) + SIGNED + FLOATS),
+                ("2,-4,4-endpoint=False", [2, -4, 4], {"endpoint": False},
+                 (None,) + SIGNED + FLOATS),
+                ("1,6,4", [1, 6, 4], {}, NO_BOOL),
+                ("num=0", [0, 1, 0], {}, None),
+                ("num=1", [3, 5, 1], {}, NO_BOOL),
+                ("0,1,2-bool", [0, 1, 2], {}, None)]),
+            error_inputs=lambda: [ErrorInput((0, 1, -1), {}, ValueError, "negative-num",
+                                             ValueError)]))
+add(OpEntry("eye", np.eye, onp.eye, "creation", CREATION_DTYPES, creation_samples([
+    ("3", [3], {}, None), ("3,4,k=1", [3, 4], {"k": 1}, None), ("4,3,k=-2", [4, 3, -2], {}, None),
+    ("2,k=5", [2], {"k": 5}, None), ("0", [0], {}, None), ("3,0", [3, 0], {}, None)]),
+    error_inputs=lambda: [ErrorInput((-1,), {}, ValueError, "negative-N", ValueError),
+                          ErrorInput((3, -1), {}, ValueError, "negative-M", ValueError)]))
+
+# -------------------------------------------------------------------------------------- index
+ENTRY_BY_NAME = {e.name: e for e in ENTRIES}
+assert len(ENTRY_BY_NAME) == len(ENTRIES), "duplicate entry names"
+
+
+def entries(*kinds):
+    return [e for e in ENTRIES if not kinds or e.kind in kinds]
+
