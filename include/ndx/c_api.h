@@ -11,12 +11,19 @@ extern "C" {
 
 #define NDX_C_API_VERSION 1
 
-typedef void* NDXArrayHandle;        /* an owned reference to an ndarray */
-typedef const void* NDXFuncHandle;  /* a registered function; valid for the process lifetime */
+typedef void* NDXArrayHandle;      /* an owned reference to an ndarray */
+typedef const void* NDXFuncHandle; /* a registered function; valid for the process lifetime */
 
 enum NDXTypeCode {
-  kNDXNone = 0, kNDXInt = 1, kNDXFloat = 2, kNDXBool = 3, kNDXStr = 4, kNDXDType = 5,
-  kNDXShape = 6, kNDXArray = 7, kNDXArrayList = 8
+  kNDXNone = 0,
+  kNDXInt = 1,
+  kNDXFloat = 2,
+  kNDXBool = 3,
+  kNDXStr = 4,
+  kNDXDType = 5,
+  kNDXShape = 6,
+  kNDXArray = 7,
+  kNDXArrayList = 8
 };
 
 typedef struct {
@@ -24,9 +31,9 @@ typedef struct {
   union {
     int64_t v_int;
     double v_float;
-    const char* v_str;            /* kNDXStr, and dtype names for kNDXDType */
-    NDXArrayHandle v_array;       /* kNDXArray (borrowed) */
-    const int64_t* v_dims;        /* kNDXShape: `size` ints */
+    const char* v_str;              /* kNDXStr, and dtype names for kNDXDType */
+    NDXArrayHandle v_array;         /* kNDXArray (borrowed) */
+    const int64_t* v_dims;          /* kNDXShape: `size` ints */
     const NDXArrayHandle* v_arrays; /* kNDXArrayList: `size` borrowed arrays */
   };
   int64_t size;

@@ -64,7 +64,8 @@ template <typename T>
 struct ArgConvert {
   static T from(const Arg& a, std::string_view func, int index) {
     if (a.kind != Arg::Kind::kValue)
-      type_error("[", func, "] argument ", index, " expected a ", FieldTraits<T>::type_name(), ", got ", a.kind_name());
+      type_error("[", func, "] argument ", index, " expected a ", FieldTraits<T>::type_name(),
+                 ", got ", a.kind_name());
     std::string field = "arg" + std::to_string(index);
     return FieldTraits<T>::from_value(a.value, {func, field});
   }
@@ -140,9 +141,11 @@ class FuncEntry {
   static void call_unpacked(const F& f, const Args& args, Ret* ret, std::index_sequence<I...>) {
     using Tuple = typename Traits::args;
     if constexpr (std::is_void_v<typename Traits::ret>) {
-      f(ArgConvert<std::tuple_element_t<I, Tuple>>::from(args[static_cast<int>(I)], args.func(), I)...);
+      f(ArgConvert<std::tuple_element_t<I, Tuple>>::from(args[static_cast<int>(I)], args.func(),
+                                                         I)...);
     } else {
-      set_ret(ret, f(ArgConvert<std::tuple_element_t<I, Tuple>>::from(args[static_cast<int>(I)], args.func(), I)...));
+      set_ret(ret, f(ArgConvert<std::tuple_element_t<I, Tuple>>::from(args[static_cast<int>(I)],
+                                                                      args.func(), I)...));
     }
   }
 };
@@ -161,7 +164,7 @@ class FuncRegistry {
 // Calls a registered function by name (ValueError when there is none).
 Ret call(std::string_view name, const std::vector<Arg>& args);
 
-#define NDX_REGISTER_API(Name) \
+#define NDX_REGISTER_API(Name)                                                             \
   static ::ndx::ffi::FuncEntry& NDX_STR_CONCAT(__ndx_api_, __COUNTER__) [[maybe_unused]] = \
       ::ndx::ffi::FuncRegistry::global().register_func(Name)
 

@@ -70,8 +70,9 @@ class NDArray {
   NDArray astype(DType dtype) const;
   NDArray to(Device device) const;
   // Writes `src` into this (a view is fine), broadcasting and casting as NumPy's a[...] = src.
-  void assign(const NDArray& src);
-  void fill(double value);
+  // (const: they write the elements, not the handle, as writing through a shared pointer.)
+  void assign(const NDArray& src) const;
+  void fill(double value) const;
 
   // ---- element access ----
   template <typename T>

@@ -296,6 +296,9 @@ NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   PyObject* arr = PyObject_CallMethod(numpy, "asarray", "O", o);
   Py_DECREF(numpy);
   if (!arr) {
+    // NumPy's own complaint (a ragged list is a ValueError) is the useful one; keep it, except
+    // for objects NumPy cannot read at all, where Python should try the other operand.
+    if (PyErr_ExceptionMatches(PyExc_ValueError)) throw PythonErrorSet{};
     PyErr_Clear();
     type_error("unsupported operand type ", Py_TYPE(o)->tp_name);
   }

@@ -30,8 +30,14 @@ inline NDArray& unwrap(PyObject* o) { return reinterpret_cast<PyArray*>(o)->arr;
 PyObject* set_error(const Error& e);
 void init_errors(PyObject* module);
 
+// Thrown when a Python exception is already set and should reach the caller unchanged.
+struct PythonErrorSet {};
+
 #define NDX_PY_BEGIN try {
 #define NDX_PY_END(fail)                           \
+  }                                                \
+  catch (const ::ndx::py::PythonErrorSet&) {       \
+    return fail;                                   \
   }                                                \
   catch (const ::ndx::Error& e) {                  \
     ::ndx::py::set_error(e);                       \

@@ -5,6 +5,7 @@
 #include <structmember.h>
 #include <unordered_map>
 #include "ndx/imperative.h"
+#include "ndx/indexing.h"
 #include "ndx/np.h"
 
 namespace ndx::py {
@@ -292,19 +293,7 @@ PyObject* richcompare(PyObject* a, PyObject* b, int op) {
   return binary(map[op], a, b);
 }
 
-// ---- basic indexing: ints, slices, Ellipsis, None, and tuples of them (all views) ----
-NDArray select(const NDArray& a, int axis, int64_t index) {
-  int64_t n = a.shape()[axis];
-  if (index < -n || index >= n)
-    index_error("index ", index, " is out of bounds for axis ", axis, " with size ", n);
-  if (index < 0) index += n;
-  Shape shape, strides;
-  for (int i = 0; i < a.ndim(); ++i)
-    if (i != axis) shape.push_back(a.shape()[i]), strides.push_back(a.strides()[i]);
-  return NDArray(a.storage(), a.byte_offset() + index * a.strides()[axis] * a.itemsize(), shape,
-                 strides, a.dtype());
-}
-
+// ---- indexing: the key becomes IndexItems; ndx::getitem / setitem do the work ----
 std::optional<int64_t> slice_bound(PyObject* v) {
   if (v == Py_None) return std::nullopt;
   PyObject* idx = PyNumber_Index(v);
@@ -317,61 +306,58 @@ std::optional<int64_t> slice_bound(PyObject* v) {
   return x;
 }
 
-bool is_basic_item(PyObject* k) {
-  return k == Py_None || k == Py_Ellipsis || PySlice_Check(k) ||
-         (PyIndex_Check(k) && !is_ndarray(k) && !PyBool_Check(k));
-}
-
-NDArray basic_index(const NDArray& a, PyObject* key) {
-  PyObject* items = PyTuple_Check(key) ? key : nullptr;
-  Py_ssize_t n = items ? PyTuple_GET_SIZE(items) : 1;
-  auto item = [&](Py_ssize_t i) { return items ? PyTuple_GET_ITEM(items, i) : key; };
-  int consumed = 0, ellipses = 0;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* k = item(i);
-    if (PyUnicode_Check(k) || PyFloat_Check(k) || PyBytes_Check(k) || k == Py_True || k == Py_False)
-      index_error(
-          "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
-          "or boolean arrays are valid indices; got ",
-          Py_TYPE(k)->tp_name);
-    if (!is_basic_item(k))
-      not_implemented(
-          "[getitem] integer-array and boolean-mask indexing are not implemented yet; got ",
-          Py_TYPE(k)->tp_name, " in the index");
-    if (k == Py_Ellipsis)
-      ++ellipses;
-    else if (k != Py_None)
-      ++consumed;
+IndexItem index_item(PyObject* k) {
+  if (k == Py_None) return IndexItem::newaxis();
+  if (k == Py_Ellipsis) return IndexItem::ellipsis();
+  if (PySlice_Check(k)) {
+    auto* s = reinterpret_cast<PySliceObject*>(k);
+    auto step = slice_bound(s->step);
+    return IndexItem::slice(slice_bound(s->start), slice_bound(s->stop), step ? *step : 1);
   }
-  if (ellipses > 1) index_error("an index can only have a single ellipsis ('...')");
-  if (consumed > a.ndim())
-    index_error("too many indices for array: array is ", a.ndim(), "-dimensional, but ", consumed,
-                " were indexed");
-  NDArray v = a;
-  int axis = 0;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* k = item(i);
-    if (k == Py_None) {
-      v = v.expand_dims(axis++);
-    } else if (k == Py_Ellipsis) {
-      axis += a.ndim() - consumed;
-    } else if (PySlice_Check(k)) {
-      auto* s = reinterpret_cast<PySliceObject*>(k);
-      auto step = slice_bound(s->step);
-      v = v.slice(axis++, slice_bound(s->start), slice_bound(s->stop), step ? *step : 1);
-    } else {
-      PyObject* idx = PyNumber_Index(k);
+  if (PyBool_Check(k)) return IndexItem::array_index(NDArray::scalar(k == Py_True, DType::kBool));
+  if (is_ndarray(k)) return IndexItem::array_index(unwrap(k));
+  if (PyLong_Check(k) || (PyIndex_Check(k) && !PyList_Check(k) && !PyTuple_Check(k))) {
+    PyObject* idx = PyNumber_Index(k);
+    if (idx) {
       long long x = PyLong_AsLongLong(idx);
       Py_DECREF(idx);
-      v = select(v, axis, x);
+      return IndexItem::integer(x);
     }
+    PyErr_Clear();
   }
-  return v;
+  if (PyList_Check(k) && PyList_GET_SIZE(k) == 0)  // NumPy reads [] as an empty integer index
+    return IndexItem::array_index(NDArray(Shape{0}, DType::kInt64));
+  if (PyList_Check(k) || PyTuple_Check(k) || PyObject_CheckBuffer(k)) {
+    NDArray arr = operand_from_py(k, nullptr);
+    return IndexItem::array_index(arr);
+  }
+  index_error(
+      "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+      "boolean arrays are valid indices; got ",
+      Py_TYPE(k)->tp_name);
+}
+
+std::vector<IndexItem> index_key(PyObject* key) {
+  std::vector<IndexItem> items;
+  if (PyTuple_Check(key)) {
+    items.reserve(static_cast<size_t>(PyTuple_GET_SIZE(key)));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); ++i)
+      items.push_back(index_item(PyTuple_GET_ITEM(key, i)));
+  } else {
+    items.push_back(index_item(key));
+  }
+  return items;
 }
 
 PyObject* getitem(PyObject* o, PyObject* key) {
   NDX_PY_BEGIN
-  return wrap(basic_index(unwrap(o), key));
+  const NDArray& a = unwrap(o);
+  if (PyLong_CheckExact(key)) {  // the common a[i]: a view without building a key
+    long long i = PyLong_AsLongLong(key);
+    if (!(i == -1 && PyErr_Occurred())) return wrap(a[i]);
+    PyErr_Clear();
+  }
+  return wrap(ndx::getitem(a, index_key(key)));
   NDX_PY_END(nullptr)
 }
 
@@ -381,9 +367,9 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
     return -1;
   }
   NDX_PY_BEGIN
-  NDArray view = basic_index(unwrap(o), key);
-  NDArray src = operand_from_py(value, &view);
-  view.assign(src);
+  const NDArray& a = unwrap(o);
+  NDArray src = operand_from_py(value, &a);
+  ndx::setitem(a, index_key(key), src);
   return 0;
   NDX_PY_END(-1)
 }
@@ -401,7 +387,7 @@ PyObject* sq_item(PyObject* o, Py_ssize_t i) {
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
   if (a.ndim() == 0) type_error("iteration over a 0-d array");
-  return wrap(select(a, 0, i));
+  return wrap(a[i]);
   NDX_PY_END(nullptr)
 }
 
@@ -572,7 +558,7 @@ PyObject* item(PyObject* o, PyObject* args) {
       index_error("index ", flat, " is out of bounds for size ", a.size());
     return scalar_of(a.reshape({-1})[flat]);
   }
-  return scalar_of(basic_index(a, args));
+  return scalar_of(ndx::getitem(a, index_key(args)));
   NDX_PY_END(nullptr)
 }
 

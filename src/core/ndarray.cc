@@ -203,9 +203,9 @@ NDArray NDArray::to(Device device) const {
   return out;
 }
 
-void NDArray::assign(const NDArray& src) { copy_cast(src, *this); }
+void NDArray::assign(const NDArray& src) const { copy_cast(src, *this); }
 
-void NDArray::fill(double value) {
+void NDArray::fill(double value) const {
   NDArray v(Shape{}, DType::kFloat64, device());
   *v.data<double>() = value;
   copy_cast(v, *this);

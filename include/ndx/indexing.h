@@ -1,0 +1,33 @@
+// NumPy indexing: basic (ints, slices, newaxis, Ellipsis: views) and advanced (integer arrays
+// and boolean masks, mixed with basic items: copies), for reading and for assignment.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "ndx/ndarray.h"
+
+namespace ndx {
+
+struct IndexItem {
+  enum class Kind : uint8_t { kInt, kSlice, kNewAxis, kEllipsis, kArray };
+  Kind kind = Kind::kInt;
+  int64_t index = 0;                   // kInt
+  std::optional<int64_t> start, stop;  // kSlice
+  int64_t step = 1;                    // kSlice
+  NDArray array;                       // kArray: an integer or bool array
+
+  static IndexItem integer(int64_t i) { return {Kind::kInt, i, {}, {}, 1, {}}; }
+  static IndexItem slice(std::optional<int64_t> b, std::optional<int64_t> e, int64_t s = 1) {
+    return {Kind::kSlice, 0, b, e, s, {}};
+  }
+  static IndexItem newaxis() { return {Kind::kNewAxis, 0, {}, {}, 1, {}}; }
+  static IndexItem ellipsis() { return {Kind::kEllipsis, 0, {}, {}, 1, {}}; }
+  static IndexItem array_index(NDArray a) { return {Kind::kArray, 0, {}, {}, 1, std::move(a)}; }
+};
+
+// a[key]: a view when the key is basic, a new array when it holds arrays.
+NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key);
+// a[key] = value, with value broadcast to the indexed shape and cast to a's dtype.
+void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value);
+
+}  // namespace ndx
