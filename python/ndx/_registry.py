@@ -81,7 +81,20 @@ class OpInfo:
 
 
 def make_function(info, public_name):
-    """A Python function that invokes `info`'s op; extra positional args fill params in order."""
+    """A callable that invokes `info`'s op (a C vectorcall object): inputs by position or name,
+    extra positional args fill params in order, `out=` writes into an existing array."""
+    f = _core.OpFunction(info.name, public_name, [n for n, _, _ in info.inputs],
+                         info.positional_params(), info.has_out_argument())
+    f.__name__ = public_name
+    f.__qualname__ = public_name
+    f.__module__ = "ndx"
+    f.__doc__ = info.docstring(public_name)
+    f.__signature__ = info.signature()
+    return f
+
+
+def make_python_function(info, public_name):
+    """The same as make_function in pure Python (kept as the reference for its behaviour)."""
     n_in = len(info.inputs)
     param_names = info.positional_params()
     handle = info.handle

@@ -10,6 +10,7 @@
 namespace ndx::py {
 bool init_ndarray_type(PyObject* module);
 bool init_packed_func_type(PyObject* module);
+bool init_op_function_type(PyObject* module);
 PyObject* get_api(PyObject*, PyObject* name);
 PyObject* list_api(PyObject*, PyObject*);
 
@@ -42,6 +43,14 @@ bool widens_python_ints(const Op* op) {
   }();
   return std::find(ops.begin(), ops.end(), op) != ops.end();
 }
+
+}  // namespace
+
+std::vector<NDArray> operands_for(const Op* op, PyObject* const* objs, Py_ssize_t n) {
+  return operands_from_py(objs, n, op && widens_python_ints(op));
+}
+
+namespace {
 
 std::vector<NDArray> inputs_from(PyObject* seq, const Op* op = nullptr) {
   if (!PyTuple_Check(seq) && !PyList_Check(seq))
@@ -247,7 +256,8 @@ PyMODINIT_FUNC PyInit__core() {
   if (!m) return nullptr;
   ndx::py::init_errors(m);
   ndx::py::init_dtypes();
-  if (PyErr_Occurred() || !ndx::py::init_ndarray_type(m) || !ndx::py::init_packed_func_type(m)) {
+  if (PyErr_Occurred() || !ndx::py::init_ndarray_type(m) || !ndx::py::init_packed_func_type(m) ||
+      !ndx::py::init_op_function_type(m)) {
     Py_DECREF(m);
     return nullptr;
   }

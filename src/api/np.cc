@@ -1,5 +1,7 @@
 #include "ndx/np.h"
 
+#include <unordered_map>
+
 #include "ndx/imperative.h"
 
 namespace ndx::np {
@@ -7,9 +9,25 @@ namespace ndx::np {
 namespace {
 using Kwargs = std::vector<std::pair<std::string_view, Value>>;
 
+// Ops by name, resolved once per name: the names here are string literals, so their addresses
+// are stable keys and the lookup costs a pointer hash instead of a string map under a lock.
+const Op* op_named(const char* name) {
+  thread_local std::unordered_map<const char*, const Op*> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, Op::get(name)).first;
+  return it->second;
+}
+
 std::vector<NDArray> call(const char* op, const std::vector<NDArray>& in, const Kwargs& kw = {},
                           InvokeOptions options = {}) {
-  return invoke(Op::get(op)->make_attrs(kw), in, options);
+  const Op* o = op_named(op);
+  if (kw.empty()) {  // ops without params (or all defaults): attributes parsed once
+    thread_local std::unordered_map<const Op*, NodeAttrs> defaults;
+    auto it = defaults.find(o);
+    if (it == defaults.end()) it = defaults.emplace(o, o->make_attrs()).first;
+    return invoke(it->second, in, options);
+  }
+  return invoke(o->make_attrs(kw), in, options);
 }
 NDArray call1(const char* op, const std::vector<NDArray>& in, const Kwargs& kw = {},
               InvokeOptions options = {}) {
