@@ -90,8 +90,21 @@ PyObject* call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* k
     return nullptr;
   }
   NDX_PY_BEGIN
-  ffi::Arg converted[kMaxArgs];
-  for (Py_ssize_t i = 0; i < n; ++i) to_arg(args[i], &converted[i], f->name, static_cast<int>(i));
+  // Only the n slots in use are constructed (an Arg is not trivial to build).
+  alignas(ffi::Arg) unsigned char storage[kMaxArgs * sizeof(ffi::Arg)];
+  auto* converted = reinterpret_cast<ffi::Arg*>(storage);
+  struct Destroy {
+    ffi::Arg* a;
+    Py_ssize_t n = 0;
+    ~Destroy() {
+      for (Py_ssize_t i = 0; i < n; ++i) a[i].~Arg();
+    }
+  } destroy{converted};
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    new (&converted[i]) ffi::Arg();
+    destroy.n = i + 1;
+    to_arg(args[i], &converted[i], f->name, static_cast<int>(i));
+  }
   ffi::Ret ret;
   f->body(ffi::Args(converted, static_cast<int>(n), f->name), &ret);
   return ret_to_py(ret);
