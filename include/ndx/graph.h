@@ -22,6 +22,12 @@ struct Node {
   NodeAttrs attrs;
   std::vector<NodeEntry> inputs;
   std::vector<NodePtr> control_deps;
+  // Forward values recorded by autograd (outputs of an op node, the value of a variable),
+  // stored without their autograd entries so the graph holds no reference cycles.
+  std::vector<NDArray> values;
+  bool freed = false;  // backward without retain_graph released the values
+  // For the variable node of a leaf marked with attach_grad: that leaf's autograd entry.
+  std::weak_ptr<autograd::Entry> leaf;
 
   const Op* op() const { return attrs.op; }
   bool is_variable() const { return attrs.op == nullptr; }

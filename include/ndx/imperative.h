@@ -18,7 +18,9 @@ struct InvokeOptions {
   const std::vector<NDArray>* outputs = nullptr;
   // Request per output; kWriteTo (or kWriteInplace when allowed) by default.
   const std::vector<OpReqType>* req = nullptr;
-  bool is_train = false;
+  bool is_train = false;  // also true while autograd is in training mode
+  // Return every output, hidden ones (FNumVisibleOutputs) included.
+  bool all_outputs = false;
 };
 
 // Runs `attrs.op` on inputs and returns its visible outputs.

@@ -15,6 +15,10 @@
 
 namespace ndx {
 
+namespace autograd {
+struct Entry;
+}
+
 class NDArray {
  public:
   NDArray() = default;  // an undefined handle
@@ -82,6 +86,11 @@ class NDArray {
   template <typename T>
   std::vector<T> to_vector() const;  // row-major order, cast to T
 
+  // Autograd's record of this array (null when not part of a recorded computation). Copies of
+  // the handle share it; views and copies made by the methods above start without one.
+  const std::shared_ptr<autograd::Entry>& autograd_entry() const { return autograd_; }
+  void set_autograd_entry(std::shared_ptr<autograd::Entry> e) { autograd_ = std::move(e); }
+
   std::string str() const;   // like NumPy's str(a): [[1. 2.]\n [3. 4.]]
   std::string repr() const;  // like NumPy's repr(a): array([...], dtype=float32)
 
@@ -93,6 +102,7 @@ class NDArray {
   Shape shape_;
   Shape strides_;
   DType dtype_ = DType::kFloat32;
+  std::shared_ptr<autograd::Entry> autograd_;
 };
 
 std::ostream& operator<<(std::ostream& os, const NDArray& a);

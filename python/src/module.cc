@@ -3,6 +3,7 @@
 #include "convert.h"
 
 #include <algorithm>
+#include "ndx/autograd.h"
 #include "ndx/graph.h"
 #include "ndx/imperative.h"
 #include "ndx/op_util.h"
@@ -229,7 +230,73 @@ PyObject* result_type_py(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+std::vector<NDArray> arrays_of(PyObject* seq, const char* what) {
+  std::vector<NDArray> out;
+  if (seq == Py_None) return out;
+  if (is_ndarray(seq)) return {unwrap(seq)};
+  PyObject* fast = PySequence_Fast(seq, "expected a sequence of ndarrays");
+  if (!fast) throw PythonErrorSet{};
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
+    PyObject* item = PySequence_Fast_ITEMS(fast)[i];
+    if (item == Py_None) {
+      out.emplace_back();
+    } else if (is_ndarray(item)) {
+      out.push_back(unwrap(item));
+    } else {
+      Py_DECREF(fast);
+      type_error("[", what, "] expected ndarrays, got ", Py_TYPE(item)->tp_name);
+    }
+  }
+  Py_DECREF(fast);
+  return out;
+}
+
+PyObject* ag_set_recording(PyObject*, PyObject* on) {
+  return PyBool_FromLong(autograd::set_recording(PyObject_IsTrue(on)));
+}
+PyObject* ag_set_training(PyObject*, PyObject* on) {
+  return PyBool_FromLong(autograd::set_training(PyObject_IsTrue(on)));
+}
+PyObject* ag_is_recording(PyObject*, PyObject*) {
+  return PyBool_FromLong(autograd::is_recording());
+}
+PyObject* ag_is_training(PyObject*, PyObject*) { return PyBool_FromLong(autograd::is_training()); }
+
+PyObject* ag_backward(PyObject*, PyObject* args) {
+  PyObject *heads, *head_grads;
+  int retain;
+  if (!PyArg_ParseTuple(args, "OOp:_autograd_backward", &heads, &head_grads, &retain))
+    return nullptr;
+  NDX_PY_BEGIN
+  autograd::backward(arrays_of(heads, "backward"), arrays_of(head_grads, "backward"), retain);
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
+PyObject* ag_grad(PyObject*, PyObject* args) {
+  PyObject *heads, *variables, *head_grads;
+  int create_graph, retain;
+  if (!PyArg_ParseTuple(args, "OOOpp:_autograd_grad", &heads, &variables, &head_grads,
+                        &create_graph, &retain))
+    return nullptr;
+  NDX_PY_BEGIN
+  auto grads = autograd::grad(arrays_of(heads, "grad"), arrays_of(variables, "grad"),
+                              arrays_of(head_grads, "grad"), create_graph, retain);
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(grads.size()));
+  for (size_t i = 0; i < grads.size(); ++i) PyList_SET_ITEM(list, i, wrap(grads[i]));
+  return list;
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef module_methods[] = {
+    {"_autograd_set_recording", ag_set_recording, METH_O,
+     "Sets recording; returns the previous state."},
+    {"_autograd_set_training", ag_set_training, METH_O,
+     "Sets training mode; returns the previous state."},
+    {"_autograd_is_recording", ag_is_recording, METH_NOARGS, nullptr},
+    {"_autograd_is_training", ag_is_training, METH_NOARGS, nullptr},
+    {"_autograd_backward", ag_backward, METH_VARARGS, nullptr},
+    {"_autograd_grad", ag_grad, METH_VARARGS, nullptr},
     {"_invoke", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(invoke_py)),
      METH_FASTCALL,
      "_invoke(op, inputs, params=None, out=None, device=None): run a registered op."},

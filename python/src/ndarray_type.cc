@@ -4,6 +4,7 @@
 
 #include <structmember.h>
 #include <unordered_map>
+#include "ndx/autograd.h"
 #include "ndx/imperative.h"
 #include "ndx/indexing.h"
 #include "ndx/np.h"
@@ -84,27 +85,43 @@ PyObject* get_strides(PyObject* o, void*) {
   for (int i = 0; i < s.ndim(); ++i) s[i] *= a.itemsize();
   return shape_tuple(s);
 }
+// While autograd records an array that needs gradients, views must be recorded ops too.
+bool recorded(const NDArray& a) { return autograd::is_recording() && autograd::requires_grad(a); }
+
+NDArray run_op(const char* op, const NDArray& a,
+               std::vector<std::pair<std::string_view, Value>> kw) {
+  return invoke(Op::get(op)->make_attrs(kw), {a})[0];
+}
+
+NDArray transposed(const NDArray& a, std::optional<Shape> axes) {
+  if (recorded(a)) return run_op("_np_transpose", a, {{"axes", axes ? Value(*axes) : Value()}});
+  return axes ? a.transpose(axes->to_vector()) : a.transpose();
+}
+
+NDArray reshaped(const NDArray& a, const Shape& s) {
+  if (recorded(a)) return run_op("_np_reshape", a, {{"newshape", Value(s)}});
+  return a.reshape(s);
+}
+
+void check_not_recorded(const NDArray& a, const char* what) {
+  if (recorded(a))
+    not_implemented(
+        "[", what, "] is not differentiable yet: it cannot be used on an array that ",
+        "autograd records (compute it outside autograd.record() or from a detach()ed array)");
+}
+
 PyObject* get_T(PyObject* o, void*) {
   NDX_PY_BEGIN
-  return wrap(unwrap(o).transpose());
+  return wrap(transposed(unwrap(o), std::nullopt));
   NDX_PY_END(nullptr)
 }
 PyObject* get_device(PyObject* o, void*) {
   return PyUnicode_FromString(unwrap(o).device().str().c_str());
 }
 PyObject* get_grad(PyObject* o, void*) {
-  PyObject* g = as_py(o)->grad ? as_py(o)->grad : Py_None;
-  Py_INCREF(g);
-  return g;
-}
-int set_grad(PyObject* o, PyObject* v, void*) {
-  if (v && v != Py_None && !is_ndarray(v)) {
-    PyErr_SetString(PyExc_TypeError, "grad must be an ndarray or None");
-    return -1;
-  }
-  Py_XINCREF(v == Py_None ? nullptr : v);
-  Py_XSETREF(as_py(o)->grad, v == Py_None ? nullptr : v);
-  return 0;
+  NDArray g = autograd::grad_of(unwrap(o));
+  if (!g.defined()) Py_RETURN_NONE;
+  return wrap(g);
 }
 
 PyGetSetDef getset[] = {
@@ -118,7 +135,8 @@ PyGetSetDef getset[] = {
     {"T", get_T, nullptr, "The transposed array (a view).", nullptr},
     {"device", get_device, nullptr, "The device holding the array, e.g. 'cpu(0)'.", nullptr},
     {"ctx", get_device, nullptr, "Alias of device (MXNet's name).", nullptr},
-    {"_grad", get_grad, set_grad, "Autograd's gradient slot.", nullptr},
+    {"grad", get_grad, nullptr, "The gradient buffer attached by attach_grad() (None without one).",
+     nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---- arithmetic: cached attrs per op, weak Python scalars ----
@@ -352,6 +370,7 @@ std::vector<IndexItem> index_key(PyObject* key) {
 PyObject* getitem(PyObject* o, PyObject* key) {
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
+  check_not_recorded(a, "getitem");
   if (PyLong_CheckExact(key)) {  // the common a[i]: a view without building a key
     long long i = PyLong_AsLongLong(key);
     if (!(i == -1 && PyErr_Occurred())) return wrap(a[i]);
@@ -368,6 +387,8 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
   }
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
+  if (autograd::is_recording() && autograd::requires_grad(a))
+    not_implemented("[setitem] assigning into an array that autograd records is not supported");
   NDArray src = operand_from_py(value, &a);
   ndx::setitem(a, index_key(key), src);
   return 0;
@@ -387,6 +408,7 @@ PyObject* sq_item(PyObject* o, Py_ssize_t i) {
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
   if (a.ndim() == 0) type_error("iteration over a 0-d array");
+  check_not_recorded(a, "getitem");
   return wrap(a[i]);
   NDX_PY_END(nullptr)
 }
@@ -494,6 +516,7 @@ PyObject* astype(PyObject* o, PyObject* args, PyObject* kwargs) {
     return nullptr;
   NDX_PY_BEGIN
   DType t = dtype_from_py(dtype);
+  if (t != unwrap(o).dtype()) check_not_recorded(unwrap(o), "astype");
   if (!copy && t == unwrap(o).dtype()) {
     Py_INCREF(o);
     return o;
@@ -523,7 +546,7 @@ PyObject* reshape(PyObject* o, PyObject* args, PyObject* kwargs) {
     if (!order || PyDict_Size(kwargs) > 1 || PyUnicode_CompareWithASCIIString(order, "C") != 0)
       not_implemented("[reshape] only order='C' is supported");
   }
-  return wrap(unwrap(o).reshape(shape_from_args(args, "reshape")));
+  return wrap(reshaped(unwrap(o), shape_from_args(args, "reshape")));
   NDX_PY_END(nullptr)
 }
 
@@ -531,13 +554,14 @@ PyObject* transpose_method(PyObject* o, PyObject* args) {
   NDX_PY_BEGIN
   if (PyTuple_GET_SIZE(args) == 0 ||
       (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None))
-    return wrap(unwrap(o).transpose());
-  return wrap(unwrap(o).transpose(shape_from_args(args, "transpose").to_vector()));
+    return wrap(transposed(unwrap(o), std::nullopt));
+  return wrap(transposed(unwrap(o), shape_from_args(args, "transpose")));
   NDX_PY_END(nullptr)
 }
 
 PyObject* flatten(PyObject* o, PyObject*) {
   NDX_PY_BEGIN
+  if (recorded(unwrap(o))) return wrap(reshaped(unwrap(o), Shape{-1}));
   return wrap(unwrap(o).copy().reshape({-1}));
   NDX_PY_END(nullptr)
 }
@@ -583,7 +607,61 @@ PyObject* str(PyObject* o) {
   NDX_PY_END(nullptr)
 }
 
+PyObject* attach_grad(PyObject* o, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"grad_req", "stype", nullptr};
+  const char* req = "write";
+  PyObject* stype = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|sO:attach_grad", const_cast<char**>(names), &req,
+                                   &stype))
+    return nullptr;
+  NDX_PY_BEGIN
+  std::string_view r(req);
+  OpReqType t = r == "write"  ? kWriteTo
+                : r == "add"  ? kAddTo
+                : r == "null" ? kNullOp
+                              : kWriteInplace;
+  if (t == kWriteInplace)
+    value_error("[attach_grad] grad_req must be 'write', 'add' or 'null', got '", r, "'");
+  if (stype != Py_None) not_implemented("[attach_grad] sparse gradients (stype) are not supported");
+  autograd::attach_grad(unwrap(o), t);
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
+PyObject* backward_method(PyObject* o, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"out_grad", "retain_graph", "train_mode", nullptr};
+  PyObject* out_grad = Py_None;
+  int retain = 0, train = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|Opp:backward", const_cast<char**>(names),
+                                   &out_grad, &retain, &train))
+    return nullptr;
+  NDX_PY_BEGIN
+  std::vector<NDArray> head_grads;
+  if (out_grad != Py_None) head_grads.push_back(operand_from_py(out_grad, &unwrap(o)));
+  bool prev = autograd::set_training(train);
+  try {
+    autograd::backward({unwrap(o)}, head_grads, retain);
+  } catch (...) {
+    autograd::set_training(prev);
+    throw;
+  }
+  autograd::set_training(prev);
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
+PyObject* detach_method(PyObject* o, PyObject*) {
+  NDX_PY_BEGIN
+  return wrap(autograd::detach(unwrap(o)));
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef methods[] = {
+    {"attach_grad", reinterpret_cast<PyCFunction>(attach_grad), METH_VARARGS | METH_KEYWORDS,
+     "attach_grad(grad_req='write'): gradients of recorded computations flow into self.grad."},
+    {"backward", reinterpret_cast<PyCFunction>(backward_method), METH_VARARGS | METH_KEYWORDS,
+     "backward(out_grad=None, retain_graph=False, train_mode=True): back-propagates from self."},
+    {"detach", detach_method, METH_NOARGS, "The same data without autograd history."},
     {"asnumpy", asnumpy, METH_NOARGS, "A NumPy copy of the array."},
     {"__array__", reinterpret_cast<PyCFunction>(array_method), METH_VARARGS | METH_KEYWORDS,
      nullptr},

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "ndx/autograd.h"
 #include "ndx/op_util.h"
 
 namespace ndx {
@@ -217,8 +218,15 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   }
 
   // 4. resources and dispatch.
+  const bool recording = autograd::is_recording();
+  if (recording && options.outputs)
+    for (const NDArray& in : inputs)
+      if (in.autograd_entry())
+        not_implemented("[", op_name(attrs),
+                        "] writing into existing arrays (out=, in-place operators) ",
+                        "is not supported while autograd records an array that requires grad");
   OpContext ctx;
-  ctx.is_train = options.is_train;
+  ctx.is_train = options.is_train || autograd::is_training();
   ctx.device = device;
   std::vector<std::shared_ptr<Storage>> temp_holder;
   if (fresource.count(op))
@@ -234,7 +242,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   for (uint32_t j = 0; j < nout; ++j)
     if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp)
       outputs[j].assign(targets[j]);
-  outputs.resize(op->visible_outputs_for(attrs));
+  if (recording) autograd::record_op(attrs, inputs, &outputs);
+  if (!options.all_outputs) outputs.resize(op->visible_outputs_for(attrs));
   return outputs;
 }
 

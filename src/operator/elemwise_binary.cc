@@ -222,46 +222,6 @@ Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute
 }
 
 // ---- backward: (ograd, a, b) -> (grad_a, grad_b), each summed back to its input's shape ----
-struct AddGrad {
-  template <typename T>
-  static T da(T g, T, T) {
-    return g;
-  }
-  template <typename T>
-  static T db(T g, T, T) {
-    return g;
-  }
-};
-struct SubtractGrad {
-  template <typename T>
-  static T da(T g, T, T) {
-    return g;
-  }
-  template <typename T>
-  static T db(T g, T, T) {
-    return -g;
-  }
-};
-struct MultiplyGrad {
-  template <typename T>
-  static T da(T g, T, T b) {
-    return g * b;
-  }
-  template <typename T>
-  static T db(T g, T a, T) {
-    return g * a;
-  }
-};
-struct DivideGrad {
-  template <typename T>
-  static T da(T g, T, T b) {
-    return g / b;
-  }
-  template <typename T>
-  static T db(T g, T a, T b) {
-    return -g * a / (b * b);
-  }
-};
 struct ModGrad {
   template <typename T>
   static T da(T g, T, T) {
@@ -356,20 +316,116 @@ void register_binary_backward(const char* name, FCompute compute) {
       .set_attr<FCompute>("FCompute<cpu>", compute);
 }
 
+// ---- collapse_sum_like / broadcast_like: undoing and redoing broadcasting, each the other's
+// gradient, so gradients through broadcasting ops are differentiable to any order ----
+NodeEntry collapse_like(NodeEntry g, NodeEntry like) {
+  return make_node("_npi_collapse_sum_like", {std::move(g), std::move(like)});
+}
+NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
+  return make_node(op, {std::move(a), std::move(b)});
+}
+
+void register_like_ops() {
+  auto second_shape = [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+    if (!(*in)[1].is_known()) return false;
+    assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+    return true;
+  };
+  auto first_type = [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+    (*out)[0] = (*in)[0];
+    return (*in)[0] != DType::kUnknown;
+  };
+  OpRegistry::global()
+      .register_op("_npi_collapse_sum_like")
+      .describe("x summed over the axes along which `like`'s shape broadcasts to x's.")
+      .set_num_inputs(2)
+      .add_argument("x", "NDArray", "The array to sum.")
+      .add_argument("like", "NDArray", "The array whose shape the result takes.")
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [second_shape](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            if ((*in)[0].is_known() && (*in)[1].is_known())
+              broadcast_shapes((*in)[1], (*in)[0], "collapse_sum_like");
+            return second_shape(attrs, in, out);
+          })
+      .set_attr<FInferType>("FInferType", first_type)
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>",
+                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                            kernel::sum_to_shape(in[0], out[0], req[0]);
+                          })
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{op2("_npi_broadcast_like", og[0], n->inputs[0]),
+                                      make_node("_np_zeros_like", {n->inputs[1]})};
+      });
+  OpRegistry::global()
+      .register_op("_npi_broadcast_like")
+      .describe("x broadcast to the shape of `like`.")
+      .set_num_inputs(2)
+      .add_argument("x", "NDArray", "The array to broadcast.")
+      .add_argument("like", "NDArray", "The array whose shape the result takes.")
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [second_shape](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            if ((*in)[0].is_known() && (*in)[1].is_known() &&
+                broadcast_shapes((*in)[0], (*in)[1], "broadcast_like") != (*in)[1])
+              value_error("[broadcast_like] cannot broadcast ", (*in)[0].str(), " to ",
+                          (*in)[1].str());
+            return second_shape(attrs, in, out);
+          })
+      .set_attr<FInferType>("FInferType", first_type)
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>",
+                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                            kernel::write_req(kernel::as_array(in[0]), kernel::as_array(out[0]),
+                                              req[0]);
+                          })
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{collapse_like(og[0], n->inputs[0]),
+                                      make_node("_np_zeros_like", {n->inputs[1]})};
+      });
+}
+
+// FGradient from formulas for (grad_a, grad_b) before collapsing them to the inputs' shapes.
+using BinaryFormula = std::pair<NodeEntry, NodeEntry> (*)(NodeEntry g, NodeEntry a, NodeEntry b,
+                                                          NodeEntry y);
+FGradient composed(BinaryFormula formula) {
+  return [formula](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    auto [ga, gb] = formula(og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 0, 0});
+    return std::vector<NodeEntry>{collapse_like(ga, n->inputs[0]), collapse_like(gb, n->inputs[1])};
+  };
+}
+
 #define NDX_BINARY(name, F, rule, doc) \
   register_binary(name, doc, BinaryType::rule, binary_compute<F, BinaryType::rule>)
 
 [[maybe_unused]] const bool registered = [] {
+  register_like_ops();
+  using E = NodeEntry;
   NDX_BINARY("_np_add", Add, kPromote, "x1 + x2, elementwise with broadcasting.")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_add"});
+      .set_attr<FGradient>("FGradient", composed([](E g, E, E, E) {
+                             return std::pair{g, g};
+                           }));
   NDX_BINARY("_np_subtract", Subtract, kPromoteNoBool, "x1 - x2, elementwise with broadcasting.")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_subtract"});
+      .set_attr<FGradient>("FGradient", composed([](E g, E, E, E) {
+                             return std::pair{g, make_node("_np_negative", {g})};
+                           }));
   NDX_BINARY("_np_multiply", Multiply, kPromote, "x1 * x2, elementwise with broadcasting.")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_multiply"});
+      .set_attr<FGradient>("FGradient", composed([](E g, E a, E b, E) {
+                             return std::pair{op2("_np_multiply", g, b), op2("_np_multiply", g, a)};
+                           }));
   NDX_BINARY("_np_true_divide", TrueDivide, kFloat,
              "x1 / x2, elementwise; integer inputs give the default float dtype.")
       .add_alias("_np_divide")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_true_divide"});
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E, E b, E y) {
+            // d/da = g / b ; d/db = -g * a / b^2 = -(g * y) / b
+            return std::pair{
+                op2("_np_true_divide", g, b),
+                make_node("_np_negative", {op2("_np_true_divide", op2("_np_multiply", g, y), b)})};
+          }));
   NDX_BINARY("_np_floor_divide", FloorDivide, kBoolToInt8,
              "x1 // x2, the floor of the quotient; integer division by zero gives 0.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
@@ -396,10 +452,6 @@ void register_binary_backward(const char* name, FCompute compute) {
              "x1 >= x2, elementwise; the output is bool.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
 
-  register_binary_backward("_backward_add", binary_backward<AddGrad>);
-  register_binary_backward("_backward_subtract", binary_backward<SubtractGrad>);
-  register_binary_backward("_backward_multiply", binary_backward<MultiplyGrad>);
-  register_binary_backward("_backward_true_divide", binary_backward<DivideGrad>);
   register_binary_backward("_backward_mod", binary_backward<ModGrad>);
   register_binary_backward("_backward_power", binary_backward<PowerGrad>);
   register_binary_backward("_backward_maximum", binary_backward<MaximumGrad>);

@@ -7,7 +7,6 @@ namespace ndx {
 namespace {
 
 using kernel::map1;
-using kernel::map2;
 
 enum class UnaryType {
   kSame,        // output dtype = input dtype
@@ -148,89 +147,17 @@ Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute c
   return op;
 }
 
-// ---- backward: grad_x = ograd * d(x or y) ----
-struct AbsGrad {
-  template <typename T>
-  static T apply(T g, T x) {
-    return g * Sign::apply(x);
-  }
-};
-struct SqrtGrad {  // uses y = sqrt(x)
-  template <typename T>
-  static T apply(T g, T y) {
-    return g / (T(2) * y);
-  }
-};
-struct SquareGrad {
-  template <typename T>
-  static T apply(T g, T x) {
-    return g * T(2) * x;
-  }
-};
-struct ExpGrad {  // uses y
-  template <typename T>
-  static T apply(T g, T y) {
-    return g * y;
-  }
-};
-struct LogGrad {
-  template <typename T>
-  static T apply(T g, T x) {
-    return g / x;
-  }
-};
-struct SinGrad {
-  template <typename T>
-  static T apply(T g, T x) {
-    return g * std::cos(x);
-  }
-};
-struct CosGrad {
-  template <typename T>
-  static T apply(T g, T x) {
-    return -g * std::sin(x);
-  }
-};
-struct TanhGrad {  // uses y
-  template <typename T>
-  static T apply(T g, T y) {
-    return g * (T(1) - y * y);
-  }
-};
-
-template <typename G>
-void backward_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
-                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  std::vector<NDArray> keep;
-  TBlob g = kernel::cast_blob(in[0], out[0].dtype, &keep);
-  TBlob x = kernel::cast_blob(in[1], out[0].dtype, &keep);
-  NDX_DTYPE_SWITCH(out[0].dtype, T, {
-    if constexpr (std::is_same_v<T, bool>) {
-      type_error("[backward] gradients of boolean arrays are not defined");
-    } else {
-      map2<T, T>(g, x, out[0], req[0],
-                 [](compute_t<T> a, compute_t<T> b) { return G::apply(a, b); });
-    }
-  });
+// ---- gradients, composed of registered forward ops so they are differentiable again ----
+NodeEntry op1(const char* op, NodeEntry a) { return make_node(op, {std::move(a)}); }
+NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
+  return make_node(op, {std::move(a), std::move(b)});
 }
 
-void register_backward(const char* name, FCompute compute) {
-  OpRegistry::global()
-      .register_op(name)
-      .describe("Backward of the unary op of the same stem: (ograd, x or y) -> grad.")
-      .set_num_inputs(2)
-      .add_argument("ograd", "NDArray", "Gradient of the output.")
-      .add_argument("data", "NDArray", "Forward input or output.")
-      .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                              if ((*in)[0] == DType::kUnknown) return false;
-                              (*out)[0] = (*in)[0];
-                              return true;
-                            })
-      .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
-      .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", compute);
+// FGradient from a formula in (ograd, x, y).
+FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) {
+  return [formula](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    return std::vector<NodeEntry>{formula(og[0], n->inputs[0], NodeEntry{n, 0, 0})};
+  };
 }
 
 #define NDX_UNARY(name, F, rule, doc) \
@@ -241,23 +168,41 @@ void register_backward(const char* name, FCompute compute) {
       .set_attr<FGradient>("FGradient", ElemwiseGradUseNone{"_np_negative"});
   NDX_UNARY("_np_absolute", Abs, kSame, "Absolute value, elementwise.")
       .add_alias("_np_abs")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_absolute"});
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op2("_np_multiply", g, op1("_np_sign", x));
+                           }));
   NDX_UNARY("_np_sign", Sign, kSameNoBool, "Sign (-1, 0 or 1; nan for nan), elementwise.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   NDX_UNARY("_np_sqrt", Sqrt, kFloat, "Non-negative square root, elementwise.")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseOut{"_backward_sqrt"});
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry, NodeEntry y) {
+                             return op2("_np_true_divide", g, op2("_np_add", y, y));  // g / 2y
+                           }));
   NDX_UNARY("_np_square", Square, kBoolToInt8, "Square, elementwise.")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_square"});
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op2("_np_multiply", g, op2("_np_add", x, x));  // g * 2x
+                           }));
   NDX_UNARY("_np_exp", Exp, kFloat, "Exponential, elementwise.")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseOut{"_backward_exp"});
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry, NodeEntry y) {
+                             return op2("_np_multiply", g, y);
+                           }));
   NDX_UNARY("_np_log", Log, kFloat, "Natural logarithm, elementwise.")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_log"});
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op2("_np_true_divide", g, x);
+                           }));
   NDX_UNARY("_np_sin", Sin, kFloat, "Sine, elementwise (radians).")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_sin"});
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op2("_np_multiply", g, op1("_np_cos", x));
+                           }));
   NDX_UNARY("_np_cos", Cos, kFloat, "Cosine, elementwise (radians).")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_cos"});
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op1("_np_negative", op2("_np_multiply", g, op1("_np_sin", x)));
+                           }));
   NDX_UNARY("_np_tanh", Tanh, kFloat, "Hyperbolic tangent, elementwise.")
-      .set_attr<FGradient>("FGradient", ElemwiseGradUseOut{"_backward_tanh"});
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry, NodeEntry y) {
+                             NodeEntry one_minus_y2 =
+                                 op2("_np_subtract", op1("_np_ones_like", y), op1("_np_square", y));
+                             return op2("_np_multiply", g, one_minus_y2);
+                           }));
   NDX_UNARY("_np_floor", Floor, kSame, "Floor, elementwise; integers are returned unchanged.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   NDX_UNARY("_np_ceil", Ceil, kSame, "Ceiling, elementwise; integers are returned unchanged.")
@@ -265,15 +210,6 @@ void register_backward(const char* name, FCompute compute) {
   register_unary("_np_logical_not", "Logical NOT, elementwise; the output is bool.",
                  UnaryType::kBool, unary_compute<Negative, UnaryType::kBool>)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
-
-  register_backward("_backward_absolute", backward_compute<AbsGrad>);
-  register_backward("_backward_sqrt", backward_compute<SqrtGrad>);
-  register_backward("_backward_square", backward_compute<SquareGrad>);
-  register_backward("_backward_exp", backward_compute<ExpGrad>);
-  register_backward("_backward_log", backward_compute<LogGrad>);
-  register_backward("_backward_sin", backward_compute<SinGrad>);
-  register_backward("_backward_cos", backward_compute<CosGrad>);
-  register_backward("_backward_tanh", backward_compute<TanhGrad>);
   return true;
 }();
 

@@ -614,6 +614,23 @@ void register_backward(const char* name, const char* doc, uint32_t num_inputs, F
                                  backward_sum_compute<false>);
   register_backward<ReduceParam>("_backward_mean", "Backward of mean: (ograd, data) -> grad.", 2,
                                  backward_sum_compute<true>);
+  // Both are linear in ograd and read only data's shape, so their own gradient is the forward
+  // reduction of the incoming gradient (its adjoint): that makes sum and mean differentiable
+  // to any order.
+  for (auto [bwd, fwd] :
+       {std::pair{"_backward_sum", "_np_sum"}, std::pair{"_backward_mean", "_np_mean"}}) {
+    const Op* fwd_op = Op::get(fwd);
+    const_cast<Op*>(Op::get(bwd))
+        ->set_attr<FGradient>(
+            "FGradient", [fwd_op](const NodePtr& n, const std::vector<NodeEntry>& og) {
+              auto reduce = std::make_shared<Node>();
+              reduce->attrs = n->attrs;
+              reduce->attrs.op = fwd_op;
+              reduce->inputs = {og[0]};
+              return std::vector<NodeEntry>{NodeEntry{reduce, 0, 0},
+                                            make_node("_np_zeros_like", {n->inputs[1]})};
+            });
+  }
   register_backward<ReduceParam>("_backward_prod", "Backward of prod: (ograd, data, out) -> grad.",
                                  3, backward_prod_compute);
   register_backward<MinMaxParam>("_backward_max", "Backward of max: (ograd, data, out) -> grad.", 3,

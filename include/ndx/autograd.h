@@ -1,0 +1,65 @@
+// Autograd: a per-thread tape recorded by invoke while recording is on, and backward passes
+// built from the ops' FGradient. Gradient graphs are made of registered ops, so with
+// create_graph they are recorded too and higher-order gradients work.
+#pragma once
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ndx/graph.h"
+#include "ndx/ndarray.h"
+
+namespace ndx::autograd {
+
+// The autograd identity of an array: the graph entry that produced it; for leaves marked
+// with attach_grad, the gradient buffer and how to write it.
+struct Entry {
+  NodeEntry entry;
+  bool is_leaf = false;
+  OpReqType grad_req = kNullOp;
+  NDArray grad;
+};
+
+bool is_recording();
+bool is_training();
+bool set_recording(bool on);  // returns the previous state
+bool set_training(bool on);   // returns the previous state
+
+// RAII scopes, as autograd.record() / pause() / train_mode() / predict_mode().
+class RecordScope {
+ public:
+  explicit RecordScope(bool record = true, bool train = true)
+      : prev_record_(set_recording(record)), prev_train_(set_training(train)) {}
+  ~RecordScope() {
+    set_recording(prev_record_);
+    set_training(prev_train_);
+  }
+
+ private:
+  bool prev_record_, prev_train_;
+};
+
+// Marks `x` as a leaf that receives gradients: grad_req kWriteTo ('write'), kAddTo ('add') or
+// kNullOp ('null'). The gradient buffer starts as zeros of x's shape and dtype.
+void attach_grad(NDArray& x, OpReqType grad_req = kWriteTo);
+// The gradient buffer of a leaf (undefined when x has none).
+NDArray grad_of(const NDArray& x);
+// x without its autograd history: same data, a new leaf that requires no gradient.
+NDArray detach(const NDArray& x);
+bool requires_grad(const NDArray& x);
+
+// Back-propagates from heads (head_grads default to ones) into the leaves' gradient buffers.
+// Without retain_graph the recorded graph is freed and a second backward raises.
+void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads = {},
+              bool retain_graph = false);
+// Gradients of heads with respect to variables, returned rather than written to buffers.
+// With create_graph the computation is recorded, so the results can be differentiated again.
+std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
+                          const std::vector<NDArray>& head_grads = {}, bool create_graph = false,
+                          bool retain_graph = false);
+
+// Called by invoke after a kernel ran: records the op when recording and an input needs grad.
+void record_op(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+               std::vector<NDArray>* outputs);
+
+}  // namespace ndx::autograd

@@ -1,0 +1,294 @@
+#include "ndx/autograd.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ndx/imperative.h"
+#include "ndx/op_util.h"
+
+namespace ndx::autograd {
+
+namespace {
+thread_local bool g_recording = false;
+thread_local bool g_training = false;
+
+NDArray without_entry(NDArray a) {
+  a.set_autograd_entry(nullptr);
+  return a;
+}
+
+NodePtr constant_node(const NDArray& value) {
+  NodePtr v = make_variable("constant");
+  v->values = {without_entry(value)};
+  return v;
+}
+}  // namespace
+
+bool is_recording() { return g_recording; }
+bool is_training() { return g_training; }
+bool set_recording(bool on) { return std::exchange(g_recording, on); }
+bool set_training(bool on) { return std::exchange(g_training, on); }
+
+void attach_grad(NDArray& x, OpReqType grad_req) {
+  if (!x.defined()) value_error("[attach_grad] undefined array");
+  if (grad_req == kWriteInplace)
+    value_error("[attach_grad] grad_req must be 'write', 'add' or 'null'");
+  auto e = std::make_shared<Entry>();
+  NodePtr var = make_variable("variable");
+  var->values = {without_entry(x)};
+  var->leaf = e;
+  e->entry = NodeEntry{var, 0, 0};
+  e->is_leaf = true;
+  e->grad_req = grad_req;
+  e->grad = NDArray(x.shape(), x.dtype(), x.device());
+  e->grad.fill(0);
+  x.set_autograd_entry(std::move(e));
+}
+
+NDArray grad_of(const NDArray& x) {
+  const auto& e = x.autograd_entry();
+  return e && e->is_leaf ? e->grad : NDArray();
+}
+
+NDArray detach(const NDArray& x) { return without_entry(x); }
+
+bool requires_grad(const NDArray& x) { return x.autograd_entry() != nullptr; }
+
+void record_op(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+               std::vector<NDArray>* outputs) {
+  bool any = std::any_of(inputs.begin(), inputs.end(),
+                         [](const NDArray& a) { return a.autograd_entry() != nullptr; });
+  if (!any) return;
+  auto node = std::make_shared<Node>();
+  node->attrs = attrs;
+  for (const NDArray& in : inputs)
+    node->inputs.push_back(in.autograd_entry() ? in.autograd_entry()->entry
+                                               : NodeEntry{constant_node(in), 0, 0});
+  for (const NDArray& out : *outputs) node->values.push_back(without_entry(out));
+  for (uint32_t j = 0; j < outputs->size(); ++j) {
+    auto e = std::make_shared<Entry>();
+    e->entry = NodeEntry{node, j, 0};
+    (*outputs)[j].set_autograd_entry(std::move(e));
+  }
+}
+
+namespace {
+
+using EntryKey = std::pair<const Node*, uint32_t>;
+
+// Nodes reachable from the heads, inputs before the nodes that use them.
+std::vector<NodePtr> topo_order(const std::vector<NodeEntry>& heads) {
+  std::vector<NodePtr> order;
+  std::unordered_set<const Node*> seen;
+  std::vector<std::pair<NodePtr, size_t>> stack;
+  for (const auto& h : heads) {
+    if (seen.count(h.node.get())) continue;
+    stack.push_back({h.node, 0});
+    seen.insert(h.node.get());
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      if (next < n->inputs.size()) {
+        NodePtr child = n->inputs[next++].node;
+        if (seen.insert(child.get()).second) stack.push_back({child, 0});
+      } else {
+        order.push_back(n);
+        stack.pop_back();
+      }
+    }
+  }
+  return order;
+}
+
+NodeEntry sum_entries(const std::vector<NodeEntry>& parts) {
+  NodeEntry acc = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) acc = make_node("_np_add", {acc, parts[i]});
+  return acc;
+}
+
+// Evaluates gradient entries. Recorded nodes give their stored values; with `link`, those values
+// carry autograd entries pointing back at their nodes, so recording (create_graph) connects the
+// new computation to the forward graph and to the leaves.
+class Evaluator {
+ public:
+  explicit Evaluator(bool link) : link_(link) {}
+
+  NDArray value(const NodeEntry& e) { return eval(e.node).at(e.index); }
+
+ private:
+  const std::vector<NDArray>& eval(const NodePtr& n) {
+    auto it = done_.find(n.get());
+    if (it != done_.end()) return it->second;
+    if (n->freed)
+      value_error(
+          "[backward] the graph was freed by an earlier backward; pass retain_graph=True to the "
+          "first backward to run another one");
+    if (!n->values.empty()) {
+      std::vector<NDArray> vals = n->values;
+      if (link_)
+        for (uint32_t j = 0; j < vals.size(); ++j) {
+          auto leaf = n->leaf.lock();
+          if (leaf) {
+            vals[j].set_autograd_entry(leaf);
+          } else {
+            auto e = std::make_shared<Entry>();
+            e->entry = NodeEntry{n, j, 0};
+            vals[j].set_autograd_entry(std::move(e));
+          }
+        }
+      return done_[n.get()] = std::move(vals);
+    }
+    if (n->is_variable()) value_error("[backward] a graph variable has no value");
+    std::vector<NDArray> in;
+    for (const auto& e : n->inputs) in.push_back(eval(e.node).at(e.index));
+    InvokeOptions options;
+    options.all_outputs = true;
+    return done_[n.get()] = invoke(n->attrs, in, options);
+  }
+
+  bool link_;
+  std::unordered_map<const Node*, std::vector<NDArray>> done_;
+};
+
+struct GradResult {
+  std::vector<NodeEntry> grads;  // per target; node null when the target gets no gradient
+  std::vector<NodePtr> order;
+};
+
+GradResult build_gradient(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads,
+                          const std::vector<NodeEntry>& targets) {
+  static const auto& fgrad = Op::attr<FGradient>("FGradient");
+  if (!head_grads.empty() && head_grads.size() != heads.size())
+    value_error("[backward] got ", head_grads.size(), " head gradients for ", heads.size(),
+                " heads");
+  std::vector<NodeEntry> head_entries;
+  std::map<EntryKey, std::vector<NodeEntry>> contributions;
+  for (size_t i = 0; i < heads.size(); ++i) {
+    const auto& e = heads[i].autograd_entry();
+    if (!e)
+      value_error("[backward] head ", i,
+                  " is not part of a recorded computation: compute it inside "
+                  "autograd.record() from arrays marked with attach_grad()");
+    NDArray hg;
+    if (head_grads.empty() || !head_grads[i].defined()) {
+      hg = NDArray(heads[i].shape(), heads[i].dtype(), heads[i].device());
+      hg.fill(1);
+    } else {
+      if (head_grads[i].shape() != heads[i].shape())
+        value_error("[backward] head gradient ", i, " has shape ", head_grads[i].shape().str(),
+                    ", expected ", heads[i].shape().str());
+      hg = head_grads[i];
+    }
+    head_entries.push_back(e->entry);
+    contributions[{e->entry.node.get(), e->entry.index}].push_back(
+        NodeEntry{constant_node(hg), 0, 0});
+  }
+  GradResult r;
+  r.order = topo_order(head_entries);
+  for (auto it = r.order.rbegin(); it != r.order.rend(); ++it) {
+    const NodePtr& n = *it;
+    if (n->is_variable()) continue;
+    uint32_t nout = n->num_outputs();
+    bool any = false;
+    for (uint32_t j = 0; j < nout; ++j) any |= contributions.count({n.get(), j}) > 0;
+    if (!any) continue;
+    if (n->freed)
+      value_error(
+          "[backward] the graph was freed by an earlier backward; pass retain_graph=True to the "
+          "first backward to run another one");
+    if (!fgrad.count(n->op()))
+      not_implemented("[backward] operator ", op_name(n->attrs), " has no gradient (FGradient)");
+    std::vector<NodeEntry> ograds;
+    for (uint32_t j = 0; j < nout; ++j) {
+      auto c = contributions.find({n.get(), j});
+      ograds.push_back(c != contributions.end()
+                           ? sum_entries(c->second)
+                           : make_node("_np_zeros_like", {NodeEntry{n, j, 0}}));
+    }
+    std::vector<NodeEntry> in_grads = fgrad[n->op()](n, ograds);
+    if (in_grads.size() != n->inputs.size())
+      raise(ErrorKind::kRuntimeError, "[backward] FGradient of ", n->op()->name, " returned ",
+            in_grads.size(), " gradients for ", n->inputs.size(), " inputs");
+    for (size_t i = 0; i < in_grads.size(); ++i)
+      contributions[{n->inputs[i].node.get(), n->inputs[i].index}].push_back(in_grads[i]);
+  }
+  for (const auto& t : targets) {
+    auto c = contributions.find({t.node.get(), t.index});
+    r.grads.push_back(c != contributions.end() ? sum_entries(c->second) : NodeEntry{});
+  }
+  return r;
+}
+
+void free_graph(const std::vector<NodePtr>& order) {
+  for (const auto& n : order)
+    if (!n->is_variable()) {
+      n->values.clear();
+      n->freed = true;
+    }
+}
+
+NDArray zeros_like(const NDArray& x) {
+  NDArray z(x.shape(), x.dtype(), x.device());
+  z.fill(0);
+  return z;
+}
+
+}  // namespace
+
+void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads,
+              bool retain_graph) {
+  // The leaves reachable from the heads, found once the order is known.
+  std::vector<NodeEntry> head_entries;
+  for (const auto& h : heads)
+    if (h.autograd_entry()) head_entries.push_back(h.autograd_entry()->entry);
+  std::vector<std::shared_ptr<Entry>> leaves;
+  std::vector<NodeEntry> targets;
+  for (const auto& n : topo_order(head_entries)) {
+    auto leaf = n->leaf.lock();
+    if (leaf && leaf->grad_req != kNullOp) {
+      leaves.push_back(leaf);
+      targets.push_back(leaf->entry);
+    }
+  }
+  GradResult r = build_gradient(heads, head_grads, targets);
+  {
+    RecordScope no_record(false, is_training());
+    Evaluator ev(false);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      NDArray g = r.grads[i].node ? ev.value(r.grads[i]) : zeros_like(leaves[i]->grad);
+      if (leaves[i]->grad_req == kAddTo) {
+        NDArray sum = invoke("_np_add", {leaves[i]->grad, g})[0];
+        leaves[i]->grad.assign(sum);
+      } else {
+        leaves[i]->grad.assign(g);
+      }
+    }
+  }
+  if (!retain_graph) free_graph(r.order);
+}
+
+std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
+                          const std::vector<NDArray>& head_grads, bool create_graph,
+                          bool retain_graph) {
+  std::vector<NodeEntry> targets;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    const auto& e = variables[i].autograd_entry();
+    if (!e)
+      value_error("[grad] variable ", i,
+                  " is not recorded: call attach_grad() on it before recording");
+    targets.push_back(e->entry);
+  }
+  GradResult r = build_gradient(heads, head_grads, targets);
+  std::vector<NDArray> out;
+  {
+    RecordScope scope(create_graph, is_training());
+    Evaluator ev(create_graph);
+    for (size_t i = 0; i < variables.size(); ++i)
+      out.push_back(r.grads[i].node ? ev.value(r.grads[i]) : zeros_like(variables[i]));
+  }
+  if (!retain_graph && !create_graph) free_graph(r.order);
+  return out;
+}
+
+}  // namespace ndx::autograd

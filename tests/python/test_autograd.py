@@ -1,0 +1,168 @@
+"""Autograd from Python, following the seeds' test template: forward and backward against
+NumPy and hand-derived gradients, scalar and zero-size shapes, second order, and misuse."""
+import threading
+
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import autograd, np
+from ndx.test_utils import assert_almost_equal
+
+SHAPES = [(), (3,), (2, 3), (0, 4)]
+
+# op, numpy forward, derivative, input range
+UNARY = [
+    ("negative", onp.negative, lambda x: -onp.ones_like(x), (-2, 2)),
+    ("abs", onp.abs, onp.sign, (0.2, 2)),
+    ("sqrt", onp.sqrt, lambda x: 0.5 / onp.sqrt(x), (0.2, 3)),
+    ("square", onp.square, lambda x: 2 * x, (-2, 2)),
+    ("exp", onp.exp, onp.exp, (-1, 1)),
+    ("log", onp.log, lambda x: 1 / x, (0.2, 3)),
+    ("sin", onp.sin, onp.cos, (-3, 3)),
+    ("cos", onp.cos, lambda x: -onp.sin(x), (-3, 3)),
+    ("tanh", onp.tanh, lambda x: 1 - onp.tanh(x) ** 2, (-2, 2)),
+    ("floor", onp.floor, onp.zeros_like, (0.1, 0.9)),
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("name,ref,deriv,rng", UNARY, ids=[u[0] for u in UNARY])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_unary_forward_and_backward(name, ref, deriv, rng, shape, dtype):
+    rtol, atol = (1e-4, 1e-5) if dtype == "float32" else (1e-10, 1e-12)
+    xn = onp.random.default_rng(0).uniform(*rng, size=shape).astype(dtype)
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = getattr(np, name)(x)
+    assert y.shape == shape
+    assert_almost_equal(y, ref(xn), rtol=rtol, atol=atol)
+    head = onp.random.default_rng(1).uniform(-1, 1, size=shape).astype(dtype)
+    y.backward(np.array(head))
+    assert x.grad.shape == shape and x.grad.dtype == onp.dtype(dtype)
+    assert_almost_equal(x.grad, head * deriv(xn), rtol=rtol, atol=atol)
+
+
+BINARY = [
+    ("add", lambda a, b: (onp.ones_like(a), onp.ones_like(b))),
+    ("subtract", lambda a, b: (onp.ones_like(a), -onp.ones_like(b))),
+    ("multiply", lambda a, b: (b, a)),
+    ("true_divide", lambda a, b: (1 / b, -a / b**2)),
+    ("power", lambda a, b: (b * a ** (b - 1), a**b * onp.log(a))),
+    ("maximum", lambda a, b: ((a >= b) * 1.0, (a < b) * 1.0)),
+]
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (4,)), ((0, 3), (3,))],
+                         ids=str)
+@pytest.mark.parametrize("name,deriv", BINARY, ids=[b[0] for b in BINARY])
+def test_binary_backward_with_broadcasting(name, deriv, shapes):
+    gen = onp.random.default_rng(2)
+    an = gen.uniform(0.5, 2, size=shapes[0])
+    bn = gen.uniform(0.5, 2, size=shapes[1])
+    a, b = np.array(an), np.array(bn)
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        y = getattr(np, name)(a, b)
+    y.backward()
+    da, db = deriv(*onp.broadcast_arrays(an, bn))
+    out_shape = onp.broadcast_shapes(shapes[0], shapes[1])
+    assert_almost_equal(a.grad, ndx.test_utils.collapse_sum_like(onp.broadcast_to(da, out_shape), shapes[0]))
+    assert_almost_equal(b.grad, ndx.test_utils.collapse_sum_like(onp.broadcast_to(db, out_shape), shapes[1]))
+
+
+def test_reductions_reshape_transpose_and_matmul_chain():
+    xn = onp.arange(6, dtype=onp.float64).reshape(2, 3) / 3
+    wn = onp.linspace(-1, 1, 12).reshape(3, 4)
+    x, w = np.array(xn), np.array(wn)
+    x.attach_grad()
+    w.attach_grad()
+    with autograd.record():
+        h = np.tanh(x @ w)               # (2, 4)
+        z = h.T.reshape(8).sum() + np.mean(h, axis=0).sum()
+    z.backward()
+    hn = onp.tanh(xn @ wn)
+    dh = (1 + 1 / 2) * (1 - hn**2)
+    assert_almost_equal(w.grad, xn.T @ dh, rtol=1e-10, atol=1e-12)
+    assert_almost_equal(x.grad, dh @ wn.T, rtol=1e-10, atol=1e-12)
+
+
+def test_second_order_gradients():
+    xn = onp.array([0.3, -1.2, 2.0])
+    for name, d2 in [("sin", lambda v: -onp.sin(v)), ("exp", onp.exp),
+                     ("tanh", lambda v: -2 * onp.tanh(v) * (1 - onp.tanh(v) ** 2))]:
+        x = np.array(xn)
+        x.attach_grad()
+        with autograd.record():
+            y = getattr(np, name)(x)
+            g = autograd.grad(y, x, create_graph=True)
+        g.backward()
+        assert_almost_equal(x.grad, d2(xn), rtol=1e-10, atol=1e-12)
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = (x * x * x).sum()
+        (g,) = autograd.grad([y], [x], create_graph=True)
+        gg = (g * g).sum()  # sum(9 x^4) -> 36 x^3
+    gg.backward()
+    assert_almost_equal(x.grad, 36 * xn**3, rtol=1e-10)
+
+
+def test_grad_req_modes_and_retain_graph():
+    x = np.array([1.0, 2.0])
+    x.attach_grad(grad_req="add")
+    with autograd.record():
+        y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert_almost_equal(x.grad, [4.0, 8.0])
+    with pytest.raises(ValueError, match="retain_graph"):
+        y.backward()
+    z = np.array([3.0])
+    z.attach_grad(grad_req="null")
+    with autograd.record():
+        (z * 2).backward()
+    assert z.grad.tolist() == [0.0]
+    with pytest.raises(ValueError, match="grad_req"):
+        x.attach_grad(grad_req="sometimes")
+
+
+def test_record_pause_and_modes():
+    assert not autograd.is_recording() and not autograd.is_training()
+    with autograd.record():
+        assert autograd.is_recording() and autograd.is_training()
+        with autograd.pause():
+            assert not autograd.is_recording() and not autograd.is_training()
+        with autograd.predict_mode():
+            assert not autograd.is_training()
+    with autograd.record(train_mode=False):
+        assert autograd.is_recording() and not autograd.is_training()
+    with autograd.train_mode():
+        assert autograd.is_training()
+    seen = []
+    with autograd.record():
+        t = threading.Thread(target=lambda: seen.append(autograd.is_recording()))
+        t.start()
+        t.join()
+    assert seen == [False]  # recording is per thread
+
+
+def test_detach_pause_and_misuse():
+    x = np.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = (x * x.detach()).sum()
+        with autograd.pause():
+            _ = x * 100  # not recorded
+    y.backward()
+    assert x.grad.tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="recorded"):
+        np.array([1.0]).backward()
+    with autograd.record():
+        with pytest.raises(NotImplementedError, match="not differentiable yet"):
+            x[0]
+        with pytest.raises(NotImplementedError):
+            x += 1
+    assert x.tolist() == [1.0, 2.0]  # nothing was changed by the refused operations
