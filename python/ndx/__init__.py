@@ -20,6 +20,6 @@ numpy = np
 random_seed = _core.random_seed
 __version__ = "0.1.0"
 
-__all__ = ["_api_internal", "autograd", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
-           "AxisError", "NDXValueError", "NDXTypeError", "NDXIndexError",
+__all__ = ["_api_internal", "autograd", "np", "npx", "nd", "numpy", "test_utils", "NDXError",
+           "MXNetError", "AxisError", "NDXValueError", "NDXTypeError", "NDXIndexError",
            "NDXNotImplementedError", "random_seed"]

@@ -680,6 +680,51 @@ add(OpEntry(
         ErrorInput((_f((3,)), (4,)), {}, ValueError, "(3,)->(4,)", ValueError),
         ErrorInput((_f((2, 3)), (3,)), {}, ValueError, "fewer-dims", ValueError),
         ErrorInput((_f((3,)), (-1, 3)), {}, ValueError, "negative-dim", ValueError)]))
+
+
+def _collapse_ref(x, like):
+    return ndx.test_utils.collapse_sum_like(x, onp.shape(like)).astype(x.dtype)
+
+
+def _broadcast_like_ref(x, like):
+    return onp.broadcast_to(x, onp.shape(like))
+
+
+def pair_samples(cases):
+    """cases: [(name, x shape, like shape)] -> samples of two array arguments."""
+    def make(dtype, rng, domains):
+        return [Sample((make_arg(a, dtype, rng), make_arg(b, dtype, rng)), {}, name)
+                for name, a, b in cases]
+    return make
+
+
+# The broadcasting pair used by gradients (each one's gradient is the other).
+NUMERIC_DTYPES = tuple(d for d in ALL_DTYPES if d != "bool")
+add(OpEntry(
+    "collapse_sum_like", ndx.nd._npi_collapse_sum_like, _collapse_ref, "shape", NUMERIC_DTYPES,
+    pair_samples([
+        ("(2,3)->(3,)", (2, 3), (3,)),
+        ("(2,3,4)->(3,1)", (2, 3, 4), (3, 1)),
+        ("(2,3)->()", (2, 3), ()),
+        ("()->()", (), ()),
+        ("(0,3)->(3,)", (0, 3), (3,)),
+    ]),
+    differentiable=True, grad_op="_npi_collapse_sum_like",
+    grad_samples=shape_grad([("(2,3)->(1,3)", [(2, 3), (1, 3)], {})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), _f((4,))), {}, ValueError, "not-broadcastable", None)]))
+add(OpEntry(
+    "broadcast_like", ndx.nd._npi_broadcast_like, _broadcast_like_ref, "shape", ALL_DTYPES,
+    pair_samples([
+        ("(3,)->(2,3)", (3,), (2, 3)),
+        ("()->(2,2)", (), (2, 2)),
+        ("(3,1)->(2,3,4)", (3, 1), (2, 3, 4)),
+        ("(1,3)->(0,3)", (1, 3), (0, 3)),
+    ]),
+    differentiable=True, grad_op="_npi_broadcast_like",
+    grad_samples=shape_grad([("(3,1)->(2,3,4)", [(3, 1), (2, 3, 4)], {})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((3,)), _f((4,))), {}, ValueError, "(3,)->(4,)", None)]))
 add(OpEntry(
     "concatenate", np.concatenate, onp.concatenate, "shape", ALL_DTYPES, shape_samples([
         ("2x(2,3)-axis0", [(2, 3), (2, 3)], [], {"axis": 0}),

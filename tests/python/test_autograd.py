@@ -69,8 +69,9 @@ def test_binary_backward_with_broadcasting(name, deriv, shapes):
     y.backward()
     da, db = deriv(*onp.broadcast_arrays(an, bn))
     out_shape = onp.broadcast_shapes(shapes[0], shapes[1])
-    assert_almost_equal(a.grad, ndx.test_utils.collapse_sum_like(onp.broadcast_to(da, out_shape), shapes[0]))
-    assert_almost_equal(b.grad, ndx.test_utils.collapse_sum_like(onp.broadcast_to(db, out_shape), shapes[1]))
+    collapse = ndx.test_utils.collapse_sum_like
+    assert_almost_equal(a.grad, collapse(onp.broadcast_to(da, out_shape), shapes[0]))
+    assert_almost_equal(b.grad, collapse(onp.broadcast_to(db, out_shape), shapes[1]))
 
 
 def test_reductions_reshape_transpose_and_matmul_chain():

@@ -41,7 +41,8 @@ def test_with_seed_reproduces_and_use_np_is_transparent():
 
 
 def test_check_numeric_gradient_and_op_gradient():
-    test_utils.check_numeric_gradient("_np_multiply", [onp.array([1.0, 2.0]), onp.array([3.0, -1.0])])
+    test_utils.check_numeric_gradient("_np_multiply",
+                                      [onp.array([1.0, 2.0]), onp.array([3.0, -1.0])])
     test_utils.check_numeric_gradient("_np_sum", [onp.arange(6.0).reshape(2, 3)], {"axis": 1})
     # op_gradient evaluates the registered FGradient: d(x^2)/dx = 2x, and sign's is zero.
     grads = test_utils.op_gradient("_np_square", [np.array([3.0])], [np.array([1.0])])
