@@ -40,12 +40,15 @@ test-package: install
 	cmake --build $(BUILD)/examples
 	$(BUILD)/examples/ndx_example_basics > /dev/null && echo "package consumer: ok"
 
-# The main job: train a small linear model with the C++ API, built against the installed package.
-demo: install
+# The main job: train a network on scikit-learn's digits with ndx's Python API (Gluon,
+# autograd), after the C++ examples built against the installed package.
+demo: install python
 	cmake -S examples/cpp -B $(BUILD)/examples -G Ninja -DCMAKE_PREFIX_PATH=$(PREFIX)
 	cmake --build $(BUILD)/examples
 	$(BUILD)/examples/ndx_example_basics
 	$(BUILD)/examples/ndx_train_linear
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-demo.txt
+	$(PY) examples/train_digits.py --out out/digits
 
 # C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (Debug, separate build dir).
 sanitize: deps

@@ -1,0 +1,97 @@
+"""Parameters: arrays a Block learns, with deferred shape inference (0 marks an unknown dim)."""
+from .. import initializer as _init
+from .. import numpy as np
+
+__all__ = ["Parameter", "DeferredInitializationError"]
+
+
+class DeferredInitializationError(RuntimeError):
+    """The parameter's shape is not known yet: run a forward pass first."""
+
+
+class Parameter:
+    def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", init=None,
+                 allow_deferred_init=True):
+        if grad_req not in ("write", "add", "null"):
+            raise ValueError(
+                f"[Parameter] grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
+        self.name = name
+        self.grad_req = grad_req
+        self.shape = None if shape is None else tuple(int(d) for d in shape)
+        self.dtype = dtype
+        self.init = init
+        self.allow_deferred_init = allow_deferred_init
+        self._data = None
+        self._deferred = None  # the initializer waiting for the shape
+
+    def __repr__(self):
+        return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
+
+    def _shape_known(self):
+        return self.shape is not None and all(d > 0 for d in self.shape)
+
+    def initialize(self, init=None, device=None, default_init=None, force_reinit=False):
+        if self._data is not None and not force_reinit:
+            return
+        chosen = _init.create(self.init if self.init is not None else (init or default_init))
+        if not self._shape_known():
+            if not self.allow_deferred_init:
+                raise ValueError(f"[Parameter] {self.name}: shape {self.shape} is not known")
+            self._deferred = chosen
+            return
+        self._create(chosen)
+
+    def _create(self, initializer):
+        data = initializer(self.shape, self.dtype)
+        if self.grad_req != "null":
+            data.attach_grad(grad_req=self.grad_req)
+        self._data = data
+        self._deferred = None
+
+    def _finish_deferred_init(self, shape):
+        """Called by layers once the input shape tells the unknown dims."""
+        if self._data is not None:
+            return
+        if self._deferred is None:
+            raise DeferredInitializationError(
+                f"[Parameter] {self.name} has not been initialized: call initialize() first")
+        if self.shape is not None:
+            merged = tuple(s if s > 0 else t for s, t in zip(self.shape, shape))
+            if any(s > 0 and s != t for s, t in zip(self.shape, shape)):
+                raise ValueError(f"[Parameter] {self.name}: inferred shape {shape} conflicts with "
+                                 f"declared shape {self.shape}")
+            shape = merged
+        self.shape = tuple(shape)
+        self._create(self._deferred)
+
+    def data(self, device=None):
+        if self._data is None:
+            if self._deferred is not None:
+                raise DeferredInitializationError(
+                    f"[Parameter] {self.name}: shape is inferred at the first forward pass")
+            raise RuntimeError(f"[Parameter] {self.name} has not been initialized: call "
+                               "initialize() first")
+        return self._data
+
+    def grad(self, device=None):
+        g = self.data().grad
+        if g is None:
+            raise RuntimeError(f"[Parameter] {self.name} has grad_req='null': no gradient")
+        return g
+
+    def set_data(self, data):
+        data = np.array(data, dtype=self.dtype) if not isinstance(data, np.ndarray) else data
+        if self.shape is not None and self._shape_known() and tuple(data.shape) != self.shape:
+            raise ValueError(f"[Parameter] {self.name}: expected shape {self.shape}, got "
+                             f"{tuple(data.shape)}")
+        self.shape = tuple(data.shape)
+        if self._data is None:
+            self._data = data.copy()
+            if self.grad_req != "null":
+                self._data.attach_grad(grad_req=self.grad_req)
+        else:
+            self._data[...] = data
+
+    def zero_grad(self):
+        if self._data is not None and self._data.grad is not None:
+            self._data.grad[...] = 0

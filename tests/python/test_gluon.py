@@ -1,0 +1,244 @@
+"""Gluon against hand computations with NumPy: layers, losses, optimizer steps, Trainer,
+parameter files (round trip, corrupted and truncated files), initializers and data loading."""
+import os
+import warnings
+
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import autograd, gluon, np
+from ndx.test_utils import assert_almost_equal
+
+
+def _dense(units, in_units, w, b, **kw):
+    layer = gluon.nn.Dense(units, in_units=in_units, **kw)
+    layer.initialize()
+    layer.weight.set_data(w)
+    if b is not None:
+        layer.bias.set_data(b)
+    return layer
+
+
+def test_dense_forward_backward_and_deferred_shapes():
+    rng = onp.random.default_rng(0)
+    x = rng.normal(size=(4, 2, 3)).astype(onp.float32)
+    w = rng.normal(size=(5, 6)).astype(onp.float32)
+    b = rng.normal(size=(5,)).astype(onp.float32)
+    layer = gluon.nn.Dense(5)  # in_units inferred from the first input
+    layer.initialize()
+    with pytest.raises(gluon.DeferredInitializationError):
+        layer.weight.data()
+    layer(np.array(x))
+    assert layer.weight.shape == (5, 6)
+    layer.weight.set_data(w)
+    layer.bias.set_data(b)
+    xa = np.array(x)
+    with autograd.record():
+        out = layer(xa)
+        loss = (out * out).sum()
+    loss.backward()
+    ref = x.reshape(4, 6) @ w.T + b
+    assert_almost_equal(out, ref, rtol=1e-5, atol=1e-5)
+    assert_almost_equal(layer.weight.grad(), 2 * ref.T @ x.reshape(4, 6), rtol=1e-4, atol=1e-4)
+    assert_almost_equal(layer.bias.grad(), 2 * ref.sum(axis=0), rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError):
+        gluon.nn.Dense(0)
+    with pytest.raises(ValueError, match="activation"):
+        gluon.nn.Dense(3, activation="swish")
+
+
+def test_sequential_collects_structured_params_and_activations():
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(3, activation="relu", in_units=2), gluon.nn.Dense(1, in_units=3))
+    net.initialize(ndx.initializer.One())
+    assert list(net.collect_params()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+    x = onp.array([[1.0, -2.0], [0.5, 0.5]], dtype=onp.float32)
+    h = onp.maximum(x @ onp.ones((3, 2)).T, 0)  # bias initialized to zeros by default
+    assert_almost_equal(net(np.array(x)), h @ onp.ones((1, 3)).T)
+    for act, f in [("sigmoid", lambda v: 1 / (1 + onp.exp(-v))), ("tanh", onp.tanh),
+                   ("softrelu", lambda v: onp.log1p(onp.exp(v)))]:
+        assert_almost_equal(gluon.nn.Activation(act)(np.array(x)), f(x), rtol=1e-5, atol=1e-6)
+
+
+def test_losses_match_numpy():
+    rng = onp.random.default_rng(1)
+    pred = rng.normal(size=(4, 3)).astype(onp.float32)
+    target = rng.normal(size=(4, 3)).astype(onp.float32)
+    labels = onp.array([0, 2, 1, 2])
+    assert_almost_equal(gluon.loss.L2Loss()(np.array(pred), np.array(target)),
+                        (0.5 * (pred - target) ** 2).mean(axis=1), rtol=1e-5)
+    assert_almost_equal(gluon.loss.L1Loss()(np.array(pred), np.array(target)),
+                        onp.abs(pred - target).mean(axis=1), rtol=1e-5)
+    logp = pred - pred.max(axis=1, keepdims=True)
+    logp = logp - onp.log(onp.exp(logp).sum(axis=1, keepdims=True))
+    ce = gluon.loss.SoftmaxCrossEntropyLoss()(np.array(pred), np.array(labels))
+    assert_almost_equal(ce, -logp[onp.arange(4), labels], rtol=1e-5, atol=1e-6)
+    z = (target > 0).astype(onp.float32)
+    bce = onp.maximum(pred, 0) - pred * z + onp.log1p(onp.exp(-onp.abs(pred)))
+    assert_almost_equal(gluon.loss.SigmoidBinaryCrossEntropyLoss()(np.array(pred), np.array(z)),
+                        bce.mean(axis=1), rtol=1e-5, atol=1e-6)
+    # The gradient of softmax cross entropy is softmax - onehot.
+    p = np.array(pred)
+    p.attach_grad()
+    with autograd.record():
+        loss = gluon.loss.SoftmaxCrossEntropyLoss()(p, np.array(labels)).sum()
+    loss.backward()
+    soft = onp.exp(logp)
+    soft[onp.arange(4), labels] -= 1
+    assert_almost_equal(p.grad, soft, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,params", [
+    ("sgd", {"learning_rate": 0.1}), ("sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01}),
+    ("adam", {"learning_rate": 0.01}), ("adamw", {"learning_rate": 0.01, "wd": 0.1})])
+def test_optimizer_steps_match_hand_computation(name, params):
+    w0 = onp.array([1.0, -2.0, 0.5])
+    grads = [onp.array([0.4, -0.2, 1.0]), onp.array([0.1, 0.3, -0.5])]
+    p = gluon.Parameter("w", shape=(3,), dtype="float64")
+    p.initialize()
+    p.set_data(w0)
+    trainer = gluon.Trainer([p], name, params)
+    w, m, v = w0.copy(), onp.zeros(3), onp.zeros(3)
+    lr, wd = params["learning_rate"], params.get("wd", 0.0)
+    for t, g in enumerate(grads, start=1):
+        p.data().grad[...] = g * 2  # Trainer.step(2) divides by the batch size
+        trainer.step(2)
+        if name == "sgd":
+            gg = g + wd * w
+            if params.get("momentum"):
+                m = params["momentum"] * m - lr * gg
+                w = w + m
+            else:
+                w = w - lr * gg
+        else:
+            gg = g + (wd * w if name == "adam" else 0)
+            m = 0.9 * m + 0.1 * gg
+            v = 0.999 * v + 0.001 * gg * gg
+            step = lr * (1 - 0.999**t) ** 0.5 / (1 - 0.9**t)
+            if name == "adamw":
+                w = w - lr * wd * w
+            w = w - step * m / (onp.sqrt(v) + 1e-8)
+        assert_almost_equal(p.data(), w, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="unknown optimizer"):
+        gluon.Trainer([p], "rmsprop")
+
+
+def _small_net():
+    net = gluon.nn.Sequential()
+    net.add(gluon.nn.Dense(4, in_units=3), gluon.nn.Dense(2, in_units=4))
+    net.initialize(ndx.initializer.Normal(0.5))
+    return net
+
+
+def test_save_load_round_trip_and_atomic_write(tmp_path):
+    net = _small_net()
+    path = str(tmp_path / "p.safetensors")
+    net.save_parameters(path)
+    assert [f for f in os.listdir(tmp_path) if f.startswith(".ndx-params-")] == []
+    other = _small_net()
+    other.load_parameters(path)
+    x = np.array(onp.ones((2, 3), dtype=onp.float32))
+    assert_almost_equal(other(x), net(x), rtol=0, atol=0)
+    # The layout is safetensors: 8-byte header length, JSON header, data.
+    blob = open(path, "rb").read()
+    n = int.from_bytes(blob[:8], "little")
+    assert blob[8:8 + n].decode().startswith("{") and b'"0.weight"' in blob[8:8 + n]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "short", "bad-json", "bad-offsets", "empty"])
+def test_corrupted_parameter_files_raise_and_change_nothing(tmp_path, damage):
+    net = _small_net()
+    path = str(tmp_path / "p.safetensors")
+    net.save_parameters(path)
+    blob = bytearray(open(path, "rb").read())
+    n = int.from_bytes(blob[:8], "little")
+    if damage == "truncated":
+        blob = blob[:-5]
+    elif damage == "short":
+        blob = blob[:4]
+    elif damage == "bad-json":
+        blob[8] = ord("x")
+    elif damage == "bad-offsets":
+        header = blob[8:8 + n].decode().replace('"data_offsets":[0,', '"data_offsets":[1,', 1)
+        blob[8:8 + n] = header.encode()
+    else:
+        blob = bytearray()
+    open(path, "wb").write(bytes(blob))
+    target = _small_net()
+    before = {k: p.data().asnumpy().copy() for k, p in target.collect_params().items()}
+    with pytest.raises(ValueError, match="not a valid parameter file"):
+        target.load_parameters(path)
+    for k, p in target.collect_params().items():
+        onp.testing.assert_array_equal(p.data().asnumpy(), before[k])
+
+
+def test_load_checks_names_and_shapes(tmp_path):
+    path = str(tmp_path / "p.safetensors")
+    _small_net().save_parameters(path)
+    bigger = gluon.nn.Sequential()
+    bigger.add(gluon.nn.Dense(5, in_units=3), gluon.nn.Dense(2, in_units=5))
+    bigger.initialize()
+    with pytest.raises(ValueError, match="shape"):
+        bigger.load_parameters(path)
+    deeper = _small_net()
+    deeper.add(gluon.nn.Dense(1, in_units=2))
+    deeper.initialize()
+    with pytest.raises(ValueError, match="missing"):
+        deeper.load_parameters(path)
+    deeper.load_parameters(path, allow_missing=True)
+
+
+def test_initializers():
+    assert (ndx.initializer.Constant(2.5)((2, 2)).asnumpy() == 2.5).all()
+    assert (ndx.initializer.Zero()((3,)).asnumpy() == 0).all()
+    w = ndx.initializer.Xavier(magnitude=3)((40, 60)).asnumpy()
+    bound = (3 / 50) ** 0.5
+    assert onp.abs(w).max() <= bound and onp.abs(w).max() > 0.5 * bound
+    with pytest.raises(ValueError):
+        ndx.initializer.create("nope")
+    with pytest.raises(ValueError):
+        ndx.initializer.Xavier()((3,))
+
+
+@pytest.mark.parametrize("last_batch,sizes", [("keep", [4, 4, 2]), ("discard", [4, 4])])
+def test_dataloader_batches(last_batch, sizes):
+    x = onp.arange(20, dtype=onp.float32).reshape(10, 2)
+    y = onp.arange(10)
+    loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x, y), 4, shuffle=True,
+                                   last_batch=last_batch)
+    batches = list(loader)
+    assert [b[0].shape[0] for b in batches] == sizes and len(loader) == len(sizes)
+    seen = onp.concatenate([b[1].asnumpy() for b in batches])
+    assert len(set(seen.tolist())) == len(seen)  # no sample twice
+    for bx, by in batches:
+        onp.testing.assert_array_equal(bx.asnumpy(), x[by.asnumpy()])
+    roll = gluon.data.DataLoader(gluon.data.ArrayDataset(x, y), 4, last_batch="rollover")
+    assert [b[0].shape[0] for b in roll] == [4, 4]
+    assert [b[0].shape[0] for b in roll] == [4, 4, 4]  # the 2 left over come first
+    with pytest.raises(ValueError):
+        gluon.data.ArrayDataset(x, y[:3])
+
+
+def test_training_reduces_loss_and_hybridize_keeps_results():
+    rng = onp.random.default_rng(3)
+    x = rng.normal(size=(64, 4)).astype(onp.float32)
+    y = (x @ onp.array([1.0, -2.0, 0.5, 3.0], dtype=onp.float32))[:, None]
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(8, activation="tanh"), gluon.nn.Dense(1))
+    net.initialize(ndx.initializer.Xavier())
+    before = net(np.array(x)).asnumpy()
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        net.hybridize()
+    assert_almost_equal(net(np.array(x)), before, rtol=0, atol=0)
+    trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.05})
+    loss_fn = gluon.loss.L2Loss()
+    losses = []
+    for _ in range(60):
+        with autograd.record():
+            loss = loss_fn(net(np.array(x)), np.array(y))
+        loss.backward()
+        trainer.step(64)
+        losses.append(float(loss.mean()))
+    assert losses[-1] < 0.05 * losses[0]
