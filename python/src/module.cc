@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include "ndx/autograd.h"
+#include "ndx/executor.h"
 #include "ndx/graph.h"
 #include "ndx/imperative.h"
 #include "ndx/op_util.h"
@@ -288,7 +289,128 @@ PyObject* ag_grad(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// ---- graphs: tracing, the cached executor, JSON ----
+const char* kGraphCapsule = "ndx.Graph";
+
+void free_graph(PyObject* capsule) {
+  delete static_cast<Executor*>(PyCapsule_GetPointer(capsule, kGraphCapsule));
+}
+
+PyObject* graph_capsule(Graph g) {
+  auto* exec = new Executor(std::move(g));
+  return PyCapsule_New(exec, kGraphCapsule, free_graph);
+}
+
+const Executor& executor_of(PyObject* h) {
+  if (!PyCapsule_IsValid(h, kGraphCapsule)) type_error("[graph] expected a graph handle");
+  return *static_cast<Executor*>(PyCapsule_GetPointer(h, kGraphCapsule));
+}
+
+PyObject* list_of(const std::vector<NDArray>& arrays) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(arrays.size()));
+  for (size_t i = 0; i < arrays.size(); ++i) PyList_SET_ITEM(list, i, wrap(arrays[i]));
+  return list;
+}
+
+PyObject* set_tracing_py(PyObject*, PyObject* on) {
+  return PyBool_FromLong(set_tracing(PyObject_IsTrue(on)));
+}
+PyObject* is_tracing_py(PyObject*, PyObject*) { return PyBool_FromLong(is_tracing()); }
+
+PyObject* trace_input_py(PyObject*, PyObject* args) {
+  PyObject* arr;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "Os:_trace_input", &arr, &name)) return nullptr;
+  NDX_PY_BEGIN
+  if (!is_ndarray(arr)) type_error("[trace] expected an ndarray");
+  return wrap(trace_input(unwrap(arr), name));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* graph_from_outputs(PyObject*, PyObject* outputs) {
+  NDX_PY_BEGIN
+  return graph_capsule(traced_graph(arrays_of(outputs, "trace")));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* graph_inputs(PyObject*, PyObject* h) {
+  NDX_PY_BEGIN
+  const auto& names = executor_of(h).input_names();
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
+  for (size_t i = 0; i < names.size(); ++i)
+    PyList_SET_ITEM(list, i, PyUnicode_FromString(names[i].c_str()));
+  return list;
+  NDX_PY_END(nullptr)
+}
+
+PyObject* graph_run(PyObject*, PyObject* args) {
+  PyObject *h, *inputs;
+  if (!PyArg_ParseTuple(args, "OO:_graph_run", &h, &inputs)) return nullptr;
+  NDX_PY_BEGIN
+  return list_of(executor_of(h).run(arrays_of(inputs, "graph")));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* graph_json(PyObject*, PyObject* h) {
+  NDX_PY_BEGIN
+  return PyUnicode_FromString(graph_to_json(executor_of(h).graph()).c_str());
+  NDX_PY_END(nullptr)
+}
+
+PyObject* graph_load(PyObject*, PyObject* text) {
+  NDX_PY_BEGIN
+  if (!PyUnicode_Check(text)) type_error("[graph_from_json] expected a str");
+  return graph_capsule(graph_from_json(PyUnicode_AsUTF8(text)));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* graph_infer(PyObject*, PyObject* args) {
+  PyObject *h, *shapes, *dtypes;
+  if (!PyArg_ParseTuple(args, "OOO:_graph_infer", &h, &shapes, &dtypes)) return nullptr;
+  NDX_PY_BEGIN
+  std::vector<Shape> s;
+  std::vector<DType> t;
+  for (Py_ssize_t i = 0; i < PySequence_Size(shapes); ++i) {
+    PyObject* item = PySequence_GetItem(shapes, i);
+    Value v = value_from_py(item, "infer_shape", "shape");
+    Py_DECREF(item);
+    s.push_back(FieldTraits<Shape>::from_value(v, {"infer_shape", "shape"}));
+  }
+  for (Py_ssize_t i = 0; i < PySequence_Size(dtypes); ++i) {
+    PyObject* item = PySequence_GetItem(dtypes, i);
+    DType d = dtype_from_py(item);
+    Py_DECREF(item);
+    t.push_back(d);
+  }
+  GraphTypes r = infer_graph(executor_of(h).graph(), s, t);
+  PyObject* out_s = PyList_New(0);
+  PyObject* out_t = PyList_New(0);
+  for (size_t i = 0; i < r.output_shapes.size(); ++i) {
+    PyObject* tup = PyTuple_New(r.output_shapes[i].ndim());
+    for (int k = 0; k < r.output_shapes[i].ndim(); ++k)
+      PyTuple_SET_ITEM(tup, k, PyLong_FromLongLong(r.output_shapes[i][k]));
+    PyList_Append(out_s, tup);
+    Py_DECREF(tup);
+    PyObject* d = dtype_to_py(r.output_types[i]);
+    PyList_Append(out_t, d);
+    Py_DECREF(d);
+  }
+  return Py_BuildValue("(NN)", out_s, out_t);
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef module_methods[] = {
+    {"_set_tracing", set_tracing_py, METH_O,
+     "Turns graph tracing on or off; returns the previous state."},
+    {"_is_tracing", is_tracing_py, METH_NOARGS, nullptr},
+    {"_trace_input", trace_input_py, METH_VARARGS, "An array as a named traced graph input."},
+    {"_graph_from_outputs", graph_from_outputs, METH_O,
+     "The traced graph of these outputs, ready to run."},
+    {"_graph_inputs", graph_inputs, METH_O, "The graph's input names."},
+    {"_graph_run", graph_run, METH_VARARGS, "Runs a graph through the cached executor."},
+    {"_graph_json", graph_json, METH_O, "The graph as JSON."},
+    {"_graph_load", graph_load, METH_O, "A graph from JSON."},
+    {"_graph_infer", graph_infer, METH_VARARGS, "Output shapes and dtypes from input ones."},
     {"_autograd_set_recording", ag_set_recording, METH_O,
      "Sets recording; returns the previous state."},
     {"_autograd_set_training", ag_set_training, METH_O,

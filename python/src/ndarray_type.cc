@@ -5,6 +5,7 @@
 #include <structmember.h>
 #include <unordered_map>
 #include "ndx/autograd.h"
+#include "ndx/executor.h"
 #include "ndx/imperative.h"
 #include "ndx/indexing.h"
 #include "ndx/np.h"
@@ -86,7 +87,9 @@ PyObject* get_strides(PyObject* o, void*) {
   return shape_tuple(s);
 }
 // While autograd records an array that needs gradients, views must be recorded ops too.
-bool recorded(const NDArray& a) { return autograd::is_recording() && autograd::requires_grad(a); }
+bool recorded(const NDArray& a) {
+  return (autograd::is_recording() || is_tracing()) && autograd::requires_grad(a);
+}
 
 NDArray run_op(const char* op, const NDArray& a,
                std::vector<std::pair<std::string_view, Value>> kw) {
@@ -387,7 +390,7 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
   }
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
-  if (autograd::is_recording() && autograd::requires_grad(a))
+  if (recorded(a))
     not_implemented("[setitem] assigning into an array that autograd records is not supported");
   NDArray src = operand_from_py(value, &a);
   ndx::setitem(a, index_key(key), src);

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "ndx/autograd.h"
+#include "ndx/executor.h"
 #include "ndx/op_util.h"
 
 namespace ndx {
@@ -218,7 +219,7 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   }
 
   // 4. resources and dispatch.
-  const bool recording = autograd::is_recording();
+  const bool recording = autograd::is_recording() || is_tracing();
   if (recording && options.outputs)
     for (const NDArray& in : inputs)
       if (in.autograd_entry())

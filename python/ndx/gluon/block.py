@@ -1,15 +1,15 @@
 """Block and HybridBlock. A block's forward is either `forward(self, x, ...)` or, as in the
 seeds' templates, `hybrid_forward(self, F, x, ..., **params)` with F the ndx module
 (F.np, F.npx) and the block's parameters passed by name."""
-import os
-import warnings
 from collections import OrderedDict
 
+from .. import _core, autograd
+from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
-from .parameter import Parameter
+from .parameter import DeferredInitializationError, Parameter
 from .serialization import load_safetensors, save_safetensors
 
-__all__ = ["Block", "HybridBlock"]
+__all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
 
 class Block:
@@ -47,16 +47,11 @@ class Block:
         for p in self.collect_params().values():
             p.initialize(default_init=init, device=device, force_reinit=force_reinit)
 
-    def hybridize(self, active=True, **kwargs):
-        """Marks the block hybridized. Graph capture and the cached executor are not implemented
-        yet: the block keeps running imperatively (same results), and a warning says so once."""
-        if active and not getattr(Block, "_warned_hybridize", False):
-            warnings.warn("hybridize(): graph capture is not implemented yet in this ndx build; "
-                          "the block runs imperatively", stacklevel=2)
-            Block._warned_hybridize = True
-        object.__setattr__(self, "_active", active)
+    def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
+        """Blocks are plain Python; HybridBlocks capture their forward into a graph on the next
+        call and replay it through the cached executor (see HybridBlock)."""
         for child in self._children.values():
-            child.hybridize(active, **kwargs)
+            child.hybridize(active, static_alloc=static_alloc, static_shape=static_shape)
 
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
@@ -99,6 +94,26 @@ class Block:
 
 
 class HybridBlock(Block):
+    """A block whose forward can be captured as a graph. After hybridize(), each call looks up
+    a graph for its input signature (shapes, dtypes, training mode), tracing the forward once
+    when there is none, and replays it through the C++ executor: no Python runs per op, and
+    under autograd.record() the replayed ops are recorded, so gradients flow as before."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix, params)
+        object.__setattr__(self, "_active", False)
+        object.__setattr__(self, "_graphs", {})
+
+    def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
+        object.__setattr__(self, "_active", active)
+        object.__setattr__(self, "_graphs", {})
+        super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape)
+
+    def __call__(self, *args):
+        if self._active and not _core._is_tracing():
+            return self._call_graph(*args)
+        return self.forward(*args)
+
     def forward(self, x, *args):
         if type(self).hybrid_forward is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must implement forward or "
@@ -114,10 +129,110 @@ class HybridBlock(Block):
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError
 
+    # ---- graph capture ----
+    def _signature(self, args):
+        for a in args:
+            if not isinstance(a, np.ndarray):
+                raise TypeError(f"[hybridize] {type(self).__name__} inputs must be ndarrays, got "
+                                f"{type(a).__name__}")
+        return tuple((a.shape, str(a.dtype)) for a in args) + (autograd.is_training(),)
+
+    def _trace(self, args):
+        params = self.collect_params()
+        try:
+            for p in params.values():
+                p.data()
+        except DeferredInitializationError:
+            with autograd.pause(train_mode=autograd.is_training()):
+                self.forward(*args)  # one imperative pass settles the deferred shapes
+        traced_args = [_core._trace_input(a, f"data{i}") for i, a in enumerate(args)]
+        Parameter._traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
+        prev_tracing = _core._set_tracing(True)
+        try:
+            with autograd.pause(train_mode=autograd.is_training()):
+                out = self.forward(*traced_args)
+        finally:
+            _core._set_tracing(prev_tracing)
+            Parameter._traced = None
+        single = not isinstance(out, (list, tuple))
+        graph = _core._graph_from_outputs([out] if single else list(out))
+        return graph, _core._graph_inputs(graph), single
+
+    def _call_graph(self, *args):
+        key = self._signature(args)
+        cached = self._graphs.get(key)
+        if cached is None:
+            cached = self._trace(args)
+            self._graphs[key] = cached
+            object.__setattr__(self, "_last_graph", cached)
+        graph, names, single = cached
+        return _run_graph(graph, names, single, args, self.collect_params())
+
     def export(self, path, epoch=0):
-        raise NotImplementedError("[export] graph export needs graph capture (hybridize), which "
-                                  "is not implemented yet")
+        """Writes the last captured graph to `path`-symbol.json and the parameters it uses to
+        `path`-NNNN.params.safetensors; returns both file names."""
+        cached = getattr(self, "_last_graph", None)
+        if cached is None:
+            raise RuntimeError("[export] call hybridize() and run the block once before export()")
+        graph, names, _ = cached
+        params = self.collect_params()
+        sym_file = f"{path}-symbol.json"
+        params_file = f"{path}-{epoch:04d}.params.safetensors"
+        with open(sym_file, "w") as f:
+            f.write(_core._graph_json(graph))
+        save_safetensors(params_file, {n: params[n].data() for n in names if n in params})
+        return sym_file, params_file
 
 
-def _atomic_dir(path):
-    return os.path.dirname(os.path.abspath(path))
+def _run_graph(graph, names, single, args, params):
+    inputs = []
+    for name in names:
+        if name.startswith("data") and name[4:].isdigit() and int(name[4:]) < len(args):
+            inputs.append(args[int(name[4:])])
+        elif name in params:
+            inputs.append(params[name].data())
+        else:
+            raise ValueError(f"[graph] no value for graph input '{name}'")
+    out = _core._graph_run(graph, inputs)
+    return out[0] if single else tuple(out)
+
+
+class SymbolBlock(HybridBlock):
+    """A block made from an exported graph and its parameters."""
+
+    def __init__(self, graph, input_names, params):
+        super().__init__()
+        object.__setattr__(self, "_graph", graph)
+        object.__setattr__(self, "_input_names", list(input_names))
+        names = _core._graph_inputs(graph)
+        for n in names:
+            if n in self._input_names:
+                continue
+            if n not in params:
+                raise ValueError(f"[SymbolBlock] the graph needs parameter '{n}', which the "
+                                 "parameter file does not have")
+            p = Parameter(n, shape=tuple(params[n].shape), dtype=str(params[n].dtype))
+            p.set_data(params[n])
+            self._reg_params[n] = p
+
+    @staticmethod
+    def imports(symbol_file, input_names, param_file=None, device=None):
+        """Loads a block written by HybridBlock.export()."""
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        with open(symbol_file) as f:
+            graph = _core._graph_load(f.read())
+        params = load_safetensors(param_file) if param_file else {}
+        return SymbolBlock(graph, input_names, params)
+
+    def forward(self, *args):
+        if len(args) != len(self._input_names):
+            raise ValueError(f"[SymbolBlock] expected {len(self._input_names)} inputs "
+                             f"({self._input_names}), got {len(args)}")
+        names = _core._graph_inputs(self._graph)
+        values = dict(zip(self._input_names, args))
+        inputs = [values[n] if n in values else self._reg_params[n].data() for n in names]
+        out = _core._graph_run(self._graph, inputs)
+        return out[0] if len(out) == 1 else tuple(out)
+
+    __call__ = forward

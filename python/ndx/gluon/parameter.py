@@ -10,6 +10,9 @@ class DeferredInitializationError(RuntimeError):
 
 
 class Parameter:
+    # While a HybridBlock traces its forward, data() returns these traced stand-ins.
+    _traced = None
+
     def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", init=None,
                  allow_deferred_init=True):
         if grad_req not in ("write", "add", "null"):
@@ -65,6 +68,8 @@ class Parameter:
         self._create(self._deferred)
 
     def data(self, device=None):
+        if Parameter._traced is not None and self in Parameter._traced:
+            return Parameter._traced[self]
         if self._data is None:
             if self._deferred is not None:
                 raise DeferredInitializationError(

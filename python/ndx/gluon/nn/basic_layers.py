@@ -53,8 +53,13 @@ class Sequential(Block):
         return list(self._children.values())[i]
 
 
-class HybridSequential(Sequential, HybridBlock):
+class HybridSequential(HybridBlock):
+    """Children run in order; hybridize() captures the whole chain as one graph."""
+
+    add = Sequential.add
     forward = Sequential.forward
+    __len__ = Sequential.__len__
+    __getitem__ = Sequential.__getitem__
 
 
 class Dense(HybridBlock):

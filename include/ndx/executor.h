@@ -1,0 +1,76 @@
+// Graphs as values: tracing a computation into a graph, graph JSON (MXNet's layout: a node
+// list with "op", "name", "attrs", "inputs", plus "arg_nodes" and "heads"), and a cached
+// executor that replays a graph with little per-node overhead.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ndx/graph.h"
+
+namespace ndx {
+
+struct Graph {
+  std::vector<NodeEntry> outputs;
+
+  std::vector<NodePtr> topo_order() const;  // inputs before users
+  // Variable nodes without a value: the graph's inputs, in first-use order.
+  std::vector<NodePtr> inputs() const;
+  std::vector<std::string> input_names() const;
+};
+
+std::string graph_to_json(const Graph& g);
+// Parses graph JSON; unknown ops, bad params or malformed structure raise ValueError.
+Graph graph_from_json(const std::string& json);
+
+// Shape and dtype inference over a graph from its inputs' shapes and dtypes.
+struct GraphTypes {
+  std::vector<Shape> output_shapes;
+  std::vector<DType> output_types;
+};
+GraphTypes infer_graph(const Graph& g, const std::vector<Shape>& input_shapes,
+                       const std::vector<DType>& input_types);
+
+class Executor {
+ public:
+  explicit Executor(Graph g);
+  const Graph& graph() const { return graph_; }
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  // Runs the graph on inputs given in input_names() order. Under autograd recording the ops
+  // are recorded as usual, so gradients flow to the inputs.
+  std::vector<NDArray> run(const std::vector<NDArray>& inputs) const;
+
+ private:
+  struct Step {
+    const NodeAttrs* attrs;
+    std::vector<int> in_slots;
+    int out_slot;  // first slot of this node's outputs
+  };
+  Graph graph_;
+  std::vector<std::string> input_names_;
+  std::vector<Step> steps_;
+  std::vector<std::pair<int, NDArray>> constants_;  // slot, value
+  std::vector<int> output_slots_;
+  int num_slots_ = 0;
+};
+
+// While a TraceScope is alive on this thread, every op whose inputs include a traced array is
+// recorded into the graph (as autograd records), without changing autograd's own state.
+class TraceScope {
+ public:
+  TraceScope();
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  bool prev_;
+};
+bool is_tracing();
+bool set_tracing(bool on);  // returns the previous state
+// `value` as a traced graph input named `name` (same data, a fresh variable node).
+NDArray trace_input(const NDArray& value, const std::string& name);
+// The graph whose outputs are these traced arrays (arrays never traced become constants).
+Graph traced_graph(const std::vector<NDArray>& outputs);
+
+}  // namespace ndx

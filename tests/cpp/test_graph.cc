@@ -1,0 +1,117 @@
+// Graph capture, the cached executor, graph JSON and graph inference, checked against running
+// the same computation imperatively (and by hand where values are simple).
+#include "ndx/autograd.h"
+#include "ndx/executor.h"
+#include "test_util.h"
+
+namespace ndx {
+namespace {
+using test::expect_close;
+using test::expect_error;
+
+NDArray f(const NDArray& x, const NDArray& w) {
+  return np::tanh(np::matmul(x, w)) * 2.0 + np::sum(w, 0);
+}
+
+Graph trace_f(const NDArray& x, const NDArray& w) {
+  TraceScope trace;
+  NDArray tx = trace_input(x, "x"), tw = trace_input(w, "w");
+  return traced_graph({f(tx, tw)});
+}
+
+TEST(Graph, TracedGraphReplaysLikeImperative) {
+  NDArray x = NDArray::from_vector(test::values(6, -1, 1, 1), {2, 3});
+  NDArray w = NDArray::from_vector(test::values(12, -1, 1, 2), {3, 4});
+  Graph g = trace_f(x, w);
+  EXPECT_EQ(g.input_names(), (std::vector<std::string>{"x", "w"}));
+  Executor exec(g);
+  // New inputs, same graph: the scalar 2.0 was captured as a constant.
+  NDArray x2 = NDArray::from_vector(test::values(6, -1, 1, 3), {2, 3});
+  expect_close(exec.run({x2, w})[0].to_vector<double>(), f(x2, w).to_vector<double>(), 1e-12,
+               1e-12);
+  GraphTypes t = infer_graph(g, {Shape{5, 3}, Shape{3, 4}}, {DType::kFloat64, DType::kFloat64});
+  EXPECT_EQ(t.output_shapes[0], (Shape{5, 4}));
+  EXPECT_EQ(t.output_types[0], DType::kFloat64);
+  // Constants keep the dtype they had when traced (float64 here), so float32 inputs promote:
+  // one reason graphs are cached per input dtype.
+  t = infer_graph(g, {Shape{5, 3}, Shape{3, 4}}, {DType::kFloat32, DType::kFloat32});
+  EXPECT_EQ(t.output_types[0], DType::kFloat64);
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        infer_graph(g, {Shape{5, 2}, Shape{3, 4}}, {DType::kFloat32, DType::kFloat32});
+      },
+      "matmul");
+  expect_error(
+      ErrorKind::kValueError, [&] { exec.run({x2}); }, "takes 2 inputs");
+}
+
+TEST(Graph, JsonRoundTrip) {
+  NDArray x = NDArray::from_vector(test::values(6, -1, 1, 4), {2, 3});
+  NDArray w = NDArray::from_vector(test::values(12, -1, 1, 5), {3, 4});
+  Graph g = trace_f(x, w);
+  std::string text = graph_to_json(g);
+  EXPECT_NE(text.find("\"_np_matmul\""), std::string::npos);
+  EXPECT_NE(text.find("\"arg_nodes\""), std::string::npos);
+  Graph back = graph_from_json(text);
+  EXPECT_EQ(back.input_names(), g.input_names());
+  EXPECT_EQ(graph_to_json(back), text);
+  expect_close(Executor(back).run({x, w})[0].to_vector<double>(), f(x, w).to_vector<double>(),
+               1e-12, 1e-12);
+}
+
+TEST(Graph, BadJsonRaises) {
+  expect_error(
+      ErrorKind::kValueError, [] { graph_from_json("{not json"); }, "not valid JSON");
+  expect_error(
+      ErrorKind::kValueError, [] { graph_from_json("[]"); }, "'nodes'");
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        graph_from_json(
+            R"({"nodes":[{"op":"_np_nope","name":"a","inputs":[]}],"heads":[[0,0,0]]})");
+      },
+      "_np_nope");
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        graph_from_json(
+            R"({"nodes":[{"op":"_np_exp","name":"e","inputs":[[3,0,0]]}],"heads":[[0,0,0]]})");
+      },
+      "not defined before");
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        graph_from_json(R"({"nodes":[{"op":"null","name":"x","inputs":[]}],"heads":[[0,2,0]]})");
+      },
+      "head");
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        graph_from_json(R"({"nodes":[{"op":"null","name":"x","inputs":[]},
+      {"op":"_np_sum","name":"s","attrs":{"axis":"bad"},"inputs":[[0,0,0]]}],"heads":[[1,0,0]]})");
+      },
+      "'axis'");
+}
+
+TEST(Graph, ExecutorRunsUnderAutograd) {
+  NDArray x = NDArray::from_vector(test::values(6, -1, 1, 6), {2, 3});
+  NDArray w = NDArray::from_vector(test::values(12, -1, 1, 7), {3, 4});
+  Executor exec(trace_f(x, w));
+  NDArray wa = w, wb = w.copy();
+  autograd::attach_grad(wa);
+  autograd::attach_grad(wb);
+  NDArray y1, y2;
+  {
+    autograd::RecordScope record;
+    y1 = np::sum(exec.run({x, wa})[0]);
+    y2 = np::sum(f(x, wb));
+  }
+  autograd::backward({y1});
+  autograd::backward({y2});
+  expect_close(autograd::grad_of(wa).to_vector<double>(), autograd::grad_of(wb).to_vector<double>(),
+               1e-12, 1e-12);
+}
+
+}  // namespace
+}  // namespace ndx

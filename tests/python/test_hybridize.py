@@ -1,0 +1,137 @@
+"""hybridize(): graph capture per input signature, the cached executor, export and
+SymbolBlock.imports, graph JSON through ndx.sym; and the seeds' operator test template,
+run hybridized and not."""
+import itertools
+
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import autograd, gluon, np
+from ndx.test_utils import assert_almost_equal
+
+
+def _mlp():
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(8, activation="tanh"), gluon.nn.Dense(3))
+    net.initialize(ndx.initializer.Xavier())
+    return net
+
+
+def _grads(net, x):
+    with autograd.record():
+        loss = (net(x) ** 2).sum()
+    loss.backward()
+    return {k: p.grad().asnumpy().copy() for k, p in net.collect_params().items()}
+
+
+def test_hybridized_outputs_and_gradients_equal_imperative():
+    x = np.array(onp.random.default_rng(0).normal(size=(5, 4)).astype(onp.float32))
+    net = _mlp()
+    out_imp, grads_imp = net(x).asnumpy(), _grads(net, x)
+    net.hybridize()
+    assert_almost_equal(net(x), out_imp, rtol=0, atol=0)
+    assert len(net._graphs) == 1
+    for k, g in _grads(net, x).items():
+        assert_almost_equal(g, grads_imp[k], rtol=0, atol=0)
+    assert len(net._graphs) == 2  # training mode is part of the signature
+    # One graph per input signature: a new batch size traces again, the old one is reused.
+    net(np.array(onp.ones((2, 4), dtype=onp.float32)))
+    net(x)
+    assert len(net._graphs) == 3
+
+
+class Scale(gluon.HybridBlock):
+    """A block in the seeds' hybrid_forward(F, x, **params) style."""
+
+    def __init__(self):
+        super().__init__()
+        self.alpha = gluon.Parameter("alpha", shape=(1,), init=ndx.initializer.Constant(3.0))
+
+    def hybrid_forward(self, F, x, alpha):
+        return F.np.sin(x) * alpha + F.np.square(x)
+
+
+def test_hybrid_forward_style_blocks():
+    blk = Scale()
+    blk.initialize()
+    xn = onp.linspace(-1, 1, 6).reshape(2, 3)
+    x = np.array(xn)
+    ref = onp.sin(xn) * 3.0 + xn**2
+    assert_almost_equal(blk(x), ref, rtol=1e-12)
+    blk.hybridize()
+    assert_almost_equal(blk(x), ref, rtol=1e-12)
+    x.attach_grad()
+    with autograd.record():
+        y = blk(x).sum()
+    y.backward()
+    assert_almost_equal(x.grad, onp.cos(xn) * 3.0 + 2 * xn, rtol=1e-12)
+    assert_almost_equal(blk.alpha.grad(), [onp.sin(xn).sum()], rtol=1e-6)
+
+
+def test_export_imports_and_symbol_json(tmp_path):
+    x = np.array(onp.random.default_rng(1).normal(size=(3, 4)).astype(onp.float32))
+    net = _mlp()
+    net.hybridize()
+    ref = net(x).asnumpy()
+    sym_file, params_file = net.export(str(tmp_path / "mlp"), epoch=7)
+    assert params_file.endswith("-0007.params.safetensors")
+    blk = gluon.SymbolBlock.imports(sym_file, ["data0"], params_file)
+    assert_almost_equal(blk(x), ref, rtol=0, atol=0)
+    s = ndx.sym.load(sym_file)
+    assert s.list_arguments() == ["data0", "0.weight", "0.bias", "1.weight", "1.bias"]
+    shapes = {"data0": (10, 4), "0.weight": (8, 4), "0.bias": (8,), "1.weight": (3, 8),
+              "1.bias": (3,)}
+    assert s.infer_shape(**shapes) == [(10, 3)]
+    assert ndx.sym.load_json(s.tojson()).tojson() == s.tojson()
+    values = {k: p.data() for k, p in net.collect_params().items()}
+    assert_almost_equal(s.eval(data0=x, **values)[0], ref, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="no shape"):
+        s.infer_shape(data0=(1, 4))
+    with pytest.raises(ValueError, match="not valid JSON"):
+        ndx.sym.load_json("{broken")
+    with pytest.raises(RuntimeError, match="hybridize"):
+        _mlp().export(str(tmp_path / "never_run"))
+    with pytest.raises(ValueError, match="parameter"):
+        gluon.SymbolBlock.imports(sym_file, ["data0"])  # parameters missing
+
+
+# The seeds' unit-test template: forward and backward, hybridized and not, scalar and
+# zero-size shapes, against NumPy.
+class OpBlock(gluon.HybridBlock):
+    def __init__(self, name):
+        super().__init__()
+        self._name = name
+
+    def hybrid_forward(self, F, a):
+        return getattr(F.np, self._name)(a)
+
+
+TEMPLATE_OPS = [
+    ("sin", onp.sin, onp.cos),
+    ("exp", onp.exp, onp.exp),
+    ("tanh", onp.tanh, lambda v: 1 - onp.tanh(v) ** 2),
+    ("square", onp.square, lambda v: 2 * v),
+]
+
+
+@pytest.mark.parametrize("name,ref,deriv", TEMPLATE_OPS, ids=[t[0] for t in TEMPLATE_OPS])
+def test_seed_template(name, ref, deriv):
+    shapes = [(), (2, 3), (0, 3), (1, 0, 2)]
+    dtypes = ["float32", "float64"]
+    for hybridize, shape, dtype in itertools.product([False, True], shapes, dtypes):
+        rtol = 1e-3 if dtype == "float32" else 1e-10
+        atol = 1e-5 if dtype == "float32" else 1e-12
+        block = OpBlock(name)
+        if hybridize:
+            block.hybridize()
+        xn = onp.random.uniform(-1.0, 1.0, size=shape).astype(dtype)
+        x = np.array(xn)
+        x.attach_grad()
+        with autograd.record():
+            out = block(x)
+        assert out.shape == ref(xn).shape
+        assert_almost_equal(out, ref(xn), rtol=rtol, atol=atol)
+        out.backward()
+        assert_almost_equal(x.grad, deriv(xn), rtol=rtol, atol=atol)
+        assert_almost_equal(getattr(np, name)(x), ref(xn), rtol=rtol, atol=atol)
