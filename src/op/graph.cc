@@ -54,8 +54,9 @@ struct Evaluator {
     std::vector<NDArray> in;
     for (const auto& e : n->inputs) in.push_back(eval(e.node).at(e.index));
     // All outputs, visible or not, so backward nodes can read hidden ones.
-    NodeAttrs attrs = n->attrs;
-    auto outs = invoke(attrs, in);
+    InvokeOptions options;
+    options.all_outputs = true;
+    auto outs = invoke(n->attrs, in, options);
     return done[n.get()] = std::move(outs);
   }
 };

@@ -19,4 +19,15 @@ def is_np_default_dtype():
     return str(_core._default_float()) == "float64"
 
 
+def fully_connected(x, weight, bias=None, num_hidden=None, no_bias=None, flatten=True, out=None):
+    """x @ weight.T + bias (x flattened to 2-d unless flatten=False); bias may be None."""
+    if num_hidden is None:
+        num_hidden = weight.shape[0]
+    if no_bias is None:
+        no_bias = bias is None
+    inputs = (x, weight) if no_bias else (x, weight, bias)
+    return _core._invoke("_npx_fully_connected", inputs,
+                         {"num_hidden": num_hidden, "no_bias": no_bias, "flatten": flatten}, out)
+
+
 populate(globals(), "_npx_")
