@@ -3,7 +3,18 @@
     from ndx import np, npx
     import ndx as mx
 """
-from . import _api_internal, _core, autograd, gluon, initializer, nd, optimizer, sym, test_utils
+from . import (
+                   _api_internal,
+                   _core,
+                   autograd,
+                   gluon,
+                   initializer,
+                   nd,
+                   optimizer,
+                   sym,
+                   test_utils,
+                   viz,
+)
 from . import numpy as np
 from . import numpy_extension as npx
 from .base import (
@@ -20,6 +31,7 @@ numpy = np
 random_seed = _core.random_seed
 __version__ = "0.1.0"
 
-__all__ = ["_api_internal", "autograd", "gluon", "initializer", "optimizer", "sym", "np", "npx",
-           "nd", "numpy", "test_utils", "NDXError", "MXNetError", "AxisError", "NDXValueError",
-           "NDXTypeError", "NDXIndexError", "NDXNotImplementedError", "random_seed"]
+__all__ = ["_api_internal", "autograd", "gluon", "initializer", "optimizer", "sym", "viz",
+           "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError", "AxisError",
+           "NDXValueError", "NDXTypeError", "NDXIndexError", "NDXNotImplementedError",
+           "random_seed"]

@@ -242,3 +242,37 @@ def test_training_reduces_loss_and_hybridize_keeps_results():
         trainer.step(64)
         losses.append(float(loss.mean()))
     assert losses[-1] < 0.05 * losses[0]
+
+
+def test_dropout_layernorm_embedding_batchnorm_layers():
+    x = np.array(onp.ones((200, 50), dtype=onp.float32))
+    drop = gluon.nn.Dropout(0.5)
+    assert_almost_equal(drop(x), onp.ones((200, 50)))  # predict mode: identity
+    with autograd.record():
+        y = drop(x).asnumpy()
+    kept = y != 0
+    assert 0.4 < kept.mean() < 0.6
+    assert_almost_equal(y[kept], onp.full(kept.sum(), 2.0))  # survivors scaled by 1/(1-p)
+
+    xn = onp.random.default_rng(4).normal(size=(3, 5)).astype(onp.float32)
+    ln = gluon.nn.LayerNorm()
+    ln.initialize()
+    ref = (xn - xn.mean(axis=1, keepdims=True)) / onp.sqrt(xn.var(axis=1, keepdims=True) + 1e-5)
+    assert_almost_equal(ln(np.array(xn)), ref, rtol=1e-4, atol=1e-5)
+
+    emb = gluon.nn.Embedding(4, 3)
+    emb.initialize()
+    w = emb.weight.data().asnumpy()
+    assert_almost_equal(emb(np.array([2, 0, 2])), w[[2, 0, 2]], rtol=0, atol=0)
+
+    bn = gluon.nn.BatchNorm(in_channels=5)
+    bn.initialize()
+    xb = np.array(xn)
+    with autograd.record():
+        out = bn(xb)
+    mean, var = xn.mean(axis=0), xn.var(axis=0)
+    assert_almost_equal(out, (xn - mean) / onp.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
+    assert_almost_equal(bn.running_mean.data(), 0.1 * mean, rtol=1e-4, atol=1e-6)
+    pred = bn(xb)  # predict mode: the running statistics
+    rm, rv = bn.running_mean.data().asnumpy(), bn.running_var.data().asnumpy()
+    assert_almost_equal(pred, (xn - rm) / onp.sqrt(rv + 1e-5), rtol=1e-4, atol=1e-5)

@@ -1,15 +1,16 @@
-"""Layers: Dense, Activation, Dropout, Flatten, Embedding, LayerNorm, Sequential,
+"""Layers: Dense, Activation, Dropout, Flatten, Embedding, LayerNorm, BatchNorm, Sequential,
 HybridSequential."""
 from .basic_layers import (
-                           Activation,
-                           Dense,
-                           Dropout,
-                           Embedding,
-                           Flatten,
-                           HybridSequential,
-                           LayerNorm,
-                           Sequential,
+    Activation,
+    BatchNorm,
+    Dense,
+    Dropout,
+    Embedding,
+    Flatten,
+    HybridSequential,
+    LayerNorm,
+    Sequential,
 )
 
-__all__ = ["Activation", "Dense", "Dropout", "Embedding", "Flatten", "HybridSequential",
-           "LayerNorm", "Sequential"]
+__all__ = ["Activation", "BatchNorm", "Dense", "Dropout", "Embedding", "Flatten",
+           "HybridSequential", "LayerNorm", "Sequential"]

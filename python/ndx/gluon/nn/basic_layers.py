@@ -85,11 +85,9 @@ class Dense(HybridBlock):
 
     def forward(self, x):
         self._infer_params(x)
-        if self._flatten and x.ndim != 2:
-            x = x.reshape(x.shape[0], -1)
-        out = np.matmul(x, self.weight.data().T)
-        if self.bias is not None:
-            out = out + self.bias.data()
+        bias = self.bias.data() if self.bias is not None else None
+        out = npx.fully_connected(x, self.weight.data(), bias, num_hidden=self._units,
+                                  flatten=self._flatten)
         return _activation(out, self._act)
 
     def __repr__(self):
@@ -161,3 +159,31 @@ class LayerNorm(HybridBlock):
             raise NotImplementedError("[LayerNorm] needs the npx.layer_norm op")
         return npx.layer_norm(x, self.gamma.data(), self.beta.data(), axis=self._axis,
                               eps=self._eps)
+
+
+class BatchNorm(HybridBlock):
+    """Normalizes over the batch: in training mode (autograd.record()) with the batch's
+    statistics, updating the running ones in place; in predict mode with the running ones."""
+
+    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
+                 use_global_stats=False, in_channels=0):
+        super().__init__()
+        self._axis, self._momentum, self._eps = axis, momentum, epsilon
+        self._scale, self._global = scale, use_global_stats
+        self.gamma = Parameter("gamma", shape=(in_channels,), init="ones",
+                               grad_req="write" if scale else "null")
+        self.beta = Parameter("beta", shape=(in_channels,), init="zeros",
+                              grad_req="write" if center else "null")
+        self.running_mean = Parameter("running_mean", shape=(in_channels,), init="zeros",
+                                      grad_req="null")
+        self.running_var = Parameter("running_var", shape=(in_channels,), init="ones",
+                                     grad_req="null")
+
+    def forward(self, x):
+        c = x.shape[self._axis]
+        for p in (self.gamma, self.beta, self.running_mean, self.running_var):
+            p._finish_deferred_init((c,))
+        return npx.batch_norm(x, self.gamma.data(), self.beta.data(), self.running_mean.data(),
+                              self.running_var.data(), eps=self._eps, momentum=self._momentum,
+                              axis=self._axis, fix_gamma=not self._scale,
+                              use_global_stats=self._global)
