@@ -10,7 +10,8 @@ from . import (
                    gluon,
                    initializer,
                    nd,
-                   optimizer,
+                   operator,
+    optimizer,
                    sym,
                    test_utils,
                    viz,
@@ -31,7 +32,7 @@ numpy = np
 random_seed = _core.random_seed
 __version__ = "0.1.0"
 
-__all__ = ["_api_internal", "autograd", "gluon", "initializer", "optimizer", "sym", "viz",
-           "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError", "AxisError",
-           "NDXValueError", "NDXTypeError", "NDXIndexError", "NDXNotImplementedError",
-           "random_seed"]
+__all__ = ["_api_internal", "autograd", "gluon", "initializer", "operator", "optimizer",
+           "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
+           "AxisError", "NDXValueError", "NDXTypeError", "NDXIndexError",
+           "NDXNotImplementedError", "random_seed"]

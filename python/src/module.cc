@@ -13,6 +13,7 @@ namespace ndx::py {
 bool init_ndarray_type(PyObject* module);
 bool init_packed_func_type(PyObject* module);
 bool init_op_function_type(PyObject* module);
+void register_custom_op();
 PyObject* get_api(PyObject*, PyObject* name);
 PyObject* list_api(PyObject*, PyObject*);
 
@@ -399,7 +400,30 @@ PyObject* graph_infer(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// _invoke_str(op, inputs, {name: str}): params as strings, through the op's parser (Custom).
+PyObject* invoke_str(PyObject*, PyObject* args) {
+  const char* name;
+  PyObject *inputs, *params;
+  if (!PyArg_ParseTuple(args, "sOO!:_invoke_str", &name, &inputs, &PyDict_Type, &params))
+    return nullptr;
+  NDX_PY_BEGIN
+  std::map<std::string, std::string> dict;
+  PyObject *k, *v;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(params, &pos, &k, &v)) {
+    PyObject* s = PyObject_Str(v);
+    if (!s) throw PythonErrorSet{};
+    dict[PyUnicode_AsUTF8(k)] = PyUnicode_AsUTF8(s);
+    Py_DECREF(s);
+  }
+  const Op* op = Op::get(name);
+  NodeAttrs attrs = op->make_attrs(std::move(dict));
+  return outputs_to_py(invoke(attrs, inputs_from(inputs, op)));
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef module_methods[] = {
+    {"_invoke_str", invoke_str, METH_VARARGS, "Runs an op with params given as strings."},
     {"_set_tracing", set_tracing_py, METH_O,
      "Turns graph tracing on or off; returns the previous state."},
     {"_is_tracing", is_tracing_py, METH_NOARGS, nullptr},
@@ -444,6 +468,7 @@ PyMODINIT_FUNC PyInit__core() {
   PyObject* m = PyModule_Create(&ndx::py::module_def);
   if (!m) return nullptr;
   ndx::py::init_errors(m);
+  ndx::py::register_custom_op();
   ndx::py::init_dtypes();
   if (PyErr_Occurred() || !ndx::py::init_ndarray_type(m) || !ndx::py::init_packed_func_type(m) ||
       !ndx::py::init_op_function_type(m)) {

@@ -31,3 +31,9 @@ def fully_connected(x, weight, bias=None, num_hidden=None, no_bias=None, flatten
 
 
 populate(globals(), "_npx_")
+
+
+def custom(*inputs, op_type, **params):
+    """Runs a Python custom operator (ndx.operator.register); params are passed as strings."""
+    from ..operator import custom as _custom
+    return _custom(*inputs, op_type=op_type, **params)

@@ -1,0 +1,141 @@
+"""Operators written in Python, as in MXNet: subclass CustomOp (forward/backward) and
+CustomOpProp (arguments, outputs, shape and dtype inference, create_operator), register the
+prop with @register(name), and call it as ndx.nd.Custom(*inputs, op_type=name, **params) or
+ndx.npx.custom(...). Params arrive as strings. Custom ops work under autograd and inside
+hybridized blocks; an exception raised in a callback surfaces at the call."""
+import numpy as _onp
+
+from . import _core
+
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
+
+_REGISTRY = {}
+
+
+class CustomOp:
+    """Base class of a Python operator's computation."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        raise NotImplementedError
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise NotImplementedError
+
+    def assign(self, dst, req, src):
+        """Writes src into dst as req says: 'write' / 'inplace' copy, 'add' accumulates,
+        'null' leaves dst alone."""
+        if req == "null":
+            return
+        if req in ("write", "inplace"):
+            dst[...] = src
+        elif req == "add":
+            dst[...] = dst + src
+        else:
+            raise ValueError(f"[CustomOp.assign] unknown req {req!r}")
+
+
+class CustomOpProp:
+    """Base class describing a Python operator."""
+
+    def __init__(self, need_top_grad=True):
+        self.need_top_grad_ = need_top_grad
+
+    def list_arguments(self):
+        return ["data"]
+
+    def list_outputs(self):
+        return ["output"]
+
+    def list_auxiliary_states(self):
+        return []
+
+    def infer_shape(self, in_shape):
+        """(input shapes, output shapes, aux shapes); by default all equal the first input's."""
+        return in_shape, [in_shape[0]] * len(self.list_outputs()), []
+
+    def infer_type(self, in_type):
+        return in_type, [in_type[0]] * len(self.list_outputs()), [in_type[0]] * len(
+            self.list_auxiliary_states())
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        deps = list(out_grad) if self.need_top_grad_ else []
+        return deps + list(in_data) + list(out_data)
+
+    def create_operator(self, ctx, shapes, dtypes):
+        raise NotImplementedError
+
+
+def register(reg_name):
+    """Class decorator: registers a CustomOpProp subclass under reg_name."""
+    def decorator(prop_cls):
+        if not (isinstance(prop_cls, type) and issubclass(prop_cls, CustomOpProp)):
+            raise TypeError(f"[operator.register] {prop_cls!r} is not a CustomOpProp subclass")
+        _REGISTRY[reg_name] = prop_cls
+        return prop_cls
+    return decorator
+
+
+def get_all_registered_operators():
+    return sorted(_REGISTRY)
+
+
+# ---- called from C++ (python/src/custom_op.cc) ----
+class _Prop:
+    """A prop instance with its operator, created once per use of the op."""
+
+    def __init__(self, prop):
+        self.prop = prop
+        self.op = None
+        self.shapes = None
+        self.dtypes = None
+
+    def operator(self):
+        if self.op is None:
+            self.op = self.prop.create_operator("cpu(0)", self.shapes, self.dtypes)
+        return self.op
+
+
+def _create_prop(op_type, params):
+    cls = _REGISTRY.get(op_type)
+    if cls is None:
+        raise ValueError(f"[Custom] no custom operator is registered as '{op_type}'; registered: "
+                         f"{sorted(_REGISTRY)}")
+    prop = cls(**params)
+    n_aux = len(prop.list_auxiliary_states())
+    return (_Prop(prop), len(prop.list_arguments()) + n_aux, len(prop.list_outputs()), n_aux,
+            getattr(prop, "need_top_grad_", True))
+
+
+def _infer_shape(p, in_shapes):
+    n_args = len(p.prop.list_arguments())
+    result = p.prop.infer_shape([list(s) for s in in_shapes[:n_args]])
+    ins, outs = list(result[0]), list(result[1])
+    aux = list(result[2]) if len(result) > 2 else []
+    p.shapes = [tuple(s) for s in ins + outs + aux]
+    return [tuple(s) for s in ins + aux], [tuple(s) for s in outs]
+
+
+def _infer_type(p, in_types):
+    n_args = len(p.prop.list_arguments())
+    result = p.prop.infer_type([_onp.dtype(t) if t != "bfloat16" else t for t in in_types[:n_args]])
+    ins, outs = list(result[0]), list(result[1])
+    aux = list(result[2]) if len(result) > 2 else []
+    p.dtypes = ins + outs + aux
+    return ins + aux, outs
+
+
+def _forward(p, is_train, req, in_data, out_data, aux):
+    p.operator().forward(is_train=is_train, req=req, in_data=in_data, out_data=out_data, aux=aux)
+
+
+def _backward(p, req, out_grad, in_data, out_data, in_grad, aux):
+    p.operator().backward(req=req, out_grad=out_grad, in_data=in_data, out_data=out_data,
+                          in_grad=in_grad, aux=aux)
+
+
+def custom(*inputs, op_type, **params):
+    """Runs the custom operator registered as op_type (params are passed as strings)."""
+    params = {k: v for k, v in params.items()}
+    params["op_type"] = op_type
+    out = _core._invoke_str("Custom", list(inputs), params)
+    return out

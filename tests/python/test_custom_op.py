@@ -1,0 +1,176 @@
+"""Python custom operators (ndx.operator): the seeds' softmax example, params as strings,
+request types, autograd, hybridized blocks and graph export, and exceptions in callbacks."""
+import json
+
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import autograd, gluon, np
+from ndx.test_utils import assert_almost_equal
+
+
+# ---- the seeds' softmax example (imports changed; np.int is gone from NumPy 2) ----
+class Softmax(ndx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        x = in_data[0].asnumpy()
+        y = onp.exp(x - x.max(axis=1).reshape((x.shape[0], 1)))
+        y /= y.sum(axis=1).reshape((x.shape[0], 1))
+        self.assign(out_data[0], req[0], ndx.nd.array(y))
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        label = in_data[1].asnumpy().ravel().astype(int)
+        y = out_data[0].asnumpy()
+        y[onp.arange(label.shape[0]), label] -= 1.0
+        self.assign(in_grad[0], req[0], ndx.nd.array(y))
+
+
+@ndx.operator.register("softmax")
+class SoftmaxProp(ndx.operator.CustomOpProp):
+    def __init__(self):
+        super().__init__(need_top_grad=False)
+
+    def list_arguments(self):
+        return ["data", "label"]
+
+    def list_outputs(self):
+        return ["output"]
+
+    def infer_shape(self, in_shape):
+        data_shape = in_shape[0]
+        label_shape = (in_shape[0][0],)
+        return [data_shape, label_shape], [data_shape], []
+
+    def infer_type(self, in_type):
+        dtype = in_type[0]
+        return [dtype, dtype], [dtype], []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return Softmax()
+
+
+def _softmax(x):
+    e = onp.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_seed_softmax_forward_and_backward():
+    xn = onp.random.default_rng(0).normal(size=(5, 4)).astype(onp.float32)
+    labels = onp.array([0, 3, 1, 1, 2], dtype=onp.float32)
+    x, lab = np.array(xn), np.array(labels)
+    assert_almost_equal(ndx.nd.Custom(x, lab, op_type="softmax"), _softmax(xn), rtol=1e-5)
+    x.attach_grad()
+    with autograd.record():
+        y = ndx.npx.custom(x, lab, op_type="softmax")
+    y.backward()
+    want = _softmax(xn)
+    want[onp.arange(5), labels.astype(int)] -= 1
+    assert_almost_equal(x.grad, want, rtol=1e-5, atol=1e-6)
+
+
+def test_seed_softmax_trains_inside_a_gluon_network():
+    rng = onp.random.default_rng(1)
+    centers = rng.normal(scale=3, size=(3, 5))
+    labels = rng.integers(0, 3, size=120)
+    xn = (centers[labels] + rng.normal(size=(120, 5))).astype(onp.float32)
+    net = gluon.nn.Dense(3)
+    net.initialize(ndx.initializer.Xavier())
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+    x, lab = np.array(xn), np.array(labels.astype(onp.float32))
+    for _ in range(30):
+        with autograd.record():
+            prob = ndx.nd.Custom(net(x), lab, op_type="softmax")
+        prob.backward()
+        trainer.step(120)
+    accuracy = (prob.asnumpy().argmax(axis=1) == labels).mean()
+    assert accuracy > 0.9
+
+
+# ---- an op with a string param, a req of 'add', and a gradient that uses out_grad ----
+class Scale(ndx.operator.CustomOp):
+    def __init__(self, factor):
+        self.factor = factor
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * self.factor)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0] * self.factor)
+
+
+@ndx.operator.register("scale")
+class ScaleProp(ndx.operator.CustomOpProp):
+    def __init__(self, factor="1.0"):
+        super().__init__()
+        assert isinstance(factor, str)  # params arrive as strings, as in MXNet
+        self.factor = float(factor)
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return Scale(self.factor)
+
+
+def test_params_as_strings_grad_req_add_and_second_use():
+    x = np.array([1.0, -2.0, 3.0])
+    assert_almost_equal(ndx.nd.Custom(x, op_type="scale", factor=2.5), [2.5, -5.0, 7.5])
+    x.attach_grad(grad_req="add")
+    for _ in range(2):
+        with autograd.record():
+            y = (ndx.nd.Custom(x, op_type="scale", factor=3) * np.array([1.0, 2.0, 3.0])).sum()
+        y.backward()
+    assert_almost_equal(x.grad, [6.0, 12.0, 18.0])  # 3 * head, accumulated twice
+
+
+class ScaleBlock(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.npx.custom(F.np.sin(x), op_type="scale", factor="2")
+
+
+def test_custom_ops_in_hybridized_blocks_and_exported_graphs(tmp_path):
+    xn = onp.linspace(-1, 1, 6)
+    blk = ScaleBlock()
+    ref = blk(np.array(xn)).asnumpy()
+    assert_almost_equal(ref, 2 * onp.sin(xn))
+    blk.hybridize()
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = blk(x)
+    y.backward()
+    assert_almost_equal(y, ref, rtol=0, atol=0)
+    assert_almost_equal(x.grad, 2 * onp.cos(xn))
+    sym_file, _ = blk.export(str(tmp_path / "scale"))
+    nodes = json.load(open(sym_file))["nodes"]
+    custom = [n for n in nodes if n["op"] == "Custom"]
+    assert custom and custom[0]["attrs"]["op_type"] == "scale"
+    back = gluon.SymbolBlock.imports(sym_file, ["data0"])
+    assert_almost_equal(back(np.array(xn)), ref, rtol=0, atol=0)
+
+
+class Broken(ndx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        raise KeyError("deliberate failure in forward")
+
+
+@ndx.operator.register("broken")
+class BrokenProp(ndx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return Broken()
+
+
+@ndx.operator.register("bad_shape")
+class BadShapeProp(ndx.operator.CustomOpProp):
+    def infer_shape(self, in_shape):
+        return in_shape, [], []  # one output declared, none inferred
+
+
+def test_errors_surface_and_the_engine_stays_usable():
+    with pytest.raises(KeyError, match="deliberate"):
+        ndx.nd.Custom(np.ones((2,)), op_type="broken")
+    assert (np.ones((2,)) + 1).tolist() == [2.0, 2.0]  # still works
+    with pytest.raises(ValueError, match="no custom operator"):
+        ndx.nd.Custom(np.ones((2,)), op_type="never_registered")
+    with pytest.raises(ValueError, match="infer_shape"):
+        ndx.nd.Custom(np.ones((2,)), op_type="bad_shape")
+    with pytest.raises(TypeError):
+        ndx.operator.register("not_a_prop")(object)
+    assert "softmax" in ndx.operator.get_all_registered_operators()
