@@ -1,5 +1,5 @@
-"""Layers: Dense, Activation, Dropout, Flatten, Embedding, LayerNorm, BatchNorm, Sequential,
-HybridSequential."""
+"""Layers: Dense, Activation, Dropout, Flatten, Embedding, LayerNorm, BatchNorm, Conv1D, Conv2D,
+MaxPool2D, AvgPool2D, GlobalAvgPool2D, Sequential, HybridSequential."""
 from .basic_layers import (
     Activation,
     BatchNorm,
@@ -11,6 +11,8 @@ from .basic_layers import (
     LayerNorm,
     Sequential,
 )
+from .conv_layers import AvgPool2D, Conv1D, Conv2D, GlobalAvgPool2D, MaxPool2D
 
-__all__ = ["Activation", "BatchNorm", "Dense", "Dropout", "Embedding", "Flatten",
-           "HybridSequential", "LayerNorm", "Sequential"]
+__all__ = ["Activation", "AvgPool2D", "BatchNorm", "Conv1D", "Conv2D", "Dense", "Dropout",
+           "Embedding", "Flatten", "GlobalAvgPool2D", "HybridSequential", "LayerNorm",
+           "MaxPool2D", "Sequential"]
