@@ -1250,6 +1250,233 @@ add(OpEntry(
         ErrorInput((_f((2, 3)), _f((3,)), _f((3,)), _f((3,)), _f((3,))), {"axis": 2},
                    AXIS_ERR, "axis-out-of-range")]))
 
+# ============================================================ npx: convolution and pooling
+# npx.convolution / npx.pooling (src/operator/conv.cc) against direct NumPy loops in float64:
+# MXNet semantics, 1-d (N, C, W) and 2-d (N, C, H, W) data. Max-pooling gradients use
+# permutations (distinct values), so central differences never cross a tie.
+def _convolution(data, weight, bias=None, **kwargs):
+    """npx.convolution, with no_bias=True when called without a bias (the generated function
+    always takes three arrays)."""
+    if bias is None:
+        from ndx._registry import ops
+        return ndx._core._invoke(ops()["_npx_convolution"].handle, (data, weight),
+                                 dict(kwargs, no_bias=True))
+    return npx.convolution(data, weight, bias, **kwargs)
+
+
+def _per_dim(values, nsp, default):
+    """A stride/pad/dilate param as an (H, W) pair; 1-d params get H's neutral value."""
+    v = tuple(values) if values else (default,) * nsp
+    return ((1 if default else 0),) + v if nsp == 1 else v
+
+
+def _conv_ref(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=None,
+              num_group=1, no_bias=False, layout=None):
+    nsp = len(kernel)
+    x = data.astype(onp.float64)
+    w = weight.astype(onp.float64)
+    if nsp == 1:
+        x, w = x[:, :, None, :], w[:, :, None, :]
+    kh, kw = w.shape[2:]
+    sh, sw = _per_dim(stride, nsp, 1)
+    dh, dw = _per_dim(dilate, nsp, 1)
+    ph, pw = _per_dim(pad, nsp, 0)
+    x = onp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    n, c, h, wd = x.shape
+    f = w.shape[0]
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd - dw * (kw - 1) - 1) // sw + 1
+    cg, fg = c // num_group, f // num_group
+    out = onp.zeros((n, f, oh, ow))
+    for g in range(num_group):
+        xg = x[:, g * cg:(g + 1) * cg]
+        for i in range(kh):
+            for j in range(kw):
+                patch = xg[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                           j * dw:j * dw + sw * (ow - 1) + 1:sw]
+                out[:, g * fg:(g + 1) * fg] += onp.einsum(
+                    "nchw,fc->nfhw", patch, w[g * fg:(g + 1) * fg, :, i, j])
+    if bias is not None:
+        out += bias.astype(onp.float64)[None, :, None, None]
+    if nsp == 1:
+        out = out[:, :, 0, :]
+    return out.astype(data.dtype)
+
+
+# (name, data shape, kernel, extra kwargs, num_filter, bias)
+CONV_CASES = [
+    ("2d-(2,3,5,5)-k3", (2, 3, 5, 5), (3, 3), {}, 4, True),
+    ("2d-stride-pad", (1, 2, 6, 7), (3, 2), {"stride": (2, 1), "pad": (1, 0)}, 3, True),
+    ("2d-dilate-groups", (2, 4, 7, 6), (3, 3),
+     {"stride": (1, 2), "pad": (2, 1), "dilate": (2, 1), "num_group": 2}, 6, True),
+    ("2d-depthwise-no_bias", (1, 3, 4, 4), (2, 2), {"num_group": 3, "pad": (1, 1)}, 3, False),
+    ("1d-(2,3,8)-k3", (2, 3, 8), (3,), {}, 4, True),
+    ("1d-stride-pad-dilate", (1, 4, 9), (3,),
+     {"stride": (2,), "pad": (1,), "dilate": (2,), "num_group": 2}, 2, True),
+    ("1d-no_bias-layout", (3, 2, 5), (2,), {"stride": (3,), "pad": (2,), "layout": "NCW"}, 3,
+     False),
+    ("2d-zero-batch", (0, 2, 4, 4), (3, 3), {}, 2, True),
+    ("1d-zero-channels", (2, 0, 4), (2,), {}, 3, True),
+]
+
+
+def _conv_args(rng, dtype, shape, kernel, kw, num_filter, bias):
+    groups = kw.get("num_group", 1)
+    args = (make_arg(shape, dtype, rng, Domain(-1, 1)),
+            make_arg((num_filter, shape[1] // groups) + tuple(kernel), dtype, rng, Domain(-1, 1)))
+    if bias:
+        args += (make_arg((num_filter,), dtype, rng, Domain(-1, 1)),)
+    return args
+
+
+def _conv_samples(dtype, rng, domains):
+    return [Sample(_conv_args(rng, dtype, shape, kernel, kw, f, bias),
+                   dict(kw, kernel=kernel, num_filter=f), name)
+            for name, shape, kernel, kw, f, bias in CONV_CASES]
+
+
+def _conv_grad(rng):
+    out = []
+    for name, shape, kernel, kw, f, bias in CONV_CASES:
+        if 0 in shape or int(onp.prod(shape)) > 100:  # keep the central differences cheap
+            continue
+        params = dict(kw, kernel=kernel, num_filter=f)
+        if not bias:
+            params["no_bias"] = True
+        out.append(GradSample(_conv_args(rng, "float64", shape, kernel, kw, f, bias), params,
+                              name))
+    return out
+
+
+def _conv_err(data, weight, bias, name, exc=ValueError, **kw):
+    kw.setdefault("kernel", (3, 3))
+    kw.setdefault("num_filter", 4)
+    args = (_f(data), weight if isinstance(weight, onp.ndarray) else _f(weight))
+    args += (bias if isinstance(bias, onp.ndarray) else _f(bias),)
+    return ErrorInput(args, kw, exc, name)
+
+
+add(OpEntry(
+    "npx.convolution", _convolution, _conv_ref, "shape", FLOATS, _conv_samples,
+    tols=dict(ACCUM_TOLS), differentiable=True, grad_op="_npx_convolution",
+    grad_samples=_conv_grad,
+    error_inputs=lambda: [
+        _conv_err((1, 2, 2, 5), (4, 2, 3, 3), (4,), "kernel-exceeds-padded-input"),
+        _conv_err((1, 2, 3, 3), (4, 2, 3, 3), (4,), "dilated-kernel-exceeds-input",
+                  dilate=(2, 2)),
+        _conv_err((1, 3, 5, 5), (4, 1, 3, 3), (4,), "channels-not-divisible-by-groups",
+                  num_group=2),
+        _conv_err((1, 4, 5, 5), (3, 2, 3, 3), (3,), "filters-not-divisible-by-groups",
+                  num_group=2, num_filter=3),
+        _conv_err((2, 5, 5), (4, 2, 3, 3), (4,), "2d-kernel-on-1d-data"),
+        _conv_err((5, 5), (4, 2, 3, 3), (4,), "2d-data"),
+        _conv_err((1, 2, 5, 5, 5), (4, 2, 3, 3, 3), (4,), "5d-data", kernel=(3, 3, 3)),
+        _conv_err((1, 2, 5, 5), (4, 2, 3, 2), (4,), "weight-shape"),
+        _conv_err((1, 2, 5, 5), (4, 2, 3, 3), (3,), "bias-shape"),
+        _conv_err((1, 2, 5, 5), (4, 2, 3, 3), (4,), "stride-length", stride=(1,)),
+        _conv_err((1, 2, 5, 5), (4, 2, 3, 3), (4,), "zero-stride", stride=(0, 1)),
+        _conv_err((1, 2, 5, 5), (4, 2, 3, 3), (4,), "layout-mismatch", layout="NCW"),
+        _conv_err((1, 2, 5, 5), (4, 2, 3, 3), (4,), "unknown-layout", layout="NHWC"),
+        _conv_err((1, 2, 5, 5), onp.ones((4, 2, 3, 3), dtype=onp.float64), (4,),
+                  "weight-dtype", TypeError),
+        ErrorInput((onp.ones((1, 2, 5, 5), dtype=onp.int32), onp.ones((4, 2, 3, 3), onp.int32),
+                    onp.ones((4,), onp.int32)), {"kernel": (3, 3), "num_filter": 4}, TypeError,
+                   "int-data")]))
+
+
+def _pool_ref(data, kernel=(), pool_type="max", global_pool=False, pooling_convention="valid",
+              stride=(), pad=(), count_include_pad=True, layout=None):
+    x = data.astype(onp.float64)
+    nsp = x.ndim - 2
+    if nsp == 1:
+        x = x[:, :, None, :]
+    n, c, h, w = x.shape
+    if global_pool:
+        (kh, kw), (sh, sw), (ph, pw), (oh, ow) = (h, w), (1, 1), (0, 0), (1, 1)
+    else:
+        kh, kw = (1,) + tuple(kernel) if nsp == 1 else kernel
+        sh, sw = _per_dim(stride, nsp, 1)
+        ph, pw = _per_dim(pad, nsp, 0)
+
+        def osize(size, k, s, p):
+            span = size + 2 * p - k
+            return 1 + (-(-span // s) if pooling_convention == "full" else span // s)
+        oh, ow = osize(h, kh, sh, ph), osize(w, kw, sw, pw)
+    out = onp.zeros((n, c, oh, ow))
+    for oy in range(oh):
+        for ox in range(ow):
+            ys, xs = oy * sh - ph, ox * sw - pw
+            ye, xe = min(ys + kh, h + ph), min(xs + kw, w + pw)
+            y0, y1, x0, x1 = max(ys, 0), min(ye, h), max(xs, 0), min(xe, w)
+            win = x[:, :, y0:y1, x0:x1]
+            if pool_type == "max":
+                out[:, :, oy, ox] = win.max(axis=(2, 3))
+            else:
+                s = win.sum(axis=(2, 3))
+                count = (ye - ys) * (xe - xs) if count_include_pad else (y1 - y0) * (x1 - x0)
+                out[:, :, oy, ox] = s / count if pool_type == "avg" else s
+    if nsp == 1:
+        out = out[:, :, 0, :]
+    return out.astype(data.dtype)
+
+
+# (name, data shape, kwargs); each runs as max, avg and sum.
+POOL_CASES = [
+    ("2d-k2-s2", (2, 3, 6, 6), {"kernel": (2, 2), "stride": (2, 2)}),
+    ("2d-k3-default-stride", (1, 2, 5, 7), {"kernel": (3, 3)}),
+    ("2d-stride-pad", (1, 2, 5, 7), {"kernel": (3, 2), "stride": (2, 3), "pad": (1, 1)}),
+    ("2d-full", (2, 1, 7, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 0),
+                                "pooling_convention": "full"}),
+    ("2d-no-count-pad", (1, 2, 5, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1),
+                                       "count_include_pad": False}),
+    ("2d-global", (2, 3, 4, 5), {"global_pool": True}),
+    ("1d-k3-s2", (2, 3, 9), {"kernel": (3,), "stride": (2,)}),
+    ("1d-full-pad", (1, 2, 8), {"kernel": (3,), "stride": (2,), "pad": (1,),
+                                "pooling_convention": "full"}),
+    ("1d-global-layout", (2, 2, 6), {"global_pool": True, "layout": "NCW"}),
+    ("2d-zero-batch", (0, 2, 4, 4), {"kernel": (2, 2)}),
+]
+
+
+def _pool_samples(dtype, rng, domains):
+    return [Sample((make_arg(shape, dtype, rng, Domain(-3, 3)),), dict(kw, pool_type=t),
+                   f"{t}-{name}")
+            for name, shape, kw in POOL_CASES for t in ("max", "avg", "sum")]
+
+
+def _pool_grad(rng):
+    out = []
+    for name, shape, kw in POOL_CASES:
+        size = int(onp.prod(shape))
+        if size == 0 or size > 80:
+            continue
+        x = rng.permutation(size).reshape(shape).astype(onp.float64) * 0.1
+        for t in ("max", "avg", "sum"):
+            out.append(GradSample((x,), dict(kw, pool_type=t), f"{t}-{name}"))
+    return out
+
+
+add(OpEntry(
+    "npx.pooling", npx.pooling, _pool_ref, "shape", FLOATS, _pool_samples,
+    tols=dict(ACCUM_TOLS), differentiable=True, grad_op="_npx_pooling", grad_samples=_pool_grad,
+    error_inputs=lambda: [
+        ErrorInput((_f((1, 2, 4, 4)),), {"kernel": (5, 2)}, ValueError,
+                   "kernel-exceeds-input"),
+        ErrorInput((_f((1, 2, 3)),), {"kernel": (6,), "pad": (1,)}, ValueError,
+                   "kernel-exceeds-padded-input"),
+        ErrorInput((_f((4, 4)),), {"kernel": (2, 2)}, ValueError, "2d-data"),
+        ErrorInput((_f((1, 1, 2, 2, 2)),), {"global_pool": True}, ValueError, "5d-data"),
+        ErrorInput((_f((1, 2, 4, 4)),), {"kernel": (2,)}, ValueError, "1d-kernel-on-2d-data"),
+        ErrorInput((_f((1, 2, 4, 4)),), {}, ValueError, "kernel-missing"),
+        ErrorInput((_f((1, 2, 4, 4)),), {"kernel": (2, 2), "stride": (0, 1)}, ValueError,
+                   "zero-stride"),
+        ErrorInput((_f((1, 2, 4, 4)),), {"kernel": (2, 2), "pool_type": "lp"}, ValueError,
+                   "unknown-pool_type"),
+        ErrorInput((_f((1, 2, 4, 4)),), {"kernel": (2, 2), "pooling_convention": "same"},
+                   ValueError, "unknown-convention"),
+        ErrorInput((onp.ones((1, 2, 4, 4), dtype=onp.int32),), {"kernel": (2, 2)}, TypeError,
+                   "int-data")]))
+
 # -------------------------------------------------------------------------------------- index
 ENTRY_BY_NAME = {e.name: e for e in ENTRIES}
 assert len(ENTRY_BY_NAME) == len(ENTRIES), "duplicate entry names"

@@ -30,6 +30,23 @@ def fully_connected(x, weight, bias=None, num_hidden=None, no_bias=None, flatten
                          {"num_hidden": num_hidden, "no_bias": no_bias, "flatten": flatten}, out)
 
 
+def convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=(),
+                num_filter=None, num_group=1, no_bias=None, layout=None, out=None):
+    """N-d convolution (NCW / NCHW); bias may be None. kernel and num_filter default to the
+    weight's spatial shape and first dim."""
+    if kernel is None:
+        kernel = tuple(weight.shape[2:])
+    if num_filter is None:
+        num_filter = weight.shape[0]
+    if no_bias is None:
+        no_bias = bias is None
+    inputs = (data, weight) if no_bias else (data, weight, bias)
+    params = {"kernel": tuple(kernel), "stride": tuple(stride), "dilate": tuple(dilate),
+              "pad": tuple(pad), "num_filter": num_filter, "num_group": num_group,
+              "no_bias": no_bias, "layout": layout}
+    return _core._invoke("_npx_convolution", inputs, params, out)
+
+
 populate(globals(), "_npx_")
 
 
