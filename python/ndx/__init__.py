@@ -9,6 +9,7 @@ from . import (
                    autograd,
                    gluon,
                    initializer,
+    library,
                    nd,
                    operator,
     optimizer,
@@ -32,7 +33,7 @@ numpy = np
 random_seed = _core.random_seed
 __version__ = "0.1.0"
 
-__all__ = ["_api_internal", "autograd", "gluon", "initializer", "operator", "optimizer",
+__all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "operator", "optimizer",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "NDXValueError", "NDXTypeError", "NDXIndexError",
            "NDXNotImplementedError", "random_seed"]

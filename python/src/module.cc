@@ -7,6 +7,7 @@
 #include "ndx/executor.h"
 #include "ndx/graph.h"
 #include "ndx/imperative.h"
+#include "ndx/library.h"
 #include "ndx/op_util.h"
 
 namespace ndx::py {
@@ -422,7 +423,18 @@ PyObject* invoke_str(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+PyObject* load_library_py(PyObject*, PyObject* path) {
+  NDX_PY_BEGIN
+  if (!PyUnicode_Check(path)) type_error("[library.load] expected a path str");
+  auto names = load_library(PyUnicode_AsUTF8(path));
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
+  for (size_t i = 0; i < names.size(); ++i) PyList_SET_ITEM(list, i, PyUnicode_FromString(names[i].c_str()));
+  return list;
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef module_methods[] = {
+    {"_load_library", load_library_py, METH_O, "Loads an operator library; returns its op names."},
     {"_invoke_str", invoke_str, METH_VARARGS, "Runs an op with params given as strings."},
     {"_set_tracing", set_tracing_py, METH_O,
      "Turns graph tracing on or off; returns the previous state."},

@@ -1,0 +1,87 @@
+"""Operator libraries: shared libraries written against include/ndx/lib_api.h, loaded at run
+time. Each of their ops becomes a first-class op: ndx.npx.<name>, ndx.nd.<name>, autograd
+through its backward, capture in hybridized blocks, and help() text."""
+import hashlib
+import os
+import shutil
+import subprocess
+
+from . import _core
+
+__all__ = ["load", "load_op_lib", "compile", "include_dir"]
+
+
+def _op_function(name, path):
+    def op(*inputs, **params):
+        return _core._invoke_str(name, list(inputs), {k: v for k, v in params.items()})
+    op.__name__ = name
+    op.__doc__ = (f"Operator '{name}' from the library {path}.\n\nInputs are ndarrays; params are "
+                  "passed to the library as strings.")
+    return op
+
+
+def load(path, verbose=False):
+    """Loads the operator library at `path` and returns the names of its ops. Bad libraries
+    (missing file, not a shared library, wrong lib_api version, missing functions) raise and
+    register nothing."""
+    path = os.path.abspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"[library.load] no such file: {path}")
+    names = _core._load_library(path)
+    from . import nd, numpy_extension
+    for name in names:
+        f = _op_function(name, path)
+        setattr(numpy_extension, name, f)
+        setattr(nd, name, f)
+        if verbose:
+            print(f"loaded operator {name} from {path}")
+    return names
+
+
+load_op_lib = load
+
+
+def include_dir():
+    """The directory holding ndx/lib_api.h (in the installed package, or the source tree)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "include"),
+                      os.path.join(here, os.pardir, os.pardir, "include")):
+        if os.path.exists(os.path.join(candidate, "ndx", "lib_api.h")):
+            return os.path.abspath(candidate)
+    raise FileNotFoundError("[library] ndx/lib_api.h was not found next to the package")
+
+
+def _cache_dir():
+    d = os.environ.get("NDX_LIBRARY_CACHE", os.path.join(os.path.expanduser("~"), ".cache",
+                                                          "ndx", "libraries"))
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def compile(sources, name=None, extra_flags=(), load_library=True):
+    """Builds an operator library from C++ sources against lib_api.h (no CMake needed), caches
+    it by the hash of sources and flags, and loads it. Returns the op names (or the path when
+    load_library=False)."""
+    if isinstance(sources, str):
+        sources = [sources]
+    sources = [os.path.abspath(s) for s in sources]
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if cxx is None:
+        raise RuntimeError("[library.compile] no C++ compiler found (set CXX)")
+    flags = ["-O2", "-std=c++17", "-shared", "-fPIC", f"-I{include_dir()}", *extra_flags]
+    digest = hashlib.sha256()
+    for s in sources:
+        with open(s, "rb") as f:
+            digest.update(f.read())
+    with open(os.path.join(include_dir(), "ndx", "lib_api.h"), "rb") as f:
+        digest.update(f.read())
+    digest.update(" ".join([cxx, *flags]).encode())
+    name = name or os.path.splitext(os.path.basename(sources[0]))[0]
+    out = os.path.join(_cache_dir(), f"lib{name}-{digest.hexdigest()[:16]}.so")
+    if not os.path.exists(out):
+        tmp = out + f".tmp{os.getpid()}"
+        proc = subprocess.run([cxx, *flags, *sources, "-o", tmp], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"[library.compile] building {name} failed:\n{proc.stderr}")
+        os.replace(tmp, out)
+    return load(out) if load_library else out

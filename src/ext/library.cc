@@ -1,0 +1,300 @@
+#include "ndx/library.h"
+
+#include <dlfcn.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "ndx/graph.h"
+#define NDX_LIB_C_ONLY  // the engine needs the ABI structs, not the author-side helpers
+#include "ndx/lib_api.h"
+#include "ndx/op_util.h"
+
+namespace ndx {
+
+namespace {
+
+using VersionFn = int (*)();
+using LastErrorFn = const char* (*)();
+using NumOpsFn = int (*)();
+using GetOpFn = int (*)(int, NDXLibOp*);
+
+struct Library {
+  std::string path;
+  void* handle = nullptr;
+  LastErrorFn last_error = nullptr;
+  std::vector<NDXLibOp> ops;
+  std::vector<std::string> names;
+};
+
+// The parsed attributes of one use of a library op: C views over owned strings.
+struct LibAttrs {
+  std::shared_ptr<Library> lib;
+  const NDXLibOp* op = nullptr;
+  std::vector<std::string> keys, values;
+  std::vector<const char*> kptr, vptr;
+  int32_t num_inputs = 1, num_outputs = 1;
+  NDXLibAttrs c() const { return {static_cast<int32_t>(kptr.size()), kptr.data(), vptr.data()}; }
+};
+
+std::string lib_error(const Library& lib) {
+  const char* e = lib.last_error ? lib.last_error() : nullptr;
+  return e && *e ? e : "(no message)";
+}
+
+void check(const LibAttrs& a, int rc, const char* what) {
+  if (rc != 0)
+    value_error("[", a.op->name, "] ", what, " failed in library ", a.lib->path, ": ",
+                lib_error(*a.lib));
+}
+
+NDXLibTensor tensor_of(const TBlob& b) {
+  return {b.dptr,
+          b.shape.data(),
+          b.ndim(),
+          static_cast<int32_t>(b.dtype),
+          b.device.is_cpu() ? 1 : 2,
+          b.device.id};
+}
+
+struct ResourceCtx {
+  std::vector<std::shared_ptr<Storage>> held;
+  Device device;
+  const OpContext* op_ctx;
+};
+
+void* alloc_temp(void* ctx, size_t bytes) {
+  auto* c = static_cast<ResourceCtx*>(ctx);
+  c->held.push_back(Storage::allocate(bytes, c->device));
+  return c->held.back()->data();
+}
+
+uint64_t next_random(void* ctx) {
+  auto* c = static_cast<ResourceCtx*>(ctx);
+  for (const Resource& r : c->op_ctx->requested)
+    if (r.type == ResourceRequest::kRandom) return r.next_random();
+  raise(ErrorKind::kRuntimeError, "[library] no random resource");
+}
+
+void run(const LibAttrs& a, NDXLibCompute fn, const OpContext& ctx, const std::vector<TBlob>& in,
+         const std::vector<OpReqType>& req, const std::vector<TBlob>& out, const char* what) {
+  std::vector<NDXLibTensor> cin, cout;
+  for (const auto& b : in) cin.push_back(tensor_of(b));
+  for (const auto& b : out) cout.push_back(tensor_of(b));
+  std::vector<int32_t> creq(req.begin(), req.end());
+  ResourceCtx rctx{{}, ctx.device, &ctx};
+  NDXLibResource res{&rctx, alloc_temp, next_random, nullptr};
+  NDXLibAttrs attrs = a.c();
+  check(a,
+        fn(&attrs, static_cast<int32_t>(cin.size()), cin.data(), static_cast<int32_t>(cout.size()),
+           cout.data(), creq.data(), &res),
+        what);
+}
+
+void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
+  const std::string name = desc->name;
+  auto parser = [lib, desc](NodeAttrs* attrs) {
+    LibAttrs a;
+    a.lib = lib;
+    a.op = desc;
+    for (const auto& [k, v] : attrs->dict) a.keys.push_back(k), a.values.push_back(v);
+    a.keys.push_back("__op__");
+    a.values.push_back(desc->name);
+    for (size_t i = 0; i < a.keys.size(); ++i)
+      a.kptr.push_back(a.keys[i].c_str()), a.vptr.push_back(a.values[i].c_str());
+    if (desc->parse_attrs) {
+      NDXLibAttrs c = a.c();
+      check(a, desc->parse_attrs(&c, &a.num_inputs, &a.num_outputs), "parse_attrs");
+    }
+    if (a.num_inputs < 0 || a.num_outputs < 1)
+      value_error("[", desc->name, "] parse_attrs gave ", a.num_inputs, " inputs and ",
+                  a.num_outputs, " outputs");
+    attrs->parsed = std::make_shared<LibAttrs>(std::move(a));
+  };
+  auto get = [](const NodeAttrs& n) -> const LibAttrs& {
+    return *n.get<std::shared_ptr<LibAttrs>>();
+  };
+  Op& op = OpRegistry::global().register_op(name);
+  op.describe("Operator '" + name + "' from the library " + lib->path + ".")
+      .add_argument("data", "NDArray[]", "Inputs of the library op.")
+      .set_attr_parser(parser)
+      .set_num_inputs(
+          [get](const NodeAttrs& n) { return static_cast<uint32_t>(get(n).num_inputs); })
+      .set_num_outputs(
+          [get](const NodeAttrs& n) { return static_cast<uint32_t>(get(n).num_outputs); })
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [get](const NodeAttrs& n, ShapeVector* in, ShapeVector* out) {
+            const LibAttrs& a = get(n);
+            std::vector<const int64_t*> dims;
+            std::vector<int32_t> nd;
+            for (const auto& s : *in) {
+              if (!s.is_known()) return false;
+              dims.push_back(s.data()), nd.push_back(s.ndim());
+            }
+            std::vector<int64_t> outs(out->size() * NDX_LIB_MAX_DIMS);
+            std::vector<int32_t> out_nd(out->size());
+            NDXLibAttrs c = a.c();
+            check(a,
+                  a.op->infer_shape(&c, static_cast<int32_t>(in->size()), dims.data(), nd.data(),
+                                    static_cast<int32_t>(out->size()), outs.data(), out_nd.data()),
+                  "infer_shape");
+            for (size_t j = 0; j < out->size(); ++j) {
+              if (out_nd[j] < 0 || out_nd[j] > NDX_LIB_MAX_DIMS)
+                value_error("[", a.op->name, "] infer_shape gave ", out_nd[j], " dims");
+              Shape s(outs.data() + j * NDX_LIB_MAX_DIMS,
+                      outs.data() + j * NDX_LIB_MAX_DIMS + out_nd[j]);
+              for (int64_t d : s)
+                if (d < 0) value_error("[", a.op->name, "] infer_shape gave shape ", s.str());
+              assign_shape(n, &(*out)[j], s, "output", static_cast<int>(j));
+            }
+            return true;
+          })
+      .set_attr<FInferType>("FInferType",
+                            [get](const NodeAttrs& n, DTypeVector* in, DTypeVector* out) {
+                              const LibAttrs& a = get(n);
+                              std::vector<int32_t> ti, to(out->size(), -1);
+                              for (DType t : *in) ti.push_back(static_cast<int32_t>(t));
+                              NDXLibAttrs c = a.c();
+                              check(a,
+                                    a.op->infer_type(&c, static_cast<int32_t>(ti.size()), ti.data(),
+                                                     static_cast<int32_t>(to.size()), to.data()),
+                                    "infer_type");
+                              for (size_t j = 0; j < out->size(); ++j) {
+                                if (to[j] < 0 || to[j] >= kNumDTypes)
+                                  type_error("[", a.op->name, "] infer_type gave dtype code ",
+                                             to[j]);
+                                (*out)[j] = static_cast<DType>(to[j]);
+                              }
+                              return true;
+                            })
+      .set_attr<FResourceRequest>(
+          "FResourceRequest",
+          [](const NodeAttrs&) { return std::vector<ResourceRequest>{{ResourceRequest::kRandom}}; })
+      .set_attr<FCompute>(
+          "FCompute<cpu>",
+          [get](const NodeAttrs& n, const OpContext& ctx, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+            const LibAttrs& a = get(n);
+            if (!a.op->forward_cpu)
+              not_implemented("[", a.op->name, "] the library has no cpu forward");
+            run(a, a.op->forward_cpu, ctx, in, req, out, "forward");
+          });
+  if (!desc->backward_cpu) return;
+  const std::string bwd = "_backward_" + name;
+  op.set_attr<FGradient>("FGradient", [bwd](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    std::vector<NodeEntry> heads(og.begin(), og.end());
+    heads.insert(heads.end(), n->inputs.begin(), n->inputs.end());
+    for (uint32_t i = 0; i < n->num_outputs(); ++i) heads.push_back(NodeEntry{n, i, 0});
+    return make_grad_node(bwd, n, heads, /*share_params=*/true);
+  });
+  OpRegistry::global()
+      .register_op(bwd)
+      .describe("Backward of the library op '" + name +
+                "': (ograds, inputs, outputs) -> input grads.")
+      .set_num_inputs([get](const NodeAttrs& n) {
+        return static_cast<uint32_t>(2 * get(n).num_outputs + get(n).num_inputs);
+      })
+      .set_num_outputs(
+          [get](const NodeAttrs& n) { return static_cast<uint32_t>(get(n).num_inputs); })
+      .set_attr<FInferShape>("FInferShape",
+                             [get](const NodeAttrs& n, ShapeVector* in, ShapeVector* out) {
+                               const LibAttrs& a = get(n);
+                               for (int i = 0; i < a.num_inputs; ++i)
+                                 assign_shape(n, &(*out)[i], (*in)[a.num_outputs + i], "output", i);
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType",
+                            [get](const NodeAttrs& n, DTypeVector* in, DTypeVector* out) {
+                              const LibAttrs& a = get(n);
+                              for (int i = 0; i < a.num_inputs; ++i)
+                                (*out)[i] = (*in)[a.num_outputs + i];
+                              return true;
+                            })
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>(
+          "FCompute<cpu>",
+          [get](const NodeAttrs& n, const OpContext& ctx, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+            run(get(n), get(n).op->backward_cpu, ctx, in, req, out, "backward");
+          });
+}
+
+std::mutex& libs_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, std::shared_ptr<Library>>& loaded() {
+  static auto* libs = new std::map<std::string, std::shared_ptr<Library>>();
+  return *libs;
+}
+
+template <typename F>
+F symbol(void* handle, const char* name, const std::string& path) {
+  void* p = dlsym(handle, name);
+  if (!p)
+    value_error("[library.load] ", path, " is not an ndx operator library: it lacks the function ",
+                name);
+  return reinterpret_cast<F>(p);
+}
+
+}  // namespace
+
+std::vector<std::string> load_library(const std::string& path) {
+  std::lock_guard<std::mutex> lock(libs_mutex());
+  auto it = loaded().find(path);
+  if (it != loaded().end()) return it->second->names;
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* e = dlerror();
+    value_error("[library.load] cannot load ", path, ": ", e ? e : "unknown error");
+  }
+  auto lib = std::make_shared<Library>();
+  lib->path = path;
+  lib->handle = handle;
+  try {
+    auto version = symbol<VersionFn>(handle, "ndx_lib_version", path);
+    lib->last_error = symbol<LastErrorFn>(handle, "ndx_lib_last_error", path);
+    auto num_ops = symbol<NumOpsFn>(handle, "ndx_lib_num_ops", path);
+    auto get_op = symbol<GetOpFn>(handle, "ndx_lib_get_op", path);
+    int v = version();
+    if (v != NDX_LIB_API_VERSION)
+      value_error("[library.load] ", path, " was built against lib_api version ", v,
+                  "; this ndx loads version ", NDX_LIB_API_VERSION);
+    int n = num_ops();
+    if (n < 0) value_error("[library.load] ", path, " reports ", n, " operators");
+    lib->ops.resize(static_cast<size_t>(n));
+    // Every check before any registration, so a bad library changes nothing.
+    for (int i = 0; i < n; ++i) {
+      if (get_op(i, &lib->ops[i]) != 0)
+        value_error("[library.load] ", path, ": getting operator ", i,
+                    " failed: ", lib_error(*lib));
+      const NDXLibOp& op = lib->ops[i];
+      if (!op.name || !*op.name)
+        value_error("[library.load] ", path, ": operator ", i, " has no name");
+      std::string name = op.name;
+      if (!op.infer_shape)
+        value_error("[library.load] ", path, ": operator '", name, "' has no infer_shape");
+      if (!op.infer_type)
+        value_error("[library.load] ", path, ": operator '", name, "' has no infer_type");
+      if (!op.forward_cpu && !op.forward_gpu)
+        value_error("[library.load] ", path, ": operator '", name, "' has no forward");
+      if (Op::find(name) || Op::find("_backward_" + name))
+        value_error("[library.load] ", path, ": an operator named '", name,
+                    "' is already registered");
+      for (int j = 0; j < i; ++j)
+        if (name == lib->ops[j].name)
+          value_error("[library.load] ", path, ": operator '", name, "' appears twice");
+      lib->names.push_back(name);
+    }
+  } catch (...) {
+    dlclose(handle);
+    throw;
+  }
+  for (const NDXLibOp& op : lib->ops) register_op(lib, &op);
+  loaded()[path] = lib;
+  return lib->names;
+}
+
+}  // namespace ndx

@@ -1,0 +1,140 @@
+"""Operator libraries built against lib_api.h: compile and load, forward and backward as
+first-class ops (autograd, hybridize), the random resource, and every kind of bad library."""
+import os
+import shutil
+import subprocess
+
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import autograd, gluon, np, npx
+from ndx.test_utils import assert_almost_equal
+
+EXT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "examples", "extensions")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def libraries(tmp_path_factory):
+    os.environ["NDX_LIBRARY_CACHE"] = str(tmp_path_factory.mktemp("libcache"))
+    for src in ("relu_lib.cc", "gemm_lib.cc", "noisy_relu_lib.cc"):
+        ndx.library.compile(os.path.join(EXT, src))
+
+
+def test_library_ops_are_first_class():
+    xn = onp.array([-1.5, 0.5, 2.0, -0.1])
+    x = np.array(xn)
+    assert_almost_equal(npx.my_relu(x), onp.maximum(xn, 0))
+    assert_almost_equal(ndx.nd.my_relu(x), onp.maximum(xn, 0))
+    x.attach_grad()
+    head = onp.array([1.0, 2.0, 3.0, 4.0])
+    with autograd.record():
+        y = npx.my_relu(x)
+    y.backward(np.array(head))
+    assert_almost_equal(x.grad, head * (xn > 0))
+    assert "library" in npx.my_relu.__doc__
+
+
+def test_gemm_with_params_and_backward():
+    rng = onp.random.default_rng(0)
+    an = rng.normal(size=(3, 4)).astype(onp.float32)
+    bn = rng.normal(size=(4, 2)).astype(onp.float32)
+    a, b = np.array(an), np.array(bn)
+    assert_almost_equal(npx.my_gemm(a, b, alpha="0.5"), 0.5 * an @ bn, rtol=1e-5, atol=1e-6)
+    a.attach_grad()
+    b.attach_grad()
+    g = rng.normal(size=(3, 2)).astype(onp.float32)
+    with autograd.record():
+        c = npx.my_gemm(a, b, alpha=2)
+    c.backward(np.array(g))
+    assert_almost_equal(a.grad, 2 * g @ bn.T, rtol=1e-5, atol=1e-5)
+    assert_almost_equal(b.grad, 2 * an.T @ g, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="inner dimensions differ"):
+        npx.my_gemm(a, a)
+    with pytest.raises(ValueError, match="float32 only"):
+        npx.my_gemm(np.ones((2, 2), dtype="float64"), np.ones((2, 2), dtype="float64"))
+    with pytest.raises(ValueError, match="alpha must be a number"):
+        npx.my_gemm(a, b, alpha="big")
+
+
+class ReluBlock(gluon.HybridBlock):
+    def forward(self, x):
+        return npx.my_relu(x) * 2.0
+
+
+def test_library_ops_in_hybridized_blocks(tmp_path):
+    xn = onp.linspace(-2, 2, 8)
+    blk = ReluBlock()
+    blk.hybridize()
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = blk(x)
+    y.backward()
+    assert_almost_equal(y, 2 * onp.maximum(xn, 0))
+    assert_almost_equal(x.grad, 2.0 * (xn > 0))
+    sym_file, _ = blk.export(str(tmp_path / "relu"))
+    assert '"my_relu"' in open(sym_file).read()
+
+
+def test_random_resource_and_temp_space():
+    ndx.random_seed(3)
+    x = np.array(onp.array([-1.0, 1.0, 2.0], dtype=onp.float32))
+    y1 = npx.my_noisy_relu(x, scale=0.5).asnumpy()
+    noise = y1 - onp.maximum(x.asnumpy(), 0)
+    assert ((noise >= 0) & (noise < 0.5)).all() and noise.std() > 0
+    ndx.random_seed(3)
+    onp.testing.assert_array_equal(npx.my_noisy_relu(x, scale=0.5).asnumpy(), y1)
+
+
+def _cc(tmp_path, name, code):
+    src = tmp_path / f"{name}.c"
+    src.write_text(code)
+    out = tmp_path / f"lib{name}.so"
+    cc = shutil.which("cc") or shutil.which("gcc")
+    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(out)], check=True)
+    return str(out)
+
+
+def test_bad_libraries_raise_and_leave_the_engine_usable(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        ndx.library.load(str(tmp_path / "missing.so"))
+    text = tmp_path / "not_a_library.so"
+    text.write_text("just text")
+    with pytest.raises(ValueError, match="cannot load"):
+        ndx.library.load(str(text))
+    no_funcs = _cc(tmp_path, "empty", "int unrelated(void) { return 1; }\n")
+    with pytest.raises(ValueError, match="lacks the function ndx_lib_version"):
+        ndx.library.load(no_funcs)
+    prefix = ('const char* ndx_lib_last_error(void) { return "broken"; }\n'
+              "int ndx_lib_num_ops(void) { return 1; }\n")
+    wrong_version = _cc(tmp_path, "v99", "int ndx_lib_version(void) { return 99; }\n" + prefix +
+                        "int ndx_lib_get_op(int i, void* out) { return 1; }\n")
+    with pytest.raises(ValueError, match="lib_api version 99"):
+        ndx.library.load(wrong_version)
+    failing = _cc(tmp_path, "failing", "int ndx_lib_version(void) { return 1; }\n" + prefix +
+                  "int ndx_lib_get_op(int i, void* out) { return 1; }\n")
+    with pytest.raises(ValueError, match="failed: broken"):
+        ndx.library.load(failing)
+    # An op without infer_shape: the op table entry is all null pointers except the name.
+    half_op = ("int ndx_lib_get_op(int i, void* out) {\n"
+               "  memset(out, 0, 9 * sizeof(void*));\n"
+               "  *(const char**)out = \"half_op\";\n"
+               "  return 0;\n}\n")
+    header = "#include <string.h>\nint ndx_lib_version(void) { return 1; }\n"
+    missing = _cc(tmp_path, "missing", header + prefix + half_op)
+    with pytest.raises(ValueError, match="'half_op' has no infer_shape"):
+        ndx.library.load(missing)
+    assert not hasattr(npx, "half_op")
+    with pytest.raises(ValueError, match="always throws"):
+        npx.my_explode(np.ones(2, dtype="float32"))
+    # A copy of a loaded library under another path: its op name is taken.
+    copy = tmp_path / "relu_copy.so"
+    shutil.copy(ndx.library.compile(os.path.join(EXT, "relu_lib.cc"), load_library=False), copy)
+    with pytest.raises(ValueError, match="already registered"):
+        ndx.library.load(str(copy))
+    assert (npx.my_relu(np.array([-1.0, 1.0])).tolist()) == [0.0, 1.0]  # still usable
+    broken = tmp_path / "broken.cc"
+    broken.write_text("this is not C++\n")
+    with pytest.raises(RuntimeError, match="building broken failed"):
+        ndx.library.compile(str(broken))
