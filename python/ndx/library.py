@@ -68,7 +68,7 @@ def compile(sources, name=None, extra_flags=(), load_library=True):
     cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
     if cxx is None:
         raise RuntimeError("[library.compile] no C++ compiler found (set CXX)")
-    flags = ["-O2", "-std=c++17", "-shared", "-fPIC", f"-I{include_dir()}", *extra_flags]
+    flags = ["-O3", "-std=c++17", "-shared", "-fPIC", f"-I{include_dir()}", *extra_flags]
     digest = hashlib.sha256()
     for s in sources:
         with open(s, "rb") as f:

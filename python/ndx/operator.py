@@ -88,10 +88,14 @@ class _Prop:
         self.op = None
         self.shapes = None
         self.dtypes = None
+        self._config = None
 
     def operator(self):
-        if self.op is None:
+        # One operator per shape and dtype configuration, as MXNet creates them.
+        config = (self.shapes, tuple(str(t) for t in self.dtypes or ()))
+        if self.op is None or self._config != config:
             self.op = self.prop.create_operator("cpu(0)", self.shapes, self.dtypes)
+            self._config = config
         return self.op
 
 
@@ -133,9 +137,18 @@ def _backward(p, req, out_grad, in_data, out_data, in_grad, aux):
                           in_grad=in_grad, aux=aux)
 
 
+_ATTRS = {}  # (op_type, params) -> parsed attributes holding the prop instance
+
+
 def custom(*inputs, op_type, **params):
-    """Runs the custom operator registered as op_type (params are passed as strings)."""
-    params = {k: v for k, v in params.items()}
-    params["op_type"] = op_type
-    out = _core._invoke_str("Custom", list(inputs), params)
-    return out
+    """Runs the custom operator registered as op_type (params are passed as strings). Parsed
+    attributes (and so the prop and its operator) are reused for the same op_type and params."""
+    key = (op_type, tuple(sorted((k, str(v)) for k, v in params.items())),
+           _REGISTRY.get(op_type))
+    attrs = _ATTRS.get(key)
+    if attrs is None:
+        attrs = _core._attrs_str("Custom", dict(params, op_type=op_type))
+        if len(_ATTRS) > 1024:
+            _ATTRS.clear()
+        _ATTRS[key] = attrs
+    return _core._invoke_attrs(attrs, list(inputs))

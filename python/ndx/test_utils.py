@@ -111,3 +111,73 @@ def check_numeric_gradient(op_name, inputs, params=None, eps=1e-6, rtol=1e-4, at
                 numeric[idx] += sign * (out * w).sum() / (2 * eps)
         assert_almost_equal(grads[i], numeric, rtol=rtol, atol=atol,
                             names=(f"symbolic grad {i}", "numeric grad"))
+
+
+def check_op(op, inputs, params=None, reference=None, grad=True, rtol=1e-5, atol=1e-6,
+             grad_rtol=1e-4, grad_atol=1e-6, extra_inputs=(), error_inputs=(), hybridize=True,
+             eps=1e-4):
+    """Checks any op (built-in, Python custom, or from a library), given as a callable
+    `op(*inputs, **params)`:
+    - forward against `reference(*numpy_inputs, **params)` when given (values, shape, dtype);
+    - backward against central differences of sum(op(x) * w), in the inputs' dtype (use float64
+      inputs for tight tolerances), when `grad`;
+    - the op inside a hybridized block equals the op called directly, when `hybridize`;
+    - each input tuple of `extra_inputs` (0-d and zero-size ones, say) against the reference;
+    - each (inputs, params, exception) of `error_inputs` raises that exception.
+    Inputs are NumPy arrays. Raises AssertionError naming the failed check."""
+    from . import autograd, gluon
+    params = dict(params or {})
+
+    def run(arrays):
+        return op(*[np.array(a) for a in arrays], **params)
+
+    def check_forward(arrays, what):
+        out = run(arrays)
+        if reference is not None:
+            want = _onp.asarray(reference(*arrays, **params))
+            got = out.asnumpy()
+            assert got.shape == want.shape, f"{what}: shape {got.shape}, reference {want.shape}"
+            assert_almost_equal(got, want, rtol=rtol, atol=atol, names=(what, "reference"))
+        return out
+
+    out = check_forward(inputs, "forward")
+    for i, extra in enumerate(extra_inputs):
+        check_forward(extra, f"extra input {i}")
+    if hybridize:
+        class _Wrap(gluon.HybridBlock):
+            def forward(self, *xs):
+                return op(*xs, **params)
+
+        block = _Wrap()
+        block.hybridize()
+        hyb = block(*[np.array(a) for a in inputs])
+        assert_almost_equal(hyb, out, rtol=0, atol=0, names=("hybridized", "imperative"))
+    if grad:
+        arrays = [_onp.array(a) for a in inputs]
+        w = _onp.random.uniform(-1, 1, size=out.shape).astype(out.dtype)
+        xs = [np.array(a) for a in arrays]
+        for x in xs:
+            x.attach_grad()
+        with autograd.record():
+            y = op(*xs, **params)
+        y.backward(np.array(w))
+        for i, a in enumerate(arrays):
+            if a.dtype.kind != "f":
+                continue
+            numeric = _onp.zeros(a.shape, dtype=_onp.float64)
+            for idx in _onp.ndindex(*a.shape):
+                vals = []
+                for sign in (1, -1):
+                    shifted = [b.copy() for b in arrays]
+                    shifted[i][idx] += sign * eps
+                    vals.append(float((run(shifted).asnumpy().astype(_onp.float64) * w).sum()))
+                numeric[idx] = (vals[0] - vals[1]) / (2 * eps)
+            assert_almost_equal(xs[i].grad.asnumpy().astype(_onp.float64), numeric, rtol=grad_rtol,
+                                atol=grad_atol, names=(f"gradient of input {i}", "numeric"))
+    for bad_inputs, bad_params, exc in error_inputs:
+        try:
+            op(*[np.array(a) for a in bad_inputs], **dict(params, **(bad_params or {})))
+        except exc:
+            continue
+        raise AssertionError(f"error input {bad_inputs!r} {bad_params!r} did not raise "
+                             f"{exc.__name__}")

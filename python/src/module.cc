@@ -428,12 +428,52 @@ PyObject* load_library_py(PyObject*, PyObject* path) {
   if (!PyUnicode_Check(path)) type_error("[library.load] expected a path str");
   auto names = load_library(PyUnicode_AsUTF8(path));
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
-  for (size_t i = 0; i < names.size(); ++i) PyList_SET_ITEM(list, i, PyUnicode_FromString(names[i].c_str()));
+  for (size_t i = 0; i < names.size(); ++i)
+    PyList_SET_ITEM(list, i, PyUnicode_FromString(names[i].c_str()));
   return list;
   NDX_PY_END(nullptr)
 }
 
+// Parsed attributes kept from Python: _attrs_str(op, {name: str}) once, _invoke_attrs(h, inputs)
+// many times (custom ops reuse their prop object this way).
+const char* kAttrsCapsule = "ndx.NodeAttrs";
+void free_attrs(PyObject* c) {
+  delete static_cast<NodeAttrs*>(PyCapsule_GetPointer(c, kAttrsCapsule));
+}
+
+PyObject* attrs_str(PyObject*, PyObject* args) {
+  const char* name;
+  PyObject* params;
+  if (!PyArg_ParseTuple(args, "sO!:_attrs_str", &name, &PyDict_Type, &params)) return nullptr;
+  NDX_PY_BEGIN
+  std::map<std::string, std::string> dict;
+  PyObject *k, *v;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(params, &pos, &k, &v)) {
+    PyObject* s = PyObject_Str(v);
+    if (!s) throw PythonErrorSet{};
+    dict[PyUnicode_AsUTF8(k)] = PyUnicode_AsUTF8(s);
+    Py_DECREF(s);
+  }
+  auto* attrs = new NodeAttrs(Op::get(name)->make_attrs(std::move(dict)));
+  return PyCapsule_New(attrs, kAttrsCapsule, free_attrs);
+  NDX_PY_END(nullptr)
+}
+
+PyObject* invoke_attrs(PyObject*, PyObject* args) {
+  PyObject *h, *inputs;
+  if (!PyArg_ParseTuple(args, "OO:_invoke_attrs", &h, &inputs)) return nullptr;
+  NDX_PY_BEGIN
+  if (!PyCapsule_IsValid(h, kAttrsCapsule))
+    type_error("[invoke] expected attributes from _attrs_str");
+  const auto* attrs = static_cast<const NodeAttrs*>(PyCapsule_GetPointer(h, kAttrsCapsule));
+  return outputs_to_py(invoke(*attrs, inputs_from(inputs, attrs->op)));
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef module_methods[] = {
+    {"_attrs_str", attrs_str, METH_VARARGS, "Parsed attributes of an op from string params."},
+    {"_invoke_attrs", invoke_attrs, METH_VARARGS, "Runs an op with attributes from _attrs_str."},
     {"_load_library", load_library_py, METH_O, "Loads an operator library; returns its op names."},
     {"_invoke_str", invoke_str, METH_VARARGS, "Runs an op with params given as strings."},
     {"_set_tracing", set_tracing_py, METH_O,

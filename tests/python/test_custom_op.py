@@ -174,3 +174,24 @@ def test_errors_surface_and_the_engine_stays_usable():
     with pytest.raises(TypeError):
         ndx.operator.register("not_a_prop")(object)
     assert "softmax" in ndx.operator.get_all_registered_operators()
+
+
+class Remember(ndx.operator.CustomOp):
+    def __init__(self, shapes):
+        self.shapes = shapes
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        assert tuple(in_data[0].shape) == tuple(self.shapes[0])  # created for these shapes
+        self.assign(out_data[0], req[0], in_data[0] + 1)
+
+
+@ndx.operator.register("remember")
+class RememberProp(ndx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return Remember(shapes)
+
+
+def test_operators_are_recreated_per_shape():
+    for shape in [(2,), (3, 2), (2,)]:
+        out = ndx.nd.Custom(np.zeros(shape), op_type="remember")
+        assert out.shape == shape and (out.asnumpy() == 1).all()

@@ -138,3 +138,22 @@ def test_bad_libraries_raise_and_leave_the_engine_usable(tmp_path):
     broken.write_text("this is not C++\n")
     with pytest.raises(RuntimeError, match="building broken failed"):
         ndx.library.compile(str(broken))
+
+
+def test_check_op_on_library_custom_and_builtin_ops():
+    from ndx.test_utils import check_op
+    rng = onp.random.default_rng(7)
+    x = rng.uniform(0.2, 1.0, size=(3, 4)) * rng.choice([-1, 1], size=(3, 4))  # away from 0
+    relu_ref = lambda a: onp.maximum(a, 0)  # noqa: E731
+    check_op(npx.my_relu, [x], reference=relu_ref,
+             extra_inputs=[[onp.array(2.0)], [onp.zeros((0, 3))]],
+             error_inputs=[([onp.ones(2, dtype=onp.int32)], None, ValueError)])
+    a = rng.normal(size=(2, 3)).astype(onp.float32)
+    b = rng.normal(size=(3, 2)).astype(onp.float32)
+    check_op(npx.my_gemm, [a, b], params={"alpha": "1.5"},
+             reference=lambda p, q, alpha: float(alpha) * p @ q, rtol=1e-5, atol=1e-5,
+             grad_rtol=2e-2, grad_atol=2e-3, eps=1e-2,
+             error_inputs=[([a, a], None, ValueError)])
+    check_op(npx.relu, [x], reference=relu_ref)
+    with pytest.raises(AssertionError, match="Not equal to tolerance"):
+        check_op(npx.my_relu, [x], reference=lambda v: onp.abs(v), grad=False)
