@@ -91,3 +91,95 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         out = _core._autograd_grad(_as_list(heads), _as_list(variables), _as_list(head_grads),
                                    create_graph, retain_graph)
     return out[0] if single else out
+
+
+class Function:
+    """An operation whose gradient is written in Python, as MXNet's autograd.Function:
+
+        class Sigmoid(autograd.Function):
+            def forward(self, x):
+                y = 1 / (1 + np.exp(-x))
+                self.save_for_backward(y)
+                return y
+            def backward(self, dy):
+                (y,) = self.saved_tensors
+                return dy * y * (1 - y)
+
+    forward runs without recording; when autograd records, the call is recorded as one op whose
+    backward is this object's backward."""
+
+    def __init__(self):
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *arrays):
+        self.saved_tensors = arrays
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError
+
+    def __call__(self, *inputs):
+        from . import operator
+        with pause(train_mode=is_training()):
+            outputs = self.forward(*inputs)
+        single = not isinstance(outputs, (list, tuple))
+        outputs = [outputs] if single else list(outputs)
+        if not is_recording():
+            return outputs[0] if single else tuple(outputs)
+        _FUNCTIONS[id(self)] = (self, outputs, len(inputs))
+        try:
+            recorded = operator.custom(*inputs, op_type="_ndx_autograd_function", fid=id(self))
+        finally:
+            _FUNCTIONS.pop(id(self), None)
+        return recorded if single else tuple(recorded)
+
+
+_FUNCTIONS = {}
+
+
+def _register_function_op():
+    from . import operator
+
+    class _Op(operator.CustomOp):
+        def __init__(self, fn, outputs):
+            self.fn, self.outputs = fn, outputs
+
+        def forward(self, is_train, req, in_data, out_data, aux):
+            for dst, r, src in zip(out_data, req, self.outputs):
+                self.assign(dst, r, src)
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            grads = self.fn.backward(*out_grad)
+            grads = [grads] if not isinstance(grads, (list, tuple)) else list(grads)
+            if len(grads) != len(in_grad):
+                raise ValueError(f"[autograd.Function] backward returned {len(grads)} gradients "
+                                 f"for {len(in_grad)} inputs")
+            for dst, r, src in zip(in_grad, req, grads):
+                self.assign(dst, r, src)
+
+    @operator.register("_ndx_autograd_function")
+    class _Prop(operator.CustomOpProp):
+        def __init__(self, fid):
+            super().__init__()
+            self.fn, self.outputs, self.n_in = _FUNCTIONS[int(fid)]
+
+        def list_arguments(self):
+            return [f"data{i}" for i in range(self.n_in)]
+
+        def list_outputs(self):
+            return [f"output{i}" for i in range(len(self.outputs))]
+
+        def infer_shape(self, in_shape):
+            return in_shape, [o.shape for o in self.outputs], []
+
+        def infer_type(self, in_type):
+            return in_type, [o.dtype for o in self.outputs], []
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return _Op(self.fn, self.outputs)
+
+
+_register_function_op()
+__all__.append("Function")

@@ -167,3 +167,34 @@ def test_detach_pause_and_misuse():
         with pytest.raises(NotImplementedError):
             x += 1
     assert x.tolist() == [1.0, 2.0]  # nothing was changed by the refused operations
+
+
+def test_autograd_function_uses_the_python_backward():
+    class Sigmoid(autograd.Function):
+        def forward(self, x):
+            y = 1 / (1 + np.exp(-x))
+            self.save_for_backward(y)
+            return y
+
+        def backward(self, dy):
+            (y,) = self.saved_tensors
+            return dy * y * (1 - y)
+
+    class Halve(autograd.Function):  # a deliberately "wrong" gradient, to see it is used
+        def forward(self, x):
+            return x * 1.0
+
+        def backward(self, dy):
+            return dy * 0.5
+
+    xn = onp.array([-1.0, 0.0, 2.0])
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = Sigmoid()(x)
+        z = (Halve()(y) * 3.0).sum()
+    z.backward()
+    s = 1 / (1 + onp.exp(-xn))
+    assert_almost_equal(y, s)
+    assert_almost_equal(x.grad, 3.0 * 0.5 * s * (1 - s))
+    assert_almost_equal(Sigmoid()(np.array(xn)), s)  # outside record: plain forward
