@@ -471,7 +471,106 @@ PyObject* invoke_attrs(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// ---- symbols: graphs built without values ----
+const Graph& graph_of(PyObject* h) { return executor_of(h).graph(); }
+
+PyObject* sym_var(PyObject*, PyObject* name) {
+  NDX_PY_BEGIN
+  if (!PyUnicode_Check(name)) type_error("[sym.var] expected a name str");
+  Graph g;
+  g.outputs.push_back(NodeEntry{make_variable(PyUnicode_AsUTF8(name)), 0, 0});
+  return graph_capsule(std::move(g));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* sym_const(PyObject*, PyObject* arr) {
+  NDX_PY_BEGIN
+  if (!is_ndarray(arr)) type_error("[sym] constants must be ndarrays");
+  NodePtr c = make_variable("constant");
+  c->values = {autograd::detach(unwrap(arr))};
+  Graph g;
+  g.outputs.push_back(NodeEntry{c, 0, 0});
+  return graph_capsule(std::move(g));
+  NDX_PY_END(nullptr)
+}
+
+// _sym_op(op, [symbols], {name: str}, node_name): a node on the outputs of the input symbols.
+PyObject* sym_op(PyObject*, PyObject* args) {
+  const char *op_name, *node_name;
+  PyObject *inputs, *params;
+  if (!PyArg_ParseTuple(args, "sOO!s:_sym_op", &op_name, &inputs, &PyDict_Type, &params,
+                        &node_name))
+    return nullptr;
+  NDX_PY_BEGIN
+  std::map<std::string, std::string> dict;
+  PyObject *k, *v;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(params, &pos, &k, &v)) {
+    PyObject* s = PyObject_Str(v);
+    if (!s) throw PythonErrorSet{};
+    dict[PyUnicode_AsUTF8(k)] = PyUnicode_AsUTF8(s);
+    Py_DECREF(s);
+  }
+  auto node = std::make_shared<Node>();
+  node->attrs = Op::get(op_name)->make_attrs(std::move(dict));
+  if (*node_name) node->attrs.name = node_name;
+  PyObject* fast = PySequence_Fast(inputs, "expected a sequence of symbols");
+  if (!fast) throw PythonErrorSet{};
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i)
+    for (const auto& e : graph_of(PySequence_Fast_ITEMS(fast)[i]).outputs)
+      node->inputs.push_back(e);
+  Py_DECREF(fast);
+  uint32_t expected = node->op()->inputs_for(node->attrs);
+  if (node->inputs.size() != expected)
+    value_error("[sym.", public_op_name(op_name), "] expected ", expected, " inputs, got ",
+                node->inputs.size());
+  Graph g;
+  for (uint32_t j = 0; j < node->op()->visible_outputs_for(node->attrs); ++j)
+    g.outputs.push_back(NodeEntry{node, j, 0});
+  return graph_capsule(std::move(g));
+  NDX_PY_END(nullptr)
+}
+
+// _sym_group([symbols]) and _sym_output(symbol, i).
+PyObject* sym_group(PyObject*, PyObject* symbols) {
+  NDX_PY_BEGIN
+  Graph g;
+  PyObject* fast = PySequence_Fast(symbols, "expected a sequence of symbols");
+  if (!fast) throw PythonErrorSet{};
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i)
+    for (const auto& e : graph_of(PySequence_Fast_ITEMS(fast)[i]).outputs) g.outputs.push_back(e);
+  Py_DECREF(fast);
+  return graph_capsule(std::move(g));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* sym_output(PyObject*, PyObject* args) {
+  PyObject* h;
+  Py_ssize_t i;
+  if (!PyArg_ParseTuple(args, "On:_sym_output", &h, &i)) return nullptr;
+  NDX_PY_BEGIN
+  const Graph& src = graph_of(h);
+  if (i < 0 || i >= static_cast<Py_ssize_t>(src.outputs.size()))
+    index_error("[sym] output ", i, " of a symbol with ", src.outputs.size(), " outputs");
+  Graph g;
+  g.outputs.push_back(src.outputs[static_cast<size_t>(i)]);
+  return graph_capsule(std::move(g));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* sym_num_outputs(PyObject*, PyObject* h) {
+  NDX_PY_BEGIN
+  return PyLong_FromSize_t(graph_of(h).outputs.size());
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef module_methods[] = {
+    {"_sym_var", sym_var, METH_O, "A symbol for a named input."},
+    {"_sym_const", sym_const, METH_O, "A symbol holding a constant array."},
+    {"_sym_op", sym_op, METH_VARARGS, "A symbol applying an op to symbols."},
+    {"_sym_group", sym_group, METH_O, "The outputs of several symbols as one."},
+    {"_sym_output", sym_output, METH_VARARGS, "One output of a symbol."},
+    {"_sym_num_outputs", sym_num_outputs, METH_O, nullptr},
     {"_attrs_str", attrs_str, METH_VARARGS, "Parsed attributes of an op from string params."},
     {"_invoke_attrs", invoke_attrs, METH_VARARGS, "Runs an op with attributes from _attrs_str."},
     {"_load_library", load_library_py, METH_O, "Loads an operator library; returns its op names."},
