@@ -317,3 +317,46 @@ def test_table_entry_is_consistent(entry):
     if entry.kind == "binary":
         assert len(entry.domains) == 2
     assert isinstance(ndx.AxisError("x"), ValueError)
+
+
+# ----------------------------------------------------------- 7. hybridized equals imperative
+def _hybrid_cases():
+    for e in T.entries("unary", "binary", "reduction", "shape", "matmul", "like"):
+        dt = "float32" if "float32" in e.dtypes else e.dtypes[0]
+        for s in sample_list(e, dt)[:4]:
+            yield pytest.param(e, dt, s, id=f"{e.name}-{dt}-{s.name}")
+
+
+class _OpBlock(ndx.gluon.HybridBlock):
+    """Calls one table entry's op on the block's array inputs (other arguments are fixed)."""
+
+    def __init__(self, entry, args, kwargs):
+        super().__init__()
+        self._entry, self._args, self._kwargs = entry, args, kwargs
+
+    def forward(self, *arrays):
+        it = iter(arrays)
+        args = []
+        for a in self._args:
+            if isinstance(a, onp.ndarray):
+                args.append(next(it))
+            elif is_array_list(a):
+                args.append([next(it) for _ in a])
+            else:
+                args.append(a)
+        return self._entry.op(*args, **self._kwargs)
+
+
+@pytest.mark.parametrize("entry,dtype,sample", list(_hybrid_cases()))
+def test_hybridized_equals_imperative(entry, dtype, sample):
+    arrays = [np.array(a) for a in arrays_in(sample.args)]
+    block = _OpBlock(entry, sample.args, sample.kwargs)
+    want = block(*arrays)
+    block.hybridize()
+    got = block(*arrays)
+    got_list = list(got) if isinstance(got, (list, tuple)) else [got]
+    want_list = list(want) if isinstance(want, (list, tuple)) else [want]
+    assert len(got_list) == len(want_list)
+    for g, w in zip(got_list, want_list):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        onp.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
