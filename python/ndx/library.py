@@ -12,8 +12,17 @@ __all__ = ["load", "load_op_lib", "compile", "include_dir"]
 
 
 def _op_function(name, path):
+    cache = {}  # params -> parsed attributes
+
     def op(*inputs, **params):
-        return _core._invoke_str(name, list(inputs), {k: v for k, v in params.items()})
+        key = tuple(sorted((k, str(v)) for k, v in params.items()))
+        attrs = cache.get(key)
+        if attrs is None:
+            attrs = _core._attrs_str(name, params)
+            if len(cache) > 256:
+                cache.clear()
+            cache[key] = attrs
+        return _core._invoke_attrs(attrs, list(inputs))
     op.__name__ = name
     op.__doc__ = (f"Operator '{name}' from the library {path}.\n\nInputs are ndarrays; params are "
                   "passed to the library as strings.")
