@@ -401,6 +401,25 @@ PyObject* graph_infer(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// A Python dict of params as the string dict ops parse (values converted with str()).
+std::map<std::string, std::string> string_dict(PyObject* params) {
+  std::map<std::string, std::string> dict;
+  PyObject *k, *v;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(params, &pos, &k, &v)) {
+    PyObject* s = PyObject_Str(v);
+    if (!s) throw PythonErrorSet{};
+    const char* key = PyUnicode_AsUTF8(k);
+    if (!key) {
+      Py_DECREF(s);
+      throw PythonErrorSet{};
+    }
+    dict[key] = PyUnicode_AsUTF8(s);
+    Py_DECREF(s);
+  }
+  return dict;
+}
+
 // _invoke_str(op, inputs, {name: str}): params as strings, through the op's parser (Custom).
 PyObject* invoke_str(PyObject*, PyObject* args) {
   const char* name;
@@ -408,15 +427,7 @@ PyObject* invoke_str(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "sOO!:_invoke_str", &name, &inputs, &PyDict_Type, &params))
     return nullptr;
   NDX_PY_BEGIN
-  std::map<std::string, std::string> dict;
-  PyObject *k, *v;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(params, &pos, &k, &v)) {
-    PyObject* s = PyObject_Str(v);
-    if (!s) throw PythonErrorSet{};
-    dict[PyUnicode_AsUTF8(k)] = PyUnicode_AsUTF8(s);
-    Py_DECREF(s);
-  }
+  std::map<std::string, std::string> dict = string_dict(params);
   const Op* op = Op::get(name);
   NodeAttrs attrs = op->make_attrs(std::move(dict));
   return outputs_to_py(invoke(attrs, inputs_from(inputs, op)));
@@ -446,15 +457,7 @@ PyObject* attrs_str(PyObject*, PyObject* args) {
   PyObject* params;
   if (!PyArg_ParseTuple(args, "sO!:_attrs_str", &name, &PyDict_Type, &params)) return nullptr;
   NDX_PY_BEGIN
-  std::map<std::string, std::string> dict;
-  PyObject *k, *v;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(params, &pos, &k, &v)) {
-    PyObject* s = PyObject_Str(v);
-    if (!s) throw PythonErrorSet{};
-    dict[PyUnicode_AsUTF8(k)] = PyUnicode_AsUTF8(s);
-    Py_DECREF(s);
-  }
+  std::map<std::string, std::string> dict = string_dict(params);
   auto* attrs = new NodeAttrs(Op::get(name)->make_attrs(std::move(dict)));
   return PyCapsule_New(attrs, kAttrsCapsule, free_attrs);
   NDX_PY_END(nullptr)
@@ -502,15 +505,7 @@ PyObject* sym_op(PyObject*, PyObject* args) {
                         &node_name))
     return nullptr;
   NDX_PY_BEGIN
-  std::map<std::string, std::string> dict;
-  PyObject *k, *v;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(params, &pos, &k, &v)) {
-    PyObject* s = PyObject_Str(v);
-    if (!s) throw PythonErrorSet{};
-    dict[PyUnicode_AsUTF8(k)] = PyUnicode_AsUTF8(s);
-    Py_DECREF(s);
-  }
+  std::map<std::string, std::string> dict = string_dict(params);
   auto node = std::make_shared<Node>();
   node->attrs = Op::get(op_name)->make_attrs(std::move(dict));
   if (*node_name) node->attrs.name = node_name;

@@ -1,5 +1,7 @@
 #include "ndx/autograd.h"
 
+#include "ndx/executor.h"
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -80,25 +82,7 @@ using EntryKey = std::pair<const Node*, uint32_t>;
 
 // Nodes reachable from the heads, inputs before the nodes that use them.
 std::vector<NodePtr> topo_order(const std::vector<NodeEntry>& heads) {
-  std::vector<NodePtr> order;
-  std::unordered_set<const Node*> seen;
-  std::vector<std::pair<NodePtr, size_t>> stack;
-  for (const auto& h : heads) {
-    if (seen.count(h.node.get())) continue;
-    stack.push_back({h.node, 0});
-    seen.insert(h.node.get());
-    while (!stack.empty()) {
-      auto& [n, next] = stack.back();
-      if (next < n->inputs.size()) {
-        NodePtr child = n->inputs[next++].node;
-        if (seen.insert(child.get()).second) stack.push_back({child, 0});
-      } else {
-        order.push_back(n);
-        stack.pop_back();
-      }
-    }
-  }
-  return order;
+  return Graph{heads}.topo_order();
 }
 
 NodeEntry sum_entries(const std::vector<NodeEntry>& parts) {
