@@ -68,16 +68,23 @@ def _cache_dir():
 
 
 def compile(sources, name=None, extra_flags=(), load_library=True):
-    """Builds an operator library from C++ sources against lib_api.h (no CMake needed), caches
-    it by the hash of sources and flags, and loads it. Returns the op names (or the path when
-    load_library=False)."""
+    """Builds an operator library from C++ sources (or CUDA .cu sources, with nvcc) against
+    lib_api.h (no CMake needed), caches it by the hash of sources and flags, and loads it.
+    Returns the op names (or the library's path when load_library=False)."""
     if isinstance(sources, str):
         sources = [sources]
     sources = [os.path.abspath(s) for s in sources]
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if cxx is None:
-        raise RuntimeError("[library.compile] no C++ compiler found (set CXX)")
-    flags = ["-O3", "-std=c++17", "-shared", "-fPIC", f"-I{include_dir()}", *extra_flags]
+    if any(s.endswith(".cu") for s in sources):
+        cxx = os.environ.get("NVCC") or shutil.which("nvcc")
+        if cxx is None:
+            raise RuntimeError("[library.compile] CUDA sources need nvcc, which was not found")
+        flags = ["-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", f"-I{include_dir()}",
+                 *extra_flags]
+    else:
+        cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+        if cxx is None:
+            raise RuntimeError("[library.compile] no C++ compiler found (set CXX)")
+        flags = ["-O3", "-std=c++17", "-shared", "-fPIC", f"-I{include_dir()}", *extra_flags]
     digest = hashlib.sha256()
     for s in sources:
         with open(s, "rb") as f:

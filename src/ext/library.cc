@@ -181,6 +181,13 @@ void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
               not_implemented("[", a.op->name, "] the library has no cpu forward");
             run(a, a.op->forward_cpu, ctx, in, req, out, "forward");
           });
+  if (desc->forward_gpu)  // runs once ndx has gpu memory; until then invoke stops at allocation
+    op.set_attr<FCompute>(
+        "FCompute<gpu>",
+        [get](const NodeAttrs& n, const OpContext& ctx, const std::vector<TBlob>& in,
+              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+          run(get(n), get(n).op->forward_gpu, ctx, in, req, out, "forward");
+        });
   if (!desc->backward_cpu) return;
   const std::string bwd = "_backward_" + name;
   op.set_attr<FGradient>("FGradient", [bwd](const NodePtr& n, const std::vector<NodeEntry>& og) {

@@ -157,3 +157,15 @@ def test_check_op_on_library_custom_and_builtin_ops():
     check_op(npx.relu, [x], reference=relu_ref)
     with pytest.raises(AssertionError, match="Not equal to tolerance"):
         check_op(npx.my_relu, [x], reference=lambda v: onp.abs(v), grad=False)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_cuda_sources_compile_with_nvcc_and_the_cpu_kernel_runs():
+    names = ndx.library.compile(os.path.join(EXT, "relu_gpu_lib.cu"))
+    assert names == ["relu_cuda"]
+    x = onp.array([-2.0, 0.5, 3.0], dtype=onp.float32)
+    assert_almost_equal(npx.relu_cuda(np.array(x)), onp.maximum(x, 0))
+    with pytest.raises(ValueError, match="float32"):
+        npx.relu_cuda(np.array(x.astype(onp.float64)))
+    with pytest.raises(NotImplementedError):  # this build of ndx has no gpu memory yet
+        np.zeros((2,), device="gpu(0)")
