@@ -78,6 +78,14 @@ typedef int (*NDXLibCompute)(const NDXLibAttrs* attrs, int32_t num_in, const NDX
                              int32_t num_out, NDXLibTensor* out, const int32_t* req,
                              const NDXLibResource* res);
 
+// Stateful ops: the engine creates one state per use of the op (per node), passes it to every
+// forward and backward of that use, and destroys it when the use goes away.
+typedef int (*NDXLibCreateState)(const NDXLibAttrs* attrs, void** state);
+typedef int (*NDXLibStateCompute)(void* state, int32_t num_in, const NDXLibTensor* in,
+                                  int32_t num_out, NDXLibTensor* out, const int32_t* req,
+                                  const NDXLibResource* res);
+typedef void (*NDXLibDestroyState)(void* state);
+
 typedef struct {
   const char* name;
   NDXLibParseAttrs parse_attrs;  // optional: 1 input, 1 output without it
@@ -87,6 +95,10 @@ typedef struct {
   NDXLibCompute backward_cpu;    // optional: (ograds..., inputs..., outputs...) -> input grads
   NDXLibCompute forward_gpu;
   NDXLibCompute backward_gpu;
+  NDXLibCreateState create_state;  // optional: a stateful op (then forward_cpu may be null)
+  NDXLibStateCompute state_forward;
+  NDXLibStateCompute state_backward;  // optional
+  NDXLibDestroyState destroy_state;
 } NDXLibOp;
 
 #ifdef __cplusplus
@@ -139,6 +151,20 @@ using InferTypeFn = int (*)(const Attrs&, const std::vector<int>& in, std::vecto
 using ComputeFn = int (*)(const Attrs&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
                           const std::vector<int>& req, const OpResource& res);
 
+// A stateful op: one object per use of the op, kept between its forward and backward calls.
+class CustomStatefulOp {
+ public:
+  virtual ~CustomStatefulOp() = default;
+  virtual int Forward(const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                      const std::vector<int>& req, const OpResource& res) = 0;
+  // (ograds..., inputs..., outputs...) -> input grads
+  virtual int Backward(const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                       const std::vector<int>& req, const OpResource& res) {
+    return 1;
+  }
+};
+using CreateOpStateFn = int (*)(const Attrs&, CustomStatefulOp** state);
+
 // Per-library state, defined (with hidden visibility) in the library's main translation unit,
 // so each loaded library keeps its own even when several are loaded into one process.
 #define NDX_LIB_HIDDEN __attribute__((visibility("hidden")))
@@ -158,6 +184,8 @@ struct CustomOp {
   InferTypeFn infer_type = nullptr;
   ComputeFn forward[2] = {nullptr, nullptr};  // cpu, gpu
   ComputeFn backward[2] = {nullptr, nullptr};
+  CreateOpStateFn create_state = nullptr;
+  bool stateful_backward = false;
 
   explicit CustomOp(const char* n) : name(n) {}
   static int ctx_index(const char* ctx) { return std::strcmp(ctx, "gpu") == 0 ? 1 : 0; }
@@ -167,6 +195,13 @@ struct CustomOp {
   }
   CustomOp& setBackward(ComputeFn f, const char* ctx) {
     backward[ctx_index(ctx)] = f;
+    return *this;
+  }
+  // `with_backward`: the state's Backward computes the gradient.
+  CustomOp& setCreateOpState(CreateOpStateFn f, const char* ctx, bool with_backward = true) {
+    (void)ctx;  // cpu states only in this version
+    create_state = f;
+    stateful_backward = with_backward;
     return *this;
   }
   CustomOp& setParseAttrs(ParseAttrsFn f) {
@@ -290,6 +325,31 @@ int compute(const NDXLibAttrs* a, int32_t n_in, const NDXLibTensor* in, int32_t 
   std::vector<int> reqs(req, req + n_out);
   NDX_LIB_GUARD(f(to_map(a), ins, outs, reqs, OpResource{res}))
 }
+inline int create_state(const NDXLibAttrs* a, void** state) {
+  CustomOp* op = find(a);
+  if (!op || !op->create_state) return fail("op has no state");
+  CustomStatefulOp* s = nullptr;
+  int rc;
+  try {
+    rc = op->create_state(to_map(a), &s);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  if (rc != 0) return rc;
+  if (!s) return fail("create_op_state gave no state");
+  *state = s;
+  return 0;
+}
+template <bool kBackward>
+int state_compute(void* state, int32_t n_in, const NDXLibTensor* in, int32_t n_out,
+                  NDXLibTensor* out, const int32_t* req, const NDXLibResource* res) {
+  auto* s = static_cast<CustomStatefulOp*>(state);
+  std::vector<Tensor> ins = tensors(n_in, in), outs = tensors(n_out, out);
+  std::vector<int> reqs(req, req + n_out);
+  NDX_LIB_GUARD(kBackward ? s->Backward(ins, outs, reqs, OpResource{res})
+                          : s->Forward(ins, outs, reqs, OpResource{res}))
+}
+inline void destroy_state(void* state) { delete static_cast<CustomStatefulOp*>(state); }
 }  // namespace detail
 }  // namespace ndx_lib
 
@@ -332,6 +392,11 @@ __attribute__((visibility("default"))) int ndx_lib_get_op(int i, NDXLibOp* out) 
   out->backward_cpu = op->backward[0] ? ::ndx_lib::detail::compute<true, 0> : nullptr;
   out->forward_gpu = op->forward[1] ? ::ndx_lib::detail::compute<false, 1> : nullptr;
   out->backward_gpu = op->backward[1] ? ::ndx_lib::detail::compute<true, 1> : nullptr;
+  out->create_state = op->create_state ? ::ndx_lib::detail::create_state : nullptr;
+  out->state_forward = op->create_state ? ::ndx_lib::detail::state_compute<false> : nullptr;
+  out->state_backward =
+      op->create_state && op->stateful_backward ? ::ndx_lib::detail::state_compute<true> : nullptr;
+  out->destroy_state = op->create_state ? ::ndx_lib::detail::destroy_state : nullptr;
   return 0;
 }
 }

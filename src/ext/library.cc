@@ -29,9 +29,19 @@ struct Library {
 };
 
 // The parsed attributes of one use of a library op: C views over owned strings.
+// The state of one use of a stateful library op, destroyed by the library when the use ends.
+struct LibState {
+  void* ptr = nullptr;
+  NDXLibDestroyState destroy = nullptr;
+  ~LibState() {
+    if (ptr && destroy) destroy(ptr);
+  }
+};
+
 struct LibAttrs {
   std::shared_ptr<Library> lib;
   const NDXLibOp* op = nullptr;
+  std::shared_ptr<LibState> state = std::make_shared<LibState>();  // shared with the backward node
   std::vector<std::string> keys, values;
   std::vector<const char*> kptr, vptr;
   int32_t num_inputs = 1, num_outputs = 1;
@@ -75,6 +85,32 @@ uint64_t next_random(void* ctx) {
   for (const Resource& r : c->op_ctx->requested)
     if (r.type == ResourceRequest::kRandom) return r.next_random();
   raise(ErrorKind::kRuntimeError, "[library] no random resource");
+}
+
+void* state_of(const LibAttrs& a) {
+  if (!a.state->ptr) {
+    NDXLibAttrs c = a.c();
+    void* s = nullptr;
+    check(a, a.op->create_state(&c, &s), "create_op_state");
+    a.state->ptr = s;
+    a.state->destroy = a.op->destroy_state;
+  }
+  return a.state->ptr;
+}
+
+void run_stateful(const LibAttrs& a, NDXLibStateCompute fn, const OpContext& ctx,
+                  const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                  const std::vector<TBlob>& out, const char* what) {
+  std::vector<NDXLibTensor> cin, cout;
+  for (const auto& b : in) cin.push_back(tensor_of(b));
+  for (const auto& b : out) cout.push_back(tensor_of(b));
+  std::vector<int32_t> creq(req.begin(), req.end());
+  ResourceCtx rctx{{}, ctx.device, &ctx};
+  NDXLibResource res{&rctx, alloc_temp, next_random, nullptr};
+  check(a,
+        fn(state_of(a), static_cast<int32_t>(cin.size()), cin.data(),
+           static_cast<int32_t>(cout.size()), cout.data(), creq.data(), &res),
+        what);
 }
 
 void run(const LibAttrs& a, NDXLibCompute fn, const OpContext& ctx, const std::vector<TBlob>& in,
@@ -177,6 +213,8 @@ void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
           [get](const NodeAttrs& n, const OpContext& ctx, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
             const LibAttrs& a = get(n);
+            if (a.op->create_state)
+              return run_stateful(a, a.op->state_forward, ctx, in, req, out, "forward");
             if (!a.op->forward_cpu)
               not_implemented("[", a.op->name, "] the library has no cpu forward");
             run(a, a.op->forward_cpu, ctx, in, req, out, "forward");
@@ -188,7 +226,7 @@ void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
               const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
           run(get(n), get(n).op->forward_gpu, ctx, in, req, out, "forward");
         });
-  if (!desc->backward_cpu) return;
+  if (!desc->backward_cpu && !desc->state_backward) return;
   const std::string bwd = "_backward_" + name;
   op.set_attr<FGradient>("FGradient", [bwd](const NodePtr& n, const std::vector<NodeEntry>& og) {
     std::vector<NodeEntry> heads(og.begin(), og.end());
@@ -224,6 +262,8 @@ void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
           "FCompute<cpu>",
           [get](const NodeAttrs& n, const OpContext& ctx, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+            if (get(n).op->state_backward)
+              return run_stateful(get(n), get(n).op->state_backward, ctx, in, req, out, "backward");
             run(get(n), get(n).op->backward_cpu, ctx, in, req, out, "backward");
           });
 }
@@ -285,8 +325,11 @@ std::vector<std::string> load_library(const std::string& path) {
         value_error("[library.load] ", path, ": operator '", name, "' has no infer_shape");
       if (!op.infer_type)
         value_error("[library.load] ", path, ": operator '", name, "' has no infer_type");
-      if (!op.forward_cpu && !op.forward_gpu)
+      if (!op.forward_cpu && !op.forward_gpu && !op.create_state)
         value_error("[library.load] ", path, ": operator '", name, "' has no forward");
+      if (op.create_state && (!op.state_forward || !op.destroy_state))
+        value_error("[library.load] ", path, ": stateful operator '", name,
+                    "' lacks its state functions");
       if (Op::find(name) || Op::find("_backward_" + name))
         value_error("[library.load] ", path, ": an operator named '", name,
                     "' is already registered");

@@ -169,3 +169,26 @@ def test_cuda_sources_compile_with_nvcc_and_the_cpu_kernel_runs():
         npx.relu_cuda(np.array(x.astype(onp.float64)))
     with pytest.raises(NotImplementedError):  # this build of ndx has no gpu memory yet
         np.zeros((2,), device="gpu(0)")
+
+
+def test_stateful_ops_keep_their_state_per_use():
+    ndx.library.compile(os.path.join(EXT, "stateful_gemm_lib.cc"))
+    rng = onp.random.default_rng(8)
+    an = rng.normal(size=(2, 3)).astype(onp.float32)
+    bn = rng.normal(size=(3, 4)).astype(onp.float32)
+    a, b = np.array(an), np.array(bn)
+    a.attach_grad()
+    b.attach_grad()
+    g = rng.normal(size=(2, 4)).astype(onp.float32)
+    with autograd.record():
+        c = npx.my_state_gemm(a, b, alpha="0.5")
+    c.backward(np.array(g))
+    assert_almost_equal(c, 0.5 * an @ bn, rtol=1e-5, atol=1e-6)
+    assert_almost_equal(a.grad, 0.5 * g @ bn.T, rtol=1e-5, atol=1e-6)
+    assert_almost_equal(b.grad, 0.5 * an.T @ g, rtol=1e-5, atol=1e-6)
+    x = np.ones((2,))
+    counts = [float(npx.my_call_count(x, tag="a")) for _ in range(3)]
+    assert counts == [1.0, 2.0, 3.0]  # one state for this use, kept between calls
+    assert float(npx.my_call_count(x, tag="b")) == 1.0  # another use: a fresh state
+    with pytest.raises(ValueError, match="alpha must be a number"):
+        npx.my_state_gemm(a, b, alpha="x")
