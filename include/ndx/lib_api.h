@@ -85,6 +85,8 @@ typedef int (*NDXLibStateCompute)(void* state, int32_t num_in, const NDXLibTenso
                                   int32_t num_out, NDXLibTensor* out, const int32_t* req,
                                   const NDXLibResource* res);
 typedef void (*NDXLibDestroyState)(void* state);
+// Inputs the op writes in place (e.g. running statistics): up to NDX_LIB_MAX_DIMS indices.
+typedef int (*NDXLibMutateInputs)(const NDXLibAttrs* attrs, int32_t* num, int32_t* indices);
 
 typedef struct {
   const char* name;
@@ -99,6 +101,7 @@ typedef struct {
   NDXLibStateCompute state_forward;
   NDXLibStateCompute state_backward;  // optional
   NDXLibDestroyState destroy_state;
+  NDXLibMutateInputs mutate_inputs;  // optional
 } NDXLibOp;
 
 #ifdef __cplusplus
@@ -164,6 +167,7 @@ class CustomStatefulOp {
   }
 };
 using CreateOpStateFn = int (*)(const Attrs&, CustomStatefulOp** state);
+using MutateInputsFn = int (*)(const Attrs&, std::vector<int>& indices);
 
 // Per-library state, defined (with hidden visibility) in the library's main translation unit,
 // so each loaded library keeps its own even when several are loaded into one process.
@@ -186,6 +190,7 @@ struct CustomOp {
   ComputeFn backward[2] = {nullptr, nullptr};
   CreateOpStateFn create_state = nullptr;
   bool stateful_backward = false;
+  MutateInputsFn mutate_inputs = nullptr;
 
   explicit CustomOp(const char* n) : name(n) {}
   static int ctx_index(const char* ctx) { return std::strcmp(ctx, "gpu") == 0 ? 1 : 0; }
@@ -202,6 +207,11 @@ struct CustomOp {
     (void)ctx;  // cpu states only in this version
     create_state = f;
     stateful_backward = with_backward;
+    return *this;
+  }
+  // The inputs this op writes in place; ndx hands them over as their own memory.
+  CustomOp& setMutateInputs(MutateInputsFn f) {
+    mutate_inputs = f;
     return *this;
   }
   CustomOp& setParseAttrs(ParseAttrsFn f) {
@@ -350,6 +360,22 @@ int state_compute(void* state, int32_t n_in, const NDXLibTensor* in, int32_t n_o
                           : s->Forward(ins, outs, reqs, OpResource{res}))
 }
 inline void destroy_state(void* state) { delete static_cast<CustomStatefulOp*>(state); }
+inline int mutate_inputs(const NDXLibAttrs* a, int32_t* num, int32_t* indices) {
+  CustomOp* op = find(a);
+  if (!op || !op->mutate_inputs) return fail("op mutates no inputs");
+  std::vector<int> idx;
+  int rc;
+  try {
+    rc = op->mutate_inputs(to_map(a), idx);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  if (rc != 0) return rc;
+  if (idx.size() > NDX_LIB_MAX_DIMS) return fail("too many mutated inputs");
+  *num = static_cast<int32_t>(idx.size());
+  for (size_t i = 0; i < idx.size(); ++i) indices[i] = idx[i];
+  return 0;
+}
 }  // namespace detail
 }  // namespace ndx_lib
 
@@ -397,6 +423,7 @@ __attribute__((visibility("default"))) int ndx_lib_get_op(int i, NDXLibOp* out) 
   out->state_backward =
       op->create_state && op->stateful_backward ? ::ndx_lib::detail::state_compute<true> : nullptr;
   out->destroy_state = op->create_state ? ::ndx_lib::detail::destroy_state : nullptr;
+  out->mutate_inputs = op->mutate_inputs ? ::ndx_lib::detail::mutate_inputs : nullptr;
   return 0;
 }
 }

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,7 @@ struct LibAttrs {
   std::vector<std::string> keys, values;
   std::vector<const char*> kptr, vptr;
   int32_t num_inputs = 1, num_outputs = 1;
+  std::vector<int32_t> mutated;  // inputs the op writes in place
   NDXLibAttrs c() const { return {static_cast<int32_t>(kptr.size()), kptr.data(), vptr.data()}; }
 };
 
@@ -87,6 +89,31 @@ uint64_t next_random(void* ctx) {
   raise(ErrorKind::kRuntimeError, "[library] no random resource");
 }
 
+// Library kernels read contiguous row-major data. The op takes strided inputs from invoke so a
+// mutated input arrives as its own memory (it must then be contiguous); other strided inputs
+// are copied here.
+std::vector<NDXLibTensor> lib_inputs(const LibAttrs& a, const std::vector<TBlob>& in,
+                                     std::vector<NDArray>* keep) {
+  std::vector<NDXLibTensor> out;
+  keep->reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].is_contiguous()) {
+      out.push_back(tensor_of(in[i]));
+      continue;
+    }
+    if (std::find(a.mutated.begin(), a.mutated.end(), static_cast<int32_t>(i)) != a.mutated.end())
+      value_error("[", a.op->name, "] input ", i,
+                  " is written in place by the op and must be contiguous");
+    NDArray view(Storage::wrap(in[i].dptr, 0, in[i].device, [] {}), 0, in[i].shape, in[i].strides,
+                 in[i].dtype);
+    keep->push_back(view.copy());
+    const NDArray& c = keep->back();
+    TBlob b{c.raw_data(), c.shape(), c.strides(), c.dtype(), c.device()};
+    out.push_back(tensor_of(b));
+  }
+  return out;
+}
+
 void* state_of(const LibAttrs& a) {
   if (!a.state->ptr) {
     NDXLibAttrs c = a.c();
@@ -101,8 +128,8 @@ void* state_of(const LibAttrs& a) {
 void run_stateful(const LibAttrs& a, NDXLibStateCompute fn, const OpContext& ctx,
                   const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
                   const std::vector<TBlob>& out, const char* what) {
-  std::vector<NDXLibTensor> cin, cout;
-  for (const auto& b : in) cin.push_back(tensor_of(b));
+  std::vector<NDArray> keep;
+  std::vector<NDXLibTensor> cin = lib_inputs(a, in, &keep), cout;
   for (const auto& b : out) cout.push_back(tensor_of(b));
   std::vector<int32_t> creq(req.begin(), req.end());
   ResourceCtx rctx{{}, ctx.device, &ctx};
@@ -115,8 +142,8 @@ void run_stateful(const LibAttrs& a, NDXLibStateCompute fn, const OpContext& ctx
 
 void run(const LibAttrs& a, NDXLibCompute fn, const OpContext& ctx, const std::vector<TBlob>& in,
          const std::vector<OpReqType>& req, const std::vector<TBlob>& out, const char* what) {
-  std::vector<NDXLibTensor> cin, cout;
-  for (const auto& b : in) cin.push_back(tensor_of(b));
+  std::vector<NDArray> keep;
+  std::vector<NDXLibTensor> cin = lib_inputs(a, in, &keep), cout;
   for (const auto& b : out) cout.push_back(tensor_of(b));
   std::vector<int32_t> creq(req.begin(), req.end());
   ResourceCtx rctx{{}, ctx.device, &ctx};
@@ -142,6 +169,17 @@ void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
     if (desc->parse_attrs) {
       NDXLibAttrs c = a.c();
       check(a, desc->parse_attrs(&c, &a.num_inputs, &a.num_outputs), "parse_attrs");
+    }
+    if (desc->mutate_inputs) {
+      int32_t num = 0, idx[NDX_LIB_MAX_DIMS];
+      NDXLibAttrs c = a.c();
+      check(a, desc->mutate_inputs(&c, &num, idx), "mutate_inputs");
+      for (int32_t k = 0; k < num; ++k) {
+        if (idx[k] < 0 || idx[k] >= a.num_inputs)
+          value_error("[", desc->name, "] mutate_inputs names input ", idx[k], " of ",
+                      a.num_inputs);
+        a.mutated.push_back(idx[k]);
+      }
     }
     if (a.num_inputs < 0 || a.num_outputs < 1)
       value_error("[", desc->name, "] parse_attrs gave ", a.num_inputs, " inputs and ",
@@ -205,6 +243,7 @@ void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
                               }
                               return true;
                             })
+      .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FResourceRequest>(
           "FResourceRequest",
           [](const NodeAttrs&) { return std::vector<ResourceRequest>{{ResourceRequest::kRandom}}; })

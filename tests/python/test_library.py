@@ -192,3 +192,19 @@ def test_stateful_ops_keep_their_state_per_use():
     assert float(npx.my_call_count(x, tag="b")) == 1.0  # another use: a fresh state
     with pytest.raises(ValueError, match="alpha must be a number"):
         npx.my_state_gemm(a, b, alpha="x")
+
+
+def test_mutated_inputs_are_written_in_place():
+    ndx.library.compile(os.path.join(EXT, "accumulate_lib.cc"))
+    total = np.zeros((2, 3), dtype="float32")
+    x = np.array(onp.arange(6, dtype=onp.float32).reshape(2, 3))
+    s1 = float(npx.my_accumulate(total, x))
+    s2 = float(npx.my_accumulate(total, x))
+    assert (s1, s2) == (15.0, 30.0)
+    assert_almost_equal(total, 2 * onp.arange(6).reshape(2, 3))
+    # A strided view cannot be updated in place through a copy: refused, nothing written.
+    with pytest.raises(ValueError, match="must be contiguous"):
+        npx.my_accumulate(total.T, x.T)
+    # Strided inputs that are only read are copied for the kernel.
+    assert float(npx.my_accumulate(np.zeros((3, 2), dtype="float32"), x.T)) == 15.0
+    assert_almost_equal(total, 2 * onp.arange(6).reshape(2, 3))
