@@ -37,21 +37,41 @@ class Executor {
   const Graph& graph() const { return graph_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
   // Runs the graph on inputs given in input_names() order. Under autograd recording the ops
-  // are recorded as usual, so gradients flow to the inputs.
+  // are recorded as usual, so gradients flow to the inputs. Otherwise memory is planned as it
+  // runs: an intermediate's buffer is reused once its last reader has run, by a later output of
+  // the same shape and dtype or, where the op's FInplaceOption allows, by the reader's own
+  // output (written in place).
   std::vector<NDArray> run(const std::vector<NDArray>& inputs) const;
+
+  // What the last run's memory planning did (for tests and the profiler).
+  struct PlanStats {
+    int outputs_in_place = 0;   // outputs written over a dying input
+    int outputs_reused = 0;     // outputs given a freed buffer
+    int outputs_allocated = 0;  // outputs invoke allocated
+  };
+  PlanStats last_plan() const { return stats_; }
 
  private:
   struct Step {
     const NodeAttrs* attrs;
     std::vector<int> in_slots;
-    int out_slot;  // first slot of this node's outputs
+    int out_slot;            // first slot of this node's outputs
+    std::vector<int> dying;  // internal slots whose last reader is this step
   };
+  bool plan_outputs(size_t step, std::vector<NDArray>& slots, std::vector<NDArray>& free,
+                    std::vector<NDArray>* bufs) const;
   Graph graph_;
   std::vector<std::string> input_names_;
   std::vector<Step> steps_;
   std::vector<std::pair<int, NDArray>> constants_;  // slot, value
   std::vector<int> output_slots_;
   int num_slots_ = 0;
+  mutable PlanStats stats_;
+  // Each step's output shapes and dtypes for the last input signature, so planning does not
+  // infer them again on every run.
+  mutable std::vector<Shape> sig_shapes_;
+  mutable std::vector<DType> sig_types_;
+  mutable std::vector<std::pair<ShapeVector, DTypeVector>> step_outs_;
 };
 
 // While a TraceScope is alive on this thread, every op whose inputs include a traced array is

@@ -1,5 +1,6 @@
 #include "ndx/executor.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -135,6 +136,80 @@ Executor::Executor(Graph g) : graph_(std::move(g)) {
   }
   for (const auto& o : graph_.outputs)
     output_slots_.push_back(slot_of.at(o.node.get()) + static_cast<int>(o.index));
+  // Liveness: the last step reading each slot. Inputs, constants and graph outputs never die.
+  std::vector<int> last_use(static_cast<size_t>(num_slots_), -1);
+  for (size_t i = 0; i < steps_.size(); ++i)
+    for (int k : steps_[i].in_slots) last_use[static_cast<size_t>(k)] = static_cast<int>(i);
+  std::vector<bool> pinned(static_cast<size_t>(num_slots_), false);
+  for (size_t i = 0; i < input_names_.size(); ++i) pinned[i] = true;
+  for (const auto& c : constants_) pinned[static_cast<size_t>(c.first)] = true;
+  for (int k : output_slots_) pinned[static_cast<size_t>(k)] = true;
+  for (int k = 0; k < num_slots_; ++k)
+    if (!pinned[static_cast<size_t>(k)] && last_use[static_cast<size_t>(k)] >= 0)
+      steps_[static_cast<size_t>(last_use[static_cast<size_t>(k)])].dying.push_back(k);
+}
+
+// Chooses buffers for a step's outputs: a dying input the op may overwrite (FInplaceOption), or
+// a freed buffer of the same shape and dtype. Only when every output gets one (invoke takes all
+// outputs or none).
+bool Executor::plan_outputs(size_t step, std::vector<NDArray>& slots, std::vector<NDArray>& free,
+                            std::vector<NDArray>* bufs) const {
+  static const auto& finplace = Op::attr<FInplaceOption>("FInplaceOption");
+  const Step& s = steps_[step];
+  const Op* op = s.attrs->op;
+  auto& [out_s, out_t] = step_outs_[step];
+  if (out_s.empty() && op->outputs_for(*s.attrs) > 0) {
+    ShapeVector in_s;
+    DTypeVector in_t;
+    for (int k : s.in_slots) {
+      in_s.push_back(slots[static_cast<size_t>(k)].shape());
+      in_t.push_back(slots[static_cast<size_t>(k)].dtype());
+    }
+    uint32_t n = op->outputs_for(*s.attrs);
+    out_s.assign(n, Shape::unknown());
+    out_t.assign(n, DType::kUnknown);
+    infer_shapes(*s.attrs, &in_s, &out_s);
+    infer_types(*s.attrs, &in_t, &out_t);
+  }
+  const uint32_t nout = static_cast<uint32_t>(out_s.size());
+  bufs->assign(nout, NDArray());
+  std::vector<bool> taken(s.in_slots.size(), false);
+  int in_place = 0, reused = 0;
+  if (finplace.count(op))
+    for (auto [i, j] : finplace[op](*s.attrs)) {
+      if (i < 0 || j < 0 || i >= static_cast<int>(s.in_slots.size()) || j >= static_cast<int>(nout))
+        continue;
+      int slot = s.in_slots[static_cast<size_t>(i)];
+      const NDArray& cand = slots[static_cast<size_t>(slot)];
+      bool dies_here = std::find(s.dying.begin(), s.dying.end(), slot) != s.dying.end();
+      // Only the slot table may hold the buffer (views or user references would see the write).
+      if (dies_here && !taken[static_cast<size_t>(i)] && !(*bufs)[j].defined() &&
+          cand.storage().use_count() == 1 && cand.is_contiguous() && cand.shape() == out_s[j] &&
+          cand.dtype() == out_t[j]) {
+        (*bufs)[j] = cand;
+        taken[static_cast<size_t>(i)] = true;
+        ++in_place;
+      }
+    }
+  for (uint32_t j = 0; j < nout; ++j) {
+    if ((*bufs)[j].defined()) continue;
+    for (size_t f = 0; f < free.size(); ++f)
+      if (free[f].shape() == out_s[j] && free[f].dtype() == out_t[j]) {
+        (*bufs)[j] = std::move(free[f]);
+        free.erase(free.begin() + static_cast<std::ptrdiff_t>(f));
+        ++reused;
+        break;
+      }
+  }
+  for (const NDArray& b : *bufs)
+    if (!b.defined()) {  // give back the freed buffers chosen; invoke allocates every output
+      for (NDArray& c : *bufs)
+        if (c.defined() && c.storage().use_count() == 1) free.push_back(std::move(c));
+      return false;
+    }
+  stats_.outputs_in_place += in_place;
+  stats_.outputs_reused += reused;
+  return true;
 }
 
 std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
@@ -145,13 +220,41 @@ std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
   for (const auto& [slot, value] : constants_) slots[static_cast<size_t>(slot)] = value;
   InvokeOptions options;
   options.all_outputs = true;
-  std::vector<NDArray> in;
-  for (const Step& s : steps_) {
+  // Recorded values must outlive the run for backward; tracing keeps them too.
+  const bool plan = !autograd::is_recording() && !is_tracing();
+  stats_ = PlanStats{};
+  if (plan) {  // a new input signature: forget the cached output shapes
+    bool same = sig_shapes_.size() == inputs.size();
+    for (size_t i = 0; same && i < inputs.size(); ++i)
+      same = sig_shapes_[i] == inputs[i].shape() && sig_types_[i] == inputs[i].dtype();
+    if (!same) {
+      sig_shapes_.clear();
+      sig_types_.clear();
+      for (const NDArray& a : inputs)
+        sig_shapes_.push_back(a.shape()), sig_types_.push_back(a.dtype());
+      step_outs_.assign(steps_.size(), {});
+    }
+  }
+  std::vector<NDArray> in, free, bufs;
+  for (size_t si = 0; si < steps_.size(); ++si) {
+    const Step& s = steps_[si];
+    bool planned = plan && plan_outputs(si, slots, free, &bufs);
     in.clear();
     for (int k : s.in_slots) in.push_back(slots[static_cast<size_t>(k)]);
-    std::vector<NDArray> out = invoke(*s.attrs, in, options);
+    InvokeOptions step_options = options;
+    step_options.outputs = planned ? &bufs : nullptr;
+    std::vector<NDArray> out = invoke(*s.attrs, in, step_options);
+    in.clear();
+    if (!planned) stats_.outputs_allocated += static_cast<int>(out.size());
+    bufs.clear();
     for (size_t j = 0; j < out.size(); ++j)
       slots[static_cast<size_t>(s.out_slot) + j] = std::move(out[j]);
+    if (!plan) continue;
+    for (int k : s.dying) {  // free dead intermediates that nothing else holds
+      NDArray dead = std::move(slots[static_cast<size_t>(k)]);
+      slots[static_cast<size_t>(k)] = NDArray();
+      if (dead.defined() && dead.storage().use_count() == 1) free.push_back(std::move(dead));
+    }
   }
   std::vector<NDArray> result;
   for (int k : output_slots_) result.push_back(slots[static_cast<size_t>(k)]);

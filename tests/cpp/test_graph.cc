@@ -115,3 +115,52 @@ TEST(Graph, ExecutorRunsUnderAutograd) {
 
 }  // namespace
 }  // namespace ndx
+
+namespace ndx {
+namespace {
+
+NDArray chain(const NDArray& x) {
+  NDArray y = np::exp(x * 0.1);
+  NDArray z = np::sin(y) + np::cos(y);  // y is read twice before it dies
+  return np::tanh(np::square(z)) - np::negative(z);
+}
+
+TEST(Graph, MemoryPlanningReusesDeadBuffersAndKeepsResults) {
+  NDArray x = NDArray::from_vector(test::values(1000, -1, 1, 9), {10, 100});
+  Graph g;
+  {
+    TraceScope trace;
+    g = traced_graph({chain(trace_input(x, "x"))});
+  }
+  Executor exec(g);
+  NDArray planned = exec.run({x})[0];
+  Executor::PlanStats s = exec.last_plan();
+  EXPECT_GT(s.outputs_in_place + s.outputs_reused, 3)
+      << "in place " << s.outputs_in_place << ", reused " << s.outputs_reused;
+  EXPECT_EQ(planned.to_vector<double>(), chain(x).to_vector<double>());  // bit for bit
+  // The output and the input are never overwritten.
+  EXPECT_FALSE(planned.shares_storage_with(x));
+  NDArray again = exec.run({x})[0];
+  EXPECT_FALSE(again.shares_storage_with(planned));
+  EXPECT_EQ(again.to_vector<double>(), planned.to_vector<double>());
+  // Under autograd recording every value must survive for backward: no planning.
+  NDArray xr = x.copy();
+  autograd::attach_grad(xr);
+  {
+    autograd::RecordScope record;
+    NDArray y = np::sum(exec.run({xr})[0]);
+    EXPECT_EQ(exec.last_plan().outputs_in_place + exec.last_plan().outputs_reused, 0);
+    autograd::backward({y});
+  }
+  NDArray xi = x.copy();
+  autograd::attach_grad(xi);
+  {
+    autograd::RecordScope record;
+    NDArray y = np::sum(chain(xi));
+    autograd::backward({y});
+  }
+  EXPECT_EQ(autograd::grad_of(xr).to_vector<double>(), autograd::grad_of(xi).to_vector<double>());
+}
+
+}  // namespace
+}  // namespace ndx
