@@ -93,40 +93,6 @@ def make_function(info, public_name):
     return f
 
 
-def make_python_function(info, public_name):
-    """The same as make_function in pure Python (kept as the reference for its behaviour)."""
-    n_in = len(info.inputs)
-    param_names = info.positional_params()
-    handle = info.handle
-    out_is_argument = info.has_out_argument()
-
-    def op_function(*args, **kwargs):
-        out = None if out_is_argument else kwargs.pop("out", None)
-        if len(args) > n_in:
-            extra = args[n_in:]
-            if len(extra) > len(param_names):
-                raise TypeError(f"{public_name}() takes at most {n_in + len(param_names)} "
-                                f"positional arguments but {len(args)} were given")
-            for name, value in zip(param_names, extra):
-                if name in kwargs:
-                    raise TypeError(f"{public_name}() got multiple values for argument '{name}'")
-                kwargs[name] = value
-            args = args[:n_in]
-        elif len(args) < n_in:
-            names = [n for n, _, _ in info.inputs[len(args):]]
-            missing = [n for n in names if n not in kwargs]
-            if missing:
-                raise TypeError(f"{public_name}() missing required argument '{missing[0]}'")
-            args = args + tuple(kwargs.pop(n) for n in names)
-        return _invoke(handle, args, kwargs, out)
-
-    op_function.__name__ = public_name
-    op_function.__qualname__ = public_name
-    op_function.__doc__ = info.docstring(public_name)
-    op_function.__signature__ = info.signature()
-    return op_function
-
-
 def populate(namespace, prefix, skip=()):
     """Adds a function for every op whose name starts with `prefix` (stripped) to `namespace`."""
     for name, info in ops().items():
