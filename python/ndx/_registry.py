@@ -5,8 +5,6 @@ import inspect
 
 from . import _core
 
-_invoke = _core._invoke
-
 _OPS = None
 
 
