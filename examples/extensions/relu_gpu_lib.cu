@@ -43,7 +43,8 @@ static int forward_gpu(const Attrs&, const std::vector<Tensor>& in, std::vector<
   if (n == 0) return 0;  // a zero-size launch is not valid on gpus
   const int threads = 256;
   const int64_t blocks = (n + threads - 1) / threads;
-  relu_kernel<<<static_cast<unsigned>(blocks), threads, 0, static_cast<cudaStream_t>(res.cuda_stream())>>>(
+  relu_kernel<<<static_cast<unsigned>(blocks), threads, 0,
+                static_cast<cudaStream_t>(res.cuda_stream())>>>(
       in[0].data_as<float>(), out[0].data_as<float>(), n, req[0] == kAddTo);
   cudaError_t err = cudaGetLastError();
   return err == cudaSuccess ? 0 : fail(std::string("relu_cuda: ") + cudaGetErrorString(err));

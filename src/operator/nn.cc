@@ -17,10 +17,15 @@
 #include <string>
 
 #include "ndx/graph.h"
+#include "operator/gemm.h"
 #include "operator/kernel_util.h"
 
 namespace ndx {
 namespace {
+
+using kernel::gemm;
+using kernel::gemm_dtype;
+using kernel::with_gemm_type;
 
 using kernel::as_array;
 using kernel::store;
@@ -124,40 +129,6 @@ NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
   return make_node(op, {std::move(a), std::move(b)});
 }
 NodeEntry zeros_like(NodeEntry a) { return op1("_np_zeros_like", std::move(a)); }
-
-// The type products are computed in: float for the 16-bit floats.
-DType gemm_dtype(DType t) {
-  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
-}
-
-// Runs f(T{}) with T = float or double for gemm dtype t.
-template <typename F>
-void with_gemm_type(DType t, F f) {
-  if (t == DType::kFloat32)
-    f(float{});
-  else if (t == DType::kFloat64)
-    f(double{});
-  else
-    unsupported_dtype("fully_connected", t);
-}
-
-// C (m x n, row-major, contiguous) = op(A) @ op(B), op transposing when ta / tb.
-template <typename T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* A, const T* B, T* C) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    std::fill(C, C + m * n, T(0));
-    return;
-  }
-  const auto lda = static_cast<blasint>(ta ? m : k), ldb = static_cast<blasint>(tb ? k : n);
-  const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, TA, TB, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0f, A, lda, B, ldb, 0.0f, C, static_cast<blasint>(n));
-  else
-    cblas_dgemm(CblasRowMajor, TA, TB, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0, A, lda, B, ldb, 0.0, C, static_cast<blasint>(n));
-}
 
 // ============================== activations ==============================
 enum class Act { kRelu, kSigmoid, kTanh, kSoftrelu, kLogSigmoid };
@@ -446,7 +417,7 @@ void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
     T* cp = c.data<T>();
-    gemm<T>(false, true, m, h, k, x.ptr<T>(), w.ptr<T>(), cp);
+    gemm<T>(false, true, m, h, k, x.ptr<T>(), w.ptr<T>(), T(0), cp);
     if (!p.no_bias) {
       TBlob b = kernel::cast_blob(in[2], ct, &keep);
       const T* bp = b.ptr<T>();
@@ -470,8 +441,8 @@ void fc_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   NDArray dx(Shape{m, k}, ct), dw(Shape{h, k}, ct), db(Shape{h}, ct);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
-    gemm<T>(false, false, m, k, h, g.ptr<T>(), w.ptr<T>(), dx.data<T>());  // G W
-    gemm<T>(true, false, h, k, m, g.ptr<T>(), x.ptr<T>(), dw.data<T>());   // G^T X
+    gemm<T>(false, false, m, k, h, g.ptr<T>(), w.ptr<T>(), T(0), dx.data<T>());  // G W
+    gemm<T>(true, false, h, k, m, g.ptr<T>(), x.ptr<T>(), T(0), dw.data<T>());   // G^T X
     const T* gp = g.ptr<T>();
     T* bp = db.data<T>();
     for (int64_t j = 0; j < h; ++j) {
