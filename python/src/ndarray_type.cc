@@ -3,6 +3,8 @@
 #include "convert.h"  // Python.h first
 
 #include <structmember.h>
+
+#include <limits>
 #include <unordered_map>
 #include "ndx/autograd.h"
 #include "ndx/executor.h"
@@ -370,10 +372,76 @@ std::vector<IndexItem> index_key(PyObject* key) {
   return items;
 }
 
+// Basic indexing of an array autograd records: _npx_slice (differentiable) and a reshape for the
+// integer (dropped) and None (new) axes, both recorded.
+NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+  int consumed = 0, ellipses = 0;
+  for (const auto& it : key) {
+    if (it.kind == IndexItem::Kind::kArray)
+      not_implemented(
+          "[getitem] integer-array and boolean-mask indexing of an array that autograd records");
+    consumed += it.kind == IndexItem::Kind::kInt || it.kind == IndexItem::Kind::kSlice;
+    ellipses += it.kind == IndexItem::Kind::kEllipsis;
+  }
+  if (ellipses > 1) index_error("an index can only have a single ellipsis ('...')");
+  if (consumed > a.ndim())
+    index_error("too many indices for array: array is ", a.ndim(), "-dimensional, but ", consumed,
+                " were indexed");
+  Shape begin = Shape::filled(a.ndim(), kNone), end = Shape::filled(a.ndim(), kNone),
+        step = Shape::filled(a.ndim(), 1);
+  // Per output dim: the sliced axis it comes from, or -1 for a new axis.
+  std::vector<int> layout;
+  int axis = 0;
+  auto full = [&](int count) {
+    for (int k = 0; k < count; ++k) layout.push_back(axis++);
+  };
+  for (const auto& it : key) {
+    switch (it.kind) {
+      case IndexItem::Kind::kNewAxis:
+        layout.push_back(-1);
+        break;
+      case IndexItem::Kind::kEllipsis:
+        full(a.ndim() - consumed);
+        break;
+      case IndexItem::Kind::kSlice:
+        if (it.step == 0) value_error("[getitem] slice step cannot be zero");
+        begin[axis] = it.start ? *it.start : kNone;
+        end[axis] = it.stop ? *it.stop : kNone;
+        step[axis] = it.step;
+        layout.push_back(axis++);
+        break;
+      case IndexItem::Kind::kInt: {
+        int64_t n = a.shape()[axis], i = it.index;
+        if (i < -n || i >= n)
+          index_error("index ", i, " is out of bounds for axis ", axis, " with size ", n);
+        if (i < 0) i += n;
+        begin[axis] = i, end[axis] = i + 1;
+        ++axis;  // dropped from the result
+        break;
+      }
+      case IndexItem::Kind::kArray:
+        break;
+    }
+  }
+  full(a.ndim() - axis);
+  NDArray r = invoke(Op::get("_npx_slice")
+                         ->make_attrs(std::vector<std::pair<std::string_view, Value>>{
+                             {"begin", Value(begin)}, {"end", Value(end)}, {"step", Value(step)}}),
+                     {a})[0];
+  Shape target;
+  for (int src : layout) target.push_back(src < 0 ? 1 : r.shape()[src]);
+  if (target == r.shape()) return r;
+  return invoke(Op::get("_np_reshape")
+                    ->make_attrs(std::vector<std::pair<std::string_view, Value>>{
+                        {"newshape", Value(target)}}),
+                {r})[0];
+}
+
 PyObject* getitem(PyObject* o, PyObject* key) {
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
-  check_not_recorded(a, "getitem");
+  if (recorded(a)) return wrap(recorded_getitem(a, index_key(key)));
   if (PyLong_CheckExact(key)) {  // the common a[i]: a view without building a key
     long long i = PyLong_AsLongLong(key);
     if (!(i == -1 && PyErr_Occurred())) return wrap(a[i]);
@@ -411,7 +479,7 @@ PyObject* sq_item(PyObject* o, Py_ssize_t i) {
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
   if (a.ndim() == 0) type_error("iteration over a 0-d array");
-  check_not_recorded(a, "getitem");
+  if (recorded(a)) return wrap(recorded_getitem(a, {IndexItem::integer(i)}));
   return wrap(a[i]);
   NDX_PY_END(nullptr)
 }

@@ -718,7 +718,12 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", BackwardReshapeShape)
       .set_attr<FInferType>("FInferType", BackwardDataType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute);
+      .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      // Linear in ograd, so its own gradient reshapes back to ograd's shape (second order).
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{make_node("_backward_reshape", {og[0], n->inputs[0]}),
+                                      make_node("_np_zeros_like", {n->inputs[1]})};
+      });
   register_shape_op("_backward_broadcast_to",
                     "Backward of broadcast_to: (ograd, data) -> ograd summed to data's shape.")
       .set_num_inputs(2)
@@ -727,7 +732,11 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", BackwardBroadcastToShape)
       .set_attr<FInferType>("FInferType", BackwardDataType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", BackwardBroadcastToCompute);
+      .set_attr<FCompute>("FCompute<cpu>", BackwardBroadcastToCompute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{make_node("_npi_broadcast_like", {og[0], n->inputs[0]}),
+                                      make_node("_np_zeros_like", {n->inputs[1]})};
+      });
   register_shape_op("_backward_concatenate",
                     "Backward of concatenate: (ograd, inputs...) -> the slice of ograd per input.")
       .set_num_inputs(FNumArgs(ConcatNumArgsPlusOne))

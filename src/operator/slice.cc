@@ -1,0 +1,119 @@
+// _npx_slice: basic slicing as an op (so indexing is differentiable under autograd), with
+// Python's slice semantics per axis. A begin or end equal to kNone means "omitted".
+#include <limits>
+
+#include "ndx/graph.h"
+#include "operator/kernel_util.h"
+
+namespace ndx {
+namespace {
+
+constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+
+struct SliceParam {
+  Shape begin, end, step;
+  static void declare(ParamDecl<SliceParam>& d) {
+    d.field("begin", &SliceParam::begin)
+        .describe("Start per axis (omitted axes from the front are whole).");
+    d.field("end", &SliceParam::end).describe("Stop per axis, exclusive; INT64_MIN means omitted.");
+    d.field("step", &SliceParam::step)
+        .set_default(Shape{})
+        .describe("Step per axis; () means all 1.");
+  }
+};
+
+std::optional<int64_t> bound(int64_t v) {
+  return v == kNone ? std::nullopt : std::optional<int64_t>(v);
+}
+
+// The view of `a` the params select.
+NDArray sliced(const NodeAttrs& attrs, const NDArray& a) {
+  const auto& p = attrs.get<SliceParam>();
+  NDArray v = a;
+  for (int i = 0; i < p.begin.ndim(); ++i) {
+    int64_t step = p.step.ndim() ? p.step[i] : 1;
+    v = v.slice(i, bound(p.begin[i]), bound(p.end[i]), step);
+  }
+  return v;
+}
+
+void check(const NodeAttrs& attrs, const Shape& data) {
+  const auto& p = attrs.get<SliceParam>();
+  if (p.begin.ndim() != p.end.ndim() || (p.step.ndim() && p.step.ndim() != p.begin.ndim()))
+    value_error("[slice] begin, end and step must have the same length; got ", p.begin.ndim(), ", ",
+                p.end.ndim(), " and ", p.step.ndim());
+  if (p.begin.ndim() > data.ndim())
+    index_error("[slice] ", p.begin.ndim(), " axes sliced in an array of dimension ", data.ndim());
+  for (int i = 0; i < p.step.ndim(); ++i)
+    if (p.step[i] == 0) value_error("[slice] slice step cannot be zero (axis ", i, ")");
+}
+
+bool slice_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  check(attrs, (*in)[0]);
+  NDArray probe(std::shared_ptr<Storage>(), 0, (*in)[0], contiguous_strides((*in)[0]),
+                DType::kUInt8);
+  assign_shape(attrs, &(*out)[0], sliced(attrs, probe).shape(), "output", 0);
+  return true;
+}
+
+bool first_type(const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+  (*out)[0] = (*in)[0];
+  return (*in)[0] != DType::kUnknown;
+}
+
+void slice_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  kernel::write_req(sliced(attrs, kernel::as_array(in[0])), kernel::as_array(out[0]), req[0]);
+}
+
+// (ograd, data) -> grad: zeros with ograd written into the sliced region.
+void backward_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  NDArray grad = kernel::as_array(out[0]);
+  if (req[0] != kAddTo) grad.fill(0);
+  kernel::write_req(kernel::as_array(in[0]), sliced(attrs, grad), kAddTo);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  OpRegistry::global()
+      .register_op("_npx_slice")
+      .describe("Basic slicing with Python's semantics per axis: data[begin:end:step, ...].")
+      .set_num_inputs(1)
+      .add_argument("data", "NDArray", "Input array.")
+      .set_params<SliceParam>()
+      .set_attr<FInferShape>("FInferShape", slice_shape)
+      .set_attr<FInferType>("FInferType", first_type)
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>", slice_compute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_npx_slice"});
+  OpRegistry::global()
+      .register_op("_backward_npx_slice")
+      .describe(
+          "Backward of slice: (ograd, data) -> zeros of data's shape holding ograd in the slice.")
+      .set_num_inputs(2)
+      .set_params<SliceParam>()
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+                               return (*in)[1].is_known();
+                             })
+      .set_attr<FInferType>("FInferType", first_type)
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", backward_compute)
+      // Linear in ograd: its own gradient slices the incoming gradient again.
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        auto s = std::make_shared<Node>();
+        s->attrs = n->attrs;
+        s->attrs.op = Op::get("_npx_slice");
+        s->inputs = {og[0]};
+        return std::vector<NodeEntry>{NodeEntry{s, 0, 0},
+                                      make_node("_np_zeros_like", {n->inputs[1]})};
+      });
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx
