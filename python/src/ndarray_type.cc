@@ -587,7 +587,8 @@ PyObject* astype(PyObject* o, PyObject* args, PyObject* kwargs) {
     return nullptr;
   NDX_PY_BEGIN
   DType t = dtype_from_py(dtype);
-  if (t != unwrap(o).dtype()) check_not_recorded(unwrap(o), "astype");
+  if (recorded(unwrap(o)))  // a recorded conversion, so gradients flow back through it
+    return wrap(run_op("_npi_astype", unwrap(o), {{"dtype", Value(t)}}));
   if (!copy && t == unwrap(o).dtype()) {
     Py_INCREF(o);
     return o;

@@ -1,5 +1,6 @@
-// _npx_slice: basic slicing as an op (so indexing is differentiable under autograd), with
-// Python's slice semantics per axis. A begin or end equal to kNone means "omitted".
+// Ops that make the ndarray's view and conversion methods differentiable under autograd:
+// _npx_slice (basic slicing with Python's semantics per axis; a begin or end equal to kNone
+// means "omitted") and _npi_astype / _npi_cast_like (dtype conversion, each other's gradient).
 #include <limits>
 
 #include "ndx/graph.h"
@@ -76,7 +77,58 @@ void backward_compute(const NodeAttrs& attrs, const OpContext&, const std::vecto
   kernel::write_req(kernel::as_array(in[0]), sliced(attrs, grad), kAddTo);
 }
 
+struct AstypeParam {
+  DType dtype = DType::kFloat32;
+  static void declare(ParamDecl<AstypeParam>& d) {
+    d.field("dtype", &AstypeParam::dtype).describe("Target dtype.");
+  }
+};
+
+void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  kernel::write_req(kernel::as_array(in[0]), kernel::as_array(out[0]), req[0]);  // casts
+}
+
 [[maybe_unused]] const bool registered = [] {
+  OpRegistry::global()
+      .register_op("_npi_astype")
+      .describe("The array converted to dtype (a copy).")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Input array.")
+      .set_params<AstypeParam>()
+      .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector*, DTypeVector* out) {
+                              (*out)[0] = attrs.get<AstypeParam>().dtype;
+                              return true;
+                            })
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>", cast_compute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{make_node("_npi_cast_like", {og[0], n->inputs[0]})};
+      });
+  OpRegistry::global()
+      .register_op("_npi_cast_like")
+      .describe("x converted to the dtype of `like` (shapes are x's).")
+      .set_num_inputs(2)
+      .add_argument("x", "NDArray", "Input array.")
+      .add_argument("like", "NDArray", "The array whose dtype the result takes.")
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                               assign_shape(attrs, &(*out)[0], (*in)[0], "output", 0);
+                               return (*in)[0].is_known();
+                             })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                              (*out)[0] = (*in)[1];
+                              return (*in)[1] != DType::kUnknown;
+                            })
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>", cast_compute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{make_node("_npi_cast_like", {og[0], n->inputs[0]}),
+                                      make_node("_np_zeros_like", {n->inputs[1]})};
+      });
   OpRegistry::global()
       .register_op("_npx_slice")
       .describe("Basic slicing with Python's semantics per axis: data[begin:end:step, ...].")

@@ -701,6 +701,18 @@ def pair_samples(cases):
 # The broadcasting pair used by gradients (each one's gradient is the other).
 NUMERIC_DTYPES = tuple(d for d in ALL_DTYPES if d != "bool")
 add(OpEntry(
+    "astype", lambda a, dtype: ndx.nd._npi_astype(a, dtype=dtype),
+    lambda a, dtype: a.astype(dtype), "shape", ALL_DTYPES, shape_samples([
+        ("(2,3)->float64", (2, 3), ["float64"], {}),
+        ("()->int32", (), ["int32"], {}),
+        ("(0,3)->float16", (0, 3), ["float16"], {}),
+    ]),
+    expected_dtype=lambda result, *_: result,  # the dtype asked for, whatever the input
+    differentiable=True, grad_op="_npi_astype",
+    grad_samples=shape_grad([("(2,3)->float64", [(2, 3)], {"dtype": "float64"})]),
+    # NumPy has complex dtypes; ndx does not (yet).
+    error_inputs=lambda: [ErrorInput((_f((2,)), "complex64"), {}, TypeError, "no-complex", None)]))
+add(OpEntry(
     "collapse_sum_like", ndx.nd._npi_collapse_sum_like, _collapse_ref, "shape", NUMERIC_DTYPES,
     pair_samples([
         ("(2,3)->(3,)", (2, 3), (3,)),
@@ -713,6 +725,10 @@ add(OpEntry(
     grad_samples=shape_grad([("(2,3)->(1,3)", [(2, 3), (1, 3)], {})]),
     error_inputs=lambda: [
         ErrorInput((_f((2, 3)), _f((4,))), {}, ValueError, "not-broadcastable", None)]))
+add(OpEntry(
+    "cast_like", ndx.nd._npi_cast_like, lambda x, like: x.astype(like.dtype), "shape", ALL_DTYPES,
+    pair_samples([("(2,3)", (2, 3), (1,)), ("()", (), (4,)), ("(0,3)", (0, 3), (2,))]),
+    expected_dtype=lambda result, *_: result))
 add(OpEntry(
     "broadcast_like", ndx.nd._npi_broadcast_like, _broadcast_like_ref, "shape", ALL_DTYPES,
     pair_samples([

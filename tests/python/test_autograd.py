@@ -226,3 +226,15 @@ def test_basic_indexing_is_differentiable(key):
     ref2 = onp.zeros_like(xn)
     ref2[key] += 6 * xn[key]
     assert_almost_equal(x2.grad, ref2, rtol=1e-10, atol=1e-12)
+
+
+def test_astype_is_differentiable():
+    xn = onp.array([0.5, -1.5, 2.0], dtype=onp.float32)
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = x.astype("float64")
+        loss = (y * y).sum()
+    loss.backward()
+    assert y.dtype == onp.float64 and x.grad.dtype == onp.float32
+    assert_almost_equal(x.grad, 2 * xn)
