@@ -58,6 +58,13 @@ std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<N
                           const std::vector<NDArray>& head_grads = {}, bool create_graph = false,
                           bool retain_graph = false);
 
+// The gradient pass over a graph: entries computing d(sum of heads * head_grads)/d(target) for
+// each target, built from the ops' FGradient (an undefined entry where a target gets none).
+// Autograd runs it on its tape; graphs use it for symbolic gradients.
+std::vector<NodeEntry> gradient_entries(const std::vector<NodeEntry>& heads,
+                                        const std::vector<NodeEntry>& head_grads,
+                                        const std::vector<NodeEntry>& targets);
+
 // Called by invoke after a kernel ran: records the op when recording and an input needs grad.
 void record_op(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
                std::vector<NDArray>* outputs);

@@ -70,6 +70,14 @@ class Symbol:
             raise ValueError(f"[eval] no value for inputs {missing}")
         return _core._graph_run(self._handle, [inputs[n] for n in names])
 
+    def gradient(self, wrt):
+        """The symbol of d(sum_i outputs_i * head_grad_i)/d(input) for each input named in wrt:
+        a graph built by the gradient pass from the ops' registered gradients. Its inputs are
+        this symbol's (those the gradients use) plus head_grad0, head_grad1, ..."""
+        if isinstance(wrt, str):
+            wrt = [wrt]
+        return Symbol(_core._sym_gradient(self._handle, list(wrt)))
+
     # ---- arithmetic, as the np functions ----
     def _binary(self, op, other, reflected=False):
         other = other if isinstance(other, Symbol) else _constant(other)

@@ -553,6 +553,42 @@ PyObject* sym_output(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// _sym_gradient(symbol, [names]): the symbol whose outputs are the gradients of the sum of the
+// outputs (weighted by new inputs head_grad0, ...) with respect to the named inputs.
+PyObject* sym_gradient(PyObject*, PyObject* args) {
+  PyObject *h, *names;
+  if (!PyArg_ParseTuple(args, "OO:_sym_gradient", &h, &names)) return nullptr;
+  NDX_PY_BEGIN
+  const Graph& g = graph_of(h);
+  std::vector<NodeEntry> head_grads, targets;
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    head_grads.push_back(NodeEntry{make_variable("head_grad" + std::to_string(i)), 0, 0});
+  auto ins = g.inputs();
+  PyObject* fast = PySequence_Fast(names, "expected a list of input names");
+  if (!fast) throw PythonErrorSet{};
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
+    const char* name = PyUnicode_AsUTF8(PySequence_Fast_ITEMS(fast)[i]);
+    if (!name) {
+      Py_DECREF(fast);
+      throw PythonErrorSet{};
+    }
+    auto it = std::find_if(ins.begin(), ins.end(),
+                           [&](const NodePtr& n) { return n->attrs.name == name; });
+    if (it == ins.end()) {
+      Py_DECREF(fast);
+      value_error("[gradient] the symbol has no input named '", name, "'");
+    }
+    targets.push_back(NodeEntry{*it, 0, 0});
+  }
+  Py_DECREF(fast);
+  auto grads = autograd::gradient_entries(g.outputs, head_grads, targets);
+  Graph out;
+  for (size_t i = 0; i < grads.size(); ++i)
+    out.outputs.push_back(grads[i].node ? grads[i] : make_node("_np_zeros_like", {targets[i]}));
+  return graph_capsule(std::move(out));
+  NDX_PY_END(nullptr)
+}
+
 PyObject* sym_num_outputs(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
   return PyLong_FromSize_t(graph_of(h).outputs.size());
@@ -566,6 +602,7 @@ PyMethodDef module_methods[] = {
     {"_sym_group", sym_group, METH_O, "The outputs of several symbols as one."},
     {"_sym_output", sym_output, METH_VARARGS, "One output of a symbol."},
     {"_sym_num_outputs", sym_num_outputs, METH_O, nullptr},
+    {"_sym_gradient", sym_gradient, METH_VARARGS, "The gradient graph of a symbol."},
     {"_attrs_str", attrs_str, METH_VARARGS, "Parsed attributes of an op from string params."},
     {"_invoke_attrs", invoke_attrs, METH_VARARGS, "Runs an op with attributes from _attrs_str."},
     {"_load_library", load_library_py, METH_O, "Loads an operator library; returns its op names."},

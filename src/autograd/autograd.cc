@@ -142,12 +142,10 @@ struct GradResult {
 
 GradResult build_gradient(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads,
                           const std::vector<NodeEntry>& targets) {
-  static const auto& fgrad = Op::attr<FGradient>("FGradient");
   if (!head_grads.empty() && head_grads.size() != heads.size())
     value_error("[backward] got ", head_grads.size(), " head gradients for ", heads.size(),
                 " heads");
-  std::vector<NodeEntry> head_entries;
-  std::map<EntryKey, std::vector<NodeEntry>> contributions;
+  std::vector<NodeEntry> head_entries, head_grad_entries;
   for (size_t i = 0; i < heads.size(); ++i) {
     const auto& e = heads[i].autograd_entry();
     if (!e)
@@ -165,12 +163,39 @@ GradResult build_gradient(const std::vector<NDArray>& heads, const std::vector<N
       hg = head_grads[i];
     }
     head_entries.push_back(e->entry);
-    contributions[{e->entry.node.get(), e->entry.index}].push_back(
-        NodeEntry{constant_node(hg), 0, 0});
+    head_grad_entries.push_back(NodeEntry{constant_node(hg), 0, 0});
   }
   GradResult r;
   r.order = topo_order(head_entries);
-  for (auto it = r.order.rbegin(); it != r.order.rend(); ++it) {
+  r.grads = gradient_entries(head_entries, head_grad_entries, targets);
+  return r;
+}
+
+void free_graph(const std::vector<NodePtr>& order) {
+  for (const auto& n : order)
+    if (!n->is_variable()) {
+      n->values.clear();
+      n->freed = true;
+    }
+}
+
+NDArray zeros_like(const NDArray& x) {
+  NDArray z(x.shape(), x.dtype(), x.device());
+  z.fill(0);
+  return z;
+}
+
+}  // namespace
+
+std::vector<NodeEntry> gradient_entries(const std::vector<NodeEntry>& heads,
+                                        const std::vector<NodeEntry>& head_grads,
+                                        const std::vector<NodeEntry>& targets) {
+  static const auto& fgrad = Op::attr<FGradient>("FGradient");
+  std::map<EntryKey, std::vector<NodeEntry>> contributions;
+  for (size_t i = 0; i < heads.size(); ++i)
+    contributions[{heads[i].node.get(), heads[i].index}].push_back(head_grads.at(i));
+  std::vector<NodePtr> order = topo_order(heads);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const NodePtr& n = *it;
     if (n->is_variable()) continue;
     uint32_t nout = n->num_outputs();
@@ -197,28 +222,13 @@ GradResult build_gradient(const std::vector<NDArray>& heads, const std::vector<N
     for (size_t i = 0; i < in_grads.size(); ++i)
       contributions[{n->inputs[i].node.get(), n->inputs[i].index}].push_back(in_grads[i]);
   }
+  std::vector<NodeEntry> grads;
   for (const auto& t : targets) {
     auto c = contributions.find({t.node.get(), t.index});
-    r.grads.push_back(c != contributions.end() ? sum_entries(c->second) : NodeEntry{});
+    grads.push_back(c != contributions.end() ? sum_entries(c->second) : NodeEntry{});
   }
-  return r;
+  return grads;
 }
-
-void free_graph(const std::vector<NodePtr>& order) {
-  for (const auto& n : order)
-    if (!n->is_variable()) {
-      n->values.clear();
-      n->freed = true;
-    }
-}
-
-NDArray zeros_like(const NDArray& x) {
-  NDArray z(x.shape(), x.dtype(), x.device());
-  z.fill(0);
-  return z;
-}
-
-}  // namespace
 
 void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads,
               bool retain_graph) {

@@ -54,3 +54,29 @@ def test_symbol_errors():
     with pytest.raises(IndexError):
         x[3]
     assert isinstance(ndx.sym.exp(x), sym.Symbol)
+
+
+def test_symbolic_gradient_pass():
+    x, w = sym.var("x"), sym.var("w")
+    y = sym.tanh(sym.matmul(x, w))
+    g = y.gradient(["x", "w"])
+    assert len(g) == 2
+    assert sorted(g.list_arguments()) == sorted(["x", "w", "head_grad0"])
+    rng = onp.random.default_rng(2)
+    xn = rng.normal(size=(3, 4))
+    wn = rng.normal(size=(4, 2))
+    hg = rng.normal(size=(3, 2))
+    dx, dw = g.eval(x=np.array(xn), w=np.array(wn), head_grad0=np.array(hg))
+    d = hg * (1 - onp.tanh(xn @ wn) ** 2)
+    assert_almost_equal(dx, d @ wn.T, rtol=1e-10, atol=1e-12)
+    assert_almost_equal(dw, xn.T @ d, rtol=1e-10, atol=1e-12)
+    # Second order: the gradient graph has a gradient too.
+    s = sym.sum(sym.exp(x) * x)
+    gx = s.gradient("x")  # (1 + x) e^x
+    ggx = sym.sum(gx * 1.0).gradient("x")  # (2 + x) e^x
+    xv = onp.array([0.5, -1.0])
+    one = np.array(onp.ones((), dtype=onp.float64))
+    got = ggx.eval(x=np.array(xv), head_grad0=one)[0]
+    assert_almost_equal(got, (2 + xv) * onp.exp(xv), rtol=1e-10)
+    with pytest.raises(ValueError, match="no input named"):
+        y.gradient("z")
