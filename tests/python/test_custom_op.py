@@ -195,3 +195,13 @@ def test_operators_are_recreated_per_shape():
     for shape in [(2,), (3, 2), (2,)]:
         out = ndx.nd.Custom(np.zeros(shape), op_type="remember")
         assert out.shape == shape and (out.asnumpy() == 1).all()
+
+
+def test_symbolic_custom_op():
+    x = ndx.sym.var("x")
+    y = ndx.sym.Custom(ndx.sym.sin(x), op_type="scale", factor="3")
+    assert y.infer_shape(x=(2, 2)) == [(2, 2)]
+    xn = onp.array([[0.1, 0.2], [0.3, 0.4]])
+    assert_almost_equal(y.eval(x=np.array(xn))[0], 3 * onp.sin(xn))
+    back = ndx.sym.load_json(y.tojson())
+    assert_almost_equal(back.eval(x=np.array(xn))[0], 3 * onp.sin(xn))
