@@ -127,7 +127,7 @@ Executor::Executor(Graph g) : graph_(std::move(g)) {
       constants_.push_back({num_slots_++, n->values[0]});
       continue;
     }
-    Step s{&n->attrs, {}, num_slots_};
+    Step s{&n->attrs, {}, num_slots_, {}};
     for (const auto& e : n->inputs)
       s.in_slots.push_back(slot_of.at(e.node.get()) + static_cast<int>(e.index));
     slot_of[n.get()] = num_slots_;
