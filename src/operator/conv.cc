@@ -23,6 +23,7 @@
 #include "ndx/graph.h"
 #include "operator/gemm.h"
 #include "operator/kernel_util.h"
+#include "operator/nn_check.h"
 
 namespace ndx {
 namespace {
@@ -34,43 +35,10 @@ using kernel::with_gemm_type;
 using kernel::as_array;
 using kernel::store;
 using kernel::write_req;
-
-// ============================== shared helpers ==============================
-void require_float(const NodeAttrs& attrs, DType t, const char* arg) {
-  if (!is_float(t))
-    type_error("[", op_name(attrs), "] argument '", arg,
-               "' must have a float dtype (float16, bfloat16, float32 or float64), got ", t);
-}
-
-// Type inference: the float input 0 gives every other listed input (which must agree) and
-// every output its dtype.
-bool same_float_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out,
-                     const std::vector<const char*>& names) {
-  DType t = (*in)[0];
-  if (t == DType::kUnknown) return false;
-  require_float(attrs, t, names[0]);
-  for (size_t i = 1; i < in->size(); ++i) {
-    if ((*in)[i] == DType::kUnknown) (*in)[i] = t;
-    if ((*in)[i] != t)
-      type_error("[", op_name(attrs), "] argument '", names[std::min(i, names.size() - 1)],
-                 "' has dtype ", (*in)[i], ", expected ", t, " (the dtype of '", names[0], "')");
-  }
-  for (DType& o : *out) o = t;
-  return true;
-}
-
-// Checks (or, when unknown, sets) the shape of input `i` named `arg`.
-void expect_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const Shape& want,
-                  const char* arg, const std::string& why = "") {
-  Shape& s = (*in)[i];
-  if (!s.is_known()) {
-    s = want;
-    return;
-  }
-  if (s != want)
-    value_error("[", op_name(attrs), "] argument '", arg, "' has shape ", s.str(), ", expected ",
-                want.str(), why);
-}
+using nn_check::expect_shape;
+using nn_check::register_backward;
+using nn_check::require_float;
+using nn_check::same_float_type;
 
 // The spatial geometry of one convolution or pooling, 1-d problems as 2-d with H = 1.
 struct Geom {
@@ -561,12 +529,6 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
       for (int64_t i = 0; i < g.in_plane(); ++i) store(d + i, req[0], static_cast<C>(acc[i]));
     }
   });
-}
-
-// ============================== registration ==============================
-Op& register_backward(const char* name, const char* doc) {
-  return OpRegistry::global().register_op(name).describe(doc).set_attr<TIsBackward>("TIsBackward",
-                                                                                    true);
 }
 
 [[maybe_unused]] const bool registered = [] {

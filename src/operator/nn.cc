@@ -19,6 +19,7 @@
 #include "ndx/graph.h"
 #include "operator/gemm.h"
 #include "operator/kernel_util.h"
+#include "operator/nn_check.h"
 
 namespace ndx {
 namespace {
@@ -30,38 +31,12 @@ using kernel::with_gemm_type;
 using kernel::as_array;
 using kernel::store;
 using kernel::write_req;
-
-// ============================== shared helpers ==============================
-void require_float(const NodeAttrs& attrs, DType t, const char* arg) {
-  if (!is_float(t))
-    type_error("[", op_name(attrs), "] argument '", arg,
-               "' must have a float dtype (float16, bfloat16, float32 or float64), got ", t);
-}
-
-void require_no_bool(const NodeAttrs& attrs, DType t, const char* arg) {
-  if (t == DType::kBool)
-    type_error("[", op_name(attrs), "] argument '", arg, "' must be numeric, got bool");
-}
-
-void require_same_type(const NodeAttrs& attrs, DType t, DType want, const char* arg,
-                       const char* like) {
-  if (t != want)
-    type_error("[", op_name(attrs), "] argument '", arg, "' has dtype ", t, ", expected ", want,
-               " (the dtype of '", like, "')");
-}
-
-// Checks (or, when unknown, sets) the shape of input `i` named `arg`.
-void expect_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const Shape& want,
-                  const char* arg, const std::string& why = "") {
-  Shape& s = (*in)[i];
-  if (!s.is_known()) {
-    s = want;
-    return;
-  }
-  if (s != want)
-    value_error("[", op_name(attrs), "] argument '", arg, "' has shape ", s.str(), ", expected ",
-                want.str(), why);
-}
+using nn_check::expect_shape;
+using nn_check::register_backward;
+using nn_check::require_float;
+using nn_check::require_no_bool;
+using nn_check::require_same_type;
+using nn_check::same_float_type;
 
 // An array seen as (outer, n, inner) around `axis`.
 struct AxisSplit {
@@ -103,21 +78,6 @@ std::vector<int64_t> read_indices(const TBlob& b) {
     }
   });
   return idx;
-}
-
-// Type inference: the float input 0 gives every other listed input (which must agree) and
-// every output its dtype.
-bool same_float_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out,
-                     const std::vector<const char*>& names) {
-  DType t = (*in)[0];
-  if (t == DType::kUnknown) return false;
-  require_float(attrs, t, names[0]);
-  for (size_t i = 1; i < in->size(); ++i) {
-    if ((*in)[i] == DType::kUnknown) (*in)[i] = t;
-    require_same_type(attrs, (*in)[i], t, names[i], names[0]);
-  }
-  for (DType& o : *out) o = t;
-  return true;
 }
 
 std::map<std::string, std::string> params_dict(const NodeAttrs& attrs) {
@@ -925,12 +885,6 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
     }
     for (int k = 3; k < 5; ++k) kernel::fill_output(out[k], req[k], 0);
   });
-}
-
-// ============================== registration ==============================
-Op& register_backward(const char* name, const char* doc) {
-  return OpRegistry::global().register_op(name).describe(doc).set_attr<TIsBackward>("TIsBackward",
-                                                                                    true);
 }
 
 [[maybe_unused]] const bool registered = [] {

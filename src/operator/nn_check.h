@@ -1,0 +1,63 @@
+// Checks shared by the neural-network op families (nn.cc, conv.cc): typed errors that name the
+// op and the argument, the float-dtype rule of their inputs, and backward-op registration.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ndx/op.h"
+#include "ndx/op_util.h"
+
+namespace ndx::nn_check {
+
+inline void require_float(const NodeAttrs& attrs, DType t, const char* arg) {
+  if (!is_float(t))
+    type_error("[", op_name(attrs), "] argument '", arg,
+               "' must have a float dtype (float16, bfloat16, float32 or float64), got ", t);
+}
+
+inline void require_no_bool(const NodeAttrs& attrs, DType t, const char* arg) {
+  if (t == DType::kBool)
+    type_error("[", op_name(attrs), "] argument '", arg, "' must be numeric, got bool");
+}
+
+inline void require_same_type(const NodeAttrs& attrs, DType t, DType want, const char* arg,
+                              const char* like) {
+  if (t != want)
+    type_error("[", op_name(attrs), "] argument '", arg, "' has dtype ", t, ", expected ", want,
+               " (the dtype of '", like, "')");
+}
+
+// Type inference: input 0 must be a float dtype; the other inputs (named by `names`, the last
+// name standing for any further ones) must have it too, and every output gets it.
+inline bool same_float_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out,
+                            const std::vector<const char*>& names) {
+  DType t = (*in)[0];
+  if (t == DType::kUnknown) return false;
+  require_float(attrs, t, names[0]);
+  for (size_t i = 1; i < in->size(); ++i) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = t;
+    require_same_type(attrs, (*in)[i], t, names[std::min(i, names.size() - 1)], names[0]);
+  }
+  for (DType& o : *out) o = t;
+  return true;
+}
+
+inline void expect_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const Shape& want,
+                         const char* arg, const std::string& why = "") {
+  Shape& s = (*in)[i];
+  if (!s.is_known()) {
+    s = want;
+    return;
+  }
+  if (s != want)
+    value_error("[", op_name(attrs), "] argument '", arg, "' has shape ", s.str(), ", expected ",
+                want.str(), why);
+}
+
+inline Op& register_backward(const char* name, const char* doc) {
+  return OpRegistry::global().register_op(name).describe(doc).set_attr<TIsBackward>("TIsBackward",
+                                                                                    true);
+}
+
+}  // namespace ndx::nn_check
