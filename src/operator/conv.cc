@@ -36,6 +36,7 @@ using kernel::as_array;
 using kernel::store;
 using kernel::write_req;
 using nn_check::expect_shape;
+using nn_check::output_shape_of_input;
 using nn_check::register_backward;
 using nn_check::require_float;
 using nn_check::same_float_type;
@@ -605,12 +606,7 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
                     "first maximum; avg / sum: spread over the window).")
       .set_num_inputs(3)
       .set_params<PoolingParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               if (!(*in)[1].is_known()) return false;
-                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
-                               return true;
-                             })
+      .set_attr<FInferShape>("FInferShape", output_shape_of_input(1))
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"ograd", "data", "out"});

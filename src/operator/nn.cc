@@ -32,6 +32,8 @@ using kernel::as_array;
 using kernel::store;
 using kernel::write_req;
 using nn_check::expect_shape;
+using nn_check::ograd_float_type;
+using nn_check::output_shape_of_input;
 using nn_check::register_backward;
 using nn_check::require_float;
 using nn_check::require_no_bool;
@@ -990,19 +992,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                     "data's shape.")
       .set_num_inputs(3)
       .set_params<PickParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               if (!(*in)[1].is_known()) return false;
-                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
-                               return true;
-                             })
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-                              if ((*in)[0] == DType::kUnknown) return false;
-                              require_float(attrs, (*in)[0], "ograd");
-                              (*out)[0] = (*in)[0];
-                              return true;
-                            })
+      .set_attr<FInferShape>("FInferShape", output_shape_of_input(1))
+      .set_attr<FInferType>("FInferType", ograd_float_type)
       .set_attr<FCompute>("FCompute<cpu>", pick_backward)
       // Linear in ograd: its gradient is pick again, so pick differentiates twice.
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
@@ -1084,19 +1075,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                     "ograd added up per index.")
       .set_num_inputs(3)
       .set_params<EmbeddingParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               if (!(*in)[2].is_known()) return false;
-                               assign_shape(attrs, &(*out)[0], (*in)[2], "output", 0);
-                               return true;
-                             })
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-                              if ((*in)[0] == DType::kUnknown) return false;
-                              require_float(attrs, (*in)[0], "ograd");
-                              (*out)[0] = (*in)[0];
-                              return true;
-                            })
+      .set_attr<FInferShape>("FInferShape", output_shape_of_input(2))
+      .set_attr<FInferType>("FInferType", ograd_float_type)
       .set_attr<FCompute>("FCompute<cpu>", embedding_backward)
       // Linear in ograd: its gradient is the embedding lookup again.
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {

@@ -55,6 +55,23 @@ inline void expect_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const S
                 want.str(), why);
 }
 
+// FInferShape of a backward op whose single output has the shape of input k.
+inline FInferShape output_shape_of_input(int k) {
+  return [k](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+    if (!(*in)[k].is_known()) return false;
+    assign_shape(attrs, &(*out)[0], (*in)[k], "output", 0);
+    return true;
+  };
+}
+
+// FInferType of a backward op whose single output takes the (float) dtype of the ograd, input 0.
+inline bool ograd_float_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  require_float(attrs, (*in)[0], "ograd");
+  (*out)[0] = (*in)[0];
+  return true;
+}
+
 inline Op& register_backward(const char* name, const char* doc) {
   return OpRegistry::global().register_op(name).describe(doc).set_attr<TIsBackward>("TIsBackward",
                                                                                     true);
