@@ -18,6 +18,7 @@ using test::values;
 namespace ag = autograd;
 
 using Dict = std::map<std::string, std::string>;
+using test::autograd_grads;
 constexpr DType kF64 = DType::kFloat64;
 const DType kFloats[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
 
@@ -36,28 +37,6 @@ std::string tuple_str(const std::vector<int64_t>& v) {
   std::string s = "(";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + (v.size() == 1 ? ",)" : ")");
-}
-
-// The gradients of sum(op(inputs) * w) through autograd.
-std::vector<NDArray> autograd_grads(const std::string& op, const std::vector<NDArray>& in,
-                                    const NDArray& w, const Dict& dict) {
-  std::vector<NDArray> xs;
-  for (const auto& a : in) {
-    xs.push_back(a.copy());
-    ag::attach_grad(xs.back());
-  }
-  NDArray y;
-  {
-    ag::RecordScope record(true, /*train=*/false);
-    y = run(op, xs, dict);
-  }
-  {
-    ag::RecordScope mode(false, false);
-    ag::backward({y}, {w});
-  }
-  std::vector<NDArray> out;
-  for (const auto& x : xs) out.push_back(ag::grad_of(x));
-  return out;
 }
 
 // FGradient of `op` against central differences for every input.

@@ -15,6 +15,7 @@ using test::values;
 namespace ag = autograd;
 
 using Dict = std::map<std::string, std::string>;
+using test::autograd_grads;
 constexpr DType kF64 = DType::kFloat64;
 
 NDArray arr(const std::vector<double>& v, Shape s, DType t = kF64) {
@@ -27,30 +28,6 @@ double tol_for(DType t) {
   return t == DType::kFloat64 ? 1e-12 : t == DType::kFloat32 ? 1e-5 : 2e-2;
 }
 const DType kFloats[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
-
-// The gradients of sum(op(inputs) * w) through autograd, recorded in predict mode. (Autograd
-// rather than test::symbolic_grads: ndx::evaluate does not return hidden outputs yet, which
-// the backward of dropout and layer_norm read.)
-std::vector<NDArray> autograd_grads(const std::string& op, const std::vector<NDArray>& in,
-                                    const NDArray& w, const Dict& dict) {
-  std::vector<NDArray> xs;
-  for (const auto& a : in) {
-    xs.push_back(a.copy());
-    ag::attach_grad(xs.back());
-  }
-  NDArray y;
-  {
-    ag::RecordScope record(true, /*train=*/false);
-    y = run(op, xs, dict);
-  }
-  {
-    ag::RecordScope mode(false, false);
-    ag::backward({y}, {w});
-  }
-  std::vector<NDArray> out;
-  for (const auto& x : xs) out.push_back(ag::grad_of(x));
-  return out;
-}
 
 // FGradient of `op` against central differences for the inputs listed in `which`.
 void check_grads(const std::string& op, const std::vector<NDArray>& in, const Dict& dict,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ndx/autograd.h"
 #include "ndx/graph.h"
 #include "ndx/imperative.h"
 #include "ndx/ndarray.h"
@@ -92,6 +93,29 @@ inline std::vector<NDArray> symbolic_grads(const std::string& op,
   const auto& fgrad = Op::attr<FGradient>("FGradient");
   auto grads = fgrad[y.node->op()](y.node, {NodeEntry{og, 0, 0}});
   return evaluate(grads, values);
+}
+
+// The gradients of sum(op(inputs) * w) through autograd, recorded in predict mode.
+inline std::vector<NDArray> autograd_grads(const std::string& op, const std::vector<NDArray>& in,
+                                           const NDArray& w,
+                                           std::map<std::string, std::string> dict = {}) {
+  std::vector<NDArray> xs;
+  for (const auto& a : in) {
+    xs.push_back(a.copy());
+    autograd::attach_grad(xs.back());
+  }
+  NDArray y;
+  {
+    autograd::RecordScope record(true, /*train=*/false);
+    y = run(op, xs, std::move(dict));
+  }
+  {
+    autograd::RecordScope mode(false, false);
+    autograd::backward({y}, {w});
+  }
+  std::vector<NDArray> out;
+  for (const auto& x : xs) out.push_back(autograd::grad_of(x));
+  return out;
 }
 
 }  // namespace ndx::test
