@@ -15,6 +15,7 @@
 #include "ndx/imperative.h"
 #include "ndx/ndarray.h"
 #include "ndx/op.h"
+#include "test_util.h"
 
 namespace {
 
@@ -69,51 +70,8 @@ void expect_near(const std::vector<double>& got, const std::vector<double>& want
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
 }
 
-// ---- numeric gradient check (float64, central differences) ----
 void check_gradient(const std::string& op, const std::vector<NDArray>& inputs) {
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<ndx::NodePtr> vars;
-  std::vector<ndx::NodeEntry> entries;
-  std::unordered_map<const ndx::Node*, NDArray> vals;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    vars.push_back(ndx::make_variable("x" + std::to_string(i)));
-    entries.push_back(ndx::NodeEntry{vars.back(), 0, 0});
-    vals[vars.back().get()] = inputs[i];
-  }
-  ndx::NodeEntry fwd = ndx::make_node(op, entries);
-  NDArray out = ndx::evaluate({fwd}, vals)[0];
-  std::vector<double> w(out.size());
-  for (auto& x : w) x = dist(rng);
-  auto og = ndx::make_variable("og");
-  vals[og.get()] = NDArray::from_vector<double>(w, out.shape());
-  const auto& fgrad = ndx::Op::attr<ndx::FGradient>("FGradient");
-  auto grads = fgrad[ndx::Op::get(op)](fwd.node, {ndx::NodeEntry{og, 0, 0}});
-  ASSERT_EQ(grads.size(), inputs.size());
-  auto analytic = ndx::evaluate(grads, vals);
-  auto objective = [&](const std::vector<NDArray>& xs) {
-    auto v = ndx::invoke(ndx::Op::get(op)->make_attrs(), xs)[0].to_vector<double>();
-    double s = 0;
-    for (size_t k = 0; k < v.size(); ++k) s += w[k] * v[k];
-    return s;
-  };
-  const double eps = 1e-6;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ASSERT_EQ(analytic[i].shape(), inputs[i].shape()) << op << " grad " << i;
-    auto base = inputs[i].to_vector<double>();
-    auto got = analytic[i].to_vector<double>();
-    for (size_t k = 0; k < base.size(); ++k) {
-      std::vector<NDArray> xp = inputs, xm = inputs;
-      auto vp = base, vm = base;
-      vp[k] += eps;
-      vm[k] -= eps;
-      xp[i] = NDArray::from_vector<double>(vp, inputs[i].shape());
-      xm[i] = NDArray::from_vector<double>(vm, inputs[i].shape());
-      double numeric = (objective(xp) - objective(xm)) / (2 * eps);
-      EXPECT_NEAR(got[k], numeric, 1e-6) << op << " " << inputs[0].shape() << " x "
-                                         << inputs[1].shape() << " input " << i << " element " << k;
-    }
-  }
+  ndx::test::check_numeric_gradient(op, {}, inputs, /*seed=*/11);
 }
 
 // ============================== matmul ==============================

@@ -14,6 +14,7 @@
 #include "ndx/imperative.h"
 #include "ndx/ndarray.h"
 #include "ndx/op.h"
+#include "test_util.h"
 
 namespace {
 
@@ -51,65 +52,8 @@ NDArray arange(Shape shape, DType dtype = DType::kFloat32, double start = 0) {
   return NDArray::from_vector<double>(iota_values(shape.size(), start), shape).astype(dtype);
 }
 
-// ---- numeric gradient check (float64, central differences) ----
-// f(inputs) = sum_j sum(w_j * op(inputs)_j) for fixed random w_j; its gradient is what the op's
-// FGradient graph gives for ograds w_j.
 void check_gradient(const std::string& op, const Dict& dict, const std::vector<NDArray>& inputs) {
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<ndx::NodePtr> vars;
-  std::vector<ndx::NodeEntry> entries;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    vars.push_back(ndx::make_variable("x" + std::to_string(i)));
-    entries.push_back(ndx::NodeEntry{vars.back(), 0, 0});
-  }
-  ndx::NodeEntry fwd = ndx::make_node(op, entries, dict);
-  const uint32_t nout = fwd.node->num_outputs();
-  std::unordered_map<const ndx::Node*, NDArray> values;
-  for (size_t i = 0; i < inputs.size(); ++i) values[vars[i].get()] = inputs[i];
-  std::vector<ndx::NodeEntry> fwd_outs;
-  for (uint32_t j = 0; j < nout; ++j) fwd_outs.push_back(ndx::NodeEntry{fwd.node, j, 0});
-  std::vector<NDArray> outs = ndx::evaluate(fwd_outs, values);
-
-  std::vector<ndx::NodeEntry> ograds;
-  std::vector<std::vector<double>> w(nout);
-  for (uint32_t j = 0; j < nout; ++j) {
-    auto v = ndx::make_variable("og" + std::to_string(j));
-    ograds.push_back(ndx::NodeEntry{v, 0, 0});
-    for (int64_t k = 0; k < outs[j].size(); ++k) w[j].push_back(dist(rng));
-    values[v.get()] = NDArray::from_vector<double>(w[j], outs[j].shape());
-  }
-  const auto& fgrad = ndx::Op::attr<ndx::FGradient>("FGradient");
-  std::vector<ndx::NodeEntry> grads = fgrad[ndx::Op::get(op)](fwd.node, ograds);
-  ASSERT_EQ(grads.size(), inputs.size());
-  std::vector<NDArray> analytic = ndx::evaluate(grads, values);
-
-  auto objective = [&](const std::vector<NDArray>& xs) {
-    auto o = ndx::invoke(ndx::Op::get(op)->make_attrs(dict), xs);
-    double s = 0;
-    for (uint32_t j = 0; j < nout; ++j) {
-      auto v = o[j].to_vector<double>();
-      for (size_t k = 0; k < v.size(); ++k) s += w[j][k] * v[k];
-    }
-    return s;
-  };
-  const double eps = 1e-6;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ASSERT_EQ(analytic[i].shape(), inputs[i].shape()) << op << " grad " << i;
-    ASSERT_EQ(analytic[i].dtype(), DType::kFloat64);
-    auto base = inputs[i].to_vector<double>();
-    auto got = analytic[i].to_vector<double>();
-    for (size_t k = 0; k < base.size(); ++k) {
-      std::vector<NDArray> xp = inputs, xm = inputs;
-      auto vp = base, vm = base;
-      vp[k] += eps;
-      vm[k] -= eps;
-      xp[i] = NDArray::from_vector<double>(vp, inputs[i].shape());
-      xm[i] = NDArray::from_vector<double>(vm, inputs[i].shape());
-      double numeric = (objective(xp) - objective(xm)) / (2 * eps);
-      EXPECT_NEAR(got[k], numeric, 1e-6) << op << " input " << i << " element " << k;
-    }
-  }
+  ndx::test::check_numeric_gradient(op, dict, inputs, /*seed=*/7);
 }
 
 // ============================== reshape ==============================

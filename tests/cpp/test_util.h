@@ -5,7 +5,9 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ndx/autograd.h"
@@ -116,6 +118,69 @@ inline std::vector<NDArray> autograd_grads(const std::string& op, const std::vec
   std::vector<NDArray> out;
   for (const auto& x : xs) out.push_back(autograd::grad_of(x));
   return out;
+}
+
+// Numeric gradient check (float64 inputs, central differences).
+// f(inputs) = sum_j sum(w_j * op(inputs)_j) for fixed random w_j; its gradient is what the op's
+// FGradient graph gives for ograds w_j.
+inline void check_numeric_gradient(const std::string& op,
+                                   const std::map<std::string, std::string>& dict,
+                                   const std::vector<NDArray>& inputs, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<NodePtr> vars;
+  std::vector<NodeEntry> entries;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    vars.push_back(make_variable("x" + std::to_string(i)));
+    entries.push_back(NodeEntry{vars.back(), 0, 0});
+  }
+  NodeEntry fwd = make_node(op, entries, dict);
+  const uint32_t nout = fwd.node->num_outputs();
+  std::unordered_map<const Node*, NDArray> feed;
+  for (size_t i = 0; i < inputs.size(); ++i) feed[vars[i].get()] = inputs[i];
+  std::vector<NodeEntry> fwd_outs;
+  for (uint32_t j = 0; j < nout; ++j) fwd_outs.push_back(NodeEntry{fwd.node, j, 0});
+  std::vector<NDArray> outs = evaluate(fwd_outs, feed);
+
+  std::vector<NodeEntry> ograds;
+  std::vector<std::vector<double>> w(nout);
+  for (uint32_t j = 0; j < nout; ++j) {
+    auto v = make_variable("og" + std::to_string(j));
+    ograds.push_back(NodeEntry{v, 0, 0});
+    for (int64_t k = 0; k < outs[j].size(); ++k) w[j].push_back(dist(rng));
+    feed[v.get()] = NDArray::from_vector<double>(w[j], outs[j].shape());
+  }
+  const auto& fgrad = Op::attr<FGradient>("FGradient");
+  std::vector<NodeEntry> grads = fgrad[Op::get(op)](fwd.node, ograds);
+  ASSERT_EQ(grads.size(), inputs.size());
+  std::vector<NDArray> analytic = evaluate(grads, feed);
+
+  auto objective = [&](const std::vector<NDArray>& xs) {
+    auto o = invoke(Op::get(op)->make_attrs(dict), xs);
+    double s = 0;
+    for (uint32_t j = 0; j < nout; ++j) {
+      auto v = o[j].to_vector<double>();
+      for (size_t k = 0; k < v.size(); ++k) s += w[j][k] * v[k];
+    }
+    return s;
+  };
+  const double eps = 1e-6;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ASSERT_EQ(analytic[i].shape(), inputs[i].shape()) << op << " grad " << i;
+    ASSERT_EQ(analytic[i].dtype(), DType::kFloat64);
+    auto base = inputs[i].to_vector<double>();
+    auto got = analytic[i].to_vector<double>();
+    for (size_t k = 0; k < base.size(); ++k) {
+      std::vector<NDArray> xp = inputs, xm = inputs;
+      auto vp = base, vm = base;
+      vp[k] += eps;
+      vm[k] -= eps;
+      xp[i] = NDArray::from_vector<double>(vp, inputs[i].shape());
+      xm[i] = NDArray::from_vector<double>(vm, inputs[i].shape());
+      double numeric = (objective(xp) - objective(xm)) / (2 * eps);
+      EXPECT_NEAR(got[k], numeric, 1e-6) << op << " input " << i << " element " << k;
+    }
+  }
 }
 
 }  // namespace ndx::test
