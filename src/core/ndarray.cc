@@ -4,6 +4,8 @@
 #include <numeric>
 
 #include "core/strided.h"
+#include "kernel/blob.h"
+#include "kernel/cast.h"
 
 namespace ndx {
 
@@ -206,47 +208,9 @@ NDArray NDArray::to(Device device) const {
 void NDArray::assign(const NDArray& src) const { copy_cast(src, *this); }
 
 void NDArray::fill(double value) const {
-  NDArray v(Shape{}, DType::kFloat64, device());
-  *v.data<double>() = value;
-  copy_cast(v, *this);
+  if (!defined()) value_error("[fill] undefined array");
+  kernel::fill(kernel::to_blob(*this), value);
 }
-
-namespace {
-template <typename To, typename From>
-inline To cast_value(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<compute_t<From>>(v) != compute_t<From>(0);
-  } else if constexpr (std::is_floating_point_v<compute_t<From>> && std::is_integral_v<To>) {
-    // float -> int conversion of nan/inf/out-of-range values is undefined in C++; NumPy
-    // gives an unspecified value with a warning. Saturate so the result is defined.
-    double d = static_cast<double>(static_cast<compute_t<From>>(v));
-    if (std::isnan(d)) return To(0);
-    if (d <= static_cast<double>(std::numeric_limits<To>::lowest()))
-      return std::numeric_limits<To>::lowest();
-    if (d >= static_cast<double>(std::numeric_limits<To>::max()))
-      return std::numeric_limits<To>::max();
-    return static_cast<To>(d);
-  } else {
-    return static_cast<To>(static_cast<compute_t<From>>(v));
-  }
-}
-
-template <typename To, typename From>
-void copy_typed(const char* src, const Shape& src_strides, char* dst, const NDArray& dst_arr) {
-  const From* s = reinterpret_cast<const From*>(src);
-  To* d = reinterpret_cast<To*>(dst);
-  for_each_run<2>(dst_arr.shape(), {&dst_arr.strides(), &src_strides}, [&](const StridedRun<2>& r) {
-    To* dp = d + r.offset[0];
-    const From* sp = s + r.offset[1];
-    if (r.stride[0] == 1 && r.stride[1] == 1) {
-      for (int64_t i = 0; i < r.length; ++i) dp[i] = cast_value<To>(sp[i]);
-    } else {
-      for (int64_t i = 0; i < r.length; ++i)
-        dp[i * r.stride[0]] = cast_value<To>(sp[i * r.stride[1]]);
-    }
-  });
-}
-}  // namespace
 
 void copy_cast(const NDArray& src, const NDArray& dst) {
   if (!src.defined() || !dst.defined()) value_error("[copy] undefined array");
@@ -260,11 +224,7 @@ void copy_cast(const NDArray& src, const NDArray& dst) {
         src.dtype() == dst.dtype())) {
     b = b.copy();
   }
-  const char* sp = static_cast<const char*>(b.raw_data());
-  char* dp = static_cast<char*>(dst.raw_data());
-  NDX_DTYPE_SWITCH(dst.dtype(), To, {
-    NDX_DTYPE_SWITCH(b.dtype(), From, { copy_typed<To, From>(sp, b.strides(), dp, dst); });
-  });
+  kernel::copy(kernel::to_blob(b), kernel::to_blob(dst));
 }
 
 std::ostream& operator<<(std::ostream& os, const NDArray& a) { return os << a.str(); }

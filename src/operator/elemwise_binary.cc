@@ -1,13 +1,30 @@
 // Elementwise binary ops with NumPy broadcasting and promotion (_np_add, _np_less, ...) and
-// their backward ops. Inputs are cast to one computation dtype first, so kernels are
-// instantiated per dtype, not per dtype pair.
+// their backward ops. Each op is one row: name, type rule, functor (operator/math/binary-inl.h)
+// and gradient. The engine casts the inputs to the promoted compute dtype a block at a time,
+// so kernels are instantiated per dtype, not per dtype pair; this file is compiled once per
+// SIMD target for them.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "operator/elemwise_binary.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include "kernel/elementwise-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+#include "operator/math/binary-inl.h"
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernel/blob.h"
+#include "kernel/cast.h"
+#include "kernel/dispatch.h"
+#include "kernel/reduce.h"
 #include "ndx/graph.h"
-#include "operator/kernel_util.h"
+#include "ndx/op_util.h"
 
 namespace ndx {
 namespace {
-
-using kernel::map2;
 
 enum class BinaryType {
   kPromote,        // promoted dtype; bool stays bool (add = or, multiply = and)
@@ -33,160 +50,20 @@ DType compute_type(const std::string& op, BinaryType rule, DType a, DType b) {
   }
 }
 
-// ---- the math on compute types; integer paths never invoke C++ undefined behaviour ----
-struct Add {
-  template <typename T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_same_v<T, bool>)
-      return a || b;
-    else
-      return kernel::wrap_add(a, b);
-  }
-};
-struct Subtract {
-  template <typename T>
-  static T apply(T a, T b) {
-    return kernel::wrap_sub(a, b);
-  }
-};
-struct Multiply {
-  template <typename T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_same_v<T, bool>)
-      return a && b;
-    else
-      return kernel::wrap_mul(a, b);
-  }
-};
-struct TrueDivide {
-  template <typename T>
-  static T apply(T a, T b) {
-    return a / b;
-  }
-};
-struct FloorDivide {
-  template <typename T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      // NumPy's npy_divmod: floor of the exact quotient, consistent with mod.
-      if (b == 0) return a / b;
-      T mod = std::fmod(a, b);
-      T div = (a - mod) / b;
-      if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
-      if (div == 0) return std::copysign(T(0), a / b);
-      T floordiv = std::floor(div);
-      if (div - floordiv > T(0.5)) floordiv += T(1);
-      return floordiv;
-    } else {
-      if (b == 0) return T(0);  // NumPy returns 0 (with a warning)
-      if constexpr (std::is_signed_v<T>) {
-        if (b == T(-1)) return kernel::wrap_neg(a);  // INT_MIN / -1 wraps as in NumPy
-        T q = static_cast<T>(a / b);
-        if ((a % b != 0) && ((a < 0) != (b < 0))) q = static_cast<T>(q - 1);
-        return q;
-      } else {
-        return static_cast<T>(a / b);
-      }
-    }
-  }
-};
-struct Mod {
-  template <typename T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (b == 0) return std::fmod(a, b);  // nan
-      T mod = std::fmod(a, b);
-      if (mod != 0) {
-        if ((b < 0) != (mod < 0)) mod += b;
-      } else {
-        mod = std::copysign(T(0), b);
-      }
-      return mod;
-    } else {
-      if (b == 0) return T(0);
-      if constexpr (std::is_signed_v<T>) {
-        if (b == T(-1)) return T(0);
-        T r = static_cast<T>(a % b);
-        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
-        return r;
-      } else {
-        return static_cast<T>(a % b);
-      }
-    }
-  }
-};
-struct Power {
-  template <typename T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::pow(a, b);
-    } else {
-      if constexpr (std::is_signed_v<T>) {
-        if (b < 0) value_error("[power] Integers to negative integer powers are not allowed.");
-      }
-      T result = 1, base = a;
-      for (auto e = b; e > 0; e = static_cast<T>(e >> 1)) {  // exponentiation by squaring, wrapping
-        if (e & 1) result = kernel::wrap_mul(result, base);
-        base = kernel::wrap_mul(base, base);
-      }
-      return result;
-    }
-  }
-};
-struct Maximum {
-  template <typename T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
-    }
-    return a < b ? b : a;
-  }
-};
-struct Minimum {
-  template <typename T>
-  static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
-    }
-    return b < a ? b : a;
-  }
-};
-#define NDX_COMPARE(Name, expr)   \
-  struct Name {                   \
-    template <typename T>         \
-    static bool apply(T a, T b) { \
-      return expr;                \
-    }                             \
-  };
-NDX_COMPARE(Equal, a == b)
-NDX_COMPARE(NotEqual, a != b)
-NDX_COMPARE(Less, a < b)
-NDX_COMPARE(LessEqual, a <= b)
-NDX_COMPARE(Greater, a > b)
-NDX_COMPARE(GreaterEqual, a >= b)
-#undef NDX_COMPARE
+template <BinaryType rule>
+DType binary_compute_type(const NodeAttrs& attrs, const std::vector<TBlob>& in, const TBlob&) {
+  return compute_type(op_name(attrs), rule, in[0].dtype, in[1].dtype);
+}
 
-template <typename F, BinaryType rule>
-void binary_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  DType t = compute_type(op_name(attrs), rule, in[0].dtype, in[1].dtype);
-  std::vector<NDArray> keep;
-  TBlob a = kernel::cast_blob(in[0], t, &keep), b = kernel::cast_blob(in[1], t, &keep);
-  NDX_DTYPE_SWITCH(t, T, {
-    using C = compute_t<T>;
-    if constexpr (rule == BinaryType::kCompare) {
-      map2<bool, T>(a, b, out[0], req[0], [](C x, C y) { return F::apply(x, y); });
-    } else if constexpr (std::is_same_v<T, bool>) {
-      if constexpr (std::is_same_v<F, Add> || std::is_same_v<F, Multiply> ||
-                    std::is_same_v<F, Maximum> || std::is_same_v<F, Minimum>) {
-        map2<bool, bool>(a, b, out[0], req[0], [](bool x, bool y) { return F::apply(x, y); });
-      } else {
-        type_error("[", op_name(attrs), "] is not defined for bool");
-      }
-    } else {
-      map2<T, T>(a, b, out[0], req[0], [](C x, C y) { return F::apply(x, y); });
-    }
-  });
+// Integer powers reject negative exponents (NumPy: ValueError) before anything is computed.
+FCompute power_compute(FCompute run) {
+  return [run](const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+               const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    DType t = compute_type(op_name(attrs), BinaryType::kBoolToInt8, in[0].dtype, in[1].dtype);
+    if (is_integer(t) && !is_unsigned(t) && in[1].size() > 0 && kernel::min_value(in[1]) < 0)
+      value_error("[power] Integers to negative integer powers are not allowed.");
+    run(attrs, ctx, in, req, out);
+  };
 }
 
 bool binary_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
@@ -222,73 +99,28 @@ Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute
 }
 
 // ---- backward: (ograd, a, b) -> (grad_a, grad_b), each summed back to its input's shape ----
-struct ModGrad {
-  template <typename T>
-  static T da(T g, T, T) {
-    return g;
+// grad (req) G(ograd, a, b) collapsed to grad's shape.
+void binary_grad(kernel::ElementwiseFn g_fn, const std::vector<TBlob>& in, const TBlob& grad,
+                 OpReqType req) {
+  if (req == kNullOp) return;
+  const TBlob& g = in[0];
+  if (grad.shape == g.shape) {
+    kernel::apply(g_fn, in, grad, req, g.dtype);
+    return;
   }
-  template <typename T>
-  static T db(T g, T a, T b) {
-    return -g * FloorDivide::apply(a, b);
-  }
-};
-struct PowerGrad {
-  template <typename T>
-  static T da(T g, T a, T b) {
-    return g * b * std::pow(a, b - T(1));
-  }
-  template <typename T>
-  static T db(T g, T a, T b) {
-    return a == T(0) ? T(0) : g * std::pow(a, b) * std::log(a);
-  }
-};
-struct MaximumGrad {
-  template <typename T>
-  static T da(T g, T a, T b) {
-    return a >= b ? g : T(0);
-  }
-  template <typename T>
-  static T db(T g, T a, T b) {
-    return a >= b ? T(0) : g;
-  }
-};
-struct MinimumGrad {
-  template <typename T>
-  static T da(T g, T a, T b) {
-    return a <= b ? g : T(0);
-  }
-  template <typename T>
-  static T db(T g, T a, T b) {
-    return a <= b ? T(0) : g;
-  }
-};
+  NDArray full(g.shape, g.dtype);
+  kernel::apply(g_fn, in, kernel::to_blob(full), kWriteTo, g.dtype);
+  kernel::sum_to_shape(kernel::to_blob(full), grad, req);
+}
 
-template <typename G>
-void binary_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  DType t = in[0].dtype;
-  if (!is_float(t)) type_error("[", op_name(attrs), "] gradients need a float dtype, got ", t);
-  std::vector<NDArray> keep;
-  TBlob g = in[0], a = kernel::cast_blob(in[1], t, &keep), b = kernel::cast_blob(in[2], t, &keep);
-  NDArray ga(g.shape, t), gb(g.shape, t);
-  Shape as = broadcast_strides(a.shape, a.strides, g.shape);
-  Shape bs = broadcast_strides(b.shape, b.strides, g.shape);
-  Shape cs = contiguous_strides(g.shape);
-  NDX_FLOAT_SWITCH(t, T, {
-    using C = compute_t<T>;
-    const T *gp = g.ptr<T>(), *ap = a.ptr<T>(), *bp = b.ptr<T>();
-    T *gap = ga.data<T>(), *gbp = gb.data<T>();
-    for_each_run<4>(g.shape, {&cs, &g.strides, &as, &bs}, [&](const StridedRun<4>& r) {
-      for (int64_t i = 0; i < r.length; ++i) {
-        C gv = gp[r.offset[1] + i * r.stride[1]], av = ap[r.offset[2] + i * r.stride[2]],
-          bv = bp[r.offset[3] + i * r.stride[3]];
-        gap[r.offset[0] + i * r.stride[0]] = static_cast<T>(G::da(gv, av, bv));
-        gbp[r.offset[0] + i * r.stride[0]] = static_cast<T>(G::db(gv, av, bv));
-      }
-    });
-  });
-  kernel::sum_to_shape(kernel::to_blob(ga), out[0], req[0]);
-  kernel::sum_to_shape(kernel::to_blob(gb), out[1], req[1]);
+FCompute binary_backward(kernel::ElementwiseFn da, kernel::ElementwiseFn db) {
+  return [da, db](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    if (!is_float(in[0].dtype))
+      type_error("[", op_name(attrs), "] gradients need a float dtype, got ", in[0].dtype);
+    binary_grad(da, in, out[0], req[0]);
+    binary_grad(db, in, out[1], req[1]);
+  };
 }
 
 void register_binary_backward(const char* name, FCompute compute) {
@@ -379,8 +211,7 @@ void register_like_ops() {
       .set_attr<FCompute>("FCompute<cpu>",
                           [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            kernel::write_req(kernel::as_array(in[0]), kernel::as_array(out[0]),
-                                              req[0]);
+                            kernel::copy(in[0], out[0], req[0]);
                           })
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{collapse_like(og[0], n->inputs[0]),
@@ -398,8 +229,10 @@ FGradient composed(BinaryFormula formula) {
   };
 }
 
-#define NDX_BINARY(name, F, rule, doc) \
-  register_binary(name, doc, BinaryType::rule, binary_compute<F, BinaryType::rule>)
+#define NDX_KERNEL(F) NDX_DISPATCH(elementwise, F)
+#define NDX_BINARY(name, F, rule, doc)         \
+  register_binary(name, doc, BinaryType::rule, \
+                  kernel::elementwise_fn(NDX_KERNEL(F), binary_compute_type<BinaryType::rule>))
 
 [[maybe_unused]] const bool registered = [] {
   register_like_ops();
@@ -433,6 +266,10 @@ FGradient composed(BinaryFormula formula) {
       .add_alias("_np_remainder")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_mod"});
   NDX_BINARY("_np_power", Power, kBoolToInt8, "x1 ** x2, elementwise with broadcasting.")
+      .set_attr<FCompute>("FCompute<cpu>",
+                          power_compute(kernel::elementwise_fn(
+                              NDX_KERNEL(Power), binary_compute_type<BinaryType::kBoolToInt8>)),
+                          11)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_power"});
   NDX_BINARY("_np_maximum", Maximum, kPromote, "Elementwise maximum; nan propagates.")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_maximum"});
@@ -452,12 +289,17 @@ FGradient composed(BinaryFormula formula) {
              "x1 >= x2, elementwise; the output is bool.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
 
-  register_binary_backward("_backward_mod", binary_backward<ModGrad>);
-  register_binary_backward("_backward_power", binary_backward<PowerGrad>);
-  register_binary_backward("_backward_maximum", binary_backward<MaximumGrad>);
-  register_binary_backward("_backward_minimum", binary_backward<MinimumGrad>);
+  register_binary_backward("_backward_mod",
+                           binary_backward(NDX_KERNEL(PassGrad), NDX_KERNEL(ModGradB)));
+  register_binary_backward("_backward_power",
+                           binary_backward(NDX_KERNEL(PowerGradA), NDX_KERNEL(PowerGradB)));
+  register_binary_backward("_backward_maximum",
+                           binary_backward(NDX_KERNEL(MaximumGradA), NDX_KERNEL(MaximumGradB)));
+  register_binary_backward("_backward_minimum",
+                           binary_backward(NDX_KERNEL(MinimumGradA), NDX_KERNEL(MinimumGradB)));
   return true;
 }();
 
 }  // namespace
 }  // namespace ndx
+#endif  // HWY_ONCE

@@ -1,13 +1,26 @@
 // Elementwise unary ops (_np_negative, _np_sqrt, ...) and their backward ops. Each op is one
-// row: name, how its output dtype follows the input, the math, and its gradient.
+// row: name, how its output dtype follows the input, the functor (operator/math/unary-inl.h),
+// and its gradient. The elementwise engine (kernel/elementwise-inl.h) runs the functors; this
+// file is compiled once per SIMD target for them.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "operator/elemwise_unary.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include "kernel/elementwise-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+#include "operator/math/unary-inl.h"
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernel/dispatch.h"
 #include "ndx/graph.h"
-#include "operator/kernel_util.h"
+#include "ndx/op_util.h"
 
 namespace ndx {
 namespace {
-
-using kernel::map1;
-
 enum class UnaryType {
   kSame,        // output dtype = input dtype
   kSameNoBool,  // as kSame, bool input is a TypeError (negative, sign)
@@ -32,100 +45,6 @@ DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
       return DType::kBool;
   }
   return in;
-}
-
-// ---- the math, on compute types ----
-struct Negative {
-  template <typename T>
-  static T apply(T x) {
-    return kernel::wrap_neg(x);
-  }
-};
-struct Abs {
-  template <typename T>
-  static T apply(T x) {
-    if constexpr (std::is_unsigned_v<T>)
-      return x;
-    else if constexpr (std::is_floating_point_v<T>)
-      return std::fabs(x);
-    else
-      return x < 0 ? kernel::wrap_neg(x) : x;
-  }
-};
-struct Sign {
-  template <typename T>
-  static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(x)) return x;
-    }
-    return static_cast<T>((T(0) < x) - (x < T(0)));
-  }
-};
-struct Square {
-  template <typename T>
-  static T apply(T x) {
-    return kernel::wrap_mul(x, x);
-  }
-};
-struct Floor {
-  template <typename T>
-  static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>)
-      return std::floor(x);
-    else
-      return x;
-  }
-};
-struct Ceil {
-  template <typename T>
-  static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>)
-      return std::ceil(x);
-    else
-      return x;
-  }
-};
-#define NDX_FLOAT_FN(Name, expr) \
-  struct Name {                  \
-    template <typename T>        \
-    static T apply(T x) {        \
-      return expr;               \
-    }                            \
-  };
-NDX_FLOAT_FN(Sqrt, std::sqrt(x))
-NDX_FLOAT_FN(Exp, std::exp(x))
-NDX_FLOAT_FN(Log, std::log(x))
-NDX_FLOAT_FN(Sin, std::sin(x))
-NDX_FLOAT_FN(Cos, std::cos(x))
-NDX_FLOAT_FN(Tanh, std::tanh(x))
-#undef NDX_FLOAT_FN
-
-template <typename F, UnaryType rule>
-void unary_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if constexpr (rule == UnaryType::kBool) {
-    NDX_DTYPE_SWITCH(in[0].dtype, T, {
-      map1<bool, T>(in[0], out[0], req[0], [](compute_t<T> x) { return !(x != compute_t<T>(0)); });
-    });
-  } else {
-    // Float-result ops on ints and square on bool compute in the output dtype.
-    std::vector<NDArray> keep;
-    TBlob x = kernel::cast_blob(in[0], out[0].dtype, &keep);
-    if constexpr (rule == UnaryType::kFloat) {
-      NDX_FLOAT_SWITCH(out[0].dtype, T, {
-        map1<T, T>(x, out[0], req[0], [](compute_t<T> v) { return F::apply(v); });
-      });
-    } else {
-      NDX_DTYPE_SWITCH(out[0].dtype, T, {
-        if constexpr (std::is_same_v<T, bool>) {
-          // abs, floor, ceil of bool are the identity.
-          map1<bool, bool>(x, out[0], req[0], [](bool v) { return v; });
-        } else {
-          map1<T, T>(x, out[0], req[0], [](compute_t<T> v) { return F::apply(v); });
-        }
-      });
-    }
-  }
 }
 
 Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute compute) {
@@ -161,12 +80,12 @@ FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) 
 }
 
 #define NDX_UNARY(name, F, rule, doc) \
-  register_unary(name, doc, UnaryType::rule, unary_compute<F, UnaryType::rule>)
+  register_unary(name, doc, UnaryType::rule, kernel::elementwise_fn(NDX_DISPATCH(elementwise, F)))
 
 [[maybe_unused]] const bool registered = [] {
   NDX_UNARY("_np_negative", Negative, kSameNoBool, "Numerical negative, elementwise.")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseNone{"_np_negative"});
-  NDX_UNARY("_np_absolute", Abs, kSame, "Absolute value, elementwise.")
+  NDX_UNARY("_np_absolute", Absolute, kSame, "Absolute value, elementwise.")
       .add_alias("_np_abs")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
                              return op2("_np_multiply", g, op1("_np_sign", x));
@@ -207,11 +126,20 @@ FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) 
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   NDX_UNARY("_np_ceil", Ceil, kSame, "Ceiling, elementwise; integers are returned unchanged.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
-  register_unary("_np_logical_not", "Logical NOT, elementwise; the output is bool.",
-                 UnaryType::kBool, unary_compute<Negative, UnaryType::kBool>)
+  NDX_UNARY("_np_logical_not", LogicalNot, kBool, "Logical NOT, elementwise; the output is bool.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  NDX_UNARY("_npx_erf", Erf, kFloat, "The Gauss error function, elementwise.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+            // 2 / sqrt(pi) * exp(-x^2)
+            NodeEntry e = op1("_np_exp", op1("_np_negative", op1("_np_square", x)));
+            NodeEntry two_over_sqrt_pi =
+                make_node("_np_full_like", {x}, {{"fill_value", "1.1283791670955126"}});
+            return op2("_np_multiply", g, op2("_np_multiply", two_over_sqrt_pi, e));
+          }));
   return true;
 }();
 
 }  // namespace
 }  // namespace ndx
+#endif  // HWY_ONCE

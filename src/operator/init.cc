@@ -3,6 +3,7 @@
 // would pick float64.
 #include <cmath>
 
+#include "kernel/cast.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
 
@@ -30,6 +31,13 @@ struct FullParam {
         .set_default(std::nullopt)
         .describe("Element type; None means the default float dtype (float32).");
     d.field("fill_value", &FullParam::fill_value).describe("Value of every element.");
+  }
+};
+
+struct FullLikeParam {
+  double fill_value = 0;
+  static void declare(ParamDecl<FullLikeParam>& d) {
+    d.field("fill_value", &FullLikeParam::fill_value).describe("Value of every element.");
   }
 };
 
@@ -159,7 +167,8 @@ void fill_indexed(const TBlob& out, OpReqType req, F value_of) {
 }
 
 void fill_constant(const TBlob& out, OpReqType req, double v) {
-  fill_indexed(out, req, [v](int64_t) { return v; });
+  const TBlob value{&v, Shape{}, Shape{}, DType::kFloat64, out.device};
+  kernel::copy(value, out, req);
 }
 
 Op& register_init(const char* name, const char* doc) {
@@ -275,6 +284,15 @@ Op& register_like(const char* name, const char* doc, double value) {
       .add_alias("zeros_like");
   register_like("_np_ones_like", "An array of ones with the shape and dtype of a.", 1)
       .add_alias("ones_like");
+  register_like("_np_full_like", "An array of fill_value with the shape and dtype of a.", 0)
+      .set_params<FullLikeParam>()
+      .set_attr<FCompute>(
+          "FCompute<cpu>",
+          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+            fill_constant(out[0], req[0], attrs.get<FullLikeParam>().fill_value);
+          },
+          11);
   return true;
 }();
 

@@ -7,17 +7,14 @@
 #include <vector>
 
 #include "core/strided.h"
+#include "kernel/blob.h"
+#include "kernel/reduce.h"
 #include "ndx/ndarray.h"
 #include "ndx/op.h"
 #include "ndx/op_util.h"
 
 namespace ndx::kernel {
 
-// A non-owning NDArray over a blob (the blob's memory outlives the call), and back.
-NDArray as_array(const TBlob& b);
-inline TBlob to_blob(const NDArray& a) {
-  return TBlob{a.raw_data(), a.shape(), a.strides(), a.dtype(), a.device()};
-}
 // dst (req) src: src broadcast to dst's shape and cast to dst's dtype; both may be strided.
 void write_req(const NDArray& src, const NDArray& dst, OpReqType req);
 // The blob itself when it already has dtype t, else a contiguous cast copy kept alive in `keep`.
@@ -87,10 +84,6 @@ template <typename T>
 using acc_t = std::conditional_t<
     std::is_floating_point_v<compute_t<T>>, double,
     std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>, uint64_t, int64_t>>;
-
-// dst (req) sum of src over the axes where dst is broadcast (dst.shape broadcasts to src.shape):
-// NumPy's "collapse sum like", used by every backward that undoes broadcasting. Same dtype.
-void sum_to_shape(const TBlob& src, const TBlob& dst, OpReqType req);
 
 // A double converted to T's compute type; integers saturate and nan becomes 0, so the
 // conversion is always defined (C++ leaves out-of-range float-to-int undefined).

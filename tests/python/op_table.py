@@ -843,6 +843,18 @@ for _name in ("zeros_like", "ones_like"):
                 unary_samples(), differentiable=True, grad_op="_np_" + _name,
                 grad_samples=unary_grad(Domain(-1, 1))))
 
+
+
+def _full_like_samples(dtype, rng, domains):
+    return [Sample(s.args, {"fill_value": v}, f"{s.name}-fill{v}")
+            for s in unary_samples()(dtype, rng, domains) for v in (3.0, 2.5)]
+
+
+add(OpEntry("full_like", np.full_like, onp.full_like, "like", ALL_DTYPES, _full_like_samples,
+            differentiable=True, grad_op="_np_full_like",
+            grad_samples=lambda rng: [GradSample((rng.uniform(-1, 1, (2, 3)),),
+                                                 {"fill_value": 2.0}, "shape(2,3)")]))
+
 # Creation ---------------------------------------------------------------------------------
 CREATION_DTYPES = (None,) + ALL_DTYPES
 
@@ -932,6 +944,13 @@ def _f64(fn):
     return ref
 
 
+def _erf_ref(x):
+    """math.erf in float64; ints and bool give the default float (as np.exp does)."""
+    x = onp.asarray(x)
+    out = onp.vectorize(math.erf, otypes=[onp.float64])(x.astype(onp.float64))
+    return out.astype(x.dtype if x.dtype.kind == "f" else onp.float32)
+
+
 def _sigmoid_ref(x):
     return 1.0 / (1.0 + onp.exp(-x))
 
@@ -972,6 +991,10 @@ add(OpEntry(
     differentiable=True, grad_op="_npx_sigmoid", grad_samples=unary_grad(Domain(-3, 3)),
     error_inputs=lambda: [
         ErrorInput((onp.array([1, 2], dtype=onp.int32),), {}, TypeError, "int-input")]))
+add(OpEntry(
+    "npx.erf", npx.erf, _erf_ref, "unary", ALL_DTYPES,
+    unary_samples(SPECIAL + (1.3, -3.9, 4.0, 1e-30)), differentiable=True, grad_op="_npx_erf",
+    grad_samples=unary_grad(Domain(-2, 2))))
 add(OpEntry(
     "npx.activation", npx.activation, _activation_ref, "unary", FLOATS, _activation_samples,
     differentiable=True, grad_op="_npx_activation",

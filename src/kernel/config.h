@@ -1,0 +1,17 @@
+// What functor headers need from the build: NDX_HD marks a function host and device code
+// under nvcc and always-inline elsewhere.
+#pragma once
+
+#if defined(__CUDACC__)
+#define NDX_HD __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define NDX_HD inline __attribute__((always_inline))
+#else
+#define NDX_HD inline
+#endif
+
+namespace ndx::kernel {
+// The dtypes a functor takes (its optional `static constexpr unsigned kTypes`).
+inline constexpr unsigned kBoolTypes = 1, kIntTypes = 2, kFloatTypes = 4, kNumericTypes = 6,
+                          kAllTypes = 7;
+}  // namespace ndx::kernel

@@ -1,0 +1,288 @@
+// The elementwise engine, compiled once per Highway target by the files that register
+// elementwise ops. `elementwise<F>` runs functor F over ElementwiseArgs:
+//
+//   struct Exp {
+//     static constexpr unsigned kTypes = kFloatTypes;   // optional; default: every dtype
+//     template <class T> NDX_HD T operator()(T x) const { return exp(x); }
+//   };
+//
+// The arity comes from F's call operator. The engine iterates the broadcast inputs and the
+// output with NdIter (threads split the runs), reads each input into the compute type a
+// block at a time (direct pointers when it already is contiguous and of that type; a single
+// value when it is broadcast along the run), calls the functor's SIMD path (Vec<float> /
+// Vec<double>) or its scalar path (integers, bool, and non-float results such as
+// comparisons, left to the compiler's vectorizer), and stores with the output's dtype and
+// request type.
+#if defined(NDX_KERNEL_ELEMENTWISE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef NDX_KERNEL_ELEMENTWISE_INL_H_
+#undef NDX_KERNEL_ELEMENTWISE_INL_H_
+#else
+#define NDX_KERNEL_ELEMENTWISE_INL_H_
+#endif
+
+#include <algorithm>
+#include <array>
+#include <type_traits>
+#include <utility>
+
+#include "core/strided.h"
+#include "kernel/cast.h"
+#include "kernel/elementwise.h"
+#include "kernel/iterator.h"
+#include "kernel/parallel.h"
+#include "kernel/vec-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+
+template <class F>
+constexpr unsigned types_of() {
+  if constexpr (requires { F::kTypes; })
+    return F::kTypes;
+  else
+    return kAllTypes;
+}
+template <class C>
+constexpr unsigned category_of() {
+  if constexpr (std::is_same_v<C, bool>)
+    return kBoolTypes;
+  else if constexpr (std::is_integral_v<C>)
+    return kIntTypes;
+  else
+    return kFloatTypes;
+}
+// A functor whose float path cannot take Vec (it branches on values) sets kScalarOnly.
+template <class F>
+constexpr bool scalar_only() {
+  if constexpr (requires { F::kScalarOnly; })
+    return F::kScalarOnly;
+  else
+    return false;
+}
+
+template <class F, class C>
+constexpr int arity() {
+  if constexpr (std::is_invocable_v<const F&, C>)
+    return 1;
+  else if constexpr (std::is_invocable_v<const F&, C, C>)
+    return 2;
+  else if constexpr (std::is_invocable_v<const F&, C, C, C>)
+    return 3;
+  else if constexpr (std::is_invocable_v<const F&, C, C, C, C>)
+    return 4;
+  else if constexpr (std::is_invocable_v<const F&, C, C, C, C, C>)
+    return 5;
+  else
+    return 0;
+}
+
+template <class F, class C, size_t... I>
+auto result_of(std::index_sequence<I...>)
+    -> std::decay_t<decltype(std::declval<const F&>()((static_cast<void>(I), C())...))>;
+
+template <class F>
+HWY_INLINE F make_functor(const FunctorArgs& a) {
+  if constexpr (std::is_constructible_v<F, const FunctorArgs&>)
+    return F(a);
+  else
+    return F{};
+}
+
+// Elements per block: what one input buffer holds (8 KiB of doubles).
+inline constexpr int64_t kBlock = 1024;
+
+template <class C>
+struct Operand {
+  const C* p;  // null: the operand is the single value s along this block
+  C s;
+};
+
+template <class F, class C, class R, unsigned kScalars, size_t... I>
+HWY_INLINE void scalar_loop(const F& f, int64_t n, R* out, const Operand<C>* src,
+                            std::index_sequence<I...>) {
+  const C* p[] = {src[I].p...};
+  const C s[] = {src[I].s...};
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = static_cast<R>(f(((kScalars >> I) & 1 ? s[I] : p[I][i])...));
+}
+
+template <class C, size_t I>
+HWY_INLINE void fill_tail(C* dst, const C* src, int64_t m, size_t lanes) {
+  for (size_t j = 0; j < lanes; ++j)
+    dst[j] = src[std::min<int64_t>(static_cast<int64_t>(j), m - 1)];
+}
+
+template <class F, class C, unsigned kScalars, size_t... I>
+HWY_INLINE void vector_loop(const F& f, int64_t n, C* out, const Operand<C>* src,
+                            std::index_sequence<I...>) {
+  using V = Vec<C>;
+  const size_t lanes = V::lanes();
+  const C* p[] = {src[I].p...};
+  const V s[] = {V(src[I].s)...};
+  int64_t i = 0;
+  for (; i + static_cast<int64_t>(lanes) <= n; i += lanes)
+    f(((kScalars >> I) & 1 ? s[I] : V::load(p[I] + i))...).store(out + i);
+  if (i == n) return;
+  // The tail runs through the same vector code (so results never depend on where a thread's
+  // range ends), on copies padded with the last element.
+  constexpr size_t kMax = HWY_MAX_BYTES / sizeof(C);
+  HWY_ALIGN C tail[sizeof...(I)][kMax];
+  HWY_ALIGN C res[kMax];
+  const int64_t m = n - i;
+  ((((kScalars >> I) & 1) ? void() : fill_tail<C, I>(tail[I], p[I] + i, m, lanes)), ...);
+  f(((kScalars >> I) & 1 ? s[I] : V::load(tail[I]))...).store(res);
+  std::copy(res, res + m, out + i);
+}
+
+template <class F, class C, class R, unsigned kScalars, int N>
+HWY_INLINE void compute_masked(const F& f, int64_t n, R* out, const Operand<C>* src) {
+  if constexpr (std::is_floating_point_v<C> && std::is_same_v<R, C> && !scalar_only<F>())
+    vector_loop<F, C, kScalars>(f, n, out, src, std::make_index_sequence<N>());
+  else
+    scalar_loop<F, C, R, kScalars>(f, n, out, src, std::make_index_sequence<N>());
+}
+
+// out[0:n] = f(src...). Operands broadcast along the block are passed as values; with more
+// than two inputs they are expanded into `bufs` so only the all-pointer loop is compiled.
+template <class F, class C, class R, int N>
+HWY_INLINE void compute_block(const F& f, int64_t n, R* out, Operand<C>* src, C (*bufs)[kBlock]) {
+  unsigned mask = 0;
+  for (int k = 0; k < N; ++k) mask |= src[k].p ? 0u : 1u << k;
+  if (mask == (1u << N) - 1) {  // every operand broadcast: one value
+    R v;
+    scalar_loop<F, C, R, (1u << N) - 1>(f, 1, &v, src, std::make_index_sequence<N>());
+    std::fill(out, out + n, v);
+    return;
+  }
+  if constexpr (N == 2) {
+    if (mask == 1) return compute_masked<F, C, R, 1, N>(f, n, out, src);
+    if (mask == 2) return compute_masked<F, C, R, 2, N>(f, n, out, src);
+  } else if constexpr (N > 2) {
+    for (int k = 0; k < N; ++k)
+      if (!src[k].p) {
+        std::fill(bufs[k], bufs[k] + n, src[k].s);
+        src[k].p = bufs[k];
+      }
+  }
+  compute_masked<F, C, R, 0, N>(f, n, out, src);
+}
+
+template <class C, class R, int N>
+struct Buffers {
+  HWY_ALIGN C in[N][kBlock];
+  HWY_ALIGN R out[kBlock];
+  HWY_ALIGN char cast[kBlock * 8];
+};
+
+template <class F, class C, class R, int N>
+void process_run(const F& f, const ElementwiseArgs& a, const Run<N + 1>& run,
+                 Buffers<C, R, N>& buf) {
+  constexpr DType kC = dtype_of<C>, kR = dtype_of<R>;
+  const TBlob& out = *a.out;
+  const int64_t out_size = dtype_size(out.dtype);
+  for (int64_t j = 0; j < run.length; j += kBlock) {
+    const int64_t n = std::min(kBlock, run.length - j);
+    Operand<C> src[N];
+    for (int k = 0; k < N; ++k) {
+      const TBlob& b = a.in[k];
+      const int64_t st = run.stride[k + 1];
+      const char* base = static_cast<const char*>(b.dptr) +
+                         (run.offset[k + 1] + j * st) * static_cast<int64_t>(dtype_size(b.dtype));
+      if (st == 0) {
+        src[k].p = nullptr;
+        convert(&src[k].s, kC, 1, base, b.dtype, 0, 1);
+      } else if (st == 1 && b.dtype == kC) {
+        src[k].p = reinterpret_cast<const C*>(base);
+      } else {
+        convert(buf.in[k], kC, 1, base, b.dtype, st, n);
+        src[k].p = buf.in[k];
+      }
+    }
+    const int64_t ost = run.stride[0];
+    char* obase = static_cast<char*>(out.dptr) + (run.offset[0] + j * ost) * out_size;
+    const bool direct = ost == 1 && out.dtype == kR && a.req != kAddTo;
+    R* o = direct ? reinterpret_cast<R*>(obase) : buf.out;
+    compute_block<F, C, R, N>(f, n, o, src, buf.in);
+    if (direct) continue;
+    if (a.req != kAddTo) {
+      convert(obase, out.dtype, ost, buf.out, kR, 1, n);
+    } else if (out.dtype == kR) {
+      accumulate(obase, kR, ost, buf.out, n);
+    } else {
+      convert(buf.cast, out.dtype, 1, buf.out, kR, 1, n);
+      accumulate(obase, out.dtype, ost, buf.cast, n);
+    }
+  }
+}
+
+template <class F, class C, int N>
+void elementwise_run(const ElementwiseArgs& a) {
+  using R = decltype(result_of<F, C>(std::make_index_sequence<N>()));
+  if (a.nin != N)
+    raise(ErrorKind::kRuntimeError, "[elementwise] the functor takes ", N, " inputs, got ", a.nin);
+  const TBlob& out = *a.out;
+  if (a.req == kNullOp || out.size() == 0) return;
+  const F f = make_functor<F>(a.args);
+  std::array<Shape, N> bst;
+  std::array<const int64_t*, N + 1> strides;
+  strides[0] = out.strides.data();
+  for (int k = 0; k < N; ++k) {
+    bst[k] = broadcast_strides(a.in[k].shape, a.in[k].strides, out.shape);
+    strides[k + 1] = bst[k].data();
+  }
+  using Iter = NdIter<N + 1>;
+  using RunT = Run<N + 1>;
+  const Iter it(out.shape, strides);
+  parallel_for(it.size(), kGrain, [&](int64_t begin, int64_t end) {
+    Buffers<C, R, N> buf;
+    it.for_each_run(begin, end, [&](const RunT& run) { process_run<F, C, R, N>(f, a, run, buf); });
+  });
+}
+
+template <class F, class C>
+void elementwise_typed(const ElementwiseArgs& a) {
+  if constexpr ((types_of<F>() & category_of<C>()) == 0) {
+    type_error("[elementwise] this kernel does not take dtype ", a.compute);
+  } else {
+    static_assert(arity<F, C>() >= 1, "a functor takes 1 to 5 arguments of the compute type");
+    elementwise_run<F, C, arity<F, C>()>(a);
+  }
+}
+
+// The registered entry: dispatches on the compute dtype (float16 and bfloat16 compute as float).
+template <class F>
+void elementwise(const ElementwiseArgs& a) {
+  switch (a.compute) {
+    case DType::kBool:
+      return elementwise_typed<F, bool>(a);
+    case DType::kInt8:
+      return elementwise_typed<F, int8_t>(a);
+    case DType::kInt16:
+      return elementwise_typed<F, int16_t>(a);
+    case DType::kInt32:
+      return elementwise_typed<F, int32_t>(a);
+    case DType::kInt64:
+      return elementwise_typed<F, int64_t>(a);
+    case DType::kUInt8:
+      return elementwise_typed<F, uint8_t>(a);
+    case DType::kUInt16:
+      return elementwise_typed<F, uint16_t>(a);
+    case DType::kUInt32:
+      return elementwise_typed<F, uint32_t>(a);
+    case DType::kUInt64:
+      return elementwise_typed<F, uint64_t>(a);
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kFloat32:
+      return elementwise_typed<F, float>(a);
+    case DType::kFloat64:
+      return elementwise_typed<F, double>(a);
+    default:
+      unsupported_dtype("elementwise", a.compute);
+  }
+}
+
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // NDX_KERNEL_ELEMENTWISE_INL_H_

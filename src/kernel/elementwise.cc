@@ -1,0 +1,29 @@
+#include "kernel/elementwise.h"
+
+namespace ndx::kernel {
+
+void apply(ElementwiseFn fn, const std::vector<TBlob>& in, const TBlob& out, OpReqType req,
+           DType compute, FunctorArgs args) {
+  ElementwiseArgs a;
+  a.in = in.data();
+  a.nin = static_cast<int>(in.size());
+  a.out = &out;
+  a.req = req;
+  a.compute = compute;
+  a.args = args;
+  fn(a);
+}
+
+FCompute elementwise_fn(ElementwiseFn fn, ComputeTypeFn compute_of) {
+  return [fn, compute_of](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    DType compute = out[0].dtype;
+    if (compute_of)
+      compute = compute_of(attrs, in, out[0]);
+    else if (compute == DType::kBool && !in.empty())
+      compute = in[0].dtype;
+    apply(fn, in, out[0], req[0], compute);
+  };
+}
+
+}  // namespace ndx::kernel

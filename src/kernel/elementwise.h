@@ -1,0 +1,39 @@
+// The elementwise engine's interface, free of SIMD headers: op families register
+//   kernel::elementwise_fn(NDX_DISPATCH(elementwise, Exp))
+// (see kernel/elementwise-inl.h for how a functor runs) and backward ops or composite kernels
+// call kernel::apply(fn, inputs, out, req, compute_dtype).
+#pragma once
+#include <vector>
+
+#include "ndx/op.h"
+
+namespace ndx::kernel {
+
+// Run-time scalars a functor is built from (a clip's bounds, a scale, ...): a functor with a
+// constructor taking FunctorArgs gets them, others are default-constructed.
+struct FunctorArgs {
+  double a = 0, b = 0, c = 0;
+};
+
+// One elementwise call: out (req) f(in...), the inputs broadcast to out's shape and cast, a
+// block at a time, to `compute` (float16 / bfloat16 compute as float). Inputs and output may
+// have any strides; the output may alias an input exactly (in place).
+struct ElementwiseArgs {
+  const TBlob* in = nullptr;
+  int nin = 0;
+  const TBlob* out = nullptr;
+  OpReqType req = kWriteTo;
+  DType compute = DType::kUnknown;
+  FunctorArgs args;
+};
+using ElementwiseFn = void (*)(const ElementwiseArgs&);
+
+void apply(ElementwiseFn fn, const std::vector<TBlob>& in, const TBlob& out, OpReqType req,
+           DType compute, FunctorArgs args = {});
+
+// An FCompute running fn on all inputs and output 0, computing in `compute_of(in, out)`;
+// by default the output's dtype, or the inputs' for bool outputs (comparisons).
+using ComputeTypeFn = DType (*)(const NodeAttrs&, const std::vector<TBlob>& in, const TBlob& out);
+FCompute elementwise_fn(ElementwiseFn fn, ComputeTypeFn compute_of = nullptr);
+
+}  // namespace ndx::kernel

@@ -1,0 +1,125 @@
+// The scalar half of the vocabulary op functors are written in (select, is_nan, max, exp,
+// add with integer wrap-around, ...). It has no namespace of its own: it is included inside
+// each kernel namespace (every Highway target of a kernel file, and the CUDA backend), so a
+// functor's unqualified calls find these overloads beside the vector ones of kernel/vec-inl.h.
+// Needs <cmath>, <cstdint>, <limits>, <type_traits> and kernel/config.h included before.
+#if defined(NDX_KERNEL_MATH_SCALAR_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef NDX_KERNEL_MATH_SCALAR_INL_H_
+#undef NDX_KERNEL_MATH_SCALAR_INL_H_
+#else
+#define NDX_KERNEL_MATH_SCALAR_INL_H_
+#endif
+
+template <class T>
+NDX_HD T select(bool c, T a, T b) {
+  return c ? a : b;
+}
+template <class T>
+NDX_HD bool is_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return x != x;
+  else
+    return false;
+}
+template <class T>
+NDX_HD bool is_inf(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
+  else
+    return false;
+}
+// max / min return b when either is NaN, as the SIMD instructions do; functors that propagate
+// NaN test for it with is_nan.
+template <class T>
+NDX_HD T max(T a, T b) {
+  return a > b ? a : b;
+}
+template <class T>
+NDX_HD T min(T a, T b) {
+  return a < b ? a : b;
+}
+
+// Integer arithmetic wraps around as NumPy's does (C++ leaves signed overflow undefined).
+template <class T>
+NDX_HD T add(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a || b;
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+NDX_HD T sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <class T>
+NDX_HD T mul(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a && b;
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    // uint16 * uint16 promotes to int and could overflow: multiply in a wide unsigned type.
+    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+    return static_cast<T>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b)));
+  } else {
+    return a * b;
+  }
+}
+template <class T>
+NDX_HD T neg(T a) {
+  return sub(T(0), a);
+}
+template <class T>
+NDX_HD T abs(T x) {
+  if constexpr (std::is_unsigned_v<T>)
+    return x;
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::fabs(x);
+  else
+    return x < 0 ? neg(x) : x;
+}
+
+#define NDX_SCALAR_FN_(name, expr)                    \
+  NDX_HD float name(float x) { return std::expr(x); } \
+  NDX_HD double name(double x) { return std::expr(x); }
+NDX_SCALAR_FN_(floor, floor)
+NDX_SCALAR_FN_(ceil, ceil)
+NDX_SCALAR_FN_(trunc, trunc)
+NDX_SCALAR_FN_(rint, nearbyint)
+NDX_SCALAR_FN_(sqrt, sqrt)
+NDX_SCALAR_FN_(exp, exp)
+NDX_SCALAR_FN_(expm1, expm1)
+NDX_SCALAR_FN_(log, log)
+NDX_SCALAR_FN_(log1p, log1p)
+NDX_SCALAR_FN_(log2, log2)
+NDX_SCALAR_FN_(log10, log10)
+NDX_SCALAR_FN_(sin, sin)
+NDX_SCALAR_FN_(cos, cos)
+NDX_SCALAR_FN_(tan, tan)
+NDX_SCALAR_FN_(tanh, tanh)
+NDX_SCALAR_FN_(sinh, sinh)
+NDX_SCALAR_FN_(cosh, cosh)
+NDX_SCALAR_FN_(asin, asin)
+NDX_SCALAR_FN_(acos, acos)
+NDX_SCALAR_FN_(atan, atan)
+NDX_SCALAR_FN_(asinh, asinh)
+NDX_SCALAR_FN_(acosh, acosh)
+NDX_SCALAR_FN_(atanh, atanh)
+NDX_SCALAR_FN_(erf, erf)
+#undef NDX_SCALAR_FN_
+NDX_HD float pow(float a, float b) { return std::pow(a, b); }
+NDX_HD double pow(double a, double b) { return std::pow(a, b); }
+NDX_HD float fmod(float a, float b) { return std::fmod(a, b); }
+NDX_HD double fmod(double a, double b) { return std::fmod(a, b); }
+NDX_HD float copysign(float a, float b) { return std::copysign(a, b); }
+NDX_HD double copysign(double a, double b) { return std::copysign(a, b); }
+
+#endif  // NDX_KERNEL_MATH_SCALAR_INL_H_

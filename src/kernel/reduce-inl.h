@@ -1,0 +1,381 @@
+// The reduction engine, compiled once per Highway target by the files that register
+// reductions. `reduce<R>` reduces ReduceArgs::in over the dims where ReduceArgs::out has size
+// 1, with reducer R (kernel/math/reducers-inl.h):
+//
+//   - the input and a contiguous accumulator (stride 0 along reduced dims) are walked together
+//     by NdIter; a run along a reduced dim is folded into one accumulator ("horizontal": a
+//     pairwise tree of SIMD partial sums for floats, NumPy's accuracy), a run along a kept dim
+//     is combined lane by lane into a row of accumulators ("vertical", SIMD too);
+//   - threads split a kept dim (disjoint accumulators), or, for a reduction to one value,
+//     fixed blocks of the input whose partials are combined in order: results never depend on
+//     the thread count;
+//   - the input is cast to the accumulation type a block at a time; R::finalize(acc, count),
+//     if present, runs before the store, which honours the output's dtype, strides and req.
+//
+// `arg_reduce<ArgMaxTag>` / `<ArgMinTag>` find first-occurrence extrema (NaN wins).
+#if defined(NDX_KERNEL_REDUCE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef NDX_KERNEL_REDUCE_INL_H_
+#undef NDX_KERNEL_REDUCE_INL_H_
+#else
+#define NDX_KERNEL_REDUCE_INL_H_
+#endif
+
+#include <algorithm>
+#include <memory>
+#include <type_traits>
+
+#include "kernel/cast.h"
+#include "kernel/elementwise-inl.h"
+#include "kernel/iterator.h"
+#include "kernel/parallel.h"
+#include "kernel/reduce.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+
+#include "kernel/math/reducers-inl.h"
+
+template <class R>
+constexpr bool has_finalize() {
+  return requires(const R& r) { r.finalize(0.0, int64_t{0}); };
+}
+
+template <class R, class C>
+HWY_INLINE C start_value(const ReduceArgs& a) {
+  if (!a.initial) return R::template identity<C>();
+  C v;
+  const double init = *a.initial;
+  convert(&v, dtype_of<C>, 1, &init, DType::kFloat64, 1, 1);
+  return v;
+}
+
+// Leaf of the pairwise tree: elements one SIMD pass folds before halves are combined.
+inline constexpr int64_t kLeaf = 1024;
+
+// The reduction of x[0:n) (from R's identity), pairwise over leaves.
+template <class R, class C>
+C fold_contig(const R& r, const C* x, int64_t n) {
+  if constexpr (std::is_floating_point_v<C>) {
+    using V = Vec<C>;
+    const int64_t lanes = static_cast<int64_t>(V::lanes());
+    if (n > kLeaf) {
+      const int64_t half = (n / 2 + 4 * lanes - 1) / (4 * lanes) * (4 * lanes);
+      return r(fold_contig(r, x, half), fold_contig(r, x + half, n - half));
+    }
+    const V id(R::template identity<C>());
+    V a0 = id, a1 = id, a2 = id, a3 = id;
+    int64_t i = 0;
+    for (; i + 4 * lanes <= n; i += 4 * lanes) {
+      a0 = r(a0, V::load(x + i));
+      a1 = r(a1, V::load(x + i + lanes));
+      a2 = r(a2, V::load(x + i + 2 * lanes));
+      a3 = r(a3, V::load(x + i + 3 * lanes));
+    }
+    for (; i + lanes <= n; i += lanes) a0 = r(a0, V::load(x + i));
+    a0 = r(r(a0, a1), r(a2, a3));
+    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(C);
+    HWY_ALIGN C lane[kMax];
+    a0.store(lane);
+    C s = lane[0];
+    for (int64_t l = 1; l < lanes; ++l) s = r(s, lane[l]);
+    for (; i < n; ++i) s = r(s, x[i]);
+    return s;
+  } else {
+    C s = R::template identity<C>();
+    for (int64_t i = 0; i < n; ++i) s = r(s, x[i]);
+    return s;
+  }
+}
+
+// The same over n elements of any dtype and stride, cast to C a block at a time.
+template <class R, class C>
+C fold_strided(const R& r, const char* x, DType t, int64_t stride, int64_t n, C* buf) {
+  if (n > kBlock) {
+    const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
+    const int64_t step = half * stride * static_cast<int64_t>(dtype_size(t));
+    return r(fold_strided(r, x, t, stride, half, buf),
+             fold_strided(r, x + step, t, stride, n - half, buf));
+  }
+  convert(buf, dtype_of<C>, 1, x, t, stride, n);
+  return fold_contig(r, buf, n);
+}
+
+// acc[i] = r(acc[i], x[i]) for i < n.
+template <class R, class C>
+HWY_INLINE void combine_rows(const R& r, C* acc, const C* x, int64_t n) {
+  int64_t i = 0;
+  if constexpr (std::is_floating_point_v<C>) {
+    using V = Vec<C>;
+    const int64_t lanes = static_cast<int64_t>(V::lanes());
+    for (; i + lanes <= n; i += lanes) r(V::load(acc + i), V::load(x + i)).store(acc + i);
+  }
+  for (; i < n; ++i) acc[i] = r(acc[i], x[i]);
+}
+
+// Folds the runs of `it` (operand 0: accumulators, 1: input) in [begin, end) into acc.
+template <class R, class C>
+void fold_runs(const R& r, const NdIter<2>& it, int64_t begin, int64_t end, C* acc, const char* in,
+               DType t, const std::array<int64_t, 2>& base) {
+  constexpr DType kC = dtype_of<C>;
+  const int64_t size = dtype_size(t);
+  HWY_ALIGN C buf[kBlock];
+  it.for_each_run(begin, end, [&](const Run<2>& run) {
+    C* a = acc + base[0] + run.offset[0];
+    const char* x = in + (base[1] + run.offset[1]) * size;
+    if (run.stride[0] == 0) {  // horizontal: the run folds into one accumulator
+      const C v = (t == kC && run.stride[1] == 1)
+                      ? fold_contig(r, reinterpret_cast<const C*>(x), run.length)
+                      : fold_strided(r, x, t, run.stride[1], run.length, buf);
+      *a = r(*a, v);
+      return;
+    }
+    for (int64_t j = 0; j < run.length; j += kBlock) {  // vertical (accumulator stride 1)
+      const int64_t n = std::min(kBlock, run.length - j);
+      const char* xj = x + j * run.stride[1] * size;
+      const C* xs = reinterpret_cast<const C*>(xj);
+      if (!(t == kC && run.stride[1] == 1)) {
+        convert(buf, kC, 1, xj, t, run.stride[1], n);
+        xs = buf;
+      }
+      combine_rows(r, a + j * run.stride[0], xs, n);
+    }
+  });
+}
+
+// A full reduction splits its input into blocks of this many elements.
+inline constexpr int64_t kFullBlock = 1 << 16;
+
+template <class R, class C>
+void reduce_typed(const ReduceArgs& a) {
+  if constexpr ((types_of<R>() & category_of<C>()) == 0) {
+    type_error("[reduce] this reduction does not take dtype ", a.compute);
+  } else {
+    const R r = make_functor<R>(a.args);
+    const TBlob& in = *a.in;
+    const TBlob& out = *a.out;
+    if (a.req == kNullOp || out.size() == 0) return;
+    const int nd = in.ndim();
+    int64_t count = 1;
+    Shape acc_strides = Shape::filled(nd, 0);
+    bool out_dense = out.dtype == dtype_of<C> && a.req != kAddTo;
+    for (int d = nd - 1, s = 1; d >= 0; --d) {
+      if (out.shape[d] == in.shape[d]) {
+        acc_strides[d] = out.shape[d] == 1 ? 0 : s;
+        if (out.shape[d] != 1 && out.strides[d] != s) out_dense = false;
+        s *= static_cast<int>(out.shape[d]);
+      } else {
+        count *= in.shape[d];
+      }
+    }
+    const int64_t m = out.size();
+    std::unique_ptr<C[]> owned;
+    C* acc = reinterpret_cast<C*>(out.dptr);
+    if (!out_dense) {
+      owned.reset(new C[static_cast<size_t>(m)]);
+      acc = owned.get();
+    }
+    const C start = start_value<R, C>(a);
+    std::fill(acc, acc + m, start);
+    const char* x = static_cast<const char*>(in.dptr);
+    const NdIter<2> it(in.shape, {acc_strides.data(), in.strides.data()});
+    if (it.size() > 0) {
+      if (m == 1) {
+        // One result: fixed blocks, partials folded in order.
+        const int64_t blocks = (it.size() + kFullBlock - 1) / kFullBlock;
+        std::unique_ptr<C[]> partial(new C[static_cast<size_t>(blocks)]);
+        parallel_for(it.size(), kGrain, [&](int64_t b, int64_t e) {
+          for (int64_t k = b / kFullBlock; k * kFullBlock < e; ++k) {
+            if (k * kFullBlock < b) continue;  // owned by the previous range
+            C p = R::template identity<C>();
+            fold_runs(r, it, k * kFullBlock, std::min(it.size(), (k + 1) * kFullBlock), &p, x,
+                      in.dtype, {0, 0});
+            partial[k] = p;
+          }
+        });
+        acc[0] = r(acc[0], fold_contig(r, partial.get(), blocks));
+      } else {
+        // Split the outermost kept dim: threads own disjoint accumulators.
+        int split = -1;
+        for (int d = 0; d < it.ndim() && split < 0; ++d)
+          if (it.stride(0, d) != 0) split = d;
+        const int64_t extent = it.dim(split);
+        const int64_t per_index = it.size() / extent;
+        parallel_for(extent, std::max<int64_t>(1, kGrain / std::max<int64_t>(per_index, 1)),
+                     [&](int64_t b, int64_t e) {
+                       std::array<int64_t, 2> base;
+                       const NdIter<2> part = it.slice(split, b, e, &base);
+                       fold_runs(r, part, 0, part.size(), acc, x, in.dtype, base);
+                     });
+      }
+    }
+    if constexpr (has_finalize<R>()) {
+      for (int64_t i = 0; i < m; ++i) acc[i] = r.finalize(acc[i], count);
+    }
+    if (out_dense) return;
+    // Store: out (req) acc, acc laid out contiguously in out's dim order.
+    const Shape acc_out = contiguous_strides(out.shape);
+    const NdIter<2> st(out.shape, {out.strides.data(), acc_out.data()});
+    HWY_ALIGN char buf[8 * kBlock];
+    st.for_each_run(0, st.size(), [&](const Run<2>& run) {
+      char* o = static_cast<char*>(out.dptr) + run.offset[0] * dtype_size(out.dtype);
+      for (int64_t j = 0; j < run.length; j += kBlock) {
+        const int64_t n = std::min(kBlock, run.length - j);
+        const C* src = acc + run.offset[1] + j * run.stride[1];
+        char* oj = o + j * run.stride[0] * dtype_size(out.dtype);
+        if (a.req != kAddTo) {
+          convert(oj, out.dtype, run.stride[0], src, dtype_of<C>, run.stride[1], n);
+        } else {
+          convert(buf, out.dtype, 1, src, dtype_of<C>, run.stride[1], n);
+          accumulate(oj, out.dtype, run.stride[0], buf, n);
+        }
+      }
+    });
+  }
+}
+
+template <class R>
+void reduce(const ReduceArgs& a) {
+  switch (a.compute) {
+    case DType::kBool:
+      return reduce_typed<R, bool>(a);
+    case DType::kInt8:
+      return reduce_typed<R, int8_t>(a);
+    case DType::kInt16:
+      return reduce_typed<R, int16_t>(a);
+    case DType::kInt32:
+      return reduce_typed<R, int32_t>(a);
+    case DType::kInt64:
+      return reduce_typed<R, int64_t>(a);
+    case DType::kUInt8:
+      return reduce_typed<R, uint8_t>(a);
+    case DType::kUInt16:
+      return reduce_typed<R, uint16_t>(a);
+    case DType::kUInt32:
+      return reduce_typed<R, uint32_t>(a);
+    case DType::kUInt64:
+      return reduce_typed<R, uint64_t>(a);
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kFloat32:
+      return reduce_typed<R, float>(a);
+    case DType::kFloat64:
+      return reduce_typed<R, double>(a);
+    default:
+      unsupported_dtype("reduce", a.compute);
+  }
+}
+
+// ---- argmax / argmin ----
+struct ArgMaxTag {
+  static constexpr bool kMax = true;
+};
+struct ArgMinTag {
+  static constexpr bool kMax = false;
+};
+
+template <bool kMax, class C>
+HWY_INLINE bool better(C v, C best) {
+  return kMax ? v > best : v < best;
+}
+
+// Index of the first extremum of x[0:n) (n > 0); the first NaN if there is one.
+template <bool kMax, class T>
+int64_t arg_contig(const T* x, int64_t n) {
+  using C = compute_t<T>;
+  int64_t idx = 0;
+  C best = static_cast<C>(x[0]);
+  if (is_nan(best)) return 0;
+  int64_t i = 1;
+  if constexpr (std::is_floating_point_v<T>) {
+    // Blocks: the block's extremum and NaN flag by SIMD, then one scan for the first index.
+    using V = Vec<T>;
+    const int64_t lanes = static_cast<int64_t>(V::lanes());
+    constexpr int64_t kArgBlock = 2048;
+    for (; i + kArgBlock <= n; i += kArgBlock) {
+      V ext = V::load(x + i);
+      auto nan = is_nan(ext);
+      for (int64_t j = i + lanes; j < i + kArgBlock; j += lanes) {
+        const V v = V::load(x + j);
+        nan = nan | is_nan(v);
+        ext = kMax ? max(ext, v) : min(ext, v);
+      }
+      if (!hn::AllFalse(typename V::D(), nan.m)) {
+        for (int64_t j = i;; ++j)
+          if (is_nan(x[j])) return j;
+      }
+      constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
+      HWY_ALIGN T lane[kMaxLanes];
+      ext.store(lane);
+      C e = lane[0];
+      for (int64_t l = 1; l < lanes; ++l) e = better<kMax>(lane[l], e) ? lane[l] : e;
+      if (!better<kMax>(e, best)) continue;
+      best = e;
+      for (int64_t j = i;; ++j)
+        if (x[j] == e) {
+          idx = j;
+          break;
+        }
+    }
+  }
+  for (; i < n; ++i) {
+    const C v = static_cast<C>(x[i]);
+    if (is_nan(v)) return i;
+    if (better<kMax>(v, best)) best = v, idx = i;
+  }
+  return idx;
+}
+
+template <bool kMax, class T>
+void arg_typed(const ArgReduceArgs& a) {
+  using C = compute_t<T>;
+  const TBlob& in = *a.in;
+  const T* x = static_cast<const T*>(in.dptr);
+  if (a.axis < 0) {
+    *a.out = arg_contig<kMax>(x, in.size());
+    return;
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < in.ndim(); ++d) {
+    if (d < a.axis) outer *= in.shape[d];
+    if (d > a.axis) inner *= in.shape[d];
+  }
+  const int64_t n = in.shape[a.axis];
+  if (inner == 1) {
+    parallel_for(outer, std::max<int64_t>(1, kGrain / n), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) a.out[o] = arg_contig<kMax>(x + o * n, n);
+    });
+    return;
+  }
+  // Along an outer axis: one best value and index per column, rows streamed in order.
+  parallel_for(outer * inner, std::max<int64_t>(1, kGrain / n), [&](int64_t b, int64_t e) {
+    C best[kBlock];
+    while (b < e) {
+      const int64_t o = b / inner, j0 = b % inner;
+      const int64_t w = std::min({inner - j0, e - b, kBlock});
+      const T* slab = x + o * n * inner + j0;
+      int64_t* idx = a.out + o * inner + j0;
+      for (int64_t j = 0; j < w; ++j) best[j] = static_cast<C>(slab[j]);
+      std::fill(idx, idx + w, 0);
+      for (int64_t i = 1; i < n; ++i) {
+        const T* row = slab + i * inner;
+        for (int64_t j = 0; j < w; ++j) {
+          const C v = static_cast<C>(row[j]);
+          const bool take = better<kMax>(v, best[j]) || (is_nan(v) && !is_nan(best[j]));
+          best[j] = take ? v : best[j];
+          idx[j] = take ? i : idx[j];
+        }
+      }
+      b += w;
+    }
+  });
+}
+
+template <class Tag>
+void arg_reduce(const ArgReduceArgs& a) {
+  NDX_DTYPE_SWITCH(a.in->dtype, T, { arg_typed<Tag::kMax, T>(a); });
+}
+
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // NDX_KERNEL_REDUCE_INL_H_

@@ -1,0 +1,79 @@
+// The reduction engine's entry points that need no op: the wrapper every family calls,
+// keepdims views, and sum_to_shape (the sum reducer compiled per target).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernel/reduce.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include "kernel/reduce-inl.h"
+
+#if HWY_ONCE
+#include "kernel/dispatch.h"
+
+namespace ndx::kernel {
+
+void reduce(ReduceFn fn, const TBlob& in, const TBlob& out, OpReqType req, DType compute,
+            std::optional<double> initial, FunctorArgs args) {
+  if (out.ndim() != in.ndim())
+    raise(ErrorKind::kRuntimeError, "[reduce] the output view must have the input's rank");
+  ReduceArgs a;
+  a.in = &in;
+  a.out = &out;
+  a.req = req;
+  a.compute = compute;
+  a.initial = initial;
+  a.args = args;
+  fn(a);
+}
+
+TBlob keepdims_view(const TBlob& out, const Shape& in, const std::vector<bool>& reduced) {
+  TBlob v = out;
+  v.shape = in;
+  v.strides = Shape::filled(in.ndim(), 0);
+  const bool keepdims = out.ndim() == in.ndim();
+  for (int i = 0, j = 0; i < in.ndim(); ++i) {
+    if (reduced[i]) {
+      v.shape[i] = 1;
+      if (keepdims) ++j;
+      continue;
+    }
+    v.strides[i] = out.strides[j++];
+  }
+  return v;
+}
+
+void sum_to_shape(const TBlob& src, const TBlob& dst, OpReqType req) {
+  if (req == kNullOp) return;
+  if (src.dtype != dst.dtype)
+    raise(ErrorKind::kRuntimeError, "[sum_to_shape] dtypes differ: ", src.dtype, " vs ", dst.dtype);
+  if (src.dtype == DType::kBool) type_error("[sum_to_shape] bool is not supported");
+  // dst seen with src's rank: missing leading dims and broadcast dims have size 1.
+  TBlob view = dst;
+  view.shape = Shape::filled(src.ndim(), 1);
+  view.strides = Shape::filled(src.ndim(), 0);
+  const int lead = src.ndim() - dst.ndim();
+  for (int i = 0; i < dst.ndim(); ++i) {
+    view.shape[lead + i] = dst.shape[i];
+    view.strides[lead + i] = dst.shape[i] == 1 ? 0 : dst.strides[i];
+  }
+  reduce(NDX_DISPATCH(reduce, SumReducer), src, view, req, src.dtype);
+}
+
+namespace {
+double extremum(ReduceFn fn, const TBlob& x) {
+  if (x.size() == 0) value_error("[reduce] zero-size array has no minimum or maximum");
+  double result = 0;
+  NDX_DTYPE_SWITCH(x.dtype, T, {
+    T value{};
+    TBlob out{&value, Shape::filled(x.ndim(), 1), Shape::filled(x.ndim(), 0), x.dtype, x.device};
+    reduce(fn, x, out, kWriteTo, x.dtype);
+    result = static_cast<double>(static_cast<compute_t<T>>(value));
+  });
+  return result;
+}
+}  // namespace
+
+double min_value(const TBlob& x) { return extremum(NDX_DISPATCH(reduce, MinReducer), x); }
+double max_value(const TBlob& x) { return extremum(NDX_DISPATCH(reduce, MaxReducer), x); }
+
+}  // namespace ndx::kernel
+#endif  // HWY_ONCE

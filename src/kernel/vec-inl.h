@@ -1,0 +1,289 @@
+// The SIMD half of the functor vocabulary, compiled once per Highway target: Vec<T> (a full
+// vector of float or double with arithmetic operators), Mask<T>, and the same function names
+// as kernel/math/scalar-inl.h (select, is_nan, max, exp, tanh, ...), so one functor body
+//   template <class T> T operator()(T x) const { return T(1) / (T(1) + exp(-x)); }
+// serves scalars of every dtype and vectors alike.
+//
+// Transcendentals come from Highway's contrib/math with the special values it leaves to the
+// caller fixed here (NaN, +-inf, 0, out-of-domain inputs); sin / cos of large arguments,
+// where its range reduction loses accuracy, fall back to libm lane by lane. erf is ours.
+// tests/cpp/test_vmath.cc measures every function's ULP error against long double.
+#if defined(NDX_KERNEL_VEC_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef NDX_KERNEL_VEC_INL_H_
+#undef NDX_KERNEL_VEC_INL_H_
+#else
+#define NDX_KERNEL_VEC_INL_H_
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include "kernel/config.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#include "kernel/math/scalar-inl.h"
+
+template <class T>
+struct Mask;
+
+template <class T>
+struct Vec {
+  static_assert(std::is_floating_point_v<T>, "Vec is for float and double");
+  using Scalar = T;
+  using D = hn::ScalableTag<T>;
+  using Raw = hn::Vec<D>;
+  Raw v;
+
+  HWY_INLINE Vec() = default;
+  HWY_INLINE explicit Vec(Raw r) : v(r) {}
+  template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0>
+  HWY_INLINE explicit Vec(S s) : v(hn::Set(D(), static_cast<T>(s))) {}
+
+  static HWY_INLINE size_t lanes() { return hn::Lanes(D()); }
+  static HWY_INLINE Vec load(const T* p) { return Vec(hn::LoadU(D(), p)); }
+  HWY_INLINE void store(T* p) const { hn::StoreU(v, D(), p); }
+
+  friend HWY_INLINE Vec operator+(Vec a, Vec b) { return Vec(hn::Add(a.v, b.v)); }
+  friend HWY_INLINE Vec operator-(Vec a, Vec b) { return Vec(hn::Sub(a.v, b.v)); }
+  friend HWY_INLINE Vec operator*(Vec a, Vec b) { return Vec(hn::Mul(a.v, b.v)); }
+  friend HWY_INLINE Vec operator/(Vec a, Vec b) { return Vec(hn::Div(a.v, b.v)); }
+  friend HWY_INLINE Vec operator-(Vec a) { return Vec(hn::Neg(a.v)); }
+  friend HWY_INLINE Mask<T> operator==(Vec a, Vec b) { return Mask<T>{hn::Eq(a.v, b.v)}; }
+  friend HWY_INLINE Mask<T> operator!=(Vec a, Vec b) { return Mask<T>{hn::Ne(a.v, b.v)}; }
+  friend HWY_INLINE Mask<T> operator<(Vec a, Vec b) { return Mask<T>{hn::Lt(a.v, b.v)}; }
+  friend HWY_INLINE Mask<T> operator<=(Vec a, Vec b) { return Mask<T>{hn::Le(a.v, b.v)}; }
+  friend HWY_INLINE Mask<T> operator>(Vec a, Vec b) { return Mask<T>{hn::Gt(a.v, b.v)}; }
+  friend HWY_INLINE Mask<T> operator>=(Vec a, Vec b) { return Mask<T>{hn::Ge(a.v, b.v)}; }
+};
+
+template <class T>
+struct Mask {
+  hn::Mask<hn::ScalableTag<T>> m;
+  friend HWY_INLINE Mask operator|(Mask a, Mask b) { return Mask{hn::Or(a.m, b.m)}; }
+  friend HWY_INLINE Mask operator&(Mask a, Mask b) { return Mask{hn::And(a.m, b.m)}; }
+  friend HWY_INLINE Mask operator!(Mask a) { return Mask{hn::Not(a.m)}; }
+};
+
+// Whether T is one of the Vec types (functors and loops branch on it at compile time).
+template <class T>
+inline constexpr bool is_vec_v = false;
+template <class T>
+inline constexpr bool is_vec_v<Vec<T>> = true;
+
+template <class T>
+HWY_INLINE Vec<T> select(Mask<T> c, Vec<T> a, Vec<T> b) {
+  return Vec<T>(hn::IfThenElse(c.m, a.v, b.v));
+}
+template <class T>
+HWY_INLINE Mask<T> is_nan(Vec<T> x) {
+  return Mask<T>{hn::IsNaN(x.v)};
+}
+template <class T>
+HWY_INLINE Mask<T> is_inf(Vec<T> x) {
+  return Mask<T>{hn::IsInf(x.v)};
+}
+template <class T>
+HWY_INLINE Vec<T> max(Vec<T> a, Vec<T> b) {  // b when either is NaN (x86 maxps)
+  return select(a > b, a, b);
+}
+template <class T>
+HWY_INLINE Vec<T> min(Vec<T> a, Vec<T> b) {
+  return select(a < b, a, b);
+}
+template <class T>
+HWY_INLINE Vec<T> add(Vec<T> a, Vec<T> b) {
+  return a + b;
+}
+template <class T>
+HWY_INLINE Vec<T> sub(Vec<T> a, Vec<T> b) {
+  return a - b;
+}
+template <class T>
+HWY_INLINE Vec<T> mul(Vec<T> a, Vec<T> b) {
+  return a * b;
+}
+template <class T>
+HWY_INLINE Vec<T> neg(Vec<T> a) {
+  return -a;
+}
+template <class T>
+HWY_INLINE Vec<T> abs(Vec<T> x) {
+  return Vec<T>(hn::Abs(x.v));
+}
+template <class T>
+HWY_INLINE Vec<T> copysign(Vec<T> magnitude, Vec<T> sign) {
+  return Vec<T>(hn::CopySign(magnitude.v, sign.v));
+}
+template <class T>
+HWY_INLINE Vec<T> floor(Vec<T> x) {
+  return Vec<T>(hn::Floor(x.v));
+}
+template <class T>
+HWY_INLINE Vec<T> ceil(Vec<T> x) {
+  return Vec<T>(hn::Ceil(x.v));
+}
+template <class T>
+HWY_INLINE Vec<T> trunc(Vec<T> x) {
+  return Vec<T>(hn::Trunc(x.v));
+}
+template <class T>
+HWY_INLINE Vec<T> rint(Vec<T> x) {  // ties to even, as np.rint
+  return Vec<T>(hn::Round(x.v));
+}
+template <class T>
+HWY_INLINE Vec<T> sqrt(Vec<T> x) {
+  return Vec<T>(hn::Sqrt(x.v));
+}
+
+namespace vmath {
+template <class T>
+HWY_INLINE Vec<T> inf() {
+  return Vec<T>(std::numeric_limits<T>::infinity());
+}
+template <class T>
+HWY_INLINE Vec<T> nan() {
+  return Vec<T>(std::numeric_limits<T>::quiet_NaN());
+}
+
+// Lanes where `bad` holds get scalar_fn(x) (libm); rare, so out of line.
+template <class T, class F>
+HWY_NOINLINE Vec<T> patch_lanes(Vec<T> x, Vec<T> r, Mask<T> bad, F scalar_fn) {
+  using D = typename Vec<T>::D;
+  const D d;
+  constexpr size_t kMax = HWY_MAX_BYTES / sizeof(T);
+  HWY_ALIGN T xs[kMax], rs[kMax], flags[kMax];
+  hn::Store(x.v, d, xs);
+  hn::Store(r.v, d, rs);
+  hn::Store(hn::VecFromMask(d, bad.m), d, flags);
+  for (size_t i = 0; i < hn::Lanes(d); ++i)
+    if (flags[i] != T(0)) rs[i] = scalar_fn(xs[i]);
+  return Vec<T>(hn::Load(d, rs));
+}
+template <class T, class F>
+HWY_INLINE Vec<T> patch_if(Vec<T> x, Vec<T> r, Mask<T> bad, F scalar_fn) {
+  if (HWY_LIKELY(hn::AllFalse(typename Vec<T>::D(), bad.m))) return r;
+  return patch_lanes(x, r, bad, scalar_fn);
+}
+
+// Where Highway's sin / cos stay within 4 ULP (measured by test_vmath up to 1e6 for float).
+template <class T>
+HWY_INLINE Vec<T> trig_limit() {
+  return Vec<T>(sizeof(T) == 4 ? 1e5 : 1e9);
+}
+}  // namespace vmath
+
+template <class T>
+HWY_INLINE Vec<T> exp(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r(hn::Exp(D(), x.v));
+  return select(is_nan(x), x, r);
+}
+template <class T>
+HWY_INLINE Vec<T> expm1(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r(hn::Expm1(D(), x.v));
+  return select(is_nan(x), x, r);
+}
+template <class T>
+HWY_INLINE Vec<T> log(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r(hn::Log(D(), x.v));
+  r = select(x == Vec<T>(0), -vmath::inf<T>(), r);
+  r = select(x == vmath::inf<T>(), x, r);
+  return select((x < Vec<T>(0)) | is_nan(x), vmath::nan<T>(), r);
+}
+template <class T>
+HWY_INLINE Vec<T> log1p(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r(hn::Log1p(D(), x.v));
+  r = select(x == Vec<T>(-1), -vmath::inf<T>(), r);
+  r = select(x == vmath::inf<T>(), x, r);
+  return select((x < Vec<T>(-1)) | is_nan(x), vmath::nan<T>(), r);
+}
+template <class T>
+HWY_INLINE Vec<T> log2(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r(hn::Log2(D(), x.v));
+  r = select(x == Vec<T>(0), -vmath::inf<T>(), r);
+  r = select(x == vmath::inf<T>(), x, r);
+  return select((x < Vec<T>(0)) | is_nan(x), vmath::nan<T>(), r);
+}
+template <class T>
+HWY_INLINE Vec<T> log10(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r(hn::Log10(D(), x.v));
+  r = select(x == Vec<T>(0), -vmath::inf<T>(), r);
+  r = select(x == vmath::inf<T>(), x, r);
+  return select((x < Vec<T>(0)) | is_nan(x), vmath::nan<T>(), r);
+}
+template <class T>
+HWY_INLINE Vec<T> sin(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r(hn::Sin(D(), x.v));
+  r = select(x == Vec<T>(0), x, r);  // keeps the sign of -0
+  return vmath::patch_if(x, r, !(abs(x) <= vmath::trig_limit<T>()),
+                         [](T v) { return static_cast<T>(std::sin(v)); });
+}
+template <class T>
+HWY_INLINE Vec<T> cos(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r(hn::Cos(D(), x.v));
+  return vmath::patch_if(x, r, !(abs(x) <= vmath::trig_limit<T>()),
+                         [](T v) { return static_cast<T>(std::cos(v)); });
+}
+template <class T>
+HWY_INLINE Vec<T> tanh(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  return Vec<T>(hn::Tanh(D(), x.v));
+}
+
+// erf: float from our own polynomials (fitted offline to the exact function; within 4 ULP),
+// double through libm lane by lane.
+//   |x| < 1.25:          x * P(x^2)
+//   1.25 <= |x| < 3.92:  1 - exp(-x^2) * Q(|x| - 2.6)   (Q approximates erfc(x) exp(x^2))
+//   |x| >= 3.92:         1 (erfc is below half an ULP of 1)
+template <class T>
+HWY_INLINE Vec<T> erf(Vec<T> x) {
+  if constexpr (sizeof(T) == 8) {
+    return vmath::patch_lanes(x, x, (x == x) | !(x == x), [](T v) { return std::erf(v); });
+  } else {
+    using V = Vec<float>;
+    using D = typename V::D;
+    const D d;
+    const V a = abs(x);
+    const V t = a * a;
+    auto poly = [&](V u, std::initializer_list<float> c) {
+      const float* p = c.end();
+      V r(*--p);
+      while (p != c.begin()) r = V(hn::MulAdd(r.v, u.v, hn::Set(d, *--p)));
+      return r;
+    };
+    const V small =
+        a * poly(t, {1.1283791670508916f, -0.37612638459140563f, 0.11283784299136285f,
+                     -0.026865694335358566f, 0.0052224200345612759f, -0.000851937599534211f,
+                     0.00011733954446241368f, -1.2785143478383221e-05f, 8.2501992831884863e-07f});
+    const V q = poly(a - V(2.6f),
+                     {0.20361324733009484f, -0.069590279293268054f, 0.022678517761362215f,
+                      -0.0070841155141783338f, 0.0021299409548190436f, -0.00061838672572044062f,
+                      0.0001739331696609097f, -4.7707593854379865e-05f, 1.2655725057358208e-05f,
+                      -3.0713648999369791e-06f, 7.8333188724757918e-07f, -2.8591625070989446e-07f,
+                      6.7861395169899197e-08f});
+    const V large = V(1.0f) - exp(-t) * q;
+    V r = select(a < V(1.25f), small, select(a < V(3.92f), large, V(1.0f)));
+    r = copysign(r, x);
+    return select(is_nan(x), x, r);
+  }
+}
+
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // NDX_KERNEL_VEC_INL_H_
