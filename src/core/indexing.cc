@@ -3,8 +3,6 @@
 #include <cstring>
 #include <numeric>
 
-#include "core/strided.h"
-
 namespace ndx {
 
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/strided.h"
 #include "kernel/blob.h"
 #include "kernel/cast.h"
+#include "kernel/iterator.h"
 
 namespace ndx {
 

@@ -25,7 +25,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/strided.h"
 #include "kernel/cast.h"
 #include "kernel/elementwise.h"
 #include "kernel/iterator.h"

@@ -52,27 +52,77 @@ HWY_INLINE C start_value(const ReduceArgs& a) {
 // Leaf of the pairwise tree: elements one SIMD pass folds before halves are combined.
 inline constexpr int64_t kLeaf = 1024;
 
+template <class R>
+constexpr bool is_exact() {
+  if constexpr (requires { R::kExact; })
+    return R::kExact;
+  else
+    return false;
+}
+
+template <class R, class V>
+constexpr bool has_fast() {
+  return requires(const R& r, V v) { r.fast(v, v); };
+}
+
+// The leaf of fold_contig with R::fast when it has one: a running sum of the inputs turns NaN
+// on any NaN input (or on infinities of both signs), and then the exact combine redoes it.
+template <class R, class C, class V>
+HWY_INLINE bool fold_leaf_fast(const R& r, const C* x, int64_t n, V* out) {
+  if constexpr (has_fast<R, V>()) {
+    const int64_t lanes = static_cast<int64_t>(V::lanes());
+    const V id(R::template identity<C>());
+    V a0 = id, a1 = id, a2 = id, a3 = id, chk(C(0)), chk2(C(0));
+    int64_t i = 0;
+    for (; i + 4 * lanes <= n; i += 4 * lanes) {
+      const V x0 = V::load(x + i), x1 = V::load(x + i + lanes), x2 = V::load(x + i + 2 * lanes),
+              x3 = V::load(x + i + 3 * lanes);
+      a0 = r.fast(a0, x0);
+      a1 = r.fast(a1, x1);
+      a2 = r.fast(a2, x2);
+      a3 = r.fast(a3, x3);
+      chk = chk + (x0 + x1);
+      chk2 = chk2 + (x2 + x3);
+    }
+    for (; i + lanes <= n; i += lanes) {
+      const V xi = V::load(x + i);
+      a0 = r.fast(a0, xi);
+      chk = chk + xi;
+    }
+    if (!hn::AllFalse(typename V::D(), is_nan(chk + chk2).m)) return false;
+    *out = r.fast(r.fast(a0, a1), r.fast(a2, a3));
+    return true;
+  } else {
+    return false;
+  }
+}
+
 // The reduction of x[0:n) (from R's identity), pairwise over leaves.
 template <class R, class C>
 C fold_contig(const R& r, const C* x, int64_t n) {
   if constexpr (std::is_floating_point_v<C>) {
     using V = Vec<C>;
     const int64_t lanes = static_cast<int64_t>(V::lanes());
-    if (n > kLeaf) {
+    if (n > kLeaf && !is_exact<R>()) {
       const int64_t half = (n / 2 + 4 * lanes - 1) / (4 * lanes) * (4 * lanes);
       return r(fold_contig(r, x, half), fold_contig(r, x + half, n - half));
     }
-    const V id(R::template identity<C>());
-    V a0 = id, a1 = id, a2 = id, a3 = id;
-    int64_t i = 0;
-    for (; i + 4 * lanes <= n; i += 4 * lanes) {
-      a0 = r(a0, V::load(x + i));
-      a1 = r(a1, V::load(x + i + lanes));
-      a2 = r(a2, V::load(x + i + 2 * lanes));
-      a3 = r(a3, V::load(x + i + 3 * lanes));
+    V a0;
+    int64_t i = n / lanes * lanes;
+    if (!fold_leaf_fast(r, x, n, &a0)) {
+      const V id(R::template identity<C>());
+      V a1 = id, a2 = id, a3 = id;
+      a0 = id;
+      i = 0;
+      for (; i + 4 * lanes <= n; i += 4 * lanes) {
+        a0 = r(a0, V::load(x + i));
+        a1 = r(a1, V::load(x + i + lanes));
+        a2 = r(a2, V::load(x + i + 2 * lanes));
+        a3 = r(a3, V::load(x + i + 3 * lanes));
+      }
+      for (; i + lanes <= n; i += lanes) a0 = r(a0, V::load(x + i));
+      a0 = r(r(a0, a1), r(a2, a3));
     }
-    for (; i + lanes <= n; i += lanes) a0 = r(a0, V::load(x + i));
-    a0 = r(r(a0, a1), r(a2, a3));
     constexpr size_t kMax = HWY_MAX_BYTES / sizeof(C);
     HWY_ALIGN C lane[kMax];
     a0.store(lane);
@@ -285,36 +335,54 @@ int64_t arg_contig(const T* x, int64_t n) {
   int64_t idx = 0;
   C best = static_cast<C>(x[0]);
   if (is_nan(best)) return 0;
-  int64_t i = 1;
+  // The SIMD blocks start at 0 (x[0] is already the best, so ties keep index 0).
+  int64_t i = std::is_floating_point_v<T> ? 0 : 1;
   if constexpr (std::is_floating_point_v<T>) {
-    // Blocks: the block's extremum and NaN flag by SIMD, then one scan for the first index.
+    // Blocks: the block's extremum by SIMD (a NaN flagged by a running sum, which infinities
+    // of both signs flag too), then one vector scan for the first index of a new extremum; a
+    // flagged block is scanned exactly.
     using V = Vec<T>;
     const int64_t lanes = static_cast<int64_t>(V::lanes());
     constexpr int64_t kArgBlock = 2048;
-    for (; i + kArgBlock <= n; i += kArgBlock) {
-      V ext = V::load(x + i);
-      auto nan = is_nan(ext);
-      for (int64_t j = i + lanes; j < i + kArgBlock; j += lanes) {
-        const V v = V::load(x + j);
-        nan = nan | is_nan(v);
-        ext = kMax ? max(ext, v) : min(ext, v);
+    while (i + 4 * lanes <= n) {
+      const int64_t len = std::min(kArgBlock, (n - i) / (4 * lanes) * (4 * lanes));
+      V e0 = V::load(x + i), e1 = e0, e2 = e0, e3 = e0, chk(T(0));
+      for (int64_t j = i; j < i + len; j += 4 * lanes) {
+        const V x0 = V::load(x + j), x1 = V::load(x + j + lanes), x2 = V::load(x + j + 2 * lanes),
+                x3 = V::load(x + j + 3 * lanes);
+        e0 = kMax ? max(e0, x0) : min(e0, x0);
+        e1 = kMax ? max(e1, x1) : min(e1, x1);
+        e2 = kMax ? max(e2, x2) : min(e2, x2);
+        e3 = kMax ? max(e3, x3) : min(e3, x3);
+        chk = chk + ((x0 + x1) + (x2 + x3));
       }
-      if (!hn::AllFalse(typename V::D(), nan.m)) {
-        for (int64_t j = i;; ++j)
-          if (is_nan(x[j])) return j;
+      if (!hn::AllFalse(typename V::D(), is_nan(chk).m)) {  // a NaN, or only an inf
+        for (int64_t j = i; j < i + len; ++j) {
+          const C v = static_cast<C>(x[j]);
+          if (is_nan(v)) return j;
+          if (better<kMax>(v, best)) best = v, idx = j;
+        }
+        i += len;
+        continue;
       }
+      e0 = kMax ? max(max(e0, e1), max(e2, e3)) : min(min(e0, e1), min(e2, e3));
       constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
       HWY_ALIGN T lane[kMaxLanes];
-      ext.store(lane);
+      e0.store(lane);
       C e = lane[0];
       for (int64_t l = 1; l < lanes; ++l) e = better<kMax>(lane[l], e) ? lane[l] : e;
-      if (!better<kMax>(e, best)) continue;
-      best = e;
-      for (int64_t j = i;; ++j)
-        if (x[j] == e) {
-          idx = j;
-          break;
+      if (better<kMax>(e, best)) {
+        best = e;
+        const V ev(e);
+        for (int64_t j = i;; j += lanes) {
+          const intptr_t k = hn::FindFirstTrue(typename V::D(), (V::load(x + j) == ev).m);
+          if (k >= 0) {
+            idx = j + k;
+            break;
+          }
         }
+      }
+      i += len;
     }
   }
   for (; i < n; ++i) {

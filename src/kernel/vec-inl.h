@@ -90,13 +90,22 @@ template <class T>
 HWY_INLINE Mask<T> is_inf(Vec<T> x) {
   return Mask<T>{hn::IsInf(x.v)};
 }
+// b when either is NaN, like the scalar versions (and x86's maxps / minps, used directly).
 template <class T>
-HWY_INLINE Vec<T> max(Vec<T> a, Vec<T> b) {  // b when either is NaN (x86 maxps)
+HWY_INLINE Vec<T> max(Vec<T> a, Vec<T> b) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+  return Vec<T>(hn::Max(a.v, b.v));
+#else
   return select(a > b, a, b);
+#endif
 }
 template <class T>
 HWY_INLINE Vec<T> min(Vec<T> a, Vec<T> b) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+  return Vec<T>(hn::Min(a.v, b.v));
+#else
   return select(a < b, a, b);
+#endif
 }
 template <class T>
 HWY_INLINE Vec<T> add(Vec<T> a, Vec<T> b) {

@@ -1,5 +1,6 @@
 #include "ndx/imperative.h"
 
+#include <mutex>
 #include <random>
 
 #include "ndx/autograd.h"
@@ -10,6 +11,12 @@ namespace ndx {
 
 namespace {
 
+// The per-process generator that seeds kernels' counter-based streams; kernels may run on any
+// thread with the interpreter lock released, so draws take a lock.
+std::mutex& random_mutex() {
+  static std::mutex m;
+  return m;
+}
 std::mt19937_64& random_engine() {
   static std::mt19937_64 engine(0x5eed);
   return engine;
@@ -63,7 +70,10 @@ bool same_view(const NDArray& a, const NDArray& b) {
 
 }  // namespace
 
-void random_seed(uint64_t seed) { random_engine().seed(seed); }
+void random_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(random_mutex());
+  random_engine().seed(seed);
+}
 
 void* Resource::get_space(std::size_t bytes) const {
   if (type != ResourceRequest::kTempSpace || !holder)
@@ -75,6 +85,7 @@ void* Resource::get_space(std::size_t bytes) const {
 uint64_t Resource::next_random() const {
   if (type != ResourceRequest::kRandom)
     raise(ErrorKind::kRuntimeError, "[resource] next_random on a resource that is not random");
+  std::lock_guard<std::mutex> lock(random_mutex());
   return random_engine()();
 }
 

@@ -1,12 +1,12 @@
-// Shared pieces of the CPU kernels: strided/broadcast maps honouring OpReqType, casts of
-// input blobs, and integer arithmetic that wraps instead of invoking undefined behaviour.
+// Small helpers of the op families that are not engine kernels: stores honouring OpReqType
+// for index kernels (gather / scatter, im2col), whole-array casts for BLAS operands, and
+// integer arithmetic that wraps instead of invoking undefined behaviour (integer GEMM).
 #pragma once
 #include <cmath>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
-#include "core/strided.h"
 #include "kernel/blob.h"
 #include "kernel/reduce.h"
 #include "ndx/ndarray.h"
@@ -37,53 +37,6 @@ template <>
 inline void store<bool>(bool* dst, OpReqType req, bool v) {
   *dst = req == kAddTo ? (*dst || v) : v;
 }
-
-// out[i] (req) f(x[i]), x broadcast to out's shape.
-template <typename TO, typename TI, typename F>
-void map1(const TBlob& x, const TBlob& out, OpReqType req, F f) {
-  if (req == kNullOp) return;
-  Shape xs = broadcast_strides(x.shape, x.strides, out.shape);
-  const TI* xp = x.ptr<TI>();
-  TO* op = out.ptr<TO>();
-  for_each_run<2>(out.shape, {&out.strides, &xs}, [&](const StridedRun<2>& r) {
-    TO* o = op + r.offset[0];
-    const TI* a = xp + r.offset[1];
-    for (int64_t i = 0; i < r.length; ++i)
-      store(o + i * r.stride[0], req, f(static_cast<compute_t<TI>>(a[i * r.stride[1]])));
-  });
-}
-
-// out[i] (req) f(a[i], b[i]) with NumPy broadcasting of a and b to out's shape.
-template <typename TO, typename TI, typename F>
-void map2(const TBlob& a, const TBlob& b, const TBlob& out, OpReqType req, F f) {
-  if (req == kNullOp) return;
-  Shape as = broadcast_strides(a.shape, a.strides, out.shape);
-  Shape bs = broadcast_strides(b.shape, b.strides, out.shape);
-  const TI* ap = a.ptr<TI>();
-  const TI* bp = b.ptr<TI>();
-  TO* op = out.ptr<TO>();
-  for_each_run<3>(out.shape, {&out.strides, &as, &bs}, [&](const StridedRun<3>& r) {
-    TO* o = op + r.offset[0];
-    const TI* x = ap + r.offset[1];
-    const TI* y = bp + r.offset[2];
-    if (r.stride[0] == 1 && r.stride[1] == 1 && r.stride[2] == 1 && req != kAddTo) {
-      for (int64_t i = 0; i < r.length; ++i)
-        o[i] =
-            static_cast<TO>(f(static_cast<compute_t<TI>>(x[i]), static_cast<compute_t<TI>>(y[i])));
-      return;
-    }
-    for (int64_t i = 0; i < r.length; ++i)
-      store(o + i * r.stride[0], req,
-            f(static_cast<compute_t<TI>>(x[i * r.stride[1]]),
-              static_cast<compute_t<TI>>(y[i * r.stride[2]])));
-  });
-}
-
-// The type sums accumulate in: double for floats, 64-bit for integers (wrapping), bool as int64.
-template <typename T>
-using acc_t = std::conditional_t<
-    std::is_floating_point_v<compute_t<T>>, double,
-    std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>, uint64_t, int64_t>>;
 
 // A double converted to T's compute type; integers saturate and nan becomes 0, so the
 // conversion is always defined (C++ leaves out-of-range float-to-int undefined).

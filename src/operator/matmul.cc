@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "kernel/iterator.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
 
@@ -307,21 +308,22 @@ NDArray dot_rhs(const NDArray& b, const DotLayout& l) {
   return b.transpose(l.b_perm).reshape(Shape{l.K, l.N});
 }
 
+// out (req) a * b with broadcasting: a dot with a 0-d operand is the multiply op's kernel.
+void multiply(const TBlob& a, const TBlob& b, const TBlob& out, OpReqType req) {
+  static const Op* op = Op::get("_np_multiply");
+  static const NodeAttrs attrs = op->make_attrs();
+  static const FCompute& f = Op::attr<FCompute>("FCompute<cpu>")[op];
+  f(attrs, OpContext{}, {a, b}, {req}, {out});
+}
+
 void DotCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const DType t = out[0].dtype;
   if (in[0].ndim() == 0 || in[1].ndim() == 0) {
     std::vector<NDArray> keep;
-    TBlob a = kernel::cast_blob(in[0], t, &keep), b = kernel::cast_blob(in[1], t, &keep);
-    NDX_DTYPE_SWITCH(t, T, {
-      kernel::map2<T, T>(a, b, out[0], req[0], [](compute_t<T> x, compute_t<T> y) -> compute_t<T> {
-        if constexpr (std::is_same_v<T, bool>)
-          return x && y;
-        else
-          return kernel::wrap_mul(x, y);
-      });
-    });
+    multiply(kernel::cast_blob(in[0], t, &keep), kernel::cast_blob(in[1], t, &keep), out[0],
+             req[0]);
     return;
   }
   DotLayout l = dot_layout(in[0].shape, in[1].shape);
@@ -351,15 +353,7 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       std::vector<NDArray> keep;
       TBlob other = kernel::cast_blob(in[2 - i], t, &keep);
       NDArray full(g.shape(), t, g.device());
-      NDX_DTYPE_SWITCH(t, T, {
-        kernel::map2<T, T>(in[0], other, to_blob(full), kWriteTo,
-                           [](compute_t<T> x, compute_t<T> y) -> compute_t<T> {
-                             if constexpr (std::is_same_v<T, bool>)
-                               return x && y;
-                             else
-                               return kernel::wrap_mul(x, y);
-                           });
-      });
+      multiply(in[0], other, to_blob(full), kWriteTo);
       reduce_into(full, as_array(out[i]), req[i]);
     }
     return;

@@ -7,8 +7,23 @@
 // have first-order backward ops; pick and embedding have scatter backward ops whose own
 // FGradient is the forward gather, so they differentiate twice as well.
 //
-// Kernels take contiguous inputs (the ops do not declare TStridedInputs); the 16-bit floats
-// compute in float, reductions accumulate in double.
+// The math is in operator/math/nn-inl.h and runs on the kernel engine: activations are
+// elementwise functors, softmax along the last axis is a row kernel (kernel/rowwise-inl.h),
+// and the normalizations are reductions and elementwise functors over keepdims views.
+// Statistics of 16-bit floats are kept in float32. This file is compiled once per SIMD target.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "operator/nn.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include "kernel/rowwise-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+#include "operator/math/nn-inl.h"
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 #include <cblas.h>
 
 #include <algorithm>
@@ -16,6 +31,12 @@
 #include <limits>
 #include <string>
 
+#include "kernel/blob.h"
+#include "kernel/cast.h"
+#include "kernel/dispatch.h"
+#include "kernel/elementwise.h"
+#include "kernel/random.h"
+#include "kernel/reduce.h"
 #include "ndx/graph.h"
 #include "operator/gemm.h"
 #include "operator/kernel_util.h"
@@ -92,43 +113,64 @@ NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
 }
 NodeEntry zeros_like(NodeEntry a) { return op1("_np_zeros_like", std::move(a)); }
 
+// ---- engine helpers ----
+#define NDX_KERNEL(F) NDX_DISPATCH(elementwise, F)
+#define NDX_REDUCER(R) NDX_DISPATCH(reduce, R)
+using kernel::to_blob;
+
+// The dtype statistics (means, variances, softmax sums) are kept in: float32 for 16-bit floats.
+DType stat_dtype(DType t) { return dtype_size(t) == 2 ? DType::kFloat32 : t; }
+
+std::vector<bool> axis_mask(int ndim, int axis, bool reduced) {
+  std::vector<bool> mask(ndim, !reduced);
+  mask[axis] = reduced;
+  return mask;
+}
+
+// A 1-d array (the length of `axis`) seen against `shape`: every other dim size 1, stride 0.
+TBlob along_axis(const TBlob& v, const Shape& shape, int axis) {
+  TBlob b = v;
+  b.shape = Shape::filled(shape.ndim(), 1);
+  b.strides = Shape::filled(shape.ndim(), 0);
+  b.shape[axis] = shape[axis];
+  b.strides[axis] = v.strides[0];
+  return b;
+}
+
+// A 0-d blob holding one, for fix_gamma.
+struct One {
+  double value = 1.0;
+  TBlob blob(Device d) { return TBlob{&value, Shape{}, Shape{}, DType::kFloat64, d}; }
+};
+
+// out (keepdims over `in`, `mask` reduced) = reducer over in.
+void reduce_into(kernel::ReduceFn fn, const TBlob& in, const NDArray& out,
+                 const std::vector<bool>& mask) {
+  kernel::reduce(fn, in, kernel::keepdims_view(to_blob(out), in.shape, mask), kWriteTo,
+                 out.dtype());
+}
+
 // ============================== activations ==============================
 enum class Act { kRelu, kSigmoid, kTanh, kSoftrelu, kLogSigmoid };
 
-template <Act A, typename C>
-inline C activate(C x) {
-  if constexpr (A == Act::kRelu) {
-    if constexpr (std::is_floating_point_v<C>) {
-      if (std::isnan(x)) return x;
-    }
-    return x > C(0) ? x : C(0);
-  } else if constexpr (A == Act::kSigmoid) {
-    if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-    C e = std::exp(x);
-    return e / (C(1) + e);
-  } else if constexpr (A == Act::kTanh) {
-    return std::tanh(x);
-  } else if constexpr (A == Act::kSoftrelu) {  // log(1 + exp(x)), stable
-    return std::max(x, C(0)) + std::log1p(std::exp(-std::fabs(x)));
-  } else {  // log(sigmoid(x)) = -softrelu(-x)
-    return std::min(x, C(0)) - std::log1p(std::exp(-std::fabs(x)));
+kernel::ElementwiseFn act_kernel(Act a) {
+  switch (a) {
+    case Act::kRelu:
+      return NDX_KERNEL(Relu);
+    case Act::kSigmoid:
+      return NDX_KERNEL(Sigmoid);
+    case Act::kTanh:
+      return NDX_KERNEL(TanhAct);
+    case Act::kSoftrelu:
+      return NDX_KERNEL(SoftRelu);
+    case Act::kLogSigmoid:
+      return NDX_KERNEL(LogSigmoid);
   }
+  return nullptr;
 }
 
-template <Act A>
-void act_kernel(const TBlob& x, OpReqType req, const TBlob& out) {
-  if (req == kNullOp) return;
-  const int64_t n = x.size();
-  NDX_DTYPE_SWITCH(x.dtype, T, {
-    using C = compute_t<T>;
-    if constexpr (std::is_same_v<T, bool> || (A != Act::kRelu && !std::is_floating_point_v<C>)) {
-      unsupported_dtype("activation", x.dtype);
-    } else {
-      const T* xp = x.ptr<T>();
-      T* op = out.ptr<T>();
-      for (int64_t i = 0; i < n; ++i) store(op + i, req, activate<A, C>(static_cast<C>(xp[i])));
-    }
-  });
+void run_act(Act a, const TBlob& x, OpReqType req, const TBlob& out) {
+  kernel::apply(act_kernel(a), {x}, out, req, out.dtype);
 }
 
 struct ActivationParam {
@@ -191,13 +233,11 @@ Op& register_act(const char* name, const char* doc, Act a) {
                               return act_type_infer(attrs, in, out, a);
                             })
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
+      .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>",
                           [a](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
-                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            if (a == Act::kRelu) act_kernel<Act::kRelu>(in[0], req[0], out[0]);
-                            if (a == Act::kSigmoid)
-                              act_kernel<Act::kSigmoid>(in[0], req[0], out[0]);
-                          })
+                              const std::vector<OpReqType>& req,
+                              const std::vector<TBlob>& out) { run_act(a, in[0], req[0], out[0]); })
       .set_attr<FGradient>("FGradient", [a](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{act_grad(a, og[0], n->inputs[0], NodeEntry{n, 0, 0})};
       });
@@ -205,18 +245,7 @@ Op& register_act(const char* name, const char* doc, Act a) {
 
 void activation_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  switch (act_of(attrs.get<ActivationParam>().act_type)) {
-    case Act::kRelu:
-      return act_kernel<Act::kRelu>(in[0], req[0], out[0]);
-    case Act::kSigmoid:
-      return act_kernel<Act::kSigmoid>(in[0], req[0], out[0]);
-    case Act::kTanh:
-      return act_kernel<Act::kTanh>(in[0], req[0], out[0]);
-    case Act::kSoftrelu:
-      return act_kernel<Act::kSoftrelu>(in[0], req[0], out[0]);
-    case Act::kLogSigmoid:
-      return act_kernel<Act::kLogSigmoid>(in[0], req[0], out[0]);
-  }
+  run_act(act_of(attrs.get<ActivationParam>().act_type), in[0], req[0], out[0]);
 }
 
 // ============================== softmax / log_softmax ==============================
@@ -236,6 +265,9 @@ bool softmax_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
+// Along the last axis of contiguous float32 / float64 data: one row kernel (each row stays in
+// cache across its passes). Otherwise: max, exp(x - max), sum and the division, each on the
+// engine over keepdims statistics.
 template <bool kLog>
 void softmax_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -243,36 +275,29 @@ void softmax_compute(const NodeAttrs& attrs, const OpContext&, const std::vector
   const TBlob& x = in[0];
   const int ax = normalize_axis(attrs.get<SoftmaxParam>().axis, x.ndim(), op_name(attrs).c_str());
   const AxisSplit s = split_at(x.shape, ax);
-  std::vector<double> e(static_cast<size_t>(s.n));
-  NDX_FLOAT_SWITCH(x.dtype, T, {
-    using C = compute_t<T>;
-    const T* xp = x.ptr<T>();
-    T* yp = out[0].ptr<T>();
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        const int64_t base = o * s.n * s.inner + i;
-        double mx = -std::numeric_limits<double>::infinity();
-        for (int64_t k = 0; k < s.n; ++k) {
-          double v = static_cast<double>(xp[base + k * s.inner]);
-          if (v > mx || std::isnan(v)) mx = v;
-        }
-        if (std::isinf(mx)) mx = 0;  // all -inf (or +inf present): let the math give nan/0
-        // exp in the compute type (float for the 32- and 16-bit floats: several times faster
-        // than double), the sum in double.
-        double sum = 0;
-        const C cmx = static_cast<C>(mx);
-        for (int64_t k = 0; k < s.n; ++k) {
-          e[k] = static_cast<double>(std::exp(static_cast<C>(xp[base + k * s.inner]) - cmx));
-          sum += e[k];
-        }
-        const double log_sum = std::log(sum);
-        for (int64_t k = 0; k < s.n; ++k) {
-          const int64_t j = base + k * s.inner;
-          double v = kLog ? static_cast<double>(xp[j]) - mx - log_sum : e[k] / sum;
-          store(yp + j, req[0], static_cast<C>(v));
-        }
-      }
-  });
+  const DType t = x.dtype;
+  if (s.inner == 1 && (t == DType::kFloat32 || t == DType::kFloat64) && req[0] != kAddTo &&
+      x.is_contiguous() && out[0].is_contiguous()) {
+    kernel::RowwiseArgs a;
+    a.in = x.dptr;
+    a.out = out[0].dptr;
+    a.dtype = t;
+    a.rows = s.outer;
+    a.n = s.n;
+    (kLog ? NDX_DISPATCH(rowwise, LogSoftmax) : NDX_DISPATCH(rowwise, Softmax))(a);
+    return;
+  }
+  const DType st = stat_dtype(t);
+  const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
+  const Shape kd = with_axis(x.shape, ax, 1);
+  NDArray mx(kd, st), sum(kd, st), e(x.shape, st);
+  reduce_into(NDX_REDUCER(MaxReducer), x, mx, mask);
+  kernel::apply(NDX_KERNEL(ExpMinus), {x, to_blob(mx)}, to_blob(e), kWriteTo, st);
+  reduce_into(NDX_REDUCER(SumReducer), to_blob(e), sum, mask);
+  if (kLog)
+    kernel::apply(NDX_KERNEL(LogSoftmaxOut), {x, to_blob(mx), to_blob(sum)}, out[0], req[0], st);
+  else
+    kernel::apply(NDX_KERNEL(DivideRows), {to_blob(e), to_blob(sum)}, out[0], req[0], st);
 }
 
 std::map<std::string, std::string> sum_axis_dict(const NodePtr& n) {
@@ -303,6 +328,7 @@ Op& register_softmax(const char* name, const char* doc, FCompute compute, FGradi
       .set_num_inputs(1)
       .add_argument("data", "NDArray", "Input array.")
       .set_params<SoftmaxParam>()
+      .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FInferShape>("FInferShape", softmax_shape)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
@@ -381,16 +407,13 @@ void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   NDArray c(Shape{m, h}, ct);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
-    T* cp = c.data<T>();
-    gemm<T>(false, true, m, h, k, x.ptr<T>(), w.ptr<T>(), T(0), cp);
-    if (!p.no_bias) {
-      TBlob b = kernel::cast_blob(in[2], ct, &keep);
-      const T* bp = b.ptr<T>();
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < h; ++j) cp[i * h + j] += bp[j];
-    }
+    gemm<T>(false, true, m, h, k, x.ptr<T>(), w.ptr<T>(), T(0), c.data<T>());
   });
-  write_req(c.reshape(out[0].shape), as_array(out[0]), req[0]);
+  const TBlob y = to_blob(c.reshape(out[0].shape));
+  if (p.no_bias)
+    kernel::copy(y, out[0], req[0]);
+  else  // + bias, broadcast along the rows
+    kernel::apply(NDX_KERNEL(Plus), {y, in[2]}, out[0], req[0], ct);
 }
 
 // (ograd, data, weight) -> (grad data, grad weight[, grad bias])
@@ -403,22 +426,23 @@ void fc_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   std::vector<NDArray> keep;
   TBlob g = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
         w = kernel::cast_blob(in[2], ct, &keep);
-  NDArray dx(Shape{m, k}, ct), dw(Shape{h, k}, ct), db(Shape{h}, ct);
+  NDArray dx(Shape{m, k}, ct), dw(Shape{h, k}, ct);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
     gemm<T>(false, false, m, k, h, g.ptr<T>(), w.ptr<T>(), T(0), dx.data<T>());  // G W
     gemm<T>(true, false, h, k, m, g.ptr<T>(), x.ptr<T>(), T(0), dw.data<T>());   // G^T X
-    const T* gp = g.ptr<T>();
-    T* bp = db.data<T>();
-    for (int64_t j = 0; j < h; ++j) {
-      double acc = 0;
-      for (int64_t i = 0; i < m; ++i) acc += gp[i * h + j];
-      bp[j] = static_cast<T>(acc);
-    }
   });
   write_req(dx.reshape(out[0].shape), as_array(out[0]), req[0]);
   write_req(dw, as_array(out[1]), req[1]);
-  if (!p.no_bias) write_req(db, as_array(out[2]), req[2]);
+  if (!p.no_bias && req[2] != kNullOp) {  // db: the column sums of G
+    TBlob g2 = g;
+    g2.shape = Shape{m, h};
+    g2.strides = contiguous_strides(g2.shape);
+    TBlob db = out[2];
+    db.shape = Shape{1, h};
+    db.strides = Shape{0, out[2].strides[0]};
+    kernel::reduce(NDX_REDUCER(SumReducer), g2, db, req[2], ct);
+  }
 }
 
 // ============================== pick ==============================
@@ -620,28 +644,27 @@ struct DropoutParam {
   }
 };
 
+// The mask (hidden output 1) holds 0 or 1 / (1 - p) per element, drawn from a counter-based
+// stream seeded once per call: the same seed gives the same mask on any number of threads.
 void dropout_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<DropoutParam>();
   const bool active = (ctx.is_train || p.mode == "always") && p.p > 0;
   const double scale = p.p >= 1 ? 0.0 : 1.0 / (1.0 - p.p);
-  const int64_t n = in[0].size();
-  NDX_FLOAT_SWITCH(in[0].dtype, T, {
-    using C = compute_t<T>;
-    const T* xp = in[0].ptr<T>();
-    T* yp = out[0].ptr<T>();
-    T* mp = out[1].ptr<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      double m = 1.0;
-      if (active) {
-        const double u = static_cast<double>(ctx.requested[0].next_random() >> 11) * 0x1.0p-53;
-        m = u >= p.p ? scale : 0.0;
-      }
-      const C x = static_cast<C>(xp[i]);
-      if (req[0] != kNullOp) store(yp + i, req[0], m == 1.0 ? x : static_cast<C>(x * m));
-      if (req[1] != kNullOp) store(mp + i, req[1], static_cast<C>(m));
-    }
-  });
+  // The mask goes straight to output 1 unless that output only accumulates or is not wanted.
+  NDArray scratch;
+  TBlob mask = out[1];
+  if (req[1] == kNullOp || req[1] == kAddTo) {
+    scratch = NDArray(in[0].shape, in[0].dtype);
+    mask = to_blob(scratch);
+  }
+  if (active)
+    kernel::bernoulli_scaled(mask, p.p, scale, ctx.requested[0].next_random());
+  else
+    kernel::fill(mask, 1.0);
+  if (mask.dptr != out[1].dptr) kernel::copy(mask, out[1], req[1]);
+  if (req[0] != kNullOp)
+    kernel::apply(NDX_KERNEL(Product), {in[0], mask}, out[0], req[0], in[0].dtype);
 }
 
 // ============================== layer_norm ==============================
@@ -681,77 +704,56 @@ bool layer_norm_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
 void layer_norm_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<LayerNormParam>();
-  const int ax = normalize_axis(p.axis, in[0].ndim(), op_name(attrs).c_str());
-  const AxisSplit s = split_at(in[0].shape, ax);
-  NDX_FLOAT_SWITCH(in[0].dtype, T, {
-    using C = compute_t<T>;
-    const T *xp = in[0].ptr<T>(), *gp = in[1].ptr<T>(), *bp = in[2].ptr<T>();
-    T *yp = out[0].ptr<T>(), *mp = out[1].ptr<T>(), *sp = out[2].ptr<T>();
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        const int64_t base = o * s.n * s.inner + i;
-        double mean = 0, var = 0;
-        for (int64_t k = 0; k < s.n; ++k) mean += static_cast<double>(xp[base + k * s.inner]);
-        mean = s.n ? mean / static_cast<double>(s.n) : 0.0;
-        for (int64_t k = 0; k < s.n; ++k) {
-          const double c = static_cast<double>(xp[base + k * s.inner]) - mean;
-          var += c * c;
-        }
-        var = s.n ? var / static_cast<double>(s.n) : 0.0;
-        const double sd = std::sqrt(var + p.eps);
-        for (int64_t k = 0; k < s.n; ++k) {
-          const int64_t j = base + k * s.inner;
-          const double v = (static_cast<double>(xp[j]) - mean) / sd * static_cast<double>(gp[k]) +
-                           static_cast<double>(bp[k]);
-          if (req[0] != kNullOp) store(yp + j, req[0], static_cast<C>(v));
-        }
-        const int64_t m = o * s.inner + i;
-        if (req[1] != kNullOp) store(mp + m, req[1], static_cast<C>(mean));
-        if (req[2] != kNullOp) store(sp + m, req[2], static_cast<C>(sd));
-      }
-  });
+  const TBlob& x = in[0];
+  const int ax = normalize_axis(p.axis, x.ndim(), op_name(attrs).c_str());
+  const DType st = stat_dtype(x.dtype);
+  const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
+  const Shape kd = with_axis(x.shape, ax, 1);
+  NDArray mean(kd, st), var(kd, st), sd(kd, st), sq(x.shape, st);
+  reduce_into(NDX_REDUCER(MeanReducer), x, mean, mask);
+  kernel::apply(NDX_KERNEL(SquaredDiff), {x, to_blob(mean)}, to_blob(sq), kWriteTo, st);
+  reduce_into(NDX_REDUCER(MeanReducer), to_blob(sq), var, mask);
+  kernel::FunctorArgs eps;
+  eps.a = p.eps;
+  kernel::apply(NDX_KERNEL(SqrtPlusEps), {to_blob(var)}, to_blob(sd), kWriteTo, st, eps);
+  kernel::apply(NDX_KERNEL(NormalizeDiv),
+                {x, to_blob(mean), to_blob(sd), along_axis(in[1], x.shape, ax),
+                 along_axis(in[2], x.shape, ax)},
+                out[0], req[0], st);
+  kernel::copy(to_blob(mean), out[1], req[1]);
+  kernel::copy(to_blob(sd), out[2], req[2]);
 }
 
 // (ograd, data, gamma, mean, std) -> (grad data, grad gamma, grad beta)
 void layer_norm_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<LayerNormParam>();
-  const int ax = normalize_axis(p.axis, in[1].ndim(), op_name(attrs).c_str());
-  const AxisSplit s = split_at(in[1].shape, ax);
-  std::vector<double> dgamma(static_cast<size_t>(s.n), 0.0), dbeta(static_cast<size_t>(s.n), 0.0);
-  std::vector<double> xhat(static_cast<size_t>(s.n)), dxhat(static_cast<size_t>(s.n));
-  NDX_FLOAT_SWITCH(in[1].dtype, T, {
-    using C = compute_t<T>;
-    const T *g = in[0].ptr<T>(), *xp = in[1].ptr<T>(), *gam = in[2].ptr<T>(), *mp = in[3].ptr<T>(),
-            *sp = in[4].ptr<T>();
-    T* dx = out[0].ptr<T>();
-    const double inv_n = s.n ? 1.0 / static_cast<double>(s.n) : 0.0;
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t i = 0; i < s.inner; ++i) {
-        const int64_t base = o * s.n * s.inner + i, m = o * s.inner + i;
-        const double mean = static_cast<double>(mp[m]), sd = static_cast<double>(sp[m]);
-        double sum1 = 0, sum2 = 0;
-        for (int64_t k = 0; k < s.n; ++k) {
-          const int64_t j = base + k * s.inner;
-          const double gv = static_cast<double>(g[j]);
-          xhat[k] = (static_cast<double>(xp[j]) - mean) / sd;
-          dxhat[k] = gv * static_cast<double>(gam[k]);
-          sum1 += dxhat[k];
-          sum2 += dxhat[k] * xhat[k];
-          dgamma[k] += gv * xhat[k];
-          dbeta[k] += gv;
-        }
-        if (req[0] == kNullOp) continue;
-        for (int64_t k = 0; k < s.n; ++k)
-          store(dx + base + k * s.inner, req[0],
-                static_cast<C>((dxhat[k] - sum1 * inv_n - xhat[k] * sum2 * inv_n) / sd));
-      }
-    T *dg = out[1].ptr<T>(), *db = out[2].ptr<T>();
-    for (int64_t k = 0; k < s.n; ++k) {
-      if (req[1] != kNullOp) store(dg + k, req[1], static_cast<C>(dgamma[k]));
-      if (req[2] != kNullOp) store(db + k, req[2], static_cast<C>(dbeta[k]));
-    }
-  });
+  const TBlob &g = in[0], &x = in[1];
+  const int ax = normalize_axis(p.axis, x.ndim(), op_name(attrs).c_str());
+  const DType st = stat_dtype(x.dtype);
+  const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
+  const std::vector<bool> others = axis_mask(x.ndim(), ax, false);
+  const Shape kd = with_axis(x.shape, ax, 1);
+  const TBlob gamma = along_axis(in[2], x.shape, ax);
+  NDArray xhat(x.shape, st), dxhat(x.shape, st), prod(x.shape, st);
+  NDArray sum_d(kd, st), sum_dx(kd, st), inv_sd(kd, st);
+  kernel::apply(NDX_KERNEL(XHatDiv), {x, in[3], in[4]}, to_blob(xhat), kWriteTo, st);
+  kernel::apply(NDX_KERNEL(Product), {g, gamma}, to_blob(dxhat), kWriteTo, st);
+  kernel::apply(NDX_KERNEL(Product), {to_blob(dxhat), to_blob(xhat)}, to_blob(prod), kWriteTo, st);
+  reduce_into(NDX_REDUCER(SumReducer), to_blob(dxhat), sum_d, mask);
+  reduce_into(NDX_REDUCER(SumReducer), to_blob(prod), sum_dx, mask);
+  kernel::apply(NDX_KERNEL(Reciprocal), {in[4]}, to_blob(inv_sd), kWriteTo, st);
+  kernel::FunctorArgs inv_n;
+  inv_n.a = x.shape[ax] ? 1.0 / static_cast<double>(x.shape[ax]) : 0.0;
+  kernel::apply(NDX_KERNEL(NormGrad),
+                {to_blob(dxhat), to_blob(xhat), to_blob(sum_d), to_blob(sum_dx), to_blob(inv_sd)},
+                out[0], req[0], st, inv_n);
+  // grad gamma = sum of g * xhat, grad beta = sum of g, over every axis but `axis`.
+  kernel::apply(NDX_KERNEL(Product), {g, to_blob(xhat)}, to_blob(prod), kWriteTo, st);
+  kernel::reduce(NDX_REDUCER(SumReducer), to_blob(prod),
+                 kernel::keepdims_view(out[1], x.shape, others), req[1], st);
+  kernel::reduce(NDX_REDUCER(SumReducer), g, kernel::keepdims_view(out[2], x.shape, others), req[2],
+                 st);
 }
 
 // ============================== batch_norm ==============================
@@ -799,49 +801,46 @@ bool batch_norm_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
 void batch_norm_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<BatchNormParam>();
-  const int ax = normalize_axis(p.axis, in[0].ndim(), op_name(attrs).c_str());
-  const AxisSplit s = split_at(in[0].shape, ax);
+  const TBlob& x = in[0];
+  const int ax = normalize_axis(p.axis, x.ndim(), op_name(attrs).c_str());
   const bool batch_stats = ctx.is_train && !p.use_global_stats;
-  const int64_t count = s.outer * s.inner;
-  NDX_FLOAT_SWITCH(in[0].dtype, T, {
-    using C = compute_t<T>;
-    const T *xp = in[0].ptr<T>(), *gp = in[1].ptr<T>(), *bp = in[2].ptr<T>();
-    T *rm = in[3].ptr<T>(), *rv = in[4].ptr<T>();
-    T *yp = out[0].ptr<T>(), *mp = out[1].ptr<T>(), *ip = out[2].ptr<T>();
-    for (int64_t c = 0; c < s.n; ++c) {
-      double mean, var;
-      if (batch_stats) {
-        mean = 0, var = 0;
-        for (int64_t o = 0; o < s.outer; ++o)
-          for (int64_t i = 0; i < s.inner; ++i)
-            mean += static_cast<double>(xp[(o * s.n + c) * s.inner + i]);
-        mean = count ? mean / static_cast<double>(count) : 0.0;
-        for (int64_t o = 0; o < s.outer; ++o)
-          for (int64_t i = 0; i < s.inner; ++i) {
-            const double v = static_cast<double>(xp[(o * s.n + c) * s.inner + i]) - mean;
-            var += v * v;
-          }
-        var = count ? var / static_cast<double>(count) : 0.0;
-        rm[c] = static_cast<T>(static_cast<double>(rm[c]) * p.momentum + mean * (1 - p.momentum));
-        rv[c] = static_cast<T>(static_cast<double>(rv[c]) * p.momentum + var * (1 - p.momentum));
-      } else {
-        mean = static_cast<double>(rm[c]);
-        var = static_cast<double>(rv[c]);
-      }
-      const double inv = 1.0 / std::sqrt(var + p.eps);
-      const double gamma = p.fix_gamma ? 1.0 : static_cast<double>(gp[c]);
-      const double beta = static_cast<double>(bp[c]);
-      if (req[0] != kNullOp)
-        for (int64_t o = 0; o < s.outer; ++o)
-          for (int64_t i = 0; i < s.inner; ++i) {
-            const int64_t j = (o * s.n + c) * s.inner + i;
-            store(yp + j, req[0],
-                  static_cast<C>((static_cast<double>(xp[j]) - mean) * inv * gamma + beta));
-          }
-      if (req[1] != kNullOp) store(mp + c, req[1], static_cast<C>(mean));
-      if (req[2] != kNullOp) store(ip + c, req[2], static_cast<C>(inv));
+  const DType st = stat_dtype(x.dtype);
+  const std::vector<bool> others = axis_mask(x.ndim(), ax, false);
+  const Shape c{x.shape[ax]};
+  NDArray mean(c, st), var(c, st), inv(c, st);
+  if (batch_stats) {
+    if (x.size() == 0) {  // no samples: statistics 0 (NumPy would give NaN with a warning)
+      mean.fill(0);
+      var.fill(0);
+    } else {
+      NDArray sq(x.shape, st);
+      reduce_into(NDX_REDUCER(MeanReducer), x, mean, others);
+      kernel::apply(NDX_KERNEL(SquaredDiff), {x, along_axis(to_blob(mean), x.shape, ax)},
+                    to_blob(sq), kWriteTo, st);
+      reduce_into(NDX_REDUCER(MeanReducer), to_blob(sq), var, others);
     }
-  });
+    kernel::FunctorArgs momentum;
+    momentum.a = p.momentum;
+    // running = running * momentum + batch * (1 - momentum), in place in inputs 3 and 4.
+    kernel::apply(NDX_KERNEL(Momentum), {in[3], to_blob(mean)}, in[3], kWriteTo, in[3].dtype,
+                  momentum);
+    kernel::apply(NDX_KERNEL(Momentum), {in[4], to_blob(var)}, in[4], kWriteTo, in[4].dtype,
+                  momentum);
+  } else {
+    kernel::copy(in[3], to_blob(mean));
+    kernel::copy(in[4], to_blob(var));
+  }
+  kernel::FunctorArgs eps;
+  eps.a = p.eps;
+  kernel::apply(NDX_KERNEL(InvSqrtPlusEps), {to_blob(var)}, to_blob(inv), kWriteTo, st, eps);
+  One one;
+  const TBlob gamma = p.fix_gamma ? one.blob(x.device) : along_axis(in[1], x.shape, ax);
+  kernel::apply(NDX_KERNEL(NormalizeMul),
+                {x, along_axis(to_blob(mean), x.shape, ax), along_axis(to_blob(inv), x.shape, ax),
+                 gamma, along_axis(in[2], x.shape, ax)},
+                out[0], req[0], st);
+  kernel::copy(to_blob(mean), out[1], req[1]);
+  kernel::copy(to_blob(inv), out[2], req[2]);
 }
 
 // (ograd, data, gamma, mean, inv_std) -> (grad data, grad gamma, grad beta, 0, 0). With batch
@@ -851,42 +850,39 @@ void batch_norm_compute(const NodeAttrs& attrs, const OpContext& ctx, const std:
 void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<BatchNormParam>();
-  const int ax = normalize_axis(p.axis, in[1].ndim(), op_name(attrs).c_str());
-  const AxisSplit s = split_at(in[1].shape, ax);
+  const TBlob &g = in[0], &x = in[1];
+  const int ax = normalize_axis(p.axis, x.ndim(), op_name(attrs).c_str());
   const bool batch_stats = ctx.is_train && !p.use_global_stats;  // as the forward decided
-  const int64_t count = s.outer * s.inner;
-  NDX_FLOAT_SWITCH(in[1].dtype, T, {
-    using C = compute_t<T>;
-    const T *g = in[0].ptr<T>(), *xp = in[1].ptr<T>(), *gam = in[2].ptr<T>(), *mp = in[3].ptr<T>(),
-            *ip = in[4].ptr<T>();
-    T *dx = out[0].ptr<T>(), *dg = out[1].ptr<T>(), *db = out[2].ptr<T>();
-    for (int64_t c = 0; c < s.n; ++c) {
-      const double mean = static_cast<double>(mp[c]), inv = static_cast<double>(ip[c]);
-      const double gamma = p.fix_gamma ? 1.0 : static_cast<double>(gam[c]);
-      double sum_g = 0, sum_gx = 0;
-      for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i) {
-          const int64_t j = (o * s.n + c) * s.inner + i;
-          const double gv = static_cast<double>(g[j]);
-          sum_g += gv;
-          sum_gx += gv * (static_cast<double>(xp[j]) - mean) * inv;
-        }
-      const double n = count ? static_cast<double>(count) : 1.0;
-      if (req[0] != kNullOp)
-        for (int64_t o = 0; o < s.outer; ++o)
-          for (int64_t i = 0; i < s.inner; ++i) {
-            const int64_t j = (o * s.n + c) * s.inner + i;
-            const double gv = static_cast<double>(g[j]);
-            const double xhat = (static_cast<double>(xp[j]) - mean) * inv;
-            const double v =
-                batch_stats ? gamma * inv * (gv - sum_g / n - xhat * sum_gx / n) : gamma * inv * gv;
-            store(dx + j, req[0], static_cast<C>(v));
-          }
-      if (req[1] != kNullOp) store(dg + c, req[1], static_cast<C>(p.fix_gamma ? 0.0 : sum_gx));
-      if (req[2] != kNullOp) store(db + c, req[2], static_cast<C>(sum_g));
-    }
-    for (int k = 3; k < 5; ++k) kernel::fill_output(out[k], req[k], 0);
-  });
+  const DType st = stat_dtype(x.dtype);
+  const std::vector<bool> others = axis_mask(x.ndim(), ax, false);
+  const int64_t count = x.shape[ax] ? x.size() / x.shape[ax] : 0;
+  const Shape c{x.shape[ax]};
+  const TBlob mean = along_axis(in[3], x.shape, ax), inv = along_axis(in[4], x.shape, ax);
+  NDArray xhat(x.shape, st), prod(x.shape, st), sum_g(c, st), sum_gx(c, st), scale(c, st);
+  kernel::apply(NDX_KERNEL(XHatMul), {x, mean, inv}, to_blob(xhat), kWriteTo, st);
+  kernel::apply(NDX_KERNEL(Product), {g, to_blob(xhat)}, to_blob(prod), kWriteTo, st);
+  reduce_into(NDX_REDUCER(SumReducer), g, sum_g, others);
+  reduce_into(NDX_REDUCER(SumReducer), to_blob(prod), sum_gx, others);
+  One one;
+  const TBlob gamma = p.fix_gamma ? one.blob(x.device) : in[2];
+  kernel::apply(NDX_KERNEL(Product), {gamma, in[4]}, to_blob(scale), kWriteTo, st);
+  const TBlob scale_v = along_axis(to_blob(scale), x.shape, ax);
+  if (batch_stats) {
+    kernel::FunctorArgs inv_n;
+    inv_n.a = count ? 1.0 / static_cast<double>(count) : 0.0;
+    kernel::apply(NDX_KERNEL(NormGrad),
+                  {g, to_blob(xhat), along_axis(to_blob(sum_g), x.shape, ax),
+                   along_axis(to_blob(sum_gx), x.shape, ax), scale_v},
+                  out[0], req[0], st, inv_n);
+  } else {
+    kernel::apply(NDX_KERNEL(Product), {g, scale_v}, out[0], req[0], st);
+  }
+  if (p.fix_gamma)
+    kernel::fill_output(out[1], req[1], 0);
+  else
+    kernel::copy(to_blob(sum_gx), out[1], req[1]);
+  kernel::copy(to_blob(sum_g), out[2], req[2]);
+  for (int k = 3; k < 5; ++k) kernel::fill_output(out[k], req[k], 0);
 }
 
 [[maybe_unused]] const bool registered = [] {
@@ -901,6 +897,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .set_num_inputs(1)
       .add_argument("data", "NDArray", "Input array.")
       .set_params<ActivationParam>()
+      .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
@@ -1228,3 +1225,4 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
 
 }  // namespace
 }  // namespace ndx
+#endif  // HWY_ONCE

@@ -1,24 +1,41 @@
 // Reductions (_np_sum, _np_prod, _np_mean, _np_max, _np_min, _np_argmax, _np_argmin) and their
-// backward ops. One generic kernel walks the input with the accumulator's strides set to 0 on the
-// reduced axes (as sum_to_shape does), then stores the accumulators honouring the request type.
+// backward ops, on the reduction engine (kernel/reduce-inl.h): each op picks a reducer and the
+// dtype it accumulates in; backward ops are elementwise functors over keepdims views.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "operator/reduce.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include "kernel/reduce-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+#include "operator/math/reduce-inl.h"
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 #include <algorithm>
 #include <limits>
 #include <memory>
 #include <optional>
 
+#include "kernel/blob.h"
+#include "kernel/cast.h"
+#include "kernel/dispatch.h"
+#include "kernel/elementwise.h"
+#include "kernel/reduce.h"
 #include "ndx/graph.h"
-#include "operator/kernel_util.h"
+#include "ndx/op_util.h"
 
 namespace ndx {
 namespace {
-
-using kernel::acc_t;
 
 // ---- params ----
 struct ReduceParam {  // sum, prod, mean
   std::optional<Shape> axis;
   bool keepdims = false;
   std::optional<DType> dtype;
+  std::optional<double> initial;
   static void declare(ParamDecl<ReduceParam>& d) {
     d.field("axis", &ReduceParam::axis)
         .set_default(std::nullopt)
@@ -29,12 +46,16 @@ struct ReduceParam {  // sum, prod, mean
     d.field("dtype", &ReduceParam::dtype)
         .set_default(std::nullopt)
         .describe("The dtype of the result and of the accumulation.");
+    d.field("initial", &ReduceParam::initial)
+        .set_default(std::nullopt)
+        .describe("The starting value of the reduction (sum and prod; not mean).");
   }
 };
 
 struct MinMaxParam {  // max, min
   std::optional<Shape> axis;
   bool keepdims = false;
+  std::optional<double> initial;
   static void declare(ParamDecl<MinMaxParam>& d) {
     d.field("axis", &MinMaxParam::axis)
         .set_default(std::nullopt)
@@ -42,6 +63,9 @@ struct MinMaxParam {  // max, min
     d.field("keepdims", &MinMaxParam::keepdims)
         .set_default(false)
         .describe("Keep the reduced axes as dimensions of size one.");
+    d.field("initial", &MinMaxParam::initial)
+        .set_default(std::nullopt)
+        .describe("A value the result is compared with too; allows empty reductions.");
   }
 };
 
@@ -115,137 +139,41 @@ TBlob expand_to_keepdims(const TBlob& g, const Shape& in, const std::vector<bool
   return v;
 }
 
-// ---- the generic reduction kernel ----
-// acc[k] = comb(acc[k], x) over the input; out[k] (req) fin(acc[k]).
-template <typename TI, typename TO, typename A, typename Comb, typename Fin>
-void reduce_run(const TBlob& in, const TBlob& out, OpReqType req, const Shape& kd, A init,
-                Comb comb, Fin fin) {
-  if (req == kNullOp) return;
-  // Not std::vector: A may be bool.
-  const size_t n = static_cast<size_t>(kd.size());
-  std::unique_ptr<A[]> acc(new A[n]);
-  std::fill(acc.get(), acc.get() + n, init);
-  Shape acc_strides = broadcast_strides(kd, contiguous_strides(kd), in.shape);
-  const TI* ip = in.ptr<TI>();
-  for_each_run<2>(in.shape, {&acc_strides, &in.strides}, [&](const StridedRun<2>& r) {
-    A* a = acc.get() + r.offset[0];
-    const TI* x = ip + r.offset[1];
-    if (r.stride[0] == 0) {
-      A v = *a;
-      for (int64_t i = 0; i < r.length; ++i)
-        v = comb(v, static_cast<compute_t<TI>>(x[i * r.stride[1]]));
-      *a = v;
-    } else {
-      for (int64_t i = 0; i < r.length; ++i)
-        a[i * r.stride[0]] =
-            comb(a[i * r.stride[0]], static_cast<compute_t<TI>>(x[i * r.stride[1]]));
-    }
-  });
-  TO* op = out.ptr<TO>();
-  size_t k = 0;
-  for_each_run<1>(out.shape, {&out.strides}, [&](const StridedRun<1>& r) {
-    for (int64_t i = 0; i < r.length; ++i)
-      kernel::store(op + r.offset[0] + i * r.stride[0], req,
-                    static_cast<compute_t<TO>>(fin(acc[k++])));
-  });
-}
-
 enum class SumKind { kSum, kProd, kMean };
 
-template <SumKind kind, typename TI, typename TO>
-void sum_like(const TBlob& in, const TBlob& out, OpReqType req, const Shape& kd, int64_t count) {
-  using A = acc_t<TI>;
-  auto add = [](A a, compute_t<TI> v) { return kernel::wrap_add(a, static_cast<A>(v)); };
-  auto mul = [](A a, compute_t<TI> v) { return kernel::wrap_mul(a, static_cast<A>(v)); };
-  if constexpr (kind == SumKind::kSum) {
-    reduce_run<TI, TO>(in, out, req, kd, A(0), add, [](A a) { return a; });
-  } else if constexpr (kind == SumKind::kProd) {
-    reduce_run<TI, TO>(in, out, req, kd, A(1), mul, [](A a) { return a; });
-  } else {
-    reduce_run<TI, TO>(in, out, req, kd, A(0), add, [count](A a) -> double {
-      if constexpr (std::is_floating_point_v<A>) {
-        return a / static_cast<double>(count);  // 0/0: nan, as NumPy's mean of nothing
-      } else {
-        return count ? static_cast<double>(a) / static_cast<double>(count) : 0.0;
-      }
-    });
-  }
+// ---- forward kernels ----
+#define NDX_REDUCER(R) NDX_DISPATCH(reduce, R)
+
+// out (as a keepdims view over `in`) (req) reduction R of in over the masked axes.
+void run_reduce(kernel::ReduceFn fn, const TBlob& in, const TBlob& out, OpReqType req,
+                const std::vector<bool>& mask, DType compute, std::optional<double> initial) {
+  kernel::reduce(fn, in, kernel::keepdims_view(out, in.shape, mask), req, compute, initial);
 }
 
 template <SumKind kind>
 void sum_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ReduceParam>();
   auto mask = reduce_mask(op_name(attrs), p.axis, in[0].ndim(), kind != SumKind::kMean);
-  Shape kd = keepdims_shape(in[0].shape, mask);
-  int64_t count = reduced_count(in[0].shape, mask);
-  std::vector<NDArray> keep;
-  if (kind == SumKind::kMean && is_float(out[0].dtype) && !is_float(in[0].dtype)) {
-    // Integer means accumulate from float64 values, then round once into the output dtype.
-    TBlob x = kernel::cast_blob(in[0], DType::kFloat64, &keep);
-    NDX_FLOAT_SWITCH(out[0].dtype, T, { sum_like<kind, double, T>(x, out[0], req[0], kd, count); });
-    return;
-  }
-  // NumPy casts the input to the result dtype and reduces in it (accumulating floats in double).
-  TBlob x = kernel::cast_blob(in[0], out[0].dtype, &keep);
-  NDX_DTYPE_SWITCH(out[0].dtype, T, { sum_like<kind, T, T>(x, out[0], req[0], kd, count); });
+  // NumPy reduces in the result dtype (the input cast to it); integer means accumulate in
+  // float64 and round once into the result.
+  DType compute = out[0].dtype;
+  if (kind == SumKind::kMean && (!is_float(compute) || !is_float(in[0].dtype)))
+    compute = DType::kFloat64;
+  kernel::ReduceFn fn = kind == SumKind::kSum    ? NDX_REDUCER(SumReducer)
+                        : kind == SumKind::kProd ? NDX_REDUCER(ProdReducer)
+                                                 : NDX_REDUCER(MeanReducer);
+  run_reduce(fn, in[0], out[0], req[0], mask, compute,
+             kind == SumKind::kMean ? std::nullopt : p.initial);
 }
-
-template <bool kMax>
-struct Extremum {
-  template <typename C>
-  static C init() {
-    if constexpr (std::is_floating_point_v<C>)
-      return kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
-    else
-      return kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
-  }
-  template <typename C>
-  static C comb(C a, C v) {
-    if constexpr (std::is_floating_point_v<C>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(v)) return v;
-    }
-    if constexpr (kMax)
-      return v > a ? v : a;
-    else
-      return v < a ? v : a;
-  }
-};
 
 template <bool kMax>
 void minmax_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] == kNullOp) return;
   const auto& p = attrs.get<MinMaxParam>();
   auto mask = reduce_mask(op_name(attrs), p.axis, in[0].ndim(), true);
-  Shape kd = keepdims_shape(in[0].shape, mask);
-  NDX_DTYPE_SWITCH(in[0].dtype, T, {
-    using C = compute_t<T>;
-    reduce_run<T, T>(
-        in[0], out[0], req[0], kd, Extremum<kMax>::template init<C>(),
-        [](C a, C v) { return Extremum<kMax>::comb(a, v); }, [](C a) { return a; });
-  });
-}
-
-// Index of the first max (min) of n elements at stride s; a NaN counts as the extremum.
-template <bool kMax, typename T>
-int64_t arg_scan(const T* x, int64_t n, int64_t s) {
-  using C = compute_t<T>;
-  C best = static_cast<C>(x[0]);
-  int64_t idx = 0;
-  if constexpr (std::is_floating_point_v<C>) {
-    if (std::isnan(best)) return 0;
-  }
-  for (int64_t i = 1; i < n; ++i) {
-    C v = static_cast<C>(x[i * s]);
-    if constexpr (std::is_floating_point_v<C>) {
-      if (std::isnan(v)) return i;
-    }
-    if (kMax ? v > best : v < best) best = v, idx = i;
-  }
-  return idx;
+  run_reduce(kMax ? NDX_REDUCER(MaxReducer) : NDX_REDUCER(MinReducer), in[0], out[0], req[0], mask,
+             in[0].dtype, p.initial);
 }
 
 // argmax/argmin with a 0-d input and axis 0 or -1 behave as axis None (as in NumPy).
@@ -263,34 +191,17 @@ void arg_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ArgReduceParam>();
-  const TBlob& x = in[0];
-  std::optional<int> ax = arg_axis(op_name(attrs), p.axis, x.ndim());
-  int64_t* op = out[0].ptr<int64_t>();
-  NDX_DTYPE_SWITCH(x.dtype, T, {
-    const T* xp = x.ptr<T>();
-    if (!ax) {
-      // Contiguous input (this op does not take strides): scan the flat array.
-      kernel::store(op, req[0], arg_scan<kMax>(xp, x.size(), 1));
-    } else {
-      const int a = *ax;
-      Shape outer = x.shape;
-      outer[a] = 1;
-      Shape os = Shape::filled(x.ndim(), 0);
-      for (int i = 0, j = 0; i < x.ndim(); ++i) {
-        if (i == a) {
-          if (p.keepdims) ++j;
-          continue;
-        }
-        os[i] = out[0].strides[j++];
-      }
-      const int64_t n = x.shape[a], s = x.strides[a];
-      for_each_run<2>(outer, {&os, &x.strides}, [&](const StridedRun<2>& r) {
-        for (int64_t i = 0; i < r.length; ++i)
-          kernel::store(op + r.offset[0] + i * r.stride[0], req[0],
-                        arg_scan<kMax>(xp + r.offset[1] + i * r.stride[1], n, s));
-      });
-    }
-  });
+  std::optional<int> ax = arg_axis(op_name(attrs), p.axis, in[0].ndim());
+  kernel::ArgReduceArgs a;
+  a.in = &in[0];
+  a.axis = ax ? *ax : -1;
+  // The engine writes contiguous int64 indices; anything else goes through a scratch array.
+  const bool direct = req[0] != kAddTo && out[0].is_contiguous();
+  NDArray scratch;
+  if (!direct) scratch = NDArray(out[0].shape, DType::kInt64);
+  a.out = direct ? out[0].ptr<int64_t>() : scratch.data<int64_t>();
+  (kMax ? NDX_DISPATCH(arg_reduce, ArgMaxTag) : NDX_DISPATCH(arg_reduce, ArgMinTag))(a);
+  if (!direct) kernel::copy(kernel::to_blob(scratch), out[0], req[0]);
 }
 
 // ---- shape and dtype inference ----
@@ -298,6 +209,8 @@ template <bool kScalarAxisOk>
 bool sum_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
   const auto& p = attrs.get<ReduceParam>();
+  if (!kScalarAxisOk && p.initial)  // mean
+    type_error("[", op_name(attrs), "] got an unexpected keyword argument 'initial'");
   auto mask = reduce_mask(op_name(attrs), p.axis, (*in)[0].ndim(), kScalarAxisOk);
   assign_shape(attrs, &(*out)[0], reduced_shape((*in)[0], mask, p.keepdims), "output", 0);
   return true;
@@ -310,7 +223,7 @@ bool minmax_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   const std::string name = op_name(attrs);
   auto mask = reduce_mask(name, p.axis, s.ndim(), true);
   for (int i = 0; i < s.ndim(); ++i)
-    if (mask[i] && s[i] == 0)
+    if (mask[i] && s[i] == 0 && !p.initial)
       value_error("[", name, "] zero-size array to reduction operation ",
                   name == "max" ? "maximum" : "minimum", " which has no identity; got shape ",
                   s.str(), " with axis ", p.axis ? p.axis->str() : std::string("None"));
@@ -415,125 +328,62 @@ bool backward_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   return true;
 }
 
+// ---- backward kernels: (ograd, data[, out]) -> grad shaped like data ----
 template <bool kMean>
 void backward_sum_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
+  if (out[0].dtype == DType::kBool)
+    type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined");
   ReduceSpec r = backward_spec<ReduceParam>(attrs, in[1].shape);
-  TBlob g = expand_to_keepdims(in[0], in[1].shape, r.mask, r.keepdims);
-  const int64_t count = reduced_count(in[1].shape, r.mask);
-  NDX_DTYPE_SWITCH(out[0].dtype, T, {
-    if constexpr (std::is_same_v<T, bool>) {
-      type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined");
-    } else {
-      using C = compute_t<T>;
-      kernel::map1<T, T>(g, out[0], req[0], [count](C v) -> C {
-        if constexpr (kMean)
-          return static_cast<C>(v / static_cast<C>(count));  // count > 0 whenever data is nonempty
-        else
-          return v;
-      });
-    }
-  });
-}
-
-template <typename T>
-void backward_prod_typed(const TBlob& g, const TBlob& x, const TBlob& out, OpReqType req,
-                         const Shape& kd) {
-  using C = compute_t<T>;
-  using A = acc_t<T>;
-  // Per output slot: product of the nonzero inputs and count of zeros, so zeros get exact grads.
-  std::vector<A> nzp(static_cast<size_t>(kd.size()), A(1));
-  std::vector<int64_t> zeros(static_cast<size_t>(kd.size()), 0);
-  Shape acc_strides = broadcast_strides(kd, contiguous_strides(kd), x.shape);
-  const T* xp = x.ptr<T>();
-  for_each_run<2>(x.shape, {&acc_strides, &x.strides}, [&](const StridedRun<2>& r) {
-    for (int64_t i = 0; i < r.length; ++i) {
-      int64_t k = r.offset[0] + i * r.stride[0];
-      C v = static_cast<C>(xp[r.offset[1] + i * r.stride[1]]);
-      if (v == C(0))
-        ++zeros[k];
-      else
-        nzp[k] = kernel::wrap_mul(nzp[k], static_cast<A>(v));
-    }
-  });
-  Shape gs = broadcast_strides(g.shape, g.strides, x.shape);
-  const T* gp = g.ptr<T>();
-  T* op = out.ptr<T>();
-  for_each_run<4>(x.shape, {&out.strides, &acc_strides, &gs, &x.strides},
-                  [&](const StridedRun<4>& r) {
-                    for (int64_t i = 0; i < r.length; ++i) {
-                      int64_t k = r.offset[1] + i * r.stride[1];
-                      C v = static_cast<C>(xp[r.offset[3] + i * r.stride[3]]);
-                      A others = A(0);
-                      if (zeros[k] == 0) {
-                        if constexpr (std::is_integral_v<A>) {
-                          // -1 divides exactly; avoids INT64_MIN / -1.
-                          others = std::is_signed_v<A> && v == C(-1) ? kernel::wrap_neg(nzp[k])
-                                                                     : nzp[k] / static_cast<A>(v);
-                        } else {
-                          others = nzp[k] / static_cast<A>(v);
-                        }
-                      } else if (zeros[k] == 1 && v == C(0)) {
-                        others = nzp[k];
-                      }
-                      C gv = static_cast<C>(gp[r.offset[2] + i * r.stride[2]]);
-                      kernel::store(op + r.offset[0] + i * r.stride[0], req,
-                                    kernel::wrap_mul(gv, static_cast<C>(others)));
-                    }
-                  });
+  TBlob g = kernel::keepdims_view(in[0], in[1].shape, r.mask);
+  if (!kMean) {
+    kernel::copy(g, out[0], req[0]);
+    return;
+  }
+  kernel::FunctorArgs n;
+  n.a = static_cast<double>(reduced_count(in[1].shape, r.mask));
+  kernel::apply(NDX_DISPATCH(elementwise, DivideBy), {g}, out[0], req[0], out[0].dtype, n);
 }
 
 void backward_prod_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                            const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
+  const DType t = out[0].dtype;
+  if (t == DType::kBool)
+    type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined");
   ReduceSpec r = backward_spec<ReduceParam>(attrs, in[1].shape);
-  TBlob g = expand_to_keepdims(in[0], in[1].shape, r.mask, r.keepdims);
-  Shape kd = keepdims_shape(in[1].shape, r.mask);
-  std::vector<NDArray> keep;
-  TBlob x = kernel::cast_blob(in[1], out[0].dtype, &keep);
-  NDX_DTYPE_SWITCH(out[0].dtype, T, {
-    if constexpr (std::is_same_v<T, bool>) {
-      type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined");
-    } else {
-      backward_prod_typed<T>(g, x, out[0], req[0], kd);
-    }
-  });
+  const Shape& shape = in[1].shape;
+  // Per result: the product of the nonzero inputs and the number of zeros, so gradients stay
+  // exact where inputs are zero.
+  const Shape kd = keepdims_shape(shape, r.mask);
+  NDArray mapped(shape, t), nonzero_product(kd, t), zeros(kd, t);
+  kernel::apply(NDX_DISPATCH(elementwise, OneIfZero), {in[1]}, kernel::to_blob(mapped), kWriteTo,
+                t);
+  kernel::reduce(NDX_REDUCER(ProdReducer), kernel::to_blob(mapped),
+                 kernel::to_blob(nonzero_product), kWriteTo, t);
+  kernel::apply(NDX_DISPATCH(elementwise, IsZeroCount), {in[1]}, kernel::to_blob(mapped), kWriteTo,
+                t);
+  kernel::reduce(NDX_REDUCER(SumReducer), kernel::to_blob(mapped), kernel::to_blob(zeros), kWriteTo,
+                 t);
+  const TBlob g = kernel::keepdims_view(in[0], shape, r.mask);
+  kernel::apply(NDX_DISPATCH(elementwise, ProdGrad),
+                {g, in[1], kernel::to_blob(nonzero_product), kernel::to_blob(zeros)}, out[0],
+                req[0], t);
 }
 
 // grad = ograd where data equals the (broadcast) result, else 0.
 void backward_minmax_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
+  if (out[0].dtype == DType::kBool)
+    type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined");
   ReduceSpec r = backward_spec<MinMaxParam>(attrs, in[1].shape);
   const Shape& shape = in[1].shape;
-  std::vector<NDArray> keep;
-  TBlob x = kernel::cast_blob(in[1], out[0].dtype, &keep);
-  TBlob y = kernel::cast_blob(in[2], out[0].dtype, &keep);
-  TBlob g = expand_to_keepdims(in[0], shape, r.mask, r.keepdims);
-  y = expand_to_keepdims(y, shape, r.mask, r.keepdims);
-  Shape gs = broadcast_strides(g.shape, g.strides, shape);
-  Shape ys = broadcast_strides(y.shape, y.strides, shape);
-  NDX_DTYPE_SWITCH(out[0].dtype, T, {
-    if constexpr (std::is_same_v<T, bool>) {
-      type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined");
-    } else {
-      using C = compute_t<T>;
-      const T* gp = g.ptr<T>();
-      const T* xp = x.ptr<T>();
-      const T* yp = y.ptr<T>();
-      T* op = out[0].ptr<T>();
-      for_each_run<4>(shape, {&out[0].strides, &gs, &x.strides, &ys},
-                      [&](const StridedRun<4>& run) {
-                        for (int64_t i = 0; i < run.length; ++i) {
-                          bool hit = static_cast<C>(xp[run.offset[2] + i * run.stride[2]]) ==
-                                     static_cast<C>(yp[run.offset[3] + i * run.stride[3]]);
-                          C gv = hit ? static_cast<C>(gp[run.offset[1] + i * run.stride[1]]) : C(0);
-                          kernel::store(op + run.offset[0] + i * run.stride[0], req[0], gv);
-                        }
-                      });
-    }
-  });
+  const TBlob g = kernel::keepdims_view(in[0], shape, r.mask);
+  const TBlob y = kernel::keepdims_view(in[2], shape, r.mask);
+  kernel::apply(NDX_DISPATCH(elementwise, PassWhereEqual), {g, in[1], y}, out[0], req[0],
+                out[0].dtype);
 }
 
 // ---- registration ----
@@ -642,3 +492,4 @@ void register_backward(const char* name, const char* doc, uint32_t num_inputs, F
 
 }  // namespace
 }  // namespace ndx
+#endif  // HWY_ONCE

@@ -19,6 +19,15 @@ struct SumReducer {
   }
 };
 
+// A sum divided by the count (0 / 0 gives NaN, as NumPy's mean of nothing).
+struct MeanReducer : SumReducer {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class A>
+  NDX_HD A finalize(A acc, int64_t count) const {
+    return acc / A(count);
+  }
+};
+
 struct ProdReducer {
   template <class C>
   static NDX_HD C identity() {
@@ -30,8 +39,15 @@ struct ProdReducer {
   }
 };
 
-// max / min propagate NaN: once the accumulator is NaN it stays NaN.
+// max / min propagate NaN: once the accumulator is NaN it stays NaN. `fast` is the plain
+// instruction, which may drop a NaN: the engine uses it where it separately checks that no
+// NaN (or inf) was seen, and redoes the block with the exact combine otherwise.
 struct MaxReducer {
+  static constexpr bool kExact = true;  // any order gives the same result: no pairwise tree
+  template <class A>
+  NDX_HD A fast(A acc, A x) const {
+    return max(acc, x);
+  }
   template <class C>
   static NDX_HD C identity() {
     if constexpr (std::is_floating_point_v<C>)
@@ -46,6 +62,11 @@ struct MaxReducer {
 };
 
 struct MinReducer {
+  static constexpr bool kExact = true;
+  template <class A>
+  NDX_HD A fast(A acc, A x) const {
+    return min(acc, x);
+  }
   template <class C>
   static NDX_HD C identity() {
     if constexpr (std::is_floating_point_v<C>)

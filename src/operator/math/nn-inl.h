@@ -1,0 +1,218 @@
+// The math of the neural-network ops (operator/nn.cc): activations, the softmax row ops,
+// and the elementwise pieces of layer_norm, batch_norm and dropout. Included inside a kernel
+// namespace after the vocabulary (kernel/math/scalar-inl.h, kernel/vec-inl.h).
+#if defined(NDX_OPERATOR_MATH_NN_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef NDX_OPERATOR_MATH_NN_INL_H_
+#undef NDX_OPERATOR_MATH_NN_INL_H_
+#else
+#define NDX_OPERATOR_MATH_NN_INL_H_
+#endif
+
+// ---- activations ----
+struct Relu {  // NaN passes through
+  static constexpr unsigned kTypes = kNumericTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return select((x > T(0)) | is_nan(x), x, T(0));
+  }
+};
+// 1 / (1 + exp(-x)) without overflow: e = exp(-|x|), then 1 / (1 + e) or e / (1 + e).
+struct Sigmoid {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    const T e = exp(-abs(x));
+    const T r = T(1) / (T(1) + e);
+    return select(x >= T(0), r, e * r);
+  }
+};
+struct TanhAct {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return tanh(x);
+  }
+};
+// log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)); NaN stays NaN.
+struct SoftRelu {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return max(x, T(0)) + log1p(exp(-abs(x)));
+  }
+};
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)).
+struct LogSigmoid {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return min(x, T(0)) - log1p(exp(-abs(x)));
+  }
+};
+
+// ---- softmax / log_softmax: row ops (kernel/rowwise-inl.h) and the same pieces as
+// elementwise functors for axes other than the last ----
+struct Softmax {
+  using R1 = MaxReducer;
+  using R2 = SumReducer;
+  static constexpr bool kStorePre = true;
+  template <class T>
+  NDX_HD T pre(T x, T max) const {
+    return exp(x - max);
+  }
+  template <class T>
+  NDX_HD T post(T e, T, T sum) const {
+    return e / sum;
+  }
+};
+struct LogSoftmax {
+  using R1 = MaxReducer;
+  using R2 = SumReducer;
+  static constexpr bool kStorePre = false;
+  template <class T>
+  NDX_HD T pre(T x, T max) const {
+    return exp(x - max);
+  }
+  template <class T>
+  NDX_HD T post(T x, T max, T sum) const {
+    return (x - max) - log(sum);
+  }
+};
+struct ExpMinus {  // exp(x - m)
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x, T m) const {
+    return exp(x - m);
+  }
+};
+struct DivideRows {  // e / s
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T e, T s) const {
+    return e / s;
+  }
+};
+struct LogSoftmaxOut {  // x - m - log(s)
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x, T m, T s) const {
+    return (x - m) - log(s);
+  }
+};
+
+// ---- layer_norm / batch_norm ----
+struct SquaredDiff {  // (x - m)^2
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x, T m) const {
+    const T d = x - m;
+    return d * d;
+  }
+};
+struct SqrtPlusEps {  // sqrt(v + eps), eps = FunctorArgs::a
+  static constexpr unsigned kTypes = kFloatTypes;
+  double eps = 0;
+  SqrtPlusEps() = default;
+  explicit SqrtPlusEps(const FunctorArgs& a) : eps(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T v) const {
+    return sqrt(v + T(eps));
+  }
+};
+struct InvSqrtPlusEps {  // 1 / sqrt(v + eps)
+  static constexpr unsigned kTypes = kFloatTypes;
+  double eps = 0;
+  InvSqrtPlusEps() = default;
+  explicit InvSqrtPlusEps(const FunctorArgs& a) : eps(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T v) const {
+    return T(1) / sqrt(v + T(eps));
+  }
+};
+struct NormalizeDiv {  // (x - mean) / std * gamma + beta
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x, T mean, T sd, T gamma, T beta) const {
+    return (x - mean) / sd * gamma + beta;
+  }
+};
+struct NormalizeMul {  // (x - mean) * inv_std * gamma + beta
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x, T mean, T inv, T gamma, T beta) const {
+    return (x - mean) * inv * gamma + beta;
+  }
+};
+struct Momentum {  // running * m + batch * (1 - m), m = FunctorArgs::a
+  static constexpr unsigned kTypes = kFloatTypes;
+  double m = 0;
+  Momentum() = default;
+  explicit Momentum(const FunctorArgs& a) : m(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T running, T batch) const {
+    return running * T(m) + batch * T(1 - m);
+  }
+};
+struct XHatDiv {  // (x - mean) / std
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x, T mean, T sd) const {
+    return (x - mean) / sd;
+  }
+};
+struct XHatMul {  // (x - mean) * inv_std
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x, T mean, T inv) const {
+    return (x - mean) * inv;
+  }
+};
+struct Product {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    return a * b;
+  }
+};
+// The data gradient of a normalization over n values from its sums (FunctorArgs::a = 1 / n):
+// (d - sum_d / n - xhat * sum_dx / n) * scale.
+struct NormGrad {
+  static constexpr unsigned kTypes = kFloatTypes;
+  double inv_n = 0;
+  NormGrad() = default;
+  explicit NormGrad(const FunctorArgs& a) : inv_n(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T d, T xhat, T sum_d, T sum_dx, T scale) const {
+    return (d - sum_d * T(inv_n) - xhat * (sum_dx * T(inv_n))) * scale;
+  }
+};
+struct ScaledProduct {  // a * b * c
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b, T c) const {
+    return a * b * c;
+  }
+};
+struct Reciprocal {  // 1 / x
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return T(1) / x;
+  }
+};
+struct Plus {  // a + b (a bias)
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+struct DivideBoth {  // a / b
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    return a / b;
+  }
+};
+
+#endif  // NDX_OPERATOR_MATH_NN_INL_H_
