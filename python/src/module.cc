@@ -9,6 +9,7 @@
 #include "ndx/imperative.h"
 #include "ndx/library.h"
 #include "ndx/op_util.h"
+#include "ndx/runtime.h"
 
 namespace ndx::py {
 bool init_ndarray_type(PyObject* module);
@@ -595,7 +596,42 @@ PyObject* sym_num_outputs(PyObject*, PyObject* h) {
   NDX_PY_END(nullptr)
 }
 
+// ---- threads ----
+PyObject* set_num_threads_py(PyObject*, PyObject* n) {
+  NDX_PY_BEGIN
+  if (n == Py_None) {
+    set_num_threads(0);
+    Py_RETURN_NONE;
+  }
+  if (!PyLong_Check(n) || PyBool_Check(n))
+    type_error("[set_num_threads] expected an int or None, got ", Py_TYPE(n)->tp_name);
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(n, &overflow);
+  if (overflow || v < 1 || v > 1024)
+    value_error("[set_num_threads] the number of threads must be in [1, 1024], got ",
+                overflow ? std::string("a huge int") : std::to_string(v));
+  set_num_threads(static_cast<int>(v));
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+PyObject* get_num_threads_py(PyObject*, PyObject*) { return PyLong_FromLong(num_threads()); }
+PyObject* threads_started_py(PyObject*, PyObject*) {
+  return PyLong_FromLongLong(threads_started());
+}
+PyObject* simd_target_py(PyObject*, PyObject*) { return PyUnicode_FromString(simd_target()); }
+
+// Kernels release the GIL around long loops through these (see ndx/runtime.h).
+void* release_gil() {
+  return PyGILState_Check() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
+}
+void reacquire_gil(void* token) { PyEval_RestoreThread(static_cast<PyThreadState*>(token)); }
+
 PyMethodDef module_methods[] = {
+    {"_set_num_threads", set_num_threads_py, METH_O,
+     "Sets the threads kernels use (None: default)."},
+    {"_get_num_threads", get_num_threads_py, METH_NOARGS, "The threads kernels use."},
+    {"_threads_started", threads_started_py, METH_NOARGS, "Worker threads started so far."},
+    {"_simd_target", simd_target_py, METH_NOARGS, "The SIMD target kernels run with."},
     {"_sym_var", sym_var, METH_O, "A symbol for a named input."},
     {"_sym_const", sym_const, METH_O, "A symbol holding a constant array."},
     {"_sym_op", sym_op, METH_VARARGS, "A symbol applying an op to symbols."},
@@ -651,6 +687,7 @@ PyMODINIT_FUNC PyInit__core() {
   PyObject* m = PyModule_Create(&ndx::py::module_def);
   if (!m) return nullptr;
   ndx::py::init_errors(m);
+  ndx::set_blocking_hooks({ndx::py::release_gil, ndx::py::reacquire_gil});
   ndx::py::register_custom_op();
   ndx::py::init_dtypes();
   if (PyErr_Occurred() || !ndx::py::init_ndarray_type(m) || !ndx::py::init_packed_func_type(m) ||

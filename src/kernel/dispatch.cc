@@ -16,3 +16,7 @@ const char* best_target_name() {
 }
 
 }  // namespace ndx::kernel
+
+namespace ndx {
+const char* simd_target() { return kernel::best_target_name(); }
+}  // namespace ndx

@@ -43,6 +43,7 @@ int env_threads() {
 // Workers spin this many relax cycles (tens of microseconds) after a job before sleeping, so
 // the back-to-back ops of a training step find them awake.
 constexpr int kSpinIters = 20000;
+constexpr int kChunksPerThread = 4;
 
 class Pool {
  public:
@@ -53,9 +54,9 @@ class Pool {
 
   int threads() const { return threads_.load(std::memory_order_relaxed); }
 
+  // Workers beyond the count stay asleep, so switching counts costs nothing.
   void set_threads(int n) {
     std::lock_guard<std::mutex> use(use_);  // not while a job runs
-    stop_workers();
     threads_.store(n, std::memory_order_relaxed);
     openblas_set_num_threads(n);
   }
@@ -119,8 +120,8 @@ class Pool {
     }
   }
 
-  void worker_loop() {
-    uint64_t seen = gen_.load();
+  // `seen` is the generation before the job the worker is started for, so it takes part.
+  void worker_loop(uint64_t seen) {
     while (true) {
       for (int spins = 0; gen_.load(std::memory_order_acquire) == seen && spins < kSpinIters;
            ++spins)
@@ -128,8 +129,7 @@ class Pool {
       Job job;
       {
         std::unique_lock<std::mutex> lk(m_);
-        cv_.wait(lk, [&] { return stop_ || gen_.load() != seen; });
-        if (stop_) return;
+        cv_.wait(lk, [&] { return gen_.load() != seen; });
         seen = gen_.load();
         job = job_;
         active_.fetch_add(1);
@@ -142,31 +142,20 @@ class Pool {
   void ensure_workers(int wanted) {
     wanted = std::min(wanted, threads() - 1);
     while (static_cast<int>(workers_.size()) < wanted) {
-      workers_.emplace_back([this] { worker_loop(); });
+      const uint64_t seen = gen_.load();
+      workers_.emplace_back([this, seen] { worker_loop(seen); });
+      workers_.back().detach();  // the pool lives as long as the process
       started_.fetch_add(1);
     }
-  }
-
-  void stop_workers() {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : workers_) t.join();
-    workers_.clear();
-    std::lock_guard<std::mutex> lk(m_);
-    stop_ = false;
   }
 
   std::atomic<int> threads_;
   std::atomic<int64_t> started_{0};
   std::mutex use_;  // one job at a time
-  std::mutex m_;    // guards job_ and stop_
+  std::mutex m_;    // guards job_
   std::condition_variable cv_;
   std::atomic<uint64_t> gen_{0};
   Job job_;
-  bool stop_ = false;
   std::atomic<int> next_{0}, done_{0}, active_{0};
   std::mutex error_mu_;
   std::exception_ptr error_;
@@ -175,12 +164,19 @@ class Pool {
 
 }  // namespace
 
-int num_threads() { return Pool::get().threads(); }
-int default_num_threads() { return env_threads() ? env_threads() : cores_available(); }
-void set_num_threads(int n) { Pool::get().set_threads(n > 0 ? n : default_num_threads()); }
-int64_t threads_started() { return Pool::get().started(); }
+}  // namespace ndx::kernel
 
-void set_blocking_hooks(BlockingHooks hooks) { g_hooks = hooks; }
+namespace ndx {
+int num_threads() { return kernel::Pool::get().threads(); }
+int default_num_threads() {
+  return kernel::env_threads() ? kernel::env_threads() : kernel::cores_available();
+}
+void set_num_threads(int n) { kernel::Pool::get().set_threads(n > 0 ? n : default_num_threads()); }
+int64_t threads_started() { return kernel::Pool::get().started(); }
+void set_blocking_hooks(BlockingHooks hooks) { kernel::g_hooks = hooks; }
+}  // namespace ndx
+
+namespace ndx::kernel {
 
 AllowThreads::AllowThreads(bool enable) {
   if (enable && g_hooks.release) token_ = g_hooks.release();
@@ -194,11 +190,13 @@ void parallel_for(int64_t n, int64_t grain, RangeFn fn) {
   AllowThreads allow(n >= kReleaseGil);
   const int threads = num_threads();
   grain = std::max<int64_t>(grain, 1);
-  const int64_t chunks = std::min<int64_t>(threads, n / grain);
-  if (chunks <= 1) {
+  if (threads <= 1 || n / grain <= 1) {
     fn(0, n);
     return;
   }
+  // A few chunks per thread: a worker that wakes late (an idle vCPU can take tens of
+  // microseconds) joins for what is left instead of making the caller wait for its share.
+  const int64_t chunks = std::min<int64_t>(int64_t{threads} * kChunksPerThread, n / grain);
   Pool::get().run(n, static_cast<int>(chunks), fn);
 }
 

@@ -6,19 +6,18 @@
 #include <type_traits>
 #include <utility>
 
+#include "ndx/runtime.h"
+
 namespace ndx::kernel {
 
 // Elements below which an op runs on the calling thread alone (and keeps the GIL).
 inline constexpr int64_t kGrain = 32768;
 
-// Threads kernels use: NDX_NUM_THREADS, else the machine's cores. set_num_threads(n <= 0)
-// restores that default. OpenBLAS is set to the same count.
-int num_threads();
-void set_num_threads(int n);
-int default_num_threads();
-
-// Threads started by the pool so far (tests use it to show small arrays start none).
-int64_t threads_started();
+using ndx::BlockingHooks;
+using ndx::default_num_threads;
+using ndx::num_threads;
+using ndx::set_num_threads;
+using ndx::threads_started;
 
 // A non-owning reference to a callable `void(int64_t begin, int64_t end)`.
 class RangeFn {
@@ -35,8 +34,9 @@ class RangeFn {
 };
 
 // Runs fn over [0, n) split into contiguous chunks of at least `grain` elements, on up to
-// num_threads() threads (the caller is one of them). Chunks never depend on timing: chunk k
-// covers [k * n / chunks, (k + 1) * n / chunks). When the pool is already busy (another
+// num_threads() threads (the caller is one of them), a few chunks per thread. Chunk bounds
+// depend on n, grain and the thread count only, never on timing: chunk k covers
+// [k * n / chunks, (k + 1) * n / chunks). When the pool is already busy (another
 // caller, or a nested call) the work runs on the calling thread. The first exception thrown
 // by fn is rethrown here after every chunk has finished. The GIL is released around the
 // whole call when n >= kReleaseGil.
@@ -44,14 +44,6 @@ void parallel_for(int64_t n, int64_t grain, RangeFn fn);
 
 // Work (elements) from which the caller's interpreter lock is released.
 inline constexpr int64_t kReleaseGil = 32768;
-
-// Hooks around blocking work: release() returns a token for reacquire(), or null when the
-// calling thread held nothing to release.
-struct BlockingHooks {
-  void* (*release)() = nullptr;
-  void (*reacquire)(void*) = nullptr;
-};
-void set_blocking_hooks(BlockingHooks hooks);
 
 // Releases the interpreter lock (if hooks are installed and the caller holds it) for its
 // lifetime. Kernels running under it must not touch Python objects.

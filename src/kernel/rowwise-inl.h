@@ -38,8 +38,12 @@ using RowwiseFn = void (*)(const RowwiseArgs&);
 HWY_BEFORE_NAMESPACE();
 namespace ndx::kernel::HWY_NAMESPACE {
 
+// Rows up to this many elements keep Pre's values in a per-thread scratch row (in cache)
+// rather than in y, so y is written once (with non-temporal stores when it is large).
+inline constexpr int64_t kRowScratch = 4096;
+
 template <class Op, class T>
-void row_typed(const Op& op, const T* x, T* y, int64_t n) {
+void row_typed(const Op& op, const T* x, T* y, int64_t n, T* scratch, bool stream) {
   using V = Vec<T>;
   using R1 = typename Op::R1;
   using R2 = typename Op::R2;
@@ -51,17 +55,18 @@ void row_typed(const Op& op, const T* x, T* y, int64_t n) {
   const T s1 = fold_contig(r1, x, n);
   // Pass 2: s2 over pre(x, s1), stored when kStorePre.
   const V s1v(s1);
+  T* pre_out = n <= kRowScratch ? scratch : y;
   V a0(R2::template identity<T>()), a1 = a0;
   int64_t i = 0;
   for (; i + 2 * lanes <= nv; i += 2 * lanes) {
     const V t0 = op.pre(V::load(x + i), s1v), t1 = op.pre(V::load(x + i + lanes), s1v);
-    if constexpr (Op::kStorePre) t0.store(y + i), t1.store(y + i + lanes);
+    if constexpr (Op::kStorePre) t0.store(pre_out + i), t1.store(pre_out + i + lanes);
     a0 = r2(a0, t0);
     a1 = r2(a1, t1);
   }
   for (; i < nv; i += lanes) {
     const V t0 = op.pre(V::load(x + i), s1v);
-    if constexpr (Op::kStorePre) t0.store(y + i);
+    if constexpr (Op::kStorePre) t0.store(pre_out + i);
     a0 = r2(a0, t0);
   }
   a0 = r2(a0, a1);
@@ -77,12 +82,17 @@ void row_typed(const Op& op, const T* x, T* y, int64_t n) {
     const V t = op.pre(V::load(tail), s1v);
     t.store(tail_y);
     for (int64_t l = 0; l < m; ++l) s2 = r2(s2, tail_y[l]);
-    if constexpr (Op::kStorePre) std::copy(tail_y, tail_y + m, y + nv);
+    if constexpr (Op::kStorePre) std::copy(tail_y, tail_y + m, pre_out + nv);
   }
   // Pass 3: y = post(v, s1, s2).
   const V s2v(s2);
-  const T* v = Op::kStorePre ? y : x;
-  for (i = 0; i < nv; i += lanes) op.post(V::load(v + i), s1v, s2v).store(y + i);
+  const T* v = Op::kStorePre ? pre_out : x;
+  i = 0;
+  if (stream && v != y && reinterpret_cast<uintptr_t>(y) % (lanes * sizeof(T)) == 0) {
+    const typename V::D d;
+    for (; i < nv; i += lanes) hn::Stream(op.post(V::load(v + i), s1v, s2v).v, d, y + i);
+  }
+  for (; i < nv; i += lanes) op.post(V::load(v + i), s1v, s2v).store(y + i);
   if (m > 0) {
     for (int64_t l = 0; l < lanes; ++l) tail[l] = v[nv + std::min(l, m - 1)];
     op.post(V::load(tail), s1v, s2v).store(tail_y);
@@ -97,9 +107,13 @@ void rowwise(const RowwiseArgs& a) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(a.in);
     T* y = static_cast<T*>(a.out);
+    const bool stream = a.rows * a.n * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
     parallel_for(a.rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(a.n, 1)),
                  [&](int64_t b, int64_t e) {
-                   for (int64_t r = b; r < e; ++r) row_typed(op, x + r * a.n, y + r * a.n, a.n);
+                   HWY_ALIGN T scratch[kRowScratch];
+                   for (int64_t r = b; r < e; ++r)
+                     row_typed(op, x + r * a.n, y + r * a.n, a.n, scratch, stream);
+                   if (stream) hwy::FlushStream();
                  });
   };
   if (a.rows == 0 || a.n == 0) return;

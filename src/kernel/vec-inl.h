@@ -20,6 +20,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <hwy/cache_control.h>
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 

@@ -19,6 +19,18 @@ def is_np_default_dtype():
     return str(_core._default_float()) == "float64"
 
 
+def set_num_threads(n):
+    """Sets the threads ndx's kernels use (the calling thread counts as one); None restores the
+    default: NDX_NUM_THREADS, else every core this process may run on. OpenBLAS gets the same
+    count. Arrays under 32768 elements always run on the calling thread."""
+    _core._set_num_threads(n)
+
+
+def get_num_threads():
+    """The threads ndx's kernels use."""
+    return _core._get_num_threads()
+
+
 def fully_connected(x, weight, bias=None, num_hidden=None, no_bias=None, flatten=True, out=None):
     """x @ weight.T + bias (x flattened to 2-d unless flatten=False); bias may be None."""
     if num_hidden is None:

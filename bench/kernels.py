@@ -1,0 +1,197 @@
+"""Kernel speed: ndx against NumPy (and PyTorch when installed) in one process.
+
+    PYTHONPATH=python python bench/kernels.py [--rounds 15] [--only exp,sum]
+
+Every case runs interleaved: each round times one call of every implementation in turn, so
+a noisy neighbour slows all of them alike; the table shows medians over the rounds. ndx runs
+with 1 and with 2 threads (npx.set_num_threads); ratio = NumPy time / ndx time (> 1: ndx is
+faster). PyTorch, when importable, runs with torch.set_num_threads(1) in the torch column.
+The last lines show that small arrays start no thread and how two Python threads running
+np.exp overlap (the GIL is released inside kernels).
+"""
+import argparse
+import math
+import statistics
+import threading
+import time
+
+import numpy as onp
+
+import ndx
+from ndx import np, npx
+
+try:
+    import torch
+except ImportError:  # optional, never a dependency
+    torch = None
+try:
+    import scipy.special as sps
+except ImportError:
+    sps = None
+
+N = 16 * 1024 * 1024  # elements of the elementwise cases
+ROWS, COLS = 4096, 1024  # the reduction cases
+
+
+def numpy_softmax(x):
+    e = onp.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def numpy_log_softmax(x):
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - onp.log(onp.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+def cases():
+    rng = onp.random.default_rng(0)
+    x = rng.uniform(-3, 3, N).astype(onp.float32)
+    y = rng.uniform(0.5, 3, N).astype(onp.float32)
+    m = rng.uniform(-3, 3, (ROWS, COLS)).astype(onp.float32)
+    s = rng.uniform(-3, 3, (N // 1024, 1024)).astype(onp.float32)
+    t = rng.uniform(-3, 3, (4096, 4096)).astype(onp.float32)
+    a, b, am, as_, at = np.array(x), np.array(y), np.array(m), np.array(s), np.array(t)
+    tx = ty = tm = ts = tt = None
+    if torch is not None:
+        tx, ty, tm, ts, tt = (torch.from_numpy(v) for v in (x, y, m, s, t))
+    out = [
+        ("a+b", lambda: x + y, lambda: a + b, tx is not None and (lambda: tx + ty)),
+        ("a*2+1", lambda: x * 2 + 1, lambda: a * 2 + 1, tx is not None and (lambda: tx * 2 + 1)),
+        ("exp", lambda: onp.exp(x), lambda: np.exp(a), tx is not None and (lambda: torch.exp(tx))),
+        ("log", lambda: onp.log(y), lambda: np.log(b), tx is not None and (lambda: torch.log(ty))),
+        ("tanh", lambda: onp.tanh(x), lambda: np.tanh(a),
+         tx is not None and (lambda: torch.tanh(tx))),
+        ("sin", lambda: onp.sin(x), lambda: np.sin(a), tx is not None and (lambda: torch.sin(tx))),
+        ("sigmoid", lambda: 1 / (1 + onp.exp(-x)), lambda: npx.sigmoid(a),
+         tx is not None and (lambda: torch.sigmoid(tx))),
+        ("erf", sps is not None and (lambda: sps.erf(x)), lambda: npx.erf(a),
+         tx is not None and (lambda: torch.erf(tx))),
+        ("softmax", lambda: numpy_softmax(s), lambda: npx.softmax(as_),
+         tx is not None and (lambda: torch.softmax(ts, -1))),
+        ("log_softmax", lambda: numpy_log_softmax(s), lambda: npx.log_softmax(as_),
+         tx is not None and (lambda: torch.log_softmax(ts, -1))),
+        ("transpose copy", lambda: onp.ascontiguousarray(t.T),
+         lambda: np.ascontiguousarray(at.T) if hasattr(np, "ascontiguousarray") else at.T.copy(),
+         tx is not None and (lambda: tt.t().contiguous())),
+        ("cast f32->f16", lambda: x.astype(onp.float16), lambda: a.astype("float16"),
+         tx is not None and (lambda: tx.half())),
+    ]
+    for fn in ("sum", "mean", "max", "argmax"):
+        for axis in (None, 0, -1):
+            def ref(fn=fn, axis=axis):
+                return getattr(onp, fn)(m, axis=axis)
+
+            def ours(fn=fn, axis=axis):
+                return getattr(np, fn)(am, axis=axis)
+
+            theirs = None
+            if tm is not None:
+                tfn = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax,
+                       "argmax": torch.argmax}[fn]
+
+                def theirs(tfn=tfn, axis=axis):
+                    return tfn(tm) if axis is None else tfn(tm, dim=axis)
+            out.append((f"{fn}(axis={axis})", ref, ours, theirs))
+    return out
+
+
+def time_once(f):
+    t0 = time.perf_counter()
+    f()
+    return time.perf_counter() - t0
+
+
+def measure(case, rounds):
+    _, ref, ours, theirs = case
+    impls = {"numpy": ref or None, "ndx1": ours, "ndx2": ours, "torch": theirs or None}
+    times = {k: [] for k in impls if impls[k]}
+    for k, f in impls.items():  # warm up: allocations, page faults, lazy imports
+        if f:
+            f()
+    for _ in range(rounds):
+        for k in times:
+            if k.startswith("ndx"):
+                npx.set_num_threads(int(k[-1]))
+            if k == "torch":
+                torch.set_num_threads(1)
+            times[k].append(time_once(impls[k]))
+    npx.set_num_threads(None)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def fmt(v):
+    return f"{v * 1e3:9.3f}" if v else f"{'n/a':>9s}"
+
+
+def ratio(a, b):
+    return f"{a / b:7.2f}" if a and b else f"{'n/a':>7s}"
+
+
+def small_arrays_start_no_thread():
+    npx.set_num_threads(2)
+    x = np.ones((32767,))
+    before = ndx._core._threads_started()
+    for _ in range(50):
+        np.exp(x), x + x, np.sum(x), npx.softmax(x)
+    after = ndx._core._threads_started()
+    npx.set_num_threads(None)
+    return after - before
+
+
+def two_python_threads(rounds):
+    """np.exp on 8M elements in two Python threads vs one after the other, ndx at 1 thread."""
+    npx.set_num_threads(1)
+    x = np.array(onp.random.default_rng(1).uniform(-3, 3, 8 * 1024 * 1024).astype(onp.float32))
+
+    def work():
+        np.exp(x)
+
+    work()
+    seq, par = [], []
+    for _ in range(rounds):
+        seq.append(time_once(lambda: (work(), work())))
+        ts = [threading.Thread(target=work) for _ in range(2)]
+
+        def both():
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+        par.append(time_once(both))
+    npx.set_num_threads(None)
+    return statistics.median(seq), statistics.median(par)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--only", default="", help="comma-separated case names")
+    args = p.parse_args()
+    only = [s for s in args.only.split(",") if s]
+    print(f"ndx SIMD target: {ndx._core._simd_target()}, default threads: "
+          f"{npx.get_num_threads()}; NumPy {onp.__version__}"
+          + (f"; PyTorch {torch.__version__}" if torch else "; PyTorch not installed"))
+    print(f"{'case':18s} {'numpy ms':>9s} {'ndx1 ms':>9s} {'np/ndx1':>7s} {'ndx2 ms':>9s} "
+          f"{'np/ndx2':>7s} {'2t gain':>7s} {'torch ms':>9s} {'torch/ndx1':>10s}")
+    r1 = []
+    for case in cases():
+        if only and case[0] not in only:
+            continue
+        t = measure(case, args.rounds)
+        n, a, b, c = t.get("numpy"), t.get("ndx1"), t.get("ndx2"), t.get("torch")
+        if n:
+            r1.append(n / a)
+        print(f"{case[0]:18s} {fmt(n)} {fmt(a)} {ratio(n, a)} {fmt(b)} {ratio(n, b)} "
+              f"{ratio(a, b)} {fmt(c)} {ratio(c, a):>10s}", flush=True)
+    if r1:
+        print(f"geomean NumPy/ndx (1 thread): {math.exp(statistics.fmean(map(math.log, r1))):.2f}")
+    if not only:
+        print(f"threads started by 50 rounds of ops on 32767-element arrays: "
+              f"{small_arrays_start_no_thread()}")
+        seq, par = two_python_threads(args.rounds)
+        print(f"np.exp(8M) x2, ndx at 1 thread: one after the other {seq * 1e3:.2f} ms, "
+              f"two Python threads {par * 1e3:.2f} ms, speedup {seq / par:.2f}")
+
+
+if __name__ == "__main__":
+    main()
