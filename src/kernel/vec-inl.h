@@ -190,16 +190,24 @@ HWY_INLINE Vec<T> trig_limit() {
 }
 }  // namespace vmath
 
+// The smallest x whose exp rounds to infinity (Highway's reduction breaks down beyond it).
+template <class T>
+HWY_INLINE Vec<T> exp_overflow() {
+  return Vec<T>(sizeof(T) == 4 ? 88.72283935546875 : 709.78271289338409);
+}
 template <class T>
 HWY_INLINE Vec<T> exp(Vec<T> x) {
   using D = typename Vec<T>::D;
   Vec<T> r(hn::Exp(D(), x.v));
+  r = select(x >= exp_overflow<T>(), vmath::inf<T>(), r);
   return select(is_nan(x), x, r);
 }
 template <class T>
 HWY_INLINE Vec<T> expm1(Vec<T> x) {
   using D = typename Vec<T>::D;
   Vec<T> r(hn::Expm1(D(), x.v));
+  r = select(x >= exp_overflow<T>(), vmath::inf<T>(), r);
+  r = select(x == Vec<T>(0), x, r);  // keeps the sign of -0
   return select(is_nan(x), x, r);
 }
 template <class T>

@@ -72,6 +72,11 @@ NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
   return make_node(op, {std::move(a), std::move(b)});
 }
 
+// x * c for a constant c (a decimal string), as graph nodes.
+NodeEntry scaled(NodeEntry x, const char* c) {
+  return op2("_np_multiply", x, make_node("_np_full_like", {x}, {{"fill_value", c}}));
+}
+
 // FGradient from a formula in (ograd, x, y).
 FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) {
   return [formula](const NodePtr& n, const std::vector<NodeEntry>& og) {
@@ -107,6 +112,23 @@ FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) 
   NDX_UNARY("_np_log", Log, kFloat, "Natural logarithm, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
                              return op2("_np_true_divide", g, x);
+                           }));
+  NDX_UNARY("_np_expm1", Expm1, kFloat, "exp(x) - 1, accurate near 0, elementwise.")
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op2("_np_multiply", g, op1("_np_exp", x));
+                           }));
+  NDX_UNARY("_np_log1p", Log1p, kFloat, "log(1 + x), accurate near 0, elementwise.")
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op2("_np_true_divide", g,
+                                        op2("_np_add", op1("_np_ones_like", x), x));
+                           }));
+  NDX_UNARY("_np_log2", Log2, kFloat, "Base-2 logarithm, elementwise.")
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op2("_np_true_divide", g, scaled(x, "0.69314718055994531"));
+                           }));
+  NDX_UNARY("_np_log10", Log10, kFloat, "Base-10 logarithm, elementwise.")
+      .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
+                             return op2("_np_true_divide", g, scaled(x, "2.3025850929940459"));
                            }));
   NDX_UNARY("_np_sin", Sin, kFloat, "Sine, elementwise (radians).")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {

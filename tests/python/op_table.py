@@ -396,6 +396,19 @@ add(OpEntry(
     domains=(Domain(0.1, 10),), differentiable=True, grad_op="_np_log",
     grad_samples=unary_grad(Domain(0.5, 4))))
 add(OpEntry(
+    "expm1", np.expm1, onp.expm1, "unary", ALL_DTYPES,
+    unary_samples(SPECIAL + (-100.0, 100.0, 1e-10, -1e-7)), domains=(Domain(-3, 3),),
+    differentiable=True, grad_op="_np_expm1", grad_samples=unary_grad(Domain(-2, 2))))
+add(OpEntry(
+    "log1p", np.log1p, onp.log1p, "unary", ALL_DTYPES,
+    unary_samples(SPECIAL + (-1.0, -2.0, 1e-10, -0.999)), domains=(Domain(-0.9, 10),),
+    differentiable=True, grad_op="_np_log1p", grad_samples=unary_grad(Domain(-0.5, 4))))
+for _name in ("log2", "log10"):
+    add(OpEntry(
+        _name, getattr(np, _name), getattr(onp, _name), "unary", ALL_DTYPES,
+        unary_samples(SPECIAL + (-1.0, 1e-3, 1024.0)), domains=(Domain(0.1, 10),),
+        differentiable=True, grad_op="_np_" + _name, grad_samples=unary_grad(Domain(0.5, 4))))
+add(OpEntry(
     "sin", np.sin, onp.sin, "unary", ALL_DTYPES, unary_samples(SPECIAL + (onp.pi, 100.0)),
     differentiable=True, grad_op="_np_sin", grad_samples=unary_grad(Domain(-3, 3))))
 add(OpEntry(
