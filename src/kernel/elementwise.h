@@ -5,15 +5,10 @@
 #pragma once
 #include <vector>
 
+#include "kernel/functor_args.h"
 #include "ndx/op.h"
 
 namespace ndx::kernel {
-
-// Run-time scalars a functor is built from (a clip's bounds, a scale, ...): a functor with a
-// constructor taking FunctorArgs gets them, others are default-constructed.
-struct FunctorArgs {
-  double a = 0, b = 0, c = 0;
-};
 
 // One elementwise call: out (req) f(in...), the inputs broadcast to out's shape and cast, a
 // block at a time, to `compute` (float16 / bfloat16 compute as float). Inputs and output may
