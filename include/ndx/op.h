@@ -65,7 +65,17 @@ struct TBlob {
 
   int ndim() const { return shape.ndim(); }
   int64_t size() const { return shape.size(); }
-  bool is_contiguous() const { return strides == contiguous_strides(shape); }
+  // Row-major without gaps (strides of size-1 dims do not matter, as in NDArray).
+  bool is_contiguous() const {
+    int64_t expect = 1;
+    for (int i = ndim() - 1; i >= 0; --i) {
+      if (shape[i] == 1) continue;
+      if (shape[i] == 0) return true;
+      if (strides[i] != expect) return false;
+      expect *= shape[i];
+    }
+    return true;
+  }
   template <typename T>
   T* ptr() const {
     return static_cast<T*>(dptr);
@@ -146,6 +156,7 @@ struct ArgumentInfo {
 class Op {
  public:
   std::string name;
+  std::string public_name;  // the name users see: "_np_add" -> "add"
   std::string description;
   uint32_t index = 0;
   uint32_t num_inputs = 1;

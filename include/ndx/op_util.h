@@ -12,7 +12,7 @@ void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const ch
                   int index);
 void assign_type(const NodeAttrs& attrs, DType* dst, DType src, const char* what, int index);
 // The op's user-facing name for messages: "_np_add" -> "add", "_npi_concatenate" -> "concatenate".
-std::string op_name(const NodeAttrs& attrs);
+const std::string& op_name(const NodeAttrs& attrs);
 std::string public_op_name(std::string_view registered);
 
 // All n_in inputs and n_out outputs share one shape.

@@ -31,10 +31,11 @@ class Shape {
     return s;
   }
 
-  Shape(const Shape& o) { assign(o.begin(), o.end()), ndim_ = o.ndim_; }
+  // Copies of shapes that fit inline move a fixed 48 bytes (no call, no loop).
+  Shape(const Shape& o) { copy_from(o); }
   Shape(Shape&& o) noexcept { *this = std::move(o); }
   Shape& operator=(const Shape& o) {
-    if (this != &o) assign(o.begin(), o.end()), ndim_ = o.ndim_;
+    if (this != &o) copy_from(o);
     return *this;
   }
   Shape& operator=(Shape&& o) noexcept {
@@ -83,6 +84,15 @@ class Shape {
   std::string str() const;  // "(2, 3)", "()", "(5,)", "<unknown>"
 
  private:
+  void copy_from(const Shape& o) {
+    if (!o.heap_ && !heap_) {
+      for (int i = 0; i < kInlineDims; ++i) inline_[i] = o.inline_[i];
+      ndim_ = o.ndim_;
+      return;
+    }
+    assign(o.begin(), o.end());
+    ndim_ = o.ndim_;
+  }
   template <typename It>
   void assign(It first, It last) {
     int n = static_cast<int>(std::distance(first, last));

@@ -18,6 +18,9 @@ class Storage {
   // Memory owned elsewhere; `release` runs when the last view goes away.
   static std::shared_ptr<Storage> wrap(void* data, std::size_t bytes, Device device,
                                        std::function<void()> release);
+  // The same with a plain callback, release(context): no std::function on a hot path.
+  static std::shared_ptr<Storage> wrap(void* data, std::size_t bytes, Device device,
+                                       void (*release)(void*), void* context);
   ~Storage();
   struct Key {  // lets allocate() use make_shared while the constructor stays private in spirit
    private:
@@ -41,6 +44,8 @@ class Storage {
   std::size_t capacity_;  // the pool size class; 0 for wrapped memory
   Device device_;
   std::function<void()> release_;
+  void (*release_fn_)(void*) = nullptr;
+  void* release_context_ = nullptr;
 };
 
 // Pool statistics, for tests and the profiler.

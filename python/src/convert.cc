@@ -265,6 +265,41 @@ NDArray array_from_buffer(PyObject* o) {
   return NDArray(storage, 0, shape, strides, t).copy();
 }
 
+NDArray array_view_of_buffer(PyObject* o) {
+  auto* view = new Py_buffer;
+  if (PyObject_GetBuffer(o, view, PyBUF_RECORDS) < 0) {  // read-only buffers are copied instead
+    PyErr_Clear();
+    delete view;
+    return NDArray();
+  }
+  auto release = [view] {
+    if (!Py_IsInitialized()) return;  // the interpreter is gone: nothing left to release to
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyBuffer_Release(view);
+    PyGILState_Release(g);
+    delete view;
+  };
+  DType t = DType::kUnknown;
+  try {
+    t = format_dtype(view->format, view->itemsize);
+  } catch (const Error&) {
+  }
+  Shape shape, strides;
+  bool ok = t != DType::kUnknown && view->itemsize == dtype_size(t) && view->ndim <= 32;
+  for (int i = 0; ok && i < view->ndim; ++i) {
+    shape.push_back(view->shape[i]);
+    const Py_ssize_t st = view->strides ? view->strides[i] : 0;
+    ok = st % view->itemsize == 0;
+    strides.push_back(st / view->itemsize);
+  }
+  if (!ok) {
+    release();
+    return NDArray();
+  }
+  if (!view->strides) strides = contiguous_strides(shape);
+  return NDArray(Storage::wrap(view->buf, 0, cpu(), release), 0, shape, strides, t);
+}
+
 NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   if (is_ndarray(o)) return unwrap(o);
   if (PyBool_Check(o)) {
@@ -315,6 +350,12 @@ NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
 
 std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints) {
   std::vector<NDArray> out(static_cast<size_t>(n));
+  bool all_arrays = true;
+  for (Py_ssize_t i = 0; i < n && all_arrays; ++i) all_arrays = is_ndarray(objs[i]);
+  if (all_arrays) {  // the common case: no weak scalar to type
+    for (Py_ssize_t i = 0; i < n; ++i) out[i] = unwrap(objs[i]);
+    return out;
+  }
   DType strong = DType::kUnknown;
   std::optional<ScalarKind> weakest_lift;
   for (Py_ssize_t i = 0; i < n; ++i) {

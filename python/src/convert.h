@@ -68,5 +68,11 @@ NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints = fals
 std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints = false);
 // An NDArray copied from an object exposing the buffer protocol (NumPy arrays).
 NDArray array_from_buffer(PyObject* o);
+// An NDArray sharing a writable buffer's memory (NumPy arrays); undefined when the buffer is
+// read-only or of a dtype or layout ndx cannot view.
+NDArray array_view_of_buffer(PyObject* o);
+
+// np.zeros / ones / empty / full / array / asarray as C functions (creation.cc).
+bool init_creation(PyObject* module);
 
 }  // namespace ndx::py

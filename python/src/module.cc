@@ -3,6 +3,9 @@
 #include "convert.h"
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
 #include "ndx/autograd.h"
 #include "ndx/executor.h"
 #include "ndx/graph.h"
@@ -596,6 +599,98 @@ PyObject* sym_num_outputs(PyObject*, PyObject* h) {
   NDX_PY_END(nullptr)
 }
 
+// ---- concatenate / stack: attributes parsed once per (op, number of inputs, axis) ----
+PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObject* kwnames,
+               bool axis_may_be_none) {
+  static const char* const kNames[] = {"seq", "axis", "out"};
+  NDX_PY_BEGIN
+  PyObject* a[3] = {};
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (nargs > 3) type_error(op_name, "() takes at most 3 arguments (", nargs, " given)");
+  for (Py_ssize_t i = 0; i < nargs; ++i) a[i] = args[i];
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k) {
+    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    int i = 0;
+    while (i < 3 && (!key || std::strcmp(key, kNames[i]) != 0)) ++i;
+    if (i == 3 || a[i])
+      type_error(op_name, "() got an unexpected or repeated keyword argument '", key ? key : "?",
+                 "'");
+    a[i] = args[nargs + k];
+  }
+  if (!a[0]) type_error(op_name, "() missing required argument 'seq'");
+  PyObject* fast = PySequence_Fast(a[0], "expected a sequence of arrays");
+  if (!fast) throw PythonErrorSet{};
+  std::vector<NDArray> in;
+  try {
+    in = operands_from_py(PySequence_Fast_ITEMS(fast), PySequence_Fast_GET_SIZE(fast));
+  } catch (...) {
+    Py_DECREF(fast);
+    throw;
+  }
+  Py_DECREF(fast);
+  if (in.empty()) value_error("[", op_name, "] need at least one array to ", op_name);
+  std::optional<int64_t> axis = int64_t{0};
+  if (a[1] && a[1] != Py_None) {
+    const long long v = PyLong_AsLongLong(a[1]);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      type_error("[", op_name, "] axis must be an int, got ", Py_TYPE(a[1])->tp_name);
+    }
+    axis = v;
+  } else if (a[1] == Py_None) {
+    if (!axis_may_be_none) type_error("[", op_name, "] axis must be an int, got None");
+    axis = std::nullopt;
+  }
+  static const Op* concat = Op::get("_npi_concatenate");
+  static const Op* stack = Op::get("_npi_stack");
+  const Op* op = axis_may_be_none ? concat : stack;
+  // Attributes keyed by (op, inputs, axis): parsed once, reused by every later call.
+  struct Key {
+    const Op* op;
+    int64_t n, axis;
+    bool none;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    size_t operator()(const Key& k) const {
+      return std::hash<int64_t>()(k.n * 1315423911 + k.axis * 2654435761 + k.none) ^
+             std::hash<const void*>()(k.op);
+    }
+  };
+  static std::unordered_map<Key, NodeAttrs, Hash> cache;
+  const Key key{op, static_cast<int64_t>(in.size()), axis.value_or(0), !axis};
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    std::vector<std::pair<std::string_view, Value>> kw{
+        {"num_args", Value(static_cast<int64_t>(in.size()))},
+        {"axis", axis ? Value(*axis) : Value()}};
+    NodeAttrs attrs = op->make_attrs(kw);
+    if (cache.size() > 4096) cache.clear();
+    it = cache.emplace(key, std::move(attrs)).first;
+  }
+  InvokeOptions options;
+  std::vector<NDArray> out;
+  if (a[2] && a[2] != Py_None) {
+    if (!is_ndarray(a[2]))
+      type_error("[", op_name, "] out must be an ndarray, got ", Py_TYPE(a[2])->tp_name);
+    out.push_back(unwrap(a[2]));
+    options.outputs = &out;
+  }
+  std::vector<NDArray> result = invoke(it->second, in, options);
+  if (!out.empty()) {
+    Py_INCREF(a[2]);
+    return a[2];
+  }
+  return wrap(std::move(result[0]));
+  NDX_PY_END(nullptr)
+}
+PyObject* concatenate_py(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return join("concatenate", args, nargsf, kwnames, true);
+}
+PyObject* stack_py(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  return join("stack", args, nargsf, kwnames, false);
+}
+
 // ---- threads ----
 PyObject* set_num_threads_py(PyObject*, PyObject* n) {
   NDX_PY_BEGIN
@@ -627,6 +722,13 @@ void* release_gil() {
 void reacquire_gil(void* token) { PyEval_RestoreThread(static_cast<PyThreadState*>(token)); }
 
 PyMethodDef module_methods[] = {
+    {"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(concatenate_py)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "concatenate(seq, axis=0, out=None)\n--\n\n"
+     "Joins arrays along an existing axis (axis=None flattens them first)."},
+    {"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(stack_py)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "stack(arrays, axis=0, out=None)\n--\n\nJoins arrays along a new axis."},
     {"_set_num_threads", set_num_threads_py, METH_O,
      "Sets the threads kernels use (None: default)."},
     {"_get_num_threads", get_num_threads_py, METH_NOARGS, "The threads kernels use."},
@@ -687,6 +789,10 @@ PyMODINIT_FUNC PyInit__core() {
   PyObject* m = PyModule_Create(&ndx::py::module_def);
   if (!m) return nullptr;
   ndx::py::init_errors(m);
+  if (!ndx::py::init_creation(m)) {
+    Py_DECREF(m);
+    return nullptr;
+  }
   ndx::set_blocking_hooks({ndx::py::release_gil, ndx::py::reacquire_gil});
   ndx::py::register_custom_op();
   ndx::py::init_dtypes();

@@ -438,6 +438,68 @@ NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
                 {r})[0];
 }
 
+// Basic indexing (Python ints, slices, `...`, None, or a tuple of them) as one view, built
+// without an index key; false for anything else or anything out of range, which the general
+// path handles (and reports).
+bool basic_view(const NDArray& a, PyObject* key, NDArray* out) {
+  PyObject* const* items = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) items = &PyTuple_GET_ITEM(key, 0), n = PyTuple_GET_SIZE(key);
+  int consumed = 0, ellipses = 0;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* it = items[k];
+    if (it == Py_Ellipsis) {
+      ++ellipses;
+    } else if (PySlice_Check(it) || PyLong_CheckExact(it)) {
+      ++consumed;
+    } else if (it != Py_None) {
+      return false;
+    }
+  }
+  if (ellipses > 1 || consumed > a.ndim()) return false;
+  Shape shape, strides;
+  int64_t offset = a.byte_offset();
+  const int64_t itemsize = a.itemsize();
+  int axis = 0;
+  auto keep = [&](int count) {
+    for (int c = 0; c < count; ++c, ++axis) {
+      shape.push_back(a.shape()[axis]);
+      strides.push_back(a.strides()[axis]);
+    }
+  };
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* it = items[k];
+    if (it == Py_None) {
+      shape.push_back(1);
+      strides.push_back(0);
+    } else if (it == Py_Ellipsis) {
+      keep(a.ndim() - consumed);
+    } else if (PyLong_CheckExact(it)) {
+      const int64_t len = a.shape()[axis];
+      int overflow = 0;
+      long long i = PyLong_AsLongLongAndOverflow(it, &overflow);
+      if (overflow || i < -len || i >= len) return false;
+      if (i < 0) i += len;
+      offset += i * a.strides()[axis] * itemsize;
+      ++axis;
+    } else {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(it, &start, &stop, &step) < 0) {
+        PyErr_Clear();
+        return false;
+      }
+      const Py_ssize_t len = PySlice_AdjustIndices(a.shape()[axis], &start, &stop, step);
+      if (len > 0) offset += start * a.strides()[axis] * itemsize;
+      shape.push_back(len);
+      strides.push_back(a.strides()[axis] * step);
+      ++axis;
+    }
+  }
+  keep(a.ndim() - axis);
+  *out = NDArray(a.storage(), offset, std::move(shape), std::move(strides), a.dtype());
+  return true;
+}
+
 PyObject* getitem(PyObject* o, PyObject* key) {
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
@@ -447,6 +509,8 @@ PyObject* getitem(PyObject* o, PyObject* key) {
     if (!(i == -1 && PyErr_Occurred())) return wrap(a[i]);
     PyErr_Clear();
   }
+  NDArray view;
+  if (basic_view(a, key, &view)) return wrap(std::move(view));
   return wrap(ndx::getitem(a, index_key(key)));
   NDX_PY_END(nullptr)
 }

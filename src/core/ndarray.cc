@@ -94,6 +94,11 @@ NDArray NDArray::reshape(const Shape& new_shape) const {
 
 NDArray NDArray::transpose(const std::vector<int64_t>& axes) const {
   int n = ndim();
+  if (axes.empty()) {  // .T: the dims reversed
+    Shape shape = shape_, strides = strides_;
+    for (int i = 0; i < n; ++i) shape[i] = shape_[n - 1 - i], strides[i] = strides_[n - 1 - i];
+    return NDArray(storage_, byte_offset_, std::move(shape), std::move(strides), dtype_);
+  }
   std::vector<int> perm(n);
   if (axes.empty()) {
     for (int i = 0; i < n; ++i) perm[i] = n - 1 - i;

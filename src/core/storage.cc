@@ -91,13 +91,23 @@ std::shared_ptr<Storage> Storage::allocate(std::size_t bytes, Device device) {
 
 std::shared_ptr<Storage> Storage::wrap(void* data, std::size_t bytes, Device device,
                                        std::function<void()> release) {
-  auto s = std::shared_ptr<Storage>(new Storage(data, bytes, 0, device));
+  auto s = std::make_shared<Storage>(Key{}, data, bytes, 0, device);  // one allocation
   s->release_ = release ? std::move(release) : [] {};
   return s;
 }
 
+std::shared_ptr<Storage> Storage::wrap(void* data, std::size_t bytes, Device device,
+                                       void (*release)(void*), void* context) {
+  auto s = std::make_shared<Storage>(Key{}, data, bytes, 0, device);
+  s->release_fn_ = release;
+  s->release_context_ = context;
+  return s;
+}
+
 Storage::~Storage() {
-  if (release_) {
+  if (release_fn_) {
+    release_fn_(release_context_);
+  } else if (release_) {
     release_();
   } else if (capacity_ != 0 || data_) {
     CpuPool::get().release(data_, capacity_);

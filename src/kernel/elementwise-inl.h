@@ -226,6 +226,33 @@ void process_run(const F& f, const ElementwiseArgs& a, const Run<N + 1>& run, Bu
   }
 }
 
+// Small calls where every operand is contiguous in the compute type (or a single value) and
+// the output is written directly: no iterator, no blocks, no threads.
+template <class F, class C, class R, int N>
+HWY_INLINE bool elementwise_direct(const F& f, const ElementwiseArgs& a) {
+  const TBlob& out = *a.out;
+  const int64_t n = out.size();
+  if (n >= 2 * kGrain || a.req == kAddTo || out.dtype != dtype_of<R> || !out.is_contiguous())
+    return false;
+  Operand<C> src[N];
+  for (int k = 0; k < N; ++k) {
+    const TBlob& b = a.in[k];
+    if (b.size() == 1 && b.dtype == dtype_of<C>) {
+      src[k].p = nullptr;
+      src[k].s = *static_cast<const C*>(b.dptr);
+    } else if (b.dtype == dtype_of<C> && b.shape == out.shape && b.is_contiguous()) {
+      src[k].p = static_cast<const C*>(b.dptr);
+    } else {
+      return false;
+    }
+  }
+  C bufs[N > 2 ? N : 1][N > 2 ? kBlock : 1];
+  if (N > 2 && n > kBlock) return false;
+  compute_block<F, C, R, N>(f, n, static_cast<R*>(out.dptr), src,
+                            reinterpret_cast<C(*)[kBlock]>(bufs), false);
+  return true;
+}
+
 template <class F, class C, int N>
 void elementwise_run(const ElementwiseArgs& a) {
   using R = decltype(result_of<F, C>(std::make_index_sequence<N>()));
@@ -234,12 +261,14 @@ void elementwise_run(const ElementwiseArgs& a) {
   const TBlob& out = *a.out;
   if (a.req == kNullOp || out.size() == 0) return;
   const F f = make_functor<F>(a.args);
-  std::array<Shape, N> bst;
+  if (elementwise_direct<F, C, R, N>(f, a)) return;
+  if (out.ndim() > Shape::kMaxDims) raise(ErrorKind::kValueError, "[elementwise] too many dims");
+  int64_t bst[N][Shape::kMaxDims];
   std::array<const int64_t*, N + 1> strides;
   strides[0] = out.strides.data();
   for (int k = 0; k < N; ++k) {
-    bst[k] = broadcast_strides(a.in[k].shape, a.in[k].strides, out.shape);
-    strides[k + 1] = bst[k].data();
+    broadcast_strides_into(a.in[k].shape, a.in[k].strides, out.shape, bst[k]);
+    strides[k + 1] = bst[k];
   }
   using Iter = NdIter<N + 1>;
   using RunT = Run<N + 1>;

@@ -56,7 +56,12 @@ class NdIter {
   // This iteration with coalesced dim d restricted to [begin, end); *base gets each operand's
   // element offset of the restricted start.
   NdIter slice(int d, int64_t begin, int64_t end, std::array<int64_t, N>* base) const {
-    NdIter s = *this;
+    NdIter s;
+    s.nd_ = nd_;
+    for (int i = 0; i < nd_; ++i) {
+      s.dims_[i] = dims_[i];
+      for (int k = 0; k < N; ++k) s.st_[k][i] = st_[k][i];
+    }
     s.dims_[d] = end - begin;
     s.size_ = size_ / dims_[d] * (end - begin);
     for (int k = 0; k < N; ++k) (*base)[k] = begin * st_[k][d];
@@ -103,10 +108,21 @@ class NdIter {
   }
 
  private:
+  NdIter() = default;
+  // Only the first nd_ entries are ever read: no zero-filling of 64-dim arrays per call.
   int nd_ = 0;
   int64_t size_ = 0;
-  int64_t dims_[Shape::kMaxDims] = {};
-  int64_t st_[N][Shape::kMaxDims] = {};
+  int64_t dims_[Shape::kMaxDims];
+  int64_t st_[N][Shape::kMaxDims];
 };
+
+// dst[d] = the element strides of blob-like (shape, strides) seen against `out`: 0 along
+// broadcast (size-1 or missing leading) dims.
+inline void broadcast_strides_into(const Shape& shape, const Shape& strides, const Shape& out,
+                                   int64_t* dst) {
+  const int lead = out.ndim() - shape.ndim();
+  for (int i = 0; i < lead; ++i) dst[i] = 0;
+  for (int i = 0; i < shape.ndim(); ++i) dst[lead + i] = shape[i] == 1 ? 0 : strides[i];
+}
 
 }  // namespace ndx::kernel

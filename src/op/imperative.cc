@@ -49,9 +49,7 @@ class ScratchLease {
   ~ScratchLease() {
     s_->targets.clear();  // drop array references now, not at the next call
     s_->held_inputs.clear();
-    s_->in_blobs.clear();
-    s_->out_blobs.clear();
-    --depth_;
+    --depth_;  // the blobs own nothing: they stay for the next call to overwrite
   }
   Scratch& operator*() { return *s_; }
 
@@ -201,13 +199,15 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
 
   // Outputs the kernel cannot write directly (non-contiguous, or aliasing an input without an
   // in-place option) are computed into a scratch array and copied back.
+  // Fresh outputs are contiguous and alias nothing: the kernel writes them directly.
   std::vector<std::pair<int, int>> inplace;
   if (options.outputs && finplace.count(op)) inplace = finplace[op](attrs);
   std::vector<NDArray>& targets = s.targets;
-  targets = outputs;
   std::vector<TBlob>& out_blobs = s.out_blobs;
   out_blobs.resize(nout);
-  for (uint32_t j = 0; j < nout; ++j) {
+  if (options.outputs) targets = outputs;
+  for (uint32_t j = 0; j < nout && !options.outputs; ++j) to_blob(outputs[j], &out_blobs[j]);
+  for (uint32_t j = 0; j < nout && options.outputs; ++j) {
     bool aliased = false, inplace_ok = false;
     for (uint32_t i = 0; options.outputs && i < nin; ++i) {
       if (!inputs[i].shares_storage_with(outputs[j])) continue;
@@ -251,7 +251,7 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     }
   (*compute)(attrs, ctx, in_blobs, req, out_blobs);
 
-  for (uint32_t j = 0; j < nout; ++j)
+  for (uint32_t j = 0; j < nout && options.outputs; ++j)
     if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp)
       outputs[j].assign(targets[j]);
   if (recording) autograd::record_op(attrs, inputs, &outputs);

@@ -16,6 +16,7 @@ Op& OpRegistry::register_op(const std::string& name) {
     raise(ErrorKind::kValueError, "[register] operator ", name, " is already registered");
   auto op = std::make_unique<Op>();
   op->name = name;
+  op->public_name = public_op_name(name);
   op->index = static_cast<uint32_t>(ops_.size());
   Op* raw = op.get();
   ops_.push_back(std::move(op));
@@ -186,8 +187,9 @@ std::string public_op_name(std::string_view n) {
   return std::string(n);
 }
 
-std::string op_name(const NodeAttrs& attrs) {
-  return attrs.op ? public_op_name(attrs.op->name) : "op";
+const std::string& op_name(const NodeAttrs& attrs) {
+  static const std::string unknown = "op";
+  return attrs.op ? attrs.op->public_name : unknown;
 }
 
 void assign_shape(const NodeAttrs& attrs, Shape* dst, const Shape& src, const char* what,

@@ -67,8 +67,9 @@ FCompute power_compute(FCompute run) {
 }
 
 bool binary_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-  if (!(*in)[0].is_known() || !(*in)[1].is_known()) return false;
-  assign_shape(attrs, &(*out)[0], broadcast_shapes((*in)[0], (*in)[1], op_name(attrs).c_str()),
+  const Shape &a = (*in)[0], &b = (*in)[1];
+  if (!a.is_known() || !b.is_known()) return false;
+  assign_shape(attrs, &(*out)[0], a == b ? a : broadcast_shapes(a, b, op_name(attrs).c_str()),
                "output", 0);
   return true;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kernel/cast.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
 
@@ -409,28 +410,35 @@ bool PromoteAllType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   return true;
 }
 
+// The part of `out` that input b lands in: b's shape at offset `off` along `axis`.
+TBlob part_of(const TBlob& out, const TBlob& b, int axis, int64_t off) {
+  TBlob part = out;
+  part.shape = b.shape;
+  part.dptr = static_cast<char*>(out.dptr) + off * out.strides[axis] * dtype_size(out.dtype);
+  return part;
+}
+
 void ConcatCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ConcatParam>();
-  NDArray dst = as_array(out[0]);
-  if (!p.axis) {
-    int64_t off = 0;
+  int64_t off = 0;
+  if (!p.axis) {  // flattened: each input's elements in C order, one run of out after another
     for (const TBlob& b : in) {
-      NDArray part = dst.slice(0, off, off + b.size());
+      TBlob part = out[0];
+      part.shape = b.shape;
+      part.strides = contiguous_strides(b.shape);
+      for (int d = 0; d < part.strides.ndim(); ++d) part.strides[d] *= out[0].strides[0];
+      part.dptr =
+          static_cast<char*>(out[0].dptr) + off * out[0].strides[0] * dtype_size(out[0].dtype);
+      kernel::copy(b, part, req[0]);
       off += b.size();
-      NDArray src = as_array(b);
-      if (part.is_contiguous())
-        write_req(src, part.reshape(b.shape), req[0]);
-      else
-        write_req(src.reshape(Shape{b.size()}), part, req[0]);
     }
     return;
   }
   const int ax = normalize_axis(*p.axis, out[0].ndim(), "concatenate");
-  int64_t off = 0;
   for (const TBlob& b : in) {
-    write_req(as_array(b), dst.slice(ax, off, off + b.shape[ax]), req[0]);
+    kernel::copy(b, part_of(out[0], b, ax, off), req[0]);
     off += b.shape[ax];
   }
 }
@@ -523,10 +531,16 @@ void StackCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const int ax = normalize_axis(attrs.get<StackParam>().axis, out[0].ndim(), "stack");
-  NDArray dst = as_array(out[0]);
-  for (size_t j = 0; j < in.size(); ++j)
-    write_req(as_array(in[j]).expand_dims(ax),
-              dst.slice(ax, static_cast<int64_t>(j), static_cast<int64_t>(j) + 1), req[0]);
+  for (size_t j = 0; j < in.size(); ++j) {  // input j is out[..., j, ...] along the new axis
+    TBlob part = out[0];
+    part.shape = in[j].shape;
+    part.strides = Shape();
+    for (int d = 0; d < out[0].ndim(); ++d)
+      if (d != ax) part.strides.push_back(out[0].strides[d]);
+    part.dptr = static_cast<char*>(out[0].dptr) +
+                static_cast<int64_t>(j) * out[0].strides[ax] * dtype_size(out[0].dtype);
+    kernel::copy(in[j], part, req[0]);
+  }
 }
 
 // _backward_stack: (ograd, inputs...) -> one gradient per input.

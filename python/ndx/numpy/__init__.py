@@ -42,7 +42,7 @@ def _default_float():
     return _core._default_float()
 
 
-def array(object, dtype=None, copy=True, device=None):
+def _array_py(object, dtype=None, copy=True, device=None):
     """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default
     float dtype (float32) where NumPy would pick float64; NumPy arrays keep their dtype."""
     if isinstance(object, ndarray):
@@ -51,6 +51,8 @@ def array(object, dtype=None, copy=True, device=None):
         return object.copy() if copy else object
     if isinstance(object, _onp.ndarray):
         src = object
+    elif dtype is not None and dtype != bfloat16:
+        src = _onp.asarray(object, dtype=dtype)  # NumPy's range checks (OverflowError)
     else:
         src = _onp.asarray(object)
         if dtype is None and src.dtype == _onp.float64:
@@ -65,11 +67,11 @@ def array(object, dtype=None, copy=True, device=None):
     return out
 
 
-def asarray(a, dtype=None, device=None):
+def _asarray_py(a, dtype=None, device=None):
     """`a` itself when it is already an ndarray of that dtype, else array(a, dtype)."""
     if isinstance(a, ndarray) and (dtype is None or a.dtype == dtype):
         return a
-    return array(a, dtype=dtype, copy=False)
+    return _array_py(a, dtype=dtype, copy=False)
 
 
 _ffi_zeros = _api_internal.zeros
@@ -79,22 +81,22 @@ _ffi_full = _api_internal.full
 _ffi_arange = _api_internal.arange
 
 
-def zeros(shape, dtype=None, device=None):
+def _zeros_py(shape, dtype=None, device=None):
     """A new array of zeros (float32 unless dtype says otherwise)."""
     return _ffi_zeros(shape, dtype, device)
 
 
-def ones(shape, dtype=None, device=None):
+def _ones_py(shape, dtype=None, device=None):
     """A new array of ones (float32 unless dtype says otherwise)."""
     return _ffi_ones(shape, dtype, device)
 
 
-def empty(shape, dtype=None, device=None):
+def _empty_py(shape, dtype=None, device=None):
     """A new array whose contents are not initialized."""
     return _ffi_empty(shape, dtype, device)
 
 
-def full(shape, fill_value, dtype=None, device=None):
+def _full_py(shape, fill_value, dtype=None, device=None):
     """A new array filled with fill_value. Without dtype: bool for a bool value, int64 for an
     int, the default float dtype otherwise."""
     if dtype is None:
@@ -103,6 +105,13 @@ def full(shape, fill_value, dtype=None, device=None):
         elif isinstance(fill_value, (int, _onp.integer)):
             dtype = "int64"
     return _ffi_full(shape, fill_value, dtype, device)
+
+
+# The C versions serve the common calls (shapes of ints, lists of Python numbers, ndarrays and
+# NumPy arrays) without a Python frame and defer to the functions above for everything else.
+_core._set_creation_fallbacks(_zeros_py, _ones_py, _empty_py, _full_py, _array_py, _asarray_py)
+zeros, ones, empty, full = _core.zeros, _core.ones, _core.empty, _core.full
+array, asarray = _core.array, _core.asarray
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None):
@@ -127,16 +136,8 @@ def eye(N, M=None, k=0, dtype=None, device=None):
     return _invoke(_handle("_npi_eye"), (), {"N": N, "M": M, "k": k, "dtype": dtype}, None, device)
 
 
-def concatenate(seq, axis=0, out=None):
-    """Joins arrays along an existing axis (axis=None flattens them first)."""
-    seq = tuple(seq)
-    return _invoke(_handle("_npi_concatenate"), seq, {"num_args": len(seq), "axis": axis}, out)
-
-
-def stack(arrays, axis=0, out=None):
-    """Joins arrays along a new axis."""
-    arrays = tuple(arrays)
-    return _invoke(_handle("_npi_stack"), arrays, {"num_args": len(arrays), "axis": axis}, out)
+concatenate = _core.concatenate  # C: attributes parsed once per (inputs, axis)
+stack = _core.stack
 
 
 def split(ary, indices_or_sections, axis=0):
