@@ -8,6 +8,10 @@ CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=Release
 VENV ?= .venv
 PY = $(VENV)/bin/python
 
+# One compiler for the CMake build and pip's build of the package, so ccache serves the
+# second from the first (make's default CXX is g++; exported, CMake and pip see it).
+export CXX
+
 .PHONY: deps build install test test-cpp test-package test-python python demo sanitize format clean
 
 deps:
