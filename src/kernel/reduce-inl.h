@@ -243,6 +243,25 @@ void reduce_typed(const ReduceArgs& a) {
           }
         });
         acc[0] = r(acc[0], fold_contig(r, partial.get(), blocks));
+      } else if (it.stride(0, 0) == 0 && it.dim(0) * kFullBlock / it.size() > 1) {
+        // The outermost dim is reduced (sum over axis 0 of a matrix, say): fixed blocks of it,
+        // each into its own row of accumulators, then the rows folded in order. Threads take
+        // blocks; every block walks memory in order; the blocking depends on the shape only.
+        const int64_t per_index = it.size() / it.dim(0);
+        const int64_t rows = std::max<int64_t>(1, kFullBlock / per_index);
+        const int64_t blocks = (it.dim(0) + rows - 1) / rows;
+        std::unique_ptr<C[]> partial(new C[static_cast<size_t>(blocks * m)]);
+        parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
+          for (int64_t k = b; k < e; ++k) {
+            C* p = partial.get() + k * m;
+            std::fill(p, p + m, R::template identity<C>());
+            std::array<int64_t, 2> base;
+            const NdIter<2> part =
+                it.slice(0, k * rows, std::min(it.dim(0), (k + 1) * rows), &base);
+            fold_runs(r, part, 0, part.size(), p, x, in.dtype, {0, base[1]});
+          }
+        });
+        for (int64_t k = 0; k < blocks; ++k) combine_rows(r, acc, partial.get() + k * m, m);
       } else {
         // Split the outermost kept dim: threads own disjoint accumulators.
         int split = -1;
@@ -399,7 +418,24 @@ void arg_typed(const ArgReduceArgs& a) {
   const TBlob& in = *a.in;
   const T* x = static_cast<const T*>(in.dptr);
   if (a.axis < 0) {
-    *a.out = arg_contig<kMax>(x, in.size());
+    const int64_t size = in.size(), blocks = (size + kFullBlock - 1) / kFullBlock;
+    if (blocks <= 2) {
+      *a.out = arg_contig<kMax>(x, size);
+      return;
+    }
+    // Fixed blocks in parallel, merged in order: the earliest extremum (or NaN) wins.
+    std::unique_ptr<int64_t[]> idx(new int64_t[static_cast<size_t>(blocks)]);
+    parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k)
+        idx[k] = k * kFullBlock +
+                 arg_contig<kMax>(x + k * kFullBlock, std::min(kFullBlock, size - k * kFullBlock));
+    });
+    int64_t best = idx[0];
+    for (int64_t k = 1; k < blocks; ++k) {
+      const C b = static_cast<C>(x[best]), v = static_cast<C>(x[idx[k]]);
+      if (!is_nan(b) && (is_nan(v) || better<kMax>(v, b))) best = idx[k];
+    }
+    *a.out = best;
     return;
   }
   int64_t outer = 1, inner = 1;
@@ -414,25 +450,98 @@ void arg_typed(const ArgReduceArgs& a) {
     });
     return;
   }
-  // Along an outer axis: one best value and index per column, rows streamed in order.
+  // Along an outer axis: one best value and index per column, rows [i0, i1) streamed in order.
+  // Columns [0, w) of rows [i0, i1) of a slab into best / idx: SIMD over columns for float and
+  // double (row indices in lanes of the same width), scalar otherwise. A row takes a column
+  // when !(v <= best) (greater, or NaN) and best is not NaN: first occurrence, NaN first.
+  auto scan = [inner](const T* slab, int64_t i0, int64_t i1, int64_t w, C* best, int64_t* idx) {
+    int64_t done = 0;
+    if constexpr (std::is_floating_point_v<T>) {
+      using V = Vec<T>;
+      using D = typename V::D;
+      const D d;
+      const hn::RebindToSigned<D> di;
+      using I = hn::TFromD<decltype(di)>;
+      const int64_t lanes = static_cast<int64_t>(V::lanes());
+      if (i1 <= std::numeric_limits<I>::max()) {
+        // Rows outer, columns inner: memory is read in order; the running best of up to
+        // kBlock columns stays in L1.
+        HWY_ALIGN T b[kBlock];
+        HWY_ALIGN I bi[kBlock];
+        for (; done + lanes <= w; done += kBlock) {
+          const int64_t cw = std::min(kBlock, (w - done) / lanes * lanes);
+          std::copy(slab + i0 * inner + done, slab + i0 * inner + done + cw, b);
+          std::fill(bi, bi + cw, static_cast<I>(i0));
+          for (int64_t i = i0 + 1; i < i1; ++i) {
+            const T* row = slab + i * inner + done;
+            const auto iv = hn::Set(di, static_cast<I>(i));
+            for (int64_t j = 0; j < cw; j += lanes) {
+              const V v = V::load(row + j), bv = V::load(b + j);
+              const auto take = (kMax ? !(v <= bv) : !(v >= bv)) & !is_nan(bv);
+              select(take, v, bv).store(b + j);
+              hn::Store(hn::IfThenElse(hn::RebindMask(di, take.m), iv, hn::Load(di, bi + j)), di,
+                        bi + j);
+            }
+          }
+          std::copy(b, b + cw, best + done);
+          for (int64_t j = 0; j < cw; ++j) idx[done + j] = bi[j];
+          if (cw < kBlock) {
+            done += cw;
+            break;
+          }
+        }
+      }
+    }
+    for (int64_t j0 = done; j0 < w; j0 += kBlock) {
+      const int64_t cw = std::min(kBlock, w - j0);
+      C b[kBlock];
+      int64_t ix[kBlock];
+      for (int64_t j = 0; j < cw; ++j) b[j] = static_cast<C>(slab[i0 * inner + j0 + j]), ix[j] = i0;
+      for (int64_t i = i0 + 1; i < i1; ++i) {
+        const T* row = slab + i * inner + j0;
+        for (int64_t j = 0; j < cw; ++j) {
+          const C v = static_cast<C>(row[j]);
+          const bool take = better<kMax>(v, b[j]) || (is_nan(v) && !is_nan(b[j]));
+          b[j] = take ? v : b[j];
+          ix[j] = take ? i : ix[j];
+        }
+      }
+      std::copy(b, b + cw, best + j0);
+      std::copy(ix, ix + cw, idx + j0);
+    }
+  };
+  const int64_t rows = std::max<int64_t>(1, kFullBlock / inner);
+  const int64_t blocks = (n + rows - 1) / rows;
+  if (blocks > 1) {
+    // A long axis: fixed blocks of rows in parallel (each walks memory in order), their
+    // answers merged in block order, so the earliest extremum (or NaN) wins as in one scan.
+    std::unique_ptr<C[]> best(new C[static_cast<size_t>(blocks * inner)]);
+    std::unique_ptr<int64_t[]> idx(new int64_t[static_cast<size_t>(blocks * inner)]);
+    for (int64_t o = 0; o < outer; ++o) {
+      const T* slab = x + o * n * inner;
+      parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k)
+          scan(slab, k * rows, std::min(n, (k + 1) * rows), inner, best.get() + k * inner,
+               idx.get() + k * inner);
+      });
+      int64_t* out = a.out + o * inner;
+      C* b0 = best.get();
+      std::copy(idx.get(), idx.get() + inner, out);
+      for (int64_t k = 1; k < blocks; ++k)
+        for (int64_t j = 0; j < inner; ++j) {
+          const C v = best[k * inner + j];
+          if (!is_nan(b0[j]) && (is_nan(v) || better<kMax>(v, b0[j])))
+            b0[j] = v, out[j] = idx[k * inner + j];
+        }
+    }
+    return;
+  }
   parallel_for(outer * inner, std::max<int64_t>(1, kGrain / n), [&](int64_t b, int64_t e) {
     C best[kBlock];
     while (b < e) {
       const int64_t o = b / inner, j0 = b % inner;
       const int64_t w = std::min({inner - j0, e - b, kBlock});
-      const T* slab = x + o * n * inner + j0;
-      int64_t* idx = a.out + o * inner + j0;
-      for (int64_t j = 0; j < w; ++j) best[j] = static_cast<C>(slab[j]);
-      std::fill(idx, idx + w, 0);
-      for (int64_t i = 1; i < n; ++i) {
-        const T* row = slab + i * inner;
-        for (int64_t j = 0; j < w; ++j) {
-          const C v = static_cast<C>(row[j]);
-          const bool take = better<kMax>(v, best[j]) || (is_nan(v) && !is_nan(best[j]));
-          best[j] = take ? v : best[j];
-          idx[j] = take ? i : idx[j];
-        }
-      }
+      scan(x + o * n * inner + j0, 0, n, w, best, a.out + o * inner + j0);
       b += w;
     }
   });

@@ -3,6 +3,7 @@
 // arrays that start no thread, and the Philox generator against its published answers.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -121,6 +122,47 @@ TEST(KernelThreads, ResultsDoNotDependOnTheThreadCount) {
       EXPECT_TRUE(bitwise_equal(one, run(c.op, c.in, c.params)))
           << c.op << " differs between 1 and " << threads << " threads";
     }
+  }
+}
+
+// argmax / argmin over long axes go through blocks merged in order: the first extremum and
+// the first NaN must still win, as a single scan finds them.
+TEST(KernelArgReduce, FirstOccurrenceAndNaNAcrossBlocks) {
+  ThreadsGuard guard;
+  const int64_t rows = 3000, cols = 70;  // 210000 elements: several blocks either way
+  std::vector<float> v(static_cast<size_t>(rows * cols));
+  std::mt19937_64 rng(5);
+  for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 50));  // many ties
+  v[static_cast<size_t>(2500 * cols + 3)] = 1000;                           // column 3's max...
+  v[static_cast<size_t>(2900 * cols + 3)] = 1000;                           // ...tied later
+  v[static_cast<size_t>(1234 * cols + 5)] = std::nanf("");                  // column 5: NaN...
+  v[static_cast<size_t>(2999 * cols + 5)] = 2000;                           // ...beats a later max
+  v[static_cast<size_t>(150000)] = -1000;  // the flat minimum, once
+  NDArray x = NDArray::from_vector(v, Shape{rows, cols});
+  auto ref_axis0 = [&](bool is_max) {
+    std::vector<int64_t> out(cols);
+    for (int64_t j = 0; j < cols; ++j) {
+      int64_t best = 0;
+      for (int64_t i = 1; i < rows; ++i) {
+        const float a = v[static_cast<size_t>(best * cols + j)],
+                    b = v[static_cast<size_t>(i * cols + j)];
+        if (std::isnan(a)) break;
+        if (std::isnan(b) || (is_max ? b > a : b < a)) best = i;
+      }
+      out[static_cast<size_t>(j)] = best;
+    }
+    return out;
+  };
+  for (int threads : {1, 2, 3}) {
+    ndx::set_num_threads(threads);
+    EXPECT_EQ(run("_np_argmax", {x}, {{"axis", "0"}}).to_vector<int64_t>(), ref_axis0(true));
+    EXPECT_EQ(run("_np_argmin", {x}, {{"axis", "0"}}).to_vector<int64_t>(), ref_axis0(false));
+    EXPECT_EQ(run("_np_argmax", {x}).item<int64_t>(), 1234 * cols + 5);  // the NaN
+    EXPECT_EQ(run("_np_argmin", {x}).item<int64_t>(), 1234 * cols + 5);
+    NDArray y = x.copy();
+    y.reshape({-1}).slice(0, 1234 * cols + 5, 1234 * cols + 6).fill(0);  // no NaN now
+    EXPECT_EQ(run("_np_argmin", {y}).item<int64_t>(), 150000);
+    EXPECT_EQ(run("_np_argmax", {y}).item<int64_t>(), 2999 * cols + 5);
   }
 }
 
