@@ -166,6 +166,23 @@ TEST(KernelArgReduce, FirstOccurrenceAndNaNAcrossBlocks) {
   }
 }
 
+// Transposing copies take the tiled path from 64 x 64 on: partial tiles, every element size.
+TEST(KernelCopy, TransposedCopiesMatchElementByElement) {
+  for (DType t : {DType::kInt8, DType::kFloat16, DType::kFloat32, DType::kFloat64}) {
+    for (Shape s : {Shape{600, 77}, Shape{1000, 530}, Shape{64, 64}, Shape{65, 700}}) {
+      NDArray a = random_array(s, DType::kFloat64, 9, -100, 100).astype(t);
+      NDArray c = a.transpose().copy();
+      ASSERT_EQ(c.shape(), (Shape{s[1], s[0]}));
+      std::vector<double> av = a.to_vector<double>(), cv = c.to_vector<double>();
+      bool same = true;
+      for (int64_t i = 0; i < s[0] && same; ++i)
+        for (int64_t j = 0; j < s[1] && same; ++j)
+          same = cv[static_cast<size_t>(j * s[0] + i)] == av[static_cast<size_t>(i * s[1] + j)];
+      EXPECT_TRUE(same) << "transpose copy of " << s.str() << " as " << t;
+    }
+  }
+}
+
 TEST(KernelThreads, DropoutMasksDependOnTheSeedOnly) {
   ThreadsGuard guard;
   NDArray x = NDArray::from_vector(std::vector<float>(200000, 1.0f), Shape{200000});
