@@ -2,8 +2,9 @@
 
     PYTHONPATH=python python bench/kernels.py [--rounds 15] [--only exp,sum]
 
-Every case runs interleaved: each round times one call of every implementation in turn, so
-a noisy neighbour slows all of them alike; the table shows medians over the rounds. ndx runs
+Every case runs interleaved: each round times one call of every implementation in turn
+(each right after an untimed call of its own, so all start from warm caches), so a noisy
+neighbour slows all of them alike; the table shows medians over the rounds. ndx runs
 with 1 and with 2 threads (npx.set_num_threads); ratio = NumPy time / ndx time (> 1: ndx is
 faster). PyTorch, when importable, runs with torch.set_num_threads(1) in the torch column.
 The last lines show that small arrays start no thread and how two Python threads running
@@ -43,6 +44,23 @@ def numpy_log_softmax(x):
     return x - m - onp.log(onp.exp(x - m).sum(axis=-1, keepdims=True))
 
 
+def ndx_cases(x, y, m, s, t):
+    """ndx's side of every case over its own copies of the inputs: the 1- and 2-thread runs
+    each get a set, so neither finds the other's data in the wrong core's cache."""
+    a, b, am, as_, at = np.array(x), np.array(y), np.array(m), np.array(s), np.array(t)
+    out = {
+        "a+b": lambda: a + b, "a*2+1": lambda: a * 2 + 1, "exp": lambda: np.exp(a),
+        "log": lambda: np.log(b), "tanh": lambda: np.tanh(a), "sin": lambda: np.sin(a),
+        "sigmoid": lambda: npx.sigmoid(a), "erf": lambda: npx.erf(a),
+        "softmax": lambda: npx.softmax(as_), "log_softmax": lambda: npx.log_softmax(as_),
+        "transpose copy": lambda: at.T.copy(), "cast f32->f16": lambda: a.astype("float16"),
+    }
+    for fn in ("sum", "mean", "max", "argmax"):
+        for axis in (None, 0, -1):
+            out[f"{fn}(axis={axis})"] = lambda fn=fn, axis=axis: getattr(np, fn)(am, axis=axis)
+    return out
+
+
 def cases():
     rng = onp.random.default_rng(0)
     x = rng.uniform(-3, 3, N).astype(onp.float32)
@@ -50,49 +68,37 @@ def cases():
     m = rng.uniform(-3, 3, (ROWS, COLS)).astype(onp.float32)
     s = rng.uniform(-3, 3, (N // 1024, 1024)).astype(onp.float32)
     t = rng.uniform(-3, 3, (4096, 4096)).astype(onp.float32)
-    a, b, am, as_, at = np.array(x), np.array(y), np.array(m), np.array(s), np.array(t)
-    tx = ty = tm = ts = tt = None
+    ours1, ours2 = ndx_cases(x, y, m, s, t), ndx_cases(x, y, m, s, t)
+    refs = {
+        "a+b": lambda: x + y, "a*2+1": lambda: x * 2 + 1, "exp": lambda: onp.exp(x),
+        "log": lambda: onp.log(y), "tanh": lambda: onp.tanh(x), "sin": lambda: onp.sin(x),
+        "sigmoid": lambda: 1 / (1 + onp.exp(-x)),
+        "erf": sps is not None and (lambda: sps.erf(x)),
+        "softmax": lambda: numpy_softmax(s), "log_softmax": lambda: numpy_log_softmax(s),
+        "transpose copy": lambda: onp.ascontiguousarray(t.T),
+        "cast f32->f16": lambda: x.astype(onp.float16),
+    }
+    theirs = {}
     if torch is not None:
         tx, ty, tm, ts, tt = (torch.from_numpy(v) for v in (x, y, m, s, t))
-    out = [
-        ("a+b", lambda: x + y, lambda: a + b, tx is not None and (lambda: tx + ty)),
-        ("a*2+1", lambda: x * 2 + 1, lambda: a * 2 + 1, tx is not None and (lambda: tx * 2 + 1)),
-        ("exp", lambda: onp.exp(x), lambda: np.exp(a), tx is not None and (lambda: torch.exp(tx))),
-        ("log", lambda: onp.log(y), lambda: np.log(b), tx is not None and (lambda: torch.log(ty))),
-        ("tanh", lambda: onp.tanh(x), lambda: np.tanh(a),
-         tx is not None and (lambda: torch.tanh(tx))),
-        ("sin", lambda: onp.sin(x), lambda: np.sin(a), tx is not None and (lambda: torch.sin(tx))),
-        ("sigmoid", lambda: 1 / (1 + onp.exp(-x)), lambda: npx.sigmoid(a),
-         tx is not None and (lambda: torch.sigmoid(tx))),
-        ("erf", sps is not None and (lambda: sps.erf(x)), lambda: npx.erf(a),
-         tx is not None and (lambda: torch.erf(tx))),
-        ("softmax", lambda: numpy_softmax(s), lambda: npx.softmax(as_),
-         tx is not None and (lambda: torch.softmax(ts, -1))),
-        ("log_softmax", lambda: numpy_log_softmax(s), lambda: npx.log_softmax(as_),
-         tx is not None and (lambda: torch.log_softmax(ts, -1))),
-        ("transpose copy", lambda: onp.ascontiguousarray(t.T),
-         lambda: np.ascontiguousarray(at.T) if hasattr(np, "ascontiguousarray") else at.T.copy(),
-         tx is not None and (lambda: tt.t().contiguous())),
-        ("cast f32->f16", lambda: x.astype(onp.float16), lambda: a.astype("float16"),
-         tx is not None and (lambda: tx.half())),
-    ]
+        theirs = {
+            "a+b": lambda: tx + ty, "a*2+1": lambda: tx * 2 + 1, "exp": lambda: torch.exp(tx),
+            "log": lambda: torch.log(ty), "tanh": lambda: torch.tanh(tx),
+            "sin": lambda: torch.sin(tx), "sigmoid": lambda: torch.sigmoid(tx),
+            "erf": lambda: torch.erf(tx), "softmax": lambda: torch.softmax(ts, -1),
+            "log_softmax": lambda: torch.log_softmax(ts, -1),
+            "transpose copy": lambda: tt.t().contiguous(), "cast f32->f16": lambda: tx.half(),
+        }
     for fn in ("sum", "mean", "max", "argmax"):
         for axis in (None, 0, -1):
-            def ref(fn=fn, axis=axis):
-                return getattr(onp, fn)(m, axis=axis)
-
-            def ours(fn=fn, axis=axis):
-                return getattr(np, fn)(am, axis=axis)
-
-            theirs = None
-            if tm is not None:
+            name = f"{fn}(axis={axis})"
+            refs[name] = lambda fn=fn, axis=axis: getattr(onp, fn)(m, axis=axis)
+            if torch is not None:
                 tfn = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax,
                        "argmax": torch.argmax}[fn]
-
-                def theirs(tfn=tfn, axis=axis):
-                    return tfn(tm) if axis is None else tfn(tm, dim=axis)
-            out.append((f"{fn}(axis={axis})", ref, ours, theirs))
-    return out
+                theirs[name] = (lambda tfn=tfn, axis=axis:
+                                tfn(tm) if axis is None else tfn(tm, dim=axis))
+    return [(name, refs[name], ours1[name], ours2[name], theirs.get(name)) for name in ours1]
 
 
 def time_once(f):
@@ -102,8 +108,8 @@ def time_once(f):
 
 
 def measure(case, rounds):
-    _, ref, ours, theirs = case
-    impls = {"numpy": ref or None, "ndx1": ours, "ndx2": ours, "torch": theirs or None}
+    _, ref, ours1, ours2, theirs = case
+    impls = {"numpy": ref or None, "ndx1": ours1, "ndx2": ours2, "torch": theirs or None}
     times = {k: [] for k in impls if impls[k]}
     for k, f in impls.items():  # warm up: allocations, page faults, lazy imports
         if f:
@@ -112,8 +118,7 @@ def measure(case, rounds):
         for k in times:
             if k.startswith("ndx"):
                 npx.set_num_threads(int(k[-1]))
-            if k == "torch":
-                torch.set_num_threads(1)
+            impls[k]()  # untimed: every implementation starts from the same (warm) caches
             times[k].append(time_once(impls[k]))
     npx.set_num_threads(None)
     return {k: statistics.median(v) for k, v in times.items()}
@@ -179,6 +184,8 @@ def two_python_threads(rounds):
 
 
 def main():
+    if torch is not None:
+        torch.set_num_threads(1)  # once: switching it costs milliseconds
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--only", default="", help="comma-separated case names")

@@ -54,11 +54,12 @@ class Pool {
 
   int threads() const { return threads_.load(std::memory_order_relaxed); }
 
-  // Workers beyond the count stay asleep, so switching counts costs nothing.
+  // Workers beyond the count stay asleep, so switching counts costs nothing. OpenBLAS hears
+  // of it at its next GEMM (sync_blas_threads): telling it at once would start its threads,
+  // which spin for a while and slow everything else down.
   void set_threads(int n) {
     std::lock_guard<std::mutex> use(use_);  // not while a job runs
     threads_.store(n, std::memory_order_relaxed);
-    openblas_set_num_threads(n);
   }
 
   int64_t started() const { return started_.load(); }
@@ -175,6 +176,17 @@ void set_num_threads(int n) { kernel::Pool::get().set_threads(n > 0 ? n : defaul
 int64_t threads_started() { return kernel::Pool::get().started(); }
 void set_blocking_hooks(BlockingHooks hooks) { kernel::g_hooks = hooks; }
 }  // namespace ndx
+
+namespace ndx::kernel {
+void sync_blas_threads() {
+  static std::atomic<int> applied{0};
+  const int n = num_threads();
+  if (applied.load(std::memory_order_relaxed) != n) {
+    openblas_set_num_threads(n);
+    applied.store(n, std::memory_order_relaxed);
+  }
+}
+}  // namespace ndx::kernel
 
 namespace ndx::kernel {
 

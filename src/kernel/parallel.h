@@ -42,6 +42,10 @@ class RangeFn {
 // whole call when n >= kReleaseGil.
 void parallel_for(int64_t n, int64_t grain, RangeFn fn);
 
+// Gives OpenBLAS the kernels' thread count if it changed since the last GEMM; call before
+// every BLAS call.
+void sync_blas_threads();
+
 // Work (elements) from which the caller's interpreter lock is released.
 inline constexpr int64_t kReleaseGil = 32768;
 

@@ -192,8 +192,9 @@ void fold_runs(const R& r, const NdIter<2>& it, int64_t begin, int64_t end, C* a
   });
 }
 
-// A full reduction splits its input into blocks of this many elements.
-inline constexpr int64_t kFullBlock = 1 << 16;
+// A full reduction splits its input into blocks of this many elements; a reduction over the
+// outermost dim into blocks of rows of about kRowBlock elements.
+inline constexpr int64_t kFullBlock = 1 << 16, kRowBlock = 1 << 18;
 
 template <class R, class C>
 void reduce_typed(const ReduceArgs& a) {
@@ -243,12 +244,12 @@ void reduce_typed(const ReduceArgs& a) {
           }
         });
         acc[0] = r(acc[0], fold_contig(r, partial.get(), blocks));
-      } else if (it.stride(0, 0) == 0 && it.dim(0) * kFullBlock / it.size() > 1) {
+      } else if (it.stride(0, 0) == 0 && it.dim(0) * kRowBlock / it.size() > 1) {
         // The outermost dim is reduced (sum over axis 0 of a matrix, say): fixed blocks of it,
         // each into its own row of accumulators, then the rows folded in order. Threads take
         // blocks; every block walks memory in order; the blocking depends on the shape only.
         const int64_t per_index = it.size() / it.dim(0);
-        const int64_t rows = std::max<int64_t>(1, kFullBlock / per_index);
+        const int64_t rows = std::max<int64_t>(1, kRowBlock / per_index);
         const int64_t blocks = (it.dim(0) + rows - 1) / rows;
         std::unique_ptr<C[]> partial(new C[static_cast<size_t>(blocks * m)]);
         parallel_for(blocks, 1, [&](int64_t b, int64_t e) {

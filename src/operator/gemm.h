@@ -3,6 +3,8 @@
 #pragma once
 #include <cblas.h>
 
+#include "kernel/parallel.h"
+
 #include <algorithm>
 #include <type_traits>
 
@@ -38,6 +40,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* A, const T
       for (int64_t i = 0; i < m * n; ++i) C[i] *= beta;
     return;
   }
+  sync_blas_threads();
   const auto lda = static_cast<blasint>(ta ? m : k), ldb = static_cast<blasint>(tb ? k : n);
   const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)

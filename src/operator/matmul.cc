@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernel/iterator.h"
+#include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
 
@@ -43,6 +44,7 @@ template <typename T>
 void gemm_batched(const T* A, const T* B, T* C, const std::vector<int64_t>& a_off,
                   const std::vector<int64_t>& b_off, int64_t n, int64_t k, int64_t m, bool add) {
   const int64_t nm = n * m;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) kernel::sync_blas_threads();
   for (size_t bi = 0; bi < a_off.size(); ++bi) {
     const T* a = A + a_off[bi];
     const T* b = B + b_off[bi];
