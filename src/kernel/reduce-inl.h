@@ -348,6 +348,9 @@ HWY_INLINE bool better(C v, C best) {
   return kMax ? v > best : v < best;
 }
 
+// Columns an argmax along an outer axis tracks in one pass over the rows.
+inline constexpr int64_t kArgCols = 4096;
+
 // Index of the first extremum of x[0:n) (n > 0); the first NaN if there is one.
 template <bool kMax, class T>
 int64_t arg_contig(const T* x, int64_t n) {
@@ -465,12 +468,12 @@ void arg_typed(const ArgReduceArgs& a) {
       using I = hn::TFromD<decltype(di)>;
       const int64_t lanes = static_cast<int64_t>(V::lanes());
       if (i1 <= std::numeric_limits<I>::max()) {
-        // Rows outer, columns inner: memory is read in order; the running best of up to
-        // kBlock columns stays in L1.
-        HWY_ALIGN T b[kBlock];
-        HWY_ALIGN I bi[kBlock];
-        for (; done + lanes <= w; done += kBlock) {
-          const int64_t cw = std::min(kBlock, (w - done) / lanes * lanes);
+        // Rows outer, columns inner: memory is read in order, in one pass for rows of up to
+        // kArgCols columns (their running best, 32 KiB for float, stays in L1 / L2).
+        HWY_ALIGN T b[kArgCols];
+        HWY_ALIGN I bi[kArgCols];
+        for (; done + lanes <= w; done += kArgCols) {
+          const int64_t cw = std::min(kArgCols, (w - done) / lanes * lanes);
           std::copy(slab + i0 * inner + done, slab + i0 * inner + done + cw, b);
           std::fill(bi, bi + cw, static_cast<I>(i0));
           for (int64_t i = i0 + 1; i < i1; ++i) {
@@ -486,7 +489,7 @@ void arg_typed(const ArgReduceArgs& a) {
           }
           std::copy(b, b + cw, best + done);
           for (int64_t j = 0; j < cw; ++j) idx[done + j] = bi[j];
-          if (cw < kBlock) {
+          if (cw < kArgCols) {
             done += cw;
             break;
           }
@@ -511,11 +514,16 @@ void arg_typed(const ArgReduceArgs& a) {
       std::copy(ix, ix + cw, idx + j0);
     }
   };
-  const int64_t rows = std::max<int64_t>(1, kFullBlock / inner);
-  const int64_t blocks = (n + rows - 1) / rows;
+  // argmax is exact, so the blocking may follow the thread count: one block per thread
+  // (twice that, for late workers) when the axis is long, none otherwise.
+  const int threads = num_threads();
+  const int64_t blocks = threads > 1 && outer < threads && n * inner >= 2 * kGrain
+                             ? std::min<int64_t>(2 * threads, std::max<int64_t>(1, n / 64))
+                             : 1;
+  const int64_t rows = (n + blocks - 1) / blocks;
   if (blocks > 1) {
-    // A long axis: fixed blocks of rows in parallel (each walks memory in order), their
-    // answers merged in block order, so the earliest extremum (or NaN) wins as in one scan.
+    // A long axis: blocks of rows in parallel (each walks memory in order), their answers
+    // merged in block order, so the earliest extremum (or NaN) wins as in one scan.
     std::unique_ptr<C[]> best(new C[static_cast<size_t>(blocks * inner)]);
     std::unique_ptr<int64_t[]> idx(new int64_t[static_cast<size_t>(blocks * inner)]);
     for (int64_t o = 0; o < outer; ++o) {
