@@ -188,7 +188,8 @@ def main():
         torch.set_num_threads(1)  # once: switching it costs milliseconds
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=15)
-    p.add_argument("--only", default="", help="comma-separated case names")
+    p.add_argument("--only", default="",
+                   help="comma-separated case names; 'gil' runs the two-thread case alone")
     args = p.parse_args()
     only = [s for s in args.only.split(",") if s]
     print(f"ndx SIMD target: {ndx._core._simd_target()}, default threads: "
@@ -197,7 +198,7 @@ def main():
     print(f"{'case':18s} {'numpy ms':>9s} {'ndx1 ms':>9s} {'np/ndx1':>7s} {'ndx2 ms':>9s} "
           f"{'np/ndx2':>7s} {'2t gain':>7s} {'torch ms':>9s} {'torch/ndx1':>10s}")
     r1 = []
-    for case in cases():
+    for case in cases() if only != ["gil"] else []:
         if only and case[0] not in only:
             continue
         t = measure(case, args.rounds)
@@ -211,6 +212,7 @@ def main():
     if not only:
         print(f"threads started by 50 rounds of ops on 32767-element arrays: "
               f"{small_arrays_start_no_thread()}")
+    if not only or only == ["gil"]:
         seq, par = two_python_threads(args.rounds)
         print(f"np.exp(8M) x2, ndx at 1 thread: one after the other {seq * 1e3:.2f} ms, "
               f"two Python threads {par * 1e3:.2f} ms, speedup {seq / par:.2f}")

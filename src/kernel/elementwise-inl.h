@@ -292,37 +292,44 @@ void elementwise_typed(const ElementwiseArgs& a) {
   }
 }
 
-// The registered entry: dispatches on the compute dtype (float16 and bfloat16 compute as float).
-template <class F>
-void elementwise(const ElementwiseArgs& a) {
-  switch (a.compute) {
+// body(C{}) for the C++ type a compute dtype runs in (float16 and bfloat16 compute as float).
+template <class Body>
+HWY_INLINE void with_compute_type(DType t, const char* where, Body body) {
+  switch (t) {
     case DType::kBool:
-      return elementwise_typed<F, bool>(a);
+      return body(bool{});
     case DType::kInt8:
-      return elementwise_typed<F, int8_t>(a);
+      return body(int8_t{});
     case DType::kInt16:
-      return elementwise_typed<F, int16_t>(a);
+      return body(int16_t{});
     case DType::kInt32:
-      return elementwise_typed<F, int32_t>(a);
+      return body(int32_t{});
     case DType::kInt64:
-      return elementwise_typed<F, int64_t>(a);
+      return body(int64_t{});
     case DType::kUInt8:
-      return elementwise_typed<F, uint8_t>(a);
+      return body(uint8_t{});
     case DType::kUInt16:
-      return elementwise_typed<F, uint16_t>(a);
+      return body(uint16_t{});
     case DType::kUInt32:
-      return elementwise_typed<F, uint32_t>(a);
+      return body(uint32_t{});
     case DType::kUInt64:
-      return elementwise_typed<F, uint64_t>(a);
+      return body(uint64_t{});
     case DType::kFloat16:
     case DType::kBFloat16:
     case DType::kFloat32:
-      return elementwise_typed<F, float>(a);
+      return body(float{});
     case DType::kFloat64:
-      return elementwise_typed<F, double>(a);
+      return body(double{});
     default:
-      unsupported_dtype("elementwise", a.compute);
+      unsupported_dtype(where, t);
   }
+}
+
+// The registered entry.
+template <class F>
+void elementwise(const ElementwiseArgs& a) {
+  with_compute_type(a.compute, "elementwise",
+                    [&](auto c) { elementwise_typed<F, decltype(c)>(a); });
 }
 
 }  // namespace ndx::kernel::HWY_NAMESPACE

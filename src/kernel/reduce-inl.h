@@ -305,34 +305,7 @@ void reduce_typed(const ReduceArgs& a) {
 
 template <class R>
 void reduce(const ReduceArgs& a) {
-  switch (a.compute) {
-    case DType::kBool:
-      return reduce_typed<R, bool>(a);
-    case DType::kInt8:
-      return reduce_typed<R, int8_t>(a);
-    case DType::kInt16:
-      return reduce_typed<R, int16_t>(a);
-    case DType::kInt32:
-      return reduce_typed<R, int32_t>(a);
-    case DType::kInt64:
-      return reduce_typed<R, int64_t>(a);
-    case DType::kUInt8:
-      return reduce_typed<R, uint8_t>(a);
-    case DType::kUInt16:
-      return reduce_typed<R, uint16_t>(a);
-    case DType::kUInt32:
-      return reduce_typed<R, uint32_t>(a);
-    case DType::kUInt64:
-      return reduce_typed<R, uint64_t>(a);
-    case DType::kFloat16:
-    case DType::kBFloat16:
-    case DType::kFloat32:
-      return reduce_typed<R, float>(a);
-    case DType::kFloat64:
-      return reduce_typed<R, double>(a);
-    default:
-      unsupported_dtype("reduce", a.compute);
-  }
+  with_compute_type(a.compute, "reduce", [&](auto c) { reduce_typed<R, decltype(c)>(a); });
 }
 
 // ---- argmax / argmin ----

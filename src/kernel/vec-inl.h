@@ -25,6 +25,7 @@
 #include <hwy/highway.h>
 
 #include "kernel/config.h"
+#include "kernel/math/wrap.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ndx::kernel::HWY_NAMESPACE {
@@ -210,37 +211,29 @@ HWY_INLINE Vec<T> expm1(Vec<T> x) {
   r = select(x == Vec<T>(0), x, r);  // keeps the sign of -0
   return select(is_nan(x), x, r);
 }
+// The special values the log family leaves to its caller: log(pole) = -inf, log(inf) = inf,
+// NaN below the domain and for NaN. (pole is 0, or -1 for log1p.)
+template <class T>
+HWY_INLINE Vec<T> log_special(Vec<T> x, Vec<T> r, Vec<T> pole) {
+  r = select(x == pole, -vmath::inf<T>(), r);
+  r = select(x == vmath::inf<T>(), x, r);
+  return select((x < pole) | is_nan(x), vmath::nan<T>(), r);
+}
 template <class T>
 HWY_INLINE Vec<T> log(Vec<T> x) {
-  using D = typename Vec<T>::D;
-  Vec<T> r(hn::Log(D(), x.v));
-  r = select(x == Vec<T>(0), -vmath::inf<T>(), r);
-  r = select(x == vmath::inf<T>(), x, r);
-  return select((x < Vec<T>(0)) | is_nan(x), vmath::nan<T>(), r);
+  return log_special(x, Vec<T>(hn::Log(typename Vec<T>::D(), x.v)), Vec<T>(0));
 }
 template <class T>
 HWY_INLINE Vec<T> log1p(Vec<T> x) {
-  using D = typename Vec<T>::D;
-  Vec<T> r(hn::Log1p(D(), x.v));
-  r = select(x == Vec<T>(-1), -vmath::inf<T>(), r);
-  r = select(x == vmath::inf<T>(), x, r);
-  return select((x < Vec<T>(-1)) | is_nan(x), vmath::nan<T>(), r);
+  return log_special(x, Vec<T>(hn::Log1p(typename Vec<T>::D(), x.v)), Vec<T>(-1));
 }
 template <class T>
 HWY_INLINE Vec<T> log2(Vec<T> x) {
-  using D = typename Vec<T>::D;
-  Vec<T> r(hn::Log2(D(), x.v));
-  r = select(x == Vec<T>(0), -vmath::inf<T>(), r);
-  r = select(x == vmath::inf<T>(), x, r);
-  return select((x < Vec<T>(0)) | is_nan(x), vmath::nan<T>(), r);
+  return log_special(x, Vec<T>(hn::Log2(typename Vec<T>::D(), x.v)), Vec<T>(0));
 }
 template <class T>
 HWY_INLINE Vec<T> log10(Vec<T> x) {
-  using D = typename Vec<T>::D;
-  Vec<T> r(hn::Log10(D(), x.v));
-  r = select(x == Vec<T>(0), -vmath::inf<T>(), r);
-  r = select(x == vmath::inf<T>(), x, r);
-  return select((x < Vec<T>(0)) | is_nan(x), vmath::nan<T>(), r);
+  return log_special(x, Vec<T>(hn::Log10(typename Vec<T>::D(), x.v)), Vec<T>(0));
 }
 template <class T>
 HWY_INLINE Vec<T> sin(Vec<T> x) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernel/blob.h"
+#include "kernel/math/wrap.h"
 #include "kernel/reduce.h"
 #include "ndx/ndarray.h"
 #include "ndx/op.h"
@@ -21,9 +22,6 @@ void write_req(const NDArray& src, const NDArray& dst, OpReqType req);
 TBlob cast_blob(const TBlob& b, DType t, std::vector<NDArray>* keep);
 // Zeros (kWriteTo / kWriteInplace) or leaves (kAddTo, kNullOp) an output.
 void fill_output(const TBlob& out, OpReqType req, double value);
-
-template <typename T>
-inline T wrap_add(T a, T b);
 
 // Writes v to *dst as req says: kAddTo adds (wrapping for integers), anything else writes.
 template <typename T>
@@ -51,41 +49,6 @@ inline compute_t<T> from_double(double v) {
       return std::numeric_limits<C>::max();
   }
   return static_cast<C>(v);
-}
-
-// ---- integer arithmetic with NumPy's wrap-around (no signed-overflow UB) ----
-template <typename T>
-inline T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-template <typename T>
-inline T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-  } else {
-    return a - b;
-  }
-}
-template <typename T>
-inline T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    // uint16 * uint16 promotes to int and can overflow; multiply in a wide unsigned type.
-    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-    return static_cast<T>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
-}
-template <typename T>
-inline T wrap_neg(T a) {
-  return wrap_sub(T(0), a);
 }
 
 }  // namespace ndx::kernel

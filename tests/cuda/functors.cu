@@ -8,11 +8,12 @@
 
 #include "kernel/config.h"
 #include "kernel/functor_args.h"
+#include "kernel/math/wrap.h"
 
 namespace ndx::kernel::cuda {
 
-#include "kernel/math/scalar-inl.h"
 #include "kernel/math/reducers-inl.h"
+#include "kernel/math/scalar-inl.h"
 #include "operator/math/binary-inl.h"
 #include "operator/math/nn-inl.h"
 #include "operator/math/reduce-inl.h"
@@ -47,7 +48,7 @@ __global__ void fold(const T* x, T* y, int64_t n) {  // one thread: enough to ty
   *y = acc;
 }
 
-#define NDX_UNARY_FLOAT(F)                                              \
+#define NDX_UNARY_FLOAT(F)                                                       \
   template __global__ void map1<F, float, float>(const float*, float*, int64_t); \
   template __global__ void map1<F, double, double>(const double*, double*, int64_t);
 NDX_UNARY_FLOAT(Exp)
@@ -77,10 +78,10 @@ template __global__ void map1<Negative, int32_t, int32_t>(const int32_t*, int32_
 template __global__ void map1<Square, int32_t, int32_t>(const int32_t*, int32_t*, int64_t);
 template __global__ void map1<LogicalNot, float, bool>(const float*, bool*, int64_t);
 
-#define NDX_BINARY_ALL(F)                                                         \
+#define NDX_BINARY_ALL(F)                                                                      \
   template __global__ void map2<F, float, float>(const float*, const float*, float*, int64_t); \
-  template __global__ void map2<F, double, double>(const double*, const double*, double*,     \
-                                                   int64_t);                                  \
+  template __global__ void map2<F, double, double>(const double*, const double*, double*,      \
+                                                   int64_t);                                   \
   template __global__ void map2<F, int32_t, int32_t>(const int32_t*, const int32_t*, int32_t*, \
                                                      int64_t);
 NDX_BINARY_ALL(Add)
@@ -94,8 +95,7 @@ NDX_BINARY_ALL(Minimum)
 template __global__ void map2<TrueDivide, float, float>(const float*, const float*, float*,
                                                         int64_t);
 template __global__ void map2<Less, float, bool>(const float*, const float*, bool*, int64_t);
-template __global__ void map2<Equal, int32_t, bool>(const int32_t*, const int32_t*, bool*,
-                                                    int64_t);
+template __global__ void map2<Equal, int32_t, bool>(const int32_t*, const int32_t*, bool*, int64_t);
 template __global__ void map2<ExpMinus, float, float>(const float*, const float*, float*, int64_t);
 template __global__ void map2<SquaredDiff, float, float>(const float*, const float*, float*,
                                                          int64_t);

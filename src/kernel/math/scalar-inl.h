@@ -2,7 +2,7 @@
 // add with integer wrap-around, ...). It has no namespace of its own: it is included inside
 // each kernel namespace (every Highway target of a kernel file, and the CUDA backend), so a
 // functor's unqualified calls find these overloads beside the vector ones of kernel/vec-inl.h.
-// Needs <cmath>, <cstdint>, <limits>, <type_traits> and kernel/config.h included before.
+// Needs <cmath>, <cstdint>, <limits>, <type_traits> and kernel/math/wrap.h included before.
 #if defined(NDX_KERNEL_MATH_SCALAR_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef NDX_KERNEL_MATH_SCALAR_INL_H_
 #undef NDX_KERNEL_MATH_SCALAR_INL_H_
@@ -39,39 +39,18 @@ NDX_HD T min(T a, T b) {
   return a < b ? a : b;
 }
 
-// Integer arithmetic wraps around as NumPy's does (C++ leaves signed overflow undefined).
+// Integer arithmetic wraps around as NumPy's does (kernel/math/wrap.h).
 template <class T>
 NDX_HD T add(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return a || b;
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
+  return wrap_add(a, b);
 }
 template <class T>
 NDX_HD T sub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-  } else {
-    return a - b;
-  }
+  return wrap_sub(a, b);
 }
 template <class T>
 NDX_HD T mul(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return a && b;
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    // uint16 * uint16 promotes to int and could overflow: multiply in a wide unsigned type.
-    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
-    return static_cast<T>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
+  return wrap_mul(a, b);
 }
 template <class T>
 NDX_HD T neg(T a) {
