@@ -12,8 +12,10 @@
 
 namespace ndx::kernel::cuda {
 
-#include "kernel/math/reducers-inl.h"
+// The vocabulary first, then what uses it (the blank line keeps clang-format from sorting).
 #include "kernel/math/scalar-inl.h"
+
+#include "kernel/math/reducers-inl.h"
 #include "operator/math/binary-inl.h"
 #include "operator/math/nn-inl.h"
 #include "operator/math/reduce-inl.h"
