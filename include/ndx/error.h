@@ -18,6 +18,7 @@ enum class ErrorKind : int {
   kAxisError = 6,  // NumPy's AxisError: both a ValueError and an IndexError.
   kOverflowError = 7,
   kZeroDivisionError = 8,
+  kMemoryError = 9,  // an allocation the system cannot serve
 };
 
 const char* error_kind_name(ErrorKind kind);
@@ -66,6 +67,10 @@ template <typename... Parts>
 template <typename... Parts>
 [[noreturn]] void overflow_error(Parts&&... parts) {
   raise(ErrorKind::kOverflowError, std::forward<Parts>(parts)...);
+}
+template <typename... Parts>
+[[noreturn]] void memory_error(Parts&&... parts) {
+  raise(ErrorKind::kMemoryError, std::forward<Parts>(parts)...);
 }
 template <typename... Parts>
 [[noreturn]] void axis_error(Parts&&... parts) {

@@ -118,6 +118,10 @@ std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 // Row-major strides in elements.
 Shape contiguous_strides(const Shape& shape);
+// The number of elements of `shape` with `itemsize`-byte elements, checked: ValueError (NumPy's
+// "array is too big") when the element count or the byte size would pass 2**62, so no size
+// computation downstream can overflow. Negative dims are a ValueError too.
+int64_t checked_size(const Shape& shape, int64_t itemsize, const char* op);
 // NumPy broadcasting of two shapes; throws ValueError naming `op`.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 // Normalizes a possibly negative axis against ndim; throws AxisError naming `op`.

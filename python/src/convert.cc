@@ -6,7 +6,7 @@ namespace ndx::py {
 
 // ---- errors ----
 namespace {
-constexpr int kNumKinds = 9;
+constexpr int kNumKinds = 10;
 PyObject* g_errors[kNumKinds] = {};  // indexed by ErrorKind; [0] is the base NDXError
 
 PyObject* make_error(PyObject* module, const char* name, std::vector<PyObject*> bases) {
@@ -40,6 +40,8 @@ void init_errors(PyObject* m) {
       make_error(m, "NDXOverflowError", {base, PyExc_OverflowError});
   g_errors[int(ErrorKind::kZeroDivisionError)] =
       make_error(m, "NDXZeroDivisionError", {base, PyExc_ZeroDivisionError});
+  g_errors[int(ErrorKind::kMemoryError)] =
+      make_error(m, "NDXMemoryError", {base, PyExc_MemoryError});
 }
 
 PyObject* set_error(const Error& e) {

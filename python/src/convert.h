@@ -4,6 +4,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ struct PythonErrorSet {};
   }                                                \
   catch (const ::ndx::Error& e) {                  \
     ::ndx::py::set_error(e);                       \
+    return fail;                                   \
+  }                                                \
+  catch (const std::bad_alloc&) {                  \
+    PyErr_NoMemory();                              \
     return fail;                                   \
   }                                                \
   catch (const std::exception& e) {                \

@@ -30,8 +30,8 @@ void check_shape_valid(const Shape& shape, const char* op) {
 
 NDArray::NDArray(Shape shape, DType dtype, Device device) {
   check_shape_valid(shape, "NDArray");
-  dtype_size(dtype);  // validates the dtype
-  storage_ = Storage::allocate(static_cast<std::size_t>(shape.size() * dtype_size(dtype)), device);
+  const int64_t n = checked_size(shape, dtype_size(dtype), "NDArray");  // validates the dtype too
+  storage_ = Storage::allocate(static_cast<std::size_t>(n * dtype_size(dtype)), device);
   strides_ = contiguous_strides(shape);
   shape_ = std::move(shape);
   dtype_ = dtype;
@@ -68,6 +68,10 @@ bool NDArray::is_contiguous() const {
 
 NDArray NDArray::reshape(const Shape& new_shape) const {
   Shape target = new_shape;
+  Shape probe = new_shape;  // the -1 as 1: no product below may overflow
+  for (int i = 0; i < probe.ndim(); ++i)
+    if (probe[i] == -1) probe[i] = 1;
+  checked_size(probe, 1, "reshape");
   int infer = -1;
   int64_t known = 1;
   for (int i = 0; i < target.ndim(); ++i) {
@@ -164,6 +168,7 @@ NDArray NDArray::broadcast_to(const Shape& target) const {
                 "remapping: cannot broadcast ", shape_.str(), " to ", target.str());
   for (int64_t d : target)
     if (d < 0) value_error("[broadcast_to] all elements of broadcast shape must be non-negative");
+  checked_size(target, itemsize(), "broadcast_to");
   int lead = target.ndim() - ndim();
   for (int i = 0; i < ndim(); ++i)
     if (shape_[i] != 1 && shape_[i] != target[lead + i])

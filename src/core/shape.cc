@@ -49,6 +49,23 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   return out;
 }
 
+int64_t checked_size(const Shape& shape, int64_t itemsize, const char* op) {
+  constexpr int64_t kMax = int64_t{1} << 62;
+  int64_t n = 1;
+  bool zero = false, big = false;
+  for (int64_t d : shape) {  // as NumPy: zero dims do not excuse huge other dims
+    if (d < 0)
+      value_error("[", op, "] negative dimensions are not allowed; got shape ", shape.str());
+    zero |= d == 0;
+    if (!big && d != 0 && (__builtin_mul_overflow(n, d, &n) || n > kMax)) big = true;
+  }
+  int64_t bytes = 0;
+  if (big || __builtin_mul_overflow(n, std::max<int64_t>(itemsize, 1), &bytes) || bytes > kMax)
+    value_error("[", op, "] array is too big; `arr.size * arr.dtype.itemsize` is larger than the ",
+                "maximum possible size (shape ", shape.str(), ")");
+  return zero ? 0 : n;
+}
+
 int normalize_axis(int64_t axis, int ndim, const char* op) {
   if (axis < -ndim || axis >= ndim)
     axis_error("[", op, "] axis ", axis, " is out of bounds for array of dimension ", ndim);
@@ -76,6 +93,8 @@ const char* error_kind_name(ErrorKind kind) {
       return "OverflowError";
     case ErrorKind::kZeroDivisionError:
       return "ZeroDivisionError";
+    case ErrorKind::kMemoryError:
+      return "MemoryError";
     case ErrorKind::kRuntimeError:
       break;
   }

@@ -15,8 +15,12 @@ namespace {
 // Size classes: multiples of 64 bytes up to 4 KiB, then powers of two. A freed block waits in
 // its class's free list for the next allocation of that class; the cache is capped so a burst
 // of large temporaries does not pin memory forever.
+// Blocks above this never come from the pool (nor can a size class be rounded up to them).
+constexpr std::size_t kMaxPooledBytes = std::size_t{1} << 40;
+
 std::size_t size_class(std::size_t bytes) {
   if (bytes <= 4096) return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (bytes > kMaxPooledBytes) return (bytes + kAlignment - 1) / kAlignment * kAlignment;
   std::size_t c = 8192;
   while (c < bytes) c <<= 1;
   return c;
@@ -41,11 +45,13 @@ class CpuPool {
       }
       in_use_ += capacity;
     }
-    void* p = std::aligned_alloc(kAlignment, capacity == 0 ? kAlignment : capacity);
+    void* p = capacity > (std::size_t{1} << 62)
+                  ? nullptr
+                  : std::aligned_alloc(kAlignment, capacity == 0 ? kAlignment : capacity);
     if (!p) {
       std::lock_guard<std::mutex> lock(mutex_);
       in_use_ -= capacity;
-      raise(ErrorKind::kRuntimeError, "[allocate] out of memory allocating ", capacity, " bytes");
+      memory_error("[allocate] unable to allocate ", capacity, " bytes");
     }
     return p;
   }

@@ -179,7 +179,10 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
       outputs[j] = o;
     }
   } else {
-    for (uint32_t j = 0; j < nout; ++j) outputs[j] = NDArray(out_shapes[j], out_types[j], device);
+    for (uint32_t j = 0; j < nout; ++j) {  // checked here so the error names the op
+      checked_size(out_shapes[j], dtype_size(out_types[j]), op_name(attrs).c_str());
+      outputs[j] = NDArray(out_shapes[j], out_types[j], device);
+    }
   }
 
   // 3. inputs contiguous unless the op takes strides.

@@ -135,9 +135,16 @@ void register_binary_backward(const char* name, FCompute compute) {
       .add_argument("x2", "NDArray", "Forward input 2.")
       .set_attr<FInferShape>("FInferShape",
                              [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
-                               assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
-                               return (*out)[0].is_known() && (*out)[1].is_known();
+                               const Shape &g = (*in)[0], &a = (*in)[1], &b = (*in)[2];
+                               if (!g.is_known() || !a.is_known() || !b.is_known()) return false;
+                               const Shape full = broadcast_shapes(a, b, op_name(attrs).c_str());
+                               if (g != full)
+                                 value_error("[", op_name(attrs), "] ograd has shape ", g.str(),
+                                             ", expected the broadcast shape of the inputs ",
+                                             full.str());
+                               assign_shape(attrs, &(*out)[0], a, "output", 0);
+                               assign_shape(attrs, &(*out)[1], b, "output", 1);
+                               return true;
                              })
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
@@ -177,8 +184,11 @@ void register_like_ops() {
       .set_attr<FInferShape>(
           "FInferShape",
           [second_shape](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-            if ((*in)[0].is_known() && (*in)[1].is_known())
-              broadcast_shapes((*in)[1], (*in)[0], "collapse_sum_like");
+            if ((*in)[0].is_known() && (*in)[1].is_known() &&
+                broadcast_shapes((*in)[1], (*in)[0], "collapse_sum_like") != (*in)[0])
+              value_error("[collapse_sum_like] cannot sum ", (*in)[0].str(), " to ",
+                          (*in)[1].str(), ": ", (*in)[1].str(), " does not broadcast to ",
+                          (*in)[0].str());
             return second_shape(attrs, in, out);
           })
       .set_attr<FInferType>("FInferType", first_type)

@@ -117,6 +117,44 @@ TEST(Shape, Broadcasting) {
       ErrorKind::kAxisError, [] { normalize_axis(3, 3, "sum"); }, "axis 3");
 }
 
+TEST(Shape, CheckedSize) {
+  EXPECT_EQ(checked_size({2, 3, 4}, 4, "t"), 24);
+  EXPECT_EQ(checked_size({}, 8, "t"), 1);
+  EXPECT_EQ(checked_size({0, int64_t{1} << 40}, 8, "t"), 0);
+  // As NumPy: the product of the nonzero dims is checked even when another dim is 0.
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        checked_size({int64_t{1} << 62, int64_t{1} << 62, 0}, 1, "reshape");
+      },
+      "array is too big");
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        checked_size({int64_t{1} << 31, int64_t{1} << 31}, 4, "ones");
+      },
+      "[ones]");
+  expect_error(
+      ErrorKind::kValueError,
+      [] {
+        checked_size({3, -1}, 4, "t");
+      },
+      "negative");
+}
+
+TEST(Storage, UnservableSizesAreMemoryErrors) {
+  // Above 2**62 bytes nothing is asked of the system allocator; 4 TB is asked and refused.
+  // Either way: MemoryError, and the pool still serves afterwards.
+  expect_error(
+      ErrorKind::kMemoryError, [] { Storage::allocate((std::size_t{1} << 62) + 64, Device{}); },
+      "unable to allocate");
+  expect_error(
+      ErrorKind::kMemoryError, [] { NDArray a({int64_t{1} << 40}, DType::kFloat32); },
+      "unable to allocate");
+  NDArray ok({1000}, DType::kFloat32);
+  EXPECT_EQ(ok.size(), 1000);
+}
+
 TEST(Storage, PoolReusesAlignedBlocks) {
   void* first;
   {
