@@ -3,6 +3,8 @@ seeds' templates, `hybrid_forward(self, F, x, ..., **params)` with F the ndx mod
 (F.np, F.npx) and the block's parameters passed by name."""
 from collections import OrderedDict
 
+import numpy as _onp
+
 from .. import _core, autograd
 from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
@@ -64,9 +66,19 @@ class Block:
         tensors = OrderedDict((name, p.data()) for name, p in self.collect_params().items())
         save_safetensors(filename, tensors)
 
-    def load_parameters(self, filename, device=None, allow_missing=False, ignore_extra=False):
+    def load_parameters(self, filename, device=None, allow_missing=False, ignore_extra=False,
+                        cast_dtype=False, dtype_source="current"):
         """Reads a file written by save_parameters. Every check happens before any parameter
-        changes, so a bad file leaves the block as it was."""
+        changes, so a bad file leaves the block as it was.
+
+        As in MXNet, a parameter whose saved dtype differs from its own is an error unless
+        cast_dtype=True; then dtype_source='current' casts the saved values to the
+        parameter's dtype and dtype_source='saved' makes the parameter take the saved dtype.
+        A saved shape must match the parameter's (dimensions still unknown, 0, are taken from
+        the file)."""
+        if dtype_source not in ("current", "saved"):
+            raise ValueError(f"[load_parameters] dtype_source must be 'current' or 'saved', "
+                             f"got {dtype_source!r}")
         loaded = load_safetensors(filename)
         params = self.collect_params()
         missing = [n for n in params if n not in loaded]
@@ -77,13 +89,38 @@ class Block:
         if extra and not ignore_extra:
             raise ValueError(f"[load_parameters] {filename}: the file has parameters the block "
                              f"lacks: {extra[:5]}{' ...' if len(extra) > 5 else ''}")
+        updates = []
         for name, p in params.items():
-            if name in loaded and p._shape_known() and tuple(loaded[name].shape) != p.shape:
-                raise ValueError(f"[load_parameters] {name}: the file has shape "
-                                 f"{tuple(loaded[name].shape)}, the block expects {p.shape}")
-        for name, p in params.items():
-            if name in loaded:
-                p.set_data(loaded[name])
+            if name not in loaded:
+                continue
+            data = loaded[name]
+            saved_shape = tuple(data.shape)
+            if p.shape is not None and (
+                    len(p.shape) != len(saved_shape)
+                    or any(d > 0 and d != s for d, s in zip(p.shape, saved_shape))):
+                raise ValueError(f"[load_parameters] {filename}: parameter {name!r} has shape "
+                                 f"{saved_shape} in the file, the block expects {p.shape}")
+            current = p._current_dtype()
+            saved = _onp.dtype(str(data.dtype))
+            retype = False
+            if current is not None and saved != current:
+                if not cast_dtype:
+                    raise ValueError(f"[load_parameters] {filename}: parameter {name!r} is "
+                                     f"{saved} in the file, the block's is {current}; pass "
+                                     "cast_dtype=True to cast it (dtype_source='current' "
+                                     "keeps the block's dtype, 'saved' takes the file's)")
+                if dtype_source == "current":
+                    data = data.astype(str(current))
+                else:
+                    retype = True
+            updates.append((p, data, retype))
+        for p, data, retype in updates:
+            if retype:
+                p._replace_data(data)
+            else:
+                p.set_data(data)
+        if any(retype for _, _, retype in updates):
+            _forget_graphs(self)  # graphs captured for the old dtypes no longer apply
 
     def __repr__(self):
         lines = [f"{type(self).__name__}("]
@@ -91,6 +128,16 @@ class Block:
             lines.append(f"  ({name}): " + repr(child).replace("\n", "\n  "))
         lines.append(")")
         return "\n".join(lines) if self._children else f"{type(self).__name__}()"
+
+
+def _forget_graphs(block):
+    """Drops the graphs a block tree captured, so the next call traces again."""
+    if isinstance(block, HybridBlock):
+        object.__setattr__(block, "_graphs", {})
+        if "_last_graph" in block.__dict__:
+            object.__delattr__(block, "_last_graph")
+    for child in block._children.values():
+        _forget_graphs(child)
 
 
 class HybridBlock(Block):

@@ -1,4 +1,6 @@
 """Parameters: arrays a Block learns, with deferred shape inference (0 marks an unknown dim)."""
+import numpy as _onp
+
 from .. import initializer as _init
 from .. import numpy as np
 
@@ -96,6 +98,23 @@ class Parameter:
                 self._data.attach_grad(grad_req=self.grad_req)
         else:
             self._data[...] = data
+
+    def _current_dtype(self):
+        """The NumPy dtype of the data, or the declared one before there is data (None when
+        neither is known)."""
+        if self._data is not None:
+            return _onp.dtype(str(self._data.dtype))
+        return None if self.dtype is None else _onp.dtype(self.dtype)
+
+    def _replace_data(self, data):
+        """Takes `data` (an ndarray) as the new value, its dtype and shape included."""
+        data = data.copy()
+        if self.grad_req != "null":
+            data.attach_grad(grad_req=self.grad_req)
+        self.dtype = str(data.dtype)
+        self.shape = tuple(data.shape)
+        self._data = data
+        self._deferred = None
 
     def zero_grad(self):
         if self._data is not None and self._data.grad is not None:

@@ -1,9 +1,26 @@
 """The safetensors layout: an 8-byte little-endian header length, a JSON header
-{name: {"dtype", "shape", "data_offsets"}}, then the raw little-endian data."""
+{name: {"dtype", "shape", "data_offsets"}, "__metadata__": {str: str}}, then the raw
+little-endian data.
+
+Reading checks everything before building an array, and every problem is a ValueError that
+names the file: the header length is capped (100 MB, as safetensors), the header may nest no
+deeper than the format needs (checked by a linear scan before json runs, so a deeply nested
+header cannot exhaust the recursion limit), keys may not repeat, shapes and data offsets are
+exact non-negative JSON integers, sizes may not overflow, dtype codes must be known, and the
+entries' data must tile the data section exactly (no overlaps, gaps or trailing bytes).
+
+Writing goes through a temp file in the target's directory that is renamed over the target,
+so readers see the old file or the new one. The temp file is removed on any exception
+(KeyboardInterrupt included); one orphaned by a kill is removed by the next save to the same
+directory once its writer is known to be gone (see _remove_stale_temp_files)."""
 import json
 import os
+import re
+import socket
 import struct
+import sys
 import tempfile
+import time
 
 import numpy as _onp
 
@@ -14,12 +31,90 @@ _CODES = {"bool": "BOOL", "int8": "I8", "int16": "I16", "int32": "I32", "int64":
           "float32": "F32", "float64": "F64"}
 _DTYPES = {v: k for k, v in _CODES.items()}
 
+MAX_HEADER_BYTES = 100 * 1000 * 1000  # safetensors' own limit
+MAX_NDIM = 64                         # ndx's (and NumPy 2's) limit on dimensions
+# {name: {..., "shape": [...]}}: the deepest bracket sits three levels down.
+_MAX_DEPTH = 3
+_ENTRY_KEYS = frozenset(("dtype", "shape", "data_offsets"))
+
+TEMP_PREFIX = ".ndx-params-"
+# An orphan whose writer cannot be checked (another host or pid namespace, or a name from an
+# older ndx) is removed once it has not been written to for this long.
+STALE_AFTER_S = 24 * 3600
+_TEMP_NAME = re.compile(r"\.ndx-params-([A-Za-z0-9._]+)-(\d+)-(\d+)-[A-Za-z0-9_]+\.tmp\Z")
+
+# Bytes other than brackets, and a table that maps both kinds of opening bracket to "(" and
+# both closing ones to ")": the depth scan only needs to know which way each one goes.
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
+_ESCAPE = re.compile(rb"\\.", re.S)
+_STRING = re.compile(rb'"[^"]*"')
+
+
+# ---- writing ----
+
+def _owner_tag():
+    """host and pid namespace of this process, as they appear in its temp files' names."""
+    host = re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname())[:64] or "_"
+    try:
+        ns = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        ns = 0
+    return f"{host}-{ns}"
+
+
+def _pid_alive(pid):
+    if os.name == "nt":
+        return True  # os.kill(pid, 0) would terminate the process there: never guess
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError, ValueError):
+        return True  # someone else's process, or a pid we cannot ask about: assume alive
+    return True
+
+
+def _remove_stale_temp_files(directory):
+    """Removes temp files that earlier saves into `directory` left behind when killed.
+
+    A temp file is named .ndx-params-<host>-<pid namespace>-<pid>-<random>.tmp. One written
+    on this host in this pid namespace is removed only when its pid no longer exists, so a
+    live writer's file is never touched, however slow that writer is (a reused pid keeps its
+    orphan until that process exits too). Any other .ndx-params-* file, whose writer this
+    process cannot check, is removed only when it has not been modified for STALE_AFTER_S.
+    Errors are ignored: another save may be cleaning up at the same time."""
+    me = _owner_tag()
+    now = time.time()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(TEMP_PREFIX):
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            m = _TEMP_NAME.match(entry.name)
+            if m and f"{m.group(1)}-{m.group(2)}" == me:
+                stale = not _pid_alive(int(m.group(3)))
+            else:
+                stale = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER_S
+            if stale:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
 
 def save_safetensors(filename, tensors):
     header, chunks, offset = {}, [], 0
     for name, arr in tensors.items():
+        if name == "__metadata__":
+            raise ValueError("[save_parameters] a parameter may not be named '__metadata__' "
+                             "(the safetensors layout reserves it)")
         a = arr.asnumpy() if isinstance(arr, np.ndarray) else _onp.asarray(arr)
-        a = _onp.ascontiguousarray(a)
+        a = _onp.asarray(a, order="C")  # ascontiguousarray would make a 0-d array 1-d
         code = _CODES.get(str(a.dtype))
         if code is None:
             raise TypeError(f"[save_parameters] {name}: dtype {a.dtype} cannot be saved")
@@ -32,9 +127,17 @@ def save_safetensors(filename, tensors):
     head = json.dumps(header, separators=(",", ":")).encode()
     head += b" " * (-len(head) % 8)
     directory = os.path.dirname(os.path.abspath(filename))
-    fd, tmp = tempfile.mkstemp(prefix=".ndx-params-", dir=directory)
+    _remove_stale_temp_files(directory)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{_owner_tag()}-{os.getpid()}-",
+                               suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "wb") as f:
+        f = os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(tmp)
+        raise
+    try:
+        with f:
             f.write(struct.pack("<Q", len(head)))
             f.write(head)
             for c in chunks:
@@ -42,47 +145,182 @@ def save_safetensors(filename, tensors):
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, filename)  # readers see the old file or the new one, never a partial
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    except BaseException:  # KeyboardInterrupt and SystemExit too: leave no temp file behind
+        _unlink_quietly(tmp)
         raise
 
+
+def _unlink_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+# ---- reading ----
 
 def _bad(filename, why):
     return ValueError(f"[load_parameters] {filename} is not a valid parameter file: {why}")
 
 
-def load_safetensors(filename):
-    """{name: ndarray}; raises ValueError naming the problem for truncated or corrupted files."""
-    with open(filename, "rb") as f:
-        blob = f.read()
-    if len(blob) < 8:
-        raise _bad(filename, f"{len(blob)} bytes is shorter than the 8-byte header length")
-    (n,) = struct.unpack("<Q", blob[:8])
-    if n > len(blob) - 8:
-        raise _bad(filename, f"header of {n} bytes does not fit in a file of {len(blob)} bytes")
+def _nesting_within(head, depth):
+    """Whether the JSON text `head` (bytes) nests at most `depth` brackets deep, found without
+    recursion. Escapes (a backslash and the byte after it) go first, so every quote left
+    delimits a string; the strings go next, so every bracket left is structural. Each round
+    of removing "()" removes the innermost level, so a balanced text of depth <= `depth` is
+    empty after `depth` rounds. Text that is not valid JSON may be refused here rather than by
+    json (never the other way round), which is harmless: it would be refused anyway."""
+    outside = _STRING.sub(b"", _ESCAPE.sub(b"", head))
+    brackets = outside.translate(_TO_PARENS, _NOT_BRACKETS)
+    for _ in range(depth):
+        if not brackets:
+            break
+        brackets = brackets.replace(b"()", b"")
+    return not brackets
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Duplicate(f"key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constants(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _exact_int(v):
+    return type(v) is int  # bool is a subclass of int, and float, str are not wanted
+
+
+def _describe(v):
+    return f"{v!r} ({type(v).__name__})"
+
+
+def _parse_header(filename, head):
+    if not _nesting_within(head, _MAX_DEPTH):
+        raise _bad(filename, f"header nests deeper than the {_MAX_DEPTH} levels of the format "
+                             "(or its brackets do not balance)")
     try:
-        header = json.loads(blob[8:8 + n])
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _bad(filename, f"header is not UTF-8 ({e})") from None
+    try:
+        header = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+    except _Duplicate as e:
+        raise _bad(filename, f"header: {e}") from None
+    except ValueError as e:  # JSONDecodeError, and integers too long to convert
         raise _bad(filename, f"header is not JSON ({e})") from None
     if not isinstance(header, dict):
         raise _bad(filename, "header is not a JSON object")
-    data = memoryview(blob)[8 + n:]
-    out = {}
+    return header
+
+
+def _check_entry(filename, name, info, data_len):
+    """(dtype, shape, begin, end) of one header entry, every field checked exactly."""
+    where = f"entry {name!r}"
+    if not isinstance(info, dict):
+        raise _bad(filename, f"{where} is {_describe(info)}, not an object")
+    if set(info) != _ENTRY_KEYS:
+        missing = sorted(_ENTRY_KEYS - set(info))
+        unknown = sorted(set(info) - _ENTRY_KEYS)
+        raise _bad(filename, f"{where} must have exactly the keys dtype, shape and data_offsets"
+                             + (f"; missing {missing}" if missing else "")
+                             + (f"; unknown {unknown}" if unknown else ""))
+    code = info["dtype"]
+    if not isinstance(code, str) or code not in _DTYPES:
+        raise _bad(filename, f"{where} has unknown dtype {code!r} (known: "
+                             f"{', '.join(_DTYPES)})")
+    dtype = _DTYPES[code]
+    shape = info["shape"]
+    if not isinstance(shape, list):
+        raise _bad(filename, f"{where} has shape {_describe(shape)}, not a list of integers")
+    if len(shape) > MAX_NDIM:
+        raise _bad(filename, f"{where} has {len(shape)} dimensions; at most {MAX_NDIM} are "
+                             "supported")
+    for d in shape:
+        if not _exact_int(d):
+            raise _bad(filename, f"{where} has shape {shape}: dimension {_describe(d)} is not "
+                                 "an integer")
+        if d < 0:
+            raise _bad(filename, f"{where} has shape {shape}: dimension {d} is negative")
+    count = 1
+    for d in shape:
+        count *= d  # Python integers: the product cannot overflow, so test it afterwards
+    nbytes = count * _onp.dtype(dtype).itemsize
+    if max(shape, default=0) > sys.maxsize or nbytes > sys.maxsize:
+        raise _bad(filename, f"{where} with shape {shape} and dtype {code} is too big: "
+                             f"{nbytes} bytes is larger than the maximum possible size")
+    offsets = info["data_offsets"]
+    if (not isinstance(offsets, list) or len(offsets) != 2
+            or not all(_exact_int(v) for v in offsets)):
+        raise _bad(filename, f"{where} has data_offsets {_describe(offsets)}, not a list of "
+                             "two integers")
+    begin, end = offsets
+    if not 0 <= begin <= end:
+        raise _bad(filename, f"{where} has data_offsets [{begin}, {end}]: they must satisfy "
+                             "0 <= begin <= end")
+    if end > data_len:
+        raise _bad(filename, f"{where} has data_offsets [{begin}, {end}] past the end of the "
+                             f"{data_len} data bytes (is the file truncated?)")
+    if end - begin != nbytes:
+        raise _bad(filename, f"{where} has data_offsets [{begin}, {end}] ({end - begin} "
+                             f"bytes) but shape {shape} of {code} needs {nbytes} bytes")
+    return dtype, tuple(shape), begin, end
+
+
+def load_safetensors(filename):
+    """{name: ndarray}; raises ValueError naming the file and the problem for truncated,
+    corrupted or hostile files, before building any array."""
+    with open(filename, "rb") as f:
+        prefix = f.read(8)
+        if len(prefix) < 8:
+            raise _bad(filename, f"{len(prefix)} bytes is shorter than the 8-byte header "
+                                 "length")
+        (n,) = struct.unpack("<Q", prefix)
+        size = os.fstat(f.fileno()).st_size
+        if n > MAX_HEADER_BYTES:
+            raise _bad(filename, f"header length {n} is over the limit of {MAX_HEADER_BYTES} "
+                                 "bytes")
+        if n > size - 8:
+            raise _bad(filename, f"header of {n} bytes does not fit in a file of {size} bytes")
+        head = f.read(n)
+        if len(head) != n:
+            raise _bad(filename, f"header of {n} bytes does not fit in the file (it ended "
+                                 f"after {len(head)})")
+        data = f.read()
+    header = _parse_header(filename, head)
+    meta = header.get("__metadata__", {})
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise _bad(filename, f"__metadata__ is {_describe(meta)}, not an object of strings")
+    entries = []
     for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        try:
-            dtype = _DTYPES[info["dtype"]]
-            shape = tuple(int(d) for d in info["shape"])
-            begin, end = (int(v) for v in info["data_offsets"])
-        except (KeyError, TypeError, ValueError):
-            raise _bad(filename, f"entry {name!r} is malformed") from None
-        size = _onp.dtype(dtype).itemsize * int(_onp.prod(shape, dtype=_onp.int64))
-        if any(d < 0 for d in shape) or not 0 <= begin <= end <= len(data) or end - begin != size:
-            raise _bad(filename, f"entry {name!r} (shape {shape}, {dtype}) has data offsets "
-                                 f"[{begin}, {end}) outside the {len(data)} data bytes or of the "
-                                 "wrong size")
-        arr = _onp.frombuffer(data[begin:end], dtype=_onp.dtype(dtype).newbyteorder("<"))
-        out[name] = np.array(arr.reshape(shape).astype(dtype))
-    return out
+        if name != "__metadata__":
+            entries.append((name,) + _check_entry(filename, name, info, len(data)))
+    # The entries' bytes must tile the data section, as safetensors requires.
+    expected, previous = 0, None
+    for name, _, _, begin, end in sorted(entries, key=lambda e: (e[3], e[4])):
+        if begin < expected:
+            raise _bad(filename, f"entries {previous!r} and {name!r} overlap in the data "
+                                 f"section (bytes [{begin}, {expected}))")
+        if begin > expected:
+            raise _bad(filename, f"data bytes [{expected}, {begin}) belong to no entry")
+        expected, previous = end, name
+    if expected != len(data):
+        raise _bad(filename, f"the last {len(data) - expected} of the {len(data)} data bytes "
+                             "belong to no entry")
+    view = memoryview(data)
+    arrays = {}
+    for name, dtype, shape, begin, end in entries:
+        arr = _onp.frombuffer(view[begin:end], dtype=_onp.dtype(dtype).newbyteorder("<"))
+        if dtype == "bool" and arr.size and arr.view(_onp.uint8).max() > 1:
+            raise _bad(filename, f"entry {name!r} is BOOL but holds bytes other than 0 and 1")
+        arrays[name] = arr.reshape(shape).astype(dtype)  # native byte order
+    return {name: np.array(arr) for name, arr in arrays.items()}
