@@ -29,6 +29,11 @@ struct Node {
   // For the variable node of a leaf marked with attach_grad: that leaf's autograd entry.
   std::weak_ptr<autograd::Entry> leaf;
 
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();  // iterative: deep graphs are freed without deep recursion
+
   const Op* op() const { return attrs.op; }
   bool is_variable() const { return attrs.op == nullptr; }
   uint32_t num_outputs() const { return is_variable() ? 1 : attrs.op->outputs_for(attrs); }

@@ -182,13 +182,17 @@ class Op {
   template <typename T>
   Op& set_attr(const std::string& key, const T& value, int plevel = 10);
 
+  // An op's inputs or outputs number at most this: counts that params compute (split's
+  // sections, concatenate's num_args) are checked against it before anything is sized by them.
+  static constexpr uint32_t kMaxArity = 1u << 20;
   uint32_t inputs_for(const NodeAttrs& a) const {
-    return get_num_inputs ? get_num_inputs(a) : num_inputs;
+    return get_num_inputs ? checked_arity(get_num_inputs(a), "inputs") : num_inputs;
   }
   uint32_t outputs_for(const NodeAttrs& a) const {
-    return get_num_outputs ? get_num_outputs(a) : num_outputs;
+    return get_num_outputs ? checked_arity(get_num_outputs(a), "outputs") : num_outputs;
   }
   uint32_t visible_outputs_for(const NodeAttrs& a) const;
+  uint32_t checked_arity(uint32_t n, const char* what) const;  // ValueError past kMaxArity
   std::vector<std::string> input_names(const NodeAttrs& a) const;
   std::vector<std::string> output_names(const NodeAttrs& a) const;
 

@@ -1,5 +1,6 @@
 #include "convert.h"
 
+#include <limits>
 #include <unordered_map>
 
 namespace ndx::py {
@@ -110,6 +111,36 @@ DType dtype_from_py(PyObject* o) {
   if (PyDict_SetItem(g_dtype_cache, o, code) < 0) PyErr_Clear();
   Py_DECREF(code);
   return t;
+}
+
+std::string repr_of(PyObject* o) {
+  PyObject* r = PyObject_Repr(o);
+  const char* s = r ? PyUnicode_AsUTF8(r) : nullptr;
+  std::string out = s ? s : "<unprintable>";
+  Py_XDECREF(r);
+  if (!s) PyErr_Clear();
+  return out;
+}
+
+bool index_value(PyObject* o, int64_t* out, int* overflow) {
+  *overflow = 0;
+  PyObject* idx = PyNumber_Index(o);
+  if (!idx) {
+    PyErr_Clear();
+    return false;
+  }
+  const long long v = PyLong_AsLongLongAndOverflow(idx, overflow);
+  Py_DECREF(idx);
+  if (*overflow) {
+    *out =
+        *overflow > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  } else if (v == -1 && PyErr_Occurred()) {  // an __index__ returning a subclass that failed
+    PyErr_Clear();
+    return false;
+  } else {
+    *out = v;
+  }
+  return true;
 }
 
 // ---- typed values ----
@@ -311,7 +342,12 @@ NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow) overflow_error("Python integer out of bounds for int64");
+    if (overflow && like && is_float(like->dtype())) {  // NumPy: the int becomes a float
+      const double d = PyLong_AsDouble(o);  // OverflowError past the double range, as NumPy
+      if (d == -1.0 && PyErr_Occurred()) throw PythonErrorSet{};
+      return NDArray::scalar(d, like->dtype());
+    }
+    if (overflow) overflow_error("Python integer ", repr_of(o), " out of bounds for int64");
     DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kInt) : DType::kInt64;
     if (!scalar_fits(v, t)) {
       if (!widen_ints) overflow_error("Python integer ", v, " out of bounds for ", t);
@@ -329,8 +365,8 @@ NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   }
   // NumPy arrays and scalars, lists: through NumPy, keeping their (strong) dtype.
   PyObject* numpy = PyImport_ImportModule("numpy");
-  if (!numpy) throw Error(ErrorKind::kRuntimeError, "numpy is not importable");
-  PyObject* arr = PyObject_CallMethod(numpy, "asarray", "O", o);
+  if (!numpy) throw PythonErrorSet{};  // the ImportError says why
+  PyObject* arr = PyObject_CallMethod(numpy, "asarray", "(O)", o);
   Py_DECREF(numpy);
   if (!arr) {
     // NumPy's own complaint (a ragged list is a ValueError) is the useful one; keep it, except

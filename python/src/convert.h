@@ -58,6 +58,13 @@ PyObject* dtype_to_py(DType t);    // new reference
 DType dtype_from_py(PyObject* o);  // raises ndx TypeError when not understood
 void init_dtypes();
 
+// repr(o) for error messages; never leaves an error pending ("<unprintable>" if repr fails).
+std::string repr_of(PyObject* o);
+// Python integers (and objects with __index__) as int64 without leaving an error pending:
+// false when `o` has no __index__; `*overflow` is +1 / -1 when the value passes int64's range,
+// in which case `*out` is saturated to the nearest bound (as Python's slices clamp).
+bool index_value(PyObject* o, int64_t* out, int* overflow);
+
 // A Python value as a typed FFI value (ints, floats, bools, None, str, tuples/lists of ints,
 // dtypes, devices). `keep` holds temporaries whose lifetime must cover the call.
 Value value_from_py(PyObject* o, std::string_view op, std::string_view field);

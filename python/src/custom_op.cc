@@ -247,6 +247,7 @@ void register_custom_op() {
   OpRegistry::global()
       .register_op("_backward_Custom")
       .describe("Backward of Custom: calls the Python op's backward.")
+      .set_attr_parser(parse)  // shares the forward's params; a direct call must name op_type
       .set_num_inputs([](const NodeAttrs& a) {
         const auto& p = a.get<CustomParam>();
         return static_cast<uint32_t>(2 * p.num_outputs + p.num_inputs);

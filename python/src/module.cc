@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include "ndx/autograd.h"
@@ -298,18 +299,33 @@ PyObject* ag_grad(PyObject*, PyObject* args) {
 // ---- graphs: tracing, the cached executor, JSON ----
 const char* kGraphCapsule = "ndx.Graph";
 
+// A graph and its executor, planned on first run: a symbol built op by op makes a handle per
+// op, and planning each one would cost time linear in the graph (quadratic for the chain).
+struct GraphHandle {
+  Graph graph;
+  std::unique_ptr<Executor> executor;  // created under the GIL, so once
+};
+
 void free_graph(PyObject* capsule) {
-  delete static_cast<Executor*>(PyCapsule_GetPointer(capsule, kGraphCapsule));
+  delete static_cast<GraphHandle*>(PyCapsule_GetPointer(capsule, kGraphCapsule));
 }
 
 PyObject* graph_capsule(Graph g) {
-  auto* exec = new Executor(std::move(g));
-  return PyCapsule_New(exec, kGraphCapsule, free_graph);
+  auto* handle = new GraphHandle{std::move(g), nullptr};
+  PyObject* capsule = PyCapsule_New(handle, kGraphCapsule, free_graph);
+  if (!capsule) delete handle;
+  return capsule;
+}
+
+GraphHandle& handle_of(PyObject* h) {
+  if (!PyCapsule_IsValid(h, kGraphCapsule)) type_error("[graph] expected a graph handle");
+  return *static_cast<GraphHandle*>(PyCapsule_GetPointer(h, kGraphCapsule));
 }
 
 const Executor& executor_of(PyObject* h) {
-  if (!PyCapsule_IsValid(h, kGraphCapsule)) type_error("[graph] expected a graph handle");
-  return *static_cast<Executor*>(PyCapsule_GetPointer(h, kGraphCapsule));
+  GraphHandle& handle = handle_of(h);
+  if (!handle.executor) handle.executor = std::make_unique<Executor>(handle.graph);
+  return *handle.executor;
 }
 
 PyObject* list_of(const std::vector<NDArray>& arrays) {
@@ -341,7 +357,7 @@ PyObject* graph_from_outputs(PyObject*, PyObject* outputs) {
 
 PyObject* graph_inputs(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
-  const auto& names = executor_of(h).input_names();
+  const auto names = handle_of(h).graph.input_names();
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
   for (size_t i = 0; i < names.size(); ++i)
     PyList_SET_ITEM(list, i, PyUnicode_FromString(names[i].c_str()));
@@ -359,7 +375,7 @@ PyObject* graph_run(PyObject*, PyObject* args) {
 
 PyObject* graph_json(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
-  return PyUnicode_FromString(graph_to_json(executor_of(h).graph()).c_str());
+  return PyUnicode_FromString(graph_to_json(handle_of(h).graph).c_str());
   NDX_PY_END(nullptr)
 }
 
@@ -388,7 +404,7 @@ PyObject* graph_infer(PyObject*, PyObject* args) {
     Py_DECREF(item);
     t.push_back(d);
   }
-  GraphTypes r = infer_graph(executor_of(h).graph(), s, t);
+  GraphTypes r = infer_graph(handle_of(h).graph, s, t);
   PyObject* out_s = PyList_New(0);
   PyObject* out_t = PyList_New(0);
   for (size_t i = 0; i < r.output_shapes.size(); ++i) {
@@ -479,7 +495,7 @@ PyObject* invoke_attrs(PyObject*, PyObject* args) {
 }
 
 // ---- symbols: graphs built without values ----
-const Graph& graph_of(PyObject* h) { return executor_of(h).graph(); }
+const Graph& graph_of(PyObject* h) { return handle_of(h).graph; }
 
 PyObject* sym_var(PyObject*, PyObject* name) {
   NDX_PY_BEGIN
@@ -631,11 +647,10 @@ PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObje
   if (in.empty()) value_error("[", op_name, "] need at least one array to ", op_name);
   std::optional<int64_t> axis = int64_t{0};
   if (a[1] && a[1] != Py_None) {
-    const long long v = PyLong_AsLongLong(a[1]);
-    if (v == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
+    int64_t v;
+    int overflow;  // a saturated axis is out of bounds: AxisError below
+    if (!index_value(a[1], &v, &overflow))
       type_error("[", op_name, "] axis must be an int, got ", Py_TYPE(a[1])->tp_name);
-    }
     axis = v;
   } else if (a[1] == Py_None) {
     if (!axis_may_be_none) type_error("[", op_name, "] axis must be an int, got None");

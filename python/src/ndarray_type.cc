@@ -202,7 +202,7 @@ PyObject* inplace(BinOp op, PyObject* a, PyObject* b) {
       x /= y;
       break;
     default: {
-      // floor_divide, mod, power: compute, then write back with NumPy's same_kind rule.
+      // floor_divide, mod, power, matmul: compute, then write back with NumPy's same_kind rule.
       NDArray r = invoke(g_bin_attrs[op], {x, y})[0];
       if (is_float(r.dtype()) && !is_float(x.dtype()))
         type_error("[", kBinOpNames[op] + 4, "] cannot cast the result from ", r.dtype(), " to ",
@@ -235,6 +235,7 @@ NDX_INPLACE(nb_imul, kMul)
 NDX_INPLACE(nb_idiv, kDiv)
 NDX_INPLACE(nb_ifloordiv, kFloorDiv)
 NDX_INPLACE(nb_imod, kMod)
+NDX_INPLACE(nb_imatmul, kMatmul)
 PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
   if (mod != Py_None) {
     PyErr_SetString(PyExc_NotImplementedError, "pow() with a modulus is not supported");
@@ -319,13 +320,10 @@ PyObject* richcompare(PyObject* a, PyObject* b, int op) {
 // ---- indexing: the key becomes IndexItems; ndx::getitem / setitem do the work ----
 std::optional<int64_t> slice_bound(PyObject* v) {
   if (v == Py_None) return std::nullopt;
-  PyObject* idx = PyNumber_Index(v);
-  if (!idx) {
-    PyErr_Clear();
+  int64_t x;
+  int overflow;  // saturated: a bound past int64 clamps as any bound past the axis does
+  if (!index_value(v, &x, &overflow))
     type_error("slice indices must be integers or None or have an __index__ method");
-  }
-  long long x = PyLong_AsLongLong(idx);
-  Py_DECREF(idx);
   return x;
 }
 
@@ -340,13 +338,13 @@ IndexItem index_item(PyObject* k) {
   if (PyBool_Check(k)) return IndexItem::array_index(NDArray::scalar(k == Py_True, DType::kBool));
   if (is_ndarray(k)) return IndexItem::array_index(unwrap(k));
   if (PyLong_Check(k) || (PyIndex_Check(k) && !PyList_Check(k) && !PyTuple_Check(k))) {
-    PyObject* idx = PyNumber_Index(k);
-    if (idx) {
-      long long x = PyLong_AsLongLong(idx);
-      Py_DECREF(idx);
+    int64_t x;
+    int overflow;
+    if (index_value(k, &x, &overflow)) {
+      if (overflow)
+        index_error("index ", repr_of(k), " is out of bounds: it does not fit in int64");
       return IndexItem::integer(x);
     }
-    PyErr_Clear();
   }
   if (PyList_Check(k) && PyList_GET_SIZE(k) == 0)  // NumPy reads [] as an empty integer index
     return IndexItem::array_index(NDArray(Shape{0}, DType::kInt64));
@@ -491,7 +489,9 @@ bool basic_view(const NDArray& a, PyObject* key, NDArray* out) {
       const Py_ssize_t len = PySlice_AdjustIndices(a.shape()[axis], &start, &stop, step);
       if (len > 0) offset += start * a.strides()[axis] * itemsize;
       shape.push_back(len);
-      strides.push_back(a.strides()[axis] * step);
+      // Two or more elements bound |step| by the axis length; otherwise the stride is unused
+      // and a huge step must not overflow it.
+      strides.push_back(len > 1 ? a.strides()[axis] * step : a.strides()[axis]);
       ++axis;
     }
   }
@@ -621,7 +621,7 @@ PyObject* asnumpy(PyObject* o, PyObject*) {
   if (a.dtype() == DType::kBFloat16) a = a.astype(DType::kFloat32);  // NumPy has no bfloat16
   PyObject* holder =
       is_ndarray(o) && a.shares_storage_with(unwrap(o)) ? (Py_INCREF(o), o) : wrap(a);
-  PyObject* r = PyObject_CallMethod(numpy_module(), "array", "O", holder);
+  PyObject* r = PyObject_CallMethod(numpy_module(), "array", "(O)", holder);
   Py_DECREF(holder);
   return r;
   NDX_PY_END(nullptr)
@@ -635,7 +635,7 @@ PyObject* array_method(PyObject* o, PyObject* args, PyObject* kwargs) {
     return nullptr;
   PyObject* r = asnumpy(o, nullptr);
   if (r && dtype != Py_None) {
-    PyObject* cast = PyObject_CallMethod(r, "astype", "O", dtype);
+    PyObject* cast = PyObject_CallMethod(r, "astype", "(O)", dtype);
     Py_DECREF(r);
     r = cast;
   }
@@ -711,11 +711,13 @@ PyObject* item(PyObject* o, PyObject* args) {
   }
   NDArray v = a;
   if (PyTuple_GET_SIZE(args) == 1 && PyIndex_Check(PyTuple_GET_ITEM(args, 0))) {
-    PyObject* idx = PyNumber_Index(PyTuple_GET_ITEM(args, 0));
-    long long flat = PyLong_AsLongLong(idx);
-    Py_DECREF(idx);
-    if (flat < -a.size() || flat >= a.size())
-      index_error("index ", flat, " is out of bounds for size ", a.size());
+    int64_t flat;
+    int overflow;
+    if (!index_value(PyTuple_GET_ITEM(args, 0), &flat, &overflow))
+      type_error("[item] the index must be an integer");
+    if (overflow || flat < -a.size() || flat >= a.size())
+      index_error("index ", repr_of(PyTuple_GET_ITEM(args, 0)), " is out of bounds for size ",
+                  a.size());
     return scalar_of(a.reshape({-1})[flat]);
   }
   return scalar_of(ndx::getitem(a, index_key(args)));
@@ -851,6 +853,7 @@ bool init_ndarray_type(PyObject* module) {
       {Py_nb_power, fn(nb_pow)},
       {Py_nb_matrix_multiply, fn(nb_matmul)},
       {Py_nb_inplace_add, fn(nb_iadd)},
+      {Py_nb_inplace_matrix_multiply, fn(nb_imatmul)},
       {Py_nb_inplace_subtract, fn(nb_isub)},
       {Py_nb_inplace_multiply, fn(nb_imul)},
       {Py_nb_inplace_true_divide, fn(nb_idiv)},

@@ -101,34 +101,61 @@ class Evaluator {
   NDArray value(const NodeEntry& e) { return eval(e.node).at(e.index); }
 
  private:
-  const std::vector<NDArray>& eval(const NodePtr& n) {
-    auto it = done_.find(n.get());
-    if (it != done_.end()) return it->second;
+  // Post-order walk with an explicit stack: the gradient graph of a million-node chain is a
+  // million nodes deep, too deep for one stack frame per node.
+  const std::vector<NDArray>& eval(const NodePtr& root) {
+    // Pointers to the NodePtrs held by the graph's edges, which outlive the walk.
+    std::vector<std::pair<const NodePtr*, size_t>> stack{{&root, 0}};
+    while (!stack.empty()) {
+      auto& [ptr, next] = stack.back();
+      const NodePtr& n = *ptr;
+      if (done_.count(n.get()) || settle(n)) {
+        stack.pop_back();
+      } else if (next < n->inputs.size()) {
+        const NodePtr* child = &n->inputs[next++].node;
+        stack.push_back({child, 0});
+      } else {
+        compute(n);
+        stack.pop_back();
+      }
+    }
+    return done_.at(root.get());
+  }
+
+  // Records the values of a node that needs no inputs evaluated (recorded values); false when
+  // its inputs must be evaluated first.
+  bool settle(const NodePtr& n) {
     if (n->freed)
       value_error(
           "[backward] the graph was freed by an earlier backward; pass retain_graph=True to the "
           "first backward to run another one");
-    if (!n->values.empty()) {
-      std::vector<NDArray> vals = n->values;
-      if (link_)
-        for (uint32_t j = 0; j < vals.size(); ++j) {
-          auto leaf = n->leaf.lock();
-          if (leaf) {
-            vals[j].set_autograd_entry(leaf);
-          } else {
-            auto e = std::make_shared<Entry>();
-            e->entry = NodeEntry{n, j, 0};
-            vals[j].set_autograd_entry(std::move(e));
-          }
-        }
-      return done_[n.get()] = std::move(vals);
+    if (n->values.empty()) {
+      if (n->is_variable()) value_error("[backward] a graph variable has no value");
+      return false;
     }
-    if (n->is_variable()) value_error("[backward] a graph variable has no value");
+    std::vector<NDArray> vals = n->values;
+    if (link_) {
+      auto leaf = n->leaf.lock();
+      for (uint32_t j = 0; j < vals.size(); ++j) {
+        if (leaf) {
+          vals[j].set_autograd_entry(leaf);
+        } else {
+          auto e = std::make_shared<Entry>();
+          e->entry = NodeEntry{n, j, 0};
+          vals[j].set_autograd_entry(std::move(e));
+        }
+      }
+    }
+    done_[n.get()] = std::move(vals);
+    return true;
+  }
+
+  void compute(const NodePtr& n) {
     std::vector<NDArray> in;
-    for (const auto& e : n->inputs) in.push_back(eval(e.node).at(e.index));
+    for (const auto& e : n->inputs) in.push_back(done_.at(e.node.get()).at(e.index));
     InvokeOptions options;
     options.all_outputs = true;
-    return done_[n.get()] = invoke(n->attrs, in, options);
+    done_[n.get()] = invoke(n->attrs, in, options);
   }
 
   bool link_;

@@ -1,6 +1,7 @@
 #include "ndx/ndarray.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "kernel/blob.h"
@@ -133,6 +134,7 @@ NDArray NDArray::slice(int64_t axis, std::optional<int64_t> start, std::optional
                        int64_t step) const {
   int ax = normalize_axis(axis, ndim(), "slice");
   if (step == 0) value_error("[slice] slice step cannot be zero");
+  step = std::max(step, -std::numeric_limits<int64_t>::max());  // as Python: -step must exist
   const int64_t n = shape_[ax];
   // Python's slice.indices().
   auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
@@ -143,11 +145,13 @@ NDArray NDArray::slice(int64_t axis, std::optional<int64_t> start, std::optional
   };
   int64_t b = clamp(start, step > 0 ? 0 : n - 1);
   int64_t e = clamp(stop, step > 0 ? n : -1);
-  int64_t len = step > 0 ? (e > b ? (e - b + step - 1) / step : 0)
-                         : (b > e ? (b - e + (-step) - 1) / (-step) : 0);
+  // Written so that no step, however large, overflows: (distance - 1) / |step| + 1.
+  int64_t len =
+      step > 0 ? (e > b ? (e - b - 1) / step + 1 : 0) : (b > e ? (b - e - 1) / (-step) + 1 : 0);
   Shape shape = shape_, strides = strides_;
   shape[ax] = len;
-  strides[ax] = strides_[ax] * step;
+  // With two or more elements |step| < n, so the product fits; otherwise the stride is unused.
+  strides[ax] = len > 1 ? strides_[ax] * step : strides_[ax];
   int64_t offset = len > 0 ? byte_offset_ + b * strides_[ax] * itemsize() : byte_offset_;
   return NDArray(storage_, offset, shape, strides, dtype_);
 }

@@ -1,5 +1,6 @@
 #include "ndx/graph.h"
 
+#include "ndx/executor.h"
 #include "ndx/imperative.h"
 
 namespace ndx {
@@ -37,36 +38,48 @@ std::vector<NodeEntry> make_grad_node(const std::string& op_name, const NodePtr&
   return out;
 }
 
-namespace {
-struct Evaluator {
-  const std::unordered_map<const Node*, NDArray>& variables;
-  std::unordered_map<const Node*, std::vector<NDArray>> done;
+Node::~Node() {
+  // A chain of a million nodes must not destroy itself recursively (one stack frame per
+  // node). Each node whose last owner is this destructor hands its edges to a work list
+  // before it dies, so every destructor below finds nothing left to recurse into.
+  if (inputs.empty() && control_deps.empty()) return;
+  std::vector<NodePtr> pending;
+  auto take_edges = [&pending](Node& n) {
+    for (auto& e : n.inputs) pending.push_back(std::move(e.node));
+    for (auto& d : n.control_deps) pending.push_back(std::move(d));
+    n.inputs.clear();
+    n.control_deps.clear();
+  };
+  take_edges(*this);
+  while (!pending.empty()) {
+    NodePtr n = std::move(pending.back());
+    pending.pop_back();
+    // use_count() == 1: this list holds the only reference, so no one else can see the edges
+    // taken (nodes are shared by strong pointers only).
+    if (n && n.use_count() == 1) take_edges(*n);
+  }
+}
 
-  const std::vector<NDArray>& eval(const NodePtr& n) {
-    auto it = done.find(n.get());
-    if (it != done.end()) return it->second;
+std::vector<NDArray> evaluate(const std::vector<NodeEntry>& outputs,
+                              const std::unordered_map<const Node*, NDArray>& variables) {
+  std::unordered_map<const Node*, std::vector<NDArray>> done;
+  for (const NodePtr& n : Graph{outputs}.topo_order()) {  // inputs first: no recursion
     if (n->is_variable()) {
       auto v = variables.find(n.get());
       if (v == variables.end())
         value_error("[evaluate] no value for variable '", n->attrs.name, "'");
-      return done[n.get()] = {v->second};
+      done[n.get()] = {v->second};
+      continue;
     }
     std::vector<NDArray> in;
-    for (const auto& e : n->inputs) in.push_back(eval(e.node).at(e.index));
+    for (const auto& e : n->inputs) in.push_back(done.at(e.node.get()).at(e.index));
     // All outputs, visible or not, so backward nodes can read hidden ones.
     InvokeOptions options;
     options.all_outputs = true;
-    auto outs = invoke(n->attrs, in, options);
-    return done[n.get()] = std::move(outs);
+    done[n.get()] = invoke(n->attrs, in, options);
   }
-};
-}  // namespace
-
-std::vector<NDArray> evaluate(const std::vector<NodeEntry>& outputs,
-                              const std::unordered_map<const Node*, NDArray>& variables) {
-  Evaluator ev{variables, {}};
   std::vector<NDArray> result;
-  for (const auto& e : outputs) result.push_back(ev.eval(e.node).at(e.index));
+  for (const auto& e : outputs) result.push_back(done.at(e.node.get()).at(e.index));
   return result;
 }
 

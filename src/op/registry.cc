@@ -109,6 +109,12 @@ Op& Op::set_attr_parser(std::function<void(NodeAttrs*)> parser) {
   return *this;
 }
 
+uint32_t Op::checked_arity(uint32_t n, const char* what) const {
+  if (n > kMaxArity)
+    value_error("[", name, "] ", n, " ", what, " is more than an op may have (", kMaxArity, ")");
+  return n;
+}
+
 uint32_t Op::visible_outputs_for(const NodeAttrs& a) const {
   static const auto& fvis = Op::attr<FNumVisibleOutputs>("FNumVisibleOutputs");
   return fvis.count(this) ? fvis[this](a) : outputs_for(a);
@@ -168,12 +174,41 @@ NodeAttrs Op::make_attrs(std::map<std::string, std::string> dict) const {
   return attrs;
 }
 
+namespace {
+// A typed value as the string an attr parser reads (ops that parse a string dict themselves,
+// such as Custom, are called through the typed path too).
+std::string value_as_string(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::kNone:
+      return "None";
+    case Value::Kind::kBool:
+      return FieldTraits<bool>::to_string(v.b);
+    case Value::Kind::kInt:
+      return FieldTraits<int64_t>::to_string(v.i);
+    case Value::Kind::kFloat:
+      return FieldTraits<double>::to_string(v.f);
+    case Value::Kind::kStr:
+      return std::string(v.str);
+    case Value::Kind::kDType:
+      return FieldTraits<DType>::to_string(v.dtype);
+    case Value::Kind::kDevice:
+      return FieldTraits<Device>::to_string(v.device);
+    case Value::Kind::kTuple:
+      return FieldTraits<Shape>::to_string(v.tuple);
+  }
+  return "";
+}
+}  // namespace
+
 NodeAttrs Op::make_attrs(const std::vector<std::pair<std::string_view, Value>>& kwargs) const {
   NodeAttrs attrs;
   attrs.op = this;
   attrs.name = name;
   if (params) {
     attrs.parsed = params->parse(kwargs, public_op_name(name));
+  } else if (attr_parser) {
+    for (const auto& [key, value] : kwargs) attrs.dict[std::string(key)] = value_as_string(value);
+    attr_parser(&attrs);
   } else if (!kwargs.empty()) {
     value_error("[", public_op_name(name), "] takes no parameters; got '", kwargs.front().first,
                 "'");

@@ -347,7 +347,7 @@ struct ConcatParam {
   std::optional<int64_t> axis = 0;
   static void declare(ParamDecl<ConcatParam>& d) {
     d.field("num_args", &ConcatParam::num_args)
-        .set_lower_bound(1)
+        .set_range(1, Op::kMaxArity)
         .describe("Number of input arrays.");
     d.field("axis", &ConcatParam::axis)
         .set_default(int64_t{0})
@@ -489,7 +489,7 @@ struct StackParam {
   int64_t axis = 0;
   static void declare(ParamDecl<StackParam>& d) {
     d.field("num_args", &StackParam::num_args)
-        .set_lower_bound(1)
+        .set_range(1, Op::kMaxArity)
         .describe("Number of input arrays.");
     d.field("axis", &StackParam::axis)
         .set_default(int64_t{0})
@@ -584,6 +584,9 @@ struct SplitParam {
 
 uint32_t SplitNumOutputs(const NodeAttrs& attrs) {
   const auto& p = attrs.get<SplitParam>();
+  if (p.sections > Op::kMaxArity)  // before the cast: 2**32 sections must not become 0
+    value_error("[split] ", p.sections, " sections is more than ndx supports (", Op::kMaxArity,
+                ")");
   return static_cast<uint32_t>(p.sections > 0 ? p.sections : p.indices.ndim() + 1);
 }
 

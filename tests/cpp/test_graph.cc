@@ -162,5 +162,37 @@ TEST(Graph, MemoryPlanningReusesDeadBuffersAndKeepsResults) {
   EXPECT_EQ(autograd::grad_of(xr).to_vector<double>(), autograd::grad_of(xi).to_vector<double>());
 }
 
+// A million-node chain: recorded by autograd, differentiated, traced into a graph, run,
+// written as JSON, read back and freed. Each of these used to recurse once per node and
+// overflowed the stack near 90,000 nodes.
+TEST(Graph, MillionNodeChainsDoNotRecurse) {
+  constexpr int kNodes = 1000000;
+  NDArray x = NDArray::scalar(0.5, DType::kFloat64);
+  autograd::attach_grad(x);
+  {
+    NDArray y = x;
+    {
+      autograd::RecordScope record;
+      for (int i = 0; i < kNodes; ++i) y = np::negative(y);  // (-1)^n x
+    }
+    EXPECT_EQ(y.to_vector<double>()[0], 0.5);  // an even count of negations
+    autograd::backward({y});
+    EXPECT_EQ(autograd::grad_of(x).to_vector<double>()[0], 1.0);
+  }  // the tape of a million nodes is freed here
+  Graph g;
+  {
+    TraceScope trace;
+    NDArray y = trace_input(x, "x");
+    for (int i = 0; i < kNodes; ++i) y = np::negative(y);
+    g = traced_graph({y});
+  }
+  NDArray in = NDArray::scalar(2.0, DType::kFloat64);
+  EXPECT_EQ(evaluate(g.outputs, {{g.inputs()[0].get(), in}})[0].to_vector<double>()[0], 2.0);
+  EXPECT_EQ(Executor(g).run({in})[0].to_vector<double>()[0], 2.0);
+  Graph back = graph_from_json(graph_to_json(g));
+  g = Graph{};  // freed while `back` lives on
+  EXPECT_EQ(Executor(back).run({in})[0].to_vector<double>()[0], 2.0);
+}
+
 }  // namespace
 }  // namespace ndx

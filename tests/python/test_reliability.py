@@ -70,3 +70,122 @@ def test_binary_backward_accepts_the_broadcast_shape():
 def test_collapse_sum_like_rejects_a_target_that_does_not_broadcast():
     with pytest.raises(ValueError, match="collapse_sum_like"):
         nd._npi_collapse_sum_like(np.ones((1,)), np.ones((0,)))
+
+
+# ---- Python integers of any size: no pending error, NumPy's slice semantics ----
+
+def test_item_with_a_huge_index_is_an_index_error():
+    a = np.arange(6.0)
+    for i in (2**63, 2**64, -(2**63) - 1, 2**100):
+        with pytest.raises(IndexError):
+            a.item(i)
+    assert a.item(-1) == 5.0
+
+
+@pytest.mark.parametrize("key", [2**63, 2**64, -(2**70)])
+def test_integer_index_beyond_int64_is_an_index_error(key):
+    with pytest.raises(IndexError):
+        np.arange(3.0)[key]
+
+
+def test_slices_with_huge_bounds_and_steps_match_numpy():
+    onp = pytest.importorskip("numpy")
+    x = onp.arange(10.0)
+    a = np.array(x)
+    for key in [slice(5, 0, -(2**63)), slice(5, 0, -(2**70)), slice(0, 2**70),
+                slice(-(2**70), 2**70, 3), slice(2**70, None, -1), slice(None, None, 2**64),
+                slice(-(2**64), 4), slice(1, 8, 2**62)]:
+        assert a[key].asnumpy().tolist() == x[key].tolist(), key
+    z = onp.zeros((3, 3))
+    assert np.array(z)[0:2**70, [0, 1]].shape == z[0:2**70, [0, 1]].shape == (3, 2)
+    with pytest.raises(ValueError):
+        a[::0]
+
+
+# ---- semantics ----
+
+def test_a_length_one_tuple_is_an_array_not_a_scalar():
+    assert np.add((1,), (2,)).shape == (1,)
+    assert np.add((1,), (2,)).asnumpy().tolist() == [3]
+    assert np.multiply(np.ones((2, 1)), (3,)).shape == (2, 1)
+    assert np.array((1, 2)).astype("float32").tolist() == [1.0, 2.0]
+
+
+def test_matmul_in_place_writes_through_views():
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    view = a[0]
+    a @= np.array([[0.0, 1.0], [1.0, 0.0]])
+    assert a.asnumpy().tolist() == [[2.0, 1.0], [4.0, 3.0]]
+    assert view.asnumpy().tolist() == [2.0, 1.0]  # same buffer
+    i = np.array([[1, 2], [3, 4]])
+    with pytest.raises(TypeError):  # NumPy: float64 result cannot be cast to int64 in place
+        i @= np.array([[0.5, 0.0], [0.0, 0.5]])
+    assert i.asnumpy().tolist() == [[1, 2], [3, 4]]
+    with pytest.raises(ValueError):  # the result's shape (2, 3) is not a's
+        a @= np.ones((2, 3))
+
+
+def test_a_gpu_device_without_a_gpu_is_an_error_not_a_cpu_array():
+    for make in (lambda: np.array([1.0], device="gpu(0)"),
+                 lambda: np.asarray([1.0], device="gpu(0)")):
+        with pytest.raises(NotImplementedError, match="gpu"):
+            make()
+    assert np.array([1.0], device="cpu(0)").asnumpy().tolist() == [1.0]
+
+
+def test_split_into_too_many_sections_is_a_value_error():
+    with pytest.raises(ValueError):  # NumPy: "array split does not result in an equal division"
+        np.split(np.ones((4,)), 2**31)
+    with pytest.raises(ValueError):
+        np.split(np.ones((4,)), 2**62)
+
+
+def test_backward_custom_called_directly_is_a_value_error():
+    with pytest.raises(ValueError, match="op_type"):
+        nd._backward_Custom()
+
+
+# ---- deep graphs: freed and run without one stack frame per node (it overflowed near 90k) ----
+
+DEPTH = 200_000
+
+
+def test_a_deep_autograd_chain_records_differentiates_and_frees():
+    x = np.array(0.5, dtype="float64")
+    x.attach_grad()
+    with ndx.autograd.record():
+        y = x
+        for _ in range(DEPTH):
+            y = -y
+    y.backward()
+    assert x.grad.item() == 1.0
+    del y  # the tape goes here
+
+
+def test_a_deep_symbol_chain_runs_saves_loads_and_frees(tmp_path):
+    from ndx import sym
+    y = sym.var("x")
+    for _ in range(DEPTH):
+        y = -y
+    path = str(tmp_path / "deep.json")
+    y.save(path)
+    back = sym.load(path)
+    del y
+    assert back.eval(x=np.array([3.0]))[0].asnumpy().tolist() == [3.0]
+    del back
+
+
+def test_a_deep_hybridized_block_runs_and_frees():
+    from ndx import gluon
+
+    class Deep(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            for _ in range(DEPTH):
+                x = -x
+            return x
+
+    net = Deep()
+    net.hybridize()
+    assert net(np.array([2.0])).asnumpy().tolist() == [2.0]
+    assert net(np.array([5.0])).asnumpy().tolist() == [5.0]
+    del net

@@ -42,9 +42,22 @@ def _default_float():
     return _core._default_float()
 
 
+def _check_device(device, fn):
+    """Refuses devices this build cannot place arrays on (everything but the CPU until the
+    CUDA backend lands) rather than returning a CPU array the caller did not ask for."""
+    if device is None:
+        return
+    try:
+        _ffi_empty((0,), "bool", device)  # the FFI's device parsing and per-device kernels
+    except NotImplementedError:
+        raise NotImplementedError(
+            f"[{fn}] device {device!r} is not available in this build (CPU only)") from None
+
+
 def _array_py(object, dtype=None, copy=True, device=None):
     """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default
     float dtype (float32) where NumPy would pick float64; NumPy arrays keep their dtype."""
+    _check_device(device, "array")
     if isinstance(object, ndarray):
         if dtype is not None:
             return object.astype(dtype, copy=copy)
@@ -69,6 +82,7 @@ def _array_py(object, dtype=None, copy=True, device=None):
 
 def _asarray_py(a, dtype=None, device=None):
     """`a` itself when it is already an ndarray of that dtype, else array(a, dtype)."""
+    _check_device(device, "asarray")
     if isinstance(a, ndarray) and (dtype is None or a.dtype == dtype):
         return a
     return _array_py(a, dtype=dtype, copy=False)
