@@ -7,6 +7,22 @@ from .. import numpy as np
 __all__ = ["Parameter", "DeferredInitializationError"]
 
 
+def _checked_shape(name, shape):
+    """A parameter's shape: non-negative integers, 0 marking a dim inferred later."""
+    import operator
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        dims = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"[Parameter] {name}: shape must be a tuple of integers, got "
+                        f"{shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"[Parameter] {name}: shape {dims} has a negative dimension (0 marks "
+                         "one inferred at the first forward pass)")
+    return dims
+
+
 class DeferredInitializationError(RuntimeError):
     """The parameter's shape is not known yet: run a forward pass first."""
 
@@ -22,7 +38,7 @@ class Parameter:
                 f"[Parameter] grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
         self.name = name
         self.grad_req = grad_req
-        self.shape = None if shape is None else tuple(int(d) for d in shape)
+        self.shape = None if shape is None else _checked_shape(name, shape)
         self.dtype = dtype
         self.init = init
         self.allow_deferred_init = allow_deferred_init

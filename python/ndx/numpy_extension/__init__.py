@@ -31,10 +31,18 @@ def get_num_threads():
     return _core._get_num_threads()
 
 
+def _weight_shape(op, weight):
+    """The shape of an op's weight, read to default its params: the weight must be an array."""
+    from ..numpy import ndarray
+    if not isinstance(weight, ndarray):
+        raise TypeError(f"[{op}] weight must be an ndarray, got {type(weight).__name__}")
+    return weight.shape
+
+
 def fully_connected(x, weight, bias=None, num_hidden=None, no_bias=None, flatten=True, out=None):
     """x @ weight.T + bias (x flattened to 2-d unless flatten=False); bias may be None."""
     if num_hidden is None:
-        num_hidden = weight.shape[0]
+        num_hidden = _weight_shape("fully_connected", weight)[0]
     if no_bias is None:
         no_bias = bias is None
     inputs = (x, weight) if no_bias else (x, weight, bias)
@@ -47,9 +55,9 @@ def convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=
     """N-d convolution (NCW / NCHW); bias may be None. kernel and num_filter default to the
     weight's spatial shape and first dim."""
     if kernel is None:
-        kernel = tuple(weight.shape[2:])
+        kernel = tuple(_weight_shape("convolution", weight)[2:])
     if num_filter is None:
-        num_filter = weight.shape[0]
+        num_filter = _weight_shape("convolution", weight)[0]
     if no_bias is None:
         no_bias = bias is None
     inputs = (data, weight) if no_bias else (data, weight, bias)

@@ -133,6 +133,9 @@ class Flatten(HybridBlock):
 class Embedding(HybridBlock):
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None):
         super().__init__()
+        for what, v in (("input_dim", input_dim), ("output_dim", output_dim)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"[Embedding] {what} must be a positive int, got {v!r}")
         self._input_dim, self._output_dim = input_dim, output_dim
         self.weight = Parameter("weight", shape=(input_dim, output_dim), dtype=dtype,
                                 init=weight_initializer)
