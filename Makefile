@@ -1,6 +1,10 @@
 # ndx: the two quick-start commands are `make demo` and `make test`.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+ASAN_PY_BUILD ?= build-asan-py
+TSAN_BUILD ?= build-tsan
+FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= 1
 PREFIX ?= $(CURDIR)/_install
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -G Ninja -DCMAKE_BUILD_TYPE=Release
@@ -12,7 +16,8 @@ PY = $(VENV)/bin/python
 # second from the first (make's default CXX is g++; exported, CMake and pip see it).
 export CXX
 
-.PHONY: deps build install test test-cpp test-package test-python python demo sanitize format clean
+.PHONY: deps build install test test-cpp test-package test-python test-fuzz python demo sanitize \
+	sanitize-python tsan fuzz format clean
 
 deps:
 	./scripts/install-deps.sh
@@ -24,8 +29,9 @@ build: deps
 install: build
 	cmake --install $(BUILD) > /dev/null
 
-# The whole test suite: a find_package(ndx) consumer project, the Python tests, the C++ tests.
-test: test-package test-python test-cpp
+# The whole test suite: a find_package(ndx) consumer project, the Python tests, the C++ tests,
+# and a fixed-seed run of the fuzzer.
+test: test-package test-python test-cpp test-fuzz
 
 # The Python package, installed into $(VENV) with pip (scikit-build-core + CMake).
 python: deps
@@ -35,6 +41,21 @@ python: deps
 
 test-python: python
 	cd tests/python && ../../$(PY) -m pytest -q -p no:cacheprovider .
+
+# The fuzzer (tools/fuzz/ndx_fuzz.py) for as long as asked, e.g.
+#   make fuzz FUZZ_SECONDS=1800 FUZZ_SEED=7
+# Findings print with a --repro SEED:INDEX line; the report is out/fuzz-SEED.json.
+fuzz: python
+	mkdir -p out
+	$(PY) tools/fuzz/ndx_fuzz.py --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) \
+	  --report out/fuzz-$(FUZZ_SEED).json
+
+# CI's fuzz: a fixed seed and call count, so every run makes the same 100,000 calls (about a
+# minute here); capped at 15 minutes on a slow machine.
+test-fuzz: python
+	mkdir -p out
+	$(PY) tools/fuzz/ndx_fuzz.py --calls 100000 --seconds 900 --seed 20261123 \
+	  --report out/fuzz-ci.json
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -61,8 +82,37 @@ sanitize: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
+# The Python extension under ASan + UBSan (RelWithDebInfo, its own build dir), with the
+# interpreter preloading ASan's runtime: the whole Python suite, then the fuzzer for
+# FUZZ_SECONDS. Leak checking is off: CPython keeps its interned objects to the end.
+# allocator_may_return_null makes a refused huge allocation a MemoryError, as without ASan.
+SAN_ENV = LD_PRELOAD=$$($(or $(CXX),g++) -print-file-name=libasan.so) \
+	ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:max_allocation_size_mb=8192 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 NDX_FUZZ_NO_RLIMIT=1 \
+	PYTHONPATH=$(CURDIR)/$(ASAN_PY_BUILD)/pkg
+sanitize-python: python
+	cmake -S . -B $(ASAN_PY_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNDX_SANITIZE=ON \
+	  -DNDX_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(CURDIR)/$(PY)
+	cmake --build $(ASAN_PY_BUILD) -j $(JOBS) --target _core
+	rm -rf $(ASAN_PY_BUILD)/pkg && mkdir -p $(ASAN_PY_BUILD)/pkg
+	cp -R python/ndx $(ASAN_PY_BUILD)/pkg/ && rm -f $(ASAN_PY_BUILD)/pkg/ndx/_core*.so
+	cp $(ASAN_PY_BUILD)/_core*.so $(ASAN_PY_BUILD)/pkg/ndx/
+	cd tests/python && $(SAN_ENV) ../../$(PY) -m pytest -q -p no:cacheprovider .
+	mkdir -p out
+	$(SAN_ENV) $(PY) tools/fuzz/ndx_fuzz.py --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) \
+	  --timeout 120 --report out/fuzz-asan-$(FUZZ_SEED).json
+
+# The threaded tests (tests/cpp/test_threads.cc and the other Threads/thread tests) under
+# ThreadSanitizer: the registry, the storage pool, autograd's per-thread state, the FFI and
+# the kernel thread pool.
+tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNDX_TSAN=ON
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target ndx_tests
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  $(TSAN_BUILD)/tests/cpp/ndx_tests --gtest_filter='Threads.*:Autograd.RecordingIsPerThread*:KernelThreads.*'
+
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cc' '*.cpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(PREFIX) $(VENV)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(ASAN_PY_BUILD) $(TSAN_BUILD) $(PREFIX) $(VENV)

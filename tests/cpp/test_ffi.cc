@@ -109,5 +109,45 @@ TEST(CApi, CallsRegisteredFunctionsWithPlainStructs) {
   NDXArrayFree(y);
 }
 
+// Counts and pointers from C callers are checked before use: a bad one is a ValueError with
+// the error code, never a read of wild memory.
+TEST(CApi, HostileCountsAndNullPointersAreErrors) {
+  NDXFuncHandle zeros = nullptr;
+  ASSERT_EQ(NDXFuncGet("_npi.zeros", &zeros), 0);
+  auto fails_with_value_error = [](int rc) {
+    EXPECT_EQ(rc, -1);
+    EXPECT_EQ(NDXGetLastErrorKind(), static_cast<int>(ErrorKind::kValueError)) << NDXGetLastError();
+  };
+  NDXValue args[3] = {};
+  args[0].type_code = kNDXShape;
+  args[0].v_dims = nullptr;
+  args[0].size = -1;
+  args[1].type_code = kNDXDType;
+  args[1].v_str = "float32";
+  args[2].type_code = kNDXNone;
+  NDXValue ret;
+  fails_with_value_error(NDXFuncCall(zeros, args, 3, &ret));
+  args[0].size = 2;  // a null pointer with a count
+  fails_with_value_error(NDXFuncCall(zeros, args, 3, &ret));
+  int64_t dims[1] = {2};
+  args[0].v_dims = dims;
+  args[0].size = 65;  // more dims than any shape may have
+  fails_with_value_error(NDXFuncCall(zeros, args, 3, &ret));
+  fails_with_value_error(NDXFuncCall(zeros, args, -1, &ret));
+  fails_with_value_error(NDXFuncCall(zeros, nullptr, 3, &ret));
+  NDXValue list = {};
+  list.type_code = kNDXArrayList;
+  list.size = 3;  // with no handles
+  fails_with_value_error(NDXFuncCall(zeros, &list, 1, &ret));
+  NDXArrayHandle h = nullptr;
+  int64_t huge[2] = {int64_t{1} << 40, int64_t{1} << 40};
+  float one = 1;
+  fails_with_value_error(NDXArrayFromData(&one, huge, 2, "float32", &h));
+  fails_with_value_error(NDXArrayFromData(nullptr, dims, 1, "float32", &h));
+  fails_with_value_error(NDXArrayFromData(&one, nullptr, 1, "float32", &h));
+  fails_with_value_error(NDXArrayFromData(&one, dims, -3, "float32", &h));
+  EXPECT_EQ(h, nullptr);
+}
+
 }  // namespace
 }  // namespace ndx
