@@ -35,7 +35,9 @@ using kernel::with_gemm_type;
 using kernel::as_array;
 using kernel::store;
 using kernel::write_req;
+using nn_check::check_with_forward;
 using nn_check::expect_shape;
+using nn_check::ForwardLayout;
 using nn_check::output_shape_of_input;
 using nn_check::register_backward;
 using nn_check::require_float;
@@ -568,15 +570,19 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
         return attrs.get<ConvolutionParam>().no_bias ? 2 : 3;
       })
       .set_params<ConvolutionParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               if (!(*in)[1].is_known() || !(*in)[2].is_known()) return false;
-                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
-                               assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
-                               if (out->size() > 2)
-                                 assign_shape(attrs, &(*out)[2], Shape{(*in)[2][0]}, "output", 2);
-                               return true;
-                             })
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            const bool bias = !attrs.get<ConvolutionParam>().no_bias;
+            ForwardLayout fwd{bias ? std::vector<int>{1, 2, 3} : std::vector<int>{1, 2}, {{0, 0}}};
+            if (!check_with_forward(attrs, in, conv_shape, fwd,
+                                    {"ograd", "data", "weight", "bias"}))
+              return false;
+            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+            assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+            if (out->size() > 2) assign_shape(attrs, &(*out)[2], Shape{(*in)[2][0]}, "output", 2);
+            return true;
+          })
       .set_attr<FInferType>(
           "FInferType",
           [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
@@ -606,7 +612,14 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
                     "first maximum; avg / sum: spread over the window).")
       .set_num_inputs(3)
       .set_params<PoolingParam>()
-      .set_attr<FInferShape>("FInferShape", output_shape_of_input(1))
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            if (!check_with_forward(attrs, in, pool_shape, {{1}, {{0, 0}, {0, 2}}},
+                                    {"ograd", "data", "out"}))
+              return false;
+            return output_shape_of_input(1)(attrs, in, out);
+          })
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"ograd", "data", "out"});

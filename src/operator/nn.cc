@@ -52,7 +52,9 @@ using kernel::with_gemm_type;
 using kernel::as_array;
 using kernel::store;
 using kernel::write_req;
+using nn_check::check_with_forward;
 using nn_check::expect_shape;
+using nn_check::ForwardLayout;
 using nn_check::ograd_float_type;
 using nn_check::output_shape_of_input;
 using nn_check::register_backward;
@@ -953,15 +955,18 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
         return attrs.get<FullyConnectedParam>().no_bias ? 2 : 3;
       })
       .set_params<FullyConnectedParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               if (!(*in)[1].is_known() || !(*in)[2].is_known()) return false;
-                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
-                               assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
-                               if (out->size() > 2)
-                                 assign_shape(attrs, &(*out)[2], Shape{(*in)[2][0]}, "output", 2);
-                               return true;
-                             })
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            const bool bias = !attrs.get<FullyConnectedParam>().no_bias;
+            ForwardLayout fwd{bias ? std::vector<int>{1, 2, -1} : std::vector<int>{1, 2}, {{0, 0}}};
+            if (!check_with_forward(attrs, in, fc_shape, fwd, {"ograd", "data", "weight"}))
+              return false;
+            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+            assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+            if (out->size() > 2) assign_shape(attrs, &(*out)[2], Shape{(*in)[2][0]}, "output", 2);
+            return true;
+          })
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"ograd", "data", "weight"});
@@ -989,7 +994,13 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                     "data's shape.")
       .set_num_inputs(3)
       .set_params<PickParam>()
-      .set_attr<FInferShape>("FInferShape", output_shape_of_input(1))
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                               if (!check_with_forward(attrs, in, pick_shape, {{1, 2}, {{0, 0}}},
+                                                       {"ograd", "data", "index"}))
+                                 return false;
+                               return output_shape_of_input(1)(attrs, in, out);
+                             })
       .set_attr<FInferType>("FInferType", ograd_float_type)
       .set_attr<FCompute>("FCompute<cpu>", pick_backward)
       // Linear in ograd: its gradient is pick again, so pick differentiates twice.
@@ -1072,7 +1083,14 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                     "ograd added up per index.")
       .set_num_inputs(3)
       .set_params<EmbeddingParam>()
-      .set_attr<FInferShape>("FInferShape", output_shape_of_input(2))
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            if (!check_with_forward(attrs, in, embedding_shape, {{1, 2}, {{0, 0}}},
+                                    {"ograd", "data", "weight"}))
+              return false;
+            return output_shape_of_input(2)(attrs, in, out);
+          })
       .set_attr<FInferType>("FInferType", ograd_float_type)
       .set_attr<FCompute>("FCompute<cpu>", embedding_backward)
       // Linear in ograd: its gradient is the embedding lookup again.
@@ -1151,7 +1169,10 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .set_params<LayerNormParam>()
       .set_attr<FInferShape>("FInferShape",
                              [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               if (!(*in)[1].is_known() || !(*in)[2].is_known()) return false;
+                               if (!check_with_forward(attrs, in, layer_norm_shape,
+                                                       {{1, 2, -1}, {{0, 0}, {1, 3}, {2, 4}}, 3},
+                                                       {"ograd", "data", "gamma", "mean", "std"}))
+                                 return false;
                                assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
                                assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
                                assign_shape(attrs, &(*out)[2], (*in)[2], "output", 2);
@@ -1206,14 +1227,17 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .set_num_inputs(5)
       .set_num_outputs(5)
       .set_params<BatchNormParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               if (!(*in)[1].is_known() || !(*in)[2].is_known()) return false;
-                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
-                               for (int i = 1; i < 5; ++i)
-                                 assign_shape(attrs, &(*out)[i], (*in)[2], "output", i);
-                               return true;
-                             })
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            if (!check_with_forward(attrs, in, batch_norm_shape,
+                                    {{1, 2, -1, -1, -1}, {{0, 0}, {1, 3}, {2, 4}}, 3},
+                                    {"ograd", "data", "gamma", "mean", "inv_std"}))
+              return false;
+            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+            for (int i = 1; i < 5; ++i) assign_shape(attrs, &(*out)[i], (*in)[2], "output", i);
+            return true;
+          })
       .set_attr<FInferType>(
           "FInferType",
           [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ndx/op.h"
@@ -53,6 +54,36 @@ inline void expect_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const S
   if (s != want)
     value_error("[", op_name(attrs), "] argument '", arg, "' has shape ", s.str(), ", expected ",
                 want.str(), why);
+}
+
+// Where a backward op finds its forward op's arrays: `inputs[j]` is the backward input that
+// holds forward input j (-1: not passed), and each (k, i) of `outputs` says backward input i is
+// forward output k (the ograd, or a saved output such as a mean).
+struct ForwardLayout {
+  std::vector<int> inputs;
+  std::vector<std::pair<int, int>> outputs;
+  int num_outputs = 1;
+};
+
+// Validates a backward op's inputs with its forward op's shape inference: the forward inputs
+// must be valid forward inputs, and the ograd and saved outputs must have the forward's output
+// shapes. Backward kernels index every input by the forward's geometry, so without this a
+// direct call or a graph node with mismatched shapes reads and writes out of bounds. Returns
+// false while a forward input's shape is unknown; fills unknown inputs it can work out.
+inline bool check_with_forward(const NodeAttrs& attrs, ShapeVector* in, const FInferShape& forward,
+                               const ForwardLayout& layout, const std::vector<const char*>& names) {
+  ShapeVector fin(layout.inputs.size(), Shape::unknown());
+  ShapeVector fout(static_cast<size_t>(layout.num_outputs), Shape::unknown());
+  for (size_t j = 0; j < layout.inputs.size(); ++j)
+    if (layout.inputs[j] >= 0) fin[j] = (*in)[layout.inputs[j]];
+  if (!forward(attrs, &fin, &fout)) return false;
+  for (size_t j = 0; j < layout.inputs.size(); ++j)
+    if (layout.inputs[j] >= 0 && !(*in)[layout.inputs[j]].is_known())
+      (*in)[layout.inputs[j]] = fin[j];
+  for (const auto& [k, i] : layout.outputs)
+    expect_shape(attrs, in, i, fout[k], names[i],
+                 " (the shape of the forward op's output " + std::to_string(k) + ")");
+  return true;
 }
 
 // FInferShape of a backward op whose single output has the shape of input k.
