@@ -50,9 +50,11 @@ typedef struct {
 
 typedef struct {
   void* ctx;
-  void* (*alloc_temp)(void* ctx, size_t bytes);  // scratch memory valid during the call
-  uint64_t (*next_random)(void* ctx);            // 64 random bits
-  void* cuda_stream;                             // null on cpu
+  // Scratch memory valid during the call; null when the engine cannot allocate it (return
+  // non-zero then: ndx raises its own MemoryError).
+  void* (*alloc_temp)(void* ctx, size_t bytes);
+  uint64_t (*next_random)(void* ctx);  // 64 random bits
+  void* cuda_stream;                   // null on cpu
 } NDXLibResource;
 
 typedef struct {
@@ -64,7 +66,9 @@ typedef struct {
 #define NDX_LIB_MAX_DIMS 16
 
 // Every function returns 0 on success; on failure it returns non-zero and
-// ndx_lib_last_error() describes the problem.
+// ndx_lib_last_error() describes the problem (ndx raises it as ValueError, naming the op and
+// the function). No function may let an exception out: the C++ side below turns whatever an op
+// throws, `throw 42` included, into such a failure.
 typedef int (*NDXLibParseAttrs)(const NDXLibAttrs* attrs, int32_t* num_inputs,
                                 int32_t* num_outputs);
 // out_shapes: num_out rows of NDX_LIB_MAX_DIMS int64s, filled with out_ndims[i] dims each.
@@ -88,20 +92,26 @@ typedef void (*NDXLibDestroyState)(void* state);
 // Inputs the op writes in place (e.g. running statistics): up to NDX_LIB_MAX_DIMS indices.
 typedef int (*NDXLibMutateInputs)(const NDXLibAttrs* attrs, int32_t* num, int32_t* indices);
 
+// Null pointers: a function marked optional may be null, and ndx does what its comment says.
 typedef struct {
   const char* name;
   NDXLibParseAttrs parse_attrs;  // optional: 1 input, 1 output without it
   NDXLibInferShape infer_shape;  // required
-  NDXLibInferType infer_type;    // optional: outputs take input 0's dtype
-  NDXLibCompute forward_cpu;     // required (or forward_gpu)
-  NDXLibCompute backward_cpu;    // optional: (ograds..., inputs..., outputs...) -> input grads
-  NDXLibCompute forward_gpu;
-  NDXLibCompute backward_gpu;
-  NDXLibCreateState create_state;  // optional: a stateful op (then forward_cpu may be null)
-  NDXLibStateCompute state_forward;
+  // optional: every output takes the dtype of the first input (float32 for an op without
+  // inputs)
+  NDXLibInferType infer_type;
+  NDXLibCompute forward_cpu;  // required, unless forward_gpu or create_state is given
+  // optional: (ograds..., inputs..., outputs...) -> input grads; without it (and without
+  // state_backward) the op has no gradient
+  NDXLibCompute backward_cpu;
+  NDXLibCompute forward_gpu;   // optional
+  NDXLibCompute backward_gpu;  // optional
+  // optional: a stateful op (then forward_cpu may be null)
+  NDXLibCreateState create_state;
+  NDXLibStateCompute state_forward;   // required with create_state
   NDXLibStateCompute state_backward;  // optional
-  NDXLibDestroyState destroy_state;
-  NDXLibMutateInputs mutate_inputs;  // optional
+  NDXLibDestroyState destroy_state;   // required with create_state
+  NDXLibMutateInputs mutate_inputs;   // optional: no input is written in place
 } NDXLibOp;
 
 #ifdef __cplusplus
@@ -114,6 +124,7 @@ typedef struct {
 #if defined(__cplusplus) && !defined(NDX_LIB_C_ONLY)
 #include <cstring>
 #include <map>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -139,7 +150,12 @@ struct Tensor {
 
 struct OpResource {
   const NDXLibResource* res;
-  void* alloc_temp(size_t bytes) const { return res->alloc_temp(res->ctx, bytes); }
+  // Throws std::bad_alloc when the engine cannot allocate (ndx then raises MemoryError).
+  void* alloc_temp(size_t bytes) const {
+    void* p = res->alloc_temp(res->ctx, bytes);
+    if (!p && bytes) throw std::bad_alloc();
+    return p;
+  }
   uint64_t next_random() const { return res->next_random(res->ctx); }
   void* cuda_stream() const { return res->cuda_stream; }
 };
@@ -180,6 +196,8 @@ inline int fail(const std::string& message) {
   last_error() = message;
   return 1;
 }
+// Optional functions an op may leave out: setInferType (every output takes the dtype of the
+// first input), setParseAttrs (1 input, 1 output), setBackward (no gradient), setMutateInputs.
 
 struct CustomOp {
   std::string name;
@@ -267,114 +285,132 @@ inline std::vector<Tensor> tensors(int n, const NDXLibTensor* t) {
     return ::ndx_lib::fail("unknown C++ exception"); \
   }
 
-inline int parse_attrs(const NDXLibAttrs* a, int32_t* n_in, int32_t* n_out) {
-  CustomOp* op = find(a);
-  if (!op) return fail("op not found");
-  int i = 1, o = 1;
-  if (op->parse) {
-    int rc;
+inline const char* op_name(const NDXLibAttrs* a) {
+  if (a)
+    for (int i = 0; i < a->num; ++i)
+      if (std::strcmp(a->keys[i], "__op__") == 0) return a->values[i];
+  return "?";
+}
+
+// Runs one of the library's functions. Whatever it throws (a std::exception, or anything else:
+// `throw 42`) becomes an error return with a message, never an exception through the C ABI,
+// which would end the process. ndx raises it as ValueError naming the op and the function.
+template <typename F>
+int guard(const NDXLibAttrs* a, const char* what, F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  } catch (...) {
     try {
-      rc = op->parse(to_map(a), &i, &o);
-    } catch (const std::exception& e) {
-      return fail(e.what());
+      return fail(std::string("unknown exception (not a std::exception) thrown by library op ") +
+                  op_name(a) + "'s " + what);
+    } catch (...) {
+      return 1;
     }
-    if (rc != 0) return rc;
   }
-  *n_in = i, *n_out = o;
-  return 0;
+}
+
+inline int parse_attrs(const NDXLibAttrs* a, int32_t* n_in, int32_t* n_out) {
+  return guard(a, "parse_attrs", [&] {
+    CustomOp* op = find(a);
+    if (!op) return fail("op not found");
+    int i = 1, o = 1;
+    if (op->parse) {
+      int rc = op->parse(to_map(a), &i, &o);
+      if (rc != 0) return rc;
+    }
+    *n_in = i, *n_out = o;
+    return 0;
+  });
 }
 inline int infer_shape(const NDXLibAttrs* a, int32_t n_in, const int64_t* const* in,
                        const int32_t* in_nd, int32_t n_out, int64_t* out, int32_t* out_nd) {
-  CustomOp* op = find(a);
-  if (!op || !op->infer_shape) return fail("op has no infer_shape");
-  std::vector<std::vector<int64_t>> ins(static_cast<size_t>(n_in)),
-      outs(static_cast<size_t>(n_out));
-  for (int i = 0; i < n_in; ++i) ins[i].assign(in[i], in[i] + in_nd[i]);
-  int rc;
-  try {
-    rc = op->infer_shape(to_map(a), ins, outs);
-  } catch (const std::exception& e) {
-    return fail(e.what());
-  }
-  if (rc != 0) return rc;
-  if (static_cast<int>(outs.size()) != n_out)
-    return fail("infer_shape returned the wrong number of outputs");
-  for (int j = 0; j < n_out; ++j) {
-    if (outs[j].size() > NDX_LIB_MAX_DIMS) return fail("too many dimensions");
-    out_nd[j] = static_cast<int32_t>(outs[j].size());
-    for (size_t k = 0; k < outs[j].size(); ++k) out[j * NDX_LIB_MAX_DIMS + k] = outs[j][k];
-  }
-  return 0;
+  return guard(a, "infer_shape", [&] {
+    CustomOp* op = find(a);
+    if (!op || !op->infer_shape) return fail("op has no infer_shape");
+    std::vector<std::vector<int64_t>> ins(static_cast<size_t>(n_in)),
+        outs(static_cast<size_t>(n_out));
+    for (int i = 0; i < n_in; ++i) ins[i].assign(in[i], in[i] + in_nd[i]);
+    int rc = op->infer_shape(to_map(a), ins, outs);
+    if (rc != 0) return rc;
+    if (static_cast<int>(outs.size()) != n_out)
+      return fail("infer_shape returned the wrong number of outputs");
+    for (int j = 0; j < n_out; ++j) {
+      if (outs[j].size() > NDX_LIB_MAX_DIMS) return fail("too many dimensions");
+      out_nd[j] = static_cast<int32_t>(outs[j].size());
+      for (size_t k = 0; k < outs[j].size(); ++k) out[j * NDX_LIB_MAX_DIMS + k] = outs[j][k];
+    }
+    return 0;
+  });
 }
 inline int infer_type(const NDXLibAttrs* a, int32_t n_in, const int32_t* in, int32_t n_out,
                       int32_t* out) {
-  CustomOp* op = find(a);
-  if (!op) return fail("op not found");
-  std::vector<int> ins(in, in + n_in),
-      outs(static_cast<size_t>(n_out), n_in ? in[0] : kNDXLibFloat32);
-  if (op->infer_type) {
-    int rc;
-    try {
-      rc = op->infer_type(to_map(a), ins, outs);
-    } catch (const std::exception& e) {
-      return fail(e.what());
+  return guard(a, "infer_type", [&] {
+    CustomOp* op = find(a);
+    if (!op) return fail("op not found");
+    std::vector<int> ins(in, in + n_in),
+        outs(static_cast<size_t>(n_out), n_in ? in[0] : kNDXLibFloat32);
+    if (op->infer_type) {
+      int rc = op->infer_type(to_map(a), ins, outs);
+      if (rc != 0) return rc;
+      if (static_cast<int>(outs.size()) != n_out)
+        return fail("infer_type returned the wrong number of outputs");
     }
-    if (rc != 0) return rc;
-  }
-  for (int j = 0; j < n_out; ++j) out[j] = outs[j];
-  return 0;
+    for (int j = 0; j < n_out; ++j) out[j] = outs[j];
+    return 0;
+  });
 }
 template <bool kBackward, int kDev>
 int compute(const NDXLibAttrs* a, int32_t n_in, const NDXLibTensor* in, int32_t n_out,
             NDXLibTensor* out, const int32_t* req, const NDXLibResource* res) {
-  CustomOp* op = find(a);
-  if (!op) return fail("op not found");
-  ComputeFn f = kBackward ? op->backward[kDev] : op->forward[kDev];
-  if (!f) return fail("no such function");
-  std::vector<Tensor> ins = tensors(n_in, in), outs = tensors(n_out, out);
-  std::vector<int> reqs(req, req + n_out);
-  NDX_LIB_GUARD(f(to_map(a), ins, outs, reqs, OpResource{res}))
+  return guard(a, kBackward ? "backward" : "forward", [&] {
+    CustomOp* op = find(a);
+    if (!op) return fail("op not found");
+    ComputeFn f = kBackward ? op->backward[kDev] : op->forward[kDev];
+    if (!f) return fail("no such function");
+    std::vector<Tensor> ins = tensors(n_in, in), outs = tensors(n_out, out);
+    std::vector<int> reqs(req, req + n_out);
+    return f(to_map(a), ins, outs, reqs, OpResource{res});
+  });
 }
 inline int create_state(const NDXLibAttrs* a, void** state) {
-  CustomOp* op = find(a);
-  if (!op || !op->create_state) return fail("op has no state");
-  CustomStatefulOp* s = nullptr;
-  int rc;
-  try {
-    rc = op->create_state(to_map(a), &s);
-  } catch (const std::exception& e) {
-    return fail(e.what());
-  }
-  if (rc != 0) return rc;
-  if (!s) return fail("create_op_state gave no state");
-  *state = s;
-  return 0;
+  return guard(a, "create_op_state", [&] {
+    CustomOp* op = find(a);
+    if (!op || !op->create_state) return fail("op has no state");
+    CustomStatefulOp* s = nullptr;
+    int rc = op->create_state(to_map(a), &s);
+    if (rc != 0) return rc;
+    if (!s) return fail("create_op_state gave no state");
+    *state = s;
+    return 0;
+  });
 }
 template <bool kBackward>
 int state_compute(void* state, int32_t n_in, const NDXLibTensor* in, int32_t n_out,
                   NDXLibTensor* out, const int32_t* req, const NDXLibResource* res) {
-  auto* s = static_cast<CustomStatefulOp*>(state);
-  std::vector<Tensor> ins = tensors(n_in, in), outs = tensors(n_out, out);
-  std::vector<int> reqs(req, req + n_out);
-  NDX_LIB_GUARD(kBackward ? s->Backward(ins, outs, reqs, OpResource{res})
-                          : s->Forward(ins, outs, reqs, OpResource{res}))
+  return guard(nullptr, kBackward ? "stateful backward" : "stateful forward", [&] {
+    auto* s = static_cast<CustomStatefulOp*>(state);
+    std::vector<Tensor> ins = tensors(n_in, in), outs = tensors(n_out, out);
+    std::vector<int> reqs(req, req + n_out);
+    return kBackward ? s->Backward(ins, outs, reqs, OpResource{res})
+                     : s->Forward(ins, outs, reqs, OpResource{res});
+  });
 }
+// A state's destructor must not throw (C++ ends the process when one does).
 inline void destroy_state(void* state) { delete static_cast<CustomStatefulOp*>(state); }
 inline int mutate_inputs(const NDXLibAttrs* a, int32_t* num, int32_t* indices) {
-  CustomOp* op = find(a);
-  if (!op || !op->mutate_inputs) return fail("op mutates no inputs");
-  std::vector<int> idx;
-  int rc;
-  try {
-    rc = op->mutate_inputs(to_map(a), idx);
-  } catch (const std::exception& e) {
-    return fail(e.what());
-  }
-  if (rc != 0) return rc;
-  if (idx.size() > NDX_LIB_MAX_DIMS) return fail("too many mutated inputs");
-  *num = static_cast<int32_t>(idx.size());
-  for (size_t i = 0; i < idx.size(); ++i) indices[i] = idx[i];
-  return 0;
+  return guard(a, "mutate_inputs", [&] {
+    CustomOp* op = find(a);
+    if (!op || !op->mutate_inputs) return fail("op mutates no inputs");
+    std::vector<int> idx;
+    int rc = op->mutate_inputs(to_map(a), idx);
+    if (rc != 0) return rc;
+    if (idx.size() > NDX_LIB_MAX_DIMS) return fail("too many mutated inputs");
+    *num = static_cast<int32_t>(idx.size());
+    for (size_t i = 0; i < idx.size(); ++i) indices[i] = idx[i];
+    return 0;
+  });
 }
 }  // namespace detail
 }  // namespace ndx_lib

@@ -31,8 +31,17 @@ def _op_function(name, path):
 
 def load(path, verbose=False):
     """Loads the operator library at `path` and returns the names of its ops. Bad libraries
-    (missing file, not a shared library, wrong lib_api version, missing functions) raise and
-    register nothing."""
+    (missing file, not a shared library, wrong lib_api version, missing functions, a bogus op
+    count) raise ValueError and register nothing.
+
+    Loading a path again returns the same names and does nothing else while the file there is
+    the one loaded (same contents: a touch or a copy of the same build is no change). Once the
+    file has changed (rebuilt in place), loading it raises ValueError: a process holds one
+    version of a library. dlopen hands back the copy it already has for a path, and the ops
+    registered from it may live on in graphs, autograd tapes and cached executors, so they are
+    never swapped under them; the first build keeps running until the process restarts. A
+    rebuild under another path (``compile`` names its output by content hash) raises the same
+    way, since its ops are already registered by the first build."""
     path = os.path.abspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"[library.load] no such file: {path}")

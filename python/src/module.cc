@@ -457,7 +457,12 @@ PyObject* invoke_str(PyObject*, PyObject* args) {
 PyObject* load_library_py(PyObject*, PyObject* path) {
   NDX_PY_BEGIN
   if (!PyUnicode_Check(path)) type_error("[library.load] expected a path str");
-  auto names = load_library(PyUnicode_AsUTF8(path));
+  Py_ssize_t n;
+  const char* s = PyUnicode_AsUTF8AndSize(path, &n);
+  if (!s) throw PythonErrorSet{};
+  if (std::strlen(s) != static_cast<size_t>(n))
+    value_error("[library.load] the path contains a null character");
+  auto names = load_library(s);
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
   for (size_t i = 0; i < names.size(); ++i)
     PyList_SET_ITEM(list, i, PyUnicode_FromString(names[i].c_str()));

@@ -12,6 +12,7 @@ from ndx import autograd, gluon, np, npx
 from ndx.test_utils import assert_almost_equal
 
 EXT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "examples", "extensions")
+LIBS = os.path.join(os.path.dirname(__file__), "libs")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -87,12 +88,12 @@ def test_random_resource_and_temp_space():
     onp.testing.assert_array_equal(npx.my_noisy_relu(x, scale=0.5).asnumpy(), y1)
 
 
-def _cc(tmp_path, name, code):
+def _cc(tmp_path, name, code, *flags):
     src = tmp_path / f"{name}.c"
     src.write_text(code)
     out = tmp_path / f"lib{name}.so"
     cc = shutil.which("cc") or shutil.which("gcc")
-    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(out)], check=True)
+    subprocess.run([cc, "-shared", "-fPIC", *flags, str(src), "-o", str(out)], check=True)
     return str(out)
 
 
@@ -208,3 +209,133 @@ def test_mutated_inputs_are_written_in_place():
     # Strided inputs that are only read are copied for the kernel.
     assert float(npx.my_accumulate(np.zeros((3, 2), dtype="float32"), x.T)) == 15.0
     assert_almost_equal(total, 2 * onp.arange(6).reshape(2, 3))
+
+
+@pytest.fixture(scope="module")
+def misbehaving():
+    return ndx.library.compile(os.path.join(LIBS, "misbehaving_lib.cc"))
+
+
+X = onp.array([1.0, -2.0, 3.0], dtype=onp.float32)
+
+
+@pytest.mark.parametrize("op,what", [
+    ("bad_throw_forward", "forward"), ("bad_throw_shape", "infer_shape"),
+    ("bad_throw_type", "infer_type"), ("bad_throw_parse", "parse_attrs"),
+    ("bad_throw_mutate", "mutate_inputs"), ("bad_throw_create_state", "create_op_state"),
+    ("bad_throw_state_forward", "stateful forward")])
+def test_a_library_function_throwing_a_non_exception_raises_value_error(misbehaving, op, what):
+    # `throw 42` once went through the C ABI and ended the process (std::terminate).
+    with pytest.raises(ValueError, match=f"unknown exception .*thrown by library op .*{what}"):
+        getattr(npx, op)(np.array(X))
+    assert_almost_equal(npx.my_relu(np.array(X)), onp.maximum(X, 0))  # the engine goes on
+
+
+def test_a_backward_throwing_a_non_exception_raises_value_error(misbehaving):
+    x = np.array(X)
+    x.attach_grad()
+    with autograd.record():
+        y = npx.bad_throw_backward(x)
+    assert_almost_equal(y, X)
+    with pytest.raises(ValueError, match="unknown exception .* op bad_throw_backward's backward"):
+        y.backward()
+
+
+def test_a_library_shape_whose_size_overflows_is_too_big(misbehaving):
+    # infer_shape says (2**40, 2**40): refused before anything is allocated, in graphs too.
+    with pytest.raises(ValueError, match=r"\[bad_huge_shape\] array is too big"):
+        npx.bad_huge_shape(np.array(X))
+    x = ndx.sym.var("x")
+    with pytest.raises(ValueError, match="array is too big"):
+        ndx.sym._apply("bad_huge_shape", [x], {}).infer_shape(x=(3,))
+
+
+def test_scratch_memory_the_engine_cannot_give_is_memory_error(misbehaving):
+    with pytest.raises(MemoryError):
+        npx.bad_huge_temp(np.array(X))
+
+
+def test_infer_type_is_optional(misbehaving):
+    for dt in ("float32", "float64"):
+        y = npx.bad_no_infer_type(np.array(X, dtype=dt))
+        assert y.dtype == dt
+        assert_almost_equal(y, X)
+
+
+def _c_library(tmp_path, name, op_name, value=1.0, num_ops=1):
+    """A library written against the bare C ABI: one op without infer_type (or parse_attrs,
+    backward, state), whose forward fills its float32 output with `value`."""
+    code = f"""
+#include <string.h>
+#include "ndx/lib_api.h"
+static const char* err = "";
+static int shape(const NDXLibAttrs* a, int32_t n_in, const int64_t* const* in,
+                 const int32_t* in_nd, int32_t n_out, int64_t* out, int32_t* out_nd) {{
+  out_nd[0] = in_nd[0];
+  for (int k = 0; k < in_nd[0]; ++k) out[k] = in[0][k];
+  return 0;
+}}
+static int fwd(const NDXLibAttrs* a, int32_t n_in, const NDXLibTensor* in, int32_t n_out,
+               NDXLibTensor* out, const int32_t* req, const NDXLibResource* res) {{
+  int64_t n = 1;
+  if (out[0].dtype != kNDXLibFloat32) {{ err = "float32 only"; return 1; }}
+  for (int k = 0; k < out[0].ndim; ++k) n *= out[0].shape[k];
+  for (int64_t i = 0; i < n; ++i) ((float*)out[0].data)[i] = {value}f;
+  return 0;
+}}
+int ndx_lib_version(void) {{ return NDX_LIB_API_VERSION; }}
+const char* ndx_lib_last_error(void) {{ return err; }}
+int ndx_lib_num_ops(void) {{ return {num_ops}; }}
+int ndx_lib_get_op(int i, NDXLibOp* op) {{
+  memset(op, 0, sizeof *op);
+  op->name = "{op_name}";
+  op->infer_shape = shape;
+  op->forward_cpu = fwd;
+  return 0;
+}}
+"""
+    return _cc(tmp_path, name, code, f"-I{ndx.library.include_dir()}")
+
+
+def test_a_c_library_without_optional_functions_loads(tmp_path):
+    path = _c_library(tmp_path, "bare", "bare_c_op", 7.0)
+    assert ndx.library.load(path) == ["bare_c_op"]
+    y = npx.bare_c_op(np.ones((2, 3), dtype="float32"))
+    assert y.dtype == "float32" and y.tolist() == [[7.0] * 3] * 2
+    with pytest.raises(ValueError, match="float32 only"):  # float64 in: float64 out, refused
+        npx.bare_c_op(np.ones((2,), dtype="float64"))
+
+
+def test_a_library_reporting_two_billion_ops_is_refused(tmp_path):
+    path = _c_library(tmp_path, "billions", "billion_op", num_ops=2_000_000_000)
+    with pytest.raises(ValueError, match="reports 2000000000 operators; a library may have 0 to"):
+        ndx.library.load(path)
+    assert not hasattr(npx, "billion_op")
+
+
+def test_loading_a_path_again(tmp_path):
+    """Loading the same path again returns its ops; once the file there has changed (a rebuild),
+    loading it raises: a process holds one version of a library (dlopen keeps the first, and
+    its ops may live on in graphs and tapes), and the first keeps running."""
+    path = str(tmp_path / "libreload.so")
+    shutil.copy(_c_library(tmp_path, "v1", "reload_op", 1.0), path)
+    assert ndx.library.load(path) == ["reload_op"]
+    assert ndx.library.load(path) == ["reload_op"]  # unchanged: a no-op
+    os.utime(path, (1, 1))  # touched, same contents: still the same library
+    assert ndx.library.load(path) == ["reload_op"]
+    shutil.copy(_c_library(tmp_path, "v2", "reload_op", 2.0), path + ".new")
+    os.replace(path + ".new", path)  # rebuilt in place
+    with pytest.raises(ValueError, match="changed since it was loaded .* Restart the process"):
+        ndx.library.load(path)
+    assert npx.reload_op(np.zeros(2, dtype="float32")).tolist() == [1.0, 1.0]  # the first build
+    # The new build under another path: its op name is the loaded library's.
+    copy = shutil.copy(path, path + ".copy.so")
+    with pytest.raises(ValueError, match=r"already registered \(by the library .*libreload.so\)"):
+        ndx.library.load(copy)
+
+
+def test_paths_that_are_not_plain_text():
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate once crashed the loader
+        ndx._core._load_library("/tmp/\ud800.so")
+    with pytest.raises(ValueError, match="null character"):
+        ndx._core._load_library("/tmp/a\0b.so")
