@@ -88,11 +88,12 @@ def test_random_resource_and_temp_space():
     onp.testing.assert_array_equal(npx.my_noisy_relu(x, scale=0.5).asnumpy(), y1)
 
 
-def _cc(tmp_path, name, code, *flags):
-    src = tmp_path / f"{name}.c"
+def _cc(tmp_path, name, code, *flags, cxx=False):
+    src = tmp_path / (f"{name}.cc" if cxx else f"{name}.c")
     src.write_text(code)
     out = tmp_path / f"lib{name}.so"
-    cc = shutil.which("cc") or shutil.which("gcc")
+    cc = (shutil.which("c++") or shutil.which("g++")) if cxx else (
+        shutil.which("cc") or shutil.which("gcc"))
     subprocess.run([cc, "-shared", "-fPIC", *flags, str(src), "-o", str(out)], check=True)
     return str(out)
 
@@ -262,12 +263,15 @@ def test_infer_type_is_optional(misbehaving):
         assert_almost_equal(y, X)
 
 
-def _c_library(tmp_path, name, op_name, value=1.0, num_ops=1):
-    """A library written against the bare C ABI: one op without infer_type (or parse_attrs,
-    backward, state), whose forward fills its float32 output with `value`."""
+def _c_library(tmp_path, name, op_name, value=1.0, num_ops=1, forward_first="", cxx=False):
+    """A library written against the bare C ABI (compiled as C, or as C++ with extern "C"):
+    one op without infer_type (or parse_attrs, backward, state), whose forward fills its
+    float32 output with `value`."""
     code = f"""
 #include <string.h>
+#define NDX_LIB_C_ONLY
 #include "ndx/lib_api.h"
+{'extern "C" {' if cxx else ''}
 static const char* err = "";
 static int shape(const NDXLibAttrs* a, int32_t n_in, const int64_t* const* in,
                  const int32_t* in_nd, int32_t n_out, int64_t* out, int32_t* out_nd) {{
@@ -277,6 +281,7 @@ static int shape(const NDXLibAttrs* a, int32_t n_in, const int64_t* const* in,
 }}
 static int fwd(const NDXLibAttrs* a, int32_t n_in, const NDXLibTensor* in, int32_t n_out,
                NDXLibTensor* out, const int32_t* req, const NDXLibResource* res) {{
+  {forward_first}
   int64_t n = 1;
   if (out[0].dtype != kNDXLibFloat32) {{ err = "float32 only"; return 1; }}
   for (int k = 0; k < out[0].ndim; ++k) n *= out[0].shape[k];
@@ -293,8 +298,9 @@ int ndx_lib_get_op(int i, NDXLibOp* op) {{
   op->forward_cpu = fwd;
   return 0;
 }}
+{'}' if cxx else ''}
 """
-    return _cc(tmp_path, name, code, f"-I{ndx.library.include_dir()}")
+    return _cc(tmp_path, name, code, f"-I{ndx.library.include_dir()}", cxx=cxx)
 
 
 def test_a_c_library_without_optional_functions_loads(tmp_path):
@@ -339,3 +345,12 @@ def test_paths_that_are_not_plain_text():
         ndx._core._load_library("/tmp/\ud800.so")
     with pytest.raises(ValueError, match="null character"):
         ndx._core._load_library("/tmp/a\0b.so")
+
+
+def test_an_exception_let_out_through_the_bare_c_abi_is_caught(tmp_path):
+    # A C++ library written without lib_api.h's wrappers: its forward throws through the C ABI.
+    path = _c_library(tmp_path, "leaky", "leaky_op", forward_first="throw 42;", cxx=True)
+    assert ndx.library.load(path) == ["leaky_op"]
+    with pytest.raises(ValueError, match=r"\[leaky_op\] forward threw an unknown exception"):
+        npx.leaky_op(np.ones(2, dtype="float32"))
+    assert npx.my_relu(np.array([-1.0])).tolist() == [0.0]
