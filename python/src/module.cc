@@ -382,7 +382,10 @@ PyObject* graph_json(PyObject*, PyObject* h) {
 PyObject* graph_load(PyObject*, PyObject* text) {
   NDX_PY_BEGIN
   if (!PyUnicode_Check(text)) type_error("[graph_from_json] expected a str");
-  return graph_capsule(graph_from_json(PyUnicode_AsUTF8(text)));
+  Py_ssize_t n;
+  const char* s = PyUnicode_AsUTF8AndSize(text, &n);  // null for lone surrogates
+  if (!s) throw PythonErrorSet{};                     // UnicodeEncodeError, a ValueError
+  return graph_capsule(graph_from_json(std::string(s, static_cast<size_t>(n))));
   NDX_PY_END(nullptr)
 }
 

@@ -62,7 +62,7 @@ TEST(Graph, JsonRoundTrip) {
 
 TEST(Graph, BadJsonRaises) {
   expect_error(
-      ErrorKind::kValueError, [] { graph_from_json("{not json"); }, "not valid JSON");
+      ErrorKind::kValueError, [] { graph_from_json("{not json"); }, "invalid JSON at byte 2");
   expect_error(
       ErrorKind::kValueError, [] { graph_from_json("[]"); }, "'nodes'");
   expect_error(
