@@ -20,7 +20,9 @@ struct Graph {
 };
 
 std::string graph_to_json(const Graph& g);
-// Parses graph JSON; unknown ops, bad params or malformed structure raise ValueError.
+// Parses graph JSON; unknown ops, bad params or malformed structure raise ValueError (bad
+// params keep their kind) with our own message: "[graph_from_json] invalid JSON at byte N:
+// <reason>", or the node index and field at fault. Nesting past 128 levels is refused.
 Graph graph_from_json(const std::string& json);
 
 // Shape and dtype inference over a graph from its inputs' shapes and dtypes.

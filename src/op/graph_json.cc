@@ -121,6 +121,7 @@ NDArray constant_from_json(const json& attrs, const std::string& where) {
 
 // Copies and dumps of a json value recurse, so nesting is bounded before nlohmann sees the
 // text: graph JSON nests 4 levels; 100,000 levels of [[[...]]] is an attack, not a graph.
+// NUL bytes are refused here too.
 constexpr int kMaxDepth = 128;
 
 void check_depth(const std::string& text) {
@@ -128,6 +129,8 @@ void check_depth(const std::string& text) {
   bool in_string = false, escaped = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (c == '\0')  // nlohmann stops at a NUL and would ignore the rest
+      value_error("[graph_from_json] invalid JSON at byte ", i, ": unexpected byte 0x00");
     if (in_string) {
       if (escaped)
         escaped = false;

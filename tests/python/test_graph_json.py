@@ -44,6 +44,7 @@ X = node("null", "x")
     ('["a\x01"]', 3, "unexpected byte 0x01"),
     ("[1,\n 2,\n @]", 9, "unexpected character '@'"),
     ('{"nodes": [], "heads": [[1e400, 0]]}', 29, "the number 1e400 is out of range"),
+    ('{"nodes": [], "heads": []}\0garbage', 26, "unexpected byte 0x00"),
 ])
 def test_invalid_json_names_the_byte(text, byte, reason):
     load_error(text, rf"^\[graph_from_json\] invalid JSON at byte {byte}: {reason}$")
