@@ -87,6 +87,7 @@ DType dtype_from_py(PyObject* o) {
   if (PyUnicode_Check(o)) {
     Py_ssize_t n;
     const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s) type_error("[dtype] data type ", repr_of(o), " not understood");  // no UTF-8 form
     std::string_view name(s, static_cast<size_t>(n));
     for (int i = 0; i < kNumDTypes; ++i)
       if (dtype_name(static_cast<DType>(i)) == name) return static_cast<DType>(i);
@@ -97,20 +98,25 @@ DType dtype_from_py(PyObject* o) {
   PyObject* dt = PyObject_CallOneArg(g_numpy_dtype, o);
   if (!dt) {
     PyErr_Clear();
-    PyObject* r = PyObject_Repr(o);
-    std::string shown = r ? PyUnicode_AsUTF8(r) : "?";
-    Py_XDECREF(r);
-    type_error("[dtype] data type ", shown, " not understood");
+    type_error("[dtype] data type ", repr_of(o), " not understood");
   }
   PyObject* name = PyObject_GetAttrString(dt, "name");
   Py_DECREF(dt);
-  std::string n = name ? PyUnicode_AsUTF8(name) : "";
+  const char* text = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : nullptr;
+  std::string n = text ? text : "";
   Py_XDECREF(name);
+  if (!text) PyErr_Clear();
   DType t = dtype_from_name(n);  // raises for numpy dtypes ndx lacks (complex, str, ...)
   PyObject* code = PyLong_FromLong(static_cast<long>(t));
   if (PyDict_SetItem(g_dtype_cache, o, code) < 0) PyErr_Clear();
   Py_DECREF(code);
   return t;
+}
+
+const char* utf8_of(PyObject* str) {
+  const char* s = PyUnicode_AsUTF8(str);
+  if (!s) throw PythonErrorSet{};
+  return s;
 }
 
 std::string repr_of(PyObject* o) {
@@ -170,6 +176,11 @@ Value value_from_py(PyObject* o, std::string_view op, std::string_view field) {
   if (PyUnicode_Check(o)) {
     Py_ssize_t n;
     const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s) {  // a lone surrogate: the str has no UTF-8 form
+      PyErr_Clear();
+      value_error("[", op, "] parameter '", field, "' must be text with a UTF-8 form, got ",
+                  repr_of(o));
+    }
     return Value(std::string_view(s, static_cast<size_t>(n)));
   }
   if (PyTuple_Check(o) || PyList_Check(o)) {

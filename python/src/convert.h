@@ -35,28 +35,36 @@ void init_errors(PyObject* module);
 struct PythonErrorSet {};
 
 #define NDX_PY_BEGIN try {
-#define NDX_PY_END(fail)                           \
-  }                                                \
-  catch (const ::ndx::py::PythonErrorSet&) {       \
-    return fail;                                   \
-  }                                                \
-  catch (const ::ndx::Error& e) {                  \
-    ::ndx::py::set_error(e);                       \
-    return fail;                                   \
-  }                                                \
-  catch (const std::bad_alloc&) {                  \
-    PyErr_NoMemory();                              \
-    return fail;                                   \
-  }                                                \
-  catch (const std::exception& e) {                \
-    PyErr_SetString(PyExc_RuntimeError, e.what()); \
-    return fail;                                   \
+#define NDX_PY_END(fail)                                              \
+  }                                                                   \
+  catch (const ::ndx::py::PythonErrorSet&) {                          \
+    return fail;                                                      \
+  }                                                                   \
+  catch (const ::ndx::Error& e) {                                     \
+    ::ndx::py::set_error(e);                                          \
+    return fail;                                                      \
+  }                                                                   \
+  catch (const std::bad_alloc&) {                                     \
+    PyErr_NoMemory();                                                 \
+    return fail;                                                      \
+  }                                                                   \
+  catch (const std::exception& e) {                                   \
+    PyErr_SetString(PyExc_RuntimeError, e.what());                    \
+    return fail;                                                      \
+  }                                                                   \
+  catch (...) { /* nothing may unwind into CPython */                 \
+    PyErr_SetString(PyExc_SystemError, "ndx: unknown C++ exception"); \
+    return fail;                                                      \
   }
 
 // dtypes: NumPy dtype objects out (bfloat16 as the string 'bfloat16'); anything NumPy accepts in.
 PyObject* dtype_to_py(DType t);    // new reference
 DType dtype_from_py(PyObject* o);  // raises ndx TypeError when not understood
 void init_dtypes();
+
+// The UTF-8 text of a str; a str that has none (a lone surrogate) raises Python's
+// UnicodeEncodeError (a ValueError) instead of handing on a null pointer.
+const char* utf8_of(PyObject* str);
 
 // repr(o) for error messages; never leaves an error pending ("<unprintable>" if repr fails).
 std::string repr_of(PyObject* o);

@@ -30,14 +30,14 @@ const char* kCapsuleName = "ndx.Op";
 const Op* op_from_handle(PyObject* h) {
   if (PyCapsule_IsValid(h, kCapsuleName))
     return static_cast<const Op*>(PyCapsule_GetPointer(h, kCapsuleName));
-  if (PyUnicode_Check(h)) return Op::get(PyUnicode_AsUTF8(h));
+  if (PyUnicode_Check(h)) return Op::get(utf8_of(h));
   type_error("[invoke] expected an op handle or name, got ", Py_TYPE(h)->tp_name);
 }
 
 PyObject* op_handle(PyObject*, PyObject* name) {
   NDX_PY_BEGIN
   if (!PyUnicode_Check(name)) type_error("[op_handle] expected a str");
-  return PyCapsule_New(const_cast<Op*>(Op::get(PyUnicode_AsUTF8(name))), kCapsuleName, nullptr);
+  return PyCapsule_New(const_cast<Op*>(Op::get(utf8_of(name))), kCapsuleName, nullptr);
   NDX_PY_END(nullptr)
 }
 
@@ -78,7 +78,10 @@ NodeAttrs attrs_from(const Op* op, PyObject* kwargs) {
     while (PyDict_Next(kwargs, &pos, &key, &value)) {
       Py_ssize_t len;
       const char* k = PyUnicode_AsUTF8AndSize(key, &len);
-      if (!k) type_error("[", op->name, "] parameter names must be str");
+      if (!k) {
+        PyErr_Clear();
+        type_error("[", op->name, "] parameter names must be str with a UTF-8 form");
+      }
       std::string_view name(k, static_cast<size_t>(len));
       kw.emplace_back(name, value_from_py(value, op->name, name));
     }
@@ -437,7 +440,12 @@ std::map<std::string, std::string> string_dict(PyObject* params) {
       Py_DECREF(s);
       throw PythonErrorSet{};
     }
-    dict[key] = PyUnicode_AsUTF8(s);
+    const char* text = PyUnicode_AsUTF8(s);
+    if (!text) {
+      Py_DECREF(s);
+      throw PythonErrorSet{};
+    }
+    dict[key] = text;
     Py_DECREF(s);
   }
   return dict;
@@ -509,7 +517,7 @@ PyObject* sym_var(PyObject*, PyObject* name) {
   NDX_PY_BEGIN
   if (!PyUnicode_Check(name)) type_error("[sym.var] expected a name str");
   Graph g;
-  g.outputs.push_back(NodeEntry{make_variable(PyUnicode_AsUTF8(name)), 0, 0});
+  g.outputs.push_back(NodeEntry{make_variable(utf8_of(name)), 0, 0});
   return graph_capsule(std::move(g));
   NDX_PY_END(nullptr)
 }
@@ -634,6 +642,7 @@ PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObje
   for (Py_ssize_t i = 0; i < nargs; ++i) a[i] = args[i];
   for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k) {
     const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    if (!key) PyErr_Clear();  // reported below as an unexpected keyword
     int i = 0;
     while (i < 3 && (!key || std::strcmp(key, kNames[i]) != 0)) ++i;
     if (i == 3 || a[i])

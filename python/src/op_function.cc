@@ -34,6 +34,7 @@ constexpr Py_ssize_t kMaxInputs = 16;
 bool name_is(PyObject* s, const std::string& name) {
   Py_ssize_t n;
   const char* p = PyUnicode_AsUTF8AndSize(s, &n);
+  if (!p) PyErr_Clear();  // no UTF-8 form: matches no name (reported by the caller)
   return p && static_cast<size_t>(n) == name.size() &&
          std::memcmp(p, name.data(), name.size()) == 0;
 }
@@ -77,6 +78,7 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
     if (matched) continue;
     Py_ssize_t len;
     const char* k_str = PyUnicode_AsUTF8AndSize(key, &len);
+    if (!k_str) throw PythonErrorSet{};  // UnicodeEncodeError: a name with no UTF-8 form
     std::string_view kname(k_str, static_cast<size_t>(len));
     for (const auto& [existing, v] : kwargs)
       if (existing == kname)

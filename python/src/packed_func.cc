@@ -150,7 +150,9 @@ PyObject* get_api(PyObject*, PyObject* name) {
     PyErr_SetString(PyExc_TypeError, "_get_api expects a str");
     return nullptr;
   }
-  const ffi::FuncEntry* f = ffi::FuncRegistry::global().find(PyUnicode_AsUTF8(name));
+  const char* text = PyUnicode_AsUTF8(name);
+  if (!text) return nullptr;  // a lone surrogate: UnicodeEncodeError is set
+  const ffi::FuncEntry* f = ffi::FuncRegistry::global().find(text);
   if (!f) Py_RETURN_NONE;
   auto* obj = PyObject_New(PyPackedFunc, packed_func_type);
   obj->vectorcall = call;

@@ -189,3 +189,26 @@ def test_a_deep_hybridized_block_runs_and_frees():
     assert net(np.array([2.0])).asnumpy().tolist() == [2.0]
     assert net(np.array([5.0])).asnumpy().tolist() == [5.0]
     del net
+
+
+# ---- strings without UTF-8 (a lone surrogate) are errors, never a null pointer ----
+
+@pytest.mark.parametrize("call", [
+    lambda: ndx._core._op_handle("\ud800"),
+    lambda: ndx._core._invoke("\ud800", [], {}),
+    lambda: ndx.sym.var("\ud800"),
+    lambda: nd.Custom(np.ones(2), op_type="\ud800"),
+    lambda: ndx.npx.activation(np.ones(2), act_type="\ud800"),
+    lambda: np.zeros(2, dtype="\ud800"),
+    lambda: ndx._core._get_api("\ud800"),
+    # found by the fuzzer (seed 6): these read a null string and crashed
+    lambda: nd._npi_astype(np.ones(2), dtype="\ud800"),
+    lambda: np.sum(np.ones(2), dtype="\ud800"),
+    lambda: np.empty((0,), device="\ud800"),
+    lambda: nd._npx_dropout(np.ones(2), mode="\ud800"),
+    lambda: np.max(np.ones(2), initial="\ud800"),
+    lambda: nd._np_add(np.ones(2), np.ones(2), **{"\ud800": 1}),
+])
+def test_a_lone_surrogate_string_is_a_value_or_type_error(call):
+    with pytest.raises((ValueError, TypeError)):  # UnicodeEncodeError is a ValueError
+        call()

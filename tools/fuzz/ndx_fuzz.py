@@ -56,7 +56,8 @@ class Gen:
               (1, 1, 1, 1), (3, 2), (2, 1, 3), (6,), (2, 2, 2, 2)]
     HUGE_INTS = [2**31 - 1, 2**31, 2**32, 2**62, 2**63 - 1, 2**63, 2**64, -(2**63), -(2**63) - 1,
                  10**30, -(10**30), 2**100]
-    ODD_VALUES = [None, "abc", "", "float32", b"x", 1j, [], [1, [2]], {}, {"a": 1}, object(),
+    ODD_VALUES = [None, "abc", "", "float32", b"x", "\ud800", "a\0b", 1j, [], [1, [2]], {},
+                  {"a": 1}, object(),
                   float("nan"), float("inf"), -float("inf"), True, Ellipsis, slice(1, 2), (),
                   (1, "a"), [[1, 2], [3]], 1e308, -0.0, 5e-324]
 
@@ -147,12 +148,14 @@ class Gen:
         dtype = dtype or (self.pick(self.COMMON_DTYPES) if self.chance(0.7)
                           else self.pick(self.DTYPES))
         base = self.numpy_array(shape, dtype)
-        a = self.np.array(base, dtype=dtype) if dtype == "bfloat16" else self.np.array(base)
-        if a.ndim >= 1 and self.chance(0.1):
-            a = a[::-1] if self.chance(0.5) else a[..., ::2]
-        elif a.ndim >= 2 and self.chance(0.1):
-            a = a.T
-        return a
+        make = (lambda b: self.np.array(b, dtype=dtype)) if dtype == "bfloat16" \
+            else self.np.array
+        # Sometimes a non-contiguous view of the same shape: reversed, or transposed twice.
+        if base.ndim >= 1 and self.chance(0.1):
+            return make(base[::-1].copy())[::-1]
+        if base.ndim >= 2 and self.chance(0.1):
+            return make(base.T.copy()).T
+        return make(base)
 
     def operand(self):
         """Something an op could be handed: mostly arrays, then scalars, lists, NumPy arrays,
@@ -210,10 +213,14 @@ class Space:
         import ndx
         from ndx import _core, nd, np, npx
         self.ndx, self.np, self.npx, self.nd, self.onp = ndx, np, npx, nd, onp
+        self.core = _core
         self.ops = []  # (name, n_inputs, [(param, type, default)])
-        for name, _doc, n_in, _aliases, _arguments, params in _core._list_ops():
+        self.undeclared = set()  # ops whose inputs nd.<name> cannot take (none are declared)
+        for name, _doc, n_in, _aliases, arguments, params in _core._list_ops():
             if hasattr(nd, name):
                 self.ops.append((name, n_in, [(p[0], p[1], p[2]) for p in params]))
+                if n_in != 0 and not any(a[1].startswith("NDArray") for a in arguments):
+                    self.undeclared.add(name)
         self.ops.sort()
         self.np_funcs = self._functions(np, skip={"ndarray", "result_type"})
         self.npx_funcs = self._functions(npx, skip={"populate"})
@@ -233,6 +240,15 @@ class Space:
         probe = np.ones((1,))  # on an instance: the class also sees type's own dunders
         self.dunders = [d for d in self.dunders if hasattr(probe, d)]
         self.state = (npx.is_np_default_dtype(), npx.get_num_threads())
+        self.accepted = {}
+
+    def load_accepted(self, path=None):
+        """Accepted cases from the file the parent wrote, or searched for here (--repro)."""
+        if path and os.path.exists(path):
+            with open(path) as f:
+                self.accepted = json.load(f)
+        else:  # through JSON, as the workers see them (tuples become lists)
+            self.accepted = json.loads(json.dumps(find_accepted_cases(self)))
 
     @staticmethod
     def _functions(mod, skip):
@@ -243,6 +259,14 @@ class Space:
                 continue
             out.append(k)
         return out
+
+    def op_function(self, name):
+        """nd.<name>, or a direct invoke for ops whose inputs are not declared (backward ops
+        made for graphs), so their inputs can be passed all the same."""
+        if name in self.undeclared:
+            core = self.core
+            return lambda *inputs, **params: core._invoke(name, list(inputs), params)
+        return getattr(self.nd, name)
 
     def restore(self):
         """Undo global settings a call may have changed, so calls stay independent."""
@@ -299,7 +323,7 @@ def _param_value(g, ptype):
         return g.by_name("?") if g.chance(0.5) else g.odd()
     if ptype.startswith("{"):
         choices = re.findall(r"'([^']*)'", ptype)
-        return g.pick(choices) if choices and g.chance(0.9) else "nope"
+        return g.pick(choices) if choices and g.chance(0.9) else g.pick(["nope", "\ud800"])
     if ptype.startswith("int"):
         return g.int_()
     if ptype.startswith("float"):
@@ -359,8 +383,144 @@ def gen_op(s, g):
         kwargs[g.pick(["foo", "op_type", "num_args"])] = g.scalar()
     if name == "Custom" or name == "_backward_Custom":
         kwargs["op_type"] = g.pick(["nope", "", 3])
-    f = getattr(s.nd, name)
+    f = s.op_function(name)
     return call_text(f"nd.{name}", args, kwargs), lambda: f(*args, **kwargs)
+
+
+def find_accepted_cases(space, tries=300):
+    """{op: (shapes, dtypes, kwargs)}: for each registered op, the first call of a fixed
+    sequence of plausible ones that succeeds. Mutating one thing of an accepted call reaches
+    the checks a random call stops short of (a backward op's shapes must agree with each
+    other before any one of them can be wrong in an interesting way)."""
+    cases = {}
+    hints, hint_params = _walk_hints()
+    for name, n_in, params in space.ops:
+        if name in ("Custom", "_backward_Custom"):
+            continue
+        f = space.op_function(name)
+        for shapes in hints.get(name, []):  # the registry walk's known-good shapes first
+            kwargs = dict(hint_params.get(name, {}))
+            try:
+                rng = random.Random(f"ndx-fuzz-accept:{name}:hint")
+                g = Gen(rng, space.np, space.onp, hostile=0)
+                # Values in [0, 2): valid as indices too (embedding, pick) once truncated.
+                arrays = [space.np.array(space.onp.asarray(rng.uniform(0, 1.9), "float32")
+                                         * space.onp.ones(tuple(sh), "float32"))
+                          for sh in shapes]
+                _touch(f(*arrays, **kwargs))
+            except Exception:  # noqa: BLE001 - looking for one that works
+                continue
+            finally:
+                space.restore()
+            cases[name] = ([list(sh) for sh in shapes], ["float32"] * len(shapes), kwargs)
+            break
+        for attempt in range(0 if name in cases else tries):
+            rng = random.Random(f"ndx-fuzz-accept:{name}:{attempt}")
+            g = Gen(rng, space.np, space.onp, hostile=0)
+            n = n_in if n_in >= 0 else rng.randint(1, 3)
+            nonempty = [sh for sh in g.SHAPES if 0 not in sh]
+            if attempt % 2 == 0:
+                shapes = [g.pick(nonempty)] * n
+            else:
+                shapes = [g.pick(nonempty) for _ in range(n)]
+            dtypes = [g.pick(["float32", "float32", "float64", "int64"])] * n
+            kwargs = {}
+            for pname, ptype, default in params:
+                if pname == "num_args":
+                    kwargs[pname] = n
+                elif default is None or g.chance(0.3):
+                    kwargs[pname] = _param_value(g, ptype)
+            try:
+                arrays = [g.array(sh, dt) for sh, dt in zip(shapes, dtypes)]
+                _touch(f(*arrays, **kwargs))
+            except Exception:  # noqa: BLE001 - looking for one that works
+                continue
+            finally:
+                space.restore()
+            cases[name] = ([list(sh) for sh in shapes], dtypes, kwargs)
+            break
+    return cases
+
+
+def _walk_hints():
+    """HINTS (input shapes ops accept) and PARAMS (params they need) from the registry walk
+    test, so both start from the same known-good calls; empty when the tests are absent."""
+    import importlib.util
+    path = os.path.join(HERE, "..", "..", "tests", "python", "test_registry_walk.py")
+    try:
+        spec = importlib.util.spec_from_file_location("_ndx_registry_walk", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod.HINTS, mod.PARAMS
+    except Exception:  # noqa: BLE001 - optional
+        return {}, {}
+
+
+def _mutated_shape(g, shape):
+    shape = list(shape)
+    k = g.r.randrange(7)
+    if k == 0 and shape:
+        shape[g.r.randrange(len(shape))] = g.pick([0, 1, 2, 7])
+    elif k == 1:
+        shape.insert(g.r.randrange(len(shape) + 1), g.pick([1, 2, 0]))
+    elif k == 2 and shape:
+        del shape[g.r.randrange(len(shape))]
+    elif k == 3:
+        shape = []
+    elif k == 4 and shape:
+        shape[g.r.randrange(len(shape))] += 1
+    elif k == 5:
+        shape = shape[::-1]
+    else:
+        shape = [0] + shape[1:]
+    return tuple(shape)
+
+
+def gen_op_mutant(s, g):
+    """An accepted call of a registered op with one or two things changed."""
+    if not s.accepted:
+        return gen_op(s, g)
+    name = g.pick(sorted(s.accepted))
+    shapes, dtypes, kwargs = s.accepted[name]
+    shapes, dtypes, kwargs = [tuple(sh) for sh in shapes], list(dtypes), dict(kwargs)
+    ptypes = {p: t for n, _, ps in s.ops if n == name for p, t, _ in ps}
+    views = set()
+    changes = []
+    for _ in range(g.r.randint(0, 2)):
+        k = g.pick(["shape", "shape", "dtype", "param", "arity", "view"])
+        i = g.r.randrange(len(shapes)) if shapes else None
+        if k == "shape" and i is not None:
+            shapes[i] = _mutated_shape(g, shapes[i])
+        elif k == "dtype" and i is not None:
+            dtypes[i] = g.pick(g.DTYPES)
+        elif k == "param" and ptypes:
+            p = g.pick(sorted(ptypes))
+            if g.chance(0.2):
+                kwargs.pop(p, None)
+            else:
+                g.hostile = 0.5
+                kwargs[p] = _param_value(g, ptypes[p])
+        elif k == "arity":
+            if shapes and g.chance(0.5):
+                shapes.pop()
+                dtypes.pop()
+            else:
+                shapes.append(shapes[-1] if shapes else (2,))
+                dtypes.append(dtypes[-1] if dtypes else "float32")
+        elif k == "view" and i is not None:
+            views.add(i)
+        else:
+            continue
+        changes.append(k)
+    args = []
+    for i, (sh, dt) in enumerate(zip(shapes, dtypes)):
+        a = g.array(sh, dt)
+        if i in views and a.ndim >= 1:
+            a = a.T if a.ndim >= 2 else a[::-1]
+        args.append(a)
+    f = s.op_function(name)
+    return (call_text(f"nd.{name}", args, kwargs) + f" [accepted case, changed: {changes}]",
+            lambda: f(*args, **kwargs))
 
 
 def _gen_module_func(s, g, mod, names, prefix):
@@ -588,8 +748,9 @@ def gen_gluon(s, g):
         (" hybridized" if hybrid else ""), run
 
 
-GENERATORS = [(gen_op, 30), (gen_np, 25), (gen_npx, 8), (gen_method, 12), (gen_index, 10),
-              (gen_autograd, 6), (gen_symbol, 4), (gen_params_file, 2), (gen_gluon, 3)]
+GENERATORS = [(gen_op, 20), (gen_op_mutant, 20), (gen_np, 25), (gen_npx, 8), (gen_method, 12),
+              (gen_index, 10), (gen_autograd, 6), (gen_symbol, 4), (gen_params_file, 2),
+              (gen_gluon, 3)]
 
 
 def make_call(space, seed, index):
@@ -664,12 +825,13 @@ def _touch(out, depth=0):
         out.asnumpy()
 
 
-def worker(seed, start, end, progress_path):
+def worker(seed, start, end, progress_path, accepted_path):
     """Runs calls [start, end), recording the current index in a shared file before each call
     (a crash leaves it pointing at the culprit) and printing one JSON line per untyped error
     and a tally every 200 calls."""
     limit_memory()
     space = Space()
+    space.load_accepted(accepted_path)
     fd = os.open(progress_path, os.O_RDWR)
     progress = mmap.mmap(fd, 8)
     os.close(fd)
@@ -719,6 +881,23 @@ class Run:
         fd, self.progress_path = tempfile.mkstemp(prefix="ndx-fuzz-progress-")
         os.write(fd, b"\0" * 8)
         os.close(fd)
+        self.accepted_path = self.progress_path + ".accepted.json"
+        self.accepted_ops = 0
+
+    def find_accepted(self):
+        """Runs the accepted-case search in its own process: a crash there is a finding too."""
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--find-accepted",
+                               self.accepted_path], capture_output=True, text=True,
+                              timeout=max(self.args.timeout * 20, 600))
+        if proc.returncode != 0:
+            self.findings.append({"index": -1, "kind": "crash", "type": "crash",
+                                  "message": f"accepted-case search exited with "
+                                             f"{proc.returncode}",
+                                  "call": "--find-accepted", "stderr": proc.stderr[-1500:]})
+            with open(self.accepted_path, "w") as f:
+                f.write("{}")
+        with open(self.accepted_path) as f:
+            self.accepted_ops = len(json.load(f))
 
     def progress(self):
         with open(self.progress_path, "rb") as f:
@@ -728,7 +907,7 @@ class Run:
         with open(self.progress_path, "r+b") as f:
             f.write(struct.pack("<q", start))
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", str(self.args.seed),
-               str(start), str(end), self.progress_path]
+               str(start), str(end), self.progress_path, self.accepted_path]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 bufsize=1)
         lines, errs = [], collections.deque(maxlen=40)
@@ -750,6 +929,7 @@ class Run:
 
     def go(self):
         a = self.args
+        self.find_accepted()
         deadline = time.time() + a.seconds
         index = a.start
         stop_index = a.start + a.calls if a.calls else None
@@ -818,7 +998,10 @@ class Run:
         if self.args.report:
             with open(self.args.report, "w") as f:
                 json.dump(report, f, indent=1)
+        report["ops_with_accepted_case"] = self.accepted_ops
         os.unlink(self.progress_path)
+        if os.path.exists(self.accepted_path):
+            os.unlink(self.accepted_path)
         return report
 
 
@@ -841,15 +1024,23 @@ def main(argv=None):
     p.add_argument("--report", help="write the findings as JSON here")
     p.add_argument("--repro", metavar="SEED:INDEX", help="run one call here and show it")
     p.add_argument("--describe", metavar="SEED:INDEX", help=argparse.SUPPRESS)
-    p.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    p.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
+    p.add_argument("--find-accepted", metavar="PATH", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
-        seed, start, end, path = a.worker
-        worker(int(seed), int(start), int(end), path)
+        seed, start, end, path, accepted = a.worker
+        worker(int(seed), int(start), int(end), path, accepted)
+        return 0
+    if a.find_accepted:
+        limit_memory()
+        cases = find_accepted_cases(Space())
+        with open(a.find_accepted, "w") as f:
+            json.dump(cases, f)
         return 0
     if a.describe or a.repro:
         seed, index = (int(v) for v in (a.describe or a.repro).split(":"))
         space = Space()
+        space.load_accepted()
         desc, thunk = make_call(space, seed, index)
         print(desc, flush=True)
         if a.repro:
@@ -871,6 +1062,8 @@ def main(argv=None):
           f"({rate:.0f}/s): {t.get('ok', 0)} ok, {sum(typed.values())} typed errors, "
           f"{t.get('untyped', 0)} untyped errors, {t['crash']} crashes, {t['hang']} hangs")
     print("[fuzz] typed errors: " + ", ".join(f"{k[6:]} {v}" for k, v in sorted(typed.items())))
+    print(f"[fuzz] {report['ops_with_accepted_case']} registered ops have an accepted case "
+          "that mutated calls start from")
     for f in report["findings"]:
         print(f"[fuzz] {f['kind']} x{f['count']} {f['type']}: {f['message'][:200]}\n"
               f"       first at --repro {a.seed}:{f['index']}: {f['call'][:300]}")
