@@ -86,7 +86,10 @@ sanitize: deps
 # interpreter preloading ASan's runtime: the whole Python suite, then the fuzzer for
 # FUZZ_SECONDS. Leak checking is off: CPython keeps its interned objects to the end.
 # allocator_may_return_null makes a refused huge allocation a MemoryError, as without ASan.
-SAN_ENV = LD_PRELOAD=$$($(or $(CXX),g++) -print-file-name=libasan.so) \
+# libstdc++ is preloaded with ASan's runtime: the interpreter does not link it, and ASan must
+# find the real __cxa_throw when it starts.
+SAN_ENV = LD_PRELOAD="$$($(or $(CXX),g++) -print-file-name=libasan.so) \
+	$$($(or $(CXX),g++) -print-file-name=libstdc++.so)" \
 	ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:max_allocation_size_mb=8192 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 NDX_FUZZ_NO_RLIMIT=1 \
 	PYTHONPATH=$(CURDIR)/$(ASAN_PY_BUILD)/pkg
@@ -97,6 +100,7 @@ sanitize-python: python
 	rm -rf $(ASAN_PY_BUILD)/pkg && mkdir -p $(ASAN_PY_BUILD)/pkg
 	cp -R python/ndx $(ASAN_PY_BUILD)/pkg/ && rm -f $(ASAN_PY_BUILD)/pkg/ndx/_core*.so
 	cp $(ASAN_PY_BUILD)/_core*.so $(ASAN_PY_BUILD)/pkg/ndx/
+	ln -s $(CURDIR)/include $(ASAN_PY_BUILD)/pkg/ndx/include  # lib_api.h for library tests
 	cd tests/python && $(SAN_ENV) ../../$(PY) -m pytest -q -p no:cacheprovider .
 	mkdir -p out
 	$(SAN_ENV) $(PY) tools/fuzz/ndx_fuzz.py --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) \

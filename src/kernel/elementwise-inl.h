@@ -97,7 +97,7 @@ inline constexpr int64_t kStreamBytes = int64_t{32} << 20;
 template <class C>
 struct Operand {
   const C* p;  // null: the operand is the single value s along this block
-  C s;
+  C s{};       // initialized: the loops copy it for every operand (a garbage bool is UB)
 };
 
 template <class F, class C, class R, unsigned kScalars, size_t... I>
