@@ -59,6 +59,19 @@ def load(path, verbose=False):
 load_op_lib = load
 
 
+def _compiler_env():
+    """The environment for the compiler: ours, less a sanitizer runtime preloaded into this
+    process (make sanitize-python), which the compiler is not built for (nvcc crashes)."""
+    env = dict(os.environ)
+    kept = [p for p in env.get("LD_PRELOAD", "").split() if "libasan" not in p
+            and "libtsan" not in p and "libstdc++" not in p]
+    if kept:
+        env["LD_PRELOAD"] = " ".join(kept)
+    else:
+        env.pop("LD_PRELOAD", None)
+    return env
+
+
 def include_dir():
     """The directory holding ndx/lib_api.h (in the installed package, or the source tree)."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -105,7 +118,8 @@ def compile(sources, name=None, extra_flags=(), load_library=True):
     out = os.path.join(_cache_dir(), f"lib{name}-{digest.hexdigest()[:16]}.so")
     if not os.path.exists(out):
         tmp = out + f".tmp{os.getpid()}"
-        proc = subprocess.run([cxx, *flags, *sources, "-o", tmp], capture_output=True, text=True)
+        proc = subprocess.run([cxx, *flags, *sources, "-o", tmp], capture_output=True, text=True,
+                              env=_compiler_env())
         if proc.returncode != 0:
             raise RuntimeError(f"[library.compile] building {name} failed:\n{proc.stderr}")
         os.replace(tmp, out)
