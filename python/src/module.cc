@@ -685,8 +685,10 @@ PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObje
   };
   struct Hash {
     size_t operator()(const Key& k) const {
-      return std::hash<int64_t>()(k.n * 1315423911 + k.axis * 2654435761 + k.none) ^
-             std::hash<const void*>()(k.op);
+      // Unsigned: wraps by definition (axis may be any int64).
+      uint64_t mix = static_cast<uint64_t>(k.n) * 1315423911u +
+                     static_cast<uint64_t>(k.axis) * 2654435761u + k.none;
+      return std::hash<uint64_t>()(mix) ^ std::hash<const void*>()(k.op);
     }
   };
   static std::unordered_map<Key, NodeAttrs, Hash> cache;

@@ -117,7 +117,8 @@ Shape reduced_shape(const Shape& in, const std::vector<bool>& mask, bool keepdim
 int64_t reduced_count(const Shape& in, const std::vector<bool>& mask) {
   int64_t n = 1;
   for (int i = 0; i < in.ndim(); ++i)
-    if (mask[i]) n *= in[i];
+    if (mask[i] && __builtin_mul_overflow(n, in[i], &n))  // zero-size arrays may have huge dims
+      value_error("[reduce] the reduced dimensions of shape ", in.str(), " are too big");
   return n;
 }
 

@@ -71,8 +71,10 @@ Shape infer_reshape(const Shape& src, const Shape& newshape) {
         value_error("[reshape] argument 'newshape' can only specify one unknown dimension; got ",
                     newshape.str());
       unknown = i;
-    } else {
-      known *= target[i];
+    } else if (__builtin_mul_overflow(known, target[i], &known)) {
+      // A product past int64 cannot be any array's size (wrapped, it could have matched one).
+      value_error("[reshape] cannot reshape array of size ", src.size(), " into shape ",
+                  newshape.str());
     }
   }
   if (unknown >= 0) {

@@ -294,10 +294,9 @@ def walk_nd(names=None):
 
 
 def run_walk(names=()):
-    env = dict(os.environ)
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(root, "python"),
-                                         env.get("PYTHONPATH", "")])
+    # The child imports the ndx this process imported (the installed package in CI, the
+    # sanitizer build under make sanitize-python), not whatever the source tree holds.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "-v", *names], env=env,
                           capture_output=True, text=True, timeout=600)
     lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]

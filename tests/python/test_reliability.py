@@ -212,3 +212,23 @@ def test_a_deep_hybridized_block_runs_and_frees():
 def test_a_lone_surrogate_string_is_a_value_or_type_error(call):
     with pytest.raises((ValueError, TypeError)):  # UnicodeEncodeError is a ValueError
         call()
+
+
+# ---- found by the fuzzer under UBSan: products past int64 in reshape and a cache key ----
+
+def test_reshape_to_dims_whose_product_overflows_is_a_value_error():
+    onp = pytest.importorskip("numpy")
+    with pytest.raises(ValueError):
+        onp.reshape(onp.ones(2), (5, 2**63 - 1))  # NumPy's behaviour
+    with pytest.raises(ValueError):
+        np.reshape(np.ones(2), (5, 2**63 - 1))
+    # 2**62 * 4 wraps to 0 in int64: a wrapped product must not match a zero-size array
+    with pytest.raises(ValueError):
+        np.reshape(np.ones(0), (2**62, 4))
+    with pytest.raises(ValueError):
+        nd._np_reshape(np.ones(0), newshape=(2**62, 4, -1))
+
+
+def test_concatenate_with_a_huge_axis_is_an_axis_error():
+    with pytest.raises(ValueError):  # AxisError is a ValueError
+        np.concatenate([np.ones(3)], axis=2**63 - 1)
