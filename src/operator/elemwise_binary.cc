@@ -186,9 +186,8 @@ void register_like_ops() {
           [second_shape](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
             if ((*in)[0].is_known() && (*in)[1].is_known() &&
                 broadcast_shapes((*in)[1], (*in)[0], "collapse_sum_like") != (*in)[0])
-              value_error("[collapse_sum_like] cannot sum ", (*in)[0].str(), " to ",
-                          (*in)[1].str(), ": ", (*in)[1].str(), " does not broadcast to ",
-                          (*in)[0].str());
+              value_error("[collapse_sum_like] cannot sum ", (*in)[0].str(), " to ", (*in)[1].str(),
+                          ": ", (*in)[1].str(), " does not broadcast to ", (*in)[0].str());
             return second_shape(attrs, in, out);
           })
       .set_attr<FInferType>("FInferType", first_type)
