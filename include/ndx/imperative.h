@@ -24,6 +24,9 @@ struct InvokeOptions {
 };
 
 // Runs `attrs.op` on inputs and returns its visible outputs.
+// The ops that ran on host copies of GPU arrays for want of a GPU kernel, with call counts.
+std::map<std::string, int64_t> gpu_host_fallbacks();
+
 std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
                             const InvokeOptions& options = {});
 // Convenience: by op name with a string dict.

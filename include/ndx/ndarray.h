@@ -123,7 +123,8 @@ NDArray NDArray::from_vector(const std::vector<T>& values, Shape shape) {
 
 template <typename T>
 std::vector<T> NDArray::to_vector() const {
-  NDArray c = astype(dtype_of<T>);  // astype always copies into a fresh contiguous array
+  // astype always copies into a fresh contiguous array (on the host for a GPU array)
+  NDArray c = (device().is_gpu() ? to(cpu()) : *this).astype(dtype_of<T>);
   const T* p = c.data<T>();
   return std::vector<T>(p, p + c.size());
 }

@@ -1,7 +1,11 @@
 // The kernel engine's run-time settings: how many threads kernels use, which SIMD target runs,
 // and the hooks through which long kernels release a host interpreter's lock.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "ndx/device.h"
 
 namespace ndx {
 
@@ -26,5 +30,19 @@ struct BlockingHooks {
   void (*reacquire)(void*) = nullptr;
 };
 void set_blocking_hooks(BlockingHooks hooks);
+
+// GPUs this process can use: 0 without a CUDA build, a driver or a device (never raises),
+// and why (for messages and skipped tests).
+int num_gpus();
+std::string gpu_unavailable_reason();
+// Free and total bytes of a GPU (the driver's view), and what ndx's allocator holds.
+struct GpuMemoryInfo {
+  std::size_t free = 0, total = 0, in_use = 0, cached = 0;
+};
+GpuMemoryInfo gpu_memory_info(int device_id);
+// Frees the blocks the GPU allocator keeps for reuse.
+void gpu_empty_cache(int device_id);
+// Waits until the work this thread queued on `device` has finished (a no-op on the CPU).
+void synchronize(Device device);
 
 }  // namespace ndx

@@ -9,10 +9,10 @@ from . import (
                    autograd,
                    gluon,
                    initializer,
-    library,
+                   library,
                    nd,
                    operator,
-    optimizer,
+                   optimizer,
                    sym,
                    test_utils,
                    viz,
@@ -28,6 +28,7 @@ from .base import (
                    NDXTypeError,
                    NDXValueError,
 )
+from .device import Context, Device, cpu, current_device, gpu, num_gpus
 
 numpy = np
 random_seed = _core.random_seed
@@ -36,4 +37,5 @@ __version__ = "0.1.0"
 __all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "operator", "optimizer",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "NDXValueError", "NDXTypeError", "NDXIndexError",
-           "NDXNotImplementedError", "random_seed"]
+           "NDXNotImplementedError", "random_seed", "Device", "Context", "cpu", "gpu", "num_gpus",
+           "current_device"]

@@ -344,8 +344,20 @@ NDArray array_view_of_buffer(PyObject* o) {
   return NDArray(Storage::wrap(view->buf, 0, cpu(), release), 0, shape, strides, t);
 }
 
+namespace {
+NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints);
+}  // namespace
+
+// Python scalars, NumPy arrays and lists beside a GPU array go to its device.
 NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   if (is_ndarray(o)) return unwrap(o);
+  NDArray a = host_operand_from_py(o, like, widen_ints);
+  if (like && like->defined() && like->device().is_gpu()) return a.to(like->device());
+  return a;
+}
+
+namespace {
+NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   if (PyBool_Check(o)) {
     DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kBool) : DType::kBool;
     return NDArray::scalar(o == Py_True, t);
@@ -397,6 +409,8 @@ NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   return out;
 }
 
+}  // namespace
+
 std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints) {
   std::vector<NDArray> out(static_cast<size_t>(n));
   bool all_arrays = true;
@@ -435,6 +449,12 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
     else if (target != strong && out[i].dtype() != target)
       out[i] = out[i].astype(target);
   }
+  // Operands made here from Python objects join the device of the ndx arrays among them.
+  const NDArray* on_gpu = nullptr;
+  for (Py_ssize_t i = 0; i < n && !on_gpu; ++i)
+    if (is_ndarray(objs[i]) && unwrap(objs[i]).device().is_gpu()) on_gpu = &unwrap(objs[i]);
+  for (Py_ssize_t i = 0; i < n && on_gpu; ++i)
+    if (!is_ndarray(objs[i])) out[i] = out[i].to(on_gpu->device());
   return out;
 }
 

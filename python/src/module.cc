@@ -755,7 +755,58 @@ void* release_gil() {
 }
 void reacquire_gil(void* token) { PyEval_RestoreThread(static_cast<PyThreadState*>(token)); }
 
+PyObject* num_gpus_py(PyObject*, PyObject*) { return PyLong_FromLong(num_gpus()); }
+PyObject* gpu_unavailable_py(PyObject*, PyObject*) {
+  return PyUnicode_FromString(gpu_unavailable_reason().c_str());
+}
+int device_id_from_py(PyObject* o) {
+  const long id = PyLong_AsLong(o);
+  if (id == -1 && PyErr_Occurred()) throw PythonErrorSet{};
+  if (id < 0 || id > 1 << 20) value_error("device_id must be a GPU index, got ", id);
+  return static_cast<int>(id);
+}
+PyObject* gpu_memory_info_py(PyObject*, PyObject* id) {
+  NDX_PY_BEGIN
+  const GpuMemoryInfo m = gpu_memory_info(device_id_from_py(id));
+  return Py_BuildValue(
+      "(KKKK)", static_cast<unsigned long long>(m.free), static_cast<unsigned long long>(m.total),
+      static_cast<unsigned long long>(m.in_use), static_cast<unsigned long long>(m.cached));
+  NDX_PY_END(nullptr)
+}
+PyObject* gpu_empty_cache_py(PyObject*, PyObject* id) {
+  NDX_PY_BEGIN
+  gpu_empty_cache(device_id_from_py(id));
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+PyObject* synchronize_py(PyObject*, PyObject* device) {
+  NDX_PY_BEGIN
+  Value v = value_from_py(device, "synchronize", "device");
+  synchronize(FieldTraits<Device>::from_value(v, {"synchronize", "device"}));
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+PyObject* gpu_host_fallbacks_py(PyObject*, PyObject*) {
+  NDX_PY_BEGIN
+  PyObject* d = PyDict_New();
+  for (const auto& [name, count] : gpu_host_fallbacks()) {
+    PyObject* c = PyLong_FromLongLong(count);
+    PyDict_SetItemString(d, name.c_str(), c);
+    Py_DECREF(c);
+  }
+  return d;
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef module_methods[] = {
+    {"_num_gpus", num_gpus_py, METH_NOARGS, "GPUs this process can use."},
+    {"_gpu_unavailable_reason", gpu_unavailable_py, METH_NOARGS, "Why there is no GPU."},
+    {"_gpu_memory_info", gpu_memory_info_py, METH_O,
+     "(free, total, in_use, cached) bytes of a GPU."},
+    {"_gpu_empty_cache", gpu_empty_cache_py, METH_O, "Frees the allocator's cached blocks."},
+    {"_synchronize", synchronize_py, METH_O, "Waits for the device's queued work."},
+    {"_gpu_host_fallbacks", gpu_host_fallbacks_py, METH_NOARGS,
+     "{op: calls} for GPU ops that ran their CPU kernel on host copies."},
     {"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(concatenate_py)),
      METH_FASTCALL | METH_KEYWORDS,
      "concatenate(seq, axis=0, out=None)\n--\n\n"

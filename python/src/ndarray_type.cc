@@ -582,6 +582,11 @@ const char* buffer_format(DType t) {
 
 int getbuffer(PyObject* o, Py_buffer* view, int flags) {
   const NDArray& a = unwrap(o);
+  if (!a.device().is_cpu()) {
+    PyErr_Format(PyExc_BufferError, "an array on %s has no host buffer; use asnumpy()",
+                 a.device().str().c_str());
+    return -1;
+  }
   const char* fmt = buffer_format(a.dtype());
   if (!fmt) {
     PyErr_SetString(PyExc_BufferError, "bfloat16 arrays have no buffer format; use asnumpy()");
@@ -618,6 +623,7 @@ PyObject* numpy_module() {
 PyObject* asnumpy(PyObject* o, PyObject*) {
   NDX_PY_BEGIN
   NDArray a = unwrap(o);
+  if (a.device().is_gpu()) a = a.to(cpu());  // a host copy, then NumPy's copy of it
   if (a.dtype() == DType::kBFloat16) a = a.astype(DType::kFloat32);  // NumPy has no bfloat16
   PyObject* holder =
       is_ndarray(o) && a.shares_storage_with(unwrap(o)) ? (Py_INCREF(o), o) : wrap(a);
@@ -640,6 +646,61 @@ PyObject* array_method(PyObject* o, PyObject* args, PyObject* kwargs) {
     r = cast;
   }
   return r;
+}
+
+Device device_from_py(PyObject* o, const char* op) {
+  return FieldTraits<Device>::from_value(value_from_py(o, op, "device"), {op, "device"});
+}
+
+// A copy on another device (the array itself when it is there already), as MXNet's
+// as_in_context and the Array API's to_device.
+PyObject* moved(PyObject* o, PyObject* device, const char* op) {
+  Device d = device_from_py(device, op);
+  const NDArray& a = unwrap(o);
+  if (d == a.device()) {
+    Py_INCREF(o);
+    return o;
+  }
+  check_not_recorded(a, op);
+  return wrap(a.to(d));
+}
+
+PyObject* to_device(PyObject* o, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"device", "stream", nullptr};
+  PyObject *device, *stream = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O:to_device", const_cast<char**>(names),
+                                   &device, &stream))
+    return nullptr;
+  NDX_PY_BEGIN
+  if (stream != Py_None) not_implemented("[to_device] the stream argument is not supported");
+  return moved(o, device, "to_device");
+  NDX_PY_END(nullptr)
+}
+
+PyObject* as_in_context(PyObject* o, PyObject* device) {
+  NDX_PY_BEGIN
+  return moved(o, device, "as_in_context");
+  NDX_PY_END(nullptr)
+}
+
+// copyto(other): other's elements set from self (other's dtype and device), other returned;
+// copyto(device): a copy on that device.
+PyObject* copyto(PyObject* o, PyObject* other) {
+  NDX_PY_BEGIN
+  const NDArray& a = unwrap(o);
+  if (is_ndarray(other)) {
+    const NDArray& b = unwrap(other);
+    if (b.shape() != a.shape())
+      value_error("[copyto] the target has shape ", b.shape().str(), ", expected ",
+                  a.shape().str());
+    check_not_recorded(a, "copyto");
+    b.assign(a);
+    Py_INCREF(other);
+    return other;
+  }
+  check_not_recorded(a, "copyto");
+  return wrap(a.to(device_from_py(other, "copyto")));
+  NDX_PY_END(nullptr)
 }
 
 PyObject* astype(PyObject* o, PyObject* args, PyObject* kwargs) {
@@ -801,6 +862,14 @@ PyMethodDef methods[] = {
      "backward(out_grad=None, retain_graph=False, train_mode=True): back-propagates from self."},
     {"detach", detach_method, METH_NOARGS, "The same data without autograd history."},
     {"asnumpy", asnumpy, METH_NOARGS, "A NumPy copy of the array."},
+    {"to_device", reinterpret_cast<PyCFunction>(to_device), METH_VARARGS | METH_KEYWORDS,
+     "to_device(device): the array on `device` (itself when it is there already)."},
+    {"as_in_context", as_in_context, METH_O,
+     "as_in_context(device): the array on `device` (itself when it is there already)."},
+    {"as_in_ctx", as_in_context, METH_O, "Alias of as_in_context."},
+    {"copyto", copyto, METH_O,
+     "copyto(other): copies into the ndarray `other` and returns it; copyto(device): a copy "
+     "on that device."},
     {"__array__", reinterpret_cast<PyCFunction>(array_method), METH_VARARGS | METH_KEYWORDS,
      nullptr},
     {"astype", reinterpret_cast<PyCFunction>(astype), METH_VARARGS | METH_KEYWORDS,

@@ -254,6 +254,7 @@ bool dtype_is_implied(DType t) {
 }  // namespace
 
 std::string NDArray::str() const {
+  if (device().is_gpu()) return to(cpu()).str();
   if (ndim() == 0) {
     std::string s = format_elements(*this)[0];
     auto b = s.find_first_not_of(' ');
@@ -265,6 +266,10 @@ std::string NDArray::str() const {
 }
 
 std::string NDArray::repr() const {
+  if (device().is_gpu()) {  // the host copy's repr, naming the device as MXNet does
+    std::string host = to(cpu()).repr();
+    return host.substr(0, host.size() - 1) + ", device=" + device().str() + ")";
+  }
   std::string body;
   if (ndim() == 0) {
     body = format_elements(*this)[0];

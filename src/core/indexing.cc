@@ -224,7 +224,23 @@ void for_each_block(const AdvancedPlan& p, F&& f) {
 
 }  // namespace
 
+namespace {
+// Advanced indexing of GPU arrays runs on host copies for now (correct, not fast).
+bool needs_host(const NDArray& a, const std::vector<IndexItem>& key) {
+  for (const auto& it : key)
+    if (it.kind == Kind::kArray && (a.device().is_gpu() || it.array.device().is_gpu())) return true;
+  return false;
+}
+std::vector<IndexItem> host_key(const std::vector<IndexItem>& key) {
+  std::vector<IndexItem> k = key;
+  for (auto& it : k)
+    if (it.kind == Kind::kArray) it.array = it.array.to(cpu());
+  return k;
+}
+}  // namespace
+
 NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
+  if (needs_host(a, key)) return getitem(a.to(cpu()), host_key(key)).to(a.device());
   std::vector<IndexItem> k = expand_masks(a, key);
   if (!has_arrays(k)) return basic(a, k);
   AdvancedPlan p = plan_advanced(a, k);
@@ -242,6 +258,13 @@ NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
 }
 
 void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value) {
+  if (needs_host(a, key)) {
+    NDArray host = a.to(cpu());
+    if (host.shares_storage_with(a)) host = a.copy();  // a itself is on the host
+    setitem(host, host_key(key), value.to(cpu()));
+    a.assign(host);
+    return;
+  }
   std::vector<IndexItem> k = expand_masks(a, key);
   if (!has_arrays(k)) {
     basic(a, k).assign(value);

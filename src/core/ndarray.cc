@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "gpu/runtime.h"
 #include "kernel/blob.h"
 #include "kernel/cast.h"
 #include "kernel/iterator.h"
@@ -226,10 +227,34 @@ void NDArray::fill(double value) const {
   kernel::fill(kernel::to_blob(*this), value);
 }
 
+namespace {
+// src (any device) -> dst on another: bytes move between contiguous buffers of dst's dtype;
+// broadcasting, casts and strides are done on whichever side has them.
+void copy_across_devices(const NDArray& src, const NDArray& dst) {
+  NDArray b = src.broadcast_to(dst.shape());
+  if (dst.size() == 0) return;
+  const bool dense = b.shape() == dst.shape() && b.is_contiguous() && b.dtype() == dst.dtype();
+  NDArray packed = dense ? b : NDArray(dst.shape(), dst.dtype(), src.device());
+  if (!dense) copy_cast(b, packed);
+  NDArray target = dst.is_contiguous() ? dst : NDArray(dst.shape(), dst.dtype(), dst.device());
+  const auto bytes = static_cast<std::size_t>(dst.nbytes());
+  if (dst.device().is_gpu() && src.device().is_gpu()) {
+    cuda::check_device(src.device(), "copy");
+    value_error("[copy] copies between two GPUs (", src.device().str(), " to ", dst.device().str(),
+                ") are not supported yet; go through cpu");
+  } else if (dst.device().is_gpu()) {
+    cuda::copy_to_device(target.raw_data(), packed.raw_data(), bytes, dst.device().id);
+  } else {
+    cuda::copy_to_host(target.raw_data(), packed.raw_data(), bytes, src.device().id);
+  }
+  if (target.raw_data() != dst.raw_data()) copy_cast(target, dst);
+}
+}  // namespace
+
 void copy_cast(const NDArray& src, const NDArray& dst) {
   if (!src.defined() || !dst.defined()) value_error("[copy] undefined array");
   if (src.device() != dst.device() && !(src.device().is_cpu() && dst.device().is_cpu()))
-    not_implemented("[copy] copies between ", src.device().str(), " and ", dst.device().str());
+    return copy_across_devices(src, dst);
   NDArray b = src.broadcast_to(dst.shape());
   if (dst.size() == 0) return;
   // Overlapping source and destination (a[1:] = a[:-1]) must read before writing.

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpu/runtime.h"
 #include "ndx/error.h"
 
 namespace ndx {
@@ -87,9 +88,11 @@ class CpuPool {
 }  // namespace
 
 std::shared_ptr<Storage> Storage::allocate(std::size_t bytes, Device device) {
-  if (!device.is_cpu())
-    not_implemented("[allocate] device ", device.str(),
-                    " is not available: this build of ndx computes on cpu only");
+  if (device.is_gpu()) {
+    std::size_t capacity = 0;
+    void* p = cuda::allocate(bytes, device.id, &capacity);
+    return std::make_shared<Storage>(Key{}, p, bytes, capacity, device);
+  }
   std::size_t capacity = size_class(bytes);
   void* p = CpuPool::get().allocate(capacity);
   return std::make_shared<Storage>(Key{}, p, bytes, capacity, device);
@@ -115,6 +118,8 @@ Storage::~Storage() {
     release_fn_(release_context_);
   } else if (release_) {
     release_();
+  } else if (device_.is_gpu()) {
+    if (capacity_ != 0) cuda::release(data_, capacity_, device_.id);
   } else if (capacity_ != 0 || data_) {
     CpuPool::get().release(data_, capacity_);
   }

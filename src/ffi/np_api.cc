@@ -39,8 +39,9 @@ NDX_REGISTER_API("_npi.arange")
                        OptDevice device) {
       if (device && !device->is_cpu())
         np::zeros({0}, dtype, *device);  // raises for missing devices
-      if (!stop) return np::arange(0.0, start, step, dtype);
-      return np::arange(start, *stop, step, dtype);
+      NDArray r =
+          stop ? np::arange(start, *stop, step, dtype) : np::arange(0.0, start, step, dtype);
+      return device ? r.to(*device) : r;
     });
 
 NDX_REGISTER_API("_npi.shape_broadcast")

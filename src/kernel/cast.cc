@@ -15,6 +15,7 @@
 
 #include "kernel/cast.h"
 #include "kernel/dispatch.h"
+#include "kernel/gpu.h"
 #include "kernel/iterator.h"
 #include "kernel/parallel.h"
 #include "ndx/dtype.h"
@@ -249,6 +250,12 @@ void accumulate(void* dst, DType t, int64_t dst_stride, const void* src, int64_t
 
 void copy(const TBlob& src, const TBlob& dst, OpReqType req) {
   if (req == kNullOp || dst.size() == 0) return;
+  if (src.device.is_gpu() || dst.device.is_gpu()) {
+    if (src.device != dst.device)
+      raise(ErrorKind::kRuntimeError, "[copy] kernel copies stay on one device; got ",
+            src.device.str(), " to ", dst.device.str());
+    return gpu::copy(src, dst, req);
+  }
   const Shape bst = broadcast_strides(src.shape, src.strides, dst.shape);
   const NdIter<2> it(dst.shape, {dst.strides.data(), bst.data()});
   const int64_t dsize = dtype_size(dst.dtype), ssize = dtype_size(src.dtype);
@@ -276,6 +283,7 @@ void copy(const TBlob& src, const TBlob& dst, OpReqType req) {
 }
 
 void fill(const TBlob& dst, double value) {
+  if (dst.device.is_gpu()) return gpu::fill(dst, value);
   const double v = value;
   TBlob src{const_cast<double*>(&v), Shape{}, Shape{}, DType::kFloat64, dst.device};
   copy(src, dst, kWriteTo);

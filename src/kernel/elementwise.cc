@@ -2,6 +2,12 @@
 
 namespace ndx::kernel {
 
+void ElementwiseFn::operator()(const ElementwiseArgs& a) const {
+  if (!a.out->device.is_gpu()) return cpu(a);
+  if (!gpu) not_implemented("[elementwise] this kernel has no gpu version in this build");
+  gpu(a);
+}
+
 void apply(ElementwiseFn fn, const std::vector<TBlob>& in, const TBlob& out, OpReqType req,
            DType compute, FunctorArgs args) {
   ElementwiseArgs a;

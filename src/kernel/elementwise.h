@@ -21,7 +21,16 @@ struct ElementwiseArgs {
   DType compute = DType::kUnknown;
   FunctorArgs args;
 };
-using ElementwiseFn = void (*)(const ElementwiseArgs&);
+using ElementwiseEntry = void (*)(const ElementwiseArgs&);
+// An elementwise kernel: its instance for this CPU and, where the functor is compiled for
+// CUDA, its GPU instance (kernel/gpu.h); calls run the one of the output's device.
+struct ElementwiseFn {
+  ElementwiseEntry cpu = nullptr, gpu = nullptr;
+  ElementwiseFn(ElementwiseEntry cpu_entry = nullptr, ElementwiseEntry gpu_entry = nullptr)
+      : cpu(cpu_entry), gpu(gpu_entry) {}
+  explicit operator bool() const { return cpu != nullptr; }
+  void operator()(const ElementwiseArgs& a) const;
+};
 
 void apply(ElementwiseFn fn, const std::vector<TBlob>& in, const TBlob& out, OpReqType req,
            DType compute, FunctorArgs args = {});

@@ -7,9 +7,17 @@
 #include "kernel/reduce-inl.h"
 
 #if HWY_ONCE
+#include "kernel/blob.h"
 #include "kernel/dispatch.h"
+#include "kernel/gpu.h"
 
 namespace ndx::kernel {
+
+void ReduceFn::operator()(const ReduceArgs& a) const {
+  if (!a.out->device.is_gpu()) return cpu(a);
+  if (!gpu) not_implemented("[reduce] this reduction has no gpu version in this build");
+  gpu(a);
+}
 
 void reduce(ReduceFn fn, const TBlob& in, const TBlob& out, OpReqType req, DType compute,
             std::optional<double> initial, FunctorArgs args) {
@@ -55,13 +63,19 @@ void sum_to_shape(const TBlob& src, const TBlob& dst, OpReqType req) {
     view.shape[lead + i] = dst.shape[i];
     view.strides[lead + i] = dst.shape[i] == 1 ? 0 : dst.strides[i];
   }
-  reduce(NDX_DISPATCH(reduce, SumReducer), src, view, req, src.dtype);
+  reduce(NDX_REDUCE(SumReducer), src, view, req, src.dtype);
 }
 
 namespace {
 double extremum(ReduceFn fn, const TBlob& x) {
   if (x.size() == 0) value_error("[reduce] zero-size array has no minimum or maximum");
   double result = 0;
+  if (x.device.is_gpu()) {  // reduce on the device, read the one element back
+    NDArray r(Shape::filled(x.ndim(), 1), x.dtype, x.device);
+    reduce(fn, x, to_blob(r), kWriteTo, x.dtype);
+    NDArray host = r.to(cpu()).astype(DType::kFloat64);
+    return *static_cast<const double*>(host.raw_data());
+  }
   NDX_DTYPE_SWITCH(x.dtype, T, {
     T value{};
     TBlob out{&value, Shape::filled(x.ndim(), 1), Shape::filled(x.ndim(), 0), x.dtype, x.device};
@@ -72,8 +86,8 @@ double extremum(ReduceFn fn, const TBlob& x) {
 }
 }  // namespace
 
-double min_value(const TBlob& x) { return extremum(NDX_DISPATCH(reduce, MinReducer), x); }
-double max_value(const TBlob& x) { return extremum(NDX_DISPATCH(reduce, MaxReducer), x); }
+double min_value(const TBlob& x) { return extremum(NDX_REDUCE(MinReducer), x); }
+double max_value(const TBlob& x) { return extremum(NDX_REDUCE(MaxReducer), x); }
 
 }  // namespace ndx::kernel
 #endif  // HWY_ONCE

@@ -20,7 +20,14 @@ struct ReduceArgs {
   std::optional<double> initial;    // starts every accumulator (NumPy's initial=)
   FunctorArgs args;                 // for the reducer
 };
-using ReduceFn = void (*)(const ReduceArgs&);
+using ReduceEntry = void (*)(const ReduceArgs&);
+// A reducer's CPU instance and, where compiled, its GPU instance (kernel/gpu.h).
+struct ReduceFn {
+  ReduceEntry cpu = nullptr, gpu = nullptr;
+  ReduceFn(ReduceEntry cpu_entry = nullptr, ReduceEntry gpu_entry = nullptr)
+      : cpu(cpu_entry), gpu(gpu_entry) {}
+  void operator()(const ReduceArgs& a) const;
+};
 
 void reduce(ReduceFn fn, const TBlob& in, const TBlob& out, OpReqType req, DType compute,
             std::optional<double> initial = std::nullopt, FunctorArgs args = {});

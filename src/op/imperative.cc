@@ -3,6 +3,8 @@
 #include <mutex>
 #include <random>
 
+#include "gpu/runtime.h"
+#include "kernel/blob.h"
 #include "ndx/autograd.h"
 #include "ndx/executor.h"
 #include "ndx/op_util.h"
@@ -66,7 +68,54 @@ bool same_view(const NDArray& a, const NDArray& b) {
          a.strides() == b.strides() && a.shape() == b.shape();
 }
 
+// Ops that ran on host copies of GPU arrays, and how often (npx.gpu_host_fallbacks()).
+std::mutex& fallback_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, int64_t>& fallback_counts() {
+  static auto* counts = new std::map<std::string, int64_t>();
+  return *counts;
+}
+
+// A GPU op whose family has no GPU kernel yet: its CPU kernel on host copies of the inputs
+// (and of add-to outputs), the results copied back. Correct, and counted, never silent.
+void run_on_host(const FCompute& compute, const NodeAttrs& attrs, const OpContext& ctx,
+                 const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                 const std::vector<TBlob>& out) {
+  {
+    std::lock_guard<std::mutex> lock(fallback_mutex());
+    ++fallback_counts()[attrs.op->name];
+  }
+  std::vector<NDArray> host_in, host_out;
+  std::vector<TBlob> in_b, out_b;
+  for (const TBlob& b : in) {
+    host_in.push_back(kernel::as_array(b).to(cpu()));
+    in_b.push_back(kernel::to_blob(host_in.back()));
+  }
+  for (size_t j = 0; j < out.size(); ++j) {
+    host_out.push_back(req[j] == kAddTo ? kernel::as_array(out[j]).to(cpu())
+                                        : NDArray(out[j].shape, out[j].dtype, cpu()));
+    out_b.push_back(kernel::to_blob(host_out.back()));
+  }
+  OpContext host_ctx = ctx;
+  host_ctx.device = cpu();
+  std::vector<std::shared_ptr<Storage>> temp_holder;
+  for (Resource& r : host_ctx.requested) {
+    r.device = cpu();
+    r.holder = &temp_holder;
+  }
+  compute(attrs, host_ctx, in_b, req, out_b);
+  for (size_t j = 0; j < out.size(); ++j)
+    if (req[j] != kNullOp) kernel::as_array(out[j]).assign(host_out[j]);
+}
+
 }  // namespace
+
+std::map<std::string, int64_t> gpu_host_fallbacks() {
+  std::lock_guard<std::mutex> lock(fallback_mutex());
+  return fallback_counts();
+}
 
 void random_seed(uint64_t seed) {
   std::lock_guard<std::mutex> lock(random_mutex());
@@ -144,8 +193,17 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   infer_shapes(attrs, &in_shapes, &out_shapes);
   infer_types(attrs, &in_types, &out_types);
   const FCompute* compute = nullptr;
+  bool on_host = false;  // a GPU op without a GPU kernel runs its CPU kernel on host copies
   if (device.is_cpu() && fcompute_cpu.count(op)) compute = &fcompute_cpu[op];
-  if (device.is_gpu() && fcompute_gpu.count(op)) compute = &fcompute_gpu[op];
+  if (device.is_gpu()) {
+    cuda::check_device(device, op->name.c_str());
+    if (fcompute_gpu.count(op)) {
+      compute = &fcompute_gpu[op];
+    } else if (fcompute_cpu.count(op)) {
+      compute = &fcompute_cpu[op];
+      on_host = true;
+    }
+  }
   if (!compute)
     not_implemented("[", op->name, "] has no kernel for ", device.is_cpu() ? "cpu" : "gpu",
                     " in this build");
@@ -252,7 +310,10 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
       res.device = device;
       ctx.requested.push_back(res);
     }
-  (*compute)(attrs, ctx, in_blobs, req, out_blobs);
+  if (on_host)
+    run_on_host(*compute, attrs, ctx, in_blobs, req, out_blobs);
+  else
+    (*compute)(attrs, ctx, in_blobs, req, out_blobs);
 
   for (uint32_t j = 0; j < nout && options.outputs; ++j)
     if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp)

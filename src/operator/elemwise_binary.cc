@@ -19,6 +19,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/blob.h"
 #include "kernel/cast.h"
 #include "kernel/dispatch.h"
+#include "kernel/gpu.h"
 #include "kernel/reduce.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
@@ -74,29 +75,32 @@ bool binary_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute compute) {
+Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute compute,
+                    bool on_gpu) {
   std::string op_name = name;
-  return OpRegistry::global()
-      .register_op(name)
-      .describe(doc)
-      .set_num_inputs(2)
-      .add_argument("x1", "NDArray", "First input array.")
-      .add_argument("x2", "NDArray", "Second input array (broadcast against x1).")
-      .set_attr<FInferShape>("FInferShape", binary_shape)
-      .set_attr<FInferType>("FInferType",
-                            [rule, op_name](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                              if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown)
-                                return false;
-                              DType t = compute_type(op_name, rule, (*in)[0], (*in)[1]);
-                              (*out)[0] = rule == BinaryType::kCompare ? DType::kBool : t;
-                              return true;
-                            })
-      .set_attr<FInplaceOption>("FInplaceOption",
-                                [](const NodeAttrs&) {
-                                  return std::vector<std::pair<int, int>>{{0, 0}, {1, 0}};
-                                })
-      .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FCompute>("FCompute<cpu>", compute);
+  Op& op = OpRegistry::global()
+               .register_op(name)
+               .describe(doc)
+               .set_num_inputs(2)
+               .add_argument("x1", "NDArray", "First input array.")
+               .add_argument("x2", "NDArray", "Second input array (broadcast against x1).")
+               .set_attr<FInferShape>("FInferShape", binary_shape)
+               .set_attr<FInferType>(
+                   "FInferType",
+                   [rule, op_name](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                     if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return false;
+                     DType t = compute_type(op_name, rule, (*in)[0], (*in)[1]);
+                     (*out)[0] = rule == BinaryType::kCompare ? DType::kBool : t;
+                     return true;
+                   })
+               .set_attr<FInplaceOption>("FInplaceOption",
+                                         [](const NodeAttrs&) {
+                                           return std::vector<std::pair<int, int>>{{0, 0}, {1, 0}};
+                                         })
+               .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<FCompute>("FCompute<cpu>", compute);
+  if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+  return op;
 }
 
 // ---- backward: (ograd, a, b) -> (grad_a, grad_b), each summed back to its input's shape ----
@@ -109,7 +113,7 @@ void binary_grad(kernel::ElementwiseFn g_fn, const std::vector<TBlob>& in, const
     kernel::apply(g_fn, in, grad, req, g.dtype);
     return;
   }
-  NDArray full(g.shape, g.dtype);
+  NDArray full(g.shape, g.dtype, grad.device);
   kernel::apply(g_fn, in, kernel::to_blob(full), kWriteTo, g.dtype);
   kernel::sum_to_shape(kernel::to_blob(full), grad, req);
 }
@@ -124,36 +128,38 @@ FCompute binary_backward(kernel::ElementwiseFn da, kernel::ElementwiseFn db) {
   };
 }
 
-void register_binary_backward(const char* name, FCompute compute) {
-  OpRegistry::global()
-      .register_op(name)
-      .describe("Backward of the binary op of the same stem: (ograd, x1, x2) -> (grad1, grad2).")
-      .set_num_inputs(3)
-      .set_num_outputs(2)
-      .add_argument("ograd", "NDArray", "Gradient of the output.")
-      .add_argument("x1", "NDArray", "Forward input 1.")
-      .add_argument("x2", "NDArray", "Forward input 2.")
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                               const Shape &g = (*in)[0], &a = (*in)[1], &b = (*in)[2];
-                               if (!g.is_known() || !a.is_known() || !b.is_known()) return false;
-                               const Shape full = broadcast_shapes(a, b, op_name(attrs).c_str());
-                               if (g != full)
-                                 value_error("[", op_name(attrs), "] ograd has shape ", g.str(),
-                                             ", expected the broadcast shape of the inputs ",
-                                             full.str());
-                               assign_shape(attrs, &(*out)[0], a, "output", 0);
-                               assign_shape(attrs, &(*out)[1], b, "output", 1);
-                               return true;
-                             })
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                              (*out)[0] = (*out)[1] = (*in)[0];
-                              return (*in)[0] != DType::kUnknown;
-                            })
-      .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FCompute>("FCompute<cpu>", compute);
+void register_binary_backward(const char* name, FCompute compute, bool on_gpu) {
+  Op& op = OpRegistry::global()
+               .register_op(name)
+               .describe(
+                   "Backward of the binary op of the same stem: (ograd, x1, x2) -> (grad1, grad2).")
+               .set_num_inputs(3)
+               .set_num_outputs(2)
+               .add_argument("ograd", "NDArray", "Gradient of the output.")
+               .add_argument("x1", "NDArray", "Forward input 1.")
+               .add_argument("x2", "NDArray", "Forward input 2.")
+               .set_attr<FInferShape>(
+                   "FInferShape",
+                   [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                     const Shape &g = (*in)[0], &a = (*in)[1], &b = (*in)[2];
+                     if (!g.is_known() || !a.is_known() || !b.is_known()) return false;
+                     const Shape full = broadcast_shapes(a, b, op_name(attrs).c_str());
+                     if (g != full)
+                       value_error("[", op_name(attrs), "] ograd has shape ", g.str(),
+                                   ", expected the broadcast shape of the inputs ", full.str());
+                     assign_shape(attrs, &(*out)[0], a, "output", 0);
+                     assign_shape(attrs, &(*out)[1], b, "output", 1);
+                     return true;
+                   })
+               .set_attr<FInferType>("FInferType",
+                                     [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                                       (*out)[0] = (*out)[1] = (*in)[0];
+                                       return (*in)[0] != DType::kUnknown;
+                                     })
+               .set_attr<TIsBackward>("TIsBackward", true)
+               .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<FCompute>("FCompute<cpu>", compute);
+  if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
 }
 
 // ---- collapse_sum_like / broadcast_like: undoing and redoing broadcasting, each the other's
@@ -197,6 +203,11 @@ void register_like_ops() {
                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
                             kernel::sum_to_shape(in[0], out[0], req[0]);
                           })
+      .set_attr<FCompute>("FCompute<gpu>",
+                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                            kernel::sum_to_shape(in[0], out[0], req[0]);
+                          })
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{op2("_npi_broadcast_like", og[0], n->inputs[0]),
                                       make_node("_np_zeros_like", {n->inputs[1]})};
@@ -223,6 +234,11 @@ void register_like_ops() {
                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
                             kernel::copy(in[0], out[0], req[0]);
                           })
+      .set_attr<FCompute>("FCompute<gpu>",
+                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+                            kernel::copy(in[0], out[0], req[0]);
+                          })
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{collapse_like(og[0], n->inputs[0]),
                                       make_node("_np_zeros_like", {n->inputs[1]})};
@@ -239,10 +255,11 @@ FGradient composed(BinaryFormula formula) {
   };
 }
 
-#define NDX_KERNEL(F) NDX_DISPATCH(elementwise, F)
-#define NDX_BINARY(name, F, rule, doc)         \
-  register_binary(name, doc, BinaryType::rule, \
-                  kernel::elementwise_fn(NDX_KERNEL(F), binary_compute_type<BinaryType::rule>))
+#define NDX_KERNEL(F) NDX_ELEMENTWISE(F)
+#define NDX_BINARY(name, F, rule, doc)                                                          \
+  register_binary(name, doc, BinaryType::rule,                                                  \
+                  kernel::elementwise_fn(NDX_KERNEL(F), binary_compute_type<BinaryType::rule>), \
+                  NDX_KERNEL(F).gpu != nullptr)
 
 [[maybe_unused]] const bool registered = [] {
   register_like_ops();
@@ -275,11 +292,11 @@ FGradient composed(BinaryFormula formula) {
   NDX_BINARY("_np_mod", Mod, kBoolToInt8, "x1 % x2 with the sign of x2, as Python's %.")
       .add_alias("_np_remainder")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_mod"});
+  const FCompute power = power_compute(
+      kernel::elementwise_fn(NDX_KERNEL(Power), binary_compute_type<BinaryType::kBoolToInt8>));
   NDX_BINARY("_np_power", Power, kBoolToInt8, "x1 ** x2, elementwise with broadcasting.")
-      .set_attr<FCompute>("FCompute<cpu>",
-                          power_compute(kernel::elementwise_fn(
-                              NDX_KERNEL(Power), binary_compute_type<BinaryType::kBoolToInt8>)),
-                          11)
+      .set_attr<FCompute>("FCompute<cpu>", power, 11)
+      .set_attr<FCompute>("FCompute<gpu>", power, 11)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_power"});
   NDX_BINARY("_np_maximum", Maximum, kPromote, "Elementwise maximum; nan propagates.")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_maximum"});
@@ -299,14 +316,17 @@ FGradient composed(BinaryFormula formula) {
              "x1 >= x2, elementwise; the output is bool.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
 
+  const bool kOnGpu = NDX_KERNEL(PassGrad).gpu != nullptr;
   register_binary_backward("_backward_mod",
-                           binary_backward(NDX_KERNEL(PassGrad), NDX_KERNEL(ModGradB)));
+                           binary_backward(NDX_KERNEL(PassGrad), NDX_KERNEL(ModGradB)), kOnGpu);
   register_binary_backward("_backward_power",
-                           binary_backward(NDX_KERNEL(PowerGradA), NDX_KERNEL(PowerGradB)));
+                           binary_backward(NDX_KERNEL(PowerGradA), NDX_KERNEL(PowerGradB)), kOnGpu);
   register_binary_backward("_backward_maximum",
-                           binary_backward(NDX_KERNEL(MaximumGradA), NDX_KERNEL(MaximumGradB)));
+                           binary_backward(NDX_KERNEL(MaximumGradA), NDX_KERNEL(MaximumGradB)),
+                           kOnGpu);
   register_binary_backward("_backward_minimum",
-                           binary_backward(NDX_KERNEL(MinimumGradA), NDX_KERNEL(MinimumGradB)));
+                           binary_backward(NDX_KERNEL(MinimumGradA), NDX_KERNEL(MinimumGradB)),
+                           kOnGpu);
   return true;
 }();
 

@@ -16,6 +16,7 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include "kernel/dispatch.h"
+#include "kernel/gpu.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
 
@@ -47,7 +48,8 @@ DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
   return in;
 }
 
-Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute compute) {
+Op& register_unary(const char* name, const char* doc, UnaryType rule, kernel::ElementwiseFn fn) {
+  const FCompute compute = kernel::elementwise_fn(fn);
   Op& op = OpRegistry::global().register_op(name);
   std::string op_name = name;
   op.describe(doc)
@@ -63,6 +65,7 @@ Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute c
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", compute);
+  if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
   return op;
 }
 
@@ -84,8 +87,7 @@ FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) 
   };
 }
 
-#define NDX_UNARY(name, F, rule, doc) \
-  register_unary(name, doc, UnaryType::rule, kernel::elementwise_fn(NDX_DISPATCH(elementwise, F)))
+#define NDX_UNARY(name, F, rule, doc) register_unary(name, doc, UnaryType::rule, NDX_ELEMENTWISE(F))
 
 [[maybe_unused]] const bool registered = [] {
   NDX_UNARY("_np_negative", Negative, kSameNoBool, "Numerical negative, elementwise.")

@@ -3,6 +3,7 @@
 // would pick float64.
 #include <cmath>
 
+#include "kernel/blob.h"
 #include "kernel/cast.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
@@ -167,8 +168,16 @@ void fill_indexed(const TBlob& out, OpReqType req, F value_of) {
 }
 
 void fill_constant(const TBlob& out, OpReqType req, double v) {
-  const TBlob value{&v, Shape{}, Shape{}, DType::kFloat64, out.device};
-  kernel::copy(value, out, req);
+  if (req == kNullOp) return;
+  if (req != kAddTo) return kernel::fill(out, v);
+  const NDArray value = NDArray::scalar(v, DType::kFloat64).to(out.device);
+  kernel::copy(kernel::to_blob(value), out, req);
+}
+
+// The same kernel for both devices: these only fill, and kernel::fill runs on either.
+Op& on_both(Op& op, const FCompute& f, int plevel = 10) {
+  return op.set_attr<FCompute>("FCompute<cpu>", f, plevel)
+      .set_attr<FCompute>("FCompute<gpu>", f, plevel);
 }
 
 Op& register_init(const char* name, const char* doc) {
@@ -176,20 +185,19 @@ Op& register_init(const char* name, const char* doc) {
 }
 
 Op& register_like(const char* name, const char* doc, double value) {
-  return OpRegistry::global()
-      .register_op(name)
-      .describe(doc)
-      .set_num_inputs(1)
-      .add_argument("a", "NDArray", "The array whose shape and dtype the result takes.")
-      .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
-      .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
-      .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FCompute>(
-          "FCompute<cpu>",
-          [value](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
-                  const std::vector<OpReqType>& req,
-                  const std::vector<TBlob>& out) { fill_constant(out[0], req[0], value); })
-      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  Op& op = OpRegistry::global()
+               .register_op(name)
+               .describe(doc)
+               .set_num_inputs(1)
+               .add_argument("a", "NDArray", "The array whose shape and dtype the result takes.")
+               .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
+               .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
+               .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  return on_both(op, [value](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    fill_constant(out[0], req[0], value);
+  });
 }
 
 [[maybe_unused]] const bool registered = [] {
@@ -198,32 +206,30 @@ Op& register_like(const char* name, const char* doc, double value) {
                const std::vector<OpReqType>& req,
                const std::vector<TBlob>& out) { fill_constant(out[0], req[0], v); };
   };
-  register_init("_npi_zeros", "A new array of zeros.")
-      .set_params<InitParam>()
-      .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
-      .set_attr<FInferType>("FInferType", param_type<InitParam>)
-      .set_attr<FCompute>("FCompute<cpu>", constant(0));
-  register_init("_npi_ones", "A new array of ones.")
-      .set_params<InitParam>()
-      .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
-      .set_attr<FInferType>("FInferType", param_type<InitParam>)
-      .set_attr<FCompute>("FCompute<cpu>", constant(1));
-  register_init("_npi_empty", "A new array whose contents are not initialized.")
-      .set_params<InitParam>()
-      .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
-      .set_attr<FInferType>("FInferType", param_type<InitParam>)
-      .set_attr<FCompute>("FCompute<cpu>",
-                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
-                             const std::vector<OpReqType>&, const std::vector<TBlob>&) {});
-  register_init("_npi_full", "A new array filled with fill_value.")
-      .set_params<FullParam>()
-      .set_attr<FInferShape>("FInferShape", param_shape<FullParam>)
-      .set_attr<FInferType>("FInferType", full_type)
-      .set_attr<FCompute>("FCompute<cpu>",
-                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            fill_constant(out[0], req[0], attrs.get<FullParam>().fill_value);
-                          });
+  on_both(register_init("_npi_zeros", "A new array of zeros.")
+              .set_params<InitParam>()
+              .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
+              .set_attr<FInferType>("FInferType", param_type<InitParam>),
+          constant(0));
+  on_both(register_init("_npi_ones", "A new array of ones.")
+              .set_params<InitParam>()
+              .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
+              .set_attr<FInferType>("FInferType", param_type<InitParam>),
+          constant(1));
+  on_both(register_init("_npi_empty", "A new array whose contents are not initialized.")
+              .set_params<InitParam>()
+              .set_attr<FInferShape>("FInferShape", param_shape<InitParam>)
+              .set_attr<FInferType>("FInferType", param_type<InitParam>),
+          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+             const std::vector<OpReqType>&, const std::vector<TBlob>&) {});
+  on_both(register_init("_npi_full", "A new array filled with fill_value.")
+              .set_params<FullParam>()
+              .set_attr<FInferShape>("FInferShape", param_shape<FullParam>)
+              .set_attr<FInferType>("FInferType", full_type),
+          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+            fill_constant(out[0], req[0], attrs.get<FullParam>().fill_value);
+          });
   register_init("_npi_arange", "Evenly spaced values in [start, stop) with the given step.")
       .set_params<ArangeParam>()
       .set_attr<FInferShape>("FInferShape",
@@ -284,15 +290,14 @@ Op& register_like(const char* name, const char* doc, double value) {
       .add_alias("zeros_like");
   register_like("_np_ones_like", "An array of ones with the shape and dtype of a.", 1)
       .add_alias("ones_like");
-  register_like("_np_full_like", "An array of fill_value with the shape and dtype of a.", 0)
-      .set_params<FullLikeParam>()
-      .set_attr<FCompute>(
-          "FCompute<cpu>",
-          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-            fill_constant(out[0], req[0], attrs.get<FullLikeParam>().fill_value);
-          },
-          11);
+  on_both(
+      register_like("_np_full_like", "An array of fill_value with the shape and dtype of a.", 0)
+          .set_params<FullLikeParam>(),
+      [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+        fill_constant(out[0], req[0], attrs.get<FullLikeParam>().fill_value);
+      },
+      11);
   return true;
 }();
 

@@ -35,6 +35,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/cast.h"
 #include "kernel/dispatch.h"
 #include "kernel/elementwise.h"
+#include "kernel/gpu.h"
 #include "kernel/random.h"
 #include "kernel/reduce.h"
 #include "ndx/graph.h"
@@ -116,8 +117,8 @@ NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
 NodeEntry zeros_like(NodeEntry a) { return op1("_np_zeros_like", std::move(a)); }
 
 // ---- engine helpers ----
-#define NDX_KERNEL(F) NDX_DISPATCH(elementwise, F)
-#define NDX_REDUCER(R) NDX_DISPATCH(reduce, R)
+#define NDX_KERNEL(F) NDX_ELEMENTWISE(F)
+#define NDX_REDUCER(R) NDX_REDUCE(R)
 using kernel::to_blob;
 
 // The dtype statistics (means, variances, softmax sums) are kept in: float32 for 16-bit floats.
@@ -240,6 +241,10 @@ Op& register_act(const char* name, const char* doc, Act a) {
                           [a](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                               const std::vector<OpReqType>& req,
                               const std::vector<TBlob>& out) { run_act(a, in[0], req[0], out[0]); })
+      .set_attr<FCompute>("FCompute<gpu>",
+                          [a](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                              const std::vector<OpReqType>& req,
+                              const std::vector<TBlob>& out) { run_act(a, in[0], req[0], out[0]); })
       .set_attr<FGradient>("FGradient", [a](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{act_grad(a, og[0], n->inputs[0], NodeEntry{n, 0, 0})};
       });
@@ -279,7 +284,7 @@ void softmax_compute(const NodeAttrs& attrs, const OpContext&, const std::vector
   const AxisSplit s = split_at(x.shape, ax);
   const DType t = x.dtype;
   if (s.inner == 1 && (t == DType::kFloat32 || t == DType::kFloat64) && req[0] != kAddTo &&
-      x.is_contiguous() && out[0].is_contiguous()) {
+      x.is_contiguous() && out[0].is_contiguous() && x.device.is_cpu()) {
     kernel::RowwiseArgs a;
     a.in = x.dptr;
     a.out = out[0].dptr;
@@ -292,7 +297,7 @@ void softmax_compute(const NodeAttrs& attrs, const OpContext&, const std::vector
   const DType st = stat_dtype(t);
   const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
   const Shape kd = with_axis(x.shape, ax, 1);
-  NDArray mx(kd, st), sum(kd, st), e(x.shape, st);
+  NDArray mx(kd, st, x.device), sum(kd, st, x.device), e(x.shape, st, x.device);
   reduce_into(NDX_REDUCER(MaxReducer), x, mx, mask);
   kernel::apply(NDX_KERNEL(ExpMinus), {x, to_blob(mx)}, to_blob(e), kWriteTo, st);
   reduce_into(NDX_REDUCER(SumReducer), to_blob(e), sum, mask);
@@ -338,6 +343,7 @@ Op& register_softmax(const char* name, const char* doc, FCompute compute, FGradi
                             })
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
       .set_attr<FCompute>("FCompute<cpu>", compute)
+      .set_attr<FCompute>("FCompute<gpu>", compute)
       .set_attr<FGradient>("FGradient", grad);
 }
 
@@ -908,6 +914,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                             })
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
       .set_attr<FCompute>("FCompute<cpu>", activation_compute)
+      .set_attr<FCompute>("FCompute<gpu>", activation_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         Act a = act_of(n->attrs.get<ActivationParam>().act_type);
         return std::vector<NodeEntry>{act_grad(a, og[0], n->inputs[0], NodeEntry{n, 0, 0})};

@@ -23,6 +23,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/cast.h"
 #include "kernel/dispatch.h"
 #include "kernel/elementwise.h"
+#include "kernel/gpu.h"
 #include "kernel/reduce.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
@@ -143,7 +144,7 @@ TBlob expand_to_keepdims(const TBlob& g, const Shape& in, const std::vector<bool
 enum class SumKind { kSum, kProd, kMean };
 
 // ---- forward kernels ----
-#define NDX_REDUCER(R) NDX_DISPATCH(reduce, R)
+#define NDX_REDUCER(R) NDX_REDUCE(R)
 
 // out (as a keepdims view over `in`) (req) reduction R of in over the masked axes.
 void run_reduce(kernel::ReduceFn fn, const TBlob& in, const TBlob& out, OpReqType req,
@@ -344,7 +345,7 @@ void backward_sum_compute(const NodeAttrs& attrs, const OpContext&, const std::v
   }
   kernel::FunctorArgs n;
   n.a = static_cast<double>(reduced_count(in[1].shape, r.mask));
-  kernel::apply(NDX_DISPATCH(elementwise, DivideBy), {g}, out[0], req[0], out[0].dtype, n);
+  kernel::apply(NDX_ELEMENTWISE(DivideBy), {g}, out[0], req[0], out[0].dtype, n);
 }
 
 void backward_prod_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
@@ -358,17 +359,16 @@ void backward_prod_compute(const NodeAttrs& attrs, const OpContext&, const std::
   // Per result: the product of the nonzero inputs and the number of zeros, so gradients stay
   // exact where inputs are zero.
   const Shape kd = keepdims_shape(shape, r.mask);
-  NDArray mapped(shape, t), nonzero_product(kd, t), zeros(kd, t);
-  kernel::apply(NDX_DISPATCH(elementwise, OneIfZero), {in[1]}, kernel::to_blob(mapped), kWriteTo,
-                t);
+  const Device dev = out[0].device;
+  NDArray mapped(shape, t, dev), nonzero_product(kd, t, dev), zeros(kd, t, dev);
+  kernel::apply(NDX_ELEMENTWISE(OneIfZero), {in[1]}, kernel::to_blob(mapped), kWriteTo, t);
   kernel::reduce(NDX_REDUCER(ProdReducer), kernel::to_blob(mapped),
                  kernel::to_blob(nonzero_product), kWriteTo, t);
-  kernel::apply(NDX_DISPATCH(elementwise, IsZeroCount), {in[1]}, kernel::to_blob(mapped), kWriteTo,
-                t);
+  kernel::apply(NDX_ELEMENTWISE(IsZeroCount), {in[1]}, kernel::to_blob(mapped), kWriteTo, t);
   kernel::reduce(NDX_REDUCER(SumReducer), kernel::to_blob(mapped), kernel::to_blob(zeros), kWriteTo,
                  t);
   const TBlob g = kernel::keepdims_view(in[0], shape, r.mask);
-  kernel::apply(NDX_DISPATCH(elementwise, ProdGrad),
+  kernel::apply(NDX_ELEMENTWISE(ProdGrad),
                 {g, in[1], kernel::to_blob(nonzero_product), kernel::to_blob(zeros)}, out[0],
                 req[0], t);
 }
@@ -383,8 +383,7 @@ void backward_minmax_compute(const NodeAttrs& attrs, const OpContext&, const std
   const Shape& shape = in[1].shape;
   const TBlob g = kernel::keepdims_view(in[0], shape, r.mask);
   const TBlob y = kernel::keepdims_view(in[2], shape, r.mask);
-  kernel::apply(NDX_DISPATCH(elementwise, PassWhereEqual), {g, in[1], y}, out[0], req[0],
-                out[0].dtype);
+  kernel::apply(NDX_ELEMENTWISE(PassWhereEqual), {g, in[1], y}, out[0], req[0], out[0].dtype);
 }
 
 // ---- registration ----
@@ -399,7 +398,8 @@ Op& register_sum_like(const char* name, const char* doc, FInferShape shape, FInf
       .set_attr<FInferShape>("FInferShape", shape)
       .set_attr<FInferType>("FInferType", type)
       .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FCompute>("FCompute<cpu>", compute);
+      .set_attr<FCompute>("FCompute<cpu>", compute)
+      .set_attr<FCompute>("FCompute<gpu>", compute);  // the engine's reductions run on either
 }
 
 template <typename P>
@@ -417,7 +417,8 @@ void register_backward(const char* name, const char* doc, uint32_t num_inputs, F
       .set_attr<FInferType>("FInferType", backward_type)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FCompute>("FCompute<cpu>", compute);
+      .set_attr<FCompute>("FCompute<cpu>", compute)
+      .set_attr<FCompute>("FCompute<gpu>", compute);
 }
 
 [[maybe_unused]] const bool registered = [] {
@@ -444,6 +445,8 @@ void register_backward(const char* name, const char* doc, uint32_t num_inputs, F
         .set_attr<FInferType>("FInferType", same_type)
         .set_attr<TStridedInputs>("TStridedInputs", true)
         .set_attr<FCompute>("FCompute<cpu>", is_max ? FCompute(minmax_compute<true>)
+                                                    : FCompute(minmax_compute<false>))
+        .set_attr<FCompute>("FCompute<gpu>", is_max ? FCompute(minmax_compute<true>)
                                                     : FCompute(minmax_compute<false>))
         .set_attr<FGradient>("FGradient",
                              ElemwiseGradUseInOut{is_max ? "_backward_max" : "_backward_min"});

@@ -52,12 +52,16 @@ def _check_device(device, fn):
     except NotImplementedError:
         raise NotImplementedError(
             f"[{fn}] device {device!r} is not available in this build (CPU only)") from None
+    except ValueError as e:
+        raise ValueError(f"[{fn}] {e}") from None
 
 
 def _array_py(object, dtype=None, copy=True, device=None):
     """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default
     float dtype (float32) where NumPy would pick float64; NumPy arrays keep their dtype."""
     _check_device(device, "array")
+    if device is not None:
+        return _array_py(object, dtype=dtype, copy=copy).to_device(device)
     if isinstance(object, ndarray):
         if dtype is not None:
             return object.astype(dtype, copy=copy)
@@ -83,6 +87,8 @@ def _array_py(object, dtype=None, copy=True, device=None):
 def _asarray_py(a, dtype=None, device=None):
     """`a` itself when it is already an ndarray of that dtype, else array(a, dtype)."""
     _check_device(device, "asarray")
+    if device is not None:
+        return _asarray_py(a, dtype=dtype).to_device(device)
     if isinstance(a, ndarray) and (dtype is None or a.dtype == dtype):
         return a
     return _array_py(a, dtype=dtype, copy=False)

@@ -1,6 +1,22 @@
 """ndx.npx: operators beyond NumPy (registered as ``_npx_*``) and ndx's NumPy-mode switches."""
 from .. import _core
 from .._registry import populate
+from ..device import (  # noqa: F401
+    cpu,
+    current_device,
+    empty_cache,
+    gpu,
+    gpu_host_fallbacks,
+    gpu_memory_info,
+    gpu_memory_stats,
+    num_gpus,
+    synchronize,
+)
+
+
+def waitall():
+    """Waits for all queued device work (MXNet's npx.waitall)."""
+    synchronize()
 
 
 def set_np(shape=True, array=True, dtype=False):

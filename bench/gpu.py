@@ -1,0 +1,136 @@
+"""GPU benchmarks (run on a machine with a CUDA GPU; see tools/gpu/device_run.sh).
+
+Times are medians of CUDA-synchronized wall-clock loops. Bandwidth counts bytes each kernel
+must read and write once; the ceiling is ndx's own device-to-device copy of the same size
+(cudaMemcpyAsync), measured in the same run. PyTorch, when importable, runs the same ops in
+the same process, interleaved.
+
+    python bench/gpu.py [--size 268435456] [--json out.json]
+"""
+import argparse
+import json
+import statistics
+import time
+
+import numpy as onp
+
+import ndx
+from ndx import np, npx
+
+try:
+    import torch
+except ImportError:  # the comparison columns stay empty
+    torch = None
+
+GPU = ndx.gpu(0)
+
+
+def median_time(fn, sync, reps=15, warmup=3):
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def ndx_sync():
+    npx.synchronize(GPU)
+
+
+def torch_sync():
+    torch.cuda.synchronize()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", type=int, default=1 << 28)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    n = args.size
+    rows = []
+
+    def row(name, nbytes, t_ndx, t_torch=None, ceiling=None):
+        r = {"case": name, "ndx_ms": t_ndx * 1e3,
+             "ndx_GBps": nbytes / t_ndx / 1e9 if nbytes else None,
+             "torch_ms": t_torch * 1e3 if t_torch else None}
+        if ceiling and nbytes:
+            r["of_copy_bw"] = nbytes / t_ndx / ceiling
+        if t_torch:
+            r["torch_over_ndx"] = t_torch / t_ndx
+        rows.append(r)
+        return r
+
+    h = onp.random.default_rng(0).uniform(-1, 1, size=n).astype(onp.float32)
+    a = np.array(h, device=GPU)
+    b = np.array(h[::-1].copy(), device=GPU)
+    ta = torch.from_numpy(h).cuda() if torch else None
+    tb = torch.from_numpy(h[::-1].copy()).cuda() if torch else None
+    del h
+
+    t_copy = median_time(lambda: a.copy(), ndx_sync)
+    copy_bw = 2 * n * 4 / t_copy
+    t_tcopy = median_time(lambda: ta.clone(), torch_sync) if torch else None
+    row("copy d2d (ceiling)", 2 * n * 4, t_copy, t_tcopy)
+    cases = [
+        ("add a+b", 3 * n * 4, lambda: a + b, (lambda: ta + tb) if torch else None),
+        ("exp(a)", 2 * n * 4, lambda: np.exp(a), (lambda: torch.exp(ta)) if torch else None),
+        ("a*2+1 (two kernels)", 4 * n * 4, lambda: a * 2 + 1,
+         (lambda: ta * 2 + 1) if torch else None),
+    ]
+    for name, nbytes, f, tf in cases:
+        t = median_time(f, ndx_sync)
+        tt = median_time(tf, torch_sync) if tf else None
+        row(name, nbytes, t, tt, copy_bw)
+
+    side = int(n ** 0.5)
+    m = a[: side * side].reshape(side, side)
+    tm = ta[: side * side].reshape(side, side) if torch else None
+    for name, axis in [("sum", None), ("sum", 0), ("sum", 1), ("max", None), ("max", 0),
+                       ("max", 1)]:
+        def f(name=name, axis=axis):
+            return getattr(np, name)(m, axis=axis)
+        if torch:
+            tf = ((lambda: tm.sum()) if name == "sum" and axis is None else
+                  (lambda axis=axis: tm.sum(dim=axis)) if name == "sum" else
+                  (lambda: tm.max()) if axis is None else (lambda axis=axis: tm.amax(dim=axis)))
+        t = median_time(f, ndx_sync)
+        tt = median_time(tf, torch_sync) if torch else None
+        row(f"{name} axis={axis} of {side}x{side}", side * side * 4, t, tt, copy_bw)
+
+    s = np.array(onp.random.default_rng(1).normal(size=(8192, 8192)).astype(onp.float32),
+                 device=GPU)
+    ts = torch.from_numpy(s.asnumpy()).cuda() if torch else None
+    t = median_time(lambda: npx.softmax(s, axis=-1), ndx_sync, reps=7)
+    tt = median_time(lambda: torch.softmax(ts, dim=-1), torch_sync, reps=7) if torch else None
+    row("softmax 8192x8192", 2 * 8192 * 8192 * 4, t, tt, copy_bw)
+
+    x1 = np.ones((1,), device=GPU)
+    calls = 2000
+    t = median_time(lambda: [x1 + x1 for _ in range(calls)], ndx_sync, reps=5) / calls
+    t1 = torch.ones((1,), device="cuda") if torch else None
+    tt = (median_time(lambda: [t1 + t1 for _ in range(calls)], torch_sync, reps=5) / calls
+          if torch else None)
+    row("tiny op x+x (1 elem), per call", 0, t, tt)
+
+    print(f"device: {torch.cuda.get_device_name(0) if torch else 'gpu(0)'}; n = {n}")
+    print(f"{'case':36s} {'ndx ms':>10s} {'GB/s':>8s} {'of copy':>8s} {'torch ms':>10s} "
+          f"{'torch/ndx':>9s}")
+    for r in rows:
+        def fmt(v, spec):
+            return format(v, spec) if v is not None else "-"
+        print(f"{r['case']:36s} {fmt(r['ndx_ms'], '10.4f')} {fmt(r['ndx_GBps'], '8.1f')} "
+              f"{fmt(r.get('of_copy_bw'), '8.2f')} {fmt(r['torch_ms'], '10.4f')} "
+              f"{fmt(r.get('torch_over_ndx'), '9.2f')}")
+    print("host fallbacks:", npx.gpu_host_fallbacks())
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Devices: ``cpu(i)`` and ``gpu(i)``, MXNet's contexts and the Array API's devices.
+
+A Device is the string ndx uses for it ("cpu(0)", "gpu(1)"), so it goes wherever a device
+string does (``device=``, ``ctx=``, ``to_device``) and compares equal to one."""
+from . import _core
+
+
+class Device(str):
+    """A device: ``Device("gpu", 1)`` or ``Device("gpu(1)")``."""
+
+    def __new__(cls, device_type="cpu", device_id=0):
+        if isinstance(device_type, Device):
+            return device_type
+        text = str(device_type)
+        if "(" in text:
+            kind, _, rest = text.partition("(")
+            device_id = int(rest.rstrip(")"))
+        else:
+            kind = text
+        if kind == "cuda":
+            kind = "gpu"
+        if kind not in ("cpu", "gpu"):
+            raise ValueError(f"[Device] device_type must be 'cpu' or 'gpu', got {device_type!r}")
+        if not isinstance(device_id, int) or isinstance(device_id, bool) or device_id < 0:
+            raise ValueError(f"[Device] device_id must be a non-negative int, got {device_id!r}")
+        self = super().__new__(cls, f"{kind}({device_id})")
+        self._type = kind
+        self._id = device_id
+        return self
+
+    @property
+    def device_type(self):
+        return self._type
+
+    @property
+    def device_id(self):
+        return self._id
+
+    def __repr__(self):
+        return str(self)
+
+    def __hash__(self):
+        return str.__hash__(self)
+
+    def __eq__(self, other):
+        return str(self) == str(other) if isinstance(other, str) else NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+
+Context = Device
+
+
+def cpu(device_id=0):
+    """The CPU device."""
+    return Device("cpu", device_id)
+
+
+def gpu(device_id=0):
+    """GPU number ``device_id``."""
+    return Device("gpu", device_id)
+
+
+def num_gpus():
+    """GPUs this process can use (0 without CUDA, a driver or a device)."""
+    return _core._num_gpus()
+
+
+def gpu_unavailable_reason():
+    """Why num_gpus() is 0 ("" when it is not)."""
+    return _core._gpu_unavailable_reason()
+
+
+def gpu_memory_info(device_id=0):
+    """(free, total) bytes of GPU ``device_id``, as MXNet's ``gpu_memory_info``."""
+    free, total, _, _ = _core._gpu_memory_info(device_id)
+    return free, total
+
+
+def gpu_memory_stats(device_id=0):
+    """The allocator's view: {'free', 'total', 'in_use', 'cached'} bytes."""
+    free, total, in_use, cached = _core._gpu_memory_info(device_id)
+    return {"free": free, "total": total, "in_use": in_use, "cached": cached}
+
+
+def empty_cache(device_id=0):
+    """Frees the GPU blocks ndx's caching allocator keeps for reuse."""
+    _core._gpu_empty_cache(device_id)
+
+
+def synchronize(device=None):
+    """Waits until the work this thread queued on ``device`` (every GPU by default) is done."""
+    if device is None:
+        for i in range(num_gpus()):
+            _core._synchronize(gpu(i))
+        return
+    _core._synchronize(Device(device))
+
+
+def gpu_host_fallbacks():
+    """{op name: calls} for GPU ops that ran their CPU kernel on host copies because their
+    family has no GPU kernel yet."""
+    return _core._gpu_host_fallbacks()
+
+
+_current = [cpu()]
+
+
+def current_device():
+    """The default device of array creation (cpu(0))."""
+    return _current[0]

@@ -1,0 +1,33 @@
+// The GPU backend of a build without CUDA (NDX_CUDA=OFF or no nvcc): no devices, and every
+// entry that needs one raises NotImplementedError.
+#include "gpu/runtime.h"
+#include "ndx/error.h"
+
+namespace ndx::cuda {
+namespace {
+[[noreturn]] void unavailable(const char* where) {
+  not_implemented("[", where,
+                  "] this build of ndx has no CUDA backend (built with NDX_CUDA=OFF "
+                  "or without nvcc)");
+}
+}  // namespace
+
+int device_count() { return 0; }
+std::string unavailable_reason() { return "ndx was built without CUDA"; }
+void check_device(Device d, const char* where) {
+  if (d.is_gpu()) unavailable(where);
+}
+DeviceGuard::DeviceGuard(int) : previous_(0) { unavailable("device"); }
+DeviceGuard::~DeviceGuard() = default;
+void* allocate(std::size_t, int, std::size_t*) { unavailable("allocate"); }
+void release(void*, std::size_t, int) {}
+MemoryInfo memory_info(int) { unavailable("gpu_memory_info"); }
+void release_cached(int) { unavailable("release_cached"); }
+void* current_stream() { unavailable("stream"); }
+void copy_to_device(void*, const void*, std::size_t, int) { unavailable("copy"); }
+void copy_to_host(void*, const void*, std::size_t, int) { unavailable("copy"); }
+void copy_on_device(void*, const void*, std::size_t, int) { unavailable("copy"); }
+void synchronize(int) { unavailable("synchronize"); }
+void check_launch(const char*) {}
+
+}  // namespace ndx::cuda

@@ -1,0 +1,263 @@
+// The CUDA runtime side of the GPU backend: device discovery, the caching allocator, streams
+// and copies. Compiled by the host compiler against CUDA's runtime API (cudart is linked
+// statically and loads the driver lazily, so libndx loads on machines without one).
+#include "gpu/runtime.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "ndx/error.h"
+
+namespace ndx::cuda {
+
+namespace {
+
+[[noreturn]] void cuda_failure(cudaError_t e, const char* where) {
+  cudaGetLastError();  // clear a sticky-free error so the next call starts clean
+  if (e == cudaErrorMemoryAllocation)
+    memory_error("[", where, "] out of GPU memory: ", cudaGetErrorString(e));
+  raise(ErrorKind::kRuntimeError, "[", where, "] CUDA error: ", cudaGetErrorString(e));
+}
+void check(cudaError_t e, const char* where) {
+  if (e != cudaSuccess) cuda_failure(e, where);
+}
+
+struct Discovery {
+  int count = 0;
+  std::string reason;
+};
+const Discovery& discovery() {
+  static const Discovery d = [] {
+    Discovery r;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      r.reason = std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+      cudaGetLastError();
+      return r;
+    }
+    r.count = n;
+    if (n == 0) r.reason = "no CUDA device found";
+    return r;
+  }();
+  return d;
+}
+
+// One stream per device per thread, created on first use (non-blocking: it never waits for
+// the legacy default stream, which ndx does not use).
+cudaStream_t thread_stream(int device) {
+  thread_local std::vector<cudaStream_t> streams;
+  if (streams.empty()) streams.resize(std::max(discovery().count, 1), nullptr);
+  if (!streams[device]) {
+    DeviceGuard guard(device);
+    check(cudaStreamCreateWithFlags(&streams[device], cudaStreamNonBlocking), "stream");
+  }
+  return streams[device];
+}
+
+int current_device() {
+  int d = 0;
+  check(cudaGetDevice(&d), "device");
+  return d;
+}
+
+// Size classes: multiples of 512 bytes up to 1 MiB, then multiples of 2 MiB.
+std::size_t size_class(std::size_t bytes) {
+  constexpr std::size_t kSmall = 512, kLarge = std::size_t{2} << 20;
+  if (bytes <= (std::size_t{1} << 20))
+    return (std::max<std::size_t>(bytes, 1) + kSmall - 1) / kSmall * kSmall;
+  if (bytes > (std::size_t{1} << 50)) return bytes;  // never pooled, and no rounding overflow
+  return (bytes + kLarge - 1) / kLarge * kLarge;
+}
+
+bool caching_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("NDX_CUDA_CACHING");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
+// Freed blocks wait, per (device, stream, size class), for the next allocation of their class
+// on the same stream: stream order makes the reuse safe without events.
+class Pool {
+ public:
+  static Pool& get() {
+    static Pool* pool = new Pool();  // never destroyed: arrays may outlive static destructors
+    return *pool;
+  }
+  void* allocate(std::size_t bytes, int device, std::size_t* capacity) {
+    const std::size_t cap = size_class(bytes);
+    cudaStream_t stream = thread_stream(device);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto& list = free_[Key{device, stream, cap}];
+      if (!list.empty()) {
+        void* p = list.back();
+        list.pop_back();
+        stats_[device].cached -= cap;
+        stats_[device].in_use += cap;
+        *capacity = cap;
+        return p;
+      }
+    }
+    void* p = nullptr;
+    DeviceGuard guard(device);
+    cudaError_t e = cudaMalloc(&p, cap);
+    if (e == cudaErrorMemoryAllocation) {  // give the cache back and try once more
+      cudaGetLastError();
+      release_cached(device);
+      e = cudaMalloc(&p, cap);
+    }
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      memory_error("[allocate] unable to allocate ", bytes, " bytes on gpu(", device,
+                   "): ", cudaGetErrorString(e));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_[device].in_use += cap;
+    *capacity = cap;
+    return p;
+  }
+  void release(void* p, std::size_t cap, int device) {
+    cudaStream_t stream = thread_stream(device);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_[device].in_use -= cap;
+      if (caching_enabled()) {
+        free_[Key{device, stream, cap}].push_back(p);
+        stats_[device].cached += cap;
+        return;
+      }
+    }
+    DeviceGuard guard(device);
+    cudaFree(p);  // synchronizes the device: no kernel still uses the block
+  }
+  void release_cached(int device) {
+    std::vector<void*> blocks;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto it = free_.begin(); it != free_.end();) {
+        if (it->first.device != device) {
+          ++it;
+          continue;
+        }
+        blocks.insert(blocks.end(), it->second.begin(), it->second.end());
+        it = free_.erase(it);
+      }
+      stats_[device].cached = 0;
+    }
+    DeviceGuard guard(device);
+    for (void* p : blocks) cudaFree(p);
+  }
+  MemoryInfo info(int device) {
+    MemoryInfo m;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      m.in_use = stats_[device].in_use;
+      m.cached = stats_[device].cached;
+    }
+    DeviceGuard guard(device);
+    check(cudaMemGetInfo(&m.free, &m.total), "gpu_memory_info");
+    return m;
+  }
+
+ private:
+  struct Key {
+    int device;
+    cudaStream_t stream;
+    std::size_t cap;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::size_t>()(k.cap) ^ (std::hash<void*>()(k.stream) << 1) ^
+             static_cast<std::size_t>(k.device);
+    }
+  };
+  struct Stats {
+    std::size_t in_use = 0, cached = 0;
+  };
+  std::mutex mutex_;
+  std::unordered_map<Key, std::vector<void*>, KeyHash> free_;
+  std::unordered_map<int, Stats> stats_;
+};
+
+}  // namespace
+
+int device_count() { return discovery().count; }
+std::string unavailable_reason() { return discovery().reason; }
+
+void check_device(Device d, const char* where) {
+  if (!d.is_gpu()) return;
+  const int n = device_count();
+  if (n == 0) value_error("[", where, "] ", d.str(), " is not available: ", unavailable_reason());
+  if (d.id < 0 || d.id >= n)
+    value_error("[", where, "] ", d.str(), " does not exist: this machine has ", n, " GPU",
+                n == 1 ? "" : "s");
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  check(cudaGetDevice(&previous_), "device");
+  if (previous_ != device) check(cudaSetDevice(device), "device");
+}
+DeviceGuard::~DeviceGuard() {
+  int now = previous_;
+  cudaGetDevice(&now);
+  if (now != previous_) cudaSetDevice(previous_);
+}
+
+void* allocate(std::size_t bytes, int device, std::size_t* capacity) {
+  check_device(gpu(device), "allocate");
+  return Pool::get().allocate(bytes, device, capacity);
+}
+void release(void* p, std::size_t capacity, int device) {
+  Pool::get().release(p, capacity, device);
+}
+MemoryInfo memory_info(int device) {
+  check_device(gpu(device), "gpu_memory_info");
+  return Pool::get().info(device);
+}
+void release_cached(int device) {
+  check_device(gpu(device), "release_cached");
+  Pool::get().release_cached(device);
+}
+
+void* current_stream() { return thread_stream(current_device()); }
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes, int device) {
+  if (bytes == 0) return;
+  DeviceGuard guard(device);
+  cudaStream_t s = thread_stream(device);
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "copy to gpu");
+  // Pageable host memory may be reused by the caller at once: wait for the copy.
+  check(cudaStreamSynchronize(s), "copy to gpu");
+}
+void copy_to_host(void* dst, const void* src, std::size_t bytes, int device) {
+  if (bytes == 0) return;
+  DeviceGuard guard(device);
+  cudaStream_t s = thread_stream(device);
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "copy to cpu");
+  check(cudaStreamSynchronize(s), "copy to cpu");
+}
+void copy_on_device(void* dst, const void* src, std::size_t bytes, int device) {
+  if (bytes == 0) return;
+  DeviceGuard guard(device);
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, thread_stream(device)),
+        "copy on gpu");
+}
+void synchronize(int device) {
+  check_device(gpu(device), "synchronize");
+  DeviceGuard guard(device);
+  check(cudaStreamSynchronize(thread_stream(device)), "synchronize");
+}
+void check_launch(const char* where) {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) cuda_failure(e, where);
+}
+
+}  // namespace ndx::cuda

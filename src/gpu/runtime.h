@@ -1,0 +1,57 @@
+// The CUDA backend's host-side interface, free of CUDA headers: what the core (storage,
+// copies, invoke) and the Python module call. A build without CUDA (NDX_CUDA off) links
+// gpu/no_cuda.cc instead, where device_count() is 0 and everything else raises
+// NotImplementedError; a CUDA build on a machine without a driver also reports 0 devices.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ndx/device.h"
+
+namespace ndx::cuda {
+
+// Devices CUDA sees (0 without a build, a driver or a GPU). Never raises.
+int device_count();
+// Why device_count() is 0, for skip messages ("built without CUDA", the driver's error).
+std::string unavailable_reason();
+// Raises ValueError naming `where` unless `d` is a GPU this process can use.
+void check_device(Device d, const char* where);
+
+// Memory from the caching allocator: blocks are rounded up to size classes and kept, per
+// device, for the next allocation of their class (NDX_CUDA_CACHING=0 frees them at once).
+// Blocks are used on the calling thread's stream; release() is stream-ordered.
+void* allocate(std::size_t bytes, int device, std::size_t* capacity);
+void release(void* p, std::size_t capacity, int device);
+struct MemoryInfo {
+  std::size_t free = 0, total = 0;     // the device's, as cudaMemGetInfo reports
+  std::size_t in_use = 0, cached = 0;  // the allocator's
+};
+MemoryInfo memory_info(int device);
+void release_cached(int device);
+
+// The stream kernels on this thread launch into (one per device per thread: CUDA's
+// per-thread default stream), as an opaque handle.
+void* current_stream();
+// Makes `device` current for this thread until the guard ends.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_;
+};
+
+// Byte copies; host memory is pageable. Copies to the host wait for the stream.
+void copy_to_device(void* dst, const void* src, std::size_t bytes, int device);
+void copy_to_host(void* dst, const void* src, std::size_t bytes, int device);
+void copy_on_device(void* dst, const void* src, std::size_t bytes, int device);
+// Waits for the device's work queued by this thread.
+void synchronize(int device);
+// Raises RuntimeError naming `where` if the last launch failed.
+void check_launch(const char* where);
+
+}  // namespace ndx::cuda

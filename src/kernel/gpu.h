@@ -1,0 +1,53 @@
+// The GPU twins of the kernel engine's entries, declared for the host compiler: a kernel
+// file names `NDX_ELEMENTWISE(Exp)` / `NDX_REDUCE(SumReducer)` and gets the CPU instance for
+// this processor plus, in a CUDA build, the CUDA instance compiled from the same functor by
+// the .cu file of the family (src/kernel/cuda/). Every functor a GPU runs is listed here once:
+// the .cu files instantiate the engines from these lists.
+#pragma once
+#include "kernel/elementwise.h"
+#include "kernel/reduce.h"
+
+#define NDX_UNARY_FUNCTORS(X)                                                                 \
+  X(Negative)                                                                                 \
+  X(Absolute) X(Sign) X(Square) X(Floor) X(Ceil) X(LogicalNot) X(Sqrt) X(Exp) X(Log) X(Expm1) \
+      X(Log1p) X(Log2) X(Log10) X(Sin) X(Cos) X(Tanh) X(Erf)
+#define NDX_BINARY_FUNCTORS(X)                                                               \
+  X(Add)                                                                                     \
+  X(Subtract) X(Multiply) X(TrueDivide) X(FloorDivide) X(Mod) X(Power) X(Maximum) X(Minimum) \
+      X(Equal) X(NotEqual) X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(ModGradB)       \
+          X(PowerGradA) X(PowerGradB) X(MaximumGradA) X(MaximumGradB) X(MinimumGradA)        \
+              X(MinimumGradB) X(PassGrad)
+#define NDX_NN_FUNCTORS(X)                                                                        \
+  X(Relu)                                                                                         \
+  X(Sigmoid) X(TanhAct) X(SoftRelu) X(LogSigmoid) X(ExpMinus) X(DivideRows) X(LogSoftmaxOut)      \
+      X(SquaredDiff) X(SqrtPlusEps) X(InvSqrtPlusEps) X(NormalizeDiv) X(NormalizeMul) X(Momentum) \
+          X(XHatDiv) X(XHatMul) X(Product) X(NormGrad) X(ScaledProduct) X(Reciprocal) X(Plus)     \
+              X(DivideBoth) X(DivideBy) X(PassWhereEqual) X(OneIfZero) X(IsZeroCount) X(ProdGrad)
+#define NDX_REDUCERS(X) X(SumReducer) X(MeanReducer) X(ProdReducer) X(MaxReducer) X(MinReducer)
+
+namespace ndx::kernel::gpu {
+template <class F>
+void elementwise(const ElementwiseArgs& a);
+template <class R>
+void reduce(const ReduceArgs& a);
+#define NDX_DECLARE_(F) struct F;
+NDX_UNARY_FUNCTORS(NDX_DECLARE_)
+NDX_BINARY_FUNCTORS(NDX_DECLARE_)
+NDX_NN_FUNCTORS(NDX_DECLARE_)
+NDX_REDUCERS(NDX_DECLARE_)
+#undef NDX_DECLARE_
+
+// dst (req) src broadcast and cast, any strides, both on the same GPU; and fills.
+void copy(const TBlob& src, const TBlob& dst, OpReqType req);
+void fill(const TBlob& dst, double value);
+}  // namespace ndx::kernel::gpu
+
+#ifdef NDX_CUDA
+#define NDX_GPU_ENTRY(entry, F) &::ndx::kernel::gpu::entry<::ndx::kernel::gpu::F>
+#else
+#define NDX_GPU_ENTRY(entry, F) nullptr
+#endif
+
+#define NDX_ELEMENTWISE(F) \
+  ::ndx::kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), NDX_GPU_ENTRY(elementwise, F))
+#define NDX_REDUCE(R) ::ndx::kernel::ReduceFn(NDX_DISPATCH(reduce, R), NDX_GPU_ENTRY(reduce, R))

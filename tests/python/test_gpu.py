@@ -1,0 +1,285 @@
+"""The CUDA backend against NumPy: placement and copies, the elementwise and reduction engines
+on the GPU, casts, autograd, the allocator. Runs where a GPU is; skipped with the reason
+elsewhere (a build without CUDA, or a machine without a driver or device)."""
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import autograd, np, npx
+
+pytestmark = pytest.mark.skipif(
+    ndx.num_gpus() == 0, reason=f"no GPU: {ndx.device.gpu_unavailable_reason()}")
+
+GPU = ndx.gpu(0)
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64"]
+
+
+def rand(shape, dtype="float32", seed=0, low=-3, high=3):
+    rng = onp.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.random(shape) > 0.5
+    if onp.dtype(dtype).kind in "iu":
+        lo = 0 if onp.dtype(dtype).kind == "u" else low
+        return rng.integers(lo, high + 1, size=shape).astype(dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def on_gpu(x):
+    return np.array(x, dtype=x.dtype, device=GPU)
+
+
+# ---- devices, placement, copies ----
+
+def test_devices_and_placement():
+    assert ndx.num_gpus() >= 1 and npx.num_gpus() == ndx.num_gpus()
+    x = np.zeros((3, 4), device=GPU)
+    assert x.device == GPU and x.device == "gpu(0)" and x.ctx == ndx.gpu(0)
+    assert x.dtype == onp.float32
+    assert onp.array_equal(x.asnumpy(), onp.zeros((3, 4), onp.float32))
+    assert onp.array_equal(np.ones((2,), dtype="int32", device=GPU).asnumpy(), [1, 1])
+    assert onp.array_equal(np.full((2, 2), 7.5, device=GPU).asnumpy(), onp.full((2, 2), 7.5))
+    assert onp.array_equal(np.arange(5, device=GPU).asnumpy(), onp.arange(5))
+    assert onp.array_equal(np.array([[1, 2], [3, 4]], device=GPU).asnumpy(), [[1, 2], [3, 4]])
+    assert "device=gpu(0)" in repr(x)
+    assert np.zeros((0, 3), device=GPU).shape == (0, 3)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_round_trip_every_dtype(dtype):
+    h = rand((5, 7), dtype)
+    g = np.array(h).to_device(GPU)
+    assert g.device == GPU and g.dtype == h.dtype
+    assert onp.array_equal(g.asnumpy(), h)
+    assert onp.array_equal(g.as_in_ctx(ndx.cpu()).asnumpy(), h)
+    # strided views on the GPU copy back as NumPy's views do
+    assert onp.array_equal(g[1:4, ::2].asnumpy(), h[1:4, ::2])
+    assert onp.array_equal(g.T.asnumpy(), h.T)
+
+
+def test_missing_device_and_mixed_devices_raise():
+    with pytest.raises(ValueError, match=rf"gpu\({ndx.num_gpus()}\)"):
+        np.zeros((2,), device=ndx.gpu(ndx.num_gpus()))
+    a, b = np.ones((2,), device=GPU), np.ones((2,))
+    with pytest.raises(ValueError, match="add.*gpu\\(0\\).*cpu\\(0\\)|add.*cpu\\(0\\).*gpu\\(0\\)"):
+        a + b
+    with pytest.raises(BufferError, match="gpu"):
+        memoryview(a)
+
+
+def test_copyto_and_assignment():
+    h = rand((4, 5))
+    g = np.zeros((4, 5), device=GPU)
+    np.array(h).copyto(g)
+    assert onp.array_equal(g.asnumpy(), h)
+    g[1:3] = 2.0
+    want = h.copy()
+    want[1:3] = 2.0
+    assert onp.array_equal(g.asnumpy(), want)
+    g[:, 0] = np.array(onp.arange(4, dtype=onp.float32))  # a host value into a GPU view
+    want[:, 0] = onp.arange(4)
+    assert onp.array_equal(g.asnumpy(), want)
+    assert g.copyto(ndx.cpu()).device == "cpu(0)"
+
+
+# ---- the elementwise engine ----
+
+UNARY = ["negative", "absolute", "sign", "square", "floor", "ceil", "sqrt", "exp", "log",
+         "expm1", "log1p", "log2", "log10", "sin", "cos", "tanh"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_unary_matches_numpy(name, dtype):
+    low = 0.1 if name in ("sqrt", "log", "log2", "log10", "log1p") else -3
+    h = rand((33, 65), dtype, low=low)
+    got = getattr(np, name)(on_gpu(h))
+    assert got.device == GPU
+    want = getattr(onp, name)(h)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "float16"])
+def test_unary_other_dtypes(dtype):
+    h = rand((100,), dtype)
+    for name in ["negative", "absolute", "square"]:
+        if dtype.startswith("uint") and name == "negative":
+            continue
+        got = getattr(np, name)(on_gpu(h)).asnumpy()
+        onp.testing.assert_allclose(got, getattr(onp, name)(h), rtol=1e-3)
+    onp.testing.assert_allclose(np.exp(on_gpu(h)).asnumpy(), np.exp(np.array(h)).asnumpy(),
+                                rtol=1e-5)
+
+
+BINARY = ["add", "subtract", "multiply", "true_divide", "maximum", "minimum", "power",
+          "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+          "floor_divide", "mod"]
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("shapes", [((6, 7), (6, 7)), ((6, 1), (1, 7)), ((3, 6, 7), (7,)),
+                                    ((), (4, 5)), ((0, 3), (1, 3))])
+def test_binary_broadcasting_matches_numpy(name, shapes):
+    a = rand(shapes[0], "float32", seed=1, low=0.5)
+    b = rand(shapes[1], "float32", seed=2, low=0.5)
+    got = getattr(np, name)(on_gpu(a), on_gpu(b))
+    want = getattr(onp, name)(a, b)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dt", [("int32", "float32"), ("int8", "int64"), ("uint8", "int8"),
+                                ("bool", "int32"), ("float16", "float32"), ("int64", "int64")])
+def test_binary_promotion_matches_the_cpu(dt):
+    a, b = rand((4, 9), dt[0], seed=3), rand((4, 9), dt[1], seed=4)
+    for name in ["add", "multiply", "maximum", "less"]:
+        got = getattr(np, name)(on_gpu(a), on_gpu(b))
+        want = getattr(np, name)(np.array(a), np.array(b))
+        assert got.dtype == want.dtype
+        onp.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-3)
+
+
+def test_python_scalars_operators_and_in_place():
+    h = rand((5, 6))
+    g = on_gpu(h)
+    onp.testing.assert_allclose((g * 2 + 1).asnumpy(), h * 2 + 1, rtol=1e-6)
+    onp.testing.assert_allclose((1 - g).asnumpy(), 1 - h, rtol=1e-6)
+    onp.testing.assert_allclose((g ** 2).asnumpy(), h ** 2, rtol=1e-5)
+    assert (g > 0).dtype == onp.bool_
+    assert onp.array_equal((g > 0).asnumpy(), h > 0)
+    g += 1
+    onp.testing.assert_allclose(g.asnumpy(), h + 1, rtol=1e-6)
+    out = np.zeros((5, 6), device=GPU)
+    np.multiply(g, 3, out=out)
+    onp.testing.assert_allclose(out.asnumpy(), (h + 1) * 3, rtol=1e-6)
+    i = np.array(onp.arange(6, dtype=onp.int32), device=GPU)
+    assert (i + 1).dtype == onp.int32 and (i + 1.5).dtype == onp.float32
+
+
+def test_strided_and_transposed_operands():
+    h = rand((8, 10), "float32")
+    g = on_gpu(h)
+    onp.testing.assert_allclose((g.T + g.T).asnumpy(), h.T * 2, rtol=1e-6)
+    onp.testing.assert_allclose((g[::2, 1::3] * g[1::2, ::3][:, :3]).asnumpy(),
+                                h[::2, 1::3] * h[1::2, ::3][:, :3], rtol=1e-6)
+    onp.testing.assert_allclose(np.exp(g[:, ::-1]).asnumpy(), onp.exp(h[:, ::-1]), rtol=1e-5)
+
+
+@pytest.mark.parametrize("src", DTYPES)
+def test_casts_match_numpy(src):
+    h = rand((50,), src, seed=5, low=-100, high=100)
+    g = on_gpu(h)
+    for dst in DTYPES:
+        if onp.dtype(dst).kind in "ui" and onp.dtype(src).kind == "f":
+            continue  # float -> int out of range differs by design (ndx saturates)
+        if onp.dtype(dst).kind == "u" and onp.dtype(src).kind == "i":
+            continue
+        got = g.astype(dst)
+        want = np.array(h).astype(dst)  # the CPU engine's cast
+        assert got.dtype == want.dtype
+        assert onp.array_equal(got.asnumpy(), want.asnumpy()), (src, dst)
+
+
+def test_bfloat16_on_the_gpu():
+    h = rand((64,), "float32")
+    g = np.array(h, device=GPU).astype("bfloat16")
+    c = np.array(h).astype("bfloat16")
+    assert onp.array_equal((g + g).asnumpy(), (c + c).asnumpy())
+
+
+# ---- reductions ----
+
+@pytest.mark.parametrize("shape,axis", [((1000,), None), ((37, 53), 0), ((37, 53), 1),
+                                        ((4, 5, 6), (0, 2)), ((4, 5, 6), (1,)),
+                                        ((3, 0, 2), 1), ((3, 0, 2), None), ((), None),
+                                        ((2, 3, 4, 5), (1, 3)), ((1 << 20,), None),
+                                        ((2048, 300), 0), ((7, 100000), 1)])
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min", "prod"])
+def test_reductions_match_numpy(shape, axis, name):
+    size = int(onp.prod(shape)) if shape else 1
+    if name in ("max", "min") and size == 0:
+        return
+    low, high = (0.9, 1.1) if name == "prod" else (-3, 3)
+    h = rand(shape, "float32", seed=6, low=low, high=high)
+    g = on_gpu(h)
+    for keepdims in (False, True):
+        got = getattr(np, name)(g, axis=axis, keepdims=keepdims)
+        want = getattr(onp, name)(h.astype(onp.float64), axis=axis, keepdims=keepdims)
+        assert got.shape == want.shape
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=2e-5 if name != "prod" else 1e-3,
+                                    atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "bool", "float16", "float64"])
+def test_reductions_other_dtypes(dtype):
+    h = rand((30, 40), dtype, seed=7)
+    for name, axis in [("sum", None), ("sum", 1), ("max", 0), ("min", None)]:
+        got = getattr(np, name)(on_gpu(h), axis=axis)
+        want = getattr(np, name)(np.array(h), axis=axis)
+        assert got.dtype == want.dtype, (name, dtype)
+        onp.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-2)
+
+
+def test_nan_propagates_through_max_and_strided_reductions():
+    h = rand((10, 20))
+    h[3, 7] = onp.nan
+    g = on_gpu(h)
+    assert onp.isnan(np.max(g).item())
+    assert onp.array_equal(onp.isnan(np.max(g, axis=0).asnumpy()), onp.isnan(h.max(axis=0)))
+    onp.testing.assert_allclose(np.sum(g.T[:, ::2], axis=1).asnumpy(),
+                                onp.sum(h.T[:, ::2], axis=1), rtol=1e-5)
+
+
+# ---- autograd and the host fallback ----
+
+def test_autograd_on_the_gpu():
+    h = rand((4, 5), "float32")
+    x = on_gpu(h)
+    x.attach_grad()
+    with autograd.record():
+        y = (x * x + 3 * x).sum()
+    y.backward()
+    assert x.grad.device == GPU
+    onp.testing.assert_allclose(x.grad.asnumpy(), 2 * h + 3, rtol=1e-5)
+    w = on_gpu(rand((1, 5), "float32", seed=9))
+    w.attach_grad()
+    with autograd.record():
+        z = np.exp(x * w).mean()
+    z.backward()
+    hw = rand((1, 5), "float32", seed=9)
+    onp.testing.assert_allclose(w.grad.asnumpy(),
+                                (onp.exp(h * hw) * h).sum(axis=0, keepdims=True) / h.size,
+                                rtol=1e-4)
+
+
+def test_ops_without_gpu_kernels_run_on_host_copies_and_are_counted():
+    a, b = rand((3, 4), seed=10), rand((4, 2), seed=11)
+    before = npx.gpu_host_fallbacks()
+    got = np.linspace(0, 1, 5, device=GPU)
+    assert got.device == GPU
+    onp.testing.assert_allclose(got.asnumpy(), onp.linspace(0, 1, 5), rtol=1e-6)
+    after = npx.gpu_host_fallbacks()
+    assert after.get("_npi_linspace", 0) == before.get("_npi_linspace", 0) + 1
+    got = np.dot(on_gpu(a), on_gpu(b))
+    assert got.device == GPU
+    onp.testing.assert_allclose(got.asnumpy(), a @ b, rtol=1e-5)
+
+
+# ---- the allocator ----
+
+def test_allocator_reuses_blocks_and_does_not_leak():
+    npx.synchronize()
+    base = npx.gpu_memory_stats()["in_use"]
+    x = np.ones((1000,), device=GPU)
+    for _ in range(10000):
+        x = x * 1.0 + 0.0
+    del x
+    npx.synchronize()
+    stats = npx.gpu_memory_stats()
+    assert stats["in_use"] == base
+    assert stats["cached"] > 0
+    free, total = npx.gpu_memory_info(0)
+    assert 0 < free <= total
+    npx.empty_cache(0)
+    assert npx.gpu_memory_stats()["cached"] == 0
