@@ -46,6 +46,47 @@ def torch_sync():
     torch.cuda.synchronize()
 
 
+def train_step(row, batch=256, width=1024, steps=20):
+    """One SGD step of a 784-width-width-10 MLP with softmax cross-entropy: ndx (imperative
+    and hybridized) and PyTorch, per step."""
+    from ndx import autograd, gluon
+    rng = onp.random.default_rng(3)
+    x = rng.normal(size=(batch, 784)).astype(onp.float32)
+    y = rng.integers(0, 10, size=batch).astype(onp.float32)
+    for hybrid in (False, True):
+        net = gluon.nn.HybridSequential()
+        net.add(gluon.nn.Dense(width, activation="relu"), gluon.nn.Dense(width, activation="relu"),
+                gluon.nn.Dense(10))
+        net.initialize(device=GPU)
+        if hybrid:
+            net.hybridize()
+        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+        xd, yd = np.array(x, device=GPU), np.array(y, device=GPU)
+
+        def step():
+            with autograd.record():
+                loss = loss_fn(net(xd), yd)
+            loss.backward()
+            trainer.step(batch)
+        t = median_time(step, ndx_sync, reps=steps)
+        tt = None
+        if torch:
+            tnet = torch.nn.Sequential(torch.nn.Linear(784, width), torch.nn.ReLU(),
+                                       torch.nn.Linear(width, width), torch.nn.ReLU(),
+                                       torch.nn.Linear(width, 10)).cuda()
+            opt = torch.optim.SGD(tnet.parameters(), lr=0.01)
+            tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).long().cuda()
+            lf = torch.nn.CrossEntropyLoss()
+
+            def tstep():
+                opt.zero_grad()
+                lf(tnet(tx), ty).backward()
+                opt.step()
+            tt = median_time(tstep, torch_sync, reps=steps)
+        row(f"MLP train step ({'hybridized' if hybrid else 'imperative'})", 0, t, tt)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=1 << 28)
@@ -108,6 +149,25 @@ def main():
     t = median_time(lambda: npx.softmax(s, axis=-1), ndx_sync, reps=7)
     tt = median_time(lambda: torch.softmax(ts, dim=-1), torch_sync, reps=7) if torch else None
     row("softmax 8192x8192", 2 * 8192 * 8192 * 4, t, tt, copy_bw)
+
+    for dtype in ("float32", "bfloat16"):
+        k = 8192
+        hm = onp.random.default_rng(2).normal(size=(k, k)).astype(onp.float32)
+        ma = np.array(hm, device=GPU).astype(dtype)
+        mb = np.array(hm.T.copy(), device=GPU).astype(dtype)
+        t = median_time(lambda ma=ma, mb=mb: np.matmul(ma, mb), ndx_sync, reps=7)
+        tt = None
+        if torch:
+            tdt = torch.float32 if dtype == "float32" else torch.bfloat16
+            ta2 = torch.from_numpy(hm).cuda().to(tdt)
+            tb2 = torch.from_numpy(hm.T.copy()).cuda().to(tdt)
+            tt = median_time(lambda: torch.matmul(ta2, tb2), torch_sync, reps=7)
+        r = row(f"matmul {k}^3 {dtype}", 0, t, tt)
+        r["TFLOPs"] = 2 * k ** 3 / t / 1e12
+        print(f"matmul {dtype}: {r['TFLOPs']:.1f} TFLOP/s (torch/cuBLAS time ratio "
+              f"{r.get('torch_over_ndx', float('nan')):.3f})")
+
+    train_step(row)
 
     x1 = np.ones((1,), device=GPU)
     calls = 2000

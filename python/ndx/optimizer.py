@@ -37,7 +37,8 @@ class SGD(Optimizer):
         self.momentum = momentum
 
     def create_state(self, index, weight):
-        return np.zeros(weight.shape, dtype=weight.dtype) if self.momentum else None
+        return (np.zeros(weight.shape, dtype=weight.dtype, device=weight.device) if self.momentum
+                else None)
 
     def update(self, index, weight, grad, state):
         g = self._prepared_grad(grad)
@@ -60,8 +61,8 @@ class Adam(Optimizer):
         self._steps = {}
 
     def create_state(self, index, weight):
-        return (np.zeros(weight.shape, dtype=weight.dtype),
-                np.zeros(weight.shape, dtype=weight.dtype))
+        return (np.zeros(weight.shape, dtype=weight.dtype, device=weight.device),
+                np.zeros(weight.shape, dtype=weight.dtype, device=weight.device))
 
     def _step(self, index):
         t = self._steps.get(index, 0) + 1

@@ -1,6 +1,7 @@
 // The GPU backend of a build without CUDA (NDX_CUDA=OFF or no nvcc): no devices, and every
 // entry that needs one raises NotImplementedError.
 #include "gpu/runtime.h"
+#include "kernel/gpu.h"
 #include "ndx/error.h"
 
 namespace ndx::cuda {
@@ -29,5 +30,15 @@ void copy_to_host(void*, const void*, std::size_t, int) { unavailable("copy"); }
 void copy_on_device(void*, const void*, std::size_t, int) { unavailable("copy"); }
 void synchronize(int) { unavailable("synchronize"); }
 void check_launch(const char*) {}
+void gemm(const GemmArgs&, int) { unavailable("matmul"); }
 
 }  // namespace ndx::cuda
+
+// The kernel engine's GPU entries (kernel/gpu.h): unreachable without GPU arrays.
+namespace ndx::kernel::gpu {
+void copy(const TBlob&, const TBlob&, OpReqType) { cuda::check_device(ndx::gpu(0), "copy"); }
+void fill(const TBlob&, double) { cuda::check_device(ndx::gpu(0), "fill"); }
+void softmax_rows(bool, const TBlob&, const TBlob&, int64_t, int64_t) {
+  cuda::check_device(ndx::gpu(0), "softmax");
+}
+}  // namespace ndx::kernel::gpu

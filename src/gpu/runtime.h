@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ndx/device.h"
+#include "ndx/dtype.h"
 
 namespace ndx::cuda {
 
@@ -53,5 +54,22 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes, int device);
 void synchronize(int device);
 // Raises RuntimeError naming `where` if the last launch failed.
 void check_launch(const char* where);
+
+// C = op(A) @ op(B) + beta * C for `batch` row-major matrices through cuBLAS: C is rows x
+// cols (row stride ldc), op(A) rows x inner, op(B) inner x cols, op transposing the stored
+// matrix when trans_*; lda / ldb are the stored matrices' row strides; strides between the
+// batch's matrices in elements (0 repeats one). K == 0 gives beta * C.
+struct GemmArgs {
+  DType dtype = DType::kFloat32;  // float16 / bfloat16 / float32 / float64
+  bool trans_a = false, trans_b = false;
+  int64_t rows = 0, cols = 0, inner = 0, batch = 1;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  double beta = 0;
+};
+void gemm(const GemmArgs& g, int device);
 
 }  // namespace ndx::cuda

@@ -7,22 +7,25 @@
 #include "kernel/elementwise.h"
 #include "kernel/reduce.h"
 
-#define NDX_UNARY_FUNCTORS(X)                                                                 \
-  X(Negative)                                                                                 \
-  X(Absolute) X(Sign) X(Square) X(Floor) X(Ceil) X(LogicalNot) X(Sqrt) X(Exp) X(Log) X(Expm1) \
-      X(Log1p) X(Log2) X(Log10) X(Sin) X(Cos) X(Tanh) X(Erf)
-#define NDX_BINARY_FUNCTORS(X)                                                               \
-  X(Add)                                                                                     \
-  X(Subtract) X(Multiply) X(TrueDivide) X(FloorDivide) X(Mod) X(Power) X(Maximum) X(Minimum) \
-      X(Equal) X(NotEqual) X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(ModGradB)       \
-          X(PowerGradA) X(PowerGradB) X(MaximumGradA) X(MaximumGradB) X(MinimumGradA)        \
-              X(MinimumGradB) X(PassGrad)
-#define NDX_NN_FUNCTORS(X)                                                                        \
-  X(Relu)                                                                                         \
-  X(Sigmoid) X(TanhAct) X(SoftRelu) X(LogSigmoid) X(ExpMinus) X(DivideRows) X(LogSoftmaxOut)      \
-      X(SquaredDiff) X(SqrtPlusEps) X(InvSqrtPlusEps) X(NormalizeDiv) X(NormalizeMul) X(Momentum) \
-          X(XHatDiv) X(XHatMul) X(Product) X(NormGrad) X(ScaledProduct) X(Reciprocal) X(Plus)     \
-              X(DivideBoth) X(DivideBy) X(PassWhereEqual) X(OneIfZero) X(IsZeroCount) X(ProdGrad)
+#define NDX_UNARY_FUNCTORS(X)                                                                      \
+  X(Negative)                                                                                      \
+  X(Absolute)                                                                                      \
+  X(Sign) X(Square) X(Floor) X(Ceil) X(LogicalNot) X(Sqrt) X(Exp) X(Log) X(Expm1) X(Log1p) X(Log2) \
+      X(Log10) X(Sin) X(Cos) X(Tanh) X(Erf)
+#define NDX_BINARY_FUNCTORS(X)                                                              \
+  X(Add)                                                                                    \
+  X(Subtract)                                                                               \
+  X(Multiply) X(TrueDivide) X(FloorDivide) X(Mod) X(Power) X(Maximum) X(Minimum) X(Equal)   \
+      X(NotEqual) X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(ModGradB) X(PowerGradA) \
+          X(PowerGradB) X(MaximumGradA) X(MaximumGradB) X(MinimumGradA) X(MinimumGradB)     \
+              X(PassGrad)
+#define NDX_NN_FUNCTORS(X)                                                                       \
+  X(Relu)                                                                                        \
+  X(Sigmoid)                                                                                     \
+  X(TanhAct) X(SoftRelu) X(LogSigmoid) X(ExpMinus) X(DivideRows) X(LogSoftmaxOut) X(SquaredDiff) \
+      X(SqrtPlusEps) X(InvSqrtPlusEps) X(NormalizeDiv) X(NormalizeMul) X(Momentum) X(XHatDiv)    \
+          X(XHatMul) X(Product) X(NormGrad) X(ScaledProduct) X(Reciprocal) X(Plus) X(DivideBoth) \
+              X(DivideBy) X(PassWhereEqual) X(OneIfZero) X(IsZeroCount) X(ProdGrad)
 #define NDX_REDUCERS(X) X(SumReducer) X(MeanReducer) X(ProdReducer) X(MaxReducer) X(MinReducer)
 
 namespace ndx::kernel::gpu {
@@ -40,6 +43,8 @@ NDX_REDUCERS(NDX_DECLARE_)
 // dst (req) src broadcast and cast, any strides, both on the same GPU; and fills.
 void copy(const TBlob& src, const TBlob& dst, OpReqType req);
 void fill(const TBlob& dst, double value);
+// Softmax (or log-softmax) of each of `rows` contiguous rows of n float32 / float64 values.
+void softmax_rows(bool log_softmax, const TBlob& x, const TBlob& y, int64_t rows, int64_t n);
 }  // namespace ndx::kernel::gpu
 
 #ifdef NDX_CUDA

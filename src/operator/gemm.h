@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "gpu/runtime.h"
+#include "ndx/device.h"
 #include "ndx/dtype.h"
 
 namespace ndx::kernel {
@@ -49,6 +51,28 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* A, const T
   else
     cblas_dgemm(CblasRowMajor, TA, TB, static_cast<blasint>(m), static_cast<blasint>(n),
                 static_cast<blasint>(k), 1.0, A, lda, B, ldb, beta, C, static_cast<blasint>(n));
+}
+
+// The same on the device holding the matrices: cuBLAS for a GPU.
+template <typename T>
+void gemm(const Device& device, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* A,
+          const T* B, T beta, T* C) {
+  if (!device.is_gpu()) return gemm<T>(ta, tb, m, n, k, A, B, beta, C);
+  cuda::GemmArgs g;
+  g.dtype = dtype_of<T>;
+  g.trans_a = ta;
+  g.trans_b = tb;
+  g.rows = m;
+  g.cols = n;
+  g.inner = k;
+  g.a = A;
+  g.b = B;
+  g.c = C;
+  g.lda = ta ? m : k;
+  g.ldb = tb ? k : n;
+  g.ldc = n;
+  g.beta = static_cast<double>(beta);
+  cuda::gemm(g, device.id);
 }
 
 }  // namespace ndx::kernel

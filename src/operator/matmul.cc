@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "gpu/runtime.h"
 #include "kernel/iterator.h"
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
@@ -85,12 +86,59 @@ void gemm_batched(const T* A, const T* B, T* C, const std::vector<int64_t>& a_of
   }
 }
 
+// The batched product on a GPU through cuBLAS: one strided-batched call when the matrices'
+// offsets step evenly (no broadcasting, or one operand repeated), else one call per matrix.
+void gpu_gemm_batched(const NDArray& A, const NDArray& B, const NDArray& C,
+                      const std::vector<int64_t>& a_off, const std::vector<int64_t>& b_off,
+                      int64_t n, int64_t k, int64_t m, bool add) {
+  const int64_t nb = static_cast<int64_t>(a_off.size());
+  if (nb == 0 || n == 0 || m == 0) return;
+  cuda::GemmArgs g;
+  g.dtype = A.dtype();
+  g.rows = n;
+  g.cols = m;
+  g.inner = k;
+  g.lda = k;
+  g.ldb = m;
+  g.ldc = m;
+  g.beta = add ? 1.0 : 0.0;
+  g.stride_c = n * m;
+  const int64_t sa = nb > 1 ? a_off[1] - a_off[0] : 0, sb = nb > 1 ? b_off[1] - b_off[0] : 0;
+  bool even = true;
+  for (int64_t i = 0; i < nb && even; ++i) even = a_off[i] == i * sa && b_off[i] == i * sb;
+  const auto* a = static_cast<const char*>(A.raw_data());
+  const auto* b = static_cast<const char*>(B.raw_data());
+  auto* c = static_cast<char*>(C.raw_data());
+  const int64_t size = A.itemsize();
+  if (even) {
+    g.a = a, g.b = b, g.c = c;
+    g.batch = nb;
+    g.stride_a = sa;
+    g.stride_b = sb;
+    cuda::gemm(g, C.device().id);
+    return;
+  }
+  for (int64_t i = 0; i < nb; ++i) {
+    g.a = a + a_off[i] * size;
+    g.b = b + b_off[i] * size;
+    g.c = c + i * n * m * size;
+    cuda::gemm(g, C.device().id);
+  }
+}
+
 // out (req) a @ b for a of shape batch_a + (n, k) and b of shape batch_b + (k, m), the batch
 // dims broadcasting to out's batch + (n, m). Any strides and dtypes: the product is computed in
 // compute_dtype(t) and cast into out.
 void matmul_arrays(const NDArray& a, const NDArray& b, const NDArray& out, DType t, OpReqType req) {
   if (req == kNullOp || out.size() == 0) return;
-  const DType ct = compute_dtype(t);
+  // cuBLAS takes the 16-bit floats as they are (accumulating in float32); OpenBLAS does not.
+  const DType ct = out.device().is_gpu() && is_float(t) ? t : compute_dtype(t);
+  if (out.device().is_gpu() && !is_float(ct)) {  // integer and bool products: on host copies
+    NDArray host = req == kAddTo ? out.to(cpu()) : NDArray(out.shape(), out.dtype(), cpu());
+    matmul_arrays(a.to(cpu()), b.to(cpu()), host, t, req == kWriteInplace ? kWriteTo : req);
+    out.assign(host);
+    return;
+  }
   const int nd = out.ndim();
   const int64_t n = out.shape()[nd - 2], m = out.shape()[nd - 1], k = a.shape()[a.ndim() - 1];
   const Shape batch = sub_shape(out.shape(), 0, nd - 2);
@@ -117,14 +165,18 @@ void matmul_arrays(const NDArray& a, const NDArray& b, const NDArray& out, DType
   const bool direct = out.dtype() == ct && out.is_contiguous() && req != kWriteInplace;
   NDArray C = direct ? out : NDArray(out.shape(), ct, out.device());
   const bool add = direct && req == kAddTo;
-  NDX_DTYPE_SWITCH(ct, T, {
-    if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
-      unsupported_dtype("matmul", ct);
-    } else {
-      gemm_batched<T>(static_cast<const T*>(A.raw_data()), static_cast<const T*>(B.raw_data()),
-                      static_cast<T*>(C.raw_data()), a_off, b_off, n, k, m, add);
-    }
-  });
+  if (out.device().is_gpu()) {
+    gpu_gemm_batched(A, B, C, a_off, b_off, n, k, m, add);
+  } else {
+    NDX_DTYPE_SWITCH(ct, T, {
+      if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+        unsupported_dtype("matmul", ct);
+      } else {
+        gemm_batched<T>(static_cast<const T*>(A.raw_data()), static_cast<const T*>(B.raw_data()),
+                        static_cast<T*>(C.raw_data()), a_off, b_off, n, k, m, add);
+      }
+    });
+  }
   if (!direct) write_req(C, out, req);
 }
 
@@ -388,6 +440,7 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .set_attr<FInferShape>("FInferShape", MatmulShape)
       .set_attr<FInferType>("FInferType", PromoteType)
       .set_attr<FCompute>("FCompute<cpu>", MatmulCompute)
+      .set_attr<FCompute>("FCompute<gpu>", MatmulCompute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_matmul"});
   OpRegistry::global()
       .register_op("_np_dot")
@@ -398,6 +451,7 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .set_attr<FInferShape>("FInferShape", DotShape)
       .set_attr<FInferType>("FInferType", PromoteType)
       .set_attr<FCompute>("FCompute<cpu>", DotCompute)
+      .set_attr<FCompute>("FCompute<gpu>", DotCompute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_dot"});
   OpRegistry::global()
       .register_op("_backward_matmul")
@@ -410,7 +464,8 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .set_attr<FInferShape>("FInferShape", BackwardMatmulShape)
       .set_attr<FInferType>("FInferType", BackwardProductType)
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", BackwardMatmulCompute);
+      .set_attr<FCompute>("FCompute<cpu>", BackwardMatmulCompute)
+      .set_attr<FCompute>("FCompute<gpu>", BackwardMatmulCompute);
   OpRegistry::global()
       .register_op("_backward_dot")
       .describe("Backward of dot: (ograd, a, b) -> (grad_a, grad_b).")
@@ -422,7 +477,8 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .set_attr<FInferShape>("FInferShape", BackwardDotShape)
       .set_attr<FInferType>("FInferType", BackwardProductType)
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", BackwardDotCompute);
+      .set_attr<FCompute>("FCompute<cpu>", BackwardDotCompute)
+      .set_attr<FCompute>("FCompute<gpu>", BackwardDotCompute);
   return true;
 }();
 

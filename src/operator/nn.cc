@@ -294,6 +294,11 @@ void softmax_compute(const NodeAttrs& attrs, const OpContext&, const std::vector
     (kLog ? NDX_DISPATCH(rowwise, LogSoftmax) : NDX_DISPATCH(rowwise, Softmax))(a);
     return;
   }
+  if (s.inner == 1 && (t == DType::kFloat32 || t == DType::kFloat64) && req[0] != kAddTo &&
+      x.is_contiguous() && out[0].is_contiguous() && x.device.is_gpu()) {
+    kernel::gpu::softmax_rows(kLog, x, out[0], s.outer, s.n);
+    return;
+  }
   const DType st = stat_dtype(t);
   const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
   const Shape kd = with_axis(x.shape, ax, 1);
@@ -412,10 +417,11 @@ void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   const DType ct = gemm_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
-  NDArray c(Shape{m, h}, ct);
+  const Device dev = out[0].device;
+  NDArray c(Shape{m, h}, ct, dev);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
-    gemm<T>(false, true, m, h, k, x.ptr<T>(), w.ptr<T>(), T(0), c.data<T>());
+    gemm<T>(dev, false, true, m, h, k, x.ptr<T>(), w.ptr<T>(), T(0), c.data<T>());
   });
   const TBlob y = to_blob(c.reshape(out[0].shape));
   if (p.no_bias)
@@ -434,11 +440,12 @@ void fc_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   std::vector<NDArray> keep;
   TBlob g = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
         w = kernel::cast_blob(in[2], ct, &keep);
-  NDArray dx(Shape{m, k}, ct), dw(Shape{h, k}, ct);
+  const Device dev = out[0].device;
+  NDArray dx(Shape{m, k}, ct, dev), dw(Shape{h, k}, ct, dev);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
-    gemm<T>(false, false, m, k, h, g.ptr<T>(), w.ptr<T>(), T(0), dx.data<T>());  // G W
-    gemm<T>(true, false, h, k, m, g.ptr<T>(), x.ptr<T>(), T(0), dw.data<T>());   // G^T X
+    gemm<T>(dev, false, false, m, k, h, g.ptr<T>(), w.ptr<T>(), T(0), dx.data<T>());  // G W
+    gemm<T>(dev, true, false, h, k, m, g.ptr<T>(), x.ptr<T>(), T(0), dw.data<T>());   // G^T X
   });
   write_req(dx.reshape(out[0].shape), as_array(out[0]), req[0]);
   write_req(dw, as_array(out[1]), req[1]);
@@ -950,6 +957,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                               return same_float_type(attrs, in, out, {"data", "weight", "bias"});
                             })
       .set_attr<FCompute>("FCompute<cpu>", fc_compute)
+      .set_attr<FCompute>("FCompute<gpu>", fc_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return make_grad_node("_backward_fully_connected", n, {og[0], n->inputs[0], n->inputs[1]},
                               true);
@@ -978,7 +986,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"ograd", "data", "weight"});
                             })
-      .set_attr<FCompute>("FCompute<cpu>", fc_backward);
+      .set_attr<FCompute>("FCompute<cpu>", fc_backward)
+      .set_attr<FCompute>("FCompute<gpu>", fc_backward);
 
   OpRegistry::global()
       .register_op("_npx_pick")

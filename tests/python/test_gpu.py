@@ -283,3 +283,106 @@ def test_allocator_reuses_blocks_and_does_not_leak():
     assert 0 < free <= total
     npx.empty_cache(0)
     assert npx.gpu_memory_stats()["cached"] == 0
+
+
+# ---- matmul through cuBLAS, softmax rows ----
+
+@pytest.mark.parametrize("shapes", [((64, 48), (48, 80)), ((5, 64, 48), (48, 80)),
+                                    ((2, 3, 17, 9), (3, 9, 11)), ((7,), (7, 5)), ((4, 7), (7,)),
+                                    ((0, 4), (4, 3)), ((3, 0), (0, 2))])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_matmul_matches_numpy(shapes, dtype):
+    a = rand(shapes[0], dtype, seed=12)
+    b = rand(shapes[1], dtype, seed=13)
+    before = npx.gpu_host_fallbacks().get("_np_matmul", 0)
+    got = np.matmul(on_gpu(a), on_gpu(b))
+    assert npx.gpu_host_fallbacks().get("_np_matmul", 0) == before  # cuBLAS, not the host
+    want = onp.matmul(a.astype(onp.float64), b.astype(onp.float64))
+    tol = {"float32": 1e-5, "float64": 1e-12, "float16": 2e-2}[dtype]
+    assert got.shape == want.shape and got.dtype == onp.dtype(dtype)
+    onp.testing.assert_allclose(got.asnumpy().astype(onp.float64), want, rtol=tol, atol=tol * 10)
+
+
+def test_matmul_and_dot_gradients_on_the_gpu():
+    ha, hb = rand((3, 4, 5), seed=14), rand((5, 6), seed=15)
+    a, b = on_gpu(ha), on_gpu(hb)
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        y = np.matmul(a, b).sum() + np.dot(a, b).sum()
+    y.backward()
+    ones = onp.ones((3, 4, 6))
+    onp.testing.assert_allclose(a.grad.asnumpy(), 2 * ones @ hb.T, rtol=1e-5)
+    onp.testing.assert_allclose(b.grad.asnumpy(),
+                                2 * onp.einsum("bij,bik->jk", ha, ones), rtol=1e-5)
+
+
+def test_integer_matmul_on_the_gpu():
+    a, b = rand((4, 6), "int32", seed=16), rand((6, 3), "int32", seed=17)
+    got = np.matmul(on_gpu(a), on_gpu(b))
+    assert got.device == GPU and onp.array_equal(got.asnumpy(), a @ b)
+
+
+@pytest.mark.parametrize("shape,axis", [((8, 1000), -1), ((3, 5, 4096), -1), ((6, 7), 0),
+                                        ((2, 3, 4), 1), ((4, 1), -1), ((0, 5), -1)])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_on_the_gpu(shape, axis, log):
+    h = rand(shape, "float32", seed=18, low=-20, high=20)
+    g = on_gpu(h)
+    f = npx.log_softmax if log else npx.softmax
+    got = f(g, axis=axis)
+    hx = h.astype(onp.float64)
+    e = onp.exp(hx - hx.max(axis=axis, keepdims=True)) if h.size else hx
+    s = e.sum(axis=axis, keepdims=True)
+    want = (hx - hx.max(axis=axis, keepdims=True) - onp.log(s)) if log else e / s
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    if h.size:  # a NaN in a row makes the whole row NaN, as on the CPU
+        h2 = h.copy().reshape(-1, h.shape[-1])
+        h2[0, 0] = onp.nan
+        r = f(np.array(h2, device=GPU), axis=-1).asnumpy()
+        c = f(np.array(h2), axis=-1).asnumpy()
+        assert onp.array_equal(onp.isnan(r), onp.isnan(c))
+
+
+# ---- Gluon on the GPU ----
+
+def _train(device, params, x, y, steps=30, hybridize=False):
+    from ndx import gluon
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(32, activation="relu"), gluon.nn.Dense(10))
+    net.initialize(device=device)
+    net(np.array(x[:2], device=device))  # shapes are inferred at the first call
+    for p, value in zip(net.collect_params().values(), params):
+        p.set_data(np.array(value, device=device))
+    if hybridize:
+        net.hybridize()
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.2, "momentum": 0.9})
+    data, label = gluon.utils.split_and_load(x, [device])[0], np.array(y, device=device)
+    losses = []
+    for _ in range(steps):
+        with autograd.record():
+            loss = loss_fn(net(data), label)
+        loss.backward()
+        trainer.step(x.shape[0])
+        losses.append(float(loss.mean().item()))
+    return losses, [p.data().asnumpy() for p in net.collect_params().values()]
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_gluon_training_on_the_gpu_follows_the_cpu(hybridize):
+    from ndx import gluon
+    rng = onp.random.default_rng(19)
+    x = rng.normal(size=(64, 20)).astype(onp.float32)
+    y = rng.integers(0, 10, size=64).astype(onp.float32)
+    ref = gluon.nn.HybridSequential()
+    ref.add(gluon.nn.Dense(32, activation="relu"), gluon.nn.Dense(10))
+    ref.initialize()
+    ref(np.array(x[:2]))
+    params = [p.data().asnumpy() for p in ref.collect_params().values()]
+    cpu_losses, cpu_params = _train(ndx.cpu(), params, x, y, hybridize=hybridize)
+    gpu_losses, gpu_params = _train(GPU, params, x, y, hybridize=hybridize)
+    assert gpu_losses[-1] < gpu_losses[0] * 0.7  # it learns
+    onp.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-4, atol=1e-5)
+    for g, c in zip(gpu_params, cpu_params):
+        onp.testing.assert_allclose(g, c, rtol=1e-3, atol=1e-5)

@@ -45,9 +45,11 @@ class Block:
             out = OrderedDict((k, v) for k, v in out.items() if pattern.search(k))
         return out
 
-    def initialize(self, init=None, device=None, verbose=False, force_reinit=False):
+    def initialize(self, init=None, device=None, verbose=False, force_reinit=False, ctx=None):
+        """Initializes every parameter (on `device`, MXNet 1.x's `ctx`, the CPU by default)."""
         for p in self.collect_params().values():
-            p.initialize(default_init=init, device=device, force_reinit=force_reinit)
+            p.initialize(default_init=init, device=device if device is not None else ctx,
+                         force_reinit=force_reinit)
 
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
         """Blocks are plain Python; HybridBlocks capture their forward into a graph on the next

@@ -27,6 +27,17 @@ class DeferredInitializationError(RuntimeError):
     """The parameter's shape is not known yet: run a forward pass first."""
 
 
+def _one_device(device, name):
+    """A single device from MXNet's device / ctx argument (a device or a list of one)."""
+    if isinstance(device, (list, tuple)):
+        if len(device) > 1:
+            raise NotImplementedError(
+                f"[Parameter] {name}: one copy per device ({len(device)} devices) is data-"
+                "parallel training, which ndx does not do yet; pass a single device")
+        device = device[0] if device else None
+    return device
+
+
 class Parameter:
     # While a HybridBlock traces its forward, data() returns these traced stand-ins.
     _traced = None
@@ -44,6 +55,7 @@ class Parameter:
         self.allow_deferred_init = allow_deferred_init
         self._data = None
         self._deferred = None  # the initializer waiting for the shape
+        self._device = None  # where initialize() put (or will put) the data; None: the CPU
 
     def __repr__(self):
         return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
@@ -51,9 +63,11 @@ class Parameter:
     def _shape_known(self):
         return self.shape is not None and all(d > 0 for d in self.shape)
 
-    def initialize(self, init=None, device=None, default_init=None, force_reinit=False):
+    def initialize(self, init=None, device=None, default_init=None, force_reinit=False,
+                   ctx=None):
         if self._data is not None and not force_reinit:
             return
+        self._device = _one_device(device if device is not None else ctx, self.name)
         chosen = _init.create(self.init if self.init is not None else (init or default_init))
         if not self._shape_known():
             if not self.allow_deferred_init:
@@ -64,6 +78,8 @@ class Parameter:
 
     def _create(self, initializer):
         data = initializer(self.shape, self.dtype)
+        if self._device is not None:
+            data = data.to_device(self._device)
         if self.grad_req != "null":
             data.attach_grad(grad_req=self.grad_req)
         self._data = data
@@ -109,7 +125,9 @@ class Parameter:
                              f"{tuple(data.shape)}")
         self.shape = tuple(data.shape)
         if self._data is None:
-            self._data = data.copy()
+            self._data = data.copy() if self._device is None else data.to_device(self._device)
+            if self._data is data:
+                self._data = data.copy()
             if self.grad_req != "null":
                 self._data.attach_grad(grad_req=self.grad_req)
         else:

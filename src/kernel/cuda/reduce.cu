@@ -58,6 +58,36 @@ __device__ __forceinline__ void finish(const R& r, const ReducePlan<C>& p, int64
     store_as(p.out + off[1] * p.out_size, p.out_dtype, acc, p.add);
 }
 
+// acc folded with row[begin, end) by the `reds` threads of a row, lane by lane: 16-byte
+// loads over the aligned middle (two in flight per thread), single elements at the ends.
+template <class R, class C>
+__device__ __forceinline__ C fold_contiguous(const R& r, const C* row, int64_t begin, int64_t end,
+                                             int lane, int reds, C acc) {
+  constexpr int V = 16 / sizeof(C) > 0 ? 16 / sizeof(C) : 1;
+  const auto misalign =
+      static_cast<int64_t>((reinterpret_cast<uintptr_t>(row + begin) / sizeof(C)) % V);
+  int64_t a0 = begin + (V - misalign) % V;
+  if (a0 > end) a0 = end;
+  const int64_t packs = (end - a0) / V;
+  for (int64_t m = begin + lane; m < a0; m += reds) acc = r(acc, row[m]);
+  const auto* pk = reinterpret_cast<const Pack<C, V>*>(row + a0);
+  int64_t j = lane;
+  for (; j + reds < packs; j += 2 * reds) {
+    const Pack<C, V> x = pk[j], y = pk[j + reds];
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc = r(acc, x.v[e]);
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc = r(acc, y.v[e]);
+  }
+  for (; j < packs; j += reds) {
+    const Pack<C, V> x = pk[j];
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc = r(acc, x.v[e]);
+  }
+  for (int64_t m = a0 + packs * V + lane; m < end; m += reds) acc = r(acc, row[m]);
+  return acc;
+}
+
 // blockDim (TX, TY). kInner: x runs along the reduced elements, y along outputs; otherwise
 // x along outputs, y along the reduced elements. blockIdx.y is the segment.
 template <class R, class C, bool kInner, bool kDirect>
@@ -74,10 +104,21 @@ __global__ void reduce_kernel(R r, ReducePlan<C> p) {
     int64_t off[2];
     p.kept.offsets(k, off);
     const int64_t base = off[0];
-    if (p.red.nd == 1) {
+    if (kInner && kDirect && p.red.nd == 1 && p.red.strides[0][0] == 1) {
+      acc = fold_contiguous(r, reinterpret_cast<const C*>(p.in) + base, begin, end, red_lane, reds,
+                            acc);
+    } else if (p.red.nd == 1) {
       const int64_t st = p.red.strides[0][0];
-      for (int64_t m = begin + red_lane; m < end; m += reds)
-        acc = r(acc, load_in<C, kDirect>(p, base + m * st));
+      int64_t m = begin + red_lane;
+      for (; m + 3 * reds < end; m += 4 * reds) {  // four loads in flight per thread
+        const C x0 = load_in<C, kDirect>(p, base + m * st);
+        const C x1 = load_in<C, kDirect>(p, base + (m + reds) * st);
+        const C x2 = load_in<C, kDirect>(p, base + (m + 2 * reds) * st);
+        const C x3 = load_in<C, kDirect>(p, base + (m + 3 * reds) * st);
+        acc = r(r(acc, x0),
+                r(r(R::template identity<C>(), x1), r(r(R::template identity<C>(), x2), x3)));
+      }
+      for (; m < end; m += reds) acc = r(acc, load_in<C, kDirect>(p, base + m * st));
     } else {
       for (int64_t m = begin + red_lane; m < end; m += reds) {
         int64_t ro[1];
@@ -216,7 +257,7 @@ void run(const ReduceArgs& a) {
   const int64_t outs = inner ? block.y : block.x, reds = inner ? block.x : block.y;
   const int64_t blocks_k = (p.K + outs - 1) / outs;
   // Enough blocks for every multiprocessor a few times over; segments of at least 16 rounds.
-  const int64_t want = int64_t{sm_count()} * 4;
+  const int64_t want = int64_t{sm_count()} * 8;
   int64_t segs = blocks_k >= want ? 1 : (want + blocks_k - 1) / blocks_k;
   const int64_t max_segs = (p.M + reds * 16 - 1) / (reds * 16);
   segs = std::max<int64_t>(1, std::min<int64_t>({segs, max_segs, 65535}));
