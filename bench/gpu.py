@@ -87,6 +87,43 @@ def train_step(row, batch=256, width=1024, steps=20):
         row(f"MLP train step ({'hybridized' if hybrid else 'imperative'})", 0, t, tt)
 
 
+def conv_layer(row, n=32, c=64, hw=56):
+    """A ResNet-50 3x3 layer (n x 64 x 56 x 56, 64 filters, pad 1): forward, and forward +
+    backward, against PyTorch (cuDNN)."""
+    from ndx import autograd
+    rng = onp.random.default_rng(4)
+    x = rng.normal(size=(n, c, hw, hw)).astype(onp.float32)
+    w = (rng.normal(size=(c, c, 3, 3)) * 0.05).astype(onp.float32)
+    xd, wd = np.array(x, device=GPU), np.array(w, device=GPU)
+    kw = dict(kernel=(3, 3), pad=(1, 1), num_filter=c, no_bias=True)
+    t = median_time(lambda: npx.convolution(xd, wd, **kw), ndx_sync, reps=10)
+    tt = None
+    if torch:  # float32 without TF32 on both sides (ndx's default; NDX_CUDA_ALLOW_TF32=1)
+        torch.backends.cudnn.allow_tf32 = False
+        tx, tw = torch.from_numpy(x).cuda(), torch.from_numpy(w).cuda()
+        tt = median_time(lambda: torch.nn.functional.conv2d(tx, tw, padding=1), torch_sync,
+                         reps=10)
+    row(f"conv2d {n}x{c}x{hw}x{hw} 3x3 fwd", 0, t, tt)
+    xd.attach_grad()
+    wd.attach_grad()
+
+    def fb():
+        with autograd.record():
+            y = npx.convolution(xd, wd, **kw)
+        y.backward()
+    t = median_time(fb, ndx_sync, reps=10)
+    tt = None
+    if torch:
+        tx.requires_grad_(True)
+        tw.requires_grad_(True)
+
+        def tfb():
+            torch.nn.functional.conv2d(tx, tw, padding=1).backward(
+                torch.ones(n, c, hw, hw, device="cuda"))
+        tt = median_time(tfb, torch_sync, reps=10)
+    row(f"conv2d {n}x{c}x{hw}x{hw} 3x3 fwd+bwd", 0, t, tt)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=1 << 28)
@@ -168,6 +205,7 @@ def main():
               f"{r.get('torch_over_ndx', float('nan')):.3f})")
 
     train_step(row)
+    conv_layer(row)
 
     x1 = np.ones((1,), device=GPU)
     calls = 2000

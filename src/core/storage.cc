@@ -1,6 +1,9 @@
 #include "ndx/storage.h"
 
+#include <sys/sysinfo.h>
+
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -27,6 +30,17 @@ std::size_t size_class(std::size_t bytes) {
   return c;
 }
 
+// Physical memory plus swap: an upper bound on what one allocation can ever get.
+std::size_t machine_bytes() {
+  static const std::size_t bytes = [] {
+    struct sysinfo info {};
+    if (sysinfo(&info) != 0) return std::numeric_limits<std::size_t>::max();
+    const auto unit = static_cast<std::size_t>(info.mem_unit ? info.mem_unit : 1);
+    return (static_cast<std::size_t>(info.totalram) + info.totalswap) * unit;
+  }();
+  return bytes;
+}
+
 class CpuPool {
  public:
   static CpuPool& get() {
@@ -46,7 +60,10 @@ class CpuPool {
       }
       in_use_ += capacity;
     }
-    void* p = capacity > (std::size_t{1} << 62)
+    // Beyond the machine's memory no allocation can be served; refusing it up front matters
+    // where the kernel overcommits (vm.overcommit_memory=1): there the allocation "succeeds"
+    // and the first fill gets the process killed.
+    void* p = capacity > (std::size_t{1} << 62) || capacity > machine_bytes()
                   ? nullptr
                   : std::aligned_alloc(kAlignment, capacity == 0 ? kAlignment : capacity);
     if (!p) {

@@ -31,6 +31,16 @@ void copy_on_device(void*, const void*, std::size_t, int) { unavailable("copy");
 void synchronize(int) { unavailable("synchronize"); }
 void check_launch(const char*) {}
 void gemm(const GemmArgs&, int) { unavailable("matmul"); }
+bool dnn_available() { return false; }
+void conv_forward(const ConvArgs&, const void*, const void*, void*, int) {
+  unavailable("convolution");
+}
+void conv_backward_data(const ConvArgs&, const void*, const void*, void*, int) {
+  unavailable("convolution");
+}
+void conv_backward_filter(const ConvArgs&, const void*, const void*, void*, int) {
+  unavailable("convolution");
+}
 
 }  // namespace ndx::cuda
 
@@ -40,5 +50,17 @@ void copy(const TBlob&, const TBlob&, OpReqType) { cuda::check_device(ndx::gpu(0
 void fill(const TBlob&, double) { cuda::check_device(ndx::gpu(0), "fill"); }
 void softmax_rows(bool, const TBlob&, const TBlob&, int64_t, int64_t) {
   cuda::check_device(ndx::gpu(0), "softmax");
+}
+void im2col(const ConvGeom&, DType, const void*, void*, int) {
+  cuda::check_device(ndx::gpu(0), "convolution");
+}
+void col2im(const ConvGeom&, DType, const void*, void*, int) {
+  cuda::check_device(ndx::gpu(0), "convolution");
+}
+void pool(const ConvGeom&, int, bool, DType, const void*, void*, int) {
+  cuda::check_device(ndx::gpu(0), "pooling");
+}
+void pool_backward(const ConvGeom&, int, bool, DType, const void*, const void*, void*, int) {
+  cuda::check_device(ndx::gpu(0), "pooling");
 }
 }  // namespace ndx::kernel::gpu

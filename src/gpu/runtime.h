@@ -72,4 +72,17 @@ struct GemmArgs {
 };
 void gemm(const GemmArgs& g, int device);
 
+// A 2-d NCHW convolution (cross-correlation) for cuDNN; 1-d problems have h = kh = oh = 1.
+struct ConvArgs {
+  DType dtype = DType::kFloat32;  // float32 / float64
+  int64_t n = 0, c = 0, h = 1, w = 0, f = 0, groups = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, oh = 1, ow = 1;
+};
+// Whether cuDNN could be opened (libcudnn.so.9); without it convolutions use im2col + cuBLAS.
+bool dnn_available();
+// y = conv(x, w); dx = the data gradient from dy; dw = the filter gradient. All written.
+void conv_forward(const ConvArgs& a, const void* x, const void* w, void* y, int device);
+void conv_backward_data(const ConvArgs& a, const void* w, const void* dy, void* dx, int device);
+void conv_backward_filter(const ConvArgs& a, const void* x, const void* dy, void* dw, int device);
+
 }  // namespace ndx::cuda

@@ -4,25 +4,28 @@
 // the .cu file of the family (src/kernel/cuda/). Every functor a GPU runs is listed here once:
 // the .cu files instantiate the engines from these lists.
 #pragma once
+#include "kernel/conv_geom.h"
 #include "kernel/elementwise.h"
 #include "kernel/reduce.h"
 
-#define NDX_UNARY_FUNCTORS(X)                                                                      \
-  X(Negative)                                                                                      \
-  X(Absolute)                                                                                      \
-  X(Sign) X(Square) X(Floor) X(Ceil) X(LogicalNot) X(Sqrt) X(Exp) X(Log) X(Expm1) X(Log1p) X(Log2) \
+#define NDX_UNARY_FUNCTORS(X)                                                              \
+  X(Negative)                                                                              \
+  X(Absolute)                                                                              \
+  X(Sign)                                                                                  \
+  X(Square) X(Floor) X(Ceil) X(LogicalNot) X(Sqrt) X(Exp) X(Log) X(Expm1) X(Log1p) X(Log2) \
       X(Log10) X(Sin) X(Cos) X(Tanh) X(Erf)
-#define NDX_BINARY_FUNCTORS(X)                                                              \
-  X(Add)                                                                                    \
-  X(Subtract)                                                                               \
-  X(Multiply) X(TrueDivide) X(FloorDivide) X(Mod) X(Power) X(Maximum) X(Minimum) X(Equal)   \
-      X(NotEqual) X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(ModGradB) X(PowerGradA) \
-          X(PowerGradB) X(MaximumGradA) X(MaximumGradB) X(MinimumGradA) X(MinimumGradB)     \
-              X(PassGrad)
+#define NDX_BINARY_FUNCTORS(X)                                                                    \
+  X(Add)                                                                                          \
+  X(Subtract)                                                                                     \
+  X(Multiply)                                                                                     \
+  X(TrueDivide) X(FloorDivide) X(Mod) X(Power) X(Maximum) X(Minimum) X(Equal) X(NotEqual) X(Less) \
+      X(LessEqual) X(Greater) X(GreaterEqual) X(ModGradB) X(PowerGradA) X(PowerGradB)             \
+          X(MaximumGradA) X(MaximumGradB) X(MinimumGradA) X(MinimumGradB) X(PassGrad)
 #define NDX_NN_FUNCTORS(X)                                                                       \
   X(Relu)                                                                                        \
   X(Sigmoid)                                                                                     \
-  X(TanhAct) X(SoftRelu) X(LogSigmoid) X(ExpMinus) X(DivideRows) X(LogSoftmaxOut) X(SquaredDiff) \
+  X(TanhAct)                                                                                     \
+  X(SoftRelu) X(LogSigmoid) X(ExpMinus) X(DivideRows) X(LogSoftmaxOut) X(SquaredDiff)            \
       X(SqrtPlusEps) X(InvSqrtPlusEps) X(NormalizeDiv) X(NormalizeMul) X(Momentum) X(XHatDiv)    \
           X(XHatMul) X(Product) X(NormGrad) X(ScaledProduct) X(Reciprocal) X(Plus) X(DivideBoth) \
               X(DivideBy) X(PassWhereEqual) X(OneIfZero) X(IsZeroCount) X(ProdGrad)
@@ -45,6 +48,15 @@ void copy(const TBlob& src, const TBlob& dst, OpReqType req);
 void fill(const TBlob& dst, double value);
 // Softmax (or log-softmax) of each of `rows` contiguous rows of n float32 / float64 values.
 void softmax_rows(bool log_softmax, const TBlob& x, const TBlob& y, int64_t rows, int64_t n);
+// Convolution's patch matrices for all g.n images ([n][c * kh * kw][oh * ow], contiguous) and
+// their adjoint (x written, not added to); pooling (kind 0 max, 1 avg, 2 sum) and its gradient
+// (dx written). float32 / float64, contiguous NCHW.
+void im2col(const ConvGeom& g, DType t, const void* x, void* col, int device);
+void col2im(const ConvGeom& g, DType t, const void* col, void* x, int device);
+void pool(const ConvGeom& g, int kind, bool include_pad, DType t, const void* x, void* y,
+          int device);
+void pool_backward(const ConvGeom& g, int kind, bool include_pad, DType t, const void* dy,
+                   const void* x, void* dx, int device);
 }  // namespace ndx::kernel::gpu
 
 #ifdef NDX_CUDA

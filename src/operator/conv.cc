@@ -16,10 +16,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
 
+#include "kernel/blob.h"
+#include "kernel/conv_geom.h"
+#include "kernel/gpu.h"
 #include "ndx/graph.h"
 #include "operator/gemm.h"
 #include "operator/kernel_util.h"
@@ -43,19 +47,7 @@ using nn_check::register_backward;
 using nn_check::require_float;
 using nn_check::same_float_type;
 
-// The spatial geometry of one convolution or pooling, 1-d problems as 2-d with H = 1.
-struct Geom {
-  int nsp = 2;  // spatial dims of the data: 1 or 2
-  int64_t n = 0, c = 0, h = 1, w = 0;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-  int64_t oh = 1, ow = 1;
-  int64_t in_plane() const { return h * w; }
-  int64_t out_plane() const { return oh * ow; }
-  // The output shape (N, channels, spatial...).
-  Shape out_shape(int64_t channels) const {
-    return nsp == 1 ? Shape{n, channels, ow} : Shape{n, channels, oh, ow};
-  }
-};
+using Geom = kernel::ConvGeom;
 
 // A per-spatial-dim tuple param: () gives `def` in every dim, else one value per dim, each
 // at least `lower`.
@@ -247,6 +239,87 @@ void col2im(const Geom& g, int64_t c, const T* col, T* x) {
       }
 }
 
+// ---- the GPU path: im2col for a chunk of images at once, one strided-batched cuBLAS product
+// per group over the chunk (operator/gemm.h's GemmArgs), col2im for the data gradient ----
+// Images per chunk, so the patch matrix stays under 256 MiB.
+int64_t chunk_images(const Geom& g, DType t) {
+  const int64_t per_image = g.c * g.kh * g.kw * g.out_plane() * dtype_size(t);
+  return std::max<int64_t>(
+      1, std::min<int64_t>(g.n, (int64_t{256} << 20) / std::max<int64_t>(per_image, 1)));
+}
+
+Geom images(const Geom& g, int64_t count) {
+  Geom c = g;
+  c.n = count;
+  return c;
+}
+
+// y (n, f, oh * ow) = conv(x, w) without bias.
+NDArray conv_forward_gpu(const Geom& g, int64_t groups, int64_t f, DType ct, const TBlob& x,
+                         const TBlob& w) {
+  const Device dev = x.device;
+  const int64_t cg = g.c / groups, fg = f / groups, ck = cg * g.kh * g.kw, ohw = g.out_plane();
+  const int64_t size = dtype_size(ct);
+  NDArray y(Shape{g.n, f, ohw}, ct, dev);
+  const int64_t chunk = chunk_images(g, ct);
+  NDArray col(Shape{chunk, g.c * g.kh * g.kw, ohw}, ct, dev);
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.n - n0);
+    kernel::gpu::im2col(images(g, nb), ct,
+                        static_cast<const char*>(x.dptr) + n0 * g.c * g.in_plane() * size,
+                        col.raw_data(), dev.id);
+    for (int64_t gi = 0; gi < groups; ++gi) {  // y[n]_g (fg x ohw) = W_g (fg x ck) @ col[n]_g
+      cuda::GemmArgs a;
+      a.dtype = ct;
+      a.rows = fg, a.cols = ohw, a.inner = ck, a.batch = nb;
+      a.a = static_cast<const char*>(w.dptr) + gi * fg * ck * size;
+      a.lda = ck, a.stride_a = 0;
+      a.b = static_cast<const char*>(col.raw_data()) + gi * ck * ohw * size;
+      a.ldb = ohw, a.stride_b = g.c * g.kh * g.kw * ohw;
+      a.c = static_cast<char*>(y.raw_data()) + ((n0 * f) + gi * fg) * ohw * size;
+      a.ldc = ohw, a.stride_c = f * ohw;
+      cuda::gemm(a, dev.id);
+    }
+  }
+  return y;
+}
+
+// cuDNN when it loads (NDX_CUDA_CUDNN=0 keeps the im2col + cuBLAS path, for comparison).
+bool use_cudnn() {
+  static const bool on = [] {
+    const char* v = std::getenv("NDX_CUDA_CUDNN");
+    return !(v && std::string(v) == "0") && cuda::dnn_available();
+  }();
+  return on;
+}
+
+cuda::ConvArgs cudnn_args(const Geom& g, int64_t groups, int64_t f, DType ct) {
+  cuda::ConvArgs a;
+  a.dtype = ct;
+  a.n = g.n, a.c = g.c, a.h = g.h, a.w = g.w, a.f = f, a.groups = groups;
+  a.kh = g.kh, a.kw = g.kw, a.sh = g.sh, a.sw = g.sw, a.ph = g.ph, a.pw = g.pw;
+  a.dh = g.dh, a.dw = g.dw, a.oh = g.oh, a.ow = g.ow;
+  return a;
+}
+
+NDArray cudnn_forward(const Geom& g, int64_t groups, int64_t f, DType ct, const TBlob& x,
+                      const TBlob& w) {
+  NDArray y(Shape{g.n, f, g.out_plane()}, ct, x.device);
+  cuda::conv_forward(cudnn_args(g, groups, f, ct), x.dptr, w.dptr, y.raw_data(), x.device.id);
+  return y;
+}
+
+void add_bias_gpu(const NDArray& y, const TBlob& bias) {  // y (n, f, ohw) += bias (f,)
+  static const Op* add = Op::get("_np_add");
+  static const NodeAttrs attrs = add->make_attrs();
+  static const FCompute& f = Op::attr<FCompute>("FCompute<gpu>")[add];
+  TBlob b = bias;
+  b.shape = Shape{1, y.shape()[1], 1};
+  b.strides = Shape{0, bias.strides[0], 0};
+  const TBlob yb = kernel::to_blob(y);
+  f(attrs, OpContext{}, {yb, b}, {kWriteInplace}, {yb});
+}
+
 void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
@@ -257,6 +330,13 @@ void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   const DType ct = gemm_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
+  if (out[0].device.is_gpu()) {
+    NDArray y = use_cudnn() ? cudnn_forward(g, groups, f, ct, x, w)
+                            : conv_forward_gpu(g, groups, f, ct, x, w);
+    if (!p.no_bias) add_bias_gpu(y, kernel::cast_blob(in[2], ct, &keep));
+    write_req(y.reshape(out[0].shape), as_array(out[0]), req[0]);
+    return;
+  }
   NDArray y(Shape{g.n, f, ohw}, ct);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
@@ -282,6 +362,60 @@ void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   write_req(y.reshape(out[0].shape), as_array(out[0]), req[0]);
 }
 
+// dx (n, c, h * w) and dw (f, ck) of a GPU convolution; either may be null.
+void conv_backward_gpu(const Geom& g, int64_t groups, int64_t f, DType ct, const TBlob& og,
+                       const TBlob& x, const TBlob& w, NDArray* dx, NDArray* dw) {
+  const Device dev = og.device;
+  const int64_t cg = g.c / groups, fg = f / groups, ck = cg * g.kh * g.kw, ohw = g.out_plane();
+  const int64_t size = dtype_size(ct), rows = g.c * g.kh * g.kw;
+  const int64_t chunk = chunk_images(g, ct);
+  NDArray col(Shape{chunk, rows, ohw}, ct, dev);
+  NDArray dw_parts = dw ? NDArray(Shape{chunk, f, ck}, ct, dev) : NDArray();
+  const auto* gp = static_cast<const char*>(og.dptr);
+  for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.n - n0);
+    const Geom gc = images(g, nb);
+    if (dw) {  // dW_g += sum over n of G[n]_g (fg x ohw) @ col[n]_g^T (ohw x ck)
+      kernel::gpu::im2col(gc, ct, static_cast<const char*>(x.dptr) + n0 * g.c * g.in_plane() * size,
+                          col.raw_data(), dev.id);
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        cuda::GemmArgs a;
+        a.dtype = ct;
+        a.trans_b = true;
+        a.rows = fg, a.cols = ck, a.inner = ohw, a.batch = nb;
+        a.a = gp + (n0 * f + gi * fg) * ohw * size;
+        a.lda = ohw, a.stride_a = f * ohw;
+        a.b = static_cast<const char*>(col.raw_data()) + gi * ck * ohw * size;
+        a.ldb = ohw, a.stride_b = rows * ohw;
+        a.c = static_cast<char*>(dw_parts.raw_data()) + gi * fg * ck * size;
+        a.ldc = ck, a.stride_c = f * ck;
+        cuda::gemm(a, dev.id);
+      }
+      TBlob parts = kernel::to_blob(dw_parts);
+      parts.shape = Shape{nb, f, ck};
+      kernel::sum_to_shape(parts, kernel::to_blob(*dw), n0 == 0 ? kWriteTo : kAddTo);
+    }
+    if (dx) {  // dcol[n]_g (ck x ohw) = W_g^T (ck x fg) @ G[n]_g (fg x ohw), then col2im
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        cuda::GemmArgs a;
+        a.dtype = ct;
+        a.trans_a = true;
+        a.rows = ck, a.cols = ohw, a.inner = fg, a.batch = nb;
+        a.a = static_cast<const char*>(w.dptr) + gi * fg * ck * size;
+        a.lda = ck, a.stride_a = 0;
+        a.b = gp + (n0 * f + gi * fg) * ohw * size;
+        a.ldb = ohw, a.stride_b = f * ohw;
+        a.c = static_cast<char*>(col.raw_data()) + gi * ck * ohw * size;
+        a.ldc = ohw, a.stride_c = rows * ohw;
+        cuda::gemm(a, dev.id);
+      }
+      kernel::gpu::col2im(gc, ct, col.raw_data(),
+                          static_cast<char*>(dx->raw_data()) + n0 * g.c * g.in_plane() * size,
+                          dev.id);
+    }
+  }
+}
+
 // (ograd, data, weight[, bias]) -> (grad data, grad weight[, grad bias])
 void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -295,6 +429,32 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   std::vector<NDArray> keep;
   TBlob og = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
         w = kernel::cast_blob(in[2], ct, &keep);
+  if (out[0].device.is_gpu()) {
+    const Device dev = out[0].device;
+    NDArray dx(Shape{g.n, g.c, g.in_plane()}, ct, dev), dw(Shape{f, ck}, ct, dev),
+        db(Shape{f}, ct, dev);
+    if (use_cudnn()) {
+      const cuda::ConvArgs a = cudnn_args(g, groups, f, ct);
+      if (want_dx) cuda::conv_backward_data(a, w.dptr, og.dptr, dx.raw_data(), dev.id);
+      if (want_dw) cuda::conv_backward_filter(a, x.dptr, og.dptr, dw.raw_data(), dev.id);
+    } else {
+      conv_backward_gpu(g, groups, f, ct, og, x, w, want_dx ? &dx : nullptr,
+                        want_dw ? &dw : nullptr);
+    }
+    if (want_db) {  // the sums of ograd over images and positions
+      TBlob gv = og;
+      gv.shape = Shape{g.n, f, ohw};
+      gv.strides = contiguous_strides(gv.shape);
+      TBlob dbv = kernel::to_blob(db);
+      dbv.shape = Shape{f, 1};
+      dbv.strides = Shape{1, 0};
+      kernel::sum_to_shape(gv, dbv, kWriteTo);
+    }
+    if (want_dx) write_req(dx.reshape(out[0].shape), as_array(out[0]), req[0]);
+    if (want_dw) write_req(dw.reshape(out[1].shape), as_array(out[1]), req[1]);
+    if (want_db) write_req(db, as_array(out[2]), req[2]);
+    return;
+  }
   NDArray dx(Shape{g.n, g.c, g.in_plane()}, ct), dw(Shape{f, ck}, ct), db(Shape{f}, ct);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
@@ -468,6 +628,16 @@ void pool_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   const auto& p = attrs.get<PoolingParam>();
   const Geom g = pool_geom(attrs, in[0].shape);
   const Pool kind = pool_of(p.pool_type);
+  if (out[0].device.is_gpu()) {
+    std::vector<NDArray> keep;
+    const DType ct = gemm_dtype(in[0].dtype);
+    const TBlob x = kernel::cast_blob(in[0], ct, &keep);
+    NDArray y(out[0].shape, ct, out[0].device);
+    kernel::gpu::pool(g, static_cast<int>(kind), p.count_include_pad, ct, x.dptr, y.raw_data(),
+                      out[0].device.id);
+    write_req(y, as_array(out[0]), req[0]);
+    return;
+  }
   NDX_FLOAT_SWITCH(in[0].dtype, T, {
     using C = compute_t<T>;
     const T* xp = in[0].ptr<T>();
@@ -505,6 +675,16 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   const auto& p = attrs.get<PoolingParam>();
   const Geom g = pool_geom(attrs, in[1].shape);
   const Pool kind = pool_of(p.pool_type);
+  if (out[0].device.is_gpu()) {
+    std::vector<NDArray> keep;
+    const DType ct = gemm_dtype(in[1].dtype);
+    const TBlob dy = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep);
+    NDArray dx(out[0].shape, ct, out[0].device);
+    kernel::gpu::pool_backward(g, static_cast<int>(kind), p.count_include_pad, ct, dy.dptr, x.dptr,
+                               dx.raw_data(), out[0].device.id);
+    write_req(dx, as_array(out[0]), req[0]);
+    return;
+  }
   std::vector<double> acc(static_cast<size_t>(g.in_plane()));
   NDX_FLOAT_SWITCH(in[1].dtype, T, {
     using C = compute_t<T>;
@@ -559,6 +739,7 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
                               return same_float_type(attrs, in, out, {"data", "weight", "bias"});
                             })
       .set_attr<FCompute>("FCompute<cpu>", conv_compute)
+      .set_attr<FCompute>("FCompute<gpu>", conv_compute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_convolution"});
   register_backward("_backward_convolution",
                     "Backward of convolution: (ograd, data, weight[, bias]) -> (grad data, grad "
@@ -588,7 +769,8 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
           [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
             return same_float_type(attrs, in, out, {"ograd", "data", "weight", "bias"});
           })
-      .set_attr<FCompute>("FCompute<cpu>", conv_backward);
+      .set_attr<FCompute>("FCompute<cpu>", conv_backward)
+      .set_attr<FCompute>("FCompute<gpu>", conv_backward);
 
   OpRegistry::global()
       .register_op("_npx_pooling")
@@ -606,6 +788,7 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
                               return same_float_type(attrs, in, out, {"data"});
                             })
       .set_attr<FCompute>("FCompute<cpu>", pool_compute)
+      .set_attr<FCompute>("FCompute<gpu>", pool_compute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseInOut{"_backward_pooling"});
   register_backward("_backward_pooling",
                     "Backward of pooling: (ograd, data, out) -> grad data (max: to the window's "
@@ -624,7 +807,8 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"ograd", "data", "out"});
                             })
-      .set_attr<FCompute>("FCompute<cpu>", pool_backward);
+      .set_attr<FCompute>("FCompute<cpu>", pool_backward)
+      .set_attr<FCompute>("FCompute<gpu>", pool_backward);
   return true;
 }();
 

@@ -724,7 +724,8 @@ void layer_norm_compute(const NodeAttrs& attrs, const OpContext&, const std::vec
   const DType st = stat_dtype(x.dtype);
   const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
   const Shape kd = with_axis(x.shape, ax, 1);
-  NDArray mean(kd, st), var(kd, st), sd(kd, st), sq(x.shape, st);
+  NDArray mean(kd, st, x.device), var(kd, st, x.device), sd(kd, st, x.device),
+      sq(x.shape, st, x.device);
   reduce_into(NDX_REDUCER(MeanReducer), x, mean, mask);
   kernel::apply(NDX_KERNEL(SquaredDiff), {x, to_blob(mean)}, to_blob(sq), kWriteTo, st);
   reduce_into(NDX_REDUCER(MeanReducer), to_blob(sq), var, mask);
@@ -750,8 +751,8 @@ void layer_norm_backward(const NodeAttrs& attrs, const OpContext&, const std::ve
   const std::vector<bool> others = axis_mask(x.ndim(), ax, false);
   const Shape kd = with_axis(x.shape, ax, 1);
   const TBlob gamma = along_axis(in[2], x.shape, ax);
-  NDArray xhat(x.shape, st), dxhat(x.shape, st), prod(x.shape, st);
-  NDArray sum_d(kd, st), sum_dx(kd, st), inv_sd(kd, st);
+  NDArray xhat(x.shape, st, x.device), dxhat(x.shape, st, x.device), prod(x.shape, st, x.device);
+  NDArray sum_d(kd, st, x.device), sum_dx(kd, st, x.device), inv_sd(kd, st, x.device);
   kernel::apply(NDX_KERNEL(XHatDiv), {x, in[3], in[4]}, to_blob(xhat), kWriteTo, st);
   kernel::apply(NDX_KERNEL(Product), {g, gamma}, to_blob(dxhat), kWriteTo, st);
   kernel::apply(NDX_KERNEL(Product), {to_blob(dxhat), to_blob(xhat)}, to_blob(prod), kWriteTo, st);
@@ -822,13 +823,13 @@ void batch_norm_compute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   const DType st = stat_dtype(x.dtype);
   const std::vector<bool> others = axis_mask(x.ndim(), ax, false);
   const Shape c{x.shape[ax]};
-  NDArray mean(c, st), var(c, st), inv(c, st);
+  NDArray mean(c, st, x.device), var(c, st, x.device), inv(c, st, x.device);
   if (batch_stats) {
     if (x.size() == 0) {  // no samples: statistics 0 (NumPy would give NaN with a warning)
       mean.fill(0);
       var.fill(0);
     } else {
-      NDArray sq(x.shape, st);
+      NDArray sq(x.shape, st, x.device);
       reduce_into(NDX_REDUCER(MeanReducer), x, mean, others);
       kernel::apply(NDX_KERNEL(SquaredDiff), {x, along_axis(to_blob(mean), x.shape, ax)},
                     to_blob(sq), kWriteTo, st);
@@ -873,7 +874,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
   const int64_t count = x.shape[ax] ? x.size() / x.shape[ax] : 0;
   const Shape c{x.shape[ax]};
   const TBlob mean = along_axis(in[3], x.shape, ax), inv = along_axis(in[4], x.shape, ax);
-  NDArray xhat(x.shape, st), prod(x.shape, st), sum_g(c, st), sum_gx(c, st), scale(c, st);
+  NDArray xhat(x.shape, st, x.device), prod(x.shape, st, x.device), sum_g(c, st, x.device),
+      sum_gx(c, st, x.device), scale(c, st, x.device);
   kernel::apply(NDX_KERNEL(XHatMul), {x, mean, inv}, to_blob(xhat), kWriteTo, st);
   kernel::apply(NDX_KERNEL(Product), {g, to_blob(xhat)}, to_blob(prod), kWriteTo, st);
   reduce_into(NDX_REDUCER(SumReducer), g, sum_g, others);
@@ -1172,6 +1174,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                               return same_float_type(attrs, in, out, {"data", "gamma", "beta"});
                             })
       .set_attr<FCompute>("FCompute<cpu>", layer_norm_compute)
+      .set_attr<FCompute>("FCompute<gpu>", layer_norm_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return make_grad_node(
             "_backward_layer_norm", n,
@@ -1199,7 +1202,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
           [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
             return same_float_type(attrs, in, out, {"ograd", "data", "gamma", "mean", "std"});
           })
-      .set_attr<FCompute>("FCompute<cpu>", layer_norm_backward);
+      .set_attr<FCompute>("FCompute<cpu>", layer_norm_backward)
+      .set_attr<FCompute>("FCompute<gpu>", layer_norm_backward);
 
   OpRegistry::global()
       .register_op("_npx_batch_norm")
@@ -1230,6 +1234,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                                   {"data", "gamma", "beta", "running_mean", "running_var"});
                             })
       .set_attr<FCompute>("FCompute<cpu>", batch_norm_compute)
+      .set_attr<FCompute>("FCompute<gpu>", batch_norm_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         auto g = make_grad_node(
             "_backward_batch_norm", n,
@@ -1259,7 +1264,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
           [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
             return same_float_type(attrs, in, out, {"ograd", "data", "gamma", "mean", "inv_std"});
           })
-      .set_attr<FCompute>("FCompute<cpu>", batch_norm_backward);
+      .set_attr<FCompute>("FCompute<cpu>", batch_norm_backward)
+      .set_attr<FCompute>("FCompute<gpu>", batch_norm_backward);
   return true;
 }();
 

@@ -386,3 +386,134 @@ def test_gluon_training_on_the_gpu_follows_the_cpu(hybridize):
     onp.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-4, atol=1e-5)
     for g, c in zip(gpu_params, cpu_params):
         onp.testing.assert_allclose(g, c, rtol=1e-3, atol=1e-5)
+
+
+# ---- convolution, pooling, normalization: the GPU against the CPU kernels (which the
+# op-table tests check against NumPy references) ----
+
+def _grads_on(device, fn, arrays):
+    xs = [np.array(a, device=device) for a in arrays]
+    for x in xs:
+        x.attach_grad()
+    with autograd.record():
+        y = fn(*xs)
+        loss = (y * np.array(onp.linspace(-1, 1, y.size).reshape(y.shape).astype(onp.float32),
+                             device=device)).sum()
+    loss.backward()
+    return y.asnumpy(), [x.grad.asnumpy() for x in xs]
+
+
+def _same_on_both(fn, arrays, rtol=1e-4, atol=1e-5):
+    y_cpu, g_cpu = _grads_on(ndx.cpu(), fn, arrays)
+    y_gpu, g_gpu = _grads_on(GPU, fn, arrays)
+    onp.testing.assert_allclose(y_gpu, y_cpu, rtol=rtol, atol=atol)
+    for a, b in zip(g_gpu, g_cpu):
+        onp.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("case", [
+    dict(x=(2, 4, 9, 9), k=(3, 3), f=6, stride=(1, 1), pad=(1, 1), dilate=(1, 1), groups=1),
+    dict(x=(3, 4, 10, 7), k=(3, 2), f=4, stride=(2, 1), pad=(0, 1), dilate=(1, 2), groups=2),
+    dict(x=(2, 6, 8, 8), k=(1, 1), f=6, stride=(1, 1), pad=(0, 0), dilate=(1, 1), groups=6),
+    dict(x=(2, 3, 12), k=(3,), f=5, stride=(2,), pad=(1,), dilate=(1,), groups=1),
+])
+@pytest.mark.parametrize("bias", [True, False])
+def test_convolution_on_the_gpu(case, bias):
+    rng = onp.random.default_rng(20)
+    x = rng.normal(size=case["x"]).astype(onp.float32)
+    c = case["x"][1]
+    w = rng.normal(size=(case["f"], c // case["groups"]) + case["k"]).astype(onp.float32)
+    b = rng.normal(size=(case["f"],)).astype(onp.float32)
+    kw = dict(kernel=case["k"], stride=case["stride"], pad=case["pad"], dilate=case["dilate"],
+              num_filter=case["f"], num_group=case["groups"])
+    if bias:
+        _same_on_both(lambda x, w, b: npx.convolution(x, w, b, **kw), [x, w, b])
+    else:
+        _same_on_both(lambda x, w: npx.convolution(x, w, no_bias=True, **kw), [x, w])
+
+
+@pytest.mark.parametrize("kw", [
+    dict(kernel=(2, 2), stride=(2, 2), pool_type="max"),
+    dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max"),
+    dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), pool_type="avg"),
+    dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg", count_include_pad=False),
+    dict(kernel=(3, 2), stride=(2, 2), pool_type="sum", pooling_convention="full"),
+    dict(global_pool=True, pool_type="avg"),
+    dict(global_pool=True, pool_type="max"),
+])
+def test_pooling_on_the_gpu(kw):
+    x = onp.random.default_rng(21).normal(size=(2, 3, 7, 8)).astype(onp.float32)
+    _same_on_both(lambda x: npx.pooling(x, **kw), [x])
+
+
+def test_normalization_on_the_gpu():
+    rng = onp.random.default_rng(22)
+    x = rng.normal(size=(4, 5, 6)).astype(onp.float32)
+    g, b = rng.normal(size=(6,)).astype(onp.float32), rng.normal(size=(6,)).astype(onp.float32)
+    _same_on_both(lambda x, g, b: npx.layer_norm(x, g, b, axis=-1), [x, g, b])
+    x4 = rng.normal(size=(4, 3, 5, 5)).astype(onp.float32)
+    g3, b3 = rng.normal(size=(3,)).astype(onp.float32), rng.normal(size=(3,)).astype(onp.float32)
+    rm_c, rv_c = np.zeros((3,)), np.ones((3,))
+    rm_g, rv_g = np.zeros((3,), device=GPU), np.ones((3,), device=GPU)
+
+    def bn(rm, rv):
+        return lambda x, g, b: npx.batch_norm(x, g, b, rm, rv)
+    with autograd.train_mode():
+        y_cpu, gr_cpu = _grads_on(ndx.cpu(), bn(rm_c, rv_c), [x4, g3, b3])
+        y_gpu, gr_gpu = _grads_on(GPU, bn(rm_g, rv_g), [x4, g3, b3])
+    onp.testing.assert_allclose(y_gpu, y_cpu, rtol=1e-4, atol=1e-5)
+    for a, c in zip(gr_gpu, gr_cpu):
+        onp.testing.assert_allclose(a, c, rtol=1e-4, atol=1e-4)
+    onp.testing.assert_allclose(rm_g.asnumpy(), rm_c.asnumpy(), rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(rv_g.asnumpy(), rv_c.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_small_cnn_trains_on_the_gpu_as_on_the_cpu():
+    from ndx import gluon
+    rng = onp.random.default_rng(23)
+    x = rng.normal(size=(16, 1, 12, 12)).astype(onp.float32)
+    y = rng.integers(0, 4, size=16).astype(onp.float32)
+
+    def build():
+        net = gluon.nn.HybridSequential()
+        net.add(gluon.nn.Conv2D(6, kernel_size=3, padding=1, activation="relu"),
+                gluon.nn.MaxPool2D(pool_size=2), gluon.nn.Flatten(), gluon.nn.Dense(4))
+        return net
+    ref = build()
+    ref.initialize()
+    ref(np.array(x[:2]))
+    params = [p.data().asnumpy() for p in ref.collect_params().values()]
+    results = []
+    for device in (ndx.cpu(), GPU):
+        net = build()
+        net.initialize(device=device)
+        net(np.array(x[:2], device=device))
+        for p, v in zip(net.collect_params().values(), params):
+            p.set_data(np.array(v, device=device))
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.05})
+        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        xd, yd = np.array(x, device=device), np.array(y, device=device)
+        losses = []
+        for _ in range(10):
+            with autograd.record():
+                loss = loss_fn(net(xd), yd)
+            loss.backward()
+            trainer.step(16)
+            losses.append(float(loss.mean().item()))
+        results.append(losses)
+    assert results[1][-1] < results[1][0]
+    onp.testing.assert_allclose(results[1], results[0], rtol=1e-4, atol=1e-5)
+
+
+def test_convolution_without_cudnn_takes_im2col_and_cublas():
+    """NDX_CUDA_CUDNN=0 keeps the im2col + cuBLAS path (used when cuDNN cannot be loaded):
+    the convolution tests again, in a child process with it set."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NDX_CUDA_CUDNN="0")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
+                        "-k", "convolution_on_the_gpu or small_cnn"], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert " passed" in r.stdout
