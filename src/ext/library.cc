@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 
+#include "gpu/runtime.h"
+
 #include "ndx/graph.h"
 #define NDX_LIB_C_ONLY  // the engine needs the ABI structs, not the author-side helpers
 #include "ndx/lib_api.h"
@@ -102,6 +104,9 @@ NDXLibTensor tensor_of(const TBlob& b) {
           b.device.id};
 }
 
+// The stream a library's gpu kernels launch into: the one ndx's own kernels use on this thread.
+void* stream_of(const Device& d) { return d.is_gpu() ? cuda::current_stream() : nullptr; }
+
 struct ResourceCtx {
   std::vector<std::shared_ptr<Storage>> held;
   Device device;
@@ -184,7 +189,7 @@ void run_stateful(const LibAttrs& a, NDXLibStateCompute fn, const OpContext& ctx
   for (const auto& b : out) cout.push_back(tensor_of(b));
   std::vector<int32_t> creq(req.begin(), req.end());
   ResourceCtx rctx{{}, ctx.device, &ctx, nullptr};
-  NDXLibResource res{&rctx, alloc_temp, next_random, nullptr};
+  NDXLibResource res{&rctx, alloc_temp, next_random, stream_of(ctx.device)};
   void* state = state_of(a);
   int rc = guarded(a, what, [&] {
     return fn(state, static_cast<int32_t>(cin.size()), cin.data(),
@@ -200,7 +205,7 @@ void run(const LibAttrs& a, NDXLibCompute fn, const OpContext& ctx, const std::v
   for (const auto& b : out) cout.push_back(tensor_of(b));
   std::vector<int32_t> creq(req.begin(), req.end());
   ResourceCtx rctx{{}, ctx.device, &ctx, nullptr};
-  NDXLibResource res{&rctx, alloc_temp, next_random, nullptr};
+  NDXLibResource res{&rctx, alloc_temp, next_random, stream_of(ctx.device)};
   NDXLibAttrs attrs = a.c();
   int rc = guarded(a, what, [&] {
     return fn(&attrs, static_cast<int32_t>(cin.size()), cin.data(),
@@ -336,7 +341,7 @@ void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
               not_implemented("[", a.op->name, "] the library has no cpu forward");
             run(a, a.op->forward_cpu, ctx, in, req, out, "forward");
           });
-  if (desc->forward_gpu)  // runs once ndx has gpu memory; until then invoke stops at allocation
+  if (desc->forward_gpu)  // runs on ndx's stream (resource.cuda_stream)
     op.set_attr<FCompute>(
         "FCompute<gpu>",
         [get](const NodeAttrs& n, const OpContext& ctx, const std::vector<TBlob>& in,

@@ -517,3 +517,49 @@ def test_convolution_without_cudnn_takes_im2col_and_cublas():
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert " passed" in r.stdout
+
+
+# ---- extensions on GPU arrays ----
+
+class _Cube(ndx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] ** 3)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0] * 3 * in_data[0] ** 2)
+
+
+@ndx.operator.register("gpu_test_cube")
+class _CubeProp(ndx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Cube()
+
+
+def test_python_custom_ops_run_on_gpu_arrays_through_host_copies():
+    h = rand((3, 4), seed=24)
+    x = on_gpu(h)
+    x.attach_grad()
+    with autograd.record():
+        y = npx.custom(x, op_type="gpu_test_cube")
+    y.backward()
+    assert y.device == GPU and x.grad.device == GPU
+    onp.testing.assert_allclose(y.asnumpy(), h ** 3, rtol=1e-5)
+    onp.testing.assert_allclose(x.grad.asnumpy(), 3 * h ** 2, rtol=1e-5)
+    assert npx.gpu_host_fallbacks().get("Custom", 0) >= 1
+
+
+def test_a_library_gpu_kernel_runs_on_ndx_stream():
+    import os
+    import shutil
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    ext = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "examples", "extensions")
+    ndx.library.compile(os.path.join(ext, "relu_gpu_lib.cu"))
+    h = rand((1000,), seed=25)
+    before = dict(npx.gpu_host_fallbacks())
+    got = npx.relu_cuda(on_gpu(h))
+    assert got.device == GPU
+    onp.testing.assert_array_equal(got.asnumpy(), onp.maximum(h, 0))
+    after = npx.gpu_host_fallbacks()  # its gpu forward ran, not the cpu one on host copies
+    assert {k: v for k, v in after.items() if "relu_cuda" in k} == \
+        {k: v for k, v in before.items() if "relu_cuda" in k}
