@@ -16,11 +16,16 @@ namespace {
 int device_count() { return 0; }
 std::string unavailable_reason() { return "ndx was built without CUDA"; }
 void check_device(Device d, const char* where) {
-  if (d.is_gpu()) unavailable(where);
+  if (d.is_gpu())
+    not_implemented("[", where, "] ", d.str(), " is not available: this build of ndx has no CUDA ",
+                    "backend (built with NDX_CUDA=OFF or without nvcc)");
 }
 DeviceGuard::DeviceGuard(int) : previous_(0) { unavailable("device"); }
 DeviceGuard::~DeviceGuard() = default;
-void* allocate(std::size_t, int, std::size_t*) { unavailable("allocate"); }
+void* allocate(std::size_t, int device, std::size_t*) {
+  check_device(gpu(device), "allocate");
+  return nullptr;
+}
 void release(void*, std::size_t, int) {}
 MemoryInfo memory_info(int) { unavailable("gpu_memory_info"); }
 void release_cached(int) { unavailable("release_cached"); }
