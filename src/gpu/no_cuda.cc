@@ -68,4 +68,14 @@ void pool(const ConvGeom&, int, bool, DType, const void*, void*, int) {
 void pool_backward(const ConvGeom&, int, bool, DType, const void*, const void*, void*, int) {
   cuda::check_device(ndx::gpu(0), "pooling");
 }
+void pick(const TBlob&, const int64_t*, const TBlob&, int64_t, int64_t, bool, bool) {
+  cuda::check_device(ndx::gpu(0), "pick");
+}
+void gather(const TBlob&, const int64_t*, const TBlob&, int64_t, int64_t, int64_t, int64_t, bool) {
+  cuda::check_device(ndx::gpu(0), "gather");
+}
+void scatter_sum(const TBlob&, const int64_t*, const int64_t*, const int64_t*, const TBlob&,
+                 int64_t, int64_t, int64_t, int64_t, int64_t) {
+  cuda::check_device(ndx::gpu(0), "scatter");
+}
 }  // namespace ndx::kernel::gpu

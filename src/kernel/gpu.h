@@ -8,27 +8,33 @@
 #include "kernel/elementwise.h"
 #include "kernel/reduce.h"
 
-#define NDX_UNARY_FUNCTORS(X)                                                              \
-  X(Negative)                                                                              \
-  X(Absolute)                                                                              \
-  X(Sign)                                                                                  \
-  X(Square) X(Floor) X(Ceil) X(LogicalNot) X(Sqrt) X(Exp) X(Log) X(Expm1) X(Log1p) X(Log2) \
-      X(Log10) X(Sin) X(Cos) X(Tanh) X(Erf)
-#define NDX_BINARY_FUNCTORS(X)                                                                    \
-  X(Add)                                                                                          \
-  X(Subtract)                                                                                     \
-  X(Multiply)                                                                                     \
-  X(TrueDivide) X(FloorDivide) X(Mod) X(Power) X(Maximum) X(Minimum) X(Equal) X(NotEqual) X(Less) \
-      X(LessEqual) X(Greater) X(GreaterEqual) X(ModGradB) X(PowerGradA) X(PowerGradB)             \
-          X(MaximumGradA) X(MaximumGradB) X(MinimumGradA) X(MinimumGradB) X(PassGrad)
-#define NDX_NN_FUNCTORS(X)                                                                       \
-  X(Relu)                                                                                        \
-  X(Sigmoid)                                                                                     \
-  X(TanhAct)                                                                                     \
-  X(SoftRelu) X(LogSigmoid) X(ExpMinus) X(DivideRows) X(LogSoftmaxOut) X(SquaredDiff)            \
-      X(SqrtPlusEps) X(InvSqrtPlusEps) X(NormalizeDiv) X(NormalizeMul) X(Momentum) X(XHatDiv)    \
-          X(XHatMul) X(Product) X(NormGrad) X(ScaledProduct) X(Reciprocal) X(Plus) X(DivideBoth) \
-              X(DivideBy) X(PassWhereEqual) X(OneIfZero) X(IsZeroCount) X(ProdGrad)
+#define NDX_UNARY_FUNCTORS(X)                                                                  \
+  X(Negative)                                                                                  \
+  X(Absolute)                                                                                  \
+  X(Sign)                                                                                      \
+  X(Square)                                                                                    \
+  X(Floor)                                                                                     \
+  X(Ceil) X(LogicalNot) X(Sqrt) X(Exp) X(Log) X(Expm1) X(Log1p) X(Log2) X(Log10) X(Sin) X(Cos) \
+      X(Tanh) X(Erf)
+#define NDX_BINARY_FUNCTORS(X)                                                                \
+  X(Add)                                                                                      \
+  X(Subtract)                                                                                 \
+  X(Multiply)                                                                                 \
+  X(TrueDivide)                                                                               \
+  X(FloorDivide)                                                                              \
+  X(Mod) X(Power) X(Maximum) X(Minimum) X(Equal) X(NotEqual) X(Less) X(LessEqual) X(Greater)  \
+      X(GreaterEqual) X(ModGradB) X(PowerGradA) X(PowerGradB) X(MaximumGradA) X(MaximumGradB) \
+          X(MinimumGradA) X(MinimumGradB) X(PassGrad)
+#define NDX_NN_FUNCTORS(X)                                                                     \
+  X(Relu)                                                                                      \
+  X(Sigmoid)                                                                                   \
+  X(TanhAct)                                                                                   \
+  X(SoftRelu)                                                                                  \
+  X(LogSigmoid)                                                                                \
+  X(ExpMinus) X(DivideRows) X(LogSoftmaxOut) X(SquaredDiff) X(SqrtPlusEps) X(InvSqrtPlusEps)   \
+      X(NormalizeDiv) X(NormalizeMul) X(Momentum) X(XHatDiv) X(XHatMul) X(Product) X(NormGrad) \
+          X(ScaledProduct) X(Reciprocal) X(Plus) X(DivideBoth) X(DivideBy) X(PassWhereEqual)   \
+              X(OneIfZero) X(IsZeroCount) X(ProdGrad)
 #define NDX_REDUCERS(X) X(SumReducer) X(MeanReducer) X(ProdReducer) X(MaxReducer) X(MinReducer)
 
 namespace ndx::kernel::gpu {
@@ -57,6 +63,19 @@ void pool(const ConvGeom& g, int kind, bool include_pad, DType t, const void* x,
           int device);
 void pool_backward(const ConvGeom& g, int kind, bool include_pad, DType t, const void* dy,
                    const void* x, void* dx, int device);
+// y[o][j][i] (= or +=) x[o][idx[o * m + j]][i] for x of shape (outer, n, inner) and y of
+// (outer, m, inner), contiguous; idx: int64 on the device, each in [0, n).
+void gather(const TBlob& x, const int64_t* idx, const TBlob& y, int64_t outer, int64_t n, int64_t m,
+            int64_t inner, bool add);
+// dx[o][rows[o][u]][i] += the sum of g[o][order[o][q]][i] for q in [start[o][u], start[o][u+1]):
+// gather's gradient with the j's grouped by row (see gpu::scatter_plan); dx zeroed or not.
+void scatter_sum(const TBlob& g, const int64_t* rows, const int64_t* start, const int64_t* order,
+                 const TBlob& dx, int64_t outer, int64_t n, int64_t m, int64_t inner,
+                 int64_t distinct);
+// pick along the middle axis of x (outer, n, inner): y (outer, inner) (req) x[o][k[o][i]][i]; with
+// backward, x is the gradient (outer, inner) added into y (outer, n, inner) at those spots.
+void pick(const TBlob& x, const int64_t* k, const TBlob& y, int64_t n, int64_t inner, bool add,
+          bool backward);
 }  // namespace ndx::kernel::gpu
 
 #ifdef NDX_CUDA

@@ -29,6 +29,7 @@ HWY_AFTER_NAMESPACE();
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "kernel/blob.h"
@@ -104,6 +105,21 @@ std::vector<int64_t> read_indices(const TBlob& b) {
     }
   });
   return idx;
+}
+
+// Indices of a (possibly GPU) array read on the host: they are small next to the data they
+// index, and reading them there keeps one set of checks for both devices.
+std::vector<int64_t> host_indices(const TBlob& b) {
+  if (!b.device.is_gpu()) return read_indices(b);
+  const NDArray h = kernel::as_array(b).to(cpu());
+  return read_indices(kernel::to_blob(h));
+}
+
+// int64 values as an array on `device`.
+NDArray on_device(const std::vector<int64_t>& v, Device device) {
+  NDArray h(Shape{static_cast<int64_t>(v.size())}, DType::kInt64);
+  std::copy(v.begin(), v.end(), h.data<int64_t>());
+  return h.to(device);
 }
 
 std::map<std::string, std::string> params_dict(const NodeAttrs& attrs) {
@@ -519,6 +535,13 @@ void pick_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   const int ax = pick_axis(attrs, in[0].shape, nullptr);
   const AxisSplit s = split_at(in[0].shape, ax);
   const bool wrap = attrs.get<PickParam>().mode == "wrap";
+  if (out[0].device.is_gpu()) {
+    std::vector<int64_t> idx = host_indices(in[1]);
+    for (int64_t& v : idx) v = pick_position(attrs, v, s.n, wrap);
+    const NDArray k = on_device(idx, out[0].device);
+    kernel::gpu::pick(in[0], k.data<int64_t>(), out[0], s.n, s.inner, req[0] == kAddTo, false);
+    return;
+  }
   const std::vector<int64_t> idx = read_indices(in[1]);
   NDX_DTYPE_SWITCH(in[0].dtype, T, {
     const T* xp = in[0].ptr<T>();
@@ -539,6 +562,16 @@ void pick_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   const int ax = pick_axis(attrs, in[1].shape, nullptr);
   const AxisSplit s = split_at(in[1].shape, ax);
   const bool wrap = attrs.get<PickParam>().mode == "wrap";
+  if (out[0].device.is_gpu()) {
+    if (!is_float(out[0].dtype))
+      type_error("[", op_name(attrs), "] gradients need a float dtype, got ", out[0].dtype);
+    std::vector<int64_t> idx = host_indices(in[2]);
+    for (int64_t& v : idx) v = pick_position(attrs, v, s.n, wrap);
+    const NDArray k = on_device(idx, out[0].device);
+    if (req[0] != kAddTo) kernel::fill_output(out[0], req[0], 0);
+    kernel::gpu::pick(in[0], k.data<int64_t>(), out[0], s.n, s.inner, true, true);
+    return;
+  }
   const std::vector<int64_t> idx = read_indices(in[2]);
   if (req[0] != kAddTo) kernel::fill_output(out[0], req[0], 0);
   NDX_FLOAT_SWITCH(out[0].dtype, T, {
@@ -603,7 +636,7 @@ bool embedding_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) 
 // The indices of `data`, each checked against input_dim (IndexError).
 std::vector<int64_t> embedding_indices(const NodeAttrs& attrs, const TBlob& data) {
   const int64_t dim = attrs.get<EmbeddingParam>().input_dim;
-  std::vector<int64_t> idx = read_indices(data);
+  std::vector<int64_t> idx = host_indices(data);
   for (int64_t v : idx)
     if (v < 0 || v >= dim)
       index_error("[", op_name(attrs), "] index ", v, " is out of bounds for input_dim ", dim);
@@ -615,6 +648,12 @@ void embedding_compute(const NodeAttrs& attrs, const OpContext&, const std::vect
   if (req[0] == kNullOp) return;
   const int64_t d = attrs.get<EmbeddingParam>().output_dim;
   const std::vector<int64_t> idx = embedding_indices(attrs, in[0]);
+  if (out[0].device.is_gpu()) {  // rows of the weight, gathered on the device
+    const NDArray k = on_device(idx, out[0].device);
+    kernel::gpu::gather(in[1], k.data<int64_t>(), out[0], 1, in[1].shape[0],
+                        static_cast<int64_t>(idx.size()), d, req[0] == kAddTo);
+    return;
+  }
   NDX_DTYPE_SWITCH(in[1].dtype, T, {
     const T* wp = in[1].ptr<T>();
     T* yp = out[0].ptr<T>();
@@ -631,6 +670,27 @@ void embedding_backward(const NodeAttrs& attrs, const OpContext&, const std::vec
   if (req[0] == kNullOp) return;
   const int64_t d = attrs.get<EmbeddingParam>().output_dim;
   const std::vector<int64_t> idx = embedding_indices(attrs, in[1]);
+  if (out[0].device.is_gpu()) {  // each row's gradients summed in index order, no atomics
+    if (!is_float(out[0].dtype))
+      type_error("[", op_name(attrs), "] gradients need a float dtype, got ", out[0].dtype);
+    const auto m = static_cast<int64_t>(idx.size());
+    std::vector<int64_t> order(idx.size()), rows, start;
+    std::iota(order.begin(), order.end(), int64_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return idx[a] < idx[b]; });
+    for (int64_t q = 0; q < m; ++q)
+      if (q == 0 || idx[order[q]] != idx[order[q - 1]]) {
+        rows.push_back(idx[order[q]]);
+        start.push_back(q);
+      }
+    start.push_back(m);
+    if (req[0] != kAddTo) kernel::fill_output(out[0], req[0], 0);
+    const NDArray r = on_device(rows, out[0].device), st = on_device(start, out[0].device),
+                  ord = on_device(order, out[0].device);
+    kernel::gpu::scatter_sum(in[0], r.data<int64_t>(), st.data<int64_t>(), ord.data<int64_t>(),
+                             out[0], 1, out[0].shape[0], m, d, static_cast<int64_t>(rows.size()));
+    return;
+  }
   std::vector<double> acc(static_cast<size_t>(out[0].size()), 0.0);
   NDX_FLOAT_SWITCH(out[0].dtype, T, {
     const T* gp = in[0].ptr<T>();
@@ -1003,6 +1063,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .set_attr<FInferShape>("FInferShape", pick_shape)
       .set_attr<FInferType>("FInferType", pick_type)
       .set_attr<FCompute>("FCompute<cpu>", pick_compute)
+      .set_attr<FCompute>("FCompute<gpu>", pick_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         auto g = make_grad_node("_backward_pick", n, {og[0], n->inputs[0], n->inputs[1]}, true);
         return std::vector<NodeEntry>{g[0], zeros_like(n->inputs[1])};
@@ -1021,6 +1082,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                              })
       .set_attr<FInferType>("FInferType", ograd_float_type)
       .set_attr<FCompute>("FCompute<cpu>", pick_backward)
+      .set_attr<FCompute>("FCompute<gpu>", pick_backward)
       // Linear in ograd: its gradient is pick again, so pick differentiates twice.
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{
@@ -1091,6 +1153,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                               return true;
                             })
       .set_attr<FCompute>("FCompute<cpu>", embedding_compute)
+      .set_attr<FCompute>("FCompute<gpu>", embedding_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         auto g =
             make_grad_node("_backward_embedding", n, {og[0], n->inputs[0], n->inputs[1]}, true);
@@ -1111,6 +1174,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
           })
       .set_attr<FInferType>("FInferType", ograd_float_type)
       .set_attr<FCompute>("FCompute<cpu>", embedding_backward)
+      .set_attr<FCompute>("FCompute<gpu>", embedding_backward)
       // Linear in ograd: its gradient is the embedding lookup again.
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{

@@ -563,3 +563,24 @@ def test_a_library_gpu_kernel_runs_on_ndx_stream():
     after = npx.gpu_host_fallbacks()  # its gpu forward ran, not the cpu one on host copies
     assert {k: v for k, v in after.items() if "relu_cuda" in k} == \
         {k: v for k, v in before.items() if "relu_cuda" in k}
+
+
+# ---- gathers by index: pick and embedding on the GPU ----
+
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+def test_pick_on_the_gpu(mode):
+    h = rand((4, 5, 3), seed=26)
+    idx = onp.array([[0, 4, 7], [-1, 2, 3], [1, 1, 1], [9, 0, -6]], dtype=onp.float32)
+    before = npx.gpu_host_fallbacks().get("_npx_pick", 0)
+    _same_on_both(lambda x: npx.pick(x, np.array(idx, device=x.device), axis=1, mode=mode),
+                  [h])
+    assert npx.gpu_host_fallbacks().get("_npx_pick", 0) == before
+
+
+def test_embedding_on_the_gpu():
+    w = rand((10, 4), seed=27)
+    idx = onp.array([[1, 3, 3], [9, 1, 0]], dtype=onp.float32)  # repeated rows sum gradients
+    _same_on_both(lambda w: npx.embedding(np.array(idx, device=w.device), w, input_dim=10,
+                                          output_dim=4), [w])
+    with pytest.raises(IndexError, match="out of bounds"):
+        npx.embedding(np.array([[10.0]], device=GPU), on_gpu(w), input_dim=10, output_dim=4)
