@@ -156,10 +156,14 @@ TBlob along_axis(const TBlob& v, const Shape& shape, int axis) {
   return b;
 }
 
-// A 0-d blob holding one, for fix_gamma.
+// A 0-d blob holding one on the op's device, for fix_gamma (a host value would be read by a
+// GPU kernel as device memory).
 struct One {
-  double value = 1.0;
-  TBlob blob(Device d) { return TBlob{&value, Shape{}, Shape{}, DType::kFloat64, d}; }
+  NDArray held;
+  TBlob blob(Device d) {
+    held = NDArray::scalar(1.0, DType::kFloat64).to(d);
+    return to_blob(held);
+  }
 };
 
 // out (keepdims over `in`, `mask` reduced) = reducer over in.

@@ -584,3 +584,16 @@ def test_embedding_on_the_gpu():
                                           output_dim=4), [w])
     with pytest.raises(IndexError, match="out of bounds"):
         npx.embedding(np.array([[10.0]], device=GPU), on_gpu(w), input_dim=10, output_dim=4)
+
+
+def test_batch_norm_fix_gamma_on_the_gpu():
+    # fix_gamma's constant 1 once lived on the host and the GPU kernel read it as device memory
+    rng = onp.random.default_rng(28)
+    x = rng.normal(size=(4, 3, 5)).astype(onp.float32)
+    g, b = onp.full((3,), 5.0, onp.float32), rng.normal(size=(3,)).astype(onp.float32)
+    outs = []
+    for device in (ndx.cpu(), GPU):
+        rm, rv = np.zeros((3,), device=device), np.ones((3,), device=device)
+        outs.append(npx.batch_norm(np.array(x, device=device), np.array(g, device=device),
+                                   np.array(b, device=device), rm, rv, fix_gamma=True).asnumpy())
+    onp.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)

@@ -37,12 +37,17 @@ def is_array_list(x):
         isinstance(v, onp.ndarray) for v in x)
 
 
+# NDX_TEST_DEVICE=gpu(0) runs the table on that device (inputs placed there; results are
+# compared with NumPy as on the CPU). Unset, everything runs on the CPU.
+DEVICE = os.environ.get("NDX_TEST_DEVICE") or None
+
+
 def to_nd(x):
     """NumPy arrays (and lists of them) -> ndx arrays; everything else as it is."""
     if isinstance(x, onp.ndarray):
-        return np.array(x)
+        return np.array(x, device=DEVICE)
     if is_array_list(x):
-        return [np.array(v) for v in x]
+        return [np.array(v, device=DEVICE) for v in x]
     return x
 
 
@@ -157,7 +162,7 @@ def test_broadcast(entry, dtype, shape_a, shape_b):
     rng = rng_for(entry.name, dtype, shape_a, shape_b)
     a = T.make_arg(shape_a, dtype, rng, entry.domains[0])
     b = T.make_arg(shape_b, dtype, rng, entry.domains[1])
-    check_against_numpy(entry, (np.array(a), np.array(b)), (a, b), {}, dtype)
+    check_against_numpy(entry, (to_nd(a), to_nd(b)), (a, b), {}, dtype)
 
 
 def _promotion_cases():
@@ -173,8 +178,8 @@ def test_promotion(entry, dtype_a, dtype_b):
     rng = rng_for(entry.name, dtype_a, dtype_b)
     a = T.make_arg((2, 3), dtype_a, rng, entry.domains[0])
     b = T.make_arg((2, 3), dtype_b, rng, entry.domains[1])
-    check_against_numpy(entry, (np.array(a), np.array(b)), (a, b), {}, dtype_a)
-    check_against_numpy(entry, (np.array(b), np.array(a)), (b, a), {}, dtype_b)
+    check_against_numpy(entry, (to_nd(a), to_nd(b)), (a, b), {}, dtype_a)
+    check_against_numpy(entry, (to_nd(b), to_nd(a)), (b, a), {}, dtype_b)
 
 
 # ---------------------------------------------------------------------- 3. non-contiguous
@@ -184,15 +189,15 @@ def view_of(x, kind):
     if kind == "T":
         if x.ndim < 2:
             return None
-        return np.array(onp.ascontiguousarray(x.T)).T
+        return np.array(onp.ascontiguousarray(x.T), device=DEVICE).T
     if x.ndim < 1:
         return None
     if kind == "step2":
         base = onp.zeros(x.shape[:-1] + (2 * x.shape[-1] + 1,), dtype=x.dtype)
         base[..., 1::2] = x
-        return np.array(base)[(slice(None),) * (x.ndim - 1) + (slice(1, None, 2),)]
+        return np.array(base, device=DEVICE)[(slice(None),) * (x.ndim - 1) + (slice(1, None, 2),)]
     if kind == "reversed":
-        return np.array(onp.ascontiguousarray(x[::-1]))[::-1]
+        return np.array(onp.ascontiguousarray(x[::-1]), device=DEVICE)[::-1]
     raise ValueError(kind)
 
 
@@ -215,7 +220,7 @@ def _view_cases():
 def test_noncontiguous(entry, dtype, sample, kind):
     def nd_view(a):
         v = view_of(a, kind)
-        return np.array(a) if v is None else v
+        return np.array(a, device=DEVICE) if v is None else v
 
     nd_args = []
     for a in sample.args:
@@ -349,7 +354,7 @@ class _OpBlock(ndx.gluon.HybridBlock):
 
 @pytest.mark.parametrize("entry,dtype,sample", list(_hybrid_cases()))
 def test_hybridized_equals_imperative(entry, dtype, sample):
-    arrays = [np.array(a) for a in arrays_in(sample.args)]
+    arrays = [np.array(a, device=DEVICE) for a in arrays_in(sample.args)]
     block = _OpBlock(entry, sample.args, sample.kwargs)
     want = block(*arrays)
     block.hybridize()
