@@ -27,6 +27,7 @@
 
 #include "kernel/cast.h"
 #include "kernel/elementwise.h"
+#include "kernel/functor_traits.h"
 #include "kernel/iterator.h"
 #include "kernel/parallel.h"
 #include "kernel/vec-inl.h"
@@ -34,22 +35,6 @@
 HWY_BEFORE_NAMESPACE();
 namespace ndx::kernel::HWY_NAMESPACE {
 
-template <class F>
-constexpr unsigned types_of() {
-  if constexpr (requires { F::kTypes; })
-    return F::kTypes;
-  else
-    return kAllTypes;
-}
-template <class C>
-constexpr unsigned category_of() {
-  if constexpr (std::is_same_v<C, bool>)
-    return kBoolTypes;
-  else if constexpr (std::is_integral_v<C>)
-    return kIntTypes;
-  else
-    return kFloatTypes;
-}
 // A functor whose float path cannot take Vec (it branches on values) sets kScalarOnly.
 template <class F>
 constexpr bool scalar_only() {
@@ -57,34 +42,6 @@ constexpr bool scalar_only() {
     return F::kScalarOnly;
   else
     return false;
-}
-
-template <class F, class C>
-constexpr int arity() {
-  if constexpr (std::is_invocable_v<const F&, C>)
-    return 1;
-  else if constexpr (std::is_invocable_v<const F&, C, C>)
-    return 2;
-  else if constexpr (std::is_invocable_v<const F&, C, C, C>)
-    return 3;
-  else if constexpr (std::is_invocable_v<const F&, C, C, C, C>)
-    return 4;
-  else if constexpr (std::is_invocable_v<const F&, C, C, C, C, C>)
-    return 5;
-  else
-    return 0;
-}
-
-template <class F, class C, size_t... I>
-auto result_of(std::index_sequence<I...>)
-    -> std::decay_t<decltype(std::declval<const F&>()((static_cast<void>(I), C())...))>;
-
-template <class F>
-HWY_INLINE F make_functor(const FunctorArgs& a) {
-  if constexpr (std::is_constructible_v<F, const FunctorArgs&>)
-    return F(a);
-  else
-    return F{};
 }
 
 // Elements per block: what one input buffer holds (8 KiB of doubles).
@@ -289,39 +246,6 @@ void elementwise_typed(const ElementwiseArgs& a) {
   } else {
     static_assert(arity<F, C>() >= 1, "a functor takes 1 to 5 arguments of the compute type");
     elementwise_run<F, C, arity<F, C>()>(a);
-  }
-}
-
-// body(C{}) for the C++ type a compute dtype runs in (float16 and bfloat16 compute as float).
-template <class Body>
-HWY_INLINE void with_compute_type(DType t, const char* where, Body body) {
-  switch (t) {
-    case DType::kBool:
-      return body(bool{});
-    case DType::kInt8:
-      return body(int8_t{});
-    case DType::kInt16:
-      return body(int16_t{});
-    case DType::kInt32:
-      return body(int32_t{});
-    case DType::kInt64:
-      return body(int64_t{});
-    case DType::kUInt8:
-      return body(uint8_t{});
-    case DType::kUInt16:
-      return body(uint16_t{});
-    case DType::kUInt32:
-      return body(uint32_t{});
-    case DType::kUInt64:
-      return body(uint64_t{});
-    case DType::kFloat16:
-    case DType::kBFloat16:
-    case DType::kFloat32:
-      return body(float{});
-    case DType::kFloat64:
-      return body(double{});
-    default:
-      unsupported_dtype(where, t);
   }
 }
 
