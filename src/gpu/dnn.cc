@@ -21,22 +21,31 @@
 namespace ndx::cuda {
 namespace {
 
-#define NDX_CUDNN_FUNCTIONS(X)                                                                   \
-  X(cudnnCreate)                                                                                 \
-  X(cudnnSetStream)                                                                              \
-  X(cudnnCreateTensorDescriptor)                                                                 \
-  X(cudnnSetTensor4dDescriptor) X(cudnnDestroyTensorDescriptor) X(cudnnCreateFilterDescriptor)   \
-      X(cudnnSetFilter4dDescriptor) X(cudnnDestroyFilterDescriptor)                              \
-          X(cudnnCreateConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor)                 \
-              X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                    \
-                  X(cudnnDestroyConvolutionDescriptor) X(cudnnGetConvolutionForwardAlgorithm_v7) \
-                      X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)      \
-                          X(cudnnGetConvolutionBackwardDataAlgorithm_v7)                         \
-                              X(cudnnGetConvolutionBackwardDataWorkspaceSize)                    \
-                                  X(cudnnConvolutionBackwardData)                                \
-                                      X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)           \
-                                          X(cudnnGetConvolutionBackwardFilterWorkspaceSize)      \
-                                              X(cudnnConvolutionBackwardFilter)
+// clang-format off (it does not settle on one layout for this list)
+#define NDX_CUDNN_FUNCTIONS(X) \
+  X(cudnnCreate) \
+  X(cudnnSetStream) \
+  X(cudnnCreateTensorDescriptor) \
+  X(cudnnSetTensor4dDescriptor) \
+  X(cudnnDestroyTensorDescriptor) \
+  X(cudnnCreateFilterDescriptor) \
+  X(cudnnSetFilter4dDescriptor) \
+  X(cudnnDestroyFilterDescriptor) \
+  X(cudnnCreateConvolutionDescriptor) \
+  X(cudnnSetConvolution2dDescriptor) \
+  X(cudnnSetConvolutionGroupCount) \
+  X(cudnnSetConvolutionMathType) \
+  X(cudnnDestroyConvolutionDescriptor) \
+  X(cudnnGetConvolutionForwardAlgorithm_v7) \
+  X(cudnnGetConvolutionForwardWorkspaceSize) \
+  X(cudnnConvolutionForward) \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7) \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize) \
+  X(cudnnConvolutionBackwardData) \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7) \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize) \
+  X(cudnnConvolutionBackwardFilter)
+// clang-format on
 
 struct Cudnn {
 #define NDX_MEMBER_(f) decltype(&::f) f = nullptr;

@@ -8,34 +8,85 @@
 #include "kernel/elementwise.h"
 #include "kernel/reduce.h"
 
-#define NDX_UNARY_FUNCTORS(X)                                                                  \
-  X(Negative)                                                                                  \
-  X(Absolute)                                                                                  \
-  X(Sign)                                                                                      \
-  X(Square)                                                                                    \
-  X(Floor)                                                                                     \
-  X(Ceil) X(LogicalNot) X(Sqrt) X(Exp) X(Log) X(Expm1) X(Log1p) X(Log2) X(Log10) X(Sin) X(Cos) \
-      X(Tanh) X(Erf)
-#define NDX_BINARY_FUNCTORS(X)                                                                \
-  X(Add)                                                                                      \
-  X(Subtract)                                                                                 \
-  X(Multiply)                                                                                 \
-  X(TrueDivide)                                                                               \
-  X(FloorDivide)                                                                              \
-  X(Mod) X(Power) X(Maximum) X(Minimum) X(Equal) X(NotEqual) X(Less) X(LessEqual) X(Greater)  \
-      X(GreaterEqual) X(ModGradB) X(PowerGradA) X(PowerGradB) X(MaximumGradA) X(MaximumGradB) \
-          X(MinimumGradA) X(MinimumGradB) X(PassGrad)
-#define NDX_NN_FUNCTORS(X)                                                                     \
-  X(Relu)                                                                                      \
-  X(Sigmoid)                                                                                   \
-  X(TanhAct)                                                                                   \
-  X(SoftRelu)                                                                                  \
-  X(LogSigmoid)                                                                                \
-  X(ExpMinus) X(DivideRows) X(LogSoftmaxOut) X(SquaredDiff) X(SqrtPlusEps) X(InvSqrtPlusEps)   \
-      X(NormalizeDiv) X(NormalizeMul) X(Momentum) X(XHatDiv) X(XHatMul) X(Product) X(NormGrad) \
-          X(ScaledProduct) X(Reciprocal) X(Plus) X(DivideBoth) X(DivideBy) X(PassWhereEqual)   \
-              X(OneIfZero) X(IsZeroCount) X(ProdGrad)
-#define NDX_REDUCERS(X) X(SumReducer) X(MeanReducer) X(ProdReducer) X(MaxReducer) X(MinReducer)
+// clang-format off (it does not settle on one layout for these lists: one entry per line)
+#define NDX_UNARY_FUNCTORS(X) \
+  X(Negative) \
+  X(Absolute) \
+  X(Sign) \
+  X(Square) \
+  X(Floor) \
+  X(Ceil) \
+  X(LogicalNot) \
+  X(Sqrt) \
+  X(Exp) \
+  X(Log) \
+  X(Expm1) \
+  X(Log1p) \
+  X(Log2) \
+  X(Log10) \
+  X(Sin) \
+  X(Cos) \
+  X(Tanh) \
+  X(Erf)
+#define NDX_BINARY_FUNCTORS(X) \
+  X(Add) \
+  X(Subtract) \
+  X(Multiply) \
+  X(TrueDivide) \
+  X(FloorDivide) \
+  X(Mod) \
+  X(Power) \
+  X(Maximum) \
+  X(Minimum) \
+  X(Equal) \
+  X(NotEqual) \
+  X(Less) \
+  X(LessEqual) \
+  X(Greater) \
+  X(GreaterEqual) \
+  X(ModGradB) \
+  X(PowerGradA) \
+  X(PowerGradB) \
+  X(MaximumGradA) \
+  X(MaximumGradB) \
+  X(MinimumGradA) \
+  X(MinimumGradB) \
+  X(PassGrad)
+#define NDX_NN_FUNCTORS(X) \
+  X(Relu) \
+  X(Sigmoid) \
+  X(TanhAct) \
+  X(SoftRelu) \
+  X(LogSigmoid) \
+  X(ExpMinus) \
+  X(DivideRows) \
+  X(LogSoftmaxOut) \
+  X(SquaredDiff) \
+  X(SqrtPlusEps) \
+  X(InvSqrtPlusEps) \
+  X(NormalizeDiv) \
+  X(NormalizeMul) \
+  X(Momentum) \
+  X(XHatDiv) \
+  X(XHatMul) \
+  X(Product) \
+  X(NormGrad) \
+  X(ScaledProduct) \
+  X(Reciprocal) \
+  X(Plus) \
+  X(DivideBoth) \
+  X(DivideBy) \
+  X(PassWhereEqual) \
+  X(OneIfZero) \
+  X(IsZeroCount) \
+  X(ProdGrad)
+#define NDX_REDUCERS(X) \
+  X(SumReducer) \
+  X(MeanReducer) \
+  X(ProdReducer) \
+  X(MaxReducer) \
+  X(MinReducer)
+// clang-format on
 
 namespace ndx::kernel::gpu {
 template <class F>
