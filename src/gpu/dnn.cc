@@ -21,7 +21,8 @@
 namespace ndx::cuda {
 namespace {
 
-// clang-format off (it does not settle on one layout for this list)
+// One entry per line, left alone: clang-format does not settle on one layout for this list.
+// clang-format off
 #define NDX_CUDNN_FUNCTIONS(X) \
   X(cudnnCreate) \
   X(cudnnSetStream) \

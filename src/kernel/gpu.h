@@ -8,7 +8,8 @@
 #include "kernel/elementwise.h"
 #include "kernel/reduce.h"
 
-// clang-format off (it does not settle on one layout for these lists: one entry per line)
+// One entry per line, left alone: clang-format does not settle on one layout for these lists.
+// clang-format off
 #define NDX_UNARY_FUNCTORS(X) \
   X(Negative) \
   X(Absolute) \
