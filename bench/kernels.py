@@ -54,10 +54,14 @@ def ndx_cases(x, y, m, s, t):
         "sigmoid": lambda: npx.sigmoid(a), "erf": lambda: npx.erf(a),
         "softmax": lambda: npx.softmax(as_), "log_softmax": lambda: npx.log_softmax(as_),
         "transpose copy": lambda: at.T.copy(), "cast f32->f16": lambda: a.astype("float16"),
+        "arcsinh": lambda: np.arcsinh(a), "arctan2": lambda: np.arctan2(a, b),
+        "logaddexp": lambda: np.logaddexp(a, b),
     }
     for fn in ("sum", "mean", "max", "argmax"):
         for axis in (None, 0, -1):
             out[f"{fn}(axis={axis})"] = lambda fn=fn, axis=axis: getattr(np, fn)(am, axis=axis)
+    for axis in (0, -1):
+        out[f"std(axis={axis})"] = lambda axis=axis: np.std(am, axis=axis)
     return out
 
 
@@ -77,6 +81,8 @@ def cases():
         "softmax": lambda: numpy_softmax(s), "log_softmax": lambda: numpy_log_softmax(s),
         "transpose copy": lambda: onp.ascontiguousarray(t.T),
         "cast f32->f16": lambda: x.astype(onp.float16),
+        "arcsinh": lambda: onp.arcsinh(x), "arctan2": lambda: onp.arctan2(x, y),
+        "logaddexp": lambda: onp.logaddexp(x, y),
     }
     theirs = {}
     if torch is not None:
@@ -88,6 +94,8 @@ def cases():
             "erf": lambda: torch.erf(tx), "softmax": lambda: torch.softmax(ts, -1),
             "log_softmax": lambda: torch.log_softmax(ts, -1),
             "transpose copy": lambda: tt.t().contiguous(), "cast f32->f16": lambda: tx.half(),
+            "arcsinh": lambda: torch.asinh(tx), "arctan2": lambda: torch.atan2(tx, ty),
+            "logaddexp": lambda: torch.logaddexp(tx, ty),
         }
     for fn in ("sum", "mean", "max", "argmax"):
         for axis in (None, 0, -1):
@@ -98,6 +106,11 @@ def cases():
                        "argmax": torch.argmax}[fn]
                 theirs[name] = (lambda tfn=tfn, axis=axis:
                                 tfn(tm) if axis is None else tfn(tm, dim=axis))
+    for axis in (0, -1):
+        name = f"std(axis={axis})"
+        refs[name] = lambda axis=axis: onp.std(m, axis=axis)
+        if torch is not None:
+            theirs[name] = lambda axis=axis: torch.std(tm, dim=axis, correction=0)
     return [(name, refs[name], ours1[name], ours2[name], theirs.get(name)) for name in ours1]
 
 

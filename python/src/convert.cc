@@ -382,7 +382,8 @@ NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) 
     a.assign(src);
     return a;
   }
-  if (PyFloat_Check(o)) {
+  // Exactly float: NumPy's float64 scalars (a float subclass) are typed, not weak (NEP 50).
+  if (PyFloat_CheckExact(o)) {
     DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kFloat) : default_float_dtype();
     return NDArray::scalar(PyFloat_AS_DOUBLE(o), t);
   }
@@ -406,6 +407,10 @@ NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) 
     throw;
   }
   Py_DECREF(arr);
+  // Python lists of floats follow np.array: the default float dtype, not NumPy's float64.
+  if ((PyList_Check(o) || PyTuple_Check(o)) && out.dtype() == DType::kFloat64 &&
+      default_float_dtype() != DType::kFloat64)
+    out = out.astype(default_float_dtype());
   return out;
 }
 
@@ -423,7 +428,7 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
   std::optional<ScalarKind> weakest_lift;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* o = objs[i];
-    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) continue;
+    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_CheckExact(o)) continue;
     out[i] = operand_from_py(o, nullptr);
     strong = strong == DType::kUnknown ? out[i].dtype() : promote_types(strong, out[i].dtype());
   }

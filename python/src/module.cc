@@ -41,16 +41,11 @@ PyObject* op_handle(PyObject*, PyObject* name) {
   NDX_PY_END(nullptr)
 }
 
-// Ops for which NumPy widens out-of-range Python ints rather than raising OverflowError.
+// Ops for which NumPy widens out-of-range Python ints rather than raising OverflowError (their
+// loops compute in a float or compare): the op's "TWidensPythonInts" attribute says so.
 bool widens_python_ints(const Op* op) {
-  static const std::vector<const Op*> ops = [] {
-    std::vector<const Op*> v;
-    for (const char* n : {"_np_equal", "_np_not_equal", "_np_less", "_np_less_equal", "_np_greater",
-                          "_np_greater_equal", "_np_true_divide"})
-      v.push_back(Op::get(n));
-    return v;
-  }();
-  return std::find(ops.begin(), ops.end(), op) != ops.end();
+  static const auto& widens = Op::attr<bool>("TWidensPythonInts");
+  return widens.get(op, false);
 }
 
 }  // namespace

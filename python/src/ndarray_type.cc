@@ -160,12 +160,18 @@ enum BinOp {
   kLe,
   kGt,
   kGe,
+  kAnd,
+  kOr,
+  kXor,
+  kLshift,
+  kRshift,
   kNumBinOps
 };
 const char* kBinOpNames[kNumBinOps] = {
-    "_np_add",  "_np_subtract",   "_np_multiply", "_np_true_divide",  "_np_floor_divide",
-    "_np_mod",  "_np_power",      "_np_matmul",   "_np_equal",        "_np_not_equal",
-    "_np_less", "_np_less_equal", "_np_greater",  "_np_greater_equal"};
+    "_np_add",        "_np_subtract",    "_np_multiply",   "_np_true_divide",   "_np_floor_divide",
+    "_np_mod",        "_np_power",       "_np_matmul",     "_np_equal",         "_np_not_equal",
+    "_np_less",       "_np_less_equal",  "_np_greater",    "_np_greater_equal", "_np_bitwise_and",
+    "_np_bitwise_or", "_np_bitwise_xor", "_np_left_shift", "_np_right_shift"};
 NodeAttrs* g_bin_attrs = nullptr;
 
 PyObject* binary(BinOp op, PyObject* a, PyObject* b) {
@@ -174,7 +180,7 @@ PyObject* binary(BinOp op, PyObject* a, PyObject* b) {
   std::vector<NDArray> xy;
   try {
     // NumPy compares and true-divides out-of-range Python ints exactly instead of overflowing.
-    bool widen = op == kDiv || op >= kEq;
+    bool widen = op == kDiv || (op >= kEq && op <= kGe);
     xy = operands_from_py(objs, 2, widen);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kTypeError) throw;
@@ -236,6 +242,16 @@ NDX_INPLACE(nb_idiv, kDiv)
 NDX_INPLACE(nb_ifloordiv, kFloorDiv)
 NDX_INPLACE(nb_imod, kMod)
 NDX_INPLACE(nb_imatmul, kMatmul)
+NDX_BIN(nb_and, kAnd)
+NDX_BIN(nb_or, kOr)
+NDX_BIN(nb_xor, kXor)
+NDX_BIN(nb_lshift, kLshift)
+NDX_BIN(nb_rshift, kRshift)
+NDX_INPLACE(nb_iand, kAnd)
+NDX_INPLACE(nb_ior, kOr)
+NDX_INPLACE(nb_ixor, kXor)
+NDX_INPLACE(nb_ilshift, kLshift)
+NDX_INPLACE(nb_irshift, kRshift)
 PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
   if (mod != Py_None) {
     PyErr_SetString(PyExc_NotImplementedError, "pow() with a modulus is not supported");
@@ -260,12 +276,7 @@ PyObject* nb_pos(PyObject* a) {
   return wrap(unwrap(a).copy());
   NDX_PY_END(nullptr)
 }
-PyObject* nb_invert(PyObject* a) {
-  if (unwrap(a).dtype() == DType::kBool) return unary("_np_logical_not", a);
-  PyErr_SetString(PyExc_NotImplementedError,
-                  "[invert] bitwise not is only supported for bool arrays");
-  return nullptr;
-}
+PyObject* nb_invert(PyObject* a) { return unary("_np_bitwise_not", a); }
 
 // Conversions of size-1 arrays to Python scalars.
 PyObject* scalar_of(const NDArray& a) {
@@ -933,6 +944,16 @@ bool init_ndarray_type(PyObject* module) {
       {Py_nb_positive, fn(nb_pos)},
       {Py_nb_absolute, fn(nb_abs)},
       {Py_nb_invert, fn(nb_invert)},
+      {Py_nb_and, fn(nb_and)},
+      {Py_nb_or, fn(nb_or)},
+      {Py_nb_xor, fn(nb_xor)},
+      {Py_nb_lshift, fn(nb_lshift)},
+      {Py_nb_rshift, fn(nb_rshift)},
+      {Py_nb_inplace_and, fn(nb_iand)},
+      {Py_nb_inplace_or, fn(nb_ior)},
+      {Py_nb_inplace_xor, fn(nb_ixor)},
+      {Py_nb_inplace_lshift, fn(nb_ilshift)},
+      {Py_nb_inplace_rshift, fn(nb_irshift)},
       {Py_nb_bool, fn(nb_bool)},
       {Py_nb_int, fn(nb_int)},
       {Py_nb_float, fn(nb_float)},

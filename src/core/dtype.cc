@@ -4,6 +4,8 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <optional>
+#include <string_view>
 
 namespace ndx {
 
@@ -79,14 +81,49 @@ const DTypeInfo& dtype_info(DType t) {
   return kInfo[i];
 }
 
-DType dtype_from_name(std::string_view name) {
+namespace {
+// NumPy's other spellings: Python / C names and the array-protocol codes ('f4', 'i8', '?').
+struct DTypeAlias {
+  std::string_view name;
+  DType type;
+};
+constexpr DTypeAlias kAliases[] = {
+    {"float", DType::kFloat64},  {"int", DType::kInt64},      {"bool_", DType::kBool},
+    {"half", DType::kFloat16},   {"single", DType::kFloat32}, {"double", DType::kFloat64},
+    {"float_", DType::kFloat64}, {"int_", DType::kInt64},     {"intp", DType::kInt64},
+    {"uint", DType::kUInt64},    {"uintp", DType::kUInt64},   {"byte", DType::kInt8},
+    {"ubyte", DType::kUInt8},    {"short", DType::kInt16},    {"ushort", DType::kUInt16},
+    {"intc", DType::kInt32},     {"uintc", DType::kUInt32},   {"long", DType::kInt64},
+    {"ulong", DType::kUInt64},   {"longlong", DType::kInt64}, {"ulonglong", DType::kUInt64},
+    {"?", DType::kBool},         {"b1", DType::kBool},        {"b", DType::kInt8},
+    {"i1", DType::kInt8},        {"B", DType::kUInt8},        {"u1", DType::kUInt8},
+    {"h", DType::kInt16},        {"i2", DType::kInt16},       {"H", DType::kUInt16},
+    {"u2", DType::kUInt16},      {"i", DType::kInt32},        {"i4", DType::kInt32},
+    {"I", DType::kUInt32},       {"u4", DType::kUInt32},      {"l", DType::kInt64},
+    {"q", DType::kInt64},        {"i8", DType::kInt64},       {"p", DType::kInt64},
+    {"L", DType::kUInt64},       {"Q", DType::kUInt64},       {"u8", DType::kUInt64},
+    {"P", DType::kUInt64},       {"e", DType::kFloat16},      {"f2", DType::kFloat16},
+    {"f", DType::kFloat32},      {"f4", DType::kFloat32},     {"d", DType::kFloat64},
+    {"f8", DType::kFloat64},
+};
+
+std::optional<DType> find_dtype(std::string_view name) {
   for (int i = 0; i < kNumDTypes; ++i)
     if (kInfo[i].name == name) return static_cast<DType>(i);
-  if (name == "float") return DType::kFloat64;
-  if (name == "int") return DType::kInt64;
-  if (name == "bool_") return DType::kBool;
-  if (name == "half") return DType::kFloat16;
-  if (name == "double") return DType::kFloat64;
+  // A byte-order mark: native ('=', '<' on this little-endian build) or not applicable ('|').
+  if (name.size() > 1 && (name[0] == '=' || name[0] == '<' || name[0] == '|'))
+    name.remove_prefix(1);
+  for (const DTypeAlias& a : kAliases)
+    if (a.name == name) return a.type;
+  return std::nullopt;
+}
+}  // namespace
+
+DType dtype_from_name(std::string_view name) {
+  if (std::optional<DType> t = find_dtype(name)) return *t;
+  if (!name.empty() && name[0] == '>')
+    type_error("[dtype] data type '", name,
+               "' is big-endian; ndx arrays are native (little-endian)");
   type_error("[dtype] data type '", name, "' not understood; expected a NumPy name such as ",
              "'float32', 'int64' or 'bool'");
 }

@@ -28,7 +28,36 @@
   X(Sin) \
   X(Cos) \
   X(Tanh) \
-  X(Erf)
+  X(Erf) \
+  X(Arcsin) \
+  X(Arccos) \
+  X(Arctan) \
+  X(Arcsinh) \
+  X(Arccosh) \
+  X(Arctanh) \
+  X(Sinh) \
+  X(Tan) \
+  X(Cosh) \
+  X(Cbrt) \
+  X(Exp2) \
+  X(Scale) \
+  X(Sinc) \
+  X(Positive) \
+  X(Reciprocal) \
+  X(Rint) \
+  X(Trunc) \
+  X(Round) \
+  X(IsNan) \
+  X(IsInf) \
+  X(IsFinite) \
+  X(IsPosInf) \
+  X(IsNegInf) \
+  X(Signbit) \
+  X(BitwiseNot) \
+  X(NanToNum) \
+  X(FrexpMantissa) \
+  X(FrexpExponent) \
+  X(ModfFraction)
 #define NDX_BINARY_FUNCTORS(X) \
   X(Add) \
   X(Subtract) \
@@ -45,6 +74,29 @@
   X(LessEqual) \
   X(Greater) \
   X(GreaterEqual) \
+  X(LogicalAnd) \
+  X(LogicalOr) \
+  X(LogicalXor) \
+  X(Arctan2) \
+  X(Hypot) \
+  X(Nextafter) \
+  X(NextafterNarrow) \
+  X(Copysign) \
+  X(Logaddexp) \
+  X(Logaddexp2) \
+  X(Heaviside) \
+  X(Ldexp) \
+  X(Fmax) \
+  X(Fmin) \
+  X(Fmod) \
+  X(Gcd) \
+  X(Lcm) \
+  X(BitwiseAnd) \
+  X(BitwiseOr) \
+  X(BitwiseXor) \
+  X(LeftShift) \
+  X(RightShift) \
+  X(Where) \
   X(ModGradB) \
   X(PowerGradA) \
   X(PowerGradB) \

@@ -256,6 +256,58 @@ HWY_INLINE Vec<T> tanh(Vec<T> x) {
   return Vec<T>(hn::Tanh(D(), x.v));
 }
 
+// The inverse trigonometric and hyperbolic functions: Highway's, with what it leaves to the
+// caller set here: NaN outside the domain and for NaN, the sign of a zero input kept, and the
+// values at the domain's ends and at infinity.
+namespace vmath {
+template <class T>
+HWY_INLINE Vec<T> finish(Vec<T> x, Vec<T> r, Mask<T> out_of_domain) {
+  r = select(x == Vec<T>(0), x, r);
+  return select(out_of_domain | is_nan(x), nan<T>(), r);
+}
+}  // namespace vmath
+template <class T>
+HWY_INLINE Vec<T> asin(Vec<T> x) {
+  return vmath::finish(x, Vec<T>(hn::Asin(typename Vec<T>::D(), x.v)), abs(x) > Vec<T>(1));
+}
+template <class T>
+HWY_INLINE Vec<T> acos(Vec<T> x) {
+  return select((abs(x) > Vec<T>(1)) | is_nan(x), vmath::nan<T>(),
+                Vec<T>(hn::Acos(typename Vec<T>::D(), x.v)));
+}
+template <class T>
+HWY_INLINE Vec<T> atan(Vec<T> x) {
+  const Vec<T> r(hn::Atan(typename Vec<T>::D(), x.v));
+  const Vec<T> half_pi(T(1.5707963267948966192));
+  return vmath::finish(x, select(is_inf(x), copysign(half_pi, x), r), x != x);
+}
+template <class T>
+HWY_INLINE Vec<T> asinh(Vec<T> x) {
+  const Vec<T> r(hn::Asinh(typename Vec<T>::D(), x.v));
+  return vmath::finish(x, select(is_inf(x), x, r), x != x);
+}
+template <class T>
+HWY_INLINE Vec<T> acosh(Vec<T> x) {
+  const Vec<T> r(hn::Acosh(typename Vec<T>::D(), x.v));
+  return select((x < Vec<T>(1)) | is_nan(x), vmath::nan<T>(),
+                select(x == vmath::inf<T>(), x, select(x == Vec<T>(1), Vec<T>(0), r)));
+}
+template <class T>
+HWY_INLINE Vec<T> atanh(Vec<T> x) {
+  const Vec<T> r(hn::Atanh(typename Vec<T>::D(), x.v));
+  return vmath::finish(x, select(abs(x) == Vec<T>(1), copysign(vmath::inf<T>(), x), r),
+                       abs(x) > Vec<T>(1));
+}
+template <class T>
+HWY_INLINE Vec<T> sinh(Vec<T> x) {
+  const Vec<T> r(hn::Sinh(typename Vec<T>::D(), x.v));
+  // Highway's reduction stops short of the largest finite results: libm for those lanes.
+  return vmath::finish(x,
+                       vmath::patch_if(x, r, (!(abs(x) < exp_overflow<T>())) & (x == x),
+                                       [](T v) { return static_cast<T>(std::sinh(v)); }),
+                       x != x);
+}
+
 // erf: float from our own polynomials (fitted offline to the exact function; within 4 ULP),
 // double through libm lane by lane.
 //   |x| < 1.25:          x * P(x^2)

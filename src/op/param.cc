@@ -125,8 +125,10 @@ DType FieldTraits<DType>::from_value(const Value& v, const FieldContext& ctx) {
 }
 DType FieldTraits<DType>::from_string(std::string_view s, const FieldContext& ctx) {
   s = trim(s);
-  for (int i = 0; i < kNumDTypes; ++i)
-    if (dtype_name(static_cast<DType>(i)) == s) return static_cast<DType>(i);
+  try {
+    return dtype_from_name(s);  // NumPy's spellings too ('f4', '<i8', 'double')
+  } catch (const Error&) {
+  }
   type_error("[", ctx.op, "] parameter '", ctx.field, "' expected a dtype name, got '", s, "'");
 }
 std::string FieldTraits<DType>::to_string(const DType& v) { return std::string(dtype_name(v)); }

@@ -33,6 +33,11 @@ enum class BinaryType {
   kBoolToInt8,     // promoted dtype; bool with bool computes in int8 (floor_divide, mod, power)
   kFloat,          // the promoted dtype made float (true_divide)
   kCompare,        // computes in the promoted dtype, output bool
+  kIntegral,       // promoted dtype of integers or bool; floats are a TypeError (bitwise_and)
+  kIntegerOnly,    // promoted dtype of integers; bool and floats are TypeErrors (gcd)
+  kShift,          // as kIntegral, bool with bool computes in int8 (left_shift)
+  kFloat64,        // always float64 (float_power)
+  kLdexp,          // x1's dtype made float; x2 must be an integer (ldexp)
 };
 
 DType compute_type(const std::string& op, BinaryType rule, DType a, DType b) {
@@ -46,6 +51,19 @@ DType compute_type(const std::string& op, BinaryType rule, DType a, DType b) {
       return t == DType::kBool ? DType::kInt8 : t;
     case BinaryType::kFloat:
       return float_result_type(t);
+    case BinaryType::kIntegral:
+    case BinaryType::kShift:
+    case BinaryType::kIntegerOnly:
+      if (is_float(t) || (rule == BinaryType::kIntegerOnly && t == DType::kBool))
+        type_error("[", op, "] takes ",
+                   rule == BinaryType::kIntegerOnly ? "integer" : "integer and boolean",
+                   " arrays, got ", a, " and ", b);
+      return rule == BinaryType::kShift && t == DType::kBool ? DType::kInt8 : t;
+    case BinaryType::kFloat64:
+      return DType::kFloat64;
+    case BinaryType::kLdexp:
+      if (is_float(b)) type_error("[", op, "] the exponent x2 must be an integer array, got ", b);
+      return float_result_type(a);
     default:
       return t;
   }
@@ -100,6 +118,10 @@ Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute
                .set_attr<TStridedInputs>("TStridedInputs", true)
                .set_attr<FCompute>("FCompute<cpu>", compute);
   if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+  // NumPy computes these in a float (or compares), so a Python int outside an integer
+  // array's range is not an OverflowError (python/src/module.cc reads this).
+  if (rule == BinaryType::kFloat || rule == BinaryType::kFloat64 || rule == BinaryType::kCompare)
+    op.set_attr<bool>("TWidensPythonInts", true);
   return op;
 }
 
@@ -261,6 +283,252 @@ FGradient composed(BinaryFormula formula) {
                   kernel::elementwise_fn(NDX_KERNEL(F), binary_compute_type<BinaryType::rule>), \
                   NDX_KERNEL(F).gpu != nullptr)
 
+kernel::ComputeTypeFn compute_of(BinaryType rule) {
+  switch (rule) {
+    case BinaryType::kCompare:
+      return binary_compute_type<BinaryType::kCompare>;
+    case BinaryType::kIntegral:
+      return binary_compute_type<BinaryType::kIntegral>;
+    case BinaryType::kShift:
+      return binary_compute_type<BinaryType::kShift>;
+    case BinaryType::kIntegerOnly:
+      return binary_compute_type<BinaryType::kIntegerOnly>;
+    default:
+      return binary_compute_type<BinaryType::kPromote>;
+  }
+}
+
+// divmod: floor_divide and mod of the same operands, two outputs.
+void register_divmod() {
+  const kernel::ElementwiseFn quotient = NDX_KERNEL(FloorDivide), remainder = NDX_KERNEL(Mod);
+  auto compute = [quotient, remainder](
+                     const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    kernel::apply(quotient, in, out[0], req[0], out[0].dtype);
+    kernel::apply(remainder, in, out[1], req[1], out[0].dtype);
+  };
+  Op& op =
+      OpRegistry::global()
+          .register_op("_np_divmod")
+          .describe("(x1 // x2, x1 % x2), elementwise with broadcasting.")
+          .set_num_inputs(2)
+          .set_num_outputs(2)
+          .add_argument("x1", "NDArray", "Dividend.")
+          .add_argument("x2", "NDArray", "Divisor (broadcast against x1).")
+          .set_attr<FInferShape>("FInferShape",
+                                 [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                                   const Shape &a = (*in)[0], &b = (*in)[1];
+                                   if (!a.is_known() || !b.is_known()) return false;
+                                   const Shape s = a == b ? a : broadcast_shapes(a, b, "divmod");
+                                   assign_shape(attrs, &(*out)[0], s, "output", 0);
+                                   assign_shape(attrs, &(*out)[1], s, "output", 1);
+                                   return true;
+                                 })
+          .set_attr<FInferType>("FInferType",
+                                [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                                  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown)
+                                    return false;
+                                  (*out)[0] = (*out)[1] = compute_type(
+                                      "divmod", BinaryType::kBoolToInt8, (*in)[0], (*in)[1]);
+                                  return true;
+                                })
+          .set_attr<TStridedInputs>("TStridedInputs", true)
+          .set_attr<FCompute>("FCompute<cpu>", compute)
+          .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+            // The quotient is piecewise constant; the remainder a - q b.
+            NodeEntry q{n, 0, 0};
+            return std::vector<NodeEntry>{
+                collapse_like(og[1], n->inputs[0]),
+                collapse_like(make_node("_np_negative", {op2("_np_multiply", og[1], q)}),
+                              n->inputs[1])};
+          });
+  if (quotient.gpu && remainder.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+}
+
+// where(condition, x, y): a ternary elementwise op. The condition is read as bool (a non-bool
+// condition is converted first, so int8 2 and float 0.5 both count as true).
+void register_where() {
+  const kernel::ElementwiseFn fn = NDX_KERNEL(Where);
+  auto compute = [fn](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    NDArray as_bool;
+    TBlob c = in[0];
+    if (c.dtype != DType::kBool) {
+      as_bool = NDArray(c.shape, DType::kBool, out[0].device);
+      kernel::copy(c, kernel::to_blob(as_bool), kWriteTo);
+      c = kernel::to_blob(as_bool);
+    }
+    kernel::apply(fn, {c, in[1], in[2]}, out[0], req[0], out[0].dtype);
+  };
+  Op& op =
+      OpRegistry::global()
+          .register_op("_np_where")
+          .describe("x where condition is true, else y, with broadcasting.")
+          .set_num_inputs(3)
+          .add_argument("condition", "NDArray", "Where to take x.")
+          .add_argument("x", "NDArray", "Values where condition is true.")
+          .add_argument("y", "NDArray", "Values where condition is false.")
+          .set_attr<FInferShape>("FInferShape",
+                                 [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                                   for (const Shape& s : *in)
+                                     if (!s.is_known()) return false;
+                                   Shape s = broadcast_shapes((*in)[0], (*in)[1], "where");
+                                   s = broadcast_shapes(s, (*in)[2], "where");
+                                   assign_shape(attrs, &(*out)[0], s, "output", 0);
+                                   return true;
+                                 })
+          .set_attr<FInferType>("FInferType",
+                                [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                                  if ((*in)[1] == DType::kUnknown || (*in)[2] == DType::kUnknown)
+                                    return false;
+                                  (*out)[0] = promote_types((*in)[1], (*in)[2]);
+                                  return true;
+                                })
+          .set_attr<TStridedInputs>("TStridedInputs", true)
+          .set_attr<FCompute>("FCompute<cpu>", compute)
+          .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+            const NodeEntry& c = n->inputs[0];
+            NodeEntry zero = make_node("_np_zeros_like", {og[0]});
+            return std::vector<NodeEntry>{
+                make_node("_np_zeros_like", {c}),
+                collapse_like(make_node("_np_where", {c, og[0], zero}), n->inputs[1]),
+                collapse_like(make_node("_np_where", {c, zero, og[0]}), n->inputs[2])};
+          });
+  if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+}
+
+// The binary ops of NumPy's ufunc set beyond the arithmetic and comparisons: rows only.
+void register_more_binary() {
+  using E = NodeEntry;
+  NDX_BINARY("_np_arctan2", Arctan2, kFloat, "The angle of (x2, x1) in radians, elementwise.")
+      .add_alias("_np_atan2")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E) {
+            E s = op2("_np_add", op2("_np_multiply", a, a), op2("_np_multiply", b, b));
+            return std::pair{
+                op2("_np_true_divide", op2("_np_multiply", g, b), s),
+                make_node("_np_negative", {op2("_np_true_divide", op2("_np_multiply", g, a), s)})};
+          }));
+  NDX_BINARY("_np_hypot", Hypot, kFloat, "sqrt(x1 ** 2 + x2 ** 2) without overflow.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E y) {
+            E gy = op2("_np_true_divide", g, y);
+            return std::pair{op2("_np_multiply", gy, a), op2("_np_multiply", gy, b)};
+          }));
+  NDX_BINARY("_np_logaddexp", Logaddexp, kFloat, "log(exp(x1) + exp(x2)) without overflow.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E y) {
+            return std::pair{
+                op2("_np_multiply", g, make_node("_np_exp", {op2("_np_subtract", a, y)})),
+                op2("_np_multiply", g, make_node("_np_exp", {op2("_np_subtract", b, y)}))};
+          }));
+  NDX_BINARY("_np_logaddexp2", Logaddexp2, kFloat, "log2(2 ** x1 + 2 ** x2) without overflow.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E y) {
+            return std::pair{
+                op2("_np_multiply", g, make_node("_np_exp2", {op2("_np_subtract", a, y)})),
+                op2("_np_multiply", g, make_node("_np_exp2", {op2("_np_subtract", b, y)}))};
+          }));
+  NDX_BINARY("_np_copysign", Copysign, kFloat, "|x1| with the sign of x2, elementwise.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E y) {
+            E s = op2("_np_multiply", make_node("_np_sign", {a}), make_node("_np_sign", {y}));
+            return std::pair{op2("_np_multiply", g, s), make_node("_np_zeros_like", {b})};
+          }));
+  // float16 / bfloat16 step in their own spacing (the engine computes them in float).
+  const FCompute next_wide =
+      kernel::elementwise_fn(NDX_KERNEL(Nextafter), binary_compute_type<BinaryType::kFloat>);
+  const kernel::ElementwiseFn narrow = NDX_KERNEL(NextafterNarrow);
+  const FCompute nextafter = [next_wide, narrow](const NodeAttrs& attrs, const OpContext& ctx,
+                                                 const std::vector<TBlob>& in,
+                                                 const std::vector<OpReqType>& req,
+                                                 const std::vector<TBlob>& out) {
+    const DType t = out[0].dtype;
+    if (t == DType::kFloat16)
+      kernel::apply(narrow, in, out[0], req[0], t, {10, -14, 65504.0});
+    else if (t == DType::kBFloat16)
+      kernel::apply(narrow, in, out[0], req[0], t, {7, -126, 3.3895313892515355e38});
+    else
+      next_wide(attrs, ctx, in, req, out);
+  };
+  register_binary("_np_nextafter", "The next float after x1 towards x2.", BinaryType::kFloat,
+                  nextafter, narrow.gpu != nullptr)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  NDX_BINARY("_np_heaviside", Heaviside, kFloat, "0 for x1 < 0, 1 for x1 > 0, x2 where x1 is 0.")
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  NDX_BINARY("_np_ldexp", Ldexp, kLdexp, "x1 * 2 ** x2 for integer exponents x2.")
+      .set_attr<FGradient>("FGradient", composed([](E g, E, E b, E) {
+                             return std::pair{op2("_np_multiply", g, make_node("_np_exp2", {b})),
+                                              make_node("_np_zeros_like", {b})};
+                           }));
+  NDX_BINARY("_np_fmax", Fmax, kPromote, "Elementwise maximum; a NaN on one side is ignored.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E) {
+            E take_a =
+                op2("_np_logical_or", op2("_np_greater_equal", a, b), make_node("_np_isnan", {b}));
+            return std::pair{op2("_np_multiply", g, take_a),
+                             op2("_np_multiply", g, make_node("_np_logical_not", {take_a}))};
+          }));
+  NDX_BINARY("_np_fmin", Fmin, kPromote, "Elementwise minimum; a NaN on one side is ignored.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E) {
+            E take_a =
+                op2("_np_logical_or", op2("_np_less_equal", a, b), make_node("_np_isnan", {b}));
+            return std::pair{op2("_np_multiply", g, take_a),
+                             op2("_np_multiply", g, make_node("_np_logical_not", {take_a}))};
+          }));
+  NDX_BINARY("_np_fmod", Fmod, kBoolToInt8, "C's remainder: the sign of x1; integer x % 0 is 0.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E) {
+            E q = make_node("_np_trunc", {op2("_np_true_divide", a, b)});
+            return std::pair{g, make_node("_np_negative", {op2("_np_multiply", g, q)})};
+          }));
+  NDX_BINARY("_np_float_power", Power, kFloat64, "x1 ** x2 computed in float64.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E y) {
+            E bm1 = op2("_np_subtract", b, make_node("_np_ones_like", {b}));
+            return std::pair{
+                op2("_np_multiply", g, op2("_np_multiply", b, op2("_np_float_power", a, bm1))),
+                op2("_np_multiply", g, op2("_np_multiply", y, make_node("_np_log", {a})))};
+          }));
+  struct Row {
+    const char* name;
+    kernel::ElementwiseFn fn;
+    BinaryType rule;
+    const char* doc;
+    const char* alias;
+  };
+  for (const Row& r : {
+           Row{"_np_logical_and", NDX_KERNEL(LogicalAnd), BinaryType::kCompare,
+               "x1 and x2 as truth values, elementwise; the output is bool.", nullptr},
+           Row{"_np_logical_or", NDX_KERNEL(LogicalOr), BinaryType::kCompare,
+               "x1 or x2 as truth values, elementwise; the output is bool.", nullptr},
+           Row{"_np_logical_xor", NDX_KERNEL(LogicalXor), BinaryType::kCompare,
+               "x1 xor x2 as truth values, elementwise; the output is bool.", nullptr},
+           Row{"_np_bitwise_and", NDX_KERNEL(BitwiseAnd), BinaryType::kIntegral,
+               "x1 & x2 for integers and bool.", nullptr},
+           Row{"_np_bitwise_or", NDX_KERNEL(BitwiseOr), BinaryType::kIntegral,
+               "x1 | x2 for integers and bool.", nullptr},
+           Row{"_np_bitwise_xor", NDX_KERNEL(BitwiseXor), BinaryType::kIntegral,
+               "x1 ^ x2 for integers and bool.", nullptr},
+           Row{"_np_left_shift", NDX_KERNEL(LeftShift), BinaryType::kShift,
+               "x1 << x2 for integers; shifts past the width give 0.", "_np_bitwise_left_shift"},
+           Row{"_np_right_shift", NDX_KERNEL(RightShift), BinaryType::kShift,
+               "x1 >> x2 for integers (arithmetic for signed types).", "_np_bitwise_right_shift"},
+           Row{"_np_gcd", NDX_KERNEL(Gcd), BinaryType::kIntegerOnly,
+               "Greatest common divisor of |x1| and |x2|.", nullptr},
+           Row{"_np_lcm", NDX_KERNEL(Lcm), BinaryType::kIntegerOnly,
+               "Least common multiple of |x1| and |x2|.", nullptr},
+       }) {
+    Op& op = register_binary(r.name, r.doc, r.rule,
+                             kernel::elementwise_fn(r.fn, compute_of(r.rule)), r.fn.gpu != nullptr);
+    op.set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+    if (r.alias) op.add_alias(r.alias);
+  }
+  register_divmod();
+  register_where();
+}
+
 [[maybe_unused]] const bool registered = [] {
   register_like_ops();
   using E = NodeEntry;
@@ -295,6 +563,7 @@ FGradient composed(BinaryFormula formula) {
   const FCompute power = power_compute(
       kernel::elementwise_fn(NDX_KERNEL(Power), binary_compute_type<BinaryType::kBoolToInt8>));
   NDX_BINARY("_np_power", Power, kBoolToInt8, "x1 ** x2, elementwise with broadcasting.")
+      .add_alias("_np_pow")
       .set_attr<FCompute>("FCompute<cpu>", power, 11)
       .set_attr<FCompute>("FCompute<gpu>", power, 11)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_power"});
@@ -316,6 +585,7 @@ FGradient composed(BinaryFormula formula) {
              "x1 >= x2, elementwise; the output is bool.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
 
+  register_more_binary();
   const bool kOnGpu = NDX_KERNEL(PassGrad).gpu != nullptr;
   register_binary_backward("_backward_mod",
                            binary_backward(NDX_KERNEL(PassGrad), NDX_KERNEL(ModGradB)), kOnGpu);

@@ -15,6 +15,11 @@ namespace ndx::kernel::HWY_NAMESPACE {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <tuple>
+
 #include "kernel/dispatch.h"
 #include "kernel/gpu.h"
 #include "ndx/graph.h"
@@ -23,11 +28,13 @@ HWY_AFTER_NAMESPACE();
 namespace ndx {
 namespace {
 enum class UnaryType {
-  kSame,        // output dtype = input dtype
-  kSameNoBool,  // as kSame, bool input is a TypeError (negative, sign)
-  kBoolToInt8,  // as kSame, bool -> int8 (square)
-  kFloat,       // ints and bool -> the default float dtype (sqrt, exp, ...)
-  kBool,        // output is bool (logical_not)
+  kSame,         // output dtype = input dtype
+  kSameNoBool,   // as kSame, bool input is a TypeError (negative, sign)
+  kBoolToInt8,   // as kSame, bool -> int8 (square)
+  kFloat,        // ints and bool -> the default float dtype (sqrt, exp, ...)
+  kBool,         // output is bool (logical_not)
+  kIntegral,     // as kSame for integers and bool; floats are a TypeError (bitwise_not)
+  kBoolToFloat,  // as kSame, bool -> the default float dtype (round)
 };
 
 DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
@@ -35,8 +42,7 @@ DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
     case UnaryType::kSame:
       return in;
     case UnaryType::kSameNoBool:
-      if (in == DType::kBool)
-        type_error("[", op, "] is not supported for boolean input; use logical_not instead");
+      if (in == DType::kBool) type_error("[", op, "] does not take boolean input");
       return in;
     case UnaryType::kBoolToInt8:
       return in == DType::kBool ? DType::kInt8 : in;
@@ -44,12 +50,17 @@ DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
       return float_result_type(in);
     case UnaryType::kBool:
       return DType::kBool;
+    case UnaryType::kBoolToFloat:
+      return in == DType::kBool ? default_float_dtype() : in;
+    case UnaryType::kIntegral:
+      if (is_float(in)) type_error("[", op, "] takes integer and boolean arrays, got ", in);
+      return in;
   }
   return in;
 }
 
-Op& register_unary(const char* name, const char* doc, UnaryType rule, kernel::ElementwiseFn fn) {
-  const FCompute compute = kernel::elementwise_fn(fn);
+Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute compute,
+                   bool on_gpu) {
   Op& op = OpRegistry::global().register_op(name);
   std::string op_name = name;
   op.describe(doc)
@@ -65,7 +76,101 @@ Op& register_unary(const char* name, const char* doc, UnaryType rule, kernel::El
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", compute);
-  if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+  if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+  return op;
+}
+Op& register_unary(const char* name, const char* doc, UnaryType rule, kernel::ElementwiseFn fn) {
+  return register_unary(name, doc, rule, kernel::elementwise_fn(fn), fn.gpu != nullptr);
+}
+
+// An FCompute running fn with functor arguments made from the op's params.
+template <class Param>
+FCompute with_args(kernel::ElementwiseFn fn,
+                   kernel::FunctorArgs (*args_of)(const Param&, DType out)) {
+  return [fn, args_of](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    kernel::apply(fn, in, out[0], req[0], out[0].dtype, args_of(attrs.get<Param>(), out[0].dtype));
+  };
+}
+// The same with fixed arguments.
+FCompute with_args(kernel::ElementwiseFn fn, kernel::FunctorArgs args) {
+  return [fn, args](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    kernel::apply(fn, in, out[0], req[0], out[0].dtype, args);
+  };
+}
+
+struct RoundParam {
+  int64_t decimals = 0;
+  static void declare(ParamDecl<RoundParam>& d) {
+    d.field("decimals", &RoundParam::decimals)
+        .set_default(int64_t{0})
+        .describe("Decimal places to round to; negative rounds to tens, hundreds, ...");
+  }
+};
+kernel::FunctorArgs round_args(const RoundParam& p, DType) {
+  const int64_t d = p.decimals < -400 ? -400 : p.decimals > 400 ? 400 : p.decimals;
+  return {static_cast<double>(d), std::pow(10.0, static_cast<double>(d < 0 ? -d : d))};
+}
+
+struct NanToNumParam {
+  double nan = 0;
+  std::optional<double> posinf, neginf;
+  static void declare(ParamDecl<NanToNumParam>& d) {
+    d.field("nan", &NanToNumParam::nan).set_default(0.0).describe("The value NaN becomes.");
+    d.field("posinf", &NanToNumParam::posinf)
+        .set_default(std::nullopt)
+        .describe("The value +inf becomes; None: the dtype's largest finite value.");
+    d.field("neginf", &NanToNumParam::neginf)
+        .set_default(std::nullopt)
+        .describe("The value -inf becomes; None: the dtype's most negative finite value.");
+  }
+};
+double largest_finite(DType t) {
+  switch (t) {
+    case DType::kFloat16:
+      return 65504.0;
+    case DType::kBFloat16:
+      return 3.3895313892515355e38;
+    case DType::kFloat32:
+      return std::numeric_limits<float>::max();
+    default:
+      return std::numeric_limits<double>::max();
+  }
+}
+// The defaults are the output dtype's largest finite values (float16 computes in float).
+kernel::FunctorArgs nan_to_num_args(const NanToNumParam& p, DType t) {
+  const double big = largest_finite(t);
+  return {p.nan, p.posinf.value_or(big), p.neginf.value_or(-big)};
+}
+
+// An op of one input and two outputs, each its own functor computing in the input's float
+// dtype (frexp, modf).
+Op& register_unary2(const char* name, const char* doc, kernel::ElementwiseFn f0,
+                    kernel::ElementwiseFn f1, DType out1_type) {
+  auto compute = [f0, f1](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    kernel::apply(f0, in, out[0], req[0], out[0].dtype);
+    kernel::apply(f1, in, out[1], req[1], out[0].dtype);
+  };
+  Op& op =
+      OpRegistry::global()
+          .register_op(name)
+          .describe(doc)
+          .set_num_inputs(1)
+          .set_num_outputs(2)
+          .add_argument("x", "NDArray", "Input array.")
+          .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 2>)
+          .set_attr<FInferType>("FInferType",
+                                [out1_type](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                                  if ((*in)[0] == DType::kUnknown) return false;
+                                  (*out)[0] = float_result_type((*in)[0]);
+                                  (*out)[1] = out1_type == DType::kUnknown ? (*out)[0] : out1_type;
+                                  return true;
+                                })
+          .set_attr<TStridedInputs>("TStridedInputs", true)
+          .set_attr<FCompute>("FCompute<cpu>", compute);
+  if (f0.gpu && f1.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
   return op;
 }
 
@@ -87,7 +192,119 @@ FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) 
   };
 }
 
+// g / sqrt(s), g / s for a node s.
+NodeEntry over_sqrt(NodeEntry g, NodeEntry s) {
+  return op2("_np_true_divide", g, op1("_np_sqrt", s));
+}
+NodeEntry one_like(NodeEntry x) { return op1("_np_ones_like", x); }
+
 #define NDX_UNARY(name, F, rule, doc) register_unary(name, doc, UnaryType::rule, NDX_ELEMENTWISE(F))
+#define NDX_GRAD(formula)                                                               \
+  set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry y) { \
+                        (void)x;                                                        \
+                        (void)y;                                                        \
+                        return formula;                                                 \
+                      }))
+
+// The unary ops of NumPy's ufunc set beyond the ones above: rows only.
+void register_more_unary() {
+  NDX_UNARY("_np_tan", Tan, kFloat, "Tangent, elementwise (radians).")
+      .NDX_GRAD(op2("_np_multiply", g, op2("_np_add", one_like(y), op1("_np_square", y))));
+  NDX_UNARY("_np_sinh", Sinh, kFloat, "Hyperbolic sine, elementwise.")
+      .NDX_GRAD(op2("_np_multiply", g, op1("_np_cosh", x)));
+  NDX_UNARY("_np_cosh", Cosh, kFloat, "Hyperbolic cosine, elementwise.")
+      .NDX_GRAD(op2("_np_multiply", g, op1("_np_sinh", x)));
+  NDX_UNARY("_np_arcsin", Arcsin, kFloat, "Inverse sine, elementwise; NaN outside [-1, 1].")
+      .add_alias("_np_asin")
+      .NDX_GRAD(over_sqrt(g, op2("_np_subtract", one_like(x), op1("_np_square", x))));
+  NDX_UNARY("_np_arccos", Arccos, kFloat, "Inverse cosine, elementwise; NaN outside [-1, 1].")
+      .add_alias("_np_acos")
+      .NDX_GRAD(op1("_np_negative",
+                    over_sqrt(g, op2("_np_subtract", one_like(x), op1("_np_square", x)))));
+  NDX_UNARY("_np_arctan", Arctan, kFloat, "Inverse tangent, elementwise.")
+      .add_alias("_np_atan")
+      .NDX_GRAD(op2("_np_true_divide", g, op2("_np_add", one_like(x), op1("_np_square", x))));
+  NDX_UNARY("_np_arcsinh", Arcsinh, kFloat, "Inverse hyperbolic sine, elementwise.")
+      .add_alias("_np_asinh")
+      .NDX_GRAD(over_sqrt(g, op2("_np_add", op1("_np_square", x), one_like(x))));
+  NDX_UNARY("_np_arccosh", Arccosh, kFloat, "Inverse hyperbolic cosine; NaN below 1.")
+      .add_alias("_np_acosh")
+      .NDX_GRAD(over_sqrt(g, op2("_np_subtract", op1("_np_square", x), one_like(x))));
+  NDX_UNARY("_np_arctanh", Arctanh, kFloat, "Inverse hyperbolic tangent; NaN outside [-1, 1].")
+      .add_alias("_np_atanh")
+      .NDX_GRAD(op2("_np_true_divide", g, op2("_np_subtract", one_like(x), op1("_np_square", x))));
+  NDX_UNARY("_np_exp2", Exp2, kFloat, "2 ** x, elementwise.")
+      .NDX_GRAD(op2("_np_multiply", g, scaled(y, "0.69314718055994531")));
+  NDX_UNARY("_np_cbrt", Cbrt, kFloat, "Cube root, elementwise (negative for negative x).")
+      .NDX_GRAD(op2("_np_true_divide", g, scaled(op1("_np_square", y), "3")));
+  NDX_UNARY("_np_sinc", Sinc, kFloat, "sin(pi x) / (pi x), elementwise; 1 at 0.")
+      // (cos(pi x) - sinc(x)) / x, 0 at x = 0 (the denominator there is 1).
+      .NDX_GRAD(op2("_np_multiply", g,
+                    op2("_np_true_divide",
+                        op2("_np_subtract", op1("_np_cos", scaled(x, "3.1415926535897932")), y),
+                        op2("_np_add", x, op2("_np_equal", x, op1("_np_zeros_like", x))))));
+  NDX_UNARY("_np_positive", Positive, kSameNoBool, "+x: a copy of x, elementwise.")
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseNone{"_np_positive"});
+  NDX_UNARY("_np_reciprocal", Reciprocal, kBoolToInt8,
+            "1 / x, elementwise; integers divide as integers (1 / 0 gives 0).")
+      .NDX_GRAD(op1("_np_negative", op2("_np_multiply", g, op1("_np_square", y))));
+  NDX_UNARY("_np_fabs", Absolute, kFloat, "Absolute value as a float, elementwise.")
+      .NDX_GRAD(op2("_np_multiply", g, op1("_np_sign", x)));
+  NDX_UNARY("_np_rint", Rint, kFloat, "Round to the nearest integer, halves to even.")
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  NDX_UNARY("_np_trunc", Trunc, kSame, "Round towards zero; integers are returned unchanged.")
+      .add_alias("_np_fix")
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  const double kPi = 3.14159265358979323846;
+  register_unary("_np_deg2rad", "Degrees to radians, elementwise.", UnaryType::kFloat,
+                 with_args(NDX_ELEMENTWISE(Scale), {kPi / 180}), NDX_ELEMENTWISE(Scale).gpu)
+      .add_alias("_np_radians")
+      .NDX_GRAD(scaled(g, "0.017453292519943295"));
+  register_unary("_np_rad2deg", "Radians to degrees, elementwise.", UnaryType::kFloat,
+                 with_args(NDX_ELEMENTWISE(Scale), {180 / kPi}), NDX_ELEMENTWISE(Scale).gpu)
+      .add_alias("_np_degrees")
+      .NDX_GRAD(scaled(g, "57.295779513082321"));
+  register_unary("_np_round", "Round to the given number of decimals, halves to even.",
+                 UnaryType::kBoolToFloat, with_args<RoundParam>(NDX_ELEMENTWISE(Round), round_args),
+                 NDX_ELEMENTWISE(Round).gpu)
+      .set_params<RoundParam>()
+      .add_alias("_np_around")
+      .add_alias("_np_round_")
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  register_unary("_npi_nan_to_num", "NaN and infinities replaced by finite numbers.",
+                 UnaryType::kSame,
+                 with_args<NanToNumParam>(NDX_ELEMENTWISE(NanToNum), nan_to_num_args),
+                 NDX_ELEMENTWISE(NanToNum).gpu)
+      .set_params<NanToNumParam>()
+      .NDX_GRAD(op2("_np_multiply", g, op1("_np_isfinite", x)));
+  for (auto [name, fn, doc] :
+       {std::tuple{"_np_isnan", NDX_ELEMENTWISE(IsNan), "Whether x is NaN, elementwise."},
+        std::tuple{"_np_isinf", NDX_ELEMENTWISE(IsInf), "Whether x is +inf or -inf."},
+        std::tuple{"_np_isfinite", NDX_ELEMENTWISE(IsFinite), "Whether x is finite."},
+        std::tuple{"_np_isposinf", NDX_ELEMENTWISE(IsPosInf), "Whether x is +inf."},
+        std::tuple{"_np_isneginf", NDX_ELEMENTWISE(IsNegInf), "Whether x is -inf."},
+        std::tuple{"_np_signbit", NDX_ELEMENTWISE(Signbit),
+                   "Whether the sign bit is set (true for -0.0 and negative numbers)."}})
+    register_unary(name, doc, UnaryType::kBool, fn)
+        .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  NDX_UNARY("_np_bitwise_not", BitwiseNot, kIntegral, "~x for integers; logical not for bool.")
+      .add_alias("_np_invert")
+      .add_alias("_np_bitwise_invert")
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  register_unary2("_np_frexp", "Mantissa in [0.5, 1) and the exponent of 2: x = m * 2 ** e.",
+                  NDX_ELEMENTWISE(FrexpMantissa), NDX_ELEMENTWISE(FrexpExponent), DType::kInt32)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        // dm/dx = 2 ** -e
+        NodeEntry e{n, 1, 0};
+        return std::vector<NodeEntry>{
+            op2("_np_multiply", og[0], op1("_np_exp2", op1("_np_negative", e)))};
+      });
+  register_unary2("_np_modf", "Fractional and integral parts, both with the sign of x.",
+                  NDX_ELEMENTWISE(ModfFraction), NDX_ELEMENTWISE(Trunc), DType::kUnknown)
+      .set_attr<FGradient>("FGradient", [](const NodePtr&, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{og[0]};
+      });
+}
 
 [[maybe_unused]] const bool registered = [] {
   NDX_UNARY("_np_negative", Negative, kSameNoBool, "Numerical negative, elementwise.")
@@ -161,6 +378,7 @@ FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) 
                 make_node("_np_full_like", {x}, {{"fill_value", "1.1283791670955126"}});
             return op2("_np_multiply", g, op2("_np_multiply", two_over_sqrt_pi, e));
           }));
+  register_more_unary();
   return true;
 }();
 

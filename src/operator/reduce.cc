@@ -386,6 +386,84 @@ void backward_minmax_compute(const NodeAttrs& attrs, const OpContext&, const std
   kernel::apply(NDX_ELEMENTWISE(PassWhereEqual), {g, in[1], y}, out[0], req[0], out[0].dtype);
 }
 
+struct LogicalReduceParam {  // all, any, count_nonzero
+  std::optional<Shape> axis;
+  bool keepdims = false;
+  static void declare(ParamDecl<LogicalReduceParam>& d) {
+    d.field("axis", &LogicalReduceParam::axis)
+        .set_default(std::nullopt)
+        .describe("Axis or axes to reduce over; None reduces over all axes.");
+    d.field("keepdims", &LogicalReduceParam::keepdims)
+        .set_default(false)
+        .describe("Keep the reduced axes as dimensions of size one.");
+  }
+};
+
+enum class Logical { kAll, kAny, kCountNonzero };
+
+// all is the product over the input read as bool (and), any the sum (or); count_nonzero sums
+// the input read as bool in int64. The engine casts the input a block at a time, and a cast
+// to bool is NumPy's truth value (NaN is true).
+template <Logical kind>
+void logical_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<LogicalReduceParam>();
+  auto mask = reduce_mask(op_name(attrs), p.axis, in[0].ndim(), true);
+  if (kind == Logical::kCountNonzero) {
+    NDArray truth(in[0].shape, DType::kBool, out[0].device);
+    kernel::copy(in[0], kernel::to_blob(truth), kWriteTo);
+    run_reduce(NDX_REDUCER(SumReducer), kernel::to_blob(truth), out[0], req[0], mask, DType::kInt64,
+               std::nullopt);
+    return;
+  }
+  run_reduce(kind == Logical::kAll ? NDX_REDUCER(ProdReducer) : NDX_REDUCER(SumReducer), in[0],
+             out[0], req[0], mask, DType::kBool, std::nullopt);
+}
+
+bool logical_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const auto& p = attrs.get<LogicalReduceParam>();
+  auto mask = reduce_mask(op_name(attrs), p.axis, (*in)[0].ndim(), true);
+  assign_shape(attrs, &(*out)[0], reduced_shape((*in)[0], mask, p.keepdims), "output", 0);
+  return true;
+}
+
+template <DType kOut>
+bool fixed_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  assign_type(attrs, &(*out)[0], kOut, "output", 0);
+  return true;
+}
+
+void register_logical_reductions() {
+  struct Row {
+    const char* name;
+    const char* doc;
+    FCompute compute;
+    FInferType type;
+  };
+  for (const Row& r : {
+           Row{"_np_all", "Whether every element (along the axes) is true.",
+               logical_compute<Logical::kAll>, fixed_type<DType::kBool>},
+           Row{"_np_any", "Whether any element (along the axes) is true.",
+               logical_compute<Logical::kAny>, fixed_type<DType::kBool>},
+           Row{"_np_count_nonzero", "The number of nonzero elements (along the axes), as int64.",
+               logical_compute<Logical::kCountNonzero>, fixed_type<DType::kInt64>},
+       })
+    OpRegistry::global()
+        .register_op(r.name)
+        .describe(r.doc)
+        .set_num_inputs(1)
+        .add_argument("a", "NDArray", "Input array.")
+        .set_params<LogicalReduceParam>()
+        .set_attr<FInferShape>("FInferShape", logical_shape)
+        .set_attr<FInferType>("FInferType", r.type)
+        .set_attr<TStridedInputs>("TStridedInputs", true)
+        .set_attr<FCompute>("FCompute<cpu>", r.compute)
+        .set_attr<FCompute>("FCompute<gpu>", r.compute)
+        .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+}
+
 // ---- registration ----
 Op& register_sum_like(const char* name, const char* doc, FInferShape shape, FInferType type,
                       FCompute compute) {
@@ -491,6 +569,7 @@ void register_backward(const char* name, const char* doc, uint32_t num_inputs, F
                                  backward_minmax_compute);
   register_backward<MinMaxParam>("_backward_min", "Backward of min: (ograd, data, out) -> grad.", 3,
                                  backward_minmax_compute);
+  register_logical_reductions();
   return true;
 }();
 

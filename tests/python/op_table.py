@@ -98,6 +98,10 @@ class OpEntry:
     error_inputs: Callable[[], list] = list
     # Compare values only where both sides are finite (for nan/inf corner cases).
     equal_nan: bool = True
+    # Binary ops: the dtypes the mixed-dtype promotion pairs are drawn from (None: every pair),
+    # and whether the same-dtype broadcasting pairs apply (not for ldexp's (float, int) inputs).
+    promotion_dtypes: tuple | None = None
+    broadcast_pairs: bool = True
 
 
 def alias(entry, name, op, ref, grad_op=None):
@@ -155,8 +159,9 @@ def unary_samples(special=()):
     return make
 
 
-def binary_samples(extra=None):
-    """Same-shape pairs over ELEMWISE_SHAPES and weak Python scalars on either side."""
+def binary_samples(extra=None, pyfloat=True):
+    """Same-shape pairs over ELEMWISE_SHAPES and weak Python scalars on either side (no Python
+    float for ops that take integers only)."""
     def make(dtype, rng, domains):
         da, db = domains
         out = [Sample((make_arg(s, dtype, rng, da), make_arg(s, dtype, rng, db)), name=f"shape{s}")
@@ -165,7 +170,8 @@ def binary_samples(extra=None):
         y = make_arg((3, 4), dtype, rng, db)
         out.append(Sample((x, 2), name="array-pyint"))
         out.append(Sample((3, y), name="pyint-array"))
-        out.append(Sample((x, 2.5), name="array-pyfloat"))
+        if pyfloat:
+            out.append(Sample((x, 2.5), name="array-pyfloat"))
         out.append(Sample((make_arg((), dtype, rng, da), 2), name="0d-pyint"))
         if extra is not None:
             out.extend(extra(dtype, rng))
@@ -499,7 +505,7 @@ def _power_samples(dtype, rng):
     return out
 
 
-add(OpEntry(
+power = add(OpEntry(
     "power", np.power, onp.power, "binary", ALL_DTYPES, binary_samples(_power_samples),
     domains=(Domain(0, 3), Domain(0, 3)), differentiable=True, grad_op="_np_power",
     grad_samples=binary_grad(Domain(0.5, 2), Domain(-2, 2)),
@@ -537,6 +543,271 @@ for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_eq
                 binary_samples(_comparison_extra), domains=(SMALL, SMALL),
                 error_inputs=binary_errors(out_of_range_scalar=False)))
 
+add(alias(power, "pow", np.pow, onp.pow, "_np_pow"))
+
+# NumPy's other ufuncs (issue 11) ------------------------------------------------------------
+def _float_unary(name, domain=Domain(), special=(), grad_domain=None, grad_samples=None,
+                 aliases=(), dtypes=ALL_DTYPES, tols=None):
+    """A float-valued unary ufunc (ints and bool compute in float32) and its aliases."""
+    entry = add(OpEntry(
+        name, getattr(np, name), getattr(onp, name), "unary", dtypes,
+        unary_samples(SPECIAL + tuple(special)), domains=(domain,),
+        tols=dict(tols or ELEMWISE_TOLS),
+        differentiable=grad_domain is not None or grad_samples is not None,
+        grad_op="_np_" + name,
+        grad_samples=grad_samples or (unary_grad(grad_domain) if grad_domain else None)))
+    for a in aliases:
+        add(alias(entry, a, getattr(np, a), getattr(onp, a, getattr(onp, name)), "_np_" + a))
+    return entry
+
+
+_float_unary("tan", Domain(-1.5, 1.5), (onp.pi / 2, 100.0), Domain(-1, 1))
+_float_unary("sinh", Domain(-5, 5), (89.0, 89.5, -100.0, 1e-8), Domain(-2, 2))
+_float_unary("cosh", Domain(-5, 5), (89.0, 89.5, -100.0), Domain(-2, 2))
+_float_unary("arcsin", Domain(-1, 1), (1.0, -1.0, 2.0, 1e-8), Domain(-0.8, 0.8), aliases=("asin",))
+_float_unary("arccos", Domain(-1, 1), (1.0, -1.0, 2.0), Domain(-0.8, 0.8), aliases=("acos",))
+_float_unary("arctan", Domain(), (1e30, -1e30, 1e-8), Domain(-2, 2), aliases=("atan",))
+_float_unary("arcsinh", Domain(), (1e30, -1e30, 1e-8), Domain(-2, 2), aliases=("asinh",))
+_float_unary("arccosh", Domain(1, 10), (1.0, 0.9, 1e30), Domain(1.5, 4), aliases=("acosh",))
+_float_unary("arctanh", Domain(-0.99, 0.99), (1.0, -1.0, 2.0, 1e-8), Domain(-0.8, 0.8),
+             aliases=("atanh",))
+_float_unary("exp2", Domain(-3, 3), (-200.0, 200.0, 128.0, -149.0), Domain(-2, 2))
+_float_unary("cbrt", Domain(), (-8.0, 27.0, 1e-30),
+             grad_samples=lambda rng: [GradSample((away_from_zero(rng, (2, 3), 0.5),), {},
+                                                  "away-from-0")])
+_float_unary("sinc", Domain(), (1.0, -2.0, 1e-8), Domain(-2, 2))
+_float_unary("fabs", Domain(), (),
+             grad_samples=lambda rng: [GradSample((away_from_zero(rng, (2, 3)),), {},
+                                                  "away-from-0")])
+_float_unary("rint", Domain(), (1.5, -0.5, 2.5 + 2**22),
+             grad_samples=lambda rng: [GradSample((away_from_integers(rng, (2, 3)),), {},
+                                                  "non-integer")])
+_float_unary("deg2rad", Domain(-360, 360), (180.0,), Domain(-2, 2), aliases=("radians",))
+_float_unary("rad2deg", Domain(), (onp.pi,), Domain(-2, 2), aliases=("degrees",))
+trunc = add(OpEntry(
+    "trunc", np.trunc, onp.trunc, "unary", ALL_DTYPES, unary_samples(SPECIAL + (-0.5, 3.0)),
+    differentiable=True, grad_op="_np_trunc",
+    grad_samples=lambda rng: [GradSample((away_from_integers(rng, (2, 3)),), {}, "non-integer")]))
+add(alias(trunc, "fix", np.fix, onp.fix, "_np_fix"))
+add(OpEntry(
+    "positive", np.positive, onp.positive, "unary", NUMERIC, unary_samples(SPECIAL),
+    differentiable=True, grad_op="_np_positive", grad_samples=unary_grad(Domain(-2, 2)),
+    error_inputs=bool_unary_error("positive")))
+add(OpEntry(
+    "reciprocal", np.reciprocal, onp.reciprocal, "unary", ALL_DTYPES, unary_samples(SPECIAL),
+    domains=(Domain(-5, 5, nonzero=True),), differentiable=True, grad_op="_np_reciprocal",
+    grad_samples=lambda rng: [GradSample((away_from_zero(rng, (2, 3), 0.5),), {},
+                                         "away-from-0")]))
+for _name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "unary", ALL_DTYPES,
+                unary_samples(SPECIAL + (1e30, -1e-30))))
+
+
+def _int_only_unary_error(name):
+    return lambda: [ErrorInput((onp.array([1.5, 2.0]),), {}, TypeError, "float-input",
+                               TypeError)]
+
+
+bitwise_not = add(OpEntry(
+    "bitwise_not", np.bitwise_not, onp.bitwise_not, "unary", BOOL + INTS, unary_samples(),
+    domains=(Domain(-100, 100),), error_inputs=_int_only_unary_error("bitwise_not")))
+add(alias(bitwise_not, "invert", np.invert, onp.invert, "_np_invert"))
+add(alias(bitwise_not, "bitwise_invert", np.bitwise_invert, onp.bitwise_invert,
+          "_np_bitwise_invert"))
+
+
+def _round_samples(dtype, rng, domains):
+    out = unary_samples(SPECIAL + (0.5, 1.5, -2.5, 0.125))(dtype, rng, (Domain(-500, 500),))
+    x = make_arg((3, 4), dtype, rng, Domain(-500, 500))
+    # NumPy rejects bool with decimals and scales float16 by 10**5 in float16 (inf).
+    for d in (1, 2, -1, -2) + ((-5,) if dtype != "float16" else ()):
+        if dtype != "bool":
+            out.append(Sample((x,), {"decimals": d}, f"decimals={d}"))
+    if onp.dtype(dtype).kind in "iu":  # halves of the rounding unit go to even
+        h = onp.array([15, 25, 5, 0, 35, 45] + ([-15, -25] if onp.dtype(dtype).kind == "i" else []),
+                      dtype=dtype)
+        out.append(Sample((h,), {"decimals": -1}, "int-halves"))
+    return out
+
+
+round_entry = add(OpEntry(
+    "round", np.round, onp.round, "unary", ALL_DTYPES, _round_samples,
+    differentiable=True, grad_op="_np_round",
+    grad_samples=lambda rng: [GradSample((away_from_integers(rng, (2, 3)),), {}, "non-integer")]))
+add(alias(round_entry, "around", np.around, onp.around, "_np_around"))
+add(alias(round_entry, "round_", np.round_, onp.round, "_np_round_"))
+
+
+def _nan_to_num_samples(dtype, rng, domains):
+    out = unary_samples(SPECIAL)(dtype, rng, domains)
+    if is_float(dtype):
+        x = onp.array([onp.nan, onp.inf, -onp.inf, 1.5, -0.0], dtype=dtype)
+        out += [Sample((x,), {"nan": 7.0}, "nan=7"),
+                Sample((x,), {"posinf": 9.0, "neginf": -9.0}, "posinf-neginf"),
+                Sample((x,), {"copy": False}, "copy=False")]
+    return out
+
+
+add(OpEntry(
+    "nan_to_num", np.nan_to_num, onp.nan_to_num, "unary", ALL_DTYPES, _nan_to_num_samples,
+    differentiable=True, grad_op="_npi_nan_to_num", grad_samples=unary_grad(Domain(-2, 2))))
+add(OpEntry(
+    "frexp", np.frexp, onp.frexp, "unary", ALL_DTYPES,
+    unary_samples(SPECIAL + (1e-40, 1e30, 3.0, -0.75))))
+add(OpEntry(
+    "modf", np.modf, onp.modf, "unary", ALL_DTYPES, unary_samples(SPECIAL + (-2.0, 3.75))))
+
+
+def _float_binary(name, da=D, db=D, extra=_nan_pair, grad=None, aliases=(), differentiable=True):
+    entry = add(OpEntry(
+        name, getattr(np, name), getattr(onp, name), "binary", ALL_DTYPES,
+        binary_samples(extra), domains=(da, db), differentiable=differentiable,
+        grad_op="_np_" + name, grad_samples=grad or binary_grad(da, db),
+        error_inputs=binary_errors(out_of_range_scalar=False)))
+    for a in aliases:
+        add(alias(entry, a, getattr(np, a), getattr(onp, a), "_np_" + a))
+
+
+def _atan2_corners(dtype, rng):
+    if not is_float(dtype):
+        return []
+    a = onp.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, onp.inf, onp.inf, -onp.inf], dtype=dtype)
+    b = onp.array([0.0, 0.0, -0.0, -0.0, 0.0, -0.0, onp.inf, -onp.inf, 1.0], dtype=dtype)
+    return _nan_pair(dtype, rng) + [Sample((a, b), name="signed-zeros-infs")]
+
+
+_float_binary("arctan2", extra=_atan2_corners, aliases=("atan2",),
+              grad=binary_grad(Domain(0.5, 2), Domain(0.5, 2)))
+_float_binary("hypot", grad=binary_grad(Domain(0.5, 2), Domain(-2, -0.5)))
+_float_binary("logaddexp", extra=lambda dt, rng: _nan_pair(dt, rng) + _equal_infs(dt),
+              grad=binary_grad(Domain(-2, 2), Domain(-2, 2)))
+_float_binary("logaddexp2", extra=lambda dt, rng: _nan_pair(dt, rng) + _equal_infs(dt),
+              grad=binary_grad(Domain(-2, 2), Domain(-2, 2)))
+_float_binary("copysign", extra=_atan2_corners,
+              grad=binary_grad(Domain(0.5, 2), Domain(-2, 2)))
+_float_binary("nextafter", extra=_atan2_corners, differentiable=False)
+_float_binary("heaviside", da=SMALL, extra=_atan2_corners, differentiable=False)
+
+
+def _equal_infs(dtype):
+    if not is_float(dtype):
+        return []
+    a = onp.array([onp.inf, -onp.inf, 3.0, -onp.inf], dtype=dtype)
+    return [Sample((a, a.copy()), name="equal-operands")]
+
+
+for _name in ("fmax", "fmin"):
+    add(OpEntry(
+        _name, getattr(np, _name), getattr(onp, _name), "binary", ALL_DTYPES,
+        binary_samples(_nan_pair), domains=(D, D), differentiable=True, grad_op="_np_" + _name,
+        grad_samples=distinct_pair_grad, error_inputs=binary_errors()))
+add(OpEntry(
+    "fmod", np.fmod, onp.fmod, "binary", ALL_DTYPES,
+    binary_samples(lambda dt, rng: _div_by_zero(dt, rng) + _signed_mod_pairs(dt, rng)),
+    domains=(D, NZ), differentiable=True, grad_op="_np_fmod", grad_samples=mod_grad,
+    error_inputs=binary_errors()))
+add(OpEntry(
+    "float_power", np.float_power, onp.float_power, "binary", ALL_DTYPES,
+    binary_samples(_power_samples), domains=(Domain(0, 3), Domain(0, 3)),
+    expected_dtype=lambda np_dt, arrays, kwargs, dt: onp.dtype("float64"),
+    differentiable=True, grad_op="_np_float_power",
+    grad_samples=binary_grad(Domain(0.5, 2), Domain(-2, 2)),
+    error_inputs=binary_errors(out_of_range_scalar=False)))
+
+
+def _ldexp_samples(dtype, rng, domains):
+    out = []
+    for s in ELEMWISE_SHAPES:
+        out.append(Sample((make_arg(s, dtype, rng), make_arg(s, "int32", rng, Domain(-10, 10))),
+                          name=f"shape{s}"))
+    x = make_arg((3, 4), dtype, rng)
+    out.append(Sample((x, 3), name="array-pyint"))
+    out.append(Sample((x, onp.array([-200, 200, 1000], dtype="int64")[:, None]),
+                      name="int64-exponent-broadcast"))
+    if is_float(dtype):
+        out.append(Sample((onp.array([onp.inf, -onp.inf, onp.nan, -0.0], dtype=dtype),
+                           onp.array([1, 2, 3, 4], dtype="int16")), name="special"))
+    return out
+
+
+# (Its gradient needs an integer exponent: test_ufuncs.py checks it.)
+add(OpEntry(
+    "ldexp", np.ldexp, onp.ldexp, "binary", FLOATS, _ldexp_samples, domains=(D, D),
+    promotion_dtypes=(), broadcast_pairs=False,
+    error_inputs=lambda: [ErrorInput((_f((2,)), _f((2,))), {}, TypeError, "float-exponent",
+                                     TypeError)]))
+
+
+def _int_binary_errors(bool_ok):
+    def make():
+        out = [ErrorInput((_f((2,)), onp.array([1, 2])), {}, TypeError, "float-int", TypeError),
+               ErrorInput((onp.array([1, 2]), 1.5), {}, TypeError, "int-pyfloat", TypeError)]
+        if not bool_ok:
+            out.append(ErrorInput((onp.array([True]), onp.array([False])), {}, TypeError,
+                                  "bool-bool", TypeError))
+        return out
+    return make
+
+
+def _shift_counts(dtype, rng):
+    if onp.dtype(dtype).kind not in "iu":
+        return []
+    a = onp.array([1, 3, 5, 1, 7, 2], dtype=dtype)
+    width = onp.dtype(dtype).itemsize * 8
+    b = onp.array([0, 1, width - 2, width, width + 3, 70], dtype=dtype)
+    out = [Sample((a, b), name="counts-past-width")]
+    if onp.dtype(dtype).kind == "i":
+        out.append(Sample((-a, b), name="negative-past-width"))
+    return out
+
+
+for _name, _dtypes, _bool_ok, _extra, _aliases in (
+        ("bitwise_and", BOOL + INTS, True, None, ()),
+        ("bitwise_or", BOOL + INTS, True, None, ()),
+        ("bitwise_xor", BOOL + INTS, True, None, ()),
+        ("left_shift", BOOL + INTS, True, _shift_counts, ("bitwise_left_shift",)),
+        ("right_shift", BOOL + INTS, True, _shift_counts, ("bitwise_right_shift",)),
+        ("gcd", INTS, False, None, ()),
+        ("lcm", INTS, False, None, ())):
+    _e = add(OpEntry(
+        _name, getattr(np, _name), getattr(onp, _name), "binary", _dtypes,
+        binary_samples(_extra, pyfloat=False),
+        domains=(Domain(-20, 20), Domain(0, 6) if "shift" in _name else Domain(-20, 20)),
+        promotion_dtypes=_dtypes, error_inputs=_int_binary_errors(_bool_ok)))
+    for _a in _aliases:
+        add(alias(_e, _a, getattr(np, _a), getattr(onp, _a), "_np_" + _a))
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "binary", ALL_DTYPES,
+                binary_samples(_nan_pair), domains=(SMALL, SMALL),
+                error_inputs=binary_errors(out_of_range_scalar=False)))
+add(OpEntry(
+    "divmod", np.divmod, onp.divmod, "binary", ALL_DTYPES,
+    binary_samples(lambda dt, rng: _div_by_zero(dt, rng) + _signed_mod_pairs(dt, rng)),
+    domains=(D, NZ), error_inputs=binary_errors()))
+
+for _name in ("real", "imag", "conj", "conjugate"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "unary", ALL_DTYPES,
+                unary_samples(SPECIAL)))
+
+
+def _clip_samples(dtype, rng, domains):
+    lo = 0 if dtype == "uint8" else -2
+    out = []
+    for s in ELEMWISE_SHAPES:
+        out.append(Sample((make_arg(s, dtype, rng), lo, 3), name=f"shape{s}"))
+    x = make_arg((3, 4), dtype, rng)
+    out += [Sample((x, None, 1), name="max-only"), Sample((x, 0, None), name="min-only"),
+            Sample((x, 3, lo), name="min-above-max"),
+            Sample((x, make_arg((4,), dtype, rng), make_arg((3, 1), dtype, rng, Domain(4, 6))),
+                   name="array-bounds")]
+    if is_float(dtype):
+        out.append(Sample((onp.array([onp.nan, onp.inf, -onp.inf, 0.5], dtype=dtype), 0, 1),
+                          name="special"))
+    return out
+
+
+add(OpEntry("clip", np.clip, onp.clip, "unary", NUMERIC, _clip_samples))
+
 # Reductions -------------------------------------------------------------------------------
 add(OpEntry(
     "sum", np.sum, onp.sum, "reduction", ALL_DTYPES,
@@ -568,6 +839,98 @@ for _name in ("argmax", "argmin"):
         _name, getattr(np, _name), getattr(onp, _name), "reduction", ALL_DTYPES,
         lambda dt, rng, doms: reduction_samples(axis_tuple=False)(dt, rng, doms, empty_axes=()),
         error_inputs=reduction_errors(allow_tuple=False, empty_error=True)))
+
+for _name in ("all", "any", "count_nonzero"):
+    add(OpEntry(
+        _name, getattr(np, _name), getattr(onp, _name), "reduction", ALL_DTYPES,
+        reduction_samples(domain=Domain(-1, 1)), error_inputs=reduction_errors()))
+
+
+def _ddof_samples(dtype_kwarg=(), domain=Domain()):
+    def make(dtype, rng, domains, empty_axes=()):
+        out = reduction_samples(dtype_kwarg=dtype_kwarg, domain=domain)(dtype, rng, domains,
+                                                                        empty_axes)
+        x = make_arg((3, 4), dtype, rng, domain)
+        out += [Sample((x,), {"ddof": 1}, "ddof=1"), Sample((x,), {"axis": 0, "ddof": 2},
+                                                             "axis=0-ddof=2")]
+        return out
+    return make
+
+
+# Composites of ops (python/ndx/numpy/_composites.py); their gradients come from the ops
+# they are made of (test_ufuncs.py checks them through autograd).
+# float32: the deviations are summed in another order than NumPy's (within 1e-4).
+VAR_TOLS = dict(ACCUM_TOLS, float32=(1e-4, 1e-5))
+# (NumPy's nanvar with dtype=float64 stores float32 input's deviations in float32; ndx keeps
+# them in float64, so dtype= is compared for var and std only.)
+for _name in ("var", "std", "nanvar", "nanstd"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "reduction", NUMERIC,
+                _ddof_samples(dtype_kwarg=() if _name.startswith("nan") else ("float64",)),
+                tols=VAR_TOLS,
+                error_inputs=reduction_errors()))
+for _name in ("ptp", "nanmax", "nanmin"):
+    add(OpEntry(
+        _name, getattr(np, _name), getattr(onp, _name), "reduction", NUMERIC,
+        lambda dt, rng, doms: reduction_samples()(dt, rng, doms, empty_axes=()),
+        error_inputs=reduction_errors(empty_error=True)))
+for _name in ("nansum", "nanprod", "nanmean"):
+    add(OpEntry(
+        _name, getattr(np, _name), getattr(onp, _name), "reduction", NUMERIC,
+        reduction_samples(domain=Domain(-1.5, 1.5)), tols=dict(ACCUM_TOLS),
+        error_inputs=reduction_errors()))
+for _name in ("nanargmax", "nanargmin"):
+    add(OpEntry(
+        _name, getattr(np, _name), getattr(onp, _name), "reduction", NUMERIC,
+        lambda dt, rng, doms: reduction_samples(axis_tuple=False)(dt, rng, doms, empty_axes=()),
+        error_inputs=reduction_errors(allow_tuple=False, empty_error=True)))
+
+
+def _average_samples(dtype, rng, domains):
+    # NumPy divides by the result's size: zero-size inputs with an empty result fail there.
+    out = [s for s in reduction_samples(axis_tuple=False)(dtype, rng, domains)
+           if s.args[0].size or s.kwargs.get("axis") in (None, 0)]
+    x = make_arg((3, 4), dtype, rng)
+    w = make_arg((3, 4), "float32", rng, Domain(0.5, 2))
+    out += [Sample((x,), {"weights": w}, "weights"),
+            Sample((x,), {"axis": 1, "weights": w[0]}, "1d-weights-axis=1"),
+            Sample((x,), {"axis": 0, "weights": w, "returned": True}, "returned")]
+    return out
+
+
+add(OpEntry("average", np.average, onp.average, "reduction", NUMERIC, _average_samples,
+            tols=dict(ACCUM_TOLS),
+            # weights promote with the input as in NumPy, except that integer input makes
+            # at least ndx's default float32 (NumPy's float64)
+            expected_dtype=lambda np_dt, arrays, kw, dt: (
+                onp.result_type(arrays[0].dtype, kw["weights"].dtype, onp.float32)
+                if "weights" in kw and arrays[0].dtype.kind in "iub"
+                else default_expected_dtype(np_dt, arrays, kw, dt)),
+            error_inputs=lambda: [
+                ErrorInput((_f((2, 3)),), {"weights": _f((3,))}, TypeError, "1d-weights-no-axis",
+                           TypeError),
+                ErrorInput((_f((2, 3)),), {"weights": onp.zeros((2, 3))}, ZeroDivisionError,
+                           "zero-weights", ZeroDivisionError)]))
+
+
+def _where_samples(dtype, rng, domains):
+    out = []
+    for s in ELEMWISE_SHAPES:
+        c = make_arg(s, "bool", rng)
+        out.append(Sample((c, make_arg(s, dtype, rng), make_arg(s, dtype, rng)), name=f"shape{s}"))
+    x, y = make_arg((2, 3), dtype, rng), make_arg((3,), dtype, rng)
+    out += [Sample((make_arg((3,), "bool", rng), x, y), name="broadcast"),
+            Sample((make_arg((2, 1), "bool", rng), x, 0), name="pyint"),
+            Sample((make_arg((2, 3), "int8", rng, Domain(-1, 1)), x, y), name="int-condition"),
+            Sample((make_arg((2, 3), "float32", rng, Domain(-1, 1)), x, y),
+                   name="float-condition")]
+    return out
+
+
+add(OpEntry("where", np.where, onp.where, "like", ALL_DTYPES, _where_samples,
+            error_inputs=lambda: [
+                ErrorInput((_f((2,)) > 0, _f((3,)), _f((2,))), {}, ValueError, "broadcast",
+                           ValueError),
+                ErrorInput((_f((2,)) > 0, _f((2,))), {}, ValueError, "only-x", ValueError)]))
 
 
 # Shape ops --------------------------------------------------------------------------------

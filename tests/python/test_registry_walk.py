@@ -174,16 +174,23 @@ def _invoke_ok(core, np, handle, params, specs, rng):
         return False
 
 
+# Input dtypes a valid case is looked for with: float32 first, then integers (bitwise ops,
+# gcd) and a float with an integer (ldexp).
+BASE_DTYPES = (("float32",), ("int32",), ("float32", "int32"))
+
+
 def valid_case(core, np, name, handle, params, n, rng):
-    """Input shapes (float32) the op accepts: from HINTS, the shape sets or a seeded search."""
+    """[(shape, dtype)] per input that the op accepts: shapes from HINTS, the shape sets or a
+    seeded search, with the dtypes of BASE_DTYPES."""
     candidates = list(HINTS.get(name, []))
     candidates += [[shapes[i % 6] for i in range(n)] for shapes in SHAPE_SETS.values()]
     search = random.Random(name)
     candidates += [[search.choice(SHAPE_POOL) for _ in range(n)] for _ in range(400)]
-    for shapes in candidates:
-        if len(shapes) == n and _invoke_ok(core, np, handle, params, [(s, "float32")
-                                                                       for s in shapes], rng):
-            return list(shapes)
+    for dtypes in BASE_DTYPES:
+        for shapes in candidates:
+            specs = [(s, dtypes[i % len(dtypes)]) for i, s in enumerate(shapes)]
+            if len(shapes) == n and _invoke_ok(core, np, handle, params, specs, rng):
+                return specs
     return None
 
 
@@ -205,18 +212,18 @@ def cases(name, n_main, base=None):
         out.append((f"random{k}:{specs}", specs))
     if base is None:
         return out
-    valid = [(s, "float32") for s in base]
+    valid = [(tuple(s), dt) for s, dt in base]
     for dt in DTYPES[1:]:
-        out.append((f"all_{dt}{base}", [(s, dt) for s in base]))
+        out.append((f"all_{dt}{valid}", [(s, dt) for s, _ in valid]))
     for i in range(n_main):
         for s in SHAPE_POOL:
             specs = list(valid)
-            specs[i] = (s, "float32")
-            out.append((f"input{i}={s}{base}", specs))
+            specs[i] = (s, valid[i][1])
+            out.append((f"input{i}={s}{valid}", specs))
         for dt in DTYPES[1:]:
             specs = list(valid)
-            specs[i] = (base[i], dt)
-            out.append((f"input{i}:{dt}{base}", specs))
+            specs[i] = (valid[i][0], dt)
+            out.append((f"input{i}:{dt}{valid}", specs))
     return out
 
 

@@ -21,6 +21,26 @@ from numpy import (  # noqa: F401
 from .. import _api_internal, _core
 from .._registry import ops as _ops
 from .._registry import populate as _populate
+from ._dtype_utils import (  # noqa: F401
+    NAN,
+    NINF,
+    NZERO,
+    PINF,
+    PZERO,
+    NaN,
+    boolean_dtypes,
+    can_cast,
+    euler_gamma,
+    finfo,
+    floating_dtypes,
+    iinfo,
+    integer_dtypes,
+    isdtype,
+    issubdtype,
+    min_scalar_type,
+    numeric_dtypes,
+    promote_types,
+)
 
 ndarray = _core.ndarray
 bfloat16 = "bfloat16"
@@ -137,8 +157,9 @@ array, asarray = _core.array, _core.asarray
 def arange(start, stop=None, step=1, dtype=None, device=None):
     """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float
     arguments give the default float dtype (float32)."""
-    if dtype is None and all(isinstance(v, (int, _onp.integer)) and not isinstance(v, bool)
-                             for v in (start, stop, step) if v is not None):
+    if dtype is None and _builtins.all(
+            isinstance(v, (int, _onp.integer)) and not isinstance(v, bool)
+            for v in (start, stop, step) if v is not None):
         dtype = "int64"
     return _ffi_arange(float(start), None if stop is None else float(stop), float(step), dtype,
                        device)
@@ -170,7 +191,83 @@ def split(ary, indices_or_sections, axis=0):
     return list(out) if isinstance(out, tuple) else [out]
 
 
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """x with NaN replaced by `nan` and infinities by `posinf` / `neginf` (by default the
+    dtype's largest finite values); integers and bool unchanged. copy=False writes into x."""
+    params = {"nan": nan, "posinf": posinf, "neginf": neginf}
+    if not isinstance(x, ndarray):
+        x = asarray(x)
+    elif not copy:
+        return _invoke(_handle("_npi_nan_to_num"), (x,), params, x)
+    return _invoke(_handle("_npi_nan_to_num"), (x,), params)
+
+
+def ldexp(x1, x2, out=None):
+    """x1 * 2 ** x2 for integer exponents x2 (a Python int exponent is an integer here, not a
+    weak scalar taking x1's float dtype)."""
+    if isinstance(x2, (int, _onp.integer)) and not isinstance(x2, bool):
+        x2 = array(int(x2), dtype="int64")
+    return _invoke(_handle("_np_ldexp"), (x1, x2), {}, out)
+
+
 _populate(globals(), "_np_")
+# Generated above (names the linter cannot see).
+_maximum, _minimum, _zeros_like = (globals()[n] for n in ("maximum", "minimum", "zeros_like"))
+_where_op = globals().pop("where")  # the op; np.where is its Python wrapper below
+from ._composites import (  # noqa: E402, F401
+    average,
+    nanargmax,
+    nanargmin,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+    ptp,
+    std,
+    var,
+    where,
+)
+
+
+def clip(a, a_min=None, a_max=None, out=None):
+    """a limited to [a_min, a_max] (either bound may be None, or an array broadcast against a):
+    minimum(maximum(a, a_min), a_max) as NumPy defines it, so NaN stays NaN and a_min > a_max
+    gives a_max."""
+    a = a if isinstance(a, ndarray) else asarray(a)
+    r = a
+    if a_min is not None:
+        r = _maximum(r, a_min)
+    if a_max is not None:
+        r = _minimum(r, a_max, out=out)
+    elif out is not None:
+        out[...] = r
+        return out
+    return r.copy() if r is a else r
+
+
+def real(val):
+    """The real part: the array itself for real dtypes (ndx has no complex dtypes yet)."""
+    return val if isinstance(val, ndarray) else asarray(val)
+
+
+def imag(val):
+    """The imaginary part: zeros of val's shape and dtype for real dtypes."""
+    return _zeros_like(val if isinstance(val, ndarray) else asarray(val))
+
+
+def conjugate(x, out=None):
+    """The complex conjugate: a copy of x for real dtypes (bool becomes int8, as NumPy's)."""
+    x = x if isinstance(x, ndarray) else asarray(x)
+    if out is None:
+        return x.astype("int8") if x.dtype == bool_ else x.copy()
+    out[...] = x
+    return out
+
+
+conj = conjugate
 
 
 def _method(fn):
@@ -182,9 +279,57 @@ def _method(fn):
 
 
 for _name in ("sum", "mean", "prod", "max", "min", "argmax", "argmin", "squeeze", "swapaxes",
-              "dot"):
+              "dot", "all", "any", "std", "var", "clip", "round", "conj", "conjugate"):
     setattr(ndarray, _name, _method(globals()[_name]))
 del _name
 
+
+def _ravel(self, order="C"):
+    """The array flattened (a view where the layout allows)."""
+    if order not in ("C", "A", "K"):
+        raise NotImplementedError(f"[ravel] order={order!r} is not supported")
+    return self.reshape(-1)
+
+
+def _fill(self, value):
+    """Sets every element to value, in place."""
+    self[...] = value
+
+
+def _tobytes(self, order="C"):
+    """The raw bytes of the array's elements in C order."""
+    return self.asnumpy().tobytes(order)
+
+
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+def _contains(self, value):
+    return bool((self == value).any())
+
+
+def _deepcopy(self, memo):
+    return self.copy()
+
+
+def _complex(self):
+    return complex(float(self))
+
+
+ndarray.ravel = _ravel
+ndarray.fill = _fill
+ndarray.tobytes = _tobytes
+ndarray.__iter__ = _iter
+ndarray.__contains__ = _contains
+ndarray.__copy__ = ndarray.copy
+ndarray.__deepcopy__ = _deepcopy
+ndarray.__complex__ = _complex
+ndarray.__array_priority__ = 1000.0  # NumPy defers binary operators to ndx arrays
+ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
+
 __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins",)]
-del _builtins
+

@@ -93,12 +93,18 @@ NDX_SCALAR_FN_(asinh, asinh)
 NDX_SCALAR_FN_(acosh, acosh)
 NDX_SCALAR_FN_(atanh, atanh)
 NDX_SCALAR_FN_(erf, erf)
+NDX_SCALAR_FN_(cbrt, cbrt)
+NDX_SCALAR_FN_(exp2, exp2)
 #undef NDX_SCALAR_FN_
-NDX_HD float pow(float a, float b) { return std::pow(a, b); }
-NDX_HD double pow(double a, double b) { return std::pow(a, b); }
-NDX_HD float fmod(float a, float b) { return std::fmod(a, b); }
-NDX_HD double fmod(double a, double b) { return std::fmod(a, b); }
-NDX_HD float copysign(float a, float b) { return std::copysign(a, b); }
-NDX_HD double copysign(double a, double b) { return std::copysign(a, b); }
+#define NDX_SCALAR_FN2_(name, expr)                               \
+  NDX_HD float name(float a, float b) { return std::expr(a, b); } \
+  NDX_HD double name(double a, double b) { return std::expr(a, b); }
+NDX_SCALAR_FN2_(pow, pow)
+NDX_SCALAR_FN2_(fmod, fmod)
+NDX_SCALAR_FN2_(copysign, copysign)
+NDX_SCALAR_FN2_(atan2, atan2)
+NDX_SCALAR_FN2_(hypot, hypot)
+NDX_SCALAR_FN2_(nextafter, nextafter)
+#undef NDX_SCALAR_FN2_
 
 #endif  // NDX_KERNEL_MATH_SCALAR_INL_H_

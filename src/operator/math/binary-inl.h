@@ -141,6 +141,197 @@ NDX_COMPARE_(LessEqual, <=)
 NDX_COMPARE_(Greater, >)
 NDX_COMPARE_(GreaterEqual, >=)
 #undef NDX_COMPARE_
+#define NDX_COMPARE_(Name, op)               \
+  struct Name {                              \
+    template <class T>                       \
+    NDX_HD bool operator()(T a, T b) const { \
+      return (a != T(0)) op(b != T(0));      \
+    }                                        \
+  };
+NDX_COMPARE_(LogicalAnd, &&)
+NDX_COMPARE_(LogicalOr, ||)
+NDX_COMPARE_(LogicalXor, !=)
+#undef NDX_COMPARE_
+
+// ---- float math of two arguments ----
+#define NDX_FLOAT_BINARY_SCALAR_(Name, fn)          \
+  struct Name {                                     \
+    static constexpr unsigned kTypes = kFloatTypes; \
+    static constexpr bool kScalarOnly = true;       \
+    template <class T>                              \
+    NDX_HD T operator()(T a, T b) const {           \
+      return fn(a, b);                              \
+    }                                               \
+  };
+NDX_FLOAT_BINARY_SCALAR_(Arctan2, atan2)
+NDX_FLOAT_BINARY_SCALAR_(Hypot, hypot)
+NDX_FLOAT_BINARY_SCALAR_(Nextafter, nextafter)
+#undef NDX_FLOAT_BINARY_SCALAR_
+// nextafter for a narrower float format computed in float (float16: 10 mantissa bits and
+// exponents from -14; bfloat16: 7 and -126): one step of that format's spacing at x1.
+struct NextafterNarrow {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  int bits, emin;
+  double largest;
+  explicit NextafterNarrow(const FunctorArgs& f)
+      : bits(static_cast<int>(f.a)), emin(static_cast<int>(f.b)), largest(f.c) {}
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    if (is_nan(a) || is_nan(b)) return a + b;
+    if (a == b) return b;
+    if (a == T(0)) return copysign(static_cast<T>(std::ldexp(1.0, emin - bits)), b);
+    if (is_inf(a)) return static_cast<T>(a > T(0) ? largest : -largest);
+    int e;
+    std::frexp(a, &e);               // |a| = m 2^e, m in [0.5, 1)
+    if (e < emin + 1) e = emin + 1;  // subnormals share the smallest normal spacing
+    double step = std::ldexp(1.0, e - 1 - bits);
+    const bool toward_zero = (b > a) != (a > T(0));
+    if (toward_zero && abs(a) == static_cast<T>(std::ldexp(0.5, e)) && e > emin + 1) step /= 2;
+    const double r = static_cast<double>(a) + (b > a ? step : -step);
+    if (r > largest || r < -largest) return copysign(std::numeric_limits<T>::infinity(), a);
+    return static_cast<T>(r);
+  }
+};
+struct Copysign {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    return copysign(a, b);
+  }
+};
+// log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)); a + log 2 where a == b (infinities too).
+struct Logaddexp {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    const T r = max(a, b) + log1p(exp(-abs(a - b)));
+    return select(a == b, a + T(0.69314718055994530942), r);
+  }
+};
+// log2(2^a + 2^b) the same way, in base 2.
+struct Logaddexp2 {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    const T r =
+        max(a, b) + log1p(exp(-abs(a - b) * T(0.69314718055994530942))) * T(1.44269504088896340736);
+    return select(a == b, a + T(1), r);
+  }
+};
+// 0 for a < 0, 1 for a > 0, b at 0; NaN stays NaN.
+struct Heaviside {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    return select(a < T(0), T(0), select(a > T(0), T(1), select(a == T(0), b, a)));
+  }
+};
+// a * 2^b, the exponent (an integer array cast into the compute type) clamped to a range
+// where the result is already 0 or inf.
+struct Ldexp {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    const T e = b < T(-100000) ? T(-100000) : b > T(100000) ? T(100000) : b;
+    return std::ldexp(a, static_cast<int>(e));
+  }
+};
+// fmax / fmin ignore a NaN on one side.
+struct Fmax {
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    return select((a >= b) | is_nan(b), a, b);
+  }
+};
+struct Fmin {
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    return select((a <= b) | is_nan(b), a, b);
+  }
+};
+// C's remainder: the sign of a; integer division by zero gives 0.
+struct Fmod {
+  static constexpr unsigned kTypes = kNumericTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return fmod(a, b);
+    } else {
+      if (b == T(0)) return T(0);
+      if constexpr (std::is_signed_v<T>)
+        if (b == T(-1)) return T(0);
+      return static_cast<T>(a % b);
+    }
+  }
+};
+
+// ---- integers ----
+struct Gcd {
+  static constexpr unsigned kTypes = kIntTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    a = abs(a);
+    b = abs(b);
+    while (b != T(0)) {
+      const T r = static_cast<T>(a % b);
+      a = b;
+      b = r;
+    }
+    return a;
+  }
+};
+struct Lcm {
+  static constexpr unsigned kTypes = kIntTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    // |a| / g * |b| in T, wrapping as NumPy's does.
+    const T g = Gcd{}(a, b);
+    return g == T(0) ? T(0) : mul(static_cast<T>(abs(a) / g), abs(b));
+  }
+};
+#define NDX_BITWISE_(Name, op)                                 \
+  struct Name {                                                \
+    static constexpr unsigned kTypes = kIntTypes | kBoolTypes; \
+    template <class T>                                         \
+    NDX_HD T operator()(T a, T b) const {                      \
+      return static_cast<T>(a op b);                           \
+    }                                                          \
+  };
+NDX_BITWISE_(BitwiseAnd, &)
+NDX_BITWISE_(BitwiseOr, |)
+NDX_BITWISE_(BitwiseXor, ^)
+#undef NDX_BITWISE_
+// Shifts by the type's width or more (or by a negative count) give 0, or -1 for negative a
+// shifted right, as NumPy's.
+struct LeftShift {
+  static constexpr unsigned kTypes = kIntTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    if (static_cast<U>(b) >= sizeof(T) * 8) return T(0);
+    return static_cast<T>(static_cast<U>(a) << static_cast<U>(b));
+  }
+};
+struct RightShift {
+  static constexpr unsigned kTypes = kIntTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    if (static_cast<U>(b) >= sizeof(T) * 8) return a < T(0) ? T(-1) : T(0);
+    return static_cast<T>(a >> static_cast<U>(b));
+  }
+};
+
+// where(c, x, y): x where c is nonzero, else y (c arrives as 0 / 1 in the compute type).
+struct Where {
+  template <class T>
+  NDX_HD T operator()(T c, T x, T y) const {
+    return select(c != T(0), x, y);
+  }
+};
 
 // ---- backward: gradient of each input from (ograd, a, b), before summing to its shape ----
 struct ModGradB {  // d(a % b)/db = -floor(a / b)

@@ -87,6 +87,204 @@ NDX_FLOAT_UNARY_(Sin, sin)
 NDX_FLOAT_UNARY_(Cos, cos)
 NDX_FLOAT_UNARY_(Tanh, tanh)
 NDX_FLOAT_UNARY_(Erf, erf)
+NDX_FLOAT_UNARY_(Arcsin, asin)
+NDX_FLOAT_UNARY_(Arccos, acos)
+NDX_FLOAT_UNARY_(Arctan, atan)
+NDX_FLOAT_UNARY_(Arcsinh, asinh)
+NDX_FLOAT_UNARY_(Arccosh, acosh)
+NDX_FLOAT_UNARY_(Arctanh, atanh)
+NDX_FLOAT_UNARY_(Sinh, sinh)
 #undef NDX_FLOAT_UNARY_
+
+// Functions with no SIMD version yet (libm's, element by element).
+#define NDX_FLOAT_UNARY_SCALAR_(Name, fn)           \
+  struct Name {                                     \
+    static constexpr unsigned kTypes = kFloatTypes; \
+    static constexpr bool kScalarOnly = true;       \
+    template <class T>                              \
+    NDX_HD T operator()(T x) const {                \
+      return fn(x);                                 \
+    }                                               \
+  };
+NDX_FLOAT_UNARY_SCALAR_(Tan, tan)
+NDX_FLOAT_UNARY_SCALAR_(Cosh, cosh)
+NDX_FLOAT_UNARY_SCALAR_(Cbrt, cbrt)
+NDX_FLOAT_UNARY_SCALAR_(Exp2, exp2)
+#undef NDX_FLOAT_UNARY_SCALAR_
+
+// x * c for a constant of the functor's arguments (deg2rad, rad2deg).
+struct Scale {
+  static constexpr unsigned kTypes = kFloatTypes;
+  double c;
+  explicit Scale(const FunctorArgs& a) : c(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return x * T(c);
+  }
+};
+// sin(pi x) / (pi x), 1 at 0.
+struct Sinc {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    const T y = x * T(3.14159265358979323846);
+    return select(x == T(0), T(1), sin(y) / select(x == T(0), T(1), y));
+  }
+};
+struct Positive {
+  static constexpr unsigned kTypes = kNumericTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return x;
+  }
+};
+// 1 / x; integers divide as C does (1 / 0 gives 0, as NumPy's int8 loop; NumPy leaves the
+// wider types' 1 / 0 undefined).
+struct Reciprocal {
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return x;
+    else if constexpr (std::is_integral_v<T>)
+      return x == T(0) ? T(0) : static_cast<T>(T(1) / x);
+    else
+      return T(1) / x;
+  }
+};
+// rint rounds half to even; trunc towards zero (integers as they are).
+struct Rint {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return rint(x);
+  }
+};
+struct Trunc {
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>)
+      return x;
+    else
+      return trunc(x);
+  }
+};
+// round(x, decimals) as NumPy's: scale by 10^decimals, round half to even, scale back (for
+// negative decimals, divide first). Integers with decimals >= 0 are unchanged.
+struct Round {
+  static constexpr unsigned kTypes = kNumericTypes;
+  int decimals;
+  double scale;  // 10^|decimals|
+  explicit Round(const FunctorArgs& a) : decimals(static_cast<int>(a.a)), scale(a.b) {}
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (decimals >= 0) return x;
+      if (scale > static_cast<double>(std::numeric_limits<T>::max())) return T(0);
+      // The quotient rounded half to even, computed without overflow.
+      const auto s = static_cast<T>(scale);
+      T q = static_cast<T>(x / s);
+      const double r2 = 2 * abs(static_cast<double>(x) - static_cast<double>(q) * scale);
+      if (r2 > scale || (r2 == scale && (q & 1))) q = static_cast<T>(x < T(0) ? q - 1 : q + 1);
+      return static_cast<T>(q * s);
+    } else {
+      if (decimals == 0) return rint(x);
+      if (decimals > 0) return rint(x * T(scale)) / T(scale);
+      return rint(x / T(scale)) * T(scale);
+    }
+  }
+};
+// Bool predicates of floats (false for integers and bool).
+struct IsNan {
+  template <class T>
+  NDX_HD bool operator()(T x) const {
+    return is_nan(x);
+  }
+};
+struct IsInf {
+  template <class T>
+  NDX_HD bool operator()(T x) const {
+    return is_inf(x);
+  }
+};
+struct IsFinite {
+  template <class T>
+  NDX_HD bool operator()(T x) const {
+    return !is_nan(x) && !is_inf(x);
+  }
+};
+struct IsPosInf {
+  template <class T>
+  NDX_HD bool operator()(T x) const {
+    return is_inf(x) && x > T(0);
+  }
+};
+struct IsNegInf {
+  template <class T>
+  NDX_HD bool operator()(T x) const {
+    return is_inf(x) && x < T(0);
+  }
+};
+struct Signbit {
+  template <class T>
+  NDX_HD bool operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return copysign(T(1), x) < T(0);
+    else if constexpr (std::is_signed_v<T>)
+      return x < T(0);
+    else
+      return false;
+  }
+};
+// ~x; logical not for bool.
+struct BitwiseNot {
+  static constexpr unsigned kTypes = kIntTypes | kBoolTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return !x;
+    else
+      return static_cast<T>(~x);
+  }
+};
+// nan -> a, +inf -> b, -inf -> c (the op passes the dtype's largest finite values by default).
+struct NanToNum {
+  static constexpr bool kScalarOnly = true;
+  double nan, posinf, neginf;
+  explicit NanToNum(const FunctorArgs& a) : nan(a.a), posinf(a.b), neginf(a.c) {}
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (is_nan(x)) return T(nan);
+      if (is_inf(x)) return T(x > T(0) ? posinf : neginf);
+    }
+    return x;
+  }
+};
+// frexp's two outputs and modf's.
+struct FrexpMantissa {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    int e;
+    return std::frexp(x, &e);
+  }
+};
+struct FrexpExponent {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD int32_t operator()(T x) const {
+    int e = 0;
+    if (!is_nan(x) && !is_inf(x)) std::frexp(x, &e);
+    return e;
+  }
+};
+struct ModfFraction {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return copysign(select(is_inf(x), T(0), x - trunc(x)), x);  // -0 for -2.0, as modf
+  }
+};
 
 #endif  // NDX_OPERATOR_MATH_UNARY_INL_H_
