@@ -62,6 +62,8 @@ def ndx_cases(x, y, m, s, t):
             out[f"{fn}(axis={axis})"] = lambda fn=fn, axis=axis: getattr(np, fn)(am, axis=axis)
     for axis in (0, -1):
         out[f"std(axis={axis})"] = lambda axis=axis: np.std(am, axis=axis)
+    out["sort(axis=-1)"] = lambda: np.sort(am, axis=-1)
+    out["argsort(axis=-1)"] = lambda: np.argsort(am, axis=-1)
     return out
 
 
@@ -111,6 +113,11 @@ def cases():
         refs[name] = lambda axis=axis: onp.std(m, axis=axis)
         if torch is not None:
             theirs[name] = lambda axis=axis: torch.std(tm, dim=axis, correction=0)
+    refs["sort(axis=-1)"] = lambda: onp.sort(m, axis=-1)
+    refs["argsort(axis=-1)"] = lambda: onp.argsort(m, axis=-1)  # NumPy's default (unstable)
+    if torch is not None:
+        theirs["sort(axis=-1)"] = lambda: torch.sort(tm, dim=-1)
+        theirs["argsort(axis=-1)"] = lambda: torch.argsort(tm, dim=-1)
     return [(name, refs[name], ours1[name], ours2[name], theirs.get(name)) for name in ours1]
 
 

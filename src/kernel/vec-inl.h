@@ -308,6 +308,128 @@ HWY_INLINE Vec<T> sinh(Vec<T> x) {
                        x != x);
 }
 
+namespace vmath {
+// patch_if for functions of two arguments.
+template <class T, class F>
+HWY_NOINLINE Vec<T> patch_lanes2(Vec<T> a, Vec<T> b, Vec<T> r, Mask<T> bad, F scalar_fn) {
+  using D = typename Vec<T>::D;
+  const D d;
+  constexpr size_t kMax = HWY_MAX_BYTES / sizeof(T);
+  HWY_ALIGN T as[kMax], bs[kMax], rs[kMax], flags[kMax];
+  hn::Store(a.v, d, as);
+  hn::Store(b.v, d, bs);
+  hn::Store(r.v, d, rs);
+  hn::Store(hn::VecFromMask(d, bad.m), d, flags);
+  for (size_t i = 0; i < hn::Lanes(d); ++i)
+    if (flags[i] != T(0)) rs[i] = scalar_fn(as[i], bs[i]);
+  return Vec<T>(hn::Load(d, rs));
+}
+template <class T, class F>
+HWY_INLINE Vec<T> patch_if2(Vec<T> a, Vec<T> b, Vec<T> r, Mask<T> bad, F scalar_fn) {
+  if (HWY_LIKELY(hn::AllFalse(typename Vec<T>::D(), bad.m))) return r;
+  return patch_lanes2(a, b, r, bad, scalar_fn);
+}
+
+// The exponent range of T's normal numbers.
+template <class T>
+HWY_INLINE Vec<T> min_exponent() {
+  return Vec<T>(sizeof(T) == 4 ? -126 : -1022);
+}
+template <class T>
+HWY_INLINE Vec<T> max_exponent() {
+  return Vec<T>(sizeof(T) == 4 ? 127 : 1023);
+}
+// 2^n for integer-valued n in [min_exponent, max_exponent], from the exponent bits.
+template <class T>
+HWY_INLINE Vec<T> pow2i(Vec<T> n) {
+  using D = typename Vec<T>::D;
+  const D d;
+  const hn::RebindToSigned<D> di;
+  using I = hn::TFromD<decltype(di)>;
+  constexpr int kMantissaBits = sizeof(T) == 4 ? 23 : 52;
+  const auto biased = hn::Add(hn::ConvertTo(di, n.v), hn::Set(di, I(sizeof(T) == 4 ? 127 : 1023)));
+  return Vec<T>(hn::BitCast(d, hn::ShiftLeft<kMantissaBits>(biased)));
+}
+// x's magnitude is within T's normal range, or x is zero.
+template <class T>
+HWY_INLINE Mask<T> normal_or_zero(Vec<T> a) {
+  return (a >= Vec<T>(std::numeric_limits<T>::min())) | (a == Vec<T>(0));
+}
+}  // namespace vmath
+
+// tan = sin / cos (each within about 2 ULP; test_vmath bounds the quotient).
+template <class T>
+HWY_INLINE Vec<T> tan(Vec<T> x) {
+  using D = typename Vec<T>::D;
+  Vec<T> r = Vec<T>(hn::Sin(D(), x.v)) / Vec<T>(hn::Cos(D(), x.v));
+  r = select(x == Vec<T>(0), x, r);  // keeps the sign of -0
+  return vmath::patch_if(x, r, !(abs(x) <= vmath::trig_limit<T>()),
+                         [](T v) { return static_cast<T>(std::tan(v)); });
+}
+// cosh = (e^|x| + e^-|x|) / 2; past exp's overflow (cosh is finite a little further) libm.
+template <class T>
+HWY_INLINE Vec<T> cosh(Vec<T> x) {
+  const Vec<T> a = abs(x);
+  const Vec<T> e = exp(a);
+  const Vec<T> r = Vec<T>(0.5) * e + Vec<T>(0.5) / e;
+  return vmath::patch_if(x, r, (!(a < exp_overflow<T>())) & (x == x),
+                         [](T v) { return static_cast<T>(std::cosh(v)); });
+}
+// 2^x = 2^f 2^n with n = round(x) and |f| <= 1/2 (so exp's argument f ln 2 is small and its
+// rounding costs under half an ULP); 2^n from the exponent bits. Outside the normal exponent
+// range (results that are subnormal, infinite or NaN): libm.
+template <class T>
+HWY_INLINE Vec<T> exp2(Vec<T> x) {
+  const Vec<T> n(hn::Round(x.v));
+  const Vec<T> f = x - n;
+  const Vec<T> r = exp(f * Vec<T>(0.69314718055994530942)) * vmath::pow2i(n);
+  return vmath::patch_if(x, r, !((x >= vmath::min_exponent<T>()) & (x <= vmath::max_exponent<T>())),
+                         [](T v) { return static_cast<T>(std::exp2(v)); });
+}
+// cbrt: exp(log|x| / 3) (within a few dozen ULP) and one Newton step t = (2t + a / t^2) / 3,
+// which brings it within the bound; the sign, zeros, infinities and NaN pass through, and
+// subnormal inputs go to libm.
+template <class T>
+HWY_INLINE Vec<T> cbrt(Vec<T> x) {
+  const Vec<T> a = abs(x);
+  Vec<T> t = exp(log(a) * Vec<T>(T(1) / T(3)));
+  t = (t + t + a / (t * t)) * Vec<T>(T(1) / T(3));
+  Vec<T> r = copysign(t, x);
+  r = select((a == Vec<T>(0)) | is_inf(x) | is_nan(x), x, r);
+  return vmath::patch_if(x, r, (!vmath::normal_or_zero(a)) & (x == x),
+                         [](T v) { return static_cast<T>(std::cbrt(v)); });
+}
+// atan2(y, x) from atan of min(|x|, |y|) / max(|x|, |y|) in [0, 1], moved to the octant
+// (pi/2 - t, pi - t, with pi/2 and pi as a rounded constant plus its remainder) and given
+// y's sign. Zeros and infinities on both sides are set as C's atan2 defines them.
+template <class T>
+HWY_INLINE Vec<T> atan2(Vec<T> y, Vec<T> x) {
+  using D = typename Vec<T>::D;
+  constexpr long double kHalfPi = 1.570796326794896619231321691639751442L;
+  const T half_pi_hi = static_cast<T>(kHalfPi);
+  const T half_pi_lo = static_cast<T>(kHalfPi - static_cast<long double>(half_pi_hi));
+  const Vec<T> ax = abs(x), ay = abs(y);
+  const Vec<T> hi = max(ax, ay), lo = min(ax, ay);
+  Vec<T> t(hn::Atan(D(), (lo / hi).v));
+  t = select(hi == Vec<T>(0), Vec<T>(0), t);                               // both zero
+  t = select(is_inf(ax) & is_inf(ay), Vec<T>(0.78539816339744830962), t);  // both infinite
+  t = select(ay > ax, (Vec<T>(half_pi_hi) - t) + Vec<T>(half_pi_lo), t);
+  const Mask<T> x_negative = copysign(Vec<T>(1), x) < Vec<T>(0);  // -0 too
+  t = select(x_negative, (Vec<T>(2 * half_pi_hi) - t) + Vec<T>(2 * half_pi_lo), t);
+  const Vec<T> r = copysign(t, y);
+  return select(is_nan(x) | is_nan(y), x + y, r);
+}
+// x * 2^e for integer-valued e: one multiplication by 2^e while 2^e is a normal number (it
+// rounds once, as ldexp does); larger |e| lane by lane.
+template <class T>
+HWY_INLINE Vec<T> ldexp(Vec<T> x, Vec<T> e) {
+  const Mask<T> in_range = (e >= vmath::min_exponent<T>()) & (e <= vmath::max_exponent<T>());
+  const Vec<T> r = x * vmath::pow2i(select(in_range, e, Vec<T>(0)));
+  return vmath::patch_if2(x, e, r, !in_range, [](T a, T b) {
+    return static_cast<T>(std::ldexp(a, static_cast<int>(b)));
+  });
+}
+
 // erf: float from our own polynomials (fitted offline to the exact function; within 4 ULP),
 // double through libm lane by lane.
 //   |x| < 1.25:          x * P(x^2)

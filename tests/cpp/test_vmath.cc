@@ -214,6 +214,58 @@ TEST(Vmath, MaxUlpErrorWithinDocumentedBound) {
   }
 }
 
+// atan2 over pairs: quadrants, the octant boundaries |y| = |x|, tiny and huge ratios, and
+// the signed zeros and infinities C defines.
+template <class T>
+double atan2_max_ulp(double* worst_y, double* worst_x) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-10, 10), e(-60, 60);
+  std::vector<T> ys, xs;
+  for (int i = 0; i < 200000; ++i) {
+    ys.push_back(static_cast<T>(u(rng)));
+    xs.push_back(static_cast<T>(u(rng)));
+    const double m = std::exp2(e(rng));  // ratios far from 1
+    ys.push_back(static_cast<T>(u(rng) * m));
+    xs.push_back(static_cast<T>(u(rng) / m));
+    const T v = static_cast<T>(u(rng));  // on the diagonals
+    ys.push_back(v);
+    xs.push_back(i % 2 ? v : -v);
+  }
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  for (T y : {T(0), T(-0.0), T(1), T(-1), inf, -inf, nan})
+    for (T x : {T(0), T(-0.0), T(1), T(-1), inf, -inf, nan}) {
+      ys.push_back(y);
+      xs.push_back(x);
+    }
+  const ndx::Shape shape{static_cast<int64_t>(ys.size())};
+  NDArray y = NDArray::from_vector(ys, shape), x = NDArray::from_vector(xs, shape);
+  std::vector<T> got =
+      ndx::invoke(ndx::Op::get("_np_arctan2")->make_attrs(), {y, x})[0].to_vector<T>();
+  double worst = 0;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const long double ref = atan2l(ys[i], xs[i]);
+    double err = ulp_error<T>(ys[i], got[i], ref);
+    if (std::isnan(static_cast<double>(ref)) || ref == 0)  // exact: NaN, and the zero's sign
+      err = (std::isnan(got[i]) == std::isnan(static_cast<double>(ref)) &&
+             (std::isnan(got[i]) || std::signbit(got[i]) == std::signbit(ref)))
+                ? 0
+                : 1e30;
+    if (err > worst) worst = err, *worst_y = static_cast<double>(ys[i]), *worst_x = xs[i];
+  }
+  return worst;
+}
+
+TEST(Vmath, Atan2WithinDocumentedBound) {
+  double y32 = 0, x32 = 0, y64 = 0, x64 = 0;
+  const double e32 = atan2_max_ulp<float>(&y32, &x32), e64 = atan2_max_ulp<double>(&y64, &x64);
+  std::printf(
+      "_np_arctan2 float32 max %.2f ULP (at %.9g, %.9g)   float64 max %.2f ULP (at %.17g, "
+      "%.17g)\n",
+      e32, y32, x32, e64, y64, x64);
+  EXPECT_LE(e32, kUlpBound) << "atan2 float32 at " << y32 << ", " << x32;
+  EXPECT_LE(e64, kUlpBound) << "atan2 float64 at " << y64 << ", " << x64;
+}
+
 // The float16 / bfloat16 paths compute in float32 and round once: within half an ULP of the
 // 16-bit result plus the float32 error, so within 1 ULP of the 16-bit type.
 TEST(Vmath, SixteenBitFloatsRoundOnce) {

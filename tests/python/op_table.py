@@ -933,6 +933,47 @@ add(OpEntry("where", np.where, onp.where, "like", ALL_DTYPES, _where_samples,
                 ErrorInput((_f((2,)) > 0, _f((2,))), {}, ValueError, "only-x", ValueError)]))
 
 
+def _sort_samples(dtype, rng, domains):
+    out = []
+    for shape in ((), (0,), (0, 3), (7,), (3, 4), (2, 3, 4)):
+        x = make_arg(shape, dtype, rng, Domain(-3, 3))  # small range: many ties
+        # NumPy's sort refuses a 0-d array unless axis=None; its argsort takes it
+        out.append(Sample((x,), {"axis": None} if shape == () else {}, f"shape{shape}"))
+        if len(shape) >= 1:
+            out.append(Sample((x,), {"axis": 0}, f"shape{shape}-axis=0"))
+            out.append(Sample((x,), {"axis": None}, f"shape{shape}-axis=None"))
+        if len(shape) >= 2:
+            out.append(Sample((x,), {"axis": 1, "kind": "stable"}, f"shape{shape}-axis=1"))
+    if is_float(dtype):
+        x = onp.array([3.0, onp.nan, -0.0, 0.0, onp.inf, -onp.inf, 1.0, onp.nan, -2.0],
+                      dtype=dtype)
+        out.append(Sample((x,), {}, "nan-inf-signed-zeros"))
+    big = make_arg((2, 3000), dtype, rng, Domain(-1000, 1000))
+    out.append(Sample((big,), {}, "long-lanes"))
+    return out
+
+
+def _sort_errors(numpy_checks_kind=True):
+    x = _f((2, 3))
+    return lambda: [
+        ErrorInput((x,), {"axis": 2}, AXIS_ERR, "axis=2-on-2d", NP_AXIS_ERR),
+        ErrorInput((x,), {"kind": "bubble"}, ValueError, "unknown-kind",
+                   ValueError if numpy_checks_kind else None)]
+
+
+def _distinct_values(rng):
+    x = rng.permutation(24).reshape(2, 3, 4) * 0.5 + 0.01 * rng.uniform(size=(2, 3, 4))
+    return [GradSample((x,), {}, "axis=-1"), GradSample((x,), {"axis": 0}, "axis=0"),
+            GradSample((x,), {"axis": None}, "axis=None")]
+
+
+add(OpEntry("sort", np.sort, onp.sort, "shape", ALL_DTYPES, _sort_samples,
+            differentiable=True, grad_op="_np_sort", grad_samples=_distinct_values,
+            error_inputs=_sort_errors()))
+add(OpEntry("argsort", np.argsort, lambda a, kind=None, **kw: onp.argsort(a, kind="stable", **kw),
+            "shape", ALL_DTYPES, _sort_samples, error_inputs=_sort_errors(False)))
+
+
 # Shape ops --------------------------------------------------------------------------------
 def shape_samples(cases):
     """cases: [(name, input shapes (one, or a list for sequence ops), extra positional args,

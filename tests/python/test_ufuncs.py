@@ -37,7 +37,7 @@ ALL_NAMES = [("np", n) for n in UFUNCS + REDUCTIONS + SEARCHING + DTYPE_UTILS] +
 NOT_YET = {"spacing"} | set(REDUCTIONS) | set(SEARCHING) | set(
     "erfinv gamma gammaln digamma log_sigmoid softsign relu6 gelu silu mish topk".split())
 NOT_YET -= set("""all any count_nonzero ptp std var average nansum nanprod nanmean nanstd nanvar
-nanmax nanmin nanargmax nanargmin where""".split())
+nanmax nanmin nanargmax nanargmin where sort argsort""".split())
 
 
 def _has(ns, name):
@@ -280,3 +280,27 @@ def test_ndarray_methods():
     onp.testing.assert_array_equal(a.asnumpy(), x)  # the copy is independent
     assert complex(np.array(2.5)) == 2.5 + 0j
     assert (x + a).dtype == onp.float32 and isinstance(x + a, np.ndarray)  # NumPy defers
+
+
+def test_sort_zero_dim_and_methods():
+    assert np.argsort(np.array(5.0)).shape == (1,)  # as NumPy's
+    with pytest.raises(ndx.AxisError):
+        np.sort(np.array(5.0))
+    x = onp.array([[3, 1, 2], [0, -1, 5]], dtype=onp.int32)
+    a = np.array(x)
+    before = a
+    a.sort(axis=0)
+    assert a is before
+    onp.testing.assert_array_equal(a.asnumpy(), onp.sort(x, axis=0))
+    onp.testing.assert_array_equal(np.array(x).argsort().asnumpy(), x.argsort(kind="stable"))
+
+
+def test_sort_gradient_goes_back_to_each_elements_position():
+    rng = onp.random.default_rng(9)
+    x = rng.permutation(12).reshape(3, 4) * 0.5
+    w = rng.uniform(-1, 1, (3, 4))
+    (xn,), y = _grad_of(lambda a: np.sort(a, axis=1), x)
+    y.backward(np.array(w))
+    want = onp.zeros_like(x)
+    onp.put_along_axis(want, onp.argsort(x, axis=1), w, axis=1)
+    onp.testing.assert_allclose(xn.grad.asnumpy(), want)

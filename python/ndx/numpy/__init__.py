@@ -320,6 +320,14 @@ def _complex(self):
     return complex(float(self))
 
 
+def _sort_in_place(self, axis=-1, kind=None, stable=None):
+    """Sorts the array in place along axis (stable)."""
+    self[...] = _sort(self, axis=axis, kind=kind, stable=stable)
+
+
+_sort = globals()["sort"]
+ndarray.sort = _sort_in_place
+ndarray.argsort = _method(globals()["argsort"])
 ndarray.ravel = _ravel
 ndarray.fill = _fill
 ndarray.tobytes = _tobytes

@@ -106,5 +106,8 @@ NDX_SCALAR_FN2_(atan2, atan2)
 NDX_SCALAR_FN2_(hypot, hypot)
 NDX_SCALAR_FN2_(nextafter, nextafter)
 #undef NDX_SCALAR_FN2_
+// a * 2^b for an integer-valued b (clamped by the caller to where the result is 0 or inf).
+NDX_HD float ldexp(float a, float b) { return std::ldexp(a, static_cast<int>(b)); }
+NDX_HD double ldexp(double a, double b) { return std::ldexp(a, static_cast<int>(b)); }
 
 #endif  // NDX_KERNEL_MATH_SCALAR_INL_H_

@@ -163,7 +163,6 @@ NDX_COMPARE_(LogicalXor, !=)
       return fn(a, b);                              \
     }                                               \
   };
-NDX_FLOAT_BINARY_SCALAR_(Arctan2, atan2)
 NDX_FLOAT_BINARY_SCALAR_(Hypot, hypot)
 NDX_FLOAT_BINARY_SCALAR_(Nextafter, nextafter)
 #undef NDX_FLOAT_BINARY_SCALAR_
@@ -191,6 +190,13 @@ struct NextafterNarrow {
     const double r = static_cast<double>(a) + (b > a ? step : -step);
     if (r > largest || r < -largest) return copysign(std::numeric_limits<T>::infinity(), a);
     return static_cast<T>(r);
+  }
+};
+struct Arctan2 {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T y, T x) const {
+    return atan2(y, x);
   }
 };
 struct Copysign {
@@ -231,11 +237,9 @@ struct Heaviside {
 // where the result is already 0 or inf.
 struct Ldexp {
   static constexpr unsigned kTypes = kFloatTypes;
-  static constexpr bool kScalarOnly = true;
   template <class T>
   NDX_HD T operator()(T a, T b) const {
-    const T e = b < T(-100000) ? T(-100000) : b > T(100000) ? T(100000) : b;
-    return std::ldexp(a, static_cast<int>(e));
+    return ldexp(a, max(min(b, T(100000)), T(-100000)));
   }
 };
 // fmax / fmin ignore a NaN on one side.

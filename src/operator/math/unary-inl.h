@@ -94,23 +94,11 @@ NDX_FLOAT_UNARY_(Arcsinh, asinh)
 NDX_FLOAT_UNARY_(Arccosh, acosh)
 NDX_FLOAT_UNARY_(Arctanh, atanh)
 NDX_FLOAT_UNARY_(Sinh, sinh)
+NDX_FLOAT_UNARY_(Tan, tan)
+NDX_FLOAT_UNARY_(Cosh, cosh)
+NDX_FLOAT_UNARY_(Cbrt, cbrt)
+NDX_FLOAT_UNARY_(Exp2, exp2)
 #undef NDX_FLOAT_UNARY_
-
-// Functions with no SIMD version yet (libm's, element by element).
-#define NDX_FLOAT_UNARY_SCALAR_(Name, fn)           \
-  struct Name {                                     \
-    static constexpr unsigned kTypes = kFloatTypes; \
-    static constexpr bool kScalarOnly = true;       \
-    template <class T>                              \
-    NDX_HD T operator()(T x) const {                \
-      return fn(x);                                 \
-    }                                               \
-  };
-NDX_FLOAT_UNARY_SCALAR_(Tan, tan)
-NDX_FLOAT_UNARY_SCALAR_(Cosh, cosh)
-NDX_FLOAT_UNARY_SCALAR_(Cbrt, cbrt)
-NDX_FLOAT_UNARY_SCALAR_(Exp2, exp2)
-#undef NDX_FLOAT_UNARY_SCALAR_
 
 // x * c for a constant of the functor's arguments (deg2rad, rad2deg).
 struct Scale {

@@ -1,0 +1,344 @@
+// Sorting along an axis: sort, argsort and sort's backward, on Highway's vqsort. Each lane's
+// values become unsigned keys that order as NumPy orders the values (floats: -0 with +0, NaN
+// last); sort sorts the keys alone, argsort the keys with the lane position in the low bits.
+// Those keys are all distinct, so argsort is stable (NumPy's kind='stable') whatever the
+// algorithm underneath.
+#include <hwy/base.h>
+#include <hwy/contrib/sort/vqsort.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernel/blob.h"
+#include "kernel/cast.h"
+#include "kernel/functor_traits.h"
+#include "kernel/parallel.h"
+#include "ndx/graph.h"
+#include "ndx/op_util.h"
+
+namespace ndx {
+namespace {
+
+struct SortParam {
+  std::optional<int64_t> axis = -1;
+  std::optional<std::string> kind;
+  std::optional<bool> stable;
+  static void declare(ParamDecl<SortParam>& d) {
+    d.field("axis", &SortParam::axis)
+        .set_default(int64_t{-1})
+        .describe("Axis to sort along; None sorts the flattened array.");
+    d.field("kind", &SortParam::kind)
+        .set_default(std::nullopt)
+        .describe("'quicksort', 'mergesort', 'heapsort' or 'stable': every kind is stable here.");
+    d.field("stable", &SortParam::stable)
+        .set_default(std::nullopt)
+        .describe("Keep equal elements in their order (always true here).");
+  }
+};
+
+void check_kind(const NodeAttrs& attrs, const SortParam& p) {
+  if (!p.kind) return;
+  for (const char* k : {"quicksort", "mergesort", "heapsort", "stable"})
+    if (*p.kind == k) return;
+  value_error("[", op_name(attrs), "] kind must be one of 'quicksort', 'mergesort', 'heapsort', ",
+              "'stable', got '", *p.kind, "'");
+}
+
+// The lanes of an array seen as (outer, n, inner), contiguous: element j of lane l is at
+// (l / inner) * n * inner + l % inner + j * inner.
+struct Lanes {
+  int64_t outer = 1, n = 1, inner = 1;
+  int64_t count() const { return outer * inner; }
+  int64_t base(int64_t l) const { return (l / inner) * n * inner + l % inner; }
+};
+
+Lanes lanes_of(const NodeAttrs& attrs, const Shape& s, const std::optional<int64_t>& axis) {
+  Lanes L;
+  if (!axis) {
+    L.n = s.size();
+    return L;
+  }
+  const int ax = normalize_axis(*axis, s.ndim() == 0 ? 1 : s.ndim(), op_name(attrs).c_str());
+  if (s.ndim() == 0) return L;
+  for (int i = 0; i < s.ndim(); ++i) {
+    if (i < ax) L.outer *= s[i];
+    if (i > ax) L.inner *= s[i];
+  }
+  L.n = s[ax];
+  return L;
+}
+
+// Orderable unsigned keys.
+template <class T>
+using KeyOf = std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>;
+
+template <class T>
+KeyOf<T> to_key(T v) {
+  using K = KeyOf<T>;
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
+    if (v != v) return ~K(0);  // NaN last
+    if (v == T(0)) v = T(0);   // -0 sorts with +0
+    const K b = std::bit_cast<K>(v);
+    return (b & sign) ? ~b : (b | sign);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? 1 : 0;
+  } else if constexpr (std::is_signed_v<T>) {
+    constexpr K sign = K(1) << (sizeof(T) * 8 - 1);
+    return static_cast<K>(static_cast<std::make_unsigned_t<T>>(v)) ^ sign;
+  } else {
+    return static_cast<K>(v);
+  }
+}
+
+template <class T>
+T from_key(KeyOf<T> k) {
+  using K = KeyOf<T>;
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
+    return std::bit_cast<T>((k & sign) ? (k ^ sign) : ~k);  // ~0 comes back as a NaN
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return k != 0;
+  } else if constexpr (std::is_signed_v<T>) {
+    constexpr K sign = K(1) << (sizeof(T) * 8 - 1);
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(k ^ sign));
+  } else {
+    return static_cast<T>(k);
+  }
+}
+
+// vqsort sorts these key types (bool's keys are uint32 too).
+template <class K>
+void vqsort(const hwy::Sorter& sorter, K* keys, size_t n) {
+  if (n > 1) sorter(keys, n, hwy::SortAscending());
+}
+
+// Lane by lane over x (contiguous, C type T): values sorted into y, and / or the stable
+// order into idx (int64), either may be null.
+template <class T>
+void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
+  using K = KeyOf<T>;
+  const bool pack32 = sizeof(K) == 4 && L.n <= (int64_t{1} << 32);
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(L.n, 1));
+  kernel::parallel_for(L.count(), grain, [&](int64_t begin, int64_t end) {
+    hwy::Sorter sorter;
+    std::vector<K> keys;
+    std::vector<uint64_t> packed;
+    std::vector<hwy::uint128_t> wide;
+    for (int64_t l = begin; l < end; ++l) {
+      const int64_t b = L.base(l), n = L.n, s = L.inner;
+      if (!idx) {
+        keys.resize(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) keys[j] = to_key(x[b + j * s]);
+        vqsort(sorter, keys.data(), keys.size());
+        for (int64_t j = 0; j < n; ++j) y[b + j * s] = from_key<T>(keys[j]);
+      } else if (pack32) {
+        packed.resize(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j)
+          packed[j] = (uint64_t{to_key(x[b + j * s])} << 32) | static_cast<uint64_t>(j);
+        vqsort(sorter, packed.data(), packed.size());
+        for (int64_t j = 0; j < n; ++j) {
+          const auto k = static_cast<int64_t>(packed[j] & 0xFFFFFFFFu);
+          idx[b + j * s] = k;
+          if (y) y[b + j * s] = x[b + k * s];
+        }
+      } else {
+        wide.resize(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) {
+          wide[j].hi = to_key(x[b + j * s]);
+          wide[j].lo = static_cast<uint64_t>(j);
+        }
+        vqsort(sorter, wide.data(), wide.size());
+        for (int64_t j = 0; j < n; ++j) {
+          const auto k = static_cast<int64_t>(wide[j].lo);
+          idx[b + j * s] = k;
+          if (y) y[b + j * s] = x[b + k * s];
+        }
+      }
+    }
+  });
+}
+
+// A contiguous view of `in` in dtype `t` (a copy where it is strided or of another dtype).
+TBlob contiguous_as(const TBlob& in, DType t, NDArray* keep) {
+  if (in.is_contiguous() && in.dtype == t) return in;
+  *keep = NDArray(in.shape, t, in.device);
+  kernel::copy(in, kernel::to_blob(*keep), kWriteTo);
+  return kernel::to_blob(*keep);
+}
+
+// The C++ type values are sorted as: float16 / bfloat16 as float.
+DType sort_dtype(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
+}
+
+// Sorted values into `values` and / or the stable order into `order` (each as it wants it).
+void run_sort(const NodeAttrs& attrs, const TBlob& in, const std::optional<int64_t>& axis,
+              const TBlob* values, OpReqType values_req, const TBlob* order, OpReqType order_req) {
+  const Lanes L = lanes_of(attrs, in.shape, axis);
+  if (in.size() == 0) return;
+  const DType t = sort_dtype(in.dtype);
+  NDArray x_copy, y_buf, idx_buf;
+  const TBlob x = contiguous_as(in, t, &x_copy);
+  TBlob y, idx;
+  if (values && values_req != kNullOp) {
+    const bool direct = values->is_contiguous() && values->dtype == t && values_req != kAddTo;
+    if (!direct) y_buf = NDArray(in.shape, t, in.device);
+    y = direct ? *values : kernel::to_blob(y_buf);
+  }
+  if (order && order_req != kNullOp) {
+    const bool direct =
+        order->is_contiguous() && order->dtype == DType::kInt64 && order_req != kAddTo;
+    if (!direct) idx_buf = NDArray(in.shape, DType::kInt64, in.device);
+    idx = direct ? *order : kernel::to_blob(idx_buf);
+  }
+  kernel::with_compute_type(t, "sort", [&](auto c) {
+    using T = decltype(c);
+    if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T> || std::is_floating_point_v<T>)
+      sort_lanes<T>(L, x.ptr<T>(), y.dptr ? y.ptr<T>() : nullptr,
+                    idx.dptr ? idx.ptr<int64_t>() : nullptr);
+  });
+  if (y_buf.defined()) kernel::copy(kernel::to_blob(y_buf), *values, values_req);
+  if (idx_buf.defined()) kernel::copy(kernel::to_blob(idx_buf), *order, order_req);
+}
+
+// The axis a call sorts along: none (the flattened array) for a 0-d input, which sort
+// refuses for an explicit axis and argsort treats as one element, as NumPy does.
+std::optional<int64_t> effective_axis(const Shape& s, const std::optional<int64_t>& axis) {
+  return s.ndim() == 0 ? std::nullopt : axis;
+}
+
+Shape sorted_shape(const Shape& s, const std::optional<int64_t>& axis) {
+  return effective_axis(s, axis) ? s : Shape{s.size()};
+}
+
+bool sort_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const auto& p = attrs.get<SortParam>();
+  check_kind(attrs, p);
+  if (p.stable && !*p.stable && p.kind && *p.kind == "stable")
+    value_error("[", op_name(attrs), "] stable=False contradicts kind='stable'");
+  if ((*in)[0].ndim() == 0 && p.axis && attrs.op->name == "_np_sort")
+    normalize_axis(*p.axis, 0, op_name(attrs).c_str());  // AxisError, as NumPy's sort
+  lanes_of(attrs, (*in)[0], p.axis);                     // validates the axis
+  assign_shape(attrs, &(*out)[0], sorted_shape((*in)[0], p.axis), "output", 0);
+  return true;
+}
+
+// The input as the sort sees it: for axis None flattened (through a contiguous copy where
+// it is strided).
+TBlob sort_input(const TBlob& in, const std::optional<int64_t>& axis, NDArray* keep) {
+  if (axis) return in;
+  TBlob x = contiguous_as(in, in.dtype, keep);
+  x.shape = Shape{x.size()};
+  x.strides = Shape{1};
+  return x;
+}
+
+void sort_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto axis = effective_axis(in[0].shape, attrs.get<SortParam>().axis);
+  NDArray keep;
+  run_sort(attrs, sort_input(in[0], axis, &keep), axis, &out[0], req[0], nullptr, kNullOp);
+}
+
+void argsort_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto axis = effective_axis(in[0].shape, attrs.get<SortParam>().axis);
+  NDArray keep;
+  run_sort(attrs, sort_input(in[0], axis, &keep), axis, nullptr, kNullOp, &out[0], req[0]);
+}
+
+// sort's backward: (ograd, data) -> grad, ograd[j] going back to where sorted element j came
+// from (the stable order, so equal elements each get their own gradient).
+void backward_sort_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || in[1].size() == 0) return;
+  const auto axis = effective_axis(in[1].shape, attrs.get<SortParam>().axis);
+  if (!is_float(in[0].dtype))
+    type_error("[", op_name(attrs), "] gradients need a float dtype, got ", in[0].dtype);
+  NDArray data_copy;
+  const TBlob data =
+      axis ? contiguous_as(in[1], in[1].dtype, &data_copy) : sort_input(in[1], axis, &data_copy);
+  NDArray order(data.shape, DType::kInt64, in[1].device);
+  TBlob order_blob = kernel::to_blob(order);
+  run_sort(attrs, data, axis, nullptr, kNullOp, &order_blob, kWriteTo);
+  NDArray g_copy;
+  TBlob g = contiguous_as(in[0], DType::kFloat64, &g_copy);
+  NDArray dx(data.shape, DType::kFloat64, in[1].device);
+  const Lanes L = lanes_of(attrs, data.shape, axis);
+  const double* gp = g.ptr<double>();
+  double* dp = dx.data<double>();
+  const int64_t* op = order.data<int64_t>();
+  for (int64_t l = 0; l < L.count(); ++l) {
+    const int64_t b = L.base(l);
+    for (int64_t j = 0; j < L.n; ++j) dp[b + op[b + j * L.inner] * L.inner] = gp[b + j * L.inner];
+  }
+  TBlob d = kernel::to_blob(dx);
+  d.shape = out[0].shape;
+  d.strides = contiguous_strides(out[0].shape);
+  kernel::copy(d, out[0], req[0]);
+}
+
+Op& register_sort_op(const char* name, const char* doc, FCompute compute) {
+  return OpRegistry::global()
+      .register_op(name)
+      .describe(doc)
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Array to sort.")
+      .set_params<SortParam>()
+      .set_attr<FInferShape>("FInferShape", sort_shape)
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>", compute);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  register_sort_op("_np_sort", "A sorted copy along an axis (NaN last; stable).", sort_compute)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                              (*out)[0] = (*in)[0];
+                              return (*in)[0] != DType::kUnknown;
+                            })
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_sort"});
+  register_sort_op("_np_argsort", "The indices that sort an array along an axis (stable).",
+                   argsort_compute)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                              (*out)[0] = DType::kInt64;
+                              return (*in)[0] != DType::kUnknown;
+                            })
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  OpRegistry::global()
+      .register_op("_backward_sort")
+      .describe("Backward of sort: (ograd, data) -> grad.")
+      .set_num_inputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the sorted output.")
+      .add_argument("data", "NDArray", "Forward input.")
+      .set_params<SortParam>()
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                               if (!(*in)[1].is_known()) return false;
+                               const auto& p = attrs.get<SortParam>();
+                               assign_shape(attrs, &(*in)[0], sorted_shape((*in)[1], p.axis),
+                                            "input (ograd)", 0);
+                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                              (*out)[0] = (*in)[0];
+                              return (*in)[0] != DType::kUnknown;
+                            })
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>", backward_sort_compute);
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx
