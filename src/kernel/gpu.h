@@ -57,7 +57,17 @@
   X(NanToNum) \
   X(FrexpMantissa) \
   X(FrexpExponent) \
-  X(ModfFraction)
+  X(ModfFraction) \
+  X(Relu6) \
+  X(Softsign) \
+  X(Silu) \
+  X(Gelu) \
+  X(Mish) \
+  X(Gammaln) \
+  X(Gamma) \
+  X(Digamma) \
+  X(DigammaGrad) \
+  X(Erfinv)
 #define NDX_BINARY_FUNCTORS(X) \
   X(Add) \
   X(Subtract) \
@@ -125,7 +135,7 @@
   X(Product) \
   X(NormGrad) \
   X(ScaledProduct) \
-  X(Reciprocal) \
+  X(OneOver) \
   X(Plus) \
   X(DivideBoth) \
   X(DivideBy) \
@@ -142,6 +152,15 @@
 // clang-format on
 
 namespace ndx::kernel::gpu {
+// A name in two lists would be instantiated by two .cu files from two different functors
+// (and by two CPU files the same way): duplicate enumerators make that a compile error.
+#define NDX_ENUMERATOR_(F) k##F,
+enum class FunctorName {
+  NDX_UNARY_FUNCTORS(NDX_ENUMERATOR_) NDX_BINARY_FUNCTORS(NDX_ENUMERATOR_)
+      NDX_NN_FUNCTORS(NDX_ENUMERATOR_) NDX_REDUCERS(NDX_ENUMERATOR_)
+};
+#undef NDX_ENUMERATOR_
+
 template <class F>
 void elementwise(const ElementwiseArgs& a);
 template <class R>

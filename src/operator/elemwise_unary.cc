@@ -144,6 +144,28 @@ kernel::FunctorArgs nan_to_num_args(const NanToNumParam& p, DType t) {
   return {p.nan, p.posinf.value_or(big), p.neginf.value_or(-big)};
 }
 
+// A backward op (ograd, x) -> grad computed by one elementwise functor of both (first-order
+// only: it has no gradient of its own).
+void register_backward2(const char* name, const char* doc, kernel::ElementwiseFn fn) {
+  const FCompute compute = kernel::elementwise_fn(fn);
+  Op& op = OpRegistry::global()
+               .register_op(name)
+               .describe(doc)
+               .set_num_inputs(2)
+               .add_argument("ograd", "NDArray", "Gradient of the output.")
+               .add_argument("x", "NDArray", "Forward input.")
+               .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
+               .set_attr<FInferType>("FInferType",
+                                     [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                                       (*out)[0] = (*in)[0];
+                                       return (*in)[0] != DType::kUnknown;
+                                     })
+               .set_attr<TIsBackward>("TIsBackward", true)
+               .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<FCompute>("FCompute<cpu>", compute);
+  if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+}
+
 // An op of one input and two outputs, each its own functor computing in the input's float
 // dtype (frexp, modf).
 Op& register_unary2(const char* name, const char* doc, kernel::ElementwiseFn f0,
@@ -291,6 +313,49 @@ void register_more_unary() {
       .add_alias("_np_invert")
       .add_alias("_np_bitwise_invert")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  // npx: activations and special functions
+  NDX_UNARY("_npx_relu6", Relu6, kSameNoBool, "min(max(x, 0), 6), elementwise.")
+      .NDX_GRAD(op2("_np_multiply", g,
+                    op2("_np_logical_and", op2("_np_greater", x, op1("_np_zeros_like", x)),
+                        op2("_np_less", x, scaled(one_like(x), "6")))));
+  NDX_UNARY("_npx_softsign", Softsign, kFloat, "x / (1 + |x|), elementwise.")
+      .NDX_GRAD(op2("_np_true_divide", g,
+                    op1("_np_square", op2("_np_add", one_like(x), op1("_np_absolute", x)))));
+  NDX_UNARY("_npx_silu", Silu, kFloat, "x * sigmoid(x) (swish), elementwise.").NDX_GRAD([&] {
+    NodeEntry s = op1("_npx_sigmoid", x);  // s + x s (1 - s)
+    return op2(
+        "_np_multiply", g,
+        op2("_np_add", s,
+            op2("_np_multiply", op2("_np_multiply", x, s), op2("_np_subtract", one_like(s), s))));
+  }());
+  NDX_UNARY("_npx_gelu", Gelu, kFloat, "x * Phi(x) with Phi the normal CDF (exact GELU).")
+      .NDX_GRAD([&] {
+        // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
+        NodeEntry cdf = scaled(
+            op2("_np_add", one_like(x), op1("_npx_erf", scaled(x, "0.70710678118654752"))), "0.5");
+        NodeEntry pdf =
+            scaled(op1("_np_exp", scaled(op1("_np_square", x), "-0.5")), "0.39894228040143268");
+        return op2("_np_multiply", g, op2("_np_add", cdf, op2("_np_multiply", x, pdf)));
+      }());
+  NDX_UNARY("_npx_mish", Mish, kFloat, "x * tanh(softplus(x)), elementwise.").NDX_GRAD([&] {
+    // tanh(sp) + x (1 - tanh(sp)^2) sigmoid(x), sp = log(1 + e^x)
+    NodeEntry t = op1("_np_tanh", op2("_np_logaddexp", x, op1("_np_zeros_like", x)));
+    NodeEntry sech2 = op2("_np_subtract", one_like(t), op1("_np_square", t));
+    return op2("_np_multiply", g,
+               op2("_np_add", t,
+                   op2("_np_multiply", op2("_np_multiply", x, sech2), op1("_npx_sigmoid", x))));
+  }());
+  NDX_UNARY("_npx_gammaln", Gammaln, kFloat, "log|gamma(x)|, elementwise.")
+      .NDX_GRAD(op2("_np_multiply", g, op1("_npx_digamma", x)));
+  NDX_UNARY("_npx_gamma", Gamma, kFloat, "The gamma function, elementwise.")
+      .NDX_GRAD(op2("_np_multiply", g, op2("_np_multiply", y, op1("_npx_digamma", x))));
+  NDX_UNARY("_npx_digamma", Digamma, kFloat, "The digamma function (gammaln's derivative).")
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_digamma"});
+  register_backward2("_backward_digamma", "Backward of digamma: (ograd, x) -> ograd * trigamma(x).",
+                     NDX_ELEMENTWISE(DigammaGrad));
+  NDX_UNARY("_npx_erfinv", Erfinv, kFloat, "The inverse of erf on [-1, 1], elementwise.")
+      .NDX_GRAD(op2("_np_multiply", g,
+                    scaled(op1("_np_exp", op1("_np_square", y)), "0.88622692545275801")));
   register_unary2("_np_frexp", "Mantissa in [0.5, 1) and the exponent of 2: x = m * 2 ** e.",
                   NDX_ELEMENTWISE(FrexpMantissa), NDX_ELEMENTWISE(FrexpExponent), DType::kInt32)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {

@@ -822,7 +822,7 @@ void layer_norm_backward(const NodeAttrs& attrs, const OpContext&, const std::ve
   kernel::apply(NDX_KERNEL(Product), {to_blob(dxhat), to_blob(xhat)}, to_blob(prod), kWriteTo, st);
   reduce_into(NDX_REDUCER(SumReducer), to_blob(dxhat), sum_d, mask);
   reduce_into(NDX_REDUCER(SumReducer), to_blob(prod), sum_dx, mask);
-  kernel::apply(NDX_KERNEL(Reciprocal), {in[4]}, to_blob(inv_sd), kWriteTo, st);
+  kernel::apply(NDX_KERNEL(OneOver), {in[4]}, to_blob(inv_sd), kWriteTo, st);
   kernel::FunctorArgs inv_n;
   inv_n.a = x.shape[ax] ? 1.0 / static_cast<double>(x.shape[ax]) : 0.0;
   kernel::apply(NDX_KERNEL(NormGrad),
@@ -969,6 +969,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
 [[maybe_unused]] const bool registered = [] {
   register_act("_npx_relu", "Rectified linear unit: max(x, 0), elementwise.", Act::kRelu);
   register_act("_npx_sigmoid", "Logistic sigmoid: 1 / (1 + exp(-x)), elementwise.", Act::kSigmoid);
+  register_act("_npx_log_sigmoid", "log(sigmoid(x)) without overflow, elementwise.",
+               Act::kLogSigmoid);
 
   OpRegistry::global()
       .register_op("_npx_activation")

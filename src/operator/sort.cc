@@ -6,6 +6,7 @@
 #include <hwy/base.h>
 #include <hwy/contrib/sort/vqsort.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -285,6 +286,49 @@ void backward_sort_compute(const NodeAttrs& attrs, const OpContext&, const std::
   kernel::copy(d, out[0], req[0]);
 }
 
+// ---- searchsorted: binary search of v's elements in the sorted 1-d a, on the same keys ----
+struct SearchsortedParam {
+  std::string side = "left";
+  static void declare(ParamDecl<SearchsortedParam>& d) {
+    d.field("side", &SearchsortedParam::side)
+        .set_default(std::string("left"))
+        .set_enum({"left", "right"})
+        .describe("'left': the first position where v fits; 'right': the last.");
+  }
+};
+
+template <class T>
+void search_keys(const T* a, int64_t n, const T* v, int64_t m, bool right, int64_t* out) {
+  using K = KeyOf<T>;
+  std::vector<K> keys(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) keys[i] = to_key(a[i]);
+  kernel::parallel_for(m, 4096, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const K k = to_key(v[i]);
+      const auto it = right ? std::upper_bound(keys.begin(), keys.end(), k)
+                            : std::lower_bound(keys.begin(), keys.end(), k);
+      out[i] = it - keys.begin();
+    }
+  });
+}
+
+void searchsorted_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const bool right = attrs.get<SearchsortedParam>().side == "right";
+  const DType t = sort_dtype(promote_types(in[0].dtype, in[1].dtype));
+  NDArray a_keep, v_keep, idx_keep;
+  const TBlob a = contiguous_as(in[0], t, &a_keep), v = contiguous_as(in[1], t, &v_keep);
+  const bool direct = out[0].is_contiguous() && out[0].dtype == DType::kInt64 && req[0] != kAddTo;
+  if (!direct) idx_keep = NDArray(out[0].shape, DType::kInt64, out[0].device);
+  const TBlob idx = direct ? out[0] : kernel::to_blob(idx_keep);
+  kernel::with_compute_type(t, "searchsorted", [&](auto c) {
+    using T = decltype(c);
+    search_keys<T>(a.ptr<T>(), a.size(), v.ptr<T>(), v.size(), right, idx.ptr<int64_t>());
+  });
+  if (!direct) kernel::copy(idx, out[0], req[0]);
+}
+
 Op& register_sort_op(const char* name, const char* doc, FCompute compute) {
   return OpRegistry::global()
       .register_op(name)
@@ -312,6 +356,30 @@ Op& register_sort_op(const char* name, const char* doc, FCompute compute) {
                               (*out)[0] = DType::kInt64;
                               return (*in)[0] != DType::kUnknown;
                             })
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  OpRegistry::global()
+      .register_op("_np_searchsorted")
+      .describe("Where v's elements would go in the sorted 1-d a to keep it sorted (NaN last).")
+      .set_num_inputs(2)
+      .add_argument("a", "NDArray", "Sorted 1-d array.")
+      .add_argument("v", "NDArray", "Values to place.")
+      .set_params<SearchsortedParam>()
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                               if (!(*in)[0].is_known() || !(*in)[1].is_known()) return false;
+                               if ((*in)[0].ndim() != 1)
+                                 value_error("[", op_name(attrs), "] a must be 1-d, got shape ",
+                                             (*in)[0].str());
+                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                              (*out)[0] = DType::kInt64;
+                              return (*in)[0] != DType::kUnknown && (*in)[1] != DType::kUnknown;
+                            })
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>", searchsorted_compute)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   OpRegistry::global()
       .register_op("_backward_sort")

@@ -76,6 +76,12 @@ NDX_UNARY_FLOAT(TanhAct)
 NDX_UNARY_FLOAT(SoftRelu)
 NDX_UNARY_FLOAT(LogSigmoid)
 NDX_UNARY_FLOAT(Reciprocal)
+NDX_UNARY_FLOAT(OneOver)
+NDX_UNARY_FLOAT(Tan)
+NDX_UNARY_FLOAT(Cbrt)
+NDX_UNARY_FLOAT(Gelu)
+NDX_UNARY_FLOAT(Digamma)
+NDX_UNARY_FLOAT(Erfinv)
 template __global__ void map1<Negative, int32_t, int32_t>(const int32_t*, int32_t*, int64_t);
 template __global__ void map1<Square, int32_t, int32_t>(const int32_t*, int32_t*, int64_t);
 template __global__ void map1<LogicalNot, float, bool>(const float*, bool*, int64_t);
@@ -94,6 +100,13 @@ NDX_BINARY_ALL(Mod)
 NDX_BINARY_ALL(Power)
 NDX_BINARY_ALL(Maximum)
 NDX_BINARY_ALL(Minimum)
+NDX_BINARY_ALL(Fmax)
+NDX_BINARY_ALL(Fmod)
+template __global__ void map2<Arctan2, float, float>(const float*, const float*, float*, int64_t);
+template __global__ void map2<Gcd, int32_t, int32_t>(const int32_t*, const int32_t*, int32_t*,
+                                                     int64_t);
+template __global__ void map2<RightShift, uint32_t, uint32_t>(const uint32_t*, const uint32_t*,
+                                                              uint32_t*, int64_t);
 template __global__ void map2<TrueDivide, float, float>(const float*, const float*, float*,
                                                         int64_t);
 template __global__ void map2<Less, float, bool>(const float*, const float*, bool*, int64_t);

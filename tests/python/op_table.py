@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as onp
+import scipy.special as sps
 
 import ndx
 from ndx import np
@@ -85,7 +86,7 @@ class OpEntry:
     name: str
     op: Callable
     ref: Callable
-    kind: str  # unary, binary, reduction, shape, matmul, like, creation
+    kind: str  # unary, binary, reduction, shape, matmul, like, creation, search
     dtypes: tuple
     samples: Callable  # (dtype, rng, domains) -> [Sample]
     domains: tuple = (Domain(),)  # one per array input (unary/binary)
@@ -785,6 +786,10 @@ add(OpEntry(
     binary_samples(lambda dt, rng: _div_by_zero(dt, rng) + _signed_mod_pairs(dt, rng)),
     domains=(D, NZ), error_inputs=binary_errors()))
 
+# (NumPy's float16 spacing is positive for negative x, its float32 / float64 spacing negative;
+# ndx follows the latter for all three, so float16 is checked in test_ufuncs.py.)
+add(OpEntry("spacing", np.spacing, onp.spacing, "unary", FLOATS[1:],
+            unary_samples(SPECIAL + (1e30, -1e-30, 65504.0, 1e-45))))
 for _name in ("real", "imag", "conj", "conjugate"):
     add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "unary", ALL_DTYPES,
                 unary_samples(SPECIAL)))
@@ -972,6 +977,412 @@ add(OpEntry("sort", np.sort, onp.sort, "shape", ALL_DTYPES, _sort_samples,
             error_inputs=_sort_errors()))
 add(OpEntry("argsort", np.argsort, lambda a, kind=None, **kw: onp.argsort(a, kind="stable", **kw),
             "shape", ALL_DTYPES, _sort_samples, error_inputs=_sort_errors(False)))
+
+
+def _scan_samples(dtype, rng, domains):
+    out = []
+    for shape in ((), (0,), (0, 3), (7,), (3, 4), (2, 3, 4)):
+        x = make_arg(shape, dtype, rng, Domain(-2, 2))
+        out.append(Sample((x,), {}, f"shape{shape}"))
+        if len(shape) >= 1:
+            out.append(Sample((x,), {"axis": 0}, f"shape{shape}-axis=0"))
+            out.append(Sample((x,), {"axis": -1}, f"shape{shape}-axis=-1"))
+    x = make_arg((3, 4), dtype, rng, Domain(-2, 2))
+    out += [Sample((x,), {"axis": 1, "dtype": "float64"}, "dtype=float64"),
+            Sample((x,), {"axis": 0, "dtype": "int64"}, "dtype=int64")]
+    if is_float(dtype):
+        y = make_arg((2, 5), dtype, rng)
+        y[0, 2] = onp.nan
+        y[1, 0] = 0
+        out.append(Sample((y,), {"axis": 1}, "nan-and-zero"))
+    return out
+
+
+def _scan_grad(rng):
+    x = rng.uniform(0.5, 1.5, (2, 3, 4)) * rng.choice([-1.0, 1.0], (2, 3, 4))
+    z = x.copy()
+    z[0, 1, 2] = 0.0  # cumprod's gradient stays exact at a zero
+    z[1, 2, 0] = 0.0
+    return [GradSample((x,), {"axis": 1}, "axis=1"), GradSample((x,), {}, "axis=None"),
+            GradSample((z,), {"axis": 2}, "zeros-axis=2"), GradSample((z,), {"axis": 0},
+                                                                       "zeros-axis=0")]
+
+
+def _scan_errors():
+    return [ErrorInput((_f((2, 3)),), {"axis": 2}, AXIS_ERR, "axis=2-on-2d", NP_AXIS_ERR),
+            ErrorInput((_f(()),), {"axis": 1}, AXIS_ERR, "axis=1-on-0d", NP_AXIS_ERR)]
+
+
+for _name in ("cumsum", "cumprod"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "shape", ALL_DTYPES,
+                _scan_samples, tols=dict(ACCUM_TOLS), differentiable=True,
+                grad_op="_np_" + _name, grad_samples=_scan_grad, error_inputs=_scan_errors))
+for _name in ("nancumsum", "nancumprod"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "shape", ALL_DTYPES,
+                _scan_samples, tols=dict(ACCUM_TOLS)))
+
+
+def _cumulative_samples(dtype, rng, domains):
+    x = make_arg((3, 4), dtype, rng, Domain(-2, 2))
+    return [Sample((make_arg((5,), dtype, rng, Domain(-2, 2)),), {}, "1d"),
+            Sample((make_arg((0,), dtype, rng),), {}, "empty"),
+            Sample((make_arg((), dtype, rng, Domain(-2, 2)),), {}, "0d"),
+            Sample((x,), {"axis": 1}, "axis=1"),
+            Sample((x,), {"axis": 0, "include_initial": True}, "include_initial")]
+
+
+for _name in ("cumulative_sum", "cumulative_prod"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "shape", ALL_DTYPES,
+                _cumulative_samples, tols=dict(ACCUM_TOLS), error_inputs=lambda: [
+                    ErrorInput((_f((2, 3)),), {}, ValueError, "2d-without-axis", ValueError)]))
+
+
+def _quantile_samples(q_of):
+    def make(dtype, rng, domains):
+        out = []
+        for shape, kw in (((7,), {}), ((3, 4), {}), ((3, 4), {"axis": 0}),
+                          ((3, 4), {"axis": 1, "keepdims": True}),
+                          ((2, 3, 4), {"axis": (0, 2)}), ((2, 3, 4), {"keepdims": True}),
+                          ((), {}), ((0, 3), {"axis": 1})):
+            x = make_arg(shape, dtype, rng, Domain(-5, 5))
+            out.append(Sample((x,) + q_of(0), kw, f"shape{shape}-{kw}"))
+        x = make_arg((4, 6), dtype, rng, Domain(-5, 5))
+        for i in range(1, 3):
+            out.append(Sample((x,) + q_of(i), {"axis": 1}, f"q{i}"))
+        if q_of(0):
+            for m in ("lower", "higher", "nearest", "midpoint"):
+                out.append(Sample((x,) + q_of(1), {"axis": 0, "method": m}, f"method={m}"))
+        if is_float(dtype):
+            y = x.copy()
+            y[1, 3] = onp.nan
+            out.append(Sample((y,) + q_of(0), {"axis": 1}, "nan-row"))
+        return out
+    return make
+
+
+def _quantile_dtype(np_dt, arrays, kw, dt):
+    return onp.dtype(dt) if is_float(dt) else onp.dtype("float32")
+
+
+_QS = ((0.5,), (onp.array([0.0, 0.25, 1.0]),), (0.3,))
+add(OpEntry("quantile", np.quantile, onp.quantile, "reduction", NUMERIC,
+            _quantile_samples(lambda i: _QS[i]), tols=dict(ACCUM_TOLS),
+            expected_dtype=_quantile_dtype,
+            error_inputs=lambda: [ErrorInput((_f((3,)), 1.5), {}, ValueError, "q>1", ValueError),
+                                  ErrorInput((_f((3,)), 0.5), {"method": "bogus"}, ValueError,
+                                             "unknown-method", ValueError)]))
+add(OpEntry("percentile", np.percentile, onp.percentile, "reduction", NUMERIC,
+            _quantile_samples(lambda i: tuple(v * 100 for v in _QS[i])), tols=dict(ACCUM_TOLS),
+            expected_dtype=_quantile_dtype,
+            error_inputs=lambda: [ErrorInput((_f((3,)), 150), {}, ValueError, "q>100",
+                                             ValueError)]))
+add(OpEntry("median", np.median, onp.median, "reduction", NUMERIC,
+            _quantile_samples(lambda i: ()), tols=dict(ACCUM_TOLS),
+            expected_dtype=_quantile_dtype))
+
+
+
+
+def _nan_quantile_samples(q_of):
+    plain = _quantile_samples(q_of)
+
+    def make(dtype, rng, domains):
+        out = plain(dtype, rng, domains)
+        if is_float(dtype):
+            y = make_arg((4, 6), dtype, rng, Domain(-5, 5))
+            y[0, :] = onp.nan  # an all-NaN slice
+            y[1, ::2] = onp.nan
+            y[2, 5] = onp.nan
+            out.append(Sample((y,) + q_of(1), {"axis": 1}, "nans-axis1"))
+            out.append(Sample((y,) + q_of(0), {"axis": 0, "keepdims": True}, "nans-axis0"))
+            out.append(Sample((y,) + q_of(2), {}, "nans-all"))
+            if q_of(0):
+                for m in ("lower", "higher", "nearest", "midpoint"):
+                    out.append(Sample((y,) + q_of(1), {"axis": 1, "method": m},
+                                      f"nans-method={m}"))
+        return out
+    return make
+
+
+for _name, _q_of in (("nanquantile", lambda i: _QS[i]),
+                     ("nanpercentile", lambda i: tuple(v * 100 for v in _QS[i])),
+                     ("nanmedian", lambda i: ())):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "reduction", NUMERIC,
+                _nan_quantile_samples(_q_of), tols=dict(ACCUM_TOLS),
+                expected_dtype=_quantile_dtype))
+
+def _isclose_extra(dtype, rng):
+    out = _nan_pair(dtype, rng)
+    if is_float(dtype):
+        a = onp.array([1.0, 1.0, 1e-9, onp.inf, -onp.inf, onp.inf, 0.0], dtype=dtype)
+        b = onp.array([1.0 + 1e-6, 1.1, 0.0, onp.inf, onp.inf, 1e30, -0.0], dtype=dtype)
+        out.append(Sample((a, b), name="near-and-infinite"))
+        out.append(Sample((a, b), {"rtol": 0.2, "atol": 0.0}, name="rtol"))
+        n = onp.array([onp.nan, 1.0], dtype=dtype)
+        out.append(Sample((n, n), {"equal_nan": True}, name="equal_nan"))
+    return out
+
+
+add(OpEntry("isclose", np.isclose, onp.isclose, "binary", ALL_DTYPES,
+            binary_samples(_isclose_extra), domains=(SMALL, SMALL),
+            error_inputs=binary_errors(out_of_range_scalar=False)))
+
+
+
+# Searching and sets: outputs whose shapes depend on the values ----------------------------
+def _search_samples(dtype, rng, domains):
+    out = []
+    for shape in ((), (0,), (0, 3), (7,), (3, 4), (2, 3, 4)):
+        out.append(Sample((make_arg(shape, dtype, rng, Domain(-2, 2)),), {}, f"shape{shape}"))
+    if is_float(dtype):
+        out.append(Sample((onp.array([onp.nan, 1.0, onp.nan, -0.0, 0.0, 1.0], dtype=dtype),), {},
+                          "nan-zeros"))
+    return out
+
+
+def _no_0d(samples):
+    def make(dtype, rng, domains):
+        return [s for s in samples(dtype, rng, domains) if s.args[0].ndim]
+    return make
+
+
+# where with the condition alone is nonzero
+add(OpEntry("where1", np.where, onp.where, "search", ALL_DTYPES, _no_0d(_search_samples)))
+add(OpEntry("nonzero", np.nonzero, onp.nonzero, "search", ALL_DTYPES, _no_0d(_search_samples),
+            error_inputs=lambda: [ErrorInput((_f(()),), {}, ValueError, "0d", ValueError)]))
+for _name in ("argwhere", "flatnonzero"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "search", ALL_DTYPES,
+                _search_samples))
+# (NumPy 2.4's unique_values / counts / inverse / all may return the values unsorted; ndx's
+# are sorted, so test_ufuncs.py compares them with np.unique.)
+
+
+def _unique_samples(dtype, rng, domains):
+    out = _search_samples(dtype, rng, domains)
+    x = make_arg((4, 5), dtype, rng, Domain(-3, 3))
+    out += [Sample((x,), {"return_index": True}, "return_index"),
+            Sample((x,), {"return_inverse": True}, "return_inverse"),
+            Sample((x,), {"return_counts": True, "return_index": True}, "counts-index"),
+            Sample((x,), {"return_index": True, "return_inverse": True, "return_counts": True},
+                   "all")]
+    if is_float(dtype):
+        y = onp.array([onp.nan, 2.0, onp.nan, 1.0], dtype=dtype)
+        out.append(Sample((y,), {"equal_nan": False}, "equal_nan=False"))
+    return out
+
+
+add(OpEntry("unique", np.unique, onp.unique, "search", ALL_DTYPES, _unique_samples,
+            error_inputs=lambda: [ErrorInput((_f((2, 3)),), {"axis": 0}, NotImplementedError,
+                                             "axis", None)]))
+
+
+def _pair_samples(dtype, rng, domains):
+    out = []
+    for sa, sb in (((7,), (5,)), ((0,), (3,)), ((3, 4), (6,)), ((), (4,)), ((5,), (0,))):
+        out.append(Sample((make_arg(sa, dtype, rng, Domain(-4, 4)),
+                           make_arg(sb, dtype, rng, Domain(-4, 4))), {}, f"{sa}-{sb}"))
+    x, y = make_arg((6,), dtype, rng, Domain(-4, 4)), make_arg((4,), dtype, rng, Domain(-4, 4))
+    out.append(Sample((x, y), {"invert": True}, "invert"))
+    return out
+
+
+add(OpEntry("isin", np.isin, onp.isin, "search", ALL_DTYPES, _pair_samples))
+add(OpEntry("in1d", np.in1d,
+            lambda a, b, invert=False: onp.isin(onp.ravel(a), b, invert=invert),
+            "search", ALL_DTYPES, _pair_samples))
+for _name in ("intersect1d", "union1d", "setdiff1d", "setxor1d"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "search", ALL_DTYPES,
+                lambda dt, rng, doms: [s for s in _pair_samples(dt, rng, doms)
+                                       if not s.kwargs]))
+
+
+def _searchsorted_samples(dtype, rng, domains):
+    out = []
+    for n, vshape in ((9, (5,)), (0, (3,)), (9, ()), (9, (2, 3)), (9, (0,))):
+        a = onp.sort(make_arg((n,), dtype, rng, Domain(-4, 4)))
+        v = make_arg(vshape, dtype, rng, Domain(-5, 5))
+        out.append(Sample((a, v), {}, f"n{n}-v{vshape}"))
+        out.append(Sample((a, v), {"side": "right"}, f"n{n}-v{vshape}-right"))
+    a = make_arg((8,), dtype, rng, Domain(-4, 4))
+    out.append(Sample((a, make_arg((4,), dtype, rng, Domain(-4, 4))),
+                      {"sorter": onp.argsort(a, kind="stable")}, "sorter"))
+    if is_float(dtype):
+        a = onp.array([-onp.inf, -1.0, 0.0, 2.0, onp.inf, onp.nan], dtype=dtype)
+        v = onp.array([onp.nan, -0.0, onp.inf, -onp.inf, 1.0], dtype=dtype)
+        out.append(Sample((a, v), {}, "specials"))
+        out.append(Sample((a, v), {"side": "right"}, "specials-right"))
+    return out
+
+
+add(OpEntry("searchsorted", np.searchsorted, onp.searchsorted, "search", ALL_DTYPES,
+            _searchsorted_samples,
+            error_inputs=lambda: [ErrorInput((_f((2, 3)), _f((2,))), {}, ValueError, "2d-a",
+                                             ValueError),
+                                  ErrorInput((_f((3,)), _f((2,))), {"side": "middle"},
+                                             ValueError, "bad-side", ValueError)]))
+
+
+def _take_samples(dtype, rng, domains):
+    x = make_arg((3, 4), dtype, rng)
+    return [Sample((x, onp.array([2, 0, 2])), {}, "flat"),
+            Sample((x, onp.array([[1, 0], [2, 2]])), {"axis": 0}, "axis=0-2d-indices"),
+            Sample((x, onp.array([3, -1])), {"axis": 1}, "axis=1-negative"),
+            Sample((x, onp.array([5, -7])), {"axis": 1, "mode": "wrap"}, "wrap"),
+            Sample((x, onp.array([5, -7])), {"axis": 1, "mode": "clip"}, "clip"),
+            Sample((make_arg((0, 3), dtype, rng), onp.array([1])), {"axis": 1}, "zero-size"),
+            Sample((make_arg((), dtype, rng), onp.array([0, 0])), {}, "0d")]
+
+
+add(OpEntry("take", np.take, onp.take, "search", ALL_DTYPES, _take_samples,
+            error_inputs=lambda: [
+                ErrorInput((_f((3,)), onp.array([3])), {}, IndexError, "out-of-range",
+                           IndexError),
+                ErrorInput((_f((3,)), onp.array([1.0])), {}, TypeError, "float-indices",
+                           TypeError)]))
+
+
+def _compress_samples(dtype, rng, domains):
+    x = make_arg((3, 4), dtype, rng)
+    return [Sample((onp.array([True, False, True]), x), {"axis": 0}, "axis=0"),
+            Sample((onp.array([False, True]), x), {"axis": 1}, "short-condition"),
+            Sample((onp.array([1, 0, 0, 1, 1]), x), {}, "flat"),
+            Sample((onp.array([True]), make_arg((1, 0), dtype, rng)), {"axis": 0}, "zero-size")]
+
+
+add(OpEntry("compress", np.compress, onp.compress, "search", ALL_DTYPES, _compress_samples,
+            error_inputs=lambda: [ErrorInput((onp.array([True] * 4), _f((3,))), {}, IndexError,
+                                             "too-long", None)]))
+
+
+def _extract_samples(dtype, rng, domains):
+    x = make_arg((3, 4), dtype, rng)
+    return [Sample((x > 0 if dtype != "bool" else x, x), {}, "mask"),
+            Sample((onp.zeros((0,), dtype=bool), make_arg((0,), dtype, rng)), {}, "empty")]
+
+
+add(OpEntry("extract", np.extract, onp.extract, "search", ALL_DTYPES, _extract_samples))
+
+
+
+def _diff_samples(dtype, rng, domains):
+    x = make_arg((3, 5), dtype, rng, Domain(-3, 3))
+    return [Sample((make_arg((6,), dtype, rng, Domain(-3, 3)),), {}, "1d"),
+            Sample((x,), {"axis": 0}, "axis=0"), Sample((x,), {"n": 2}, "n=2"),
+            Sample((x,), {"n": 0}, "n=0"),
+            Sample((make_arg((0, 3), dtype, rng),), {"axis": 0}, "zero-size"),
+            Sample((x,), {"prepend": 1, "append": make_arg((3, 2), dtype, rng, Domain(0, 2))},
+                   "prepend-append")]
+
+
+add(OpEntry("diff", np.diff, onp.diff, "search", ALL_DTYPES, _diff_samples,
+            error_inputs=lambda: [ErrorInput((_f(()),), {}, ValueError, "0d", ValueError),
+                                  ErrorInput((_f((3,)),), {"n": -1}, ValueError, "n<0",
+                                             ValueError)]))
+# (NumPy refuses an int64 to_begin for uint8 input.)
+add(OpEntry("ediff1d", np.ediff1d, onp.ediff1d, "search", SIGNED + FLOATS, lambda dt, rng, d: [
+    Sample((make_arg((2, 3), dt, rng, Domain(-3, 3)),), {}, "2d"),
+    Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {"to_begin": 1, "to_end": [2, 3]},
+           "begin-end"),
+    Sample((make_arg((0,), dt, rng),), {}, "empty")]))
+add(OpEntry("trapezoid", np.trapezoid, onp.trapezoid, "search", FLOATS, lambda dt, rng, d: [
+    Sample((make_arg((5,), dt, rng),), {}, "1d"),
+    Sample((make_arg((3, 4), dt, rng),), {"axis": 0, "dx": 0.5}, "dx"),
+    Sample((make_arg((3, 4), dt, rng), onp.sort(make_arg((4,), dt, rng))), {}, "x")],
+    tols=dict(ACCUM_TOLS)))
+
+
+def _bincount_samples(dtype, rng, domains):
+    x = make_arg((20,), dtype, rng, Domain(0, 6))
+    return [Sample((x,), {}, "counts"), Sample((x,), {"minlength": 10}, "minlength"),
+            Sample((x,), {"weights": rng.uniform(-1, 1, 20)}, "weights"),
+            Sample((make_arg((0,), dtype, rng),), {}, "empty")]
+
+
+add(OpEntry("bincount", np.bincount, onp.bincount, "search", ("bool", "int8", "int32", "int64",
+                                                                   "uint8"),
+            _bincount_samples, tols=dict(ACCUM_TOLS),
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [
+                ErrorInput((onp.array([1, -1]),), {}, ValueError, "negative", ValueError),
+                ErrorInput((onp.array([[1]]),), {}, ValueError, "2d", ValueError),
+                ErrorInput((_f((3,)),), {}, TypeError, "floats", TypeError)]))
+def _bins(dtype):
+    return onp.array([0, 1, 2, 4] if dtype == "uint8" else [-2, 0, 1, 3], dtype=dtype)
+
+
+add(OpEntry("digitize", np.digitize, onp.digitize, "search", NUMERIC, lambda dt, rng, d: [
+    Sample((make_arg((3, 4), dt, rng, Domain(-5, 5)), _bins(dt)), {}, "increasing"),
+    Sample((make_arg((7,), dt, rng, Domain(-5, 5)), _bins(dt)[::-1].copy()), {"right": True},
+           "decreasing-right"),
+    Sample((make_arg((0,), dt, rng), onp.array([0, 1], dtype=dt)), {}, "empty")]))
+
+
+def _histogram_samples(dtype, rng, domains):
+    x = make_arg((50,), dtype, rng, Domain(-3, 3))
+    return [Sample((x,), {}, "default"), Sample((x,), {"bins": 4, "range": (-1, 2)}, "range"),
+            Sample((x,), {"bins": onp.array([-3.0, -1.0, 0.0, 2.5])}, "edges"),
+            Sample((x,), {"bins": 5, "density": True}, "density"),
+            Sample((x,), {"bins": 3, "weights": rng.uniform(0, 1, 50)}, "weights"),
+            Sample((make_arg((0,), dtype, rng),), {"bins": 3}, "empty")]
+
+
+add(OpEntry("histogram", np.histogram, onp.histogram, "search", NUMERIC, _histogram_samples,
+            tols=dict(ACCUM_TOLS),
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt)))
+def _bin_edges_samples(dtype, rng, domains):
+    return [s for s in _histogram_samples(dtype, rng, domains) if "density" not in s.kwargs]
+
+
+add(OpEntry("histogram_bin_edges", np.histogram_bin_edges, onp.histogram_bin_edges, "search",
+            NUMERIC, _bin_edges_samples, tols=dict(ACCUM_TOLS),
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt)))
+
+
+def _cov_samples(dtype, rng, domains):
+    return [Sample((make_arg((3, 6), dtype, rng),), {}, "rows"),
+            Sample((make_arg((6, 3), dtype, rng),), {"rowvar": False}, "columns"),
+            Sample((make_arg((5,), dtype, rng), make_arg((5,), dtype, rng)), {}, "x-y"),
+            Sample((make_arg((2, 5), dtype, rng),), {"bias": True}, "bias")]
+
+
+add(OpEntry("cov", np.cov, onp.cov, "search", FLOATS[1:], _cov_samples, tols=dict(ACCUM_TOLS)))
+add(OpEntry("corrcoef", np.corrcoef, onp.corrcoef, "search", FLOATS[1:],
+            lambda dt, rng, d: [s for s in _cov_samples(dt, rng, d) if "bias" not in s.kwargs],
+            tols=dict(ACCUM_TOLS)))
+
+
+def _conv_samples(dtype, rng, domains):
+    a, v = make_arg((7,), dtype, rng, Domain(-3, 3)), make_arg((3,), dtype, rng, Domain(-3, 3))
+    out = []
+    for mode in ("valid", "same", "full"):
+        out += [Sample((a, v), {"mode": mode}, f"{mode}"),
+                Sample((v, a), {"mode": mode}, f"{mode}-swapped"),
+                Sample((a, make_arg((4,), dtype, rng, Domain(-3, 3))), {"mode": mode},
+                       f"{mode}-even")]
+    return out
+
+
+for _name in ("correlate", "convolve"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "search", NUMERIC,
+                _conv_samples, tols=dict(ACCUM_TOLS)))
+add(OpEntry("select", np.select, onp.select, "search", NUMERIC, lambda dt, rng, d: [
+    Sample(([onp.array([True, False, False, True]), onp.array([True, True, False, False])],
+            [make_arg((4,), dt, rng), make_arg((4,), dt, rng)]), {}, "two"),
+    Sample(([onp.array([[True, False]])], [make_arg((2, 2), dt, rng)]), {"default": 1},
+           "broadcast-default")]))
+add(OpEntry("choose", np.choose, onp.choose, "search", NUMERIC, lambda dt, rng, d: [
+    Sample((onp.array([0, 2, 1, 0]), [make_arg((4,), dt, rng), make_arg((4,), dt, rng),
+                                      make_arg((4,), dt, rng)]), {}, "three"),
+    Sample((onp.array([[0], [1]]), [make_arg((3,), dt, rng), make_arg((3,), dt, rng)]), {},
+           "broadcast"),
+    Sample((onp.array([3, -1]), [make_arg((2,), dt, rng), make_arg((2,), dt, rng)]),
+           {"mode": "clip"}, "clip")],
+    error_inputs=lambda: [ErrorInput((onp.array([2]), [_f((1,)), _f((1,))]), {}, ValueError,
+                                     "out-of-range", ValueError)]))
+add(OpEntry("lexsort", np.lexsort, onp.lexsort, "search", NUMERIC, lambda dt, rng, d: [
+    Sample(([make_arg((9,), dt, rng, Domain(0, 2)), make_arg((9,), dt, rng, Domain(0, 2))],),
+           {}, "two-keys"),
+    Sample(([make_arg((0,), dt, rng)],), {}, "empty")]))
 
 
 # Shape ops --------------------------------------------------------------------------------
@@ -1423,6 +1834,46 @@ add(OpEntry(
         ErrorInput((_f((2,)),), {}, ValueError, "act_type-missing"),
         ErrorInput((onp.array([1, 2], dtype=onp.int32),), {"act_type": "tanh"}, TypeError,
                    "int-input-tanh")]))
+
+
+# The npx activations and special functions; SciPy's special functions are the references.
+def _float_ref(fn):
+    """fn in float64, cast back to a float input's dtype (float32 for ints and bool)."""
+    def ref(x):
+        x = onp.asarray(x)
+        with onp.errstate(all="ignore"):
+            out = onp.asarray(fn(x.astype(onp.float64)))
+        return out.astype(x.dtype if x.dtype.kind == "f" else onp.float32)
+    return ref
+
+
+def _npx_unary(name, ref, domain=Domain(), special=(), grad_domain=Domain(-2, 2),
+               dtypes=ALL_DTYPES, tols=None):
+    add(OpEntry(f"npx.{name}", getattr(npx, name), ref, "unary", dtypes,
+                unary_samples(SPECIAL + tuple(special)), domains=(domain,),
+                tols=dict(tols or ELEMWISE_TOLS), differentiable=grad_domain is not None,
+                grad_op=f"_npx_{name}",
+                grad_samples=unary_grad(grad_domain) if grad_domain else None))
+
+
+_npx_unary("relu6", lambda x: onp.clip(x, 0, 6), Domain(-3, 9), (6.0, 7.5),
+           Domain(0.5, 5.5), dtypes=NUMERIC)
+_npx_unary("softsign", _float_ref(lambda x: x / (1 + onp.abs(x))))
+_npx_unary("silu", _float_ref(lambda x: x * sps.expit(x)), special=(100.0, -100.0))
+_npx_unary("gelu", _float_ref(lambda x: 0.5 * x * (1 + sps.erf(x / math.sqrt(2)))),
+           special=(10.0, -10.0))
+_npx_unary("mish", _float_ref(lambda x: x * onp.tanh(onp.logaddexp(x, 0))),
+           special=(30.0, -30.0))
+_npx_unary("log_sigmoid", _float_ref(lambda x: -onp.logaddexp(0, -x)), special=(100.0, -100.0),
+           dtypes=FLOATS)
+_npx_unary("gammaln", _float_ref(sps.gammaln), Domain(0.1, 10), (1.0, 2.0, -1.5, 170.0),
+           Domain(0.5, 4), tols=dict(ELEMWISE_TOLS, float32=(2e-5, 1e-6)))
+_npx_unary("gamma", _float_ref(sps.gamma), Domain(0.1, 6), (1.0, 5.0, -1.5, -2.0),
+           Domain(0.5, 3), tols=dict(ELEMWISE_TOLS, float32=(2e-5, 1e-6)))
+_npx_unary("digamma", _float_ref(sps.digamma), Domain(0.1, 10), (1.0, -1.0, -1.5, 0.5, 1e5),
+           Domain(0.5, 4), tols=dict(ELEMWISE_TOLS, float64=(1e-10, 1e-13)))
+_npx_unary("erfinv", _float_ref(sps.erfinv), Domain(-0.99, 0.99), (1.0, -1.0, 0.999, 2.0),
+           Domain(-0.8, 0.8), tols=dict(ELEMWISE_TOLS, float64=(1e-11, 1e-13)))
 
 
 def _softmax_ref(x, axis=-1):

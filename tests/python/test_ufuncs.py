@@ -32,23 +32,12 @@ euler_gamma""".split()
 ALL_NAMES = [("np", n) for n in UFUNCS + REDUCTIONS + SEARCHING + DTYPE_UTILS] + [
     ("npx", n) for n in NPX_UFUNCS] + [("npx", "topk")]
 
-# Not built yet (issue 11 stays open for them). The test below fails when one of these
-# appears, so the list only shrinks.
-NOT_YET = {"spacing"} | set(REDUCTIONS) | set(SEARCHING) | set(
-    "erfinv gamma gammaln digamma log_sigmoid softsign relu6 gelu silu mish topk".split())
-NOT_YET -= set("""all any count_nonzero ptp std var average nansum nanprod nanmean nanstd nanvar
-nanmax nanmin nanargmax nanargmin where sort argsort""".split())
-
-
 def _has(ns, name):
     return hasattr(np if ns == "np" else ndx.npx, name)
 
 
 @pytest.mark.parametrize("ns,name", ALL_NAMES, ids=lambda v: v)
 def test_issue11_name(ns, name):
-    if name in NOT_YET:
-        assert not _has(ns, name), f"{ns}.{name} exists now: remove it from NOT_YET"
-        pytest.xfail(f"{ns}.{name} is not built yet")
     assert _has(ns, name), f"{ns}.{name} is missing"
 
 
@@ -304,3 +293,84 @@ def test_sort_gradient_goes_back_to_each_elements_position():
     want = onp.zeros_like(x)
     onp.put_along_axis(want, onp.argsort(x, axis=1), w, axis=1)
     onp.testing.assert_allclose(xn.grad.asnumpy(), want)
+
+
+def test_allclose_and_array_equality_match_numpy():
+    a = onp.array([[1.0, onp.nan], [3.0, 4.0]], dtype=onp.float32)
+    for x, y, kw in ((a, a, {}), (a, a, {"equal_nan": True}), (a, a + 1e-6, {}),
+                     (a, a * 1.01, {}), (a[:1], a, {}), (a, a[0], {})):
+        assert np.allclose(np.array(x), np.array(y), **kw) == onp.allclose(x, y, **kw)
+        assert np.array_equiv(np.array(x), np.array(y)) == onp.array_equiv(x, y)
+        eq_kw = {"equal_nan": kw.get("equal_nan", False)}
+        assert np.array_equal(np.array(x), np.array(y), **eq_kw) == onp.array_equal(x, y, **eq_kw)
+    assert np.array_equal(np.array([1, 2]), [1, 2]) and not np.array_equal([1, 2], [1, 2, 3])
+    assert not np.array_equiv(np.array([1, 2]), np.array([1, 2, 3]))
+
+
+@pytest.mark.parametrize("name", ["partition", "argpartition"])
+def test_partition_property(name):
+    rng = onp.random.default_rng(11)
+    x = rng.integers(-5, 5, (4, 9)).astype(onp.float32)
+    for kth in (0, 4, 8, -1):
+        got = getattr(np, name)(np.array(x), kth, axis=1).asnumpy()
+        vals = onp.take_along_axis(x, got, axis=1) if name == "argpartition" else got
+        k = kth % 9
+        want_k = onp.sort(x, axis=1)[:, k]
+        onp.testing.assert_array_equal(vals[:, k], want_k)
+        assert (vals[:, :k] <= want_k[:, None]).all() and (vals[:, k + 1:] >= want_k[:, None]).all()
+    with pytest.raises(ValueError):
+        getattr(np, name)(np.array(x), 9, axis=1)
+
+
+def _topk_ref(x, axis, k, is_ascend):
+    """NumPy's stable argsort (descending: the reversed ascending order, ties last first)."""
+    order = onp.argsort(x, axis=axis, kind="stable")
+    if not is_ascend:
+        order = onp.flip(order, axis=axis)
+    return onp.take(order, onp.arange(k), axis=axis)
+
+
+@pytest.mark.parametrize("axis,k,is_ascend", [(-1, 2, False), (0, 1, True), (1, 4, False),
+                                              (-1, 0, True)])
+def test_topk_matches_an_argsort(axis, k, is_ascend):
+    rng = onp.random.default_rng(12)
+    x = rng.permutation(20).reshape(4, 5).astype(onp.float32)  # distinct: one right answer
+    kk = k if k >= 1 else x.shape[axis]
+    idx = _topk_ref(x, axis, kk, is_ascend)
+    got = ndx.npx.topk(np.array(x), axis=axis, k=k, is_ascend=is_ascend)
+    assert got.dtype == onp.float32  # MXNet's default index dtype
+    onp.testing.assert_array_equal(got.asnumpy(), idx.astype(onp.float32))
+    vals, ind = ndx.npx.topk(np.array(x), axis=axis, k=k, is_ascend=is_ascend, ret_typ="both",
+                             dtype="int64")
+    onp.testing.assert_array_equal(vals.asnumpy(), onp.take_along_axis(x, idx, axis=axis))
+    assert ind.dtype == onp.int64
+    mask = ndx.npx.topk(np.array(x), axis=axis, k=k, is_ascend=is_ascend, ret_typ="mask")
+    want = onp.zeros_like(x)
+    onp.put_along_axis(want, idx, 1, axis=axis)
+    onp.testing.assert_array_equal(mask.asnumpy(), want)
+    with pytest.raises(ValueError):
+        ndx.npx.topk(np.array(x), k=99)
+
+
+def test_array_api_unique_functions_against_np_unique():
+    x = onp.array([3.0, onp.nan, 1.0, 3.0, onp.nan, -0.0, 0.0, 1.0], dtype=onp.float32)
+    vals, idx, inv, counts = onp.unique(x, return_index=True, return_inverse=True,
+                                        return_counts=True, equal_nan=False)
+    a = np.array(x)
+    onp.testing.assert_array_equal(np.unique_values(a).asnumpy(), vals)
+    got = np.unique_counts(a)
+    onp.testing.assert_array_equal(got[0].asnumpy(), vals)
+    onp.testing.assert_array_equal(got[1].asnumpy(), counts)
+    got = np.unique_inverse(a)
+    onp.testing.assert_array_equal(got[1].asnumpy(), inv)
+    got = np.unique_all(a)
+    onp.testing.assert_array_equal(got[1].asnumpy(), idx)
+    onp.testing.assert_array_equal(got[3].asnumpy(), counts)
+
+
+def test_spacing_of_float16_in_its_own_format():
+    x = onp.array([4.0, 0.5, 1.5, 2.5, 0.0, 1e-7], dtype=onp.float16)
+    onp.testing.assert_array_equal(np.spacing(np.array(x)).asnumpy(), onp.spacing(x))
+    # negative x: the distance to the next float away from zero, negative (NumPy's float32
+    # and float64 rule)
+    onp.testing.assert_array_equal(np.spacing(np.array(-x[:4])).asnumpy(), -onp.spacing(x[:4]))

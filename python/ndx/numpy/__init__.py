@@ -213,20 +213,70 @@ def ldexp(x1, x2, out=None):
 _populate(globals(), "_np_")
 # Generated above (names the linter cannot see).
 _maximum, _minimum, _zeros_like = (globals()[n] for n in ("maximum", "minimum", "zeros_like"))
-_where_op = globals().pop("where")  # the op; np.where is its Python wrapper below
+_where_op = globals().pop("where")  # the ops; np.where / np.searchsorted wrap them below
+_searchsorted_op = globals().pop("searchsorted")
 from ._composites import (  # noqa: E402, F401
+    allclose,
+    argpartition,
+    argwhere,
+    array_equal,
+    array_equiv,
     average,
+    bincount,
+    choose,
+    compress,
+    convolve,
+    corrcoef,
+    correlate,
+    cov,
+    cumulative_prod,
+    cumulative_sum,
+    diff,
+    digitize,
+    ediff1d,
+    extract,
+    flatnonzero,
+    histogram,
+    histogram_bin_edges,
+    in1d,
+    intersect1d,
+    isclose,
+    isin,
+    lexsort,
+    median,
     nanargmax,
     nanargmin,
+    nancumprod,
+    nancumsum,
     nanmax,
     nanmean,
+    nanmedian,
     nanmin,
+    nanpercentile,
     nanprod,
+    nanquantile,
     nanstd,
     nansum,
     nanvar,
+    nonzero,
+    partition,
+    percentile,
     ptp,
+    quantile,
+    searchsorted,
+    select,
+    setdiff1d,
+    setxor1d,
+    spacing,
     std,
+    take,
+    trapezoid,
+    union1d,
+    unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
     var,
     where,
 )
@@ -279,7 +329,8 @@ def _method(fn):
 
 
 for _name in ("sum", "mean", "prod", "max", "min", "argmax", "argmin", "squeeze", "swapaxes",
-              "dot", "all", "any", "std", "var", "clip", "round", "conj", "conjugate"):
+              "dot", "all", "any", "std", "var", "clip", "round", "conj", "conjugate", "cumsum",
+              "cumprod", "nonzero", "take", "searchsorted"):
     setattr(ndarray, _name, _method(globals()[_name]))
 del _name
 
@@ -328,6 +379,8 @@ def _sort_in_place(self, axis=-1, kind=None, stable=None):
 _sort = globals()["sort"]
 ndarray.sort = _sort_in_place
 ndarray.argsort = _method(globals()["argsort"])
+ndarray.compress = lambda self, condition, axis=None, out=None: compress(condition, self, axis,
+                                                                        out)
 ndarray.ravel = _ravel
 ndarray.fill = _fill
 ndarray.tobytes = _tobytes

@@ -38,9 +38,10 @@ def _finish(result, out):
 
 
 def where(condition, x=None, y=None):
-    """x where condition is true, else y (broadcast together)."""
+    """x where condition is true, else y (broadcast together); with the condition alone, its
+    nonzero indices."""
     if x is None and y is None:
-        raise NotImplementedError("[where] the one-argument form (nonzero) is not built yet")
+        return nonzero(condition)
     if x is None or y is None:
         raise ValueError("[where] either both or neither of x and y should be given")
     if isinstance(condition, _np.ndarray) and condition.dtype != _onp.bool_:
@@ -196,3 +197,781 @@ def nanargmax(a, axis=None, out=None, keepdims=False):
 def nanargmin(a, axis=None, out=None, keepdims=False):
     """Index of the minimum ignoring NaN; ValueError for an all-NaN slice."""
     return _finish(_nan_arg(a, axis, keepdims, False), out)
+
+
+# ---- cumulative ----
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The Array API's cumsum: axis may be omitted only for 1-d input; include_initial puts
+    a 0 first."""
+    return _cumulative(_np.cumsum, 0, x, axis, dtype, include_initial, "cumulative_sum")
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The Array API's cumprod: as cumulative_sum, with a 1 first for include_initial."""
+    return _cumulative(_np.cumprod, 1, x, axis, dtype, include_initial, "cumulative_prod")
+
+
+def _cumulative(fn, identity, x, axis, dtype, include_initial, name):
+    x = _as_array(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"[{name}] axis must be given for arrays of more than one dimension")
+        axis = 0
+    r = fn(x if x.ndim else _np.reshape(x, (1,)), axis=axis, dtype=dtype)
+    if not include_initial:
+        return r
+    shape = list(r.shape)
+    shape[axis] = 1
+    first = _np.full(tuple(shape), identity, dtype=r.dtype)
+    return _np.concatenate([first, r], axis=axis)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """cumsum treating NaN as 0."""
+    b, _ = _replace_nan(a, 0)
+    return _finish(_np.cumsum(b, axis=axis, dtype=dtype), out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """cumprod treating NaN as 1."""
+    b, _ = _replace_nan(a, 1)
+    return _finish(_np.cumprod(b, axis=axis, dtype=dtype), out)
+
+
+# ---- order statistics: sort along the reduced axes, then pick / interpolate ----
+_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _to_last_axis(a, axis):
+    """a with the reduced axes moved last and merged into one."""
+    if axis is None:
+        return _np.reshape(a, (a.size,))
+    axes = _axes(a.ndim, axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError("[quantile] duplicate value in 'axis'")
+    kept = [i for i in range(a.ndim) if i not in axes]
+    moved = _np.transpose(a, tuple(kept + list(axes)))
+    n = math.prod(a.shape[i] for i in axes)
+    return _np.reshape(moved, tuple(a.shape[i] for i in kept) + (n,))
+
+
+def _keepdims_shape(a, axis, qshape):
+    if axis is None:
+        return qshape + (1,) * a.ndim
+    axes = _axes(a.ndim, axis)
+    return qshape + tuple(1 if i in axes else a.shape[i] for i in range(a.ndim))
+
+
+def _lerp(lo, hi, t):
+    """NumPy's interpolation: from the nearer end, so t = 0 and t = 1 are exact."""
+    return lo + (hi - lo) * t if t < 0.5 else hi - (hi - lo) * (1 - t)
+
+
+def _quantile(a, q, axis, method, keepdims, name):
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"[{name}] method must be one of {_QUANTILE_METHODS}, got {method!r}")
+    a = _as_array(a)
+    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
+    if qs.size and (_onp.isnan(qs).any() or (qs < 0).any() or (qs > 1).any()):
+        raise ValueError(f"[{name}] quantiles must be in the range [0, 1]")
+    x = _to_last_axis(a, axis)
+    n = x.shape[-1]
+    if n == 0:
+        raise IndexError(f"[{name}] cannot take a quantile of an empty reduction")
+    if a.dtype.kind != "f" and str(a.dtype) != "bfloat16":
+        x = x.astype(_np._default_float())
+    s = _np.sort(x, axis=-1)
+    has_nan = _np.isnan(s[..., n - 1])
+    out = []
+    for qv in qs.reshape(-1):
+        pos = float(qv) * (n - 1)
+        lo, hi = int(_onp.floor(pos)), int(_onp.ceil(pos))
+        a_lo, a_hi = s[..., lo], s[..., hi]
+        if method == "lower":
+            r = a_lo
+        elif method == "higher":
+            r = a_hi
+        elif method == "nearest":
+            r = s[..., int(_onp.around(pos))]
+        elif method == "midpoint":
+            r = _np.multiply(_np.add(a_lo, a_hi), 0.5)
+        else:
+            r = _lerp(a_lo, a_hi, pos - lo)
+        out.append(where(has_nan, _onp.nan, r))
+    r = _np.stack(out) if out else _np.zeros((0,) + tuple(has_nan.shape), dtype=s.dtype)
+    r = _np.reshape(r, qs.shape + tuple(has_nan.shape))
+    if keepdims:
+        r = _np.reshape(r, _keepdims_shape(a, axis, qs.shape))
+    return r
+
+
+def _nanquantile(a, q, axis, method, keepdims, name):
+    """Quantiles of each slice's non-NaN values: NaN sorts last, so a slice's values are its
+    first `count` sorted entries and each slice picks its own positions. All-NaN slices give
+    NaN, as NumPy's (which also warns)."""
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"[{name}] method must be one of {_QUANTILE_METHODS}, got {method!r}")
+    a = _as_array(a)
+    if a.dtype.kind != "f" and str(a.dtype) != "bfloat16":
+        return _quantile(a, q, axis, method, keepdims, name)  # no NaN to skip
+    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
+    if qs.size and (_onp.isnan(qs).any() or (qs < 0).any() or (qs > 1).any()):
+        raise ValueError(f"[{name}] quantiles must be in the range [0, 1]")
+    x = _to_last_axis(a, axis)
+    s = _np.sort(x, axis=-1)
+    last = max(x.shape[-1] - 1, 0)
+    count = _np.sum(_np.logical_not(_np.isnan(s)), axis=-1).astype("float64")
+    out = []
+    for qv in qs.reshape(-1):
+        pos = _np.multiply(_np.subtract(count, 1.0), float(qv))
+        lo = _np.clip(_np.floor(pos), 0, last)
+        hi = _np.clip(_np.ceil(pos), 0, last)
+        if method == "nearest":
+            lo = hi = _np.clip(_np.around(pos), 0, last)
+        a_lo, a_hi = (_npx().pick(s, i, axis=-1) if x.shape[-1] else i.astype(s.dtype)
+                      for i in (lo, hi))
+        if method in ("lower", "nearest"):
+            r = a_lo
+        elif method == "higher":
+            r = a_hi
+        elif method == "midpoint":
+            r = _np.multiply(_np.add(a_lo, a_hi), 0.5)
+        else:
+            t = _np.subtract(pos, lo).astype(s.dtype)
+            d = _np.subtract(a_hi, a_lo)
+            r = where(_np.less(t, 0.5), _np.add(a_lo, _np.multiply(d, t)),
+                      _np.subtract(a_hi, _np.multiply(d, _np.subtract(1, t))))
+        out.append(where(_np.equal(count, 0), _onp.nan, r))
+    shape = tuple(count.shape)
+    r = _np.stack(out) if out else _np.zeros((0,) + shape, dtype=s.dtype)
+    r = _np.reshape(r, qs.shape + shape)
+    if keepdims:
+        r = _np.reshape(r, _keepdims_shape(a, axis, qs.shape))
+    return r
+
+
+def _npx():
+    from .. import numpy_extension
+    return numpy_extension
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """quantile ignoring NaN; an all-NaN slice gives NaN."""
+    return _finish(_nanquantile(a, q, axis, method, keepdims, "nanquantile"), out)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    """percentile ignoring NaN."""
+    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
+    return _finish(_nanquantile(a, qs / 100, axis, method, keepdims, "nanpercentile"), out)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """median ignoring NaN."""
+    return _finish(_nanquantile(a, 0.5, axis, "linear", keepdims, "nanmedian"), out)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """The q-th quantiles (q in [0, 1]) along the axes; NumPy's methods linear, lower,
+    higher, nearest and midpoint. NaN in a slice gives NaN."""
+    return _finish(_quantile(a, q, axis, method, keepdims, "quantile"), out)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    """quantile with q in percent."""
+    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
+    return _finish(_quantile(a, qs / 100, axis, method, keepdims, "percentile"), out)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median along the axes (the mean of the two middle values for even counts)."""
+    return _finish(_quantile(a, 0.5, axis, "linear", keepdims, "median"), out)
+
+
+# ---- comparisons of whole arrays ----
+def _as_float_operand(x):
+    """x as an array; integers and bool as float64 (NumPy compares them in float64)."""
+    x = _as_array(x)
+    return x if _is_float(x) else x.astype("float64")
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol * |b| elementwise; infinities are close only to themselves."""
+    x, y = _as_float_operand(a), _as_float_operand(b)
+    close = _np.less_equal(_np.absolute(_np.subtract(x, y)),
+                           _np.add(atol, _np.multiply(rtol, _np.absolute(y))))
+    finite = _np.logical_and(_np.isfinite(x), _np.isfinite(y))
+    r = where(finite, close, _np.equal(x, y))
+    if equal_nan:
+        r = _np.logical_or(r, _np.logical_and(_np.isnan(x), _np.isnan(y)))
+    return r
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of a is close to b's (isclose)."""
+    return bool(_np.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Same shape and equal elements (NaN equal to NaN with equal_nan)."""
+    x, y = _as_array(a1), _as_array(a2)
+    if x.shape != y.shape:
+        return False
+    eq = _np.equal(x, y)
+    if equal_nan and _is_float(x) and _is_float(y):
+        eq = _np.logical_or(eq, _np.logical_and(_np.isnan(x), _np.isnan(y)))
+    return bool(_np.all(eq))
+
+
+def array_equiv(a1, a2):
+    """Shapes that broadcast together and equal elements."""
+    x, y = _as_array(a1), _as_array(a2)
+    try:
+        eq = _np.equal(x, y)
+    except ValueError:
+        return False
+    return bool(_np.all(eq))
+
+
+# ---- searching and sets: boolean and integer indexing, sort and searchsorted ----
+def searchsorted(a, v, side="left", sorter=None):
+    """Indices where v's elements would go in the sorted 1-d a (or a[sorter])."""
+    a = _as_array(a)
+    if sorter is not None:
+        a = a[_as_array(sorter)]
+    return _np._searchsorted_op(a, v, side=side)
+
+
+def nonzero(a):
+    """The indices of the nonzero elements, one int64 array per dimension."""
+    a = _as_array(a)
+    if a.ndim == 0:
+        raise ValueError("[nonzero] calling nonzero on 0d arrays is not allowed; use "
+                         "atleast_1d(a).nonzero() instead")
+    mask = a if a.dtype == _onp.bool_ else a.astype("bool")
+    out = []
+    for k, n in enumerate(a.shape):
+        shape = [1] * a.ndim
+        shape[k] = n
+        grid = _np.broadcast_to(_np.reshape(_np.arange(n), tuple(shape)), a.shape)
+        out.append(grid[mask])
+    return tuple(out)
+
+
+def argwhere(a):
+    """The indices of the nonzero elements as an (N, ndim) int64 array."""
+    a = _as_array(a)
+    if a.ndim == 0:
+        return _np.zeros((1 if bool(a) else 0, 0), dtype="int64")
+    return _np.stack(nonzero(a), axis=-1)
+
+
+def flatnonzero(a):
+    """The indices of the nonzero elements of the flattened array."""
+    return nonzero(_np.reshape(_as_array(a), (-1,)))[0]
+
+
+def extract(condition, arr):
+    """The elements of arr (flattened) where condition (flattened) is nonzero."""
+    arr = _np.reshape(_as_array(arr), (-1,))
+    return arr[flatnonzero(condition)]
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """Elements of a at integer indices along axis (of the flattened a for None); mode 'raise'
+    (IndexError out of range), 'wrap' or 'clip'."""
+    a = _as_array(a)
+    if axis is None:
+        a, axis = _np.reshape(a, (-1,)), 0
+    axis = _axes(a.ndim, axis)[0]
+    idx = _as_array(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"[take] indices must be integers, got {idx.dtype}")
+    n = a.shape[axis]
+    if mode == "wrap" and n:
+        idx = _np.mod(idx, n)
+    elif mode == "clip":
+        idx = _np.clip(idx, 0, max(n - 1, 0))
+    elif mode != "raise" and mode != "wrap":
+        raise ValueError(f"[take] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    return _finish(a[(slice(None),) * axis + (idx,)], out)
+
+
+def compress(condition, a, axis=None, out=None):
+    """The slices of a along axis where condition (1-d, at most that long) is true."""
+    a = _as_array(a)
+    if axis is None:
+        a, axis = _np.reshape(a, (-1,)), 0
+    axis = _axes(a.ndim, axis)[0]
+    cond = _as_array(condition)
+    if cond.ndim != 1:
+        raise ValueError("[compress] condition must be a 1-d array")
+    if cond.shape[0] > a.shape[axis]:
+        raise IndexError(f"[compress] condition of length {cond.shape[0]} is longer than axis "
+                         f"{axis} of length {a.shape[axis]}")
+    return _finish(a[(slice(None),) * axis + (flatnonzero(cond),)], out)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True):
+    """The sorted unique elements of the flattened array, with optionally the first index of
+    each, the inverse (ar's elements as indices into it, in ar's shape) and the counts."""
+    if axis is not None:
+        raise NotImplementedError("[unique] axis= is not supported yet")
+    a = _as_array(ar)
+    flat = _np.reshape(a, (-1,))
+    n = flat.shape[0]
+    order = _np.argsort(flat)  # stable: the first of equal elements comes first
+    s = flat[order]
+    if n == 0:
+        first = _np.zeros((0,), dtype="bool")
+    else:
+        new = _np.not_equal(s[1:], s[:-1])
+        if equal_nan and _is_float(s):
+            new = _np.logical_and(new, _np.logical_not(_np.logical_and(_np.isnan(s[1:]),
+                                                                        _np.isnan(s[:-1]))))
+        first = _np.concatenate([_np.ones((1,), dtype="bool"), new])
+    starts = flatnonzero(first)
+    values = s[starts]
+    result = [values]
+    if return_index:
+        result.append(order[starts])
+    if return_inverse:
+        inverse = _np.zeros((n,), dtype="int64")
+        inverse[order] = _np.subtract(_np.cumsum(first.astype("int64")), 1)
+        result.append(_np.reshape(inverse, a.shape))
+    if return_counts:
+        ends = _np.concatenate([starts[1:], _np.full((1,), n, dtype="int64")])
+        result.append(_np.subtract(ends, starts))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def unique_values(x):
+    """The Array API's unique_values: the unique elements (sorted here; NaNs each distinct)."""
+    return unique(x, equal_nan=False)
+
+
+def unique_counts(x):
+    """(values, counts), as the Array API's unique_counts."""
+    return unique(x, return_counts=True, equal_nan=False)
+
+
+def unique_inverse(x):
+    """(values, inverse_indices), as the Array API's unique_inverse."""
+    return unique(x, return_inverse=True, equal_nan=False)
+
+
+def unique_all(x):
+    """(values, indices, inverse_indices, counts), as the Array API's unique_all."""
+    return unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element of `element` is in test_elements (element's shape)."""
+    e = _as_array(element)
+    t = unique(_np.reshape(_as_array(test_elements), (-1,)))
+    if t.shape[0] == 0:
+        found = _np.zeros(e.shape, dtype="bool")
+    else:
+        pos = _np.clip(searchsorted(t, e), 0, t.shape[0] - 1)
+        found = _np.equal(t[pos], e)
+    return _np.logical_not(found) if invert else found
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
+    """isin over the flattened ar1 (NumPy 1's name)."""
+    return isin(_np.reshape(_as_array(ar1), (-1,)), ar2, invert=invert)
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted unique values in both arrays."""
+    if return_indices:
+        raise NotImplementedError("[intersect1d] return_indices=True is not supported yet")
+    a, b = unique(ar1), unique(ar2)
+    return a[isin(a, b)]
+
+
+def union1d(ar1, ar2):
+    """The sorted unique values in either array."""
+    return unique(_np.concatenate([_np.reshape(_as_array(ar1), (-1,)),
+                                   _np.reshape(_as_array(ar2), (-1,))]))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """The sorted unique values of ar1 that are not in ar2."""
+    a = unique(ar1) if not assume_unique else _np.reshape(_as_array(ar1), (-1,))
+    return a[isin(a, ar2, invert=True)]
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted unique values in exactly one of the arrays."""
+    a, b = unique(ar1), unique(ar2)
+    both = _np.concatenate([a, b])
+    values, counts = unique(both, return_counts=True)
+    return values[_np.equal(counts, 1)]
+
+
+# ---- differences, integrals, counting ----
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The n-th discrete difference along axis (not_equal for bool, as NumPy)."""
+    a = _as_array(a)
+    if n < 0:
+        raise ValueError(f"[diff] order must be non-negative but got {n}")
+    if a.ndim == 0:
+        raise ValueError("[diff] requires input that is at least one dimensional")
+    axis = _axes(a.ndim, axis)[0]
+    parts = []
+    for extra in (prepend, append):
+        if extra is None:
+            parts.append(None)
+            continue
+        e = _as_array(extra)
+        if e.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            e = _np.broadcast_to(e, tuple(shape))
+        parts.append(e)
+    if parts[0] is not None or parts[1] is not None:
+        a = _np.concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
+    lead = (slice(None),) * axis
+    for _ in range(n):
+        hi, lo = a[lead + (slice(1, None),)], a[lead + (slice(None, -1),)]
+        a = _np.not_equal(hi, lo) if a.dtype == _onp.bool_ else _np.subtract(hi, lo)
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences of the flattened array, with to_begin / to_end around them."""
+    a = _np.reshape(_as_array(ary), (-1,))
+    d = _np.subtract(a[1:], a[:-1])
+    parts = [d]
+    if to_begin is not None:
+        parts.insert(0, _np.reshape(_as_array(to_begin), (-1,)).astype(d.dtype))
+    if to_end is not None:
+        parts.append(_np.reshape(_as_array(to_end), (-1,)).astype(d.dtype))
+    return _np.concatenate(parts) if len(parts) > 1 else d
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of y along axis by the trapezoidal rule (samples at x, or spaced dx)."""
+    y = _as_array(y)
+    axis = _axes(y.ndim, axis)[0]
+    lead = (slice(None),) * axis
+    hi, lo = y[lead + (slice(1, None),)], y[lead + (slice(None, -1),)]
+    if x is None:
+        widths = dx
+    else:
+        x = _as_array(x)
+        if x.ndim == 1:
+            widths = _np.subtract(x[1:], x[:-1])
+            shape = [1] * y.ndim
+            shape[axis] = widths.shape[0]
+            widths = _np.reshape(widths, tuple(shape))
+        else:
+            widths = _np.subtract(x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)])
+    return _np.sum(_np.multiply(_np.multiply(_np.add(hi, lo), widths), 0.5), axis=axis)
+
+
+def bincount(x, weights=None, minlength=0):
+    """Counts (or summed weights) of each value 0..max(x) of a 1-d array of non-negative ints."""
+    x = _as_array(x)
+    if x.ndim != 1:
+        raise ValueError("[bincount] object too deep for desired array: x must be 1-d")
+    if x.dtype.kind not in "iub":
+        raise TypeError(f"[bincount] x must be integers, got {x.dtype}")
+    if minlength < 0:
+        raise ValueError("[bincount] minlength must be non-negative")
+    n = x.shape[0]
+    if n and int(_np.min(x)) < 0:
+        raise ValueError("[bincount] the first argument must be non-negative")
+    length = max(int(_np.max(x)) + 1 if n else 0, minlength)
+    order = _np.argsort(x)
+    s = x[order].astype("int64")
+    bins = _np.arange(length)
+    lo = searchsorted(s, bins, side="left")
+    hi = searchsorted(s, bins, side="right")
+    if weights is None:
+        return _np.subtract(hi, lo)
+    w = _as_array(weights)
+    if w.shape != x.shape:
+        raise ValueError("[bincount] weights must have the shape of x")
+    c = _np.concatenate([_np.zeros((1,), dtype="float64"),
+                         _np.cumsum(w[order].astype("float64"))])
+    return _np.subtract(c[hi], c[lo])
+
+
+def digitize(x, bins, right=False):
+    """The index of the bin each x falls in (bins increasing or decreasing)."""
+    b = _as_array(bins)
+    if b.ndim != 1:
+        raise ValueError("[digitize] bins must be 1-dimensional")
+    side = "left" if right else "right"
+    if b.shape[0] > 1 and bool(b[-1] < b[0]):
+        return _np.subtract(b.shape[0], searchsorted(b[::-1], x, side=side))
+    return searchsorted(b, x, side=side)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The edges of the bins histogram would use (equal-width bins, or the given edges)."""
+    a = _np.reshape(_as_array(a), (-1,))
+    if not isinstance(bins, (int, _onp.integer)):
+        return _as_array(bins)
+    if bins < 1:
+        raise ValueError("[histogram] bins must be a positive integer")
+    # NumPy's edges keep a floating input's dtype; integer inputs get float64.  Its linspace
+    # runs in the dtype of (lo, hi): the input's own for an autodetected range.
+    floating = _onp.issubdtype(a.dtype, _onp.floating)
+    edge_type = a.dtype if floating else _onp.dtype("float64")
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+        if lo > hi:
+            raise ValueError("[histogram] max must be larger than min in range parameter")
+    elif a.shape[0]:
+        lo, hi = _np.min(a).asnumpy()[()], _np.max(a).asnumpy()[()]
+        if not floating:
+            lo, hi = float(lo), float(hi)
+    else:
+        lo, hi = 0.0, 1.0
+    if not (_onp.isfinite(lo) and _onp.isfinite(hi)):
+        raise ValueError(f"[histogram] autodetected range of [{lo}, {hi}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _np.array(_onp.linspace(lo, hi, bins + 1, dtype=edge_type))
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """(counts, bin_edges): the last bin includes its right edge, as NumPy's."""
+    edges = histogram_bin_edges(a, bins, range)
+    x = _np.reshape(_as_array(a), (-1,)).astype("float64")
+    search_edges = edges.astype("float64")
+    nb = edges.shape[0] - 1
+    idx = _np.subtract(searchsorted(search_edges, x, side="right"), 1)
+    idx = where(_np.equal(x, search_edges[nb]), nb - 1, idx)  # the right edge is in the last bin
+    inside = _np.logical_and(_np.greater_equal(idx, 0), _np.less(idx, nb))
+    w = None if weights is None else _np.reshape(_as_array(weights), (-1,))[inside]
+    counts = bincount(idx[inside], weights=w, minlength=nb)
+    if density:
+        widths = _np.subtract(edges[1:], edges[:-1])
+        c = counts.astype("float64")
+        return _np.true_divide(_np.true_divide(c, _np.sum(c)), widths), edges
+    return counts, edges
+
+
+# ---- covariance and correlation ----
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    """The covariance matrix of the variables (rows, or columns with rowvar=False)."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("[cov] fweights / aweights are not supported yet")
+    x = _as_array(m)
+    if x.ndim > 2:
+        raise ValueError("[cov] m has more than 2 dimensions")
+    x = _np.reshape(x, (1, -1)) if x.ndim < 2 else x
+    if not rowvar and x.shape[0] != 1:
+        x = _np.transpose(x)
+    if y is not None:
+        yy = _as_array(y)
+        yy = _np.reshape(yy, (1, -1)) if yy.ndim < 2 else yy
+        if not rowvar and yy.shape[0] != 1:
+            yy = _np.transpose(yy)
+        x = _np.concatenate([x, yy], axis=0)
+    x = x.astype(dtype or "float64")  # NumPy's: at least float64
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = x.shape[1]
+    xc = _np.subtract(x, _np.mean(x, axis=1, keepdims=True))
+    c = _np.true_divide(_np.matmul(xc, _np.transpose(xc)), max(n - ddof, 0))
+    return _np.squeeze(c) if c.shape == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """Pearson correlation coefficients (cov normalized by the standard deviations)."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return _np.true_divide(c, c)
+    d = _np.sqrt(_np.sum(_np.multiply(c, _np.eye(c.shape[0], dtype=c.dtype)), axis=1))
+    r = _np.true_divide(_np.true_divide(c, _np.reshape(d, (-1, 1))), _np.reshape(d, (1, -1)))
+    return _np.clip(r, -1, 1)
+
+
+# ---- 1-d convolution ----
+def _windows(a, m):
+    """Rows a[i:i + m] for every i, stacked (a is 1-d and at least m long)."""
+    return _np.stack([a[i:i + m] for i in range(a.shape[0] - m + 1)])
+
+
+def correlate(a, v, mode="valid"):
+    """The cross-correlation of two 1-d arrays: c[k] = sum_n a[n + k] v[n] (NumPy's modes)."""
+    a, v = _as_array(a), _as_array(v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError("[correlate] object too deep for desired array: a and v must be 1-d")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError("[correlate] a and v cannot be empty")
+    swapped = v.shape[0] > a.shape[0]
+    if swapped:
+        a, v = v, a
+    n, m = a.shape[0], v.shape[0]
+    if mode == "valid":
+        pad = 0
+    elif mode == "same":
+        pad = m // 2
+    elif mode == "full":
+        pad = m - 1
+    else:
+        raise ValueError(f"[correlate] mode must be 'valid', 'same' or 'full', got {mode!r}")
+    t = _np.result_type(a, v)
+    a = a.astype(t)
+    if pad:
+        z = _np.zeros((pad,), dtype=t)
+        right = pad if mode == "full" else m - 1 - pad
+        a = _np.concatenate([z, a] + ([_np.zeros((right,), dtype=t)] if right else []))
+    r = _np.matmul(_windows(a, m), v.astype(t))
+    if mode == "same" and r.shape[0] != n:
+        r = r[:n]
+    return r[::-1] if swapped else r
+
+
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution of two 1-d arrays (NumPy's modes)."""
+    a, v = _as_array(a), _as_array(v)
+    if v.ndim != 1 or a.ndim != 1:
+        raise ValueError("[convolve] object too deep for desired array: a and v must be 1-d")
+    if v.shape[0] > a.shape[0]:
+        a, v = v, a
+    return correlate(a, v[::-1], mode=mode)
+
+
+# ---- selection ----
+def select(condlist, choicelist, default=0):
+    """choicelist[i] where condlist[i] is the first true condition, else default."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("[select] list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ValueError("[select] select with an empty condition list is not possible")
+    r = default
+    for cond, choice in reversed(list(zip(condlist, choicelist))):
+        c = _as_array(cond)
+        if c.dtype != _onp.bool_:
+            raise TypeError(f"[select] invalid entry in condlist: should be boolean ndarray, "
+                            f"got {c.dtype}")
+        r = where(c, choice, r)
+    return _as_array(r)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """choices[a[i]][i] for integer a broadcast against the choices."""
+    idx = _as_array(a)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"[choose] a must be integers, got {idx.dtype}")
+    k = len(choices)
+    if mode == "wrap":
+        idx = _np.mod(idx, k)
+    elif mode == "clip":
+        idx = _np.clip(idx, 0, k - 1)
+    elif mode != "raise":
+        raise ValueError(f"[choose] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    elif idx.size and (int(_np.min(idx)) < 0 or int(_np.max(idx)) >= k):
+        raise ValueError("[choose] invalid entry in choice array")
+    last = _as_array(choices[k - 1])
+    r = where(_np.equal(idx, k - 1), last, last)  # broadcast against a
+    for i in range(k - 2, -1, -1):
+        r = where(_np.equal(idx, i), choices[i], r)
+    return _finish(r, out)
+
+
+def lexsort(keys, axis=-1):
+    """Indices that sort by the last key, then the one before it, and so on (stable)."""
+    keys = [_as_array(k) for k in keys]
+    if not keys:
+        raise TypeError("[lexsort] need a sequence of keys with len >= 1")
+    if any(k.ndim != 1 for k in keys) or axis not in (-1, 0):
+        raise NotImplementedError("[lexsort] only 1-d keys are supported yet")
+    order = _np.argsort(keys[0])
+    for k in keys[1:]:
+        order = order[_np.argsort(k[order])]
+    return order
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """An array whose k-th element is the one a sorted array would have there, smaller ones
+    before it and larger ones after: here a full (stable) sort, which is one such array."""
+    _check_kth(a, kth, axis, "partition")
+    return _np.sort(a, axis=axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Indices that partition a (here: that sort it, stably)."""
+    _check_kth(a, kth, axis, "argpartition")
+    return _np.argsort(a, axis=axis)
+
+
+def _check_kth(a, kth, axis, name):
+    a = _as_array(a)
+    n = a.size if axis is None else a.shape[_axes(a.ndim, axis)[0]] if a.ndim else 1
+    for k in _onp.atleast_1d(kth):
+        if not -n <= int(k) < n:
+            raise ValueError(f"[{name}] kth(={int(k)}) out of bounds ({n})")
+
+
+# ---- npx.topk (MXNet's signature) ----
+def _along_axis_index(shape, idx, axis):
+    """An index tuple that picks idx (shaped like `shape` but along axis) along axis."""
+    key = []
+    for d in range(len(shape)):
+        if d == axis:
+            key.append(idx)
+            continue
+        grid_shape = [1] * len(shape)
+        grid_shape[d] = shape[d]
+        key.append(_np.reshape(_np.arange(shape[d]), tuple(grid_shape)))
+    return tuple(key)
+
+
+def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
+    """The k largest (or, with is_ascend, smallest) elements along axis, as MXNet's topk:
+    ret_typ 'indices' (in `dtype`, float32 by default as in MXNet), 'value', 'both'
+    ((values, indices)) or 'mask' (1 where an element is among them). k < 1 sorts the whole
+    axis; axis=None works on the flattened array."""
+    if ret_typ not in ("indices", "value", "both", "mask"):
+        raise ValueError(f"[topk] ret_typ must be 'indices', 'value', 'both' or 'mask', got "
+                         f"{ret_typ!r}")
+    a = _as_array(data)
+    if axis is None:
+        a, axis = _np.reshape(a, (-1,)), 0
+    if a.ndim == 0:
+        raise ValueError("[topk] data must have at least one dimension")
+    axis = _axes(a.ndim, axis)[0]
+    n = a.shape[axis]
+    if k > n:
+        raise ValueError(f"[topk] k ({k}) must not exceed the length of axis {axis} ({n})")
+    k = n if k < 1 else k
+    order = _np.argsort(a, axis=axis)
+    lead = (slice(None),) * axis
+    if not is_ascend:
+        order = order[lead + (slice(None, None, -1),)]  # descending
+    idx = order[lead + (slice(0, k),)]
+    if ret_typ == "mask":
+        mask = _np.zeros(a.shape, dtype=a.dtype)
+        mask[_along_axis_index(a.shape, idx, axis)] = 1
+        return mask
+    values = a[_along_axis_index(a.shape, idx, axis)]
+    indices = idx.astype(dtype)
+    if ret_typ == "value":
+        return values
+    if ret_typ == "both":
+        return values, indices
+    return indices
+
+
+def spacing(x, out=None):
+    """The distance from x to the next float away from zero, in x's own format (negative for
+    negative x; NaN for infinities)."""
+    x = _as_array(x)
+    if not _is_float(x):
+        x = x.astype(_np._default_float())
+    away = _np.copysign(_np.full(x.shape, _onp.inf, dtype=x.dtype), x)
+    return _finish(_np.subtract(_np.nextafter(x, away), x), out)

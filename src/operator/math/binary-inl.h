@@ -324,7 +324,12 @@ struct RightShift {
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     using U = std::make_unsigned_t<T>;
-    if (static_cast<U>(b) >= sizeof(T) * 8) return a < T(0) ? T(-1) : T(0);
+    if (static_cast<U>(b) >= sizeof(T) * 8) {
+      if constexpr (std::is_signed_v<T>)
+        return a < T(0) ? T(-1) : T(0);
+      else
+        return T(0);
+    }
     return static_cast<T>(a >> static_cast<U>(b));
   }
 };

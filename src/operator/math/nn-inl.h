@@ -193,7 +193,7 @@ struct ScaledProduct {  // a * b * c
     return a * b * c;
   }
 };
-struct Reciprocal {  // 1 / x
+struct OneOver {  // 1 / x (batch_norm's inverse deviations; np.reciprocal is the unary op's)
   static constexpr unsigned kTypes = kFloatTypes;
   template <class T>
   NDX_HD T operator()(T x) const {

@@ -275,4 +275,174 @@ struct ModfFraction {
   }
 };
 
+// ---- npx activations and special functions ----
+struct Relu6 {  // min(max(x, 0), 6); NaN passes through
+  static constexpr unsigned kTypes = kNumericTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return select(x < T(0), T(0), select(x > T(6), T(6), x));
+  }
+};
+struct Softsign {  // x / (1 + |x|)
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return x / (T(1) + abs(x));
+  }
+};
+// x * sigmoid(x), with sigmoid computed without overflow.
+struct Silu {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    const T e = exp(-abs(x));
+    const T r = T(1) / (T(1) + e);
+    return x * select(x >= T(0), r, e * r);
+  }
+};
+// 0.5 x (1 + erf(x / sqrt 2)): the exact GELU.
+struct Gelu {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return T(0.5) * x * (T(1) + erf(x * T(0.70710678118654752440)));
+  }
+};
+// x * tanh(softplus(x)), softplus(x) = max(x, 0) + log1p(exp(-|x|)).
+struct Mish {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return x * tanh(max(x, T(0)) + log1p(exp(-abs(x))));
+  }
+};
+// log|gamma(x)|, gamma(x): libm's.
+struct Gammaln {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return x == -std::numeric_limits<T>::infinity() ? x : std::lgamma(x);  // -inf as SciPy's
+  }
+};
+struct Gamma {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return std::tgamma(x);
+  }
+};
+// digamma: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the asymptotic series;
+// the reflection psi(1 - x) - pi cot(pi x) for negative x. Poles (0, -1, ...) give NaN, as
+// SciPy's.
+struct Digamma {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T xt) const {
+    double x = static_cast<double>(xt);
+    if (x != x || x == -std::numeric_limits<double>::infinity())
+      return std::numeric_limits<T>::quiet_NaN();
+    if (x == std::numeric_limits<double>::infinity()) return xt;
+    if (x == 0)
+      return std::signbit(x) ? std::numeric_limits<T>::infinity()
+                             : -std::numeric_limits<T>::infinity();  // as SciPy's
+    double shift = 0;
+    if (x <= 0) {
+      if (x == std::floor(x)) return std::numeric_limits<T>::quiet_NaN();
+      const double pi = 3.14159265358979323846;
+      shift = -pi / std::tan(pi * x);  // psi(x) = psi(1 - x) - pi cot(pi x)
+      x = 1 - x;
+    }
+    while (x < 6) {
+      shift -= 1 / x;
+      x += 1;
+    }
+    const double f = 1 / (x * x);
+    const double series =
+        f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))));
+    return static_cast<T>(shift + std::log(x) - 0.5 / x + series);
+  }
+};
+// trigamma (digamma's derivative): the recurrence psi1(x) = psi1(x + 1) + 1/x^2 up to x >= 6,
+// then the asymptotic series; the reflection psi1(1 - x) + psi1(x) = pi^2 / sin^2(pi x).
+struct Trigamma {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T xt) const {
+    double x = static_cast<double>(xt);
+    if (x != x || x == -std::numeric_limits<double>::infinity())
+      return std::numeric_limits<T>::quiet_NaN();
+    if (x == std::numeric_limits<double>::infinity()) return T(0);
+    double sign = 1, shift = 0;
+    if (x <= 0) {
+      if (x == std::floor(x)) return std::numeric_limits<T>::quiet_NaN();
+      const double pi = 3.14159265358979323846, s = std::sin(pi * x);
+      shift = pi * pi / (s * s);  // psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)
+      sign = -1;
+      x = 1 - x;
+    }
+    double acc = 0;
+    while (x < 6) {
+      acc += 1 / (x * x);
+      x += 1;
+    }
+    const double f = 1 / (x * x);
+    const double series =
+        1 / x + f / 2 + f / x * (1.0 / 6 + f * (-1.0 / 30 + f * (1.0 / 42 + f * (-1.0 / 30))));
+    return static_cast<T>(shift + sign * (acc + series));
+  }
+};
+// digamma's backward: g * trigamma(x).
+struct DigammaGrad {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T g, T x) const {
+    return g * Trigamma{}(x);
+  }
+};
+// erfinv: Giles' single-precision approximation as a starting point, then two Newton steps on
+// erf in double; +-1 give +-inf, outside [-1, 1] NaN.
+struct Erfinv {
+  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr bool kScalarOnly = true;
+  template <class T>
+  NDX_HD T operator()(T xt) const {
+    const double x = static_cast<double>(xt);
+    if (!(x >= -1 && x <= 1)) return std::numeric_limits<T>::quiet_NaN();
+    if (x == 1 || x == -1) return static_cast<T>(x * std::numeric_limits<double>::infinity());
+    double w = -std::log((1 - x) * (1 + x)), p;
+    if (w < 5) {
+      w -= 2.5;
+      p = 2.81022636e-08;
+      p = 3.43273939e-07 + p * w;
+      p = -3.5233877e-06 + p * w;
+      p = -4.39150654e-06 + p * w;
+      p = 0.00021858087 + p * w;
+      p = -0.00125372503 + p * w;
+      p = -0.00417768164 + p * w;
+      p = 0.246640727 + p * w;
+      p = 1.50140941 + p * w;
+    } else {
+      w = std::sqrt(w) - 3;
+      p = -0.000200214257;
+      p = 0.000100950558 + p * w;
+      p = 0.00134934322 + p * w;
+      p = -0.00367342844 + p * w;
+      p = 0.00573950773 + p * w;
+      p = -0.0076224613 + p * w;
+      p = 0.00943887047 + p * w;
+      p = 1.00167406 + p * w;
+      p = 2.83297682 + p * w;
+    }
+    double y = p * x;
+    for (int i = 0; i < 2; ++i)  // erf'(y) = 2 / sqrt(pi) exp(-y^2)
+      y -= (std::erf(y) - x) / (1.1283791670955126 * std::exp(-y * y));
+    return static_cast<T>(y);
+  }
+};
+
 #endif  // NDX_OPERATOR_MATH_UNARY_INL_H_
