@@ -64,6 +64,10 @@ def ndx_cases(x, y, m, s, t):
         out[f"std(axis={axis})"] = lambda axis=axis: np.std(am, axis=axis)
     out["sort(axis=-1)"] = lambda: np.sort(am, axis=-1)
     out["argsort(axis=-1)"] = lambda: np.argsort(am, axis=-1)
+    out["unique"] = lambda: np.unique(am)
+    for axis in (0, -1):
+        out[f"cumsum(axis={axis})"] = lambda axis=axis: np.cumsum(am, axis=axis)
+    out["median(axis=-1)"] = lambda: np.median(am, axis=-1)
     return out
 
 
@@ -115,9 +119,17 @@ def cases():
             theirs[name] = lambda axis=axis: torch.std(tm, dim=axis, correction=0)
     refs["sort(axis=-1)"] = lambda: onp.sort(m, axis=-1)
     refs["argsort(axis=-1)"] = lambda: onp.argsort(m, axis=-1)  # NumPy's default (unstable)
+    refs["unique"] = lambda: onp.unique(m)
+    refs["median(axis=-1)"] = lambda: onp.median(m, axis=-1)
+    for axis in (0, -1):
+        refs[f"cumsum(axis={axis})"] = lambda axis=axis: onp.cumsum(m, axis=axis)
     if torch is not None:
         theirs["sort(axis=-1)"] = lambda: torch.sort(tm, dim=-1)
         theirs["argsort(axis=-1)"] = lambda: torch.argsort(tm, dim=-1)
+        theirs["unique"] = lambda: torch.unique(tm)
+        theirs["median(axis=-1)"] = lambda: torch.quantile(tm, 0.5, dim=-1)
+        for axis in (0, -1):
+            theirs[f"cumsum(axis={axis})"] = lambda axis=axis: torch.cumsum(tm, dim=axis)
     return [(name, refs[name], ours1[name], ours2[name], theirs.get(name)) for name in ours1]
 
 

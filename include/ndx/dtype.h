@@ -62,6 +62,15 @@ DType promote_types(DType a, DType b);
 enum class ScalarKind { kBool, kInt, kFloat };
 DType promote_with_scalar(DType array_dtype, ScalarKind scalar);
 
+// NumPy's casting rules. kSafe: every value survives (can_cast(a, b) iff promote_types(a, b)
+// is b); kSameKind: safe, or towards a kind at least as high (bool < unsigned < signed < float),
+// any size; kNo / kEquiv: the same dtype (ndx has one byte order).
+enum class Casting : int8_t { kNo, kEquiv, kSafe, kSameKind, kUnsafe };
+bool can_cast(DType from, DType to, Casting casting = Casting::kSafe);
+// "no", "equiv", "safe", "same_kind", "unsafe"; anything else is a ValueError naming `op`.
+Casting casting_from_name(std::string_view name, std::string_view op);
+std::string_view casting_name(Casting casting);
+
 // The float dtype ndx picks where NumPy would pick float64 (float32 unless switched).
 DType default_float_dtype();
 void set_default_float_dtype(DType t);

@@ -34,6 +34,19 @@ std::vector<NDArray> invoke(const std::string& op_name, const std::vector<NDArra
                             std::map<std::string, std::string> dict = {},
                             const InvokeOptions& options = {});
 
+// NumPy's ufunc keywords around an elementwise op: np.add(a, b, out=o, where=m, dtype=d,
+// casting=c). Ops marked "TIsUfunc" take them from Python.
+struct UfuncOptions {
+  std::optional<DType> dtype;  // the loop's dtype: inputs are cast to it, outputs must be it
+  Casting casting = Casting::kSameKind;
+  const NDArray* where = nullptr;  // bool, broadcast to the output: False keeps out's element
+  std::vector<bool> weak;          // inputs that were Python scalars: exempt from casting checks
+};
+// Without `outputs`, elements where `where` is False are unspecified (NumPy leaves them
+// uninitialized); with it, results are cast into the outputs' dtypes under `casting`.
+std::vector<NDArray> invoke_ufunc(const NodeAttrs& attrs, std::vector<NDArray> inputs,
+                                  const std::vector<NDArray>* outputs, const UfuncOptions& options);
+
 // Shape and dtype inference alone (as invoke does it), for introspection and tests.
 void infer_shapes(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out);
 void infer_types(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out);

@@ -733,6 +733,56 @@ PyObject* astype(PyObject* o, PyObject* args, PyObject* kwargs) {
   NDX_PY_END(nullptr)
 }
 
+// a.view(dtype): the same bytes read as another dtype. With another itemsize the last axis
+// must be contiguous and its byte length a multiple of the new itemsize, as NumPy requires.
+PyObject* view_method(PyObject* o, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"dtype", "type", nullptr};
+  PyObject* dtype = Py_None;
+  PyObject* type = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:view", const_cast<char**>(names), &dtype,
+                                   &type))
+    return nullptr;
+  NDX_PY_BEGIN
+  if (type != Py_None) not_implemented("[view] type= is not supported: ndx has one array type");
+  const NDArray& a = unwrap(o);
+  const DType t = dtype == Py_None ? a.dtype() : dtype_from_py(dtype);
+  const int64_t from = a.itemsize(), to = dtype_size(t);
+  Shape shape = a.shape(), strides = a.strides();
+  if (from != to) {
+    if (a.ndim() == 0)
+      value_error("[view] changing the itemsize (", from, " to ", to,
+                  " bytes) is not allowed for a 0-d array");
+    const int last = a.ndim() - 1;
+    if (shape[last] != 1 && strides[last] != 1)
+      value_error("[view] to change the itemsize (", from, " to ", to,
+                  " bytes) the last axis must be contiguous");
+    if ((shape[last] * from) % to != 0)
+      value_error("[view] the last axis holds ", shape[last] * from,
+                  " bytes, not a multiple of the new itemsize ", to);
+    if (a.byte_offset() % to != 0)
+      value_error("[view] the data does not start on a multiple of the new itemsize ", to);
+    for (int i = 0; i < last; ++i) {
+      if ((strides[i] * from) % to != 0)
+        value_error("[view] axis ", i, " has a byte stride of ", strides[i] * from,
+                    ", not a multiple of the new itemsize ", to);
+      strides[i] = strides[i] * from / to;
+    }
+    shape[last] = shape[last] * from / to;
+    strides[last] = 1;
+  }
+  return wrap(NDArray(a.storage(), a.byte_offset(), shape, strides, t));
+  NDX_PY_END(nullptr)
+}
+
+// a._become(b): a's handle now refers to b's data (in-place resize, unpickling).
+PyObject* become(PyObject* o, PyObject* other) {
+  NDX_PY_BEGIN
+  if (!is_ndarray(other)) type_error("[_become] expected an ndarray");
+  unwrap(o) = unwrap(other);
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
 PyObject* copy_method(PyObject* o, PyObject*) {
   NDX_PY_BEGIN
   return wrap(unwrap(o).copy());
@@ -886,6 +936,9 @@ PyMethodDef methods[] = {
     {"astype", reinterpret_cast<PyCFunction>(astype), METH_VARARGS | METH_KEYWORDS,
      "astype(dtype, copy=True): the array cast to dtype."},
     {"copy", copy_method, METH_NOARGS, "A contiguous copy."},
+    {"view", reinterpret_cast<PyCFunction>(view_method), METH_VARARGS | METH_KEYWORDS,
+     "view(dtype=None): the same memory, read as dtype."},
+    {"_become", become, METH_O, "_become(other): this handle now refers to other's data."},
     {"reshape", reinterpret_cast<PyCFunction>(reshape), METH_VARARGS | METH_KEYWORDS,
      "reshape(*shape): a view when the data is contiguous, else a copy; one -1 is inferred."},
     {"transpose", transpose_method, METH_VARARGS, "transpose(*axes): a view with permuted axes."},

@@ -23,6 +23,7 @@ struct PyOpFunction {
   std::vector<std::string> input_names;
   std::vector<std::string> param_names;  // in positional order
   bool out_is_argument;
+  bool is_ufunc;  // takes NumPy's ufunc keywords (where=, dtype=, casting=, order=, subok=)
   bool has_default_attrs;
   NodeAttrs default_attrs;
   std::string name;
@@ -39,6 +40,118 @@ bool name_is(PyObject* s, const std::string& name) {
          std::memcmp(p, name.data(), name.size()) == 0;
 }
 
+// NumPy's ufunc keywords as given; null where absent.
+struct UfuncKeywords {
+  PyObject* where = nullptr;
+  PyObject* dtype = nullptr;
+  PyObject* casting = nullptr;
+  bool any() const { return where || dtype || casting; }
+};
+
+bool is_python_scalar(PyObject* o) {
+  return PyBool_Check(o) || PyLong_Check(o) || PyFloat_CheckExact(o);
+}
+
+// Takes `key` when it is a ufunc keyword: where=, dtype= and casting= are kept for
+// invoke_ufunc; order= and subok= are accepted where they change nothing (every result is a
+// new C-ordered ndarray); the rest raise NotImplementedError naming the keyword.
+bool take_ufunc_keyword(const std::string& op, PyObject* key, PyObject* value, UfuncKeywords* kw) {
+  if (name_is(key, "where")) {
+    kw->where = value == Py_True ? nullptr : value;  // True: NumPy's default, every element
+    return true;
+  }
+  if (name_is(key, "dtype")) {
+    kw->dtype = value == Py_None ? nullptr : value;
+    return true;
+  }
+  if (name_is(key, "casting")) {
+    kw->casting = value;
+    return true;
+  }
+  if (name_is(key, "order")) {
+    const char* order = PyUnicode_Check(value) ? PyUnicode_AsUTF8(value) : nullptr;
+    if (!order) PyErr_Clear();
+    if (order && (!std::strcmp(order, "K") || !std::strcmp(order, "C") || !std::strcmp(order, "A")))
+      return true;
+    if (order && !std::strcmp(order, "F"))
+      not_implemented("[", op, "] order='F' is not supported: ndx results are C-ordered");
+    value_error("[", op, "] order must be one of 'K', 'A', 'C', 'F'; got ", repr_of(value));
+  }
+  if (name_is(key, "subok")) return true;  // ndx has no ndarray subclasses to keep
+  if (name_is(key, "signature") || name_is(key, "axes") || name_is(key, "axis") ||
+      name_is(key, "keepdims") || name_is(key, "extobj"))
+    not_implemented("[", op, "] the ufunc keyword '", utf8_of(key), "' is not supported");
+  return false;
+}
+
+// Inputs for a call with ufunc keywords: with dtype=, Python scalars take that dtype (NumPy
+// types them by the loop), and weak[i] marks them.
+std::vector<NDArray> ufunc_operands(const Op* op, PyObject* const* objs, Py_ssize_t n,
+                                    const std::optional<DType>& dtype, std::vector<bool>* weak) {
+  weak->assign(static_cast<size_t>(n), false);
+  for (Py_ssize_t i = 0; i < n; ++i) (*weak)[static_cast<size_t>(i)] = is_python_scalar(objs[i]);
+  if (!dtype) return operands_for(op, objs, n);
+  NDArray like(std::shared_ptr<Storage>(), 0, Shape{}, Shape{}, *dtype);
+  std::vector<NDArray> out;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* o = objs[i];
+    out.push_back(is_ndarray(o) ? unwrap(o)
+                                : operand_from_py(o, is_python_scalar(o) ? &like : nullptr, true));
+  }
+  return out;
+}
+
+PyObject* result_to_py(std::vector<NDArray> result) {
+  if (result.size() == 1) return wrap(std::move(result[0]));
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(result.size()));
+  for (size_t i = 0; i < result.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(std::move(result[i])));
+  return t;
+}
+
+PyObject* call_ufunc(const PyOpFunction* self, PyObject* const* inputs, Py_ssize_t n_in,
+                     std::vector<std::pair<std::string_view, Value>>& kwargs, PyObject* out,
+                     const UfuncKeywords& kw) {
+  UfuncOptions options;
+  if (kw.dtype) options.dtype = dtype_from_py(kw.dtype);
+  if (kw.casting) {
+    if (!PyUnicode_Check(kw.casting))
+      type_error("[", self->name, "] casting must be a str; got ", Py_TYPE(kw.casting)->tp_name);
+    options.casting = casting_from_name(utf8_of(kw.casting), self->name);
+  }
+  NDArray where;
+  if (kw.where) {
+    where = is_ndarray(kw.where) ? unwrap(kw.where) : operand_from_py(kw.where, nullptr);
+    options.where = &where;
+  }
+  std::vector<NDArray> in = ufunc_operands(self->op, inputs, n_in, options.dtype, &options.weak);
+  NodeAttrs attrs = kwargs.empty() && self->has_default_attrs ? self->default_attrs
+                                                              : self->op->make_attrs(kwargs);
+  std::vector<NDArray> out_arrays;
+  if (out != Py_None) {
+    if (PyTuple_Check(out)) {
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(out); ++i) {
+        PyObject* o = PyTuple_GET_ITEM(out, i);
+        if (!is_ndarray(o))
+          type_error("[", self->name, "] out must hold ndarrays, got ", Py_TYPE(o)->tp_name);
+        out_arrays.push_back(unwrap(o));
+      }
+    } else {
+      if (!is_ndarray(out))
+        type_error("[", self->name, "] out must be an ndarray, got ", Py_TYPE(out)->tp_name);
+      out_arrays.push_back(unwrap(out));
+    }
+  }
+  std::vector<NDArray> result =
+      invoke_ufunc(attrs, std::move(in), out != Py_None ? &out_arrays : nullptr, options);
+  if (out != Py_None) {
+    // NumPy returns the array itself for out=(array,) of a one-output ufunc.
+    PyObject* r = PyTuple_Check(out) && PyTuple_GET_SIZE(out) == 1 ? PyTuple_GET_ITEM(out, 0) : out;
+    Py_INCREF(r);
+    return r;
+  }
+  return result_to_py(std::move(result));
+}
+
 PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* self = reinterpret_cast<PyOpFunction*>(self_obj);
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -47,6 +160,7 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
   PyObject* inputs[kMaxInputs] = {};
   std::vector<std::pair<std::string_view, Value>> kwargs;
   PyObject* out = Py_None;
+  UfuncKeywords ufunc_keywords;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     if (i < n_in) {
       inputs[i] = args[i];
@@ -76,6 +190,12 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
         matched = true;
       }
     if (matched) continue;
+    if (self->is_ufunc && take_ufunc_keyword(self->name, key, value, &ufunc_keywords)) continue;
+    if (!self->is_ufunc && self->dict && name_is(key, "where")) {
+      // Reductions take where= in Python (ndx.numpy._composites.reduce_with_where).
+      if (PyObject* with_where = PyDict_GetItemString(self->dict, "_with_where"))
+        return PyObject_Vectorcall(with_where, args, nargsf, kwnames);
+    }
     Py_ssize_t len;
     const char* k_str = PyUnicode_AsUTF8AndSize(key, &len);
     if (!k_str) throw PythonErrorSet{};  // UnicodeEncodeError: a name with no UTF-8 form
@@ -89,6 +209,9 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
     if (!inputs[i])
       type_error(self->name, "() missing required argument '", self->input_names[i], "'");
 
+  // out= of a ufunc may have another dtype (cast under casting='same_kind') or be a tuple.
+  if (ufunc_keywords.any() || (self->is_ufunc && out != Py_None))
+    return call_ufunc(self, inputs, n_in, kwargs, out, ufunc_keywords);
   std::vector<NDArray> in = operands_for(self->op, inputs, n_in);
   InvokeOptions options;
   std::vector<NDArray> out_arrays;
@@ -108,10 +231,7 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
     Py_INCREF(out);
     return out;
   }
-  if (result.size() == 1) return wrap(std::move(result[0]));
-  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(result.size()));
-  for (size_t i = 0; i < result.size(); ++i) PyTuple_SET_ITEM(t, i, wrap(std::move(result[i])));
-  return t;
+  return result_to_py(std::move(result));
   NDX_PY_END(nullptr)
 }
 
@@ -151,6 +271,8 @@ PyObject* tp_new(PyTypeObject* type, PyObject* args, PyObject*) {
   self->dict = nullptr;
   self->op = op;
   self->out_is_argument = out_is_argument;
+  static const auto& is_ufunc = Op::attr<bool>("TIsUfunc");
+  self->is_ufunc = is_ufunc.get(op, false);
   self->has_default_attrs = false;
   if (self->input_names.size() > static_cast<size_t>(kMaxInputs))
     value_error("[OpFunction] too many inputs");

@@ -164,6 +164,41 @@ DType promote_with_scalar(DType t, ScalarKind scalar) {
   return t;
 }
 
+namespace {
+int kind_rank(DType t) {
+  switch (dtype_info(t).kind) {
+    case DTypeKind::kBool:
+      return 0;
+    case DTypeKind::kUnsigned:
+      return 1;
+    case DTypeKind::kSigned:
+      return 2;
+    default:
+      return 3;
+  }
+}
+constexpr std::string_view kCastingNames[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+}  // namespace
+
+bool can_cast(DType from, DType to, Casting casting) {
+  if (from == to || casting == Casting::kUnsafe) return true;
+  if (casting == Casting::kNo || casting == Casting::kEquiv) return false;
+  if (promote_types(from, to) == to) return true;
+  return casting == Casting::kSameKind && kind_rank(from) <= kind_rank(to);
+}
+
+Casting casting_from_name(std::string_view name, std::string_view op) {
+  for (size_t i = 0; i < std::size(kCastingNames); ++i)
+    if (kCastingNames[i] == name) return static_cast<Casting>(i);
+  value_error("[", op,
+              "] casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe'; got '", name,
+              "'");
+}
+
+std::string_view casting_name(Casting casting) {
+  return kCastingNames[static_cast<size_t>(casting)];
+}
+
 DType default_float_dtype() { return g_default_float.load(std::memory_order_relaxed); }
 void set_default_float_dtype(DType t) {
   if (!is_float(t)) type_error("[set_default_float_dtype] expected a float dtype, got ", t);

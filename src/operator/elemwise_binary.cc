@@ -116,6 +116,7 @@ Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute
                                            return std::vector<std::pair<int, int>>{{0, 0}, {1, 0}};
                                          })
                .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<bool>("TIsUfunc", true)  // dtype= / casting= / where=
                .set_attr<FCompute>("FCompute<cpu>", compute);
   if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
   // NumPy computes these in a float (or compares), so a Python int outside an integer
@@ -333,6 +334,7 @@ void register_divmod() {
                                   return true;
                                 })
           .set_attr<TStridedInputs>("TStridedInputs", true)
+          .set_attr<bool>("TIsUfunc", true)
           .set_attr<FCompute>("FCompute<cpu>", compute)
           .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
             // The quotient is piecewise constant; the remainder a - q b.

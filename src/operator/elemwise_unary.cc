@@ -77,6 +77,7 @@ Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute c
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", compute);
   if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+  op.set_attr<bool>("TIsUfunc", true);  // dtype= / casting= / where= (python/src/op_function.cc)
   return op;
 }
 Op& register_unary(const char* name, const char* doc, UnaryType rule, kernel::ElementwiseFn fn) {
@@ -191,6 +192,7 @@ Op& register_unary2(const char* name, const char* doc, kernel::ElementwiseFn f0,
                                   return true;
                                 })
           .set_attr<TStridedInputs>("TStridedInputs", true)
+          .set_attr<bool>("TIsUfunc", true)
           .set_attr<FCompute>("FCompute<cpu>", compute);
   if (f0.gpu && f1.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
   return op;

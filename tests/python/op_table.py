@@ -1165,6 +1165,9 @@ def _unique_samples(dtype, rng, domains):
             Sample((x,), {"return_counts": True, "return_index": True}, "counts-index"),
             Sample((x,), {"return_index": True, "return_inverse": True, "return_counts": True},
                    "all")]
+    rows = make_arg((6, 3), dtype, rng, Domain(0, 2))  # few distinct values: repeated rows
+    out += [Sample((rows,), {"axis": 0, "return_counts": True}, "axis0"),
+            Sample((rows,), {"axis": -1, "return_inverse": True}, "axis-1")]
     if is_float(dtype):
         y = onp.array([onp.nan, 2.0, onp.nan, 1.0], dtype=dtype)
         out.append(Sample((y,), {"equal_nan": False}, "equal_nan=False"))
@@ -1172,8 +1175,8 @@ def _unique_samples(dtype, rng, domains):
 
 
 add(OpEntry("unique", np.unique, onp.unique, "search", ALL_DTYPES, _unique_samples,
-            error_inputs=lambda: [ErrorInput((_f((2, 3)),), {"axis": 0}, NotImplementedError,
-                                             "axis", None)]))
+            error_inputs=lambda: [ErrorInput((_f((2, 3)),), {"axis": 2}, ValueError, "axis",
+                                             ValueError)]))
 
 
 def _pair_samples(dtype, rng, domains):

@@ -374,3 +374,26 @@ def test_spacing_of_float16_in_its_own_format():
     # negative x: the distance to the next float away from zero, negative (NumPy's float32
     # and float64 rule)
     onp.testing.assert_array_equal(np.spacing(np.array(-x[:4])).asnumpy(), -onp.spacing(x[:4]))
+
+
+@pytest.mark.parametrize("shape", [(6, 3, 2), (5, 4), (7,), (0, 3), (3, 0)])
+def test_unique_along_an_axis_matches_numpy(shape):
+    x = onp.random.default_rng(1).integers(0, 2, shape).astype(onp.float32)
+    for axis in range(-1, len(shape)):
+        got = np.unique(np.array(x), axis=axis, return_index=True, return_inverse=True,
+                        return_counts=True)
+        want = onp.unique(x, axis=axis, return_index=True, return_inverse=True,
+                          return_counts=True)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            onp.testing.assert_array_equal(g.asnumpy(), w)
+
+
+@pytest.mark.parametrize("assume_unique", [False, True])
+def test_intersect1d_return_indices_matches_numpy(assume_unique):
+    a = onp.array([1, 3, 4, 3, 7, 1, 9]) if not assume_unique else onp.array([5, 1, 3, 7, 0])
+    b = onp.array([3, 1, 2, 1, 9, 7]) if not assume_unique else onp.array([7, 2, 1, 6])
+    got = np.intersect1d(np.array(a), np.array(b), assume_unique, return_indices=True)
+    want = onp.intersect1d(a, b, assume_unique, return_indices=True)
+    for g, w in zip(got, want):
+        onp.testing.assert_array_equal(g.asnumpy(), w)

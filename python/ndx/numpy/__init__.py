@@ -215,6 +215,7 @@ _populate(globals(), "_np_")
 _maximum, _minimum, _zeros_like = (globals()[n] for n in ("maximum", "minimum", "zeros_like"))
 _where_op = globals().pop("where")  # the ops; np.where / np.searchsorted wrap them below
 _searchsorted_op = globals().pop("searchsorted")
+from . import _composites, _where_reductions  # noqa: E402
 from ._composites import (  # noqa: E402, F401
     allclose,
     argpartition,
@@ -231,6 +232,7 @@ from ._composites import (  # noqa: E402, F401
     cov,
     cumulative_prod,
     cumulative_sum,
+    diagonal,
     diff,
     digitize,
     ediff1d,
@@ -262,7 +264,10 @@ from ._composites import (  # noqa: E402, F401
     partition,
     percentile,
     ptp,
+    put,
     quantile,
+    repeat,
+    resize,
     searchsorted,
     select,
     setdiff1d,
@@ -270,6 +275,7 @@ from ._composites import (  # noqa: E402, F401
     spacing,
     std,
     take,
+    trace,
     trapezoid,
     union1d,
     unique,
@@ -280,6 +286,8 @@ from ._composites import (  # noqa: E402, F401
     var,
     where,
 )
+
+_where_reductions.install(globals())
 
 
 def clip(a, a_min=None, a_max=None, out=None):
@@ -330,7 +338,8 @@ def _method(fn):
 
 for _name in ("sum", "mean", "prod", "max", "min", "argmax", "argmin", "squeeze", "swapaxes",
               "dot", "all", "any", "std", "var", "clip", "round", "conj", "conjugate", "cumsum",
-              "cumprod", "nonzero", "take", "searchsorted"):
+              "cumprod", "nonzero", "take", "searchsorted", "argpartition", "diagonal", "trace",
+              "repeat", "put"):
     setattr(ndarray, _name, _method(globals()[_name]))
 del _name
 
@@ -360,7 +369,8 @@ def _iter(self):
 
 
 def _contains(self, value):
-    return bool((self == value).any())
+    found = self == value  # a plain bool when value cannot be compared (NotImplemented)
+    return bool(found.any()) if isinstance(found, ndarray) else bool(found)
 
 
 def _deepcopy(self, memo):
@@ -374,6 +384,79 @@ def _complex(self):
 def _sort_in_place(self, axis=-1, kind=None, stable=None):
     """Sorts the array in place along axis (stable)."""
     self[...] = _sort(self, axis=axis, kind=kind, stable=stable)
+
+
+def _partition_in_place(self, kth, axis=-1, kind="introselect", order=None):
+    """Partitions the array in place along axis (see np.partition)."""
+    self[...] = partition(self, kth, axis=axis, kind=kind, order=order)
+
+
+def _resize_in_place(self, *new_shape, refcheck=True):
+    """Resizes the array in place: the first elements in C order kept, new ones zero (unlike
+    np.resize, which repeats). Other arrays viewing the old data keep the old data."""
+    if len(new_shape) == 1 and not isinstance(new_shape[0], (int, _onp.integer)):
+        new_shape = tuple(new_shape[0])
+    shape = _composites._shape_tuple(new_shape, "resize")
+    new = zeros(shape, dtype=self.dtype)
+    n = _builtins.min(self.size, new.size)
+    if n:
+        new.reshape(-1)[:n] = self.reshape(-1)[:n]
+    self._become(new)
+
+
+def _is_c_contiguous(a):
+    expected = a.itemsize
+    for n, stride in zip(reversed(a.shape), reversed(a.strides)):
+        if n != 1 and stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+class flatiter:
+    """a.flat: a 1-d view of a for indexing, assignment and iteration in C order."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __len__(self):
+        return self.base.size
+
+    def __iter__(self):
+        return iter(self.base.reshape(-1))
+
+    def __getitem__(self, key):
+        return self.base.reshape(-1)[key]
+
+    def __setitem__(self, key, value):
+        flat = self.base.reshape(-1)  # a view when base is contiguous, else a copy
+        flat[key] = value
+        if not _is_c_contiguous(self.base):
+            self.base[...] = flat.reshape(self.base.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.base.reshape(-1).__array__(dtype)
+
+    def copy(self):
+        return self.base.reshape(-1).copy()
+
+
+def _reduce(self):
+    """Pickles as (dtype name, NumPy copy of the data, device)."""
+    data = self.asnumpy() if self.dtype != bfloat16 else self.astype("float32").asnumpy()
+    return (_empty_for_unpickling, (), (str(self.dtype), data, str(self.device)))
+
+
+def _empty_for_unpickling():
+    return empty((0,))
+
+
+def _setstate(self, state):
+    dtype, data, device = state
+    new = array(data, dtype=dtype)
+    if device != str(new.device):
+        new = new.to_device(device)
+    self._become(new)
 
 
 _sort = globals()["sort"]
@@ -390,6 +473,13 @@ ndarray.__copy__ = ndarray.copy
 ndarray.__deepcopy__ = _deepcopy
 ndarray.__complex__ = _complex
 ndarray.__array_priority__ = 1000.0  # NumPy defers binary operators to ndx arrays
+ndarray.partition = _partition_in_place
+ndarray.resize = _resize_in_place
+ndarray.flat = property(flatiter, doc="A flat iterator over the array (C order).")
+ndarray.__divmod__ = lambda self, other: divmod(self, other)
+ndarray.__rdivmod__ = lambda self, other: divmod(other, self)
+ndarray.__reduce__ = _reduce
+ndarray.__setstate__ = _setstate
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins",)]

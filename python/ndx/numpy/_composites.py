@@ -7,11 +7,17 @@ import numpy as _onp
 
 import ndx.numpy as _np
 
+from . import _where_reductions as _wr
+
 
 def _axes(ndim, axis):
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, _onp.integer)) else tuple(axis)
+    for a in axes:
+        if ndim and not -ndim <= int(a) < ndim:  # NumPy's AxisError: a ValueError and IndexError
+            raise _onp.exceptions.AxisError(f"axis {int(a)} is out of bounds for array of "
+                                            f"dimension {ndim}")
     return tuple(int(a) % ndim if ndim else int(a) for a in axes)
 
 
@@ -59,18 +65,40 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return _finish(r, out)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def _keep_mask(a, where, name, nan=False):
+    """The elements a reduction keeps: where= (a bool mask) and, for the nan-functions, not NaN;
+    None when it keeps them all."""
+    keep = _wr.mask_of(where, a, name)
+    if nan and _is_float(a):
+        not_nan = _np.logical_not(_np.isnan(a))
+        keep = not_nan if keep is None else _np.logical_and(keep, not_nan)
+    return keep
+
+
+def _var(a, keep, axis, dtype, ddof, keepdims):
+    """Mean squared deviation over the kept elements, divided by (their count - ddof)."""
+    if keep is None:
+        m = _np.mean(a, axis=axis, dtype=dtype, keepdims=True)
+        s = _np.sum(_np.square(_np.subtract(_like(a, m), m)), axis=axis, keepdims=keepdims)
+        return _np.true_divide(s, max(_count(a, axis) - ddof, 0))
+    m = _wr.masked_mean(a, keep, axis, dtype, True)
+    d = where(keep, _np.subtract(_like(a, m), m), 0)
+    s = _np.sum(_np.square(d), axis=axis, keepdims=keepdims)
+    n = _np.sum(_np.broadcast_to(keep, a.shape), axis=axis, keepdims=keepdims).astype(s.dtype)
+    return _np.true_divide(s, _np.maximum(_np.subtract(n, ddof), 0))
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input)."""
     a = _as_array(a)
-    m = _np.mean(a, axis=axis, dtype=dtype, keepdims=True)
-    d = _np.subtract(_like(a, m), m)
-    s = _np.sum(_np.square(d), axis=axis, keepdims=keepdims)
-    return _finish(_np.true_divide(s, max(_count(a, axis) - ddof, 0)), out)
+    return _finish(_var(a, _keep_mask(a, where, "var"), axis, dtype, ddof, keepdims), out)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """Standard deviation: the square root of var."""
-    return _finish(_np.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)), out)
+    a = _as_array(a)
+    v = _var(a, _keep_mask(a, where, "std"), axis, dtype, ddof, keepdims)
+    return _finish(_np.sqrt(v), out)
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -100,8 +128,13 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 
 # ---- NaN-ignoring reductions: NaN replaced by the reduction's identity ----
+def _kind(a):
+    """NumPy's kind letter of a's dtype ('f' for bfloat16, which NumPy does not know)."""
+    return a.dtype.kind if hasattr(a.dtype, "kind") else "f"
+
+
 def _is_float(a):
-    return a.dtype.kind == "f" if hasattr(a.dtype, "kind") else str(a.dtype) == "bfloat16"
+    return _kind(a) == "f"
 
 
 def _replace_nan(a, value):
@@ -112,16 +145,20 @@ def _replace_nan(a, value):
     return where(nan, value, a), nan
 
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """Sum treating NaN as 0."""
-    b, _ = _replace_nan(a, 0)
-    return _finish(_np.sum(b, axis=axis, dtype=dtype, keepdims=keepdims), out)
+    a = _as_array(a)
+    keep = _keep_mask(a, where, "nansum", nan=True)
+    b = a if keep is None else _np._where_op(keep, a, 0)
+    return _finish(_np.sum(b, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial), out)
 
 
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """Product treating NaN as 1."""
-    b, _ = _replace_nan(a, 1)
-    return _finish(_np.prod(b, axis=axis, dtype=dtype, keepdims=keepdims), out)
+    a = _as_array(a)
+    keep = _keep_mask(a, where, "nanprod", nan=True)
+    b = a if keep is None else _np._where_op(keep, a, 1)
+    return _finish(_np.prod(b, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial), out)
 
 
 def _nan_extremum(a, axis, out, keepdims, is_max):
@@ -143,40 +180,27 @@ def nanmin(a, axis=None, out=None, keepdims=False):
     return _nan_extremum(a, axis, out, keepdims, False)
 
 
-def _nan_count(a, nan, axis, keepdims):
-    if nan is None:
-        return _count(a, axis)
-    return _np.count_nonzero(_np.logical_not(nan), axis=axis, keepdims=keepdims)
-
-
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """Mean of the non-NaN elements (NaN for an all-NaN slice)."""
     a = _as_array(a)
-    b, nan = _replace_nan(a, 0)
-    s = _np.sum(b, axis=axis, dtype=dtype, keepdims=keepdims)
-    if nan is None:
+    keep = _keep_mask(a, where, "nanmean", nan=True)
+    if keep is None:
         return _finish(_np.mean(a, axis=axis, dtype=dtype, keepdims=keepdims), out)
-    n = _nan_count(a, nan, axis, keepdims)
-    return _finish(_np.true_divide(s, n.astype(s.dtype)), out)
+    return _finish(_wr.masked_mean(a, keep, axis, dtype, keepdims), out)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """Variance of the non-NaN elements."""
     a = _as_array(a)
-    if not _is_float(a):
-        return var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
-    nan = _np.isnan(a)
-    m = nanmean(a, axis=axis, dtype=dtype, keepdims=True)
-    d = where(nan, 0, _np.subtract(_like(a, m), m))
-    s = _np.sum(_np.square(d), axis=axis, keepdims=keepdims)
-    n = _nan_count(a, nan, axis, keepdims).astype(s.dtype)
-    return _finish(_np.true_divide(s, _np.maximum(_np.subtract(n, ddof), 0)), out)
+    keep = _keep_mask(a, where, "nanvar", nan=True)
+    return _finish(_var(a, keep, axis, dtype, ddof, keepdims), out)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """Standard deviation of the non-NaN elements."""
-    return _finish(_np.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)),
-                   out)
+    a = _as_array(a)
+    keep = _keep_mask(a, where, "nanstd", nan=True)
+    return _finish(_np.sqrt(_var(a, keep, axis, dtype, ddof, keepdims)), out)
 
 
 def _nan_arg(a, axis, keepdims, is_max):
@@ -278,7 +302,7 @@ def _quantile(a, q, axis, method, keepdims, name):
     n = x.shape[-1]
     if n == 0:
         raise IndexError(f"[{name}] cannot take a quantile of an empty reduction")
-    if a.dtype.kind != "f" and str(a.dtype) != "bfloat16":
+    if _kind(a) != "f":
         x = x.astype(_np._default_float())
     s = _np.sort(x, axis=-1)
     has_nan = _np.isnan(s[..., n - 1])
@@ -312,7 +336,7 @@ def _nanquantile(a, q, axis, method, keepdims, name):
     if method not in _QUANTILE_METHODS:
         raise ValueError(f"[{name}] method must be one of {_QUANTILE_METHODS}, got {method!r}")
     a = _as_array(a)
-    if a.dtype.kind != "f" and str(a.dtype) != "bfloat16":
+    if _kind(a) != "f":
         return _quantile(a, q, axis, method, keepdims, name)  # no NaN to skip
     qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
     if qs.size and (_onp.isnan(qs).any() or (qs < 0).any() or (qs > 1).any()):
@@ -489,7 +513,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         a, axis = _np.reshape(a, (-1,)), 0
     axis = _axes(a.ndim, axis)[0]
     idx = _as_array(indices)
-    if idx.dtype.kind not in "iu":
+    if _kind(idx) not in "iu":
         raise TypeError(f"[take] indices must be integers, got {idx.dtype}")
     n = a.shape[axis]
     if mode == "wrap" and n:
@@ -498,7 +522,26 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         idx = _np.clip(idx, 0, max(n - 1, 0))
     elif mode != "raise" and mode != "wrap":
         raise ValueError(f"[take] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    rest = a.size // n if n else 0
+    if _np._core._autograd_is_recording() and _is_float(a) and rest:
+        return _finish(_take_recorded(a, idx, axis), out)
     return _finish(a[(slice(None),) * axis + (idx,)], out)
+
+
+def _take_recorded(a, idx, axis):
+    """take under autograd: the other axes flattened into rows of an embedding lookup, whose
+    gradient adds each output row back into the row it came from."""
+    n = a.shape[axis]
+    if idx.size and (bool(_np.any(idx >= n)) or bool(_np.any(idx < -n))):
+        raise IndexError(f"[take] index out of range for axis {axis} of size {n}")
+    idx = _np._where_op(idx < 0, _np.add(idx, n), idx)
+    others = [i for i in range(a.ndim) if i != axis]
+    rows = _np.reshape(_np.transpose(a, tuple([axis] + others)), (n, -1))
+    g = _npx().embedding(idx, rows, input_dim=n, output_dim=rows.shape[1])
+    g = _np.reshape(g, idx.shape + tuple(a.shape[i] for i in others))
+    k = idx.ndim
+    perm = (list(range(k, k + axis)) + list(range(k)) + list(range(k + axis, g.ndim)))
+    return _np.transpose(g, tuple(perm))
 
 
 def compress(condition, a, axis=None, out=None):
@@ -521,7 +564,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """The sorted unique elements of the flattened array, with optionally the first index of
     each, the inverse (ar's elements as indices into it, in ar's shape) and the counts."""
     if axis is not None:
-        raise NotImplementedError("[unique] axis= is not supported yet")
+        return _unique_along(_as_array(ar), axis, return_index, return_inverse, return_counts)
     a = _as_array(ar)
     flat = _np.reshape(a, (-1,))
     n = flat.shape[0]
@@ -544,6 +587,40 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         inverse = _np.zeros((n,), dtype="int64")
         inverse[order] = _np.subtract(_np.cumsum(first.astype("int64")), 1)
         result.append(_np.reshape(inverse, a.shape))
+    if return_counts:
+        ends = _np.concatenate([starts[1:], _np.full((1,), n, dtype="int64")])
+        result.append(_np.subtract(ends, starts))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def _unique_along(a, axis, return_index, return_inverse, return_counts):
+    """unique(axis=): the distinct sub-arrays along axis, sorted lexicographically."""
+    if a.ndim == 0:
+        raise ValueError("[unique] axis= needs an array of at least 1 dimension")
+    axis = _axes(a.ndim, axis)[0]
+    perm = [axis] + [i for i in range(a.ndim) if i != axis]  # NumPy's moveaxis(a, axis, 0)
+    moved = _np.transpose(a, tuple(perm))
+    n = moved.shape[0]
+    rows = _np.reshape(moved, (n, -1)) if n else _np.zeros((0, 0), dtype=a.dtype)
+    m = rows.shape[1]
+    order = (lexsort([rows[:, j] for j in reversed(range(m))]) if m and n
+             else _np.arange(n, dtype="int64"))
+    s = rows[order]
+    if n == 0:
+        first = _np.zeros((0,), dtype="bool")
+    else:
+        differs = (_np.any(_np.not_equal(s[1:], s[:-1]), axis=1) if m
+                   else _np.zeros((n - 1,), dtype="bool"))
+        first = _np.concatenate([_np.ones((1,), dtype="bool"), differs])
+    starts = flatnonzero(first)
+    values = _np.transpose(moved[order[starts]], tuple(int(i) for i in _onp.argsort(perm)))
+    result = [values]
+    if return_index:
+        result.append(order[starts])
+    if return_inverse:
+        inverse = _np.zeros((n,), dtype="int64")
+        inverse[order] = _np.subtract(_np.cumsum(first.astype("int64")), 1)
+        result.append(inverse)
     if return_counts:
         ends = _np.concatenate([starts[1:], _np.full((1,), n, dtype="int64")])
         result.append(_np.subtract(ends, starts))
@@ -588,11 +665,16 @@ def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    """The sorted unique values in both arrays."""
-    if return_indices:
-        raise NotImplementedError("[intersect1d] return_indices=True is not supported yet")
-    a, b = unique(ar1), unique(ar2)
-    return a[isin(a, b)]
+    """The sorted unique values in both arrays; with return_indices also the index of each
+    value's first occurrence in each (flattened) input."""
+    if not return_indices:
+        a, b = unique(ar1), unique(ar2)
+        return a[isin(a, b)]
+    a, ia = unique(ar1, return_index=True)
+    b, ib = unique(ar2, return_index=True)
+    both = isin(a, b)
+    values = a[both]
+    return values, ia[both], ib[searchsorted(b, values)]
 
 
 def union1d(ar1, ar2):
@@ -638,7 +720,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     if parts[0] is not None or parts[1] is not None:
         a = _np.concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
     lead = (slice(None),) * axis
-    for _ in range(n):
+    for _ in range(min(n, a.shape[axis])):  # past the axis' length the result stays empty
         hi, lo = a[lead + (slice(1, None),)], a[lead + (slice(None, -1),)]
         a = _np.not_equal(hi, lo) if a.dtype == _onp.bool_ else _np.subtract(hi, lo)
     return a
@@ -681,7 +763,7 @@ def bincount(x, weights=None, minlength=0):
     x = _as_array(x)
     if x.ndim != 1:
         raise ValueError("[bincount] object too deep for desired array: x must be 1-d")
-    if x.dtype.kind not in "iub":
+    if _kind(x) not in "iub":
         raise TypeError(f"[bincount] x must be integers, got {x.dtype}")
     if minlength < 0:
         raise ValueError("[bincount] minlength must be non-negative")
@@ -727,7 +809,11 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     floating = _onp.issubdtype(a.dtype, _onp.floating)
     edge_type = a.dtype if floating else _onp.dtype("float64")
     if range is not None:
-        lo, hi = float(range[0]), float(range[1])
+        try:
+            lo, hi = (float(v) for v in range)
+        except (TypeError, ValueError):
+            raise ValueError(f"[histogram] range must be a pair of numbers (min, max), got "
+                             f"{range!r}") from None
         if lo > hi:
             raise ValueError("[histogram] max must be larger than min in range parameter")
     elif a.shape[0]:
@@ -865,7 +951,7 @@ def select(condlist, choicelist, default=0):
 def choose(a, choices, out=None, mode="raise"):
     """choices[a[i]][i] for integer a broadcast against the choices."""
     idx = _as_array(a)
-    if idx.dtype.kind not in "iu":
+    if _kind(idx) not in "iu":
         raise TypeError(f"[choose] a must be integers, got {idx.dtype}")
     k = len(choices)
     if mode == "wrap":
@@ -975,3 +1061,111 @@ def spacing(x, out=None):
         x = x.astype(_np._default_float())
     away = _np.copysign(_np.full(x.shape, _onp.inf, dtype=x.dtype), x)
     return _finish(_np.subtract(_np.nextafter(x, away), x), out)
+
+
+# ---- diagonal, trace, repeat, resize, put (the ndarray methods of the same names use these) ----
+def _axis_pair(a, axis1, axis2, name):
+    if a.ndim < 2:
+        raise ValueError(f"[{name}] needs an array of at least 2 dimensions, got {a.ndim}")
+    for ax in (axis1, axis2):
+        if not -a.ndim <= ax < a.ndim:
+            raise ValueError(f"[{name}] axis {ax} is out of bounds for an array of "
+                             f"dimension {a.ndim}")
+    ax1, ax2 = axis1 % a.ndim, axis2 % a.ndim
+    if ax1 == ax2:
+        raise ValueError(f"[{name}] axis1 and axis2 cannot be the same")
+    return ax1, ax2
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The offset-th diagonal of the 2-d sub-arrays on axis1 and axis2, as a new last axis
+    (a copy; NumPy returns a read-only view)."""
+    a = _as_array(a)
+    ax1, ax2 = _axis_pair(a, axis1, axis2, "diagonal")
+    offset = int(offset)
+    n1, n2 = a.shape[ax1], a.shape[ax2]
+    rows, cols = (0, offset) if offset >= 0 else (-offset, 0)
+    k = max(0, min(n1 - rows, n2 - cols))
+    rest = [i for i in range(a.ndim) if i not in (ax1, ax2)]
+    b = _np.reshape(_np.transpose(a, tuple(rest + [ax1, ax2])),
+                    tuple(a.shape[i] for i in rest) + (n1 * n2,))
+    idx = (rows + _onp.arange(k)) * n2 + cols + _onp.arange(k)
+    return take(b, _np.array(idx, dtype="int64"), axis=-1)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Sum along the offset-th diagonal."""
+    return _finish(_np.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype), out)
+
+
+def repeat(a, repeats, axis=None):
+    """Each element repeated `repeats` times (an int, or one count per element) along axis (of
+    the flattened array for None)."""
+    a = _as_array(a)
+    if axis is None:
+        a, axis = _np.reshape(a, (-1,)), 0
+    elif not -a.ndim <= axis < max(a.ndim, 1):
+        raise ValueError(f"[repeat] axis {axis} is out of bounds for an array of dimension "
+                         f"{a.ndim}")
+    if a.ndim == 0:
+        a = _np.reshape(a, (1,))
+    axis %= a.ndim
+    r = _onp.asarray(repeats.asnumpy() if isinstance(repeats, _np.ndarray) else repeats)
+    if r.dtype.kind not in "iub":
+        raise TypeError(f"[repeat] repeats must be integers, got {r.dtype}")
+    if (r < 0).any():
+        raise ValueError("[repeat] repeats may not contain negative values")
+    n = a.shape[axis]
+    if r.size != 1 and r.shape != (n,):
+        raise ValueError(f"[repeat] repeats of shape {r.shape} do not match the {n} elements "
+                         f"along axis {axis}")
+    idx = _onp.repeat(_onp.arange(n), r.reshape(-1)[0] if r.size == 1 else r)
+    return take(a, _np.array(idx, dtype="int64"), axis=axis)
+
+
+def _shape_tuple(shape, name):
+    shape = (shape,) if isinstance(shape, (int, _onp.integer)) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"[{name}] all elements of new_shape must be non-negative, got {shape}")
+    return shape
+
+
+def resize(a, new_shape):
+    """An array of new_shape filled with a's elements in C order, repeated as needed (zeros when
+    a is empty)."""
+    a = _as_array(a)
+    shape = _shape_tuple(new_shape, "resize")
+    total = math.prod(shape)
+    if a.size == 0:
+        return _np.zeros(shape, dtype=a.dtype)
+    idx = _np.array(_onp.arange(total) % a.size, dtype="int64")
+    return _np.reshape(take(_np.reshape(a, (-1,)), idx), shape)
+
+
+def put(a, ind, v, mode="raise"):
+    """Writes v (repeated as needed) into the flattened a at indices ind, in place; mode 'raise'
+    (IndexError out of range), 'wrap' or 'clip'."""
+    if not isinstance(a, _np.ndarray):
+        raise TypeError(f"[put] a must be an ndarray, got {type(a).__name__}")
+    idx = _onp.asarray(ind.asnumpy() if isinstance(ind, _np.ndarray) else ind).reshape(-1)
+    if _kind(idx) not in "iu":
+        raise TypeError(f"[put] indices must be integers, got {idx.dtype}")
+    if idx.size == 0:
+        return None
+    n = a.size
+    if mode == "wrap":
+        idx = idx % n if n else idx
+    elif mode == "clip":
+        idx = _onp.clip(idx, 0, max(n - 1, 0))
+    elif mode != "raise":
+        raise ValueError(f"[put] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    if n == 0 or ((idx < -n) | (idx >= n)).any():
+        raise IndexError(f"[put] index out of range for an array of size {n}")
+    vals = _np.reshape(_as_array(v).astype(a.dtype), (-1,))
+    if vals.size == 0:
+        raise ValueError("[put] v must not be empty")
+    vals = take(vals, _np.array(_onp.arange(idx.size) % vals.size, dtype="int64"))
+    flat = _np.reshape(a.copy(), (-1,))  # written back whole: a may be a strided view
+    flat[_np.array(idx % n, dtype="int64")] = vals
+    a[...] = _np.reshape(flat, a.shape)
+    return None

@@ -1,0 +1,242 @@
+"""NumPy's ufunc keywords (out= of another dtype, where=, dtype=, casting=, order=, subok=) and
+where= on reductions, each checked against NumPy's own result for the same call."""
+import numpy as onp
+import pytest
+
+from ndx import autograd, np
+
+A = onp.array([[1.5, -2.0, 3.0], [0.25, 4.0, -0.5]], dtype=onp.float32)
+INTS = onp.array([[1, 2, 3], [4, 5, 6]], dtype=onp.int32)
+MASK = onp.array([[True, False, True], [False, True, True]])
+UNARY = ["sin", "exp", "negative", "absolute", "sqrt", "tanh", "floor", "square", "log1p",
+         "arctan", "cbrt", "rint", "sign"]
+BINARY = ["add", "subtract", "multiply", "true_divide", "maximum", "fmin", "hypot", "arctan2",
+          "copysign", "power", "floor_divide", "mod"]
+
+
+def _numpy_and_ndx(name, args, **kwargs):
+    """Calls NumPy and ndx alike; `out` (a NumPy array) is copied for each."""
+    out = kwargs.pop("out", None)
+    onp_kw, ndx_kw = dict(kwargs), {k: (np.array(v) if isinstance(v, onp.ndarray) else v)
+                                    for k, v in kwargs.items()}
+    if out is not None:
+        onp_kw["out"], ndx_kw["out"] = out.copy(), np.array(out.copy())
+    want = getattr(onp, name)(*args, **onp_kw)
+    got = getattr(np, name)(*[np.array(a) if isinstance(a, onp.ndarray) else a for a in args],
+                            **ndx_kw)
+    return got, want
+
+
+def _same(got, want, rtol=1e-6):
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_where_with_out_keeps_the_masked_out_elements(name):
+    x = onp.abs(A) if name == "sqrt" else A
+    out = onp.full(A.shape, 7.0, onp.float32)
+    got, want = _numpy_and_ndx(name, (x,), out=out, where=MASK)
+    _same(got, want)
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_where_and_a_wider_out(name):
+    out = onp.full(A.shape, -3.0, onp.float64)
+    got, want = _numpy_and_ndx(name, (onp.abs(A) + 1, A), out=out, where=MASK)
+    _same(got, want)
+
+
+def test_divide_where_nonzero_is_numpys_safe_division():
+    b = onp.array([2.0, 0.0, 4.0], onp.float32)
+    a = onp.array([1.0, 5.0, 2.0], onp.float32)
+    got, want = _numpy_and_ndx("divide", (a, b), out=onp.zeros(3, onp.float32), where=b != 0)
+    _same(got, want)
+
+
+@pytest.mark.parametrize("out_dtype", ["float32", "float64", "int8", "int64", "int16"])
+def test_out_of_another_dtype_under_same_kind(out_dtype):
+    got, want = _numpy_and_ndx("add", (INTS, 1), out=onp.zeros(INTS.shape, out_dtype))
+    _same(got, want)
+
+
+@pytest.mark.parametrize("x,out_dtype", [(A, "int32"), (INTS, "uint8"), (INTS, "bool")])
+def test_out_that_same_kind_cannot_hold_is_a_type_error(x, out_dtype):
+    with pytest.raises(TypeError):
+        onp.add(x, 1, out=onp.zeros(x.shape, out_dtype))
+    with pytest.raises(TypeError, match=rf"\[add\] cannot cast output 0 from {x.dtype} to "
+                       rf"{out_dtype}"):
+        np.add(np.array(x), 1, out=np.zeros(x.shape, dtype=out_dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int16"])
+def test_dtype_selects_the_loop(dtype):
+    got, want = _numpy_and_ndx("add", (INTS, INTS), dtype=dtype)
+    _same(got, want)
+
+
+def test_dtype_with_a_weak_python_scalar_types_the_scalar():
+    got, want = _numpy_and_ndx("add", (INTS.astype(onp.int8), 1000), dtype="int32")
+    _same(got, want)
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("add", (A, 1), {"dtype": "int32"}),                  # input float32 -> int32: same_kind no
+    ("sqrt", (INTS,), {"dtype": "int32"}),                   # no integer sqrt loop
+    ("less", (INTS, 2), {"dtype": "float32"}),               # comparisons give bool
+    ("add", (INTS, INTS.astype(onp.int64)), {"casting": "no"}),  # int32 -> int64 is a cast
+    ("add", (INTS, INTS.astype(onp.int64)), {"casting": "equiv"}),
+])
+def test_casting_rules_refuse_what_numpy_refuses(name, args, kwargs):
+    with pytest.raises(TypeError):
+        getattr(onp, name)(*args, **kwargs)
+    with pytest.raises(TypeError, match=rf"\[{name}\]"):
+        getattr(np, name)(*[np.array(a) if isinstance(a, onp.ndarray) else a for a in args],
+                          **kwargs)
+
+
+def test_unsafe_casting_truncates_as_numpy_does():
+    got, want = _numpy_and_ndx("add", (A, 1), dtype="int32", casting="unsafe")
+    _same(got, want)
+    got, want = _numpy_and_ndx("add", (A, 1), out=onp.zeros(A.shape, onp.int16), casting="unsafe")
+    _same(got, want)
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+def test_every_casting_name_is_accepted(casting):
+    got, want = _numpy_and_ndx("multiply", (INTS, INTS), casting=casting)
+    _same(got, want)
+
+
+def test_bad_keywords_are_typed_errors():
+    a = np.array(A)
+    with pytest.raises(ValueError, match="casting must be one of"):
+        np.add(a, 1, casting="bogus")
+    with pytest.raises(TypeError):
+        np.add(a, 1, dtype="not-a-dtype")
+    with pytest.raises(TypeError, match="where must be a bool array"):
+        np.add(a, 1, out=np.zeros(A.shape), where=np.array(INTS))
+    with pytest.raises(ValueError):
+        np.add(a, 1, out=np.zeros(A.shape), where=np.array([True, False]))
+    with pytest.raises(NotImplementedError, match="order='F'"):
+        np.add(a, 1, order="F")
+    with pytest.raises(NotImplementedError, match="signature"):
+        np.add(a, 1, signature="ff->f")
+    with pytest.raises(ValueError, match="order must be one of"):
+        np.add(a, 1, order="Z")
+
+
+def test_order_and_subok_that_change_nothing_are_accepted():
+    a = np.array(A)
+    for kwargs in ({"order": "C"}, {"order": "K"}, {"order": "A"}, {"subok": False}):
+        onp.testing.assert_array_equal(np.add(a, 1, **kwargs).asnumpy(), A + 1)
+
+
+def test_where_false_leaves_out_untouched_and_true_is_the_default():
+    out = np.full(A.shape, 9.0)
+    np.exp(np.array(A), out=out, where=False)
+    onp.testing.assert_array_equal(out.asnumpy(), onp.full(A.shape, 9.0, onp.float32))
+    onp.testing.assert_allclose(np.exp(np.array(A), where=True).asnumpy(), onp.exp(A), rtol=1e-6)
+
+
+def test_two_output_ufunc_with_an_out_tuple_and_where():
+    q0, r0 = onp.full(INTS.shape, -1, onp.int32), onp.full(INTS.shape, -1, onp.int32)
+    want = onp.divmod(INTS, 4, out=(q0, r0), where=MASK)
+    q, r = np.full(INTS.shape, -1, dtype="int32"), np.full(INTS.shape, -1, dtype="int32")
+    got = np.divmod(np.array(INTS), 4, out=(q, r), where=np.array(MASK))
+    assert got[0] is q and got[1] is r
+    onp.testing.assert_array_equal(q.asnumpy(), want[0])
+    onp.testing.assert_array_equal(r.asnumpy(), want[1])
+
+
+def test_where_with_out_under_autograd_is_refused_like_every_out():
+    # MXNet's rule, kept by ndx: out= does not join the recorded graph.
+    x = np.array(A)
+    x.attach_grad()
+    with autograd.record(), pytest.raises(NotImplementedError, match="out="):
+        np.multiply(x, 3.0, out=np.zeros(A.shape), where=np.array(MASK))
+
+
+# ------------------------------------------------------------------ reductions with where=
+REDUCE_CASES = [
+    ("sum", {}), ("sum", {"axis": 0}), ("sum", {"axis": 1, "keepdims": True}),
+    ("prod", {}), ("prod", {"axis": 1}),
+    ("max", {"initial": -10.0}), ("max", {"axis": 0, "initial": -10.0}),
+    ("min", {"axis": 1, "initial": 10.0}),
+    ("mean", {}), ("mean", {"axis": 1}), ("mean", {"axis": 0, "keepdims": True}),
+    ("var", {}), ("var", {"axis": 1}), ("std", {"axis": 1, "ddof": 1}),
+    ("nansum", {"axis": 1}), ("nanmean", {}), ("nanvar", {"axis": 1}), ("nanstd", {}),
+    ("nanprod", {"axis": 0}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", REDUCE_CASES, ids=lambda v: str(v))
+def test_reduction_where_matches_numpy(name, kwargs):
+    x = A.copy()
+    if name.startswith("nan"):
+        x[0, 2] = onp.nan
+    got, want = _numpy_and_ndx(name, (x,), where=MASK, **kwargs)
+    assert got.shape == onp.shape(want)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["all", "any"])
+def test_logical_reductions_with_where(name):
+    b = A > 0
+    for axis in (None, 0, 1):
+        got, want = _numpy_and_ndx(name, (b,), axis=axis, where=MASK)
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_integer_mean_with_where_is_float32_of_numpys_value():
+    got, want = _numpy_and_ndx("mean", (INTS,), axis=1, where=MASK)
+    assert got.dtype == onp.float32
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+
+
+def test_reduction_where_errors():
+    a = np.array(A)
+    with pytest.raises(ValueError, match="to use a where mask one has to specify 'initial'"):
+        np.max(a, where=np.array(MASK))
+    with pytest.raises(TypeError, match="where must be a bool array"):
+        np.sum(a, where=np.array(INTS))
+    with pytest.raises(ValueError, match="broadcast"):
+        np.sum(a, where=np.ones((3, 3), dtype=bool))
+
+
+def test_reduction_where_as_a_method_and_its_gradient():
+    x = np.array(A)
+    onp.testing.assert_allclose(x.sum(axis=1, where=np.array(MASK)).asnumpy(),
+                                A.sum(axis=1, where=MASK), rtol=1e-6)
+    x.attach_grad()
+    with autograd.record():
+        y = np.sum(np.square(x), where=np.array(MASK))
+    y.backward()
+    onp.testing.assert_allclose(x.grad.asnumpy(), onp.where(MASK, 2 * A, 0), rtol=1e-6)
+
+
+def test_out_tuple_of_one_returns_the_array_as_numpy_does():
+    o = np.zeros(A.shape)
+    assert np.add(np.array(A), 1, out=(o,)) is o
+    onp.testing.assert_allclose(o.asnumpy(), A + 1)
+    with pytest.raises(ValueError, match="expects 2 output"):
+        np.divmod(np.array(A), 2, out=(o,))
+
+
+NUMPY_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+def test_output_casting_table_is_numpys(casting):
+    # add(x, x) computes in x's dtype, so the only cast is the result's into out.
+    for src in NUMPY_DTYPES:
+        x = np.zeros((2,), dtype=src)
+        for dst in NUMPY_DTYPES:
+            allowed = onp.can_cast(src, dst, casting)
+            try:
+                np.add(x, x, out=np.zeros((2,), dtype=dst), casting=casting)
+                ok = True
+            except TypeError:
+                ok = False
+            assert ok == allowed, (src, dst, casting)
