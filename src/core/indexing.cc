@@ -58,18 +58,28 @@ std::vector<IndexItem> expand_masks(const NDArray& a, const std::vector<IndexIte
                           "; size of axis is ", a.shape()[axis + d],
                           " but size of corresponding boolean axis is ", m.shape()[d]);
           // nonzero(): one int64 coordinate array per mask dim.
-          auto bits = m.to_vector<bool>();
-          int64_t count = std::count(bits.begin(), bits.end(), true);
-          std::vector<std::vector<int64_t>> coords(m.ndim(), std::vector<int64_t>(count));
+          const NDArray bits = m.device().is_gpu() ? m.to(cpu()) : m.contiguous();
+          const bool* b = bits.data<bool>();
+          const int64_t total = bits.size();
+          int64_t count = 0;
+          for (int64_t flat = 0; flat < total; ++flat) count += b[flat];
+          std::vector<NDArray> coords;
+          for (int d = 0; d < m.ndim(); ++d) coords.emplace_back(Shape{count}, DType::kInt64);
           Shape cs = contiguous_strides(m.shape());
           int64_t k = 0;
-          for (int64_t flat = 0; flat < static_cast<int64_t>(bits.size()); ++flat) {
-            if (!bits[flat]) continue;
-            for (int d = 0; d < m.ndim(); ++d) coords[d][k] = (flat / cs[d]) % m.shape()[d];
-            ++k;
+          if (m.ndim() == 1) {  // the coordinates are the flat positions
+            int64_t* c = coords[0].data<int64_t>();
+            for (int64_t flat = 0; flat < total; ++flat)
+              if (b[flat]) c[k++] = flat;
+          } else {
+            for (int64_t flat = 0; flat < total; ++flat) {
+              if (!b[flat]) continue;
+              for (int d = 0; d < m.ndim(); ++d)
+                coords[d].data<int64_t>()[k] = (flat / cs[d]) % m.shape()[d];
+              ++k;
+            }
           }
-          for (int d = 0; d < m.ndim(); ++d)
-            out.push_back(IndexItem::array_index(NDArray::from_vector(coords[d], Shape{count})));
+          for (auto& c : coords) out.push_back(IndexItem::array_index(std::move(c)));
           axis += m.ndim();
           continue;
         }
@@ -123,7 +133,10 @@ NDArray basic(const NDArray& a, const std::vector<IndexItem>& key) {
 struct AdvancedPlan {
   NDArray view;  // axes: advanced ones first, then the rest, in order
   int num_advanced = 0;
-  std::vector<std::vector<int64_t>> indices;  // per advanced axis, broadcast to `bshape`
+  // Per advanced axis: the index array broadcast to `bshape`, as contiguous non-negative int64
+  // (kept alive in index_arrays; indices points at their data).
+  std::vector<NDArray> index_arrays;
+  std::vector<const int64_t*> indices;
   Shape bshape;
   int insert_at = 0;  // position of the broadcast dims in the result
 };
@@ -177,13 +190,17 @@ AdvancedPlan plan_advanced(const NDArray& a, const std::vector<IndexItem>& key) 
   for (size_t k = 0; k < adv_arrays.size(); ++k) {
     int ax = adv_axes[k];
     int64_t n = v.shape()[ax];
-    auto idx = adv_arrays[k].broadcast_to(b).to_vector<int64_t>();
-    for (int64_t& i : idx) {
+    // astype copies into a fresh contiguous array, which the negative indices are fixed in.
+    NDArray idx = adv_arrays[k].broadcast_to(b).astype(DType::kInt64);
+    int64_t* data = idx.data<int64_t>();
+    for (int64_t j = 0, count = idx.size(); j < count; ++j) {
+      int64_t& i = data[j];
       if (i < -n || i >= n)
         index_error("index ", i, " is out of bounds for axis ", ax, " with size ", n);
       if (i < 0) i += n;
     }
-    p.indices.push_back(std::move(idx));
+    p.indices.push_back(data);
+    p.index_arrays.push_back(std::move(idx));
   }
   // Advanced items next to each other keep their place; otherwise the broadcast dims go first.
   bool adjacent = true;
@@ -222,6 +239,76 @@ void for_each_block(const AdvancedPlan& p, F&& f) {
   }
 }
 
+// True when the view's non-advanced axes (the block each index tuple selects) are laid out
+// C-contiguously, so a block is `bytes` consecutive bytes.
+bool blocks_contiguous(const AdvancedPlan& p) {
+  const NDArray& v = p.view;
+  int64_t expected = 1;
+  for (int i = v.ndim() - 1; i >= p.num_advanced; --i) {
+    if (v.shape()[i] != 1 && v.strides()[i] != expected) return false;
+    expected *= v.shape()[i];
+  }
+  return true;
+}
+
+// Byte offset of block b in the view's storage.
+int64_t block_offset(const AdvancedPlan& p, int64_t b) {
+  const NDArray& v = p.view;
+  int64_t offset = v.byte_offset();
+  for (int k = 0; k < p.num_advanced; ++k)
+    offset += p.indices[k][b] * v.strides()[k] * v.itemsize();
+  return offset;
+}
+
+// Copies `count` blocks of `bytes` each between the view's storage (at block_offset) and a
+// contiguous buffer: a gather (to_buffer) or a scatter. Fixed sizes copy as one word.
+template <bool kToBuffer>
+void copy_blocks(const AdvancedPlan& p, char* buffer, int64_t bytes) {
+  char* base = static_cast<char*>(p.view.storage()->data());
+  const int64_t count = p.bshape.size();
+  auto run = [&](auto word) {
+    using W = decltype(word);
+    if (p.num_advanced == 1) {  // the common case: one index array, a stride in bytes
+      const int64_t* idx = p.indices[0];
+      const int64_t step = p.view.strides()[0] * p.view.itemsize();
+      char* start = base + p.view.byte_offset();
+      for (int64_t b = 0; b < count; ++b) {
+        char* at = start + idx[b] * step;
+        if constexpr (kToBuffer)
+          std::memcpy(buffer + b * sizeof(W), at, sizeof(W));
+        else
+          std::memcpy(at, buffer + b * sizeof(W), sizeof(W));
+      }
+      return;
+    }
+    for (int64_t b = 0; b < count; ++b) {
+      char* at = base + block_offset(p, b);
+      if constexpr (kToBuffer)
+        std::memcpy(buffer + b * sizeof(W), at, sizeof(W));
+      else
+        std::memcpy(at, buffer + b * sizeof(W), sizeof(W));
+    }
+  };
+  switch (bytes) {
+    case 1:
+      return run(uint8_t{});
+    case 2:
+      return run(uint16_t{});
+    case 4:
+      return run(uint32_t{});
+    case 8:
+      return run(uint64_t{});
+    default:
+      for (int64_t b = 0; b < count; ++b) {
+        char* at = base + block_offset(p, b);
+        if constexpr (kToBuffer)
+          std::memcpy(buffer + b * bytes, at, static_cast<size_t>(bytes));
+        else
+          std::memcpy(at, buffer + b * bytes, static_cast<size_t>(bytes));
+      }
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -239,8 +326,47 @@ std::vector<IndexItem> host_key(const std::vector<IndexItem>& key) {
 }
 }  // namespace
 
+namespace {
+// x[mask] with a mask of x's whole shape (the common case): one pass copying the selected
+// elements in C order, with no coordinate arrays.
+template <typename W>
+void compress_words(const bool* keep, const W* src, W* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (keep[i]) *dst++ = src[i];
+}
+
+NDArray full_mask_select(const NDArray& a, const NDArray& mask) {
+  const NDArray m = mask.contiguous(), src = a.contiguous();
+  const bool* keep = m.data<bool>();
+  int64_t count = 0;
+  for (int64_t i = 0, n = m.size(); i < n; ++i) count += keep[i];
+  NDArray out(Shape{count}, a.dtype());
+  switch (a.itemsize()) {
+    case 1:
+      compress_words(keep, static_cast<const uint8_t*>(src.raw_data()),
+                     static_cast<uint8_t*>(out.raw_data()), m.size());
+      break;
+    case 2:
+      compress_words(keep, static_cast<const uint16_t*>(src.raw_data()),
+                     static_cast<uint16_t*>(out.raw_data()), m.size());
+      break;
+    case 4:
+      compress_words(keep, static_cast<const uint32_t*>(src.raw_data()),
+                     static_cast<uint32_t*>(out.raw_data()), m.size());
+      break;
+    default:
+      compress_words(keep, static_cast<const uint64_t*>(src.raw_data()),
+                     static_cast<uint64_t*>(out.raw_data()), m.size());
+  }
+  return out;
+}
+}  // namespace
+
 NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
   if (needs_host(a, key)) return getitem(a.to(cpu()), host_key(key)).to(a.device());
+  if (key.size() == 1 && key[0].kind == Kind::kArray && key[0].array.dtype() == DType::kBool &&
+      a.ndim() >= 1 && key[0].array.shape() == a.shape() && a.itemsize() <= 8)
+    return full_mask_select(a, key[0].array);
   std::vector<IndexItem> k = expand_masks(a, key);
   if (!has_arrays(k)) return basic(a, k);
   AdvancedPlan p = plan_advanced(a, k);
@@ -249,7 +375,9 @@ NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
   NDArray out(out_shape, a.dtype(), a.device());
   int64_t block = 1;
   for (int i = p.num_advanced; i < p.view.ndim(); ++i) block *= p.view.shape()[i];
-  if (out.size() > 0) {
+  if (out.size() > 0 && blocks_contiguous(p)) {
+    copy_blocks<true>(p, static_cast<char*>(out.raw_data()), block * a.itemsize());
+  } else if (out.size() > 0) {
     NDArray flat = out.reshape({p.bshape.size(), block});
     for_each_block(
         p, [&](int64_t b, const NDArray& src) { flat[b].reshape(src.shape()).assign(src); });
@@ -285,6 +413,11 @@ void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray&
   int64_t block = 1;
   for (int i = p.num_advanced; i < p.view.ndim(); ++i) block *= p.view.shape()[i];
   if (vals.size() == 0) return;
+  if (blocks_contiguous(p)) {
+    NDArray packed = vals.contiguous();
+    copy_blocks<false>(p, static_cast<char*>(packed.raw_data()), block * a.itemsize());
+    return;
+  }
   NDArray flat = vals.reshape({p.bshape.size(), block});
   for_each_block(p,
                  [&](int64_t b, const NDArray& dst) { dst.assign(flat[b].reshape(dst.shape())); });

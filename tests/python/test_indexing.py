@@ -92,3 +92,43 @@ def test_bad_advanced_keys_raise(key, exc):
         a[key]
     with pytest.raises(exc):
         BASE[key]  # NumPy agrees on the kind of error
+
+
+def _ndx_view(base, layout):
+    """base (4, 5, 6) as a non-C-contiguous ndx array: every other row of a (4, 10, 6) array,
+    or the transpose of a (6, 5, 4) one. Returns (the view, its storage array)."""
+    if layout == "every-other-row":
+        store = np.zeros((4, 10, 6), dtype=str(base.dtype))
+        view = store[:, ::2, :]
+    else:
+        store = np.zeros((6, 5, 4), dtype=str(base.dtype))
+        view = store.transpose(2, 1, 0)
+    view[...] = np.array(base)
+    return view, store
+
+
+@pytest.mark.parametrize("layout", ["every-other-row", "transposed"])
+@pytest.mark.parametrize("dtype", ["int8", "float16", "int64", "bool"])
+def test_advanced_indexing_of_strided_views_in_every_item_size(layout, dtype):
+    # Contiguous blocks copy as words of the item size; strided ones take the general path.
+    base = (BASE % 3 == 0) if dtype == "bool" else BASE.astype(dtype)
+    for i, key in enumerate(KEYS):
+        view, _ = _ndx_view(base, layout)
+        want = base[key]
+        got = view[_np_key(key)]
+        assert got.shape == want.shape, i
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+        # Assignment through the view reaches its storage.
+        ref = base.copy()
+        vals = onp.ones(ref[key].shape, dtype=base.dtype)
+        ref[key] = vals
+        view[_np_key(key)] = np.array(vals)
+        onp.testing.assert_array_equal(view.asnumpy(), ref)
+
+
+def test_full_mask_selection_of_views_matches_numpy():
+    x = onp.arange(60, dtype=onp.int16).reshape(6, 10)
+    a = np.array(x)
+    for nd, ref in ((a, x), (a.T, x.T), (a[::2, 3:], x[::2, 3:])):
+        mask = ref % 3 == 1
+        onp.testing.assert_array_equal(nd[np.array(mask)].asnumpy(), ref[mask])

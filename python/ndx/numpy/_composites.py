@@ -566,18 +566,22 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if axis is not None:
         return _unique_along(_as_array(ar), axis, return_index, return_inverse, return_counts)
     a = _as_array(ar)
-    flat = _np.reshape(a, (-1,))
+    flat = a.reshape(-1)  # a view when a is contiguous (np.reshape, the op, copies)
     n = flat.shape[0]
-    order = _np.argsort(flat)  # stable: the first of equal elements comes first
-    s = flat[order]
+    need_order = return_index or return_inverse
+    # argsort is stable, so the first of equal elements comes first; values alone just sort.
+    order = _np.argsort(flat) if need_order else None
+    s = flat[order] if need_order else _np.sort(flat)
     if n == 0:
         first = _np.zeros((0,), dtype="bool")
     else:
-        new = _np.not_equal(s[1:], s[:-1])
-        if equal_nan and _is_float(s):
-            new = _np.logical_and(new, _np.logical_not(_np.logical_and(_np.isnan(s[1:]),
-                                                                        _np.isnan(s[:-1]))))
-        first = _np.concatenate([_np.ones((1,), dtype="bool"), new])
+        first = _np.concatenate([_np.ones((1,), dtype="bool"), _np.not_equal(s[1:], s[:-1])])
+        if equal_nan and _is_float(s) and bool(_np.isnan(s[-1])):
+            # NaNs sort last: keep the first of their run only.
+            nans = int(_np.count_nonzero(_np.isnan(s)))
+            first[n - nans + 1:] = False
+    if not (need_order or return_counts):
+        return s[first]
     starts = flatnonzero(first)
     values = s[starts]
     result = [values]
