@@ -29,5 +29,8 @@ struct IndexItem {
 NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key);
 // a[key] = value, with value broadcast to the indexed shape and cast to a's dtype.
 void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value);
+// NumPy's nonzero: one int64 array of coordinates per dimension of a (a not 0-d), in C order;
+// NaN counts as nonzero, -0.0 as zero. On a's device.
+std::vector<NDArray> nonzero(const NDArray& a);
 
 }  // namespace ndx

@@ -774,6 +774,18 @@ PyObject* view_method(PyObject* o, PyObject* args, PyObject* kwargs) {
   NDX_PY_END(nullptr)
 }
 
+// a._nonzero(): NumPy's nonzero, a tuple of int64 coordinate arrays (ndx::nonzero).
+PyObject* nonzero_method(PyObject* o, PyObject*) {
+  NDX_PY_BEGIN
+  std::vector<NDArray> coords = nonzero(unwrap(o));
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(coords.size()));
+  if (!t) return nullptr;
+  for (size_t i = 0; i < coords.size(); ++i)
+    PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), wrap(std::move(coords[i])));
+  return t;
+  NDX_PY_END(nullptr)
+}
+
 // a._become(b): a's handle now refers to b's data (in-place resize, unpickling).
 PyObject* become(PyObject* o, PyObject* other) {
   NDX_PY_BEGIN
@@ -939,6 +951,7 @@ PyMethodDef methods[] = {
     {"view", reinterpret_cast<PyCFunction>(view_method), METH_VARARGS | METH_KEYWORDS,
      "view(dtype=None): the same memory, read as dtype."},
     {"_become", become, METH_O, "_become(other): this handle now refers to other's data."},
+    {"_nonzero", nonzero_method, METH_NOARGS, "NumPy's nonzero (np.nonzero wraps it)."},
     {"reshape", reinterpret_cast<PyCFunction>(reshape), METH_VARARGS | METH_KEYWORDS,
      "reshape(*shape): a view when the data is contiguous, else a copy; one -1 is inferred."},
     {"transpose", transpose_method, METH_VARARGS, "transpose(*axes): a view with permuted axes."},

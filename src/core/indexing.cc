@@ -22,6 +22,40 @@ NDArray select(const NDArray& a, int axis, int64_t index) {
                  strides, a.dtype());
 }
 
+// The coordinates of a bool mask's true elements, one int64 array per dimension (on the host).
+std::vector<NDArray> mask_coordinates(const NDArray& m) {
+  const NDArray bits = m.device().is_gpu() ? m.to(cpu()) : m.contiguous();
+  const bool* b = bits.data<bool>();
+  const int64_t total = bits.size();
+  int64_t count = 0;
+  for (int64_t flat = 0; flat < total; ++flat) count += b[flat];
+  // Each element's coordinates are written unconditionally and kept by advancing k only for
+  // true ones (no branch to mispredict on a random mask); one spare slot takes the last write.
+  std::vector<NDArray> buffers;
+  std::vector<int64_t*> c;
+  for (int d = 0; d < m.ndim(); ++d) {
+    buffers.emplace_back(Shape{count + 1}, DType::kInt64);
+    c.push_back(buffers.back().data<int64_t>());
+  }
+  if (m.ndim() == 1) {  // the coordinates are the flat positions
+    for (int64_t flat = 0, k = 0; flat < total; ++flat) {
+      c[0][k] = flat;
+      k += b[flat];
+    }
+  } else {  // walk the multi-index along with the flat position: no division per element
+    std::vector<int64_t> at(static_cast<size_t>(m.ndim()), 0);
+    for (int64_t flat = 0, k = 0; flat < total; ++flat) {
+      for (int d = 0; d < m.ndim(); ++d) c[d][k] = at[d];
+      k += b[flat];
+      for (int d = m.ndim() - 1; d >= 0 && ++at[d] == m.shape()[d]; --d) at[d] = 0;
+    }
+  }
+  std::vector<NDArray> coords;
+  for (const auto& buf : buffers)
+    coords.emplace_back(buf.storage(), 0, Shape{count}, Shape{1}, DType::kInt64);
+  return coords;
+}
+
 // Replaces every boolean array by the integer arrays of its nonzero coordinates (one per dim
 // it spans) and checks the item types; the result holds no bool arrays.
 std::vector<IndexItem> expand_masks(const NDArray& a, const std::vector<IndexItem>& key) {
@@ -58,28 +92,7 @@ std::vector<IndexItem> expand_masks(const NDArray& a, const std::vector<IndexIte
                           "; size of axis is ", a.shape()[axis + d],
                           " but size of corresponding boolean axis is ", m.shape()[d]);
           // nonzero(): one int64 coordinate array per mask dim.
-          const NDArray bits = m.device().is_gpu() ? m.to(cpu()) : m.contiguous();
-          const bool* b = bits.data<bool>();
-          const int64_t total = bits.size();
-          int64_t count = 0;
-          for (int64_t flat = 0; flat < total; ++flat) count += b[flat];
-          std::vector<NDArray> coords;
-          for (int d = 0; d < m.ndim(); ++d) coords.emplace_back(Shape{count}, DType::kInt64);
-          Shape cs = contiguous_strides(m.shape());
-          int64_t k = 0;
-          if (m.ndim() == 1) {  // the coordinates are the flat positions
-            int64_t* c = coords[0].data<int64_t>();
-            for (int64_t flat = 0; flat < total; ++flat)
-              if (b[flat]) c[k++] = flat;
-          } else {
-            for (int64_t flat = 0; flat < total; ++flat) {
-              if (!b[flat]) continue;
-              for (int d = 0; d < m.ndim(); ++d)
-                coords[d].data<int64_t>()[k] = (flat / cs[d]) % m.shape()[d];
-              ++k;
-            }
-          }
-          for (auto& c : coords) out.push_back(IndexItem::array_index(std::move(c)));
+          for (auto& c : mask_coordinates(m)) out.push_back(IndexItem::array_index(std::move(c)));
           axis += m.ndim();
           continue;
         }
@@ -329,10 +342,13 @@ std::vector<IndexItem> host_key(const std::vector<IndexItem>& key) {
 namespace {
 // x[mask] with a mask of x's whole shape (the common case): one pass copying the selected
 // elements in C order, with no coordinate arrays.
+// Branch-free: every element is written and kept by advancing k (dst has one spare slot).
 template <typename W>
 void compress_words(const bool* keep, const W* src, W* dst, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    if (keep[i]) *dst++ = src[i];
+  for (int64_t i = 0, k = 0; i < n; ++i) {
+    dst[k] = src[i];
+    k += keep[i];
+  }
 }
 
 NDArray full_mask_select(const NDArray& a, const NDArray& mask) {
@@ -340,7 +356,8 @@ NDArray full_mask_select(const NDArray& a, const NDArray& mask) {
   const bool* keep = m.data<bool>();
   int64_t count = 0;
   for (int64_t i = 0, n = m.size(); i < n; ++i) count += keep[i];
-  NDArray out(Shape{count}, a.dtype());
+  NDArray buffer(Shape{count + 1}, a.dtype());
+  NDArray out(buffer.storage(), buffer.byte_offset(), Shape{count}, Shape{1}, a.dtype());
   switch (a.itemsize()) {
     case 1:
       compress_words(keep, static_cast<const uint8_t*>(src.raw_data()),
@@ -421,6 +438,18 @@ void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray&
   NDArray flat = vals.reshape({p.bshape.size(), block});
   for_each_block(p,
                  [&](int64_t b, const NDArray& dst) { dst.assign(flat[b].reshape(dst.shape())); });
+}
+
+std::vector<NDArray> nonzero(const NDArray& a) {
+  if (a.ndim() == 0)
+    value_error(
+        "[nonzero] calling nonzero on 0d arrays is not allowed; use "
+        "atleast_1d(a).nonzero() instead");
+  std::vector<NDArray> coords =
+      mask_coordinates(a.dtype() == DType::kBool ? a : a.astype(DType::kBool));
+  if (a.device().is_gpu())
+    for (auto& c : coords) c = c.to(a.device());
+  return coords;
 }
 
 }  // namespace ndx

@@ -397,3 +397,20 @@ def test_intersect1d_return_indices_matches_numpy(assume_unique):
     want = onp.intersect1d(a, b, assume_unique, return_indices=True)
     for g, w in zip(got, want):
         onp.testing.assert_array_equal(g.asnumpy(), w)
+
+
+@pytest.mark.parametrize("x", [
+    onp.array([0.0, -0.0, onp.nan, 1.0, -2.5], onp.float32),  # NaN is nonzero, -0.0 is zero
+    onp.random.default_rng(3).integers(-1, 2, (3, 4, 5)).astype(onp.int16),
+    onp.random.default_rng(4).integers(0, 2, (7, 9)).astype(bool),
+    onp.zeros((0, 4), onp.float64), onp.ones((2, 0, 3), onp.uint8),
+])
+def test_nonzero_and_boolean_masks_match_numpy(x):
+    for got, want in zip(np.nonzero(np.array(x)), onp.nonzero(x)):
+        assert got.dtype == onp.int64
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    onp.testing.assert_array_equal(np.flatnonzero(np.array(x)).asnumpy(), onp.flatnonzero(x))
+    mask = x != 0
+    onp.testing.assert_array_equal(np.array(x)[np.array(mask)].asnumpy(), x[mask])
+    with pytest.raises(ValueError, match="0d"):
+        np.nonzero(np.array(1.0))

@@ -472,18 +472,7 @@ def searchsorted(a, v, side="left", sorter=None):
 
 def nonzero(a):
     """The indices of the nonzero elements, one int64 array per dimension."""
-    a = _as_array(a)
-    if a.ndim == 0:
-        raise ValueError("[nonzero] calling nonzero on 0d arrays is not allowed; use "
-                         "atleast_1d(a).nonzero() instead")
-    mask = a if a.dtype == _onp.bool_ else a.astype("bool")
-    out = []
-    for k, n in enumerate(a.shape):
-        shape = [1] * a.ndim
-        shape[k] = n
-        grid = _np.broadcast_to(_np.reshape(_np.arange(n), tuple(shape)), a.shape)
-        out.append(grid[mask])
-    return tuple(out)
+    return _as_array(a)._nonzero()  # C++: one pass over the mask
 
 
 def argwhere(a):
@@ -496,7 +485,7 @@ def argwhere(a):
 
 def flatnonzero(a):
     """The indices of the nonzero elements of the flattened array."""
-    return nonzero(_np.reshape(_as_array(a), (-1,)))[0]
+    return _as_array(a).reshape(-1)._nonzero()[0]
 
 
 def extract(condition, arr):
