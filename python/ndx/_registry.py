@@ -39,14 +39,21 @@ class OpInfo:
         self.params = params  # [(name, type, default or None, doc)]
         self.handle = _core._op_handle(name)
 
-    def signature(self):
+    def signature(self, positional=None):
+        """The Python signature; `positional` (names, 'out' among them) overrides the order of
+        the params that may be given by position."""
         P = inspect.Parameter
         ps = [P(n, P.POSITIONAL_OR_KEYWORD) for n, _, _ in self.inputs]
-        n_positional = len(self.positional_params())
-        for i, (name, _, default, _) in enumerate(self.params):
-            kind = P.POSITIONAL_OR_KEYWORD if i < n_positional else P.KEYWORD_ONLY
-            ps.append(P(name, kind, default=_default_value(default)))
-        if not self.has_out_argument():
+        defaults = {name: _default_value(default) for name, _, default, _ in self.params}
+        if positional is None:
+            positional = self.positional_params()
+        for name in positional:
+            ps.append(P(name, P.POSITIONAL_OR_KEYWORD,
+                        default=None if name == "out" else defaults[name]))
+        for name, _, default, _ in self.params:
+            if name not in positional:
+                ps.append(P(name, P.KEYWORD_ONLY, default=defaults[name]))
+        if not self.has_out_argument() and "out" not in positional:
             ps.append(P("out", P.KEYWORD_ONLY, default=None))
         return inspect.Signature(ps)
 
@@ -78,25 +85,43 @@ class OpInfo:
         return "\n".join(lines)
 
 
-def make_function(info, public_name):
+# NumPy's positional order for the functions whose ops declare their params in MXNet's order
+# (NumPy's reductions take out= third: np.sum(a, 0, 'float64', out)).
+NUMPY_POSITIONAL = {
+    **dict.fromkeys(("sum", "prod"), ("axis", "dtype", "out", "keepdims", "initial")),
+    "mean": ("axis", "dtype", "out", "keepdims"),
+    **dict.fromkeys(("max", "min", "amax", "amin"), ("axis", "out", "keepdims", "initial")),
+    **dict.fromkeys(("all", "any"), ("axis", "out", "keepdims")),
+    **dict.fromkeys(("argmax", "argmin"), ("axis", "out")),
+    **dict.fromkeys(("cumsum", "cumprod"), ("axis", "dtype", "out")),
+}
+
+
+def make_function(info, public_name, positional=None):
     """A callable that invokes `info`'s op (a C vectorcall object): inputs by position or name,
-    extra positional args fill params in order, `out=` writes into an existing array."""
+    extra positional args fill params in order (or in `positional`'s, where 'out' may appear),
+    `out=` writes into an existing array."""
+    if positional is not None:
+        names = {p[0] for p in info.params}
+        positional = [n for n in positional if n in names or n == "out"]
     f = _core.OpFunction(info.name, public_name, [n for n, _, _ in info.inputs],
-                         info.positional_params(), info.has_out_argument())
+                         positional if positional is not None else info.positional_params(),
+                         info.has_out_argument())
     f.__name__ = public_name
     f.__qualname__ = public_name
     f.__module__ = "ndx"
     f.__doc__ = info.docstring(public_name)
-    f.__signature__ = info.signature()
+    f.__signature__ = info.signature(positional)
     return f
 
 
-def populate(namespace, prefix, skip=()):
-    """Adds a function for every op whose name starts with `prefix` (stripped) to `namespace`."""
+def populate(namespace, prefix, skip=(), positional_orders=None):
+    """Adds a function for every op whose name starts with `prefix` (stripped) to `namespace`;
+    `positional_orders` maps public names to the order their params take by position."""
     for name, info in ops().items():
         if not name.startswith(prefix):
             continue
         public = name[len(prefix):]
         if public in skip or public in namespace:
             continue
-        namespace[public] = make_function(info, public)
+        namespace[public] = make_function(info, public, (positional_orders or {}).get(public))

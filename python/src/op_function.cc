@@ -166,6 +166,10 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
       inputs[i] = args[i];
     } else if (i - n_in < static_cast<Py_ssize_t>(self->param_names.size())) {
       const std::string& p = self->param_names[static_cast<size_t>(i - n_in)];
+      if (!self->out_is_argument && p == "out") {  // NumPy's reductions take out positionally
+        out = args[i];
+        continue;
+      }
       kwargs.emplace_back(p, value_from_py(args[i], self->name, p));
     } else {
       type_error(self->name, "() takes at most ", n_in + self->param_names.size(),
@@ -177,6 +181,7 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
     PyObject* key = PyTuple_GET_ITEM(kwnames, k);
     PyObject* value = args[nargs + k];
     if (!self->out_is_argument && name_is(key, "out")) {
+      if (out != Py_None) type_error(self->name, "() got multiple values for argument 'out'");
       out = value;
       continue;
     }

@@ -240,3 +240,26 @@ def test_output_casting_table_is_numpys(casting):
             except TypeError:
                 ok = False
             assert ok == allowed, (src, dst, casting)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("sum", (1, "float64")), ("sum", (0, None, None, True)), ("sum", (None, None, None, False, 5)),
+    ("prod", (1, "float64", None, True)), ("mean", (1, "float64")), ("mean", (0, None, None, True)),
+    ("max", (0, None, True)), ("min", (1, None, False, -100.0)), ("amax", (None, None, True)),
+    ("all", (0, None, True)), ("any", (1,)), ("argmax", (1,)), ("argmin", (0, None)),
+    ("cumsum", (1, "float64")), ("cumprod", (0, None)),
+])
+def test_reductions_take_numpys_positional_order(name, args):
+    x = A > 0 if name in ("all", "any") else A
+    want = getattr(onp, name)(x, *args)
+    got = getattr(np, name)(np.array(x), *args)
+    assert got.dtype == onp.asarray(want).dtype and got.shape == onp.shape(want)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+
+
+def test_reduction_out_by_position_and_by_keyword_once():
+    o = np.zeros((3,))
+    assert np.sum(np.array(A), 0, None, o) is o
+    onp.testing.assert_allclose(o.asnumpy(), A.sum(0), rtol=1e-6)
+    with pytest.raises(TypeError, match="multiple values for argument 'out'"):
+        np.sum(np.array(A), 0, None, o, out=o)

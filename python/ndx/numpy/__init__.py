@@ -19,6 +19,7 @@ from numpy import (  # noqa: F401
 )
 
 from .. import _api_internal, _core
+from .._registry import NUMPY_POSITIONAL as _NUMPY_POSITIONAL
 from .._registry import ops as _ops
 from .._registry import populate as _populate
 from ._dtype_utils import (  # noqa: F401
@@ -210,7 +211,7 @@ def ldexp(x1, x2, out=None):
     return _invoke(_handle("_np_ldexp"), (x1, x2), {}, out)
 
 
-_populate(globals(), "_np_")
+_populate(globals(), "_np_", positional_orders=_NUMPY_POSITIONAL)
 # Generated above (names the linter cannot see).
 _maximum, _minimum, _zeros_like = (globals()[n] for n in ("maximum", "minimum", "zeros_like"))
 _where_op = globals().pop("where")  # the ops; np.where / np.searchsorted wrap them below
