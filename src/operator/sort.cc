@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -78,15 +79,22 @@ Lanes lanes_of(const NodeAttrs& attrs, const Shape& s, const std::optional<int64
 template <class T>
 using KeyOf = std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>;
 
-template <class T>
+// kZerosEqual: -0 and +0 get one key (stable orders need it); values-only sorts keep -0 just
+// before +0 so the sign of zero survives the round trip.
+template <class T, bool kZerosEqual = true>
 KeyOf<T> to_key(T v) {
   using K = KeyOf<T>;
   if constexpr (std::is_floating_point_v<T>) {
-    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
-    if (v != v) return ~K(0);  // NaN last
-    if (v == T(0)) v = T(0);   // -0 sorts with +0
-    const K b = std::bit_cast<K>(v);
-    return (b & sign) ? ~b : (b | sign);
+    // Integer selects only, so the loops over a lane vectorize: negatives flip all bits,
+    // non-negatives flip the sign bit; NaN last.
+    using S = std::make_signed_t<K>;
+    constexpr int kBits = sizeof(K) * 8;
+    constexpr K sign = K(1) << (kBits - 1);
+    constexpr K inf = std::bit_cast<K>(std::numeric_limits<T>::infinity());
+    const K b = std::bit_cast<K>(v), magnitude = b & ~sign;
+    K key = b ^ (static_cast<K>(static_cast<S>(b) >> (kBits - 1)) | sign);
+    if constexpr (kZerosEqual) key = magnitude == 0 ? sign : key;
+    return magnitude > inf ? ~K(0) : key;
   } else if constexpr (std::is_same_v<T, bool>) {
     return v ? 1 : 0;
   } else if constexpr (std::is_signed_v<T>) {
@@ -101,8 +109,12 @@ template <class T>
 T from_key(KeyOf<T> k) {
   using K = KeyOf<T>;
   if constexpr (std::is_floating_point_v<T>) {
-    constexpr K sign = K(1) << (sizeof(K) * 8 - 1);
-    return std::bit_cast<T>((k & sign) ? (k ^ sign) : ~k);  // ~0 comes back as a NaN
+    using S = std::make_signed_t<K>;
+    constexpr int kBits = sizeof(K) * 8;
+    constexpr K sign = K(1) << (kBits - 1);
+    // Sign bit set: a non-negative value (flip it back); clear: flip all. ~0 comes back NaN.
+    const K flip = static_cast<K>(static_cast<S>(~k) >> (kBits - 1)) | sign;
+    return std::bit_cast<T>(k ^ flip);
   } else if constexpr (std::is_same_v<T, bool>) {
     return k != 0;
   } else if constexpr (std::is_signed_v<T>) {
@@ -135,9 +147,18 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
       const int64_t b = L.base(l), n = L.n, s = L.inner;
       if (!idx) {
         keys.resize(static_cast<size_t>(n));
-        for (int64_t j = 0; j < n; ++j) keys[j] = to_key(x[b + j * s]);
-        vqsort(sorter, keys.data(), keys.size());
-        for (int64_t j = 0; j < n; ++j) y[b + j * s] = from_key<T>(keys[j]);
+        K* k = keys.data();
+        if (s == 1) {  // unit stride: the conversions vectorize
+          const T* xs = x + b;
+          T* ys = y + b;
+          for (int64_t j = 0; j < n; ++j) k[j] = to_key<T, false>(xs[j]);
+          vqsort(sorter, k, keys.size());
+          for (int64_t j = 0; j < n; ++j) ys[j] = from_key<T>(k[j]);
+        } else {
+          for (int64_t j = 0; j < n; ++j) k[j] = to_key<T, false>(x[b + j * s]);
+          vqsort(sorter, k, keys.size());
+          for (int64_t j = 0; j < n; ++j) y[b + j * s] = from_key<T>(k[j]);
+        }
       } else if (pack32) {
         packed.resize(static_cast<size_t>(n));
         for (int64_t j = 0; j < n; ++j)

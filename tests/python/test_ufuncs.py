@@ -414,3 +414,14 @@ def test_nonzero_and_boolean_masks_match_numpy(x):
     onp.testing.assert_array_equal(np.array(x)[np.array(mask)].asnumpy(), x[mask])
     with pytest.raises(ValueError, match="0d"):
         np.nonzero(np.array(1.0))
+
+
+@pytest.mark.parametrize("dtype", [onp.float32, onp.float64])
+def test_sort_keeps_the_sign_of_zero_and_argsort_stays_stable_across_it(dtype):
+    v = onp.array([0.0, -0.0, onp.nan, -1.0, 0.0, -0.0, onp.inf], dtype)
+    got = np.sort(np.array(v)).asnumpy()
+    want = onp.sort(v)
+    onp.testing.assert_array_equal(got, want)
+    # -0 == +0, so their order among themselves is free; the multiset of signs is not.
+    assert onp.signbit(got).sum() == onp.signbit(want).sum()
+    onp.testing.assert_array_equal(np.argsort(np.array(v)).asnumpy(), onp.argsort(v, stable=True))
