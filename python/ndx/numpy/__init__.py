@@ -287,6 +287,48 @@ from ._composites import (  # noqa: E402, F401
     var,
     where,
 )
+from ._manipulation import (  # noqa: E402, F401
+    append,
+    array_split,
+    ascontiguousarray,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_arrays,
+    broadcast_shapes,
+    column_stack,
+    concat,
+    diag,
+    diagflat,
+    dsplit,
+    dstack,
+    empty_like,
+    flip,
+    fliplr,
+    flipud,
+    geomspace,
+    hsplit,
+    hstack,
+    identity,
+    indices,
+    logspace,
+    matrix_transpose,
+    meshgrid,
+    moveaxis,
+    permute_dims,
+    ravel,
+    roll,
+    rollaxis,
+    rot90,
+    row_stack,
+    tri,
+    tril,
+    triu,
+    unstack,
+    vsplit,
+    vstack,
+)
+from ._manipulation import copy as _copy  # noqa: E402
 
 _where_reductions.install(globals())
 
@@ -482,6 +524,8 @@ ndarray.__rdivmod__ = lambda self, other: divmod(other, self)
 ndarray.__reduce__ = _reduce
 ndarray.__setstate__ = _setstate
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
+
+copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins",)]
 

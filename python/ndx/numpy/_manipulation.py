@@ -1,0 +1,466 @@
+"""NumPy's array-manipulation and simple creation routines (issue 12, first part), composed of
+ndx's ops (transpose, reshape, slicing, concatenate, broadcast_to, where), so autograd and
+hybridize see ordinary ops and the results are views wherever those ops give views."""
+import math
+import operator
+
+import numpy as _onp
+
+import ndx.numpy as _np
+
+from ._composites import _as_array, _axes
+
+
+def _index(value, what, name):
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"[{name}] {what} must be an integer, got {type(value).__name__}") \
+            from None
+
+
+def _axis_list(axis, ndim, name):
+    axes = [axis] if isinstance(axis, (int, _onp.integer)) else list(axis)
+    out = []
+    for a in axes:
+        a = _index(a, "axis", name)
+        if not -ndim <= a < ndim:
+            raise _onp.exceptions.AxisError(f"[{name}] axis {a} is out of bounds for array of "
+                                            f"dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"[{name}] repeated axis")
+    return out
+
+
+# ---------------------------------------------------------------- axes and dimensions
+def ravel(a, order="C"):
+    """The array flattened in C order (a view where the layout allows)."""
+    if order not in ("C", "A", "K"):
+        raise NotImplementedError(f"[ravel] order={order!r} is not supported")
+    return _as_array(a).reshape(-1)
+
+
+def moveaxis(a, source, destination):
+    """a with the axes `source` moved to `destination` (the others keep their order): a view."""
+    a = _as_array(a)
+    src = _axis_list(source, a.ndim, "moveaxis")
+    dst = _axis_list(destination, a.ndim, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError("[moveaxis] source and destination must have the same number of "
+                         "elements")
+    order = [i for i in range(a.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return a.transpose(tuple(order))
+
+
+def rollaxis(a, axis, start=0):
+    """Axis `axis` rolled back until it lies before position `start`."""
+    a = _as_array(a)
+    n = a.ndim
+    axis = _axis_list(axis, n, "rollaxis")[0]
+    start = _index(start, "start", "rollaxis")
+    if not -n <= start <= n:
+        raise _onp.exceptions.AxisError(f"[rollaxis] start {start} is out of bounds for array "
+                                        f"of dimension {n}")
+    start %= n + 1
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a
+    order = [i for i in range(n) if i != axis]
+    order.insert(start, axis)
+    return a.transpose(tuple(order))
+
+
+def permute_dims(a, /, axes):
+    """The Array API's transpose: a view with the axes permuted."""
+    return _as_array(a).transpose(tuple(axes))
+
+
+def matrix_transpose(x, /):
+    """The last two axes swapped (arrays of at least 2 dimensions)."""
+    x = _as_array(x)
+    if x.ndim < 2:
+        raise ValueError(f"[matrix_transpose] input must have at least 2 dimensions, got "
+                         f"{x.ndim}")
+    return x.transpose(tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
+def _atleast(arys, ndim, name):
+    out = []
+    for a in arys:
+        a = _as_array(a)
+        if a.ndim < ndim:
+            if ndim == 1 or a.ndim == 0:
+                shape = (1,) * (ndim - a.ndim) + a.shape
+            elif ndim == 2:  # (N,) -> (1, N)
+                shape = (1,) + a.shape
+            else:  # 3: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)
+                shape = ((1,) + a.shape + (1,)) if a.ndim == 1 else a.shape + (1,)
+            a = a.reshape(shape)
+        out.append(a)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_1d(*arys):
+    """Each input as an array of at least one dimension."""
+    return _atleast(arys, 1, "atleast_1d")
+
+
+def atleast_2d(*arys):
+    """Each input with at least two dimensions ((N,) becomes (1, N))."""
+    return _atleast(arys, 2, "atleast_2d")
+
+
+def atleast_3d(*arys):
+    """Each input with at least three dimensions ((N,) becomes (1, N, 1), (M, N) (M, N, 1))."""
+    return _atleast(arys, 3, "atleast_3d")
+
+
+def broadcast_shapes(*shapes):
+    """The shape NumPy's broadcasting gives the shapes together (ValueError if none)."""
+    return _onp.broadcast_shapes(*shapes)
+
+
+def broadcast_arrays(*args):
+    """The inputs broadcast against each other (read-only views in NumPy; views here)."""
+    arrays = [_as_array(a) for a in args]
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return tuple(a if a.shape == shape else _np.broadcast_to(a, shape) for a in arrays)
+
+
+# ---------------------------------------------------------------- joining and splitting
+def _sequence(tup, name):
+    if isinstance(tup, _np.ndarray) or not hasattr(tup, "__len__"):
+        raise TypeError(f"[{name}] arrays to stack must be passed as a sequence")
+    if len(tup) == 0:
+        raise ValueError(f"[{name}] need at least one array to concatenate")
+    return [_as_array(a) for a in tup]
+
+
+def hstack(tup):
+    """Arrays joined along the second axis (the first for 1-d arrays)."""
+    arrs = [atleast_1d(a) for a in _sequence(tup, "hstack")]
+    return _np.concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
+
+
+def vstack(tup):
+    """Arrays joined along the first axis, 1-d ones as rows."""
+    return _np.concatenate([atleast_2d(a) for a in _sequence(tup, "vstack")], axis=0)
+
+
+row_stack = vstack
+
+
+def dstack(tup):
+    """Arrays joined along the third axis (atleast_3d first)."""
+    return _np.concatenate([atleast_3d(a) for a in _sequence(tup, "dstack")], axis=2)
+
+
+def column_stack(tup):
+    """1-d arrays as columns (2-d ones as they are), joined along the second axis."""
+    arrs = [a if a.ndim >= 2 else _np.reshape(a, (-1, 1)) for a in _sequence(tup, "column_stack")]
+    return _np.concatenate(arrs, axis=1)
+
+
+def concat(arrays, /, *, axis=0):
+    """The Array API's concatenate; axis=None joins the flattened arrays."""
+    arrs = _sequence(arrays, "concat")
+    if axis is None:
+        return _np.concatenate([_np.reshape(a, (-1,)) for a in arrs], axis=0)
+    return _np.concatenate(arrs, axis=axis)
+
+
+def unstack(x, /, *, axis=0):
+    """The sub-arrays along axis, as a tuple of views."""
+    x = _as_array(x)
+    if x.ndim == 0:
+        raise ValueError("[unstack] input must have at least 1 dimension")
+    axis = _axes(x.ndim, axis)[0]
+    lead = (slice(None),) * axis
+    return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """split that allows sections not dividing the axis (the first len % n parts get one
+    more element), as views."""
+    a = _as_array(ary)
+    axis = _axes(a.ndim, axis)[0] if a.ndim else 0
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("[array_split] number sections must be larger than 0")
+        if sections > max(n, 1 << 16):  # all but n of them empty: a list nobody can hold
+            raise ValueError(f"[array_split] {sections} sections of an axis of length {n}: "
+                             f"at most max(length, 65536) are supported")
+        size, extra = divmod(n, sections)
+        bounds = [0]
+        for i in range(sections):
+            bounds.append(bounds[-1] + size + (1 if i < extra else 0))
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    lead = (slice(None),) * axis
+    return [a[lead + (slice(lo, hi),)] for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _split_min_ndim(ary, indices_or_sections, axis, min_ndim, name):
+    a = _as_array(ary)
+    if a.ndim < min_ndim:
+        raise ValueError(f"[{name}] only works on arrays of {min_ndim} or more dimensions")
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        n = a.shape[axis]
+        if int(indices_or_sections) <= 0 or n % int(indices_or_sections):
+            raise ValueError(f"[{name}] array split does not result in an equal division")
+    return array_split(a, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split along the second axis (the first for 1-d arrays) into equal parts or at indices."""
+    a = _as_array(ary)
+    return _split_min_ndim(a, indices_or_sections, 1 if a.ndim > 1 else 0, 1, "hsplit")
+
+
+def vsplit(ary, indices_or_sections):
+    """Split along the first axis (arrays of at least 2 dimensions)."""
+    return _split_min_ndim(ary, indices_or_sections, 0, 2, "vsplit")
+
+
+def dsplit(ary, indices_or_sections):
+    """Split along the third axis (arrays of at least 3 dimensions)."""
+    return _split_min_ndim(ary, indices_or_sections, 2, 3, "dsplit")
+
+
+def append(arr, values, axis=None):
+    """values appended to arr along axis (both flattened for None): a new array."""
+    arr, values = _as_array(arr), _as_array(values)
+    if axis is None:
+        return _np.concatenate([_np.reshape(arr, (-1,)), _np.reshape(values, (-1,))], axis=0)
+    return _np.concatenate([arr, values], axis=axis)
+
+
+# ---------------------------------------------------------------- reordering
+def flip(m, axis=None):
+    """m reversed along the given axes (all for None): a view."""
+    m = _as_array(m)
+    axes = range(m.ndim) if axis is None else _axis_list(axis, m.ndim, "flip")
+    key = [slice(None)] * m.ndim
+    for a in axes:
+        key[a] = slice(None, None, -1)
+    return m[tuple(key)]
+
+
+def fliplr(m):
+    """m reversed left to right (along axis 1; at least 2 dimensions)."""
+    m = _as_array(m)
+    if m.ndim < 2:
+        raise ValueError("[fliplr] input must be >= 2-d")
+    return flip(m, 1)
+
+
+def flipud(m):
+    """m reversed up to down (along axis 0; at least 1 dimension)."""
+    m = _as_array(m)
+    if m.ndim < 1:
+        raise ValueError("[flipud] input must be >= 1-d")
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted along axis (of the flattened array for None), wrapping around."""
+    a = _as_array(a)
+    if axis is None:
+        return _np.reshape(roll(_np.reshape(a, (-1,)), shift, 0), a.shape)
+    axes = _axis_list(axis, a.ndim, "roll") if a.ndim else []
+    shifts = [shift] if isinstance(shift, (int, _onp.integer)) else list(shift)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    elif len(axes) == 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError("[roll] shift and axis must have the same length")
+    total = {}
+    for ax, s in zip(axes, shifts):
+        total[ax] = total.get(ax, 0) + _index(s, "shift", "roll")
+    for ax, s in total.items():
+        n = a.shape[ax]
+        if n == 0 or s % n == 0:
+            continue
+        s %= n
+        lead = (slice(None),) * ax
+        a = _np.concatenate([a[lead + (slice(n - s, None),)], a[lead + (slice(None, n - s),)]],
+                            axis=ax)
+    return a
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """m rotated by 90 degrees k times in the plane of `axes` (from the first towards the
+    second)."""
+    m = _as_array(m)
+    if len(axes) != 2:
+        raise ValueError("[rot90] len(axes) must be 2")
+    a0, a1 = _axis_list(axes, m.ndim, "rot90")
+    k = _index(k, "k", "rot90") % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, a0), a1)
+    order = list(range(m.ndim))
+    order[a0], order[a1] = order[a1], order[a0]
+    if k == 1:
+        return flip(m, a1).transpose(tuple(order))
+    return flip(m.transpose(tuple(order)), a1)
+
+
+# ---------------------------------------------------------------- simple creation
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """A new uninitialized array with prototype's shape and dtype (or those given)."""
+    p = _as_array(prototype)
+    return _np.empty(p.shape if shape is None else shape, dtype=dtype or p.dtype,
+                     device=device or p.device)
+
+
+def identity(n, dtype=None, *, device=None):
+    """The n x n identity matrix."""
+    return _np.eye(_index(n, "n", "identity"), dtype=dtype, device=device)
+
+
+def copy(a, order="K", subok=False):
+    """A copy of a (recorded by autograd as an ordinary op)."""
+    a = _as_array(a)
+    if _np._core._autograd_is_recording() and a.dtype != _np.bool_:
+        return _np.positive(a)  # an op, so gradients flow through the copy
+    return a.copy()
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """a as a C-contiguous array of at least one dimension (a itself when it is one)."""
+    a = _np.asarray(a, dtype=dtype)
+    if a.ndim == 0:
+        a = _np.reshape(a, (1,))
+    return a if _np._is_c_contiguous(a) else a.copy()
+
+
+def tri(N, M=None, k=0, dtype=None, *, device=None):
+    """Ones at and below the k-th diagonal of an N x M array, zeros above (float32 unless
+    dtype says otherwise)."""
+    N = _index(N, "N", "tri")
+    M = N if M is None else _index(M, "M", "tri")
+    k = _index(k, "k", "tri")
+    if N < 0 or M < 0:
+        raise ValueError(f"[tri] negative dimensions are not allowed, got ({N}, {M})")
+    rows = _np.reshape(_np.arange(N), (N, 1))
+    cols = _np.reshape(_np.arange(M), (1, M))
+    mask = _np.greater_equal(_np.add(rows, k), cols)
+    return mask.astype(dtype or _np._default_float())
+
+
+def _tri_mask(m, k, name):
+    m = _as_array(m)
+    if m.ndim == 0:
+        raise ValueError(f"[{name}] input must be at least 1-d")
+    rows, cols = (m.shape[-2], m.shape[-1]) if m.ndim >= 2 else (m.shape[0], m.shape[0])
+    return m, tri(rows, cols, _index(k, "k", name), dtype="bool")
+
+
+def tril(m, k=0):
+    """m with the elements above the k-th diagonal zeroed (over the last two axes)."""
+    m, mask = _tri_mask(m, k, "tril")
+    return _np.where(mask, m, _np.zeros((), dtype=m.dtype))
+
+
+def triu(m, k=0):
+    """m with the elements below the k-th diagonal zeroed (over the last two axes)."""
+    m, mask = _tri_mask(m, _index(k, "k", "triu") - 1, "triu")
+    return _np.where(mask, _np.zeros((), dtype=m.dtype), m)
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a 2-d array, or a 2-d array with the 1-d v on its k-th diagonal."""
+    v = _as_array(v)
+    k = _index(k, "k", "diag")
+    if v.ndim == 2:
+        return _np.diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("[diag] input must be 1-d or 2-d")
+    n = v.shape[0] + abs(k)
+    padded = _np.concatenate([v, _np.zeros((abs(k),), dtype=v.dtype)], axis=0)
+    # Row i holds v[i] at column i + k (k >= 0); column j holds v[j] at row j - k (k < 0).
+    spread = _np.reshape(padded, (n, 1) if k >= 0 else (1, n))
+    mask = _np.eye(n, n, k, dtype="bool")
+    return _np.where(mask, _np.broadcast_to(spread, (n, n)), _np.zeros((), dtype=v.dtype))
+
+
+def diagflat(v, k=0):
+    """A 2-d array with the flattened v on its k-th diagonal."""
+    return diag(_np.reshape(_as_array(v), (-1,)), k)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from coordinate vectors ('xy': Cartesian, the first two axes
+    swapped; 'ij': matrix indexing); sparse keeps the broadcastable shapes."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("[meshgrid] valid values for `indexing` are 'xy' and 'ij'")
+    xs = [_np.reshape(_as_array(x), (-1,)) for x in xi]
+    n = len(xs)
+    out = []
+    for i, x in enumerate(xs):
+        shape = [1] * n
+        shape[i] = x.shape[0]
+        if indexing == "xy" and n > 1 and i < 2:
+            shape[0], shape[1] = shape[1], shape[0]
+        out.append(_np.reshape(x, tuple(shape)))
+    if not sparse:
+        full = broadcast_shapes(*(o.shape for o in out))
+        out = [_np.broadcast_to(o, full) for o in out]
+        if copy:
+            out = [o.copy() for o in out]
+    return tuple(out)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """The index grid of an array of shape `dimensions`: one array per axis (stacked into one
+    unless sparse)."""
+    dims = tuple(_index(d, "dimensions", "indices") for d in dimensions)
+    dtype = "int64" if dtype is int else dtype
+    grids = []
+    for i, n in enumerate(dims):
+        shape = [1] * len(dims)
+        shape[i] = n
+        grids.append(_np.reshape(_np.arange(n).astype(dtype), tuple(shape)))
+    if sparse:
+        return tuple(grids)
+    if not dims:
+        return _np.zeros((0,), dtype=dtype)
+    return _np.stack([_np.broadcast_to(g, dims) for g in grids], axis=0)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """base ** linspace(start, stop, num): num samples evenly spaced on a log scale."""
+    if axis != 0:
+        raise NotImplementedError("[logspace] only axis=0 is supported")
+    exps = _np.linspace(start, stop, num, endpoint=endpoint, dtype="float64")
+    out = _np.power(float(base), exps)
+    return out.astype(dtype or _np._default_float())
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """num samples evenly spaced on a log scale with the endpoints themselves (same sign)."""
+    if axis != 0:
+        raise NotImplementedError("[geomspace] only axis=0 is supported")
+    start, stop = float(start), float(stop)
+    if start == 0 or stop == 0:
+        raise ValueError("[geomspace] geometric sequence cannot include zero")
+    if (start < 0) != (stop < 0):
+        raise NotImplementedError("[geomspace] endpoints of different signs give complex "
+                                  "numbers, which ndx does not have")
+    sign = -1.0 if start < 0 else 1.0
+    out = _np.multiply(sign, _np.power(10.0, _np.linspace(
+        math.log10(abs(start)), math.log10(abs(stop)), num, endpoint=endpoint, dtype="float64")))
+    if num > 0:
+        out[0] = start
+        if endpoint and num > 1:
+            out[-1] = stop
+    return out.astype(dtype or _np._default_float())

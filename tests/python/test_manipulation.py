@@ -1,0 +1,166 @@
+"""Array manipulation and simple creation (issue 12, first part) against NumPy: values, dtypes,
+shapes incl. () and zero-size, views where NumPy gives views, gradients, typed errors."""
+import numpy as onp
+import pytest
+
+from ndx import autograd, np
+
+R = onp.random.default_rng(12)
+X = R.standard_normal((2, 3, 4)).astype(onp.float32)
+M = R.standard_normal((3, 5)).astype(onp.float32)
+V = onp.arange(4, dtype=onp.float32)
+S = onp.float32(2.5)
+Z = onp.zeros((0, 3), onp.float32)
+I8 = R.integers(-5, 5, (4, 3)).astype(onp.int8)
+
+
+def _nd(v):
+    if isinstance(v, onp.ndarray) or isinstance(v, onp.generic):
+        return np.array(v)
+    if isinstance(v, (list, tuple)) and v and all(isinstance(e, onp.ndarray) for e in v):
+        return type(v)(np.array(e) for e in v)
+    return v
+
+
+CASES = [
+    ("ravel", (X,), {}), ("ravel", (S,), {}), ("ravel", (Z,), {}),
+    ("moveaxis", (X, 0, -1), {}), ("moveaxis", (X, [0, 1], [2, 0]), {}),
+    ("rollaxis", (X, 2), {}), ("rollaxis", (X, 0, 3), {}), ("rollaxis", (X, 1, 1), {}),
+    ("permute_dims", (X, (2, 0, 1)), {}), ("matrix_transpose", (X,), {}),
+    ("atleast_1d", (S,), {}), ("atleast_1d", (X,), {}), ("atleast_2d", (V,), {}),
+    ("atleast_2d", (S,), {}), ("atleast_3d", (V,), {}), ("atleast_3d", (M,), {}),
+    ("atleast_3d", (S,), {}),
+    ("hstack", ([V, V],), {}), ("hstack", ([M, M[:, :2]],), {}), ("vstack", ([V, V],), {}),
+    ("vstack", ([M, M[:1]],), {}), ("dstack", ([M, M],), {}), ("dstack", ([V, V],), {}),
+    ("column_stack", ([V, V],), {}), ("column_stack", ([M, M[:, :1]],), {}),
+    ("concat", ([M, M],), {"axis": 1}), ("concat", ([M, V],), {"axis": None}),
+    ("array_split", (V, 3), {}), ("array_split", (M, 2), {"axis": 1}),
+    ("array_split", (M, [1, 4]), {"axis": 1}), ("array_split", (V, 6), {}),
+    ("hsplit", (M[:, :4], 2), {}), ("hsplit", (V, [1, 3]), {}), ("vsplit", (X[0], 3), {}),
+    ("dsplit", (X, 2), {}),
+    ("append", (M, M), {}), ("append", (M, M[:1]), {"axis": 0}),
+    ("flip", (X,), {}), ("flip", (X, 1), {}), ("flip", (X, (0, 2)), {}), ("flip", (S,), {}),
+    ("fliplr", (M,), {}), ("flipud", (V,), {}),
+    ("roll", (V, 1), {}), ("roll", (V, -6), {}), ("roll", (M, 2), {}),
+    ("roll", (M, (1, -2), (0, 1)), {}), ("roll", (X, 3, 2), {}), ("roll", (Z, 1, 0), {}),
+    ("rot90", (M,), {}), ("rot90", (M, 2), {}), ("rot90", (M, 3), {}), ("rot90", (M, -1), {}),
+    ("rot90", (X, 1, (1, 2)), {}),
+    ("tri", (3,), {}), ("tri", (3, 5, 1), {}), ("tri", (4, 2, -1), {"dtype": "int32"}),
+    ("tril", (M,), {}), ("tril", (M, -1), {}), ("triu", (M, 1), {}), ("tril", (X,), {}),
+    ("triu", (V,), {}), ("tril", (I8, 1), {}),
+    ("diag", (V,), {}), ("diag", (V, 2), {}), ("diag", (V, -1), {}), ("diag", (M,), {}),
+    ("diag", (M, 2), {}), ("diagflat", (M[:2, :2],), {}), ("diagflat", (V, -2), {}),
+    ("identity", (3,), {}), ("identity", (0,), {"dtype": "int64"}),
+    ("meshgrid", (V, M[0]), {}), ("meshgrid", (V, M[0]), {"indexing": "ij"}),
+    ("meshgrid", (V, M[0], V[:2]), {}), ("meshgrid", (V, M[0]), {"sparse": True}),
+    ("indices", ((2, 3),), {}), ("indices", ((2, 3),), {"sparse": True}),
+    ("copy", (M,), {}), ("ascontiguousarray", (M.T,), {}), ("ascontiguousarray", (S,), {}),
+    ("empty_like", (M,), {"shape": (0, 2)}),
+    ("broadcast_arrays", (V, M[:, :1]), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", CASES, ids=[f"{c[0]}-{i}" for i, c in
+                                                         enumerate(CASES)])
+def test_matches_numpy(name, args, kwargs):
+    want = getattr(onp, name)(*args, **kwargs)
+    got = getattr(np, name)(*[_nd(a) for a in args], **kwargs)
+    wants = want if isinstance(want, (list, tuple)) else [want]
+    gots = got if isinstance(got, (list, tuple)) else [got]
+    assert type(got) is not list or isinstance(want, list)
+    assert len(gots) == len(wants)
+    for g, w in zip(gots, wants):
+        w = onp.asarray(w)
+        if w.dtype == onp.float64 and name in ("tri", "identity"):
+            w = w.astype(onp.float32)  # ndx's default float
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        if name != "empty_like":
+            onp.testing.assert_array_equal(g.asnumpy(), w)
+
+
+def test_views_write_through_where_numpy_gives_views():
+    for fn in (lambda a: np.moveaxis(a, 0, -1), lambda a: np.flip(a, 1), np.ravel,
+               lambda a: np.rot90(a), lambda a: np.unstack(a)[1], np.matrix_transpose,
+               lambda a: np.atleast_3d(a), lambda a: np.permute_dims(a, (1, 0))):
+        a = np.array(M.copy())
+        fn(a)[...] = 7.0
+        assert (a.asnumpy() == 7.0).any()
+
+
+def test_unstack_and_broadcast_shapes():
+    got = np.unstack(np.array(X), axis=1)
+    assert len(got) == 3
+    for i, g in enumerate(got):
+        onp.testing.assert_array_equal(g.asnumpy(), X[:, i])
+    assert np.broadcast_shapes((2, 1), (3,), ()) == onp.broadcast_shapes((2, 1), (3,), ())
+
+
+@pytest.mark.parametrize("args", [(1, 1000, 4), (2.0, 3.0, 5), (1, 1000, 4, False),
+                                  (-1, -16, 5)])
+def test_geomspace_and_logspace(args):
+    g = np.geomspace(*args)
+    w = onp.geomspace(*args)
+    assert g.dtype == onp.float32
+    onp.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6)
+    exps = (args[0] / 4, args[1] / 400, args[2])  # exponents whose powers fit in float32
+    g = np.logspace(*exps, base=2.0)
+    onp.testing.assert_allclose(g.asnumpy(), onp.logspace(*exps, base=2.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("flip", lambda x: np.flip(x, 1)), ("roll", lambda x: np.roll(x, 2, 1)),
+    ("rot90", lambda x: np.rot90(x)), ("tril", lambda x: np.tril(x, -1)),
+    ("triu", lambda x: np.triu(x)), ("moveaxis", lambda x: np.moveaxis(x, 0, 1)),
+    ("hstack", lambda x: np.hstack([x, x])), ("column_stack", lambda x: np.column_stack([x])),
+    ("array_split", lambda x: np.array_split(x, 2, axis=1)[1]), ("copy", np.copy),
+    ("diag", lambda x: np.diag(np.diag(x))),
+])
+def test_gradients_against_a_hand_computed_vector_jacobian(name, fn):
+    # d/dx sum(w * f(x)) for a linear rearrangement f is f's transpose applied to w: the
+    # weights NumPy's f places on each element of x, computed by NumPy on an index array.
+    x = np.array(M)
+    x.attach_grad()
+    with autograd.record():
+        y = fn(x)
+    w = onp.arange(1, y.size + 1, dtype=onp.float32).reshape(y.shape)
+    with autograd.record():
+        loss = np.sum(fn(x) * np.array(w))
+    loss.backward()
+    ids = fn(np.array(onp.arange(M.size, dtype=onp.float32).reshape(M.shape) + 1)).asnumpy()
+    want = onp.zeros(M.size, onp.float32)
+    for i, wi in zip(ids.reshape(-1), w.reshape(-1)):
+        if i:
+            want[int(i) - 1] += wi
+    onp.testing.assert_array_equal(x.grad.asnumpy(), want.reshape(M.shape))
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda: np.moveaxis(np.ones((2, 3)), 0, 5), ValueError),
+    (lambda: np.moveaxis(np.ones((2, 3)), [0, 1], [0]), ValueError),
+    (lambda: np.moveaxis(np.ones((2, 3)), [0, 0], [0, 1]), ValueError),
+    (lambda: np.matrix_transpose(np.ones(3)), ValueError),
+    (lambda: np.hstack(np.ones(3)), TypeError),
+    (lambda: np.vstack([]), ValueError),
+    (lambda: np.array_split(np.ones(3), 0), ValueError),
+    (lambda: np.array_split(np.ones(3), 2**63 - 1), ValueError),
+    (lambda: np.hsplit(np.ones((2, 0, 3)), 2**100), ValueError),
+    (lambda: np.hsplit(np.ones(5), 2), ValueError),
+    (lambda: np.vsplit(np.ones(4), 2), ValueError),
+    (lambda: np.dsplit(np.ones((2, 2)), 2), ValueError),
+    (lambda: np.fliplr(np.ones(3)), ValueError),
+    (lambda: np.flip(np.ones(3), 1), ValueError),
+    (lambda: np.roll(np.ones((2, 2)), (1, 2, 3), (0, 1)), ValueError),
+    (lambda: np.roll(np.ones(3), 1.5), TypeError),
+    (lambda: np.rot90(np.ones((2, 2)), 1, (0, 0)), ValueError),
+    (lambda: np.rot90(np.ones((2, 2)), 1, (0,)), ValueError),
+    (lambda: np.tri(-1), ValueError),
+    (lambda: np.tril(np.array(1.0)), ValueError),
+    (lambda: np.diag(np.ones((2, 2, 2))), ValueError),
+    (lambda: np.meshgrid(np.ones(2), indexing="xz"), ValueError),
+    (lambda: np.geomspace(0, 1), ValueError),
+    (lambda: np.geomspace(-1, 1), NotImplementedError),
+    (lambda: np.broadcast_arrays(np.ones(2), np.ones(3)), ValueError),
+])
+def test_bad_inputs_are_typed_errors(call, exc):
+    with pytest.raises(exc):
+        call()
