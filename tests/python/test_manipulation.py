@@ -164,3 +164,154 @@ def test_gradients_against_a_hand_computed_vector_jacobian(name, fn):
 def test_bad_inputs_are_typed_errors(call, exc):
     with pytest.raises(exc):
         call()
+
+
+IDX = onp.array([[2, 0, 1, 1, 0]], onp.int64)  # along axis 0 of M (3 rows), broadcast rows
+CASES2 = [
+    ("tile", (V, 2), {}), ("tile", (M, (2, 1)), {}), ("tile", (V, (2, 1, 3)), {}),
+    ("tile", (S, 3), {}), ("tile", (X, (1, 2)), {}), ("tile", (Z, (2, 2)), {}),
+    ("tile", (I8, 0), {}),
+    ("take_along_axis", (M, IDX, 0), {}),
+    ("take_along_axis", (M, onp.argsort(M, axis=1), 1), {}),
+    ("take_along_axis", (X, onp.argsort(X, axis=-1)[..., :2], -1), {}),
+    ("take_along_axis", (M, onp.array([3, 0, -1]), None), {}),
+    ("unravel_index", (onp.array([5, 7, 0]), (3, 4)), {}),
+    ("unravel_index", (onp.array([5, 7]), (3, 4)), {"order": "F"}),
+    ("unravel_index", (11, (3, 4)), {}),
+    ("ravel_multi_index", ((onp.array([1, 2]), onp.array([1, 3])), (3, 4)), {}),
+    ("ravel_multi_index", ((onp.array([4, -1]), onp.array([1, 7])), (3, 4)), {"mode": "wrap"}),
+    ("ravel_multi_index", ((onp.array([4, -1]), onp.array([1, 7])), (3, 4)), {"mode": "clip"}),
+    ("ravel_multi_index", ((onp.array([1, 2]), onp.array([1, 3])), (3, 4)), {"order": "F"}),
+    ("ix_", (onp.array([0, 2]), onp.array([1, 3, 4])), {}),
+    ("ix_", (onp.array([True, False, True]), onp.array([1])), {}),
+    ("tril_indices", (3,), {}), ("tril_indices", (3, 1, 4), {}), ("triu_indices", (4, -1), {}),
+    ("triu_indices", (3, 1, 5), {}), ("tril_indices_from", (M,), {}),
+    ("triu_indices_from", (M, 2), {}),
+    ("diag_indices", (3,), {}), ("diag_indices", (2, 3), {}),
+    ("diag_indices_from", (onp.ones((3, 3, 3)),), {}),
+    ("vander", (onp.array([1, 2, 3]),), {}), ("vander", (onp.array([1, 2, 3]), 2, True), {}),
+    ("vander", (onp.array([], onp.int64),), {}),
+    ("trim_zeros", (onp.array([0, 0, 1, 2, 0, 3, 0]),), {}),
+    ("trim_zeros", (onp.array([0, 0, 1, 2, 0]), "f"), {}),
+    ("trim_zeros", (onp.array([0.0, 0.0]),), {}),
+    ("delete", (V, 1), {}), ("delete", (M, [0, 2], 1), {}), ("delete", (M, slice(0, 2), 0), {}),
+    ("delete", (M, onp.array([True, False, True]), 0), {}), ("delete", (V, -1), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", CASES2, ids=[f"{c[0]}-{i}" for i, c in
+                                                          enumerate(CASES2)])
+def test_more_routines_match_numpy(name, args, kwargs):
+    want = getattr(onp, name)(*args, **kwargs)
+    got = getattr(np, name)(*[_nd(a) if not isinstance(a, tuple) or name != "ravel_multi_index"
+                              else tuple(np.array(e) for e in a) for a in args], **kwargs)
+    wants = want if isinstance(want, tuple) else [want]
+    gots = got if isinstance(got, tuple) else [got]
+    assert len(gots) == len(wants)
+    for g, w in zip(gots, wants):
+        w = onp.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        onp.testing.assert_array_equal(g.asnumpy(), w)
+
+
+def test_vander_of_floats_keeps_the_float_dtype():
+    x = onp.array([0.5, 2.0, -1.0], onp.float32)
+    got = np.vander(np.array(x), 4)
+    assert got.dtype == onp.float32
+    onp.testing.assert_allclose(got.asnumpy(), onp.vander(x, 4), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["hanning", "hamming", "blackman", "bartlett"])
+@pytest.mark.parametrize("m", [0, 1, 2, 5, 12])
+def test_windows_in_float32(name, m):
+    got = getattr(np, name)(m)
+    assert got.dtype == onp.float32
+    onp.testing.assert_allclose(got.asnumpy(), getattr(onp, name)(m), atol=1e-7)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("put_along_axis", (IDX, 9.0, 0)), ("put_along_axis", (onp.array([[0], [4], [2]]), -1.0, 1)),
+    ("put_along_axis", (onp.array([1, 14]), 5.0, None)),
+    ("fill_diagonal", (3.0,)), ("fill_diagonal", ([1.0, 2.0],)),
+    ("place", (M > 0, [10.0, 20.0])), ("putmask", (M > 0, [10.0, 20.0, 30.0])),
+])
+def test_in_place_routines_match_numpy(name, args):
+    want = M.copy()
+    getattr(onp, name)(want, *args)
+    for base in (np.array(M), np.array(onp.ascontiguousarray(M.T)).T):  # strided too
+        assert getattr(np, name)(base, *[_nd(a) for a in args]) is None
+        onp.testing.assert_array_equal(base.asnumpy(), want)
+
+
+def test_fill_diagonal_wrap_and_cube():
+    tall, want = np.zeros((7, 3)), onp.zeros((7, 3), onp.float32)
+    np.fill_diagonal(tall, 4.0, wrap=True)
+    onp.fill_diagonal(want, 4.0, wrap=True)
+    onp.testing.assert_array_equal(tall.asnumpy(), want)
+    cube, want = np.zeros((3, 3, 3)), onp.zeros((3, 3, 3), onp.float32)
+    np.fill_diagonal(cube, 2.0)
+    onp.fill_diagonal(want, 2.0)
+    onp.testing.assert_array_equal(cube.asnumpy(), want)
+
+
+def test_fromfunction_and_frombuffer():
+    got = np.fromfunction(lambda i, j: i * 10 + j, (2, 3))
+    assert got.dtype == onp.float32
+    onp.testing.assert_array_equal(got.asnumpy(), onp.fromfunction(lambda i, j: i * 10 + j,
+                                                                   (2, 3)))
+    raw = onp.arange(6, dtype=onp.int16).tobytes()
+    for kwargs in ({"dtype": "int16"}, {"dtype": "int16", "count": 2, "offset": 4}):
+        onp.testing.assert_array_equal(np.frombuffer(raw, **kwargs).asnumpy(),
+                                       onp.frombuffer(raw, **kwargs))
+    assert np.frombuffer(onp.ones(2).tobytes()).dtype == onp.float64
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("tile", lambda x: np.tile(x, (2, 3))),
+    ("take_along_axis", lambda x: np.take_along_axis(x, np.array(IDX), 0)),
+    ("delete", lambda x: np.delete(x, [0, 3], 1)),
+])
+def test_gradients_of_more_rearrangements(name, fn):
+    x = np.array(M)
+    x.attach_grad()
+    with autograd.record():
+        y = fn(x)
+    w = onp.arange(1, y.size + 1, dtype=onp.float32).reshape(y.shape)
+    with autograd.record():
+        loss = np.sum(fn(x) * np.array(w))
+    loss.backward()
+    ids = fn(np.array(onp.arange(M.size, dtype=onp.float32).reshape(M.shape) + 1)).asnumpy()
+    want = onp.zeros(M.size, onp.float32)
+    for i, wi in zip(ids.reshape(-1), w.reshape(-1)):
+        want[int(i) - 1] += wi
+    onp.testing.assert_array_equal(x.grad.asnumpy(), want.reshape(M.shape))
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda: np.tile(np.ones(2), -1), ValueError),
+    (lambda: np.take_along_axis(np.ones((2, 2)), np.array([0]), 0), ValueError),
+    (lambda: np.take_along_axis(np.ones((2, 2)), np.array([[2]]), 0), IndexError),
+    (lambda: np.take_along_axis(np.ones((2, 2)), np.array([[0.5]]), 0), IndexError),
+    (lambda: np.unravel_index(np.array([12]), (3, 4)), ValueError),
+    (lambda: np.unravel_index(np.array([1.5]), (3, 4)), TypeError),
+    (lambda: np.ravel_multi_index((np.array([3]), np.array([0])), (3, 4)), ValueError),
+    (lambda: np.ravel_multi_index((np.array([0]),), (3, 4)), ValueError),
+    (lambda: np.ix_(np.ones((2, 2))), ValueError),
+    (lambda: np.tril_indices_from(np.ones(3)), ValueError),
+    (lambda: np.diag_indices_from(np.ones((2, 3))), ValueError),
+    (lambda: np.fill_diagonal(np.ones(3), 1.0), ValueError),
+    (lambda: np.fill_diagonal(np.ones((2, 3, 3)), 1.0), ValueError),
+    (lambda: np.vander(np.ones((2, 2))), ValueError),
+    (lambda: np.trim_zeros(np.ones(3), "x"), ValueError),
+    (lambda: np.trim_zeros(np.ones(3), None), TypeError),
+    (lambda: np.frombuffer(np.ones((2, 3)).T), ValueError),
+    (lambda: np.delete(np.ones(3), 3), IndexError),
+    (lambda: np.delete(np.ones(3), [True]), ValueError),
+    (lambda: np.place(np.ones(3), np.array([True, False]), 1.0), ValueError),
+    (lambda: np.place(np.ones(3), np.array([True, False, True]), []), ValueError),
+    (lambda: np.putmask(np.ones(3), np.array([True]), 1.0), ValueError),
+    (lambda: np.put_along_axis(onp.ones(3), np.array([0]), 1.0, 0), TypeError),
+])
+def test_more_bad_inputs_are_typed_errors(call, exc):
+    with pytest.raises(exc):
+        call()

@@ -8,7 +8,8 @@ import numpy as _onp
 
 import ndx.numpy as _np
 
-from ._composites import _as_array, _axes
+from . import _composites
+from ._composites import _as_array, _axes, _kind
 
 
 def _index(value, what, name):
@@ -464,3 +465,389 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
         if endpoint and num > 1:
             out[-1] = stop
     return out.astype(dtype or _np._default_float())
+
+
+# ---------------------------------------------------------------- repetition
+def tile(A, reps):
+    """A repeated reps times along each axis (reps and A.ndim padded with leading 1s)."""
+    A = _as_array(A)
+    reps = (reps,) if isinstance(reps, (int, _onp.integer)) else tuple(reps)
+    reps = tuple(_index(r, "reps", "tile") for r in reps)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"[tile] reps must be non-negative, got {reps}")
+    d = max(len(reps), A.ndim)
+    reps = (1,) * (d - len(reps)) + reps
+    shape = (1,) * (d - A.ndim) + A.shape
+    if all(r == 1 for r in reps):
+        return copy(A.reshape(shape))
+    # (s0, s1, ...) -> (1, s0, 1, s1, ...) broadcast to (r0, s0, r1, s1, ...), then merged.
+    inter = tuple(v for s in shape for v in (1, s))
+    target = tuple(v for r, s in zip(reps, shape) for v in (r, s))
+    out = _np.broadcast_to(A.reshape(inter), target)
+    return _np.reshape(out, tuple(r * s for r, s in zip(reps, shape)))
+
+
+# ---------------------------------------------------------------- index arithmetic
+def _flat_index_along(shape, indices, axis, name):
+    """Flat positions in an array of `shape` of the elements take_along_axis picks."""
+    if indices.ndim != len(shape):
+        raise ValueError(f"[{name}] indices and arr must have the same number of dimensions, "
+                         f"got {indices.ndim} and {len(shape)}")
+    if _kind(indices) not in "iu":
+        raise IndexError(f"[{name}] indices must be integers, got {indices.dtype}")
+    n = shape[axis]
+    if indices.size and (bool(_np.any(indices >= n)) or bool(_np.any(indices < -n))):
+        raise IndexError(f"[{name}] index out of bounds for axis {axis} with size {n}")
+    idx = _np.where(indices < 0, _np.add(indices, n), indices).astype("int64")
+    out_shape = tuple(indices.shape[i] if i == axis else
+                      _onp.broadcast_shapes((indices.shape[i],), (shape[i],))[0]
+                      for i in range(len(shape)))
+    strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    flat = _np.multiply(_np.broadcast_to(idx, out_shape), strides[axis])
+    for i in range(len(shape)):
+        if i != axis:
+            grid = [1] * len(shape)
+            grid[i] = shape[i]
+            flat = _np.add(flat, _np.multiply(_np.arange(shape[i]).reshape(grid), strides[i]))
+    return flat
+
+
+def take_along_axis(arr, indices, axis=-1):
+    """arr's elements at `indices` along axis, matched up in the other axes (NumPy's
+    take_along_axis); differentiable for float arr."""
+    arr, indices = _as_array(arr), _as_array(indices)
+    if axis is None:
+        arr, axis = arr.reshape(-1), 0
+    if arr.ndim == 0:
+        raise ValueError("[take_along_axis] arr must have at least one dimension")
+    axis = _axes(arr.ndim, axis)[0]
+    flat = _flat_index_along(arr.shape, indices, axis, "take_along_axis")
+    if flat.size == 0:
+        return _np.zeros(flat.shape, dtype=arr.dtype)
+    return _composites.take(_np.reshape(arr, (-1,)), flat)
+
+
+def put_along_axis(arr, indices, values, axis):
+    """Writes values (broadcast to indices' shape) into arr at `indices` along axis, in
+    place."""
+    if not isinstance(arr, _np.ndarray):
+        raise TypeError(f"[put_along_axis] arr must be an ndarray, got {type(arr).__name__}")
+    indices = _as_array(indices)
+    if axis is None:
+        flat_arr, axis = arr.reshape(-1), 0
+        flat = _flat_index_along(flat_arr.shape, indices, 0, "put_along_axis")
+    else:
+        axis = _axes(arr.ndim, axis)[0]
+        flat = _flat_index_along(arr.shape, indices, axis, "put_along_axis")
+    if flat.size == 0:
+        return None
+    vals = _np.broadcast_to(_as_array(values).astype(arr.dtype), flat.shape)
+    data = _np.reshape(arr.copy(), (-1,))  # written back whole: arr may be a strided view
+    data[_np.reshape(flat, (-1,))] = _np.reshape(vals, (-1,))
+    arr[...] = _np.reshape(data, arr.shape)
+    return None
+
+
+def unravel_index(indices, shape, order="C"):
+    """The coordinates in an array of `shape` of flat indices (C or F order)."""
+    if order not in ("C", "F"):
+        raise ValueError("[unravel_index] order must be 'C' or 'F'")
+    shape = (shape,) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
+    shape = tuple(_index(s, "shape", "unravel_index") for s in shape)
+    idx = _as_array(indices)
+    if _kind(idx) not in "iu":
+        raise TypeError(f"[unravel_index] indices must be integers, got {idx.dtype}")
+    size = math.prod(shape)
+    if idx.size and (bool(_np.any(idx < 0)) or bool(_np.any(idx >= size))):
+        raise ValueError(f"[unravel_index] index out of bounds for array with size {size}")
+    idx = idx.astype("int64")
+    dims = range(len(shape)) if order == "F" else range(len(shape) - 1, -1, -1)
+    coords = [None] * len(shape)
+    for i in dims:
+        coords[i] = _np.mod(idx, shape[i]) if shape[i] else idx
+        idx = _np.floor_divide(idx, shape[i]) if shape[i] else idx
+    return tuple(coords)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Flat indices of coordinate arrays in an array of shape dims (mode raise / wrap /
+    clip)."""
+    if order not in ("C", "F"):
+        raise ValueError("[ravel_multi_index] order must be 'C' or 'F'")
+    dims = tuple(_index(d, "dims", "ravel_multi_index") for d in dims)
+    coords = [_as_array(c) for c in multi_index]
+    if len(coords) != len(dims):
+        raise ValueError(f"[ravel_multi_index] parameter multi_index must be a sequence of "
+                         f"length {len(dims)}")
+    modes = [mode] * len(dims) if isinstance(mode, str) else list(mode)
+    flat = None
+    strides = ([math.prod(dims[i + 1:]) for i in range(len(dims))] if order == "C"
+               else [math.prod(dims[:i]) for i in range(len(dims))])
+    for c, n, m, st in zip(coords, dims, modes, strides):
+        if _kind(c) not in "iu":
+            raise TypeError(f"[ravel_multi_index] coordinates must be integers, got {c.dtype}")
+        c = c.astype("int64")
+        if m == "wrap":
+            c = _np.mod(c, n)
+        elif m == "clip":
+            c = _np.clip(c, 0, n - 1)
+        elif m != "raise":
+            raise ValueError(f"[ravel_multi_index] clipmode must be 'raise', 'wrap' or 'clip', "
+                             f"got {m!r}")
+        elif c.size and (bool(_np.any(c < 0)) or bool(_np.any(c >= n))):
+            raise ValueError("[ravel_multi_index] invalid entry in coordinates array")
+        term = _np.multiply(c, st)
+        flat = term if flat is None else _np.add(flat, term)
+    return flat
+
+
+def ix_(*args):
+    """An open mesh from 1-d sequences (bool ones as their nonzero positions) for indexing."""
+    out = []
+    n = len(args)
+    for k, seq in enumerate(args):
+        a = _as_array(seq)
+        if a.ndim != 1:
+            raise ValueError("[ix_] cross index must be 1 dimensional")
+        if a.dtype == _np.bool_:
+            a = a._nonzero()[0]
+        elif a.size == 0:
+            a = a.astype("int64")
+        shape = [1] * n
+        shape[k] = a.shape[0]
+        out.append(a.reshape(tuple(shape)))
+    return tuple(out)
+
+
+def tril_indices(n, k=0, m=None):
+    """Row and column indices of the lower triangle (at and below the k-th diagonal)."""
+    return tri(n, m, k, dtype="bool")._nonzero()
+
+
+def triu_indices(n, k=0, m=None):
+    """Row and column indices of the upper triangle (at and above the k-th diagonal)."""
+    return _np.logical_not(tri(n, m, _index(k, "k", "triu_indices") - 1, dtype="bool"))._nonzero()
+
+
+def _square_2d(arr, name):
+    arr = _as_array(arr)
+    if arr.ndim != 2:
+        raise ValueError(f"[{name}] input array must be 2-d")
+    return arr
+
+
+def tril_indices_from(arr, k=0):
+    """tril_indices for arr's shape."""
+    arr = _square_2d(arr, "tril_indices_from")
+    return tril_indices(arr.shape[0], k, arr.shape[1])
+
+
+def triu_indices_from(arr, k=0):
+    """triu_indices for arr's shape."""
+    arr = _square_2d(arr, "triu_indices_from")
+    return triu_indices(arr.shape[0], k, arr.shape[1])
+
+
+def diag_indices(n, ndim=2):
+    """The indices of the main diagonal of an n x ... x n array: ndim copies of arange(n)."""
+    idx = _np.arange(_index(n, "n", "diag_indices"))
+    return (idx,) * _index(ndim, "ndim", "diag_indices")
+
+
+def diag_indices_from(arr):
+    """diag_indices for arr, whose dimensions must all be equal (at least 2)."""
+    arr = _as_array(arr)
+    if arr.ndim < 2:
+        raise ValueError("[diag_indices_from] input array must be at least 2-d")
+    if len(set(arr.shape)) != 1:
+        raise ValueError("[diag_indices_from] all dimensions of input must be of equal length")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def fill_diagonal(a, val, wrap=False):
+    """Writes val (a scalar, or values repeated as needed) along a's main diagonal, in place;
+    for tall 2-d arrays wrap=True continues below the first square block."""
+    if not isinstance(a, _np.ndarray):
+        raise TypeError(f"[fill_diagonal] a must be an ndarray, got {type(a).__name__}")
+    if a.ndim < 2:
+        raise ValueError("[fill_diagonal] array must be at least 2-d")
+    if a.ndim == 2:
+        step = a.shape[1] + 1
+        end = None if wrap else a.shape[1] * a.shape[1]
+    else:
+        if len(set(a.shape)) != 1:
+            raise ValueError("[fill_diagonal] all dimensions of input must be of equal length")
+        step = 1 + sum(math.prod(a.shape[:i]) for i in range(1, a.ndim))
+        end = None
+    positions = _onp.arange(a.size)[:end:step]
+    if positions.size == 0:
+        return None
+    v = _as_array(val).astype(a.dtype).reshape(-1)
+    if v.size == 0:
+        return None
+    v = _composites.take(v, _np.array(_onp.arange(positions.size) % v.size, dtype="int64"))
+    a.flat[_np.array(positions, dtype="int64")] = v
+    return None
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-d x: columns x**(N-1) ... x**0 (or increasing). Float
+    input keeps its dtype (NumPy gives float64 for float32)."""
+    x = _as_array(x)
+    if x.ndim != 1:
+        raise ValueError("[vander] x must be a one-dimensional array or sequence")
+    N = x.shape[0] if N is None else _index(N, "N", "vander")
+    if N < 0:
+        raise ValueError("[vander] N must be non-negative")
+    powers = _np.arange(N) if increasing else _np.arange(N - 1, -1, -1)
+    if _kind(x) in "iub":
+        base = x.astype("int64")
+    else:
+        base = x
+        powers = powers.astype(x.dtype)
+    return _np.power(base.reshape((-1, 1)), powers.reshape((1, -1)))
+
+
+def _window(M, name, formula):
+    """formula(n, M - 1) over the symmetric points n = 1-M, 3-M, ..., M-1 (NumPy's form, so
+    the ends come out exact), in float64 and returned in the default float dtype."""
+    M = _index(M, "M", name)
+    if M < 1:
+        return _np.zeros((0,), dtype=_np._default_float())
+    if M == 1:
+        return _np.ones((1,), dtype=_np._default_float())
+    n = _np.arange(1 - M, M, 2).astype("float64")
+    return formula(n, M - 1).astype(_np._default_float())
+
+
+def _cos(n, d, k):
+    return _np.cos(_np.multiply(n, k * math.pi / d))
+
+
+def hanning(M):
+    """The Hann window of M points (float32: ndx's default float)."""
+    return _window(M, "hanning", lambda n, d: _np.add(0.5, _np.multiply(0.5, _cos(n, d, 1))))
+
+
+def hamming(M):
+    """The Hamming window of M points."""
+    return _window(M, "hamming", lambda n, d: _np.add(0.54, _np.multiply(0.46, _cos(n, d, 1))))
+
+
+def blackman(M):
+    """The Blackman window of M points."""
+    return _window(M, "blackman", lambda n, d: _np.add(
+        _np.add(0.42, _np.multiply(0.5, _cos(n, d, 1))), _np.multiply(0.08, _cos(n, d, 2))))
+
+
+def bartlett(M):
+    """The Bartlett (triangular) window of M points."""
+    return _window(M, "bartlett", lambda n, d: _np.where(
+        _np.less_equal(n, 0), _np.add(1.0, _np.true_divide(n, d)),
+        _np.subtract(1.0, _np.true_divide(n, d))))
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """filt without its leading ('f') and / or trailing ('b') zeros (a view)."""
+    a = _as_array(filt)
+    if not isinstance(trim, str):
+        raise TypeError(f"[trim_zeros] trim must be a str of 'f' and / or 'b', got "
+                        f"{type(trim).__name__}")
+    trim = trim.lower()
+    if any(c not in "fb" for c in trim):
+        raise ValueError(f"[trim_zeros] unexpected character(s) in `trim`: {trim!r}")
+    if a.ndim == 0:
+        raise ValueError("[trim_zeros] filt must be at least 1-d")
+    axes = range(a.ndim) if axis is None else _axis_list(axis, a.ndim, "trim_zeros")
+    nz = a._nonzero()
+    key = [slice(None)] * a.ndim
+    for ax in axes:
+        if nz[ax].size == 0:
+            key[ax] = slice(0, 0)
+            continue
+        lo = int(_np.min(nz[ax])) if "f" in trim else 0
+        hi = int(_np.max(nz[ax])) + 1 if "b" in trim else a.shape[ax]
+        key[ax] = slice(lo, hi)
+    return a[tuple(key)]
+
+
+def delete(arr, obj, axis=None):
+    """arr without the sub-arrays at `obj` (an int, a slice or integer / bool indices) along
+    axis (of the flattened array for None)."""
+    a = _as_array(arr)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = _axes(a.ndim, axis)[0]
+    n = a.shape[axis]
+    keep = _onp.ones(n, dtype=bool)
+    if isinstance(obj, slice):
+        keep[obj] = False
+    else:
+        o = _onp.asarray(obj.asnumpy() if isinstance(obj, _np.ndarray) else obj)
+        if o.dtype == bool:
+            if o.shape != (n,):
+                raise ValueError(f"[delete] boolean array argument obj to delete must be one "
+                                 f"dimensional and match the axis length of {n}")
+            keep = ~o
+        else:
+            if o.dtype.kind not in "iu" and o.size:
+                raise IndexError(f"[delete] arrays used as indices must be of integer (or "
+                                 f"boolean) type, got {o.dtype}")
+            o = o.astype(_onp.int64).reshape(-1)
+            if ((o < -n) | (o >= n)).any():
+                raise IndexError(f"[delete] index out of bounds for axis {axis} with size {n}")
+            keep[o] = False
+    return _composites.take(a, _np.array(_onp.flatnonzero(keep), dtype="int64"), axis=axis)
+
+
+def place(arr, mask, vals):
+    """Writes the first values of vals (repeated as needed) where mask is true, in place."""
+    if not isinstance(arr, _np.ndarray):
+        raise TypeError(f"[place] arr must be an ndarray, got {type(arr).__name__}")
+    m = _as_array(mask).astype("bool")
+    if m.size != arr.size:
+        raise ValueError("[place] mask and data must be the same size")
+    count = int(_np.count_nonzero(m))
+    if count == 0:
+        return None
+    v = _as_array(vals).astype(arr.dtype).reshape(-1)
+    if v.size == 0:
+        raise ValueError("[place] cannot insert from an empty array")
+    v = _composites.take(v, _np.array(_onp.arange(count) % v.size, dtype="int64"))
+    data = arr.copy().reshape(-1)
+    data[m.reshape(-1)] = v
+    arr[...] = data.reshape(arr.shape)
+    return None
+
+
+def putmask(a, mask, values):
+    """a[mask] = values, where values repeat over a's flat positions (values[i % len] goes to
+    position i), in place."""
+    if not isinstance(a, _np.ndarray):
+        raise TypeError(f"[putmask] a must be an ndarray, got {type(a).__name__}")
+    m = _as_array(mask).astype("bool")
+    if m.shape != a.shape:
+        raise ValueError("[putmask] mask and data must be the same size")
+    v = _as_array(values).astype(a.dtype).reshape(-1)
+    if v.size == 0 or a.size == 0:
+        return None
+    spread = _composites.take(v, _np.array(_onp.arange(a.size) % v.size, dtype="int64"))
+    a[...] = _np.where(m, spread.reshape(a.shape), a)
+    return None
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """function called with one coordinate array per axis of `shape`."""
+    dtype = _np._default_float() if dtype is float else dtype
+    return function(*indices(shape, dtype=dtype, sparse=False), **kwargs)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+    """A 1-d array of the bytes of buffer read as dtype (float64 by default, as NumPy: the bytes
+    decide, not ndx's default float); a copy."""
+    try:
+        data = _onp.frombuffer(buffer, dtype=_onp.float64 if dtype is float else dtype,
+                               count=count, offset=offset)
+    except BufferError as e:  # a buffer without a contiguous byte view
+        raise ValueError(f"[frombuffer] {e}") from None
+    return _np.array(data)
