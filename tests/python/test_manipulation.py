@@ -315,3 +315,76 @@ def test_gradients_of_more_rearrangements(name, fn):
 def test_more_bad_inputs_are_typed_errors(call, exc):
     with pytest.raises(exc):
         call()
+
+
+PAD_MODES = ["constant", "edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean",
+             "linear_ramp"]
+PAD_ARRAYS = {"f32-1d": onp.arange(1, 6, dtype=onp.float32),
+              "i32-2d": onp.arange(12, dtype=onp.int32).reshape(3, 4) - 5,
+              "one": onp.array([2.5], onp.float32), "empty-axis": onp.zeros((2, 0), onp.float32)}
+
+
+@pytest.mark.parametrize("mode", PAD_MODES)
+@pytest.mark.parametrize("arr", list(PAD_ARRAYS), ids=str)
+@pytest.mark.parametrize("pad_width", [2, (1, 3), 7, "wide", 0], ids=str)
+def test_pad_matches_numpy(mode, arr, pad_width):
+    x = PAD_ARRAYS[arr]
+    if pad_width == "wide":  # wider than the axis: reflect / symmetric / wrap go in chunks
+        pad_width = ((0, 1), (2, 9)) if x.ndim == 2 else (9, 12)
+    try:
+        want = onp.pad(x, pad_width, mode=mode)
+    except ValueError:
+        with pytest.raises(ValueError):
+            np.pad(np.array(x), pad_width, mode=mode)
+        return
+    got = np.pad(np.array(x), pad_width, mode=mode)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+
+
+def test_pad_values_keywords():
+    x = PAD_ARRAYS["i32-2d"]
+    for kwargs in ({"constant_values": (7, -9)}, {"constant_values": ((1, 2), (3, 4))}):
+        onp.testing.assert_array_equal(np.pad(np.array(x), 1, **kwargs).asnumpy(),
+                                       onp.pad(x, 1, **kwargs))
+    f = PAD_ARRAYS["f32-1d"]
+    kwargs = {"mode": "linear_ramp", "end_values": (5, -4)}
+    onp.testing.assert_allclose(np.pad(np.array(f), (2, 3), **kwargs).asnumpy(),
+                                onp.pad(f, (2, 3), **kwargs), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
+def test_pad_gradient_adds_the_copies_back(mode):
+    _check_vjp(lambda x: np.pad(x, ((1, 2), (3, 7)), mode=mode))
+
+
+def _check_vjp(fn):
+    x = np.array(M)
+    x.attach_grad()
+    with autograd.record():
+        y = fn(x)
+    w = onp.arange(1, y.size + 1, dtype=onp.float32).reshape(y.shape)
+    with autograd.record():
+        loss = np.sum(fn(x) * np.array(w))
+    loss.backward()
+    ids = fn(np.array(onp.arange(M.size, dtype=onp.float32).reshape(M.shape) + 1)).asnumpy()
+    want = onp.zeros(M.size, onp.float32)
+    for i, wi in zip(ids.reshape(-1), w.reshape(-1)):
+        if i:  # constant padding's zeros come from no element
+            want[int(i) - 1] += wi
+    onp.testing.assert_array_equal(x.grad.asnumpy(), want.reshape(M.shape))
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda: np.pad(np.ones(3), -1), ValueError),
+    (lambda: np.pad(np.ones(3), 1.5), TypeError),
+    (lambda: np.pad(np.ones((2, 2)), ((1, 2, 3),)), ValueError),
+    (lambda: np.pad(np.ones(3), 1, mode="bogus"), ValueError),
+    (lambda: np.pad(np.ones(3), 1, mode="edge", constant_values=1), ValueError),
+    (lambda: np.pad(np.ones(3), 1, mode="mean", stat_length=2), NotImplementedError),
+    (lambda: np.pad(np.ones(3), 1, mode="reflect", reflect_type="odd"), NotImplementedError),
+    (lambda: np.pad(np.ones((2, 0)), 1, mode="edge"), ValueError),
+])
+def test_pad_bad_inputs(call, exc):
+    with pytest.raises(exc):
+        call()

@@ -326,6 +326,7 @@ from ._manipulation import (  # noqa: E402, F401
     matrix_transpose,
     meshgrid,
     moveaxis,
+    pad,
     permute_dims,
     place,
     put_along_axis,

@@ -851,3 +851,130 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
     except BufferError as e:  # a buffer without a contiguous byte view
         raise ValueError(f"[frombuffer] {e}") from None
     return _np.array(data)
+
+
+# ---------------------------------------------------------------- pad
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp", "maximum",
+              "minimum", "mean")
+
+
+def _pairs(value, ndim, name, what, integer=True):
+    """NumPy's per-axis (before, after) pairs from a scalar, a pair or one pair per axis."""
+    arr = _onp.asarray(value.asnumpy() if isinstance(value, _np.ndarray) else value)
+    if integer and arr.dtype.kind not in "iu":
+        raise TypeError(f"[{name}] {what} must be integers, got {arr.dtype}")
+    try:
+        out = _onp.broadcast_to(arr, (ndim, 2))
+    except ValueError:
+        raise ValueError(f"[{name}] {what} of shape {arr.shape} does not broadcast to "
+                         f"({ndim}, 2)") from None
+    if integer and (out < 0).any():
+        raise ValueError(f"[{name}] index can't contain negative values")
+    return [(int(b), int(a)) if integer else (b.item(), a.item()) for b, a in out]
+
+
+def _slab(a, axis, start, stop, step=1):
+    key = [slice(None)] * a.ndim
+    key[axis] = slice(start, stop, step)
+    return a[tuple(key)]
+
+
+def _side(a, axis, width, value_or_slab):
+    shape = list(a.shape)
+    shape[axis] = width
+    return _np.broadcast_to(value_or_slab, tuple(shape))
+
+
+def _periodic(a, axis, before, after, mode):
+    """reflect / symmetric / wrap padding as one gather: position i of the padded axis
+    (counted from the original start) reads element i extended periodically (the same as
+    NumPy's chunk-by-chunk mirroring for widths past the axis length)."""
+    n = a.shape[axis]
+    i = _onp.arange(-before, n + after)
+    if mode == "wrap":
+        idx = i % n
+    elif mode == "reflect":
+        r = i % (2 * (n - 1))
+        idx = _onp.where(r < n, r, 2 * (n - 1) - r)
+    else:  # symmetric
+        r = i % (2 * n)
+        idx = _onp.where(r < n, r, 2 * n - 1 - r)
+    return _composites.take(a, _np.array(idx, dtype="int64"), axis=axis)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """NumPy's pad for the modes constant (constant_values), edge, reflect, symmetric, wrap,
+    linear_ramp (end_values), maximum, minimum and mean (over the whole axis); built from
+    slices, broadcasts and concatenation, so it is differentiable."""
+    a = _as_array(array)
+    if callable(mode) or mode not in _PAD_MODES:
+        raise ValueError(f"[pad] mode {mode!r} is not supported; expected one of "
+                         f"{', '.join(_PAD_MODES)}")
+    allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"},
+               "maximum": {"stat_length"}, "minimum": {"stat_length"},
+               "mean": {"stat_length"}}.get(mode, set())
+    if mode in ("reflect", "symmetric"):
+        allowed = {"reflect_type"}
+    for k in kwargs:
+        if k not in allowed:
+            raise ValueError(f"[pad] unsupported keyword arguments for mode '{mode}': {k}")
+    if kwargs.get("stat_length") is not None:
+        raise NotImplementedError("[pad] stat_length is not supported (the whole axis is used)")
+    if kwargs.get("reflect_type", "even") != "even":
+        raise NotImplementedError("[pad] reflect_type='odd' is not supported")
+    widths = _pairs(pad_width, a.ndim, "pad", "pad_width")
+    total = math.prod(n + b + e for n, (b, e) in zip(a.shape, widths))
+    if total > 1 << 40:  # before building index arrays of that length
+        raise ValueError(f"[pad] the padded array would have {total} elements: array is too "
+                         f"big")
+    for axis, (before, after) in enumerate(widths):
+        if before == 0 and after == 0:
+            continue
+        n = a.shape[axis]
+        if n == 0 and mode not in ("constant", "linear_ramp"):
+            raise ValueError(f"[pad] can't extend empty axis {axis} using modes other than "
+                             f"'constant' or 'empty'")
+        if mode == "constant":
+            cv = _pairs(kwargs.get("constant_values", 0), a.ndim, "pad", "constant_values",
+                        integer=False)[axis]
+            parts = [_side(a, axis, before, _np.array(cv[0]).astype(a.dtype)), a,
+                     _side(a, axis, after, _np.array(cv[1]).astype(a.dtype))]
+        elif mode == "edge":
+            parts = [_side(a, axis, before, _slab(a, axis, 0, 1)), a,
+                     _side(a, axis, after, _slab(a, axis, n - 1, n))]
+        elif mode in ("reflect", "symmetric", "wrap"):
+            if mode == "reflect" and n == 1:
+                parts = [_side(a, axis, before, a), a, _side(a, axis, after, a)]
+            else:
+                a = _periodic(a, axis, before, after, mode)
+                continue
+        elif mode in ("maximum", "minimum", "mean"):
+            fn = {"maximum": _np.max, "minimum": _np.min, "mean": _np.mean}[mode]
+            stat = fn(a, axis=axis, keepdims=True)
+            if mode == "mean" and _kind(a) in "iub":
+                stat = _np.round(stat)
+            stat = stat.astype(a.dtype)
+            parts = [_side(a, axis, before, stat), a, _side(a, axis, after, stat)]
+        else:  # linear_ramp: from end_value to the edge, the edge itself excluded
+            ev = _pairs(kwargs.get("end_values", 0), a.ndim, "pad", "end_values",
+                        integer=False)[axis]
+            parts = [a]
+            for side, width in ((0, before), (1, after)):
+                if width == 0:
+                    continue
+                edge = _slab(a, axis, 0, 1) if side == 0 else _slab(a, axis, n - 1, n)
+                t = _np.linspace(0.0, 1.0, width, endpoint=False, dtype="float64")
+                shape = [1] * a.ndim
+                shape[axis] = width
+                t = t.reshape(tuple(shape))
+                if side == 1:
+                    t = flip(t, axis)
+                e = edge.astype("float64")
+                ramp = _np.add(ev[side], _np.multiply(t, _np.subtract(e, ev[side])))
+                # NumPy's integer linspace floors.
+                ramp = (_np.floor(ramp) if _kind(a) in "iub" else ramp).astype(a.dtype)
+                parts.insert(0 if side == 0 else len(parts), ramp)
+            a = _np.concatenate(parts, axis=axis)
+            continue
+        a = _np.concatenate([p for p in parts if p.shape[axis]], axis=axis)
+    return a if any(b or e for b, e in widths) else copy(a)
