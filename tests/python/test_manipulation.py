@@ -22,6 +22,27 @@ def _nd(v):
     return v
 
 
+def _check_vjp(fn):
+    """d/dx sum(w * f(x)) for a linear rearrangement f is f's transpose applied to w: the
+    weights f places on each element of x, found by running f (checked against NumPy by the
+    value tests) on the
+    element numbers 1..size; 0 marks padding that comes from no element."""
+    x = np.array(M)
+    x.attach_grad()
+    with autograd.record():
+        y = fn(x)
+    w = onp.arange(1, y.size + 1, dtype=onp.float32).reshape(y.shape)
+    with autograd.record():
+        loss = np.sum(fn(x) * np.array(w))
+    loss.backward()
+    ids = fn(np.array(onp.arange(M.size, dtype=onp.float32).reshape(M.shape) + 1)).asnumpy()
+    want = onp.zeros(M.size, onp.float32)
+    for i, wi in zip(ids.reshape(-1), w.reshape(-1)):
+        if i:  # constant padding's zeros come from no element
+            want[int(i) - 1] += wi
+    onp.testing.assert_array_equal(x.grad.asnumpy(), want.reshape(M.shape))
+
+
 CASES = [
     ("ravel", (X,), {}), ("ravel", (S,), {}), ("ravel", (Z,), {}),
     ("moveaxis", (X, 0, -1), {}), ("moveaxis", (X, [0, 1], [2, 0]), {}),
@@ -116,22 +137,7 @@ def test_geomspace_and_logspace(args):
     ("diag", lambda x: np.diag(np.diag(x))),
 ])
 def test_gradients_against_a_hand_computed_vector_jacobian(name, fn):
-    # d/dx sum(w * f(x)) for a linear rearrangement f is f's transpose applied to w: the
-    # weights NumPy's f places on each element of x, computed by NumPy on an index array.
-    x = np.array(M)
-    x.attach_grad()
-    with autograd.record():
-        y = fn(x)
-    w = onp.arange(1, y.size + 1, dtype=onp.float32).reshape(y.shape)
-    with autograd.record():
-        loss = np.sum(fn(x) * np.array(w))
-    loss.backward()
-    ids = fn(np.array(onp.arange(M.size, dtype=onp.float32).reshape(M.shape) + 1)).asnumpy()
-    want = onp.zeros(M.size, onp.float32)
-    for i, wi in zip(ids.reshape(-1), w.reshape(-1)):
-        if i:
-            want[int(i) - 1] += wi
-    onp.testing.assert_array_equal(x.grad.asnumpy(), want.reshape(M.shape))
+    _check_vjp(fn)
 
 
 @pytest.mark.parametrize("call,exc", [
@@ -272,19 +278,7 @@ def test_fromfunction_and_frombuffer():
     ("delete", lambda x: np.delete(x, [0, 3], 1)),
 ])
 def test_gradients_of_more_rearrangements(name, fn):
-    x = np.array(M)
-    x.attach_grad()
-    with autograd.record():
-        y = fn(x)
-    w = onp.arange(1, y.size + 1, dtype=onp.float32).reshape(y.shape)
-    with autograd.record():
-        loss = np.sum(fn(x) * np.array(w))
-    loss.backward()
-    ids = fn(np.array(onp.arange(M.size, dtype=onp.float32).reshape(M.shape) + 1)).asnumpy()
-    want = onp.zeros(M.size, onp.float32)
-    for i, wi in zip(ids.reshape(-1), w.reshape(-1)):
-        want[int(i) - 1] += wi
-    onp.testing.assert_array_equal(x.grad.asnumpy(), want.reshape(M.shape))
+    _check_vjp(fn)
 
 
 @pytest.mark.parametrize("call,exc", [
@@ -356,23 +350,6 @@ def test_pad_values_keywords():
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
 def test_pad_gradient_adds_the_copies_back(mode):
     _check_vjp(lambda x: np.pad(x, ((1, 2), (3, 7)), mode=mode))
-
-
-def _check_vjp(fn):
-    x = np.array(M)
-    x.attach_grad()
-    with autograd.record():
-        y = fn(x)
-    w = onp.arange(1, y.size + 1, dtype=onp.float32).reshape(y.shape)
-    with autograd.record():
-        loss = np.sum(fn(x) * np.array(w))
-    loss.backward()
-    ids = fn(np.array(onp.arange(M.size, dtype=onp.float32).reshape(M.shape) + 1)).asnumpy()
-    want = onp.zeros(M.size, onp.float32)
-    for i, wi in zip(ids.reshape(-1), w.reshape(-1)):
-        if i:  # constant padding's zeros come from no element
-            want[int(i) - 1] += wi
-    onp.testing.assert_array_equal(x.grad.asnumpy(), want.reshape(M.shape))
 
 
 @pytest.mark.parametrize("call,exc", [
