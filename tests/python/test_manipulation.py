@@ -25,8 +25,7 @@ def _nd(v):
 def _check_vjp(fn):
     """d/dx sum(w * f(x)) for a linear rearrangement f is f's transpose applied to w: the
     weights f places on each element of x, found by running f (checked against NumPy by the
-    value tests) on the
-    element numbers 1..size; 0 marks padding that comes from no element."""
+    value tests) on the element numbers 1..size; 0 marks what comes from no element."""
     x = np.array(M)
     x.attach_grad()
     with autograd.record():
