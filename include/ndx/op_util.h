@@ -51,6 +51,13 @@ bool ElemwiseType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   return true;
 }
 
+// Output 0 takes input 0's dtype (backward ops: the gradient has ograd's dtype; ops whose
+// other inputs are indices or shapes).
+inline bool FirstInputType(const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+  (*out)[0] = (*in)[0];
+  return (*in)[0] != DType::kUnknown;
+}
+
 // In-place pairs (i, i) for i < n.
 inline FInplaceOption InplaceIdentity(int n = 1) {
   return [n](const NodeAttrs&) {

@@ -200,10 +200,6 @@ void register_like_ops() {
     assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
     return true;
   };
-  auto first_type = [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-    (*out)[0] = (*in)[0];
-    return (*in)[0] != DType::kUnknown;
-  };
   OpRegistry::global()
       .register_op("_npi_collapse_sum_like")
       .describe("x summed over the axes along which `like`'s shape broadcasts to x's.")
@@ -219,7 +215,7 @@ void register_like_ops() {
                           ": ", (*in)[1].str(), " does not broadcast to ", (*in)[0].str());
             return second_shape(attrs, in, out);
           })
-      .set_attr<FInferType>("FInferType", first_type)
+      .set_attr<FInferType>("FInferType", FirstInputType)
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>",
                           [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
@@ -250,7 +246,7 @@ void register_like_ops() {
                           (*in)[1].str());
             return second_shape(attrs, in, out);
           })
-      .set_attr<FInferType>("FInferType", first_type)
+      .set_attr<FInferType>("FInferType", FirstInputType)
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>",
                           [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,

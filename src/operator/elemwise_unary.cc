@@ -156,11 +156,7 @@ void register_backward2(const char* name, const char* doc, kernel::ElementwiseFn
                .add_argument("ograd", "NDArray", "Gradient of the output.")
                .add_argument("x", "NDArray", "Forward input.")
                .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
-               .set_attr<FInferType>("FInferType",
-                                     [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                                       (*out)[0] = (*in)[0];
-                                       return (*in)[0] != DType::kUnknown;
-                                     })
+               .set_attr<FInferType>("FInferType", FirstInputType)
                .set_attr<TIsBackward>("TIsBackward", true)
                .set_attr<TStridedInputs>("TStridedInputs", true)
                .set_attr<FCompute>("FCompute<cpu>", compute);

@@ -235,11 +235,7 @@ void register_scan_backward(const char* name, FCompute compute) {
                                assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
                                return true;
                              })
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                              (*out)[0] = (*in)[0];
-                              return (*in)[0] != DType::kUnknown;
-                            })
+      .set_attr<FInferType>("FInferType", FirstInputType)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", compute);

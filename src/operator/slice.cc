@@ -58,11 +58,6 @@ bool slice_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-bool first_type(const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-  (*out)[0] = (*in)[0];
-  return (*in)[0] != DType::kUnknown;
-}
-
 void slice_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   kernel::write_req(sliced(attrs, kernel::as_array(in[0])), kernel::as_array(out[0]), req[0]);
@@ -136,7 +131,7 @@ void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& 
       .add_argument("data", "NDArray", "Input array.")
       .set_params<SliceParam>()
       .set_attr<FInferShape>("FInferShape", slice_shape)
-      .set_attr<FInferType>("FInferType", first_type)
+      .set_attr<FInferType>("FInferType", FirstInputType)
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", slice_compute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_npx_slice"});
@@ -151,7 +146,7 @@ void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& 
                                assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
                                return (*in)[1].is_known();
                              })
-      .set_attr<FInferType>("FInferType", first_type)
+      .set_attr<FInferType>("FInferType", FirstInputType)
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", backward_compute)

@@ -364,11 +364,7 @@ Op& register_sort_op(const char* name, const char* doc, FCompute compute) {
 
 [[maybe_unused]] const bool registered = [] {
   register_sort_op("_np_sort", "A sorted copy along an axis (NaN last; stable).", sort_compute)
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                              (*out)[0] = (*in)[0];
-                              return (*in)[0] != DType::kUnknown;
-                            })
+      .set_attr<FInferType>("FInferType", FirstInputType)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_sort"});
   register_sort_op("_np_argsort", "The indices that sort an array along an axis (stable).",
                    argsort_compute)
@@ -418,11 +414,7 @@ Op& register_sort_op(const char* name, const char* doc, FCompute compute) {
                                assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
                                return true;
                              })
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                              (*out)[0] = (*in)[0];
-                              return (*in)[0] != DType::kUnknown;
-                            })
+      .set_attr<FInferType>("FInferType", FirstInputType)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", backward_sort_compute);

@@ -291,11 +291,17 @@ def _lerp(lo, hi, t):
     return lo + (hi - lo) * t if t < 0.5 else hi - (hi - lo) * (1 - t)
 
 
+def _q_values(q):
+    """Quantile positions as a float64 NumPy array (q may be an ndarray): host-side, since they
+    choose which sorted elements to read."""
+    return _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
+
+
 def _quantile(a, q, axis, method, keepdims, name):
     if method not in _QUANTILE_METHODS:
         raise ValueError(f"[{name}] method must be one of {_QUANTILE_METHODS}, got {method!r}")
     a = _as_array(a)
-    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
+    qs = _q_values(q)
     if qs.size and (_onp.isnan(qs).any() or (qs < 0).any() or (qs > 1).any()):
         raise ValueError(f"[{name}] quantiles must be in the range [0, 1]")
     x = _to_last_axis(a, axis)
@@ -338,7 +344,7 @@ def _nanquantile(a, q, axis, method, keepdims, name):
     a = _as_array(a)
     if _kind(a) != "f":
         return _quantile(a, q, axis, method, keepdims, name)  # no NaN to skip
-    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
+    qs = _q_values(q)
     if qs.size and (_onp.isnan(qs).any() or (qs < 0).any() or (qs > 1).any()):
         raise ValueError(f"[{name}] quantiles must be in the range [0, 1]")
     x = _to_last_axis(a, axis)
@@ -379,6 +385,11 @@ def _npx():
     return numpy_extension
 
 
+def _fraction(q):
+    """Percentages q as fractions."""
+    return _q_values(q) / 100
+
+
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False):
     """quantile ignoring NaN; an all-NaN slice gives NaN."""
@@ -388,8 +399,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
     """percentile ignoring NaN."""
-    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
-    return _finish(_nanquantile(a, qs / 100, axis, method, keepdims, "nanpercentile"), out)
+    return _finish(_nanquantile(a, _fraction(q), axis, method, keepdims, "nanpercentile"), out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -407,8 +417,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     """quantile with q in percent."""
-    qs = _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
-    return _finish(_quantile(a, qs / 100, axis, method, keepdims, "percentile"), out)
+    return _finish(_quantile(a, _fraction(q), axis, method, keepdims, "percentile"), out)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
