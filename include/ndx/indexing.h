@@ -29,6 +29,12 @@ struct IndexItem {
 NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key);
 // a[key] = value, with value broadcast to the indexed shape and cast to a's dtype.
 void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value);
+// The same for arrays autograd records, as recorded differentiable ops (gradients scatter-add):
+// a[key] as a gather of a's elements, and a[key] = value as a new array (a with value written
+// where the key selects; the caller rebinds a to it, since a's data may be saved for backward).
+NDArray recorded_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key);
+NDArray recorded_setitem_update(const NDArray& a, const std::vector<IndexItem>& key,
+                                const NDArray& value);
 // NumPy's nonzero: one int64 array of coordinates per dimension of a (a not 0-d), in C order;
 // NaN counts as nonzero, -0.0 as zero. On a's device.
 std::vector<NDArray> nonzero(const NDArray& a);

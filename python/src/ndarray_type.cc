@@ -387,9 +387,13 @@ NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
   constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
   int consumed = 0, ellipses = 0;
   for (const auto& it : key) {
-    if (it.kind == IndexItem::Kind::kArray)
-      not_implemented(
-          "[getitem] integer-array and boolean-mask indexing of an array that autograd records");
+    if (it.kind == IndexItem::Kind::kArray) {
+      if (is_tracing())
+        not_implemented(
+            "[getitem] integer-array and boolean-mask indexing while hybridize "
+            "traces a block");
+      return recorded_getitem_gather(a, key);
+    }
     consumed += it.kind == IndexItem::Kind::kInt || it.kind == IndexItem::Kind::kSlice;
     ellipses += it.kind == IndexItem::Kind::kEllipsis;
   }
@@ -532,10 +536,25 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
     return -1;
   }
   NDX_PY_BEGIN
-  const NDArray& a = unwrap(o);
-  if (recorded(a))
-    not_implemented("[setitem] assigning into an array that autograd records is not supported");
+  NDArray& a = unwrap(o);
   NDArray src = operand_from_py(value, &a);
+  if (recorded(a) || recorded(src)) {
+    if (is_tracing())
+      not_implemented("[setitem] assigning into an array while hybridize traces a block");
+    const auto& entry = a.autograd_entry();
+    if (entry && entry->is_leaf && entry->grad_req != kNullOp)
+      value_error(
+          "[setitem] cannot assign into an array with an attached gradient while autograd "
+          "records (assign into a copy of it)");
+    NDArray updated = recorded_setitem_update(a, index_key(key), src);
+    if (recorded(a)) {
+      a = std::move(updated);  // a's old data may be saved for backward: a new buffer
+    } else {
+      a.assign(updated);  // views of a see the write; a becomes the recorded result
+      a.set_autograd_entry(updated.autograd_entry());
+    }
+    return 0;
+  }
   ndx::setitem(a, index_key(key), src);
   return 0;
   NDX_PY_END(-1)

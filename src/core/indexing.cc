@@ -64,8 +64,7 @@ std::vector<IndexItem> expand_masks(const NDArray& a, const std::vector<IndexIte
   for (const auto& it : key) {
     if (it.kind == Kind::kEllipsis) ++ellipses;
     if (it.kind == Kind::kInt || it.kind == Kind::kSlice) ++consumed;
-    if (it.kind == Kind::kArray)
-      consumed += it.array.dtype() == DType::kBool ? std::max(it.array.ndim(), 1) : 1;
+    if (it.kind == Kind::kArray) consumed += it.array.dtype() == DType::kBool ? it.array.ndim() : 1;
   }
   if (ellipses > 1) index_error("an index can only have a single ellipsis ('...')");
   if (consumed > a.ndim())
@@ -84,7 +83,7 @@ std::vector<IndexItem> expand_masks(const NDArray& a, const std::vector<IndexIte
         if (t != DType::kBool && !is_integer(t))
           index_error("arrays used as indices must be of integer (or boolean) type, got ", t);
         if (t == DType::kBool) {
-          if (it.array.ndim() == 0) not_implemented("[getitem] 0-d boolean indices");
+          if (it.array.ndim() == 0) break;  // a new axis of length 1 or 0: plan_advanced's job
           const NDArray& m = it.array;
           for (int d = 0; d < m.ndim(); ++d)
             if (m.shape()[d] != a.shape()[axis + d])
@@ -154,9 +153,14 @@ struct AdvancedPlan {
   int insert_at = 0;  // position of the broadcast dims in the result
 };
 
+bool is_scalar_mask(const IndexItem& it) {
+  return it.kind == Kind::kArray && it.array.ndim() == 0 && it.array.dtype() == DType::kBool;
+}
+
 AdvancedPlan plan_advanced(const NDArray& a, const std::vector<IndexItem>& key) {
   int consumed = 0;
-  for (const auto& it : key) consumed += it.kind != Kind::kNewAxis && it.kind != Kind::kEllipsis;
+  for (const auto& it : key)
+    consumed += it.kind != Kind::kNewAxis && it.kind != Kind::kEllipsis && !is_scalar_mask(it);
   // Apply slices and newaxis; ints and arrays become advanced axes of the view.
   NDArray v = a;
   int axis = 0;
@@ -181,8 +185,17 @@ AdvancedPlan plan_advanced(const NDArray& a, const std::vector<IndexItem>& key) 
         adv_item_pos.push_back(static_cast<int>(k));
         break;
       case Kind::kArray:
+        if (is_scalar_mask(it)) {
+          // NumPy: a 0-d mask is nonzero() of itself, an index of shape (1,) or (0,) into a new
+          // axis of length 1, so x[True] is x[None] and x[False] is x[None][:0], copied.
+          v = v.expand_dims(axis);
+          NDArray zeros(Shape{it.array.item<bool>() ? 1 : 0}, DType::kInt64);
+          if (zeros.size() > 0) zeros.data<int64_t>()[0] = 0;
+          adv_arrays.push_back(std::move(zeros));
+        } else {
+          adv_arrays.push_back(it.array);
+        }
         adv_axes.push_back(axis++);
-        adv_arrays.push_back(it.array);
         adv_item_pos.push_back(static_cast<int>(k));
         break;
     }

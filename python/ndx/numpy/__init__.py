@@ -354,6 +354,18 @@ from ._manipulation import (  # noqa: E402, F401
     vstack,
 )
 from ._manipulation import copy as _copy  # noqa: E402
+from ._products import (  # noqa: E402, F401
+    cross,
+    einsum,
+    einsum_path,
+    inner,
+    interp,
+    kron,
+    outer,
+    polyval,
+    tensordot,
+    vdot,
+)
 
 _where_reductions.install(globals())
 

@@ -85,6 +85,15 @@ def convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=
 
 populate(globals(), "_npx_")
 from ..numpy._composites import topk  # noqa: E402, F401
+from ._routines import (  # noqa: E402, F401
+    batch_dot,
+    boolean_mask,
+    gather_nd,
+    index_add,
+    index_update,
+    reshape,
+    scatter_nd,
+)
 
 
 def custom(*inputs, op_type, **params):

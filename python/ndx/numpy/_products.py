@@ -1,0 +1,524 @@
+"""NumPy's products (issue 12, part 4): tensordot, inner, outer, vdot, kron, cross, einsum and
+einsum_path, polyval, interp. They are composed of ndx's ops, so autograd and hybridize see
+ordinary ops; every contraction of two operands is one (batched) matmul, i.e. one GEMM call
+per batch, whatever the subscripts."""
+import itertools
+import math
+import operator
+
+import numpy as _onp
+
+import ndx.numpy as _np
+
+from .. import _core
+from ._composites import _as_array
+
+
+def _finish(result, out, name):
+    if out is None:
+        return result
+    if not isinstance(out, _np.ndarray):
+        raise TypeError(f"[{name}] out must be an ndarray, got {type(out).__name__}")
+    if tuple(out.shape) != tuple(result.shape):
+        raise ValueError(f"[{name}] out has shape {tuple(out.shape)}, expected "
+                         f"{tuple(result.shape)}")
+    out[...] = result
+    return out
+
+
+def _axis_of(axis, ndim, name, what="axis"):
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"[{name}] {what} must be an integer, got {type(axis).__name__}") \
+            from None
+    if not -ndim <= axis < ndim:
+        raise _onp.exceptions.AxisError(f"[{name}] {what} {axis} is out of bounds for array of "
+                                        f"dimension {ndim}")
+    return axis % ndim
+
+
+# ---------------------------------------------------------------- tensor products
+def _tensordot_axes(a, b, axes):
+    if isinstance(axes, (int, _onp.integer)):
+        n = int(axes)
+        if n < 0:
+            raise ValueError("[tensordot] axes must be non-negative")
+        if n > a.ndim or n > b.ndim:
+            raise ValueError(f"[tensordot] axes={n} exceeds the dimensions of the operands "
+                             f"({a.ndim} and {b.ndim})")
+        return list(range(a.ndim - n, a.ndim)), list(range(n))
+    try:
+        axes_a, axes_b = axes
+    except (TypeError, ValueError):
+        raise ValueError("[tensordot] axes must be an integer or a pair of axis sequences") \
+            from None
+    axes_a = [axes_a] if isinstance(axes_a, (int, _onp.integer)) else list(axes_a)
+    axes_b = [axes_b] if isinstance(axes_b, (int, _onp.integer)) else list(axes_b)
+    if len(axes_a) != len(axes_b):
+        raise ValueError("[tensordot] shape-mismatch for sum: the two axis lists differ in "
+                         "length")
+    axes_a = [_axis_of(x, a.ndim, "tensordot") for x in axes_a]
+    axes_b = [_axis_of(x, b.ndim, "tensordot") for x in axes_b]
+    if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
+        raise ValueError("[tensordot] repeated axis")
+    for x, y in zip(axes_a, axes_b):
+        if a.shape[x] != b.shape[y]:
+            raise ValueError(f"[tensordot] shape-mismatch for sum: axis {x} of a has length "
+                             f"{a.shape[x]}, axis {y} of b has {b.shape[y]}")
+    return axes_a, axes_b
+
+
+def tensordot(a, b, axes=2):
+    """Sum of products over the given axes of a and b: one GEMM after transposes."""
+    a, b = _as_array(a), _as_array(b)
+    axes_a, axes_b = _tensordot_axes(a, b, axes)
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [i for i in range(b.ndim) if i not in axes_b]
+    k = math.prod(a.shape[i] for i in axes_a)
+    m = math.prod(a.shape[i] for i in free_a)
+    n = math.prod(b.shape[i] for i in free_b)
+    at = a.transpose(free_a + axes_a).reshape((m, k))
+    bt = b.transpose(axes_b + free_b).reshape((k, n))
+    shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
+    return _np.matmul(at, bt).reshape(shape)
+
+
+def inner(a, b):
+    """Sum of products over the last axes (a product when either is a scalar)."""
+    a, b = _as_array(a), _as_array(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _np.multiply(a, b)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"[inner] shapes {tuple(a.shape)} and {tuple(b.shape)} not aligned: "
+                         f"{a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[-1]} (dim {b.ndim - 1})")
+    return tensordot(a, b, ([a.ndim - 1], [b.ndim - 1]))
+
+
+def outer(a, b, out=None):
+    """out[i, j] = a.ravel()[i] * b.ravel()[j]."""
+    a, b = _as_array(a), _as_array(b)
+    return _finish(_np.multiply(a.reshape((-1, 1)), b.reshape((1, -1))), out, "outer")
+
+
+def vdot(a, b):
+    """The dot product of the flattened arrays (real dtypes: no conjugation to do)."""
+    a, b = _as_array(a), _as_array(b)
+    if a.size != b.size:
+        raise ValueError(f"[vdot] the arrays have {a.size} and {b.size} elements; vdot needs "
+                         f"the same number")
+    return _np.matmul(a.reshape(-1), b.reshape(-1))
+
+
+def kron(a, b):
+    """The Kronecker product: blocks of b scaled by a's elements."""
+    a, b = _as_array(a), _as_array(b)
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + tuple(a.shape)
+    sb = (1,) * (nd - b.ndim) + tuple(b.shape)
+    # a's dims interleaved with b's: (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...).
+    ea = a.reshape(tuple(x for d in sa for x in (d, 1)))
+    eb = b.reshape(tuple(x for d in sb for x in (1, d)))
+    return _np.multiply(ea, eb).reshape(tuple(x * y for x, y in zip(sa, sb)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 3-vectors (or 2-vectors, their z component) along the given axes."""
+    a, b = _as_array(a), _as_array(b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("[cross] the operands must be at least 1-dimensional")
+    a = _np.moveaxis(a, _axis_of(axisa, a.ndim, "cross", "axisa"), -1)
+    b = _np.moveaxis(b, _axis_of(axisb, b.ndim, "cross", "axisb"), -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("[cross] incompatible dimensions for cross product (dimension must be "
+                         f"2 or 3), got {a.shape[-1]} and {b.shape[-1]}")
+    a0, a1 = a[..., 0], a[..., 1]
+    b0, b1 = b[..., 0], b[..., 1]
+    z = a0 * b1 - a1 * b0
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return z
+    a2 = a[..., 2] if a.shape[-1] == 3 else None
+    b2 = b[..., 2] if b.shape[-1] == 3 else None
+    if a2 is None:  # a = (a0, a1, 0)
+        x, y = a1 * b2, -(a0 * b2)
+    elif b2 is None:  # b = (b0, b1, 0)
+        x, y = -(a2 * b1), a2 * b0
+    else:
+        x, y = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2
+    c = _np.stack(_np.broadcast_arrays(x, y, z), axis=-1)
+    return _np.moveaxis(c, _axis_of(axisc, c.ndim, "cross", "axisc"), -1)
+
+
+# ---------------------------------------------------------------- einsum
+def _sublist_subscripts(sub, name):
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+            continue
+        try:
+            s = operator.index(s)
+        except TypeError:
+            raise TypeError(f"[{name}] subscripts in a sublist must be integers or Ellipsis, "
+                            f"got {type(s).__name__}") from None
+        if not 0 <= s < 52:
+            raise ValueError(f"[{name}] subscript {s} is out of range: sublist subscripts lie "
+                             f"in [0, 52)")
+        out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+    return "".join(out)
+
+
+def _split_operands(args, name):
+    """(subscripts string, operands) from either calling convention."""
+    if not args:
+        raise TypeError(f"[{name}] no subscripts given")
+    if isinstance(args[0], str):
+        return args[0], [_as_array(x) for x in args[1:]]
+    ops, subs = [], []
+    args = list(args)
+    while len(args) >= 2:
+        ops.append(_as_array(args.pop(0)))
+        subs.append(_sublist_subscripts(args.pop(0), name))
+    text = ",".join(subs)
+    if args:
+        text += "->" + _sublist_subscripts(args[0], name)
+    return text, ops
+
+
+def _parse(subscripts, operands, name):
+    """Per operand its list of labels (letters, and ints for the dims '...' covers, aligned from
+    the right as broadcasting aligns them), the output's labels, and each label's size."""
+    text = subscripts.replace(" ", "")
+    if "->" in text:
+        lhs, rhs = text.split("->", 1)
+        if "->" in rhs:
+            raise ValueError(f"[{name}] subscripts string includes '->' more than once")
+    else:
+        lhs, rhs = text, None
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"[{name}] {len(terms)} subscript terms for {len(operands)} operands")
+    for ch in text:
+        if not (ch.isascii() and ch.isalpha()) and ch not in ",.->":
+            raise ValueError(f"[{name}] invalid subscript {ch!r} in einstein sum subscripts "
+                             f"string, subscripts must be letters")
+    labels, ell = [], 0
+    for term, op in zip(terms, operands):
+        letters = term.replace("...", "")
+        if "." in letters or term.count("...") > 1:
+            raise ValueError(f"[{name}] invalid ellipsis in subscripts {term!r}")
+        n_ell = op.ndim - len(letters)
+        if n_ell < 0 or (n_ell > 0 and "..." not in term):
+            raise ValueError(f"[{name}] operand has {op.ndim} dimensions but subscripts "
+                             f"{term!r} name {len(letters)}")
+        ell = max(ell, n_ell)
+        head, _, tail = term.partition("...") if "..." in term else (term, "", "")
+        labels.append(list(head) + list(range(ell - n_ell, ell)) + list(tail))
+    # Re-align ellipsis labels now that the widest ellipsis is known.
+    for i, (term, op) in enumerate(zip(terms, operands)):
+        if "..." in term:
+            head, _, tail = term.partition("...")
+            n_ell = op.ndim - len(head) - len(tail)
+            labels[i] = list(head) + list(range(ell - n_ell, ell)) + list(tail)
+    counts = {}
+    for lab in labels:
+        for x in lab:
+            counts[x] = counts.get(x, 0) + 1
+    if rhs is None:
+        output = list(range(ell)) + sorted(x for x, c in counts.items()
+                                           if isinstance(x, str) and c == 1)
+    else:
+        if rhs.count("...") > 1 or "." in rhs.replace("...", ""):
+            raise ValueError(f"[{name}] invalid ellipsis in output subscripts {rhs!r}")
+        head, _, tail = rhs.partition("...") if "..." in rhs else (rhs, "", "")
+        if "..." not in rhs and ell > 0:
+            raise ValueError(f"[{name}] output has more dimensions than subscripts given in "
+                             f"einstein sum, but no '...' ellipsis provided to broadcast the "
+                             f"extra dimensions.")
+        output = list(head) + list(range(ell)) + list(tail)
+        for x in output:
+            if output.count(x) > 1:
+                raise ValueError(f"[{name}] einstein sum subscripts string includes output "
+                                 f"subscript {x!r} multiple times")
+            if x not in counts:
+                raise ValueError(f"[{name}] einstein sum subscripts string included output "
+                                 f"subscript {x!r} which never appeared in an input")
+    sizes = {}
+    for lab, op in zip(labels, operands):
+        for x, d in zip(lab, op.shape):
+            s = sizes.get(x, 1)
+            if d != 1 and s != 1 and d != s:
+                raise ValueError(f"[{name}] operands could not be broadcast together: "
+                                 f"subscript {x!r} has sizes {s} and {d}")
+            sizes[x] = max(s, d) if d != 1 and s != 1 else (d if s == 1 else s)
+    return labels, output, sizes
+
+
+def _diagonals(op, lab, name):
+    """Repeated labels within one operand: their diagonal (a view)."""
+    lab = list(lab)
+    while True:
+        dup = next((x for x in lab if lab.count(x) > 1), None)
+        if dup is None:
+            return op, lab
+        i = lab.index(dup)
+        j = lab.index(dup, i + 1)
+        if op.shape[i] != op.shape[j]:
+            raise ValueError(f"[{name}] dimensions in operand for collapsing index {dup!r} "
+                             f"don't match ({op.shape[i]} != {op.shape[j]})")
+        op = _np.diagonal(op, 0, i, j)
+        lab = [x for k, x in enumerate(lab) if k not in (i, j)] + [dup]
+
+
+def _sum_labels(op, lab, drop, keep_dtype):
+    axes = tuple(i for i, x in enumerate(lab) if x in drop)
+    if not axes:
+        return op, lab
+    return (_np.sum(op, axis=axes, dtype=keep_dtype),
+            [x for x in lab if x not in drop])
+
+
+def _contract_pair(a, la, b, lb, keep, dtype):
+    """a (labels la) with b (labels lb), keeping the labels in `keep`: one matmul."""
+    a, la = _sum_labels(a, la, {x for x in la if x not in lb and x not in keep}, dtype)
+    b, lb = _sum_labels(b, lb, {x for x in lb if x not in la and x not in keep}, dtype)
+    # A contracted label of size 1 on one side multiplies the other side's sum over it.
+    for x in [x for x in la if x in lb and x not in keep]:
+        da, db = a.shape[la.index(x)], b.shape[lb.index(x)]
+        if da != db:
+            if da == 1:
+                a, la = _sum_labels(a, la, {x}, dtype)
+                b, lb = _sum_labels(b, lb, {x}, dtype)
+            else:
+                b, lb = _sum_labels(b, lb, {x}, dtype)
+                a, la = _sum_labels(a, la, {x}, dtype)
+    batch = [x for x in la if x in lb]
+    summed = [x for x in batch if x not in keep]
+    batch = [x for x in batch if x in keep]
+    only_a = [x for x in la if x not in lb]
+    only_b = [x for x in lb if x not in la]
+    if not summed:  # no contraction: a broadcast product
+        out_lab = batch + only_a + only_b
+        ea = a.transpose([la.index(x) for x in batch + only_a]).reshape(
+            tuple(a.shape[la.index(x)] for x in batch + only_a) + (1,) * len(only_b))
+        eb = b.transpose([lb.index(x) for x in batch + only_b])
+        eb = eb.reshape(tuple(eb.shape[:len(batch)]) + (1,) * len(only_a)
+                        + tuple(eb.shape[len(batch):]))
+        return _np.multiply(ea, eb), out_lab
+    sa = {x: a.shape[la.index(x)] for x in la}
+    sb = {x: b.shape[lb.index(x)] for x in lb}
+    m = math.prod(sa[x] for x in only_a)
+    n = math.prod(sb[x] for x in only_b)
+    k = math.prod(sa[x] for x in summed)
+    at = a.transpose([la.index(x) for x in batch + only_a + summed]).reshape(
+        tuple(sa[x] for x in batch) + (m, k))
+    bt = b.transpose([lb.index(x) for x in batch + summed + only_b]).reshape(
+        tuple(sb[x] for x in batch) + (k, n))
+    c = _np.matmul(at, bt)
+    shape = tuple(c.shape[:len(batch)]) + tuple(sa[x] for x in only_a) + \
+        tuple(sb[x] for x in only_b)
+    return c.reshape(shape), batch + only_a + only_b
+
+
+def _result_size(la, lb, keep, sizes):
+    return math.prod(sizes[x] for x in set(la) | set(lb) if x in keep)
+
+
+def _greedy_path(labels, output, sizes):
+    """Pairs to contract, each time the pair whose result is smallest relative to its inputs
+    (opt_einsum's greedy rule); pairs sharing a label are preferred to outer products."""
+    labs = [list(dict.fromkeys(lab)) for lab in labels]
+    path = []
+    while len(labs) > 1:
+        best = None
+        for i, j in itertools.combinations(range(len(labs)), 2):
+            keep = set(output).union(*(labs[k] for k in range(len(labs)) if k not in (i, j)))
+            size = _result_size(labs[i], labs[j], keep, sizes)
+            cost = (not set(labs[i]) & set(labs[j]),
+                    size - math.prod(sizes[x] for x in labs[i])
+                    - math.prod(sizes[x] for x in labs[j]))
+            if best is None or cost < best[0]:
+                best = (cost, i, j, [x for x in dict.fromkeys(labs[i] + labs[j]) if x in keep])
+        _, i, j, new = best
+        path.append((i, j))
+        labs = [lab for k, lab in enumerate(labs) if k not in (i, j)] + [new]
+    return path
+
+
+def _flops(la, lb, sizes):
+    return math.prod(sizes[x] for x in set(la) | set(lb))
+
+
+def _optimal_path(labels, output, sizes):
+    """The pair order of least total multiply count, by exhaustive search (up to 6 operands;
+    greedy beyond, as the search grows factorially)."""
+    if len(labels) > 6:
+        return _greedy_path(labels, output, sizes)
+    best = [math.inf, None]
+
+    def search(labs, path, cost):
+        if cost >= best[0]:
+            return
+        if len(labs) == 1:
+            best[0], best[1] = cost, list(path)
+            return
+        for i, j in itertools.combinations(range(len(labs)), 2):
+            keep = set(output).union(*(labs[k] for k in range(len(labs)) if k not in (i, j)))
+            new = [x for x in dict.fromkeys(labs[i] + labs[j]) if x in keep]
+            rest = [lab for k, lab in enumerate(labs) if k not in (i, j)] + [new]
+            search(rest, path + [(i, j)], cost + _flops(labs[i], labs[j], sizes))
+
+    search([list(dict.fromkeys(lab)) for lab in labels], [], 0)
+    return best[1]
+
+
+def _path(optimize, labels, output, sizes, name):
+    n = len(labels)
+    if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
+        path = [tuple(step) for step in optimize[1:]]
+        count = n
+        for step in path:
+            if not step or any(not isinstance(i, (int, _onp.integer)) or not 0 <= i < count
+                               for i in step) or len(set(step)) != len(step):
+                raise ValueError(f"[{name}] invalid contraction {step} in the einsum path for "
+                                 f"{count} operands")
+            count -= len(step) - 1
+        return path
+    if optimize not in (False, True, None, "greedy", "optimal"):
+        raise ValueError(f"[{name}] optimize must be a bool, 'greedy', 'optimal' or an "
+                         f"['einsum_path', ...] list, got {optimize!r}")
+    if optimize is False or optimize is None or n <= 2:
+        return [tuple(range(n))] if n > 1 else []  # one step, operands left to right
+    if optimize is True or optimize == "greedy":
+        return _greedy_path(labels, output, sizes)
+    return _optimal_path(labels, output, sizes)
+
+
+def _einsum(operands, labels, output, path, name):
+    dtype = _np.result_type(*operands) if operands else None
+    ops = []
+    for op, lab in zip(operands, labels):
+        op, lab = _diagonals(op, lab, name)
+        ops.append([op, lab])
+    # Labels only one operand has and the output lacks are summed out at once.
+    for k, (op, lab) in enumerate(ops):
+        elsewhere = set(output).union(*(l2 for j, (_, l2) in enumerate(ops) if j != k))
+        ops[k] = list(_sum_labels(op, lab, {x for x in lab if x not in elsewhere}, dtype))
+    for step in path:
+        group = [ops[i] for i in step]
+        ops = [o for i, o in enumerate(ops) if i not in step]
+        rest = set(output).union(*(lab for _, lab in ops))
+        acc, acc_lab = group[0]
+        for k, (op, lab) in enumerate(group[1:], start=1):
+            keep = rest.union(*(lab2 for _, lab2 in group[k + 1:]))
+            acc, acc_lab = _contract_pair(acc, acc_lab, op, lab, keep, dtype)
+        ops.append([acc, acc_lab])
+    (res, lab), = ops
+    res, lab = _sum_labels(res, lab, {x for x in lab if x not in output}, dtype)
+    res = res.transpose([lab.index(x) for x in output]) if lab != output else res
+    if res.dtype != dtype:
+        res = res.astype(dtype)
+    return res
+
+
+def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    """Einstein summation: subscripts (or NumPy's sublist form) with '...' and implicit output.
+    Operands are reduced and diagonalised first, then contracted pairwise, each pair as one
+    matmul; optimize (False: left to right; True / 'greedy' / 'optimal' / an einsum_path
+    list) picks the pair order."""
+    subscripts, ops = _split_operands(operands, "einsum")
+    if not ops:
+        raise ValueError("[einsum] at least one operand is required")
+    if order not in ("K", "C", "A", "F"):
+        raise ValueError(f"[einsum] order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+    if dtype is not None:
+        for op in ops:
+            if not _np.can_cast(op.dtype, dtype, casting):
+                raise TypeError(f"[einsum] cannot cast {op.dtype} to {_onp.dtype(dtype)} "
+                                f"under casting={casting!r}")
+        ops = [op.astype(dtype) for op in ops]
+    labels, output, sizes = _parse(subscripts, ops, "einsum")
+    path = _path(optimize, labels, output, sizes, "einsum")
+    return _finish(_einsum(ops, labels, output, path, "einsum"), out, "einsum")
+
+
+def einsum_path(*operands, optimize="greedy", einsum_call=False):
+    """The contraction order einsum would use: (['einsum_path', pairs...], a report)."""
+    subscripts, ops = _split_operands(operands, "einsum_path")
+    labels, output, sizes = _parse(subscripts, ops, "einsum_path")
+    path = _path(optimize, labels, output, sizes, "einsum_path")
+    naive = math.prod(sizes.values()) * max(len(ops) - 1, 1)
+    labs = [list(dict.fromkeys(lab)) for lab in labels]
+    cost = 0
+    for step in path:
+        group = [labs[i] for i in step]
+        labs = [lab for i, lab in enumerate(labs) if i not in step]
+        merged = list(dict.fromkeys(x for g in group for x in g))
+        cost += math.prod(sizes[x] for x in merged) * (len(group) - 1)
+        keep = set(output).union(*labs)
+        labs.append([x for x in merged if x in keep])
+    report = (f"  Complete contraction:  {subscripts}\n"
+              f"         Naive scaling:  {len(sizes)}\n"
+              f"     Naive FLOP count:  {naive:.3e}\n"
+              f" Optimized FLOP count:  {max(cost, 1):.3e}\n"
+              f"  Theoretical speedup:  {naive / max(cost, 1):.3f}")
+    return ["einsum_path"] + path, report
+
+
+# ---------------------------------------------------------------- polynomials, interpolation
+def polyval(p, x):
+    """p[0] * x**(n-1) + ... + p[n-1], by Horner's scheme."""
+    p, x = _as_array(p), _as_array(x)
+    if p.ndim != 1:
+        raise ValueError(f"[polyval] p must be 1-dimensional, got {p.ndim} dimensions")
+    y = _np.zeros(x.shape, dtype=_np.result_type(p, x))
+    for i in range(p.shape[0]):
+        y = y * x + p[i]
+    return y
+
+
+def _interp_dtype(*arrays):
+    if any(a.dtype == _onp.float64 for a in arrays):
+        return "float64"
+    return str(_core._default_float())
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of (xp, fp) at x; xp increasing. In the default float
+    dtype (float32 unless float64 comes in; NumPy always answers in float64)."""
+    x, xp, fp = _as_array(x), _as_array(xp), _as_array(fp)
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError("[interp] xp and fp must be 1-dimensional")
+    if xp.shape[0] != fp.shape[0]:
+        raise ValueError("[interp] fp and xp are not of the same length.")
+    if xp.shape[0] == 0:
+        raise ValueError("[interp] array of sample points is empty")
+    t = _interp_dtype(x, xp, fp)
+    x, xp, fp = x.astype(t), xp.astype(t), fp.astype(t)
+    if period is not None:
+        if period == 0:
+            raise ValueError("[interp] period must be a non-zero value")
+        period = abs(period)
+        left = right = None
+        x = _np.mod(x, period)
+        xp = _np.mod(xp, period)
+        order = _np.argsort(xp)
+        xp, fp = xp[order], fp[order]
+        xp = _np.concatenate([xp[-1:] - period, xp, xp[0:1] + period])
+        fp = _np.concatenate([fp[-1:], fp, fp[0:1]])
+    n = xp.shape[0]
+    if n == 1:
+        y = _np.broadcast_to(fp[0], x.shape) + _np.zeros_like(x)
+    else:
+        j = _np.clip(_np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+        x0, x1, f0, f1 = xp[j], xp[j + 1], fp[j], fp[j + 1]
+        slope = (f1 - f0) / (x1 - x0)
+        y = _np.where(x == x0, f0, slope * (x - x0) + f0)
+        y = _np.where(x == xp[-1], fp[-1], y)
+    lo = fp[0] if left is None else left
+    hi = fp[-1] if right is None else right
+    y = _np.where(x < xp[0], lo, y)
+    y = _np.where(x > xp[-1], hi, y)
+    return y.astype(t) if y.dtype != t else y

@@ -1,0 +1,258 @@
+"""MXNet's npx shape and indexing routines (issue 12): reshape with MXNet's special codes,
+batch_dot, index_add, index_update, gather_nd, scatter_nd, boolean_mask. Built on ndx's
+differentiable ops and indexing (whose gradients scatter-add), so autograd sees through them."""
+import math
+import operator
+
+import numpy as _onp
+
+from .. import _core
+
+
+def _np():
+    from .. import numpy as np
+    return np
+
+
+def _array(x):
+    np = _np()
+    return x if isinstance(x, np.ndarray) else np.asarray(x)
+
+
+def _int(v, what, name):
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"[{name}] {what} must be integers, got {type(v).__name__}") from None
+
+
+# ---------------------------------------------------------------- reshape
+def _special_shape(shape, codes, name):
+    """MXNet 2's npx.reshape codes, read left to right against the input's dims."""
+    out, infer, i, k = [], None, 0, 0
+    n = len(shape)
+
+    def take(count):
+        nonlocal i
+        if i + count > n:
+            raise ValueError(f"[{name}] newshape {tuple(codes)} reads past the input's "
+                             f"{n} dimensions {tuple(shape)}")
+        dims = shape[i:i + count]
+        i += count
+        return dims
+
+    while k < len(codes):
+        c = codes[k]
+        k += 1
+        if c >= 0:
+            out.append(c)
+            i += 1
+        elif c == -1:
+            if infer is not None:
+                raise ValueError(f"[{name}] can only specify one unknown dimension (-1)")
+            infer = len(out)
+            out.append(1)
+            i += 1
+        elif c == -2:  # copy this dimension
+            out.extend(take(1))
+        elif c == -3:  # skip a dimension of size one
+            (d,) = take(1)
+            if d != 1:
+                raise ValueError(f"[{name}] -3 skips only a dimension of size 1; dimension "
+                                 f"{i - 1} has size {d}")
+        elif c == -4:  # copy all the remaining dimensions
+            out.extend(shape[i:])
+            i = n
+        elif c == -5:  # the product of two consecutive dimensions
+            d0, d1 = take(2)
+            out.append(d0 * d1)
+        elif c == -6:  # split one dimension into the next two codes (one may be -1)
+            (d,) = take(1)
+            if k + 2 > len(codes):
+                raise ValueError(f"[{name}] -6 must be followed by the two sizes to split into")
+            p, q = codes[k], codes[k + 1]
+            k += 2
+            if p < -1 or q < -1 or (p == -1 and q == -1):
+                raise ValueError(f"[{name}] -6 splits into two sizes, at most one of them -1; "
+                                 f"got ({p}, {q})")
+            if p == -1:
+                p = d // q if q else 0
+            elif q == -1:
+                q = d // p if p else 0
+            if p * q != d:
+                raise ValueError(f"[{name}] -6 cannot split dimension {d} into ({p}, {q})")
+            out.extend((p, q))
+        else:
+            raise ValueError(f"[{name}] invalid newshape code {c}: expected a size >= 0 or one "
+                             f"of -1 .. -6")
+    total = math.prod(shape)
+    if infer is not None:
+        rest = math.prod(out[:infer] + out[infer + 1:])
+        if rest == 0 or total % rest:
+            raise ValueError(f"[{name}] cannot reshape array of shape {tuple(shape)} into "
+                             f"{tuple(codes)}")
+        out[infer] = total // rest
+    if math.prod(out) != total:
+        raise ValueError(f"[{name}] cannot reshape array of size {total} into shape "
+                         f"{tuple(out)}")
+    return tuple(out)
+
+
+def reshape(a, newshape, reverse=False, order="C"):
+    """NumPy reshape plus MXNet's codes: -1 infers a size, -2 copies an input dim, -3 drops a
+    dim of size 1, -4 copies all remaining dims, -5 merges two dims, -6 splits one into the
+    two sizes after it; reverse=True reads codes and dims right to left. A view where NumPy's
+    reshape gives one."""
+    a = _array(a)
+    if order != "C":
+        raise NotImplementedError(f"[reshape] order={order!r}: only 'C' is supported")
+    codes = [newshape] if isinstance(newshape, (int, _onp.integer)) else list(newshape)
+    codes = [_int(c, "newshape entries", "reshape") for c in codes]
+    shape = list(a.shape)
+    if reverse:
+        return a.reshape(_special_shape(shape[::-1], codes[::-1], "reshape")[::-1])
+    return a.reshape(_special_shape(shape, codes, "reshape"))
+
+
+# ---------------------------------------------------------------- batch_dot
+def batch_dot(a, b, transpose_a=False, transpose_b=False, forward_stype=None):
+    """Batched matrix product of (B..., M, K) and (B..., K, N) arrays with equal batch dims
+    (MXNet's batch_dot: no broadcasting); transpose_a / transpose_b swap the last two axes."""
+    a, b = _array(a), _array(b)
+    if a.ndim < 3 or b.ndim < 3 or a.ndim != b.ndim:
+        raise ValueError(f"[batch_dot] expects two arrays of the same rank >= 3, got shapes "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}")
+    if a.shape[:-2] != b.shape[:-2]:
+        raise ValueError(f"[batch_dot] batch dimensions differ: {tuple(a.shape[:-2])} and "
+                         f"{tuple(b.shape[:-2])}")
+    if transpose_a:
+        a = a.swapaxes(-1, -2)
+    if transpose_b:
+        b = b.swapaxes(-1, -2)
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"[batch_dot] shapes {tuple(a.shape)} and {tuple(b.shape)} (after "
+                         f"transposes) do not align: {a.shape[-1]} != {b.shape[-2]}")
+    return _np().matmul(a, b)
+
+
+# ---------------------------------------------------------------- index routines
+def _positions(a, ind, name):
+    """ind of shape (M, N) (or (N,) for M = 1): N positions in a's first M dims. Returns the
+    index tuple (M arrays of N non-negative ints) after checking types and bounds."""
+    np = _np()
+    ind = _array(ind)
+    if ind.dtype.kind not in "iu":
+        raise TypeError(f"[{name}] ind must be an integer array, got {ind.dtype}")
+    if ind.ndim == 1:
+        ind = ind.reshape((1, -1))
+    if ind.ndim != 2:
+        raise ValueError(f"[{name}] ind must be 2-dimensional (M, N), got shape "
+                         f"{tuple(ind.shape)}")
+    m = ind.shape[0]
+    if m > a.ndim or m == 0:
+        raise ValueError(f"[{name}] ind indexes {m} dimensions of an array with {a.ndim}")
+    rows = []
+    for d in range(m):
+        r = ind[d].astype("int64")
+        n = a.shape[d]
+        if r.size and (int(np.max(r)) >= n or int(np.min(r)) < -n):
+            raise IndexError(f"[{name}] index out of bounds for dimension {d} with size {n}")
+        rows.append(np.where(r < 0, r + n, r))
+    return tuple(rows)
+
+
+def _values(val, count, rest, dtype, name):
+    np = _np()
+    val = _array(val)
+    try:
+        val = np.broadcast_to(val, (count,) + tuple(rest))
+    except ValueError:
+        raise ValueError(f"[{name}] val of shape {tuple(val.shape)} cannot broadcast to "
+                         f"{(count,) + tuple(rest)}") from None
+    return val if val.dtype == dtype else val.astype(dtype)
+
+
+def index_add(a, ind, val):
+    """a with val added at the positions ind names (ind: (M, N), N positions in a's first M
+    dims; val broadcast to (N,) + a.shape[M:]); repeated positions accumulate."""
+    np = _np()
+    a = _array(a)
+    rows = _positions(a, ind, "index_add")
+    m, n = len(rows), rows[0].shape[0]
+    rest = a.shape[m:]
+    vals = _values(val, n, rest, a.dtype, "index_add")
+    outer, inner = math.prod(a.shape[:m]), math.prod(rest)
+    if n == 0 or a.size == 0:
+        return a.copy()
+    flat = np.ravel_multi_index(rows, a.shape[:m]) if m > 1 else rows[0]
+    work = a.dtype if a.dtype.kind == "f" else "float64"  # the scatter-add kernel is float
+    added = _core._invoke(
+        "_backward_embedding",
+        (vals.reshape((n, inner)).astype(work), flat, np.zeros((outer, inner), dtype=work)),
+        {"input_dim": outer, "output_dim": inner}, None)
+    return np.add(a, added.reshape(a.shape).astype(a.dtype))
+
+
+def index_update(a, ind, val):
+    """A copy of a with val written at the positions ind names (as index_add; of repeated
+    positions the last write wins)."""
+    a = _array(a)
+    rows = _positions(a, ind, "index_update")
+    vals = _values(val, rows[0].shape[0], a.shape[len(rows):], a.dtype, "index_update")
+    out = a.copy()
+    out[rows] = vals
+    return out
+
+
+def gather_nd(data, indices):
+    """out[y...] = data[indices[0, y...], ..., indices[M-1, y...], ...]: shape
+    indices.shape[1:] + data.shape[M:]."""
+    data, indices = _array(data), _array(indices)
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"[gather_nd] indices must be integers, got {indices.dtype}")
+    if indices.ndim == 0 or indices.shape[0] > data.ndim:
+        raise ValueError(f"[gather_nd] indices of shape {tuple(indices.shape)} must be (M, ...)"
+                         f" with M <= data.ndim = {data.ndim}")
+    return data[tuple(indices[i] for i in range(indices.shape[0]))]
+
+
+def scatter_nd(data, indices, shape):
+    """zeros(shape) with out[indices[0, y...], ..., indices[M-1, y...], ...] = data[y...] (of
+    repeated positions the last write wins; MXNet leaves them undefined)."""
+    np = _np()
+    data, indices = _array(data), _array(indices)
+    shape = tuple(_int(s, "shape entries", "scatter_nd") for s in
+                  ((shape,) if isinstance(shape, (int, _onp.integer)) else shape))
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"[scatter_nd] indices must be integers, got {indices.dtype}")
+    if indices.ndim == 0 or indices.shape[0] > len(shape):
+        raise ValueError(f"[scatter_nd] indices of shape {tuple(indices.shape)} must be "
+                         f"(M, ...) with M <= len(shape) = {len(shape)}")
+    m = indices.shape[0]
+    want = tuple(indices.shape[1:]) + shape[m:]
+    if tuple(data.shape) != want:
+        raise ValueError(f"[scatter_nd] data has shape {tuple(data.shape)}, expected {want}")
+    out = np.zeros(shape, dtype=data.dtype)
+    out[tuple(indices[i] for i in range(m))] = data
+    return out
+
+
+def boolean_mask(data, index, axis=0):
+    """The slices of data along axis where index (1-D, data.shape[axis] long) is nonzero."""
+    np = _np()
+    data, index = _array(data), _array(index)
+    if index.ndim != 1:
+        raise ValueError(f"[boolean_mask] index must be 1-dimensional, got shape "
+                         f"{tuple(index.shape)}")
+    if data.ndim == 0:
+        raise ValueError("[boolean_mask] data must be at least 1-dimensional")
+    ax = _int(axis, "axis", "boolean_mask")
+    if not -data.ndim <= ax < data.ndim:
+        raise _onp.exceptions.AxisError(f"[boolean_mask] axis {ax} is out of bounds for array "
+                                        f"of dimension {data.ndim}")
+    ax %= data.ndim
+    if index.shape[0] != data.shape[ax]:
+        raise ValueError(f"[boolean_mask] index has {index.shape[0]} elements; axis {ax} of "
+                         f"data has {data.shape[ax]}")
+    mask = index if index.dtype == _onp.bool_ else np.not_equal(index, 0)
+    return data[(slice(None),) * ax + (mask,)]

@@ -1,0 +1,231 @@
+"""Products (issue 12, part 4) against NumPy: tensordot, inner, outer, vdot, kron, cross, einsum
+(every optimize mode, sublists, ellipsis, implicit output), einsum_path, polyval, interp,
+npx.batch_dot; gradients against central differences; typed errors."""
+import numpy as onp
+import pytest
+
+from ndx import autograd, np, npx
+
+R = onp.random.default_rng(31)
+
+
+def _f64(*shapes):
+    return [R.standard_normal(s) for s in shapes]
+
+
+def _nd(*arrays):
+    return [np.array(a, dtype=a.dtype) for a in arrays]
+
+
+def _numeric_grad_check(fn, arrays, eps=1e-6):
+    """autograd's gradient of sum(w * fn(*xs)) against central differences, in float64."""
+    xs = _nd(*arrays)
+    for x in xs:
+        x.attach_grad()
+    with autograd.record():
+        y = fn(*xs)
+    w = R.standard_normal(y.shape)
+    with autograd.record():
+        loss = np.sum(fn(*xs) * np.array(w))
+    loss.backward()
+    for k, a in enumerate(arrays):
+        want = onp.zeros_like(a)
+        for i in range(a.size):
+            plus, minus = [x.copy() for x in arrays], [x.copy() for x in arrays]
+            plus[k].reshape(-1)[i] += eps
+            minus[k].reshape(-1)[i] -= eps
+            fp = (fn(*_nd(*plus)).asnumpy() * w).sum()
+            fm = (fn(*_nd(*minus)).asnumpy() * w).sum()
+            want.reshape(-1)[i] = (fp - fm) / (2 * eps)
+        onp.testing.assert_allclose(xs[k].grad.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+EINSUM_CASES = [
+    ("ij,jk->ik", (3, 4), (4, 5)), ("ij,jk", (3, 4), (4, 5)), ("ii->i", (3, 3)),
+    ("ii", (3, 3)), ("ij->ji", (2, 3)), ("ij->", (2, 3)), ("i,i", (4,), (4,)),
+    ("i,j->ij", (2,), (3,)), ("bhqd,bhkd->bhqk", (2, 3, 4, 5), (2, 3, 6, 5)),
+    ("...ij,...jk->...ik", (2, 3, 4), (4, 5)), ("ij,jk,kl->il", (3, 4), (4, 5), (5, 6)),
+    ("iij->j", (2, 2, 3)), ("Ba,aB", (2, 3), (3, 2)), ("bA", (2, 3)), ("i,i", (1,), (3,)),
+    ("ijk,ikj->i", (2, 3, 4), (2, 4, 3)), ("ab,cd,bc->ad", (2, 3), (4, 5), (3, 4)),
+    ("a,b,c->abc", (2,), (3,), (4,)), ("ij,ij->ij", (2, 3), (2, 3)), ("...,...", (2, 3), (3,)),
+    ("i...->...", (3, 2, 4)), ("ijk,jil->kl", (3, 4, 5), (4, 3, 2)), ("ij,kl->", (0, 3), (2, 2)),
+    ("ij,jk->ik", (0, 4), (4, 5)), ("ij,jk->ik", (3, 0), (0, 5)), ("->", ()), (",i->i", (), (3,)),
+    ("ab,bc,cd,de->ae", (2, 3), (3, 4), (4, 5), (5, 2)),
+]
+
+
+@pytest.mark.parametrize("optimize", [False, True, "greedy", "optimal"])
+@pytest.mark.parametrize("case", EINSUM_CASES, ids=[c[0] for c in EINSUM_CASES])
+def test_einsum_matches_numpy(case, optimize):
+    sub, *shapes = case
+    ops = _f64(*shapes)
+    got = np.einsum(sub, *_nd(*ops), optimize=optimize)
+    want = onp.einsum(sub, *ops)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-10, atol=1e-12)
+
+
+def test_einsum_dtypes_sublists_out_and_paths():
+    i32 = onp.arange(6, dtype=onp.int32).reshape(2, 3)
+    assert np.einsum("ij->", np.array(i32)).dtype == onp.int32  # einsum keeps the dtype
+    got = np.einsum("ij,j->i", np.array(i32), np.array(onp.ones(3, onp.float32)))
+    assert got.dtype == onp.einsum("ij,j->i", i32, onp.ones(3, onp.float32)).dtype
+    onp.testing.assert_array_equal(got.asnumpy(), i32.sum(1))
+    b = onp.array([True, False, True])
+    assert np.einsum("i,i", np.array(b), np.array(b)).dtype == onp.bool_
+    a, v = _f64((2, 3), (3,))
+    onp.testing.assert_allclose(np.einsum(np.array(a), [0, 1], np.array(v), [1], [0]).asnumpy(),
+                                onp.einsum(a, [0, 1], v, [1], [0]))
+    onp.testing.assert_allclose(np.einsum(np.array(a), [Ellipsis, 1], np.array(v), [1]).asnumpy(),
+                                onp.einsum(a, [Ellipsis, 1], v, [1]))
+    out = np.zeros((2,), dtype="float64")
+    r = np.einsum("ij,j->i", *_nd(a, v), out=out)
+    assert r is out
+    onp.testing.assert_allclose(out.asnumpy(), a @ v)
+    got = np.einsum("ij,j->i", np.array(i32), np.array(onp.ones(3, onp.int32)), dtype="float64")
+    assert got.dtype == onp.float64
+    with pytest.raises(TypeError, match="einsum"):
+        np.einsum("i->i", np.array(onp.ones(3)), dtype="int32")  # casting='safe'
+    ops = [onp.ones((10, 20)), onp.ones((20, 5)), onp.ones((5, 30))]
+    path, report = np.einsum_path("ij,jk,kl->il", *_nd(*ops), optimize="greedy")
+    assert path == onp.einsum_path("ij,jk,kl->il", *ops, optimize="greedy")[0]
+    assert "contraction" in report
+    path, _ = np.einsum_path("ij,jk,kl->il", *_nd(*ops), optimize="optimal")
+    assert path == onp.einsum_path("ij,jk,kl->il", *ops, optimize="optimal")[0]
+    onp.testing.assert_allclose(
+        np.einsum("ij,jk,kl->il", *_nd(*ops), optimize=["einsum_path", (1, 2), (0, 1)]).asnumpy(),
+        ops[0] @ ops[1] @ ops[2])
+
+
+def test_einsum_bad_input():
+    a = np.ones((2, 3))
+    for args, err, msg in [
+        (("ij,jk", a, np.ones((4, 2))), ValueError, "broadcast"),
+        (("ij->ii", a), ValueError, "multiple times"),
+        (("ij->k", a), ValueError, "never appeared"),
+        (("ijk", a), ValueError, "dimensions"),
+        (("ij,jk", a), ValueError, "operands"),
+        (("i$", a), ValueError, "invalid subscript"),
+        (("...i->i", np.ones((2, 3))), ValueError, "ellipsis"),
+        (("ii", a), ValueError, "subscript .i. has sizes 2 and 3"),
+        ((), TypeError, "subscripts"),
+    ]:
+        with pytest.raises(err, match=msg):
+            np.einsum(*args)
+    with pytest.raises(ValueError, match="optimize"):
+        np.einsum("ij", a, optimize="fastest")
+    with pytest.raises(ValueError, match="invalid contraction"):
+        np.einsum("ij,jk", a, np.ones((3, 2)), optimize=["einsum_path", (0, 5)])
+
+
+@pytest.mark.parametrize("sub, shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("bhqd,bhkd->bhqk", [(1, 2, 3, 2), (1, 2, 2, 2)]),
+    ("ii->i", [(3, 3)]), ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("i,j->ij", [(2,), (3,)]),
+])
+def test_einsum_gradients(sub, shapes):
+    _numeric_grad_check(lambda *xs: np.einsum(sub, *xs, optimize=True), _f64(*shapes))
+
+
+def test_tensordot_inner_outer_vdot_kron():
+    a, b, c, d = _f64((3, 4), (4, 5), (3, 4, 5), (4, 3, 2))
+    A, B, C, D = _nd(a, b, c, d)
+    for got, want in [
+        (np.tensordot(A, B, 1), onp.tensordot(a, b, 1)),
+        (np.tensordot(C, D, ([0, 1], [1, 0])), onp.tensordot(c, d, ([0, 1], [1, 0]))),
+        (np.tensordot(A, A, 0), onp.tensordot(a, a, 0)),
+        (np.tensordot(A, A), onp.tensordot(a, a)),
+        (np.tensordot(C, A, (0, 0)), onp.tensordot(c, a, (0, 0))),
+        (np.inner(A, A), onp.inner(a, a)), (np.inner(C, B), onp.inner(c, b)),
+        (np.inner(A, np.array(2.0, dtype="float64")), onp.inner(a, 2.0)),
+        (np.outer(A, B), onp.outer(a, b)), (np.vdot(A, A), onp.vdot(a, a)),
+        (np.kron(A, B), onp.kron(a, b)), (np.kron(C, A), onp.kron(c, a)),
+        (np.kron(A[0], C), onp.kron(a[0], c)),
+    ]:
+        assert got.shape == onp.shape(want)
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12)
+    i = onp.arange(6, dtype=onp.int64).reshape(2, 3)
+    assert np.tensordot(np.array(i), np.array(i.T), 1).dtype == onp.int64
+    z = onp.zeros((0, 3))
+    assert np.tensordot(np.array(z), np.array(onp.ones((3, 2))), 1).shape == (0, 2)
+    assert np.outer(np.array(z), np.array(onp.ones(2))).shape == (0, 2)
+    with pytest.raises(ValueError, match="shape-mismatch"):
+        np.tensordot(A, B, ([0], [0]))
+    with pytest.raises(ValueError, match="exceeds"):
+        np.tensordot(A, B, 3)
+    with pytest.raises(ValueError, match="not aligned"):
+        np.inner(A, B)
+    with pytest.raises(ValueError, match="vdot"):
+        np.vdot(A, B)
+    _numeric_grad_check(lambda x, y: np.tensordot(x, y, 1), [a, b])
+    _numeric_grad_check(lambda x, y: np.kron(x, y), _f64((2, 2), (2, 3)))
+    _numeric_grad_check(lambda x, y: np.outer(x, y), _f64((3,), (2,)))
+
+
+@pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors:DeprecationWarning")
+def test_cross():
+    x3, y3, x2 = _f64((5, 3), (5, 3), (5, 2))
+    for p, q in [(x3, y3), (x3, x2), (x2, y3)]:
+        onp.testing.assert_allclose(np.cross(*_nd(p, q)).asnumpy(), onp.cross(p, q))
+    # NumPy 2 deprecates 2-vectors; their cross product is the z component.
+    onp.testing.assert_allclose(np.cross(*_nd(x2, x2[::-1])).asnumpy(),
+                                x2[:, 0] * x2[::-1, 1] - x2[:, 1] * x2[::-1, 0])
+    onp.testing.assert_allclose(np.cross(*_nd(x3.T, y3), axisa=0, axisc=0).asnumpy(),
+                                onp.cross(x3.T, y3, axisa=0, axisc=0))
+    onp.testing.assert_allclose(np.cross(*_nd(x3.T, y3.T), axis=0).asnumpy(),
+                                onp.cross(x3.T, y3.T, axis=0))
+    with pytest.raises(ValueError, match="dimension must be 2 or 3"):
+        np.cross(np.ones((2, 4)), np.ones((2, 3)))
+    with pytest.raises(onp.exceptions.AxisError):
+        np.cross(np.ones((2, 3)), np.ones((2, 3)), axisa=4)
+    _numeric_grad_check(np.cross, [x3[:2], y3[:2]])
+
+
+def test_polyval_and_interp():
+    p, x = onp.array([3.0, 0.0, -1.0, 2.0]), onp.linspace(-2, 2, 7)
+    onp.testing.assert_allclose(np.polyval(*_nd(p, x)).asnumpy(), onp.polyval(p, x))
+    ip = onp.array([1, 2, 3])
+    got = np.polyval(np.array(ip), np.array(onp.array([2, 3])))
+    assert got.dtype == onp.int64
+    onp.testing.assert_array_equal(got.asnumpy(), onp.polyval(ip, onp.array([2, 3])))
+    _numeric_grad_check(np.polyval, [p, x])
+    xp, fp = onp.array([1.0, 2.0, 3.0]), onp.array([3.0, 2.0, 0.0])
+    xq = onp.array([0.0, 1.0, 1.5, 2.72, 3.14, 2.0, 3.0])
+    onp.testing.assert_allclose(np.interp(*_nd(xq, xp, fp)).asnumpy(), onp.interp(xq, xp, fp))
+    onp.testing.assert_allclose(np.interp(*_nd(xq, xp, fp), left=-1, right=9).asnumpy(),
+                                onp.interp(xq, xp, fp, left=-1, right=9))
+    xq, xp, fp = (onp.array([-180.0, -170, -185, 185, -10, -5, 0, 365]),
+                  onp.array([190.0, -190, 350, -350]), onp.array([5.0, 10, 3, 4]))
+    onp.testing.assert_allclose(np.interp(*_nd(xq, xp, fp), period=360).asnumpy(),
+                                onp.interp(xq, xp, fp, period=360))
+    got = np.interp(np.array([0.5, 1.5]), np.array([0, 1, 2]), np.array([0, 10, 20]))
+    assert got.dtype == onp.float32  # ndx's default float (NumPy: float64)
+    onp.testing.assert_allclose(got.asnumpy(), [5.0, 15.0])
+    assert np.interp(np.array(0.5, dtype="float64"), np.array([0.0, 1.0]),
+                     np.array([1.0, 3.0])).shape == ()
+    with pytest.raises(ValueError, match="same length"):
+        np.interp(np.ones(2), np.ones(3), np.ones(2))
+    with pytest.raises(ValueError, match="empty"):
+        np.interp(np.ones(2), np.ones(0), np.ones(0))
+    with pytest.raises(ValueError, match="period"):
+        np.interp(np.ones(2), np.arange(3), np.arange(3), period=0)
+    xq = onp.array([0.2, 1.3, 2.9])
+    _numeric_grad_check(lambda x, f: np.interp(x, np.array(onp.array([0.0, 1.0, 2.0, 3.0])), f),
+                        [xq, onp.array([1.0, -2.0, 0.5, 4.0])])
+
+
+def test_batch_dot():
+    a, b = _f64((2, 3, 4), (2, 4, 5))
+    onp.testing.assert_allclose(npx.batch_dot(*_nd(a, b)).asnumpy(), a @ b)
+    onp.testing.assert_allclose(
+        npx.batch_dot(*_nd(a.transpose(0, 2, 1), b), transpose_a=True).asnumpy(), a @ b)
+    onp.testing.assert_allclose(
+        npx.batch_dot(*_nd(a, b.transpose(0, 2, 1)), transpose_b=True).asnumpy(), a @ b)
+    c, d = _f64((2, 2, 3, 4), (2, 2, 4, 1))
+    onp.testing.assert_allclose(npx.batch_dot(*_nd(c, d)).asnumpy(), c @ d)
+    with pytest.raises(ValueError, match="batch_dot"):
+        npx.batch_dot(np.ones((3, 4)), np.ones((4, 5)))
+    with pytest.raises(ValueError, match="batch_dot"):
+        npx.batch_dot(np.ones((2, 3, 4)), np.ones((3, 4, 5)))
+    with pytest.raises(ValueError, match="batch_dot"):
+        npx.batch_dot(np.ones((2, 3, 4)), np.ones((2, 5, 5)))
+    _numeric_grad_check(npx.batch_dot, _f64((2, 2, 3), (2, 3, 2)))
