@@ -35,8 +35,19 @@ void init_errors(PyObject* m) {
       make_error(m, "NDXNotImplementedError", {base, PyExc_NotImplementedError});
   g_errors[int(ErrorKind::kRuntimeError)] =
       make_error(m, "NDXRuntimeError", {base, PyExc_RuntimeError});
-  g_errors[int(ErrorKind::kAxisError)] =
-      make_error(m, "AxisError", {base, PyExc_ValueError, PyExc_IndexError});
+  // NumPy's AxisError as a base, so `except numpy.exceptions.AxisError` catches ndx's too.
+  PyObject* numpy_exceptions = PyImport_ImportModule("numpy.exceptions");
+  PyObject* numpy_axis_error =
+      numpy_exceptions ? PyObject_GetAttrString(numpy_exceptions, "AxisError") : nullptr;
+  Py_XDECREF(numpy_exceptions);
+  if (numpy_axis_error && PyType_Check(numpy_axis_error)) {
+    g_errors[int(ErrorKind::kAxisError)] = make_error(m, "AxisError", {base, numpy_axis_error});
+  } else {
+    PyErr_Clear();
+    g_errors[int(ErrorKind::kAxisError)] =
+        make_error(m, "AxisError", {base, PyExc_ValueError, PyExc_IndexError});
+  }
+  Py_XDECREF(numpy_axis_error);
   g_errors[int(ErrorKind::kOverflowError)] =
       make_error(m, "NDXOverflowError", {base, PyExc_OverflowError});
   g_errors[int(ErrorKind::kZeroDivisionError)] =

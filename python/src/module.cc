@@ -257,6 +257,26 @@ std::vector<NDArray> arrays_of(PyObject* seq, const char* what) {
   return out;
 }
 
+// The bytes of its storage an array can reach: (storage identity, first byte, one past the
+// last); np.may_share_memory compares them.
+PyObject* memory_extent(PyObject*, PyObject* o) {
+  NDX_PY_BEGIN
+  if (!is_ndarray(o)) type_error("[may_share_memory] expected an ndarray");
+  const NDArray& a = unwrap(o);
+  int64_t lo = a.byte_offset(), hi = a.byte_offset();
+  if (a.size() > 0) {
+    for (int d = 0; d < a.ndim(); ++d) {
+      const int64_t reach = (a.shape()[d] - 1) * a.strides()[d] * a.itemsize();
+      (reach < 0 ? lo : hi) += reach;
+    }
+    hi += a.itemsize();
+  }
+  return Py_BuildValue(
+      "(KLL)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(a.storage().get())),
+      static_cast<long long>(lo), static_cast<long long>(hi));
+  NDX_PY_END(nullptr)
+}
+
 PyObject* ag_set_recording(PyObject*, PyObject* on) {
   return PyBool_FromLong(autograd::set_recording(PyObject_IsTrue(on)));
 }
@@ -841,6 +861,8 @@ PyMethodDef module_methods[] = {
     {"_autograd_set_training", ag_set_training, METH_O,
      "Sets training mode; returns the previous state."},
     {"_autograd_is_recording", ag_is_recording, METH_NOARGS, nullptr},
+    {"_memory_extent", memory_extent, METH_O,
+     "(storage id, first byte, end byte) of the storage an array reaches."},
     {"_autograd_is_training", ag_is_training, METH_NOARGS, nullptr},
     {"_autograd_backward", ag_backward, METH_VARARGS, nullptr},
     {"_autograd_grad", ag_grad, METH_VARARGS, nullptr},

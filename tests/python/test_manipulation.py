@@ -364,3 +364,124 @@ def test_pad_gradient_adds_the_copies_back(mode):
 def test_pad_bad_inputs(call, exc):
     with pytest.raises(exc):
         call()
+
+
+# ---------------------------------------------------------------- creation keywords, views
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like"])
+@pytest.mark.parametrize("kw", [{}, {"dtype": "int32"}, {"shape": (4,)}, {"shape": 3},
+                                {"dtype": "bool", "shape": (2, 0)}, {"device": "cpu"}])
+def test_like_functions_take_dtype_shape_device(name, kw):
+    got = getattr(np, name)(np.array(M), **kw)
+    want = getattr(onp, name)(M, **kw)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if name != "empty_like":
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_full_like_and_like_errors():
+    for kw in [{}, {"dtype": "int64"}, {"shape": (2, 2)}, {"dtype": "float64", "shape": ()}]:
+        got, want = np.full_like(np.array(M), 2.5, **kw), onp.full_like(M, 2.5, **kw)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    with pytest.raises(NotImplementedError, match="order"):
+        np.zeros_like(np.array(M), order="F")
+    with pytest.raises(ValueError, match="order"):
+        np.ones_like(np.array(M), order="Q")
+
+
+def test_array_copy_and_ndmin():
+    a = np.array(M)
+    assert np.array([1, 2], ndmin=3).shape == (1, 1, 2)
+    assert np.array(a, ndmin=1) is not a and np.array(a, ndmin=4).shape == (1, 1, 3, 5)
+    assert np.array(a, copy=False) is a and np.asarray(a, copy=False) is a
+    assert np.asarray(a) is a and np.asarray(a, copy=True) is not a
+    b = np.asarray(a, copy=True)
+    b[...] = 0
+    assert a.asnumpy().any()  # a real copy
+    for args, kw in [((a,), {"dtype": "float64", "copy": False}), (([1.0, 2.0],), {"copy": False})]:
+        with pytest.raises(ValueError, match="avoid copy"):
+            np.asarray(*args, **kw)  # NumPy 2's copy=False never copies
+    got = np.array([np.array(1.0), 2, np.array([3.0])[0]])
+    onp.testing.assert_array_equal(got.asnumpy(), [1.0, 2.0, 3.0])
+
+
+def test_function_forms_return_views_as_numpy():
+    for fn in (np.transpose, lambda a: np.swapaxes(a, 0, 1), lambda a: a.swapaxes(1, 0),
+               lambda a: np.expand_dims(a, (0, 3)), lambda a: np.reshape(a, (5, 3)),
+               lambda a: np.squeeze(a[None], 0), lambda a: a[None, :, None].squeeze(),
+               lambda a: np.reshape(a, shape=-1, copy=False)):
+        a = np.array(M.copy())
+        v = fn(a)
+        assert np.may_share_memory(v, a)
+        v[...] = 7.0
+        assert (a.asnumpy() == 7.0).all()
+    a = np.array(M)
+    c = np.reshape(a, (5, 3), copy=True)
+    assert not np.may_share_memory(c, a)
+    with pytest.raises(ValueError, match="copy=False"):
+        np.reshape(a.T, -1, copy=False)
+    onp.testing.assert_array_equal(np.expand_dims(np.array(X), (-1, 0)).asnumpy(),
+                                   onp.expand_dims(X, (-1, 0)))
+    onp.testing.assert_array_equal(np.squeeze(np.array(X[:1, :, None]), (0, 2)).asnumpy(),
+                                   onp.squeeze(X[:1, :, None], (0, 2)))
+    with pytest.raises(ValueError, match="squeeze"):
+        np.squeeze(np.array(X), 1)
+    with pytest.raises(onp.exceptions.AxisError):
+        np.expand_dims(np.array(X), 5)
+    with pytest.raises(ValueError, match="repeated"):
+        np.expand_dims(np.array(X), (1, 1))
+    assert not np.may_share_memory(np.array(M)[:1], np.array(M)[1:])
+    _check_vjp(lambda x: np.expand_dims(np.swapaxes(x, 0, 1), 0))
+
+
+@pytest.mark.parametrize("obj, values, axis", [
+    (1, 5, None), (1, 5, 0), (1, [7, 8, 9, 1, 2], 0), (1, 5, 1), ([1], [[1], [2], [3]], 1),
+    (1, [1, 2, 3], 1), ([2, 2], [6, 7], None), (slice(None), 0, 1), ([0, -1, 5], [10, 20, 30], 1),
+    ([], [], 1), (-1, 9, 0), (onp.array([3, 0]), 4.5, 1)])
+def test_insert_matches_numpy(obj, values, axis):
+    got = np.insert(np.array(M), obj, values, axis=axis)
+    want = onp.insert(M, obj, values, axis=axis)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    onp.testing.assert_array_equal(got.asnumpy(), want)
+    _check_vjp(lambda x: np.insert(x, obj, 0.0, axis=axis))
+
+
+def test_insert_errors():
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.insert(np.array(M), 9, 1.0, axis=1)
+    with pytest.raises(IndexError, match="integers"):
+        np.insert(np.array(M), [0.5], 1.0)
+    with pytest.raises(ValueError, match="broadcast"):
+        np.insert(np.array(M), 1, [1.0, 2.0], axis=1)
+
+
+def test_kaiser_and_i0():
+    for m, beta in [(1, 5), (2, 0), (12, 14), (51, 8.6), (10, 40), (0, 3)]:
+        got = np.kaiser(m, beta)
+        assert got.dtype == onp.float32
+        onp.testing.assert_allclose(got.asnumpy(), onp.kaiser(m, beta), rtol=1e-6, atol=1e-7)
+    x = onp.array([0.0, 0.5, 1, 5, 29.9, 30.1, 35, 100, 700, -3])
+    onp.testing.assert_allclose(np.i0(np.array(x, dtype="float64")).asnumpy(), onp.i0(x),
+                                rtol=1e-12)
+    assert np.i0(np.array([1, 2])).dtype == onp.float32
+
+
+ISSUE_12_NAMES = """empty_like full_like identity logspace geomspace meshgrid indices tri tril triu
+tril_indices triu_indices tril_indices_from triu_indices_from diag_indices diag_indices_from diag
+diagflat diagonal fill_diagonal vander hanning hamming blackman bartlett kaiser copy asarray
+ascontiguousarray frombuffer fromfunction array zeros_like ones_like ravel moveaxis rollaxis
+permute_dims matrix_transpose atleast_1d atleast_2d atleast_3d broadcast_arrays broadcast_shapes
+hstack vstack dstack column_stack row_stack concat unstack array_split hsplit vsplit dsplit tile
+repeat pad flip fliplr flipud roll rot90 insert delete append resize trim_zeros squeeze
+expand_dims reshape take take_along_axis put put_along_axis place putmask unravel_index
+ravel_multi_index ix_ tensordot inner outer vdot kron cross trace einsum matmul polyval
+interp""".split()
+ISSUE_12_NPX = "reshape index_add index_update gather_nd scatter_nd boolean_mask batch_dot".split()
+
+
+def test_issue_12_namespace():
+    from ndx import npx
+    assert [n for n in ISSUE_12_NAMES if not callable(getattr(np, n, None))] == []
+    assert [n for n in ISSUE_12_NPX if not callable(getattr(npx, n, None))] == []
+    for n in ISSUE_12_NAMES:
+        assert hasattr(onp, n), n  # the names are NumPy's

@@ -1,6 +1,7 @@
 """ndx.numpy: NumPy's API over ndx arrays. Functions are generated from the registry
 (``_np_*`` ops as they are); the few below hold logic NumPy's signatures need."""
 import builtins as _builtins
+import operator as _operator
 
 import numpy as _onp
 from numpy import (  # noqa: F401
@@ -77,16 +78,40 @@ def _check_device(device, fn):
         raise ValueError(f"[{fn}] {e}") from None
 
 
-def _array_py(object, dtype=None, copy=True, device=None):
+def _array_py(object, dtype=None, copy=True, device=None, *, order="K", subok=False, ndmin=0,
+              like=None):
     """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default
-    float dtype (float32) where NumPy would pick float64; NumPy arrays keep their dtype."""
+    float dtype (float32) where NumPy would pick float64; NumPy arrays keep their dtype.
+    copy: True always copies, None copies only when needed, False never (ValueError when a
+    copy is needed: anything but an ndarray of the dtype asked for). ndmin prepends axes."""
     _check_device(device, "array")
+    if order not in ("K", "A", "C", None):
+        if order == "F":
+            raise NotImplementedError("[array] order='F' is not supported")
+        raise ValueError(f"[array] order must be one of 'K', 'A', 'C', 'F', got {order!r}")
+    ndmin = _operator.index(ndmin)
     if device is not None:
-        return _array_py(object, dtype=dtype, copy=copy).to_device(device)
-    if isinstance(object, ndarray):
-        if dtype is not None:
-            return object.astype(dtype, copy=copy)
-        return object.copy() if copy else object
+        out = _array_py(object, dtype=dtype, copy=copy, ndmin=ndmin).to_device(device)
+    elif isinstance(object, ndarray):
+        same = dtype is None or object.dtype == dtype
+        if copy is False and not same:
+            raise ValueError(f"[array] Unable to avoid copy while creating an array as requested"
+                             f" (copy=False, {object.dtype} -> {dtype})")
+        if not same:
+            out = object.astype(dtype)
+        else:
+            out = object.copy() if copy else object
+    else:
+        if copy is False:
+            raise ValueError("[array] Unable to avoid copy while creating an array as requested "
+                             f"(copy=False from {type(object).__name__})")
+        out = _array_from_host(object, dtype)
+    if out.ndim < ndmin:
+        out = out.reshape((1,) * (ndmin - out.ndim) + tuple(out.shape))
+    return out
+
+
+def _array_from_host(object, dtype):
     if isinstance(object, _onp.ndarray):
         src = object
     elif dtype is not None and dtype != bfloat16:
@@ -105,14 +130,15 @@ def _array_py(object, dtype=None, copy=True, device=None):
     return out
 
 
-def _asarray_py(a, dtype=None, device=None):
-    """`a` itself when it is already an ndarray of that dtype, else array(a, dtype)."""
+def _asarray_py(a, dtype=None, device=None, *, copy=None, order=None, like=None):
+    """`a` itself when it is already an ndarray of that dtype (and copy is not True), else
+    array(a, dtype, copy)."""
     _check_device(device, "asarray")
     if device is not None:
-        return _asarray_py(a, dtype=dtype).to_device(device)
-    if isinstance(a, ndarray) and (dtype is None or a.dtype == dtype):
+        return _asarray_py(a, dtype=dtype, copy=copy).to_device(device)
+    if copy is not True and isinstance(a, ndarray) and (dtype is None or a.dtype == dtype):
         return a
-    return _array_py(a, dtype=dtype, copy=False)
+    return _array_py(a, dtype=dtype, copy=copy, order=order)
 
 
 _ffi_zeros = _api_internal.zeros
@@ -308,24 +334,31 @@ from ._manipulation import (  # noqa: E402, F401
     dsplit,
     dstack,
     empty_like,
+    expand_dims,
     fill_diagonal,
     flip,
     fliplr,
     flipud,
     frombuffer,
     fromfunction,
+    full_like,
     geomspace,
     hamming,
     hanning,
     hsplit,
     hstack,
+    i0,
     identity,
     indices,
+    insert,
     ix_,
+    kaiser,
     logspace,
     matrix_transpose,
+    may_share_memory,
     meshgrid,
     moveaxis,
+    ones_like,
     pad,
     permute_dims,
     place,
@@ -333,12 +366,17 @@ from ._manipulation import (  # noqa: E402, F401
     putmask,
     ravel,
     ravel_multi_index,
+    reshape,
     roll,
     rollaxis,
     rot90,
     row_stack,
+    shares_memory,
+    squeeze,
+    swapaxes,
     take_along_axis,
     tile,
+    transpose,
     tri,
     tril,
     tril_indices,
@@ -352,6 +390,7 @@ from ._manipulation import (  # noqa: E402, F401
     vander,
     vsplit,
     vstack,
+    zeros_like,
 )
 from ._manipulation import copy as _copy  # noqa: E402
 from ._products import (  # noqa: E402, F401
@@ -560,6 +599,8 @@ ndarray.__divmod__ = lambda self, other: divmod(self, other)
 ndarray.__rdivmod__ = lambda self, other: divmod(other, self)
 ndarray.__reduce__ = _reduce
 ndarray.__setstate__ = _setstate
+ndarray.squeeze = lambda self, axis=None: squeeze(self, axis)
+ndarray.swapaxes = lambda self, axis1, axis2: swapaxes(self, axis1, axis2)
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)

@@ -7,6 +7,7 @@ import numpy as _onp
 
 import ndx.numpy as _np
 
+from .. import _core
 from . import _where_reductions as _wr
 
 
@@ -16,7 +17,7 @@ def _axes(ndim, axis):
     axes = (axis,) if isinstance(axis, (int, _onp.integer)) else tuple(axis)
     for a in axes:
         if ndim and not -ndim <= int(a) < ndim:  # NumPy's AxisError: a ValueError and IndexError
-            raise _onp.exceptions.AxisError(f"axis {int(a)} is out of bounds for array of "
+            raise _core.AxisError(f"axis {int(a)} is out of bounds for array of "
                                             f"dimension {ndim}")
     return tuple(int(a) % ndim if ndim else int(a) for a in axes)
 

@@ -33,7 +33,7 @@ def _axis_of(axis, ndim, name, what="axis"):
         raise TypeError(f"[{name}] {what} must be an integer, got {type(axis).__name__}") \
             from None
     if not -ndim <= axis < ndim:
-        raise _onp.exceptions.AxisError(f"[{name}] {what} {axis} is out of bounds for array of "
+        raise _core.AxisError(f"[{name}] {what} {axis} is out of bounds for array of "
                                         f"dimension {ndim}")
     return axis % ndim
 

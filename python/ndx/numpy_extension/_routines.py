@@ -248,7 +248,7 @@ def boolean_mask(data, index, axis=0):
         raise ValueError("[boolean_mask] data must be at least 1-dimensional")
     ax = _int(axis, "axis", "boolean_mask")
     if not -data.ndim <= ax < data.ndim:
-        raise _onp.exceptions.AxisError(f"[boolean_mask] axis {ax} is out of bounds for array "
+        raise _core.AxisError(f"[boolean_mask] axis {ax} is out of bounds for array "
                                         f"of dimension {data.ndim}")
     ax %= data.ndim
     if index.shape[0] != data.shape[ax]:
