@@ -68,7 +68,33 @@ def ndx_cases(x, y, m, s, t):
     for axis in (0, -1):
         out[f"cumsum(axis={axis})"] = lambda axis=axis: np.cumsum(am, axis=axis)
     out["median(axis=-1)"] = lambda: np.median(am, axis=-1)
+    out.update(product_and_indexing_cases(np, x, m, s))
     return out
+
+
+def product_and_indexing_cases(lib, x, m, s):
+    """Issue 12's rows, written once for NumPy and ndx (lib is either module): einsum as a
+    GEMM and as batched attention scores, pad / tile of 4096 x 1024, and 16M-element gathers."""
+    rng = onp.random.default_rng(1)
+    a, b = (lib.array(rng.standard_normal((512, 512)).astype(onp.float32)) for _ in range(2))
+    q, k = (lib.array(rng.standard_normal((8, 8, 128, 64)).astype(onp.float32))
+            for _ in range(2))
+    xa, ma, sa = lib.array(x), lib.array(m), lib.array(s)
+    flat_idx = lib.array(rng.integers(0, N, N))
+    row_idx = lib.array(rng.integers(0, s.shape[1], s.shape))
+    mask = lib.array(x > 0)
+    return {
+        "einsum ij,jk": lambda: lib.einsum("ij,jk->ik", a, b),
+        "einsum ij,jk opt": lambda: lib.einsum("ij,jk->ik", a, b, optimize=True),
+        "einsum bhqd,bhkd": lambda: lib.einsum("bhqd,bhkd->bhqk", q, k),
+        "einsum bhqd opt": lambda: lib.einsum("bhqd,bhkd->bhqk", q, k, optimize=True),
+        "pad constant": lambda: lib.pad(ma, 16),
+        "pad reflect": lambda: lib.pad(ma, 16, mode="reflect"),
+        "tile (2,2)": lambda: lib.tile(ma, (2, 2)),
+        "take 16M": lambda: lib.take(xa, flat_idx),
+        "take_along_axis": lambda: lib.take_along_axis(sa, row_idx, axis=1),
+        "mask gather 16M": lambda: xa[mask],
+    }
 
 
 def cases():
@@ -121,6 +147,7 @@ def cases():
     refs["argsort(axis=-1)"] = lambda: onp.argsort(m, axis=-1)  # NumPy's default (unstable)
     refs["unique"] = lambda: onp.unique(m)
     refs["median(axis=-1)"] = lambda: onp.median(m, axis=-1)
+    refs.update(product_and_indexing_cases(onp, x, m, s))
     for axis in (0, -1):
         refs[f"cumsum(axis={axis})"] = lambda axis=axis: onp.cumsum(m, axis=axis)
     if torch is not None:

@@ -19,6 +19,11 @@ def _array(x):
     return x if isinstance(x, np.ndarray) else np.asarray(x)
 
 
+def _kind(a):
+    from ..numpy._composites import _kind
+    return _kind(a)
+
+
 def _int(v, what, name):
     try:
         return operator.index(v)
@@ -141,7 +146,7 @@ def _positions(a, ind, name):
     index tuple (M arrays of N non-negative ints) after checking types and bounds."""
     np = _np()
     ind = _array(ind)
-    if ind.dtype.kind not in "iu":
+    if _kind(ind) not in "iu":
         raise TypeError(f"[{name}] ind must be an integer array, got {ind.dtype}")
     if ind.ndim == 1:
         ind = ind.reshape((1, -1))
@@ -185,7 +190,7 @@ def index_add(a, ind, val):
     if n == 0 or a.size == 0:
         return a.copy()
     flat = np.ravel_multi_index(rows, a.shape[:m]) if m > 1 else rows[0]
-    work = a.dtype if a.dtype.kind == "f" else "float64"  # the scatter-add kernel is float
+    work = a.dtype if _kind(a) == "f" else "float64"  # the scatter-add kernel is float
     added = _core._invoke(
         "_backward_embedding",
         (vals.reshape((n, inner)).astype(work), flat, np.zeros((outer, inner), dtype=work)),
@@ -208,7 +213,7 @@ def gather_nd(data, indices):
     """out[y...] = data[indices[0, y...], ..., indices[M-1, y...], ...]: shape
     indices.shape[1:] + data.shape[M:]."""
     data, indices = _array(data), _array(indices)
-    if indices.dtype.kind not in "iu":
+    if _kind(indices) not in "iu":
         raise TypeError(f"[gather_nd] indices must be integers, got {indices.dtype}")
     if indices.ndim == 0 or indices.shape[0] > data.ndim:
         raise ValueError(f"[gather_nd] indices of shape {tuple(indices.shape)} must be (M, ...)"
@@ -223,7 +228,7 @@ def scatter_nd(data, indices, shape):
     data, indices = _array(data), _array(indices)
     shape = tuple(_int(s, "shape entries", "scatter_nd") for s in
                   ((shape,) if isinstance(shape, (int, _onp.integer)) else shape))
-    if indices.dtype.kind not in "iu":
+    if _kind(indices) not in "iu":
         raise TypeError(f"[scatter_nd] indices must be integers, got {indices.dtype}")
     if indices.ndim == 0 or indices.shape[0] > len(shape):
         raise ValueError(f"[scatter_nd] indices of shape {tuple(indices.shape)} must be "
