@@ -84,13 +84,13 @@ def product_and_indexing_cases(lib, x, m, s):
     row_idx = lib.array(rng.integers(0, s.shape[1], s.shape))
     mask = lib.array(x > 0)
     return {
-        "einsum ij,jk": lambda: lib.einsum("ij,jk->ik", a, b),
-        "einsum ij,jk opt": lambda: lib.einsum("ij,jk->ik", a, b, optimize=True),
-        "einsum bhqd,bhkd": lambda: lib.einsum("bhqd,bhkd->bhqk", q, k),
-        "einsum bhqd opt": lambda: lib.einsum("bhqd,bhkd->bhqk", q, k, optimize=True),
+        "einsum GEMM": lambda: lib.einsum("ij,jk->ik", a, b),
+        "einsum GEMM opt": lambda: lib.einsum("ij,jk->ik", a, b, optimize=True),
+        "einsum attention": lambda: lib.einsum("bhqd,bhkd->bhqk", q, k),
+        "einsum attn opt": lambda: lib.einsum("bhqd,bhkd->bhqk", q, k, optimize=True),
         "pad constant": lambda: lib.pad(ma, 16),
         "pad reflect": lambda: lib.pad(ma, 16, mode="reflect"),
-        "tile (2,2)": lambda: lib.tile(ma, (2, 2)),
+        "tile 2x2": lambda: lib.tile(ma, (2, 2)),
         "take 16M": lambda: lib.take(xa, flat_idx),
         "take_along_axis": lambda: lib.take_along_axis(sa, row_idx, axis=1),
         "mask gather 16M": lambda: xa[mask],

@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 #include <string>
 
@@ -41,9 +42,14 @@ DType compute_dtype(DType t) {
 
 // C[i] = A[a_off[i]] (n x k) @ B[b_off[i]] (k x m), all row-major and contiguous, of type T;
 // C (req) with req kWriteTo or kAddTo.
+// ta / tb: that operand is stored transposed (k x n, m x k), which BLAS reads as it is (float
+// and double only).
 template <typename T>
 void gemm_batched(const T* A, const T* B, T* C, const std::vector<int64_t>& a_off,
-                  const std::vector<int64_t>& b_off, int64_t n, int64_t k, int64_t m, bool add) {
+                  const std::vector<int64_t>& b_off, int64_t n, int64_t k, int64_t m, bool add,
+                  bool ta = false, bool tb = false) {
+  const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+  const auto lda = static_cast<blasint>(ta ? n : k), ldb = static_cast<blasint>(tb ? k : m);
   const int64_t nm = n * m;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) kernel::sync_blas_threads();
   for (size_t bi = 0; bi < a_off.size(); ++bi) {
@@ -56,14 +62,13 @@ void gemm_batched(const T* A, const T* B, T* C, const std::vector<int64_t>& a_of
       continue;
     }
     if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(n),
-                  static_cast<blasint>(m), static_cast<blasint>(k), 1.0f, a,
-                  static_cast<blasint>(k), b, static_cast<blasint>(m), add ? 1.0f : 0.0f, c,
+      cblas_sgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
+                  static_cast<blasint>(k), 1.0f, a, lda, b, ldb, add ? 1.0f : 0.0f, c,
                   static_cast<blasint>(m));
     } else if constexpr (std::is_same_v<T, double>) {
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(n),
-                  static_cast<blasint>(m), static_cast<blasint>(k), 1.0, a, static_cast<blasint>(k),
-                  b, static_cast<blasint>(m), add ? 1.0 : 0.0, c, static_cast<blasint>(m));
+      cblas_dgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
+                  static_cast<blasint>(k), 1.0, a, lda, b, ldb, add ? 1.0 : 0.0, c,
+                  static_cast<blasint>(m));
     } else if constexpr (std::is_same_v<T, bool>) {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < m; ++j) {
@@ -126,6 +131,19 @@ void gpu_gemm_batched(const NDArray& A, const NDArray& B, const NDArray& C,
   }
 }
 
+std::vector<int64_t> last_two_swapped(int ndim) {
+  std::vector<int64_t> perm(static_cast<size_t>(ndim));
+  std::iota(perm.begin(), perm.end(), 0);
+  if (ndim >= 2)
+    std::swap(perm[static_cast<size_t>(ndim - 2)], perm[static_cast<size_t>(ndim - 1)]);
+  return perm;
+}
+
+// Whether x with its last two axes swapped back is C-contiguous (x is such an array's mT).
+bool swapped_contiguous(const NDArray& x) {
+  return x.ndim() >= 2 && x.transpose(last_two_swapped(x.ndim())).is_contiguous();
+}
+
 // out (req) a @ b for a of shape batch_a + (n, k) and b of shape batch_b + (k, m), the batch
 // dims broadcasting to out's batch + (n, m). Any strides and dtypes: the product is computed in
 // compute_dtype(t) and cast into out.
@@ -160,8 +178,17 @@ void matmul_arrays(const NDArray& a, const NDArray& b, const NDArray& out, DType
     a_off[bi] = oa * n * k;
     b_off[bi] = ob * k * m;
   }
-  NDArray A = a.dtype() == ct && a.is_contiguous() ? a : a.astype(ct);
-  NDArray B = b.dtype() == ct && b.is_contiguous() ? b : b.astype(ct);
+  // A float operand that is a contiguous array with its last two axes swapped (x.mT, einsum's
+  // and attention's k^T) goes to BLAS transposed rather than copied.
+  const bool blas = !out.device().is_gpu() && (ct == DType::kFloat32 || ct == DType::kFloat64);
+  const bool ta = blas && a.dtype() == ct && !a.is_contiguous() && swapped_contiguous(a);
+  const bool tb = blas && b.dtype() == ct && !b.is_contiguous() && swapped_contiguous(b);
+  NDArray A = ta                                     ? a.transpose(last_two_swapped(a.ndim()))
+              : a.dtype() == ct && a.is_contiguous() ? a
+                                                     : a.astype(ct);
+  NDArray B = tb                                     ? b.transpose(last_two_swapped(b.ndim()))
+              : b.dtype() == ct && b.is_contiguous() ? b
+                                                     : b.astype(ct);
   const bool direct = out.dtype() == ct && out.is_contiguous() && req != kWriteInplace;
   NDArray C = direct ? out : NDArray(out.shape(), ct, out.device());
   const bool add = direct && req == kAddTo;
@@ -173,7 +200,7 @@ void matmul_arrays(const NDArray& a, const NDArray& b, const NDArray& out, DType
         unsupported_dtype("matmul", ct);
       } else {
         gemm_batched<T>(static_cast<const T*>(A.raw_data()), static_cast<const T*>(B.raw_data()),
-                        static_cast<T*>(C.raw_data()), a_off, b_off, n, k, m, add);
+                        static_cast<T*>(C.raw_data()), a_off, b_off, n, k, m, add, ta, tb);
       }
     });
   }

@@ -229,3 +229,17 @@ def test_batch_dot():
     with pytest.raises(ValueError, match="batch_dot"):
         npx.batch_dot(np.ones((2, 3, 4)), np.ones((2, 5, 5)))
     _numeric_grad_check(npx.batch_dot, _f64((2, 2, 3), (2, 3, 2)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_matmul_of_transposed_views(dtype):
+    """Operands that are transposed contiguous arrays go to BLAS as they are (no copy)."""
+    a = (R.standard_normal((2, 5, 3)) * 4).astype(dtype)
+    b = (R.standard_normal((4, 5)) * 4).astype(dtype)
+    for x, y in [(a.swapaxes(1, 2), b.T), (a.swapaxes(1, 2), b.T[None]), (b, a[0]),
+                 (b.T[:3].T, a.swapaxes(1, 2))]:
+        want = onp.matmul(x, y)
+        got = np.matmul(np.array(onp.ascontiguousarray(x.swapaxes(-1, -2))).swapaxes(-1, -2),
+                        np.array(onp.ascontiguousarray(y.swapaxes(-1, -2))).swapaxes(-1, -2))
+        assert got.dtype == want.dtype
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)

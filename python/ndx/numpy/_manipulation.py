@@ -1109,6 +1109,17 @@ def _periodic(a, axis, before, after, mode):
     (counted from the original start) reads element i extended periodically (the same as
     NumPy's chunk-by-chunk mirroring for widths past the axis length)."""
     n = a.shape[axis]
+    reach = n - 1 if mode == "reflect" else n
+    if before <= reach and after <= reach:  # the common case: mirrored slabs, one concatenation
+        if mode == "wrap":
+            left, right = _slab(a, axis, n - before, n), _slab(a, axis, 0, after)
+        elif mode == "reflect":
+            left = _slab(a, axis, before, 0, -1)
+            right = _slab(a, axis, n - 2, n - 2 - after if n - 2 - after >= 0 else None, -1)
+        else:
+            left = _slab(a, axis, before - 1, None, -1) if before else _slab(a, axis, 0, 0)
+            right = _slab(a, axis, n - 1, n - 1 - after if n - 1 - after >= 0 else None, -1)
+        return _np.concatenate([p for p in (left, a, right) if p.shape[axis]], axis=axis)
     i = _onp.arange(-before, n + after)
     if mode == "wrap":
         idx = i % n
@@ -1119,6 +1130,56 @@ def _periodic(a, axis, before, after, mode):
         r = i % (2 * n)
         idx = _onp.where(r < n, r, 2 * n - 1 - r)
     return _composites.take(a, _np.array(idx, dtype="int64"), axis=axis)
+
+
+def _pad_constant(a, widths, values):
+    """Constant padding outside autograd: a copied into the middle of a new array, then each
+    axis's borders filled (later axes' values win at the corners, as in NumPy)."""
+    cv = _pairs(values, a.ndim, "pad", "constant_values", integer=False)
+    shape = tuple(n + b + e for n, (b, e) in zip(a.shape, widths))
+    out = _np.empty(shape, dtype=a.dtype, device=a.device)
+    out[tuple(slice(b, b + n) for n, (b, _) in zip(a.shape, widths))] = a
+    for axis, (before, after) in enumerate(widths):
+        full = [slice(None)] * a.ndim
+        for side, (start, stop) in enumerate(((0, before), (before + a.shape[axis], None))):
+            if (stop if stop is not None else shape[axis]) > start:
+                full[axis] = slice(start, stop)
+                out[tuple(full)] = _np.array(cv[axis][side]).astype(a.dtype)
+    return out
+
+
+def _stop(i):
+    """A descending slice's stop: None (run to the start) rather than -1 (the last element)."""
+    return i if i >= 0 else None
+
+
+def _pad_in_place(a, widths, mode):
+    """edge / reflect / symmetric / wrap padding outside autograd, NumPy's way: a copied into
+    a new array, then each axis's borders copied from inside it (so later axes mirror the
+    borders earlier axes wrote, as NumPy's corners do); widths within the axis length."""
+    shape = tuple(n + b + e for n, (b, e) in zip(a.shape, widths))
+    out = _np.empty(shape, dtype=a.dtype, device=a.device)
+    out[tuple(slice(b, b + n) for n, (b, _) in zip(a.shape, widths))] = a
+    for axis, (before, after) in enumerate(widths):
+        n = a.shape[axis]
+        lo, hi = before, before + n  # the original extent along this axis
+        if mode == "edge":
+            sources = (slice(lo, lo + 1), slice(hi - 1, hi))
+        elif mode == "wrap":
+            sources = (slice(hi - before, hi), slice(lo, lo + after))
+        elif mode == "reflect":
+            sources = (slice(lo + before, lo, -1), slice(hi - 2, _stop(hi - 2 - after), -1))
+        else:
+            sources = (slice(lo + before - 1, _stop(lo - 1), -1),
+                       slice(hi - 1, _stop(hi - 1 - after), -1))
+        for (start, stop), src in zip(((0, before), (hi, hi + after)), sources):
+            if stop > start:
+                dst = [slice(None)] * a.ndim
+                dst[axis] = slice(start, stop)
+                key = [slice(None)] * a.ndim
+                key[axis] = src
+                out[tuple(dst)] = out[tuple(key)]
+    return out
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -1146,6 +1207,13 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if total > 1 << 40:  # before building index arrays of that length
         raise ValueError(f"[pad] the padded array would have {total} elements: array is too "
                          f"big")
+    if not _np._core._autograd_is_recording():
+        if mode == "constant":
+            return _pad_constant(a, widths, kwargs.get("constant_values", 0))
+        if mode in ("reflect", "symmetric", "wrap", "edge") and a.size and all(
+                max(w) <= (n - 1 if mode == "reflect" else n) or mode == "edge"
+                for n, w in zip(a.shape, widths)):
+            return _pad_in_place(a, widths, mode)
     for axis, (before, after) in enumerate(widths):
         if before == 0 and after == 0:
             continue
