@@ -485,3 +485,17 @@ def test_issue_12_namespace():
     assert [n for n in ISSUE_12_NPX if not callable(getattr(npx, n, None))] == []
     for n in ISSUE_12_NAMES:
         assert hasattr(onp, n), n  # the names are NumPy's
+
+
+def test_take_along_axis_broadcasts_both_ways():
+    a = onp.arange(12.0, dtype=onp.float32).reshape(1, 3, 4)
+    i = onp.array([0, 3, 1, 2]).reshape(2, 1, 2)  # arr broadcasts along 0, indices along 1
+    onp.testing.assert_array_equal(np.take_along_axis(np.array(a), np.array(i), 2).asnumpy(),
+                                   onp.take_along_axis(a, i, 2))
+    b = onp.arange(24.0, dtype=onp.float32).reshape(2, 3, 4)
+    j = onp.array([-3, 2, 0, -1, 1, 2, -2, 0]).reshape(2, 1, 4)
+    onp.testing.assert_array_equal(np.take_along_axis(np.array(b), np.array(j), 1).asnumpy(),
+                                   onp.take_along_axis(b, j, 1))
+    k = onp.array([1, 0, 2], dtype=onp.int32).reshape(1, 3, 1)
+    onp.testing.assert_array_equal(np.take_along_axis(np.array(b), np.array(k), 2).asnumpy(),
+                                   onp.take_along_axis(b, k, 2))

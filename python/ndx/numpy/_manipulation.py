@@ -606,20 +606,29 @@ def _flat_index_along(shape, indices, axis, name):
     if _kind(indices) not in "iu":
         raise IndexError(f"[{name}] indices must be integers, got {indices.dtype}")
     n = shape[axis]
-    if indices.size and (bool(_np.any(indices >= n)) or bool(_np.any(indices < -n))):
+    # Few passes over the indices (they are as large as the result): two reductions for the
+    # bounds, the negative fix-up and the scaling only where needed.
+    lo, hi = (int(_np.min(indices)), int(_np.max(indices))) if indices.size else (0, 0)
+    if hi >= n or lo < -n:
         raise IndexError(f"[{name}] index out of bounds for axis {axis} with size {n}")
-    idx = _np.where(indices < 0, _np.add(indices, n), indices).astype("int64")
+    idx = indices if lo >= 0 else _np.where(indices < 0, _np.add(indices, n), indices)
+    if idx.dtype != _onp.int64:
+        idx = idx.astype("int64")
     out_shape = tuple(indices.shape[i] if i == axis else
                       _onp.broadcast_shapes((indices.shape[i],), (shape[i],))[0]
                       for i in range(len(shape)))
     strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
-    flat = _np.multiply(_np.broadcast_to(idx, out_shape), strides[axis])
+    flat = _np.broadcast_to(idx, out_shape)
+    if strides[axis] != 1:
+        flat = _np.multiply(flat, strides[axis])
+    base = None  # the other axes' offsets, summed while still small (one pass over flat)
     for i in range(len(shape)):
         if i != axis:
             grid = [1] * len(shape)
-            grid[i] = shape[i]
-            flat = _np.add(flat, _np.multiply(_np.arange(shape[i]).reshape(grid), strides[i]))
-    return flat
+            grid[i] = shape[i]  # 1 where arr broadcasts along i: offset 0 throughout
+            part = _np.multiply(_np.arange(shape[i]).reshape(grid), strides[i])
+            base = part if base is None else _np.add(base, part)
+    return flat if base is None else _np.add(flat, base)
 
 
 def take_along_axis(arr, indices, axis=-1):
