@@ -101,8 +101,12 @@ def transpose(a, axes=None):
 def swapaxes(a, axis1, axis2):
     """a with two axes interchanged: a view."""
     a = _as_array(a)
-    i, j = (_axis_list(x, a.ndim, "swapaxes")[0] for x in (axis1, axis2))
-    order = list(range(a.ndim))
+    n = a.ndim
+    i, j = _index(axis1, "axis1", "swapaxes"), _index(axis2, "axis2", "swapaxes")
+    if not (-n <= i < n and -n <= j < n):  # the common case costs no list building
+        i, j = (_axis_list(x, n, "swapaxes")[0] for x in (i, j))
+    i, j = i % n, j % n
+    order = list(range(n))
     order[i], order[j] = order[j], order[i]
     return a.transpose(tuple(order))
 
