@@ -30,10 +30,7 @@ NDArray positions(const NDArray& a, const std::vector<IndexItem>& key) {
   NDArray table(a.shape(), DType::kInt64);
   int64_t* p = table.data<int64_t>();
   for (int64_t i = 0, n = a.size(); i < n; ++i) p[i] = i;
-  std::vector<IndexItem> host = key;
-  for (auto& it : host)
-    if (it.kind == IndexItem::Kind::kArray) it.array = it.array.to(cpu());
-  return getitem(table, host).contiguous();
+  return getitem(table, key).contiguous();  // getitem reads device index arrays on the host
 }
 
 // rows[index[...]] as a recorded embedding lookup of a one-column table, in index's shape.

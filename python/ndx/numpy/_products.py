@@ -12,6 +12,7 @@ import ndx.numpy as _np
 
 from .. import _core
 from ._composites import _as_array
+from ._manipulation import _axis_list
 
 
 def _finish(result, out, name):
@@ -24,18 +25,6 @@ def _finish(result, out, name):
                          f"{tuple(result.shape)}")
     out[...] = result
     return out
-
-
-def _axis_of(axis, ndim, name, what="axis"):
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"[{name}] {what} must be an integer, got {type(axis).__name__}") \
-            from None
-    if not -ndim <= axis < ndim:
-        raise _core.AxisError(f"[{name}] {what} {axis} is out of bounds for array of "
-                                        f"dimension {ndim}")
-    return axis % ndim
 
 
 # ---------------------------------------------------------------- tensor products
@@ -58,10 +47,8 @@ def _tensordot_axes(a, b, axes):
     if len(axes_a) != len(axes_b):
         raise ValueError("[tensordot] shape-mismatch for sum: the two axis lists differ in "
                          "length")
-    axes_a = [_axis_of(x, a.ndim, "tensordot") for x in axes_a]
-    axes_b = [_axis_of(x, b.ndim, "tensordot") for x in axes_b]
-    if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
-        raise ValueError("[tensordot] repeated axis")
+    axes_a = _axis_list(axes_a, a.ndim, "tensordot")
+    axes_b = _axis_list(axes_b, b.ndim, "tensordot")
     for x, y in zip(axes_a, axes_b):
         if a.shape[x] != b.shape[y]:
             raise ValueError(f"[tensordot] shape-mismatch for sum: axis {x} of a has length "
@@ -129,8 +116,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("[cross] the operands must be at least 1-dimensional")
-    a = _np.moveaxis(a, _axis_of(axisa, a.ndim, "cross", "axisa"), -1)
-    b = _np.moveaxis(b, _axis_of(axisb, b.ndim, "cross", "axisb"), -1)
+    a = _np.moveaxis(a, _axis_list(axisa, a.ndim, "cross")[0], -1)
+    b = _np.moveaxis(b, _axis_list(axisb, b.ndim, "cross")[0], -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("[cross] incompatible dimensions for cross product (dimension must be "
                          f"2 or 3), got {a.shape[-1]} and {b.shape[-1]}")
@@ -148,7 +135,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     else:
         x, y = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2
     c = _np.stack(_np.broadcast_arrays(x, y, z), axis=-1)
-    return _np.moveaxis(c, _axis_of(axisc, c.ndim, "cross", "axisc"), -1)
+    return _np.moveaxis(c, _axis_list(axisc, c.ndim, "cross")[0], -1)
 
 
 # ---------------------------------------------------------------- einsum

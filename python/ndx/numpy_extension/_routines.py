@@ -251,11 +251,8 @@ def boolean_mask(data, index, axis=0):
                          f"{tuple(index.shape)}")
     if data.ndim == 0:
         raise ValueError("[boolean_mask] data must be at least 1-dimensional")
-    ax = _int(axis, "axis", "boolean_mask")
-    if not -data.ndim <= ax < data.ndim:
-        raise _core.AxisError(f"[boolean_mask] axis {ax} is out of bounds for array "
-                                        f"of dimension {data.ndim}")
-    ax %= data.ndim
+    from ..numpy._manipulation import _axis_list
+    ax = _axis_list(axis, data.ndim, "boolean_mask")[0]
     if index.shape[0] != data.shape[ax]:
         raise ValueError(f"[boolean_mask] index has {index.shape[0]} elements; axis {ax} of "
                          f"data has {data.shape[ax]}")
