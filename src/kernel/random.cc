@@ -1,13 +1,125 @@
-#include "kernel/random.h"
+// Random kernels (kernel/random.h), compiled once per Highway target. Normal and uniform
+// samples are made 512 at a time: a chunk's Philox blocks give its uniforms (scalar), then
+// Box-Muller or the affine map runs in SIMD (Highway's Log / Sin / Cos). Chunk c always covers
+// elements [512 c, 512 c + 512) and reads blocks of its own counter range, so the values are
+// the same for any thread count.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernel/random.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernel/cast.h"
+#include "kernel/dispatch.h"
 #include "kernel/parallel.h"
+#include "kernel/random.h"
 
+#ifndef NDX_KERNEL_RANDOM_CHUNK_
+#define NDX_KERNEL_RANDOM_CHUNK_
+namespace ndx::kernel::random_detail {
+constexpr int64_t kChunk = 512;
+constexpr uint32_t kNormalTag = 0x4e4f524du, kUniformTag = 0x554e4946u;
+using ChunkFn = void (*)(const Philox4x32& gen, uint64_t chunk, void* dst, double a, double b);
+struct ChunkTables {
+  ChunkFn normal_f32, normal_f64, uniform_f32, uniform_f64;
+};
+
+// The 32-bit words of blocks [first, first + count) of a stream (words 2 and 3 of the counter
+// hold the tag that keeps the normal and uniform streams of one seed apart).
+inline void philox_words(const Philox4x32& gen, uint64_t first, int64_t count, uint32_t tag,
+                         uint32_t* words) {
+  for (int64_t b = 0; b < count; ++b) {
+    const uint64_t c = first + static_cast<uint64_t>(b);
+    const auto w = gen({static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0, tag});
+    std::memcpy(words + 4 * b, w.data(), sizeof(w));
+  }
+}
+
+// Uniforms in (0, 1) (never 0, so logarithms are finite): 24 bits for float, 53 for double.
+inline void open_uniforms(const uint32_t* w, int64_t n, float* u) {
+  for (int64_t i = 0; i < n; ++i) u[i] = static_cast<float>(w[i] >> 8) * 0x1.0p-24f + 0x1.0p-25f;
+}
+inline void open_uniforms(const uint32_t* w, int64_t n, double* u) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t hi = w[2 * i] >> 5, lo = w[2 * i + 1] >> 6;
+    u[i] = (static_cast<double>((hi << 26) | lo) + 0.5) * 0x1.0p-53;
+  }
+}
+}  // namespace ndx::kernel::random_detail
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using random_detail::kChunk;
+
+// 512 normals loc + scale * z: z = r cos t for the first 256 and r sin t for the rest, with
+// r = sqrt(-2 log u1) and t = 2 pi u2 - pi (in [-pi, pi], where Sin / Cos are most accurate).
+template <class T>
+void normal_chunk(const Philox4x32& gen, uint64_t chunk, void* dst, double loc, double scale) {
+  constexpr int64_t kHalf = kChunk / 2, kWordsPerValue = sizeof(T) / 4;
+  constexpr int64_t kBlocks = kChunk * kWordsPerValue / 4;
+  alignas(64) uint32_t words[kBlocks * 4];
+  alignas(64) T u[kChunk];
+  random_detail::philox_words(gen, chunk * kBlocks, kBlocks, random_detail::kNormalTag, words);
+  random_detail::open_uniforms(words, kChunk, u);
+  const hn::ScalableTag<T> d;
+  const auto minus_two = hn::Set(d, T(-2)), two_pi = hn::Set(d, T(6.283185307179586)),
+             pi = hn::Set(d, T(3.141592653589793)), vloc = hn::Set(d, static_cast<T>(loc)),
+             vscale = hn::Set(d, static_cast<T>(scale));
+  T* out = static_cast<T*>(dst);
+  for (int64_t k = 0; k < kHalf; k += static_cast<int64_t>(hn::Lanes(d))) {
+    const auto r = hn::Sqrt(hn::Mul(minus_two, hn::Log(d, hn::Load(d, u + k))));
+    const auto t = hn::MulSub(hn::Load(d, u + kHalf + k), two_pi, pi);
+    hn::Store(hn::MulAdd(hn::Mul(r, hn::Cos(d, t)), vscale, vloc), d, out + k);
+    hn::Store(hn::MulAdd(hn::Mul(r, hn::Sin(d, t)), vscale, vloc), d, out + kHalf + k);
+  }
+}
+
+// 512 uniforms low + (high - low) * u with u in [0, 1).
+template <class T>
+void uniform_chunk(const Philox4x32& gen, uint64_t chunk, void* dst, double low, double high) {
+  constexpr int64_t kWordsPerValue = sizeof(T) / 4, kBlocks = kChunk * kWordsPerValue / 4;
+  alignas(64) uint32_t words[kBlocks * 4];
+  random_detail::philox_words(gen, chunk * kBlocks, kBlocks, random_detail::kUniformTag, words);
+  T* out = static_cast<T*>(dst);
+  const T lo = static_cast<T>(low), width = static_cast<T>(high - low);
+  for (int64_t i = 0; i < kChunk; ++i) {
+    T v;
+    if constexpr (sizeof(T) == 4) {
+      v = static_cast<T>(words[i] >> 8) * T(0x1.0p-24);
+    } else {
+      const uint64_t hi = words[2 * i] >> 5, l = words[2 * i + 1] >> 6;
+      v = static_cast<T>((hi << 26) | l) * T(0x1.0p-53);
+    }
+    out[i] = lo + width * v;
+  }
+}
+
+const random_detail::ChunkTables* chunk_tables() {
+  static const random_detail::ChunkTables t{normal_chunk<float>, normal_chunk<double>,
+                                            uniform_chunk<float>, uniform_chunk<double>};
+  return &t;
+}
+
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 namespace ndx::kernel {
 
 namespace {
+
+using random_detail::kChunk;
+
+const random_detail::ChunkTables& tables() {
+  static const random_detail::ChunkTables* t = NDX_DISPATCH_FN(chunk_tables)();
+  return *t;
+}
 
 // Two words per element: element i reads words 2 (i % 2) and 2 (i % 2) + 1 of block i / 2.
 inline double uniform_of(const std::array<uint32_t, 4>& w, int half) {
@@ -43,14 +155,51 @@ void fill_doubles(const TBlob& out, uint64_t seed, Fn value) {
   });
 }
 
+// Chunks of `fn` written to out: straight into it where a whole chunk of the compute type
+// fits, else through a buffer and a cast (float16 / bfloat16 outputs compute in float32).
+void fill_chunks(const TBlob& out, uint64_t seed, random_detail::ChunkFn fn, DType compute,
+                 double a, double b) {
+  if (out.size() == 0) return;
+  if (!out.is_contiguous())
+    raise(ErrorKind::kRuntimeError, "[random] the output must be contiguous");
+  const Philox4x32 gen(seed);
+  const int64_t n = out.size(), chunks = (n + kChunk - 1) / kChunk;
+  const int64_t itemsize = dtype_size(out.dtype);
+  const bool direct = out.dtype == compute;
+  parallel_for(chunks, kGrain / kChunk, [&](int64_t first, int64_t last) {
+    alignas(64) double buf[kChunk];
+    for (int64_t c = first; c < last; ++c) {
+      const int64_t begin = c * kChunk, count = std::min(kChunk, n - begin);
+      char* dst = static_cast<char*>(out.dptr) + begin * itemsize;
+      if (direct && count == kChunk) {
+        fn(gen, static_cast<uint64_t>(c), dst, a, b);
+        continue;
+      }
+      fn(gen, static_cast<uint64_t>(c), buf, a, b);
+      convert(dst, out.dtype, 1, buf, compute, 1, count);
+    }
+  });
+}
+
+DType chunk_type(DType t) { return t == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32; }
+
 }  // namespace
 
 void bernoulli_scaled(const TBlob& out, double p, double scale, uint64_t seed) {
   fill_doubles(out, seed, [p, scale](double u) { return u >= p ? scale : 0.0; });
 }
 
-void uniform(const TBlob& out, uint64_t seed) {
-  fill_doubles(out, seed, [](double u) { return u; });
+void normal(const TBlob& out, double loc, double scale, uint64_t seed) {
+  const DType t = chunk_type(out.dtype);
+  fill_chunks(out, seed, t == DType::kFloat64 ? tables().normal_f64 : tables().normal_f32, t, loc,
+              scale);
+}
+
+void uniform(const TBlob& out, double low, double high, uint64_t seed) {
+  const DType t = chunk_type(out.dtype);
+  fill_chunks(out, seed, t == DType::kFloat64 ? tables().uniform_f64 : tables().uniform_f32, t, low,
+              high);
 }
 
 }  // namespace ndx::kernel
+#endif  // HWY_ONCE

@@ -603,6 +603,8 @@ ndarray.squeeze = lambda self, axis=None: squeeze(self, axis)
 ndarray.swapaxes = lambda self, axis1, axis2: swapaxes(self, axis1, axis2)
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
 
+from . import random  # noqa: E402
+
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins",)]

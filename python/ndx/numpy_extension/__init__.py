@@ -85,6 +85,7 @@ def convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=
 
 populate(globals(), "_npx_")
 from ..numpy._composites import topk  # noqa: E402, F401
+from . import random  # noqa: E402, F401
 from ._routines import (  # noqa: E402, F401
     batch_dot,
     boolean_mask,
