@@ -43,7 +43,8 @@ def _op_functions(name):
 
 
 def _is_scalar(v):
-    return isinstance(v, (int, float, _onp.generic)) and not isinstance(v, (complex, _onp.complexfloating))
+    return (isinstance(v, (int, float, _onp.generic))
+            and not isinstance(v, (complex, _onp.complexfloating)))
 
 
 def _size(size, fn):
