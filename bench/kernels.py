@@ -69,6 +69,7 @@ def ndx_cases(x, y, m, s, t):
         out[f"cumsum(axis={axis})"] = lambda axis=axis: np.cumsum(am, axis=axis)
     out["median(axis=-1)"] = lambda: np.median(am, axis=-1)
     out.update(product_and_indexing_cases(np, x, m, s))
+    out.update(linalg_and_random_cases(np))
     return out
 
 
@@ -94,6 +95,28 @@ def product_and_indexing_cases(lib, x, m, s):
         "take 16M": lambda: lib.take(xa, flat_idx),
         "take_along_axis": lambda: lib.take_along_axis(sa, row_idx, axis=1),
         "mask gather 16M": lambda: xa[mask],
+    }
+
+
+def linalg_and_random_cases(lib):
+    """Issue 13's rows, written once for NumPy and ndx: LAPACK factorizations of 512 x 512
+    float32 and 16M random samples (each library's default call: NumPy's legacy float64
+    samplers, ndx's float32), plus NumPy's Generator drawing float32 normals."""
+    rng = onp.random.default_rng(2)
+    g = rng.standard_normal((512, 512)).astype(onp.float32)
+    spd = (g @ g.T / 512 + onp.eye(512, dtype=onp.float32)).astype(onp.float32)
+    a, p, rhs = lib.array(g + 8 * onp.eye(512, dtype=onp.float32)), lib.array(spd), lib.array(g)
+    gen = onp.random.default_rng(3)
+    return {
+        "inv 512": lambda: lib.linalg.inv(a),
+        "solve 512": lambda: lib.linalg.solve(a, rhs),
+        "svd 512": lambda: lib.linalg.svd(a),
+        "cholesky 512": lambda: lib.linalg.cholesky(p),
+        "eigh 512": lambda: lib.linalg.eigh(p),
+        "normal 16M": lambda: lib.random.normal(size=N),
+        "uniform 16M": lambda: lib.random.uniform(size=N),
+        "normal 16M f32": (lambda: gen.standard_normal(N, dtype=onp.float32)) if lib is onp
+        else (lambda: lib.random.normal(size=N)),
     }
 
 
@@ -148,6 +171,7 @@ def cases():
     refs["unique"] = lambda: onp.unique(m)
     refs["median(axis=-1)"] = lambda: onp.median(m, axis=-1)
     refs.update(product_and_indexing_cases(onp, x, m, s))
+    refs.update(linalg_and_random_cases(onp))
     for axis in (0, -1):
         refs[f"cumsum(axis={axis})"] = lambda axis=axis: onp.cumsum(m, axis=axis)
     if torch is not None:

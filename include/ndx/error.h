@@ -18,7 +18,8 @@ enum class ErrorKind : int {
   kAxisError = 6,  // NumPy's AxisError: both a ValueError and an IndexError.
   kOverflowError = 7,
   kZeroDivisionError = 8,
-  kMemoryError = 9,  // an allocation the system cannot serve
+  kMemoryError = 9,   // an allocation the system cannot serve
+  kLinAlgError = 10,  // NumPy's numpy.linalg.LinAlgError (a ValueError): singular, no convergence
 };
 
 const char* error_kind_name(ErrorKind kind);

@@ -21,6 +21,7 @@ from . import numpy as np
 from . import numpy_extension as npx
 from .base import (
                    AxisError,
+                   LinAlgError,
                    MXNetError,
                    NDXError,
                    NDXIndexError,
@@ -36,6 +37,6 @@ __version__ = "0.1.0"
 
 __all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "operator", "optimizer",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
-           "AxisError", "NDXValueError", "NDXTypeError", "NDXIndexError",
+           "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",
            "NDXNotImplementedError", "random_seed", "Device", "Context", "cpu", "gpu", "num_gpus",
            "current_device"]

@@ -2,6 +2,7 @@
 exception, so `except ValueError` and `except ndx.NDXError` both work."""
 from ._core import (
                     AxisError,
+                    LinAlgError,
                     NDXError,
                     NDXIndexError,
                     NDXNotImplementedError,
@@ -13,4 +14,4 @@ from ._core import (
 MXNetError = NDXError  # MXNet's name, for code ported from it
 
 __all__ = ["NDXError", "MXNetError", "NDXValueError", "NDXTypeError", "NDXIndexError",
-           "NDXNotImplementedError", "NDXRuntimeError", "AxisError"]
+           "NDXNotImplementedError", "NDXRuntimeError", "AxisError", "LinAlgError"]

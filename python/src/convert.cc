@@ -7,7 +7,7 @@ namespace ndx::py {
 
 // ---- errors ----
 namespace {
-constexpr int kNumKinds = 10;
+constexpr int kNumKinds = 11;
 PyObject* g_errors[kNumKinds] = {};  // indexed by ErrorKind; [0] is the base NDXError
 
 PyObject* make_error(PyObject* module, const char* name, std::vector<PyObject*> bases) {
@@ -54,6 +54,19 @@ void init_errors(PyObject* m) {
       make_error(m, "NDXZeroDivisionError", {base, PyExc_ZeroDivisionError});
   g_errors[int(ErrorKind::kMemoryError)] =
       make_error(m, "NDXMemoryError", {base, PyExc_MemoryError});
+  // numpy.linalg.LinAlgError (a ValueError) as a base, as for AxisError.
+  PyObject* numpy_linalg = PyImport_ImportModule("numpy.linalg");
+  PyObject* numpy_linalg_error =
+      numpy_linalg ? PyObject_GetAttrString(numpy_linalg, "LinAlgError") : nullptr;
+  Py_XDECREF(numpy_linalg);
+  if (numpy_linalg_error && PyType_Check(numpy_linalg_error)) {
+    g_errors[int(ErrorKind::kLinAlgError)] =
+        make_error(m, "LinAlgError", {base, numpy_linalg_error});
+  } else {
+    PyErr_Clear();
+    g_errors[int(ErrorKind::kLinAlgError)] = make_error(m, "LinAlgError", {base, PyExc_ValueError});
+  }
+  Py_XDECREF(numpy_linalg_error);
 }
 
 PyObject* set_error(const Error& e) {

@@ -95,6 +95,8 @@ const char* error_kind_name(ErrorKind kind) {
       return "ZeroDivisionError";
     case ErrorKind::kMemoryError:
       return "MemoryError";
+    case ErrorKind::kLinAlgError:
+      return "LinAlgError";
     case ErrorKind::kRuntimeError:
       break;
   }

@@ -18,6 +18,7 @@
 #include "kernel/blob.h"
 #include "kernel/cast.h"
 #include "kernel/random-inl.h"
+#include "ndx/graph.h"
 #include "ndx/op_util.h"
 #include "operator/math/random-inl.h"
 
@@ -124,7 +125,7 @@ const DistSpec kDists[] = {
      {nullopt, nullopt},
      {"Shape (> 0).", nullptr},
      OutKind::kFloat},
-    {"power",
+    {"powerd",
      "Samples from the power distribution with exponent a - 1 on [0, 1].",
      1,
      {"a", nullptr},
@@ -310,6 +311,37 @@ std::vector<ResourceRequest> random_resource(const NodeAttrs&) {
   return {ResourceRequest{ResourceRequest::kRandom}};
 }
 
+NodeEntry collapse_like(NodeEntry g, NodeEntry like) {
+  return make_node("_npi_collapse_sum_like", {std::move(g), std::move(like)});
+}
+NodeEntry binary(const char* op, NodeEntry a, NodeEntry b) {
+  return make_node(op, {std::move(a), std::move(b)});
+}
+
+// Reparameterized gradients of array parameters: out = loc + scale * z gives d/dloc = 1 and
+// d/dscale = z = (out - loc) / scale; out = low + (high - low) u gives d/dlow = 1 - u and
+// d/dhigh = u. Other distributions have no reparameterization here: zero gradients (as
+// sampling is treated by MXNet and, without rsample, by PyTorch).
+template <class Dist>
+std::vector<NodeEntry> random_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  if (n->inputs.empty()) return {};
+  const NodeEntry out{n, 0, 0};
+  if constexpr (std::is_same_v<Dist, kernel::dist::Normal>) {
+    const NodeEntry z =
+        binary("_np_true_divide", binary("_np_subtract", out, n->inputs[0]), n->inputs[1]);
+    return {collapse_like(og[0], n->inputs[0]),
+            collapse_like(binary("_np_multiply", og[0], z), n->inputs[1])};
+  } else if constexpr (std::is_same_v<Dist, kernel::dist::Uniform>) {
+    const NodeEntry u = binary("_np_true_divide", binary("_np_subtract", out, n->inputs[0]),
+                               binary("_np_subtract", n->inputs[1], n->inputs[0]));
+    const NodeEntry gu = binary("_np_multiply", og[0], u);
+    return {collapse_like(binary("_np_subtract", og[0], gu), n->inputs[0]),
+            collapse_like(gu, n->inputs[1])};
+  } else {
+    return MakeZeroGradNodes(n, og);
+  }
+}
+
 template <size_t D, class Dist>
 void register_distribution() {
   const DistSpec& s = kDists[D];
@@ -323,6 +355,7 @@ void register_distribution() {
   op.set_attr<FInferShape>("FInferShape", infer_shape<D, Dist>);
   op.set_attr<FInferType>("FInferType", infer_type<D>);
   op.set_attr<FCompute>("FCompute<cpu>", compute<D, Dist>);
+  op.set_attr<FGradient>("FGradient", random_grad<Dist>);
   for (int k = 0; k < s.arity; ++k)
     op.add_argument(std::string(s.args[k]) + "_array", "NDArray",
                     std::string(s.args[k]) + " as an array (when num_args > 0).");

@@ -2387,6 +2387,104 @@ add(OpEntry(
         ErrorInput((onp.ones((1, 2, 4, 4), dtype=onp.int32),), {"kernel": (2, 2)}, TypeError,
                    "int-data")]))
 
+# ------------------------------------------------------------------ np.linalg (issue 13)
+# Values, batching and the factorizations' gradients are checked in test_linalg.py (their
+# outputs are unique only up to signs and order, which the forward table cannot express);
+# here: the typed errors, and the numeric gradients of the ops whose outputs are unique.
+LINALG_DTYPES = ("float32", "float64")
+_SINGULAR = onp.array([[1.0, 2.0], [2.0, 4.0]])
+
+
+def _well_conditioned(rng, shape):
+    return rng.standard_normal(shape) + 3 * onp.eye(shape[-1])
+
+
+def _linalg_errors(name):
+    fn = getattr(np.linalg, name)
+    rhs = (onp.ones(3),) if name in ("solve", "lstsq") else ()
+    errors = [ErrorInput((onp.ones(3),) + rhs, {}, ValueError, "1-d", onp.linalg.LinAlgError),
+              ErrorInput((onp.ones((2, 2), dtype=onp.float16),)
+                         + ((onp.ones(2),) if name in ("solve", "lstsq") else ()),
+                         {}, TypeError, "float16")]
+    if name in ("inv", "solve"):
+        errors.append(ErrorInput((_SINGULAR,) + ((onp.ones(2),) if name == "solve" else ()), {},
+                                 np.linalg.LinAlgError, "singular", onp.linalg.LinAlgError))
+    if name == "cholesky":
+        errors.append(ErrorInput((-onp.eye(2),), {}, np.linalg.LinAlgError, "not-pd",
+                                 onp.linalg.LinAlgError))
+    if name in ("eigh", "eig", "svd"):  # NumPy's eigh returns NaNs; ndx refuses, as eig does
+        errors.append(ErrorInput((onp.array([[onp.nan, 0.0], [0.0, 1.0]]),), {},
+                                 np.linalg.LinAlgError, "nan",
+                                 None if name == "eigh" else onp.linalg.LinAlgError))
+    assert callable(fn)
+    return errors
+
+
+def _linalg_grads(name):
+    def samples(rng):
+        if name == "solve":
+            return [GradSample((_well_conditioned(rng, (2, 3, 3)),
+                                rng.standard_normal((2, 3, 2))), {}, "batched")]
+        return [GradSample((_well_conditioned(rng, (2, 3, 3)),), {}, "batched")]
+    return samples
+
+
+for _name in ("inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh", "eig", "svd",
+              "lstsq"):
+    _diff = _name in ("inv", "det", "solve")  # slogdet's two outputs: test_linalg.py
+    add(OpEntry(_name, getattr(np.linalg, _name), getattr(onp.linalg, _name), "linalg",
+                LINALG_DTYPES, lambda dt, rng, d: [], differentiable=_diff,
+                grad_op="_npi_" + _name if _diff else None,
+                grad_samples=_linalg_grads(_name) if _diff else None,
+                error_inputs=lambda n=_name: _linalg_errors(n)))
+
+# ----------------------------------------------------------------- np.random (issue 13)
+# Values are checked statistically (Kolmogorov-Smirnov / chi-square) in test_random.py; here:
+# the typed errors, and the reparameterized gradients of normal and uniform with array
+# parameters (a fixed seed makes the numeric gradient's repeated calls draw the same z / u).
+_RANDOM = {  # op name: (ndx function, NumPy function, a bad parameter set)
+    "uniform": (np.random.uniform, onp.random.uniform, (0.0, onp.inf)),
+    "normal": (np.random.normal, onp.random.normal, (0.0, -1.0)),
+    "lognormal": (np.random.lognormal, onp.random.lognormal, (0.0, -1.0)),
+    "gamma": (np.random.gamma, onp.random.gamma, (-1.0,)),
+    "beta": (np.random.beta, onp.random.beta, (0.0, 1.0)),
+    "chisquare": (np.random.chisquare, onp.random.chisquare, (0.0,)),
+    "f": (np.random.f, onp.random.f, (1.0, 0.0)),
+    "exponential": (np.random.exponential, onp.random.exponential, (-1.0,)),
+    "gumbel": (np.random.gumbel, onp.random.gumbel, (0.0, -1.0)),
+    "laplace": (np.random.laplace, onp.random.laplace, (0.0, -1.0)),
+    "logistic": (np.random.logistic, onp.random.logistic, (0.0, -1.0)),
+    "pareto": (np.random.pareto, onp.random.pareto, (0.0,)),
+    "powerd": (np.random.power, onp.random.power, (0.0,)),
+    "rayleigh": (np.random.rayleigh, onp.random.rayleigh, (-1.0,)),
+    "weibull": (np.random.weibull, onp.random.weibull, (-1.0,)),
+    "bernoulli": (npx.random.bernoulli, lambda p, size=None: onp.random.binomial(1, p, size),
+                  (1.5,)),
+    "randint": (np.random.randint, onp.random.randint, (5, 3)),
+    "permutation": (np.random.permutation, onp.random.permutation, (-1,)),
+}
+
+
+def _random_grads(name):
+    def samples(rng):
+        a = rng.standard_normal((3, 4))
+        b = (a + 1 + rng.random((3, 4))) if name == "uniform" else 0.5 + rng.random((3, 4))
+        p = {"num_args": 2, "dtype": "float64"}
+        return [GradSample((a, b), {**p, "seed": 7}, "array-params"),
+                GradSample((a[:1], b), {**p, "seed": 8}, "broadcast-param")]
+    return samples
+
+
+for _name, (_fn, _ref, _bad) in _RANDOM.items():
+    _diff = _name in ("normal", "uniform")
+    add(OpEntry(_name, _fn, _ref, "random", ("float32",), lambda dt, rng, d: [],
+                differentiable=_diff, grad_op="_npi_" + _name if _diff else None,
+                grad_samples=_random_grads(_name) if _diff else None,
+                error_inputs=lambda n=_name, b=_bad: [
+                    # NumPy's uniform says OverflowError for an infinite range; ndx a ValueError.
+                    ErrorInput(b, {}, ValueError, "bad-parameter",
+                               None if n in ("uniform", "permutation") else ValueError)]))
+
 # -------------------------------------------------------------------------------------- index
 ENTRY_BY_NAME = {e.name: e for e in ENTRIES}
 assert len(ENTRY_BY_NAME) == len(ENTRIES), "duplicate entry names"

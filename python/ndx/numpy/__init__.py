@@ -603,7 +603,7 @@ ndarray.squeeze = lambda self, axis=None: squeeze(self, axis)
 ndarray.swapaxes = lambda self, axis1, axis2: swapaxes(self, axis1, axis2)
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
 
-from . import random  # noqa: E402, F401
+from . import linalg, random  # noqa: E402, F401
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)
 

@@ -180,7 +180,7 @@ class _Stream:
 
     def power(self, a, size=None, dtype=None, device=None, ctx=None, out=None):
         """Samples from the power distribution on [0, 1] with exponent a - 1."""
-        return self._draw("power", {"a": a}, size, dtype, device, ctx, out)
+        return self._draw("powerd", {"a": a}, size, dtype, device, ctx, out)
 
     def rayleigh(self, scale=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
         """Samples from the Rayleigh distribution."""

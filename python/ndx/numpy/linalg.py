@@ -1,0 +1,525 @@
+"""ndx.numpy.linalg: NumPy's linear algebra over ndx arrays.
+
+The factorizations (inv, det, slogdet, solve, cholesky, qr, eigh, eig, svd, lstsq) are C++ ops
+on LAPACK (src/operator/linalg.cc), batched over leading dimensions, float32 and float64
+(integer input is computed in the default float dtype). Everything else here composes them
+and ndx's other ops, so gradients flow through norm, pinv, matrix_power, multi_dot, tensorinv,
+tensorsolve, ... Singular or non-convergent input raises LinAlgError, a ValueError (and a
+numpy.linalg.LinAlgError)."""
+import operator as _operator
+from collections import namedtuple as _namedtuple
+
+import numpy as _onp
+
+from .. import _core
+from .._registry import ops as _ops
+from ..autograd import is_recording as _is_recording
+
+LinAlgError = _core.LinAlgError
+
+__all__ = [
+    "LinAlgError", "norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "pinv",
+    "solve", "lstsq", "svd", "svdvals", "qr", "cholesky", "eig", "eigvals", "eigh", "eigvalsh",
+    "matrix_rank", "matrix_power", "multi_dot", "cond", "tensorinv", "tensorsolve", "cross",
+    "diagonal", "outer", "tensordot", "trace", "vecdot", "matrix_transpose",
+]
+
+SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
+EighResult = _namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+EigResult = _namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+QRResult = _namedtuple("QRResult", ["Q", "R"])
+SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
+LstsqResult = _namedtuple("LstsqResult", ["x", "residuals", "rank", "singular_values"])
+
+_FUNCTIONS = {}
+
+
+def _np():
+    from .. import numpy as np
+    return np
+
+
+def _op(name):
+    f = _FUNCTIONS.get(name)
+    if f is None:
+        info = _ops()["_npi_" + name]
+        f = _core.OpFunction(info.name, name, [n for n, _, _ in info.inputs], [], False)
+        _FUNCTIONS[name] = f
+    return f
+
+
+def _kind(a):
+    from ._composites import _kind
+    return _kind(a)
+
+
+def _float(a, fn):
+    """a as an ndarray of a float dtype LAPACK takes (ints and bools: the default float)."""
+    np = _np()
+    a = a if isinstance(a, np.ndarray) else np.asarray(a)
+    k = _kind(a)
+    if k in "biu":
+        return a.astype(_core._default_float())
+    if k != "f" or str(a.dtype) not in ("float32", "float64"):
+        raise TypeError(f"[{fn}] array type {a.dtype} is unsupported in linalg (float32 and "
+                        "float64 are)")
+    return a
+
+
+def _at_least_2d(a, fn):
+    if a.ndim < 2:
+        raise LinAlgError(f"[{fn}] {a.ndim}-dimensional array given. Array must be at least "
+                          "two-dimensional")
+
+
+def _square(a, fn):
+    _at_least_2d(a, fn)
+    if a.shape[-1] != a.shape[-2]:
+        raise LinAlgError(f"[{fn}] Last 2 dimensions of the array must be square; got "
+                          f"{a.shape}")
+
+
+# ---------------------------------------------------------------- factorizations
+def inv(a):
+    """The inverse of each square matrix in a (..., M, M)."""
+    return _op("inv")(_float(a, "inv"))
+
+
+def det(a):
+    """The determinant of each square matrix in a (..., M, M)."""
+    return _op("det")(_float(a, "det"))
+
+
+def slogdet(a):
+    """(sign, log|det|) of each square matrix: det = sign * exp(logabsdet) without overflow."""
+    sign, logdet = _op("slogdet")(_float(a, "slogdet"))
+    return SlogdetResult(sign, logdet)
+
+
+def solve(a, b):
+    """x with a @ x = b. b is a vector (..., M) only when it is 1-D (NumPy 2's rule); leading
+    dimensions broadcast."""
+    np = _np()
+    a = _float(a, "solve")
+    b = b if isinstance(b, np.ndarray) else np.asarray(b)
+    b = b.astype(a.dtype) if b.dtype != a.dtype else b
+    _square(a, "solve")
+    vector = b.ndim == 1
+    if vector:
+        b = np.expand_dims(b, -1)
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"[solve] b's rows must match a's size {a.shape[-1]}; got b of shape "
+                         f"{b.shape if not vector else b.shape[:-1]}")
+    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if a.shape[:-2] != lead:
+        a = np.broadcast_to(a, lead + a.shape[-2:])
+    if b.shape[:-2] != lead:
+        b = np.broadcast_to(b, lead + b.shape[-2:])
+    x = _op("solve")(a, b)
+    return x[..., 0] if vector else x
+
+
+def cholesky(a, /, *, upper=False):
+    """The Cholesky factor L (a = L L^T), or U (a = U^T U) with upper=True."""
+    return _op("cholesky")(_float(a, "cholesky"), upper=bool(upper))
+
+
+def qr(a, mode="reduced"):
+    """QR factorization; mode 'reduced' (Q (M, K), R (K, N)), 'complete' (Q (M, M), R (M, N))
+    or 'r' (R alone)."""
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"[qr] Unrecognized mode '{mode}'")
+    if mode == "raw":
+        raise NotImplementedError("[qr] mode='raw' (LAPACK's Householder form) is not supported")
+    a = _float(a, "qr")
+    _at_least_2d(a, "qr")
+    q, r = _op("qr")(a, mode="complete" if mode == "complete" else "reduced")
+    return r if mode == "r" else QRResult(q, r)
+
+
+def eigh(a, UPLO="L"):
+    """Eigenvalues (ascending) and eigenvectors of each symmetric matrix (one triangle read)."""
+    if UPLO not in ("L", "U"):
+        raise ValueError("[eigh] UPLO argument must be 'L' or 'U'")
+    w, v = _op("eigh")(_float(a, "eigh"), UPLO=UPLO)
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO="L"):
+    """Eigenvalues (ascending) of each symmetric matrix."""
+    return eigh(a, UPLO).eigenvalues
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors of each square matrix. Matrices with complex
+    eigenvalues raise NotImplementedError (ndx has no complex dtypes yet)."""
+    w, v = _op("eig")(_float(a, "eig"))
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """Eigenvalues of each square matrix (real ones only; see eig)."""
+    return eig(a).eigenvalues
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Singular value decomposition a = U @ diag(S) @ Vh, S descending. The gradient needs
+    full_matrices=False unless the matrices are square."""
+    a = _float(a, "svd")
+    _at_least_2d(a, "svd")
+    if not compute_uv:
+        return svdvals(a)
+    u, s, vh = _op("svd")(a, full_matrices=bool(full_matrices), compute_uv=True)
+    return SVDResult(u, s, vh)
+
+
+def svdvals(x, /):
+    """The singular values of each matrix, descending."""
+    x = _float(x, "svdvals")
+    _at_least_2d(x, "svdvals")
+    if _is_recording():  # the gradient needs U and V
+        return _op("svd")(x, full_matrices=False, compute_uv=True)[1]
+    return _op("svd")(x, full_matrices=False, compute_uv=False)
+
+
+def lstsq(a, b, rcond=None):
+    """Least-squares solution of a @ x = b: (x, residuals, rank, singular values), as NumPy."""
+    np = _np()
+    a = _float(a, "lstsq")
+    b = b if isinstance(b, np.ndarray) else np.asarray(b)
+    b = b.astype(a.dtype)
+    if a.ndim != 2:
+        raise LinAlgError(f"[lstsq] a must be two-dimensional; got {a.ndim} dims")
+    vector = b.ndim == 1
+    b2 = np.expand_dims(b, -1) if vector else b
+    if b2.ndim != 2 or b2.shape[0] != a.shape[0]:
+        raise LinAlgError(f"[lstsq] Incompatible dimensions: a {a.shape}, b {b.shape}")
+    x, rank, s = _op("lstsq")(a, b2, rcond=-1.0 if rcond is None else float(rcond))
+    m, n = a.shape
+    if int(rank) == n and m > n:
+        residuals = ((b2 - np.matmul(a, x)) ** 2).sum(axis=0)
+    else:
+        residuals = np.zeros((0,), dtype=a.dtype)
+    return LstsqResult(x[:, 0] if vector else x, residuals, int(rank), s)
+
+
+# ---------------------------------------------------------------- composites
+def pinv(a, rcond=None, hermitian=False, *, rtol=None):
+    """The Moore-Penrose pseudo-inverse from the SVD: singular values below rcond (or rtol)
+    times the largest count as zero. Default cutoff: max(M, N) * eps, NumPy 2's rtol=None."""
+    np = _np()
+    a = _float(a, "pinv")
+    _at_least_2d(a, "pinv")
+    if rcond is not None and rtol is not None:
+        raise ValueError("[pinv] `rtol` and `rcond` can't be both set.")
+    cut = rcond if rcond is not None else rtol
+    if cut is None:
+        cut = max(a.shape[-2:]) * _onp.finfo(str(a.dtype)).eps
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:
+        return np.zeros(a.shape[:-2] + (n, m), dtype=a.dtype)
+    u, s, vh = svd(a, full_matrices=False)
+    cutoff = np.expand_dims(np.max(s, axis=-1), -1) * cut
+    large = s > cutoff
+    s_inv = np.where(large, 1 / np.where(large, s, 1), 0)
+    return np.matmul(np.swapaxes(vh, -1, -2), np.expand_dims(s_inv, -1) * np.swapaxes(u, -1, -2))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """The number of singular values above tol (default: S.max() * max(M, N) * eps)."""
+    np = _np()
+    A = A if isinstance(A, np.ndarray) else np.asarray(A)
+    if A.ndim < 2:
+        return (A != 0).any().astype("int64")
+    A = _float(A, "matrix_rank")
+    s = svdvals(A)
+    if tol is None:
+        r = rtol if rtol is not None else max(A.shape[-2:]) * _onp.finfo(str(A.dtype)).eps
+        tol = np.max(s, axis=-1, keepdims=True) * r if s.shape[-1] else 0.0
+    elif not isinstance(tol, (int, float)):
+        tol = np.expand_dims(np.asarray(tol), -1)
+    return (s > tol).sum(axis=-1).astype("int64")
+
+
+def matrix_power(a, n):
+    """a @ a @ ... (n times) by repeated squaring; n < 0 powers the inverse; n = 0 gives the
+    identity."""
+    np = _np()
+    try:
+        n = _operator.index(n)
+    except TypeError:
+        raise TypeError("[matrix_power] exponent must be an integer") from None
+    a = a if isinstance(a, np.ndarray) else np.asarray(a)
+    _square(a, "matrix_power")
+    if n == 0:
+        eye = np.eye(a.shape[-1], dtype=a.dtype)
+        return np.broadcast_to(eye, a.shape).copy()
+    if n < 0:
+        a, n = inv(a), -n
+    result, base = None, a
+    while n:
+        if n & 1:
+            result = base if result is None else np.matmul(result, base)
+        n >>= 1
+        if n:
+            base = np.matmul(base, base)
+    return result
+
+
+def multi_dot(arrays, *, out=None):
+    """The product of a chain of matrices, multiplied in the order with the fewest scalar
+    multiplications (the first may be 1-D: a row; the last 1-D: a column)."""
+    np = _np()
+    arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in arrays]
+    if len(arrays) < 2:
+        raise ValueError("[multi_dot] expecting at least two arrays")
+    first_1d, last_1d = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    if first_1d:
+        arrays[0] = np.expand_dims(arrays[0], 0)
+    if last_1d:
+        arrays[-1] = np.expand_dims(arrays[-1], -1)
+    for i, a in enumerate(arrays):
+        if a.ndim != 2:
+            raise ValueError(f"[multi_dot] array {i} has {a.ndim} dimensions; 2 expected "
+                             "(1 allowed for the first and last)")
+    dims = [arrays[0].shape[0]] + [a.shape[1] for a in arrays]
+    k = len(arrays)
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = None
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, s
+
+    def product(i, j):
+        if i == j:
+            return arrays[i]
+        return np.matmul(product(i, split[i][j]), product(split[i][j] + 1, j))
+
+    r = product(0, k - 1)
+    if first_1d:
+        r = r[0]
+    if last_1d:
+        r = r[..., 0]
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    np = _np()
+    a = np.abs(x)
+    if ord is None or ord == 2:
+        return np.sqrt((a * a).sum(axis=axis, keepdims=keepdims))
+    if ord == _onp.inf:
+        return a.max(axis=axis, keepdims=keepdims)
+    if ord == -_onp.inf:
+        return a.min(axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return (x != 0).astype(x.dtype).sum(axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return a.sum(axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise ValueError(f"[norm] Invalid norm order '{ord}' for vectors")
+    return ((a ** ord).sum(axis=axis, keepdims=keepdims)) ** (1.0 / ord)
+
+
+def _matrix_norm(x, ord, axes, keepdims):
+    np = _np()
+    row, col = axes
+    if row == col:
+        raise ValueError("[norm] Duplicate axes given.")
+    if ord in (None, "fro", "f"):
+        r = np.sqrt((x * x).sum(axis=axes))
+    elif ord in (2, -2, "nuc"):
+        s = svdvals(np.moveaxis(x, (row, col), (-2, -1)))
+        r = s.max(axis=-1) if ord == 2 else s.min(axis=-1) if ord == -2 else s.sum(axis=-1)
+    elif ord in (1, -1):
+        sums = np.abs(x).sum(axis=row)
+        c = col - 1 if col > row else col
+        r = sums.max(axis=c) if ord == 1 else sums.min(axis=c)
+    elif ord in (_onp.inf, -_onp.inf):
+        sums = np.abs(x).sum(axis=col)
+        rr = row - 1 if row > col else row
+        r = sums.max(axis=rr) if ord == _onp.inf else sums.min(axis=rr)
+    else:
+        raise ValueError(f"[norm] Invalid norm order {ord!r} for matrices")
+    if keepdims:
+        for ax in sorted((row, col)):
+            r = np.expand_dims(r, ax)
+    return r
+
+
+def _norm_input(x):
+    np = _np()
+    x = x if isinstance(x, np.ndarray) else np.asarray(x)
+    if _kind(x) in "biu":
+        x = x.astype(_core._default_float())
+    return x
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """Vector and matrix norms as numpy.linalg.norm (ord None, 'fro', 'nuc', +-inf, 0, +-1,
+    +-2 and any p for vectors)."""
+    x = _norm_input(x)
+    nd = x.ndim
+    if axis is None:
+        if ord is None:
+            r = _vector_norm(x.reshape(-1), None, 0, False)
+            return r.reshape((1,) * nd) if keepdims else r
+        if nd == 1:
+            axis = (0,)
+        elif nd == 2:
+            axis = (0, 1)
+        else:
+            raise ValueError("[norm] Improper number of dimensions to norm.")
+    elif not isinstance(axis, tuple):
+        try:
+            axis = (_operator.index(axis),)
+        except TypeError:
+            raise TypeError("[norm] 'axis' must be None, an integer or a tuple of integers"
+                            ) from None
+    axis = tuple(_normalize_axis(a, nd) for a in axis)
+    if len(axis) == 1:
+        return _vector_norm(x, ord, axis[0], keepdims)
+    if len(axis) == 2:
+        return _matrix_norm(x, ord, axis, keepdims)
+    raise ValueError("[norm] Improper number of dimensions to norm.")
+
+
+def _normalize_axis(a, nd):
+    a = _operator.index(a)
+    if not -nd <= a < nd:
+        from .. import AxisError
+        raise AxisError(a, nd)
+    return a % nd
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The Array API's vector norm: over all elements (axis=None), one axis or several."""
+    np = _np()
+    x = _norm_input(x)
+    if axis is None:
+        r = _vector_norm(x.reshape(-1), ord, 0, False)
+        return r.reshape((1,) * x.ndim) if keepdims else r
+    axes = (axis,) if not isinstance(axis, tuple) else axis
+    axes = tuple(sorted(_normalize_axis(a, x.ndim) for a in axes))
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
+    rest = [i for i in range(x.ndim) if i not in axes]
+    moved = np.transpose(x, rest + list(axes))
+    flat = moved.reshape(tuple(x.shape[i] for i in rest) + (-1,))
+    r = _vector_norm(flat, ord, -1, False)
+    if keepdims:
+        for ax in axes:
+            r = np.expand_dims(r, ax)
+    return r
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """The Array API's matrix norm over the last two axes."""
+    x = _norm_input(x)
+    _at_least_2d(x, "matrix_norm")
+    return _matrix_norm(x, ord, (x.ndim - 2, x.ndim - 1), keepdims)
+
+
+def cond(x, p=None):
+    """The condition number in norm p (None and 2: largest / smallest singular value)."""
+    np = _np()
+    x = _float(x, "cond")
+    _at_least_2d(x, "cond")
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+        return r
+    _square(x, "cond")
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1)) if x.ndim == 2 else \
+        np.stack([cond(m, p) for m in x.reshape((-1,) + x.shape[-2:])]).reshape(x.shape[:-2])
+
+
+def tensorinv(a, ind=2):
+    """The inverse of a tensor under tensordot over its first ind axes."""
+    np = _np()
+    a = a if isinstance(a, np.ndarray) else np.asarray(a)
+    ind = _operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"[tensorinv] ind must be a positive integer; got {ind}")
+    old = a.shape
+    rows = int(_onp.prod(old[:ind]))
+    inv_shape = old[ind:] + old[:ind]
+    if rows != int(_onp.prod(old[ind:])):
+        raise LinAlgError("[tensorinv] prod(a.shape[:ind]) must equal prod(a.shape[ind:])")
+    return inv(a.reshape(rows, -1)).reshape(inv_shape)
+
+
+def tensorsolve(a, b, axes=None):
+    """x with tensordot(a, x, axes=x.ndim) = b."""
+    np = _np()
+    a = a if isinstance(a, np.ndarray) else np.asarray(a)
+    b = b if isinstance(b, np.ndarray) else np.asarray(b)
+    an = a.ndim
+    if axes is not None:
+        order = [k for k in range(an) if k not in [ax % an for ax in axes]]
+        order += [ax % an for ax in axes]
+        a = np.transpose(a, order)
+    old = a.shape[-(an - b.ndim):] if an > b.ndim else ()
+    size = int(_onp.prod(old))
+    if a.size != size * size or int(_onp.prod(b.shape)) != size:
+        raise LinAlgError("[tensorsolve] Input arrays must satisfy the requirement "
+                          "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return solve(a.reshape(size, size), b.reshape(-1)).reshape(old)
+
+
+# ---------------------------------------------------------------- Array API aliases
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-element vectors along axis."""
+    np = _np()
+    x1 = x1 if isinstance(x1, np.ndarray) else np.asarray(x1)
+    x2 = x2 if isinstance(x2, np.ndarray) else np.asarray(x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError("[linalg.cross] both inputs must have 3 elements along axis")
+    return np.cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset=0):
+    """The diagonals of the last two axes."""
+    return _np().diagonal(x, offset, -2, -1)
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors."""
+    np = _np()
+    x1 = x1 if isinstance(x1, np.ndarray) else np.asarray(x1)
+    x2 = x2 if isinstance(x2, np.ndarray) else np.asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError("[linalg.outer] both inputs must be 1-dimensional")
+    return np.outer(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """numpy.tensordot with the Array API's keyword-only axes."""
+    return _np().tensordot(x1, x2, axes=axes)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The traces of the last two axes."""
+    return _np().trace(x, offset, -2, -1, dtype)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot product of vectors along axis (broadcasting the rest)."""
+    np = _np()
+    return np.sum(np.multiply(x1, x2), axis=axis)
+
+
+def matrix_transpose(x, /):
+    """x with its last two axes swapped."""
+    np = _np()
+    x = x if isinstance(x, np.ndarray) else np.asarray(x)
+    _at_least_2d(x, "matrix_transpose")
+    return np.swapaxes(x, -1, -2)
