@@ -13,6 +13,7 @@ from . import (
                    nd,
                    operator,
                    optimizer,
+                   random,
                    sym,
                    test_utils,
                    viz,
@@ -36,6 +37,7 @@ random_seed = _core.random_seed
 __version__ = "0.1.0"
 
 __all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "operator", "optimizer",
+           "random",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",
            "NDXNotImplementedError", "random_seed", "Device", "Context", "cpu", "gpu", "num_gpus",

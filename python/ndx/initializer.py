@@ -1,4 +1,5 @@
-"""Parameter initializers: Uniform, Normal, Xavier, Zero, One, Constant."""
+"""Parameter initializers: Uniform, Normal, Xavier, Zero, One, Constant. The random ones draw
+from ndx's generator (np.random), so ndx.random.seed / np.random.seed make them repeatable."""
 import math
 
 import numpy as _onp
@@ -12,7 +13,10 @@ class Initializer:
     """Fills a new parameter of `shape` and `dtype`; subclasses implement `values`."""
 
     def __call__(self, shape, dtype="float32", device=None):
-        return np.array(_onp.asarray(self.values(tuple(shape))), dtype=dtype)
+        v = self.values(tuple(shape))
+        if isinstance(v, np.ndarray):
+            return v.astype(dtype)
+        return np.array(_onp.asarray(v), dtype=dtype)
 
     def values(self, shape):
         raise NotImplementedError
@@ -26,7 +30,7 @@ class Uniform(Initializer):
         self.scale = scale
 
     def values(self, shape):
-        return _onp.random.uniform(-self.scale, self.scale, size=shape)
+        return np.random.uniform(-self.scale, self.scale, size=shape)
 
 
 class Normal(Initializer):
@@ -34,7 +38,7 @@ class Normal(Initializer):
         self.sigma = sigma
 
     def values(self, shape):
-        return _onp.random.normal(0.0, self.sigma, size=shape)
+        return np.random.normal(0.0, self.sigma, size=shape)
 
 
 class Constant(Initializer):
@@ -74,8 +78,8 @@ class Xavier(Initializer):
         fan = {"avg": (fan_in + fan_out) / 2.0, "in": fan_in, "out": fan_out}[self.factor_type]
         scale = math.sqrt(self.magnitude / fan)
         if self.rnd_type == "uniform":
-            return _onp.random.uniform(-scale, scale, size=shape)
-        return _onp.random.normal(0.0, scale, size=shape)
+            return np.random.uniform(-scale, scale, size=shape)
+        return np.random.normal(0.0, scale, size=shape)
 
 
 _NAMES = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "uniform": Uniform,

@@ -156,6 +156,18 @@ def test_lstsq_rank_deficient():
     assert rank == wrank == 1 and res.shape == wres.shape == (0,)
 
 
+def test_hermitian_flags():
+    a = _spd(4, (2,)) - 6 * onp.eye(4)  # symmetric, eigenvalues of both signs
+    u, s, vh = np.linalg.svd(np.array(a), hermitian=True)
+    _close(s, onp.linalg.svd(a, compute_uv=False))
+    _close(u.asnumpy() * s.asnumpy()[..., None, :] @ vh.asnumpy(), a, atol=1e-10)
+    _close(np.linalg.svd(np.array(a), compute_uv=False, hermitian=True),
+           onp.linalg.svd(a, compute_uv=False, hermitian=True))
+    _close(np.linalg.pinv(np.array(a), hermitian=True), onp.linalg.pinv(a, hermitian=True))
+    _close(np.linalg.matrix_rank(np.array(a), hermitian=True),
+           onp.linalg.matrix_rank(a, hermitian=True))
+
+
 def test_pinv_matrix_rank_cond():
     a = R.standard_normal((2, 5, 3))
     _close(np.linalg.pinv(np.array(a)), onp.linalg.pinv(a, rtol=None))

@@ -53,9 +53,10 @@ class DataLoader:
         return np.array(_onp.stack(samples))
 
     def __iter__(self):
-        order = _onp.arange(len(self._data))
-        if self._shuffle:
-            _onp.random.shuffle(order)
+        if self._shuffle:  # ndx's generator: ndx.random.seed makes the order repeatable
+            order = np.random.permutation(len(self._data)).asnumpy()
+        else:
+            order = _onp.arange(len(self._data))
         if self._last == "rollover":
             order = _onp.concatenate([self._carry, order])
         full = len(order) // self._bs * self._bs

@@ -167,10 +167,27 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     full_matrices=False unless the matrices are square."""
     a = _float(a, "svd")
     _at_least_2d(a, "svd")
+    if hermitian:
+        return _svd_hermitian(a, compute_uv)
     if not compute_uv:
         return svdvals(a)
     u, s, vh = _op("svd")(a, full_matrices=bool(full_matrices), compute_uv=True)
     return SVDResult(u, s, vh)
+
+
+def _svd_hermitian(a, compute_uv):
+    """The SVD of symmetric matrices from eigh, as NumPy's hermitian=True: S = |w| descending,
+    U the eigenvectors in that order, Vh their transpose with each row signed by sign(w)."""
+    np = _np()
+    _square(a, "svd")
+    w, v = eigh(a)
+    order = np.argsort(-np.abs(w), axis=-1)
+    s = np.take_along_axis(np.abs(w), order, axis=-1)
+    if not compute_uv:
+        return s
+    u = np.take_along_axis(v, np.expand_dims(order, -2), axis=-1)
+    signs = np.sign(np.take_along_axis(w, order, axis=-1))
+    return SVDResult(u, s, np.swapaxes(u * np.expand_dims(signs, -2), -1, -2))
 
 
 def svdvals(x, /):
@@ -218,7 +235,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     m, n = a.shape[-2:]
     if m == 0 or n == 0:
         return np.zeros(a.shape[:-2] + (n, m), dtype=a.dtype)
-    u, s, vh = svd(a, full_matrices=False)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     cutoff = np.expand_dims(np.max(s, axis=-1), -1) * cut
     large = s > cutoff
     s_inv = np.where(large, 1 / np.where(large, s, 1), 0)
@@ -232,7 +249,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     if A.ndim < 2:
         return (A != 0).any().astype("int64")
     A = _float(A, "matrix_rank")
-    s = svdvals(A)
+    s = svd(A, compute_uv=False, hermitian=hermitian)
     if tol is None:
         r = rtol if rtol is not None else max(A.shape[-2:]) * _onp.finfo(str(A.dtype)).eps
         tol = np.max(s, axis=-1, keepdims=True) * r if s.shape[-1] else 0.0
