@@ -115,6 +115,23 @@ def make_function(info, public_name, positional=None):
     return f
 
 
+_INTERNAL = {}
+
+
+def internal_function(op_name, with_inputs=True):
+    """A cached callable of registered op `op_name` for the Python wrappers: its inputs by
+    position (none when with_inputs is False: an op whose inputs are optional, called with
+    params alone), every param by keyword."""
+    key = (op_name, with_inputs)
+    f = _INTERNAL.get(key)
+    if f is None:
+        info = ops()[op_name]
+        inputs = [n for n, _, _ in info.inputs] if with_inputs else []
+        public = op_name.split("_", 2)[-1]  # "_npi_normal" -> "normal"
+        f = _INTERNAL[key] = _core.OpFunction(info.name, public, inputs, [], False)
+    return f
+
+
 def populate(namespace, prefix, skip=(), positional_orders=None):
     """Adds a function for every op whose name starts with `prefix` (stripped) to `namespace`;
     `positional_orders` maps public names to the order their params take by position."""

@@ -12,7 +12,7 @@ from collections import namedtuple as _namedtuple
 import numpy as _onp
 
 from .. import _core
-from .._registry import ops as _ops
+from .._registry import internal_function
 from ..autograd import is_recording as _is_recording
 
 LinAlgError = _core.LinAlgError
@@ -31,21 +31,13 @@ QRResult = _namedtuple("QRResult", ["Q", "R"])
 SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
 LstsqResult = _namedtuple("LstsqResult", ["x", "residuals", "rank", "singular_values"])
 
-_FUNCTIONS = {}
-
-
 def _np():
     from .. import numpy as np
     return np
 
 
 def _op(name):
-    f = _FUNCTIONS.get(name)
-    if f is None:
-        info = _ops()["_npi_" + name]
-        f = _core.OpFunction(info.name, name, [n for n, _, _ in info.inputs], [], False)
-        _FUNCTIONS[name] = f
-    return f
+    return internal_function("_npi_" + name)
 
 
 def _kind(a):

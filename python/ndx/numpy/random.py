@@ -12,7 +12,7 @@ import os as _os
 import numpy as _onp
 
 from .. import _core
-from .._registry import ops as _ops
+from .._registry import internal_function
 
 __all__ = [
     "seed", "uniform", "normal", "randn", "rand", "randint", "random", "random_sample",
@@ -22,9 +22,6 @@ __all__ = [
     "power", "rayleigh", "weibull", "default_rng", "Generator",
 ]
 
-_FUNCTIONS = {}
-
-
 def _np():
     from .. import numpy as np
     return np
@@ -32,14 +29,8 @@ def _np():
 
 def _op_functions(name):
     """(scalar-parameter, array-parameter) callables of the op _npi_<name>."""
-    fns = _FUNCTIONS.get(name)
-    if fns is None:
-        info = _ops()["_npi_" + name]
-        inputs = [n for n, _, _ in info.inputs]
-        fns = (_core.OpFunction(info.name, name, [], [], False),
-               _core.OpFunction(info.name, name, inputs, [], False))
-        _FUNCTIONS[name] = fns
-    return fns
+    return (internal_function("_npi_" + name, with_inputs=False),
+            internal_function("_npi_" + name))
 
 
 def _is_scalar(v):
