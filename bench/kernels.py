@@ -117,6 +117,24 @@ def linalg_and_random_cases(lib):
         "uniform 16M": lambda: lib.random.uniform(size=N),
         "normal 16M f32": (lambda: gen.standard_normal(N, dtype=onp.float32)) if lib is onp
         else (lambda: lib.random.normal(size=N)),
+        **fft_cases(lib),
+    }
+
+
+def fft_cases(lib):
+    """np.fft rows: 2**20 points and 1024 x 1024 (rows), float32 in and complex64 out for both
+    libraries (NumPy 2's pocketfft keeps single precision; ndx runs KISS FFT in float)."""
+    rng = onp.random.default_rng(4)
+    r = rng.standard_normal(1 << 20).astype(onp.float32)
+    z = (r + 1j * rng.standard_normal(1 << 20)).astype(onp.complex64)
+    r2, z2 = r.reshape(1024, 1024), z.reshape(1024, 1024)
+    xr, xz, xr2, xz2 = (lib.array(v) for v in (r, z, r2, z2))
+    return {
+        "rfft 2**20": lambda: lib.fft.rfft(xr),
+        "fft 2**20": lambda: lib.fft.fft(xz),
+        "rfft 1024x1024": lambda: lib.fft.rfft(xr2),
+        "fft 1024x1024": lambda: lib.fft.fft(xz2),
+        "fft2 1024x1024": lambda: lib.fft.fft2(xz2),
     }
 
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <ostream>
 #include <string_view>
@@ -26,10 +27,18 @@ enum class DType : int8_t {
   kBFloat16,
   kFloat32,
   kFloat64,
+  kComplex64,   // two float32: real, imaginary (std::complex<float>'s layout, as NumPy's)
+  kComplex128,  // two float64
 };
-inline constexpr int kNumDTypes = 13;
+inline constexpr int kNumDTypes = 15;
 
-enum class DTypeKind : char { kBool = 'b', kSigned = 'i', kUnsigned = 'u', kFloat = 'f' };
+enum class DTypeKind : char {
+  kBool = 'b',
+  kSigned = 'i',
+  kUnsigned = 'u',
+  kFloat = 'f',
+  kComplex = 'c'
+};
 
 struct DTypeInfo {
   std::string_view name;  // NumPy's name: "float32"
@@ -51,19 +60,36 @@ inline bool is_integer(DType t) {
 inline bool is_unsigned(DType t) {
   return t != DType::kUnknown && dtype_info(t).kind == DTypeKind::kUnsigned;
 }
+inline bool is_complex(DType t) { return t == DType::kComplex64 || t == DType::kComplex128; }
+// Float or complex: the dtypes NumPy calls inexact.
+inline bool is_inexact(DType t) { return is_float(t) || is_complex(t); }
+// complex64 -> float32, complex128 -> float64; other dtypes are returned unchanged.
+inline DType real_dtype(DType t) {
+  return t == DType::kComplex64 ? DType::kFloat32 : t == DType::kComplex128 ? DType::kFloat64 : t;
+}
+// The complex dtype holding a float dtype's values: float64 -> complex128, the others
+// (float16, bfloat16, float32) -> complex64, as NumPy has no smaller complex type.
+inline DType complex_dtype(DType f) {
+  if (is_complex(f)) return f;
+  return f == DType::kFloat64 ? DType::kComplex128 : DType::kComplex64;
+}
 // Parses NumPy's names ("float32", "int64", "bool", "bfloat16"); throws TypeError otherwise.
 DType dtype_from_name(std::string_view name);
 std::ostream& operator<<(std::ostream& os, DType t);
 
 // NumPy 2 promotion of two array dtypes: int8 + uint8 -> int16, int64 + uint64 -> float64,
-// float16 + int16 -> float32, bfloat16 + float16 -> float32.
+// float16 + int16 -> float32, bfloat16 + float16 -> float32; with a complex dtype the result
+// is the complex type of the promoted component floats (int32 + complex64 -> complex128).
 DType promote_types(DType a, DType b);
-// NEP 50: a Python scalar is "weak" and only lifts the category (bool < int < float).
-enum class ScalarKind { kBool, kInt, kFloat };
+// NEP 50: a Python scalar is "weak" and only lifts the category (bool < int < float <
+// complex). A Python complex with a real array gives the complex type of the array's float
+// dtype (of the default float dtype for integer and bool arrays).
+enum class ScalarKind { kBool, kInt, kFloat, kComplex };
 DType promote_with_scalar(DType array_dtype, ScalarKind scalar);
 
 // NumPy's casting rules. kSafe: every value survives (can_cast(a, b) iff promote_types(a, b)
-// is b); kSameKind: safe, or towards a kind at least as high (bool < unsigned < signed < float),
+// is b); kSameKind: safe, or towards a kind at least as high (bool < unsigned < signed < float
+// < complex),
 // any size; kNo / kEquiv: the same dtype (ndx has one byte order).
 enum class Casting : int8_t { kNo, kEquiv, kSafe, kSameKind, kUnsafe };
 bool can_cast(DType from, DType to, Casting casting = Casting::kSafe);
@@ -75,7 +101,8 @@ std::string_view casting_name(Casting casting);
 DType default_float_dtype();
 void set_default_float_dtype(DType t);
 // The float dtype an integer or bool input turns into for math such as sqrt or true_divide.
-inline DType float_result_type(DType t) { return is_float(t) ? t : default_float_dtype(); }
+// Complex dtypes stay complex.
+inline DType float_result_type(DType t) { return is_inexact(t) ? t : default_float_dtype(); }
 
 // ---- 16-bit floats: storage types that compute in float ----
 namespace detail {
@@ -122,6 +149,13 @@ struct ComputeType<bfloat16> {
 template <typename T>
 using compute_t = typename ComputeType<T>::type;
 
+using complex64 = std::complex<float>;
+using complex128 = std::complex<double>;
+template <typename T>
+inline constexpr bool is_complex_v = false;
+template <typename T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
 template <typename T>
 struct DTypeOf;
 #define NDX_DTYPE_OF(CT, ENUM)                  \
@@ -142,6 +176,8 @@ NDX_DTYPE_OF(float16, kFloat16)
 NDX_DTYPE_OF(bfloat16, kBFloat16)
 NDX_DTYPE_OF(float, kFloat32)
 NDX_DTYPE_OF(double, kFloat64)
+NDX_DTYPE_OF(complex64, kComplex64)
+NDX_DTYPE_OF(complex128, kComplex128)
 #undef NDX_DTYPE_OF
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
@@ -155,7 +191,8 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
     break;                               \
   }
 
-// Runs the body with T bound to the C++ type of `dtype`, for every dtype.
+// Runs the body with T bound to the C++ type of `dtype`, for every real dtype: kernels that
+// take complex dtypes opt in with NDX_DTYPE_SWITCH_COMPLEX; the others raise a TypeError.
 #define NDX_DTYPE_SWITCH(dtype, T, ...)                        \
   switch (dtype) {                                             \
     NDX_DTYPE_CASE(kBool, bool, T, __VA_ARGS__)                \
@@ -173,6 +210,15 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
     NDX_DTYPE_CASE(kFloat64, double, T, __VA_ARGS__)           \
     default:                                                   \
       ::ndx::unsupported_dtype(__func__, dtype);               \
+  }
+
+// Every dtype, complex64 and complex128 included.
+#define NDX_DTYPE_SWITCH_COMPLEX(dtype, T, ...)                    \
+  switch (dtype) {                                                 \
+    NDX_DTYPE_CASE(kComplex64, ::ndx::complex64, T, __VA_ARGS__)   \
+    NDX_DTYPE_CASE(kComplex128, ::ndx::complex128, T, __VA_ARGS__) \
+    default:                                                       \
+      NDX_DTYPE_SWITCH(dtype, T, __VA_ARGS__)                      \
   }
 
 // Only the float dtypes (kernels of ops that are defined for floats only).

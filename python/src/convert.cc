@@ -263,6 +263,11 @@ DType format_dtype(const char* fmt, Py_ssize_t itemsize) {
       return DType::kFloat32;
     case 'd':
       return DType::kFloat64;
+    case 'Z':  // complex: "Zf", "Zd"
+      if (fmt[0] != 'Z' && fmt[1] == 'Z') ++fmt;
+      if (fmt[1] == 'f') return DType::kComplex64;
+      if (fmt[1] == 'd') return DType::kComplex128;
+      type_error("[array] buffer format '", fmt, "' is not supported");
     case 'h':
     case 'i':
     case 'l':
@@ -411,6 +416,13 @@ NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) 
     DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kFloat) : default_float_dtype();
     return NDArray::scalar(PyFloat_AS_DOUBLE(o), t);
   }
+  if (PyComplex_CheckExact(o)) {  // weak as floats are: complex64 beside float32 arrays
+    DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kComplex)
+                   : complex_dtype(default_float_dtype());
+    NDArray src(Shape{}, DType::kComplex128);
+    *src.data<complex128>() = {PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)};
+    return t == DType::kComplex128 ? src : src.astype(t);
+  }
   // NumPy arrays and scalars, lists: through NumPy, keeping their (strong) dtype.
   PyObject* numpy = PyImport_ImportModule("numpy");
   if (!numpy) throw PythonErrorSet{};  // the ImportError says why
@@ -435,6 +447,9 @@ NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) 
   if ((PyList_Check(o) || PyTuple_Check(o)) && out.dtype() == DType::kFloat64 &&
       default_float_dtype() != DType::kFloat64)
     out = out.astype(default_float_dtype());
+  if ((PyList_Check(o) || PyTuple_Check(o)) && out.dtype() == DType::kComplex128 &&
+      default_float_dtype() != DType::kFloat64)
+    out = out.astype(complex_dtype(default_float_dtype()));
   return out;
 }
 
@@ -452,7 +467,8 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
   std::optional<ScalarKind> weakest_lift;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* o = objs[i];
-    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_CheckExact(o)) continue;
+    if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o))
+      continue;
     out[i] = operand_from_py(o, nullptr);
     strong = strong == DType::kUnknown ? out[i].dtype() : promote_types(strong, out[i].dtype());
   }
@@ -465,9 +481,10 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (out[i].defined()) continue;
     PyObject* o = objs[i];
-    ScalarKind kind = PyBool_Check(o)   ? ScalarKind::kBool
-                      : PyLong_Check(o) ? ScalarKind::kInt
-                                        : ScalarKind::kFloat;
+    ScalarKind kind = PyBool_Check(o)    ? ScalarKind::kBool
+                      : PyLong_Check(o)  ? ScalarKind::kInt
+                      : PyFloat_Check(o) ? ScalarKind::kFloat
+                                         : ScalarKind::kComplex;
     highest = std::max(highest, kind);
   }
   DType target = promote_with_scalar(strong, highest);

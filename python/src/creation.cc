@@ -320,6 +320,12 @@ NDArray numpy_view(PyObject* o) {
     case NPY_DOUBLE:
       t = DType::kFloat64;
       break;
+    case NPY_CFLOAT:
+      t = DType::kComplex64;
+      break;
+    case NPY_CDOUBLE:
+      t = DType::kComplex128;
+      break;
     default:
       return NDArray();
   }

@@ -281,6 +281,10 @@ PyObject* nb_invert(PyObject* a) { return unary("_np_bitwise_not", a); }
 // Conversions of size-1 arrays to Python scalars.
 PyObject* scalar_of(const NDArray& a) {
   if (a.dtype() == DType::kBool) return PyBool_FromLong(a.item<bool>());
+  if (is_complex(a.dtype())) {
+    const complex128 v = a.item<complex128>();
+    return PyComplex_FromDoubles(v.real(), v.imag());
+  }
   if (is_float(a.dtype())) return PyFloat_FromDouble(a.item<double>());
   if (is_unsigned(a.dtype())) return PyLong_FromUnsignedLongLong(a.item<uint64_t>());
   return PyLong_FromLongLong(a.item<int64_t>());
@@ -295,7 +299,7 @@ int nb_bool(PyObject* o) {
     return -1;
   }
   NDX_PY_BEGIN
-  return a.item<double>() != 0 ? 1 : 0;
+  return a.item<bool>() ? 1 : 0;
   NDX_PY_END(-1)
 }
 PyObject* size1_convert(PyObject* o, bool to_int) {
@@ -605,6 +609,10 @@ const char* buffer_format(DType t) {
       return "f";
     case DType::kFloat64:
       return "d";
+    case DType::kComplex64:
+      return "Zf";
+    case DType::kComplex128:
+      return "Zd";
     default:
       return nullptr;
   }

@@ -49,7 +49,7 @@ struct UfuncKeywords {
 };
 
 bool is_python_scalar(PyObject* o) {
-  return PyBool_Check(o) || PyLong_Check(o) || PyFloat_CheckExact(o);
+  return PyBool_Check(o) || PyLong_Check(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o);
 }
 
 // Takes `key` when it is a ufunc keyword: where=, dtype= and casting= are kept for

@@ -24,6 +24,8 @@ constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
     {"bfloat16", 2, DTypeKind::kFloat},
     {"float32", 4, DTypeKind::kFloat},
     {"float64", 8, DTypeKind::kFloat},
+    {"complex64", 8, DTypeKind::kComplex},
+    {"complex128", 16, DTypeKind::kComplex},
 }};
 
 std::atomic<DType> g_default_float{DType::kFloat32};
@@ -88,23 +90,64 @@ struct DTypeAlias {
   DType type;
 };
 constexpr DTypeAlias kAliases[] = {
-    {"float", DType::kFloat64},  {"int", DType::kInt64},      {"bool_", DType::kBool},
-    {"half", DType::kFloat16},   {"single", DType::kFloat32}, {"double", DType::kFloat64},
-    {"float_", DType::kFloat64}, {"int_", DType::kInt64},     {"intp", DType::kInt64},
-    {"uint", DType::kUInt64},    {"uintp", DType::kUInt64},   {"byte", DType::kInt8},
-    {"ubyte", DType::kUInt8},    {"short", DType::kInt16},    {"ushort", DType::kUInt16},
-    {"intc", DType::kInt32},     {"uintc", DType::kUInt32},   {"long", DType::kInt64},
-    {"ulong", DType::kUInt64},   {"longlong", DType::kInt64}, {"ulonglong", DType::kUInt64},
-    {"?", DType::kBool},         {"b1", DType::kBool},        {"b", DType::kInt8},
-    {"i1", DType::kInt8},        {"B", DType::kUInt8},        {"u1", DType::kUInt8},
-    {"h", DType::kInt16},        {"i2", DType::kInt16},       {"H", DType::kUInt16},
-    {"u2", DType::kUInt16},      {"i", DType::kInt32},        {"i4", DType::kInt32},
-    {"I", DType::kUInt32},       {"u4", DType::kUInt32},      {"l", DType::kInt64},
-    {"q", DType::kInt64},        {"i8", DType::kInt64},       {"p", DType::kInt64},
-    {"L", DType::kUInt64},       {"Q", DType::kUInt64},       {"u8", DType::kUInt64},
-    {"P", DType::kUInt64},       {"e", DType::kFloat16},      {"f2", DType::kFloat16},
-    {"f", DType::kFloat32},      {"f4", DType::kFloat32},     {"d", DType::kFloat64},
+    {"float", DType::kFloat64},
+    {"int", DType::kInt64},
+    {"bool_", DType::kBool},
+    {"half", DType::kFloat16},
+    {"single", DType::kFloat32},
+    {"double", DType::kFloat64},
+    {"float_", DType::kFloat64},
+    {"int_", DType::kInt64},
+    {"intp", DType::kInt64},
+    {"uint", DType::kUInt64},
+    {"uintp", DType::kUInt64},
+    {"byte", DType::kInt8},
+    {"ubyte", DType::kUInt8},
+    {"short", DType::kInt16},
+    {"ushort", DType::kUInt16},
+    {"intc", DType::kInt32},
+    {"uintc", DType::kUInt32},
+    {"long", DType::kInt64},
+    {"ulong", DType::kUInt64},
+    {"longlong", DType::kInt64},
+    {"ulonglong", DType::kUInt64},
+    {"?", DType::kBool},
+    {"b1", DType::kBool},
+    {"b", DType::kInt8},
+    {"i1", DType::kInt8},
+    {"B", DType::kUInt8},
+    {"u1", DType::kUInt8},
+    {"h", DType::kInt16},
+    {"i2", DType::kInt16},
+    {"H", DType::kUInt16},
+    {"u2", DType::kUInt16},
+    {"i", DType::kInt32},
+    {"i4", DType::kInt32},
+    {"I", DType::kUInt32},
+    {"u4", DType::kUInt32},
+    {"l", DType::kInt64},
+    {"q", DType::kInt64},
+    {"i8", DType::kInt64},
+    {"p", DType::kInt64},
+    {"L", DType::kUInt64},
+    {"Q", DType::kUInt64},
+    {"u8", DType::kUInt64},
+    {"P", DType::kUInt64},
+    {"e", DType::kFloat16},
+    {"f2", DType::kFloat16},
+    {"f", DType::kFloat32},
+    {"f4", DType::kFloat32},
+    {"d", DType::kFloat64},
     {"f8", DType::kFloat64},
+    {"complex", DType::kComplex128},
+    {"complex_", DType::kComplex128},
+    {"cfloat", DType::kComplex128},
+    {"cdouble", DType::kComplex128},
+    {"csingle", DType::kComplex64},
+    {"F", DType::kComplex64},
+    {"c8", DType::kComplex64},
+    {"D", DType::kComplex128},
+    {"c16", DType::kComplex128},
 };
 
 std::optional<DType> find_dtype(std::string_view name) {
@@ -145,6 +188,8 @@ DType promote_types(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::kBool) return b;
   if (b == DType::kBool) return a;
+  if (is_complex(a) || is_complex(b))  // the complex type of the promoted components
+    return complex_dtype(promote_types(real_dtype(a), real_dtype(b)));
   bool fa = is_float(a), fb = is_float(b);
   if (fa && fb) return promote_floats(a, b);
   if (fa) return promote_int_float(b, a);
@@ -159,7 +204,9 @@ DType promote_with_scalar(DType t, ScalarKind scalar) {
     case ScalarKind::kInt:
       return t == DType::kBool ? DType::kInt64 : t;
     case ScalarKind::kFloat:
-      return is_float(t) ? t : default_float_dtype();
+      return is_inexact(t) ? t : default_float_dtype();
+    case ScalarKind::kComplex:
+      return complex_dtype(is_inexact(t) ? t : default_float_dtype());
   }
   return t;
 }
@@ -173,8 +220,10 @@ int kind_rank(DType t) {
       return 1;
     case DTypeKind::kSigned:
       return 2;
-    default:
+    case DTypeKind::kFloat:
       return 3;
+    default:
+      return 4;
   }
 }
 constexpr std::string_view kCastingNames[] = {"no", "equiv", "safe", "same_kind", "unsafe"};

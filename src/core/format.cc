@@ -137,9 +137,60 @@ std::vector<std::string> format_floats(const std::vector<double>& vals, DType t)
   return out;
 }
 
+// NumPy's complex layout: the real parts aligned as one float column, the imaginary parts
+// as another with their sign always shown, then "j"; padding of the imaginary fractions
+// goes after the "j" (array([1. +2.j , 3.5-4.25j])).
+std::vector<std::string> format_complex(const std::vector<complex128>& vals, DType t) {
+  std::vector<double> re, im;
+  for (const complex128& v : vals) {
+    re.push_back(v.real());
+    im.push_back(v.imag());
+  }
+  const DType part = real_dtype(t);
+  std::vector<std::string> rs = format_floats(re, part), is = format_floats(im, part);
+  // The sign always shown; then right-aligned (so the points line up) and the fraction's
+  // padding moved after the "j".
+  size_t width = 0;
+  for (std::string& s : is) {
+    const size_t b = s.find_first_not_of(' ');
+    if (s[b] != '-') s.insert(b, "+");
+    s = s.substr(s.find_first_not_of(' '));
+    width = std::max(width, s.size());
+  }
+  std::vector<std::string> out(vals.size());
+  for (size_t i = 0; i < vals.size(); ++i) {
+    std::string s = std::string(width - is[i].size(), ' ') + is[i];
+    const size_t e = s.find_last_not_of(' ') + 1;
+    out[i] = rs[i] + s.substr(0, e) + "j" + s.substr(e);
+  }
+  return out;
+}
+
+// Python's repr of a complex, which NumPy's str of a 0-d complex array prints: (1+2j).
+std::string python_complex(complex128 v, DType t) {
+  auto part = [t](double x) {
+    if (!std::isfinite(x)) return nonfinite(x);
+    std::string digits;
+    int e10;
+    unique_digits(x, real_dtype(t), &digits, &e10);
+    // Python's float repr: positional up to 16 integer digits, so 100 stays "100".
+    int prec = static_cast<int>(digits.size());
+    if (e10 >= 0 && e10 < 16) prec = std::max(prec, e10 + 1);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", prec, x);
+    return std::string(buf);
+  };
+  std::string im = part(v.imag());
+  if (im[0] != '-') im.insert(0, "+");
+  if (v.real() == 0 && !std::signbit(v.real())) return im.substr(im[0] == '+') + "j";
+  return "(" + part(v.real()) + im + "j)";
+}
+
 std::vector<std::string> format_elements(const NDArray& a) {
   std::vector<std::string> out;
-  if (a.dtype() == DType::kBool) {
+  if (is_complex(a.dtype())) {
+    out = format_complex(a.to_vector<complex128>(), a.dtype());
+  } else if (a.dtype() == DType::kBool) {
     auto v = a.to_vector<bool>();
     bool any_false = false;
     for (bool b : v) any_false |= !b;
@@ -248,13 +299,14 @@ std::string format_array(const NDArray& a, const std::string& sep, int indent) {
 }
 
 bool dtype_is_implied(DType t) {
-  return t == DType::kFloat64 || t == DType::kInt64 || t == DType::kBool;
+  return t == DType::kFloat64 || t == DType::kInt64 || t == DType::kBool || t == DType::kComplex128;
 }
 
 }  // namespace
 
 std::string NDArray::str() const {
   if (device().is_gpu()) return to(cpu()).str();
+  if (ndim() == 0 && is_complex(dtype_)) return python_complex(item<complex128>(), dtype_);
   if (ndim() == 0) {
     std::string s = format_elements(*this)[0];
     auto b = s.find_first_not_of(' ');

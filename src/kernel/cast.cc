@@ -39,7 +39,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <typename To, typename From>
 inline To cast_value(From v) {
   using CF = compute_t<From>;
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (is_complex_v<From> && is_complex_v<To>) {
+    return static_cast<To>(v);
+  } else if constexpr (is_complex_v<From>) {  // to a real type: NumPy keeps the real part
+    if constexpr (std::is_same_v<To, bool>)
+      return v.real() != 0 || v.imag() != 0;
+    else
+      return cast_value<To>(v.real());
+  } else if constexpr (is_complex_v<To>) {
+    return To(static_cast<typename To::value_type>(static_cast<CF>(v)));
+  } else if constexpr (std::is_same_v<To, bool>) {
     return static_cast<CF>(v) != CF(0);
   } else if constexpr (std::is_floating_point_v<CF> && std::is_integral_v<To>) {
     // C++ leaves float -> int of NaN, inf and out-of-range values undefined; NumPy gives an
@@ -148,7 +157,7 @@ using cast_detail::ConvertFn;
 template <typename... Ts>
 struct TypeList {};
 using AllTypes = TypeList<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
-                          uint64_t, float16, bfloat16, float, double>;
+                          uint64_t, float16, bfloat16, float, double, complex64, complex128>;
 
 template <typename To, typename... From>
 void fill_row(ConvertFn* row, TypeList<From...>) {
@@ -265,7 +274,7 @@ void copy(const TBlob& src, const TBlob& dst, OpReqType req) {
   const auto& conv = tables().convert[index_of(dst.dtype)][index_of(src.dtype)];
   const auto& acc = tables().accumulate[index_of(dst.dtype)];
   parallel_for(it.size(), kGrain, [&](int64_t begin, int64_t end) {
-    alignas(64) char buf[8 * 1024];
+    alignas(64) char buf[16 * 1024];  // 1024 of the widest dtype (complex128)
     it.for_each_run(begin, end, [&](const Run<2>& r) {
       char* dp = d + r.offset[0] * dsize;
       const char* sp = s + r.offset[1] * ssize;

@@ -11,7 +11,10 @@
 #endif
 
 namespace ndx::kernel {
-// The dtypes a functor takes (its optional `static constexpr unsigned kTypes`).
+// The dtypes a functor takes (its optional `static constexpr unsigned kTypes`). Complex
+// dtypes are opt-in (kAllTypes leaves them out): a functor that takes them has a complex
+// scalar path, and runs on the CPU only (the CUDA backend has no complex kernels yet).
 inline constexpr unsigned kBoolTypes = 1, kIntTypes = 2, kFloatTypes = 4, kNumericTypes = 6,
-                          kAllTypes = 7;
+                          kAllTypes = 7, kComplexTypes = 8, kInexactTypes = 12,
+                          kAllWithComplex = 15;
 }  // namespace ndx::kernel

@@ -139,7 +139,7 @@ template <class C, class R, int N>
 struct Buffers {
   HWY_ALIGN C in[N][kBlock];
   HWY_ALIGN R out[kBlock];
-  HWY_ALIGN char cast[kBlock * 8];
+  HWY_ALIGN char cast[kBlock * 16];  // kBlock of the widest dtype (complex128)
 };
 
 template <class F, class C, class R, int N>
@@ -252,8 +252,8 @@ void elementwise_typed(const ElementwiseArgs& a) {
 // The registered entry.
 template <class F>
 void elementwise(const ElementwiseArgs& a) {
-  with_compute_type(a.compute, "elementwise",
-                    [&](auto c) { elementwise_typed<F, decltype(c)>(a); });
+  with_any_compute_type(a.compute, "elementwise",
+                        [&](auto c) { elementwise_typed<F, decltype(c)>(a); });
 }
 
 }  // namespace ndx::kernel::HWY_NAMESPACE

@@ -26,8 +26,9 @@ FCompute elementwise_fn(ElementwiseFn fn, ComputeTypeFn compute_of) {
     DType compute = out[0].dtype;
     if (compute_of)
       compute = compute_of(attrs, in, out[0]);
-    else if (compute == DType::kBool && !in.empty())
-      compute = in[0].dtype;
+    else if (!in.empty() &&
+             (compute == DType::kBool || (!is_complex(compute) && is_complex(in[0].dtype))))
+      compute = in[0].dtype;  // predicates, and real results of complex input (abs, real)
     apply(fn, in, out[0], req[0], compute);
   };
 }

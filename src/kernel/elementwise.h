@@ -24,10 +24,15 @@ struct ElementwiseArgs {
 using ElementwiseEntry = void (*)(const ElementwiseArgs&);
 // An elementwise kernel: its instance for this CPU and, where the functor is compiled for
 // CUDA, its GPU instance (kernel/gpu.h); calls run the one of the output's device.
+// `types` is the functor's kTypes (kernel/config.h): ops read it to refuse complex input
+// at type inference, before anything is allocated.
 struct ElementwiseFn {
   ElementwiseEntry cpu = nullptr, gpu = nullptr;
-  ElementwiseFn(ElementwiseEntry cpu_entry = nullptr, ElementwiseEntry gpu_entry = nullptr)
-      : cpu(cpu_entry), gpu(gpu_entry) {}
+  unsigned types = 7;  // kAllTypes: bool, integers, floats
+  ElementwiseFn(ElementwiseEntry cpu_entry = nullptr, ElementwiseEntry gpu_entry = nullptr,
+                unsigned functor_types = 7)
+      : cpu(cpu_entry), gpu(gpu_entry), types(functor_types) {}
+  bool takes_complex() const { return (types & 8) != 0; }
   explicit operator bool() const { return cpu != nullptr; }
   void operator()(const ElementwiseArgs& a) const;
 };

@@ -25,6 +25,8 @@ template <class C>
 constexpr unsigned category_of() {
   if constexpr (std::is_same_v<C, bool>)
     return kBoolTypes;
+  else if constexpr (is_complex_v<C>)
+    return kComplexTypes;
   else if constexpr (std::is_integral_v<C>)
     return kIntTypes;
   else
@@ -93,6 +95,15 @@ inline void with_compute_type(DType t, const char* where, Body body) {
     default:
       unsupported_dtype(where, t);
   }
+}
+
+// with_compute_type that also takes complex64 / complex128 (the CPU engines, whose functors
+// opt in to complex through kTypes).
+template <class Body>
+inline void with_any_compute_type(DType t, const char* where, Body body) {
+  if (t == DType::kComplex64) return body(complex64{});
+  if (t == DType::kComplex128) return body(complex128{});
+  with_compute_type(t, where, body);
 }
 
 }  // namespace ndx::kernel

@@ -6,6 +6,7 @@
 #pragma once
 #include "kernel/conv_geom.h"
 #include "kernel/elementwise.h"
+#include "kernel/functor_traits.h"
 #include "kernel/reduce.h"
 
 // One entry per line, left alone: clang-format does not settle on one layout for these lists.
@@ -58,6 +59,12 @@
   X(FrexpMantissa) \
   X(FrexpExponent) \
   X(ModfFraction) \
+  X(ComplexAbsolute) \
+  X(RealPart) \
+  X(ImagPart) \
+  X(Conjugate) \
+  X(Angle) \
+  X(TimesI) \
   X(Relu6) \
   X(Softsign) \
   X(Silu) \
@@ -73,6 +80,8 @@
   X(Subtract) \
   X(Multiply) \
   X(TrueDivide) \
+  X(MultiplyConj) \
+  X(DivideConj) \
   X(FloorDivide) \
   X(Mod) \
   X(Power) \
@@ -207,6 +216,7 @@ void pick(const TBlob& x, const int64_t* k, const TBlob& y, int64_t n, int64_t i
 #define NDX_GPU_ENTRY(entry, F) nullptr
 #endif
 
-#define NDX_ELEMENTWISE(F) \
-  ::ndx::kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), NDX_GPU_ENTRY(elementwise, F))
+#define NDX_ELEMENTWISE(F)                                                                  \
+  ::ndx::kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), NDX_GPU_ENTRY(elementwise, F), \
+                               ::ndx::kernel::types_of<::ndx::kernel::HWY_NAMESPACE::F>())
 #define NDX_REDUCE(R) ::ndx::kernel::ReduceFn(NDX_DISPATCH(reduce, R), NDX_GPU_ENTRY(reduce, R))

@@ -131,6 +131,9 @@ C fold_contig(const R& r, const C* x, int64_t n) {
     for (; i < n; ++i) s = r(s, x[i]);
     return s;
   } else {
+    if constexpr (is_complex_v<C> && !is_exact<R>()) {  // pairwise, as for floats
+      if (n > kLeaf) return r(fold_contig(r, x, n / 2), fold_contig(r, x + n / 2, n - n / 2));
+    }
     C s = R::template identity<C>();
     for (int64_t i = 0; i < n; ++i) s = r(s, x[i]);
     return s;
@@ -285,7 +288,7 @@ void reduce_typed(const ReduceArgs& a) {
     // Store: out (req) acc, acc laid out contiguously in out's dim order.
     const Shape acc_out = contiguous_strides(out.shape);
     const NdIter<2> st(out.shape, {out.strides.data(), acc_out.data()});
-    HWY_ALIGN char buf[8 * kBlock];
+    HWY_ALIGN char buf[16 * kBlock];  // kBlock of the widest dtype (complex128)
     st.for_each_run(0, st.size(), [&](const Run<2>& run) {
       char* o = static_cast<char*>(out.dptr) + run.offset[0] * dtype_size(out.dtype);
       for (int64_t j = 0; j < run.length; j += kBlock) {
@@ -305,7 +308,7 @@ void reduce_typed(const ReduceArgs& a) {
 
 template <class R>
 void reduce(const ReduceArgs& a) {
-  with_compute_type(a.compute, "reduce", [&](auto c) { reduce_typed<R, decltype(c)>(a); });
+  with_any_compute_type(a.compute, "reduce", [&](auto c) { reduce_typed<R, decltype(c)>(a); });
 }
 
 // ---- argmax / argmin ----

@@ -93,8 +93,10 @@ bool binary_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
+// `types`: the functor's dtype categories (complex input without the complex category is a
+// TypeError at type inference).
 Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute compute,
-                    bool on_gpu) {
+                    bool on_gpu, unsigned types = kernel::kAllTypes) {
   std::string op_name = name;
   Op& op = OpRegistry::global()
                .register_op(name)
@@ -105,8 +107,12 @@ Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute
                .set_attr<FInferShape>("FInferShape", binary_shape)
                .set_attr<FInferType>(
                    "FInferType",
-                   [rule, op_name](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                   [rule, op_name, types](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
                      if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return false;
+                     if ((is_complex((*in)[0]) || is_complex((*in)[1])) &&
+                         !(types & kernel::kComplexTypes))
+                       type_error("[", op_name, "] does not take complex input; got ", (*in)[0],
+                                  " and ", (*in)[1]);
                      DType t = compute_type(op_name, rule, (*in)[0], (*in)[1]);
                      (*out)[0] = rule == BinaryType::kCompare ? DType::kBool : t;
                      return true;
@@ -278,7 +284,7 @@ FGradient composed(BinaryFormula formula) {
 #define NDX_BINARY(name, F, rule, doc)                                                          \
   register_binary(name, doc, BinaryType::rule,                                                  \
                   kernel::elementwise_fn(NDX_KERNEL(F), binary_compute_type<BinaryType::rule>), \
-                  NDX_KERNEL(F).gpu != nullptr)
+                  NDX_KERNEL(F).gpu != nullptr, NDX_KERNEL(F).types)
 
 kernel::ComputeTypeFn compute_of(BinaryType rule) {
   switch (rule) {
@@ -538,19 +544,36 @@ void register_more_binary() {
       .set_attr<FGradient>("FGradient", composed([](E g, E, E, E) {
                              return std::pair{g, make_node("_np_negative", {g})};
                            }));
+  // Gradients follow the conjugate Wirtinger convention (PyTorch's) for complex inputs:
+  // d(a b) gives g conj(b) and g conj(a), through _npi_multiply_conj (a * b for real dtypes).
   NDX_BINARY("_np_multiply", Multiply, kPromote, "x1 * x2, elementwise with broadcasting.")
-      .set_attr<FGradient>("FGradient", composed([](E g, E a, E b, E) {
-                             return std::pair{op2("_np_multiply", g, b), op2("_np_multiply", g, a)};
-                           }));
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E) {
+            return std::pair{op2("_npi_multiply_conj", g, b), op2("_npi_multiply_conj", g, a)};
+          }));
+  NDX_BINARY("_npi_multiply_conj", MultiplyConj, kFloat,
+             "x1 * conj(x2), elementwise (x1 * x2 for real dtypes): gradients' products.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E a, E b, E) {
+            return std::pair{op2("_np_multiply", g, b), op2("_npi_multiply_conj", a, g)};
+          }));
+  NDX_BINARY("_npi_divide_conj", DivideConj, kFloat,
+             "x1 / conj(x2), elementwise (x1 / x2 for real dtypes): gradients' quotients.")
+      .set_attr<FGradient>(
+          "FGradient", composed([](E g, E, E b, E y) {
+            return std::pair{op2("_np_true_divide", g, b),
+                             make_node("_np_negative", {op2("_npi_divide_conj",
+                                                            op2("_npi_multiply_conj", y, g), b)})};
+          }));
   NDX_BINARY("_np_true_divide", TrueDivide, kFloat,
              "x1 / x2, elementwise; integer inputs give the default float dtype.")
       .add_alias("_np_divide")
       .set_attr<FGradient>(
           "FGradient", composed([](E g, E, E b, E y) {
-            // d/da = g / b ; d/db = -g * a / b^2 = -(g * y) / b
-            return std::pair{
-                op2("_np_true_divide", g, b),
-                make_node("_np_negative", {op2("_np_true_divide", op2("_np_multiply", g, y), b)})};
+            // d/da = g / b ; d/db = -g * a / b^2 = -(g * y) / b (conjugated for complex)
+            return std::pair{op2("_npi_divide_conj", g, b),
+                             make_node("_np_negative", {op2("_npi_divide_conj",
+                                                            op2("_npi_multiply_conj", g, y), b)})};
           }));
   NDX_BINARY("_np_floor_divide", FloorDivide, kBoolToInt8,
              "x1 // x2, the floor of the quotient; integer division by zero gives 0.")

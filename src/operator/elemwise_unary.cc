@@ -35,6 +35,7 @@ enum class UnaryType {
   kBool,         // output is bool (logical_not)
   kIntegral,     // as kSame for integers and bool; floats are a TypeError (bitwise_not)
   kBoolToFloat,  // as kSame, bool -> the default float dtype (round)
+  kReal,         // as kSame for real dtypes, complex -> its float (absolute, real, imag, angle)
 };
 
 DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
@@ -53,26 +54,33 @@ DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
     case UnaryType::kBoolToFloat:
       return in == DType::kBool ? default_float_dtype() : in;
     case UnaryType::kIntegral:
-      if (is_float(in)) type_error("[", op, "] takes integer and boolean arrays, got ", in);
+      if (is_inexact(in)) type_error("[", op, "] takes integer and boolean arrays, got ", in);
       return in;
+    case UnaryType::kReal:
+      return real_dtype(in);
   }
   return in;
 }
 
-Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute compute,
-                   bool on_gpu) {
+// `types`: the functor's dtype categories; complex input to a functor without the complex
+// category is a TypeError here, before anything is allocated.
+Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute compute, bool on_gpu,
+                   unsigned types = kernel::kAllTypes) {
   Op& op = OpRegistry::global().register_op(name);
   std::string op_name = name;
   op.describe(doc)
       .set_num_inputs(1)
       .add_argument("x", "NDArray", "Input array.")
       .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
-      .set_attr<FInferType>("FInferType",
-                            [rule, op_name](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                              if ((*in)[0] == DType::kUnknown) return false;
-                              (*out)[0] = unary_out_type(op_name, rule, (*in)[0]);
-                              return true;
-                            })
+      .set_attr<FInferType>(
+          "FInferType",
+          [rule, op_name, types](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+            if ((*in)[0] == DType::kUnknown) return false;
+            if (is_complex((*in)[0]) && !(types & kernel::kComplexTypes))
+              type_error("[", op_name, "] does not take complex input; got ", (*in)[0]);
+            (*out)[0] = unary_out_type(op_name, rule, (*in)[0]);
+            return true;
+          })
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", compute);
@@ -81,7 +89,7 @@ Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute c
   return op;
 }
 Op& register_unary(const char* name, const char* doc, UnaryType rule, kernel::ElementwiseFn fn) {
-  return register_unary(name, doc, rule, kernel::elementwise_fn(fn), fn.gpu != nullptr);
+  return register_unary(name, doc, rule, kernel::elementwise_fn(fn), fn.gpu != nullptr, fn.types);
 }
 
 // An FCompute running fn with functor arguments made from the op's params.
@@ -195,6 +203,9 @@ Op& register_unary2(const char* name, const char* doc, kernel::ElementwiseFn f0,
 }
 
 // ---- gradients, composed of registered forward ops so they are differentiable again ----
+// They follow the conjugate Wirtinger convention (PyTorch's) for complex inputs: the gradient
+// of a holomorphic f is g * conj(f'(z)), so the formulas multiply and divide by the
+// derivative with _npi_multiply_conj / _npi_divide_conj (plain * and / for real dtypes).
 NodeEntry op1(const char* op, NodeEntry a) { return make_node(op, {std::move(a)}); }
 NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
   return make_node(op, {std::move(a), std::move(b)});
@@ -214,7 +225,7 @@ FGradient composed(NodeEntry (*formula)(NodeEntry g, NodeEntry x, NodeEntry y)) 
 
 // g / sqrt(s), g / s for a node s.
 NodeEntry over_sqrt(NodeEntry g, NodeEntry s) {
-  return op2("_np_true_divide", g, op1("_np_sqrt", s));
+  return op2("_npi_divide_conj", g, op1("_np_sqrt", s));
 }
 NodeEntry one_like(NodeEntry x) { return op1("_np_ones_like", x); }
 
@@ -226,14 +237,43 @@ NodeEntry one_like(NodeEntry x) { return op1("_np_ones_like", x); }
                         return formula;                                                 \
                       }))
 
+// i * g in like's dtype (0 for a real `like`): the gradient of imag and angle.
+void register_imag_unit_times() {
+  const kernel::ElementwiseFn fn = NDX_ELEMENTWISE(TimesI);
+  FCompute compute = [fn](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    kernel::apply(fn, {in[0]}, out[0], req[0], out[0].dtype);
+  };
+  Op& op = OpRegistry::global()
+               .register_op("_npi_imag_unit_times")
+               .describe("i * g with the dtype of `like` (0 where `like` is real).")
+               .set_num_inputs(2)
+               .add_argument("g", "NDArray", "The values to multiply by i.")
+               .add_argument("like", "NDArray", "The array whose dtype the result takes.")
+               .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
+               .set_attr<FInferType>("FInferType",
+                                     [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                                       if ((*in)[1] == DType::kUnknown) return false;
+                                       if (!is_inexact((*in)[1]))
+                                         type_error("[imag_unit_times] `like` must be a float ",
+                                                    "or complex array, got ", (*in)[1]);
+                                       (*out)[0] = (*in)[1];
+                                       return true;
+                                     })
+               .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<FGradient>("FGradient", MakeZeroGradNodes)
+               .set_attr<FCompute>("FCompute<cpu>", compute);
+  if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+}
+
 // The unary ops of NumPy's ufunc set beyond the ones above: rows only.
 void register_more_unary() {
   NDX_UNARY("_np_tan", Tan, kFloat, "Tangent, elementwise (radians).")
-      .NDX_GRAD(op2("_np_multiply", g, op2("_np_add", one_like(y), op1("_np_square", y))));
+      .NDX_GRAD(op2("_npi_multiply_conj", g, op2("_np_add", one_like(y), op1("_np_square", y))));
   NDX_UNARY("_np_sinh", Sinh, kFloat, "Hyperbolic sine, elementwise.")
-      .NDX_GRAD(op2("_np_multiply", g, op1("_np_cosh", x)));
+      .NDX_GRAD(op2("_npi_multiply_conj", g, op1("_np_cosh", x)));
   NDX_UNARY("_np_cosh", Cosh, kFloat, "Hyperbolic cosine, elementwise.")
-      .NDX_GRAD(op2("_np_multiply", g, op1("_np_sinh", x)));
+      .NDX_GRAD(op2("_npi_multiply_conj", g, op1("_np_sinh", x)));
   NDX_UNARY("_np_arcsin", Arcsin, kFloat, "Inverse sine, elementwise; NaN outside [-1, 1].")
       .add_alias("_np_asin")
       .NDX_GRAD(over_sqrt(g, op2("_np_subtract", one_like(x), op1("_np_square", x))));
@@ -243,7 +283,7 @@ void register_more_unary() {
                     over_sqrt(g, op2("_np_subtract", one_like(x), op1("_np_square", x)))));
   NDX_UNARY("_np_arctan", Arctan, kFloat, "Inverse tangent, elementwise.")
       .add_alias("_np_atan")
-      .NDX_GRAD(op2("_np_true_divide", g, op2("_np_add", one_like(x), op1("_np_square", x))));
+      .NDX_GRAD(op2("_npi_divide_conj", g, op2("_np_add", one_like(x), op1("_np_square", x))));
   NDX_UNARY("_np_arcsinh", Arcsinh, kFloat, "Inverse hyperbolic sine, elementwise.")
       .add_alias("_np_asinh")
       .NDX_GRAD(over_sqrt(g, op2("_np_add", op1("_np_square", x), one_like(x))));
@@ -252,22 +292,37 @@ void register_more_unary() {
       .NDX_GRAD(over_sqrt(g, op2("_np_subtract", op1("_np_square", x), one_like(x))));
   NDX_UNARY("_np_arctanh", Arctanh, kFloat, "Inverse hyperbolic tangent; NaN outside [-1, 1].")
       .add_alias("_np_atanh")
-      .NDX_GRAD(op2("_np_true_divide", g, op2("_np_subtract", one_like(x), op1("_np_square", x))));
+      .NDX_GRAD(op2("_npi_divide_conj", g, op2("_np_subtract", one_like(x), op1("_np_square", x))));
   NDX_UNARY("_np_exp2", Exp2, kFloat, "2 ** x, elementwise.")
-      .NDX_GRAD(op2("_np_multiply", g, scaled(y, "0.69314718055994531")));
+      .NDX_GRAD(op2("_npi_multiply_conj", g, scaled(y, "0.69314718055994531")));
   NDX_UNARY("_np_cbrt", Cbrt, kFloat, "Cube root, elementwise (negative for negative x).")
-      .NDX_GRAD(op2("_np_true_divide", g, scaled(op1("_np_square", y), "3")));
+      .NDX_GRAD(op2("_npi_divide_conj", g, scaled(op1("_np_square", y), "3")));
   NDX_UNARY("_np_sinc", Sinc, kFloat, "sin(pi x) / (pi x), elementwise; 1 at 0.")
       // (cos(pi x) - sinc(x)) / x, 0 at x = 0 (the denominator there is 1).
-      .NDX_GRAD(op2("_np_multiply", g,
+      .NDX_GRAD(op2("_npi_multiply_conj", g,
                     op2("_np_true_divide",
                         op2("_np_subtract", op1("_np_cos", scaled(x, "3.1415926535897932")), y),
                         op2("_np_add", x, op2("_np_equal", x, op1("_np_zeros_like", x))))));
+  // Complex parts. Gradients (conjugate Wirtinger): real -> g, imag -> i g, conj -> conj(g),
+  // angle -> i g z / |z|^2; each in the input's dtype.
+  NDX_UNARY("_np_real", RealPart, kReal, "The real part, elementwise (x itself for real x).")
+      .NDX_GRAD(op2("_np_add", g, op1("_np_zeros_like", x)));
+  NDX_UNARY("_np_imag", ImagPart, kReal, "The imaginary part, elementwise (0 for real x).")
+      .NDX_GRAD(op2("_npi_imag_unit_times", g, x));
+  NDX_UNARY("_np_conjugate", Conjugate, kSame, "The complex conjugate, elementwise.")
+      .add_alias("_np_conj")
+      .NDX_GRAD(op1("_np_conjugate", g));
+  NDX_UNARY("_np_angle", Angle, kReal, "The argument of z in radians (0 or pi for real x).")
+      .NDX_GRAD(op2("_npi_imag_unit_times",
+                    op2("_np_true_divide", op2("_np_multiply", g, x),
+                        op1("_np_square", op1("_np_absolute", x))),
+                    x));
+  register_imag_unit_times();
   NDX_UNARY("_np_positive", Positive, kSameNoBool, "+x: a copy of x, elementwise.")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseNone{"_np_positive"});
   NDX_UNARY("_np_reciprocal", Reciprocal, kBoolToInt8,
             "1 / x, elementwise; integers divide as integers (1 / 0 gives 0).")
-      .NDX_GRAD(op1("_np_negative", op2("_np_multiply", g, op1("_np_square", y))));
+      .NDX_GRAD(op1("_np_negative", op2("_npi_multiply_conj", g, op1("_np_square", y))));
   NDX_UNARY("_np_fabs", Absolute, kFloat, "Absolute value as a float, elementwise.")
       .NDX_GRAD(op2("_np_multiply", g, op1("_np_sign", x)));
   NDX_UNARY("_np_rint", Rint, kFloat, "Round to the nearest integer, halves to even.")
@@ -296,7 +351,7 @@ void register_more_unary() {
                  with_args<NanToNumParam>(NDX_ELEMENTWISE(NanToNum), nan_to_num_args),
                  NDX_ELEMENTWISE(NanToNum).gpu)
       .set_params<NanToNumParam>()
-      .NDX_GRAD(op2("_np_multiply", g, op1("_np_isfinite", x)));
+      .NDX_GRAD(op2("_npi_multiply_conj", g, op1("_np_isfinite", x)));
   for (auto [name, fn, doc] :
        {std::tuple{"_np_isnan", NDX_ELEMENTWISE(IsNan), "Whether x is NaN, elementwise."},
         std::tuple{"_np_isinf", NDX_ELEMENTWISE(IsInf), "Whether x is +inf or -inf."},
@@ -313,11 +368,11 @@ void register_more_unary() {
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   // npx: activations and special functions
   NDX_UNARY("_npx_relu6", Relu6, kSameNoBool, "min(max(x, 0), 6), elementwise.")
-      .NDX_GRAD(op2("_np_multiply", g,
+      .NDX_GRAD(op2("_npi_multiply_conj", g,
                     op2("_np_logical_and", op2("_np_greater", x, op1("_np_zeros_like", x)),
                         op2("_np_less", x, scaled(one_like(x), "6")))));
   NDX_UNARY("_npx_softsign", Softsign, kFloat, "x / (1 + |x|), elementwise.")
-      .NDX_GRAD(op2("_np_true_divide", g,
+      .NDX_GRAD(op2("_npi_divide_conj", g,
                     op1("_np_square", op2("_np_add", one_like(x), op1("_np_absolute", x)))));
   NDX_UNARY("_npx_silu", Silu, kFloat, "x * sigmoid(x) (swish), elementwise.").NDX_GRAD([&] {
     NodeEntry s = op1("_npx_sigmoid", x);  // s + x s (1 - s)
@@ -333,26 +388,26 @@ void register_more_unary() {
             op2("_np_add", one_like(x), op1("_npx_erf", scaled(x, "0.70710678118654752"))), "0.5");
         NodeEntry pdf =
             scaled(op1("_np_exp", scaled(op1("_np_square", x), "-0.5")), "0.39894228040143268");
-        return op2("_np_multiply", g, op2("_np_add", cdf, op2("_np_multiply", x, pdf)));
+        return op2("_npi_multiply_conj", g, op2("_np_add", cdf, op2("_np_multiply", x, pdf)));
       }());
   NDX_UNARY("_npx_mish", Mish, kFloat, "x * tanh(softplus(x)), elementwise.").NDX_GRAD([&] {
     // tanh(sp) + x (1 - tanh(sp)^2) sigmoid(x), sp = log(1 + e^x)
     NodeEntry t = op1("_np_tanh", op2("_np_logaddexp", x, op1("_np_zeros_like", x)));
     NodeEntry sech2 = op2("_np_subtract", one_like(t), op1("_np_square", t));
-    return op2("_np_multiply", g,
+    return op2("_npi_multiply_conj", g,
                op2("_np_add", t,
                    op2("_np_multiply", op2("_np_multiply", x, sech2), op1("_npx_sigmoid", x))));
   }());
   NDX_UNARY("_npx_gammaln", Gammaln, kFloat, "log|gamma(x)|, elementwise.")
-      .NDX_GRAD(op2("_np_multiply", g, op1("_npx_digamma", x)));
+      .NDX_GRAD(op2("_npi_multiply_conj", g, op1("_npx_digamma", x)));
   NDX_UNARY("_npx_gamma", Gamma, kFloat, "The gamma function, elementwise.")
-      .NDX_GRAD(op2("_np_multiply", g, op2("_np_multiply", y, op1("_npx_digamma", x))));
+      .NDX_GRAD(op2("_npi_multiply_conj", g, op2("_np_multiply", y, op1("_npx_digamma", x))));
   NDX_UNARY("_npx_digamma", Digamma, kFloat, "The digamma function (gammaln's derivative).")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_digamma"});
   register_backward2("_backward_digamma", "Backward of digamma: (ograd, x) -> ograd * trigamma(x).",
                      NDX_ELEMENTWISE(DigammaGrad));
   NDX_UNARY("_npx_erfinv", Erfinv, kFloat, "The inverse of erf on [-1, 1], elementwise.")
-      .NDX_GRAD(op2("_np_multiply", g,
+      .NDX_GRAD(op2("_npi_multiply_conj", g,
                     scaled(op1("_np_exp", op1("_np_square", y)), "0.88622692545275801")));
   register_unary2("_np_frexp", "Mantissa in [0.5, 1) and the exponent of 2: x = m * 2 ** e.",
                   NDX_ELEMENTWISE(FrexpMantissa), NDX_ELEMENTWISE(FrexpExponent), DType::kInt32)
@@ -372,7 +427,8 @@ void register_more_unary() {
 [[maybe_unused]] const bool registered = [] {
   NDX_UNARY("_np_negative", Negative, kSameNoBool, "Numerical negative, elementwise.")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseNone{"_np_negative"});
-  NDX_UNARY("_np_absolute", Absolute, kSame, "Absolute value, elementwise.")
+  NDX_UNARY("_np_absolute", ComplexAbsolute, kReal,
+            "Absolute value, elementwise; |z| (a float) for complex z.")
       .add_alias("_np_abs")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
                              return op2("_np_multiply", g, op1("_np_sign", x));
@@ -381,50 +437,51 @@ void register_more_unary() {
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   NDX_UNARY("_np_sqrt", Sqrt, kFloat, "Non-negative square root, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry, NodeEntry y) {
-                             return op2("_np_true_divide", g, op2("_np_add", y, y));  // g / 2y
+                             return op2("_npi_divide_conj", g, op2("_np_add", y, y));  // g / 2y
                            }));
   NDX_UNARY("_np_square", Square, kBoolToInt8, "Square, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
-                             return op2("_np_multiply", g, op2("_np_add", x, x));  // g * 2x
+                             return op2("_npi_multiply_conj", g, op2("_np_add", x, x));  // g * 2x
                            }));
   NDX_UNARY("_np_exp", Exp, kFloat, "Exponential, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry, NodeEntry y) {
-                             return op2("_np_multiply", g, y);
+                             return op2("_npi_multiply_conj", g, y);
                            }));
   NDX_UNARY("_np_log", Log, kFloat, "Natural logarithm, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
-                             return op2("_np_true_divide", g, x);
+                             return op2("_npi_divide_conj", g, x);
                            }));
   NDX_UNARY("_np_expm1", Expm1, kFloat, "exp(x) - 1, accurate near 0, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
-                             return op2("_np_multiply", g, op1("_np_exp", x));
+                             return op2("_npi_multiply_conj", g, op1("_np_exp", x));
                            }));
   NDX_UNARY("_np_log1p", Log1p, kFloat, "log(1 + x), accurate near 0, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
-                             return op2("_np_true_divide", g,
+                             return op2("_npi_divide_conj", g,
                                         op2("_np_add", op1("_np_ones_like", x), x));
                            }));
   NDX_UNARY("_np_log2", Log2, kFloat, "Base-2 logarithm, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
-                             return op2("_np_true_divide", g, scaled(x, "0.69314718055994531"));
+                             return op2("_npi_divide_conj", g, scaled(x, "0.69314718055994531"));
                            }));
   NDX_UNARY("_np_log10", Log10, kFloat, "Base-10 logarithm, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
-                             return op2("_np_true_divide", g, scaled(x, "2.3025850929940459"));
+                             return op2("_npi_divide_conj", g, scaled(x, "2.3025850929940459"));
                            }));
   NDX_UNARY("_np_sin", Sin, kFloat, "Sine, elementwise (radians).")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
-                             return op2("_np_multiply", g, op1("_np_cos", x));
+                             return op2("_npi_multiply_conj", g, op1("_np_cos", x));
                            }));
   NDX_UNARY("_np_cos", Cos, kFloat, "Cosine, elementwise (radians).")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry x, NodeEntry) {
-                             return op1("_np_negative", op2("_np_multiply", g, op1("_np_sin", x)));
+                             return op1("_np_negative",
+                                        op2("_npi_multiply_conj", g, op1("_np_sin", x)));
                            }));
   NDX_UNARY("_np_tanh", Tanh, kFloat, "Hyperbolic tangent, elementwise.")
       .set_attr<FGradient>("FGradient", composed([](NodeEntry g, NodeEntry, NodeEntry y) {
                              NodeEntry one_minus_y2 =
                                  op2("_np_subtract", op1("_np_ones_like", y), op1("_np_square", y));
-                             return op2("_np_multiply", g, one_minus_y2);
+                             return op2("_npi_multiply_conj", g, one_minus_y2);
                            }));
   NDX_UNARY("_np_floor", Floor, kSame, "Floor, elementwise; integers are returned unchanged.")
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
@@ -439,7 +496,7 @@ void register_more_unary() {
             NodeEntry e = op1("_np_exp", op1("_np_negative", op1("_np_square", x)));
             NodeEntry two_over_sqrt_pi =
                 make_node("_np_full_like", {x}, {{"fill_value", "1.1283791670955126"}});
-            return op2("_np_multiply", g, op2("_np_multiply", two_over_sqrt_pi, e));
+            return op2("_npi_multiply_conj", g, op2("_np_multiply", two_over_sqrt_pi, e));
           }));
   register_more_unary();
   return true;

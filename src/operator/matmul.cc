@@ -51,7 +51,7 @@ void gemm_batched(const T* A, const T* B, T* C, const std::vector<int64_t>& a_of
   const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
   const auto lda = static_cast<blasint>(ta ? n : k), ldb = static_cast<blasint>(tb ? k : m);
   const int64_t nm = n * m;
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) kernel::sync_blas_threads();
+  if constexpr (std::is_floating_point_v<T> || is_complex_v<T>) kernel::sync_blas_threads();
   for (size_t bi = 0; bi < a_off.size(); ++bi) {
     const T* a = A + a_off[bi];
     const T* b = B + b_off[bi];
@@ -69,6 +69,16 @@ void gemm_batched(const T* A, const T* B, T* C, const std::vector<int64_t>& a_of
       cblas_dgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
                   static_cast<blasint>(k), 1.0, a, lda, b, ldb, add ? 1.0 : 0.0, c,
                   static_cast<blasint>(m));
+    } else if constexpr (is_complex_v<T>) {  // cgemm / zgemm take alpha and beta by pointer
+      const T one(1), beta(add ? 1 : 0);
+      if constexpr (std::is_same_v<T, complex64>)
+        cblas_cgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
+                    static_cast<blasint>(k), &one, a, lda, b, ldb, &beta, c,
+                    static_cast<blasint>(m));
+      else
+        cblas_zgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
+                    static_cast<blasint>(k), &one, a, lda, b, ldb, &beta, c,
+                    static_cast<blasint>(m));
     } else if constexpr (std::is_same_v<T, bool>) {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < m; ++j) {
@@ -195,7 +205,7 @@ void matmul_arrays(const NDArray& a, const NDArray& b, const NDArray& out, DType
   if (out.device().is_gpu()) {
     gpu_gemm_batched(A, B, C, a_off, b_off, n, k, m, add);
   } else {
-    NDX_DTYPE_SWITCH(ct, T, {
+    NDX_DTYPE_SWITCH_COMPLEX(ct, T, {
       if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
         unsupported_dtype("matmul", ct);
       } else {
@@ -316,6 +326,9 @@ bool BackwardProductType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* o
     if ((*in)[i + 1] == DType::kBool)
       type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined; input ", i,
                  " is bool");
+    if (is_complex((*in)[i + 1]))
+      not_implemented("[", op_name(attrs), "] gradients of complex matrix products are not ",
+                      "implemented yet (input ", i, " is ", (*in)[i + 1], ")");
     assign_type(attrs, &(*out)[i], (*in)[i + 1], "output", i);
   }
   return true;

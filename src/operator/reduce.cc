@@ -160,7 +160,9 @@ void sum_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   // NumPy reduces in the result dtype (the input cast to it); integer means accumulate in
   // float64 and round once into the result.
   DType compute = out[0].dtype;
-  if (kind == SumKind::kMean && (!is_float(compute) || !is_float(in[0].dtype)))
+  if (kind == SumKind::kMean && is_complex(compute))
+    compute = DType::kComplex128;  // as float64 below: one rounding into complex64
+  else if (kind == SumKind::kMean && (!is_float(compute) || !is_float(in[0].dtype)))
     compute = DType::kFloat64;
   kernel::ReduceFn fn = kind == SumKind::kSum    ? NDX_REDUCER(SumReducer)
                         : kind == SumKind::kProd ? NDX_REDUCER(ProdReducer)

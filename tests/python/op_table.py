@@ -30,7 +30,8 @@ NUMERIC = INTS + FLOATS
 ALL_DTYPES = BOOL + NUMERIC
 
 # (rtol, atol) per result dtype; exact comparison for bool and integers.
-ELEMWISE_TOLS = {"float16": (2e-3, 1e-3), "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-14)}
+ELEMWISE_TOLS = {"float16": (2e-3, 1e-3), "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-14),
+                 "complex64": (1e-5, 1e-6), "complex128": (1e-12, 1e-14)}
 # Reductions and matmul accumulate in an order of their own.
 ACCUM_TOLS = {"float16": (1e-2, 5e-2), "float32": (1e-5, 1e-5), "float64": (1e-11, 1e-12)}
 
@@ -1541,8 +1542,7 @@ add(OpEntry(
     expected_dtype=lambda result, *_: result,  # the dtype asked for, whatever the input
     differentiable=True, grad_op="_npi_astype",
     grad_samples=shape_grad([("(2,3)->float64", [(2, 3)], {"dtype": "float64"})]),
-    # NumPy has complex dtypes; ndx does not (yet).
-    error_inputs=lambda: [ErrorInput((_f((2,)), "complex64"), {}, TypeError, "no-complex", None)]))
+    error_inputs=lambda: [ErrorInput((_f((2,)), "U5"), {}, TypeError, "str-dtype", None)]))
 add(OpEntry(
     "collapse_sum_like", ndx.nd._npi_collapse_sum_like, _collapse_ref, "shape", NUMERIC_DTYPES,
     pair_samples([
@@ -2484,6 +2484,126 @@ for _name, (_fn, _ref, _bad) in _RANDOM.items():
                     # NumPy's uniform says OverflowError for an infinite range; ndx a ValueError.
                     ErrorInput(b, {}, ValueError, "bad-parameter",
                                None if n in ("uniform", "permutation") else ValueError)]))
+
+# ------------------------------------------------------------- complex dtypes (issue 13)
+# Complex arithmetic and math through the existing ops are checked in test_complex.py (with
+# the Wirtinger gradients); here: the complex-part ops and the gradients' product helpers.
+COMPLEX = ("complex64", "complex128")
+
+
+def complex_arg(shape, dtype, rng, domain=Domain()):
+    """make_arg for complex dtypes: independent real and imaginary parts from `domain`."""
+    dt = onp.dtype(dtype)
+    if dt.kind != "c":
+        return make_arg(shape, dtype, rng, domain)
+    part = "float32" if dt == onp.complex64 else "float64"
+    return onp.asarray(make_arg(shape, part, rng, domain)
+                       + 1j * make_arg(shape, part, rng, domain)).astype(dt)
+
+
+def complex_samples(arity):
+    def make(dtype, rng, domains):
+        return [Sample(tuple(complex_arg(s, dtype, rng, domains[0]) for _ in range(arity)),
+                       name=f"shape{s}") for s in ELEMWISE_SHAPES]
+    return make
+
+
+def _numpy_dtype(np_dtype, arrays, kwargs, dtype):
+    """NumPy's result dtype as it is (real parts of complex input keep their precision)."""
+    return onp.dtype(np_dtype)
+
+
+def _imag_unit_times(g, like):
+    from ndx._registry import internal_function
+    return internal_function("_npi_imag_unit_times")(g, like)
+
+
+def _ref_imag_unit_times(g, like):
+    return 1j * g.astype(like.dtype) if like.dtype.kind == "c" else onp.zeros_like(g, like.dtype)
+
+
+def _float_grads(arity):
+    def samples(rng):
+        return [GradSample(tuple(rng.standard_normal((2, 3)) for _ in range(arity)), {}, "2x3")]
+    return samples
+
+
+for _name, _fn, _ref in (("real", np.real, onp.real), ("imag", np.imag, onp.imag),
+                         ("conjugate", np.conjugate, onp.conjugate),
+                         ("angle", np.angle, onp.angle)):
+    # real / imag / conjugate on real dtypes: their "unary" entries above.
+    add(OpEntry(_name if _name == "angle" else f"{_name}-complex", _fn, _ref, "complex",
+                COMPLEX + ("float32", "float64"),
+                complex_samples(1), differentiable=True, grad_op="_np_" + _name,
+                grad_samples=_float_grads(1), expected_dtype=_numpy_dtype))
+add(OpEntry("multiply_conj", lambda a, b: ndx._registry.internal_function(
+                "_npi_multiply_conj")(a, b), lambda a, b: a * onp.conj(b), "complex",
+            COMPLEX + ("float32", "float64"), complex_samples(2), differentiable=True,
+            grad_op="_npi_multiply_conj", grad_samples=_float_grads(2)))
+add(OpEntry("divide_conj", lambda a, b: ndx._registry.internal_function(
+                "_npi_divide_conj")(a, b), lambda a, b: a / onp.conj(b), "complex",
+            COMPLEX + ("float32", "float64"), complex_samples(2), domains=(Domain(0.5, 3.0),),
+            differentiable=True, grad_op="_npi_divide_conj", grad_samples=_float_grads(2)))
+add(OpEntry("imag_unit_times", _imag_unit_times, _ref_imag_unit_times, "complex",
+            COMPLEX + ("float32", "float64"), complex_samples(2),
+            expected_dtype=lambda r, arrays, kw, dt: onp.dtype(dt)))
+
+# ----------------------------------------------------------------------- np.fft (issue 13)
+# Forward values against NumPy's pocketfft here; the n-dimensional and Hermitian functions and
+# the Wirtinger gradients in test_fft.py (the numeric gradient of test_ops is real-valued).
+FFT_TOLS = {"complex64": (1e-4, 2e-4), "complex128": (1e-10, 1e-10), "float32": (1e-4, 2e-4),
+            "float64": (1e-10, 1e-10)}
+
+
+def _fft_dtype(np_dtype, arrays, kwargs, dtype):
+    """NumPy 2 keeps single precision; ndx's default float (float32) stands in for float64
+    where the input is an integer."""
+    wide = onp.dtype(dtype) in (onp.float64, onp.complex128)
+    if onp.dtype(np_dtype).kind == "c":
+        return onp.dtype(onp.complex128 if wide else onp.complex64)
+    return onp.dtype(onp.float64 if wide else onp.float32)
+
+
+def fft_samples(real_only=False, inverse_real=False):
+    def make(dtype, rng, domains):
+        if real_only and onp.dtype(dtype).kind == "c":
+            return []
+        arg = lambda shape: complex_arg(shape, dtype, rng)  # noqa: E731
+        out = [Sample((arg((8,)),), name="8"), Sample((arg((5,)),), name="odd-5"),
+               Sample((arg((1,)),), {"n": 1} if inverse_real else {}, name="1"),
+               Sample((arg((3, 12)),), {"axis": 0}, name="axis0"),
+               Sample((arg((2, 7, 4)),), {"axis": 1}, name="3d-axis1"),
+               Sample((arg((6,)),), {"n": 10}, name="pad"),
+               Sample((arg((9,)),), {"n": 4}, name="crop"),
+               Sample((arg((0, 6)),), name="empty-batch")]
+        for norm in ("backward", "ortho", "forward"):
+            out.append(Sample((arg((2, 6)),), {"norm": norm}, name=norm))
+        if inverse_real:
+            out.append(Sample((arg((7,)),), {"n": 11}, name="odd-n"))
+        else:
+            out.append(Sample((arg((1024,)),), name="1024"))
+        return out
+    return make
+
+
+def _fft_errors(name):
+    fn = getattr(np.fft, name)
+    ref = getattr(onp.fft, name)
+    assert callable(fn) and callable(ref)
+    errors = [ErrorInput((onp.ones(4),), {"n": 0}, ValueError, "n-0", ValueError),
+              ErrorInput((onp.ones(4),), {"norm": "bad"}, ValueError, "bad-norm", ValueError),
+              ErrorInput((onp.ones(4),), {"axis": 1}, IndexError, "axis", IndexError)]
+    if name == "rfft":
+        errors.append(ErrorInput((onp.ones(4, dtype=onp.complex64),), {}, TypeError, "complex",
+                                 TypeError))
+    return errors
+
+
+for _name in ("fft", "rfft", "irfft"):
+    add(OpEntry(_name, getattr(np.fft, _name), getattr(onp.fft, _name), "fft",
+                COMPLEX + ("float32", "float64") if _name != "rfft" else ("float32", "float64"),
+                fft_samples(_name == "rfft", _name == "irfft"), tols=dict(FFT_TOLS),
+                expected_dtype=_fft_dtype, error_inputs=lambda n=_name: _fft_errors(n)))
 
 # -------------------------------------------------------------------------------------- index
 ENTRY_BY_NAME = {e.name: e for e in ENTRIES}

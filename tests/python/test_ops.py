@@ -108,12 +108,13 @@ def assert_matches(got, ref, edt, entry, values=True):
         return
     g = got.asnumpy()
     assert g.dtype == edt and g.shape == ref.shape
-    if edt.kind == "f":
+    if edt.kind in "fc":
         rtol, atol = entry.tols[edt.name]
+        wide = onp.complex128 if edt.kind == "c" else onp.float64
         with onp.errstate(all="ignore"):
             want = ref.astype(edt)
-        onp.testing.assert_allclose(g.astype(onp.float64), want.astype(onp.float64), rtol=rtol,
-                                    atol=atol, equal_nan=entry.equal_nan)
+        onp.testing.assert_allclose(g.astype(wide), want.astype(wide), rtol=rtol, atol=atol,
+                                    equal_nan=entry.equal_nan)
     else:
         onp.testing.assert_array_equal(g, ref.astype(edt))
 
@@ -137,7 +138,8 @@ def sample_list(entry, dtype):
 
 # ------------------------------------------------------------------------ 1. forward vs NumPy
 def _forward_cases():
-    for e in T.entries("unary", "binary", "reduction", "shape", "matmul", "like", "search"):
+    for e in T.entries("unary", "binary", "reduction", "shape", "matmul", "like", "search",
+                       "complex", "fft"):
         for dt in e.dtypes:
             for s in sample_list(e, dt):
                 yield pytest.param(e, dt, s, id=f"{e.name}-{dt}-{s.name}")

@@ -185,7 +185,7 @@ def test_dtype_spellings_in_op_params(spelling, want):
 
 def test_unknown_or_foreign_dtype_is_a_type_error():
     x = np.ones((2,))
-    for bad in ("f3", "float99", ">f4", "complex64"):
+    for bad in ("f3", "float99", ">f4", "U5"):
         with pytest.raises(TypeError):
             np.sum(x, dtype=bad)
 

@@ -6,6 +6,8 @@ import operator as _operator
 import numpy as _onp
 from numpy import (  # noqa: F401
     bool_,
+    complex64,
+    complex128,
     float16,
     float32,
     float64,
@@ -120,6 +122,8 @@ def _array_from_host(object, dtype):
         src = _onp.asarray(object)
         if dtype is None and src.dtype == _onp.float64:
             src = src.astype(_default_float())
+        elif dtype is None and src.dtype == _onp.complex128 and _default_float() != "float64":
+            src = src.astype(_onp.complex64)  # Python complex follows the default float too
     if src.dtype.kind == "O":
         raise TypeError(f"[array] cannot make an ndarray from objects of type {type(object)}")
     if dtype is not None and dtype != bfloat16:
@@ -171,6 +175,9 @@ def _full_py(shape, fill_value, dtype=None, device=None):
             dtype = "bool"
         elif isinstance(fill_value, (int, _onp.integer)):
             dtype = "int64"
+    if isinstance(fill_value, (complex, _onp.complexfloating)):
+        value = _array_py(complex(fill_value), dtype=dtype)  # a real dtype keeps the real part
+        return zeros(shape, value.dtype, device) + value
     return _ffi_full(shape, fill_value, dtype, device)
 
 
@@ -425,19 +432,31 @@ def clip(a, a_min=None, a_max=None, out=None):
     return r.copy() if r is a else r
 
 
+_real_op, _imag_op, _conj_op, _angle_op = (globals()[n] for n in (
+    "real", "imag", "conjugate", "angle"))  # the ops; the functions below wrap them
+
+
+def _is_complex(x):
+    return x.dtype in (complex64, complex128)
+
+
 def real(val):
-    """The real part: the array itself for real dtypes (ndx has no complex dtypes yet)."""
-    return val if isinstance(val, ndarray) else asarray(val)
+    """The real part (a float array) of complex val; val itself for real dtypes, as NumPy."""
+    val = val if isinstance(val, ndarray) else asarray(val)
+    return _real_op(val) if _is_complex(val) else val
 
 
 def imag(val):
-    """The imaginary part: zeros of val's shape and dtype for real dtypes."""
-    return _zeros_like(val if isinstance(val, ndarray) else asarray(val))
+    """The imaginary part of complex val; zeros of val's shape and dtype for real dtypes."""
+    val = val if isinstance(val, ndarray) else asarray(val)
+    return _imag_op(val) if _is_complex(val) else _zeros_like(val)
 
 
 def conjugate(x, out=None):
-    """The complex conjugate: a copy of x for real dtypes (bool becomes int8, as NumPy's)."""
+    """The complex conjugate; a copy of x for real dtypes (bool becomes int8, as NumPy's)."""
     x = x if isinstance(x, ndarray) else asarray(x)
+    if _is_complex(x):
+        return _conj_op(x, out=out)
     if out is None:
         return x.astype("int8") if x.dtype == bool_ else x.copy()
     out[...] = x
@@ -445,6 +464,46 @@ def conjugate(x, out=None):
 
 
 conj = conjugate
+
+
+def angle(z, deg=False):
+    """The counterclockwise angle from the positive real axis, in radians (degrees with
+    deg=True); 0 or pi for real input."""
+    z = z if isinstance(z, ndarray) else asarray(z)
+    a = _angle_op(z)
+    return a * (180.0 / _onp.pi) if deg else a
+
+
+def iscomplexobj(x):
+    """Whether x has a complex dtype (whatever its values)."""
+    return _onp.dtype(getattr(x, "dtype", None) or asarray(x).dtype).kind == "c"
+
+
+def isrealobj(x):
+    """Whether x does not have a complex dtype."""
+    return not iscomplexobj(x)
+
+
+def iscomplex(x):
+    """Elementwise: whether the imaginary part is nonzero (False for real dtypes)."""
+    x = x if isinstance(x, ndarray) else asarray(x)
+    return imag(x) != 0
+
+
+def isreal(x):
+    """Elementwise: whether the imaginary part is zero (True for real dtypes)."""
+    x = x if isinstance(x, ndarray) else asarray(x)
+    return imag(x) == 0
+
+
+def real_if_close(a, tol=100):
+    """The real part when every imaginary part is within tol machine epsilons of 0."""
+    a = a if isinstance(a, ndarray) else asarray(a)
+    if not _is_complex(a):
+        return a
+    eps = _onp.finfo(_onp.float32 if a.dtype == complex64 else _onp.float64).eps
+    limit = tol * eps if tol > 1 else tol
+    return real(a) if bool((abs(imag(a)) <= limit).all()) else a
 
 
 def _method(fn):
@@ -497,7 +556,7 @@ def _deepcopy(self, memo):
 
 
 def _complex(self):
-    return complex(float(self))
+    return complex(self.item()) if self.size == 1 else complex(float(self))
 
 
 def _sort_in_place(self, axis=-1, kind=None, stable=None):
@@ -591,6 +650,8 @@ ndarray.__contains__ = _contains
 ndarray.__copy__ = ndarray.copy
 ndarray.__deepcopy__ = _deepcopy
 ndarray.__complex__ = _complex
+ndarray.real = property(real, doc="The real part (the array itself for real dtypes).")
+ndarray.imag = property(imag, doc="The imaginary part (zeros for real dtypes).")
 ndarray.__array_priority__ = 1000.0  # NumPy defers binary operators to ndx arrays
 ndarray.partition = _partition_in_place
 ndarray.resize = _resize_in_place
@@ -603,7 +664,7 @@ ndarray.squeeze = lambda self, axis=None: squeeze(self, axis)
 ndarray.swapaxes = lambda self, axis1, axis2: swapaxes(self, axis1, axis2)
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
 
-from . import linalg, random  # noqa: E402, F401
+from . import fft, linalg, random  # noqa: E402, F401
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)
 

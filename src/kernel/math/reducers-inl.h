@@ -9,6 +9,7 @@
 #endif
 
 struct SumReducer {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class C>
   static NDX_HD C identity() {
     return C(0);
@@ -21,7 +22,7 @@ struct SumReducer {
 
 // A sum divided by the count (0 / 0 gives NaN, as NumPy's mean of nothing).
 struct MeanReducer : SumReducer {
-  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr unsigned kTypes = kInexactTypes;
   template <class A>
   NDX_HD A finalize(A acc, int64_t count) const {
     return acc / A(count);
@@ -29,6 +30,7 @@ struct MeanReducer : SumReducer {
 };
 
 struct ProdReducer {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class C>
   static NDX_HD C identity() {
     return C(1);

@@ -10,29 +10,54 @@
 #endif
 
 struct Add {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     return add(a, b);  // or for bool
   }
 };
 struct Subtract {
-  static constexpr unsigned kTypes = kNumericTypes;
+  static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     return sub(a, b);
   }
 };
 struct Multiply {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     return mul(a, b);  // and for bool
   }
 };
 struct TrueDivide {
-  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr unsigned kTypes = kInexactTypes;
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     return a / b;
+  }
+};
+// a * conj(b) and a / conj(b): the products gradients are made of under the conjugate
+// Wirtinger convention (PyTorch's): grad = g * conj(f'(z)). For real dtypes they are a * b
+// and a / b, at the same speed.
+struct MultiplyConj {
+  static constexpr unsigned kTypes = kInexactTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    if constexpr (is_complex_v<T>)
+      return a * std::conj(b);
+    else
+      return a * b;
+  }
+};
+struct DivideConj {
+  static constexpr unsigned kTypes = kInexactTypes;
+  template <class T>
+  NDX_HD T operator()(T a, T b) const {
+    if constexpr (is_complex_v<T>)
+      return a / std::conj(b);
+    else
+      return a / b;
   }
 };
 // NumPy's npy_divmod for floats: the floor of the exact quotient, consistent with mod.
@@ -94,11 +119,14 @@ struct Mod {
 // Integers: exponentiation by squaring, wrapping. Negative exponents are rejected by the op
 // before the kernel runs (they would give 0 here).
 struct Power {
-  static constexpr unsigned kTypes = kNumericTypes;
+  static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;
   static constexpr bool kScalarOnly = true;
   template <class T>
   NDX_HD T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_complex_v<T>) {
+      if (b == T(0)) return T(1);  // C's cpow(0, 0) is NaN in some libms; NumPy gives 1
+      return std::pow(a, b);
+    } else if constexpr (std::is_floating_point_v<T>) {
       return pow(a, b);
     } else {
       if constexpr (std::is_signed_v<T>) {
@@ -134,8 +162,20 @@ struct Minimum {
       return a op b;                         \
     }                                        \
   };
-NDX_COMPARE_(Equal, ==)
-NDX_COMPARE_(NotEqual, !=)
+struct Equal {
+  static constexpr unsigned kTypes = kAllWithComplex;
+  template <class T>
+  NDX_HD bool operator()(T a, T b) const {
+    return a == b;
+  }
+};
+struct NotEqual {
+  static constexpr unsigned kTypes = kAllWithComplex;
+  template <class T>
+  NDX_HD bool operator()(T a, T b) const {
+    return a != b;
+  }
+};
 NDX_COMPARE_(Less, <)
 NDX_COMPARE_(LessEqual, <=)
 NDX_COMPARE_(Greater, >)

@@ -9,7 +9,7 @@
 
 // g / n: the backward of mean (n is FunctorArgs::a).
 struct DivideBy {
-  static constexpr unsigned kTypes = kNumericTypes;
+  static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;
   double n = 1;
   DivideBy() = default;
   explicit DivideBy(const FunctorArgs& a) : n(a.a) {}

@@ -9,7 +9,7 @@
 #endif
 
 struct Negative {
-  static constexpr unsigned kTypes = kNumericTypes;
+  static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;
   template <class T>
   NDX_HD T operator()(T x) const {
     return neg(x);
@@ -24,19 +24,85 @@ struct Absolute {
       return abs(x);
   }
 };
-// -1, 0 or 1; NaN stays NaN, and -0.0 gives 0.0 as in NumPy.
-struct Sign {
-  static constexpr unsigned kTypes = kNumericTypes;
+// |z| of a complex z (hypot of its parts, real result); |x| of real x.
+struct ComplexAbsolute {
+  static constexpr unsigned kTypes = kAllWithComplex;
+  template <class T>
+  NDX_HD auto operator()(T x) const {
+    if constexpr (is_complex_v<T>)
+      return std::abs(x);
+    else
+      return Absolute{}(x);
+  }
+};
+// The parts of complex numbers; for real x, real(x) = x and imag(x) = 0.
+struct RealPart {
+  static constexpr unsigned kTypes = kAllWithComplex;
+  template <class T>
+  NDX_HD auto operator()(T x) const {
+    if constexpr (is_complex_v<T>)
+      return x.real();
+    else
+      return x;
+  }
+};
+struct ImagPart {
+  static constexpr unsigned kTypes = kAllWithComplex;
+  template <class T>
+  NDX_HD auto operator()(T x) const {
+    if constexpr (is_complex_v<T>)
+      return x.imag();
+    else
+      return T(0);
+  }
+};
+struct Conjugate {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>)
+    if constexpr (is_complex_v<T>)
+      return std::conj(x);
+    else
+      return x;
+  }
+};
+// The argument of z in radians (atan2 of its parts); 0 or pi for real x.
+struct Angle {
+  static constexpr unsigned kTypes = kInexactTypes;
+  template <class T>
+  NDX_HD auto operator()(T x) const {
+    if constexpr (is_complex_v<T>)
+      return std::arg(x);
+    else
+      return atan2(T(0), x);
+  }
+};
+// i * x for complex x; 0 for real x (the gradient of imag, whose input was real then).
+struct TimesI {
+  static constexpr unsigned kTypes = kInexactTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    if constexpr (is_complex_v<T>)
+      return T(-x.imag(), x.real());
+    else
+      return T(0);
+  }
+};
+// -1, 0 or 1; NaN stays NaN, and -0.0 gives 0.0 as in NumPy.
+struct Sign {
+  static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    if constexpr (is_complex_v<T>)  // NumPy 2: z / |z|, 0 at 0
+      return x == T(0) ? T(0) : x / std::abs(x);
+    else if constexpr (std::is_unsigned_v<T>)
       return x > T(0) ? T(1) : T(0);
     else
       return select(x > T(0), T(1), select(x < T(0), T(-1), select(x == T(0), T(0), x)));
   }
 };
 struct Square {
-  static constexpr unsigned kTypes = kNumericTypes;
+  static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;
   template <class T>
   NDX_HD T operator()(T x) const {
     return mul(x, x);
@@ -76,29 +142,39 @@ struct LogicalNot {
       return fn(x);                                 \
     }                                               \
   };
-NDX_FLOAT_UNARY_(Sqrt, sqrt)
-NDX_FLOAT_UNARY_(Exp, exp)
-NDX_FLOAT_UNARY_(Log, log)
+// The same for functions <complex> also defines (C99's branch cuts, as NumPy's).
+#define NDX_INEXACT_UNARY_(Name, fn)                  \
+  struct Name {                                       \
+    static constexpr unsigned kTypes = kInexactTypes; \
+    template <class T>                                \
+    NDX_HD T operator()(T x) const {                  \
+      return fn(x);                                   \
+    }                                                 \
+  };
+NDX_INEXACT_UNARY_(Sqrt, sqrt)
+NDX_INEXACT_UNARY_(Exp, exp)
+NDX_INEXACT_UNARY_(Log, log)
 NDX_FLOAT_UNARY_(Expm1, expm1)
 NDX_FLOAT_UNARY_(Log1p, log1p)
 NDX_FLOAT_UNARY_(Log2, log2)
-NDX_FLOAT_UNARY_(Log10, log10)
-NDX_FLOAT_UNARY_(Sin, sin)
-NDX_FLOAT_UNARY_(Cos, cos)
-NDX_FLOAT_UNARY_(Tanh, tanh)
+NDX_INEXACT_UNARY_(Log10, log10)
+NDX_INEXACT_UNARY_(Sin, sin)
+NDX_INEXACT_UNARY_(Cos, cos)
+NDX_INEXACT_UNARY_(Tanh, tanh)
 NDX_FLOAT_UNARY_(Erf, erf)
-NDX_FLOAT_UNARY_(Arcsin, asin)
-NDX_FLOAT_UNARY_(Arccos, acos)
-NDX_FLOAT_UNARY_(Arctan, atan)
-NDX_FLOAT_UNARY_(Arcsinh, asinh)
-NDX_FLOAT_UNARY_(Arccosh, acosh)
-NDX_FLOAT_UNARY_(Arctanh, atanh)
-NDX_FLOAT_UNARY_(Sinh, sinh)
-NDX_FLOAT_UNARY_(Tan, tan)
-NDX_FLOAT_UNARY_(Cosh, cosh)
+NDX_INEXACT_UNARY_(Arcsin, asin)
+NDX_INEXACT_UNARY_(Arccos, acos)
+NDX_INEXACT_UNARY_(Arctan, atan)
+NDX_INEXACT_UNARY_(Arcsinh, asinh)
+NDX_INEXACT_UNARY_(Arccosh, acosh)
+NDX_INEXACT_UNARY_(Arctanh, atanh)
+NDX_INEXACT_UNARY_(Sinh, sinh)
+NDX_INEXACT_UNARY_(Tan, tan)
+NDX_INEXACT_UNARY_(Cosh, cosh)
 NDX_FLOAT_UNARY_(Cbrt, cbrt)
 NDX_FLOAT_UNARY_(Exp2, exp2)
 #undef NDX_FLOAT_UNARY_
+#undef NDX_INEXACT_UNARY_
 
 // x * c for a constant of the functor's arguments (deg2rad, rad2deg).
 struct Scale {
@@ -120,7 +196,7 @@ struct Sinc {
   }
 };
 struct Positive {
-  static constexpr unsigned kTypes = kNumericTypes;
+  static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;
   template <class T>
   NDX_HD T operator()(T x) const {
     return x;
@@ -129,6 +205,7 @@ struct Positive {
 // 1 / x; integers divide as C does (1 / 0 gives 0, as NumPy's int8 loop; NumPy leaves the
 // wider types' 1 / 0 undefined).
 struct Reciprocal {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD T operator()(T x) const {
     if constexpr (std::is_same_v<T, bool>)
@@ -182,22 +259,35 @@ struct Round {
   }
 };
 // Bool predicates of floats (false for integers and bool).
+// Complex: NaN when either part is, infinite when either part is, finite when both are.
 struct IsNan {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD bool operator()(T x) const {
-    return is_nan(x);
+    if constexpr (is_complex_v<T>)
+      return is_nan(x.real()) || is_nan(x.imag());
+    else
+      return is_nan(x);
   }
 };
 struct IsInf {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD bool operator()(T x) const {
-    return is_inf(x);
+    if constexpr (is_complex_v<T>)
+      return is_inf(x.real()) || is_inf(x.imag());
+    else
+      return is_inf(x);
   }
 };
 struct IsFinite {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD bool operator()(T x) const {
-    return !is_nan(x) && !is_inf(x);
+    if constexpr (is_complex_v<T>)
+      return IsFinite{}(x.real()) && IsFinite{}(x.imag());
+    else
+      return !is_nan(x) && !is_inf(x);
   }
 };
 struct IsPosInf {

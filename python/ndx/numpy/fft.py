@@ -1,0 +1,219 @@
+"""np.fft: NumPy's discrete Fourier transforms over ndx arrays.
+
+fft / ifft, rfft and irfft along one axis are C++ ops on KISS FFT (src/operator/fft.cc), with
+gradients; the n-dimensional, Hermitian and helper functions compose them here. Results are
+complex64 for float32 (and integer, bool) input, complex128 for float64: NumPy 2 keeps the
+input's precision the same way, with ndx's default float dtype standing in for float64.
+"""
+import builtins as _builtins
+import operator as _operator
+
+import numpy as _onp
+
+from .._registry import internal_function as _internal_function
+
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+           "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_NORMS = (None, "backward", "ortho", "forward")
+_SWAPPED = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def _np():
+    from .. import numpy as np  # the package imports this module while it is being built
+    return np
+
+
+def _array(a):
+    np = _np()
+    return a if isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def _check_norm(norm, fn):
+    if norm not in _NORMS:
+        raise ValueError(f'[{fn}] Invalid norm value {norm!r}; should be "backward", "ortho" '
+                         'or "forward".')
+    return norm
+
+
+def _n(n, fn):
+    if n is None:
+        return None
+    n = _operator.index(n)
+    if n < 1:
+        raise ValueError(f"[{fn}] Invalid number of FFT data points ({n}) specified.")
+    return n
+
+
+def _c2c(a, n, axis, norm, inverse, fn):
+    op = _internal_function("_npi_fft")
+    return op(_array(a), n=_n(n, fn), axis=_operator.index(axis), norm=_check_norm(norm, fn),
+              inverse=inverse)
+
+
+def fft(a, n=None, axis=-1, norm=None):
+    """The one-dimensional discrete Fourier transform along `axis` (n crops or zero-pads)."""
+    return _c2c(a, n, axis, norm, False, "fft")
+
+
+def ifft(a, n=None, axis=-1, norm=None):
+    """The inverse of fft: ifft(fft(a)) == a."""
+    return _c2c(a, n, axis, norm, True, "ifft")
+
+
+def rfft(a, n=None, axis=-1, norm=None):
+    """The DFT of real input: the n // 2 + 1 non-negative frequency terms."""
+    op = _internal_function("_npi_rfft")
+    return op(_array(a), n=_n(n, "rfft"), axis=_operator.index(axis),
+              norm=_check_norm(norm, "rfft"))
+
+
+def irfft(a, n=None, axis=-1, norm=None):
+    """The inverse of rfft: n real values (2 * (m - 1) by default) from m frequency terms."""
+    op = _internal_function("_npi_irfft")
+    return op(_array(a), n=_n(n, "irfft"), axis=_operator.index(axis),
+              norm=_check_norm(norm, "irfft"))
+
+
+def hfft(a, n=None, axis=-1, norm=None):
+    """The FFT of a signal with Hermitian symmetry (real spectrum): irfft of conj(a) scaled
+    the other way."""
+    _check_norm(norm, "hfft")
+    return irfft(_np().conjugate(_array(a)), n, axis, _SWAPPED[norm])
+
+
+def ihfft(a, n=None, axis=-1, norm=None):
+    """The inverse of hfft: conj(rfft(a)) scaled the other way."""
+    _check_norm(norm, "ihfft")
+    return _np().conjugate(rfft(a, n, axis, _SWAPPED[norm]))
+
+
+def _axes_and_sizes(a, s, axes, fn):
+    """NumPy's rules for s and axes: both given with equal lengths, or s alone (the last
+    len(s) axes), or axes alone (their lengths), or neither (every axis)."""
+    if s is not None and not isinstance(s, (list, tuple)):
+        s = (s,)
+    if axes is not None and not isinstance(axes, (list, tuple)):
+        axes = (axes,)
+    if axes is None:
+        axes = (tuple(range(-len(s), 0)) if s is not None else tuple(range(a.ndim)))
+    axes = tuple(_operator.index(x) for x in axes)
+    if s is None:
+        s = tuple(a.shape[x] for x in axes)
+    if len(s) != len(axes):
+        raise ValueError(f"[{fn}] Shape and axes have different lengths: {len(s)} and "
+                         f"{len(axes)}.")
+    for x in axes:
+        if not -a.ndim <= x < a.ndim:
+            raise IndexError(f"[{fn}] axis {x} is out of bounds for array of dimension {a.ndim}")
+    return tuple(s), axes
+
+
+def _c2c_n(a, s, axes, norm, inverse, fn):
+    a = _array(a)
+    s, axes = _axes_and_sizes(a, s, axes, fn)
+    if not axes:
+        return a.astype(_onp.result_type(a.dtype, _onp.complex64)) if a.ndim == 0 else a
+    for n, axis in _builtins.reversed(list(zip(s, axes))):
+        a = _c2c(a, n, axis, norm, inverse, fn)
+    return a
+
+
+def fftn(a, s=None, axes=None, norm=None):
+    """The n-dimensional DFT over `axes` (every axis by default), one axis at a time."""
+    return _c2c_n(a, s, axes, norm, False, "fftn")
+
+
+def ifftn(a, s=None, axes=None, norm=None):
+    """The inverse of fftn."""
+    return _c2c_n(a, s, axes, norm, True, "ifftn")
+
+
+def fft2(a, s=None, axes=(-2, -1), norm=None):
+    """The two-dimensional DFT over the last two axes."""
+    return _c2c_n(a, s, axes, norm, False, "fft2")
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm=None):
+    """The inverse of fft2."""
+    return _c2c_n(a, s, axes, norm, True, "ifft2")
+
+
+def rfftn(a, s=None, axes=None, norm=None):
+    """The n-dimensional DFT of real input: rfft over the last axis, fft over the others."""
+    a = _array(a)
+    s, axes = _axes_and_sizes(a, s, axes, "rfftn")
+    if not axes:
+        raise ValueError("[rfftn] at least one axis must be transformed")
+    a = rfft(a, s[-1], axes[-1], norm)
+    for n, axis in _builtins.reversed(list(zip(s[:-1], axes[:-1]))):
+        a = _c2c(a, n, axis, norm, False, "rfftn")
+    return a
+
+
+def irfftn(a, s=None, axes=None, norm=None):
+    """The inverse of rfftn: ifft over all axes but the last, irfft over the last (its output
+    length s[-1], by default 2 * (m - 1))."""
+    a = _array(a)
+    if s is None:
+        _, axes = _axes_and_sizes(a, None, axes, "irfftn")
+        s = tuple(a.shape[x] for x in axes[:-1]) + (2 * (a.shape[axes[-1]] - 1),)
+    s, axes = _axes_and_sizes(a, s, axes, "irfftn")
+    if not axes:
+        raise ValueError("[irfftn] at least one axis must be transformed")
+    for n, axis in zip(s[:-1], axes[:-1]):
+        a = _c2c(a, n, axis, norm, True, "irfftn")
+    return irfft(a, s[-1], axes[-1], norm)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None):
+    """rfftn over the last two axes."""
+    return rfftn(a, s, axes, norm)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None):
+    """irfftn over the last two axes."""
+    return irfftn(a, s, axes, norm)
+
+
+def fftfreq(n, d=1.0, device=None, dtype=None):
+    """The sample frequencies of an n-point DFT with sample spacing d: [0, 1, ..., n//2 - 1,
+    -(n//2), ..., -1] / (d n) for even n (odd n likewise)."""
+    n = _operator.index(n)
+    if n < 1:
+        raise ValueError(f"[fftfreq] n must be a positive integer, got {n}")
+    np = _np()
+    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1, dtype="int64"),
+                        np.arange(-(n // 2), 0, dtype="int64")])
+    return (k * (1.0 / (n * d))).astype(np.float32 if dtype is None else dtype)
+
+
+def rfftfreq(n, d=1.0, device=None, dtype=None):
+    """The sample frequencies of rfft: [0, 1, ..., n // 2] / (d n)."""
+    n = _operator.index(n)
+    if n < 1:
+        raise ValueError(f"[rfftfreq] n must be a positive integer, got {n}")
+    np = _np()
+    k = np.arange(0, n // 2 + 1, dtype="int64")
+    return (k * (1.0 / (n * d))).astype(np.float32 if dtype is None else dtype)
+
+
+def _shift(x, axes, sign):
+    np = _np()
+    x = _array(x)
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    elif not isinstance(axes, (list, tuple)):
+        axes = (axes,)
+    shifts = tuple(sign * (x.shape[a] // 2) if sign > 0 else -(x.shape[a] // 2) for a in axes)
+    return np.roll(x, shifts, axes) if axes else x
+
+
+def fftshift(x, axes=None):
+    """The zero frequency moved to the centre: a roll by n // 2 along each axis."""
+    return _shift(x, axes, 1)
+
+
+def ifftshift(x, axes=None):
+    """The inverse of fftshift: a roll by -(n // 2) along each axis."""
+    return _shift(x, axes, -1)

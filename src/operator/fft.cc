@@ -1,0 +1,376 @@
+// np.fft's transforms along one axis, registered as _npi_fft (complex to complex, forward or
+// inverse), _npi_rfft (real to the n // 2 + 1 non-negative frequencies) and _npi_irfft (their
+// inverse, real output), on KISS FFT (Debian's libkissfft-dev, BSD-3-Clause: its header-only
+// C++ template kissfft<T>, so float32 transforms run in float and float64 in double). The other
+// np.fft names (fft2, fftn, rfftn, hfft, ...) compose these in python/ndx/numpy/fft.py.
+//
+// `n` crops or zero-pads the input along the axis before the transform; `norm` scales as
+// NumPy's: "backward" (default) 1/n on the inverse, "ortho" 1/sqrt(n) both ways, "forward" 1/n
+// on the forward transform. Lines along the axis run in parallel, each thread with its own
+// plans (KISS FFT's generic radix keeps scratch space in the plan).
+//
+// Gradients follow the conjugate Wirtinger convention (PyTorch's): every transform is linear,
+// so the gradient is the adjoint map applied to the output gradient, run by the backward ops
+// below with the same line engine (a real input takes the real part).
+#include <kissfft/kissfft.hh>
+
+#include <cmath>
+#include <complex>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel/blob.h"
+#include "kernel/cast.h"
+#include "kernel/parallel.h"
+#include "ndx/graph.h"
+#include "ndx/op_util.h"
+
+namespace ndx {
+namespace {
+
+struct FFTParam {
+  std::optional<int64_t> n;
+  int64_t axis = -1;
+  std::optional<std::string> norm;
+  bool inverse = false;
+  static void declare(ParamDecl<FFTParam>& d) {
+    d.field("n", &FFTParam::n)
+        .set_default(std::nullopt)
+        .describe("Length of the transform along the axis: the input is cropped or zero-padded.");
+    d.field("axis", &FFTParam::axis).set_default(int64_t{-1}).describe("The axis to transform.");
+    d.field("norm", &FFTParam::norm)
+        .set_default(std::nullopt)
+        .describe("'backward' (None), 'ortho' or 'forward': which direction is scaled.");
+    d.field("inverse", &FFTParam::inverse)
+        .set_default(false)
+        .describe("The inverse transform (ifft) instead of the forward one (_npi_fft only).");
+  }
+};
+
+enum class Kind { kComplex, kReal, kInverseReal };  // fft / ifft, rfft, irfft
+
+const char* kind_name(Kind k, bool inverse) {
+  return k == Kind::kReal ? "rfft" : k == Kind::kInverseReal ? "irfft" : inverse ? "ifft" : "fft";
+}
+
+// The scale of a transform of length n: NumPy's norm modes.
+double norm_scale(const std::optional<std::string>& norm, int64_t n, bool inverse, const char* op) {
+  const std::string mode = norm.value_or("backward");
+  const double dn = static_cast<double>(n);
+  if (mode == "backward") return inverse ? 1.0 / dn : 1.0;
+  if (mode == "ortho") return 1.0 / std::sqrt(dn);
+  if (mode == "forward") return inverse ? 1.0 : 1.0 / dn;
+  value_error("[", op, "] Invalid norm value ", mode,
+              "; should be \"backward\", \"ortho\" or \"forward\".");
+}
+
+// The axis (normalized), its input length and the transform length n.
+struct Geometry {
+  int axis = 0;
+  int64_t len = 0, n = 0;
+};
+
+Geometry geometry(const FFTParam& p, const Shape& in, Kind kind, const char* op) {
+  if (in.ndim() == 0) value_error("[", op, "] the input must have at least one dimension");
+  Geometry g;
+  g.axis = normalize_axis(p.axis, in.ndim(), op);
+  g.len = in[g.axis];
+  g.n = p.n ? *p.n : kind == Kind::kInverseReal ? 2 * (g.len - 1) : g.len;
+  if (g.n < 1) value_error("[", op, "] Invalid number of FFT data points (", g.n, ") specified.");
+  return g;
+}
+
+// The complex dtype a transform computes in: complex64 for float32, the 16-bit floats,
+// integers and bool (ndx's default float), complex128 for float64.
+DType complex_of_input(DType t) { return complex_dtype(float_result_type(real_dtype(t))); }
+
+// ---- plans: per thread, a few lengths kept ----
+template <class T>
+const kissfft<T>& plan(size_t n, bool inverse) {
+  thread_local std::map<std::pair<size_t, bool>, std::unique_ptr<kissfft<T>>> plans;
+  auto key = std::make_pair(n, inverse);
+  auto it = plans.find(key);
+  if (it != plans.end()) return *it->second;
+  if (plans.size() >= 16) plans.clear();  // keep memory bounded for programs of many lengths
+  return *plans.emplace(key, std::make_unique<kissfft<T>>(n, inverse)).first->second;
+}
+
+// Lines along `axis` of a contiguous array of `shape`: line l = (o, i) holds the elements
+// (o * len + j) * inner + i.
+struct Lines {
+  int64_t outer = 1, inner = 1;
+  Lines(const Shape& shape, int axis) {
+    for (int d = 0; d < axis; ++d) outer *= shape[d];
+    for (int d = axis + 1; d < shape.ndim(); ++d) inner *= shape[d];
+  }
+  int64_t count() const { return outer * inner; }
+};
+
+// Lines at a time so each task does about kGrain elements of work.
+int64_t line_grain(int64_t n) {
+  return std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(n, 1));
+}
+
+// out (out_len along the axis) = scale * the first `keep` values of the length-n DFT of each
+// input line (in_len values, cropped or zero-padded to n); zeros beyond `keep`.
+template <class T>
+void transform_lines(const std::complex<T>* in, int64_t in_len, std::complex<T>* out,
+                     int64_t out_len, const Lines& lines, int64_t n, bool inverse, T scale,
+                     int64_t keep) {
+  using C = std::complex<T>;
+  kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
+    const kissfft<T>& f = plan<T>(static_cast<size_t>(n), inverse);
+    std::vector<C> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    const int64_t copy = std::min(in_len, n);
+    for (int64_t l = begin; l < end; ++l) {
+      const int64_t o = l / lines.inner, i = l % lines.inner;
+      const C* src = in + o * in_len * lines.inner + i;
+      for (int64_t j = 0; j < copy; ++j) a[j] = src[j * lines.inner];
+      std::fill(a.begin() + copy, a.end(), C(0));
+      f.transform(a.data(), b.data());
+      C* dst = out + o * out_len * lines.inner + i;
+      for (int64_t j = 0; j < out_len; ++j) dst[j * lines.inner] = j < keep ? b[j] * scale : C(0);
+    }
+  });
+}
+
+// The n // 2 + 1 non-negative frequencies of real lines; even n through KISS FFT's real
+// transform (one complex FFT of n / 2 points).
+template <class T>
+void rfft_lines(const T* in, int64_t in_len, std::complex<T>* out, const Lines& lines, int64_t n,
+                T scale) {
+  using C = std::complex<T>;
+  const int64_t m = n / 2 + 1;
+  kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
+    const bool half = n % 2 == 0 && n >= 2;
+    const kissfft<T>& f = plan<T>(static_cast<size_t>(half ? n / 2 : n), false);
+    std::vector<T> a(static_cast<size_t>(n));
+    std::vector<C> ca(half ? 0 : static_cast<size_t>(n)), b(static_cast<size_t>(n + 1));
+    const int64_t copy = std::min(in_len, n);
+    for (int64_t l = begin; l < end; ++l) {
+      const int64_t o = l / lines.inner, i = l % lines.inner;
+      const T* src = in + o * in_len * lines.inner + i;
+      for (int64_t j = 0; j < copy; ++j) a[j] = src[j * lines.inner];
+      std::fill(a.begin() + copy, a.end(), T(0));
+      if (half) {
+        f.transform_real(a.data(), b.data());
+        const T nyquist = b[0].imag();  // packed beside the zero frequency
+        b[0] = C(b[0].real(), 0);
+        b[n / 2] = C(nyquist, 0);
+      } else {
+        for (int64_t j = 0; j < n; ++j) ca[j] = C(a[j], 0);
+        f.transform(ca.data(), b.data());
+      }
+      C* dst = out + o * m * lines.inner + i;
+      for (int64_t j = 0; j < m; ++j) dst[j * lines.inner] = b[j] * scale;
+    }
+  });
+}
+
+// Real lines of length n from their n // 2 + 1 non-negative frequencies (in_len given, cropped
+// or zero-padded): the Hermitian spectrum completed, inverse-transformed, its real part kept.
+// The imaginary parts of the zero and (even n) Nyquist frequencies are ignored, as NumPy's.
+template <class T>
+void irfft_lines(const std::complex<T>* in, int64_t in_len, T* out, const Lines& lines, int64_t n,
+                 T scale) {
+  using C = std::complex<T>;
+  const int64_t m = n / 2 + 1;
+  kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
+    const kissfft<T>& f = plan<T>(static_cast<size_t>(n), true);
+    std::vector<C> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (int64_t l = begin; l < end; ++l) {
+      const int64_t o = l / lines.inner, i = l % lines.inner;
+      const C* src = in + o * in_len * lines.inner + i;
+      for (int64_t k = 0; k < m; ++k) a[k] = k < in_len ? src[k * lines.inner] : C(0);
+      a[0] = C(a[0].real(), 0);
+      if (n % 2 == 0) a[n / 2] = C(a[n / 2].real(), 0);
+      for (int64_t k = m; k < n; ++k) a[k] = std::conj(a[n - k]);
+      f.transform(a.data(), b.data());
+      T* dst = out + o * n * lines.inner + i;
+      for (int64_t j = 0; j < n; ++j) dst[j * lines.inner] = b[j].real() * scale;
+    }
+  });
+}
+
+// Runs f(T{}) for the real type of complex dtype t.
+template <class F>
+void with_part_type(DType t, F f) {
+  if (t == DType::kComplex64 || t == DType::kFloat32)
+    f(float{});
+  else
+    f(double{});
+}
+
+Shape with_length(Shape s, int axis, int64_t len) {
+  s[axis] = len;
+  return s;
+}
+
+// ---- forward ops ----
+template <Kind kind>
+bool fft_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const auto& p = attrs.get<FFTParam>();
+  const char* op = kind_name(kind, p.inverse);
+  const Geometry g = geometry(p, (*in)[0], kind, op);
+  norm_scale(p.norm, g.n, false, op);  // a bad norm is a ValueError before anything runs
+  const int64_t len = kind == Kind::kReal ? g.n / 2 + 1 : g.n;
+  assign_shape(attrs, &(*out)[0], with_length((*in)[0], g.axis, len), "output", 0);
+  return true;
+}
+
+template <Kind kind>
+bool fft_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const DType t = (*in)[0];
+  if (t == DType::kUnknown) return false;
+  if (kind == Kind::kReal && is_complex(t))
+    type_error("[rfft] the input must be real; got ", t, " (use fft for complex input)");
+  const DType c = complex_of_input(t);
+  assign_type(attrs, &(*out)[0], kind == Kind::kInverseReal ? real_dtype(c) : c, "output", 0);
+  return true;
+}
+
+template <Kind kind>
+void fft_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const auto& p = attrs.get<FFTParam>();
+  const char* op = kind_name(kind, p.inverse);
+  const Geometry g = geometry(p, in[0].shape, kind, op);
+  const Lines lines(in[0].shape, g.axis);
+  const DType c = complex_of_input(in[0].dtype);
+  const bool inverse = kind == Kind::kInverseReal || (kind == Kind::kComplex && p.inverse);
+  NDArray result(out[0].shape, out[0].dtype);
+  if (in[0].size() > 0) {
+    with_part_type(c, [&](auto zero) {
+      using T = decltype(zero);
+      using Cx = std::complex<T>;
+      const T scale = static_cast<T>(norm_scale(p.norm, g.n, inverse, op));
+      if constexpr (kind == Kind::kReal) {
+        NDArray x = kernel::as_array(in[0]).astype(real_dtype(c));
+        rfft_lines<T>(x.data<T>(), g.len, result.data<Cx>(), lines, g.n, scale);
+      } else {
+        NDArray x = kernel::as_array(in[0]).astype(c);
+        if constexpr (kind == Kind::kComplex)
+          transform_lines<T>(x.data<Cx>(), g.len, result.data<Cx>(), g.n, lines, g.n, inverse,
+                             scale, g.n);
+        else
+          irfft_lines<T>(x.data<Cx>(), g.len, result.data<T>(), lines, g.n, scale);
+      }
+    });
+  } else {
+    kernel::fill(kernel::to_blob(result), 0);  // NumPy: an empty batch transforms to zeros
+  }
+  kernel::copy(kernel::to_blob(result), out[0], req[0]);
+}
+
+// ---- backward ops: (ograd, x) -> grad of x, the adjoint of the forward map ----
+template <Kind kind>
+void fft_backward_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const auto& p = attrs.get<FFTParam>();
+  const char* op = kind_name(kind, p.inverse);
+  const TBlob& x = in[1];
+  const Geometry g = geometry(p, x.shape, kind, op);
+  const DType c = complex_of_input(x.dtype);
+  const bool inverse = kind == Kind::kInverseReal || (kind == Kind::kComplex && p.inverse);
+  const int64_t m = g.n / 2 + 1;
+  // The forward output's length along the axis, where the output gradient's lines live.
+  const int64_t g_len = kind == Kind::kReal ? m : g.n;
+  NDArray grad(x.shape, c);
+  if (x.size() == 0 || in[0].size() == 0) {
+    kernel::fill(kernel::to_blob(grad), 0);
+  } else {
+    const Lines lines(x.shape, g.axis);
+    with_part_type(c, [&](auto zero) {
+      using T = decltype(zero);
+      using Cx = std::complex<T>;
+      const T scale = static_cast<T>(norm_scale(p.norm, g.n, inverse, op));
+      NDArray og = kernel::as_array(in[0]).astype(c);
+      Cx* dst = grad.data<Cx>();
+      if constexpr (kind == Kind::kInverseReal) {
+        // irfft: grad_k = scale * w_k * DFT(g)_k for k < n // 2 + 1, w_k = 2 except at the
+        // zero and (even n) Nyquist frequencies, whose imaginary parts the forward ignores.
+        const int64_t keep = std::min(m, g.len);
+        transform_lines<T>(og.data<Cx>(), g.n, dst, g.len, lines, g.n, false, scale, keep);
+        for (int64_t l = 0; l < lines.count(); ++l) {
+          Cx* line = dst + (l / lines.inner) * g.len * lines.inner + l % lines.inner;
+          line[0] = Cx(line[0].real(), 0);
+          for (int64_t k = 1; k < keep; ++k) {
+            Cx& v = line[k * lines.inner];
+            v = (g.n % 2 == 0 && k == g.n / 2) ? Cx(v.real(), 0) : v * T(2);
+          }
+        }
+      } else {
+        // fft / ifft / rfft: the conjugate-transposed DFT (the transform the other way,
+        // unnormalized), the forward's scale, cropped or zero-padded back to the input length.
+        transform_lines<T>(og.data<Cx>(), g_len, dst, g.len, lines, g.n, !inverse, scale,
+                           std::min(g.n, g.len));
+      }
+    });
+  }
+  kernel::copy(kernel::to_blob(grad), out[0], req[0]);  // real x: the real part
+}
+
+Op& register_fft(const char* name, const char* doc, FInferShape shape, FInferType type,
+                 FCompute forward, FCompute backward_compute) {
+  const std::string backward = std::string("_backward") + (name + 4);  // _backward_fft
+  OpRegistry::global()
+      .register_op(backward)
+      .describe("Backward of the transform of the same stem: (ograd, x) -> grad of x.")
+      .set_num_inputs(2)
+      .set_params<FFTParam>()
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                               if (!(*in)[1].is_known()) return false;
+                               assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              if ((*in)[1] == DType::kUnknown) return false;
+                              const DType t = (*in)[1];
+                              assign_type(attrs, &(*out)[0],
+                                          is_inexact(t) ? t : complex_of_input(t), "output", 0);
+                              return true;
+                            })
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", std::move(backward_compute));
+  return OpRegistry::global()
+      .register_op(name)
+      .describe(doc)
+      .set_num_inputs(1)
+      .add_argument("x", "NDArray", "Input array.")
+      .set_params<FFTParam>()
+      .set_attr<FInferShape>("FInferShape", std::move(shape))
+      .set_attr<FInferType>("FInferType", std::move(type))
+      .set_attr<FCompute>("FCompute<cpu>", std::move(forward))
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{backward.c_str()});
+}
+
+template <Kind kind>
+Op& register_kind(const char* name, const char* doc) {
+  return register_fft(name, doc, fft_shape<kind>, fft_type<kind>, fft_compute<kind>,
+                      fft_backward_compute<kind>);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  register_kind<Kind::kComplex>(
+      "_npi_fft",
+      "The discrete Fourier transform (or its inverse) along one axis, complex output.");
+  register_kind<Kind::kReal>("_npi_rfft",
+                             "The DFT of real input along one axis: the n // 2 + 1 non-negative "
+                             "frequencies.");
+  register_kind<Kind::kInverseReal>(
+      "_npi_irfft",
+      "The inverse of rfft: n real values from n // 2 + 1 frequencies along one axis.");
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx

@@ -1,0 +1,244 @@
+"""complex64 / complex128 (issue 13): creation, NumPy 2 promotion, elementwise math,
+reductions, matmul, printing, the buffer protocol, typed errors for the ops without complex
+kernels, and gradients under the conjugate Wirtinger convention (tests/python/wirtinger.py).
+NumPy is the reference throughout."""
+import numpy as onp
+import pytest
+
+import ndx
+import wirtinger
+from ndx import np
+
+R = onp.random.default_rng(20261123)
+C = ("complex64", "complex128")
+TOL = {"complex64": dict(rtol=2e-5, atol=1e-5), "complex128": dict(rtol=1e-12, atol=1e-12)}
+
+
+def carr(shape, dtype="complex128", low=-2.0, high=2.0):
+    return (R.uniform(low, high, shape) + 1j * R.uniform(low, high, shape)).astype(dtype)
+
+
+# ------------------------------------------------------------------------------ creation
+def test_array_from_python_complex_follows_the_default_float():
+    a = np.array([1 + 2j, 3, -0.5j])
+    assert a.dtype == onp.complex64  # NumPy: complex128; ndx's default float is float32
+    onp.testing.assert_array_equal(a.asnumpy(), onp.array([1 + 2j, 3, -0.5j], onp.complex64))
+    assert np.array([1j], dtype="complex128").dtype == onp.complex128
+
+
+@pytest.mark.parametrize("dtype", C)
+def test_numpy_arrays_and_the_buffer_protocol_round_trip(dtype):
+    x = carr((3, 4), dtype)
+    a = np.array(x)
+    assert a.dtype == onp.dtype(dtype)
+    onp.testing.assert_array_equal(a.asnumpy(), x)
+    onp.testing.assert_array_equal(onp.asarray(memoryview(a)), x)  # "Zf" / "Zd" buffers
+    onp.testing.assert_array_equal(a[1:, ::2].asnumpy(), x[1:, ::2])
+    assert complex(a[1, 2]) == complex(x[1, 2])
+    assert a[0, 0].item() == complex(x[0, 0])
+
+
+def test_creation_functions_take_complex_dtypes():
+    onp.testing.assert_array_equal(np.zeros((2, 3), dtype="complex64").asnumpy(),
+                                   onp.zeros((2, 3), onp.complex64))
+    onp.testing.assert_array_equal(np.ones(2, dtype=np.complex128).asnumpy(), onp.ones(2, complex))
+    f = np.full((2, 2), 1 - 2j)
+    assert f.dtype == onp.complex64
+    onp.testing.assert_array_equal(f.asnumpy(), onp.full((2, 2), 1 - 2j, onp.complex64))
+
+
+def test_astype_between_real_and_complex():
+    x = carr((5,))
+    a = np.array(x)
+    onp.testing.assert_array_equal(a.astype("float64").asnumpy(), x.real)  # NumPy keeps Re
+    onp.testing.assert_array_equal(a.astype("complex64").asnumpy(), x.astype(onp.complex64))
+    onp.testing.assert_array_equal(a.astype(bool).asnumpy(), x.astype(bool))
+    r = onp.array([1.5, -2.0, 0.0], onp.float32)
+    onp.testing.assert_array_equal(np.array(r).astype("complex128").asnumpy(), r.astype(complex))
+    onp.testing.assert_array_equal(np.array([0j, 1j, 0.0]).astype(bool).asnumpy(),
+                                   onp.array([False, True, False]))
+
+
+# ----------------------------------------------------------------------------- promotion
+@pytest.mark.parametrize("a,b", [("float32", "complex64"), ("float64", "complex64"),
+                                 ("int32", "complex64"), ("int8", "complex64"),
+                                 ("uint16", "complex64"), ("int64", "complex64"),
+                                 ("float16", "complex128"), ("complex64", "complex128"),
+                                 ("bool", "complex64")])
+def test_promotion_follows_numpy_2(a, b):
+    x, y = onp.ones(2, a), onp.ones(2, b)
+    assert (np.array(x) + np.array(y)).dtype == onp.result_type(x, y)
+    assert (np.array(y) * np.array(x)).dtype == onp.result_type(x, y)
+
+
+def test_python_complex_scalars_are_weak():
+    f32 = np.array(onp.ones(2, onp.float32))
+    assert (f32 + 1j).dtype == onp.complex64  # as NumPy 2 (NEP 50)
+    assert (np.array(onp.ones(2, onp.float64)) * 2j).dtype == onp.complex128
+    c64 = np.array(onp.ones(2, onp.complex64))
+    assert (c64 + 2.5).dtype == onp.complex64 and (c64 * 3).dtype == onp.complex64
+    assert (np.array(onp.ones(2, onp.int64)) + 1j).dtype == onp.complex64  # default float
+    onp.testing.assert_allclose((f32 * (1 + 2j)).asnumpy(), onp.ones(2) * (1 + 2j))
+
+
+# ---------------------------------------------------------------------- elementwise math
+BINARY = [("add", lambda a, b: a + b), ("subtract", lambda a, b: a - b),
+          ("multiply", lambda a, b: a * b), ("true_divide", lambda a, b: a / b),
+          ("power", lambda a, b: a ** b)]
+
+
+@pytest.mark.parametrize("dtype", C)
+@pytest.mark.parametrize("name,fn", BINARY, ids=[b[0] for b in BINARY])
+def test_binary_ops_match_numpy(name, fn, dtype):
+    x, y = carr((3, 4), dtype), carr((4,), dtype, 0.5, 2.0)
+    got = fn(np.array(x), np.array(y))
+    want = fn(x, y)
+    assert got.dtype == want.dtype
+    onp.testing.assert_allclose(got.asnumpy(), want, **TOL[dtype])
+    onp.testing.assert_allclose(getattr(np, name)(np.array(x), np.array(y)).asnumpy(), want,
+                                **TOL[dtype])
+
+
+UNARY = ["negative", "absolute", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "tanh",
+         "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "square",
+         "reciprocal", "sign", "conjugate", "real", "imag", "angle", "positive"]
+
+
+@pytest.mark.parametrize("dtype", C)
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_ops_match_numpy(name, dtype):
+    x = carr((2, 5), dtype)
+    x[0, 0] = 0  # sign(0), angle(0)
+    got = getattr(np, name)(np.array(x))
+    want = getattr(onp, name)(x)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    onp.testing.assert_allclose(got.asnumpy(), want, **TOL[dtype])
+
+
+def test_angle_in_degrees_and_of_real_input():
+    x = carr((4,))
+    onp.testing.assert_allclose(np.angle(np.array(x), deg=True).asnumpy(), onp.angle(x, deg=True))
+    r = onp.array([-1.0, 2.0, 0.0])
+    onp.testing.assert_allclose(np.angle(np.array(r)).asnumpy(), onp.angle(r))
+
+
+def test_predicates_and_comparisons():
+    x = onp.array([1 + 1j, onp.nan + 0j, complex(0, onp.inf), 2j, 2j], onp.complex128)
+    a = np.array(x)
+    for name in ("isnan", "isinf", "isfinite"):
+        onp.testing.assert_array_equal(getattr(np, name)(a).asnumpy(), getattr(onp, name)(x))
+    y = onp.array([1 + 1j, 0, 0, 2j, 1j])
+    onp.testing.assert_array_equal((a == np.array(y)).asnumpy(), x == y)
+    onp.testing.assert_array_equal((a != np.array(y)).asnumpy(), x != y)
+    onp.testing.assert_array_equal(np.iscomplex(np.array(y)).asnumpy(), onp.iscomplex(y))
+    onp.testing.assert_array_equal(np.isreal(np.array(y)).asnumpy(), onp.isreal(y))
+    assert np.iscomplexobj(a) and not np.iscomplexobj(np.ones(2))
+    assert np.isrealobj(np.ones(2)) and not np.isrealobj(a)
+    onp.testing.assert_array_equal(np.real_if_close(np.array([1 + 1e-20j])).asnumpy(),
+                                   onp.real_if_close(onp.array([1 + 1e-20j])))
+
+
+def test_real_and_imag_of_real_arrays_and_properties():
+    r = np.array(onp.arange(3.0))
+    assert np.real(r) is r  # NumPy returns the array itself
+    onp.testing.assert_array_equal(np.imag(r).asnumpy(), onp.zeros(3))
+    x = carr((3,))
+    a = np.array(x)
+    onp.testing.assert_array_equal(a.real.asnumpy(), x.real)
+    onp.testing.assert_array_equal(a.imag.asnumpy(), x.imag)
+    onp.testing.assert_array_equal(a.conj().asnumpy(), x.conj())
+
+
+# ------------------------------------------------------------------- reductions, matmul
+@pytest.mark.parametrize("dtype", C)
+@pytest.mark.parametrize("name", ["sum", "mean", "prod"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_reductions_match_numpy(name, axis, dtype):
+    x = carr((3, 5), dtype, -1.0, 1.0)
+    got = getattr(np, name)(np.array(x), axis=axis)
+    want = getattr(onp, name)(x, axis=axis)
+    assert got.dtype == want.dtype
+    onp.testing.assert_allclose(got.asnumpy(), want, **TOL[dtype])
+
+
+def test_large_complex64_sum_is_accurate():
+    x = carr((1 << 20,), "complex64", 0.0, 1.0)
+    want = x.astype(onp.complex128).sum()
+    got = complex(np.sum(np.array(x)))
+    assert abs(got - want) / abs(want) < 1e-6  # pairwise summation, as NumPy's
+
+
+@pytest.mark.parametrize("dtype", C)
+def test_matmul_on_blas_cgemm_zgemm(dtype):
+    a, b = carr((2, 3, 4), dtype), carr((4, 5), dtype)
+    got = np.array(a) @ np.array(b)
+    assert got.dtype == onp.dtype(dtype)
+    onp.testing.assert_allclose(got.asnumpy(), a @ b, rtol=1e-5 if dtype == "complex64" else 1e-12)
+    r = R.standard_normal((3, 4)).astype(onp.float32)
+    mixed = np.array(r) @ np.array(b[:, :2].astype(onp.complex64))
+    assert mixed.dtype == onp.complex64
+    onp.testing.assert_allclose(mixed.asnumpy(), r @ b[:, :2], rtol=1e-5, atol=1e-5)
+    onp.testing.assert_allclose(np.dot(np.array(a[0]), np.array(b)).asnumpy(), a[0] @ b,
+                                rtol=1e-5)
+
+
+# ------------------------------------------------------------------------------ printing
+@pytest.mark.parametrize("values,dtype", [([1 + 2j, 3 - 4j], "complex64"),
+                                          ([1 + 2j, 3.5 - 4j], "complex128"),
+                                          ([0.25 + 1j, -1 - 0.5j, 2j], "complex128"),
+                                          ([[1 + 1j, 2], [3, 4 - 1j]], "complex64")])
+def test_repr_matches_numpy(values, dtype):
+    x = onp.array(values, dtype)
+    assert repr(np.array(x)) == repr(x)
+    assert str(np.array(x)) == str(x)
+
+
+def test_0d_str_is_pythons_complex():
+    assert str(np.array(onp.array(1 + 2j))) == str(onp.array(1 + 2j)) == "(1+2j)"
+    assert repr(np.array(onp.array(2j, onp.complex64))) == repr(onp.array(2j, onp.complex64))
+
+
+# ----------------------------------------------------------------------- typed errors
+@pytest.mark.parametrize("fn", [np.floor, np.ceil, np.log1p, np.expm1, np.fabs, np.rint],
+                         ids=lambda f: f.__name__)
+def test_ops_without_complex_kernels_raise_type_error(fn):
+    with pytest.raises(TypeError, match="complex"):
+        fn(np.array(carr((3,))))
+
+
+def test_complex_gradients_without_a_rule_raise_typed_errors():
+    a = np.array(carr((2, 2)))
+    a.attach_grad()
+    with ndx.autograd.record():
+        y = np.real(np.sum(a @ a))
+    with pytest.raises(NotImplementedError, match="complex"):
+        y.backward()
+
+
+# ------------------------------------------------------- gradients (conjugate Wirtinger)
+GRADS = [
+    ("multiply", lambda a, b: a * b, lambda a, b: a * b, 2),
+    ("divide", lambda a, b: a / b, lambda a, b: a / b, 2),
+    ("add-sub", lambda a, b: a + b - a * 2, lambda a, b: a + b - a * 2, 2),
+    ("exp", np.exp, onp.exp, 1), ("log", np.log, onp.log, 1), ("sqrt", np.sqrt, onp.sqrt, 1),
+    ("sin", np.sin, onp.sin, 1), ("cos", np.cos, onp.cos, 1), ("tanh", np.tanh, onp.tanh, 1),
+    ("square", np.square, onp.square, 1), ("reciprocal", np.reciprocal, onp.reciprocal, 1),
+    ("abs", np.abs, onp.abs, 1), ("real", np.real, onp.real, 1), ("imag", np.imag, onp.imag, 1),
+    ("conj", np.conjugate, onp.conjugate, 1), ("angle", np.angle, onp.angle, 1),
+    ("sum", lambda a: np.sum(a, axis=0), lambda a: onp.sum(a, axis=0), 1),
+    ("mean", np.mean, onp.mean, 1),
+    ("abs-of-product", lambda a, b: np.abs(a * np.conj(b)),
+     lambda a, b: onp.abs(a * onp.conj(b)), 2),
+]
+
+
+@pytest.mark.parametrize("name,f_nd,f_ref,arity", GRADS, ids=[g[0] for g in GRADS])
+def test_wirtinger_gradients(name, f_nd, f_ref, arity):
+    xs = [carr((2, 3), "complex128", 0.3, 1.5) for _ in range(arity)]
+    wirtinger.check(f_nd, f_ref, xs, R)
+
+
+def test_real_inputs_mixed_with_complex_constants():
+    w = np.array(carr((3,)))
+    x = R.standard_normal(3)
+    wirtinger.check(lambda a: np.abs(a * w), lambda a: onp.abs(a * w.asnumpy()), [x], R)

@@ -1,0 +1,149 @@
+"""np.fft (issue 13) against NumPy's pocketfft: every name, n / axis / axes / s / norm, the
+dtypes (single precision kept, as NumPy 2), and the gradients of the transforms under the
+conjugate Wirtinger convention (tests/python/wirtinger.py). One-axis forward values with the
+typed errors are also in the op table (op_table.py, kind "fft")."""
+import numpy as onp
+import pytest
+
+import wirtinger
+from ndx import np
+
+R = onp.random.default_rng(7)
+NAMES = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+         "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+
+def test_namespace_has_every_name():
+    missing = [n for n in NAMES if not callable(getattr(np.fft, n, None))]
+    assert not missing
+
+
+def cx(shape, dtype=onp.complex128):
+    return (R.standard_normal(shape) + 1j * R.standard_normal(shape)).astype(dtype)
+
+
+def close(got, want, wide=True):
+    tol = dict(rtol=1e-10, atol=1e-10) if wide else dict(rtol=2e-4, atol=2e-4)
+    onp.testing.assert_allclose(got.asnumpy(), want, **tol)
+
+
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+def test_one_axis_transforms(name, norm):
+    x = cx((3, 10)) if name in ("fft", "ifft", "irfft", "hfft") else R.standard_normal((3, 10))
+    for kw in ({}, {"n": 7}, {"n": 16}, {"axis": 0}, {"axis": 0, "n": 5}):
+        want = getattr(onp.fft, name)(x, norm=norm, **kw)
+        got = getattr(np.fft, name)(np.array(x), norm=norm, **kw)
+        assert got.dtype == want.dtype, (kw, got.dtype, want.dtype)
+        close(got, want)
+
+
+@pytest.mark.parametrize("name", ["fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2", "rfftn",
+                                  "irfftn"])
+def test_n_dimensional_transforms(name):
+    real_in = name.startswith("rfft")
+    x = R.standard_normal((4, 6, 5)) if real_in else cx((4, 6, 5))
+    cases = [{}, {"axes": (0, 2)}, {"s": (3, 8), "axes": (-2, -1)}, {"s": (5, 4), "axes": (2, 0)},
+             {"norm": "ortho"}]
+    if name.endswith("n"):
+        cases.append({"axes": (1,)})
+    for kw in cases:
+        want = getattr(onp.fft, name)(x, **kw)
+        got = getattr(np.fft, name)(np.array(x), **kw)
+        assert got.shape == want.shape, (kw, got.shape, want.shape)
+        close(got, want)
+
+
+def test_single_precision_is_kept_as_numpy_2():
+    x32 = R.standard_normal(64).astype(onp.float32)
+    got = np.fft.fft(np.array(x32))
+    assert got.dtype == onp.fft.fft(x32).dtype == onp.complex64
+    close(got, onp.fft.fft(x32.astype(onp.float64)), wide=False)
+    assert np.fft.rfft(np.array(x32)).dtype == onp.complex64
+    assert np.fft.irfft(np.fft.rfft(np.array(x32))).dtype == onp.float32
+    ints = onp.arange(8)
+    assert np.fft.fft(np.array(ints)).dtype == onp.complex64  # ndx's default float
+    close(np.fft.fft(np.array(ints)), onp.fft.fft(ints), wide=False)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 16, 17, 60, 97, 128, 1000, 4096])
+def test_lengths_of_every_factorization(n):
+    x = cx((n,))
+    close(np.fft.fft(np.array(x)), onp.fft.fft(x))
+    r = x.real.copy()
+    close(np.fft.rfft(np.array(r)), onp.fft.rfft(r))
+    close(np.fft.irfft(np.array(x[: n // 2 + 1]), n), onp.fft.irfft(x[: n // 2 + 1], n))
+
+
+def test_round_trips_and_large_transform():
+    x = R.standard_normal(1 << 16)
+    back = np.fft.irfft(np.fft.rfft(np.array(x)), n=x.size)
+    close(back, x)
+    z = cx((1 << 15,))
+    close(np.fft.ifft(np.fft.fft(np.array(z))), z)
+
+
+def test_helpers():
+    for n in (1, 4, 7):
+        for d in (1.0, 0.1):
+            onp.testing.assert_allclose(np.fft.fftfreq(n, d).asnumpy(), onp.fft.fftfreq(n, d),
+                                        rtol=1e-6)
+            onp.testing.assert_allclose(np.fft.rfftfreq(n, d).asnumpy(), onp.fft.rfftfreq(n, d),
+                                        rtol=1e-6)
+    x = onp.arange(12.0).reshape(3, 4)
+    for axes in (None, 0, 1, (0, 1)):
+        onp.testing.assert_array_equal(np.fft.fftshift(np.array(x), axes).asnumpy(),
+                                       onp.fft.fftshift(x, axes))
+        onp.testing.assert_array_equal(np.fft.ifftshift(np.array(x), axes).asnumpy(),
+                                       onp.fft.ifftshift(x, axes))
+    onp.testing.assert_array_equal(np.fft.ifftshift(np.fft.fftshift(np.arange(7))).asnumpy(),
+                                   onp.arange(7))
+
+
+def test_typed_errors():
+    a = np.ones(4)
+    with pytest.raises(ValueError, match="Invalid number of FFT data points"):
+        np.fft.fft(a, n=0)
+    with pytest.raises(ValueError, match="norm"):
+        np.fft.ifft(a, norm="both")
+    with pytest.raises(TypeError, match="real"):
+        np.fft.rfft(np.array(cx((4,))))
+    with pytest.raises(ValueError):
+        np.fft.fftn(np.ones((2, 2)), s=(2, 2), axes=(0,))
+    with pytest.raises(IndexError):
+        np.fft.fft2(np.ones(3))
+    with pytest.raises(ValueError):
+        np.fft.irfft(np.ones(1))  # n = 2 * (1 - 1) = 0
+    with pytest.raises(ValueError):
+        np.fft.fftfreq(0)
+
+
+# ------------------------------------------------------- gradients (conjugate Wirtinger)
+GRAD_CASES = [
+    ("fft", {}), ("fft", {"n": 6, "norm": "ortho"}), ("fft", {"n": 3}),
+    ("ifft", {}), ("ifft", {"n": 7, "norm": "forward"}),
+    ("rfft", {}), ("rfft", {"n": 7}), ("rfft", {"n": 3, "norm": "ortho"}),
+    ("irfft", {}), ("irfft", {"n": 7}), ("irfft", {"n": 4, "norm": "forward"}),
+    ("hfft", {}), ("ihfft", {}),
+]
+
+
+@pytest.mark.parametrize("name,kw", GRAD_CASES,
+                         ids=[f"{n}-{'-'.join(f'{k}{v}' for k, v in kw.items())}"
+                              for n, kw in GRAD_CASES])
+def test_transform_gradients(name, kw):
+    real_in = name in ("rfft", "ihfft")
+    x = R.standard_normal((2, 5)) if real_in else cx((2, 5))
+    wirtinger.check(lambda a: getattr(np.fft, name)(a, **kw),
+                    lambda a: getattr(onp.fft, name)(a, **kw), [x], R)
+
+
+def test_gradients_through_real_input_and_other_axes():
+    x = R.standard_normal((3, 4))
+    wirtinger.check(lambda a: np.fft.fft(a, axis=0), lambda a: onp.fft.fft(a, axis=0), [x], R)
+    wirtinger.check(lambda a: np.abs(np.fft.rfft2(a)), lambda a: onp.abs(onp.fft.rfft2(a)), [x],
+                    R)
+    z = cx((3, 4))
+    wirtinger.check(lambda a: np.fft.fftn(a, s=(4, 3), axes=(0, 1)),
+                    lambda a: onp.fft.fftn(a, s=(4, 3), axes=(0, 1)),
+                    [z], R)
