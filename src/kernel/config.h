@@ -10,7 +10,16 @@
 #define NDX_HD inline
 #endif
 
+#include <complex>
+
 namespace ndx::kernel {
+// Whether T is std::complex<...>, which functors' complex paths branch on (ndx/dtype.h has
+// the same trait for the core; this one keeps functor headers free of it, for nvcc).
+template <typename T>
+inline constexpr bool is_complex_v = false;
+template <typename T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
 // The dtypes a functor takes (its optional `static constexpr unsigned kTypes`). Complex
 // dtypes are opt-in (kAllTypes leaves them out): a functor that takes them has a complex
 // scalar path, and runs on the CPU only (the CUDA backend has no complex kernels yet).
