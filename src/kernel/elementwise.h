@@ -32,7 +32,6 @@ struct ElementwiseFn {
   ElementwiseFn(ElementwiseEntry cpu_entry = nullptr, ElementwiseEntry gpu_entry = nullptr,
                 unsigned functor_types = 7)
       : cpu(cpu_entry), gpu(gpu_entry), types(functor_types) {}
-  bool takes_complex() const { return (types & 8) != 0; }
   explicit operator bool() const { return cpu != nullptr; }
   void operator()(const ElementwiseArgs& a) const;
 };

@@ -108,6 +108,15 @@ struct Lines {
     for (int d = axis + 1; d < shape.ndim(); ++d) inner *= shape[d];
   }
   int64_t count() const { return outer * inner; }
+  // Where line l starts in an array whose axis has length len.
+  int64_t start(int64_t l, int64_t len) const { return (l / inner) * len * inner + l % inner; }
+  // buf[0:n) = the line at src (len values, stride inner), cropped or zero-padded to n.
+  template <class S>
+  void gather(const S* src, int64_t len, S* buf, int64_t n) const {
+    const int64_t copy = std::min(len, n);
+    for (int64_t j = 0; j < copy; ++j) buf[j] = src[j * inner];
+    std::fill(buf + copy, buf + n, S(0));
+  }
 };
 
 // Lines at a time so each task does about kGrain elements of work.
@@ -125,14 +134,10 @@ void transform_lines(const std::complex<T>* in, int64_t in_len, std::complex<T>*
   kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
     const kissfft<T>& f = plan<T>(static_cast<size_t>(n), inverse);
     std::vector<C> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-    const int64_t copy = std::min(in_len, n);
     for (int64_t l = begin; l < end; ++l) {
-      const int64_t o = l / lines.inner, i = l % lines.inner;
-      const C* src = in + o * in_len * lines.inner + i;
-      for (int64_t j = 0; j < copy; ++j) a[j] = src[j * lines.inner];
-      std::fill(a.begin() + copy, a.end(), C(0));
+      lines.gather(in + lines.start(l, in_len), in_len, a.data(), n);
       f.transform(a.data(), b.data());
-      C* dst = out + o * out_len * lines.inner + i;
+      C* dst = out + lines.start(l, out_len);
       for (int64_t j = 0; j < out_len; ++j) dst[j * lines.inner] = j < keep ? b[j] * scale : C(0);
     }
   });
@@ -150,12 +155,8 @@ void rfft_lines(const T* in, int64_t in_len, std::complex<T>* out, const Lines& 
     const kissfft<T>& f = plan<T>(static_cast<size_t>(half ? n / 2 : n), false);
     std::vector<T> a(static_cast<size_t>(n));
     std::vector<C> ca(half ? 0 : static_cast<size_t>(n)), b(static_cast<size_t>(n + 1));
-    const int64_t copy = std::min(in_len, n);
     for (int64_t l = begin; l < end; ++l) {
-      const int64_t o = l / lines.inner, i = l % lines.inner;
-      const T* src = in + o * in_len * lines.inner + i;
-      for (int64_t j = 0; j < copy; ++j) a[j] = src[j * lines.inner];
-      std::fill(a.begin() + copy, a.end(), T(0));
+      lines.gather(in + lines.start(l, in_len), in_len, a.data(), n);
       if (half) {
         f.transform_real(a.data(), b.data());
         const T nyquist = b[0].imag();  // packed beside the zero frequency
@@ -165,7 +166,7 @@ void rfft_lines(const T* in, int64_t in_len, std::complex<T>* out, const Lines& 
         for (int64_t j = 0; j < n; ++j) ca[j] = C(a[j], 0);
         f.transform(ca.data(), b.data());
       }
-      C* dst = out + o * m * lines.inner + i;
+      C* dst = out + lines.start(l, m);
       for (int64_t j = 0; j < m; ++j) dst[j * lines.inner] = b[j] * scale;
     }
   });
@@ -183,14 +184,12 @@ void irfft_lines(const std::complex<T>* in, int64_t in_len, T* out, const Lines&
     const kissfft<T>& f = plan<T>(static_cast<size_t>(n), true);
     std::vector<C> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
     for (int64_t l = begin; l < end; ++l) {
-      const int64_t o = l / lines.inner, i = l % lines.inner;
-      const C* src = in + o * in_len * lines.inner + i;
-      for (int64_t k = 0; k < m; ++k) a[k] = k < in_len ? src[k * lines.inner] : C(0);
+      lines.gather(in + lines.start(l, in_len), in_len, a.data(), m);
       a[0] = C(a[0].real(), 0);
       if (n % 2 == 0) a[n / 2] = C(a[n / 2].real(), 0);
       for (int64_t k = m; k < n; ++k) a[k] = std::conj(a[n - k]);
       f.transform(a.data(), b.data());
-      T* dst = out + o * n * lines.inner + i;
+      T* dst = out + lines.start(l, n);
       for (int64_t j = 0; j < n; ++j) dst[j * lines.inner] = b[j].real() * scale;
     }
   });
@@ -299,7 +298,7 @@ void fft_backward_compute(const NodeAttrs& attrs, const OpContext&, const std::v
         const int64_t keep = std::min(m, g.len);
         transform_lines<T>(og.data<Cx>(), g.n, dst, g.len, lines, g.n, false, scale, keep);
         for (int64_t l = 0; l < lines.count(); ++l) {
-          Cx* line = dst + (l / lines.inner) * g.len * lines.inner + l % lines.inner;
+          Cx* line = dst + lines.start(l, g.len);
           line[0] = Cx(line[0].real(), 0);
           for (int64_t k = 1; k < keep; ++k) {
             Cx& v = line[k * lines.inner];
