@@ -3,6 +3,10 @@
 #include <limits>
 #include <unordered_map>
 
+#include "ndx/autograd.h"
+#include "ndx/executor.h"
+#include "ndx/imperative.h"
+
 namespace ndx::py {
 
 // ---- errors ----
@@ -455,6 +459,15 @@ NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) 
 
 }  // namespace
 
+bool recorded(const NDArray& a) {
+  return (autograd::is_recording() || is_tracing()) && autograd::requires_grad(a);
+}
+
+NDArray cast_for_autograd(const NDArray& a, DType t) {
+  if (!recorded(a)) return a.astype(t);
+  return invoke(Op::get("_npi_astype")->make_attrs({{"dtype", Value(t)}}), {a})[0];
+}
+
 std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints) {
   std::vector<NDArray> out(static_cast<size_t>(n));
   bool all_arrays = true;
@@ -493,7 +506,7 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
     if (!out[i].defined())
       out[i] = operand_from_py(objs[i], &like, widen_ints);
     else if (target != strong && out[i].dtype() != target)
-      out[i] = out[i].astype(target);
+      out[i] = cast_for_autograd(out[i], target);  // real arrays beside a complex scalar
   }
   // Operands made here from Python objects join the device of the ndx arrays among them.
   const NDArray* on_gpu = nullptr;

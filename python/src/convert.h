@@ -86,6 +86,12 @@ NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints = fals
 // dtype unless its kind is higher (a float with int arrays), in which case the arrays are cast
 // to the dtype the scalar lifts them to (the default float), as NumPy computes in that dtype.
 std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints = false);
+
+// While autograd records an array that needs gradients, views and casts must be recorded ops
+// too, or the gradient stops at them.
+bool recorded(const NDArray& a);
+// a.astype(t), as a recorded op where recorded(a).
+NDArray cast_for_autograd(const NDArray& a, DType t);
 // An NDArray copied from an object exposing the buffer protocol (NumPy arrays).
 NDArray array_from_buffer(PyObject* o);
 // An NDArray sharing a writable buffer's memory (NumPy arrays); undefined when the buffer is

@@ -88,11 +88,6 @@ PyObject* get_strides(PyObject* o, void*) {
   for (int i = 0; i < s.ndim(); ++i) s[i] *= a.itemsize();
   return shape_tuple(s);
 }
-// While autograd records an array that needs gradients, views must be recorded ops too.
-bool recorded(const NDArray& a) {
-  return (autograd::is_recording() || is_tracing()) && autograd::requires_grad(a);
-}
-
 NDArray run_op(const char* op, const NDArray& a,
                std::vector<std::pair<std::string_view, Value>> kw) {
   return invoke(Op::get(op)->make_attrs(kw), {a})[0];

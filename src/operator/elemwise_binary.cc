@@ -200,6 +200,28 @@ NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
   return make_node(op, {std::move(a), std::move(b)});
 }
 
+// The gradient reaching a real operand of a complex product is complex; the operand's gradient
+// is its real part (as PyTorch's), in the operand's dtype.
+bool collapse_type(const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+  const DType g = (*in)[0], like = (*in)[1];
+  if (g == DType::kUnknown || like == DType::kUnknown) return false;
+  (*out)[0] = is_complex(g) && !is_complex(like) ? (is_inexact(like) ? like : real_dtype(g)) : g;
+  return true;
+}
+
+void collapse_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (in[0].dtype == out[0].dtype) return kernel::sum_to_shape(in[0], out[0], req[0]);
+  static const Op* real_op = Op::get("_np_real");
+  static const FCompute& real = Op::attr<FCompute>("FCompute<cpu>")[real_op];
+  if (in[0].device.is_gpu())
+    not_implemented("[collapse_sum_like] complex gradients on a GPU are not implemented yet");
+  NDArray part(in[0].shape, real_dtype(in[0].dtype), in[0].device);
+  real(real_op->make_attrs(), OpContext{}, {in[0]}, {kWriteTo}, {kernel::to_blob(part)});
+  if (part.dtype() != out[0].dtype) part = part.astype(out[0].dtype);
+  kernel::sum_to_shape(kernel::to_blob(part), out[0], req[0]);
+}
+
 void register_like_ops() {
   auto second_shape = [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
     if (!(*in)[1].is_known()) return false;
@@ -221,18 +243,10 @@ void register_like_ops() {
                           ": ", (*in)[1].str(), " does not broadcast to ", (*in)[0].str());
             return second_shape(attrs, in, out);
           })
-      .set_attr<FInferType>("FInferType", FirstInputType)
+      .set_attr<FInferType>("FInferType", collapse_type)
       .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FCompute>("FCompute<cpu>",
-                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
-                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            kernel::sum_to_shape(in[0], out[0], req[0]);
-                          })
-      .set_attr<FCompute>("FCompute<gpu>",
-                          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
-                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            kernel::sum_to_shape(in[0], out[0], req[0]);
-                          })
+      .set_attr<FCompute>("FCompute<cpu>", collapse_compute)
+      .set_attr<FCompute>("FCompute<gpu>", collapse_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{op2("_npi_broadcast_like", og[0], n->inputs[0]),
                                       make_node("_np_zeros_like", {n->inputs[1]})};

@@ -1,14 +1,17 @@
 // np.linalg's LAPACK ops (registered as _npi_*): inv, det, slogdet, solve, cholesky, qr, eigh,
-// eig, svd and lstsq, batched over leading dimensions, float32 and float64. LAPACK comes from
-// OpenBLAS (its Fortran entry points, LP64); matrices are handed to it column-major.
+// eig, svd and lstsq, batched over leading dimensions, in float32, float64, complex64 and
+// complex128 (LAPACK's s, d, c and z routines). LAPACK comes from OpenBLAS (its Fortran entry
+// points, LP64); matrices are handed to it column-major.
 //
-// Gradients: inv, det, slogdet and solve compose registered ops (so they differentiate
-// again); cholesky, qr, eigh and svd have first-order backward ops that run in double.
+// Gradients: inv, det, slogdet and solve compose registered ops (so they differentiate again,
+// and take complex input); cholesky, qr, eigh and svd have first-order backward ops that run
+// in double, for real input.
 // Singular or non-convergent input raises LinAlgError (a ValueError, as NumPy's).
 #include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 #include <vector>
@@ -19,15 +22,19 @@
 #include "ndx/op_util.h"
 
 extern "C" {
-#define NDX_LAPACK_DECLARE_(P, T)                                                                 \
-  void P##getrf_(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);         \
-  void P##getri_(const int* n, T* a, const int* lda, const int* ipiv, T* work, const int* lwork,  \
-                 int* info);                                                                      \
-  void P##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda,    \
-                 const int* ipiv, T* b, const int* ldb, int* info, size_t);                       \
-  void P##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);        \
-  void P##geqrf_(const int* m, const int* n, T* a, const int* lda, T* tau, T* work,               \
-                 const int* lwork, int* info);                                                    \
+// Fortran COMPLEX is laid out as std::complex; the hidden size_t arguments are the lengths of
+// the character arguments (gfortran's convention).
+#define NDX_LAPACK_DECLARE_COMMON_(P, T)                                                         \
+  void P##getrf_(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);        \
+  void P##getri_(const int* n, T* a, const int* lda, const int* ipiv, T* work, const int* lwork, \
+                 int* info);                                                                     \
+  void P##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda,   \
+                 const int* ipiv, T* b, const int* ldb, int* info, size_t);                      \
+  void P##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);       \
+  void P##geqrf_(const int* m, const int* n, T* a, const int* lda, T* tau, T* work,              \
+                 const int* lwork, int* info);
+#define NDX_LAPACK_DECLARE_REAL_(P, T)                                                            \
+  NDX_LAPACK_DECLARE_COMMON_(P, T)                                                                \
   void P##orgqr_(const int* m, const int* n, const int* k, T* a, const int* lda, const T* tau,    \
                  T* work, const int* lwork, int* info);                                           \
   void P##syevd_(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, T* w,    \
@@ -44,30 +51,68 @@ extern "C" {
                  int* iwork, int* info);                                                          \
   void P##trtri_(const char* uplo, const char* diag, const int* n, T* a, const int* lda,          \
                  int* info, size_t, size_t);
-NDX_LAPACK_DECLARE_(s, float)
-NDX_LAPACK_DECLARE_(d, double)
-#undef NDX_LAPACK_DECLARE_
+#define NDX_LAPACK_DECLARE_COMPLEX_(P, T, R)                                                     \
+  NDX_LAPACK_DECLARE_COMMON_(P, T)                                                               \
+  void P##ungqr_(const int* m, const int* n, const int* k, T* a, const int* lda, const T* tau,   \
+                 T* work, const int* lwork, int* info);                                          \
+  void P##heevd_(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, R* w,   \
+                 T* work, const int* lwork, R* rwork, const int* lrwork, int* iwork,             \
+                 const int* liwork, int* info, size_t, size_t);                                  \
+  void P##gesdd_(const char* jobz, const int* m, const int* n, T* a, const int* lda, R* s, T* u, \
+                 const int* ldu, T* vt, const int* ldvt, T* work, const int* lwork, R* rwork,    \
+                 int* iwork, int* info, size_t);                                                 \
+  void P##geev_(const char* jobvl, const char* jobvr, const int* n, T* a, const int* lda, T* w,  \
+                T* vl, const int* ldvl, T* vr, const int* ldvr, T* work, const int* lwork,       \
+                R* rwork, int* info, size_t, size_t);                                            \
+  void P##gelsd_(const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b,        \
+                 const int* ldb, R* s, const R* rcond, int* rank, T* work, const int* lwork,     \
+                 R* rwork, int* iwork, int* info);
+NDX_LAPACK_DECLARE_REAL_(s, float)
+NDX_LAPACK_DECLARE_REAL_(d, double)
+NDX_LAPACK_DECLARE_COMPLEX_(c, std::complex<float>, float)
+NDX_LAPACK_DECLARE_COMPLEX_(z, std::complex<double>, double)
+#undef NDX_LAPACK_DECLARE_COMPLEX_
+#undef NDX_LAPACK_DECLARE_REAL_
+#undef NDX_LAPACK_DECLARE_COMMON_
 }
 
 namespace ndx {
 namespace {
 
+// The real type of a LAPACK element type: R for std::complex<R>.
+template <class T>
+struct RealOf {
+  using type = T;
+};
+template <class R>
+struct RealOf<std::complex<R>> {
+  using type = R;
+};
+template <class T>
+using real_of = typename RealOf<T>::type;
+template <class T>
+using complex_of_t = std::complex<real_of<T>>;
+
 // ---- LAPACK by element type ----
+// One overload set for float, double, complex64 and complex128. The complex routines' extra
+// real workspaces (rwork) are sized and owned here, so the callers read the same for all four.
 namespace lapack {
-#define NDX_LAPACK_OVERLOADS_(P, T)                                                               \
-  inline void getrf(int m, int n, T* a, int* ipiv, int* info) {                                   \
-    P##getrf_(&m, &n, a, &m, ipiv, info);                                                         \
-  }                                                                                               \
-  inline void getri(int n, T* a, const int* ipiv, T* work, int lwork, int* info) {                \
-    P##getri_(&n, a, &n, ipiv, work, &lwork, info);                                               \
-  }                                                                                               \
-  inline void getrs(char trans, int n, int nrhs, const T* a, const int* ipiv, T* b, int* info) {  \
-    P##getrs_(&trans, &n, &nrhs, a, &n, ipiv, b, &n, info, 1);                                    \
-  }                                                                                               \
-  inline void potrf(char uplo, int n, T* a, int* info) { P##potrf_(&uplo, &n, a, &n, info, 1); }  \
-  inline void geqrf(int m, int n, T* a, T* tau, T* work, int lwork, int* info) {                  \
-    P##geqrf_(&m, &n, a, &m, tau, work, &lwork, info);                                            \
-  }                                                                                               \
+#define NDX_LAPACK_COMMON_(P, T)                                                                 \
+  inline void getrf(int m, int n, T* a, int* ipiv, int* info) {                                  \
+    P##getrf_(&m, &n, a, &m, ipiv, info);                                                        \
+  }                                                                                              \
+  inline void getri(int n, T* a, const int* ipiv, T* work, int lwork, int* info) {               \
+    P##getri_(&n, a, &n, ipiv, work, &lwork, info);                                              \
+  }                                                                                              \
+  inline void getrs(char trans, int n, int nrhs, const T* a, const int* ipiv, T* b, int* info) { \
+    P##getrs_(&trans, &n, &nrhs, a, &n, ipiv, b, &n, info, 1);                                   \
+  }                                                                                              \
+  inline void potrf(char uplo, int n, T* a, int* info) { P##potrf_(&uplo, &n, a, &n, info, 1); } \
+  inline void geqrf(int m, int n, T* a, T* tau, T* work, int lwork, int* info) {                 \
+    P##geqrf_(&m, &n, a, &m, tau, work, &lwork, info);                                           \
+  }
+#define NDX_LAPACK_REAL_(P, T)                                                                    \
+  NDX_LAPACK_COMMON_(P, T)                                                                        \
   inline void orgqr(int m, int n, int k, T* a, const T* tau, T* work, int lwork, int* info) {     \
     P##orgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);                                        \
   }                                                                                               \
@@ -88,12 +133,64 @@ namespace lapack {
                     T* work, int lwork, int* iwork, int* info) {                                  \
     P##gelsd_(&m, &n, &nrhs, a, &m, b, &ldb, s, &rcond, rank, work, &lwork, iwork, info);         \
   }
-NDX_LAPACK_OVERLOADS_(s, float)
-NDX_LAPACK_OVERLOADS_(d, double)
-#undef NDX_LAPACK_OVERLOADS_
+// rwork sizes from LAPACK's documentation of zheevd (jobz 'V'), zgesdd and zgeev; zgelsd
+// reports its own in a workspace query.
+#define NDX_LAPACK_COMPLEX_(P, T, R)                                                              \
+  NDX_LAPACK_COMMON_(P, T)                                                                        \
+  inline void orgqr(int m, int n, int k, T* a, const T* tau, T* work, int lwork, int* info) {     \
+    P##ungqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);                                        \
+  }                                                                                               \
+  inline void syevd(char jobz, char uplo, int n, T* a, R* w, T* work, int lwork, int* iwork,      \
+                    int liwork, int* info) {                                                      \
+    std::vector<R> rwork(std::max<size_t>(1 + 5 * size_t(n) + 2 * size_t(n) * n, 1));             \
+    const int lrwork = lwork == -1 ? -1 : static_cast<int>(rwork.size());                         \
+    P##heevd_(&jobz, &uplo, &n, a, &n, w, work, &lwork, rwork.data(), &lrwork, iwork, &liwork,    \
+              info, 1, 1);                                                                        \
+  }                                                                                               \
+  inline void gesdd(char jobz, int m, int n, T* a, R* s, T* u, int ldu, T* vt, int ldvt, T* work, \
+                    int lwork, int* iwork, int* info) {                                           \
+    const size_t lo = std::min(m, n), hi = std::max(m, n);                                        \
+    std::vector<R> rwork(std::max<size_t>(                                                        \
+        jobz == 'N' ? 7 * lo : std::max(5 * lo * lo + 5 * lo, 2 * hi * lo + 2 * lo * lo + lo),    \
+        1));                                                                                      \
+    P##gesdd_(&jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, work, &lwork, rwork.data(), iwork,     \
+              info, 1);                                                                           \
+  }                                                                                               \
+  inline void geev(int n, T* a, T* w, T* vr, T* work, int lwork, int* info) {                     \
+    const char no = 'N', yes = 'V';                                                               \
+    int one = 1;                                                                                  \
+    std::vector<R> rwork(std::max(2 * n, 1));                                                     \
+    P##geev_(&no, &yes, &n, a, &n, w, nullptr, &one, vr, &n, work, &lwork, rwork.data(), info, 1, \
+             1);                                                                                  \
+  }                                                                                               \
+  inline void gelsd(int m, int n, int nrhs, T* a, T* b, int ldb, R* s, R rcond, int* rank,        \
+                    T* work, int lwork, int* iwork, int* info) {                                  \
+    std::vector<R> rwork(1);                                                                      \
+    if (lwork != -1) { /* ask for rwork's size first */                                           \
+      T query{};                                                                                  \
+      int iquery = 0, minus_one = -1;                                                             \
+      P##gelsd_(&m, &n, &nrhs, a, &m, b, &ldb, s, &rcond, rank, &query, &minus_one, rwork.data(), \
+                &iquery, info);                                                                   \
+      rwork.resize(std::max<size_t>(static_cast<size_t>(rwork[0]), 1));                           \
+    }                                                                                             \
+    P##gelsd_(&m, &n, &nrhs, a, &m, b, &ldb, s, &rcond, rank, work, &lwork, rwork.data(), iwork,  \
+              info);                                                                              \
+  }
+NDX_LAPACK_REAL_(s, float)
+NDX_LAPACK_REAL_(d, double)
+NDX_LAPACK_COMPLEX_(c, std::complex<float>, float)
+NDX_LAPACK_COMPLEX_(z, std::complex<double>, double)
+#undef NDX_LAPACK_COMPLEX_
+#undef NDX_LAPACK_REAL_
+#undef NDX_LAPACK_COMMON_
 inline void trtri(char uplo, int n, double* a, int* info) {
   const char diag = 'N';
   dtrtri_(&uplo, &diag, &n, a, &n, info, 1, 1);
+}
+// A workspace query's answer (LAPACK returns it in work[0], a complex one in its real part).
+template <class T>
+int64_t query_size(T q) {
+  return std::max<int64_t>(static_cast<int64_t>(std::real(q)), 1);
 }
 }  // namespace lapack
 
@@ -131,16 +228,40 @@ Shape with(Shape s, std::initializer_list<int64_t> dims) {
   return s;
 }
 
-bool linalg_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-  const DType t = (*in)[0];
-  for (DType u : *in)
+// The one dtype of a linalg op's inputs: float32, float64, complex64 or complex128.
+DType linalg_input_type(const NodeAttrs& attrs, const DTypeVector& in) {
+  const DType t = in[0];
+  for (DType u : in)
     if (u != t)
       type_error("[", op_name(attrs), "] inputs must have one dtype; got ", t, " and ", u);
-  if (t != DType::kFloat32 && t != DType::kFloat64)
+  if (t != DType::kFloat32 && t != DType::kFloat64 && !is_complex(t))
     type_error("[", op_name(attrs), "] array type ", t,
-               " is unsupported in linalg (float32 and float64 are)");
-  for (auto& o : *out) o = t;
-  return true;
+               " is unsupported in linalg (float32, float64, complex64 and complex128 are)");
+  return t;
+}
+
+// What each output's dtype is, given the input's: the same, its real counterpart (singular
+// values, eigenvalues of Hermitian matrices, log|det|), its complex counterpart (eig) or int64.
+enum class Out { kSame, kReal, kComplex, kInt64 };
+DType output_type(Out rule, DType t) {
+  switch (rule) {
+    case Out::kReal:
+      return real_dtype(t);
+    case Out::kComplex:
+      return complex_dtype(t);
+    case Out::kInt64:
+      return DType::kInt64;
+    default:
+      return t;
+  }
+}
+FInferType linalg_types(std::vector<Out> rules) {
+  return [rules = std::move(rules)](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+    const DType t = linalg_input_type(attrs, *in);
+    for (size_t i = 0; i < out->size(); ++i)
+      (*out)[i] = output_type(i < rules.size() ? rules[i] : Out::kSame, t);
+    return true;
+  };
 }
 
 // ---- column-major staging ----
@@ -158,17 +279,31 @@ void from_col_major(const T* src, int64_t rows, int64_t cols, T* dst) {
 template <class T>
 bool all_finite(const T* p, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(p[i])) return false;
+    if (!std::isfinite(std::real(p[i])) || !std::isfinite(std::imag(p[i]))) return false;
   return true;
 }
 
-// Calls fn.template operator()<T>() for float32 / float64.
+// Calls fn(T{}) with T the element type of t: float, double, complex64 or complex128.
 template <class Fn>
-void float_switch(DType t, Fn&& fn) {
-  if (t == DType::kFloat64)
-    fn(double{});
+void lapack_switch(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::kFloat64:
+      return fn(double{});
+    case DType::kComplex64:
+      return fn(complex64{});
+    case DType::kComplex128:
+      return fn(complex128{});
+    default:
+      return fn(float{});
+  }
+}
+
+template <class T>
+T conj_of(T v) {
+  if constexpr (is_complex_v<T>)
+    return std::conj(v);
   else
-    fn(float{});
+    return v;
 }
 
 // Writes `result` (contiguous, out's shape and dtype) to out as req asks.
@@ -181,7 +316,7 @@ void inv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const Batch b = batch_of(op_name(attrs), in[0].shape, true);
   NDArray result(in[0].shape, in[0].dtype);
-  float_switch(in[0].dtype, [&](auto zero) {
+  lapack_switch(in[0].dtype, [&](auto zero) {
     using T = decltype(zero);
     const int n = static_cast<int>(b.rows);
     std::vector<int> ipiv(std::max(n, 1));
@@ -201,9 +336,10 @@ void inv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   finish(result, out[0], req[0]);
 }
 
-// sign and log|det| of each matrix from its LU factors (det(A^T) = det(A)).
+// sign and log|det| of each matrix from its LU factors (det(A^T) = det(A)); the sign of a
+// complex determinant is det / |det|.
 template <class T>
-void lu_sign_logdet(const TBlob& a, const Batch& b, double* sign, double* logdet) {
+void lu_sign_logdet(const TBlob& a, const Batch& b, complex128* sign, double* logdet) {
   const int n = static_cast<int>(b.rows);
   std::vector<int> ipiv(std::max(n, 1));
   std::vector<T> m(static_cast<size_t>(n) * n);
@@ -211,36 +347,40 @@ void lu_sign_logdet(const TBlob& a, const Batch& b, double* sign, double* logdet
     std::copy(a.ptr<T>() + k * n * n, a.ptr<T>() + (k + 1) * n * n, m.begin());
     int info = 0;
     if (n > 0) lapack::getrf(n, n, m.data(), ipiv.data(), &info);
-    double s = 1, l = 0;
+    complex128 s = 1;
+    double l = 0;
     for (int i = 0; i < n; ++i) {
-      const double d = m[static_cast<size_t>(i) * n + i];
+      const auto d = m[static_cast<size_t>(i) * n + i];
+      const double mag = std::abs(d);
       if (ipiv[i] != i + 1) s = -s;
-      if (d < 0) s = -s;
-      l += std::log(std::abs(d));
+      if (mag > 0) s *= complex128(std::real(d) / mag, std::imag(d) / mag);
+      l += std::log(mag);
     }
     if (info > 0) s = 0, l = -std::numeric_limits<double>::infinity();
     sign[k] = s, logdet[k] = l;
   }
 }
 
+// The determinants in complex128 (float64 for real input), then cast to out's dtype.
 void det_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const Batch b = batch_of(op_name(attrs), in[0].shape, true);
-  std::vector<double> sign(b.count), logdet(b.count);
-  float_switch(in[0].dtype, [&](auto zero) {
+  std::vector<complex128> sign(b.count);
+  std::vector<double> logdet(b.count);
+  lapack_switch(in[0].dtype, [&](auto zero) {
     lu_sign_logdet<decltype(zero)>(in[0], b, sign.data(), logdet.data());
   });
-  NDArray det(out[0].shape, DType::kFloat64);
-  for (int64_t k = 0; k < b.count; ++k) det.data<double>()[k] = sign[k] * std::exp(logdet[k]);
+  NDArray det(out[0].shape, DType::kComplex128);
+  for (int64_t k = 0; k < b.count; ++k) det.data<complex128>()[k] = sign[k] * std::exp(logdet[k]);
   finish(det, out[0], req[0]);
 }
 
 void slogdet_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const Batch b = batch_of(op_name(attrs), in[0].shape, true);
-  NDArray sign(out[0].shape, DType::kFloat64), logdet(out[1].shape, DType::kFloat64);
-  float_switch(in[0].dtype, [&](auto zero) {
-    lu_sign_logdet<decltype(zero)>(in[0], b, sign.data<double>(), logdet.data<double>());
+  NDArray sign(out[0].shape, DType::kComplex128), logdet(out[1].shape, DType::kFloat64);
+  lapack_switch(in[0].dtype, [&](auto zero) {
+    lu_sign_logdet<decltype(zero)>(in[0], b, sign.data<complex128>(), logdet.data<double>());
   });
   finish(sign, out[0], req[0]);
   finish(logdet, out[1], req[1]);
@@ -268,20 +408,30 @@ NodeEntry as_matrix_scale(NodeEntry a) {  // (...,) -> (..., 1, 1)
   NodeEntry e = make_node("_np_expand_dims", {std::move(a)}, {{"axis", "-1"}});
   return make_node("_np_expand_dims", {std::move(e)}, {{"axis", "-1"}});
 }
+// The conjugate transpose A^H (a transpose, plus a copy, for real A).
+NodeEntry adjoint(NodeEntry a) { return op1("_np_conjugate", transposed(std::move(a))); }
 
-// d inv(A) = -inv(A) dA inv(A):  grad_A = -inv(A)^T g inv(A)^T.
+// The composed gradients follow the conjugate Wirtinger convention (PyTorch's): for a real
+// loss, the gradient of complex A is dL/dRe(A) + i dL/dIm(A). For real A they reduce to the
+// familiar formulas with A^H = A^T.
+// d inv(A) = -inv(A) dA inv(A):  grad_A = -inv(A)^H g inv(A)^H.
 std::vector<NodeEntry> inv_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
-  const NodeEntry t = transposed(NodeEntry{n, 0, 0});
-  return {op1("_np_negative", op2("_np_matmul", op2("_np_matmul", t, og[0]), t))};
+  const NodeEntry h = adjoint(NodeEntry{n, 0, 0});
+  return {op1("_np_negative", op2("_np_matmul", op2("_np_matmul", h, og[0]), h))};
 }
-// d det(A) = det(A) tr(inv(A) dA):  grad_A = g det(A) inv(A)^T.
+// d det(A) = det(A) tr(inv(A) dA):  grad_A = g conj(det(A)) inv(A)^H.
 std::vector<NodeEntry> det_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
-  const NodeEntry scale = as_matrix_scale(op2("_np_multiply", og[0], NodeEntry{n, 0, 0}));
-  return {op2("_np_multiply", scale, transposed(op1("_npi_inv", n->inputs[0])))};
+  const NodeEntry scale = as_matrix_scale(op2("_npi_multiply_conj", og[0], NodeEntry{n, 0, 0}));
+  return {op2("_np_multiply", scale, adjoint(op1("_npi_inv", n->inputs[0])))};
 }
-// d log|det(A)| = tr(inv(A) dA); the sign is piecewise constant.
+// With t = tr(inv(A) dA): d log|det| = Re t and d sign = i sign Im t (0 for real A), so
+// grad_A = c inv(A)^H with c = g_logabsdet - i Im(sign conj(g_sign)).
 std::vector<NodeEntry> slogdet_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
-  return {op2("_np_multiply", as_matrix_scale(og[1]), transposed(op1("_npi_inv", n->inputs[0])))};
+  const NodeEntry sign{n, 0, 0};
+  const NodeEntry turn =
+      op2("_npi_imag_unit_times", op1("_np_imag", op2("_npi_multiply_conj", sign, og[0])), sign);
+  const NodeEntry c = op2("_np_subtract", og[1], turn);
+  return {op2("_np_multiply", as_matrix_scale(c), adjoint(op1("_npi_inv", n->inputs[0])))};
 }
 
 // ============================== solve ==============================
@@ -304,7 +454,7 @@ void solve_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   const Batch a = batch_of(op_name(attrs), in[0].shape, true);
   const int64_t k = in[1].shape[in[1].ndim() - 1];
   NDArray result(in[1].shape, in[1].dtype);
-  float_switch(in[0].dtype, [&](auto zero) {
+  lapack_switch(in[0].dtype, [&](auto zero) {
     using T = decltype(zero);
     const int n = static_cast<int>(a.rows), nrhs = static_cast<int>(k);
     std::vector<int> ipiv(std::max(n, 1));
@@ -323,10 +473,10 @@ void solve_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   finish(result, out[0], req[0]);
 }
 
-// x = inv(A) b:  grad_b = inv(A)^T g = solve(A^T, g),  grad_A = -grad_b x^T.
+// x = inv(A) b:  grad_b = inv(A)^H g = solve(A^H, g),  grad_A = -grad_b x^H.
 std::vector<NodeEntry> solve_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
-  const NodeEntry gb = op2("_npi_solve", transposed(n->inputs[0]), og[0]);
-  return {op1("_np_negative", op2("_np_matmul", gb, transposed(NodeEntry{n, 0, 0}))), gb};
+  const NodeEntry gb = op2("_npi_solve", adjoint(n->inputs[0]), og[0]);
+  return {op1("_np_negative", op2("_np_matmul", gb, adjoint(NodeEntry{n, 0, 0}))), gb};
 }
 
 // ============================== dense double helpers for backward ops
@@ -398,7 +548,7 @@ void cholesky_compute(const NodeAttrs& attrs, const OpContext&, const std::vecto
   const Batch b = batch_of(op_name(attrs), in[0].shape, true);
   const bool upper = attrs.get<CholeskyParam>().upper;
   NDArray result(in[0].shape, in[0].dtype);
-  float_switch(in[0].dtype, [&](auto zero) {
+  lapack_switch(in[0].dtype, [&](auto zero) {
     using T = decltype(zero);
     const int n = static_cast<int>(b.rows);
     for (int64_t k = 0; k < b.count && n > 0; ++k) {
@@ -463,7 +613,7 @@ void qr_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   const int64_t q = out[0].shape[out[0].ndim() - 1];
   NDArray qa(out[0].shape, in[0].dtype), ra(out[1].shape, in[0].dtype);
   kernel::fill(kernel::to_blob(ra), 0.0);
-  float_switch(in[0].dtype, [&](auto zero) {
+  lapack_switch(in[0].dtype, [&](auto zero) {
     using T = decltype(zero);
     const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols);
     const int k = std::min(m, n);
@@ -473,7 +623,7 @@ void qr_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
       int info = 0, lwork = -1;
       T query{};
       lapack::geqrf(m, n, a.data(), tau.data(), &query, lwork, &info);
-      std::vector<T> work(std::max<int64_t>(static_cast<int64_t>(query), 1));
+      std::vector<T> work(lapack::query_size(query));
       if (n > 0)
         lapack::geqrf(m, n, a.data(), tau.data(), work.data(), static_cast<int>(work.size()),
                       &info);
@@ -481,7 +631,7 @@ void qr_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
       for (int row = 0; row < q; ++row)
         for (int c = row; c < n; ++c) r[row * n + c] = a[static_cast<size_t>(c) * m + row];
       lapack::orgqr(m, static_cast<int>(q), k, a.data(), tau.data(), &query, -1, &info);
-      work.resize(std::max<size_t>(work.size(), static_cast<size_t>(query)));
+      work.resize(std::max<size_t>(work.size(), lapack::query_size(query)));
       if (q > 0)
         lapack::orgqr(m, static_cast<int>(q), k, a.data(), tau.data(), work.data(),
                       static_cast<int>(work.size()), &info);
@@ -544,11 +694,13 @@ bool eig_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
 void eigh_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const Batch b = batch_of(op_name(attrs), in[0].shape, true);
-  // Row-major lower is column-major upper.
+  // Row-major lower is column-major upper. LAPACK sees A^T, which is conj(A) for a Hermitian
+  // A: the same eigenvalues, conjugated eigenvectors.
   const char uplo = attrs.get<EighParam>().UPLO == "L" ? 'U' : 'L';
-  NDArray w(out[0].shape, in[0].dtype), v(out[1].shape, in[0].dtype);
-  float_switch(in[0].dtype, [&](auto zero) {
+  NDArray w(out[0].shape, real_dtype(in[0].dtype)), v(out[1].shape, in[0].dtype);
+  lapack_switch(in[0].dtype, [&](auto zero) {
     using T = decltype(zero);
+    using R = real_of<T>;
     const int n = static_cast<int>(b.rows);
     std::vector<T> a(static_cast<size_t>(n) * n);
     for (int64_t k = 0; k < b.count && n > 0; ++k) {
@@ -557,14 +709,16 @@ void eigh_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
         linalg_error(op_name(attrs), "Eigenvalues did not converge (the input is not finite)");
       int info = 0, iquery = 0;
       T query{};
-      lapack::syevd('V', uplo, n, a.data(), w.data<T>() + k * n, &query, -1, &iquery, -1, &info);
-      std::vector<T> work(std::max<int64_t>(static_cast<int64_t>(query), 1));
+      R* wk = w.data<R>() + k * n;
+      lapack::syevd('V', uplo, n, a.data(), wk, &query, -1, &iquery, -1, &info);
+      std::vector<T> work(lapack::query_size(query));
       std::vector<int> iwork(std::max(iquery, 1));
-      lapack::syevd('V', uplo, n, a.data(), w.data<T>() + k * n, work.data(),
-                    static_cast<int>(work.size()), iwork.data(), static_cast<int>(iwork.size()),
-                    &info);
+      lapack::syevd('V', uplo, n, a.data(), wk, work.data(), static_cast<int>(work.size()),
+                    iwork.data(), static_cast<int>(iwork.size()), &info);
       if (info > 0) linalg_error(op_name(attrs), "Eigenvalues did not converge");
-      from_col_major(a.data(), n, n, v.data<T>() + k * n * n);
+      T* vk = v.data<T>() + k * n * n;
+      from_col_major(a.data(), n, n, vk);
+      if constexpr (is_complex_v<T>) std::transform(vk, vk + n * n, vk, conj_of<T>);
     }
   });
   finish(w, out[0], req[0]);
@@ -591,34 +745,57 @@ void eigh_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   finish(result, out[0], req[0]);
 }
 
-// General eigenproblem: real results only (complex eigenvalues need complex dtypes).
+// The general eigenproblem. The results are complex (NumPy's Python layer makes them real when
+// every eigenvalue of a real matrix is). A real matrix's complex eigenvalues come in conjugate
+// pairs whose eigenvectors LAPACK packs as a real and an imaginary column.
+template <class T>
+void eig_one(const std::string& op, int n, const T* src, complex_of_t<T>* w, complex_of_t<T>* v) {
+  std::vector<T> a(static_cast<size_t>(n) * n), vr(static_cast<size_t>(n) * n);
+  to_col_major(src, n, n, a.data());
+  if (!all_finite(a.data(), int64_t{n} * n))
+    linalg_error(op, "Eigenvalues did not converge (the input is not finite)");
+  int info = 0;
+  T query{};
+  if constexpr (is_complex_v<T>) {
+    lapack::geev(n, a.data(), w, vr.data(), &query, -1, &info);
+    std::vector<T> work(lapack::query_size(query));
+    lapack::geev(n, a.data(), w, vr.data(), work.data(), static_cast<int>(work.size()), &info);
+    if (info > 0) linalg_error(op, "Eigenvalues did not converge");
+    from_col_major(vr.data(), n, n, v);
+  } else {
+    std::vector<T> wr(n), wi(n);
+    lapack::geev(n, a.data(), wr.data(), wi.data(), vr.data(), &query, -1, &info);
+    std::vector<T> work(lapack::query_size(query));
+    lapack::geev(n, a.data(), wr.data(), wi.data(), vr.data(), work.data(),
+                 static_cast<int>(work.size()), &info);
+    if (info > 0) linalg_error(op, "Eigenvalues did not converge");
+    using C = complex_of_t<T>;
+    for (int j = 0; j < n; ++j) {
+      w[j] = C(wr[j], wi[j]);
+      const T* re = vr.data() + static_cast<size_t>(j) * n;  // column j
+      const bool paired = wi[j] != 0 && j + 1 < n;
+      const T* im = paired ? re + n : nullptr;
+      for (int r = 0; r < n; ++r) v[static_cast<size_t>(r) * n + j] = C(re[r], im ? im[r] : T(0));
+      if (!paired) continue;
+      ++j;  // the conjugate partner
+      w[j] = C(wr[j], wi[j]);
+      for (int r = 0; r < n; ++r) v[static_cast<size_t>(r) * n + j] = C(re[r], -im[r]);
+    }
+  }
+}
+
 void eig_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const Batch b = batch_of(op_name(attrs), in[0].shape, true);
-  NDArray w(out[0].shape, in[0].dtype), v(out[1].shape, in[0].dtype);
-  float_switch(in[0].dtype, [&](auto zero) {
+  const DType ct = complex_dtype(in[0].dtype);
+  NDArray w(out[0].shape, ct), v(out[1].shape, ct);
+  lapack_switch(in[0].dtype, [&](auto zero) {
     using T = decltype(zero);
+    using C = complex_of_t<T>;
     const int n = static_cast<int>(b.rows);
-    std::vector<T> a(static_cast<size_t>(n) * n), wi(std::max(n, 1)),
-        vr(static_cast<size_t>(n) * n);
-    for (int64_t k = 0; k < b.count && n > 0; ++k) {
-      to_col_major(in[0].ptr<T>() + k * n * n, n, n, a.data());
-      if (!all_finite(a.data(), int64_t{n} * n))
-        linalg_error(op_name(attrs), "Eigenvalues did not converge (the input is not finite)");
-      int info = 0;
-      T query{};
-      lapack::geev(n, a.data(), w.data<T>() + k * n, wi.data(), vr.data(), &query, -1, &info);
-      std::vector<T> work(std::max<int64_t>(static_cast<int64_t>(query), 1));
-      lapack::geev(n, a.data(), w.data<T>() + k * n, wi.data(), vr.data(), work.data(),
-                   static_cast<int>(work.size()), &info);
-      if (info > 0) linalg_error(op_name(attrs), "Eigenvalues did not converge");
-      for (int i = 0; i < n; ++i)
-        if (wi[i] != 0)
-          not_implemented("[", op_name(attrs),
-                          "] the matrix has complex eigenvalues; complex results need complex "
-                          "dtypes, which ndx does not have yet");
-      from_col_major(vr.data(), n, n, v.data<T>() + k * n * n);
-    }
+    for (int64_t k = 0; k < b.count && n > 0; ++k)
+      eig_one<T>(op_name(attrs), n, in[0].ptr<T>() + k * n * n, w.data<C>() + k * n,
+                 v.data<C>() + k * n * n);
   });
   finish(w, out[0], req[0]);
   finish(v, out[1], req[1]);
@@ -660,10 +837,10 @@ void svd_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols), k = std::min(m, n);
   const int ucols = p.full_matrices ? m : k, vrows = p.full_matrices ? n : k;
   const size_t s_out = p.compute_uv ? 1 : 0;
-  NDArray s(out[s_out].shape, in[0].dtype), u, vh;
+  NDArray s(out[s_out].shape, real_dtype(in[0].dtype)), u, vh;
   if (p.compute_uv) u = NDArray(out[0].shape, in[0].dtype), vh = NDArray(out[2].shape, in[0].dtype);
   const char jobz = !p.compute_uv ? 'N' : p.full_matrices ? 'A' : 'S';
-  float_switch(in[0].dtype, [&](auto zero) {
+  lapack_switch(in[0].dtype, [&](auto zero) {
     using T = decltype(zero);
     std::vector<T> a(static_cast<size_t>(m) * n), uc(p.compute_uv ? size_t(m) * ucols : 1),
         vc(p.compute_uv ? size_t(vrows) * n : 1);
@@ -674,10 +851,10 @@ void svd_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
         linalg_error(op_name(attrs), "SVD did not converge (the input is not finite)");
       int info = 0;
       T query{};
-      T* sp = s.data<T>() + i * k;
+      real_of<T>* sp = s.data<real_of<T>>() + i * k;
       lapack::gesdd(jobz, m, n, a.data(), sp, uc.data(), m, vc.data(), std::max(vrows, 1), &query,
                     -1, iwork.data(), &info);
-      std::vector<T> work(std::max<int64_t>(static_cast<int64_t>(query), 1));
+      std::vector<T> work(lapack::query_size(query));
       lapack::gesdd(jobz, m, n, a.data(), sp, uc.data(), m, vc.data(), std::max(vrows, 1),
                     work.data(), static_cast<int>(work.size()), iwork.data(), &info);
       if (info > 0) linalg_error(op_name(attrs), "SVD did not converge");
@@ -782,21 +959,15 @@ bool lstsq_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-bool lstsq_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-  linalg_type(attrs, in, out);
-  (*out)[1] = DType::kInt64;
-  return true;
-}
-
 void lstsq_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const int m = static_cast<int>(in[0].shape[0]), n = static_cast<int>(in[0].shape[1]);
   const int nrhs = static_cast<int>(in[1].shape[1]), k = std::min(m, n);
   const double rcond = attrs.get<LstsqParam>().rcond;
-  NDArray x(out[0].shape, in[0].dtype), s(out[2].shape, in[0].dtype);
+  NDArray x(out[0].shape, in[0].dtype), s(out[2].shape, real_dtype(in[0].dtype));
   NDArray rank(Shape{}, DType::kInt64);
   rank.data<int64_t>()[0] = 0;
-  float_switch(in[0].dtype, [&](auto zero) {
+  lapack_switch(in[0].dtype, [&](auto zero) {
     using T = decltype(zero);
     const int ldb = std::max({m, n, 1});
     std::vector<T> a(static_cast<size_t>(m) * n), b(static_cast<size_t>(ldb) * nrhs);
@@ -812,13 +983,14 @@ void lstsq_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
     }
     int info = 0, r = 0, iquery = 0;
     T query{};
-    const T rc =
-        rcond < 0 ? std::numeric_limits<T>::epsilon() * std::max(m, n) : static_cast<T>(rcond);
-    lapack::gelsd(m, n, nrhs, a.data(), b.data(), ldb, s.data<T>(), rc, &r, &query, -1, &iquery,
+    using R = real_of<T>;
+    const R rc =
+        rcond < 0 ? std::numeric_limits<R>::epsilon() * std::max(m, n) : static_cast<R>(rcond);
+    lapack::gelsd(m, n, nrhs, a.data(), b.data(), ldb, s.data<R>(), rc, &r, &query, -1, &iquery,
                   &info);
-    std::vector<T> work(std::max<int64_t>(static_cast<int64_t>(query), 1));
+    std::vector<T> work(lapack::query_size(query));
     std::vector<int> iwork(std::max(iquery, 1) + 64 * std::max(k, 1));
-    lapack::gelsd(m, n, nrhs, a.data(), b.data(), ldb, s.data<T>(), rc, &r, work.data(),
+    lapack::gelsd(m, n, nrhs, a.data(), b.data(), ldb, s.data<R>(), rc, &r, work.data(),
                   static_cast<int>(work.size()), iwork.data(), &info);
     if (info > 0) linalg_error(op_name(attrs), "SVD did not converge in Linear Least Squares");
     rank.data<int64_t>()[0] = r;
@@ -836,18 +1008,19 @@ void lstsq_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
 FGradient no_gradient(const char* name) {
   return [name](const NodePtr&, const std::vector<NodeEntry>&) -> std::vector<NodeEntry> {
     not_implemented("[", name,
-                    "] has no gradient yet (eig: complex in general; lstsq: use "
-                    "pinv or solve, which have one)");
+                    "] has no gradient yet (eig: not implemented; lstsq: use pinv or solve, "
+                    "which have one)");
   };
 }
 
-Op& register_linalg(const char* name, const char* doc, uint32_t n_in, uint32_t n_out, FCompute f) {
+Op& register_linalg(const char* name, const char* doc, uint32_t n_in, uint32_t n_out, FCompute f,
+                    std::vector<Out> out_types = {}) {
   return OpRegistry::global()
       .register_op(name)
       .describe(doc)
       .set_num_inputs(n_in)
       .set_num_outputs(n_out)
-      .set_attr<FInferType>("FInferType", linalg_type)
+      .set_attr<FInferType>("FInferType", linalg_types(std::move(out_types)))
       .set_attr<FCompute>("FCompute<cpu>", std::move(f));
 }
 
@@ -859,8 +1032,14 @@ Op& register_backward(const char* name, uint32_t n_in, FInferShape shape, FCompu
       .set_num_outputs(1)
       .set_attr<FInferShape>("FInferShape", std::move(shape))
       .set_attr<FInferType>("FInferType",
-                            [n_in](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
-                              (*out)[0] = (*in)[n_in - 1];
+                            [n_in](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              const DType t = (*in)[n_in - 1];
+                              if (is_complex(t))
+                                not_implemented("[", op_name(attrs),
+                                                "] the gradient for complex input is not "
+                                                "implemented yet (inv, det, slogdet and solve "
+                                                "have complex gradients)");
+                              (*out)[0] = t;
                               return true;
                             })
       .set_attr<TIsBackward>("TIsBackward", true)
@@ -895,7 +1074,7 @@ FInferShape input_shape_from(int full, int rows_from = -1, int cols_from = -1) {
       .set_attr<FGradient>("FGradient", det_grad);
   register_linalg("_npi_slogdet",
                   "Sign and log |determinant| of each square matrix (numpy.linalg.slogdet).", 1, 2,
-                  slogdet_compute)
+                  slogdet_compute, {Out::kSame, Out::kReal})
       .add_argument("a", "NDArray", "Square matrices (..., M, M).")
       .set_attr<FInferShape>("FInferShape", batch_scalar_shape)
       .set_attr<FGradient>("FGradient", slogdet_grad);
@@ -925,7 +1104,7 @@ FInferShape input_shape_from(int full, int rows_from = -1, int cols_from = -1) {
   register_linalg("_npi_eigh",
                   "Eigenvalues (ascending) and eigenvectors of each symmetric matrix "
                   "(numpy.linalg.eigh).",
-                  1, 2, eigh_compute)
+                  1, 2, eigh_compute, {Out::kReal, Out::kSame})
       .add_argument("a", "NDArray", "Symmetric matrices (..., M, M).")
       .set_params<EighParam>()
       .set_attr<FInferShape>("FInferShape", eig_shape)
@@ -933,9 +1112,9 @@ FInferShape input_shape_from(int full, int rows_from = -1, int cols_from = -1) {
   register_backward("_backward_npi_eigh", 4, input_shape_from(3), eigh_backward)
       .set_params<EighParam>();
   register_linalg("_npi_eig",
-                  "Eigenvalues and right eigenvectors of each square matrix with real "
-                  "eigenvalues (numpy.linalg.eig).",
-                  1, 2, eig_compute)
+                  "Eigenvalues and right eigenvectors of each square matrix, complex "
+                  "(numpy.linalg.eig makes them real when all eigenvalues are).",
+                  1, 2, eig_compute, {Out::kComplex, Out::kComplex})
       .add_argument("a", "NDArray", "Square matrices (..., M, M).")
       .set_attr<FInferShape>("FInferShape", eig_shape)
       .set_attr<FGradient>("FGradient", no_gradient("eig"));
@@ -949,18 +1128,24 @@ FInferShape input_shape_from(int full, int rows_from = -1, int cols_from = -1) {
       .add_argument("a", "NDArray", "Matrices (..., M, N).")
       .set_params<SVDParam>()
       .set_attr<FInferShape>("FInferShape", svd_shape)
-      .set_attr<FInferType>("FInferType", linalg_type)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              const DType t = linalg_input_type(attrs, *in);
+                              if (out->size() == 1) return ((*out)[0] = real_dtype(t)), true;
+                              (*out)[0] = (*out)[2] = t;
+                              (*out)[1] = real_dtype(t);
+                              return true;
+                            })
       .set_attr<FCompute>("FCompute<cpu>", svd_compute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseOut{"_backward_npi_svd"});
   register_backward("_backward_npi_svd", 6, input_shape_from(-1, 3, 5), svd_backward)
       .set_params<SVDParam>();
   register_linalg("_npi_lstsq", "Least-squares solution of a @ x = b (numpy.linalg.lstsq).", 2, 3,
-                  lstsq_compute)
+                  lstsq_compute, {Out::kSame, Out::kInt64, Out::kReal})
       .add_argument("a", "NDArray", "Coefficient matrix (M, N).")
       .add_argument("b", "NDArray", "Right-hand sides (M, K).")
       .set_params<LstsqParam>()
       .set_attr<FInferShape>("FInferShape", lstsq_shape)
-      .set_attr<FInferType>("FInferType", lstsq_type)
       .set_attr<FGradient>("FGradient", no_gradient("lstsq"));
   return true;
 }();

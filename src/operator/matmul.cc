@@ -326,12 +326,23 @@ bool BackwardProductType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* o
     if ((*in)[i + 1] == DType::kBool)
       type_error("[", op_name(attrs), "] gradients of boolean arrays are not defined; input ", i,
                  " is bool");
-    if (is_complex((*in)[i + 1]))
-      not_implemented("[", op_name(attrs), "] gradients of complex matrix products are not ",
-                      "implemented yet (input ", i, " is ", (*in)[i + 1], ")");
     assign_type(attrs, &(*out)[i], (*in)[i + 1], "output", i);
   }
   return true;
+}
+
+// conj(x) for complex x (the gradients of products take the conjugate of the other operand,
+// the conjugate Wirtinger convention); x itself otherwise.
+NDArray conj_if_complex(const NDArray& x) {
+  if (!is_complex(x.dtype())) return x;
+  static const Op* op = Op::get("_np_conjugate");
+  static const NodeAttrs attrs = op->make_attrs();
+  static const FCompute& f = Op::attr<FCompute>("FCompute<cpu>")[op];
+  if (x.device().is_gpu())
+    not_implemented("[backward_matmul] complex gradients on a GPU are not implemented yet");
+  NDArray y(x.shape(), x.dtype(), x.device());
+  f(attrs, OpContext{}, {to_blob(x)}, {kWriteTo}, {to_blob(y)});
+  return y;
 }
 
 void BackwardMatmulCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
@@ -342,14 +353,16 @@ void BackwardMatmulCompute(const NodeAttrs&, const OpContext&, const std::vector
   NDArray g = as_array(in[0]).reshape(full);
   NDArray a = as_array(in[1]).reshape(promote_a(in[1].shape));
   NDArray b = as_array(in[2]).reshape(promote_b(in[2].shape));
-  if (req[0] != kNullOp) {  // grad_a = g @ b^T, summed over broadcast batch dims
+  if (req[0] != kNullOp) {  // grad_a = g @ b^H, summed over broadcast batch dims
+    b = conj_if_complex(b);
     Shape sa = sub_shape(full, 0, nd - 1);
     sa.push_back(a.shape()[a.ndim() - 1]);
     NDArray ga(sa, t, g.device());
     matmul_arrays(g, b.swapaxes(-1, -2), ga, t, kWriteTo);
     reduce_into(ga, out_view(out[0], a.shape()), req[0]);
   }
-  if (req[1] != kNullOp) {  // grad_b = a^T @ g
+  if (req[1] != kNullOp) {  // grad_b = a^H @ g
+    a = conj_if_complex(a);
     Shape sb = sub_shape(full, 0, nd - 2);
     sb.push_back(b.shape()[b.ndim() - 2]);
     sb.push_back(full[nd - 1]);
@@ -445,7 +458,8 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
     for (int i = 0; i < 2; ++i) {
       if (req[i] == kNullOp) continue;
       std::vector<NDArray> keep;
-      TBlob other = kernel::cast_blob(in[2 - i], t, &keep);
+      keep.push_back(conj_if_complex(as_array(in[2 - i])));
+      TBlob other = kernel::cast_blob(to_blob(keep.back()), t, &keep);
       NDArray full(g.shape(), t, g.device());
       multiply(in[0], other, to_blob(full), kWriteTo);
       reduce_into(full, as_array(out[i]), req[i]);
@@ -454,12 +468,12 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
   }
   DotLayout l = dot_layout(in[1].shape, in[2].shape);
   NDArray G = g.reshape(Shape{l.P, l.N});
-  if (req[0] != kNullOp) {  // grad_A (P, K) = G @ B^T
-    NDArray B = dot_rhs(as_array(in[2]), l);
+  if (req[0] != kNullOp) {  // grad_A (P, K) = G @ B^H
+    NDArray B = dot_rhs(conj_if_complex(as_array(in[2])), l);
     matmul_arrays(G, B.swapaxes(0, 1), out_view(out[0], Shape{l.P, l.K}), t, req[0]);
   }
-  if (req[1] != kNullOp) {  // grad_B (K, N) = A^T @ G, then back to b's axis order
-    NDArray A = as_array(in[1]).reshape(Shape{l.P, l.K});
+  if (req[1] != kNullOp) {  // grad_B (K, N) = A^H @ G, then back to b's axis order
+    NDArray A = conj_if_complex(as_array(in[1])).reshape(Shape{l.P, l.K});
     NDArray gb(Shape{l.K, l.N}, t, g.device());
     matmul_arrays(A.swapaxes(0, 1), G, gb, t, kWriteTo);
     Shape permuted;

@@ -207,10 +207,10 @@ def test_ops_without_complex_kernels_raise_type_error(fn):
 
 
 def test_complex_gradients_without_a_rule_raise_typed_errors():
-    a = np.array(carr((2, 2)))
+    a = np.array(carr((3, 3)) + 3 * onp.eye(3))
     a.attach_grad()
     with ndx.autograd.record():
-        y = np.real(np.sum(a @ a))
+        y = np.real(np.sum(np.linalg.cholesky(a @ np.conj(a.T))))
     with pytest.raises(NotImplementedError, match="complex"):
         y.backward()
 
@@ -229,6 +229,8 @@ GRADS = [
     ("mean", np.mean, onp.mean, 1),
     ("abs-of-product", lambda a, b: np.abs(a * np.conj(b)),
      lambda a, b: onp.abs(a * onp.conj(b)), 2),
+    ("matmul", lambda a, b: np.matmul(a, b.T), lambda a, b: a @ b.T, 2),
+    ("dot", lambda a, b: np.dot(a.T, b), lambda a, b: onp.dot(a.T, b), 2),
 ]
 
 
@@ -242,3 +244,10 @@ def test_real_inputs_mixed_with_complex_constants():
     w = np.array(carr((3,)))
     x = R.standard_normal(3)
     wirtinger.check(lambda a: np.abs(a * w), lambda a: onp.abs(a * w.asnumpy()), [x], R)
+    # a Python complex scalar lifts a real array to complex: the cast is recorded
+    wirtinger.check(lambda a: a * (0.5 - 2j), lambda a: a * (0.5 - 2j), [x], R)
+    # the gradient reaching a real intermediate is real (its real part), as PyTorch's
+    wirtinger.check(lambda a: np.sin(a * 2.0) * w, lambda a: onp.sin(a * 2.0) * w.asnumpy(),
+                    [x], R)
+    m = R.standard_normal((3, 2))
+    wirtinger.check(lambda a: np.matmul(w, a), lambda a: w.asnumpy() @ a, [m], R)

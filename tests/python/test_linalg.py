@@ -114,8 +114,13 @@ def test_eig_real_and_complex():
     _close(onp.sort(w.asnumpy()), onp.sort(onp.linalg.eigvals(a).real))
     _close(a @ v.asnumpy(), v.asnumpy() * w.asnumpy()[None, :], atol=1e-12)
     _close(onp.sort(np.linalg.eigvals(np.array(a)).asnumpy()), [-1.0, 2.0, 3.0])
-    with pytest.raises(NotImplementedError, match="complex"):
-        np.linalg.eig(np.array([[0.0, -1.0], [1.0, 0.0]]))
+    assert w.dtype == onp.float64  # NumPy: real eigenvalues of real input stay real
+    rot = onp.array([[0.0, -1.0], [1.0, 0.0]])  # eigenvalues +-i: complex results
+    w, v = np.linalg.eig(np.array(rot))
+    want_w, want_v = onp.linalg.eig(rot)
+    assert w.dtype == onp.complex128 and v.dtype == onp.complex128
+    _close(w, want_w)
+    _close(v, want_v)
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 3, 2), (0, 3)])
@@ -376,3 +381,137 @@ def test_namespace():
     for n in names:
         assert callable(getattr(np.linalg, n)), n
     assert issubclass(np.linalg.LinAlgError, onp.linalg.LinAlgError)
+
+
+# ----------------------------------------------------------------------- complex input
+def _c(shape, dtype="complex128"):
+    return (R.standard_normal(shape) + 1j * R.standard_normal(shape)).astype(dtype)
+
+
+def _hpd(n, batch=(), dtype="complex128"):
+    a = _c(batch + (n, n), dtype)
+    return (a @ onp.conj(onp.swapaxes(a, -1, -2)) + n * onp.eye(n)).astype(dtype)
+
+
+_SQ = (3, 4, 4)
+COMPLEX_CASES = [  # name, ndx function, NumPy function, input maker
+    ("inv", np.linalg.inv, onp.linalg.inv, lambda t: [_c(_SQ, t)]),
+    ("det", np.linalg.det, onp.linalg.det, lambda t: [_c(_SQ, t)]),
+    ("slogdet-sign", lambda a: np.linalg.slogdet(a)[0], lambda a: onp.linalg.slogdet(a)[0],
+     lambda t: [_c(_SQ, t)]),
+    ("slogdet-log", lambda a: np.linalg.slogdet(a)[1], lambda a: onp.linalg.slogdet(a)[1],
+     lambda t: [_c(_SQ, t)]),
+    ("solve", np.linalg.solve, onp.linalg.solve, lambda t: [_c(_SQ, t), _c((3, 4, 2), t)]),
+    ("solve-vector", np.linalg.solve, onp.linalg.solve, lambda t: [_c((4, 4), t), _c((4,), t)]),
+    ("cholesky", np.linalg.cholesky, onp.linalg.cholesky, lambda t: [_hpd(4, (2,), t)]),
+    ("cholesky-upper", lambda a: np.linalg.cholesky(a, upper=True),
+     lambda a: onp.linalg.cholesky(a, upper=True), lambda t: [_hpd(3, (), t)]),
+    ("qr-q", lambda a: np.linalg.qr(a)[0], lambda a: onp.linalg.qr(a)[0],
+     lambda t: [_c((2, 5, 3), t)]),
+    ("qr-r-complete", lambda a: np.linalg.qr(a, "complete")[1],
+     lambda a: onp.linalg.qr(a, "complete")[1], lambda t: [_c((3, 5), t)]),
+    ("eigvalsh", np.linalg.eigvalsh, onp.linalg.eigvalsh, lambda t: [_hpd(4, (2,), t)]),
+    ("eigvalsh-U", lambda a: np.linalg.eigvalsh(a, "U"), lambda a: onp.linalg.eigvalsh(a, "U"),
+     lambda t: [_hpd(4, (), t)]),
+    ("svdvals", np.linalg.svdvals, onp.linalg.svdvals, lambda t: [_c((2, 5, 3), t)]),
+    ("svd-hermitian", lambda a: np.linalg.svd(a, hermitian=True)[1],
+     lambda a: onp.linalg.svd(a, hermitian=True)[1], lambda t: [_hpd(4, (), t)]),
+    ("pinv", np.linalg.pinv, onp.linalg.pinv, lambda t: [_c((2, 5, 3), t)]),
+    ("pinv-hermitian", lambda a: np.linalg.pinv(a, hermitian=True),
+     lambda a: onp.linalg.pinv(a, hermitian=True), lambda t: [_hpd(4, (), t)]),
+    ("matrix_rank", np.linalg.matrix_rank, onp.linalg.matrix_rank, lambda t: [_c(_SQ, t)]),
+    ("cond", np.linalg.cond, onp.linalg.cond, lambda t: [_c(_SQ, t)]),
+    ("cond-1", lambda a: np.linalg.cond(a, 1), lambda a: onp.linalg.cond(a, 1),
+     lambda t: [_c((4, 4), t)]),
+    ("matrix_power", lambda a: np.linalg.matrix_power(a, -3),
+     lambda a: onp.linalg.matrix_power(a, -3), lambda t: [_c(_SQ, t)]),
+    ("tensorinv", lambda a: np.linalg.tensorinv(a, ind=1),
+     lambda a: onp.linalg.tensorinv(a, ind=1), lambda t: [_c((4, 2, 2), t)]),
+    ("vecdot", np.linalg.vecdot, onp.linalg.vecdot, lambda t: [_c((3, 4), t), _c((3, 4), t)]),
+    ("multi_dot", lambda a, b: np.linalg.multi_dot([a, b, a]),
+     lambda a, b: onp.linalg.multi_dot([a, b, a]), lambda t: [_c((3, 3), t), _c((3, 3), t)]),
+] + [
+    (f"norm-{o}", lambda a, o=o: np.linalg.norm(a, o), lambda a, o=o: onp.linalg.norm(a, o),
+     lambda t: [_c((3, 4), t)]) for o in (None, "fro", "nuc", 1, -1, 2, -2, onp.inf, -onp.inf)
+] + [
+    (f"vector_norm-{o}", lambda a, o=o: np.linalg.vector_norm(a, ord=o),
+     lambda a, o=o: onp.linalg.vector_norm(a, ord=o), lambda t: [_c((5,), t)])
+    for o in (2, 1, 0, 3, onp.inf, -onp.inf)
+]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name,f_nd,f_ref,make", COMPLEX_CASES,
+                         ids=[c[0] for c in COMPLEX_CASES])
+def test_complex_input_matches_numpy(name, f_nd, f_ref, make, dtype):
+    xs = make(dtype)
+    got, want = f_nd(*[np.array(x) for x in xs]), f_ref(*xs)
+    want = onp.asarray(want)
+    assert str(got.dtype) == str(want.dtype), (got.dtype, want.dtype)
+    tol = 2e-4 if dtype == "complex64" else 1e-9
+    _close(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_decompositions_reconstruct(dtype):
+    tol = 1e-4 if dtype == "complex64" else 1e-10
+    a = _c((2, 4, 4), dtype)
+    w, v = np.linalg.eig(np.array(a))
+    assert w.dtype == dtype and v.dtype == dtype
+    _close(np.linalg.eigvals(np.array(a)), w.asnumpy())
+    _close(a @ v.asnumpy(), v.asnumpy() * w.asnumpy()[..., None, :], rtol=tol, atol=tol)
+    _close(onp.sort_complex(w.asnumpy()[0]), onp.sort_complex(onp.linalg.eigvals(a[0])),
+           rtol=tol, atol=tol)
+    h = _hpd(4, (2,), dtype)
+    w, v = np.linalg.eigh(np.array(h))
+    assert str(w.dtype) == ("float32" if dtype == "complex64" else "float64")
+    vn = v.asnumpy()
+    _close(vn @ (w.asnumpy()[..., None] * onp.conj(onp.swapaxes(vn, -1, -2))), h,
+           rtol=tol, atol=tol)
+    for full in (True, False):
+        m = _c((2, 5, 3), dtype)
+        u, s, vh = np.linalg.svd(np.array(m), full_matrices=full)
+        k = 3
+        _close((u.asnumpy()[..., :k] * s.asnumpy()[..., None, :]) @ vh.asnumpy()[..., :k, :], m,
+               rtol=tol, atol=tol)
+        assert u.shape == ((2, 5, 5) if full else (2, 5, 3))
+    x, res, rank, sv = np.linalg.lstsq(np.array(m[0]), np.array(_c((5, 2), dtype)))
+    assert rank == 3 and str(sv.dtype) == str(w.dtype) and str(res.dtype) == str(w.dtype)
+
+
+def test_complex_real_matrix_with_complex_eigenvalues():
+    a = R.standard_normal((6, 6))
+    w, v = np.linalg.eig(np.array(a))
+    want = onp.linalg.eigvals(a)
+    assert w.dtype == onp.complex128
+    _close(onp.sort_complex(w.asnumpy()), onp.sort_complex(want))
+    _close(a @ v.asnumpy(), v.asnumpy() * w.asnumpy()[None, :], atol=1e-10)
+
+
+def test_complex_singular_raises_linalg_error():
+    s = onp.array([[1 + 1j, 2 + 2j], [2 + 2j, 4 + 4j]])
+    with pytest.raises(np.linalg.LinAlgError, match="Singular"):
+        np.linalg.inv(np.array(s))
+    with pytest.raises(np.linalg.LinAlgError, match="positive definite"):
+        np.linalg.cholesky(np.array(-onp.eye(2, dtype=complex)))
+    _close(np.linalg.det(np.array(s)), 0.0)
+
+
+COMPLEX_GRADS = [
+    ("inv", np.linalg.inv, onp.linalg.inv, 1),
+    ("det", np.linalg.det, onp.linalg.det, 1),
+    ("slogdet", lambda a: np.linalg.slogdet(a)[0] * np.linalg.slogdet(a)[1],
+     lambda a: onp.linalg.slogdet(a)[0] * onp.linalg.slogdet(a)[1], 1),
+    ("solve", np.linalg.solve, onp.linalg.solve, 2),
+    ("matrix_power", lambda a: np.linalg.matrix_power(a, -2),
+     lambda a: onp.linalg.matrix_power(a, -2), 1),
+    ("norm-fro", lambda a: np.linalg.norm(a), onp.linalg.norm, 1),
+]
+
+
+@pytest.mark.parametrize("name,f_nd,f_ref,arity", COMPLEX_GRADS,
+                         ids=[g[0] for g in COMPLEX_GRADS])
+def test_complex_gradients(name, f_nd, f_ref, arity):
+    import wirtinger
+    xs = [_c((2, 3, 3)) + 3 * onp.eye(3)] + [_c((2, 3, 2)) for _ in range(arity - 1)]
+    wirtinger.check(f_nd, f_ref, xs, R)

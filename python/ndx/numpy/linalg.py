@@ -1,11 +1,13 @@
 """ndx.numpy.linalg: NumPy's linear algebra over ndx arrays.
 
 The factorizations (inv, det, slogdet, solve, cholesky, qr, eigh, eig, svd, lstsq) are C++ ops
-on LAPACK (src/operator/linalg.cc), batched over leading dimensions, float32 and float64
-(integer input is computed in the default float dtype). Everything else here composes them
-and ndx's other ops, so gradients flow through norm, pinv, matrix_power, multi_dot, tensorinv,
-tensorsolve, ... Singular or non-convergent input raises LinAlgError, a ValueError (and a
-numpy.linalg.LinAlgError)."""
+on LAPACK (src/operator/linalg.cc), batched over leading dimensions, in float32, float64,
+complex64 and complex128 (integer input is computed in the default float dtype). Everything
+else here composes them and ndx's other ops, so gradients flow through norm, pinv,
+matrix_power, multi_dot, tensorinv, tensorsolve, ... Singular or non-convergent input raises
+LinAlgError, a ValueError (and a numpy.linalg.LinAlgError). Gradients of complex input follow
+the conjugate Wirtinger convention (PyTorch's): inv, det, slogdet, solve and what composes
+them have them; cholesky, qr, eigh and svd have real gradients only."""
 import operator as _operator
 from collections import namedtuple as _namedtuple
 
@@ -45,17 +47,31 @@ def _kind(a):
     return _kind(a)
 
 
+_LAPACK_DTYPES = ("float32", "float64", "complex64", "complex128")
+
+
 def _float(a, fn):
-    """a as an ndarray of a float dtype LAPACK takes (ints and bools: the default float)."""
+    """a as an ndarray of a dtype LAPACK takes (ints and bools: the default float)."""
     np = _np()
     a = a if isinstance(a, np.ndarray) else np.asarray(a)
     k = _kind(a)
     if k in "biu":
         return a.astype(_core._default_float())
-    if k != "f" or str(a.dtype) not in ("float32", "float64"):
-        raise TypeError(f"[{fn}] array type {a.dtype} is unsupported in linalg (float32 and "
-                        "float64 are)")
+    if str(a.dtype) not in _LAPACK_DTYPES:
+        raise TypeError(f"[{fn}] array type {a.dtype} is unsupported in linalg (float32, "
+                        "float64, complex64 and complex128 are)")
     return a
+
+
+def _is_complex(a):
+    return _kind(a) == "c"
+
+
+def _adjoint(a):
+    """The conjugate transpose of the last two axes (the transpose for real a)."""
+    np = _np()
+    t = np.swapaxes(a, -1, -2)
+    return np.conjugate(t) if _is_complex(t) else t
 
 
 def _at_least_2d(a, fn):
@@ -93,8 +109,10 @@ def solve(a, b):
     dimensions broadcast."""
     np = _np()
     a = _float(a, "solve")
-    b = b if isinstance(b, np.ndarray) else np.asarray(b)
-    b = b.astype(a.dtype) if b.dtype != a.dtype else b
+    b = _float(b, "solve")
+    common = np.result_type(a.dtype, b.dtype)
+    a = a.astype(common) if a.dtype != common else a
+    b = b.astype(common) if b.dtype != common else b
     _square(a, "solve")
     vector = b.ndim == 1
     if vector:
@@ -143,14 +161,18 @@ def eigvalsh(a, UPLO="L"):
 
 
 def eig(a):
-    """Eigenvalues and right eigenvectors of each square matrix. Matrices with complex
-    eigenvalues raise NotImplementedError (ndx has no complex dtypes yet)."""
-    w, v = _op("eig")(_float(a, "eig"))
+    """Eigenvalues and right eigenvectors (unit length) of each square matrix. As NumPy: complex
+    results, except for real input whose eigenvalues are all real, which gives real ones."""
+    np = _np()
+    a = _float(a, "eig")
+    w, v = _op("eig")(a)
+    if not _is_complex(a) and not bool(np.any(np.imag(w) != 0)):
+        w, v = np.real(w), np.real(v)
     return EigResult(w, v)
 
 
 def eigvals(a):
-    """Eigenvalues of each square matrix (real ones only; see eig)."""
+    """Eigenvalues of each square matrix (see eig for their dtype)."""
     return eig(a).eigenvalues
 
 
@@ -168,8 +190,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def _svd_hermitian(a, compute_uv):
-    """The SVD of symmetric matrices from eigh, as NumPy's hermitian=True: S = |w| descending,
-    U the eigenvectors in that order, Vh their transpose with each row signed by sign(w)."""
+    """The SVD of Hermitian matrices from eigh, as NumPy's hermitian=True: S = |w| descending,
+    U the eigenvectors in that order, Vh their conjugate transpose with each row signed by
+    sign(w)."""
     np = _np()
     _square(a, "svd")
     w, v = eigh(a)
@@ -179,7 +202,7 @@ def _svd_hermitian(a, compute_uv):
         return s
     u = np.take_along_axis(v, np.expand_dims(order, -2), axis=-1)
     signs = np.sign(np.take_along_axis(w, order, axis=-1))
-    return SVDResult(u, s, np.swapaxes(u * np.expand_dims(signs, -2), -1, -2))
+    return SVDResult(u, s, _adjoint(u * np.expand_dims(signs, -2).astype(u.dtype)))
 
 
 def svdvals(x, /):
@@ -195,8 +218,9 @@ def lstsq(a, b, rcond=None):
     """Least-squares solution of a @ x = b: (x, residuals, rank, singular values), as NumPy."""
     np = _np()
     a = _float(a, "lstsq")
-    b = b if isinstance(b, np.ndarray) else np.asarray(b)
-    b = b.astype(a.dtype)
+    b = _float(b, "lstsq")
+    common = np.result_type(a.dtype, b.dtype)
+    a, b = a.astype(common), b.astype(common)
     if a.ndim != 2:
         raise LinAlgError(f"[lstsq] a must be two-dimensional; got {a.ndim} dims")
     vector = b.ndim == 1
@@ -206,9 +230,9 @@ def lstsq(a, b, rcond=None):
     x, rank, s = _op("lstsq")(a, b2, rcond=-1.0 if rcond is None else float(rcond))
     m, n = a.shape
     if int(rank) == n and m > n:
-        residuals = ((b2 - np.matmul(a, x)) ** 2).sum(axis=0)
+        residuals = (np.abs(b2 - np.matmul(a, x)) ** 2).sum(axis=0)
     else:
-        residuals = np.zeros((0,), dtype=a.dtype)
+        residuals = np.zeros((0,), dtype=s.dtype)
     return LstsqResult(x[:, 0] if vector else x, residuals, int(rank), s)
 
 
@@ -231,7 +255,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     cutoff = np.expand_dims(np.max(s, axis=-1), -1) * cut
     large = s > cutoff
     s_inv = np.where(large, 1 / np.where(large, s, 1), 0)
-    return np.matmul(np.swapaxes(vh, -1, -2), np.expand_dims(s_inv, -1) * np.swapaxes(u, -1, -2))
+    scale = np.expand_dims(s_inv, -1).astype(u.dtype)
+    return np.matmul(_adjoint(vh), scale * _adjoint(u))
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
@@ -330,7 +355,7 @@ def _vector_norm(x, ord, axis, keepdims):
     if ord == -_onp.inf:
         return a.min(axis=axis, keepdims=keepdims)
     if ord == 0:
-        return (x != 0).astype(x.dtype).sum(axis=axis, keepdims=keepdims)
+        return (x != 0).astype(a.dtype).sum(axis=axis, keepdims=keepdims)
     if ord == 1:
         return a.sum(axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
@@ -344,7 +369,8 @@ def _matrix_norm(x, ord, axes, keepdims):
     if row == col:
         raise ValueError("[norm] Duplicate axes given.")
     if ord in (None, "fro", "f"):
-        r = np.sqrt((x * x).sum(axis=axes))
+        m = np.abs(x) if _is_complex(x) else x
+        r = np.sqrt((m * m).sum(axis=axes))
     elif ord in (2, -2, "nuc"):
         s = svdvals(np.moveaxis(x, (row, col), (-2, -1)))
         r = s.max(axis=-1) if ord == 2 else s.min(axis=-1) if ord == -2 else s.sum(axis=-1)
@@ -521,8 +547,12 @@ def trace(x, /, *, offset=0, dtype=None):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """The dot product of vectors along axis (broadcasting the rest)."""
+    """The dot product of vectors along axis (broadcasting the rest); complex x1 is conjugated,
+    as the Array API and NumPy's vecdot do."""
     np = _np()
+    x1 = x1 if isinstance(x1, np.ndarray) else np.asarray(x1)
+    if _is_complex(x1):
+        x1 = np.conjugate(x1)
     return np.sum(np.multiply(x1, x2), axis=axis)
 
 
