@@ -7,7 +7,8 @@
 // `n` crops or zero-pads the input along the axis before the transform; `norm` scales as
 // NumPy's: "backward" (default) 1/n on the inverse, "ortho" 1/sqrt(n) both ways, "forward" 1/n
 // on the forward transform. Lines along the axis run in parallel, each thread with its own
-// plans (KISS FFT's generic radix keeps scratch space in the plan).
+// plans (KISS FFT's generic radix keeps scratch space in the plan); lengths with a large prime
+// factor run Bluestein's algorithm and long lines the four-step decomposition (see below).
 //
 // Gradients follow the conjugate Wirtinger convention (PyTorch's): every transform is linear,
 // so the gradient is the adjoint map applied to the output gradient, run by the backward ops
@@ -88,15 +89,73 @@ Geometry geometry(const FFTParam& p, const Shape& in, Kind kind, const char* op)
 // integers and bool (ndx's default float), complex128 for float64.
 DType complex_of_input(DType t) { return complex_dtype(float_result_type(real_dtype(t))); }
 
-// ---- plans: per thread, a few lengths kept ----
+// ---- plans ----
+// KISS FFT's butterfly for a prime factor p costs O(p) per point, so a length with a large
+// prime factor (a prime length above all) would be quadratic. Those lengths run Bluestein's
+// algorithm instead: with the chirp c_t = exp(-+ i pi t^2 / n), X_k = c_k sum_j (x_j c_j)
+// conj(c_(k-j)), a convolution done by power-of-two transforms of m >= 2n - 1 points.
+constexpr int64_t kBluesteinPrime = 128;
+
+int64_t largest_prime_factor(int64_t n) {
+  int64_t largest = 1;
+  for (int64_t p = 2; p * p <= n; ++p)
+    while (n % p == 0) largest = p, n /= p;
+  return std::max(largest, n);
+}
+
 template <class T>
-const kissfft<T>& plan(size_t n, bool inverse) {
-  thread_local std::map<std::pair<size_t, bool>, std::unique_ptr<kissfft<T>>> plans;
+class Plan {
+ public:
+  using C = std::complex<T>;
+  Plan(size_t n, bool inverse) : n_(n) {
+    if (largest_prime_factor(static_cast<int64_t>(n)) <= kBluesteinPrime) {
+      direct_ = std::make_unique<kissfft<T>>(n, inverse);
+      return;
+    }
+    while (m_ < 2 * n - 1) m_ <<= 1;
+    forward_ = std::make_unique<kissfft<T>>(m_, false);
+    backward_ = std::make_unique<kissfft<T>>(m_, true);
+    const double turn = (inverse ? 1.0 : -1.0) * 3.14159265358979323846 / static_cast<double>(n);
+    chirp_.resize(n);
+    for (size_t t = 0; t < n; ++t) {  // t^2 mod 2n keeps the angle exact in double
+      const auto phase = std::polar(1.0, turn * static_cast<double>((t * t) % (2 * n)));
+      chirp_[t] = C(static_cast<T>(phase.real()), static_cast<T>(phase.imag()));
+    }
+    std::vector<C> b(m_, C(0));
+    b[0] = std::conj(chirp_[0]);
+    for (size_t t = 1; t < n; ++t) b[t] = b[m_ - t] = std::conj(chirp_[t]);
+    kernel_.resize(m_);
+    forward_->transform(b.data(), kernel_.data());
+    for (C& v : kernel_) v /= static_cast<T>(m_);  // the inverse transform's 1 / m, folded in
+  }
+  bool direct() const { return direct_ != nullptr; }
+  void transform(const C* in, C* out) const {
+    if (direct_) return direct_->transform(in, out);
+    std::vector<C> a(m_, C(0)), spectrum(m_);
+    for (size_t j = 0; j < n_; ++j) a[j] = in[j] * chirp_[j];
+    forward_->transform(a.data(), spectrum.data());
+    for (size_t i = 0; i < m_; ++i) spectrum[i] *= kernel_[i];
+    backward_->transform(spectrum.data(), a.data());
+    for (size_t k = 0; k < n_; ++k) out[k] = a[k] * chirp_[k];
+  }
+  // KISS FFT's real transform of 2 n points; direct plans only.
+  void transform_real(const T* in, C* out) const { direct_->transform_real(in, out); }
+
+ private:
+  size_t n_, m_ = 1;
+  std::unique_ptr<kissfft<T>> direct_, forward_, backward_;
+  std::vector<C> chirp_, kernel_;
+};
+
+// Per thread, a few lengths kept.
+template <class T>
+const Plan<T>& plan(size_t n, bool inverse) {
+  thread_local std::map<std::pair<size_t, bool>, std::unique_ptr<Plan<T>>> plans;
   auto key = std::make_pair(n, inverse);
   auto it = plans.find(key);
   if (it != plans.end()) return *it->second;
   if (plans.size() >= 16) plans.clear();  // keep memory bounded for programs of many lengths
-  return *plans.emplace(key, std::make_unique<kissfft<T>>(n, inverse)).first->second;
+  return *plans.emplace(key, std::make_unique<Plan<T>>(n, inverse)).first->second;
 }
 
 // Lines along `axis` of a contiguous array of `shape`: line l = (o, i) holds the elements
@@ -124,6 +183,89 @@ int64_t line_grain(int64_t n) {
   return std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(n, 1));
 }
 
+// ---- long lines: the four-step decomposition ----
+// KISS FFT recurses over the whole line, so a line much larger than the cache misses it at
+// every stage (and one line is one thread). Lines of at least kFourStepMin points that split
+// as n = n1 * n2 with both factors >= 64 run as short transforms instead.
+constexpr int64_t kFourStepMin = int64_t{1} << 16;
+
+// n1: the divisor of n nearest sqrt(n) from below, or 0 when there is none >= 64.
+int64_t four_step_split(int64_t n) {
+  if (n < kFourStepMin) return 0;
+  for (auto d = static_cast<int64_t>(std::sqrt(static_cast<double>(n))); d >= 64; --d)
+    if (n % d == 0) return d;
+  return 0;
+}
+
+// The DFT of x (n = n1 * n2 points) by Bailey's four-step method: with j = j1 + n1 j2 and
+// k = k2 + n2 k1, X[k] = sum_j1 w1^(j1 k1) w^(j1 k2) sum_j2 w2^(j2 k2) x[j]. Pass one runs the
+// n1 inner transforms (columns of x seen as an (n2, n1) matrix) and multiplies by the
+// twiddles w^(j1 k2), leaving row k2 of `work` to pass two's transform over j1, which gives
+// X[k2 + n2 k1] for every k1; emit(k, value) receives each. Both passes move kTile columns
+// or rows at a time, so the strided side of each copy reads or writes whole cache lines (a
+// column at a time, power-of-two strides would also fight over the same cache sets).
+constexpr int64_t kTile = 16;
+
+template <class T, class Emit>
+void four_step(const std::complex<T>* x, std::complex<T>* work, int64_t n1, int64_t n2,
+               bool inverse, Emit&& emit) {
+  using C = std::complex<T>;
+  const int64_t n = n1 * n2;
+  const double angle = (inverse ? 2.0 : -2.0) * 3.14159265358979323846 / static_cast<double>(n);
+  const int64_t tiles1 = (n1 + kTile - 1) / kTile, tiles2 = (n2 + kTile - 1) / kTile;
+  kernel::parallel_for(tiles1, line_grain(n2 * kTile), [&](int64_t begin, int64_t end) {
+    const Plan<T>& f = plan<T>(static_cast<size_t>(n2), inverse);
+    std::vector<C> a(static_cast<size_t>(n2 * kTile)), b(static_cast<size_t>(n2 * kTile));
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t j0 = t * kTile, cols = std::min(kTile, n1 - j0);
+      for (int64_t j2 = 0; j2 < n2; ++j2)
+        for (int64_t c = 0; c < cols; ++c) a[c * n2 + j2] = x[j0 + c + n1 * j2];
+      for (int64_t c = 0; c < cols; ++c) {
+        f.transform(a.data() + c * n2, b.data() + c * n2);
+        // w^(j1 k2) in double: exact every 64 steps, a running product between.
+        const int64_t j1 = j0 + c;
+        const std::complex<double> step = std::polar(1.0, angle * static_cast<double>(j1));
+        std::complex<double> w;
+        C* col = b.data() + c * n2;
+        for (int64_t k2 = 0; k2 < n2; ++k2, w *= step) {
+          if (k2 % 64 == 0) w = std::polar(1.0, angle * static_cast<double>((j1 * k2) % n));
+          col[k2] *= C(static_cast<T>(w.real()), static_cast<T>(w.imag()));
+        }
+      }
+      for (int64_t k2 = 0; k2 < n2; ++k2)
+        for (int64_t c = 0; c < cols; ++c) work[k2 * n1 + j0 + c] = b[c * n2 + k2];
+    }
+  });
+  kernel::parallel_for(tiles2, line_grain(n1 * kTile), [&](int64_t begin, int64_t end) {
+    const Plan<T>& f = plan<T>(static_cast<size_t>(n1), inverse);
+    std::vector<C> d(static_cast<size_t>(n1 * kTile));
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t k0 = t * kTile, rows = std::min(kTile, n2 - k0);
+      for (int64_t r = 0; r < rows; ++r) f.transform(work + (k0 + r) * n1, d.data() + r * n1);
+      for (int64_t k1 = 0; k1 < n1; ++k1)
+        for (int64_t r = 0; r < rows; ++r) emit(k0 + r + n2 * k1, d[r * n1 + k1]);
+    }
+  });
+}
+
+// transform_lines for long lines: one line at a time, each four-step pass in parallel.
+template <class T>
+void transform_long_lines(const std::complex<T>* in, int64_t in_len, std::complex<T>* out,
+                          int64_t out_len, const Lines& lines, int64_t n, int64_t n1, bool inverse,
+                          T scale, int64_t keep) {
+  using C = std::complex<T>;
+  kernel::AllowThreads allow;
+  std::vector<C> x(static_cast<size_t>(n)), work(static_cast<size_t>(n));
+  for (int64_t l = 0; l < lines.count(); ++l) {
+    lines.gather(in + lines.start(l, in_len), in_len, x.data(), n);
+    C* dst = out + lines.start(l, out_len);
+    four_step<T>(x.data(), work.data(), n1, n / n1, inverse, [&](int64_t k, C v) {
+      if (k < out_len) dst[k * lines.inner] = k < keep ? v * scale : C(0);
+    });
+    for (int64_t k = n; k < out_len; ++k) dst[k * lines.inner] = C(0);
+  }
+}
+
 // out (out_len along the axis) = scale * the first `keep` values of the length-n DFT of each
 // input line (in_len values, cropped or zero-padded to n); zeros beyond `keep`.
 template <class T>
@@ -131,16 +273,40 @@ void transform_lines(const std::complex<T>* in, int64_t in_len, std::complex<T>*
                      int64_t out_len, const Lines& lines, int64_t n, bool inverse, T scale,
                      int64_t keep) {
   using C = std::complex<T>;
-  kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
-    const kissfft<T>& f = plan<T>(static_cast<size_t>(n), inverse);
-    std::vector<C> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
-    for (int64_t l = begin; l < end; ++l) {
-      lines.gather(in + lines.start(l, in_len), in_len, a.data(), n);
-      f.transform(a.data(), b.data());
-      C* dst = out + lines.start(l, out_len);
-      for (int64_t j = 0; j < out_len; ++j) dst[j * lines.inner] = j < keep ? b[j] * scale : C(0);
-    }
-  });
+  if (const int64_t n1 = four_step_split(n))
+    return transform_long_lines<T>(in, in_len, out, out_len, lines, n, n1, inverse, scale, keep);
+  // Lines along an inner axis go kTile neighbours at a time (see four_step); lines along the
+  // last axis one at a time, straight from the input and into the output where they can.
+  const int64_t width = std::min(lines.inner, kTile);
+  const int64_t per_outer = (lines.inner + width - 1) / width;
+  const bool direct_in = lines.inner == 1 && in_len >= n;
+  const bool direct_out = lines.inner == 1 && out_len == n && keep == n && scale == T(1);
+  kernel::parallel_for(
+      lines.outer * per_outer, line_grain(n * width), [&](int64_t begin, int64_t end) {
+        const Plan<T>& f = plan<T>(static_cast<size_t>(n), inverse);
+        std::vector<C> a(static_cast<size_t>(n * width)), b(static_cast<size_t>(n * width));
+        for (int64_t t = begin; t < end; ++t) {
+          const int64_t o = t / per_outer, i0 = (t % per_outer) * width;
+          const int64_t cols = std::min(width, lines.inner - i0);
+          const C* src = in + o * in_len * lines.inner + i0;
+          C* dst = out + o * out_len * lines.inner + i0;
+          if (direct_in && direct_out) {
+            f.transform(src, dst);
+            continue;
+          }
+          if (!direct_in) {
+            const int64_t copy = std::min(in_len, n);
+            for (int64_t j = 0; j < copy; ++j)
+              for (int64_t c = 0; c < cols; ++c) a[c * n + j] = src[j * lines.inner + c];
+            for (int64_t c = 0; c < cols; ++c)
+              std::fill(a.data() + c * n + copy, a.data() + (c + 1) * n, C(0));
+          }
+          for (int64_t c = 0; c < cols; ++c) f.transform(direct_in ? src : &a[c * n], &b[c * n]);
+          for (int64_t j = 0; j < out_len; ++j)
+            for (int64_t c = 0; c < cols; ++c)
+              dst[j * lines.inner + c] = j < keep ? b[c * n + j] * scale : C(0);
+        }
+      });
 }
 
 // The n // 2 + 1 non-negative frequencies of real lines; even n through KISS FFT's real
@@ -151,8 +317,9 @@ void rfft_lines(const T* in, int64_t in_len, std::complex<T>* out, const Lines& 
   using C = std::complex<T>;
   const int64_t m = n / 2 + 1;
   kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
-    const bool half = n % 2 == 0 && n >= 2;
-    const kissfft<T>& f = plan<T>(static_cast<size_t>(half ? n / 2 : n), false);
+    // Even n: KISS FFT's real transform of n / 2 complex points (when that plan is direct).
+    const bool half = n % 2 == 0 && n >= 2 && plan<T>(static_cast<size_t>(n / 2), false).direct();
+    const Plan<T>& f = plan<T>(static_cast<size_t>(half ? n / 2 : n), false);
     std::vector<T> a(static_cast<size_t>(n));
     std::vector<C> ca(half ? 0 : static_cast<size_t>(n)), b(static_cast<size_t>(n + 1));
     for (int64_t l = begin; l < end; ++l) {
@@ -181,7 +348,7 @@ void irfft_lines(const std::complex<T>* in, int64_t in_len, T* out, const Lines&
   using C = std::complex<T>;
   const int64_t m = n / 2 + 1;
   kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
-    const kissfft<T>& f = plan<T>(static_cast<size_t>(n), true);
+    const Plan<T>& f = plan<T>(static_cast<size_t>(n), true);
     std::vector<C> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
     for (int64_t l = begin; l < end; ++l) {
       lines.gather(in + lines.start(l, in_len), in_len, a.data(), m);

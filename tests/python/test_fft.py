@@ -5,6 +5,7 @@ typed errors are also in the op table (op_table.py, kind "fft")."""
 import numpy as onp
 import pytest
 
+import ndx
 import wirtinger
 from ndx import np
 
@@ -66,7 +67,9 @@ def test_single_precision_is_kept_as_numpy_2():
     close(np.fft.fft(np.array(ints)), onp.fft.fft(ints), wide=False)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 16, 17, 60, 97, 128, 1000, 4096])
+# 257, 1031, 2 * 1031 and 6 * 257 have a prime factor > 128: Bluestein's algorithm
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 16, 17, 60, 97, 128, 1000, 4096, 257, 1031, 2062,
+                               1542])
 def test_lengths_of_every_factorization(n):
     x = cx((n,))
     close(np.fft.fft(np.array(x)), onp.fft.fft(x))
@@ -81,6 +84,43 @@ def test_round_trips_and_large_transform():
     close(back, x)
     z = cx((1 << 15,))
     close(np.fft.ifft(np.fft.fft(np.array(z))), z)
+
+
+def near(got, want, rtol, atol):
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("n", [1 << 16, 3 * 5 * 7 * 11 * 64, 65537, 100_000])
+def test_long_lines_four_step(n):
+    # lines of >= 2**16 points that split into two factors >= 64 run as the four-step
+    # decomposition (65537 is prime and runs directly); single and double precision
+    z = cx((n,))
+    near(np.fft.fft(np.array(z)), onp.fft.fft(z), rtol=1e-10, atol=1e-8)
+    near(np.fft.ifft(np.array(z), norm="ortho"), onp.fft.ifft(z, norm="ortho"), rtol=1e-10,
+          atol=1e-10)
+    z32 = z.astype(onp.complex64)
+    got = np.fft.fft(np.array(z32))
+    assert got.dtype == onp.complex64
+    near(got, onp.fft.fft(z32), rtol=1e-3, atol=2e-3 * onp.sqrt(n))
+    # cropped, padded, batched and along a non-last axis
+    b = cx((2, 70_000))
+    for kw in ({"n": 66_000}, {"n": 80_000}):
+        near(np.fft.fft(np.array(b), **kw), onp.fft.fft(b, **kw), rtol=1e-10, atol=1e-8)
+    near(np.fft.fft(np.array(b.T.copy()), axis=0), onp.fft.fft(b.T, axis=0), rtol=1e-10,
+          atol=1e-8)
+
+
+def test_long_line_gradient_is_the_adjoint():
+    # y = fft(x): grad_x = F^H w = n ifft(w) for the loss Re(sum(conj(w) y))
+    n = 1 << 16
+    x, w = cx((n,)), cx((n,))
+    a = np.array(x)
+    a.attach_grad()
+    with ndx.autograd.record():
+        y = np.fft.fft(a)
+        loss = np.sum(np.real(y) * np.array(w.real) + np.imag(y) * np.array(w.imag))
+    loss.backward()
+    near(a.grad, n * onp.fft.ifft(w), rtol=1e-9, atol=1e-7)
 
 
 def test_helpers():
@@ -125,6 +165,7 @@ GRAD_CASES = [
     ("rfft", {}), ("rfft", {"n": 7}), ("rfft", {"n": 3, "norm": "ortho"}),
     ("irfft", {}), ("irfft", {"n": 7}), ("irfft", {"n": 4, "norm": "forward"}),
     ("hfft", {}), ("ihfft", {}),
+    ("fft", {"n": 131}), ("rfft", {"n": 262}), ("irfft", {"n": 139}),  # Bluestein lengths
 ]
 
 
