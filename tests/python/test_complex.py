@@ -251,3 +251,18 @@ def test_real_inputs_mixed_with_complex_constants():
                     [x], R)
     m = R.standard_normal((3, 2))
     wirtinger.check(lambda a: np.matmul(w, a), lambda a: w.asnumpy() @ a, [m], R)
+
+
+def test_where_selects_complex_values_and_passes_gradients():
+    c = R.uniform(size=(3, 4)) > 0.5
+    x, y = carr((3, 4)), carr((4,))
+    got = np.where(np.array(c), np.array(x), np.array(y))
+    assert got.dtype == onp.complex128
+    onp.testing.assert_array_equal(got.asnumpy(), onp.where(c, x, y))
+    r = R.standard_normal((3, 4))  # real beside complex promotes as NumPy
+    onp.testing.assert_array_equal(np.where(np.array(c), np.array(r), np.array(y)).asnumpy(),
+                                   onp.where(c, r, y))
+    cn = np.array(c)
+    wirtinger.check(lambda a, b: np.where(cn, a, b), lambda a, b: onp.where(c, a, b),
+                    [x, y], R)
+    wirtinger.check(lambda a: np.where(cn, a, np.array(y)), lambda a: onp.where(c, a, y), [r], R)

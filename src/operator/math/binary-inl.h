@@ -376,6 +376,7 @@ struct RightShift {
 
 // where(c, x, y): x where c is nonzero, else y (c arrives as 0 / 1 in the compute type).
 struct Where {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD T operator()(T c, T x, T y) const {
     return select(c != T(0), x, y);
