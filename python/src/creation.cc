@@ -409,9 +409,10 @@ PyMethodDef methods[] = {
      "default float dtype (float32) where NumPy would pick float64; NumPy arrays keep their\n"
      "dtype."},
     {"asarray", NDX_FASTCALL(asarray), METH_FASTCALL | METH_KEYWORDS,
-     "asarray(a, dtype=None, device=None)\n--\n\n"
+     "asarray(a, dtype=None, device=None, *, copy=None, order=None, like=None)\n--\n\n"
      "`a` itself when it is already an ndarray of that dtype; a NumPy array's memory shared\n"
-     "(not copied) when its dtype fits; else array(a, dtype)."},
+     "(not copied) when its dtype fits; else array(a, dtype). copy=True always copies;\n"
+     "copy=False raises ValueError where sharing is impossible."},
     {"_set_creation_fallbacks", set_fallbacks, METH_VARARGS,
      "The Python zeros, ones, empty, full, array and asarray the C versions defer to."},
     {nullptr, nullptr, 0, nullptr}};

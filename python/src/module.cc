@@ -1,6 +1,7 @@
 // ndx._core: the extension module. Generic op invoke with typed params (no string round trip),
 // registry introspection for generating the np / npx / nd namespaces, and array construction.
 #include "convert.h"
+#include "interop.h"
 
 #include <algorithm>
 #include <cstring>
@@ -891,7 +892,7 @@ PyMODINIT_FUNC PyInit__core() {
   PyObject* m = PyModule_Create(&ndx::py::module_def);
   if (!m) return nullptr;
   ndx::py::init_errors(m);
-  if (!ndx::py::init_creation(m)) {
+  if (!ndx::py::init_creation(m) || !ndx::py::init_interop(m)) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -1,6 +1,7 @@
 // ndx.numpy.ndarray: a C type wrapping ndx::NDArray so attribute access, arithmetic and basic
 // indexing stay in C++ (no Python frames on the hot path).
 #include "convert.h"  // Python.h first
+#include "interop.h"
 
 #include <structmember.h>
 
@@ -119,6 +120,9 @@ PyObject* get_device(PyObject* o, void*) {
   return PyUnicode_FromString(unwrap(o).device().str().c_str());
 }
 PyObject* get_grad(PyObject* o, void*) {
+  // grad_req='null' attaches no gradient buffer in MXNet: grad is None.
+  const auto& e = unwrap(o).autograd_entry();
+  if (e && e->is_leaf && e->grad_req == kNullOp) Py_RETURN_NONE;
   NDArray g = autograd::grad_of(unwrap(o));
   if (!g.defined()) Py_RETURN_NONE;
   return wrap(g);
@@ -666,19 +670,51 @@ PyObject* asnumpy(PyObject* o, PyObject*) {
   NDX_PY_END(nullptr)
 }
 
+// NumPy 2's __array__: copy=True always copies; copy=None shares host memory where it can;
+// copy=False shares or raises ValueError. The NumPy view is made from a memoryview of this
+// array (the buffer protocol), so it keeps the ndx storage alive.
 PyObject* array_method(PyObject* o, PyObject* args, PyObject* kwargs) {
   static const char* names[] = {"dtype", "copy", nullptr};
   PyObject *dtype = Py_None, *copy = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", const_cast<char**>(names), &dtype,
                                    &copy))
     return nullptr;
-  PyObject* r = asnumpy(o, nullptr);
-  if (r && dtype != Py_None) {
-    PyObject* cast = PyObject_CallMethod(r, "astype", "(O)", dtype);
-    Py_DECREF(r);
-    r = cast;
+  NDX_PY_BEGIN
+  // -1: None (share when possible); 0: never copy; 1: always copy.
+  const int want_copy = copy == Py_None ? -1 : PyObject_IsTrue(copy);
+  if (want_copy == -1 && copy != Py_None) throw PythonErrorSet{};  // bool(copy) raised
+  const NDArray& a = unwrap(o);
+  const bool shareable = a.device().is_cpu() && buffer_format(a.dtype()) != nullptr;
+  if (want_copy == 0 && !shareable)
+    value_error("[__array__] unable to avoid a copy (copy=False): an array ",
+                a.device().is_cpu() ? "of dtype bfloat16" : "on a GPU",
+                " has no NumPy view; use copy=None or asnumpy()");
+  PyObject* r;
+  if (shareable && want_copy != 1) {
+    PyObject* mv = PyMemoryView_FromObject(o);
+    if (!mv) return nullptr;
+    r = PyObject_CallMethod(numpy_module(), "asarray", "(O)", mv);
+    Py_DECREF(mv);
+  } else {
+    r = asnumpy(o, nullptr);  // a new array
   }
-  return r;
+  if (!r || dtype == Py_None) return r;
+  PyObject* kw = Py_BuildValue("{s:O}", "copy", Py_False);
+  PyObject* cast_args = Py_BuildValue("(O)", dtype);
+  PyObject* astype = PyObject_GetAttrString(r, "astype");
+  PyObject* cast = kw && cast_args && astype ? PyObject_Call(astype, cast_args, kw) : nullptr;
+  Py_XDECREF(kw);
+  Py_XDECREF(cast_args);
+  Py_XDECREF(astype);
+  if (cast && cast != r && want_copy == 0) {
+    Py_DECREF(cast);
+    Py_DECREF(r);
+    value_error("[__array__] unable to avoid a copy (copy=False): converting ", a.dtype(),
+                " to dtype ", repr_of(dtype), " copies");
+  }
+  Py_DECREF(r);
+  return cast;
+  NDX_PY_END(nullptr)
 }
 
 Device device_from_py(PyObject* o, const char* op) {
@@ -966,7 +1002,18 @@ PyMethodDef methods[] = {
      "copyto(other): copies into the ndarray `other` and returns it; copyto(device): a copy "
      "on that device."},
     {"__array__", reinterpret_cast<PyCFunction>(array_method), METH_VARARGS | METH_KEYWORDS,
-     nullptr},
+     "__array__($self, /, dtype=None, copy=None)\n--\n\nThe array as a NumPy array. Host arrays "
+     "are shared "
+     "without a copy unless copy=True or dtype differs; copy=False raises ValueError when a "
+     "copy is unavoidable (a dtype change, a GPU or bfloat16 array)."},
+    {"__dlpack__", reinterpret_cast<PyCFunction>(dlpack_method), METH_VARARGS | METH_KEYWORDS,
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "The array as a DLPack capsule: 'dltensor_versioned' (DLPack 1.x) when max_version is "
+     "(1, x) or later, else the legacy 'dltensor'. The memory is shared unless copy=True or "
+     "dl_device names another device."},
+    {"__dlpack_device__", dlpack_device_method, METH_NOARGS,
+     "__dlpack_device__($self, /)\n--\n\n(device_type, device_id) as DLPack numbers them: (1, 0) "
+     "for the CPU, (2, id) for CUDA."},
     {"astype", reinterpret_cast<PyCFunction>(astype), METH_VARARGS | METH_KEYWORDS,
      "astype(dtype, copy=True): the array cast to dtype."},
     {"copy", copy_method, METH_NOARGS, "A contiguous copy."},

@@ -54,7 +54,12 @@ NDX_HD T mul(T a, T b) {
 }
 template <class T>
 NDX_HD T neg(T a) {
-  return sub(T(0), a);
+  // integers wrap (-INT_MIN == INT_MIN); floats flip the sign bit, so -(+0.0) is -0.0 as IEEE
+  // and the Array API require (0 - x would give +0.0)
+  if constexpr (std::is_integral_v<T>)
+    return sub(T(0), a);
+  else
+    return -a;
 }
 template <class T>
 NDX_HD T abs(T x) {
