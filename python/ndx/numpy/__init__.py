@@ -103,10 +103,13 @@ def _array_py(object, dtype=None, copy=True, device=None, *, order="K", subok=Fa
             out = object.astype(dtype)
         else:
             out = object.copy() if copy else object
-    else:
-        if copy is False:
+    elif copy is False:  # shares a NumPy array's (any DLPack producer's) memory, or raises
+        from ._interop import _shared_view
+        out = _shared_view(object, dtype)
+        if out is None:
             raise ValueError("[array] Unable to avoid copy while creating an array as requested "
                              f"(copy=False from {type(object).__name__})")
+    else:
         out = _array_from_host(object, dtype)
     if out.ndim < ndmin:
         out = out.reshape((1,) * (ndmin - out.ndim) + tuple(out.shape))
@@ -169,7 +172,23 @@ def _empty_py(shape, dtype=None, device=None):
 
 def _full_py(shape, fill_value, dtype=None, device=None):
     """A new array filled with fill_value. Without dtype: bool for a bool value, int64 for an
-    int, the default float dtype otherwise."""
+    int, the default float dtype otherwise. An array fill_value (0-d, or broadcastable to
+    shape, as NumPy and MXNet take) is broadcast, and the result has its dtype unless dtype
+    says otherwise; values cast as NumPy's copyto(casting='unsafe')."""
+    if isinstance(fill_value, (ndarray, _onp.ndarray, list, tuple)):
+        fill = fill_value if isinstance(fill_value, ndarray) else asarray(fill_value)
+        shape = (shape,) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
+        try:
+            ok = _onp.broadcast_shapes(fill.shape, shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"[full] fill_value of shape {fill.shape} cannot be broadcast to "
+                             f"shape {shape}")
+        # astype copies (a fresh, writable array) and is recorded, so autograd sees through
+        out = _invoke(_handle("_np_broadcast_to"), (fill,), {"shape": shape})
+        out = out.astype(fill.dtype if dtype is None else dtype)
+        return out if device is None else out.to_device(device)
     if dtype is None:
         if isinstance(fill_value, (bool, _onp.bool_)):
             dtype = "bool"
@@ -190,7 +209,9 @@ array, asarray = _core.array, _core.asarray
 
 def arange(start, stop=None, step=1, dtype=None, device=None):
     """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float
-    arguments give the default float dtype (float32)."""
+    arguments give the default float dtype (float32). step=None means 1, as in NumPy."""
+    if step is None:
+        step = 1
     if dtype is None and _builtins.all(
             isinstance(v, (int, _onp.integer)) and not isinstance(v, bool)
             for v in (start, stop, step) if v is not None):
@@ -416,10 +437,11 @@ from ._products import (  # noqa: E402, F401
 _where_reductions.install(globals())
 
 
-def clip(a, a_min=None, a_max=None, out=None):
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     """a limited to [a_min, a_max] (either bound may be None, or an array broadcast against a):
     minimum(maximum(a, a_min), a_max) as NumPy defines it, so NaN stays NaN and a_min > a_max
-    gives a_max."""
+    gives a_max. min and max are the Array API's names for the bounds."""
+    a_min, a_max = _composites._clip_bounds(a_min, a_max, min, max)
     a = a if isinstance(a, ndarray) else asarray(a)
     r = a
     if a_min is not None:
@@ -665,8 +687,25 @@ ndarray.swapaxes = lambda self, axis1, axis2: swapaxes(self, axis1, axis2)
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
 
 from . import fft, linalg, random  # noqa: E402, F401
+from ._array_api import (  # noqa: E402, F401
+    __array_api_version__,
+    __array_namespace_info__,
+    __getattr__,
+    argsort,
+    astype,
+    sort,
+    vecdot,
+)
+from ._array_api import result_type as _result_type  # noqa: E402
+
+result_type = _result_type  # Python scalars too; rebinds the C one of the top (ruff F811)
+from ._interop import from_dlpack, may_share_memory, shares_memory  # noqa: E402, F401, F811
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins",)]
 
+# NEP 13 / NEP 18: NumPy's ufuncs and functions given ndx arrays run ndx's.
+from . import _protocols  # noqa: E402
+
+_protocols.install(ndarray)

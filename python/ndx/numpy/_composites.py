@@ -2,6 +2,7 @@
 see ordinary ops): where, ptp, var, std, average and the NaN-ignoring reductions. Imported by
 ndx.numpy after its op functions exist."""
 import math
+from collections import namedtuple as _namedtuple
 
 import numpy as _onp
 
@@ -89,15 +90,28 @@ def _var(a, keep, axis, dtype, ddof, keepdims):
     return _np.true_divide(s, _np.maximum(_np.subtract(n, ddof), 0))
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
-    """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input)."""
+def _ddof(ddof, correction, fn):
+    """The Array API's correction is NumPy's ddof under another name: one of them, not both."""
+    if correction != 0 and ddof != 0:
+        raise ValueError(f"[{fn}] ddof and correction cannot both be given (ddof={ddof!r}, "
+                         f"correction={correction!r})")
+    return correction if correction != 0 else ddof
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        correction=0.0):
+    """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input);
+    correction is the Array API's name for ddof."""
     a = _as_array(a)
+    ddof = _ddof(ddof, correction, "var")
     return _finish(_var(a, _keep_mask(a, where, "var"), axis, dtype, ddof, keepdims), out)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        correction=0.0):
     """Standard deviation: the square root of var."""
     a = _as_array(a)
+    ddof = _ddof(ddof, correction, "std")
     v = _var(a, _keep_mask(a, where, "std"), axis, dtype, ddof, keepdims)
     return _finish(_np.sqrt(v), out)
 
@@ -635,19 +649,35 @@ def unique_values(x):
     return unique(x, equal_nan=False)
 
 
+UniqueAllResult = _namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices",
+                                                   "counts"])
+UniqueCountsResult = _namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = _namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def _inverse_shaped(inverse, x):
+    """The Array API's inverse_indices have the shape of x (unique's are flat)."""
+    return _np.reshape(inverse, _as_array(x).shape)
+
+
 def unique_counts(x):
-    """(values, counts), as the Array API's unique_counts."""
-    return unique(x, return_counts=True, equal_nan=False)
+    """(values, counts), as the Array API's unique_counts (a named tuple)."""
+    return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
 
 
 def unique_inverse(x):
-    """(values, inverse_indices), as the Array API's unique_inverse."""
-    return unique(x, return_inverse=True, equal_nan=False)
+    """(values, inverse_indices), as the Array API's unique_inverse: inverse_indices has x's
+    shape, values[inverse_indices] is x."""
+    values, inverse = unique(x, return_inverse=True, equal_nan=False)
+    return UniqueInverseResult(values, _inverse_shaped(inverse, x))
 
 
 def unique_all(x):
-    """(values, indices, inverse_indices, counts), as the Array API's unique_all."""
-    return unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    """(values, indices, inverse_indices, counts), as the Array API's unique_all: indices of
+    the first occurrences in the flattened x, inverse_indices in x's shape."""
+    values, index, inverse, counts = unique(x, return_index=True, return_inverse=True,
+                                            return_counts=True, equal_nan=False)
+    return UniqueAllResult(values, index, _inverse_shaped(inverse, x), counts)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
@@ -1172,3 +1202,16 @@ def put(a, ind, v, mode="raise"):
     flat[_np.array(idx % n, dtype="int64")] = vals
     a[...] = _np.reshape(flat, a.shape)
     return None
+
+
+def _clip_bounds(a_min, a_max, min, max):
+    """np.clip's bounds from NumPy's names (a_min, a_max) or the Array API's (min, max)."""
+    if min is not None:
+        if a_min is not None:
+            raise ValueError("[clip] give a_min or min, not both")
+        a_min = min
+    if max is not None:
+        if a_max is not None:
+            raise ValueError("[clip] give a_max or max, not both")
+        a_max = max
+    return a_min, a_max

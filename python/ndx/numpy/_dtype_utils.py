@@ -64,7 +64,7 @@ def finfo(dtype):
     t = _dtype_arg(dtype, "finfo")
     if t == BFLOAT16:
         return _BFloat16Info()
-    if t.kind != "f":
+    if t.kind not in "fc":  # complex: its real and imaginary parts' float (the Array API)
         raise ValueError(f"[finfo] data type {t} not inexact")
     return _onp.finfo(t)
 

@@ -111,9 +111,9 @@ def swapaxes(a, axis1, axis2):
     return a.transpose(tuple(order))
 
 
-def expand_dims(a, axis):
+def expand_dims(a, axis=0):
     """a with new axes of length 1 at the positions `axis` names (an int or a tuple, counted
-    in the result): a view."""
+    in the result; 0 by default, as the Array API has it): a view."""
     a = _as_array(a)
     axes = [axis] if isinstance(axis, (int, _onp.integer)) else list(axis)
     nd = a.ndim + len(axes)

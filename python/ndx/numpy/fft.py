@@ -51,38 +51,38 @@ def _c2c(a, n, axis, norm, inverse, fn):
               inverse=inverse)
 
 
-def fft(a, n=None, axis=-1, norm=None):
+def fft(a, n=None, axis=-1, norm="backward"):
     """The one-dimensional discrete Fourier transform along `axis` (n crops or zero-pads)."""
     return _c2c(a, n, axis, norm, False, "fft")
 
 
-def ifft(a, n=None, axis=-1, norm=None):
+def ifft(a, n=None, axis=-1, norm="backward"):
     """The inverse of fft: ifft(fft(a)) == a."""
     return _c2c(a, n, axis, norm, True, "ifft")
 
 
-def rfft(a, n=None, axis=-1, norm=None):
+def rfft(a, n=None, axis=-1, norm="backward"):
     """The DFT of real input: the n // 2 + 1 non-negative frequency terms."""
     op = _internal_function("_npi_rfft")
     return op(_array(a), n=_n(n, "rfft"), axis=_operator.index(axis),
               norm=_check_norm(norm, "rfft"))
 
 
-def irfft(a, n=None, axis=-1, norm=None):
+def irfft(a, n=None, axis=-1, norm="backward"):
     """The inverse of rfft: n real values (2 * (m - 1) by default) from m frequency terms."""
     op = _internal_function("_npi_irfft")
     return op(_array(a), n=_n(n, "irfft"), axis=_operator.index(axis),
               norm=_check_norm(norm, "irfft"))
 
 
-def hfft(a, n=None, axis=-1, norm=None):
+def hfft(a, n=None, axis=-1, norm="backward"):
     """The FFT of a signal with Hermitian symmetry (real spectrum): irfft of conj(a) scaled
     the other way."""
     _check_norm(norm, "hfft")
     return irfft(_np().conjugate(_array(a)), n, axis, _SWAPPED[norm])
 
 
-def ihfft(a, n=None, axis=-1, norm=None):
+def ihfft(a, n=None, axis=-1, norm="backward"):
     """The inverse of hfft: conj(rfft(a)) scaled the other way."""
     _check_norm(norm, "ihfft")
     return _np().conjugate(rfft(a, n, axis, _SWAPPED[norm]))
@@ -119,27 +119,27 @@ def _c2c_n(a, s, axes, norm, inverse, fn):
     return a
 
 
-def fftn(a, s=None, axes=None, norm=None):
+def fftn(a, s=None, axes=None, norm="backward"):
     """The n-dimensional DFT over `axes` (every axis by default), one axis at a time."""
     return _c2c_n(a, s, axes, norm, False, "fftn")
 
 
-def ifftn(a, s=None, axes=None, norm=None):
+def ifftn(a, s=None, axes=None, norm="backward"):
     """The inverse of fftn."""
     return _c2c_n(a, s, axes, norm, True, "ifftn")
 
 
-def fft2(a, s=None, axes=(-2, -1), norm=None):
+def fft2(a, s=None, axes=(-2, -1), norm="backward"):
     """The two-dimensional DFT over the last two axes."""
     return _c2c_n(a, s, axes, norm, False, "fft2")
 
 
-def ifft2(a, s=None, axes=(-2, -1), norm=None):
+def ifft2(a, s=None, axes=(-2, -1), norm="backward"):
     """The inverse of fft2."""
     return _c2c_n(a, s, axes, norm, True, "ifft2")
 
 
-def rfftn(a, s=None, axes=None, norm=None):
+def rfftn(a, s=None, axes=None, norm="backward"):
     """The n-dimensional DFT of real input: rfft over the last axis, fft over the others."""
     a = _array(a)
     s, axes = _axes_and_sizes(a, s, axes, "rfftn")
@@ -151,7 +151,7 @@ def rfftn(a, s=None, axes=None, norm=None):
     return a
 
 
-def irfftn(a, s=None, axes=None, norm=None):
+def irfftn(a, s=None, axes=None, norm="backward"):
     """The inverse of rfftn: ifft over all axes but the last, irfft over the last (its output
     length s[-1], by default 2 * (m - 1))."""
     a = _array(a)
@@ -166,12 +166,12 @@ def irfftn(a, s=None, axes=None, norm=None):
     return irfft(a, s[-1], axes[-1], norm)
 
 
-def rfft2(a, s=None, axes=(-2, -1), norm=None):
+def rfft2(a, s=None, axes=(-2, -1), norm="backward"):
     """rfftn over the last two axes."""
     return rfftn(a, s, axes, norm)
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None):
+def irfft2(a, s=None, axes=(-2, -1), norm="backward"):
     """irfftn over the last two axes."""
     return irfftn(a, s, axes, norm)
 

@@ -23,7 +23,7 @@ __all__ = [
     "LinAlgError", "norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "pinv",
     "solve", "lstsq", "svd", "svdvals", "qr", "cholesky", "eig", "eigvals", "eigh", "eigvalsh",
     "matrix_rank", "matrix_power", "multi_dot", "cond", "tensorinv", "tensorsolve", "cross",
-    "diagonal", "outer", "tensordot", "trace", "vecdot", "matrix_transpose",
+    "diagonal", "outer", "tensordot", "trace", "vecdot", "matrix_transpose", "matmul",
 ]
 
 SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -554,6 +554,11 @@ def vecdot(x1, x2, /, *, axis=-1):
     if _is_complex(x1):
         x1 = np.conjugate(x1)
     return np.sum(np.multiply(x1, x2), axis=axis)
+
+
+def matmul(x1, x2, /):
+    """The matrix product (np.matmul), which the Array API's linalg extension lists too."""
+    return _np().matmul(x1, x2)
 
 
 def matrix_transpose(x, /):
