@@ -1,6 +1,8 @@
-"""Operator libraries: shared libraries written against include/ndx/lib_api.h, loaded at run
-time. Each of their ops becomes a first-class op: ndx.npx.<name>, ndx.nd.<name>, autograd
-through its backward, capture in hybridized blocks, and help() text."""
+"""Operator libraries: shared libraries written against include/ndx/lib_api.h (or against
+MXNet's API through ndx's include/mxnet/lib_api.h: MXNet's operator libraries compile
+unchanged), loaded at run time. Each of their ops becomes a first-class op: ndx.npx.<name>,
+ndx.nd.<name>, ndx.sym.<name>, autograd through its backward, capture in hybridized blocks, and
+help() text."""
 import hashlib
 import os
 import shutil
@@ -12,9 +14,14 @@ __all__ = ["load", "load_op_lib", "compile", "include_dir"]
 
 
 def _op_function(name, path):
-    cache = {}  # params -> parsed attributes
+    # params -> parsed attributes. The parsed attributes carry a stateful op's state: eager
+    # calls with the same params are one use of the op and share it; each call traced into a
+    # graph (hybridize) is a node of its own, with a state of its own, so it parses afresh.
+    cache = {}
 
     def op(*inputs, **params):
+        if _core._is_tracing():
+            return _core._invoke_attrs(_core._attrs_str(name, params), list(inputs))
         key = tuple(sorted((k, str(v)) for k, v in params.items()))
         attrs = cache.get(key)
         if attrs is None:
@@ -26,6 +33,17 @@ def _op_function(name, path):
     op.__name__ = name
     op.__doc__ = (f"Operator '{name}' from the library {path}.\n\nInputs are ndarrays; params are "
                   "passed to the library as strings.")
+    return op
+
+
+def _sym_function(op_name, path):
+    from . import sym
+
+    def op(*inputs, name=None, **params):
+        return sym._apply(op_name, list(inputs), params, name)
+    op.__name__ = op_name
+    op.__doc__ = (f"Symbolic operator '{op_name}' from the library {path}: takes Symbols and "
+                  "params (passed to the library as strings).")
     return op
 
 
@@ -46,11 +64,12 @@ def load(path, verbose=False):
     if not os.path.exists(path):
         raise FileNotFoundError(f"[library.load] no such file: {path}")
     names = _core._load_library(path)
-    from . import nd, numpy_extension
+    from . import nd, numpy_extension, sym
     for name in names:
         f = _op_function(name, path)
         setattr(numpy_extension, name, f)
         setattr(nd, name, f)
+        setattr(sym, name, _sym_function(name, path))
         if verbose:
             print(f"loaded operator {name} from {path}")
     return names
@@ -73,13 +92,24 @@ def _compiler_env():
 
 
 def include_dir():
-    """The directory holding ndx/lib_api.h (in the installed package, or the source tree)."""
+    """The directory holding ndx/lib_api.h and mxnet/lib_api.h, MXNet's operator-library API
+    on top of ndx's (in the installed package, or the source tree). MXNet's example libraries
+    `#include "lib_api.h"`: compile with -I <include_dir()>/mxnet as well (compile does)."""
     here = os.path.dirname(os.path.abspath(__file__))
     for candidate in (os.path.join(here, "include"),
                       os.path.join(here, os.pardir, os.pardir, "include")):
         if os.path.exists(os.path.join(candidate, "ndx", "lib_api.h")):
             return os.path.abspath(candidate)
     raise FileNotFoundError("[library] ndx/lib_api.h was not found next to the package")
+
+
+def _include_flags():
+    """-I flags for ndx's headers, and for MXNet's lib_api.h by its bare name."""
+    inc = include_dir()
+    flags = [f"-I{inc}"]
+    if os.path.exists(os.path.join(inc, "mxnet", "lib_api.h")):
+        flags.append(f"-I{os.path.join(inc, 'mxnet')}")
+    return flags
 
 
 def _cache_dir():
@@ -91,8 +121,9 @@ def _cache_dir():
 
 def compile(sources, name=None, extra_flags=(), load_library=True):
     """Builds an operator library from C++ sources (or CUDA .cu sources, with nvcc) against
-    lib_api.h (no CMake needed), caches it by the hash of sources and flags, and loads it.
-    Returns the op names (or the library's path when load_library=False)."""
+    lib_api.h (ndx's, or MXNet's API: `#include "lib_api.h"` and `#include "mxnet/lib_api.h"`
+    both work) with no CMake needed, caches it by the hash of sources, headers and flags, and
+    loads it. Returns the op names (or the library's path when load_library=False)."""
     if isinstance(sources, str):
         sources = [sources]
     sources = [os.path.abspath(s) for s in sources]
@@ -100,19 +131,22 @@ def compile(sources, name=None, extra_flags=(), load_library=True):
         cxx = os.environ.get("NVCC") or shutil.which("nvcc")
         if cxx is None:
             raise RuntimeError("[library.compile] CUDA sources need nvcc, which was not found")
-        flags = ["-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", f"-I{include_dir()}",
+        flags = ["-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", *_include_flags(),
                  *extra_flags]
     else:
         cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
         if cxx is None:
             raise RuntimeError("[library.compile] no C++ compiler found (set CXX)")
-        flags = ["-O3", "-std=c++17", "-shared", "-fPIC", f"-I{include_dir()}", *extra_flags]
+        flags = ["-O3", "-std=c++17", "-shared", "-fPIC", *_include_flags(), *extra_flags]
     digest = hashlib.sha256()
     for s in sources:
         with open(s, "rb") as f:
             digest.update(f.read())
-    with open(os.path.join(include_dir(), "ndx", "lib_api.h"), "rb") as f:
-        digest.update(f.read())
+    for header in (("ndx", "lib_api.h"), ("mxnet", "lib_api.h")):
+        header = os.path.join(include_dir(), *header)
+        if os.path.exists(header):
+            with open(header, "rb") as f:
+                digest.update(f.read())
     digest.update(" ".join([cxx, *flags]).encode())
     name = name or os.path.splitext(os.path.basename(sources[0]))[0]
     out = os.path.join(_cache_dir(), f"lib{name}-{digest.hexdigest()[:16]}.so")
