@@ -87,7 +87,7 @@ def main():
 
     # Export the captured graph and parameters, reload them, and check the predictions agree.
     sym_file, params_file = net.export(os.path.join(args.out, "digits"))
-    reloaded = gluon.SymbolBlock.imports(sym_file, ["data0"], params_file)
+    reloaded = gluon.SymbolBlock.imports(sym_file, ["data"], params_file)
     same = onp.array_equal(np.argmax(reloaded(x_test), axis=1).asnumpy(),
                            np.argmax(net(x_test), axis=1).asnumpy())
     print(f"exported {sym_file} and {params_file}; reloaded predictions "
@@ -95,7 +95,7 @@ def main():
     graph_png = None
     try:
         dot = ndx.viz.plot_network(ndx.sym.load(sym_file), title="digits",
-                                   shape={"data0": (args.batch_size, 1, 8, 8)})
+                                   shape={"data": (args.batch_size, 1, 8, 8)})
         graph_png = dot.render(os.path.join(args.out, "network"), cleanup=True)
     except Exception as e:  # graphviz missing: the rest of the demo still counts
         print(f"network picture skipped: {e}")

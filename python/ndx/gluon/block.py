@@ -8,8 +8,8 @@ import numpy as _onp
 from .. import _core, autograd
 from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
-from .parameter import DeferredInitializationError, Parameter
-from .serialization import load_safetensors, save_safetensors
+from .parameter import DeferredInitializationError, Parameter, _one_device
+from .serialization import load_param_dict, save_tensors
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -63,15 +63,27 @@ class Block:
     def forward(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
 
-    def save_parameters(self, filename):
-        """Writes every parameter in the safetensors layout, atomically (temp file, rename)."""
-        tensors = OrderedDict((name, p.data()) for name, p in self.collect_params().items())
-        save_safetensors(filename, tensors)
+    def save_parameters(self, filename, deduplicate=False, *, format="safetensors"):  # noqa: A002
+        """Writes every parameter by its structured name ('0.weight', ...), atomically (temp
+        file, rename). format='safetensors' (ndx's own layout), 'mxnet' (MXNet's NDArray list,
+        as mx.nd.save writes: MXNet 1.x and 2.0 load it) or 'npz' (what MXNet 2.0 writes in
+        NumPy mode). deduplicate=True saves a parameter shared by several blocks once, under
+        its first name, as in MXNet."""
+        tensors, seen = OrderedDict(), set()
+        for name, p in self.collect_params().items():
+            if deduplicate and id(p) in seen:
+                continue
+            seen.add(id(p))
+            tensors[name] = p.data()
+        save_tensors(filename, tensors, format, "save_parameters")
 
     def load_parameters(self, filename, device=None, allow_missing=False, ignore_extra=False,
                         cast_dtype=False, dtype_source="current"):
-        """Reads a file written by save_parameters. Every check happens before any parameter
-        changes, so a bad file leaves the block as it was.
+        """Reads a file written by save_parameters: ndx's safetensors, or MXNet's own
+        parameter files (the NDArray list of mx.nd.save / MXNet 1.x save_parameters, or the
+        .npz of MXNet 2.0), told apart by their first bytes. As in MXNet, an 'arg:' or 'aux:'
+        prefix on a name (export's files) is dropped. Every check happens before any
+        parameter changes, so a bad file leaves the block as it was.
 
         As in MXNet, a parameter whose saved dtype differs from its own is an error unless
         cast_dtype=True; then dtype_source='current' casts the saved values to the
@@ -81,9 +93,13 @@ class Block:
         if dtype_source not in ("current", "saved"):
             raise ValueError(f"[load_parameters] dtype_source must be 'current' or 'saved', "
                              f"got {dtype_source!r}")
-        loaded = load_safetensors(filename)
+        loaded = load_param_dict(filename)
         params = self.collect_params()
-        missing = [n for n in params if n not in loaded]
+        names_of = {}  # a parameter shared by several blocks counts as present under any name
+        for n, p in params.items():
+            names_of.setdefault(id(p), []).append(n)
+        missing = [n for n, p in params.items()
+                   if not any(a in loaded for a in names_of[id(p)])]
         extra = [n for n in loaded if n not in params]
         if missing and not allow_missing:
             raise ValueError(f"[load_parameters] {filename}: parameters missing from the file: "
@@ -194,7 +210,7 @@ class HybridBlock(Block):
         except DeferredInitializationError:
             with autograd.pause(train_mode=autograd.is_training()):
                 self.forward(*args)  # one imperative pass settles the deferred shapes
-        traced_args = [_core._trace_input(a, f"data{i}") for i, a in enumerate(args)]
+        traced_args = [_core._trace_input(a, n) for a, n in zip(args, _data_names(len(args)))]
         Parameter._traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
         prev_tracing = _core._set_tracing(True)
         try:
@@ -217,27 +233,43 @@ class HybridBlock(Block):
         graph, names, single = cached
         return _run_graph(graph, names, single, args, self.collect_params())
 
-    def export(self, path, epoch=0):
+    def export(self, path, epoch=0, remove_amp_cast=True, *, format="safetensors"):  # noqa: A002
         """Writes the last captured graph to `path`-symbol.json and the parameters it uses to
-        `path`-NNNN.params.safetensors; returns both file names."""
+        `path`-NNNN.params, as MXNet does; returns both file names. The graph's inputs are
+        named as in MXNet: 'data' for a block of one input, 'data0', 'data1', ... for more;
+        its parameters by their structured names ('0.weight'). In the parameter file the
+        names carry MXNet's 'arg:' prefix, or 'aux:' for states no gradient flows to (such
+        as BatchNorm's running statistics). format: as for save_parameters. remove_amp_cast
+        is MXNet's; ndx's graphs hold no AMP casts to remove."""
         cached = getattr(self, "_last_graph", None)
         if cached is None:
             raise RuntimeError("[export] call hybridize() and run the block once before export()")
         graph, names, _ = cached
         params = self.collect_params()
         sym_file = f"{path}-symbol.json"
-        params_file = f"{path}-{epoch:04d}.params.safetensors"
+        params_file = f"{path}-{epoch:04d}.params"
+        tensors = OrderedDict()
+        for n in names:
+            if n in params:
+                kind = "arg" if params[n].differentiable else "aux"
+                tensors[f"{kind}:{n}"] = params[n].data()
+        save_tensors(params_file, tensors, format, "export")
         with open(sym_file, "w") as f:
             f.write(_core._graph_json(graph))
-        save_safetensors(params_file, {n: params[n].data() for n in names if n in params})
         return sym_file, params_file
 
 
+def _data_names(count):
+    """MXNet's names for a traced block's inputs: 'data' for one, 'data0', 'data1', ...."""
+    return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
+
+
 def _run_graph(graph, names, single, args, params):
+    data = dict(zip(_data_names(len(args)), args))
     inputs = []
     for name in names:
-        if name.startswith("data") and name[4:].isdigit() and int(name[4:]) < len(args):
-            inputs.append(args[int(name[4:])])
+        if name in data:
+            inputs.append(data[name])
         elif name in params:
             inputs.append(params[name].data())
         else:
@@ -249,30 +281,45 @@ def _run_graph(graph, names, single, args, params):
 class SymbolBlock(HybridBlock):
     """A block made from an exported graph and its parameters."""
 
-    def __init__(self, graph, input_names, params):
+    def __init__(self, graph, input_names, params, allow_missing=False, ignore_extra=False,
+                 device=None):
         super().__init__()
         object.__setattr__(self, "_graph", graph)
-        object.__setattr__(self, "_input_names", list(input_names))
         names = _core._graph_inputs(graph)
-        for n in names:
-            if n in self._input_names:
-                continue
+        object.__setattr__(self, "_input_names", _graph_input_names(names, input_names))
+        wanted = [n for n in names if n not in self._input_names]
+        extra = [n for n in params if n not in wanted]
+        if extra and not ignore_extra:
+            raise ValueError(f"[SymbolBlock] the parameter file has parameters the graph does "
+                             f"not use: {extra[:5]}{' ...' if len(extra) > 5 else ''}; pass "
+                             "ignore_extra=True to ignore them")
+        for n in wanted:
             if n not in params:
-                raise ValueError(f"[SymbolBlock] the graph needs parameter '{n}', which the "
-                                 "parameter file does not have")
+                if not allow_missing:
+                    raise ValueError(f"[SymbolBlock] the graph needs parameter '{n}', which the "
+                                     "parameter file does not have (allow_missing=True leaves "
+                                     "it uninitialized)")
+                self._reg_params[n] = Parameter(n)
+                continue
             p = Parameter(n, shape=tuple(params[n].shape), dtype=str(params[n].dtype))
+            p._device = _one_device(device, n)
             p.set_data(params[n])
             self._reg_params[n] = p
 
     @staticmethod
-    def imports(symbol_file, input_names, param_file=None, device=None):
-        """Loads a block written by HybridBlock.export()."""
+    def imports(symbol_file, input_names, param_file=None, device=None, allow_missing=False,
+                ignore_extra=False):
+        """Loads a block written by HybridBlock.export(), as MXNet's
+        SymbolBlock.imports('net-symbol.json', ['data'], 'net-0000.params'). The parameter
+        file may be ndx's or MXNet's (see load_parameters); each parameter takes the file's
+        dtype. Graphs ndx exported before it named a single input 'data' (they called it
+        'data0') load with either name."""
         if isinstance(input_names, str):
             input_names = [input_names]
         with open(symbol_file) as f:
             graph = _core._graph_load(f.read())
-        params = load_safetensors(param_file) if param_file else {}
-        return SymbolBlock(graph, input_names, params)
+        params = load_param_dict(param_file, "SymbolBlock.imports") if param_file else {}
+        return SymbolBlock(graph, input_names, params, allow_missing, ignore_extra, device)
 
     def forward(self, *args):
         if len(args) != len(self._input_names):
@@ -285,3 +332,23 @@ class SymbolBlock(HybridBlock):
         return out[0] if len(out) == 1 else tuple(out)
 
     __call__ = forward
+
+
+def _graph_input_names(graph_inputs, input_names):
+    """The graph's names for the inputs the caller named. A single input is 'data' in MXNet
+    and in ndx's exports, 'data0' in ndx's exports before they followed MXNet: either name
+    finds it."""
+    out = []
+    for name in input_names:
+        if not isinstance(name, str):
+            raise TypeError(f"[SymbolBlock] input names must be strings, got "
+                            f"{type(name).__name__}")
+        if name not in graph_inputs:
+            alias = {"data": "data0", "data0": "data"}.get(name)
+            if len(input_names) == 1 and alias in graph_inputs:
+                name = alias
+            else:
+                raise ValueError(f"[SymbolBlock] '{name}' is not an input of the graph, whose "
+                                 f"inputs are {graph_inputs}")
+        out.append(name)
+    return out

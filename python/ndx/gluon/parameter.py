@@ -43,7 +43,7 @@ class Parameter:
     _traced = None
 
     def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", init=None,
-                 allow_deferred_init=True):
+                 allow_deferred_init=True, differentiable=True):
         if grad_req not in ("write", "add", "null"):
             raise ValueError(
                 f"[Parameter] grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
@@ -53,6 +53,9 @@ class Parameter:
         self.dtype = dtype
         self.init = init
         self.allow_deferred_init = allow_deferred_init
+        # False for state no gradient ever flows to (BatchNorm's running statistics), which
+        # MXNet calls auxiliary: export names it 'aux:...' rather than 'arg:...'.
+        self.differentiable = differentiable
         self._data = None
         self._deferred = None  # the initializer waiting for the shape
         self._device = None  # where initialize() put (or will put) the data; None: the CPU

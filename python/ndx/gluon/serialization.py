@@ -1,4 +1,8 @@
-"""The safetensors layout: an 8-byte little-endian header length, a JSON header
+"""Parameter files. ndx writes the safetensors layout by default; load_arrays also reads
+MXNet's files (the NDArray list of mx.nd.save, see _mxnet_format.py, and MXNet 2.0's NumPy
+.npz / .npy), told apart by their first bytes (detect_format).
+
+The safetensors layout: an 8-byte little-endian header length, a JSON header
 {name: {"dtype", "shape", "data_offsets"}, "__metadata__": {str: str}}, then the raw
 little-endian data.
 
@@ -25,6 +29,7 @@ import time
 import numpy as _onp
 
 from .. import numpy as np
+from . import _mxnet_format as _mx
 
 _CODES = {"bool": "BOOL", "int8": "I8", "int16": "I16", "int32": "I32", "int64": "I64",
           "uint8": "U8", "uint16": "U16", "uint32": "U32", "uint64": "U64", "float16": "F16",
@@ -126,6 +131,11 @@ def save_safetensors(filename, tensors):
     header["__metadata__"] = {"format": "ndx"}
     head = json.dumps(header, separators=(",", ":")).encode()
     head += b" " * (-len(head) % 8)
+    write_atomically(filename, [struct.pack("<Q", len(head)), head] + chunks)
+
+
+def write_atomically(filename, pieces):
+    """Writes the byte strings `pieces` to filename through a temp file renamed over it."""
     directory = os.path.dirname(os.path.abspath(filename))
     _remove_stale_temp_files(directory)
     fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{_owner_tag()}-{os.getpid()}-",
@@ -138,10 +148,8 @@ def save_safetensors(filename, tensors):
         raise
     try:
         with f:
-            f.write(struct.pack("<Q", len(head)))
-            f.write(head)
-            for c in chunks:
-                f.write(c)
+            for piece in pieces:
+                f.write(piece)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, filename)  # readers see the old file or the new one, never a partial
@@ -324,3 +332,127 @@ def load_safetensors(filename):
             raise _bad(filename, f"entry {name!r} is BOOL but holds bytes other than 0 and 1")
         arrays[name] = arr.reshape(shape).astype(dtype)  # native byte order
     return {name: np.array(arr) for name, arr in arrays.items()}
+
+
+# ---- every layout load_parameters and npx.load read, told apart by the first bytes ----
+
+NPY_MAGIC = b"\x93NUMPY"
+ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # a member first, or an empty archive
+
+
+def detect_format(head):
+    """'npy', 'npz', 'mxnet' (MXNet's NDArray list) or 'safetensors' from a file's first 16
+    bytes. Safetensors has no magic: anything else is read (and checked) as safetensors."""
+    if head.startswith(NPY_MAGIC):
+        return "npy"
+    if head[:4] in ZIP_MAGICS:
+        return "npz"
+    if _mx.is_ndarray_list(head):
+        return "mxnet"
+    return "safetensors"
+
+
+def _to_ndx(filename, who, name, a):
+    if a.dtype.byteorder not in "=|":
+        a = a.astype(a.dtype.newbyteorder("="))
+    try:
+        return np.array(a)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"[{who}] {filename}: {name} has dtype {a.dtype}, which ndx cannot "
+                         f"hold ({e})") from None
+
+
+def _read_numpy(filename, fmt, who):
+    import zipfile
+
+    kind = "NumPy .npy" if fmt == "npy" else "NumPy .npz"
+    try:
+        if fmt == "npy":
+            with open(filename, "rb") as f:
+                return [_onp.lib.format.read_array(f, allow_pickle=False)], None
+        with _onp.load(filename, allow_pickle=False) as z:
+            names = list(z.files)
+            return [z[n] for n in names], names
+    except OSError as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise ValueError(f"[{who}] {filename} is not a valid {kind} file: {e}") from None
+    except (ValueError, EOFError, KeyError, TypeError, zipfile.BadZipFile, struct.error,
+            NotImplementedError, RuntimeError) as e:
+        raise ValueError(f"[{who}] {filename} is not a valid {kind} file: {e}") from None
+
+
+def load_arrays(filename, who="load_parameters"):
+    """(list of ndarrays, list of their names or None) from a safetensors, MXNet NDArray-list,
+    NumPy .npz or .npy file. Every problem is a ValueError that names `who` and the file."""
+    with open(filename, "rb") as f:
+        head = f.read(16)
+    fmt = detect_format(head)
+    if fmt == "safetensors":
+        try:
+            loaded = load_safetensors(filename)
+        except ValueError as e:
+            if who == "load_parameters":
+                raise
+            raise ValueError(str(e).replace("[load_parameters]", f"[{who}]", 1)) from None
+        return list(loaded.values()), list(loaded)
+    if fmt == "mxnet":
+        with open(filename, "rb") as f:
+            arrays, names = _mx.read(f.read(), filename, who)
+        names = names or None
+    else:
+        arrays, names = _read_numpy(filename, fmt, who)
+    labels = names or [f"array {i}" for i in range(len(arrays))]
+    return [_to_ndx(filename, who, n, a) for n, a in zip(labels, arrays)], names
+
+
+def load_param_dict(filename, who="load_parameters"):
+    """{name: ndarray} from a parameter file of any layout load_arrays reads. MXNet's export
+    prefixes names with 'arg:' or 'aux:'; as in MXNet's load_parameters, the prefix goes."""
+    arrays, names = load_arrays(filename, who)
+    if names is None:
+        raise ValueError(f"[{who}] {filename} holds {len(arrays)} arrays without names; "
+                         "parameters must be saved by name (as save_parameters and export "
+                         "write them)")
+    out = {}
+    for name, arr in zip(names, arrays):
+        key = name[4:] if name.startswith(("arg:", "aux:")) else name
+        if key in out:
+            raise ValueError(f"[{who}] {filename} holds parameter {key!r} twice (with and "
+                             "without an 'arg:' / 'aux:' prefix)")
+        out[key] = arr
+    return out
+
+
+def save_ndarray_list(filename, arrays, names=None, who="save"):
+    """Writes MXNet's NDArray-list layout (what mx.nd.save writes), atomically."""
+    arrays = [a.asnumpy() if isinstance(a, np.ndarray) else _onp.asarray(a) for a in arrays]
+    write_atomically(filename, _mx.to_bytes(arrays, names, who))
+
+
+def save_numpy(filename, arrays, names=None):
+    """Writes one array as NumPy .npy (names None, one array) or arrays as an uncompressed
+    .npz archive (MXNet 2.0's npx.save / npx.savez layouts), atomically and to exactly
+    `filename` (NumPy's own functions would append a suffix)."""
+    import io
+
+    arrays = [a.asnumpy() if isinstance(a, np.ndarray) else _onp.asarray(a) for a in arrays]
+    buf = io.BytesIO()
+    if names is None:
+        _onp.lib.format.write_array(buf, arrays[0], allow_pickle=False)
+    else:
+        _onp.savez(buf, **dict(zip(names, arrays)))
+    write_atomically(filename, [buf.getvalue()])
+
+
+def save_tensors(filename, tensors, fmt, who):
+    """{name: array} in the layout fmt names: 'safetensors', 'mxnet' or 'npz'."""
+    if fmt == "safetensors":
+        save_safetensors(filename, tensors)
+    elif fmt == "mxnet":
+        save_ndarray_list(filename, list(tensors.values()), list(tensors), who)
+    elif fmt == "npz":
+        save_numpy(filename, list(tensors.values()), list(tensors))
+    else:
+        raise ValueError(f"[{who}] format must be 'safetensors', 'mxnet' or 'npz', got "
+                         f"{fmt!r}")

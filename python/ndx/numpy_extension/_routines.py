@@ -258,3 +258,29 @@ def boolean_mask(data, index, axis=0):
                          f"data has {data.shape[ax]}")
     mask = index if index.dtype == _onp.bool_ else np.not_equal(index, 0)
     return data[(slice(None),) * ax + (mask,)]
+
+
+# ---------------------------------------------------------------- slice
+_OMITTED = -(2**63)  # _npx_slice's "no bound" (INT64_MIN)
+
+
+def _slice_tuple(v, what):
+    """A begin / end / step argument as a tuple of ints or None (an int is one axis)."""
+    if v is None or isinstance(v, (int, _onp.integer)):
+        return (v,)
+    if not isinstance(v, (tuple, list)):
+        raise TypeError(f"[slice] {what} must be a tuple of ints or None, got "
+                        f"{type(v).__name__}")
+    return tuple(None if x is None else _int(x, f"{what} entries", "slice") for x in v)
+
+
+def mx_slice(data, begin, end, step=None, out=None):
+    """MXNet's npx.slice: data[begin[0]:end[0]:step[0], begin[1]:end[1]:step[1], ...] over the
+    leading len(begin) axes, the others whole. None in begin or end omits that bound (as in
+    Python's slices, so a negative step starts from the end); None in step, or step=None,
+    means 1. Recorded by autograd; a view's values, copied."""
+    begin, end = _slice_tuple(begin, "begin"), _slice_tuple(end, "end")
+    step = () if step is None else tuple(1 if s is None else s for s in _slice_tuple(step, "step"))
+    params = {"begin": tuple(_OMITTED if b is None else b for b in begin),
+              "end": tuple(_OMITTED if e is None else e for e in end), "step": step}
+    return _core._invoke("_npx_slice", (_array(data),), params, out)

@@ -178,9 +178,9 @@ class BatchNorm(HybridBlock):
         self.beta = Parameter("beta", shape=(in_channels,), init="zeros",
                               grad_req="write" if center else "null")
         self.running_mean = Parameter("running_mean", shape=(in_channels,), init="zeros",
-                                      grad_req="null")
+                                      grad_req="null", differentiable=False)
         self.running_var = Parameter("running_var", shape=(in_channels,), init="ones",
-                                     grad_req="null")
+                                     grad_req="null", differentiable=False)
 
     def forward(self, x):
         c = x.shape[self._axis]

@@ -1,0 +1,177 @@
+"""MXNet's NDArray-list file layout: what mx.nd.save and Block.save_parameters write in MXNet
+1.x (and 2.0 outside NumPy mode). All integers are little-endian:
+
+    u64 list magic 0x112, u64 reserved (0), u64 count, `count` arrays, u64 name count (0 or
+    `count`), each name as u64 length + UTF-8 bytes.
+
+One array:
+
+    u32 array magic: 0xF993FACA (V3, NumPy shape semantics: ndim 0 is a scalar, -1 unknown),
+                     0xF993FAC9 (V2, ndim 0 means an empty "none" array),
+                     0xF993FAC8 (V1), anything else (legacy: the magic is ndim)
+    V2/V3: i32 storage type (0 dense, 1 row_sparse, 2 csr; sparse ones add a storage shape)
+    shape: V1-V3 i32 ndim + ndim x i64 dims; legacy ndim x u32 dims
+    (a none array ends here)
+    i32 device type + i32 device id, i32 dtype flag (mshadow's), then the raw data.
+
+Reading checks every count and size against the bytes that remain before it allocates, so a
+truncated or hostile file is a ValueError naming the file, never a crash or a huge allocation.
+Sparse arrays are refused: ndx has no sparse storage."""
+import struct
+import sys
+
+import numpy as _onp
+
+LIST_MAGIC = 0x112
+V1_MAGIC, V2_MAGIC, V3_MAGIC = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
+MAX_NDIM = 64
+
+# mshadow's type flags.
+_FLAG_DTYPES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
+                6: "int64", 7: "bool", 8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
+_DTYPE_FLAGS = {v: k for k, v in _FLAG_DTYPES.items()}
+_STORAGE = {0: "default", 1: "row_sparse", 2: "csr"}
+_DEVICES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+
+
+def is_ndarray_list(head):
+    """Whether the first bytes are MXNet's list magic. A safetensors file whose header is
+    0x112 bytes long starts the same way, but its header (byte 8 on) is JSON and begins with
+    '{', while MXNet's reserved word there is 0."""
+    return len(head) >= 9 and struct.unpack_from("<Q", head)[0] == LIST_MAGIC and head[8] != 0x7B
+
+
+class _Reader:
+    def __init__(self, blob, filename, who):
+        self.blob, self.pos, self.filename, self.who = memoryview(blob), 0, filename, who
+
+    def bad(self, why):
+        return ValueError(f"[{self.who}] {self.filename} is not a valid MXNet NDArray file: "
+                          f"{why}")
+
+    def take(self, n, what):
+        if n > len(self.blob) - self.pos:
+            raise self.bad(f"{what} needs {n} bytes at offset {self.pos}, but only "
+                           f"{len(self.blob) - self.pos} remain (is the file truncated?)")
+        out = self.blob[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def unpack(self, fmt, what):
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt), what))
+
+    def count(self, what, each):
+        """A u64 count of items of at least `each` bytes, checked against what remains."""
+        (n,) = self.unpack("<Q", what)
+        if n * each > len(self.blob) - self.pos:
+            raise self.bad(f"{what} is {n}, more than the {len(self.blob) - self.pos} bytes "
+                           "left could hold (is the file truncated?)")
+        return n
+
+    def shape(self, legacy_ndim, where):
+        if legacy_ndim is not None:  # before V1: the magic was ndim, dims were u32
+            return self.unpack(f"<{legacy_ndim}I", f"{where}: shape")
+        (ndim,) = self.unpack("<i", f"{where}: ndim")
+        if ndim < 0:
+            return None  # unknown shape (V3): a none array
+        if ndim > MAX_NDIM:
+            raise self.bad(f"{where} has {ndim} dimensions; at most {MAX_NDIM} are supported")
+        return self.unpack(f"<{ndim}q", f"{where}: shape")
+
+    def array(self, i):
+        where = f"array {i}"
+        (magic,) = self.unpack("<I", f"{where}: magic")
+        legacy_ndim = None
+        if magic in (V2_MAGIC, V3_MAGIC):
+            (stype,) = self.unpack("<i", f"{where}: storage type")
+            if stype != 0:
+                kind = _STORAGE.get(stype)
+                raise self.bad(f"{where} has {kind} storage; ndx reads dense arrays only"
+                               if kind else f"{where} has unknown storage type {stype}")
+        elif magic != V1_MAGIC:
+            if magic > MAX_NDIM:
+                raise self.bad(f"{where} starts with 0x{magic:08X}, neither an NDArray magic "
+                               f"(0x{V1_MAGIC:08X}..0x{V3_MAGIC:08X}) nor a legacy ndim "
+                               f"(at most {MAX_NDIM})")
+            legacy_ndim = magic
+        shape = self.shape(legacy_ndim, where)
+        none = shape is None or any(d < 0 for d in shape) or (
+            magic != V3_MAGIC and len(shape) == 0)
+        if none:
+            raise self.bad(f"{where} is an empty MXNet NDArray (no shape, no data), which ndx "
+                           "cannot hold")
+        dev_type, _dev_id, flag = self.unpack("<iii", f"{where}: device and dtype")
+        if dev_type not in _DEVICES:
+            raise self.bad(f"{where} has unknown device type {dev_type} (known: "
+                           f"{', '.join(f'{k} {v}' for k, v in _DEVICES.items())})")
+        dtype = _FLAG_DTYPES.get(flag)
+        if dtype is None:
+            name = "bfloat16, which ndx cannot read from this format" if flag == 12 else "unknown"
+            raise self.bad(f"{where} has dtype flag {flag} ({name}; known: "
+                           f"{', '.join(f'{k} {v}' for k, v in _FLAG_DTYPES.items())})")
+        count = 1
+        for d in shape:
+            count *= d
+        nbytes = count * _onp.dtype(dtype).itemsize
+        if nbytes > sys.maxsize:
+            raise self.bad(f"{where} with shape {tuple(shape)} is too big ({nbytes} bytes)")
+        raw = self.take(nbytes, f"{where} data ({dtype}, shape {tuple(shape)})")
+        arr = _onp.frombuffer(raw, dtype=_onp.dtype(dtype).newbyteorder("<"))
+        if dtype == "bool" and arr.size and arr.view(_onp.uint8).max() > 1:
+            raise self.bad(f"{where} is bool but holds bytes other than 0 and 1")
+        # native byte order; a view of the blob where that is already so (callers copy)
+        return arr.reshape(shape).astype(dtype, copy=False)
+
+
+def read(blob, filename, who):
+    """(list of NumPy arrays, list of names; [] when the file has none)."""
+    r = _Reader(blob, filename, who)
+    magic, _reserved = r.unpack("<QQ", "header")
+    if magic != LIST_MAGIC:
+        raise r.bad(f"list magic is 0x{magic:X}, expected 0x{LIST_MAGIC:X}")
+    n = r.count("array count", 4)
+    arrays = [r.array(i) for i in range(n)]
+    k = r.count("name count", 8)
+    if k not in (0, n):
+        raise r.bad(f"{k} names for {n} arrays (there must be none or one per array)")
+    names = []
+    for i in range(k):
+        size = r.count(f"name {i} length", 1)
+        try:
+            names.append(bytes(r.take(size, f"name {i}")).decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise r.bad(f"name {i} is not UTF-8 ({e})") from None
+    if len(set(names)) != len(names):
+        dup = next(x for x in names if names.count(x) > 1)
+        raise r.bad(f"name {dup!r} appears twice")
+    if r.pos != len(r.blob):
+        raise r.bad(f"{len(r.blob) - r.pos} bytes follow the name list")
+    return arrays, names
+
+
+def _shape_bytes(shape):
+    return struct.pack(f"<i{len(shape)}q", len(shape), *shape)
+
+
+def to_bytes(arrays, names, who):
+    """The file's bytes for NumPy arrays (and their names, or None). Each array is written as
+    V2, which MXNet 1.x and 2.0 both read; a 0-d or zero-size one as V3, since V2 (MXNet's
+    legacy shape semantics) cannot describe it."""
+    pieces = [struct.pack("<QQQ", LIST_MAGIC, 0, len(arrays))]
+    for i, a in enumerate(arrays):
+        flag = _DTYPE_FLAGS.get(str(a.dtype))
+        if flag is None:
+            label = names[i] if names else f"array {i}"
+            raise TypeError(f"[{who}] {label}: dtype {a.dtype} has no MXNet NDArray type flag "
+                            f"(supported: {', '.join(_DTYPE_FLAGS)})")
+        magic = V3_MAGIC if a.ndim == 0 or a.size == 0 else V2_MAGIC
+        pieces.append(struct.pack("<Ii", magic, 0) + _shape_bytes(a.shape)
+                      + struct.pack("<iii", 1, 0, flag))
+        pieces.append(_onp.ascontiguousarray(a).astype(a.dtype.newbyteorder("<"),
+                                                       copy=False).tobytes())
+    names = names or []
+    pieces.append(struct.pack("<Q", len(names)))
+    for name in names:
+        raw = name.encode("utf-8")
+        pieces.append(struct.pack("<Q", len(raw)) + raw)
+    return pieces

@@ -1,0 +1,83 @@
+"""MXNet 2.0's array files: npx.save (one array, NumPy .npy), npx.savez (several, an
+uncompressed .npz) and npx.load, which reads those, MXNet's NDArray-list files (mx.nd.save,
+MXNet 1.x parameter files) and ndx's safetensors, telling them apart by their first bytes.
+nd_save / nd_load are MXNet's mx.nd.save / mx.nd.load (the NDArray-list layout)."""
+import os
+
+
+def _file(file, who):
+    if not isinstance(file, (str, os.PathLike)):
+        raise TypeError(f"[{who}] file must be a file name (str or os.PathLike), got "
+                        f"{type(file).__name__}")
+    return os.fspath(file)
+
+
+def _check_arrays(items, who):
+    from ..numpy import ndarray
+    for name, a in items:
+        if not isinstance(a, ndarray):
+            raise TypeError(f"[{who}] {name} must be an ndarray, got {type(a).__name__}")
+
+
+def save(file, arr):
+    """Saves one ndarray to `file` in NumPy's .npy layout (no suffix is added)."""
+    from ..gluon.serialization import save_numpy
+    file = _file(file, "npx.save")
+    _check_arrays([("arr", arr)], "npx.save")
+    save_numpy(file, [arr])
+
+
+def savez(file, *args, **kwds):
+    """Saves ndarrays to `file` as an uncompressed .npz archive: positional ones as 'arr_0',
+    'arr_1', ..., keyword ones by their keywords (no suffix is added to the file name)."""
+    from ..gluon.serialization import save_numpy
+    file = _file(file, "npx.savez")
+    named = dict(kwds)
+    for i, a in enumerate(args):
+        if f"arr_{i}" in named:
+            raise ValueError(f"[npx.savez] positional array {i} and keyword 'arr_{i}' both "
+                             f"name 'arr_{i}'")
+        named[f"arr_{i}"] = a
+    _check_arrays(named.items(), "npx.savez")
+    save_numpy(file, list(named.values()), list(named))
+
+
+def load(file):
+    """The arrays in `file` (.npy, .npz, MXNet's NDArray list or ndx's safetensors): a dict
+    {name: ndarray} when they have names, else the ndarray when there is one and a list of
+    them when there are several, as MXNet 2.0's npx.load."""
+    from ..gluon.serialization import load_arrays
+    arrays, names = load_arrays(_file(file, "npx.load"), "npx.load")
+    if names is not None:
+        return dict(zip(names, arrays))
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def nd_save(fname, data):
+    """MXNet's mx.nd.save: an ndarray, a list of them or a dict {str: ndarray}, in MXNet's
+    NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load)."""
+    from ..gluon.serialization import save_ndarray_list
+    from ..numpy import ndarray
+    fname = _file(fname, "nd.save")
+    if isinstance(data, ndarray):
+        data = [data]
+    if isinstance(data, dict):
+        for k in data:
+            if not isinstance(k, str):
+                raise TypeError(f"[nd.save] dict keys must be str, got {type(k).__name__}")
+        _check_arrays(data.items(), "nd.save")
+        save_ndarray_list(fname, list(data.values()), list(data), "nd.save")
+    elif isinstance(data, (list, tuple)):
+        _check_arrays(((f"item {i}", a) for i, a in enumerate(data)), "nd.save")
+        save_ndarray_list(fname, list(data), None, "nd.save")
+    else:
+        raise TypeError(f"[nd.save] data must be an ndarray, a list of ndarrays or a dict "
+                        f"{{str: ndarray}}, got {type(data).__name__}")
+
+
+def nd_load(fname):
+    """MXNet's mx.nd.load: a dict {name: ndarray} for named arrays, else a list (even of
+    one)."""
+    from ..gluon.serialization import load_arrays
+    arrays, names = load_arrays(_file(fname, "nd.load"), "nd.load")
+    return dict(zip(names, arrays)) if names is not None else list(arrays)
