@@ -1,21 +1,27 @@
 """ndx: a deep-learning array and operator engine with a NumPy-compatible front end.
 
     from ndx import np, npx
-    import ndx as mx
+    import ndx as mx      # MXNet's module layout; ndx.compat.alias_as_mxnet() serves mxnet.*
 """
 from . import (
                    _api_internal,
                    _core,
                    autograd,
+                   compat,
+                   context,
+                   device,
+                   executor,
                    gluon,
                    initializer,
                    library,
                    nd,
+                   numpy_op_signature,
                    operator,
                    optimizer,
                    random,
                    sym,
                    test_utils,
+                   util,
                    viz,
 )
 from . import numpy as np
@@ -30,9 +36,24 @@ from .base import (
                    NDXTypeError,
                    NDXValueError,
 )
+from .context import current_context
 from .device import Context, Device, cpu, current_device, gpu, num_gpus
+from .util import (
+                   is_np_array,
+                   is_np_shape,
+                   np_array,
+                   np_shape,
+                   set_np_shape,
+                   use_np,
+                   use_np_array,
+                   use_np_shape,
+)
 
 numpy = np
+numpy_extension = npx
+ndarray = nd
+symbol = sym
+init = initializer
 random_seed = _core.random_seed
 __version__ = "0.1.0"
 
@@ -41,4 +62,7 @@ __all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "oper
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",
            "NDXNotImplementedError", "random_seed", "Device", "Context", "cpu", "gpu", "num_gpus",
-           "current_device"]
+           "current_device", "compat", "context", "device", "executor", "util", "ndarray",
+           "symbol", "init", "current_context", "numpy_extension", "numpy_op_signature",
+           "is_np_array", "is_np_shape", "np_array", "np_shape", "set_np_shape", "use_np",
+           "use_np_array", "use_np_shape"]

@@ -75,7 +75,11 @@ def register(reg_name):
 
 
 def get_all_registered_operators():
-    return sorted(_REGISTRY)
+    """Names of every registered operator (built-in, from loaded libraries, and Python custom
+    operators registered here), as MXNet's mx.operator.get_all_registered_operators lists
+    them."""
+    from ._registry import ops
+    return sorted(set(ops()) | set(_REGISTRY))
 
 
 # ---- called from C++ (python/src/custom_op.cc) ----

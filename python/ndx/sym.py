@@ -5,14 +5,28 @@ HybridBlock.export writes), infer shapes and dtypes, and run on arrays with eval
 
     x = sym.var("x"); w = sym.var("w")
     y = sym.tanh(sym.matmul(x, w)) * 2
-    y.infer_shape(x=(4, 3), w=(3, 5))     # [(4, 5)]
+    y.infer_shape(x=(4, 3), w=(3, 5))     # ([(4, 3), (3, 5)], [(4, 5)], []), as in MXNet
     y.eval(x=..., w=...)
+    exe = y._bind(ndx.cpu(), {"x": ..., "w": ...}, args_grad={...})   # an Executor
+    exe.forward(is_train=True); exe.backward(out_grads)
+
+As in MXNet, arguments (list_arguments) exclude auxiliary states (list_auxiliary_states: the
+running statistics batch_norm updates in place); list_inputs has both. ndx infers shapes and
+dtypes forward only, so every input's shape must be given (MXNet can also infer some
+parameter shapes backward from their consumers).
 """
+import json as _json
+
+import numpy as _onp
+
 from . import _core
 from . import numpy as _np
 from ._registry import ops as _ops
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json"]
+
+# Inputs of registered ops that are auxiliary states (updated in place, not differentiated).
+_AUX_INPUTS = frozenset({"running_mean", "running_var", "moving_mean", "moving_var"})
 
 _counter = [0]
 
@@ -29,8 +43,59 @@ class Symbol:
         self._handle = handle
 
     # ---- inspection ----
-    def list_arguments(self):
+    def list_inputs(self):
+        """Every input of the graph, arguments and auxiliary states, in graph order."""
         return _core._graph_inputs(self._handle)
+
+    def list_arguments(self):
+        """The inputs that are not auxiliary states, in graph order (MXNet's arguments)."""
+        aux = set(self.list_auxiliary_states())
+        return [n for n in self.list_inputs() if n not in aux]
+
+    def list_auxiliary_states(self):
+        """Inputs an op updates in place rather than reads as data (batch_norm's running mean
+        and variance, a custom op's declared auxiliary states), in graph order."""
+        nodes = _json.loads(self.tojson())["nodes"]
+        aux = set()
+        for node in nodes:
+            for i in _aux_positions(node):
+                if i < len(node["inputs"]):
+                    src = nodes[node["inputs"][i][0]]
+                    if src["op"] == "null":
+                        aux.add(src["name"])
+        return [n for n in self.list_inputs() if n in aux]
+
+    def list_outputs(self):
+        """Output names as MXNet forms them: '<node>_output' ('<node>_output<i>' for an op
+        with several outputs in the list), an input's own name for an input."""
+        doc = _json.loads(self.tojson())
+        nodes, heads = doc["nodes"], doc["heads"]
+        multi = {h[0] for h in heads if h[1] != 0}
+        names = []
+        for node_id, index, _ in heads:
+            node = nodes[node_id]
+            if node["op"] == "null":
+                names.append(node["name"])
+            elif node_id in multi:
+                names.append(f"{node['name']}_output{index}")
+            else:
+                names.append(f"{node['name']}_output")
+        return names
+
+    @property
+    def name(self):
+        """The name of the node of a single-output symbol (None for a group)."""
+        doc = _json.loads(self.tojson())
+        if len(doc["heads"]) != 1:
+            return None
+        return doc["nodes"][doc["heads"][0][0]]["name"]
+
+    def as_np_ndarray(self):
+        """This symbol (ndx symbols always have NumPy semantics)."""
+        return self
+
+    def as_nd_ndarray(self):
+        return self
 
     def __len__(self):
         return _core._sym_num_outputs(self._handle)
@@ -45,30 +110,127 @@ class Symbol:
         with open(fname, "w") as f:
             f.write(self.tojson())
 
-    def infer_shape(self, **shapes):
-        """Output shapes from input shapes given by name (dtypes default to float32)."""
-        return self.infer(shapes, {})[0]
+    def _named(self, what, args, kwargs):
+        """{input name: value} from values given by position (list_arguments order) and by
+        name (arguments or auxiliary states)."""
+        arg_names = self.list_arguments()
+        if args and kwargs:
+            raise TypeError(f"[{what}] give values either by position or by name, not both")
+        if len(args) > len(arg_names):
+            raise ValueError(f"[{what}] the symbol has {len(arg_names)} arguments "
+                             f"{arg_names}; got {len(args)} positional values")
+        named = dict(zip(arg_names, args))
+        inputs = set(self.list_inputs())
+        for k, v in kwargs.items():
+            if k not in inputs:
+                raise ValueError(f"[{what}] the symbol has no input named '{k}'; its inputs "
+                                 f"are {sorted(inputs)}")
+            named[k] = v
+        return {k: v for k, v in named.items() if v is not None}
 
-    def infer_type(self, **dtypes):
-        """Output dtypes from input dtypes given by name (shapes must be inferable: pass them
-        with infer())."""
-        return self.infer({n: () for n in self.list_arguments()}, dtypes)[1]
+    def _split(self, values):
+        """(argument values, auxiliary values) of a per-input list, in MXNet's orders."""
+        by_name = dict(zip(self.list_inputs(), values))
+        return ([by_name[n] for n in self.list_arguments()],
+                [by_name[n] for n in self.list_auxiliary_states()])
+
+    def infer_shape(self, *args, **kwargs):
+        """Shapes from the input shapes, given by position (list_arguments order) or by name:
+        (arg_shapes, out_shapes, aux_shapes), as MXNet returns them. Every input's shape must
+        be known (ndx infers forward only): a missing one raises ValueError naming it."""
+        shapes = self._named("infer_shape", args, kwargs)
+        out_shapes, _ = self.infer(shapes, {})
+        names = self.list_inputs()
+        arg_shapes, aux_shapes = self._split([tuple(shapes[n]) for n in names])
+        return arg_shapes, [tuple(s) for s in out_shapes], aux_shapes
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """infer_shape that does not raise for unknown inputs: their shapes, and the output
+        shapes when any input is unknown, are None."""
+        shapes = self._named("infer_shape_partial", args, kwargs)
+        names = self.list_inputs()
+        if not [n for n in names if n not in shapes]:  # (all/any are ops in this module)
+            return self.infer_shape(**shapes)
+        arg_shapes, aux_shapes = self._split(
+            [tuple(shapes[n]) if n in shapes else None for n in names])
+        return arg_shapes, [None] * len(self), aux_shapes
+
+    def infer_type(self, *args, **kwargs):
+        """dtypes from the input dtypes, given by position (list_arguments order) or by name:
+        (arg_types, out_types, aux_types) as NumPy scalar types, as MXNet returns them. Inputs
+        not given take the first given dtype (float32 when none is), which is what MXNet
+        infers for the elementwise and linear ops such inputs usually feed."""
+        given = self._named("infer_type", args, kwargs)
+        names = self.list_inputs()
+        default = next(iter(given.values()), "float32")
+        dtypes = {n: given.get(n, default) for n in names}
+        last = None
+        for rank in range(5):  # dtypes do not depend on shapes: try small ones until one fits
+            try:
+                out_types = self.infer({n: (1,) * rank for n in names}, dtypes)[1]
+                break
+            except (ValueError, TypeError, IndexError) as e:
+                last = e
+        else:
+            raise ValueError(f"[infer_type] could not infer dtypes without shapes ({last}); "
+                             f"use Symbol.infer(shapes, dtypes)")
+        arg_types, aux_types = self._split([_scalar_type(dtypes[n]) for n in names])
+        return arg_types, [_scalar_type(t) for t in out_types], aux_types
 
     def infer(self, shapes, dtypes):
-        names = self.list_arguments()
+        """(output shapes, output dtypes) from {input: shape} and {input: dtype} (dtypes
+        default to float32)."""
+        names = self.list_inputs()
         missing = [n for n in names if n not in shapes]
         if missing:
             raise ValueError(f"[infer_shape] no shape for inputs {missing}")
         return _core._graph_infer(self._handle, [shapes[n] for n in names],
                                   [dtypes.get(n, "float32") for n in names])
 
-    def eval(self, **inputs):
-        """Runs the graph on arrays given by input name; returns the list of outputs."""
-        names = self.list_arguments()
+    def eval(self, ctx=None, **inputs):
+        """Runs the graph on arrays given by input name; returns the list of outputs. (ctx is
+        MXNet's device argument: the arrays' own device is used.)"""
+        names = self.list_inputs()
         missing = [n for n in names if n not in inputs]
         if missing:
             raise ValueError(f"[eval] no value for inputs {missing}")
         return _core._graph_run(self._handle, [inputs[n] for n in names])
+
+    # ---- executors (MXNet's bind API) ----
+    def _bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+              group2ctx=None, shared_exec=None):
+        """An Executor running this symbol on `ctx` with argument values `args` (a list in
+        list_arguments order, or a dict by name; copied), gradient buffers `args_grad` (list or
+        dict; written by backward as `grad_req` says: 'write', 'add' or 'null', one for all or
+        a dict by name) and auxiliary states `aux_states` (list or dict)."""
+        from .executor import Executor
+        if group2ctx is not None:
+            raise NotImplementedError("[bind] group2ctx (model parallelism) is not supported")
+        return Executor(self, ctx, args, args_grad, grad_req, aux_states)
+
+    bind = _bind
+
+    def _simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, **kwargs):
+        """An Executor with zero-filled arguments, auxiliary states and gradient buffers of the
+        shapes given by name in kwargs (dtypes from type_dict, float32 by default)."""
+        from .executor import Executor
+        if stype_dict and [v for v in stype_dict.values() if v != "default"]:
+            raise NotImplementedError("[simple_bind] sparse storage is not supported")
+        type_dict = dict(type_dict or {})
+        arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
+        dtype = {n: type_dict.get(n, "float32") for n in self.list_inputs()}
+        args = {n: _np.zeros(s, dtype=dtype[n], device=ctx)
+                for n, s in zip(self.list_arguments(), arg_shapes)}
+        aux = {n: _np.zeros(s, dtype=dtype[n], device=ctx)
+               for n, s in zip(self.list_auxiliary_states(), aux_shapes)}
+        reqs = grad_req if isinstance(grad_req, dict) else dict.fromkeys(args, grad_req)
+        if isinstance(grad_req, (list, tuple)):
+            reqs = dict(zip(self.list_arguments(), grad_req))
+        grads = {n: _np.zeros(a.shape, dtype=a.dtype, device=ctx) for n, a in args.items()
+                 if reqs.get(n, "null") != "null"}
+        return Executor(self, ctx, args, grads, grad_req, aux)
+
+    simple_bind = _simple_bind
 
     def gradient(self, wrt):
         """The symbol of d(sum_i outputs_i * head_grad_i)/d(input) for each input named in wrt:
@@ -119,6 +281,33 @@ class Symbol:
 
     def __repr__(self):
         return f"<Symbol inputs={self.list_arguments()} outputs={len(self)}>"
+
+
+def _scalar_type(dtype):
+    """MXNet's form of a dtype: the NumPy scalar type (bfloat16 stays a str)."""
+    try:
+        return _onp.dtype(dtype).type
+    except TypeError:
+        return dtype
+
+
+def _aux_positions(node):
+    """Positions of the inputs of a JSON graph node that are auxiliary states."""
+    if node["op"] == "null":
+        return []
+    if node["op"] == "Custom":
+        from .operator import _REGISTRY
+        attrs = dict(node.get("attrs", {}))
+        cls = _REGISTRY.get(attrs.pop("op_type", None))
+        if cls is None:
+            return []
+        n_aux = len(cls(**attrs).list_auxiliary_states())
+        n_in = len(node["inputs"])
+        return list(range(n_in - n_aux, n_in))
+    info = _ops().get(node["op"])
+    if info is None:
+        return []
+    return [i for i, (name, _, _) in enumerate(info.inputs) if name in _AUX_INPUTS]
 
 
 def _constant(value):

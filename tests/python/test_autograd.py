@@ -7,7 +7,7 @@ import pytest
 
 import ndx
 from ndx import autograd, np
-from ndx.test_utils import assert_almost_equal
+from strict_checks import assert_almost_equal
 
 SHAPES = [(), (3,), (2, 3), (0, 4)]
 
@@ -125,7 +125,7 @@ def test_grad_req_modes_and_retain_graph():
     z.attach_grad(grad_req="null")
     with autograd.record():
         (z * 2).backward()
-    assert z.grad.tolist() == [0.0]
+    assert z.grad is None  # MXNet: grad_req='null' attaches no gradient buffer
     with pytest.raises(ValueError, match="grad_req"):
         x.attach_grad(grad_req="sometimes")
 

@@ -7,7 +7,7 @@ import pytest
 
 import ndx
 from ndx import autograd, gluon, np
-from ndx.test_utils import assert_almost_equal
+from strict_checks import assert_almost_equal
 
 
 # ---- the seeds' softmax example (imports changed; np.int is gone from NumPy 2) ----
@@ -142,7 +142,7 @@ def test_custom_ops_in_hybridized_blocks_and_exported_graphs(tmp_path):
     nodes = json.load(open(sym_file))["nodes"]
     custom = [n for n in nodes if n["op"] == "Custom"]
     assert custom and custom[0]["attrs"]["op_type"] == "scale"
-    back = gluon.SymbolBlock.imports(sym_file, ["data0"])
+    back = gluon.SymbolBlock.imports(sym_file, ["data"])
     assert_almost_equal(back(np.array(xn)), ref, rtol=0, atol=0)
 
 
@@ -200,7 +200,7 @@ def test_operators_are_recreated_per_shape():
 def test_symbolic_custom_op():
     x = ndx.sym.var("x")
     y = ndx.sym.Custom(ndx.sym.sin(x), op_type="scale", factor="3")
-    assert y.infer_shape(x=(2, 2)) == [(2, 2)]
+    assert y.infer_shape(x=(2, 2))[1] == [(2, 2)]
     xn = onp.array([[0.1, 0.2], [0.3, 0.4]])
     assert_almost_equal(y.eval(x=np.array(xn))[0], 3 * onp.sin(xn))
     back = ndx.sym.load_json(y.tojson())

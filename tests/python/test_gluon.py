@@ -8,7 +8,7 @@ import pytest
 
 import ndx
 from ndx import autograd, gluon, np
-from ndx.test_utils import assert_almost_equal
+from strict_checks import assert_almost_equal
 
 
 def _dense(units, in_units, w, b, **kw):

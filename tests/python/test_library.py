@@ -9,7 +9,7 @@ import pytest
 
 import ndx
 from ndx import autograd, gluon, np, npx
-from ndx.test_utils import assert_almost_equal
+from strict_checks import assert_almost_equal
 
 EXT = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "examples", "extensions")
 LIBS = os.path.join(os.path.dirname(__file__), "libs")

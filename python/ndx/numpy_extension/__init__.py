@@ -85,7 +85,10 @@ def convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=
 
 populate(globals(), "_npx_")
 from ..numpy._composites import topk  # noqa: E402, F401
+from ..numpy._interop import npx_from_dlpack as from_dlpack  # noqa: E402, F401
+from ..numpy._interop import to_dlpack_for_read, to_dlpack_for_write  # noqa: E402, F401
 from . import random  # noqa: E402, F401
+from ._io import load, save, savez  # noqa: E402, F401  (MXNet 2.0's npx.save / savez / load)
 from ._routines import (  # noqa: E402, F401
     batch_dot,
     boolean_mask,
@@ -95,9 +98,25 @@ from ._routines import (  # noqa: E402, F401
     reshape,
     scatter_nd,
 )
+from ._routines import mx_slice as slice  # noqa: E402, F401, A001  (None bounds, as MXNet)
 
 
 def custom(*inputs, op_type, **params):
     """Runs a Python custom operator (ndx.operator.register); params are passed as strings."""
     from ..operator import custom as _custom
     return _custom(*inputs, op_type=op_type, **params)
+
+
+# MXNet's NumPy-semantics switches (ndx.util keeps their state).
+from ..util import (  # noqa: E402, F401, F811
+    is_np_array,
+    is_np_default_dtype,
+    is_np_shape,
+    np_array,
+    np_shape,
+    reset_np,
+    set_np,
+    use_np,
+    use_np_array,
+    use_np_shape,
+)
