@@ -635,3 +635,18 @@ def test_gpu_arrays_export_and_import():
         onp.testing.assert_array_equal(a.asnumpy(), onp.arange(1.0, 7.0).reshape(2, 3))
         d = np.from_dlpack(torch.ones(3, device="cuda"))
         assert d.device == "gpu(0)" and d.asnumpy().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_from_dlpack_to_another_device_imports_then_moves():
+    """A producer that cannot export to the target device (NumPy: CPU only) is imported where
+    it is and moved by ndx; copy=False refuses the move with BufferError."""
+    x = onp.arange(3.0, dtype="float32")
+    with pytest.raises(BufferError):
+        np.from_dlpack(x, device="gpu(0)", copy=False)
+    if npx.num_gpus() == 0:
+        with pytest.raises(ValueError, match="gpu\\(0\\) is not available"):
+            np.from_dlpack(x, device="gpu(0)")  # ndx's move fails, not the producer's export
+    else:
+        y = np.from_dlpack(x, device="gpu(0)")
+        assert str(y.device) == "gpu(0)"
+        onp.testing.assert_array_equal(y.asnumpy(), x)

@@ -37,8 +37,9 @@ import threading
 import time
 import traceback
 
+# BufferError is the DLPack / buffer protocols' own typed error (from_dlpack, __dlpack__).
 TYPED = (ValueError, TypeError, IndexError, NotImplementedError, MemoryError, OverflowError,
-         ZeroDivisionError)
+         ZeroDivisionError, BufferError)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 

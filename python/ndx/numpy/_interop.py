@@ -44,6 +44,13 @@ def from_dlpack(x, /, *, device=None, copy=None):
     try:
         capsule = x.__dlpack__(stream=stream, max_version=_MAX_VERSION, dl_device=dl_device,
                                copy=copy)
+    except BufferError:
+        if dl_device is None or copy is False:
+            raise
+        # The producer cannot put it on the target device (NumPy exports to the CPU only):
+        # import it where it is and let ndx move it (a copy, which copy=None allows).
+        capsule = x.__dlpack__(stream=None if src[0] != _CUDA else 2, max_version=_MAX_VERSION,
+                               copy=copy)
     except TypeError:
         # A producer older than DLPack 1.0 knows none of these keywords: the legacy capsule,
         # and any copy or move is made here.
