@@ -383,7 +383,6 @@ from ._manipulation import (  # noqa: E402, F401
     kaiser,
     logspace,
     matrix_transpose,
-    may_share_memory,
     meshgrid,
     moveaxis,
     ones_like,
@@ -399,7 +398,6 @@ from ._manipulation import (  # noqa: E402, F401
     rollaxis,
     rot90,
     row_stack,
-    shares_memory,
     squeeze,
     swapaxes,
     take_along_axis,
@@ -699,7 +697,7 @@ from ._array_api import (  # noqa: E402, F401
 from ._array_api import result_type as _result_type  # noqa: E402
 
 result_type = _result_type  # Python scalars too; rebinds the C one of the top (ruff F811)
-from ._interop import from_dlpack, may_share_memory, shares_memory  # noqa: E402, F401, F811
+from ._interop import from_dlpack, may_share_memory, shares_memory  # noqa: E402, F401
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)
 

@@ -158,23 +158,13 @@ def reshape(a, /, newshape=None, order="C", *, shape=None, copy=None):
 
 
 def _views(b, a):
-    return may_share_memory(b, a)
-
-
-def may_share_memory(a, b, max_work=None):
-    """Whether a and b reach overlapping bytes of one buffer (their extents overlap)."""
+    """Whether b reaches bytes of a's buffer (their extents overlap): reshape's question of
+    whether it made a view. The public np.shares_memory / may_share_memory are _interop's."""
     if not (isinstance(a, _np.ndarray) and isinstance(b, _np.ndarray)):
         return False
     sa, lo_a, hi_a = _np._core._memory_extent(a)
     sb, lo_b, hi_b = _np._core._memory_extent(b)
     return sa == sb and lo_a < hi_b and lo_b < hi_a
-
-
-def shares_memory(a, b, max_work=None):
-    """Whether a and b share an element of memory; decided from extents (as may_share_memory),
-    exact for the contiguous and sliced views that ndx makes, conservative for interleaved
-    strides."""
-    return may_share_memory(a, b)
 
 
 def _like(a, dtype, shape, device, order, name):
