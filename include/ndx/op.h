@@ -12,6 +12,7 @@
 #pragma once
 #include <any>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -144,7 +145,10 @@ class OpMap : public OpMapBase {
   const T& operator[](const Op* op) const;  // throws if the op lacks the attribute
   const T& get(const Op* op, const T& fallback) const { return count(op) ? (*this)[op] : fallback; }
   std::string key;
-  std::vector<std::pair<T, int>> values;  // value, priority level (0 = unset)
+  // value, priority level (0 = unset). A deque: growing it (ops registered later, by operator
+  // libraries loaded at run time) keeps references to existing values valid, and kernels
+  // cache `static const FCompute& f = Op::attr<FCompute>(...)[op]`.
+  std::deque<std::pair<T, int>> values;
 };
 
 struct ArgumentInfo {
