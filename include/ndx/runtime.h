@@ -21,6 +21,9 @@ int64_t threads_started();
 
 // The SIMD instruction set the kernels run with on this CPU ("AVX3", "AVX2", "SCALAR", ...).
 const char* simd_target();
+// Whether convolution and pooling run on oneDNN on the CPU (built with libdnnl and not
+// turned off by NDX_DNNL=0).
+bool onednn_enabled();
 
 // Hooks around blocking work: release() returns a token for reacquire(), or null when the
 // calling thread held nothing to release. The Python module installs hooks that release the

@@ -764,6 +764,7 @@ PyObject* threads_started_py(PyObject*, PyObject*) {
   return PyLong_FromLongLong(threads_started());
 }
 PyObject* simd_target_py(PyObject*, PyObject*) { return PyUnicode_FromString(simd_target()); }
+PyObject* dnnl_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(onednn_enabled()); }
 
 // Kernels release the GIL around long loops through these (see ndx/runtime.h).
 void* release_gil() {
@@ -835,6 +836,8 @@ PyMethodDef module_methods[] = {
     {"_get_num_threads", get_num_threads_py, METH_NOARGS, "The threads kernels use."},
     {"_threads_started", threads_started_py, METH_NOARGS, "Worker threads started so far."},
     {"_simd_target", simd_target_py, METH_NOARGS, "The SIMD target kernels run with."},
+    {"_dnnl_enabled", dnnl_enabled_py, METH_NOARGS,
+     "Whether convolution and pooling run on oneDNN (NDX_DNNL=0 turns it off)."},
     {"_sym_var", sym_var, METH_O, "A symbol for a named input."},
     {"_sym_const", sym_const, METH_O, "A symbol holding a constant array."},
     {"_sym_op", sym_op, METH_VARARGS, "A symbol applying an op to symbols."},

@@ -1,17 +1,25 @@
-// Convolution and pooling ops of the numpy extension (ndx.npx, registered as _npx_*), MXNet
-// semantics, 1-d (N, C, W) and 2-d (N, C, H, W) layouts:
+// Convolution, transposed convolution and pooling ops of the numpy extension (ndx.npx,
+// registered as _npx_*), MXNet semantics, 1-d (N, C, W), 2-d (N, C, H, W) and 3-d
+// (N, C, D, H, W) layouts:
 //
-//   _npx_convolution(data, weight[, bias])  im2col + GEMM per group (OpenBLAS), with the
-//                                           first-order backward _backward_convolution
-//                                           (ograd, data, weight[, bias]) -> (grad data, grad
-//                                           weight[, grad bias]) via col2im.
-//   _npx_pooling(data)                      max / avg / sum pooling, 'valid' or 'full'
-//                                           convention, global pooling; backward
-//                                           _backward_pooling(ograd, data, out) -> grad data.
+//   _npx_convolution(data, weight[, bias])    im2col + GEMM per group (OpenBLAS), with the
+//                                             first-order backward _backward_convolution
+//                                             (ograd, data, weight[, bias]) -> (grad data, grad
+//                                             weight[, grad bias]) via col2im.
+//   _npx_deconvolution(data, weight[, bias])  the adjoint of convolution: GEMM with the weight
+//                                             transposed, then col2im into the output; its
+//                                             backward is a convolution of the ograd (im2col +
+//                                             GEMM) for data and weight.
+//   _npx_pooling(data)                        max / avg / sum pooling, 'valid' or 'full'
+//                                             convention, global pooling; backward
+//                                             _backward_pooling(ograd, data, out) -> grad data.
 //
-// A 1-d problem runs as a 2-d one with H = 1 (kernel 1, stride 1, pad 0, dilate 1 along H).
-// Kernels take contiguous inputs (the ops do not declare TStridedInputs); the 16-bit floats
-// compute in float, pooling sums accumulate in double.
+// Every problem runs as a 3-d one (kernel/conv_geom.h): a 2-d problem has D = 1 (kernel 1,
+// stride 1, pad 0, dilate 1 along D), a 1-d one also H = 1. The CPU kernels here are the
+// reference ones (clarity first). GPU arrays run 1-d and 2-d convolution and pooling (cuDNN or
+// im2col + cuBLAS, kernel/cuda/conv.cu); 3-d problems and transposed convolution raise
+// NotImplementedError there. Kernels take contiguous inputs (the ops do not declare
+// TStridedInputs); the 16-bit floats compute in float, pooling sums accumulate in double.
 #include <cblas.h>
 
 #include <algorithm>
@@ -25,6 +33,7 @@
 #include "kernel/conv_geom.h"
 #include "kernel/gpu.h"
 #include "ndx/graph.h"
+#include "operator/dnnl_ops.h"
 #include "operator/gemm.h"
 #include "operator/kernel_util.h"
 #include "operator/nn_check.h"
@@ -65,16 +74,16 @@ std::vector<int64_t> spatial_values(const NodeAttrs& attrs, const Shape& v, int 
   return std::vector<int64_t>(v.begin(), v.end());
 }
 
-// Checks data's rank against the spatial rank nsp and the layout, and fills n, c, h, w.
+// Checks data's rank against the spatial rank nsp and the layout, and fills n, c, d, h, w.
 void data_dims(const NodeAttrs& attrs, const Shape& d, int nsp,
                const std::optional<std::string>& layout, Geom* g) {
-  if (d.ndim() != 3 && d.ndim() != 4)
+  if (d.ndim() < 3 || d.ndim() > 5)
     value_error("[", op_name(attrs),
-                "] argument 'data' must have 3 dimensions (N, C, W) or 4 dimensions "
-                "(N, C, H, W), got shape ",
+                "] argument 'data' must have 3 dimensions (N, C, W), 4 dimensions (N, C, H, W) "
+                "or 5 dimensions (N, C, D, H, W), got shape ",
                 d.str());
   if (layout) {
-    const int want = *layout == "NCW" ? 1 : 2;
+    const int want = *layout == "NCW" ? 1 : *layout == "NCHW" ? 2 : 3;
     if (want != d.ndim() - 2)
       value_error("[", op_name(attrs), "] layout '", *layout, "' expects ", want + 2,
                   "-d data, got shape ", d.str());
@@ -86,11 +95,36 @@ void data_dims(const NodeAttrs& attrs, const Shape& d, int nsp,
   g->nsp = nsp;
   g->n = d[0];
   g->c = d[1];
-  g->h = nsp == 2 ? d[2] : 1;
+  g->d = nsp == 3 ? d[2] : 1;
+  g->h = nsp >= 2 ? d[d.ndim() - 2] : 1;
   g->w = d[d.ndim() - 1];
 }
 
-const char* kAxisNames[2] = {"H", "W"};
+const char* kAxisNames[3] = {"D", "H", "W"};
+
+// The geom axis (0 = D, 1 = H, 2 = W) of spatial dim i of an nsp-d problem.
+int axis_of(int nsp, int i) { return 3 - nsp + i; }
+
+// (lead..., the nsp spatial sizes of g's kernel): a weight shape.
+Shape with_kernel(Shape lead, const Geom& g) {
+  if (g.nsp == 3) lead.push_back(g.kd);
+  if (g.nsp >= 2) lead.push_back(g.kh);
+  lead.push_back(g.kw);
+  return lead;
+}
+
+void check_kernel_rank(const NodeAttrs& attrs, const Shape& kernel, const char* extra = "") {
+  if (kernel.ndim() < 1 || kernel.ndim() > 3)
+    value_error("[", op_name(attrs), "] parameter 'kernel' must have 1, 2 or 3 values", extra,
+                ", got ", kernel.str());
+}
+
+// GPU arrays run 1-d and 2-d convolution and pooling only.
+void require_cpu_for_3d(const NodeAttrs& attrs, const Geom& g, const Device& dev) {
+  if (dev.is_gpu() && g.nsp == 3)
+    not_implemented("[", op_name(attrs), "] 3-d (NCDHW) data is not implemented for GPU arrays; ",
+                    "run it on the CPU (1-d and 2-d data run on the GPU)");
+}
 
 // ============================== convolution ==============================
 struct ConvolutionParam {
@@ -104,7 +138,7 @@ struct ConvolutionParam {
   std::optional<std::string> layout;
   static void declare(ParamDecl<ConvolutionParam>& d) {
     d.field("kernel", &ConvolutionParam::kernel)
-        .describe("The kernel's spatial size: (k,) for 1-d or (kh, kw) for 2-d data.");
+        .describe("The kernel's spatial size: (kw,), (kh, kw) or (kd, kh, kw).");
     d.field("stride", &ConvolutionParam::stride)
         .set_default(Shape{})
         .describe("The stride per spatial dimension; () means 1 in each.");
@@ -128,8 +162,10 @@ struct ConvolutionParam {
         .describe("Whether to leave out the bias (then the op takes data and weight only).");
     d.field("layout", &ConvolutionParam::layout)
         .set_default(std::nullopt)
-        .set_enum({"NCW", "NCHW"})
-        .describe("The data layout: NCW (1-d) or NCHW (2-d); None takes it from data's rank.");
+        .set_enum({"NCW", "NCHW", "NCDHW"})
+        .describe(
+            "The data layout: NCW (1-d), NCHW (2-d) or NCDHW (3-d); None takes it from data's "
+            "rank.");
   }
 };
 
@@ -140,10 +176,8 @@ uint32_t conv_num_inputs(const NodeAttrs& attrs) {
 // The geometry of a convolution of data of shape d; validates params against d.
 Geom conv_geom(const NodeAttrs& attrs, const Shape& d) {
   const auto& p = attrs.get<ConvolutionParam>();
+  check_kernel_rank(attrs, p.kernel);
   const int nsp = p.kernel.ndim();
-  if (nsp != 1 && nsp != 2)
-    value_error("[", op_name(attrs), "] parameter 'kernel' must have 1 or 2 values, got ",
-                p.kernel.str());
   const auto k = spatial_values(attrs, p.kernel, nsp, 1, 1, "kernel");
   const auto s = spatial_values(attrs, p.stride, nsp, 1, 1, "stride");
   const auto dl = spatial_values(attrs, p.dilate, nsp, 1, 1, "dilate");
@@ -156,30 +190,23 @@ Geom conv_geom(const NodeAttrs& attrs, const Shape& d) {
   if (g.c % p.num_group != 0)
     value_error("[", op_name(attrs), "] the ", g.c, " input channels of data (shape ", d.str(),
                 ") are not divisible by num_group ", p.num_group);
-  const int off = 2 - nsp;  // 1-d: only W
-  int64_t* kk[2] = {&g.kh, &g.kw};
-  int64_t* ss[2] = {&g.sh, &g.sw};
-  int64_t* pp[2] = {&g.ph, &g.pw};
-  int64_t* dd[2] = {&g.dh, &g.dw};
-  int64_t* oo[2] = {&g.oh, &g.ow};
-  const int64_t in[2] = {g.h, g.w};
   for (int i = 0; i < nsp; ++i) {
-    const int a = i + off;
-    *kk[a] = k[i], *ss[a] = s[i], *pp[a] = pd[i], *dd[a] = dl[i];
-    const int64_t eff = dl[i] * (k[i] - 1) + 1, padded = in[a] + 2 * pd[i];
+    const int a = axis_of(nsp, i);
+    const auto ax = g.axis(a);
+    *ax.k = k[i], *ax.s = s[i], *ax.p = pd[i], *ax.dl = dl[i];
+    const int64_t eff = dl[i] * (k[i] - 1) + 1, padded = *ax.in + 2 * pd[i];
     if (eff > padded)
       value_error("[", op_name(attrs), "] the kernel size ", eff, dl[i] > 1 ? " (dilated)" : "",
-                  " exceeds the padded input size ", padded, " (input ", in[a], " + 2 * pad ",
+                  " exceeds the padded input size ", padded, " (input ", *ax.in, " + 2 * pad ",
                   pd[i], ") along spatial dimension ", kAxisNames[a], " of data shape ", d.str());
-    *oo[a] = (padded - eff) / s[i] + 1;
+    *ax.out = (padded - eff) / s[i] + 1;
   }
   return g;
 }
 
 Shape conv_weight_shape(const NodeAttrs& attrs, const Geom& g) {
   const auto& p = attrs.get<ConvolutionParam>();
-  const int64_t cg = g.c / p.num_group;
-  return g.nsp == 1 ? Shape{p.num_filter, cg, g.kw} : Shape{p.num_filter, cg, g.kh, g.kw};
+  return with_kernel(Shape{p.num_filter, g.c / p.num_group}, g);
 }
 
 bool conv_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
@@ -194,49 +221,67 @@ bool conv_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-// col (c * kh * kw, oh * ow) <- the patches of the c channels at x (c, h, w), zero padded.
+// col (c * kd * kh * kw, od * oh * ow) <- the patches of the c channels at x (c, d, h, w),
+// zero padded: row (ch, kz, ky, kx) holds, for each output position, the input element that
+// kernel tap meets there.
 template <typename T>
 void im2col(const Geom& g, int64_t c, const T* x, T* col) {
-  const int64_t ohw = g.out_plane();
+  const int64_t opl = g.out_plane(), ohw = g.oh * g.ow;
+  T* row = col;
   for (int64_t ch = 0; ch < c; ++ch)
-    for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j) {
-        T* row = col + ((ch * g.kh + i) * g.kw + j) * ohw;
-        const T* plane = x + ch * g.in_plane();
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t y = oy * g.sh - g.ph + i * g.dh;
-          T* r = row + oy * g.ow;
-          if (y < 0 || y >= g.h) {
-            std::fill(r, r + g.ow, T(0));
-            continue;
-          }
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t xx = ox * g.sw - g.pw + j * g.dw;
-            r[ox] = xx >= 0 && xx < g.w ? plane[y * g.w + xx] : T(0);
+    for (int64_t kz = 0; kz < g.kd; ++kz)
+      for (int64_t ky = 0; ky < g.kh; ++ky)
+        for (int64_t kx = 0; kx < g.kw; ++kx, row += opl) {
+          const T* vol = x + ch * g.in_plane();
+          for (int64_t oz = 0; oz < g.od; ++oz) {
+            const int64_t z = oz * g.sd - g.pd + kz * g.dd;
+            T* slab = row + oz * ohw;
+            if (z < 0 || z >= g.d) {
+              std::fill(slab, slab + ohw, T(0));
+              continue;
+            }
+            for (int64_t oy = 0; oy < g.oh; ++oy) {
+              const int64_t y = oy * g.sh - g.ph + ky * g.dh;
+              T* r = slab + oy * g.ow;
+              if (y < 0 || y >= g.h) {
+                std::fill(r, r + g.ow, T(0));
+                continue;
+              }
+              const T* line = vol + (z * g.h + y) * g.w;
+              for (int64_t ox = 0; ox < g.ow; ++ox) {
+                const int64_t xx = ox * g.sw - g.pw + kx * g.dw;
+                r[ox] = xx >= 0 && xx < g.w ? line[xx] : T(0);
+              }
+            }
           }
         }
-      }
 }
 
-// x (c, h, w) += the patches in col (the adjoint of im2col).
+// x (c, d, h, w) += the patches in col (the adjoint of im2col).
 template <typename T>
 void col2im(const Geom& g, int64_t c, const T* col, T* x) {
-  const int64_t ohw = g.out_plane();
+  const int64_t opl = g.out_plane(), ohw = g.oh * g.ow;
+  const T* row = col;
   for (int64_t ch = 0; ch < c; ++ch)
-    for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const T* row = col + ((ch * g.kh + i) * g.kw + j) * ohw;
-        T* plane = x + ch * g.in_plane();
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t y = oy * g.sh - g.ph + i * g.dh;
-          if (y < 0 || y >= g.h) continue;
-          const T* r = row + oy * g.ow;
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t xx = ox * g.sw - g.pw + j * g.dw;
-            if (xx >= 0 && xx < g.w) plane[y * g.w + xx] += r[ox];
+    for (int64_t kz = 0; kz < g.kd; ++kz)
+      for (int64_t ky = 0; ky < g.kh; ++ky)
+        for (int64_t kx = 0; kx < g.kw; ++kx, row += opl) {
+          T* vol = x + ch * g.in_plane();
+          for (int64_t oz = 0; oz < g.od; ++oz) {
+            const int64_t z = oz * g.sd - g.pd + kz * g.dd;
+            if (z < 0 || z >= g.d) continue;
+            for (int64_t oy = 0; oy < g.oh; ++oy) {
+              const int64_t y = oy * g.sh - g.ph + ky * g.dh;
+              if (y < 0 || y >= g.h) continue;
+              const T* r = row + oz * ohw + oy * g.ow;
+              T* line = vol + (z * g.h + y) * g.w;
+              for (int64_t ox = 0; ox < g.ow; ++ox) {
+                const int64_t xx = ox * g.sw - g.pw + kx * g.dw;
+                if (xx >= 0 && xx < g.w) line[xx] += r[ox];
+              }
+            }
           }
         }
-      }
 }
 
 // ---- the GPU path: im2col for a chunk of images at once, one strided-batched cuBLAS product
@@ -320,13 +365,40 @@ void add_bias_gpu(const NDArray& y, const TBlob& bias) {  // y (n, f, ohw) += bi
   f(attrs, OpContext{}, {yb, b}, {kWriteInplace}, {yb});
 }
 
+// ---- the oneDNN path: float32 on the CPU (NDX_DNNL=0 keeps the im2col kernels, which the
+// tests use as the reference)
+bool use_dnnl(DType ct, const Device& dev) {
+  return ct == DType::kFloat32 && !dev.is_gpu() && dnnl::enabled();
+}
+
+dnnl::ConvSpec dnnl_spec(const Geom& geom, int64_t groups, int64_t f) {
+  dnnl::ConvSpec s;
+  s.nsp = geom.nsp, s.n = geom.n, s.c = geom.c, s.f = f, s.groups = groups;
+  Geom g = geom;  // axis() hands out pointers into a mutable Geom
+  for (int i = 0; i < g.nsp; ++i) {
+    const Geom::Axis a = g.axis(3 - g.nsp + i);
+    s.in[i] = *a.in, s.out[i] = *a.out, s.k[i] = *a.k, s.stride[i] = *a.s;
+    s.dilate[i] = *a.dl, s.pad_l[i] = *a.p, s.pad_r[i] = *a.p;
+  }
+  return s;
+}
+
+// The output's own buffer when oneDNN may write it directly, else null.
+float* direct_output(const TBlob& out, OpReqType req) {
+  const bool write = req == kWriteTo || req == kWriteInplace;
+  return write && out.dtype == DType::kFloat32 && out.strides == contiguous_strides(out.shape)
+             ? static_cast<float*>(out.dptr)
+             : nullptr;
+}
+
 void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ConvolutionParam>();
   const Geom g = conv_geom(attrs, in[0].shape);
+  require_cpu_for_3d(attrs, g, out[0].device);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
-  const int64_t ck = cg * g.kh * g.kw, ohw = g.out_plane();
+  const int64_t ck = cg * g.kernel_size(), ohw = g.out_plane();
   const DType ct = gemm_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
@@ -336,6 +408,16 @@ void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
     if (!p.no_bias) add_bias_gpu(y, kernel::cast_blob(in[2], ct, &keep));
     write_req(y.reshape(out[0].shape), as_array(out[0]), req[0]);
     return;
+  }
+  if (use_dnnl(ct, out[0].device)) {
+    float* direct = direct_output(out[0], req[0]);
+    NDArray y = direct ? NDArray() : NDArray(Shape{g.n, f, ohw}, ct);
+    const float* b = p.no_bias ? nullptr : kernel::cast_blob(in[2], ct, &keep).ptr<float>();
+    if (dnnl::conv_forward(dnnl_spec(g, groups, f), x.ptr<float>(), w.ptr<float>(), b,
+                           direct ? direct : y.data<float>())) {
+      if (!direct) write_req(y.reshape(out[0].shape), as_array(out[0]), req[0]);
+      return;
+    }
   }
   NDArray y(Shape{g.n, f, ohw}, ct);
   with_gemm_type(ct, [&](auto tag) {
@@ -421,8 +503,9 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<ConvolutionParam>();
   const Geom g = conv_geom(attrs, in[1].shape);
+  require_cpu_for_3d(attrs, g, out[0].device);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
-  const int64_t ck = cg * g.kh * g.kw, ohw = g.out_plane();
+  const int64_t ck = cg * g.kernel_size(), ohw = g.out_plane();
   const bool want_dx = req[0] != kNullOp, want_dw = req[1] != kNullOp;
   const bool want_db = !p.no_bias && req[2] != kNullOp;
   const DType ct = gemm_dtype(in[0].dtype);
@@ -456,36 +539,277 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
     return;
   }
   NDArray dx(Shape{g.n, g.c, g.in_plane()}, ct), dw(Shape{f, ck}, ct), db(Shape{f}, ct);
+  const dnnl::ConvSpec spec = dnnl_spec(g, groups, f);
+  // oneDNN runs both passes or neither: the weight pass is tried only after the data pass ran
+  // (a refused problem is refused by both, before anything is written).
+  const bool by_dnnl =
+      use_dnnl(ct, out[0].device) &&
+      (!want_dx ||
+       dnnl::conv_backward_data(spec, og.ptr<float>(), w.ptr<float>(), dx.data<float>())) &&
+      (!(want_dw || want_db) ||
+       dnnl::conv_backward_weights(spec, x.ptr<float>(), og.ptr<float>(), dw.data<float>(),
+                                   want_db ? db.data<float>() : nullptr));
+  if (!by_dnnl) {
+    with_gemm_type(ct, [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<T> col(static_cast<size_t>(ck * ohw));
+      const T *gp = og.ptr<T>(), *xp = x.ptr<T>(), *wp = w.ptr<T>();
+      T *dxp = dx.data<T>(), *dwp = dw.data<T>();
+      std::fill(dxp, dxp + dx.size(), T(0));
+      std::fill(dwp, dwp + dw.size(), T(0));
+      for (int64_t n = 0; n < g.n; ++n)
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          const T* gng = gp + (n * f + gi * fg) * ohw;
+          if (want_dw) {  // dW_g += G_ng col^T
+            im2col(g, cg, xp + (n * g.c + gi * cg) * g.in_plane(), col.data());
+            gemm<T>(false, true, fg, ck, ohw, gng, col.data(), T(1), dwp + gi * fg * ck);
+          }
+          if (want_dx) {  // dcol = W_g^T G_ng, scattered back
+            gemm<T>(true, false, ck, ohw, fg, wp + gi * fg * ck, gng, T(0), col.data());
+            col2im(g, cg, col.data(), dxp + (n * g.c + gi * cg) * g.in_plane());
+          }
+        }
+      if (want_db) {
+        T* bp = db.data<T>();
+        for (int64_t j = 0; j < f; ++j) {
+          double acc = 0;
+          for (int64_t n = 0; n < g.n; ++n) {
+            const T* row = gp + (n * f + j) * ohw;
+            for (int64_t i = 0; i < ohw; ++i) acc += static_cast<double>(row[i]);
+          }
+          bp[j] = static_cast<T>(acc);
+        }
+      }
+    });
+  }
+  if (want_dx) write_req(dx.reshape(out[0].shape), as_array(out[0]), req[0]);
+  if (want_dw) write_req(dw.reshape(out[1].shape), as_array(out[1]), req[1]);
+  if (want_db) write_req(db, as_array(out[2]), req[2]);
+}
+
+// ============================== transposed convolution ==============================
+struct DeconvolutionParam {
+  Shape kernel;
+  Shape stride;
+  Shape dilate;
+  Shape pad;
+  Shape adj;
+  Shape target_shape;
+  int64_t num_filter = 1;
+  int64_t num_group = 1;
+  bool no_bias = false;
+  std::optional<std::string> layout;
+  static void declare(ParamDecl<DeconvolutionParam>& d) {
+    d.field("kernel", &DeconvolutionParam::kernel)
+        .describe(
+            "The kernel's spatial size: (kw,), (kh, kw) or (kd, kh, kw), as in the "
+            "corresponding convolution.");
+    d.field("stride", &DeconvolutionParam::stride)
+        .set_default(Shape{})
+        .describe("The stride of the corresponding convolution; () means 1 in each dimension.");
+    d.field("dilate", &DeconvolutionParam::dilate)
+        .set_default(Shape{})
+        .describe("The dilation per spatial dimension; () means 1 in each.");
+    d.field("pad", &DeconvolutionParam::pad)
+        .set_default(Shape{})
+        .describe(
+            "The zero padding of the corresponding convolution (trimmed from both sides of "
+            "the output); () means 0 in each. Ignored along dimensions target_shape sets.");
+    d.field("adj", &DeconvolutionParam::adj)
+        .set_default(Shape{})
+        .describe(
+            "Extra output size at the high end per dimension, each smaller than its stride; () "
+            "means 0 in each. Ignored along dimensions target_shape sets.");
+    d.field("target_shape", &DeconvolutionParam::target_shape)
+        .set_default(Shape{})
+        .describe(
+            "The output's spatial size; pad and adj are then worked out (as MXNet: total = "
+            "stride * (in - 1) + dilated kernel - target, pad = ceil(total / 2), adj = total "
+            "% 2). () or 0 in a dimension: use pad and adj there.");
+    d.field("num_filter", &DeconvolutionParam::num_filter)
+        .set_default(int64_t{1})
+        .set_lower_bound(1)
+        .describe("The number of output channels.");
+    d.field("num_group", &DeconvolutionParam::num_group)
+        .set_default(int64_t{1})
+        .set_lower_bound(1)
+        .describe(
+            "The number of groups: input and output channels split into num_group "
+            "independent transposed convolutions.");
+    d.field("no_bias", &DeconvolutionParam::no_bias)
+        .set_default(false)
+        .describe("Whether to leave out the bias (then the op takes data and weight only).");
+    d.field("layout", &DeconvolutionParam::layout)
+        .set_default(std::nullopt)
+        .set_enum({"NCW", "NCHW", "NCDHW"})
+        .describe(
+            "The data layout: NCW (1-d), NCHW (2-d) or NCDHW (3-d); None takes it from data's "
+            "rank.");
+  }
+};
+
+uint32_t deconv_num_inputs(const NodeAttrs& attrs) {
+  return attrs.get<DeconvolutionParam>().no_bias ? 2 : 3;
+}
+
+// A transposed convolution of data x is the adjoint of the convolution that maps its output y
+// to x. The returned geometry is that convolution's: n, c (= x's channels), the input volume
+// (d, h, w) = y's spatial size, the output volume (od, oh, ow) = x's. Validates params.
+Geom deconv_geom(const NodeAttrs& attrs, const Shape& d) {
+  const auto& p = attrs.get<DeconvolutionParam>();
+  check_kernel_rank(attrs, p.kernel);
+  const int nsp = p.kernel.ndim();
+  const auto k = spatial_values(attrs, p.kernel, nsp, 1, 1, "kernel");
+  const auto s = spatial_values(attrs, p.stride, nsp, 1, 1, "stride");
+  const auto dl = spatial_values(attrs, p.dilate, nsp, 1, 1, "dilate");
+  auto pd = spatial_values(attrs, p.pad, nsp, 0, 0, "pad");
+  auto adj = spatial_values(attrs, p.adj, nsp, 0, 0, "adj");
+  const auto target = spatial_values(attrs, p.target_shape, nsp, 0, 0, "target_shape");
+  Geom g;
+  data_dims(attrs, d, nsp, p.layout, &g);
+  if (p.num_filter % p.num_group != 0)
+    value_error("[", op_name(attrs), "] num_filter ", p.num_filter,
+                " is not divisible by num_group ", p.num_group);
+  if (g.c % p.num_group != 0)
+    value_error("[", op_name(attrs), "] the ", g.c, " input channels of data (shape ", d.str(),
+                ") are not divisible by num_group ", p.num_group);
+  for (int i = 0; i < nsp; ++i) {
+    const int a = axis_of(nsp, i);
+    const auto ax = g.axis(a);
+    const int64_t in = *ax.in, eff = dl[i] * (k[i] - 1) + 1, full = s[i] * (in - 1) + eff;
+    if (target[i] > 0) {
+      if (target[i] > full)
+        value_error("[", op_name(attrs), "] target_shape ", p.target_shape.str(),
+                    " is too big along spatial dimension ", kAxisNames[a], ": at most ", full,
+                    " (stride * (input - 1) + dilated kernel) for data shape ", d.str());
+      adj[i] = (full - target[i]) % 2;
+      pd[i] = (full - target[i] + 1) / 2;
+    }
+    if (adj[i] >= s[i])
+      value_error("[", op_name(attrs), "] ", target[i] > 0 ? "the adj worked out from " : "",
+                  target[i] > 0 ? "target_shape" : "adj", " along spatial dimension ",
+                  kAxisNames[a], " is ", adj[i], ", it must be smaller than the stride ", s[i]);
+    const int64_t out = full - 2 * pd[i] + adj[i];
+    if (out < 1)
+      value_error("[", op_name(attrs), "] the output size along spatial dimension ", kAxisNames[a],
+                  " is ", out, " (stride ", s[i], " * (input ", in, " - 1) + dilated kernel ", eff,
+                  " - 2 * pad ", pd[i], " + adj ", adj[i], "), it must be positive; data shape ",
+                  d.str());
+    *ax.k = k[i], *ax.s = s[i], *ax.p = pd[i], *ax.dl = dl[i];
+    *ax.out = in;
+    *ax.in = out;
+  }
+  return g;
+}
+
+bool deconv_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known()) return false;
+  const auto& p = attrs.get<DeconvolutionParam>();
+  const Geom g = deconv_geom(attrs, d);
+  expect_shape(attrs, in, 1, with_kernel(Shape{g.c, p.num_filter / p.num_group}, g), "weight",
+               " (channels, num_filter / num_group, *kernel)");
+  if (!p.no_bias) expect_shape(attrs, in, 2, Shape{p.num_filter}, "bias", " (num_filter,)");
+  assign_shape(attrs, &(*out)[0], g.shape_of(p.num_filter, g.d, g.h, g.w), "output", 0);
+  return true;
+}
+
+void require_cpu_deconv(const NodeAttrs& attrs, const Device& dev) {
+  if (dev.is_gpu())
+    not_implemented("[", op_name(attrs),
+                    "] transposed convolution is not implemented for GPU arrays; run it on the "
+                    "CPU");
+}
+
+// y (n, f, plane) += bias (f,)
+template <typename T>
+void add_bias(T* y, const T* bias, int64_t n, int64_t f, int64_t plane) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < f; ++j) {
+      T* row = y + (i * f + j) * plane;
+      for (int64_t q = 0; q < plane; ++q) row[q] += bias[j];
+    }
+}
+
+// db (f,) = the sums of g (n, f, plane) over images and positions, in double.
+template <typename T>
+void bias_grad(const T* g, int64_t n, int64_t f, int64_t plane, T* db) {
+  for (int64_t j = 0; j < f; ++j) {
+    double acc = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const T* row = g + (i * f + j) * plane;
+      for (int64_t q = 0; q < plane; ++q) acc += static_cast<double>(row[q]);
+    }
+    db[j] = static_cast<T>(acc);
+  }
+}
+
+// Per image and group: col (fg * K, x plane) = W_g^T (fg * K x cg) @ x_ng (cg x x plane), then
+// col2im scatters col into y_ng (the convolution's data gradient, with x as the ograd).
+void deconv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const auto& p = attrs.get<DeconvolutionParam>();
+  const Geom g = deconv_geom(attrs, in[0].shape);
+  require_cpu_deconv(attrs, out[0].device);
+  const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
+  const int64_t fk = fg * g.kernel_size(), xpl = g.out_plane(), ypl = g.in_plane();
+  const DType ct = gemm_dtype(in[0].dtype);
+  std::vector<NDArray> keep;
+  const TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
+  NDArray y(Shape{g.n, f, ypl}, ct);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
-    std::vector<T> col(static_cast<size_t>(ck * ohw));
+    std::vector<T> col(static_cast<size_t>(fk * xpl));
+    const T *xp = x.ptr<T>(), *wp = w.ptr<T>();
+    T* yp = y.data<T>();
+    std::fill(yp, yp + y.size(), T(0));
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        gemm<T>(true, false, fk, xpl, cg, wp + gi * cg * fk, xp + (n * g.c + gi * cg) * xpl, T(0),
+                col.data());
+        col2im(g, fg, col.data(), yp + (n * f + gi * fg) * ypl);
+      }
+    if (!p.no_bias) add_bias(yp, kernel::cast_blob(in[2], ct, &keep).ptr<T>(), g.n, f, ypl);
+  });
+  write_req(y.reshape(out[0].shape), as_array(out[0]), req[0]);
+}
+
+// (ograd, data, weight[, bias]) -> (grad data, grad weight[, grad bias]). Per image and
+// group, col = im2col(ograd_ng) (fg * K x x plane); grad x_ng = W_g @ col (a convolution of the
+// ograd) and grad W_g += x_ng @ col^T.
+void deconv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<DeconvolutionParam>();
+  const Geom g = deconv_geom(attrs, in[1].shape);
+  require_cpu_deconv(attrs, out[0].device);
+  const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
+  const int64_t fk = fg * g.kernel_size(), xpl = g.out_plane(), ypl = g.in_plane();
+  const bool want_dx = req[0] != kNullOp, want_dw = req[1] != kNullOp;
+  const bool want_db = !p.no_bias && req[2] != kNullOp;
+  const DType ct = gemm_dtype(in[0].dtype);
+  std::vector<NDArray> keep;
+  const TBlob og = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
+              w = kernel::cast_blob(in[2], ct, &keep);
+  NDArray dx(Shape{g.n, g.c, xpl}, ct), dw(Shape{g.c, fk}, ct), db(Shape{f}, ct);
+  with_gemm_type(ct, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> col(static_cast<size_t>(fk * xpl));
     const T *gp = og.ptr<T>(), *xp = x.ptr<T>(), *wp = w.ptr<T>();
     T *dxp = dx.data<T>(), *dwp = dw.data<T>();
     std::fill(dxp, dxp + dx.size(), T(0));
     std::fill(dwp, dwp + dw.size(), T(0));
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t gi = 0; gi < groups; ++gi) {
-        const T* gng = gp + (n * f + gi * fg) * ohw;
-        if (want_dw) {  // dW_g += G_ng col^T
-          im2col(g, cg, xp + (n * g.c + gi * cg) * g.in_plane(), col.data());
-          gemm<T>(false, true, fg, ck, ohw, gng, col.data(), T(1), dwp + gi * fg * ck);
+    if (want_dx || want_dw)
+      for (int64_t n = 0; n < g.n; ++n)
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          im2col(g, fg, gp + (n * f + gi * fg) * ypl, col.data());
+          const int64_t xo = (n * g.c + gi * cg) * xpl;
+          if (want_dx)
+            gemm<T>(false, false, cg, xpl, fk, wp + gi * cg * fk, col.data(), T(0), dxp + xo);
+          if (want_dw)
+            gemm<T>(false, true, cg, fk, xpl, xp + xo, col.data(), T(1), dwp + gi * cg * fk);
         }
-        if (want_dx) {  // dcol = W_g^T G_ng, scattered back
-          gemm<T>(true, false, ck, ohw, fg, wp + gi * fg * ck, gng, T(0), col.data());
-          col2im(g, cg, col.data(), dxp + (n * g.c + gi * cg) * g.in_plane());
-        }
-      }
-    if (want_db) {
-      T* bp = db.data<T>();
-      for (int64_t j = 0; j < f; ++j) {
-        double acc = 0;
-        for (int64_t n = 0; n < g.n; ++n) {
-          const T* row = gp + (n * f + j) * ohw;
-          for (int64_t i = 0; i < ohw; ++i) acc += static_cast<double>(row[i]);
-        }
-        bp[j] = static_cast<T>(acc);
-      }
-    }
+    if (want_db) bias_grad(gp, g.n, f, ypl, db.data<T>());
   });
   if (want_dx) write_req(dx.reshape(out[0].shape), as_array(out[0]), req[0]);
   if (want_dw) write_req(dw.reshape(out[1].shape), as_array(out[1]), req[1]);
@@ -506,8 +830,8 @@ struct PoolingParam {
     d.field("kernel", &PoolingParam::kernel)
         .set_default(Shape{})
         .describe(
-            "The window's spatial size: (k,) for 1-d or (kh, kw) for 2-d data "
-            "(ignored with global_pool).");
+            "The window's spatial size: (kw,), (kh, kw) or (kd, kh, kw) (ignored with "
+            "global_pool).");
     d.field("pool_type", &PoolingParam::pool_type)
         .set_default(std::string("max"))
         .set_enum({"max", "avg", "sum"})
@@ -534,8 +858,10 @@ struct PoolingParam {
             "of input elements in the window (False).");
     d.field("layout", &PoolingParam::layout)
         .set_default(std::nullopt)
-        .set_enum({"NCW", "NCHW"})
-        .describe("The data layout: NCW (1-d) or NCHW (2-d); None takes it from data's rank.");
+        .set_enum({"NCW", "NCHW", "NCDHW"})
+        .describe(
+            "The data layout: NCW (1-d), NCHW (2-d) or NCDHW (3-d); None takes it from data's "
+            "rank.");
   }
 };
 
@@ -549,34 +875,27 @@ Geom pool_geom(const NodeAttrs& attrs, const Shape& d) {
   Geom g;
   if (p.global_pool) {
     data_dims(attrs, d, d.ndim() - 2, p.layout, &g);  // checks the rank first
-    g.kh = g.h, g.kw = g.w;
-    g.oh = g.ow = 1;
+    g.kd = g.d, g.kh = g.h, g.kw = g.w;
+    g.od = g.oh = g.ow = 1;
     return g;
   }
+  check_kernel_rank(attrs, p.kernel, " (or set global_pool=True)");
   const int nsp = p.kernel.ndim();
-  if (nsp != 1 && nsp != 2)
-    value_error("[", op_name(attrs), "] parameter 'kernel' must have 1 or 2 values ",
-                "(or set global_pool=True), got ", p.kernel.str());
   const auto k = spatial_values(attrs, p.kernel, nsp, 1, 1, "kernel");
   const auto s = spatial_values(attrs, p.stride, nsp, 1, 1, "stride");
   const auto pd = spatial_values(attrs, p.pad, nsp, 0, 0, "pad");
   data_dims(attrs, d, nsp, p.layout, &g);
   const bool full = p.pooling_convention == "full";
-  const int off = 2 - nsp;
-  int64_t* kk[2] = {&g.kh, &g.kw};
-  int64_t* ss[2] = {&g.sh, &g.sw};
-  int64_t* pp[2] = {&g.ph, &g.pw};
-  int64_t* oo[2] = {&g.oh, &g.ow};
-  const int64_t in[2] = {g.h, g.w};
   for (int i = 0; i < nsp; ++i) {
-    const int a = i + off;
-    *kk[a] = k[i], *ss[a] = s[i], *pp[a] = pd[i];
-    const int64_t padded = in[a] + 2 * pd[i];
+    const int a = axis_of(nsp, i);
+    const auto ax = g.axis(a);
+    *ax.k = k[i], *ax.s = s[i], *ax.p = pd[i];
+    const int64_t padded = *ax.in + 2 * pd[i];
     if (k[i] > padded)
       value_error("[", op_name(attrs), "] the kernel size ", k[i],
-                  " exceeds the padded input size ", padded, " (input ", in[a], " + 2 * pad ",
+                  " exceeds the padded input size ", padded, " (input ", *ax.in, " + 2 * pad ",
                   pd[i], ") along spatial dimension ", kAxisNames[a], " of data shape ", d.str());
-    *oo[a] = (padded - k[i] + (full ? s[i] - 1 : 0)) / s[i] + 1;
+    *ax.out = (padded - k[i] + (full ? s[i] - 1 : 0)) / s[i] + 1;
   }
   return g;
 }
@@ -589,37 +908,84 @@ bool pool_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-// One pooling window of output (oy, ox): the input rows [y0, y1) and columns [x0, x1), and
-// the avg divisor.
-struct Window {
-  int64_t y0, y1, x0, x1;
-  double count;
+// The input range [lo, hi) of output o's window along one axis, and the window's length with
+// padding counted (clipped at in + pad: a 'full' window may run past the padded input).
+struct Span {
+  int64_t lo, hi, padded;
 };
-Window window_at(const Geom& g, int64_t oy, int64_t ox, bool include_pad) {
-  int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-  int64_t y1 = std::min(y0 + g.kh, g.h + g.ph), x1 = std::min(x0 + g.kw, g.w + g.pw);
-  const int64_t padded = (y1 - y0) * (x1 - x0);
-  y0 = std::max<int64_t>(y0, 0), x0 = std::max<int64_t>(x0, 0);
-  y1 = std::min(y1, g.h), x1 = std::min(x1, g.w);
-  const int64_t inside = std::max<int64_t>(y1 - y0, 0) * std::max<int64_t>(x1 - x0, 0);
-  return {y0, y1, x0, x1, static_cast<double>(include_pad ? padded : inside)};
+Span span_at(int64_t o, int64_t k, int64_t s, int64_t p, int64_t in) {
+  const int64_t start = o * s - p, end = std::min(start + k, in + p);
+  return {std::max<int64_t>(start, 0), std::min(end, in), end - start};
 }
 
-// The flat in-plane index of the window's maximum: the first maximum, or the first nan; -1
+// One pooling window of output (oz, oy, ox): the input ranges along D, H, W, and the avg
+// divisor.
+struct Window {
+  Span z, y, x;
+  double count;
+};
+Window window_at(const Geom& g, int64_t oz, int64_t oy, int64_t ox, bool include_pad) {
+  const Span z = span_at(oz, g.kd, g.sd, g.pd, g.d), y = span_at(oy, g.kh, g.sh, g.ph, g.h),
+             x = span_at(ox, g.kw, g.sw, g.pw, g.w);
+  auto len = [](const Span& sp) { return std::max<int64_t>(sp.hi - sp.lo, 0); };
+  const int64_t n = include_pad ? z.padded * y.padded * x.padded : len(z) * len(y) * len(x);
+  return {z, y, x, static_cast<double>(n)};
+}
+
+// Calls f(flat in-volume index) for each input element of the window, in row-major order.
+template <typename F>
+void for_window(const Geom& g, const Window& win, F f) {
+  for (int64_t z = win.z.lo; z < win.z.hi; ++z)
+    for (int64_t y = win.y.lo; y < win.y.hi; ++y)
+      for (int64_t x = win.x.lo; x < win.x.hi; ++x) f((z * g.h + y) * g.w + x);
+}
+
+// The flat in-volume index of the window's maximum: the first maximum, or the first nan; -1
 // for an empty window.
 template <typename T>
-int64_t window_argmax(const Geom& g, const Window& win, const T* plane) {
+int64_t window_argmax(const Geom& g, const Window& win, const T* vol) {
   int64_t best = -1;
   double m = 0;
-  for (int64_t y = win.y0; y < win.y1; ++y)
-    for (int64_t x = win.x0; x < win.x1; ++x) {
-      const double v = static_cast<double>(plane[y * g.w + x]);
-      if (best < 0 || (!std::isnan(m) && (v > m || std::isnan(v)))) {
-        best = y * g.w + x;
-        m = v;
-      }
+  for_window(g, win, [&](int64_t i) {
+    const double v = static_cast<double>(vol[i]);
+    if (best < 0 || (!std::isnan(m) && (v > m || std::isnan(v)))) {
+      best = i;
+      m = v;
     }
+  });
   return best;
+}
+
+// Calls f(flat output index, window) for each output position of one volume.
+template <typename F>
+void for_outputs(const Geom& g, bool include_pad, F f) {
+  for (int64_t oz = 0; oz < g.od; ++oz)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox)
+        f((oz * g.oh + oy) * g.ow + ox, window_at(g, oz, oy, ox, include_pad));
+}
+
+// oneDNN pools float32 max / avg with the 'valid' convention (or global), where its windows
+// and divisors are MXNet's: windows never reach past the padding. Max pooling's gradient goes
+// to a window maximum as in the reference kernel (ties, rare in float data, may pick another
+// of the equal elements).
+bool dnnl_pools(const PoolingParam& p, Pool kind, const TBlob& x, const Device& dev) {
+  return x.dtype == DType::kFloat32 && use_dnnl(DType::kFloat32, dev) &&
+         (kind == Pool::kMax || kind == Pool::kAvg) &&
+         (p.global_pool || p.pooling_convention == "valid");
+}
+
+dnnl::PoolSpec dnnl_pool_spec(const Geom& geom, Pool kind, bool include_pad) {
+  dnnl::PoolSpec s;
+  s.nsp = geom.nsp, s.n = geom.n, s.c = geom.c, s.max = kind == Pool::kMax;
+  s.include_pad = include_pad;
+  Geom g = geom;
+  for (int i = 0; i < g.nsp; ++i) {
+    const Geom::Axis a = g.axis(3 - g.nsp + i);
+    s.in[i] = *a.in, s.out[i] = *a.out, s.k[i] = *a.k, s.stride[i] = *a.s;
+    s.pad_l[i] = s.pad_r[i] = *a.p;
+  }
+  return s;
 }
 
 void pool_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
@@ -627,6 +993,7 @@ void pool_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<PoolingParam>();
   const Geom g = pool_geom(attrs, in[0].shape);
+  require_cpu_for_3d(attrs, g, out[0].device);
   const Pool kind = pool_of(p.pool_type);
   if (out[0].device.is_gpu()) {
     std::vector<NDArray> keep;
@@ -638,31 +1005,36 @@ void pool_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
     write_req(y, as_array(out[0]), req[0]);
     return;
   }
+  if (dnnl_pools(p, kind, in[0], out[0].device)) {
+    float* direct = direct_output(out[0], req[0]);
+    NDArray y = direct ? NDArray() : NDArray(out[0].shape, DType::kFloat32);
+    if (dnnl::pool_forward(dnnl_pool_spec(g, kind, p.count_include_pad), in[0].ptr<float>(),
+                           direct ? direct : y.data<float>())) {
+      if (!direct) write_req(y, as_array(out[0]), req[0]);
+      return;
+    }
+  }
   NDX_FLOAT_SWITCH(in[0].dtype, T, {
     using C = compute_t<T>;
     const T* xp = in[0].ptr<T>();
     T* yp = out[0].ptr<T>();
     for (int64_t pl = 0; pl < g.n * g.c; ++pl) {
-      const T* plane = xp + pl * g.in_plane();
+      const T* vol = xp + pl * g.in_plane();
       T* o = yp + pl * g.out_plane();
-      for (int64_t oy = 0; oy < g.oh; ++oy)
-        for (int64_t ox = 0; ox < g.ow; ++ox) {
-          const Window win = window_at(g, oy, ox, p.count_include_pad);
-          double v;
-          if (kind == Pool::kMax) {
-            const int64_t i = window_argmax(g, win, plane);
-            v = i < 0 ? -std::numeric_limits<double>::infinity() : static_cast<double>(plane[i]);
-          } else {
-            double acc = 0;
-            for (int64_t y = win.y0; y < win.y1; ++y)
-              for (int64_t x = win.x0; x < win.x1; ++x)
-                acc += static_cast<double>(plane[y * g.w + x]);
-            v = kind == Pool::kSum ? acc
-                : win.count > 0    ? acc / win.count
-                                   : std::numeric_limits<double>::quiet_NaN();
-          }
-          store(o + oy * g.ow + ox, req[0], static_cast<C>(v));
+      for_outputs(g, p.count_include_pad, [&](int64_t oi, const Window& win) {
+        double v;
+        if (kind == Pool::kMax) {
+          const int64_t i = window_argmax(g, win, vol);
+          v = i < 0 ? -std::numeric_limits<double>::infinity() : static_cast<double>(vol[i]);
+        } else {
+          double acc = 0;
+          for_window(g, win, [&](int64_t i) { acc += static_cast<double>(vol[i]); });
+          v = kind == Pool::kSum ? acc
+              : win.count > 0    ? acc / win.count
+                                 : std::numeric_limits<double>::quiet_NaN();
         }
+        store(o + oi, req[0], static_cast<C>(v));
+      });
     }
   });
 }
@@ -674,6 +1046,7 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<PoolingParam>();
   const Geom g = pool_geom(attrs, in[1].shape);
+  require_cpu_for_3d(attrs, g, out[0].device);
   const Pool kind = pool_of(p.pool_type);
   if (out[0].device.is_gpu()) {
     std::vector<NDArray> keep;
@@ -685,29 +1058,35 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
     write_req(dx, as_array(out[0]), req[0]);
     return;
   }
+  if (dnnl_pools(p, kind, in[1], out[0].device) && in[0].dtype == DType::kFloat32) {
+    float* direct = direct_output(out[0], req[0]);
+    NDArray dx = direct ? NDArray() : NDArray(out[0].shape, DType::kFloat32);
+    if (dnnl::pool_backward(dnnl_pool_spec(g, kind, p.count_include_pad), in[1].ptr<float>(),
+                            in[0].ptr<float>(), direct ? direct : dx.data<float>())) {
+      if (!direct) write_req(dx, as_array(out[0]), req[0]);
+      return;
+    }
+  }
   std::vector<double> acc(static_cast<size_t>(g.in_plane()));
   NDX_FLOAT_SWITCH(in[1].dtype, T, {
     using C = compute_t<T>;
     const T *gp = in[0].ptr<T>(), *xp = in[1].ptr<T>();
     T* dp = out[0].ptr<T>();
     for (int64_t pl = 0; pl < g.n * g.c; ++pl) {
-      const T* plane = xp + pl * g.in_plane();
+      const T* vol = xp + pl * g.in_plane();
       const T* go = gp + pl * g.out_plane();
       std::fill(acc.begin(), acc.end(), 0.0);
-      for (int64_t oy = 0; oy < g.oh; ++oy)
-        for (int64_t ox = 0; ox < g.ow; ++ox) {
-          const Window win = window_at(g, oy, ox, p.count_include_pad);
-          const double gv = static_cast<double>(go[oy * g.ow + ox]);
-          if (kind == Pool::kMax) {
-            const int64_t i = window_argmax(g, win, plane);
-            if (i >= 0) acc[i] += gv;
-            continue;
-          }
-          if (kind == Pool::kAvg && win.count <= 0) continue;
-          const double share = kind == Pool::kAvg ? gv / win.count : gv;
-          for (int64_t y = win.y0; y < win.y1; ++y)
-            for (int64_t x = win.x0; x < win.x1; ++x) acc[y * g.w + x] += share;
+      for_outputs(g, p.count_include_pad, [&](int64_t oi, const Window& win) {
+        const double gv = static_cast<double>(go[oi]);
+        if (kind == Pool::kMax) {
+          const int64_t i = window_argmax(g, win, vol);
+          if (i >= 0) acc[i] += gv;
+          return;
         }
+        if (kind == Pool::kAvg && win.count <= 0) return;
+        const double share = kind == Pool::kAvg ? gv / win.count : gv;
+        for_window(g, win, [&](int64_t i) { acc[i] += share; });
+      });
       T* d = dp + pl * g.in_plane();
       for (int64_t i = 0; i < g.in_plane(); ++i) store(d + i, req[0], static_cast<C>(acc[i]));
     }
@@ -718,12 +1097,12 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   OpRegistry::global()
       .register_op("_npx_convolution")
       .describe(
-          "Convolution (cross-correlation, as MXNet's Convolution) of (N, C, W) or (N, C, H, "
-          "W) data with a (num_filter, C / num_group, *kernel) weight, plus a bias per filter; "
-          "with stride, dilation, zero padding and groups. Output spatial size: floor((in + 2 "
-          "* pad - dilate * (kernel - 1) - 1) / stride) + 1.")
+          "Convolution (cross-correlation, as MXNet's Convolution) of (N, C, W), (N, C, H, W) "
+          "or (N, C, D, H, W) data with a (num_filter, C / num_group, *kernel) weight, plus a "
+          "bias per filter; with stride, dilation, zero padding and groups. Output spatial "
+          "size: floor((in + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1.")
       .set_num_inputs(conv_num_inputs)
-      .add_argument("data", "NDArray", "Input data, (N, C, W) or (N, C, H, W).")
+      .add_argument("data", "NDArray", "Input data, (N, C, W), (N, C, H, W) or (N, C, D, H, W).")
       .add_argument("weight", "NDArray", "Weight, (num_filter, C / num_group, *kernel).")
       .add_argument("bias", "NDArray", "Bias, (num_filter,); left out when no_bias.")
       .set_params<ConvolutionParam>()
@@ -773,14 +1152,76 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
       .set_attr<FCompute>("FCompute<gpu>", conv_backward);
 
   OpRegistry::global()
+      .register_op("_npx_deconvolution")
+      .describe(
+          "Transposed convolution (as MXNet's Deconvolution): the adjoint of the convolution "
+          "with the same kernel, stride, dilate, pad and num_group, mapping (N, C, *in) data "
+          "with a (C, num_filter / num_group, *kernel) weight to (N, num_filter, *out), plus a "
+          "bias per filter. Output spatial size: stride * (in - 1) + dilate * (kernel - 1) + 1 "
+          "- 2 * pad + adj (adj < stride), or target_shape.")
+      .set_num_inputs(deconv_num_inputs)
+      .add_argument("data", "NDArray", "Input data, (N, C, W), (N, C, H, W) or (N, C, D, H, W).")
+      .add_argument("weight", "NDArray", "Weight, (C, num_filter / num_group, *kernel).")
+      .add_argument("bias", "NDArray", "Bias, (num_filter,); left out when no_bias.")
+      .set_params<DeconvolutionParam>()
+      .set_attr<FListInputNames>("FListInputNames",
+                                 [](const NodeAttrs& attrs) {
+                                   std::vector<std::string> v{"data", "weight"};
+                                   if (!attrs.get<DeconvolutionParam>().no_bias)
+                                     v.push_back("bias");
+                                   return v;
+                                 })
+      .set_attr<FInferShape>("FInferShape", deconv_shape)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              return same_float_type(attrs, in, out, {"data", "weight", "bias"});
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", deconv_compute)
+      .set_attr<FCompute>("FCompute<gpu>", deconv_compute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_deconvolution"});
+  register_backward("_backward_deconvolution",
+                    "Backward of transposed convolution: (ograd, data, weight[, bias]) -> (grad "
+                    "data, grad weight[, grad bias]).")
+      .set_num_inputs([](const NodeAttrs& attrs) -> uint32_t {
+        return attrs.get<DeconvolutionParam>().no_bias ? 3 : 4;
+      })
+      .set_num_outputs([](const NodeAttrs& attrs) -> uint32_t {
+        return attrs.get<DeconvolutionParam>().no_bias ? 2 : 3;
+      })
+      .set_params<DeconvolutionParam>()
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            const bool bias = !attrs.get<DeconvolutionParam>().no_bias;
+            ForwardLayout fwd{bias ? std::vector<int>{1, 2, 3} : std::vector<int>{1, 2}, {{0, 0}}};
+            if (!check_with_forward(attrs, in, deconv_shape, fwd,
+                                    {"ograd", "data", "weight", "bias"}))
+              return false;
+            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+            assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+            if (out->size() > 2)
+              assign_shape(attrs, &(*out)[2], Shape{attrs.get<DeconvolutionParam>().num_filter},
+                           "output", 2);
+            return true;
+          })
+      .set_attr<FInferType>(
+          "FInferType",
+          [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+            return same_float_type(attrs, in, out, {"ograd", "data", "weight", "bias"});
+          })
+      .set_attr<FCompute>("FCompute<cpu>", deconv_backward)
+      .set_attr<FCompute>("FCompute<gpu>", deconv_backward);
+
+  OpRegistry::global()
       .register_op("_npx_pooling")
       .describe(
-          "Pooling (as MXNet's Pooling) of (N, C, W) or (N, C, H, W) data: the maximum, "
+          "Pooling (as MXNet's Pooling) of (N, C, W), (N, C, H, W) or (N, C, D, H, W) data: "
+          "the maximum, "
           "average or sum of each kernel window, with stride and padding (padding never wins "
           "a max), the 'valid' or 'full' output convention, or over the whole spatial extent "
           "(global_pool). An empty window gives -inf (max) or nan (avg).")
       .set_num_inputs(1)
-      .add_argument("data", "NDArray", "Input data, (N, C, W) or (N, C, H, W).")
+      .add_argument("data", "NDArray", "Input data, (N, C, W), (N, C, H, W) or (N, C, D, H, W).")
       .set_params<PoolingParam>()
       .set_attr<FInferShape>("FInferShape", pool_shape)
       .set_attr<FInferType>("FInferType",

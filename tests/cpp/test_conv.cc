@@ -328,7 +328,7 @@ TEST(Convolution, BadInputs) {
   expect_error(
       ErrorKind::kValueError,
       [&] {
-        conv({x, w, b}, {{"kernel", "(3, 3, 3)"}, {"num_filter", "6"}});
+        conv({x, w, b}, {{"kernel", "(3, 3, 3, 3)"}, {"num_filter", "6"}});
       },
       "'kernel'");
   expect_error(
@@ -610,7 +610,7 @@ TEST(Pooling, BadInputs) {
         pool(rand_arr({1, 1, 3}), {{"kernel", "(6,)"}, {"pad", "(1,)"}});
       },
       "padded input size 5 (input 3 + 2 * pad 1)");
-  for (Shape s : {Shape{4, 4}, Shape{1, 1, 2, 2, 2}, Shape{}}) {
+  for (Shape s : {Shape{4, 4}, Shape{1, 1, 2, 2, 2, 2}, Shape{}}) {
     expect_error(
         ErrorKind::kValueError,
         [&] {

@@ -1,0 +1,507 @@
+// oneDNN (Debian's libdnnl, 2.x API) behind the plain interface of dnnl_ops.h. The only
+// translation unit that includes oneDNN's headers.
+//
+// Each problem gets a Plan, built once per thread and per problem (the key is every number
+// of the spec) and kept: the primitive, and for each argument whose layout oneDNN wants
+// blocked (nChw16c, OIhw16i16o, ...) an internal buffer plus the reorders to and from the
+// caller's plain layout. A call then only points the user memories at the caller's buffers
+// and runs reorder, primitive, reorder. oneDNN runs on its OpenMP team, sized to ndx's
+// thread count before each call, with the GIL released for calls of real size.
+#include "operator/dnnl_ops.h"
+
+#include "ndx/runtime.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#ifdef NDX_HAVE_DNNL
+#include <omp.h>
+
+#include <array>
+#include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/parallel.h"
+#endif
+
+namespace ndx::dnnl {
+
+#ifndef NDX_HAVE_DNNL
+
+bool enabled() { return false; }
+bool conv_forward(const ConvSpec&, const float*, const float*, const float*, float*) {
+  return false;
+}
+bool conv_backward_data(const ConvSpec&, const float*, const float*, float*) { return false; }
+bool conv_backward_weights(const ConvSpec&, const float*, const float*, float*, float*) {
+  return false;
+}
+bool pool_forward(const PoolSpec&, const float*, float*) { return false; }
+bool pool_backward(const PoolSpec&, const float*, const float*, float*) { return false; }
+
+#else
+
+namespace {
+
+using ::dnnl::algorithm;
+using ::dnnl::engine;
+using ::dnnl::memory;
+using ::dnnl::prop_kind;
+using ::dnnl::stream;
+using Tag = memory::format_tag;
+using Dims = memory::dims;
+constexpr auto kF32 = memory::data_type::f32;
+
+bool env_enabled() {
+  const char* v = std::getenv("NDX_DNNL");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
+engine& cpu_engine() {
+  static engine e(engine::kind::cpu, 0);
+  return e;
+}
+
+stream& cpu_stream() {  // oneDNN's CPU streams are cheap; one per thread avoids sharing one
+  thread_local stream s(cpu_engine());
+  return s;
+}
+
+// The plain layout of an (N, C, spatial...) activation and of (O, I, spatial...) weights
+// (with a leading G when grouped).
+Tag data_tag(int nsp) { return nsp == 1 ? Tag::ncw : nsp == 2 ? Tag::nchw : Tag::ncdhw; }
+Tag weight_tag(int nsp, bool grouped) {
+  if (grouped) return nsp == 1 ? Tag::goiw : nsp == 2 ? Tag::goihw : Tag::goidhw;
+  return nsp == 1 ? Tag::oiw : nsp == 2 ? Tag::oihw : Tag::oidhw;
+}
+
+Dims spatial(const int64_t* v, int nsp, int64_t minus = 0) {
+  Dims d;
+  for (int i = 0; i < nsp; ++i) d.push_back(v[i] - minus);
+  return d;
+}
+
+Dims cat(Dims a, const Dims& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// One argument of a primitive: the caller's plain memory and, when the primitive wants
+// another layout, an internal buffer with the reorder between the two.
+struct Slot {
+  memory user;
+  memory inner;
+  ::dnnl::reorder reorder;  // user -> inner for inputs, inner -> user for outputs
+  bool blocked = false;
+
+  void init(const memory::desc& plain, const memory::desc& wanted, bool input) {
+    user = memory(plain, cpu_engine(), DNNL_MEMORY_NONE);
+    blocked = plain != wanted;
+    if (!blocked) return;
+    inner = memory(wanted, cpu_engine());
+    reorder = input ? ::dnnl::reorder(user, inner) : ::dnnl::reorder(inner, user);
+  }
+  // The memory the primitive reads: the caller's buffer, reordered first when blocked.
+  const memory& in(const void* p) {
+    user.set_data_handle(const_cast<void*>(p));
+    if (blocked) reorder.execute(cpu_stream(), user, inner);
+    return blocked ? inner : user;
+  }
+  // The memory the primitive writes; `flush` moves it to the caller's buffer afterwards.
+  const memory& out(void* p) {
+    user.set_data_handle(p);
+    return blocked ? inner : user;
+  }
+  void flush() {
+    if (blocked) reorder.execute(cpu_stream(), inner, user);
+  }
+};
+
+// Runs f with oneDNN's team sized to ndx's thread count and the GIL released when the
+// problem is large enough to be worth it.
+template <class F>
+void run(int64_t work, F&& f) {
+  kernel::sync_blas_threads();
+  const int threads = kernel::num_threads();
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+  kernel::AllowThreads unlocked(work >= kernel::kReleaseGil);
+  f();
+  cpu_stream().wait();
+}
+
+// A per-thread cache of plans keyed by the numbers that define a problem.
+using Key = std::array<int64_t, 32>;
+struct KeyHash {
+  size_t operator()(const Key& k) const noexcept {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t v : k) h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+// The cached plan of a problem, made on first use; null when oneDNN has no primitive for it
+// (remembered, so the refusal costs one lookup after the first).
+template <class Plan>
+Plan* plan_for(Key key, Plan (*make)(const Key&)) {
+  thread_local std::unordered_map<Key, std::unique_ptr<Plan>, KeyHash> cache;
+  // oneDNN splits the work of a primitive among the threads it sees when it is created, so a
+  // plan is per thread count too (the last slot of every key is free for it).
+  omp_set_num_threads(kernel::num_threads());
+  key.back() = kernel::num_threads();
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    if (cache.size() > 256) cache.clear();  // bounded: shapes of a long-running server
+    std::unique_ptr<Plan> plan;
+    try {
+      plan = std::make_unique<Plan>(make(key));
+    } catch (const ::dnnl::error&) {
+      // no primitive for this problem: the op's own kernel runs it
+    }
+    it = cache.emplace(key, std::move(plan)).first;
+  }
+  return it->second.get();
+}
+
+bool all_positive(std::initializer_list<int64_t> dims, const int64_t* a, const int64_t* b,
+                  int nsp) {
+  for (int64_t d : dims)
+    if (d <= 0) return false;
+  for (int i = 0; i < nsp; ++i)
+    if (a[i] <= 0 || b[i] <= 0) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------- convolution
+
+enum class ConvPass : int64_t {
+  kForward,
+  kForwardBias,
+  kBackwardData,
+  kBackwardWeights,
+  kBackwardWeightsBias
+};
+
+Key conv_key(const ConvSpec& s, ConvPass pass) {
+  Key k{};
+  int i = 0;
+  k[i++] = static_cast<int64_t>(pass);
+  k[i++] = s.nsp, k[i++] = s.transposed, k[i++] = s.n, k[i++] = s.c, k[i++] = s.f,
+  k[i++] = s.groups;
+  for (int d = 0; d < 3; ++d) {
+    k[i++] = s.in[d], k[i++] = s.k[d], k[i++] = s.stride[d], k[i++] = s.dilate[d];
+    k[i++] = s.pad_l[d], k[i++] = s.pad_r[d], k[i++] = s.out[d];
+  }
+  return k;
+}
+
+ConvSpec spec_of(const Key& k) {
+  ConvSpec s;
+  int i = 1;
+  s.nsp = static_cast<int>(k[i++]), s.transposed = k[i++] != 0, s.n = k[i++], s.c = k[i++],
+  s.f = k[i++], s.groups = k[i++];
+  for (int d = 0; d < 3; ++d) {
+    s.in[d] = k[i++], s.k[d] = k[i++], s.stride[d] = k[i++], s.dilate[d] = k[i++];
+    s.pad_l[d] = k[i++], s.pad_r[d] = k[i++], s.out[d] = k[i++];
+  }
+  return s;
+}
+
+// The memory descriptors of one convolution: plain (the caller's) and "any" (oneDNN picks).
+struct ConvDescs {
+  memory::desc src, wei, bias, dst, src_any, wei_any, dst_any;
+  Dims strides, dilates, pad_l, pad_r;
+};
+
+ConvDescs conv_descs(const ConvSpec& s) {
+  ConvDescs d;
+  const int nsp = s.nsp;
+  const bool grouped = s.groups > 1;
+  const Dims src_dims = cat({s.n, s.c}, spatial(s.in, nsp));
+  const Dims dst_dims = cat({s.n, s.f}, spatial(s.out, nsp));
+  // oneDNN's weights are (G, O/G, I/G, k...) with O = f and I = c for both directions.
+  Dims wei_dims = grouped ? Dims{s.groups, s.f / s.groups, s.c / s.groups} : Dims{s.f, s.c};
+  wei_dims = cat(wei_dims, spatial(s.k, nsp));
+  d.wei = memory::desc(wei_dims, kF32, weight_tag(nsp, grouped));
+  if (s.transposed) {  // ndx's (c, f/g, k...) weights: i before o in memory
+    int64_t kk = 1;
+    for (int i = 0; i < nsp; ++i) kk *= s.k[i];
+    const int64_t og = s.f / s.groups, ig = s.c / s.groups;
+    Dims strides = grouped ? Dims{ig * og * kk, kk, og * kk} : Dims{kk, og * kk};
+    int64_t inner = kk;
+    for (int i = 0; i < nsp; ++i) strides.push_back(inner /= s.k[i]);
+    d.wei = memory::desc(wei_dims, kF32, strides);
+  }
+  d.src = memory::desc(src_dims, kF32, data_tag(nsp));
+  d.dst = memory::desc(dst_dims, kF32, data_tag(nsp));
+  d.bias = memory::desc({s.f}, kF32, Tag::x);
+  d.src_any = memory::desc(src_dims, kF32, Tag::any);
+  d.dst_any = memory::desc(dst_dims, kF32, Tag::any);
+  d.wei_any = memory::desc(wei_dims, kF32, Tag::any);
+  d.strides = spatial(s.stride, nsp);
+  d.dilates = spatial(s.dilate, nsp, 1);
+  d.pad_l = spatial(s.pad_l, nsp);
+  d.pad_r = spatial(s.pad_r, nsp);
+  return d;
+}
+
+// The forward primitive descriptor (also the hint the backward passes need).
+template <class Fwd>
+typename Fwd::primitive_desc forward_pd(const ConvSpec& s, const ConvDescs& d, bool bias) {
+  const algorithm alg =
+      s.transposed ? algorithm::deconvolution_direct : algorithm::convolution_direct;
+  auto desc = bias ? typename Fwd::desc(prop_kind::forward_training, alg, d.src_any, d.wei_any,
+                                        d.bias, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r)
+                   : typename Fwd::desc(prop_kind::forward_training, alg, d.src_any, d.wei_any,
+                                        d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+  return typename Fwd::primitive_desc(desc, cpu_engine());
+}
+
+struct ConvPlan {
+  ::dnnl::primitive prim;
+  Slot a, b, c;  // forward: src, wei, dst; backward data: diff_dst, wei, diff_src;
+                 // backward weights: src, diff_dst, diff_wei
+  memory bias;   // user memory of the bias or its gradient (plain, never blocked)
+};
+
+template <class Fwd, class BwdData, class BwdWeights>
+ConvPlan make_conv_plan_t(const Key& key) {
+  const auto pass = static_cast<ConvPass>(key[0]);
+  const ConvSpec s = spec_of(key);
+  const ConvDescs d = conv_descs(s);
+  const algorithm alg =
+      s.transposed ? algorithm::deconvolution_direct : algorithm::convolution_direct;
+  ConvPlan p;
+  switch (pass) {
+    case ConvPass::kForward:
+    case ConvPass::kForwardBias: {
+      const bool bias = pass == ConvPass::kForwardBias;
+      auto pd = forward_pd<Fwd>(s, d, bias);
+      p.prim = Fwd(pd);
+      p.a.init(d.src, pd.src_desc(), true);
+      p.b.init(d.wei, pd.weights_desc(), true);
+      p.c.init(d.dst, pd.dst_desc(), false);
+      if (bias) p.bias = memory(d.bias, cpu_engine(), DNNL_MEMORY_NONE);
+      break;
+    }
+    case ConvPass::kBackwardData: {
+      auto hint = forward_pd<Fwd>(s, d, false);
+      typename BwdData::desc desc(alg, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates,
+                                  d.pad_l, d.pad_r);
+      typename BwdData::primitive_desc pd(desc, cpu_engine(), hint);
+      p.prim = BwdData(pd);
+      p.a.init(d.dst, pd.diff_dst_desc(), true);
+      p.b.init(d.wei, pd.weights_desc(), true);
+      p.c.init(d.src, pd.diff_src_desc(), false);
+      break;
+    }
+    case ConvPass::kBackwardWeights:
+    case ConvPass::kBackwardWeightsBias: {
+      const bool bias = pass == ConvPass::kBackwardWeightsBias;
+      auto hint = forward_pd<Fwd>(s, d, bias);
+      auto desc = bias ? typename BwdWeights::desc(alg, d.src_any, d.wei_any, d.bias, d.dst_any,
+                                                   d.strides, d.dilates, d.pad_l, d.pad_r)
+                       : typename BwdWeights::desc(alg, d.src_any, d.wei_any, d.dst_any, d.strides,
+                                                   d.dilates, d.pad_l, d.pad_r);
+      typename BwdWeights::primitive_desc pd(desc, cpu_engine(), hint);
+      p.prim = BwdWeights(pd);
+      p.a.init(d.src, pd.src_desc(), true);
+      p.b.init(d.dst, pd.diff_dst_desc(), true);
+      p.c.init(d.wei, pd.diff_weights_desc(), false);
+      if (bias) p.bias = memory(d.bias, cpu_engine(), DNNL_MEMORY_NONE);
+      break;
+    }
+  }
+  return p;
+}
+
+ConvPlan make_conv_plan(const Key& key) {
+  if (key[2])
+    return make_conv_plan_t< ::dnnl::deconvolution_forward, ::dnnl::deconvolution_backward_data,
+                             ::dnnl::deconvolution_backward_weights>(key);
+  return make_conv_plan_t< ::dnnl::convolution_forward, ::dnnl::convolution_backward_data,
+                           ::dnnl::convolution_backward_weights>(key);
+}
+
+int64_t conv_work(const ConvSpec& s) {
+  int64_t w = s.n * s.c * s.f / s.groups;
+  for (int i = 0; i < s.nsp; ++i) w *= s.out[i] * s.k[i];
+  return w;
+}
+
+// ---------------------------------------------------------------- pooling
+
+enum class PoolPass : int64_t { kForward, kBackward };
+
+Key pool_key(const PoolSpec& s, PoolPass pass) {
+  Key k{};
+  int i = 0;
+  k[i++] = static_cast<int64_t>(pass);
+  k[i++] = s.nsp, k[i++] = s.max, k[i++] = s.include_pad, k[i++] = s.n, k[i++] = s.c;
+  for (int d = 0; d < 3; ++d) {
+    k[i++] = s.in[d], k[i++] = s.out[d], k[i++] = s.k[d], k[i++] = s.stride[d];
+    k[i++] = s.pad_l[d], k[i++] = s.pad_r[d];
+  }
+  return k;
+}
+
+PoolSpec pool_spec_of(const Key& k) {
+  PoolSpec s;
+  int i = 1;
+  s.nsp = static_cast<int>(k[i++]), s.max = k[i++] != 0, s.include_pad = k[i++] != 0, s.n = k[i++],
+  s.c = k[i++];
+  for (int d = 0; d < 3; ++d) {
+    s.in[d] = k[i++], s.out[d] = k[i++], s.k[d] = k[i++], s.stride[d] = k[i++];
+    s.pad_l[d] = k[i++], s.pad_r[d] = k[i++];
+  }
+  return s;
+}
+
+struct PoolPlan {
+  ::dnnl::primitive fwd, bwd;
+  Slot src, dst, diff_dst, diff_src;
+  memory workspace, dst_scratch;  // backward of max: the forward's argmax and output
+};
+
+PoolPlan make_pool_plan(const Key& key) {
+  const auto pass = static_cast<PoolPass>(key[0]);
+  const PoolSpec s = pool_spec_of(key);
+  const int nsp = s.nsp;
+  const Dims src_dims = cat({s.n, s.c}, spatial(s.in, nsp));
+  const Dims dst_dims = cat({s.n, s.c}, spatial(s.out, nsp));
+  const memory::desc src(src_dims, kF32, data_tag(nsp)), dst(dst_dims, kF32, data_tag(nsp));
+  const memory::desc src_any(src_dims, kF32, Tag::any), dst_any(dst_dims, kF32, Tag::any);
+  const algorithm alg = s.max           ? algorithm::pooling_max
+                        : s.include_pad ? algorithm::pooling_avg_include_padding
+                                        : algorithm::pooling_avg_exclude_padding;
+  const Dims strides = spatial(s.stride, nsp), kernel = spatial(s.k, nsp);
+  const Dims pl = spatial(s.pad_l, nsp), pr = spatial(s.pad_r, nsp);
+  const bool training = pass == PoolPass::kBackward;
+  ::dnnl::pooling_forward::desc fd(
+      training ? prop_kind::forward_training : prop_kind::forward_inference, alg,
+      training ? src_any : src, training ? dst_any : dst, strides, kernel, pl, pr);
+  ::dnnl::pooling_forward::primitive_desc fpd(fd, cpu_engine());
+  PoolPlan p;
+  p.fwd = ::dnnl::pooling_forward(fpd);
+  p.src.init(src, fpd.src_desc(), true);
+  p.dst.init(dst, fpd.dst_desc(), false);
+  if (!training) return p;
+  ::dnnl::pooling_backward::desc bd(alg, src_any, dst_any, strides, kernel, pl, pr);
+  ::dnnl::pooling_backward::primitive_desc bpd(bd, cpu_engine(), fpd);
+  p.bwd = ::dnnl::pooling_backward(bpd);
+  p.diff_dst.init(dst, bpd.diff_dst_desc(), true);
+  p.diff_src.init(src, bpd.diff_src_desc(), false);
+  if (s.max) {
+    p.workspace = memory(fpd.workspace_desc(), cpu_engine());
+    p.dst_scratch = memory(fpd.dst_desc(), cpu_engine());
+  }
+  return p;
+}
+
+int64_t pool_work(const PoolSpec& s) {
+  int64_t w = s.n * s.c;
+  for (int i = 0; i < s.nsp; ++i) w *= s.out[i] * s.k[i];
+  return w;
+}
+
+bool conv_takes(const ConvSpec& s) { return all_positive({s.n, s.c, s.f}, s.in, s.out, s.nsp); }
+bool pool_takes(const PoolSpec& s) { return all_positive({s.n, s.c}, s.in, s.out, s.nsp); }
+
+}  // namespace
+
+bool enabled() {
+  static const bool on = env_enabled();
+  return on;
+}
+
+bool conv_forward(const ConvSpec& s, const float* x, const float* w, const float* b, float* y) {
+  const ConvPass pass = b ? ConvPass::kForwardBias : ConvPass::kForward;
+  ConvPlan* plan = conv_takes(s) ? plan_for(conv_key(s, pass), make_conv_plan) : nullptr;
+  if (!plan) return false;
+  ConvPlan& p = *plan;
+  run(conv_work(s), [&] {
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, p.a.in(x)}, {DNNL_ARG_WEIGHTS, p.b.in(w)}, {DNNL_ARG_DST, p.c.out(y)}};
+    if (b) {
+      p.bias.set_data_handle(const_cast<float*>(b));
+      args.emplace(DNNL_ARG_BIAS, p.bias);
+    }
+    p.prim.execute(cpu_stream(), args);
+    p.c.flush();
+  });
+  return true;
+}
+
+bool conv_backward_data(const ConvSpec& s, const float* dy, const float* w, float* dx) {
+  ConvPlan* plan =
+      conv_takes(s) ? plan_for(conv_key(s, ConvPass::kBackwardData), make_conv_plan) : nullptr;
+  if (!plan) return false;
+  ConvPlan& p = *plan;
+  run(conv_work(s), [&] {
+    p.prim.execute(cpu_stream(), {{DNNL_ARG_DIFF_DST, p.a.in(dy)},
+                                  {DNNL_ARG_WEIGHTS, p.b.in(w)},
+                                  {DNNL_ARG_DIFF_SRC, p.c.out(dx)}});
+    p.c.flush();
+  });
+  return true;
+}
+
+bool conv_backward_weights(const ConvSpec& s, const float* x, const float* dy, float* dw,
+                           float* db) {
+  const ConvPass pass = db ? ConvPass::kBackwardWeightsBias : ConvPass::kBackwardWeights;
+  ConvPlan* plan = conv_takes(s) ? plan_for(conv_key(s, pass), make_conv_plan) : nullptr;
+  if (!plan) return false;
+  ConvPlan& p = *plan;
+  run(conv_work(s), [&] {
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, p.a.in(x)},
+                                         {DNNL_ARG_DIFF_DST, p.b.in(dy)},
+                                         {DNNL_ARG_DIFF_WEIGHTS, p.c.out(dw)}};
+    if (db) {
+      p.bias.set_data_handle(db);
+      args.emplace(DNNL_ARG_DIFF_BIAS, p.bias);
+    }
+    p.prim.execute(cpu_stream(), args);
+    p.c.flush();
+  });
+  return true;
+}
+
+bool pool_forward(const PoolSpec& s, const float* x, float* y) {
+  PoolPlan* plan =
+      pool_takes(s) ? plan_for(pool_key(s, PoolPass::kForward), make_pool_plan) : nullptr;
+  if (!plan) return false;
+  PoolPlan& p = *plan;
+  run(pool_work(s), [&] {
+    p.fwd.execute(cpu_stream(), {{DNNL_ARG_SRC, p.src.in(x)}, {DNNL_ARG_DST, p.dst.out(y)}});
+    p.dst.flush();
+  });
+  return true;
+}
+
+bool pool_backward(const PoolSpec& s, const float* x, const float* dy, float* dx) {
+  PoolPlan* plan =
+      pool_takes(s) ? plan_for(pool_key(s, PoolPass::kBackward), make_pool_plan) : nullptr;
+  if (!plan) return false;
+  PoolPlan& p = *plan;
+  run(pool_work(s), [&] {
+    if (s.max)  // the window maxima (workspace) come from a forward pass over x
+      p.fwd.execute(cpu_stream(), {{DNNL_ARG_SRC, p.src.in(x)},
+                                   {DNNL_ARG_DST, p.dst_scratch},
+                                   {DNNL_ARG_WORKSPACE, p.workspace}});
+    std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, p.diff_dst.in(dy)},
+                                         {DNNL_ARG_DIFF_SRC, p.diff_src.out(dx)}};
+    if (s.max) args.emplace(DNNL_ARG_WORKSPACE, p.workspace);
+    p.bwd.execute(cpu_stream(), args);
+    p.diff_src.flush();
+  });
+  return true;
+}
+
+#endif  // NDX_HAVE_DNNL
+
+}  // namespace ndx::dnnl
+
+namespace ndx {
+bool onednn_enabled() { return dnnl::enabled(); }
+}  // namespace ndx

@@ -1,0 +1,52 @@
+// oneDNN paths for the neural-network ops on the CPU. This header is plain C++ (no oneDNN
+// types), so only dnnl_ops.cc pays for <oneapi/dnnl/dnnl.hpp>. The ops call these for float32
+// problems when `dnnl::enabled()` and keep their own kernels as the reference (NDX_DNNL=0
+// turns oneDNN off, and builds without libdnnl have only the reference).
+//
+// Every function takes plain row-major (NC + spatial) buffers; oneDNN's blocked layouts are
+// used inside, with the reorders and the primitive cached per thread and per problem.
+#pragma once
+#include <cstdint>
+
+namespace ndx::dnnl {
+
+// Whether oneDNN is compiled in and not turned off by NDX_DNNL=0.
+bool enabled();
+
+// One convolution (or its transpose) over 1 to 3 spatial dims: data (n, c, *in), weight
+// (f, c / groups, *k) for a convolution, (c, f / groups, *k) for a deconvolution, output (n,
+// f, *out). dilate is MXNet's (1 = dense). pad_r may exceed pad_l (a deconvolution's adj).
+struct ConvSpec {
+  int nsp = 2;
+  bool transposed = false;
+  int64_t n = 0, c = 0, f = 0, groups = 1;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, dilate[3] = {1, 1, 1}, pad_l[3] = {0, 0, 0}, pad_r[3] = {0, 0, 0};
+};
+
+// Each call returns false, having written nothing, when oneDNN does not take the problem
+// (zero-size arrays, a configuration it has no primitive for): the caller runs its own kernel.
+
+// y = conv(x, w) (+ b when b is not null).
+bool conv_forward(const ConvSpec& s, const float* x, const float* w, const float* b, float* y);
+// dx = the gradient of conv(x, w) with respect to x, given dy.
+bool conv_backward_data(const ConvSpec& s, const float* dy, const float* w, float* dx);
+// dw (and db when not null) = the gradients with respect to w and b, given x and dy.
+bool conv_backward_weights(const ConvSpec& s, const float* x, const float* dy, float* dw,
+                           float* db);
+
+// Pooling over 1 to 3 spatial dims of x (n, c, *in) into y (n, c, *out).
+struct PoolSpec {
+  int nsp = 2;
+  bool max = true;
+  bool include_pad = true;  // avg: divide by the whole window (padding included)
+  int64_t n = 0, c = 0;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, pad_l[3] = {0, 0, 0}, pad_r[3] = {0, 0, 0};
+};
+
+bool pool_forward(const PoolSpec& s, const float* x, float* y);
+// dx of pooling; max pooling recomputes the window maxima from x.
+bool pool_backward(const PoolSpec& s, const float* x, const float* dy, float* dx);
+
+}  // namespace ndx::dnnl
