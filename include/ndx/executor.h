@@ -33,14 +33,18 @@ struct GraphTypes {
 GraphTypes infer_graph(const Graph& g, const std::vector<Shape>& input_shapes,
                        const std::vector<DType>& input_types);
 
+struct CachedPlan;  // src/op/cached_op.cc
+
 class Executor {
  public:
   explicit Executor(Graph g);
   const Graph& graph() const { return graph_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
-  // Runs the graph on inputs given in input_names() order. Under autograd recording the ops
-  // are recorded as usual, so gradients flow to the inputs. Otherwise memory is planned as it
-  // runs: an intermediate's buffer is reused once its last reader has run, by a later output of
+  // Runs the graph on inputs given in input_names() order. Under autograd recording, when an
+  // input needs a gradient, the graph is recorded as one node (MXNet's CachedOp: the forward
+  // runs planned and unrecorded, the gradient is a backward graph built once and replayed by
+  // its own executor; NDX_CACHED_OP=0 records op by op instead). Otherwise memory is planned
+  // as it runs: an intermediate's buffer is reused once its last reader has run, by a later output of
   // the same shape and dtype or, where the op's FInplaceOption allows, by the reader's own
   // output (written in place).
   std::vector<NDArray> run(const std::vector<NDArray>& inputs) const;
@@ -60,6 +64,7 @@ class Executor {
     int out_slot;            // first slot of this node's outputs
     std::vector<int> dying;  // internal slots whose last reader is this step
   };
+  std::vector<NDArray> run_cached(const std::vector<NDArray>& inputs) const;
   bool plan_outputs(size_t step, std::vector<NDArray>& slots, std::vector<NDArray>& free,
                     std::vector<NDArray>* bufs) const;
   Graph graph_;
@@ -74,6 +79,9 @@ class Executor {
   mutable std::vector<Shape> sig_shapes_;
   mutable std::vector<DType> sig_types_;
   mutable std::vector<std::pair<ShapeVector, DTypeVector>> step_outs_;
+  // The CachedOp plans built so far, one per set of inputs that need gradients.
+  mutable std::vector<std::shared_ptr<const CachedPlan>> plans_;
+  mutable bool no_cached_plan_ = false;  // the gradient cannot be built: record op by op
 };
 
 // While a TraceScope is alive on this thread, every op whose inputs include a traced array is

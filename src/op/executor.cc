@@ -215,6 +215,10 @@ bool Executor::plan_outputs(size_t step, std::vector<NDArray>& slots, std::vecto
 std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
   if (inputs.size() != input_names_.size())
     value_error("[executor] the graph takes ", input_names_.size(), " inputs, got ", inputs.size());
+  if (autograd::is_recording() && !is_tracing()) {
+    std::vector<NDArray> recorded = run_cached(inputs);
+    if (!recorded.empty()) return recorded;
+  }
   std::vector<NDArray> slots(static_cast<size_t>(num_slots_));
   for (size_t i = 0; i < inputs.size(); ++i) slots[i] = inputs[i];
   for (const auto& [slot, value] : constants_) slots[static_cast<size_t>(slot)] = value;

@@ -1,0 +1,307 @@
+// A planned graph run under autograd as one recorded node, as MXNet's CachedOp: the forward
+// runs through the executor (memory planned, nothing recorded per op) and autograd's tape gets
+// a single `_CachedOp` node whose gradient is a backward graph built once per graph and per
+// set of inputs that need gradients, then replayed through its own executor.
+//
+// The backward graph comes from the same gradient pass autograd uses (the ops' FGradient), so
+// gradients equal the per-op path's. Where it reads forward values (an activation's output, a
+// layer's input) those values become extra, hidden outputs of the forward run, kept on the tape
+// node until backward frees them. Gradients of gradients through a hybridized block are not
+// supported (the backward node has no gradient of its own); a graph whose gradient cannot be
+// built (an op without FGradient) falls back to recording op by op.
+#include <cstdlib>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "kernel/blob.h"
+#include "ndx/autograd.h"
+#include "ndx/executor.h"
+#include "ndx/imperative.h"
+#include "operator/kernel_util.h"
+
+namespace ndx {
+
+struct CachedPlan {
+  enum class Source : uint8_t { kOutputGrad, kSaved, kInput };
+  std::vector<bool> mask;              // the inputs that get gradients
+  std::unique_ptr<Executor> forward;   // outputs: the graph's, then the saved values
+  std::unique_ptr<Executor> backward;  // outputs: the gradients of the masked inputs
+  uint32_t num_outputs = 0, num_saved = 0, num_inputs = 0;
+  std::vector<std::pair<Source, uint32_t>> backward_inputs;  // where each backward input comes from
+  std::vector<uint32_t> targets;  // the masked inputs, in the backward graph's output order
+};
+
+namespace {
+
+// The params of _CachedOp and _backward_CachedOp nodes: the plan, and the forward inputs'
+// shapes and dtypes (the backward op's outputs have them).
+struct CachedOpState {
+  std::shared_ptr<const CachedPlan> plan;
+  std::vector<Shape> in_shapes;
+  std::vector<DType> in_types;
+};
+
+using EntryKey = std::pair<const Node*, uint32_t>;
+struct EntryKeyHash {
+  size_t operator()(const EntryKey& k) const noexcept {
+    return std::hash<const void*>()(k.first) * 31 + k.second;
+  }
+};
+
+// Replaces the backward graph's references to forward values by variables: those values are
+// saved by the forward run. Returns the forward entries saved, in variable order.
+std::vector<NodeEntry> cut_backward(const std::unordered_set<const Node*>& forward,
+                                    std::vector<NodeEntry>* grads,
+                                    std::unordered_map<const Node*, uint32_t>* saved_index) {
+  std::vector<NodeEntry> saved;
+  std::unordered_map<EntryKey, NodePtr, EntryKeyHash> variable_of;
+  auto cut = [&](NodeEntry& e) {
+    if (!forward.count(e.node.get()) || e.node->is_variable()) return;
+    auto [it, fresh] = variable_of.try_emplace(EntryKey{e.node.get(), e.index});
+    if (fresh) {
+      it->second = make_variable("__saved" + std::to_string(saved.size()));
+      (*saved_index)[it->second.get()] = static_cast<uint32_t>(saved.size());
+      saved.push_back(e);
+    }
+    e = NodeEntry{it->second, 0, 0};
+  };
+  std::unordered_set<const Node*> seen;
+  std::vector<Node*> stack;
+  auto visit = [&](NodeEntry& e) {
+    cut(e);
+    if (!forward.count(e.node.get()) && seen.insert(e.node.get()).second)
+      stack.push_back(e.node.get());
+  };
+  for (NodeEntry& e : *grads) visit(e);
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (NodeEntry& e : n->inputs) visit(e);
+  }
+  return saved;
+}
+
+std::shared_ptr<CachedPlan> build_plan(const Graph& g, const std::vector<bool>& mask) {
+  auto plan = std::make_shared<CachedPlan>();
+  plan->mask = mask;
+  const std::vector<NodePtr> inputs = g.inputs();
+  plan->num_inputs = static_cast<uint32_t>(inputs.size());
+  plan->num_outputs = static_cast<uint32_t>(g.outputs.size());
+  std::unordered_set<const Node*> forward;
+  for (const NodePtr& n : g.topo_order()) forward.insert(n.get());
+
+  std::vector<NodeEntry> head_grads, targets;
+  std::unordered_map<const Node*, std::pair<CachedPlan::Source, uint32_t>> source;
+  for (uint32_t i = 0; i < plan->num_outputs; ++i) {
+    NodePtr v = make_variable("__ograd" + std::to_string(i));
+    source[v.get()] = {CachedPlan::Source::kOutputGrad, i};
+    head_grads.push_back(NodeEntry{v, 0, 0});
+  }
+  for (uint32_t i = 0; i < plan->num_inputs; ++i) {
+    source.try_emplace(inputs[i].get(), CachedPlan::Source::kInput, i);
+    if (mask[i]) {
+      targets.push_back(NodeEntry{inputs[i], 0, 0});
+      plan->targets.push_back(i);
+    }
+  }
+  std::vector<NodeEntry> grads = autograd::gradient_entries(g.outputs, head_grads, targets);
+  for (size_t k = 0; k < grads.size(); ++k)
+    if (!grads[k].node) grads[k] = make_node("_np_zeros_like", {targets[k]});
+
+  std::unordered_map<const Node*, uint32_t> saved_index;
+  std::vector<NodeEntry> saved = cut_backward(forward, &grads, &saved_index);
+  for (const auto& [node, k] : saved_index) source[node] = {CachedPlan::Source::kSaved, k};
+  plan->num_saved = static_cast<uint32_t>(saved.size());
+
+  Graph backward{grads};
+  for (const NodePtr& v : backward.inputs()) {
+    auto it = source.find(v.get());
+    if (it == source.end())
+      raise(ErrorKind::kRuntimeError, "[hybridize] backward graph input '", v->attrs.name,
+            "' is neither an output gradient, a saved value nor a graph input");
+    plan->backward_inputs.push_back(it->second);
+  }
+  plan->backward = std::make_unique<Executor>(std::move(backward));
+
+  Graph fwd{g.outputs};
+  fwd.outputs.insert(fwd.outputs.end(), saved.begin(), saved.end());
+  plan->forward = std::make_unique<Executor>(std::move(fwd));
+  // Saved values are reachable from the outputs, so the inputs keep their order.
+  if (plan->forward->input_names() != g.input_names())
+    raise(ErrorKind::kRuntimeError, "[hybridize] the forward graph's inputs changed order");
+  return plan;
+}
+
+NodePtr input_node(const NDArray& a) {
+  if (a.autograd_entry()) return nullptr;
+  NodePtr c = make_variable("constant");
+  NDArray plain = a;
+  plain.set_autograd_entry(nullptr);
+  c->values = {plain};
+  return c;
+}
+
+const CachedOpState& state_of(const NodeAttrs& attrs) {
+  const auto* s = std::any_cast<CachedOpState>(&attrs.parsed);
+  if (!s || !s->plan)
+    not_implemented("[", attrs.op ? attrs.op->name : std::string("_CachedOp"),
+                    "] is made by a hybridized block under autograd; it cannot be called "
+                    "directly");
+  return *s;
+}
+
+void backward_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const CachedPlan& plan = *state_of(attrs).plan;
+  std::vector<NDArray> values;
+  values.reserve(in.size());
+  for (const TBlob& b : in) values.push_back(kernel::as_array(b));
+  std::vector<NDArray> grads = plan.backward->run(values);
+  for (size_t k = 0; k < out.size(); ++k)
+    if (req[k] != kNullOp) kernel::write_req(grads[k], kernel::as_array(out[k]), req[k]);
+}
+
+std::vector<NodeEntry> cached_op_gradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  const CachedOpState& st = state_of(n->attrs);
+  const CachedPlan& plan = *st.plan;
+  auto b = std::make_shared<Node>();
+  b->attrs.op = Op::get("_backward_CachedOp");
+  b->attrs.name = n->attrs.name + "_backward";
+  b->attrs.parsed = st;
+  for (const auto& [src, i] : plan.backward_inputs)
+    b->inputs.push_back(src == CachedPlan::Source::kOutputGrad ? og[i]
+                        : src == CachedPlan::Source::kSaved ? NodeEntry{n, plan.num_outputs + i, 0}
+                                                            : n->inputs[i]);
+  std::vector<NodeEntry> grads(n->inputs.size());
+  for (size_t k = 0; k < plan.targets.size(); ++k)
+    grads[plan.targets[k]] = NodeEntry{b, static_cast<uint32_t>(k), 0};
+  for (size_t j = 0; j < grads.size(); ++j)
+    if (!grads[j].node) grads[j] = make_node("_np_zeros_like", {n->inputs[j]});
+  return grads;
+}
+
+bool refuse_parse(const NodeAttrs& attrs) {
+  state_of(attrs);
+  return true;
+}
+
+[[maybe_unused]] const bool registered = [] {
+  OpRegistry::global()
+      .register_op("_CachedOp")
+      .describe(
+          "A hybridized block's graph recorded by autograd as one node (made by the executor, "
+          "not callable directly).")
+      .set_num_inputs([](const NodeAttrs& a) { return state_of(a).plan->num_inputs; })
+      .set_num_outputs([](const NodeAttrs& a) {
+        const CachedPlan& p = *state_of(a).plan;
+        return p.num_outputs + p.num_saved;
+      })
+      .set_attr_parser([](NodeAttrs* a) { state_of(*a); })
+      .set_attr<FNumVisibleOutputs>(
+          "FNumVisibleOutputs", [](const NodeAttrs& a) { return state_of(a).plan->num_outputs; })
+      .set_attr<FInferShape>("FInferShape", [](const NodeAttrs& a, ShapeVector*,
+                                               ShapeVector*) { return refuse_parse(a); })
+      .set_attr<FInferType>("FInferType", [](const NodeAttrs& a, DTypeVector*,
+                                             DTypeVector*) { return refuse_parse(a); })
+      .set_attr<FCompute>(
+          "FCompute<cpu>",
+          [](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
+             const std::vector<OpReqType>&, const std::vector<TBlob>&) {
+            not_implemented("[_CachedOp] runs through its executor, never as a kernel");
+          })
+      .set_attr<FGradient>("FGradient", cached_op_gradient);
+
+  OpRegistry::global()
+      .register_op("_backward_CachedOp")
+      .describe("The gradient of a _CachedOp node: its backward graph run by an executor.")
+      .set_num_inputs(
+          [](const NodeAttrs& a) { return uint32_t(state_of(a).plan->backward_inputs.size()); })
+      .set_num_outputs(
+          [](const NodeAttrs& a) { return uint32_t(state_of(a).plan->targets.size()); })
+      .set_attr_parser([](NodeAttrs* a) { state_of(*a); })
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& a, ShapeVector*, ShapeVector* out) {
+                               const CachedOpState& st = state_of(a);
+                               for (size_t k = 0; k < out->size(); ++k)
+                                 (*out)[k] = st.in_shapes[st.plan->targets[k]];
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& a, DTypeVector*, DTypeVector* out) {
+                              const CachedOpState& st = state_of(a);
+                              for (size_t k = 0; k < out->size(); ++k)
+                                (*out)[k] = st.in_types[st.plan->targets[k]];
+                              return true;
+                            })
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", backward_compute)
+      .set_attr<FCompute>("FCompute<gpu>", backward_compute);
+  return true;
+}();
+
+}  // namespace
+
+// Runs the graph as one recorded node; an empty result when it cannot (the caller records
+// op by op).
+std::vector<NDArray> Executor::run_cached(const std::vector<NDArray>& inputs) const {
+  std::vector<bool> mask(inputs.size());
+  bool any = false;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    any |= (mask[i] = inputs[i].autograd_entry() != nullptr);
+  static const bool enabled = [] {
+    const char* v = std::getenv("NDX_CACHED_OP");
+    return !(v && std::string(v) == "0");
+  }();
+  if (!any || !enabled || no_cached_plan_) return {};
+  std::shared_ptr<const CachedPlan> plan;
+  for (const auto& p : plans_)
+    if (p->mask == mask) plan = p;
+  if (!plan) {
+    try {
+      plan = build_plan(graph_, mask);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kNotImplementedError) throw;
+      no_cached_plan_ = true;  // an op without a gradient: record op by op, as before
+      return {};
+    }
+    plans_.push_back(plan);
+  }
+  std::vector<NDArray> values;
+  {
+    autograd::RecordScope pause(false, autograd::is_training());
+    values = plan->forward->run(inputs);
+  }
+  stats_ = plan->forward->last_plan();
+  CachedOpState st;
+  st.plan = plan;
+  st.in_shapes.reserve(inputs.size());
+  st.in_types.reserve(inputs.size());
+  auto node = std::make_shared<Node>();
+  for (const NDArray& a : inputs) {
+    st.in_shapes.push_back(a.shape());
+    st.in_types.push_back(a.dtype());
+    NodePtr c = input_node(a);
+    node->inputs.push_back(c ? NodeEntry{c, 0, 0} : a.autograd_entry()->entry);
+  }
+  node->attrs.op = Op::get("_CachedOp");
+  node->attrs.name = "_CachedOp";
+  node->attrs.parsed = std::move(st);
+  node->values.reserve(values.size());
+  for (const NDArray& v : values) {
+    NDArray plain = v;
+    plain.set_autograd_entry(nullptr);
+    node->values.push_back(std::move(plain));
+  }
+  std::vector<NDArray> outputs;
+  for (uint32_t j = 0; j < plan->num_outputs; ++j) {
+    NDArray out = node->values[j];
+    auto e = std::make_shared<autograd::Entry>();
+    e->entry = NodeEntry{node, j, 0};
+    out.set_autograd_entry(std::move(e));
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}
+
+}  // namespace ndx

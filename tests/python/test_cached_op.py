@@ -1,0 +1,185 @@
+"""A hybridized block under autograd is recorded as one node (MXNet's CachedOp): its gradients
+equal the imperative ones and the op-by-op recording's (NDX_CACHED_OP=0, run in a
+subprocess), for every input that needs one; grad_req 'add', retain_graph, blocks whose
+inputs need no gradient, dropout, BatchNorm's running statistics, and the typed error for
+gradients of gradients through a hybridized block."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import autograd, gluon, np
+from strict_checks import assert_almost_equal
+
+
+def _net(dropout=0.0, batchnorm=False):
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(16, activation="relu"))
+    if batchnorm:
+        net.add(gluon.nn.BatchNorm())
+    if dropout:
+        net.add(gluon.nn.Dropout(dropout))
+    net.add(gluon.nn.Dense(8, activation="tanh"), gluon.nn.Dense(3))
+    net.initialize(ndx.initializer.Xavier())
+    return net
+
+
+def _step(net, x, y):
+    x = x.copy()
+    x.attach_grad()
+    with autograd.record():
+        out = net(x)
+        loss = ((out - y) ** 2).sum() + (out * x[:, :3]).sum()
+    loss.backward()
+    grads = {k: p.grad().asnumpy().copy() for k, p in net.collect_params().items()
+             if p.grad_req != "null"}
+    return out.asnumpy(), x.grad.asnumpy(), grads
+
+
+def _data(seed=0):
+    rng = onp.random.default_rng(seed)
+    return (np.array(rng.normal(size=(6, 5)).astype(onp.float32)),
+            np.array(rng.normal(size=(6, 3)).astype(onp.float32)))
+
+
+def test_gradients_equal_imperative_for_data_and_parameters():
+    x, y = _data()
+    net = _net()
+    out_i, gx_i, g_i = _step(net, x, y)
+    net.hybridize()
+    out_h, gx_h, g_h = _step(net, x, y)
+    assert_almost_equal(out_h, out_i, rtol=0, atol=0)
+    assert_almost_equal(gx_h, gx_i, rtol=1e-6, atol=1e-7)
+    for k in g_i:
+        assert_almost_equal(g_h[k], g_i[k], rtol=1e-6, atol=1e-7)
+
+
+def test_gradients_match_numpy_hand_computation():
+    # y = tanh(x @ w.T + b); d(sum(y * c))/dw = ((1 - y^2) * c).T @ x
+    rng = onp.random.default_rng(3)
+    xn = rng.normal(size=(4, 3)).astype(onp.float64)
+    cn = rng.normal(size=(4, 2)).astype(onp.float64)
+    net = gluon.nn.Dense(2, activation="tanh", in_units=3, dtype="float64")
+    net.initialize()
+    net.hybridize()
+    wn = net.weight.data().asnumpy()
+    bn = net.bias.data().asnumpy()
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        loss = (net(x) * np.array(cn)).sum()
+    loss.backward()
+    yn = onp.tanh(xn @ wn.T + bn)
+    d = (1 - yn**2) * cn
+    assert_almost_equal(net.weight.grad().asnumpy(), d.T @ xn, rtol=1e-12, atol=1e-12)
+    assert_almost_equal(net.bias.grad().asnumpy(), d.sum(0), rtol=1e-12, atol=1e-12)
+    assert_almost_equal(x.grad.asnumpy(), d @ wn, rtol=1e-12, atol=1e-12)
+
+
+def test_equal_to_op_by_op_recording_in_a_subprocess():
+    script = textwrap.dedent("""
+        import numpy as onp, ndx
+        from ndx import autograd, gluon, np
+        ndx.random_seed(0)
+        net = gluon.nn.HybridSequential()
+        net.add(gluon.nn.Dense(16, activation="relu"), gluon.nn.BatchNorm(),
+                gluon.nn.Dropout(0.3), gluon.nn.Dense(3))
+        net.initialize(ndx.initializer.Xavier())
+        net.hybridize()
+        x = np.array(onp.random.default_rng(0).normal(size=(6, 5)).astype(onp.float32))
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+        for _ in range(3):
+            with autograd.record():
+                loss = (net(x) ** 2).sum()
+            loss.backward()
+            trainer.step(6)
+        onp.save(__import__("sys").argv[1], onp.concatenate(
+            [p.data().asnumpy().ravel() for p in net.collect_params().values()]))
+    """)
+    results = []
+    for flag in ("1", "0"):
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                            f"ndx_cached_{os.getpid()}_{flag}.npy")
+        env = dict(os.environ, NDX_CACHED_OP=flag)
+        subprocess.run([sys.executable, "-c", script, path], check=True, env=env)
+        results.append(onp.load(path))
+        os.remove(path)
+    # Same ops in the same order: bit-identical parameters after three steps.
+    assert onp.array_equal(results[0], results[1])
+
+
+def test_grad_req_add_and_retain_graph():
+    x, y = _data(1)
+    net = _net()
+    net.hybridize()
+    for p in net.collect_params().values():
+        p.grad_req = "add"
+        p.zero_grad()
+    with autograd.record():
+        loss = (net(x) ** 2).sum()
+    loss.backward(retain_graph=True)
+    first = net[0].weight.grad().asnumpy().copy()
+    loss.backward()
+    assert_almost_equal(net[0].weight.grad().asnumpy(), 2 * first, rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError, match="freed"):
+        loss.backward()
+
+
+def test_input_without_gradient_and_frozen_parameters():
+    x, y = _data(2)
+    ref = _net()
+    ref.hybridize()
+    net = _net()
+    net.hybridize()
+    ref(x), net(x)  # settle the deferred shapes
+    for a, b in zip(ref.collect_params().values(), net.collect_params().values()):
+        b.set_data(a.data())
+    net[0].weight.grad_req = "null"
+    with autograd.record():
+        loss_r = (ref(x) ** 2).sum()
+        loss_n = (net(x) ** 2).sum()
+    loss_r.backward()
+    loss_n.backward()
+    for name in ("1.weight", "2.bias"):
+        assert_almost_equal(net.collect_params()[name].grad(),
+                            ref.collect_params()[name].grad(), rtol=0, atol=0)
+
+
+def test_batchnorm_running_statistics_update_once_per_step():
+    rng = onp.random.default_rng(4)
+    xn = rng.normal(2.0, 3.0, size=(8, 4)).astype(onp.float32)
+    bn = gluon.nn.BatchNorm(momentum=0.5, in_channels=4)
+    bn.initialize()
+    bn.hybridize()
+    with autograd.record():
+        out = bn(np.array(xn))
+    out.backward()
+    assert_almost_equal(bn.running_mean.data().asnumpy(), 0.5 * xn.mean(0), rtol=1e-5,
+                        atol=1e-6)
+    mean = xn.mean(0)
+    assert_almost_equal(out.asnumpy(), (xn - mean) / onp.sqrt(xn.var(0) + 1e-5), rtol=1e-4,
+                        atol=1e-4)
+
+
+def test_gradient_of_gradient_through_a_hybridized_block_is_refused():
+    net = gluon.nn.Dense(2, activation="tanh", in_units=3)
+    net.initialize()
+    net.hybridize()
+    x = np.array(onp.ones((2, 3), dtype=onp.float32))
+    x.attach_grad()
+    with autograd.record():
+        y = net(x).sum()
+        (gx,) = autograd.grad([y], [x], create_graph=True)
+        z = gx.sum()
+    with pytest.raises(NotImplementedError, match="_backward_CachedOp"):
+        z.backward()
+
+
+def test_cached_op_is_not_callable_directly():
+    from ndx import _core
+    with pytest.raises(NotImplementedError, match="hybridized"):
+        _core._invoke("_CachedOp", [np.ones(2)], {})
