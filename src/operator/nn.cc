@@ -275,6 +275,139 @@ void activation_compute(const NodeAttrs& attrs, const OpContext&, const std::vec
   run_act(act_of(attrs.get<ActivationParam>().act_type), in[0], req[0], out[0]);
 }
 
+// ============================== leaky_relu ==============================
+// MXNet's LeakyReLU family (npx.leaky_relu). rrelu draws random slopes in training, so
+// npx.leaky_relu composes it from registered ops in Python; the op takes the others. The
+// family's functors are not in kernel/gpu.h's lists: the op registers a CPU kernel only, and
+// GPU arrays take the host fallback.
+#define NDX_CPU_KERNEL(F)                                      \
+  kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), nullptr, \
+                        kernel::types_of<kernel::HWY_NAMESPACE::F>())
+
+enum class Leaky { kLeaky, kPrelu, kElu, kSelu, kGeluErf, kGeluTanh };
+
+struct LeakyReluParam {
+  std::string act_type = "leaky";
+  double slope = 0.25;
+  static void declare(ParamDecl<LeakyReluParam>& d) {
+    d.field("act_type", &LeakyReluParam::act_type)
+        .set_default(std::string("leaky"))
+        .set_enum({"leaky", "prelu", "elu", "selu", "gelu", "gelu_erf", "gelu_tanh"})
+        .describe(
+            "The activation: leaky, prelu (slopes from gamma), elu, selu, gelu_erf "
+            "(gelu is MXNet 1.x's name for it) or gelu_tanh.");
+    d.field("slope", &LeakyReluParam::slope)
+        .set_default(0.25)
+        .describe("The slope for x <= 0 of leaky, the scale of elu.");
+  }
+};
+
+Leaky leaky_of(const NodeAttrs& attrs) {
+  const std::string& s = attrs.get<LeakyReluParam>().act_type;
+  if (s == "prelu") return Leaky::kPrelu;
+  if (s == "elu") return Leaky::kElu;
+  if (s == "selu") return Leaky::kSelu;
+  if (s == "gelu" || s == "gelu_erf") return Leaky::kGeluErf;
+  if (s == "gelu_tanh") return Leaky::kGeluTanh;
+  return Leaky::kLeaky;
+}
+
+uint32_t leaky_num_inputs(const NodeAttrs& attrs) {
+  return leaky_of(attrs) == Leaky::kPrelu ? 2 : 1;
+}
+
+// prelu's channel axis, as MXNet aligns gamma: data's second axis (the first of 1-d data).
+int prelu_axis(const Shape& d) { return d.ndim() >= 2 ? 1 : 0; }
+int64_t prelu_channels(const Shape& d) { return d.ndim() ? d[prelu_axis(d)] : 1; }
+
+bool leaky_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known()) return false;
+  if (leaky_of(attrs) == Leaky::kPrelu) {
+    const int64_t c = prelu_channels(d);
+    Shape& g = (*in)[1];
+    if (!g.is_known()) g = Shape{c};
+    if (g.ndim() != 1 || (g[0] != 1 && g[0] != c))
+      value_error("[", op_name(attrs), "] argument 'gamma' has shape ", g.str(),
+                  ", expected (1,) or (", c, ",): one slope, or one per channel along axis ",
+                  prelu_axis(d), " of data of shape ", d.str());
+  }
+  assign_shape(attrs, &(*out)[0], d, "output", 0);
+  return true;
+}
+
+// A 0-d blob as a 1-d one of one element (sum_to_shape needs the data's rank >= gamma's).
+TBlob at_least_1d(const TBlob& b) {
+  if (b.ndim()) return b;
+  TBlob v = b;
+  v.shape = Shape{1};
+  v.strides = Shape{1};
+  return v;
+}
+
+// gamma (or its gradient) seen against data's shape: one slope everywhere (strides 0), or one
+// per channel along prelu's axis.
+TBlob prelu_view(const TBlob& gamma, const Shape& shape) {
+  if (shape.ndim() && gamma.shape[0] == prelu_channels(shape))
+    return along_axis(gamma, shape, prelu_axis(shape));
+  TBlob b = gamma;
+  b.shape = Shape::filled(shape.ndim(), 1);
+  b.strides = Shape::filled(shape.ndim(), 0);
+  return b;
+}
+
+kernel::ElementwiseFn leaky_kernel(Leaky a, bool grad) {
+  switch (a) {
+    case Leaky::kElu:
+      return grad ? NDX_CPU_KERNEL(EluGrad) : NDX_CPU_KERNEL(Elu);
+    case Leaky::kSelu:
+      return grad ? NDX_CPU_KERNEL(SeluGrad) : NDX_CPU_KERNEL(Selu);
+    case Leaky::kGeluErf:
+      return grad ? NDX_CPU_KERNEL(GeluErfGrad) : NDX_CPU_KERNEL(GeluErf);
+    case Leaky::kGeluTanh:
+      return grad ? NDX_CPU_KERNEL(GeluTanhGrad) : NDX_CPU_KERNEL(GeluTanh);
+    case Leaky::kLeaky:
+    case Leaky::kPrelu:  // prelu takes gamma: its own functors (leaky_relu_compute)
+      break;
+  }
+  return grad ? NDX_CPU_KERNEL(LeakyReluGrad) : NDX_CPU_KERNEL(LeakyRelu);
+}
+
+void leaky_relu_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const Leaky a = leaky_of(attrs);
+  const TBlob& x = in[0];
+  if (a == Leaky::kPrelu) {
+    kernel::apply(NDX_CPU_KERNEL(Prelu), {x, prelu_view(in[1], x.shape)}, out[0], req[0],
+                  out[0].dtype);
+    return;
+  }
+  kernel::FunctorArgs args;
+  args.a = attrs.get<LeakyReluParam>().slope;
+  kernel::apply(leaky_kernel(a, false), {x}, out[0], req[0], out[0].dtype, args);
+}
+
+// (ograd, data[, gamma]) -> (grad data[, grad gamma]). prelu's gamma gradient is the sum of
+// ograd * min(data, 0) over the axes gamma is broadcast along.
+void leaky_relu_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const Leaky a = leaky_of(attrs);
+  const TBlob &g = in[0], &x = in[1];
+  const DType t = x.dtype;
+  if (a != Leaky::kPrelu) {
+    kernel::FunctorArgs args;
+    args.a = attrs.get<LeakyReluParam>().slope;
+    kernel::apply(leaky_kernel(a, true), {g, x}, out[0], req[0], t, args);
+    return;
+  }
+  kernel::apply(NDX_CPU_KERNEL(PreluGrad), {g, x, prelu_view(in[2], x.shape)}, out[0], req[0], t);
+  if (req[1] == kNullOp) return;
+  const TBlob g1 = at_least_1d(g), x1 = at_least_1d(x);
+  NDArray prod(x1.shape, t, x.device);
+  kernel::apply(NDX_CPU_KERNEL(PreluGradGamma), {g1, x1}, to_blob(prod), kWriteTo, t);
+  kernel::sum_to_shape(to_blob(prod), prelu_view(out[1], x1.shape), req[1]);
+}
+
 // ============================== softmax / log_softmax ==============================
 struct SoftmaxParam {
   int64_t axis = -1;
@@ -994,6 +1127,60 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
         Act a = act_of(n->attrs.get<ActivationParam>().act_type);
         return std::vector<NodeEntry>{act_grad(a, og[0], n->inputs[0], NodeEntry{n, 0, 0})};
       });
+
+  OpRegistry::global()
+      .register_op("_npx_leaky_relu")
+      .describe(
+          "MXNet's LeakyReLU family, elementwise: leaky (x > 0 ? x : slope * x), prelu (as "
+          "leaky with the slopes of gamma, one or one per channel along axis 1), elu (x > 0 ? "
+          "x : slope * (exp(x) - 1)), selu, gelu_erf (x * Phi(x)) and gelu_tanh (its tanh "
+          "approximation).")
+      .set_num_inputs(leaky_num_inputs)
+      .add_argument("data", "NDArray", "Input array.")
+      .add_argument("gamma", "NDArray", "prelu's slopes, (1,) or (channels,); prelu only.")
+      .set_params<LeakyReluParam>()
+      .set_attr<FListInputNames>("FListInputNames",
+                                 [](const NodeAttrs& attrs) {
+                                   std::vector<std::string> v{"data"};
+                                   if (leaky_num_inputs(attrs) == 2) v.push_back("gamma");
+                                   return v;
+                                 })
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FInferShape>("FInferShape", leaky_shape)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              return same_float_type(attrs, in, out, {"data", "gamma"});
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", leaky_relu_compute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        std::vector<NodeEntry> in{og[0], n->inputs[0]};
+        if (n->inputs.size() > 1) in.push_back(n->inputs[1]);
+        return make_grad_node("_backward_leaky_relu", n, in, true);
+      });
+  register_backward("_backward_leaky_relu",
+                    "Backward of leaky_relu: (ograd, data[, gamma]) -> (grad data[, grad "
+                    "gamma]).")
+      .set_num_inputs(
+          [](const NodeAttrs& attrs) -> uint32_t { return leaky_num_inputs(attrs) + 1; })
+      .set_num_outputs(leaky_num_inputs)
+      .set_params<LeakyReluParam>()
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            const bool prelu = in->size() > 2;
+            ForwardLayout fwd{prelu ? std::vector<int>{1, 2} : std::vector<int>{1}, {{0, 0}}};
+            if (!check_with_forward(attrs, in, leaky_shape, fwd, {"ograd", "data", "gamma"}))
+              return false;
+            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+            if (prelu) assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+            return true;
+          })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              return same_float_type(attrs, in, out, {"ograd", "data", "gamma"});
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", leaky_relu_backward);
 
   register_softmax("_npx_softmax",
                    "Softmax along an axis: exp(x - max) / sum(exp(x - max)), numerically stable.",

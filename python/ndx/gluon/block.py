@@ -2,6 +2,7 @@
 seeds' templates, `hybrid_forward(self, F, x, ..., **params)` with F the ndx module
 (F.np, F.npx) and the block's parameters passed by name."""
 from collections import OrderedDict
+from types import MappingProxyType
 
 import numpy as _onp
 
@@ -11,13 +12,53 @@ from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
 from .parameter import DeferredInitializationError, Parameter, _one_device
 from .serialization import load_param_dict, save_tensors
 
-__all__ = ["Block", "HybridBlock", "SymbolBlock"]
+__all__ = ["Block", "HookHandle", "HybridBlock", "SymbolBlock"]
+
+
+class HookHandle:
+    """What register_forward_hook / register_forward_pre_hook return (MXNet's
+    gluon.utils.HookHandle): detach() removes the hook; as a context manager, the hook is
+    removed on leaving the block."""
+
+    _next_id = 0
+
+    def __init__(self):
+        self._hooks = None
+        self._id = None
+
+    def attach(self, hooks_dict, hook):
+        if self._hooks is not None:
+            raise RuntimeError("[HookHandle] the handle is already attached to a hook")
+        if not callable(hook):
+            raise TypeError(f"[HookHandle] hook must be callable, got {type(hook).__name__}")
+        HookHandle._next_id += 1
+        self._id = HookHandle._next_id
+        self._hooks = hooks_dict
+        hooks_dict[self._id] = hook
+
+    def detach(self):
+        """Removes the hook (a second call does nothing)."""
+        if self._hooks is not None:
+            self._hooks.pop(self._id, None)
+            self._hooks = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.detach()
 
 
 class Block:
+    # Empty and read-only for blocks whose __init__ skipped Block's (register_* then adds the
+    # block's own dicts).
+    _forward_hooks = _forward_pre_hooks = MappingProxyType({})
+
     def __init__(self, prefix=None, params=None):
         object.__setattr__(self, "_children", OrderedDict())
         object.__setattr__(self, "_reg_params", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
 
     def __setattr__(self, name, value):
         if isinstance(value, Block):
@@ -31,8 +72,15 @@ class Block:
         self._children[name] = block
         return block
 
+    @property
+    def params(self):
+        """This block's own parameters (not its children's), by attribute name."""
+        return self._reg_params
+
     def collect_params(self, select=None):
-        """{structured name: Parameter} of this block and its children ('0.weight', ...)."""
+        """{structured name: Parameter} of this block and its children ('0.weight', ...).
+        select: a regular expression; as in MXNet 2.0, only the names it matches from their
+        start (re.match) are kept, e.g. '.*weight|.*bias' or 'conv1.weight'."""
         out = OrderedDict()
         for name, p in self._reg_params.items():
             out[name] = p
@@ -41,9 +89,150 @@ class Block:
                 out[f"{cname}.{name}"] = p
         if select is not None:
             import re
-            pattern = re.compile(select)
-            out = OrderedDict((k, v) for k, v in out.items() if pattern.search(k))
+            if not isinstance(select, str):
+                raise TypeError(f"[collect_params] select must be a regular expression string, "
+                                f"got {type(select).__name__}")
+            try:
+                pattern = re.compile(select)
+            except re.error as e:
+                raise ValueError(f"[collect_params] select {select!r} is not a valid regular "
+                                 f"expression: {e}") from None
+            out = OrderedDict((k, v) for k, v in out.items() if pattern.match(k))
         return out
+
+    # ---- hooks and recursive helpers (MXNet 2.0) ----
+    def register_forward_pre_hook(self, hook):
+        """Calls hook(block, inputs) before each forward (inputs: the tuple of positional
+        arguments); returns a HookHandle whose detach() removes it. Hooks run at the block
+        called from Python: inside a hybridized block's replayed graph, children's hooks do
+        not run."""
+        handle = HookHandle()
+        handle.attach(self._own_hooks("_forward_pre_hooks"), hook)
+        return handle
+
+    def register_forward_hook(self, hook):
+        """Calls hook(block, inputs, output) after each forward; returns a HookHandle."""
+        handle = HookHandle()
+        handle.attach(self._own_hooks("_forward_hooks"), hook)
+        return handle
+
+    def _own_hooks(self, name):
+        hooks = self.__dict__.get(name)
+        if hooks is None:
+            hooks = OrderedDict()
+            object.__setattr__(self, name, hooks)
+        return hooks
+
+    def _call_hooked(self, run, args, kwargs):
+        """run(*args, **kwargs) between the forward pre-hooks and hooks (none while a graph is
+        being traced: the hooks would see the tracer's stand-ins)."""
+        if not (self._forward_pre_hooks or self._forward_hooks) or _core._is_tracing():
+            return run(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            hook(self, args)
+        out = run(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            hook(self, args, out)
+        return out
+
+    def apply(self, fn):
+        """Calls fn(block) on every child block, recursively, then on this one; returns self."""
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def zero_grad(self):
+        """Sets the gradient of every parameter (grad_req other than 'null') to 0."""
+        seen = set()
+        for p in self.collect_params().values():
+            if id(p) not in seen:
+                seen.add(id(p))
+                p.zero_grad()
+
+    def cast(self, dtype):
+        """Casts every parameter's data (and gradient) of this block and its children to
+        dtype; graphs captured for the old dtype are dropped."""
+        seen = set()
+        for p in self.collect_params().values():
+            if id(p) not in seen:
+                seen.add(id(p))
+                p.cast(dtype)
+        _forget_graphs(self)
+
+    def setattr(self, name, value):
+        """Sets attribute `name` of every parameter, e.g. net.setattr('grad_req', 'null')."""
+        for p in self.collect_params().values():
+            setattr(p, name, value)
+
+    def share_parameters(self, shared):
+        """Makes this block use the Parameter objects of `shared` (a dict of structured name
+        -> Parameter, as collect_params() returns): tied, so an update through either block
+        shows in both. Names the block lacks warn (UserWarning), as in MXNet. Returns self."""
+        if shared is None:
+            return self
+        if not isinstance(shared, dict):
+            raise ValueError(f"[share_parameters] shared must be a dict of name -> Parameter, "
+                             f"got {type(shared).__name__}")
+        for name, p in shared.items():
+            if not isinstance(p, Parameter):
+                raise TypeError(f"[share_parameters] shared[{name!r}] must be a Parameter, got "
+                                f"{type(p).__name__}")
+        left = set(shared)
+        self._share(shared, left, "")
+        for name in sorted(left):
+            import warnings
+            warnings.warn(f"[share_parameters] parameter {name!r} is not in the model",
+                          UserWarning, stacklevel=2)
+        _forget_graphs(self)
+        return self
+
+    def _share(self, shared, left, prefix):
+        for name in list(self._reg_params):
+            key = prefix + name
+            if shared.get(key) is not None:
+                setattr(self, name, shared[key])  # __setattr__ registers it
+                left.discard(key)
+        for cname, child in self._children.items():
+            child._share(shared, left, f"{prefix}{cname}.")
+
+    def summary(self, *inputs):
+        """Runs the block on `inputs` and prints MXNet's table: each layer (class and call
+        order; Sequential containers are left out) with its output shape and its own
+        parameter count, then the totals (duplicates of shared parameters included), the
+        trainable ones (grad_req other than 'null'), the shared ones and the unique total.
+        The block must be initialized and not hybridized."""
+        summary, seen, handles = OrderedDict(), set(), []
+        summary["Input"] = {"output_shape": _shape_str(inputs), "n_params": 0, "trainable": 0,
+                            "shared": 0}
+
+        def hook(block, _, outputs):
+            row = {"output_shape": _shape_str(outputs), "n_params": 0, "trainable": 0,
+                   "shared": 0}
+            for p in block.params.values():
+                size = p.data().size
+                row["n_params"] += size
+                row["trainable"] += 0 if p.grad_req == "null" else size
+                if id(p) in seen:
+                    row["shared"] += size
+                seen.add(id(p))
+            summary[f"{type(block).__name__}-{len(summary)}"] = row
+
+        def register(block):
+            if isinstance(block, HybridBlock) and block._active:
+                raise ValueError(f"[summary] {type(block).__name__} is hybridized: call "
+                                 "hybridize(False) (or summary() before hybridize())")
+            from .nn.basic_layers import HybridSequential, Sequential
+            if not isinstance(block, (Sequential, HybridSequential)):
+                handles.append(block.register_forward_hook(hook))
+
+        try:
+            self.apply(register)
+            self(*inputs)
+            _print_summary(summary)
+        finally:
+            for h in handles:
+                h.detach()
 
     def initialize(self, init=None, device=None, verbose=False, force_reinit=False, ctx=None):
         """Initializes every parameter (on `device`, MXNet 1.x's `ctx`, the CPU by default)."""
@@ -58,6 +247,8 @@ class Block:
             child.hybridize(active, static_alloc=static_alloc, static_shape=static_shape)
 
     def __call__(self, *args, **kwargs):
+        if self._forward_pre_hooks or self._forward_hooks:
+            return self._call_hooked(self.forward, args, kwargs)
         return self.forward(*args, **kwargs)
 
     def forward(self, *args):
@@ -148,6 +339,38 @@ class Block:
         return "\n".join(lines) if self._children else f"{type(self).__name__}()"
 
 
+def _shape_str(values):
+    """MXNet's summary text for an output: its shape, or the shapes of a list / tuple of
+    outputs (nested as they are) without the outer brackets."""
+    def shapes(v):
+        if isinstance(v, (list, tuple)):
+            return [shapes(x) for x in v]
+        return tuple(v.shape) if hasattr(v, "shape") else v
+    s = shapes(values)
+    return str(s)[1:-1] if isinstance(s, list) else str(s)
+
+
+def _print_summary(summary):
+    line = "{:>20}  {:>42} {:>15}"
+    print("-" * 80)
+    print(line.format("Layer (type)", "Output Shape", "Param #"))
+    print("=" * 80)
+    total = trainable = shared = 0
+    for name, row in summary.items():
+        print(line.format(name, str(row["output_shape"]), row["n_params"]))
+        total += row["n_params"]
+        trainable += row["trainable"]
+        shared += row["shared"]
+    print("=" * 80)
+    print("Parameters in forward computation graph, duplicate included")
+    print(f"   Total params: {total}")
+    print(f"   Trainable params: {trainable}")
+    print(f"   Non-trainable params: {total - trainable}")
+    print(f"Shared params in forward computation graph: {shared}")
+    print(f"Unique parameters in model: {total - shared}")
+    print("-" * 80)
+
+
 def _forget_graphs(block):
     """Drops the graphs a block tree captured, so the next call traces again."""
     if isinstance(block, HybridBlock):
@@ -175,9 +398,10 @@ class HybridBlock(Block):
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape)
 
     def __call__(self, *args):
-        if self._active and not _core._is_tracing():
-            return self._call_graph(*args)
-        return self.forward(*args)
+        run = self._call_graph if self._active and not _core._is_tracing() else self.forward
+        if self._forward_pre_hooks or self._forward_hooks:
+            return self._call_hooked(run, args, {})
+        return run(*args)
 
     def forward(self, x, *args):
         if type(self).hybrid_forward is HybridBlock.hybrid_forward:
@@ -208,10 +432,15 @@ class HybridBlock(Block):
             for p in params.values():
                 p.data()
         except DeferredInitializationError:
-            with autograd.pause(train_mode=autograd.is_training()):
-                self.forward(*args)  # one imperative pass settles the deferred shapes
+            # One imperative pass settles the deferred shapes; in predict mode, so that it
+            # updates no running statistics (BatchNorm's) and draws no dropout masks.
+            with autograd.pause(train_mode=False):
+                self.forward(*args)
         traced_args = [_core._trace_input(a, n) for a, n in zip(args, _data_names(len(args)))]
         Parameter._traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
+        # Tracing runs the ops once; states the ops update in place (running statistics) are
+        # put back, so the call that traced updates them once, as every later call does.
+        states = [(p, p.data().copy()) for p in params.values() if not p.differentiable]
         prev_tracing = _core._set_tracing(True)
         try:
             with autograd.pause(train_mode=autograd.is_training()):
@@ -219,6 +448,8 @@ class HybridBlock(Block):
         finally:
             _core._set_tracing(prev_tracing)
             Parameter._traced = None
+            for p, value in states:
+                p.data()[...] = value
         single = not isinstance(out, (list, tuple))
         graph = _core._graph_from_outputs([out] if single else list(out))
         return graph, _core._graph_inputs(graph), single

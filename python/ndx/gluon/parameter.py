@@ -153,6 +153,23 @@ class Parameter:
         self._data = data
         self._deferred = None
 
+    def cast(self, dtype):
+        """Casts the data and the gradient to dtype (the declared dtype too, so a deferred
+        initialization creates it in dtype)."""
+        if self._data is None:
+            self.dtype = dtype
+            return
+        old = self._data
+        data = old.astype(dtype)
+        if data is old:
+            data = old.copy()
+        if self.grad_req != "null":
+            data.attach_grad(grad_req=self.grad_req)
+            if old.grad is not None:
+                data.grad[...] = old.grad.astype(dtype)
+        self._data = data
+        self.dtype = str(data.dtype)
+
     def zero_grad(self):
         if self._data is not None and self._data.grad is not None:
             self._data.grad[...] = 0

@@ -284,3 +284,108 @@ def mx_slice(data, begin, end, step=None, out=None):
     params = {"begin": tuple(_OMITTED if b is None else b for b in begin),
               "end": tuple(_OMITTED if e is None else e for e in end), "step": step}
     return _core._invoke("_npx_slice", (_array(data),), params, out)
+
+
+# ---------------------------------------------------------------- activations / normalizations
+_LEAKY_ACT_TYPES = ("leaky", "prelu", "rrelu", "elu", "selu", "gelu", "gelu_erf", "gelu_tanh")
+
+
+def leaky_relu(data=None, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
+               upper_bound=0.334, out=None, name=None):
+    """MXNet's npx.leaky_relu, elementwise: 'leaky' x > 0 ? x : slope * x; 'prelu' the same
+    with the learned slopes `gamma` ((1,) or one per channel along axis 1); 'rrelu' a random
+    slope in [lower_bound, upper_bound) per element in training (autograd.record()), their
+    mean in predict mode; 'elu' x > 0 ? x : slope * (exp(x) - 1); 'selu' SELU;
+    'gelu_erf' (or 'gelu') x * Phi(x); 'gelu_tanh' GELU's tanh approximation. gamma is read
+    by prelu only, as in MXNet. name is MXNet's and unused."""
+    if act_type not in _LEAKY_ACT_TYPES:
+        raise ValueError(f"[leaky_relu] act_type must be one of {_LEAKY_ACT_TYPES}, got "
+                         f"{act_type!r}")
+    data = _array(data)
+    if act_type == "rrelu":
+        return _rrelu(data, lower_bound, upper_bound, out)
+    params = {"act_type": act_type, "slope": slope}
+    if act_type != "prelu":
+        return _core._invoke("_npx_leaky_relu", (data,), params, out)
+    if gamma is None:
+        raise ValueError("[leaky_relu] act_type='prelu' needs gamma, the slopes ((1,) or one "
+                         "per channel), got None")
+    return _core._invoke("_npx_leaky_relu", (data, _array(gamma)), params, out)
+
+
+def _rrelu(data, lower, upper, out):
+    """Randomized leaky ReLU: in training a slope drawn uniformly from [lower, upper) for each
+    element (composed of registered ops, so gradients flow to data); otherwise the mean slope."""
+    from .. import autograd
+    if not lower <= upper:
+        raise ValueError(f"[leaky_relu] rrelu needs lower_bound <= upper_bound, got "
+                         f"{lower} and {upper}")
+    if not autograd.is_training():
+        return _core._invoke("_npx_leaky_relu", (data,),
+                             {"act_type": "leaky", "slope": (lower + upper) / 2.0}, out)
+    np = _np()
+    slopes = np.random.uniform(lower, upper, size=data.shape).astype(data.dtype)
+    result = np.where(data > 0, data, data * slopes)
+    if out is not None:
+        out[...] = result
+        return out
+    return result
+
+
+def _check_norm_args(name, data, gamma, beta, channels, allowed):
+    """data at least 2-d (N, C, ...); gamma and beta 1-d of one of the lengths `allowed`."""
+    for what, v in (("gamma", gamma), ("beta", beta)):
+        if v.ndim != 1 or v.shape[0] not in allowed:
+            want = " or ".join(f"({n},)" for n in sorted(set(allowed)))
+            raise ValueError(f"[{name}] {what} has shape {tuple(v.shape)}, expected {want} "
+                             f"for data of shape {tuple(data.shape)} ({channels} channels)")
+
+
+def group_norm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False):
+    """Group normalization (MXNet's npx.group_norm): the channels of data (N, C, ...) split
+    into num_groups groups, each group of each sample normalized by its own mean and variance
+    (biased), then out = xhat * gamma + beta with gamma, beta of shape (C,) (or MXNet 1.x's
+    (num_groups,), one value per group). With output_mean_var, also returns the mean and the
+    std (sqrt(var + eps)) of shape (N, num_groups). Composed of registered ops: differentiable
+    and hybridizable."""
+    np = _np()
+    data, gamma, beta = _array(data), _array(gamma), _array(beta)
+    g = _int(num_groups, "num_groups", "group_norm")
+    if data.ndim < 2:
+        raise ValueError(f"[group_norm] data must be (N, C, ...), at least 2-d, got shape "
+                         f"{tuple(data.shape)}")
+    n, c = data.shape[0], data.shape[1]
+    if g < 1 or c % g:
+        raise ValueError(f"[group_norm] num_groups must be a positive divisor of the "
+                         f"{c} channels, got {num_groups}")
+    _check_norm_args("group_norm", data, gamma, beta, c, (c, g))
+    per_group = math.prod(data.shape[1:]) // g
+    x = data.reshape((n, g, per_group))
+    mean = np.mean(x, axis=2, keepdims=True)
+    centered = x - mean
+    std = np.sqrt(np.mean(centered * centered, axis=2, keepdims=True) + eps)
+    xhat = centered / std
+    if gamma.shape[0] == c:
+        bshape = (1, c) + (1,) * (data.ndim - 2)
+        result = xhat.reshape(data.shape) * gamma.reshape(bshape) + beta.reshape(bshape)
+    else:  # one gamma / beta per group
+        result = (xhat * gamma.reshape((1, g, 1)) + beta.reshape((1, g, 1))).reshape(data.shape)
+    if output_mean_var:
+        return result, mean.reshape((n, g)), std.reshape((n, g))
+    return result
+
+
+def instance_norm(data, gamma, beta, eps=0.001, name=None):
+    """Instance normalization (MXNet's npx.instance_norm): each channel of each sample of data
+    (N, C, spatial...) normalized over its spatial positions, then scaled by gamma (C,) and
+    shifted by beta (C,). group_norm with one group per channel."""
+    data = _array(data)
+    if data.ndim < 3:
+        raise ValueError(f"[instance_norm] data must be (N, C, spatial...), at least 3-d, got "
+                         f"shape {tuple(data.shape)}")
+    c = data.shape[1]
+    gamma, beta = _array(gamma), _array(beta)
+    _check_norm_args("instance_norm", data, gamma, beta, c, (c,))
+    if c == 0:
+        return data.copy()
+    return group_norm(data, gamma, beta, num_groups=c, eps=eps)

@@ -50,6 +50,125 @@ struct LogSigmoid {
   }
 };
 
+// ---- leaky_relu's family (MXNet's LeakyReLU act_types) and their derivatives ----
+// The forward functors take x; the backward ones (g, x[, gamma]) return g * d out / d x. They
+// are not in kernel/gpu.h's lists: the op runs on the CPU (GPU arrays take the host fallback).
+// x > 0 ? x : slope * x (FunctorArgs::a = slope); NaN stays NaN.
+struct LeakyRelu {
+  static constexpr unsigned kTypes = kFloatTypes;
+  double slope = 0;
+  LeakyRelu() = default;
+  explicit LeakyRelu(const FunctorArgs& a) : slope(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return select(x > T(0), x, x * T(slope));
+  }
+};
+struct LeakyReluGrad {  // g * (x > 0 ? 1 : slope)
+  static constexpr unsigned kTypes = kFloatTypes;
+  double slope = 0;
+  LeakyReluGrad() = default;
+  explicit LeakyReluGrad(const FunctorArgs& a) : slope(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T g, T x) const {
+    return select(x > T(0), g, g * T(slope));
+  }
+};
+// prelu: the slope is an input (gamma, broadcast along the channel axis).
+struct Prelu {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x, T gamma) const {
+    return select(x > T(0), x, x * gamma);
+  }
+};
+struct PreluGrad {  // d / d x: g * (x > 0 ? 1 : gamma)
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T g, T x, T gamma) const {
+    return select(x > T(0), g, g * gamma);
+  }
+};
+struct PreluGradGamma {  // d / d gamma, before the sum over the other axes: g * min(x, 0)
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T g, T x) const {
+    return select(x > T(0), T(0), g * x);
+  }
+};
+// x > 0 ? x : slope * (exp(x) - 1), FunctorArgs::a = slope.
+struct Elu {
+  static constexpr unsigned kTypes = kFloatTypes;
+  double slope = 0;
+  Elu() = default;
+  explicit Elu(const FunctorArgs& a) : slope(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return select(x > T(0), x, T(slope) * expm1(x));
+  }
+};
+struct EluGrad {  // g * (x > 0 ? 1 : slope * exp(x))
+  static constexpr unsigned kTypes = kFloatTypes;
+  double slope = 0;
+  EluGrad() = default;
+  explicit EluGrad(const FunctorArgs& a) : slope(a.a) {}
+  template <class T>
+  NDX_HD T operator()(T g, T x) const {
+    return select(x > T(0), g, g * (T(slope) * exp(x)));
+  }
+};
+// lambda * (x > 0 ? x : alpha * (exp(x) - 1)) with SELU's fixed lambda and alpha.
+struct Selu {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return T(1.0507009873554804934) * select(x > T(0), x, T(1.6732632423543772848) * expm1(x));
+  }
+};
+struct SeluGrad {  // g * lambda * (x > 0 ? 1 : alpha * exp(x))
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T g, T x) const {
+    return T(1.0507009873554804934) * select(x > T(0), g, g * (T(1.6732632423543772848) * exp(x)));
+  }
+};
+// 0.5 x (1 + erf(x / sqrt 2)) (unary-inl.h's Gelu, named apart: both headers share a namespace).
+struct GeluErf {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    return T(0.5) * x * (T(1) + erf(x * T(0.70710678118654752440)));
+  }
+};
+struct GeluErfGrad {  // g * (Phi(x) + x phi(x)), phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T g, T x) const {
+    const T cdf = T(0.5) * (T(1) + erf(x * T(0.70710678118654752440)));
+    const T pdf = T(0.39894228040143267794) * exp(T(-0.5) * x * x);
+    return g * (cdf + x * pdf);
+  }
+};
+// 0.5 x (1 + tanh(c (x + k x^3))), c = sqrt(2 / pi), k = 0.044715: GELU's tanh approximation.
+struct GeluTanh {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T x) const {
+    const T u = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);
+    return T(0.5) * x * (T(1) + tanh(u));
+  }
+};
+struct GeluTanhGrad {  // g * (0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 k x^2)), t = tanh(u)
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T g, T x) const {
+    const T c = T(0.79788456080286535588);
+    const T t = tanh(c * (x + T(0.044715) * x * x * x));
+    const T du = c * (T(1) + T(3 * 0.044715) * x * x);
+    return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * du);
+  }
+};
+
 // ---- softmax / log_softmax: row ops (kernel/rowwise-inl.h) and the same pieces as
 // elementwise functors for axes other than the last ----
 struct Softmax {

@@ -190,3 +190,253 @@ class BatchNorm(HybridBlock):
                               self.running_var.data(), eps=self._eps, momentum=self._momentum,
                               axis=self._axis, fix_gamma=not self._scale,
                               use_global_stats=self._global)
+
+
+# ---------------------------------------------------------------- Lambda / HybridLambda
+def _np_or_npx(layer, name):
+    """The np (else npx) function called `name`."""
+    if hasattr(np, name) and callable(getattr(np, name)):
+        return getattr(np, name)
+    if hasattr(npx, name) and callable(getattr(npx, name)):
+        return getattr(npx, name)
+    raise ValueError(f"[{layer}] function name {name!r} is not found in np or npx")
+
+
+def _lambda_function(layer, function):
+    if isinstance(function, str):
+        return _np_or_npx(layer, function), function
+    if callable(function):
+        return function, getattr(function, "__name__", type(function).__name__)
+    raise ValueError(f"[{layer}] function must be a callable or the name of an np / npx "
+                     f"function, got {function!r} of type {type(function).__name__}")
+
+
+def _takes_f(function):
+    """Whether a HybridLambda function is MXNet 1.x's `function(F, x, *args)`."""
+    import inspect
+    try:
+        params = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return False
+    return bool(params) and params[0] == "F"
+
+
+class Lambda(Block):
+    """Wraps a function, or the name of an np / npx function, as a Block:
+    Lambda('tanh'), Lambda(lambda x: npx.leaky_relu(x, slope=0.1))."""
+
+    def __init__(self, function, prefix=None):
+        super().__init__()
+        self._func_impl, self._func_name = _lambda_function("Lambda", function)
+
+    def forward(self, *args):
+        return self._func_impl(*args)
+
+    def __repr__(self):
+        return f"Lambda({self._func_name})"
+
+
+class HybridLambda(HybridBlock):
+    """Wraps a function of registered ops, or the name of an np / npx function, as a
+    HybridBlock: HybridLambda('tanh'), HybridLambda(lambda x: npx.relu(x)). A function whose
+    first parameter is named F (MXNet 1.x's function(F, x, *args)) gets the ndx module."""
+
+    def __init__(self, function, prefix=None):
+        super().__init__()
+        self._func, self._func_name = _lambda_function("HybridLambda", function)
+        self._with_f = not isinstance(function, str) and _takes_f(function)
+
+    def forward(self, x, *args):
+        if self._with_f:
+            import ndx
+            return self._func(ndx, x, *args)
+        return self._func(x, *args)
+
+    def __repr__(self):
+        return f"HybridLambda({self._func_name})"
+
+
+# ---------------------------------------------------------------- pixel shuffle / padding
+def _factors(layer, factor, n):
+    try:
+        fs = (int(factor),) * n if not isinstance(factor, (tuple, list)) else tuple(
+            int(f) for f in factor)
+    except (TypeError, ValueError):
+        raise TypeError(f"[{layer}] factor must be an int or {n} ints, got {factor!r}") from None
+    if len(fs) != n or any(f < 1 for f in fs):
+        raise ValueError(f"[{layer}] factor must be {n} positive int(s), got {factor!r}")
+    return fs
+
+
+class _PixelShuffle(HybridBlock):
+    """(N, C * f1 * ... * fn, d1, ..., dn) -> (N, C, d1 * f1, ..., dn * fn): the channels of
+    each output pixel block come from consecutive input channels (MXNet's / PyTorch's order)."""
+
+    def __init__(self, factor, ndim):
+        super().__init__()
+        self._ndim = ndim
+        self._factors = _factors(type(self).__name__, factor, ndim)
+
+    def forward(self, x):
+        n, fs = self._ndim, self._factors
+        name = type(self).__name__
+        if x.ndim != n + 2:
+            raise ValueError(f"[{name}] expects {n + 2}-d input (N, C, {n} spatial dims), got "
+                             f"shape {tuple(x.shape)}")
+        block = math.prod(fs)
+        if x.shape[1] % block:
+            raise ValueError(f"[{name}] the {x.shape[1]} channels are not divisible by the "
+                             f"product of the factors {fs} ({block})")
+        batch, c, spatial = x.shape[0], x.shape[1] // block, tuple(x.shape[2:])
+        x = x.reshape((batch, c) + fs + spatial)  # (N, C, f1..fn, d1..dn)
+        # interleave: (N, C, d1, f1, d2, f2, ...)
+        order = (0, 1) + tuple(a for i in range(n) for a in (2 + n + i, 2 + i))
+        x = np.transpose(x, order)
+        return x.reshape((batch, c) + tuple(d * f for d, f in zip(spatial, fs)))
+
+    def __repr__(self):
+        f = self._factors[0] if self._ndim == 1 else self._factors
+        return f"{type(self).__name__}({f})"
+
+
+class PixelShuffle1D(_PixelShuffle):
+    """(N, f * C, W) -> (N, C, W * f)."""
+
+    def __init__(self, factor):
+        super().__init__(factor, 1)
+
+
+class PixelShuffle2D(_PixelShuffle):
+    """(N, f1 * f2 * C, H, W) -> (N, C, H * f1, W * f2); factor: an int or (f1, f2)."""
+
+    def __init__(self, factor):
+        super().__init__(factor, 2)
+
+
+class PixelShuffle3D(_PixelShuffle):
+    """(N, f1 * f2 * f3 * C, D, H, W) -> (N, C, D * f1, H * f2, W * f3)."""
+
+    def __init__(self, factor):
+        super().__init__(factor, 3)
+
+
+def _reflect(x, axis, before, after):
+    """x padded along axis with its mirror image (edge not repeated), widths < the axis length:
+    reversed slices and one concatenation, differentiable and traceable (np.pad's fast path
+    writes into a new array, which a hybridize trace cannot record)."""
+    if not before and not after:
+        return x
+    n = x.shape[axis]
+
+    def part(start, stop):
+        key = [slice(None)] * x.ndim
+        key[axis] = slice(start, stop if stop >= 0 else None, -1)
+        return x[tuple(key)]
+
+    parts = ([part(before, 0)] if before else []) + [x] + (
+        [part(n - 2, n - 2 - after)] if after else [])
+    return np.concatenate(parts, axis=axis)
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pads the last two axes of (N, C, H, W) input with their reflection (the edge value not
+    repeated, NumPy's mode='reflect'). padding: an int for all four sides, or MXNet's 8-tuple
+    of (before, after) widths per axis, whose first four (N and C) must be 0."""
+
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, int) and not isinstance(padding, bool):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        if not isinstance(padding, (tuple, list)) or len(padding) != 8 or not all(
+                isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in padding):
+            raise ValueError(f"[ReflectionPad2D] padding must be an int >= 0 or 8 such ints "
+                             f"((before, after) per axis of NCHW), got {padding!r}")
+        if any(padding[:4]):
+            raise ValueError(f"[ReflectionPad2D] pads H and W only: the first four widths (N "
+                             f"and C) must be 0, got {tuple(padding)}")
+        self._padding = tuple(padding)
+
+    def forward(self, x):
+        if x.ndim != 4:
+            raise ValueError(f"[ReflectionPad2D] expects 4-d input (N, C, H, W), got shape "
+                             f"{tuple(x.shape)}")
+        p = self._padding
+        for axis, (before, after) in ((2, p[4:6]), (3, p[6:8])):
+            if max(before, after) >= x.shape[axis]:
+                raise ValueError(f"[ReflectionPad2D] padding {max(before, after)} must be less "
+                                 f"than the size {x.shape[axis]} of axis {axis}")
+        return _reflect(_reflect(x, 2, *p[4:6]), 3, *p[6:8])
+
+    def __repr__(self):
+        return f"ReflectionPad2D({self._padding})"
+
+
+# ---------------------------------------------------------------- GroupNorm / InstanceNorm
+class _ChannelNorm(HybridBlock):
+    """gamma and beta of one value per channel (axis 1), deferred until the input is seen."""
+
+    def __init__(self, center, scale, beta_initializer, gamma_initializer, in_channels):
+        super().__init__()
+        self.gamma = Parameter("gamma", grad_req="write" if scale else "null",
+                               shape=(in_channels,), init=gamma_initializer)
+        self.beta = Parameter("beta", grad_req="write" if center else "null",
+                              shape=(in_channels,), init=beta_initializer)
+
+    def _channels(self, x, axis):
+        name = type(self).__name__
+        if x.ndim < 2:
+            raise ValueError(f"[{name}] expects (N, C, ...) input, got shape {tuple(x.shape)}")
+        c = x.shape[axis]
+        self.gamma._finish_deferred_init((c,))
+        self.beta._finish_deferred_init((c,))
+        return c
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{type(self).__name__}({args}, in_channels={self.gamma.shape[0]})"
+
+
+class GroupNorm(_ChannelNorm):
+    """Group normalization (Wu and He, 2018) of (N, C, ...) input: each sample's channels in
+    num_groups groups, each group normalized, then scaled and shifted per channel."""
+
+    def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0):
+        if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1:
+            raise ValueError(f"[GroupNorm] num_groups must be a positive int, got "
+                             f"{num_groups!r}")
+        super().__init__(center, scale, beta_initializer, gamma_initializer, in_channels)
+        self._num_groups, self._epsilon = num_groups, epsilon
+        self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center,
+                        "scale": scale}
+
+    def forward(self, x):
+        self._channels(x, 1)
+        return npx.group_norm(x, self.gamma.data(), self.beta.data(),
+                              num_groups=self._num_groups, eps=self._epsilon)
+
+
+class InstanceNorm(_ChannelNorm):
+    """Instance normalization (Ulyanov et al., 2016): each channel (`axis`) of each sample
+    normalized over the remaining axes, then scaled and shifted per channel. MXNet's defaults:
+    center=True, scale=False."""
+
+    def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False,
+                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0):
+        super().__init__(center, scale, beta_initializer, gamma_initializer, in_channels)
+        self._axis, self._epsilon = axis, epsilon
+        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
+
+    def forward(self, x):
+        if x.ndim < 3:
+            raise ValueError(f"[InstanceNorm] expects (N, C, spatial...) input, at least 3-d, "
+                             f"got shape {tuple(x.shape)}")
+        if not -x.ndim <= self._axis < x.ndim:
+            raise ValueError(f"[InstanceNorm] axis {self._axis} is out of range for "
+                             f"{x.ndim}-d input")
+        axis = self._axis % x.ndim
+        self._channels(x, axis)
+        if axis != 1:
+            x = np.swapaxes(x, 1, axis)
+        out = npx.instance_norm(x, self.gamma.data(), self.beta.data(), eps=self._epsilon)
+        return np.swapaxes(out, 1, axis) if axis != 1 else out
