@@ -14,6 +14,7 @@ from . import (
                    gluon,
                    initializer,
                    library,
+                   lr_scheduler,
                    nd,
                    numpy_op_signature,
                    operator,
@@ -57,8 +58,8 @@ init = initializer
 random_seed = _core.random_seed
 __version__ = "0.1.0"
 
-__all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "operator", "optimizer",
-           "random",
+__all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "lr_scheduler",
+           "operator", "optimizer", "random",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",
            "NDXNotImplementedError", "random_seed", "Device", "Context", "cpu", "gpu", "num_gpus",

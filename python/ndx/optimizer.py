@@ -1,112 +1,736 @@
-"""Optimizers: SGD (momentum, weight decay), Adam and AdamW. Updates are ndx array ops, run
-outside autograd recording, written into the parameters in place."""
+"""Optimizers with MXNet 2.0's names, signatures, defaults and update rules: SGD, NAG, Adam,
+AdamW, RMSProp (plain and centered), AdaGrad, AdaDelta, Adamax, Nadam, LAMB and LARS.
+
+Every update is written with ndx array ops (no per-element Python) into the weight and the
+state arrays in place. As in MXNet, ``update`` takes lists (``indices, weights, grads,
+states``); a single index / weight / grad / state is accepted too. The learning rate of a step
+comes from ``lr_scheduler(num_update)`` when a scheduler is set (``num_update`` being the
+largest number of updates any weight has had, counted before the step), times the weight's
+``lr_mult``; its weight decay is ``wd`` times ``wd_mult``.
+
+Gradient preprocessing is MXNet's: ``g = clip(rescale_grad * grad, -clip_gradient,
+clip_gradient)``; a ``clip_gradient`` of None, 0 or below turns clipping off (as MXNet's
+kernels read it). The incoming gradient is never modified."""
+import math
+import numbers
+import warnings
+
+import numpy as _onp
+
 from . import numpy as np
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "create"]
+__all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta",
+           "Adamax", "Nadam", "LAMB", "LARS", "Test", "Updater", "create", "register",
+           "get_updater"]
+
+
+def _check_number(owner, name, value, allow_none=False, low=None):
+    """`value` as a float, or a typed error naming the optimizer and the argument."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"[optimizer] {owner}: {name} must be a real number, got "
+                        f"{type(value).__name__} {value!r}")
+    if low is not None and not value >= low:
+        raise ValueError(f"[optimizer] {owner}: {name} must be >= {low}, got {value!r}")
+    return value
+
+
+def _zeros_like(weight, dtype=None):
+    return np.zeros(weight.shape, dtype=dtype or weight.dtype, device=weight.device)
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
 class Optimizer:
-    def __init__(self, learning_rate=0.01, wd=0.0, rescale_grad=1.0, clip_gradient=None):
-        if learning_rate <= 0:
-            raise ValueError(f"[optimizer] learning_rate must be > 0, got {learning_rate}")
-        self.learning_rate = learning_rate
-        self.wd = wd
-        self.rescale_grad = rescale_grad
-        self.clip_gradient = clip_gradient
-        self.num_update = 0
+    """The base class: learning rate and weight decay bookkeeping, gradient preprocessing,
+    the registry behind ``create(name)`` and multi-precision (float32 master copies of
+    float16 weights)."""
 
+    opt_registry = {}
+
+    def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
+                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
+                 multi_precision=False, param_dict=None, aggregate_num=None,
+                 use_fused_step=None, **kwargs):
+        owner = type(self).__name__
+        if kwargs:
+            raise TypeError(f"[optimizer] {owner} got unexpected keyword argument(s) "
+                            f"{sorted(kwargs)}")
+        self.rescale_grad = _check_number(owner, "rescale_grad", rescale_grad)
+        self.wd = _check_number(owner, "wd", wd)
+        self.clip_gradient = _check_number(owner, "clip_gradient", clip_gradient,
+                                           allow_none=True)
+        learning_rate = _check_number(owner, "learning_rate", learning_rate, allow_none=True,
+                                      low=0)
+        if lr_scheduler is not None and not callable(lr_scheduler):
+            raise TypeError(f"[optimizer] {owner}: lr_scheduler must be an LRScheduler (a "
+                            f"callable of num_update), got {type(lr_scheduler).__name__}")
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        # MXNet: an explicit learning_rate overwrites the scheduler's base_lr.
+        if (lr_scheduler is not None and learning_rate is not None
+                and getattr(lr_scheduler, "base_lr", learning_rate) != learning_rate):
+            warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by "
+                          "``learning_rate`` in optimizer.", UserWarning, stacklevel=3)
+            lr_scheduler.base_lr = learning_rate
+        if isinstance(begin_num_update, bool) or not isinstance(begin_num_update, int):
+            raise TypeError(f"[optimizer] {owner}: begin_num_update must be an int, got "
+                            f"{begin_num_update!r}")
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        self.multi_precision = bool(multi_precision)
+        self.aggregate_num = 1 if aggregate_num is None else aggregate_num
+        # ndx has one implementation of each rule; fused or not, the math is the same.
+        self.use_fused_step = bool(use_fused_step)
+        if param_idx2name is None:
+            param_idx2name = {}
+        if not isinstance(param_idx2name, dict):
+            raise TypeError(f"[optimizer] {owner}: param_idx2name must be a dict of parameter "
+                            f"indices to names, got {type(param_idx2name).__name__}")
+        self.idx2name = param_idx2name.copy()
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
+        self.param_dict = param_dict if param_dict else {}
+        self.lr_mult = {}
+        self.wd_mult = {}
+
+    # -- registry -------------------------------------------------------------------------
+    @staticmethod
+    def register(klass):
+        """Registers an optimizer class under its lower-cased class name."""
+        if not isinstance(klass, type):
+            raise TypeError(f"[optimizer] register expects a class, got {type(klass).__name__}")
+        name = klass.__name__.lower()
+        if name in Optimizer.opt_registry:
+            old = Optimizer.opt_registry[name]
+            warnings.warn(f"WARNING: New optimizer {klass.__module__}.{klass.__name__} is "
+                          f"overriding existing optimizer {old.__module__}.{old.__name__}",
+                          stacklevel=2)
+        Optimizer.opt_registry[name] = klass
+        return klass
+
+    @staticmethod
+    def create_optimizer(name, **kwargs):
+        """An optimizer by (case-insensitive) name, or `name` itself if it is one already."""
+        if isinstance(name, Optimizer):
+            if kwargs:
+                raise ValueError("[optimizer] create: optimizer_params must be empty when an "
+                                 "Optimizer instance is given")
+            return name
+        if not isinstance(name, str):
+            raise TypeError(f"[optimizer] create: expected an optimizer name or instance, got "
+                            f"{type(name).__name__}")
+        klass = Optimizer.opt_registry.get(name.lower())
+        if klass is None:
+            raise ValueError(f"[optimizer] Cannot find optimizer {name!r} (unknown optimizer); "
+                             f"expected one of {sorted(Optimizer.opt_registry)}")
+        return klass(**kwargs)
+
+    # -- learning rate --------------------------------------------------------------------
+    @property
+    def learning_rate(self):
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    @learning_rate.setter
+    def learning_rate(self, lr):
+        self.set_learning_rate(lr)
+
+    def set_learning_rate(self, lr):
+        """Sets the learning rate; not allowed while an lr_scheduler drives it (MXNet raises
+        UserWarning there)."""
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined. Note that "
+                              "set_learning_rate can mutate the value of the learning rate of "
+                              "the optimizer only when the LRScheduler of the optimizer is "
+                              "undefined.")
+        self.lr = _check_number(type(self).__name__, "learning_rate", lr, low=0)
+
+    def set_lr_mult(self, args_lr_mult):
+        """Per-parameter learning-rate multipliers, keyed by index or name."""
+        self.lr_mult = dict(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult):
+        """Per-parameter weight-decay multipliers, keyed by index or name."""
+        self.wd_mult = dict(args_wd_mult)
+
+    def _set_current_device(self, device_id):
+        self._index_update_count = self._all_index_update_counts.setdefault(device_id, {})
+
+    _set_current_context = _set_current_device
+
+    def _update_count(self, index):
+        for idx in _as_list(index):
+            count = self._index_update_count.get(idx, self.begin_num_update) + 1
+            self._index_update_count[idx] = count
+            self.num_update = max(count, self.num_update)
+
+    def _mult(self, index, table, attr):
+        if index in self.param_dict:
+            return getattr(self.param_dict[index], attr, 1.0)
+        if index in table:
+            return table[index]
+        if index in self.idx2name:
+            return table.get(self.idx2name[index], 1.0)
+        return 1.0
+
+    def _get_lrs(self, indices):
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
+
+    def _get_lr(self, index):
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
+
+    def _get_wd(self, index):
+        return self._get_wds([index])[0]
+
+    # -- states and updates ---------------------------------------------------------------
     def create_state(self, index, weight):
+        """The optimizer state of one weight (None when the rule keeps none)."""
         return None
 
-    def _prepared_grad(self, grad):
+    def create_state_multi_precision(self, index, weight):
+        """With multi_precision, a float16 weight's state is (float32 master copy, state)."""
+        if self.multi_precision and weight.dtype == _onp.float16:
+            master = weight.astype("float32")
+            return (master, self.create_state(index, master))
+        if weight.dtype == _onp.float16:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of the "
+                          "optimizer", stacklevel=2)
+        return self.create_state(index, weight)
+
+    def _prepared_grad(self, grad, weight=None, wd=0.0):
+        """clip(rescale_grad * grad) (+ wd * weight): a new array, the gradient is untouched."""
         g = grad * self.rescale_grad
-        if self.clip_gradient is not None:
+        if self.clip_gradient is not None and self.clip_gradient > 0:
             c = float(self.clip_gradient)
-            g = np.minimum(np.maximum(g, -c), c)
+            g = np.clip(g, -c, c)
+        if wd and weight is not None:
+            g = g + weight * wd
         return g
 
-    def update(self, index, weight, grad, state):
-        raise NotImplementedError
+    def _check_pair(self, weight, grad):
+        owner = type(self).__name__
+        for what, a in (("weight", weight), ("grad", grad)):
+            if not isinstance(a, np.ndarray):
+                raise TypeError(f"[optimizer] {owner}.update: {what} must be an ndx array, got "
+                                f"{type(a).__name__}")
+        if weight.shape != grad.shape:
+            raise ValueError(f"[optimizer] {owner}.update: grad shape {grad.shape} does not "
+                             f"match weight shape {weight.shape}")
+
+    def step(self, indices, weights, grads, states):
+        """One update of each weight from its gradient and state (lists)."""
+        for index, weight, grad, state in zip(indices, weights, grads, states):
+            self._update_count(index)
+            self._step_one(index, weight, grad, state, self._get_lr(index),
+                           self._get_wd(index))
+
+    def fused_step(self, indices, weights, grads, states):
+        self.step(indices, weights, grads, states)
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        raise NotImplementedError(f"[optimizer] {type(self).__name__} does not implement an "
+                                  "update rule")
+
+    def _lists(self, indices, weights, grads, states):
+        if isinstance(indices, (list, tuple)):
+            lists = [list(indices), _as_list(weights), _as_list(grads), list(states)]
+        else:
+            lists = [[indices], [weights], [grads], [states]]
+        if len({len(x) for x in lists}) != 1:
+            raise ValueError(f"[optimizer] {type(self).__name__}.update: indices, weights, "
+                             f"grads and states differ in length: {[len(x) for x in lists]}")
+        for weight, grad in zip(lists[1], lists[2]):
+            self._check_pair(weight, grad)
+        return lists
+
+    def update(self, indices, weights, grads, states):
+        """Updates the weights in place (lists, or one index / weight / grad / state)."""
+        lists = self._lists(indices, weights, grads, states)
+        if self.use_fused_step:
+            self.fused_step(*lists)
+        else:
+            self.step(*lists)
+
+    def update_multi_precision(self, indices, weights, grads, states):
+        """update(), through float32 master copies for float16 weights with multi_precision."""
+        indices, weights, grads, states = self._lists(indices, weights, grads, states)
+        masters, inner, grads32 = [], [], []
+        for weight, grad, state in zip(weights, grads, states):
+            if self.multi_precision and weight.dtype == _onp.float16:
+                masters.append(state[0])
+                inner.append(state[1])
+                grads32.append(grad.astype("float32"))
+            else:
+                masters.append(weight)
+                inner.append(state)
+                grads32.append(grad)
+        self.update(indices, masters, grads32, inner)
+        for master, weight in zip(masters, weights):
+            if master is not weight:
+                weight[...] = master.astype(weight.dtype)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("param_dict", None)  # parameters are the trainer's; it sets them again
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__ = state
+        self.param_dict = {}
 
 
-class SGD(Optimizer):
-    """w -= lr * (g + wd * w), with momentum m = momentum * m - lr * (g + wd * w); w += m."""
+register = Optimizer.register
+create = Optimizer.create_optimizer
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.momentum = momentum
+
+def _momentum_state(optimizer, weight):
+    return _zeros_like(weight) if optimizer.momentum != 0.0 else None
+
+
+@register
+class Test(Optimizer):
+    """w -= lr * (rescale_grad * grad + wd * w); keeps a zero state (MXNet's Test)."""
 
     def create_state(self, index, weight):
-        return (np.zeros(weight.shape, dtype=weight.dtype, device=weight.device) if self.momentum
-                else None)
+        return _zeros_like(weight)
 
-    def update(self, index, weight, grad, state):
-        g = self._prepared_grad(grad)
-        if self.wd:
-            g = g + weight * self.wd
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        weight -= (grad * self.rescale_grad + weight * wd) * lr
+
+
+@register
+class SGD(Optimizer):
+    """SGD with momentum and weight decay::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        state = momentum * state - lr * g;  weight += state       (momentum > 0)
+        weight -= lr * g                                           (momentum == 0)
+    """
+
+    def __init__(self, learning_rate=0.1, momentum=0.0, lazy_update=False,
+                 multi_precision=False, use_fused_step=True, aggregate_num=1, **kwargs):
+        super().__init__(learning_rate=learning_rate, multi_precision=multi_precision,
+                         use_fused_step=use_fused_step, aggregate_num=aggregate_num, **kwargs)
+        self.momentum = _check_number("SGD", "momentum", momentum, low=0)
+        self.lazy_update = lazy_update  # row_sparse only; ndx arrays are dense
+
+    def create_state(self, index, weight):
+        return _momentum_state(self, weight)
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
         if state is None:
-            weight -= g * self.learning_rate
+            weight -= g * lr
         else:
             state *= self.momentum
-            state -= g * self.learning_rate
+            state -= g * lr
             weight += state
 
 
-class Adam(Optimizer):
-    """Adam (Kingma and Ba) with bias correction; wd is added to the gradient (L2)."""
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated gradient::
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
-        self._steps = {}
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        state = momentum * state - lr * g
+        weight += momentum * state - lr * g
+    """
+
+    def __init__(self, learning_rate=0.1, momentum=0.9, multi_precision=False,
+                 use_fused_step=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, multi_precision=multi_precision,
+                         use_fused_step=use_fused_step, **kwargs)
+        self.momentum = _check_number("NAG", "momentum", momentum, low=0)
 
     def create_state(self, index, weight):
-        return (np.zeros(weight.shape, dtype=weight.dtype, device=weight.device),
-                np.zeros(weight.shape, dtype=weight.dtype, device=weight.device))
+        return _momentum_state(self, weight)
 
-    def _step(self, index):
-        t = self._steps.get(index, 0) + 1
-        self._steps[index] = t
-        lr = self.learning_rate * (1 - self.beta2**t) ** 0.5 / (1 - self.beta1**t)
-        return lr
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
+        if state is None:
+            weight -= g * lr
+            return
+        state *= self.momentum
+        state -= g * lr
+        weight += state * self.momentum - g * lr
+
+
+class _AdamMoments:
+    """m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2, in place."""
 
     def _moments(self, state, g):
-        m, v = state
-        m *= self.beta1
-        m += g * (1 - self.beta1)
-        v *= self.beta2
-        v += np.square(g) * (1 - self.beta2)
-        return m, v
+        mean, var = state
+        mean *= self.beta1
+        mean += g * (1.0 - self.beta1)
+        var *= self.beta2
+        var += np.square(g) * (1.0 - self.beta2)
+        return mean, var
 
-    def update(self, index, weight, grad, state):
+    def _bias_corrected(self, lr, t):
+        return lr * math.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
+
+
+@register
+class Adam(_AdamMoments, Optimizer):
+    """Adam::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+        weight -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + epsilon)
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 lazy_update=False, use_fused_step=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
+        lr = self._bias_corrected(lr, self._index_update_count[index])
+        mean, var = self._moments(state, g)
+        weight -= mean / (np.sqrt(var) + self.epsilon) * lr
+
+
+@register
+class AdamW(_AdamMoments, Optimizer):
+    """Adam with decoupled weight decay (Loshchilov and Hutter)::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+        eta = lr * sqrt(1 - beta2^t) / (1 - beta1^t)     (lr when correct_bias=False)
+        weight -= eta * (m / (sqrt(v) + epsilon) + wd * weight)
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 correct_bias=True, use_fused_step=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.correct_bias = correct_bias
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
         g = self._prepared_grad(grad)
-        if self.wd:
-            g = g + weight * self.wd
-        lr = self._step(index)
-        m, v = self._moments(state, g)
-        weight -= m / (np.sqrt(v) + self.epsilon) * lr
+        if self.correct_bias:
+            lr = self._bias_corrected(lr, self._index_update_count[index])
+        mean, var = self._moments(state, g)
+        d = mean / (np.sqrt(var) + self.epsilon)
+        if wd:
+            d = d + weight * wd
+        weight -= d * lr
 
 
-class AdamW(Adam):
-    """Adam with decoupled weight decay: w -= lr * wd * w besides the Adam step."""
+@register
+class RMSProp(Optimizer):
+    """RMSProp. Tieleman and Hinton (centered=False)::
 
-    def update(self, index, weight, grad, state):
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        var = rho var + (1 - rho) g^2;  weight -= lr * g / (sqrt(var) + epsilon)
+
+    Graves (centered=True)::
+
+        mean = rho mean + (1 - rho) g;  var = rho var + (1 - rho) g^2
+        mom = momentum * mom - lr * g / sqrt(var - mean^2 + epsilon);  weight += mom
+
+    then weight is clipped to [-clip_weights, clip_weights] when clip_weights is set.
+    """
+
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.9, epsilon=1e-8,
+                 centered=False, clip_weights=None, use_fused_step=True, gamma1=None,
+                 gamma2=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        if gamma1 is not None:
+            raise DeprecationWarning("parameter 'gamma1' is deprecated. Please use 'rho' "
+                                     "instead...")
+        if gamma2 is not None:
+            raise DeprecationWarning("parameter 'gamma2' is deprecated. Please use 'momentum' "
+                                     "instead...")
+        self.rho, self.momentum, self.epsilon = rho, momentum, epsilon
+        self.centered = centered
+        self.clip_weights = _check_number("RMSProp", "clip_weights", clip_weights,
+                                          allow_none=True)
+
+    def create_state(self, index, weight):
+        if self.centered:
+            return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
+        return _zeros_like(weight)
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
+        if not self.centered:
+            var = state
+            var *= self.rho
+            var += np.square(g) * (1.0 - self.rho)
+            weight -= g / (np.sqrt(var) + self.epsilon) * lr
+        else:
+            mean, var, mom = state
+            mean *= self.rho
+            mean += g * (1.0 - self.rho)
+            var *= self.rho
+            var += np.square(g) * (1.0 - self.rho)
+            mom *= self.momentum
+            mom -= g / np.sqrt(var - np.square(mean) + self.epsilon) * lr
+            weight += mom
+        if self.clip_weights:
+            c = float(self.clip_weights)
+            weight[...] = np.clip(weight, -c, c)
+
+
+@register
+class AdaGrad(Optimizer):
+    """AdaGrad (Duchi et al.)::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        history += g^2;  weight -= lr * g / (sqrt(history) + epsilon)
+    """
+
+    def __init__(self, learning_rate=0.01, epsilon=1e-6, use_fused_step=True, eps=None,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        if eps is not None:
+            raise DeprecationWarning("parameter 'eps' is deprecated. Please use 'epsilon' "
+                                     "instead...")
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight)
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
+        state += np.square(g)
+        weight -= g / (np.sqrt(state) + self.epsilon) * lr
+
+
+@register
+class AdaDelta(Optimizer):
+    """AdaDelta (Zeiler)::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        acc_g = rho acc_g + (1 - rho) g^2
+        delta = sqrt(acc_delta + epsilon) / sqrt(acc_g + epsilon) * g
+        acc_delta = rho acc_delta + (1 - rho) delta^2
+        weight -= lr * delta
+    """
+
+    def __init__(self, learning_rate=1.0, rho=0.9, epsilon=1e-6, use_fused_step=False,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.rho, self.epsilon = rho, epsilon
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
+        acc_g, acc_delta = state
+        acc_g *= self.rho
+        acc_g += np.square(g) * (1.0 - self.rho)
+        delta = np.sqrt(acc_delta + self.epsilon) / np.sqrt(acc_g + self.epsilon) * g
+        acc_delta *= self.rho
+        acc_delta += np.square(delta) * (1.0 - self.rho)
+        weight -= delta * lr
+
+
+@register
+class Adamax(Optimizer):
+    """AdaMax (Kingma and Ba, section 7)::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        m = beta1 m + (1 - beta1) g;  u = maximum(beta2 u, |g|)
+        weight -= lr / (1 - beta1^t) * m / u
+    """
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, use_fused_step=False,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2 = beta1, beta2
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        t = self._index_update_count[index]
+        lr /= 1.0 - self.beta1**t
+        g = self._prepared_grad(grad, weight, wd)
+        mean, u = state
+        mean *= self.beta1
+        mean += g * (1.0 - self.beta1)
+        u[...] = np.maximum(u * self.beta2, np.abs(g))
+        weight -= mean / u * lr
+
+
+@register
+class Nadam(_AdamMoments, Optimizer):
+    """Adam with Nesterov momentum (Dozat) and MXNet's momentum schedule::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        mu_t = beta1 (1 - 0.5 * 0.96^(t schedule_decay)), mu_t1 the same at t + 1
+        m_schedule *= mu_t
+        m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+        m_bar = mu_t1 m / (1 - m_schedule mu_t1) + (1 - mu_t) g / (1 - m_schedule)
+        weight -= lr * m_bar / (sqrt(v / (1 - beta2^t)) + epsilon)
+
+    m_schedule is kept per weight (MXNet keeps one for the whole optimizer, so there it also
+    advances with every other weight's update; with one weight the two agree)."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 schedule_decay=0.004, use_fused_step=False, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.schedule_decay = schedule_decay
+        self.m_schedule = 1.0
+        self._m_schedules = {}
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        t = self._index_update_count[index]
+        g = self._prepared_grad(grad, weight, wd)
+        mu_t = self.beta1 * (1.0 - 0.5 * 0.96 ** (t * self.schedule_decay))
+        mu_t1 = self.beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * self.schedule_decay))
+        m_schedule = self._m_schedules.get(index, 1.0) * mu_t
+        self._m_schedules[index] = self.m_schedule = m_schedule
+        mean, var = self._moments(state, g)
+        mean_bar = (mean * (mu_t1 / (1.0 - m_schedule * mu_t1))
+                    + g * ((1.0 - mu_t) / (1.0 - m_schedule)))
+        var_hat = var / (1.0 - self.beta2**t)
+        weight -= mean_bar / (np.sqrt(var_hat) + self.epsilon) * lr
+
+
+def _trust_ratio(numer, denom, value):
+    """`value` where numer / denom is finite and non-zero, else 1 (MXNet's LAMB / LARS rule:
+    a zero weight or a zero gradient leaves the learning rate alone)."""
+    ratio = numer / denom
+    ok = np.isfinite(ratio) & (ratio != 0)
+    return np.where(ok, value, np.ones_like(value))
+
+
+@register
+class LAMB(_AdamMoments, Optimizer):
+    """LAMB (You et al.)::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+        r = m_hat / (sqrt(v_hat) + epsilon) + wd * weight   (hats: / (1 - beta^t) when
+                                                              bias_correction)
+        r1 = ||weight|| clipped to [lower_bound, upper_bound];  r2 = ||r||
+        weight -= lr * (r1 / r2 if that is finite and non-zero else 1) * r
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 lower_bound=None, upper_bound=None, bias_correction=True, aggregate_num=4,
+                 use_fused_step=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, aggregate_num=aggregate_num,
+                         use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lower_bound = _check_number("LAMB", "lower_bound", lower_bound, allow_none=True)
+        self.upper_bound = _check_number("LAMB", "upper_bound", upper_bound, allow_none=True)
+        self.bias_correction = bias_correction
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        t = self._index_update_count[index]
         g = self._prepared_grad(grad)
-        lr = self._step(index)
-        m, v = self._moments(state, g)
-        if self.wd:
-            weight -= weight * (self.learning_rate * self.wd)
-        weight -= m / (np.sqrt(v) + self.epsilon) * lr
+        mean, var = self._moments(state, g)
+        if self.bias_correction:
+            mean_hat = mean / (1.0 - self.beta1**t)
+            var_hat = var / (1.0 - self.beta2**t)
+        else:
+            mean_hat, var_hat = mean, var
+        r = mean_hat / (np.sqrt(var_hat) + self.epsilon)
+        if wd:
+            r = r + weight * wd
+        r1 = np.linalg.norm(weight)
+        if self.lower_bound is not None:
+            r1 = np.maximum(r1, self.lower_bound)
+        if self.upper_bound is not None:
+            r1 = np.minimum(r1, self.upper_bound)
+        r2 = np.linalg.norm(r)
+        weight -= r * (_trust_ratio(r1, r2, r1 / r2) * lr)
 
 
-_NAMES = {"sgd": SGD, "adam": Adam, "adamw": AdamW}
+@register
+class LARS(Optimizer):
+    """LARS (You et al.): SGD with momentum whose learning rate is scaled per layer::
+
+        w_norm = ||weight||;  g_norm = ||rescale_grad * grad||
+        lr *= eta * w_norm / (g_norm + wd * w_norm + epsilon)   (if w_norm / g_norm is finite
+                                                                  and non-zero)
+        then SGD's update with that learning rate.
+
+    Parameters whose name (param_idx2name) ends in gamma, beta or bias keep the plain lr."""
+
+    def __init__(self, learning_rate=0.1, momentum=0.0, eta=0.001, epsilon=1e-8,
+                 lazy_update=False, use_fused_step=True, aggregate_num=1, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step,
+                         aggregate_num=aggregate_num, **kwargs)
+        self.momentum = _check_number("LARS", "momentum", momentum, low=0)
+        self.eta, self.epsilon = eta, epsilon
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        return _momentum_state(self, weight)
+
+    def _lars(self, index, weight, grad, wd):
+        name = self.idx2name.get(index, str(index))
+        if name.endswith(("gamma", "beta", "bias")):
+            return 1.0
+        w_norm = np.linalg.norm(weight.astype("float32"))
+        g_norm = np.linalg.norm(grad.astype("float32") * self.rescale_grad)
+        lars = w_norm * self.eta / (g_norm + w_norm * wd + self.epsilon)
+        return _trust_ratio(w_norm, g_norm, lars).item()
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        lr *= self._lars(index, weight, grad, wd)
+        g = self._prepared_grad(grad, weight, wd)
+        if state is None:
+            weight -= g * lr
+        else:
+            state *= self.momentum
+            state -= g * lr
+            weight += state
 
 
-def create(name, **kwargs):
-    if isinstance(name, Optimizer):
-        return name
-    try:
-        return _NAMES[name.lower()](**kwargs)
-    except KeyError:
-        raise ValueError(f"[optimizer] unknown optimizer {name!r}; expected one of "
-                         f"{sorted(_NAMES)}") from None
+class Updater:
+    """Applies an optimizer to (index, grad, weight) triples, keeping each index's state
+    (MXNet's get_updater, as KVStore and Module use it)."""
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+
+    def __call__(self, index, grad, weight):
+        indices, grads, weights = _as_list(index), _as_list(grad), _as_list(weight)
+        for i, w in zip(indices, weights):
+            if i not in self.states:
+                self.states[i] = self.optimizer.create_state_multi_precision(i, w)
+                self.states_synced[i] = True
+        self.optimizer.update_multi_precision(indices, weights, grads,
+                                              [self.states[i] for i in indices])
+
+
+def get_updater(optimizer):
+    """An Updater for `optimizer`."""
+    return Updater(optimizer)

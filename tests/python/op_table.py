@@ -1839,6 +1839,88 @@ add(OpEntry(
                    "int-input-tanh")]))
 
 
+# npx.leaky_relu (MXNet's LeakyReLU family; rrelu is random in training and composed in
+# Python, so the table checks its predict-mode value, the mean slope).
+_SELU_L, _SELU_A = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+_GELU_C = math.sqrt(2 / math.pi)
+_LEAKY_REFS = {
+    "leaky": lambda x, slope: onp.where(x > 0, x, slope * x),
+    "elu": lambda x, slope: onp.where(x > 0, x, slope * onp.expm1(x)),
+    "selu": lambda x, slope: _SELU_L * onp.where(x > 0, x, _SELU_A * onp.expm1(x)),
+    "gelu_erf": lambda x, slope: 0.5 * x * (1 + sps.erf(x / math.sqrt(2))),
+    "gelu_tanh": lambda x, slope: 0.5 * x * (1 + onp.tanh(_GELU_C * (x + 0.044715 * x ** 3))),
+}
+_LEAKY_CASES = (("leaky", {}), ("leaky", {"slope": 0.1}), ("elu", {"slope": 1.0}),
+                ("elu", {"slope": 0.5}), ("selu", {}), ("gelu_erf", {}), ("gelu", {}),
+                ("gelu_tanh", {}), ("rrelu", {}))
+
+
+def _leaky_relu_ref(x, act_type="leaky", slope=0.25, lower_bound=0.125, upper_bound=0.334):
+    if act_type == "rrelu":
+        act_type, slope = "leaky", (lower_bound + upper_bound) / 2
+    fn = _LEAKY_REFS["gelu_erf" if act_type == "gelu" else act_type]
+    return _f64(lambda v: fn(v, slope))(x)
+
+
+def _leaky_relu_samples(dtype, rng, domains):
+    out = []
+    for act, kw in _LEAKY_CASES:
+        for s in ELEMWISE_SHAPES:
+            out.append(Sample((make_arg(s, dtype, rng, Domain(-4, 4)),),
+                              dict(kw, act_type=act), f"{act}{kw}-shape{s}"))
+        out.append(Sample((onp.array(SPECIAL, dtype=dtype),), dict(kw, act_type=act),
+                          f"{act}{kw}-special"))
+    return out
+
+
+add(OpEntry(
+    "npx.leaky_relu", npx.leaky_relu, _leaky_relu_ref, "unary", FLOATS, _leaky_relu_samples,
+    differentiable=True, grad_op="_npx_leaky_relu",
+    grad_samples=lambda rng: [
+        GradSample((away_from_zero(rng, (2, 3), 0.2, 2.0),), dict(kw, act_type=act),
+                   f"{act}{kw}") for act, kw in _LEAKY_CASES if act != "rrelu"],
+    error_inputs=lambda: [
+        ErrorInput((_f((2,)),), {"act_type": "swish"}, ValueError, "unknown-act_type"),
+        ErrorInput((onp.array([1, 2], dtype=onp.int32),), {}, TypeError, "int-input"),
+        ErrorInput((_f((2,)),), {"act_type": "prelu"}, ValueError, "prelu-without-gamma"),
+        ErrorInput((_f((2,)),), {"act_type": "rrelu", "lower_bound": 0.5, "upper_bound": 0.1},
+                   ValueError, "rrelu-bounds")]))
+
+
+def _prelu_ref(x, gamma, act_type="prelu"):
+    shape = [1] * x.ndim
+    if x.ndim and gamma.shape[0] != 1:
+        shape[1 if x.ndim >= 2 else 0] = -1
+    g = gamma.astype(onp.float64).reshape(shape) if x.ndim else gamma.astype(onp.float64)[0]
+    xf = x.astype(onp.float64)
+    return onp.where(xf > 0, xf, xf * g).astype(x.dtype)
+
+
+def _prelu_samples(dtype, rng, domains):
+    cases = (("(2,3,4)-per-channel", (2, 3, 4), 3), ("(2,3,4)-one", (2, 3, 4), 1),
+             ("(4,5)-per-channel", (4, 5), 5), ("(5,)-1d", (5,), 5), ("()-0d", (), 1),
+             ("(0,3)-empty", (0, 3), 3), ("(2,1,3)-one-channel", (2, 1, 3), 1))
+    return [Sample((make_arg(shape, dtype, rng, Domain(-3, 3)),
+                    make_arg((c,), dtype, rng, Domain(0.05, 0.5))), {"act_type": "prelu"}, name)
+            for name, shape, c in cases]
+
+
+add(OpEntry(
+    "npx.leaky_relu-prelu", npx.leaky_relu, _prelu_ref, "shape", FLOATS, _prelu_samples,
+    differentiable=True, grad_op="_npx_leaky_relu",
+    grad_samples=lambda rng: [
+        GradSample((away_from_zero(rng, shape, 0.2, 2.0), rng.uniform(0.1, 0.5, size=(c,))),
+                   {"act_type": "prelu"}, name)
+        for name, shape, c in (("per-channel", (2, 3, 4), 3), ("one", (2, 3, 4), 1),
+                               ("2d", (4, 2), 2), ("1d", (3,), 3), ("0d", (), 1))],
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3, 4)), _f((4,))), {"act_type": "prelu"}, ValueError,
+                   "gamma-length"),
+        ErrorInput((_f((2, 3)), _f((1, 3))), {"act_type": "prelu"}, ValueError, "gamma-2d"),
+        ErrorInput((_f((2, 3)), _f((3,), "float64")), {"act_type": "prelu"}, TypeError,
+                   "gamma-dtype")]))
+
+
 # The npx activations and special functions; SciPy's special functions are the references.
 def _float_ref(fn):
     """fn in float64, cast back to a float input's dtype (float32 for ints and bool)."""
@@ -2175,41 +2257,38 @@ def _convolution(data, weight, bias=None, **kwargs):
 
 
 def _per_dim(values, nsp, default):
-    """A stride/pad/dilate param as an (H, W) pair; 1-d params get H's neutral value."""
-    v = tuple(values) if values else (default,) * nsp
-    return ((1 if default else 0),) + v if nsp == 1 else v
+    """A stride/pad/dilate param as one value per spatial dim (() gives `default`)."""
+    return tuple(values) if values else (default,) * nsp
+
+
+def _taps(kernel):
+    """Every kernel tap (offset tuple) of an n-d kernel."""
+    import itertools
+    return itertools.product(*[range(k) for k in kernel])
 
 
 def _conv_ref(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=None,
               num_group=1, no_bias=False, layout=None):
+    """n-d cross-correlation, one kernel tap at a time (a strided slice of the padded data)."""
     nsp = len(kernel)
-    x = data.astype(onp.float64)
+    s, d, p = _per_dim(stride, nsp, 1), _per_dim(dilate, nsp, 1), _per_dim(pad, nsp, 0)
+    x = onp.pad(data.astype(onp.float64), ((0, 0), (0, 0)) + tuple((q, q) for q in p))
     w = weight.astype(onp.float64)
-    if nsp == 1:
-        x, w = x[:, :, None, :], w[:, :, None, :]
-    kh, kw = w.shape[2:]
-    sh, sw = _per_dim(stride, nsp, 1)
-    dh, dw = _per_dim(dilate, nsp, 1)
-    ph, pw = _per_dim(pad, nsp, 0)
-    x = onp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-    n, c, h, wd = x.shape
-    f = w.shape[0]
-    oh = (h - dh * (kh - 1) - 1) // sh + 1
-    ow = (wd - dw * (kw - 1) - 1) // sw + 1
+    k = w.shape[2:]
+    osz = [(x.shape[2 + i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(nsp)]
+    n, c, f = x.shape[0], x.shape[1], w.shape[0]
     cg, fg = c // num_group, f // num_group
-    out = onp.zeros((n, f, oh, ow))
+    out = onp.zeros((n, f) + tuple(osz))
     for g in range(num_group):
         xg = x[:, g * cg:(g + 1) * cg]
-        for i in range(kh):
-            for j in range(kw):
-                patch = xg[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
-                           j * dw:j * dw + sw * (ow - 1) + 1:sw]
-                out[:, g * fg:(g + 1) * fg] += onp.einsum(
-                    "nchw,fc->nfhw", patch, w[g * fg:(g + 1) * fg, :, i, j])
+        for tap in _taps(k):
+            sl = tuple(slice(tap[i] * d[i], tap[i] * d[i] + s[i] * (osz[i] - 1) + 1, s[i])
+                       for i in range(nsp))
+            out[:, g * fg:(g + 1) * fg] += onp.einsum(
+                "nc...,fc->nf...", xg[(slice(None), slice(None)) + sl],
+                w[(slice(g * fg, (g + 1) * fg), slice(None)) + tap])
     if bias is not None:
-        out += bias.astype(onp.float64)[None, :, None, None]
-    if nsp == 1:
-        out = out[:, :, 0, :]
+        out += bias.astype(onp.float64).reshape((1, f) + (1,) * nsp)
     return out.astype(data.dtype)
 
 
@@ -2227,6 +2306,11 @@ CONV_CASES = [
      False),
     ("2d-zero-batch", (0, 2, 4, 4), (3, 3), {}, 2, True),
     ("1d-zero-channels", (2, 0, 4), (2,), {}, 3, True),
+    ("3d-(1,2,3,4,4)-k2", (1, 2, 3, 4, 4), (2, 3, 2), {}, 3, True),
+    ("3d-stride-pad-dilate-groups", (1, 4, 4, 5, 3), (2, 2, 2),
+     {"stride": (2, 1, 1), "pad": (1, 0, 1), "dilate": (1, 2, 1), "num_group": 2}, 2, True),
+    ("3d-no_bias-layout", (2, 2, 3, 3, 3), (2, 2, 2), {"layout": "NCDHW"}, 2, False),
+    ("3d-zero-batch", (0, 2, 3, 3, 3), (2, 2, 2), {}, 2, True),
 ]
 
 
@@ -2280,7 +2364,12 @@ add(OpEntry(
                   num_group=2, num_filter=3),
         _conv_err((2, 5, 5), (4, 2, 3, 3), (4,), "2d-kernel-on-1d-data"),
         _conv_err((5, 5), (4, 2, 3, 3), (4,), "2d-data"),
-        _conv_err((1, 2, 5, 5, 5), (4, 2, 3, 3, 3), (4,), "5d-data", kernel=(3, 3, 3)),
+        _conv_err((1, 2, 5, 5, 5, 5), (4, 2, 3, 3, 3, 3), (4,), "6d-data",
+                  kernel=(3, 3, 3, 3)),
+        _conv_err((1, 2, 2, 5, 5), (4, 2, 3, 3, 3), (4,), "3d-kernel-exceeds-input",
+                  kernel=(3, 3, 3)),
+        _conv_err((1, 2, 5, 5), (4, 2, 3, 3, 3), (4,), "3d-kernel-on-2d-data",
+                  kernel=(3, 3, 3)),
         _conv_err((1, 2, 5, 5), (4, 2, 3, 2), (4,), "weight-shape"),
         _conv_err((1, 2, 5, 5), (4, 2, 3, 3), (3,), "bias-shape"),
         _conv_err((1, 2, 5, 5), (4, 2, 3, 3), (4,), "stride-length", stride=(1,)),
@@ -2294,39 +2383,158 @@ add(OpEntry(
                    "int-data")]))
 
 
+# npx.deconvolution: against a scatter written here (input position i with kernel tap t lands at
+# i * stride + t * dilate of the untrimmed output, then pad is trimmed from both ends).
+def _deconvolution(data, weight, bias=None, **kwargs):
+    """npx.deconvolution by handle, with no_bias=True when called without a bias."""
+    from ndx._registry import ops
+    inputs = (data, weight) if bias is None else (data, weight, bias)
+    return ndx._core._invoke(ops()["_npx_deconvolution"].handle, inputs,
+                             dict(kwargs, no_bias=bias is None))
+
+
+def _deconv_ref(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(),
+                target_shape=(), num_filter=None, num_group=1, no_bias=False, layout=None):
+    nsp = len(kernel)
+    s, d, p = _per_dim(stride, nsp, 1), _per_dim(dilate, nsp, 1), _per_dim(pad, nsp, 0)
+    a = _per_dim(adj, nsp, 0)
+    x, w = data.astype(onp.float64), weight.astype(onp.float64)
+    n, c = x.shape[:2]
+    cg, fg = c // num_group, w.shape[1]
+    ins, k = x.shape[2:], w.shape[2:]
+    full = [s[i] * (ins[i] - 1) + d[i] * (k[i] - 1) + 1 for i in range(nsp)]
+    if target_shape:
+        tot = [full[i] - target_shape[i] for i in range(nsp)]
+        p, a = [(t + 1) // 2 for t in tot], [t % 2 for t in tot]
+    buf = onp.zeros((n, fg * num_group) + tuple(full[i] + a[i] for i in range(nsp)))
+    for g in range(num_group):
+        for tap in _taps(k):
+            sl = tuple(slice(tap[i] * d[i], tap[i] * d[i] + s[i] * (ins[i] - 1) + 1, s[i])
+                       for i in range(nsp))
+            buf[(slice(None), slice(g * fg, (g + 1) * fg)) + sl] += onp.einsum(
+                "nc...,cf->nf...", x[:, g * cg:(g + 1) * cg],
+                w[(slice(g * cg, (g + 1) * cg), slice(None)) + tap])
+    out = buf[(slice(None), slice(None)) + tuple(slice(p[i], full[i] + a[i] - p[i])
+                                                 for i in range(nsp))]
+    if bias is not None:
+        out = out + bias.astype(onp.float64).reshape((1, -1) + (1,) * nsp)
+    return out.astype(data.dtype)
+
+
+# (name, data shape, kernel, extra kwargs, num_filter, bias)
+DECONV_CASES = [
+    ("1d-k3", (2, 3, 5), (3,), {}, 2, True),
+    ("1d-stride-pad-adj", (1, 2, 4), (3,), {"stride": (2,), "pad": (1,), "adj": (1,)}, 3, True),
+    ("1d-dilate-groups-no_bias", (2, 4, 3), (2,),
+     {"stride": (3,), "dilate": (2,), "num_group": 2, "adj": (2,)}, 4, False),
+    ("2d-k3x2", (2, 3, 4, 3), (3, 2), {}, 2, True),
+    ("2d-stride-pad-adj-layout", (1, 2, 3, 4), (3, 3),
+     {"stride": (2, 3), "pad": (1, 1), "adj": (1, 2), "layout": "NCHW"}, 3, True),
+    ("2d-depthwise-dilate", (1, 3, 3, 3), (2, 3),
+     {"dilate": (2, 1), "num_group": 3, "stride": (2, 1)}, 3, True),
+    ("2d-target_shape", (1, 2, 3, 4), (3, 2), {"stride": (2, 2), "target_shape": (5, 8)}, 2,
+     True),
+    ("3d-k2", (1, 2, 2, 3, 2), (2, 2, 2), {}, 3, True),
+    ("3d-stride-pad-adj-groups", (1, 4, 2, 2, 3), (3, 2, 2),
+     {"stride": (2, 1, 2), "pad": (1, 0, 1), "adj": (1, 0, 1), "num_group": 2}, 2, False),
+    ("2d-zero-batch", (0, 2, 3, 3), (2, 2), {}, 2, True),
+    ("1d-zero-channels", (2, 0, 3), (2,), {}, 2, True),
+]
+
+
+def _deconv_args(rng, dtype, shape, kernel, kw, num_filter, bias):
+    groups = kw.get("num_group", 1)
+    args = (make_arg(shape, dtype, rng, Domain(-1, 1)),
+            make_arg((shape[1], num_filter // groups) + tuple(kernel), dtype, rng,
+                     Domain(-1, 1)))
+    if bias:
+        args += (make_arg((num_filter,), dtype, rng, Domain(-1, 1)),)
+    return args
+
+
+def _deconv_samples(dtype, rng, domains):
+    return [Sample(_deconv_args(rng, dtype, shape, kernel, kw, f, bias),
+                   dict(kw, kernel=kernel, num_filter=f), name)
+            for name, shape, kernel, kw, f, bias in DECONV_CASES]
+
+
+def _deconv_grad(rng):
+    out = []
+    for name, shape, kernel, kw, f, bias in DECONV_CASES:
+        if 0 in shape or int(onp.prod(shape)) > 100:
+            continue
+        params = dict(kw, kernel=kernel, num_filter=f)
+        if not bias:
+            params["no_bias"] = True
+        out.append(GradSample(_deconv_args(rng, "float64", shape, kernel, kw, f, bias), params,
+                              name))
+    return out
+
+
+def _deconv_err(data, weight, bias, name, exc=ValueError, **kw):
+    kw.setdefault("kernel", (3, 3))
+    kw.setdefault("num_filter", 2)
+    return ErrorInput((_f(data), _f(weight), _f(bias)), kw, exc, name)
+
+
+add(OpEntry(
+    "npx.deconvolution", _deconvolution, _deconv_ref, "shape", FLOATS, _deconv_samples,
+    tols=dict(ACCUM_TOLS), differentiable=True, grad_op="_npx_deconvolution",
+    grad_samples=_deconv_grad,
+    error_inputs=lambda: [
+        _deconv_err((1, 2, 3, 3), (2, 2, 3, 3), (2,), "adj-not-below-stride", adj=(1, 0)),
+        _deconv_err((1, 2, 3, 3), (2, 2, 3, 3), (2,), "target_shape-too-big",
+                    target_shape=(9, 9)),
+        _deconv_err((1, 2, 2, 2), (2, 2, 3, 3), (2,), "pad-leaves-no-output", pad=(2, 2)),
+        _deconv_err((1, 3, 3, 3), (3, 1, 3, 3), (2,), "channels-not-divisible-by-groups",
+                    num_group=2),
+        _deconv_err((1, 4, 3, 3), (4, 1, 3, 3), (3,), "filters-not-divisible-by-groups",
+                    num_group=2, num_filter=3),
+        _deconv_err((1, 2, 3, 3), (2, 3, 3, 3), (2,), "weight-shape"),
+        _deconv_err((1, 2, 3, 3), (2, 2, 3, 3), (3,), "bias-shape"),
+        _deconv_err((1, 2, 3), (2, 2, 3, 3), (2,), "2d-kernel-on-1d-data"),
+        _deconv_err((1, 2, 3, 3, 3, 3), (2, 2, 3, 3, 3, 3), (2,), "6d-data",
+                    kernel=(3, 3, 3, 3)),
+        _deconv_err((1, 2, 3, 3), (2, 2, 3, 3), (2,), "layout-mismatch", layout="NCW"),
+        _deconv_err((1, 2, 3, 3), (2, 2, 3, 3), (2,), "unknown-layout", layout="NHWC"),
+        _deconv_err((1, 2, 3, 3), (2, 2, 3, 3), (2,), "zero-stride", stride=(0, 1)),
+        ErrorInput((onp.ones((1, 2, 3, 3), dtype=onp.int32), onp.ones((2, 2, 3, 3), onp.int32),
+                    onp.ones((2,), onp.int32)), {"kernel": (3, 3), "num_filter": 2}, TypeError,
+                   "int-data")]))
+
+
 def _pool_ref(data, kernel=(), pool_type="max", global_pool=False, pooling_convention="valid",
               stride=(), pad=(), count_include_pad=True, layout=None):
+    """n-d pooling by a loop over output positions (windows clipped at in + pad)."""
+    import itertools
     x = data.astype(onp.float64)
     nsp = x.ndim - 2
-    if nsp == 1:
-        x = x[:, :, None, :]
-    n, c, h, w = x.shape
+    ins = x.shape[2:]
     if global_pool:
-        (kh, kw), (sh, sw), (ph, pw), (oh, ow) = (h, w), (1, 1), (0, 0), (1, 1)
+        kernel, s, p = ins, (1,) * nsp, (0,) * nsp
+        osz = (1,) * nsp
     else:
-        kh, kw = (1,) + tuple(kernel) if nsp == 1 else kernel
-        sh, sw = _per_dim(stride, nsp, 1)
-        ph, pw = _per_dim(pad, nsp, 0)
+        s, p = _per_dim(stride, nsp, 1), _per_dim(pad, nsp, 0)
 
-        def osize(size, k, s, p):
-            span = size + 2 * p - k
-            return 1 + (-(-span // s) if pooling_convention == "full" else span // s)
-        oh, ow = osize(h, kh, sh, ph), osize(w, kw, sw, pw)
-    out = onp.zeros((n, c, oh, ow))
-    for oy in range(oh):
-        for ox in range(ow):
-            ys, xs = oy * sh - ph, ox * sw - pw
-            ye, xe = min(ys + kh, h + ph), min(xs + kw, w + pw)
-            y0, y1, x0, x1 = max(ys, 0), min(ye, h), max(xs, 0), min(xe, w)
-            win = x[:, :, y0:y1, x0:x1]
-            if pool_type == "max":
-                out[:, :, oy, ox] = win.max(axis=(2, 3))
-            else:
-                s = win.sum(axis=(2, 3))
-                count = (ye - ys) * (xe - xs) if count_include_pad else (y1 - y0) * (x1 - x0)
-                out[:, :, oy, ox] = s / count if pool_type == "avg" else s
-    if nsp == 1:
-        out = out[:, :, 0, :]
+        def osize(i):
+            span = ins[i] + 2 * p[i] - kernel[i]
+            return 1 + (-(-span // s[i]) if pooling_convention == "full" else span // s[i])
+        osz = tuple(osize(i) for i in range(nsp))
+    out = onp.zeros(x.shape[:2] + osz)
+    axes = tuple(range(2, 2 + nsp))
+    for pos in itertools.product(*[range(o) for o in osz]):
+        st = [pos[i] * s[i] - p[i] for i in range(nsp)]
+        en = [min(st[i] + kernel[i], ins[i] + p[i]) for i in range(nsp)]
+        lo, hi = [max(v, 0) for v in st], [min(en[i], ins[i]) for i in range(nsp)]
+        win = x[(slice(None), slice(None)) + tuple(slice(lo[i], hi[i]) for i in range(nsp))]
+        at = (slice(None), slice(None)) + pos
+        if pool_type == "max":
+            out[at] = win.max(axis=axes)
+        else:
+            total = win.sum(axis=axes)
+            count = math.prod(en[i] - st[i] if count_include_pad else hi[i] - lo[i]
+                              for i in range(nsp))
+            out[at] = total / count if pool_type == "avg" else total
     return out.astype(data.dtype)
 
 
@@ -2345,6 +2553,12 @@ POOL_CASES = [
                                 "pooling_convention": "full"}),
     ("1d-global-layout", (2, 2, 6), {"global_pool": True, "layout": "NCW"}),
     ("2d-zero-batch", (0, 2, 4, 4), {"kernel": (2, 2)}),
+    ("3d-k2-s2", (1, 2, 4, 4, 5), {"kernel": (2, 2, 2), "stride": (2, 2, 2)}),
+    ("3d-stride-pad-full", (1, 1, 5, 4, 5), {"kernel": (3, 2, 3), "stride": (2, 2, 2),
+                                             "pad": (1, 0, 1), "pooling_convention": "full"}),
+    ("3d-no-count-pad", (1, 2, 3, 4, 3), {"kernel": (2, 3, 2), "pad": (1, 1, 1),
+                                          "count_include_pad": False}),
+    ("3d-global-layout", (2, 2, 3, 2, 3), {"global_pool": True, "layout": "NCDHW"}),
 ]
 
 
@@ -2375,7 +2589,11 @@ add(OpEntry(
         ErrorInput((_f((1, 2, 3)),), {"kernel": (6,), "pad": (1,)}, ValueError,
                    "kernel-exceeds-padded-input"),
         ErrorInput((_f((4, 4)),), {"kernel": (2, 2)}, ValueError, "2d-data"),
-        ErrorInput((_f((1, 1, 2, 2, 2)),), {"global_pool": True}, ValueError, "5d-data"),
+        ErrorInput((_f((1, 1, 2, 2, 2, 2)),), {"global_pool": True}, ValueError, "6d-data"),
+        ErrorInput((_f((1, 2, 2, 4, 4)),), {"kernel": (3, 2, 2)}, ValueError,
+                   "3d-kernel-exceeds-input"),
+        ErrorInput((_f((1, 2, 4, 4, 4)),), {"kernel": (2, 2), "layout": "NCHW"}, ValueError,
+                   "layout-mismatch"),
         ErrorInput((_f((1, 2, 4, 4)),), {"kernel": (2,)}, ValueError, "1d-kernel-on-2d-data"),
         ErrorInput((_f((1, 2, 4, 4)),), {}, ValueError, "kernel-missing"),
         ErrorInput((_f((1, 2, 4, 4)),), {"kernel": (2, 2), "stride": (0, 1)}, ValueError,
@@ -2386,6 +2604,124 @@ add(OpEntry(
                    ValueError, "unknown-convention"),
         ErrorInput((onp.ones((1, 2, 4, 4), dtype=onp.int32),), {"kernel": (2, 2)}, TypeError,
                    "int-data")]))
+
+# ----------------------------------------------------------------------- npx.ctc_loss
+def _ctc_ref(data, label, data_lengths=None, label_lengths=None, use_data_lengths=False,
+             use_label_lengths=False, blank_label="first"):
+    """-log p(label | data) by the CTC forward recursion in probability space, rescaled at
+    every step (Rabiner's scaling; ndx's kernel works in log space)."""
+    x = onp.asarray(data, dtype=onp.float64)
+    steps, batch, classes = x.shape
+    blank = 0 if blank_label == "first" else classes - 1
+    pad = 0 if blank_label == "first" else -1
+    labels = onp.trunc(onp.asarray(label, dtype=onp.float64)).astype(onp.int64)
+    out = onp.zeros(batch)
+    for b in range(batch):
+        t_len = int(data_lengths[b]) if use_data_lengths else steps
+        row = list(labels[b])
+        if use_label_lengths:
+            row = row[:int(label_lengths[b])]
+        elif pad in row:
+            row = row[:row.index(pad)]
+        ext = [blank]
+        for s in row:
+            ext += [s, blank]
+        probs = onp.exp(x[:t_len, b] - x[:t_len, b].max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        alpha = onp.zeros(len(ext))
+        alpha[0] = probs[0, ext[0]] if t_len else 1.0
+        if len(ext) > 1 and t_len:
+            alpha[1] = probs[0, ext[1]]
+        log_scale = 0.0
+        for t in range(1, t_len):
+            prev = alpha.copy()
+            for j in range(len(ext)):
+                a = prev[j] + (prev[j - 1] if j >= 1 else 0.0)
+                if j >= 2 and ext[j] != blank and ext[j] != ext[j - 2]:
+                    a += prev[j - 2]
+                alpha[j] = a * probs[t, ext[j]]
+            total = alpha.sum()
+            alpha /= total
+            log_scale += onp.log(total)
+        end = alpha[-1] + (alpha[-2] if len(ext) > 1 else 0.0)
+        out[b] = -(onp.log(end) + log_scale)
+    return out.astype(onp.asarray(data).dtype)
+
+
+def _ctc_label(rng, lengths, width, blank_label, classes):
+    """Padded labels, with a repeated symbol in the longer rows."""
+    lo, hi = (1, classes - 1) if blank_label == "first" else (0, classes - 2)
+    pad = 0 if blank_label == "first" else -1
+    out = onp.full((len(lengths), width), pad, dtype=onp.int32)
+    for b, n in enumerate(lengths):
+        out[b, :n] = rng.integers(lo, hi + 1, size=n)
+        if n >= 3:
+            out[b, 2] = out[b, 1]
+    return out
+
+
+def _ctc_samples(dtype, rng, domains):
+    out = []
+    for name, (steps, batch, classes), lengths, width, kw in (
+            ("first", (6, 3, 4), (2, 3, 0), 4, {}),
+            ("last", (5, 2, 5), (3, 1), 3, {"blank_label": "last"}),
+            ("one-class-step", (1, 2, 2), (1, 0), 1, {}),
+            ("zero-batch", (4, 0, 3), (), 2, {})):
+        data = make_arg((steps, batch, classes), dtype, rng, Domain(-2, 2))
+        label = _ctc_label(rng, lengths, width, kw.get("blank_label", "first"), classes)
+        out.append(Sample((data, label), kw, name))
+    data = make_arg((7, 3, 4), dtype, rng, Domain(-2, 2))
+    label = onp.array([[3, 1, 1, 2], [2, 0, 0, 0], [1, 3, 0, 0]], dtype=onp.int64)
+    # label[0, 3] lies beyond label_lengths[0]: ignored
+    out.append(Sample((data, label, onp.array([7, 3, 0]), onp.array([3, 1, 0])),
+                      {"use_data_lengths": True, "use_label_lengths": True}, "lengths"))
+    out.append(Sample((data, label, onp.array([6.0, 2.0, 5.0], dtype=onp.float32)),
+                      {"use_data_lengths": True}, "data-lengths-float"))
+    return out
+
+
+def _ctc_grad(rng):
+    # Labels and lengths sit at .5: central differences never cross an integer.
+    data = make_arg((5, 2, 4), "float64", rng, Domain(-1, 1))
+    return [GradSample((data, onp.array([[1.5, 2.5, 2.5], [3.5, 0.5, 0.5]])), {}, "first"),
+            GradSample((data, onp.array([[0.5, 1.5, 0.5], [2.5, 1.5, 0.5]]),
+                        onp.array([5.5, 3.5]), onp.array([3.5, 2.5])),
+                       {"use_data_lengths": True, "use_label_lengths": True,
+                        "blank_label": "last"}, "last-lengths")]
+
+
+add(OpEntry(
+    "npx.ctc_loss", npx.ctc_loss, _ctc_ref, "shape", FLOATS, _ctc_samples,
+    tols=dict(ACCUM_TOLS), differentiable=True, grad_op="_npx_ctc_loss",
+    grad_samples=_ctc_grad,
+    error_inputs=lambda: [
+        ErrorInput((_f((3, 2, 4)), onp.ones((2, 4), dtype=onp.int32)), {}, ValueError,
+                   "label-longer-than-data"),
+        ErrorInput((_f((2, 2, 4)), onp.array([[1, 1], [2, 0]])), {}, ValueError,
+                   "repeats-need-more-steps"),
+        ErrorInput((_f((4, 2, 4)), onp.array([[1, 2], [1, 0]]), onp.array([1, 1])),
+                   {"use_data_lengths": True}, ValueError, "data-length-too-short"),
+        ErrorInput((_f((3, 2, 4)), onp.array([[1, 2], [1, 0]]), onp.array([4, 1])),
+                   {"use_data_lengths": True}, ValueError, "data-length-past-data"),
+        ErrorInput((_f((3, 2, 4)), onp.array([[1, 2], [1, 0]]), None, onp.array([3, 1])),
+                   {"use_label_lengths": True}, ValueError, "label-length-past-label"),
+        ErrorInput((_f((3, 2, 4)), onp.array([[1, 4], [1, 0]])), {}, IndexError,
+                   "label-outside-alphabet"),
+        ErrorInput((_f((3, 2, 4)), onp.array([[1, 3], [1, 0]])), {"blank_label": "last"},
+                   IndexError, "blank-as-label"),
+        ErrorInput((_f((3, 4)), onp.array([[1], [1], [1]])), {}, ValueError, "2d-data"),
+        ErrorInput((_f((3, 2, 4)), onp.array([1, 2])), {}, ValueError, "1d-label"),
+        ErrorInput((_f((3, 2, 4)), onp.ones((3, 2), dtype=onp.int32)), {}, ValueError,
+                   "label-batch"),
+        ErrorInput((_f((3, 2, 4)), onp.ones((2, 2), dtype=onp.int32), onp.array([3, 3, 3])),
+                   {"use_data_lengths": True}, ValueError, "data-lengths-shape"),
+        ErrorInput((onp.ones((3, 2, 4), dtype=onp.int32), onp.ones((2, 2), dtype=onp.int32)),
+                   {}, TypeError, "int-data"),
+        ErrorInput((_f((3, 2, 4)), onp.ones((2, 2), dtype=bool)), {}, TypeError, "bool-label"),
+        ErrorInput((_f((3, 2, 4)), onp.ones((2, 2), dtype=onp.int32)),
+                   {"use_data_lengths": True}, ValueError, "data-lengths-missing"),
+        ErrorInput((_f((3, 2, 4)), onp.ones((2, 2), dtype=onp.int32)),
+                   {"blank_label": "middle"}, ValueError, "bad-blank_label")]))
 
 # ------------------------------------------------------------------ np.linalg (issue 13)
 # Values, batching and the factorizations' gradients are checked in test_linalg.py (their

@@ -1,4 +1,8 @@
-"""Gluon's data helpers for devices: split a batch and place the pieces."""
+"""Gluon's helpers: split a batch and place the pieces on devices; clip gradients by their
+global norm."""
+import math as _math
+import warnings as _warnings
+
 from .. import numpy as np
 
 
@@ -33,3 +37,38 @@ def split_and_load(data, ctx_list=None, batch_axis=0, even_split=True, device_li
         return [data.to_device(devices[0])]
     pieces = split_data(data, len(devices), batch_axis, even_split)
     return [p.to_device(d) for p, d in zip(pieces, devices)]
+
+
+def clip_global_norm(arrays, max_norm, check_isfinite=True):
+    """Rescales `arrays` in place so that their global 2-norm (the 2-norm of all their
+    elements together) is at most `max_norm`: each is multiplied by
+    min(1, max_norm / (total_norm + 1e-8)). Returns total_norm (before scaling): a float when
+    check_isfinite, else an ndarray of shape (1,) (no device sync).
+
+    With check_isfinite, a NaN or infinite total norm warns (UserWarning); the arrays are then
+    scaled all the same and the result is undefined: a NaN norm makes them NaN, an infinite
+    one scales them by 0 (MXNet's behaviour)."""
+    if isinstance(arrays, np.ndarray) or not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"[clip_global_norm] arrays must be a list of ndarrays, got "
+                        f"{type(arrays).__name__}")
+    if not arrays:
+        raise ValueError("[clip_global_norm] arrays must not be empty")
+    for i, a in enumerate(arrays):
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"[clip_global_norm] arrays[{i}] must be an ndarray, got "
+                            f"{type(a).__name__}")
+    if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float)) or not max_norm > 0:
+        raise ValueError(f"[clip_global_norm] max_norm must be a number > 0, got {max_norm!r}")
+    device = arrays[0].device
+    # float32 at least, so that float16 squares do not overflow the sum
+    sums = [np.square(a.astype(np.promote_types(a.dtype, "float32"))).sum().to_device(device)
+            for a in arrays]
+    total_norm = np.sqrt(np.stack(sums).sum()).reshape((1,))
+    if check_isfinite and not _math.isfinite(total_norm.item()):
+        _warnings.warn(UserWarning("nan or inf is detected. Clipping results will be undefined."),
+                       stacklevel=2)
+    scale = np.min(np.concatenate([max_norm / (total_norm + 1e-8),
+                                   np.ones(1, dtype=total_norm.dtype, device=device)]))
+    for a in arrays:
+        a *= scale.to_device(a.device).astype(a.dtype)
+    return total_norm.item() if check_isfinite else total_norm

@@ -83,18 +83,57 @@ def convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=
     return _core._invoke("_npx_convolution", inputs, params, out)
 
 
+def deconvolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=(), adj=(),
+                  target_shape=(), num_filter=1, num_group=1, no_bias=None, layout=None,
+                  out=None):
+    """N-d transposed convolution (NCW / NCHW / NCDHW), MXNet's npx.deconvolution; bias may be
+    None (then no_bias defaults to True). kernel defaults to the weight's spatial shape."""
+    if kernel is None:
+        kernel = tuple(_weight_shape("deconvolution", weight)[2:])
+    if no_bias is None:
+        no_bias = bias is None
+    inputs = (data, weight) if no_bias else (data, weight, bias)
+    params = {"kernel": tuple(kernel), "num_filter": num_filter, "num_group": num_group,
+              "no_bias": no_bias, "layout": layout}
+    for name, v in (("stride", stride), ("dilate", dilate), ("pad", pad), ("adj", adj),
+                    ("target_shape", target_shape)):
+        params[name] = () if v is None else tuple(v)  # None: MXNet's "not set"
+    return _core._invoke("_npx_deconvolution", inputs, params, out)
+
+
+def ctc_loss(data, label, data_lengths=None, label_lengths=None, use_data_lengths=False,
+             use_label_lengths=False, blank_label="first", out=None):
+    """CTC loss per sample (MXNet's npx.ctc_loss): data (T, N, C) activations, label (N, L)
+    padded; data_lengths / label_lengths are used only with use_data_lengths /
+    use_label_lengths (then they are required)."""
+    inputs = [data, label]
+    for use, lengths, name in ((use_data_lengths, data_lengths, "data_lengths"),
+                               (use_label_lengths, label_lengths, "label_lengths")):
+        if use:
+            if lengths is None:
+                raise ValueError(f"[ctc_loss] use_{name}=True needs the {name} array, got None")
+            inputs.append(lengths)
+    params = {"use_data_lengths": bool(use_data_lengths),
+              "use_label_lengths": bool(use_label_lengths), "blank_label": blank_label}
+    return _core._invoke("_npx_ctc_loss", tuple(inputs), params, out)
+
+
 populate(globals(), "_npx_")
 from ..numpy._composites import topk  # noqa: E402, F401
 from ..numpy._interop import npx_from_dlpack as from_dlpack  # noqa: E402, F401
 from ..numpy._interop import to_dlpack_for_read, to_dlpack_for_write  # noqa: E402, F401
 from . import random  # noqa: E402, F401
 from ._io import load, save, savez  # noqa: E402, F401  (MXNet 2.0's npx.save / savez / load)
+from ._rnn import rnn  # noqa: E402, F401  (inputs depend on the mode)
 from ._routines import (  # noqa: E402, F401
     batch_dot,
     boolean_mask,
     gather_nd,
+    group_norm,
     index_add,
     index_update,
+    instance_norm,
+    leaky_relu,
     reshape,
     scatter_nd,
 )

@@ -1,0 +1,443 @@
+"""Optimizers against hand-written NumPy versions of MXNet 2.0's documented update rules
+(several steps, with weight decay, rescale_grad, clip_gradient and each rule's variants),
+training through gluon.Trainer, learning-rate schedulers driving the optimizer, multi-precision
+and typed errors for bad input."""
+import math
+import warnings
+
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import autograd, gluon, lr_scheduler, np, optimizer
+from strict_checks import assert_almost_equal
+
+# ---- NumPy references: MXNet 2.0's documented rules, one step each ------------------------
+
+
+def _grad(g, w, o, decay=True):
+    """clip(rescale_grad * grad, clip_gradient) (+ wd * weight)."""
+    g = g * o["rescale_grad"]
+    if o.get("clip_gradient"):
+        g = onp.clip(g, -o["clip_gradient"], o["clip_gradient"])
+    return g + o["wd"] * w if decay else g
+
+
+def ref_sgd(w, g, s, t, o):
+    g = _grad(g, w, o)
+    if not o.get("momentum"):
+        return w - o["lr"] * g, s
+    s = o["momentum"] * s - o["lr"] * g
+    return w + s, s
+
+
+def ref_nag(w, g, s, t, o):
+    g = _grad(g, w, o)
+    mom = o.get("momentum", 0.9)
+    if not mom:
+        return w - o["lr"] * g, s
+    s = mom * s - o["lr"] * g
+    return w + mom * s - o["lr"] * g, s
+
+
+def ref_adam(w, g, s, t, o):
+    g = _grad(g, w, o)
+    m, v = s
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    lr = o["lr"] * math.sqrt(1 - 0.999**t) / (1 - 0.9**t)
+    return w - lr * m / (onp.sqrt(v) + o.get("epsilon", 1e-8)), (m, v)
+
+
+def ref_adamw(w, g, s, t, o):
+    g = _grad(g, w, o, decay=False)
+    m, v = s
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    eta = o["lr"]
+    if o.get("correct_bias", True):
+        eta = eta * math.sqrt(1 - 0.999**t) / (1 - 0.9**t)
+    return w - eta * (m / (onp.sqrt(v) + 1e-6) + o["wd"] * w), (m, v)
+
+
+def ref_rmsprop(w, g, s, t, o):
+    g = _grad(g, w, o)
+    rho, eps = o.get("rho", 0.9), 1e-8
+    if not o.get("centered"):
+        n = rho * s + (1 - rho) * g * g
+        w, s = w - o["lr"] * g / (onp.sqrt(n) + eps), n
+    else:
+        mean, var, mom = s
+        mean = rho * mean + (1 - rho) * g
+        var = rho * var + (1 - rho) * g * g
+        mom = o.get("momentum", 0.9) * mom - o["lr"] * g / onp.sqrt(var - mean * mean + eps)
+        w, s = w + mom, (mean, var, mom)
+    if o.get("clip_weights"):
+        w = onp.clip(w, -o["clip_weights"], o["clip_weights"])
+    return w, s
+
+
+def ref_adagrad(w, g, s, t, o):
+    g = _grad(g, w, o)
+    h = s + g * g
+    return w - o["lr"] * g / (onp.sqrt(h) + 1e-6), h
+
+
+def ref_adadelta(w, g, s, t, o):
+    g = _grad(g, w, o)
+    acc_g, acc_d = s
+    acc_g = 0.9 * acc_g + 0.1 * g * g
+    delta = onp.sqrt(acc_d + 1e-6) / onp.sqrt(acc_g + 1e-6) * g
+    acc_d = 0.9 * acc_d + 0.1 * delta * delta
+    return w - o["lr"] * delta, (acc_g, acc_d)
+
+
+def ref_adamax(w, g, s, t, o):
+    g = _grad(g, w, o)
+    m, u = s
+    m = 0.9 * m + 0.1 * g
+    u = onp.maximum(0.999 * u, onp.abs(g))
+    return w - o["lr"] / (1 - 0.9**t) * m / u, (m, u)
+
+
+def ref_nadam(w, g, s, t, o):
+    g = _grad(g, w, o)
+    m, v, sched = s
+    mu_t = 0.9 * (1 - 0.5 * 0.96 ** (t * 0.004))
+    mu_t1 = 0.9 * (1 - 0.5 * 0.96 ** ((t + 1) * 0.004))
+    sched = sched * mu_t
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    m_bar = mu_t1 * m / (1 - sched * mu_t1) + (1 - mu_t) * g / (1 - sched)
+    v_hat = v / (1 - 0.999**t)
+    return w - o["lr"] * m_bar / (onp.sqrt(v_hat) + 1e-8), (m, v, sched)
+
+
+def ref_lamb(w, g, s, t, o):
+    g = _grad(g, w, o, decay=False)
+    m, v = s
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    if o.get("bias_correction", True):
+        r = (m / (1 - 0.9**t)) / (onp.sqrt(v / (1 - 0.999**t)) + 1e-6)
+    else:
+        r = m / (onp.sqrt(v) + 1e-6)
+    r = r + o["wd"] * w
+    r1 = onp.linalg.norm(w)
+    if o.get("lower_bound") is not None:
+        r1 = max(r1, o["lower_bound"])
+    if o.get("upper_bound") is not None:
+        r1 = min(r1, o["upper_bound"])
+    r2 = onp.linalg.norm(r)
+    ratio = r1 / r2 if r1 > 0 and r2 > 0 else 1.0
+    return w - o["lr"] * ratio * r, (m, v)
+
+
+def ref_lars(w, g, s, t, o):
+    w_norm = onp.linalg.norm(w)
+    g_norm = onp.linalg.norm(g * o["rescale_grad"])
+    eta = o.get("eta", 0.001)
+    lr = o["lr"]
+    if w_norm > 0 and g_norm > 0:
+        lr = lr * eta * w_norm / (g_norm + o["wd"] * w_norm + 1e-8)
+    return ref_sgd(w, g, s, t, dict(o, lr=lr))
+
+
+def _zero_state(name, o, shape):
+    z = onp.zeros(shape)
+    return {"sgd": z, "nag": z, "lars": z, "adagrad": z,
+            "rmsprop": (z, z, z) if o.get("centered") else z,
+            "nadam": (z, z, 1.0)}.get(name, (z, z))
+
+
+REFS = {"sgd": ref_sgd, "nag": ref_nag, "adam": ref_adam, "adamw": ref_adamw,
+        "rmsprop": ref_rmsprop, "adagrad": ref_adagrad, "adadelta": ref_adadelta,
+        "adamax": ref_adamax, "nadam": ref_nadam, "lamb": ref_lamb, "lars": ref_lars}
+
+# (name, optimizer keywords besides learning_rate / wd / rescale_grad / clip_gradient)
+CASES = [
+    ("sgd", {}), ("sgd", {"momentum": 0.9}),
+    ("nag", {}), ("nag", {"momentum": 0.5}), ("nag", {"momentum": 0.0}),
+    ("adam", {}), ("adam", {"epsilon": 1e-3}),
+    ("adamw", {}), ("adamw", {"correct_bias": False}),
+    ("rmsprop", {}), ("rmsprop", {"rho": 0.8}), ("rmsprop", {"centered": True}),
+    ("rmsprop", {"centered": True, "momentum": 0.5, "clip_weights": 1.1}),
+    ("adagrad", {}), ("adadelta", {}), ("adamax", {}), ("nadam", {}),
+    ("lamb", {}), ("lamb", {"bias_correction": False}),
+    ("lamb", {"lower_bound": 3.0, "upper_bound": 3.5}),
+    ("lars", {}), ("lars", {"momentum": 0.9, "eta": 0.5}),
+]
+
+# (learning_rate, wd, rescale_grad, clip_gradient)
+SETTINGS = [(0.1, 0.0, 1.0, None), (0.05, 0.01, 0.5, None), (0.1, 0.02, 2.0, 0.7)]
+
+
+def _run(name, kwargs, setting, steps=4, seed=0):
+    lr, wd, rescale, clip = setting
+    rng = onp.random.default_rng(seed)
+    w0 = rng.normal(size=(3, 4))
+    grads = [rng.normal(scale=1.5, size=(3, 4)) for _ in range(steps)]
+    opt = optimizer.create(name, learning_rate=lr, wd=wd, rescale_grad=rescale,
+                           clip_gradient=clip, **kwargs)
+    w = np.array(w0, dtype="float64")
+    state = opt.create_state(0, w)
+    o = dict(kwargs, lr=lr, wd=wd, rescale_grad=rescale, clip_gradient=clip)
+    ref_w, ref_s = w0.copy(), _zero_state(name, kwargs, w0.shape)
+    for t, g in enumerate(grads, start=1):
+        grad = np.array(g, dtype="float64")
+        opt.update([0], [w], [grad], [state])
+        assert_almost_equal(grad, g, rtol=0, atol=0)  # the gradient is left untouched
+        ref_w, ref_s = REFS[name](ref_w, g, ref_s, t, o)
+        tol = 2e-6 if name == "lars" else 1e-10  # LARS takes its norms in float32, as MXNet
+        assert_almost_equal(w, ref_w, rtol=tol, atol=tol)
+    return opt
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=["plain", "wd-rescale", "wd-rescale-clip"])
+@pytest.mark.parametrize("name,kwargs", CASES, ids=[f"{n}-{i}" for i, (n, _) in
+                                                    enumerate(CASES)])
+def test_update_rule_matches_numpy(name, kwargs, setting):
+    opt = _run(name, kwargs, setting)
+    assert opt.num_update == 4
+
+
+def test_clipping_is_active_in_the_clip_setting():
+    """The clip setting must change the result, or the clip tests above prove nothing."""
+    rng = onp.random.default_rng(0)
+    w0, g = rng.normal(size=(3, 4)), rng.normal(scale=1.5, size=(3, 4))
+    out = []
+    for clip in (None, 0.7):
+        opt = optimizer.SGD(learning_rate=0.1, clip_gradient=clip)
+        w = np.array(w0)
+        opt.update(0, w, np.array(g), opt.create_state(0, w))
+        out.append(w.asnumpy())
+    assert onp.abs(out[0] - out[1]).max() > 1e-3
+
+
+def test_single_and_list_update_agree_and_count_per_index():
+    rng = onp.random.default_rng(1)
+    w0, g = rng.normal(size=5), rng.normal(size=5)
+    a, b = optimizer.Adam(learning_rate=0.1), optimizer.Adam(learning_rate=0.1)
+    wa, wb = np.array(w0), np.array(w0)
+    sa, sb = a.create_state(0, wa), b.create_state(0, wb)
+    for _ in range(3):
+        a.update(0, wa, np.array(g), sa)
+        b.update([0], [wb], [np.array(g)], [sb])
+    assert_almost_equal(wa, wb.asnumpy(), rtol=0, atol=0)
+    assert a._index_update_count == {0: 3} and a.num_update == 3
+
+
+def test_zero_weight_or_grad_keeps_plain_lr_in_lamb_and_lars():
+    """MXNet: a trust ratio of 0 / NaN / inf falls back to 1."""
+    o = {"lr": 0.1, "wd": 0.0, "rescale_grad": 1.0}
+    for name in ("lamb", "lars"):
+        opt = optimizer.create(name, learning_rate=0.1)
+        w = np.zeros(4, dtype="float64")
+        g = onp.array([1.0, -2.0, 0.5, 0.0])
+        opt.update(0, w, np.array(g), opt.create_state(0, w))
+        ref, _ = REFS[name](onp.zeros(4), g, _zero_state(name, {}, (4,)), 1, o)
+        assert_almost_equal(w, ref, rtol=1e-6, atol=1e-12)
+        assert onp.abs(ref).max() > 0
+
+
+def test_lars_skips_bias_and_norm_parameters_by_name():
+    w0, g = onp.array([1.0, 2.0]), onp.array([0.5, -0.5])
+    opt = optimizer.LARS(learning_rate=0.1, param_idx2name={0: "dense0_bias"})
+    w = np.array(w0)
+    opt.update(0, w, np.array(g), opt.create_state(0, w))
+    assert_almost_equal(w, w0 - 0.1 * g, rtol=1e-12, atol=0)
+
+
+def test_lr_and_wd_multipliers():
+    w0, g = onp.array([1.0, -1.0]), onp.array([0.5, 0.25])
+    opt = optimizer.SGD(learning_rate=0.1, wd=0.1, param_idx2name={1: "w1"})
+    opt.set_lr_mult({0: 2.0, "w1": 0.5})
+    opt.set_wd_mult({0: 0.0})
+    w_a, w_b = np.array(w0), np.array(w0)
+    opt.update([0, 1], [w_a, w_b], [np.array(g), np.array(g)], [None, None])
+    assert_almost_equal(w_a, w0 - 0.2 * g, rtol=1e-12, atol=0)
+    assert_almost_equal(w_b, w0 - 0.05 * (g + 0.1 * w0), rtol=1e-12, atol=0)
+
+
+def test_mxnet_defaults():
+    defaults = {"sgd": 0.1, "nag": 0.1, "adam": 0.001, "adamw": 0.001, "rmsprop": 0.001,
+                "adagrad": 0.01, "adadelta": 1.0, "adamax": 0.002, "nadam": 0.001,
+                "lamb": 0.001, "lars": 0.1, "test": 0.01}
+    for name, lr in defaults.items():
+        assert optimizer.create(name).learning_rate == lr, name
+    assert optimizer.NAG().momentum == 0.9 and optimizer.SGD().momentum == 0.0
+    assert optimizer.AdamW().epsilon == 1e-6 and optimizer.LAMB().epsilon == 1e-6
+    r = optimizer.RMSProp()
+    assert (r.rho, r.momentum, r.epsilon, r.centered) == (0.9, 0.9, 1e-8, False)
+    assert optimizer.create("RMSProp").__class__ is optimizer.RMSProp  # case-insensitive
+
+
+def test_registry_and_custom_optimizer():
+    @optimizer.register
+    class HalfStep(optimizer.Optimizer):
+        def _step_one(self, index, weight, grad, state, lr, wd):
+            weight -= grad * (0.5 * lr)
+
+    try:
+        opt = optimizer.create("halfstep", learning_rate=1.0)
+        w = np.array([1.0, 2.0])
+        opt.update(0, w, np.array([2.0, 2.0]), None)
+        assert_almost_equal(w, onp.array([0.0, 1.0]), rtol=0, atol=0)
+    finally:
+        optimizer.Optimizer.opt_registry.pop("halfstep")
+
+
+# ---- learning-rate schedulers driving the optimizer ---------------------------------------
+
+
+def test_scheduler_sets_each_steps_lr_by_num_update():
+    sched = lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=1.0)
+    opt = optimizer.SGD(learning_rate=None, lr_scheduler=sched)
+    w = np.array([0.0])
+    expected, ref = [1.0, 1.0, 0.5, 0.5, 0.25], 0.0
+    for lr in expected:
+        opt.update(0, w, np.array([1.0]), None)
+        ref -= lr
+        assert_almost_equal(w, onp.array([ref]), rtol=1e-12, atol=0)
+    assert opt.learning_rate == 0.25 and opt.num_update == 5
+
+
+def test_learning_rate_overwrites_scheduler_base_lr_with_a_warning():
+    sched = lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=1.0)
+    with pytest.warns(UserWarning, match="overwritten"):
+        opt = optimizer.SGD(learning_rate=0.4, lr_scheduler=sched)
+    assert sched.base_lr == 0.4 and opt.learning_rate == 0.4
+    with pytest.raises(UserWarning, match="LRScheduler"):
+        opt.set_learning_rate(0.1)
+
+
+def test_trainer_learning_rate_follows_the_scheduler():
+    p = gluon.Parameter("w", shape=(2,), dtype="float64")
+    p.initialize()
+    sched = lr_scheduler.MultiFactorScheduler(step=[2, 3], factor=0.1, base_lr=1.0)
+    trainer = gluon.Trainer([p], "sgd", {"learning_rate": None, "lr_scheduler": sched})
+    seen = []
+    for _ in range(4):
+        p.data().grad[...] = onp.ones(2)
+        trainer.step(1)
+        seen.append(trainer.learning_rate)
+    assert_almost_equal(onp.array(seen), onp.array([1.0, 1.0, 0.1, 0.01]), rtol=1e-12, atol=0)
+    with pytest.raises(UserWarning):
+        trainer.set_learning_rate(0.5)
+
+    plain = gluon.Trainer([p], "adam", {"learning_rate": 0.3})
+    plain.set_learning_rate(0.05)
+    assert plain.learning_rate == 0.05 and plain.optimizer.lr == 0.05
+
+
+def test_trainer_scales_by_rescale_grad_over_batch_size():
+    p = gluon.Parameter("w", shape=(2,), dtype="float64")
+    p.initialize()
+    p.set_data(onp.array([1.0, 1.0]))
+    trainer = gluon.Trainer([p], "sgd", {"learning_rate": 1.0, "rescale_grad": 0.5})
+    p.data().grad[...] = onp.array([4.0, 8.0])
+    trainer.step(4)  # grad * 0.5 / 4
+    assert_almost_equal(p.data(), onp.array([0.5, 0.0]), rtol=1e-12, atol=0)
+    with pytest.raises(ValueError, match="optimizer_params"):
+        gluon.Trainer([p], optimizer.SGD(), {"learning_rate": 0.1})
+
+
+# ---- multi-precision ----------------------------------------------------------------------
+
+
+def test_multi_precision_keeps_a_float32_master_copy():
+    """Steps below float16's resolution at 1.0 accumulate in the float32 master copy."""
+    results = {}
+    for mp in (True, False):
+        opt = optimizer.SGD(learning_rate=1e-4, multi_precision=mp)
+        w = np.array([1.0], dtype="float16")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            state = opt.create_state_multi_precision(0, w)
+        assert any("multi_precision" in str(c.message) for c in caught) != mp
+        for _ in range(10):
+            opt.update_multi_precision(0, w, np.array([1.0], dtype="float16"), state)
+        assert w.dtype == onp.float16
+        results[mp] = float(w.asnumpy()[0])
+    assert results[False] == 1.0  # 1 - 1e-4 rounds back to 1 in float16
+    assert results[True] == float(onp.float16(onp.float32(1.0) - onp.float32(1e-3)))
+
+
+def test_multi_precision_is_a_no_op_for_float32():
+    a = optimizer.Adam(learning_rate=0.1, multi_precision=True)
+    b = optimizer.Adam(learning_rate=0.1)
+    wa, wb = np.array([1.0, 2.0]), np.array([1.0, 2.0])
+    sa, sb = a.create_state_multi_precision(0, wa), b.create_state(0, wb)
+    for _ in range(3):
+        a.update_multi_precision(0, wa, np.array([0.3, -0.1]), sa)
+        b.update(0, wb, np.array([0.3, -0.1]), sb)
+    assert_almost_equal(wa, wb.asnumpy(), rtol=0, atol=0)
+
+
+# ---- training a tiny net through Trainer -------------------------------------------------
+
+TRAIN = [("sgd", {"learning_rate": 0.1}), ("sgd", {"learning_rate": 0.05, "momentum": 0.9}),
+         ("nag", {"learning_rate": 0.05}), ("adam", {"learning_rate": 0.05}),
+         ("adamw", {"learning_rate": 0.05, "wd": 0.01}), ("rmsprop", {"learning_rate": 0.01}),
+         ("rmsprop", {"learning_rate": 0.01, "centered": True}),
+         ("adagrad", {"learning_rate": 0.3}), ("adadelta", {"learning_rate": 1.0}),
+         ("adamax", {"learning_rate": 0.05}), ("nadam", {"learning_rate": 0.05}),
+         ("lamb", {"learning_rate": 0.05}), ("lars", {"learning_rate": 1.0, "eta": 0.1}),
+         ("sgd", {"learning_rate": 0.1,
+                  "lr_scheduler": lr_scheduler.CosineScheduler(40, base_lr=0.1, final_lr=0.01,
+                                                               warmup_steps=5)})]
+
+
+@pytest.mark.parametrize("name,params", TRAIN, ids=[f"{n}-{i}" for i, (n, _) in
+                                                    enumerate(TRAIN)])
+def test_training_a_tiny_net_decreases_the_loss(name, params):
+    rng = onp.random.default_rng(3)
+    x = rng.normal(size=(32, 4)).astype(onp.float32)
+    y = (x @ onp.array([1.0, -2.0, 0.5, 3.0], dtype=onp.float32))[:, None]
+    net = gluon.nn.Sequential()
+    net.add(gluon.nn.Dense(8, in_units=4, activation="tanh"), gluon.nn.Dense(1, in_units=8))
+    net.initialize(ndx.initializer.Xavier())
+    trainer = gluon.Trainer(net.collect_params(), name, dict(params))
+    loss_fn = gluon.loss.L2Loss()
+    losses = []
+    for _ in range(40):
+        with autograd.record():
+            loss = loss_fn(net(np.array(x)), np.array(y))
+        loss.backward()
+        trainer.step(32)
+        losses.append(float(loss.mean()))
+    assert all(onp.isfinite(losses))
+    # AdaDelta's first steps are ~sqrt(epsilon) long by design, so it moves slower
+    bound = 0.7 if name == "adadelta" else 0.5
+    assert losses[-1] < bound * losses[0], (losses[0], losses[-1])
+    assert losses[-1] < min(losses[:5])
+
+
+# ---- bad input ---------------------------------------------------------------------------
+
+
+def test_typed_errors():
+    with pytest.raises(ValueError, match="unknown optimizer"):
+        optimizer.create("nosuchoptimizer")
+    with pytest.raises(ValueError, match="unknown optimizer"):
+        gluon.Trainer([], "nosuchoptimizer")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        optimizer.SGD(learning_rate=0.1, momentun=0.9)
+    with pytest.raises(ValueError, match="learning_rate"):
+        optimizer.Adam(learning_rate=-1.0)
+    with pytest.raises(TypeError, match="learning_rate"):
+        optimizer.Adam(learning_rate="0.1")
+    with pytest.raises(TypeError, match="create"):
+        optimizer.create(3)
+    with pytest.raises(TypeError, match="lr_scheduler"):
+        optimizer.SGD(lr_scheduler=0.5)
+    opt = optimizer.SGD(learning_rate=0.1)
+    w = np.zeros(3)
+    with pytest.raises(ValueError, match="grad shape"):
+        opt.update(0, w, np.zeros(4), None)
+    with pytest.raises(TypeError, match="weight must be an ndx array"):
+        opt.update(0, onp.zeros(3), np.zeros(3), None)
+    with pytest.raises(ValueError, match="differ in length"):
+        opt.update([0, 1], [w], [np.zeros(3)], [None])
+    with pytest.raises(DeprecationWarning):
+        optimizer.RMSProp(gamma1=0.9)
