@@ -44,8 +44,8 @@ class Executor {
   // input needs a gradient, the graph is recorded as one node (MXNet's CachedOp: the forward
   // runs planned and unrecorded, the gradient is a backward graph built once and replayed by
   // its own executor; NDX_CACHED_OP=0 records op by op instead). Otherwise memory is planned
-  // as it runs: an intermediate's buffer is reused once its last reader has run, by a later output of
-  // the same shape and dtype or, where the op's FInplaceOption allows, by the reader's own
+  // as it runs: an intermediate's buffer is reused once its last reader has run, by a later output
+  // of the same shape and dtype or, where the op's FInplaceOption allows, by the reader's own
   // output (written in place).
   std::vector<NDArray> run(const std::vector<NDArray>& inputs) const;
 
