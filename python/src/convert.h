@@ -6,6 +6,7 @@
 
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ void init_errors(PyObject* module);
 // Thrown when a Python exception is already set and should reach the caller unchanged.
 struct PythonErrorSet {};
 
+// C++ exceptions become Python's: ndx's own by kind, allocation failures and containers sized
+// past max_size() (std::length_error) as MemoryError, anything else as RuntimeError.
 #define NDX_PY_BEGIN try {
 #define NDX_PY_END(fail)                                              \
   }                                                                   \
@@ -46,6 +49,10 @@ struct PythonErrorSet {};
   }                                                                   \
   catch (const std::bad_alloc&) {                                     \
     PyErr_NoMemory();                                                 \
+    return fail;                                                      \
+  }                                                                   \
+  catch (const std::length_error& e) {                                \
+    PyErr_SetString(PyExc_MemoryError, e.what());                     \
     return fail;                                                      \
   }                                                                   \
   catch (const std::exception& e) {                                   \

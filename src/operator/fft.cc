@@ -82,6 +82,11 @@ Geometry geometry(const FFTParam& p, const Shape& in, Kind kind, const char* op)
   g.len = in[g.axis];
   g.n = p.n ? *p.n : kind == Kind::kInverseReal ? 2 * (g.len - 1) : g.len;
   if (g.n < 1) value_error("[", op, "] Invalid number of FFT data points (", g.n, ") specified.");
+  // Gradients allocate n points along the axis whatever their output's size: a length no
+  // machine holds is a MemoryError here, before any buffer is sized by it.
+  if (g.n > (int64_t{1} << 40))
+    raise(ErrorKind::kMemoryError, "[", op, "] ", g.n,
+          " FFT data points do not fit in memory (n is at most 2**40)");
   return g;
 }
 

@@ -188,3 +188,15 @@ def test_gradients_through_real_input_and_other_axes():
     wirtinger.check(lambda a: np.fft.fftn(a, s=(4, 3), axes=(0, 1)),
                     lambda a: onp.fft.fftn(a, s=(4, 3), axes=(0, 1)),
                     [z], R)
+
+
+def test_a_length_no_machine_holds_is_a_memory_error():
+    # The gradient ops size their buffers by n, not by their output: found by the fuzzer
+    # (seed 20261123), which used to get a RuntimeError from std::vector.
+    from ndx import _core
+    with pytest.raises(MemoryError, match="do not fit in memory"):
+        _core._invoke("_backward_irfft", [np.zeros(5, dtype="float64"),
+                                          np.zeros((3, 2), dtype="float64")], {"n": 2**41})
+    with pytest.raises(MemoryError, match="do not fit in memory"):
+        _core._invoke("_backward_rfft", [np.zeros(1), np.zeros((1, 4))],
+                      {"n": 2**41, "inverse": False})

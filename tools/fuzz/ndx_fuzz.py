@@ -37,9 +37,10 @@ import threading
 import time
 import traceback
 
-# BufferError is the DLPack / buffer protocols' own typed error (from_dlpack, __dlpack__).
+# BufferError is the DLPack / buffer protocols' own typed error (from_dlpack, __dlpack__);
+# FileNotFoundError is what npx.load / np.load of a missing file raise, as NumPy's does.
 TYPED = (ValueError, TypeError, IndexError, NotImplementedError, MemoryError, OverflowError,
-         ZeroDivisionError, BufferError)
+         ZeroDivisionError, BufferError, FileNotFoundError)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
