@@ -280,14 +280,9 @@ class RNNCell(_GatedCell):
         return output, [output]
 
 
-class LSTMCell(_GatedCell):
-    r"""Long short-term memory cell: gates i, f, g, o (in that order in the weights),
-    c_t = f * c_(t-1) + i * g, h_t = o * act(c_t).
-
-    Inputs: data (N, input_size) and states [h, c], each (N, hidden_size). Outputs: h and
-    [h, c]."""
-
-    _GATES = 4
+class _TwoActivationCell(_GatedCell):
+    """LSTM's and GRU's constructor: the gated parameters plus an activation for the candidate
+    state and a recurrent activation for the gates."""
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
@@ -296,6 +291,16 @@ class LSTMCell(_GatedCell):
                          i2h_bias_initializer, h2h_bias_initializer, input_size)
         self._activation = activation
         self._recurrent_activation = recurrent_activation
+
+
+class LSTMCell(_TwoActivationCell):
+    r"""Long short-term memory cell: gates i, f, g, o (in that order in the weights),
+    c_t = f * c_(t-1) + i * g, h_t = o * act(c_t).
+
+    Inputs: data (N, input_size) and states [h, c], each (N, hidden_size). Outputs: h and
+    [h, c]."""
+
+    _GATES = 4
 
     def state_info(self, batch_size=0):
         return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"},
@@ -316,21 +321,13 @@ class LSTMCell(_GatedCell):
         return next_h, [next_h, next_c]
 
 
-class GRUCell(_GatedCell):
+class GRUCell(_TwoActivationCell):
     r"""Gated recurrent unit cell, cuDNN's variant: gates r, z, n (in that order),
     n = act(W_in x + b_in + r * (W_hn h + b_hn)), h_t = (1 - z) * n + z * h_(t-1).
 
     Inputs: data (N, input_size) and states [h (N, hidden_size)]. Outputs: h and [h]."""
 
     _GATES = 3
-
-    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
-                 activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer,
-                         i2h_bias_initializer, h2h_bias_initializer, input_size)
-        self._activation = activation
-        self._recurrent_activation = recurrent_activation
 
     def state_info(self, batch_size=0):
         return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]
