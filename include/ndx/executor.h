@@ -38,6 +38,7 @@ struct CachedPlan;  // src/op/cached_op.cc
 class Executor {
  public:
   explicit Executor(Graph g);
+  ~Executor();
   const Graph& graph() const { return graph_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
   // Runs the graph on inputs given in input_names() order. Under autograd recording, when an
@@ -46,7 +47,8 @@ class Executor {
   // its own executor; NDX_CACHED_OP=0 records op by op instead). Otherwise memory is planned
   // as it runs: an intermediate's buffer is reused once its last reader has run, by a later output
   // of the same shape and dtype or, where the op's FInplaceOption allows, by the reader's own
-  // output (written in place).
+  // output (written in place). Planned runs also fuse connected elementwise ops into one node
+  // (src/op/fusion.cc) while fusion_enabled(); traced and recorded runs never do.
   std::vector<NDArray> run(const std::vector<NDArray>& inputs) const;
 
   // What the last run's memory planning did (for tests and the profiler).
@@ -54,6 +56,9 @@ class Executor {
     int outputs_in_place = 0;   // outputs written over a dying input
     int outputs_reused = 0;     // outputs given a freed buffer
     int outputs_allocated = 0;  // outputs invoke allocated
+    int kernels = 0;            // nodes invoked (a fused node counts once)
+    int fused_nodes = 0;        // of those, fused elementwise nodes
+    int fused_ops = 0;          // the graph's ops they ran
   };
   PlanStats last_plan() const { return stats_; }
 
@@ -64,25 +69,44 @@ class Executor {
     int out_slot;            // first slot of this node's outputs
     std::vector<int> dying;  // internal slots whose last reader is this step
   };
+  // The steps of one graph over the slot table (inputs take slots 0..n-1).
+  struct Program {
+    Graph graph;  // owns the nodes the steps point into
+    std::vector<Step> steps;
+    std::vector<std::pair<int, NDArray>> constants;  // slot, value
+    std::vector<int> output_slots;
+    int num_slots = 0;
+    int fused_nodes = 0, fused_ops = 0;
+    // Each step's output shapes and dtypes for the last input signature, so planning does
+    // not infer them again on every run.
+    mutable std::vector<std::pair<ShapeVector, DTypeVector>> step_outs;
+  };
+  static std::unique_ptr<Program> make_program(Graph g, const std::vector<NodePtr>& inputs);
+  // The program a planned run uses: the fused one when fusion is on and found something.
+  const Program& planned_program() const;
   std::vector<NDArray> run_cached(const std::vector<NDArray>& inputs) const;
-  bool plan_outputs(size_t step, std::vector<NDArray>& slots, std::vector<NDArray>& free,
-                    std::vector<NDArray>* bufs) const;
+  bool plan_outputs(const Program& p, size_t step, std::vector<NDArray>& slots,
+                    std::vector<NDArray>& free, std::vector<NDArray>* bufs) const;
   Graph graph_;
   std::vector<std::string> input_names_;
-  std::vector<Step> steps_;
-  std::vector<std::pair<int, NDArray>> constants_;  // slot, value
-  std::vector<int> output_slots_;
-  int num_slots_ = 0;
+  std::unique_ptr<Program> plain_;
+  mutable std::unique_ptr<Program> fused_;  // built on the first planned run with fusion on
+  mutable bool fusion_tried_ = false;
   mutable PlanStats stats_;
-  // Each step's output shapes and dtypes for the last input signature, so planning does not
-  // infer them again on every run.
-  mutable std::vector<Shape> sig_shapes_;
+  mutable std::vector<Shape> sig_shapes_;  // the last input signature
   mutable std::vector<DType> sig_types_;
-  mutable std::vector<std::pair<ShapeVector, DTypeVector>> step_outs_;
   // The CachedOp plans built so far, one per set of inputs that need gradients.
   mutable std::vector<std::shared_ptr<const CachedPlan>> plans_;
   mutable bool no_cached_plan_ = false;  // the gradient cannot be built: record op by op
 };
+
+// Whether planned runs fuse connected pointwise ops into one pass over memory: on unless
+// NDX_FUSION=0; npx.set_fusion() changes it for later runs. Pointwise ops are those whose
+// registration sets the bool attribute "TElementwise": one output, each element a function of
+// the same element of the inputs broadcast to the output's shape, so FCompute may run on any
+// block of the output (given the inputs' matching views, broadcast dims of extent 1).
+bool fusion_enabled();
+void set_fusion_enabled(bool on);
 
 // While a TraceScope is alive on this thread, every op whose inputs include a traced array is
 // recorded into the graph (as autograd records), without changing autograd's own state.

@@ -392,6 +392,17 @@ PyObject* graph_run(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// What the graph's last run did: kernels invoked, fused nodes, memory planning.
+PyObject* graph_stats(PyObject*, PyObject* h) {
+  NDX_PY_BEGIN
+  const Executor::PlanStats s = executor_of(h).last_plan();
+  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i}", "kernels", s.kernels, "fused_nodes",
+                       s.fused_nodes, "fused_ops", s.fused_ops, "outputs_in_place",
+                       s.outputs_in_place, "outputs_reused", s.outputs_reused, "outputs_allocated",
+                       s.outputs_allocated);
+  NDX_PY_END(nullptr)
+}
+
 PyObject* graph_json(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
   return PyUnicode_FromString(graph_to_json(handle_of(h).graph).c_str());
@@ -765,6 +776,14 @@ PyObject* threads_started_py(PyObject*, PyObject*) {
 }
 PyObject* simd_target_py(PyObject*, PyObject*) { return PyUnicode_FromString(simd_target()); }
 PyObject* dnnl_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(onednn_enabled()); }
+PyObject* fusion_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(fusion_enabled()); }
+PyObject* set_fusion_py(PyObject*, PyObject* on) {
+  const int v = PyObject_IsTrue(on);
+  if (v < 0) return nullptr;
+  const bool prev = fusion_enabled();
+  set_fusion_enabled(v != 0);
+  return PyBool_FromLong(prev);
+}
 
 // Kernels release the GIL around long loops through these (see ndx/runtime.h).
 void* release_gil() {
@@ -836,6 +855,10 @@ PyMethodDef module_methods[] = {
     {"_get_num_threads", get_num_threads_py, METH_NOARGS, "The threads kernels use."},
     {"_threads_started", threads_started_py, METH_NOARGS, "Worker threads started so far."},
     {"_simd_target", simd_target_py, METH_NOARGS, "The SIMD target kernels run with."},
+    {"_fusion_enabled", fusion_enabled_py, METH_NOARGS,
+     "Whether planned graphs fuse elementwise ops (NDX_FUSION=0 turns it off)."},
+    {"_set_fusion", set_fusion_py, METH_O,
+     "Turns elementwise fusion in planned graphs on or off; returns the previous setting."},
     {"_dnnl_enabled", dnnl_enabled_py, METH_NOARGS,
      "Whether convolution and pooling run on oneDNN (NDX_DNNL=0 turns it off)."},
     {"_sym_var", sym_var, METH_O, "A symbol for a named input."},
@@ -857,6 +880,8 @@ PyMethodDef module_methods[] = {
      "The traced graph of these outputs, ready to run."},
     {"_graph_inputs", graph_inputs, METH_O, "The graph's input names."},
     {"_graph_run", graph_run, METH_VARARGS, "Runs a graph through the cached executor."},
+    {"_graph_stats", graph_stats, METH_O,
+     "What the graph's last run did: kernels, fused nodes, memory planning."},
     {"_graph_json", graph_json, METH_O, "The graph as JSON."},
     {"_graph_load", graph_load, METH_O, "A graph from JSON."},
     {"_graph_infer", graph_infer, METH_VARARGS, "Output shapes and dtypes from input ones."},

@@ -1,5 +1,7 @@
 #include "kernel/elementwise.h"
 
+#include "kernel/pointwise.h"
+
 namespace ndx::kernel {
 
 void ElementwiseFn::operator()(const ElementwiseArgs& a) const {
@@ -20,16 +22,19 @@ void apply(ElementwiseFn fn, const std::vector<TBlob>& in, const TBlob& out, OpR
   fn(a);
 }
 
+DType pointwise_compute_type(ComputeTypeFn compute_of, const NodeAttrs& attrs,
+                             const std::vector<TBlob>& in, const TBlob& out) {
+  if (compute_of) return compute_of(attrs, in, out);
+  if (!in.empty() &&
+      (out.dtype == DType::kBool || (!is_complex(out.dtype) && is_complex(in[0].dtype))))
+    return in[0].dtype;  // predicates, and real results of complex input (abs, real)
+  return out.dtype;
+}
+
 FCompute elementwise_fn(ElementwiseFn fn, ComputeTypeFn compute_of) {
   return [fn, compute_of](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-    DType compute = out[0].dtype;
-    if (compute_of)
-      compute = compute_of(attrs, in, out[0]);
-    else if (!in.empty() &&
-             (compute == DType::kBool || (!is_complex(compute) && is_complex(in[0].dtype))))
-      compute = in[0].dtype;  // predicates, and real results of complex input (abs, real)
-    apply(fn, in, out[0], req[0], compute);
+    apply(fn, in, out[0], req[0], pointwise_compute_type(compute_of, attrs, in, out[0]));
   };
 }
 

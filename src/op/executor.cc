@@ -6,6 +6,8 @@
 
 #include "ndx/autograd.h"
 #include "ndx/imperative.h"
+#include "ndx/runtime.h"
+#include "op/fusion.h"
 
 namespace ndx {
 
@@ -112,52 +114,76 @@ GraphTypes infer_graph(const Graph& g, const std::vector<Shape>& input_shapes,
   return r;
 }
 
-Executor::Executor(Graph g) : graph_(std::move(g)) {
+std::unique_ptr<Executor::Program> Executor::make_program(Graph g,
+                                                          const std::vector<NodePtr>& inputs) {
+  auto p = std::make_unique<Program>();
+  p->graph = std::move(g);
   std::unordered_map<const Node*, int> slot_of;
-  auto ins = graph_.inputs();
-  for (const auto& n : ins) {
-    slot_of[n.get()] = num_slots_++;
-    input_names_.push_back(n->attrs.name);
-  }
-  for (const auto& n : graph_.topo_order()) {
+  for (const auto& n : inputs) slot_of[n.get()] = p->num_slots++;
+  for (const auto& n : p->graph.topo_order()) {
     if (slot_of.count(n.get())) continue;
     if (n->is_variable()) {
       if (n->values.empty()) value_error("[executor] variable '", n->attrs.name, "' has no value");
-      slot_of[n.get()] = num_slots_;
-      constants_.push_back({num_slots_++, n->values[0]});
+      slot_of[n.get()] = p->num_slots;
+      p->constants.push_back({p->num_slots++, n->values[0]});
       continue;
     }
-    Step s{&n->attrs, {}, num_slots_, {}};
+    Step s{&n->attrs, {}, p->num_slots, {}};
     for (const auto& e : n->inputs)
       s.in_slots.push_back(slot_of.at(e.node.get()) + static_cast<int>(e.index));
-    slot_of[n.get()] = num_slots_;
-    num_slots_ += static_cast<int>(n->num_outputs());
-    steps_.push_back(std::move(s));
+    slot_of[n.get()] = p->num_slots;
+    p->num_slots += static_cast<int>(n->num_outputs());
+    p->steps.push_back(std::move(s));
   }
-  for (const auto& o : graph_.outputs)
-    output_slots_.push_back(slot_of.at(o.node.get()) + static_cast<int>(o.index));
+  for (const auto& o : p->graph.outputs)
+    p->output_slots.push_back(slot_of.at(o.node.get()) + static_cast<int>(o.index));
   // Liveness: the last step reading each slot. Inputs, constants and graph outputs never die.
-  std::vector<int> last_use(static_cast<size_t>(num_slots_), -1);
-  for (size_t i = 0; i < steps_.size(); ++i)
-    for (int k : steps_[i].in_slots) last_use[static_cast<size_t>(k)] = static_cast<int>(i);
-  std::vector<bool> pinned(static_cast<size_t>(num_slots_), false);
-  for (size_t i = 0; i < input_names_.size(); ++i) pinned[i] = true;
-  for (const auto& c : constants_) pinned[static_cast<size_t>(c.first)] = true;
-  for (int k : output_slots_) pinned[static_cast<size_t>(k)] = true;
-  for (int k = 0; k < num_slots_; ++k)
-    if (!pinned[static_cast<size_t>(k)] && last_use[static_cast<size_t>(k)] >= 0)
-      steps_[static_cast<size_t>(last_use[static_cast<size_t>(k)])].dying.push_back(k);
+  const auto n_slots = static_cast<size_t>(p->num_slots);
+  std::vector<int> last_use(n_slots, -1);
+  for (size_t i = 0; i < p->steps.size(); ++i)
+    for (int k : p->steps[i].in_slots) last_use[static_cast<size_t>(k)] = static_cast<int>(i);
+  std::vector<bool> pinned(n_slots, false);
+  for (size_t i = 0; i < inputs.size(); ++i) pinned[i] = true;
+  for (const auto& c : p->constants) pinned[static_cast<size_t>(c.first)] = true;
+  for (int k : p->output_slots) pinned[static_cast<size_t>(k)] = true;
+  for (size_t k = 0; k < n_slots; ++k)
+    if (!pinned[k] && last_use[k] >= 0)
+      p->steps[static_cast<size_t>(last_use[k])].dying.push_back(static_cast<int>(k));
+  return p;
+}
+
+Executor::Executor(Graph g) : graph_(std::move(g)) {
+  const auto ins = graph_.inputs();
+  for (const auto& n : ins) input_names_.push_back(n->attrs.name);
+  plain_ = make_program(graph_, ins);
+}
+
+Executor::~Executor() = default;
+
+const Executor::Program& Executor::planned_program() const {
+  if (!fusion_enabled()) return *plain_;
+  if (!fusion_tried_) {
+    fusion_tried_ = true;
+    int nodes = 0, ops = 0;
+    Graph fused = fuse_elementwise(graph_, &nodes, &ops);
+    if (nodes > 0) {
+      fused_ = make_program(std::move(fused), graph_.inputs());
+      fused_->fused_nodes = nodes;
+      fused_->fused_ops = ops;
+    }
+  }
+  return fused_ ? *fused_ : *plain_;
 }
 
 // Chooses buffers for a step's outputs: a dying input the op may overwrite (FInplaceOption), or
 // a freed buffer of the same shape and dtype. Only when every output gets one (invoke takes all
 // outputs or none).
-bool Executor::plan_outputs(size_t step, std::vector<NDArray>& slots, std::vector<NDArray>& free,
-                            std::vector<NDArray>* bufs) const {
+bool Executor::plan_outputs(const Program& p, size_t step, std::vector<NDArray>& slots,
+                            std::vector<NDArray>& free, std::vector<NDArray>* bufs) const {
   static const auto& finplace = Op::attr<FInplaceOption>("FInplaceOption");
-  const Step& s = steps_[step];
+  const Step& s = p.steps[step];
   const Op* op = s.attrs->op;
-  auto& [out_s, out_t] = step_outs_[step];
+  auto& [out_s, out_t] = p.step_outs[step];
   if (out_s.empty() && op->outputs_for(*s.attrs) > 0) {
     ShapeVector in_s;
     DTypeVector in_t;
@@ -219,14 +245,19 @@ std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
     std::vector<NDArray> recorded = run_cached(inputs);
     if (!recorded.empty()) return recorded;
   }
-  std::vector<NDArray> slots(static_cast<size_t>(num_slots_));
+  // Recorded values must outlive the run for backward, and recorded or traced nodes must be the
+  // graph's own ops: only unrecorded runs are planned (and fused).
+  const bool plan = !autograd::is_recording() && !is_tracing();
+  const Program& p = plan ? planned_program() : *plain_;
+  std::vector<NDArray> slots(static_cast<size_t>(p.num_slots));
   for (size_t i = 0; i < inputs.size(); ++i) slots[i] = inputs[i];
-  for (const auto& [slot, value] : constants_) slots[static_cast<size_t>(slot)] = value;
+  for (const auto& [slot, value] : p.constants) slots[static_cast<size_t>(slot)] = value;
   InvokeOptions options;
   options.all_outputs = true;
-  // Recorded values must outlive the run for backward; tracing keeps them too.
-  const bool plan = !autograd::is_recording() && !is_tracing();
   stats_ = PlanStats{};
+  stats_.fused_nodes = p.fused_nodes;
+  stats_.fused_ops = p.fused_ops;
+  stats_.kernels = static_cast<int>(p.steps.size());
   if (plan) {  // a new input signature: forget the cached output shapes
     bool same = sig_shapes_.size() == inputs.size();
     for (size_t i = 0; same && i < inputs.size(); ++i)
@@ -236,13 +267,15 @@ std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
       sig_types_.clear();
       for (const NDArray& a : inputs)
         sig_shapes_.push_back(a.shape()), sig_types_.push_back(a.dtype());
-      step_outs_.assign(steps_.size(), {});
+      plain_->step_outs.clear();
+      if (fused_) fused_->step_outs.clear();
     }
+    if (p.step_outs.size() != p.steps.size()) p.step_outs.assign(p.steps.size(), {});
   }
   std::vector<NDArray> in, free, bufs;
-  for (size_t si = 0; si < steps_.size(); ++si) {
-    const Step& s = steps_[si];
-    bool planned = plan && plan_outputs(si, slots, free, &bufs);
+  for (size_t si = 0; si < p.steps.size(); ++si) {
+    const Step& s = p.steps[si];
+    bool planned = plan && plan_outputs(p, si, slots, free, &bufs);
     in.clear();
     for (int k : s.in_slots) in.push_back(slots[static_cast<size_t>(k)]);
     InvokeOptions step_options = options;
@@ -261,7 +294,7 @@ std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
     }
   }
   std::vector<NDArray> result;
-  for (int k : output_slots_) result.push_back(slots[static_cast<size_t>(k)]);
+  for (int k : p.output_slots) result.push_back(slots[static_cast<size_t>(k)]);
   return result;
 }
 

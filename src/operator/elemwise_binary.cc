@@ -20,6 +20,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/cast.h"
 #include "kernel/dispatch.h"
 #include "kernel/gpu.h"
+#include "kernel/pointwise.h"
 #include "kernel/reduce.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
@@ -122,6 +123,7 @@ Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute
                                            return std::vector<std::pair<int, int>>{{0, 0}, {1, 0}};
                                          })
                .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<bool>("TElementwise", true)
                .set_attr<bool>("TIsUfunc", true)  // dtype= / casting= / where=
                .set_attr<FCompute>("FCompute<cpu>", compute);
   if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
@@ -298,7 +300,10 @@ FGradient composed(BinaryFormula formula) {
 #define NDX_BINARY(name, F, rule, doc)                                                          \
   register_binary(name, doc, BinaryType::rule,                                                  \
                   kernel::elementwise_fn(NDX_KERNEL(F), binary_compute_type<BinaryType::rule>), \
-                  NDX_KERNEL(F).gpu != nullptr, NDX_KERNEL(F).types)
+                  NDX_KERNEL(F).gpu != nullptr, NDX_KERNEL(F).types)                            \
+      .set_attr<kernel::PointwiseKernel>(                                                       \
+          "FPointwiseKernel",                                                                   \
+          kernel::PointwiseKernel{NDX_KERNEL(F), binary_compute_type<BinaryType::rule>})
 
 kernel::ComputeTypeFn compute_of(BinaryType rule) {
   switch (rule) {
@@ -601,6 +606,8 @@ void register_more_binary() {
       .add_alias("_np_pow")
       .set_attr<FCompute>("FCompute<cpu>", power, 11)
       .set_attr<FCompute>("FCompute<gpu>", power, 11)
+      // Fused through its FCompute, which refuses negative integer exponents.
+      .set_attr<kernel::PointwiseKernel>("FPointwiseKernel", kernel::PointwiseKernel{}, 11)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_power"});
   NDX_BINARY("_np_maximum", Maximum, kPromote, "Elementwise maximum; nan propagates.")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_maximum"});

@@ -22,6 +22,7 @@ HWY_AFTER_NAMESPACE();
 
 #include "kernel/dispatch.h"
 #include "kernel/gpu.h"
+#include "kernel/pointwise.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
 
@@ -83,13 +84,15 @@ Op& register_unary(const char* name, const char* doc, UnaryType rule, FCompute c
           })
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
       .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<bool>("TElementwise", true)
       .set_attr<FCompute>("FCompute<cpu>", compute);
   if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
   op.set_attr<bool>("TIsUfunc", true);  // dtype= / casting= / where= (python/src/op_function.cc)
   return op;
 }
 Op& register_unary(const char* name, const char* doc, UnaryType rule, kernel::ElementwiseFn fn) {
-  return register_unary(name, doc, rule, kernel::elementwise_fn(fn), fn.gpu != nullptr, fn.types);
+  return register_unary(name, doc, rule, kernel::elementwise_fn(fn), fn.gpu != nullptr, fn.types)
+      .set_attr<kernel::PointwiseKernel>("FPointwiseKernel", {fn});
 }
 
 // An FCompute running fn with functor arguments made from the op's params.
@@ -167,6 +170,8 @@ void register_backward2(const char* name, const char* doc, kernel::ElementwiseFn
                .set_attr<FInferType>("FInferType", FirstInputType)
                .set_attr<TIsBackward>("TIsBackward", true)
                .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<bool>("TElementwise", true)
+               .set_attr<kernel::PointwiseKernel>("FPointwiseKernel", {fn})
                .set_attr<FCompute>("FCompute<cpu>", compute);
   if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
 }

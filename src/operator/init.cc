@@ -193,6 +193,7 @@ Op& register_like(const char* name, const char* doc, double value) {
                .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
                .set_attr<FInferType>("FInferType", ElemwiseType<1, 1>)
                .set_attr<TStridedInputs>("TStridedInputs", true)
+               .set_attr<bool>("TElementwise", true)  // a fill of any block
                .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   return on_both(op, [value](const NodeAttrs&, const OpContext&, const std::vector<TBlob>&,
                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {

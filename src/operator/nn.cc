@@ -37,6 +37,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/dispatch.h"
 #include "kernel/elementwise.h"
 #include "kernel/gpu.h"
+#include "kernel/pointwise.h"
 #include "kernel/random.h"
 #include "kernel/reduce.h"
 #include "ndx/graph.h"
@@ -257,6 +258,8 @@ Op& register_act(const char* name, const char* doc, Act a) {
                             })
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
       .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<bool>("TElementwise", true)
+      .set_attr<kernel::PointwiseKernel>("FPointwiseKernel", {act_kernel(a)})
       .set_attr<FCompute>("FCompute<cpu>",
                           [a](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                               const std::vector<OpReqType>& req,
@@ -1121,6 +1124,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                                                     act_of(attrs.get<ActivationParam>().act_type));
                             })
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
+      .set_attr<bool>("TElementwise", true)
       .set_attr<FCompute>("FCompute<cpu>", activation_compute)
       .set_attr<FCompute>("FCompute<gpu>", activation_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {

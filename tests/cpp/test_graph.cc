@@ -125,7 +125,16 @@ NDArray chain(const NDArray& x) {
   return np::tanh(np::square(z)) - np::negative(z);
 }
 
+// Fusion off for the duration of a test that counts planned buffers of an elementwise chain
+// (fused, the chain has no intermediates to plan).
+struct NoFusion {
+  bool prev = fusion_enabled();
+  NoFusion() { set_fusion_enabled(false); }
+  ~NoFusion() { set_fusion_enabled(prev); }
+};
+
 TEST(Graph, MemoryPlanningReusesDeadBuffersAndKeepsResults) {
+  NoFusion no_fusion;
   NDArray x = NDArray::from_vector(test::values(1000, -1, 1, 9), {10, 100});
   Graph g;
   {
@@ -162,6 +171,27 @@ TEST(Graph, MemoryPlanningReusesDeadBuffersAndKeepsResults) {
     autograd::backward({y});
   }
   EXPECT_EQ(autograd::grad_of(xr).to_vector<double>(), autograd::grad_of(xi).to_vector<double>());
+}
+
+// The same chain fused: one kernel, bit-identical results; fusion off: one kernel per op.
+TEST(Graph, ElementwiseChainsFuseIntoOneKernel) {
+  NDArray x = NDArray::from_vector(test::values(1000, -1, 1, 9), {10, 100});
+  Graph g;
+  {
+    TraceScope trace;
+    g = traced_graph({chain(trace_input(x, "x"))});
+  }
+  Executor exec(g);
+  const NDArray fused = exec.run({x})[0];
+  const Executor::PlanStats s = exec.last_plan();
+  EXPECT_EQ(s.kernels, 1);
+  EXPECT_EQ(s.fused_nodes, 1);
+  EXPECT_GT(s.fused_ops, 3);
+  EXPECT_EQ(fused.to_vector<double>(), chain(x).to_vector<double>());  // bit for bit
+  NoFusion no_fusion;
+  const NDArray plain = exec.run({x})[0];
+  EXPECT_EQ(exec.last_plan().kernels, s.fused_ops);
+  EXPECT_EQ(plain.to_vector<double>(), fused.to_vector<double>());
 }
 
 // A million-node chain: recorded by autograd, differentiated, traced into a graph, run,

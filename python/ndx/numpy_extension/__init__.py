@@ -47,6 +47,18 @@ def get_num_threads():
     return _core._get_num_threads()
 
 
+def set_fusion(on=True):
+    """Turns elementwise fusion in hybridized blocks (planned graphs) on or off and returns the
+    previous setting. On by default unless NDX_FUSION=0: chains of elementwise ops run as one
+    pass over memory, with results identical to the unfused graph."""
+    return _core._set_fusion(bool(on))
+
+
+def get_fusion():
+    """Whether hybridized blocks fuse elementwise ops."""
+    return _core._fusion_enabled()
+
+
 def _weight_shape(op, weight):
     """The shape of an op's weight, read to default its params: the weight must be an array."""
     from ..numpy import ndarray

@@ -1,0 +1,461 @@
+// Elementwise fusion for planned graphs. A group of connected pointwise ops (ops whose
+// registration sets TElementwise: an output element depends only on the same element of the
+// broadcast inputs, so their FCompute may run on any block of the output) becomes one
+// `_FusedElementwise` node. Its kernel walks the output in blocks of a few thousand elements
+// and runs every op of the group on the block, keeping intermediate results in small
+// per-thread buffers: one pass over memory instead of one per op, and one invoke instead of
+// one per op.
+//
+// Each op runs its own FCompute on its own dtypes, in the graph's order, so results are
+// bit-identical to the unfused graph: the elementwise engine's SIMD tail runs through the
+// same vector code, so values never depend on where a block ends.
+#include "op/fusion.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "kernel/blob.h"
+#include "kernel/parallel.h"
+#include "kernel/pointwise.h"
+#include "ndx/imperative.h"
+#include "ndx/runtime.h"
+
+namespace ndx {
+
+namespace {
+
+std::atomic<bool>& fusion_flag() {
+  static std::atomic<bool> on = [] {
+    const char* v = std::getenv("NDX_FUSION");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
+// Ops in one fused node at most: their intermediate blocks stay in a few hundred KiB.
+constexpr size_t kMaxGroup = 32;
+// Output elements per block: under the engine's grain, so each op's kernel runs on the
+// calling thread without an iterator (its direct path). Measured with bench/fusion.py-style
+// chains on the 2-core dev machine: 512 to 2048 pay for the per-block calls, 4096 and 8192
+// were equal within noise.
+constexpr int64_t kFuseBlock = 8192;
+
+struct FusedProgram {
+  struct Instr {
+    NodeAttrs attrs;
+    std::vector<int> operands;  // k >= 0: the fused node's input k; ~t: intermediate t
+  };
+  std::vector<Instr> instrs;  // in graph order; the last one writes the output
+  uint32_t num_inputs = 0;
+  // The intermediates' dtypes for each signature of input dtypes seen so far.
+  mutable std::mutex mu;
+  mutable std::vector<std::pair<DTypeVector, DTypeVector>> types;
+};
+using ProgramPtr = std::shared_ptr<const FusedProgram>;
+
+const FusedProgram& program_of(const NodeAttrs& attrs) {
+  const auto* p = std::any_cast<ProgramPtr>(&attrs.parsed);
+  if (!p || !*p)
+    not_implemented(
+        "[_FusedElementwise] is made by the graph executor's fusion pass; it cannot "
+        "be called directly");
+  return **p;
+}
+
+template <class V, class Infer>
+V run_inference(const FusedProgram& p, const V& in, Infer infer) {
+  V temps(p.instrs.size()), args, out;
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    args.clear();
+    for (int k : p.instrs[i].operands)
+      args.push_back(k >= 0 ? in[static_cast<size_t>(k)] : temps[static_cast<size_t>(~k)]);
+    out.assign(1, typename V::value_type{});
+    infer(p.instrs[i].attrs, &args, &out);
+    temps[i] = out[0];
+  }
+  return temps;
+}
+
+ShapeVector instr_shapes(const FusedProgram& p, const ShapeVector& in) {
+  return run_inference(p, in, [](const NodeAttrs& a, ShapeVector* i, ShapeVector* o) {
+    (*o)[0] = Shape::unknown();
+    infer_shapes(a, i, o);
+  });
+}
+
+DTypeVector instr_types(const FusedProgram& p, const DTypeVector& in) {
+  std::lock_guard<std::mutex> lock(p.mu);
+  for (const auto& [key, value] : p.types)
+    if (key == in) return value;
+  DTypeVector t = run_inference(p, in, [](const NodeAttrs& a, DTypeVector* i, DTypeVector* o) {
+    (*o)[0] = DType::kUnknown;
+    infer_types(a, i, o);
+  });
+  if (p.types.size() < 8) p.types.emplace_back(in, t);
+  return t;
+}
+
+const FCompute& compute_of(const NodeAttrs& attrs, bool gpu) {
+  static const auto& cpu_map = Op::attr<FCompute>("FCompute<cpu>");
+  static const auto& gpu_map = Op::attr<FCompute>("FCompute<gpu>");
+  const auto& map = gpu ? gpu_map : cpu_map;
+  if (!map.count(attrs.op))
+    not_implemented("[", attrs.op->name, "] has no ", gpu ? "gpu" : "cpu", " kernel");
+  return map[attrs.op];
+}
+
+// Every op on whole arrays, intermediates allocated (GPU arrays, strided outputs).
+void run_whole(const FusedProgram& p, const OpContext& ctx, const std::vector<TBlob>& in,
+               OpReqType req, const TBlob& out, const DTypeVector& types) {
+  ShapeVector in_shapes;
+  for (const TBlob& b : in) in_shapes.push_back(b.shape);
+  const ShapeVector shapes = instr_shapes(p, in_shapes);
+  std::vector<NDArray> temps(p.instrs.size());
+  std::vector<TBlob> args;
+  const bool gpu = out.device.is_gpu();
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    args.clear();
+    for (int k : p.instrs[i].operands)
+      args.push_back(k >= 0 ? in[static_cast<size_t>(k)]
+                            : kernel::to_blob(temps[static_cast<size_t>(~k)]));
+    const bool last = i + 1 == p.instrs.size();
+    if (!last) temps[i] = NDArray(shapes[i], types[i], out.device);
+    compute_of(p.instrs[i].attrs, gpu)(p.instrs[i].attrs, ctx, args, {last ? req : kWriteTo},
+                                       {last ? out : kernel::to_blob(temps[i])});
+  }
+}
+
+// How the output is cut into blocks: dims before `split` are iterated one index at a time,
+// dim `split` in ranges of `len`, the dims after it whole (together at most kFuseBlock).
+struct Blocking {
+  int split = 0;
+  int64_t len = 1, inner = 1, ranges = 1, count = 1;
+};
+
+Blocking blocking_of(const Shape& s) {
+  Blocking b;
+  const int nd = s.ndim();
+  if (nd == 0) return b;
+  int64_t inner = 1;
+  b.split = nd - 1;
+  for (int d = nd - 1; d >= 0; --d) {  // the outermost dim whose trailing dims fit a block
+    if (inner > kFuseBlock) break;
+    b.split = d;
+    b.inner = inner;
+    inner *= s[d];
+  }
+  b.len = std::min(s[b.split], std::max<int64_t>(1, kFuseBlock / b.inner));
+  b.ranges = (s[b.split] + b.len - 1) / b.len;
+  b.count = b.ranges;
+  for (int d = 0; d < b.split; ++d) b.count *= s[d];
+  return b;
+}
+
+// One op of the program as a block runner calls it: its operands and output (updated per
+// block), and either its kernel with the compute dtype and request fixed, or its FCompute.
+struct BlockCall {
+  std::vector<TBlob> operands, outputs{TBlob{}};
+  std::vector<OpReqType> req;
+  kernel::ElementwiseArgs args;
+  kernel::ElementwiseEntry entry = nullptr;  // null: call the op's FCompute
+};
+
+std::vector<BlockCall> block_calls(const FusedProgram& p, const std::vector<TBlob>& in,
+                                   OpReqType req, const TBlob& out, const DTypeVector& types) {
+  static const auto& kernels = Op::attr<kernel::PointwiseKernel>("FPointwiseKernel");
+  std::vector<BlockCall> calls(p.instrs.size());
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    const auto& ins = p.instrs[i];
+    BlockCall& c = calls[i];
+    const bool last = i + 1 == p.instrs.size();
+    for (int k : ins.operands) {
+      TBlob t = k >= 0 ? in[static_cast<size_t>(k)] : out;
+      if (k < 0) t.dtype = types[static_cast<size_t>(~k)];
+      c.operands.push_back(t);
+    }
+    c.outputs[0] = out;
+    c.outputs[0].dtype = types[i];
+    c.req.assign(1, last ? req : kWriteTo);
+    const kernel::PointwiseKernel* pk =
+        kernels.count(ins.attrs.op) ? &kernels[ins.attrs.op] : nullptr;
+    if (pk && pk->fn) {  // the compute dtype depends on dtypes only: fix it for every block
+      c.entry = pk->fn.cpu;
+      c.args.nin = static_cast<int>(c.operands.size());
+      c.args.req = c.req[0];
+      c.args.compute =
+          kernel::pointwise_compute_type(pk->compute_of, ins.attrs, c.operands, c.outputs[0]);
+    }
+  }
+  return calls;
+}
+
+void run_blocks(const FusedProgram& p, const OpContext& ctx, const std::vector<TBlob>& in,
+                OpReqType req, const TBlob& out, const DTypeVector& types) {
+  const Shape& s = out.shape;
+  const int nd = s.ndim();
+  const auto w = static_cast<size_t>(nd > 0 ? nd : 1);
+  const Blocking bl = blocking_of(s);
+  const size_t nin = in.size();
+  // Each input's strides in the output's index space (0 along broadcast dims).
+  std::vector<int64_t> bst(nin * w, 0);
+  for (size_t k = 0; k < nin; ++k) {
+    const int lead = nd - in[k].ndim();
+    for (int d = 0; d < in[k].ndim(); ++d)
+      bst[k * w + static_cast<size_t>(lead + d)] = in[k].shape[d] == 1 ? 0 : in[k].strides[d];
+  }
+  size_t temp_bytes = 0;
+  std::vector<size_t> temp_at(p.instrs.size(), 0);
+  for (size_t i = 0; i + 1 < p.instrs.size(); ++i) {
+    temp_at[i] = temp_bytes;
+    temp_bytes +=
+        (static_cast<size_t>(kFuseBlock) * static_cast<size_t>(dtype_size(types[i])) + 63) / 64 *
+        64;
+  }
+  const std::vector<BlockCall> proto = block_calls(p, in, req, out, types);
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / kFuseBlock);
+  kernel::parallel_for(bl.count, grain, [&](int64_t begin, int64_t end) {
+    std::unique_ptr<char[]> raw(new char[temp_bytes + 64]);
+    char* buf = raw.get() + (64 - reinterpret_cast<uintptr_t>(raw.get()) % 64) % 64;
+    std::vector<BlockCall> calls = proto;
+    for (BlockCall& c : calls) {
+      c.args.in = c.operands.data();
+      c.args.out = c.outputs.data();
+    }
+    std::vector<TBlob> views(nin);
+    std::vector<int64_t> in_off(nin);
+    TBlob out_view = out;
+    for (int64_t blk = begin; blk < end; ++blk) {
+      int64_t outer = blk / bl.ranges, start = (blk % bl.ranges) * bl.len;
+      int64_t out_off = 0;
+      std::fill(in_off.begin(), in_off.end(), 0);
+      for (int d = bl.split - 1; d >= 0; --d) {  // the outer dims' indices
+        const int64_t idx = outer % s[d];
+        outer /= s[d];
+        out_off += idx * out.strides[d];
+        for (size_t k = 0; k < nin; ++k) in_off[k] += idx * bst[k * w + static_cast<size_t>(d)];
+      }
+      Shape block(s.begin() + bl.split, s.end());
+      if (nd > 0) {
+        block[0] = std::min(bl.len, s[bl.split] - start);
+        out_off += start * out.strides[bl.split];
+        for (size_t k = 0; k < nin; ++k)
+          in_off[k] += start * bst[k * w + static_cast<size_t>(bl.split)];
+      }
+      out_view.shape = block;
+      out_view.strides = contiguous_strides(block);
+      out_view.dptr = static_cast<char*>(out.dptr) + out_off * dtype_size(out.dtype);
+      for (size_t k = 0; k < nin; ++k) {
+        TBlob& v = views[k];
+        v.shape = block;
+        v.strides = block;
+        for (int d = 0; d < block.ndim(); ++d) {
+          v.strides[d] = bst[k * w + static_cast<size_t>(bl.split + d)];
+          if (v.strides[d] == 0) v.shape[d] = 1;  // broadcast along this dim: extent 1
+        }
+        v.dptr = static_cast<char*>(in[k].dptr) + in_off[k] * dtype_size(in[k].dtype);
+        v.dtype = in[k].dtype;
+        v.device = in[k].device;
+      }
+      for (size_t i = 0; i < calls.size(); ++i) {
+        BlockCall& c = calls[i];
+        const auto& ops = p.instrs[i].operands;
+        for (size_t j = 0; j < ops.size(); ++j) {
+          const int k = ops[j];
+          TBlob& dst = c.operands[j];
+          if (k >= 0) {
+            const TBlob& v = views[static_cast<size_t>(k)];
+            dst.dptr = v.dptr;
+            dst.shape = v.shape;
+            dst.strides = v.strides;
+          } else {
+            dst.dptr = buf + temp_at[static_cast<size_t>(~k)];
+            dst.shape = block;
+            dst.strides = out_view.strides;
+          }
+        }
+        TBlob& o = c.outputs[0];
+        o.dptr = i + 1 == calls.size() ? out_view.dptr : buf + temp_at[i];
+        o.shape = block;
+        o.strides = out_view.strides;
+        if (c.entry)
+          c.entry(c.args);
+        else
+          compute_of(p.instrs[i].attrs, false)(p.instrs[i].attrs, ctx, c.operands, c.req,
+                                               c.outputs);
+      }
+    }
+  });
+}
+
+void fused_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const FusedProgram& p = program_of(attrs);
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  DTypeVector in_types;
+  for (const TBlob& b : in) in_types.push_back(b.dtype);
+  const DTypeVector types = instr_types(p, in_types);
+  // Blocks need every input to broadcast to the output (true of pointwise ops; checked, so a
+  // block never reads outside an input) and a contiguous CPU output.
+  bool blocks = !out[0].device.is_gpu() && out[0].is_contiguous();
+  const Shape& s = out[0].shape;
+  for (size_t k = 0; blocks && k < in.size(); ++k) {
+    const Shape& a = in[k].shape;
+    blocks = a.ndim() <= s.ndim();
+    for (int d = 0; blocks && d < a.ndim(); ++d)
+      blocks = a[d] == 1 || a[d] == s[s.ndim() - a.ndim() + d];
+  }
+  if (!blocks) return run_whole(p, ctx, in, req[0], out[0], types);
+  run_blocks(p, ctx, in, req[0], out[0], types);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  OpRegistry::global()
+      .register_op("_FusedElementwise")
+      .describe(
+          "Connected pointwise ops of a planned graph run as one pass over memory (made by the "
+          "executor's fusion pass, not callable directly).")
+      .set_num_inputs([](const NodeAttrs& a) { return program_of(a).num_inputs; })
+      .set_attr_parser([](NodeAttrs* a) { program_of(*a); })
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& a, ShapeVector* in, ShapeVector* out) {
+                               for (const Shape& s : *in)
+                                 if (!s.is_known()) return false;
+                               (*out)[0] = instr_shapes(program_of(a), *in).back();
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& a, DTypeVector* in, DTypeVector* out) {
+                              for (DType t : *in)
+                                if (t == DType::kUnknown) return false;
+                              (*out)[0] = instr_types(program_of(a), *in).back();
+                              return true;
+                            })
+      // An input of the output's shape is read, block by block, before its block is written.
+      .set_attr<FInplaceOption>("FInplaceOption",
+                                [](const NodeAttrs& a) {
+                                  std::vector<std::pair<int, int>> v;
+                                  for (uint32_t k = 0; k < program_of(a).num_inputs; ++k)
+                                    v.emplace_back(static_cast<int>(k), 0);
+                                  return v;
+                                })
+      .set_attr<TStridedInputs>("TStridedInputs", true)
+      .set_attr<FCompute>("FCompute<cpu>", fused_compute)
+      .set_attr<FCompute>("FCompute<gpu>", fused_compute);
+  return true;
+}();
+
+bool fusable(const Node& n) {
+  static const auto& pointwise = Op::attr<bool>("TElementwise");
+  return !n.is_variable() && pointwise.get(n.op(), false) && n.num_outputs() == 1 &&
+         !n.inputs.empty() && n.control_deps.empty();
+}
+
+// Groups in reverse graph order: a node joins the group of its readers when every reader is
+// in that one group and it is not a graph output, so only a group's last node (its root) is
+// read from outside. A group is then one node without cycles: any path out of it leaves
+// from the root, and nothing the root feeds can feed the group.
+std::vector<std::vector<NodePtr>> find_groups(const Graph& g, const std::vector<NodePtr>& order,
+                                              std::unordered_map<const Node*, int>* group_of) {
+  std::unordered_map<const Node*, std::vector<const Node*>> readers;
+  std::unordered_set<const Node*> outputs;
+  for (const NodeEntry& o : g.outputs) outputs.insert(o.node.get());
+  for (const NodePtr& n : order)
+    for (const NodeEntry& e : n->inputs) readers[e.node.get()].push_back(n.get());
+  std::vector<std::vector<NodePtr>> groups;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const NodePtr& n = *it;
+    if (!fusable(*n)) continue;
+    int gid = -1;
+    const auto& rs = readers[n.get()];
+    if (!outputs.count(n.get()) && !rs.empty()) {
+      auto first = group_of->find(rs[0]);
+      if (first != group_of->end()) gid = first->second;
+      for (const Node* r : rs) {
+        auto f = group_of->find(r);
+        if (f == group_of->end() || f->second != gid) gid = -1;
+      }
+      if (gid >= 0 && groups[static_cast<size_t>(gid)].size() >= kMaxGroup) gid = -1;
+    }
+    if (gid < 0) {
+      gid = static_cast<int>(groups.size());
+      groups.emplace_back();
+    }
+    (*group_of)[n.get()] = gid;
+    groups[static_cast<size_t>(gid)].push_back(n);  // the root first
+  }
+  return groups;
+}
+
+}  // namespace
+
+bool fusion_enabled() { return fusion_flag().load(std::memory_order_relaxed); }
+void set_fusion_enabled(bool on) { fusion_flag().store(on); }
+
+Graph fuse_elementwise(const Graph& g, int* fused_nodes, int* fused_ops) {
+  *fused_nodes = *fused_ops = 0;
+  const std::vector<NodePtr> order = g.topo_order();
+  std::unordered_map<const Node*, int> group_of;
+  const auto groups = find_groups(g, order, &group_of);
+  std::unordered_map<const Node*, NodePtr> copy;  // old op node -> its replacement
+  auto map_entry = [&](const NodeEntry& e) {
+    if (e.node->is_variable()) return e;
+    return NodeEntry{copy.at(e.node.get()), e.index, e.version};
+  };
+  for (const NodePtr& n : order) {
+    if (n->is_variable()) continue;
+    auto gi = group_of.find(n.get());
+    const std::vector<NodePtr>* group =
+        gi == group_of.end() ? nullptr : &groups[static_cast<size_t>(gi->second)];
+    if (group && group->size() >= 2) {
+      if (group->front() != n) continue;  // members are read only by their group: skip
+      auto prog = std::make_shared<FusedProgram>();
+      auto fused = std::make_shared<Node>();
+      std::unordered_map<const Node*, int> temp_of;
+      std::vector<std::pair<const Node*, uint32_t>> external;
+      for (auto m = group->rbegin(); m != group->rend(); ++m) {  // graph order
+        FusedProgram::Instr ins{(*m)->attrs, {}};
+        for (const NodeEntry& e : (*m)->inputs) {
+          auto t = temp_of.find(e.node.get());
+          if (t != temp_of.end()) {
+            ins.operands.push_back(~t->second);
+            continue;
+          }
+          const std::pair<const Node*, uint32_t> key{e.node.get(), e.index};
+          auto at = std::find(external.begin(), external.end(), key);
+          if (at == external.end()) {
+            external.push_back(key);
+            fused->inputs.push_back(map_entry(e));
+            at = external.end() - 1;
+          }
+          ins.operands.push_back(static_cast<int>(at - external.begin()));
+        }
+        temp_of[m->get()] = static_cast<int>(prog->instrs.size());
+        prog->instrs.push_back(std::move(ins));
+      }
+      prog->num_inputs = static_cast<uint32_t>(external.size());
+      fused->attrs.op = Op::get("_FusedElementwise");
+      fused->attrs.name = "fused_" + n->attrs.name;
+      fused->attrs.parsed = ProgramPtr(std::move(prog));
+      copy[n.get()] = fused;
+      ++*fused_nodes;
+      *fused_ops += static_cast<int>(group->size());
+      continue;
+    }
+    auto c = std::make_shared<Node>();
+    c->attrs = n->attrs;
+    c->control_deps = n->control_deps;
+    for (const NodeEntry& e : n->inputs) c->inputs.push_back(map_entry(e));
+    copy[n.get()] = c;
+  }
+  Graph out;
+  for (const NodeEntry& o : g.outputs) out.outputs.push_back(map_entry(o));
+  return out;
+}
+
+}  // namespace ndx
