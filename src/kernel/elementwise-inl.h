@@ -47,10 +47,6 @@ constexpr bool scalar_only() {
 // Elements per block: what one input buffer holds (8 KiB of doubles).
 inline constexpr int64_t kBlock = 1024;
 
-// Outputs from this size on are written with non-temporal stores: they would not stay in the
-// cache anyway, and skipping the read-for-ownership saves a third of the memory traffic.
-inline constexpr int64_t kStreamBytes = int64_t{32} << 20;
-
 template <class C>
 struct Operand {
   const C* p;  // null: the operand is the single value s along this block
@@ -206,7 +202,8 @@ HWY_INLINE bool elementwise_direct(const F& f, const ElementwiseArgs& a) {
   C bufs[N > 2 ? N : 1][N > 2 ? kBlock : 1];
   if (N > 2 && n > kBlock) return false;
   compute_block<F, C, R, N>(f, n, static_cast<R*>(out.dptr), src,
-                            reinterpret_cast<C(*)[kBlock]>(bufs), false);
+                            reinterpret_cast<C(*)[kBlock]>(bufs), a.stream);
+  if (a.stream) hwy::FlushStream();
   return true;
 }
 

@@ -20,7 +20,14 @@ struct ElementwiseArgs {
   OpReqType req = kWriteTo;
   DType compute = DType::kUnknown;
   FunctorArgs args;
+  // Write a small call's output with non-temporal stores: a block of a large output that a
+  // caller (graph fusion) writes piece by piece and that would not stay in the cache anyway.
+  bool stream = false;
 };
+
+// Outputs from this size on are written with non-temporal stores: they would not stay in the
+// cache anyway, and skipping the read-for-ownership saves a third of the memory traffic.
+inline constexpr int64_t kStreamBytes = int64_t{32} << 20;
 using ElementwiseEntry = void (*)(const ElementwiseArgs&);
 // An elementwise kernel: its instance for this CPU and, where the functor is compiled for
 // CUDA, its GPU instance (kernel/gpu.h); calls run the one of the output's device.

@@ -190,6 +190,8 @@ std::vector<BlockCall> block_calls(const FusedProgram& p, const std::vector<TBlo
       c.args.req = c.req[0];
       c.args.compute =
           kernel::pointwise_compute_type(pk->compute_of, ins.attrs, c.operands, c.outputs[0]);
+      // A large output is streamed past the cache, as the unfused kernel would write it.
+      c.args.stream = last && out.size() * dtype_size(out.dtype) >= kernel::kStreamBytes;
     }
   }
   return calls;
@@ -217,12 +219,19 @@ void run_blocks(const FusedProgram& p, const OpContext& ctx, const std::vector<T
         (static_cast<size_t>(kFuseBlock) * static_cast<size_t>(dtype_size(types[i])) + 63) / 64 *
         64;
   }
-  const std::vector<BlockCall> proto = block_calls(p, in, req, out, types);
+  std::vector<BlockCall> proto = block_calls(p, in, req, out, types);
   const int64_t grain = std::max<int64_t>(1, kernel::kGrain / kFuseBlock);
-  kernel::parallel_for(bl.count, grain, [&](int64_t begin, int64_t end) {
-    std::unique_ptr<char[]> raw(new char[temp_bytes + 64]);
-    char* buf = raw.get() + (64 - reinterpret_cast<uintptr_t>(raw.get()) % 64) % 64;
-    std::vector<BlockCall> calls = proto;
+  const bool serial = bl.count <= grain || kernel::num_threads() == 1;
+  // One thread (small outputs): the calls as built and a reused scratch buffer, no copies.
+  thread_local std::vector<char> scratch;
+  kernel::parallel_for(bl.count, serial ? bl.count : grain, [&](int64_t begin, int64_t end) {
+    std::vector<char> own;
+    std::vector<char>& mem = serial ? scratch : own;
+    if (mem.size() < temp_bytes + 64) mem.resize(temp_bytes + 64);
+    char* buf = mem.data() + (64 - reinterpret_cast<uintptr_t>(mem.data()) % 64) % 64;
+    std::vector<BlockCall> copies;
+    if (!serial) copies = proto;
+    std::vector<BlockCall>& calls = serial ? proto : copies;
     for (BlockCall& c : calls) {
       c.args.in = c.operands.data();
       c.args.out = c.outputs.data();
