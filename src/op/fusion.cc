@@ -23,6 +23,7 @@
 #include "kernel/blob.h"
 #include "kernel/parallel.h"
 #include "kernel/pointwise.h"
+#include "ndx/autograd.h"
 #include "ndx/imperative.h"
 #include "ndx/runtime.h"
 
@@ -323,6 +324,26 @@ void fused_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   run_blocks(p, ctx, in, req[0], out[0], types);
 }
 
+// The gradient of a fused node: its ops as graph nodes again, differentiated as autograd would.
+// (Executors fuse only unrecorded runs, so autograd never meets a fused node; graphs built
+// from fused ones stay differentiable all the same.)
+std::vector<NodeEntry> fused_gradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  const FusedProgram& p = program_of(n->attrs);
+  std::vector<NodeEntry> temps;
+  for (const auto& ins : p.instrs) {
+    auto m = std::make_shared<Node>();
+    m->attrs = ins.attrs;
+    for (int k : ins.operands)
+      m->inputs.push_back(k >= 0 ? n->inputs[static_cast<size_t>(k)]
+                                 : temps[static_cast<size_t>(~k)]);
+    temps.push_back(NodeEntry{m, 0, 0});
+  }
+  std::vector<NodeEntry> grads = autograd::gradient_entries({temps.back()}, og, n->inputs);
+  for (size_t j = 0; j < grads.size(); ++j)
+    if (!grads[j].node) grads[j] = make_node("_np_zeros_like", {n->inputs[j]});
+  return grads;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_FusedElementwise")
@@ -355,7 +376,8 @@ void fused_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
                                 })
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", fused_compute)
-      .set_attr<FCompute>("FCompute<gpu>", fused_compute);
+      .set_attr<FCompute>("FCompute<gpu>", fused_compute)
+      .set_attr<FGradient>("FGradient", fused_gradient);
   return true;
 }();
 
