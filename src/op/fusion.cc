@@ -321,6 +321,9 @@ void fused_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
       blocks = a[d] == 1 || a[d] == s[s.ndim() - a.ndim() + d];
   }
   if (!blocks) return run_whole(p, ctx, in, req[0], out[0], types);
+  // Release the caller's interpreter lock for large outputs, as each unfused kernel would
+  // (parallel_for counts blocks here, not elements). Pointwise kernels never touch Python.
+  kernel::AllowThreads unlocked(out[0].size() >= kernel::kReleaseGil);
   run_blocks(p, ctx, in, req[0], out[0], types);
 }
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as onp
 import pytest
@@ -238,3 +239,40 @@ def test_set_fusion_returns_the_previous_setting_and_the_env_var_turns_it_off():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "2"]
+
+
+def test_a_large_fused_kernel_releases_the_interpreter_lock():
+    # With a 10 s switch interval the spinning thread runs only while the main thread's kernel
+    # has released the GIL: it ticks during the fused block's runs only if the fused kernel
+    # releases it (fused, the chain is a single kernel).
+    import threading
+
+    block = Fn(lambda m, a: m.tanh(a * 2 + 1) * a - 3)
+    block.hybridize()
+    x = np.array(_f32((1 << 22,)))
+    block(x)
+    block(x)
+    assert _stats(block)["kernels"] == 1
+    ticks, started, stop = [0], threading.Event(), threading.Event()
+
+    def spin():
+        started.set()
+        while not stop.is_set():
+            ticks[0] += 1
+            time.sleep(0)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(10.0)
+    thread = threading.Thread(target=spin)
+    try:
+        thread.start()
+        started.wait()
+        before = ticks[0]
+        for _ in range(3):
+            block(x).wait_to_read()
+        during = ticks[0] - before
+    finally:
+        stop.set()
+        sys.setswitchinterval(interval)
+        thread.join()
+    assert during > 0
