@@ -60,10 +60,20 @@ test-fuzz: python
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-package: install
+# C++ consumers of both packages: the CMake install under $(PREFIX) and the pip-installed
+# ndx in $(VENV) (its CMake package lives in the wheel); then the wheel's contents.
+test-package: install python
 	cmake -S examples/cpp -B $(BUILD)/examples -G Ninja -DCMAKE_PREFIX_PATH=$(PREFIX)
 	cmake --build $(BUILD)/examples
 	$(BUILD)/examples/ndx_example_basics > /dev/null && echo "package consumer: ok"
+	cmake -S examples/cpp -B $(BUILD)/examples-pip -G Ninja \
+	  -DCMAKE_PREFIX_PATH="$$(cd / && $(CURDIR)/$(PY) -m ndx --cmake-prefix-path)"
+	cmake --build $(BUILD)/examples-pip
+	$(BUILD)/examples-pip/ndx_example_basics > /dev/null && echo "pip package consumer: ok"
+	rm -rf $(BUILD)/wheel
+	$(PY) -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+	  -w $(BUILD)/wheel .
+	$(PY) tools/check_wheel.py $(BUILD)/wheel/ndx-*.whl
 
 # The main job: train a network on scikit-learn's digits with ndx's Python API (Gluon,
 # autograd), after the C++ examples built against the installed package.

@@ -2,9 +2,17 @@
 // matmul, element access, NumPy-style printing and typed errors.
 #include <iostream>
 
+#include "ndx/c_api.h"
 #include "ndx/np.h"
+#include "ndx/version.h"
 
 int main() {
+  // The headers this program compiled against and the library it loaded are the same release.
+  std::cout << "ndx " << NDX_VERSION_STRING << "\n";
+  if (NDXGetVersion() != NDX_VERSION) {
+    std::cerr << "ndx headers " << NDX_VERSION << " but library " << NDXGetVersion() << "\n";
+    return 2;
+  }
   namespace np = ndx::np;
   ndx::NDArray a = np::ones({2, 3});
   ndx::NDArray b = np::arange(6).reshape({2, 3});  // int64, a view of arange's result

@@ -39,7 +39,11 @@ typedef struct {
   int64_t size;
 } NDXValue;
 
+/* The library's version as MAJOR * 10000 + MINOR * 100 + PATCH (NDX_VERSION in
+ * ndx/version.h, as MXGetVersion counts), and the version of this C ABI (NDX_C_API_VERSION),
+ * which changes only when these declarations do. */
 int NDXGetVersion(void);
+int NDXGetABIVersion(void);
 const char* NDXGetLastError(void);
 /* The kind of the last error: 1 ValueError, 2 TypeError, 3 IndexError, 4 NotImplementedError,
  * 5 RuntimeError, 6 AxisError, 7 OverflowError, 8 ZeroDivisionError. */

@@ -4,6 +4,7 @@
     import ndx as mx      # MXNet's module layout; ndx.compat.alias_as_mxnet() serves mxnet.*
 """
 from . import (
+                   __config__,
                    _api_internal,
                    _core,
                    autograd,
@@ -56,7 +57,9 @@ ndarray = nd
 symbol = sym
 init = initializer
 random_seed = _core.random_seed
-__version__ = "0.1.0"
+__version__ = _core.__version__  # CMake's project version, compiled into libndx
+show_config = __config__.show
+cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "lr_scheduler",
            "operator", "optimizer", "random",
@@ -66,4 +69,4 @@ __all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "lr_s
            "current_device", "compat", "context", "device", "executor", "util", "ndarray",
            "symbol", "init", "current_context", "numpy_extension", "numpy_op_signature",
            "is_np_array", "is_np_shape", "np_array", "np_shape", "set_np_shape", "use_np",
-           "use_np_array", "use_np_shape"]
+           "use_np_array", "use_np_shape", "show_config", "cmake_prefix_path"]

@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_map>
 #include "ndx/autograd.h"
+#include "ndx/build_info.h"
 #include "ndx/executor.h"
 #include "ndx/graph.h"
 #include "ndx/imperative.h"
@@ -776,6 +777,21 @@ PyObject* threads_started_py(PyObject*, PyObject*) {
 }
 PyObject* simd_target_py(PyObject*, PyObject*) { return PyUnicode_FromString(simd_target()); }
 PyObject* dnnl_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(onednn_enabled()); }
+// The build's options as a list of (name, value) string pairs, in build_config()'s order.
+PyObject* build_config_py(PyObject*, PyObject*) {
+  const auto rows = build_config();
+  PyObject* out = PyList_New(static_cast<Py_ssize_t>(rows.size()));
+  if (!out) return nullptr;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    PyObject* row = Py_BuildValue("(ss)", rows[i].first.c_str(), rows[i].second.c_str());
+    if (!row) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), row);
+  }
+  return out;
+}
 PyObject* fusion_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(fusion_enabled()); }
 PyObject* set_fusion_py(PyObject*, PyObject* on) {
   const int v = PyObject_IsTrue(on);
@@ -855,6 +871,8 @@ PyMethodDef module_methods[] = {
     {"_get_num_threads", get_num_threads_py, METH_NOARGS, "The threads kernels use."},
     {"_threads_started", threads_started_py, METH_NOARGS, "Worker threads started so far."},
     {"_simd_target", simd_target_py, METH_NOARGS, "The SIMD target kernels run with."},
+    {"_build_config", build_config_py, METH_NOARGS,
+     "The build's version and options as (name, value) pairs."},
     {"_fusion_enabled", fusion_enabled_py, METH_NOARGS,
      "Whether planned graphs fuse elementwise ops (NDX_FUSION=0 turns it off)."},
     {"_set_fusion", set_fusion_py, METH_O,
@@ -920,7 +938,8 @@ PyMODINIT_FUNC PyInit__core() {
   PyObject* m = PyModule_Create(&ndx::py::module_def);
   if (!m) return nullptr;
   ndx::py::init_errors(m);
-  if (!ndx::py::init_creation(m) || !ndx::py::init_interop(m)) {
+  if (PyModule_AddStringConstant(m, "__version__", ndx::version_string()) < 0 ||
+      !ndx::py::init_creation(m) || !ndx::py::init_interop(m)) {
     Py_DECREF(m);
     return nullptr;
   }

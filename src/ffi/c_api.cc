@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "ndx/build_info.h"
 #include "ndx/ffi.h"
 #include "ndx/op.h"
 
@@ -90,7 +91,8 @@ ndx::ffi::Arg to_arg(const NDXValue& v) {
 
 extern "C" {
 
-int NDXGetVersion(void) { return NDX_C_API_VERSION; }
+int NDXGetVersion(void) { return ndx::version_number(); }
+int NDXGetABIVersion(void) { return NDX_C_API_VERSION; }
 const char* NDXGetLastError(void) { return g_last_error.c_str(); }
 int NDXGetLastErrorKind(void) { return g_last_kind; }
 

@@ -1,6 +1,11 @@
 // The PackedFunc registry through C++ and through the C ABI (c_api.h) only.
 #include "ndx/c_api.h"
+
+#include <string>
+
+#include "ndx/build_info.h"
 #include "ndx/ffi.h"
+#include "ndx/version.h"
 #include "test_util.h"
 
 namespace ndx {
@@ -46,7 +51,7 @@ TEST(Ffi, TypedBodiesUnpackArguments) {
 }
 
 TEST(CApi, CallsRegisteredFunctionsWithPlainStructs) {
-  EXPECT_EQ(NDXGetVersion(), NDX_C_API_VERSION);
+  EXPECT_EQ(NDXGetABIVersion(), NDX_C_API_VERSION);
   NDXFuncHandle zeros = nullptr;
   ASSERT_EQ(NDXFuncGet("_npi.zeros", &zeros), 0);
   int64_t dims[2] = {2, 3};
@@ -151,3 +156,14 @@ TEST(CApi, HostileCountsAndNullPointersAreErrors) {
 
 }  // namespace
 }  // namespace ndx
+
+// The generated ndx/version.h and the library agree, and the string spells the numbers.
+TEST(CApi, VersionMacrosMatchTheLibrary) {
+  EXPECT_EQ(NDXGetVersion(), NDX_VERSION);
+  EXPECT_EQ(NDX_VERSION, NDX_VERSION_MAJOR * 10000 + NDX_VERSION_MINOR * 100 + NDX_VERSION_PATCH);
+  const std::string spelled = std::to_string(NDX_VERSION_MAJOR) + "." +
+                              std::to_string(NDX_VERSION_MINOR) + "." +
+                              std::to_string(NDX_VERSION_PATCH);
+  EXPECT_EQ(spelled, NDX_VERSION_STRING);
+  EXPECT_STREQ(ndx::version_string(), NDX_VERSION_STRING);
+}
