@@ -66,6 +66,7 @@ test-package: install python
 	cmake -S examples/cpp -B $(BUILD)/examples -G Ninja -DCMAKE_PREFIX_PATH=$(PREFIX)
 	cmake --build $(BUILD)/examples
 	$(BUILD)/examples/ndx_example_basics > /dev/null && echo "package consumer: ok"
+	$(BUILD)/examples/ndx_custom_op > /dev/null && echo "custom op example: ok"
 	cmake -S examples/cpp -B $(BUILD)/examples-pip -G Ninja \
 	  -DCMAKE_PREFIX_PATH="$$(cd / && $(CURDIR)/$(PY) -m ndx --cmake-prefix-path)"
 	cmake --build $(BUILD)/examples-pip
@@ -82,6 +83,7 @@ demo: install python
 	cmake --build $(BUILD)/examples
 	$(BUILD)/examples/ndx_example_basics
 	$(BUILD)/examples/ndx_train_linear
+	$(BUILD)/examples/ndx_custom_op
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-demo.txt
 	$(PY) examples/train_digits.py --out out/digits
 

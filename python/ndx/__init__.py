@@ -3,6 +3,15 @@
     from ndx import np, npx
     import ndx as mx      # MXNet's module layout; ndx.compat.alias_as_mxnet() serves mxnet.*
 """
+try:
+    from . import _core
+except ImportError as _err:  # a source checkout on PYTHONPATH, without the built extension
+    import os as _os
+    raise ImportError(
+        "ndx's compiled extension (ndx._core) is not in " + _os.path.dirname(__file__) +
+        ": this looks like a source checkout without a build. Use the pip-installed ndx "
+        "(`make python`, then .venv/bin/python with no PYTHONPATH). Cause: " + str(_err)
+    ) from None
 from . import (
                    __config__,
                    _api_internal,

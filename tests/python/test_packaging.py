@@ -122,3 +122,17 @@ def test_wheel_checker_rules():
     assert len(check(no_cmake)) == 3
     no_license = [n for n in GOOD_WHEEL if "LICENSE" not in n]
     assert check(no_license) == ["the LICENSE is not in the wheel's metadata"]
+
+
+def test_a_checkout_without_the_extension_says_what_to_do(tmp_path):
+    # `PYTHONPATH=python python bench/...` after `make test` used to end in a circular-import
+    # message: the checkout's ndx has no built extension (pip installed it into .venv).
+    import shutil
+    source = os.path.join(ROOT, "python", "ndx")
+    shutil.copytree(source, tmp_path / "ndx", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    result = subprocess.run([sys.executable, "-c", "import ndx"], capture_output=True, text=True,
+                            env=env, cwd=str(tmp_path), timeout=120)
+    assert result.returncode != 0
+    assert "ImportError: ndx's compiled extension (ndx._core) is not in" in result.stderr
+    assert ".venv/bin/python" in result.stderr
