@@ -193,3 +193,26 @@ def test_a_temp_file_orphaned_by_a_kill_is_removed_by_the_next_save(tmp_path):
     left = sorted(f for f in os.listdir(tmp_path) if f.startswith(".ndx-params-"))
     assert left == [live.name]
     assert os.path.exists(path)
+
+
+@pytest.mark.parametrize("umask, want", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_saved_files_get_the_users_umask(tmp_path, umask, want):
+    # As open() would make them (files were 0600 whatever the umask: mkstemp's mode).
+    old = os.umask(umask)
+    try:
+        params, symbol = str(tmp_path / "p.params"), str(tmp_path / "p.safetensors")
+        net = _net()
+        net.save_parameters(params)
+        serialization.save_safetensors(symbol, {"w": onp.ones(3, "float32")})
+    finally:
+        os.umask(old)
+    assert os.stat(params).st_mode & 0o777 == want
+    assert os.stat(symbol).st_mode & 0o777 == want
+
+
+def test_overwriting_a_file_keeps_its_mode(tmp_path):
+    path = str(tmp_path / "p.params")
+    _net().save_parameters(path)
+    os.chmod(path, 0o640)
+    _net().save_parameters(path)
+    assert os.stat(path).st_mode & 0o777 == 0o640

@@ -151,11 +151,34 @@ def write_atomically(filename, pieces):
             for piece in pieces:
                 f.write(piece)
             f.flush()
+            # mkstemp makes the file 0600; give it the mode a plain open() would have: the
+            # replaced file's, or 0666 less the umask for a new one.
+            os.fchmod(f.fileno(), _mode_for(filename))
             os.fsync(f.fileno())
         os.replace(tmp, filename)  # readers see the old file or the new one, never a partial
     except BaseException:  # KeyboardInterrupt and SystemExit too: leave no temp file behind
         _unlink_quietly(tmp)
         raise
+
+
+def _current_umask():
+    try:  # Linux reports it without changing it (os.umask would, for every thread)
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(filename):
+    try:
+        return os.stat(filename).st_mode & 0o777
+    except OSError:
+        return 0o666 & ~_current_umask()
 
 
 def _unlink_quietly(path):
