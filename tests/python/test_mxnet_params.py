@@ -253,7 +253,6 @@ def _bad_array_blob(raw):
     ("csr", "csr storage"),
     ("unknown-storage", "unknown storage type 7"),
     ("unknown-dtype", "dtype flag 99"),
-    ("bfloat16", "bfloat16"),
     ("bad-device", "unknown device type 9"),
     ("none-array", "empty MXNet NDArray"),
     ("unknown-shape", "empty MXNet NDArray"),
@@ -274,7 +273,6 @@ def test_bad_files_raise_a_value_error_naming_the_file(tmp_path, case, match):
         "csr": lambda: _bad_array_blob(mx_array(a, stype=2)),
         "unknown-storage": lambda: _bad_array_blob(mx_array(a, stype=7)),
         "unknown-dtype": lambda: _bad_array_blob(mx_array(a, flag=99)),
-        "bfloat16": lambda: _bad_array_blob(mx_array(onp.ones(2, onp.uint16), flag=12)),
         "bad-device": lambda: _bad_array_blob(mx_array(a, device=(9, 0))),
         "none-array": lambda: _bad_array_blob(struct.pack("<Iii", V2, 0, 0)),
         "unknown-shape": lambda: _bad_array_blob(struct.pack("<Iii", V3, 0, -1)),
@@ -440,3 +438,13 @@ def test_nd_load_and_save_are_mxnets_names(tmp_path):
     assert sorted(got) == ["b", "w"]
     onp.testing.assert_array_equal(got["w"].asnumpy(), [[1.0, 2.0]])
     assert got["b"].dtype == onp.int32
+
+
+def test_mxnet_bfloat16_arrays_load(tmp_path):
+    # MXNet's flag 12 is bfloat16: 16-bit patterns, here 1.5 (0x3FC0) and -2.25 (0xC010),
+    # the high halves of their float32 bits.
+    bits = onp.array([0x3FC0, 0xC010], onp.uint16)
+    path = _write(tmp_path / "bf16.params", mx_file(None, ["w"], [mx_array(bits, flag=12)]))
+    w = npx.load(path)["w"]
+    assert str(w.dtype) == "bfloat16"
+    assert w.astype("float32").asnumpy().tolist() == [1.5, -2.25]

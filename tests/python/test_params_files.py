@@ -216,3 +216,74 @@ def test_overwriting_a_file_keeps_its_mode(tmp_path):
     os.chmod(path, 0o640)
     _net().save_parameters(path)
     assert os.stat(path).st_mode & 0o777 == 0o640
+
+
+# bfloat16 patterns worked out by hand from the float32 bits' high half: 1.5 = 0x3FC00000,
+# -2.25 = 0xC0100000, inf = 0x7F800000, -0.0 = 0x80000000, and the subnormal
+# 2**-133 = 2**16 * 2**-149 = 0x00010000.
+BF16_VALUES = [1.5, -2.25, float("inf"), -0.0, 2.0 ** -133]
+BF16_BITS = [0x3FC0, 0xC010, 0x7F80, 0x8000, 0x0001]
+
+
+def test_bfloat16_safetensors_are_written_and_read_as_bf16(tmp_path):
+    path = str(tmp_path / "b.safetensors")
+    x = np.array(onp.array(BF16_VALUES, "float32")).astype(np.bfloat16)
+    serialization.save_safetensors(path, {"w": x})
+    raw = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    assert json.loads(raw[8:8 + n])["w"] == {"dtype": "BF16", "shape": [5],
+                                              "data_offsets": [0, 10]}
+    assert list(struct.unpack("<5H", raw[8 + n:])) == BF16_BITS
+    back = serialization.load_safetensors(path)["w"]
+    assert str(back.dtype) == "bfloat16"
+    got = back.astype("float32").asnumpy()
+    assert got.tolist() == BF16_VALUES and onp.signbit(got[3])
+
+
+def test_a_bf16_file_written_elsewhere_loads(tmp_path):
+    # laid out by hand as the safetensors format describes it (what torch's writer produces)
+    path = str(tmp_path / "other.safetensors")
+    _write(path, {"w": {"dtype": "BF16", "shape": [5], "data_offsets": [0, 10]}},
+           struct.pack("<5H", *BF16_BITS))
+    w = serialization.load_safetensors(path)["w"]
+    assert str(w.dtype) == "bfloat16"
+    assert w.astype("float32").asnumpy().tolist() == BF16_VALUES
+
+
+@pytest.mark.parametrize("fmt", ["safetensors", "mxnet", "npz"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_precision_parameters_round_trip(tmp_path, fmt, dtype):
+    path = str(tmp_path / "p.params")
+    net = gluon.nn.Dense(3, in_units=4)
+    net.initialize(ndx.initializer.Uniform(1.0))
+    net.cast(dtype)
+    net.save_parameters(path, format=fmt)
+    other = gluon.nn.Dense(3, in_units=4)
+    other.initialize(ndx.initializer.Zero())
+    other.cast(dtype)
+    other.load_parameters(path)
+    for a, b in ((net.weight, other.weight), (net.bias, other.bias)):
+        assert str(b.data().dtype) == dtype
+        want = a.data().astype("float32").asnumpy()
+        assert onp.array_equal(b.data().astype("float32").asnumpy(), want)
+    if dtype == "bfloat16":
+        float32_net = gluon.nn.Dense(3, in_units=4)
+        float32_net.initialize()
+        with pytest.raises(ValueError, match="is bfloat16 in the file, the block's is float32"):
+            float32_net.load_parameters(path)
+
+
+def test_files_of_the_safetensors_package_load_and_ndx_files_load_there(tmp_path):
+    st = pytest.importorskip("safetensors.numpy")  # in requirements-dev.txt
+    theirs = {"f16": onp.arange(6, dtype="float16").reshape(2, 3),
+              "f32": onp.linspace(-1, 1, 5, dtype="float32"), "i64": onp.array(7),
+              "b": onp.array([True, False]), "empty": onp.zeros((0, 4), "float64")}
+    path = str(tmp_path / "theirs.safetensors")
+    st.save_file(theirs, path)
+    loaded = serialization.load_safetensors(path)
+    for name, want in theirs.items():
+        assert loaded[name].dtype == want.dtype and onp.array_equal(loaded[name].asnumpy(), want)
+    mine = str(tmp_path / "mine.safetensors")
+    serialization.save_safetensors(mine, theirs)
+    for name, got in st.load_file(mine).items():
+        assert got.dtype == theirs[name].dtype and onp.array_equal(got, theirs[name])

@@ -27,9 +27,17 @@ V1_MAGIC, V2_MAGIC, V3_MAGIC = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
 MAX_NDIM = 64
 
 # mshadow's type flags.
+# NumPy has no bfloat16: on the NumPy side of reading and writing, bfloat16 data travels as its
+# 16-bit patterns in this one-field dtype, which no other dtype is mistaken for.
+BF16_BITS = _onp.dtype([("bfloat16", "<u2")])
 _FLAG_DTYPES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
-                6: "int64", 7: "bool", 8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
-_DTYPE_FLAGS = {v: k for k, v in _FLAG_DTYPES.items()}
+                6: "int64", 7: "bool", 8: "int16", 9: "uint16", 10: "uint32", 11: "uint64",
+                12: BF16_BITS}
+_DTYPE_FLAGS = {str(v): k for k, v in _FLAG_DTYPES.items()}
+
+
+def dtype_name(dtype):
+    return "bfloat16" if dtype == BF16_BITS else str(dtype)
 _STORAGE = {0: "default", 1: "row_sparse", 2: "csr"}
 _DEVICES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 
@@ -106,16 +114,15 @@ class _Reader:
                            f"{', '.join(f'{k} {v}' for k, v in _DEVICES.items())})")
         dtype = _FLAG_DTYPES.get(flag)
         if dtype is None:
-            name = "bfloat16, which ndx cannot read from this format" if flag == 12 else "unknown"
-            raise self.bad(f"{where} has dtype flag {flag} ({name}; known: "
-                           f"{', '.join(f'{k} {v}' for k, v in _FLAG_DTYPES.items())})")
+            known = ", ".join(f"{k} {dtype_name(v)}" for k, v in _FLAG_DTYPES.items())
+            raise self.bad(f"{where} has dtype flag {flag} (unknown; known: {known})")
         count = 1
         for d in shape:
             count *= d
         nbytes = count * _onp.dtype(dtype).itemsize
         if nbytes > sys.maxsize:
             raise self.bad(f"{where} with shape {tuple(shape)} is too big ({nbytes} bytes)")
-        raw = self.take(nbytes, f"{where} data ({dtype}, shape {tuple(shape)})")
+        raw = self.take(nbytes, f"{where} data ({dtype_name(dtype)}, shape {tuple(shape)})")
         arr = _onp.frombuffer(raw, dtype=_onp.dtype(dtype).newbyteorder("<"))
         if dtype == "bool" and arr.size and arr.view(_onp.uint8).max() > 1:
             raise self.bad(f"{where} is bool but holds bytes other than 0 and 1")
@@ -162,8 +169,9 @@ def to_bytes(arrays, names, who):
         flag = _DTYPE_FLAGS.get(str(a.dtype))
         if flag is None:
             label = names[i] if names else f"array {i}"
+            supported = ", ".join(dtype_name(d) for d in _FLAG_DTYPES.values())
             raise TypeError(f"[{who}] {label}: dtype {a.dtype} has no MXNet NDArray type flag "
-                            f"(supported: {', '.join(_DTYPE_FLAGS)})")
+                            f"(supported: {supported})")
         magic = V3_MAGIC if a.ndim == 0 or a.size == 0 else V2_MAGIC
         pieces.append(struct.pack("<Ii", magic, 0) + _shape_bytes(a.shape)
                       + struct.pack("<iii", 1, 0, flag))

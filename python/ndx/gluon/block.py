@@ -4,8 +4,6 @@ seeds' templates, `hybrid_forward(self, F, x, ..., **params)` with F the ndx mod
 from collections import OrderedDict
 from types import MappingProxyType
 
-import numpy as _onp
-
 from .. import _core, autograd
 from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
@@ -310,7 +308,7 @@ class Block:
                 raise ValueError(f"[load_parameters] {filename}: parameter {name!r} has shape "
                                  f"{saved_shape} in the file, the block expects {p.shape}")
             current = p._current_dtype()
-            saved = _onp.dtype(str(data.dtype))
+            saved = str(data.dtype)
             retype = False
             if current is not None and saved != current:
                 if not cast_dtype:

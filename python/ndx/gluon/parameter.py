@@ -137,11 +137,14 @@ class Parameter:
             self._data[...] = data
 
     def _current_dtype(self):
-        """The NumPy dtype of the data, or the declared one before there is data (None when
-        neither is known)."""
+        """The dtype's name ('float32', 'bfloat16', ...) of the data, or of the declared dtype
+        before there is data (None when neither is known). Names, since NumPy has no
+        bfloat16."""
         if self._data is not None:
-            return _onp.dtype(str(self._data.dtype))
-        return None if self.dtype is None else _onp.dtype(self.dtype)
+            return str(self._data.dtype)
+        if self.dtype is None:
+            return None
+        return "bfloat16" if str(self.dtype) == "bfloat16" else _onp.dtype(self.dtype).name
 
     def _replace_data(self, data):
         """Takes `data` (an ndarray) as the new value, its dtype and shape included."""

@@ -33,8 +33,9 @@ from . import _mxnet_format as _mx
 
 _CODES = {"bool": "BOOL", "int8": "I8", "int16": "I16", "int32": "I32", "int64": "I64",
           "uint8": "U8", "uint16": "U16", "uint32": "U32", "uint64": "U64", "float16": "F16",
-          "float32": "F32", "float64": "F64"}
-_DTYPES = {v: k for k, v in _CODES.items()}
+          "float32": "F32", "float64": "F64", str(_mx.BF16_BITS): "BF16"}
+_DTYPES = {code: _mx.BF16_BITS if code == "BF16" else _onp.dtype(name)
+           for name, code in _CODES.items()}
 
 MAX_HEADER_BYTES = 100 * 1000 * 1000  # safetensors' own limit
 MAX_NDIM = 64                         # ndx's (and NumPy 2's) limit on dimensions
@@ -112,14 +113,35 @@ def _remove_stale_temp_files(directory):
             pass
 
 
+def _to_host(arr):
+    """A NumPy array of an ndx array's (or array-like's) elements; bfloat16 as BF16_BITS."""
+    if isinstance(arr, np.ndarray):
+        if str(arr.dtype) != "bfloat16":
+            return arr.asnumpy()
+        # every bfloat16 is a float32 whose low 16 bits are zero: the high half is the value
+        f32 = _onp.ascontiguousarray(arr.astype("float32").asnumpy())
+        return (f32.view(_onp.uint32) >> 16).astype("<u2").view(_mx.BF16_BITS)
+    a = _onp.asarray(arr)
+    if a.dtype.name == "bfloat16" and a.dtype.itemsize == 2:  # ml_dtypes' NumPy bfloat16
+        return _onp.ascontiguousarray(a).view("<u2").view(_mx.BF16_BITS)
+    return a
+
+
+def _from_host(a):
+    """An ndx array of a NumPy array's elements; BF16_BITS becomes bfloat16 exactly."""
+    if a.dtype != _mx.BF16_BITS:
+        return np.array(a)
+    bits = _onp.ascontiguousarray(a).view("<u2").astype(_onp.uint32)
+    return np.array((bits << 16).view(_onp.float32)).astype(np.bfloat16)
+
+
 def save_safetensors(filename, tensors):
     header, chunks, offset = {}, [], 0
     for name, arr in tensors.items():
         if name == "__metadata__":
             raise ValueError("[save_parameters] a parameter may not be named '__metadata__' "
                              "(the safetensors layout reserves it)")
-        a = arr.asnumpy() if isinstance(arr, np.ndarray) else _onp.asarray(arr)
-        a = _onp.asarray(a, order="C")  # ascontiguousarray would make a 0-d array 1-d
+        a = _onp.asarray(_to_host(arr), order="C")  # (ascontiguousarray makes 0-d 1-d)
         code = _CODES.get(str(a.dtype))
         if code is None:
             raise TypeError(f"[save_parameters] {name}: dtype {a.dtype} cannot be saved")
@@ -354,7 +376,7 @@ def load_safetensors(filename):
         if dtype == "bool" and arr.size and arr.view(_onp.uint8).max() > 1:
             raise _bad(filename, f"entry {name!r} is BOOL but holds bytes other than 0 and 1")
         arrays[name] = arr.reshape(shape).astype(dtype)  # native byte order
-    return {name: np.array(arr) for name, arr in arrays.items()}
+    return {name: _from_host(arr) for name, arr in arrays.items()}
 
 
 # ---- every layout load_parameters and npx.load read, told apart by the first bytes ----
@@ -379,7 +401,7 @@ def _to_ndx(filename, who, name, a):
     if a.dtype.byteorder not in "=|":
         a = a.astype(a.dtype.newbyteorder("="))
     try:
-        return np.array(a)
+        return _from_host(a)
     except (TypeError, ValueError) as e:
         raise ValueError(f"[{who}] {filename}: {name} has dtype {a.dtype}, which ndx cannot "
                          f"hold ({e})") from None
@@ -449,7 +471,7 @@ def load_param_dict(filename, who="load_parameters"):
 
 def save_ndarray_list(filename, arrays, names=None, who="save"):
     """Writes MXNet's NDArray-list layout (what mx.nd.save writes), atomically."""
-    arrays = [a.asnumpy() if isinstance(a, np.ndarray) else _onp.asarray(a) for a in arrays]
+    arrays = [_to_host(a) for a in arrays]
     write_atomically(filename, _mx.to_bytes(arrays, names, who))
 
 
@@ -459,7 +481,7 @@ def save_numpy(filename, arrays, names=None):
     `filename` (NumPy's own functions would append a suffix)."""
     import io
 
-    arrays = [a.asnumpy() if isinstance(a, np.ndarray) else _onp.asarray(a) for a in arrays]
+    arrays = [_to_host(a) for a in arrays]
     buf = io.BytesIO()
     if names is None:
         _onp.lib.format.write_array(buf, arrays[0], allow_pickle=False)
