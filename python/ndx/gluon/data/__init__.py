@@ -1,0 +1,16 @@
+"""gluon.data: datasets, samplers, batchify functions and the DataLoader, as MXNet has them."""
+from . import batchify, dataloader, dataset, sampler
+from .dataloader import DataLoader
+from .dataset import ArrayDataset, Dataset, SimpleDataset
+from .sampler import (
+    BatchSampler,
+    FilterSampler,
+    IntervalSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+)
+
+__all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "DataLoader", "Sampler",
+           "SequentialSampler", "RandomSampler", "BatchSampler", "IntervalSampler",
+           "FilterSampler", "batchify", "dataloader", "dataset", "sampler"]

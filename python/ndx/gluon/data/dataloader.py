@@ -1,0 +1,131 @@
+"""DataLoader as MXNet's gluon.data has it: batches of a dataset from a sampler, batchified,
+loaded by worker processes (or threads) ahead of use when num_workers > 0."""
+import collections
+import multiprocessing
+import multiprocessing.pool
+
+from .batchify import default_batchify_fn, stack_host, to_ndx
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["DataLoader"]
+
+# State of a worker process, set by _worker_init. Workers are forked, so the dataset and the
+# batchify function reach them without pickling (lambdas and local classes work, as in MXNet).
+_worker_dataset = None
+_worker_batchify = None
+
+
+def _worker_init(dataset, batchify_fn):
+    global _worker_dataset, _worker_batchify
+    _worker_dataset, _worker_batchify = dataset, batchify_fn
+
+
+def _worker_fn(indices):
+    samples = [_worker_dataset[i] for i in indices]
+    # the default batch travels back as NumPy arrays; the main process makes ndx arrays
+    return stack_host(samples) if _worker_batchify is None else _worker_batchify(samples)
+
+
+def _check_count(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"[DataLoader] {name} must be an int, got {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"[DataLoader] {name} must be >= {low}, got {value}")
+    return value
+
+
+class DataLoader:
+    """Batches of `dataset`.
+
+    batch_size with shuffle (a RandomSampler) or a `sampler`, and last_batch ('keep',
+    'discard', 'rollover'); or a `batch_sampler` yielding lists of indices. batchify_fn turns a
+    list of samples into a batch (default: stack into ndx arrays). num_workers > 0 loads
+    batches in that many forked worker processes (threads with thread_pool=True), keeping
+    `prefetch` batches (default 2 * num_workers) in flight; a batch that takes longer than
+    `timeout` seconds raises RuntimeError. pin_memory and pin_device_id are accepted for
+    MXNet's signature: ndx has no pinned host memory, so batches are ordinary CPU arrays.
+    """
+
+    def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,
+                 batch_sampler=None, batchify_fn=None, num_workers=0, pin_memory=False,
+                 pin_device_id=0, prefetch=None, thread_pool=False, timeout=120):
+        self._dataset = dataset
+        if batch_sampler is None:
+            if batch_size is None:
+                raise ValueError("[DataLoader] batch_size must be given when batch_sampler is "
+                                 "not")
+            _check_count("batch_size", batch_size, 1)
+            if sampler is None:
+                sampler = RandomSampler(len(dataset)) if shuffle else \
+                    SequentialSampler(len(dataset))
+            elif shuffle:
+                raise ValueError("[DataLoader] shuffle must be False when a sampler is given")
+            elif not isinstance(sampler, Sampler):
+                raise TypeError("[DataLoader] sampler must be a gluon.data.Sampler, got "
+                                f"{type(sampler).__name__}")
+            batch_sampler = BatchSampler(sampler, batch_size,
+                                         "keep" if last_batch is None else last_batch)
+        elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
+            raise ValueError("[DataLoader] batch_size, shuffle, sampler and last_batch must not "
+                             "be given with batch_sampler")
+        self._batch_sampler = batch_sampler
+        self._batchify_fn = batchify_fn
+        self._num_workers = _check_count("num_workers", num_workers, 0)
+        self._prefetch = _check_count("prefetch", 2 * self._num_workers if prefetch is None
+                                      else prefetch, 0)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise ValueError(f"[DataLoader] timeout must be a positive number, got {timeout!r}")
+        self._timeout = timeout
+        self._thread_pool = bool(thread_pool)
+        self._pin_memory, self._pin_device_id = pin_memory, pin_device_id
+        self._pool = None
+        if self._num_workers > 0:
+            if self._thread_pool:
+                self._pool = multiprocessing.pool.ThreadPool(self._num_workers)
+            else:
+                context = multiprocessing.get_context("fork")
+                self._pool = context.Pool(self._num_workers, initializer=_worker_init,
+                                          initargs=(dataset, batchify_fn))
+
+    def __len__(self):
+        return len(self._batch_sampler)
+
+    def _load(self, indices):
+        samples = [self._dataset[i] for i in indices]
+        return default_batchify_fn(samples) if self._batchify_fn is None else \
+            self._batchify_fn(samples)
+
+    def _submit(self, indices):
+        if self._thread_pool:
+            return self._pool.apply_async(self._load, (indices,))
+        return self._pool.apply_async(_worker_fn, (indices,))
+
+    def __iter__(self):
+        if self._pool is None:
+            for indices in self._batch_sampler:
+                yield self._load(indices)
+            return
+        batches = iter(self._batch_sampler)
+        pending = collections.deque()
+
+        def submit_next():
+            indices = next(batches, None)
+            if indices is not None:
+                pending.append(self._submit(indices))
+
+        for _ in range(max(self._prefetch, 1)):
+            submit_next()
+        while pending:
+            result = pending.popleft()
+            try:
+                batch = result.get(self._timeout)
+            except multiprocessing.TimeoutError:
+                raise RuntimeError(f"[DataLoader] a worker took more than timeout="
+                                   f"{self._timeout} s for a batch (or died)") from None
+            submit_next()
+            yield batch if self._thread_pool or self._batchify_fn is not None else to_ndx(batch)
+
+    def __del__(self):
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.terminate()
