@@ -1,5 +1,6 @@
 #include "kernel/parallel.h"
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -48,8 +49,14 @@ constexpr int kChunksPerThread = 4;
 class Pool {
  public:
   static Pool& get() {
-    static Pool* pool = new Pool();  // never destroyed: workers may outlive static destructors
-    return *pool;
+    static const bool registered = [] {
+      // never destroyed: workers may outlive static destructors
+      instance().store(new Pool(), std::memory_order_release);
+      pthread_atfork(nullptr, nullptr, &Pool::start_afresh_in_child);
+      return true;
+    }();
+    (void)registered;
+    return *instance().load(std::memory_order_acquire);
   }
 
   int threads() const { return threads_.load(std::memory_order_relaxed); }
@@ -106,6 +113,23 @@ class Pool {
   };
 
   Pool() : threads_(env_threads() ? env_threads() : cores_available()) {}
+
+  static std::atomic<Pool*>& instance() {
+    static std::atomic<Pool*> pool{nullptr};
+    return pool;
+  }
+
+  // A forked child (DataLoader's workers) has only the thread that forked: the parent's
+  // workers do not exist there, and a lock or job count a busy parent thread held at the fork
+  // stays held, so the old pool would hang the child's first kernel. The child gets a fresh
+  // pool with the same thread count; the old one is leaked (destroying a held mutex is
+  // undefined).
+  static void start_afresh_in_child() {
+    Pool* old = instance().load(std::memory_order_relaxed);
+    Pool* fresh = new Pool();
+    fresh->threads_.store(old->threads(), std::memory_order_relaxed);
+    instance().store(fresh, std::memory_order_release);
+  }
 
   void work(const Job& job) {
     for (int k; (k = next_.fetch_add(1)) < job.chunks;) {

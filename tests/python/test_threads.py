@@ -46,3 +46,53 @@ def test_results_match_numpy_for_every_thread_count(restore_threads):
     onp.testing.assert_allclose(results[0][0], onp.exp(x), rtol=1e-6)
     onp.testing.assert_allclose(results[0][2], x.sum(dtype=onp.float64), rtol=1e-6)
     onp.testing.assert_array_equal(results[0][5], onp.argmax(x, axis=0))
+
+
+def test_a_forked_child_runs_kernels_while_the_parent_is_busy(restore_threads):
+    # DataLoader's workers are forked. The child has none of the parent's worker threads, and
+    # a lock the parent's busy thread held at the fork stays held in the child: ndx's kernel
+    # pool must start afresh there (pthread_atfork), or these children hang.
+    import os
+    import threading
+    import time
+
+    npx.set_num_threads(2)
+    a = np.ones((1 << 22,))
+    stop = threading.Event()
+
+    def busy():  # large kernels release the GIL, so the forks land inside them
+        while not stop.is_set():
+            np.exp(a)
+
+    thread = threading.Thread(target=busy)
+    thread.start()
+    children = []
+    try:
+        for _ in range(8):
+            time.sleep(0.01)
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    npx.set_num_threads(2)
+                    ok = float(np.exp(a).sum()) > 0
+                finally:
+                    os._exit(0 if ok else 3)
+            children.append(pid)
+    finally:
+        stop.set()
+        thread.join()
+    deadline = time.monotonic() + 30
+    hung = []
+    for pid in children:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                assert os.waitstatus_to_exitcode(status) == 0
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                hung.append(pid)
+                break
+            time.sleep(0.05)
+    assert not hung, f"{len(hung)} of {len(children)} forked children hung"
