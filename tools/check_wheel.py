@@ -19,7 +19,8 @@ def problems_of(names):
                    "ndx/include/ndx/lib_api.h", "ndx/include/mxnet/lib_api.h",
                    "ndx/lib/cmake/ndx/ndxConfig.cmake",
                    "ndx/lib/cmake/ndx/ndxConfigVersion.cmake",
-                   "ndx/lib/cmake/ndx/ndxTargets.cmake", "ndx/__init__.py", "ndx/__main__.py"):
+                   "ndx/lib/cmake/ndx/ndxTargets.cmake", "ndx/__init__.py", "ndx/__main__.py",
+                   "ndx/py.typed", "ndx/numpy/__init__.pyi", "ndx/sym.pyi"):
         if needed not in names:
             found.append(needed + " is missing")
     if not any(n.endswith(".dist-info/licenses/LICENSE") for n in names):

@@ -109,6 +109,7 @@ GOOD_WHEEL = ["ndx/__init__.py", "ndx/__main__.py", "ndx/libndx.so",
               "ndx/include/ndx/version.h", "ndx/include/ndx/lib_api.h",
               "ndx/include/mxnet/lib_api.h", "ndx/lib/cmake/ndx/ndxConfig.cmake",
               "ndx/lib/cmake/ndx/ndxConfigVersion.cmake", "ndx/lib/cmake/ndx/ndxTargets.cmake",
+              "ndx/py.typed", "ndx/numpy/__init__.pyi", "ndx/sym.pyi",
               "ndx-0.1.0.dist-info/licenses/LICENSE"]
 
 
