@@ -64,7 +64,11 @@ def main():
 
     history = []
     start = time.time()
+    profile_file = os.path.join(args.out, "profile.json")
+    ndx.profiler.set_config(filename=profile_file, aggregate_stats=True)
     for epoch in range(1, args.epochs + 1):
+        if epoch == args.epochs:  # the last epoch is profiled: ops, graph runs, backward, data
+            ndx.profiler.set_state("run")
         total, correct, seen = 0.0, 0, 0
         bar = tqdm(train, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, file=sys.stdout)
         for data, label in bar:
@@ -78,10 +82,19 @@ def main():
             seen += data.shape[0]
             bar.set_postfix(loss=f"{total / seen:.4f}", refresh=False)
         test_acc = accuracy(net, x_test, y_te)
-        history.append((total / seen, correct / seen, test_acc))
-        print(f"epoch {epoch:2d}  loss {total / seen:.4f}  train acc {correct / seen:.4f}  "
-              f"test acc {test_acc:.4f}")
+        test_loss = float(loss_fn(net(x_test), np.array(y_te)).mean())
+        history.append((total / seen, correct / seen, test_acc, test_loss))
+        print(f"epoch {epoch:2d}  loss {total / seen:.4f}  test loss {test_loss:.4f}  "
+              f"train acc {correct / seen:.4f}  test acc {test_acc:.4f}")
     elapsed = time.time() - start
+    ndx.profiler.set_state("stop")
+    table = ndx.profiler.dumps(sort_by="total")
+    ndx.profiler.dump()
+    top = [line for line in table.splitlines() if line.startswith("_")][:3]
+    print(f"profiled the last epoch: {profile_file} (Chrome trace JSON: open it in "
+          "https://ui.perfetto.dev); slowest ops in total:")
+    for line in top:
+        print("   " + " ".join(line.split()[:3]) + " ms")
     final = history[-1][2]
     print(f"trained {args.epochs} epochs in {elapsed:.1f} s; test accuracy {final:.4f}")
 
@@ -106,6 +119,7 @@ def main():
     epochs = range(1, len(history) + 1)
     fig, ax1 = plt.subplots(figsize=(6, 4))
     ax1.plot(epochs, [h[0] for h in history], color="tab:red", label="train loss")
+    ax1.plot(epochs, [h[3] for h in history], color="tab:orange", label="test loss")
     ax1.set_xlabel("epoch")
     ax1.set_ylabel("loss")
     ax2 = ax1.twinx()

@@ -29,6 +29,7 @@ from . import (
                    numpy_op_signature,
                    operator,
                    optimizer,
+                   profiler,
                    random,
                    sym,
                    test_utils,
@@ -71,7 +72,7 @@ show_config = __config__.show
 cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "lr_scheduler",
-           "operator", "optimizer", "random",
+           "operator", "optimizer", "profiler", "random",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",
            "NDXNotImplementedError", "random_seed", "Device", "Context", "cpu", "gpu", "num_gpus",

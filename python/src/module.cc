@@ -15,6 +15,7 @@
 #include "ndx/imperative.h"
 #include "ndx/library.h"
 #include "ndx/op_util.h"
+#include "ndx/profiler.h"
 #include "ndx/runtime.h"
 
 namespace ndx::py {
@@ -777,6 +778,48 @@ PyObject* threads_started_py(PyObject*, PyObject*) {
 }
 PyObject* simd_target_py(PyObject*, PyObject*) { return PyUnicode_FromString(simd_target()); }
 PyObject* dnnl_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(onednn_enabled()); }
+PyObject* profiler_set_py(PyObject*, PyObject* on) {
+  const int v = PyObject_IsTrue(on);
+  if (v < 0) return nullptr;
+  profiler::set_recording(v != 0);
+  Py_RETURN_NONE;
+}
+PyObject* profiler_now_py(PyObject*, PyObject*) { return PyLong_FromLongLong(profiler::now_ns()); }
+// (name, category, start_ns, end_ns): a span timed in Python (data loading, user scopes).
+PyObject* profiler_record_py(PyObject*, PyObject* args) {
+  const char *name = nullptr, *category = nullptr;
+  long long start = 0, end = 0;
+  if (!PyArg_ParseTuple(args, "ssLL", &name, &category, &start, &end)) return nullptr;
+  // categories from Python are interned: the event keeps a pointer to the text
+  static const char* const kCategories[] = {"data", "python", "kvstore"};
+  const char* cat = "python";
+  for (const char* c : kCategories)
+    if (std::strcmp(c, category) == 0) cat = c;
+  profiler::record(name, cat, start, end);
+  Py_RETURN_NONE;
+}
+// The events so far as (name, category, start_ns, end_ns, bytes, thread) tuples.
+PyObject* profiler_events_py(PyObject*, PyObject* clear) {
+  const int c = PyObject_IsTrue(clear);
+  if (c < 0) return nullptr;
+  const std::vector<profiler::Event> events = profiler::events(c != 0);
+  PyObject* out = PyList_New(static_cast<Py_ssize_t>(events.size()));
+  if (!out) return nullptr;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const profiler::Event& e = events[i];
+    PyObject* row =
+        Py_BuildValue("(ssLLLK)", e.name.c_str(), e.category, static_cast<long long>(e.start_ns),
+                      static_cast<long long>(e.end_ns), static_cast<long long>(e.bytes),
+                      static_cast<unsigned long long>(e.thread));
+    if (!row) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), row);
+  }
+  return out;
+}
+
 // The build's options as a list of (name, value) string pairs, in build_config()'s order.
 PyObject* build_config_py(PyObject*, PyObject*) {
   const auto rows = build_config();
@@ -871,6 +914,12 @@ PyMethodDef module_methods[] = {
     {"_get_num_threads", get_num_threads_py, METH_NOARGS, "The threads kernels use."},
     {"_threads_started", threads_started_py, METH_NOARGS, "Worker threads started so far."},
     {"_simd_target", simd_target_py, METH_NOARGS, "The SIMD target kernels run with."},
+    {"_profiler_set", profiler_set_py, METH_O, "Turns the profiler's recording on or off."},
+    {"_profiler_now", profiler_now_py, METH_NOARGS, "The profiler's clock, in nanoseconds."},
+    {"_profiler_record", profiler_record_py, METH_VARARGS,
+     "Records a span (name, category, start_ns, end_ns) timed elsewhere."},
+    {"_profiler_events", profiler_events_py, METH_O,
+     "The recorded events; a true argument also clears them."},
     {"_build_config", build_config_py, METH_NOARGS,
      "The build's version and options as (name, value) pairs."},
     {"_fusion_enabled", fusion_enabled_py, METH_NOARGS,

@@ -9,6 +9,7 @@
 
 #include "ndx/imperative.h"
 #include "ndx/op_util.h"
+#include "ndx/profiler.h"
 
 namespace ndx::autograd {
 
@@ -259,6 +260,8 @@ std::vector<NodeEntry> gradient_entries(const std::vector<NodeEntry>& heads,
 
 void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads,
               bool retain_graph) {
+  static const std::string kSpanName = "backward";
+  profiler::Span span(kSpanName, "autograd");
   // The leaves reachable from the heads, found once the order is known.
   std::vector<NodeEntry> head_entries;
   for (const auto& h : heads)

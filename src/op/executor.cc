@@ -6,6 +6,7 @@
 
 #include "ndx/autograd.h"
 #include "ndx/imperative.h"
+#include "ndx/profiler.h"
 #include "ndx/runtime.h"
 #include "op/fusion.h"
 
@@ -239,6 +240,8 @@ bool Executor::plan_outputs(const Program& p, size_t step, std::vector<NDArray>&
 }
 
 std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
+  static const std::string kSpanName = "graph run";
+  profiler::Span span(kSpanName, "executor");
   if (inputs.size() != input_names_.size())
     value_error("[executor] the graph takes ", input_names_.size(), " inputs, got ", inputs.size());
   if (autograd::is_recording() && !is_tracing()) {

@@ -8,6 +8,7 @@
 #include "ndx/autograd.h"
 #include "ndx/executor.h"
 #include "ndx/op_util.h"
+#include "ndx/profiler.h"
 
 namespace ndx {
 
@@ -310,10 +311,18 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
       res.device = device;
       ctx.requested.push_back(res);
     }
-  if (on_host)
-    run_on_host(*compute, attrs, ctx, in_blobs, req, out_blobs);
-  else
-    (*compute)(attrs, ctx, in_blobs, req, out_blobs);
+  {
+    profiler::Span span(op->name, "operator");
+    if (on_host)
+      run_on_host(*compute, attrs, ctx, in_blobs, req, out_blobs);
+    else
+      (*compute)(attrs, ctx, in_blobs, req, out_blobs);
+    if (span.active()) {
+      int64_t bytes = 0;
+      for (const auto& b : out_blobs) bytes += b.size() * static_cast<int64_t>(dtype_size(b.dtype));
+      span.set_bytes(bytes);
+    }
+  }
 
   for (uint32_t j = 0; j < nout && options.outputs; ++j)
     if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp)

@@ -4,6 +4,7 @@ import collections
 import multiprocessing
 import multiprocessing.pool
 
+from ... import profiler
 from .batchify import default_batchify_fn, stack_host, to_ndx
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -13,6 +14,7 @@ __all__ = ["DataLoader"]
 # batchify function reach them without pickling (lambdas and local classes work, as in MXNet).
 _worker_dataset = None
 _worker_batchify = None
+_END = object()
 
 
 def _worker_init(dataset, batchify_fn):
@@ -101,6 +103,25 @@ class DataLoader:
         return self._pool.apply_async(_worker_fn, (indices,))
 
     def __iter__(self):
+        for batch in self._batches():
+            yield batch
+
+    def _batches(self):
+        # each batch's wait is a "data" span when the profiler records
+        it = self._unprofiled()
+        while True:
+            if not profiler.is_recording():
+                batch = next(it, _END)
+            else:
+                start = profiler.now_ns()
+                batch = next(it, _END)
+                if batch is not _END:
+                    profiler.record("DataLoader batch", "data", start, profiler.now_ns())
+            if batch is _END:
+                return
+            yield batch
+
+    def _unprofiled(self):
         if self._pool is None:
             for indices in self._batch_sampler:
                 yield self._load(indices)
