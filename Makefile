@@ -16,7 +16,8 @@ PY = $(VENV)/bin/python
 # second from the first (make's default CXX is g++; exported, CMake and pip see it).
 export CXX
 
-.PHONY: deps build install test test-cpp test-package test-python test-fuzz python demo sanitize \
+.PHONY: deps build install test test-cpp test-package test-python test-docs test-fuzz python docs \
+	demo sanitize \
 	sanitize-python tsan fuzz format clean
 
 deps:
@@ -31,7 +32,7 @@ install: build
 
 # The whole test suite: a find_package(ndx) consumer project, the Python tests, the C++ tests,
 # and a fixed-seed run of the fuzzer.
-test: test-package test-python test-cpp test-fuzz
+test: test-package test-python test-docs test-cpp test-fuzz
 
 # The Python package, installed into $(VENV) with pip (scikit-build-core + CMake).
 python: deps
@@ -41,6 +42,15 @@ python: deps
 
 test-python: python
 	cd tests/python && ../../$(PY) -m pytest -q -p no:cacheprovider .
+
+# The documentation site (mkdocs): the API pages generated from the registry and the
+# docstrings (tools/gen_docs.py), the tutorials from docs/; --strict fails on any warning.
+docs: python
+	$(PY) tools/gen_docs.py
+	$(PY) -m mkdocs build --strict -q -f mkdocs.yml -d $(CURDIR)/$(BUILD)/site
+	@echo "docs: $(BUILD)/site/index.html"
+
+test-docs: docs
 
 # The fuzzer (tools/fuzz/ndx_fuzz.py) for as long as asked, e.g.
 #   make fuzz FUZZ_SECONDS=1800 FUZZ_SEED=7
