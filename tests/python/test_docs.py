@@ -5,6 +5,7 @@ import glob
 import os
 
 import pytest
+
 import snippets
 
 PAGES = sorted(glob.glob(os.path.join(snippets.ROOT, "docs", "*.md"))
