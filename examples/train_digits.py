@@ -108,7 +108,9 @@ def main():
     graph_png = None
     try:
         dot = ndx.viz.plot_network(ndx.sym.load(sym_file), title="digits",
-                                   shape={"data": (args.batch_size, 1, 8, 8)})
+                                   shape={"data": (args.batch_size, 1, 8, 8),
+                                          **{name: p.shape for name, p in
+                                             net.collect_params().items()}})
         graph_png = dot.render(os.path.join(args.out, "network"), cleanup=True)
     except Exception as e:  # graphviz missing: the rest of the demo still counts
         print(f"network picture skipped: {e}")

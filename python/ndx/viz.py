@@ -1,13 +1,40 @@
 """Pictures of graphs: plot_network draws a Symbol (or graph JSON) with graphviz."""
 import json
 
-__all__ = ["plot_network"]
+__all__ = ["plot_network", "node_output_shapes"]
+
+
+def node_output_shapes(doc, shape):
+    """{node index: output shape} of the op nodes whose inputs' shapes `shape` gives (a dict
+    name -> shape), each inferred on the graph cut at that node (ndx infers forward only)."""
+    from . import sym
+    known = {k: tuple(v) for k, v in (shape or {}).items()}
+    out = {}
+    for i, n in enumerate(doc["nodes"]):
+        if n["op"] == "null":
+            continue
+        cut = dict(doc, nodes=doc["nodes"][:i + 1], heads=[[i, 0, 0]],
+                   arg_nodes=[a for a in doc.get("arg_nodes", []) if a <= i])
+        cut.pop("node_row_ptr", None)
+        part = sym.load_json(json.dumps(cut))
+        names = part.list_inputs()
+        if not all(name in known for name in names):
+            continue
+        try:
+            out[i] = part.infer_shape(**{name: known[name] for name in names})[1][0]
+        except (ValueError, TypeError):
+            continue  # a shape the graph rejects: the picture just omits it
+    return out
 
 
 def plot_network(symbol, title="plot", shape=None, hide_weights=True, save_format="png"):
     """A graphviz Digraph of the graph: one box per op (with its main params), ellipses for
     inputs; weights (inputs other than `data*`) are hidden unless hide_weights=False.
-    Render with .render(path) or .pipe(); needs the graphviz package and its `dot` program."""
+    `shape` (name -> shape) adds each op's output shape where the shapes of the inputs it
+    depends on are given, and each op's parameter count: the elements of its hidden weight
+    inputs with given shapes (give the parameters' shapes too, as MXNet's plot_network
+    infers them). Render with .render(path) or .pipe(); needs the graphviz package and its
+    `dot` program."""
     try:
         import graphviz
     except ImportError as e:
@@ -15,6 +42,7 @@ def plot_network(symbol, title="plot", shape=None, hide_weights=True, save_forma
                           "(pip install graphviz) and Graphviz's dot program") from e
     doc = json.loads(symbol.tojson() if hasattr(symbol, "tojson") else symbol)
     nodes = doc["nodes"]
+    shapes = node_output_shapes(doc, shape) if shape else {}
     dot = graphviz.Digraph(name=title, format=save_format)
     dot.attr(rankdir="BT")
     hidden = set()
@@ -38,9 +66,27 @@ def plot_network(symbol, title="plot", shape=None, hide_weights=True, save_forma
         shown = [f"{k}={v}" for k, v in attrs.items()
                  if k in ("num_hidden", "num_filter", "kernel", "stride", "act_type", "axis",
                           "pool_type", "p") and v not in ("None", "()")]
+        if i in shapes:
+            shown.append("x".join(str(d) for d in shapes[i]) or "scalar")
+        count = _param_count(nodes, n, hidden, shape)
+        if count:
+            shown.append(f"{count:,} params")
         label = op + ("\n" + "\n".join(shown) if shown else "")
         dot.node(str(i), label, shape="box", style="filled,rounded", fillcolor="#fdb462")
         for src, _, _ in n["inputs"]:
             if src not in hidden:
                 dot.edge(str(src), str(i))
     return dot
+
+
+def _param_count(nodes, node, hidden, shape):
+    """Elements of the node's hidden weight inputs whose shapes are given."""
+    total = 0
+    for src, _, _ in node["inputs"]:
+        name = nodes[src]["name"]
+        if src in hidden and nodes[src]["op"] == "null" and shape and name in shape:
+            count = 1
+            for d in shape[name]:
+                count *= int(d)
+            total += count
+    return total

@@ -89,6 +89,99 @@ Shape infer_reshape(const Shape& src, const Shape& newshape) {
   return target;
 }
 
+// _npx_reshape: MXNet 2's codes, read left to right against the input's dims (right to left
+// with reverse): -1 infers a size, -2 copies a dim, -3 drops a dim of size 1, -4 copies the
+// remaining dims, -5 merges two dims, -6 splits one into the two sizes after it. Kept in the
+// graph as codes, so a traced Flatten (-2, -1) serves every batch size.
+struct NpxReshapeParam {
+  Shape newshape;
+  bool reverse = false;
+  static void declare(ParamDecl<NpxReshapeParam>& d) {
+    d.field("newshape", &NpxReshapeParam::newshape)
+        .describe("Sizes >= 0 and the codes -1 .. -6 (see npx.reshape).");
+    d.field("reverse", &NpxReshapeParam::reverse)
+        .set_default(false)
+        .describe("Read the codes and dims right to left.");
+  }
+};
+
+Shape expand_reshape_codes(const Shape& src, const Shape& codes) {
+  Shape out;
+  int i = 0;
+  auto take = [&](int count) {
+    if (i + count > src.ndim())
+      value_error("[reshape] newshape ", codes.str(), " reads past the input's ", src.ndim(),
+                  " dimensions ", src.str());
+    i += count;
+    return i - count;
+  };
+  auto push = [&](int64_t v) {
+    if (out.ndim() >= Shape::kMaxDims)
+      value_error("[reshape] at most ", Shape::kMaxDims, " dimensions are supported");
+    out.push_back(v);
+  };
+  for (int k = 0; k < codes.ndim(); ++k) {
+    const int64_t c = codes[k];
+    if (c >= 0 || c == -1) {
+      push(c);
+      ++i;
+    } else if (c == -2) {
+      push(src[take(1)]);
+    } else if (c == -3) {
+      const int at = take(1);
+      if (src[at] != 1)
+        value_error("[reshape] -3 skips only a dimension of size 1; dimension ", at, " has size ",
+                    src[at]);
+    } else if (c == -4) {
+      while (i < src.ndim()) push(src[i++]);
+    } else if (c == -5) {
+      const int at = take(2);
+      int64_t merged = 0;
+      if (__builtin_mul_overflow(src[at], src[at + 1], &merged))
+        value_error("[reshape] -5 merges dimensions whose product overflows");
+      push(merged);
+    } else if (c == -6) {
+      const int64_t d = src[take(1)];
+      if (k + 2 >= codes.ndim())
+        value_error("[reshape] -6 must be followed by the two sizes to split into");
+      int64_t p = codes[k + 1], q = codes[k + 2];
+      k += 2;
+      if (p < -1 || q < -1 || (p == -1 && q == -1))
+        value_error("[reshape] -6 splits into two sizes, at most one of them -1; got (", p, ", ", q,
+                    ")");
+      if (p == -1) p = q ? d / q : 0;
+      if (q == -1) q = p ? d / p : 0;
+      int64_t product = 0;
+      if (__builtin_mul_overflow(p, q, &product) || product != d)
+        value_error("[reshape] -6 cannot split dimension ", d, " into (", p, ", ", q, ")");
+      push(p);
+      push(q);
+    } else {
+      value_error("[reshape] invalid newshape code ", c,
+                  ": expected a size >= 0 or one of -1 .. -6");
+    }
+  }
+  return out;
+}
+
+Shape npx_reshape_target(const Shape& src, const NpxReshapeParam& p) {
+  if (!p.reverse) return infer_reshape(src, expand_reshape_codes(src, p.newshape));
+  Shape rsrc, rcodes;
+  for (int i = src.ndim() - 1; i >= 0; --i) rsrc.push_back(src[i]);
+  for (int i = p.newshape.ndim() - 1; i >= 0; --i) rcodes.push_back(p.newshape[i]);
+  const Shape r = infer_reshape(rsrc, expand_reshape_codes(rsrc, rcodes));
+  Shape out;
+  for (int i = r.ndim() - 1; i >= 0; --i) out.push_back(r[i]);
+  return out;
+}
+
+bool NpxReshapeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  assign_shape(attrs, &(*out)[0], npx_reshape_target((*in)[0], attrs.get<NpxReshapeParam>()),
+               "output", 0);
+  return true;
+}
+
 bool ReshapeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
   assign_shape(attrs, &(*out)[0], infer_reshape((*in)[0], attrs.get<ReshapeParam>().newshape),
@@ -666,6 +759,15 @@ Op& register_shape_op(const char* name, const char* doc) {
       .add_argument("a", "NDArray", "Input array.")
       .set_params<ReshapeParam>()
       .set_attr<FInferShape>("FInferShape", ReshapeShape)
+      .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
+  register_shape_op("_npx_reshape",
+                    "Reshape with MXNet's codes (-1 .. -6; see npx.reshape), kept as codes in "
+                    "traced graphs.")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Input array.")
+      .set_params<NpxReshapeParam>()
+      .set_attr<FInferShape>("FInferShape", NpxReshapeShape)
       .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
       .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
   register_shape_op("_np_transpose", "Permutes the axes of an array.")

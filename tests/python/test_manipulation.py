@@ -499,3 +499,37 @@ def test_take_along_axis_broadcasts_both_ways():
     k = onp.array([1, 0, 2], dtype=onp.int32).reshape(1, 3, 1)
     onp.testing.assert_array_equal(np.take_along_axis(np.array(b), np.array(k), 2).asnumpy(),
                                    onp.take_along_axis(b, k, 2))
+
+
+@pytest.mark.parametrize("shape, codes, reverse, want", [
+    ((2, 3, 4), (-2, -1), False, (2, 12)),
+    ((2, 3, 4), (-1, -2), False, (8, 3)),  # -1 stands for dim 0; -2 copies dim 1 (3)
+    ((2, 1, 4), (-2, -3, -2), False, (2, 4)),
+    ((2, 3, 4), (-4,), False, (2, 3, 4)),
+    ((2, 3, 4), (-5, -2), False, (6, 4)),
+    ((6, 4), (-6, 2, -1, -2), False, (2, 3, 4)),
+    ((2, 3, 4), (-1, 4), True, (6, 4)),
+    ((10, 5, 4), (-1, 0), True, None),
+])
+def test_npx_reshape_op_keeps_the_codes_in_traced_graphs(shape, codes, reverse, want):
+    # the _npx_reshape op (what a hybridized npx.reshape records) against the imperative
+    # npx.reshape and the shapes worked out by hand
+    from ndx import gluon, npx
+
+    class Block(gluon.HybridBlock):
+        def forward(self, x):
+            return npx.reshape(x, codes, reverse=reverse)
+
+    x = np.arange(int(onp.prod(shape))).reshape(shape)
+    block = Block()
+    block.hybridize()
+    if want is None:
+        with pytest.raises(ValueError, match="reshape"):
+            npx.reshape(x, codes, reverse=reverse)
+        with pytest.raises(ValueError, match="reshape"):
+            block(x)
+        return
+    assert npx.reshape(x, codes, reverse=reverse).shape == want
+    out = block(x)
+    assert out.shape == want
+    assert onp.array_equal(out.asnumpy(), onp.arange(int(onp.prod(shape))).reshape(want))

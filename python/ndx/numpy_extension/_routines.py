@@ -114,9 +114,15 @@ def reshape(a, newshape, reverse=False, order="C"):
     codes = [newshape] if isinstance(newshape, (int, _onp.integer)) else list(newshape)
     codes = [_int(c, "newshape entries", "reshape") for c in codes]
     shape = list(a.shape)
-    if reverse:
-        return a.reshape(_special_shape(shape[::-1], codes[::-1], "reshape")[::-1])
-    return a.reshape(_special_shape(shape, codes, "reshape"))
+    target = tuple(_special_shape(shape[::-1], codes[::-1], "reshape")[::-1] if reverse
+                   else _special_shape(shape, codes, "reshape"))  # checks the codes here
+    if _core._is_tracing():
+        # a traced graph keeps the codes (the _npx_reshape op), not this input's sizes, so it
+        # serves other shapes: Flatten's (-2, -1) any batch size
+        np = _np()
+        return np._invoke(np._handle("_npx_reshape"), (a,),
+                          {"newshape": tuple(codes), "reverse": bool(reverse)})
+    return a.reshape(target)
 
 
 # ---------------------------------------------------------------- batch_dot

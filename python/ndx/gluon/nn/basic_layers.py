@@ -126,8 +126,11 @@ class Dropout(HybridBlock):
 
 
 class Flatten(HybridBlock):
+    """(N, ...) -> (N, product of the rest). npx.reshape's -2 copies the batch dim, so a
+    traced or exported graph serves every batch size (x.shape[0] would be baked in)."""
+
     def forward(self, x):
-        return x.reshape(x.shape[0], -1)
+        return npx.reshape(x, (-2, -1))
 
 
 class Embedding(HybridBlock):
