@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
     for (int it = 0; it < iters + 2; ++it) {
       gloo::AllreduceOptions opts(context);
       opts.setOutput(buf.data(), n);
-      opts.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(
-          &gloo::sum<float>));
+      opts.setReduceFunction(
+          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
       const auto t0 = std::chrono::steady_clock::now();
       gloo::allreduce(opts);
       const auto t1 = std::chrono::steady_clock::now();
@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
     std::sort(times.begin(), times.end());
     const double t = times[times.size() / 2];
     const double busbw = 2.0 * (size - 1) / size * bytes / t / 1e9;
-    if (rank == 0) std::printf("gloo %10zu bytes  %9.3f ms  busbw %6.2f GB/s\n", bytes, t * 1e3, busbw);
+    if (rank == 0)
+      std::printf("gloo %10zu bytes  %9.3f ms  busbw %6.2f GB/s\n", bytes, t * 1e3, busbw);
   }
   return 0;
 }

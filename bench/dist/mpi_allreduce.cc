@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
     std::sort(times.begin(), times.end());
     const double t = times[times.size() / 2];
     const double busbw = 2.0 * (size - 1) / size * bytes / t / 1e9;
-    if (rank == 0) std::printf("mpi  %10zu bytes  %9.3f ms  busbw %6.2f GB/s\n", bytes, t * 1e3, busbw);
+    if (rank == 0)
+      std::printf("mpi  %10zu bytes  %9.3f ms  busbw %6.2f GB/s\n", bytes, t * 1e3, busbw);
   }
   MPI_Finalize();
   return 0;
