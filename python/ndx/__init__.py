@@ -23,6 +23,7 @@ from . import (
                    executor,
                    gluon,
                    initializer,
+                   kvstore,
                    library,
                    lr_scheduler,
                    nd,
@@ -66,12 +67,14 @@ numpy_extension = npx
 ndarray = nd
 symbol = sym
 init = initializer
+kv = kvstore
 random_seed = _core.random_seed
 __version__ = _core.__version__  # CMake's project version, compiled into libndx
 show_config = __config__.show
 cmake_prefix_path = __config__.cmake_prefix_path
 
-__all__ = ["_api_internal", "autograd", "gluon", "initializer", "library", "lr_scheduler",
+__all__ = ["_api_internal", "autograd", "gluon", "initializer", "kvstore", "kv", "library",
+           "lr_scheduler",
            "operator", "optimizer", "profiler", "random",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

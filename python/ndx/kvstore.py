@@ -1,0 +1,203 @@
+"""ndx.kvstore: MXNet's KVStore API (mx.kv / mx.kvstore) for one process.
+
+`create('local')` and `create('device')` give a store that sums the values pushed for a key
+(one per device) and hands the sum, or the sum applied to the stored value by an optimizer
+(set_optimizer), to whoever pulls it. rank is 0 and num_workers 1. The distributed types
+('dist_sync', 'dist_device_sync', 'dist_async', 'horovod', 'byteps') and 'nccl' raise
+NotImplementedError: data-parallel training across processes is issue 17's work, planned on
+Open MPI (bench/dist/README.md has the measurement behind the choice).
+"""
+import pickle
+
+from . import numpy as np
+from . import optimizer as _opt
+
+__all__ = ["KVStore", "KVStoreBase", "create"]
+
+_LOCAL_TYPES = ("local", "device", "local_update_cpu", "local_allreduce_cpu",
+                "local_allreduce_device")
+_PLANNED_TYPES = ("dist_sync", "dist_device_sync", "dist_async", "dist_sync_device", "dist",
+                  "nccl", "horovod", "byteps")
+
+
+def _keys_values(who, key, value, allow_none=False):
+    """(keys, per-key lists of arrays): MXNet's forms, a key with an array or a list of
+    arrays (one per device), or a list of keys with a list of those."""
+    if isinstance(key, (list, tuple)):
+        if value is None and allow_none:
+            return [_check_key(who, k) for k in key], [None] * len(key)
+        if not isinstance(value, (list, tuple)) or len(value) != len(key):
+            raise ValueError(f"[KVStore.{who}] {len(key)} keys need a list of {len(key)} "
+                             f"values, got {type(value).__name__}")
+        return [_check_key(who, k) for k in key], [_arrays(who, v) for v in value]
+    return [_check_key(who, key)], [None if value is None and allow_none else
+                                    _arrays(who, value)]
+
+
+def _check_key(who, key):
+    if isinstance(key, bool) or not isinstance(key, (int, str)):
+        raise TypeError(f"[KVStore.{who}] keys must be int or str, got {type(key).__name__}")
+    return key
+
+
+def _arrays(who, value):
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not values:
+        raise ValueError(f"[KVStore.{who}] got an empty list of arrays")
+    for v in values:
+        if not isinstance(v, np.ndarray):
+            raise TypeError(f"[KVStore.{who}] values must be ndx arrays, got "
+                            f"{type(v).__name__}")
+    shape = values[0].shape
+    if any(v.shape != shape for v in values):
+        raise ValueError(f"[KVStore.{who}] the arrays of one key must have one shape, got "
+                         f"{[tuple(v.shape) for v in values]}")
+    return values
+
+
+class KVStoreBase:
+    """The interface every store type has (MXNet's KVStoreBase)."""
+
+    OPTIMIZER = "optimizer"
+
+    def is_capable(self, capability):
+        return capability == self.OPTIMIZER
+
+
+class KVStore(KVStoreBase):
+    """A key-value store for one process: values pushed for a key are summed; pull hands out
+    the stored value (MXNet's local and device stores)."""
+
+    def __init__(self, kvstore_type="local"):
+        self._type = kvstore_type
+        self._store = {}
+        self._updater = None
+        self._compression = None
+
+    @property
+    def type(self):
+        return self._type
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
+
+    def init(self, key, value):
+        """Stores a copy of `value` (of its first array, for a list) under `key`, once."""
+        keys, values = _keys_values("init", key, value)
+        for k in keys:
+            if k in self._store:
+                raise ValueError(f"[KVStore.init] key {k!r} is already initialized")
+        for k, vs in zip(keys, values):
+            self._store[k] = vs[0].copy()
+
+    def _stored(self, who, key):
+        if key not in self._store:
+            raise KeyError(f"[KVStore.{who}] key {key!r} is not initialized (call init first)")
+        return self._store[key]
+
+    def push(self, key, value, priority=0):
+        """Sums the arrays pushed for each key; with an optimizer set, updates the stored
+        value with the sum as its gradient, else stores the sum."""
+        keys, values = _keys_values("push", key, value)
+        for k, vs in zip(keys, values):
+            stored = self._stored("push", k)
+            if vs[0].shape != stored.shape:
+                raise ValueError(f"[KVStore.push] key {k!r} holds shape {tuple(stored.shape)}, "
+                                 f"got {tuple(vs[0].shape)}")
+            merged = vs[0].copy()
+            for v in vs[1:]:
+                merged += v
+            if self._updater is not None:
+                self._updater(k, merged, stored)
+            else:
+                stored[...] = merged
+
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Copies the stored value into `out` (an array, or one per device)."""
+        if out is None:
+            raise ValueError("[KVStore.pull] out must be given (the arrays to copy into)")
+        keys, outs = _keys_values("pull", key, out)
+        for k, os_ in zip(keys, outs):
+            stored = self._stored("pull", k)
+            for o in os_:
+                if o.shape != stored.shape:
+                    raise ValueError(f"[KVStore.pull] key {k!r} holds shape "
+                                     f"{tuple(stored.shape)}, out has {tuple(o.shape)}")
+                o[...] = stored
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """push, then pull into `out` (into `value` when out is None): with one worker and no
+        optimizer, the sum of the pushed arrays."""
+        self.push(key, value, priority)
+        self.pull(key, value if out is None else out, priority)
+
+    def broadcast(self, key, value, out, priority=0):
+        """Stores `value` under `key` (rank 0's value, the only rank here) and copies it into
+        `out`."""
+        keys, _ = _keys_values("broadcast", key, value)
+        for k in keys:
+            self._store.pop(k, None)
+        self.init(key, value)
+        self.pull(key, out, priority)
+
+    def set_optimizer(self, optimizer):
+        """Applies `optimizer` to pushed values from now on (update_on_kvstore)."""
+        if not isinstance(optimizer, _opt.Optimizer):
+            raise TypeError(f"[KVStore.set_optimizer] expects an ndx.optimizer.Optimizer, got "
+                            f"{type(optimizer).__name__}")
+        self._updater = _opt.get_updater(optimizer)
+
+    def set_gradient_compression(self, compression_params):
+        """Gradient compression is off; {'type': 'none'} keeps it off, anything else raises."""
+        kind = (compression_params or {}).get("type", "none")
+        if kind != "none":
+            raise NotImplementedError(f"[KVStore.set_gradient_compression] {kind!r} compression "
+                                      "is not supported; ndx sends gradients uncompressed")
+        self._compression = None
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        if self._updater is None:
+            raise ValueError("[KVStore.save_optimizer_states] no optimizer is set")
+        states = {k: v for k, v in self._updater.states.items()}
+        blob = {"states": states}
+        if dump_optimizer:
+            blob["optimizer"] = self._updater.optimizer
+        with open(fname, "wb") as f:
+            pickle.dump(blob, f)
+
+    def load_optimizer_states(self, fname):
+        if self._updater is None:
+            raise ValueError("[KVStore.load_optimizer_states] no optimizer is set")
+        with open(fname, "rb") as f:
+            blob = pickle.load(f)
+        if "optimizer" in blob:
+            self._updater.optimizer = blob["optimizer"]
+        self._updater.states = dict(blob["states"])
+        self._updater.states_synced = {k: False for k in self._updater.states}
+
+    def barrier(self):
+        """Waits for every worker: with one, returns at once."""
+
+    def _barrier(self):
+        self.barrier()
+
+
+def create(name="local"):
+    """A store of type `name`: 'local' or 'device' (and MXNet's other single-process names)."""
+    if isinstance(name, KVStoreBase):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"[kvstore.create] name must be a str, got {type(name).__name__}")
+    if name in _LOCAL_TYPES:
+        return KVStore(name)
+    if name in _PLANNED_TYPES or name.startswith("dist"):
+        raise NotImplementedError(
+            f"[kvstore.create] {name!r}: ndx has no multi-process training yet (issue 17, "
+            "planned on Open MPI); use 'local' or 'device' in one process")
+    raise ValueError(f"[kvstore.create] unknown store type {name!r}; known: "
+                     f"{', '.join(_LOCAL_TYPES + _PLANNED_TYPES)}")
