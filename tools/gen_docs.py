@@ -19,8 +19,9 @@ GENERATED = {  # page -> (title, module)
 }
 PYTHON_MODULES = ["ndx.autograd", "ndx.gluon", "ndx.gluon.nn", "ndx.gluon.loss",
                   "ndx.gluon.data", "ndx.gluon.metric", "ndx.gluon.utils", "ndx.optimizer",
-                  "ndx.lr_scheduler", "ndx.initializer", "ndx.kvstore", "ndx.profiler", "ndx.random",
-                  "ndx.library", "ndx.operator", "ndx.util", "ndx.device", "ndx.viz"]
+                  "ndx.lr_scheduler", "ndx.initializer", "ndx.kvstore", "ndx.profiler",
+                  "ndx.random", "ndx.library", "ndx.operator", "ndx.util", "ndx.device",
+                  "ndx.viz"]
 
 
 def _text(doc):
