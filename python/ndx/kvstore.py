@@ -11,6 +11,7 @@ import pickle
 
 from . import numpy as np
 from . import optimizer as _opt
+from . import profiler as _profiler
 
 __all__ = ["KVStore", "KVStoreBase", "create"]
 
@@ -53,6 +54,21 @@ def _arrays(who, value):
         raise ValueError(f"[KVStore.{who}] the arrays of one key must have one shape, got "
                          f"{[tuple(v.shape) for v in values]}")
     return values
+
+
+def _profiled(method):
+    """Records each call as a "kvstore" span when the profiler runs."""
+    name = "kvstore." + method.__name__
+
+    def wrapper(self, *args, **kwargs):
+        if not _profiler.is_recording():
+            return method(self, *args, **kwargs)
+        with _profiler.scope(name, "kvstore"):
+            return method(self, *args, **kwargs)
+
+    wrapper.__name__, wrapper.__doc__ = method.__name__, method.__doc__
+    wrapper.__wrapped__ = method
+    return wrapper
 
 
 class KVStoreBase:
@@ -100,6 +116,7 @@ class KVStore(KVStoreBase):
             raise KeyError(f"[KVStore.{who}] key {key!r} is not initialized (call init first)")
         return self._store[key]
 
+    @_profiled
     def push(self, key, value, priority=0):
         """Sums the arrays pushed for each key; with an optimizer set, updates the stored
         value with the sum as its gradient, else stores the sum."""
@@ -117,6 +134,7 @@ class KVStore(KVStoreBase):
             else:
                 stored[...] = merged
 
+    @_profiled
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copies the stored value into `out` (an array, or one per device)."""
         if out is None:
@@ -130,12 +148,14 @@ class KVStore(KVStoreBase):
                                      f"{tuple(stored.shape)}, out has {tuple(o.shape)}")
                 o[...] = stored
 
+    @_profiled
     def pushpull(self, key, value, out=None, priority=0):
         """push, then pull into `out` (into `value` when out is None): with one worker and no
         optimizer, the sum of the pushed arrays."""
         self.push(key, value, priority)
         self.pull(key, value if out is None else out, priority)
 
+    @_profiled
     def broadcast(self, key, value, out, priority=0):
         """Stores `value` under `key` (rank 0's value, the only rank here) and copies it into
         `out`."""

@@ -7,6 +7,7 @@ import json
 import numpy as onp
 import pytest
 
+import ndx
 from ndx import autograd, gluon, np, profiler
 
 
@@ -137,3 +138,17 @@ def test_mxnet_spelling():
     mx.np.ones(2) + 1
     mx.profiler.set_state("stop")
     assert "operator" in mx.profiler.dumps(reset=True)
+
+
+def test_kvstore_calls_are_spans():
+    kv = ndx.kv.create("local")
+    kv.init(0, np.ones(3))
+    profiler.set_state("run")
+    kv.push(0, [np.ones(3), np.ones(3)])
+    kv.pull(0, out=np.zeros(3))
+    kv.pushpull(0, np.ones(3))
+    profiler.set_state("stop")
+    spans = _stats()["kvstore"]
+    assert spans["kvstore.push"]["count"] == 2  # pushpull pushes too
+    assert spans["kvstore.pull"]["count"] == 2
+    assert spans["kvstore.pushpull"]["count"] == 1
