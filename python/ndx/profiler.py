@@ -9,8 +9,9 @@
 
 Spans: every op kernel ("operator", with the bytes of its outputs), each run of a hybridized
 graph ("executor"), each backward pass ("autograd"), each DataLoader batch ("data"), each
-kvstore push / pull ("kvstore"), and `ndx.profiler.scope(name)` blocks ("python"). Off, a span costs one atomic load in the core.
-GPU kernels run asynchronously: their spans time the launch.
+kvstore push / pull ("kvstore"), and `ndx.profiler.scope(name)` blocks ("python"). Off, a
+span costs one atomic load in the core. GPU kernels run asynchronously: their spans time the
+launch.
 """
 import contextlib
 import json
