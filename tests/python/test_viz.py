@@ -57,3 +57,5 @@ def test_an_exported_flatten_serves_other_batch_sizes(tmp_path):
     assert onp.allclose(loaded(x).asnumpy(), net(x).asnumpy(), rtol=1e-5, atol=1e-6)
     assert gluon.nn.Flatten()(np.ones((4, 2, 3))).shape == (4, 6)
     assert gluon.nn.Flatten()(np.ones(4)).shape == (4, 1)
+    with pytest.raises(ValueError, match="Flatten"):
+        gluon.nn.Flatten()(np.array(1.0))
