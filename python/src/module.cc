@@ -778,6 +778,23 @@ PyObject* threads_started_py(PyObject*, PyObject*) {
 }
 PyObject* simd_target_py(PyObject*, PyObject*) { return PyUnicode_FromString(simd_target()); }
 PyObject* dnnl_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(onednn_enabled()); }
+// A Python list of make_row(item) for each item; null with the error set if a row fails.
+template <class Items, class MakeRow>
+PyObject* list_of(const Items& items, MakeRow make_row) {
+  PyObject* out = PyList_New(static_cast<Py_ssize_t>(items.size()));
+  if (!out) return nullptr;
+  Py_ssize_t i = 0;
+  for (const auto& item : items) {
+    PyObject* row = make_row(item);
+    if (!row) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    PyList_SET_ITEM(out, i++, row);
+  }
+  return out;
+}
+
 PyObject* profiler_set_py(PyObject*, PyObject* on) {
   const int v = PyObject_IsTrue(on);
   if (v < 0) return nullptr;
@@ -802,38 +819,18 @@ PyObject* profiler_record_py(PyObject*, PyObject* args) {
 PyObject* profiler_events_py(PyObject*, PyObject* clear) {
   const int c = PyObject_IsTrue(clear);
   if (c < 0) return nullptr;
-  const std::vector<profiler::Event> events = profiler::events(c != 0);
-  PyObject* out = PyList_New(static_cast<Py_ssize_t>(events.size()));
-  if (!out) return nullptr;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const profiler::Event& e = events[i];
-    PyObject* row =
-        Py_BuildValue("(ssLLLK)", e.name.c_str(), e.category, static_cast<long long>(e.start_ns),
-                      static_cast<long long>(e.end_ns), static_cast<long long>(e.bytes),
-                      static_cast<unsigned long long>(e.thread));
-    if (!row) {
-      Py_DECREF(out);
-      return nullptr;
-    }
-    PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), row);
-  }
-  return out;
+  return list_of(profiler::events(c != 0), [](const profiler::Event& e) {
+    return Py_BuildValue("(ssLLLK)", e.name.c_str(), e.category, static_cast<long long>(e.start_ns),
+                         static_cast<long long>(e.end_ns), static_cast<long long>(e.bytes),
+                         static_cast<unsigned long long>(e.thread));
+  });
 }
 
 // The build's options as a list of (name, value) string pairs, in build_config()'s order.
 PyObject* build_config_py(PyObject*, PyObject*) {
-  const auto rows = build_config();
-  PyObject* out = PyList_New(static_cast<Py_ssize_t>(rows.size()));
-  if (!out) return nullptr;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    PyObject* row = Py_BuildValue("(ss)", rows[i].first.c_str(), rows[i].second.c_str());
-    if (!row) {
-      Py_DECREF(out);
-      return nullptr;
-    }
-    PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), row);
-  }
-  return out;
+  return list_of(build_config(), [](const std::pair<std::string, std::string>& row) {
+    return Py_BuildValue("(ss)", row.first.c_str(), row.second.c_str());
+  });
 }
 PyObject* fusion_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(fusion_enabled()); }
 PyObject* set_fusion_py(PyObject*, PyObject* on) {
