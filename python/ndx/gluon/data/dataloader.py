@@ -6,7 +6,7 @@ import multiprocessing.pool
 
 from ... import profiler
 from .batchify import default_batchify_fn, stack_host, to_ndx
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, check_count
 
 __all__ = ["DataLoader"]
 
@@ -26,14 +26,6 @@ def _worker_fn(indices):
     samples = [_worker_dataset[i] for i in indices]
     # the default batch travels back as NumPy arrays; the main process makes ndx arrays
     return stack_host(samples) if _worker_batchify is None else _worker_batchify(samples)
-
-
-def _check_count(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"[DataLoader] {name} must be an int, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"[DataLoader] {name} must be >= {low}, got {value}")
-    return value
 
 
 class DataLoader:
@@ -56,7 +48,7 @@ class DataLoader:
             if batch_size is None:
                 raise ValueError("[DataLoader] batch_size must be given when batch_sampler is "
                                  "not")
-            _check_count("batch_size", batch_size, 1)
+            check_count("DataLoader", "batch_size", batch_size, 1)
             if sampler is None:
                 sampler = RandomSampler(len(dataset)) if shuffle else \
                     SequentialSampler(len(dataset))
@@ -72,9 +64,10 @@ class DataLoader:
                              "be given with batch_sampler")
         self._batch_sampler = batch_sampler
         self._batchify_fn = batchify_fn
-        self._num_workers = _check_count("num_workers", num_workers, 0)
-        self._prefetch = _check_count("prefetch", 2 * self._num_workers if prefetch is None
-                                      else prefetch, 0)
+        self._num_workers = check_count("DataLoader", "num_workers", num_workers, 0)
+        default_prefetch = 2 * self._num_workers
+        self._prefetch = check_count("DataLoader", "prefetch",
+                                     default_prefetch if prefetch is None else prefetch, 0)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ValueError(f"[DataLoader] timeout must be a positive number, got {timeout!r}")
         self._timeout = timeout

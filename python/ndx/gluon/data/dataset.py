@@ -3,6 +3,7 @@ shard / take / sample, SimpleDataset and ArrayDataset."""
 import numpy as _onp
 
 from ... import numpy as np
+from .sampler import check_count
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
 
@@ -34,8 +35,8 @@ class Dataset:
     def shard(self, num_shards, index):
         """Part `index` of `num_shards` contiguous parts (the first len % num_shards parts one
         sample longer), as MXNet's shard splits a dataset between workers."""
-        _check_int("shard", "num_shards", num_shards, 1)
-        _check_int("shard", "index", index, 0)
+        check_count("Dataset.shard", "num_shards", num_shards, 1)
+        check_count("Dataset.shard", "index", index, 0)
         if index >= num_shards:
             raise ValueError(f"[Dataset.shard] index must be < num_shards={num_shards}, got "
                              f"{index}")
@@ -49,7 +50,7 @@ class Dataset:
         n = len(self)
         if count is None:
             count = n
-        _check_int("take", "count", count, 0)
+        check_count("Dataset.take", "count", count, 0)
         return _SubsetDataset(self, range(min(count, n)))
 
     def sample(self, sampler):
@@ -59,13 +60,6 @@ class Dataset:
             raise TypeError(f"[Dataset.sample] sampler must be a gluon.data.Sampler, got "
                             f"{type(sampler).__name__}")
         return _SubsetDataset(self, list(sampler))
-
-
-def _check_int(method, name, value, low):
-    if isinstance(value, bool) or not isinstance(value, (int, _onp.integer)):
-        raise TypeError(f"[Dataset.{method}] {name} must be an int, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"[Dataset.{method}] {name} must be >= {low}, got {value}")
 
 
 class SimpleDataset(Dataset):

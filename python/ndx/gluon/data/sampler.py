@@ -7,11 +7,13 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler", "Int
            "FilterSampler"]
 
 
-def _check_count(cls, name, value, low):
+def check_count(owner, name, value, low):
+    """value as an int >= low, or a TypeError / ValueError naming `owner` and the argument
+    (the one check of gluon.data's counts: samplers, Dataset methods, DataLoader)."""
     if isinstance(value, bool) or not isinstance(value, (int, _onp.integer)):
-        raise TypeError(f"[{cls}] {name} must be an int, got {type(value).__name__}")
+        raise TypeError(f"[{owner}] {name} must be an int, got {type(value).__name__}")
     if value < low:
-        raise ValueError(f"[{cls}] {name} must be >= {low}, got {value}")
+        raise ValueError(f"[{owner}] {name} must be >= {low}, got {value}")
     return int(value)
 
 
@@ -29,8 +31,8 @@ class SequentialSampler(Sampler):
     """start, start + 1, ..., start + length - 1."""
 
     def __init__(self, length, start=0):
-        self._length = _check_count("SequentialSampler", "length", length, 0)
-        self._start = _check_count("SequentialSampler", "start", start, 0)
+        self._length = check_count("SequentialSampler", "length", length, 0)
+        self._start = check_count("SequentialSampler", "start", start, 0)
 
     def __iter__(self):
         return iter(range(self._start, self._start + self._length))
@@ -44,7 +46,7 @@ class RandomSampler(Sampler):
     ndx.random.seed makes the order repeatable)."""
 
     def __init__(self, length):
-        self._length = _check_count("RandomSampler", "length", length, 0)
+        self._length = check_count("RandomSampler", "length", length, 0)
 
     def __iter__(self):
         return iter(np.random.permutation(self._length).asnumpy().tolist())
@@ -58,8 +60,8 @@ class IntervalSampler(Sampler):
     `interval`; without rollover only the first pass."""
 
     def __init__(self, length, interval, rollover=True):
-        self._length = _check_count("IntervalSampler", "length", length, 0)
-        self._interval = _check_count("IntervalSampler", "interval", interval, 1)
+        self._length = check_count("IntervalSampler", "length", length, 0)
+        self._interval = check_count("IntervalSampler", "interval", interval, 1)
         if self._interval > max(self._length, 1):
             raise ValueError(f"[IntervalSampler] interval {interval} is larger than length "
                              f"{length}")
@@ -95,7 +97,7 @@ class BatchSampler(Sampler):
 
     def __init__(self, sampler, batch_size, last_batch="keep"):
         self._sampler = sampler
-        self._batch_size = _check_count("BatchSampler", "batch_size", batch_size, 1)
+        self._batch_size = check_count("BatchSampler", "batch_size", batch_size, 1)
         if last_batch not in ("keep", "discard", "rollover"):
             raise ValueError("[BatchSampler] last_batch must be 'keep', 'discard' or "
                              f"'rollover', got {last_batch!r}")
