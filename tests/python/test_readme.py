@@ -46,7 +46,7 @@ def test_make_targets_named_exist():
 
 
 def test_cpp_project_builds_and_runs(tmp_path):
-    files = {b["marker"][1]: b["code"] for b in BLOCKS if (b["marker"] or ("",))[0] == "project"}
+    files = {b["marker"][1]: b["code"] for b in BLOCKS if snippets.kind(b) == "project"}
     assert set(files) == {"CMakeLists.txt", "main.cpp"}
     try:
         prefix = ndx.cmake_prefix_path()
