@@ -3,7 +3,12 @@
 reloads them with SymbolBlock.imports and checks the predictions match; draws the training
 curve and a picture of the network graph.
 
-    python examples/train_digits.py [--epochs 30] [--out out/digits]
+    python examples/train_digits.py [--epochs 30] [--out out/digits] [--workers N]
+
+--workers N trains data-parallel in N processes: the script starts itself again through
+ndx's launcher (python -m ndx.distributed.launch -n N), each worker trains on its shard of
+every epoch (DistributedSampler) with --batch-size samples per step, the Trainer sums the
+gradients over the workers (kvstore='dist_sync'), and worker 0 reports and writes the outputs.
 """
 import argparse
 import os
@@ -43,7 +48,19 @@ def main():
     p.add_argument("--lr", type=float, default=0.003)
     p.add_argument("--out", default="out/digits")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1,
+                   help="data-parallel worker processes (started through the launcher)")
     args = p.parse_args()
+    if args.workers < 1:
+        p.error(f"--workers must be >= 1, got {args.workers}")
+    if args.workers > 1 and not ndx.distributed.is_launched():
+        # Start again as N workers: the launcher runs this script in each of them.
+        launcher = [sys.executable, "-m", "ndx.distributed.launch", "-n", str(args.workers)]
+        os.execv(sys.executable, launcher + [os.path.abspath(__file__)] + sys.argv[1:])
+    workers = ndx.distributed.world_size()
+    rank = ndx.distributed.rank()
+    if rank != 0:  # one worker reports; the others train quietly
+        sys.stdout = open(os.devnull, "w")
     os.makedirs(args.out, exist_ok=True)
     onp.random.seed(args.seed)
     ndx.random_seed(args.seed)
@@ -52,15 +69,23 @@ def main():
     x = (x / 16.0).astype(onp.float32).reshape(-1, 1, 8, 8)
     x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.2, random_state=args.seed,
                                               stratify=y)
-    train = gluon.data.DataLoader(gluon.data.ArrayDataset(x_tr, y_tr), args.batch_size,
-                                  shuffle=True)
+    train_set = gluon.data.ArrayDataset(x_tr, y_tr)
+    if workers > 1:  # this worker's shard of each epoch, in an order all workers agree on
+        train = gluon.data.DataLoader(
+            train_set, args.batch_size,
+            sampler=gluon.data.DistributedSampler(len(train_set), seed=args.seed))
+    else:
+        train = gluon.data.DataLoader(train_set, args.batch_size, shuffle=True)
     x_test = np.array(x_te)
 
     net = build_net()
     net.initialize(ndx.initializer.Xavier())
     net.hybridize()  # each input signature is traced once, then replayed by the C++ executor
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": args.lr})
+    # With workers, 'dist_sync' starts every worker from worker 0's parameters and sums the
+    # gradients over the workers at each step.
+    trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": args.lr},
+                            kvstore="dist_sync" if workers > 1 else "device")
 
     history = []
     start = time.time()
@@ -70,17 +95,22 @@ def main():
         if epoch == args.epochs:  # the last epoch is profiled: ops, graph runs, backward, data
             ndx.profiler.set_state("run")
         total, correct, seen = 0.0, 0, 0
-        bar = tqdm(train, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, file=sys.stdout)
+        bar = tqdm(train, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False, file=sys.stdout,
+                   disable=rank != 0)
         for data, label in bar:
             with autograd.record():
                 out = net(data)
                 loss = loss_fn(out, label)
             loss.backward()
-            trainer.step(data.shape[0])
+            trainer.step(data.shape[0] * workers)  # the batch over all workers
             total += float(loss.sum())
             correct += int((np.argmax(out, axis=1).asnumpy() == label.asnumpy()).sum())
             seen += data.shape[0]
             bar.set_postfix(loss=f"{total / seen:.4f}", refresh=False)
+        if workers > 1:  # the epoch's figures over all workers
+            sums = np.array([total, correct, seen], dtype="float64")
+            ndx.distributed.allreduce(sums)
+            total, correct, seen = float(sums[0]), int(sums[1]), int(sums[2])
         test_acc = accuracy(net, x_test, y_te)
         test_loss = float(loss_fn(net(x_test), np.array(y_te)).mean())
         history.append((total / seen, correct / seen, test_acc, test_loss))
@@ -88,6 +118,8 @@ def main():
               f"train acc {correct / seen:.4f}  test acc {test_acc:.4f}")
     elapsed = time.time() - start
     ndx.profiler.set_state("stop")
+    if rank != 0:  # worker 0 writes the outputs; the parameters are the same on every worker
+        return 0
     table = ndx.profiler.dumps(sort_by="total")
     ndx.profiler.dump()
     top = [line for line in table.splitlines() if line.startswith("_")][:3]
@@ -96,7 +128,9 @@ def main():
     for line in top:
         print("   " + " ".join(line.split()[:3]) + " ms")
     final = history[-1][2]
-    print(f"trained {args.epochs} epochs in {elapsed:.1f} s; test accuracy {final:.4f}")
+    print(f"trained {args.epochs} epochs in {elapsed:.1f} s "
+          f"({args.epochs * len(x_tr) / elapsed:.0f} samples/s"
+          f"{f', {workers} workers' if workers > 1 else ''}); test accuracy {final:.4f}")
 
     # Export the captured graph and parameters, reload them, and check the predictions agree.
     sym_file, params_file = net.export(os.path.join(args.out, "digits"))

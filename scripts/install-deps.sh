@@ -3,7 +3,7 @@
 # calls apt-get when something is missing.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libopenblas-dev libhwy-dev libkissfft-dev libdnnl-dev libgtest-dev ccache pkg-config nlohmann-json3-dev graphviz)
+packages=(cmake ninja-build g++ libopenblas-dev libhwy-dev libkissfft-dev libdnnl-dev libgtest-dev ccache pkg-config nlohmann-json3-dev graphviz libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

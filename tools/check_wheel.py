@@ -1,5 +1,6 @@
 """Checks what a built ndx wheel holds: one copy of libndx (no version-link copies), the
-extension, the public headers with the generated version.h, the CMake package, and the license.
+extension, the MPI backend of ndx.distributed, the public headers with the generated version.h,
+the CMake package, and the license.
 
     python tools/check_wheel.py dist/ndx-*.whl
 """
@@ -20,7 +21,8 @@ def problems_of(names):
                    "ndx/lib/cmake/ndx/ndxConfig.cmake",
                    "ndx/lib/cmake/ndx/ndxConfigVersion.cmake",
                    "ndx/lib/cmake/ndx/ndxTargets.cmake", "ndx/__init__.py", "ndx/__main__.py",
-                   "ndx/py.typed", "ndx/numpy/__init__.pyi", "ndx/sym.pyi"):
+                   "ndx/py.typed", "ndx/numpy/__init__.pyi", "ndx/sym.pyi",
+                   "ndx/libndx_dist_mpi.so", "ndx/distributed/launch.py"):
         if needed not in names:
             found.append(needed + " is missing")
     if not any(n.endswith(".dist-info/licenses/LICENSE") for n in names):

@@ -20,6 +20,7 @@ from . import (
                    compat,
                    context,
                    device,
+                   distributed,
                    executor,
                    gluon,
                    initializer,
@@ -73,8 +74,8 @@ __version__ = _core.__version__  # CMake's project version, compiled into libndx
 show_config = __config__.show
 cmake_prefix_path = __config__.cmake_prefix_path
 
-__all__ = ["_api_internal", "autograd", "gluon", "initializer", "kvstore", "kv", "library",
-           "lr_scheduler",
+__all__ = ["_api_internal", "autograd", "distributed", "gluon", "initializer", "kvstore", "kv",
+           "library", "lr_scheduler",
            "operator", "optimizer", "profiler", "random",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

@@ -1,11 +1,11 @@
-"""ndx.kvstore: MXNet's KVStore API (mx.kv / mx.kvstore) for one process.
+"""ndx.kvstore: MXNet's KVStore API (mx.kv / mx.kvstore).
 
-`create('local')` and `create('device')` give a store that sums the values pushed for a key
-(one per device) and hands the sum, or the sum applied to the stored value by an optimizer
-(set_optimizer), to whoever pulls it. rank is 0 and num_workers 1. The distributed types
-('dist_sync', 'dist_device_sync', 'dist_async', 'horovod', 'byteps') and 'nccl' raise
-NotImplementedError: data-parallel training across processes is issue 17's work, planned on
-Open MPI (bench/dist/README.md has the measurement behind the choice).
+`create('local')` and `create('device')` give a store for one process that sums the values
+pushed for a key (one per device) and hands the sum, or the sum applied to the stored value by
+an optimizer (set_optimizer), to whoever pulls it. `create('dist_sync')` does the same across
+worker processes (DistKVStore: an MPI allreduce, see ndx.distributed). 'dist_async' (which
+needs parameter servers), 'nccl' (GPU arrays), 'horovod' and 'byteps' raise
+NotImplementedError.
 """
 import pickle
 
@@ -13,12 +13,12 @@ from . import numpy as np
 from . import optimizer as _opt
 from . import profiler as _profiler
 
-__all__ = ["KVStore", "KVStoreBase", "create"]
+__all__ = ["KVStore", "KVStoreBase", "DistKVStore", "create"]
 
 _LOCAL_TYPES = ("local", "device", "local_update_cpu", "local_allreduce_cpu",
                 "local_allreduce_device")
-_PLANNED_TYPES = ("dist_sync", "dist_device_sync", "dist_async", "dist_sync_device", "dist",
-                  "nccl", "horovod", "byteps")
+_DIST_TYPES = ("dist_sync", "dist_sync_device", "dist_device_sync")
+_PLANNED_TYPES = ("dist_async", "dist", "nccl", "horovod", "byteps")
 
 
 def _keys_values(who, key, value, allow_none=False):
@@ -121,18 +121,26 @@ class KVStore(KVStoreBase):
         """Sums the arrays pushed for each key; with an optimizer set, updates the stored
         value with the sum as its gradient, else stores the sum."""
         keys, values = _keys_values("push", key, value)
+        merged = []
         for k, vs in zip(keys, values):
             stored = self._stored("push", k)
             if vs[0].shape != stored.shape:
                 raise ValueError(f"[KVStore.push] key {k!r} holds shape {tuple(stored.shape)}, "
                                  f"got {tuple(vs[0].shape)}")
-            merged = vs[0].copy()
+            m = vs[0].copy()
             for v in vs[1:]:
-                merged += v
+                m += v
+            merged.append(m)
+        self._reduce_over_workers(merged)
+        for k, m in zip(keys, merged):
             if self._updater is not None:
-                self._updater(k, merged, stored)
+                self._updater(k, m, self._store[k])
             else:
-                stored[...] = merged
+                self._store[k][...] = m
+
+    def _reduce_over_workers(self, arrays):
+        """Sums each array over the worker processes, in place: one process has nothing
+        to add."""
 
     @_profiled
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
@@ -207,17 +215,100 @@ class KVStore(KVStoreBase):
         self.barrier()
 
 
+class DistKVStore(KVStore):
+    """'dist_sync' (and 'dist_sync_device', 'dist_device_sync'): MXNet's synchronous
+    distributed store, without servers. Every worker keeps the store; a push is summed over
+    the workers by an MPI allreduce (one call for a list of keys, fused into buckets in C++),
+    so every worker applies the same sum, and an optimizer (set_optimizer) the same update:
+    the stores stay identical. init and broadcast give every worker rank 0's value.
+
+    Start the workers with ``python -m ndx.distributed.launch -n N script.py``; a script
+    started on its own is worker 0 of 1."""
+
+    def __init__(self, kvstore_type="dist_sync"):
+        super().__init__(kvstore_type)
+        from . import distributed
+        self._dist = distributed
+        distributed.init()
+
+    @property
+    def rank(self):
+        return self._dist.rank()
+
+    @property
+    def num_workers(self):
+        return self._dist.world_size()
+
+    def init(self, key, value):
+        """Stores rank 0's value of each key (its copy of `value`) on every worker."""
+        keys, _ = _keys_values("init", key, value)
+        super().init(key, value)
+        self._dist.broadcast([self._store[k] for k in keys], root=0)
+
+    def _reduce_over_workers(self, arrays):
+        self._dist.allreduce(arrays)
+
+    @_profiled
+    def pushpull(self, key, value, out=None, priority=0):
+        """The sum of `value` over devices and workers, into `out` (into `value` when out is
+        None); with an optimizer set, push then pull. Keys need no init without one."""
+        if self._updater is not None:
+            self.push(key, value, priority)
+            self.pull(key, value if out is None else out, priority)
+            return
+        keys, values = _keys_values("pushpull", key, value)
+        outs = values if out is None else _keys_values("pushpull", key, out)[1]
+        merged = []
+        for vs in values:
+            m = vs[0] if len(vs) == 1 and out is None else vs[0].copy()
+            for v in vs[1:]:
+                m += v
+            merged.append(m)
+        self._dist.allreduce(merged)
+        for m, os_ in zip(merged, outs):
+            for o in os_:
+                if o is not m:
+                    if o.shape != m.shape:
+                        raise ValueError(f"[KVStore.pushpull] out has shape {tuple(o.shape)}, "
+                                         f"the values {tuple(m.shape)}")
+                    o[...] = m
+
+    @_profiled
+    def broadcast(self, key, value, out, priority=0):
+        """Stores rank 0's `value` under `key` on every worker and copies it into `out`."""
+        keys, _ = _keys_values("broadcast", key, value)
+        for k in keys:
+            self._store.pop(k, None)
+        self.init(key, value)
+        self.pull(key, out, priority)
+
+    def barrier(self):
+        """Returns once every worker has called barrier()."""
+        self._dist.barrier()
+
+
 def create(name="local"):
-    """A store of type `name`: 'local' or 'device' (and MXNet's other single-process names)."""
+    """A store of type `name`: 'local' or 'device' (and MXNet's other single-process names),
+    or 'dist_sync' (DistKVStore, across the worker processes the launcher started)."""
     if isinstance(name, KVStoreBase):
         return name
     if not isinstance(name, str):
         raise TypeError(f"[kvstore.create] name must be a str, got {type(name).__name__}")
     if name in _LOCAL_TYPES:
         return KVStore(name)
-    if name in _PLANNED_TYPES or name.startswith("dist"):
+    if name in _DIST_TYPES:
+        return DistKVStore(name)
+    if name == "dist_async" or name == "dist":
         raise NotImplementedError(
-            f"[kvstore.create] {name!r}: ndx has no multi-process training yet (issue 17, "
-            "planned on Open MPI); use 'local' or 'device' in one process")
+            f"[kvstore.create] {name!r}: ndx has no parameter servers, so no asynchronous "
+            "updates; 'dist_sync' sums gradients over the workers with an MPI allreduce")
+    if name == "nccl":
+        raise NotImplementedError(
+            "[kvstore.create] 'nccl' reduces GPU arrays, and ndx's CUDA backend (issue 16) "
+            "has no NCCL path yet; 'dist_sync' reduces CPU arrays over MPI")
+    if name in _PLANNED_TYPES:
+        raise NotImplementedError(
+            f"[kvstore.create] {name!r} is not supported: ndx's distributed store is "
+            "'dist_sync' (MPI allreduce; start workers with python -m ndx.distributed.launch)")
     raise ValueError(f"[kvstore.create] unknown store type {name!r}; known: "
-                     f"{', '.join(_LOCAL_TYPES + _PLANNED_TYPES)}")
+                     f"{', '.join(_LOCAL_TYPES + _DIST_TYPES + _PLANNED_TYPES)}")

@@ -110,6 +110,7 @@ GOOD_WHEEL = ["ndx/__init__.py", "ndx/__main__.py", "ndx/libndx.so",
               "ndx/include/mxnet/lib_api.h", "ndx/lib/cmake/ndx/ndxConfig.cmake",
               "ndx/lib/cmake/ndx/ndxConfigVersion.cmake", "ndx/lib/cmake/ndx/ndxTargets.cmake",
               "ndx/py.typed", "ndx/numpy/__init__.pyi", "ndx/sym.pyi",
+              "ndx/libndx_dist_mpi.so", "ndx/distributed/launch.py",
               "ndx-0.1.0.dist-info/licenses/LICENSE"]
 
 
@@ -121,6 +122,8 @@ def test_wheel_checker_rules():
     assert any("exactly ndx/libndx.so" in p for p in check(copies))
     no_cmake = [n for n in GOOD_WHEEL if "cmake" not in n]
     assert len(check(no_cmake)) == 3
+    no_mpi = [n for n in GOOD_WHEEL if "dist_mpi" not in n]
+    assert check(no_mpi) == ["ndx/libndx_dist_mpi.so is missing"]
     no_license = [n for n in GOOD_WHEEL if "LICENSE" not in n]
     assert check(no_license) == ["the LICENSE is not in the wheel's metadata"]
 

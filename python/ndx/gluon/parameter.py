@@ -59,6 +59,9 @@ class Parameter:
         self._data = None
         self._deferred = None  # the initializer waiting for the shape
         self._device = None  # where initialize() put (or will put) the data; None: the CPU
+        # Called with the parameter once its data exists (a distributed Trainer broadcasts
+        # rank 0's value of a deferred parameter there, before forward uses it).
+        self._on_create = []
 
     def __repr__(self):
         return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
@@ -87,6 +90,8 @@ class Parameter:
             data.attach_grad(grad_req=self.grad_req)
         self._data = data
         self._deferred = None
+        for hook in self._on_create:
+            hook(self)
 
     def _finish_deferred_init(self, shape):
         """Called by layers once the input shape tells the unknown dims."""

@@ -1,4 +1,5 @@
 """Trainer: applies an optimizer to a block's parameters after backward."""
+from .. import autograd as _autograd
 from .. import kvstore as _kv
 from .. import optimizer as _opt
 from .parameter import Parameter
@@ -11,12 +12,15 @@ class Trainer:
     Optimizer) to the parameters. step(batch_size) scales gradients by
     rescale_grad / batch_size, as MXNet's Trainer does.
 
-    kvstore: a type name ('device', the default, or 'local'), a KVStore, or None. As in
-    MXNet, a type name in one process with one device needs no store, so none is made. A
-    KVStore instance is used: gradients go through it (pushpull), or with update_on_kvstore
-    (the default for an instance) the store applies the optimizer and the weights are pulled
-    back. Distributed types raise NotImplementedError (issue 17). compression_params: only
-    {'type': 'none'}."""
+    kvstore: a type name ('device', the default, 'local' or 'dist_sync'), a KVStore, or
+    None. As in MXNet, 'device' or 'local' in one process with one device needs no store, so
+    none is made. A store is used: gradients go through it (pushpull), or with
+    update_on_kvstore (the default with a store) the store applies the optimizer and the
+    weights are pulled back. With 'dist_sync' every worker starts from rank 0's parameters
+    (broadcast when the Trainer is made, or when a deferred parameter gets its shape) and the
+    gradients are summed over the workers, as MXNet sums them: pass the global batch size
+    (the per-worker batch times kvstore.num_workers) to step() for the update one process
+    would make on the concatenated batches. compression_params: only {'type': 'none'}."""
 
     def __init__(self, params, optimizer="sgd", optimizer_params=None, kvstore="device",
                  compression_params=None, update_on_kvstore=None):
@@ -41,9 +45,11 @@ class Trainer:
             kvstore, compression_params, update_on_kvstore)
 
     def _init_kvstore(self, kvstore, compression_params, update_on_kvstore):
+        if isinstance(kvstore, str) and kvstore in _kv._DIST_TYPES:
+            kvstore = _kv.create(kvstore)
         if kvstore is None or isinstance(kvstore, str):
             if isinstance(kvstore, str):
-                _kv.create(kvstore)  # a typed error for unknown and distributed types
+                _kv.create(kvstore)  # a typed error for unknown and unsupported types
             if compression_params and compression_params.get("type", "none") != "none":
                 raise NotImplementedError("[Trainer] gradient compression is not supported")
             if update_on_kvstore:
@@ -56,10 +62,28 @@ class Trainer:
         if compression_params:
             kvstore.set_gradient_compression(compression_params)
         on_store = True if update_on_kvstore is None else bool(update_on_kvstore)
-        self._kv_keys = set()  # keys are initialized at the first step, once weights exist
+        self._kv_keys = set()  # keys are initialized once their weights exist
         if on_store:
             kvstore.set_optimizer(self._optimizer)
+        self._kvstore = kvstore
+        self._init_kv_keys([i for i, p in enumerate(self._params) if p._data is not None])
+        for i, p in enumerate(self._params):
+            if p._data is None:  # deferred: its key is made when forward gives it a shape
+                p._on_create.append(lambda _p, i=i: self._init_kv_keys([i]))
         return kvstore, on_store
+
+    def _init_kv_keys(self, indices):
+        """Puts the weights under their keys (one call for all, so a distributed store
+        broadcasts rank 0's values in one collective) and copies the stored values back:
+        every worker then starts from rank 0's weights."""
+        indices = [i for i in indices if i not in self._kv_keys]
+        if not indices:
+            return
+        weights = [self._params[i]._data for i in indices]
+        with _autograd.pause():  # (a deferred parameter is made inside a recorded forward)
+            self._kvstore.init(indices, weights)
+            self._kvstore.pull(indices, out=weights)
+        self._kv_keys.update(indices)
 
     @property
     def optimizer(self):
@@ -92,20 +116,22 @@ class Trainer:
             self._optimizer.update_multi_precision(i, w, w.grad, self._states[i])
 
     def _update_through_kvstore(self):
+        """One call per step for all keys, so a distributed store sends the gradients in
+        a few fused buckets rather than one message per parameter."""
         kv = self._kvstore
-        for i, p in enumerate(self._params):
-            w = p.data()
-            if i not in self._kv_keys:
-                kv.init(i, w)
-                self._kv_keys.add(i)
-            if self._update_on_kvstore:  # the store updates its copy; the weight is pulled
-                kv.push(i, w.grad)
-                kv.pull(i, out=w)
-            else:  # the gradients are summed over workers, then updated here
-                kv.pushpull(i, w.grad)
-                if i not in self._states:
-                    self._states[i] = self._optimizer.create_state_multi_precision(i, w)
-                self._optimizer.update_multi_precision(i, w, w.grad, self._states[i])
+        self._init_kv_keys(range(len(self._params)))
+        keys = list(range(len(self._params)))
+        weights = [p.data() for p in self._params]
+        grads = [w.grad for w in weights]
+        if self._update_on_kvstore:  # the store updates its copy; the weight is pulled
+            kv.push(keys, grads)
+            kv.pull(keys, out=weights)
+            return
+        kv.pushpull(keys, grads)  # the gradients are summed over workers, then updated here
+        for i, w in enumerate(weights):
+            if i not in self._states:
+                self._states[i] = self._optimizer.create_state_multi_precision(i, w)
+            self._optimizer.update_multi_precision(i, w, w.grad, self._states[i])
 
     @property
     def kvstore(self):

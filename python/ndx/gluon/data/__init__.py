@@ -4,13 +4,16 @@ from .dataloader import DataLoader
 from .dataset import ArrayDataset, Dataset, SimpleDataset
 from .sampler import (
     BatchSampler,
+    DistributedSampler,
     FilterSampler,
     IntervalSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
+    SplitSampler,
 )
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "DataLoader", "Sampler",
            "SequentialSampler", "RandomSampler", "BatchSampler", "IntervalSampler",
-           "FilterSampler", "batchify", "dataloader", "dataset", "sampler"]
+           "FilterSampler", "SplitSampler", "DistributedSampler", "batchify", "dataloader",
+           "dataset", "sampler"]

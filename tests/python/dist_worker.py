@@ -1,0 +1,160 @@
+"""The worker side of test_distributed.py: run by each process the launcher starts.
+
+    python -m ndx.distributed.launch -n N dist_worker.py MODE OUTDIR
+
+Modes: collectives (checks allreduce and broadcast against NumPy for every dtype and exits
+non-zero on a mismatch), train (writes this rank's parameters after a few steps), and the
+failure modes kill, hang, raise, exit3, sleep.
+"""
+import os
+import signal
+import sys
+import time
+
+import numpy as onp
+
+import ndx
+from ndx import autograd, gluon, np
+from ndx import distributed as dist
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+
+
+def values(dtype, shape, r):
+    """Rank r's array: small integers (exact in every dtype) that differ by rank."""
+    n = int(onp.prod(shape))
+    base = (onp.arange(n).reshape(shape) % 5 + 2 * r + 1)
+    if dtype == "bool":
+        return (base + r) % 3 == 0
+    if dtype.startswith("complex"):
+        return (base + 1j * (r - base)).astype(dtype)
+    return base.astype("float32" if dtype == "bfloat16" else dtype)
+
+
+def to_ndx(a, dtype):
+    return np.array(a, dtype=dtype)
+
+
+def check(name, got, want):
+    got = got.asnumpy() if hasattr(got, "asnumpy") else got
+    got = got.astype(want.dtype) if got.dtype != want.dtype else got
+    if got.shape != want.shape or not onp.array_equal(got, want):
+        raise AssertionError(f"rank {dist.rank()}: {name}: got {got!r}, want {want!r}")
+
+
+def collectives(out):
+    r, n = dist.init()
+    shapes = [(), (0,), (3,), (2, 3), (40, 50)]
+    arrays, expected = [], []
+    for dtype in DTYPES:
+        for shape in shapes:
+            arrays.append(to_ndx(values(dtype, shape, r), dtype))
+            parts = [values(dtype, shape, k) for k in range(n)]
+            if dtype == "bool":
+                want = onp.logical_or.reduce(parts) if parts else parts[0]
+            else:
+                want = sum(parts[1:], parts[0])
+            expected.append((f"allreduce {dtype} {shape}", want))
+    # A strided view: reduced through a contiguous copy, written back into the view.
+    base = np.zeros((4, 6), dtype="float32")
+    view = base[:, ::2]
+    view[...] = np.array(values("float32", (4, 3), r))
+    arrays.append(view)
+    expected.append(("allreduce strided view",
+                     sum(values("float32", (4, 3), k) for k in range(n))))
+    dist.allreduce(arrays)  # one call: small arrays share buckets, big ones go in place
+    for a, (name, want) in zip(arrays, expected):
+        check(name, a, want)
+    if not (base.asnumpy()[:, 1::2] == 0).all():
+        raise AssertionError("allreduce wrote outside the strided view")
+    # One array at a time too (each its own call), and in a list of one.
+    for dtype in ("float32", "int64", "float16"):
+        a = to_ndx(values(dtype, (7,), r), dtype)
+        dist.allreduce(a)
+        check(f"single allreduce {dtype}",
+              a, sum(values(dtype, (7,), k) for k in range(n)))
+    root = n - 1
+    arrays = [to_ndx(values(dtype, shape, r), dtype) for dtype in DTYPES for shape in shapes]
+    dist.broadcast(arrays, root=root)
+    for a, (dtype, shape) in zip(arrays, [(d, s) for d in DTYPES for s in shapes]):
+        check(f"broadcast {dtype} {shape}", a, values(dtype, shape, root).astype(
+            "float32" if dtype == "bfloat16" else dtype))
+    dist.barrier()
+    with open(os.path.join(out, f"ok{r}"), "w") as f:
+        f.write("ok")
+
+
+def build_net():
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(8, activation="tanh"), gluon.nn.Dense(3))
+    return net
+
+
+def batches(n_workers, steps, per_worker):
+    rng = onp.random.RandomState(7)
+    x = rng.randn(steps, n_workers * per_worker, 5).astype("float32")
+    y = rng.randint(0, 3, (steps, n_workers * per_worker))
+    return x, y
+
+
+def train(out, update_on_kvstore):
+    r, n = dist.init()
+    ndx.random_seed(100 + r)  # different initial weights: the Trainer must broadcast rank 0's
+    net = build_net()
+    net.initialize()
+    net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.05},
+                            kvstore="dist_sync",
+                            update_on_kvstore={"1": True, "0": False}[update_on_kvstore])
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    per = 4
+    x, y = batches(n, 6, per)
+    initial = None
+    for s in range(6):
+        xb, yb = np.array(x[s, r * per:(r + 1) * per]), np.array(y[s, r * per:(r + 1) * per])
+        with autograd.record():
+            loss = loss_fn(net(xb), yb)
+        loss.backward()
+        if initial is None:  # the deferred weights exist now, broadcast from rank 0
+            initial = {k: p.data().asnumpy() for k, p in net.collect_params().items()}
+        trainer.step(per * n)
+    params = {k: p.data().asnumpy() for k, p in net.collect_params().items()}
+    onp.savez(os.path.join(out, f"rank{r}.npz"), **params)
+    onp.savez(os.path.join(out, f"initial{r}.npz"), **initial)
+
+
+def failure(mode, out):
+    r, n = dist.init()
+    a = np.ones(4)
+    with open(os.path.join(out, f"pid{r}"), "w") as f:
+        f.write(str(os.getpid()))
+    for step in range(4):
+        if step == 2 and r == 1:
+            if mode == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            elif mode == "hang":
+                time.sleep(600)
+            elif mode == "raise":
+                raise ValueError("worker 1 found a bad batch")
+        if mode == "sleep" and step == 2:
+            with open(os.path.join(out, f"ready{r}"), "w") as f:
+                f.write("ready")
+            time.sleep(600)
+        dist.allreduce(a)
+    if mode == "exit3":
+        sys.exit(3)
+
+
+def main():
+    mode, out = sys.argv[1], sys.argv[2]
+    if mode == "collectives":
+        collectives(out)
+    elif mode == "train":
+        train(out, sys.argv[3])
+    else:
+        failure(mode, out)
+
+
+if __name__ == "__main__":
+    main()
