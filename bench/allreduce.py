@@ -120,6 +120,7 @@ def main():
     p.add_argument("--nproc", type=int, default=2)
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--skip-train", action="store_true")
+    p.add_argument("--skip-allreduce", action="store_true")
     p.add_argument("--worker", choices=["allreduce", "train"], help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker == "allreduce":
@@ -127,6 +128,14 @@ def main():
     if args.worker == "train":
         return worker_train(args.epochs)
 
+    if not args.skip_allreduce:
+        allreduce_table(args)
+    if not args.skip_train:
+        train_table(args)
+    return 0
+
+
+def allreduce_table(args):
     binary = mpi_binary()
     mpi, ndx_t = {}, {}
     for _ in range(args.rounds):
@@ -146,8 +155,9 @@ def main():
         m, n = statistics.median(mpi[nbytes]), statistics.median(ndx_t[nbytes])
         busbw = 2 * (args.nproc - 1) / args.nproc * nbytes / (n / 1e3) / 1e9
         print(f"{nbytes:>10} {m:>10.3f} {n:>10.3f} {busbw:>10.2f} {m / n:>8.2f}")
-    if args.skip_train:
-        return 0
+
+
+def train_table(args):
     rates = {1: [], args.nproc: []}
     for _ in range(args.rounds):
         for nproc in (1, args.nproc):
@@ -160,7 +170,6 @@ def main():
           f"{many:.0f} samples/s, ratio {many / one:.2f}")
     print("  rounds: 1 process " + ", ".join(f"{v:.0f}" for v in rates[1]) +
           f"; {args.nproc} processes " + ", ".join(f"{v:.0f}" for v in rates[args.nproc]))
-    return 0
 
 
 if __name__ == "__main__":

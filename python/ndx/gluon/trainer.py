@@ -15,8 +15,9 @@ class Trainer:
     kvstore: a type name ('device', the default, 'local' or 'dist_sync'), a KVStore, or
     None. As in MXNet, 'device' or 'local' in one process with one device needs no store, so
     none is made. A store is used: gradients go through it (pushpull), or with
-    update_on_kvstore (the default with a store) the store applies the optimizer and the
-    weights are pulled back. With 'dist_sync' every worker starts from rank 0's parameters
+    update_on_kvstore (the default with a KVStore instance) the store applies the optimizer
+    and the weights are pulled back. With 'dist_sync' (update_on_kvstore False unless given:
+    the same numbers, without the store's copies) every worker starts from rank 0's parameters
     (broadcast when the Trainer is made, or when a deferred parameter gets its shape) and the
     gradients are summed over the workers, as MXNet sums them: pass the global batch size
     (the per-worker batch times kvstore.num_workers) to step() for the update one process
@@ -47,6 +48,11 @@ class Trainer:
     def _init_kvstore(self, kvstore, compression_params, update_on_kvstore):
         if isinstance(kvstore, str) and kvstore in _kv._DIST_TYPES:
             kvstore = _kv.create(kvstore)
+            if update_on_kvstore is None:
+                # MXNet lets the Trainer choose. With no servers, updating here after the
+                # allreduce gives the same numbers as updating on the store, without the
+                # store's copies of the weights.
+                update_on_kvstore = False
         if kvstore is None or isinstance(kvstore, str):
             if isinstance(kvstore, str):
                 _kv.create(kvstore)  # a typed error for unknown and unsupported types
