@@ -3,9 +3,9 @@
 `create('local')` and `create('device')` give a store for one process that sums the values
 pushed for a key (one per device) and hands the sum, or the sum applied to the stored value by
 an optimizer (set_optimizer), to whoever pulls it. `create('dist_sync')` does the same across
-worker processes (DistKVStore: an MPI allreduce, see ndx.distributed). 'dist_async' (which
-needs parameter servers), 'nccl' (GPU arrays), 'horovod' and 'byteps' raise
-NotImplementedError.
+worker processes (DistKVStore: an MPI allreduce, see ndx.distributed), and `create('nccl')`
+for GPU arrays, one GPU per worker, over NCCL. 'dist_async' (which needs parameter servers),
+'horovod' and 'byteps' raise NotImplementedError.
 """
 import pickle
 
@@ -17,8 +17,8 @@ __all__ = ["KVStore", "KVStoreBase", "DistKVStore", "create"]
 
 _LOCAL_TYPES = ("local", "device", "local_update_cpu", "local_allreduce_cpu",
                 "local_allreduce_device")
-_DIST_TYPES = ("dist_sync", "dist_sync_device", "dist_device_sync")
-_PLANNED_TYPES = ("dist_async", "dist", "nccl", "horovod", "byteps")
+_DIST_TYPES = ("dist_sync", "dist_sync_device", "dist_device_sync", "nccl")
+_PLANNED_TYPES = ("dist_async", "dist", "horovod", "byteps")
 
 
 def _keys_values(who, key, value, allow_none=False):
@@ -246,7 +246,13 @@ class DistKVStore(KVStore):
         self._dist.broadcast([self._store[k] for k in keys], root=0)
 
     def _reduce_over_workers(self, arrays):
+        self._check_devices(arrays)
         self._dist.allreduce(arrays)
+
+    def _check_devices(self, arrays):
+        if self._type == "nccl" and any(a.device.device_type != "gpu" for a in arrays):
+            raise ValueError("[KVStore.push] the 'nccl' store reduces GPU arrays (over NCCL); "
+                             "use 'dist_sync' for CPU arrays")
 
     @_profiled
     def pushpull(self, key, value, out=None, priority=0):
@@ -264,6 +270,7 @@ class DistKVStore(KVStore):
             for v in vs[1:]:
                 m += v
             merged.append(m)
+        self._check_devices(merged)
         self._dist.allreduce(merged)
         for m, os_ in zip(merged, outs):
             for o in os_:
@@ -296,16 +303,20 @@ def create(name="local"):
         raise TypeError(f"[kvstore.create] name must be a str, got {type(name).__name__}")
     if name in _LOCAL_TYPES:
         return KVStore(name)
-    if name in _DIST_TYPES:
+    if name in _DIST_TYPES and name != "nccl":
         return DistKVStore(name)
     if name == "dist_async" or name == "dist":
         raise NotImplementedError(
             f"[kvstore.create] {name!r}: ndx has no parameter servers, so no asynchronous "
             "updates; 'dist_sync' sums gradients over the workers with an MPI allreduce")
     if name == "nccl":
-        raise NotImplementedError(
-            "[kvstore.create] 'nccl' reduces GPU arrays, and ndx's CUDA backend (issue 16) "
-            "has no NCCL path yet; 'dist_sync' reduces CPU arrays over MPI")
+        from . import device as _device
+        from . import distributed as _distributed
+        if _device.num_gpus() == 0:
+            raise _distributed.DistributedError(
+                "[kvstore.create] 'nccl' reduces GPU arrays and this process sees no GPU ("
+                f"{_device.gpu_unavailable_reason()}); 'dist_sync' reduces CPU arrays over MPI")
+        return DistKVStore(name)
     if name in _PLANNED_TYPES:
         raise NotImplementedError(
             f"[kvstore.create] {name!r} is not supported: ndx's distributed store is "

@@ -34,6 +34,7 @@ void copy_to_device(void*, const void*, std::size_t, int) { unavailable("copy");
 void copy_to_host(void*, const void*, std::size_t, int) { unavailable("copy"); }
 void copy_on_device(void*, const void*, std::size_t, int) { unavailable("copy"); }
 void synchronize(int) { unavailable("synchronize"); }
+bool stream_done(void*) { return true; }
 void check_launch(const char*) {}
 void gemm(const GemmArgs&, int) { unavailable("matmul"); }
 bool dnn_available() { return false; }

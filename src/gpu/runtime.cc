@@ -255,6 +255,12 @@ void synchronize(int device) {
   DeviceGuard guard(device);
   check(cudaStreamSynchronize(thread_stream(device)), "synchronize");
 }
+bool stream_done(void* stream) {
+  const cudaError_t e = cudaStreamQuery(static_cast<cudaStream_t>(stream));
+  if (e == cudaErrorNotReady) return false;
+  check(e, "stream");
+  return true;
+}
 void check_launch(const char* where) {
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) cuda_failure(e, where);

@@ -52,6 +52,9 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, int device);
 void copy_on_device(void* dst, const void* src, std::size_t bytes, int device);
 // Waits for the device's work queued by this thread.
 void synchronize(int device);
+// Whether the work queued on `stream` (a current_stream() handle) has finished, without
+// waiting; raises RuntimeError if it failed. (A caller with a deadline polls this.)
+bool stream_done(void* stream);
 // Raises RuntimeError naming `where` if the last launch failed.
 void check_launch(const char* where);
 

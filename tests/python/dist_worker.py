@@ -3,8 +3,8 @@
     python -m ndx.distributed.launch -n N dist_worker.py MODE OUTDIR
 
 Modes: collectives (checks allreduce and broadcast against NumPy for every dtype and exits
-non-zero on a mismatch), train (writes this rank's parameters after a few steps), and the
-failure modes kill, hang, raise, exit3, sleep.
+non-zero on a mismatch), nccl (the same on GPU arrays), train (writes this rank's parameters
+after a few steps), and the failure modes kill, hang, raise, exit3, sleep.
 """
 import os
 import signal
@@ -85,6 +85,24 @@ def collectives(out):
         f.write("ok")
 
 
+def nccl(out):
+    """Each worker on its GPU (gpu(local rank)): allreduce and broadcast through NCCL."""
+    r, n = dist.init()
+    gpu = ndx.gpu(dist.local_rank())
+    dtypes = [d for d in DTYPES if d not in ("int16", "uint16")]
+    arrays = [np.array(values(d, (5, 6), r), dtype=d).to_device(gpu) for d in dtypes]
+    dist.allreduce(arrays)
+    for a, d in zip(arrays, dtypes):
+        parts = [values(d, (5, 6), k) for k in range(n)]
+        want = onp.logical_or.reduce(parts) if d == "bool" else sum(parts[1:], parts[0])
+        check(f"nccl allreduce {d}", a.to_device(ndx.cpu()), want)
+    b = np.full(4, float(r)).to_device(gpu)
+    dist.broadcast(b, root=n - 1)
+    check("nccl broadcast", b.to_device(ndx.cpu()), onp.full(4, float(n - 1)))
+    with open(os.path.join(out, f"ok{r}"), "w") as f:
+        f.write("ok")
+
+
 def build_net():
     net = gluon.nn.HybridSequential()
     net.add(gluon.nn.Dense(8, activation="tanh"), gluon.nn.Dense(3))
@@ -150,6 +168,8 @@ def main():
     mode, out = sys.argv[1], sys.argv[2]
     if mode == "collectives":
         collectives(out)
+    elif mode == "nccl":
+        nccl(out)
     elif mode == "train":
         train(out, sys.argv[3])
     else:

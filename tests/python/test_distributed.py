@@ -88,8 +88,10 @@ def test_errors_are_typed(monkeypatch):
 def test_store_types_without_a_backend_raise():
     with pytest.raises(NotImplementedError, match="no parameter servers"):
         ndx.kv.create("dist_async")
-    with pytest.raises(NotImplementedError, match="NCCL"):
-        ndx.kv.create("nccl")
+    if ndx.num_gpus() == 0:
+        with pytest.raises(dist.DistributedError, match="'nccl' reduces GPU arrays and this "
+                                                        "process sees no GPU"):
+            ndx.kv.create("nccl")
     with pytest.raises(NotImplementedError, match="dist_sync"):
         ndx.kv.create("horovod")
     with pytest.raises(ValueError, match="unknown store type"):
@@ -283,3 +285,36 @@ def alive(pid):
 def test_launcher_module_parses_hosts_with_slots():
     assert launch._hosts("localhost:2,127.0.0.1", 4) == [("localhost", 2), ("127.0.0.1", 2)]
     assert launch._hosts("localhost", 3) == [("localhost", 3)]
+
+
+# ---- NCCL, for GPU arrays (run where a GPU is; one GPU: a world of one still runs NCCL) ----
+
+NO_GPU = f"no GPU: {ndx.device.gpu_unavailable_reason()}" if ndx.num_gpus() == 0 else ""
+NCCL_DTYPES = [d for d in dist_worker.DTYPES if d not in ("int16", "uint16")]
+
+
+@pytest.mark.skipif(ndx.num_gpus() == 0, reason=NO_GPU or "a GPU is present")
+def test_nccl_runs_on_one_gpu():
+    dist.init()
+    host = [dist_worker.values(d, (3, 4), 0) for d in NCCL_DTYPES]
+    arrays = [np.array(h, dtype=d).to_device(ndx.gpu(0)) for h, d in zip(host, NCCL_DTYPES)]
+    dist.allreduce(arrays)  # the sum over one worker: the arrays, through NCCL
+    for a, h, d in zip(arrays, host, NCCL_DTYPES):
+        dist_worker.check(f"nccl {d}", a.to_device(ndx.cpu()), h)
+    with pytest.raises(NotImplementedError, match="no NCCL sum"):
+        dist.allreduce(np.ones(2, dtype="int16").to_device(ndx.gpu(0)))
+    with pytest.raises(ValueError, match="all on the CPU or all on one GPU"):
+        dist.allreduce([np.ones(2), np.ones(2).to_device(ndx.gpu(0))])
+    kv = ndx.kv.create("nccl")
+    g = np.full(3, 2.0).to_device(ndx.gpu(0))
+    kv.pushpull("g", g)
+    assert onp.array_equal(g.to_device(ndx.cpu()).asnumpy(), [2.0, 2.0, 2.0])
+    with pytest.raises(ValueError, match="reduces GPU arrays"):
+        kv.pushpull("c", np.ones(2))
+
+
+@pytest.mark.skipif(ndx.num_gpus() < 2, reason=NO_GPU or "fewer than 2 GPUs")
+def test_nccl_collectives_across_gpu_workers(tmp_path):
+    rc, out, _ = run_launcher("-n", "2", WORKER, "nccl", str(tmp_path))
+    assert rc == 0, out
+    assert sorted(os.listdir(tmp_path)) == ["ok0", "ok1"]

@@ -52,6 +52,7 @@ class _State:
     timeout = DEFAULT_TIMEOUT
     report_hook_installed = False
     failed = False  # an uncaught exception is on its way out
+    nccl_device = None  # the GPU of this worker's NCCL communicator, once joined
 
 
 _state = _State()
@@ -264,11 +265,58 @@ def _contiguous(arrays):
     return work, copies
 
 
+def _gpu_device(who, arrays):
+    """The GPU the arrays are on (NCCL's path), or None for CPU arrays (MPI's)."""
+    kinds = {a.device.device_type for a in arrays}
+    if kinds == {"gpu"}:
+        ids = {a.device.device_id for a in arrays}
+        if len(ids) == 1:
+            return ids.pop()
+    elif kinds <= {"cpu"}:
+        return None
+    raise ValueError(f"[{who}] the arrays must all be on the CPU or all on one GPU, got "
+                     f"{sorted({str(a.device) for a in arrays})}")
+
+
+def _nccl(device_id):
+    """Joins the NCCL communicator of the GPU workers once (rank 0's unique id goes to the
+    others over MPI); even one worker runs NCCL, so a one-GPU run exercises it."""
+    if _state.nccl_device is not None:
+        if _state.nccl_device != device_id:
+            raise ValueError(f"[nccl] this worker's collectives run on gpu({_state.nccl_device})"
+                             f", got arrays on gpu({device_id})")
+        return
+    if not _state.mpi:
+        _load_library()
+    if _core._get_api("_dist.nccl_init") is None:
+        raise DistributedError("[nccl] this ndx was built without CUDA, so without NCCL")
+    unique_id = _api_internal.get("_dist.nccl_unique_id")() if _state.rank == 0 else \
+        _np.zeros(128, dtype="uint8")
+    broadcast(unique_id, root=0)
+    _api_internal.get("_dist.nccl_init")(unique_id, _state.rank, _state.size, device_id)
+    _state.nccl_device = device_id
+
+
+def _raise_nccl(who, status):
+    if status == 1:
+        raise DistributedTimeoutError(f"[{who}] " + _api_internal.get("_dist.nccl_error")())
+    if status != 0:
+        raise DistributedError(f"[{who}] " + _api_internal.get("_dist.nccl_error")())
+
+
 def allreduce_async(arrays):
     """Queues an in-place sum of each array over the workers; returns a Work to wait on.
-    Every worker must queue the same arrays (shapes and dtypes) in the same order."""
+    Every worker must queue the same arrays (shapes and dtypes) in the same order. CPU
+    arrays go over MPI; GPU arrays (all on this worker's GPU) over NCCL, and are reduced
+    before this returns."""
     arrays = _arrays("allreduce", arrays)
     _require_init("allreduce")
+    device_id = _gpu_device("allreduce", arrays)
+    if device_id is not None:
+        _nccl(device_id)
+        work, copies = _contiguous(arrays)
+        _raise_nccl("allreduce", _api_internal.get("_dist.nccl_allreduce")(work, _state.timeout))
+        return Work("allreduce", None, copies)
     if not _state.mpi:
         return Work("allreduce", None)
     work, copies = _contiguous(arrays)
@@ -288,6 +336,14 @@ def broadcast(arrays, root=0, timeout=None):
         raise TypeError(f"[broadcast] root must be an int, got {type(root).__name__}")
     if not 0 <= root < _state.size:
         raise IndexError(f"[broadcast] root must be a rank in [0, {_state.size}), got {root}")
+    device_id = _gpu_device("broadcast", arrays)
+    if device_id is not None:
+        _nccl(device_id)
+        work, copies = _contiguous(arrays)
+        timeout = _state.timeout if timeout is None else _check_timeout("broadcast", timeout)
+        _raise_nccl("broadcast", _api_internal.get("_dist.nccl_broadcast")(work, root, timeout))
+        Work("broadcast", None, copies).wait()
+        return
     if not _state.mpi:
         return
     work, copies = _contiguous(arrays)
