@@ -2,6 +2,7 @@
 // built from the ops' FGradient. Gradient graphs are made of registered ops, so with
 // create_graph they are recorded too and higher-order gradients work.
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -52,6 +53,15 @@ bool requires_grad(const NDArray& x);
 // Without retain_graph the recorded graph is freed and a second backward raises.
 void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads = {},
               bool retain_graph = false);
+// Gradient events, for overlapping communication with backward (ndx.distributed): while a
+// hook is set, backward() calls hook(i, kBeforeWrite) before it writes the gradient buffer of
+// watched[i], hook(i, kWritten) after, and hook(-1, kBackwardDone) once at its end if it wrote
+// any watched gradient. Leaves are written in reverse order of their first use in the forward
+// pass, so the last layer's gradients are final first. An empty `watched` removes the hook.
+enum class GradEvent : int { kBeforeWrite = 0, kWritten = 1, kBackwardDone = 2 };
+using GradHook = std::function<void(int64_t index, GradEvent event)>;
+void set_grad_hook(const std::vector<NDArray>& watched, GradHook hook);
+
 // Gradients of heads with respect to variables, returned rather than written to buffers.
 // With create_graph the computation is recorded, so the results can be differentiated again.
 std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,

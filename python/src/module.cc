@@ -302,6 +302,38 @@ PyObject* ag_backward(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// _autograd_set_grad_hook(arrays, callback(index, event)) or (None, None): see
+// autograd::set_grad_hook. The callback runs on the thread running backward, with the GIL; an
+// exception it raises ends the backward pass with that exception.
+PyObject* ag_set_grad_hook(PyObject*, PyObject* args) {
+  PyObject *arrays, *callback;
+  if (!PyArg_ParseTuple(args, "OO:_autograd_set_grad_hook", &arrays, &callback)) return nullptr;
+  NDX_PY_BEGIN
+  if (callback == Py_None) {
+    autograd::set_grad_hook({}, nullptr);
+    Py_RETURN_NONE;
+  }
+  if (!PyCallable_Check(callback)) type_error("[set_grad_hook] callback must be callable");
+  Py_INCREF(callback);
+  std::shared_ptr<PyObject> fn(callback, [](PyObject* o) {
+    if (!Py_IsInitialized()) return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(g);
+  });
+  autograd::set_grad_hook(arrays_of(arrays, "set_grad_hook"),
+                          [fn](int64_t index, autograd::GradEvent event) {
+                            PyGILState_STATE g = PyGILState_Ensure();
+                            PyObject* r = PyObject_CallFunction(fn.get(), "Li", (long long)index,
+                                                                static_cast<int>(event));
+                            Py_XDECREF(r);
+                            PyGILState_Release(g);
+                            if (!r) throw PythonErrorSet{};
+                          });
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
 PyObject* ag_grad(PyObject*, PyObject* args) {
   PyObject *heads, *variables, *head_grads;
   int create_graph, retain;
@@ -958,6 +990,7 @@ PyMethodDef module_methods[] = {
      "(storage id, first byte, end byte) of the storage an array reaches."},
     {"_autograd_is_training", ag_is_training, METH_NOARGS, nullptr},
     {"_autograd_backward", ag_backward, METH_VARARGS, nullptr},
+    {"_autograd_set_grad_hook", ag_set_grad_hook, METH_VARARGS, nullptr},
     {"_autograd_grad", ag_grad, METH_VARARGS, nullptr},
     {"_invoke", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(invoke_py)),
      METH_FASTCALL,

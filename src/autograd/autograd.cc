@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -29,6 +30,18 @@ NodePtr constant_node(const NDArray& value) {
 }
 }  // namespace
 
+// The gradient hook (set_grad_hook): watched leaves by their entry, and the callback.
+struct GradHookState {
+  std::mutex mu;
+  std::vector<std::shared_ptr<Entry>> entries;  // kept alive while watched
+  std::unordered_map<const Entry*, int64_t> index;
+  GradHook hook;
+};
+GradHookState& grad_hook_state() {
+  static GradHookState s;
+  return s;
+}
+
 bool is_recording() { return g_recording; }
 bool is_training() { return g_training; }
 bool set_recording(bool on) { return std::exchange(g_recording, on); }
@@ -48,6 +61,23 @@ void attach_grad(NDArray& x, OpReqType grad_req) {
   e->grad = NDArray(x.shape(), x.dtype(), x.device());
   e->grad.fill(0);
   x.set_autograd_entry(std::move(e));
+}
+
+void set_grad_hook(const std::vector<NDArray>& watched, GradHook hook) {
+  std::vector<std::shared_ptr<Entry>> entries;
+  std::unordered_map<const Entry*, int64_t> index;
+  for (size_t i = 0; i < watched.size(); ++i) {
+    const auto& e = watched[i].autograd_entry();
+    if (!e || !e->is_leaf)
+      value_error("[set_grad_hook] array ", i, " has no gradient buffer (call attach_grad)");
+    entries.push_back(e);
+    index.emplace(e.get(), static_cast<int64_t>(i));
+  }
+  GradHookState& s = grad_hook_state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.entries = std::move(entries);
+  s.index = std::move(index);
+  s.hook = watched.empty() ? GradHook() : std::move(hook);
 }
 
 NDArray grad_of(const NDArray& x) {
@@ -276,19 +306,42 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
     }
   }
   GradResult r = build_gradient(heads, head_grads, targets);
+  // Which leaves a gradient hook watches (a copy, so the hook may be replaced meanwhile).
+  GradHook hook;
+  std::vector<int64_t> watched(leaves.size(), -1);
+  {
+    GradHookState& s = grad_hook_state();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.hook) {
+      hook = s.hook;
+      for (size_t i = 0; i < leaves.size(); ++i) {
+        auto it = s.index.find(leaves[i].get());
+        if (it != s.index.end()) watched[i] = it->second;
+      }
+    }
+  }
+  bool wrote_watched = false;
   {
     RecordScope no_record(false, is_training());
     Evaluator ev(false);
-    for (size_t i = 0; i < leaves.size(); ++i) {
+    // Last-used leaves first: their gradients need the least of the backward pass, so a hook
+    // can send them while the rest is computed.
+    for (size_t i = leaves.size(); i-- > 0;) {
       NDArray g = r.grads[i].node ? ev.value(r.grads[i]) : zeros_like(leaves[i]->grad);
+      if (hook && watched[i] >= 0) hook(watched[i], GradEvent::kBeforeWrite);
       if (leaves[i]->grad_req == kAddTo) {
         NDArray sum = invoke("_np_add", {leaves[i]->grad, g})[0];
         leaves[i]->grad.assign(sum);
       } else {
         leaves[i]->grad.assign(g);
       }
+      if (hook && watched[i] >= 0) {
+        hook(watched[i], GradEvent::kWritten);
+        wrote_watched = true;
+      }
     }
   }
+  if (wrote_watched) hook(-1, GradEvent::kBackwardDone);
   if (!retain_graph) free_graph(r.order);
 }
 

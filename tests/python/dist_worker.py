@@ -116,12 +116,13 @@ def batches(n_workers, steps, per_worker):
     return x, y
 
 
-def train(out, update_on_kvstore):
+def train(out, update_on_kvstore, hybridize):
     r, n = dist.init()
     ndx.random_seed(100 + r)  # different initial weights: the Trainer must broadcast rank 0's
     net = build_net()
     net.initialize()
-    net.hybridize()
+    if hybridize == "1":
+        net.hybridize()
     trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.05},
                             kvstore="dist_sync",
                             update_on_kvstore={"1": True, "0": False}[update_on_kvstore])
@@ -140,6 +141,8 @@ def train(out, update_on_kvstore):
     params = {k: p.data().asnumpy() for k, p in net.collect_params().items()}
     onp.savez(os.path.join(out, f"rank{r}.npz"), **params)
     onp.savez(os.path.join(out, f"initial{r}.npz"), **initial)
+    with open(os.path.join(out, f"overlap{r}"), "w") as f:  # whether backward summed them
+        f.write(str(trainer._overlap is not None))
 
 
 def failure(mode, out):
@@ -171,7 +174,7 @@ def main():
     elif mode == "nccl":
         nccl(out)
     elif mode == "train":
-        train(out, sys.argv[3])
+        train(out, sys.argv[3], sys.argv[4])
     else:
         failure(mode, out)
 

@@ -98,6 +98,55 @@ def test_store_types_without_a_backend_raise():
         ndx.kv.create("dist_fast")
 
 
+# ---- autograd's gradient hook, which the Trainer overlaps the allreduce with ----
+
+def test_grad_hook_reports_each_gradient_last_layer_first():
+    from ndx import _core
+    w1, w2, b2 = np.ones((3, 2)), np.ones((2, 1)), np.zeros(1)
+    unwatched = np.ones(3)
+    for a in (w1, w2, b2, unwatched):
+        a.attach_grad()
+    events = []
+    _core._autograd_set_grad_hook([w1, w2, b2], lambda i, e: events.append((i, e)))
+    try:
+        x = np.ones((4, 3))
+        with autograd.record():
+            y = (np.tanh(np.dot(x * unwatched, w1)) @ w2 + b2).sum()
+        y.backward()
+    finally:
+        _core._autograd_set_grad_hook(None, None)
+    # Each watched gradient: before-write (0), then written (1); the backward pass's end (2)
+    # once. w1 is used first in the forward pass, so its gradient is written last.
+    assert events[-1] == (-1, 2)
+    pairs = events[:-1]
+    assert [e for _, e in pairs] == [0, 1] * 3
+    order = [i for i, e in pairs if e == 1]
+    assert sorted(order) == [0, 1, 2] and order[-1] == 0
+    # the gradients are the plain ones (the hook only watches)
+    h = onp.tanh(onp.ones((4, 3)) @ onp.ones((3, 2)))
+    onp.testing.assert_allclose(w2.grad.asnumpy(), h.sum(0)[:, None], rtol=1e-6)
+
+
+def test_an_exception_in_the_grad_hook_ends_backward():
+    from ndx import _core
+    w = np.ones(3)
+    w.attach_grad()
+
+    def hook(i, e):
+        raise KeyError("hook says no")
+
+    _core._autograd_set_grad_hook([w], hook)
+    try:
+        with autograd.record():
+            y = (w * 2).sum()
+        with pytest.raises(KeyError, match="hook says no"):
+            y.backward()
+    finally:
+        _core._autograd_set_grad_hook(None, None)
+    with pytest.raises(ValueError, match="no gradient buffer"):
+        _core._autograd_set_grad_hook([np.ones(2)], hook)
+
+
 # ---- samplers that shard a data set ----
 
 def test_split_sampler_parts():
@@ -186,7 +235,7 @@ def test_collectives_every_dtype(tmp_path, nproc):
     assert sorted(os.listdir(tmp_path)) == [f"ok{r}" for r in range(nproc)]
 
 
-def train_one_process(n_workers, update_on_kvstore):
+def train_one_process(n_workers):
     """What the workers' training must equal: one process, the same steps on the workers'
     concatenated batches, starting from rank 0's weights."""
     ndx.random_seed(100)
@@ -204,19 +253,28 @@ def train_one_process(n_workers, update_on_kvstore):
     return {k: p.data().asnumpy() for k, p in net.collect_params().items()}
 
 
-@pytest.mark.parametrize("nproc,update_on_kvstore", [(2, "1"), (3, "0")])
-def test_training_matches_one_process_on_the_concatenated_batches(tmp_path, nproc,
-                                                                   update_on_kvstore):
+# update_on_kvstore; hybridized; NDX_DIST_OVERLAP (gradients summed during backward, in
+# buckets of NDX_DIST_BUCKET_MB: 0.0002 MB makes one bucket per parameter or two)
+TRAIN_CASES = [(2, "1", "1", "0", "4"), (3, "0", "1", "0", "4"), (2, "0", "0", "1", "0.0002"),
+               (3, "0", "1", "1", "4")]
+
+
+@pytest.mark.parametrize("nproc,update_on_kvstore,hybridize,overlap,bucket_mb", TRAIN_CASES)
+def test_training_matches_one_process_on_the_concatenated_batches(
+        tmp_path, nproc, update_on_kvstore, hybridize, overlap, bucket_mb):
     rc, out, _ = run_launcher("-n", str(nproc), WORKER, "train", str(tmp_path),
-                              update_on_kvstore)
+                              update_on_kvstore, hybridize,
+                              env={"NDX_DIST_OVERLAP": overlap, "NDX_DIST_BUCKET_MB": bucket_mb})
     assert rc == 0, out
+    for r in range(nproc):
+        assert (tmp_path / f"overlap{r}").read_text() == str(overlap == "1")
     ranks = [dict(onp.load(tmp_path / f"rank{r}.npz")) for r in range(nproc)]
     initial = [dict(onp.load(tmp_path / f"initial{r}.npz")) for r in range(nproc)]
     for r in range(1, nproc):  # rank 0's start, and bit-identical parameters after 6 steps
         for k in ranks[0]:
             assert initial[r][k].tobytes() == initial[0][k].tobytes(), k
             assert ranks[r][k].tobytes() == ranks[0][k].tobytes(), k
-    reference = train_one_process(nproc, update_on_kvstore)
+    reference = train_one_process(nproc)
     assert set(reference) == set(ranks[0])
     for k, v in reference.items():
         onp.testing.assert_allclose(ranks[0][k], v, rtol=1e-5, atol=1e-6, err_msg=k)

@@ -42,6 +42,7 @@ class Trainer:
             self._optimizer = _opt.create(optimizer, param_dict=param_dict, **optimizer_params)
         self._scale = self._optimizer.rescale_grad
         self._states = {}
+        self._overlap = None
         self._kvstore, self._update_on_kvstore = self._init_kvstore(
             kvstore, compression_params, update_on_kvstore)
 
@@ -133,7 +134,14 @@ class Trainer:
             kv.push(keys, grads)
             kv.pull(keys, out=weights)
             return
-        kv.pushpull(keys, grads)  # the gradients are summed over workers, then updated here
+        if self._overlap is not None:  # backward has summed most of them already
+            self._overlap.finish(weights)
+        else:
+            kv.pushpull(keys, grads)  # the gradients are summed over workers, updated here
+        if self._overlap is None and _overlap_wanted(kv, self._params):
+            self._overlap = _OverlappedAllreduce(len(self._params))
+        if self._overlap is not None:
+            self._overlap.arm(weights)  # (again each step: a parameter may have new data)
         for i, w in enumerate(weights):
             if i not in self._states:
                 self._states[i] = self._optimizer.create_state_multi_precision(i, w)
@@ -142,3 +150,89 @@ class Trainer:
     @property
     def kvstore(self):
         return self._kvstore
+
+
+def _overlap_wanted(kv, params):
+    """Whether to sum gradients while backward runs: a distributed store with several
+    workers, updates in the Trainer, grad_req 'write' everywhere (an 'add' buffer is not final
+    when backward writes it), and NDX_DIST_OVERLAP: 1 (on), 0 (off) or auto (the default: on
+    when this machine has at least 2 cores per local worker, since the communication thread
+    then has a core of its own)."""
+    import os
+
+    from .. import distributed
+    if not isinstance(kv, _kv.DistKVStore) or kv.num_workers < 2:
+        return False
+    if any(p.grad_req != "write" for p in params):
+        return False
+    mode = os.environ.get("NDX_DIST_OVERLAP", "auto")
+    if mode not in ("0", "1", "auto"):
+        raise ValueError(f"[Trainer] NDX_DIST_OVERLAP must be 0, 1 or auto, got {mode!r}")
+    if mode != "auto":
+        return mode == "1"
+    local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE", distributed.world_size()))
+    return len(os.sched_getaffinity(0)) >= 2 * max(local, 1)
+
+
+class _OverlappedAllreduce:
+    """Sums gradients over the workers while backward runs (autograd's gradient hook): each
+    gradient joins a bucket when backward writes it, last layer first, and a full bucket
+    (NDX_DIST_BUCKET_MB) is queued to the communication thread at once; at the end of the
+    backward pass the rest is queued and waited for, so after backward() the gradients are
+    summed, as after PyTorch DDP's. Every worker must run the same backward passes: the
+    buckets are formed in the order the gradients are written."""
+
+    def __init__(self, count):
+        import os
+        self._bucket_bytes = float(os.environ.get("NDX_DIST_BUCKET_MB", 4)) * 2**20
+        self._reduced = [False] * count  # summed over the workers since its last write
+        self._bucket, self._bucket_size, self._works = [], 0, []
+        self._in_flight = set()  # indices queued and not yet waited for
+        self._grads = None
+
+    def arm(self, weights):
+        from .. import _core
+        self._grads = [w.grad for w in weights]
+        self._reduced = [True] * len(weights)  # (the values just used are summed ones)
+        _core._autograd_set_grad_hook(weights, self._event)
+
+    def _event(self, index, event):
+        if event == 0:  # before backward writes grads[index]: nothing may be reducing it
+            if index in self._in_flight:  # (a second backward before step)
+                self._wait()
+            self._reduced[index] = False
+        elif event == 1:
+            if index not in self._bucket:
+                self._bucket.append(index)
+                self._bucket_size += self._grads[index].nbytes
+            if self._bucket_size >= self._bucket_bytes:
+                self._flush()
+        else:  # the backward pass is over
+            self._flush()
+            self._wait()
+
+    def _flush(self):
+        from .. import distributed
+        if self._bucket:
+            self._works.append(distributed.allreduce_async([self._grads[i] for i in
+                                                            self._bucket]))
+            for i in self._bucket:
+                self._reduced[i] = True
+            self._in_flight.update(self._bucket)
+            self._bucket, self._bucket_size = [], 0
+
+    def _wait(self):
+        works, self._works = self._works, []
+        for w in works:
+            w.wait()
+        self._in_flight.clear()
+
+    def finish(self, weights):
+        """At step: waits, and sums whatever no backward pass has summed (gradients it did
+        not reach)."""
+        from .. import distributed
+        self._flush()
+        self._wait()
+        rest = [w.grad for w, done in zip(weights, self._reduced) if not done]
+        if rest:
+            distributed.allreduce(rest)
