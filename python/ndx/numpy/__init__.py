@@ -66,6 +66,15 @@ def _default_float():
     return _core._default_float()
 
 
+def _device_for(x):
+    """The device= that makes a new array beside x: x's device for an ndarray off the CPU, else
+    None (the creation functions' C fast path, which makes arrays on the CPU)."""
+    if not isinstance(x, ndarray):
+        return None
+    d = x.device
+    return None if d == "cpu(0)" else d
+
+
 def _check_device(device, fn):
     """Refuses devices this build cannot place arrays on (everything but the CPU until the
     CUDA backend lands) rather than returning a CPU array the caller did not ask for."""
@@ -261,7 +270,7 @@ def ldexp(x1, x2, out=None):
     """x1 * 2 ** x2 for integer exponents x2 (a Python int exponent is an integer here, not a
     weak scalar taking x1's float dtype)."""
     if isinstance(x2, (int, _onp.integer)) and not isinstance(x2, bool):
-        x2 = array(int(x2), dtype="int64")
+        x2 = array(int(x2), dtype="int64", device=_device_for(x1))
     return _invoke(_handle("_np_ldexp"), (x1, x2), {}, out)
 
 
@@ -683,6 +692,20 @@ ndarray.__setstate__ = _setstate
 ndarray.squeeze = lambda self, axis=None: squeeze(self, axis)
 ndarray.swapaxes = lambda self, axis1, axis2: swapaxes(self, axis1, axis2)
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
+
+
+def _pin_memory(self):
+    """A copy of this CPU array in page-locked host memory (the array itself if it is there
+    already), as PyTorch's Tensor.pin_memory: its copies to a GPU (to_device, as_in_ctx,
+    copyto) return without waiting for the transfer, which overlaps with the GPU's work. The
+    memory is not reused, and ndx's ops do not write into it, before such copies are done;
+    a write through a NumPy view of it is the caller's to order (npx.synchronize()).
+    Needs a GPU: ValueError without one."""
+    return _core._pin_memory(self)
+
+
+ndarray.pin_memory = _pin_memory
+ndarray.is_pinned = lambda self: _core._is_pinned(self)
 
 from . import fft, linalg, random  # noqa: E402, F401
 from ._array_api import (  # noqa: E402, F401

@@ -29,8 +29,21 @@ def _count(a, axis):
     return math.prod(shape[i] for i in _axes(len(shape), axis)) if shape else 1
 
 
-def _as_array(a):
-    return a if isinstance(a, _np.ndarray) else _np.asarray(a)
+_dev = _np._device_for  # device= for arrays made beside an input (None on the CPU)
+
+
+def _as_array(a, like=None):
+    """a as an ndarray; host data (lists, scalars, NumPy arrays) goes to the device of the
+    ndarray `like` when one is given (else to the CPU)."""
+    if isinstance(a, _np.ndarray):
+        return a
+    return _np.asarray(a) if like is None else _np.asarray(a, device=_dev(like))
+
+
+def _pair(x, y):
+    """x and y as ndarrays, host data on the other one's device."""
+    x = _as_array(x, y)
+    return x, _as_array(y, x)
 
 
 def _like(a, m):
@@ -55,7 +68,8 @@ def where(condition, x=None, y=None):
     if isinstance(condition, _np.ndarray) and condition.dtype != _onp.bool_:
         condition = condition.astype("bool")  # truth values; keeps weak scalars weak
     elif not isinstance(condition, _np.ndarray):
-        condition = _np.asarray(condition).astype("bool")
+        like = x if isinstance(x, _np.ndarray) else y
+        condition = _as_array(condition, like).astype("bool")
     return _np._where_op(condition, x, y)
 
 
@@ -121,9 +135,9 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     a = _as_array(a)
     if weights is None:
         avg = _np.mean(a, axis=axis, keepdims=keepdims)
-        scl = _np.full(avg.shape, float(_count(a, axis)), dtype=avg.dtype)
+        scl = _np.full(avg.shape, float(_count(a, axis)), dtype=avg.dtype, device=_dev(avg))
     else:
-        w = _as_array(weights)
+        w = _as_array(weights, a)
         if w.shape != a.shape:
             if axis is None:
                 raise TypeError("[average] axis must be given when the shapes of a and "
@@ -261,7 +275,7 @@ def _cumulative(fn, identity, x, axis, dtype, include_initial, name):
         return r
     shape = list(r.shape)
     shape[axis] = 1
-    first = _np.full(tuple(shape), identity, dtype=r.dtype)
+    first = _np.full(tuple(shape), identity, dtype=r.dtype, device=_dev(r))
     return _np.concatenate([first, r], axis=axis)
 
 
@@ -343,7 +357,8 @@ def _quantile(a, q, axis, method, keepdims, name):
         else:
             r = _lerp(a_lo, a_hi, pos - lo)
         out.append(where(has_nan, _onp.nan, r))
-    r = _np.stack(out) if out else _np.zeros((0,) + tuple(has_nan.shape), dtype=s.dtype)
+    r = (_np.stack(out) if out
+         else _np.zeros((0,) + tuple(has_nan.shape), dtype=s.dtype, device=_dev(s)))
     r = _np.reshape(r, qs.shape + tuple(has_nan.shape))
     if keepdims:
         r = _np.reshape(r, _keepdims_shape(a, axis, qs.shape))
@@ -388,7 +403,7 @@ def _nanquantile(a, q, axis, method, keepdims, name):
                       _np.subtract(a_hi, _np.multiply(d, _np.subtract(1, t))))
         out.append(where(_np.equal(count, 0), _onp.nan, r))
     shape = tuple(count.shape)
-    r = _np.stack(out) if out else _np.zeros((0,) + shape, dtype=s.dtype)
+    r = _np.stack(out) if out else _np.zeros((0,) + shape, dtype=s.dtype, device=_dev(s))
     r = _np.reshape(r, qs.shape + shape)
     if keepdims:
         r = _np.reshape(r, _keepdims_shape(a, axis, qs.shape))
@@ -441,15 +456,17 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 # ---- comparisons of whole arrays ----
-def _as_float_operand(x):
-    """x as an array; integers and bool as float64 (NumPy compares them in float64)."""
-    x = _as_array(x)
+def _as_float_operand(x, like=None):
+    """x as an array (on like's device); integers and bool as float64 (NumPy compares them in
+    float64)."""
+    x = _as_array(x, like)
     return x if _is_float(x) else x.astype("float64")
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol * |b| elementwise; infinities are close only to themselves."""
-    x, y = _as_float_operand(a), _as_float_operand(b)
+    x = _as_float_operand(a, b)
+    y = _as_float_operand(b, x)
     close = _np.less_equal(_np.absolute(_np.subtract(x, y)),
                            _np.add(atol, _np.multiply(rtol, _np.absolute(y))))
     finite = _np.logical_and(_np.isfinite(x), _np.isfinite(y))
@@ -466,7 +483,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def array_equal(a1, a2, equal_nan=False):
     """Same shape and equal elements (NaN equal to NaN with equal_nan)."""
-    x, y = _as_array(a1), _as_array(a2)
+    x, y = _pair(a1, a2)
     if x.shape != y.shape:
         return False
     eq = _np.equal(x, y)
@@ -477,7 +494,7 @@ def array_equal(a1, a2, equal_nan=False):
 
 def array_equiv(a1, a2):
     """Shapes that broadcast together and equal elements."""
-    x, y = _as_array(a1), _as_array(a2)
+    x, y = _pair(a1, a2)
     try:
         eq = _np.equal(x, y)
     except ValueError:
@@ -490,7 +507,7 @@ def searchsorted(a, v, side="left", sorter=None):
     """Indices where v's elements would go in the sorted 1-d a (or a[sorter])."""
     a = _as_array(a)
     if sorter is not None:
-        a = a[_as_array(sorter)]
+        a = a[_as_array(sorter, a)]
     return _np._searchsorted_op(a, v, side=side)
 
 
@@ -503,7 +520,7 @@ def argwhere(a):
     """The indices of the nonzero elements as an (N, ndim) int64 array."""
     a = _as_array(a)
     if a.ndim == 0:
-        return _np.zeros((1 if bool(a) else 0, 0), dtype="int64")
+        return _np.zeros((1 if bool(a) else 0, 0), dtype="int64", device=_dev(a))
     return _np.stack(nonzero(a), axis=-1)
 
 
@@ -525,7 +542,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if axis is None:
         a, axis = _np.reshape(a, (-1,)), 0
     axis = _axes(a.ndim, axis)[0]
-    idx = _as_array(indices)
+    idx = _as_array(indices, a)
     if _kind(idx) not in "iu":
         raise TypeError(f"[take] indices must be integers, got {idx.dtype}")
     n = a.shape[axis]
@@ -585,10 +602,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     # argsort is stable, so the first of equal elements comes first; values alone just sort.
     order = _np.argsort(flat) if need_order else None
     s = flat[order] if need_order else _np.sort(flat)
+    dev = _dev(a)
     if n == 0:
-        first = _np.zeros((0,), dtype="bool")
+        first = _np.zeros((0,), dtype="bool", device=dev)
     else:
-        first = _np.concatenate([_np.ones((1,), dtype="bool"), _np.not_equal(s[1:], s[:-1])])
+        first = _np.concatenate([_np.ones((1,), dtype="bool", device=dev),
+                                 _np.not_equal(s[1:], s[:-1])])
         if equal_nan and _is_float(s) and bool(_np.isnan(s[-1])):
             # NaNs sort last: keep the first of their run only.
             nans = int(_np.count_nonzero(_np.isnan(s)))
@@ -601,11 +620,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if return_index:
         result.append(order[starts])
     if return_inverse:
-        inverse = _np.zeros((n,), dtype="int64")
+        inverse = _np.zeros((n,), dtype="int64", device=dev)
         inverse[order] = _np.subtract(_np.cumsum(first.astype("int64")), 1)
         result.append(_np.reshape(inverse, a.shape))
     if return_counts:
-        ends = _np.concatenate([starts[1:], _np.full((1,), n, dtype="int64")])
+        ends = _np.concatenate([starts[1:], _np.full((1,), n, dtype="int64", device=dev)])
         result.append(_np.subtract(ends, starts))
     return result[0] if len(result) == 1 else tuple(result)
 
@@ -618,28 +637,29 @@ def _unique_along(a, axis, return_index, return_inverse, return_counts):
     perm = [axis] + [i for i in range(a.ndim) if i != axis]  # NumPy's moveaxis(a, axis, 0)
     moved = _np.transpose(a, tuple(perm))
     n = moved.shape[0]
-    rows = _np.reshape(moved, (n, -1)) if n else _np.zeros((0, 0), dtype=a.dtype)
+    dev = _dev(a)
+    rows = _np.reshape(moved, (n, -1)) if n else _np.zeros((0, 0), dtype=a.dtype, device=dev)
     m = rows.shape[1]
     order = (lexsort([rows[:, j] for j in reversed(range(m))]) if m and n
-             else _np.arange(n, dtype="int64"))
+             else _np.arange(n, dtype="int64", device=dev))
     s = rows[order]
     if n == 0:
-        first = _np.zeros((0,), dtype="bool")
+        first = _np.zeros((0,), dtype="bool", device=dev)
     else:
         differs = (_np.any(_np.not_equal(s[1:], s[:-1]), axis=1) if m
-                   else _np.zeros((n - 1,), dtype="bool"))
-        first = _np.concatenate([_np.ones((1,), dtype="bool"), differs])
+                   else _np.zeros((n - 1,), dtype="bool", device=dev))
+        first = _np.concatenate([_np.ones((1,), dtype="bool", device=dev), differs])
     starts = flatnonzero(first)
     values = _np.transpose(moved[order[starts]], tuple(int(i) for i in _onp.argsort(perm)))
     result = [values]
     if return_index:
         result.append(order[starts])
     if return_inverse:
-        inverse = _np.zeros((n,), dtype="int64")
+        inverse = _np.zeros((n,), dtype="int64", device=dev)
         inverse[order] = _np.subtract(_np.cumsum(first.astype("int64")), 1)
         result.append(inverse)
     if return_counts:
-        ends = _np.concatenate([starts[1:], _np.full((1,), n, dtype="int64")])
+        ends = _np.concatenate([starts[1:], _np.full((1,), n, dtype="int64", device=dev)])
         result.append(_np.subtract(ends, starts))
     return result[0] if len(result) == 1 else tuple(result)
 
@@ -682,10 +702,10 @@ def unique_all(x):
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Whether each element of `element` is in test_elements (element's shape)."""
-    e = _as_array(element)
-    t = unique(_np.reshape(_as_array(test_elements), (-1,)))
+    e, t = _pair(element, test_elements)
+    t = unique(_np.reshape(t, (-1,)))
     if t.shape[0] == 0:
-        found = _np.zeros(e.shape, dtype="bool")
+        found = _np.zeros(e.shape, dtype="bool", device=_dev(e))
     else:
         pos = _np.clip(searchsorted(t, e), 0, t.shape[0] - 1)
         found = _np.equal(t[pos], e)
@@ -700,6 +720,7 @@ def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """The sorted unique values in both arrays; with return_indices also the index of each
     value's first occurrence in each (flattened) input."""
+    ar1, ar2 = _pair(ar1, ar2)
     if not return_indices:
         a, b = unique(ar1), unique(ar2)
         return a[isin(a, b)]
@@ -712,8 +733,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 def union1d(ar1, ar2):
     """The sorted unique values in either array."""
-    return unique(_np.concatenate([_np.reshape(_as_array(ar1), (-1,)),
-                                   _np.reshape(_as_array(ar2), (-1,))]))
+    a, b = _pair(ar1, ar2)
+    return unique(_np.concatenate([_np.reshape(a, (-1,)), _np.reshape(b, (-1,))]))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
@@ -724,7 +745,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted unique values in exactly one of the arrays."""
-    a, b = unique(ar1), unique(ar2)
+    a, b = (unique(x) for x in _pair(ar1, ar2))
     both = _np.concatenate([a, b])
     values, counts = unique(both, return_counts=True)
     return values[_np.equal(counts, 1)]
@@ -744,7 +765,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         if extra is None:
             parts.append(None)
             continue
-        e = _as_array(extra)
+        e = _as_array(extra, a)
         if e.ndim == 0:
             shape = list(a.shape)
             shape[axis] = 1
@@ -765,9 +786,9 @@ def ediff1d(ary, to_end=None, to_begin=None):
     d = _np.subtract(a[1:], a[:-1])
     parts = [d]
     if to_begin is not None:
-        parts.insert(0, _np.reshape(_as_array(to_begin), (-1,)).astype(d.dtype))
+        parts.insert(0, _np.reshape(_as_array(to_begin, a), (-1,)).astype(d.dtype))
     if to_end is not None:
-        parts.append(_np.reshape(_as_array(to_end), (-1,)).astype(d.dtype))
+        parts.append(_np.reshape(_as_array(to_end, a), (-1,)).astype(d.dtype))
     return _np.concatenate(parts) if len(parts) > 1 else d
 
 
@@ -780,7 +801,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     if x is None:
         widths = dx
     else:
-        x = _as_array(x)
+        x = _as_array(x, y)
         if x.ndim == 1:
             widths = _np.subtract(x[1:], x[:-1])
             shape = [1] * y.ndim
@@ -806,22 +827,22 @@ def bincount(x, weights=None, minlength=0):
     length = max(int(_np.max(x)) + 1 if n else 0, minlength)
     order = _np.argsort(x)
     s = x[order].astype("int64")
-    bins = _np.arange(length)
+    bins = _np.arange(length, device=_dev(x))
     lo = searchsorted(s, bins, side="left")
     hi = searchsorted(s, bins, side="right")
     if weights is None:
         return _np.subtract(hi, lo)
-    w = _as_array(weights)
+    w = _as_array(weights, x)
     if w.shape != x.shape:
         raise ValueError("[bincount] weights must have the shape of x")
-    c = _np.concatenate([_np.zeros((1,), dtype="float64"),
+    c = _np.concatenate([_np.zeros((1,), dtype="float64", device=_dev(x)),
                          _np.cumsum(w[order].astype("float64"))])
     return _np.subtract(c[hi], c[lo])
 
 
 def digitize(x, bins, right=False):
     """The index of the bin each x falls in (bins increasing or decreasing)."""
-    b = _as_array(bins)
+    b = _as_array(bins, x)
     if b.ndim != 1:
         raise ValueError("[digitize] bins must be 1-dimensional")
     side = "left" if right else "right"
@@ -834,7 +855,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The edges of the bins histogram would use (equal-width bins, or the given edges)."""
     a = _np.reshape(_as_array(a), (-1,))
     if not isinstance(bins, (int, _onp.integer)):
-        return _as_array(bins)
+        return _as_array(bins, a)
     if bins < 1:
         raise ValueError("[histogram] bins must be a positive integer")
     # NumPy's edges keep a floating input's dtype; integer inputs get float64.  Its linspace
@@ -859,7 +880,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
         raise ValueError(f"[histogram] autodetected range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
-    return _np.array(_onp.linspace(lo, hi, bins + 1, dtype=edge_type))
+    return _np.array(_onp.linspace(lo, hi, bins + 1, dtype=edge_type), device=_dev(a))
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
@@ -871,7 +892,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     idx = _np.subtract(searchsorted(search_edges, x, side="right"), 1)
     idx = where(_np.equal(x, search_edges[nb]), nb - 1, idx)  # the right edge is in the last bin
     inside = _np.logical_and(_np.greater_equal(idx, 0), _np.less(idx, nb))
-    w = None if weights is None else _np.reshape(_as_array(weights), (-1,))[inside]
+    w = None if weights is None else _np.reshape(_as_array(weights, x), (-1,))[inside]
     counts = bincount(idx[inside], weights=w, minlength=nb)
     if density:
         widths = _np.subtract(edges[1:], edges[:-1])
@@ -893,7 +914,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if not rowvar and x.shape[0] != 1:
         x = _np.transpose(x)
     if y is not None:
-        yy = _as_array(y)
+        yy = _as_array(y, x)
         yy = _np.reshape(yy, (1, -1)) if yy.ndim < 2 else yy
         if not rowvar and yy.shape[0] != 1:
             yy = _np.transpose(yy)
@@ -912,7 +933,8 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return _np.true_divide(c, c)
-    d = _np.sqrt(_np.sum(_np.multiply(c, _np.eye(c.shape[0], dtype=c.dtype)), axis=1))
+    eye = _np.eye(c.shape[0], dtype=c.dtype, device=_dev(c))
+    d = _np.sqrt(_np.sum(_np.multiply(c, eye), axis=1))
     r = _np.true_divide(_np.true_divide(c, _np.reshape(d, (-1, 1))), _np.reshape(d, (1, -1)))
     return _np.clip(r, -1, 1)
 
@@ -925,7 +947,7 @@ def _windows(a, m):
 
 def correlate(a, v, mode="valid"):
     """The cross-correlation of two 1-d arrays: c[k] = sum_n a[n + k] v[n] (NumPy's modes)."""
-    a, v = _as_array(a), _as_array(v)
+    a, v = _pair(a, v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError("[correlate] object too deep for desired array: a and v must be 1-d")
     if a.shape[0] == 0 or v.shape[0] == 0:
@@ -945,9 +967,10 @@ def correlate(a, v, mode="valid"):
     t = _np.result_type(a, v)
     a = a.astype(t)
     if pad:
-        z = _np.zeros((pad,), dtype=t)
+        z = _np.zeros((pad,), dtype=t, device=_dev(a))
         right = pad if mode == "full" else m - 1 - pad
-        a = _np.concatenate([z, a] + ([_np.zeros((right,), dtype=t)] if right else []))
+        a = _np.concatenate([z, a] + ([_np.zeros((right,), dtype=t, device=_dev(a))]
+                                      if right else []))
     r = _np.matmul(_windows(a, m), v.astype(t))
     if mode == "same" and r.shape[0] != n:
         r = r[:n]
@@ -956,7 +979,7 @@ def correlate(a, v, mode="valid"):
 
 def convolve(a, v, mode="full"):
     """The discrete linear convolution of two 1-d arrays (NumPy's modes)."""
-    a, v = _as_array(a), _as_array(v)
+    a, v = _pair(a, v)
     if v.ndim != 1 or a.ndim != 1:
         raise ValueError("[convolve] object too deep for desired array: a and v must be 1-d")
     if v.shape[0] > a.shape[0]:
@@ -1037,7 +1060,7 @@ def _check_kth(a, kth, axis, name):
 
 
 # ---- npx.topk (MXNet's signature) ----
-def _along_axis_index(shape, idx, axis):
+def _along_axis_index(shape, idx, axis, device=None):
     """An index tuple that picks idx (shaped like `shape` but along axis) along axis."""
     key = []
     for d in range(len(shape)):
@@ -1046,7 +1069,7 @@ def _along_axis_index(shape, idx, axis):
             continue
         grid_shape = [1] * len(shape)
         grid_shape[d] = shape[d]
-        key.append(_np.reshape(_np.arange(shape[d]), tuple(grid_shape)))
+        key.append(_np.reshape(_np.arange(shape[d], device=device), tuple(grid_shape)))
     return tuple(key)
 
 
@@ -1074,10 +1097,10 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
         order = order[lead + (slice(None, None, -1),)]  # descending
     idx = order[lead + (slice(0, k),)]
     if ret_typ == "mask":
-        mask = _np.zeros(a.shape, dtype=a.dtype)
-        mask[_along_axis_index(a.shape, idx, axis)] = 1
+        mask = _np.zeros(a.shape, dtype=a.dtype, device=_dev(a))
+        mask[_along_axis_index(a.shape, idx, axis, _dev(a))] = 1
         return mask
-    values = a[_along_axis_index(a.shape, idx, axis)]
+    values = a[_along_axis_index(a.shape, idx, axis, _dev(a))]
     indices = idx.astype(dtype)
     if ret_typ == "value":
         return values
@@ -1092,7 +1115,7 @@ def spacing(x, out=None):
     x = _as_array(x)
     if not _is_float(x):
         x = x.astype(_np._default_float())
-    away = _np.copysign(_np.full(x.shape, _onp.inf, dtype=x.dtype), x)
+    away = _np.copysign(_np.full(x.shape, _onp.inf, dtype=x.dtype, device=_dev(x)), x)
     return _finish(_np.subtract(_np.nextafter(x, away), x), out)
 
 
@@ -1123,7 +1146,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     b = _np.reshape(_np.transpose(a, tuple(rest + [ax1, ax2])),
                     tuple(a.shape[i] for i in rest) + (n1 * n2,))
     idx = (rows + _onp.arange(k)) * n2 + cols + _onp.arange(k)
-    return take(b, _np.array(idx, dtype="int64"), axis=-1)
+    return take(b, _np.array(idx, dtype="int64", device=_dev(b)), axis=-1)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -1153,7 +1176,7 @@ def repeat(a, repeats, axis=None):
         raise ValueError(f"[repeat] repeats of shape {r.shape} do not match the {n} elements "
                          f"along axis {axis}")
     idx = _onp.repeat(_onp.arange(n), r.reshape(-1)[0] if r.size == 1 else r)
-    return take(a, _np.array(idx, dtype="int64"), axis=axis)
+    return take(a, _np.array(idx, dtype="int64", device=_dev(a)), axis=axis)
 
 
 def _shape_tuple(shape, name):
@@ -1170,8 +1193,8 @@ def resize(a, new_shape):
     shape = _shape_tuple(new_shape, "resize")
     total = math.prod(shape)
     if a.size == 0:
-        return _np.zeros(shape, dtype=a.dtype)
-    idx = _np.array(_onp.arange(total) % a.size, dtype="int64")
+        return _np.zeros(shape, dtype=a.dtype, device=_dev(a))
+    idx = _np.array(_onp.arange(total) % a.size, dtype="int64", device=_dev(a))
     return _np.reshape(take(_np.reshape(a, (-1,)), idx), shape)
 
 
@@ -1194,12 +1217,13 @@ def put(a, ind, v, mode="raise"):
         raise ValueError(f"[put] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     if n == 0 or ((idx < -n) | (idx >= n)).any():
         raise IndexError(f"[put] index out of range for an array of size {n}")
-    vals = _np.reshape(_as_array(v).astype(a.dtype), (-1,))
+    dev = _dev(a)
+    vals = _np.reshape(_as_array(v, a).astype(a.dtype), (-1,))
     if vals.size == 0:
         raise ValueError("[put] v must not be empty")
-    vals = take(vals, _np.array(_onp.arange(idx.size) % vals.size, dtype="int64"))
+    vals = take(vals, _np.array(_onp.arange(idx.size) % vals.size, dtype="int64", device=dev))
     flat = _np.reshape(a.copy(), (-1,))  # written back whole: a may be a strided view
-    flat[_np.array(idx % n, dtype="int64")] = vals
+    flat[_np.array(idx % n, dtype="int64", device=dev)] = vals
     a[...] = _np.reshape(flat, a.shape)
     return None
 

@@ -10,7 +10,7 @@ import ndx.numpy as _np
 
 from .. import _core
 from . import _composites
-from ._composites import _as_array, _axes, _kind
+from ._composites import _as_array, _axes, _dev, _kind
 
 
 def _index(value, what, name):
@@ -456,8 +456,8 @@ def tri(N, M=None, k=0, dtype=None, *, device=None):
     k = _index(k, "k", "tri")
     if N < 0 or M < 0:
         raise ValueError(f"[tri] negative dimensions are not allowed, got ({N}, {M})")
-    rows = _np.reshape(_np.arange(N), (N, 1))
-    cols = _np.reshape(_np.arange(M), (1, M))
+    rows = _np.reshape(_np.arange(N, device=device), (N, 1))
+    cols = _np.reshape(_np.arange(M, device=device), (1, M))
     mask = _np.greater_equal(_np.add(rows, k), cols)
     return mask.astype(dtype or _np._default_float())
 
@@ -467,19 +467,19 @@ def _tri_mask(m, k, name):
     if m.ndim == 0:
         raise ValueError(f"[{name}] input must be at least 1-d")
     rows, cols = (m.shape[-2], m.shape[-1]) if m.ndim >= 2 else (m.shape[0], m.shape[0])
-    return m, tri(rows, cols, _index(k, "k", name), dtype="bool")
+    return m, tri(rows, cols, _index(k, "k", name), dtype="bool", device=_dev(m))
 
 
 def tril(m, k=0):
     """m with the elements above the k-th diagonal zeroed (over the last two axes)."""
     m, mask = _tri_mask(m, k, "tril")
-    return _np.where(mask, m, _np.zeros((), dtype=m.dtype))
+    return _np.where(mask, m, _np.zeros((), dtype=m.dtype, device=_dev(m)))
 
 
 def triu(m, k=0):
     """m with the elements below the k-th diagonal zeroed (over the last two axes)."""
     m, mask = _tri_mask(m, _index(k, "k", "triu") - 1, "triu")
-    return _np.where(mask, _np.zeros((), dtype=m.dtype), m)
+    return _np.where(mask, _np.zeros((), dtype=m.dtype, device=_dev(m)), m)
 
 
 def diag(v, k=0):
@@ -491,11 +491,13 @@ def diag(v, k=0):
     if v.ndim != 1:
         raise ValueError("[diag] input must be 1-d or 2-d")
     n = v.shape[0] + abs(k)
-    padded = _np.concatenate([v, _np.zeros((abs(k),), dtype=v.dtype)], axis=0)
+    dev = _dev(v)
+    padded = _np.concatenate([v, _np.zeros((abs(k),), dtype=v.dtype, device=dev)], axis=0)
     # Row i holds v[i] at column i + k (k >= 0); column j holds v[j] at row j - k (k < 0).
     spread = _np.reshape(padded, (n, 1) if k >= 0 else (1, n))
-    mask = _np.eye(n, n, k, dtype="bool")
-    return _np.where(mask, _np.broadcast_to(spread, (n, n)), _np.zeros((), dtype=v.dtype))
+    mask = _np.eye(n, n, k, dtype="bool", device=dev)
+    return _np.where(mask, _np.broadcast_to(spread, (n, n)),
+                     _np.zeros((), dtype=v.dtype, device=dev))
 
 
 def diagflat(v, k=0):
@@ -620,7 +622,7 @@ def _flat_index_along(shape, indices, axis, name):
         if i != axis:
             grid = [1] * len(shape)
             grid[i] = shape[i]  # 1 where arr broadcasts along i: offset 0 throughout
-            part = _np.multiply(_np.arange(shape[i]).reshape(grid), strides[i])
+            part = _np.multiply(_np.arange(shape[i], device=_dev(idx)).reshape(grid), strides[i])
             base = part if base is None else _np.add(base, part)
     return flat if base is None else _np.add(flat, base)
 
@@ -628,7 +630,8 @@ def _flat_index_along(shape, indices, axis, name):
 def take_along_axis(arr, indices, axis=-1):
     """arr's elements at `indices` along axis, matched up in the other axes (NumPy's
     take_along_axis); differentiable for float arr."""
-    arr, indices = _as_array(arr), _as_array(indices)
+    arr = _as_array(arr)
+    indices = _as_array(indices, arr)
     if axis is None:
         arr, axis = arr.reshape(-1), 0
     if arr.ndim == 0:
@@ -636,7 +639,7 @@ def take_along_axis(arr, indices, axis=-1):
     axis = _axes(arr.ndim, axis)[0]
     flat = _flat_index_along(arr.shape, indices, axis, "take_along_axis")
     if flat.size == 0:
-        return _np.zeros(flat.shape, dtype=arr.dtype)
+        return _np.zeros(flat.shape, dtype=arr.dtype, device=_dev(arr))
     return _composites.take(_np.reshape(arr, (-1,)), flat)
 
 
@@ -645,7 +648,7 @@ def put_along_axis(arr, indices, values, axis):
     place."""
     if not isinstance(arr, _np.ndarray):
         raise TypeError(f"[put_along_axis] arr must be an ndarray, got {type(arr).__name__}")
-    indices = _as_array(indices)
+    indices = _as_array(indices, arr)
     if axis is None:
         flat_arr, axis = arr.reshape(-1), 0
         flat = _flat_index_along(flat_arr.shape, indices, 0, "put_along_axis")
@@ -654,7 +657,7 @@ def put_along_axis(arr, indices, values, axis):
         flat = _flat_index_along(arr.shape, indices, axis, "put_along_axis")
     if flat.size == 0:
         return None
-    vals = _np.broadcast_to(_as_array(values).astype(arr.dtype), flat.shape)
+    vals = _np.broadcast_to(_as_array(values, arr).astype(arr.dtype), flat.shape)
     data = _np.reshape(arr.copy(), (-1,))  # written back whole: arr may be a strided view
     data[_np.reshape(flat, (-1,))] = _np.reshape(vals, (-1,))
     arr[...] = _np.reshape(data, arr.shape)
@@ -795,11 +798,13 @@ def fill_diagonal(a, val, wrap=False):
     positions = _onp.arange(a.size)[:end:step]
     if positions.size == 0:
         return None
-    v = _as_array(val).astype(a.dtype).reshape(-1)
+    dev = _dev(a)
+    v = _as_array(val, a).astype(a.dtype).reshape(-1)
     if v.size == 0:
         return None
-    v = _composites.take(v, _np.array(_onp.arange(positions.size) % v.size, dtype="int64"))
-    a.flat[_np.array(positions, dtype="int64")] = v
+    v = _composites.take(v, _np.array(_onp.arange(positions.size) % v.size, dtype="int64",
+                                      device=dev))
+    a.flat[_np.array(positions, dtype="int64", device=dev)] = v
     return None
 
 
@@ -937,7 +942,7 @@ def insert(arr, obj, values, axis=None):
         raise IndexError(f"[insert] index {int(idx[(idx < -n) | (idx > n)].reshape(-1)[0])} is "
                          f"out of bounds for axis {axis} with size {n}")
     idx = _onp.where(idx < 0, idx + n, idx)
-    v = _as_array(values).astype(a.dtype)
+    v = _as_array(values, a).astype(a.dtype)
     if v.ndim < a.ndim:
         v = v.reshape((1,) * (a.ndim - v.ndim) + tuple(v.shape))
     if idx.ndim == 0:  # one slot: values' first axis becomes the inserted run along axis
@@ -966,7 +971,8 @@ def insert(arr, obj, values, axis=None):
     taken[landing] = True
     source[~taken] = _onp.arange(n)
     joined = _np.concatenate([a, v], axis=axis)
-    return _composites.take(joined, _np.array(source, dtype="int64"), axis=axis)
+    return _composites.take(joined, _np.array(source, dtype="int64", device=_dev(a)),
+                            axis=axis)
 
 
 def trim_zeros(filt, trim="fb", axis=None):
@@ -1019,23 +1025,25 @@ def delete(arr, obj, axis=None):
             if ((o < -n) | (o >= n)).any():
                 raise IndexError(f"[delete] index out of bounds for axis {axis} with size {n}")
             keep[o] = False
-    return _composites.take(a, _np.array(_onp.flatnonzero(keep), dtype="int64"), axis=axis)
+    idx = _np.array(_onp.flatnonzero(keep), dtype="int64", device=_dev(a))
+    return _composites.take(a, idx, axis=axis)
 
 
 def place(arr, mask, vals):
     """Writes the first values of vals (repeated as needed) where mask is true, in place."""
     if not isinstance(arr, _np.ndarray):
         raise TypeError(f"[place] arr must be an ndarray, got {type(arr).__name__}")
-    m = _as_array(mask).astype("bool")
+    m = _as_array(mask, arr).astype("bool")
     if m.size != arr.size:
         raise ValueError("[place] mask and data must be the same size")
     count = int(_np.count_nonzero(m))
     if count == 0:
         return None
-    v = _as_array(vals).astype(arr.dtype).reshape(-1)
+    v = _as_array(vals, arr).astype(arr.dtype).reshape(-1)
     if v.size == 0:
         raise ValueError("[place] cannot insert from an empty array")
-    v = _composites.take(v, _np.array(_onp.arange(count) % v.size, dtype="int64"))
+    v = _composites.take(v, _np.array(_onp.arange(count) % v.size, dtype="int64",
+                                      device=_dev(arr)))
     data = arr.copy().reshape(-1)
     data[m.reshape(-1)] = v
     arr[...] = data.reshape(arr.shape)
@@ -1047,13 +1055,14 @@ def putmask(a, mask, values):
     position i), in place."""
     if not isinstance(a, _np.ndarray):
         raise TypeError(f"[putmask] a must be an ndarray, got {type(a).__name__}")
-    m = _as_array(mask).astype("bool")
+    m = _as_array(mask, a).astype("bool")
     if m.shape != a.shape:
         raise ValueError("[putmask] mask and data must be the same size")
-    v = _as_array(values).astype(a.dtype).reshape(-1)
+    v = _as_array(values, a).astype(a.dtype).reshape(-1)
     if v.size == 0 or a.size == 0:
         return None
-    spread = _composites.take(v, _np.array(_onp.arange(a.size) % v.size, dtype="int64"))
+    spread = _composites.take(v, _np.array(_onp.arange(a.size) % v.size, dtype="int64",
+                                           device=_dev(a)))
     a[...] = _np.where(m, spread.reshape(a.shape), a)
     return None
 
@@ -1132,7 +1141,7 @@ def _periodic(a, axis, before, after, mode):
     else:  # symmetric
         r = i % (2 * n)
         idx = _onp.where(r < n, r, 2 * n - 1 - r)
-    return _composites.take(a, _np.array(idx, dtype="int64"), axis=axis)
+    return _composites.take(a, _np.array(idx, dtype="int64", device=_dev(a)), axis=axis)
 
 
 def _pad_constant(a, widths, values):
@@ -1147,7 +1156,7 @@ def _pad_constant(a, widths, values):
         for side, (start, stop) in enumerate(((0, before), (before + a.shape[axis], None))):
             if (stop if stop is not None else shape[axis]) > start:
                 full[axis] = slice(start, stop)
-                out[tuple(full)] = _np.array(cv[axis][side]).astype(a.dtype)
+                out[tuple(full)] = _np.array(cv[axis][side], device=_dev(a)).astype(a.dtype)
     return out
 
 
@@ -1227,8 +1236,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if mode == "constant":
             cv = _pairs(kwargs.get("constant_values", 0), a.ndim, "pad", "constant_values",
                         integer=False)[axis]
-            parts = [_side(a, axis, before, _np.array(cv[0]).astype(a.dtype)), a,
-                     _side(a, axis, after, _np.array(cv[1]).astype(a.dtype))]
+            parts = [_side(a, axis, before, _np.array(cv[0], device=_dev(a)).astype(a.dtype)),
+                     a, _side(a, axis, after, _np.array(cv[1], device=_dev(a)).astype(a.dtype))]
         elif mode == "edge":
             parts = [_side(a, axis, before, _slab(a, axis, 0, 1)), a,
                      _side(a, axis, after, _slab(a, axis, n - 1, n))]
@@ -1253,7 +1262,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 if width == 0:
                     continue
                 edge = _slab(a, axis, 0, 1) if side == 0 else _slab(a, axis, n - 1, n)
-                t = _np.linspace(0.0, 1.0, width, endpoint=False, dtype="float64")
+                t = _np.linspace(0.0, 1.0, width, endpoint=False, dtype="float64",
+                                 device=_dev(a))
                 shape = [1] * a.ndim
                 shape[axis] = width
                 t = t.reshape(tuple(shape))

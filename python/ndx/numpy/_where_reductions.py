@@ -13,7 +13,8 @@ def mask_of(where, a, name):
     """where as a bool ndarray that broadcasts to a's shape, or None for where=True."""
     if where is True:
         return None
-    m = where if isinstance(where, _np.ndarray) else _np.asarray(where)
+    m = where if isinstance(where, _np.ndarray) else _np.asarray(
+        where, device=_np._device_for(a))
     if m.dtype != _np.bool_:
         raise TypeError(f"[{name}] where must be a bool array; got {m.dtype}")
     shape = _onp.broadcast_shapes(m.shape, a.shape)
@@ -24,7 +25,7 @@ def mask_of(where, a, name):
 
 
 def _masked(a, m, fill):
-    return _np.where(m, a, _np.array(fill, dtype=a.dtype))
+    return _np.where(m, a, _np.array(fill, dtype=a.dtype, device=_np._device_for(a)))
 
 
 def _bound(op, a, args, kwargs):
