@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dlpack.h"
+#include "ndx/pinned.h"
 #include "ndx/runtime.h"
 
 namespace ndx::py {
@@ -323,6 +324,9 @@ PyObject* from_dlpack_capsule(PyObject*, PyObject* args) {
   const int64_t align = std::min<int64_t>(is_complex(dtype) ? itemsize / 2 : itemsize, 8);
   if (size > 0 && reinterpret_cast<uintptr_t>(first) % align != 0)
     buffer_error("[from_dlpack] the tensor's data is not aligned to ", align, " bytes");
+  if (size > 0 && device.is_gpu() && !is_gpu_memory(first, device.id))
+    buffer_error("[from_dlpack] the tensor claims CUDA device ", device.id,
+                 ", but its data pointer is not memory of that GPU");
   const bool read_only = flags & dlpack::kFlagReadOnly;
   if (read_only && want_copy == false)
     buffer_error(

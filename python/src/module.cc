@@ -15,6 +15,7 @@
 #include "ndx/imperative.h"
 #include "ndx/library.h"
 #include "ndx/op_util.h"
+#include "ndx/pinned.h"
 #include "ndx/profiler.h"
 #include "ndx/runtime.h"
 
@@ -321,15 +322,14 @@ PyObject* ag_set_grad_hook(PyObject*, PyObject* args) {
     Py_DECREF(o);
     PyGILState_Release(g);
   });
-  autograd::set_grad_hook(arrays_of(arrays, "set_grad_hook"),
-                          [fn](int64_t index, autograd::GradEvent event) {
-                            PyGILState_STATE g = PyGILState_Ensure();
-                            PyObject* r = PyObject_CallFunction(fn.get(), "Li", (long long)index,
-                                                                static_cast<int>(event));
-                            Py_XDECREF(r);
-                            PyGILState_Release(g);
-                            if (!r) throw PythonErrorSet{};
-                          });
+  autograd::set_grad_hook(arrays_of(arrays, "set_grad_hook"), [fn](int64_t index,
+                                                                   autograd::GradEvent event) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject* r = PyObject_CallFunction(fn.get(), "Li", (long long)index, static_cast<int>(event));
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+    if (!r) throw PythonErrorSet{};
+  });
   Py_RETURN_NONE;
   NDX_PY_END(nullptr)
 }
@@ -922,7 +922,33 @@ PyObject* gpu_host_fallbacks_py(PyObject*, PyObject*) {
   NDX_PY_END(nullptr)
 }
 
+// A page-locked copy of a CPU array (ndarray.pin_memory, DataLoader(pin_memory=True)).
+PyObject* pin_memory_py(PyObject*, PyObject* o) {
+  NDX_PY_BEGIN
+  if (!is_ndarray(o)) type_error("[pin_memory] expected an ndarray, got ", Py_TYPE(o)->tp_name);
+  const NDArray& a = unwrap(o);
+  NDArray out = pin_memory(a);
+  if (out.raw_data() == a.raw_data()) return Py_NewRef(o);
+  return wrap(std::move(out));
+  NDX_PY_END(nullptr)
+}
+PyObject* is_pinned_py(PyObject*, PyObject* o) {
+  NDX_PY_BEGIN
+  if (!is_ndarray(o)) type_error("[is_pinned] expected an ndarray, got ", Py_TYPE(o)->tp_name);
+  return PyBool_FromLong(is_pinned(unwrap(o)));
+  NDX_PY_END(nullptr)
+}
+// This thread's CUDA stream on a GPU, as an int (DLPack's stream argument).
+PyObject* cuda_stream_py(PyObject*, PyObject* id) {
+  NDX_PY_BEGIN
+  return PyLong_FromVoidPtr(cuda_stream(device_id_from_py(id)));
+  NDX_PY_END(nullptr)
+}
+
 PyMethodDef module_methods[] = {
+    {"_pin_memory", pin_memory_py, METH_O, "A page-locked copy of a CPU array."},
+    {"_is_pinned", is_pinned_py, METH_O, "Whether a CPU array lies in page-locked memory."},
+    {"_cuda_stream", cuda_stream_py, METH_O, "This thread's CUDA stream on a GPU, as an int."},
     {"_num_gpus", num_gpus_py, METH_NOARGS, "GPUs this process can use."},
     {"_gpu_unavailable_reason", gpu_unavailable_py, METH_NOARGS, "Why there is no GPU."},
     {"_gpu_memory_info", gpu_memory_info_py, METH_O,

@@ -224,6 +224,7 @@ void NDArray::assign(const NDArray& src) const { copy_cast(src, *this); }
 
 void NDArray::fill(double value) const {
   if (!defined()) value_error("[fill] undefined array");
+  if (device().is_cpu()) cuda::wait_for_host_write(raw_data());  // pinned: copies out first
   kernel::fill(kernel::to_blob(*this), value);
 }
 
@@ -263,6 +264,7 @@ void copy_cast(const NDArray& src, const NDArray& dst) {
         src.dtype() == dst.dtype())) {
     b = b.copy();
   }
+  if (dst.device().is_cpu()) cuda::wait_for_host_write(dst.raw_data());  // pinned: copies first
   kernel::copy(kernel::to_blob(b), kernel::to_blob(dst));
 }
 

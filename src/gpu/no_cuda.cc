@@ -30,6 +30,15 @@ void release(void*, std::size_t, int) {}
 MemoryInfo memory_info(int) { unavailable("gpu_memory_info"); }
 void release_cached(int) { unavailable("release_cached"); }
 void* current_stream() { unavailable("stream"); }
+void* stream_of(int device) {
+  check_device(gpu(device), "stream");
+  return nullptr;
+}
+void* allocate_pinned(std::size_t) { unavailable("pin_memory"); }
+void release_pinned(void*) {}
+bool is_pinned(const void*) { return false; }
+bool is_device_memory(const void*, int) { return false; }
+void wait_for_host_write(const void*) {}
 void copy_to_device(void*, const void*, std::size_t, int) { unavailable("copy"); }
 void copy_to_host(void*, const void*, std::size_t, int) { unavailable("copy"); }
 void copy_on_device(void*, const void*, std::size_t, int) { unavailable("copy"); }

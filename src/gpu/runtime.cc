@@ -5,7 +5,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -187,6 +189,109 @@ class Pool {
   std::unordered_map<int, Stats> stats_;
 };
 
+// Page-locked host blocks (cudaHostAlloc), cached by power-of-two size class. Copies from
+// them to a device run asynchronously; each such copy records an event, and a block is
+// written by the host (wait) or handed out again (reuse) only after its events are done.
+class PinnedPool {
+ public:
+  static PinnedPool& get() {
+    static auto* pool = new PinnedPool();  // never destroyed: blocks may be freed at exit
+    return *pool;
+  }
+  void* allocate(std::size_t bytes) {
+    const std::size_t cap = size_class(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto& list = free_[cap];
+      for (auto it = list.begin(); it != list.end(); ++it) {
+        Block& b = blocks_.at(*it);
+        if (!events_done(b)) continue;
+        void* p = *it;
+        list.erase(it);
+        b.live = true;
+        return p;
+      }
+    }
+    void* p = nullptr;
+    const cudaError_t e = cudaHostAlloc(&p, cap, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      memory_error("[pin_memory] cannot page-lock ", bytes,
+                   " bytes of host memory: ", cudaGetErrorString(e));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    blocks_.emplace(p, Block{cap, true, {}});
+    any_.store(true, std::memory_order_relaxed);
+    return p;
+  }
+  void release(void* p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = blocks_.find(p);
+    if (it == blocks_.end()) return;
+    it->second.live = false;
+    free_[it->second.cap].push_back(p);
+  }
+  // The live block holding p, or null.
+  void* block_of(const void* p) {
+    if (!any_.load(std::memory_order_relaxed)) return nullptr;  // the common case: no pinning
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = blocks_.upper_bound(const_cast<void*>(p));
+    if (it == blocks_.begin()) return nullptr;
+    --it;
+    const auto* base = static_cast<const char*>(it->first);
+    const auto* q = static_cast<const char*>(p);
+    return q < base + it->second.cap && it->second.live ? it->first : nullptr;
+  }
+  // After an asynchronous copy out of `block` on `stream`.
+  void record_use(void* block, cudaStream_t stream) {
+    cudaEvent_t ev = nullptr;
+    check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "pinned copy");
+    check(cudaEventRecord(ev, stream), "pinned copy");
+    std::lock_guard<std::mutex> lock(mutex_);
+    blocks_.at(block).events.push_back(ev);
+  }
+  // Before the host writes into `block`: waits for the copies out of it.
+  void wait(void* block) {
+    std::vector<cudaEvent_t> events;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      events.swap(blocks_.at(block).events);
+    }
+    for (cudaEvent_t ev : events) {
+      cudaEventSynchronize(ev);
+      cudaEventDestroy(ev);
+    }
+  }
+
+ private:
+  struct Block {
+    std::size_t cap;
+    bool live;
+    std::vector<cudaEvent_t> events;  // copies out of the block not yet known to be done
+  };
+  PinnedPool() = default;
+  static std::size_t size_class(std::size_t bytes) {
+    std::size_t cap = 4096;
+    while (cap < bytes) cap <<= 1;
+    return cap;
+  }
+  // Under mutex_: drops finished events; whether none is left.
+  static bool events_done(Block& b) {
+    while (!b.events.empty()) {
+      const cudaError_t e = cudaEventQuery(b.events.back());
+      if (e == cudaErrorNotReady) return false;
+      cudaGetLastError();
+      cudaEventDestroy(b.events.back());
+      b.events.pop_back();
+    }
+    return true;
+  }
+  std::mutex mutex_;
+  std::map<void*, Block> blocks_;  // every block, by address (for block_of)
+  std::unordered_map<std::size_t, std::vector<void*>> free_;
+  std::atomic<bool> any_{false};
+};
+
 }  // namespace
 
 int device_count() { return discovery().count; }
@@ -228,12 +333,42 @@ void release_cached(int device) {
 }
 
 void* current_stream() { return thread_stream(current_device()); }
+void* stream_of(int device) {
+  check_device(gpu(device), "stream");
+  return thread_stream(device);
+}
+
+void* allocate_pinned(std::size_t bytes) {
+  if (device_count() == 0)
+    value_error("[pin_memory] page-locked memory needs a GPU: ", unavailable_reason());
+  return PinnedPool::get().allocate(bytes);
+}
+void release_pinned(void* p) { PinnedPool::get().release(p); }
+bool is_pinned(const void* p) { return PinnedPool::get().block_of(p) != nullptr; }
+void wait_for_host_write(const void* p) {
+  if (void* block = PinnedPool::get().block_of(p)) PinnedPool::get().wait(block);
+}
+
+bool is_device_memory(const void* p, int device) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
+}
 
 void copy_to_device(void* dst, const void* src, std::size_t bytes, int device) {
   if (bytes == 0) return;
   DeviceGuard guard(device);
   cudaStream_t s = thread_stream(device);
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "copy to gpu");
+  if (void* block = PinnedPool::get().block_of(src)) {
+    // Page-locked: the copy runs on with the stream; the block is not written or reused
+    // before it is done (PinnedPool).
+    PinnedPool::get().record_use(block, s);
+    return;
+  }
   // Pageable host memory may be reused by the caller at once: wait for the copy.
   check(cudaStreamSynchronize(s), "copy to gpu");
 }

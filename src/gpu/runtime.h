@@ -31,9 +31,20 @@ struct MemoryInfo {
 MemoryInfo memory_info(int device);
 void release_cached(int device);
 
-// The stream kernels on this thread launch into (one per device per thread: CUDA's
-// per-thread default stream), as an opaque handle.
+// The stream kernels on this thread launch into (one non-blocking stream per device per
+// thread, created by ndx), as an opaque handle: for the current device, or for `device`.
 void* current_stream();
+void* stream_of(int device);
+
+// Page-locked host memory from a cache of cudaHostAlloc blocks (MemoryError when the system
+// refuses; ValueError without a GPU). Copies from it to a device do not wait for the copy.
+void* allocate_pinned(std::size_t bytes);
+void release_pinned(void* p);   // the block is reused once the copies out of it are done
+bool is_pinned(const void* p);  // p lies in a live page-locked block
+// Whether p is device (or managed) memory of `device`.
+bool is_device_memory(const void* p, int device);
+// Before the host writes at p: waits for queued copies out of its page-locked block, if any.
+void wait_for_host_write(const void* p);
 // Makes `device` current for this thread until the guard ends.
 class DeviceGuard {
  public:
@@ -46,7 +57,8 @@ class DeviceGuard {
   int previous_;
 };
 
-// Byte copies; host memory is pageable. Copies to the host wait for the stream.
+// Byte copies. Copies to the host wait for the stream; copies to a device wait for the copy
+// unless the source is page-locked (allocate_pinned).
 void copy_to_device(void* dst, const void* src, std::size_t bytes, int device);
 void copy_to_host(void* dst, const void* src, std::size_t bytes, int device);
 void copy_on_device(void* dst, const void* src, std::size_t bytes, int device);

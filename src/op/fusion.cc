@@ -26,6 +26,7 @@
 #include "ndx/autograd.h"
 #include "ndx/imperative.h"
 #include "ndx/runtime.h"
+#include "op/gpu_dispatch.h"
 
 namespace ndx {
 
@@ -102,13 +103,10 @@ DTypeVector instr_types(const FusedProgram& p, const DTypeVector& in) {
   return t;
 }
 
-const FCompute& compute_of(const NodeAttrs& attrs, bool gpu) {
+const FCompute& cpu_compute_of(const NodeAttrs& attrs) {
   static const auto& cpu_map = Op::attr<FCompute>("FCompute<cpu>");
-  static const auto& gpu_map = Op::attr<FCompute>("FCompute<gpu>");
-  const auto& map = gpu ? gpu_map : cpu_map;
-  if (!map.count(attrs.op))
-    not_implemented("[", attrs.op->name, "] has no ", gpu ? "gpu" : "cpu", " kernel");
-  return map[attrs.op];
+  if (!cpu_map.count(attrs.op)) not_implemented("[", attrs.op->name, "] has no cpu kernel");
+  return cpu_map[attrs.op];
 }
 
 // Every op on whole arrays, intermediates allocated (GPU arrays, strided outputs).
@@ -127,8 +125,12 @@ void run_whole(const FusedProgram& p, const OpContext& ctx, const std::vector<TB
                             : kernel::to_blob(temps[static_cast<size_t>(~k)]));
     const bool last = i + 1 == p.instrs.size();
     if (!last) temps[i] = NDArray(shapes[i], types[i], out.device);
-    compute_of(p.instrs[i].attrs, gpu)(p.instrs[i].attrs, ctx, args, {last ? req : kWriteTo},
-                                       {last ? out : kernel::to_blob(temps[i])});
+    const std::vector<TBlob> result{last ? out : kernel::to_blob(temps[i])};
+    const std::vector<OpReqType> reqs{last ? req : kWriteTo};
+    if (gpu)
+      compute_on_gpu(p.instrs[i].attrs, ctx, args, reqs, result);
+    else
+      cpu_compute_of(p.instrs[i].attrs)(p.instrs[i].attrs, ctx, args, reqs, result);
   }
 }
 
@@ -296,8 +298,7 @@ void run_blocks(const FusedProgram& p, const OpContext& ctx, const std::vector<T
         if (c.entry)
           c.entry(c.args);
         else
-          compute_of(p.instrs[i].attrs, false)(p.instrs[i].attrs, ctx, c.operands, c.req,
-                                               c.outputs);
+          cpu_compute_of(p.instrs[i].attrs)(p.instrs[i].attrs, ctx, c.operands, c.req, c.outputs);
       }
     }
   });

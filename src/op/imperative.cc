@@ -5,10 +5,12 @@
 
 #include "gpu/runtime.h"
 #include "kernel/blob.h"
+#include "kernel/host_fallback.h"
 #include "ndx/autograd.h"
 #include "ndx/executor.h"
 #include "ndx/op_util.h"
 #include "ndx/profiler.h"
+#include "op/gpu_dispatch.h"
 
 namespace ndx {
 
@@ -113,6 +115,23 @@ void run_on_host(const FCompute& compute, const NodeAttrs& attrs, const OpContex
 
 }  // namespace
 
+void compute_on_gpu(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  static const auto& fcompute_cpu = Op::attr<FCompute>("FCompute<cpu>");
+  static const auto& fcompute_gpu = Op::attr<FCompute>("FCompute<gpu>");
+  const Op* op = attrs.op;
+  if (fcompute_gpu.count(op)) {
+    try {
+      fcompute_gpu[op](attrs, ctx, in, req, out);
+      return;
+    } catch (const kernel::HostFallback&) {
+      // A case the GPU kernel does not cover; it has written nothing. The host runs it below.
+    }
+  }
+  if (!fcompute_cpu.count(op)) not_implemented("[", op->name, "] has no gpu kernel");
+  run_on_host(fcompute_cpu[op], attrs, ctx, in, req, out);
+}
+
 std::map<std::string, int64_t> gpu_host_fallbacks() {
   std::lock_guard<std::mutex> lock(fallback_mutex());
   return fallback_counts();
@@ -193,17 +212,14 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   }
   infer_shapes(attrs, &in_shapes, &out_shapes);
   infer_types(attrs, &in_types, &out_types);
-  const FCompute* compute = nullptr;
-  bool on_host = false;  // a GPU op without a GPU kernel runs its CPU kernel on host copies
+  const FCompute* compute = nullptr;  // on a GPU: its kernel, else the CPU one on host copies
   if (device.is_cpu() && fcompute_cpu.count(op)) compute = &fcompute_cpu[op];
   if (device.is_gpu()) {
     cuda::check_device(device, op->name.c_str());
-    if (fcompute_gpu.count(op)) {
+    if (fcompute_gpu.count(op))
       compute = &fcompute_gpu[op];
-    } else if (fcompute_cpu.count(op)) {
+    else if (fcompute_cpu.count(op))
       compute = &fcompute_cpu[op];
-      on_host = true;
-    }
   }
   if (!compute)
     not_implemented("[", op->name, "] has no kernel for ", device.is_cpu() ? "cpu" : "gpu",
@@ -235,6 +251,7 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
       if (o.device() != device)
         value_error("[", op->name, "] output ", j, " is on ", o.device().str(), ", expected ",
                     device.str());
+      if (device.is_cpu()) cuda::wait_for_host_write(o.raw_data());  // pinned: copies out first
       outputs[j] = o;
     }
   } else {
@@ -313,8 +330,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     }
   {
     profiler::Span span(op->name, "operator");
-    if (on_host)
-      run_on_host(*compute, attrs, ctx, in_blobs, req, out_blobs);
+    if (device.is_gpu())
+      compute_on_gpu(attrs, ctx, in_blobs, req, out_blobs);
     else
       (*compute)(attrs, ctx, in_blobs, req, out_blobs);
     if (span.active()) {

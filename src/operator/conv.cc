@@ -32,6 +32,7 @@
 #include "kernel/blob.h"
 #include "kernel/conv_geom.h"
 #include "kernel/gpu.h"
+#include "kernel/host_fallback.h"
 #include "ndx/graph.h"
 #include "operator/dnnl_ops.h"
 #include "operator/gemm.h"
@@ -119,11 +120,18 @@ void check_kernel_rank(const NodeAttrs& attrs, const Shape& kernel, const char* 
                 ", got ", kernel.str());
 }
 
-// GPU arrays run 1-d and 2-d convolution and pooling only.
-void require_cpu_for_3d(const NodeAttrs& attrs, const Geom& g, const Device& dev) {
-  if (dev.is_gpu() && g.nsp == 3)
-    not_implemented("[", op_name(attrs), "] 3-d (NCDHW) data is not implemented for GPU arrays; ",
-                    "run it on the CPU (1-d and 2-d data run on the GPU)");
+// GPU arrays run 1-d and 2-d convolution and pooling of non-empty arrays; 3-d data and empty
+// batches, channels, filters or planes (which cuDNN refuses) run the CPU kernel on host
+// copies (kernel/host_fallback.h).
+void fall_back_unless_gpu_covers(const NodeAttrs& attrs, const Geom& g,
+                                 const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  if (!out[0].device.is_gpu()) return;
+  if (g.nsp == 3)
+    kernel::fall_back_to_host("[", op_name(attrs), "] 3-d (NCDHW) data has no GPU kernel");
+  for (const auto* blobs : {&in, &out})
+    for (const TBlob& b : *blobs)
+      if (b.size() == 0)
+        kernel::fall_back_to_host("[", op_name(attrs), "] empty arrays have no GPU kernel");
 }
 
 // ============================== convolution ==============================
@@ -396,7 +404,7 @@ void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ConvolutionParam>();
   const Geom g = conv_geom(attrs, in[0].shape);
-  require_cpu_for_3d(attrs, g, out[0].device);
+  fall_back_unless_gpu_covers(attrs, g, in, out);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t ck = cg * g.kernel_size(), ohw = g.out_plane();
   const DType ct = gemm_dtype(in[0].dtype);
@@ -503,7 +511,7 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<ConvolutionParam>();
   const Geom g = conv_geom(attrs, in[1].shape);
-  require_cpu_for_3d(attrs, g, out[0].device);
+  fall_back_unless_gpu_covers(attrs, g, in, out);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t ck = cg * g.kernel_size(), ohw = g.out_plane();
   const bool want_dx = req[0] != kNullOp, want_dw = req[1] != kNullOp;
@@ -714,11 +722,10 @@ bool deconv_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-void require_cpu_deconv(const NodeAttrs& attrs, const Device& dev) {
+// Transposed convolution has no GPU kernel yet: the CPU kernel on host copies.
+void fall_back_for_deconv(const NodeAttrs& attrs, const Device& dev) {
   if (dev.is_gpu())
-    not_implemented("[", op_name(attrs),
-                    "] transposed convolution is not implemented for GPU arrays; run it on the "
-                    "CPU");
+    kernel::fall_back_to_host("[", op_name(attrs), "] transposed convolution has no GPU kernel");
 }
 
 // y (n, f, plane) += bias (f,)
@@ -751,7 +758,7 @@ void deconv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<DeconvolutionParam>();
   const Geom g = deconv_geom(attrs, in[0].shape);
-  require_cpu_deconv(attrs, out[0].device);
+  fall_back_for_deconv(attrs, out[0].device);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t fk = fg * g.kernel_size(), xpl = g.out_plane(), ypl = g.in_plane();
   const DType ct = gemm_dtype(in[0].dtype);
@@ -782,7 +789,7 @@ void deconv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<DeconvolutionParam>();
   const Geom g = deconv_geom(attrs, in[1].shape);
-  require_cpu_deconv(attrs, out[0].device);
+  fall_back_for_deconv(attrs, out[0].device);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t fk = fg * g.kernel_size(), xpl = g.out_plane(), ypl = g.in_plane();
   const bool want_dx = req[0] != kNullOp, want_dw = req[1] != kNullOp;
@@ -993,7 +1000,7 @@ void pool_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<PoolingParam>();
   const Geom g = pool_geom(attrs, in[0].shape);
-  require_cpu_for_3d(attrs, g, out[0].device);
+  fall_back_unless_gpu_covers(attrs, g, in, out);
   const Pool kind = pool_of(p.pool_type);
   if (out[0].device.is_gpu()) {
     std::vector<NDArray> keep;
@@ -1046,7 +1053,7 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<PoolingParam>();
   const Geom g = pool_geom(attrs, in[1].shape);
-  require_cpu_for_3d(attrs, g, out[0].device);
+  fall_back_unless_gpu_covers(attrs, g, in, out);
   const Pool kind = pool_of(p.pool_type);
   if (out[0].device.is_gpu()) {
     std::vector<NDArray> keep;

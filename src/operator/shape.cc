@@ -744,6 +744,8 @@ std::vector<NodeEntry> SplitGrad(const NodePtr& n, const std::vector<NodeEntry>&
 }
 
 // ============================== registration ==============================
+// Every kernel here moves elements through write_req / kernel::copy / sum_to_shape, which run
+// on the array's device: the same functions serve as the ops' GPU kernels.
 Op& register_shape_op(const char* name, const char* doc) {
   return OpRegistry::global()
       .register_op(name)
@@ -760,6 +762,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<ReshapeParam>()
       .set_attr<FInferShape>("FInferShape", ReshapeShape)
       .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FCompute>("FCompute<gpu>", ReshapeCompute)
       .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
   register_shape_op("_npx_reshape",
                     "Reshape with MXNet's codes (-1 .. -6; see npx.reshape), kept as codes in "
@@ -769,6 +772,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<NpxReshapeParam>()
       .set_attr<FInferShape>("FInferShape", NpxReshapeShape)
       .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FCompute>("FCompute<gpu>", ReshapeCompute)
       .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
   register_shape_op("_np_transpose", "Permutes the axes of an array.")
       .set_num_inputs(1)
@@ -776,6 +780,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<TransposeParam>()
       .set_attr<FInferShape>("FInferShape", TransposeShape)
       .set_attr<FCompute>("FCompute<cpu>", TransposeCompute)
+      .set_attr<FCompute>("FCompute<gpu>", TransposeCompute)
       .set_attr<FGradient>("FGradient", TransposeGrad);
   register_shape_op("_np_expand_dims", "Inserts a new axis of length one.")
       .set_num_inputs(1)
@@ -783,6 +788,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<ExpandDimsParam>()
       .set_attr<FInferShape>("FInferShape", ExpandDimsShape)
       .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FCompute>("FCompute<gpu>", ReshapeCompute)
       .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
   register_shape_op("_np_squeeze", "Removes axes of length one.")
       .set_num_inputs(1)
@@ -790,6 +796,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<SqueezeParam>()
       .set_attr<FInferShape>("FInferShape", SqueezeShape)
       .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FCompute>("FCompute<gpu>", ReshapeCompute)
       .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_reshape"});
   register_shape_op("_np_broadcast_to", "Broadcasts an array to a new shape.")
       .set_num_inputs(1)
@@ -797,6 +804,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<BroadcastToParam>()
       .set_attr<FInferShape>("FInferShape", BroadcastToShape)
       .set_attr<FCompute>("FCompute<cpu>", BroadcastToCompute)
+      .set_attr<FCompute>("FCompute<gpu>", BroadcastToCompute)
       .set_attr<FGradient>("FGradient", GradUseInNoParams{"_backward_broadcast_to"});
   register_shape_op("_np_swapaxes", "Interchanges two axes of an array.")
       .set_num_inputs(1)
@@ -804,6 +812,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<SwapAxesParam>()
       .set_attr<FInferShape>("FInferShape", SwapAxesShape)
       .set_attr<FCompute>("FCompute<cpu>", SwapAxesCompute)
+      .set_attr<FCompute>("FCompute<gpu>", SwapAxesCompute)
       .set_attr<FGradient>("FGradient", SwapAxesGrad);
   register_shape_op("_npi_concatenate", "Joins arrays along an existing axis (None: flattened).")
       .set_num_inputs(FNumArgs(ConcatNumArgs))
@@ -812,6 +821,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", ConcatShape)
       .set_attr<FInferType>("FInferType", PromoteAllType, 11)
       .set_attr<FCompute>("FCompute<cpu>", ConcatCompute)
+      .set_attr<FCompute>("FCompute<gpu>", ConcatCompute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_concatenate"});
   register_shape_op("_npi_stack", "Joins arrays along a new axis.")
       .set_num_inputs(FNumArgs(StackNumArgs))
@@ -820,6 +830,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", StackShape)
       .set_attr<FInferType>("FInferType", PromoteAllType, 11)
       .set_attr<FCompute>("FCompute<cpu>", StackCompute)
+      .set_attr<FCompute>("FCompute<gpu>", StackCompute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_stack"});
   register_shape_op("_npi_split", "Splits an array into sub-arrays (as numpy.split).")
       .set_num_inputs(1)
@@ -828,6 +839,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<SplitParam>()
       .set_attr<FInferShape>("FInferShape", SplitShape)
       .set_attr<FCompute>("FCompute<cpu>", SplitCompute)
+      .set_attr<FCompute>("FCompute<gpu>", SplitCompute)
       .set_attr<FGradient>("FGradient", SplitGrad);
 
   // ---- backward ops ----
@@ -840,6 +852,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferType>("FInferType", BackwardDataType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", ReshapeCompute)
+      .set_attr<FCompute>("FCompute<gpu>", ReshapeCompute)
       // Linear in ograd, so its own gradient reshapes back to ograd's shape (second order).
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{make_node("_backward_reshape", {og[0], n->inputs[0]}),
@@ -854,6 +867,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferType>("FInferType", BackwardDataType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", BackwardBroadcastToCompute)
+      .set_attr<FCompute>("FCompute<gpu>", BackwardBroadcastToCompute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{make_node("_npi_broadcast_like", {og[0], n->inputs[0]}),
                                       make_node("_np_zeros_like", {n->inputs[1]})};
@@ -868,7 +882,8 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", BackwardConcatShape)
       .set_attr<FInferType>("FInferType", BackwardInputsType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", BackwardConcatCompute);
+      .set_attr<FCompute>("FCompute<cpu>", BackwardConcatCompute)
+      .set_attr<FCompute>("FCompute<gpu>", BackwardConcatCompute);
   register_shape_op("_backward_stack",
                     "Backward of stack: (ograd, inputs...) -> the slice of ograd per input.")
       .set_num_inputs(FNumArgs(StackNumArgsPlusOne))
@@ -879,7 +894,8 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", BackwardStackShape)
       .set_attr<FInferType>("FInferType", BackwardInputsType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", BackwardStackCompute);
+      .set_attr<FCompute>("FCompute<cpu>", BackwardStackCompute)
+      .set_attr<FCompute>("FCompute<gpu>", BackwardStackCompute);
   return true;
 }();
 

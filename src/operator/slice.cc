@@ -100,6 +100,7 @@ void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& 
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<bool>("TElementwise", true)  // fused into elementwise chains (op/fusion.cc)
       .set_attr<FCompute>("FCompute<cpu>", cast_compute)
+      .set_attr<FCompute>("FCompute<gpu>", cast_compute)  // the GPU cast engine
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{make_node("_npi_cast_like", {og[0], n->inputs[0]})};
       });
@@ -121,6 +122,7 @@ void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& 
                             })
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", cast_compute)
+      .set_attr<FCompute>("FCompute<gpu>", cast_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{make_node("_npi_cast_like", {og[0], n->inputs[0]}),
                                       make_node("_np_zeros_like", {n->inputs[1]})};

@@ -208,3 +208,17 @@ def test_workers_are_other_processes():
     threads = {p for batch in gdata.DataLoader(ds, 2, num_workers=2, thread_pool=True,
                                                 batchify_fn=list) for p in batch}
     assert threads == {os.getpid()}
+
+
+@pytest.mark.skipif(ndx.num_gpus() > 0, reason="checks the machine without a GPU; "
+                    "test_gpu.py checks pinning on one")
+def test_pinning_without_a_gpu():
+    # PyTorch's DataLoader also leaves batches unpinned without an accelerator
+    data = gdata.ArrayDataset(onp.arange(8, dtype=onp.float32).reshape(4, 2))
+    batches = list(gdata.DataLoader(data, batch_size=2, pin_memory=True))
+    assert [b.is_pinned() for b in batches] == [False, False]
+    onp.testing.assert_array_equal(batches[1].asnumpy(), [[4, 5], [6, 7]])
+    expected = NotImplementedError if "without CUDA" in ndx.device.gpu_unavailable_reason() \
+        else ValueError
+    with pytest.raises(expected, match="pin_memory"):
+        np.ones(3).pin_memory()

@@ -361,7 +361,7 @@ def test_nccl_runs_on_one_gpu():
         dist_worker.check(f"nccl {d}", a.to_device(ndx.cpu()), h)
     with pytest.raises(NotImplementedError, match="no NCCL sum"):
         dist.allreduce(np.ones(2, dtype="int16").to_device(ndx.gpu(0)))
-    with pytest.raises(ValueError, match="all on the CPU or all on one GPU"):
+    with pytest.raises(ValueError, match="all be on the CPU or all on one GPU"):
         dist.allreduce([np.ones(2), np.ones(2).to_device(ndx.gpu(0))])
     kv = ndx.kv.create("nccl")
     g = np.full(3, 2.0).to_device(ndx.gpu(0))

@@ -597,3 +597,112 @@ def test_batch_norm_fix_gamma_on_the_gpu():
         outs.append(npx.batch_norm(np.array(x, device=device), np.array(g, device=device),
                                    np.array(b, device=device), rm, rv, fix_gamma=True).asnumpy())
     onp.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+
+
+# ---- cases the GPU kernels hand back to the host ----
+
+def _fallbacks(op):
+    return npx.gpu_host_fallbacks().get(op, 0)
+
+
+@pytest.mark.parametrize("case", [
+    ("convolution 3-d", lambda x, w: npx.convolution(x, w, kernel=(2, 2, 2), num_filter=3,
+                                                       no_bias=True),
+     [(2, 2, 4, 5, 4), (3, 2, 2, 2, 2)], "_npx_convolution"),
+    ("pooling 3-d", lambda x: npx.pooling(x, kernel=(2, 2, 2), stride=(2, 2, 2),
+                                          pool_type="max"),
+     [(2, 3, 4, 4, 6)], "_npx_pooling"),
+    ("deconvolution", lambda x, w: npx.deconvolution(x, w, kernel=(3, 3), num_filter=4,
+                                                     stride=(2, 2), no_bias=True),
+     [(2, 3, 5, 4), (3, 4, 3, 3)], "_npx_deconvolution"),
+])
+def test_uncovered_nn_cases_run_on_host_copies_with_gradients(case):
+    _, fn, shapes, op = case
+    rng = onp.random.default_rng(40)
+    arrays = [rng.normal(size=s).astype(onp.float32) for s in shapes]
+    before = _fallbacks(op)
+    _same_on_both(fn, arrays)
+    assert _fallbacks(op) > before  # counted, never silent
+
+
+def test_empty_convolution_on_the_gpu_matches_the_cpu():
+    w = onp.ones((3, 2, 3, 3), onp.float32)
+    b = onp.arange(3, dtype=onp.float32)
+    kw = dict(kernel=(3, 3), num_filter=3, pad=(1, 1))
+    for x in [onp.ones((0, 2, 5, 5), onp.float32)]:
+        got = npx.convolution(on_gpu(x), on_gpu(w), on_gpu(b), **kw)
+        assert got.device == GPU and got.shape == (0, 3, 5, 5)
+    # no input channels: each output is its bias, as NumPy's empty sum gives 0
+    x, w0 = onp.ones((2, 0, 4, 4), onp.float32), onp.ones((3, 0, 3, 3), onp.float32)
+    got = npx.convolution(on_gpu(x), on_gpu(w0), on_gpu(b), **kw)
+    onp.testing.assert_array_equal(got.asnumpy(), onp.broadcast_to(b[:, None, None],
+                                                                   (2, 3, 4, 4)))
+
+
+def test_complex_arrays_on_the_gpu_run_on_host_copies():
+    rng = onp.random.default_rng(41)
+    h = (rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))).astype(onp.complex64)
+    g = np.array(h).to_device(GPU)
+    assert g.device == GPU
+    onp.testing.assert_allclose((g * g + 1).asnumpy(), h * h + 1, rtol=1e-5)
+    onp.testing.assert_allclose(np.abs(g).asnumpy(), onp.abs(h), rtol=1e-5)
+    onp.testing.assert_allclose(np.conj(g).asnumpy(), onp.conj(h))
+    onp.testing.assert_allclose(g.sum(axis=0).asnumpy(), h.sum(axis=0), rtol=1e-5)
+    onp.testing.assert_allclose(g.real.asnumpy(), h.real)
+    assert (g * g).device == GPU
+
+
+def test_astype_in_a_hybridized_block_runs_on_the_gpu():
+    from ndx import gluon
+
+    class Net(gluon.HybridBlock):
+        def forward(self, x):
+            return (x * 2).astype("float16").astype("float32") + 1
+
+    net = Net()
+    net.hybridize()
+    h = rand((4, 5), seed=42)
+    before = _fallbacks("_npi_astype")
+    got = net(on_gpu(h))
+    assert got.device == GPU
+    onp.testing.assert_allclose(got.asnumpy(), (h * 2).astype(onp.float16).astype("f4") + 1)
+    assert _fallbacks("_npi_astype") == before  # a GPU kernel, not a host copy
+
+
+# ---- page-locked host memory ----
+
+def test_pinned_arrays_copy_to_the_gpu_and_keep_their_memory_until_then():
+    h = rand((256, 1024), seed=43)
+    x = np.array(h)
+    assert not x.is_pinned()
+    p = x.pin_memory()
+    assert p.is_pinned() and p.device == ndx.cpu() and p.pin_memory() is p
+    onp.testing.assert_array_equal(p.asnumpy(), h)
+    big = np.ones((64, 1024, 1024), device=GPU)  # queue work so the copy waits behind it
+    ys = []
+    for _ in range(3):
+        big = big * 1.0
+        ys.append(p.to_device(GPU))
+    p[:] = 0  # ndx waits for the queued copies out of p before writing it
+    for y in ys:
+        onp.testing.assert_array_equal(y.asnumpy(), h)
+    onp.testing.assert_array_equal(p.asnumpy(), onp.zeros_like(h))
+    # a freed block is reused only after its copies: values stay right over many rounds
+    for i in range(50):
+        q = np.full((1000,), float(i)).pin_memory()
+        y = q.to_device(GPU)
+        del q
+        onp.testing.assert_array_equal(y.asnumpy(), onp.full(1000, float(i), onp.float32))
+    with pytest.raises(ValueError, match="only CPU arrays"):
+        np.ones(3, device=GPU).pin_memory()
+
+
+def test_dataloader_pins_batches_when_asked():
+    from ndx.gluon.data import ArrayDataset, DataLoader
+    data = ArrayDataset(onp.arange(24, dtype=onp.float32).reshape(12, 2),
+                        onp.arange(12, dtype=onp.int32))
+    batches = list(DataLoader(data, batch_size=5, pin_memory=True))
+    assert all(x.is_pinned() and y.is_pinned() for x, y in batches)
+    onp.testing.assert_array_equal(batches[1][0].to_device(GPU).asnumpy(),
+                                   onp.arange(10, 20, dtype=onp.float32).reshape(5, 2))
+    assert not any(x.is_pinned() for x, _ in DataLoader(data, batch_size=5))

@@ -21,6 +21,16 @@ def _check_copy(copy, name):
         raise TypeError(f"[{name}] copy must be None, True or False, got {copy!r}")
 
 
+def _consumer_stream(dl_device):
+    """DLPack's stream argument: for memory of a GPU ndx can use, this thread's ndx stream on
+    it (the producer orders its pending work before that stream); None otherwise (the import
+    then fails with BufferError naming the device)."""
+    kind, index = dl_device
+    if kind == _CUDA and 0 <= index < _core._num_gpus():
+        return _core._cuda_stream(index)
+    return None
+
+
 def from_dlpack(x, /, *, device=None, copy=None):
     """An ndarray over the memory of `x`, any object with ``__dlpack__`` (NumPy arrays,
     PyTorch tensors, ndx arrays), without a copy where possible (Array API ``from_dlpack``).
@@ -37,10 +47,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     src = tuple(x.__dlpack_device__()) if hasattr(x, "__dlpack_device__") else (_CPU, 0)
     target = None if device is None else _dl_device(device)
     dl_device = target if target is not None and target != src else None
-    if (dl_device or src)[0] == _CUDA:
-        stream = 2  # ndx's GPU work runs on CUDA's per-thread default stream
-    else:
-        stream = None
+    stream = _consumer_stream(dl_device or src)
     try:
         capsule = x.__dlpack__(stream=stream, max_version=_MAX_VERSION, dl_device=dl_device,
                                copy=copy)
@@ -49,7 +56,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
             raise
         # The producer cannot put it on the target device (NumPy exports to the CPU only):
         # import it where it is and let ndx move it (a copy, which copy=None allows).
-        capsule = x.__dlpack__(stream=None if src[0] != _CUDA else 2, max_version=_MAX_VERSION,
+        capsule = x.__dlpack__(stream=_consumer_stream(src), max_version=_MAX_VERSION,
                                copy=copy)
     except TypeError:
         # A producer older than DLPack 1.0 knows none of these keywords: the legacy capsule,

@@ -11,6 +11,7 @@
 #include "kernel/cuda/common.cuh"
 #include "kernel/elementwise.h"
 #include "kernel/functor_traits.h"
+#include "kernel/host_fallback.h"
 #include "kernel/iterator.h"
 
 namespace ndx::kernel::gpu {
@@ -182,8 +183,17 @@ void typed(const ElementwiseArgs& a) {
   }
 }
 
+// Complex operands have no GPU kernels: their ops run on the host (kernel/host_fallback.h).
+inline void require_real_operands(const ElementwiseArgs& a) {
+  bool complex_operand = is_complex(a.compute) || is_complex(a.out->dtype);
+  for (int k = 0; k < a.nin; ++k) complex_operand |= is_complex(a.in[k].dtype);
+  if (complex_operand)
+    fall_back_to_host("[elementwise] complex arrays have no GPU kernels (dtype ", a.compute, ")");
+}
+
 template <class F>
 void elementwise(const ElementwiseArgs& a) {
+  require_real_operands(a);
   with_compute_type(a.compute, "elementwise", [&](auto c) { typed<F, decltype(c)>(a); });
 }
 

@@ -290,6 +290,8 @@ void typed(const ReduceArgs& a) {
 
 template <class R>
 void reduce(const ReduceArgs& a) {
+  if (is_complex(a.compute) || is_complex(a.in->dtype) || is_complex(a.out->dtype))
+    fall_back_to_host("[reduce] complex arrays have no GPU reductions (dtype ", a.compute, ")");
   with_compute_type(a.compute, "reduce", [&](auto c) { typed<R, decltype(c)>(a); });
 }
 

@@ -5,6 +5,8 @@ import multiprocessing
 import multiprocessing.pool
 
 from ... import profiler
+from ...device import num_gpus
+from ...numpy import ndarray
 from .batchify import default_batchify_fn, stack_host, to_ndx
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, check_count
 
@@ -15,6 +17,19 @@ __all__ = ["DataLoader"]
 _worker_dataset = None
 _worker_batchify = None
 _END = object()
+
+
+def _pinned(batch):
+    """The batch with its ndx arrays in page-locked memory (tuples, lists and dicts walked)."""
+    if isinstance(batch, ndarray):
+        return batch.pin_memory()
+    if isinstance(batch, list):
+        return [_pinned(b) for b in batch]
+    if isinstance(batch, tuple):
+        return tuple(_pinned(b) for b in batch)
+    if isinstance(batch, dict):
+        return {k: _pinned(v) for k, v in batch.items()}
+    return batch
 
 
 def _worker_init(dataset, batchify_fn):
@@ -36,8 +51,10 @@ class DataLoader:
     list of samples into a batch (default: stack into ndx arrays). num_workers > 0 loads
     batches in that many forked worker processes (threads with thread_pool=True), keeping
     `prefetch` batches (default 2 * num_workers) in flight; a batch that takes longer than
-    `timeout` seconds raises RuntimeError. pin_memory and pin_device_id are accepted for
-    MXNet's signature: ndx has no pinned host memory, so batches are ordinary CPU arrays.
+    `timeout` seconds raises RuntimeError. pin_memory=True puts each batch's arrays in
+    page-locked host memory when a GPU is present (ndarray.pin_memory), so their copies to the
+    GPU run without waiting; without a GPU the batches are ordinary CPU arrays, as PyTorch's
+    are. pin_device_id is accepted for MXNet's signature (pinned memory serves every GPU).
     """
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,
@@ -72,7 +89,8 @@ class DataLoader:
             raise ValueError(f"[DataLoader] timeout must be a positive number, got {timeout!r}")
         self._timeout = timeout
         self._thread_pool = bool(thread_pool)
-        self._pin_memory, self._pin_device_id = pin_memory, pin_device_id
+        self._pin_memory = bool(pin_memory) and num_gpus() > 0
+        self._pin_device_id = pin_device_id
         self._pool = None
         if self._num_workers > 0:
             if self._thread_pool:
@@ -112,7 +130,7 @@ class DataLoader:
                     profiler.record("DataLoader batch", "data", start, profiler.now_ns())
             if batch is _END:
                 return
-            yield batch
+            yield _pinned(batch) if self._pin_memory else batch
 
     def _unprofiled(self):
         if self._pool is None:
