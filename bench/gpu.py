@@ -87,6 +87,70 @@ def train_step(row, batch=256, width=1024, steps=20):
         row(f"MLP train step ({'hybridized' if hybrid else 'imperative'})", 0, t, tt)
 
 
+def digits_cnn_step(row, batch=64, steps=30):
+    """One SGD step of examples/train_digits.py's CNN (8x8 digits: conv 16, max-pool, conv 32,
+    dense 64, dense 10) at its batch size, hybridized, against the same net in PyTorch: a
+    small model, so per-op launch cost decides it."""
+    from ndx import autograd, gluon
+    rng = onp.random.default_rng(5)
+    x = rng.normal(size=(batch, 1, 8, 8)).astype(onp.float32)
+    y = rng.integers(0, 10, size=batch).astype(onp.float32)
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Conv2D(16, 3, padding=1, activation="relu"), gluon.nn.MaxPool2D(2),
+            gluon.nn.Conv2D(32, 3, padding=1, activation="relu"), gluon.nn.Flatten(),
+            gluon.nn.Dense(64, activation="relu"), gluon.nn.Dense(10))
+    net.initialize(device=GPU)
+    net.hybridize()
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.05})
+    xd, yd = np.array(x, device=GPU), np.array(y, device=GPU)
+
+    def step():
+        with autograd.record():
+            loss = loss_fn(net(xd), yd)
+        loss.backward()
+        trainer.step(batch)
+    t = median_time(step, ndx_sync, reps=steps)
+    tt = None
+    if torch:
+        tnn = torch.nn
+        tnet = tnn.Sequential(tnn.Conv2d(1, 16, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2),
+                              tnn.Conv2d(16, 32, 3, padding=1), tnn.ReLU(), tnn.Flatten(),
+                              tnn.Linear(32 * 16, 64), tnn.ReLU(), tnn.Linear(64, 10)).cuda()
+        opt = torch.optim.SGD(tnet.parameters(), lr=0.05)
+        tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).long().cuda()
+        lf = tnn.CrossEntropyLoss()
+
+        def tstep():
+            opt.zero_grad()
+            lf(tnet(tx), ty).backward()
+            opt.step()
+        tt = median_time(tstep, torch_sync, reps=steps)
+    row("digits CNN train step (hybridized)", 0, t, tt)
+
+
+def host_to_device(row, mb=64):
+    """A host-to-device copy of `mb` MB from pageable and from page-locked memory, and the
+    page-locked copy's cost to the host (the call returns before the transfer ends)."""
+    h = onp.ones(mb << 18, onp.float32)
+    pageable = np.array(h)
+    pinned = pageable.pin_memory()
+    nbytes = h.nbytes
+    for name, src in (("pageable", pageable), ("pinned", pinned)):
+        t = median_time(lambda src=src: src.to_device(GPU), ndx_sync, reps=10)
+        tt = None
+        if torch:
+            th = torch.from_numpy(h)
+            th = th.pin_memory() if name == "pinned" else th
+            tt = median_time(lambda th=th: th.to("cuda", non_blocking=True), torch_sync, reps=10)
+        row(f"copy host->gpu {mb} MB ({name})", nbytes, t, tt)
+    calls = 20
+    t = median_time(lambda: [pinned.to_device(GPU) for _ in range(calls)], lambda: None,
+                    reps=5) / calls
+    npx.synchronize(GPU)
+    row(f"  pinned copy call, host time ({mb} MB)", 0, t, None)
+
+
 def conv_layer(row, n=32, c=64, hw=56):
     """A ResNet-50 3x3 layer (n x 64 x 56 x 56, 64 filters, pad 1): forward, and forward +
     backward, against PyTorch (cuDNN)."""
@@ -205,7 +269,9 @@ def main():
               f"{r.get('torch_over_ndx', float('nan')):.3f})")
 
     train_step(row)
+    digits_cnn_step(row)
     conv_layer(row)
+    host_to_device(row)
 
     x1 = np.ones((1,), device=GPU)
     calls = 2000
