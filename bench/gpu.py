@@ -46,10 +46,37 @@ def torch_sync():
     torch.cuda.synchronize()
 
 
+def step_times(net, tnet, x, y, lr, steps):
+    """Median times of one SGD step with softmax cross-entropy on (x, y): the ndx net (on the
+    GPU, initialized) and the PyTorch net (None without PyTorch)."""
+    from ndx import autograd, gluon
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": lr})
+    xd, yd = np.array(x, device=GPU), np.array(y, device=GPU)
+
+    def step():
+        with autograd.record():
+            loss = loss_fn(net(xd), yd)
+        loss.backward()
+        trainer.step(len(x))
+    t = median_time(step, ndx_sync, reps=steps)
+    if tnet is None:
+        return t, None
+    opt = torch.optim.SGD(tnet.parameters(), lr=lr)
+    tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).long().cuda()
+    lf = torch.nn.CrossEntropyLoss()
+
+    def tstep():
+        opt.zero_grad()
+        lf(tnet(tx), ty).backward()
+        opt.step()
+    return t, median_time(tstep, torch_sync, reps=steps)
+
+
 def train_step(row, batch=256, width=1024, steps=20):
     """One SGD step of a 784-width-width-10 MLP with softmax cross-entropy: ndx (imperative
     and hybridized) and PyTorch, per step."""
-    from ndx import autograd, gluon
+    from ndx import gluon
     rng = onp.random.default_rng(3)
     x = rng.normal(size=(batch, 784)).astype(onp.float32)
     y = rng.integers(0, 10, size=batch).astype(onp.float32)
@@ -60,30 +87,12 @@ def train_step(row, batch=256, width=1024, steps=20):
         net.initialize(device=GPU)
         if hybrid:
             net.hybridize()
-        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
-        xd, yd = np.array(x, device=GPU), np.array(y, device=GPU)
-
-        def step():
-            with autograd.record():
-                loss = loss_fn(net(xd), yd)
-            loss.backward()
-            trainer.step(batch)
-        t = median_time(step, ndx_sync, reps=steps)
-        tt = None
+        tnet = None
         if torch:
-            tnet = torch.nn.Sequential(torch.nn.Linear(784, width), torch.nn.ReLU(),
-                                       torch.nn.Linear(width, width), torch.nn.ReLU(),
-                                       torch.nn.Linear(width, 10)).cuda()
-            opt = torch.optim.SGD(tnet.parameters(), lr=0.01)
-            tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).long().cuda()
-            lf = torch.nn.CrossEntropyLoss()
-
-            def tstep():
-                opt.zero_grad()
-                lf(tnet(tx), ty).backward()
-                opt.step()
-            tt = median_time(tstep, torch_sync, reps=steps)
+            tnn = torch.nn
+            tnet = tnn.Sequential(tnn.Linear(784, width), tnn.ReLU(), tnn.Linear(width, width),
+                                  tnn.ReLU(), tnn.Linear(width, 10)).cuda()
+        t, tt = step_times(net, tnet, x, y, 0.01, steps)
         row(f"MLP train step ({'hybridized' if hybrid else 'imperative'})", 0, t, tt)
 
 
@@ -91,7 +100,7 @@ def digits_cnn_step(row, batch=64, steps=30):
     """One SGD step of examples/train_digits.py's CNN (8x8 digits: conv 16, max-pool, conv 32,
     dense 64, dense 10) at its batch size, hybridized, against the same net in PyTorch: a
     small model, so per-op launch cost decides it."""
-    from ndx import autograd, gluon
+    from ndx import gluon
     rng = onp.random.default_rng(5)
     x = rng.normal(size=(batch, 1, 8, 8)).astype(onp.float32)
     y = rng.integers(0, 10, size=batch).astype(onp.float32)
@@ -101,31 +110,13 @@ def digits_cnn_step(row, batch=64, steps=30):
             gluon.nn.Dense(64, activation="relu"), gluon.nn.Dense(10))
     net.initialize(device=GPU)
     net.hybridize()
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.05})
-    xd, yd = np.array(x, device=GPU), np.array(y, device=GPU)
-
-    def step():
-        with autograd.record():
-            loss = loss_fn(net(xd), yd)
-        loss.backward()
-        trainer.step(batch)
-    t = median_time(step, ndx_sync, reps=steps)
-    tt = None
+    tnet = None
     if torch:
         tnn = torch.nn
         tnet = tnn.Sequential(tnn.Conv2d(1, 16, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2),
                               tnn.Conv2d(16, 32, 3, padding=1), tnn.ReLU(), tnn.Flatten(),
                               tnn.Linear(32 * 16, 64), tnn.ReLU(), tnn.Linear(64, 10)).cuda()
-        opt = torch.optim.SGD(tnet.parameters(), lr=0.05)
-        tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).long().cuda()
-        lf = tnn.CrossEntropyLoss()
-
-        def tstep():
-            opt.zero_grad()
-            lf(tnet(tx), ty).backward()
-            opt.step()
-        tt = median_time(tstep, torch_sync, reps=steps)
+    t, tt = step_times(net, tnet, x, y, 0.05, steps)
     row("digits CNN train step (hybridized)", 0, t, tt)
 
 
