@@ -77,6 +77,14 @@ Tag weight_tag(int nsp, bool grouped) {
   return nsp == 1 ? Tag::oiw : nsp == 2 ? Tag::oihw : Tag::oidhw;
 }
 
+// Channels in blocks of the widest vector oneDNN's JIT kernels use on this processor.
+Tag blocked_tag(int nsp) {
+  const bool wide = ::dnnl::get_effective_cpu_isa() >= ::dnnl::cpu_isa::avx512_core;
+  if (nsp == 1) return wide ? Tag::nCw16c : Tag::nCw8c;
+  if (nsp == 2) return wide ? Tag::nChw16c : Tag::nChw8c;
+  return wide ? Tag::nCdhw16c : Tag::nCdhw8c;
+}
+
 Dims spatial(const int64_t* v, int nsp, int64_t minus = 0) {
   Dims d;
   for (int i = 0; i < nsp; ++i) d.push_back(v[i] - minus);
@@ -372,6 +380,9 @@ PoolPlan make_pool_plan(const Key& key) {
   const Dims dst_dims = cat({s.n, s.c}, spatial(s.out, nsp));
   const memory::desc src(src_dims, kF32, data_tag(nsp)), dst(dst_dims, kF32, data_tag(nsp));
   const memory::desc src_any(src_dims, kF32, Tag::any), dst_any(dst_dims, kF32, Tag::any);
+  // oneDNN's pooling takes no `any` source, and on plain NCHW it runs a scalar loop
+  // (simple_nchw): its JIT kernels want channel blocks of the vector width.
+  const memory::desc src_blocked(src_dims, kF32, blocked_tag(nsp));
   const algorithm alg = s.max           ? algorithm::pooling_max
                         : s.include_pad ? algorithm::pooling_avg_include_padding
                                         : algorithm::pooling_avg_exclude_padding;
@@ -379,15 +390,15 @@ PoolPlan make_pool_plan(const Key& key) {
   const Dims pl = spatial(s.pad_l, nsp), pr = spatial(s.pad_r, nsp);
   const bool training = pass == PoolPass::kBackward;
   ::dnnl::pooling_forward::desc fd(
-      training ? prop_kind::forward_training : prop_kind::forward_inference, alg,
-      training ? src_any : src, training ? dst_any : dst, strides, kernel, pl, pr);
+      training ? prop_kind::forward_training : prop_kind::forward_inference, alg, src_blocked,
+      dst_any, strides, kernel, pl, pr);
   ::dnnl::pooling_forward::primitive_desc fpd(fd, cpu_engine());
   PoolPlan p;
   p.fwd = ::dnnl::pooling_forward(fpd);
   p.src.init(src, fpd.src_desc(), true);
   p.dst.init(dst, fpd.dst_desc(), false);
   if (!training) return p;
-  ::dnnl::pooling_backward::desc bd(alg, src_any, dst_any, strides, kernel, pl, pr);
+  ::dnnl::pooling_backward::desc bd(alg, src_blocked, dst_any, strides, kernel, pl, pr);
   ::dnnl::pooling_backward::primitive_desc bpd(bd, cpu_engine(), fpd);
   p.bwd = ::dnnl::pooling_backward(bpd);
   p.diff_dst.init(dst, bpd.diff_dst_desc(), true);
