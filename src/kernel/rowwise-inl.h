@@ -32,6 +32,49 @@ struct RowwiseArgs {
   int64_t rows = 0, n = 0;
 };
 using RowwiseFn = void (*)(const RowwiseArgs&);
+
+// Layer normalization of each row of a contiguous [rows, n] array (float or double), every
+// pointer of `dtype`:
+//   mean = sum(x) / n,  sd = sqrt(sum((x - mean)^2) / n + eps),
+//   y = (x - mean) * (1 / sd) * gamma + beta   (gamma, beta: n elements).
+// mean and sd (rows elements each) may be null. y may be x.
+struct NormRowsArgs {
+  const void* x = nullptr;
+  void* y = nullptr;
+  const void *gamma = nullptr, *beta = nullptr;
+  void *mean = nullptr, *sd = nullptr;
+  DType dtype = DType::kFloat32;
+  int64_t rows = 0, n = 0;
+  double eps = 0;
+};
+using NormRowsFn = void (*)(const NormRowsArgs&);
+
+// Its gradient, given the head gradient g and the forward's mean and sd:
+//   xhat = (x - mean) / sd,  d = g * gamma,
+//   dx = (d - sum(d) / n - xhat * sum(d * xhat) / n) / sd      (per row),
+//   dgamma = sum over rows of g * xhat,  dbeta = sum over rows of g.
+// The column sums fold fixed blocks of rows (their bounds depend on rows only) in order, so
+// they do not depend on the thread count. `partials` is caller-given scratch of
+// norm_rows_partials(rows, n) elements of `dtype`. dx, dgamma, dbeta may be null.
+struct NormRowsGradArgs {
+  const void *g = nullptr, *x = nullptr, *gamma = nullptr, *mean = nullptr, *sd = nullptr;
+  void *dx = nullptr, *dgamma = nullptr, *dbeta = nullptr, *partials = nullptr;
+  DType dtype = DType::kFloat32;
+  int64_t rows = 0, n = 0;
+};
+using NormRowsGradFn = void (*)(const NormRowsGradArgs&);
+
+// Rows per block of the gradient's column sums: about sqrt(rows), so that both the sums
+// inside a block and the fold over blocks add about sqrt(rows) terms each.
+inline int64_t norm_rows_block(int64_t rows) {
+  int64_t b = 16;
+  while (b * b < rows) b *= 2;
+  return b;
+}
+inline int64_t norm_rows_partials(int64_t rows, int64_t n) {
+  const int64_t b = norm_rows_block(rows);
+  return (rows + b - 1) / b * 2 * n;
+}
 }  // namespace ndx::kernel
 #endif
 
@@ -123,6 +166,161 @@ void rowwise(const RowwiseArgs& a) {
     run(double{});
   else
     unsupported_dtype("rowwise", a.dtype);
+}
+
+// ---------------------------------------------------------------- layer normalization
+
+template <class V>
+HWY_INLINE typename V::Scalar lane_sum(V v) {
+  return hn::GetLane(hn::SumOfLanes(typename V::D(), v.v));
+}
+
+// sum((x - m)^2) over x[0:n), pairwise over leaves as fold_contig.
+template <class T>
+T squared_deviations(const T* x, int64_t n, T m) {
+  using V = Vec<T>;
+  const int64_t lanes = static_cast<int64_t>(V::lanes());
+  if (n > kLeaf) {
+    const int64_t half = (n / 2 + 4 * lanes - 1) / (4 * lanes) * (4 * lanes);
+    return squared_deviations(x, half, m) + squared_deviations(x + half, n - half, m);
+  }
+  const V mv(m);
+  V a0(T(0)), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    const V d0 = V::load(x + i) - mv, d1 = V::load(x + i + lanes) - mv;
+    const V d2 = V::load(x + i + 2 * lanes) - mv, d3 = V::load(x + i + 3 * lanes) - mv;
+    a0 = a0 + d0 * d0, a1 = a1 + d1 * d1, a2 = a2 + d2 * d2, a3 = a3 + d3 * d3;
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const V d = V::load(x + i) - mv;
+    a0 = a0 + d * d;
+  }
+  T s = lane_sum((a0 + a1) + (a2 + a3));
+  for (; i < n; ++i) s += (x[i] - m) * (x[i] - m);
+  return s;
+}
+
+template <class T>
+void norm_row(const NormRowsArgs& a, int64_t r, bool stream) {
+  using V = Vec<T>;
+  const int64_t n = a.n, lanes = static_cast<int64_t>(V::lanes());
+  const T* x = static_cast<const T*>(a.x) + r * n;
+  T* y = static_cast<T*>(a.y) + r * n;
+  const T* gamma = static_cast<const T*>(a.gamma);
+  const T* beta = static_cast<const T*>(a.beta);
+  const T mean = fold_contig(SumReducer{}, x, n) / static_cast<T>(n);
+  const T sd =
+      std::sqrt(squared_deviations(x, n, mean) / static_cast<T>(n) + static_cast<T>(a.eps));
+  const T rstd = T(1) / sd;
+  if (a.mean) static_cast<T*>(a.mean)[r] = mean;
+  if (a.sd) static_cast<T*>(a.sd)[r] = sd;
+  const V mv(mean), rv(rstd);
+  int64_t i = 0;
+  const int64_t nv = n / lanes * lanes;
+  if (stream && x != y && reinterpret_cast<uintptr_t>(y) % (lanes * sizeof(T)) == 0) {
+    const typename V::D d;
+    for (; i < nv; i += lanes)
+      hn::Stream(((V::load(x + i) - mv) * rv * V::load(gamma + i) + V::load(beta + i)).v, d, y + i);
+  }
+  for (; i < nv; i += lanes)
+    ((V::load(x + i) - mv) * rv * V::load(gamma + i) + V::load(beta + i)).store(y + i);
+  for (; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+}
+
+inline void layer_norm_rows(const NormRowsArgs& a) {
+  if (a.rows == 0 || a.n == 0) return;
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const bool stream = a.rows * a.n * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+    parallel_for(a.rows, std::max<int64_t>(1, kGrain / a.n), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) norm_row<T>(a, r, stream);
+      if (stream) hwy::FlushStream();
+    });
+  };
+  if (a.dtype == DType::kFloat32)
+    run(float{});
+  else if (a.dtype == DType::kFloat64)
+    run(double{});
+  else
+    unsupported_dtype("layer_norm_rows", a.dtype);
+}
+
+// dx of row r (when a.dx) and the row's terms of the column sums, added into pg (g * xhat)
+// and pb (g).
+template <class T>
+void norm_row_grad(const NormRowsGradArgs& a, int64_t r, T* pg, T* pb) {
+  using V = Vec<T>;
+  const int64_t n = a.n, lanes = static_cast<int64_t>(V::lanes()), nv = n / lanes * lanes;
+  const T* g = static_cast<const T*>(a.g) + r * n;
+  const T* x = static_cast<const T*>(a.x) + r * n;
+  const T* gamma = static_cast<const T*>(a.gamma);
+  const T mean = static_cast<const T*>(a.mean)[r];
+  const T rstd = T(1) / static_cast<const T*>(a.sd)[r];
+  const V mv(mean), rv(rstd);
+  V sum_dv(T(0)), sum_dxv(T(0));  // sum(d), sum(d * xhat)
+  int64_t i = 0;
+  for (; i < nv; i += lanes) {
+    const V gi = V::load(g + i), xh = (V::load(x + i) - mv) * rv;
+    const V di = gi * V::load(gamma + i);
+    sum_dv = sum_dv + di;
+    sum_dxv = sum_dxv + di * xh;
+    (V::load(pg + i) + gi * xh).store(pg + i);
+    (V::load(pb + i) + gi).store(pb + i);
+  }
+  T sum_d = lane_sum(sum_dv), sum_dx = lane_sum(sum_dxv);
+  for (; i < n; ++i) {
+    const T xh = (x[i] - mean) * rstd, di = g[i] * gamma[i];
+    sum_d += di, sum_dx += di * xh;
+    pg[i] += g[i] * xh, pb[i] += g[i];
+  }
+  if (!a.dx) return;
+  T* dx = static_cast<T*>(a.dx) + r * n;
+  const T inv_n = T(1) / static_cast<T>(n);
+  const T md = sum_d * inv_n, mdx = sum_dx * inv_n;
+  const V mdv(md), mdxv(mdx);
+  for (i = 0; i < nv; i += lanes) {
+    const V xh = (V::load(x + i) - mv) * rv;
+    ((V::load(g + i) * V::load(gamma + i) - mdv - xh * mdxv) * rv).store(dx + i);
+  }
+  for (; i < n; ++i) {
+    const T xh = (x[i] - mean) * rstd;
+    dx[i] = (g[i] * gamma[i] - md - xh * mdx) * rstd;
+  }
+}
+
+inline void layer_norm_rows_grad(const NormRowsGradArgs& a) {
+  if (a.rows == 0 || a.n == 0) return;
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t n = a.n, block = norm_rows_block(a.rows);
+    const int64_t blocks = (a.rows + block - 1) / block;
+    T* partials = static_cast<T*>(a.partials);  // per block: n sums of g * xhat, n of g
+    parallel_for(blocks, std::max<int64_t>(1, kGrain / (block * n)), [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        T* pg = partials + k * 2 * n;
+        std::fill(pg, pg + 2 * n, T(0));
+        for (int64_t r = k * block; r < std::min(a.rows, (k + 1) * block); ++r)
+          norm_row_grad<T>(a, r, pg, pg + n);
+      }
+    });
+    if (!a.dgamma && !a.dbeta) return;
+    // Block 0's partials take the others', in block order, column by column.
+    parallel_for(2 * n, std::max<int64_t>(1, kGrain / blocks), [&](int64_t b, int64_t e) {
+      for (int64_t k = 1; k < blocks; ++k) {
+        const T* pk = partials + k * 2 * n;
+        for (int64_t j = b; j < e; ++j) partials[j] += pk[j];
+      }
+    });
+    if (a.dgamma) std::copy(partials, partials + n, static_cast<T*>(a.dgamma));
+    if (a.dbeta) std::copy(partials + n, partials + 2 * n, static_cast<T*>(a.dbeta));
+  };
+  if (a.dtype == DType::kFloat32)
+    run(float{});
+  else if (a.dtype == DType::kFloat64)
+    run(double{});
+  else
+    unsupported_dtype("layer_norm_rows_grad", a.dtype);
 }
 
 }  // namespace ndx::kernel::HWY_NAMESPACE

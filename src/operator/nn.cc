@@ -916,14 +916,38 @@ bool layer_norm_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
   return true;
 }
 
+// Whether layer_norm along `ax` runs as the row kernels (kernel/rowwise-inl.h): the last
+// axis of contiguous, non-empty float32 / float64 CPU arrays, every one of x's dtype.
+bool layer_norm_by_rows(const TBlob& x, int ax, std::initializer_list<const TBlob*> others) {
+  if (!x.device.is_cpu() || (x.dtype != DType::kFloat32 && x.dtype != DType::kFloat64) ||
+      ax != x.ndim() - 1 || x.size() == 0 || !x.is_contiguous())
+    return false;
+  for (const TBlob* b : others)
+    if (b->dtype != x.dtype || !b->is_contiguous()) return false;
+  return true;
+}
+
+bool writes(OpReqType req) { return req == kWriteTo || req == kWriteInplace; }
+
 void layer_norm_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<LayerNormParam>();
   const TBlob& x = in[0];
   const int ax = normalize_axis(p.axis, x.ndim(), op_name(attrs).c_str());
   const DType st = stat_dtype(x.dtype);
-  const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
   const Shape kd = with_axis(x.shape, ax, 1);
+  if (layer_norm_by_rows(x, ax, {&in[1], &in[2], &out[0]}) && writes(req[0])) {
+    NDArray mean(kd, st), sd(kd, st);
+    kernel::NormRowsArgs a;
+    a.x = x.dptr, a.y = out[0].dptr, a.gamma = in[1].dptr, a.beta = in[2].dptr;
+    a.mean = mean.raw_data(), a.sd = sd.raw_data();
+    a.dtype = x.dtype, a.rows = x.size() / x.shape[ax], a.n = x.shape[ax], a.eps = p.eps;
+    NDX_DISPATCH_FN(layer_norm_rows)(a);
+    kernel::copy(to_blob(mean), out[1], req[1]);
+    kernel::copy(to_blob(sd), out[2], req[2]);
+    return;
+  }
+  const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
   NDArray mean(kd, st, x.device), var(kd, st, x.device), sd(kd, st, x.device),
       sq(x.shape, st, x.device);
   reduce_into(NDX_REDUCER(MeanReducer), x, mean, mask);
@@ -947,6 +971,22 @@ void layer_norm_backward(const NodeAttrs& attrs, const OpContext&, const std::ve
   const TBlob &g = in[0], &x = in[1];
   const int ax = normalize_axis(p.axis, x.ndim(), op_name(attrs).c_str());
   const DType st = stat_dtype(x.dtype);
+  // The row kernel sums a row's terms in one chain per lane: rows up to 64K elements.
+  if (layer_norm_by_rows(x, ax, {&g, &in[2], &in[3], &in[4]}) && x.shape[ax] <= 65536 &&
+      (req[0] == kNullOp || (writes(req[0]) && out[0].is_contiguous()))) {
+    const int64_t n = x.shape[ax], rows = x.size() / n;
+    NDArray partials(Shape{kernel::norm_rows_partials(rows, n)}, x.dtype);
+    NDArray dgamma(Shape{n}, x.dtype), dbeta(Shape{n}, x.dtype);
+    kernel::NormRowsGradArgs a;
+    a.g = g.dptr, a.x = x.dptr, a.gamma = in[2].dptr, a.mean = in[3].dptr, a.sd = in[4].dptr;
+    a.dx = req[0] == kNullOp ? nullptr : out[0].dptr;
+    a.dgamma = dgamma.raw_data(), a.dbeta = dbeta.raw_data(), a.partials = partials.raw_data();
+    a.dtype = x.dtype, a.rows = rows, a.n = n;
+    NDX_DISPATCH_FN(layer_norm_rows_grad)(a);
+    kernel::copy(to_blob(dgamma), out[1], req[1]);
+    kernel::copy(to_blob(dbeta), out[2], req[2]);
+    return;
+  }
   const std::vector<bool> mask = axis_mask(x.ndim(), ax, true);
   const std::vector<bool> others = axis_mask(x.ndim(), ax, false);
   const Shape kd = with_axis(x.shape, ax, 1);
