@@ -84,6 +84,17 @@ def other_cases():
         "layer_norm 4096x1024": {"ndx": lambda: npx.layer_norm(r, g, be, axis=-1)},
         "softmax 4096x1024": {"ndx": lambda: npx.softmax(r, axis=-1)},
     }
+    head = np.array(rng.standard_normal(rn.shape, dtype=onp.float32))
+    ph = np.array(rng.standard_normal((32, 32, 28, 28), dtype=onp.float32))
+    grads = {
+        "maxpool 2x2 32x32x56x56 fwd+bwd": (
+            (p,), lambda a: npx.pooling(a, kernel=(2, 2), stride=(2, 2), pool_type="max"), ph),
+        "layer_norm 4096x1024 fwd+bwd": (
+            (r, g, be), lambda *a: npx.layer_norm(*a, axis=-1), head),
+        "softmax 4096x1024 fwd+bwd": ((r,), lambda a: npx.softmax(a, axis=-1), head),
+    }
+    for name, (args, f, hd) in grads.items():
+        out[name] = {"ndx": _ndx_fwd_bwd(args, f, hd)}
     if torch is not None:
         tp, tr = torch.from_numpy(pn), torch.from_numpy(rn)
         tg, tbe = torch.ones(1024), torch.zeros(1024)
@@ -91,11 +102,49 @@ def other_cases():
         out["avgpool 3x3 s1 32x32x56x56"]["torch"] = lambda: tf.avg_pool2d(tp, 3, 1, 1)
         out["layer_norm 4096x1024"]["torch"] = lambda: tf.layer_norm(tr, (1024,), tg, tbe)
         out["softmax 4096x1024"]["torch"] = lambda: torch.softmax(tr, -1)
+        th, tph = torch.from_numpy(head.asnumpy()), torch.from_numpy(ph.asnumpy())
+        tgrads = {
+            "maxpool 2x2 32x32x56x56 fwd+bwd": ((tp,), lambda a: tf.max_pool2d(a, 2), tph),
+            "layer_norm 4096x1024 fwd+bwd": (
+                (tr, tg, tbe), lambda *a: tf.layer_norm(a[0], (1024,), a[1], a[2]), th),
+            "softmax 4096x1024 fwd+bwd": ((tr,), lambda a: torch.softmax(a, -1), th),
+        }
+        for name, (args, f, hd) in tgrads.items():
+            out[name]["torch"] = _torch_fwd_bwd(args, f, hd)
     return out
 
 
+def _ndx_fwd_bwd(args, f, head):
+    """A call that records f on copies of args (gradients attached) and runs its backward."""
+    args = [a.copy() for a in args]
+    for a in args:
+        a.attach_grad()
+
+    def run():
+        with autograd.record():
+            y = f(*args)
+        y.backward(head)
+        return args[0].grad
+    return run
+
+
+def _torch_fwd_bwd(args, f, head):
+    args = [a.clone().requires_grad_() for a in args]
+
+    def run():
+        for a in args:
+            a.grad = None
+        f(*args).backward(head)
+        return args[0].grad
+    return run
+
+
 def time_once(f):
-    f()  # untimed: warm caches and allocators
+    # The pause lets the other library's idle worker threads stop spinning (PyTorch's OpenMP
+    # threads spin for a while after each parallel region), so they do not take a core from
+    # this call; the untimed call then warms caches, allocators and this library's own pool.
+    time.sleep(0.01)
+    f()
     t = time.perf_counter()
     f()
     return time.perf_counter() - t

@@ -16,6 +16,10 @@ struct InvokeOptions {
   std::optional<Device> device;
   // Write into these arrays instead of allocating (NumPy's out=).
   const std::vector<NDArray>* outputs = nullptr;
+  // Without `outputs`: write output j into (*preferred)[j] where that array is defined and has
+  // the output's shape, dtype and device; allocate the others. Autograd writes gradients
+  // straight into the leaves' .grad arrays with it.
+  const std::vector<NDArray>* preferred = nullptr;
   // Request per output; kWriteTo (or kWriteInplace when allowed) by default.
   const std::vector<OpReqType>* req = nullptr;
   bool is_train = false;  // also true while autograd is in training mode

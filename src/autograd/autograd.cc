@@ -131,6 +131,12 @@ class Evaluator {
 
   NDArray value(const NodeEntry& e) { return eval(e.node).at(e.index); }
 
+  // Computes entry e into `dst` when the op's output there fits it (shape, dtype, device), so
+  // a leaf's gradient needs no copy into its .grad.
+  void write_into(const NodeEntry& e, const NDArray& dst) {
+    destinations_[e.node.get()].emplace_back(e.index, dst);
+  }
+
  private:
   // Post-order walk with an explicit stack: the gradient graph of a million-node chain is a
   // million nodes deep, too deep for one stack frame per node.
@@ -186,11 +192,18 @@ class Evaluator {
     for (const auto& e : n->inputs) in.push_back(done_.at(e.node.get()).at(e.index));
     InvokeOptions options;
     options.all_outputs = true;
+    std::vector<NDArray> preferred;
+    if (auto d = destinations_.find(n.get()); d != destinations_.end()) {
+      preferred.resize(n->num_outputs());
+      for (const auto& [index, dst] : d->second) preferred.at(index) = dst;
+      options.preferred = &preferred;
+    }
     done_[n.get()] = invoke(n->attrs, in, options);
   }
 
   bool link_;
   std::unordered_map<const Node*, std::vector<NDArray>> done_;
+  std::unordered_map<const Node*, std::vector<std::pair<uint32_t, NDArray>>> destinations_;
 };
 
 struct GradResult {
@@ -235,6 +248,43 @@ void free_graph(const std::vector<NodePtr>& order) {
       n->values.clear();
       n->freed = true;
     }
+}
+
+bool same_buffer(const NDArray& a, const NDArray& b) {
+  return a.shares_storage_with(b) && a.raw_data() == b.raw_data() && a.shape() == b.shape() &&
+         a.strides() == b.strides();
+}
+
+// Lets the evaluator compute write-mode gradients straight into the leaves' .grad arrays
+// (MXNet's backward writes its gradient arrays the same way): those produced by an op of the
+// backward graph, each produced for one leaf only, of no leaf a gradient hook watches (the hook
+// must see the write happen after its kBeforeWrite), and of .grad arrays nothing in the
+// computation reads (a forward value or a head gradient sharing the storage: writing early
+// would change what a later op reads).
+void direct_gradient_writes(const GradResult& r, const std::vector<NDArray>& heads,
+                            const std::vector<NDArray>& head_grads,
+                            const std::vector<std::shared_ptr<Entry>>& leaves,
+                            const std::vector<int64_t>& watched, Evaluator* ev) {
+  std::unordered_set<const Storage*> read;
+  for (const NodePtr& n : r.order)
+    for (const NDArray& v : n->values) read.insert(v.storage().get());
+  for (const NDArray& v : heads) read.insert(v.storage().get());
+  for (const NDArray& v : head_grads)
+    if (v.defined()) read.insert(v.storage().get());
+  std::map<EntryKey, int> producers;  // gradient entry -> how many leaves it serves
+  for (const NodeEntry& e : r.grads)
+    if (e.node) ++producers[{e.node.get(), e.index}];
+  std::unordered_set<const Storage*> taken;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const NodeEntry& e = r.grads[i];
+    const NDArray& grad = leaves[i]->grad;
+    if (!e.node || e.node->is_variable() || !e.node->values.empty() ||
+        leaves[i]->grad_req != kWriteTo || watched[i] >= 0 || !grad.defined() ||
+        producers[{e.node.get(), e.index}] != 1 || read.count(grad.storage().get()) ||
+        !taken.insert(grad.storage().get()).second)
+      continue;
+    ev->write_into(e, grad);
+  }
 }
 
 NDArray zeros_like(const NDArray& x) {
@@ -324,6 +374,7 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
   {
     RecordScope no_record(false, is_training());
     Evaluator ev(false);
+    direct_gradient_writes(r, heads, head_grads, leaves, watched, &ev);
     // Last-used leaves first: their gradients need the least of the backward pass, so a hook
     // can send them while the rest is computed.
     for (size_t i = leaves.size(); i-- > 0;) {
@@ -332,7 +383,7 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
       if (leaves[i]->grad_req == kAddTo) {
         NDArray sum = invoke("_np_add", {leaves[i]->grad, g})[0];
         leaves[i]->grad.assign(sum);
-      } else {
+      } else if (!same_buffer(g, leaves[i]->grad)) {
         leaves[i]->grad.assign(g);
       }
       if (hook && watched[i] >= 0) {

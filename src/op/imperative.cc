@@ -235,12 +235,27 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
 
   // 2. outputs: the caller's (checked) or fresh ones.
   std::vector<NDArray> outputs(nout);
-  if (options.outputs) {
-    if (options.outputs->size() != nout)
-      value_error("[", op->name, "] expected ", nout, " output arrays, got ",
-                  options.outputs->size());
+  const std::vector<NDArray>* given = options.outputs;
+  std::vector<NDArray> preferred;  // options.preferred where it fits, fresh arrays elsewhere
+  if (!given && options.preferred) {
+    if (options.preferred->size() != nout)
+      value_error("[", op->name, "] expected ", nout, " preferred output arrays, got ",
+                  options.preferred->size());
+    preferred.resize(nout);
     for (uint32_t j = 0; j < nout; ++j) {
-      const NDArray& o = (*options.outputs)[j];
+      const NDArray& o = (*options.preferred)[j];
+      const bool fits = o.defined() && o.shape() == out_shapes[j] && o.dtype() == out_types[j] &&
+                        o.device() == device;
+      if (!fits) checked_size(out_shapes[j], dtype_size(out_types[j]), op_name(attrs).c_str());
+      preferred[j] = fits ? o : NDArray(out_shapes[j], out_types[j], device);
+    }
+    given = &preferred;
+  }
+  if (given) {
+    if (given->size() != nout)
+      value_error("[", op->name, "] expected ", nout, " output arrays, got ", given->size());
+    for (uint32_t j = 0; j < nout; ++j) {
+      const NDArray& o = (*given)[j];
       if (!o.defined()) value_error("[", op->name, "] output ", j, " is an undefined array");
       if (o.shape() != out_shapes[j])
         value_error("[", op->name, "] output ", j, " has shape ", o.shape().str(), ", expected ",
@@ -280,15 +295,15 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   // in-place option) are computed into a scratch array and copied back.
   // Fresh outputs are contiguous and alias nothing: the kernel writes them directly.
   std::vector<std::pair<int, int>> inplace;
-  if (options.outputs && finplace.count(op)) inplace = finplace[op](attrs);
+  if (given && finplace.count(op)) inplace = finplace[op](attrs);
   std::vector<NDArray>& targets = s.targets;
   std::vector<TBlob>& out_blobs = s.out_blobs;
   out_blobs.resize(nout);
-  if (options.outputs) targets = outputs;
-  for (uint32_t j = 0; j < nout && !options.outputs; ++j) to_blob(outputs[j], &out_blobs[j]);
-  for (uint32_t j = 0; j < nout && options.outputs; ++j) {
+  if (given) targets = outputs;
+  for (uint32_t j = 0; j < nout && !given; ++j) to_blob(outputs[j], &out_blobs[j]);
+  for (uint32_t j = 0; j < nout && given; ++j) {
     bool aliased = false, inplace_ok = false;
-    for (uint32_t i = 0; options.outputs && i < nin; ++i) {
+    for (uint32_t i = 0; i < nin; ++i) {
       if (!inputs[i].shares_storage_with(outputs[j])) continue;
       bool allowed = false;
       for (auto [pi, po] : inplace)
@@ -341,7 +356,7 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     }
   }
 
-  for (uint32_t j = 0; j < nout && options.outputs; ++j)
+  for (uint32_t j = 0; j < nout && given; ++j)
     if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp)
       outputs[j].assign(targets[j]);
   if (recording) autograd::record_op(attrs, inputs, &outputs);

@@ -238,3 +238,60 @@ def test_astype_is_differentiable():
     loss.backward()
     assert y.dtype == onp.float64 and x.grad.dtype == onp.float32
     assert_almost_equal(x.grad, 2 * xn)
+
+
+def test_backward_writes_into_the_same_grad_array():
+    """A leaf's .grad stays one array across backward passes (MXNet's gradient buffers): a
+    reference taken before backward sees the new gradient, in write mode and in add mode."""
+    x = np.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    held = x.grad
+    with autograd.record():
+        y = (x * x).sum()
+    y.backward()
+    onp.testing.assert_array_equal(held.asnumpy(), [2.0, 4.0, 6.0])
+    with autograd.record():
+        y = (x * 3).sum()
+    y.backward()
+    onp.testing.assert_array_equal(held.asnumpy(), [3.0, 3.0, 3.0])
+    x.attach_grad(grad_req="add")
+    held = x.grad
+    for _ in range(2):
+        with autograd.record():
+            y = (x * 3).sum()
+        y.backward()
+    onp.testing.assert_array_equal(held.asnumpy(), [6.0, 6.0, 6.0])
+
+
+def test_backward_reading_the_grad_array_itself_sees_its_old_values():
+    """When the recorded computation or the head gradient reads a leaf's .grad, the new
+    gradient must not be written there until the backward pass is done with the old values."""
+    x = np.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    x.grad[:] = np.array([10.0, 20.0, 30.0])
+    with autograd.record():
+        y = (x * x.grad).sum()  # d/dx = the old grad values, read by the multiply's backward
+    y.backward()
+    onp.testing.assert_array_equal(x.grad.asnumpy(), [10.0, 20.0, 30.0])
+    w = np.array([1.0, 1.0, 1.0])
+    w.attach_grad()
+    w.grad[:] = np.array([1.0, 2.0, 3.0])
+    with autograd.record():
+        z = w * 2 + 1
+    z.backward(w.grad)  # head gradient: the old grad values
+    onp.testing.assert_array_equal(w.grad.asnumpy(), [2.0, 4.0, 6.0])
+
+
+def test_two_leaves_sharing_one_gradient_entry_each_get_it():
+    """a + b gives both leaves the same gradient entry: each .grad gets the values, and the
+    two arrays stay distinct."""
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        y = a + b
+    y.backward(np.array([5.0, 7.0]))
+    onp.testing.assert_array_equal(a.grad.asnumpy(), [5.0, 7.0])
+    onp.testing.assert_array_equal(b.grad.asnumpy(), [5.0, 7.0])
+    a.grad[:] = 0
+    onp.testing.assert_array_equal(b.grad.asnumpy(), [5.0, 7.0])
