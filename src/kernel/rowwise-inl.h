@@ -49,6 +49,15 @@ struct NormRowsArgs {
 };
 using NormRowsFn = void (*)(const NormRowsArgs&);
 
+// A row gradient: for each row of contiguous [rows, n] arrays g and y,
+//   s = sum of Op::term(g, y);   dx = Op::out(g, y, s).
+struct RowwiseGradArgs {
+  const void *g = nullptr, *y = nullptr;
+  void* dx = nullptr;  // may be g or y
+  DType dtype = DType::kFloat32;
+  int64_t rows = 0, n = 0;
+};
+
 // Its gradient, given the head gradient g and the forward's mean and sd:
 //   xhat = (x - mean) / sd,  d = g * gamma,
 //   dx = (d - sum(d) / n - xhat * sum(d * xhat) / n) / sd      (per row),
@@ -166,6 +175,50 @@ void rowwise(const RowwiseArgs& a) {
     run(double{});
   else
     unsupported_dtype("rowwise", a.dtype);
+}
+
+// ---------------------------------------------------------------- row gradients
+
+template <class Op, class T>
+void row_grad_typed(const Op& op, const T* g, const T* y, T* dx, int64_t n) {
+  using V = Vec<T>;
+  const int64_t lanes = static_cast<int64_t>(V::lanes()), nv = n / lanes * lanes;
+  V a0(T(0)), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + 4 * lanes <= nv; i += 4 * lanes) {
+    a0 = a0 + op.term(V::load(g + i), V::load(y + i));
+    a1 = a1 + op.term(V::load(g + i + lanes), V::load(y + i + lanes));
+    a2 = a2 + op.term(V::load(g + i + 2 * lanes), V::load(y + i + 2 * lanes));
+    a3 = a3 + op.term(V::load(g + i + 3 * lanes), V::load(y + i + 3 * lanes));
+  }
+  for (; i < nv; i += lanes) a0 = a0 + op.term(V::load(g + i), V::load(y + i));
+  T s = hn::GetLane(hn::SumOfLanes(typename V::D(), ((a0 + a1) + (a2 + a3)).v));
+  for (; i < n; ++i) s += op.term(g[i], y[i]);
+  const V sv(s);
+  for (i = 0; i < nv; i += lanes) op.out(V::load(g + i), V::load(y + i), sv).store(dx + i);
+  for (; i < n; ++i) dx[i] = op.out(g[i], y[i], s);
+}
+
+template <class Op>
+void rowwise_grad(const RowwiseGradArgs& a) {
+  if (a.rows == 0 || a.n == 0) return;
+  const Op op{};
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* g = static_cast<const T*>(a.g);
+    const T* y = static_cast<const T*>(a.y);
+    T* dx = static_cast<T*>(a.dx);
+    parallel_for(a.rows, std::max<int64_t>(1, kGrain / a.n), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r)
+        row_grad_typed(op, g + r * a.n, y + r * a.n, dx + r * a.n, a.n);
+    });
+  };
+  if (a.dtype == DType::kFloat32)
+    run(float{});
+  else if (a.dtype == DType::kFloat64)
+    run(double{});
+  else
+    unsupported_dtype("rowwise_grad", a.dtype);
 }
 
 // ---------------------------------------------------------------- layer normalization

@@ -20,6 +20,30 @@
 HWY_BEFORE_NAMESPACE();
 namespace ndx::kernel::HWY_NAMESPACE {
 #include "operator/math/nn-inl.h"
+
+// The softmax gradients as row ops (kernel/rowwise-inl.h's rowwise_grad; CPU only, so here
+// rather than in nn-inl.h, which nn.cu compiles too), given the head gradient g and the
+// forward's output y: softmax dx = y (g - sum(g y)), log_softmax dx = g - exp(y) sum(g).
+struct SoftmaxGrad {
+  template <class T>
+  T term(T g, T y) const {
+    return g * y;
+  }
+  template <class T>
+  T out(T g, T y, T s) const {
+    return y * (g - s);
+  }
+};
+struct LogSoftmaxGrad {
+  template <class T>
+  T term(T g, T) const {
+    return g;
+  }
+  template <class T>
+  T out(T g, T y, T s) const {
+    return g - exp(y) * s;
+  }
+};
 }  // namespace ndx::kernel::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -475,18 +499,79 @@ std::map<std::string, std::string> sum_axis_dict(const NodePtr& n) {
   return {{"axis", axis}, {"keepdims", "True"}};
 }
 
+// (ograd g, output y) -> dx: softmax y * (g - sum(g * y)), log_softmax g - exp(y) * sum(g),
+// the sums along the axis. The last axis of contiguous float32 / float64 CPU arrays is one row
+// kernel; otherwise the sums are engine reductions and dx one NormGrad pass, whose
+// (d - sum_d - xhat * sum_dx) * scale (inv_n = 1) is y * (g - s) with d = g, sum_d = s,
+// xhat = 0, scale = y, and g - exp(y) * s with d = g, sum_d = 0, xhat = exp(y), sum_dx = s.
+template <bool kLog>
+void softmax_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const TBlob &g = in[0], &y = in[1];
+  const int ax = normalize_axis(attrs.get<SoftmaxParam>().axis, y.ndim(), op_name(attrs).c_str());
+  const AxisSplit s = split_at(y.shape, ax);
+  const DType t = y.dtype;
+  if (s.inner == 1 && s.n <= 65536 && (t == DType::kFloat32 || t == DType::kFloat64) &&
+      g.dtype == t && req[0] != kAddTo && g.is_contiguous() && y.is_contiguous() &&
+      out[0].is_contiguous() && y.device.is_cpu()) {
+    kernel::RowwiseGradArgs a;
+    a.g = g.dptr, a.y = y.dptr, a.dx = out[0].dptr, a.dtype = t, a.rows = s.outer, a.n = s.n;
+    (kLog ? NDX_DISPATCH(rowwise_grad, LogSoftmaxGrad)
+          : NDX_DISPATCH(rowwise_grad, SoftmaxGrad))(a);
+    return;
+  }
+  const DType st = stat_dtype(t);
+  const std::vector<bool> mask = axis_mask(y.ndim(), ax, true);
+  const Shape kd = with_axis(y.shape, ax, 1);
+  NDArray sum(kd, st, y.device), zero(kd, st, y.device);
+  zero.fill(0);
+  kernel::FunctorArgs unit;
+  unit.a = 1.0;
+  if (kLog) {
+    reduce_into(NDX_REDUCER(SumReducer), g, sum, mask);
+    NDArray e(y.shape, st, y.device), one(kd, st, y.device);
+    one.fill(1);
+    kernel::apply(NDX_KERNEL(ExpMinus), {y, to_blob(zero)}, to_blob(e), kWriteTo, st);
+    kernel::apply(NDX_KERNEL(NormGrad), {g, to_blob(e), to_blob(zero), to_blob(sum), to_blob(one)},
+                  out[0], req[0], st, unit);
+  } else {
+    NDArray prod(y.shape, st, y.device);
+    kernel::apply(NDX_KERNEL(Product), {g, y}, to_blob(prod), kWriteTo, st);
+    reduce_into(NDX_REDUCER(SumReducer), to_blob(prod), sum, mask);
+    kernel::apply(NDX_KERNEL(NormGrad), {g, to_blob(zero), to_blob(sum), to_blob(zero), y}, out[0],
+                  req[0], st, unit);
+  }
+}
+
 std::vector<NodeEntry> softmax_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
-  // y * (g - sum(g * y, axis, keepdims))
-  NodeEntry y{n, 0, 0};
-  NodeEntry s = make_node("_np_sum", {op2("_np_multiply", og[0], y)}, sum_axis_dict(n));
-  return {op2("_np_multiply", y, op2("_np_subtract", og[0], s))};
+  return {make_node("_backward_softmax", {og[0], NodeEntry{n, 0, 0}}, params_dict(n->attrs))};
 }
 
 std::vector<NodeEntry> log_softmax_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
-  // g - exp(y) * sum(g, axis, keepdims)
-  NodeEntry y{n, 0, 0};
-  NodeEntry s = make_node("_np_sum", {og[0]}, sum_axis_dict(n));
-  return {op2("_np_subtract", og[0], op2("_np_multiply", op1("_np_exp", y), s))};
+  return {make_node("_backward_log_softmax", {og[0], NodeEntry{n, 0, 0}}, params_dict(n->attrs))};
+}
+
+// The backward ops' own gradients, composed of registered ops (so softmax differentiates any
+// number of times). For dx = y (g - s), s = sum(g y): d/dg = y (h - sum(h y)), the backward
+// op again; d/dy = h (g - s) - g sum(h y).
+std::vector<NodeEntry> softmax_backward_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  const NodeEntry &g = n->inputs[0], &y = n->inputs[1], &h = og[0];
+  NodeEntry s = make_node("_np_sum", {op2("_np_multiply", g, y)}, sum_axis_dict(n));
+  NodeEntry hy = make_node("_np_sum", {op2("_np_multiply", h, y)}, sum_axis_dict(n));
+  return {make_node("_backward_softmax", {h, y}, params_dict(n->attrs)),
+          op2("_np_subtract", op2("_np_multiply", h, op2("_np_subtract", g, s)),
+              op2("_np_multiply", g, hy))};
+}
+
+// For dx = g - exp(y) sum(g): d/dg = h - sum(h exp(y)); d/dy = -h exp(y) sum(g).
+std::vector<NodeEntry> log_softmax_backward_grad(const NodePtr& n,
+                                                 const std::vector<NodeEntry>& og) {
+  const NodeEntry &g = n->inputs[0], &y = n->inputs[1], &h = og[0];
+  NodeEntry he = op2("_np_multiply", h, op1("_np_exp", y));
+  NodeEntry sg = make_node("_np_sum", {g}, sum_axis_dict(n));
+  return {op2("_np_subtract", h, make_node("_np_sum", {he}, sum_axis_dict(n))),
+          op1("_np_negative", op2("_np_multiply", he, sg))};
 }
 
 Op& register_softmax(const char* name, const char* doc, FCompute compute, FGradient grad) {
@@ -1232,6 +1317,32 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
   register_softmax("_npx_log_softmax",
                    "Log of the softmax along an axis: x - max - log(sum(exp(x - max))).",
                    softmax_compute<true>, log_softmax_grad);
+  for (bool log : {false, true})
+    register_backward(log ? "_backward_log_softmax" : "_backward_softmax",
+                      log ? "Backward of log_softmax: (ograd, output) -> ograd - exp(output) * "
+                            "sum(ograd) along the axis."
+                          : "Backward of softmax: (ograd, output) -> output * (ograd - "
+                            "sum(ograd * output)) along the axis.")
+        .set_num_inputs(2)
+        .add_argument("ograd", "NDArray", "Gradient of the output.")
+        .add_argument("output", "NDArray", "The forward's output.")
+        .set_params<SoftmaxParam>()
+        .set_attr<FInferShape>(
+            "FInferShape",
+            [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+              // output stands in for the forward's input (same shape)
+              if (!check_with_forward(attrs, in, softmax_shape, ForwardLayout{{1}, {{0, 0}}},
+                                      {"ograd", "output"}))
+                return false;
+              return output_shape_of_input(1)(attrs, in, out);
+            })
+        .set_attr<FInferType>("FInferType",
+                              [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                                return same_float_type(attrs, in, out, {"ograd", "output"});
+                              })
+        .set_attr<FCompute>("FCompute<cpu>", log ? softmax_backward<true> : softmax_backward<false>)
+        .set_attr<FCompute>("FCompute<gpu>", log ? softmax_backward<true> : softmax_backward<false>)
+        .set_attr<FGradient>("FGradient", log ? log_softmax_backward_grad : softmax_backward_grad);
 
   OpRegistry::global()
       .register_op("_npx_fully_connected")

@@ -295,3 +295,39 @@ def test_two_leaves_sharing_one_gradient_entry_each_get_it():
     onp.testing.assert_array_equal(b.grad.asnumpy(), [5.0, 7.0])
     a.grad[:] = 0
     onp.testing.assert_array_equal(b.grad.asnumpy(), [5.0, 7.0])
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_softmax_gradients_and_their_gradients(name, axis):
+    """The softmax backward ops (a row kernel along the last axis, engine passes along others)
+    against the hand formulas in float64, and their own gradients (create_graph) against
+    central differences of the first gradient."""
+    from ndx import npx
+    rng = onp.random.default_rng(7)
+    xn, wn, vn = (rng.normal(size=(3, 5)) for _ in range(3))
+
+    def softmax(v):
+        e = onp.exp(v - v.max(axis=axis, keepdims=True))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    def first(v):  # d/dx sum(w * f(x)), by hand
+        y = softmax(v)
+        if name == "softmax":
+            return y * (wn - (wn * y).sum(axis=axis, keepdims=True))
+        return wn - y * wn.sum(axis=axis, keepdims=True)
+
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = getattr(npx, name)(x, axis=axis)
+        (g,) = autograd.grad([(y * np.array(wn)).sum()], [x], create_graph=True)
+        gv = (g * np.array(vn)).sum()
+    assert_almost_equal(g, first(xn), rtol=1e-10, atol=1e-12)
+    gv.backward()
+    eps, numeric = 1e-6, onp.zeros_like(xn)
+    for i in onp.ndindex(xn.shape):
+        d = onp.zeros_like(xn)
+        d[i] = eps
+        numeric[i] = ((first(xn + d) - first(xn - d)) * vn).sum() / (2 * eps)
+    assert_almost_equal(x.grad, numeric, rtol=1e-6, atol=1e-8)
