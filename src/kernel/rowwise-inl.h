@@ -90,6 +90,17 @@ inline int64_t norm_rows_partials(int64_t rows, int64_t n) {
 HWY_BEFORE_NAMESPACE();
 namespace ndx::kernel::HWY_NAMESPACE {
 
+// Calls run(float{}) or run(double{}) for dtype; the row kernels take no other dtype.
+template <class F>
+void with_float_or_double(DType dtype, const char* what, F&& run) {
+  if (dtype == DType::kFloat32)
+    run(float{});
+  else if (dtype == DType::kFloat64)
+    run(double{});
+  else
+    unsupported_dtype(what, dtype);
+}
+
 // Rows up to this many elements keep Pre's values in a per-thread scratch row (in cache)
 // rather than in y, so y is written once (with non-temporal stores when it is large).
 inline constexpr int64_t kRowScratch = 4096;
@@ -169,12 +180,7 @@ void rowwise(const RowwiseArgs& a) {
                  });
   };
   if (a.rows == 0 || a.n == 0) return;
-  if (a.dtype == DType::kFloat32)
-    run(float{});
-  else if (a.dtype == DType::kFloat64)
-    run(double{});
-  else
-    unsupported_dtype("rowwise", a.dtype);
+  with_float_or_double(a.dtype, "rowwise", run);
 }
 
 // ---------------------------------------------------------------- row gradients
@@ -213,12 +219,7 @@ void rowwise_grad(const RowwiseGradArgs& a) {
         row_grad_typed(op, g + r * a.n, y + r * a.n, dx + r * a.n, a.n);
     });
   };
-  if (a.dtype == DType::kFloat32)
-    run(float{});
-  else if (a.dtype == DType::kFloat64)
-    run(double{});
-  else
-    unsupported_dtype("rowwise_grad", a.dtype);
+  with_float_or_double(a.dtype, "rowwise_grad", run);
 }
 
 // ---------------------------------------------------------------- layer normalization
@@ -291,12 +292,7 @@ inline void layer_norm_rows(const NormRowsArgs& a) {
       if (stream) hwy::FlushStream();
     });
   };
-  if (a.dtype == DType::kFloat32)
-    run(float{});
-  else if (a.dtype == DType::kFloat64)
-    run(double{});
-  else
-    unsupported_dtype("layer_norm_rows", a.dtype);
+  with_float_or_double(a.dtype, "layer_norm_rows", run);
 }
 
 // dx of row r (when a.dx) and the row's terms of the column sums, added into pg (g * xhat)
@@ -368,12 +364,7 @@ inline void layer_norm_rows_grad(const NormRowsGradArgs& a) {
     if (a.dgamma) std::copy(partials, partials + n, static_cast<T*>(a.dgamma));
     if (a.dbeta) std::copy(partials + n, partials + 2 * n, static_cast<T*>(a.dbeta));
   };
-  if (a.dtype == DType::kFloat32)
-    run(float{});
-  else if (a.dtype == DType::kFloat64)
-    run(double{});
-  else
-    unsupported_dtype("layer_norm_rows_grad", a.dtype);
+  with_float_or_double(a.dtype, "layer_norm_rows_grad", run);
 }
 
 }  // namespace ndx::kernel::HWY_NAMESPACE
