@@ -331,3 +331,31 @@ def test_softmax_gradients_and_their_gradients(name, axis):
         d[i] = eps
         numeric[i] = ((first(xn + d) - first(xn - d)) * vn).sum() / (2 * eps)
     assert_almost_equal(x.grad, numeric, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape,axis", [((0, 3), -1), ((3, 0), 0), ((3, 0), -1)])
+def test_softmax_gradients_of_zero_size_arrays(name, shape, axis):
+    from ndx import npx
+    x = np.array(onp.ones(shape))
+    x.attach_grad()
+    with autograd.record():
+        y = getattr(npx, name)(x, axis=axis)
+    y.backward()
+    assert x.grad.shape == shape
+
+
+@pytest.mark.parametrize("args,kwargs,exc,text", [
+    (((2, 3), (2, 4)), {}, ValueError, "'ograd' has shape (2, 3)"),
+    (((2, 3), (2, 3)), {"axis": 5}, ValueError, "axis 5"),
+    (((2, 3), (2, 3), "int32"), {}, TypeError, "'ograd' must have a float dtype"),
+])
+def test_softmax_backward_op_rejects_bad_inputs(args, kwargs, exc, text):
+    """The backward ops check their inputs against the forward's shape rules before computing."""
+    from ndx import _core
+    from ndx._registry import ops
+    dtype = args[2] if len(args) > 2 else "float64"
+    arrays = [np.array(onp.ones(s, dtype=dtype)) for s in args[:2]]
+    for op in ("_backward_softmax", "_backward_log_softmax"):
+        with pytest.raises(exc, match=text.replace("(", r"\(").replace(")", r"\)")):
+            _core._invoke(ops()[op].handle, tuple(arrays), kwargs)
