@@ -202,14 +202,14 @@ void set_blocking_hooks(BlockingHooks hooks) { kernel::g_hooks = hooks; }
 }  // namespace ndx
 
 namespace ndx::kernel {
-void sync_blas_threads() {
+void set_blas_threads(int n) {
   static std::atomic<int> applied{0};
-  const int n = num_threads();
   if (applied.load(std::memory_order_relaxed) != n) {
     openblas_set_num_threads(n);
     applied.store(n, std::memory_order_relaxed);
   }
 }
+void sync_blas_threads() { set_blas_threads(num_threads()); }
 }  // namespace ndx::kernel
 
 namespace ndx::kernel {

@@ -42,9 +42,14 @@ class RangeFn {
 // whole call when n >= kReleaseGil.
 void parallel_for(int64_t n, int64_t grain, RangeFn fn);
 
-// Gives OpenBLAS the kernels' thread count if it changed since the last GEMM; call before
-// every BLAS call.
+// OpenBLAS's own thread count, set only when it changes. ndx splits GEMMs over its pool and
+// calls OpenBLAS single-threaded inside (blas_single_thread, gemm.h): one team of threads for
+// the engine, because OpenBLAS's workers spin after each call and, on a small machine, take
+// the cores ndx's next kernel needs. LAPACK, which ndx does not split, runs with ndx's thread
+// count (sync_blas_threads); call one of the two before every BLAS or LAPACK call.
+void set_blas_threads(int n);
 void sync_blas_threads();
+inline void blas_single_thread() { set_blas_threads(1); }
 
 // Work (elements) from which the caller's interpreter lock is released.
 inline constexpr int64_t kReleaseGil = 32768;

@@ -131,7 +131,6 @@ struct Slot {
 // problem is large enough to be worth it.
 template <class F>
 void run(int64_t work, F&& f) {
-  kernel::sync_blas_threads();
   const int threads = kernel::num_threads();
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
   kernel::AllowThreads unlocked(work >= kernel::kReleaseGil);

@@ -18,6 +18,7 @@
 
 #include "kernel/blob.h"
 #include "kernel/cast.h"
+#include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
 
@@ -1013,6 +1014,16 @@ FGradient no_gradient(const char* name) {
   };
 }
 
+// LAPACK threads inside OpenBLAS (ndx's GEMMs run it single-threaded; see parallel.h).
+FCompute with_blas_threads(FCompute f) {
+  return
+      [f = std::move(f)](const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+        kernel::sync_blas_threads();
+        f(attrs, ctx, in, req, out);
+      };
+}
+
 Op& register_linalg(const char* name, const char* doc, uint32_t n_in, uint32_t n_out, FCompute f,
                     std::vector<Out> out_types = {}) {
   return OpRegistry::global()
@@ -1021,7 +1032,7 @@ Op& register_linalg(const char* name, const char* doc, uint32_t n_in, uint32_t n
       .set_num_inputs(n_in)
       .set_num_outputs(n_out)
       .set_attr<FInferType>("FInferType", linalg_types(std::move(out_types)))
-      .set_attr<FCompute>("FCompute<cpu>", std::move(f));
+      .set_attr<FCompute>("FCompute<cpu>", with_blas_threads(std::move(f)));
 }
 
 Op& register_backward(const char* name, uint32_t n_in, FInferShape shape, FCompute f) {
@@ -1043,7 +1054,7 @@ Op& register_backward(const char* name, uint32_t n_in, FInferShape shape, FCompu
                               return true;
                             })
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", std::move(f));
+      .set_attr<FCompute>("FCompute<cpu>", with_blas_threads(std::move(f)));
 }
 
 // The input's shape from the forward outputs among a backward op's inputs: `full` is an output
@@ -1136,7 +1147,7 @@ FInferShape input_shape_from(int full, int rows_from = -1, int cols_from = -1) {
                               (*out)[1] = real_dtype(t);
                               return true;
                             })
-      .set_attr<FCompute>("FCompute<cpu>", svd_compute)
+      .set_attr<FCompute>("FCompute<cpu>", with_blas_threads(svd_compute))
       .set_attr<FGradient>("FGradient", ElemwiseGradUseOut{"_backward_npi_svd"});
   register_backward("_backward_npi_svd", 6, input_shape_from(-1, 3, 5), svd_backward)
       .set_params<SVDParam>();

@@ -12,6 +12,7 @@
 #include "kernel/iterator.h"
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
+#include "operator/gemm.h"
 #include "operator/kernel_util.h"
 
 namespace ndx {
@@ -48,38 +49,39 @@ template <typename T>
 void gemm_batched(const T* A, const T* B, T* C, const std::vector<int64_t>& a_off,
                   const std::vector<int64_t>& b_off, int64_t n, int64_t k, int64_t m, bool add,
                   bool ta = false, bool tb = false) {
-  const auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  const auto lda = static_cast<blasint>(ta ? n : k), ldb = static_cast<blasint>(tb ? k : m);
   const int64_t nm = n * m;
-  if constexpr (std::is_floating_point_v<T> || is_complex_v<T>) kernel::sync_blas_threads();
+  if constexpr (std::is_floating_point_v<T> || is_complex_v<T>) {
+    if (nm == 0) return;
+    if (k == 0) {  // BLAS may leave C untouched when k is 0
+      if (!add) std::fill(C, C + static_cast<int64_t>(a_off.size()) * nm, T(0));
+      return;
+    }
+    const T beta = add ? T(1) : T(0);
+    const int64_t lda = ta ? n : k, ldb = tb ? k : m;
+    const auto batches = static_cast<int64_t>(a_off.size());
+    const double work = static_cast<double>(nm) * static_cast<double>(k);
+    if (batches > 1 &&
+        work * num_threads() < kernel::kGemmPanelWork * static_cast<double>(batches)) {
+      // small products: whole ones per thread
+      kernel::blas_single_thread();
+      kernel::parallel_for(batches, 1, [&](int64_t first, int64_t last) {
+        for (int64_t bi = first; bi < last; ++bi)
+          kernel::blas_gemm(ta, tb, n, m, k, A + a_off[static_cast<size_t>(bi)], lda,
+                            B + b_off[static_cast<size_t>(bi)], ldb, beta, C + bi * nm, m);
+      });
+    } else {
+      for (int64_t bi = 0; bi < batches; ++bi)
+        kernel::gemm_panels(ta, tb, n, m, k, A + a_off[static_cast<size_t>(bi)], lda,
+                            B + b_off[static_cast<size_t>(bi)], ldb, beta, C + bi * nm, m);
+    }
+    return;
+  }
   for (size_t bi = 0; bi < a_off.size(); ++bi) {
     const T* a = A + a_off[bi];
     const T* b = B + b_off[bi];
     T* c = C + static_cast<int64_t>(bi) * nm;
     if (nm == 0) continue;
-    if (k == 0) {  // BLAS may leave C untouched when k is 0
-      if (!add) std::fill(c, c + nm, T(0));
-      continue;
-    }
-    if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
-                  static_cast<blasint>(k), 1.0f, a, lda, b, ldb, add ? 1.0f : 0.0f, c,
-                  static_cast<blasint>(m));
-    } else if constexpr (std::is_same_v<T, double>) {
-      cblas_dgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
-                  static_cast<blasint>(k), 1.0, a, lda, b, ldb, add ? 1.0 : 0.0, c,
-                  static_cast<blasint>(m));
-    } else if constexpr (is_complex_v<T>) {  // cgemm / zgemm take alpha and beta by pointer
-      const T one(1), beta(add ? 1 : 0);
-      if constexpr (std::is_same_v<T, complex64>)
-        cblas_cgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
-                    static_cast<blasint>(k), &one, a, lda, b, ldb, &beta, c,
-                    static_cast<blasint>(m));
-      else
-        cblas_zgemm(CblasRowMajor, TA, TB, static_cast<blasint>(n), static_cast<blasint>(m),
-                    static_cast<blasint>(k), &one, a, lda, b, ldb, &beta, c,
-                    static_cast<blasint>(m));
-    } else if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (std::is_same_v<T, bool>) {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < m; ++j) {
           bool acc = add && c[i * m + j];

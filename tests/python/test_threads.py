@@ -135,3 +135,64 @@ def test_layer_norm_rows_match_numpy_for_every_thread_count(shape, restore_threa
             assert onp.array_equal(r0, r)
     for got, want in zip(results[0], _layer_norm_ref(x, gamma, beta, head)):
         onp.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4 * onp.abs(want).max())
+
+
+def _products(arrays):
+    """matmul tall and wide, batched small and large products, complex, and a fully connected
+    layer with its gradients (the transposed GEMMs)."""
+    from ndx import autograd
+    tall, wide, w, bs, bl, c, x, fw = arrays
+    xs = [np.array(v) for v in (x, fw)]
+    for v in xs:
+        v.attach_grad()
+    with autograd.record():
+        y = npx.fully_connected(xs[0], xs[1], no_bias=True, num_hidden=fw.shape[0])
+    y.backward()
+    return [np.matmul(np.array(tall), np.array(w)).asnumpy(),
+            np.matmul(np.array(wide).T, np.array(wide)).asnumpy(),
+            np.matmul(np.array(bs), np.array(bs).transpose(0, 2, 1)).asnumpy(),
+            np.matmul(np.array(bl), np.array(bl)).asnumpy(),
+            np.matmul(np.array(c), np.array(c).T).asnumpy(),
+            y.asnumpy(), xs[0].grad.asnumpy(), xs[1].grad.asnumpy()]
+
+
+def test_gemm_results_match_numpy_for_every_thread_count(restore_threads):
+    """ndx splits a GEMM into panels over its own threads with OpenBLAS single-threaded in
+    each. Every thread count matches NumPy's products, and repeats bit for bit; across thread
+    counts the last bits may differ (OpenBLAS's edge kernels sum in another order), as they do
+    with OpenBLAS's own threads."""
+    rng = onp.random.default_rng(2)
+    f32 = onp.float32
+    tall = rng.standard_normal((1000, 300)).astype(f32)
+    wide = rng.standard_normal((130, 900)).astype(f32)
+    w = rng.standard_normal((300, 257)).astype(f32)
+    bs = rng.standard_normal((64, 9, 17))  # float64, small products: whole ones per thread
+    bl = rng.standard_normal((3, 200, 200)).astype(f32)
+    c = (rng.standard_normal((150, 80)) + 1j * rng.standard_normal((150, 80))).astype(onp.complex64)
+    x = rng.standard_normal((512, 784)).astype(f32)
+    fw = rng.standard_normal((256, 784)).astype(f32)
+    arrays = (tall, wide, w, bs, bl, c, x, fw)
+    ones = onp.ones((512, 256), f32)
+    wants = [tall @ w, wide.T @ wide, bs @ bs.transpose(0, 2, 1), bl @ bl, c @ c.T,
+             x @ fw.T, ones @ fw, ones.T @ x]
+    for threads in (1, 2, 3, 4):
+        npx.set_num_threads(threads)
+        first, again = _products(arrays), _products(arrays)
+        for got, repeat, want in zip(first, again, wants):
+            assert onp.array_equal(got, repeat)
+            tol = 1e-12 if want.dtype == onp.float64 else 2e-5
+            onp.testing.assert_allclose(got, want, rtol=tol,
+                                        atol=tol * onp.abs(want).max() * 50)
+
+
+def test_lapack_after_split_gemms_uses_threads_and_stays_right(restore_threads):
+    """LAPACK (which ndx does not split) runs after GEMMs that left OpenBLAS single-threaded."""
+    rng = onp.random.default_rng(3)
+    m = rng.standard_normal((300, 300)) + 300 * onp.eye(300)
+    b = rng.standard_normal((300, 4))
+    npx.set_num_threads(2)
+    np.matmul(np.array(m), np.array(m)).asnumpy()
+    got = np.linalg.solve(np.array(m), np.array(b)).asnumpy()
+    onp.testing.assert_allclose(got, onp.linalg.solve(m, b), rtol=1e-10, atol=1e-12)
+    onp.testing.assert_allclose(np.linalg.inv(np.array(m)).asnumpy() @ m, onp.eye(300),
+                                atol=1e-10)
