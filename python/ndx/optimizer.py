@@ -36,6 +36,26 @@ def _check_number(owner, name, value, allow_none=False, low=None):
     return value
 
 
+_FUSED = {}
+
+
+def _fused(op_name):
+    """The registered update op `op_name` (sgd_update, ...) as a function taking out=."""
+    f = _FUSED.get(op_name)
+    if f is None:
+        from ._registry import make_function, ops
+        f = _FUSED[op_name] = make_function(ops()[op_name], op_name)
+    return f
+
+
+def _fusable(weight, grad, state):
+    """Whether one fused op can update weight: float arrays of one dtype (and a rate the op
+    accepts); anything else takes the rule's elementwise ops."""
+    t = weight.dtype
+    return (getattr(t, "kind", "f") == "f" and grad.dtype == t  # bfloat16 is a string
+            and (state is None or state.dtype == t))
+
+
 def _zeros_like(weight, dtype=None):
     return np.zeros(weight.shape, dtype=dtype or weight.dtype, device=weight.device)
 
@@ -331,6 +351,16 @@ class SGD(Optimizer):
         return _momentum_state(self, weight)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
+        if lr >= 0 and _fusable(weight, grad, state):  # one op (MXNet's) instead of six
+            clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+            if state is None:
+                _fused("sgd_update")(weight, grad, out=weight, lr=lr, wd=wd,
+                                     rescale_grad=self.rescale_grad, clip_gradient=clip)
+            else:
+                _fused("sgd_mom_update")(weight, grad, state, out=weight, lr=lr,
+                                         momentum=self.momentum, wd=wd,
+                                         rescale_grad=self.rescale_grad, clip_gradient=clip)
+            return
         g = self._prepared_grad(grad, weight, wd)
         if state is None:
             weight -= g * lr

@@ -471,6 +471,12 @@ def round_(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def searchsorted(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_searchsorted: takes Symbols and params (as for the imperative function)."""
 
+def sgd_mom_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic sgd_mom_update: takes Symbols and params (as for the imperative function)."""
+
+def sgd_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic sgd_update: takes Symbols and params (as for the imperative function)."""
+
 def sigmoid(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_sigmoid: takes Symbols and params (as for the imperative function)."""
 

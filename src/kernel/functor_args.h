@@ -5,6 +5,6 @@
 
 namespace ndx::kernel {
 struct FunctorArgs {
-  double a = 0, b = 0, c = 0;
+  double a = 0, b = 0, c = 0, d = 0, e = 0;
 };
 }  // namespace ndx::kernel

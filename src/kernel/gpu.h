@@ -151,7 +151,9 @@
   X(PassWhereEqual) \
   X(OneIfZero) \
   X(IsZeroCount) \
-  X(ProdGrad)
+  X(ProdGrad) \
+  X(SgdStep) \
+  X(SgdMomentum)
 #define NDX_REDUCERS(X) \
   X(SumReducer) \
   X(MeanReducer) \

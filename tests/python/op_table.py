@@ -2242,6 +2242,62 @@ add(OpEntry(
         ErrorInput((_f((2, 3)), _f((3,)), _f((3,)), _f((3,)), _f((3,))), {"axis": 2},
                    AXIS_ERR, "axis-out-of-range")]))
 
+# ============================================================ optimizer updates
+# MXNet's sgd_update / sgd_mom_update (src/operator/optimizer.cc) against the rule in float64
+# NumPy; the momentum's in-place update is checked in test_optimizers.py.
+def _sgd_term(weight, grad, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, **_):
+    g = grad.astype(onp.float64) * rescale_grad
+    if clip_gradient > 0:
+        g = onp.clip(g, -clip_gradient, clip_gradient)
+    return g + wd * weight.astype(onp.float64)
+
+
+def _sgd_ref(weight, grad, lr, **kw):
+    return (weight - lr * _sgd_term(weight, grad, **kw)).astype(weight.dtype)
+
+
+def _sgd_mom_ref(weight, grad, mom, lr, momentum=0.0, **kw):
+    return (weight + momentum * mom.astype(onp.float64)
+            - lr * _sgd_term(weight, grad, **kw)).astype(weight.dtype)
+
+
+def _sgd_samples(n_inputs):
+    settings = [("plain", {"lr": 0.1}),
+                ("wd-rescale-clip", {"lr": 0.05, "wd": 0.01, "rescale_grad": 0.5,
+                                     "clip_gradient": 0.7}),
+                ("no-clip", {"lr": 0.2, "clip_gradient": -1.0})]
+
+    def make(dtype, rng, domains):
+        out = []
+        for shape in [(3, 4), (7,), (), (0, 3)]:
+            for name, kw in settings:
+                args = tuple(make_arg(shape, dtype, rng, Domain(-2, 2)) for _ in range(n_inputs))
+                if n_inputs == 3:
+                    kw = dict(kw, momentum=0.9)
+                out.append(Sample(args, dict(kw), f"{shape}-{name}"))
+        return out
+    return make
+
+
+_nd = ndx.nd
+add(OpEntry(
+    "nd.sgd_update", _nd.sgd_update, _sgd_ref, "shape", FLOATS, _sgd_samples(2),
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), _f((3,))), {"lr": 0.1}, ValueError, "grad-shape"),
+        ErrorInput((_f((2,)), _f((2,), "float64")), {"lr": 0.1}, TypeError, "grad-dtype"),
+        ErrorInput((onp.ones(2, onp.int32), onp.ones(2, onp.int32)), {"lr": 0.1}, TypeError,
+                   "int-weight"),
+        ErrorInput((_f((2,)), _f((2,))), {"lr": -0.1}, ValueError, "negative-lr"),
+        ErrorInput((_f((2,)), _f((2,))), {}, ValueError, "no-lr")]))
+add(OpEntry(
+    "nd.sgd_mom_update", _nd.sgd_mom_update, _sgd_mom_ref, "shape", FLOATS, _sgd_samples(3),
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), _f((2, 3)), _f((3,))), {"lr": 0.1}, ValueError, "mom-shape"),
+        ErrorInput((_f((2,)), _f((2,)), _f((2,), "float16")), {"lr": 0.1}, TypeError,
+                   "mom-dtype"),
+        ErrorInput((_f((2,)), _f((2,)), _f((2,))), {"lr": 0.1, "momentum": -1}, ValueError,
+                   "negative-momentum")]))
+
 # ============================================================ npx: convolution and pooling
 # npx.convolution / npx.pooling (src/operator/conv.cc) against direct NumPy loops in float64:
 # MXNet semantics, 1-d (N, C, W) and 2-d (N, C, H, W) data. Max-pooling gradients use

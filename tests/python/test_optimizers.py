@@ -413,6 +413,71 @@ def test_training_a_tiny_net_decreases_the_loss(name, params):
     assert losses[-1] < min(losses[:5])
 
 
+# ---- the fused update ops (MXNet's sgd_update / sgd_mom_update) ---------------------------
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-6), ("float64", 1e-13), ("float16", 2e-3)])
+def test_sgd_mom_update_updates_weight_and_momentum_in_place(dtype, tol):
+    rng = onp.random.default_rng(5)
+    w, g, m = (rng.normal(size=(4, 6)).astype(dtype) for _ in range(3))
+    g[0, 0], g[1, 1] = onp.nan, 50.0  # NaN passes through the clip; 50 * 0.5 is clipped
+    W, G, M = np.array(w), np.array(g), np.array(m)
+    r = ndx.nd.sgd_mom_update(W, G, M, out=W, lr=0.1, momentum=0.9, wd=0.01, rescale_grad=0.5,
+                              clip_gradient=2.0)
+    w64, m64 = w.astype(onp.float64), m.astype(onp.float64)
+    term = onp.clip(g.astype(onp.float64) * 0.5, -2, 2) + 0.01 * w64
+    term[0, 0] = onp.nan
+    want_m = 0.9 * m64 - 0.1 * term
+    assert r is W and str(G.dtype) == dtype
+    assert_almost_equal(M, want_m, rtol=tol, atol=tol, equal_nan=True)
+    assert_almost_equal(W, w64 + want_m, rtol=tol, atol=tol, equal_nan=True)
+    assert_almost_equal(G, g, rtol=0, atol=0, equal_nan=True)  # the gradient is untouched
+
+
+def test_sgd_update_without_clipping_and_on_empty_arrays():
+    rng = onp.random.default_rng(6)
+    w, g = rng.normal(size=5), rng.normal(scale=100, size=5)
+    for clip in (-1.0, 0.0):  # not positive: no clipping (MXNet's convention)
+        got = ndx.nd.sgd_update(np.array(w), np.array(g), lr=0.5, clip_gradient=clip)
+        assert_almost_equal(got, w - 0.5 * g, rtol=1e-13, atol=1e-13)
+    empty = np.zeros((0, 3), dtype="float32")
+    assert ndx.nd.sgd_mom_update(empty, empty, empty, out=empty, lr=0.1).shape == (0, 3)
+
+
+def test_update_ops_have_no_gradient():
+    w = np.ones(3)
+    w.attach_grad()
+    with autograd.record():
+        y = ndx.nd.sgd_update(w, np.ones(3), lr=0.1)
+    with pytest.raises(NotImplementedError, match="sgd_update.*not differentiable"):
+        y.backward()
+
+
+def test_update_op_in_a_hybridized_block_updates_its_input_once_per_call():
+    """The call that captures the graph runs the ops twice (trace, then graph); inputs an op
+    changes in place are put back after the trace."""
+    class Step(gluon.HybridBlock):
+        def forward(self, w, g, m):
+            return ndx.nd.sgd_mom_update(w, g, m, lr=0.1, momentum=0.9)
+
+    block = Step()
+    block.hybridize()
+    for _ in range(2):
+        m = np.ones(3)
+        out = block(np.ones(3), np.ones(3), m)
+        assert_almost_equal(m, onp.full(3, 0.8), rtol=1e-6, atol=1e-6)  # not 0.62: twice
+        assert_almost_equal(out, onp.full(3, 1.8), rtol=1e-6, atol=1e-6)
+
+
+def test_sgd_takes_the_elementwise_rule_when_the_op_does_not_apply():
+    """A float32 weight with a float64 gradient (the op wants one dtype) still follows the
+    rule, through the elementwise ops."""
+    rng = onp.random.default_rng(7)
+    w0, g = rng.normal(size=4).astype(onp.float32), rng.normal(size=4)
+    opt = optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.01)
+    w = np.array(w0)
+    opt.update(0, w, np.array(g), opt.create_state(0, w))
+    assert_almost_equal(w, w0 - 0.1 * (g + 0.01 * w0), rtol=1e-5, atol=1e-6)
+
+
 # ---- bad input ---------------------------------------------------------------------------
 
 

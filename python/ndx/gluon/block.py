@@ -436,9 +436,11 @@ class HybridBlock(Block):
                 self.forward(*args)
         traced_args = [_core._trace_input(a, n) for a, n in zip(args, _data_names(len(args)))]
         Parameter._traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
-        # Tracing runs the ops once; states the ops update in place (running statistics) are
-        # put back, so the call that traced updates them once, as every later call does.
-        states = [(p, p.data().copy()) for p in params.values() if not p.differentiable]
+        # Tracing runs the ops once; states the ops update in place (running statistics, the
+        # inputs of an update op such as sgd_mom_update) are put back, so the call that traced
+        # updates them once, as every later call does.
+        states = [(p.data(), p.data().copy()) for p in params.values() if not p.differentiable]
+        states += [(a, a.copy()) for a in args]
         prev_tracing = _core._set_tracing(True)
         try:
             with autograd.pause(train_mode=autograd.is_training()):
@@ -446,8 +448,9 @@ class HybridBlock(Block):
         finally:
             _core._set_tracing(prev_tracing)
             Parameter._traced = None
-            for p, value in states:
-                p.data()[...] = value
+            with autograd.pause():  # (an input may have an attached gradient)
+                for array, value in states:
+                    array[...] = value
         single = not isinstance(out, (list, tuple))
         graph = _core._graph_from_outputs([out] if single else list(out))
         return graph, _core._graph_inputs(graph), single

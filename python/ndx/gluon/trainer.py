@@ -116,11 +116,17 @@ class Trainer:
         if self._kvstore is not None:
             self._update_through_kvstore()
             return
-        for i, p in enumerate(self._params):
-            w = p.data()
-            if i not in self._states:
-                self._states[i] = self._optimizer.create_state_multi_precision(i, w)
-            self._optimizer.update_multi_precision(i, w, w.grad, self._states[i])
+        self._update_all([p.data() for p in self._params])
+
+    def _update_all(self, weights):
+        """One optimizer call for every parameter (its checks and bookkeeping run once)."""
+        states = self._states
+        for i, w in enumerate(weights):
+            if i not in states:
+                states[i] = self._optimizer.create_state_multi_precision(i, w)
+        self._optimizer.update_multi_precision(list(range(len(weights))), weights,
+                                               [w.grad for w in weights],
+                                               [states[i] for i in range(len(weights))])
 
     def _update_through_kvstore(self):
         """One call per step for all keys, so a distributed store sends the gradients in
@@ -142,10 +148,7 @@ class Trainer:
             self._overlap = _OverlappedAllreduce(len(self._params))
         if self._overlap is not None:
             self._overlap.arm(weights)  # (again each step: a parameter may have new data)
-        for i, w in enumerate(weights):
-            if i not in self._states:
-                self._states[i] = self._optimizer.create_state_multi_precision(i, w)
-            self._optimizer.update_multi_precision(i, w, w.grad, self._states[i])
+        self._update_all(weights)
 
     @property
     def kvstore(self):

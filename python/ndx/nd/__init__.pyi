@@ -37,6 +37,12 @@ def ops() -> Any:
 def save(fname: Any, data: Any) -> Any:
     """MXNet's mx.nd.save: an ndarray, a list of them or a dict {str: ndarray}, in MXNet's NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load)."""
 
+def sgd_mom_update(weight: Any, grad: Any, mom: Any, lr: Any, momentum: Any = 0, wd: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, lazy_update: Any = True, *, out: Any = None) -> Any:
+    """One SGD step with momentum: mom = momentum * mom - lr * (clip(rescale_grad * grad, clip_gradient) + wd * weight) in place, and the result weight + mom. MXNet's op; out=weight updates in place."""
+
+def sgd_update(weight: Any, grad: Any, lr: Any, wd: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, lazy_update: Any = True, *, out: Any = None) -> Any:
+    """One SGD step: weight - lr * (clip(rescale_grad * grad, clip_gradient) + wd * weight). MXNet's op; out=weight updates in place."""
+
 def waitall() -> Any:
     """Waits for all queued device work (MXNet's ``mx.nd.waitall``)."""
 

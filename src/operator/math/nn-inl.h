@@ -326,6 +326,41 @@ struct Plus {  // a + b (a bias)
     return a + b;
   }
 };
+// ---- optimizer updates (operator/optimizer.cc) ----
+// SGD's gradient term clip(rescale * g, clip) + wd * w, FunctorArgs b..d = wd, rescale, clip.
+// clip = inf when there is no clipping; a NaN gradient stays NaN (the comparison is false).
+struct SgdTerm {
+  double wd = 0, rescale = 1, clip = 0;
+  SgdTerm() = default;
+  explicit SgdTerm(const FunctorArgs& a) : wd(a.b), rescale(a.c), clip(a.d) {}
+  template <class T>
+  NDX_HD T operator()(T w, T g) const {
+    const T s = g * T(rescale);
+    return select(abs(s) > T(clip), copysign(T(clip), s), s) + w * T(wd);
+  }
+};
+struct SgdStep {  // w - lr * term, FunctorArgs a = lr
+  static constexpr unsigned kTypes = kFloatTypes;
+  double lr = 0;
+  SgdTerm term;
+  SgdStep() = default;
+  explicit SgdStep(const FunctorArgs& a) : lr(a.a), term(a) {}
+  template <class T>
+  NDX_HD T operator()(T w, T g) const {
+    return w - term(w, g) * T(lr);
+  }
+};
+struct SgdMomentum {  // the new momentum: momentum * mom - lr * term, FunctorArgs e = momentum
+  static constexpr unsigned kTypes = kFloatTypes;
+  double lr = 0, momentum = 0;
+  SgdTerm term;
+  SgdMomentum() = default;
+  explicit SgdMomentum(const FunctorArgs& a) : lr(a.a), momentum(a.e), term(a) {}
+  template <class T>
+  NDX_HD T operator()(T mom, T w, T g) const {
+    return mom * T(momentum) - term(w, g) * T(lr);
+  }
+};
 struct DivideBoth {  // a / b
   static constexpr unsigned kTypes = kFloatTypes;
   template <class T>
