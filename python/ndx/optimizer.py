@@ -18,6 +18,7 @@ import warnings
 import numpy as _onp
 
 from . import numpy as np
+from ._registry import internal_function
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta",
            "Adamax", "Nadam", "LAMB", "LARS", "Test", "Updater", "create", "register",
@@ -34,18 +35,6 @@ def _check_number(owner, name, value, allow_none=False, low=None):
     if low is not None and not value >= low:
         raise ValueError(f"[optimizer] {owner}: {name} must be >= {low}, got {value!r}")
     return value
-
-
-_FUSED = {}
-
-
-def _fused(op_name):
-    """The registered update op `op_name` (sgd_update, ...) as a function taking out=."""
-    f = _FUSED.get(op_name)
-    if f is None:
-        from ._registry import make_function, ops
-        f = _FUSED[op_name] = make_function(ops()[op_name], op_name)
-    return f
 
 
 def _fusable(weight, grad, state):
@@ -354,12 +343,13 @@ class SGD(Optimizer):
         if lr >= 0 and _fusable(weight, grad, state):  # one op (MXNet's) instead of six
             clip = self.clip_gradient if self.clip_gradient is not None else -1.0
             if state is None:
-                _fused("sgd_update")(weight, grad, out=weight, lr=lr, wd=wd,
-                                     rescale_grad=self.rescale_grad, clip_gradient=clip)
+                internal_function("sgd_update")(
+                    weight, grad, out=weight, lr=lr, wd=wd, rescale_grad=self.rescale_grad,
+                    clip_gradient=clip)
             else:
-                _fused("sgd_mom_update")(weight, grad, state, out=weight, lr=lr,
-                                         momentum=self.momentum, wd=wd,
-                                         rescale_grad=self.rescale_grad, clip_gradient=clip)
+                internal_function("sgd_mom_update")(
+                    weight, grad, state, out=weight, lr=lr, momentum=self.momentum, wd=wd,
+                    rescale_grad=self.rescale_grad, clip_gradient=clip)
             return
         g = self._prepared_grad(grad, weight, wd)
         if state is None:
