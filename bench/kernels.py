@@ -57,6 +57,9 @@ def ndx_cases(x, y, m, s, t):
         "arcsinh": lambda: np.arcsinh(a), "arctan2": lambda: np.arctan2(a, b),
         "logaddexp": lambda: np.logaddexp(a, b),
     }
+    a4, b4 = np.array(x[: N // 4]), np.array(y[: N // 4])
+    o4 = np.empty_like(a4)
+    out["add out= 4M"] = lambda: np.add(a4, b4, out=o4)
     for fn in ("sum", "mean", "max", "argmax"):
         for axis in (None, 0, -1):
             out[f"{fn}(axis={axis})"] = lambda fn=fn, axis=axis: getattr(np, fn)(am, axis=axis)
@@ -165,6 +168,9 @@ def cases():
         "arcsinh": lambda: onp.arcsinh(x), "arctan2": lambda: onp.arctan2(x, y),
         "logaddexp": lambda: onp.logaddexp(x, y),
     }
+    x4, y4 = x[: N // 4].copy(), y[: N // 4].copy()
+    o4 = onp.empty_like(x4)
+    refs["add out= 4M"] = lambda: onp.add(x4, y4, out=o4)
     theirs = {}
     if torch is not None:
         tx, ty, tm, ts, tt = (torch.from_numpy(v) for v in (x, y, m, s, t))
@@ -177,7 +183,9 @@ def cases():
             "transpose copy": lambda: tt.t().contiguous(), "cast f32->f16": lambda: tx.half(),
             "arcsinh": lambda: torch.asinh(tx), "arctan2": lambda: torch.atan2(tx, ty),
             "logaddexp": lambda: torch.logaddexp(tx, ty),
+            "add out= 4M": lambda: torch.add(tx[: N // 4], ty[: N // 4], out=to4),
         }
+        to4 = torch.empty(N // 4)
     for fn in ("sum", "mean", "max", "argmax"):
         for axis in (None, 0, -1):
             name = f"{fn}(axis={axis})"

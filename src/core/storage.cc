@@ -1,5 +1,6 @@
 #include "ndx/storage.h"
 
+#include <sys/mman.h>
 #include <sys/sysinfo.h>
 
 #include <cstdlib>
@@ -28,6 +29,24 @@ std::size_t size_class(std::size_t bytes) {
   std::size_t c = 8192;
   while (c < bytes) c <<= 1;
   return c;
+}
+
+// Blocks of at least this size start on a 2 MiB boundary and ask the kernel for transparent
+// huge pages (as NumPy does for its large arrays): with 4 KiB pages, streaming a few MiB
+// through the TLB costs a page walk every 4 KiB, which made np.add of 4M float32 about 0.75x
+// NumPy's speed on an AVX2 host where THP is in `madvise` mode.
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kHugePageFrom = std::size_t{4} << 20;
+
+void* allocate_block(std::size_t capacity) {
+  if (capacity < kHugePageFrom)
+    return std::aligned_alloc(kAlignment, capacity == 0 ? kAlignment : capacity);
+  const std::size_t rounded = (capacity + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = std::aligned_alloc(kHugePage, rounded);
+#ifdef MADV_HUGEPAGE
+  if (p) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure leaves ordinary pages
+#endif
+  return p;
 }
 
 // Physical memory plus swap: an upper bound on what one allocation can ever get.
@@ -65,7 +84,7 @@ class CpuPool {
     // and the first fill gets the process killed.
     void* p = capacity > (std::size_t{1} << 62) || capacity > machine_bytes()
                   ? nullptr
-                  : std::aligned_alloc(kAlignment, capacity == 0 ? kAlignment : capacity);
+                  : allocate_block(capacity);
     if (!p) {
       std::lock_guard<std::mutex> lock(mutex_);
       in_use_ -= capacity;
