@@ -76,6 +76,7 @@ def other_cases():
     rn = rng.standard_normal((4096, 1024), dtype=onp.float32)
     r = np.array(rn)
     g, be = np.ones(1024), np.zeros(1024)
+    bg, bb, bm, bv = np.ones(32), np.zeros(32), np.zeros(32), np.ones(32)
     out = {
         "maxpool 2x2 32x32x56x56": {
             "ndx": lambda: npx.pooling(p, kernel=(2, 2), stride=(2, 2), pool_type="max")},
@@ -83,6 +84,8 @@ def other_cases():
             "ndx": lambda: npx.pooling(p, kernel=(3, 3), pad=(1, 1), pool_type="avg")},
         "layer_norm 4096x1024": {"ndx": lambda: npx.layer_norm(r, g, be, axis=-1)},
         "softmax 4096x1024": {"ndx": lambda: npx.softmax(r, axis=-1)},
+        "batch_norm train 32x32x56x56": {"ndx": _ndx_train(
+            lambda: npx.batch_norm(p, bg, bb, bm, bv))},
     }
     head = np.array(rng.standard_normal(rn.shape, dtype=onp.float32))
     ph = np.array(rng.standard_normal((32, 32, 28, 28), dtype=onp.float32))
@@ -92,6 +95,8 @@ def other_cases():
         "layer_norm 4096x1024 fwd+bwd": (
             (r, g, be), lambda *a: npx.layer_norm(*a, axis=-1), head),
         "softmax 4096x1024 fwd+bwd": ((r,), lambda a: npx.softmax(a, axis=-1), head),
+        "batch_norm 32x32x56x56 fwd+bwd": (
+            (p, bg, bb), lambda *a: npx.batch_norm(*a, bm, bv), p),
     }
     for name, (args, f, hd) in grads.items():
         out[name] = {"ndx": _ndx_fwd_bwd(args, f, hd)}
@@ -102,16 +107,30 @@ def other_cases():
         out["avgpool 3x3 s1 32x32x56x56"]["torch"] = lambda: tf.avg_pool2d(tp, 3, 1, 1)
         out["layer_norm 4096x1024"]["torch"] = lambda: tf.layer_norm(tr, (1024,), tg, tbe)
         out["softmax 4096x1024"]["torch"] = lambda: torch.softmax(tr, -1)
+        tbg, tbb, tbm, tbv = torch.ones(32), torch.zeros(32), torch.zeros(32), torch.ones(32)
+        out["batch_norm train 32x32x56x56"]["torch"] = lambda: tf.batch_norm(
+            tp, tbm, tbv, tbg, tbb, training=True)
         th, tph = torch.from_numpy(head.asnumpy()), torch.from_numpy(ph.asnumpy())
         tgrads = {
             "maxpool 2x2 32x32x56x56 fwd+bwd": ((tp,), lambda a: tf.max_pool2d(a, 2), tph),
             "layer_norm 4096x1024 fwd+bwd": (
                 (tr, tg, tbe), lambda *a: tf.layer_norm(a[0], (1024,), a[1], a[2]), th),
             "softmax 4096x1024 fwd+bwd": ((tr,), lambda a: torch.softmax(a, -1), th),
+            "batch_norm 32x32x56x56 fwd+bwd": (
+                (tp, tbg, tbb),
+                lambda *a: tf.batch_norm(a[0], tbm, tbv, a[1], a[2], training=True), tp),
         }
         for name, (args, f, hd) in tgrads.items():
             out[name]["torch"] = _torch_fwd_bwd(args, f, hd)
     return out
+
+
+def _ndx_train(f):
+    """f run in training mode (batch statistics) without recording."""
+    def run():
+        with autograd.train_mode():
+            return f()
+    return run
 
 
 def _ndx_fwd_bwd(args, f, head):

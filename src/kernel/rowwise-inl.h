@@ -24,6 +24,8 @@
 
 #ifndef NDX_KERNEL_ROWWISE_ARGS_
 #define NDX_KERNEL_ROWWISE_ARGS_
+#include <vector>
+
 namespace ndx::kernel {
 struct RowwiseArgs {
   const void* in = nullptr;  // rows * n contiguous elements of `dtype`
@@ -84,6 +86,27 @@ inline int64_t norm_rows_partials(int64_t rows, int64_t n) {
   const int64_t b = norm_rows_block(rows);
   return (rows + b - 1) / b * 2 * n;
 }
+
+// Batch normalization over a contiguous [outer, channels, inner] array (float or double; every
+// pointer of `dtype`; per-channel arrays hold `channels` elements). Row (o, c) of `inner`
+// elements belongs to channel c.
+//   channel_moments: mean[c] and var[c] (biased) over every (o, i), one pass over x.
+//   channel_norm_grad: given the forward's mean and inv_std, and gamma (null: 1),
+//     dbeta[c] = sum of g,  dgamma[c] = sum of g * xhat,  xhat = (x - mean) * inv_std,
+//     dx = (g - dbeta / count - xhat * dgamma / count) * gamma * inv_std   (batch_stats), or
+//     dx = g * gamma * inv_std   (the statistics were constants);
+//     one pass over g and x for the sums and one for dx. dx, dgamma, dbeta may be null.
+// A row's sums are pairwise in `dtype`; rows combine per channel in double, in order, so the
+// results do not depend on the thread count. `scratch` holds 2 * outer * channels elements.
+struct ChannelNormArgs {
+  const void *x = nullptr, *g = nullptr, *gamma = nullptr, *inv_std = nullptr;
+  void *mean = nullptr, *var = nullptr;  // outputs of channel_moments, inputs of the gradient
+  void *dx = nullptr, *dgamma = nullptr, *dbeta = nullptr, *scratch = nullptr;
+  DType dtype = DType::kFloat32;
+  int64_t outer = 0, channels = 0, inner = 0;
+  bool batch_stats = true;
+};
+using ChannelNormFn = void (*)(const ChannelNormArgs&);
 }  // namespace ndx::kernel
 #endif
 
@@ -365,6 +388,124 @@ inline void layer_norm_rows_grad(const NormRowsGradArgs& a) {
     if (a.dbeta) std::copy(partials + n, partials + 2 * n, static_cast<T*>(a.dbeta));
   };
   with_float_or_double(a.dtype, "layer_norm_rows_grad", run);
+}
+
+// ---------------------------------------------------------------- batch normalization
+
+// sum(g) and sum(g * (x - m)) over [0, n), pairwise over leaves as fold_contig.
+template <class T>
+void grad_sums(const T* g, const T* x, int64_t n, T m, T* s1, T* s2) {
+  using V = Vec<T>;
+  const int64_t lanes = static_cast<int64_t>(V::lanes());
+  if (n > kLeaf) {
+    const int64_t half = (n / 2 + 2 * lanes - 1) / (2 * lanes) * (2 * lanes);
+    T a1, a2, b1, b2;
+    grad_sums(g, x, half, m, &a1, &a2);
+    grad_sums(g + half, x + half, n - half, m, &b1, &b2);
+    *s1 = a1 + b1, *s2 = a2 + b2;
+    return;
+  }
+  const V mv(m);
+  V g0(T(0)), g1 = g0, p0 = g0, p1 = g0;
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const V ga = V::load(g + i), gb = V::load(g + i + lanes);
+    g0 = g0 + ga, g1 = g1 + gb;
+    p0 = p0 + ga * (V::load(x + i) - mv), p1 = p1 + gb * (V::load(x + i + lanes) - mv);
+  }
+  T a = lane_sum(g0 + g1), b = lane_sum(p0 + p1);
+  for (; i < n; ++i) a += g[i], b += g[i] * (x[i] - m);
+  *s1 = a, *s2 = b;
+}
+
+// Per-row values (two per row, in scratch) folded per channel over the outer index in double.
+template <class T, class Combine>
+void fold_channels(const ChannelNormArgs& a, const T* rows, Combine&& combine) {
+  for (int64_t c = 0; c < a.channels; ++c)
+    for (int64_t o = 0; o < a.outer; ++o) {
+      const T* r = rows + 2 * (o * a.channels + c);
+      combine(c, o, static_cast<double>(r[0]), static_cast<double>(r[1]));
+    }
+}
+
+template <class T, class RowFn>
+void for_rows(const ChannelNormArgs& a, RowFn&& row) {
+  parallel_for(a.outer * a.channels, std::max<int64_t>(1, kGrain / a.inner),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t r = b; r < e; ++r) row(r, r % a.channels);
+               });
+}
+
+inline void channel_moments(const ChannelNormArgs& a) {
+  if (a.outer * a.channels == 0 || a.inner == 0) return;
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(a.x);
+    T* rows = static_cast<T*>(a.scratch);
+    for_rows<T>(a, [&](int64_t r, int64_t) {
+      const T* xr = x + r * a.inner;
+      const T m = fold_contig(SumReducer{}, xr, a.inner) / static_cast<T>(a.inner);
+      rows[2 * r] = m, rows[2 * r + 1] = squared_deviations(xr, a.inner, m);
+    });
+    // Chan et al.'s pairwise update: rows of equal count, so the weights are o / (o + 1).
+    std::vector<double> mean(static_cast<size_t>(a.channels)), m2(mean.size());
+    const double n = static_cast<double>(a.inner);
+    fold_channels<T>(a, rows, [&](int64_t c, int64_t o, double rm, double rm2) {
+      const double delta = rm - mean[c], k = static_cast<double>(o);
+      mean[c] += delta / (k + 1);
+      m2[c] += rm2 + delta * delta * n * k / (k + 1);
+    });
+    const double count = n * static_cast<double>(a.outer);
+    for (int64_t c = 0; c < a.channels; ++c) {
+      static_cast<T*>(a.mean)[c] = static_cast<T>(mean[c]);
+      static_cast<T*>(a.var)[c] = static_cast<T>(m2[c] / count);
+    }
+  };
+  with_float_or_double(a.dtype, "channel_moments", run);
+}
+
+inline void channel_norm_grad(const ChannelNormArgs& a) {
+  if (a.outer * a.channels == 0 || a.inner == 0) return;
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    using V = Vec<T>;
+    const int64_t n = a.inner, lanes = static_cast<int64_t>(V::lanes()), nv = n / lanes * lanes;
+    const T *g = static_cast<const T*>(a.g), *x = static_cast<const T*>(a.x);
+    const T *mean = static_cast<const T*>(a.mean), *inv = static_cast<const T*>(a.inv_std);
+    const T* gamma = static_cast<const T*>(a.gamma);
+    T* rows = static_cast<T*>(a.scratch);
+    for_rows<T>(a, [&](int64_t r, int64_t c) {
+      grad_sums(g + r * n, x + r * n, n, mean[c], &rows[2 * r], &rows[2 * r + 1]);
+    });
+    std::vector<double> sum_g(static_cast<size_t>(a.channels)), sum_gxc(sum_g.size());
+    fold_channels<T>(a, rows, [&](int64_t c, int64_t, double v1, double v2) {
+      sum_g[c] += v1, sum_gxc[c] += v2;
+    });
+    // dx = (g - shift - (x - mean) * slope) * scale, per channel.
+    const double inv_count = 1.0 / (static_cast<double>(n) * static_cast<double>(a.outer));
+    std::vector<T> scale(sum_g.size()), shift(sum_g.size()), slope(sum_g.size());
+    for (int64_t c = 0; c < a.channels; ++c) {
+      const double ic = static_cast<double>(inv[c]), gxhat = sum_gxc[c] * ic;
+      if (a.dbeta) static_cast<T*>(a.dbeta)[c] = static_cast<T>(sum_g[c]);
+      if (a.dgamma) static_cast<T*>(a.dgamma)[c] = static_cast<T>(gxhat);
+      scale[c] = static_cast<T>((gamma ? static_cast<double>(gamma[c]) : 1.0) * ic);
+      shift[c] = a.batch_stats ? static_cast<T>(sum_g[c] * inv_count) : T(0);
+      slope[c] = a.batch_stats ? static_cast<T>(gxhat * inv_count * ic) : T(0);
+    }
+    if (!a.dx) return;
+    T* dx = static_cast<T*>(a.dx);
+    for_rows<T>(a, [&](int64_t r, int64_t c) {
+      const T *gr = g + r * n, *xr = x + r * n;
+      T* d = dx + r * n;
+      const T m = mean[c], sc = scale[c], sh = shift[c], sl = slope[c];
+      const V mv(m), scv(sc), shv(sh), slv(sl);
+      int64_t i = 0;
+      for (; i < nv; i += lanes)
+        ((V::load(gr + i) - shv - (V::load(xr + i) - mv) * slv) * scv).store(d + i);
+      for (; i < n; ++i) d[i] = (gr[i] - sh - (xr[i] - m) * sl) * sc;
+    });
+  };
+  with_float_or_double(a.dtype, "channel_norm_grad", run);
 }
 
 }  // namespace ndx::kernel::HWY_NAMESPACE

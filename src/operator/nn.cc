@@ -1136,6 +1136,28 @@ bool batch_norm_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
   return true;
 }
 
+// batch_norm's row kernels (kernel/rowwise-inl.h) take contiguous float32 / float64 CPU data
+// whose rows along the channel axis hold at least this many elements; shorter rows (a
+// (batch, features) input) go through the reductions, which vectorize across channels.
+constexpr int64_t kChannelRowMin = 16;
+
+// x as [outer, channels, inner] for the row kernels, when they take it with `others` (all of
+// x's dtype and contiguous).
+bool channel_rows(const TBlob& x, int ax, std::initializer_list<const TBlob*> others,
+                  kernel::ChannelNormArgs* a) {
+  if (!x.device.is_cpu() || (x.dtype != DType::kFloat32 && x.dtype != DType::kFloat64) ||
+      x.size() == 0 || !x.is_contiguous())
+    return false;
+  for (const TBlob* b : others)
+    if (b->dtype != x.dtype || !b->is_contiguous()) return false;
+  a->dtype = x.dtype;
+  a->channels = x.shape[ax];
+  a->outer = 1, a->inner = 1;
+  for (int d = 0; d < ax; ++d) a->outer *= x.shape[d];
+  for (int d = ax + 1; d < x.ndim(); ++d) a->inner *= x.shape[d];
+  return a->inner >= kChannelRowMin;
+}
+
 // Outputs: (out, mean, inv_std) with mean / inv_std the statistics used (hidden). In training
 // mode without use_global_stats the batch statistics are used and running_mean / running_var
 // (inputs 3 and 4) are updated IN PLACE; in predict mode the running statistics are used.
@@ -1153,6 +1175,11 @@ void batch_norm_compute(const NodeAttrs& attrs, const OpContext& ctx, const std:
     if (x.size() == 0) {  // no samples: statistics 0 (NumPy would give NaN with a warning)
       mean.fill(0);
       var.fill(0);
+    } else if (kernel::ChannelNormArgs a; channel_rows(x, ax, {}, &a)) {
+      NDArray scratch(Shape{2 * a.outer * a.channels}, x.dtype);
+      a.x = x.dptr, a.mean = mean.raw_data(), a.var = var.raw_data();
+      a.scratch = scratch.raw_data();
+      NDX_DISPATCH_FN(channel_moments)(a);
     } else {
       NDArray sq(x.shape, st, x.device);
       reduce_into(NDX_REDUCER(MeanReducer), x, mean, others);
@@ -1198,6 +1225,24 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
   const std::vector<bool> others = axis_mask(x.ndim(), ax, false);
   const int64_t count = x.shape[ax] ? x.size() / x.shape[ax] : 0;
   const Shape c{x.shape[ax]};
+  kernel::ChannelNormArgs a;
+  if (channel_rows(x, ax, {&g, &in[2], &in[3], &in[4]}, &a) &&
+      (req[0] == kNullOp || (writes(req[0]) && out[0].is_contiguous()))) {
+    NDArray scratch(Shape{2 * a.outer * a.channels}, x.dtype), dgamma(c, x.dtype),
+        dbeta(c, x.dtype);
+    a.g = g.dptr, a.x = x.dptr, a.gamma = p.fix_gamma ? nullptr : in[2].dptr;
+    a.mean = in[3].dptr, a.inv_std = in[4].dptr, a.batch_stats = batch_stats;
+    a.dx = req[0] == kNullOp ? nullptr : out[0].dptr;
+    a.dgamma = dgamma.raw_data(), a.dbeta = dbeta.raw_data(), a.scratch = scratch.raw_data();
+    NDX_DISPATCH_FN(channel_norm_grad)(a);
+    if (p.fix_gamma)
+      kernel::fill_output(out[1], req[1], 0);
+    else
+      kernel::copy(to_blob(dgamma), out[1], req[1]);
+    kernel::copy(to_blob(dbeta), out[2], req[2]);
+    for (int k = 3; k < 5; ++k) kernel::fill_output(out[k], req[k], 0);
+    return;
+  }
   const TBlob mean = along_axis(in[3], x.shape, ax), inv = along_axis(in[4], x.shape, ax);
   NDArray xhat(x.shape, st, x.device), prod(x.shape, st, x.device), sum_g(c, st, x.device),
       sum_gx(c, st, x.device), scale(c, st, x.device);
