@@ -372,9 +372,18 @@ int64_t arg_contig(const T* x, int64_t n) {
       for (int64_t l = 1; l < lanes; ++l) e = better<kMax>(lane[l], e) ? lane[l] : e;
       if (better<kMax>(e, best)) {
         best = e;
+        // e is in this block, whose length is a multiple of 4 vectors: find its group of
+        // four first (one branch per 4 vectors), then the vector and lane inside it.
         const V ev(e);
-        for (int64_t j = i;; j += lanes) {
-          const intptr_t k = hn::FindFirstTrue(typename V::D(), (V::load(x + j) == ev).m);
+        const typename V::D d;
+        int64_t j = i;
+        while (hn::AllFalse(
+            d, hn::Or(hn::Or((V::load(x + j) == ev).m, (V::load(x + j + lanes) == ev).m),
+                      hn::Or((V::load(x + j + 2 * lanes) == ev).m,
+                             (V::load(x + j + 3 * lanes) == ev).m))))
+          j += 4 * lanes;
+        for (;; j += lanes) {
+          const intptr_t k = hn::FindFirstTrue(d, (V::load(x + j) == ev).m);
           if (k >= 0) {
             idx = j + k;
             break;

@@ -425,3 +425,25 @@ def test_sort_keeps_the_sign_of_zero_and_argsort_stays_stable_across_it(dtype):
     # -0 == +0, so their order among themselves is free; the multiset of signs is not.
     assert onp.signbit(got).sum() == onp.signbit(want).sum()
     onp.testing.assert_array_equal(np.argsort(np.array(v)).asnumpy(), onp.argsort(v, stable=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+@pytest.mark.parametrize("n", [1000, 3000])
+def test_arg_reductions_find_the_first_extremum_of_long_rows(dtype, fn, n):
+    """The SIMD search for the extremum's index (groups of four vectors, then the vector and
+    the lane) against NumPy, with ties after the first extremum at every kind of position."""
+    rng = onp.random.default_rng(5)
+    ext = 2.0 if fn == "argmax" else -2.0
+    rows = []
+    for pos in [0, 1, 7, 8, 15, 31, 32, 33, 63, 100, 511, 2047, 2048, 2100, n - 1]:
+        x = rng.uniform(-1, 1, n)
+        for p in (pos, pos + 3, pos + 40, n - 1):
+            x[min(p, n - 1)] = ext
+        rows.append(x)
+    m = onp.array(rows, dtype=dtype)
+    a = np.array(m)
+    onp.testing.assert_array_equal(getattr(np, fn)(a, axis=-1).asnumpy(),
+                                   getattr(onp, fn)(m, axis=-1))
+    for row, x in zip(a, m):
+        assert int(getattr(np, fn)(row)) == int(getattr(onp, fn)(x))
