@@ -1211,6 +1211,18 @@ void batch_norm_compute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   kernel::copy(to_blob(inv), out[2], req[2]);
 }
 
+// batch_norm's outputs 1 to 4: grad gamma (0 with fix_gamma), grad beta, and zeros for the
+// running statistics.
+void write_param_grads(const BatchNormParam& p, const TBlob& dgamma, const TBlob& dbeta,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (p.fix_gamma)
+    kernel::fill_output(out[1], req[1], 0);
+  else
+    kernel::copy(dgamma, out[1], req[1]);
+  kernel::copy(dbeta, out[2], req[2]);
+  for (int k = 3; k < 5; ++k) kernel::fill_output(out[k], req[k], 0);
+}
+
 // (ograd, data, gamma, mean, inv_std) -> (grad data, grad gamma, grad beta, 0, 0). With batch
 // statistics (training mode, as MXNet: backward runs in training mode like the forward it
 // differentiates) the mean and variance depend on data; with global statistics they are
@@ -1235,12 +1247,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
     a.dx = req[0] == kNullOp ? nullptr : out[0].dptr;
     a.dgamma = dgamma.raw_data(), a.dbeta = dbeta.raw_data(), a.scratch = scratch.raw_data();
     NDX_DISPATCH_FN(channel_norm_grad)(a);
-    if (p.fix_gamma)
-      kernel::fill_output(out[1], req[1], 0);
-    else
-      kernel::copy(to_blob(dgamma), out[1], req[1]);
-    kernel::copy(to_blob(dbeta), out[2], req[2]);
-    for (int k = 3; k < 5; ++k) kernel::fill_output(out[k], req[k], 0);
+    write_param_grads(p, to_blob(dgamma), to_blob(dbeta), req, out);
     return;
   }
   const TBlob mean = along_axis(in[3], x.shape, ax), inv = along_axis(in[4], x.shape, ax);
@@ -1264,12 +1271,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
   } else {
     kernel::apply(NDX_KERNEL(Product), {g, scale_v}, out[0], req[0], st);
   }
-  if (p.fix_gamma)
-    kernel::fill_output(out[1], req[1], 0);
-  else
-    kernel::copy(to_blob(sum_gx), out[1], req[1]);
-  kernel::copy(to_blob(sum_g), out[2], req[2]);
-  for (int k = 3; k < 5; ++k) kernel::fill_output(out[k], req[k], 0);
+  write_param_grads(p, to_blob(sum_gx), to_blob(sum_g), req, out);
 }
 
 [[maybe_unused]] const bool registered = [] {
