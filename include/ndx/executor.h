@@ -107,6 +107,13 @@ class Executor {
 // block of the output (given the inputs' matching views, broadcast dims of extent 1).
 bool fusion_enabled();
 void set_fusion_enabled(bool on);
+// How fused nodes have run since the process started: as a vector program (every op's block
+// kernel on small contiguous blocks), op by op on blocks of the output, or op by op on whole
+// arrays (GPU arrays, strided outputs).
+struct FusionRuns {
+  int64_t vector = 0, blocks = 0, whole = 0;
+};
+FusionRuns fusion_runs();
 
 // While a TraceScope is alive on this thread, every op whose inputs include a traced array is
 // recorded into the graph (as autograd records), without changing autograd's own state.

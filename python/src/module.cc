@@ -872,6 +872,11 @@ PyObject* set_fusion_py(PyObject*, PyObject* on) {
   set_fusion_enabled(v != 0);
   return PyBool_FromLong(prev);
 }
+PyObject* fusion_runs_py(PyObject*, PyObject*) {
+  const FusionRuns r = fusion_runs();
+  return Py_BuildValue("{sLsLsL}", "vector", static_cast<long long>(r.vector), "blocks",
+                       static_cast<long long>(r.blocks), "whole", static_cast<long long>(r.whole));
+}
 
 // Kernels release the GIL around long loops through these (see ndx/runtime.h).
 void* release_gil() {
@@ -981,6 +986,8 @@ PyMethodDef module_methods[] = {
      "Whether planned graphs fuse elementwise ops (NDX_FUSION=0 turns it off)."},
     {"_set_fusion", set_fusion_py, METH_O,
      "Turns elementwise fusion in planned graphs on or off; returns the previous setting."},
+    {"_fusion_runs", fusion_runs_py, METH_NOARGS,
+     "How fused nodes have run: {'vector': n, 'blocks': n, 'whole': n} since the start."},
     {"_dnnl_enabled", dnnl_enabled_py, METH_NOARGS,
      "Whether convolution and pooling run on oneDNN (NDX_DNNL=0 turns it off)."},
     {"_sym_var", sym_var, METH_O, "A symbol for a named input."},

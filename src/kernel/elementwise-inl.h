@@ -253,6 +253,56 @@ void elementwise(const ElementwiseArgs& a) {
                         [&](auto c) { elementwise_typed<F, decltype(c)>(a); });
 }
 
+// A contiguous block of a fused chain (see BlockFn): compute_block, as the general entry's
+// direct path runs it.
+template <class F, class C>
+void elementwise_block_typed(const FunctorArgs& args, const BlockOperand* in, void* out, int64_t n,
+                             bool stream) {
+  constexpr int N = arity<F, C>();
+  const F f = make_functor<F>(args);
+  Operand<C> src[N];
+  for (int k = 0; k < N; ++k) {
+    if (in[k].scalar) {
+      src[k].p = nullptr;
+      src[k].s = *static_cast<const C*>(in[k].p);
+    } else {
+      src[k].p = static_cast<const C*>(in[k].p);
+    }
+  }
+  if constexpr (N > 2) {  // single values are expanded into buffers of kBlock
+    HWY_ALIGN C bufs[N][kBlock];
+    for (int64_t i = 0; i < n; i += kBlock) {
+      Operand<C> part[N];
+      for (int k = 0; k < N; ++k) part[k] = {src[k].p ? src[k].p + i : nullptr, src[k].s};
+      compute_block<F, C, C, N>(f, std::min(kBlock, n - i), static_cast<C*>(out) + i, part, bufs,
+                                stream);
+    }
+  } else {
+    compute_block<F, C, C, N>(f, n, static_cast<C*>(out), src, nullptr, stream);
+  }
+  if (stream) hwy::FlushStream();
+}
+
+template <class F, class C>
+constexpr bool block_supported() {
+  if constexpr ((types_of<F>() & kFloatTypes) == 0 || arity<F, C>() == 0) {
+    return false;
+  } else {
+    using R = decltype(result_of<F, C>(std::make_index_sequence<arity<F, C>()>()));
+    return std::is_same_v<R, C>;
+  }
+}
+
+// The registered block resolver.
+template <class F>
+BlockFn elementwise_block(DType compute) {
+  if constexpr (block_supported<F, float>())
+    if (compute == DType::kFloat32) return &elementwise_block_typed<F, float>;
+  if constexpr (block_supported<F, double>())
+    if (compute == DType::kFloat64) return &elementwise_block_typed<F, double>;
+  return nullptr;
+}
+
 }  // namespace ndx::kernel::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -29,16 +29,31 @@ struct ElementwiseArgs {
 // cache anyway, and skipping the read-for-ownership saves a third of the memory traffic.
 inline constexpr int64_t kStreamBytes = int64_t{32} << 20;
 using ElementwiseEntry = void (*)(const ElementwiseArgs&);
+
+// One contiguous block of a fused chain (src/op/fusion.cc): out[0:n] = f(in...), every operand
+// n contiguous values of the compute type or, where `scalar`, the one value at p; out n
+// contiguous values of the compute type. The same vector code as the general entry, so results
+// are bit-identical to it.
+struct BlockOperand {
+  const void* p = nullptr;
+  bool scalar = false;
+};
+using BlockFn = void (*)(const FunctorArgs& args, const BlockOperand* in, void* out, int64_t n,
+                         bool stream);
+// A functor's block instance for a compute dtype: null unless the dtype is float32 or float64,
+// the functor takes it and its result is of that type (no comparisons, no casts).
+using BlockResolver = BlockFn (*)(DType compute);
 // An elementwise kernel: its instance for this CPU and, where the functor is compiled for
 // CUDA, its GPU instance (kernel/gpu.h); calls run the one of the output's device.
 // `types` is the functor's kTypes (kernel/config.h): ops read it to refuse complex input
 // at type inference, before anything is allocated.
 struct ElementwiseFn {
   ElementwiseEntry cpu = nullptr, gpu = nullptr;
-  unsigned types = 7;  // kAllTypes: bool, integers, floats
+  unsigned types = 7;             // kAllTypes: bool, integers, floats
+  BlockResolver block = nullptr;  // null: fusion runs the general entry on its blocks
   ElementwiseFn(ElementwiseEntry cpu_entry = nullptr, ElementwiseEntry gpu_entry = nullptr,
-                unsigned functor_types = 7)
-      : cpu(cpu_entry), gpu(gpu_entry), types(functor_types) {}
+                unsigned functor_types = 7, BlockResolver block_entry = nullptr)
+      : cpu(cpu_entry), gpu(gpu_entry), types(functor_types), block(block_entry) {}
   explicit operator bool() const { return cpu != nullptr; }
   void operator()(const ElementwiseArgs& a) const;
 };

@@ -220,5 +220,6 @@ void pick(const TBlob& x, const int64_t* k, const TBlob& y, int64_t n, int64_t i
 
 #define NDX_ELEMENTWISE(F)                                                                  \
   ::ndx::kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), NDX_GPU_ENTRY(elementwise, F), \
-                               ::ndx::kernel::types_of<::ndx::kernel::HWY_NAMESPACE::F>())
+                               ::ndx::kernel::types_of<::ndx::kernel::HWY_NAMESPACE::F>(),  \
+                               NDX_DISPATCH(elementwise_block, F))
 #define NDX_REDUCE(R) ::ndx::kernel::ReduceFn(NDX_DISPATCH(reduce, R), NDX_GPU_ENTRY(reduce, R))

@@ -112,6 +112,62 @@ def test_mixed_dtypes_keep_each_ops_own_dtype():
                         atol=1e-6)
 
 
+def _vector_runs():
+    return _core._fusion_runs()["vector"]
+
+
+VECTOR_CHAINS = [
+    # Two inputs and a scalar; a temp read twice; three temps alive at once; a maximum.
+    ("a*b-a/b+1", lambda m, a, b: a * b - a / b + 1),
+    ("t*t+t", lambda m, a, b: (lambda t: t * t + t)(m.tanh(a) * 2)),
+    ("(a*2)*(b+1)-(a*3)*(b-1)", lambda m, a, b: (a * 2) * (b + 1) - (a * 3) * (b - 1)),
+    ("exp(-a*a)+maximum(a,b)*0.5", lambda m, a, b: m.exp(-a * a) + m.maximum(a, b) * 0.5),
+]
+
+
+@pytest.mark.parametrize("name,fn", VECTOR_CHAINS, ids=[c[0] for c in VECTOR_CHAINS])
+@pytest.mark.parametrize("dtype", [onp.float32, onp.float64])
+@pytest.mark.parametrize("n", [1, 7, 1023, 1024, 1025, 4097, 100003])
+def test_vector_program_block_edges_match_unfused_and_numpy(name, fn, dtype, n):
+    # Contiguous same-dtype chains run as a vector program over small blocks: every size
+    # around a block's edge (and a SIMD vector's) gives the unfused graph's bits.
+    an, bn = _f32((n,)).astype(dtype), (_f32((n,), 1) + 3).astype(dtype)
+    a, b = np.array(an), np.array(bn)
+    before = _vector_runs()
+    fused, st = _run(fn, a, b)
+    assert _vector_runs() > before and st["kernels"] == 1
+    plain, _ = _run(fn, a, b, fusion=False)
+    assert fused.dtype == dtype
+    onp.testing.assert_array_equal(fused, plain)
+    assert_almost_equal(fused, fn(onp, an, bn), rtol=1e-5, atol=1e-5)
+
+
+def test_vector_program_on_a_large_streamed_output_with_threads():
+    # 9M float32 (36 MB): the output is written with non-temporal stores, blocks split over
+    # the threads.
+    an = _f32((3, 3_000_001))
+    fn = lambda m, a: m.tanh(a * 2 + 1) * a - 3  # noqa: E731
+    before = _vector_runs()
+    fused, _ = _run(fn, np.array(an))
+    assert _vector_runs() > before
+    plain, _ = _run(fn, np.array(an), fusion=False)
+    onp.testing.assert_array_equal(fused, plain)
+    assert_almost_equal(fused, fn(onp, an), rtol=2e-6, atol=2e-6)
+
+
+def test_chains_the_vector_program_does_not_take_run_on_blocks():
+    # A broadcast operand, or a dtype change inside the chain, takes the op-by-op block path.
+    a, b = np.array(_f32((64, 300))), np.array(_f32((300,), 1))
+    runs = _core._fusion_runs()
+    fused, _ = _run(lambda m, a, b: m.exp(a - b) * 2, a, b)
+    plain, _ = _run(lambda m, a, b: m.exp(a - b) * 2, a, b, fusion=False)
+    onp.testing.assert_array_equal(fused, plain)
+    fused16, _ = _run(lambda m, a: (a * 2).astype("float16") + 1, a)
+    assert fused16.dtype == onp.float16
+    after = _core._fusion_runs()
+    assert after["blocks"] >= runs["blocks"] + 2 and after["vector"] == runs["vector"]
+
+
 def test_float64_and_float16_chains():
     for dt in (onp.float64, onp.float16):
         xn = _f32((33, 77)).astype(dt)
