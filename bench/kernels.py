@@ -78,8 +78,9 @@ def ndx_cases(x, y, m, s, t):
 
 def product_and_indexing_cases(lib, x, m, s):
     """Issue 12's rows, written once for NumPy and ndx (lib is either module): float32 GEMMs
-    (square, a dense layer's x @ W.T, a batch of small products), einsum as a GEMM and as
-    batched attention scores, pad / tile of 4096 x 1024, and 16M-element gathers."""
+    (square, a dense layer's x @ W.T at batch 4096 and 32, a batch of small products), einsum
+    as a GEMM and as batched attention scores, pad / tile of 4096 x 1024, and 16M-element
+    gathers."""
     rng = onp.random.default_rng(1)
     a, b = (lib.array(rng.standard_normal((512, 512)).astype(onp.float32)) for _ in range(2))
     q, k = (lib.array(rng.standard_normal((8, 8, 128, 64)).astype(onp.float32))
@@ -92,10 +93,13 @@ def product_and_indexing_cases(lib, x, m, s):
     act = lib.array(rng.standard_normal((4096, 1024)).astype(onp.float32))
     wt = lib.array(rng.standard_normal((256, 1024)).astype(onp.float32))
     bat = lib.array(rng.standard_normal((256, 64, 64)).astype(onp.float32))
+    small = lib.array(rng.standard_normal((32, 256)).astype(onp.float32))
+    w_small = lib.array(rng.standard_normal((256, 256)).astype(onp.float32))
     return {
         "matmul 1024^3": lambda: lib.matmul(sq, sq2),
         "matmul 4096x1024 @ W.T": lambda: lib.matmul(act, wt.T),
         "matmul 256 x 64^3": lambda: lib.matmul(bat, bat),
+        "dot 32x256 @ W.T": lambda: lib.dot(small, w_small.T),
         "einsum GEMM": lambda: lib.einsum("ij,jk->ik", a, b),
         "einsum GEMM opt": lambda: lib.einsum("ij,jk->ik", a, b, optimize=True),
         "einsum attention": lambda: lib.einsum("bhqd,bhkd->bhqk", q, k),

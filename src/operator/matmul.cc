@@ -257,6 +257,10 @@ bool PromoteType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
 // ============================== matmul ==============================
 // a and b with 1-d operands promoted: a (k,) -> (1, k), b (k,) -> (k, 1).
 Shape promote_a(const Shape& a) { return a.ndim() == 1 ? Shape{1, a[0]} : a; }
+
+// x in shape s, a view of x itself when s is its shape: reshape copies any non-contiguous
+// array, which would undo the transposed-operand path of matmul_arrays.
+NDArray in_shape(const NDArray& x, const Shape& s) { return x.shape() == s ? x : x.reshape(s); }
 Shape promote_b(const Shape& b) { return b.ndim() == 1 ? Shape{b[0], 1} : b; }
 
 Shape matmul_shape(const Shape& a, const Shape& b) {
@@ -303,8 +307,8 @@ void MatmulCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>&
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   NDArray a = as_array(in[0]), b = as_array(in[1]);
-  a = a.reshape(promote_a(a.shape()));
-  b = b.reshape(promote_b(b.shape()));
+  a = in_shape(a, promote_a(a.shape()));
+  b = in_shape(b, promote_b(b.shape()));
   matmul_arrays(a, b, out_view(out[0], matmul_full_shape(in[0].shape, in[1].shape)), out[0].dtype,
                 req[0]);
 }
@@ -412,9 +416,9 @@ DotLayout dot_layout(const Shape& a, const Shape& b) {
   return l;
 }
 
-// The permuted view of b, made contiguous, as a (K, N) matrix.
+// The permuted view of b as a (K, N) matrix: a copy only where the reshape needs one.
 NDArray dot_rhs(const NDArray& b, const DotLayout& l) {
-  return b.transpose(l.b_perm).reshape(Shape{l.K, l.N});
+  return in_shape(b.transpose(l.b_perm), Shape{l.K, l.N});
 }
 
 // out (req) a * b with broadcasting: a dot with a 0-d operand is the multiply op's kernel.
@@ -436,7 +440,7 @@ void DotCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in
     return;
   }
   DotLayout l = dot_layout(in[0].shape, in[1].shape);
-  NDArray A = as_array(in[0]).reshape(Shape{l.P, l.K});
+  NDArray A = in_shape(as_array(in[0]), Shape{l.P, l.K});
   NDArray B = dot_rhs(as_array(in[1]), l);
   matmul_arrays(A, B, out_view(out[0], Shape{l.P, l.N}), t, req[0]);
 }
@@ -497,6 +501,8 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .set_attr<FInferType>("FInferType", PromoteType)
       .set_attr<FCompute>("FCompute<cpu>", MatmulCompute)
       .set_attr<FCompute>("FCompute<gpu>", MatmulCompute)
+      // strided views come as they are: a transposed operand goes to BLAS transposed
+      .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_matmul"});
   OpRegistry::global()
       .register_op("_np_dot")
@@ -508,6 +514,8 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .set_attr<FInferType>("FInferType", PromoteType)
       .set_attr<FCompute>("FCompute<cpu>", DotCompute)
       .set_attr<FCompute>("FCompute<gpu>", DotCompute)
+      // strided views come as they are: a transposed operand goes to BLAS transposed
+      .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_dot"});
   OpRegistry::global()
       .register_op("_backward_matmul")
