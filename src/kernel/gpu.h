@@ -126,6 +126,9 @@
   X(PassGrad)
 #define NDX_NN_FUNCTORS(X) \
   X(Relu) \
+  X(ReluGrad) \
+  X(SigmoidGrad) \
+  X(TanhGrad) \
   X(Sigmoid) \
   X(TanhAct) \
   X(SoftRelu) \

@@ -250,23 +250,83 @@ bool act_type_infer(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out, A
   return true;
 }
 
-// The gradient of activation `a` given ograd g, input x and output y (composed).
+// The gradient of activation `a` given ograd g, input x and output y: one backward op for
+// relu, sigmoid and tanh (one pass, fusable), composed for the others.
 NodeEntry act_grad(Act a, NodeEntry g, NodeEntry x, NodeEntry y) {
   switch (a) {
-    case Act::kRelu:  // g * (x > 0); bool promotes to g's dtype
-      return op2("_np_multiply", g, op2("_np_greater", x, zeros_like(x)));
+    case Act::kRelu:  // g * (x > 0)
+      return op2("_backward_relu", g, x);
     case Act::kSigmoid:  // g * y * (1 - y)
-      return op2("_np_multiply", g,
-                 op2("_np_multiply", y, op2("_np_subtract", op1("_np_ones_like", y), y)));
+      return op2("_backward_sigmoid", g, y);
     case Act::kTanh:  // g * (1 - y^2)
-      return op2("_np_multiply", g,
-                 op2("_np_subtract", op1("_np_ones_like", y), op1("_np_square", y)));
+      return op2("_backward_tanh", g, y);
     case Act::kSoftrelu:  // g * sigmoid(x)
       return op2("_np_multiply", g, op1("_npx_sigmoid", x));
     case Act::kLogSigmoid:  // g * sigmoid(-x)
       return op2("_np_multiply", g, op1("_npx_sigmoid", op1("_np_negative", x)));
   }
   return g;
+}
+
+// The gradients of the activation backward ops (ograd g, v) -> f(g, v), for second order:
+// f is linear in g, so d/dg is the op itself on the new ograd; d/dv by hand.
+std::vector<NodeEntry> act_backward_grad(const char* op, const NodePtr& n,
+                                         const std::vector<NodeEntry>& og) {
+  const NodeEntry& g = n->inputs[0];
+  const NodeEntry& v = n->inputs[1];
+  const NodeEntry dg = op2(op, og[0], v);
+  const std::string name = op;
+  if (name == "_backward_relu") return {dg, zeros_like(v)};
+  if (name == "_backward_sigmoid")  // d/dy g y (1 - y) = g (1 - 2y) = g ((1 - y) - y)
+    return {dg, op2("_np_multiply", og[0],
+                    op2("_np_multiply", g,
+                        op2("_np_subtract", op2("_np_subtract", op1("_np_ones_like", v), v), v)))};
+  // _backward_tanh: d/dy g (1 - y^2) = -g (y + y)
+  return {dg, op1("_np_negative",
+                  op2("_np_multiply", og[0], op2("_np_multiply", g, op2("_np_add", v, v))))};
+}
+
+// (ograd, v) -> ograd * f'(v) for relu (v = the input), sigmoid and tanh (v = the output).
+void register_act_backward(const char* name, const char* doc, const char* v_name,
+                           kernel::ElementwiseFn fn) {
+  auto compute = [fn](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    kernel::apply(fn, {in[0], in[1]}, out[0], req[0], out[0].dtype);
+  };
+  Op& op =
+      OpRegistry::global()
+          .register_op(name)
+          .describe(doc)
+          .set_num_inputs(2)
+          .add_argument("ograd", "NDArray", "Gradient of the output.")
+          .add_argument(v_name, "NDArray", "The forward's input (relu) or output.")
+          .set_attr<FInferShape>("FInferShape", ElemwiseShape<2, 1>)
+          .set_attr<FInferType>("FInferType",
+                                [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                                  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown)
+                                    return false;
+                                  if ((*in)[0] != (*in)[1])
+                                    type_error("[", op_name(attrs),
+                                               "] ograd and its second input must have one "
+                                               "dtype; got ",
+                                               (*in)[0], " and ", (*in)[1]);
+                                  (*out)[0] = (*in)[0];
+                                  return true;
+                                })
+          .set_attr<FInplaceOption>("FInplaceOption",
+                                    [](const NodeAttrs&) {
+                                      return std::vector<std::pair<int, int>>{{0, 0}, {1, 0}};
+                                    })
+          .set_attr<TIsBackward>("TIsBackward", true)
+          .set_attr<TStridedInputs>("TStridedInputs", true)
+          .set_attr<bool>("TElementwise", true)
+          .set_attr<kernel::PointwiseKernel>("FPointwiseKernel", {fn})
+          .set_attr<FCompute>("FCompute<cpu>", compute)
+          .set_attr<FGradient>("FGradient",
+                               [name](const NodePtr& n, const std::vector<NodeEntry>& og) {
+                                 return act_backward_grad(name, n, og);
+                               });
+  if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
 }
 
 Op& register_act(const char* name, const char* doc, Act a) {
@@ -649,6 +709,12 @@ bool fc_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
+// Whether a GEMM of compute type ct can write `out` (req) itself: contiguous, of type ct, and
+// written or added to (beta 0 or 1) rather than in place.
+bool gemm_writes_directly(const TBlob& out, OpReqType req, DType ct) {
+  return out.dtype == ct && out.is_contiguous() && (req == kWriteTo || req == kAddTo);
+}
+
 void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
@@ -659,6 +725,26 @@ void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   std::vector<NDArray> keep;
   TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
   const Device dev = out[0].device;
+  if (gemm_writes_directly(out[0], req[0], ct)) {
+    // The bias rows first, then the product added onto them (beta 1): no scratch product, no
+    // second pass over the output.
+    bool add = req[0] == kAddTo;
+    if (!p.no_bias) {
+      TBlob rows = kernel::cast_blob(in[2], ct, &keep);
+      rows.shape = Shape{m, h};
+      rows.strides = Shape{0, rows.strides[0]};
+      TBlob y = out[0];
+      y.shape = rows.shape;
+      y.strides = contiguous_strides(y.shape);
+      kernel::copy(rows, y, req[0]);
+      add = true;
+    }
+    with_gemm_type(ct, [&](auto tag) {
+      using T = decltype(tag);
+      gemm<T>(dev, false, true, m, h, k, x.ptr<T>(), w.ptr<T>(), T(add ? 1 : 0), out[0].ptr<T>());
+    });
+    return;
+  }
   NDArray c(Shape{m, h}, ct, dev);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
@@ -669,6 +755,21 @@ void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
     kernel::copy(y, out[0], req[0]);
   else  // + bias, broadcast along the rows
     kernel::apply(NDX_KERNEL(Plus), {y, in[2]}, out[0], req[0], ct);
+}
+
+// out (req) = op(A) op(B) of compute type T, m x n: straight into out where it can be, else
+// through a scratch product and write_req.
+template <typename T>
+void gemm_into(const Device& dev, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a,
+               const T* b, const TBlob& out, OpReqType req) {
+  if (req == kNullOp) return;
+  if (gemm_writes_directly(out, req, dtype_of<T>)) {
+    gemm<T>(dev, ta, tb, m, n, k, a, b, T(req == kAddTo ? 1 : 0), out.ptr<T>());
+    return;
+  }
+  NDArray c(Shape{m, n}, dtype_of<T>, dev);
+  gemm<T>(dev, ta, tb, m, n, k, a, b, T(0), c.data<T>());
+  kernel::write_req(c.reshape(out.shape), kernel::as_array(out), req);
 }
 
 // (ograd, data, weight) -> (grad data, grad weight[, grad bias])
@@ -682,14 +783,11 @@ void fc_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   TBlob g = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
         w = kernel::cast_blob(in[2], ct, &keep);
   const Device dev = out[0].device;
-  NDArray dx(Shape{m, k}, ct, dev), dw(Shape{h, k}, ct, dev);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
-    gemm<T>(dev, false, false, m, k, h, g.ptr<T>(), w.ptr<T>(), T(0), dx.data<T>());  // G W
-    gemm<T>(dev, true, false, h, k, m, g.ptr<T>(), x.ptr<T>(), T(0), dw.data<T>());   // G^T X
+    gemm_into<T>(dev, false, false, m, k, h, g.ptr<T>(), w.ptr<T>(), out[0], req[0]);  // G W
+    gemm_into<T>(dev, true, false, h, k, m, g.ptr<T>(), x.ptr<T>(), out[1], req[1]);   // G^T X
   });
-  write_req(dx.reshape(out[0].shape), as_array(out[0]), req[0]);
-  write_req(dw, as_array(out[1]), req[1]);
   if (!p.no_bias && req[2] != kNullOp) {  // db: the column sums of G
     TBlob g2 = g;
     g2.shape = Shape{m, h};
@@ -1276,6 +1374,14 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
 
 [[maybe_unused]] const bool registered = [] {
   register_act("_npx_relu", "Rectified linear unit: max(x, 0), elementwise.", Act::kRelu);
+  register_act_backward("_backward_relu", "Backward of relu: (ograd, x) -> ograd * (x > 0).", "x",
+                        NDX_KERNEL(ReluGrad));
+  register_act_backward("_backward_sigmoid",
+                        "Backward of sigmoid: (ograd, y) -> ograd * y * (1 - y), y its output.",
+                        "y", NDX_KERNEL(SigmoidGrad));
+  register_act_backward("_backward_tanh",
+                        "Backward of tanh: (ograd, y) -> ograd * (1 - y^2), y its output.", "y",
+                        NDX_KERNEL(TanhGrad));
   register_act("_npx_sigmoid", "Logistic sigmoid: 1 / (1 + exp(-x)), elementwise.", Act::kSigmoid);
   register_act("_npx_log_sigmoid", "log(sigmoid(x)) without overflow, elementwise.",
                Act::kLogSigmoid);

@@ -359,3 +359,63 @@ def test_softmax_backward_op_rejects_bad_inputs(args, kwargs, exc, text):
     for op in ("_backward_softmax", "_backward_log_softmax"):
         with pytest.raises(exc, match=text.replace("(", r"\(").replace(")", r"\)")):
             _core._invoke(ops()[op].handle, tuple(arrays), kwargs)
+
+
+ACTIVATIONS = [  # name, the call, f, f'
+    ("relu", lambda npx, x: npx.relu(x), lambda v: onp.maximum(v, 0), lambda v: (v > 0) * 1.0),
+    ("activation-relu", lambda npx, x: npx.activation(x, act_type="relu"),
+     lambda v: onp.maximum(v, 0), lambda v: (v > 0) * 1.0),
+    ("sigmoid", lambda npx, x: npx.sigmoid(x), lambda v: 1 / (1 + onp.exp(-v)),
+     lambda v: onp.exp(-v) / (1 + onp.exp(-v)) ** 2),
+    ("activation-sigmoid", lambda npx, x: npx.activation(x, act_type="sigmoid"),
+     lambda v: 1 / (1 + onp.exp(-v)), lambda v: onp.exp(-v) / (1 + onp.exp(-v)) ** 2),
+    ("activation-tanh", lambda npx, x: npx.activation(x, act_type="tanh"), onp.tanh,
+     lambda v: 1 / onp.cosh(v) ** 2),
+]
+
+
+@pytest.mark.parametrize("name,call,f,df", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
+def test_activation_backward_ops_and_their_gradients(name, call, f, df):
+    """relu, sigmoid and tanh differentiate through one backward op each: the first gradient
+    against the hand derivative in float64, its own gradient (create_graph) against central
+    differences of that derivative."""
+    from ndx import npx
+    rng = onp.random.default_rng(11)
+    xn = rng.uniform(-2, 2, size=(4, 5))
+    xn[onp.abs(xn) < 0.05] = 0.5  # central differences stay off relu's kink
+    wn, vn = rng.normal(size=xn.shape), rng.normal(size=xn.shape)
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = call(npx, x)
+        (g,) = autograd.grad([(y * np.array(wn)).sum()], [x], create_graph=True)
+        gv = (g * np.array(vn)).sum()
+    assert_almost_equal(y, f(xn), rtol=1e-12, atol=1e-12)
+    assert_almost_equal(g, wn * df(xn), rtol=1e-12, atol=1e-12)
+    gv.backward()
+    eps, numeric = 1e-6, onp.zeros_like(xn)
+    for i in onp.ndindex(xn.shape):
+        d = onp.zeros_like(xn)
+        d[i] = eps
+        numeric[i] = ((wn * df(xn + d) - wn * df(xn - d)) * vn).sum() / (2 * eps)
+    assert_almost_equal(x.grad, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_relu_backward_op_is_the_composed_formula_bit_for_bit():
+    """_backward_relu(g, x) = g * (x > 0) with NumPy's special values: -0 from a negative g,
+    NaN from inf * 0, NaN x counted as not positive; the dtypes must agree."""
+    from ndx import _core
+    g = onp.array([-1.0, 2.0, onp.inf, onp.nan, -3.0, 5.0, -onp.inf], dtype=onp.float32)
+    x = onp.array([-1.0, 0.0, -2.0, 1.0, onp.nan, -0.0, 3.0], dtype=onp.float32)
+    got = _core._invoke("_backward_relu", [np.array(g), np.array(x)], {}).asnumpy()
+    want = g * (x > 0)
+    onp.testing.assert_array_equal(got, want)
+    onp.testing.assert_array_equal(onp.signbit(got), onp.signbit(want))
+    gi, xi = onp.array([3, -4, 5], dtype=onp.int32), onp.array([1, 2, -1], dtype=onp.int32)
+    got = _core._invoke("_backward_relu", [np.array(gi), np.array(xi)], {}).asnumpy()
+    assert got.dtype == onp.int32
+    onp.testing.assert_array_equal(got, gi * (xi > 0))
+    with pytest.raises(TypeError, match="_backward_relu"):
+        _core._invoke("_backward_relu", [np.array(g), np.array(x.astype(onp.float64))], {})
+    with pytest.raises(ValueError):
+        _core._invoke("_backward_relu", [np.array(g), np.array(x[:3])], {})

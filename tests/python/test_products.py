@@ -243,3 +243,35 @@ def test_matmul_of_transposed_views(dtype):
                         np.array(onp.ascontiguousarray(y.swapaxes(-1, -2))).swapaxes(-1, -2))
         assert got.dtype == want.dtype
         onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("flatten", [True, False])
+def test_fully_connected_gradients_accumulate(dtype, flatten):
+    """fully_connected's GEMMs write the outputs (and, with grad_req='add', add to them) in
+    place: two backward passes leave twice NumPy's gradients; data without a gradient is
+    skipped."""
+    x = R.standard_normal((3, 2, 4)).astype(dtype)
+    k = 4 if not flatten else 8
+    w = R.standard_normal((5, k)).astype(dtype)
+    b = R.standard_normal(5).astype(dtype)
+    g = R.standard_normal((3, 2, 5) if not flatten else (3, 5)).astype(dtype)
+    x64, w64, g64 = (a.astype(onp.float64) for a in (x, w, g))
+    xm = x64 if not flatten else x64.reshape(3, 8)
+    gm = g64.reshape(-1, 5)
+    want_y = xm @ w64.T + b
+    want = {"x": (gm @ w64).reshape(x.shape), "w": gm.T @ xm.reshape(-1, k), "b": gm.sum(0)}
+    tol = dict(rtol=2e-2, atol=2e-2) if dtype == "float16" else dict(rtol=1e-5, atol=1e-5)
+    for with_x in (True, False):
+        nx, nw, nb = np.array(x), np.array(w), np.array(b)
+        arrays = {"w": nw, "b": nb, **({"x": nx} if with_x else {})}
+        for a in arrays.values():
+            a.attach_grad(grad_req="add")
+        for _ in range(2):
+            with autograd.record():
+                y = npx.fully_connected(nx, nw, nb, num_hidden=5, flatten=flatten)
+            y.backward(np.array(g))
+        onp.testing.assert_allclose(y.asnumpy().astype(onp.float64), want_y, **tol)
+        for name, a in arrays.items():
+            onp.testing.assert_allclose(a.grad.asnumpy().astype(onp.float64), 2 * want[name],
+                                        **tol)

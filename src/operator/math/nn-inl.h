@@ -50,6 +50,32 @@ struct LogSigmoid {
   }
 };
 
+// ---- the activations' gradients, each the composed formula in one pass ----
+// relu's: g * (x > 0), as g times a 1 or 0 of g's type (so -0, inf * 0 = NaN as composed).
+struct ReluGrad {
+  static constexpr unsigned kTypes = kNumericTypes;
+  template <class T>
+  NDX_HD T operator()(T g, T x) const {
+    return mul(g, select(x > T(0), T(1), T(0)));
+  }
+};
+// sigmoid's from its output y: g * (y * (1 - y)).
+struct SigmoidGrad {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T g, T y) const {
+    return g * (y * (T(1) - y));
+  }
+};
+// tanh's from its output y: g * (1 - y^2).
+struct TanhGrad {
+  static constexpr unsigned kTypes = kFloatTypes;
+  template <class T>
+  NDX_HD T operator()(T g, T y) const {
+    return g * (T(1) - y * y);
+  }
+};
+
 // ---- leaky_relu's family (MXNet's LeakyReLU act_types) and their derivatives ----
 // The forward functors take x; the backward ones (g, x[, gamma]) return g * d out / d x. They
 // are not in kernel/gpu.h's lists: the op runs on the CPU (GPU arrays take the host fallback).
