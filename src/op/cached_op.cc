@@ -1,7 +1,8 @@
 // A planned graph run under autograd as one recorded node, as MXNet's CachedOp: the forward
 // runs through the executor (memory planned, nothing recorded per op) and autograd's tape gets
-// a single `_CachedOp` node whose gradient is a backward graph built once per graph and per
-// set of inputs that need gradients, then replayed through its own executor.
+// a single `_CachedOp` node whose gradient is a backward graph built once per graph, input
+// signature (shapes and dtypes) and set of inputs that need gradients, then replayed through
+// its own executor.
 //
 // The backward graph comes from the same gradient pass autograd uses (the ops' FGradient), so
 // gradients equal the per-op path's. Where it reads forward values (an activation's output, a
@@ -18,13 +19,16 @@
 #include "ndx/autograd.h"
 #include "ndx/executor.h"
 #include "ndx/imperative.h"
+#include "op/graph_infer.h"
 #include "operator/kernel_util.h"
 
 namespace ndx {
 
 struct CachedPlan {
   enum class Source : uint8_t { kOutputGrad, kSaved, kInput };
-  std::vector<bool> mask;              // the inputs that get gradients
+  std::vector<bool> mask;        // the inputs that get gradients
+  std::vector<Shape> in_shapes;  // the input signature the backward graph is built for
+  std::vector<DType> in_types;
   std::unique_ptr<Executor> forward;   // outputs: the graph's, then the saved values
   std::unique_ptr<Executor> backward;  // outputs: the gradients of the masked inputs
   uint32_t num_outputs = 0, num_saved = 0, num_inputs = 0;
@@ -82,9 +86,57 @@ std::vector<NodeEntry> cut_backward(const std::unordered_set<const Node*>& forwa
   return saved;
 }
 
-std::shared_ptr<CachedPlan> build_plan(const Graph& g, const std::vector<bool>& mask) {
+// A gradient summed to its operand's shape (collapse_sum_like) is the gradient itself where
+// the operand was not broadcast. With the input signature known, such sums are dropped: each
+// would copy the gradient and, worse, make the forward run save its operand only for its
+// shape, and a saved value splits the forward's elementwise chain out of a fused kernel.
+// Shape inference errors leave the graph as it is (the forward run reports them).
+void drop_identity_sums(const Graph& g, const std::vector<NodePtr>& inputs,
+                        const std::vector<NodeEntry>& head_grads, const CachedPlan& plan,
+                        const std::unordered_set<const Node*>& forward,
+                        std::vector<NodeEntry>* grads) {
+  static const Op* collapse = Op::get("_npi_collapse_sum_like");
+  EntryTypes known;
+  try {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      known[inputs[i].get()] = {{plan.in_shapes[i]}, {plan.in_types[i]}};
+    infer_entries(g, &known);
+    for (size_t i = 0; i < head_grads.size(); ++i) {
+      const auto& [s, t] = known.at(g.outputs[i].node.get());
+      known[head_grads[i].node.get()] = {{s.at(g.outputs[i].index)}, {t.at(g.outputs[i].index)}};
+    }
+    infer_entries(Graph{*grads}, &known);
+  } catch (const Error&) {
+    return;
+  }
+  auto entry_of = [&](const NodeEntry& e) {
+    const auto& [s, t] = known.at(e.node.get());
+    return std::pair{s.at(e.index), t.at(e.index)};
+  };
+  auto resolve = [&](NodeEntry e) {
+    while (!e.node->is_variable() && e.node->attrs.op == collapse) {
+      const NodeEntry& x = e.node->inputs[0];
+      const auto [xs, xt] = entry_of(x);
+      const auto [os, ot] = entry_of(e);
+      if (!xs.is_known() || xs != os || xt != ot) break;
+      e = x;
+    }
+    return e;
+  };
+  for (const NodePtr& n : Graph{*grads}.topo_order())
+    if (!forward.count(n.get()))
+      for (NodeEntry& e : n->inputs) e = resolve(e);
+  for (NodeEntry& e : *grads) e = resolve(e);
+}
+
+std::shared_ptr<CachedPlan> build_plan(const Graph& g, const std::vector<bool>& mask,
+                                       const std::vector<NDArray>& args) {
   auto plan = std::make_shared<CachedPlan>();
   plan->mask = mask;
+  for (const NDArray& a : args) {
+    plan->in_shapes.push_back(a.shape());
+    plan->in_types.push_back(a.dtype());
+  }
   const std::vector<NodePtr> inputs = g.inputs();
   plan->num_inputs = static_cast<uint32_t>(inputs.size());
   plan->num_outputs = static_cast<uint32_t>(g.outputs.size());
@@ -108,6 +160,8 @@ std::shared_ptr<CachedPlan> build_plan(const Graph& g, const std::vector<bool>& 
   std::vector<NodeEntry> grads = autograd::gradient_entries(g.outputs, head_grads, targets);
   for (size_t k = 0; k < grads.size(); ++k)
     if (!grads[k].node) grads[k] = make_node("_np_zeros_like", {targets[k]});
+
+  drop_identity_sums(g, inputs, head_grads, *plan, forward, &grads);
 
   std::unordered_map<const Node*, uint32_t> saved_index;
   std::vector<NodeEntry> saved = cut_backward(forward, &grads, &saved_index);
@@ -179,6 +233,17 @@ std::vector<NodeEntry> cached_op_gradient(const NodePtr& n, const std::vector<No
   for (size_t j = 0; j < grads.size(); ++j)
     if (!grads[j].node) grads[j] = make_node("_np_zeros_like", {n->inputs[j]});
   return grads;
+}
+
+// Plans kept per executor: one per input signature and gradient mask (a training loop has
+// one or two: the batch size and a last, smaller batch).
+constexpr size_t kMaxPlans = 8;
+
+bool same_signature(const CachedPlan& p, const std::vector<NDArray>& inputs) {
+  if (p.in_shapes.size() != inputs.size()) return false;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (p.in_shapes[i] != inputs[i].shape() || p.in_types[i] != inputs[i].dtype()) return false;
+  return true;
 }
 
 bool refuse_parse(const NodeAttrs& attrs) {
@@ -256,15 +321,16 @@ std::vector<NDArray> Executor::run_cached(const std::vector<NDArray>& inputs) co
   if (!any || !enabled || no_cached_plan_) return {};
   std::shared_ptr<const CachedPlan> plan;
   for (const auto& p : plans_)
-    if (p->mask == mask) plan = p;
+    if (p->mask == mask && same_signature(*p, inputs)) plan = p;
   if (!plan) {
     try {
-      plan = build_plan(graph_, mask);
+      plan = build_plan(graph_, mask, inputs);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::kNotImplementedError) throw;
       no_cached_plan_ = true;  // an op without a gradient: record op by op, as before
       return {};
     }
+    if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // the oldest signature
     plans_.push_back(plan);
   }
   std::vector<NDArray> values;

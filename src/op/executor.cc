@@ -9,6 +9,7 @@
 #include "ndx/profiler.h"
 #include "ndx/runtime.h"
 #include "op/fusion.h"
+#include "op/graph_infer.h"
 
 namespace ndx {
 
@@ -79,34 +80,42 @@ std::vector<std::string> Graph::input_names() const {
   return names;
 }
 
-GraphTypes infer_graph(const Graph& g, const std::vector<Shape>& input_shapes,
-                       const std::vector<DType>& input_types) {
-  auto ins = g.inputs();
-  if (input_shapes.size() != ins.size() || input_types.size() != ins.size())
-    value_error("[infer_shape] the graph has ", ins.size(), " inputs, got ", input_shapes.size(),
-                " shapes and ", input_types.size(), " dtypes");
-  std::unordered_map<const Node*, std::pair<ShapeVector, DTypeVector>> known;
-  for (size_t i = 0; i < ins.size(); ++i)
-    known[ins[i].get()] = {{input_shapes[i]}, {input_types[i]}};
+void infer_entries(const Graph& g, EntryTypes* known) {
   for (const auto& n : g.topo_order()) {
-    if (known.count(n.get())) continue;
+    if (known->count(n.get())) continue;
     if (n->is_variable()) {
-      known[n.get()] = {{n->values.at(0).shape()}, {n->values.at(0).dtype()}};
+      if (n->values.empty())  // an input nobody seeded
+        (*known)[n.get()] = {{Shape::unknown()}, {DType::kUnknown}};
+      else
+        (*known)[n.get()] = {{n->values.at(0).shape()}, {n->values.at(0).dtype()}};
       continue;
     }
     ShapeVector in_s;
     DTypeVector in_t;
     for (const auto& e : n->inputs) {
-      in_s.push_back(known[e.node.get()].first.at(e.index));
-      in_t.push_back(known[e.node.get()].second.at(e.index));
+      const auto& [s, t] = known->at(e.node.get());
+      in_s.push_back(s.at(e.index));
+      in_t.push_back(t.at(e.index));
     }
     uint32_t nout = n->num_outputs();
     ShapeVector out_s(nout, Shape::unknown());
     DTypeVector out_t(nout, DType::kUnknown);
     infer_shapes(n->attrs, &in_s, &out_s);
     infer_types(n->attrs, &in_t, &out_t);
-    known[n.get()] = {out_s, out_t};
+    (*known)[n.get()] = {std::move(out_s), std::move(out_t)};
   }
+}
+
+GraphTypes infer_graph(const Graph& g, const std::vector<Shape>& input_shapes,
+                       const std::vector<DType>& input_types) {
+  auto ins = g.inputs();
+  if (input_shapes.size() != ins.size() || input_types.size() != ins.size())
+    value_error("[infer_shape] the graph has ", ins.size(), " inputs, got ", input_shapes.size(),
+                " shapes and ", input_types.size(), " dtypes");
+  EntryTypes known;
+  for (size_t i = 0; i < ins.size(); ++i)
+    known[ins[i].get()] = {{input_shapes[i]}, {input_types[i]}};
+  infer_entries(g, &known);
   GraphTypes r;
   for (const auto& o : g.outputs) {
     r.output_shapes.push_back(known[o.node.get()].first.at(o.index));

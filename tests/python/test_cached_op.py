@@ -183,3 +183,31 @@ def test_cached_op_is_not_callable_directly():
     from ndx import _core
     with pytest.raises(NotImplementedError, match="hybridized"):
         _core._invoke("_CachedOp", [np.ones(2)], {})
+
+
+@pytest.mark.parametrize("order", ["same-first", "broadcast-first"])
+def test_backward_graph_is_per_input_signature(order):
+    """The backward graph drops the sum of a gradient to its operand's shape where the operand
+    was not broadcast, so it is built per input signature: one graph run under autograd with
+    an operand that does broadcast in one call and not in another gets its own backward graph
+    for each, and every gradient is NumPy's."""
+    a_sym, b_sym = ndx.sym.var("a"), ndx.sym.var("b")
+    graph = (a_sym + b_sym) * a_sym
+    rng = onp.random.default_rng(5)
+    an = rng.normal(size=(4, 3))
+    shapes = [(4, 3), (1, 3), (3,), (4, 3)]
+    if order == "broadcast-first":
+        shapes = shapes[1:] + shapes[:1]
+    for shape in shapes:
+        bn = rng.normal(size=shape)
+        a, b = np.array(an), np.array(bn)
+        a.attach_grad()
+        b.attach_grad()
+        with autograd.record():
+            (y,) = graph.eval(a=a, b=b)
+        y.backward()
+        # y = (a + b) a: dy/da = 2a + b, dy/db = a (summed over b's broadcast axes)
+        assert_almost_equal(a.grad, 2 * an + bn, rtol=1e-6, atol=1e-6)
+        want_b = an.sum(axis=0).reshape(shape) if shape != (4, 3) else an
+        assert b.grad.shape == shape
+        assert_almost_equal(b.grad, want_b, rtol=1e-6, atol=1e-6)

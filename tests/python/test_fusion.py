@@ -332,3 +332,29 @@ def test_a_large_fused_kernel_releases_the_interpreter_lock():
         sys.setswitchinterval(interval)
         thread.join()
     assert during > 0
+
+
+def test_a_relu_networks_backward_runs_as_a_vector_program():
+    # relu's gradient is one float op (no bool mask), so a backward chain through relu stays
+    # on the vector program; the gradients equal the unfused ones and the hand derivative.
+    xn = _f32((16, 300))
+    grads = {}
+    for on in (True, False):
+        prev = npx.set_fusion(on)
+        try:
+            block = Fn(lambda m, a: npx.relu(a * 2 - 1) * a)
+            block.hybridize()
+            x = np.array(xn)
+            x.attach_grad()
+            with autograd.record():
+                y = block(x)
+            before = _vector_runs()
+            y.backward()
+            grads[on] = (x.grad.asnumpy(), _vector_runs() - before)
+        finally:
+            npx.set_fusion(prev)
+    assert grads[True][1] >= 1 and grads[False][1] == 0
+    onp.testing.assert_array_equal(grads[True][0], grads[False][0])
+    t = xn * 2 - 1
+    assert_almost_equal(grads[True][0], (t > 0) * 2 * xn + onp.maximum(t, 0), rtol=1e-6,
+                        atol=1e-6)

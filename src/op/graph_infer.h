@@ -1,0 +1,20 @@
+// Shape and dtype inference over every entry of a graph (the executor's infer_graph and the
+// cached op's plan use it).
+#pragma once
+#include <unordered_map>
+#include <utility>
+
+#include "ndx/executor.h"
+#include "ndx/op.h"
+
+namespace ndx {
+
+// Each node's output shapes and dtypes.
+using EntryTypes = std::unordered_map<const Node*, std::pair<ShapeVector, DTypeVector>>;
+
+// Fills `known` for every node of g not in it yet, in graph order: variables from their
+// values, ops through their FInferShape / FInferType. Seed it with the graph's inputs. An
+// entry left unknown stays Shape::unknown() / DType::kUnknown.
+void infer_entries(const Graph& g, EntryTypes* known);
+
+}  // namespace ndx
