@@ -1,6 +1,7 @@
 """Time of one training step (forward, backward, optimizer update) for a 3-layer MLP and, when
 the convolution ops are available, a small CNN: ndx imperative, ndx hybridized, and PyTorch
-eager on CPU when it is installed. Prints medians and ratios.
+eager on CPU when it is installed. Each round times `steps` steps of every implementation in
+turn, so a noisy neighbour slows all alike; prints medians over the rounds and ratios.
 
     python bench/train_step.py [--batch 32] [--steps 200] [--repeat 5]
 """
@@ -31,7 +32,7 @@ def cnn():
     return net
 
 
-def time_ndx(make, x, y, hybridize, steps, repeat):
+def ndx_step(make, x, y, hybridize):
     ndx.random_seed(0)
     onp.random.seed(0)
     net = make()
@@ -48,16 +49,10 @@ def time_ndx(make, x, y, hybridize, steps, repeat):
         trainer.step(x.shape[0])
 
     step()  # warm-up: deferred shapes, graph capture
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(steps):
-            step()
-        times.append((time.perf_counter() - t) / steps)
-    return statistics.median(times)
+    return step
 
 
-def time_torch(kind, xn, yn, steps, repeat):
+def torch_step(kind, xn, yn):
     try:
         import torch
     except ImportError:
@@ -82,13 +77,19 @@ def time_torch(kind, xn, yn, steps, repeat):
         opt.step()
 
     step()
-    times = []
+    return step
+
+
+def time_interleaved(steps_by_name, steps, repeat):
+    """{name: median seconds per step}, each round running every implementation in turn."""
+    times = {name: [] for name in steps_by_name}
     for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(steps):
-            step()
-        times.append((time.perf_counter() - t) / steps)
-    return statistics.median(times)
+        for name, step in steps_by_name.items():
+            t = time.perf_counter()
+            for _ in range(steps):
+                step()
+            times[name].append((time.perf_counter() - t) / steps)
+    return {name: statistics.median(v) for name, v in times.items()}
 
 
 def main():
@@ -106,13 +107,16 @@ def main():
           f"{'torch/hybrid':>13s}")
     for name, make, xn in cases:
         x, y = np.array(xn), np.array(yn)
-        t_imp = time_ndx(make, x, y, False, args.steps, args.repeat)
-        t_hyb = time_ndx(make, x, y, True, args.steps, args.repeat)
-        t_torch = time_torch(name, xn, yn, args.steps, args.repeat)
+        impls = {"imp": ndx_step(make, x, y, False), "hyb": ndx_step(make, x, y, True)}
+        torch_fn = torch_step(name, xn, yn)
+        if torch_fn is not None:
+            impls["torch"] = torch_fn
+        t = time_interleaved(impls, args.steps, args.repeat)
+        t_imp, t_hyb, t_torch = t["imp"], t["hyb"], t.get("torch")
         torch_cols = (f"{t_torch * 1e3:9.3f} {t_torch / t_hyb:13.2f}" if t_torch
                       else f"{'n/a':>9s} {'(no torch)':>13s}")
         print(f"{name:6s} {t_imp * 1e3:9.3f} {t_hyb * 1e3:10.3f} {t_imp / t_hyb:9.2f} {torch_cols}")
-    print(f"(batch {args.batch}, median of {args.repeat} runs of {args.steps} steps; "
+    print(f"(batch {args.batch}, median of {args.repeat} interleaved rounds of {args.steps} steps; "
           f"npx ops: {len([n for n in dir(npx) if not n.startswith('_')])})")
 
 

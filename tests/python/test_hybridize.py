@@ -52,6 +52,26 @@ class Scale(gluon.HybridBlock):
         return F.np.sin(x) * alpha + F.np.square(x)
 
 
+def test_hybridized_block_follows_a_parameter_or_child_set_after_capture():
+    """The graph's inputs are bound to Parameters once per signature; setting a parameter or
+    a child afterwards rebinds them, so the next call reads the new one's values."""
+    x = onp.random.default_rng(3).normal(size=(2, 4)).astype(onp.float32)
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(3, in_units=4))
+    net.initialize(ndx.initializer.Xavier())
+    net.hybridize()
+    net(np.array(x))
+    other = gluon.nn.Dense(3, in_units=4)
+    other.initialize(ndx.initializer.Constant(0.5))
+    net[0].weight = other.weight
+    w, b = net[0].weight.data().asnumpy(), net[0].bias.data().asnumpy()
+    assert_almost_equal(net(np.array(x)), x @ w.T + b, rtol=1e-6, atol=1e-6)
+    other.bias.set_data(np.full((3,), 2.0))
+    net.register_child(other, "0")
+    assert_almost_equal(net(np.array(x)), x @ onp.full((3, 4), 0.5).T + 2.0, rtol=1e-6,
+                        atol=1e-6)
+
+
 def test_hybrid_forward_style_blocks():
     blk = Scale()
     blk.initialize()

@@ -10,6 +10,10 @@ from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
 from .parameter import DeferredInitializationError, Parameter, _one_device
 from .serialization import load_param_dict, save_tensors
 
+# Bumped whenever a block gains a child or a parameter: a hybridized block's input binding
+# (which Parameter feeds which graph input) is reused until then.
+_STRUCTURE = [0]
+
 __all__ = ["Block", "HookHandle", "HybridBlock", "SymbolBlock"]
 
 
@@ -61,13 +65,16 @@ class Block:
     def __setattr__(self, name, value):
         if isinstance(value, Block):
             self._children[name] = value
+            _STRUCTURE[0] += 1
         elif isinstance(value, Parameter):
             self._reg_params[name] = value
+            _STRUCTURE[0] += 1
         object.__setattr__(self, name, value)
 
     def register_child(self, block, name=None):
         name = name if name is not None else str(len(self._children))
         self._children[name] = block
+        _STRUCTURE[0] += 1
         return block
 
     @property
@@ -371,8 +378,10 @@ def _print_summary(summary):
 
 def _forget_graphs(block):
     """Drops the graphs a block tree captured, so the next call traces again."""
+    _STRUCTURE[0] += 1
     if isinstance(block, HybridBlock):
         object.__setattr__(block, "_graphs", {})
+        object.__setattr__(block, "_bound", {})
         if "_last_graph" in block.__dict__:
             object.__delattr__(block, "_last_graph")
     for child in block._children.values():
@@ -389,10 +398,12 @@ class HybridBlock(Block):
         super().__init__(prefix, params)
         object.__setattr__(self, "_active", False)
         object.__setattr__(self, "_graphs", {})
+        object.__setattr__(self, "_bound", {})
 
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
         object.__setattr__(self, "_active", active)
         object.__setattr__(self, "_graphs", {})
+        object.__setattr__(self, "_bound", {})
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape)
 
     def __call__(self, *args):
@@ -418,11 +429,14 @@ class HybridBlock(Block):
 
     # ---- graph capture ----
     def _signature(self, args):
+        key = []
         for a in args:
             if not isinstance(a, np.ndarray):
                 raise TypeError(f"[hybridize] {type(self).__name__} inputs must be ndarrays, got "
                                 f"{type(a).__name__}")
-        return tuple((a.shape, str(a.dtype)) for a in args) + (autograd.is_training(),)
+            key += (a.shape, a.dtype)
+        key.append(autograd.is_training())
+        return tuple(key)
 
     def _trace(self, args):
         params = self.collect_params()
@@ -463,7 +477,14 @@ class HybridBlock(Block):
             self._graphs[key] = cached
             object.__setattr__(self, "_last_graph", cached)
         graph, names, single = cached
-        return _run_graph(graph, names, single, args, self.collect_params())
+        # Where each graph input comes from (an argument or a Parameter), found once per
+        # signature and block structure rather than by collect_params() on every call.
+        bound = self._bound.get(key)
+        if bound is None or bound[0] != _STRUCTURE[0]:
+            bound = (_STRUCTURE[0], _bind_inputs(names, len(args), self.collect_params()))
+            self._bound[key] = bound
+        out = _core._graph_run(graph, [args[i] if p is None else p.data() for i, p in bound[1]])
+        return out[0] if single else tuple(out)
 
     def export(self, path, epoch=0, remove_amp_cast=True, *, format="safetensors"):  # noqa: A002
         """Writes the last captured graph to `path`-symbol.json and the parameters it uses to
@@ -496,18 +517,18 @@ def _data_names(count):
     return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
 
 
-def _run_graph(graph, names, single, args, params):
-    data = dict(zip(_data_names(len(args)), args))
-    inputs = []
+def _bind_inputs(names, num_args, params):
+    """For each graph input name: (argument index, None) or (-1, its Parameter)."""
+    data = {n: i for i, n in enumerate(_data_names(num_args))}
+    binding = []
     for name in names:
         if name in data:
-            inputs.append(data[name])
+            binding.append((data[name], None))
         elif name in params:
-            inputs.append(params[name].data())
+            binding.append((-1, params[name]))
         else:
             raise ValueError(f"[graph] no value for graph input '{name}'")
-    out = _core._graph_run(graph, inputs)
-    return out[0] if single else tuple(out)
+    return binding
 
 
 class SymbolBlock(HybridBlock):
