@@ -43,8 +43,8 @@ class Executor {
   const std::vector<std::string>& input_names() const { return input_names_; }
   // Runs the graph on inputs given in input_names() order. Under autograd recording, when an
   // input needs a gradient, the graph is recorded as one node (MXNet's CachedOp: the forward
-  // runs planned and unrecorded, the gradient is a backward graph built once and replayed by
-  // its own executor; NDX_CACHED_OP=0 records op by op instead). Otherwise memory is planned
+  // runs planned and unrecorded, the gradient is a backward graph built once per input
+  // signature and replayed by its own executor; NDX_CACHED_OP=0 records op by op instead). Otherwise memory is planned
   // as it runs: an intermediate's buffer is reused once its last reader has run, by a later output
   // of the same shape and dtype or, where the op's FInplaceOption allows, by the reader's own
   // output (written in place). Planned runs also fuse connected elementwise ops into one node
@@ -95,7 +95,8 @@ class Executor {
   mutable PlanStats stats_;
   mutable std::vector<Shape> sig_shapes_;  // the last input signature
   mutable std::vector<DType> sig_types_;
-  // The CachedOp plans built so far, one per set of inputs that need gradients.
+  // The CachedOp plans built so far, one per input signature and set of inputs that need
+  // gradients (the last 8).
   mutable std::vector<std::shared_ptr<const CachedPlan>> plans_;
   mutable bool no_cached_plan_ = false;  // the gradient cannot be built: record op by op
 };
