@@ -44,11 +44,12 @@ class Executor {
   // Runs the graph on inputs given in input_names() order. Under autograd recording, when an
   // input needs a gradient, the graph is recorded as one node (MXNet's CachedOp: the forward
   // runs planned and unrecorded, the gradient is a backward graph built once per input
-  // signature and replayed by its own executor; NDX_CACHED_OP=0 records op by op instead). Otherwise memory is planned
-  // as it runs: an intermediate's buffer is reused once its last reader has run, by a later output
-  // of the same shape and dtype or, where the op's FInplaceOption allows, by the reader's own
-  // output (written in place). Planned runs also fuse connected elementwise ops into one node
-  // (src/op/fusion.cc) while fusion_enabled(); traced and recorded runs never do.
+  // signature and replayed by its own executor; NDX_CACHED_OP=0 records op by op instead).
+  // Otherwise memory is planned as it runs: an intermediate's buffer is reused once its last reader
+  // has run, by a later output of the same shape and dtype or, where the op's FInplaceOption
+  // allows, by the reader's own output (written in place). Planned runs also fuse connected
+  // elementwise ops into one node (src/op/fusion.cc) while fusion_enabled(); traced and recorded
+  // runs never do.
   std::vector<NDArray> run(const std::vector<NDArray>& inputs) const;
 
   // What the last run's memory planning did (for tests and the profiler).
