@@ -269,26 +269,29 @@ NodeEntry act_grad(Act a, NodeEntry g, NodeEntry x, NodeEntry y) {
 }
 
 // The gradients of the activation backward ops (ograd g, v) -> f(g, v), for second order:
-// f is linear in g, so d/dg is the op itself on the new ograd; d/dv by hand.
-std::vector<NodeEntry> act_backward_grad(const char* op, const NodePtr& n,
-                                         const std::vector<NodeEntry>& og) {
-  const NodeEntry& g = n->inputs[0];
-  const NodeEntry& v = n->inputs[1];
-  const NodeEntry dg = op2(op, og[0], v);
-  const std::string name = op;
-  if (name == "_backward_relu") return {dg, zeros_like(v)};
-  if (name == "_backward_sigmoid")  // d/dy g y (1 - y) = g (1 - 2y) = g ((1 - y) - y)
-    return {dg, op2("_np_multiply", og[0],
-                    op2("_np_multiply", g,
-                        op2("_np_subtract", op2("_np_subtract", op1("_np_ones_like", v), v), v)))};
-  // _backward_tanh: d/dy g (1 - y^2) = -g (y + y)
-  return {dg, op1("_np_negative",
-                  op2("_np_multiply", og[0], op2("_np_multiply", g, op2("_np_add", v, v))))};
+// f is linear in g, so d/dg is the op itself on the new ograd; d/dv (given the new ograd o)
+// is one of these, by hand.
+using ActBackwardDv = NodeEntry (*)(const NodeEntry& o, const NodeEntry& g, const NodeEntry& v);
+
+NodeEntry relu_backward_dx(const NodeEntry&, const NodeEntry&, const NodeEntry& x) {
+  return zeros_like(x);  // g * (x > 0) is flat in x away from 0
+}
+
+NodeEntry sigmoid_backward_dy(const NodeEntry& o, const NodeEntry& g, const NodeEntry& y) {
+  // d/dy g y (1 - y) = g (1 - 2y) = g ((1 - y) - y)
+  const NodeEntry one_minus_2y =
+      op2("_np_subtract", op2("_np_subtract", op1("_np_ones_like", y), y), y);
+  return op2("_np_multiply", o, op2("_np_multiply", g, one_minus_2y));
+}
+
+NodeEntry tanh_backward_dy(const NodeEntry& o, const NodeEntry& g, const NodeEntry& y) {
+  // d/dy g (1 - y^2) = -g (y + y)
+  return op1("_np_negative", op2("_np_multiply", o, op2("_np_multiply", g, op2("_np_add", y, y))));
 }
 
 // (ograd, v) -> ograd * f'(v) for relu (v = the input), sigmoid and tanh (v = the output).
 void register_act_backward(const char* name, const char* doc, const char* v_name,
-                           kernel::ElementwiseFn fn) {
+                           kernel::ElementwiseFn fn, ActBackwardDv dv) {
   auto compute = [fn](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
     kernel::apply(fn, {in[0], in[1]}, out[0], req[0], out[0].dtype);
@@ -322,10 +325,11 @@ void register_act_backward(const char* name, const char* doc, const char* v_name
           .set_attr<bool>("TElementwise", true)
           .set_attr<kernel::PointwiseKernel>("FPointwiseKernel", {fn})
           .set_attr<FCompute>("FCompute<cpu>", compute)
-          .set_attr<FGradient>("FGradient",
-                               [name](const NodePtr& n, const std::vector<NodeEntry>& og) {
-                                 return act_backward_grad(name, n, og);
-                               });
+          .set_attr<FGradient>(
+              "FGradient", [name, dv](const NodePtr& n, const std::vector<NodeEntry>& og) {
+                const NodeEntry &g = n->inputs[0], &v = n->inputs[1];
+                return std::vector<NodeEntry>{op2(name, og[0], v), dv(og[0], g, v)};
+              });
   if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
 }
 
@@ -1375,13 +1379,13 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
 [[maybe_unused]] const bool registered = [] {
   register_act("_npx_relu", "Rectified linear unit: max(x, 0), elementwise.", Act::kRelu);
   register_act_backward("_backward_relu", "Backward of relu: (ograd, x) -> ograd * (x > 0).", "x",
-                        NDX_KERNEL(ReluGrad));
+                        NDX_KERNEL(ReluGrad), relu_backward_dx);
   register_act_backward("_backward_sigmoid",
                         "Backward of sigmoid: (ograd, y) -> ograd * y * (1 - y), y its output.",
-                        "y", NDX_KERNEL(SigmoidGrad));
+                        "y", NDX_KERNEL(SigmoidGrad), sigmoid_backward_dy);
   register_act_backward("_backward_tanh",
                         "Backward of tanh: (ograd, y) -> ograd * (1 - y^2), y its output.", "y",
-                        NDX_KERNEL(TanhGrad));
+                        NDX_KERNEL(TanhGrad), tanh_backward_dy);
   register_act("_npx_sigmoid", "Logistic sigmoid: 1 / (1 + exp(-x)), elementwise.", Act::kSigmoid);
   register_act("_npx_log_sigmoid", "log(sigmoid(x)) without overflow, elementwise.",
                Act::kLogSigmoid);

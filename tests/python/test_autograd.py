@@ -419,3 +419,25 @@ def test_relu_backward_op_is_the_composed_formula_bit_for_bit():
         _core._invoke("_backward_relu", [np.array(g), np.array(x.astype(onp.float64))], {})
     with pytest.raises(ValueError):
         _core._invoke("_backward_relu", [np.array(g), np.array(x[:3])], {})
+
+
+ACT_BACKWARD_FORMULAS = [  # op, its second input's meaning, NumPy's formula of (g, v)
+    ("_backward_relu", lambda g, x: g * (x > 0)),
+    ("_backward_sigmoid", lambda g, y: g * y * (1 - y)),
+    ("_backward_tanh", lambda g, y: g * (1 - y * y)),
+]
+
+
+@pytest.mark.parametrize("op,formula", ACT_BACKWARD_FORMULAS, ids=[f[0] for f in
+                                                                  ACT_BACKWARD_FORMULAS])
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0), (0, 4, 2)], ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_activation_backward_ops_take_zero_dim_and_zero_size(op, formula, shape, dtype):
+    """The three activation backward ops keep a 0-d or zero-size shape and dtype, and a 0-d
+    value is NumPy's formula (sigmoid and tanh take the forward's output)."""
+    from ndx import _core
+    g = onp.full(shape, -1.5, dtype=dtype)
+    v = onp.full(shape, 0.25, dtype=dtype)
+    got = _core._invoke(op, [np.array(g), np.array(v)], {})
+    assert got.shape == shape and got.dtype == onp.dtype(dtype)
+    onp.testing.assert_allclose(got.asnumpy(), formula(g, v), rtol=1e-6)
