@@ -973,13 +973,16 @@ void for_outputs(const Geom& g, bool include_pad, F f) {
 }
 
 // oneDNN pools float32 max / avg with the 'valid' convention (or global), where its windows
-// and divisors are MXNet's: windows never reach past the padding. Max pooling's gradient goes
-// to a window maximum as in the reference kernel (ties, rare in float data, may pick another
-// of the equal elements).
+// and divisors are MXNet's: windows never reach past the padding. Its max pooling skips nan
+// (a window [nan, 1, 2] gives 2), so an input holding a nan (one more read of it, at memory
+// speed) takes the reference kernel, where nan wins its window. Max pooling's gradient goes
+// to a window's first maximum, as in the reference kernel.
 bool dnnl_pools(const PoolingParam& p, Pool kind, const TBlob& x, const Device& dev) {
-  return x.dtype == DType::kFloat32 && use_dnnl(DType::kFloat32, dev) &&
-         (kind == Pool::kMax || kind == Pool::kAvg) &&
-         (p.global_pool || p.pooling_convention == "valid");
+  if (x.dtype != DType::kFloat32 || !use_dnnl(DType::kFloat32, dev) ||
+      !(kind == Pool::kMax || kind == Pool::kAvg) ||
+      !(p.global_pool || p.pooling_convention == "valid"))
+    return false;
+  return kind != Pool::kMax || x.size() == 0 || !std::isnan(kernel::max_value(x));
 }
 
 dnnl::PoolSpec dnnl_pool_spec(const Geom& geom, Pool kind, bool include_pad) {

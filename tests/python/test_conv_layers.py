@@ -372,16 +372,9 @@ MAX_POOL_GRAD_CASES = [
 
 
 def _first_maximum_cases():
-    from ndx import _core
     for case in MAX_POOL_GRAD_CASES:
         for dtype in ("float16", "float32", "float64"):
-            marks = []
-            if (dtype == "float32" and _core._dnnl_enabled()
-                    and case[1].get("pooling_convention") != "full"):
-                marks = [pytest.mark.xfail(
-                    strict=True, reason="float32 max pooling runs on oneDNN, whose forward "
-                    "skips nan and whose gradient may take another of tied maxima")]
-            yield pytest.param(case, dtype, marks=marks, id=f"{case[0]}{case[1]}-{dtype}")
+            yield pytest.param(case, dtype, id=f"{case[0]}{case[1]}-{dtype}")
 
 
 @pytest.mark.parametrize("case,dtype", list(_first_maximum_cases()))
