@@ -10,6 +10,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/ndarraytypes.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -268,78 +269,102 @@ void release_numpy_array(void* o) {
   }
 }
 
-// A view sharing a writable, native-order numpy.ndarray's memory, read from its struct (a
-// buffer export costs NumPy as much as the rest of the call); undefined when it is not one.
-NDArray numpy_view(PyObject* o) {
-  if (Py_TYPE(o) != g_numpy_ndarray) return NDArray();
-  auto* a = reinterpret_cast<PyArrayObject*>(o);
-  if (!(PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE) || PyArray_NDIM(a) > 32) return NDArray();
-  const PyArray_Descr* d = PyArray_DESCR(a);
-  if (d->byteorder == '>') return NDArray();
-  DType t;
-  switch (d->type_num) {
+// NumPy's type number as an ndx dtype; kUnknown for the types ndx has not.
+DType dtype_of_numpy(int type_num) {
+  switch (type_num) {
     case NPY_BOOL:
-      t = DType::kBool;
-      break;
+      return DType::kBool;
     case NPY_BYTE:
-      t = DType::kInt8;
-      break;
+      return DType::kInt8;
     case NPY_UBYTE:
-      t = DType::kUInt8;
-      break;
+      return DType::kUInt8;
     case NPY_SHORT:
-      t = DType::kInt16;
-      break;
+      return DType::kInt16;
     case NPY_USHORT:
-      t = DType::kUInt16;
-      break;
+      return DType::kUInt16;
     case NPY_INT:
-      t = DType::kInt32;
-      break;
+      return DType::kInt32;
     case NPY_UINT:
-      t = DType::kUInt32;
-      break;
+      return DType::kUInt32;
     case NPY_LONG:
-      t = sizeof(long) == 8 ? DType::kInt64 : DType::kInt32;
-      break;
+      return sizeof(long) == 8 ? DType::kInt64 : DType::kInt32;
     case NPY_ULONG:
-      t = sizeof(long) == 8 ? DType::kUInt64 : DType::kUInt32;
-      break;
+      return sizeof(long) == 8 ? DType::kUInt64 : DType::kUInt32;
     case NPY_LONGLONG:
-      t = DType::kInt64;
-      break;
+      return DType::kInt64;
     case NPY_ULONGLONG:
-      t = DType::kUInt64;
-      break;
+      return DType::kUInt64;
     case NPY_HALF:
-      t = DType::kFloat16;
-      break;
+      return DType::kFloat16;
     case NPY_FLOAT:
-      t = DType::kFloat32;
-      break;
+      return DType::kFloat32;
     case NPY_DOUBLE:
-      t = DType::kFloat64;
-      break;
+      return DType::kFloat64;
     case NPY_CFLOAT:
-      t = DType::kComplex64;
-      break;
+      return DType::kComplex64;
     case NPY_CDOUBLE:
-      t = DType::kComplex128;
-      break;
+      return DType::kComplex128;
     default:
-      return NDArray();
+      return DType::kUnknown;
   }
-  const int64_t itemsize = dtype_size(t);
+}
+
+// The shape, element strides and dtype of a writable, native-order numpy.ndarray whose byte
+// strides are whole elements, read from its struct (a buffer export costs NumPy as much as
+// the rest of the call); false when it is not one.
+bool numpy_view_layout(PyObject* o, Shape* shape, Shape* strides, DType* dtype) {
+  if (Py_TYPE(o) != g_numpy_ndarray) return false;
+  auto* a = reinterpret_cast<PyArrayObject*>(o);
+  const int nd = PyArray_NDIM(a);
+  if (!(PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE) || nd > 32) return false;
+  const PyArray_Descr* d = PyArray_DESCR(a);
+  if (d->byteorder == '>') return false;
+  const DType t = dtype_of_numpy(d->type_num);
+  if (t == DType::kUnknown) return false;
+  // Item sizes are powers of two: a mask and a shift, not two divisions per dim (a division
+  // costs as much as the rest of this function).
+  const int shift = std::countr_zero(static_cast<uint64_t>(dtype_size(t)));
+  const npy_intp mask = (npy_intp{1} << shift) - 1;
+  const npy_intp* st = PyArray_STRIDES(a);
+  for (int i = 0; i < nd; ++i)
+    if (st[i] & mask) return false;
+  shape->resize(nd);
+  strides->resize(nd);
+  for (int i = 0; i < nd; ++i) {
+    (*shape)[i] = PyArray_DIMS(a)[i];
+    (*strides)[i] = st[i] >> shift;  // arithmetic: negative strides stay exact
+  }
+  *dtype = t;
+  return true;
+}
+
+// A view sharing a numpy.ndarray's memory (see numpy_view_layout); undefined when it cannot.
+NDArray numpy_view(PyObject* o) {
   Shape shape, strides;
-  for (int i = 0; i < PyArray_NDIM(a); ++i) {
-    const npy_intp st = PyArray_STRIDES(a)[i];
-    if (st % itemsize != 0) return NDArray();
-    shape.push_back(PyArray_DIMS(a)[i]);
-    strides.push_back(st / itemsize);
-  }
+  DType t;
+  if (!numpy_view_layout(o, &shape, &strides, &t)) return NDArray();
   Py_INCREF(o);  // the NumPy array (so its memory) lives as long as the view
-  return NDArray(Storage::wrap(PyArray_DATA(a), 0, cpu(), release_numpy_array, o), 0,
-                 std::move(shape), std::move(strides), t);
+  return NDArray(Storage::wrap(PyArray_DATA(reinterpret_cast<PyArrayObject*>(o)), 0, cpu(),
+                               release_numpy_array, o),
+                 0, std::move(shape), std::move(strides), t);
+}
+
+// The same view as a new ndx.ndarray, built in place in the Python object (asarray's hot
+// path: no NDArray moves); nullptr with no error set when numpy_view_layout says no.
+PyObject* wrap_numpy_view(PyObject* o) {
+  Shape shape, strides;
+  DType t;
+  if (!numpy_view_layout(o, &shape, &strides, &t)) return nullptr;
+  std::shared_ptr<Storage> storage = Storage::wrap(
+      PyArray_DATA(reinterpret_cast<PyArrayObject*>(o)), 0, cpu(), release_numpy_array, o);
+  Py_INCREF(o);  // owned by the storage from here: its release drops it
+  auto* self = PyObject_GC_New(PyArray, ndarray_type);
+  if (!self) return nullptr;  // the storage's release drops the reference again
+  new (&self->arr) NDArray(std::move(storage), 0, std::move(shape), std::move(strides), t);
+  self->grad = nullptr;
+  self->weakrefs = nullptr;
+  PyObject_GC_Track(self);
+  return reinterpret_cast<PyObject*>(self);
 }
 
 PyObject* asarray(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
@@ -350,8 +375,8 @@ PyObject* asarray(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwn
     return fall_back(kAsarray, args, nargsf, kwnames);
   PyObject* o = a[0];
   if (Py_TYPE(o) == g_numpy_ndarray && is_none(a[1])) {  // the common NumPy case first
-    NDArray view = numpy_view(o);
-    if (view.defined()) return wrap(std::move(view));
+    if (PyObject* view = wrap_numpy_view(o)) return view;
+    if (PyErr_Occurred()) return nullptr;
   }
   if (is_ndarray(o) && (is_none(a[1]) || unwrap(o).dtype() == dtype_from_py(a[1]))) {
     Py_INCREF(o);

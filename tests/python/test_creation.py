@@ -116,6 +116,26 @@ def test_asarray_copies_read_only_or_retyped_arrays():
     assert y[0] == 0
 
 
+def test_asarray_of_numpy_views_with_any_strides():
+    """Negative and stepped strides share memory; strides that are not whole elements (a
+    field of a record array, a byte view of int16) are copied, as NumPy's own asarray would
+    give the values."""
+    base = onp.arange(24, dtype=onp.float64).reshape(4, 6)
+    v = base[::-2, 1::2]
+    a = np.asarray(v)
+    assert a.shape == (2, 3)
+    onp.testing.assert_array_equal(a.asnumpy(), v)
+    base[3, 1] = -7.0
+    assert float(a[0, 0]) == -7.0  # a view, not a copy
+    rec = onp.zeros(4, dtype=[("a", "<f4"), ("b", "<i2")])
+    rec["a"] = [1.5, 2.5, 3.5, 4.5]
+    onp.testing.assert_array_equal(np.asarray(rec["a"]).asnumpy(), [1.5, 2.5, 3.5, 4.5])
+    odd = onp.arange(6, dtype="<i2").view("i1")[1::3]
+    onp.testing.assert_array_equal(np.asarray(odd).asnumpy(), odd)
+    assert np.asarray(onp.zeros((0, 3), dtype=onp.int32)).shape == (0, 3)
+    assert np.asarray(onp.float32(2.5)).shape == ()
+
+
 def test_asarray_of_ndarray_is_itself():
     a = np.ones((2,))
     assert np.asarray(a) is a

@@ -140,7 +140,10 @@ def _array_from_host(object, dtype):
         raise TypeError(f"[array] cannot make an ndarray from objects of type {type(object)}")
     if dtype is not None and dtype != bfloat16:
         src = src.astype(dtype, copy=False)
-    out = _core._from_buffer(src)
+    try:
+        out = _core._from_buffer(src)
+    except NotImplementedError:  # strides that are not whole elements: a field of a record
+        out = _core._from_buffer(_onp.ascontiguousarray(src))
     if dtype == bfloat16:
         out = out.astype(bfloat16)
     return out
