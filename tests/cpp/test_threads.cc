@@ -4,6 +4,7 @@
 // computed by hand; `make tsan` runs these tests under ThreadSanitizer to find races the
 // results cannot show.
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "ndx/autograd.h"
@@ -73,6 +74,36 @@ TEST(Threads, StoragePoolServesEveryThread) {
     }
   });
   EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Threads, ArraysOutliveTheThreadsThatMadeThemAndDieOnOthers) {
+  // Each thread makes arrays, hands half to the next thread to drop and keeps the rest past
+  // its own end: Storage blocks cross threads both ways and thread-exit caches empty while
+  // arrays made there live on.
+  std::vector<std::vector<NDArray>> handed(kThreads), kept(kThreads);
+  std::mutex mu;
+  on_threads([&](int t) {
+    for (int i = 0; i < 200; ++i) {
+      NDArray a = np::full({1 + i % 7}, static_cast<double>(t * 1000 + i), DType::kFloat64);
+      std::lock_guard<std::mutex> lock(mu);
+      (i % 2 ? handed[(t + 1) % kThreads] : kept[t]).push_back(a);
+    }
+    std::vector<NDArray> mine;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      mine.swap(handed[t]);
+    }
+    mine.clear();  // dropped here, made by the previous thread
+  });
+  for (int t = 0; t < kThreads; ++t) {
+    ASSERT_EQ(kept[t].size(), 100u);
+    for (int k = 0; k < 100; ++k) {
+      const int i = 2 * k;
+      EXPECT_EQ(kept[t][k].to_vector<double>(), std::vector<double>(1 + i % 7, t * 1000 + i));
+    }
+  }
+  handed.clear();
+  kept.clear();  // dropped on the main thread after their threads ended
 }
 
 TEST(Threads, AutogradStateIsPerThread) {
