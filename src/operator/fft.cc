@@ -15,10 +15,12 @@
 // below with the same line engine (a real input takes the real part).
 #include <kissfft/kissfft.hh>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +28,7 @@
 
 #include "kernel/blob.h"
 #include "kernel/cast.h"
+#include "kernel/fft.h"
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
@@ -188,6 +191,265 @@ int64_t line_grain(int64_t n) {
   return std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(n, 1));
 }
 
+// ---- power-of-two lengths: batches of lines on the SIMD engine (kernel/fft.h) ----
+// A power-of-two length runs kernel::FftPlan on kLanes lines at once, held split-complex with
+// point j of lane l at j * kLanes + l. Real transforms of n points run one complex transform
+// of n / 2 points: z_j = x_2j + i x_2j+1, split afterwards (rfft) or merged before (irfft)
+// with the twiddles exp(-+ 2 pi i k / n).
+template <class T>
+struct Pow2Plan {
+  kernel::FftPlan<T> fft;
+  std::vector<std::complex<T>> half_turn;  // exp(-2 pi i k / (2 size)), k <= size
+  explicit Pow2Plan(int64_t size) : fft(size), half_turn(static_cast<size_t>(size + 1)) {
+    for (int64_t k = 0; k <= size; ++k) {
+      const auto w = std::polar(
+          1.0, -3.14159265358979323846 * static_cast<double>(k) / static_cast<double>(size));
+      half_turn[k] = {static_cast<T>(w.real()), static_cast<T>(w.imag())};
+    }
+  }
+};
+
+// Per thread, a few lengths kept (as plan()).
+template <class T>
+const Pow2Plan<T>& pow2_plan(int64_t n) {
+  thread_local std::map<int64_t, std::unique_ptr<Pow2Plan<T>>> plans;
+  auto it = plans.find(n);
+  if (it != plans.end()) return *it->second;
+  if (plans.size() >= 16) plans.clear();
+  return *plans.emplace(n, std::make_unique<Pow2Plan<T>>(n)).first->second;
+}
+
+// Fewer lines than this leave most lanes of a batch empty: they run one at a time instead.
+constexpr int64_t kMinBatchLines = 4;
+
+// Whether lines of length n run in batches: a power of two, enough lines, and along an inner
+// axis enough neighbours to fill a batch's lanes.
+bool batched(const Lines& lines, int64_t n) {
+  return kernel::is_pow2(n) && lines.count() >= kMinBatchLines &&
+         (lines.inner == 1 || lines.inner >= kMinBatchLines);
+}
+
+// Cache-line-aligned split-complex buffers of `points` points per lane.
+template <class T>
+class LaneBuffer {
+ public:
+  static constexpr int64_t kLanes = kernel::kFftLanes<T>;
+  explicit LaneBuffer(int64_t points)
+      : size_(static_cast<size_t>(2 * points * kLanes)),
+        data_(static_cast<T*>(::operator new[](size_ * sizeof(T), std::align_val_t{64}))) {}
+  ~LaneBuffer() { ::operator delete[](data_, std::align_val_t{64}); }
+  LaneBuffer(const LaneBuffer&) = delete;
+  LaneBuffer& operator=(const LaneBuffer&) = delete;
+  T* re() { return data_; }
+  T* im() { return data_ + size_ / 2; }
+  void clear() { std::fill(data_, data_ + size_, T(0)); }
+
+ private:
+  size_t size_;
+  T* data_;
+};
+
+// Transforms `data` (n points per lane) with `work` as Stockham's other buffer; returns the
+// buffer holding the result.
+template <class T>
+LaneBuffer<T>& run_batch(const kernel::FftPlan<T>& f, LaneBuffer<T>& data, LaneBuffer<T>& work,
+                         bool inverse) {
+  return f.transform(data.re(), data.im(), work.re(), work.im(), inverse) ? work : data;
+}
+
+// Where a batch's lines lie: the first line's offset, how many lines (<= kLanes), and the
+// strides (in elements) from one line to the next and from one point to the next.
+struct BatchLayout {
+  int64_t offset, count, line_stride, point_stride;
+};
+
+// Lines grouped into batches: along the last axis, kLanes consecutive lines; along an inner
+// axis, kLanes neighbours of one outer index (their points are contiguous across the batch).
+template <int64_t kLanes>
+struct Batches {
+  const Lines& lines;
+  int64_t per_outer, count;
+  explicit Batches(const Lines& l)
+      : lines(l),
+        per_outer(l.inner == 1 ? 1 : (l.inner + kLanes - 1) / kLanes),
+        count(l.inner == 1 ? (l.outer + kLanes - 1) / kLanes : l.outer * per_outer) {}
+  // Batch b in an array whose axis has length len.
+  BatchLayout at(int64_t b, int64_t len) const {
+    if (lines.inner == 1)
+      return {b * kLanes * len, std::min(kLanes, lines.outer - b * kLanes), len, 1};
+    const int64_t o = b / per_outer, i0 = (b % per_outer) * kLanes;
+    return {o * len * lines.inner + i0, std::min(kLanes, lines.inner - i0), 1, lines.inner};
+  }
+};
+
+// Calls f(j, l) for every point j < points of every line l of a batch, in an order that keeps
+// the strided side in cache. Along the last axis, lines lie a power-of-two stride apart and
+// would fight over the same L1 sets if read point by point across lines: there each line gives
+// a block of kPointBlock points (a cache line or two) at a time. Along an inner axis, a point's
+// values across the batch are contiguous: point by point.
+template <class F>
+void for_each_point(const BatchLayout& at, int64_t points, F&& f) {
+  constexpr int64_t kPointBlock = 16;
+  if (at.point_stride == 1) {
+    for (int64_t j0 = 0; j0 < points; j0 += kPointBlock) {
+      const int64_t j1 = std::min(points, j0 + kPointBlock);
+      for (int64_t l = 0; l < at.count; ++l)
+        for (int64_t j = j0; j < j1; ++j) f(j, l);
+    }
+  } else {
+    for (int64_t j = 0; j < points; ++j)
+      for (int64_t l = 0; l < at.count; ++l) f(j, l);
+  }
+}
+
+// The batch's lines (each `copy` points read, zero-padded to `points`) into buf.
+template <class T>
+void gather(const std::complex<T>* src, const BatchLayout& at, int64_t copy, int64_t points,
+            LaneBuffer<T>& buf) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  T *re = buf.re(), *im = buf.im();
+  if (at.count < L || copy < points) buf.clear();
+  for_each_point(at, copy, [&](int64_t j, int64_t l) {
+    const std::complex<T> v = src[j * at.point_stride + l * at.line_stride];
+    re[j * L + l] = v.real(), im[j * L + l] = v.imag();
+  });
+}
+
+// Real lines (`copy` points read, zero-padded to 2 * points) packed as z_j = x_2j + i x_2j+1.
+template <class T>
+void gather_real(const T* src, const BatchLayout& at, int64_t copy, int64_t points,
+                 LaneBuffer<T>& buf) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  T *re = buf.re(), *im = buf.im();
+  if (at.count < L || copy < 2 * points) buf.clear();
+  for_each_point(at, copy / 2, [&](int64_t j, int64_t l) {
+    const T* pair = src + 2 * j * at.point_stride + l * at.line_stride;
+    re[j * L + l] = pair[0], im[j * L + l] = pair[at.point_stride];
+  });
+  if (copy % 2 == 1)  // the last real value pairs with a padding zero
+    for (int64_t l = 0; l < at.count; ++l)
+      re[copy / 2 * L + l] = src[(copy - 1) * at.point_stride + l * at.line_stride];
+}
+
+// The batch's lines out: scale times the first `keep` points of buf, zeros up to len.
+template <class T>
+void scatter(LaneBuffer<T>& buf, std::complex<T>* dst, const BatchLayout& at, int64_t keep,
+             int64_t len, T scale) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  const T *re = buf.re(), *im = buf.im();
+  for_each_point(at, len, [&](int64_t j, int64_t l) {
+    dst[j * at.point_stride + l * at.line_stride] =
+        j < keep ? std::complex<T>(re[j * L + l] * scale, im[j * L + l] * scale)
+                 : std::complex<T>(0);
+  });
+}
+
+// out = scale * the first `keep` values of each line's n-point DFT (transform_lines's contract).
+template <class T>
+void transform_lines_pow2(const std::complex<T>* in, int64_t in_len, std::complex<T>* out,
+                          int64_t out_len, const Lines& lines, int64_t n, bool inverse, T scale,
+                          int64_t keep) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  const Batches<L> batches(lines);
+  kernel::parallel_for(batches.count, line_grain(n * L), [&](int64_t begin, int64_t end) {
+    const kernel::FftPlan<T>& f = pow2_plan<T>(n).fft;
+    LaneBuffer<T> data(n), work(n);
+    for (int64_t b = begin; b < end; ++b) {
+      const BatchLayout from = batches.at(b, in_len), to = batches.at(b, out_len);
+      gather(in + from.offset, from, std::min(in_len, n), n, data);
+      scatter(run_batch(f, data, work, inverse), out + to.offset, to, keep, out_len, scale);
+    }
+  });
+}
+
+// rfft of real lines of even power-of-two n: Z = the n / 2-point DFT of z, then for k <= n / 2
+// X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2, O_k = (Z_k - conj Z_(h-k)) / 2i.
+template <class T>
+void split_real(LaneBuffer<T>& z, const std::vector<std::complex<T>>& turn, int64_t h,
+                LaneBuffer<T>& x) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  const T *zr = z.re(), *zi = z.im();
+  T *xr = x.re(), *xi = x.im();
+  for (int64_t k = 0; k <= h; ++k) {
+    const int64_t a = (k % h) * L, c = ((h - k) % h) * L;
+    const T wr = turn[k].real(), wi = turn[k].imag();
+    for (int64_t l = 0; l < L; ++l) {
+      const T er = (zr[a + l] + zr[c + l]) / 2, ei = (zi[a + l] - zi[c + l]) / 2;
+      const T or_ = (zi[a + l] + zi[c + l]) / 2, oi = (zr[c + l] - zr[a + l]) / 2;
+      xr[k * L + l] = er + wr * or_ - wi * oi;
+      xi[k * L + l] = ei + wr * oi + wi * or_;
+    }
+  }
+}
+
+template <class T>
+void rfft_lines_pow2(const T* in, int64_t in_len, std::complex<T>* out, const Lines& lines,
+                     int64_t n, T scale) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  const int64_t h = n / 2, m = h + 1;
+  const Batches<L> batches(lines);
+  kernel::parallel_for(batches.count, line_grain(n * L), [&](int64_t begin, int64_t end) {
+    const Pow2Plan<T>& f = pow2_plan<T>(h);
+    LaneBuffer<T> data(m), work(m);  // m points: room for the split spectrum
+    for (int64_t b = begin; b < end; ++b) {
+      const BatchLayout from = batches.at(b, in_len), to = batches.at(b, m);
+      gather_real(in + from.offset, from, std::min(in_len, n), h, data);
+      LaneBuffer<T>& z = run_batch(f.fft, data, work, false);
+      LaneBuffer<T>& x = &z == &data ? work : data;
+      split_real(z, f.half_turn, h, x);
+      scatter(x, out + to.offset, to, m, m, scale);
+    }
+  });
+}
+
+// irfft's merge, the inverse of split_real: Z_k = E_k + i O_k for k < h with E_k = (X_k +
+// conj X_(h-k)) / 2 and O_k = (X_k - conj X_(h-k)) conj(w^k) / 2; the imaginary parts of X_0 and
+// X_h are ignored (as NumPy's).
+template <class T>
+void merge_real(LaneBuffer<T>& x, const std::vector<std::complex<T>>& turn, int64_t h,
+                LaneBuffer<T>& z) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  T *xr = x.re(), *xi = x.im(), *zr = z.re(), *zi = z.im();
+  std::fill(xi, xi + L, T(0));
+  std::fill(xi + h * L, xi + (h + 1) * L, T(0));
+  for (int64_t k = 0; k < h; ++k) {
+    const int64_t a = k * L, c = (h - k) * L;
+    const T wr = turn[k].real(), wi = -turn[k].imag();
+    for (int64_t l = 0; l < L; ++l) {
+      const T er = (xr[a + l] + xr[c + l]) / 2, ei = (xi[a + l] - xi[c + l]) / 2;
+      const T dr = (xr[a + l] - xr[c + l]) / 2, di = (xi[a + l] + xi[c + l]) / 2;
+      const T or_ = dr * wr - di * wi, oi = dr * wi + di * wr;
+      zr[a + l] = er - oi;
+      zi[a + l] = ei + or_;
+    }
+  }
+}
+
+template <class T>
+void irfft_lines_pow2(const std::complex<T>* in, int64_t in_len, T* out, const Lines& lines,
+                      int64_t n, T scale) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  const int64_t h = n / 2, m = h + 1;
+  const Batches<L> batches(lines);
+  const T twice = 2 * scale;  // the h-point inverse gives h z_j where x needs n z_j
+  kernel::parallel_for(batches.count, line_grain(n * L), [&](int64_t begin, int64_t end) {
+    const Pow2Plan<T>& f = pow2_plan<T>(h);
+    LaneBuffer<T> spectrum(m), data(h), work(h);
+    for (int64_t b = begin; b < end; ++b) {
+      const BatchLayout from = batches.at(b, in_len), to = batches.at(b, n);
+      gather(in + from.offset, from, std::min(in_len, m), m, spectrum);
+      merge_real(spectrum, f.half_turn, h, data);
+      LaneBuffer<T>& z = run_batch(f.fft, data, work, true);
+      const T *zr = z.re(), *zi = z.im();
+      T* dst = out + to.offset;
+      for_each_point(to, h, [&](int64_t j, int64_t l) {
+        T* pair = dst + 2 * j * to.point_stride + l * to.line_stride;
+        pair[0] = zr[j * L + l] * twice, pair[to.point_stride] = zi[j * L + l] * twice;
+      });
+    }
+  });
+}
+
 // ---- long lines: the four-step decomposition ----
 // KISS FFT recurses over the whole line, so a line much larger than the cache misses it at
 // every stage (and one line is one thread). Lines of at least kFourStepMin points that split
@@ -211,10 +473,62 @@ int64_t four_step_split(int64_t n) {
 // column at a time, power-of-two strides would also fight over the same cache sets).
 constexpr int64_t kTile = 16;
 
+// put(k, exp(i unit ((mult k) mod period))) for k < count: exact every 64 steps, a running
+// product in double between (the twiddles of the four-step passes and of long real lines).
+template <class T, class Put>
+void turns(double unit, int64_t mult, int64_t period, int64_t count, Put&& put) {
+  const std::complex<double> step = std::polar(1.0, unit * static_cast<double>(mult % period));
+  std::complex<double> w;
+  for (int64_t k = 0; k < count; ++k, w *= step) {
+    if (k % 64 == 0) w = std::polar(1.0, unit * static_cast<double>((mult * k) % period));
+    put(k, std::complex<T>(static_cast<T>(w.real()), static_cast<T>(w.imag())));
+  }
+}
+
+// four_step (below) for power-of-two n: both passes run kLanes lines per batch.
+template <class T, class Emit>
+void four_step_pow2(const std::complex<T>* x, std::complex<T>* work, int64_t n1, int64_t n2,
+                    bool inverse, Emit&& emit) {
+  constexpr int64_t L = LaneBuffer<T>::kLanes;
+  const int64_t n = n1 * n2;
+  const double angle = (inverse ? 2.0 : -2.0) * 3.14159265358979323846 / static_cast<double>(n);
+  kernel::parallel_for((n1 + L - 1) / L, line_grain(n2 * L), [&](int64_t begin, int64_t end) {
+    const kernel::FftPlan<T>& f = pow2_plan<T>(n2).fft;
+    LaneBuffer<T> data(n2), spare(n2);
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t j0 = t * L;
+      const BatchLayout columns{0, std::min(L, n1 - j0), 1, n1};
+      gather(x + j0, columns, n2, n2, data);
+      LaneBuffer<T>& y = run_batch(f, data, spare, inverse);
+      T *re = y.re(), *im = y.im();
+      for (int64_t c = 0; c < columns.count; ++c)  // times w^(j1 k2)
+        turns<T>(angle, j0 + c, n, n2, [&](int64_t k2, std::complex<T> w) {
+          const std::complex<T> v = std::complex<T>(re[k2 * L + c], im[k2 * L + c]) * w;
+          re[k2 * L + c] = v.real(), im[k2 * L + c] = v.imag();
+        });
+      scatter(y, work + j0, columns, n2, n2, T(1));
+    }
+  });
+  kernel::parallel_for((n2 + L - 1) / L, line_grain(n1 * L), [&](int64_t begin, int64_t end) {
+    const kernel::FftPlan<T>& f = pow2_plan<T>(n1).fft;
+    LaneBuffer<T> data(n1), spare(n1);
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t k0 = t * L;
+      const BatchLayout rows{0, std::min(L, n2 - k0), n1, 1};
+      gather(work + k0 * n1, rows, n1, n1, data);
+      LaneBuffer<T>& y = run_batch(f, data, spare, inverse);
+      for (int64_t k1 = 0; k1 < n1; ++k1)
+        for (int64_t r = 0; r < rows.count; ++r)
+          emit(k0 + r + n2 * k1, std::complex<T>(y.re()[k1 * L + r], y.im()[k1 * L + r]));
+    }
+  });
+}
+
 template <class T, class Emit>
 void four_step(const std::complex<T>* x, std::complex<T>* work, int64_t n1, int64_t n2,
                bool inverse, Emit&& emit) {
   using C = std::complex<T>;
+  if (kernel::is_pow2(n1 * n2)) return four_step_pow2<T>(x, work, n1, n2, inverse, emit);
   const int64_t n = n1 * n2;
   const double angle = (inverse ? 2.0 : -2.0) * 3.14159265358979323846 / static_cast<double>(n);
   const int64_t tiles1 = (n1 + kTile - 1) / kTile, tiles2 = (n2 + kTile - 1) / kTile;
@@ -280,6 +594,8 @@ void transform_lines(const std::complex<T>* in, int64_t in_len, std::complex<T>*
   using C = std::complex<T>;
   if (const int64_t n1 = four_step_split(n))
     return transform_long_lines<T>(in, in_len, out, out_len, lines, n, n1, inverse, scale, keep);
+  if (batched(lines, n))
+    return transform_lines_pow2<T>(in, in_len, out, out_len, lines, n, inverse, scale, keep);
   // Lines along an inner axis go kTile neighbours at a time (see four_step); lines along the
   // last axis one at a time, straight from the input and into the output where they can.
   const int64_t width = std::min(lines.inner, kTile);
@@ -314,12 +630,41 @@ void transform_lines(const std::complex<T>* in, int64_t in_len, std::complex<T>*
       });
 }
 
+// rfft of long power-of-two lines, one at a time: z packed as in rfft_lines_pow2, its n / 2-point
+// DFT by the four-step passes, split with turns computed on the way.
+template <class T>
+void rfft_long_lines(const T* in, int64_t in_len, std::complex<T>* out, const Lines& lines,
+                     int64_t n, int64_t h1, T scale) {
+  using C = std::complex<T>;
+  kernel::AllowThreads allow;
+  const int64_t h = n / 2;
+  std::vector<T> x(static_cast<size_t>(n));
+  std::vector<C> work(static_cast<size_t>(h)), z(static_cast<size_t>(h));
+  for (int64_t l = 0; l < lines.count(); ++l) {
+    lines.gather(in + lines.start(l, in_len), in_len, x.data(), n);
+    four_step<T>(reinterpret_cast<const C*>(x.data()), work.data(), h1, h / h1, false,
+                 [&](int64_t k, C v) { z[k] = v; });
+    C* dst = out + lines.start(l, h + 1);
+    turns<T>(-3.14159265358979323846 / static_cast<double>(h), 1, 2 * h, h + 1,
+             [&](int64_t k, C w) {
+               const C zk = z[k % h], zc = std::conj(z[(h - k) % h]);
+               const C even = (zk + zc) / T(2), odd = (zk - zc) * C(0, T(-0.5));
+               dst[k * lines.inner] = (even + w * odd) * scale;
+             });
+  }
+}
+
 // The n // 2 + 1 non-negative frequencies of real lines; even n through KISS FFT's real
 // transform (one complex FFT of n / 2 points).
 template <class T>
 void rfft_lines(const T* in, int64_t in_len, std::complex<T>* out, const Lines& lines, int64_t n,
                 T scale) {
   using C = std::complex<T>;
+  if (kernel::is_pow2(n) && n >= 2) {
+    if (const int64_t h1 = four_step_split(n / 2))
+      return rfft_long_lines<T>(in, in_len, out, lines, n, h1, scale);
+    if (batched(lines, n)) return rfft_lines_pow2<T>(in, in_len, out, lines, n, scale);
+  }
   const int64_t m = n / 2 + 1;
   kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
     // Even n: KISS FFT's real transform of n / 2 complex points (when that plan is direct).
@@ -351,6 +696,8 @@ template <class T>
 void irfft_lines(const std::complex<T>* in, int64_t in_len, T* out, const Lines& lines, int64_t n,
                  T scale) {
   using C = std::complex<T>;
+  if (kernel::is_pow2(n) && n >= 2 && batched(lines, n))
+    return irfft_lines_pow2<T>(in, in_len, out, lines, n, scale);
   const int64_t m = n / 2 + 1;
   kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
     const Plan<T>& f = plan<T>(static_cast<size_t>(n), true);
@@ -374,6 +721,12 @@ void with_part_type(DType t, F f) {
     f(float{});
   else
     f(double{});
+}
+
+// The blob as a contiguous array of dtype t: itself when it is one, else a cast copy.
+NDArray contiguous_as(const TBlob& b, DType t) {
+  NDArray a = kernel::as_array(b);
+  return b.dtype == t && b.is_contiguous() ? a : a.astype(t);
 }
 
 Shape with_length(Shape s, int axis, int64_t len) {
@@ -415,17 +768,19 @@ void fft_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   const Lines lines(in[0].shape, g.axis);
   const DType c = complex_of_input(in[0].dtype);
   const bool inverse = kind == Kind::kInverseReal || (kind == Kind::kComplex && p.inverse);
-  NDArray result(out[0].shape, out[0].dtype);
+  // Written straight into the output when it is a plain write to contiguous memory.
+  const bool direct = req[0] == kWriteTo && out[0].is_contiguous();
+  NDArray result = direct ? kernel::as_array(out[0]) : NDArray(out[0].shape, out[0].dtype);
   if (in[0].size() > 0) {
     with_part_type(c, [&](auto zero) {
       using T = decltype(zero);
       using Cx = std::complex<T>;
       const T scale = static_cast<T>(norm_scale(p.norm, g.n, inverse, op));
       if constexpr (kind == Kind::kReal) {
-        NDArray x = kernel::as_array(in[0]).astype(real_dtype(c));
+        NDArray x = contiguous_as(in[0], real_dtype(c));
         rfft_lines<T>(x.data<T>(), g.len, result.data<Cx>(), lines, g.n, scale);
       } else {
-        NDArray x = kernel::as_array(in[0]).astype(c);
+        NDArray x = contiguous_as(in[0], c);
         if constexpr (kind == Kind::kComplex)
           transform_lines<T>(x.data<Cx>(), g.len, result.data<Cx>(), g.n, lines, g.n, inverse,
                              scale, g.n);
@@ -436,7 +791,7 @@ void fft_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   } else {
     kernel::fill(kernel::to_blob(result), 0);  // NumPy: an empty batch transforms to zeros
   }
-  kernel::copy(kernel::to_blob(result), out[0], req[0]);
+  if (!direct) kernel::copy(kernel::to_blob(result), out[0], req[0]);
 }
 
 // ---- backward ops: (ograd, x) -> grad of x, the adjoint of the forward map ----
@@ -462,7 +817,7 @@ void fft_backward_compute(const NodeAttrs& attrs, const OpContext&, const std::v
       using T = decltype(zero);
       using Cx = std::complex<T>;
       const T scale = static_cast<T>(norm_scale(p.norm, g.n, inverse, op));
-      NDArray og = kernel::as_array(in[0]).astype(c);
+      NDArray og = contiguous_as(in[0], c);
       Cx* dst = grad.data<Cx>();
       if constexpr (kind == Kind::kInverseReal) {
         // irfft: grad_k = scale * w_k * DFT(g)_k for k < n // 2 + 1, w_k = 2 except at the

@@ -158,6 +158,78 @@ def test_typed_errors():
         np.fft.fftfreq(0)
 
 
+
+# ----------------------------------- power-of-two lengths: batches of lines (kernel/fft.cc)
+# A length 2**k with at least 4 lines runs 16 (float32) or 8 (float64) lines per SIMD batch
+# (a Stockham transform); the cases below leave batches part-empty, run along inner axes (with
+# fewer neighbours than a batch holds), crop and pad.
+POW2_CASES = [((4, 2), -1), ((21, 8), -1), ((37, 1024), -1), ((9, 256), 0), ((3, 64, 20), 1),
+              ((2, 32, 5), 1), ((5, 4096), -1)]
+
+
+def max_rel_err(got, want):
+    return float(onp.abs(got.asnumpy() - want).max() / onp.abs(want).max())
+
+
+@pytest.mark.parametrize("shape,axis", POW2_CASES, ids=[f"{s}-{a}" for s, a in POW2_CASES])
+def test_power_of_two_batches_match_numpy(shape, axis):
+    n = shape[axis]
+    z, r = cx(shape), R.standard_normal(shape)
+    spectrum = onp.fft.rfft(r, axis=axis)
+    for kw in ({}, {"n": max(n // 2, 2)}, {"n": 2 * n}, {"norm": "ortho"}):
+        tol = dict(rtol=1e-12, atol=1e-13 * 2 * n)
+        for name, x in (("fft", z), ("ifft", z), ("rfft", r)):
+            near(getattr(np.fft, name)(np.array(x), axis=axis, **kw),
+                 getattr(onp.fft, name)(x, axis=axis, **kw), **tol)
+        m = kw.get("n", n)
+        near(np.fft.irfft(np.array(spectrum), axis=axis, n=m, norm=kw.get("norm")),
+             onp.fft.irfft(spectrum, axis=axis, n=m, norm=kw.get("norm")), **tol)
+        # single precision: the error relative to the largest output stays near float32's
+        # epsilon (1.2e-7); pocketfft in float32 gives the same order
+        z32, r32 = z.astype(onp.complex64), r.astype(onp.float32)
+        for name, x in (("fft", z32), ("ifft", z32), ("rfft", r32)):
+            got = getattr(np.fft, name)(np.array(x), axis=axis, **kw)
+            assert got.dtype == onp.complex64
+            want = getattr(onp.fft, name)(x.astype(onp.complex128 if name != "rfft" else
+                                                   onp.float64), axis=axis, **kw)
+            assert max_rel_err(got, want) < 1e-6, name
+        got = np.fft.irfft(np.array(spectrum.astype(onp.complex64)), axis=axis, n=m)
+        assert got.dtype == onp.float32
+        assert max_rel_err(got, onp.fft.irfft(spectrum.astype(onp.complex64).astype(
+            onp.complex128), axis=axis, n=m)) < 1e-6
+
+
+def test_power_of_two_batches_read_strided_views():
+    # a view with steps along both axes is read as its values, not its buffer
+    z = cx((40, 64))
+    near(np.fft.fft(np.array(z)[::3, ::2]), onp.fft.fft(z[::3, ::2]), rtol=1e-12, atol=1e-12)
+    r = R.standard_normal((64, 48))
+    near(np.fft.rfft(np.array(r).T), onp.fft.rfft(r.T), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1 << 17, (1 << 17) + 3])
+def test_long_real_lines(n):
+    # rfft of 2**17 points: a 2**16-point complex transform by the four-step passes, split
+    # into the real spectrum; the input crops (n + 3) to the power of two
+    x = R.standard_normal((n,))
+    near(np.fft.rfft(np.array(x), n=1 << 17), onp.fft.rfft(x, n=1 << 17), rtol=1e-10,
+         atol=1e-9)
+    got = np.fft.rfft(np.array(x.astype(onp.float32)), n=1 << 17)
+    assert max_rel_err(got, onp.fft.rfft(x.astype(onp.float32).astype(onp.float64),
+                                         n=1 << 17)) < 2e-6
+    # 4 long lines back: a batch of 2**16-point inverse transforms
+    spectrum = onp.fft.rfft(R.standard_normal((4, 1 << 17)))
+    near(np.fft.irfft(np.array(spectrum)), onp.fft.irfft(spectrum), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft"])
+def test_power_of_two_batch_gradients(name):
+    x = R.standard_normal((6, 8)) if name == "rfft" else cx((6, 8))
+    wirtinger.check(lambda a: getattr(np.fft, name)(a), lambda a: getattr(onp.fft, name)(a),
+                    [x], R)
+    wirtinger.check(lambda a: getattr(np.fft, name)(a, n=4, axis=0),
+                    lambda a: getattr(onp.fft, name)(a, n=4, axis=0), [x.T.copy()], R)
+
 # ------------------------------------------------------- gradients (conjugate Wirtinger)
 GRAD_CASES = [
     ("fft", {}), ("fft", {"n": 6, "norm": "ortho"}), ("fft", {"n": 3}),
