@@ -371,7 +371,7 @@ void split_real(LaneBuffer<T>& z, const std::vector<std::complex<T>>& turn, int6
   const T *zr = z.re(), *zi = z.im();
   T *xr = x.re(), *xi = x.im();
   for (int64_t k = 0; k <= h; ++k) {
-    const int64_t a = (k % h) * L, c = ((h - k) % h) * L;
+    const int64_t a = (k == h ? 0 : k) * L, c = (k == 0 ? 0 : h - k) * L;
     const T wr = turn[k].real(), wi = turn[k].imag();
     for (int64_t l = 0; l < L; ++l) {
       const T er = (zr[a + l] + zr[c + l]) / 2, ei = (zi[a + l] - zi[c + l]) / 2;
@@ -647,7 +647,7 @@ void rfft_long_lines(const T* in, int64_t in_len, std::complex<T>* out, const Li
     C* dst = out + lines.start(l, h + 1);
     turns<T>(-3.14159265358979323846 / static_cast<double>(h), 1, 2 * h, h + 1,
              [&](int64_t k, C w) {
-               const C zk = z[k % h], zc = std::conj(z[(h - k) % h]);
+               const C zk = z[k == h ? 0 : k], zc = std::conj(z[k == 0 ? 0 : h - k]);
                const C even = (zk + zc) / T(2), odd = (zk - zc) * C(0, T(-0.5));
                dst[k * lines.inner] = (even + w * odd) * scale;
              });
