@@ -138,18 +138,21 @@ def linalg_and_random_cases(lib):
 
 def fft_cases(lib):
     """np.fft rows: 2**20 points and 1024 x 1024 (rows), float32 in and complex64 out for both
-    libraries (NumPy 2's pocketfft keeps single precision; ndx runs KISS FFT in float)."""
+    libraries (NumPy 2's pocketfft keeps single precision; ndx runs its batched transform for
+    powers of two in float, and KISS FFT for other lengths: the 1000 x 1000 row)."""
     rng = onp.random.default_rng(4)
     r = rng.standard_normal(1 << 20).astype(onp.float32)
     z = (r + 1j * rng.standard_normal(1 << 20)).astype(onp.complex64)
     r2, z2 = r.reshape(1024, 1024), z.reshape(1024, 1024)
-    xr, xz, xr2, xz2 = (lib.array(v) for v in (r, z, r2, z2))
+    z3 = onp.ascontiguousarray(z2[:1000, :1000])
+    xr, xz, xr2, xz2, xz3 = (lib.array(v) for v in (r, z, r2, z2, z3))
     return {
         "rfft 2**20": lambda: lib.fft.rfft(xr),
         "fft 2**20": lambda: lib.fft.fft(xz),
         "rfft 1024x1024": lambda: lib.fft.rfft(xr2),
         "fft 1024x1024": lambda: lib.fft.fft(xz2),
         "fft2 1024x1024": lambda: lib.fft.fft2(xz2),
+        "fft 1000x1000": lambda: lib.fft.fft(xz3),
     }
 
 
