@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ndx/ndarray.h"
@@ -25,6 +26,19 @@ struct PyArray {
 extern PyTypeObject* ndarray_type;
 bool is_ndarray(PyObject* o);
 PyObject* wrap(NDArray a);  // new reference
+
+// A new ndarray object whose NDArray is built in place from args, with no NDArray moves (the
+// asarray hot path); a new reference, or nullptr with MemoryError set and args untouched.
+template <class... Args>
+PyObject* wrap_emplace(Args&&... args) {
+  auto* self = PyObject_GC_New(PyArray, ndarray_type);
+  if (!self) return nullptr;
+  new (&self->arr) NDArray(std::forward<Args>(args)...);
+  self->grad = nullptr;
+  self->weakrefs = nullptr;
+  PyObject_GC_Track(self);
+  return reinterpret_cast<PyObject*>(self);
+}
 inline NDArray& unwrap(PyObject* o) { return reinterpret_cast<PyArray*>(o)->arr; }
 
 // Sets the Python exception matching an ndx::Error (ValueError, TypeError, ... subclasses of

@@ -358,13 +358,8 @@ PyObject* wrap_numpy_view(PyObject* o) {
   std::shared_ptr<Storage> storage = Storage::wrap(
       PyArray_DATA(reinterpret_cast<PyArrayObject*>(o)), 0, cpu(), release_numpy_array, o);
   Py_INCREF(o);  // owned by the storage from here: its release drops it
-  auto* self = PyObject_GC_New(PyArray, ndarray_type);
-  if (!self) return nullptr;  // the storage's release drops the reference again
-  new (&self->arr) NDArray(std::move(storage), 0, std::move(shape), std::move(strides), t);
-  self->grad = nullptr;
-  self->weakrefs = nullptr;
-  PyObject_GC_Track(self);
-  return reinterpret_cast<PyObject*>(self);
+  // On failure the storage's release drops the reference again.
+  return wrap_emplace(std::move(storage), 0, std::move(shape), std::move(strides), t);
 }
 
 PyObject* asarray(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {

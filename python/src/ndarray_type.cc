@@ -21,15 +21,7 @@ bool is_ndarray(PyObject* o) {
   return Py_TYPE(o) == ndarray_type || PyObject_TypeCheck(o, ndarray_type);
 }
 
-PyObject* wrap(NDArray a) {
-  PyArray* self = PyObject_GC_New(PyArray, ndarray_type);
-  if (!self) return nullptr;
-  new (&self->arr) NDArray(std::move(a));
-  self->grad = nullptr;
-  self->weakrefs = nullptr;
-  PyObject_GC_Track(self);
-  return reinterpret_cast<PyObject*>(self);
-}
+PyObject* wrap(NDArray a) { return wrap_emplace(std::move(a)); }
 
 namespace {
 
