@@ -137,9 +137,9 @@ def linalg_and_random_cases(lib):
 
 
 def fft_cases(lib):
-    """np.fft rows: 2**20 points and 1024 x 1024 (rows), float32 in and complex64 out for both
-    libraries (NumPy 2's pocketfft keeps single precision; ndx runs its batched transform for
-    powers of two in float, and KISS FFT for other lengths: the 1000 x 1000 row)."""
+    """np.fft rows: 2**20 points, 1024 x 1024 and 1000 x 1000 (rows), float32 in and complex64
+    out for both libraries (NumPy 2's pocketfft keeps single precision; ndx runs its batched
+    transform in float: radix 4 / 2 stages, and radix 5 / 2 for the 1000 x 1000 row)."""
     rng = onp.random.default_rng(4)
     r = rng.standard_normal(1 << 20).astype(onp.float32)
     z = (r + 1j * rng.standard_normal(1 << 20)).astype(onp.complex64)

@@ -191,16 +191,16 @@ int64_t line_grain(int64_t n) {
   return std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(n, 1));
 }
 
-// ---- power-of-two lengths: batches of lines on the SIMD engine (kernel/fft.h) ----
-// A power-of-two length runs kernel::FftPlan on kLanes lines at once, held split-complex with
+// ---- lengths 2^a 3^b 5^c: batches of lines on the SIMD engine (kernel/fft.h) ----
+// Such a length runs kernel::FftPlan on kLanes lines at once, held split-complex with
 // point j of lane l at j * kLanes + l. Real transforms of n points run one complex transform
 // of n / 2 points: z_j = x_2j + i x_2j+1, split afterwards (rfft) or merged before (irfft)
 // with the twiddles exp(-+ 2 pi i k / n).
 template <class T>
-struct Pow2Plan {
+struct BatchPlan {
   kernel::FftPlan<T> fft;
   std::vector<std::complex<T>> half_turn;  // exp(-2 pi i k / (2 size)), k <= size
-  explicit Pow2Plan(int64_t size) : fft(size), half_turn(static_cast<size_t>(size + 1)) {
+  explicit BatchPlan(int64_t size) : fft(size), half_turn(static_cast<size_t>(size + 1)) {
     for (int64_t k = 0; k <= size; ++k) {
       const auto w = std::polar(
           1.0, -3.14159265358979323846 * static_cast<double>(k) / static_cast<double>(size));
@@ -211,21 +211,21 @@ struct Pow2Plan {
 
 // Per thread, a few lengths kept (as plan()).
 template <class T>
-const Pow2Plan<T>& pow2_plan(int64_t n) {
-  thread_local std::map<int64_t, std::unique_ptr<Pow2Plan<T>>> plans;
+const BatchPlan<T>& batch_plan(int64_t n) {
+  thread_local std::map<int64_t, std::unique_ptr<BatchPlan<T>>> plans;
   auto it = plans.find(n);
   if (it != plans.end()) return *it->second;
   if (plans.size() >= 16) plans.clear();
-  return *plans.emplace(n, std::make_unique<Pow2Plan<T>>(n)).first->second;
+  return *plans.emplace(n, std::make_unique<BatchPlan<T>>(n)).first->second;
 }
 
 // Fewer lines than this leave most lanes of a batch empty: they run one at a time instead.
 constexpr int64_t kMinBatchLines = 4;
 
-// Whether lines of length n run in batches: a power of two, enough lines, and along an inner
-// axis enough neighbours to fill a batch's lanes.
+// Whether lines of length n run in batches: a length FftPlan takes, enough lines, and along an
+// inner axis enough neighbours to fill a batch's lanes.
 bool batched(const Lines& lines, int64_t n) {
-  return kernel::is_pow2(n) && lines.count() >= kMinBatchLines &&
+  return kernel::fft_supported(n) && lines.count() >= kMinBatchLines &&
          (lines.inner == 1 || lines.inner >= kMinBatchLines);
 }
 
@@ -283,7 +283,7 @@ struct Batches {
 };
 
 // Calls f(j, l) for every point j < points of every line l of a batch, in an order that keeps
-// the strided side in cache. Along the last axis, lines lie a power-of-two stride apart and
+// the strided side in cache. Along the last axis, lines often lie a power-of-two stride apart and
 // would fight over the same L1 sets if read point by point across lines: there each line gives
 // a block of kPointBlock points (a cache line or two) at a time. Along an inner axis, a point's
 // values across the batch are contiguous: point by point.
@@ -346,13 +346,13 @@ void scatter(LaneBuffer<T>& buf, std::complex<T>* dst, const BatchLayout& at, in
 
 // out = scale * the first `keep` values of each line's n-point DFT (transform_lines's contract).
 template <class T>
-void transform_lines_pow2(const std::complex<T>* in, int64_t in_len, std::complex<T>* out,
-                          int64_t out_len, const Lines& lines, int64_t n, bool inverse, T scale,
-                          int64_t keep) {
+void transform_lines_batched(const std::complex<T>* in, int64_t in_len, std::complex<T>* out,
+                             int64_t out_len, const Lines& lines, int64_t n, bool inverse, T scale,
+                             int64_t keep) {
   constexpr int64_t L = LaneBuffer<T>::kLanes;
   const Batches<L> batches(lines);
   kernel::parallel_for(batches.count, line_grain(n * L), [&](int64_t begin, int64_t end) {
-    const kernel::FftPlan<T>& f = pow2_plan<T>(n).fft;
+    const kernel::FftPlan<T>& f = batch_plan<T>(n).fft;
     LaneBuffer<T> data(n), work(n);
     for (int64_t b = begin; b < end; ++b) {
       const BatchLayout from = batches.at(b, in_len), to = batches.at(b, out_len);
@@ -362,8 +362,9 @@ void transform_lines_pow2(const std::complex<T>* in, int64_t in_len, std::comple
   });
 }
 
-// rfft of real lines of even power-of-two n: Z = the n / 2-point DFT of z, then for k <= n / 2
-// X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2, O_k = (Z_k - conj Z_(h-k)) / 2i.
+// rfft of real lines of even n (n / 2 a length FftPlan takes): Z = the n / 2-point DFT of z, then
+// for k <= n / 2 X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2, O_k = (Z_k - conj
+// Z_(h-k)) / 2i.
 template <class T>
 void split_real(LaneBuffer<T>& z, const std::vector<std::complex<T>>& turn, int64_t h,
                 LaneBuffer<T>& x) {
@@ -383,13 +384,13 @@ void split_real(LaneBuffer<T>& z, const std::vector<std::complex<T>>& turn, int6
 }
 
 template <class T>
-void rfft_lines_pow2(const T* in, int64_t in_len, std::complex<T>* out, const Lines& lines,
-                     int64_t n, T scale) {
+void rfft_lines_batched(const T* in, int64_t in_len, std::complex<T>* out, const Lines& lines,
+                        int64_t n, T scale) {
   constexpr int64_t L = LaneBuffer<T>::kLanes;
   const int64_t h = n / 2, m = h + 1;
   const Batches<L> batches(lines);
   kernel::parallel_for(batches.count, line_grain(n * L), [&](int64_t begin, int64_t end) {
-    const Pow2Plan<T>& f = pow2_plan<T>(h);
+    const BatchPlan<T>& f = batch_plan<T>(h);
     LaneBuffer<T> data(m), work(m);  // m points: room for the split spectrum
     for (int64_t b = begin; b < end; ++b) {
       const BatchLayout from = batches.at(b, in_len), to = batches.at(b, m);
@@ -426,14 +427,14 @@ void merge_real(LaneBuffer<T>& x, const std::vector<std::complex<T>>& turn, int6
 }
 
 template <class T>
-void irfft_lines_pow2(const std::complex<T>* in, int64_t in_len, T* out, const Lines& lines,
-                      int64_t n, T scale) {
+void irfft_lines_batched(const std::complex<T>* in, int64_t in_len, T* out, const Lines& lines,
+                         int64_t n, T scale) {
   constexpr int64_t L = LaneBuffer<T>::kLanes;
   const int64_t h = n / 2, m = h + 1;
   const Batches<L> batches(lines);
   const T twice = 2 * scale;  // the h-point inverse gives h z_j where x needs n z_j
   kernel::parallel_for(batches.count, line_grain(n * L), [&](int64_t begin, int64_t end) {
-    const Pow2Plan<T>& f = pow2_plan<T>(h);
+    const BatchPlan<T>& f = batch_plan<T>(h);
     LaneBuffer<T> spectrum(m), data(h), work(h);
     for (int64_t b = begin; b < end; ++b) {
       const BatchLayout from = batches.at(b, in_len), to = batches.at(b, n);
@@ -485,15 +486,15 @@ void turns(double unit, int64_t mult, int64_t period, int64_t count, Put&& put) 
   }
 }
 
-// four_step (below) for power-of-two n: both passes run kLanes lines per batch.
+// four_step (below) for lengths FftPlan takes: both passes run kLanes lines per batch.
 template <class T, class Emit>
-void four_step_pow2(const std::complex<T>* x, std::complex<T>* work, int64_t n1, int64_t n2,
-                    bool inverse, Emit&& emit) {
+void four_step_batched(const std::complex<T>* x, std::complex<T>* work, int64_t n1, int64_t n2,
+                       bool inverse, Emit&& emit) {
   constexpr int64_t L = LaneBuffer<T>::kLanes;
   const int64_t n = n1 * n2;
   const double angle = (inverse ? 2.0 : -2.0) * 3.14159265358979323846 / static_cast<double>(n);
   kernel::parallel_for((n1 + L - 1) / L, line_grain(n2 * L), [&](int64_t begin, int64_t end) {
-    const kernel::FftPlan<T>& f = pow2_plan<T>(n2).fft;
+    const kernel::FftPlan<T>& f = batch_plan<T>(n2).fft;
     LaneBuffer<T> data(n2), spare(n2);
     for (int64_t t = begin; t < end; ++t) {
       const int64_t j0 = t * L;
@@ -510,7 +511,7 @@ void four_step_pow2(const std::complex<T>* x, std::complex<T>* work, int64_t n1,
     }
   });
   kernel::parallel_for((n2 + L - 1) / L, line_grain(n1 * L), [&](int64_t begin, int64_t end) {
-    const kernel::FftPlan<T>& f = pow2_plan<T>(n1).fft;
+    const kernel::FftPlan<T>& f = batch_plan<T>(n1).fft;
     LaneBuffer<T> data(n1), spare(n1);
     for (int64_t t = begin; t < end; ++t) {
       const int64_t k0 = t * L;
@@ -528,7 +529,7 @@ template <class T, class Emit>
 void four_step(const std::complex<T>* x, std::complex<T>* work, int64_t n1, int64_t n2,
                bool inverse, Emit&& emit) {
   using C = std::complex<T>;
-  if (kernel::is_pow2(n1 * n2)) return four_step_pow2<T>(x, work, n1, n2, inverse, emit);
+  if (kernel::fft_supported(n1 * n2)) return four_step_batched<T>(x, work, n1, n2, inverse, emit);
   const int64_t n = n1 * n2;
   const double angle = (inverse ? 2.0 : -2.0) * 3.14159265358979323846 / static_cast<double>(n);
   const int64_t tiles1 = (n1 + kTile - 1) / kTile, tiles2 = (n2 + kTile - 1) / kTile;
@@ -595,7 +596,7 @@ void transform_lines(const std::complex<T>* in, int64_t in_len, std::complex<T>*
   if (const int64_t n1 = four_step_split(n))
     return transform_long_lines<T>(in, in_len, out, out_len, lines, n, n1, inverse, scale, keep);
   if (batched(lines, n))
-    return transform_lines_pow2<T>(in, in_len, out, out_len, lines, n, inverse, scale, keep);
+    return transform_lines_batched<T>(in, in_len, out, out_len, lines, n, inverse, scale, keep);
   // Lines along an inner axis go kTile neighbours at a time (see four_step); lines along the
   // last axis one at a time, straight from the input and into the output where they can.
   const int64_t width = std::min(lines.inner, kTile);
@@ -630,8 +631,8 @@ void transform_lines(const std::complex<T>* in, int64_t in_len, std::complex<T>*
       });
 }
 
-// rfft of long power-of-two lines, one at a time: z packed as in rfft_lines_pow2, its n / 2-point
-// DFT by the four-step passes, split with turns computed on the way.
+// rfft of long lines (as rfft_lines_batched's), one at a time: z packed as in rfft_lines_batched,
+// its n / 2-point DFT by the four-step passes, split with turns computed on the way.
 template <class T>
 void rfft_long_lines(const T* in, int64_t in_len, std::complex<T>* out, const Lines& lines,
                      int64_t n, int64_t h1, T scale) {
@@ -660,10 +661,10 @@ template <class T>
 void rfft_lines(const T* in, int64_t in_len, std::complex<T>* out, const Lines& lines, int64_t n,
                 T scale) {
   using C = std::complex<T>;
-  if (kernel::is_pow2(n) && n >= 2) {
+  if (n % 2 == 0 && kernel::fft_supported(n / 2)) {
     if (const int64_t h1 = four_step_split(n / 2))
       return rfft_long_lines<T>(in, in_len, out, lines, n, h1, scale);
-    if (batched(lines, n)) return rfft_lines_pow2<T>(in, in_len, out, lines, n, scale);
+    if (batched(lines, n)) return rfft_lines_batched<T>(in, in_len, out, lines, n, scale);
   }
   const int64_t m = n / 2 + 1;
   kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
@@ -696,8 +697,8 @@ template <class T>
 void irfft_lines(const std::complex<T>* in, int64_t in_len, T* out, const Lines& lines, int64_t n,
                  T scale) {
   using C = std::complex<T>;
-  if (kernel::is_pow2(n) && n >= 2 && batched(lines, n))
-    return irfft_lines_pow2<T>(in, in_len, out, lines, n, scale);
+  if (n % 2 == 0 && kernel::fft_supported(n / 2) && batched(lines, n))
+    return irfft_lines_batched<T>(in, in_len, out, lines, n, scale);
   const int64_t m = n / 2 + 1;
   kernel::parallel_for(lines.count(), line_grain(n), [&](int64_t begin, int64_t end) {
     const Plan<T>& f = plan<T>(static_cast<size_t>(n), true);

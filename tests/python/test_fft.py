@@ -159,20 +159,23 @@ def test_typed_errors():
 
 
 
-# ----------------------------------- power-of-two lengths: batches of lines (kernel/fft.cc)
-# A length 2**k with at least 4 lines runs 16 (float32) or 8 (float64) lines per SIMD batch
-# (a Stockham transform); the cases below leave batches part-empty, run along inner axes (with
-# fewer neighbours than a batch holds), crop and pad.
-POW2_CASES = [((4, 2), -1), ((21, 8), -1), ((37, 1024), -1), ((9, 256), 0), ((3, 64, 20), 1),
-              ((2, 32, 5), 1), ((5, 4096), -1)]
+# --------------------------- lengths 2^a 3^b 5^c: batches of lines (src/kernel/fft.cc)
+# Such a length with at least 4 lines runs 16 (float32) or 8 (float64) lines per SIMD batch
+# (a mixed-radix Stockham transform: radix 4, 2, 3, 5 stages); the cases below leave batches
+# part-empty, run along inner axes (with fewer neighbours than a batch holds), crop and pad,
+# and cover each radix alone and mixed. 7 and 14 are KISS FFT's, beside them.
+BATCH_CASES = [((4, 2), -1), ((21, 8), -1), ((37, 1024), -1), ((9, 256), 0), ((3, 64, 20), 1),
+               ((2, 32, 5), 1), ((5, 4096), -1), ((6, 3), -1), ((17, 25), -1), ((11, 243), -1),
+               ((30, 6), 0), ((4, 1000), -1), ((3, 60, 7), 1), ((5, 3125), -1), ((8, 7), -1),
+               ((6, 14), -1)]
 
 
 def max_rel_err(got, want):
     return float(onp.abs(got.asnumpy() - want).max() / onp.abs(want).max())
 
 
-@pytest.mark.parametrize("shape,axis", POW2_CASES, ids=[f"{s}-{a}" for s, a in POW2_CASES])
-def test_power_of_two_batches_match_numpy(shape, axis):
+@pytest.mark.parametrize("shape,axis", BATCH_CASES, ids=[f"{s}-{a}" for s, a in BATCH_CASES])
+def test_batched_lines_match_numpy(shape, axis):
     n = shape[axis]
     z, r = cx(shape), R.standard_normal(shape)
     spectrum = onp.fft.rfft(r, axis=axis)
@@ -199,32 +202,36 @@ def test_power_of_two_batches_match_numpy(shape, axis):
             onp.complex128), axis=axis, n=m)) < 1e-6
 
 
-def test_power_of_two_batches_read_strided_views():
+def test_batched_lines_read_strided_views():
     # a view with steps along both axes is read as its values, not its buffer
     z = cx((40, 64))
     near(np.fft.fft(np.array(z)[::3, ::2]), onp.fft.fft(z[::3, ::2]), rtol=1e-12, atol=1e-12)
     r = R.standard_normal((64, 48))
     near(np.fft.rfft(np.array(r).T), onp.fft.rfft(r.T), rtol=1e-12, atol=1e-12)
+    near(np.fft.fft(np.array(z)[:, 4:], axis=0), onp.fft.fft(z[:, 4:], axis=0), rtol=1e-12,
+         atol=1e-12)
 
 
-@pytest.mark.parametrize("n", [1 << 17, (1 << 17) + 3])
+@pytest.mark.parametrize("n", [1 << 17, 2 * 3 * 5 * (1 << 13)])
 def test_long_real_lines(n):
-    # rfft of 2**17 points: a 2**16-point complex transform by the four-step passes, split
-    # into the real spectrum; the input crops (n + 3) to the power of two
-    x = R.standard_normal((n,))
-    near(np.fft.rfft(np.array(x), n=1 << 17), onp.fft.rfft(x, n=1 << 17), rtol=1e-10,
-         atol=1e-9)
-    got = np.fft.rfft(np.array(x.astype(onp.float32)), n=1 << 17)
-    assert max_rel_err(got, onp.fft.rfft(x.astype(onp.float32).astype(onp.float64),
-                                         n=1 << 17)) < 2e-6
-    # 4 long lines back: a batch of 2**16-point inverse transforms
-    spectrum = onp.fft.rfft(R.standard_normal((4, 1 << 17)))
+    # rfft of n >= 2**17 points: an n / 2-point complex transform by the four-step passes
+    # (batched), split into the real spectrum; the input is also cropped to n from n + 3
+    x = R.standard_normal((n + 3,))
+    near(np.fft.rfft(np.array(x), n=n), onp.fft.rfft(x, n=n), rtol=1e-10, atol=1e-9)
+    got = np.fft.rfft(np.array(x.astype(onp.float32)), n=n)
+    assert max_rel_err(got, onp.fft.rfft(x.astype(onp.float32).astype(onp.float64), n=n)) < 2e-6
+    # 4 long lines back: a batch of n / 2-point inverse transforms
+    spectrum = onp.fft.rfft(R.standard_normal((4, n)))
     near(np.fft.irfft(np.array(spectrum)), onp.fft.irfft(spectrum), rtol=1e-10, atol=1e-12)
+    # one long complex line of a mixed-radix length: the batched four-step passes
+    z = cx((n,))
+    near(np.fft.fft(np.array(z)), onp.fft.fft(z), rtol=1e-10, atol=1e-8)
 
 
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft"])
-def test_power_of_two_batch_gradients(name):
-    x = R.standard_normal((6, 8)) if name == "rfft" else cx((6, 8))
+@pytest.mark.parametrize("n", [8, 12])
+def test_batched_gradients(name, n):
+    x = R.standard_normal((6, n)) if name == "rfft" else cx((6, n))
     wirtinger.check(lambda a: getattr(np.fft, name)(a), lambda a: getattr(onp.fft, name)(a),
                     [x], R)
     wirtinger.check(lambda a: getattr(np.fft, name)(a, n=4, axis=0),
