@@ -17,26 +17,55 @@
 
 namespace ndx::py {
 
+// Not GC-tracked: an ndarray refers to no Python object the collector could see (a NumPy
+// array it views is held by its Storage, out of a traversal's reach either way), and
+// tracking cost every array a link, an unlink and a share of gen-0 collections.
+// Python subclasses (with a __dict__) are tracked as usual by their own type.
 struct PyArray {
   PyObject_HEAD NDArray arr;
-  PyObject* grad;  // autograd's slot (filled once autograd lands)
   PyObject* weakrefs;
 };
+
+// PyGILState_Check without its thread-specific-storage lookup (about 50 instructions, a
+// tenth of asarray's): the thread state that holds the GIL (3.11; on 3.12+ this thread's own,
+// NULL while detached) is this thread's.
+inline bool this_thread_holds_gil() {
+#if PY_VERSION_HEX >= 0x030D0000
+  const PyThreadState* t = PyThreadState_GetUnchecked();
+#else
+  const PyThreadState* t = _PyThreadState_UncheckedGet();
+#endif
+  return t && t->thread_id == PyThread_get_thread_ident();
+}
 
 extern PyTypeObject* ndarray_type;
 bool is_ndarray(PyObject* o);
 PyObject* wrap(NDArray a);  // new reference
 
+// The memory of recently freed ndarray objects (exact type only), reused before asking
+// Python's allocator, as CPython's own float and tuple free lists do: a malloc and free pair
+// cost a small call as much as the rest of asarray. Touched only with the GIL held.
+struct ArrayFreeList {
+  static constexpr int kMax = 64;
+  PyArray* items[kMax];
+  int count = 0;
+};
+extern ArrayFreeList g_free_arrays;
+
 // A new ndarray object whose NDArray is built in place from args, with no NDArray moves (the
 // asarray hot path); a new reference, or nullptr with MemoryError set and args untouched.
 template <class... Args>
 PyObject* wrap_emplace(Args&&... args) {
-  auto* self = PyObject_GC_New(PyArray, ndarray_type);
-  if (!self) return nullptr;
+  PyArray* self;
+  if (g_free_arrays.count > 0) {
+    self = g_free_arrays.items[--g_free_arrays.count];
+    PyObject_Init(reinterpret_cast<PyObject*>(self), ndarray_type);  // holds the type again
+  } else {
+    self = PyObject_New(PyArray, ndarray_type);
+    if (!self) return nullptr;
+  }
   new (&self->arr) NDArray(std::forward<Args>(args)...);
-  self->grad = nullptr;
   self->weakrefs = nullptr;
-  PyObject_GC_Track(self);
   return reinterpret_cast<PyObject*>(self);
 }
 inline NDArray& unwrap(PyObject* o) { return reinterpret_cast<PyArray*>(o)->arr; }

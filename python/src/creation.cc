@@ -260,7 +260,7 @@ PyObject* array(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnam
 PyTypeObject* g_numpy_ndarray = nullptr;
 
 void release_numpy_array(void* o) {
-  if (PyGILState_Check()) {  // the usual case: the view dies in Python's dealloc
+  if (this_thread_holds_gil()) {  // the usual case: the view dies in Python's dealloc
     Py_DECREF(static_cast<PyObject*>(o));
   } else if (Py_IsInitialized()) {
     PyGILState_STATE g = PyGILState_Ensure();
@@ -309,10 +309,16 @@ DType dtype_of_numpy(int type_num) {
   }
 }
 
-// The shape, element strides and dtype of a writable, native-order numpy.ndarray whose byte
-// strides are whole elements, read from its struct (a buffer export costs NumPy as much as
-// the rest of the call); false when it is not one.
-bool numpy_view_layout(PyObject* o, Shape* shape, Shape* strides, DType* dtype) {
+// What a view of a numpy.ndarray needs besides its dims: the dtype and the item size's log2.
+struct NumpyLayout {
+  DType dtype;
+  int item_shift;
+};
+
+// The layout of a writable, native-order numpy.ndarray whose byte strides are whole elements,
+// read from its struct (a buffer export costs NumPy as much as the rest of the call); false
+// when it is not one.
+bool numpy_view_layout(PyObject* o, NumpyLayout* layout) {
   if (Py_TYPE(o) != g_numpy_ndarray) return false;
   auto* a = reinterpret_cast<PyArrayObject*>(o);
   const int nd = PyArray_NDIM(a);
@@ -328,43 +334,56 @@ bool numpy_view_layout(PyObject* o, Shape* shape, Shape* strides, DType* dtype) 
   const npy_intp* st = PyArray_STRIDES(a);
   for (int i = 0; i < nd; ++i)
     if (st[i] & mask) return false;
-  shape->resize(nd);
-  strides->resize(nd);
-  for (int i = 0; i < nd; ++i) {
-    (*shape)[i] = PyArray_DIMS(a)[i];
-    (*strides)[i] = st[i] >> shift;  // arithmetic: negative strides stay exact
-  }
-  *dtype = t;
+  *layout = {t, shift};
   return true;
+}
+
+// The view itself, its Shapes built straight from NumPy's dims and strides (no resize and
+// fill, no moves through out-parameters); make(storage, shape, strides, dtype) builds the
+// result. The NumPy array is owned by the view's Storage.
+template <class Make>
+auto make_numpy_view(PyObject* o, const NumpyLayout& layout, Make make) {
+  auto* a = reinterpret_cast<PyArrayObject*>(o);
+  const int nd = PyArray_NDIM(a);
+  int64_t strides[32];
+  for (int i = 0; i < nd; ++i)
+    strides[i] = PyArray_STRIDES(a)[i] >> layout.item_shift;  // negative strides stay exact
+  std::shared_ptr<Storage> storage =
+      Storage::wrap(PyArray_DATA(a), 0, cpu(), release_numpy_array, o);
+  Py_INCREF(o);  // owned by the storage from here: its release drops it
+  const npy_intp* dims = PyArray_DIMS(a);
+  return make(std::move(storage), Shape(dims, dims + nd), Shape(strides, strides + nd),
+              layout.dtype);
 }
 
 // A view sharing a numpy.ndarray's memory (see numpy_view_layout); undefined when it cannot.
 NDArray numpy_view(PyObject* o) {
-  Shape shape, strides;
-  DType t;
-  if (!numpy_view_layout(o, &shape, &strides, &t)) return NDArray();
-  Py_INCREF(o);  // the NumPy array (so its memory) lives as long as the view
-  return NDArray(Storage::wrap(PyArray_DATA(reinterpret_cast<PyArrayObject*>(o)), 0, cpu(),
-                               release_numpy_array, o),
-                 0, std::move(shape), std::move(strides), t);
+  NumpyLayout layout;
+  if (!numpy_view_layout(o, &layout)) return NDArray();
+  return make_numpy_view(o, layout, [](auto&& storage, Shape&& shape, Shape&& strides, DType t) {
+    return NDArray(std::move(storage), 0, std::move(shape), std::move(strides), t);
+  });
 }
 
 // The same view as a new ndx.ndarray, built in place in the Python object (asarray's hot
 // path: no NDArray moves); nullptr with no error set when numpy_view_layout says no.
 PyObject* wrap_numpy_view(PyObject* o) {
-  Shape shape, strides;
-  DType t;
-  if (!numpy_view_layout(o, &shape, &strides, &t)) return nullptr;
-  std::shared_ptr<Storage> storage = Storage::wrap(
-      PyArray_DATA(reinterpret_cast<PyArrayObject*>(o)), 0, cpu(), release_numpy_array, o);
-  Py_INCREF(o);  // owned by the storage from here: its release drops it
-  // On failure the storage's release drops the reference again.
-  return wrap_emplace(std::move(storage), 0, std::move(shape), std::move(strides), t);
+  NumpyLayout layout;
+  if (!numpy_view_layout(o, &layout)) return nullptr;
+  // On failure the storage's release drops the NumPy array's reference again.
+  return make_numpy_view(o, layout, [](auto&& storage, Shape&& shape, Shape&& strides, DType t) {
+    return wrap_emplace(std::move(storage), 0, std::move(shape), std::move(strides), t);
+  });
 }
 
 PyObject* asarray(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   static const char* const kNames[] = {"a", "dtype", "device"};
   NDX_PY_BEGIN
+  // asarray(numpy_array), the common call, before any argument matching.
+  if (!kwnames && PyVectorcall_NARGS(nargsf) == 1 && Py_TYPE(args[0]) == g_numpy_ndarray) {
+    if (PyObject* view = wrap_numpy_view(args[0])) return view;
+    if (PyErr_Occurred()) return nullptr;
+  }
   PyObject* a[3];
   if (!match_args(args, nargsf, kwnames, kNames, a) || !a[0] || !is_none(a[2]))
     return fall_back(kAsarray, args, nargsf, kwnames);

@@ -880,7 +880,7 @@ PyObject* fusion_runs_py(PyObject*, PyObject*) {
 
 // Kernels release the GIL around long loops through these (see ndx/runtime.h).
 void* release_gil() {
-  return PyGILState_Check() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
+  return this_thread_holds_gil() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
 }
 void reacquire_gil(void* token) { PyEval_RestoreThread(static_cast<PyThreadState*>(token)); }
 

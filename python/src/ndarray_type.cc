@@ -16,6 +16,7 @@
 namespace ndx::py {
 
 PyTypeObject* ndarray_type = nullptr;
+ArrayFreeList g_free_arrays;
 
 bool is_ndarray(PyObject* o) {
   return Py_TYPE(o) == ndarray_type || PyObject_TypeCheck(o, ndarray_type);
@@ -28,24 +29,15 @@ namespace {
 PyArray* as_py(PyObject* o) { return reinterpret_cast<PyArray*>(o); }
 
 void dealloc(PyObject* o) {
-  PyObject_GC_UnTrack(o);
   PyArray* self = as_py(o);
   if (self->weakrefs) PyObject_ClearWeakRefs(o);
-  Py_CLEAR(self->grad);
-  self->arr.~NDArray();
+  self->arr.~NDArray();  // may free other arrays (a NumPy base, an autograd graph) first
   PyTypeObject* tp = Py_TYPE(o);
-  tp->tp_free(o);
+  if (tp == ndarray_type && g_free_arrays.count < ArrayFreeList::kMax)
+    g_free_arrays.items[g_free_arrays.count++] = self;
+  else
+    tp->tp_free(o);
   Py_DECREF(tp);
-}
-
-int traverse(PyObject* o, visitproc visit, void* arg) {
-  Py_VISIT(as_py(o)->grad);
-  Py_VISIT(Py_TYPE(o));
-  return 0;
-}
-int clear(PyObject* o) {
-  Py_CLEAR(as_py(o)->grad);
-  return 0;
 }
 
 PyObject* shape_tuple(const Shape& s) {
@@ -793,7 +785,11 @@ PyObject* view_method(PyObject* o, PyObject* args, PyObject* kwargs) {
                                    &type))
     return nullptr;
   NDX_PY_BEGIN
-  if (type != Py_None) not_implemented("[view] type= is not supported: ndx has one array type");
+  if (type != Py_None && !(PyType_Check(type) &&
+                           PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type), ndarray_type)))
+    type_error("[view] type must be ndx.numpy.ndarray or a subclass of it, got ",
+               PyType_Check(type) ? reinterpret_cast<PyTypeObject*>(type)->tp_name
+                                  : Py_TYPE(type)->tp_name);
   const NDArray& a = unwrap(o);
   const DType t = dtype == Py_None ? a.dtype() : dtype_from_py(dtype);
   const int64_t from = a.itemsize(), to = dtype_size(t);
@@ -820,7 +816,17 @@ PyObject* view_method(PyObject* o, PyObject* args, PyObject* kwargs) {
     shape[last] = shape[last] * from / to;
     strides[last] = 1;
   }
-  return wrap(NDArray(a.storage(), a.byte_offset(), shape, strides, t));
+  NDArray v(a.storage(), a.byte_offset(), shape, strides, t);
+  if (type == Py_None || type == reinterpret_cast<PyObject*>(ndarray_type))
+    return wrap(std::move(v));
+  // A subclass (NumPy's view(type=...)): its own allocator, which tracks it for the collector
+  // when the subclass has a __dict__ or slots (the base type is not tracked).
+  auto* cls = reinterpret_cast<PyTypeObject*>(type);
+  PyObject* r = cls->tp_alloc(cls, 0);
+  if (!r) return nullptr;
+  new (&as_py(r)->arr) NDArray(std::move(v));
+  as_py(r)->weakrefs = nullptr;
+  return r;
   NDX_PY_END(nullptr)
 }
 
@@ -1010,7 +1016,8 @@ PyMethodDef methods[] = {
      "astype(dtype, copy=True): the array cast to dtype."},
     {"copy", copy_method, METH_NOARGS, "A contiguous copy."},
     {"view", reinterpret_cast<PyCFunction>(view_method), METH_VARARGS | METH_KEYWORDS,
-     "view(dtype=None): the same memory, read as dtype."},
+     "view(dtype=None, type=None): the same memory, read as dtype, as an instance of type (a\n"
+     "subclass of ndarray) when given."},
     {"_become", become, METH_O, "_become(other): this handle now refers to other's data."},
     {"_nonzero", nonzero_method, METH_NOARGS, "NumPy's nonzero (np.nonzero wraps it)."},
     {"reshape", reinterpret_cast<PyCFunction>(reshape), METH_VARARGS | METH_KEYWORDS,
@@ -1040,8 +1047,6 @@ bool init_ndarray_type(PyObject* module) {
   auto fn = [](auto f) { return reinterpret_cast<void*>(f); };
   PyType_Slot slots[] = {
       {Py_tp_dealloc, fn(dealloc)},
-      {Py_tp_traverse, fn(traverse)},
-      {Py_tp_clear, fn(clear)},
       {Py_tp_new, fn(tp_new)},
       {Py_tp_repr, fn(repr)},
       {Py_tp_str, fn(str)},
@@ -1094,7 +1099,7 @@ bool init_ndarray_type(PyObject* module) {
       {Py_bf_releasebuffer, fn(releasebuffer)},
       {0, nullptr}};
   PyType_Spec spec = {"ndx.numpy.ndarray", sizeof(PyArray), 0,
-                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, slots};
+                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
   auto* type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&spec));
   if (!type) return false;
   ndarray_type = type;

@@ -166,6 +166,51 @@ def test_view_shares_memory_and_errors():
         np.zeros((), dtype="int32").view("int16")
 
 
+def test_view_as_a_subclass_as_numpy_does():
+    # NumPy: x.view(type=Sub) is a Sub over the same memory; the type must subclass ndarray.
+    class Sub(np.ndarray):
+        pass
+
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    s = a.view(type=Sub)
+    assert type(s) is Sub and s.shape == (2, 3) and s.dtype == onp.float32
+    s[1, 2] = -4.0
+    assert a[1, 2].item() == -4.0
+    onp.testing.assert_array_equal(a.view("int32", Sub).asnumpy(),
+                                   a.asnumpy().view(onp.int32))
+    with pytest.raises(TypeError, match="subclass"):
+        a.view(type=onp.ndarray)
+    with pytest.raises(TypeError, match="subclass"):
+        a.view(type=3)
+
+
+def test_array_objects_are_reused_safely_beside_subclasses():
+    # ndarray objects are not tracked by the collector and their memory is reused (a free
+    # list); subclass instances have a __dict__, so a cycle through one must still be
+    # collected, and their memory must never come back as a plain ndarray.
+    import gc
+    import weakref
+
+    class Sub(np.ndarray):
+        pass
+
+    base = np.arange(4, dtype="float32")
+    subs = [base.view(type=Sub) for _ in range(100)]
+    for s in subs:
+        s.me = s  # a cycle only the collector can free
+    refs = [weakref.ref(s) for s in subs]
+    del subs, s
+    gc.collect()
+    assert all(r() is None for r in refs)
+    plain = [np.full((3,), float(i)) for i in range(200)]
+    dead = weakref.ref(plain[0])
+    del plain[0]
+    assert dead() is None
+    assert all(type(p) is np.ndarray and p.tolist() == [i + 1.0] * 3 for i, p in enumerate(plain))
+    assert not gc.is_tracked(plain[0]) and gc.is_tracked(base.view(type=Sub))
+    onp.testing.assert_array_equal(base.asnumpy(), onp.arange(4, dtype=onp.float32))
+
+
 def test_flat_reads_writes_and_iterates_in_c_order():
     a = np.array(X3[0])
     assert len(a.flat) == 12 and a.flat[5].item() == X3[0].flat[5]

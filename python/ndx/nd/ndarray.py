@@ -24,7 +24,7 @@ class _NDArrayMeta(type):
 class NDArray(_np.ndarray, metaclass=_NDArrayMeta):
     """An ndx array under MXNet's NDArray name (see the module docstring)."""
 
-    __slots__ = ()  # the base layout, so that a view can take this class
+    __slots__ = ()  # no __dict__: views made with view(type=NDArray) are the base layout
 
     @property
     def context(self):
@@ -65,9 +65,7 @@ def as_nd_ndarray(arr):
     """`arr` (an ndx array) as an NDArray over the same memory (no copy)."""
     if not isinstance(arr, _np.ndarray):
         raise TypeError(f"[as_nd_ndarray] expected an ndx ndarray, got {type(arr).__name__}")
-    view = arr.view()
-    view.__class__ = NDArray
-    return view
+    return arr.view(type=NDArray)
 
 
 def array(source_array, ctx=None, dtype=None, device=None):
