@@ -542,15 +542,8 @@ void four_step(const std::complex<T>* x, std::complex<T>* work, int64_t n1, int6
         for (int64_t c = 0; c < cols; ++c) a[c * n2 + j2] = x[j0 + c + n1 * j2];
       for (int64_t c = 0; c < cols; ++c) {
         f.transform(a.data() + c * n2, b.data() + c * n2);
-        // w^(j1 k2) in double: exact every 64 steps, a running product between.
-        const int64_t j1 = j0 + c;
-        const std::complex<double> step = std::polar(1.0, angle * static_cast<double>(j1));
-        std::complex<double> w;
-        C* col = b.data() + c * n2;
-        for (int64_t k2 = 0; k2 < n2; ++k2, w *= step) {
-          if (k2 % 64 == 0) w = std::polar(1.0, angle * static_cast<double>((j1 * k2) % n));
-          col[k2] *= C(static_cast<T>(w.real()), static_cast<T>(w.imag()));
-        }
+        C* col = b.data() + c * n2;  // times w^(j1 k2)
+        turns<T>(angle, j0 + c, n, n2, [&](int64_t k2, C w) { col[k2] *= w; });
       }
       for (int64_t k2 = 0; k2 < n2; ++k2)
         for (int64_t c = 0; c < cols; ++c) work[k2 * n1 + j0 + c] = b[c * n2 + k2];
