@@ -339,21 +339,23 @@ bool numpy_view_layout(PyObject* o, NumpyLayout* layout) {
 }
 
 // The view itself, its Shapes built straight from NumPy's dims and strides (no resize and
-// fill, no moves through out-parameters); make(storage, shape, strides, dtype) builds the
+// fill, no out-parameters); make(storage, shape, strides, dtype) builds the
 // result. The NumPy array is owned by the view's Storage.
 template <class Make>
 auto make_numpy_view(PyObject* o, const NumpyLayout& layout, Make make) {
   auto* a = reinterpret_cast<PyArrayObject*>(o);
   const int nd = PyArray_NDIM(a);
-  int64_t strides[32];
-  for (int i = 0; i < nd; ++i)
-    strides[i] = PyArray_STRIDES(a)[i] >> layout.item_shift;  // negative strides stay exact
+  // push_back, not a range constructor: for a few dims its memmove call costs more than
+  // the rest of the copy.
+  Shape shape, strides;
+  for (int i = 0; i < nd; ++i) {
+    shape.push_back(PyArray_DIMS(a)[i]);
+    strides.push_back(PyArray_STRIDES(a)[i] >> layout.item_shift);  // negatives stay exact
+  }
   std::shared_ptr<Storage> storage =
       Storage::wrap(PyArray_DATA(a), 0, cpu(), release_numpy_array, o);
   Py_INCREF(o);  // owned by the storage from here: its release drops it
-  const npy_intp* dims = PyArray_DIMS(a);
-  return make(std::move(storage), Shape(dims, dims + nd), Shape(strides, strides + nd),
-              layout.dtype);
+  return make(std::move(storage), std::move(shape), std::move(strides), layout.dtype);
 }
 
 // A view sharing a numpy.ndarray's memory (see numpy_view_layout); undefined when it cannot.
