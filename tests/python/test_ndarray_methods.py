@@ -182,6 +182,16 @@ def test_view_as_a_subclass_as_numpy_does():
         a.view(type=onp.ndarray)
     with pytest.raises(TypeError, match="subclass"):
         a.view(type=3)
+    for shape in [(), (0,), (2, 0, 3)]:  # 0-d and zero-size arrays view like any other
+        z = np.zeros(shape, dtype="int32").view(type=Sub)
+        want = onp.zeros(shape, dtype=onp.int32)
+        assert type(z) is Sub and z.shape == want.shape and z.dtype == want.dtype
+        onp.testing.assert_array_equal(z.asnumpy(), want)
+    # asarray's one-argument fast path on a 0-d and a zero-size NumPy array
+    for src in [onp.array(3.5, dtype=onp.float32), onp.zeros((0, 4), dtype=onp.float64)]:
+        got = np.asarray(src)
+        assert got.shape == src.shape and got.dtype == src.dtype
+        onp.testing.assert_array_equal(got.asnumpy(), src)
 
 
 def test_array_objects_are_reused_safely_beside_subclasses():
