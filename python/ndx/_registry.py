@@ -39,10 +39,21 @@ class OpInfo:
         self.params = params  # [(name, type, default or None, doc)]
         self.handle = _core._op_handle(name)
 
+    def is_variadic(self):
+        """True for an op taking a list of arrays (concatenate, the multi-weight updates): its
+        function takes them all by position and its params by keyword."""
+        return self.n_inputs == -1 and any(a[1] == "NDArray[]" for a in self.inputs)
+
     def signature(self, positional=None):
         """The Python signature; `positional` (names, 'out' among them) overrides the order of
         the params that may be given by position."""
         P = inspect.Parameter
+        if self.is_variadic():
+            return inspect.Signature(
+                [P(self.inputs[0][0], P.VAR_POSITIONAL)]
+                + [P(name, P.KEYWORD_ONLY, default=_default_value(default))
+                   for name, _, default, _ in self.params]
+                + [P("out", P.KEYWORD_ONLY, default=None)])
         ps = [P(n, P.POSITIONAL_OR_KEYWORD) for n, _, _ in self.inputs]
         defaults = {name: _default_value(default) for name, _, default, _ in self.params}
         if positional is None:
@@ -101,6 +112,8 @@ def make_function(info, public_name, positional=None):
     """A callable that invokes `info`'s op (a C vectorcall object): inputs by position or name,
     extra positional args fill params in order (or in `positional`'s, where 'out' may appear),
     `out=` writes into an existing array."""
+    if info.is_variadic():
+        return _variadic_function(info, public_name)
     if positional is not None:
         names = {p[0] for p in info.params}
         positional = [n for n in positional if n in names or n == "out"]
@@ -112,6 +125,24 @@ def make_function(info, public_name, positional=None):
     f.__module__ = "ndx"
     f.__doc__ = info.docstring(public_name)
     f.__signature__ = info.signature(positional)
+    return f
+
+
+def _variadic_function(info, public_name):
+    """The function of a variadic op, MXNet's way: every array by position
+    (``nd.preloaded_multi_sgd_update(w0, g0, w1, g1, lrs, wds, num_weights=2)``), params by
+    keyword; a `num_args` param left out is the number of arrays given."""
+    name, counted = info.name, any(p[0] == "num_args" for p in info.params)
+
+    def f(*arrays, out=None, **params):
+        if counted and "num_args" not in params:
+            params["num_args"] = len(arrays)
+        return _core._invoke(name, arrays, params, out)
+
+    f.__name__ = f.__qualname__ = public_name
+    f.__module__ = "ndx"
+    f.__doc__ = info.docstring(public_name)
+    f.__signature__ = info.signature()
     return f
 
 

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as _onp
 
+from . import _core
 from . import numpy as np
 from ._registry import internal_function
 
@@ -43,6 +44,37 @@ def _fusable(weight, grad, state):
     t = weight.dtype
     return (getattr(t, "kind", "f") == "f" and grad.dtype == t  # bfloat16 is a string
             and (state is None or state.dtype == t))
+
+
+def _multi_fusable(weights, grads, states):
+    """Whether one multi-weight op can update all of `weights`: each on the CPU (the op reads
+    the per-weight rates on the host; DLPack's device type 1) and _fusable, every state array
+    (a state may be a tuple of them) of the weight's dtype."""
+    for weight, grad, state in zip(weights, grads, states):
+        t = weight.dtype
+        if (weight.__dlpack_device__()[0] != 1 or getattr(t, "kind", "f") != "f"
+                or grad.dtype != t):
+            return False
+        parts = state if isinstance(state, tuple) else () if state is None else (state,)
+        for part in parts:
+            if part is None or part.dtype != t:
+                return False
+    return True
+
+
+# Weights per multi-weight op call (the op's own limit is far above it).
+_MULTI_CHUNK = 4096
+
+
+def _multi_update(op_name, weights, arrays_per_weight, lrs, wds, **params):
+    """Runs the multi-weight op `op_name` (inputs: each weight's arrays, then lrs and wds) on
+    the weights in chunks, writing each new weight in place."""
+    for at in range(0, len(weights), _MULTI_CHUNK):
+        end = min(at + _MULTI_CHUNK, len(weights))
+        flat = [a for arrays in arrays_per_weight[at:end] for a in arrays]
+        flat += [np.array(lrs[at:end], dtype="float64"), np.array(wds[at:end], dtype="float64")]
+        params["num_weights"] = end - at
+        _core._invoke(op_name, tuple(flat), params, tuple(weights[at:end]))
 
 
 def _zeros_like(weight, dtype=None):
@@ -267,15 +299,23 @@ class Optimizer:
 
     def update(self, indices, weights, grads, states):
         """Updates the weights in place (lists, or one index / weight / grad / state)."""
-        lists = self._lists(indices, weights, grads, states)
+        self._apply(*self._lists(indices, weights, grads, states))
+
+    def _apply(self, indices, weights, grads, states):
+        """update() on checked lists."""
         if self.use_fused_step:
-            self.fused_step(*lists)
+            self.fused_step(indices, weights, grads, states)
         else:
-            self.step(*lists)
+            self.step(indices, weights, grads, states)
 
     def update_multi_precision(self, indices, weights, grads, states):
         """update(), through float32 master copies for float16 weights with multi_precision."""
         indices, weights, grads, states = self._lists(indices, weights, grads, states)
+        direct = type(self).update is Optimizer.update  # (else a subclass's update is called)
+        if direct and not (self.multi_precision
+                           and any(w.dtype == _onp.float16 for w in weights)):
+            self._apply(indices, weights, grads, states)  # (the lists are checked already)
+            return
         masters, inner, grads32 = [], [], []
         for weight, grad, state in zip(weights, grads, states):
             if self.multi_precision and weight.dtype == _onp.float16:
@@ -338,6 +378,28 @@ class SGD(Optimizer):
 
     def create_state(self, index, weight):
         return _momentum_state(self, weight)
+
+    def fused_step(self, indices, weights, grads, states):
+        """All the weights in one call of MXNet's preloaded_multi_sgd_[mom_]update where they
+        allow it (each weight's result is sgd_[mom_]update's); else one by one."""
+        if not (_multi_fusable(weights, grads, states)
+                and len({s is None for s in states}) == 1):
+            self.step(indices, weights, grads, states)
+            return
+        self._update_count(indices)
+        lrs, wds = self._get_lrs(indices), self._get_wds(indices)
+        if min(lrs) < 0:  # (the ops take no negative rate: the elementwise rule does)
+            for args in zip(indices, weights, grads, states, lrs, wds):
+                self._step_one(*args)
+            return
+        clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+        if states[0] is None:
+            _multi_update("preloaded_multi_sgd_update", weights, list(zip(weights, grads)),
+                          lrs, wds, rescale_grad=self.rescale_grad, clip_gradient=clip)
+        else:
+            _multi_update("preloaded_multi_sgd_mom_update", weights,
+                          list(zip(weights, grads, states)), lrs, wds, momentum=self.momentum,
+                          rescale_grad=self.rescale_grad, clip_gradient=clip)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         if lr >= 0 and _fusable(weight, grad, state):  # one op (MXNet's) instead of six
@@ -420,6 +482,28 @@ class Adam(_AdamMoments, Optimizer):
 
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
+
+    def fused_step(self, indices, weights, grads, states):
+        """All the weights in one call of _multi_adam_update (each weight's result is MXNet's
+        adam_update's, with the bias-corrected rate) where they allow it; else one by one."""
+        pairs = all(isinstance(s, tuple) and len(s) == 2 for s in states)
+        if not (weights and pairs and _multi_fusable(weights, grads, states)):
+            self.step(indices, weights, grads, states)
+            return
+        self._update_count(indices)
+        counts = self._index_update_count
+        lrs = [self._bias_corrected(lr, counts[i])
+               for i, lr in zip(indices, self._get_lrs(indices))]
+        wds = self._get_wds(indices)
+        if min(lrs) < 0:  # (the op takes no negative rate: the elementwise rule does)
+            for args in zip(indices, weights, grads, states, self._get_lrs(indices), wds):
+                self._step_one(*args)
+            return
+        clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+        _multi_update("_multi_adam_update", weights,
+                      [(w, g) + s for w, g, s in zip(weights, grads, states)], lrs, wds,
+                      beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                      rescale_grad=self.rescale_grad, clip_gradient=clip)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         g = self._prepared_grad(grad, weight, wd)

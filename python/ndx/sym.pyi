@@ -50,6 +50,9 @@ def acosh(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def activation(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_activation: takes Symbols and params (as for the imperative function)."""
 
+def adam_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic adam_update: takes Symbols and params (as for the imperative function)."""
+
 def add(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_add: takes Symbols and params (as for the imperative function)."""
 
@@ -425,6 +428,12 @@ def pow(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def power(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_power: takes Symbols and params (as for the imperative function)."""
+
+def preloaded_multi_sgd_mom_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic preloaded_multi_sgd_mom_update: takes Symbols and params (as for the imperative function)."""
+
+def preloaded_multi_sgd_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic preloaded_multi_sgd_update: takes Symbols and params (as for the imperative function)."""
 
 def prod(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_prod: takes Symbols and params (as for the imperative function)."""

@@ -229,6 +229,11 @@ Value value_from_py(PyObject* o, std::string_view op, std::string_view field) {
   if (looks_like_dtype(o)) return Value(dtype_from_py(o));
   if (PyIndex_Check(o)) {  // NumPy integer scalars
     PyObject* idx = PyNumber_Index(o);
+    if (!idx) {  // __index__ refused (an array of several values, of floats)
+      PyErr_Clear();
+      type_error("[", op, "] parameter '", field, "' cannot take a value of type ",
+                 Py_TYPE(o)->tp_name);
+    }
     int64_t v = to_int64(idx, op, field);
     Py_DECREF(idx);
     return Value(v);

@@ -156,7 +156,10 @@
   X(IsZeroCount) \
   X(ProdGrad) \
   X(SgdStep) \
-  X(SgdMomentum)
+  X(SgdMomentum) \
+  X(AdamMean) \
+  X(AdamVar) \
+  X(AdamStep)
 #define NDX_REDUCERS(X) \
   X(SumReducer) \
   X(MeanReducer) \

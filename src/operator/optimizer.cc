@@ -1,5 +1,7 @@
-// Optimizer update ops, MXNet's sgd_update and sgd_mom_update: one call per parameter instead
-// of the six elementwise ops the rule takes in Python (gluon.Trainer's SGD runs on them). The
+// Optimizer update ops, MXNet's sgd_update, sgd_mom_update and adam_update: one call per
+// parameter instead of the six to ten elementwise ops the rule takes in Python; and their
+// multi-weight forms (MXNet's preloaded_multi_sgd_*_update, ndx's _multi_adam_update), one call
+// for all of a Trainer's parameters. The
 // weight is the output (pass out=weight to update it in place, as MXNet's optimizers do); the
 // momentum, an input, is updated in place. The math is in operator/math/nn-inl.h.
 #undef HWY_TARGET_INCLUDE
@@ -31,6 +33,30 @@ namespace {
 
 #define NDX_KERNEL(F) NDX_ELEMENTWISE(F)
 
+// The fields every update rule shares (MXNet's): how the gradient is turned into the term the
+// rule uses, clip(rescale_grad * grad, clip_gradient) + wd * weight.
+template <class P>
+void declare_gradient_fields(ParamDecl<P>& d) {
+  if constexpr (requires(P p) { p.wd; })
+    d.field("wd", &P::wd)
+        .set_default(0.0)
+        .describe("Weight decay: wd * weight is added to the gradient.");
+  d.field("rescale_grad", &P::rescale_grad)
+      .set_default(1.0)
+      .describe("The gradient is multiplied by this first.");
+  d.field("clip_gradient", &P::clip_gradient)
+      .set_default(-1.0)
+      .describe(
+          "The rescaled gradient is clipped to [-clip_gradient, clip_gradient]; no clipping "
+          "when it is not positive.");
+}
+template <class P>
+void declare_lazy_update(ParamDecl<P>& d) {
+  d.field("lazy_update", &P::lazy_update)
+      .set_default(true)
+      .describe("For row-sparse gradients; ndx's arrays are dense, so it changes nothing.");
+}
+
 // sgd_update's params, and sgd_mom_update's with `momentum`.
 template <bool kMomentum>
 struct SgdParam {
@@ -43,106 +69,314 @@ struct SgdParam {
           .set_default(0.0)
           .set_lower_bound(0)
           .describe("The momentum's decay per step.");
-    d.field("wd", &SgdParam::wd)
-        .set_default(0.0)
-        .describe("Weight decay: wd * weight is added to the gradient.");
-    d.field("rescale_grad", &SgdParam::rescale_grad)
-        .set_default(1.0)
-        .describe("The gradient is multiplied by this first.");
-    d.field("clip_gradient", &SgdParam::clip_gradient)
-        .set_default(-1.0)
-        .describe(
-            "The rescaled gradient is clipped to [-clip_gradient, clip_gradient]; no clipping "
-            "when it is not positive.");
-    d.field("lazy_update", &SgdParam::lazy_update)
-        .set_default(true)
-        .describe("For row-sparse gradients; ndx's arrays are dense, so it changes nothing.");
+    declare_gradient_fields(d);
+    declare_lazy_update(d);
   }
 };
 
-template <bool kMomentum>
-kernel::FunctorArgs sgd_args(const SgdParam<kMomentum>& p) {
-  kernel::FunctorArgs a;
-  a.a = p.lr;
-  a.b = p.wd;
-  a.c = p.rescale_grad;
-  a.d = p.clip_gradient > 0 ? p.clip_gradient : std::numeric_limits<double>::infinity();
-  a.e = p.momentum;
-  return a;
+// adam_update's params (MXNet's).
+struct AdamParam {
+  double lr = 0, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8, wd = 0, rescale_grad = 1,
+         clip_gradient = -1;
+  bool lazy_update = true;
+  static void declare(ParamDecl<AdamParam>& d) {
+    d.field("lr", &AdamParam::lr).set_lower_bound(0).describe("Learning rate.");
+    declare_moment_fields(d);
+    declare_gradient_fields(d);
+    declare_lazy_update(d);
+  }
+  template <class P>
+  static void declare_moment_fields(ParamDecl<P>& d) {
+    d.field("beta1", &P::beta1)
+        .set_default(0.9)
+        .set_range(0, 1)
+        .describe("The decay rate of the first moment estimates.");
+    d.field("beta2", &P::beta2)
+        .set_default(0.999)
+        .set_range(0, 1)
+        .describe("The decay rate of the second moment estimates.");
+    d.field("epsilon", &P::epsilon)
+        .set_default(1e-8)
+        .set_lower_bound(0)
+        .describe("Added to sqrt(var) in the denominator, for numerical stability.");
+  }
+};
+
+// The multi-weight ops' params: MXNet's preloaded_multi_sgd_update, preloaded_multi_sgd_mom_update
+// (with momentum), and ndx's _multi_adam_update (with the beta / epsilon fields). Each weight's
+// learning rate and weight decay come in the last two inputs, `lrs` and `wds`.
+enum class RuleKind { kSgd, kSgdMom, kAdam };
+template <RuleKind K>
+struct MultiParam {
+  static constexpr int kPer = K == RuleKind::kSgd ? 2 : K == RuleKind::kSgdMom ? 3 : 4;
+  double momentum = 0, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8, rescale_grad = 1,
+         clip_gradient = -1;
+  int64_t num_weights = 1;
+  static void declare(ParamDecl<MultiParam>& d) {
+    if constexpr (K == RuleKind::kSgdMom)
+      d.field("momentum", &MultiParam::momentum)
+          .set_default(0.0)
+          .set_lower_bound(0)
+          .describe("The momentum's decay per step.");
+    if constexpr (K == RuleKind::kAdam) AdamParam::declare_moment_fields(d);
+    declare_gradient_fields(d);
+    d.field("num_weights", &MultiParam::num_weights)
+        .set_default(int64_t{1})
+        .set_range(1, Op::kMaxArity / 8)
+        .describe("The number of weights updated.");
+  }
+};
+
+// One weight's update with every scalar resolved: what the one-weight and the multi-weight ops
+// share. term() packs the gradient term's scalars the functors read (nn-inl.h).
+struct Rule {
+  double lr = 0, wd = 0, rescale = 1, clip = -1, momentum = 0;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  kernel::FunctorArgs term(double e) const {
+    kernel::FunctorArgs a;
+    a.a = lr;
+    a.b = wd;
+    a.c = rescale;
+    a.d = clip > 0 ? clip : std::numeric_limits<double>::infinity();
+    a.e = e;
+    return a;
+  }
+};
+Rule sgd_rule(double lr, double wd, const auto& p) {
+  Rule r;
+  r.lr = lr, r.wd = wd, r.rescale = p.rescale_grad, r.clip = p.clip_gradient;
+  if constexpr (requires { p.momentum; }) r.momentum = p.momentum;
+  if constexpr (requires { p.beta1; }) r.beta1 = p.beta1, r.beta2 = p.beta2, r.epsilon = p.epsilon;
+  return r;
 }
+
+// w: (weight, grad). The weight - lr * term.
+void sgd_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
+  kernel::apply(NDX_KERNEL(SgdStep), {w[0], w[1]}, out, req, out.dtype, r.term(0));
+}
+// w: (weight, grad, mom). mom = momentum * mom - lr * term in place, then weight + mom.
+void sgd_mom_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
+  kernel::apply(NDX_KERNEL(SgdMomentum), {w[2], w[0], w[1]}, w[2], kWriteTo, w[2].dtype,
+                r.term(r.momentum));
+  kernel::apply(NDX_KERNEL(Plus), {w[0], w[2]}, out, req, out.dtype);
+}
+// w: (weight, grad, mean, var). Both moments in place (from the old weight's term), then the
+// step: three passes, each a functor on the engine (it writes one output per pass).
+void adam_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
+  kernel::apply(NDX_KERNEL(AdamMean), {w[2], w[0], w[1]}, w[2], kWriteTo, w[2].dtype,
+                r.term(r.beta1));
+  kernel::apply(NDX_KERNEL(AdamVar), {w[3], w[0], w[1]}, w[3], kWriteTo, w[3].dtype,
+                r.term(r.beta2));
+  kernel::FunctorArgs step;
+  step.a = r.lr;
+  step.b = r.epsilon;
+  kernel::apply(NDX_KERNEL(AdamStep), {w[0], w[2], w[3]}, out, req, out.dtype, step);
+}
+using UpdateOne = void (*)(const Rule&, const TBlob*, const TBlob&, OpReqType);
+
+// The names of one weight's inputs, in order, for messages.
+constexpr const char* kInputNames[] = {"weight", "grad", "mom", "var"};
+constexpr const char* kAdamNames[] = {"weight", "grad", "mean", "var"};
 
 // Every input has the weight's shape (and dtype, a float one); so has the output.
 template <int kInputs>
-bool sgd_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+bool one_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   const Shape w = (*in)[0];
   if (!w.is_known()) return false;
-  static const char* const names[] = {"weight", "grad", "mom"};
+  const auto* names = kInputs == 4 ? kAdamNames : kInputNames;
   for (int i = 1; i < kInputs; ++i)
     nn_check::expect_shape(attrs, in, i, w, names[i], " (the weight's shape)");
   assign_shape(attrs, &(*out)[0], w, "output", 0);
   return true;
 }
 
-bool sgd_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+bool one_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if (in->size() == 4)
+    return nn_check::same_float_type(attrs, in, out, {kAdamNames, kAdamNames + 4});
   return nn_check::same_float_type(attrs, in, out, {"weight", "grad", "mom"});
 }
 
-void sgd_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+template <class P, UpdateOne kUpdate>
+void one_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const auto a = sgd_args(attrs.get<SgdParam<false>>());
-  kernel::apply(NDX_KERNEL(SgdStep), {in[0], in[1]}, out[0], req[0], out[0].dtype, a);
+  const auto& p = attrs.get<P>();
+  kUpdate(sgd_rule(p.lr, p.wd, p), in.data(), out[0], req[0]);
 }
 
-// mom = momentum * mom - lr * term in place, then weight + mom.
-void sgd_mom_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  const auto a = sgd_args(attrs.get<SgdParam<true>>());
-  kernel::apply(NDX_KERNEL(SgdMomentum), {in[2], in[0], in[1]}, in[2], kWriteTo, in[2].dtype, a);
-  kernel::apply(NDX_KERNEL(Plus), {in[0], in[2]}, out[0], req[0], out[0].dtype);
+// ---- the multi-weight ops: inputs (weight, grad[, state...]) per weight, then lrs and wds ----
+template <RuleKind K>
+int64_t weight_count(const NodeAttrs& attrs) {
+  return attrs.get<MultiParam<K>>().num_weights;
 }
 
-Op& register_sgd(const char* name, const char* doc, int inputs, FInferShape shape,
-                 FCompute compute) {
-  Op& op = OpRegistry::global()
-               .register_op(name)
-               .describe(doc)
-               .set_num_inputs(static_cast<uint32_t>(inputs))
-               .set_num_outputs(1)
-               .add_argument("weight", "NDArray", "The weight.")
-               .add_argument("grad", "NDArray", "Its gradient.");
-  if (inputs == 3) op.add_argument("mom", "NDArray", "The momentum, updated in place.");
-  // The engine takes strided inputs, so a momentum that is a view is updated where it lives;
-  // the weight's buffer may be the output's (out=weight, MXNet's in-place update).
-  return op.set_attr<FInferShape>("FInferShape", std::move(shape))
-      .set_attr<FInferType>("FInferType", sgd_type)
+template <RuleKind K, int kPer = MultiParam<K>::kPer>
+bool multi_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const int64_t n = weight_count<K>(attrs);
+  const auto* names = kPer == 4 ? kAdamNames : kInputNames;
+  bool known = true;
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape w = (*in)[i * kPer];
+    if (!w.is_known()) {
+      known = false;
+      continue;
+    }
+    for (int j = 1; j < kPer; ++j)
+      nn_check::expect_shape(attrs, in, static_cast<int>(i * kPer + j), w, names[j],
+                             " (the shape of weight " + std::to_string(i) + ")");
+    assign_shape(attrs, &(*out)[i], w, "output", static_cast<int>(i));
+  }
+  const Shape per_weight{n};
+  nn_check::expect_shape(attrs, in, static_cast<int>(n * kPer), per_weight, "lrs",
+                         " (one learning rate per weight)");
+  nn_check::expect_shape(attrs, in, static_cast<int>(n * kPer + 1), per_weight, "wds",
+                         " (one weight decay per weight)");
+  return known;
+}
+
+template <RuleKind K, int kPer = MultiParam<K>::kPer>
+bool multi_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const int64_t n = weight_count<K>(attrs);
+  const auto* names = kPer == 4 ? kAdamNames : kInputNames;
+  bool known = true;
+  for (int64_t i = 0; i < n; ++i) {
+    const DType t = (*in)[i * kPer];
+    if (t == DType::kUnknown) {
+      known = false;
+      continue;
+    }
+    nn_check::require_float(attrs, t, names[0]);
+    for (int j = 1; j < kPer; ++j) {
+      DType& tj = (*in)[i * kPer + j];
+      if (tj == DType::kUnknown) tj = t;
+      nn_check::require_same_type(attrs, tj, t, names[j], names[0]);
+    }
+    (*out)[i] = t;
+  }
+  for (int k = 0; k < 2; ++k) {
+    DType& t = (*in)[n * kPer + k];
+    if (t == DType::kUnknown) t = DType::kFloat64;
+    if (t != DType::kFloat32 && t != DType::kFloat64)
+      type_error("[", op_name(attrs), "] argument '", k == 0 ? "lrs" : "wds",
+                 "' must be float32 or float64, got ", t);
+  }
+  return known;
+}
+
+// The i-th value of a 1-d float32 / float64 array on the host.
+double value_at(const TBlob& b, int64_t i) {
+  const int64_t at = i * b.strides[0];
+  return b.dtype == DType::kFloat32 ? double(b.ptr<float>()[at]) : b.ptr<double>()[at];
+}
+
+template <RuleKind K, UpdateOne kUpdate, int kPer = MultiParam<K>::kPer>
+void multi_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<MultiParam<K>>();
+  const TBlob& lrs = in[p.num_weights * kPer];
+  const TBlob& wds = in[p.num_weights * kPer + 1];
+  for (int64_t i = 0; i < p.num_weights; ++i) {
+    const Rule r = sgd_rule(value_at(lrs, i), value_at(wds, i), p);
+    kUpdate(r, &in[i * kPer], out[i], req[i]);
+  }
+}
+
+[[noreturn]] void no_gradient(const char* name) {
+  not_implemented("[", name,
+                  "] has no gradient: an optimizer update is not differentiable (run it "
+                  "outside autograd.record)");
+}
+
+// What every update op shares: float weights updated (out=weight in place: the output may take
+// the weight's buffer), states changed in place, strided inputs taken as they are (a state
+// that is a view is updated where it lives), no gradient.
+Op& register_update(const char* name, const char* doc) {
+  return OpRegistry::global()
+      .register_op(name)
+      .describe(doc)
       .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FInplaceOption>("FInplaceOption",
-                                [](const NodeAttrs&) {
-                                  return std::vector<std::pair<int, int>>{{0, 0}};
-                                })
-      .set_attr<FCompute>("FCompute<cpu>", compute)
-      .set_attr<FCompute>("FCompute<gpu>", compute)
       .set_attr<FGradient>(
           "FGradient",
           [name](const NodePtr&, const std::vector<NodeEntry>&) -> std::vector<NodeEntry> {
-            not_implemented("[", name,
-                            "] has no gradient: an optimizer update is not "
-                            "differentiable (run it outside autograd.record)");
+            no_gradient(name);
           });
 }
 
+template <class P, int kInputs, UpdateOne kUpdate>
+Op& register_one(const char* name, const char* doc) {
+  Op& op = register_update(name, doc)
+               .set_num_inputs(kInputs)
+               .set_num_outputs(1)
+               .add_argument("weight", "NDArray", "The weight.")
+               .add_argument("grad", "NDArray", "Its gradient.");
+  if (kInputs == 3) op.add_argument("mom", "NDArray", "The momentum, updated in place.");
+  if (kInputs == 4)
+    op.add_argument("mean", "NDArray", "The first moment, updated in place.")
+        .add_argument("var", "NDArray", "The second moment, updated in place.");
+  op.set_params<P>();
+  op.set_attr<FInferShape>("FInferShape", one_shape<kInputs>);
+  op.set_attr<FInferType>("FInferType", one_type);
+  op.set_attr<FInplaceOption>("FInplaceOption", [](const NodeAttrs&) {
+    return std::vector<std::pair<int, int>>{{0, 0}};
+  });
+  op.set_attr<FCompute>("FCompute<cpu>", one_compute<P, kUpdate>);
+  op.set_attr<FCompute>("FCompute<gpu>", one_compute<P, kUpdate>);
+  return op;
+}
+
+// CPU only: the per-weight rates are read on the host (the optimizers call the one-weight ops
+// for weights on a GPU).
+template <RuleKind K, UpdateOne kUpdate, int kPer = MultiParam<K>::kPer>
+Op& register_multi(const char* name, const char* doc) {
+  Op& op = register_update(name, doc);
+  op.set_num_inputs(FNumArgs([](const NodeAttrs& attrs) {
+    return static_cast<uint32_t>(weight_count<K>(attrs) * kPer + 2);
+  }));
+  op.set_num_outputs(FNumArgs(
+      [](const NodeAttrs& attrs) { return static_cast<uint32_t>(weight_count<K>(attrs)); }));
+  op.add_argument("data", "NDArray[]",
+                  "Per weight: the weight, its gradient and its states; then lrs and wds, 1-d "
+                  "arrays of one learning rate and one weight decay per weight.");
+  op.set_params<MultiParam<K>>();
+  op.set_attr<FInferShape>("FInferShape", multi_shape<K>);
+  op.set_attr<FInferType>("FInferType", multi_type<K>);
+  op.set_attr<FInplaceOption>("FInplaceOption", [](const NodeAttrs& attrs) {
+    std::vector<std::pair<int, int>> pairs;
+    for (int64_t i = 0; i < weight_count<K>(attrs); ++i)
+      pairs.emplace_back(static_cast<int>(i * kPer), static_cast<int>(i));
+    return pairs;
+  });
+  op.set_attr<FCompute>("FCompute<cpu>", multi_compute<K, kUpdate>);
+  return op;
+}
+
 const bool registered = [] {
-  register_sgd("sgd_update",
-               "One SGD step: weight - lr * (clip(rescale_grad * grad, clip_gradient) + wd * "
-               "weight). MXNet's op; out=weight updates in place.",
-               2, sgd_shape<2>, sgd_compute)
-      .set_params<SgdParam<false>>();
-  register_sgd("sgd_mom_update",
-               "One SGD step with momentum: mom = momentum * mom - lr * (clip(rescale_grad * "
-               "grad, clip_gradient) + wd * weight) in place, and the result weight + mom. "
-               "MXNet's op; out=weight updates in place.",
-               3, sgd_shape<3>, sgd_mom_compute)
-      .set_params<SgdParam<true>>();
+  register_one<SgdParam<false>, 2, sgd_one>(
+      "sgd_update",
+      "One SGD step: weight - lr * (clip(rescale_grad * grad, clip_gradient) + wd * weight). "
+      "MXNet's op; out=weight updates in place.");
+  register_one<SgdParam<true>, 3, sgd_mom_one>(
+      "sgd_mom_update",
+      "One SGD step with momentum: mom = momentum * mom - lr * (clip(rescale_grad * grad, "
+      "clip_gradient) + wd * weight) in place, and the result weight + mom. MXNet's op; "
+      "out=weight updates in place.");
+  register_one<AdamParam, 4, adam_one>(
+      "adam_update",
+      "One Adam step: with g = clip(rescale_grad * grad, clip_gradient) + wd * weight, mean = "
+      "beta1 * mean + (1 - beta1) * g and var = beta2 * var + (1 - beta2) * g^2 in place, and "
+      "the result weight - lr * mean / (sqrt(var) + epsilon) (lr already bias-corrected, as "
+      "MXNet's Adam passes it). MXNet's op; out=weight updates in place.");
+  register_multi<RuleKind::kSgd, sgd_one>(
+      "preloaded_multi_sgd_update",
+      "sgd_update of num_weights weights in one call: inputs weight_0, grad_0, weight_1, ..., "
+      "lrs, wds; outputs the num_weights new weights. MXNet's op.");
+  register_multi<RuleKind::kSgdMom, sgd_mom_one>(
+      "preloaded_multi_sgd_mom_update",
+      "sgd_mom_update of num_weights weights in one call: inputs weight_0, grad_0, mom_0, "
+      "weight_1, ..., lrs, wds; outputs the num_weights new weights. MXNet's op.");
+  register_multi<RuleKind::kAdam, adam_one>(
+      "_multi_adam_update",
+      "adam_update of num_weights weights in one call (gluon's Adam uses it): inputs weight_0, "
+      "grad_0, mean_0, var_0, weight_1, ..., lrs, wds; outputs the num_weights new weights.");
   return true;
 }();
 

@@ -2279,6 +2279,22 @@ def _sgd_samples(n_inputs):
     return make
 
 
+def _adam_ref(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, **kw):
+    t = _sgd_term(weight, grad, **kw)
+    m = beta1 * mean.astype(onp.float64) + (1 - beta1) * t
+    v = beta2 * var.astype(onp.float64) + (1 - beta2) * t * t
+    return (weight - lr * m / (onp.sqrt(v) + epsilon)).astype(weight.dtype)
+
+
+def _adam_samples(dtype, rng, domains):
+    out = []
+    for sample in _sgd_samples(4)(dtype, rng, domains):
+        w, g, m, v = sample.args
+        out.append(Sample((w, g, m, onp.abs(v).astype(v.dtype)),
+                          dict(sample.kwargs, beta1=0.8, epsilon=1e-3), sample.name))
+    return out
+
+
 _nd = ndx.nd
 add(OpEntry(
     "nd.sgd_update", _nd.sgd_update, _sgd_ref, "shape", FLOATS, _sgd_samples(2),
@@ -2297,6 +2313,16 @@ add(OpEntry(
                    "mom-dtype"),
         ErrorInput((_f((2,)), _f((2,)), _f((2,))), {"lr": 0.1, "momentum": -1}, ValueError,
                    "negative-momentum")]))
+add(OpEntry(
+    "nd.adam_update", _nd.adam_update, _adam_ref, "shape", FLOATS, _adam_samples,
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), _f((2, 3)), _f((2, 3)), _f((3,))), {"lr": 0.1}, ValueError,
+                   "var-shape"),
+        ErrorInput((_f((2,)), _f((2,)), _f((2,), "float64"), _f((2,))), {"lr": 0.1},
+                   TypeError, "mean-dtype"),
+        ErrorInput((_f((2,)),) * 4, {"lr": 0.1, "beta2": 1.5}, ValueError, "beta2-range"),
+        ErrorInput((_f((2,)),) * 4, {"lr": 0.1, "epsilon": -1.0}, ValueError,
+                   "negative-epsilon")]))
 
 # ============================================================ npx: convolution and pooling
 # npx.convolution / npx.pooling (src/operator/conv.cc) against direct NumPy loops in float64:

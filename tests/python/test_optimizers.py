@@ -432,6 +432,139 @@ def test_sgd_mom_update_updates_weight_and_momentum_in_place(dtype, tol):
     assert_almost_equal(G, g, rtol=0, atol=0, equal_nan=True)  # the gradient is untouched
 
 
+@pytest.mark.parametrize("dtype,tol", [("float32", 2e-6), ("float64", 1e-13), ("float16", 4e-3)])
+def test_adam_update_updates_weight_and_moments_in_place(dtype, tol):
+    """MXNet's adam_update: g = clip(rescale_grad * grad) + wd * weight, both moments in place,
+    weight - lr * mean / (sqrt(var) + epsilon)."""
+    rng = onp.random.default_rng(8)
+    w, g, m = (rng.normal(size=(3, 5)).astype(dtype) for _ in range(3))
+    v = onp.abs(rng.normal(size=(3, 5))).astype(dtype)
+    g[0, 0], g[1, 1] = onp.nan, 40.0  # NaN passes through the clip; 40 * 0.5 is clipped
+    W, G, M, V = np.array(w), np.array(g), np.array(m), np.array(v)
+    r = ndx.nd.adam_update(W, G, M, V, out=W, lr=0.01, beta1=0.8, beta2=0.99, epsilon=1e-3,
+                           wd=0.1, rescale_grad=0.5, clip_gradient=3.0)
+    w64, m64, v64 = (a.astype(onp.float64) for a in (w, m, v))
+    t = onp.clip(g.astype(onp.float64) * 0.5, -3, 3) + 0.1 * w64
+    t[0, 0] = onp.nan
+    want_m, want_v = 0.8 * m64 + 0.2 * t, 0.99 * v64 + 0.01 * t * t
+    assert r is W and str(W.dtype) == dtype
+    assert_almost_equal(M, want_m, rtol=tol, atol=tol, equal_nan=True)
+    assert_almost_equal(V, want_v, rtol=tol, atol=tol, equal_nan=True)
+    assert_almost_equal(W, w64 - 0.01 * want_m / (onp.sqrt(want_v) + 1e-3), rtol=tol, atol=tol,
+                        equal_nan=True)
+    assert_almost_equal(G, g, rtol=0, atol=0, equal_nan=True)  # the gradient is untouched
+    # Without out=, the weight is left alone and the result is a new array.
+    W2 = np.array(w)
+    r2 = ndx.nd.adam_update(W2, np.array(g), np.array(m), np.array(v), lr=0.1)
+    assert r2 is not W2 and onp.array_equal(W2.asnumpy(), w)
+
+
+# (op, the one-weight op, arrays per weight, params) of the multi-weight ops.
+MULTI_OPS = [
+    ("preloaded_multi_sgd_update", "sgd_update", 2, {}),
+    ("preloaded_multi_sgd_mom_update", "sgd_mom_update", 3, {"momentum": 0.8}),
+    ("_multi_adam_update", "adam_update", 4, {"beta1": 0.7, "beta2": 0.95, "epsilon": 1e-4}),
+]
+
+
+def _weight_arrays(rng, shape, dtype, per):
+    arrays = [rng.normal(size=shape).astype(dtype) for _ in range(per)]
+    if per == 4:
+        arrays[3] = onp.asarray(onp.abs(arrays[3]), dtype=dtype)  # Adam's second moment
+    return arrays
+
+
+@pytest.mark.parametrize("multi,one,per,params", MULTI_OPS, ids=[m[0] for m in MULTI_OPS])
+def test_multi_weight_ops_equal_the_one_weight_op_on_each_weight(multi, one, per, params):
+    """One call for weights of several shapes (0-d and zero-size among them) and dtypes, each
+    with its own rate and decay: bit for bit the one-weight op's result on that weight, and
+    the states updated in place the same way."""
+    rng = onp.random.default_rng(9)
+    shapes = [(4, 3), (), (0, 2), (7,)]
+    dtypes = ["float32", "float64", "float32", "float16"]
+    lrs, wds = [0.1, 0.05, 0.2, 0.01], [0.0, 0.01, 0.02, 0.1]
+    common = dict(params, rescale_grad=0.5, clip_gradient=1.5)
+    values = [_weight_arrays(rng, s, d, per) for s, d in zip(shapes, dtypes)]
+    multi_in = [[np.array(a) for a in arrays] for arrays in values]
+    one_in = [[np.array(a) for a in arrays] for arrays in values]
+    weights = [arrays[0] for arrays in multi_in]
+    out = getattr(ndx.nd, multi)(*[a for arrays in multi_in for a in arrays],
+                                 np.array(lrs, dtype="float64"),  # (either float dtype)
+                                 np.array(wds, dtype="float32"), out=tuple(weights),
+                                 num_weights=len(shapes), **common)
+    assert all(o is w for o, w in zip(out, weights))
+    for i, arrays in enumerate(one_in):
+        kw = {k: v for k, v in common.items() if k != "momentum" or per == 3}
+        getattr(ndx.nd, one)(*arrays, out=arrays[0], lr=lrs[i],
+                             wd=float(onp.float32(wds[i])), **kw)
+        for got, want in zip(multi_in[i], arrays):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert onp.array_equal(got.asnumpy(), want.asnumpy()), (i, got, want)
+
+
+def test_multi_weight_op_typed_errors():
+    w = [np.ones((2, 3)), np.ones(3)]
+    g = [np.ones((2, 3)), np.ones(3)]
+    lrs, wds = np.array([0.1, 0.1]), np.array([0.0, 0.0])
+    f = ndx.nd.preloaded_multi_sgd_update
+    with pytest.raises(ValueError, match="lrs.*shape"):
+        f(w[0], g[0], w[1], g[1], np.array([0.1]), wds, num_weights=2)
+    with pytest.raises(TypeError, match="lrs.*float32 or float64"):
+        f(w[0], g[0], w[1], g[1], np.array([1, 2]), wds, num_weights=2)
+    with pytest.raises(ValueError, match="grad.*weight 1"):
+        f(w[0], g[0], w[1], np.ones(4), lrs, wds, num_weights=2)
+    with pytest.raises(TypeError, match="grad.*dtype"):
+        f(w[0], g[0], w[1], np.ones(3, dtype="float64"), lrs, wds, num_weights=2)
+    with pytest.raises(TypeError, match="float dtype"):
+        f(w[0], g[0], np.ones(3, dtype="int32"), np.ones(3, dtype="int32"), lrs, wds,
+          num_weights=2)
+    with pytest.raises(ValueError, match="inputs"):
+        f(w[0], g[0], w[1], g[1], lrs, wds, num_weights=3)
+    with pytest.raises(ValueError, match="num_weights"):
+        f(w[0], g[0], lrs, wds, num_weights=0)
+    with pytest.raises(ValueError, match="beta1"):
+        ndx.nd.adam_update(w[1], g[1], np.ones(3), np.ones(3), lr=0.1, beta1=1.5)
+
+
+@pytest.mark.parametrize("name,kwargs,op", [
+    ("sgd", {"momentum": 0.9}, "preloaded_multi_sgd_mom_update"),
+    ("sgd", {}, "preloaded_multi_sgd_update"),
+    ("adam", {}, "_multi_adam_update")])
+def test_trainer_updates_every_weight_in_one_op_call(name, kwargs, op):
+    """gluon.Trainer's SGD and Adam run one multi-weight op per step for all parameters (the
+    profiler counts the calls), with the values of the rule in NumPy."""
+    from ndx import profiler
+    ndx.random_seed(3)
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(5, activation="relu"), gluon.nn.Dense(3))
+    net.initialize()
+    x = np.array(onp.random.default_rng(4).normal(size=(6, 4)).astype(onp.float32))
+    net(x)
+    trainer = gluon.Trainer(net.collect_params(), name,
+                            dict(kwargs, learning_rate=0.05, wd=0.01))
+    params = list(net.collect_params().values())
+    ref_w = [p.data().asnumpy().astype(onp.float64) for p in params]
+    ref_s = [_zero_state(name, kwargs, w.shape) for w in ref_w]
+    o = dict(kwargs, lr=0.05, wd=0.01, rescale_grad=1 / 6, clip_gradient=None)
+    profiler.dumps(reset=True)
+    profiler.set_state("run")
+    try:
+        for t in range(1, 4):
+            with autograd.record():
+                loss = (net(x) ** 2).sum()
+            loss.backward()
+            grads = [p.grad().asnumpy().astype(onp.float64) for p in params]
+            trainer.step(6)
+            for i, g in enumerate(grads):
+                ref_w[i], ref_s[i] = REFS[name](ref_w[i], g, ref_s[i], t, o)
+                assert_almost_equal(params[i].data(), ref_w[i], rtol=2e-5, atol=2e-6)
+    finally:
+        profiler.set_state("stop")
+    calls = profiler.aggregate().get(("operator", op))
+    assert calls is not None and calls[0] == 3, calls
+    profiler.dumps(reset=True)
+
+
 def test_sgd_update_without_clipping_and_on_empty_arrays():
     rng = onp.random.default_rng(6)
     w, g = rng.normal(size=5), rng.normal(scale=100, size=5)

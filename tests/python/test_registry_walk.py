@@ -54,6 +54,10 @@ PARAMS = {
     "_npx_slice": {"begin": (0,), "end": (1,)},
     "sgd_update": {"lr": 0.1},
     "sgd_mom_update": {"lr": 0.1, "momentum": 0.9},
+    "adam_update": {"lr": 0.1},
+    "preloaded_multi_sgd_update": {"num_weights": 1},
+    "preloaded_multi_sgd_mom_update": {"num_weights": 1, "momentum": 0.9},
+    "_multi_adam_update": {"num_weights": 1},
     "_backward_npx_slice": {"begin": (0,), "end": (1,)},
 }
 
@@ -107,6 +111,9 @@ HINTS = {
     "_backward_pick": [[(2,), (2, 3), (2,)], [(1, 3), (2, 3), (1, 3)]],
     "_npx_pick": [[(2, 3), (2,)], [(2, 3), (1, 3)]],
     "_npx_ctc_loss": [[(5, 2, 4), (2, 2)]],
+    "preloaded_multi_sgd_update": [[(2, 3), (2, 3), (1,), (1,)]],
+    "preloaded_multi_sgd_mom_update": [[(2, 3), (2, 3), (2, 3), (1,), (1,)]],
+    "_multi_adam_update": [[(2, 3), (2, 3), (2, 3), (2, 3), (1,), (1,)]],
     "_backward_ctc_loss": [[(2,), (5, 2, 4), (2, 2)]],
     "_backward_pooling": [[(1, 2, 3, 3)] * 3, [(1, 2, 2, 2), (1, 2, 3, 3), (1, 2, 2, 2)]],
     "_npx_pooling": [[(1, 2, 3, 3)]],

@@ -19,6 +19,9 @@ class NDArray:
     def tostype(self, stype: Any) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
 
+def adam_update(weight: Any, grad: Any, mean: Any, var: Any, lr: Any, beta1: Any = 0.9, beta2: Any = 0.999, epsilon: Any = 1e-08, wd: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, lazy_update: Any = True, *, out: Any = None) -> Any:
+    """One Adam step: with g = clip(rescale_grad * grad, clip_gradient) + wd * weight, mean = beta1 * mean + (1 - beta1) * g and var = beta2 * var + (1 - beta2) * g^2 in place, and the result weight - lr * mean / (sqrt(var) + epsilon) (lr already bias-corrected, as MXNet's Adam passes it). MXNet's op; out="""
+
 def array(source_array: Any, ctx: Any = None, dtype: Any = None, device: Any = None) -> Any:
     """An NDArray holding a copy of source_array (MXNet's ``mx.nd.array``): dtype defaults to the source's for arrays and to float32 for anything else (lists, scalars), as in MXNet."""
 
@@ -33,6 +36,12 @@ def ones_like(a: Any, *, out: Any = None) -> Any:
 
 def ops() -> Any:
     """{name: OpInfo} for every registered op (aliases included), read once."""
+
+def preloaded_multi_sgd_mom_update(*data: Any, momentum: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, num_weights: Any = 1, out: Any = None) -> Any:
+    """sgd_mom_update of num_weights weights in one call: inputs weight_0, grad_0, mom_0, weight_1, ..., lrs, wds; outputs the num_weights new weights. MXNet's op."""
+
+def preloaded_multi_sgd_update(*data: Any, rescale_grad: Any = 1, clip_gradient: Any = -1, num_weights: Any = 1, out: Any = None) -> Any:
+    """sgd_update of num_weights weights in one call: inputs weight_0, grad_0, weight_1, ..., lrs, wds; outputs the num_weights new weights. MXNet's op."""
 
 def save(fname: Any, data: Any) -> Any:
     """MXNet's mx.nd.save: an ndarray, a list of them or a dict {str: ndarray}, in MXNet's NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load)."""

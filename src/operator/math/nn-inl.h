@@ -387,6 +387,43 @@ struct SgdMomentum {  // the new momentum: momentum * mom - lr * term, FunctorAr
     return mom * T(momentum) - term(w, g) * T(lr);
   }
 };
+// Adam's moments, updated in place: decay * moment + (1 - decay) * term, the term squared for
+// the second moment; FunctorArgs b..d as SgdTerm's, e = decay (beta1 or beta2).
+struct AdamMean {
+  static constexpr unsigned kTypes = kFloatTypes;
+  double decay = 0;
+  SgdTerm term;
+  AdamMean() = default;
+  explicit AdamMean(const FunctorArgs& a) : decay(a.e), term(a) {}
+  template <class T>
+  NDX_HD T operator()(T mean, T w, T g) const {
+    return mean * T(decay) + term(w, g) * T(1 - decay);
+  }
+};
+struct AdamVar {
+  static constexpr unsigned kTypes = kFloatTypes;
+  double decay = 0;
+  SgdTerm term;
+  AdamVar() = default;
+  explicit AdamVar(const FunctorArgs& a) : decay(a.e), term(a) {}
+  template <class T>
+  NDX_HD T operator()(T var, T w, T g) const {
+    const T t = term(w, g);
+    return var * T(decay) + t * t * T(1 - decay);
+  }
+};
+// Adam's step from the updated moments: w - mean / (sqrt(var) + epsilon) * lr, FunctorArgs
+// a = lr, b = epsilon.
+struct AdamStep {
+  static constexpr unsigned kTypes = kFloatTypes;
+  double lr = 0, epsilon = 0;
+  AdamStep() = default;
+  explicit AdamStep(const FunctorArgs& a) : lr(a.a), epsilon(a.b) {}
+  template <class T>
+  NDX_HD T operator()(T w, T mean, T var) const {
+    return w - mean / (sqrt(var) + T(epsilon)) * T(lr);
+  }
+};
 struct DivideBoth {  // a / b
   static constexpr unsigned kTypes = kFloatTypes;
   template <class T>
