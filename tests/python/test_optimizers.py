@@ -459,6 +459,47 @@ def test_adam_update_updates_weight_and_moments_in_place(dtype, tol):
     assert r2 is not W2 and onp.array_equal(W2.asnumpy(), w)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_update_ops_on_large_weights_equal_the_whole_array_passes(dtype, threads):
+    """Large contiguous weights are updated a cache-sized block at a time (all passes of the
+    rule per block); strided views take whole-array passes. Both give the same bits, and the
+    NumPy rule's values."""
+    from ndx import npx
+    rng = onp.random.default_rng(11)
+    n = 70001  # several blocks and a ragged end
+    vals = [rng.normal(size=n).astype(dtype) for _ in range(4)]
+    vals[3] = onp.abs(vals[3])
+    kw = {"lr": 0.01, "wd": 0.02, "rescale_grad": 0.5, "clip_gradient": 1.0}
+    before = npx.get_num_threads()
+    npx.set_num_threads(threads)
+    try:
+        for op, count, extra in (("adam_update", 4, {"beta1": 0.8}),
+                                 ("sgd_mom_update", 3, {"momentum": 0.9})):
+            flat = [np.array(v) for v in vals[:count]]
+            strided = []
+            for v in vals[:count]:
+                base = np.zeros((n, 2), dtype=dtype)
+                base[:, 0] = np.array(v)
+                strided.append(base[:, 0])
+            getattr(ndx.nd, op)(*flat, out=flat[0], **kw, **extra)
+            getattr(ndx.nd, op)(*strided, out=strided[0], **kw, **extra)
+            for a, b in zip(flat, strided):
+                assert onp.array_equal(a.asnumpy(), b.asnumpy()), op
+            w64, g64 = vals[0].astype(onp.float64), vals[1].astype(onp.float64)
+            t = onp.clip(g64 * 0.5, -1, 1) + 0.02 * w64
+            if op == "adam_update":
+                m = 0.8 * vals[2] + 0.2 * t
+                v = 0.999 * vals[3] + 0.001 * t * t
+                want = w64 - 0.01 * m / (onp.sqrt(v) + 1e-8)
+            else:
+                want = w64 + 0.9 * vals[2] - 0.01 * t
+            tol = 2e-5 if dtype == "float32" else 1e-12
+            assert_almost_equal(flat[0], want, rtol=tol, atol=tol)
+    finally:
+        npx.set_num_threads(before)
+
+
 # (op, the one-weight op, arrays per weight, params) of the multi-weight ops.
 MULTI_OPS = [
     ("preloaded_multi_sgd_update", "sgd_update", 2, {}),
