@@ -1,7 +1,7 @@
 """Time of one `Trainer.step` on the parameters of bench/train_step.py's MLP: the optimizer's
 one multi-weight op call per step against the same rule weight by weight (its `step`: one
-fused op per weight for SGD, the elementwise rule for Adam). Rounds interleave the two; prints
-medians and ratios.
+fused op per weight for SGD, the elementwise rule for Adam and AdamW). Rounds interleave the
+two; prints medians and ratios.
 
     python bench/optimizer_step.py [--steps 1000] [--repeat 7]
 """
@@ -19,7 +19,7 @@ from ndx import autograd, gluon, np
 sys.path.insert(0, str(Path(__file__).parent))
 from train_step import mlp  # noqa: E402
 
-CASES = [("sgd", {"momentum": 0.9}), ("sgd", {}), ("adam", {})]
+CASES = [("sgd", {"momentum": 0.9}), ("sgd", {}), ("adam", {}), ("adamw", {})]
 
 
 def trainer_for(name, kwargs, x, y, per_weight):

@@ -464,6 +464,28 @@ class _AdamMoments:
     def _bias_corrected(self, lr, t):
         return lr * math.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
 
+    def _fused_moments(self, op_name, correct_bias, indices, weights, grads, states):
+        """The rule for all weights in one call of the multi-weight op `op_name` (inputs
+        weight, grad, mean, var per weight; rates bias-corrected here when `correct_bias`),
+        or weight by weight where the op does not apply."""
+        pairs = all(isinstance(s, tuple) and len(s) == 2 for s in states)
+        if not (weights and pairs and _multi_fusable(weights, grads, states)):
+            self.step(indices, weights, grads, states)
+            return
+        self._update_count(indices)
+        raw, wds = self._get_lrs(indices), self._get_wds(indices)
+        if min(raw) < 0:  # (the op takes no negative rate: the elementwise rule does)
+            for args in zip(indices, weights, grads, states, raw, wds):
+                self._step_one(*args)
+            return
+        counts = self._index_update_count
+        lrs = [self._bias_corrected(lr, counts[i]) for i, lr in zip(indices, raw)
+               ] if correct_bias else raw
+        clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+        _multi_update(op_name, weights, [(w, g) + s for w, g, s in zip(weights, grads, states)],
+                      lrs, wds, beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                      rescale_grad=self.rescale_grad, clip_gradient=clip)
+
 
 @register
 class Adam(_AdamMoments, Optimizer):
@@ -486,24 +508,7 @@ class Adam(_AdamMoments, Optimizer):
     def fused_step(self, indices, weights, grads, states):
         """All the weights in one call of _multi_adam_update (each weight's result is MXNet's
         adam_update's, with the bias-corrected rate) where they allow it; else one by one."""
-        pairs = all(isinstance(s, tuple) and len(s) == 2 for s in states)
-        if not (weights and pairs and _multi_fusable(weights, grads, states)):
-            self.step(indices, weights, grads, states)
-            return
-        self._update_count(indices)
-        counts = self._index_update_count
-        lrs = [self._bias_corrected(lr, counts[i])
-               for i, lr in zip(indices, self._get_lrs(indices))]
-        wds = self._get_wds(indices)
-        if min(lrs) < 0:  # (the op takes no negative rate: the elementwise rule does)
-            for args in zip(indices, weights, grads, states, self._get_lrs(indices), wds):
-                self._step_one(*args)
-            return
-        clip = self.clip_gradient if self.clip_gradient is not None else -1.0
-        _multi_update("_multi_adam_update", weights,
-                      [(w, g) + s for w, g, s in zip(weights, grads, states)], lrs, wds,
-                      beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
-                      rescale_grad=self.rescale_grad, clip_gradient=clip)
+        self._fused_moments("_multi_adam_update", True, indices, weights, grads, states)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         g = self._prepared_grad(grad, weight, wd)
@@ -530,6 +535,12 @@ class AdamW(_AdamMoments, Optimizer):
 
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
+
+    def fused_step(self, indices, weights, grads, states):
+        """All the weights in one call of _multi_adamw_update where they allow it; else one
+        by one."""
+        self._fused_moments("_multi_adamw_update", self.correct_bias, indices, weights, grads,
+                            states)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         g = self._prepared_grad(grad)

@@ -34,6 +34,11 @@ namespace ndx {
 namespace {
 
 #define NDX_KERNEL(F) NDX_ELEMENTWISE(F)
+// A functor compiled for the CPU alone (the ops using it have no GPU kernel).
+#define NDX_CPU_KERNEL(F)                                                                  \
+  ::ndx::kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), nullptr,                      \
+                               ::ndx::kernel::types_of<::ndx::kernel::HWY_NAMESPACE::F>(), \
+                               NDX_DISPATCH(elementwise_block, F))
 
 // The fields every update rule shares (MXNet's): how the gradient is turned into the term the
 // rule uses, clip(rescale_grad * grad, clip_gradient) + wd * weight.
@@ -107,7 +112,7 @@ struct AdamParam {
 // The multi-weight ops' params: MXNet's preloaded_multi_sgd_update, preloaded_multi_sgd_mom_update
 // (with momentum), and ndx's _multi_adam_update (with the beta / epsilon fields). Each weight's
 // learning rate and weight decay come in the last two inputs, `lrs` and `wds`.
-enum class RuleKind { kSgd, kSgdMom, kAdam };
+enum class RuleKind { kSgd, kSgdMom, kAdam, kAdamW };
 template <RuleKind K>
 struct MultiParam {
   static constexpr int kPer = K == RuleKind::kSgd ? 2 : K == RuleKind::kSgdMom ? 3 : 4;
@@ -120,7 +125,8 @@ struct MultiParam {
           .set_default(0.0)
           .set_lower_bound(0)
           .describe("The momentum's decay per step.");
-    if constexpr (K == RuleKind::kAdam) AdamParam::declare_moment_fields(d);
+    if constexpr (K == RuleKind::kAdam || K == RuleKind::kAdamW)
+      AdamParam::declare_moment_fields(d);
     declare_gradient_fields(d);
     d.field("num_weights", &MultiParam::num_weights)
         .set_default(int64_t{1})
@@ -173,6 +179,20 @@ void adam_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
   step.a = r.lr;
   step.b = r.epsilon;
   kernel::apply(NDX_KERNEL(AdamStep), {w[0], w[2], w[3]}, out, req, out.dtype, step);
+}
+// AdamW (decoupled decay): the moments from the gradient alone, the decay in the step.
+void adamw_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
+  Rule no_decay = r;
+  no_decay.wd = 0;
+  kernel::apply(NDX_KERNEL(AdamMean), {w[2], w[0], w[1]}, w[2], kWriteTo, w[2].dtype,
+                no_decay.term(r.beta1));
+  kernel::apply(NDX_KERNEL(AdamVar), {w[3], w[0], w[1]}, w[3], kWriteTo, w[3].dtype,
+                no_decay.term(r.beta2));
+  kernel::FunctorArgs step;
+  step.a = r.lr;
+  step.b = r.epsilon;
+  step.c = r.wd;
+  kernel::apply(NDX_CPU_KERNEL(AdamWStep), {w[0], w[2], w[3]}, out, req, out.dtype, step);
 }
 using UpdateOne = void (*)(const Rule&, const TBlob*, const TBlob&, OpReqType);
 
@@ -412,6 +432,12 @@ const bool registered = [] {
       "_multi_adam_update",
       "adam_update of num_weights weights in one call (gluon's Adam uses it): inputs weight_0, "
       "grad_0, mean_0, var_0, weight_1, ..., lrs, wds; outputs the num_weights new weights.");
+  register_multi<RuleKind::kAdamW, adamw_one>(
+      "_multi_adamw_update",
+      "AdamW (decoupled weight decay, gluon's AdamW) of num_weights weights in one call: with g "
+      "= clip(rescale_grad * grad, clip_gradient), the moments as adam_update's and the result "
+      "weight - lr * (mean / (sqrt(var) + epsilon) + wd * weight); inputs weight_0, grad_0, "
+      "mean_0, var_0, weight_1, ..., lrs, wds; outputs the num_weights new weights.");
   return true;
 }();
 

@@ -543,6 +543,28 @@ def test_multi_weight_ops_equal_the_one_weight_op_on_each_weight(multi, one, per
             assert onp.array_equal(got.asnumpy(), want.asnumpy()), (i, got, want)
 
 
+def test_multi_adamw_update_decays_the_weight_outside_the_moments():
+    """AdamW's op: the moments from clip(rescale_grad * grad) alone, then weight - lr * (mean /
+    (sqrt(var) + epsilon) + wd * weight), each weight with its own lr and wd."""
+    rng = onp.random.default_rng(12)
+    shapes, lrs, wds = [(3, 4), (5,), ()], [0.1, 0.01, 0.05], [0.0, 0.2, 0.1]
+    vals = [_weight_arrays(rng, s, "float64", 4) for s in shapes]
+    arrays = [[np.array(a, dtype="float64") for a in v] for v in vals]
+    ndx.nd._multi_adamw_update(*[a for group in arrays for a in group],
+                               np.array(lrs, dtype="float64"), np.array(wds, dtype="float64"),
+                               out=tuple(group[0] for group in arrays), num_weights=3,
+                               beta1=0.8, beta2=0.9, epsilon=1e-3, rescale_grad=2.0,
+                               clip_gradient=1.0)
+    for (w, g, m, v), got, lr, wd in zip(vals, arrays, lrs, wds):
+        t = onp.clip(2.0 * g, -1, 1)
+        m, v = 0.8 * m + 0.2 * t, 0.9 * v + 0.1 * t * t
+        want = w - lr * (m / (onp.sqrt(v) + 1e-3) + wd * w)
+        for a, b in zip(got, (want, None, m, v)):
+            if b is not None:
+                assert_almost_equal(a, b, rtol=1e-13, atol=1e-13)
+        assert_almost_equal(got[1], g, rtol=0, atol=0)  # the gradient is untouched
+
+
 def test_multi_weight_op_typed_errors():
     w = [np.ones((2, 3)), np.ones(3)]
     g = [np.ones((2, 3)), np.ones(3)]
@@ -570,7 +592,8 @@ def test_multi_weight_op_typed_errors():
 @pytest.mark.parametrize("name,kwargs,op", [
     ("sgd", {"momentum": 0.9}, "preloaded_multi_sgd_mom_update"),
     ("sgd", {}, "preloaded_multi_sgd_update"),
-    ("adam", {}, "_multi_adam_update")])
+    ("adam", {}, "_multi_adam_update"),
+    ("adamw", {}, "_multi_adamw_update")])
 def test_trainer_updates_every_weight_in_one_op_call(name, kwargs, op):
     """gluon.Trainer's SGD and Adam run one multi-weight op per step for all parameters (the
     profiler counts the calls), with the values of the rule in NumPy."""

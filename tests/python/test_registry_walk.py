@@ -58,6 +58,7 @@ PARAMS = {
     "preloaded_multi_sgd_update": {"num_weights": 1},
     "preloaded_multi_sgd_mom_update": {"num_weights": 1, "momentum": 0.9},
     "_multi_adam_update": {"num_weights": 1},
+    "_multi_adamw_update": {"num_weights": 1},
     "_backward_npx_slice": {"begin": (0,), "end": (1,)},
 }
 
@@ -114,6 +115,7 @@ HINTS = {
     "preloaded_multi_sgd_update": [[(2, 3), (2, 3), (1,), (1,)]],
     "preloaded_multi_sgd_mom_update": [[(2, 3), (2, 3), (2, 3), (1,), (1,)]],
     "_multi_adam_update": [[(2, 3), (2, 3), (2, 3), (2, 3), (1,), (1,)]],
+    "_multi_adamw_update": [[(2, 3), (2, 3), (2, 3), (2, 3), (1,), (1,)]],
     "_backward_ctc_loss": [[(2,), (5, 2, 4), (2, 2)]],
     "_backward_pooling": [[(1, 2, 3, 3)] * 3, [(1, 2, 2, 2), (1, 2, 3, 3), (1, 2, 2, 2)]],
     "_npx_pooling": [[(1, 2, 3, 3)]],

@@ -362,7 +362,8 @@ struct SgdTerm {
   template <class T>
   NDX_HD T operator()(T w, T g) const {
     const T s = g * T(rescale);
-    return select(abs(s) > T(clip), copysign(T(clip), s), s) + w * T(wd);
+    const T clipped = select(abs(s) > T(clip), copysign(T(clip), s), s);
+    return wd == 0 ? clipped : clipped + w * T(wd);  // (no decay: w is not read)
   }
 };
 struct SgdStep {  // w - lr * term, FunctorArgs a = lr
@@ -422,6 +423,19 @@ struct AdamStep {
   template <class T>
   NDX_HD T operator()(T w, T mean, T var) const {
     return w - mean / (sqrt(var) + T(epsilon)) * T(lr);
+  }
+};
+// AdamW's step (decoupled weight decay): w - (mean / (sqrt(var) + epsilon) + wd * w) * lr,
+// FunctorArgs a = lr, b = epsilon, c = wd. CPU only (operator/optimizer.cc's multi-weight op).
+struct AdamWStep {
+  static constexpr unsigned kTypes = kFloatTypes;
+  double lr = 0, epsilon = 0, wd = 0;
+  AdamWStep() = default;
+  explicit AdamWStep(const FunctorArgs& a) : lr(a.a), epsilon(a.b), wd(a.c) {}
+  template <class T>
+  NDX_HD T operator()(T w, T mean, T var) const {
+    const T d = mean / (sqrt(var) + T(epsilon));
+    return w - (wd == 0 ? d : d + w * T(wd)) * T(lr);
   }
 };
 struct DivideBoth {  // a / b
