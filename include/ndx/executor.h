@@ -69,6 +69,9 @@ class Executor {
     std::vector<int> in_slots;
     int out_slot;            // first slot of this node's outputs
     std::vector<int> dying;  // internal slots whose last reader is this step
+    // Per output, for planned runs: kNullOp where nothing reads the output (empty: every
+    // output is written). Recorded runs write every output: backward may read them.
+    std::vector<OpReqType> unread_req;
   };
   // The steps of one graph over the slot table (inputs take slots 0..n-1).
   struct Program {

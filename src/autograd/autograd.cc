@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -129,6 +130,30 @@ class Evaluator {
  public:
   explicit Evaluator(bool link) : link_(link) {}
 
+  // Declares every entry that will be asked for (value or write_into): the outputs no node on
+  // the way to them reads are then computed with req kNullOp (MXNet's way: the gradient of an
+  // input that needs none, such as the first layer's data, is never computed). Without this
+  // call every output is computed.
+  void will_ask_for(const std::vector<NodeEntry>& wanted) {
+    std::unordered_set<const Node*> seen;
+    std::vector<const Node*> stack;
+    for (const NodeEntry& e : wanted) {
+      if (!e.node) continue;
+      used_.insert({e.node.get(), e.index});
+      if (seen.insert(e.node.get()).second) stack.push_back(e.node.get());
+    }
+    while (!stack.empty()) {
+      const Node* n = stack.back();
+      stack.pop_back();
+      if (!n->values.empty()) continue;  // recorded values: its inputs are not evaluated
+      for (const NodeEntry& in : n->inputs) {
+        used_.insert({in.node.get(), in.index});
+        if (seen.insert(in.node.get()).second) stack.push_back(in.node.get());
+      }
+    }
+    prune_ = true;
+  }
+
   NDArray value(const NodeEntry& e) { return eval(e.node).at(e.index); }
 
   // Computes entry e into `dst` when the op's output there fits it (shape, dtype, device), so
@@ -192,6 +217,14 @@ class Evaluator {
     for (const auto& e : n->inputs) in.push_back(done_.at(e.node.get()).at(e.index));
     InvokeOptions options;
     options.all_outputs = true;
+    std::vector<OpReqType> req;
+    if (prune_ && n->num_outputs() > 1) {
+      req.assign(n->num_outputs(), kWriteTo);
+      bool skip = false;
+      for (uint32_t j = 0; j < req.size(); ++j)
+        if (!used_.count({n.get(), j})) req[j] = kNullOp, skip = true;
+      if (skip) options.req = &req;
+    }
     std::vector<NDArray> preferred;
     if (auto d = destinations_.find(n.get()); d != destinations_.end()) {
       preferred.resize(n->num_outputs());
@@ -202,6 +235,8 @@ class Evaluator {
   }
 
   bool link_;
+  bool prune_ = false;
+  std::set<EntryKey> used_;  // outputs read (will_ask_for)
   std::unordered_map<const Node*, std::vector<NDArray>> done_;
   std::unordered_map<const Node*, std::vector<std::pair<uint32_t, NDArray>>> destinations_;
 };
@@ -374,6 +409,7 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
   {
     RecordScope no_record(false, is_training());
     Evaluator ev(false);
+    ev.will_ask_for(r.grads);
     direct_gradient_writes(r, heads, head_grads, leaves, watched, &ev);
     // Last-used leaves first: their gradients need the least of the backward pass, so a hook
     // can send them while the rest is computed.
@@ -412,6 +448,7 @@ std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<N
   {
     RecordScope scope(create_graph, is_training());
     Evaluator ev(create_graph);
+    if (!create_graph) ev.will_ask_for(r.grads);  // (a recorded graph keeps every output)
     for (size_t i = 0; i < variables.size(); ++i)
       out.push_back(r.grads[i].node ? ev.value(r.grads[i]) : zeros_like(variables[i]));
   }

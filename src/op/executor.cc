@@ -138,7 +138,7 @@ std::unique_ptr<Executor::Program> Executor::make_program(Graph g,
       p->constants.push_back({p->num_slots++, n->values[0]});
       continue;
     }
-    Step s{&n->attrs, {}, p->num_slots, {}};
+    Step s{&n->attrs, {}, p->num_slots, {}, {}};
     for (const auto& e : n->inputs)
       s.in_slots.push_back(slot_of.at(e.node.get()) + static_cast<int>(e.index));
     slot_of[n.get()] = p->num_slots;
@@ -159,6 +159,16 @@ std::unique_ptr<Executor::Program> Executor::make_program(Graph g,
   for (size_t k = 0; k < n_slots; ++k)
     if (!pinned[k] && last_use[k] >= 0)
       p->steps[static_cast<size_t>(last_use[k])].dying.push_back(static_cast<int>(k));
+  // Outputs nothing reads (the data gradient of a first layer in a backward graph): kNullOp.
+  for (Step& s : p->steps) {
+    const uint32_t nout = s.attrs->op->outputs_for(*s.attrs);
+    for (uint32_t j = 0; nout > 1 && j < nout; ++j) {
+      const auto k = static_cast<size_t>(s.out_slot) + j;
+      if (pinned[k] || last_use[k] >= 0) continue;
+      if (s.unread_req.empty()) s.unread_req.assign(nout, kWriteTo);
+      s.unread_req[j] = kNullOp;
+    }
+  }
   return p;
 }
 
@@ -292,6 +302,7 @@ std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
     for (int k : s.in_slots) in.push_back(slots[static_cast<size_t>(k)]);
     InvokeOptions step_options = options;
     step_options.outputs = planned ? &bufs : nullptr;
+    if (plan && !s.unread_req.empty()) step_options.req = &s.unread_req;
     std::vector<NDArray> out = invoke(*s.attrs, in, step_options);
     in.clear();
     if (!planned) stats_.outputs_allocated += static_cast<int>(out.size());

@@ -151,6 +151,74 @@ class Broken(ndx.operator.CustomOp):
         raise KeyError("deliberate failure in forward")
 
 
+_REQS = []  # the request types each backward call of "mul_reqs" saw
+
+
+class _MulReqs(ndx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * in_data[1])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        _REQS.append(list(req))
+        self.assign(in_grad[0], req[0], out_grad[0] * in_data[1])
+        self.assign(in_grad[1], req[1], out_grad[0] * in_data[0])
+
+
+@ndx.operator.register("mul_reqs")
+class _MulReqsProp(ndx.operator.CustomOpProp):
+    def __init__(self):
+        super().__init__(need_top_grad=True)
+
+    def list_arguments(self):
+        return ["a", "b"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]], []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _MulReqs()
+
+
+def test_backward_asks_no_gradient_of_an_input_that_needs_none():
+    """MXNet's request types: the gradient of an input nothing asks for is 'null' (backward,
+    autograd.grad and a hybridized block's backward graph), so an op skips computing it; a
+    graph recorded for higher-order gradients (create_graph) gets every gradient."""
+    class Block(gluon.HybridBlock):
+        def forward(self, a, b):
+            return ndx.nd.Custom(a, b, op_type="mul_reqs") * 2
+
+    x, c = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    x.attach_grad()
+    _REQS.clear()
+    with autograd.record():
+        y = ndx.nd.Custom(x, c, op_type="mul_reqs")
+    y.backward()
+    assert _REQS == [["write", "null"]]
+    assert_almost_equal(x.grad, [3.0, 4.0], rtol=0, atol=0)
+    for create_graph, want in ((False, ["write", "null"]), (True, ["write", "write"])):
+        _REQS.clear()
+        with autograd.record():
+            y = ndx.nd.Custom(x, c, op_type="mul_reqs")
+        (g,) = autograd.grad(y, [x], create_graph=create_graph)
+        assert _REQS == [want] and onp.array_equal(g.asnumpy(), [3.0, 4.0])
+    block = Block()
+    block.hybridize()
+    for _ in range(2):  # the capture, then the cached graph
+        _REQS.clear()
+        with autograd.record():
+            y = block(x, c)
+        y.backward()
+        assert _REQS == [["write", "null"]]
+        assert_almost_equal(x.grad, [6.0, 8.0], rtol=0, atol=0)
+    c.attach_grad()  # both inputs need gradients now
+    _REQS.clear()
+    with autograd.record():
+        y = ndx.nd.Custom(x, c, op_type="mul_reqs")
+    y.backward()
+    assert _REQS == [["write", "write"]]
+    assert_almost_equal(c.grad, [1.0, 2.0], rtol=0, atol=0)
+
+
 @ndx.operator.register("broken")
 class BrokenProp(ndx.operator.CustomOpProp):
     def create_operator(self, ctx, shapes, dtypes):
