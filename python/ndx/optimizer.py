@@ -511,8 +511,16 @@ class Adam(_AdamMoments, Optimizer):
         self._fused_moments("_multi_adam_update", True, indices, weights, grads, states)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
-        g = self._prepared_grad(grad, weight, wd)
         lr = self._bias_corrected(lr, self._index_update_count[index])
+        if (lr >= 0 and isinstance(state, tuple) and len(state) == 2
+                and _fusable(weight, grad, state[0]) and state[1].dtype == weight.dtype):
+            clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+            internal_function("adam_update")(  # one op (MXNet's) on any device
+                weight, grad, state[0], state[1], out=weight, lr=lr, beta1=self.beta1,
+                beta2=self.beta2, epsilon=self.epsilon, wd=wd, rescale_grad=self.rescale_grad,
+                clip_gradient=clip)
+            return
+        g = self._prepared_grad(grad, weight, wd)
         mean, var = self._moments(state, g)
         weight -= mean / (np.sqrt(var) + self.epsilon) * lr
 

@@ -1,9 +1,10 @@
-// Optimizer update ops, MXNet's sgd_update, sgd_mom_update and adam_update: one call per
-// parameter instead of the six to ten elementwise ops the rule takes in Python; and their
-// multi-weight forms (MXNet's preloaded_multi_sgd_*_update, ndx's _multi_adam_update), one call
-// for all of a Trainer's parameters. The
-// weight is the output (pass out=weight to update it in place, as MXNet's optimizers do); the
-// momentum, an input, is updated in place. The math is in operator/math/nn-inl.h.
+// Optimizer update ops: MXNet's sgd_update, sgd_mom_update and adam_update, one call per
+// parameter instead of the six to ten elementwise ops the rule takes in Python; and
+// multi-weight forms (MXNet's preloaded_multi_sgd_update / preloaded_multi_sgd_mom_update,
+// ndx's _multi_adam_update / _multi_adamw_update), one call for all of a Trainer's parameters.
+// The weight is the output (pass out=weight to update it in place, as MXNet's optimizers do);
+// the states (momentum, moments), inputs, are updated in place. The math is in
+// operator/math/nn-inl.h.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "operator/optimizer.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -110,7 +111,8 @@ struct AdamParam {
 };
 
 // The multi-weight ops' params: MXNet's preloaded_multi_sgd_update, preloaded_multi_sgd_mom_update
-// (with momentum), and ndx's _multi_adam_update (with the beta / epsilon fields). Each weight's
+// (with momentum), and ndx's _multi_adam_update / _multi_adamw_update (with the beta / epsilon
+// fields). Each weight's
 // learning rate and weight decay come in the last two inputs, `lrs` and `wds`.
 enum class RuleKind { kSgd, kSgdMom, kAdam, kAdamW };
 template <RuleKind K>
@@ -150,7 +152,7 @@ struct Rule {
     return a;
   }
 };
-Rule sgd_rule(double lr, double wd, const auto& p) {
+Rule make_rule(double lr, double wd, const auto& p) {
   Rule r;
   r.lr = lr, r.wd = wd, r.rescale = p.rescale_grad, r.clip = p.clip_gradient;
   if constexpr (requires { p.momentum; }) r.momentum = p.momentum;
@@ -254,7 +256,7 @@ template <class P, UpdateOne kUpdate>
 void one_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<P>();
-  update_blocked(kUpdate, sgd_rule(p.lr, p.wd, p), in.data(), static_cast<int>(in.size()), out[0],
+  update_blocked(kUpdate, make_rule(p.lr, p.wd, p), in.data(), static_cast<int>(in.size()), out[0],
                  req[0]);
 }
 
@@ -330,7 +332,7 @@ void multi_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   const TBlob& lrs = in[p.num_weights * kPer];
   const TBlob& wds = in[p.num_weights * kPer + 1];
   for (int64_t i = 0; i < p.num_weights; ++i) {
-    const Rule r = sgd_rule(value_at(lrs, i), value_at(wds, i), p);
+    const Rule r = make_rule(value_at(lrs, i), value_at(wds, i), p);
     update_blocked(kUpdate, r, &in[i * kPer], kPer, out[i], req[i]);
   }
 }

@@ -201,6 +201,27 @@ def test_update_rule_matches_numpy(name, kwargs, setting):
     assert opt.num_update == 4
 
 
+@pytest.mark.parametrize("setting", SETTINGS, ids=["plain", "wd-rescale", "wd-rescale-clip"])
+@pytest.mark.parametrize("name,kwargs", [("sgd", {"momentum": 0.9}), ("adam", {})])
+def test_the_one_weight_path_matches_numpy(name, kwargs, setting):
+    """step() (the path of weights the multi-weight op does not take, GPU ones among them):
+    one fused op per weight (sgd_mom_update, adam_update), the rule's values."""
+    lr, wd, rescale, clip = setting
+    rng = onp.random.default_rng(13)
+    w0 = rng.normal(size=(3, 4))
+    opt = optimizer.create(name, learning_rate=lr, wd=wd, rescale_grad=rescale,
+                           clip_gradient=clip, **kwargs)
+    w = np.array(w0, dtype="float64")
+    state = opt.create_state(0, w)
+    o = dict(kwargs, lr=lr, wd=wd, rescale_grad=rescale, clip_gradient=clip)
+    ref_w, ref_s = w0.copy(), _zero_state(name, kwargs, w0.shape)
+    for t in range(1, 4):
+        g = rng.normal(scale=1.5, size=(3, 4))
+        opt.step([0], [w], [np.array(g, dtype="float64")], [state])
+        ref_w, ref_s = REFS[name](ref_w, g, ref_s, t, o)
+        assert_almost_equal(w, ref_w, rtol=1e-10, atol=1e-10)
+
+
 def test_clipping_is_active_in_the_clip_setting():
     """The clip setting must change the result, or the clip tests above prove nothing."""
     rng = onp.random.default_rng(0)
