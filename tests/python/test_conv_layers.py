@@ -368,6 +368,8 @@ MAX_POOL_GRAD_CASES = [
     ((2, 2, 9), {"kernel": (3,), "stride": (3,)}),
     ((1, 1, 4, 5, 6), {"kernel": (2, 2, 3), "stride": (2, 1, 3), "pad": (0, 1, 1)}),
     ((1, 2, 7, 7), {"kernel": (2, 2), "stride": (2, 2), "pooling_convention": "full"}),
+    ((2, 3, 8, 7), {"kernel": (2, 2), "stride": (3, 3)}),  # gaps between the windows
+    ((1, 2, 3, 6, 6), {"kernel": (3, 2, 2), "stride": (3, 2, 2)}),  # 3-d, windows tile it
 ]
 
 
@@ -395,6 +397,23 @@ def test_max_pooling_gradient_goes_to_the_first_maximum(case, dtype):
         gn = rng.integers(1, 4, size=y.shape).astype(dtype)
         y.backward(np.array(gn))
         want += max_pool_grad_ref(xn.astype(onp.float64), gn.astype(onp.float64), **kw)
+    onp.testing.assert_array_equal(x.grad.asnumpy().astype(onp.float64), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_global_max_pooling_gradient_goes_to_the_first_maximum(dtype):
+    """global_pool: one window per plane, the whole plane (ties and nan as above)."""
+    rng = onp.random.default_rng(9)
+    xn = rng.integers(0, 3, size=(3, 4, 5, 6)).astype(dtype)
+    xn[0, 1, 2, 3] = onp.nan
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = npx.pooling(x, kernel=(1, 1), pool_type="max", global_pool=True)
+    gn = rng.integers(1, 4, size=y.shape).astype(dtype)
+    y.backward(np.array(gn))
+    want = max_pool_grad_ref(xn.astype(onp.float64), gn.astype(onp.float64), kernel=(5, 6),
+                             stride=(1, 1))
     onp.testing.assert_array_equal(x.grad.asnumpy().astype(onp.float64), want)
 
 
