@@ -132,7 +132,9 @@ def _variadic_function(info, public_name):
     """The function of a variadic op, MXNet's way: every array by position
     (``nd.preloaded_multi_sgd_update(w0, g0, w1, g1, lrs, wds, num_weights=2)``), params by
     keyword; a `num_args` param left out is the number of arrays given."""
-    name, counted = info.name, any(p[0] == "num_args" for p in info.params)
+    # (a backward op takes its output gradient besides the num_args arrays: no default)
+    name = info.name
+    counted = any(p[0] == "num_args" for p in info.params) and not name.startswith("_backward")
 
     def f(*arrays, out=None, **params):
         if counted and "num_args" not in params:

@@ -382,7 +382,8 @@ class SGD(Optimizer):
     def fused_step(self, indices, weights, grads, states):
         """All the weights in one call of MXNet's preloaded_multi_sgd_[mom_]update where they
         allow it (each weight's result is sgd_[mom_]update's); else one by one."""
-        if not (_multi_fusable(weights, grads, states)
+        if not (type(self)._step_one is SGD._step_one  # (a subclass's rule is its own)
+                and _multi_fusable(weights, grads, states)
                 and len({s is None for s in states}) == 1):
             self.step(indices, weights, grads, states)
             return
@@ -464,12 +465,20 @@ class _AdamMoments:
     def _bias_corrected(self, lr, t):
         return lr * math.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
 
-    def _fused_moments(self, op_name, correct_bias, indices, weights, grads, states):
-        """The rule for all weights in one call of the multi-weight op `op_name` (inputs
-        weight, grad, mean, var per weight; rates bias-corrected here when `correct_bias`),
-        or weight by weight where the op does not apply."""
+    def _op_params_valid(self):
+        """Whether the fused ops take these hyperparameters (betas in [0, 1], epsilon >= 0);
+        others run the elementwise rule, as before the ops existed."""
+        return 0 <= self.beta1 <= 1 and 0 <= self.beta2 <= 1 and self.epsilon >= 0
+
+    def _fused_moments(self, owner, op_name, correct_bias, indices, weights, grads, states):
+        """The rule of `owner` for all weights in one call of the multi-weight op `op_name`
+        (inputs weight, grad, mean, var per weight; rates bias-corrected here when
+        `correct_bias`), or weight by weight where the op does not apply (or a subclass has a
+        rule of its own)."""
         pairs = all(isinstance(s, tuple) and len(s) == 2 for s in states)
-        if not (weights and pairs and _multi_fusable(weights, grads, states)):
+        own = type(self)._step_one is owner._step_one  # (a subclass's rule is its own)
+        if not (weights and pairs and own and self._op_params_valid()
+                and _multi_fusable(weights, grads, states)):
             self.step(indices, weights, grads, states)
             return
         self._update_count(indices)
@@ -508,12 +517,13 @@ class Adam(_AdamMoments, Optimizer):
     def fused_step(self, indices, weights, grads, states):
         """All the weights in one call of _multi_adam_update (each weight's result is MXNet's
         adam_update's, with the bias-corrected rate) where they allow it; else one by one."""
-        self._fused_moments("_multi_adam_update", True, indices, weights, grads, states)
+        self._fused_moments(Adam, "_multi_adam_update", True, indices, weights, grads, states)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         lr = self._bias_corrected(lr, self._index_update_count[index])
-        if (lr >= 0 and isinstance(state, tuple) and len(state) == 2
-                and _fusable(weight, grad, state[0]) and state[1].dtype == weight.dtype):
+        if (lr >= 0 and self._op_params_valid() and isinstance(state, tuple)
+                and len(state) == 2 and _fusable(weight, grad, state[0])
+                and state[1].dtype == weight.dtype):
             clip = self.clip_gradient if self.clip_gradient is not None else -1.0
             internal_function("adam_update")(  # one op (MXNet's) on any device
                 weight, grad, state[0], state[1], out=weight, lr=lr, beta1=self.beta1,
@@ -547,8 +557,8 @@ class AdamW(_AdamMoments, Optimizer):
     def fused_step(self, indices, weights, grads, states):
         """All the weights in one call of _multi_adamw_update where they allow it; else one
         by one."""
-        self._fused_moments("_multi_adamw_update", self.correct_bias, indices, weights, grads,
-                            states)
+        self._fused_moments(AdamW, "_multi_adamw_update", self.correct_bias, indices, weights,
+                            grads, states)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         g = self._prepared_grad(grad)

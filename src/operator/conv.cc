@@ -1059,11 +1059,13 @@ void pool_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
 // oneDNN's gradient (a forward pass for the window maxima, then its backward, with layout
 // reorders) took 130 us and the reference loops 360 us.
 bool tiled_windows(const Geom& g) {
-  auto axis_ok = [](int64_t k, int64_t s, int64_t p, int64_t out) {
-    return p == 0 && (k <= s || out == 1);
+  // Every window whole inside the input (a 'full' convention's last window may run past it)
+  // and not empty.
+  auto axis_ok = [](int64_t in, int64_t k, int64_t s, int64_t p, int64_t out) {
+    return p == 0 && k > 0 && out > 0 && (k <= s || out == 1) && (out - 1) * s + k <= in;
   };
-  return axis_ok(g.kd, g.sd, g.pd, g.od) && axis_ok(g.kh, g.sh, g.ph, g.oh) &&
-         axis_ok(g.kw, g.sw, g.pw, g.ow);
+  return axis_ok(g.d, g.kd, g.sd, g.pd, g.od) && axis_ok(g.h, g.kh, g.sh, g.ph, g.oh) &&
+         axis_ok(g.w, g.kw, g.sw, g.pw, g.ow);
 }
 
 // The offset in the volume of the window's first maximum (or first nan), compared in T.

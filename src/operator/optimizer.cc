@@ -331,6 +331,9 @@ void multi_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   const auto& p = attrs.get<MultiParam<K>>();
   const TBlob& lrs = in[p.num_weights * kPer];
   const TBlob& wds = in[p.num_weights * kPer + 1];
+  for (int64_t i = 0; i < p.num_weights; ++i)  // all checked before any weight changes
+    if (!(value_at(lrs, i) >= 0))
+      value_error("[", op_name(attrs), "] lrs[", i, "] must be >= 0, got ", value_at(lrs, i));
   for (int64_t i = 0; i < p.num_weights; ++i) {
     const Rule r = make_rule(value_at(lrs, i), value_at(wds, i), p);
     update_blocked(kUpdate, r, &in[i * kPer], kPer, out[i], req[i]);
@@ -381,7 +384,7 @@ Op& register_one(const char* name, const char* doc) {
 }
 
 // CPU only: the per-weight rates are read on the host (the optimizers call the one-weight ops
-// for weights on a GPU).
+// for weights on a GPU). Every rate must be >= 0 (NaN is refused), as the one-weight ops' lr.
 template <RuleKind K, UpdateOne kUpdate, int kPer = MultiParam<K>::kPer>
 Op& register_multi(const char* name, const char* doc) {
   Op& op = register_update(name, doc);
@@ -403,6 +406,15 @@ Op& register_multi(const char* name, const char* doc) {
     return pairs;
   });
   op.set_attr<FCompute>("FCompute<cpu>", multi_compute<K, kUpdate>);
+  // Not the host fallback: it would update host copies of the states and drop them.
+  op.set_attr<FCompute>(
+      "FCompute<gpu>", [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                          const std::vector<OpReqType>&, const std::vector<TBlob>&) {
+        not_implemented(
+            "[", op_name(attrs),
+            "] runs on the CPU only (it reads the rates on the host); update GPU "
+            "weights with the one-weight ops (sgd_update, sgd_mom_update, adam_update)");
+      });
   return op;
 }
 

@@ -369,6 +369,7 @@ MAX_POOL_GRAD_CASES = [
     ((1, 1, 4, 5, 6), {"kernel": (2, 2, 3), "stride": (2, 1, 3), "pad": (0, 1, 1)}),
     ((1, 2, 7, 7), {"kernel": (2, 2), "stride": (2, 2), "pooling_convention": "full"}),
     ((2, 3, 8, 7), {"kernel": (2, 2), "stride": (3, 3)}),  # gaps between the windows
+    ((1, 2, 7), {"kernel": (2,), "stride": (3,), "pooling_convention": "full"}),  # past the end
     ((1, 2, 3, 6, 6), {"kernel": (3, 2, 2), "stride": (3, 2, 2)}),  # 3-d, windows tile it
 ]
 
@@ -415,6 +416,18 @@ def test_global_max_pooling_gradient_goes_to_the_first_maximum(dtype):
     want = max_pool_grad_ref(xn.astype(onp.float64), gn.astype(onp.float64), kernel=(5, 6),
                              stride=(1, 1))
     onp.testing.assert_array_equal(x.grad.asnumpy().astype(onp.float64), want)
+
+
+def test_max_pooling_gradient_of_an_empty_plane_is_empty():
+    """Global max pooling over a zero-size spatial extent: the gradient is zero-size too."""
+    for shape in [(2, 3, 0, 5), (1, 1, 0)]:
+        x = np.zeros(shape)
+        x.attach_grad()
+        with autograd.record():
+            y = npx.pooling(x, kernel=(1,) * (len(shape) - 2), pool_type="max",
+                            global_pool=True)
+        y.backward()
+        assert x.grad.shape == shape
 
 
 def test_pooling_3d_hand_computed():

@@ -706,3 +706,19 @@ def test_dataloader_pins_batches_when_asked():
     onp.testing.assert_array_equal(batches[1][0].to_device(GPU).asnumpy(),
                                    onp.arange(10, 20, dtype=onp.float32).reshape(5, 2))
     assert not any(x.is_pinned() for x, _ in DataLoader(data, batch_size=5))
+
+
+def test_optimizer_update_ops_on_the_gpu():
+    """adam_update runs on the GPU as on the CPU (weight and both moments); the multi-weight
+    ops read their rates on the host and refuse GPU arrays with a clear error."""
+    vals = [rand((3, 4), seed=i) for i in range(4)]
+    vals[3] = onp.abs(vals[3])
+    cpu, gpu = [np.array(v) for v in vals], [on_gpu(v) for v in vals]
+    for arrays in (cpu, gpu):
+        ndx.nd.adam_update(*arrays, out=arrays[0], lr=0.01, wd=0.1, rescale_grad=0.5,
+                           clip_gradient=1.0)
+    for a, b in zip(cpu, gpu):
+        onp.testing.assert_allclose(b.asnumpy(), a.asnumpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(NotImplementedError, match="CPU only"):
+        ndx.nd.preloaded_multi_sgd_update(gpu[0], gpu[1], np.array([0.1], device=GPU),
+                                          np.array([0.0], device=GPU), num_weights=1)

@@ -586,6 +586,31 @@ def test_multi_adamw_update_decays_the_weight_outside_the_moments():
         assert_almost_equal(got[1], g, rtol=0, atol=0)  # the gradient is untouched
 
 
+def test_optimizer_subclasses_and_unusual_hyperparameters_keep_the_rule():
+    """A subclass with its own _step_one is called for every weight (not bypassed by the
+    multi-weight op), and Adam with betas the fused ops refuse still runs its elementwise
+    rule, as before the ops existed."""
+    calls = []
+
+    class Halving(optimizer.SGD):
+        def _step_one(self, index, weight, grad, state, lr, wd):
+            calls.append(index)
+            weight *= 0.5
+
+    ws = [np.ones(3), np.ones((2, 2))]
+    opt = Halving(learning_rate=0.1)
+    opt.update([0, 1], ws, [np.ones(3), np.ones((2, 2))], [None, None])
+    assert calls == [0, 1] and all(onp.allclose(w.asnumpy(), 0.5) for w in ws)
+    opt = optimizer.Adam(learning_rate=0.1, beta1=1.5)  # outside the ops' [0, 1]
+    w0 = onp.array([1.0, -2.0, 3.0])
+    w, g = np.array(w0, dtype="float64"), np.array([0.5, 0.5, -1.0], dtype="float64")
+    opt.update([0], [w], [g], [opt.create_state(0, w)])
+    m = -0.5 * g.asnumpy()  # (1 - beta1) * g
+    v = 0.001 * g.asnumpy() ** 2
+    lr = 0.1 * onp.sqrt(1 - 0.999) / (1 - 1.5)
+    assert_almost_equal(w, w0 - lr * m / (onp.sqrt(v) + 1e-8), rtol=1e-10, atol=1e-10)
+
+
 def test_multi_weight_op_typed_errors():
     w = [np.ones((2, 3)), np.ones(3)]
     g = [np.ones((2, 3)), np.ones(3)]
@@ -608,6 +633,12 @@ def test_multi_weight_op_typed_errors():
         f(w[0], g[0], lrs, wds, num_weights=0)
     with pytest.raises(ValueError, match="beta1"):
         ndx.nd.adam_update(w[1], g[1], np.ones(3), np.ones(3), lr=0.1, beta1=1.5)
+    for bad in (-0.1, float("nan")):  # checked before any weight changes
+        before = [a.asnumpy() for a in w]
+        with pytest.raises(ValueError, match=r"lrs\[1\] must be >= 0"):
+            f(w[0], g[0], w[1], g[1], np.array([0.1, bad], dtype="float64"), wds,
+              num_weights=2, out=tuple(w))
+        assert all(onp.array_equal(a.asnumpy(), b) for a, b in zip(w, before))
 
 
 @pytest.mark.parametrize("name,kwargs,op", [
