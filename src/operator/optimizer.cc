@@ -170,13 +170,20 @@ void sgd_mom_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req)
                 r.term(r.momentum));
   kernel::apply(NDX_KERNEL(Plus), {w[0], w[2]}, out, req, out.dtype);
 }
-// w: (weight, grad, mean, var). Both moments in place (from the old weight's term), then the
-// step: three passes, each a functor on the engine (it writes one output per pass).
-void adam_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
+// w: (weight, grad, mean, var). Both moments in place, from the gradient term with `decay`
+// (the old weight's: mean first, then var); then the step writes the weight.
+void adam_moments(const Rule& r, double decay, const TBlob* w) {
+  Rule t = r;
+  t.wd = decay;
   kernel::apply(NDX_KERNEL(AdamMean), {w[2], w[0], w[1]}, w[2], kWriteTo, w[2].dtype,
-                r.term(r.beta1));
+                t.term(r.beta1));
   kernel::apply(NDX_KERNEL(AdamVar), {w[3], w[0], w[1]}, w[3], kWriteTo, w[3].dtype,
-                r.term(r.beta2));
+                t.term(r.beta2));
+}
+// Adam: the decay in the gradient term. Three passes, each a functor on the engine (it
+// writes one output per pass).
+void adam_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
+  adam_moments(r, r.wd, w);
   kernel::FunctorArgs step;
   step.a = r.lr;
   step.b = r.epsilon;
@@ -184,12 +191,7 @@ void adam_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
 }
 // AdamW (decoupled decay): the moments from the gradient alone, the decay in the step.
 void adamw_one(const Rule& r, const TBlob* w, const TBlob& out, OpReqType req) {
-  Rule no_decay = r;
-  no_decay.wd = 0;
-  kernel::apply(NDX_KERNEL(AdamMean), {w[2], w[0], w[1]}, w[2], kWriteTo, w[2].dtype,
-                no_decay.term(r.beta1));
-  kernel::apply(NDX_KERNEL(AdamVar), {w[3], w[0], w[1]}, w[3], kWriteTo, w[3].dtype,
-                no_decay.term(r.beta2));
+  adam_moments(r, 0, w);
   kernel::FunctorArgs step;
   step.a = r.lr;
   step.b = r.epsilon;
