@@ -1,6 +1,6 @@
 """Time of one `Trainer.step` on the parameters of bench/train_step.py's MLP: the optimizer's
 one multi-weight op call per step against the same rule weight by weight (its `step`: one
-fused op per weight for SGD, the elementwise rule for Adam and AdamW). Rounds interleave the
+fused op per weight for SGD and Adam, the elementwise rule for AdamW). Rounds interleave the
 two; prints medians and ratios.
 
     python bench/optimizer_step.py [--steps 1000] [--repeat 7]
