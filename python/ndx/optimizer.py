@@ -261,6 +261,21 @@ class Optimizer:
             g = g + weight * wd
         return g
 
+    def _op_clip(self):
+        """clip_gradient as the update ops take it (-1: no clipping)."""
+        return self.clip_gradient if self.clip_gradient is not None else -1.0
+
+    def _rates_for_multi_op(self, indices, weights, grads, states):
+        """Counts the step and returns (lrs, wds) for a multi-weight op; or None, after
+        running the rule weight by weight, when a rate is negative (the ops take none)."""
+        self._update_count(indices)
+        lrs, wds = self._get_lrs(indices), self._get_wds(indices)
+        if min(lrs) < 0:
+            for args in zip(indices, weights, grads, states, lrs, wds):
+                self._step_one(*args)
+            return None
+        return lrs, wds
+
     def _check_pair(self, weight, grad):
         owner = type(self).__name__
         for what, a in (("weight", weight), ("grad", grad)):
@@ -387,13 +402,11 @@ class SGD(Optimizer):
                 and len({s is None for s in states}) == 1):
             self.step(indices, weights, grads, states)
             return
-        self._update_count(indices)
-        lrs, wds = self._get_lrs(indices), self._get_wds(indices)
-        if min(lrs) < 0:  # (the ops take no negative rate: the elementwise rule does)
-            for args in zip(indices, weights, grads, states, lrs, wds):
-                self._step_one(*args)
+        rates = self._rates_for_multi_op(indices, weights, grads, states)
+        if rates is None:
             return
-        clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+        lrs, wds = rates
+        clip = self._op_clip()
         if states[0] is None:
             _multi_update("preloaded_multi_sgd_update", weights, list(zip(weights, grads)),
                           lrs, wds, rescale_grad=self.rescale_grad, clip_gradient=clip)
@@ -404,7 +417,7 @@ class SGD(Optimizer):
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         if lr >= 0 and _fusable(weight, grad, state):  # one op (MXNet's) instead of six
-            clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+            clip = self._op_clip()
             if state is None:
                 internal_function("sgd_update")(
                     weight, grad, out=weight, lr=lr, wd=wd, rescale_grad=self.rescale_grad,
@@ -481,16 +494,14 @@ class _AdamMoments:
                 and _multi_fusable(weights, grads, states)):
             self.step(indices, weights, grads, states)
             return
-        self._update_count(indices)
-        raw, wds = self._get_lrs(indices), self._get_wds(indices)
-        if min(raw) < 0:  # (the op takes no negative rate: the elementwise rule does)
-            for args in zip(indices, weights, grads, states, raw, wds):
-                self._step_one(*args)
+        rates = self._rates_for_multi_op(indices, weights, grads, states)
+        if rates is None:
             return
+        raw, wds = rates
         counts = self._index_update_count
         lrs = [self._bias_corrected(lr, counts[i]) for i, lr in zip(indices, raw)
                ] if correct_bias else raw
-        clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+        clip = self._op_clip()
         _multi_update(op_name, weights, [(w, g) + s for w, g, s in zip(weights, grads, states)],
                       lrs, wds, beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
                       rescale_grad=self.rescale_grad, clip_gradient=clip)
@@ -524,7 +535,7 @@ class Adam(_AdamMoments, Optimizer):
         if (lr >= 0 and self._op_params_valid() and isinstance(state, tuple)
                 and len(state) == 2 and _fusable(weight, grad, state[0])
                 and state[1].dtype == weight.dtype):
-            clip = self.clip_gradient if self.clip_gradient is not None else -1.0
+            clip = self._op_clip()
             internal_function("adam_update")(  # one op (MXNet's) on any device
                 weight, grad, state[0], state[1], out=weight, lr=lr, beta1=self.beta1,
                 beta2=self.beta2, epsilon=self.epsilon, wd=wd, rescale_grad=self.rescale_grad,

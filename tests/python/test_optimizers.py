@@ -172,7 +172,7 @@ CASES = [
 SETTINGS = [(0.1, 0.0, 1.0, None), (0.05, 0.01, 0.5, None), (0.1, 0.02, 2.0, 0.7)]
 
 
-def _run(name, kwargs, setting, steps=4, seed=0):
+def _run(name, kwargs, setting, steps=4, seed=0, call="update"):
     lr, wd, rescale, clip = setting
     rng = onp.random.default_rng(seed)
     w0 = rng.normal(size=(3, 4))
@@ -185,7 +185,7 @@ def _run(name, kwargs, setting, steps=4, seed=0):
     ref_w, ref_s = w0.copy(), _zero_state(name, kwargs, w0.shape)
     for t, g in enumerate(grads, start=1):
         grad = np.array(g, dtype="float64")
-        opt.update([0], [w], [grad], [state])
+        getattr(opt, call)([0], [w], [grad], [state])
         assert_almost_equal(grad, g, rtol=0, atol=0)  # the gradient is left untouched
         ref_w, ref_s = REFS[name](ref_w, g, ref_s, t, o)
         tol = 2e-6 if name == "lars" else 1e-10  # LARS takes its norms in float32, as MXNet
@@ -206,20 +206,7 @@ def test_update_rule_matches_numpy(name, kwargs, setting):
 def test_the_one_weight_path_matches_numpy(name, kwargs, setting):
     """step() (the path of weights the multi-weight op does not take, GPU ones among them):
     one fused op per weight (sgd_mom_update, adam_update), the rule's values."""
-    lr, wd, rescale, clip = setting
-    rng = onp.random.default_rng(13)
-    w0 = rng.normal(size=(3, 4))
-    opt = optimizer.create(name, learning_rate=lr, wd=wd, rescale_grad=rescale,
-                           clip_gradient=clip, **kwargs)
-    w = np.array(w0, dtype="float64")
-    state = opt.create_state(0, w)
-    o = dict(kwargs, lr=lr, wd=wd, rescale_grad=rescale, clip_gradient=clip)
-    ref_w, ref_s = w0.copy(), _zero_state(name, kwargs, w0.shape)
-    for t in range(1, 4):
-        g = rng.normal(scale=1.5, size=(3, 4))
-        opt.step([0], [w], [np.array(g, dtype="float64")], [state])
-        ref_w, ref_s = REFS[name](ref_w, g, ref_s, t, o)
-        assert_almost_equal(w, ref_w, rtol=1e-10, atol=1e-10)
+    _run(name, kwargs, setting, seed=13, call="step")
 
 
 def test_clipping_is_active_in_the_clip_setting():
