@@ -179,6 +179,45 @@ def conv_layer(row, n=32, c=64, hw=56):
     row(f"conv2d {n}x{c}x{hw}x{hw} 3x3 fwd+bwd", 0, t, tt)
 
 
+def index_and_random(row, m, tm, a, ta, copy_bw):
+    """argmax, dropout, normal draws and advanced-index gathers / scatters: the kernels that
+    replaced host copies. Index arrays are read on the host (checked there, as pick's and
+    embedding's are), so a gather's time includes that round trip."""
+    side, n = m.shape[0], a.size
+    for axis in (None, 1):
+        t = median_time(lambda axis=axis: np.argmax(m, axis=axis), ndx_sync)
+        tt = (median_time(lambda axis=axis: torch.argmax(tm, dim=axis), torch_sync)
+              if torch else None)
+        row(f"argmax axis={axis} of {side}x{side}", side * side * 4, t, tt, copy_bw)
+    t = median_time(lambda: npx.dropout(a, p=0.5, mode="always"), ndx_sync)
+    tt = (median_time(lambda: torch.nn.functional.dropout(ta, 0.5, training=True), torch_sync)
+          if torch else None)
+    row("dropout p=0.5 (x, mask, y)", 3 * n * 4, t, tt, copy_bw)
+    t = median_time(lambda: np.random.normal(0, 1, size=(n,), device=GPU), ndx_sync)
+    tt = (median_time(lambda: torch.randn(n, device="cuda"), torch_sync) if torch else None)
+    row("normal draws (write)", n * 4, t, tt, copy_bw)
+    rows_, width = 1 << 20, 64
+    table = np.array(onp.ones((rows_, width), onp.float32), device=GPU)
+    hidx = onp.random.default_rng(3).integers(0, rows_, size=rows_)
+    idx = np.array(hidx, device=GPU)
+    ttable = torch.ones((rows_, width), device="cuda") if torch else None
+    tidx = torch.from_numpy(hidx).cuda() if torch else None
+    t = median_time(lambda: table[idx], ndx_sync)
+    tt = median_time(lambda: ttable[tidx], torch_sync) if torch else None
+    row(f"gather x[idx], {rows_}x{width} rows", 2 * rows_ * width * 4, t, tt, copy_bw)
+    vals = table[idx]
+    tvals = ttable[tidx] if torch else None
+
+    def scatter():
+        table[idx] = vals
+
+    def tscatter():
+        ttable[tidx] = tvals
+    t = median_time(scatter, ndx_sync)
+    tt = median_time(tscatter, torch_sync) if torch else None
+    row(f"scatter x[idx] = v, {rows_}x{width}", 2 * rows_ * width * 4, t, tt, copy_bw)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=1 << 28)
@@ -241,6 +280,8 @@ def main():
     t = median_time(lambda: npx.softmax(s, axis=-1), ndx_sync, reps=7)
     tt = median_time(lambda: torch.softmax(ts, dim=-1), torch_sync, reps=7) if torch else None
     row("softmax 8192x8192", 2 * 8192 * 8192 * 4, t, tt, copy_bw)
+
+    index_and_random(row, m, tm, a, ta, copy_bw)
 
     for dtype in ("float32", "bfloat16"):
         k = 8192

@@ -1,7 +1,10 @@
 #include "ndx/indexing.h"
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
+
+#include "kernel/gpu.h"
 
 namespace ndx {
 
@@ -338,7 +341,8 @@ void copy_blocks(const AdvancedPlan& p, char* buffer, int64_t bytes) {
 }  // namespace
 
 namespace {
-// Advanced indexing of GPU arrays runs on host copies for now (correct, not fast).
+// An index array on a GPU, or a GPU array indexed by arrays: the arrays are read and checked
+// on the host (they are small next to the data, and one set of checks serves both devices).
 bool needs_host(const NDArray& a, const std::vector<IndexItem>& key) {
   for (const auto& it : key)
     if (it.kind == Kind::kArray && (a.device().is_gpu() || it.array.device().is_gpu())) return true;
@@ -349,6 +353,56 @@ std::vector<IndexItem> host_key(const std::vector<IndexItem>& key) {
   for (auto& it : k)
     if (it.kind == Kind::kArray) it.array = it.array.to(cpu());
   return k;
+}
+
+// The byte offset of every block in the view's storage, the blocks whose positions are kept
+// (all when `keep` is empty), as an int64 array on `device`.
+NDArray offsets_on(const AdvancedPlan& p, const std::vector<int64_t>& keep, Device device) {
+  const int64_t count = keep.empty() ? p.bshape.size() : static_cast<int64_t>(keep.size());
+  NDArray h(Shape{count}, DType::kInt64);
+  int64_t* o = h.data<int64_t>();
+  for (int64_t b = 0; b < count; ++b)
+    o[b] = block_offset(p, keep.empty() ? b : keep[static_cast<size_t>(b)]);
+  return h.to(device);
+}
+
+// The blocks a scatter writes: where two index tuples name the same block the last one
+// wins, as in NumPy; empty when there are no repeats (every block is written).
+std::vector<int64_t> last_writers(const AdvancedPlan& p) {
+  const int64_t count = p.bshape.size();
+  std::vector<std::pair<int64_t, int64_t>> at(static_cast<size_t>(count));
+  for (int64_t b = 0; b < count; ++b) at[static_cast<size_t>(b)] = {block_offset(p, b), b};
+  std::sort(at.begin(), at.end());
+  std::vector<int64_t> keep;
+  bool repeats = false;
+  for (size_t i = 0; i < at.size(); ++i) {
+    if (i + 1 < at.size() && at[i + 1].first == at[i].first) {
+      repeats = true;
+      continue;
+    }
+    keep.push_back(at[i].second);
+  }
+  if (!repeats) keep.clear();
+  return keep;
+}
+
+// Moves the plan's blocks between the view's storage and `buffer` (on the view's GPU), one
+// kernel: a gather into the buffer or a scatter from it.
+void move_blocks_on_gpu(const AdvancedPlan& p, const std::vector<int64_t>& keep, char* buffer,
+                        bool to_buffer) {
+  const NDArray& v = p.view;
+  const Shape rest(v.shape().begin() + p.num_advanced, v.shape().end());
+  const Shape rest_strides(v.strides().begin() + p.num_advanced, v.strides().end());
+  const NDArray offsets = offsets_on(p, keep, v.device());
+  NDArray positions;
+  if (!keep.empty()) {
+    positions = NDArray(Shape{static_cast<int64_t>(keep.size())}, DType::kInt64);
+    std::copy(keep.begin(), keep.end(), positions.data<int64_t>());
+    positions = positions.to(v.device());
+  }
+  kernel::gpu::index_blocks(static_cast<char*>(v.storage()->data()), offsets.data<int64_t>(),
+                            keep.empty() ? nullptr : positions.data<int64_t>(), offsets.size(),
+                            rest, rest_strides, v.itemsize(), buffer, to_buffer, v.device().id);
 }
 }  // namespace
 
@@ -392,8 +446,49 @@ NDArray full_mask_select(const NDArray& a, const NDArray& mask) {
 }
 }  // namespace
 
+namespace {
+// Advanced indexing of a GPU array with a host key: the plan on the host, the elements moved
+// on the device.
+NDArray gpu_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
+  std::vector<IndexItem> k = expand_masks(a, key);
+  if (!has_arrays(k)) return basic(a, k);
+  AdvancedPlan p = plan_advanced(a, k);
+  Shape out_shape = p.bshape;
+  for (int i = p.num_advanced; i < p.view.ndim(); ++i) out_shape.push_back(p.view.shape()[i]);
+  NDArray out(out_shape, a.dtype(), a.device());
+  if (out.size() > 0) move_blocks_on_gpu(p, {}, static_cast<char*>(out.raw_data()), true);
+  return out.transpose(result_perm(p, out.ndim()));
+}
+
+void gpu_setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value) {
+  std::vector<IndexItem> k = expand_masks(a, key);
+  if (!has_arrays(k)) {
+    basic(a, k).assign(value);
+    return;
+  }
+  AdvancedPlan p = plan_advanced(a, k);
+  Shape ordered = p.bshape;
+  for (int i = p.num_advanced; i < p.view.ndim(); ++i) ordered.push_back(p.view.shape()[i]);
+  const auto perm = result_perm(p, ordered.ndim());
+  Shape numpy_shape;  // the indexed shape in NumPy's order
+  for (int64_t ax : perm) numpy_shape.push_back(ordered[static_cast<int>(ax)]);
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  const NDArray on_device = value.device() == a.device() ? value : value.to(a.device());
+  // A fresh contiguous array in (bshape + rest) order: read before anything is written.
+  NDArray packed =
+      on_device.broadcast_to(numpy_shape).transpose(inverse).astype(a.dtype()).contiguous();
+  if (packed.size() == 0) return;
+  move_blocks_on_gpu(p, last_writers(p), static_cast<char*>(packed.raw_data()), false);
+}
+}  // namespace
+
 NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
-  if (needs_host(a, key)) return getitem(a.to(cpu()), host_key(key)).to(a.device());
+  if (needs_host(a, key)) {
+    if (!a.device().is_gpu()) return getitem(a, host_key(key));
+    return gpu_getitem(a, host_key(key));
+  }
   if (key.size() == 1 && key[0].kind == Kind::kArray && key[0].array.dtype() == DType::kBool &&
       a.ndim() >= 1 && key[0].array.shape() == a.shape() && a.itemsize() <= 8)
     return full_mask_select(a, key[0].array);
@@ -417,11 +512,8 @@ NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
 
 void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value) {
   if (needs_host(a, key)) {
-    NDArray host = a.to(cpu());
-    if (host.shares_storage_with(a)) host = a.copy();  // a itself is on the host
-    setitem(host, host_key(key), value.to(cpu()));
-    a.assign(host);
-    return;
+    if (!a.device().is_gpu()) return setitem(a, host_key(key), value);
+    return gpu_setitem(a, host_key(key), value);
   }
   std::vector<IndexItem> k = expand_masks(a, key);
   if (!has_arrays(k)) {

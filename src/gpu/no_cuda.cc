@@ -88,4 +88,22 @@ void scatter_sum(const TBlob&, const int64_t*, const int64_t*, const int64_t*, c
                  int64_t, int64_t, int64_t, int64_t, int64_t) {
   cuda::check_device(ndx::gpu(0), "scatter");
 }
+void one_hot(const int64_t*, int64_t, int64_t, double, double, const TBlob&, bool) {
+  cuda::check_device(ndx::gpu(0), "one_hot");
+}
+void arg_reduce(const TBlob&, bool, int64_t, int64_t, int64_t, int64_t*) {
+  cuda::check_device(ndx::gpu(0), "argmax");
+}
+void index_blocks(char*, const int64_t*, const int64_t*, int64_t, const Shape&, const Shape&,
+                  int64_t, char*, bool, int) {
+  cuda::check_device(ndx::gpu(0), "index");
+}
+void index_fill(const TBlob&, const IndexFillArgs&, bool) {
+  cuda::check_device(ndx::gpu(0), "index_fill");
+}
+void bernoulli_scaled(const TBlob&, double, double, uint64_t) {
+  cuda::check_device(ndx::gpu(0), "random");
+}
+void normal(const TBlob&, double, double, uint64_t) { cuda::check_device(ndx::gpu(0), "random"); }
+void uniform(const TBlob&, double, double, uint64_t) { cuda::check_device(ndx::gpu(0), "random"); }
 }  // namespace ndx::kernel::gpu

@@ -159,7 +159,20 @@
   X(SgdMomentum) \
   X(AdamMean) \
   X(AdamVar) \
-  X(AdamStep)
+  X(AdamStep) \
+  X(LeakyRelu) \
+  X(LeakyReluGrad) \
+  X(Prelu) \
+  X(PreluGrad) \
+  X(PreluGradGamma) \
+  X(Elu) \
+  X(EluGrad) \
+  X(Selu) \
+  X(SeluGrad) \
+  X(GeluErf) \
+  X(GeluErfGrad) \
+  X(GeluTanh) \
+  X(GeluTanhGrad)
 #define NDX_REDUCERS(X) \
   X(SumReducer) \
   X(MeanReducer) \
@@ -216,6 +229,35 @@ void scatter_sum(const TBlob& g, const int64_t* rows, const int64_t* start, cons
 // backward, x is the gradient (outer, inner) added into y (outer, n, inner) at those spots.
 void pick(const TBlob& x, const int64_t* k, const TBlob& y, int64_t n, int64_t inner, bool add,
           bool backward);
+// one_hot: y[r][d] (= or +=) on where idx[r] == d, else off; y (rows, depth) contiguous, idx
+// int64 on the device (any value: those outside [0, depth) give rows of off).
+void one_hot(const int64_t* idx, int64_t rows, int64_t depth, double on, double off,
+             const TBlob& y, bool add);
+// argmax (max) or argmin of contiguous x seen as (outer, n, inner), along n, into out[o][i]
+// (int64 on the device): the first occurrence, a NaN winning as in NumPy.
+void arg_reduce(const TBlob& x, bool max, int64_t outer, int64_t n, int64_t inner, int64_t* out);
+// Advanced indexing's blocks: block b lies at byte offset offsets[b] of base and has shape
+// `rest` with element strides `rest_strides`; the buffer holds block positions[b] (b when
+// positions is null) contiguously. Gathers into the buffer (to_buffer) or scatters from it.
+void index_blocks(char* base, const int64_t* offsets, const int64_t* positions, int64_t count,
+                  const Shape& rest, const Shape& rest_strides, int64_t itemsize, char* buffer,
+                  bool to_buffer, int device);
+// The creation ops whose values follow from the index: y[i] (= or +=) start + i * step
+// (kind kArange), linspace's samples (kLinspace: the last is `stop` when pinned, integers
+// floored), eye's diagonal k (kEye, `cols` columns). y contiguous.
+enum class IndexFill { kArange, kLinspace, kEye };
+struct IndexFillArgs {
+  IndexFill kind = IndexFill::kArange;
+  double start = 0, step = 0, stop = 0;
+  bool pin_last = false, floor = false;
+  int64_t cols = 1, k = 0;
+};
+void index_fill(const TBlob& y, const IndexFillArgs& a, bool add);
+// The Philox streams of kernel/random.h on a GPU, element for element the CPU's draws (out
+// contiguous, of a float dtype).
+void bernoulli_scaled(const TBlob& out, double p, double scale, uint64_t seed);
+void normal(const TBlob& out, double loc, double scale, uint64_t seed);
+void uniform(const TBlob& out, double low, double high, uint64_t seed);
 }  // namespace ndx::kernel::gpu
 
 #ifdef NDX_CUDA

@@ -15,6 +15,7 @@
 
 #include "kernel/cast.h"
 #include "kernel/dispatch.h"
+#include "kernel/gpu.h"
 #include "kernel/parallel.h"
 #include "kernel/random.h"
 
@@ -186,16 +187,19 @@ DType chunk_type(DType t) { return t == DType::kFloat64 ? DType::kFloat64 : DTyp
 }  // namespace
 
 void bernoulli_scaled(const TBlob& out, double p, double scale, uint64_t seed) {
+  if (out.device.is_gpu()) return gpu::bernoulli_scaled(out, p, scale, seed);
   fill_doubles(out, seed, [p, scale](double u) { return u >= p ? scale : 0.0; });
 }
 
 void normal(const TBlob& out, double loc, double scale, uint64_t seed) {
+  if (out.device.is_gpu()) return gpu::normal(out, loc, scale, seed);
   const DType t = chunk_type(out.dtype);
   fill_chunks(out, seed, t == DType::kFloat64 ? tables().normal_f64 : tables().normal_f32, t, loc,
               scale);
 }
 
 void uniform(const TBlob& out, double low, double high, uint64_t seed) {
+  if (out.device.is_gpu()) return gpu::uniform(out, low, high, seed);
   const DType t = chunk_type(out.dtype);
   fill_chunks(out, seed, t == DType::kFloat64 ? tables().uniform_f64 : tables().uniform_f32, t, low,
               high);

@@ -5,6 +5,7 @@
 
 #include "kernel/blob.h"
 #include "kernel/cast.h"
+#include "kernel/gpu.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
 
@@ -167,6 +168,54 @@ void fill_indexed(const TBlob& out, OpReqType req, F value_of) {
   });
 }
 
+// arange, linspace and eye: their values as index_fill's arguments, filled on either device
+// (the host's loop computes what kernel/cuda/index.cu's kernel does).
+kernel::gpu::IndexFillArgs arange_args(const NodeAttrs& attrs, const TBlob&) {
+  const auto& p = attrs.get<ArangeParam>();
+  kernel::gpu::IndexFillArgs a;
+  a.start = p.stop ? p.start : 0;
+  a.step = p.step;
+  return a;
+}
+
+kernel::gpu::IndexFillArgs linspace_args(const NodeAttrs& attrs, const TBlob& out) {
+  const auto& p = attrs.get<LinspaceParam>();
+  const int64_t div = p.endpoint ? p.num - 1 : p.num;
+  kernel::gpu::IndexFillArgs a;
+  a.kind = kernel::gpu::IndexFill::kLinspace;
+  a.start = p.start;
+  a.stop = p.stop;
+  a.step = div > 0 ? (p.stop - p.start) / div : 0;
+  a.pin_last = p.endpoint;          // NumPy pins the endpoint exactly
+  a.floor = is_integer(out.dtype);  // NumPy 2 rounds toward -inf
+  return a;
+}
+
+kernel::gpu::IndexFillArgs eye_args(const NodeAttrs& attrs, const TBlob& out) {
+  kernel::gpu::IndexFillArgs a;
+  a.kind = kernel::gpu::IndexFill::kEye;
+  a.cols = out.shape[1];
+  a.k = attrs.get<EyeParam>().k;
+  return a;
+}
+
+double index_value(const kernel::gpu::IndexFillArgs& a, int64_t i, int64_t total) {
+  using kernel::gpu::IndexFill;
+  if (a.kind == IndexFill::kEye) return (i % a.cols) - (i / a.cols) == a.k ? 1.0 : 0.0;
+  double v = (a.pin_last && i == total - 1 && i > 0) ? a.stop : a.start + i * a.step;
+  return a.floor ? std::floor(v) : v;
+}
+
+template <kernel::gpu::IndexFillArgs (*kArgs)(const NodeAttrs&, const TBlob&)>
+void index_fill_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const kernel::gpu::IndexFillArgs a = kArgs(attrs, out[0]);
+  if (out[0].device.is_gpu()) return kernel::gpu::index_fill(out[0], a, req[0] == kAddTo);
+  const int64_t total = out[0].size();
+  fill_indexed(out[0], req[0], [&](int64_t i) { return index_value(a, i, total); });
+}
+
 void fill_constant(const TBlob& out, OpReqType req, double v) {
   if (req == kNullOp) return;
   if (req != kAddTo) return kernel::fill(out, v);
@@ -231,62 +280,41 @@ Op& register_like(const char* name, const char* doc, double value) {
              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
             fill_constant(out[0], req[0], attrs.get<FullParam>().fill_value);
           });
-  register_init("_npi_arange", "Evenly spaced values in [start, stop) with the given step.")
-      .set_params<ArangeParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
-                               (*out)[0] = Shape{arange_length(attrs, attrs.get<ArangeParam>())};
-                               return true;
-                             })
-      .set_attr<FInferType>("FInferType", param_type<ArangeParam>)
-      .set_attr<FCompute>(
-          "FCompute<cpu>", [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-            const auto& p = attrs.get<ArangeParam>();
-            double start = p.stop ? p.start : 0, step = p.step;
-            fill_indexed(out[0], req[0], [=](int64_t i) { return start + i * step; });
-          });
-  register_init("_npi_linspace", "num evenly spaced samples from start to stop.")
-      .set_params<LinspaceParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
-                               (*out)[0] = Shape{attrs.get<LinspaceParam>().num};
-                               return true;
-                             })
-      .set_attr<FInferType>("FInferType", param_type<LinspaceParam>)
-      .set_attr<FCompute>(
-          "FCompute<cpu>", [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-            const auto& p = attrs.get<LinspaceParam>();
-            int64_t div = p.endpoint ? p.num - 1 : p.num;
-            double step = div > 0 ? (p.stop - p.start) / div : 0;
-            int64_t last = p.num - 1;
-            bool floor_it = is_integer(out[0].dtype);  // NumPy 2 rounds toward -inf
-            fill_indexed(out[0], req[0], [=](int64_t i) {
-              // NumPy pins the endpoint exactly.
-              double v = (p.endpoint && i == last && last > 0) ? p.stop : p.start + i * step;
-              return floor_it ? std::floor(v) : v;
-            });
-          });
-  register_init("_npi_eye", "A 2-d array with ones on the k-th diagonal and zeros elsewhere.")
-      .set_params<EyeParam>()
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
-                               const auto& p = attrs.get<EyeParam>();
-                               int64_t m = p.M ? *p.M : p.N;
-                               if (m < 0) value_error("[eye] parameter 'M' must be >= 0, got ", m);
-                               (*out)[0] = Shape{p.N, m};
-                               return true;
-                             })
-      .set_attr<FInferType>("FInferType", param_type<EyeParam>)
-      .set_attr<FCompute>(
-          "FCompute<cpu>", [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
-                              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-            const auto& p = attrs.get<EyeParam>();
-            int64_t cols = out[0].shape[1];
-            fill_indexed(out[0], req[0],
-                         [=](int64_t i) { return (i % cols) - (i / cols) == p.k ? 1.0 : 0.0; });
-          });
+  Op& op_arange =
+      register_init("_npi_arange", "Evenly spaced values in [start, stop) with the given step.")
+          .set_params<ArangeParam>()
+          .set_attr<FInferShape>("FInferShape",
+                                 [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
+                                   (*out)[0] =
+                                       Shape{arange_length(attrs, attrs.get<ArangeParam>())};
+                                   return true;
+                                 })
+          .set_attr<FInferType>("FInferType", param_type<ArangeParam>);
+  on_both(op_arange, index_fill_compute<arange_args>);
+  Op& op_linspace =
+      register_init("_npi_linspace", "num evenly spaced samples from start to stop.")
+          .set_params<LinspaceParam>()
+          .set_attr<FInferShape>("FInferShape",
+                                 [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
+                                   (*out)[0] = Shape{attrs.get<LinspaceParam>().num};
+                                   return true;
+                                 })
+          .set_attr<FInferType>("FInferType", param_type<LinspaceParam>);
+  on_both(op_linspace, index_fill_compute<linspace_args>);
+  Op& op_eye =
+      register_init("_npi_eye", "A 2-d array with ones on the k-th diagonal and zeros elsewhere.")
+          .set_params<EyeParam>()
+          .set_attr<FInferShape>("FInferShape",
+                                 [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
+                                   const auto& p = attrs.get<EyeParam>();
+                                   int64_t m = p.M ? *p.M : p.N;
+                                   if (m < 0)
+                                     value_error("[eye] parameter 'M' must be >= 0, got ", m);
+                                   (*out)[0] = Shape{p.N, m};
+                                   return true;
+                                 })
+          .set_attr<FInferType>("FInferType", param_type<EyeParam>);
+  on_both(op_eye, index_fill_compute<eye_args>);
   register_like("_np_zeros_like", "An array of zeros with the shape and dtype of a.", 0)
       .add_alias("zeros_like");
   register_like("_np_ones_like", "An array of ones with the shape and dtype of a.", 1)

@@ -368,13 +368,8 @@ void activation_compute(const NodeAttrs& attrs, const OpContext&, const std::vec
 
 // ============================== leaky_relu ==============================
 // MXNet's LeakyReLU family (npx.leaky_relu). rrelu draws random slopes in training, so
-// npx.leaky_relu composes it from registered ops in Python; the op takes the others. The
-// family's functors are not in kernel/gpu.h's lists: the op registers a CPU kernel only, and
-// GPU arrays take the host fallback.
-#define NDX_CPU_KERNEL(F)                                      \
-  kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), nullptr, \
-                        kernel::types_of<kernel::HWY_NAMESPACE::F>())
-
+// npx.leaky_relu composes it from registered ops in Python; the op takes the others, on
+// either device (the family's functors are in kernel/gpu.h's lists).
 enum class Leaky { kLeaky, kPrelu, kElu, kSelu, kGeluErf, kGeluTanh };
 
 struct LeakyReluParam {
@@ -450,18 +445,18 @@ TBlob prelu_view(const TBlob& gamma, const Shape& shape) {
 kernel::ElementwiseFn leaky_kernel(Leaky a, bool grad) {
   switch (a) {
     case Leaky::kElu:
-      return grad ? NDX_CPU_KERNEL(EluGrad) : NDX_CPU_KERNEL(Elu);
+      return grad ? NDX_KERNEL(EluGrad) : NDX_KERNEL(Elu);
     case Leaky::kSelu:
-      return grad ? NDX_CPU_KERNEL(SeluGrad) : NDX_CPU_KERNEL(Selu);
+      return grad ? NDX_KERNEL(SeluGrad) : NDX_KERNEL(Selu);
     case Leaky::kGeluErf:
-      return grad ? NDX_CPU_KERNEL(GeluErfGrad) : NDX_CPU_KERNEL(GeluErf);
+      return grad ? NDX_KERNEL(GeluErfGrad) : NDX_KERNEL(GeluErf);
     case Leaky::kGeluTanh:
-      return grad ? NDX_CPU_KERNEL(GeluTanhGrad) : NDX_CPU_KERNEL(GeluTanh);
+      return grad ? NDX_KERNEL(GeluTanhGrad) : NDX_KERNEL(GeluTanh);
     case Leaky::kLeaky:
     case Leaky::kPrelu:  // prelu takes gamma: its own functors (leaky_relu_compute)
       break;
   }
-  return grad ? NDX_CPU_KERNEL(LeakyReluGrad) : NDX_CPU_KERNEL(LeakyRelu);
+  return grad ? NDX_KERNEL(LeakyReluGrad) : NDX_KERNEL(LeakyRelu);
 }
 
 void leaky_relu_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
@@ -469,8 +464,7 @@ void leaky_relu_compute(const NodeAttrs& attrs, const OpContext&, const std::vec
   const Leaky a = leaky_of(attrs);
   const TBlob& x = in[0];
   if (a == Leaky::kPrelu) {
-    kernel::apply(NDX_CPU_KERNEL(Prelu), {x, prelu_view(in[1], x.shape)}, out[0], req[0],
-                  out[0].dtype);
+    kernel::apply(NDX_KERNEL(Prelu), {x, prelu_view(in[1], x.shape)}, out[0], req[0], out[0].dtype);
     return;
   }
   kernel::FunctorArgs args;
@@ -491,11 +485,11 @@ void leaky_relu_backward(const NodeAttrs& attrs, const OpContext&, const std::ve
     kernel::apply(leaky_kernel(a, true), {g, x}, out[0], req[0], t, args);
     return;
   }
-  kernel::apply(NDX_CPU_KERNEL(PreluGrad), {g, x, prelu_view(in[2], x.shape)}, out[0], req[0], t);
+  kernel::apply(NDX_KERNEL(PreluGrad), {g, x, prelu_view(in[2], x.shape)}, out[0], req[0], t);
   if (req[1] == kNullOp) return;
   const TBlob g1 = at_least_1d(g), x1 = at_least_1d(x);
   NDArray prod(x1.shape, t, x.device);
-  kernel::apply(NDX_CPU_KERNEL(PreluGradGamma), {g1, x1}, to_blob(prod), kWriteTo, t);
+  kernel::apply(NDX_KERNEL(PreluGradGamma), {g1, x1}, to_blob(prod), kWriteTo, t);
   kernel::sum_to_shape(to_blob(prod), prelu_view(out[1], x1.shape), req[1]);
 }
 
@@ -935,6 +929,29 @@ struct OneHotParam {
   }
 };
 
+void one_hot_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const auto& p = attrs.get<OneHotParam>();
+  if (out[0].device.is_gpu()) {
+    // The device's cast truncates floats toward zero and reads nan as 0, as read_indices does.
+    NDArray k(in[0].shape, DType::kInt64, out[0].device);
+    kernel::copy(in[0], to_blob(k), kWriteTo);
+    kernel::gpu::one_hot(k.data<int64_t>(), k.size(), p.depth, p.on_value, p.off_value, out[0],
+                         req[0] == kAddTo);
+    return;
+  }
+  const std::vector<int64_t> idx = read_indices(in[0]);
+  NDX_DTYPE_SWITCH(out[0].dtype, T, {
+    using C = compute_t<T>;
+    const C on = kernel::from_double<T>(p.on_value), off = kernel::from_double<T>(p.off_value);
+    T* yp = out[0].ptr<T>();
+    for (size_t r = 0; r < idx.size(); ++r)
+      for (int64_t d = 0; d < p.depth; ++d)
+        store(yp + static_cast<int64_t>(r) * p.depth + d, req[0], d == idx[r] ? on : off);
+  });
+}
+
 // ============================== embedding ==============================
 struct EmbeddingParam {
   int64_t input_dim = 0;
@@ -1057,7 +1074,7 @@ void dropout_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
   NDArray scratch;
   TBlob mask = out[1];
   if (req[1] == kNullOp || req[1] == kAddTo) {
-    scratch = NDArray(in[0].shape, in[0].dtype);
+    scratch = NDArray(in[0].shape, in[0].dtype, in[0].device);
     mask = to_blob(scratch);
   }
   if (active)
@@ -1438,6 +1455,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                               return same_float_type(attrs, in, out, {"data", "gamma"});
                             })
       .set_attr<FCompute>("FCompute<cpu>", leaky_relu_compute)
+      .set_attr<FCompute>("FCompute<gpu>", leaky_relu_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         std::vector<NodeEntry> in{og[0], n->inputs[0]};
         if (n->inputs.size() > 1) in.push_back(n->inputs[1]);
@@ -1466,7 +1484,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"ograd", "data", "gamma"});
                             })
-      .set_attr<FCompute>("FCompute<cpu>", leaky_relu_backward);
+      .set_attr<FCompute>("FCompute<cpu>", leaky_relu_backward)
+      .set_attr<FCompute>("FCompute<gpu>", leaky_relu_backward);
 
   register_softmax("_npx_softmax",
                    "Softmax along an axis: exp(x - max) / sum(exp(x - max)), numerically stable.",
@@ -1619,23 +1638,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                               (*out)[0] = attrs.get<OneHotParam>().dtype;
                               return true;
                             })
-      .set_attr<FCompute>("FCompute<cpu>",
-                          [](const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
-                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-                            if (req[0] == kNullOp) return;
-                            const auto& p = attrs.get<OneHotParam>();
-                            const std::vector<int64_t> idx = read_indices(in[0]);
-                            NDX_DTYPE_SWITCH(out[0].dtype, T, {
-                              using C = compute_t<T>;
-                              const C on = kernel::from_double<T>(p.on_value),
-                                      off = kernel::from_double<T>(p.off_value);
-                              T* yp = out[0].ptr<T>();
-                              for (size_t r = 0; r < idx.size(); ++r)
-                                for (int64_t d = 0; d < p.depth; ++d)
-                                  store(yp + static_cast<int64_t>(r) * p.depth + d, req[0],
-                                        d == idx[r] ? on : off);
-                            });
-                          })
+      .set_attr<FCompute>("FCompute<cpu>", one_hot_compute)
+      .set_attr<FCompute>("FCompute<gpu>", one_hot_compute)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
 
   OpRegistry::global()
@@ -1713,6 +1717,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                             })
       .set_attr<FInplaceOption>("FInplaceOption", InplaceIdentity())
       .set_attr<FCompute>("FCompute<cpu>", dropout_compute)
+      .set_attr<FCompute>("FCompute<gpu>", dropout_compute)  // the mask: kernel/cuda/random.cu
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         // The hidden output 1 is the scaled mask (0 or 1 / (1 - p)).
         return std::vector<NodeEntry>{op2("_np_multiply", og[0], NodeEntry{n, 1, 0})};

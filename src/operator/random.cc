@@ -17,6 +17,7 @@
 
 #include "kernel/blob.h"
 #include "kernel/cast.h"
+#include "kernel/host_fallback.h"
 #include "kernel/random-inl.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
@@ -301,10 +302,26 @@ void compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBl
       check_values<D, Dist>(attrs, args[0].at(i), args[1].at(i));
   const uint64_t seed = p.seed ? static_cast<uint64_t>(*p.seed) : ctx.requested[0].next_random();
   NDArray tmp;
-  const TBlob dst =
-      req[0] == kAddTo ? kernel::to_blob(tmp = NDArray(out[0].shape, out[0].dtype)) : out[0];
+  const TBlob dst = req[0] == kAddTo
+                        ? kernel::to_blob(tmp = NDArray(out[0].shape, out[0].dtype, out[0].device))
+                        : out[0];
   draw<Dist>(dst, seed, args, p.num_args == 0);
   if (req[0] == kAddTo) kernel::copy(dst, out[0], kAddTo);
+}
+
+template <class Dist>
+constexpr bool kDrawsOnGpu =
+    std::is_same_v<Dist, kernel::dist::Normal> || std::is_same_v<Dist, kernel::dist::Uniform>;
+
+// On a GPU, normal and uniform with scalar parameters draw there (kernel/cuda/random.cu, the
+// CPU's stream element for element). Array parameters go back to the host before a seed is
+// taken, so both devices advance the global generator alike.
+template <size_t D, class Dist>
+void gpu_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (param_of<D>(attrs).num_args != 0)
+    kernel::fall_back_to_host("[", op_name(attrs), "] array parameters are drawn on the host");
+  compute<D, Dist>(attrs, ctx, in, req, out);
 }
 
 std::vector<ResourceRequest> random_resource(const NodeAttrs&) {
@@ -355,6 +372,7 @@ void register_distribution() {
   op.set_attr<FInferShape>("FInferShape", infer_shape<D, Dist>);
   op.set_attr<FInferType>("FInferType", infer_type<D>);
   op.set_attr<FCompute>("FCompute<cpu>", compute<D, Dist>);
+  if constexpr (kDrawsOnGpu<Dist>) op.set_attr<FCompute>("FCompute<gpu>", gpu_compute<D, Dist>);
   op.set_attr<FGradient>("FGradient", random_grad<Dist>);
   for (int k = 0; k < s.arity; ++k)
     op.add_argument(std::string(s.args[k]) + "_array", "NDArray",

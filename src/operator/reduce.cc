@@ -24,6 +24,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/dispatch.h"
 #include "kernel/elementwise.h"
 #include "kernel/gpu.h"
+#include "kernel/host_fallback.h"
 #include "kernel/reduce.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
@@ -190,12 +191,36 @@ std::optional<int> arg_axis(const std::string& name, const std::optional<int64_t
   return normalize_axis(*axis, ndim, name.c_str());
 }
 
+// On a GPU: the input made contiguous (on the device) and seen as (outer, n, inner).
+template <bool kMax>
+void gpu_arg_compute(const TBlob& in, std::optional<int> axis, OpReqType req, const TBlob& out) {
+  if (is_complex(in.dtype))
+    kernel::fall_back_to_host("[", kMax ? "argmax" : "argmin", "] complex input on gpu");
+  NDArray x = kernel::as_array(in);
+  if (!x.is_contiguous()) x = x.contiguous();
+  int64_t outer = 1, n = x.size(), inner = 1;
+  if (axis) {
+    n = x.shape()[*axis];
+    for (int d = 0; d < x.ndim(); ++d) {
+      if (d < *axis) outer *= x.shape()[d];
+      if (d > *axis) inner *= x.shape()[d];
+    }
+  }
+  const bool direct = req != kAddTo && out.is_contiguous();
+  NDArray scratch;
+  if (!direct) scratch = NDArray(out.shape, DType::kInt64, out.device);
+  int64_t* dst = direct ? out.ptr<int64_t>() : scratch.data<int64_t>();
+  kernel::gpu::arg_reduce(kernel::to_blob(x), kMax, outer, n, inner, dst);
+  if (!direct) kernel::copy(kernel::to_blob(scratch), out, req);
+}
+
 template <bool kMax>
 void arg_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ArgReduceParam>();
   std::optional<int> ax = arg_axis(op_name(attrs), p.axis, in[0].ndim());
+  if (in[0].device.is_gpu()) return gpu_arg_compute<kMax>(in[0], ax, req[0], out[0]);
   kernel::ArgReduceArgs a;
   a.in = &in[0];
   a.axis = ax ? *ax : -1;
@@ -540,6 +565,8 @@ void register_backward(const char* name, const char* doc, uint32_t num_inputs, F
         .set_attr<FInferShape>("FInferShape", arg_shape)
         .set_attr<FInferType>("FInferType", int64_type)
         .set_attr<FCompute>("FCompute<cpu>",
+                            is_max ? FCompute(arg_compute<true>) : FCompute(arg_compute<false>))
+        .set_attr<FCompute>("FCompute<gpu>",
                             is_max ? FCompute(arg_compute<true>) : FCompute(arg_compute<false>))
         .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   }

@@ -137,6 +137,7 @@ void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& 
       .set_attr<FInferType>("FInferType", FirstInputType)
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", slice_compute)
+      .set_attr<FCompute>("FCompute<gpu>", slice_compute)  // views and the device's copy
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_npx_slice"});
   OpRegistry::global()
       .register_op("_backward_npx_slice")
@@ -153,6 +154,7 @@ void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& 
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", backward_compute)
+      .set_attr<FCompute>("FCompute<gpu>", backward_compute)
       // Linear in ograd: its own gradient slices the incoming gradient again.
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         auto s = std::make_shared<Node>();

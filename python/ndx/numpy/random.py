@@ -13,6 +13,7 @@ import numpy as _onp
 
 from .. import _core
 from .._registry import internal_function
+from .._registry import ops as _ops
 
 __all__ = [
     "seed", "uniform", "normal", "randn", "rand", "randint", "random", "random_sample",
@@ -88,11 +89,19 @@ class _Stream:
         if out is not None:
             kwargs["out"] = out
         scalar_fn, array_fn = _op_functions(name)
+        target = device if device is not None else ctx
         if all(_is_scalar(v) for v in params.values()):
-            r = scalar_fn(**{k: float(v) for k, v in params.items()}, **kwargs)
+            values = {k: float(v) for k, v in params.items()}
+            if target is not None and out is None:  # drawn on its device (a GPU draws itself)
+                return _core._invoke(_ops()["_npi_" + name].handle, (), {**values, **kwargs},
+                                     None, target)
+            r = scalar_fn(**values, **kwargs)
         else:
             np = _np()
-            arrays = [v if isinstance(v, np.ndarray) else np.asarray(v, dtype="float64")
+            # Scalar parameters join the arrays on their device.
+            where = next((v.device for v in params.values() if isinstance(v, np.ndarray)), None)
+            arrays = [v if isinstance(v, np.ndarray)
+                      else np.asarray(v, dtype="float64", device=where)
                       for v in params.values()]
             r = array_fn(*arrays, num_args=len(arrays), **kwargs)
         return _place(r, device, ctx)
