@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
+#include "kernel/blob.h"
 #include "kernel/gpu.h"
+#include "kernel/gpu_fused.h"
 
 namespace ndx {
 
@@ -367,22 +370,33 @@ NDArray offsets_on(const AdvancedPlan& p, const std::vector<int64_t>& keep, Devi
 }
 
 // The blocks a scatter writes: where two index tuples name the same block the last one
-// wins, as in NumPy; empty when there are no repeats (every block is written).
+// wins, as in NumPy; empty when there are no repeats (every block is written). A table over
+// the advanced axes' positions finds the last writer of each in one pass where it is not
+// much larger than the index; otherwise the blocks are sorted by offset.
 std::vector<int64_t> last_writers(const AdvancedPlan& p) {
   const int64_t count = p.bshape.size();
-  std::vector<std::pair<int64_t, int64_t>> at(static_cast<size_t>(count));
-  for (int64_t b = 0; b < count; ++b) at[static_cast<size_t>(b)] = {block_offset(p, b), b};
-  std::sort(at.begin(), at.end());
+  int64_t span = 1;
+  for (int k = 0; k < p.num_advanced && span <= 4 * count + (1 << 20); ++k)
+    span *= p.view.shape()[k];
   std::vector<int64_t> keep;
-  bool repeats = false;
-  for (size_t i = 0; i < at.size(); ++i) {
-    if (i + 1 < at.size() && at[i + 1].first == at[i].first) {
-      repeats = true;
-      continue;
+  if (span <= 4 * count + (1 << 20)) {
+    std::vector<int64_t> flat(static_cast<size_t>(count), 0), last(static_cast<size_t>(span), -1);
+    for (int64_t b = 0; b < count; ++b) {
+      int64_t f = 0;
+      for (int k = 0; k < p.num_advanced; ++k) f = f * p.view.shape()[k] + p.indices[k][b];
+      flat[static_cast<size_t>(b)] = f;
+      last[static_cast<size_t>(f)] = b;
     }
-    keep.push_back(at[i].second);
+    for (int64_t b = 0; b < count; ++b)
+      if (last[static_cast<size_t>(flat[static_cast<size_t>(b)])] == b) keep.push_back(b);
+  } else {
+    std::vector<std::pair<int64_t, int64_t>> at(static_cast<size_t>(count));
+    for (int64_t b = 0; b < count; ++b) at[static_cast<size_t>(b)] = {block_offset(p, b), b};
+    std::sort(at.begin(), at.end());
+    for (size_t i = 0; i < at.size(); ++i)
+      if (i + 1 == at.size() || at[i + 1].first != at[i].first) keep.push_back(at[i].second);
   }
-  if (!repeats) keep.clear();
+  if (static_cast<int64_t>(keep.size()) == count) keep.clear();
   return keep;
 }
 
@@ -447,6 +461,34 @@ NDArray full_mask_select(const NDArray& a, const NDArray& mask) {
 }  // namespace
 
 namespace {
+// x[idx] for one integer array on x's GPU (the common gather): the indices are checked and
+// turned into offsets on the device, and only the verdict comes back to the host.
+std::optional<NDArray> gpu_take(const NDArray& a, const std::vector<IndexItem>& key) {
+  if (key.size() != 1 || key[0].kind != Kind::kArray || a.ndim() == 0) return std::nullopt;
+  const NDArray& index = key[0].array;
+  if (index.device() != a.device() || !is_integer(index.dtype())) return std::nullopt;
+  const NDArray idx = index.contiguous();
+  const Shape rest(a.shape().begin() + 1, a.shape().end());
+  const Shape rest_strides(a.strides().begin() + 1, a.strides().end());
+  Shape out_shape = idx.shape();
+  for (int64_t d : rest) out_shape.push_back(d);
+  NDArray offsets(Shape{idx.size()}, DType::kInt64, a.device());
+  const int64_t n = a.shape()[0];
+  const int64_t bad =
+      kernel::gpu::row_offsets(kernel::to_blob(idx), n, a.byte_offset(),
+                               a.strides()[0] * a.itemsize(), offsets.data<int64_t>());
+  if (bad >= 0) {
+    const NDArray value = idx.reshape({idx.size()})[bad].to(cpu()).astype(DType::kInt64);
+    index_error("index ", value.item<int64_t>(), " is out of bounds for axis 0 with size ", n);
+  }
+  NDArray out(out_shape, a.dtype(), a.device());
+  if (out.size() > 0)
+    kernel::gpu::index_blocks(static_cast<char*>(a.storage()->data()), offsets.data<int64_t>(),
+                              nullptr, idx.size(), rest, rest_strides, a.itemsize(),
+                              static_cast<char*>(out.raw_data()), true, a.device().id);
+  return out;
+}
+
 // Advanced indexing of a GPU array with a host key: the plan on the host, the elements moved
 // on the device.
 NDArray gpu_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
@@ -487,6 +529,7 @@ void gpu_setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDAr
 NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
   if (needs_host(a, key)) {
     if (!a.device().is_gpu()) return getitem(a, host_key(key));
+    if (auto taken = gpu_take(a, key)) return *taken;
     return gpu_getitem(a, host_key(key));
   }
   if (key.size() == 1 && key[0].kind == Kind::kArray && key[0].array.dtype() == DType::kBool &&

@@ -2,6 +2,7 @@
 // entry that needs one raises NotImplementedError.
 #include "gpu/runtime.h"
 #include "kernel/gpu.h"
+#include "kernel/gpu_fused.h"
 #include "ndx/error.h"
 
 namespace ndx::cuda {
@@ -103,6 +104,13 @@ void index_fill(const TBlob&, const IndexFillArgs&, bool) {
 }
 void bernoulli_scaled(const TBlob&, double, double, uint64_t) {
   cuda::check_device(ndx::gpu(0), "random");
+}
+int64_t row_offsets(const TBlob&, int64_t, int64_t, int64_t, int64_t*) {
+  cuda::check_device(ndx::gpu(0), "index");
+  return -1;
+}
+void dropout(const TBlob&, const TBlob&, const TBlob&, double, double, uint64_t) {
+  cuda::check_device(ndx::gpu(0), "dropout");
 }
 void normal(const TBlob&, double, double, uint64_t) { cuda::check_device(ndx::gpu(0), "random"); }
 void uniform(const TBlob&, double, double, uint64_t) { cuda::check_device(ndx::gpu(0), "random"); }

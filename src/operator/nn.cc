@@ -61,6 +61,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/dispatch.h"
 #include "kernel/elementwise.h"
 #include "kernel/gpu.h"
+#include "kernel/gpu_fused.h"
 #include "kernel/pointwise.h"
 #include "kernel/random.h"
 #include "kernel/reduce.h"
@@ -1077,13 +1078,20 @@ void dropout_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
     scratch = NDArray(in[0].shape, in[0].dtype, in[0].device);
     mask = to_blob(scratch);
   }
-  if (active)
+  const TBlob& x = in[0];
+  // On a GPU, one kernel draws the mask and writes the product (the numbers of the two passes).
+  const bool fused = active && x.device.is_gpu() && req[0] == kWriteTo && x.is_contiguous() &&
+                     out[0].is_contiguous() && mask.is_contiguous() &&
+                     (x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64);
+  if (fused)
+    kernel::gpu::dropout(x, mask, out[0], p.p, scale, ctx.requested[0].next_random());
+  else if (active)
     kernel::bernoulli_scaled(mask, p.p, scale, ctx.requested[0].next_random());
   else
     kernel::fill(mask, 1.0);
   if (mask.dptr != out[1].dptr) kernel::copy(mask, out[1], req[1]);
-  if (req[0] != kNullOp)
-    kernel::apply(NDX_KERNEL(Product), {in[0], mask}, out[0], req[0], in[0].dtype);
+  if (!fused && req[0] != kNullOp)
+    kernel::apply(NDX_KERNEL(Product), {x, mask}, out[0], req[0], x.dtype);
 }
 
 // ============================== layer_norm ==============================

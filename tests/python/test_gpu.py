@@ -792,6 +792,13 @@ def test_dropout_on_the_gpu_draws_the_cpu_mask():
     onp.testing.assert_array_equal(_no_fallbacks(lambda: npx.dropout(g, p=0.3)).asnumpy(), h)
     y = _no_fallbacks(lambda: npx.dropout(g, p=0.3, mode="always"))
     assert 0 < (y.asnumpy() == 0).mean() < 0.5
+    for dtype in ("float64", "float16"):  # fused (float64) and two-pass (float16) kernels
+        got = []
+        for device in (ndx.cpu(), GPU):
+            np.random.seed(5)
+            got.append(npx.dropout(np.array(h.astype(dtype), device=device), p=0.6,
+                                   mode="always").asnumpy())
+        onp.testing.assert_array_equal(got[1], got[0])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
@@ -883,6 +890,24 @@ def test_advanced_getitem_on_the_gpu(key, dtype):
     if isinstance(k[0], onp.ndarray) and k[0].dtype != bool:  # a transposed GPU array
         onp.testing.assert_array_equal(on_gpu(h).transpose(2, 1, 0)[k[:1]].asnumpy(),
                                        h.transpose(2, 1, 0)[k[:1]])
+
+
+def test_gather_by_a_gpu_index_array_checks_it_on_the_device():
+    h = rand((6, 4), seed=63)
+    g = on_gpu(h)
+    for dt in ("int32", "uint8", "int64", "int8", "uint64"):
+        idx = onp.array([5, 0, 3, 3], dtype=dt)
+        got = _no_fallbacks(lambda: g[np.array(idx, device=GPU)])
+        onp.testing.assert_array_equal(got.asnumpy(), h[idx])
+    idx = onp.array([[-1, -6], [2, 0]])
+    onp.testing.assert_array_equal(g[np.array(idx, device=GPU)].asnumpy(), h[idx])
+    onp.testing.assert_array_equal(g.T[np.array([1, 3], device=GPU)].asnumpy(), h.T[[1, 3]])
+    onp.testing.assert_array_equal(g[2:][np.array([3, 0], device=GPU)].asnumpy(), h[2:][[3, 0]])
+    assert g[np.array(onp.zeros(0, onp.int64), device=GPU)].shape == (0, 4)
+    for bad, first in (([0, 6, 7], 6), ([-7], -7), ([1, -9, 8], -9)):
+        with pytest.raises(IndexError, match=f"index {first} is out of bounds for axis 0 "
+                                             "with size 6"):
+            g[np.array(bad, device=GPU)]
 
 
 def test_advanced_getitem_of_complex_gpu_arrays():

@@ -4,6 +4,7 @@
 // as int64 on the device, already checked on the host.
 #include "kernel/cuda/common.cuh"
 #include "kernel/gpu.h"
+#include "kernel/gpu_fused.h"
 #include "kernel/iterator.h"
 
 namespace ndx::kernel::gpu {
@@ -25,37 +26,66 @@ __device__ __forceinline__ bool before(C v, int64_t i, C w, int64_t j) {
   return i < j;
 }
 
+// Elements of dtype T compared as C: native loads (no per-element dtype switch), float16 and
+// bfloat16 as float.
+template <class T>
+struct Elem {
+  using C = std::conditional_t<std::is_same_v<T, bool>, int, T>;
+  static __device__ __forceinline__ C load(const void* x, int64_t k) {
+    return static_cast<C>(static_cast<const T*>(x)[k]);
+  }
+};
+template <>
+struct Elem<__half> {
+  using C = float;
+  static __device__ __forceinline__ C load(const void* x, int64_t k) {
+    return __half2float(static_cast<const __half*>(x)[k]);
+  }
+};
+template <>
+struct Elem<__nv_bfloat16> {
+  using C = float;
+  static __device__ __forceinline__ C load(const void* x, int64_t k) {
+    return __bfloat162float(static_cast<const __nv_bfloat16*>(x)[k]);
+  }
+};
+
 // One thread per lane (o, i), walking its n elements: adjacent threads read adjacent
 // elements when inner is wide.
-template <bool kMax, class C>
-__global__ void arg_lanes_kernel(const char* x, DType t, int64_t size, int64_t outer, int64_t n,
-                                 int64_t inner, int64_t* out) {
+template <bool kMax, class T>
+__global__ void arg_lanes_kernel(const void* x, int64_t outer, int64_t n, int64_t inner,
+                                 int64_t* out) {
+  using C = typename Elem<T>::C;
   const int64_t lanes = outer * inner, stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < lanes; e += stride) {
     const int64_t o = e / inner, i = e % inner;
     C best = C(0);
     int64_t at = -1;
     for (int64_t k = 0; k < n; ++k) {
-      const C v = load_as<C>(x + ((o * n + k) * inner + i) * size, t);
+      const C v = Elem<T>::load(x, (o * n + k) * inner + i);
       if (before<kMax>(v, k, best, at)) best = v, at = k;
     }
     out[e] = at;
   }
 }
 
-// One block per lane: its threads share the lane's n elements, then merge in shared memory
-// (for long rows and axis=None).
-template <bool kMax, class C>
-__global__ void arg_block_kernel(const char* x, DType t, int64_t size, int64_t outer, int64_t n,
-                                 int64_t inner, int64_t* out) {
+// One block per (lane, segment): its threads share the segment's elements and merge in
+// shared memory. With one segment per lane the index goes straight to out; otherwise each
+// segment's (value, index) goes to the partials, which arg_merge_kernel combines in order.
+template <bool kMax, class T>
+__global__ void arg_segments_kernel(const void* x, int64_t outer, int64_t n, int64_t inner,
+                                    int64_t segs, int64_t seg_len, typename Elem<T>::C* part_v,
+                                    int64_t* part_i, int64_t* out) {
+  using C = typename Elem<T>::C;
   __shared__ C vals[256];
   __shared__ int64_t where[256];
-  for (int64_t e = blockIdx.x; e < outer * inner; e += gridDim.x) {
-    const int64_t o = e / inner, i = e % inner;
+  for (int64_t w = blockIdx.x; w < outer * inner * segs; w += gridDim.x) {
+    const int64_t e = w / segs, seg = w % segs, o = e / inner, i = e % inner;
+    const int64_t begin = seg * seg_len, end = begin + seg_len < n ? begin + seg_len : n;
     C best = C(0);
     int64_t at = -1;
-    for (int64_t k = threadIdx.x; k < n; k += blockDim.x) {
-      const C v = load_as<C>(x + ((o * n + k) * inner + i) * size, t);
+    for (int64_t k = begin + threadIdx.x; k < end; k += blockDim.x) {
+      const C v = Elem<T>::load(x, (o * n + k) * inner + i);
       if (before<kMax>(v, k, best, at)) best = v, at = k;
     }
     vals[threadIdx.x] = best;
@@ -71,40 +101,97 @@ __global__ void arg_block_kernel(const char* x, DType t, int64_t size, int64_t o
       }
       __syncthreads();
     }
-    if (threadIdx.x == 0) out[e] = where[0];
+    if (threadIdx.x == 0) {
+      if (segs == 1) {
+        out[e] = where[0];
+      } else {
+        part_v[w] = vals[0];
+        part_i[w] = where[0];
+      }
+    }
     __syncthreads();
   }
 }
 
 template <bool kMax, class C>
-void launch_arg(const TBlob& x, int64_t outer, int64_t n, int64_t inner, int64_t* out) {
-  const auto* p = static_cast<const char*>(x.dptr);
-  const int64_t size = dtype_size(x.dtype), lanes = outer * inner;
-  if (inner >= 32 || n <= 64) {
-    arg_lanes_kernel<kMax, C>
-        <<<grid_for(lanes, 256), 256, 0, stream()>>>(p, x.dtype, size, outer, n, inner, out);
-  } else {
-    const int64_t cap = int64_t{sm_count()} * 32;
-    arg_block_kernel<kMax, C> < <<lanes<cap ? lanes : cap, 256, 0, stream()>>>(
-                                    p, x.dtype, size, outer, n, inner, out);
+__global__ void arg_merge_kernel(const C* part_v, const int64_t* part_i, int64_t lanes,
+                                 int64_t segs, int64_t* out) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < lanes; e += stride) {
+    C best = C(0);
+    int64_t at = -1;
+    for (int64_t s = 0; s < segs; ++s)
+      if (before<kMax>(part_v[e * segs + s], part_i[e * segs + s], best, at))
+        best = part_v[e * segs + s], at = part_i[e * segs + s];
+    out[e] = at;
   }
+}
+
+template <bool kMax, class T>
+void launch_arg(const TBlob& x, int64_t outer, int64_t n, int64_t inner, int64_t* out) {
+  using C = typename Elem<T>::C;
+  const int64_t lanes = outer * inner;
+  if (inner >= 32 || n <= 64) {
+    arg_lanes_kernel<kMax, T>
+        <<<grid_for(lanes, 256), 256, 0, stream()>>>(x.dptr, outer, n, inner, out);
+    return;
+  }
+  // Enough blocks to fill the device: few lanes (axis=None) split into segments of at least
+  // 4096 elements.
+  const int64_t target = int64_t{sm_count()} * 8;
+  int64_t segs = (target + lanes - 1) / lanes;
+  segs = std::max<int64_t>(1, std::min(segs, (n + 4095) / 4096));
+  const int64_t seg_len = (n + segs - 1) / segs;
+  const int64_t cap = int64_t{sm_count()} * 32, work = lanes * segs;
+  const int64_t grid = work < cap ? work : cap;
+  if (segs == 1) {
+    arg_segments_kernel<kMax, T>
+        <<<grid, 256, 0, stream()>>>(x.dptr, outer, n, inner, 1, seg_len, nullptr, nullptr, out);
+    return;
+  }
+  const int device = x.device.id;
+  std::size_t cap_v = 0, cap_i = 0;
+  auto* part_v = static_cast<C*>(
+      ::ndx::cuda::allocate(static_cast<std::size_t>(work) * sizeof(C), device, &cap_v));
+  auto* part_i = static_cast<int64_t*>(
+      ::ndx::cuda::allocate(static_cast<std::size_t>(work) * sizeof(int64_t), device, &cap_i));
+  arg_segments_kernel<kMax, T>
+      <<<grid, 256, 0, stream()>>>(x.dptr, outer, n, inner, segs, seg_len, part_v, part_i, out);
+  arg_merge_kernel<kMax, C>
+      <<<grid_for(lanes, 256), 256, 0, stream()>>>(part_v, part_i, lanes, segs, out);
+  ::ndx::cuda::release(part_v, cap_v, device);  // stream-ordered: after the kernels
+  ::ndx::cuda::release(part_i, cap_i, device);
 }
 
 template <bool kMax>
 void arg_typed(const TBlob& x, int64_t outer, int64_t n, int64_t inner, int64_t* out) {
   switch (x.dtype) {
-    case DType::kFloat16:
-    case DType::kBFloat16:
-    case DType::kFloat32:
-    case DType::kFloat64:
-      return launch_arg<kMax, double>(x, outer, n, inner, out);
+    case DType::kBool:
+      return launch_arg<kMax, bool>(x, outer, n, inner, out);
+    case DType::kInt8:
+      return launch_arg<kMax, int8_t>(x, outer, n, inner, out);
+    case DType::kInt16:
+      return launch_arg<kMax, int16_t>(x, outer, n, inner, out);
+    case DType::kInt32:
+      return launch_arg<kMax, int32_t>(x, outer, n, inner, out);
+    case DType::kInt64:
+      return launch_arg<kMax, int64_t>(x, outer, n, inner, out);
     case DType::kUInt8:
+      return launch_arg<kMax, uint8_t>(x, outer, n, inner, out);
     case DType::kUInt16:
+      return launch_arg<kMax, uint16_t>(x, outer, n, inner, out);
     case DType::kUInt32:
+      return launch_arg<kMax, uint32_t>(x, outer, n, inner, out);
     case DType::kUInt64:
       return launch_arg<kMax, uint64_t>(x, outer, n, inner, out);
-    default:  // bool and the signed integers
-      return launch_arg<kMax, int64_t>(x, outer, n, inner, out);
+    case DType::kFloat16:
+      return launch_arg<kMax, __half>(x, outer, n, inner, out);
+    case DType::kBFloat16:
+      return launch_arg<kMax, __nv_bfloat16>(x, outer, n, inner, out);
+    case DType::kFloat32:
+      return launch_arg<kMax, float>(x, outer, n, inner, out);
+    default:
+      return launch_arg<kMax, double>(x, outer, n, inner, out);
   }
 }
 
@@ -141,6 +228,26 @@ __global__ void index_blocks_kernel(char* base, const int64_t* offsets, const in
       *slot = *at;
     else
       *at = *slot;
+  }
+}
+
+// ---- x[idx] with idx on the device ----
+
+// offsets[b] of idx[b] normalized into [0, n); the first position out of range goes to *bad
+// (an atomic minimum over the positions, so the verdict does not depend on thread order).
+__global__ void row_offsets_kernel(const char* idx, DType t, int64_t size, int64_t n,
+                                   int64_t base_offset, int64_t step_bytes, int64_t* offsets,
+                                   unsigned long long* bad, int64_t count) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; b < count; b += stride) {
+    int64_t i = load_as<int64_t>(idx + b * size, t);
+    if (t == DType::kUInt64 && i < 0) i = n;  // beyond int64: out of range
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) {
+      atomicMin(bad, static_cast<unsigned long long>(b));
+      i = 0;
+    }
+    offsets[b] = base_offset + i * step_bytes;
   }
 }
 
@@ -229,6 +336,26 @@ void index_blocks(char* base, const int64_t* offsets, const int64_t* positions, 
       not_implemented("[index] elements of ", itemsize, " bytes on gpu");
   }
   check_launch("index");
+}
+
+int64_t row_offsets(const TBlob& idx, int64_t n, int64_t base_offset, int64_t step_bytes,
+                    int64_t* offsets) {
+  const int64_t count = idx.size();
+  if (count == 0) return -1;
+  const int device = idx.device.id;
+  ::ndx::cuda::DeviceGuard guard(device);
+  std::size_t cap = 0;
+  auto* bad = static_cast<unsigned long long*>(
+      ::ndx::cuda::allocate(sizeof(unsigned long long), device, &cap));
+  cudaMemsetAsync(bad, 0xff, sizeof(unsigned long long), stream());
+  row_offsets_kernel<<<grid_for(count, 256), 256, 0, stream()>>>(
+      static_cast<const char*>(idx.dptr), idx.dtype, dtype_size(idx.dtype), n, base_offset,
+      step_bytes, offsets, bad, count);
+  check_launch("index");
+  unsigned long long first = 0;
+  ::ndx::cuda::copy_to_host(&first, bad, sizeof(first), device);  // waits for the kernel
+  ::ndx::cuda::release(bad, cap, device);
+  return first == ~0ull ? -1 : static_cast<int64_t>(first);
 }
 
 void index_fill(const TBlob& y, const IndexFillArgs& a, bool add) {

@@ -4,6 +4,7 @@
 // rounding of the log / sin / cos libraries (CUDA's here, Highway's on the CPU).
 #include "kernel/cuda/common.cuh"
 #include "kernel/gpu.h"
+#include "kernel/gpu_fused.h"
 #include "kernel/random.h"
 
 namespace ndx::kernel::gpu {
@@ -18,75 +19,90 @@ __device__ __forceinline__ std::array<uint32_t, 4> block_words(const Philox4x32&
   return gen({static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0, tag});
 }
 
-// Word w of the stream (four per counter block).
-__device__ __forceinline__ uint32_t word(const Philox4x32& gen, uint64_t w, uint32_t tag) {
-  return block_words(gen, w / 4, tag)[w % 4];
-}
-
-// 53 random bits from words 2v and 2v + 1 of the stream.
-__device__ __forceinline__ uint64_t bits53(const Philox4x32& gen, uint64_t v, uint32_t tag) {
-  const auto w = block_words(gen, v / 2, tag);
-  const int h = static_cast<int>(v % 2);
+// 53 random bits from words 2h and 2h + 1 of a block.
+__device__ __forceinline__ uint64_t bits53(const std::array<uint32_t, 4>& w, int h) {
   return (uint64_t{w[2 * h]} >> 5) << 26 | (w[2 * h + 1] >> 6);
 }
 
+// Each thread takes one counter block: two elements (a double's uniform takes two words).
 __global__ void bernoulli_kernel(Philox4x32 gen, double p, double scale, char* out, DType t,
                                  int64_t size, int64_t n) {
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const double u = static_cast<double>(bits53(gen, static_cast<uint64_t>(i), 0)) * 0x1.0p-53;
-    store_as(out + i * size, t, u >= p ? scale : 0.0, false);
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x, blocks = (n + 1) / 2;
+  for (int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+    const auto w = block_words(gen, static_cast<uint64_t>(b), 0);
+    for (int h = 0; h < 2 && 2 * b + h < n; ++h) {
+      const double u = static_cast<double>(bits53(w, h)) * 0x1.0p-53;
+      store_as(out + (2 * b + h) * size, t, u >= p ? scale : 0.0, false);
+    }
   }
 }
 
-// low + (high - low) * u, in float32 (24-bit u) or float64 (53-bit u) as the CPU computes it.
+// Values per counter block: four float32 uniforms (a word each) or two float64 ones.
+template <class T>
+inline constexpr int kPerBlock = sizeof(T) == 4 ? 4 : 2;
+
+// The v-th uniform of block w (in [0, 1), or in (0, 1) with kOpen, as kernel/random.cc).
+template <class T, bool kOpen>
+__device__ __forceinline__ T uniform_of(const std::array<uint32_t, 4>& w, int v) {
+  if constexpr (sizeof(T) == 4) {
+    const float u = static_cast<float>(w[v] >> 8) * 0x1.0p-24f;
+    return kOpen ? u + 0x1.0p-25f : u;
+  } else {
+    const double bits = static_cast<double>(bits53(w, v));
+    return kOpen ? (bits + 0.5) * 0x1.0p-53 : bits * 0x1.0p-53;
+  }
+}
+
+// low + (high - low) * u, in float32 or float64 as the CPU computes it; a block per thread.
 template <class T>
 __global__ void uniform_kernel(Philox4x32 gen, double low, double high, char* out, DType t,
                                int64_t size, int64_t n) {
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  constexpr int kPer = kPerBlock<T>;
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x, blocks = (n + kPer - 1) / kPer;
   const T lo = static_cast<T>(low), width = static_cast<T>(high - low);
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    T v;
-    if constexpr (sizeof(T) == 4) {
-      v = __fadd_rn(
-          lo, __fmul_rn(width,
-                        static_cast<float>(word(gen, static_cast<uint64_t>(i), kUniformTag) >> 8) *
-                            0x1.0p-24f));
-    } else {
-      const double u =
-          static_cast<double>(bits53(gen, static_cast<uint64_t>(i), kUniformTag)) * 0x1.0p-53;
-      v = __dadd_rn(lo, __dmul_rn(width, u));
+  for (int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+    const auto w = block_words(gen, static_cast<uint64_t>(b), kUniformTag);
+    for (int v = 0; v < kPer && b * kPer + v < n; ++v) {
+      const T u = uniform_of<T, false>(w, v);
+      T y;
+      if constexpr (sizeof(T) == 4)
+        y = __fadd_rn(lo, __fmul_rn(width, u));  // no fused multiply-add, as the host
+      else
+        y = __dadd_rn(lo, __dmul_rn(width, u));
+      store_as(out + (b * kPer + v) * size, t, y, false);
     }
-    store_as(out + i * size, t, v, false);
   }
 }
 
-// An open uniform (0, 1) of value v of the normal stream.
-template <class T>
-__device__ __forceinline__ T open_uniform(const Philox4x32& gen, uint64_t v) {
-  if constexpr (sizeof(T) == 4) {
-    return static_cast<float>(word(gen, v, kNormalTag) >> 8) * 0x1.0p-24f + 0x1.0p-25f;
-  } else {
-    return (static_cast<double>(bits53(gen, v, kNormalTag)) + 0.5) * 0x1.0p-53;
-  }
-}
-
-// Chunks of 512: element j < 256 of a chunk is r cos t, element j >= 256 is r sin t, with r
-// from uniform j % 256 and t from uniform j % 256 + 256 of the chunk.
+// Chunks of 512: element j < 256 of a chunk is r cos t, element j + 256 is r sin t, with r
+// from the chunk's uniform j and t from its uniform j + 256. A thread takes one counter
+// block of the first half (kPer values of j) and its twin block of the second half.
 template <class T>
 __global__ void normal_kernel(Philox4x32 gen, double loc, double scale, char* out, DType t,
                               int64_t size, int64_t n) {
+  constexpr int kPer = kPerBlock<T>;
+  constexpr int64_t kHalf = kChunk / 2, kBlocksPerHalf = kHalf / kPer;
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  const int64_t chunks = (n + kChunk - 1) / kChunk, work = chunks * kBlocksPerHalf;
   const T vloc = static_cast<T>(loc), vscale = static_cast<T>(scale);
-  constexpr int64_t kHalf = kChunk / 2;
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const int64_t first = i / kChunk * kChunk, j = i % kChunk % kHalf;
-    const T u1 = open_uniform<T>(gen, static_cast<uint64_t>(first + j));
-    const T u2 = open_uniform<T>(gen, static_cast<uint64_t>(first + j + kHalf));
-    const T r = sqrt(T(-2) * log(u1));
-    const T angle = u2 * T(6.283185307179586) - T(3.141592653589793);
-    const T z = r * (i % kChunk < kHalf ? cos(angle) : sin(angle));
-    store_as(out + i * size, t, z * vscale + vloc, false);
+  for (int64_t q = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; q < work; q += stride) {
+    const int64_t c = q / kBlocksPerHalf, j0 = q % kBlocksPerHalf * kPer;
+    const int64_t first = c * kChunk;  // values of the stream: first + j
+    const auto w1 = block_words(gen, static_cast<uint64_t>((first + j0) / kPer), kNormalTag);
+    const auto w2 =
+        block_words(gen, static_cast<uint64_t>((first + kHalf + j0) / kPer), kNormalTag);
+    for (int v = 0; v < kPer; ++v) {
+      const T r = sqrt(T(-2) * log(uniform_of<T, true>(w1, v)));
+      const T angle = uniform_of<T, true>(w2, v) * T(6.283185307179586) - T(3.141592653589793);
+      T sn, cs;
+      if constexpr (sizeof(T) == 4)
+        sincosf(angle, &sn, &cs);
+      else
+        sincos(angle, &sn, &cs);
+      const int64_t i = first + j0 + v;
+      if (i < n) store_as(out + i * size, t, r * cs * vscale + vloc, false);
+      if (i + kHalf < n) store_as(out + (i + kHalf) * size, t, r * sn * vscale + vloc, false);
+    }
   }
 }
 
@@ -138,6 +154,47 @@ void normal(const TBlob& out, double loc, double scale, uint64_t seed) {
     normal_kernel<float><<<grid, 256, 0, stream()>>>(Philox4x32(seed), loc, scale, p, out.dtype,
                                                      dtype_size(out.dtype), n);
   check_launch("normal");
+}
+
+}  // namespace ndx::kernel::gpu
+
+namespace ndx::kernel::gpu {
+namespace {
+// A thread per counter block (two elements), as bernoulli_kernel; the mask is read back
+// after its store so the product uses the mask's rounded value, as the host's two passes do.
+template <class C>
+__global__ void dropout_kernel(Philox4x32 gen, double p, double scale, const char* x, char* mask,
+                               char* y, DType t, int64_t size, int64_t n) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x, blocks = (n + 1) / 2;
+  for (int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+    const auto w = gen({static_cast<uint32_t>(b), static_cast<uint32_t>(b >> 32), 0, 0});
+    for (int h = 0; h < 2 && 2 * b + h < n; ++h) {
+      const int64_t at = (2 * b + h) * size;
+      const double u =
+          static_cast<double>((uint64_t{w[2 * h]} >> 5) << 26 | (w[2 * h + 1] >> 6)) * 0x1.0p-53;
+      store_as(mask + at, t, u >= p ? scale : 0.0, false);
+      store_as(y + at, t, load_as<C>(x + at, t) * load_as<C>(mask + at, t), false);
+    }
+  }
+}
+}  // namespace
+
+void dropout(const TBlob& x, const TBlob& mask, const TBlob& y, double p, double scale,
+             uint64_t seed) {
+  const int64_t n = y.size();
+  if (n == 0) return;
+  ::ndx::cuda::DeviceGuard guard(y.device.id);
+  const auto grid = grid_for((n + 1) / 2, 256);
+  const auto* xp = static_cast<const char*>(x.dptr);
+  auto* mp = static_cast<char*>(mask.dptr);
+  auto* yp = static_cast<char*>(y.dptr);
+  if (y.dtype == DType::kFloat64)
+    dropout_kernel<double>
+        <<<grid, 256, 0, stream()>>>(Philox4x32(seed), p, scale, xp, mp, yp, y.dtype, 8, n);
+  else
+    dropout_kernel<float><<<grid, 256, 0, stream()>>>(Philox4x32(seed), p, scale, xp, mp, yp,
+                                                      y.dtype, dtype_size(y.dtype), n);
+  check_launch("dropout");
 }
 
 }  // namespace ndx::kernel::gpu

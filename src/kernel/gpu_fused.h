@@ -1,0 +1,24 @@
+// GPU kernels that are not engine entries and whose declarations are kept out of kernel/gpu.h
+// (included by most of the library, so an addition there rebuilds it): each is included by
+// the one operator file that calls it and by its .cu file.
+#pragma once
+#include <cstdint>
+
+#include "ndx/op.h"
+
+namespace ndx::kernel::gpu {
+
+// x[idx] along axis 0, indices read on the device: offsets[b] = base_offset + i_b * step_bytes
+// for idx's values i_b (any integer dtype, contiguous) normalized into [0, n). Returns -1 when
+// all are in range; otherwise the position of the first one out of range (nothing else is
+// meaningful then). Synchronizes with the device to read that verdict.
+int64_t row_offsets(const TBlob& idx, int64_t n, int64_t base_offset, int64_t step_bytes,
+                    int64_t* offsets);
+
+// Dropout in one pass: mask[i] = scale where the Philox uniform of element i of stream `seed`
+// is >= p, else 0 (bit for bit kernel::bernoulli_scaled's), and y[i] = x[i] * mask[i] (the
+// Product functor's arithmetic). x, mask and y contiguous, of one float dtype.
+void dropout(const TBlob& x, const TBlob& mask, const TBlob& y, double p, double scale,
+             uint64_t seed);
+
+}  // namespace ndx::kernel::gpu
