@@ -196,6 +196,16 @@ def index_and_random(row, m, tm, a, ta, copy_bw):
     t = median_time(lambda: np.random.normal(0, 1, size=(n,), device=GPU), ndx_sync)
     tt = (median_time(lambda: torch.randn(n, device="cuda"), torch_sync) if torch else None)
     row("normal draws (write)", n * 4, t, tt, copy_bw)
+    flat = a[: 1 << 24]
+    t = median_time(lambda: np.sort(flat), ndx_sync, reps=7)
+    tt = median_time(lambda: torch.sort(ta[: 1 << 24]), torch_sync, reps=7) if torch else None
+    row("sort 2^24 float32", 0, t, tt)
+    rows2d = flat.reshape(4096, 4096)
+    t = median_time(lambda: np.argsort(rows2d, axis=-1), ndx_sync, reps=7)
+    tt = (median_time(lambda: torch.argsort(ta[: 1 << 24].reshape(4096, 4096), dim=-1,
+                                            stable=True), torch_sync, reps=7)
+          if torch else None)
+    row("argsort axis=-1 of 4096x4096 (stable)", 0, t, tt)
     rows_, width = 1 << 20, 64
     table = np.array(onp.ones((rows_, width), onp.float32), device=GPU)
     hidx = onp.random.default_rng(3).integers(0, rows_, size=rows_)

@@ -112,6 +112,9 @@ int64_t row_offsets(const TBlob&, int64_t, int64_t, int64_t, int64_t*) {
 void dropout(const TBlob&, const TBlob&, const TBlob&, double, double, uint64_t) {
   cuda::check_device(ndx::gpu(0), "dropout");
 }
+void sort_segments(const TBlob&, int64_t, int64_t, void*, int64_t*) {
+  cuda::check_device(ndx::gpu(0), "sort");
+}
 void normal(const TBlob&, double, double, uint64_t) { cuda::check_device(ndx::gpu(0), "random"); }
 void uniform(const TBlob&, double, double, uint64_t) { cuda::check_device(ndx::gpu(0), "random"); }
 }  // namespace ndx::kernel::gpu

@@ -21,4 +21,10 @@ int64_t row_offsets(const TBlob& idx, int64_t n, int64_t base_offset, int64_t st
 void dropout(const TBlob& x, const TBlob& mask, const TBlob& y, double p, double scale,
              uint64_t seed);
 
+// Stable sort of `segments` contiguous lanes of n elements each of x (bool, an integer dtype,
+// float32 or float64), in NumPy's order (sort_keys.h): the sorted values into y (x's dtype)
+// and / or each lane's source positions into idx (int64); either may be null. More than
+// 2^31 - 1 elements hand the case back to the host (CUB counts in int).
+void sort_segments(const TBlob& x, int64_t segments, int64_t n, void* y, int64_t* idx);
+
 }  // namespace ndx::kernel::gpu

@@ -19,9 +19,12 @@
 #include "kernel/blob.h"
 #include "kernel/cast.h"
 #include "kernel/functor_traits.h"
+#include "kernel/gpu_fused.h"
+#include "kernel/host_fallback.h"
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
+#include "operator/sort_keys.h"
 
 namespace ndx {
 namespace {
@@ -76,56 +79,10 @@ Lanes lanes_of(const NodeAttrs& attrs, const Shape& s, const std::optional<int64
 }
 
 // Orderable unsigned keys.
-template <class T>
-using KeyOf = std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>;
+using sort_keys::from_key;
+using sort_keys::KeyOf;
+using sort_keys::to_key;
 
-// kZerosEqual: -0 and +0 get one key (stable orders need it); values-only sorts keep -0 just
-// before +0 so the sign of zero survives the round trip.
-template <class T, bool kZerosEqual = true>
-KeyOf<T> to_key(T v) {
-  using K = KeyOf<T>;
-  if constexpr (std::is_floating_point_v<T>) {
-    // Integer selects only, so the loops over a lane vectorize: negatives flip all bits,
-    // non-negatives flip the sign bit; NaN last.
-    using S = std::make_signed_t<K>;
-    constexpr int kBits = sizeof(K) * 8;
-    constexpr K sign = K(1) << (kBits - 1);
-    constexpr K inf = std::bit_cast<K>(std::numeric_limits<T>::infinity());
-    const K b = std::bit_cast<K>(v), magnitude = b & ~sign;
-    K key = b ^ (static_cast<K>(static_cast<S>(b) >> (kBits - 1)) | sign);
-    if constexpr (kZerosEqual) key = magnitude == 0 ? sign : key;
-    return magnitude > inf ? ~K(0) : key;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return v ? 1 : 0;
-  } else if constexpr (std::is_signed_v<T>) {
-    constexpr K sign = K(1) << (sizeof(T) * 8 - 1);
-    return static_cast<K>(static_cast<std::make_unsigned_t<T>>(v)) ^ sign;
-  } else {
-    return static_cast<K>(v);
-  }
-}
-
-template <class T>
-T from_key(KeyOf<T> k) {
-  using K = KeyOf<T>;
-  if constexpr (std::is_floating_point_v<T>) {
-    using S = std::make_signed_t<K>;
-    constexpr int kBits = sizeof(K) * 8;
-    constexpr K sign = K(1) << (kBits - 1);
-    // Sign bit set: a non-negative value (flip it back); clear: flip all. ~0 comes back NaN.
-    const K flip = static_cast<K>(static_cast<S>(~k) >> (kBits - 1)) | sign;
-    return std::bit_cast<T>(k ^ flip);
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return k != 0;
-  } else if constexpr (std::is_signed_v<T>) {
-    constexpr K sign = K(1) << (sizeof(T) * 8 - 1);
-    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(k ^ sign));
-  } else {
-    return static_cast<T>(k);
-  }
-}
-
-// vqsort sorts these key types (bool's keys are uint32 too).
 template <class K>
 void vqsort(const hwy::Sorter& sorter, K* keys, size_t n) {
   if (n > 1) sorter(keys, n, hwy::SortAscending());
@@ -199,6 +156,29 @@ DType sort_dtype(DType t) {
   return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
 }
 
+// On a GPU, CUB sorts the lanes as contiguous segments (kernel/cuda/sort.cu); a lane axis
+// that is not the last goes through transposed copies.
+void gpu_sort(const Lanes& L, const TBlob& x, const TBlob& y, const TBlob& idx) {
+  if (is_complex(x.dtype)) kernel::fall_back_to_host("[sort] complex input on gpu");
+  int64_t* order = idx.dptr ? static_cast<int64_t*>(idx.dptr) : nullptr;
+  if (L.inner == 1) return kernel::gpu::sort_segments(x, L.outer, L.n, y.dptr, order);
+  const std::vector<int64_t> swap{0, 2, 1};
+  const Shape lanes{L.outer, L.n, L.inner};
+  const NDArray xt = kernel::as_array(x).reshape(lanes).transpose(swap).contiguous();
+  NDArray ys, is;
+  if (y.dptr) ys = NDArray(xt.shape(), x.dtype, x.device);
+  if (order) is = NDArray(xt.shape(), DType::kInt64, x.device);
+  kernel::gpu::sort_segments(kernel::to_blob(xt), L.outer * L.inner, L.n,
+                             y.dptr ? ys.raw_data() : nullptr,
+                             order ? is.data<int64_t>() : nullptr);
+  if (y.dptr)
+    kernel::copy(kernel::to_blob(ys.transpose(swap)),
+                 kernel::to_blob(kernel::as_array(y).reshape(lanes)), kWriteTo);
+  if (order)
+    kernel::copy(kernel::to_blob(is.transpose(swap)),
+                 kernel::to_blob(kernel::as_array(idx).reshape(lanes)), kWriteTo);
+}
+
 // Sorted values into `values` and / or the stable order into `order` (each as it wants it).
 void run_sort(const NodeAttrs& attrs, const TBlob& in, const std::optional<int64_t>& axis,
               const TBlob* values, OpReqType values_req, const TBlob* order, OpReqType order_req) {
@@ -219,12 +199,16 @@ void run_sort(const NodeAttrs& attrs, const TBlob& in, const std::optional<int64
     if (!direct) idx_buf = NDArray(in.shape, DType::kInt64, in.device);
     idx = direct ? *order : kernel::to_blob(idx_buf);
   }
-  kernel::with_compute_type(t, "sort", [&](auto c) {
-    using T = decltype(c);
-    if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T> || std::is_floating_point_v<T>)
-      sort_lanes<T>(L, x.ptr<T>(), y.dptr ? y.ptr<T>() : nullptr,
-                    idx.dptr ? idx.ptr<int64_t>() : nullptr);
-  });
+  if (in.device.is_gpu()) {
+    gpu_sort(L, x, y, idx);
+  } else {
+    kernel::with_compute_type(t, "sort", [&](auto c) {
+      using T = decltype(c);
+      if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T> || std::is_floating_point_v<T>)
+        sort_lanes<T>(L, x.ptr<T>(), y.dptr ? y.ptr<T>() : nullptr,
+                      idx.dptr ? idx.ptr<int64_t>() : nullptr);
+    });
+  }
   if (y_buf.defined()) kernel::copy(kernel::to_blob(y_buf), *values, values_req);
   if (idx_buf.defined()) kernel::copy(kernel::to_blob(idx_buf), *order, order_req);
 }
@@ -359,7 +343,8 @@ Op& register_sort_op(const char* name, const char* doc, FCompute compute) {
       .set_params<SortParam>()
       .set_attr<FInferShape>("FInferShape", sort_shape)
       .set_attr<TStridedInputs>("TStridedInputs", true)
-      .set_attr<FCompute>("FCompute<cpu>", compute);
+      .set_attr<FCompute>("FCompute<cpu>", compute)
+      .set_attr<FCompute>("FCompute<gpu>", compute);  // CUB's radix sorts
 }
 
 [[maybe_unused]] const bool registered = [] {
