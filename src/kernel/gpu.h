@@ -231,8 +231,8 @@ void pick(const TBlob& x, const int64_t* k, const TBlob& y, int64_t n, int64_t i
           bool backward);
 // one_hot: y[r][d] (= or +=) on where idx[r] == d, else off; y (rows, depth) contiguous, idx
 // int64 on the device (any value: those outside [0, depth) give rows of off).
-void one_hot(const int64_t* idx, int64_t rows, int64_t depth, double on, double off,
-             const TBlob& y, bool add);
+void one_hot(const int64_t* idx, int64_t rows, int64_t depth, double on, double off, const TBlob& y,
+             bool add);
 // argmax (max) or argmin of contiguous x seen as (outer, n, inner), along n, into out[o][i]
 // (int64 on the device): the first occurrence, a NaN winning as in NumPy.
 void arg_reduce(const TBlob& x, bool max, int64_t outer, int64_t n, int64_t inner, int64_t* out);

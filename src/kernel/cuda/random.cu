@@ -124,36 +124,35 @@ void bernoulli_scaled(const TBlob& out, double p, double scale, uint64_t seed) {
   check_launch("bernoulli");
 }
 
-void uniform(const TBlob& out, double low, double high, uint64_t seed) {
-  const int64_t n = out.size();
-  if (n == 0) return;
+namespace {
+// Runs launch(T{}, grid, itemsize) for a contiguous output: T is double for float64 outputs
+// and float for the others, as kernel/random.cc computes them.
+template <class Launch>
+void launch_draws(const TBlob& out, const char* what, Launch launch) {
+  if (out.size() == 0) return;
   check_out(out);
   ::ndx::cuda::DeviceGuard guard(out.device.id);
-  auto* p = static_cast<char*>(out.dptr);
-  const auto grid = grid_for(n, 256);
+  const auto grid = grid_for(out.size(), 256);
   if (out.dtype == DType::kFloat64)
-    uniform_kernel<double>
-        <<<grid, 256, 0, stream()>>>(Philox4x32(seed), low, high, p, out.dtype, 8, n);
+    launch(double{}, grid, int64_t{8});
   else
-    uniform_kernel<float><<<grid, 256, 0, stream()>>>(Philox4x32(seed), low, high, p, out.dtype,
-                                                      dtype_size(out.dtype), n);
-  check_launch("uniform");
+    launch(float{}, grid, dtype_size(out.dtype));
+  check_launch(what);
+}
+}  // namespace
+
+void uniform(const TBlob& out, double low, double high, uint64_t seed) {
+  launch_draws(out, "uniform", [&](auto type, auto grid, int64_t size) {
+    uniform_kernel<decltype(type)><<<grid, 256, 0, stream()>>>(
+        Philox4x32(seed), low, high, static_cast<char*>(out.dptr), out.dtype, size, out.size());
+  });
 }
 
 void normal(const TBlob& out, double loc, double scale, uint64_t seed) {
-  const int64_t n = out.size();
-  if (n == 0) return;
-  check_out(out);
-  ::ndx::cuda::DeviceGuard guard(out.device.id);
-  auto* p = static_cast<char*>(out.dptr);
-  const auto grid = grid_for(n, 256);
-  if (out.dtype == DType::kFloat64)
-    normal_kernel<double>
-        <<<grid, 256, 0, stream()>>>(Philox4x32(seed), loc, scale, p, out.dtype, 8, n);
-  else
-    normal_kernel<float><<<grid, 256, 0, stream()>>>(Philox4x32(seed), loc, scale, p, out.dtype,
-                                                     dtype_size(out.dtype), n);
-  check_launch("normal");
+  launch_draws(out, "normal", [&](auto type, auto grid, int64_t size) {
+    normal_kernel<decltype(type)><<<grid, 256, 0, stream()>>>(
+        Philox4x32(seed), loc, scale, static_cast<char*>(out.dptr), out.dtype, size, out.size());
+  });
 }
 
 }  // namespace ndx::kernel::gpu
