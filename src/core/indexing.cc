@@ -256,6 +256,27 @@ std::vector<int64_t> result_perm(const AdvancedPlan& p, int result_ndim) {
   return perm;
 }
 
+// The indexed shape in the plan's order: the broadcast index shape, then the view's other axes.
+Shape plan_shape(const AdvancedPlan& p) {
+  Shape shape = p.bshape;
+  for (int i = p.num_advanced; i < p.view.ndim(); ++i) shape.push_back(p.view.shape()[i]);
+  return shape;
+}
+
+// An assignment's value as a new array of dtype t in the plan's order: broadcast to the
+// indexed shape in NumPy's order, then transposed back. A copy, so every read of it finishes
+// before the scatter writes.
+NDArray values_in_plan_order(const AdvancedPlan& p, const NDArray& value, DType t) {
+  const Shape ordered = plan_shape(p);
+  const auto perm = result_perm(p, ordered.ndim());
+  Shape numpy_shape;
+  for (int64_t ax : perm) numpy_shape.push_back(ordered[static_cast<int>(ax)]);
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return value.broadcast_to(numpy_shape).transpose(inverse).astype(t);
+}
+
 // Visits each index tuple of the broadcast shape with the view's sub-block it selects.
 template <typename F>
 void for_each_block(const AdvancedPlan& p, F&& f) {
@@ -495,9 +516,7 @@ NDArray gpu_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
   std::vector<IndexItem> k = expand_masks(a, key);
   if (!has_arrays(k)) return basic(a, k);
   AdvancedPlan p = plan_advanced(a, k);
-  Shape out_shape = p.bshape;
-  for (int i = p.num_advanced; i < p.view.ndim(); ++i) out_shape.push_back(p.view.shape()[i]);
-  NDArray out(out_shape, a.dtype(), a.device());
+  NDArray out(plan_shape(p), a.dtype(), a.device());
   if (out.size() > 0) move_blocks_on_gpu(p, {}, static_cast<char*>(out.raw_data()), true);
   return out.transpose(result_perm(p, out.ndim()));
 }
@@ -509,18 +528,8 @@ void gpu_setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDAr
     return;
   }
   AdvancedPlan p = plan_advanced(a, k);
-  Shape ordered = p.bshape;
-  for (int i = p.num_advanced; i < p.view.ndim(); ++i) ordered.push_back(p.view.shape()[i]);
-  const auto perm = result_perm(p, ordered.ndim());
-  Shape numpy_shape;  // the indexed shape in NumPy's order
-  for (int64_t ax : perm) numpy_shape.push_back(ordered[static_cast<int>(ax)]);
-  std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i)
-    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
   const NDArray on_device = value.device() == a.device() ? value : value.to(a.device());
-  // A fresh contiguous array in (bshape + rest) order: read before anything is written.
-  NDArray packed =
-      on_device.broadcast_to(numpy_shape).transpose(inverse).astype(a.dtype()).contiguous();
+  const NDArray packed = values_in_plan_order(p, on_device, a.dtype()).contiguous();
   if (packed.size() == 0) return;
   move_blocks_on_gpu(p, last_writers(p), static_cast<char*>(packed.raw_data()), false);
 }
@@ -538,9 +547,7 @@ NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
   std::vector<IndexItem> k = expand_masks(a, key);
   if (!has_arrays(k)) return basic(a, k);
   AdvancedPlan p = plan_advanced(a, k);
-  Shape out_shape = p.bshape;
-  for (int i = p.num_advanced; i < p.view.ndim(); ++i) out_shape.push_back(p.view.shape()[i]);
-  NDArray out(out_shape, a.dtype(), a.device());
+  NDArray out(plan_shape(p), a.dtype(), a.device());
   int64_t block = 1;
   for (int i = p.num_advanced; i < p.view.ndim(); ++i) block *= p.view.shape()[i];
   if (out.size() > 0 && blocks_contiguous(p)) {
@@ -564,17 +571,7 @@ void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray&
     return;
   }
   AdvancedPlan p = plan_advanced(a, k);
-  Shape numpy_shape;  // the indexed shape in NumPy's order
-  Shape ordered = p.bshape;
-  for (int i = p.num_advanced; i < p.view.ndim(); ++i) ordered.push_back(p.view.shape()[i]);
-  auto perm = result_perm(p, ordered.ndim());
-  for (int64_t ax : perm) numpy_shape.push_back(ordered[static_cast<int>(ax)]);
-  // Value in NumPy's order, broadcast, then back to (bshape + rest) order.
-  NDArray vals = value.broadcast_to(numpy_shape);
-  std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i)
-    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-  vals = vals.transpose(inverse).astype(a.dtype());  // a copy: reads finish before any write
+  const NDArray vals = values_in_plan_order(p, value, a.dtype());
   int64_t block = 1;
   for (int i = p.num_advanced; i < p.view.ndim(); ++i) block *= p.view.shape()[i];
   if (vals.size() == 0) return;
