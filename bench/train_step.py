@@ -3,7 +3,9 @@ the convolution ops are available, a small CNN: ndx imperative, ndx hybridized, 
 eager on CPU when it is installed. Each round times `steps` steps of every implementation in
 turn, so a noisy neighbour slows all alike; prints medians over the rounds and ratios.
 
-    python bench/train_step.py [--batch 32] [--steps 200] [--repeat 5]
+    python bench/train_step.py [--batch 32] [--steps 200] [--repeat 5] [--threads 2]
+
+--threads sets both libraries' kernel threads (npx.set_num_threads, torch.set_num_threads).
 """
 import argparse
 import statistics
@@ -52,13 +54,13 @@ def ndx_step(make, x, y, hybridize):
     return step
 
 
-def torch_step(kind, xn, yn):
+def torch_step(kind, xn, yn, threads):
     try:
         import torch
     except ImportError:
         return None
     torch.manual_seed(0)
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     if kind == "mlp":
         net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(xn[0].size, 256),
                                   torch.nn.ReLU(), torch.nn.Linear(256, 256), torch.nn.ReLU(),
@@ -97,7 +99,9 @@ def main():
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
+    npx.set_num_threads(args.threads)
     rng = onp.random.default_rng(0)
     cases = [("mlp", mlp, rng.normal(size=(args.batch, 64)).astype(onp.float32))]
     if cnn() is not None:
@@ -108,7 +112,7 @@ def main():
     for name, make, xn in cases:
         x, y = np.array(xn), np.array(yn)
         impls = {"imp": ndx_step(make, x, y, False), "hyb": ndx_step(make, x, y, True)}
-        torch_fn = torch_step(name, xn, yn)
+        torch_fn = torch_step(name, xn, yn, args.threads)
         if torch_fn is not None:
             impls["torch"] = torch_fn
         t = time_interleaved(impls, args.steps, args.repeat)
@@ -116,7 +120,8 @@ def main():
         torch_cols = (f"{t_torch * 1e3:9.3f} {t_torch / t_hyb:13.2f}" if t_torch
                       else f"{'n/a':>9s} {'(no torch)':>13s}")
         print(f"{name:6s} {t_imp * 1e3:9.3f} {t_hyb * 1e3:10.3f} {t_imp / t_hyb:9.2f} {torch_cols}")
-    print(f"(batch {args.batch}, median of {args.repeat} interleaved rounds of {args.steps} steps; "
+    print(f"(batch {args.batch}, {args.threads} threads each, median of {args.repeat} "
+          f"interleaved rounds of {args.steps} steps; "
           f"npx ops: {len([n for n in dir(npx) if not n.startswith('_')])})")
 
 

@@ -35,6 +35,7 @@
 #include "kernel/gpu.h"
 #include "kernel/host_fallback.h"
 #include "kernel/parallel.h"
+#include "kernel/pool.h"
 #include "ndx/graph.h"
 #include "operator/dnnl_ops.h"
 #include "operator/gemm.h"
@@ -1112,6 +1113,11 @@ void max_pool_grad_plane(const Geom& g, const int64_t* offsets, const T* vol, co
 
 template <typename T>
 void max_pool_grad(const Geom& g, const T* dy, const T* x, const T* y, T* dx, OpReqType req) {
+  if (g.d == 1 && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2) {  // MaxPool2D(2): SIMD
+    kernel::MaxPool2x2Grad a{dy,         x, y, dx, g.n * g.c, g.h, g.w, g.oh, g.ow, req == kAddTo,
+                             dtype_of<T>};
+    return kernel::max_pool2x2_grad(a);
+  }
   const int64_t in_plane = g.in_plane(), out_plane = g.out_plane();
   int64_t table[64];  // each window element's offset from the window's first, when it fits
   const int64_t* offsets = g.kernel_size() <= 64 ? table : nullptr;

@@ -371,6 +371,12 @@ MAX_POOL_GRAD_CASES = [
     ((2, 3, 8, 7), {"kernel": (2, 2), "stride": (3, 3)}),  # gaps between the windows
     ((1, 2, 7), {"kernel": (2,), "stride": (3,), "pooling_convention": "full"}),  # past the end
     ((1, 2, 3, 6, 6), {"kernel": (3, 2, 2), "stride": (3, 2, 2)}),  # 3-d, windows tile it
+    # 2x2 / stride 2 (the SIMD kernel): rows of 17-18 windows (whole vectors and a tail), a
+    # column and a row past the last window, rows of 2-3 windows (narrow vectors)
+    ((2, 3, 10, 37), {"kernel": (2, 2), "stride": (2, 2)}),
+    ((1, 2, 9, 34), {"kernel": (2, 2), "stride": (2, 2)}),
+    ((2, 2, 5, 6), {"kernel": (2, 2), "stride": (2, 2)}),
+    ((1, 1, 4, 4), {"kernel": (2, 2), "stride": (2, 2)}),
 ]
 
 
@@ -416,6 +422,59 @@ def test_global_max_pooling_gradient_goes_to_the_first_maximum(dtype):
     want = max_pool_grad_ref(xn.astype(onp.float64), gn.astype(onp.float64), kernel=(5, 6),
                              stride=(1, 1))
     onp.testing.assert_array_equal(x.grad.asnumpy().astype(onp.float64), want)
+
+
+def _max_pool2x2_grad_ref(x, g):
+    """The 2x2 / stride-2 gradient, vectorized: each window's first maximum (or first nan)."""
+    n, c, oh, ow = g.shape
+    win = x[:, :, :2 * oh, :2 * ow].reshape(n, c, oh, 2, ow, 2).transpose(0, 1, 2, 4, 3, 5)
+    arg = onp.argmax(win.reshape(n, c, oh, ow, 4), axis=-1)
+    hit = onp.zeros((n, c, oh, ow, 4))
+    onp.put_along_axis(hit, arg[..., None], g[..., None], axis=-1)
+    dx = onp.zeros(x.shape)
+    dx[:, :, :2 * oh, :2 * ow] = (hit.reshape(n, c, oh, ow, 2, 2).transpose(0, 1, 2, 4, 3, 5)
+                                  .reshape(n, c, 2 * oh, 2 * ow))
+    return dx
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pool_2x2_gradient_of_large_data_on_threads(dtype, threads):
+    """Large enough for the 2x2 kernel to split its planes over threads (ties and nan)."""
+    rng = onp.random.default_rng(10)
+    xn = rng.integers(0, 4, size=(4, 32, 66, 67)).astype(dtype)
+    xn.reshape(-1)[rng.choice(xn.size, size=xn.size // 50, replace=False)] = onp.nan
+    x = np.array(xn)
+    x.attach_grad()
+    before = npx.get_num_threads()
+    npx.set_num_threads(threads)
+    try:
+        with autograd.record():
+            y = npx.pooling(x, kernel=(2, 2), stride=(2, 2), pool_type="max")
+        gn = rng.integers(1, 4, size=y.shape).astype(dtype)
+        y.backward(np.array(gn))
+    finally:
+        npx.set_num_threads(before)
+    want = _max_pool2x2_grad_ref(xn.astype(onp.float64), gn.astype(onp.float64))
+    onp.testing.assert_array_equal(x.grad.asnumpy().astype(onp.float64), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pool_2x2_gradient_with_an_output_not_of_this_data(dtype):
+    """_backward_pooling given an output that is no window's element (here every window's
+    maximum plus one, and a nan for a window without one): each window's gradient goes to its
+    first maximum, as the reference loops send it."""
+    rng = onp.random.default_rng(11)
+    xn = rng.integers(0, 3, size=(2, 3, 6, 20)).astype(dtype)
+    xn[0, 0, 0, 0] = onp.nan
+    kw = {"kernel": (2, 2), "stride": (2, 2), "pool_type": "max"}
+    yn = npx.pooling(np.array(xn), **kw).asnumpy()
+    fake = yn + 1
+    fake[1, 2, 1, 3] = onp.nan
+    gn = rng.integers(1, 4, size=yn.shape).astype(dtype)
+    got = _invoke("_backward_pooling", (np.array(gn), np.array(xn), np.array(fake)), kw)
+    want = _max_pool2x2_grad_ref(xn.astype(onp.float64), gn.astype(onp.float64))
+    onp.testing.assert_array_equal(got.asnumpy().astype(onp.float64), want)
 
 
 def test_max_pooling_gradient_of_an_empty_plane_is_empty():
