@@ -166,6 +166,50 @@ def test_conv3d_gradient(case):
     check_numeric_gradient("_npx_convolution", [x, w, b], dict(kw, kernel=kernel, num_filter=f))
 
 
+def _conv_weight_grad_ref(x, w_shape, g, **kw):
+    """The weight gradient of sum(g * conv(x, w)) by linearity: one unit weight per entry."""
+    dw = onp.zeros(w_shape)
+    for i in onp.ndindex(*w_shape):
+        unit = onp.zeros(w_shape)
+        unit[i] = 1.0
+        dw[i] = (g * conv_ref(x, unit, **kw)).sum()
+    return dw
+
+
+ONE_CHANNEL_CONVS = [
+    ((4, 1, 8, 8), (3, 1, 3, 3), {"pad": (1, 1)}),
+    ((3, 1, 9, 7), (2, 1, 3, 2), {"stride": (2, 3), "pad": (2, 1), "dilate": (1, 2)}),
+    ((2, 1, 11), (3, 1, 4), {"stride": (2,), "pad": (3,)}),
+    ((2, 1, 4, 5, 3), (2, 1, 2, 3, 2), {"pad": (1, 0, 1)}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", ONE_CHANNEL_CONVS, ids=lambda c: str(c[0]) + str(c[2]))
+def test_conv_weight_gradient_of_one_channel_data(case, dtype):
+    """A first layer's backward (one input channel, no data gradient asked for: the weight
+    gradient in one GEMM over every image): weight and bias gradients against NumPy, added to
+    what is there with grad_req='add'."""
+    xs, ws, kw = case
+    rng = onp.random.default_rng(12)
+    xn, wn = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+    bn = rng.standard_normal(ws[0]).astype(dtype)
+    x, w, b = np.array(xn), np.array(wn), np.array(bn)
+    w.attach_grad(grad_req="add")
+    b.attach_grad(grad_req="add")
+    want_w, want_b = onp.zeros(ws), onp.zeros(ws[0])
+    for _ in range(2):
+        with autograd.record():
+            y = npx.convolution(x, w, b, kernel=ws[2:], num_filter=ws[0], **kw)
+        gn = rng.standard_normal(y.shape).astype(dtype)
+        y.backward(np.array(gn))
+        want_w += _conv_weight_grad_ref(xn, ws, gn.astype(onp.float64), **kw)
+        want_b += gn.astype(onp.float64).sum(axis=(0,) + tuple(range(2, gn.ndim)))
+    tol = 2e-4 if dtype == "float32" else 1e-10
+    onp.testing.assert_allclose(w.grad.asnumpy(), want_w, rtol=tol, atol=tol)
+    onp.testing.assert_allclose(b.grad.asnumpy(), want_b, rtol=tol, atol=tol)
+
+
 def test_conv3d_gradient_no_bias():
     x, w = _arr((2, 2, 3, 3, 3)), _arr((2, 2, 2, 2, 2))
     check_numeric_gradient("_npx_convolution", [x, w],
