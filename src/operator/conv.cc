@@ -562,6 +562,26 @@ void conv_bias_grad(const Geom& g, int64_t f, const TBlob& og, NDArray& db) {
   kernel::sum_to_shape(gv, dbv, kWriteTo);
 }
 
+// One gradient of a CPU backward pass: its output's own memory when that is a float32
+// write of the compute layout, else a buffer of the compute type written out by finish().
+// Unwanted, it still has a buffer (the reference loops clear every gradient).
+struct Grad {
+  Grad(bool wanted, const TBlob& out, OpReqType req, const Shape& shape, DType ct)
+      : want(wanted), out(out), req(req) {
+    float* direct = wanted && ct == DType::kFloat32 ? direct_output(out, req) : nullptr;
+    if (!direct) buf = NDArray(shape, ct);
+    data = direct ? static_cast<void*>(direct) : buf.raw_data();
+  }
+  void finish() const {
+    if (want && buf.defined()) write_req(buf.reshape(out.shape), as_array(out), req);
+  }
+  bool want;
+  const TBlob& out;
+  OpReqType req;
+  NDArray buf;
+  void* data = nullptr;
+};
+
 // (ograd, data, weight[, bias]) -> (grad data, grad weight[, grad bias])
 void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -606,25 +626,29 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
     if (want_db) write_req(db, as_array(out[2]), req[2]);
     return;
   }
-  NDArray dx(Shape{g.n, g.c, g.in_plane()}, ct), dw(Shape{f, ck}, ct), db(Shape{f}, ct);
+  // Each gradient straight into its output where that is a float32 write of the same layout
+  // (oneDNN's or the reference loops'), else into a buffer written out after.
+  Grad gx(want_dx, out[0], req[0], Shape{g.n, g.c, g.in_plane()}, ct);
+  Grad gw(want_dw, out[1], req[1], Shape{f, ck}, ct);
+  Grad gb(want_db, out[2 % out.size()], req[2 % req.size()], Shape{f}, ct);
   const dnnl::ConvSpec spec = dnnl_spec(g, groups, f);
   // oneDNN runs both passes or neither: the weight pass is tried only after the data pass ran
   // (a refused problem is refused by both, before anything is written).
-  const bool by_dnnl =
-      use_dnnl(ct, out[0].device) &&
-      (!want_dx ||
-       dnnl::conv_backward_data(spec, og.ptr<float>(), w.ptr<float>(), dx.data<float>())) &&
-      (!(want_dw || want_db) ||
-       dnnl::conv_backward_weights(spec, x.ptr<float>(), og.ptr<float>(), dw.data<float>(),
-                                   want_db ? db.data<float>() : nullptr));
+  const bool by_dnnl = use_dnnl(ct, out[0].device) &&
+                       (!want_dx || dnnl::conv_backward_data(spec, og.ptr<float>(), w.ptr<float>(),
+                                                             static_cast<float*>(gx.data))) &&
+                       (!(want_dw || want_db) ||
+                        dnnl::conv_backward_weights(
+                            spec, x.ptr<float>(), og.ptr<float>(), static_cast<float*>(gw.data),
+                            want_db ? static_cast<float*>(gb.data) : nullptr));
   if (!by_dnnl) {
     with_gemm_type(ct, [&](auto tag) {
       using T = decltype(tag);
       std::vector<T> col(static_cast<size_t>(ck * ohw));
       const T *gp = og.ptr<T>(), *xp = x.ptr<T>(), *wp = w.ptr<T>();
-      T *dxp = dx.data<T>(), *dwp = dw.data<T>();
-      std::fill(dxp, dxp + dx.size(), T(0));
-      std::fill(dwp, dwp + dw.size(), T(0));
+      T *dxp = static_cast<T*>(gx.data), *dwp = static_cast<T*>(gw.data);
+      std::fill(dxp, dxp + g.n * g.c * g.in_plane(), T(0));
+      std::fill(dwp, dwp + f * ck, T(0));
       for (int64_t n = 0; n < g.n; ++n)
         for (int64_t gi = 0; gi < groups; ++gi) {
           const T* gng = gp + (n * f + gi * fg) * ohw;
@@ -638,7 +662,7 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
           }
         }
       if (want_db) {
-        T* bp = db.data<T>();
+        T* bp = static_cast<T*>(gb.data);
         for (int64_t j = 0; j < f; ++j) {
           double acc = 0;
           for (int64_t n = 0; n < g.n; ++n) {
@@ -650,9 +674,9 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
       }
     });
   }
-  if (want_dx) write_req(dx.reshape(out[0].shape), as_array(out[0]), req[0]);
-  if (want_dw) write_req(dw.reshape(out[1].shape), as_array(out[1]), req[1]);
-  if (want_db) write_req(db, as_array(out[2]), req[2]);
+  gx.finish();
+  gw.finish();
+  gb.finish();
 }
 
 // ============================== transposed convolution ==============================

@@ -210,6 +210,35 @@ def test_conv_weight_gradient_of_one_channel_data(case, dtype):
     onp.testing.assert_allclose(b.grad.asnumpy(), want_b, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_conv_gradients_add_to_what_is_there(dtype):
+    """grad_req='add' on data, weight and bias of a multi-channel convolution (oneDNN's
+    backward in float32, written through buffers; the reference loops in float64): two
+    backward passes against NumPy, each gradient found by linearity."""
+    rng = onp.random.default_rng(13)
+    xs, ws, kw = (2, 3, 5, 6), (4, 3, 3, 3), {"pad": (1, 1), "stride": (1, 2)}
+    xn, wn = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+    x, w, b = np.array(xn), np.array(wn), np.array(rng.standard_normal(4).astype(dtype))
+    for a in (x, w, b):
+        a.attach_grad(grad_req="add")
+    want_x, want_w, want_b = onp.zeros(xs), onp.zeros(ws), onp.zeros(4)
+    for _ in range(2):
+        with autograd.record():
+            y = npx.convolution(x, w, b, kernel=(3, 3), num_filter=4, **kw)
+        gn = rng.standard_normal(y.shape)
+        y.backward(np.array(gn.astype(dtype)))
+        gn = gn.astype(dtype).astype(onp.float64)
+        want_w += _conv_weight_grad_ref(xn, ws, gn, **kw)
+        for i in onp.ndindex(*xs):
+            unit = onp.zeros(xs)
+            unit[i] = 1.0
+            want_x[i] += (gn * conv_ref(unit, wn, **kw)).sum()
+        want_b += gn.sum(axis=(0, 2, 3))
+    tol = 2e-4 if dtype == "float32" else 1e-10
+    for got, want in ((x, want_x), (w, want_w), (b, want_b)):
+        onp.testing.assert_allclose(got.grad.asnumpy(), want, rtol=tol, atol=tol)
+
+
 def test_conv3d_gradient_no_bias():
     x, w = _arr((2, 2, 3, 3, 3)), _arr((2, 2, 2, 2, 2))
     check_numeric_gradient("_npx_convolution", [x, w],
