@@ -1,5 +1,5 @@
-// Max pooling's gradient for 2x2 windows of stride 2 (see kernel/pool.h), a row pair of the
-// data at a time: the even and odd columns of both rows are split into vectors with
+// Max pooling's forward and gradient for 2x2 windows of stride 2 (see kernel/pool.h), a row
+// pair of the data at a time: the even and odd columns of both rows are split into vectors with
 // LoadInterleaved2, so one vector step settles a vector's worth of windows with masks and no
 // branch on the data. This file is compiled once per SIMD target.
 #undef HWY_TARGET_INCLUDE
@@ -99,6 +99,59 @@ void planes_typed(const MaxPool2x2Grad& a, int64_t begin, int64_t end) {
   }
 }
 
+// The forward of one row pair: the first maximum of each window, a nan winning.
+template <class D, class T = hn::TFromD<D>>
+void forward_row_pair(D d, const T* r0, const T* r1, T* y, int64_t ow) {
+  using V = hn::Vec<D>;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t ox = 0;
+  for (; ox + lanes <= ow; ox += lanes) {
+    V a, b, c, e;
+    hn::LoadInterleaved2(d, r0 + 2 * ox, a, b);
+    hn::LoadInterleaved2(d, r1 + 2 * ox, c, e);
+    // Row-major order: a later element replaces the best only when strictly greater.
+    V m = hn::IfThenElse(hn::Gt(b, a), b, a);
+    m = hn::IfThenElse(hn::Gt(c, m), c, m);
+    m = hn::IfThenElse(hn::Gt(e, m), e, m);
+    // The first nan, if any (comparisons with a nan are false, so m skipped them).
+    m = hn::IfThenElse(hn::IsNaN(e), e, m);
+    m = hn::IfThenElse(hn::IsNaN(c), c, m);
+    m = hn::IfThenElse(hn::IsNaN(b), b, m);
+    m = hn::IfThenElse(hn::IsNaN(a), a, m);
+    hn::StoreU(m, d, y + ox);
+  }
+  for (; ox < ow; ++ox) {
+    const T v[4] = {r0[2 * ox], r0[2 * ox + 1], r1[2 * ox], r1[2 * ox + 1]};
+    T best = v[0];
+    for (int k = 1; k < 4; ++k)
+      if (v[k] > best || (v[k] != v[k] && best == best)) best = v[k];
+    y[ox] = best;
+  }
+}
+
+template <class T>
+void forward_planes_typed(const MaxPool2x2Forward& a, int64_t begin, int64_t end) {
+  const bool narrow = a.ow < static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
+  for (int64_t p = begin; p < end; ++p) {
+    const T* x = static_cast<const T*>(a.x) + p * a.h * a.w;
+    T* y = static_cast<T*>(a.y) + p * a.oh * a.ow;
+    for (int64_t oy = 0; oy < a.oh; ++oy) {
+      const T* r0 = x + 2 * oy * a.w;
+      if (narrow)
+        forward_row_pair(hn::CappedTag<T, 4>(), r0, r0 + a.w, y + oy * a.ow, a.ow);
+      else
+        forward_row_pair(hn::ScalableTag<T>(), r0, r0 + a.w, y + oy * a.ow, a.ow);
+    }
+  }
+}
+
+void max_pool2x2_forward_planes(const MaxPool2x2Forward& a, int64_t begin, int64_t end) {
+  if (a.dtype == DType::kFloat64)
+    forward_planes_typed<double>(a, begin, end);
+  else
+    forward_planes_typed<float>(a, begin, end);
+}
+
 void max_pool2x2_grad_planes(const MaxPool2x2Grad& a, int64_t begin, int64_t end) {
   if (a.dtype == DType::kFloat64)
     planes_typed<double>(a, begin, end);
@@ -125,6 +178,12 @@ void max_pool2x2_grad(const MaxPool2x2Grad& a) {
   // of 20 on 2 cores).
   const int64_t in_plane = std::max<int64_t>(1, a.h * a.w);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / in_plane);
+  parallel_for(a.planes, grain, [&](int64_t begin, int64_t end) { planes(a, begin, end); });
+}
+
+void max_pool2x2_forward(const MaxPool2x2Forward& a) {
+  static const auto planes = NDX_DISPATCH_FN(max_pool2x2_forward_planes);
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, a.h * a.w));
   parallel_for(a.planes, grain, [&](int64_t begin, int64_t end) { planes(a, begin, end); });
 }
 

@@ -24,4 +24,15 @@ struct MaxPool2x2Grad {
 
 void max_pool2x2_grad(const MaxPool2x2Grad& a);
 
+// Max pooling's forward for the same windows: y = each window's first maximum, or its first
+// nan (what the reference loops' window_argmax picks, sign of zero and nan payload included).
+struct MaxPool2x2Forward {
+  const void* x;  // planes x h x w
+  void* y;        // planes x oh x ow, written
+  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
+  DType dtype = DType::kFloat32;
+};
+
+void max_pool2x2_forward(const MaxPool2x2Forward& a);
+
 }  // namespace ndx::kernel

@@ -382,6 +382,8 @@ POOLS = [
     ((1, 2, 4, 3, 5), {"kernel": (3, 2, 3), "stride": (2, 2, 2), "pad": (1, 1, 1),
                        "count_include_pad": False}),
     ((2, 3, 3, 4, 2), {"global_pool": True}),
+    ((2, 3, 10, 37), {"kernel": (2, 2), "stride": (2, 2)}),  # MaxPool2D(2): the SIMD kernels
+    ((1, 2, 9, 6), {"kernel": (2, 2), "stride": (2, 2)}),
     ((2, 3, 5), {"global_pool": True, "layout": "NCW"}),
     ((2, 2, 3, 3, 2), {"global_pool": True, "layout": "NCDHW"}),
 ]
@@ -508,6 +510,28 @@ def _max_pool2x2_grad_ref(x, g):
     dx[:, :, :2 * oh, :2 * ow] = (hit.reshape(n, c, oh, ow, 2, 2).transpose(0, 1, 2, 4, 3, 5)
                                   .reshape(n, c, 2 * oh, 2 * ow))
     return dx
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 6, 40), (1, 2, 9, 7), (3, 64, 66, 67)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pool_2x2_forward_is_the_first_maximum_bit_for_bit(dtype, shape):
+    """2x2 / stride 2 max pooling with ties of -0 and +0 and nans of two payloads: each
+    output is its window's first maximum in row-major order, or its first nan, bit for bit
+    (what NumPy's argmax picks); the last (3, 64, 66, 67) runs on the threads."""
+    rng = onp.random.default_rng(14)
+    xn = rng.choice([-1.0, -0.0, 0.0, 2.0], size=shape).astype(dtype)
+    flat = xn.reshape(-1)
+    picks = rng.choice(xn.size, size=max(2, xn.size // 30), replace=False)
+    flat[picks[::2]] = onp.nan
+    flat[picks[1::2]] = -onp.nan
+    n, c, h, w = shape
+    oh, ow = h // 2, w // 2
+    win = xn[:, :, :2 * oh, :2 * ow].reshape(n, c, oh, 2, ow, 2).transpose(0, 1, 2, 4, 3, 5)
+    win = win.reshape(n, c, oh, ow, 4)
+    want = onp.take_along_axis(win, onp.argmax(win, axis=-1)[..., None], axis=-1)[..., 0]
+    got = npx.pooling(np.array(xn), kernel=(2, 2), stride=(2, 2), pool_type="max").asnumpy()
+    bits = onp.uint32 if dtype == "float32" else onp.uint64
+    onp.testing.assert_array_equal(got.view(bits), want.view(bits))
 
 
 @pytest.mark.parametrize("threads", [1, 2])
