@@ -632,15 +632,21 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   Grad gw(want_dw, out[1], req[1], Shape{f, ck}, ct);
   Grad gb(want_db, out[2 % out.size()], req[2 % req.size()], Shape{f}, ct);
   const dnnl::ConvSpec spec = dnnl_spec(g, groups, f);
-  // oneDNN runs both passes or neither: the weight pass is tried only after the data pass ran
-  // (a refused problem is refused by both, before anything is written).
-  const bool by_dnnl = use_dnnl(ct, out[0].device) &&
-                       (!want_dx || dnnl::conv_backward_data(spec, og.ptr<float>(), w.ptr<float>(),
-                                                             static_cast<float*>(gx.data))) &&
-                       (!(want_dw || want_db) ||
-                        dnnl::conv_backward_weights(
-                            spec, x.ptr<float>(), og.ptr<float>(), static_cast<float*>(gw.data),
-                            want_db ? static_cast<float*>(gb.data) : nullptr));
+  // oneDNN runs both passes or neither: together (diff_dst reordered once for the two), or the
+  // weight pass tried only after the data pass ran (a refused problem is refused by both,
+  // before anything is written).
+  const bool dnnl_on = use_dnnl(ct, out[0].device);
+  auto* dxp = static_cast<float*>(gx.data);
+  auto* dwp = static_cast<float*>(gw.data);
+  auto* dbp = want_db ? static_cast<float*>(gb.data) : nullptr;
+  const bool by_dnnl =
+      dnnl_on &&
+      (want_dx && (want_dw || want_db)
+           ? dnnl::conv_backward_both(spec, x.ptr<float>(), og.ptr<float>(), w.ptr<float>(), dxp,
+                                      dwp, dbp)
+           : (!want_dx || dnnl::conv_backward_data(spec, og.ptr<float>(), w.ptr<float>(), dxp)) &&
+                 (!(want_dw || want_db) ||
+                  dnnl::conv_backward_weights(spec, x.ptr<float>(), og.ptr<float>(), dwp, dbp)));
   if (!by_dnnl) {
     with_gemm_type(ct, [&](auto tag) {
       using T = decltype(tag);

@@ -35,6 +35,10 @@ bool conv_forward(const ConvSpec&, const float*, const float*, const float*, flo
   return false;
 }
 bool conv_backward_data(const ConvSpec&, const float*, const float*, float*) { return false; }
+bool conv_backward_both(const ConvSpec&, const float*, const float*, const float*, float*, float*,
+                        float*) {
+  return false;
+}
 bool conv_backward_weights(const ConvSpec&, const float*, const float*, float*, float*) {
   return false;
 }
@@ -473,6 +477,36 @@ bool conv_backward_weights(const ConvSpec& s, const float* x, const float* dy, f
     }
     p.prim.execute(cpu_stream(), args);
     p.c.flush();
+  });
+  return true;
+}
+
+bool conv_backward_both(const ConvSpec& s, const float* x, const float* dy, const float* w,
+                        float* dx, float* dw, float* db) {
+  if (!conv_takes(s)) return false;
+  const ConvPass wpass = db ? ConvPass::kBackwardWeightsBias : ConvPass::kBackwardWeights;
+  ConvPlan* data = plan_for(conv_key(s, ConvPass::kBackwardData), make_conv_plan);
+  ConvPlan* weights = data ? plan_for(conv_key(s, wpass), make_conv_plan) : nullptr;
+  if (!weights) return false;
+  ConvPlan &pd = *data, &pw = *weights;
+  run(2 * conv_work(s), [&] {
+    const memory& ddy = pd.a.in(dy);
+    pd.prim.execute(cpu_stream(), {{DNNL_ARG_DIFF_DST, ddy},
+                                   {DNNL_ARG_WEIGHTS, pd.b.in(w)},
+                                   {DNNL_ARG_DIFF_SRC, pd.c.out(dx)}});
+    pd.c.flush();
+    // The data pass's copy of diff_dst when the weights pass wants the same layout.
+    const bool same = pd.a.blocked == pw.b.blocked &&
+                      (!pd.a.blocked || pd.a.inner.get_desc() == pw.b.inner.get_desc());
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, pw.a.in(x)},
+                                         {DNNL_ARG_DIFF_DST, same ? ddy : pw.b.in(dy)},
+                                         {DNNL_ARG_DIFF_WEIGHTS, pw.c.out(dw)}};
+    if (db) {
+      pw.bias.set_data_handle(db);
+      args.emplace(DNNL_ARG_DIFF_BIAS, pw.bias);
+    }
+    pw.prim.execute(cpu_stream(), args);
+    pw.c.flush();
   });
   return true;
 }

@@ -34,6 +34,11 @@ bool conv_backward_data(const ConvSpec& s, const float* dy, const float* w, floa
 // dw (and db when not null) = the gradients with respect to w and b, given x and dy.
 bool conv_backward_weights(const ConvSpec& s, const float* x, const float* dy, float* dw,
                            float* db);
+// Both backward passes (db may be null), diff_dst reordered to oneDNN's layout once for the two
+// (each pass alone reorders it again). False, with nothing written, when either has no
+// primitive.
+bool conv_backward_both(const ConvSpec& s, const float* x, const float* dy, const float* w,
+                        float* dx, float* dw, float* db);
 
 // Pooling over 1 to 3 spatial dims of x (n, c, *in) into y (n, c, *out).
 struct PoolSpec {
