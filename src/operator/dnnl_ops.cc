@@ -153,17 +153,23 @@ struct KeyHash {
 };
 
 // The cached plan of a problem, made on first use; null when oneDNN has no primitive for it
-// (remembered, so the refusal costs one lookup after the first).
+// (remembered, so the refusal costs one lookup after the first). A returned plan stays valid
+// through the caller's next lookup too (conv_backward_both holds two plans): a full cache is
+// retired whole and freed only when the next one fills.
 template <class Plan>
 Plan* plan_for(Key key, Plan (*make)(const Key&)) {
-  thread_local std::unordered_map<Key, std::unique_ptr<Plan>, KeyHash> cache;
+  using Cache = std::unordered_map<Key, std::unique_ptr<Plan>, KeyHash>;
+  thread_local Cache cache, retired;
   // oneDNN splits the work of a primitive among the threads it sees when it is created, so a
   // plan is per thread count too (the last slot of every key is free for it).
   omp_set_num_threads(kernel::num_threads());
   key.back() = kernel::num_threads();
   auto it = cache.find(key);
   if (it == cache.end()) {
-    if (cache.size() > 256) cache.clear();  // bounded: shapes of a long-running server
+    if (cache.size() > 256) {  // bounded: shapes of a long-running server
+      retired = std::move(cache);
+      cache = Cache();
+    }
     std::unique_ptr<Plan> plan;
     try {
       plan = std::make_unique<Plan>(make(key));

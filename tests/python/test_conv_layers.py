@@ -239,6 +239,34 @@ def test_conv_gradients_add_to_what_is_there(dtype):
         onp.testing.assert_allclose(got.grad.asnumpy(), want, rtol=tol, atol=tol)
 
 
+def test_conv_gradients_over_more_shapes_than_the_plan_cache_holds():
+    """Data, weight and bias gradients of 90 shapes in a row (three oneDNN plans each, so the
+    per-thread plan cache of 256 fills and is renewed while the backward pass holds both of its
+    plans): every gradient against NumPy. The data gradient of a 3x3 'same' correlation is
+    the 'same' correlation of the output gradient with the flipped, transposed kernel."""
+    rng = onp.random.default_rng(14)
+    wn = rng.standard_normal((2, 2, 3, 3)).astype("float32")
+    w_flipped = wn[:, :, ::-1, ::-1].transpose(1, 0, 2, 3).astype(onp.float64)
+    for width in range(3, 93):
+        xn = rng.standard_normal((1, 2, 5, width)).astype("float32")
+        x, w, b = np.array(xn), np.array(wn), np.array(onp.zeros(2, "float32"))
+        for a in (x, w, b):
+            a.attach_grad()
+        with autograd.record():
+            y = npx.convolution(x, w, b, kernel=(3, 3), num_filter=2, pad=(1, 1))
+        gn = rng.standard_normal(y.shape).astype("float32")
+        y.backward(np.array(gn))
+        g64 = gn.astype(onp.float64)
+        onp.testing.assert_allclose(x.grad.asnumpy(), conv_ref(g64, w_flipped, pad=(1, 1)),
+                                    rtol=1e-4, atol=1e-4, err_msg=f"dx, width {width}")
+        onp.testing.assert_allclose(b.grad.asnumpy(), g64.sum(axis=(0, 2, 3)), rtol=1e-4,
+                                    atol=1e-4, err_msg=f"db, width {width}")
+        if width % 15 == 0:  # (the reference is slow; the data and bias checks run for all)
+            onp.testing.assert_allclose(
+                w.grad.asnumpy(), _conv_weight_grad_ref(xn, wn.shape, g64, pad=(1, 1)),
+                rtol=1e-4, atol=1e-4, err_msg=f"dw, width {width}")
+
+
 def test_conv3d_gradient_no_bias():
     x, w = _arr((2, 2, 3, 3, 3)), _arr((2, 2, 2, 2, 2))
     check_numeric_gradient("_npx_convolution", [x, w],
@@ -452,6 +480,8 @@ MAX_POOL_GRAD_CASES = [
     ((1, 2, 9, 34), {"kernel": (2, 2), "stride": (2, 2)}),
     ((2, 2, 5, 6), {"kernel": (2, 2), "stride": (2, 2)}),
     ((1, 1, 4, 4), {"kernel": (2, 2), "stride": (2, 2)}),
+    ((1, 2, 6, 12), {"kernel": (2, 2), "stride": (2, 2)}),  # 6 windows: one 4-lane vector
+    ((1, 2, 4, 15), {"kernel": (2, 2), "stride": (2, 2)}),  # 7 windows, an odd column
 ]
 
 
@@ -512,7 +542,8 @@ def _max_pool2x2_grad_ref(x, g):
     return dx
 
 
-@pytest.mark.parametrize("shape", [(2, 3, 6, 40), (1, 2, 9, 7), (3, 64, 66, 67)])
+@pytest.mark.parametrize("shape", [(2, 3, 6, 40), (1, 2, 9, 7), (1, 2, 6, 12), (1, 3, 5, 15),
+                                   (3, 64, 66, 67)])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_max_pool_2x2_forward_is_the_first_maximum_bit_for_bit(dtype, shape):
     """2x2 / stride 2 max pooling with ties of -0 and +0 and nans of two payloads: each
