@@ -107,11 +107,31 @@ def mpirun_base(nproc):
     return cmd
 
 
+def launch_command(nproc, *args):
+    return [sys.executable, "-m", "ndx.distributed.launch", "-n", str(nproc), "--threads", "1",
+            os.path.abspath(__file__), *args]
+
+
 def launch(nproc, *args):
     env = dict(os.environ, NDX_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "ndx.distributed.launch", "-n", str(nproc), "--threads", "1",
-           os.path.abspath(__file__), *args]
-    return subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(launch_command(nproc, *args), env=env, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def train_rate(out):
+    return float(re.search(r"train \d+ ([\d.]+)", out).group(1))
+
+
+def independent_rate(nproc, epochs):
+    """nproc one-process trainings at once, no communication: their summed samples/s is what
+    this machine's cores give together, the ceiling of the data-parallel ratio."""
+    env = dict(os.environ, NDX_NUM_THREADS="1")
+    procs = [subprocess.Popen(launch_command(1, "--worker", "train", "--epochs", str(epochs)),
+                              env=env, stdout=subprocess.PIPE, text=True) for _ in range(nproc)]
+    outs = [p.communicate()[0] for p in procs]
+    if any(p.returncode for p in procs):
+        raise RuntimeError("an independent training run failed")
+    return sum(train_rate(o) for o in outs)
 
 
 def main():
@@ -158,19 +178,22 @@ def allreduce_table(args):
 
 
 def train_table(args):
-    rates = {1: [], args.nproc: []}
+    rates = {1: [], args.nproc: [], "independent": []}
     for _ in range(args.rounds):
         for nproc in (1, args.nproc):
-            out = launch(nproc, "--worker", "train", "--epochs", str(args.epochs))
-            m = re.search(r"train (\d+) ([\d.]+)", out)
-            rates[nproc].append(float(m.group(2)))
+            rates[nproc].append(train_rate(launch(nproc, "--worker", "train", "--epochs",
+                                                  str(args.epochs))))
+        rates["independent"].append(independent_rate(args.nproc, args.epochs))
     one, many = statistics.median(rates[1]), statistics.median(rates[args.nproc])
+    free = statistics.median(rates["independent"])
     print(f"\ntraining the digits CNN, batch 64 per process, 1 thread per process, medians of "
           f"{args.rounds} rounds: 1 process {one:.0f} samples/s, {args.nproc} processes "
           f"{many:.0f} samples/s, ratio {many / one:.2f}")
-    print("  rounds: 1 process " + ", ".join(f"{v:.0f}" for v in rates[1]) +
-          f"; {args.nproc} processes " + ", ".join(f"{v:.0f}" for v in rates[args.nproc]))
-
+    print(f"  {args.nproc} independent 1-process runs at once (no communication; the machine's "
+          f"ceiling): {free:.0f} samples/s together, ratio {free / one:.2f}; data-parallel / "
+          f"that {many / free:.2f}")
+    for name in (1, args.nproc, "independent"):
+        print(f"  rounds, {name}: " + ", ".join(f"{v:.0f}" for v in rates[name]))
 
 if __name__ == "__main__":
     sys.exit(main())
