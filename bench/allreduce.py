@@ -112,10 +112,13 @@ def launch_command(nproc, *args):
             os.path.abspath(__file__), *args]
 
 
+def worker_env():
+    return dict(os.environ, NDX_NUM_THREADS="1")
+
+
 def launch(nproc, *args):
-    env = dict(os.environ, NDX_NUM_THREADS="1")
-    return subprocess.run(launch_command(nproc, *args), env=env, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(launch_command(nproc, *args), env=worker_env(), check=True,
+                          capture_output=True, text=True).stdout
 
 
 def train_rate(out):
@@ -124,10 +127,12 @@ def train_rate(out):
 
 def independent_rate(nproc, epochs):
     """nproc one-process trainings at once, no communication: their summed samples/s is what
-    this machine's cores give together, the ceiling of the data-parallel ratio."""
-    env = dict(os.environ, NDX_NUM_THREADS="1")
+    this machine's cores give together, the ceiling of the data-parallel ratio. Their timed
+    epochs must overlap, so give enough of them (--epochs 60 here): with 5, one run's start-up
+    leaves the other alone for part of its time and the sum overstates the ceiling."""
     procs = [subprocess.Popen(launch_command(1, "--worker", "train", "--epochs", str(epochs)),
-                              env=env, stdout=subprocess.PIPE, text=True) for _ in range(nproc)]
+                              env=worker_env(), stdout=subprocess.PIPE, text=True)
+             for _ in range(nproc)]
     outs = [p.communicate()[0] for p in procs]
     if any(p.returncode for p in procs):
         raise RuntimeError("an independent training run failed")
@@ -194,6 +199,7 @@ def train_table(args):
           f"that {many / free:.2f}")
     for name in (1, args.nproc, "independent"):
         print(f"  rounds, {name}: " + ", ".join(f"{v:.0f}" for v in rates[name]))
+
 
 if __name__ == "__main__":
     sys.exit(main())

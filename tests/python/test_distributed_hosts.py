@@ -144,8 +144,9 @@ def test_collectives_across_two_hosts(hosts, tmp_path):
 
 
 def test_training_across_two_hosts_matches_one_process(hosts, tmp_path):
-    # Two workers on each host: shared memory is off (btl tcp,self), so the pairs on one host
-    # talk over its loopback and the hosts over the link.
+    # Two workers on each host: shared memory is off (btl tcp,self) and TCP is kept to the
+    # link's subnet, so the pair on one host talks through its own link address and the
+    # hosts over the link.
     rc, out, _ = hosts.launch(WORKER, "train", str(tmp_path), "0", "1", slots=(2, 2),
                               timeout=180)
     assert rc == 0, out
