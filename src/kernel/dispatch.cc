@@ -1,11 +1,20 @@
 #include "kernel/dispatch.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include <hwy/targets.h>
 
 namespace ndx::kernel {
 
+// NDX_SIMD=baseline runs every kernel's static (baseline) instance, as on a CPU without AVX2:
+// for tests of that path and for telling a SIMD bug from another.
 int64_t supported_targets() {
-  static const int64_t targets = static_cast<int64_t>(hwy::SupportedTargets());
+  static const int64_t targets = [] {
+    const char* env = std::getenv("NDX_SIMD");
+    if (env && std::strcmp(env, "baseline") == 0) return static_cast<int64_t>(HWY_STATIC_TARGET);
+    return static_cast<int64_t>(hwy::SupportedTargets());
+  }();
   return targets;
 }
 

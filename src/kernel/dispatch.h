@@ -67,3 +67,10 @@ Fn choose(std::initializer_list<std::pair<int64_t, Fn>> entries) {
   ::ndx::kernel::choose({NDX_IF_AVX3_(NDX_TARGET_ENTRY_, ENTRY, F) NDX_IF_AVX2_( \
       NDX_TARGET_ENTRY_, ENTRY, F) NDX_IF_SSE4_(NDX_TARGET_ENTRY_, ENTRY, F)     \
                              NDX_TARGET_ENTRY_(HWY_NAMESPACE, HWY_STATIC_TARGET, ENTRY, F)})
+
+// The instance of ENTRY<F> for this CPU among the targets that compile non-float compute
+// types (AVX2 and the static one; kernel/vec-inl.h, compiled_for_target). Only in a HWY_ONCE
+// part.
+#define NDX_DISPATCH_NONFLOAT(ENTRY, F)                            \
+  ::ndx::kernel::choose({NDX_IF_AVX2_(NDX_TARGET_ENTRY_, ENTRY, F) \
+                             NDX_TARGET_ENTRY_(HWY_NAMESPACE, HWY_STATIC_TARGET, ENTRY, F)})

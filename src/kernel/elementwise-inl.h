@@ -107,8 +107,11 @@ HWY_INLINE void compute_masked(const F& f, int64_t n, R* out, const Operand<C>* 
 
 // out[0:n] = f(src...). Operands broadcast along the block are passed as values; with more
 // than two inputs they are expanded into `bufs` so only the all-pointer loop is compiled.
+// Not inlined: the small-call path and the iterator's blocks share one copy of the loops (a
+// call per block of up to kBlock elements); inlined into both, they doubled the code the op
+// files compile.
 template <class F, class C, class R, int N>
-HWY_INLINE void compute_block(const F& f, int64_t n, R* out, Operand<C>* src, C (*bufs)[kBlock],
+HWY_NOINLINE void compute_block(const F& f, int64_t n, R* out, Operand<C>* src, C (*bufs)[kBlock],
                               bool stream) {
   unsigned mask = 0;
   for (int k = 0; k < N; ++k) mask |= src[k].p ? 0u : 1u << k;
@@ -247,10 +250,17 @@ void elementwise_typed(const ElementwiseArgs& a) {
 }
 
 // The registered entry.
+// The registered entry: every target's for float compute types, AVX2's or the static
+// target's for the others (see compiled_for_target).
 template <class F>
 void elementwise(const ElementwiseArgs& a) {
-  with_any_compute_type(a.compute, "elementwise",
-                        [&](auto c) { elementwise_typed<F, decltype(c)>(a); });
+  with_any_compute_type(a.compute, "elementwise", [&](auto c) {
+    if constexpr (compiled_for_target<decltype(c)>())
+      elementwise_typed<F, decltype(c)>(a);
+    else
+      raise(ErrorKind::kRuntimeError, "[elementwise] dtype ", a.compute,
+            " has no kernel compiled for ", hwy::TargetName(HWY_TARGET), "'s");
+  });
 }
 
 // A contiguous block of a fused chain (see BlockFn): compute_block, as the general entry's

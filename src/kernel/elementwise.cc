@@ -5,7 +5,7 @@
 namespace ndx::kernel {
 
 void ElementwiseFn::operator()(const ElementwiseArgs& a) const {
-  if (!a.out->device.is_gpu()) return cpu(a);
+  if (!a.out->device.is_gpu()) return cpu_for(a.compute)(a);
   if (!gpu) not_implemented("[elementwise] this kernel has no gpu version in this build");
   gpu(a);
 }

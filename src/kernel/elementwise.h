@@ -47,14 +47,24 @@ using BlockResolver = BlockFn (*)(DType compute);
 // CUDA, its GPU instance (kernel/gpu.h); calls run the one of the output's device.
 // `types` is the functor's kTypes (kernel/config.h): ops read it to refuse complex input
 // at type inference, before anything is allocated.
+// `cpu` is the best target's instance, which may compute float types only; `cpu_nonfloat` the
+// best of the targets that compile every type (kernel/vec-inl.h, compiled_for_target).
 struct ElementwiseFn {
   ElementwiseEntry cpu = nullptr, gpu = nullptr;
   unsigned types = 7;             // kAllTypes: bool, integers, floats
   BlockResolver block = nullptr;  // null: fusion runs the general entry on its blocks
+  ElementwiseEntry cpu_nonfloat = nullptr;
   ElementwiseFn(ElementwiseEntry cpu_entry = nullptr, ElementwiseEntry gpu_entry = nullptr,
-                unsigned functor_types = 7, BlockResolver block_entry = nullptr)
-      : cpu(cpu_entry), gpu(gpu_entry), types(functor_types), block(block_entry) {}
+                unsigned functor_types = 7, BlockResolver block_entry = nullptr,
+                ElementwiseEntry cpu_nonfloat_entry = nullptr)
+      : cpu(cpu_entry),
+        gpu(gpu_entry),
+        types(functor_types),
+        block(block_entry),
+        cpu_nonfloat(cpu_nonfloat_entry ? cpu_nonfloat_entry : cpu_entry) {}
   explicit operator bool() const { return cpu != nullptr; }
+  // The CPU instance that computes in `compute`.
+  ElementwiseEntry cpu_for(DType compute) const { return is_float(compute) ? cpu : cpu_nonfloat; }
   void operator()(const ElementwiseArgs& a) const;
 };
 

@@ -269,5 +269,8 @@ void uniform(const TBlob& out, double low, double high, uint64_t seed);
 #define NDX_ELEMENTWISE(F)                                                                  \
   ::ndx::kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), NDX_GPU_ENTRY(elementwise, F), \
                                ::ndx::kernel::types_of<::ndx::kernel::HWY_NAMESPACE::F>(),  \
-                               NDX_DISPATCH(elementwise_block, F))
-#define NDX_REDUCE(R) ::ndx::kernel::ReduceFn(NDX_DISPATCH(reduce, R), NDX_GPU_ENTRY(reduce, R))
+                               NDX_DISPATCH(elementwise_block, F),                          \
+                               NDX_DISPATCH_NONFLOAT(elementwise, F))
+#define NDX_REDUCE(R)                                                        \
+  ::ndx::kernel::ReduceFn(NDX_DISPATCH(reduce, R), NDX_GPU_ENTRY(reduce, R), \
+                          NDX_DISPATCH_NONFLOAT(reduce, R))

@@ -306,9 +306,17 @@ void reduce_typed(const ReduceArgs& a) {
   }
 }
 
+// The registered entry: every target's for float compute types, AVX2's or the static
+// target's for the others (see compiled_for_target).
 template <class R>
 void reduce(const ReduceArgs& a) {
-  with_any_compute_type(a.compute, "reduce", [&](auto c) { reduce_typed<R, decltype(c)>(a); });
+  with_any_compute_type(a.compute, "reduce", [&](auto c) {
+    if constexpr (compiled_for_target<decltype(c)>())
+      reduce_typed<R, decltype(c)>(a);
+    else
+      raise(ErrorKind::kRuntimeError, "[reduce] dtype ", a.compute, " has no kernel compiled for ",
+            hwy::TargetName(HWY_TARGET), "'s");
+  });
 }
 
 // ---- argmax / argmin ----
@@ -541,9 +549,17 @@ void arg_typed(const ArgReduceArgs& a) {
   });
 }
 
+// Every target's for float32 / float64 input, AVX2's or the static target's for the others
+// (see compiled_for_target; kernel::arg_reduce_for picks).
 template <class Tag>
 void arg_reduce(const ArgReduceArgs& a) {
-  NDX_DTYPE_SWITCH(a.in->dtype, T, { arg_typed<Tag::kMax, T>(a); });
+  NDX_DTYPE_SWITCH(a.in->dtype, T, {
+    if constexpr (compiled_for_target<T>())
+      arg_typed<Tag::kMax, T>(a);
+    else
+      raise(ErrorKind::kRuntimeError, "[arg_reduce] dtype ", a.in->dtype,
+            " has no kernel compiled for ", hwy::TargetName(HWY_TARGET), "'s");
+  });
 }
 
 }  // namespace ndx::kernel::HWY_NAMESPACE

@@ -14,7 +14,7 @@
 namespace ndx::kernel {
 
 void ReduceFn::operator()(const ReduceArgs& a) const {
-  if (!a.out->device.is_gpu()) return cpu(a);
+  if (!a.out->device.is_gpu()) return (is_float(a.compute) ? cpu : cpu_nonfloat)(a);
   if (!gpu) not_implemented("[reduce] this reduction has no gpu version in this build");
   gpu(a);
 }

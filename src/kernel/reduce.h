@@ -22,10 +22,15 @@ struct ReduceArgs {
 };
 using ReduceEntry = void (*)(const ReduceArgs&);
 // A reducer's CPU instance and, where compiled, its GPU instance (kernel/gpu.h).
+// `cpu` is the best target's instance, which may compute float types only; `cpu_nonfloat` the
+// best of the targets that compile every type (kernel/vec-inl.h, compiled_for_target).
 struct ReduceFn {
-  ReduceEntry cpu = nullptr, gpu = nullptr;
-  ReduceFn(ReduceEntry cpu_entry = nullptr, ReduceEntry gpu_entry = nullptr)
-      : cpu(cpu_entry), gpu(gpu_entry) {}
+  ReduceEntry cpu = nullptr, gpu = nullptr, cpu_nonfloat = nullptr;
+  ReduceFn(ReduceEntry cpu_entry = nullptr, ReduceEntry gpu_entry = nullptr,
+           ReduceEntry cpu_nonfloat_entry = nullptr)
+      : cpu(cpu_entry),
+        gpu(gpu_entry),
+        cpu_nonfloat(cpu_nonfloat_entry ? cpu_nonfloat_entry : cpu_entry) {}
   void operator()(const ReduceArgs& a) const;
 };
 
@@ -41,6 +46,11 @@ struct ArgReduceArgs {
   int64_t* out = nullptr;  // contiguous, one index per lane
 };
 using ArgReduceFn = void (*)(const ArgReduceArgs&);
+// The instance for `in`: the best target's (`best`) for float32 / float64, else `nonfloat`
+// (NDX_DISPATCH_NONFLOAT), as ReduceFn picks.
+inline ArgReduceFn arg_reduce_for(DType in, ArgReduceFn best, ArgReduceFn nonfloat) {
+  return in == DType::kFloat32 || in == DType::kFloat64 ? best : nonfloat;
+}
 
 // A view of `out` (the reduced shape, keepdims or not) with in's rank: reduced dims get size
 // 1 and stride 0.

@@ -33,6 +33,17 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #include "kernel/math/scalar-inl.h"
 
+// Whether this target compiles kernels of compute type C. Only float and double have a SIMD
+// path; the other types (bool, integers, complex) run scalar loops the compiler vectorizes,
+// compiled for AVX2 and the static (baseline) target only (kernel::ElementwiseFn and ReduceFn
+// route them; NDX_DISPATCH_NONFLOAT). Compiling them for AVX-512 too cost a third more build
+// time of the op files (about 60 s a file on the 2-core dev VM) for loops that gain little
+// there; the baseline alone (SSE2) made integer sums 3x slower than AVX2's.
+template <class C>
+constexpr bool compiled_for_target() {
+  return std::is_floating_point_v<C> || HWY_TARGET == HWY_STATIC_TARGET || HWY_TARGET == HWY_AVX2;
+}
+
 template <class T>
 struct Mask;
 

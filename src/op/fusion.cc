@@ -191,11 +191,11 @@ std::vector<BlockCall> block_calls(const FusedProgram& p, const std::vector<TBlo
     const kernel::PointwiseKernel* pk =
         kernels.count(ins.attrs.op) ? &kernels[ins.attrs.op] : nullptr;
     if (pk && pk->fn) {  // the compute dtype depends on dtypes only: fix it for every block
-      c.entry = pk->fn.cpu;
       c.args.nin = static_cast<int>(c.operands.size());
       c.args.req = c.req[0];
       c.args.compute =
           kernel::pointwise_compute_type(pk->compute_of, ins.attrs, c.operands, c.outputs[0]);
+      c.entry = pk->fn.cpu_for(c.args.compute);
       // A large output is streamed past the cache, as the unfused kernel would write it.
       c.args.stream = last && out.size() * dtype_size(out.dtype) >= kernel::kStreamBytes;
     }

@@ -39,7 +39,8 @@ namespace {
 #define NDX_CPU_KERNEL(F)                                                                  \
   ::ndx::kernel::ElementwiseFn(NDX_DISPATCH(elementwise, F), nullptr,                      \
                                ::ndx::kernel::types_of<::ndx::kernel::HWY_NAMESPACE::F>(), \
-                               NDX_DISPATCH(elementwise_block, F))
+                               NDX_DISPATCH(elementwise_block, F),                         \
+                               NDX_DISPATCH_NONFLOAT(elementwise, F))
 
 // The fields every update rule shares (MXNet's): how the gradient is turned into the term the
 // rule uses, clip(rescale_grad * grad, clip_gradient) + wd * weight.

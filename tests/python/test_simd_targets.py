@@ -1,0 +1,104 @@
+"""Kernels give NumPy's results on every compiled SIMD target that runs them.
+
+Float compute types run the best target the CPU supports; bool, integer and complex ones run
+AVX2's or the static (baseline) target's instance (src/kernel/vec-inl.h, compiled_for_target).
+`NDX_SIMD=baseline` makes a process run the static instances only, as a CPU without AVX2
+would, so each check below runs twice: in that process and in one with the default targets.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+CHECKS = r"""
+import json, sys
+import numpy as onp
+import ndx
+from ndx import gluon, np
+
+failures = []
+
+def check(name, got, want, exact=True):
+    got = got.asnumpy() if hasattr(got, "asnumpy") else onp.asarray(got)
+    want = onp.asarray(want)
+    ok = got.dtype == want.dtype and got.shape == want.shape
+    if ok:
+        ok = (onp.array_equal(got, want, equal_nan=got.dtype.kind in "fc") if exact
+              else onp.allclose(got, want, rtol=4e-7 if got.dtype == onp.float32 else 1e-15,
+                                atol=0, equal_nan=True))
+    if not ok:
+        failures.append(f"{name}: got {got!r} want {want!r}")
+
+rng = onp.random.default_rng(7)
+for dt in ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float32", "float64",
+           "complex64"]:
+    a = (rng.integers(-50, 50, size=(37, 65)) if dt != "bool"
+         else rng.integers(0, 2, size=(37, 65))).astype(dt)
+    b = (rng.integers(1, 9, size=(65,)) if dt != "bool" else rng.integers(0, 2, size=65)).astype(dt)
+    A, B = np.array(a), np.array(b)
+    check(f"add {dt}", A + B, a + b)
+    check(f"multiply strided {dt}", A[:, ::3] * B[::3], a[:, ::3] * b[::3])
+    check(f"equal {dt}", A == B, a == b)
+    if dt != "complex64":
+        check(f"max {dt}", A.max(axis=0), a.max(axis=0))
+        check(f"min {dt}", A.min(), a.min())
+        check(f"argmax {dt}", np.argmax(A, axis=1), onp.argmax(a, axis=1))
+        check(f"argmin {dt}", np.argmin(A), onp.argmin(a))
+    if dt != "bool":
+        check(f"sum {dt}", A.sum(axis=1), a.sum(axis=1), exact=dt[0] not in "fc")
+        check(f"sum all {dt}", A.sum(), a.sum(), exact=dt[0] not in "fc")
+        check(f"abs {dt}", np.abs(A), onp.abs(a))
+    A += B
+    check(f"in place {dt}", A, a + b)
+
+x = rng.standard_normal(10007).astype("float32")
+check("exp float32", np.exp(np.array(x)), onp.exp(x), exact=False)
+check("tanh float64", np.tanh(np.array(x.astype("float64"))), onp.tanh(x.astype("float64")),
+      exact=False)
+
+# A hybridized chain of integer ops (the fused graph calls the kernels' entries itself).
+class Chain(gluon.HybridBlock):
+    def forward(self, v):
+        return (v * 3 + 1) // 2 - v
+
+net = Chain()
+net.hybridize()
+v = onp.arange(-500, 500, dtype="int32")
+check("fused int32 chain", net(np.array(v)), (v * 3 + 1) // 2 - v)
+check("fused float64 chain", net(np.array(v.astype("float64"))),
+      (v.astype("float64") * 3 + 1) // 2 - v)
+
+print(json.dumps({"target": ndx._core._simd_target(), "failures": failures}))
+"""
+
+
+def run_checks(simd):
+    env = dict(os.environ)
+    env.pop("NDX_SIMD", None)
+    if simd is not None:
+        env["NDX_SIMD"] = simd
+    proc = subprocess.run([sys.executable, "-c", CHECKS], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cpu_has_avx2():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx2" in f.read()
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("simd", [None, "baseline"])
+def test_kernels_match_numpy_on_the_target_that_runs_them(simd):
+    result = run_checks(simd)
+    if simd == "baseline":
+        # Highway's static target on x86-64 without -m flags (scalar or 128-bit emulation).
+        assert result["target"] in ("SCALAR", "EMU128", "SSE2"), result["target"]
+    elif cpu_has_avx2():
+        assert result["target"] in ("AVX2", "AVX3", "AVX3_DL", "AVX3_ZEN4"), result["target"]
+    assert result["failures"] == []
