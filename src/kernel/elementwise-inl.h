@@ -112,7 +112,7 @@ HWY_INLINE void compute_masked(const F& f, int64_t n, R* out, const Operand<C>* 
 // files compile.
 template <class F, class C, class R, int N>
 HWY_NOINLINE void compute_block(const F& f, int64_t n, R* out, Operand<C>* src, C (*bufs)[kBlock],
-                              bool stream) {
+                                bool stream) {
   unsigned mask = 0;
   for (int k = 0; k < N; ++k) mask |= src[k].p ? 0u : 1u << k;
   if (mask == (1u << N) - 1) {  // every operand broadcast: one value
