@@ -72,8 +72,25 @@ def ndx_cases(x, y, m, s, t):
         out[f"cumsum(axis={axis})"] = lambda axis=axis: np.cumsum(am, axis=axis)
     out["median(axis=-1)"] = lambda: np.median(am, axis=-1)
     out.update(product_and_indexing_cases(np, x, m, s))
+    out.update(integer_reduction_cases(np, m))
     out.update(linalg_and_random_cases(np))
     return out
+
+
+def integer_reduction_cases(lib, m):
+    """Reductions of integer and bool data (4096 x 1024 from the float cases' matrix): bool's
+    all-False case reads the whole array, argmax of a bool with a True stops there."""
+    i32 = lib.array((m * 1000).astype(onp.int32))
+    i64 = lib.array((m * 1000).astype(onp.int64))
+    none, some = lib.array(m > 3), lib.array(m > 2.9)  # m is in [-3, 3)
+    return {
+        "max int32(axis=None)": lambda: lib.max(i32),
+        "max int32(axis=0)": lambda: lib.max(i32, axis=0),
+        "argmax int32(axis=-1)": lambda: lib.argmax(i32, axis=-1),
+        "argmax int64(axis=None)": lambda: lib.argmax(i64),
+        "any bool (all False)": lambda: lib.any(none),
+        "argmax bool(axis=-1)": lambda: lib.argmax(some, axis=-1),
+    }
 
 
 def product_and_indexing_cases(lib, x, m, s):
@@ -212,6 +229,7 @@ def cases():
     refs["unique"] = lambda: onp.unique(m)
     refs["median(axis=-1)"] = lambda: onp.median(m, axis=-1)
     refs.update(product_and_indexing_cases(onp, x, m, s))
+    refs.update(integer_reduction_cases(onp, m))
     refs.update(linalg_and_random_cases(onp))
     for axis in (0, -1):
         refs[f"cumsum(axis={axis})"] = lambda axis=axis: onp.cumsum(m, axis=axis)

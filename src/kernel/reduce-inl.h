@@ -65,6 +65,64 @@ constexpr bool has_fast() {
   return requires(const R& r, V v) { r.fast(v, v); };
 }
 
+// Integer max / min in Highway's lanes (bool's bytes, 0 or 1, as uint8_t): which of the two R
+// is follows from the value that absorbs it (C's max for max). Integers have no NaN, so the
+// plain instruction is exact (the compiler vectorized neither bool's loop nor int64's).
+template <class C>
+using IntLane = std::conditional_t<std::is_same_v<C, bool>, uint8_t, C>;
+
+template <class R, class C>
+constexpr bool is_int_extremum() {
+  if constexpr (std::is_integral_v<C> && requires { R::template absorbing<C>(); })
+    return true;
+  else
+    return false;
+}
+
+template <class R, class C, class V>
+HWY_INLINE V int_extremum(V a, V b) {
+  constexpr bool kMax = R::template absorbing<C>() == std::numeric_limits<C>::max();
+  if constexpr (std::is_arithmetic_v<V>)
+    return kMax ? std::max(a, b) : std::min(a, b);
+  else if constexpr (kMax)
+    return hn::Max(a, b);
+  else
+    return hn::Min(a, b);
+}
+
+// The max / min of x[0:n) from s, a block at a time, stopping once the value that absorbs
+// everything is reached (a bool max at its first true, as NumPy's).
+template <class R, class C>
+HWY_INLINE C fold_int_extremum(const C* x, int64_t n, C s) {
+  using L = IntLane<C>;
+  const hn::ScalableTag<L> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const L* xl = reinterpret_cast<const L*>(x);
+  const auto stop = hn::Set(d, static_cast<L>(R::template absorbing<C>()));
+  auto a0 = hn::Set(d, static_cast<L>(s)), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  while (i + 4 * lanes <= n) {
+    const int64_t end = std::min(n, i + kBlock) - 4 * lanes;
+    for (; i <= end; i += 4 * lanes) {
+      a0 = int_extremum<R, C>(a0, hn::LoadU(d, xl + i));
+      a1 = int_extremum<R, C>(a1, hn::LoadU(d, xl + i + lanes));
+      a2 = int_extremum<R, C>(a2, hn::LoadU(d, xl + i + 2 * lanes));
+      a3 = int_extremum<R, C>(a3, hn::LoadU(d, xl + i + 3 * lanes));
+    }
+    // (Into a new variable: assigning it to a0 made GCC keep a0 on the stack in the loop.)
+    const auto all = int_extremum<R, C>(int_extremum<R, C>(a0, a1), int_extremum<R, C>(a2, a3));
+    if (!hn::AllFalse(d, hn::Eq(all, stop))) return R::template absorbing<C>();
+  }
+  a0 = int_extremum<R, C>(int_extremum<R, C>(a0, a1), int_extremum<R, C>(a2, a3));
+  constexpr size_t kMax = HWY_MAX_BYTES / sizeof(L);
+  HWY_ALIGN L lane[kMax];
+  hn::Store(a0, d, lane);
+  L r = lane[0];
+  for (int64_t l = 1; l < lanes; ++l) r = int_extremum<R, C>(r, lane[l]);
+  for (; i < n; ++i) r = int_extremum<R, C>(r, xl[i]);
+  return static_cast<C>(r);
+}
+
 // The leaf of fold_contig with R::fast when it has one: a running sum of the inputs turns NaN
 // on any NaN input (or on infinities of both signs), and then the exact combine redoes it.
 template <class R, class C, class V>
@@ -135,6 +193,7 @@ C fold_contig(const R& r, const C* x, int64_t n) {
       if (n > kLeaf) return r(fold_contig(r, x, n / 2), fold_contig(r, x + n / 2, n - n / 2));
     }
     C s = R::template identity<C>();
+    if constexpr (is_int_extremum<R, C>()) return fold_int_extremum<R>(x, n, s);
     for (int64_t i = 0; i < n; ++i) s = r(s, x[i]);
     return s;
   }
@@ -161,6 +220,14 @@ HWY_INLINE void combine_rows(const R& r, C* acc, const C* x, int64_t n) {
     using V = Vec<C>;
     const int64_t lanes = static_cast<int64_t>(V::lanes());
     for (; i + lanes <= n; i += lanes) r(V::load(acc + i), V::load(x + i)).store(acc + i);
+  } else if constexpr (is_int_extremum<R, C>()) {
+    using L = IntLane<C>;
+    const hn::ScalableTag<L> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    L* al = reinterpret_cast<L*>(acc);
+    const L* xl = reinterpret_cast<const L*>(x);
+    for (; i + lanes <= n; i += lanes)
+      hn::StoreU(int_extremum<R, C>(hn::LoadU(d, al + i), hn::LoadU(d, xl + i)), d, al + i);
   }
   for (; i < n; ++i) acc[i] = r(acc[i], x[i]);
 }
@@ -336,77 +403,136 @@ HWY_INLINE bool better(C v, C best) {
 inline constexpr int64_t kArgCols = 4096;
 
 // Index of the first extremum of x[0:n) (n > 0); the first NaN if there is one.
+// arg_contig of integers and bool (no NaN): each block's extremum by SIMD, and only when it
+// beats the best so far a scan for its first index; a value nothing can beat (a bool's true
+// for argmax) ends the search, as in NumPy.
+template <bool kMax, class T>
+HWY_INLINE int64_t arg_contig_int(const T* x, int64_t n) {
+  using L = IntLane<T>;
+  const hn::ScalableTag<L> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const L* xl = reinterpret_cast<const L*>(x);
+  const L absorbing =
+      static_cast<L>(kMax ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest());
+  const auto ext = [](auto a, auto b) {
+    if constexpr (kMax)
+      return hn::Max(a, b);
+    else
+      return hn::Min(a, b);
+  };
+  const auto beats = [](L v, L best) { return kMax ? v > best : v < best; };
+  L best = xl[0];
+  int64_t idx = 0, i = 0;
+  if (best == absorbing) return 0;
+  constexpr int64_t kArgBlock = 2048;
+  while (i + 4 * lanes <= n) {
+    const int64_t len = std::min(kArgBlock, (n - i) / (4 * lanes) * (4 * lanes));
+    auto e0 = hn::LoadU(d, xl + i), e1 = e0, e2 = e0, e3 = e0;
+    for (int64_t j = i; j < i + len; j += 4 * lanes) {
+      e0 = ext(e0, hn::LoadU(d, xl + j));
+      e1 = ext(e1, hn::LoadU(d, xl + j + lanes));
+      e2 = ext(e2, hn::LoadU(d, xl + j + 2 * lanes));
+      e3 = ext(e3, hn::LoadU(d, xl + j + 3 * lanes));
+    }
+    constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(L);
+    HWY_ALIGN L lane[kMaxLanes];
+    hn::Store(ext(ext(e0, e1), ext(e2, e3)), d, lane);
+    L e = lane[0];
+    for (int64_t l = 1; l < lanes; ++l) e = beats(lane[l], e) ? lane[l] : e;
+    if (beats(e, best)) {
+      best = e;
+      const auto ev = hn::Set(d, e);
+      for (int64_t j = i;; j += lanes) {
+        const intptr_t k = hn::FindFirstTrue(d, hn::Eq(hn::LoadU(d, xl + j), ev));
+        if (k >= 0) {
+          idx = j + k;
+          break;
+        }
+      }
+      if (best == absorbing) return idx;
+    }
+    i += len;
+  }
+  for (; i < n; ++i)
+    if (beats(xl[i], best)) best = xl[i], idx = i;
+  return idx;
+}
+
 template <bool kMax, class T>
 int64_t arg_contig(const T* x, int64_t n) {
-  using C = compute_t<T>;
-  int64_t idx = 0;
-  C best = static_cast<C>(x[0]);
-  if (is_nan(best)) return 0;
-  // The SIMD blocks start at 0 (x[0] is already the best, so ties keep index 0).
-  int64_t i = std::is_floating_point_v<T> ? 0 : 1;
-  if constexpr (std::is_floating_point_v<T>) {
-    // Blocks: the block's extremum by SIMD (a NaN flagged by a running sum, which infinities
-    // of both signs flag too), then one vector scan for the first index of a new extremum; a
-    // flagged block is scanned exactly.
-    using V = Vec<T>;
-    const int64_t lanes = static_cast<int64_t>(V::lanes());
-    constexpr int64_t kArgBlock = 2048;
-    while (i + 4 * lanes <= n) {
-      const int64_t len = std::min(kArgBlock, (n - i) / (4 * lanes) * (4 * lanes));
-      V e0 = V::load(x + i), e1 = e0, e2 = e0, e3 = e0, chk(T(0));
-      for (int64_t j = i; j < i + len; j += 4 * lanes) {
-        const V x0 = V::load(x + j), x1 = V::load(x + j + lanes), x2 = V::load(x + j + 2 * lanes),
-                x3 = V::load(x + j + 3 * lanes);
-        e0 = kMax ? max(e0, x0) : min(e0, x0);
-        e1 = kMax ? max(e1, x1) : min(e1, x1);
-        e2 = kMax ? max(e2, x2) : min(e2, x2);
-        e3 = kMax ? max(e3, x3) : min(e3, x3);
-        chk = chk + ((x0 + x1) + (x2 + x3));
-      }
-      if (!hn::AllFalse(typename V::D(), is_nan(chk).m)) {  // a NaN, or only an inf
-        for (int64_t j = i; j < i + len; ++j) {
-          const C v = static_cast<C>(x[j]);
-          if (is_nan(v)) return j;
-          if (better<kMax>(v, best)) best = v, idx = j;
+  if constexpr (std::is_integral_v<T>) {
+    return arg_contig_int<kMax>(x, n);
+  } else {
+    using C = compute_t<T>;
+    int64_t idx = 0;
+    C best = static_cast<C>(x[0]);
+    if (is_nan(best)) return 0;
+    // The SIMD blocks start at 0 (x[0] is already the best, so ties keep index 0).
+    int64_t i = std::is_floating_point_v<T> ? 0 : 1;
+    if constexpr (std::is_floating_point_v<T>) {
+      // Blocks: the block's extremum by SIMD (a NaN flagged by a running sum, which infinities
+      // of both signs flag too), then one vector scan for the first index of a new extremum; a
+      // flagged block is scanned exactly.
+      using V = Vec<T>;
+      const int64_t lanes = static_cast<int64_t>(V::lanes());
+      constexpr int64_t kArgBlock = 2048;
+      while (i + 4 * lanes <= n) {
+        const int64_t len = std::min(kArgBlock, (n - i) / (4 * lanes) * (4 * lanes));
+        V e0 = V::load(x + i), e1 = e0, e2 = e0, e3 = e0, chk(T(0));
+        for (int64_t j = i; j < i + len; j += 4 * lanes) {
+          const V x0 = V::load(x + j), x1 = V::load(x + j + lanes), x2 = V::load(x + j + 2 * lanes),
+                  x3 = V::load(x + j + 3 * lanes);
+          e0 = kMax ? max(e0, x0) : min(e0, x0);
+          e1 = kMax ? max(e1, x1) : min(e1, x1);
+          e2 = kMax ? max(e2, x2) : min(e2, x2);
+          e3 = kMax ? max(e3, x3) : min(e3, x3);
+          chk = chk + ((x0 + x1) + (x2 + x3));
         }
-        i += len;
-        continue;
-      }
-      e0 = kMax ? max(max(e0, e1), max(e2, e3)) : min(min(e0, e1), min(e2, e3));
-      constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
-      HWY_ALIGN T lane[kMaxLanes];
-      e0.store(lane);
-      C e = lane[0];
-      for (int64_t l = 1; l < lanes; ++l) e = better<kMax>(lane[l], e) ? lane[l] : e;
-      if (better<kMax>(e, best)) {
-        best = e;
-        // e is in this block, whose length is a multiple of 4 vectors: find its group of
-        // four first (one branch per 4 vectors), then the vector and lane inside it.
-        const V ev(e);
-        const typename V::D d;
-        int64_t j = i;
-        while (hn::AllFalse(
-            d, hn::Or(hn::Or((V::load(x + j) == ev).m, (V::load(x + j + lanes) == ev).m),
-                      hn::Or((V::load(x + j + 2 * lanes) == ev).m,
-                             (V::load(x + j + 3 * lanes) == ev).m))))
-          j += 4 * lanes;
-        for (;; j += lanes) {
-          const intptr_t k = hn::FindFirstTrue(d, (V::load(x + j) == ev).m);
-          if (k >= 0) {
-            idx = j + k;
-            break;
+        if (!hn::AllFalse(typename V::D(), is_nan(chk).m)) {  // a NaN, or only an inf
+          for (int64_t j = i; j < i + len; ++j) {
+            const C v = static_cast<C>(x[j]);
+            if (is_nan(v)) return j;
+            if (better<kMax>(v, best)) best = v, idx = j;
+          }
+          i += len;
+          continue;
+        }
+        e0 = kMax ? max(max(e0, e1), max(e2, e3)) : min(min(e0, e1), min(e2, e3));
+        constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
+        HWY_ALIGN T lane[kMaxLanes];
+        e0.store(lane);
+        C e = lane[0];
+        for (int64_t l = 1; l < lanes; ++l) e = better<kMax>(lane[l], e) ? lane[l] : e;
+        if (better<kMax>(e, best)) {
+          best = e;
+          // e is in this block, whose length is a multiple of 4 vectors: find its group of
+          // four first (one branch per 4 vectors), then the vector and lane inside it.
+          const V ev(e);
+          const typename V::D d;
+          int64_t j = i;
+          while (hn::AllFalse(
+              d, hn::Or(hn::Or((V::load(x + j) == ev).m, (V::load(x + j + lanes) == ev).m),
+                        hn::Or((V::load(x + j + 2 * lanes) == ev).m,
+                               (V::load(x + j + 3 * lanes) == ev).m))))
+            j += 4 * lanes;
+          for (;; j += lanes) {
+            const intptr_t k = hn::FindFirstTrue(d, (V::load(x + j) == ev).m);
+            if (k >= 0) {
+              idx = j + k;
+              break;
+            }
           }
         }
+        i += len;
       }
-      i += len;
     }
+    for (; i < n; ++i) {
+      const C v = static_cast<C>(x[i]);
+      if (is_nan(v)) return i;
+      if (better<kMax>(v, best)) best = v, idx = i;
+    }
+    return idx;
   }
-  for (; i < n; ++i) {
-    const C v = static_cast<C>(x[i]);
-    if (is_nan(v)) return i;
-    if (better<kMax>(v, best)) best = v, idx = i;
-  }
-  return idx;
 }
 
 template <bool kMax, class T>

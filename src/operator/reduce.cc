@@ -432,8 +432,9 @@ struct LogicalReduceParam {  // all, any, count_nonzero
 
 enum class Logical { kAll, kAny, kCountNonzero };
 
-// all is the product over the input read as bool (and), any the sum (or); count_nonzero sums
-// the input read as bool in int64. The engine casts the input a block at a time, and a cast
+// all is the min over the input read as bool (and), any the max (or), whose integer loops
+// vectorize and stop at the first false / true; count_nonzero sums the input read as bool in
+// int64. The engine casts the input a block at a time, and a cast
 // to bool is NumPy's truth value (NaN is true).
 template <Logical kind>
 void logical_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
@@ -447,7 +448,7 @@ void logical_compute(const NodeAttrs& attrs, const OpContext&, const std::vector
                std::nullopt);
     return;
   }
-  run_reduce(kind == Logical::kAll ? NDX_REDUCER(ProdReducer) : NDX_REDUCER(SumReducer), in[0],
+  run_reduce(kind == Logical::kAll ? NDX_REDUCER(MinReducer) : NDX_REDUCER(MaxReducer), in[0],
              out[0], req[0], mask, DType::kBool, std::nullopt);
 }
 

@@ -53,6 +53,28 @@ for dt in ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float3
     A += B
     check(f"in place {dt}", A, a + b)
 
+# Integer and bool max / min / argmax / argmin stop at a value nothing can change (the first
+# True of a bool max): that value at the start, inside a later block, at the very end, or
+# nowhere; ties (values repeat) keep the first index.
+for dt in ["bool", "int8", "uint16", "int64"]:
+    info = onp.iinfo(dt) if dt != "bool" else None
+    top, bottom = (True, False) if dt == "bool" else (info.max, info.min)
+    for pos in (0, 1500, 4099, 4999, None):
+        z = (rng.integers(0, 2, 5000) if dt == "bool" else rng.integers(-3, 3, 5000)).astype(dt)
+        hi = onp.where(z == top, z - 1 if dt != "bool" else False, z).astype(dt)
+        lo = onp.where(z == bottom, z + 1 if dt != "bool" else True, z).astype(dt)
+        if pos is not None:
+            hi[pos], lo[pos] = top, bottom
+        for fn, v in (("max", hi), ("min", lo), ("any", hi), ("all", lo), ("argmax", hi),
+                      ("argmin", lo)):
+            V = np.array(v)
+            check(f"{fn} {dt} at {pos}", getattr(V, fn)(), getattr(v, fn)())
+            for shape in ((50, 100), (5, 1000)):
+                for axis in (0, 1):
+                    check(f"{fn} {dt} at {pos} {shape} axis {axis}",
+                          getattr(V.reshape(shape), fn)(axis=axis),
+                          getattr(v.reshape(shape), fn)(axis=axis))
+
 x = rng.standard_normal(10007).astype("float32")
 check("exp float32", np.exp(np.array(x)), onp.exp(x), exact=False)
 check("tanh float64", np.tanh(np.array(x.astype("float64"))), onp.tanh(x.astype("float64")),

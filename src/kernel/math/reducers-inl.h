@@ -57,6 +57,11 @@ struct MaxReducer {
     else
       return std::numeric_limits<C>::lowest();
   }
+  // For integers and bool: the value no further element changes (the engine stops there).
+  template <class C>
+  static constexpr NDX_HD C absorbing() {
+    return std::numeric_limits<C>::max();
+  }
   template <class A>
   NDX_HD A operator()(A acc, A x) const {
     return select((acc >= x) | is_nan(acc), acc, x);
@@ -75,6 +80,10 @@ struct MinReducer {
       return std::numeric_limits<C>::infinity();
     else
       return std::numeric_limits<C>::max();
+  }
+  template <class C>
+  static constexpr NDX_HD C absorbing() {
+    return std::numeric_limits<C>::lowest();
   }
   template <class A>
   NDX_HD A operator()(A acc, A x) const {
