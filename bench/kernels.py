@@ -49,7 +49,8 @@ def ndx_cases(x, y, m, s, t):
     each get a set, so neither finds the other's data in the wrong core's cache."""
     a, b, am, as_, at = np.array(x), np.array(y), np.array(m), np.array(s), np.array(t)
     out = {
-        "a+b": lambda: a + b, "a*2+1": lambda: a * 2 + 1, "exp": lambda: np.exp(a),
+        "a+b": lambda: a + b, "a*2+1": lambda: a * 2 + 1, "a**2": lambda: a ** 2,
+        "exp": lambda: np.exp(a),
         "log": lambda: np.log(b), "tanh": lambda: np.tanh(a), "sin": lambda: np.sin(a),
         "sigmoid": lambda: npx.sigmoid(a), "erf": lambda: npx.erf(a),
         "softmax": lambda: npx.softmax(as_), "log_softmax": lambda: npx.log_softmax(as_),
@@ -90,6 +91,11 @@ def integer_reduction_cases(lib, m):
         "argmax int64(axis=None)": lambda: lib.argmax(i64),
         "any bool (all False)": lambda: lib.any(none),
         "argmax bool(axis=-1)": lambda: lib.argmax(some, axis=-1),
+        "count_nonzero int32": lambda: lib.count_nonzero(i32),
+        "count_nonzero bool": lambda: lib.count_nonzero(some),
+        "invert bool": lambda: ~some,
+        "bool astype float32": lambda: some.astype("float32"),
+        "int32 ** 2": lambda: i32 ** 2,
     }
 
 
@@ -182,7 +188,8 @@ def cases():
     t = rng.uniform(-3, 3, (4096, 4096)).astype(onp.float32)
     ours1, ours2 = ndx_cases(x, y, m, s, t), ndx_cases(x, y, m, s, t)
     refs = {
-        "a+b": lambda: x + y, "a*2+1": lambda: x * 2 + 1, "exp": lambda: onp.exp(x),
+        "a+b": lambda: x + y, "a*2+1": lambda: x * 2 + 1, "a**2": lambda: x ** 2,
+        "exp": lambda: onp.exp(x),
         "log": lambda: onp.log(y), "tanh": lambda: onp.tanh(x), "sin": lambda: onp.sin(x),
         "sigmoid": lambda: 1 / (1 + onp.exp(-x)),
         "erf": sps is not None and (lambda: sps.erf(x)),
@@ -199,7 +206,8 @@ def cases():
     if torch is not None:
         tx, ty, tm, ts, tt = (torch.from_numpy(v) for v in (x, y, m, s, t))
         theirs = {
-            "a+b": lambda: tx + ty, "a*2+1": lambda: tx * 2 + 1, "exp": lambda: torch.exp(tx),
+            "a+b": lambda: tx + ty, "a*2+1": lambda: tx * 2 + 1, "a**2": lambda: tx ** 2,
+            "exp": lambda: torch.exp(tx),
             "log": lambda: torch.log(ty), "tanh": lambda: torch.tanh(tx),
             "sin": lambda: torch.sin(tx), "sigmoid": lambda: torch.sigmoid(tx),
             "erf": lambda: torch.erf(tx), "softmax": lambda: torch.softmax(ts, -1),

@@ -6,10 +6,59 @@
 
 #include "kernel/reduce-inl.h"
 
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+
+// Lanes not equal to zero, a vector at a time (a float NaN is not: True; Highway's Ne is the
+// ordered compare, false for NaN, so this counts the lanes Eq finds and subtracts).
+template <class T>
+int64_t count_nonzero_typed(const void* xv, int64_t n) {
+  using L = IntLane<T>;
+  const L* x = static_cast<const L*>(xv);
+  const hn::ScalableTag<L> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto zero = hn::Zero(d);
+  int64_t count = 0, i = 0;
+  for (; i + lanes <= n; i += lanes)
+    count += lanes - static_cast<int64_t>(hn::CountTrue(d, hn::Eq(hn::LoadU(d, x + i), zero)));
+  for (; i < n; ++i) count += x[i] != L(0);
+  return count;
+}
+
+int64_t count_nonzero_range(const void* x, DType t, int64_t n) {
+  switch (t) {
+    case DType::kBool:
+    case DType::kInt8:
+    case DType::kUInt8:
+      return count_nonzero_typed<uint8_t>(x, n);
+    case DType::kInt16:
+    case DType::kUInt16:
+      return count_nonzero_typed<uint16_t>(x, n);
+    case DType::kInt32:
+    case DType::kUInt32:
+      return count_nonzero_typed<uint32_t>(x, n);
+    case DType::kInt64:
+    case DType::kUInt64:
+      return count_nonzero_typed<uint64_t>(x, n);
+    case DType::kFloat32:
+      return count_nonzero_typed<float>(x, n);
+    case DType::kFloat64:
+      return count_nonzero_typed<double>(x, n);
+    default:
+      return -1;
+  }
+}
+
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
 #if HWY_ONCE
+#include <atomic>
+
 #include "kernel/blob.h"
 #include "kernel/dispatch.h"
 #include "kernel/gpu.h"
+#include "kernel/parallel.h"
 
 namespace ndx::kernel {
 
@@ -85,6 +134,19 @@ double extremum(ReduceFn fn, const TBlob& x) {
   return result;
 }
 }  // namespace
+
+int64_t count_nonzero_contig(const TBlob& x) {
+  static const auto range = NDX_DISPATCH_FN(count_nonzero_range);
+  if (x.device.is_gpu() || !x.is_contiguous()) return -1;
+  if (range(nullptr, x.dtype, 0) < 0) return -1;
+  const char* base = static_cast<const char*>(x.dptr);
+  const int64_t item = static_cast<int64_t>(dtype_size(x.dtype));
+  std::atomic<int64_t> total{0};
+  parallel_for(x.size(), int64_t{1} << 16, [&](int64_t begin, int64_t end) {
+    total += range(base + begin * item, x.dtype, end - begin);
+  });
+  return total;
+}
 
 double min_value(const TBlob& x) { return extremum(NDX_REDUCE(MinReducer), x); }
 double max_value(const TBlob& x) { return extremum(NDX_REDUCE(MaxReducer), x); }

@@ -64,4 +64,8 @@ void sum_to_shape(const TBlob& src, const TBlob& dst, OpReqType req);
 double min_value(const TBlob& x);
 double max_value(const TBlob& x);
 
+// The number of nonzero elements (NaN counts) of a contiguous host array, or -1 where its
+// dtype has no fast path here (complex, float16, bfloat16: the caller reduces instead).
+int64_t count_nonzero_contig(const TBlob& x);
+
 }  // namespace ndx::kernel

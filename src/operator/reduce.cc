@@ -442,6 +442,15 @@ void logical_compute(const NodeAttrs& attrs, const OpContext&, const std::vector
   const auto& p = attrs.get<LogicalReduceParam>();
   auto mask = reduce_mask(op_name(attrs), p.axis, in[0].ndim(), true);
   if (kind == Logical::kCountNonzero) {
+    const bool all_axes = std::find(mask.begin(), mask.end(), false) == mask.end();
+    if (all_axes && out[0].dtype == DType::kInt64 &&
+        (req[0] == kWriteTo || req[0] == kWriteInplace)) {
+      const int64_t count = kernel::count_nonzero_contig(in[0]);  // -1: no fast path
+      if (count >= 0) {
+        *out[0].ptr<int64_t>() = count;
+        return;
+      }
+    }
     NDArray truth(in[0].shape, DType::kBool, out[0].device);
     kernel::copy(in[0], kernel::to_blob(truth), kWriteTo);
     run_reduce(NDX_REDUCER(SumReducer), kernel::to_blob(truth), out[0], req[0], mask, DType::kInt64,

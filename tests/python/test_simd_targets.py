@@ -75,6 +75,37 @@ for dt in ["bool", "int8", "uint16", "int64"]:
                           getattr(V.reshape(shape), fn)(axis=axis),
                           getattr(v.reshape(shape), fn)(axis=axis))
 
+# bool arrays read as bytes (unary ops, casts from bool), x ** 2 as x * x, count_nonzero's
+# vector count: every dtype against NumPy, contiguous and strided, with the float specials.
+for dt in ["bool", "int8", "uint8", "int16", "uint32", "int64", "float32", "float64",
+           "complex64"]:
+    a = (rng.integers(0, 2, 4099) if dt == "bool" else rng.integers(-9, 9, 4099)).astype(dt)
+    if dt.startswith("float"):
+        a[:6] = [onp.nan, -0.0, onp.inf, -onp.inf, 0.0, 1e30]
+    A = np.array(a)
+    if dt == "bool":
+        check("invert bool", ~A, ~a)
+        check("logical_not bool strided", np.logical_not(A[::3]), onp.logical_not(a[::3]))
+        for to in ["int8", "uint16", "int64", "float16", "float32", "float64", "complex64"]:
+            check(f"bool astype {to}", A.astype(to), a.astype(to))
+    with onp.errstate(over="ignore", invalid="ignore"):
+        # (NumPy's bool ** 2 is its square, int8; np.power's, which ndx follows, is int64.)
+        if dt != "bool":
+            check(f"{dt} ** 2", A ** 2, a ** 2)
+        check(f"power({dt}, 2) strided", np.power(A[::2], 2), onp.power(a[::2], 2))
+        if dt.startswith("float"):  # (ndx's default float for an integer array is float32)
+            check(f"{dt} ** 2.0", A ** 2.0, a ** 2.0)
+        if dt != "bool":
+            B = A.copy()
+            B **= 2
+            check(f"{dt} **= 2", B, a ** 2)
+    check(f"count_nonzero {dt}", np.count_nonzero(A), onp.count_nonzero(a))
+    check(f"count_nonzero {dt} strided", np.count_nonzero(A[1::2]), onp.count_nonzero(a[1::2]))
+    check(f"count_nonzero {dt} 2-d", np.count_nonzero(A[:4096].reshape(64, 64)),
+          onp.count_nonzero(a[:4096].reshape(64, 64)))
+    check(f"count_nonzero {dt} axis 0", np.count_nonzero(A[:4096].reshape(64, 64), axis=0),
+          onp.count_nonzero(a[:4096].reshape(64, 64), axis=0))
+
 x = rng.standard_normal(10007).astype("float32")
 check("exp float32", np.exp(np.array(x)), onp.exp(x), exact=False)
 check("tanh float64", np.tanh(np.array(x.astype("float64"))), onp.tanh(x.astype("float64")),
