@@ -90,7 +90,7 @@ FCompute power_compute(FCompute run, kernel::ElementwiseFn multiply) {
   return [run, multiply](const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
     DType t = compute_type(op_name(attrs), BinaryType::kBoolToInt8, in[0].dtype, in[1].dtype);
-    if (is_host_scalar_two(in[1]) && req[0] != kNullOp) {
+    if (is_host_scalar_two(in[1]) && !out[0].device.is_gpu() && req[0] != kNullOp) {
       kernel::apply(multiply, {in[0], in[0]}, out[0], req[0], t);
       return;
     }
