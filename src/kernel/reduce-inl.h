@@ -90,8 +90,9 @@ HWY_INLINE V int_extremum(V a, V b) {
     return hn::Min(a, b);
 }
 
-// The max / min of x[0:n) from s, a block at a time, stopping once the value that absorbs
-// everything is reached (a bool max at its first true, as NumPy's).
+// The max / min of x[0:n) from s, 8 blocks at a time, stopping once the value that absorbs
+// everything is reached (a bool max soon after its first true, as NumPy's). A check every
+// block cost int32 max about 8% single-threaded.
 template <class R, class C>
 HWY_INLINE C fold_int_extremum(const C* x, int64_t n, C s) {
   using L = IntLane<C>;
@@ -102,7 +103,7 @@ HWY_INLINE C fold_int_extremum(const C* x, int64_t n, C s) {
   auto a0 = hn::Set(d, static_cast<L>(s)), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
   while (i + 4 * lanes <= n) {
-    const int64_t end = std::min(n, i + kBlock) - 4 * lanes;
+    const int64_t end = std::min(n, i + 8 * kBlock) - 4 * lanes;
     for (; i <= end; i += 4 * lanes) {
       a0 = int_extremum<R, C>(a0, hn::LoadU(d, xl + i));
       a1 = int_extremum<R, C>(a1, hn::LoadU(d, xl + i + lanes));
