@@ -56,7 +56,7 @@ def ndx_cases(x, y, m, s, t):
         "softmax": lambda: npx.softmax(as_), "log_softmax": lambda: npx.log_softmax(as_),
         "transpose copy": lambda: at.T.copy(), "cast f32->f16": lambda: a.astype("float16"),
         "arcsinh": lambda: np.arcsinh(a), "arctan2": lambda: np.arctan2(a, b),
-        "logaddexp": lambda: np.logaddexp(a, b),
+        "logaddexp": lambda: np.logaddexp(a, b), "clip": lambda: np.clip(a, -1.0, 1.0),
     }
     a4, b4 = np.array(x[: N // 4]), np.array(y[: N // 4])
     o4 = np.empty_like(a4)
@@ -96,6 +96,7 @@ def integer_reduction_cases(lib, m):
         "invert bool": lambda: ~some,
         "bool astype float32": lambda: some.astype("float32"),
         "int32 ** 2": lambda: i32 ** 2,
+        "clip int32": lambda: lib.clip(i32, -1000, 1000),
     }
 
 
@@ -197,7 +198,7 @@ def cases():
         "transpose copy": lambda: onp.ascontiguousarray(t.T),
         "cast f32->f16": lambda: x.astype(onp.float16),
         "arcsinh": lambda: onp.arcsinh(x), "arctan2": lambda: onp.arctan2(x, y),
-        "logaddexp": lambda: onp.logaddexp(x, y),
+        "logaddexp": lambda: onp.logaddexp(x, y), "clip": lambda: onp.clip(x, -1.0, 1.0),
     }
     x4, y4 = x[: N // 4].copy(), y[: N // 4].copy()
     o4 = onp.empty_like(x4)
@@ -214,7 +215,7 @@ def cases():
             "log_softmax": lambda: torch.log_softmax(ts, -1),
             "transpose copy": lambda: tt.t().contiguous(), "cast f32->f16": lambda: tx.half(),
             "arcsinh": lambda: torch.asinh(tx), "arctan2": lambda: torch.atan2(tx, ty),
-            "logaddexp": lambda: torch.logaddexp(tx, ty),
+            "logaddexp": lambda: torch.logaddexp(tx, ty), "clip": lambda: torch.clamp(tx, -1, 1),
             "add out= 4M": lambda: torch.add(tx[: N // 4], ty[: N // 4], out=to4),
         }
         to4 = torch.empty(N // 4)

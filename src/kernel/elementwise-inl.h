@@ -114,7 +114,8 @@ HWY_INLINE void compute_masked(const F& f, int64_t n, R* out, const Operand<C>* 
 }
 
 // out[0:n] = f(src...). Operands broadcast along the block are passed as values; with more
-// than two inputs they are expanded into `bufs` so only the all-pointer loop is compiled.
+// than two inputs they are expanded into `bufs` (so few loops are compiled), except the
+// last two of three.
 // Not inlined: the small-call path and the iterator's blocks share one copy of the loops (a
 // call per block of up to kBlock elements); inlined into both, they doubled the code the op
 // files compile.
@@ -133,6 +134,10 @@ HWY_NOINLINE void compute_block(const F& f, int64_t n, R* out, Operand<C>* src, 
     if (mask == 1) return compute_masked<F, C, R, 1, N>(f, n, out, src, stream);
     if (mask == 2) return compute_masked<F, C, R, 2, N>(f, n, out, src, stream);
   } else if constexpr (N > 2) {
+    // Two values after an array, clip's (x, lo, hi) and where's (c, 1.0, 0.0): expanding
+    // them cost int32 clip half its speed.
+    if constexpr (N == 3)
+      if (mask == 6) return compute_masked<F, C, R, 6, N>(f, n, out, src, stream);
     for (int k = 0; k < N; ++k)
       if (!src[k].p) {
         std::fill(bufs[k], bufs[k] + n, src[k].s);

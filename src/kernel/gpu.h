@@ -87,6 +87,7 @@
   X(Power) \
   X(Maximum) \
   X(Minimum) \
+  X(Clip) \
   X(Equal) \
   X(NotEqual) \
   X(Less) \

@@ -434,6 +434,58 @@ void register_where() {
   if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
 }
 
+// clip(x, lo, hi): minimum(maximum(x, lo), hi) in one pass (np.clip with both bounds; the
+// Python wrapper composes the one-bound forms from maximum / minimum). Its gradient is the
+// composition's, so ties and lo > hi send the gradient where the two ops would.
+void register_clip() {
+  const kernel::ElementwiseFn fn = NDX_KERNEL(Clip);
+  auto compute = [fn](const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    kernel::apply(fn, in, out[0], req[0], out[0].dtype);
+  };
+  Op& op =
+      OpRegistry::global()
+          .register_op("_npi_clip")
+          .describe(
+              "x limited to [lo, hi] elementwise, with broadcasting: minimum(maximum(x, lo), "
+              "hi), so NaN propagates and lo > hi gives hi.")
+          .set_num_inputs(3)
+          .add_argument("x", "NDArray", "The values.")
+          .add_argument("lo", "NDArray", "The lower bound (broadcast against x).")
+          .add_argument("hi", "NDArray", "The upper bound (broadcast against x).")
+          .set_attr<FInferShape>("FInferShape",
+                                 [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+                                   for (const Shape& s : *in)
+                                     if (!s.is_known()) return false;
+                                   Shape s = broadcast_shapes((*in)[0], (*in)[1], "clip");
+                                   s = broadcast_shapes(s, (*in)[2], "clip");
+                                   assign_shape(attrs, &(*out)[0], s, "output", 0);
+                                   return true;
+                                 })
+          .set_attr<FInferType>("FInferType",
+                                [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
+                                  for (DType d : *in)
+                                    if (d == DType::kUnknown) return false;
+                                  const DType t =
+                                      promote_types(promote_types((*in)[0], (*in)[1]), (*in)[2]);
+                                  if (is_complex(t))
+                                    type_error("[clip] does not take complex input; got ", t);
+                                  (*out)[0] = t;
+                                  return true;
+                                })
+          .set_attr<TStridedInputs>("TStridedInputs", true)
+          .set_attr<FCompute>("FCompute<cpu>", compute)
+          .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+            const NodeEntry &x = n->inputs[0], &lo = n->inputs[1], &hi = n->inputs[2];
+            const NodeEntry m = op2("_np_maximum", x, lo);
+            const NodeEntry outer = make_node("_backward_minimum", {og[0], m, hi});
+            const NodeEntry inner = make_node("_backward_maximum", {outer, x, lo});
+            return std::vector<NodeEntry>{inner, NodeEntry{inner.node, 1, 0},
+                                          NodeEntry{outer.node, 1, 0}};
+          });
+  if (fn.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+}
+
 // The binary ops of NumPy's ufunc set beyond the arithmetic and comparisons: rows only.
 void register_more_binary() {
   using E = NodeEntry;
@@ -564,6 +616,7 @@ void register_more_binary() {
   }
   register_divmod();
   register_where();
+  register_clip();
 }
 
 [[maybe_unused]] const bool registered = [] {

@@ -807,12 +807,28 @@ def _clip_samples(dtype, rng, domains):
             Sample((x, make_arg((4,), dtype, rng), make_arg((3, 1), dtype, rng, Domain(4, 6))),
                    name="array-bounds")]
     if is_float(dtype):
-        out.append(Sample((onp.array([onp.nan, onp.inf, -onp.inf, 0.5], dtype=dtype), 0, 1),
-                          name="special"))
+        special = onp.array([onp.nan, onp.inf, -onp.inf, 0.5], dtype=dtype)
+        out += [Sample((special, 0, 1), name="special"),
+                Sample((special, onp.nan, 1), name="nan-bound"),
+                Sample((special, -onp.inf, onp.inf), name="infinite-bounds")]
     return out
 
 
-add(OpEntry("clip", np.clip, onp.clip, "unary", NUMERIC, _clip_samples))
+def _clip_grad(rng):
+    """x at least 0.1 away from the bounds (lo below hi, broadcast against x): clip is smooth
+    there, its gradient 1 between the bounds and each bound's where x passes it."""
+    def away_from(bounds, shape):
+        x = rng.uniform(-3, 3, size=shape)
+        return onp.where(onp.abs(x - bounds) < 0.1, x + 0.2, x)
+    lo, hi = rng.uniform(-1.5, -0.5, size=(4,)), rng.uniform(0.5, 1.5, size=(3, 1))
+    x = away_from(hi, (3, 4))
+    x = onp.where(onp.abs(x - lo) < 0.1, x - 0.25, x)
+    return [GradSample((x, lo, hi), {}, "(3, 4)-(4,)-(3, 1)"),
+            GradSample((x, onp.array(0.3), onp.array(-0.3)), {}, "lo-above-hi")]
+
+
+add(OpEntry("clip", np.clip, onp.clip, "unary", NUMERIC, _clip_samples, differentiable=True,
+            grad_op="_npi_clip", grad_samples=_clip_grad))
 
 # Reductions -------------------------------------------------------------------------------
 add(OpEntry(

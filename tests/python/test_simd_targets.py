@@ -99,6 +99,19 @@ for dt in ["bool", "int8", "uint8", "int16", "uint32", "int64", "float32", "floa
             B = A.copy()
             B **= 2
             check(f"{dt} **= 2", B, a ** 2)
+    if dt != "complex64":  # clip with both bounds: one pass (np.clip composes the others)
+        lo, hi = (False, True) if dt == "bool" else (3, 7) if dt[0] == "u" else (-3, 4)
+        check(f"clip {dt}", np.clip(A, lo, hi), onp.clip(a, lo, hi))
+        check(f"clip {dt} strided", np.clip(A[::3], lo, hi), onp.clip(a[::3], lo, hi))
+        check(f"clip {dt} above", np.clip(A, hi, lo), onp.clip(a, hi, lo))
+        bounds = a[:64].reshape(8, 8)
+        check(f"clip {dt} array bounds", np.clip(A[:64].reshape(8, 8), np.array(bounds[0]),
+                                                 np.array(bounds[:, :1])),
+              onp.clip(a[:64].reshape(8, 8), bounds[0], bounds[:, :1]))
+        if dt.startswith("float"):
+            check(f"clip {dt} nan bound", np.clip(A, onp.nan, 1.5), onp.clip(a, onp.nan, 1.5))
+            check(f"clip {dt} float bounds", np.clip(A, -0.5, onp.inf),
+                  onp.clip(a, -0.5, onp.inf))
     check(f"count_nonzero {dt}", np.count_nonzero(A), onp.count_nonzero(a))
     check(f"count_nonzero {dt} strided", np.count_nonzero(A[1::2]), onp.count_nonzero(a[1::2]))
     check(f"count_nonzero {dt} 2-d", np.count_nonzero(A[:4096].reshape(64, 64)),

@@ -23,6 +23,7 @@ from numpy import (  # noqa: F401
 
 from .. import _api_internal, _core
 from .._registry import NUMPY_POSITIONAL as _NUMPY_POSITIONAL
+from .._registry import internal_function as _internal_function
 from .._registry import ops as _ops
 from .._registry import populate as _populate
 from ._dtype_utils import (  # noqa: F401
@@ -447,12 +448,17 @@ from ._products import (  # noqa: E402, F401
 _where_reductions.install(globals())
 
 
+_clip_op = _internal_function("_npi_clip")
+
+
 def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     """a limited to [a_min, a_max] (either bound may be None, or an array broadcast against a):
     minimum(maximum(a, a_min), a_max) as NumPy defines it, so NaN stays NaN and a_min > a_max
     gives a_max. min and max are the Array API's names for the bounds."""
     a_min, a_max = _composites._clip_bounds(a_min, a_max, min, max)
     a = a if isinstance(a, ndarray) else asarray(a)
+    if a_min is not None and a_max is not None and out is None:
+        return _clip_op(a, a_min, a_max)  # one pass
     r = a
     if a_min is not None:
         r = _maximum(r, a_min)

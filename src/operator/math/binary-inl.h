@@ -154,6 +154,15 @@ struct Minimum {
     return select((a <= b) | is_nan(a), a, b);
   }
 };
+// clip(x, lo, hi) = minimum(maximum(x, lo), hi), NumPy's definition, in one pass: NaN in x or
+// a bound gives NaN, and lo > hi gives hi.
+struct Clip {
+  template <class T>
+  NDX_HD T operator()(T x, T lo, T hi) const {
+    const T m = select((x >= lo) | is_nan(x), x, lo);
+    return select((m <= hi) | is_nan(m), m, hi);
+  }
+};
 
 #define NDX_COMPARE_(Name, op)               \
   struct Name {                              \
