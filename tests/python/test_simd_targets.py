@@ -119,6 +119,39 @@ for dt in ["bool", "int8", "uint8", "int16", "uint32", "int64", "float32", "floa
     check(f"count_nonzero {dt} axis 0", np.count_nonzero(A[:4096].reshape(64, 64), axis=0),
           onp.count_nonzero(a[:4096].reshape(64, 64), axis=0))
 
+# Reductions over the rows of a matrix (four rows a pass; max / min on the plain instruction
+# unless a NaN or infinities of both signs are among them) and the flat pairwise sum. Sums
+# against float64 sums, within a rounding error per element of the absolute sum.
+def check_sum(name, got, x, axis=None):
+    got = got.asnumpy()
+    want = x.astype("float64").sum(axis=axis)
+    bound = (1e-6 if x.dtype == onp.float32 else 1e-14) * onp.abs(x).astype("float64").sum(axis)
+    ok = got.dtype == x.dtype and got.shape == want.shape and bool(onp.all(
+        (onp.isnan(got) == onp.isnan(want)) & (onp.isinf(got) == onp.isinf(want)) &
+        ((onp.abs(got - want) <= bound) | ~onp.isfinite(want))))
+    if not ok:
+        failures.append(f"{name}: got {got!r} want {want!r}")
+
+for dt in ["float32", "float64"]:
+    m = rng.standard_normal((203, 67)).astype(dt)
+    m[5, 3] = m[200, 60] = m[202, 66] = onp.nan
+    m[17, 4], m[18, 4], m[100, 5] = onp.inf, -onp.inf, onp.inf
+    clean = m[:, 6:].copy()
+    M, C = np.array(m), np.array(clean)
+    for axis in (0, 1):
+        for fn in ("max", "min"):
+            check(f"{fn} {dt} axis {axis} with nan and inf", getattr(M, fn)(axis=axis),
+                  getattr(m, fn)(axis=axis))
+            check(f"{fn} {dt} axis {axis}", getattr(C, fn)(axis=axis),
+                  getattr(clean, fn)(axis=axis))
+        with onp.errstate(invalid="ignore"):
+            check_sum(f"sum {dt} axis {axis} with nan and inf", M.sum(axis=axis), m, axis)
+        check_sum(f"sum {dt} axis {axis}", C.sum(axis=axis), clean, axis)
+    v = rng.standard_normal(5 * 1024 + 77).astype(dt)
+    check_sum(f"sum {dt} leaves", np.array(v).sum(), v)
+    v[4000] = onp.nan
+    check_sum(f"sum {dt} leaves nan", np.array(v).sum(), v)
+
 x = rng.standard_normal(10007).astype("float32")
 check("exp float32", np.exp(np.array(x)), onp.exp(x), exact=False)
 check("tanh float64", np.tanh(np.array(x.astype("float64"))), onp.tanh(x.astype("float64")),
