@@ -12,6 +12,9 @@
 HWY_BEFORE_NAMESPACE();
 namespace ndx::kernel::HWY_NAMESPACE {
 #include "operator/math/binary-inl.h"
+// SquaredDiff, shared with batch_norm's statistics (nn-inl.h's row ops name the reducers).
+#include "kernel/math/reducers-inl.h"
+#include "operator/math/nn-inl.h"
 }  // namespace ndx::kernel::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -614,6 +617,13 @@ void register_more_binary() {
     op.set_attr<FGradient>("FGradient", MakeZeroGradNodes);
     if (r.alias) op.add_alias(r.alias);
   }
+  // var / std's deviations squared in one pass (np.square(x - m) made two).
+  NDX_BINARY("_npi_squared_difference", SquaredDiff, kFloat, "(x1 - x2) ** 2, elementwise.")
+      .set_attr<FGradient>("FGradient", composed([](E g, E a, E b, E) {
+                             E t = op2("_np_multiply", g, op2("_np_subtract", a, b));
+                             E ga = op2("_np_add", t, t);
+                             return std::pair{ga, make_node("_np_negative", {ga})};
+                           }));
   register_divmod();
   register_where();
   register_clip();

@@ -681,6 +681,11 @@ def _atan2_corners(dtype, rng):
 _float_binary("arctan2", extra=_atan2_corners, aliases=("atan2",),
               grad=binary_grad(Domain(0.5, 2), Domain(0.5, 2)))
 _float_binary("hypot", grad=binary_grad(Domain(0.5, 2), Domain(-2, -0.5)))
+add(OpEntry("squared_difference", ndx.nd._npi_squared_difference,
+            lambda a, b: onp.square(onp.subtract(a, b)), "binary", FLOATS,
+            binary_samples(_nan_pair), domains=(D, D), promotion_dtypes=FLOATS, differentiable=True,
+            grad_op="_npi_squared_difference",
+            grad_samples=binary_grad(D, D)))
 _float_binary("logaddexp", extra=lambda dt, rng: _nan_pair(dt, rng) + _equal_infs(dt),
               grad=binary_grad(Domain(-2, 2), Domain(-2, 2)))
 _float_binary("logaddexp2", extra=lambda dt, rng: _nan_pair(dt, rng) + _equal_infs(dt),

@@ -9,6 +9,7 @@ import numpy as _onp
 import ndx.numpy as _np
 
 from .. import _core
+from .._registry import internal_function as _internal_function
 from . import _where_reductions as _wr
 
 
@@ -91,11 +92,17 @@ def _keep_mask(a, where, name, nan=False):
     return keep
 
 
+_squared_difference = _internal_function("_npi_squared_difference")
+
+
 def _var(a, keep, axis, dtype, ddof, keepdims):
     """Mean squared deviation over the kept elements, divided by (their count - ddof)."""
     if keep is None:
         m = _np.mean(a, axis=axis, dtype=dtype, keepdims=True)
-        s = _np.sum(_np.square(_np.subtract(_like(a, m), m)), axis=axis, keepdims=keepdims)
+        x = _like(a, m)
+        sq = (_squared_difference(x, m) if _is_float(m) else
+              _np.square(_np.subtract(x, m)))
+        s = _np.sum(sq, axis=axis, keepdims=keepdims)
         return _np.true_divide(s, max(_count(a, axis) - ddof, 0))
     m = _wr.masked_mean(a, keep, axis, dtype, True)
     d = where(keep, _np.subtract(_like(a, m), m), 0)
