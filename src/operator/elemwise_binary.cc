@@ -385,6 +385,15 @@ void register_divmod() {
   if (quotient.gpu && remainder.gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
 }
 
+// The output shape of a ternary elementwise op: its three inputs broadcast together.
+bool ternary_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out, const char* name) {
+  for (const Shape& s : *in)
+    if (!s.is_known()) return false;
+  const Shape s = broadcast_shapes(broadcast_shapes((*in)[0], (*in)[1], name), (*in)[2], name);
+  assign_shape(attrs, &(*out)[0], s, "output", 0);
+  return true;
+}
+
 // where(condition, x, y): a ternary elementwise op. The condition is read as bool (a non-bool
 // condition is converted first, so int8 2 and float 0.5 both count as true).
 void register_where() {
@@ -410,12 +419,7 @@ void register_where() {
           .add_argument("y", "NDArray", "Values where condition is false.")
           .set_attr<FInferShape>("FInferShape",
                                  [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                                   for (const Shape& s : *in)
-                                     if (!s.is_known()) return false;
-                                   Shape s = broadcast_shapes((*in)[0], (*in)[1], "where");
-                                   s = broadcast_shapes(s, (*in)[2], "where");
-                                   assign_shape(attrs, &(*out)[0], s, "output", 0);
-                                   return true;
+                                   return ternary_shape(attrs, in, out, "where");
                                  })
           .set_attr<FInferType>("FInferType",
                                 [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
@@ -458,12 +462,7 @@ void register_clip() {
           .add_argument("hi", "NDArray", "The upper bound (broadcast against x).")
           .set_attr<FInferShape>("FInferShape",
                                  [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-                                   for (const Shape& s : *in)
-                                     if (!s.is_known()) return false;
-                                   Shape s = broadcast_shapes((*in)[0], (*in)[1], "clip");
-                                   s = broadcast_shapes(s, (*in)[2], "clip");
-                                   assign_shape(attrs, &(*out)[0], s, "output", 0);
-                                   return true;
+                                   return ternary_shape(attrs, in, out, "clip");
                                  })
           .set_attr<FInferType>("FInferType",
                                 [](const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
