@@ -510,6 +510,34 @@ std::optional<NDArray> gpu_take(const NDArray& a, const std::vector<IndexItem>& 
   return out;
 }
 
+// x[idx] = value for one integer array on x's GPU (the common scatter): checked, and the last
+// writer of each row found, on the device; only the verdict comes back to the host. The row
+// table costs 8 bytes a row of x, so a small index into a long axis keeps the host plan.
+bool gpu_put(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value) {
+  if (key.size() != 1 || key[0].kind != Kind::kArray || a.ndim() == 0) return false;
+  const NDArray& index = key[0].array;
+  if (index.device() != a.device() || !is_integer(index.dtype())) return false;
+  const int64_t n = a.shape()[0];
+  if (n > 4 * index.size() + (1 << 20)) return false;
+  const NDArray idx = index.contiguous();
+  Shape shape = idx.shape();
+  for (int i = 1; i < a.ndim(); ++i) shape.push_back(a.shape()[i]);
+  const NDArray on_device = value.device() == a.device() ? value : value.to(a.device());
+  // A copy in a's dtype, so every read of the value (which may view a) ends before the writes.
+  const NDArray packed = on_device.broadcast_to(shape).astype(a.dtype()).contiguous();
+  const Shape rest(a.shape().begin() + 1, a.shape().end());
+  const Shape rest_strides(a.strides().begin() + 1, a.strides().end());
+  const int64_t bad = kernel::gpu::put_rows(
+      kernel::to_blob(idx), n, static_cast<char*>(a.storage()->data()) + a.byte_offset(),
+      a.strides()[0] * a.itemsize(), rest, rest_strides, a.itemsize(),
+      static_cast<const char*>(packed.raw_data()));
+  if (bad >= 0) {
+    const NDArray v = idx.reshape({idx.size()})[bad].to(cpu()).astype(DType::kInt64);
+    index_error("index ", v.item<int64_t>(), " is out of bounds for axis 0 with size ", n);
+  }
+  return true;
+}
+
 // Advanced indexing of a GPU array with a host key: the plan on the host, the elements moved
 // on the device.
 NDArray gpu_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
@@ -563,6 +591,7 @@ NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
 void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value) {
   if (needs_host(a, key)) {
     if (!a.device().is_gpu()) return setitem(a, host_key(key), value);
+    if (gpu_put(a, key, value)) return;
     return gpu_setitem(a, host_key(key), value);
   }
   std::vector<IndexItem> k = expand_masks(a, key);

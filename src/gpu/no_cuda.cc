@@ -109,6 +109,11 @@ int64_t row_offsets(const TBlob&, int64_t, int64_t, int64_t, int64_t*) {
   cuda::check_device(ndx::gpu(0), "index");
   return -1;
 }
+int64_t put_rows(const TBlob&, int64_t, char*, int64_t, const Shape&, const Shape&, int64_t,
+                 const char*) {
+  cuda::check_device(ndx::gpu(0), "index");
+  return -1;
+}
 void dropout(const TBlob&, const TBlob&, const TBlob&, double, double, uint64_t) {
   cuda::check_device(ndx::gpu(0), "dropout");
 }

@@ -15,6 +15,15 @@ namespace ndx::kernel::gpu {
 int64_t row_offsets(const TBlob& idx, int64_t n, int64_t base_offset, int64_t step_bytes,
                     int64_t* offsets);
 
+// x[idx] = values along axis 0 with idx on the device: idx's values checked and normalized as
+// row_offsets does, then block b of `values` (idx.size() blocks of shape `rest`, contiguous, of
+// x's itemsize) written to row idx[b] of x (`base` points at x's first element; rows are
+// step_bytes apart, a block's elements rest_strides elements apart). Where two positions name
+// one row the later one wins, as in NumPy. A table of n int64 finds the winners on the device.
+// Returns -1, or the first position out of range (then nothing is written).
+int64_t put_rows(const TBlob& idx, int64_t n, char* base, int64_t step_bytes, const Shape& rest,
+                 const Shape& rest_strides, int64_t itemsize, const char* values);
+
 // Dropout in one pass: mask[i] = scale where the Philox uniform of element i of stream `seed`
 // is >= p, else 0 (bit for bit kernel::bernoulli_scaled's), and y[i] = x[i] * mask[i] (the
 // Product functor's arithmetic). x, mask and y contiguous, of one float dtype.

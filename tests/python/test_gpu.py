@@ -231,6 +231,25 @@ def test_nan_propagates_through_max_and_strided_reductions():
                                 onp.sum(h.T[:, ::2], axis=1), rtol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+@pytest.mark.parametrize("cols", [slice(None), slice(0, 1030), slice(1, 1031), slice(0, 18)])
+def test_reductions_over_rows_of_views(dtype, cols):
+    """Axis-0 reductions read 16 bytes of neighbouring outputs at a time where the rows are
+    aligned: whole rows, a last partial group, rows starting off alignment, a NaN column."""
+    h = rand((997, 1032), dtype, seed=8, low=-3, high=3)
+    if onp.dtype(dtype).kind == "f":
+        h[500, 7] = onp.nan
+    ref = h[:, cols]
+    g = on_gpu(h)[:, cols]
+    for name in ("sum", "max", "min", "mean"):
+        got = getattr(np, name)(g, axis=0).asnumpy()
+        want = getattr(onp, name)(ref.astype(onp.float64) if name != "max" and name != "min"
+                                  else ref, axis=0)
+        exact = got.dtype == onp.float64 or got.dtype.kind in "iu"
+        onp.testing.assert_allclose(got, want, rtol=1e-12 if exact else 1e-5,
+                                    atol=0 if exact else 1e-3)
+
+
 # ---- autograd and the host fallback ----
 
 def test_autograd_on_the_gpu():
@@ -723,6 +742,35 @@ def test_optimizer_update_ops_on_the_gpu():
         ndx.nd.preloaded_multi_sgd_update(gpu[0], gpu[1], np.array([0.1], device=GPU),
                                           np.array([0.0], device=GPU), num_weights=1)
 
+@pytest.mark.parametrize("shape,dtype", [((5, 8192), "float32"), ((3, 16384), "float32"),
+                                         ((3, 16388), "float32"), ((4, 4096), "float64"),
+                                         ((4, 4098), "float64"),
+                                         ((3, 8194), "float64"), ((6, 10), "float32"),
+                                         ((4, 7), "float64")])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_rows_in_registers_and_past_them(shape, dtype, log):
+    """Rows that fit the one-read kernel (n a multiple of 16 bytes, up to 16384 float32 /
+    4096 float64) and rows that take the two-read one, with rows of +inf, -inf and NaN: each
+    against NumPy's formula and the CPU's NaN pattern."""
+    h = rand(shape, dtype, seed=19, low=-30, high=30)
+    h[1, 3] = onp.inf
+    h[2, :] = -onp.inf
+    h[0, 5] = -onp.inf
+    if shape[0] > 3:
+        h[3, 0] = onp.nan
+    f = npx.log_softmax if log else npx.softmax
+    got = f(on_gpu(h), axis=-1).asnumpy()
+    cpu = f(np.array(h), axis=-1).asnumpy()
+    assert onp.array_equal(onp.isnan(got), onp.isnan(cpu))
+    with onp.errstate(invalid="ignore", divide="ignore"):
+        m = h.max(axis=-1, keepdims=True)
+        e = onp.exp(h.astype(onp.float64) - m)
+        s = e.sum(axis=-1, keepdims=True)
+        want = (h - m - onp.log(s)) if log else e / s
+    assert onp.array_equal(onp.isnan(got), onp.isnan(want))
+    onp.testing.assert_allclose(got, want, rtol=2e-5 if dtype == "float32" else 1e-12,
+                                atol=1e-7)
+
 
 # ---- ops with GPU kernels of their own: no host copies (npx.gpu_host_fallbacks unchanged) ----
 
@@ -750,6 +798,31 @@ def test_argmax_and_argmin_on_the_gpu(dtype, shape, axis):
         onp.testing.assert_array_equal(got.asnumpy(), ref(h, axis=axis))
     got = np.argmax(g, axis=axis, keepdims=True)
     onp.testing.assert_array_equal(got.asnumpy(), onp.argmax(h, axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int8", "int64", "bool"])
+@pytest.mark.parametrize("offset", [0, 1, 3])
+def test_argmax_of_long_rows_at_every_alignment(dtype, offset):
+    """Rows read with 16-byte loads: heads and tails of every length, ties, NaN and -inf, a
+    whole-array reduction split into segments."""
+    rng = onp.random.default_rng(53)
+    h = rand((5, 3000 + offset), dtype, seed=53, low=-3, high=3)
+    if onp.dtype(dtype).kind == "f":
+        h[1, rng.integers(0, h.shape[1], 5)] = onp.nan
+        h[2, :] = -onp.inf
+        h[3, 2999] = onp.inf
+    view = on_gpu(h)[:, offset:]  # rows starting off 16-byte alignment
+    ref = h[:, offset:]
+    for ours, theirs in [(np.argmax, onp.argmax), (np.argmin, onp.argmin)]:
+        for axis in (1, None):
+            got = _no_fallbacks(lambda: ours(view, axis=axis))
+            onp.testing.assert_array_equal(got.asnumpy(), theirs(ref, axis=axis))
+    big = rand((1 << 21) + offset, dtype, seed=54, low=-100, high=100)
+    if onp.dtype(dtype).kind == "f":
+        big[1234567] = 1000
+    g = on_gpu(big)
+    for ours, theirs in [(np.argmax, onp.argmax), (np.argmin, onp.argmin)]:
+        assert ours(g).item() == theirs(big)
 
 
 def test_argmax_of_a_transposed_gpu_array():
@@ -938,6 +1011,45 @@ def test_advanced_setitem_on_the_gpu(case):
         g[dk] = np.array(v, device=where) if isinstance(v, onp.ndarray) else v
         assert g.device == GPU
         onp.testing.assert_array_equal(g.asnumpy(), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float64", "int64", "float16"])
+def test_scatter_with_a_gpu_index_keeps_the_last_writer(dtype):
+    """x[idx] = v with idx on x's GPU: checked and deduplicated on the device (the last of
+    repeated rows wins, as in NumPy), negative indices, broadcast and aliased values, strided
+    views of x, and an out-of-range index raising with x unchanged."""
+    rng = onp.random.default_rng(63)
+    h = rand((300, 7), dtype, seed=63)
+    for idx_dtype in ("int64", "int32", "uint8"):
+        idx = rng.integers(-300 if idx_dtype != "uint8" else 0, 256, size=2000).astype(idx_dtype)
+        v = rand((2000, 7), dtype, seed=64)
+        g, want = on_gpu(h), h.copy()
+        g[np.array(idx, device=GPU)] = on_gpu(v)
+        want[idx] = v
+        onp.testing.assert_array_equal(g.asnumpy(), want)
+    idx = onp.array([4, -1, 4, 0])
+    for value in (rand((7,), dtype, seed=65), rand((4, 1), dtype, seed=66)):
+        g, want = on_gpu(h), h.copy()
+        g[np.array(idx, device=GPU)] = on_gpu(value)
+        want[idx] = value
+        onp.testing.assert_array_equal(g.asnumpy(), want)
+    g, want = on_gpu(h), h.copy()  # the value reads x itself
+    g[np.array(idx, device=GPU)] = g[np.array([1, 2, 3, 4], device=GPU)]
+    want[idx] = want[[1, 2, 3, 4]]
+    onp.testing.assert_array_equal(g.asnumpy(), want)
+    g, want = on_gpu(h), h.copy()  # a strided view: every other row, columns reversed
+    view = g[::2, ::-1]
+    view[np.array([0, 149, 0], device=GPU)] = on_gpu(rand((3, 7), dtype, seed=67))
+    want[::2, ::-1][[0, 149, 0]] = rand((3, 7), dtype, seed=67)
+    onp.testing.assert_array_equal(g.asnumpy(), want)
+    g = on_gpu(h)
+    for bad, first in (([0, 300, 301], 300), ([5, -301], -301)):
+        with pytest.raises(IndexError, match=f"index {first} is out of bounds for axis 0 "
+                                             "with size 300"):
+            g[np.array(bad, device=GPU)] = on_gpu(h[:len(bad)])
+    onp.testing.assert_array_equal(g.asnumpy(), h)
+    g[np.array(onp.zeros(0, onp.int64), device=GPU)] = 5  # nothing to write
+    onp.testing.assert_array_equal(g.asnumpy(), h)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64"])

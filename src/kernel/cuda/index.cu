@@ -31,24 +31,78 @@ __device__ __forceinline__ bool before(C v, int64_t i, C w, int64_t j) {
 template <class T>
 struct Elem {
   using C = std::conditional_t<std::is_same_v<T, bool>, int, T>;
+  static __device__ __forceinline__ C of(T v) { return static_cast<C>(v); }
   static __device__ __forceinline__ C load(const void* x, int64_t k) {
-    return static_cast<C>(static_cast<const T*>(x)[k]);
+    return of(static_cast<const T*>(x)[k]);
   }
 };
 template <>
 struct Elem<__half> {
   using C = float;
+  static __device__ __forceinline__ C of(__half v) { return __half2float(v); }
   static __device__ __forceinline__ C load(const void* x, int64_t k) {
-    return __half2float(static_cast<const __half*>(x)[k]);
+    return of(static_cast<const __half*>(x)[k]);
   }
 };
 template <>
 struct Elem<__nv_bfloat16> {
   using C = float;
+  static __device__ __forceinline__ C of(__nv_bfloat16 v) { return __bfloat162float(v); }
   static __device__ __forceinline__ C load(const void* x, int64_t k) {
-    return __bfloat162float(static_cast<const __nv_bfloat16*>(x)[k]);
+    return of(static_cast<const __nv_bfloat16*>(x)[k]);
   }
 };
+
+// Whether v at a later position than `at` replaces best: the first NaN, else a strictly
+// better value (an equal one comes later, so the first occurrence stays).
+template <bool kMax, class C>
+__device__ __forceinline__ bool improves(C v, C best, int64_t at) {
+  if (at < 0) return true;
+  if constexpr (std::is_floating_point_v<C>) {
+    if (best != best) return false;
+    if (v != v) return true;
+  }
+  return kMax ? v > best : v < best;
+}
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+
+// A thread's (best, at) over row[begin, end) for `lane` of `reds` threads: single elements
+// up to 16-byte alignment, then 16-byte loads, then single elements; a thread visits its
+// positions in increasing order, which is what `improves` relies on.
+template <bool kMax, class T>
+__device__ __forceinline__ void scan_contiguous(const T* row, int64_t begin, int64_t end, int lane,
+                                                int reds, typename Elem<T>::C& best, int64_t& at) {
+  constexpr int V = 16 / sizeof(T);
+  using C = typename Elem<T>::C;
+  const auto misalign =
+      static_cast<int64_t>((reinterpret_cast<uintptr_t>(row + begin) / sizeof(T)) % V);
+  int64_t a0 = begin + (V - misalign) % V;
+  if (a0 > end) a0 = end;
+  const int64_t packs = (end - a0) / V;
+  auto visit = [&](C v, int64_t k) {
+    if (improves<kMax>(v, best, at)) best = v, at = k;
+  };
+  for (int64_t k = begin + lane; k < a0; k += reds) visit(Elem<T>::of(row[k]), k);
+  const auto* pk = reinterpret_cast<const Vec<T, V>*>(row + a0);
+  int64_t j = lane;
+  for (; j + reds < packs; j += 2 * reds) {
+    const Vec<T, V> p = pk[j], q = pk[j + reds];
+#pragma unroll
+    for (int e = 0; e < V; ++e) visit(Elem<T>::of(p.v[e]), a0 + j * V + e);
+#pragma unroll
+    for (int e = 0; e < V; ++e) visit(Elem<T>::of(q.v[e]), a0 + (j + reds) * V + e);
+  }
+  for (; j < packs; j += reds) {
+    const Vec<T, V> p = pk[j];
+#pragma unroll
+    for (int e = 0; e < V; ++e) visit(Elem<T>::of(p.v[e]), a0 + j * V + e);
+  }
+  for (int64_t k = a0 + packs * V + lane; k < end; k += reds) visit(Elem<T>::of(row[k]), k);
+}
 
 // One thread per lane (o, i), walking its n elements: adjacent threads read adjacent
 // elements when inner is wide.
@@ -84,9 +138,14 @@ __global__ void arg_segments_kernel(const void* x, int64_t outer, int64_t n, int
     const int64_t begin = seg * seg_len, end = begin + seg_len < n ? begin + seg_len : n;
     C best = C(0);
     int64_t at = -1;
-    for (int64_t k = begin + threadIdx.x; k < end; k += blockDim.x) {
-      const C v = Elem<T>::load(x, (o * n + k) * inner + i);
-      if (before<kMax>(v, k, best, at)) best = v, at = k;
+    if (inner == 1) {
+      scan_contiguous<kMax, T>(static_cast<const T*>(x) + o * n, begin, end, threadIdx.x,
+                               blockDim.x, best, at);
+    } else {
+      for (int64_t k = begin + threadIdx.x; k < end; k += blockDim.x) {
+        const C v = Elem<T>::load(x, (o * n + k) * inner + i);
+        if (before<kMax>(v, k, best, at)) best = v, at = k;
+      }
     }
     vals[threadIdx.x] = best;
     where[threadIdx.x] = at;
@@ -136,9 +195,9 @@ void launch_arg(const TBlob& x, int64_t outer, int64_t n, int64_t inner, int64_t
         <<<grid_for(lanes, 256), 256, 0, stream()>>>(x.dptr, outer, n, inner, out);
     return;
   }
-  // Enough blocks to fill the device: few lanes (axis=None) split into segments of at least
-  // 4096 elements.
-  const int64_t target = int64_t{sm_count()} * 8;
+  // Enough blocks to fill the device a few times over: few lanes (axis=None) split into
+  // segments of at least 4096 elements.
+  const int64_t target = int64_t{sm_count()} * (inner == 1 ? 32 : 8);
   int64_t segs = (target + lanes - 1) / lanes;
   segs = std::max<int64_t>(1, std::min(segs, (n + 4095) / 4096));
   const int64_t seg_len = (n + segs - 1) / segs;
@@ -235,9 +294,10 @@ __global__ void index_blocks_kernel(char* base, const int64_t* offsets, const in
 
 // offsets[b] of idx[b] normalized into [0, n); the first position out of range goes to *bad
 // (an atomic minimum over the positions, so the verdict does not depend on thread order).
+// With `last`, last[i] becomes the largest position b whose index is i (the writer that wins).
 __global__ void row_offsets_kernel(const char* idx, DType t, int64_t size, int64_t n,
                                    int64_t base_offset, int64_t step_bytes, int64_t* offsets,
-                                   unsigned long long* bad, int64_t count) {
+                                   unsigned long long* bad, long long* last, int64_t count) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; b < count; b += stride) {
     int64_t i = load_as<int64_t>(idx + b * size, t);
@@ -248,7 +308,58 @@ __global__ void row_offsets_kernel(const char* idx, DType t, int64_t size, int64
       i = 0;
     }
     offsets[b] = base_offset + i * step_bytes;
+    if (last) atomicMax(last + i, static_cast<long long>(b));
   }
+}
+
+// x[idx] = values: element r of block b goes to row rows[b] unless a later position names the
+// same row (last[rows[b]] != b).
+template <int S>
+__global__ void put_rows_kernel(char* base, int64_t step_bytes, const int64_t* rows,
+                                const long long* last, Geometry<1> g, int64_t blk,
+                                const char* values, int64_t total) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < total; e += stride) {
+    const int64_t b = e / blk, r = e % blk, row = rows[b];
+    if (last[row] != b) continue;
+    int64_t off[1];
+    g.offsets(r, off);
+    *reinterpret_cast<Word<S>*>(base + row * step_bytes + off[0] * S) =
+        reinterpret_cast<const Word<S>*>(values)[e];
+  }
+}
+
+// f(std::integral_constant<int, S>{}) for the element size S (1, 2, 4, 8 or 16 bytes).
+template <class F>
+void with_word_size(int64_t itemsize, F f) {
+  switch (itemsize) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    default:
+      not_implemented("[index] elements of ", itemsize, " bytes on gpu");
+  }
+}
+
+// The coalesced layout of a block of shape `rest` with element strides `rest_strides`.
+Geometry<1> block_geometry(const Shape& rest, const Shape& rest_strides) {
+  const NdIter<1> it(rest, {rest_strides.data()});
+  if (it.ndim() > kMaxDims)
+    not_implemented("[index] blocks with more than ", kMaxDims, " unmergeable dims on gpu");
+  Geometry<1> g;
+  g.nd = it.ndim();
+  for (int d = 0; d < g.nd; ++d) {
+    g.dims[d] = it.dim(d);
+    g.strides[0][d] = it.stride(0, d);
+  }
+  return g;
 }
 
 // ---- arange, linspace, eye ----
@@ -300,41 +411,13 @@ void index_blocks(char* base, const int64_t* offsets, const int64_t* positions, 
                   bool to_buffer, int device) {
   const int64_t blk = rest.size(), total = count * blk;
   if (total == 0) return;
-  const NdIter<1> it(rest, {rest_strides.data()});
-  if (it.ndim() > kMaxDims)
-    not_implemented("[index] blocks with more than ", kMaxDims, " unmergeable dims on gpu");
-  Geometry<1> g;
-  g.nd = it.ndim();
-  for (int d = 0; d < g.nd; ++d) {
-    g.dims[d] = it.dim(d);
-    g.strides[0][d] = it.stride(0, d);
-  }
+  const Geometry<1> g = block_geometry(rest, rest_strides);
   ::ndx::cuda::DeviceGuard guard(device);
   const auto grid = grid_for(total, 256);
-  switch (itemsize) {
-    case 1:
-      index_blocks_kernel<1>
-          <<<grid, 256, 0, stream()>>>(base, offsets, positions, g, blk, buffer, to_buffer, total);
-      break;
-    case 2:
-      index_blocks_kernel<2>
-          <<<grid, 256, 0, stream()>>>(base, offsets, positions, g, blk, buffer, to_buffer, total);
-      break;
-    case 4:
-      index_blocks_kernel<4>
-          <<<grid, 256, 0, stream()>>>(base, offsets, positions, g, blk, buffer, to_buffer, total);
-      break;
-    case 8:
-      index_blocks_kernel<8>
-          <<<grid, 256, 0, stream()>>>(base, offsets, positions, g, blk, buffer, to_buffer, total);
-      break;
-    case 16:
-      index_blocks_kernel<16>
-          <<<grid, 256, 0, stream()>>>(base, offsets, positions, g, blk, buffer, to_buffer, total);
-      break;
-    default:
-      not_implemented("[index] elements of ", itemsize, " bytes on gpu");
-  }
+  with_word_size(itemsize, [&](auto size) {
+    index_blocks_kernel<decltype(size)::value>
+        <<<grid, 256, 0, stream()>>>(base, offsets, positions, g, blk, buffer, to_buffer, total);
+  });
   check_launch("index");
 }
 
@@ -350,11 +433,46 @@ int64_t row_offsets(const TBlob& idx, int64_t n, int64_t base_offset, int64_t st
   cudaMemsetAsync(bad, 0xff, sizeof(unsigned long long), stream());
   row_offsets_kernel<<<grid_for(count, 256), 256, 0, stream()>>>(
       static_cast<const char*>(idx.dptr), idx.dtype, dtype_size(idx.dtype), n, base_offset,
-      step_bytes, offsets, bad, count);
+      step_bytes, offsets, bad, nullptr, count);
   check_launch("index");
   unsigned long long first = 0;
   ::ndx::cuda::copy_to_host(&first, bad, sizeof(first), device);  // waits for the kernel
   ::ndx::cuda::release(bad, cap, device);
+  return first == ~0ull ? -1 : static_cast<int64_t>(first);
+}
+
+int64_t put_rows(const TBlob& idx, int64_t n, char* base, int64_t step_bytes, const Shape& rest,
+                 const Shape& rest_strides, int64_t itemsize, const char* values) {
+  const int64_t count = idx.size(), blk = rest.size();
+  if (count == 0) return -1;
+  const Geometry<1> g = block_geometry(rest, rest_strides);
+  const int device = idx.device.id;
+  ::ndx::cuda::DeviceGuard guard(device);
+  std::size_t cap_bad = 0, cap_rows = 0, cap_last = 0;
+  auto* bad = static_cast<unsigned long long*>(
+      ::ndx::cuda::allocate(sizeof(unsigned long long), device, &cap_bad));
+  auto* rows = static_cast<int64_t*>(
+      ::ndx::cuda::allocate(static_cast<std::size_t>(count) * sizeof(int64_t), device, &cap_rows));
+  auto* last = static_cast<long long*>(::ndx::cuda::allocate(
+      static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(long long), device, &cap_last));
+  cudaMemsetAsync(bad, 0xff, sizeof(unsigned long long), stream());
+  cudaMemsetAsync(last, 0xff, static_cast<std::size_t>(n) * sizeof(long long), stream());  // -1
+  row_offsets_kernel<<<grid_for(count, 256), 256, 0, stream()>>>(static_cast<const char*>(idx.dptr),
+                                                                 idx.dtype, dtype_size(idx.dtype),
+                                                                 n, 0, 1, rows, bad, last, count);
+  check_launch("index");
+  unsigned long long first = 0;
+  ::ndx::cuda::copy_to_host(&first, bad, sizeof(first), device);  // waits for the kernel
+  if (first == ~0ull && blk > 0) {
+    with_word_size(itemsize, [&](auto size) {
+      put_rows_kernel<decltype(size)::value><<<grid_for(count * blk, 256), 256, 0, stream()>>>(
+          base, step_bytes, rows, last, g, blk, values, count * blk);
+    });
+    check_launch("index");
+  }
+  ::ndx::cuda::release(bad, cap_bad, device);  // stream-ordered: after the kernels
+  ::ndx::cuda::release(rows, cap_rows, device);
+  ::ndx::cuda::release(last, cap_last, device);
   return first == ~0ull ? -1 : static_cast<int64_t>(first);
 }
 
