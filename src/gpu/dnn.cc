@@ -1,7 +1,8 @@
 // cuDNN for convolution, opened at first use (dlopen of libcudnn.so.9) like cuBLAS: libndx
 // needs no cuDNN to load. Float32 convolutions run in float32 (CUDNN_FMA_MATH: no TF32)
-// unless NDX_CUDA_ALLOW_TF32=1. Algorithms come from cuDNN's heuristics (the _v7 queries):
-// the first that succeeds within the workspace limit.
+// unless NDX_CUDA_ALLOW_TF32=1. Algorithms are timed once per problem by cuDNN's Find (as
+// MXNet autotunes by default); NDX_CUDNN_AUTOTUNE=0 takes its heuristic ranking (the _v7
+// queries) instead. Either way the first usable within the workspace limit is kept.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #include <cudnn.h>
 #include <dlfcn.h>
@@ -27,23 +28,26 @@ namespace {
   X(cudnnCreate) \
   X(cudnnSetStream) \
   X(cudnnCreateTensorDescriptor) \
-  X(cudnnSetTensor4dDescriptor) \
+  X(cudnnSetTensorNdDescriptor) \
   X(cudnnDestroyTensorDescriptor) \
   X(cudnnCreateFilterDescriptor) \
-  X(cudnnSetFilter4dDescriptor) \
+  X(cudnnSetFilterNdDescriptor) \
   X(cudnnDestroyFilterDescriptor) \
   X(cudnnCreateConvolutionDescriptor) \
-  X(cudnnSetConvolution2dDescriptor) \
+  X(cudnnSetConvolutionNdDescriptor) \
   X(cudnnSetConvolutionGroupCount) \
   X(cudnnSetConvolutionMathType) \
   X(cudnnDestroyConvolutionDescriptor) \
   X(cudnnGetConvolutionForwardAlgorithm_v7) \
+  X(cudnnFindConvolutionForwardAlgorithm) \
   X(cudnnGetConvolutionForwardWorkspaceSize) \
   X(cudnnConvolutionForward) \
   X(cudnnGetConvolutionBackwardDataAlgorithm_v7) \
+  X(cudnnFindConvolutionBackwardDataAlgorithm) \
   X(cudnnGetConvolutionBackwardDataWorkspaceSize) \
   X(cudnnConvolutionBackwardData) \
   X(cudnnGetConvolutionBackwardFilterAlgorithm_v7) \
+  X(cudnnFindConvolutionBackwardFilterAlgorithm) \
   X(cudnnGetConvolutionBackwardFilterWorkspaceSize) \
   X(cudnnConvolutionBackwardFilter)
 // clang-format on
@@ -106,17 +110,30 @@ class Problem {
     check(lib_.cudnnCreateTensorDescriptor(&y_), "convolution");
     check(lib_.cudnnCreateFilterDescriptor(&w_), "convolution");
     check(lib_.cudnnCreateConvolutionDescriptor(&conv_), "convolution");
-    check(lib_.cudnnSetTensor4dDescriptor(x_, CUDNN_TENSOR_NCHW, t, dim(a.n), dim(a.c), dim(a.h),
-                                          dim(a.w)),
+    // (n, c, [d,] h, w) with packed strides; the spatial fields of (d, h, w) that are used.
+    const int nsp = a.volumetric ? 3 : 2;
+    const auto spatial = [&](int64_t dz, int64_t hy, int64_t wx) {
+      return a.volumetric ? std::array<int, 3>{dim(dz), dim(hy), dim(wx)}
+                          : std::array<int, 3>{dim(hy), dim(wx), 0};
+    };
+    const auto tensor = [&](cudnnTensorDescriptor_t desc, int64_t channels, int64_t dz, int64_t hy,
+                            int64_t wx) {
+      const auto sp = spatial(dz, hy, wx);
+      int dims[5] = {dim(a.n), dim(channels), sp[0], sp[1], sp[2]}, strides[5];
+      strides[nsp + 1] = 1;
+      for (int i = nsp; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
+      check(lib_.cudnnSetTensorNdDescriptor(desc, t, nsp + 2, dims, strides), "convolution");
+    };
+    tensor(x_, a.c, a.d, a.h, a.w);
+    tensor(y_, a.f, a.od, a.oh, a.ow);
+    const auto k = spatial(a.kd, a.kh, a.kw);
+    const int filter[5] = {dim(a.f), dim(a.c / a.groups), k[0], k[1], k[2]};
+    check(lib_.cudnnSetFilterNdDescriptor(w_, t, CUDNN_TENSOR_NCHW, nsp + 2, filter),
           "convolution");
-    check(lib_.cudnnSetTensor4dDescriptor(y_, CUDNN_TENSOR_NCHW, t, dim(a.n), dim(a.f), dim(a.oh),
-                                          dim(a.ow)),
-          "convolution");
-    check(lib_.cudnnSetFilter4dDescriptor(w_, t, CUDNN_TENSOR_NCHW, dim(a.f), dim(a.c / a.groups),
-                                          dim(a.kh), dim(a.kw)),
-          "convolution");
-    check(lib_.cudnnSetConvolution2dDescriptor(conv_, dim(a.ph), dim(a.pw), dim(a.sh), dim(a.sw),
-                                               dim(a.dh), dim(a.dw), CUDNN_CROSS_CORRELATION, t),
+    const auto pad = spatial(a.pd, a.ph, a.pw), stride = spatial(a.sd, a.sh, a.sw),
+               dilate = spatial(a.dd, a.dh, a.dw);
+    check(lib_.cudnnSetConvolutionNdDescriptor(conv_, nsp, pad.data(), stride.data(), dilate.data(),
+                                               CUDNN_CROSS_CORRELATION, t),
           "convolution");
     check(lib_.cudnnSetConvolutionGroupCount(conv_, dim(a.groups)), "convolution");
     check(lib_.cudnnSetConvolutionMathType(conv_, a.dtype == DType::kFloat32 && allow_tf32()
@@ -148,13 +165,47 @@ class Problem {
 
 constexpr std::size_t kMaxWorkspace = std::size_t{1} << 30;
 
-// The first algorithm of cuDNN's ranking that is supported and fits the workspace limit.
+// Whether algorithms are chosen by timing them (cuDNN's Find, once per problem), as MXNet's
+// MXNET_CUDNN_AUTOTUNE_DEFAULT=1 does; NDX_CUDNN_AUTOTUNE=0 takes cuDNN's heuristic ranking.
+bool autotune() {
+  static const bool on = [] {
+    const char* v = std::getenv("NDX_CUDNN_AUTOTUNE");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
+// The first algorithm of a ranking that succeeded, fits the workspace limit and, in float32
+// without TF32, is not a tensor-op result; -1 when none is.
 template <class Perf>
-auto pick(const Perf* perf, int count, const char* where) {
-  for (int i = 0; i < count; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace)
-      return perf[i].algo;
-  raise(ErrorKind::kRuntimeError, "[", where, "] cuDNN found no algorithm for this problem");
+int first_usable(const Perf* perf, int count, DType t) {
+  for (int i = 0; i < count; ++i) {
+    const bool tensor_ops = perf[i].mathType == CUDNN_TENSOR_OP_MATH ||
+                            perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace &&
+        !(tensor_ops && t == DType::kFloat32 && !allow_tf32()))
+      return i;
+  }
+  return -1;
+}
+
+// The algorithm for one problem: the fastest cuDNN measured (autotune), or, when timing is off
+// or fails (it allocates its own buffers), the first of the heuristic ranking; and its
+// workspace size.
+template <class Perf, int kCount, class Find, class Heuristic, class Bytes>
+auto rank_and_pick(DType t, Find find, Heuristic heuristic, Bytes bytes_of) {
+  Perf perf[kCount];
+  int n = 0, i = -1;
+  if (autotune() && find(kCount, &n, perf) == CUDNN_STATUS_SUCCESS) i = first_usable(perf, n, t);
+  if (i < 0) {
+    check(heuristic(kCount, &n, perf), "convolution");
+    i = first_usable(perf, n, t);
+  }
+  if (i < 0)
+    raise(ErrorKind::kRuntimeError, "[convolution] cuDNN found no algorithm for this problem");
+  std::size_t bytes = 0;
+  check(bytes_of(perf[i].algo, &bytes), "convolution");
+  return std::pair{perf[i].algo, bytes};
 }
 
 struct Scalars {
@@ -170,23 +221,30 @@ struct Scalars {
 
 // cuDNN 9 answers the _v7 heuristic queries slowly (they build engine configurations through
 // its graph API): the choice is kept per problem, as PyTorch keeps its own.
-using ProblemKey = std::array<int64_t, 21>;
+using ProblemKey = std::array<int64_t, 28>;
 ProblemKey key_of(const ConvArgs& a, int kind, int device) {
   return {static_cast<int64_t>(a.dtype),
+          a.volumetric ? 1 : 0,
           a.n,
           a.c,
+          a.d,
           a.h,
           a.w,
           a.f,
           a.groups,
+          a.kd,
           a.kh,
           a.kw,
+          a.sd,
           a.sh,
           a.sw,
+          a.pd,
           a.ph,
           a.pw,
+          a.dd,
           a.dh,
           a.dw,
+          a.od,
           a.oh,
           a.ow,
           kind,
@@ -235,17 +293,22 @@ void conv_forward(const ConvArgs& a, const void* x, const void* w, void* y, int 
   const Cudnn& c = lib();
   cudnnHandle_t h = handle(device);
   const Choice ch = choose(a, 0, device, [&] {
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int n = 0;
-    check(c.cudnnGetConvolutionForwardAlgorithm_v7(h, p.x_, p.w_, p.conv_, p.y_,
-                                                   CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf),
-          "convolution");
-    Choice r;
-    const auto algo = pick(perf, n, "convolution");
-    r.algo = static_cast<int>(algo);
-    check(c.cudnnGetConvolutionForwardWorkspaceSize(h, p.x_, p.w_, p.conv_, p.y_, algo, &r.bytes),
-          "convolution");
-    return r;
+    const auto [algo, bytes] =
+        rank_and_pick<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>(
+            a.dtype,
+            [&](int k, int* n, auto* perf) {
+              return c.cudnnFindConvolutionForwardAlgorithm(h, p.x_, p.w_, p.conv_, p.y_, k, n,
+                                                            perf);
+            },
+            [&](int k, int* n, auto* perf) {
+              return c.cudnnGetConvolutionForwardAlgorithm_v7(h, p.x_, p.w_, p.conv_, p.y_, k, n,
+                                                              perf);
+            },
+            [&](auto algo, std::size_t* bytes) {
+              return c.cudnnGetConvolutionForwardWorkspaceSize(h, p.x_, p.w_, p.conv_, p.y_, algo,
+                                                               bytes);
+            });
+    return Choice{static_cast<int>(algo), bytes};
   });
   const auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(ch.algo);
   const std::size_t bytes = ch.bytes;
@@ -262,18 +325,22 @@ void conv_backward_data(const ConvArgs& a, const void* w, const void* dy, void* 
   const Cudnn& c = lib();
   cudnnHandle_t h = handle(device);
   const Choice ch = choose(a, 1, device, [&] {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    int n = 0;
-    check(c.cudnnGetConvolutionBackwardDataAlgorithm_v7(
-              h, p.w_, p.y_, p.conv_, p.x_, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf),
-          "convolution");
-    Choice r;
-    const auto algo = pick(perf, n, "convolution");
-    r.algo = static_cast<int>(algo);
-    check(c.cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w_, p.y_, p.conv_, p.x_, algo,
-                                                         &r.bytes),
-          "convolution");
-    return r;
+    const auto [algo, bytes] =
+        rank_and_pick<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>(
+            a.dtype,
+            [&](int k, int* n, auto* perf) {
+              return c.cudnnFindConvolutionBackwardDataAlgorithm(h, p.w_, p.y_, p.conv_, p.x_, k, n,
+                                                                 perf);
+            },
+            [&](int k, int* n, auto* perf) {
+              return c.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p.w_, p.y_, p.conv_, p.x_, k,
+                                                                   n, perf);
+            },
+            [&](auto algo, std::size_t* bytes) {
+              return c.cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w_, p.y_, p.conv_, p.x_,
+                                                                    algo, bytes);
+            });
+    return Choice{static_cast<int>(algo), bytes};
   });
   const auto algo = static_cast<cudnnConvolutionBwdDataAlgo_t>(ch.algo);
   const std::size_t bytes = ch.bytes;
@@ -290,18 +357,22 @@ void conv_backward_filter(const ConvArgs& a, const void* x, const void* dy, void
   const Cudnn& c = lib();
   cudnnHandle_t h = handle(device);
   const Choice ch = choose(a, 2, device, [&] {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    int n = 0;
-    check(c.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-              h, p.x_, p.y_, p.conv_, p.w_, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf),
-          "convolution");
-    Choice r;
-    const auto algo = pick(perf, n, "convolution");
-    r.algo = static_cast<int>(algo);
-    check(c.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.x_, p.y_, p.conv_, p.w_, algo,
-                                                           &r.bytes),
-          "convolution");
-    return r;
+    const auto [algo, bytes] =
+        rank_and_pick<cudnnConvolutionBwdFilterAlgoPerf_t, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT>(
+            a.dtype,
+            [&](int k, int* n, auto* perf) {
+              return c.cudnnFindConvolutionBackwardFilterAlgorithm(h, p.x_, p.y_, p.conv_, p.w_, k,
+                                                                   n, perf);
+            },
+            [&](int k, int* n, auto* perf) {
+              return c.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p.x_, p.y_, p.conv_, p.w_,
+                                                                     k, n, perf);
+            },
+            [&](auto algo, std::size_t* bytes) {
+              return c.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.x_, p.y_, p.conv_, p.w_,
+                                                                      algo, bytes);
+            });
+    return Choice{static_cast<int>(algo), bytes};
   });
   const auto algo = static_cast<cudnnConvolutionBwdFilterAlgo_t>(ch.algo);
   const std::size_t bytes = ch.bytes;

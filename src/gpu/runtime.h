@@ -87,11 +87,14 @@ struct GemmArgs {
 };
 void gemm(const GemmArgs& g, int device);
 
-// A 2-d NCHW convolution (cross-correlation) for cuDNN; 1-d problems have h = kh = oh = 1.
+// An NCHW (volumetric: NCDHW) convolution (cross-correlation) for cuDNN; 1-d problems have
+// h = kh = oh = 1, and the depth fields are read only when volumetric.
 struct ConvArgs {
   DType dtype = DType::kFloat32;  // float32 / float64
-  int64_t n = 0, c = 0, h = 1, w = 0, f = 0, groups = 1;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, oh = 1, ow = 1;
+  bool volumetric = false;
+  int64_t n = 0, c = 0, d = 1, h = 1, w = 0, f = 0, groups = 1;
+  int64_t kd = 1, kh = 1, kw = 1, sd = 1, sh = 1, sw = 1, pd = 0, ph = 0, pw = 0;
+  int64_t dd = 1, dh = 1, dw = 1, od = 1, oh = 1, ow = 1;
 };
 // Whether cuDNN could be opened (libcudnn.so.9); without it convolutions use im2col + cuBLAS.
 bool dnn_available();

@@ -123,14 +123,23 @@ void check_kernel_rank(const NodeAttrs& attrs, const Shape& kernel, const char* 
                 ", got ", kernel.str());
 }
 
-// GPU arrays run 1-d and 2-d convolution and pooling of non-empty arrays; 3-d data and empty
-// batches, channels, filters or planes (which cuDNN refuses) run the CPU kernel on host
-// copies (kernel/host_fallback.h).
+bool use_cudnn();
+
+enum class GpuOp { kPooling, kConvolution, kTransposed };
+
+// GPU arrays run pooling and convolution of non-empty arrays in 1-d and 2-d, and 3-d
+// convolution and every transposed convolution through cuDNN. 3-d pooling, those without
+// cuDNN, and empty batches, channels, filters or planes (which cuDNN refuses) run the CPU
+// kernel on host copies (kernel/host_fallback.h).
 void fall_back_unless_gpu_covers(const NodeAttrs& attrs, const Geom& g,
-                                 const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+                                 const std::vector<TBlob>& in, const std::vector<TBlob>& out,
+                                 GpuOp op = GpuOp::kPooling) {
   if (!out[0].device.is_gpu()) return;
-  if (g.nsp == 3)
-    kernel::fall_back_to_host("[", op_name(attrs), "] 3-d (NCDHW) data has no GPU kernel");
+  if (op == GpuOp::kTransposed && !use_cudnn())
+    kernel::fall_back_to_host("[", op_name(attrs), "] transposed convolution needs cuDNN");
+  if (g.nsp == 3 && (op == GpuOp::kPooling || !use_cudnn()))
+    kernel::fall_back_to_host("[", op_name(attrs), "] 3-d (NCDHW) data has no GPU kernel",
+                              op == GpuOp::kPooling ? "" : " without cuDNN");
   for (const auto* blobs : {&in, &out})
     for (const TBlob& b : *blobs)
       if (b.size() == 0)
@@ -366,9 +375,20 @@ bool use_cudnn() {
 cuda::ConvArgs cudnn_args(const Geom& g, int64_t groups, int64_t f, DType ct) {
   cuda::ConvArgs a;
   a.dtype = ct;
-  a.n = g.n, a.c = g.c, a.h = g.h, a.w = g.w, a.f = f, a.groups = groups;
-  a.kh = g.kh, a.kw = g.kw, a.sh = g.sh, a.sw = g.sw, a.ph = g.ph, a.pw = g.pw;
-  a.dh = g.dh, a.dw = g.dw, a.oh = g.oh, a.ow = g.ow;
+  a.volumetric = g.nsp == 3;
+  a.n = g.n, a.c = g.c, a.d = g.d, a.h = g.h, a.w = g.w, a.f = f, a.groups = groups;
+  a.kd = g.kd, a.kh = g.kh, a.kw = g.kw, a.sd = g.sd, a.sh = g.sh, a.sw = g.sw;
+  a.pd = g.pd, a.ph = g.ph, a.pw = g.pw, a.dd = g.dd, a.dh = g.dh, a.dw = g.dw;
+  a.od = g.od, a.oh = g.oh, a.ow = g.ow;
+  return a;
+}
+
+// A transposed convolution is the data gradient of the convolution whose input is its output
+// (num_filter channels) and whose output is its data (g.c channels); deconv_geom's g already
+// reads that way (in / out swapped), so only the channel counts are exchanged.
+cuda::ConvArgs deconv_cudnn_args(const Geom& g, int64_t groups, int64_t f, DType ct) {
+  cuda::ConvArgs a = cudnn_args(g, groups, g.c, ct);
+  a.c = f;
   return a;
 }
 
@@ -421,7 +441,7 @@ void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ConvolutionParam>();
   const Geom g = conv_geom(attrs, in[0].shape);
-  fall_back_unless_gpu_covers(attrs, g, in, out);
+  fall_back_unless_gpu_covers(attrs, g, in, out, GpuOp::kConvolution);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t ck = cg * g.kernel_size(), ohw = g.out_plane();
   const DType ct = gemm_dtype(in[0].dtype);
@@ -552,14 +572,18 @@ void weight_grad_one_channel(const Geom& g, int64_t f, const T* gp, const T* xp,
 
 // db (f) = the sums of the ograd (n, f, ohw) over images and positions, on the reduction
 // engine (pairwise float sums, vectorized).
-void conv_bias_grad(const Geom& g, int64_t f, const TBlob& og, NDArray& db) {
+// db (f,) = the sums of og (n, f, plane) over images and positions.
+void bias_grad_of(int64_t n, int64_t f, int64_t plane, const TBlob& og, NDArray& db) {
   TBlob gv = og;
-  gv.shape = Shape{g.n, f, g.out_plane()};
+  gv.shape = Shape{n, f, plane};
   gv.strides = contiguous_strides(gv.shape);
   TBlob dbv = kernel::to_blob(db);
   dbv.shape = Shape{f, 1};
   dbv.strides = Shape{1, 0};
   kernel::sum_to_shape(gv, dbv, kWriteTo);
+}
+void conv_bias_grad(const Geom& g, int64_t f, const TBlob& og, NDArray& db) {
+  bias_grad_of(g.n, f, g.out_plane(), og, db);
 }
 
 // One gradient of a CPU backward pass: its output's own memory when that is a float32
@@ -587,7 +611,7 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<ConvolutionParam>();
   const Geom g = conv_geom(attrs, in[1].shape);
-  fall_back_unless_gpu_covers(attrs, g, in, out);
+  fall_back_unless_gpu_covers(attrs, g, in, out, GpuOp::kConvolution);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t ck = cg * g.kernel_size(), ohw = g.out_plane();
   const bool want_dx = req[0] != kNullOp, want_dw = req[1] != kNullOp;
@@ -812,12 +836,6 @@ bool deconv_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-// Transposed convolution has no GPU kernel yet: the CPU kernel on host copies.
-void fall_back_for_deconv(const NodeAttrs& attrs, const Device& dev) {
-  if (dev.is_gpu())
-    kernel::fall_back_to_host("[", op_name(attrs), "] transposed convolution has no GPU kernel");
-}
-
 // y (n, f, plane) += bias (f,)
 template <typename T>
 void add_bias(T* y, const T* bias, int64_t n, int64_t f, int64_t plane) {
@@ -848,12 +866,20 @@ void deconv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<DeconvolutionParam>();
   const Geom g = deconv_geom(attrs, in[0].shape);
-  fall_back_for_deconv(attrs, out[0].device);
+  fall_back_unless_gpu_covers(attrs, g, in, out, GpuOp::kTransposed);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t fk = fg * g.kernel_size(), xpl = g.out_plane(), ypl = g.in_plane();
   const DType ct = gemm_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   const TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
+  if (out[0].device.is_gpu()) {  // cuDNN: the data gradient of a convolution
+    NDArray y(Shape{g.n, f, ypl}, ct, x.device);
+    cuda::conv_backward_data(deconv_cudnn_args(g, groups, f, ct), w.dptr, x.dptr, y.raw_data(),
+                             x.device.id);
+    if (!p.no_bias) add_bias_gpu(y, kernel::cast_blob(in[2], ct, &keep));
+    write_req(y.reshape(out[0].shape), as_array(out[0]), req[0]);
+    return;
+  }
   NDArray y(Shape{g.n, f, ypl}, ct);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);
@@ -879,7 +905,7 @@ void deconv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector
                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<DeconvolutionParam>();
   const Geom g = deconv_geom(attrs, in[1].shape);
-  fall_back_for_deconv(attrs, out[0].device);
+  fall_back_unless_gpu_covers(attrs, g, in, out, GpuOp::kTransposed);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t fk = fg * g.kernel_size(), xpl = g.out_plane(), ypl = g.in_plane();
   const bool want_dx = req[0] != kNullOp, want_dw = req[1] != kNullOp;
@@ -888,6 +914,20 @@ void deconv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector
   std::vector<NDArray> keep;
   const TBlob og = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
               w = kernel::cast_blob(in[2], ct, &keep);
+  if (out[0].device.is_gpu()) {
+    // The deconvolution is conv^T: its data gradient is the convolution of og, its weight
+    // gradient the convolution's filter gradient with og as input and x as output gradient.
+    const Device dev = out[0].device;
+    const cuda::ConvArgs a = deconv_cudnn_args(g, groups, f, ct);
+    NDArray dx(Shape{g.n, g.c, xpl}, ct, dev), dw(Shape{g.c, fk}, ct, dev), db(Shape{f}, ct, dev);
+    if (want_dx) cuda::conv_forward(a, og.dptr, w.dptr, dx.raw_data(), dev.id);
+    if (want_dw) cuda::conv_backward_filter(a, og.dptr, x.dptr, dw.raw_data(), dev.id);
+    if (want_db) bias_grad_of(g.n, f, ypl, og, db);
+    if (want_dx) write_req(dx.reshape(out[0].shape), as_array(out[0]), req[0]);
+    if (want_dw) write_req(dw.reshape(out[1].shape), as_array(out[1]), req[1]);
+    if (want_db) write_req(db, as_array(out[2]), req[2]);
+    return;
+  }
   NDArray dx(Shape{g.n, g.c, xpl}, ct), dw(Shape{g.c, fk}, ct), db(Shape{f}, ct);
   with_gemm_type(ct, [&](auto tag) {
     using T = decltype(tag);

@@ -707,9 +707,9 @@ def test_unknown_layout_is_value_error():
     lambda d: npx.deconvolution(np.ones((1, 1, 3, 3), device=d), np.ones((1, 1, 2, 2), device=d),
                                 np.ones((1,), device=d), kernel=(2, 2)),
 ])
-def test_gpu_arrays_without_gpu_kernels_match_the_cpu(call):
-    # 3-d convolution / pooling and deconvolution have no GPU kernels: they run the CPU
-    # kernel on host copies (counted in npx.gpu_host_fallbacks()) and give the CPU's values
+def test_gpu_arrays_of_these_layers_match_the_cpu(call):
+    # 3-d convolution and deconvolution run on cuDNN, 3-d pooling the CPU kernel on host
+    # copies (counted in npx.gpu_host_fallbacks()): either way the CPU's values
     got = call(npx.gpu(0))
     assert got.device == npx.gpu(0)
     onp.testing.assert_allclose(got.asnumpy(), call(npx.cpu()).asnumpy(), rtol=1e-6)

@@ -625,15 +625,39 @@ def _fallbacks(op):
 
 
 @pytest.mark.parametrize("case", [
-    ("convolution 3-d", lambda x, w: npx.convolution(x, w, kernel=(2, 2, 2), num_filter=3,
-                                                       no_bias=True),
-     [(2, 2, 4, 5, 4), (3, 2, 2, 2, 2)], "_npx_convolution"),
+    ("convolution 3-d", lambda x, w, b: npx.convolution(x, w, b, kernel=(2, 3, 2), num_filter=4,
+                                                          stride=(1, 2, 1), pad=(1, 0, 1),
+                                                          dilate=(2, 1, 1), num_group=2),
+     [(2, 2, 5, 7, 4), (4, 1, 2, 3, 2), (4,)], "_npx_convolution"),
+    ("deconvolution 2-d", lambda x, w, b: npx.deconvolution(x, w, b, kernel=(3, 3), num_filter=4,
+                                                            stride=(2, 2), pad=(1, 0),
+                                                            adj=(1, 0)),
+     [(2, 3, 5, 4), (3, 4, 3, 3), (4,)], "_npx_deconvolution"),
+    ("deconvolution 2-d, groups, dilation", lambda x, w: npx.deconvolution(
+        x, w, kernel=(2, 3), num_filter=6, num_group=3, dilate=(2, 1), no_bias=True),
+     [(2, 3, 4, 5), (3, 2, 2, 3)], "_npx_deconvolution"),
+    ("deconvolution 1-d", lambda x, w, b: npx.deconvolution(x, w, b, kernel=(4,), num_filter=2,
+                                                            stride=(3,)),
+     [(3, 2, 6), (2, 2, 4), (2,)], "_npx_deconvolution"),
+    ("deconvolution 3-d", lambda x, w: npx.deconvolution(x, w, kernel=(2, 2, 3), num_filter=3,
+                                                         stride=(2, 1, 2), no_bias=True),
+     [(2, 2, 3, 4, 3), (2, 3, 2, 2, 3)], "_npx_deconvolution"),
+])
+def test_cudnn_covers_3d_and_transposed_convolution(case):
+    """3-d convolution and transposed convolution (1-, 2- and 3-d, groups, dilation, adj) run
+    on cuDNN with no host copies, forward and backward as on the CPU."""
+    _, fn, shapes, op = case
+    rng = onp.random.default_rng(39)
+    arrays = [rng.normal(size=s).astype(onp.float32) for s in shapes]
+    before = _fallbacks(op)
+    _same_on_both(fn, arrays)
+    assert _fallbacks(op) == before
+
+
+@pytest.mark.parametrize("case", [
     ("pooling 3-d", lambda x: npx.pooling(x, kernel=(2, 2, 2), stride=(2, 2, 2),
                                           pool_type="max"),
      [(2, 3, 4, 4, 6)], "_npx_pooling"),
-    ("deconvolution", lambda x, w: npx.deconvolution(x, w, kernel=(3, 3), num_filter=4,
-                                                     stride=(2, 2), no_bias=True),
-     [(2, 3, 5, 4), (3, 4, 3, 3)], "_npx_deconvolution"),
 ])
 def test_uncovered_nn_cases_run_on_host_copies_with_gradients(case):
     _, fn, shapes, op = case
