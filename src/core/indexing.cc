@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <numeric>
 #include <optional>
 
+#include "gpu/runtime.h"
 #include "kernel/blob.h"
 #include "kernel/gpu.h"
 #include "kernel/gpu_fused.h"
@@ -367,6 +369,12 @@ void copy_blocks(const AdvancedPlan& p, char* buffer, int64_t bytes) {
 namespace {
 // An index array on a GPU, or a GPU array indexed by arrays: the arrays are read and checked
 // on the host (they are small next to the data, and one set of checks serves both devices).
+// GPU arrays a kernel here reads or writes directly: after another thread's stream's work on
+// them (cuda::use_on_this_stream).
+void ordered_on_this_stream(std::initializer_list<const NDArray*> arrays) {
+  for (const NDArray* a : arrays) cuda::use_on_this_stream(a->storage()->data(), a->device().id);
+}
+
 bool needs_host(const NDArray& a, const std::vector<IndexItem>& key) {
   for (const auto& it : key)
     if (it.kind == Kind::kArray && (a.device().is_gpu() || it.array.device().is_gpu())) return true;
@@ -426,6 +434,7 @@ std::vector<int64_t> last_writers(const AdvancedPlan& p) {
 void move_blocks_on_gpu(const AdvancedPlan& p, const std::vector<int64_t>& keep, char* buffer,
                         bool to_buffer) {
   const NDArray& v = p.view;
+  ordered_on_this_stream({&v});
   const Shape rest(v.shape().begin() + p.num_advanced, v.shape().end());
   const Shape rest_strides(v.strides().begin() + p.num_advanced, v.strides().end());
   const NDArray offsets = offsets_on(p, keep, v.device());
@@ -489,6 +498,7 @@ std::optional<NDArray> gpu_take(const NDArray& a, const std::vector<IndexItem>& 
   const NDArray& index = key[0].array;
   if (index.device() != a.device() || !is_integer(index.dtype())) return std::nullopt;
   const NDArray idx = index.contiguous();
+  ordered_on_this_stream({&a, &idx});
   const Shape rest(a.shape().begin() + 1, a.shape().end());
   const Shape rest_strides(a.strides().begin() + 1, a.strides().end());
   Shape out_shape = idx.shape();
@@ -525,6 +535,7 @@ bool gpu_put(const NDArray& a, const std::vector<IndexItem>& key, const NDArray&
   const NDArray on_device = value.device() == a.device() ? value : value.to(a.device());
   // A copy in a's dtype, so every read of the value (which may view a) ends before the writes.
   const NDArray packed = on_device.broadcast_to(shape).astype(a.dtype()).contiguous();
+  ordered_on_this_stream({&a, &idx});
   const Shape rest(a.shape().begin() + 1, a.shape().end());
   const Shape rest_strides(a.strides().begin() + 1, a.strides().end());
   const int64_t bad = kernel::gpu::put_rows(

@@ -225,6 +225,7 @@ void NDArray::assign(const NDArray& src) const { copy_cast(src, *this); }
 void NDArray::fill(double value) const {
   if (!defined()) value_error("[fill] undefined array");
   if (device().is_cpu()) cuda::wait_for_host_write(raw_data());  // pinned: copies out first
+  if (device().is_gpu()) cuda::use_on_this_stream(storage()->data(), device().id);
   kernel::fill(kernel::to_blob(*this), value);
 }
 
@@ -254,6 +255,8 @@ void copy_across_devices(const NDArray& src, const NDArray& dst) {
 
 void copy_cast(const NDArray& src, const NDArray& dst) {
   if (!src.defined() || !dst.defined()) value_error("[copy] undefined array");
+  for (const NDArray* a : {&src, &dst})  // after another thread's stream's work on them
+    if (a->device().is_gpu()) cuda::use_on_this_stream(a->storage()->data(), a->device().id);
   if (src.device() != dst.device() && !(src.device().is_cpu() && dst.device().is_cpu()))
     return copy_across_devices(src, dst);
   NDArray b = src.broadcast_to(dst.shape());

@@ -31,6 +31,7 @@ void release(void*, std::size_t, int) {}
 MemoryInfo memory_info(int) { unavailable("gpu_memory_info"); }
 void release_cached(int) { unavailable("release_cached"); }
 void* current_stream() { unavailable("stream"); }
+void use_on_this_stream(const void*, int) {}
 void* stream_of(int device) {
   check_device(gpu(device), "stream");
   return nullptr;

@@ -49,6 +49,61 @@ const Discovery& discovery() {
   return d;
 }
 
+// Order between threads' streams. Each device block remembers the stream that used it last;
+// when another stream uses it, that stream first waits (on the device, through an event) for
+// the work the last one has queued so far, and takes the block over. A freed block joins the
+// pool of its last stream. While a device has had one stream only, nothing is looked up: a
+// block that was never taken over belongs to its device's first stream.
+class StreamOrder {
+ public:
+  static StreamOrder& get() {
+    static auto* order = new StreamOrder();  // never destroyed, like the pools
+    return *order;
+  }
+  void stream_made(int device, cudaStream_t s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cudaStream_t& first = first_[device];
+    if (!first)
+      first = s;
+    else
+      active_.store(true, std::memory_order_release);
+  }
+  bool active() const { return active_.load(std::memory_order_acquire); }
+  void use(const void* base, int device, cudaStream_t stream) {
+    DeviceGuard guard(device);  // the event is made on the streams' device
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = owners_.try_emplace(base, first_[device]).first;
+    if (it->second == stream) return;
+    cudaEvent_t& ev = events_[it->second];
+    if (!ev) check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "stream order");
+    check(cudaEventRecord(ev, it->second), "stream order");
+    check(cudaStreamWaitEvent(stream, ev, 0), "stream order");
+    it->second = stream;
+  }
+  void allocated(const void* base, cudaStream_t stream) {
+    if (!active()) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    owners_[base] = stream;
+  }
+  // The stream whose pool a freed block joins; `mine` is the freeing thread's.
+  cudaStream_t released(const void* base, int device, cudaStream_t mine) {
+    if (!active()) return mine;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = owners_.find(base);
+    if (it == owners_.end()) return first_[device] ? first_[device] : mine;
+    const cudaStream_t s = it->second;
+    owners_.erase(it);
+    return s;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::atomic<bool> active_{false};
+  std::unordered_map<int, cudaStream_t> first_;
+  std::unordered_map<const void*, cudaStream_t> owners_;
+  std::unordered_map<cudaStream_t, cudaEvent_t> events_;
+};
+
 // One stream per device per thread, created on first use (non-blocking: it never waits for
 // the legacy default stream, which ndx does not use).
 cudaStream_t thread_stream(int device) {
@@ -57,6 +112,7 @@ cudaStream_t thread_stream(int device) {
   if (!streams[device]) {
     DeviceGuard guard(device);
     check(cudaStreamCreateWithFlags(&streams[device], cudaStreamNonBlocking), "stream");
+    StreamOrder::get().stream_made(device, streams[device]);
   }
   return streams[device];
 }
@@ -104,6 +160,7 @@ class Pool {
         stats_[device].cached -= cap;
         stats_[device].in_use += cap;
         *capacity = cap;
+        StreamOrder::get().allocated(p, stream);
         return p;
       }
     }
@@ -120,13 +177,16 @@ class Pool {
       memory_error("[allocate] unable to allocate ", bytes, " bytes on gpu(", device,
                    "): ", cudaGetErrorString(e));
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    stats_[device].in_use += cap;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_[device].in_use += cap;
+    }
     *capacity = cap;
+    StreamOrder::get().allocated(p, stream);
     return p;
   }
   void release(void* p, std::size_t cap, int device) {
-    cudaStream_t stream = thread_stream(device);
+    cudaStream_t stream = StreamOrder::get().released(p, device, thread_stream(device));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stats_[device].in_use -= cap;
@@ -330,6 +390,11 @@ MemoryInfo memory_info(int device) {
 void release_cached(int device) {
   check_device(gpu(device), "release_cached");
   Pool::get().release_cached(device);
+}
+
+void use_on_this_stream(const void* base, int device) {
+  StreamOrder& order = StreamOrder::get();
+  if (order.active()) order.use(base, device, thread_stream(device));
 }
 
 void* current_stream() { return thread_stream(current_device()); }

@@ -35,6 +35,11 @@ void release_cached(int device);
 // thread, created by ndx), as an opaque handle: for the current device, or for `device`.
 void* current_stream();
 void* stream_of(int device);
+// Before this thread's stream reads or writes the device block at `base` (a Storage's data()):
+// if another thread's stream used the block last, this stream waits for the work that stream
+// has queued so far (an event, no host wait) and the block becomes this stream's. Costs one
+// atomic load while each device has had a single stream.
+void use_on_this_stream(const void* base, int device);
 
 // Page-locked host memory from a cache of cudaHostAlloc blocks (MemoryError when the system
 // refuses; ValueError without a GPU). Copies from it to a device do not wait for the copy.

@@ -323,6 +323,13 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     to_blob(targets[j], &out_blobs[j]);
   }
 
+  // Arrays last used by another thread's stream: this stream waits for that work first.
+  if (device.is_gpu()) {
+    for (const NDArray& a : inputs) cuda::use_on_this_stream(a.storage()->data(), device.id);
+    for (uint32_t j = 0; j < nout && given; ++j)
+      cuda::use_on_this_stream(outputs[j].storage()->data(), device.id);
+  }
+
   // 4. resources and dispatch.
   const bool recording = autograd::is_recording() || is_tracing();
   if (recording && options.outputs)

@@ -712,6 +712,73 @@ def test_astype_in_a_hybridized_block_runs_on_the_gpu():
     assert _fallbacks("_npi_astype") == before  # a GPU kernel, not a host copy
 
 
+# ---- threads: each has its own stream; arrays handed between them are ordered ----
+
+def _in_thread(fn):
+    import threading
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("r", fn()))
+    t.start()
+    t.join()
+    return out.get("r")
+
+
+def test_an_array_written_on_another_threads_stream_is_read_after_that_work():
+    """Thread A queues ~0.1 s of matmuls and then writes into y without waiting; the main
+    thread reads y at once. Its stream must wait for A's (an event), or it reads the zeros
+    that were there before."""
+    y = np.zeros((1000,), device=GPU)
+    npx.synchronize()
+    big = np.array(rand((4096, 4096), seed=70, low=-1e-3, high=1e-3), device=GPU)
+
+    def writer():
+        t = big
+        for _ in range(40):
+            t = np.matmul(t, big)
+        y[:] = t[0, :1000] * 0 + 7  # written on A's stream, behind the matmuls
+        return t
+
+    _in_thread(writer)
+    onp.testing.assert_array_equal(y.asnumpy(), onp.full(1000, 7, onp.float32))
+    # the other way: main writes after queued work, a thread reads (an op and a copy)
+    z = np.zeros((1000,), device=GPU)
+    t = big
+    for _ in range(40):
+        t = np.matmul(t, big)
+    z[:] = t[0, :1000] * 0 + 3
+    got = _in_thread(lambda: ((z + 1).asnumpy(), z.asnumpy()))
+    onp.testing.assert_array_equal(got[0], onp.full(1000, 4, onp.float32))
+    onp.testing.assert_array_equal(got[1], onp.full(1000, 3, onp.float32))
+
+
+def test_threads_share_the_gpu_and_its_memory_pool():
+    """Four threads each build and free arrays on their own streams; results match the CPU and
+    blocks freed by one thread after another's use are reused safely."""
+    import threading
+    h = rand((256, 256), seed=71)
+    want = onp.tanh(h @ h).sum(axis=0)
+    results, errors = [None] * 4, []
+
+    def work(i):
+        try:
+            for _ in range(20):
+                g = on_gpu(h)
+                r = np.tanh(np.matmul(g, g)).sum(axis=0)
+            results[i] = r  # freed later by the main thread
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for r in results:
+        onp.testing.assert_allclose(r.asnumpy(), want, rtol=1e-4, atol=1e-3)
+    results.clear()
+
+
 # ---- page-locked host memory ----
 
 def test_pinned_arrays_copy_to_the_gpu_and_keep_their_memory_until_then():
