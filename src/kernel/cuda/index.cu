@@ -172,17 +172,32 @@ __global__ void arg_segments_kernel(const void* x, int64_t outer, int64_t n, int
   }
 }
 
+// One block per lane: its threads scan the lane's segment partials, then merge in shared
+// memory (`before` compares positions, so the order of the merge does not matter).
 template <bool kMax, class C>
 __global__ void arg_merge_kernel(const C* part_v, const int64_t* part_i, int64_t lanes,
                                  int64_t segs, int64_t* out) {
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t e = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; e < lanes; e += stride) {
+  __shared__ C vals[256];
+  __shared__ int64_t where[256];
+  for (int64_t e = blockIdx.x; e < lanes; e += gridDim.x) {
     C best = C(0);
     int64_t at = -1;
-    for (int64_t s = 0; s < segs; ++s)
+    for (int64_t s = threadIdx.x; s < segs; s += blockDim.x)
       if (before<kMax>(part_v[e * segs + s], part_i[e * segs + s], best, at))
         best = part_v[e * segs + s], at = part_i[e * segs + s];
-    out[e] = at;
+    vals[threadIdx.x] = best;
+    where[threadIdx.x] = at;
+    __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half && before<kMax>(vals[threadIdx.x + half], where[threadIdx.x + half],
+                                             vals[threadIdx.x], where[threadIdx.x])) {
+        vals[threadIdx.x] = vals[threadIdx.x + half];
+        where[threadIdx.x] = where[threadIdx.x + half];
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) out[e] = where[0];
+    __syncthreads();
   }
 }
 
@@ -217,7 +232,8 @@ void launch_arg(const TBlob& x, int64_t outer, int64_t n, int64_t inner, int64_t
   arg_segments_kernel<kMax, T>
       <<<grid, 256, 0, stream()>>>(x.dptr, outer, n, inner, segs, seg_len, part_v, part_i, out);
   arg_merge_kernel<kMax, C>
-      <<<grid_for(lanes, 256), 256, 0, stream()>>>(part_v, part_i, lanes, segs, out);
+      <<<std::min<int64_t>(lanes, int64_t{sm_count()} * 8), 256, 0, stream()>>>(part_v, part_i,
+                                                                                lanes, segs, out);
   ::ndx::cuda::release(part_v, cap_v, device);  // stream-ordered: after the kernels
   ::ndx::cuda::release(part_i, cap_i, device);
 }
