@@ -1166,8 +1166,12 @@ def test_arange_linspace_eye_on_the_gpu(dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32", "uint8", "bool",
                                    "int64"])
 @pytest.mark.parametrize("shape, axis", [((1000,), -1), ((7, 300), -1), ((7, 300), 0),
-                                          ((3, 5, 4), 1), ((3, 5, 4), None), ((4, 0), 0)])
+                                          ((3, 5, 4), 1), ((3, 5, 4), None), ((4, 0), 0),
+                                          ((300, 1000), -1), ((1000, 300), 0),
+                                          ((200, 3001), -1), ((150, 4096), -1)])
 def test_sort_and_argsort_on_the_gpu(dtype, shape, axis):
+    # many lanes of up to 4096 are sorted a lane per block in shared memory; the others, and
+    # a few long lanes, by CUB's device-wide sorts
     h = rand(shape, dtype, seed=64, low=-4, high=4)  # few distinct values: stability matters
     if onp.dtype(dtype).kind == "f" and h.size:
         flat = h.reshape(-1)

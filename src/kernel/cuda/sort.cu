@@ -1,6 +1,8 @@
 // Sorting lanes on the GPU with CUB's radix sorts (stable): each value becomes the unsigned
 // key the CPU sort uses (operator/sort_keys.h), the keys are sorted with the lane positions
 // as payload where the order is wanted, and values come back from the keys.
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 
@@ -37,6 +39,62 @@ __global__ void offsets_kernel(int* offsets, int64_t segments, int64_t n) {
     offsets[s] = static_cast<int>(s * n);
 }
 
+// Many short lanes (n <= kThreads * kItems): a block sorts a lane in shared memory with CUB's
+// block radix sort, keys with their positions, and writes values and / or positions straight
+// out; no scratch arrays, no segment offsets. The lane is loaded coalesced and transposed to
+// the blocked order the sort ranks ties by, so equal keys keep their order (stable).
+template <class T, int kThreads, int kItems>
+__global__ void __launch_bounds__(kThreads)
+    block_sort_kernel(const T* x, T* y, int64_t* idx, int64_t segments, int n, bool zeros_equal) {
+  using K = sort_keys::KeyOf<T>;
+  using Load = cub::BlockLoad<T, kThreads, kItems, cub::BLOCK_LOAD_TRANSPOSE>;
+  using Sort = cub::BlockRadixSort<K, kThreads, kItems, int>;
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Sort::TempStorage sort;
+  } temp;
+  for (int64_t s = blockIdx.x; s < segments; s += gridDim.x) {
+    T v[kItems];
+    Load(temp.load).Load(x + s * n, v, n, T{});
+    K keys[kItems];
+    int pos[kItems];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      pos[i] = static_cast<int>(threadIdx.x) * kItems + i;  // blocked: thread-major
+      keys[i] = pos[i] >= n   ? std::numeric_limits<K>::max()
+                : zeros_equal ? sort_keys::to_key<T, true>(v[i])
+                              : sort_keys::to_key<T, false>(v[i]);
+    }
+    __syncthreads();  // the load's storage is the sort's
+    Sort(temp.sort).SortBlockedToStriped(keys, pos);
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int r = i * kThreads + static_cast<int>(threadIdx.x);  // striped: coalesced stores
+      if (r >= n) continue;
+      if (y) y[s * n + r] = sort_keys::from_key<T>(keys[i]);
+      if (idx) idx[s * n + r] = pos[i];
+    }
+    __syncthreads();
+  }
+}
+
+// Whether block_sort_kernel takes the lanes (launched if so).
+template <class T>
+bool block_sort(const TBlob& x, int64_t segments, int64_t n, T* y, int64_t* idx) {
+  if (n > 4096 || segments < sm_count()) return false;  // long or few lanes: the device sorts
+  const auto* xp = static_cast<const T*>(x.dptr);
+  const int64_t grid = std::min<int64_t>(segments, int64_t{sm_count()} * 16);
+  const bool zeros_equal = idx != nullptr;  // as keys_kernel: positions wanted, -0 == +0
+  if (n <= 1024)
+    block_sort_kernel<T, 128, 8>
+        <<<grid, 128, 0, stream()>>>(xp, y, idx, segments, static_cast<int>(n), zeros_equal);
+  else
+    block_sort_kernel<T, 512, 8>
+        <<<grid, 512, 0, stream()>>>(xp, y, idx, segments, static_cast<int>(n), zeros_equal);
+  check_launch("sort");
+  return true;
+}
+
 // Device memory for the sort's scratch arrays, given back (stream-ordered) when it goes.
 class Scratch {
  public:
@@ -61,6 +119,7 @@ class Scratch {
 
 template <class T>
 void sort_typed(const TBlob& x, int64_t segments, int64_t n, T* y, int64_t* idx) {
+  if (block_sort<T>(x, segments, n, y, idx)) return;
   using K = sort_keys::KeyOf<T>;
   const int64_t total = segments * n;
   const int items = static_cast<int>(total), segs = static_cast<int>(segments);
