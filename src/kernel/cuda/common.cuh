@@ -170,6 +170,10 @@ struct Geometry {
   }
 };
 
+// The coalesced layout of an array of `shape` with element `strides` (copy.cu); more than
+// kMaxDims unmergeable dims raise NotImplementedError naming `what` (e.g. "[fill] arrays").
+Geometry<1> geometry_of(const Shape& shape, const Shape& strides, const char* what);
+
 // Blocks for n work items of `threads` each, capped for a grid-stride loop.
 int64_t grid_for(int64_t n, int threads);
 cudaStream_t stream();

@@ -113,19 +113,24 @@ __global__ void fill_strided_kernel(char* dst, DType t, double v, Geometry<1> g,
   }
 }
 
-void fill(const TBlob& dst, double value) {
-  if (dst.size() == 0) return;
-  ::ndx::cuda::DeviceGuard guard(dst.device.id);
-  const NdIter<1> it(dst.shape, {dst.strides.data()});
+Geometry<1> geometry_of(const Shape& shape, const Shape& strides, const char* what) {
+  const NdIter<1> it(shape, {strides.data()});
   if (it.ndim() > kMaxDims)
-    not_implemented("[fill] arrays with more than ", kMaxDims, " unmergeable dims on gpu");
+    not_implemented(what, " with more than ", kMaxDims, " unmergeable dims on gpu");
   Geometry<1> g;
   g.nd = it.ndim();
   for (int d = 0; d < g.nd; ++d) {
     g.dims[d] = it.dim(d);
     g.strides[0][d] = it.stride(0, d);
   }
-  const int64_t n = it.size();
+  return g;
+}
+
+void fill(const TBlob& dst, double value) {
+  if (dst.size() == 0) return;
+  ::ndx::cuda::DeviceGuard guard(dst.device.id);
+  const Geometry<1> g = geometry_of(dst.shape, dst.strides, "[fill] arrays");
+  const int64_t n = dst.size();
   fill_strided_kernel<<<grid_for(n, 256), 256, 0, stream()>>>(static_cast<char*>(dst.dptr),
                                                               dst.dtype, value, g, n);
   check_launch("fill");

@@ -364,20 +364,6 @@ void with_word_size(int64_t itemsize, F f) {
   }
 }
 
-// The coalesced layout of a block of shape `rest` with element strides `rest_strides`.
-Geometry<1> block_geometry(const Shape& rest, const Shape& rest_strides) {
-  const NdIter<1> it(rest, {rest_strides.data()});
-  if (it.ndim() > kMaxDims)
-    not_implemented("[index] blocks with more than ", kMaxDims, " unmergeable dims on gpu");
-  Geometry<1> g;
-  g.nd = it.ndim();
-  for (int d = 0; d < g.nd; ++d) {
-    g.dims[d] = it.dim(d);
-    g.strides[0][d] = it.stride(0, d);
-  }
-  return g;
-}
-
 // ---- arange, linspace, eye ----
 
 __global__ void index_fill_kernel(char* y, DType t, int64_t size, IndexFillArgs a, bool add,
@@ -427,7 +413,7 @@ void index_blocks(char* base, const int64_t* offsets, const int64_t* positions, 
                   bool to_buffer, int device) {
   const int64_t blk = rest.size(), total = count * blk;
   if (total == 0) return;
-  const Geometry<1> g = block_geometry(rest, rest_strides);
+  const Geometry<1> g = geometry_of(rest, rest_strides, "[index] blocks");
   ::ndx::cuda::DeviceGuard guard(device);
   const auto grid = grid_for(total, 256);
   with_word_size(itemsize, [&](auto size) {
@@ -461,7 +447,7 @@ int64_t put_rows(const TBlob& idx, int64_t n, char* base, int64_t step_bytes, co
                  const Shape& rest_strides, int64_t itemsize, const char* values) {
   const int64_t count = idx.size(), blk = rest.size();
   if (count == 0) return -1;
-  const Geometry<1> g = block_geometry(rest, rest_strides);
+  const Geometry<1> g = geometry_of(rest, rest_strides, "[index] blocks");
   const int device = idx.device.id;
   ::ndx::cuda::DeviceGuard guard(device);
   std::size_t cap_bad = 0, cap_rows = 0, cap_last = 0;
