@@ -1,11 +1,9 @@
-// Sorting along an axis: sort, argsort and sort's backward, on Highway's vqsort. Each lane's
+// Sorting along an axis: sort, argsort and sort's backward, on kernel/key_sort.h (Highway's
+// vqsort; a radix sort for long lanes of 32-bit keys). Each lane's
 // values become unsigned keys that order as NumPy orders the values (floats: -0 with +0, NaN
 // last); sort sorts the keys alone, argsort the keys with the lane position in the low bits.
 // Those keys are all distinct, so argsort is stable (NumPy's kind='stable') whatever the
 // algorithm underneath.
-#include <hwy/base.h>
-#include <hwy/contrib/sort/vqsort.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -21,6 +19,7 @@
 #include "kernel/functor_traits.h"
 #include "kernel/gpu_fused.h"
 #include "kernel/host_fallback.h"
+#include "kernel/key_sort.h"
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
@@ -83,9 +82,39 @@ using sort_keys::from_key;
 using sort_keys::KeyOf;
 using sort_keys::to_key;
 
-template <class K>
-void vqsort(const hwy::Sorter& sorter, K* keys, size_t n) {
-  if (n > 1) sorter(keys, n, hwy::SortAscending());
+// Sorts a lane's keys; returns where they ended (32-bit keys of long lanes are radix sorted
+// through `scratch`).
+uint32_t* sort_value_keys(uint32_t* keys, size_t n, std::vector<uint32_t>& scratch) {
+  if (n >= kernel::kRadixMinKeys) scratch.resize(n);
+  return kernel::sort_keys(keys, n, scratch.empty() ? nullptr : scratch.data());
+}
+
+uint64_t* sort_value_keys(uint64_t* keys, size_t n, std::vector<uint64_t>&) {
+  kernel::sort_keys(keys, n);
+  return keys;
+}
+
+// Lanes [begin, end) of n keys (2 <= n <= kNetworkMaxKeys) sorted kColumnLanes at a time
+// as the columns of one matrix: pack(at, j) makes the key of element j (at x[at]),
+// unpack(base, j, key) stores sorted key j of the lane starting at `base`.
+template <class K, class Pack, class Unpack>
+void sort_lane_columns(const Lanes& L, int64_t begin, int64_t end, std::vector<K>& cols, Pack pack,
+                       Unpack unpack) {
+  constexpr auto C = static_cast<int64_t>(kernel::kColumnLanes);
+  const int64_t n = L.n, s = L.inner;
+  cols.assign(static_cast<size_t>(n * C), K(0));
+  for (int64_t first = begin; first < end; first += C) {
+    const int64_t lanes = std::min(C, end - first);
+    for (int64_t c = 0; c < lanes; ++c) {
+      const int64_t b = L.base(first + c);
+      for (int64_t j = 0; j < n; ++j) cols[j * C + c] = pack(b + j * s, j);
+    }
+    kernel::sort_key_columns(cols.data(), static_cast<size_t>(n));
+    for (int64_t c = 0; c < lanes; ++c) {
+      const int64_t b = L.base(first + c);
+      for (int64_t j = 0; j < n; ++j) unpack(b, j, cols[j * C + c]);
+    }
+  }
 }
 
 // Lane by lane over x (contiguous, C type T): values sorted into y, and / or the stable
@@ -96,31 +125,50 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
   const bool pack32 = sizeof(K) == 4 && L.n <= (int64_t{1} << 32);
   const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(L.n, 1));
   kernel::parallel_for(L.count(), grain, [&](int64_t begin, int64_t end) {
-    hwy::Sorter sorter;
-    std::vector<K> keys;
+    std::vector<K> keys, scratch;
     std::vector<uint64_t> packed;
-    std::vector<hwy::uint128_t> wide;
+    std::vector<kernel::Key128> wide;
+    const int64_t n = L.n, s = L.inner;
+    if (n >= 2 && n <= static_cast<int64_t>(kernel::kNetworkMaxKeys)) {
+      if (!idx) {
+        return sort_lane_columns(
+            L, begin, end, keys, [&](int64_t at, int64_t) { return to_key<T, false>(x[at]); },
+            [&](int64_t b, int64_t j, K k) { y[b + j * s] = from_key<T>(k); });
+      }
+      if (pack32) {
+        return sort_lane_columns(
+            L, begin, end, packed,
+            [&](int64_t at, int64_t j) {
+              return (uint64_t{to_key(x[at])} << 32) | static_cast<uint64_t>(j);
+            },
+            [&](int64_t b, int64_t j, uint64_t key) {
+              const auto k = static_cast<int64_t>(key & 0xFFFFFFFFu);
+              idx[b + j * s] = k;
+              if (y) y[b + j * s] = x[b + k * s];
+            });
+      }
+    }
     for (int64_t l = begin; l < end; ++l) {
-      const int64_t b = L.base(l), n = L.n, s = L.inner;
+      const int64_t b = L.base(l);
       if (!idx) {
         keys.resize(static_cast<size_t>(n));
         K* k = keys.data();
         if (s == 1) {  // unit stride: the conversions vectorize
-          const T* xs = x + b;
-          T* ys = y + b;
-          for (int64_t j = 0; j < n; ++j) k[j] = to_key<T, false>(xs[j]);
-          vqsort(sorter, k, keys.size());
-          for (int64_t j = 0; j < n; ++j) ys[j] = from_key<T>(k[j]);
+          for (int64_t j = 0; j < n; ++j) k[j] = to_key<T, false>(x[b + j]);
         } else {
           for (int64_t j = 0; j < n; ++j) k[j] = to_key<T, false>(x[b + j * s]);
-          vqsort(sorter, k, keys.size());
-          for (int64_t j = 0; j < n; ++j) y[b + j * s] = from_key<T>(k[j]);
+        }
+        const K* sorted = sort_value_keys(k, keys.size(), scratch);
+        if (s == 1) {
+          for (int64_t j = 0; j < n; ++j) y[b + j] = from_key<T>(sorted[j]);
+        } else {
+          for (int64_t j = 0; j < n; ++j) y[b + j * s] = from_key<T>(sorted[j]);
         }
       } else if (pack32) {
         packed.resize(static_cast<size_t>(n));
         for (int64_t j = 0; j < n; ++j)
           packed[j] = (uint64_t{to_key(x[b + j * s])} << 32) | static_cast<uint64_t>(j);
-        vqsort(sorter, packed.data(), packed.size());
+        kernel::sort_keys(packed.data(), packed.size());
         for (int64_t j = 0; j < n; ++j) {
           const auto k = static_cast<int64_t>(packed[j] & 0xFFFFFFFFu);
           idx[b + j * s] = k;
@@ -132,7 +180,7 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
           wide[j].hi = to_key(x[b + j * s]);
           wide[j].lo = static_cast<uint64_t>(j);
         }
-        vqsort(sorter, wide.data(), wide.size());
+        kernel::sort_keys(wide.data(), wide.size());
         for (int64_t j = 0; j < n; ++j) {
           const auto k = static_cast<int64_t>(wide[j].lo);
           idx[b + j * s] = k;

@@ -169,6 +169,17 @@ check("fused int32 chain", net(np.array(v)), (v * 3 + 1) // 2 - v)
 check("fused float64 chain", net(np.array(v.astype("float64"))),
       (v.astype("float64") * 3 + 1) // 2 - v)
 
+# Sorting: the column networks of short lanes, vqsort below and through its Sorter, radix.
+for dt in ["float32", "float64", "int16", "int64"]:
+    for n in [3, 16, 32, 100, 300, 2000]:
+        x = rng.standard_normal((40, n)) * 100
+        x[::2] = onp.round(x[::2] / 50)  # few distinct values (ties) in every other lane
+        x = x.astype(dt)
+        check(f"sort {dt} lanes of {n}", np.sort(np.array(x), axis=-1),
+              onp.sort(x, axis=-1, kind="stable"))
+        check(f"argsort {dt} lanes of {n}", np.argsort(np.array(x), axis=-1),
+              onp.argsort(x, axis=-1, kind="stable"))
+
 print(json.dumps({"target": ndx._core._simd_target(), "failures": failures}))
 """
 

@@ -284,6 +284,62 @@ def test_sort_zero_dim_and_methods():
     onp.testing.assert_array_equal(np.array(x).argsort().asnumpy(), x.argsort(kind="stable"))
 
 
+def _sort_data(shape, dtype, seed, distinct):
+    rng = onp.random.default_rng(seed)
+    if onp.dtype(dtype) == bool:
+        return rng.integers(0, 2, shape).astype(bool)
+    if onp.dtype(dtype).kind in "iu":
+        info = onp.iinfo(dtype)
+        lo, hi = (info.min, info.max) if distinct else (max(info.min, -4), 4)
+        return rng.integers(lo, hi, shape, endpoint=True).astype(dtype)
+    x = (rng.standard_normal(shape) * 1e3 if distinct else rng.integers(-4, 4, shape)).astype(dtype)
+    flat = x.reshape(-1)
+    flat[::7] = onp.nan
+    flat[1::11] = 0.0
+    flat[2::13] = -0.0
+    flat[3::17] = onp.inf
+    flat[4::19] = -onp.inf
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint16", "int32",
+                                   "uint32", "int64", "bool"])
+@pytest.mark.parametrize("shape, axis", [
+    ((500, 2), -1), ((300, 5), -1), ((200, 8), -1), ((100, 9), -1), ((70, 16), -1),
+    ((40, 31), -1), ((33, 32), -1), ((20, 33), -1), ((9, 48), -1), ((4, 127), -1),
+    ((3, 255), -1), ((3, 256), -1), ((2, 1023), -1), ((2, 1024), -1), ((2, 3000), -1),
+    ((37, 24), 0), ((5, 17, 6), 1), ((70000,), None), ((3, 40000), -1)])
+@pytest.mark.parametrize("distinct", [True, False])
+def test_sort_and_argsort_of_every_lane_length_match_numpy(dtype, shape, axis, distinct):
+    # Lanes of up to 32 keys go through one sorting network for 16 lanes at a time, longer
+    # ones through vqsort and (32-bit keys from 1024 on) a radix sort; few distinct values
+    # make argsort's stability visible.
+    x = _sort_data(shape, dtype, seed=len(shape) * 1000 + shape[-1], distinct=distinct)
+    a = np.array(x)
+    # NumPy 2.4's default float16 sort misplaced an -inf of the 70000-element lane on the
+    # AVX-512 host (its result was not sorted); its stable sort is the reference.
+    onp.testing.assert_array_equal(np.sort(a, axis=axis).asnumpy(),
+                                   onp.sort(x, axis=axis, kind="stable"))
+    onp.testing.assert_array_equal(np.argsort(a, axis=axis).asnumpy(),
+                                   onp.argsort(x, axis=axis, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_sort_does_not_depend_on_the_thread_count(dtype):
+    x = _sort_data((4099, 20), dtype, seed=5, distinct=False)
+    a = np.array(x)
+    results = []
+    for threads in (1, 2):
+        ndx.npx.set_num_threads(threads)
+        try:
+            results.append((np.sort(a, axis=-1).asnumpy(), np.argsort(a, axis=0).asnumpy()))
+        finally:
+            ndx.npx.set_num_threads(None)
+    for got in results:
+        onp.testing.assert_array_equal(got[0], onp.sort(x, axis=-1))
+        onp.testing.assert_array_equal(got[1], onp.argsort(x, axis=0, kind="stable"))
+
+
 def test_sort_gradient_goes_back_to_each_elements_position():
     rng = onp.random.default_rng(9)
     x = rng.permutation(12).reshape(3, 4) * 0.5

@@ -1,0 +1,288 @@
+// Key sorting (kernel/key_sort.h) on Highway's vqsort. Its public Sorter seeds the pivot
+// sampling with a getrandom() system call on every call: most of the 0.45 us each lane of
+// 16-64 keys took (65536 lanes of 64 float32: 39 ms against NumPy's 6). So short lanes go to
+// vqsort compiled here once per SIMD target and entered below the Sorter, seeded from a
+// per-thread counter; vqsort's depth limit (heapsort past 2 log n + 4 levels) still bounds
+// the worst case. Long lanes of 32-bit keys are radix sorted (see kRadixMinKeys).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernel/key_sort.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+// The entry below the Sorter (detail::Recurse) is Highway 1.0's; other versions go through
+// the Sorter.
+#if HWY_MAJOR == 1 && HWY_MINOR == 0
+#define NDX_VQSORT_INTERNALS 1
+#include <hwy/contrib/sort/traits-inl.h>
+#include <hwy/contrib/sort/traits128-inl.h>
+#include <hwy/contrib/sort/vqsort-inl.h>
+#else
+#define NDX_VQSORT_INTERNALS 0
+#include <hwy/contrib/sort/vqsort.h>
+#endif
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernel/key_sort.h"
+
+namespace ndx::kernel::key_sort_detail {
+uint64_t next_seed();
+}
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if NDX_VQSORT_INTERNALS && VQSORT_ENABLED
+// `lanes` lanes of T (two u64 lanes per 128-bit key) sorted with traits St.
+template <class T, class St>
+void vqsort_lanes(T* keys, size_t lanes) {
+  const hn::SortTag<T> d;
+  const St st;
+  // vqsort's own entry zeroes this 8 KB buffer on every call; it only reads what it wrote.
+  HWY_ALIGN T buf[hwy::SortConstants::BufNum<T>(HWY_LANES(T))];
+  if (hn::detail::HandleSpecialCases(d, st, keys, lanes)) return;
+  hn::detail::Generator rng(key_sort_detail::next_seed());
+  const size_t max_levels = 2 * hwy::CeilLog2(lanes) + 4;
+  hn::detail::Recurse(d, st, keys, keys + lanes, lanes, buf, rng, max_levels);
+}
+
+void sort_u32(uint32_t* keys, size_t n) {
+  using St = hn::detail::SharedTraits<hn::detail::TraitsLane<hn::detail::OrderAscending<uint32_t>>>;
+  vqsort_lanes<uint32_t, St>(keys, n);
+}
+
+void sort_u64(uint64_t* keys, size_t n) {
+  using St = hn::detail::SharedTraits<hn::detail::TraitsLane<hn::detail::OrderAscending<uint64_t>>>;
+  vqsort_lanes<uint64_t, St>(keys, n);
+}
+
+void sort_u128(Key128* keys, size_t n) {
+  using St = hn::detail::SharedTraits<hn::detail::Traits128<hn::detail::OrderAscending128>>;
+  vqsort_lanes<uint64_t, St>(reinterpret_cast<uint64_t*>(keys), 2 * n);
+}
+#elif NDX_VQSORT_INTERNALS  // a target vqsort leaves out (the scalar one)
+void sort_u32(uint32_t* keys, size_t n) { std::sort(keys, keys + n); }
+void sort_u64(uint64_t* keys, size_t n) { std::sort(keys, keys + n); }
+void sort_u128(Key128* keys, size_t n) {
+  std::sort(keys, keys + n, [](const Key128& a, const Key128& b) {
+    return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
+  });
+}
+#else
+void sort_u32(uint32_t* keys, size_t n) { hwy::VQSort(keys, n, hwy::SortAscending()); }
+void sort_u64(uint64_t* keys, size_t n) { hwy::VQSort(keys, n, hwy::SortAscending()); }
+void sort_u128(Key128* keys, size_t n) {
+  hwy::VQSort(reinterpret_cast<hwy::uint128_t*>(keys), n, hwy::SortAscending());
+}
+#endif
+
+// Applies the comparators to every column of a rows x kColumnLanes matrix: row i of every
+// column gets the min and row j the max, a vector of columns at a time.
+template <class K>
+void network_columns(K* HWY_RESTRICT cols, const ComparatorPair* pairs, size_t count) {
+  const hn::ScalableTag<K> d;
+  const size_t N = hn::Lanes(d);
+  for (size_t c = 0; c < kColumnLanes; c += N) {
+    for (size_t p = 0; p < count; ++p) {
+      K* a = cols + pairs[p].i * kColumnLanes + c;
+      K* b = cols + pairs[p].j * kColumnLanes + c;
+      const auto va = hn::LoadU(d, a), vb = hn::LoadU(d, b);
+      hn::StoreU(hn::Min(va, vb), d, a);
+      hn::StoreU(hn::Max(va, vb), d, b);
+    }
+  }
+}
+
+void network_u32(uint32_t* cols, const ComparatorPair* pairs, size_t count) {
+  network_columns(cols, pairs, count);
+}
+
+void network_u64(uint64_t* cols, const ComparatorPair* pairs, size_t count) {
+  network_columns(cols, pairs, count);
+}
+
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <hwy/contrib/sort/vqsort.h>
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <vector>
+
+#include "kernel/dispatch.h"
+
+namespace ndx::kernel {
+
+namespace key_sort_detail {
+// splitmix64 of a per-thread counter: distinct seeds without a system call.
+uint64_t next_seed() {
+  thread_local uint64_t counter = reinterpret_cast<uintptr_t>(&counter);
+  uint64_t z = (counter += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+}  // namespace key_sort_detail
+
+namespace {
+
+// LSD radix sort of 32-bit keys in digits of 11, 11 and 10 bits, one counting pass for all
+// three. The AND and OR of all keys bound each digit's buckets (a digit every key shares is
+// skipped; the top digit of floats of one sign and few exponents spans a few buckets), which
+// took lanes of 1024 from 26-28 ms to 22-23 ms per 4M keys. Returns where the keys ended.
+uint32_t* radix_sort(uint32_t* keys, uint32_t* scratch, size_t n) {
+  constexpr int kShift[3] = {0, 11, 22};
+  constexpr uint32_t kMask[3] = {2047, 2047, 1023};
+  uint32_t all_and = ~0u, all_or = 0;
+  for (size_t i = 0; i < n; ++i) {
+    all_and &= keys[i];
+    all_or |= keys[i];
+  }
+  const uint32_t differ = all_and ^ all_or;
+  uint32_t counts[3][2048];
+  uint32_t first[3], last[3];
+  for (int p = 0; p < 3; ++p) {
+    first[p] = (all_and >> kShift[p]) & kMask[p];
+    last[p] = first[p] | ((differ >> kShift[p]) & kMask[p]);
+    std::fill(counts[p] + first[p], counts[p] + last[p] + 1, 0u);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t k = keys[i];
+    ++counts[0][k & kMask[0]];
+    ++counts[1][(k >> kShift[1]) & kMask[1]];
+    ++counts[2][k >> kShift[2]];
+  }
+  uint32_t* src = keys;
+  uint32_t* dst = scratch;
+  for (int p = 0; p < 3; ++p) {
+    if (first[p] == last[p]) continue;  // every key has this digit
+    uint32_t* c = counts[p];
+    uint32_t sum = 0;
+    for (uint32_t b = first[p]; b <= last[p]; ++b) {
+      const uint32_t here = c[b];
+      c[b] = sum;
+      sum += here;
+    }
+    const int shift = kShift[p];
+    const uint32_t mask = kMask[p];
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t k = src[i];
+      dst[c[(k >> shift) & mask]++] = k;
+    }
+    std::swap(src, dst);
+  }
+  return src;
+}
+
+// Lanes of up to 8 keys are insertion sorted: vqsort's entry alone costs about 60 ns.
+// Longer short lanes go below the Sorter (no system call per lane), long ones through it: its
+// library instance (for AVX3_DL, which this build leaves out) sorted 64-bit keys up to 3x
+// faster than this file's AVX3 instance from 256 keys on and 128-bit keys from 128 on (lanes
+// of 64 64-bit keys: 35 ms for 4M keys through the Sorter, 9 ms below it; of 1024: 26 ms and
+// 59 ms). Measured on the 2-core AMD EPYC (AVX-512) host.
+constexpr size_t kInsertionMax = 8;
+
+template <class K, class Less>
+void insertion_sort(K* keys, size_t n, Less less) {
+  for (size_t i = 1; i < n; ++i) {
+    const K v = keys[i];
+    size_t j = i;
+    for (; j > 0 && less(v, keys[j - 1]); --j) keys[j] = keys[j - 1];
+    keys[j] = v;
+  }
+}
+
+// Batcher's odd-even merge sort network for `size` (a power of two) keys, keeping only the
+// comparators of rows below n: rows past n, padded with the largest key, would never change,
+// so every comparator that touches one is a no-op.
+std::vector<ComparatorPair> odd_even_merge_network(size_t size, size_t n) {
+  std::vector<ComparatorPair> pairs;
+  for (size_t p = 1; p < size; p <<= 1)
+    for (size_t k = p; k >= 1; k >>= 1)
+      for (size_t j = k % p; j + k < size; j += 2 * k)
+        for (size_t i = 0; i < std::min(k, size - j - k); ++i)
+          if ((i + j) / (2 * p) == (i + j + k) / (2 * p) && i + j + k < n)
+            pairs.push_back({static_cast<uint16_t>(i + j), static_cast<uint16_t>(i + j + k)});
+  return pairs;
+}
+
+// The network of every lane length up to kNetworkMaxKeys, built once.
+const std::vector<ComparatorPair>& network_for(size_t n) {
+  static const auto networks = [] {
+    std::vector<std::vector<ComparatorPair>> all(kNetworkMaxKeys + 1);
+    for (size_t m = 2; m <= kNetworkMaxKeys; ++m)
+      all[m] = odd_even_merge_network(std::bit_ceil(m), m);
+    return all;
+  }();
+  return networks[n];
+}
+
+template <class K, class Fn>
+void sort_columns(K* cols, size_t n, Fn network) {
+  const auto& pairs = network_for(n);
+  network(cols, pairs.data(), pairs.size());
+}
+
+hwy::Sorter& thread_sorter() {
+  thread_local hwy::Sorter sorter;
+  return sorter;
+}
+
+}  // namespace
+
+uint32_t* sort_keys(uint32_t* keys, size_t n, uint32_t* scratch) {
+  static const auto sort = NDX_DISPATCH_FN(sort_u32);
+  if (n <= kInsertionMax) {
+    insertion_sort(keys, n, std::less<uint32_t>());
+  } else if (scratch && n >= kRadixMinKeys && n <= UINT32_MAX) {  // 32-bit counts
+    return radix_sort(keys, scratch, n);
+  } else if (n < kRadixMinKeys) {
+    sort(keys, n);
+  } else {
+    thread_sorter()(keys, n, hwy::SortAscending());
+  }
+  return keys;
+}
+
+void sort_keys(uint64_t* keys, size_t n) {
+  static const auto sort = NDX_DISPATCH_FN(sort_u64);
+  if (n <= kInsertionMax) {
+    insertion_sort(keys, n, std::less<uint64_t>());
+  } else if (n < 256) {
+    sort(keys, n);
+  } else {
+    thread_sorter()(keys, n, hwy::SortAscending());
+  }
+}
+
+void sort_key_columns(uint32_t* cols, size_t n) {
+  static const auto network = NDX_DISPATCH_FN(network_u32);
+  if (n > 1) sort_columns(cols, n, network);
+}
+
+void sort_key_columns(uint64_t* cols, size_t n) {
+  static const auto network = NDX_DISPATCH_FN(network_u64);
+  if (n > 1) sort_columns(cols, n, network);
+}
+
+void sort_keys(Key128* keys, size_t n) {
+  static const auto sort = NDX_DISPATCH_FN(sort_u128);
+  if (n <= kInsertionMax) {
+    insertion_sort(keys, n, [](const Key128& a, const Key128& b) {
+      return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
+    });
+  } else if (n < 128) {
+    sort(keys, n);
+  } else {
+    thread_sorter()(reinterpret_cast<hwy::uint128_t*>(keys), n, hwy::SortAscending());
+  }
+}
+
+}  // namespace ndx::kernel
+#endif  // HWY_ONCE
