@@ -9,17 +9,26 @@ with 1 and with 2 threads (npx.set_num_threads); ratio = NumPy time / ndx time (
 faster). PyTorch, when importable, runs with torch.set_num_threads(1) in the torch column.
 The last lines show that small arrays start no thread and how two Python threads running
 np.exp overlap (the GIL is released inside kernels).
+
+NumPy's BLAS runs single-threaded (OPENBLAS_NUM_THREADS=1 unless set), so its matmul and
+linalg rows compare one thread with one thread; ndx sets its own BLAS thread counts. With
+NumPy's bundled OpenBLAS on 2 threads, its workers also kept spinning after each call and
+took the cores from ndx's 2-thread GEMM timed right after it (1024^3: 22 ms instead of 11).
 """
-import argparse
-import math
-import statistics
-import threading
-import time
+import os
 
-import numpy as onp
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads its OpenBLAS
 
-import ndx
-from ndx import np, npx
+import argparse  # noqa: E402
+import math  # noqa: E402
+import statistics  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+import numpy as onp  # noqa: E402
+
+import ndx  # noqa: E402
+from ndx import np, npx  # noqa: E402
 
 try:
     import torch
@@ -344,7 +353,8 @@ def main():
     args = p.parse_args()
     only = [s for s in args.only.split(",") if s]
     print(f"ndx SIMD target: {ndx._core._simd_target()}, default threads: "
-          f"{npx.get_num_threads()}; NumPy {onp.__version__}"
+          f"{npx.get_num_threads()}; NumPy {onp.__version__} (OPENBLAS_NUM_THREADS="
+          f"{os.environ['OPENBLAS_NUM_THREADS']})"
           + (f"; PyTorch {torch.__version__}" if torch else "; PyTorch not installed"))
     print(f"{'case':18s} {'numpy ms':>9s} {'ndx1 ms':>9s} {'np/ndx1':>7s} {'ndx2 ms':>9s} "
           f"{'np/ndx2':>7s} {'2t gain':>7s} {'torch ms':>9s} {'torch/ndx1':>10s}")
