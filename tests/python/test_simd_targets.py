@@ -3,7 +3,8 @@
 Float compute types run the best target the CPU supports; bool, integer and complex ones run
 AVX2's or the static (baseline) target's instance (src/kernel/vec-inl.h, compiled_for_target).
 `NDX_SIMD=baseline` makes a process run the static instances only, as a CPU without AVX2
-would, so each check below runs twice: in that process and in one with the default targets.
+would, and `NDX_SIMD=avx2` the AVX2 ones on an AVX-512 CPU, so each check below runs three
+times: in those processes and in one with the default targets.
 """
 import json
 import os
@@ -156,6 +157,13 @@ x = rng.standard_normal(10007).astype("float32")
 check("exp float32", np.exp(np.array(x)), onp.exp(x), exact=False)
 check("tanh float64", np.tanh(np.array(x.astype("float64"))), onp.tanh(x.astype("float64")),
       exact=False)
+# float32 tanh: its polynomial below 0.55, 1 - 2 / (exp(2|x|) + 1) above, special values.
+t = onp.concatenate([x, onp.linspace(0.5, 0.6, 1001), onp.array(
+    [0.0, -0.0, onp.inf, -onp.inf, onp.nan, 0.55, -0.55, 20.0, 40.0, 1e30, 1e-30, -1e-45])])
+t = t.astype("float32")
+got = np.tanh(np.array(t)).asnumpy()
+check("tanh float32", got, onp.tanh(t.astype("float64")).astype("float32"), exact=False)
+check("tanh float32 keeps the sign of zero", onp.signbit(got), onp.signbit(onp.tanh(t)))
 
 # A hybridized chain of integer ops (the fused graph calls the kernels' entries itself).
 class Chain(gluon.HybridBlock):
@@ -203,9 +211,12 @@ def cpu_has_avx2():
         return False
 
 
-@pytest.mark.parametrize("simd", [None, "baseline"])
+@pytest.mark.parametrize("simd", [None, "avx2", "baseline"])
 def test_kernels_match_numpy_on_the_target_that_runs_them(simd):
+    # NDX_SIMD=avx2 runs the AVX2 instances on an AVX-512 CPU (on others it changes nothing).
     result = run_checks(simd)
+    if simd == "avx2" and cpu_has_avx2():
+        assert result["target"] == "AVX2", result["target"]
     if simd == "baseline":
         # Highway's static target on x86-64 without -m flags (scalar or 128-bit emulation).
         assert result["target"] in ("SCALAR", "EMU128", "SSE2"), result["target"]
