@@ -104,6 +104,26 @@ void network_u64(uint64_t* cols, const ComparatorPair* pairs, size_t count) {
   network_columns(cols, pairs, count);
 }
 
+// The same over (key, position) pairs held in two matrices: a pair moves where its key is
+// larger, or equal with a larger position (so the order is stable).
+void network_u64_pairs(uint64_t* HWY_RESTRICT keys, uint64_t* HWY_RESTRICT pos,
+                       const ComparatorPair* pairs, size_t count) {
+  const hn::ScalableTag<uint64_t> d;
+  const size_t N = hn::Lanes(d);
+  for (size_t c = 0; c < kColumnLanes; c += N) {
+    for (size_t p = 0; p < count; ++p) {
+      const size_t a = pairs[p].i * kColumnLanes + c, b = pairs[p].j * kColumnLanes + c;
+      const auto ka = hn::LoadU(d, keys + a), kb = hn::LoadU(d, keys + b);
+      const auto pa = hn::LoadU(d, pos + a), pb = hn::LoadU(d, pos + b);
+      const auto swap = hn::Or(hn::Gt(ka, kb), hn::And(hn::Eq(ka, kb), hn::Gt(pa, pb)));
+      hn::StoreU(hn::IfThenElse(swap, kb, ka), d, keys + a);
+      hn::StoreU(hn::IfThenElse(swap, ka, kb), d, keys + b);
+      hn::StoreU(hn::IfThenElse(swap, pb, pa), d, pos + a);
+      hn::StoreU(hn::IfThenElse(swap, pa, pb), d, pos + b);
+    }
+  }
+}
+
 }  // namespace ndx::kernel::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -298,6 +318,13 @@ void sort_key_columns(uint32_t* cols, size_t n) {
 void sort_key_columns(uint64_t* cols, size_t n) {
   static const auto network = NDX_DISPATCH_FN(network_u64);
   if (n > 1) sort_columns(cols, n, network);
+}
+
+void sort_key_columns(uint64_t* keys, uint64_t* positions, size_t n) {
+  static const auto network = NDX_DISPATCH_FN(network_u64_pairs);
+  if (n < 2) return;
+  const auto& pairs = network_for(n);
+  network(keys, positions, pairs.data(), pairs.size());
 }
 
 void sort_keys(Key128* keys, size_t n) {

@@ -38,5 +38,7 @@ struct ComparatorPair {
 // 2 <= n <= kNetworkMaxKeys.
 void sort_key_columns(uint32_t* cols, size_t n);
 void sort_key_columns(uint64_t* cols, size_t n);
+// The same for (key, position) pairs in two such matrices, ordered by key, then position.
+void sort_key_columns(uint64_t* keys, uint64_t* positions, size_t n);
 
 }  // namespace ndx::kernel
