@@ -94,57 +94,65 @@ uint64_t* sort_value_keys(uint64_t* keys, size_t n, std::vector<uint64_t>&) {
   return keys;
 }
 
-// Lanes [begin, end) of n keys (2 <= n <= kNetworkMaxKeys) sorted kColumnLanes at a time
-// as the columns of one matrix: pack(at, j) makes the key of element j (at x[at]),
-// unpack(base, j, key) stores sorted key j of the lane starting at `base`.
+// Lanes [begin, end) of n keys (2 <= n <= kNetworkMaxKeys) sorted kColumnLanes at a time as
+// the columns of n x kColumnLanes matrices: fill(c, base) writes column c from the lane
+// starting at `base`, sort() sorts the columns, drain(c, base) stores column c back.
+template <class Fill, class Sort, class Drain>
+void by_column_blocks(const Lanes& L, int64_t begin, int64_t end, Fill fill, Sort sort,
+                      Drain drain) {
+  constexpr auto C = static_cast<int64_t>(kernel::kColumnLanes);
+  for (int64_t first = begin; first < end; first += C) {
+    const int64_t lanes = std::min(C, end - first);
+    for (int64_t c = 0; c < lanes; ++c) fill(c, L.base(first + c));
+    sort();
+    for (int64_t c = 0; c < lanes; ++c) drain(c, L.base(first + c));
+  }
+}
+
+// The column sort of lanes of one key type: pack(at, j) makes the key of element j (at
+// x[at]), unpack(base, j, key) stores sorted key j of the lane starting at `base`.
 template <class K, class Pack, class Unpack>
 void sort_lane_columns(const Lanes& L, int64_t begin, int64_t end, std::vector<K>& cols, Pack pack,
                        Unpack unpack) {
   constexpr auto C = static_cast<int64_t>(kernel::kColumnLanes);
   const int64_t n = L.n, s = L.inner;
   cols.assign(static_cast<size_t>(n * C), K(0));
-  for (int64_t first = begin; first < end; first += C) {
-    const int64_t lanes = std::min(C, end - first);
-    for (int64_t c = 0; c < lanes; ++c) {
-      const int64_t b = L.base(first + c);
-      for (int64_t j = 0; j < n; ++j) cols[j * C + c] = pack(b + j * s, j);
-    }
-    kernel::sort_key_columns(cols.data(), static_cast<size_t>(n));
-    for (int64_t c = 0; c < lanes; ++c) {
-      const int64_t b = L.base(first + c);
-      for (int64_t j = 0; j < n; ++j) unpack(b, j, cols[j * C + c]);
-    }
-  }
+  by_column_blocks(
+      L, begin, end,
+      [&](int64_t c, int64_t b) {
+        for (int64_t j = 0; j < n; ++j) cols[j * C + c] = pack(b + j * s, j);
+      },
+      [&] { kernel::sort_key_columns(cols.data(), static_cast<size_t>(n)); },
+      [&](int64_t c, int64_t b) {
+        for (int64_t j = 0; j < n; ++j) unpack(b, j, cols[j * C + c]);
+      });
 }
 
-// argsort of lanes of 64-bit keys (2 <= n <= kNetworkMaxKeys) by columns, as above: the keys
-// and their positions in two matrices, ordered by key, then position. (vqsort's 128-bit
-// keys took 0.45-0.9x NumPy's time on such lanes.)
+// argsort of lanes of 64-bit keys by columns: the keys and their positions in two matrices,
+// ordered by key, then position. (vqsort's 128-bit keys took 0.45-0.9x NumPy's time on such
+// lanes.)
 template <class T>
 void argsort_wide_lane_columns(const Lanes& L, int64_t begin, int64_t end, const T* x, T* y,
                                int64_t* idx) {
   constexpr auto C = static_cast<int64_t>(kernel::kColumnLanes);
   const int64_t n = L.n, s = L.inner;
   std::vector<uint64_t> keys(static_cast<size_t>(n * C), 0), pos(static_cast<size_t>(n * C), 0);
-  for (int64_t first = begin; first < end; first += C) {
-    const int64_t lanes = std::min(C, end - first);
-    for (int64_t c = 0; c < lanes; ++c) {
-      const int64_t b = L.base(first + c);
-      for (int64_t j = 0; j < n; ++j) {
-        keys[j * C + c] = to_key(x[b + j * s]);
-        pos[j * C + c] = static_cast<uint64_t>(j);
-      }
-    }
-    kernel::sort_key_columns(keys.data(), pos.data(), static_cast<size_t>(n));
-    for (int64_t c = 0; c < lanes; ++c) {
-      const int64_t b = L.base(first + c);
-      for (int64_t j = 0; j < n; ++j) {
-        const auto k = static_cast<int64_t>(pos[j * C + c]);
-        idx[b + j * s] = k;
-        if (y) y[b + j * s] = x[b + k * s];
-      }
-    }
-  }
+  by_column_blocks(
+      L, begin, end,
+      [&](int64_t c, int64_t b) {
+        for (int64_t j = 0; j < n; ++j) {
+          keys[j * C + c] = to_key(x[b + j * s]);
+          pos[j * C + c] = static_cast<uint64_t>(j);
+        }
+      },
+      [&] { kernel::sort_key_columns(keys.data(), pos.data(), static_cast<size_t>(n)); },
+      [&](int64_t c, int64_t b) {
+        for (int64_t j = 0; j < n; ++j) {
+          const auto k = static_cast<int64_t>(pos[j * C + c]);
+          idx[b + j * s] = k;
+          if (y) y[b + j * s] = x[b + k * s];
+        }
+      });
 }
 
 // Lane by lane over x (contiguous, C type T): values sorted into y, and / or the stable
