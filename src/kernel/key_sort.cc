@@ -132,7 +132,6 @@ HWY_AFTER_NAMESPACE();
 
 #include <algorithm>
 #include <bit>
-#include <functional>
 #include <vector>
 
 #include "kernel/dispatch.h"
@@ -229,24 +228,12 @@ uint32_t* radix_sort(uint32_t* keys, uint32_t* scratch, size_t n) {
   return src;
 }
 
-// Lanes of up to 8 keys are insertion sorted: vqsort's entry alone costs about 60 ns.
-// Longer short lanes go below the Sorter (no system call per lane), long ones through it: its
+// Short lanes go below the Sorter (no system call per lane), long ones through it: its
 // library instance (for AVX3_DL, which this build leaves out) sorted 64-bit keys up to 3x
 // faster than this file's AVX3 instance from 256 keys on and 128-bit keys from 128 on (lanes
 // of 64 64-bit keys: 35 ms for 4M keys through the Sorter, 9 ms below it; of 1024: 26 ms and
-// 59 ms). Measured on the 2-core AMD EPYC (AVX-512) host.
-constexpr size_t kInsertionMax = 8;
-
-template <class K, class Less>
-void insertion_sort(K* keys, size_t n, Less less) {
-  for (size_t i = 1; i < n; ++i) {
-    const K v = keys[i];
-    size_t j = i;
-    for (; j > 0 && less(v, keys[j - 1]); --j) keys[j] = keys[j - 1];
-    keys[j] = v;
-  }
-}
-
+// 59 ms). Measured on the 2-core AMD EPYC (AVX-512) host. (Lanes of up to kNetworkMaxKeys
+// never come here from the sort ops: they take the column networks.)
 // Batcher's odd-even merge sort network for `size` (a power of two) keys, keeping only the
 // comparators of rows below n: rows past n, padded with the largest key, would never change,
 // so every comparator that touches one is a no-op.
@@ -287,8 +274,8 @@ hwy::Sorter& thread_sorter() {
 
 uint32_t* sort_keys(uint32_t* keys, size_t n, uint32_t* scratch) {
   static const auto sort = NDX_DISPATCH_FN(sort_u32);
-  if (n <= kInsertionMax) {
-    insertion_sort(keys, n, std::less<uint32_t>());
+  if (n < 2) {
+    return keys;
   } else if (scratch && n >= kRadixMinKeys && n <= UINT32_MAX) {  // 32-bit counts
     return radix_sort(keys, scratch, n);
   } else if (n < kRadixMinKeys) {
@@ -301,9 +288,8 @@ uint32_t* sort_keys(uint32_t* keys, size_t n, uint32_t* scratch) {
 
 void sort_keys(uint64_t* keys, size_t n) {
   static const auto sort = NDX_DISPATCH_FN(sort_u64);
-  if (n <= kInsertionMax) {
-    insertion_sort(keys, n, std::less<uint64_t>());
-  } else if (n < 256) {
+  if (n < 2) return;
+  if (n < 256) {
     sort(keys, n);
   } else {
     thread_sorter()(keys, n, hwy::SortAscending());
@@ -329,11 +315,8 @@ void sort_key_columns(uint64_t* keys, uint64_t* positions, size_t n) {
 
 void sort_keys(Key128* keys, size_t n) {
   static const auto sort = NDX_DISPATCH_FN(sort_u128);
-  if (n <= kInsertionMax) {
-    insertion_sort(keys, n, [](const Key128& a, const Key128& b) {
-      return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
-    });
-  } else if (n < 128) {
+  if (n < 2) return;
+  if (n < 128) {
     sort(keys, n);
   } else {
     thread_sorter()(reinterpret_cast<hwy::uint128_t*>(keys), n, hwy::SortAscending());
