@@ -292,7 +292,8 @@ def _sort_data(shape, dtype, seed, distinct):
         info = onp.iinfo(dtype)
         lo, hi = (info.min, info.max) if distinct else (max(info.min, -4), 4)
         return rng.integers(lo, hi, shape, endpoint=True).astype(dtype)
-    x = (rng.standard_normal(shape) * 1e3 if distinct else rng.integers(-4, 4, shape)).astype(dtype)
+    x = onp.asarray(rng.standard_normal(shape) * 1e3 if distinct
+                    else rng.integers(-4, 4, shape)).astype(dtype)  # a 0-d array, not a scalar
     flat = x.reshape(-1)
     flat[::7] = onp.nan
     flat[1::11] = 0.0
@@ -308,13 +309,15 @@ def _sort_data(shape, dtype, seed, distinct):
     ((500, 2), -1), ((300, 5), -1), ((200, 8), -1), ((100, 9), -1), ((70, 16), -1),
     ((40, 31), -1), ((33, 32), -1), ((20, 33), -1), ((9, 48), -1), ((4, 127), -1),
     ((3, 255), -1), ((3, 256), -1), ((2, 1023), -1), ((2, 1024), -1), ((2, 3000), -1),
-    ((37, 24), 0), ((5, 17, 6), 1), ((70000,), None), ((3, 40000), -1)])
+    ((37, 24), 0), ((5, 17, 6), 1), ((70000,), None), ((3, 40000), -1),
+    ((0, 16), -1), ((16, 0), -1), ((7, 0, 3), 0), ((1,), -1), ((), None)])
 @pytest.mark.parametrize("distinct", [True, False])
 def test_sort_and_argsort_of_every_lane_length_match_numpy(dtype, shape, axis, distinct):
     # Lanes of up to 32 keys go through one sorting network for 16 lanes at a time, longer
     # ones through vqsort and (32-bit keys from 1024 on) a radix sort; few distinct values
     # make argsort's stability visible.
-    x = _sort_data(shape, dtype, seed=len(shape) * 1000 + shape[-1], distinct=distinct)
+    x = _sort_data(shape, dtype, seed=len(shape) * 1000 + (shape[-1] if shape else 0),
+                   distinct=distinct)
     a = np.array(x)
     # NumPy 2.4's default float16 sort misplaced an -inf of the 70000-element lane on the
     # AVX-512 host (its result was not sorted); its stable sort is the reference.
