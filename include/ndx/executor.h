@@ -51,15 +51,24 @@ class Executor {
   // elementwise ops into one node (src/op/fusion.cc) while fusion_enabled(); traced and recorded
   // runs never do.
   std::vector<NDArray> run(const std::vector<NDArray>& inputs) const;
+  // A planned, unrecorded run whose outputs are written into `into` (one per graph output; an
+  // undefined array, or one whose shape or dtype differs, gets a buffer of the run's own):
+  // the step that makes an output writes it there directly rather than into a buffer that is
+  // then copied (the cached backward's gradients go straight into the .grad arrays). The
+  // arrays in `into` must not alias the inputs. Returns the outputs, those written into `into`
+  // among them.
+  std::vector<NDArray> run_into(const std::vector<NDArray>& inputs,
+                                const std::vector<NDArray>& into) const;
 
   // What the last run's memory planning did (for tests and the profiler).
   struct PlanStats {
     int outputs_in_place = 0;   // outputs written over a dying input
     int outputs_reused = 0;     // outputs given a freed buffer
-    int outputs_allocated = 0;  // outputs invoke allocated
+    int outputs_allocated = 0;  // outputs given a fresh buffer
     int kernels = 0;            // nodes invoked (a fused node counts once)
     int fused_nodes = 0;        // of those, fused elementwise nodes
     int fused_ops = 0;          // the graph's ops they ran
+    int direct = 0;             // kernels called without invoke (planned CPU steps)
   };
   PlanStats last_plan() const { return stats_; }
 
@@ -89,8 +98,17 @@ class Executor {
   // The program a planned run uses: the fused one when fusion is on and found something.
   const Program& planned_program() const;
   std::vector<NDArray> run_cached(const std::vector<NDArray>& inputs) const;
-  bool plan_outputs(const Program& p, size_t step, std::vector<NDArray>& slots,
-                    std::vector<NDArray>& free, std::vector<NDArray>* bufs) const;
+  void plan_outputs(const Program& p, size_t step, std::vector<NDArray>& slots,
+                    std::vector<NDArray>& free, std::vector<NDArray>* bufs,
+                    const NDArray* const* dest) const;
+  std::vector<NDArray> run_planned(const std::vector<NDArray>& inputs,
+                                   const std::vector<NDArray>* into) const;
+  struct DirectScratch {  // one run's blobs and requests, reused step to step
+    std::vector<TBlob> in, out;
+    std::vector<OpReqType> req;
+  };
+  bool run_direct(const Step& s, const std::vector<NDArray>& slots,
+                  const std::vector<NDArray>& bufs, DirectScratch& scratch) const;
   Graph graph_;
   std::vector<std::string> input_names_;
   std::unique_ptr<Program> plain_;

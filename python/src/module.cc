@@ -430,10 +430,10 @@ PyObject* graph_run(PyObject*, PyObject* args) {
 PyObject* graph_stats(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
   const Executor::PlanStats s = executor_of(h).last_plan();
-  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i}", "kernels", s.kernels, "fused_nodes",
+  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "kernels", s.kernels, "fused_nodes",
                        s.fused_nodes, "fused_ops", s.fused_ops, "outputs_in_place",
                        s.outputs_in_place, "outputs_reused", s.outputs_reused, "outputs_allocated",
-                       s.outputs_allocated);
+                       s.outputs_allocated, "direct", s.direct);
   NDX_PY_END(nullptr)
 }
 

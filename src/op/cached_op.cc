@@ -211,9 +211,16 @@ void backward_compute(const NodeAttrs& attrs, const OpContext&, const std::vecto
   std::vector<NDArray> values;
   values.reserve(in.size());
   for (const TBlob& b : in) values.push_back(kernel::as_array(b));
-  std::vector<NDArray> grads = plan.backward->run(values);
+  // Gradients written by the graph's last steps straight into the outputs (each would
+  // otherwise be copied there: the size of every parameter, each step).
+  std::vector<NDArray> into(out.size());
   for (size_t k = 0; k < out.size(); ++k)
-    if (req[k] != kNullOp) kernel::write_req(grads[k], kernel::as_array(out[k]), req[k]);
+    if (req[k] == kWriteTo) into[k] = kernel::as_array(out[k]);  // (in place: it may alias)
+  std::vector<NDArray> grads = plan.backward->run_into(values, into);
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (req[k] == kNullOp || (into[k].defined() && grads[k].raw_data() == out[k].dptr)) continue;
+    kernel::write_req(grads[k], into[k].defined() ? into[k] : kernel::as_array(out[k]), req[k]);
+  }
 }
 
 std::vector<NodeEntry> cached_op_gradient(const NodePtr& n, const std::vector<NodeEntry>& og) {

@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "gpu/runtime.h"
+#include "kernel/blob.h"
 #include "ndx/autograd.h"
 #include "ndx/imperative.h"
 #include "ndx/profiler.h"
@@ -195,11 +197,13 @@ const Executor::Program& Executor::planned_program() const {
   return fused_ ? *fused_ : *plain_;
 }
 
-// Chooses buffers for a step's outputs: a dying input the op may overwrite (FInplaceOption), or
-// a freed buffer of the same shape and dtype. Only when every output gets one (invoke takes all
-// outputs or none).
-bool Executor::plan_outputs(const Program& p, size_t step, std::vector<NDArray>& slots,
-                            std::vector<NDArray>& free, std::vector<NDArray>* bufs) const {
+// Chooses buffers for a step's outputs: the caller's destination of a graph output (run_into),
+// a dying input the op may overwrite (FInplaceOption), a freed buffer of the same shape and
+// dtype, or else a fresh one. The step's output shapes and dtypes are inferred on the first
+// run of an input signature and kept.
+void Executor::plan_outputs(const Program& p, size_t step, std::vector<NDArray>& slots,
+                            std::vector<NDArray>& free, std::vector<NDArray>* bufs,
+                            const NDArray* const* dest) const {
   static const auto& finplace = Op::attr<FInplaceOption>("FInplaceOption");
   const Step& s = p.steps[step];
   const Op* op = s.attrs->op;
@@ -219,6 +223,11 @@ bool Executor::plan_outputs(const Program& p, size_t step, std::vector<NDArray>&
   }
   const uint32_t nout = static_cast<uint32_t>(out_s.size());
   bufs->assign(nout, NDArray());
+  for (uint32_t j = 0; dest && j < nout; ++j) {
+    const NDArray* d = dest[j];
+    if (d && d->shape() == out_s[j] && d->dtype() == out_t[j] && d->is_contiguous())
+      (*bufs)[j] = *d;
+  }
   std::vector<bool> taken(s.in_slots.size(), false);
   int in_place = 0, reused = 0;
   if (finplace.count(op))
@@ -247,14 +256,71 @@ bool Executor::plan_outputs(const Program& p, size_t step, std::vector<NDArray>&
         break;
       }
   }
-  for (const NDArray& b : *bufs)
-    if (!b.defined()) {  // give back the freed buffers chosen; invoke allocates every output
-      for (NDArray& c : *bufs)
-        if (c.defined() && c.storage().use_count() == 1) free.push_back(std::move(c));
-      return false;
+  const Device device =
+      s.in_slots.empty() ? cpu() : slots[static_cast<size_t>(s.in_slots[0])].device();
+  for (uint32_t j = 0; j < nout; ++j)
+    if (!(*bufs)[j].defined()) {  // (checked first, so a huge size is a typed error)
+      checked_size(out_s[j], dtype_size(out_t[j]), op->name.c_str());
+      (*bufs)[j] = NDArray(out_s[j], out_t[j], device);
+      ++stats_.outputs_allocated;
     }
   stats_.outputs_in_place += in_place;
   stats_.outputs_reused += reused;
+}
+
+// Runs a planned step's CPU kernel on buffers chosen by plan_outputs, without invoke: the
+// step's shapes and dtypes were inferred once for this input signature, its inputs and
+// outputs are the executor's own arrays (checked when the program was planned), so only the
+// blobs, requests and resources are made here. False, having run nothing, where invoke's
+// general path is needed: a GPU array, or a strided input the kernel cannot read.
+bool Executor::run_direct(const Step& s, const std::vector<NDArray>& slots,
+                          const std::vector<NDArray>& bufs, DirectScratch& scratch) const {
+  static const auto& fcompute_cpu = Op::attr<FCompute>("FCompute<cpu>");
+  static const auto& fstrided = Op::attr<TStridedInputs>("TStridedInputs");
+  static const auto& fresource = Op::attr<FResourceRequest>("FResourceRequest");
+  const Op* op = s.attrs->op;
+  if (!fcompute_cpu.count(op)) return false;
+  const bool strided_ok = fstrided.get(op, false);
+  auto& in = scratch.in;
+  auto& out = scratch.out;
+  auto& req = scratch.req;
+  in.clear();
+  out.clear();
+  for (int k : s.in_slots) {
+    const NDArray& a = slots[static_cast<size_t>(k)];
+    if (!a.defined() || !a.device().is_cpu() || !(strided_ok || a.is_contiguous())) return false;
+    in.push_back(kernel::to_blob(a));
+  }
+  for (const NDArray& b : bufs) {
+    if (!b.device().is_cpu()) return false;
+    out.push_back(kernel::to_blob(b));
+  }
+  req.assign(bufs.size(), kWriteTo);
+  if (!s.unread_req.empty()) req = s.unread_req;
+  for (size_t j = 0; j < out.size(); ++j) {
+    cuda::wait_for_host_write(out[j].dptr);  // pinned memory a copy may still read
+    for (const TBlob& b : in)                // a dying input's buffer, given by FInplaceOption
+      if (b.dptr == out[j].dptr && req[j] == kWriteTo) req[j] = kWriteInplace;
+  }
+  OpContext ctx;
+  ctx.is_train = autograd::is_training();
+  ctx.device = cpu();
+  std::vector<std::shared_ptr<Storage>> temp_holder;
+  if (fresource.count(op))
+    for (const ResourceRequest& r : fresource[op](*s.attrs)) {
+      Resource res;
+      res.type = r.type;
+      res.holder = &temp_holder;
+      res.device = ctx.device;
+      ctx.requested.push_back(res);
+    }
+  profiler::Span span(op->name, "operator");
+  fcompute_cpu[op](*s.attrs, ctx, in, req, out);
+  if (span.active()) {
+    int64_t bytes = 0;
+    for (const TBlob& b : out) bytes += b.size() * static_cast<int64_t>(dtype_size(b.dtype));
+    span.set_bytes(bytes);
+  }
   return true;
 }
 
@@ -267,6 +333,24 @@ std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
     std::vector<NDArray> recorded = run_cached(inputs);
     if (!recorded.empty()) return recorded;
   }
+  return run_planned(inputs, nullptr);
+}
+
+std::vector<NDArray> Executor::run_into(const std::vector<NDArray>& inputs,
+                                        const std::vector<NDArray>& into) const {
+  if (into.size() != graph_.outputs.size())
+    value_error("[executor] the graph has ", graph_.outputs.size(), " outputs, got ", into.size(),
+                " arrays to write them into");
+  if (autograd::is_recording() || is_tracing()) return run(inputs);
+  static const std::string kSpanName = "graph run";
+  profiler::Span span(kSpanName, "executor");
+  if (inputs.size() != input_names_.size())
+    value_error("[executor] the graph takes ", input_names_.size(), " inputs, got ", inputs.size());
+  return run_planned(inputs, &into);
+}
+
+std::vector<NDArray> Executor::run_planned(const std::vector<NDArray>& inputs,
+                                           const std::vector<NDArray>* into) const {
   // Recorded values must outlive the run for backward, and recorded or traced nodes must be the
   // graph's own ops: only unrecorded runs are planned (and fused).
   const bool plan = !autograd::is_recording() && !is_tracing();
@@ -294,22 +378,51 @@ std::vector<NDArray> Executor::run(const std::vector<NDArray>& inputs) const {
     }
     if (p.step_outs.size() != p.steps.size()) p.step_outs.assign(p.steps.size(), {});
   }
+  // Where a graph output made by a step is to be written (run_into): by slot. An output
+  // listed twice, or one that is an input or a constant, keeps the run's own buffer.
+  std::vector<const NDArray*> dest_of;
+  if (plan && into) {
+    dest_of.assign(static_cast<size_t>(p.num_slots), nullptr);
+    std::vector<int> uses(static_cast<size_t>(p.num_slots), 0);
+    for (int k : p.output_slots) ++uses[static_cast<size_t>(k)];
+    for (size_t o = 0; o < p.output_slots.size(); ++o) {
+      const auto k = static_cast<size_t>(p.output_slots[o]);
+      if ((*into)[o].defined() && uses[k] == 1 && k >= inputs.size()) dest_of[k] = &(*into)[o];
+    }
+    for (const auto& [slot, value] : p.constants) dest_of[static_cast<size_t>(slot)] = nullptr;
+  }
   std::vector<NDArray> in, free, bufs;
+  DirectScratch scratch;
   for (size_t si = 0; si < p.steps.size(); ++si) {
     const Step& s = p.steps[si];
-    bool planned = plan && plan_outputs(p, si, slots, free, &bufs);
-    in.clear();
-    for (int k : s.in_slots) in.push_back(slots[static_cast<size_t>(k)]);
-    InvokeOptions step_options = options;
-    step_options.outputs = planned ? &bufs : nullptr;
-    if (plan && !s.unread_req.empty()) step_options.req = &s.unread_req;
-    std::vector<NDArray> out = invoke(*s.attrs, in, step_options);
-    in.clear();
-    if (!planned) stats_.outputs_allocated += static_cast<int>(out.size());
-    bufs.clear();
-    for (size_t j = 0; j < out.size(); ++j)
-      slots[static_cast<size_t>(s.out_slot) + j] = std::move(out[j]);
-    if (!plan) continue;
+    const NDArray* const* dest =
+        dest_of.empty() ? nullptr : dest_of.data() + static_cast<size_t>(s.out_slot);
+    if (plan) {
+      plan_outputs(p, si, slots, free, &bufs, dest);
+      if (run_direct(s, slots, bufs, scratch)) {
+        ++stats_.direct;
+      } else {  // invoke writes the planned buffers
+        in.clear();
+        for (int k : s.in_slots) in.push_back(slots[static_cast<size_t>(k)]);
+        InvokeOptions step_options = options;
+        step_options.outputs = &bufs;
+        if (!s.unread_req.empty()) step_options.req = &s.unread_req;
+        bufs = invoke(*s.attrs, in, step_options);
+        in.clear();
+      }
+      for (size_t j = 0; j < bufs.size(); ++j)
+        slots[static_cast<size_t>(s.out_slot) + j] = std::move(bufs[j]);
+      bufs.clear();
+    } else {
+      in.clear();
+      for (int k : s.in_slots) in.push_back(slots[static_cast<size_t>(k)]);
+      std::vector<NDArray> out = invoke(*s.attrs, in, options);
+      in.clear();
+      stats_.outputs_allocated += static_cast<int>(out.size());
+      for (size_t j = 0; j < out.size(); ++j)
+        slots[static_cast<size_t>(s.out_slot) + j] = std::move(out[j]);
+      continue;
+    }
     for (int k : s.dying) {  // free dead intermediates that nothing else holds
       NDArray dead = std::move(slots[static_cast<size_t>(k)]);
       slots[static_cast<size_t>(k)] = NDArray();

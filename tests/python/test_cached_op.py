@@ -112,6 +112,50 @@ def test_equal_to_op_by_op_recording_in_a_subprocess():
     assert onp.array_equal(results[0], results[1])
 
 
+class _TwoParams(gluon.HybridBlock):
+    """Gradients a backward graph does not make with a step of its own: the output gradient
+    itself (x + a), one entry for two parameters (a + b), and one made by a step (relu)."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.a = gluon.Parameter("a", shape=(3, 4), init=ndx.initializer.Constant(0.5))
+        self.b = gluon.Parameter("b", shape=(3, 4), init=ndx.initializer.Constant(-0.25))
+
+    def forward(self, x):
+        a, b = self.a.data(), self.b.data()
+        if self.kind == "ograd":
+            return x + a
+        if self.kind == "shared":
+            return x * 2 + (a + b)
+        return np.maximum(x * a, 0) * b
+
+
+@pytest.mark.parametrize("kind", ["ograd", "shared", "step"])
+def test_gradients_written_into_grad_arrays_match_hand_computation(kind):
+    # The backward graph writes the gradients it makes straight into the .grad arrays; those
+    # it does not make (an input of the graph, one entry serving two parameters) are copied.
+    xn = (onp.arange(12, dtype=onp.float32).reshape(3, 4) - 5) / 7
+    cn = onp.linspace(-1, 1, 12, dtype=onp.float32).reshape(3, 4)
+    net = _TwoParams(kind)
+    net.initialize()
+    net.hybridize()
+    grads = [net.a.grad(), net.b.grad()]
+    for _ in range(2):  # the second step runs the cached plans
+        with autograd.record():
+            loss = (net(np.array(xn)) * np.array(cn)).sum()
+        loss.backward()
+    if kind == "ograd":
+        want = [cn, onp.zeros_like(cn)]
+    elif kind == "shared":
+        want = [cn, cn]
+    else:
+        on = xn * 0.5 > 0
+        want = [cn * -0.25 * on * xn, cn * onp.maximum(xn * 0.5, 0)]
+    for ref, array in zip(want, grads):  # (the arrays held from before the steps)
+        assert_almost_equal(array.asnumpy(), ref, rtol=1e-6, atol=1e-7)
+
+
 def test_grad_req_add_and_retain_graph():
     x, y = _data(1)
     net = _net()

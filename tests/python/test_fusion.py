@@ -358,3 +358,20 @@ def test_a_relu_networks_backward_runs_as_a_vector_program():
     t = xn * 2 - 1
     assert_almost_equal(grads[True][0], (t > 0) * 2 * xn + onp.maximum(t, 0), rtol=1e-6,
                         atol=1e-6)
+
+
+def test_planned_steps_call_their_kernels_without_invoke():
+    # Shapes, dtypes and buffers are resolved once per input signature; each CPU step then
+    # calls its kernel directly, with invoke's results (a strided input included).
+    xn = _f32((16, 32))
+    fn = lambda m, a: m.tanh(m.dot(a, a.T)) * 2 + m.sum(a)  # noqa: E731
+    want = onp.tanh(xn @ xn.T) * 2 + xn.sum()
+    for fusion in (True, False):
+        out, st = _run(fn, np.array(xn), fusion=fusion)
+        assert_almost_equal(out, want, rtol=1e-5, atol=1e-5)
+        assert st["direct"] == st["kernels"] > (0 if fusion else 2)
+    strided = np.array(_f32((16, 64)))[:, ::2]
+    sn = strided.asnumpy()
+    out, st = _run(lambda m, a: m.sort(m.dot(a, a.T), axis=-1) + a[:, :16], strided,
+                   fusion=False)
+    assert_almost_equal(out, onp.sort(sn @ sn.T, axis=-1) + sn[:, :16], rtol=1e-5, atol=1e-5)
