@@ -170,18 +170,32 @@ void row_typed(const Op& op, const T* x, T* y, int64_t n, T* scratch, bool strea
     for (int64_t l = 0; l < m; ++l) s2 = r2(s2, tail_y[l]);
     if constexpr (Op::kStorePre) std::copy(tail_y, tail_y + m, pre_out + nv);
   }
-  // Pass 3: y = post(v, s1, s2).
+  // Pass 3: y = post(v, s1, s2), or post_with(v, s1, row_factor(s2)) where the op computes
+  // the part that depends on s2 alone once a row.
+  constexpr bool kFactor = requires(const V& s) { op.row_factor(s); };
   const V s2v(s2);
+  const V factor = [&] {
+    if constexpr (kFactor)
+      return op.row_factor(s2v);
+    else
+      return s2v;
+  }();
+  const auto post = [&](const V& t) {
+    if constexpr (kFactor)
+      return op.post_with(t, s1v, factor);
+    else
+      return op.post(t, s1v, s2v);
+  };
   const T* v = Op::kStorePre ? pre_out : x;
   i = 0;
   if (stream && v != y && reinterpret_cast<uintptr_t>(y) % (lanes * sizeof(T)) == 0) {
     const typename V::D d;
-    for (; i < nv; i += lanes) hn::Stream(op.post(V::load(v + i), s1v, s2v).v, d, y + i);
+    for (; i < nv; i += lanes) hn::Stream(post(V::load(v + i)).v, d, y + i);
   }
-  for (; i < nv; i += lanes) op.post(V::load(v + i), s1v, s2v).store(y + i);
+  for (; i < nv; i += lanes) post(V::load(v + i)).store(y + i);
   if (m > 0) {
     for (int64_t l = 0; l < lanes; ++l) tail[l] = v[nv + std::min(l, m - 1)];
-    op.post(V::load(tail), s1v, s2v).store(tail_y);
+    post(V::load(tail)).store(tail_y);
     std::copy(tail_y, tail_y + m, y + nv);
   }
 }

@@ -379,6 +379,26 @@ HWY_INLINE Vec<T> tanh(Vec<T> x) {
   }
 }
 
+// exp of an argument that is normally <= 0: softmax's x - max. For float32, exp_0_40's
+// reduction and polynomial (2.4 ULP), whose exponent arithmetic holds on [-86, 40] (below,
+// 2^k would leave the normal range); lanes outside it, NaN among them, take exp (so a row
+// with a huge spread still gets its denormal results). Cheaper than exp where the row's
+// values are within 86 of its maximum, which is where softmax spends its time.
+template <class T>
+HWY_INLINE Vec<T> exp_nonpositive(Vec<T> x) {
+  if constexpr (std::is_same_v<T, float>) {
+    using D = Vec<float>::D;
+    const D d;
+    const auto outside =
+        hn::Not(hn::And(hn::Ge(x.v, hn::Set(d, -86.0f)), hn::Le(x.v, hn::Set(d, 40.0f))));
+    const auto fast = vmath::exp_0_40(x.v);
+    if (HWY_LIKELY(hn::AllFalse(d, outside))) return Vec<float>(fast);
+    return Vec<float>(hn::IfThenElse(outside, exp(x).v, fast));
+  } else {
+    return exp(x);
+  }
+}
+
 // The inverse trigonometric and hyperbolic functions: Highway's, with what it leaves to the
 // caller set here: NaN outside the domain and for NaN, the sign of a zero input kept, and the
 // values at the domain's ends and at infinity.

@@ -39,6 +39,13 @@ NDX_HD T min(T a, T b) {
   return a < b ? a : b;
 }
 
+// exp of an argument that is normally <= 0 (softmax's x - max): exp itself here; the vector
+// form (kernel/vec-inl.h) is a shorter float32 exp for that range.
+template <class T>
+NDX_HD T exp_nonpositive(T x) {
+  return exp(x);
+}
+
 // Integer arithmetic wraps around as NumPy's does (kernel/math/wrap.h).
 template <class T>
 NDX_HD T add(T a, T b) {
