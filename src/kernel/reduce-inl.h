@@ -681,7 +681,6 @@ void arg_typed(const ArgReduceArgs& a) {
     if constexpr (std::is_floating_point_v<T>) {
       using V = Vec<T>;
       using D = typename V::D;
-      const D d;
       const hn::RebindToSigned<D> di;
       using I = hn::TFromD<decltype(di)>;
       const int64_t lanes = static_cast<int64_t>(V::lanes());

@@ -124,24 +124,6 @@ int64_t reduced_count(const Shape& in, const std::vector<bool>& mask) {
   return n;
 }
 
-// A view of `g` (shaped like the forward output) with the input's ndim: the reduced dims get size 1
-// and stride 0, so it broadcasts back against the input.
-TBlob expand_to_keepdims(const TBlob& g, const Shape& in, const std::vector<bool>& mask,
-                         bool keepdims) {
-  TBlob v = g;
-  v.shape = keepdims_shape(in, mask);
-  v.strides = Shape::filled(in.ndim(), 0);
-  int j = 0;
-  for (int i = 0; i < in.ndim(); ++i) {
-    if (mask[i]) {
-      if (keepdims) ++j;
-      continue;
-    }
-    v.strides[i] = g.strides[j++];
-  }
-  return v;
-}
-
 enum class SumKind { kSum, kProd, kMean };
 
 // ---- forward kernels ----
