@@ -247,7 +247,13 @@ void elementwise_run(const ElementwiseArgs& a) {
   using Iter = NdIter<N + 1>;
   using RunT = Run<N + 1>;
   const Iter it(out.shape, strides);
-  const bool stream = it.size() * static_cast<int64_t>(sizeof(R)) >= kStreamBytes;
+  const int64_t out_bytes = it.size() * static_cast<int64_t>(sizeof(R));
+  int64_t working_set = out_bytes;
+  for (int k = 0; k < N; ++k)
+    if (a.in[k].size() == it.size())  // (a broadcast input is read from the cache)
+      working_set += a.in[k].size() * static_cast<int64_t>(dtype_size(a.in[k].dtype));
+  const bool stream = out_bytes >= kStreamBytes ||
+                      (out_bytes >= kStreamMinBytes && working_set >= kStreamWorkingSetBytes);
   parallel_for(it.size(), kGrain, [&](int64_t begin, int64_t end) {
     Buffers<C, R, N> buf;
     it.for_each_run(begin, end,

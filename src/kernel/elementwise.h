@@ -28,6 +28,12 @@ struct ElementwiseArgs {
 // Outputs from this size on are written with non-temporal stores: they would not stay in the
 // cache anyway, and skipping the read-for-ownership saves a third of the memory traffic.
 inline constexpr int64_t kStreamBytes = int64_t{32} << 20;
+// Smaller outputs (from 4 MiB) are streamed too when the call's whole working set, its
+// inputs read in full and its output, passes 40 MiB: more than a 32 MiB L3 holds, so the
+// output would be written back to memory anyway and its read for ownership is the waste
+// (np.add(a, b, out=o) of 4M float32: 48 MB).
+inline constexpr int64_t kStreamMinBytes = int64_t{4} << 20;
+inline constexpr int64_t kStreamWorkingSetBytes = int64_t{40} << 20;
 using ElementwiseEntry = void (*)(const ElementwiseArgs&);
 
 // One contiguous block of a fused chain (src/op/fusion.cc): out[0:n] = f(in...), every operand
