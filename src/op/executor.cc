@@ -11,6 +11,7 @@
 #include "ndx/profiler.h"
 #include "ndx/runtime.h"
 #include "op/fusion.h"
+#include "op/gpu_dispatch.h"
 #include "op/graph_infer.h"
 
 namespace ndx {
@@ -271,13 +272,13 @@ void Executor::plan_outputs(const Program& p, size_t step, std::vector<NDArray>&
 // Runs a planned step's CPU kernel on buffers chosen by plan_outputs, without invoke: the
 // step's shapes and dtypes were inferred once for this input signature, its inputs and
 // outputs are the executor's own arrays (checked when the program was planned), so only the
-// blobs, requests and resources are made here. False, having run nothing, where invoke's
-// general path is needed: a GPU array, or a strided input the kernel cannot read.
+// blobs and requests are made here; run_kernel adds the resources and the profiler span.
+// False, having run nothing, where invoke's general path is needed: a GPU array, or a
+// strided input the kernel cannot read.
 bool Executor::run_direct(const Step& s, const std::vector<NDArray>& slots,
                           const std::vector<NDArray>& bufs, DirectScratch& scratch) const {
   static const auto& fcompute_cpu = Op::attr<FCompute>("FCompute<cpu>");
   static const auto& fstrided = Op::attr<TStridedInputs>("TStridedInputs");
-  static const auto& fresource = Op::attr<FResourceRequest>("FResourceRequest");
   const Op* op = s.attrs->op;
   if (!fcompute_cpu.count(op)) return false;
   const bool strided_ok = fstrided.get(op, false);
@@ -302,25 +303,7 @@ bool Executor::run_direct(const Step& s, const std::vector<NDArray>& slots,
     for (const TBlob& b : in)                // a dying input's buffer, given by FInplaceOption
       if (b.dptr == out[j].dptr && req[j] == kWriteTo) req[j] = kWriteInplace;
   }
-  OpContext ctx;
-  ctx.is_train = autograd::is_training();
-  ctx.device = cpu();
-  std::vector<std::shared_ptr<Storage>> temp_holder;
-  if (fresource.count(op))
-    for (const ResourceRequest& r : fresource[op](*s.attrs)) {
-      Resource res;
-      res.type = r.type;
-      res.holder = &temp_holder;
-      res.device = ctx.device;
-      ctx.requested.push_back(res);
-    }
-  profiler::Span span(op->name, "operator");
-  fcompute_cpu[op](*s.attrs, ctx, in, req, out);
-  if (span.active()) {
-    int64_t bytes = 0;
-    for (const TBlob& b : out) bytes += b.size() * static_cast<int64_t>(dtype_size(b.dtype));
-    span.set_bytes(bytes);
-  }
+  run_kernel(*s.attrs, fcompute_cpu[op], cpu(), autograd::is_training(), in, req, out);
   return true;
 }
 

@@ -11,4 +11,11 @@ namespace ndx {
 void compute_on_gpu(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out);
 
+// One kernel call on checked blobs, shared by invoke() and the executor's planned steps: the
+// context (train mode, device, the op's requested resources), the operator's profiler span
+// (with the bytes of its outputs), and `compute` on the CPU or compute_on_gpu on a GPU.
+void run_kernel(const NodeAttrs& attrs, const FCompute& compute, Device device, bool is_train,
+                const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                const std::vector<TBlob>& out);
+
 }  // namespace ndx

@@ -132,6 +132,35 @@ void compute_on_gpu(const NodeAttrs& attrs, const OpContext& ctx, const std::vec
   run_on_host(fcompute_cpu[op], attrs, ctx, in, req, out);
 }
 
+void run_kernel(const NodeAttrs& attrs, const FCompute& compute, Device device, bool is_train,
+                const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                const std::vector<TBlob>& out) {
+  static const auto& fresource = Op::attr<FResourceRequest>("FResourceRequest");
+  const Op* op = attrs.op;
+  OpContext ctx;
+  ctx.is_train = is_train;
+  ctx.device = device;
+  std::vector<std::shared_ptr<Storage>> temp_holder;
+  if (fresource.count(op))
+    for (const ResourceRequest& r : fresource[op](attrs)) {
+      Resource res;
+      res.type = r.type;
+      res.holder = &temp_holder;
+      res.device = device;
+      ctx.requested.push_back(res);
+    }
+  profiler::Span span(op->name, "operator");
+  if (device.is_gpu())
+    compute_on_gpu(attrs, ctx, in, req, out);
+  else
+    compute(attrs, ctx, in, req, out);
+  if (span.active()) {
+    int64_t bytes = 0;
+    for (const auto& b : out) bytes += b.size() * static_cast<int64_t>(dtype_size(b.dtype));
+    span.set_bytes(bytes);
+  }
+}
+
 std::map<std::string, int64_t> gpu_host_fallbacks() {
   std::lock_guard<std::mutex> lock(fallback_mutex());
   return fallback_counts();
@@ -182,7 +211,6 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   static const auto& fcompute_gpu = Op::attr<FCompute>("FCompute<gpu>");
   static const auto& fstrided = Op::attr<TStridedInputs>("TStridedInputs");
   static const auto& finplace = Op::attr<FInplaceOption>("FInplaceOption");
-  static const auto& fresource = Op::attr<FResourceRequest>("FResourceRequest");
   const Op* op = attrs.op;
   if (!op) value_error("[invoke] attrs carry no operator");
   const uint32_t nin = op->inputs_for(attrs), nout = op->outputs_for(attrs);
@@ -338,30 +366,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
         not_implemented("[", op_name(attrs),
                         "] writing into existing arrays (out=, in-place operators) ",
                         "is not supported while autograd records an array that requires grad");
-  OpContext ctx;
-  ctx.is_train = options.is_train || autograd::is_training();
-  ctx.device = device;
-  std::vector<std::shared_ptr<Storage>> temp_holder;
-  if (fresource.count(op))
-    for (const ResourceRequest& r : fresource[op](attrs)) {
-      Resource res;
-      res.type = r.type;
-      res.holder = &temp_holder;
-      res.device = device;
-      ctx.requested.push_back(res);
-    }
-  {
-    profiler::Span span(op->name, "operator");
-    if (device.is_gpu())
-      compute_on_gpu(attrs, ctx, in_blobs, req, out_blobs);
-    else
-      (*compute)(attrs, ctx, in_blobs, req, out_blobs);
-    if (span.active()) {
-      int64_t bytes = 0;
-      for (const auto& b : out_blobs) bytes += b.size() * static_cast<int64_t>(dtype_size(b.dtype));
-      span.set_bytes(bytes);
-    }
-  }
+  run_kernel(attrs, *compute, device, options.is_train || autograd::is_training(), in_blobs, req,
+             out_blobs);
 
   for (uint32_t j = 0; j < nout && given; ++j)
     if (targets[j].raw_data() != outputs[j].raw_data() && req[j] != kNullOp)
