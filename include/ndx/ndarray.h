@@ -55,8 +55,12 @@ class NDArray {
   bool shares_storage_with(const NDArray& other) const { return storage_ == other.storage_; }
 
   // ---- views (no copy) ----
-  // -1 in one position is inferred. A view when contiguous, else a contiguous copy.
+  // -1 in one position is inferred. A view when contiguous, else a contiguous copy (so the
+  // result is always contiguous, which kernels reading raw_data() rely on).
   NDArray reshape(const Shape& new_shape) const;
+  // NumPy's ndarray.reshape: a view whenever the strides allow one (a transposed or sliced
+  // array often can be), else a contiguous copy. The view need not be contiguous.
+  NDArray reshape_view(const Shape& new_shape) const;
   // Empty axes reverses them, as NumPy does.
   NDArray transpose(const std::vector<int64_t>& axes = {}) const;
   NDArray swapaxes(int64_t axis1, int64_t axis2) const;

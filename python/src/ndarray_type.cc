@@ -85,7 +85,7 @@ NDArray transposed(const NDArray& a, std::optional<Shape> axes) {
 
 NDArray reshaped(const NDArray& a, const Shape& s) {
   if (recorded(a)) return run_op("_np_reshape", a, {{"newshape", Value(s)}});
-  return a.reshape(s);
+  return a.reshape_view(s);
 }
 
 void check_not_recorded(const NDArray& a, const char* what) {
@@ -1021,7 +1021,8 @@ PyMethodDef methods[] = {
     {"_become", become, METH_O, "_become(other): this handle now refers to other's data."},
     {"_nonzero", nonzero_method, METH_NOARGS, "NumPy's nonzero (np.nonzero wraps it)."},
     {"reshape", reinterpret_cast<PyCFunction>(reshape), METH_VARARGS | METH_KEYWORDS,
-     "reshape(*shape): a view when the data is contiguous, else a copy; one -1 is inferred."},
+     "reshape(*shape): a view when the strides allow one (as NumPy), else a copy; one -1 is "
+     "inferred."},
     {"transpose", transpose_method, METH_VARARGS, "transpose(*axes): a view with permuted axes."},
     {"flatten", flatten, METH_NOARGS, "A 1-d copy."},
     {"item", item, METH_VARARGS, "item(*index): one element as a Python scalar."},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "gpu/runtime.h"
 #include "kernel/blob.h"
@@ -68,7 +69,10 @@ bool NDArray::is_contiguous() const {
   return true;
 }
 
-NDArray NDArray::reshape(const Shape& new_shape) const {
+namespace {
+
+// reshape's target shape: checked against the size, its one -1 inferred.
+Shape reshape_target(const Shape& new_shape, int64_t size) {
   Shape target = new_shape;
   Shape probe = new_shape;  // the -1 as 1: no product below may overflow
   for (int i = 0; i < probe.ndim(); ++i)
@@ -87,15 +91,65 @@ NDArray NDArray::reshape(const Shape& new_shape) const {
     }
   }
   if (infer >= 0) {
-    if (known == 0 || size() % known != 0)
-      value_error("[reshape] cannot reshape array of size ", size(), " into shape ",
-                  new_shape.str());
-    target[infer] = size() / known;
+    if (known == 0 || size % known != 0)
+      value_error("[reshape] cannot reshape array of size ", size, " into shape ", new_shape.str());
+    target[infer] = size / known;
   }
-  if (target.size() != size())
-    value_error("[reshape] cannot reshape array of size ", size(), " into shape ", new_shape.str());
+  if (target.size() != size)
+    value_error("[reshape] cannot reshape array of size ", size, " into shape ", new_shape.str());
+  return target;
+}
+
+// The strides of a view of (shape, strides) in shape `target` (same size > 0), or nullopt when
+// the layout needs a copy: each group of old axes that merges into or splits from a group of
+// new axes must be C-contiguous within itself (NumPy's no-copy reshape rule). Axes of length
+// 1 carry no layout and are skipped.
+std::optional<Shape> view_strides(const Shape& shape, const Shape& strides, const Shape& target) {
+  std::vector<int64_t> dims, steps;
+  for (int i = 0; i < shape.ndim(); ++i)
+    if (shape[i] != 1) dims.push_back(shape[i]), steps.push_back(strides[i]);
+  Shape out = contiguous_strides(target);
+  const int old_nd = static_cast<int>(dims.size()), new_nd = target.ndim();
+  int oi = 0, ni = 0;
+  while (oi < old_nd && ni < new_nd) {
+    if (target[ni] == 1) {  // any stride serves a length-1 axis
+      ++ni;
+      continue;
+    }
+    int oj = oi + 1, nj = ni + 1;
+    int64_t old_len = dims[oi], new_len = target[ni];
+    while (old_len != new_len) {
+      if (old_len < new_len)
+        old_len *= dims[oj++];
+      else
+        new_len *= target[nj++];
+    }
+    for (int k = oi; k + 1 < oj; ++k)
+      if (steps[k] != steps[k + 1] * dims[k + 1]) return std::nullopt;
+    int64_t step = steps[oj - 1];  // the group's innermost stride, then outward
+    for (int k = nj - 1; k >= ni; --k) {
+      out[k] = step;
+      step *= target[k];
+    }
+    oi = oj, ni = nj;
+  }
+  return out;
+}
+
+}  // namespace
+
+NDArray NDArray::reshape(const Shape& new_shape) const {
+  const Shape target = reshape_target(new_shape, size());
   NDArray src = contiguous();
   return NDArray(src.storage_, src.byte_offset_, target, contiguous_strides(target), dtype_);
+}
+
+NDArray NDArray::reshape_view(const Shape& new_shape) const {
+  const Shape target = reshape_target(new_shape, size());
+  if (size() > 0 && !is_contiguous())
+    if (auto st = view_strides(shape_, strides_, target))
+      return NDArray(storage_, byte_offset_, target, *st, dtype_);
+  return reshape(target);
 }
 
 NDArray NDArray::transpose(const std::vector<int64_t>& axes) const {

@@ -405,6 +405,33 @@ def test_array_copy_and_ndmin():
     onp.testing.assert_array_equal(got.asnumpy(), [1.0, 2.0, 3.0])
 
 
+@pytest.mark.parametrize("view, shape", [
+    (lambda a: a.transpose(0, 2, 1), (2, 4, 3)),   # same shape: a view of the transpose
+    (lambda a: a.transpose(0, 2, 1), (8, 3)),      # the leading axes merge: a view
+    (lambda a: a.transpose(0, 2, 1), (2, 12)),     # the swapped axes merge: a copy
+    (lambda a: a[:, ::2], (2, 2, 2, 2)),           # the last axis splits: a view
+    (lambda a: a[:, ::2], (4, 4)),                 # strided rows merge: a copy
+    (lambda a: a[::-1], (2, 12)),                  # negative strides keep a view
+    (lambda a: a[::-1], (6, 4)),
+    (lambda a: a[:, :1], (2, 4)),                  # length-1 axes carry no layout
+    (lambda a: a[:, :1], (1, 2, 1, 4, 1)),
+    (lambda a: a[1, ::-1, 1:3], (6,)),
+    (lambda a: a[1, ::-1, 1:3], (3, 1, 2)),
+    (lambda a: a[..., 1], (-1,)),
+    (lambda a: a[:0], (0, 4)),
+])
+def test_reshape_of_strided_arrays_is_a_view_exactly_where_numpy_gives_one(view, shape):
+    ref_base, base = X.copy(), np.array(X)
+    ref, got = view(ref_base).reshape(shape), view(base).reshape(shape)
+    assert got.shape == ref.shape
+    onp.testing.assert_array_equal(got.asnumpy(), ref)
+    assert np.shares_memory(got, base) == onp.shares_memory(ref, ref_base)
+    # writes through the result reach the base exactly where NumPy's do
+    ref[...] = onp.arange(ref.size, dtype=onp.float32).reshape(ref.shape) + 100
+    got[...] = np.arange(got.size, dtype="float32").reshape(got.shape) + 100
+    onp.testing.assert_array_equal(base.asnumpy(), ref_base)
+
+
 def test_function_forms_return_views_as_numpy():
     for fn in (np.transpose, lambda a: np.swapaxes(a, 0, 1), lambda a: a.swapaxes(1, 0),
                lambda a: np.expand_dims(a, (0, 3)), lambda a: np.reshape(a, (5, 3)),

@@ -645,7 +645,7 @@ class flatiter:
         return self.base.reshape(-1)[key]
 
     def __setitem__(self, key, value):
-        flat = self.base.reshape(-1)  # a view when base is contiguous, else a copy
+        flat = self.base.reshape(-1)  # a view where the layout allows, else a copy
         flat[key] = value
         if not _is_c_contiguous(self.base):
             self.base[...] = flat.reshape(self.base.shape)
