@@ -21,6 +21,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <type_traits>
 
@@ -557,6 +558,30 @@ HWY_INLINE int64_t arg_contig_int(const T* x, int64_t n) {
   return idx;
 }
 
+// The first index in x[i, i + len) holding e, where acc[k] holds the per-lane extrema of the
+// block's vectors k, k + 4, k + 8, ... (len a multiple of 4 vectors): e sits in lane l of such
+// a vector only where acc[k]'s lane l equals e, so only those (usually one) lane sequences are
+// searched, each by a stride of four vectors through the block.
+template <class T, class V>
+HWY_INLINE int64_t first_of_class(const T* x, int64_t i, int64_t len, int64_t lanes, T e,
+                                  const std::array<V, 4>& acc) {
+  const typename V::D d;
+  const V ev(e);
+  int64_t first = i + len;
+  for (int64_t k = 0; k < 4; ++k) {
+    auto holds = (acc[k] == ev).m;
+    for (intptr_t l = hn::FindFirstTrue(d, holds); l >= 0; l = hn::FindFirstTrue(d, holds)) {
+      for (int64_t p = i + k * lanes + l; p < first; p += 4 * lanes)
+        if (x[p] == e) {
+          first = p;
+          break;
+        }
+      holds = hn::AndNot(hn::FirstN(d, static_cast<size_t>(l) + 1), holds);
+    }
+  }
+  return first;
+}
+
 template <bool kMax, class T>
 int64_t arg_contig(const T* x, int64_t n) {
   if constexpr (std::is_integral_v<T>) {
@@ -570,14 +595,15 @@ int64_t arg_contig(const T* x, int64_t n) {
     int64_t i = std::is_floating_point_v<T> ? 0 : 1;
     if constexpr (std::is_floating_point_v<T>) {
       // Blocks: the block's extremum by SIMD (a NaN flagged by a running sum, which infinities
-      // of both signs flag too), then one vector scan for the first index of a new extremum; a
-      // flagged block is scanned exactly.
+      // of both signs flag too), then the first index of a new extremum from the lanes that
+      // hold it (first_of_class); a flagged block is scanned exactly.
       using V = Vec<T>;
       const int64_t lanes = static_cast<int64_t>(V::lanes());
       constexpr int64_t kArgBlock = 2048;
       while (i + 4 * lanes <= n) {
         const int64_t len = std::min(kArgBlock, (n - i) / (4 * lanes) * (4 * lanes));
-        V e0 = V::load(x + i), e1 = e0, e2 = e0, e3 = e0, chk(T(0));
+        V e0 = V::load(x + i), e1 = V::load(x + i + lanes), e2 = V::load(x + i + 2 * lanes),
+          e3 = V::load(x + i + 3 * lanes), chk(T(0));
         for (int64_t j = i; j < i + len; j += 4 * lanes) {
           const V x0 = V::load(x + j), x1 = V::load(x + j + lanes), x2 = V::load(x + j + 2 * lanes),
                   x3 = V::load(x + j + 3 * lanes);
@@ -596,31 +622,12 @@ int64_t arg_contig(const T* x, int64_t n) {
           i += len;
           continue;
         }
-        e0 = kMax ? max(max(e0, e1), max(e2, e3)) : min(min(e0, e1), min(e2, e3));
-        constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(T);
-        HWY_ALIGN T lane[kMaxLanes];
-        e0.store(lane);
-        C e = lane[0];
-        for (int64_t l = 1; l < lanes; ++l) e = better<kMax>(lane[l], e) ? lane[l] : e;
+        const typename V::D d;
+        const V all = kMax ? max(max(e0, e1), max(e2, e3)) : min(min(e0, e1), min(e2, e3));
+        const C e = hn::GetLane(kMax ? hn::MaxOfLanes(d, all.v) : hn::MinOfLanes(d, all.v));
         if (better<kMax>(e, best)) {
           best = e;
-          // e is in this block, whose length is a multiple of 4 vectors: find its group of
-          // four first (one branch per 4 vectors), then the vector and lane inside it.
-          const V ev(e);
-          const typename V::D d;
-          int64_t j = i;
-          while (hn::AllFalse(
-              d, hn::Or(hn::Or((V::load(x + j) == ev).m, (V::load(x + j + lanes) == ev).m),
-                        hn::Or((V::load(x + j + 2 * lanes) == ev).m,
-                               (V::load(x + j + 3 * lanes) == ev).m))))
-            j += 4 * lanes;
-          for (;; j += lanes) {
-            const intptr_t k = hn::FindFirstTrue(d, (V::load(x + j) == ev).m);
-            if (k >= 0) {
-              idx = j + k;
-              break;
-            }
-          }
+          idx = first_of_class<T, V>(x, i, len, lanes, e, {e0, e1, e2, e3});
         }
         i += len;
       }

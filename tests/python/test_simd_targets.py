@@ -76,6 +76,26 @@ for dt in ["bool", "int8", "uint16", "int64"]:
                           getattr(V.reshape(shape), fn)(axis=axis),
                           getattr(v.reshape(shape), fn)(axis=axis))
 
+# Float argmax / argmin: the extremum repeated at random places (values from a few integers,
+# so ties fall in every lane and block) or unique (standard normals), -0.0 beside 0.0,
+# infinities, a NaN (which wins), in rows of one to a few blocks and whole arrays; the first
+# index, as NumPy's.
+for dt in ["float32", "float64"]:
+    for n in (64, 1000, 1024, 2048, 3000, 5003):
+        v = rng.integers(-4, 5, (6, n)).astype(dt)
+        v[1] = 0.0
+        v[1, rng.integers(0, n, 3)] = -0.0
+        v[2, rng.integers(0, n, 2)] = onp.inf
+        v[3, rng.integers(0, n, 2)] = -onp.inf
+        v[4, rng.integers(n // 2, n)] = onp.nan
+        v[5] = rng.standard_normal(n)
+        V = np.array(v)
+        for fn in ("argmax", "argmin"):
+            ours, theirs = getattr(np, fn), getattr(onp, fn)
+            check(f"{fn} {dt} ties n={n} rows", ours(V, axis=1), theirs(v, axis=1))
+            for r in range(6):
+                check(f"{fn} {dt} ties n={n} row {r}", ours(V[r]), theirs(v[r]))
+
 # bool arrays read as bytes (unary ops, casts from bool), x ** 2 as x * x, count_nonzero's
 # vector count: every dtype against NumPy, contiguous and strided, with the float specials.
 for dt in ["bool", "int8", "uint8", "int16", "uint32", "int64", "float32", "float64",
