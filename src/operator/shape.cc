@@ -1,12 +1,15 @@
 // Shape ops: reshape, transpose, expand_dims, squeeze, broadcast_to, swapaxes, concatenate,
-// stack, split, and their backward ops. The kernels build the source as an NDArray view of the
+// stack, split, pad, and their backward ops. The kernels build the source as an NDArray view of the
 // input (reshape, transpose, slice, broadcast_to) and copy it into the output honouring req.
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "kernel/cast.h"
+#include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
 
@@ -743,6 +746,173 @@ std::vector<NodeEntry> SplitGrad(const NodePtr& n, const std::vector<NodeEntry>&
                     n->attrs.name + "_backward")};
 }
 
+// ============================== pad ==============================
+// NumPy's pad for the modes that copy elements (edge, reflect, symmetric, wrap) or put one
+// value around the array (constant), in one pass: each output row (the last axis) is its
+// source row's border elements, the row itself and the far border, so every output byte is
+// written once and the input read once. (numpy.pad, and ndx's Python composition before,
+// copy the array into the middle and then mirror each axis's borders out of the output.)
+// Along each axis an output index maps to a source index (NumPy's axis-by-axis padding of
+// the padded array composes to exactly that), or, in constant mode, to the fill.
+struct PadParam {
+  Shape pad_width;
+  std::string mode = "constant";
+  double constant_value = 0;
+  static void declare(ParamDecl<PadParam>& d) {
+    d.field("pad_width", &PadParam::pad_width)
+        .describe("(before, after) of each axis in turn: 2 * ndim widths, each >= 0.");
+    d.field("mode", &PadParam::mode)
+        .set_default(std::string("constant"))
+        .set_enum({"constant", "edge", "reflect", "symmetric", "wrap"})
+        .describe(
+            "constant: the value; edge: the end element; reflect: mirrored without the end "
+            "element; symmetric: mirrored with it; wrap: the other end's elements.");
+    d.field("constant_value", &PadParam::constant_value)
+        .set_default(0.0)
+        .describe("The fill of constant mode, cast to the array's dtype.");
+  }
+};
+
+// The source index along an axis of length n for padded index i (counted from the array's
+// start, so negative in the leading border); -1 for constant mode's fill.
+int64_t pad_source(int64_t i, int64_t n, const std::string& mode) {
+  if (i >= 0 && i < n) return i;
+  auto mod = [](int64_t a, int64_t m) { return ((a % m) + m) % m; };
+  if (mode == "constant") return -1;
+  if (mode == "edge") return i < 0 ? 0 : n - 1;
+  if (mode == "wrap") return mod(i, n);
+  if (mode == "symmetric") {
+    const int64_t r = mod(i, 2 * n);
+    return r < n ? r : 2 * n - 1 - r;
+  }
+  if (n == 1) return 0;  // reflect
+  const int64_t r = mod(i, 2 * (n - 1));
+  return r < n ? r : 2 * (n - 1) - r;
+}
+
+bool PadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& s = (*in)[0];
+  if (!s.is_known()) return false;
+  const auto& p = attrs.get<PadParam>();
+  if (p.pad_width.ndim() != 2 * s.ndim())
+    value_error("[pad] pad_width must hold 2 widths per axis (", 2 * s.ndim(), " for shape ",
+                s.str(), "), got ", p.pad_width.str());
+  Shape o = s;
+  for (int d = 0; d < s.ndim(); ++d) {
+    const int64_t before = p.pad_width[2 * d], after = p.pad_width[2 * d + 1];
+    if (before < 0 || after < 0) value_error("[pad] widths must be >= 0, got ", p.pad_width.str());
+    if (s[d] == 0 && before + after > 0 && p.mode != "constant")
+      value_error("[pad] can't extend empty axis ", d, " using modes other than 'constant'");
+    if (before > (int64_t{1} << 40) || after > (int64_t{1} << 40))
+      value_error("[pad] width ", std::max(before, after), " is too large");
+    o[d] = s[d] + before + after;
+  }
+  checked_size(o, dtype_size(DType::kFloat64), "pad");
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+// Rows [r0, r1) of the padded output (all axes but the last flattened), element size E.
+template <size_t E>
+void pad_rows(const char* src, char* dst, const Shape& in_shape, const Shape& out_shape,
+              const std::vector<std::vector<int64_t>>& source, const std::vector<int64_t>& edge,
+              const char* fill, int64_t r0, int64_t r1) {
+  struct Elem {
+    unsigned char b[E];
+  };
+  const int nd = in_shape.ndim();
+  const int64_t n = in_shape[nd - 1], w = out_shape[nd - 1];
+  const Elem f = *reinterpret_cast<const Elem*>(fill);
+  std::vector<int64_t> idx(static_cast<size_t>(nd - 1));  // the row's index over the outer axes
+  int64_t rem = r0;
+  for (int d = nd - 2; d >= 0; --d) {
+    idx[static_cast<size_t>(d)] = rem % out_shape[d];
+    rem /= out_shape[d];
+  }
+  for (int64_t r = r0; r < r1; ++r) {
+    Elem* o = reinterpret_cast<Elem*>(dst) + r * w;
+    int64_t off = 0;  // the source row's number, or -1 for a row of fill
+    for (int d = 0; d < nd - 1 && off >= 0; ++d) {
+      const auto& axis = source[static_cast<size_t>(d)];
+      const int64_t k = axis[static_cast<size_t>(idx[static_cast<size_t>(d)])];
+      off = k < 0 ? -1 : off * in_shape[d] + k;
+    }
+    if (off < 0) {
+      std::fill(o, o + w, f);
+    } else {
+      const Elem* row = reinterpret_cast<const Elem*>(src) + off * n;
+      for (int64_t j = 0; j < w; ++j) {
+        const int64_t k = edge[static_cast<size_t>(j)];
+        if (k == -2) {  // the row itself: one copy, then on past it
+          std::memcpy(o + j, row, static_cast<size_t>(n) * E);
+          j += n - 1;
+        } else {
+          o[j] = k < 0 ? f : row[k];
+        }
+      }
+    }
+    for (int d = nd - 2; d >= 0; --d) {  // the next row's index
+      if (++idx[static_cast<size_t>(d)] < out_shape[d]) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+}
+
+void PadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  if (req[0] == kAddTo) {  // padded into a scratch array, then added
+    NDArray tmp(out[0].shape, out[0].dtype, cpu());
+    PadCompute(attrs, {}, in, {kWriteTo}, {to_blob(tmp)});
+    write_req(tmp, as_array(out[0]), kAddTo);
+    return;
+  }
+  const auto& p = attrs.get<PadParam>();
+  const TBlob& x = in[0];
+  const int nd = x.ndim();
+  const NDArray fill_value = NDArray::scalar(p.constant_value, x.dtype);
+  const char* fill = static_cast<const char*>(fill_value.raw_data());
+  const size_t esize = static_cast<size_t>(dtype_size(x.dtype));
+  if (nd == 0) {
+    std::memcpy(out[0].dptr, x.dptr, esize);
+    return;
+  }
+  // Source index of each output index along every axis; along the last, -2 marks where the
+  // row itself starts (the row's interior is copied whole).
+  std::vector<std::vector<int64_t>> source(static_cast<size_t>(nd - 1));
+  for (int d = 0; d < nd - 1; ++d)
+    for (int64_t i = 0; i < out[0].shape[d]; ++i)
+      source[static_cast<size_t>(d)].push_back(
+          pad_source(i - p.pad_width[2 * d], x.shape[d], p.mode));
+  const int64_t n = x.shape[nd - 1], before = p.pad_width[2 * nd - 2];
+  std::vector<int64_t> edge;
+  for (int64_t j = 0; j < out[0].shape[nd - 1]; ++j)
+    edge.push_back(j == before && n > 0 ? -2 : pad_source(j - before, n, p.mode));
+  const int64_t rows = out[0].size() / out[0].shape[nd - 1];
+  const int64_t grain =
+      std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(out[0].shape[nd - 1], 1));
+  const auto* src = static_cast<const char*>(x.dptr);
+  auto* dst = static_cast<char*>(out[0].dptr);
+  auto run = [&](auto elem) {
+    constexpr size_t E = decltype(elem)::value;
+    kernel::parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+      pad_rows<E>(src, dst, x.shape, out[0].shape, source, edge, fill, r0, r1);
+    });
+  };
+  switch (esize) {
+    case 1:
+      return run(std::integral_constant<size_t, 1>{});
+    case 2:
+      return run(std::integral_constant<size_t, 2>{});
+    case 4:
+      return run(std::integral_constant<size_t, 4>{});
+    case 8:
+      return run(std::integral_constant<size_t, 8>{});
+    default:
+      return run(std::integral_constant<size_t, 16>{});
+  }
+}
+
 // ============================== registration ==============================
 // Every kernel here moves elements through write_req / kernel::copy / sum_to_shape, which run
 // on the array's device: the same functions serve as the ops' GPU kernels.
@@ -841,6 +1011,20 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FCompute>("FCompute<cpu>", SplitCompute)
       .set_attr<FCompute>("FCompute<gpu>", SplitCompute)
       .set_attr<FGradient>("FGradient", SplitGrad);
+
+  // (Contiguous input: invoke copies a strided one first.)
+  OpRegistry::global()
+      .register_op("_npi_pad")
+      .describe(
+          "numpy.pad for the modes constant (one value), edge, reflect, symmetric and wrap, in "
+          "one pass over the output (not differentiable: np.pad composes differentiable ops "
+          "while autograd records).")
+      .set_attr<FInferType>("FInferType", SameType)
+      .set_num_inputs(1)
+      .add_argument("array", "NDArray", "Input array.")
+      .set_params<PadParam>()
+      .set_attr<FInferShape>("FInferShape", PadShape)
+      .set_attr<FCompute>("FCompute<cpu>", PadCompute);
 
   // ---- backward ops ----
   register_shape_op("_backward_reshape",

@@ -3,7 +3,7 @@ shapes incl. () and zero-size, views where NumPy gives views, gradients, typed e
 import numpy as onp
 import pytest
 
-from ndx import autograd, np
+from ndx import autograd, np, npx
 
 R = onp.random.default_rng(12)
 X = R.standard_normal((2, 3, 4)).astype(onp.float32)
@@ -344,6 +344,49 @@ def test_pad_values_keywords():
     kwargs = {"mode": "linear_ramp", "end_values": (5, -4)}
     onp.testing.assert_allclose(np.pad(np.array(f), (2, 3), **kwargs).asnumpy(),
                                 onp.pad(f, (2, 3), **kwargs), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float16", "float32",
+                                   "float64", "complex64"])
+def test_pad_one_pass_kernel_matches_numpy(mode, dtype):
+    """_npi_pad (np.pad outside autograd, on the CPU): corners of 3-d arrays with a different
+    width per side, widths past the axis length, a transposed (strided) input, a large array
+    split over threads, and fills of each kind."""
+    rng = onp.random.default_rng(5)
+    x = (rng.standard_normal((3, 4, 5)) * 50).astype(dtype)
+    if dtype == "int64":
+        x[0, 0, 0] = 2**62 + 1  # not a double: copied as bytes
+    fills = {"constant_values": 7} if mode == "constant" else {}
+    for arr, widths in [(x, ((1, 2), (0, 3), (4, 1))), (x, ((5, 0), (9, 8), (2, 11))),
+                        (x.transpose(2, 0, 1), 2), (x[:, ::2], ((0, 0), (1, 0), (0, 2))),
+                        (x[0, 0], (3, 0)), (x[0, 0, :1].reshape(()), 2)]:
+        got = np.pad(np.array(arr), widths, mode=mode, **fills)
+        want = onp.pad(arr, widths, mode=mode, **fills)
+        assert got.dtype == want.dtype
+        onp.testing.assert_array_equal(got.asnumpy(), want)
+    big = (rng.standard_normal((300, 500)) * 50).astype(dtype)
+    for threads in (1, 2):
+        npx.set_num_threads(threads)
+        try:
+            got = np.pad(np.array(big), ((3, 2), (16, 16)), mode=mode, **fills)
+        finally:
+            npx.set_num_threads(None)
+        onp.testing.assert_array_equal(got.asnumpy(), onp.pad(big, ((3, 2), (16, 16)),
+                                                             mode=mode, **fills))
+
+
+@pytest.mark.parametrize("params, exc", [
+    ({"pad_width": (1, 1)}, ValueError),                   # 2 widths for 2 axes: 4 needed
+    ({"pad_width": (1, -1, 0, 0)}, ValueError),
+    ({"pad_width": (0, 0, 1, 0), "mode": "edge"}, ValueError),  # an empty axis to extend
+    ({"pad_width": (0, 0, 0, 0), "mode": "mean"}, ValueError),
+    ({"pad_width": (0, 0, 2**50, 0)}, ValueError),
+])
+def test_pad_op_rejects_bad_params(params, exc):
+    from ndx._registry import internal_function
+    with pytest.raises(exc, match="pad"):
+        internal_function("_npi_pad")(np.ones((2, 0)), **params)
 
 
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])

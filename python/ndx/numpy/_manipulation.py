@@ -9,6 +9,7 @@ import numpy as _onp
 import ndx.numpy as _np
 
 from .. import _core
+from .._registry import internal_function as _internal_function
 from . import _composites
 from ._composites import _as_array, _axes, _dev, _kind
 
@@ -1194,6 +1195,29 @@ def _pad_in_place(a, widths, mode):
     return out
 
 
+_pad_op = _internal_function("_npi_pad")
+_PAD_OP_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_op_value(a, mode, constant_values):
+    """The one fill _npi_pad takes: 0 outside constant mode; in it the constant when every
+    side of every axis has the same real one that the array's dtype holds exactly (else None:
+    the composition, which casts as NumPy does, handles it)."""
+    if mode != "constant":
+        return 0.0
+    v = _onp.asarray(constant_values.asnumpy() if isinstance(constant_values, _np.ndarray)
+                     else constant_values)
+    if v.dtype.kind not in "biuf" or v.size == 0 or not (v == v.flat[0]).all():
+        return None
+    first = v.flat[0]
+    if _kind(a) in "iub":
+        info = _onp.iinfo(a.dtype) if _kind(a) != "b" else None
+        lo, hi = (0, 1) if info is None else (info.min, info.max)
+        if v.dtype.kind not in "biu" or not lo <= int(first) <= hi or abs(int(first)) > 2**53:
+            return None
+    return float(first)
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     """NumPy's pad for the modes constant (constant_values), edge, reflect, symmetric, wrap,
     linear_ramp (end_values), maximum, minimum and mean (over the whole axis); built from
@@ -1220,6 +1244,11 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError(f"[pad] the padded array would have {total} elements: array is too "
                          f"big")
     if not _np._core._autograd_is_recording():
+        if mode in _PAD_OP_MODES and a.device.device_type == "cpu":
+            value = _pad_op_value(a, mode, kwargs.get("constant_values", 0))
+            if value is not None:
+                return _pad_op(a, pad_width=tuple(w for pair in widths for w in pair),
+                               mode=mode, constant_value=value)
         if mode == "constant":
             return _pad_constant(a, widths, kwargs.get("constant_values", 0))
         if mode in ("reflect", "symmetric", "wrap", "edge") and a.size and all(
