@@ -232,6 +232,14 @@ def test_reshape_to_dims_whose_product_overflows_is_a_value_error():
         nd._np_reshape(np.ones(0), newshape=(2**62, 4, -1))
 
 
+@pytest.mark.parametrize("repeats", [2**62, [2**62] * 4, [2**40, 1, 0, 0]])
+def test_repeat_past_the_memory_is_a_value_error(repeats):
+    """Found by the fuzzer: NumPy 2.4's own repeat, which np.repeat used for its index,
+    crashes (SIGSEGV) when the result's length passes int64."""
+    with pytest.raises(ValueError, match="repeat"):
+        np.repeat(np.ones(4, dtype="int32"), repeats)
+
+
 def test_concatenate_with_a_huge_axis_is_an_axis_error():
     with pytest.raises(ValueError):  # AxisError is a ValueError
         np.concatenate([np.ones(3)], axis=2**63 - 1)

@@ -1182,6 +1182,11 @@ def repeat(a, repeats, axis=None):
     if r.size != 1 and r.shape != (n,):
         raise ValueError(f"[repeat] repeats of shape {r.shape} do not match the {n} elements "
                          f"along axis {axis}")
+    counts = r.reshape(-1)
+    total = n * int(counts[0]) if r.size == 1 else float(counts.sum(dtype=_onp.float64))
+    if total > 1 << 40:  # before NumPy builds the index (its size overflows int64 past 2**63)
+        raise ValueError(f"[repeat] the result would have {int(total)} elements along axis {axis}: "
+                         f"array is too big")
     idx = _onp.repeat(_onp.arange(n), r.reshape(-1)[0] if r.size == 1 else r)
     return take(a, _np.array(idx, dtype="int64", device=_dev(a)), axis=axis)
 
