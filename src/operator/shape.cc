@@ -1,7 +1,9 @@
 // Shape ops: reshape, transpose, expand_dims, squeeze, broadcast_to, swapaxes, concatenate,
-// stack, split, pad, and their backward ops. The kernels build the source as an NDArray view of the
-// input (reshape, transpose, slice, broadcast_to) and copy it into the output honouring req.
+// stack, split, pad, take_along_axis, and their backward ops. The kernels build the source as an
+// NDArray view of the input (reshape, transpose, slice, broadcast_to) and copy it into the output
+// honouring req.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -9,6 +11,7 @@
 #include <type_traits>
 
 #include "kernel/cast.h"
+#include "kernel/functor_traits.h"
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
@@ -36,6 +39,11 @@ bool SameType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   for (size_t j = 0; j < out->size(); ++j)
     assign_type(attrs, &(*out)[j], (*in)[0], "output", static_cast<int>(j));
   return true;
+}
+
+// The type a gradient that adds several contributions accumulates in (16-bit floats: float).
+DType accumulate_type(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
 }
 
 // Gradient op taking (ograd..., inputs...) without the forward's params.
@@ -790,10 +798,8 @@ int64_t pad_source(int64_t i, int64_t n, const std::string& mode) {
   return r < n ? r : 2 * (n - 1) - r;
 }
 
-bool PadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-  const Shape& s = (*in)[0];
-  if (!s.is_known()) return false;
-  const auto& p = attrs.get<PadParam>();
+// The padded shape of s, the params checked against it.
+Shape padded_shape(const PadParam& p, const Shape& s) {
   if (p.pad_width.ndim() != 2 * s.ndim())
     value_error("[pad] pad_width must hold 2 widths per axis (", 2 * s.ndim(), " for shape ",
                 s.str(), "), got ", p.pad_width.str());
@@ -808,8 +814,35 @@ bool PadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
     o[d] = s[d] + before + after;
   }
   checked_size(o, dtype_size(DType::kFloat64), "pad");
-  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return o;
+}
+
+bool PadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  assign_shape(attrs, &(*out)[0], padded_shape(attrs.get<PadParam>(), (*in)[0]), "output", 0);
   return true;
+}
+
+// Where the padded output's elements come from: per outer axis, the source index of each
+// output index (-1: constant fill); along the last axis the same, with -2 where the source
+// row itself starts (copied whole).
+struct PadTables {
+  std::vector<std::vector<int64_t>> source;
+  std::vector<int64_t> edge;
+};
+
+PadTables pad_tables(const PadParam& p, const Shape& in_shape, const Shape& out_shape) {
+  const int nd = in_shape.ndim();
+  PadTables t;
+  t.source.resize(static_cast<size_t>(nd - 1));
+  for (int d = 0; d < nd - 1; ++d)
+    for (int64_t i = 0; i < out_shape[d]; ++i)
+      t.source[static_cast<size_t>(d)].push_back(
+          pad_source(i - p.pad_width[2 * d], in_shape[d], p.mode));
+  const int64_t n = in_shape[nd - 1], before = p.pad_width[2 * nd - 2];
+  for (int64_t j = 0; j < out_shape[nd - 1]; ++j)
+    t.edge.push_back(j == before && n > 0 ? -2 : pad_source(j - before, n, p.mode));
+  return t;
 }
 
 // Rows [r0, r1) of the padded output (all axes but the last flattened), element size E.
@@ -877,17 +910,7 @@ void PadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
     std::memcpy(out[0].dptr, x.dptr, esize);
     return;
   }
-  // Source index of each output index along every axis; along the last, -2 marks where the
-  // row itself starts (the row's interior is copied whole).
-  std::vector<std::vector<int64_t>> source(static_cast<size_t>(nd - 1));
-  for (int d = 0; d < nd - 1; ++d)
-    for (int64_t i = 0; i < out[0].shape[d]; ++i)
-      source[static_cast<size_t>(d)].push_back(
-          pad_source(i - p.pad_width[2 * d], x.shape[d], p.mode));
-  const int64_t n = x.shape[nd - 1], before = p.pad_width[2 * nd - 2];
-  std::vector<int64_t> edge;
-  for (int64_t j = 0; j < out[0].shape[nd - 1]; ++j)
-    edge.push_back(j == before && n > 0 ? -2 : pad_source(j - before, n, p.mode));
+  const PadTables t = pad_tables(p, x.shape, out[0].shape);
   const int64_t rows = out[0].size() / out[0].shape[nd - 1];
   const int64_t grain =
       std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(out[0].shape[nd - 1], 1));
@@ -896,7 +919,7 @@ void PadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   auto run = [&](auto elem) {
     constexpr size_t E = decltype(elem)::value;
     kernel::parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
-      pad_rows<E>(src, dst, x.shape, out[0].shape, source, edge, fill, r0, r1);
+      pad_rows<E>(src, dst, x.shape, out[0].shape, t.source, t.edge, fill, r0, r1);
     });
   };
   switch (esize) {
@@ -911,6 +934,264 @@ void PadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
     default:
       return run(std::integral_constant<size_t, 16>{});
   }
+}
+
+// _backward_pad: (ograd, data) -> each output element's gradient added into the element it
+// was copied from (fill adds nothing). Rows that share a source row add into it in turn, so
+// this runs on one thread.
+bool BackwardPadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known() || !(*in)[1].is_known()) return false;
+  const Shape expect = padded_shape(attrs.get<PadParam>(), (*in)[1]);
+  if ((*in)[0] != expect)
+    value_error("[backward_pad] ograd has shape ", (*in)[0].str(), ", expected the padded shape ",
+                expect.str());
+  assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+  return true;
+}
+
+void BackwardPadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const auto& p = attrs.get<PadParam>();
+  const Shape &xs = in[1].shape, &os = in[0].shape;
+  const int nd = xs.ndim();
+  const DType ct = accumulate_type(out[0].dtype);
+  NDArray acc(xs, ct, cpu());
+  std::vector<NDArray> keep;
+  const TBlob g = kernel::cast_blob(in[0], ct, &keep);
+  kernel::with_any_compute_type(ct, "backward_pad", [&](auto c) {
+    using C = decltype(c);
+    C* a = static_cast<C*>(acc.raw_data());
+    std::fill(a, a + acc.size(), C(0));
+    const C* og = g.ptr<C>();
+    if (nd == 0) {
+      a[0] = og[0];
+      return;
+    }
+    const PadTables t = pad_tables(p, xs, os);
+    const int64_t n = xs[nd - 1], w = os[nd - 1], rows = g.size() / w;
+    std::vector<int64_t> idx(static_cast<size_t>(nd - 1), 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t off = 0;
+      for (int d = 0; d < nd - 1 && off >= 0; ++d) {
+        const int64_t k =
+            t.source[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
+        off = k < 0 ? -1 : off * xs[d] + k;
+      }
+      if (off >= 0) {
+        C* row = a + off * n;
+        const C* o = og + r * w;
+        for (int64_t j = 0; j < w; ++j) {
+          const int64_t k = t.edge[static_cast<size_t>(j)];
+          if (k == -2) {
+            for (int64_t q = 0; q < n; ++q) row[q] = kernel::wrap_add(row[q], o[j + q]);
+            j += n - 1;
+          } else if (k >= 0) {
+            row[k] = kernel::wrap_add(row[k], o[j]);
+          }
+        }
+      }
+      for (int d = nd - 2; d >= 0; --d) {
+        if (++idx[static_cast<size_t>(d)] < os[d]) break;
+        idx[static_cast<size_t>(d)] = 0;
+      }
+    }
+  });
+  write_req(acc, as_array(out[0]), req[0]);
+}
+
+// ============================== take_along_axis ==============================
+// out[..., j, ...] = arr[..., indices[..., j, ...], ...] along `axis`, indices matching arr in
+// every other axis (np.take_along_axis broadcasts other shapes in Python first), negative
+// indices counting from the end: one pass over the indices, checked as they are read.
+struct TakeAlongAxisParam {
+  int64_t axis = -1;
+  static void declare(ParamDecl<TakeAlongAxisParam>& d) {
+    d.field("axis", &TakeAlongAxisParam::axis).describe("The axis the indices select along.");
+  }
+};
+
+// The axis, arr's and the indices' shapes checked against each other.
+int take_along_axis_checked(const NodeAttrs& attrs, const Shape& a, const Shape& idx) {
+  if (a.ndim() == 0 || a.ndim() != idx.ndim())
+    value_error("[take_along_axis] indices must have arr's number of dimensions (>= 1), got ",
+                idx.str(), " for arr ", a.str());
+  const int ax = normalize_axis(attrs.get<TakeAlongAxisParam>().axis, a.ndim(), "take_along_axis");
+  for (int d = 0; d < a.ndim(); ++d)
+    if (d != ax && a[d] != idx[d])
+      value_error("[take_along_axis] indices of shape ", idx.str(), " must match arr's shape ",
+                  a.str(), " outside axis ", ax);
+  if (a[ax] == 0 && idx[ax] > 0)
+    index_error("[take_along_axis] cannot take from an empty axis ", ax);
+  return ax;
+}
+
+bool TakeAlongAxisShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape &a = (*in)[0], &idx = (*in)[1];
+  if (!a.is_known() || !idx.is_known()) return false;
+  take_along_axis_checked(attrs, a, idx);
+  assign_shape(attrs, &(*out)[0], idx, "output", 0);
+  return true;
+}
+
+bool TakeAlongAxisType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return false;
+  if ((*in)[1] != DType::kInt64 && (*in)[1] != DType::kInt32)
+    type_error("[take_along_axis] indices must be int32 or int64, got ", (*in)[1]);
+  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+// Rows [o0, o1) of the (outer, m, inner) output; false (the index in *bad) at an index out of
+// range.
+template <size_t E, class I>
+bool take_rows(const char* arr, const I* idx, char* out, int64_t n, int64_t m, int64_t inner,
+               int64_t o0, int64_t o1, int64_t* bad) {
+  struct Elem {
+    unsigned char b[E];
+  };
+  const auto* a = reinterpret_cast<const Elem*>(arr);
+  auto* y = reinterpret_cast<Elem*>(out);
+  for (int64_t o = o0; o < o1; ++o)
+    for (int64_t j = 0; j < m; ++j) {
+      const I* ij = idx + (o * m + j) * inner;
+      Elem* yj = y + (o * m + j) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t k = static_cast<int64_t>(ij[i]), kk = k < 0 ? k + n : k;
+        if (static_cast<uint64_t>(kk) >= static_cast<uint64_t>(n)) {
+          *bad = k;
+          return false;
+        }
+        yj[i] = a[(o * n + kk) * inner + i];
+      }
+    }
+  return true;
+}
+
+void TakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  if (req[0] == kAddTo) {
+    NDArray tmp(out[0].shape, out[0].dtype, cpu());
+    TakeAlongAxisCompute(attrs, {}, in, {kWriteTo}, {to_blob(tmp)});
+    write_req(tmp, as_array(out[0]), kAddTo);
+    return;
+  }
+  const TBlob &a = in[0], &idx = in[1];
+  const int ax = normalize_axis(attrs.get<TakeAlongAxisParam>().axis, a.ndim(), "take_along_axis");
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < a.ndim(); ++d) {
+    if (d < ax) outer *= a.shape[d];
+    if (d > ax) inner *= a.shape[d];
+  }
+  const int64_t n = a.shape[ax], m = idx.shape[ax];
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(m * inner, 1));
+  std::atomic<bool> failed{false};
+  std::atomic<int64_t> bad{0};  // an out-of-range index seen
+  auto run = [&](auto elem, auto index) {
+    constexpr size_t E = decltype(elem)::value;
+    using I = decltype(index);
+    kernel::parallel_for(outer, grain, [&](int64_t o0, int64_t o1) {
+      int64_t k = 0;
+      if (!take_rows<E, I>(static_cast<const char*>(a.dptr), idx.ptr<I>(),
+                           static_cast<char*>(out[0].dptr), n, m, inner, o0, o1, &k)) {
+        bad = k;
+        failed = true;
+      }
+    });
+  };
+  auto with_index = [&](auto elem) {
+    if (idx.dtype == DType::kInt64)
+      run(elem, int64_t{});
+    else
+      run(elem, int32_t{});
+  };
+  switch (dtype_size(a.dtype)) {
+    case 1:
+      with_index(std::integral_constant<size_t, 1>{});
+      break;
+    case 2:
+      with_index(std::integral_constant<size_t, 2>{});
+      break;
+    case 4:
+      with_index(std::integral_constant<size_t, 4>{});
+      break;
+    case 8:
+      with_index(std::integral_constant<size_t, 8>{});
+      break;
+    default:
+      with_index(std::integral_constant<size_t, 16>{});
+      break;
+  }
+  if (failed)
+    index_error("[take_along_axis] index ", bad.load(), " is out of bounds for axis ", ax,
+                " with size ", n);
+}
+
+bool BackwardTakeAlongAxisType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[2] != DType::kUnknown && (*in)[2] != DType::kInt64 && (*in)[2] != DType::kInt32)
+    type_error("[backward_take_along_axis] indices must be int32 or int64, got ", (*in)[2]);
+  return BackwardInputsType(attrs, in, out);
+}
+
+// _backward_take_along_axis: (ograd, arr, indices) -> (each output element's gradient added
+// into the element it was taken from, zeros for the indices); one thread, as picks repeat.
+bool BackwardTakeAlongAxisShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const Shape& sh : *in)
+    if (!sh.is_known()) return false;
+  take_along_axis_checked(attrs, (*in)[1], (*in)[2]);
+  if ((*in)[0] != (*in)[2])
+    value_error("[backward_take_along_axis] ograd has shape ", (*in)[0].str(),
+                ", expected the indices' ", (*in)[2].str());
+  assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+  assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+  return true;
+}
+
+void BackwardTakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&,
+                                  const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                                  const std::vector<TBlob>& out) {
+  kernel::fill_output(out[1], req[1], 0);
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const TBlob& idx = in[2];
+  const Shape& xs = in[1].shape;
+  const int ax = normalize_axis(attrs.get<TakeAlongAxisParam>().axis, xs.ndim(), "take_along_axis");
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < xs.ndim(); ++d) {
+    if (d < ax) outer *= xs[d];
+    if (d > ax) inner *= xs[d];
+  }
+  const int64_t n = xs[ax], m = idx.shape[ax];
+  const DType ct = accumulate_type(out[0].dtype);
+  NDArray acc(xs, ct, cpu());
+  std::vector<NDArray> keep;
+  const TBlob g = kernel::cast_blob(in[0], ct, &keep);
+  kernel::with_any_compute_type(ct, "backward_take_along_axis", [&](auto c) {
+    using C = decltype(c);
+    C* a = static_cast<C*>(acc.raw_data());
+    std::fill(a, a + acc.size(), C(0));
+    const C* og = g.ptr<C>();
+    auto add = [&](auto index) {
+      using I = decltype(index);
+      const I* ix = idx.ptr<I>();
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j < m; ++j)
+          for (int64_t i = 0; i < inner; ++i) {
+            const int64_t e = (o * m + j) * inner + i, k = static_cast<int64_t>(ix[e]);
+            const int64_t kk = k < 0 ? k + n : k;
+            if (static_cast<uint64_t>(kk) >= static_cast<uint64_t>(n))
+              index_error("[backward_take_along_axis] index ", k, " is out of bounds for axis ", ax,
+                          " with size ", n);
+            C& dst = a[(o * n + kk) * inner + i];
+            dst = kernel::wrap_add(dst, og[e]);
+          }
+    };
+    if (idx.dtype == DType::kInt64)
+      add(int64_t{});
+    else
+      add(int32_t{});
+  });
+  write_req(acc, as_array(out[0]), req[0]);
 }
 
 // ============================== registration ==============================
@@ -1017,14 +1298,26 @@ Op& register_shape_op(const char* name, const char* doc) {
       .register_op("_npi_pad")
       .describe(
           "numpy.pad for the modes constant (one value), edge, reflect, symmetric and wrap, in "
-          "one pass over the output (not differentiable: np.pad composes differentiable ops "
-          "while autograd records).")
+          "one pass over the output.")
       .set_attr<FInferType>("FInferType", SameType)
       .set_num_inputs(1)
       .add_argument("array", "NDArray", "Input array.")
       .set_params<PadParam>()
       .set_attr<FInferShape>("FInferShape", PadShape)
-      .set_attr<FCompute>("FCompute<cpu>", PadCompute);
+      .set_attr<FCompute>("FCompute<cpu>", PadCompute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_pad"});
+
+  OpRegistry::global()
+      .register_op("_npi_take_along_axis")
+      .describe("numpy.take_along_axis with indices matching arr outside the axis, in one pass.")
+      .set_num_inputs(2)
+      .add_argument("arr", "NDArray", "Source array.")
+      .add_argument("indices", "NDArray", "int32 or int64 indices, arr's shape outside axis.")
+      .set_params<TakeAlongAxisParam>()
+      .set_attr<FInferShape>("FInferShape", TakeAlongAxisShape)
+      .set_attr<FInferType>("FInferType", TakeAlongAxisType)
+      .set_attr<FCompute>("FCompute<cpu>", TakeAlongAxisCompute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_take_along_axis"});
 
   // ---- backward ops ----
   register_shape_op("_backward_reshape",
@@ -1080,6 +1373,32 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", BackwardStackCompute)
       .set_attr<FCompute>("FCompute<gpu>", BackwardStackCompute);
+  OpRegistry::global()
+      .register_op("_backward_pad")
+      .describe("Backward of _npi_pad: (ograd, data) -> ograd added back where it was copied from.")
+      .set_num_inputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("data", "NDArray", "Forward input.")
+      .set_params<PadParam>()
+      .set_attr<FInferShape>("FInferShape", BackwardPadShape)
+      .set_attr<FInferType>("FInferType", BackwardDataType, 11)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BackwardPadCompute);
+  OpRegistry::global()
+      .register_op("_backward_take_along_axis")
+      .describe(
+          "Backward of _npi_take_along_axis: (ograd, arr, indices) -> (ograd added back where it "
+          "was taken from, zeros for the indices).")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("arr", "NDArray", "Forward source array.")
+      .add_argument("indices", "NDArray", "Forward indices.")
+      .set_params<TakeAlongAxisParam>()
+      .set_attr<FInferShape>("FInferShape", BackwardTakeAlongAxisShape)
+      .set_attr<FInferType>("FInferType", BackwardTakeAlongAxisType, 11)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BackwardTakeAlongAxisCompute);
   return true;
 }();
 

@@ -1649,6 +1649,46 @@ add(OpEntry(
         ErrorInput((_f((6,)), 2), {"axis": 1}, AXIS_ERR, "axis-out-of-range", IndexError),
         ErrorInput((_f(()), 1), {}, ValueError, "0d", None)]))
 
+# np.pad and np.take_along_axis run the one-pass _npi_pad / _npi_take_along_axis on the CPU
+# (take_along_axis's gradient, whose indices are ints: test_manipulation.py).
+add(OpEntry(
+    "pad", np.pad, onp.pad, "shape", ALL_DTYPES, shape_samples([
+        ("(3,4)-1", (3, 4), [1], {}),
+        ("(2,3,4)-reflect", (2, 3, 4), [((1, 0), (2, 1), (3, 3))], {"mode": "reflect"}),
+        ("(5,)-edge", (5,), [(2, 3)], {"mode": "edge"}),
+        ("(3,4)-symmetric-wide", (3, 4), [((4, 0), (5, 9))], {"mode": "symmetric"}),
+        ("(3,4)-wrap", (3, 4), [2], {"mode": "wrap"}),
+        ("(3,4)-constant-3", (3, 4), [(1, 2)], {"constant_values": 3}),
+        ("()-2", (), [2], {}),
+        ("(0,3)-constant", (0, 3), [1], {}),
+    ]),
+    differentiable=True, grad_op="_npi_pad",
+    grad_samples=shape_grad([
+        ("(3,4)-reflect", [(3, 4)], {"pad_width": (2, 1, 3, 3), "mode": "reflect"}),
+        ("(2,3)-wrap-wide", [(2, 3)], {"pad_width": (3, 0, 1, 7), "mode": "wrap"}),
+        ("(4,)-edge", [(4,)], {"pad_width": (2, 3), "mode": "edge"}),
+        ("(2,2,3)-symmetric", [(2, 2, 3)], {"pad_width": (1, 1, 0, 2, 4, 0),
+                                             "mode": "symmetric"}),
+        ("(3,2)-constant", [(3, 2)], {"pad_width": (1, 2, 2, 1), "constant_value": 5.0})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((3,)), -1), {}, ValueError, "negative-width", ValueError),
+        ErrorInput((_f((2, 0)), 1), {"mode": "edge"}, ValueError, "extend-empty", ValueError),
+        ErrorInput((_f((3,)), 1), {"mode": "bogus"}, ValueError, "bad-mode", ValueError)]))
+add(OpEntry(
+    "take_along_axis", np.take_along_axis, onp.take_along_axis, "shape", ALL_DTYPES,
+    shape_samples([
+        ("(3,4)-axis1", (3, 4), [onp.array([[3, 0], [-1, 2], [1, 1]])], {"axis": 1}),
+        ("(3,4)-axis0", (3, 4), [onp.array([[2, 0, 1, -3]], dtype=onp.int32)], {"axis": 0}),
+        ("(2,3,4)-axis-1", (2, 3, 4), [onp.zeros((2, 3, 6), dtype=onp.int64)], {"axis": -1}),
+        ("(3,4)-broadcast-axis1", (3, 4), [onp.array([[1], [2], [3]])], {"axis": 1}),
+        ("(0,4)-axis1", (0, 4), [onp.zeros((0, 2), dtype=onp.int64)], {"axis": 1}),
+    ]),
+    error_inputs=lambda: [
+        ErrorInput((_f((3, 4)), onp.array([[4]] * 3)), {"axis": 1}, IndexError, "out-of-range",
+                   IndexError),
+        ErrorInput((_f((3, 4)), onp.array([0])), {"axis": 1}, ValueError, "ndim-mismatch",
+                   ValueError)]))
+
 # matmul / dot -------------------------------------------------------------------------------
 MM_DOMAIN = Domain(-3, 3)
 

@@ -346,6 +346,38 @@ def test_pad_values_keywords():
                                 onp.pad(f, (2, 3), **kwargs), rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float32", "int64", "complex128"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_take_along_axis_one_pass_kernel_matches_numpy(dtype, index_dtype):
+    """_npi_take_along_axis (indices of arr's shape outside the axis, on the CPU): every axis
+    of a 3-d array, negative indices, more or fewer picks than the axis holds, rows split
+    over threads; out-of-range indices are IndexErrors naming the index and the axis."""
+    rng = onp.random.default_rng(9)
+    x = (rng.standard_normal((4, 5, 6)) * 40).astype(dtype)
+    for axis in (0, 1, 2, -1):
+        n = x.shape[axis]
+        for picks in (1, n, 2 * n + 1):
+            shape = list(x.shape)
+            shape[axis] = picks
+            idx = rng.integers(-n, n, shape).astype(index_dtype)
+            got = np.take_along_axis(np.array(x), np.array(idx), axis=axis)
+            onp.testing.assert_array_equal(got.asnumpy(), onp.take_along_axis(x, idx, axis))
+    big = rng.standard_normal((700, 64)).astype(dtype)
+    idx = rng.integers(-64, 64, (700, 100)).astype(index_dtype)
+    for threads in (1, 2):
+        npx.set_num_threads(threads)
+        try:
+            got = np.take_along_axis(np.array(big), np.array(idx), axis=1)
+        finally:
+            npx.set_num_threads(None)
+        onp.testing.assert_array_equal(got.asnumpy(), onp.take_along_axis(big, idx, 1))
+    for bad in (6, -7):
+        idx = onp.zeros((4, 5, 3), index_dtype)
+        idx[3, 4, 2] = bad
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for axis 2"):
+            np.take_along_axis(np.array(x), np.array(idx), axis=2)
+
+
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float16", "float32",
                                    "float64", "complex64"])

@@ -805,7 +805,7 @@ def outer(a: Any, b: Any, out: Any = None) -> Any:
     """out[i, j] = a.ravel()[i] * b.ravel()[j]."""
 
 def pad(array: Any, pad_width: Any, mode: Any = 'constant', **kwargs: Any) -> Any:
-    """NumPy's pad for the modes constant (constant_values), edge, reflect, symmetric, wrap, linear_ramp (end_values), maximum, minimum and mean (over the whole axis); built from slices, broadcasts and concatenation, so it is differentiable."""
+    """NumPy's pad for the modes constant (constant_values), edge, reflect, symmetric, wrap, linear_ramp (end_values), maximum, minimum and mean (over the whole axis); differentiable. On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are built from slices, broadcasts a"""
 
 def partition(a: Any, kth: Any, axis: Any = -1, kind: Any = 'introselect', order: Any = None) -> Any:
     """An array whose k-th element is the one a sorted array would have there, smaller ones before it and larger ones after: here a full (stable) sort, which is one such array."""

@@ -628,6 +628,9 @@ def _flat_index_along(shape, indices, axis, name):
     return flat if base is None else _np.add(flat, base)
 
 
+_take_along_op = _internal_function("_npi_take_along_axis")
+
+
 def take_along_axis(arr, indices, axis=-1):
     """arr's elements at `indices` along axis, matched up in the other axes (NumPy's
     take_along_axis); differentiable for float arr."""
@@ -638,6 +641,10 @@ def take_along_axis(arr, indices, axis=-1):
     if arr.ndim == 0:
         raise ValueError("[take_along_axis] arr must have at least one dimension")
     axis = _axes(arr.ndim, axis)[0]
+    if (indices.dtype in (_onp.int64, _onp.int32) and indices.ndim == arr.ndim
+            and arr.device.device_type == "cpu" and indices.device.device_type == "cpu"
+            and all(i == axis or s == t for i, (s, t) in enumerate(zip(arr.shape, indices.shape)))):
+        return _take_along_op(arr, indices, axis=axis)  # one pass (shape.cc), differentiable
     flat = _flat_index_along(arr.shape, indices, axis, "take_along_axis")
     if flat.size == 0:
         return _np.zeros(flat.shape, dtype=arr.dtype, device=_dev(arr))
@@ -1220,8 +1227,9 @@ def _pad_op_value(a, mode, constant_values):
 
 def pad(array, pad_width, mode="constant", **kwargs):
     """NumPy's pad for the modes constant (constant_values), edge, reflect, symmetric, wrap,
-    linear_ramp (end_values), maximum, minimum and mean (over the whole axis); built from
-    slices, broadcasts and concatenation, so it is differentiable."""
+    linear_ramp (end_values), maximum, minimum and mean (over the whole axis); differentiable.
+    On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are
+    built from slices, broadcasts and concatenation."""
     a = _as_array(array)
     if callable(mode) or mode not in _PAD_MODES:
         raise ValueError(f"[pad] mode {mode!r} is not supported; expected one of "
@@ -1243,12 +1251,12 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if total > 1 << 40:  # before building index arrays of that length
         raise ValueError(f"[pad] the padded array would have {total} elements: array is too "
                          f"big")
+    if mode in _PAD_OP_MODES and a.device.device_type == "cpu":
+        value = _pad_op_value(a, mode, kwargs.get("constant_values", 0))
+        if value is not None:  # one pass (shape.cc), differentiable
+            return _pad_op(a, pad_width=tuple(w for pair in widths for w in pair), mode=mode,
+                           constant_value=value)
     if not _np._core._autograd_is_recording():
-        if mode in _PAD_OP_MODES and a.device.device_type == "cpu":
-            value = _pad_op_value(a, mode, kwargs.get("constant_values", 0))
-            if value is not None:
-                return _pad_op(a, pad_width=tuple(w for pair in widths for w in pair),
-                               mode=mode, constant_value=value)
         if mode == "constant":
             return _pad_constant(a, widths, kwargs.get("constant_values", 0))
         if mode in ("reflect", "symmetric", "wrap", "edge") and a.size and all(
