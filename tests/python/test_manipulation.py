@@ -408,6 +408,40 @@ def test_pad_one_pass_kernel_matches_numpy(mode, dtype):
                                                              mode=mode, **fills))
 
 
+def test_pad_and_take_along_axis_gradients_in_a_hybridized_block():
+    """Traced into a graph the ops run with their backward ops; the gradient of
+    sum(w * f(x)) adds each weight back where its element came from (np.add.at)."""
+    from ndx import gluon
+    rng = onp.random.default_rng(3)
+    x0 = rng.standard_normal((3, 5)).astype(onp.float32)
+    idx = rng.integers(-5, 5, (3, 7))
+    w_pad = rng.standard_normal((3 + 1 + 2, 5 + 4 + 3)).astype(onp.float32)
+    w_take = rng.standard_normal((3, 7)).astype(onp.float32)
+
+    class Net(gluon.HybridBlock):
+        def forward(self, x, i):
+            padded = np.pad(x, ((1, 2), (4, 3)), mode="reflect")
+            return (padded * np.array(w_pad)).sum() + (
+                np.take_along_axis(x, i, axis=1) * np.array(w_take)).sum()
+
+    # NumPy's reference: each output position's source, found by padding the positions.
+    pos = onp.arange(x0.size).reshape(x0.shape)
+    want = onp.zeros(x0.size, onp.float64)
+    onp.add.at(want, onp.pad(pos, ((1, 2), (4, 3)), mode="reflect").ravel(), w_pad.ravel())
+    onp.add.at(want, onp.take_along_axis(pos, idx, axis=1).ravel(), w_take.ravel())
+    for hybrid in (False, True):
+        net = Net()
+        if hybrid:
+            net.hybridize()
+        x = np.array(x0)
+        x.attach_grad()
+        with autograd.record():
+            y = net(x, np.array(idx))
+        y.backward()
+        onp.testing.assert_allclose(x.grad.asnumpy(), want.reshape(x0.shape), rtol=1e-5,
+                                    atol=1e-5)
+
+
 @pytest.mark.parametrize("params, exc", [
     ({"pad_width": (1, 1)}, ValueError),                   # 2 widths for 2 axes: 4 needed
     ({"pad_width": (1, -1, 0, 0)}, ValueError),
