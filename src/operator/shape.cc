@@ -41,11 +41,6 @@ bool SameType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   return true;
 }
 
-// The type a gradient that adds several contributions accumulates in (16-bit floats: float).
-DType accumulate_type(DType t) {
-  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
-}
-
 // Gradient op taking (ograd..., inputs...) without the forward's params.
 struct GradUseInNoParams {
   std::string op_name;
@@ -829,7 +824,36 @@ bool PadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
 struct PadTables {
   std::vector<std::vector<int64_t>> source;
   std::vector<int64_t> edge;
+
+  // The input row (its number) that the output row at `idx` (its index over the outer axes)
+  // copies, or -1 for a row of fill.
+  int64_t source_row(const std::vector<int64_t>& idx, const Shape& in_shape) const {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size() && off >= 0; ++d) {
+      const int64_t k = source[d][static_cast<size_t>(idx[d])];
+      off = k < 0 ? -1 : off * in_shape[static_cast<int>(d)] + k;
+    }
+    return off;
+  }
 };
+
+// The index over out_shape's outer axes (all but the last) of output row r.
+std::vector<int64_t> row_index(int64_t r, const Shape& out_shape) {
+  std::vector<int64_t> idx(static_cast<size_t>(out_shape.ndim() - 1));
+  for (int d = out_shape.ndim() - 2; d >= 0; --d) {
+    idx[static_cast<size_t>(d)] = r % out_shape[d];
+    r /= out_shape[d];
+  }
+  return idx;
+}
+
+// idx moved on to the next row's index.
+void next_row(std::vector<int64_t>& idx, const Shape& out_shape) {
+  for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
+    if (++idx[static_cast<size_t>(d)] < out_shape[d]) return;
+    idx[static_cast<size_t>(d)] = 0;
+  }
+}
 
 PadTables pad_tables(const PadParam& p, const Shape& in_shape, const Shape& out_shape) {
   const int nd = in_shape.ndim();
@@ -848,45 +872,30 @@ PadTables pad_tables(const PadParam& p, const Shape& in_shape, const Shape& out_
 // Rows [r0, r1) of the padded output (all axes but the last flattened), element size E.
 template <size_t E>
 void pad_rows(const char* src, char* dst, const Shape& in_shape, const Shape& out_shape,
-              const std::vector<std::vector<int64_t>>& source, const std::vector<int64_t>& edge,
-              const char* fill, int64_t r0, int64_t r1) {
+              const PadTables& t, const char* fill, int64_t r0, int64_t r1) {
   struct Elem {
     unsigned char b[E];
   };
   const int nd = in_shape.ndim();
   const int64_t n = in_shape[nd - 1], w = out_shape[nd - 1];
   const Elem f = *reinterpret_cast<const Elem*>(fill);
-  std::vector<int64_t> idx(static_cast<size_t>(nd - 1));  // the row's index over the outer axes
-  int64_t rem = r0;
-  for (int d = nd - 2; d >= 0; --d) {
-    idx[static_cast<size_t>(d)] = rem % out_shape[d];
-    rem /= out_shape[d];
-  }
-  for (int64_t r = r0; r < r1; ++r) {
+  std::vector<int64_t> idx = row_index(r0, out_shape);
+  for (int64_t r = r0; r < r1; ++r, next_row(idx, out_shape)) {
     Elem* o = reinterpret_cast<Elem*>(dst) + r * w;
-    int64_t off = 0;  // the source row's number, or -1 for a row of fill
-    for (int d = 0; d < nd - 1 && off >= 0; ++d) {
-      const auto& axis = source[static_cast<size_t>(d)];
-      const int64_t k = axis[static_cast<size_t>(idx[static_cast<size_t>(d)])];
-      off = k < 0 ? -1 : off * in_shape[d] + k;
-    }
+    const int64_t off = t.source_row(idx, in_shape);
     if (off < 0) {
       std::fill(o, o + w, f);
-    } else {
-      const Elem* row = reinterpret_cast<const Elem*>(src) + off * n;
-      for (int64_t j = 0; j < w; ++j) {
-        const int64_t k = edge[static_cast<size_t>(j)];
-        if (k == -2) {  // the row itself: one copy, then on past it
-          std::memcpy(o + j, row, static_cast<size_t>(n) * E);
-          j += n - 1;
-        } else {
-          o[j] = k < 0 ? f : row[k];
-        }
-      }
+      continue;
     }
-    for (int d = nd - 2; d >= 0; --d) {  // the next row's index
-      if (++idx[static_cast<size_t>(d)] < out_shape[d]) break;
-      idx[static_cast<size_t>(d)] = 0;
+    const Elem* row = reinterpret_cast<const Elem*>(src) + off * n;
+    for (int64_t j = 0; j < w; ++j) {
+      const int64_t k = t.edge[static_cast<size_t>(j)];
+      if (k == -2) {  // the row itself: one copy, then on past it
+        std::memcpy(o + j, row, static_cast<size_t>(n) * E);
+        j += n - 1;
+      } else {
+        o[j] = k < 0 ? f : row[k];
+      }
     }
   }
 }
@@ -919,7 +928,7 @@ void PadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   auto run = [&](auto elem) {
     constexpr size_t E = decltype(elem)::value;
     kernel::parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
-      pad_rows<E>(src, dst, x.shape, out[0].shape, t.source, t.edge, fill, r0, r1);
+      pad_rows<E>(src, dst, x.shape, out[0].shape, t, fill, r0, r1);
     });
   };
   switch (esize) {
@@ -949,55 +958,55 @@ bool BackwardPadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
   return true;
 }
 
+// A gradient that adds ograd's elements back where they came from: body(a, og) adds into a
+// zeroed accumulator a of out's shape, og being ograd, both in the accumulation type; then
+// out (req) a.
+template <class Body>
+void add_back_into(const TBlob& ograd, const TBlob& out, OpReqType req, const char* who,
+                   Body body) {
+  const DType ct = kernel::accumulate_dtype(out.dtype);
+  NDArray acc(out.shape, ct, cpu());
+  std::vector<NDArray> keep;
+  const TBlob g = kernel::cast_blob(ograd, ct, &keep);
+  kernel::with_any_compute_type(ct, who, [&](auto c) {
+    using C = decltype(c);
+    C* a = static_cast<C*>(acc.raw_data());
+    std::fill(a, a + acc.size(), C(0));
+    body(a, g.ptr<C>());
+  });
+  write_req(acc, as_array(out), req);
+}
+
 void BackwardPadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp || out[0].size() == 0) return;
   const auto& p = attrs.get<PadParam>();
   const Shape &xs = in[1].shape, &os = in[0].shape;
   const int nd = xs.ndim();
-  const DType ct = accumulate_type(out[0].dtype);
-  NDArray acc(xs, ct, cpu());
-  std::vector<NDArray> keep;
-  const TBlob g = kernel::cast_blob(in[0], ct, &keep);
-  kernel::with_any_compute_type(ct, "backward_pad", [&](auto c) {
-    using C = decltype(c);
-    C* a = static_cast<C*>(acc.raw_data());
-    std::fill(a, a + acc.size(), C(0));
-    const C* og = g.ptr<C>();
+  add_back_into(in[0], out[0], req[0], "backward_pad", [&](auto* a, const auto* og) {
     if (nd == 0) {
       a[0] = og[0];
       return;
     }
     const PadTables t = pad_tables(p, xs, os);
-    const int64_t n = xs[nd - 1], w = os[nd - 1], rows = g.size() / w;
-    std::vector<int64_t> idx(static_cast<size_t>(nd - 1), 0);
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t off = 0;
-      for (int d = 0; d < nd - 1 && off >= 0; ++d) {
-        const int64_t k =
-            t.source[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
-        off = k < 0 ? -1 : off * xs[d] + k;
-      }
-      if (off >= 0) {
-        C* row = a + off * n;
-        const C* o = og + r * w;
-        for (int64_t j = 0; j < w; ++j) {
-          const int64_t k = t.edge[static_cast<size_t>(j)];
-          if (k == -2) {
-            for (int64_t q = 0; q < n; ++q) row[q] = kernel::wrap_add(row[q], o[j + q]);
-            j += n - 1;
-          } else if (k >= 0) {
-            row[k] = kernel::wrap_add(row[k], o[j]);
-          }
+    const int64_t n = xs[nd - 1], w = os[nd - 1], rows = in[0].size() / w;
+    std::vector<int64_t> idx = row_index(0, os);
+    for (int64_t r = 0; r < rows; ++r, next_row(idx, os)) {
+      const int64_t off = t.source_row(idx, xs);
+      if (off < 0) continue;
+      auto* row = a + off * n;
+      const auto* o = og + r * w;
+      for (int64_t j = 0; j < w; ++j) {
+        const int64_t k = t.edge[static_cast<size_t>(j)];
+        if (k == -2) {
+          for (int64_t q = 0; q < n; ++q) row[q] = kernel::wrap_add(row[q], o[j + q]);
+          j += n - 1;
+        } else if (k >= 0) {
+          row[k] = kernel::wrap_add(row[k], o[j]);
         }
-      }
-      for (int d = nd - 2; d >= 0; --d) {
-        if (++idx[static_cast<size_t>(d)] < os[d]) break;
-        idx[static_cast<size_t>(d)] = 0;
       }
     }
   });
-  write_req(acc, as_array(out[0]), req[0]);
 }
 
 // ============================== take_along_axis ==============================
@@ -1010,6 +1019,16 @@ struct TakeAlongAxisParam {
     d.field("axis", &TakeAlongAxisParam::axis).describe("The axis the indices select along.");
   }
 };
+
+// The sizes of the axes before and after `axis` (each product 1 when there are none).
+std::pair<int64_t, int64_t> around_axis(const Shape& s, int axis) {
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < s.ndim(); ++d) {
+    if (d < axis) outer *= s[d];
+    if (d > axis) inner *= s[d];
+  }
+  return {outer, inner};
+}
 
 // The axis, arr's and the indices' shapes checked against each other.
 int take_along_axis_checked(const NodeAttrs& attrs, const Shape& a, const Shape& idx) {
@@ -1079,11 +1098,7 @@ void TakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&, const std::v
   }
   const TBlob &a = in[0], &idx = in[1];
   const int ax = normalize_axis(attrs.get<TakeAlongAxisParam>().axis, a.ndim(), "take_along_axis");
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < a.ndim(); ++d) {
-    if (d < ax) outer *= a.shape[d];
-    if (d > ax) inner *= a.shape[d];
-  }
+  const auto [outer, inner] = around_axis(a.shape, ax);
   const int64_t n = a.shape[ax], m = idx.shape[ax];
   const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(m * inner, 1));
   std::atomic<bool> failed{false};
@@ -1156,21 +1171,9 @@ void BackwardTakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&,
   const TBlob& idx = in[2];
   const Shape& xs = in[1].shape;
   const int ax = normalize_axis(attrs.get<TakeAlongAxisParam>().axis, xs.ndim(), "take_along_axis");
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < xs.ndim(); ++d) {
-    if (d < ax) outer *= xs[d];
-    if (d > ax) inner *= xs[d];
-  }
+  const auto [outer, inner] = around_axis(xs, ax);
   const int64_t n = xs[ax], m = idx.shape[ax];
-  const DType ct = accumulate_type(out[0].dtype);
-  NDArray acc(xs, ct, cpu());
-  std::vector<NDArray> keep;
-  const TBlob g = kernel::cast_blob(in[0], ct, &keep);
-  kernel::with_any_compute_type(ct, "backward_take_along_axis", [&](auto c) {
-    using C = decltype(c);
-    C* a = static_cast<C*>(acc.raw_data());
-    std::fill(a, a + acc.size(), C(0));
-    const C* og = g.ptr<C>();
+  add_back_into(in[0], out[0], req[0], "backward_take_along_axis", [&](auto* a, const auto* og) {
     auto add = [&](auto index) {
       using I = decltype(index);
       const I* ix = idx.ptr<I>();
@@ -1182,7 +1185,7 @@ void BackwardTakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&,
             if (static_cast<uint64_t>(kk) >= static_cast<uint64_t>(n))
               index_error("[backward_take_along_axis] index ", k, " is out of bounds for axis ", ax,
                           " with size ", n);
-            C& dst = a[(o * n + kk) * inner + i];
+            auto& dst = a[(o * n + kk) * inner + i];
             dst = kernel::wrap_add(dst, og[e]);
           }
     };
@@ -1191,7 +1194,6 @@ void BackwardTakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&,
     else
       add(int32_t{});
   });
-  write_req(acc, as_array(out[0]), req[0]);
 }
 
 // ============================== registration ==============================
