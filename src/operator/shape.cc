@@ -749,6 +749,25 @@ std::vector<NodeEntry> SplitGrad(const NodePtr& n, const std::vector<NodeEntry>&
                     n->attrs.name + "_backward")};
 }
 
+// f(std::integral_constant<size_t, E>{}) for an element of `bytes` bytes (1, 2, 4, 8, 16):
+// the copying kernels move elements as E-byte words, whatever their dtype. (The CUDA gathers
+// have the same dispatch, with_word_size in kernel/cuda/index.cu.)
+template <class F>
+void with_element_size(int64_t bytes, F f) {
+  switch (bytes) {
+    case 1:
+      return f(std::integral_constant<size_t, 1>{});
+    case 2:
+      return f(std::integral_constant<size_t, 2>{});
+    case 4:
+      return f(std::integral_constant<size_t, 4>{});
+    case 8:
+      return f(std::integral_constant<size_t, 8>{});
+    default:
+      return f(std::integral_constant<size_t, 16>{});
+  }
+}
+
 // ============================== pad ==============================
 // NumPy's pad for the modes that copy elements (edge, reflect, symmetric, wrap) or put one
 // value around the array (constant), in one pass: each output row (the last axis) is its
@@ -931,18 +950,7 @@ void PadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
       pad_rows<E>(src, dst, x.shape, out[0].shape, t, fill, r0, r1);
     });
   };
-  switch (esize) {
-    case 1:
-      return run(std::integral_constant<size_t, 1>{});
-    case 2:
-      return run(std::integral_constant<size_t, 2>{});
-    case 4:
-      return run(std::integral_constant<size_t, 4>{});
-    case 8:
-      return run(std::integral_constant<size_t, 8>{});
-    default:
-      return run(std::integral_constant<size_t, 16>{});
-  }
+  with_element_size(static_cast<int64_t>(esize), run);
 }
 
 // _backward_pad: (ograd, data) -> each output element's gradient added into the element it
@@ -1121,23 +1129,7 @@ void TakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&, const std::v
     else
       run(elem, int32_t{});
   };
-  switch (dtype_size(a.dtype)) {
-    case 1:
-      with_index(std::integral_constant<size_t, 1>{});
-      break;
-    case 2:
-      with_index(std::integral_constant<size_t, 2>{});
-      break;
-    case 4:
-      with_index(std::integral_constant<size_t, 4>{});
-      break;
-    case 8:
-      with_index(std::integral_constant<size_t, 8>{});
-      break;
-    default:
-      with_index(std::integral_constant<size_t, 16>{});
-      break;
-  }
+  with_element_size(dtype_size(a.dtype), with_index);
   if (failed)
     index_error("[take_along_axis] index ", bad.load(), " is out of bounds for axis ", ax,
                 " with size ", n);
