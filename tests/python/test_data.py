@@ -158,6 +158,56 @@ def test_a_slow_worker_times_out():
     del loader
 
 
+# A DataLoader left in a reference cycle (here by the traceback of its worker's error) whose
+# collection runs in its pool's own handler thread: the pool's shutdown used to wait there for
+# that very thread, forever, and no gc.collect() in the process collected anything after. The
+# collections are steered into the handler thread by disabling them while the cycle forms and
+# then leaving the main thread asleep with every allocation triggering one; before the fix
+# 3 runs in 4 stuck.
+_COLLECTED_IN_A_POOL_THREAD = """
+import gc, multiprocessing, time, weakref
+from ndx.gluon import data as gdata
+
+def boom(v):
+    raise KeyError(v)
+
+loader = gdata.DataLoader(gdata.SimpleDataset([1, 2, 3]).transform(boom), 2, num_workers=2)
+try:
+    list(loader)
+except KeyError as e:
+    err = e
+gc.disable()
+del loader, err
+gc.set_threshold(1, 1, 1)
+gc.enable()
+time.sleep(1.0)
+
+class Node:
+    pass
+
+node = Node()
+node.me = node
+ref = weakref.ref(node)
+del node
+for _ in range(50):
+    gc.collect()
+    if ref() is None and not multiprocessing.active_children():
+        break
+    time.sleep(0.05)
+print("cycle collected:", ref() is None, "workers left:", len(multiprocessing.active_children()))
+"""
+
+
+@pytest.mark.parametrize("run", range(2))
+def test_a_dataloader_collected_in_its_pools_thread_leaves_the_collector_working(run):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", _COLLECTED_IN_A_POOL_THREAD],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "cycle collected: True workers left: 0", done.stdout
+
+
 def test_dataloader_argument_errors():
     ds = gdata.SimpleDataset([1, 2, 3])
     with pytest.raises(ValueError, match="batch_size must be given"):

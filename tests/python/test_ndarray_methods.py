@@ -211,8 +211,10 @@ def test_array_objects_are_reused_safely_beside_subclasses():
         s.me = s  # a cycle only the collector can free
     refs = [weakref.ref(s) for s in subs]
     del subs, s
-    # gc.collect() does nothing while another thread's collection runs (a thread an earlier
-    # test left, say): collect again, a bounded number of times, before judging.
+    # gc.collect() does nothing while another thread's collection runs: collect again, a
+    # bounded number of times, before judging. (This test twice failed in CI when a
+    # DataLoader's pool, freed by the collector in its own handler thread, left the collector
+    # stuck for good; test_data.py checks that case now.)
     for _ in range(50):
         gc.collect()
         if all(r() is None for r in refs):

@@ -3,6 +3,7 @@ loaded by worker processes (or threads) ahead of use when num_workers > 0."""
 import collections
 import multiprocessing
 import multiprocessing.pool
+import threading
 
 from ... import profiler
 from ...device import num_gpus
@@ -17,6 +18,32 @@ __all__ = ["DataLoader"]
 _worker_dataset = None
 _worker_batchify = None
 _END = object()
+
+# Every pool a DataLoader made and has not yet terminated. Held here so that a pool is never
+# freed by the cyclic collector: its own finalizer (a weakref callback) would then run
+# terminate in whichever thread the collection ran in, and in the pool's own worker-handler
+# thread that waits forever for itself, with the collector's "collecting" flag set, so no
+# later gc.collect() in the process collects anything. A DataLoader in a reference cycle (a
+# traceback holding it, say) is exactly that case.
+_live_pools = set()
+
+
+def _terminate(pool):
+    pool.terminate()
+    _live_pools.discard(pool)
+
+
+def _terminate_from_any_thread(pool):
+    """Terminates pool now on the main thread; elsewhere (a finalizer runs in whichever
+    thread the collector does, a pool's own handler thread included) in a thread of its own."""
+    if threading.current_thread() is threading.main_thread():
+        _terminate(pool)
+        return
+    try:
+        threading.Thread(target=_terminate, args=(pool,), name="DataLoader pool shutdown",
+                         daemon=True).start()
+    except RuntimeError:  # no new threads at interpreter shutdown: atexit ends the pool
+        pass
 
 
 def _pinned(batch):
@@ -99,6 +126,7 @@ class DataLoader:
                 context = multiprocessing.get_context("fork")
                 self._pool = context.Pool(self._num_workers, initializer=_worker_init,
                                           initargs=(dataset, batchify_fn))
+            _live_pools.add(self._pool)
 
     def __len__(self):
         return len(self._batch_sampler)
@@ -160,4 +188,5 @@ class DataLoader:
     def __del__(self):
         pool = getattr(self, "_pool", None)
         if pool is not None:
-            pool.terminate()
+            self._pool = None
+            _terminate_from_any_thread(pool)
