@@ -105,6 +105,11 @@ void set_default_float_dtype(DType t);
 inline DType float_result_type(DType t) { return is_inexact(t) ? t : default_float_dtype(); }
 
 // ---- 16-bit floats: storage types that compute in float ----
+// The dtype values of t are computed and accumulated in: float32 for the 16-bit floats
+// (float16, bfloat16), t itself for every other dtype.
+inline DType compute_dtype(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
+}
 namespace detail {
 uint16_t float_to_half_bits(float f);
 float half_bits_to_float(uint16_t h);

@@ -46,7 +46,6 @@ namespace ndx {
 namespace {
 
 using kernel::gemm;
-using kernel::gemm_dtype;
 using kernel::with_gemm_type;
 
 using kernel::as_array;
@@ -444,7 +443,7 @@ void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   fall_back_unless_gpu_covers(attrs, g, in, out, GpuOp::kConvolution);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t ck = cg * g.kernel_size(), ohw = g.out_plane();
-  const DType ct = gemm_dtype(in[0].dtype);
+  const DType ct = compute_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
   if (out[0].device.is_gpu()) {
@@ -616,7 +615,7 @@ void conv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   const int64_t ck = cg * g.kernel_size(), ohw = g.out_plane();
   const bool want_dx = req[0] != kNullOp, want_dw = req[1] != kNullOp;
   const bool want_db = !p.no_bias && req[2] != kNullOp;
-  const DType ct = gemm_dtype(in[0].dtype);
+  const DType ct = compute_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   TBlob og = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
         w = kernel::cast_blob(in[2], ct, &keep);
@@ -869,7 +868,7 @@ void deconv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<
   fall_back_unless_gpu_covers(attrs, g, in, out, GpuOp::kTransposed);
   const int64_t groups = p.num_group, f = p.num_filter, fg = f / groups, cg = g.c / groups;
   const int64_t fk = fg * g.kernel_size(), xpl = g.out_plane(), ypl = g.in_plane();
-  const DType ct = gemm_dtype(in[0].dtype);
+  const DType ct = compute_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   const TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
   if (out[0].device.is_gpu()) {  // cuDNN: the data gradient of a convolution
@@ -910,7 +909,7 @@ void deconv_backward(const NodeAttrs& attrs, const OpContext&, const std::vector
   const int64_t fk = fg * g.kernel_size(), xpl = g.out_plane(), ypl = g.in_plane();
   const bool want_dx = req[0] != kNullOp, want_dw = req[1] != kNullOp;
   const bool want_db = !p.no_bias && req[2] != kNullOp;
-  const DType ct = gemm_dtype(in[0].dtype);
+  const DType ct = compute_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   const TBlob og = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
               w = kernel::cast_blob(in[2], ct, &keep);
@@ -1150,7 +1149,7 @@ void pool_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
   const Pool kind = pool_of(p.pool_type);
   if (out[0].device.is_gpu()) {
     std::vector<NDArray> keep;
-    const DType ct = gemm_dtype(in[0].dtype);
+    const DType ct = compute_dtype(in[0].dtype);
     const TBlob x = kernel::cast_blob(in[0], ct, &keep);
     NDArray y(out[0].shape, ct, out[0].device);
     kernel::gpu::pool(g, static_cast<int>(kind), p.count_include_pad, ct, x.dptr, y.raw_data(),
@@ -1303,7 +1302,7 @@ void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   const Pool kind = pool_of(p.pool_type);
   if (out[0].device.is_gpu()) {
     std::vector<NDArray> keep;
-    const DType ct = gemm_dtype(in[1].dtype);
+    const DType ct = compute_dtype(in[1].dtype);
     const TBlob dy = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep);
     NDArray dx(out[0].shape, ct, out[0].device);
     kernel::gpu::pool_backward(g, static_cast<int>(kind), p.count_include_pad, ct, dy.dptr, x.dptr,

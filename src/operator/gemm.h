@@ -14,12 +14,7 @@
 
 namespace ndx::kernel {
 
-// The type products are computed in: float for the 16-bit floats.
-inline DType gemm_dtype(DType t) {
-  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
-}
-
-// Runs f(T{}) with T = float or double for gemm dtype t.
+// Runs f(T{}) with T = float or double for compute dtype t (ndx/dtype.h).
 template <typename F>
 void with_gemm_type(DType t, F f, const char* op = "gemm") {
   if (t == DType::kFloat32)

@@ -23,12 +23,6 @@ TBlob cast_blob(const TBlob& b, DType t, std::vector<NDArray>* keep);
 // Zeros (kWriteTo / kWriteInplace) or leaves (kAddTo, kNullOp) an output.
 void fill_output(const TBlob& out, OpReqType req, double value);
 
-// The dtype a kernel that adds many values of dtype t accumulates in: float16 and bfloat16
-// in float, the others in themselves.
-inline DType accumulate_dtype(DType t) {
-  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
-}
-
 // Writes v to *dst as req says: kAddTo adds (wrapping for integers), anything else writes.
 template <typename T>
 inline void store(T* dst, OpReqType req, compute_t<T> v) {

@@ -36,11 +36,6 @@ Shape sub_shape(const Shape& s, int begin, int end) {
   return Shape(s.begin() + begin, s.begin() + end);
 }
 
-// The dtype the products are computed in for result dtype t.
-DType compute_dtype(DType t) {
-  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
-}
-
 // C[i] = A[a_off[i]] (n x k) @ B[b_off[i]] (k x m), all row-major and contiguous, of type T;
 // C (req) with req kWriteTo or kAddTo.
 // ta / tb: that operand is stored transposed (k x n, m x k), which BLAS reads as it is (float

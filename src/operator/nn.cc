@@ -74,7 +74,6 @@ namespace ndx {
 namespace {
 
 using kernel::gemm;
-using kernel::gemm_dtype;
 using kernel::with_gemm_type;
 
 using kernel::as_array;
@@ -720,7 +719,7 @@ void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   const auto& p = attrs.get<FullyConnectedParam>();
   const auto [m, k] = fc_dims(attrs, in[0].shape);
   const int64_t h = p.num_hidden;
-  const DType ct = gemm_dtype(in[0].dtype);
+  const DType ct = compute_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   TBlob x = kernel::cast_blob(in[0], ct, &keep), w = kernel::cast_blob(in[1], ct, &keep);
   const Device dev = out[0].device;
@@ -777,7 +776,7 @@ void fc_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   const auto& p = attrs.get<FullyConnectedParam>();
   const auto [m, k] = fc_dims(attrs, in[1].shape);
   const int64_t h = p.num_hidden;
-  const DType ct = gemm_dtype(in[0].dtype);
+  const DType ct = compute_dtype(in[0].dtype);
   std::vector<NDArray> keep;
   TBlob g = kernel::cast_blob(in[0], ct, &keep), x = kernel::cast_blob(in[1], ct, &keep),
         w = kernel::cast_blob(in[2], ct, &keep);

@@ -156,7 +156,7 @@ TBlob contiguous_in(const TBlob& x, DType t, NDArray* keep) {
 template <bool kProd>
 void run_scan(const Blocks& b, const TBlob& x, const TBlob& out, OpReqType req, bool reverse) {
   if (req == kNullOp || out.size() == 0) return;
-  const DType acc = kernel::accumulate_dtype(out.dtype);
+  const DType acc = compute_dtype(out.dtype);
   NDArray x_keep, y_keep;
   const TBlob xc = contiguous_in(x, acc, &x_keep);
   const bool direct = out.is_contiguous() && out.dtype == acc && req != kAddTo;
@@ -247,7 +247,7 @@ void cumprod_backward(const NodeAttrs& attrs, const OpContext&, const std::vecto
   const auto& p = attrs.get<ScanParam>();
   const DType t = out[0].dtype;
   if (!is_float(t)) type_error("[", op_name(attrs), "] gradients need a float dtype, got ", t);
-  const DType acc = kernel::accumulate_dtype(t);
+  const DType acc = compute_dtype(t);
   NDArray g_keep, x_keep;
   const TBlob g = ograd_like_data(in[0], in[1], acc, &g_keep);
   const TBlob x = contiguous_in(in[1], acc, &x_keep);

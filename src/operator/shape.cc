@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "kernel/cast.h"
+#include "kernel/element_size.h"
 #include "kernel/functor_traits.h"
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
@@ -749,25 +750,6 @@ std::vector<NodeEntry> SplitGrad(const NodePtr& n, const std::vector<NodeEntry>&
                     n->attrs.name + "_backward")};
 }
 
-// f(std::integral_constant<size_t, E>{}) for an element of `bytes` bytes (1, 2, 4, 8, 16):
-// the copying kernels move elements as E-byte words, whatever their dtype. (The CUDA gathers
-// have the same dispatch, with_word_size in kernel/cuda/index.cu.)
-template <class F>
-void with_element_size(int64_t bytes, F f) {
-  switch (bytes) {
-    case 1:
-      return f(std::integral_constant<size_t, 1>{});
-    case 2:
-      return f(std::integral_constant<size_t, 2>{});
-    case 4:
-      return f(std::integral_constant<size_t, 4>{});
-    case 8:
-      return f(std::integral_constant<size_t, 8>{});
-    default:
-      return f(std::integral_constant<size_t, 16>{});
-  }
-}
-
 // ============================== pad ==============================
 // NumPy's pad for the modes that copy elements (edge, reflect, symmetric, wrap) or put one
 // value around the array (constant), in one pass: each output row (the last axis) is its
@@ -950,7 +932,7 @@ void PadCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
       pad_rows<E>(src, dst, x.shape, out[0].shape, t, fill, r0, r1);
     });
   };
-  with_element_size(static_cast<int64_t>(esize), run);
+  kernel::with_element_size(static_cast<int64_t>(esize), "pad", run);
 }
 
 // _backward_pad: (ograd, data) -> each output element's gradient added into the element it
@@ -972,7 +954,7 @@ bool BackwardPadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
 template <class Body>
 void add_back_into(const TBlob& ograd, const TBlob& out, OpReqType req, const char* who,
                    Body body) {
-  const DType ct = kernel::accumulate_dtype(out.dtype);
+  const DType ct = compute_dtype(out.dtype);
   NDArray acc(out.shape, ct, cpu());
   std::vector<NDArray> keep;
   const TBlob g = kernel::cast_blob(ograd, ct, &keep);
@@ -1129,7 +1111,7 @@ void TakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&, const std::v
     else
       run(elem, int32_t{});
   };
-  with_element_size(dtype_size(a.dtype), with_index);
+  kernel::with_element_size(dtype_size(a.dtype), "take_along_axis", with_index);
   if (failed)
     index_error("[take_along_axis] index ", bad.load(), " is out of bounds for axis ", ax,
                 " with size ", n);

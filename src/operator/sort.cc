@@ -238,11 +238,6 @@ TBlob contiguous_as(const TBlob& in, DType t, NDArray* keep) {
   return kernel::to_blob(*keep);
 }
 
-// The C++ type values are sorted as: float16 / bfloat16 as float.
-DType sort_dtype(DType t) {
-  return t == DType::kFloat16 || t == DType::kBFloat16 ? DType::kFloat32 : t;
-}
-
 // On a GPU, CUB sorts the lanes as contiguous segments (kernel/cuda/sort.cu); a lane axis
 // that is not the last goes through transposed copies.
 void gpu_sort(const Lanes& L, const TBlob& x, const TBlob& y, const TBlob& idx) {
@@ -271,7 +266,7 @@ void run_sort(const NodeAttrs& attrs, const TBlob& in, const std::optional<int64
               const TBlob* values, OpReqType values_req, const TBlob* order, OpReqType order_req) {
   const Lanes L = lanes_of(attrs, in.shape, axis);
   if (in.size() == 0) return;
-  const DType t = sort_dtype(in.dtype);
+  const DType t = compute_dtype(in.dtype);
   NDArray x_copy, y_buf, idx_buf;
   const TBlob x = contiguous_as(in, t, &x_copy);
   TBlob y, idx;
@@ -408,7 +403,7 @@ void searchsorted_compute(const NodeAttrs& attrs, const OpContext&, const std::v
                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp || out[0].size() == 0) return;
   const bool right = attrs.get<SearchsortedParam>().side == "right";
-  const DType t = sort_dtype(promote_types(in[0].dtype, in[1].dtype));
+  const DType t = compute_dtype(promote_types(in[0].dtype, in[1].dtype));
   NDArray a_keep, v_keep, idx_keep;
   const TBlob a = contiguous_as(in[0], t, &a_keep), v = contiguous_as(in[1], t, &v_keep);
   const bool direct = out[0].is_contiguous() && out[0].dtype == DType::kInt64 && req[0] != kAddTo;

@@ -3,6 +3,7 @@
 // ops whose values are a function of the index (arange, linspace, eye). Index arrays arrive
 // as int64 on the device, already checked on the host.
 #include "kernel/cuda/common.cuh"
+#include "kernel/element_size.h"
 #include "kernel/gpu.h"
 #include "kernel/gpu_fused.h"
 #include "kernel/iterator.h"
@@ -345,25 +346,6 @@ __global__ void put_rows_kernel(char* base, int64_t step_bytes, const int64_t* r
   }
 }
 
-// f(std::integral_constant<int, S>{}) for the element size S (1, 2, 4, 8 or 16 bytes).
-template <class F>
-void with_word_size(int64_t itemsize, F f) {
-  switch (itemsize) {
-    case 1:
-      return f(std::integral_constant<int, 1>{});
-    case 2:
-      return f(std::integral_constant<int, 2>{});
-    case 4:
-      return f(std::integral_constant<int, 4>{});
-    case 8:
-      return f(std::integral_constant<int, 8>{});
-    case 16:
-      return f(std::integral_constant<int, 16>{});
-    default:
-      not_implemented("[index] elements of ", itemsize, " bytes on gpu");
-  }
-}
-
 // ---- arange, linspace, eye ----
 
 __global__ void index_fill_kernel(char* y, DType t, int64_t size, IndexFillArgs a, bool add,
@@ -416,7 +398,7 @@ void index_blocks(char* base, const int64_t* offsets, const int64_t* positions, 
   const Geometry<1> g = geometry_of(rest, rest_strides, "[index] blocks");
   ::ndx::cuda::DeviceGuard guard(device);
   const auto grid = grid_for(total, 256);
-  with_word_size(itemsize, [&](auto size) {
+  with_element_size(itemsize, "index on gpu", [&](auto size) {
     index_blocks_kernel<decltype(size)::value>
         <<<grid, 256, 0, stream()>>>(base, offsets, positions, g, blk, buffer, to_buffer, total);
   });
@@ -466,7 +448,7 @@ int64_t put_rows(const TBlob& idx, int64_t n, char* base, int64_t step_bytes, co
   unsigned long long first = 0;
   ::ndx::cuda::copy_to_host(&first, bad, sizeof(first), device);  // waits for the kernel
   if (first == ~0ull && blk > 0) {
-    with_word_size(itemsize, [&](auto size) {
+    with_element_size(itemsize, "index on gpu", [&](auto size) {
       put_rows_kernel<decltype(size)::value><<<grid_for(count * blk, 256), 256, 0, stream()>>>(
           base, step_bytes, rows, last, g, blk, values, count * blk);
     });
