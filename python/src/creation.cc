@@ -442,13 +442,13 @@ PyMethodDef methods[] = {
      "A new array whose contents are not initialized."},
     {"full", NDX_FASTCALL(full), METH_FASTCALL | METH_KEYWORDS,
      "full(shape, fill_value, dtype=None, device=None)\n--\n\n"
-     "A new array filled with fill_value. Without dtype: bool for a bool value, int64 for an\n"
-     "int, the default float dtype otherwise."},
+     "A new array filled with fill_value. Without dtype: a NumPy scalar's own dtype, bool for\n"
+     "a bool value, int64 for an int, the default float dtype otherwise."},
     {"array", NDX_FASTCALL(array), METH_FASTCALL | METH_KEYWORDS,
      "array(object, dtype=None, copy=True, device=None)\n--\n\n"
      "An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the\n"
-     "default float dtype (float32) where NumPy would pick float64; NumPy arrays keep their\n"
-     "dtype."},
+     "default float dtype (float32) where NumPy would pick float64; NumPy arrays and\n"
+     "scalars keep their dtype."},
     {"asarray", NDX_FASTCALL(asarray), METH_FASTCALL | METH_KEYWORDS,
      "asarray(a, dtype=None, device=None, *, copy=None, order=None, like=None)\n--\n\n"
      "`a` itself when it is already an ndarray of that dtype; a NumPy array's memory shared\n"

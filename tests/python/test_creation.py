@@ -81,6 +81,22 @@ def test_array_falls_back_for_what_it_does_not_handle():
         np.array(object())
 
 
+@pytest.mark.parametrize("scalar", [onp.float64(1.5), onp.float32(-2.25), onp.float16(3.0),
+                                    onp.int64(-7), onp.uint8(200), onp.bool_(True),
+                                    onp.complex128(1 - 2j)])
+def test_numpy_scalars_keep_their_dtype(scalar):
+    # NumPy keeps a scalar's dtype, and so does MXNet's array() (it reads object.dtype); only
+    # Python floats take the default float32.
+    want = onp.array(scalar)
+    for got in (np.array(scalar), np.asarray(scalar)):
+        assert got.shape == () and got.dtype == want.dtype
+        assert got.item() == want.item()
+    assert np.array(scalar, dtype="float32").dtype == onp.float32
+    filled = np.full((2, 3), scalar)
+    assert filled.dtype == onp.full((2, 3), scalar).dtype
+    onp.testing.assert_array_equal(filled.asnumpy(), onp.full((2, 3), scalar))
+
+
 def test_array_copies_ndarrays():
     a = np.arange(4)
     b = np.array(a)

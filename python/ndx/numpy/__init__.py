@@ -93,7 +93,8 @@ def _check_device(device, fn):
 def _array_py(object, dtype=None, copy=True, device=None, *, order="K", subok=False, ndmin=0,
               like=None):
     """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default
-    float dtype (float32) where NumPy would pick float64; NumPy arrays keep their dtype.
+    float dtype (float32) where NumPy would pick float64; NumPy arrays and scalars keep their
+    dtype.
     copy: True always copies, None copies only when needed, False never (ValueError when a
     copy is needed: anything but an ndarray of the dtype asked for). ndmin prepends axes."""
     _check_device(device, "array")
@@ -129,6 +130,10 @@ def _array_py(object, dtype=None, copy=True, device=None, *, order="K", subok=Fa
 def _array_from_host(object, dtype):
     if isinstance(object, _onp.ndarray):
         src = object
+    elif isinstance(object, _onp.generic) and _scalar_dtype_kept(object.dtype):
+        # A NumPy scalar carries its dtype, as an array does (NumPy and MXNet both keep it);
+        # only Python floats take the default float dtype.
+        src = _onp.asarray(object)
     elif dtype is not None and dtype != bfloat16:
         src = _onp.asarray(object, dtype=dtype)  # NumPy's range checks (OverflowError)
     else:
@@ -183,9 +188,16 @@ def _empty_py(shape, dtype=None, device=None):
     return _ffi_empty(shape, dtype, device)
 
 
+def _scalar_dtype_kept(t):
+    """Whether a NumPy scalar of dtype t keeps it in array / full: the dtypes ndx has (not
+    longdouble, strings, dates)."""
+    return t.kind in "biu" or (t.kind == "f" and t.itemsize <= 8) or \
+        (t.kind == "c" and t.itemsize <= 16)
+
+
 def _full_py(shape, fill_value, dtype=None, device=None):
-    """A new array filled with fill_value. Without dtype: bool for a bool value, int64 for an
-    int, the default float dtype otherwise. An array fill_value (0-d, or broadcastable to
+    """A new array filled with fill_value. Without dtype: a NumPy scalar's own dtype, bool for a
+    bool value, int64 for an int, the default float dtype otherwise. An array fill_value (0-d, or broadcastable to
     shape, as NumPy and MXNet take) is broadcast, and the result has its dtype unless dtype
     says otherwise; values cast as NumPy's copyto(casting='unsafe')."""
     if isinstance(fill_value, (ndarray, _onp.ndarray, list, tuple)):
@@ -203,7 +215,9 @@ def _full_py(shape, fill_value, dtype=None, device=None):
         out = out.astype(fill.dtype if dtype is None else dtype)
         return out if device is None else out.to_device(device)
     if dtype is None:
-        if isinstance(fill_value, (bool, _onp.bool_)):
+        if isinstance(fill_value, _onp.generic) and _scalar_dtype_kept(fill_value.dtype):
+            dtype = fill_value.dtype  # NumPy's, and MXNet's np.array(fill_value).dtype
+        elif isinstance(fill_value, (bool, _onp.bool_)):
             dtype = "bool"
         elif isinstance(fill_value, (int, _onp.integer)):
             dtype = "int64"

@@ -112,7 +112,7 @@ def around(x: Any, decimals: Any = 0, *, out: Any = None) -> Any:
     """Round to the given number of decimals, halves to even."""
 
 def array(object: Any, dtype: Any = None, copy: Any = True, device: Any = None) -> Any:
-    """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default float dtype (float32) where NumPy would pick float64; NumPy arrays keep their dtype."""
+    """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default float dtype (float32) where NumPy would pick float64; NumPy arrays and scalars keep their dtype."""
 
 def array_equal(a1: Any, a2: Any, equal_nan: Any = False) -> Any:
     """Same shape and equal elements (NaN equal to NaN with equal_nan)."""
@@ -428,7 +428,7 @@ def fromfunction(function: Any, shape: Any, *, dtype: Any = ..., like: Any = Non
     """function called with one coordinate array per axis of `shape`."""
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> Any:
-    """A new array filled with fill_value. Without dtype: bool for a bool value, int64 for an int, the default float dtype otherwise."""
+    """A new array filled with fill_value. Without dtype: a NumPy scalar's own dtype, bool for a bool value, int64 for an int, the default float dtype otherwise."""
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, order: Any = 'K', subok: Any = True, shape: Any = None, *, device: Any = None) -> Any:
     """fill_value (cast to the dtype) in a's shape, dtype and device (or those given)."""
