@@ -197,9 +197,9 @@ def _scalar_dtype_kept(t):
 
 def _full_py(shape, fill_value, dtype=None, device=None):
     """A new array filled with fill_value. Without dtype: a NumPy scalar's own dtype, bool for a
-    bool value, int64 for an int, the default float dtype otherwise. An array fill_value (0-d, or broadcastable to
-    shape, as NumPy and MXNet take) is broadcast, and the result has its dtype unless dtype
-    says otherwise; values cast as NumPy's copyto(casting='unsafe')."""
+    bool value, int64 for an int, the default float dtype otherwise. An array fill_value (0-d,
+    or broadcastable to shape, as NumPy and MXNet take) is broadcast, and the result has its
+    dtype unless dtype says otherwise; values cast as NumPy's copyto(casting='unsafe')."""
     if isinstance(fill_value, (ndarray, _onp.ndarray, list, tuple)):
         fill = fill_value if isinstance(fill_value, ndarray) else asarray(fill_value)
         shape = (shape,) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
