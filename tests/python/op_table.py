@@ -1403,7 +1403,12 @@ add(OpEntry("choose", np.choose, onp.choose, "search", NUMERIC, lambda dt, rng, 
     Sample((onp.array([3, -1]), [make_arg((2,), dt, rng), make_arg((2,), dt, rng)]),
            {"mode": "clip"}, "clip")],
     error_inputs=lambda: [ErrorInput((onp.array([2]), [_f((1,)), _f((1,))]), {}, ValueError,
-                                     "out-of-range", ValueError)]))
+                                     "out-of-range", ValueError),
+                          # (fuzz seed 55: a dict of choices was a KeyError)
+                          ErrorInput((onp.zeros((2, 0, 3), onp.int32), {}), {}, TypeError,
+                                     "dict-choices", TypeError),
+                          ErrorInput((onp.zeros((2, 0, 3), onp.int32), []), {}, ValueError,
+                                     "no-choices", ValueError)]))
 add(OpEntry("lexsort", np.lexsort, onp.lexsort, "search", NUMERIC, lambda dt, rng, d: [
     Sample(([make_arg((9,), dt, rng, Domain(0, 2)), make_arg((9,), dt, rng, Domain(0, 2))],),
            {}, "two-keys"),

@@ -41,6 +41,18 @@ def test_full(value, dtype):
     expect(np.full((2, 3), value, dtype=dtype), onp.full((2, 3), value, dtype=dtype), dtype)
 
 
+def test_full_broadcasts_an_array_fill_past_32_dimensions():
+    # NumPy's broadcast_shapes stops at 32 dimensions (RuntimeError); ndx arrays do not (fuzz
+    # seed 55). Compared with NumPy's broadcast_to, which takes 40.
+    shape = (1,) * 38 + (2, 3)
+    got = np.full(shape, np.array([1, 2, 3], dtype="int32"))
+    want = onp.broadcast_to(onp.array([1, 2, 3], dtype=onp.int32), shape)
+    assert got.shape == shape and got.dtype == onp.int32
+    onp.testing.assert_array_equal(got.asnumpy(), want)
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        np.full(shape, np.array([1, 2], dtype="int32"))
+
+
 @pytest.mark.parametrize("args,exc", [(((2, -1),), ValueError), ((("a", 2),), TypeError),
                                       (((2, 3), "not-a-dtype"), TypeError)])
 def test_zeros_errors(args, exc):

@@ -203,10 +203,9 @@ def _full_py(shape, fill_value, dtype=None, device=None):
     if isinstance(fill_value, (ndarray, _onp.ndarray, list, tuple)):
         fill = fill_value if isinstance(fill_value, ndarray) else asarray(fill_value)
         shape = (shape,) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
-        try:
-            ok = _onp.broadcast_shapes(fill.shape, shape) == shape
-        except ValueError:
-            ok = False
+        # broadcastable to shape itself (NumPy's broadcast_shapes stops at 32 dimensions)
+        ok = fill.ndim <= len(shape) and _builtins.all(
+            f in (1, s) for f, s in zip(reversed(fill.shape), reversed(shape)))
         if not ok:
             raise ValueError(f"[full] fill_value of shape {fill.shape} cannot be broadcast to "
                              f"shape {shape}")

@@ -1016,7 +1016,12 @@ def choose(a, choices, out=None, mode="raise"):
     idx = _as_array(a)
     if _kind(idx) not in "iu":
         raise TypeError(f"[choose] a must be integers, got {idx.dtype}")
+    if not isinstance(choices, (list, tuple, _np.ndarray, _onp.ndarray)):
+        raise TypeError(f"[choose] choices must be a sequence of arrays, got "
+                        f"{type(choices).__name__}")
     k = len(choices)
+    if k == 0:
+        raise ValueError("[choose] choices must hold at least one array, got none")
     if mode == "wrap":
         idx = _np.mod(idx, k)
     elif mode == "clip":
