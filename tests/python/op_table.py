@@ -1367,12 +1367,28 @@ def _cov_samples(dtype, rng, domains):
     return [Sample((make_arg((3, 6), dtype, rng),), {}, "rows"),
             Sample((make_arg((6, 3), dtype, rng),), {"rowvar": False}, "columns"),
             Sample((make_arg((5,), dtype, rng), make_arg((5,), dtype, rng)), {}, "x-y"),
-            Sample((make_arg((2, 5), dtype, rng),), {"bias": True}, "bias")]
+            Sample((make_arg((2, 5), dtype, rng),), {"bias": True}, "bias"),
+            Sample((make_arg((3, 6), dtype, rng),), {"fweights": [1, 3, 0, 2, 1, 1]},
+                   "fweights"),
+            Sample((make_arg((3, 6), dtype, rng),), {"aweights": onp.linspace(0.2, 2.0, 6)},
+                   "aweights"),
+            Sample((make_arg((6, 2), dtype, rng),),
+                   {"rowvar": False, "ddof": 2, "fweights": onp.array([2, 1, 1, 3, 1, 2]),
+                    "aweights": [0.5, 1.0, 1.5, 0.25, 2.0, 1.0]}, "both-weights-ddof")]
 
 
-add(OpEntry("cov", np.cov, onp.cov, "search", FLOATS[1:], _cov_samples, tols=dict(ACCUM_TOLS)))
+add(OpEntry("cov", np.cov, onp.cov, "search", FLOATS[1:], _cov_samples, tols=dict(ACCUM_TOLS),
+            error_inputs=lambda: [
+                ErrorInput((_f((2, 4)),), {"fweights": [1.5, 1, 1, 1]}, TypeError,
+                           "fractional-fweights", TypeError),
+                ErrorInput((_f((2, 4)),), {"aweights": [1, -1, 1, 1]}, ValueError,
+                           "negative-aweights", ValueError),
+                # NumPy raises RuntimeError for a count that does not match: ndx ValueError
+                ErrorInput((_f((2, 4)),), {"fweights": [1, 1, 1]}, ValueError,
+                           "fweights-count")]))
 add(OpEntry("corrcoef", np.corrcoef, onp.corrcoef, "search", FLOATS[1:],
-            lambda dt, rng, d: [s for s in _cov_samples(dt, rng, d) if "bias" not in s.kwargs],
+            lambda dt, rng, d: [s for s in _cov_samples(dt, rng, d)
+                                if "bias" not in s.kwargs and "weights" not in s.name],
             tols=dict(ACCUM_TOLS)))
 
 
@@ -1412,7 +1428,17 @@ add(OpEntry("choose", np.choose, onp.choose, "search", NUMERIC, lambda dt, rng, 
 add(OpEntry("lexsort", np.lexsort, onp.lexsort, "search", NUMERIC, lambda dt, rng, d: [
     Sample(([make_arg((9,), dt, rng, Domain(0, 2)), make_arg((9,), dt, rng, Domain(0, 2))],),
            {}, "two-keys"),
-    Sample(([make_arg((0,), dt, rng)],), {}, "empty")]))
+    Sample(([make_arg((0,), dt, rng)],), {}, "empty"),
+    Sample(([make_arg((4, 5), dt, rng, Domain(0, 2)) for _ in range(3)],), {}, "2d-last-axis"),
+    Sample(([make_arg((4, 5), dt, rng, Domain(0, 2)) for _ in range(2)],), {"axis": 0},
+           "2d-axis0"),
+    Sample((make_arg((2, 3, 4, 2), dt, rng, Domain(0, 2)),), {"axis": -2}, "array-of-keys"),
+    Sample(([make_arg((3, 0), dt, rng)],), {"axis": 0}, "zero-size-2d"),
+    Sample(([make_arg((), dt, rng)],), {}, "0d")],
+    error_inputs=lambda: [ErrorInput(([_f((2,)), _f((3,))],), {}, ValueError, "shapes",
+                                     ValueError),
+                          ErrorInput(([_f((2, 3))],), {"axis": 2}, AXIS_ERR, "axis",
+                                     NP_AXIS_ERR)]))
 
 
 # Shape ops --------------------------------------------------------------------------------

@@ -911,9 +911,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 # ---- covariance and correlation ----
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
         dtype=None):
-    """The covariance matrix of the variables (rows, or columns with rowvar=False)."""
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("[cov] fweights / aweights are not supported yet")
+    """The covariance matrix of the variables (rows, or columns with rowvar=False).
+    fweights: integer repeat counts of the observations; aweights: their relative weights
+    (NumPy's normalization with both, ddof included)."""
     x = _as_array(m)
     if x.ndim > 2:
         raise ValueError("[cov] m has more than 2 dimensions")
@@ -930,9 +930,42 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if ddof is None:
         ddof = 0 if bias else 1
     n = x.shape[1]
-    xc = _np.subtract(x, _np.mean(x, axis=1, keepdims=True))
-    c = _np.true_divide(_np.matmul(xc, _np.transpose(xc)), max(n - ddof, 0))
+    w = None
+    if fweights is not None:
+        w = _cov_weights(fweights, "fweights", n, x)
+        if not bool(_np.all(_np.equal(w, _np.round(w)))):
+            raise TypeError("[cov] fweights must be integers")
+    if aweights is not None:
+        a = _cov_weights(aweights, "aweights", n, x)
+        w = a if w is None else _np.multiply(w, a)
+    if w is None:
+        fact = n - ddof
+        xc = _np.subtract(x, _np.mean(x, axis=1, keepdims=True))
+        xt = _np.transpose(xc)
+    else:
+        w_sum = float(_np.sum(w))
+        avg = _np.true_divide(_np.sum(_np.multiply(x, w), axis=1, keepdims=True), w_sum)
+        if ddof == 0:
+            fact = w_sum
+        elif aweights is None:
+            fact = w_sum - ddof
+        else:
+            fact = w_sum - ddof * float(_np.sum(_np.multiply(w, a))) / w_sum
+        xc = _np.subtract(x, avg)
+        xt = _np.transpose(_np.multiply(xc, w))
+    c = _np.true_divide(_np.matmul(xc, xt), max(fact, 0))
     return _np.squeeze(c) if c.shape == (1, 1) else c
+
+
+def _cov_weights(v, name, n, like):
+    """cov's weights as float64: 1-d, one per observation, none negative."""
+    w = _as_array(v, like).astype("float64")
+    if w.shape != (n,):
+        raise ValueError(f"[cov] {name} must be 1-d with one weight per observation ({n}), "
+                         f"got shape {w.shape}")
+    if bool(_np.any(_np.less(w, 0))):
+        raise ValueError(f"[cov] {name} cannot be negative")
+    return w
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
@@ -1038,15 +1071,25 @@ def choose(a, choices, out=None, mode="raise"):
 
 
 def lexsort(keys, axis=-1):
-    """Indices that sort by the last key, then the one before it, and so on (stable)."""
+    """Indices that sort along axis by the last key, then the one before it, and so on
+    (stable). keys: arrays of one shape, or an array whose first axis holds them."""
     keys = [_as_array(k) for k in keys]
     if not keys:
         raise TypeError("[lexsort] need a sequence of keys with len >= 1")
-    if any(k.ndim != 1 for k in keys) or axis not in (-1, 0):
-        raise NotImplementedError("[lexsort] only 1-d keys are supported yet")
-    order = _np.argsort(keys[0])
+    shape = keys[0].shape
+    if any(k.shape != shape for k in keys):
+        raise ValueError("[lexsort] all keys need to be the same shape, got "
+                         f"{[k.shape for k in keys]}")
+    if isinstance(axis, bool) or not isinstance(axis, (int, _onp.integer)):
+        raise TypeError(f"[lexsort] axis must be an integer, got {type(axis).__name__}")
+    if not shape:  # one element
+        return _np.zeros((), dtype="int64")
+    (ax,) = _axes(len(shape), axis)
+    # least significant key first; each later stable sort keeps the earlier order among ties
+    order = _np.argsort(keys[0], axis=ax, kind="stable")
     for k in keys[1:]:
-        order = order[_np.argsort(k[order])]
+        step = _np.argsort(_np.take_along_axis(k, order, axis=ax), axis=ax, kind="stable")
+        order = _np.take_along_axis(order, step, axis=ax)
     return order
 
 
