@@ -1692,6 +1692,14 @@ add(OpEntry(
         ("(3,4)-constant-3", (3, 4), [(1, 2)], {"constant_values": 3}),
         ("()-2", (), [2], {}),
         ("(0,3)-constant", (0, 3), [1], {}),
+        ("(3,4)-reflect-odd-wide", (3, 4), [((2, 5), (1, 4))],
+         {"mode": "reflect", "reflect_type": "odd"}),
+        ("(5,)-symmetric-odd-wide", (5,), [(7, 2)], {"mode": "symmetric", "reflect_type": "odd"}),
+        ("(3,4)-mean-stat_length", (3, 4), [(2, 1)],
+         {"mode": "mean", "stat_length": ((1, 2), (3, 1))}),
+        ("(4,5)-median-stat_length", (4, 5), [2], {"mode": "median", "stat_length": 2}),
+        ("(3,4)-maximum-stat_length", (3, 4), [(1, 2)], {"mode": "maximum", "stat_length": (2, 1)}),
+        ("(3,4)-minimum", (3, 4), [(2, 0)], {"mode": "minimum"}),
     ]),
     differentiable=True, grad_op="_npi_pad",
     grad_samples=shape_grad([
@@ -1704,7 +1712,11 @@ add(OpEntry(
     error_inputs=lambda: [
         ErrorInput((_f((3,)), -1), {}, ValueError, "negative-width", ValueError),
         ErrorInput((_f((2, 0)), 1), {"mode": "edge"}, ValueError, "extend-empty", ValueError),
-        ErrorInput((_f((3,)), 1), {"mode": "bogus"}, ValueError, "bad-mode", ValueError)]))
+        ErrorInput((_f((3,)), 1), {"mode": "bogus"}, ValueError, "bad-mode", ValueError),
+        ErrorInput((_f((3,)), 1), {"mode": "maximum", "stat_length": 0}, ValueError,
+                   "zero-stat_length", ValueError),
+        ErrorInput((_f((3,)), 1), {"mode": "reflect", "reflect_type": "bogus"}, ValueError,
+                   "bad-reflect_type", None)]))
 add(OpEntry(
     "take_along_axis", np.take_along_axis, onp.take_along_axis, "shape", ALL_DTYPES,
     shape_samples([

@@ -466,8 +466,10 @@ def test_pad_gradient_adds_the_copies_back(mode):
     (lambda: np.pad(np.ones((2, 2)), ((1, 2, 3),)), ValueError),
     (lambda: np.pad(np.ones(3), 1, mode="bogus"), ValueError),
     (lambda: np.pad(np.ones(3), 1, mode="edge", constant_values=1), ValueError),
-    (lambda: np.pad(np.ones(3), 1, mode="mean", stat_length=2), NotImplementedError),
-    (lambda: np.pad(np.ones(3), 1, mode="reflect", reflect_type="odd"), NotImplementedError),
+    (lambda: np.pad(np.ones(3), 1, mode="minimum", stat_length=0), ValueError),
+    (lambda: np.pad(np.ones(3), 1, mode="mean", stat_length=-1), ValueError),
+    (lambda: np.pad(np.ones(3), 1, mode="mean", stat_length=1.5), TypeError),
+    (lambda: np.pad(np.ones(3), 1, mode="reflect", reflect_type="odd-ish"), ValueError),
     (lambda: np.pad(np.ones((2, 0)), 1, mode="edge"), ValueError),
 ])
 def test_pad_bad_inputs(call, exc):
@@ -669,3 +671,28 @@ def test_npx_reshape_op_keeps_the_codes_in_traced_graphs(shape, codes, reverse, 
     out = block(x)
     assert out.shape == want
     assert onp.array_equal(out.asnumpy(), onp.arange(int(onp.prod(shape))).reshape(want))
+
+
+@pytest.mark.parametrize("kwargs", [{"mode": "reflect", "reflect_type": "odd"},
+                                    {"mode": "symmetric", "reflect_type": "odd"},
+                                    {"mode": "mean", "stat_length": (2, 1)},
+                                    {"mode": "maximum", "stat_length": 2}])
+def test_pad_odd_reflection_and_stat_length_gradients_are_numeric(kwargs):
+    # These modes are compositions of differentiable ops; their gradient against central
+    # differences of the NumPy reference, for widths past the axis length.
+    rng = onp.random.default_rng(3)
+    x = rng.standard_normal((3, 4))
+    width = ((1, 5), (6, 2))
+    w = rng.standard_normal(onp.pad(x, width, **kwargs).shape)
+    a = np.array(x)
+    a.attach_grad()
+    with autograd.record():
+        loss = np.sum(np.pad(a, width, **kwargs) * np.array(w))
+    loss.backward()
+    eps, want = 1e-6, onp.zeros_like(x)
+    for i in onp.ndindex(x.shape):
+        d = onp.zeros_like(x)
+        d[i] = eps
+        want[i] = (onp.sum(onp.pad(x + d, width, **kwargs) * w) -
+                   onp.sum(onp.pad(x - d, width, **kwargs) * w)) / (2 * eps)
+    onp.testing.assert_allclose(a.grad.asnumpy(), want, rtol=1e-5, atol=1e-6)

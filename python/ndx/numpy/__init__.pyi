@@ -260,7 +260,7 @@ def count_nonzero(a: Any, axis: Any = None, keepdims: Any = False, *, out: Any =
     """The number of nonzero elements (along the axes), as int64."""
 
 def cov(m: Any, y: Any = None, rowvar: Any = True, bias: Any = False, ddof: Any = None, fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
-    """The covariance matrix of the variables (rows, or columns with rowvar=False)."""
+    """The covariance matrix of the variables (rows, or columns with rowvar=False). fweights: integer repeat counts of the observations; aweights: their relative weights (NumPy's normalization with both, ddof included)."""
 
 def cross(a: Any, b: Any, axisa: Any = -1, axisb: Any = -1, axisc: Any = -1, axis: Any = None) -> Any:
     """The cross product of 3-vectors (or 2-vectors, their z component) along the given axes."""
@@ -570,7 +570,7 @@ def less_equal(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 <= x2, elementwise; the output is bool."""
 
 def lexsort(keys: Any, axis: Any = -1) -> Any:
-    """Indices that sort by the last key, then the one before it, and so on (stable)."""
+    """Indices that sort along axis by the last key, then the one before it, and so on (stable). keys: arrays of one shape, or an array whose first axis holds them."""
 
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype: Any = None, device: Any = None) -> Any:
     """num evenly spaced samples from start to stop."""
@@ -805,7 +805,7 @@ def outer(a: Any, b: Any, out: Any = None) -> Any:
     """out[i, j] = a.ravel()[i] * b.ravel()[j]."""
 
 def pad(array: Any, pad_width: Any, mode: Any = 'constant', **kwargs: Any) -> Any:
-    """NumPy's pad for the modes constant (constant_values), edge, reflect, symmetric, wrap, linear_ramp (end_values), maximum, minimum and mean (over the whole axis); differentiable. On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are built from slices, broadcasts a"""
+    """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median (stat_length); differentiable. On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are built from sl"""
 
 def partition(a: Any, kth: Any, axis: Any = -1, kind: Any = 'introselect', order: Any = None) -> Any:
     """An array whose k-th element is the one a sorted array would have there, smaller ones before it and larger ones after: here a full (stable) sort, which is one such array."""

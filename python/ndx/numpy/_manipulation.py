@@ -1094,7 +1094,8 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
 
 # ---------------------------------------------------------------- pad
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp", "maximum",
-              "minimum", "mean")
+              "minimum", "mean", "median")
+_PAD_STATS = ("maximum", "minimum", "mean", "median")
 
 
 def _pairs(value, ndim, name, what, integer=True):
@@ -1150,6 +1151,58 @@ def _periodic(a, axis, before, after, mode):
         r = i % (2 * n)
         idx = _onp.where(r < n, r, 2 * n - 1 - r)
     return _composites.take(a, _np.array(idx, dtype="int64", device=_dev(a)), axis=axis)
+
+
+def _reflect_odd(a, axis, before, after, mode):
+    """reflect / symmetric with reflect_type='odd' along axis: NumPy's chunk-by-chunk
+    mirroring, each chunk reflected through the current outermost element (2 * edge - x), so
+    a width past the axis length continues from the values the last chunk made."""
+    n = a.shape[axis]
+    off = 1 if mode == "symmetric" else 0
+    while before > 0 or after > 0:
+        m = a.shape[axis]
+        if off:  # whole periods of the original axis
+            old = m // n * n
+        else:  # whole periods of n - 1 steps, the edge itself excluded
+            old = (m - 1) // (n - 1) * (n - 1)
+        if before > 0:
+            k = min(old, before)
+            # a[k] .. a[1] (reflect) or a[k - 1] .. a[0] (symmetric)
+            chunk = _slab(a, axis, k, 0, -1) if off == 0 else _slab(a, axis, k - 1, None, -1)
+            chunk = _np.subtract(_np.multiply(2, _slab(a, axis, 0, 1)), chunk).astype(a.dtype)
+            a = _np.concatenate([chunk, a], axis=axis)
+            before -= k
+        if after > 0:
+            k = min(old, after)
+            m = a.shape[axis]
+            last = m - 1 - (1 - off)  # the first element read, going left
+            stop = last - k
+            chunk = _slab(a, axis, last, stop if stop >= 0 else None, -1)
+            edge = _slab(a, axis, m - 1, m)
+            chunk = _np.subtract(_np.multiply(2, edge), chunk).astype(a.dtype)
+            a = _np.concatenate([a, chunk], axis=axis)
+            after -= k
+    return a
+
+
+def _pad_stat(a, axis, before, after, mode, lengths):
+    """The two fills of a statistic mode along axis: the statistic of the first / last
+    `lengths` elements (the whole axis by default), rounded for integer arrays as NumPy's."""
+    n = a.shape[axis]
+    fn = {"maximum": _np.max, "minimum": _np.min, "mean": _np.mean,
+          "median": _composites.median}[mode]
+    parts = [a]
+    for side, width in ((0, before), (1, after)):
+        length = n if lengths is None else min(lengths[side], n)
+        if width == 0:
+            continue
+        region = _slab(a, axis, 0, length) if side == 0 else _slab(a, axis, n - length, n)
+        stat = fn(region, axis=axis, keepdims=True)
+        if mode in ("mean", "median") and _kind(a) in "iu":  # (bool: any nonzero is True)
+            stat = _np.round(stat)
+        piece = _side(a, axis, width, stat.astype(a.dtype))
+        parts.insert(0 if side == 0 else len(parts), piece)
+    return _np.concatenate(parts, axis=axis)
 
 
 def _pad_constant(a, widths, values):
@@ -1226,8 +1279,9 @@ def _pad_op_value(a, mode, constant_values):
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
-    """NumPy's pad for the modes constant (constant_values), edge, reflect, symmetric, wrap,
-    linear_ramp (end_values), maximum, minimum and mean (over the whole axis); differentiable.
+    """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric
+    (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median
+    (stat_length); differentiable.
     On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are
     built from slices, broadcasts and concatenation."""
     a = _as_array(array)
@@ -1235,23 +1289,27 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError(f"[pad] mode {mode!r} is not supported; expected one of "
                          f"{', '.join(_PAD_MODES)}")
     allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"},
-               "maximum": {"stat_length"}, "minimum": {"stat_length"},
-               "mean": {"stat_length"}}.get(mode, set())
+               **{m: {"stat_length"} for m in _PAD_STATS}}.get(mode, set())
     if mode in ("reflect", "symmetric"):
         allowed = {"reflect_type"}
     for k in kwargs:
         if k not in allowed:
             raise ValueError(f"[pad] unsupported keyword arguments for mode '{mode}': {k}")
-    if kwargs.get("stat_length") is not None:
-        raise NotImplementedError("[pad] stat_length is not supported (the whole axis is used)")
-    if kwargs.get("reflect_type", "even") != "even":
-        raise NotImplementedError("[pad] reflect_type='odd' is not supported")
+    odd = kwargs.get("reflect_type", "even")
+    if odd not in ("even", "odd"):
+        raise ValueError(f"[pad] reflect_type must be 'even' or 'odd', got {odd!r}")
+    odd = odd == "odd"
+    lengths = kwargs.get("stat_length")
+    if lengths is not None:
+        lengths = _pairs(lengths, a.ndim, "pad", "stat_length")
+        if mode in ("maximum", "minimum") and any(0 in pair for pair in lengths):
+            raise ValueError("[pad] stat_length of 0 yields no value for padding")
     widths = _pairs(pad_width, a.ndim, "pad", "pad_width")
     total = math.prod(n + b + e for n, (b, e) in zip(a.shape, widths))
     if total > 1 << 40:  # before building index arrays of that length
         raise ValueError(f"[pad] the padded array would have {total} elements: array is too "
                          f"big")
-    if mode in _PAD_OP_MODES and a.device.device_type == "cpu":
+    if mode in _PAD_OP_MODES and a.device.device_type == "cpu" and not odd:
         value = _pad_op_value(a, mode, kwargs.get("constant_values", 0))
         if value is not None:  # one pass (shape.cc), differentiable
             return _pad_op(a, pad_width=tuple(w for pair in widths for w in pair), mode=mode,
@@ -1259,7 +1317,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if not _np._core._autograd_is_recording():
         if mode == "constant":
             return _pad_constant(a, widths, kwargs.get("constant_values", 0))
-        if mode in ("reflect", "symmetric", "wrap", "edge") and a.size and all(
+        if mode in ("reflect", "symmetric", "wrap", "edge") and a.size and not odd and all(
                 max(w) <= (n - 1 if mode == "reflect" else n) or mode == "edge"
                 for n, w in zip(a.shape, widths)):
             return _pad_in_place(a, widths, mode)
@@ -1278,19 +1336,19 @@ def pad(array, pad_width, mode="constant", **kwargs):
         elif mode == "edge":
             parts = [_side(a, axis, before, _slab(a, axis, 0, 1)), a,
                      _side(a, axis, after, _slab(a, axis, n - 1, n))]
+        elif mode in ("reflect", "symmetric") and odd and not (mode == "reflect" and n == 1):
+            a = _reflect_odd(a, axis, before, after, mode)
+            continue
         elif mode in ("reflect", "symmetric", "wrap"):
             if mode == "reflect" and n == 1:
                 parts = [_side(a, axis, before, a), a, _side(a, axis, after, a)]
             else:
                 a = _periodic(a, axis, before, after, mode)
                 continue
-        elif mode in ("maximum", "minimum", "mean"):
-            fn = {"maximum": _np.max, "minimum": _np.min, "mean": _np.mean}[mode]
-            stat = fn(a, axis=axis, keepdims=True)
-            if mode == "mean" and _kind(a) in "iub":
-                stat = _np.round(stat)
-            stat = stat.astype(a.dtype)
-            parts = [_side(a, axis, before, stat), a, _side(a, axis, after, stat)]
+        elif mode in _PAD_STATS:
+            a = _pad_stat(a, axis, before, after, mode, None if lengths is None else
+                          lengths[axis])
+            continue
         else:  # linear_ramp: from end_value to the edge, the edge itself excluded
             ev = _pairs(kwargs.get("end_values", 0), a.ndim, "pad", "end_values",
                         integer=False)[axis]
