@@ -3,6 +3,7 @@ shapes incl. () and zero-size, views where NumPy gives views, gradients, typed e
 import numpy as onp
 import pytest
 
+import ndx
 from ndx import autograd, np, npx
 
 R = onp.random.default_rng(12)
@@ -125,6 +126,64 @@ def test_geomspace_and_logspace(args):
     exps = (args[0] / 4, args[1] / 400, args[2])  # exponents whose powers fit in float32
     g = np.logspace(*exps, base=2.0)
     onp.testing.assert_allclose(g.asnumpy(), onp.logspace(*exps, base=2.0), rtol=1e-6)
+
+
+F64 = onp.float64
+
+
+@pytest.mark.parametrize("fn,args,kwargs", [
+    ("linspace", ([0.0, 1.0], 5.0, 4), {"axis": 1}),
+    ("linspace", ([[0.0], [1.0]], [2.0, 3.0, 4.0], 3), {"axis": -1, "endpoint": False}),
+    ("linspace", (onp.array([0.0, 2.0]), onp.array([1.0, -3.0]), 6), {}),
+    ("linspace", ([-3, 2], 5, 7), {"dtype": "int32"}),  # floored, as NumPy 2
+    ("linspace", ([1.0, 1.0], [1.0, 2.0], 4), {}),  # a zero step beside a nonzero one
+    ("linspace", ([0.0, 1.0], 5.0, 0), {"axis": 1}),
+    ("linspace", ([0.0, 1.0], 5.0, 1), {}),
+    ("logspace", ([0.0, 1.0], 3.0, 4), {"axis": 1}),
+    ("logspace", ([0.0, 1.0], [2.0, 3.0], 3), {"base": [2.0, 3.0], "axis": -1}),
+    ("logspace", (onp.array([0.0, 1.0]), 2.0, 3), {"base": 2.0}),
+    ("geomspace", ([1.0, -2.0], [100.0, -8.0], 3), {"axis": 1}),
+    ("geomspace", ([[1.0], [2.0]], [10.0, 20.0, 30.0], 4), {"axis": -1, "endpoint": False}),
+    ("geomspace", (onp.array([1.0, 3.0]), 27.0, 3), {}),
+])
+def test_linspace_family_with_array_endpoints_and_axis(fn, args, kwargs):
+    # NumPy's: endpoints broadcast, the samples along `axis`. float64 where an endpoint is a
+    # float64 array, else ndx's default float32 (NumPy: float64).
+    want = getattr(onp, fn)(*args, **kwargs)
+    got = getattr(np, fn)(*args, **kwargs)
+    f64 = any(isinstance(a, onp.ndarray) and a.dtype == F64 for a in args)
+    assert got.shape == want.shape
+    assert got.dtype == (want.dtype if "dtype" in kwargs or f64 else onp.float32)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6 if f64 else 2e-6)
+
+
+@pytest.mark.parametrize("args,kwargs", [((0, 1, 5), {}), ((2, -4, 4), {"endpoint": False}),
+                                         ((0, 1, 1), {}), ((0, 1, 0), {}),
+                                         (([0, 1], [2, 5], 3), {})])
+def test_linspace_retstep_is_numpys(args, kwargs):
+    got, step = np.linspace(*args, retstep=True, **kwargs)
+    want, want_step = onp.linspace(*args, retstep=True, **kwargs)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    onp.testing.assert_allclose(onp.asarray(step.asnumpy() if hasattr(step, "asnumpy")
+                                            else step), want_step, rtol=1e-12)
+    assert np.linspace(*args, retstep=False, **kwargs).shape == want.shape
+
+
+def test_linspace_family_bad_inputs():
+    with pytest.raises(ValueError, match="do not broadcast"):
+        np.linspace([0, 1], [1, 2, 3], 3)
+    with pytest.raises(ValueError, match="non-negative"):
+        np.linspace([0, 1], 2, -1)
+    with pytest.raises(TypeError, match="retstep"):
+        np.linspace(0, 1, 5, True, "float64")  # dtype where NumPy has retstep
+    with pytest.raises(ndx.AxisError):
+        np.linspace(0, 1, 5, axis=1)
+    with pytest.raises(ndx.AxisError):
+        np.logspace([0.0, 1.0], 2.0, 3, axis=2)
+    with pytest.raises(ValueError, match="cannot include zero"):
+        np.geomspace([1.0, 0.0], 3.0, 3)
+    with pytest.raises(NotImplementedError, match="different signs"):
+        np.geomspace([1.0, -1.0], 3.0, 3)
 
 
 @pytest.mark.parametrize("name,fn", [

@@ -246,11 +246,25 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
                        device)
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
-    """num evenly spaced samples from start to stop."""
-    params = {"start": float(start), "stop": float(stop), "num": num, "endpoint": endpoint,
-              "dtype": dtype}
-    return _invoke(_handle("_npi_linspace"), (), params, None, device)
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """num evenly spaced samples from start to stop (NumPy's and MXNet's signature).
+    Array-like start / stop broadcast against each other, the samples along `axis` of the
+    result; retstep=True also returns the spacing (NaN when there is none)."""
+    if not isinstance(retstep, (bool, _onp.bool_, int)):  # (dtype was once 5th positional)
+        raise TypeError(f"[linspace] retstep must be a bool, got {retstep!r}")
+    if _onp.ndim(start) == 0 and _onp.ndim(stop) == 0 and not _onp.iscomplexobj(start) and \
+            not _onp.iscomplexobj(stop):
+        _composites._axes(1, axis)  # one axis: 0 or -1 (AxisError otherwise)
+        params = {"start": float(start), "stop": float(stop), "num": num,
+                  "endpoint": endpoint, "dtype": dtype}
+        out = _invoke(_handle("_npi_linspace"), (), params, None, device)
+        div = (num - 1) if endpoint else num
+        step = (float(stop) - float(start)) / div if div > 0 else float("nan")
+    else:
+        out, step = _manipulation._linspace_arrays(start, stop, num, endpoint, dtype, axis,
+                                                    device)
+    return (out, step) if retstep else out
 
 
 def eye(N, M=None, k=0, dtype=None, device=None):
@@ -296,7 +310,7 @@ _populate(globals(), "_np_", positional_orders=_NUMPY_POSITIONAL)
 _maximum, _minimum, _zeros_like = (globals()[n] for n in ("maximum", "minimum", "zeros_like"))
 _where_op = globals().pop("where")  # the ops; np.where / np.searchsorted wrap them below
 _searchsorted_op = globals().pop("searchsorted")
-from . import _composites, _where_reductions  # noqa: E402
+from . import _composites, _manipulation, _where_reductions  # noqa: E402
 from ._composites import (  # noqa: E402, F401
     allclose,
     argpartition,

@@ -437,7 +437,7 @@ def gcd(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """Greatest common divisor of |x1| and |x2|."""
 
 def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype: Any = None, axis: Any = 0) -> Any:
-    """num samples evenly spaced on a log scale with the endpoints themselves (same sign)."""
+    """num samples evenly spaced on a log scale with the endpoints themselves (each pair of one sign). Array start / stop broadcast, the samples along `axis`, as in NumPy."""
 
 def greater(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 > x2, elementwise; the output is bool."""
@@ -572,8 +572,8 @@ def less_equal(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def lexsort(keys: Any, axis: Any = -1) -> Any:
     """Indices that sort along axis by the last key, then the one before it, and so on (stable). keys: arrays of one shape, or an array whose first axis holds them."""
 
-def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype: Any = None, device: Any = None) -> Any:
-    """num evenly spaced samples from start to stop."""
+def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep: Any = False, dtype: Any = None, axis: Any = 0, *, device: Any = None) -> Any:
+    """num evenly spaced samples from start to stop (NumPy's and MXNet's signature). Array-like start / stop broadcast against each other, the samples along `axis` of the result; retstep=True also returns the spacing (NaN when there is none)."""
 
 def log(x: Any, *, out: Any = None) -> Any:
     """Natural logarithm, elementwise."""
@@ -606,7 +606,7 @@ def logical_xor(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 xor x2 as truth values, elementwise; the output is bool."""
 
 def logspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, base: Any = 10.0, dtype: Any = None, axis: Any = 0) -> Any:
-    """base ** linspace(start, stop, num): num samples evenly spaced on a log scale."""
+    """base ** linspace(start, stop, num): num samples evenly spaced on a log scale. Array start / stop / base broadcast, the samples along `axis`, as in NumPy."""
 
 def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
     """Matrix product of two arrays (numpy.matmul): batch dims broadcast, 1-d operands promoted."""

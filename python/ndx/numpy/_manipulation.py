@@ -545,33 +545,86 @@ def indices(dimensions, dtype=int, sparse=False):
     return _np.stack([_np.broadcast_to(g, dims) for g in grids], axis=0)
 
 
+def _linspace_dtype(start, stop):
+    """The dtype linspace, logspace and geomspace give without one: float64 when an endpoint
+    is a float64 array, else the default float."""
+    return "float64" if any(getattr(v, "dtype", None) == _onp.float64
+                            for v in (start, stop)) else _np._default_float()
+
+
+def _linspace_arrays(start, stop, num, endpoint, dtype, axis, device):
+    """linspace of array endpoints, NumPy's algorithm in float64: (start + i * step) with the
+    last sample exactly stop, the new axis moved to `axis`, integer dtypes floored."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"[linspace] Number of samples, {num}, must be non-negative.")
+    s, e = _np.asarray(start), _np.asarray(stop)
+    if s.dtype.kind == "c" or e.dtype.kind == "c":
+        raise NotImplementedError("[linspace] complex endpoints are not supported")
+    if dtype is None:
+        dtype = _linspace_dtype(s, e)
+    s, e = s.astype("float64"), e.astype("float64")
+    try:
+        shape = _onp.broadcast_shapes(s.shape, e.shape)
+    except ValueError:
+        raise ValueError(f"[linspace] start of shape {s.shape} and stop of shape {e.shape} do "
+                         f"not broadcast together") from None
+    delta = _np.subtract(e, s)
+    y = _np.arange(num, dtype="float64").reshape((-1,) + (1,) * len(shape))
+    div = (num - 1) if endpoint else num
+    if div > 0:
+        step = _np.true_divide(delta, div)
+        if bool(_np.any(_np.equal(step, 0))):  # NumPy's order there: y / div * delta
+            y = _np.multiply(_np.true_divide(y, div), delta)
+        else:
+            y = _np.multiply(y, step)
+    else:
+        step = _np.full(shape, _onp.nan, dtype="float64")
+        y = _np.multiply(y, delta)
+    y = _np.add(y, s)
+    if endpoint and num > 1:
+        y[-1, ...] = e
+    y = _np.moveaxis(y, 0, axis)
+    if _np.issubdtype(dtype, _onp.integer):  # NumPy 2 rounds toward -inf
+        y = _np.floor(y)
+    out = y.astype(dtype)
+    return (out if device is None else out.to_device(device)), step
+
+
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """base ** linspace(start, stop, num): num samples evenly spaced on a log scale."""
-    if axis != 0:
-        raise NotImplementedError("[logspace] only axis=0 is supported")
-    exps = _np.linspace(start, stop, num, endpoint=endpoint, dtype="float64")
-    out = _np.power(float(base), exps)
-    return out.astype(dtype or _np._default_float())
+    """base ** linspace(start, stop, num): num samples evenly spaced on a log scale. Array
+    start / stop / base broadcast, the samples along `axis`, as in NumPy."""
+    exps = _np.linspace(start, stop, num, endpoint=endpoint, dtype="float64", axis=axis)
+    if _onp.ndim(base) == 0:
+        base = float(base)
+    else:  # one base per sequence: broadcast along the samples' axis
+        base = _np.expand_dims(_np.asarray(base).astype("float64"), axis)
+    out = _np.power(base, exps)
+    return out.astype(dtype or _linspace_dtype(start, stop))
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """num samples evenly spaced on a log scale with the endpoints themselves (same sign)."""
-    if axis != 0:
-        raise NotImplementedError("[geomspace] only axis=0 is supported")
-    start, stop = float(start), float(stop)
-    if start == 0 or stop == 0:
+    """num samples evenly spaced on a log scale with the endpoints themselves (each pair of
+    one sign). Array start / stop broadcast, the samples along `axis`, as in NumPy."""
+    s, e = _np.asarray(start), _np.asarray(stop)
+    if _kind(s) == "c" or _kind(e) == "c":
+        raise NotImplementedError("[geomspace] complex endpoints are not supported")
+    s, e = s.astype("float64"), e.astype("float64")
+    if bool(_np.any(_np.equal(s, 0))) or bool(_np.any(_np.equal(e, 0))):
         raise ValueError("[geomspace] geometric sequence cannot include zero")
-    if (start < 0) != (stop < 0):
-        raise NotImplementedError("[geomspace] endpoints of different signs give complex "
-                                  "numbers, which ndx does not have")
-    sign = -1.0 if start < 0 else 1.0
-    out = _np.multiply(sign, _np.power(10.0, _np.linspace(
-        math.log10(abs(start)), math.log10(abs(stop)), num, endpoint=endpoint, dtype="float64")))
-    if num > 0:
-        out[0] = start
+    if bool(_np.any(_np.not_equal(_np.less(s, 0), _np.less(e, 0)))):
+        raise NotImplementedError("[geomspace] endpoints of different signs (NumPy's real "
+                                  "result is NaN there) are not supported")
+    sign = _np.sign(s)
+    s, e = _np.multiply(s, sign), _np.multiply(e, sign)
+    out = _np.power(10.0, _np.linspace(_np.log10(s), _np.log10(e), num, endpoint=endpoint,
+                                       dtype="float64"))
+    if num > 0:  # the endpoints exactly (10 ** log10(x) need not be x)
+        out[0] = s
         if endpoint and num > 1:
-            out[-1] = stop
-    return out.astype(dtype or _np._default_float())
+            out[-1] = e
+    out = _np.moveaxis(_np.multiply(out, sign), 0, axis)
+    return out.astype(dtype or _linspace_dtype(start, stop))
 
 
 # ---------------------------------------------------------------- repetition
