@@ -755,3 +755,33 @@ def test_pad_odd_reflection_and_stat_length_gradients_are_numeric(kwargs):
         want[i] = (onp.sum(onp.pad(x + d, width, **kwargs) * w) -
                    onp.sum(onp.pad(x - d, width, **kwargs) * w)) / (2 * eps)
     onp.testing.assert_allclose(a.grad.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+_ORDER_VIEWS = {"contiguous": lambda a: a, "transposed": lambda a: a.T,
+                "swapped-strided": lambda a: a.swapaxes(0, 2)[:, ::2],
+                "reversed": lambda a: a[:, ::-1],
+                "reversed-permuted": lambda a: a[::-1].transpose(1, 2, 0),
+                "sliced": lambda a: a[:, 1:, ::2], "1d": lambda a: a[0, 0],
+                "0d": lambda a: a[0, 0, 0]}
+
+
+@pytest.mark.parametrize("view", list(_ORDER_VIEWS))
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_ravel_and_reshape_read_in_numpys_orders(view, order):
+    # 'A' and 'K' read transposed views differently from 'C' (they were taken as 'C'), 'F'
+    # was NotImplementedError. Against NumPy on the same views.
+    x = onp.arange(24, dtype=onp.float32).reshape(2, 3, 4)
+    xv, nv = _ORDER_VIEWS[view](x), _ORDER_VIEWS[view](np.array(x))
+    onp.testing.assert_array_equal(np.ravel(nv, order=order).asnumpy(), onp.ravel(xv, order))
+    onp.testing.assert_array_equal(nv.ravel(order).asnumpy(), xv.ravel(order))
+    if order != "K" and xv.size == 24:
+        for shape in [(4, 6), (2, -1, 3), 24]:
+            onp.testing.assert_array_equal(np.reshape(nv, shape, order=order).asnumpy(),
+                                           onp.reshape(xv, shape, order=order))
+
+
+def test_order_arguments_that_numpy_refuses():
+    with pytest.raises(ValueError, match="order"):
+        np.reshape(np.ones(6), (2, 3), order="K")  # NumPy: not permitted for reshaping
+    with pytest.raises(ValueError, match="order"):
+        np.ravel(np.ones(6), order="Z")

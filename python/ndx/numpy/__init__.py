@@ -588,10 +588,8 @@ del _name
 
 
 def _ravel(self, order="C"):
-    """The array flattened (a view where the layout allows)."""
-    if order not in ("C", "A", "K"):
-        raise NotImplementedError(f"[ravel] order={order!r} is not supported")
-    return self.reshape(-1)
+    """The array flattened (a view where the layout allows), read in `order` (np.ravel's)."""
+    return self.reshape(-1) if order == "C" else _manipulation.ravel(self, order)
 
 
 def _fill(self, value):

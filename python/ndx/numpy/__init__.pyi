@@ -861,7 +861,7 @@ def radians(x: Any, *, out: Any = None) -> Any:
     """Degrees to radians, elementwise."""
 
 def ravel(a: Any, order: Any = 'C') -> Any:
-    """The array flattened in C order (a view where the layout allows)."""
+    """The array flattened (a view where the layout allows), its elements read in `order`: 'C' (last index fastest), 'F' (first index fastest), 'A' (F for an array that is F-contiguous and not C-contiguous, else C) or 'K' (the order in memory), as NumPy's."""
 
 def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = 'raise', order: Any = 'C') -> Any:
     """Flat indices of coordinate arrays in an array of shape dims (mode raise / wrap / clip)."""

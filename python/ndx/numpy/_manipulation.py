@@ -38,10 +38,38 @@ def _axis_list(axis, ndim, name):
 
 # ---------------------------------------------------------------- axes and dimensions
 def ravel(a, order="C"):
-    """The array flattened in C order (a view where the layout allows)."""
-    if order not in ("C", "A", "K"):
-        raise NotImplementedError(f"[ravel] order={order!r} is not supported")
-    return _as_array(a).reshape(-1)
+    """The array flattened (a view where the layout allows), its elements read in `order`:
+    'C' (last index fastest), 'F' (first index fastest), 'A' (F for an array that is
+    F-contiguous and not C-contiguous, else C) or 'K' (the order in memory), as NumPy's."""
+    return _read_in_order(_as_array(a), order, "ravel", "CFAK").reshape(-1)
+
+
+def _contiguous_in(a, order):
+    """Whether a's elements are dense in memory in C or F order (size-1 axes ignored)."""
+    axes = range(a.ndim) if order == "F" else reversed(range(a.ndim))
+    expected = a.itemsize
+    for i in axes:
+        if a.shape[i] != 1:
+            if a.strides[i] != expected:
+                return False
+            expected *= a.shape[i]
+    return True
+
+
+def _read_in_order(a, order, name, allowed):
+    """A view of a whose C-order reading is a's reading in `order` (NumPy's C / F / A / K)."""
+    if not isinstance(order, str) or order.upper() not in allowed:
+        raise ValueError(f"[{name}] order must be one of {', '.join(map(repr, allowed))}, got "
+                         f"{order!r}")
+    order = order.upper()
+    if order == "A":
+        order = "F" if _contiguous_in(a, "F") and not _contiguous_in(a, "C") else "C"
+    if order == "F":
+        return transpose(a)
+    if order == "K" and a.ndim > 1:  # largest |stride| first (each axis in its own direction)
+        perm = sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
+        return transpose(a, perm)
+    return a
 
 
 def moveaxis(a, source, destination):
@@ -147,10 +175,14 @@ def reshape(a, /, newshape=None, order="C", *, shape=None, copy=None):
         raise TypeError("[reshape] give shape or newshape, not both")
     if shape is None:
         raise TypeError("[reshape] missing the shape")
-    if order not in ("C", "A"):
-        raise NotImplementedError(f"[reshape] order={order!r}: only C order is supported")
     a = _as_array(a)
-    out = a.reshape(shape)
+    # ('K' is NumPy's ValueError too)
+    src = a if order == "C" else _read_in_order(a, order, "reshape", "CFA")
+    if src is a:
+        out = a.reshape(shape)
+    else:  # F: read and placed first index fastest
+        shape = (shape,) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
+        out = transpose(src.reshape(shape[::-1]))
     if copy:
         return _np.copy(out) if _views(out, a) else out
     if copy is False and not _views(out, a) and a.size > 1:
