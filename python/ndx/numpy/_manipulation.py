@@ -41,7 +41,8 @@ def ravel(a, order="C"):
     """The array flattened (a view where the layout allows), its elements read in `order`:
     'C' (last index fastest), 'F' (first index fastest), 'A' (F for an array that is
     F-contiguous and not C-contiguous, else C) or 'K' (the order in memory), as NumPy's."""
-    return _read_in_order(_as_array(a), order, "ravel", "CFAK").reshape(-1)
+    a = _as_array(a)
+    return (a if order == "C" else _read_in_order(a, order, "ravel", "CFAK")).reshape(-1)
 
 
 def _contiguous_in(a, order):
