@@ -13,7 +13,8 @@ struct Key128 {
 
 // Lanes of 32-bit keys at least this long are radix sorted when the caller gives scratch
 // space: on the AVX-512 host, vqsort of 32-bit keys took 38 ms for 4096 lanes of 1024 and
-// 190 ms for one lane of 4M, three 11-bit LSD passes 27 ms and 49 ms (NumPy: 25 and 170).
+// 190 ms for one lane of 4M, three 11-bit LSD passes 27 ms and 49 ms (NumPy: 25 and 170),
+// four 8-bit passes (session 53, for keys that differ in over 22 bits) 20 ms and 34 ms.
 inline constexpr size_t kRadixMinKeys = 1024;
 
 // Sorts keys[0, n) ascending and returns where the sorted keys are: `keys`, or `scratch`
@@ -22,12 +23,24 @@ uint32_t* sort_keys(uint32_t* keys, size_t n, uint32_t* scratch);
 void sort_keys(uint64_t* keys, size_t n);
 void sort_keys(Key128* keys, size_t n);
 
-// Many short lanes are sorted kColumnLanes at a time as the columns of a matrix: one sorting
-// network (Batcher's odd-even merge sort) runs down all columns in vector steps. For lanes
-// of 2 to kNetworkMaxKeys keys: 131072 lanes of 16 float32 took 4.6 ms against vqsort's 9.4
-// (NumPy: 6.3); from 48 keys on vqsort was as fast or faster.
+// Many lanes are sorted kColumnLanes at a time as the columns of a matrix: one sorting
+// network (Batcher's odd-even merge sort) runs down all columns in vector steps, with no
+// branch on the keys. First for lanes of 2 to 32 keys (131072 lanes of 16 float32: 4.6 ms
+// against vqsort's 9.4; NumPy 6.3); session 53 measured it against vqsort and the radix sort
+// for every lane length up to 4096 (see sort_as_columns).
 inline constexpr size_t kColumnLanes = 16;
-inline constexpr size_t kNetworkMaxKeys = 32;
+inline constexpr size_t kNetworkMaxKeys = 4096;
+
+// Whether `lanes` lanes of n keys of key_bytes bytes (4 or 8; 16 for a 64-bit key with its
+// position) sort faster as columns than one lane at a time. Columns win where vqsort must
+// partition, past its base case of 16 vectors: on the AVX-512 host (4M float32 in lanes of
+// n, ratio to NumPy's time): float32 sort n = 512 0.24 -> 2.0, n = 1024 1.17 (radix) -> 1.6,
+// n = 2048 1.7 -> 2.1; float64 sort n = 256 0.43 -> 0.59; float64 argsort n = 128 0.37 ->
+// 0.8, n = 1024 1.2 -> 1.8. Inside vqsort's base case (float32 lanes of 128-256) and past
+// the limits below, the network's n log^2 n comparators lose. A network sorts 16 columns
+// whatever number of them are filled, so fewer than 16 lanes of more than 32 keys are
+// sorted one at a time.
+bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes);
 
 // One comparator of a sorting network: row i gets the smaller key, row j (> i) the larger.
 struct ComparatorPair {

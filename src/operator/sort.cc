@@ -167,25 +167,27 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
     std::vector<uint64_t> packed;
     std::vector<kernel::Key128> wide;
     const int64_t n = L.n, s = L.inner;
-    if (n >= 2 && n <= static_cast<int64_t>(kernel::kNetworkMaxKeys)) {
-      if (!idx) {
-        return sort_lane_columns(
-            L, begin, end, keys, [&](int64_t at, int64_t) { return to_key<T, false>(x[at]); },
-            [&](int64_t b, int64_t j, K k) { y[b + j * s] = from_key<T>(k); });
-      }
-      if (pack32) {
-        return sort_lane_columns(
-            L, begin, end, packed,
-            [&](int64_t at, int64_t j) {
-              return (uint64_t{to_key(x[at])} << 32) | static_cast<uint64_t>(j);
-            },
-            [&](int64_t b, int64_t j, uint64_t key) {
-              const auto k = static_cast<int64_t>(key & 0xFFFFFFFFu);
-              idx[b + j * s] = k;
-              if (y) y[b + j * s] = x[b + k * s];
-            });
-      }
-      if constexpr (sizeof(K) == 8) return argsort_wide_lane_columns(L, begin, end, x, y, idx);
+    const int64_t lanes = L.count();
+    if (!idx && kernel::sort_as_columns(sizeof(K), n, lanes)) {
+      return sort_lane_columns(
+          L, begin, end, keys, [&](int64_t at, int64_t) { return to_key<T, false>(x[at]); },
+          [&](int64_t b, int64_t j, K k) { y[b + j * s] = from_key<T>(k); });
+    }
+    if (idx && pack32 && kernel::sort_as_columns(8, n, lanes)) {
+      return sort_lane_columns(
+          L, begin, end, packed,
+          [&](int64_t at, int64_t j) {
+            return (uint64_t{to_key(x[at])} << 32) | static_cast<uint64_t>(j);
+          },
+          [&](int64_t b, int64_t j, uint64_t key) {
+            const auto k = static_cast<int64_t>(key & 0xFFFFFFFFu);
+            idx[b + j * s] = k;
+            if (y) y[b + j * s] = x[b + k * s];
+          });
+    }
+    if constexpr (sizeof(K) == 8) {
+      if (idx && kernel::sort_as_columns(16, n, lanes))
+        return argsort_wide_lane_columns(L, begin, end, x, y, idx);
     }
     for (int64_t l = begin; l < end; ++l) {
       const int64_t b = L.base(l);

@@ -310,12 +310,15 @@ def _sort_data(shape, dtype, seed, distinct):
     ((40, 31), -1), ((33, 32), -1), ((20, 33), -1), ((9, 48), -1), ((4, 127), -1),
     ((3, 255), -1), ((3, 256), -1), ((2, 1023), -1), ((2, 1024), -1), ((2, 3000), -1),
     ((37, 24), 0), ((5, 17, 6), 1), ((70000,), None), ((3, 40000), -1),
+    ((16, 64), -1), ((17, 129), -1), ((16, 257), -1), ((18, 700), -1), ((16, 2048), -1),
+    ((16, 4096), -1), ((16, 4097), -1), ((300, 20), 0),
     ((0, 16), -1), ((16, 0), -1), ((7, 0, 3), 0), ((1,), -1), ((), None)])
 @pytest.mark.parametrize("distinct", [True, False])
 def test_sort_and_argsort_of_every_lane_length_match_numpy(dtype, shape, axis, distinct):
-    # Lanes of up to 32 keys go through one sorting network for 16 lanes at a time, longer
-    # ones through vqsort and (32-bit keys from 1024 on) a radix sort; few distinct values
-    # make argsort's stability visible.
+    # Lanes go through one sorting network for 16 lanes at a time (up to 32 keys, and from 16
+    # lanes on in the ranges of kernel::sort_as_columns up to 4096 keys), vqsort, or a radix
+    # sort (32-bit keys from 1024 on: by bytes when they differ in over 22 bits); few distinct
+    # values make argsort's stability visible.
     x = _sort_data(shape, dtype, seed=len(shape) * 1000 + (shape[-1] if shape else 0),
                    distinct=distinct)
     a = np.array(x)
