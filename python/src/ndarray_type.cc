@@ -865,12 +865,50 @@ Shape shape_from_args(PyObject* args, const char* op) {
   return FieldTraits<Shape>::from_value(v, {op, "shape"});
 }
 
+// Calls ndx.numpy._manipulation.<name>(*args, **kwargs): the orders other than C, which
+// read the array through a transposed view, are written once there.
+PyObject* call_manipulation(const char* name, PyObject* args, PyObject* kwargs) {
+  PyObject* module = PyImport_ImportModule("ndx.numpy._manipulation");
+  if (!module) return nullptr;
+  PyObject* fn = PyObject_GetAttrString(module, name);
+  Py_DECREF(module);
+  if (!fn) return nullptr;
+  PyObject* out = PyObject_Call(fn, args, kwargs);
+  Py_DECREF(fn);
+  return out;
+}
+
+// A tuple (self, *rest).
+PyObject* prepend_self(PyObject* o, PyObject* rest) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(rest);
+  PyObject* t = PyTuple_New(n + 1);
+  if (!t) return nullptr;
+  Py_INCREF(o);
+  PyTuple_SET_ITEM(t, 0, o);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(rest, i);
+    Py_INCREF(item);
+    PyTuple_SET_ITEM(t, i + 1, item);
+  }
+  return t;
+}
+
 PyObject* reshape(PyObject* o, PyObject* args, PyObject* kwargs) {
   NDX_PY_BEGIN
   if (kwargs && PyDict_Size(kwargs) > 0) {
     PyObject* order = PyDict_GetItemString(kwargs, "order");
-    if (!order || PyDict_Size(kwargs) > 1 || PyUnicode_CompareWithASCIIString(order, "C") != 0)
-      not_implemented("[reshape] only order='C' is supported");
+    const bool only_c_order = PyDict_Size(kwargs) == 1 && order && PyUnicode_Check(order) &&
+                              PyUnicode_CompareWithASCIIString(order, "C") == 0;
+    if (!only_c_order) {  // order F / A, copy=: np.reshape's (which checks the arguments)
+      PyObject* shape = PyTuple_GET_SIZE(args) == 1 && !PyIndex_Check(PyTuple_GET_ITEM(args, 0))
+                            ? PyTuple_GET_ITEM(args, 0)
+                            : args;
+      PyObject* call_args = PyTuple_Pack(2, o, shape);
+      if (!call_args) return nullptr;
+      PyObject* out = call_manipulation("reshape", call_args, kwargs);
+      Py_DECREF(call_args);
+      return out;
+    }
   }
   return wrap(reshaped(unwrap(o), shape_from_args(args, "reshape")));
   NDX_PY_END(nullptr)
@@ -885,8 +923,15 @@ PyObject* transpose_method(PyObject* o, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
-PyObject* flatten(PyObject* o, PyObject*) {
+PyObject* flatten(PyObject* o, PyObject* args, PyObject* kwargs) {
   NDX_PY_BEGIN
+  if (PyTuple_GET_SIZE(args) > 0 || (kwargs && PyDict_Size(kwargs) > 0)) {  // an order
+    PyObject* call_args = prepend_self(o, args);
+    if (!call_args) return nullptr;
+    PyObject* out = call_manipulation("_flatten", call_args, kwargs);
+    Py_DECREF(call_args);
+    return out;
+  }
   if (recorded(unwrap(o))) return wrap(reshaped(unwrap(o), Shape{-1}));
   return wrap(unwrap(o).copy().reshape({-1}));
   NDX_PY_END(nullptr)
@@ -1021,10 +1066,11 @@ PyMethodDef methods[] = {
     {"_become", become, METH_O, "_become(other): this handle now refers to other's data."},
     {"_nonzero", nonzero_method, METH_NOARGS, "NumPy's nonzero (np.nonzero wraps it)."},
     {"reshape", reinterpret_cast<PyCFunction>(reshape), METH_VARARGS | METH_KEYWORDS,
-     "reshape(*shape): a view when the strides allow one (as NumPy), else a copy; one -1 is "
-     "inferred."},
+     "reshape(*shape, order='C', copy=None): a view when the strides allow one (as NumPy), else "
+     "a copy; one -1 is inferred. order 'F' / 'A' and copy are np.reshape's."},
     {"transpose", transpose_method, METH_VARARGS, "transpose(*axes): a view with permuted axes."},
-    {"flatten", flatten, METH_NOARGS, "A 1-d copy."},
+    {"flatten", reinterpret_cast<PyCFunction>(flatten), METH_VARARGS | METH_KEYWORDS,
+     "flatten(order='C'): a 1-d copy, read in order C, F, A or K (NumPy's)."},
     {"item", item, METH_VARARGS, "item(*index): one element as a Python scalar."},
     {"tolist", tolist, METH_NOARGS, "Nested Python lists of the elements."},
     {"wait_to_read", wait_to_read, METH_NOARGS,

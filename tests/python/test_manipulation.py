@@ -774,10 +774,22 @@ def test_ravel_and_reshape_read_in_numpys_orders(view, order):
     xv, nv = _ORDER_VIEWS[view](x), _ORDER_VIEWS[view](np.array(x))
     onp.testing.assert_array_equal(np.ravel(nv, order=order).asnumpy(), onp.ravel(xv, order))
     onp.testing.assert_array_equal(nv.ravel(order).asnumpy(), xv.ravel(order))
+    flat = nv.flatten(order)
+    onp.testing.assert_array_equal(flat.asnumpy(), xv.flatten(order))
+    onp.testing.assert_array_equal(nv.flatten(order=order).asnumpy(), xv.flatten(order=order))
+    if flat.size:  # flatten copies: a write to it leaves the array alone
+        before = nv.asnumpy().copy()
+        flat[0] = -1
+        onp.testing.assert_array_equal(nv.asnumpy(), before)
     if order != "K" and xv.size == 24:
         for shape in [(4, 6), (2, -1, 3), 24]:
             onp.testing.assert_array_equal(np.reshape(nv, shape, order=order).asnumpy(),
                                            onp.reshape(xv, shape, order=order))
+            # the method, with the shape as one argument or spread (was NotImplementedError)
+            onp.testing.assert_array_equal(nv.reshape(shape, order=order).asnumpy(),
+                                           xv.reshape(shape, order=order))
+        onp.testing.assert_array_equal(nv.reshape(4, 6, order=order).asnumpy(),
+                                       xv.reshape(4, 6, order=order))
 
 
 def test_order_arguments_that_numpy_refuses():
@@ -785,3 +797,32 @@ def test_order_arguments_that_numpy_refuses():
         np.reshape(np.ones(6), (2, 3), order="K")  # NumPy: not permitted for reshaping
     with pytest.raises(ValueError, match="order"):
         np.ravel(np.ones(6), order="Z")
+    with pytest.raises(ValueError, match="flatten"):
+        np.ones(6).flatten("Z")
+    with pytest.raises(ValueError, match="order"):
+        np.ones(6).reshape(2, 3, order="K")
+    for call in (lambda a: a.flatten(1), lambda a: a.ravel(2.0), lambda a: a.reshape(6, order=0)):
+        with pytest.raises(TypeError, match="order"):  # NumPy: TypeError, order must be str
+            call(np.ones(6))
+    with pytest.raises(TypeError):
+        np.ones(6).reshape(2, 3, colour="red")
+    x = onp.arange(6.0).reshape(2, 3).T  # None is NumPy's C
+    nx = np.array(onp.arange(6.0).reshape(2, 3)).T  # the same transposed view
+    onp.testing.assert_array_equal(nx.ravel(None).asnumpy(), x.ravel(None))
+    onp.testing.assert_array_equal(nx.flatten(None).asnumpy(), x.flatten(None))
+    onp.testing.assert_array_equal(nx.reshape(6, order=None).asnumpy(), x.reshape(6, order=None))
+
+
+def test_flatten_and_reshape_methods_in_f_order_carry_gradients():
+    # d/da of sum(a.flatten('F') * w) is w placed back in F order (hand computed), and the
+    # same for reshape(order='F').
+    x = onp.arange(6.0).reshape(2, 3)
+    w = onp.arange(1.0, 7.0)
+    a = np.array(x)
+    a.attach_grad()
+    with autograd.record():
+        y = (a.flatten("F") * np.array(w)).sum() + \
+            (a.reshape(3, 2, order="F") * np.array(w.reshape(3, 2))).sum()
+    y.backward()
+    want = w.reshape(2, 3, order="F") + w.reshape(3, 2).reshape(2, 3, order="F")
+    onp.testing.assert_allclose(a.grad.asnumpy(), want)

@@ -45,6 +45,12 @@ def ravel(a, order="C"):
     return (a if order == "C" else _read_in_order(a, order, "ravel", "CFAK")).reshape(-1)
 
 
+def _flatten(a, order="C"):
+    """ndarray.flatten with an order: a 1-d copy read in C / F / A / K order."""
+    out = (a if order == "C" else _read_in_order(a, order, "flatten", "CFAK")).reshape(-1)
+    return _np.copy(out) if _views(out, a) else out
+
+
 def _contiguous_in(a, order):
     """Whether a's elements are dense in memory in C or F order (size-1 axes ignored)."""
     axes = range(a.ndim) if order == "F" else reversed(range(a.ndim))
@@ -59,7 +65,11 @@ def _contiguous_in(a, order):
 
 def _read_in_order(a, order, name, allowed):
     """A view of a whose C-order reading is a's reading in `order` (NumPy's C / F / A / K)."""
-    if not isinstance(order, str) or order.upper() not in allowed:
+    if order is None:  # NumPy's default, C
+        return a
+    if not isinstance(order, str):
+        raise TypeError(f"[{name}] order must be str, not {type(order).__name__}")
+    if order.upper() not in allowed:
         raise ValueError(f"[{name}] order must be one of {', '.join(map(repr, allowed))}, got "
                          f"{order!r}")
     order = order.upper()
