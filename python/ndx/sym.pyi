@@ -125,6 +125,9 @@ def batch_norm(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def bitwise_and(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_bitwise_and: takes Symbols and params (as for the imperative function)."""
 
+def bitwise_count(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_bitwise_count: takes Symbols and params (as for the imperative function)."""
+
 def bitwise_invert(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_bitwise_invert: takes Symbols and params (as for the imperative function)."""
 

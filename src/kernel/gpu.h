@@ -55,6 +55,7 @@
   X(IsNegInf) \
   X(Signbit) \
   X(BitwiseNot) \
+  X(BitwiseCount) \
   X(NanToNum) \
   X(FrexpMantissa) \
   X(FrexpExponent) \

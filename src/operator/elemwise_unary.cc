@@ -37,6 +37,7 @@ enum class UnaryType {
   kIntegral,     // as kSame for integers and bool; floats are a TypeError (bitwise_not)
   kBoolToFloat,  // as kSame, bool -> the default float dtype (round)
   kReal,         // as kSame for real dtypes, complex -> its float (absolute, real, imag, angle)
+  kCount,        // integers and bool -> uint8, floats are a TypeError (bitwise_count)
 };
 
 DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
@@ -59,6 +60,9 @@ DType unary_out_type(const std::string& op, UnaryType rule, DType in) {
       return in;
     case UnaryType::kReal:
       return real_dtype(in);
+    case UnaryType::kCount:
+      if (is_inexact(in)) type_error("[", op, "] takes integer and boolean arrays, got ", in);
+      return DType::kUInt8;
   }
   return in;
 }
@@ -367,6 +371,16 @@ void register_more_unary() {
                    "Whether the sign bit is set (true for -0.0 and negative numbers)."}})
     register_unary(name, doc, UnaryType::kBool, fn)
         .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  {  // computed in the input's dtype, written as uint8 (not fused: a fused chain computes in
+     // its output's dtype)
+    const kernel::ElementwiseFn count = NDX_ELEMENTWISE(BitwiseCount);
+    register_unary("_np_bitwise_count", "The number of 1 bits of |x| (uint8), elementwise.",
+                   UnaryType::kCount,
+                   kernel::elementwise_fn(count, [](const NodeAttrs&, const std::vector<TBlob>& in,
+                                                    const TBlob&) { return in[0].dtype; }),
+                   count.gpu != nullptr, count.types)
+        .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  }
   NDX_UNARY("_np_bitwise_not", BitwiseNot, kIntegral, "~x for integers; logical not for bool.")
       .add_alias("_np_invert")
       .add_alias("_np_bitwise_invert")

@@ -614,6 +614,10 @@ bitwise_not = add(OpEntry(
     "bitwise_not", np.bitwise_not, onp.bitwise_not, "unary", BOOL + INTS, unary_samples(),
     domains=(Domain(-100, 100),), error_inputs=_int_only_unary_error("bitwise_not")))
 add(alias(bitwise_not, "invert", np.invert, onp.invert, "_np_invert"))
+# (uint8 results for every integer dtype; the minimum of a signed dtype counts |x|'s bits)
+add(OpEntry("bitwise_count", np.bitwise_count, onp.bitwise_count, "unary",
+            BOOL + INTS + ("uint16", "uint32", "uint64"), unary_samples(),
+            domains=(Domain(-2**62, 2**62),), error_inputs=_int_only_unary_error("bitwise_count")))
 add(alias(bitwise_not, "bitwise_invert", np.bitwise_invert, onp.bitwise_invert,
           "_np_bitwise_invert"))
 
@@ -3126,6 +3130,222 @@ for _name in ("fft", "rfft", "irfft"):
                 COMPLEX + ("float32", "float64") if _name != "rfft" else ("float32", "float64"),
                 fft_samples(_name == "rfft", _name == "irfft"), tols=dict(FFT_TOLS),
                 expected_dtype=_fft_dtype, error_inputs=lambda n=_name: _fft_errors(n)))
+
+# ------------------------------------------------ session 53: the rest of NumPy's functions
+def _block_samples(dtype, rng, domains):
+    a, b, c, d = (make_arg(sh, dtype, rng) for sh in [(2, 2), (2, 3), (1, 2), (1, 3)])
+    return [Sample(([[a, b], [c, d]],), {}, "2x2"),
+            Sample(([a[0], b[0]],), {}, "1d"),
+            Sample(([[[a]], [[a]]],), {}, "depth-3"),
+            Sample(([make_arg((2, 0), dtype, rng), a],), {}, "zero-size"),
+            Sample((a,), {}, "no-lists")]
+
+
+add(OpEntry("block", np.block, onp.block, "search", NUMERIC, _block_samples,
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [
+                ErrorInput(([(_f((2,)), _f((2,)))],), {}, TypeError, "tuple", TypeError),
+                ErrorInput(([],), {}, ValueError, "empty-list", ValueError),
+                ErrorInput(([[_f((2,))], _f((2,))],), {}, ValueError, "depths", ValueError)]))
+add(OpEntry("mask_indices", lambda n, k=0: np.mask_indices(n, np.triu, k),
+            lambda n, k=0: onp.mask_indices(n, onp.triu, k), "search", ("int64",),
+            lambda dt, rng, d: [Sample((4,), {}, "triu"), Sample((4,), {"k": 1}, "k=1"),
+                                Sample((0,), {}, "n=0")],
+            error_inputs=lambda: [ErrorInput((2.5,), {}, TypeError, "float-n", TypeError)]))
+add(OpEntry("asanyarray", np.asanyarray, onp.asanyarray, "search", ALL_DTYPES,
+            lambda dt, rng, d: [Sample((make_arg((2, 3), dt, rng),), {}, "2d"),
+                                Sample((make_arg((), dt, rng),), {}, "0d")]))
+add(OpEntry("asarray_chkfinite", np.asarray_chkfinite, onp.asarray_chkfinite, "search",
+            NUMERIC, lambda dt, rng, d: [Sample((make_arg((2, 3), dt, rng),), {}, "2d"),
+                                         Sample((make_arg((0,), dt, rng),), {}, "empty")],
+            error_inputs=lambda: [
+                ErrorInput((onp.array([1.0, onp.nan]),), {}, ValueError, "nan", ValueError),
+                ErrorInput((onp.array([onp.inf], onp.float32),), {}, ValueError, "inf",
+                           ValueError)]))
+
+
+def _gradient_samples(dtype, rng, domains):
+    f1, f2 = make_arg((7,), dtype, rng), make_arg((4, 5), dtype, rng)
+    coords = onp.cumsum(rng.uniform(0.5, 1.5, 5)).astype(dtype)
+    return [Sample((f1,), {}, "1d"), Sample((f2,), {}, "2d"),
+            Sample((f2, 0.5), {}, "spacing"),
+            Sample((f2, 2.0, coords), {}, "coordinates"),
+            Sample((f2, 2.0, coords), {"edge_order": 2}, "edge-order-2"),
+            Sample((f1,), {"edge_order": 2}, "1d-edge-order-2"),
+            Sample((f2,), {"axis": -1}, "axis")]
+
+
+add(OpEntry("gradient", np.gradient, onp.gradient, "search", FLOATS + ("int32", "int64"),
+            _gradient_samples, tols=dict(ACCUM_TOLS),
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [
+                ErrorInput((_f((5,)),), {"edge_order": 3}, ValueError, "edge-order", ValueError),
+                ErrorInput((_f((2,)),), {"edge_order": 2}, ValueError, "too-short", ValueError),
+                ErrorInput((_f((3, 3)), 1.0, 2.0, 3.0), {}, TypeError, "spacing-count",
+                           TypeError),
+                ErrorInput((_f((3,)), onp.ones(4)), {}, ValueError, "coords-length",
+                           ValueError)]))
+
+
+def _unwrap_samples(dtype, rng, domains):
+    if is_float(dtype):
+        phase = onp.cumsum(rng.uniform(-3, 3, (3, 12)), axis=1)
+        w = onp.mod(phase, 2 * onp.pi).astype(dtype)
+        return [Sample((w,), {}, "rows"), Sample((w.T.copy(),), {"axis": 0}, "axis0"),
+                Sample((w,), {"discont": 4.0}, "discont"),
+                Sample((w[0],), {"period": 3.0}, "period"),
+                Sample((w[:, :0],), {}, "empty")]
+    x = make_arg((10,), dtype, rng, Domain(0, 8))
+    return [Sample((x,), {"period": 8}, "int-period"), Sample((x,), {"period": 7}, "odd-period"),
+            Sample((x,), {}, "int-default")]
+
+
+add(OpEntry("unwrap", np.unwrap, onp.unwrap, "search", ("float32", "float64", "int32", "int64"),
+            _unwrap_samples, tols=dict(ACCUM_TOLS),
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [ErrorInput((onp.float64(1.0),), {}, ValueError, "0d",
+                                             ValueError)]))
+add(OpEntry("sort_complex", np.sort_complex, onp.sort_complex, "search",
+            NUMERIC + ("complex64", "complex128"), lambda dt, rng, d: [
+                Sample((make_arg((9,), dt, rng, Domain(-3, 3)),), {}, "1d"),
+                Sample((make_arg((3, 4), dt, rng, Domain(-3, 3)),), {}, "2d"),
+                Sample((make_arg((0,), dt, rng),), {}, "empty")],
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt)))
+
+
+def _histdd_flat(fn):
+    """histogramdd's (H, [edges]) as one flat tuple, for the table's comparison."""
+    def run(*args, **kwargs):
+        hist, edges = fn(*args, **kwargs)
+        return (hist, *edges)
+    return run
+
+
+def _histdd_samples(dtype, rng, domains):
+    x = make_arg((40, 3), dtype, rng, Domain(-4, 4))
+    w = rng.uniform(0, 1, 40)
+    edges = onp.array([-4, -1, 0, 2, 4.0])
+    return [Sample((x,), {}, "default"), Sample((x,), {"bins": 4}, "bins"),
+            Sample((x,), {"bins": [2, 3, edges]}, "per-axis-bins"),
+            Sample((x,), {"range": [(-2, 2), (-3, 3), (0, 4)]}, "range"),
+            Sample((x,), {"density": True, "bins": 3}, "density"),
+            Sample((x,), {"weights": w}, "weights"),
+            Sample((x[:, 0],), {"bins": 5}, "1d-sample"),
+            Sample((make_arg((0, 2), dtype, rng),), {}, "empty")]
+
+
+add(OpEntry("histogramdd", _histdd_flat(np.histogramdd), _histdd_flat(onp.histogramdd),
+            "search", NUMERIC, _histdd_samples, tols=dict(ACCUM_TOLS),
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [
+                ErrorInput((_f((5, 2)),), {"bins": [2, 3, 4]}, ValueError, "bins-dims",
+                           ValueError),
+                ErrorInput((_f((5, 2)),), {"bins": 0}, ValueError, "bins-0", ValueError),
+                ErrorInput((_f((5, 2)),), {"range": [(0, 1)]}, ValueError, "range-dims",
+                           ValueError),
+                ErrorInput((_f((5, 2)),), {"bins": [onp.array([2.0, 1.0]), 2]}, ValueError,
+                           "decreasing-edges", ValueError)]))
+
+
+def _hist2d_samples(dtype, rng, domains):
+    x, y = make_arg((30,), dtype, rng, Domain(-4, 4)), make_arg((30,), dtype, rng, Domain(-4, 4))
+    return [Sample((x, y), {}, "default"), Sample((x, y), {"bins": [3, 5]}, "pair"),
+            Sample((x, y), {"bins": onp.array([-4, 0, 1, 4.0])}, "edges"),
+            Sample((x, y), {"density": True, "bins": 4}, "density")]
+
+
+add(OpEntry("histogram2d", np.histogram2d, onp.histogram2d, "search", NUMERIC, _hist2d_samples,
+            tols=dict(ACCUM_TOLS), expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [ErrorInput((_f((3,)), _f((4,))), {}, ValueError, "lengths",
+                                             ValueError)]))
+add(OpEntry("matvec", np.matvec, onp.matvec, "search", FLOATS + ("int32", "int64"),
+            lambda dt, rng, d: [
+                Sample((make_arg((3, 4), dt, rng), make_arg((4,), dt, rng)), {}, "2d-1d"),
+                Sample((make_arg((2, 1, 3, 4), dt, rng), make_arg((5, 4), dt, rng)), {},
+                       "batch-broadcast"),
+                Sample((make_arg((0, 4), dt, rng), make_arg((4,), dt, rng)), {}, "zero-rows")],
+            tols=dict(ACCUM_TOLS),
+            error_inputs=lambda: [
+                ErrorInput((_f((4,)), _f((4,))), {}, ValueError, "1d-matrix", ValueError),
+                ErrorInput((_f((3, 4)), _f((3,))), {}, ValueError, "mismatch", ValueError)]))
+add(OpEntry("vecmat", np.vecmat, onp.vecmat, "search",
+            FLOATS + ("int32", "int64", "complex64", "complex128"),
+            lambda dt, rng, d: [
+                Sample((make_arg((4,), dt, rng), make_arg((4, 3), dt, rng)), {}, "1d-2d"),
+                Sample((make_arg((5, 1, 4), dt, rng), make_arg((2, 4, 3), dt, rng)), {},
+                       "batch-broadcast")],
+            tols=dict(ACCUM_TOLS, complex64=(1e-5, 1e-5), complex128=(1e-11, 1e-12)),
+            error_inputs=lambda: [
+                ErrorInput((_f((4,)), _f((4,))), {}, ValueError, "1d-matrix", ValueError),
+                ErrorInput((_f((3,)), _f((4, 2))), {}, ValueError, "mismatch", ValueError)]))
+
+
+def _poly_pair_samples(dtype, rng, domains):
+    a, b = make_arg((4,), dtype, rng, Domain(-3, 3)), make_arg((2,), dtype, rng, Domain(-3, 3))
+    return [Sample((a, b), {}, "4-2"), Sample((b, a), {}, "2-4"),
+            Sample((a, make_arg((), dtype, rng, Domain(-3, 3))), {}, "0d")]
+
+
+for _name in ("polyadd", "polysub", "polymul"):
+    add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "search", NUMERIC,
+                _poly_pair_samples, tols=dict(ACCUM_TOLS),
+                expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt)))
+add(OpEntry("polyder", np.polyder, onp.polyder, "search", NUMERIC, lambda dt, rng, d: [
+    Sample((make_arg((5,), dt, rng, Domain(-3, 3)),), {}, "first"),
+    Sample((make_arg((5,), dt, rng, Domain(-3, 3)),), {"m": 3}, "third"),
+    Sample((make_arg((3,), dt, rng, Domain(-3, 3)),), {"m": 0}, "zeroth"),
+    Sample((make_arg((1,), dt, rng, Domain(-3, 3)),), {}, "constant")],
+    expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+    error_inputs=lambda: [ErrorInput((_f((3,)),), {"m": -1}, ValueError, "m<0", ValueError)]))
+add(OpEntry("polyint", np.polyint, onp.polyint, "search", NUMERIC, lambda dt, rng, d: [
+    Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {}, "first"),
+    Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {"m": 2, "k": [1.5, -2.0]}, "constants"),
+    Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {"m": 3, "k": 2.0}, "scalar-constant")],
+    tols=dict(ACCUM_TOLS), expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+    error_inputs=lambda: [
+        ErrorInput((_f((3,)),), {"m": -1}, ValueError, "m<0", ValueError),
+        ErrorInput((_f((3,)),), {"m": 3, "k": [1.0, 2.0]}, ValueError, "short-k", ValueError)]))
+add(OpEntry("polydiv", np.polydiv, onp.polydiv, "search", SIGNED + FLOATS, lambda dt, rng, d: [
+    Sample((onp.array([1, -3, 2, 4], dtype=dt), onp.array([1, 2], dtype=dt)), {}, "by-linear"),
+    Sample((onp.array([2, 3], dtype=dt), onp.array([1, 1, 1], dtype=dt)), {}, "lower-degree"),
+    Sample((onp.array([1, -3, 2], dtype=dt), onp.array([1, -1], dtype=dt)), {}, "exact")],
+    tols=dict(ACCUM_TOLS), expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+    # (NumPy divides by the zero leading coefficient and returns inf / NaN)
+    error_inputs=lambda: [ErrorInput((_f((3,)), onp.array([0.0, 1.0])), {}, ZeroDivisionError,
+                                     "zero-leading")]))
+add(OpEntry("poly", np.poly, onp.poly, "search", ("float32", "float64"), lambda dt, rng, d: [
+    Sample((onp.array([1, 2, 3], dtype=dt),), {}, "roots"),
+    Sample((onp.array([[2, 1], [1, 3]], dtype=dt),), {}, "matrix")],
+    tols=dict(ACCUM_TOLS), expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+    error_inputs=lambda: [ErrorInput((_f((2, 3)),), {}, ValueError, "not-square", ValueError)]))
+add(OpEntry("roots", lambda p: np.sort_complex(np.roots(p)),
+            lambda p: onp.sort_complex(onp.roots(p)), "search", ("float64",),
+            lambda dt, rng, d: [
+                Sample((onp.array([1, -6, 11, -6], dtype=dt),), {}, "three-real"),
+                Sample((onp.array([0, 2, 0, 2, 0, 0], dtype=dt),), {}, "zeros-both-ends"),
+                Sample((onp.array([1, 0, 4], dtype=dt),), {}, "complex-pair")],
+            # (float32 roots come out of sort_complex as complex128: test_products checks them)
+            tols={"complex128": (1e-10, 1e-12)},
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [ErrorInput((_f((2, 2)),), {}, ValueError, "2d", ValueError)]))
+
+
+def _polyfit_samples(dtype, rng, domains):
+    x = onp.linspace(-1, 1, 12).astype(dtype)
+    y = (2 * x ** 2 - x + 0.5 + rng.normal(0, 0.05, 12)).astype(dtype)
+    return [Sample((x, y, 2), {}, "quadratic"), Sample((x, y, 1), {}, "line"),
+            Sample((x, y, 2), {"w": onp.linspace(1, 2, 12)}, "weights"),
+            Sample((x, onp.stack([y, 3 * y], 1), 1), {}, "two-series")]
+
+
+add(OpEntry("polyfit", np.polyfit, onp.polyfit, "search", ("float32", "float64"),
+            _polyfit_samples, tols={"float64": (1e-6, 1e-9)},
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [
+                ErrorInput((_f((4,)), _f((4,)), -1), {}, ValueError, "deg<0", ValueError),
+                ErrorInput((_f((4,)), _f((3,)), 1), {}, TypeError, "lengths", TypeError),
+                ErrorInput((_f((2, 2)), _f((2,)), 1), {}, TypeError, "2d-x", TypeError)]))
+
 
 # -------------------------------------------------------------------------------------- index
 ENTRY_BY_NAME = {e.name: e for e in ENTRIES}

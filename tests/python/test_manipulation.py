@@ -826,3 +826,52 @@ def test_flatten_and_reshape_methods_in_f_order_carry_gradients():
     y.backward()
     want = w.reshape(2, 3, order="F") + w.reshape(3, 2).reshape(2, 3, order="F")
     onp.testing.assert_allclose(a.grad.asnumpy(), want)
+
+
+def test_ndim_shape_size_of_arrays_and_host_data():
+    x = onp.ones((2, 3, 4))
+    a = np.array(x)
+    for host in (x, [[1, 2], [3, 4]], 5.0):
+        assert np.ndim(host) == onp.ndim(host)
+        assert np.shape(host) == onp.shape(host)
+        assert np.size(host) == onp.size(host)
+    assert (np.ndim(a), np.shape(a), np.size(a)) == (3, (2, 3, 4), 24)
+    for axis in (0, -1, (0, 2)):
+        assert np.size(a, axis) == onp.size(x, axis)
+    with pytest.raises(ndx.AxisError):
+        np.size(a, 3)
+    with pytest.raises(ValueError, match="repeated"):
+        np.size(a, (1, 1))
+
+
+def test_copyto_follows_numpys_casting_broadcasting_and_where():
+    x = onp.arange(12.0).reshape(3, 4)
+    dst = np.zeros((3, 4))
+    np.copyto(dst, np.array(x[0]))  # broadcast along rows
+    onp.testing.assert_array_equal(dst.asnumpy(), onp.broadcast_to(x[0], (3, 4)))
+    mask = (x % 3 == 0)
+    np.copyto(dst, -1, where=np.array(mask))
+    want = onp.broadcast_to(x[0], (3, 4)).astype(onp.float32).copy()
+    onp.copyto(want, -1, where=mask)
+    onp.testing.assert_array_equal(dst.asnumpy(), want)
+    ints = np.zeros(3, dtype="int8")
+    np.copyto(ints, 7)  # a Python int fits an int8 array
+    np.copyto(ints, np.array([1.7, 2.2, 3.9]), casting="unsafe")
+    onp.testing.assert_array_equal(ints.asnumpy(), [1, 2, 3])
+    # The errors NumPy raises for the same calls.
+    for args, kwargs, exc in [((ints, 1.5), {}, TypeError), ((ints, 300), {}, OverflowError),
+                              ((ints, np.array([1.0, 2, 3])), {}, TypeError),
+                              ((np.zeros(3, dtype="bool"), 1), {}, TypeError),
+                              ((ints, np.array([1, 2], dtype="int8")), {}, ValueError),
+                              ((ints, 1), {"where": np.array([1, 0, 1])}, TypeError),
+                              ((ints, 1), {"casting": "sometimes"}, ValueError)]:
+        host = [a.asnumpy() if isinstance(a, np.ndarray) else a for a in args]
+        host_kwargs = {k: v.asnumpy() if isinstance(v, np.ndarray) else v
+                       for k, v in kwargs.items()}
+        with pytest.raises(exc):
+            onp.copyto(*host, **host_kwargs)
+        with pytest.raises(exc):
+            np.copyto(*args, **kwargs)
+    with pytest.raises(TypeError, match="dst"):
+        np.copyto([0, 0], np.ones(2))
+    onp.testing.assert_array_equal(ints.asnumpy(), [1, 2, 3])  # nothing written by the errors

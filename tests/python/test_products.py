@@ -275,3 +275,58 @@ def test_fully_connected_gradients_accumulate(dtype, flatten):
         for name, a in arrays.items():
             onp.testing.assert_allclose(a.grad.asnumpy().astype(onp.float64), 2 * want[name],
                                         **tol)
+
+
+# ---- session 53: matvec / vecmat, the poly* family, gradient, unwrap (the op table has
+# their forward rows against NumPy; here the gradients, and what the table cannot compare)
+@pytest.mark.parametrize("name, fn, shapes", [
+    ("matvec", np.matvec, [(2, 3, 4), (4,)]),
+    ("vecmat", np.vecmat, [(3,), (2, 3, 4)]),
+    ("polymul", np.polymul, [(3,), (4,)]),
+    ("polyder", lambda p: np.polyder(p, 2), [(5,)]),
+    ("polyint", lambda p: np.polyint(p, 2, k=[1.0, 2.0]), [(4,)]),
+    ("gradient", lambda f: np.stack(np.gradient(f, 0.5)), [(4, 5)]),
+    ("gradient-edge-order-2", lambda f: np.gradient(f, edge_order=2), [(6,)]),
+    ("unwrap", lambda p: np.unwrap(p * 4), [(3, 6)]),
+    ("block", lambda a, b: np.block([[a], [b]]), [(2, 3), (1, 3)]),
+])  # (polyfit solves with lstsq, which has no gradient yet: a NotImplementedError)
+def test_new_composites_carry_gradients(name, fn, shapes):
+    _numeric_grad_check(fn, _f64(*shapes))
+
+
+def test_gradient_with_coordinates_carries_gradients_in_f_and_nowhere_else():
+    xs = np.array(onp.cumsum(R.uniform(0.5, 1.5, 5)))
+    _numeric_grad_check(lambda f: np.gradient(f, xs, edge_order=2), _f64((5,)))
+
+
+def test_roots_of_float32_coefficients_and_poly_round_trip():
+    # Float32 coefficients give float32 roots (NumPy's dtype) close to float64's; poly of the
+    # roots gives the monic coefficients back; no coefficient: no root; only zeros: none.
+    p = onp.array([2, -12, 22, -12], dtype=onp.float32)  # 2 (x - 1)(x - 2)(x - 3)
+    got = np.roots(np.array(p))
+    assert got.dtype == onp.float32
+    onp.testing.assert_allclose(onp.sort(got.asnumpy()), [1, 2, 3], rtol=1e-4)
+    onp.testing.assert_allclose(np.poly(got).asnumpy(), p / 2, rtol=1e-4, atol=1e-4)
+    assert np.roots(np.array([0.0, 0.0])).shape == (0,)
+    assert np.roots(np.array([5.0])).shape == (0,)
+    assert np.poly(np.zeros((0,))) == 1.0 == onp.poly(onp.zeros((0,)))
+
+
+def test_polyfit_full_and_cov_match_numpy():
+    x = onp.linspace(-2, 2, 15)
+    y = onp.stack([x ** 3 - x, 2 * x + 1], 1) + R.normal(0, 0.1, (15, 2))
+    got = np.polyfit(np.array(x), np.array(y[:, 0]), 3, full=True)
+    want = onp.polyfit(x, y[:, 0], 3, full=True)
+    for g, w in zip(got[:2] + got[3:4], want[:2] + want[3:4]):
+        onp.testing.assert_allclose(g.asnumpy(), w, rtol=1e-8)
+    assert got[2] == want[2] == 4 and got[4] == want[4]
+    for cov in (True, "unscaled"):
+        for ys in (y[:, 0], y):
+            c, v = np.polyfit(np.array(x), np.array(ys), 2, cov=cov)
+            wc, wv = onp.polyfit(x, ys, 2, cov=cov)
+            onp.testing.assert_allclose(c.asnumpy(), wc, rtol=1e-8)
+            onp.testing.assert_allclose(v.asnumpy(), wv, rtol=1e-6)
+    with pytest.raises(ValueError, match="exceed order"):
+        np.polyfit(np.array(x[:3]), np.array(y[:3, 0]), 2, cov=True)
+    with pytest.warns(onp.exceptions.RankWarning):  # NumPy's warning for a rank-deficient fit
+        np.polyfit(np.array([1.0, 1.0, 1.0]), np.array([1.0, 2.0, 3.0]), 2)

@@ -123,8 +123,14 @@ def array_equiv(a1: Any, a2: Any) -> Any:
 def array_split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
     """split that allows sections not dividing the axis (the first len % n parts get one more element), as views."""
 
+def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None, copy: Any = None, like: Any = None) -> Any:
+    """np.asarray (ndx has no ndarray subclasses to pass through)."""
+
 def asarray(a: Any, dtype: Any = None, device: Any = None, *, copy: Any = None, order: Any = None, like: Any = None) -> Any:
     """`a` itself when it is already an ndarray of that dtype; a NumPy array's memory shared (not copied) when its dtype fits; else array(a, dtype). copy=True always copies; copy=False raises ValueError where sharing is impossible."""
+
+def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
+    """np.asarray, and a ValueError if a floating or complex result holds an inf or NaN."""
 
 def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
     """a as a C-contiguous array of at least one dimension (a itself when it is one)."""
@@ -170,6 +176,9 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> Any:
 def bitwise_and(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 & x2 for integers and bool."""
 
+def bitwise_count(x: Any, *, out: Any = None) -> Any:
+    """The number of 1 bits of |x| (uint8), elementwise."""
+
 def bitwise_invert(x: Any, *, out: Any = None) -> Any:
     """~x for integers; logical not for bool."""
 
@@ -190,6 +199,9 @@ def bitwise_xor(x1: Any, x2: Any, *, out: Any = None) -> Any:
 
 def blackman(M: Any) -> Any:
     """The Blackman window of M points."""
+
+def block(arrays: Any) -> Any:
+    """An array assembled from nested lists of blocks: the innermost lists are joined along the last axis, the next ones along the second last, and so on; blocks get leading axes of length 1 up to the result's dimensions (max of the nesting depth and the blocks' ndim)."""
 
 boolean_dtypes: Any
 
@@ -243,6 +255,9 @@ def copy(a: Any, order: Any = 'K', subok: Any = False) -> Any:
 
 def copysign(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """|x1| with the sign of x2, elementwise."""
+
+def copyto(dst: Any, src: Any, casting: Any = 'same_kind', where: Any = True) -> Any:
+    """Copies src into dst (broadcast to dst's shape) where `where` is True, after checking that src's dtype casts to dst's under `casting` (NumPy's rules; Python scalars weakly)."""
 
 def corrcoef(x: Any, y: Any = None, rowvar: Any = True, *, dtype: Any = None) -> Any:
     """Pearson correlation coefficients (cov normalized by the standard deviations)."""
@@ -439,6 +454,9 @@ def gcd(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype: Any = None, axis: Any = 0) -> Any:
     """num samples evenly spaced on a log scale with the endpoints themselves (each pair of one sign). Array start / stop broadcast, the samples along `axis`, as in NumPy."""
 
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: Any = 1) -> Any:
+    """The derivative of f sampled on a grid, per axis: second-order central differences inside (uneven coordinates included) and first- or second-order one-sided differences at the ends (edge_order). One array for one axis, else a tuple of them."""
+
 def greater(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 > x2, elementwise; the output is bool."""
 
@@ -457,8 +475,14 @@ def heaviside(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
     """(counts, bin_edges): the last bin includes its right edge, as NumPy's."""
 
+def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
+    """(H, xedges, yedges): histogramdd of the points (x[i], y[i]); bins is a count or an edge array for both axes, or a pair of them."""
+
 def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
     """The edges of the bins histogram would use (equal-width bins, or the given edges)."""
+
+def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
+    """(H, edges): the counts of the (N, D) sample in a D-dimensional grid of bins (float64; a density with density=True) and the D arrays of bin edges. Each bin includes its left edge, and the last along each axis its right edge too."""
 
 def hsplit(ary: Any, indices_or_sections: Any) -> Any:
     """Split along the second axis (the first for 1-d arrays) into equal parts or at indices."""
@@ -608,11 +632,17 @@ def logical_xor(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def logspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, base: Any = 10.0, dtype: Any = None, axis: Any = 0) -> Any:
     """base ** linspace(start, stop, num): num samples evenly spaced on a log scale. Array start / stop / base broadcast, the samples along `axis`, as in NumPy."""
 
+def mask_indices(n: Any, mask_func: Any, k: Any = 0) -> Any:
+    """The indices of the nonzero entries of mask_func(ones((n, n)), k), e.g. np.triu."""
+
 def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
     """Matrix product of two arrays (numpy.matmul): batch dims broadcast, 1-d operands promoted."""
 
 def matrix_transpose(x: Any, /) -> Any:
     """The last two axes swapped (arrays of at least 2 dimensions)."""
+
+def matvec(x1: Any, x2: Any, /) -> Any:
+    """The matrix-vector product over the last axes: (..., m, n) and (..., n) give (..., m), the leading axes broadcast (NumPy 2.2's gufunc)."""
 
 def max(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False, initial: Any = None) -> Any:
     """Maximum over the given axes; NaN propagates."""
@@ -779,6 +809,9 @@ class ndarray:
     def wait_to_read(self, *args: Any, **kwargs: Any) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
 
+def ndim(a: Any) -> Any:
+    """The number of dimensions of a (of np.asarray(a) for host data)."""
+
 def negative(x: Any, *, out: Any = None) -> Any:
     """Numerical negative, elementwise."""
 
@@ -820,6 +853,30 @@ pi: Any
 
 def place(arr: Any, mask: Any, vals: Any) -> Any:
     """Writes the first values of vals (repeated as needed) where mask is true, in place."""
+
+def poly(seq_of_zeros: Any) -> Any:
+    """The coefficients of the monic polynomial with the given roots (of a square matrix: its characteristic polynomial)."""
+
+def polyadd(a1: Any, a2: Any) -> Any:
+    """The sum of two polynomials (the shorter padded with leading zeros)."""
+
+def polyder(p: Any, m: Any = 1) -> Any:
+    """The m-th derivative of a polynomial."""
+
+def polydiv(u: Any, v: Any) -> Any:
+    """(quotient, remainder) of the polynomial division u / v; the remainder loses leading coefficients that are zero (relative to 1e-14)."""
+
+def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: Any = False, w: Any = None, cov: Any = False) -> Any:
+    """The least-squares polynomial of degree deg through (x, y) (y: one series, or one per column); coefficients highest power first. full=True also gives (residuals, rank, singular values, rcond); cov=True the coefficients' covariance ('unscaled' unscaled)."""
+
+def polyint(p: Any, m: Any = 1, k: Any = None) -> Any:
+    """The m-th antiderivative of a polynomial; k: the integration constants (one per integration, the first for the outermost; a scalar for all; zeros by default)."""
+
+def polymul(a1: Any, a2: Any) -> Any:
+    """The product of two polynomials (the convolution of their coefficients, leading zeros dropped first as NumPy's poly1d drops them)."""
+
+def polysub(a1: Any, a2: Any) -> Any:
+    """The difference a1 - a2 of two polynomials."""
 
 def polyval(p: Any, x: Any) -> Any:
     """p[0] * x**(n-1) + ... + p[n-1], by Horner's scheme."""
@@ -902,6 +959,9 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
 def rollaxis(a: Any, axis: Any, start: Any = 0) -> Any:
     """Axis `axis` rolled back until it lies before position `start`."""
 
+def roots(p: Any) -> Any:
+    """The roots of the polynomial with coefficients p: the eigenvalues of its companion matrix (complex where any root is), plus a zero root per trailing zero coefficient."""
+
 def rot90(m: Any, k: Any = 1, axes: Any = (0, 1)) -> Any:
     """m rotated by 90 degrees k times in the plane of `axes` (from the first towards the second)."""
 
@@ -926,6 +986,9 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: Any = False) -> Any:
 def setxor1d(ar1: Any, ar2: Any, assume_unique: Any = False) -> Any:
     """The sorted unique values in exactly one of the arrays."""
 
+def shape(a: Any) -> Any:
+    """The shape of a, a tuple (of np.asarray(a) for host data)."""
+
 def shares_memory(a: Any, b: Any, /, max_work: Any = None) -> Any:
     """Whether a and b (ndx or NumPy arrays) have an element's byte in common, decided exactly (NumPy's shares_memory). A positive max_work bounds the candidate solutions tried and raises numpy.exceptions.TooHardError past it; max_work=0 only compares the extents (TooHardError where they overlap, as NumPy)"""
 
@@ -944,8 +1007,14 @@ def sinc(x: Any, *, out: Any = None) -> Any:
 def sinh(x: Any, *, out: Any = None) -> Any:
     """Hyperbolic sine, elementwise."""
 
+def size(a: Any, axis: Any = None) -> Any:
+    """The number of elements of a, or along the given axis or axes."""
+
 def sort(a: Any, axis: Any = -1, kind: Any = None, stable: Any = True, *, descending: Any = False, out: Any = None) -> Any:
     """A sorted copy along axis (None: the flattened array); NaN sorts last (first with descending=True). The sort is always stable; descending keeps equal elements in their order too."""
+
+def sort_complex(a: Any) -> Any:
+    """a sorted as complex numbers along its last axis (by real part, then imaginary), as a complex array (complex64 from 8- and 16-bit integers, else complex128 for real input)."""
 
 def spacing(x: Any, out: Any = None) -> Any:
     """The distance from x to the next float away from zero, in x's own format (negative for negative x; NaN for infinities)."""
@@ -1058,6 +1127,9 @@ def unravel_index(indices: Any, shape: Any, order: Any = 'C') -> Any:
 def unstack(x: Any, /, *, axis: Any = 0) -> Any:
     """The sub-arrays along axis, as a tuple of views."""
 
+def unwrap(p: Any, discont: Any = None, axis: Any = -1, *, period: Any = 6.283185307179586) -> Any:
+    """p with jumps between neighbours along `axis` larger than max(discont, period / 2) replaced by their equivalents modulo `period` (phase unwrapping)."""
+
 def vander(x: Any, N: Any = None, increasing: Any = False) -> Any:
     """The Vandermonde matrix of the 1-d x: columns x**(N-1) ... x**0 (or increasing). Float input keeps its dtype (NumPy gives float64 for float32)."""
 
@@ -1069,6 +1141,9 @@ def vdot(a: Any, b: Any) -> Any:
 
 def vecdot(x1: Any, x2: Any, /, *, axis: Any = -1) -> Any:
     """The dot product of vectors along axis, broadcasting the other axes (complex x1 is conjugated): np.linalg.vecdot."""
+
+def vecmat(x1: Any, x2: Any, /) -> Any:
+    """The vector-matrix product over the last axes, x1 conjugated: (..., n) and (..., n, m) give (..., m), the leading axes broadcast (NumPy 2.2's gufunc)."""
 
 def vsplit(ary: Any, indices_or_sections: Any) -> Any:
     """Split along the first axis (arrays of at least 2 dimensions)."""

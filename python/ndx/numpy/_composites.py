@@ -1299,3 +1299,258 @@ def _clip_bounds(a_min, a_max, min, max):
             raise ValueError("[clip] give a_max or max, not both")
         a_max = max
     return a_min, a_max
+
+
+# ---- numerical derivatives, phase unwrapping ----
+def _along(ndim, axis, index):
+    """An index tuple taking `index` (a slice or an int) along `axis`."""
+    return (slice(None),) * axis + (index,) + (slice(None),) * (ndim - axis - 1)
+
+
+def _on_axis(v, ndim, axis):
+    """A 1-d array v shaped to broadcast along `axis` of an ndim-dimensional array."""
+    return _np.reshape(v, (1,) * axis + (-1,) + (1,) * (ndim - axis - 1))
+
+
+def _gradient_spacings(f, varargs, axes):
+    """Per axis: a Python float (uniform spacing) or a 1-d array of the steps between
+    coordinates (NumPy's rules: none, one scalar for all, or one scalar / coordinate array per
+    axis)."""
+    if not varargs:
+        return [1.0] * len(axes)
+    if len(varargs) == 1 and _onp.ndim(varargs[0]) == 0:
+        return [float(varargs[0])] * len(axes)
+    if len(varargs) != len(axes):
+        raise TypeError(f"[gradient] invalid number of spacing arguments: {len(varargs)} for "
+                        f"{len(axes)} axes")
+    out = []
+    for d, ax in zip(varargs, axes):
+        if _onp.ndim(d) == 0:
+            out.append(float(d))
+            continue
+        d = _as_array(d, f)
+        if d.ndim != 1:
+            raise ValueError("[gradient] distances must be either scalars or 1d")
+        if d.shape[0] != f.shape[ax]:
+            raise ValueError("[gradient] when 1d, distances must match the length of the "
+                             "corresponding dimension")
+        if d.dtype.kind in "iub":
+            d = d.astype("float64")
+        steps = _np.subtract(d[1:], d[:-1])
+        uniform = steps.shape[0] and bool(_np.all(_np.equal(steps, steps[0])))
+        out.append(float(steps[0]) if uniform else steps)
+    return out
+
+
+def _gradient_axis(f, ax, h, edge_order):
+    """The derivative of f along ax: central differences inside, one-sided at the ends."""
+    nd = f.ndim
+
+    def at(i):
+        return f[_along(nd, ax, i)]
+
+    def part(lo, hi):
+        return f[_along(nd, ax, slice(lo, hi))]
+
+    uniform = isinstance(h, float)
+    if uniform:
+        inner = _np.true_divide(_np.subtract(part(2, None), part(None, -2)), 2.0 * h)
+    else:
+        dx1, dx2 = h[:-1], h[1:]
+        a = _np.negative(_np.true_divide(dx2, _np.multiply(dx1, _np.add(dx1, dx2))))
+        b = _np.true_divide(_np.subtract(dx2, dx1), _np.multiply(dx1, dx2))
+        c = _np.true_divide(dx1, _np.multiply(dx2, _np.add(dx1, dx2)))
+        a, b, c = (_on_axis(v, nd, ax) for v in (a, b, c))
+        inner = _np.add(_np.add(_np.multiply(a, part(None, -2)), _np.multiply(b, part(1, -1))),
+                        _np.multiply(c, part(2, None)))
+    if edge_order == 1:
+        d0, dn = (h, h) if uniform else (h[0], h[-1])
+        first = _np.true_divide(_np.subtract(at(1), at(0)), d0)
+        last = _np.true_divide(_np.subtract(at(-1), at(-2)), dn)
+    else:
+        if uniform:
+            coef0 = (-1.5 / h, 2.0 / h, -0.5 / h)
+            coefn = (0.5 / h, -2.0 / h, 1.5 / h)
+        else:
+            dx1, dx2 = h[0], h[1]
+            coef0 = (_np.negative((2.0 * dx1 + dx2) / (dx1 * (dx1 + dx2))),
+                     (dx1 + dx2) / (dx1 * dx2), _np.negative(dx1 / (dx2 * (dx1 + dx2))))
+            dx1, dx2 = h[-2], h[-1]
+            coefn = (dx2 / (dx1 * (dx1 + dx2)), _np.negative((dx2 + dx1) / (dx1 * dx2)),
+                     (2.0 * dx2 + dx1) / (dx2 * (dx1 + dx2)))
+        first = _np.add(_np.add(_np.multiply(at(0), coef0[0]), _np.multiply(at(1), coef0[1])),
+                        _np.multiply(at(2), coef0[2]))
+        last = _np.add(_np.add(_np.multiply(at(-3), coefn[0]), _np.multiply(at(-2), coefn[1])),
+                       _np.multiply(at(-1), coefn[2]))
+    pieces = [_np.expand_dims(first, ax), inner, _np.expand_dims(last, ax)]
+    return _np.concatenate([p.astype(inner.dtype) for p in pieces], axis=ax)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """The derivative of f sampled on a grid, per axis: second-order central differences
+    inside (uneven coordinates included) and first- or second-order one-sided differences at
+    the ends (edge_order). One array for one axis, else a tuple of them."""
+    f = _as_array(f)
+    if edge_order not in (1, 2):
+        raise ValueError(f"[gradient] edge_order must be 1 or 2, got {edge_order!r}")
+    axes = _axes(f.ndim, axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"[gradient] repeated axis in {axis!r}")
+    spacings = _gradient_spacings(f, varargs, axes)
+    if f.dtype.kind in "iub":
+        f = f.astype("float64")  # (NumPy's: integer samples give float64 derivatives)
+    out = []
+    for ax, h in zip(axes, spacings):
+        if f.shape[ax] < edge_order + 1:
+            raise ValueError(f"[gradient] shape of array too small to calculate a numerical "
+                             f"gradient, at least (edge_order + 1) = {edge_order + 1} elements "
+                             f"are required along axis {ax}, got {f.shape[ax]}")
+        out.append(_gradient_axis(f, ax, h, edge_order))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
+    """p with jumps between neighbours along `axis` larger than max(discont, period / 2)
+    replaced by their equivalents modulo `period` (phase unwrapping)."""
+    p = _as_array(p)
+    if p.ndim == 0:
+        raise ValueError("[unwrap] p must have at least one dimension")
+    (ax,) = _axes(p.ndim, axis)
+    if p.shape[ax] == 0:
+        return _np.copy(p)
+    dd = diff(p, axis=ax)
+    if discont is None:
+        discont = period / 2
+    dtype = _onp.result_type(_onp.dtype(dd.dtype), period)
+    if dtype.kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    dd = dd.astype(dtype)
+    low = -high
+    ddmod = _np.add(_np.mod(_np.subtract(dd, low), period), low)
+    if ambiguous:  # a jump of exactly half a period keeps its sign
+        at_low = _np.logical_and(_np.equal(ddmod, low), _np.greater(dd, 0))
+        ddmod = where(at_low, _np.array(high, dtype=dtype, device=_dev(p)), ddmod)
+    correction = where(_np.less(_np.absolute(dd), discont),
+                       _np.zeros((), dtype=dtype, device=_dev(p)), _np.subtract(ddmod, dd))
+    base = p.astype(dtype)
+    rest = _np.add(base[_along(p.ndim, ax, slice(1, None))],
+                   _np.cumsum(correction, axis=ax)).astype(dtype)  # (int32 cumsums in int64)
+    return _np.concatenate([base[_along(p.ndim, ax, slice(0, 1))], rest], axis=ax)
+
+
+def sort_complex(a):
+    """a sorted as complex numbers along its last axis (by real part, then imaginary), as a
+    complex array (complex64 from 8- and 16-bit integers, else complex128 for real input)."""
+    a = _as_array(a)
+    if a.dtype.kind != "c":
+        a = a.astype("complex64" if a.dtype in ("int8", "int16", "uint8", "uint16")
+                     else "complex128")
+    if a.ndim == 0:
+        return _np.copy(a)
+    order = lexsort([_np.imag(a), _np.real(a)], axis=-1)
+    return _np.take_along_axis(a, order, axis=-1)
+
+
+# ---- multidimensional histograms ----
+def _histdd_sample(sample):
+    """(N, D) coordinates: an (N, D) array as it is, a 1-d array as (N, 1), a sequence of D
+    1-d arrays as their columns (NumPy's reading)."""
+    if isinstance(sample, (_np.ndarray, _onp.ndarray)) and _onp.ndim(sample) == 2:
+        return _as_array(sample)
+    if isinstance(sample, (list, tuple)) and sample and any(
+            isinstance(s, _np.ndarray) for s in sample):
+        like = next(s for s in sample if isinstance(s, _np.ndarray))
+        cols = [_np.reshape(_as_array(s, like), (-1,)) for s in sample]
+        if any(c.shape[0] != cols[0].shape[0] for c in cols):
+            raise ValueError("[histogramdd] every coordinate sequence must have the same length")
+        return _np.stack(cols, axis=1)
+    x = _as_array(sample)
+    if x.ndim > 2:
+        raise ValueError(f"[histogramdd] sample must be an (N, D) array or D sequences, got "
+                         f"{x.ndim} dimensions")
+    return _np.transpose(_np.reshape(x, (1, -1)) if x.ndim < 2 else x)
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """(H, edges): the counts of the (N, D) sample in a D-dimensional grid of bins (float64;
+    a density with density=True) and the D arrays of bin edges. Each bin includes its left
+    edge, and the last along each axis its right edge too."""
+    x = _histdd_sample(sample)
+    n, d = x.shape
+    try:
+        if len(bins) != d:
+            raise ValueError(f"[histogramdd] the dimension of bins ({len(bins)}) must equal "
+                             f"the dimension of the sample ({d})")
+        per_axis_bins = list(bins)
+    except TypeError:
+        per_axis_bins = [bins] * d
+    if range is None:
+        range = (None,) * d
+    elif len(range) != d:
+        raise ValueError("[histogramdd] range must have one entry per dimension")
+    edges, counts_shape, cells = [], [], []
+    for i, b in enumerate(per_axis_bins):
+        column = x[:, i]
+        if _onp.ndim(b) == 0:
+            if not isinstance(b, (int, _onp.integer)) or isinstance(b, bool):
+                raise TypeError(f"[histogramdd] bins[{i}] must be an integer or an array of "
+                                f"edges, got {type(b).__name__}")
+            if b < 1:
+                raise ValueError(f"[histogramdd] bins[{i}] must be positive, when an integer")
+            # NumPy's edges: float64 from a given range or an empty sample, else in the
+            # sample's float dtype (float64 for integers)
+            if range[i] is not None or column.shape[0] == 0:
+                column = column.astype("float64")
+            e = histogram_bin_edges(column, b, range[i])
+        else:
+            e = _as_array(b, x)
+            if e.ndim != 1 or e.shape[0] < 1:
+                raise ValueError(f"[histogramdd] bins[{i}] must be a 1-d array of edges")
+            if e.shape[0] > 1 and not bool(_np.all(_np.greater_equal(e[1:], e[:-1]))):
+                raise ValueError(f"[histogramdd] bins[{i}] must be monotonically increasing, "
+                                 f"when an array")
+        edges.append(e)
+        nb = e.shape[0] - 1
+        col64, e64 = column.astype("float64"), e.astype("float64")
+        idx = searchsorted(e64, col64, side="right")  # 0: below, nb + 1: above
+        if nb >= 0 and e.shape[0]:
+            idx = where(_np.equal(col64, e64[-1]), _np.subtract(idx, 1), idx)
+        cells.append(idx)
+        counts_shape.append(nb + 2)
+    total = math.prod(counts_shape)
+    flat = _np.zeros((n,), dtype="int64", device=_dev(x))
+    for idx, size in zip(cells, counts_shape):
+        flat = _np.add(_np.multiply(flat, size), idx.astype("int64"))
+    w = None if weights is None else _np.reshape(_as_array(weights, x), (-1,))
+    if w is not None and w.shape[0] != n:
+        raise ValueError(f"[histogramdd] weights must have one value per sample ({n}), got "
+                         f"{w.shape[0]}")
+    hist = bincount(flat, weights=w, minlength=total).astype("float64")
+    hist = _np.reshape(hist, counts_shape)[(slice(1, -1),) * d]
+    if density:
+        s = _np.sum(hist)
+        for i, e in enumerate(edges):
+            widths = _np.subtract(e[1:], e[:-1]).astype("float64")
+            hist = _np.true_divide(hist, _on_axis(widths, d, i))
+        hist = _np.true_divide(hist, s)
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """(H, xedges, yedges): histogramdd of the points (x[i], y[i]); bins is a count or an
+    edge array for both axes, or a pair of them."""
+    x, y = _pair(x, y)
+    if x.ndim != 1 or y.ndim != 1 or x.shape[0] != y.shape[0]:
+        raise ValueError(f"[histogram2d] x and y must be 1-d arrays of the same length, got "
+                         f"shapes {tuple(x.shape)} and {tuple(y.shape)}")
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):  # one edge array for both axes
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]

@@ -1469,3 +1469,141 @@ def pad(array, pad_width, mode="constant", **kwargs):
             continue
         a = _np.concatenate([p for p in parts if p.shape[axis]], axis=axis)
     return a if any(b or e for b, e in widths) else copy(a)
+
+
+# ---------------------------------------------------------- array facts, conversion, copying
+def ndim(a):
+    """The number of dimensions of a (of np.asarray(a) for host data)."""
+    return a.ndim if isinstance(a, _np.ndarray) else _onp.ndim(a)
+
+
+def shape(a):
+    """The shape of a, a tuple (of np.asarray(a) for host data)."""
+    return tuple(a.shape) if isinstance(a, _np.ndarray) else _onp.shape(a)
+
+
+def size(a, axis=None):
+    """The number of elements of a, or along the given axis or axes."""
+    dims = shape(a)
+    if axis is None:
+        return math.prod(dims)
+    axes = _axis_list(axis, len(dims), "size")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"[size] repeated axis in {axis!r}")
+    return math.prod(dims[i] for i in axes)
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """np.asarray (ndx has no ndarray subclasses to pass through)."""
+    return _np.asarray(a, dtype=dtype, order=order, device=device, copy=copy, like=like)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """np.asarray, and a ValueError if a floating or complex result holds an inf or NaN."""
+    x = _np.asarray(a, dtype=dtype, order=order)
+    if _onp.dtype(x.dtype).kind in "fc" and x.size and not bool(_np.all(_np.isfinite(x))):
+        raise ValueError("[asarray_chkfinite] array must not contain infs or NaNs")
+    return x
+
+
+_KIND_ORDER = "biufc"  # NumPy's weak Python scalars take dst's dtype up to its kind
+
+
+def _weak_scalar_dtype(value, dst_dtype):
+    """The dtype NumPy checks a Python scalar's cast from: dst's own when the scalar's kind
+    is not above dst's (an int into float32), else the scalar kind's widest (a float into an
+    int array: float64, which same_kind refuses). None for anything else."""
+    for kind, dt in ((bool, "bool"), (int, "int64"), (float, "float64"), (complex, "complex128")):
+        if isinstance(value, kind):
+            own = _onp.dtype(dt)
+            if dst_dtype.kind == "b" and own.kind != "b":
+                return own
+            return dst_dtype if _KIND_ORDER.index(own.kind) <= _KIND_ORDER.index(
+                dst_dtype.kind) else own
+    return None
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """Copies src into dst (broadcast to dst's shape) where `where` is True, after checking
+    that src's dtype casts to dst's under `casting` (NumPy's rules; Python scalars weakly)."""
+    if not isinstance(dst, _np.ndarray):
+        raise TypeError(f"[copyto] dst must be an ndx ndarray, got {type(dst).__name__}")
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError("[copyto] casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+                         f"or 'unsafe', got {casting!r}")
+    dst_dtype = _onp.dtype(dst.dtype)
+    src_dtype = None
+    if not isinstance(src, (_np.ndarray, _onp.ndarray, _onp.generic)):
+        src_dtype = _weak_scalar_dtype(src, dst_dtype)
+    if src_dtype is None:
+        src = _as_array(src, dst)
+        src_dtype = _onp.dtype(src.dtype)
+    elif dst_dtype.kind in "iu" and not isinstance(src, bool) and isinstance(src, int):
+        info = _onp.iinfo(dst_dtype)
+        if not info.min <= src <= info.max:
+            raise OverflowError(f"[copyto] Python integer {src} out of bounds for {dst_dtype}")
+    if not _onp.can_cast(src_dtype, dst_dtype, casting):
+        raise TypeError(f"[copyto] cannot cast array data from {src_dtype} to {dst_dtype} "
+                        f"according to the rule {casting!r}")
+    if where is True:
+        dst[...] = src
+        return
+    mask = _as_array(where, dst)
+    if mask.dtype != _onp.bool_:
+        raise TypeError(f"[copyto] where must be a bool array, got {mask.dtype}")
+    dst[...] = _np.where(mask, src, dst)
+
+
+# ---------------------------------------------------------------------------- block, masks
+def _block_depth(x, index):
+    """The nesting depth of the lists in x (0 for an array), checked as NumPy checks it."""
+    if type(x) is tuple:
+        raise TypeError(f"[block] arrays{''.join(f'[{i}]' for i in index)} is a tuple: only "
+                        "lists can be used to arrange blocks")
+    if type(x) is not list:
+        return 0
+    if not x:
+        raise ValueError(f"[block] lists cannot be empty (arrays"
+                         f"{''.join(f'[{i}]' for i in index)} is)")
+    depths = [_block_depth(item, index + [i]) for i, item in enumerate(x)]
+    if any(d != depths[0] for d in depths):
+        raise ValueError("[block] list depths are mismatched: every array must be nested in "
+                         f"the same number of lists, got depths {sorted(set(depths))}")
+    return depths[0] + 1
+
+
+def _block_leaves(x):
+    if type(x) is list:
+        for item in x:
+            yield from _block_leaves(item)
+    else:
+        yield x
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks: the innermost lists are joined along
+    the last axis, the next ones along the second last, and so on; blocks get leading axes of
+    length 1 up to the result's dimensions (max of the nesting depth and the blocks' ndim)."""
+    depth = _block_depth(arrays, [])
+    # (host blocks join the first ndx block's device)
+    like = next((x for x in _block_leaves(arrays) if isinstance(x, _np.ndarray)), None)
+    leaves = [_as_array(x, like) for x in _block_leaves(arrays)]
+    ndim_out = max([depth] + [x.ndim for x in leaves])
+    it = iter(leaves)
+
+    def assemble(x, level):
+        if type(x) is not list:
+            a = next(it)
+            return a.reshape((1,) * (ndim_out - a.ndim) + tuple(a.shape))
+        parts = [assemble(item, level + 1) for item in x]
+        return _np.concatenate(parts, axis=ndim_out - depth + level)
+
+    out = assemble(arrays, 0)
+    return _np.copy(out) if depth == 0 else out
+
+
+def mask_indices(n, mask_func, k=0):
+    """The indices of the nonzero entries of mask_func(ones((n, n)), k), e.g. np.triu."""
+    n = _index(n, "n", "mask_indices")
+    mask = mask_func(_np.ones((n, n), dtype="int64"), k)
+    return _np.nonzero(_np.not_equal(mask, 0))

@@ -11,7 +11,7 @@ import numpy as _onp
 import ndx.numpy as _np
 
 from .. import _core
-from ._composites import _as_array
+from ._composites import _as_array, sort_complex
 from ._manipulation import _axis_list
 
 
@@ -509,3 +509,253 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     y = _np.where(x < xp[0], lo, y)
     y = _np.where(x > xp[-1], hi, y)
     return y.astype(t) if y.dtype != t else y
+
+
+# ------------------------------------------------------------- matrix-vector products
+def matvec(x1, x2, /):
+    """The matrix-vector product over the last axes: (..., m, n) and (..., n) give (..., m),
+    the leading axes broadcast (NumPy 2.2's gufunc)."""
+    x1 = _as_array(x1)
+    x2 = _as_array(x2, x1)
+    x1 = _as_array(x1, x2)
+    if x1.ndim < 2:
+        raise ValueError(f"[matvec] x1 must have at least 2 dimensions (..., m, n), got "
+                         f"shape {tuple(x1.shape)}")
+    if x2.ndim < 1:
+        raise ValueError("[matvec] x2 must have at least 1 dimension (..., n), got a 0-d array")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise ValueError(f"[matvec] the last axes of x1 {tuple(x1.shape)} and x2 "
+                         f"{tuple(x2.shape)} differ in length")
+    return _np.matmul(x1, _np.expand_dims(x2, -1))[..., 0]
+
+
+def vecmat(x1, x2, /):
+    """The vector-matrix product over the last axes, x1 conjugated: (..., n) and (..., n, m)
+    give (..., m), the leading axes broadcast (NumPy 2.2's gufunc)."""
+    x1 = _as_array(x1)
+    x2 = _as_array(x2, x1)
+    x1 = _as_array(x1, x2)
+    if x1.ndim < 1:
+        raise ValueError("[vecmat] x1 must have at least 1 dimension (..., n), got a 0-d array")
+    if x2.ndim < 2:
+        raise ValueError(f"[vecmat] x2 must have at least 2 dimensions (..., n, m), got shape "
+                         f"{tuple(x2.shape)}")
+    if x1.shape[-1] != x2.shape[-2]:
+        raise ValueError(f"[vecmat] x1 {tuple(x1.shape)} and x2 {tuple(x2.shape)}: the last "
+                         f"axis of x1 must match the second last of x2")
+    if x1.dtype.kind == "c":
+        x1 = _np.conjugate(x1)
+    return _np.matmul(_np.expand_dims(x1, -2), x2)[..., 0, :]
+
+
+# ---------------------------------------------------------------------------- polynomials
+# Coefficients run from the highest power down, as NumPy's poly* functions have them; dtypes
+# follow NumPy's (integer coefficients give float64 where NumPy divides).
+def _poly1d(p, name):
+    p = _as_array(p)
+    if p.ndim == 0:
+        p = _np.reshape(p, (1,))
+    if p.ndim != 1:
+        raise ValueError(f"[{name}] coefficients must be a 1-d array, got shape "
+                         f"{tuple(p.shape)}")
+    return p
+
+
+def _inexact(p, name):
+    """p in a float dtype (float64 for integers and bool, as p + 0.0 in NumPy)."""
+    return p if p.dtype.kind in "fc" else p.astype("float64")
+
+
+def polyadd(a1, a2):
+    """The sum of two polynomials (the shorter padded with leading zeros)."""
+    a1, a2 = _poly1d(a1, "polyadd"), _poly1d(a2, "polyadd")
+    a2 = _as_array(a2, a1)
+    n = max(a1.shape[0], a2.shape[0])
+    a1 = _np.pad(a1, (n - a1.shape[0], 0))
+    a2 = _np.pad(a2, (n - a2.shape[0], 0))
+    return _np.add(a1, a2)
+
+
+def polysub(a1, a2):
+    """The difference a1 - a2 of two polynomials."""
+    a1, a2 = _poly1d(a1, "polysub"), _poly1d(a2, "polysub")
+    n = max(a1.shape[0], a2.shape[0])
+    return _np.subtract(_np.pad(a1, (n - a1.shape[0], 0)), _np.pad(a2, (n - a2.shape[0], 0)))
+
+
+def _trim_leading_zeros(p):
+    """p without its leading zero coefficients (one zero is left of an all-zero p), as
+    NumPy's poly1d keeps them."""
+    nonzero = _onp.flatnonzero(_np.not_equal(p, 0).asnumpy())
+    return p[int(nonzero[0]):] if nonzero.size else p[:1] * 0 if p.shape[0] else p
+
+
+def polymul(a1, a2):
+    """The product of two polynomials (the convolution of their coefficients, leading zeros
+    dropped first as NumPy's poly1d drops them)."""
+    return _np.convolve(_trim_leading_zeros(_poly1d(a1, "polymul")),
+                        _trim_leading_zeros(_poly1d(a2, "polymul")))
+
+
+def polyder(p, m=1):
+    """The m-th derivative of a polynomial."""
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("[polyder] order of derivative must be positive (see polyint)")
+    p = _poly1d(p, "polyder")
+    for _ in range(m):
+        n = p.shape[0] - 1
+        p = _np.multiply(p[:-1], _np.arange(n, 0, -1, device=p.device))
+    return p
+
+
+def polyint(p, m=1, k=None):
+    """The m-th antiderivative of a polynomial; k: the integration constants (one per
+    integration, the first for the outermost; a scalar for all; zeros by default)."""
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("[polyint] order of integral must be positive (see polyder)")
+    p = _poly1d(p, "polyint")
+    k = _onp.zeros(m) if k is None else _onp.atleast_1d(_onp.asarray(k))
+    if k.ndim != 1:
+        raise ValueError("[polyint] k must be a scalar or a rank-1 array of length 1 or >m")
+    if k.shape[0] == 1 and m > 1:
+        k = _onp.full(m, k[0])
+    if k.shape[0] < m:
+        raise ValueError("[polyint] k must be a scalar or a rank-1 array of length 1 or >m")
+    if m == 0:
+        return p
+    dtype = "complex128" if p.dtype.kind == "c" or k.dtype.kind == "c" else "float64"
+    p = p.astype(dtype)
+    for i in range(m):
+        n = p.shape[0]
+        divided = _np.true_divide(p, _np.arange(n, 0, -1, dtype=dtype, device=p.device))
+        p = _np.concatenate([divided, _np.array([k[i]], dtype=dtype, device=p.device)])
+    return p
+
+
+def polydiv(u, v):
+    """(quotient, remainder) of the polynomial division u / v; the remainder loses leading
+    coefficients that are zero (relative to 1e-14)."""
+    u = _inexact(_poly1d(u, "polydiv"), "polydiv")
+    v = _inexact(_as_array(_poly1d(v, "polydiv"), u), "polydiv")
+    dtype = _np.result_type(u, v)
+    u, v = u.astype(dtype), v.astype(dtype)
+    if v.shape[0] == 0 or u.shape[0] == 0:
+        raise ValueError("[polydiv] u and v must have at least one coefficient")
+    lead = v[0]
+    if not bool(_np.not_equal(lead, 0)):
+        raise ZeroDivisionError("[polydiv] the leading coefficient of v is zero")
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    quotient, r = [], u
+    for k in range(m - n + 1):
+        d = _np.true_divide(r[k], lead)
+        quotient.append(d)
+        r = _np.concatenate([r[:k], _np.subtract(r[k:k + n + 1], _np.multiply(d, v)),
+                             r[k + n + 1:]])
+    q = _np.stack(quotient) if quotient else _np.zeros((1,), dtype=dtype, device=u.device)
+    while r.shape[0] > 1 and bool(_np.isclose(r[0], 0, rtol=1e-14, atol=1e-8)):
+        r = r[1:]
+    return q, r
+
+
+def poly(seq_of_zeros):
+    """The coefficients of the monic polynomial with the given roots (of a square matrix:
+    its characteristic polynomial)."""
+    z = _as_array(seq_of_zeros)
+    z = _np.reshape(z, (1,)) if z.ndim == 0 else z
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0]:
+        z = _np.linalg.eigvals(z)
+    elif z.ndim != 1:
+        raise ValueError("[poly] input must be 1d or non-empty square 2d array")
+    elif z.dtype.kind not in "fc":
+        z = z.astype("float64")
+    if z.shape[0] == 0:
+        return 1.0
+    a = _np.ones((1,), dtype=z.dtype, device=z.device)
+    zero = _np.zeros((1,), dtype=z.dtype, device=z.device)
+    for i in range(z.shape[0]):  # a(x) * (x - z_i)
+        a = _np.subtract(_np.concatenate([a, zero]), _np.multiply(z[i], _np.concatenate([zero,
+                                                                                      a])))
+    if a.dtype.kind == "c":  # roots in conjugate pairs give real coefficients
+        if bool(_np.all(_np.equal(sort_complex(z), sort_complex(_np.conjugate(z))))):
+            a = _np.copy(_np.real(a))
+    return a
+
+
+def roots(p):
+    """The roots of the polynomial with coefficients p: the eigenvalues of its companion
+    matrix (complex where any root is), plus a zero root per trailing zero coefficient."""
+    p = _poly1d(p, "roots")
+    nonzero = _onp.flatnonzero(_np.not_equal(p, 0).asnumpy())
+    if nonzero.size == 0:
+        return _np.array([], dtype=_inexact(p, "roots").dtype, device=p.device)
+    trailing = p.shape[0] - int(nonzero[-1]) - 1
+    p = _inexact(p[int(nonzero[0]):int(nonzero[-1]) + 1], "roots")
+    n = p.shape[0]
+    if n > 1:
+        companion = _np.concatenate([
+            _np.expand_dims(_np.negative(_np.true_divide(p[1:], p[0])), 0),
+            _np.eye(n - 2, n - 1, dtype=p.dtype, device=p.device)], axis=0)
+        found = _np.linalg.eigvals(companion)
+    else:
+        found = _np.zeros((0,), dtype=p.dtype, device=p.device)
+    return _np.concatenate([found, _np.zeros((trailing,), dtype=found.dtype,
+                                             device=p.device)])
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The least-squares polynomial of degree deg through (x, y) (y: one series, or one per
+    column); coefficients highest power first. full=True also gives (residuals, rank,
+    singular values, rcond); cov=True the coefficients' covariance ('unscaled' unscaled)."""
+    deg = operator.index(deg)
+    if deg < 0:
+        raise ValueError("[polyfit] expected deg >= 0")
+    order = deg + 1
+    x = _inexact(_as_array(x), "polyfit")
+    y = _inexact(_as_array(y, x), "polyfit")
+    if x.ndim != 1:
+        raise TypeError("[polyfit] expected a 1-d vector for x")
+    if x.size == 0:
+        raise TypeError("[polyfit] expected a non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("[polyfit] expected a 1-d or 2-d array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("[polyfit] expected x and y to have the same length")
+    dtype = "complex128" if x.dtype.kind == "c" or y.dtype.kind == "c" else "float64"
+    x, y = x.astype(dtype), y.astype(dtype)
+    if rcond is None:
+        rcond = x.shape[0] * float(_onp.finfo(_onp.float64).eps)
+    lhs, rhs = _np.vander(x, order), y
+    if w is not None:
+        w = _inexact(_as_array(w, x), "polyfit").astype(dtype)
+        if w.ndim != 1:
+            raise TypeError("[polyfit] expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("[polyfit] expected w and y to have the same length")
+        lhs = _np.multiply(lhs, _np.expand_dims(w, 1))
+        rhs = _np.multiply(rhs, _np.expand_dims(w, 1) if rhs.ndim == 2 else w)
+    scale = _np.sqrt(_np.sum(_np.real(_np.multiply(lhs, _np.conjugate(lhs))), axis=0))
+    lhs = _np.true_divide(lhs, scale)
+    c, resids, rank, s = _np.linalg.lstsq(lhs, rhs, rcond)
+    c = _np.true_divide(c, _np.expand_dims(scale, 1) if c.ndim == 2 else scale)
+    if rank != order and not full:
+        import warnings
+        warnings.warn("Polyfit may be poorly conditioned", _onp.exceptions.RankWarning,
+                      stacklevel=2)
+    if full:
+        return c, resids, rank, s, rcond
+    if cov:
+        base = _np.linalg.inv(_np.matmul(_np.conjugate(_np.transpose(lhs)), lhs))
+        base = _np.true_divide(base, _np.outer(scale, scale))
+        if cov == "unscaled":
+            fac = 1.0
+        else:
+            if x.shape[0] <= order:
+                raise ValueError("[polyfit] the number of data points must exceed order to "
+                                 "scale the covariance matrix")
+            fac = _np.true_divide(resids, x.shape[0] - order)
+        if y.ndim == 1:
+            return c, _np.multiply(base, fac)
+        return c, _np.multiply(_np.expand_dims(base, -1), fac)
+    return c

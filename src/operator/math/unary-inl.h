@@ -324,6 +324,27 @@ struct BitwiseNot {
       return static_cast<T>(~x);
   }
 };
+// The number of 1 bits of |x| (NumPy's bitwise_count): uint8 for every integer dtype and
+// bool. A SWAR count, so that nvcc compiles it for the device as it is.
+struct BitwiseCount {
+  static constexpr unsigned kTypes = kIntTypes | kBoolTypes;
+  template <class T>
+  NDX_HD uint8_t operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x ? 1 : 0;
+    } else {
+      using U = std::make_unsigned_t<T>;
+      U magnitude = static_cast<U>(x);
+      if constexpr (std::is_signed_v<T>)
+        if (x < 0) magnitude = static_cast<U>(U(0) - magnitude);  // the minimum too
+      uint64_t v = magnitude;
+      v = v - ((v >> 1) & 0x5555555555555555ull);
+      v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+      v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+      return static_cast<uint8_t>((v * 0x0101010101010101ull) >> 56);
+    }
+  }
+};
 // nan -> a, +inf -> b, -inf -> c (the op passes the dtype's largest finite values by default).
 struct NanToNum {
   static constexpr bool kScalarOnly = true;
