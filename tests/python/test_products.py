@@ -330,3 +330,21 @@ def test_polyfit_full_and_cov_match_numpy():
         np.polyfit(np.array(x[:3]), np.array(y[:3, 0]), 2, cov=True)
     with pytest.warns(onp.exceptions.RankWarning):  # NumPy's warning for a rank-deficient fit
         np.polyfit(np.array([1.0, 1.0, 1.0]), np.array([1.0, 2.0, 3.0]), 2)
+
+
+def test_new_functions_take_bfloat16_arrays():
+    # bfloat16, which NumPy lacks, has a string dtype: these read its kind through _kind
+    # (fuzz seed 69 found AttributeErrors). Values against the same call on float32 copies.
+    x = onp.array([0.5, 3.0, -2.0, 6.5, 1.0], dtype=onp.float32)
+    b = np.array(x).astype("bfloat16")
+    for fn in (np.gradient, np.unwrap, lambda v: np.polydiv(v, np.array([1.0, 2.0]))[0],
+               np.sort_complex, lambda v: np.polyder(v, 2)):
+        got = fn(b)
+        want = fn(np.array(x))
+        onp.testing.assert_allclose(got.astype(want.dtype).asnumpy(), want.asnumpy(),
+                                    rtol=2e-2, atol=2e-2)
+    dst = np.zeros(5).astype("bfloat16")
+    np.copyto(dst, np.array(x))
+    onp.testing.assert_allclose(dst.astype("float32").asnumpy(), x, rtol=1e-2)
+    with pytest.raises(TypeError):
+        np.copyto(np.zeros(5, dtype="int32"), b)  # a float kind into ints: same_kind refuses

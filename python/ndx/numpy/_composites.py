@@ -1334,7 +1334,7 @@ def _gradient_spacings(f, varargs, axes):
         if d.shape[0] != f.shape[ax]:
             raise ValueError("[gradient] when 1d, distances must match the length of the "
                              "corresponding dimension")
-        if d.dtype.kind in "iub":
+        if _kind(d) in "iub":
             d = d.astype("float64")
         steps = _np.subtract(d[1:], d[:-1])
         uniform = steps.shape[0] and bool(_np.all(_np.equal(steps, steps[0])))
@@ -1397,7 +1397,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     if len(set(axes)) != len(axes):
         raise ValueError(f"[gradient] repeated axis in {axis!r}")
     spacings = _gradient_spacings(f, varargs, axes)
-    if f.dtype.kind in "iub":
+    if _kind(f) in "iub":
         f = f.astype("float64")  # (NumPy's: integer samples give float64 derivatives)
     out = []
     for ax, h in zip(axes, spacings):
@@ -1421,6 +1421,8 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     dd = diff(p, axis=ax)
     if discont is None:
         discont = period / 2
+    if p.dtype == "bfloat16":  # (NumPy has no bfloat16: computed in float32)
+        return unwrap(p.astype("float32"), discont, axis, period=period).astype("bfloat16")
     dtype = _onp.result_type(_onp.dtype(dd.dtype), period)
     if dtype.kind in "iu":
         high, rem = divmod(period, 2)
@@ -1445,7 +1447,7 @@ def sort_complex(a):
     """a sorted as complex numbers along its last axis (by real part, then imaginary), as a
     complex array (complex64 from 8- and 16-bit integers, else complex128 for real input)."""
     a = _as_array(a)
-    if a.dtype.kind != "c":
+    if _kind(a) != "c":
         a = a.astype("complex64" if a.dtype in ("int8", "int16", "uint8", "uint16")
                      else "complex128")
     if a.ndim == 0:

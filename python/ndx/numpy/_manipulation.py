@@ -602,7 +602,7 @@ def _linspace_arrays(start, stop, num, endpoint, dtype, axis, device):
     if num < 0:
         raise ValueError(f"[linspace] Number of samples, {num}, must be non-negative.")
     s, e = _np.asarray(start), _np.asarray(stop)
-    if s.dtype.kind == "c" or e.dtype.kind == "c":
+    if _kind(s) == "c" or _kind(e) == "c":
         raise NotImplementedError("[linspace] complex endpoints are not supported")
     if dtype is None:
         dtype = _linspace_dtype(s, e)
@@ -1035,7 +1035,7 @@ def insert(arr, obj, values, axis=None):
         idx = _onp.arange(n)[obj]
     else:
         idx = _onp.asarray(obj.asnumpy() if isinstance(obj, _np.ndarray) else obj)
-        if idx.dtype == bool or (idx.dtype.kind not in "iu" and idx.size):
+        if idx.dtype == bool or (_kind(idx) not in "iu" and idx.size):
             raise IndexError(f"[insert] index array argument obj to insert must be one "
                              f"dimensional or scalar integers, got {idx.dtype}")
         if idx.ndim > 1:
@@ -1122,7 +1122,7 @@ def delete(arr, obj, axis=None):
                                  f"dimensional and match the axis length of {n}")
             keep = ~o
         else:
-            if o.dtype.kind not in "iu" and o.size:
+            if _kind(o) not in "iu" and o.size:
                 raise IndexError(f"[delete] arrays used as indices must be of integer (or "
                                  f"boolean) type, got {o.dtype}")
             o = o.astype(_onp.int64).reshape(-1)
@@ -1197,7 +1197,7 @@ _PAD_STATS = ("maximum", "minimum", "mean", "median")
 def _pairs(value, ndim, name, what, integer=True):
     """NumPy's per-axis (before, after) pairs from a scalar, a pair or one pair per axis."""
     arr = _onp.asarray(value.asnumpy() if isinstance(value, _np.ndarray) else value)
-    if integer and arr.dtype.kind not in "iu":
+    if integer and _kind(arr) not in "iu":
         raise TypeError(f"[{name}] {what} must be integers, got {arr.dtype}")
     try:
         out = _onp.broadcast_to(arr, (ndim, 2))
@@ -1501,7 +1501,7 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 def asarray_chkfinite(a, dtype=None, order=None):
     """np.asarray, and a ValueError if a floating or complex result holds an inf or NaN."""
     x = _np.asarray(a, dtype=dtype, order=order)
-    if _onp.dtype(x.dtype).kind in "fc" and x.size and not bool(_np.all(_np.isfinite(x))):
+    if _kind(x) in "fc" and x.size and not bool(_np.all(_np.isfinite(x))):
         raise ValueError("[asarray_chkfinite] array must not contain infs or NaNs")
     return x
 
@@ -1523,6 +1523,11 @@ def _weak_scalar_dtype(value, dst_dtype):
     return None
 
 
+def _rules_dtype(a):
+    """a's dtype for NumPy's casting rules (bfloat16, which NumPy lacks, as float32)."""
+    return _onp.dtype("float32") if a.dtype == "bfloat16" else _onp.dtype(a.dtype)
+
+
 def copyto(dst, src, casting="same_kind", where=True):
     """Copies src into dst (broadcast to dst's shape) where `where` is True, after checking
     that src's dtype casts to dst's under `casting` (NumPy's rules; Python scalars weakly)."""
@@ -1531,13 +1536,13 @@ def copyto(dst, src, casting="same_kind", where=True):
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         raise ValueError("[copyto] casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
                          f"or 'unsafe', got {casting!r}")
-    dst_dtype = _onp.dtype(dst.dtype)
+    dst_dtype = _rules_dtype(dst)
     src_dtype = None
     if not isinstance(src, (_np.ndarray, _onp.ndarray, _onp.generic)):
         src_dtype = _weak_scalar_dtype(src, dst_dtype)
     if src_dtype is None:
         src = _as_array(src, dst)
-        src_dtype = _onp.dtype(src.dtype)
+        src_dtype = _rules_dtype(src)
     elif dst_dtype.kind in "iu" and not isinstance(src, bool) and isinstance(src, int):
         info = _onp.iinfo(dst_dtype)
         if not info.min <= src <= info.max:

@@ -11,7 +11,7 @@ import numpy as _onp
 import ndx.numpy as _np
 
 from .. import _core
-from ._composites import _as_array, sort_complex
+from ._composites import _as_array, _kind, sort_complex
 from ._manipulation import _axis_list
 
 
@@ -543,7 +543,7 @@ def vecmat(x1, x2, /):
     if x1.shape[-1] != x2.shape[-2]:
         raise ValueError(f"[vecmat] x1 {tuple(x1.shape)} and x2 {tuple(x2.shape)}: the last "
                          f"axis of x1 must match the second last of x2")
-    if x1.dtype.kind == "c":
+    if _kind(x1) == "c":
         x1 = _np.conjugate(x1)
     return _np.matmul(_np.expand_dims(x1, -2), x2)[..., 0, :]
 
@@ -563,7 +563,7 @@ def _poly1d(p, name):
 
 def _inexact(p, name):
     """p in a float dtype (float64 for integers and bool, as p + 0.0 in NumPy)."""
-    return p if p.dtype.kind in "fc" else p.astype("float64")
+    return p if _kind(p) in "fc" else p.astype("float64")
 
 
 def polyadd(a1, a2):
@@ -603,7 +603,7 @@ def polyder(p, m=1):
     if m < 0:
         raise ValueError("[polyder] order of derivative must be positive (see polyint)")
     p = _poly1d(p, "polyder")
-    for _ in range(m):
+    for _ in range(min(m, p.shape[0] + 1)):  # (past the degree it stays empty)
         n = p.shape[0] - 1
         p = _np.multiply(p[:-1], _np.arange(n, 0, -1, device=p.device))
     return p
@@ -611,27 +611,35 @@ def polyder(p, m=1):
 
 def polyint(p, m=1, k=None):
     """The m-th antiderivative of a polynomial; k: the integration constants (one per
-    integration, the first for the outermost; a scalar for all; zeros by default)."""
+    integration, the first for the outermost; a scalar for all; zeros by default). In one
+    pass: the coefficient of x^j gains the factor j! / (j + m)!, and constant k[t] becomes
+    k[t] x^(m-1-t) / (m-1-t)!, as m integrations one after the other give."""
     m = operator.index(m)
     if m < 0:
         raise ValueError("[polyint] order of integral must be positive (see polyder)")
     p = _poly1d(p, "polyint")
-    k = _onp.zeros(m) if k is None else _onp.atleast_1d(_onp.asarray(k))
-    if k.ndim != 1:
-        raise ValueError("[polyint] k must be a scalar or a rank-1 array of length 1 or >m")
-    if k.shape[0] == 1 and m > 1:
-        k = _onp.full(m, k[0])
-    if k.shape[0] < m:
+    k = _onp.zeros(1) if k is None else _onp.atleast_1d(_onp.asarray(k))
+    if k.ndim != 1 or (k.shape[0] != 1 and k.shape[0] < m):
         raise ValueError("[polyint] k must be a scalar or a rank-1 array of length 1 or >m")
     if m == 0:
         return p
-    dtype = "complex128" if p.dtype.kind == "c" or k.dtype.kind == "c" else "float64"
-    p = p.astype(dtype)
-    for i in range(m):
-        n = p.shape[0]
-        divided = _np.true_divide(p, _np.arange(n, 0, -1, dtype=dtype, device=p.device))
-        p = _np.concatenate([divided, _np.array([k[i]], dtype=dtype, device=p.device)])
-    return p
+    if m > 1 << 20:
+        raise ValueError(f"[polyint] m = {m} integrations: at most {1 << 20} are supported")
+    dtype = "complex128" if _kind(p) == "c" or k.dtype.kind == "c" else "float64"
+    powers = _onp.arange(p.shape[0] - 1, -1, -1, dtype=_onp.float64)
+    if m <= 64:  # 1 / ((j+1)(j+2)...(j+m)), divided in NumPy's order
+        factor = _onp.ones(p.shape[0])
+        for step in range(1, m + 1):
+            factor /= powers + step
+    else:  # (from log-gamma: it underflows to 0 where the divisions do)
+        factor = _onp.exp([math.lgamma(j + 1) - math.lgamma(j + m + 1) for j in powers])
+    constants = k[:m] if k.shape[0] > 1 else _onp.full(m, k[0])
+    inv_fact = _onp.ones(m)  # 1 / (m-1-t)! for t = 0 .. m-1
+    for t in range(m - 2, -1, -1):
+        inv_fact[t] = inv_fact[t + 1] / (m - 1 - t)
+    head = _np.multiply(p.astype(dtype), _np.array(factor, dtype=dtype, device=p.device))
+    tail = _np.array((constants * inv_fact).astype(dtype), device=p.device)
+    return _np.concatenate([head, tail])
 
 
 def polydiv(u, v):
@@ -668,7 +676,7 @@ def poly(seq_of_zeros):
         z = _np.linalg.eigvals(z)
     elif z.ndim != 1:
         raise ValueError("[poly] input must be 1d or non-empty square 2d array")
-    elif z.dtype.kind not in "fc":
+    elif _kind(z) not in "fc":
         z = z.astype("float64")
     if z.shape[0] == 0:
         return 1.0
@@ -677,7 +685,7 @@ def poly(seq_of_zeros):
     for i in range(z.shape[0]):  # a(x) * (x - z_i)
         a = _np.subtract(_np.concatenate([a, zero]), _np.multiply(z[i], _np.concatenate([zero,
                                                                                       a])))
-    if a.dtype.kind == "c":  # roots in conjugate pairs give real coefficients
+    if _kind(a) == "c":  # roots in conjugate pairs give real coefficients
         if bool(_np.all(_np.equal(sort_complex(z), sort_complex(_np.conjugate(z))))):
             a = _np.copy(_np.real(a))
     return a
@@ -722,7 +730,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         raise TypeError("[polyfit] expected a 1-d or 2-d array for y")
     if x.shape[0] != y.shape[0]:
         raise TypeError("[polyfit] expected x and y to have the same length")
-    dtype = "complex128" if x.dtype.kind == "c" or y.dtype.kind == "c" else "float64"
+    dtype = "complex128" if _kind(x) == "c" or _kind(y) == "c" else "float64"
     x, y = x.astype(dtype), y.astype(dtype)
     if rcond is None:
         rcond = x.shape[0] * float(_onp.finfo(_onp.float64).eps)
