@@ -870,7 +870,7 @@ def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: Any = False, w: A
     """The least-squares polynomial of degree deg through (x, y) (y: one series, or one per column); coefficients highest power first. full=True also gives (residuals, rank, singular values, rcond); cov=True the coefficients' covariance ('unscaled' unscaled)."""
 
 def polyint(p: Any, m: Any = 1, k: Any = None) -> Any:
-    """The m-th antiderivative of a polynomial; k: the integration constants (one per integration, the first for the outermost; a scalar for all; zeros by default)."""
+    """The m-th antiderivative of a polynomial; k: the integration constants (one per integration, the first for the outermost; a scalar for all; zeros by default). In one pass: the coefficient of x^j gains the factor j! / (j + m)!, and constant k[t] becomes k[t] x^(m-1-t) / (m-1-t)!, as m integrations one"""
 
 def polymul(a1: Any, a2: Any) -> Any:
     """The product of two polynomials (the convolution of their coefficients, leading zeros dropped first as NumPy's poly1d drops them)."""
