@@ -303,8 +303,8 @@ uint32_t* radix_sort(uint32_t* keys, uint32_t* scratch, size_t n) {
 // library instance (for AVX3_DL, which this build leaves out) sorted 64-bit keys up to 3x
 // faster than this file's AVX3 instance from 256 keys on and 128-bit keys from 128 on (lanes
 // of 64 64-bit keys: 35 ms for 4M keys through the Sorter, 9 ms below it; of 1024: 26 ms and
-// 59 ms). Measured on the 2-core AMD EPYC (AVX-512) host. (Lanes of up to kNetworkMaxKeys
-// never come here from the sort ops: they take the column networks.)
+// 59 ms). Measured on the 2-core AMD EPYC (AVX-512) host. (The sort ops send here the lanes
+// sort_as_columns leaves out: fewer than kColumnLanes of them, or lengths the network loses.)
 // Batcher's odd-even merge sort network for `size` (a power of two) keys, keeping only the
 // comparators of rows below n: rows past n, padded with the largest key, would never change,
 // so every comparator that touches one is a no-op.
@@ -319,17 +319,35 @@ std::vector<ComparatorPair> odd_even_merge_network(size_t size, size_t n) {
   return pairs;
 }
 
-// The network of a lane length, built on first use (all of them up to kNetworkMaxKeys would
-// take megabytes).
+// The network of a lane length. Power-of-two sizes are built on first use and kept (all of
+// them up to 4096 keys: about 1.1 MB); another length n takes its size's network pruned to
+// the comparators below row n, kept per thread for the last length asked (pruned networks of
+// every length up to 4096 would hold about 1 GB).
 const std::vector<ComparatorPair>& network_for(size_t n) {
+  constexpr size_t kSizes = std::bit_width(kNetworkMaxKeys);
   static std::mutex mu;
-  static std::array<std::atomic<const std::vector<ComparatorPair>*>, kNetworkMaxKeys + 1> built{};
-  if (const auto* ready = built[n].load(std::memory_order_acquire)) return *ready;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!built[n].load(std::memory_order_relaxed))  // kept for the life of the process
-    built[n].store(new std::vector<ComparatorPair>(odd_even_merge_network(std::bit_ceil(n), n)),
-                   std::memory_order_release);
-  return *built[n].load(std::memory_order_relaxed);
+  static std::array<std::atomic<const std::vector<ComparatorPair>*>, kSizes> built{};
+  const size_t size = std::bit_ceil(n);
+  auto& slot = built[std::bit_width(size) - 1];
+  const auto* full = slot.load(std::memory_order_acquire);
+  if (!full) {
+    std::lock_guard<std::mutex> lock(mu);
+    full = slot.load(std::memory_order_relaxed);
+    if (!full) {  // kept for the life of the process
+      full = new std::vector<ComparatorPair>(odd_even_merge_network(size, size));
+      slot.store(full, std::memory_order_release);
+    }
+  }
+  if (size == n) return *full;
+  thread_local size_t pruned_for = 0;
+  thread_local std::vector<ComparatorPair> pruned;
+  if (pruned_for != n) {
+    pruned.clear();
+    for (const ComparatorPair& p : *full)
+      if (p.j < n) pruned.push_back(p);  // (i < j)
+    pruned_for = n;
+  }
+  return pruned;
 }
 
 template <class K, class Fn>

@@ -33,13 +33,13 @@ inline constexpr size_t kNetworkMaxKeys = 4096;
 
 // Whether `lanes` lanes of n keys of key_bytes bytes (4 or 8; 16 for a 64-bit key with its
 // position) sort faster as columns than one lane at a time. Columns win where vqsort must
-// partition, past its base case of 16 vectors: on the AVX-512 host (4M float32 in lanes of
-// n, ratio to NumPy's time): float32 sort n = 512 0.24 -> 2.0, n = 1024 1.17 (radix) -> 1.6,
-// n = 2048 1.7 -> 2.1; float64 sort n = 256 0.43 -> 0.59; float64 argsort n = 128 0.37 ->
-// 0.8, n = 1024 1.2 -> 1.8. Inside vqsort's base case (float32 lanes of 128-256) and past
-// the limits below, the network's n log^2 n comparators lose. A network sorts 16 columns
-// whatever number of them are filled, so fewer than 16 lanes of more than 32 keys are
-// sorted one at a time.
+// partition, past its base case of 16 vectors (the ranges scale with the SIMD width): on the
+// AVX-512 host (4M values in lanes of n, NumPy's time over ndx's): float32 sort n = 512 0.24
+// -> 0.48, n = 1024 1.17 (radix) -> 1.6, n = 2048 1.7 -> 2.1; float64 sort n = 256 0.43 ->
+// 0.59; float64 argsort n = 128 0.37 -> 0.8, n = 1024 1.2 -> 1.8. Inside vqsort's base case
+// (float32 lanes of 97-256) and past the limits in key_sort.cc, the network's n log^2 n
+// comparators lose. A network sorts 16 columns whatever number of them are filled, so fewer
+// than 16 lanes of more than 32 keys are sorted one at a time.
 bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes);
 
 // One comparator of a sorting network: row i gets the smaller key, row j (> i) the larger.

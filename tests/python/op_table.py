@@ -3171,6 +3171,7 @@ def _gradient_samples(dtype, rng, domains):
             Sample((f2, 0.5), {}, "spacing"),
             Sample((f2, 2.0, coords), {}, "coordinates"),
             Sample((f2, 2.0, coords), {"edge_order": 2}, "edge-order-2"),
+            Sample((f2, 2.0, coords.astype("float64")), {}, "float64-coordinates"),
             Sample((f1,), {"edge_order": 2}, "1d-edge-order-2"),
             Sample((f2,), {"axis": -1}, "axis")]
 
@@ -3184,7 +3185,9 @@ add(OpEntry("gradient", np.gradient, onp.gradient, "search", FLOATS + ("int32", 
                 ErrorInput((_f((3, 3)), 1.0, 2.0, 3.0), {}, TypeError, "spacing-count",
                            TypeError),
                 ErrorInput((_f((3,)), onp.ones(4)), {}, ValueError, "coords-length",
-                           ValueError)]))
+                           ValueError),
+                ErrorInput((onp.array([True, False, True]),), {}, TypeError, "bool",
+                           TypeError)]))
 
 
 def _unwrap_samples(dtype, rng, domains):
@@ -3197,7 +3200,7 @@ def _unwrap_samples(dtype, rng, domains):
                 Sample((w[:, :0],), {}, "empty")]
     x = make_arg((10,), dtype, rng, Domain(0, 8))
     return [Sample((x,), {"period": 8}, "int-period"), Sample((x,), {"period": 7}, "odd-period"),
-            Sample((x,), {}, "int-default")]
+            Sample((x,), {}, "int-default"), Sample((x[:0],), {}, "empty-int")]
 
 
 add(OpEntry("unwrap", np.unwrap, onp.unwrap, "search", ("float32", "float64", "int32", "int64"),
@@ -3227,6 +3230,7 @@ def _histdd_samples(dtype, rng, domains):
     edges = onp.array([-4, -1, 0, 2, 4.0])
     return [Sample((x,), {}, "default"), Sample((x,), {"bins": 4}, "bins"),
             Sample((x,), {"bins": [2, 3, edges]}, "per-axis-bins"),
+            Sample((x,), {"bins": [[-4, 0.1, 4], 2, 3]}, "edge-list"),
             Sample((x,), {"range": [(-2, 2), (-3, 3), (0, 4)]}, "range"),
             Sample((x,), {"density": True, "bins": 3}, "density"),
             Sample((x,), {"weights": w}, "weights"),
@@ -3300,7 +3304,8 @@ add(OpEntry("polyder", np.polyder, onp.polyder, "search", NUMERIC, lambda dt, rn
 add(OpEntry("polyint", np.polyint, onp.polyint, "search", NUMERIC, lambda dt, rng, d: [
     Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {}, "first"),
     Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {"m": 2, "k": [1.5, -2.0]}, "constants"),
-    Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {"m": 3, "k": 2.0}, "scalar-constant")],
+    Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {"m": 3, "k": 2.0}, "scalar-constant"),
+    Sample((make_arg((4,), dt, rng, Domain(-3, 3)),), {"m": 70, "k": 0.5}, "many")],
     tols=dict(ACCUM_TOLS), expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
     error_inputs=lambda: [
         ErrorInput((_f((3,)),), {"m": -1}, ValueError, "m<0", ValueError),
@@ -3313,9 +3318,12 @@ add(OpEntry("polydiv", np.polydiv, onp.polydiv, "search", SIGNED + FLOATS, lambd
     # (NumPy divides by the zero leading coefficient and returns inf / NaN)
     error_inputs=lambda: [ErrorInput((_f((3,)), onp.array([0.0, 1.0])), {}, ZeroDivisionError,
                                      "zero-leading")]))
-add(OpEntry("poly", np.poly, onp.poly, "search", ("float32", "float64"), lambda dt, rng, d: [
-    Sample((onp.array([1, 2, 3], dtype=dt),), {}, "roots"),
-    Sample((onp.array([[2, 1], [1, 3]], dtype=dt),), {}, "matrix")],
+add(OpEntry("poly", np.poly, onp.poly, "search", ("float16", "float32", "float64", "int32"),
+            lambda dt, rng, d: [
+    Sample((onp.array([1, 2, 3], dtype=dt),), {}, "roots")] + ([
+    # (NumPy's eigvals refuses float16 and answers integers in float64; ndx's in float32)
+    Sample((onp.array([[2, 1], [1, 3]], dtype=dt),), {}, "matrix")] if is_float(dt) and
+                                                               dt != "float16" else []),
     tols=dict(ACCUM_TOLS), expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
     error_inputs=lambda: [ErrorInput((_f((2, 3)),), {}, ValueError, "not-square", ValueError)]))
 add(OpEntry("roots", lambda p: np.sort_complex(np.roots(p)),

@@ -874,4 +874,11 @@ def test_copyto_follows_numpys_casting_broadcasting_and_where():
             np.copyto(*args, **kwargs)
     with pytest.raises(TypeError, match="dst"):
         np.copyto([0, 0], np.ones(2))
+    wide = np.zeros(3, dtype="float64")
+    np.copyto(wide, [0.1, 0.2, 0.3])  # a list is float64 data, as NumPy reads it
+    onp.testing.assert_array_equal(wide.asnumpy(), [0.1, 0.2, 0.3])
+    with pytest.raises(TypeError):  # ... so 'safe' refuses it into float32, as NumPy does
+        np.copyto(np.zeros(1), [0.5], casting="safe")
+    with pytest.raises(TypeError):
+        onp.copyto(onp.zeros(1, onp.float32), [0.5], casting="safe")
     onp.testing.assert_array_equal(ints.asnumpy(), [1, 2, 3])  # nothing written by the errors

@@ -780,6 +780,7 @@ result_type = _result_type  # Python scalars too; rebinds the C one of the top (
 from ._interop import from_dlpack, may_share_memory, shares_memory  # noqa: E402, F401
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)
+shape = _manipulation.shape  # (the same for shape)
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins",)]
 
@@ -787,6 +788,3 @@ __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins
 from . import _protocols  # noqa: E402
 
 _protocols.install(ndarray)
-
-# np.shape: bound last, since parameters above are named shape too
-shape = _manipulation.shape

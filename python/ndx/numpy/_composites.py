@@ -861,14 +861,17 @@ def digitize(x, bins, right=False):
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The edges of the bins histogram would use (equal-width bins, or the given edges)."""
     a = _np.reshape(_as_array(a), (-1,))
-    if not isinstance(bins, (int, _onp.integer)):
-        return _as_array(bins, a)
+    if not isinstance(bins, (int, _onp.integer)):  # edges given (a list keeps NumPy's float64)
+        return bins if isinstance(bins, _np.ndarray) else _np.array(_onp.asarray(bins),
+                                                                    device=_dev(a))
     if bins < 1:
         raise ValueError("[histogram] bins must be a positive integer")
     # NumPy's edges keep a floating input's dtype; integer inputs get float64.  Its linspace
-    # runs in the dtype of (lo, hi): the input's own for an autodetected range.
-    floating = _onp.issubdtype(a.dtype, _onp.floating)
-    edge_type = a.dtype if floating else _onp.dtype("float64")
+    # runs in the dtype of (lo, hi): the input's own for an autodetected range.  (bfloat16,
+    # which NumPy's linspace cannot make: float32.)
+    floating = _kind(a) == "f"
+    edge_type = (_onp.dtype("float32") if a.dtype == "bfloat16" else a.dtype) if floating \
+        else _onp.dtype("float64")
     if range is not None:
         try:
             lo, hi = (float(v) for v in range)
@@ -1396,8 +1399,11 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     axes = _axes(f.ndim, axis)
     if len(set(axes)) != len(axes):
         raise ValueError(f"[gradient] repeated axis in {axis!r}")
+    if f.dtype == _onp.bool_:
+        raise TypeError("[gradient] boolean samples have no differences (NumPy's subtract "
+                        "refuses them too)")
     spacings = _gradient_spacings(f, varargs, axes)
-    if _kind(f) in "iub":
+    if _kind(f) in "iu":
         f = f.astype("float64")  # (NumPy's: integer samples give float64 derivatives)
     out = []
     for ax, h in zip(axes, spacings):
@@ -1405,7 +1411,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             raise ValueError(f"[gradient] shape of array too small to calculate a numerical "
                              f"gradient, at least (edge_order + 1) = {edge_order + 1} elements "
                              f"are required along axis {ax}, got {f.shape[ax]}")
-        out.append(_gradient_axis(f, ax, h, edge_order))
+        # in f's dtype, as NumPy's (float64 coordinates do not widen a float32 result)
+        out.append(_gradient_axis(f, ax, h, edge_order).astype(f.dtype))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -1416,14 +1423,14 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     if p.ndim == 0:
         raise ValueError("[unwrap] p must have at least one dimension")
     (ax,) = _axes(p.ndim, axis)
+    if p.dtype == "bfloat16":  # (NumPy has no bfloat16: computed in float32)
+        return unwrap(p.astype("float32"), discont, axis, period=period).astype("bfloat16")
+    dtype = _onp.result_type(_onp.dtype(p.dtype), period)
     if p.shape[ax] == 0:
-        return _np.copy(p)
+        return p.astype(dtype)
     dd = diff(p, axis=ax)
     if discont is None:
         discont = period / 2
-    if p.dtype == "bfloat16":  # (NumPy has no bfloat16: computed in float32)
-        return unwrap(p.astype("float32"), discont, axis, period=period).astype("bfloat16")
-    dtype = _onp.result_type(_onp.dtype(dd.dtype), period)
     if dtype.kind in "iu":
         high, rem = divmod(period, 2)
         ambiguous = rem == 0
@@ -1508,7 +1515,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
                 column = column.astype("float64")
             e = histogram_bin_edges(column, b, range[i])
         else:
-            e = _as_array(b, x)
+            e = b if isinstance(b, _np.ndarray) else _np.array(_onp.asarray(b), device=_dev(x))
             if e.ndim != 1 or e.shape[0] < 1:
                 raise ValueError(f"[histogramdd] bins[{i}] must be a 1-d array of edges")
             if e.shape[0] > 1 and not bool(_np.all(_np.greater_equal(e[1:], e[:-1]))):

@@ -1541,7 +1541,8 @@ def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(src, (_np.ndarray, _onp.ndarray, _onp.generic)):
         src_dtype = _weak_scalar_dtype(src, dst_dtype)
     if src_dtype is None:
-        src = _as_array(src, dst)
+        if not isinstance(src, _np.ndarray):  # host data keeps its own dtype (lists: float64)
+            src = _np.array(_onp.asarray(src), device=dst.device)
         src_dtype = _rules_dtype(src)
     elif dst_dtype.kind in "iu" and not isinstance(src, bool) and isinstance(src, int):
         info = _onp.iinfo(dst_dtype)

@@ -569,7 +569,6 @@ def _inexact(p, name):
 def polyadd(a1, a2):
     """The sum of two polynomials (the shorter padded with leading zeros)."""
     a1, a2 = _poly1d(a1, "polyadd"), _poly1d(a2, "polyadd")
-    a2 = _as_array(a2, a1)
     n = max(a1.shape[0], a2.shape[0])
     a1 = _np.pad(a1, (n - a1.shape[0], 0))
     a2 = _np.pad(a2, (n - a2.shape[0], 0))
@@ -646,7 +645,7 @@ def polydiv(u, v):
     """(quotient, remainder) of the polynomial division u / v; the remainder loses leading
     coefficients that are zero (relative to 1e-14)."""
     u = _inexact(_poly1d(u, "polydiv"), "polydiv")
-    v = _inexact(_as_array(_poly1d(v, "polydiv"), u), "polydiv")
+    v = _inexact(_poly1d(v, "polydiv"), "polydiv")
     dtype = _np.result_type(u, v)
     u, v = u.astype(dtype), v.astype(dtype)
     if v.shape[0] == 0 or u.shape[0] == 0:
@@ -676,8 +675,8 @@ def poly(seq_of_zeros):
         z = _np.linalg.eigvals(z)
     elif z.ndim != 1:
         raise ValueError("[poly] input must be 1d or non-empty square 2d array")
-    elif _kind(z) not in "fc":
-        z = z.astype("float64")
+    elif _kind(z) not in "fc" or z.dtype in ("float16", "bfloat16"):
+        z = z.astype("float64")  # (NumPy's mintypecode: float64 below float32)
     if z.shape[0] == 0:
         return 1.0
     a = _np.ones((1,), dtype=z.dtype, device=z.device)
@@ -721,6 +720,8 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         raise ValueError("[polyfit] expected deg >= 0")
     order = deg + 1
     x = _inexact(_as_array(x), "polyfit")
+    # NumPy's default rcond: len(x) times the machine epsilon of x's float dtype
+    eps = 2.0 ** -7 if x.dtype == "bfloat16" else float(_onp.finfo(x.dtype).eps)
     y = _inexact(_as_array(y, x), "polyfit")
     if x.ndim != 1:
         raise TypeError("[polyfit] expected a 1-d vector for x")
@@ -733,7 +734,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     dtype = "complex128" if _kind(x) == "c" or _kind(y) == "c" else "float64"
     x, y = x.astype(dtype), y.astype(dtype)
     if rcond is None:
-        rcond = x.shape[0] * float(_onp.finfo(_onp.float64).eps)
+        rcond = x.shape[0] * eps
     lhs, rhs = _np.vander(x, order), y
     if w is not None:
         w = _inexact(_as_array(w, x), "polyfit").astype(dtype)
