@@ -305,16 +305,14 @@ uint32_t* radix_sort(uint32_t* keys, uint32_t* scratch, size_t n) {
 // of 64 64-bit keys: 35 ms for 4M keys through the Sorter, 9 ms below it; of 1024: 26 ms and
 // 59 ms). Measured on the 2-core AMD EPYC (AVX-512) host. (The sort ops send here the lanes
 // sort_as_columns leaves out: fewer than kColumnLanes of them, or lengths the network loses.)
-// Batcher's odd-even merge sort network for `size` (a power of two) keys, keeping only the
-// comparators of rows below n: rows past n, padded with the largest key, would never change,
-// so every comparator that touches one is a no-op.
-std::vector<ComparatorPair> odd_even_merge_network(size_t size, size_t n) {
+// Batcher's odd-even merge sort network for `size` (a power of two) keys.
+std::vector<ComparatorPair> odd_even_merge_network(size_t size) {
   std::vector<ComparatorPair> pairs;
   for (size_t p = 1; p < size; p <<= 1)
     for (size_t k = p; k >= 1; k >>= 1)
       for (size_t j = k % p; j + k < size; j += 2 * k)
         for (size_t i = 0; i < std::min(k, size - j - k); ++i)
-          if ((i + j) / (2 * p) == (i + j + k) / (2 * p) && i + j + k < n)
+          if ((i + j) / (2 * p) == (i + j + k) / (2 * p))
             pairs.push_back({static_cast<uint16_t>(i + j), static_cast<uint16_t>(i + j + k)});
   return pairs;
 }
@@ -322,7 +320,8 @@ std::vector<ComparatorPair> odd_even_merge_network(size_t size, size_t n) {
 // The network of a lane length. Power-of-two sizes are built on first use and kept (all of
 // them up to 4096 keys: about 1.1 MB); another length n takes its size's network pruned to
 // the comparators below row n, kept per thread for the last length asked (pruned networks of
-// every length up to 4096 would hold about 1 GB).
+// every length up to 4096 would hold about 1 GB). Rows past n, padded with the largest key,
+// would never change, so every comparator that touches one is a no-op.
 const std::vector<ComparatorPair>& network_for(size_t n) {
   constexpr size_t kSizes = std::bit_width(kNetworkMaxKeys);
   static std::mutex mu;
@@ -334,7 +333,7 @@ const std::vector<ComparatorPair>& network_for(size_t n) {
     std::lock_guard<std::mutex> lock(mu);
     full = slot.load(std::memory_order_relaxed);
     if (!full) {  // kept for the life of the process
-      full = new std::vector<ComparatorPair>(odd_even_merge_network(size, size));
+      full = new std::vector<ComparatorPair>(odd_even_merge_network(size));
       slot.store(full, std::memory_order_release);
     }
   }

@@ -1530,9 +1530,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         cells.append(idx)
         counts_shape.append(nb + 2)
     total = math.prod(counts_shape)
-    flat = _np.zeros((n,), dtype="int64", device=_dev(x))
-    for idx, size in zip(cells, counts_shape):
-        flat = _np.add(_np.multiply(flat, size), idx.astype("int64"))
+    flat = _np.ravel_multi_index(tuple(c.astype("int64") for c in cells), counts_shape)
     w = None if weights is None else _np.reshape(_as_array(weights, x), (-1,))
     if w is not None and w.shape[0] != n:
         raise ValueError(f"[histogramdd] weights must have one value per sample ({n}), got "

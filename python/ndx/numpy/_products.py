@@ -11,8 +11,8 @@ import numpy as _onp
 import ndx.numpy as _np
 
 from .. import _core
-from ._composites import _as_array, _kind, sort_complex
-from ._manipulation import _axis_list
+from ._composites import _as_array, _kind, _pair, sort_complex
+from ._manipulation import _axis_list, trim_zeros
 
 
 def _finish(result, out, name):
@@ -515,9 +515,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 def matvec(x1, x2, /):
     """The matrix-vector product over the last axes: (..., m, n) and (..., n) give (..., m),
     the leading axes broadcast (NumPy 2.2's gufunc)."""
-    x1 = _as_array(x1)
-    x2 = _as_array(x2, x1)
-    x1 = _as_array(x1, x2)
+    x1, x2 = _pair(x1, x2)
     if x1.ndim < 2:
         raise ValueError(f"[matvec] x1 must have at least 2 dimensions (..., m, n), got "
                          f"shape {tuple(x1.shape)}")
@@ -532,9 +530,7 @@ def matvec(x1, x2, /):
 def vecmat(x1, x2, /):
     """The vector-matrix product over the last axes, x1 conjugated: (..., n) and (..., n, m)
     give (..., m), the leading axes broadcast (NumPy 2.2's gufunc)."""
-    x1 = _as_array(x1)
-    x2 = _as_array(x2, x1)
-    x1 = _as_array(x1, x2)
+    x1, x2 = _pair(x1, x2)
     if x1.ndim < 1:
         raise ValueError("[vecmat] x1 must have at least 1 dimension (..., n), got a 0-d array")
     if x2.ndim < 2:
@@ -561,7 +557,7 @@ def _poly1d(p, name):
     return p
 
 
-def _inexact(p, name):
+def _inexact(p):
     """p in a float dtype (float64 for integers and bool, as p + 0.0 in NumPy)."""
     return p if _kind(p) in "fc" else p.astype("float64")
 
@@ -585,8 +581,8 @@ def polysub(a1, a2):
 def _trim_leading_zeros(p):
     """p without its leading zero coefficients (one zero is left of an all-zero p), as
     NumPy's poly1d keeps them."""
-    nonzero = _onp.flatnonzero(_np.not_equal(p, 0).asnumpy())
-    return p[int(nonzero[0]):] if nonzero.size else p[:1] * 0 if p.shape[0] else p
+    trimmed = trim_zeros(p, "f")
+    return trimmed if trimmed.shape[0] or not p.shape[0] else p[:1] * 0
 
 
 def polymul(a1, a2):
@@ -644,8 +640,8 @@ def polyint(p, m=1, k=None):
 def polydiv(u, v):
     """(quotient, remainder) of the polynomial division u / v; the remainder loses leading
     coefficients that are zero (relative to 1e-14)."""
-    u = _inexact(_poly1d(u, "polydiv"), "polydiv")
-    v = _inexact(_poly1d(v, "polydiv"), "polydiv")
+    u = _inexact(_poly1d(u, "polydiv"))
+    v = _inexact(_poly1d(v, "polydiv"))
     dtype = _np.result_type(u, v)
     u, v = u.astype(dtype), v.astype(dtype)
     if v.shape[0] == 0 or u.shape[0] == 0:
@@ -694,11 +690,11 @@ def roots(p):
     """The roots of the polynomial with coefficients p: the eigenvalues of its companion
     matrix (complex where any root is), plus a zero root per trailing zero coefficient."""
     p = _poly1d(p, "roots")
-    nonzero = _onp.flatnonzero(_np.not_equal(p, 0).asnumpy())
-    if nonzero.size == 0:
-        return _np.array([], dtype=_inexact(p, "roots").dtype, device=p.device)
-    trailing = p.shape[0] - int(nonzero[-1]) - 1
-    p = _inexact(p[int(nonzero[0]):int(nonzero[-1]) + 1], "roots")
+    kept = trim_zeros(p, "b")
+    trailing = p.shape[0] - kept.shape[0]
+    p = _inexact(trim_zeros(kept, "f"))
+    if p.shape[0] == 0:  # (no nonzero coefficient: no root)
+        return p
     n = p.shape[0]
     if n > 1:
         companion = _np.concatenate([
@@ -719,10 +715,10 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if deg < 0:
         raise ValueError("[polyfit] expected deg >= 0")
     order = deg + 1
-    x = _inexact(_as_array(x), "polyfit")
+    x = _inexact(_as_array(x))
     # NumPy's default rcond: len(x) times the machine epsilon of x's float dtype
     eps = 2.0 ** -7 if x.dtype == "bfloat16" else float(_onp.finfo(x.dtype).eps)
-    y = _inexact(_as_array(y, x), "polyfit")
+    y = _inexact(_as_array(y, x))
     if x.ndim != 1:
         raise TypeError("[polyfit] expected a 1-d vector for x")
     if x.size == 0:
@@ -737,7 +733,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         rcond = x.shape[0] * eps
     lhs, rhs = _np.vander(x, order), y
     if w is not None:
-        w = _inexact(_as_array(w, x), "polyfit").astype(dtype)
+        w = _inexact(_as_array(w, x)).astype(dtype)
         if w.ndim != 1:
             raise TypeError("[polyfit] expected a 1-d array for weights")
         if w.shape[0] != y.shape[0]:
