@@ -191,9 +191,14 @@ def train_table(args):
         rates["independent"].append(independent_rate(args.nproc, args.epochs))
     one, many = statistics.median(rates[1]), statistics.median(rates[args.nproc])
     free = statistics.median(rates["independent"])
+    # The machine's speed drifts over seconds (a shared host), and the runs of one round are
+    # seconds apart: the median of each round's own ratio is steadier than the ratio of
+    # medians, so both are printed.
+    paired = statistics.median(m / o for m, o in zip(rates[args.nproc], rates[1]))
     print(f"\ntraining the digits CNN, batch 64 per process, 1 thread per process, medians of "
           f"{args.rounds} rounds: 1 process {one:.0f} samples/s, {args.nproc} processes "
-          f"{many:.0f} samples/s, ratio {many / one:.2f}")
+          f"{many:.0f} samples/s, ratio {many / one:.2f} (median of the rounds' own ratios "
+          f"{paired:.2f})")
     print(f"  {args.nproc} independent 1-process runs at once (no communication; the machine's "
           f"ceiling): {free:.0f} samples/s together, ratio {free / one:.2f}; data-parallel / "
           f"that {many / free:.2f}")

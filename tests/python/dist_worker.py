@@ -68,6 +68,15 @@ def collectives(out):
         check(name, a, want)
     if not (base.asnumpy()[:, 1::2] == 0).all():
         raise AssertionError("allreduce wrote outside the strided view")
+    # A list of contiguous CPU arrays only: the one-call path (_dist.allreduce_now), which
+    # a Trainer's step takes.
+    dtypes = ("float32", "int32", "float64", "bool", "float16")
+    arrays = [to_ndx(values(dtype, (5, 2), r), dtype) for dtype in dtypes]
+    dist.allreduce(arrays)
+    for a, dtype in zip(arrays, dtypes):
+        parts = [values(dtype, (5, 2), k) for k in range(n)]
+        want = (onp.logical_or.reduce(parts) if dtype == "bool" else sum(parts[1:], parts[0]))
+        check(f"list allreduce {dtype}", a, want)
     # One array at a time too (each its own call), and in a list of one.
     for dtype in ("float32", "int64", "float16"):
         a = to_ndx(values(dtype, (7,), r), dtype)

@@ -325,6 +325,16 @@ def allreduce_async(arrays):
 
 def allreduce(arrays, timeout=None):
     """Sums each array over the workers, in place (bool: logical or)."""
+    if type(arrays) is _np.ndarray:
+        arrays = [arrays]
+    if _state.mpi and type(arrays) is list and all(type(a) is _np.ndarray for a in arrays):
+        # A training step's gradients: one C++ call queues and waits (-1: an array is not a
+        # contiguous CPU array, nothing was queued, and the general path below handles it).
+        wait = _state.timeout if timeout is None else _check_timeout("allreduce", timeout)
+        status = _api_internal.get("_dist.allreduce_now")(arrays, wait)
+        if status >= 0:
+            _raise_status("allreduce", status)
+            return
     allreduce_async(arrays).wait(timeout)
 
 
