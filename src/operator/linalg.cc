@@ -985,8 +985,8 @@ void lstsq_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
     int info = 0, r = 0, iquery = 0;
     T query{};
     using R = real_of<T>;
-    const R rc =
-        rcond < 0 ? std::numeric_limits<R>::epsilon() * std::max(m, n) : static_cast<R>(rcond);
+    // (np.linalg.lstsq passes NumPy's default, eps * max(M, N), for rcond=None.)
+    const R rc = rcond < 0 ? std::numeric_limits<R>::epsilon() : static_cast<R>(rcond);
     lapack::gelsd(m, n, nrhs, a.data(), b.data(), ldb, s.data<R>(), rc, &r, &query, -1, &iquery,
                   &info);
     std::vector<T> work(lapack::query_size(query));
@@ -1009,8 +1009,8 @@ void lstsq_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
 FGradient no_gradient(const char* name) {
   return [name](const NodePtr&, const std::vector<NodeEntry>&) -> std::vector<NodeEntry> {
     not_implemented("[", name,
-                    "] has no gradient yet (eig: not implemented; lstsq: use pinv or solve, "
-                    "which have one)");
+                    "] has no gradient yet (eig: not implemented; lstsq: np.linalg.lstsq "
+                    "differentiates through svd while recording)");
   };
 }
 

@@ -1,6 +1,8 @@
 """np.linalg (issue 13) against NumPy: every function, batched, float32 / float64 / integer
 input, zero-size matrices; gradients against central differences; LinAlgError for singular and
 non-convergent input."""
+import contextlib
+
 import numpy as onp
 import pytest
 
@@ -159,6 +161,26 @@ def test_lstsq_rank_deficient():
     wx, wres, wrank, ws = onp.linalg.lstsq(a, b)
     _close(x, wx)
     assert rank == wrank == 1 and res.shape == wres.shape == (0,)
+
+
+def test_lstsq_cutoff_is_numpys_and_the_same_while_recording():
+    # Singular values 1, 1e-3, 1e-6 and 4e-16: the last is above machine precision (rcond=-1)
+    # and below eps * max(M, N) (rcond=None, NumPy's default).
+    u = onp.linalg.qr(R.standard_normal((8, 8)))[0][:, :4]
+    v = onp.linalg.qr(R.standard_normal((4, 4)))[0]
+    a = (u * onp.array([1.0, 1e-3, 1e-6, 4e-16])) @ v.T
+    b = R.standard_normal(8)
+    for rcond in (None, -1, 1e-4):
+        want_x, _, want_rank, want_s = onp.linalg.lstsq(a, b, rcond=rcond)
+        for recording in (False, True):
+            na = np.array(a)
+            na.attach_grad()
+            with autograd.record() if recording else contextlib.nullcontext():
+                x, _, rank, s = np.linalg.lstsq(na, np.array(b), rcond=rcond)
+            assert rank == want_rank, (rcond, recording)
+            _close(s, want_s, atol=1e-12)
+            if want_rank == 3:  # (x is ill-conditioned when the 4e-16 value counts)
+                _close(x, want_x, rtol=1e-6, atol=1e-8)
 
 
 def test_hermitian_flags():
@@ -323,6 +345,11 @@ GRAD_CASES = [
     ("svd-uv", lambda a: _svd_invariant(a), [(5, 3)]),
     ("svd-uv-wide", lambda a: _svd_invariant(a), [(3, 4)]),
     ("pinv", lambda a: np.linalg.pinv(a), [(4, 3)]),
+    # lstsq differentiates through svd while recording (the LAPACK op has no gradient)
+    ("lstsq-tall", lambda a, b: np.linalg.lstsq(a, b)[0], [(5, 3), (5, 2)]),
+    ("lstsq-wide", lambda a, b: np.linalg.lstsq(a, b)[0], [(3, 5), (3,)]),
+    ("lstsq-residuals", lambda a, b: np.linalg.lstsq(a, b)[1], [(6, 3), (6,)]),
+    ("lstsq-singular-values", lambda a, b: np.linalg.lstsq(a, b)[3], [(4, 3), (4,)]),
     ("norm-fro", lambda a: np.linalg.norm(a), [(3, 4)]),
     ("norm-2", lambda a: np.linalg.norm(a, 2), [(3, 4)]),
     ("norm-nuc", lambda a: np.linalg.norm(a, "nuc"), [(3, 4)]),

@@ -289,7 +289,10 @@ def test_fully_connected_gradients_accumulate(dtype, flatten):
     ("gradient-edge-order-2", lambda f: np.gradient(f, edge_order=2), [(6,)]),
     ("unwrap", lambda p: np.unwrap(p * 4), [(3, 6)]),
     ("block", lambda a, b: np.block([[a], [b]]), [(2, 3), (1, 3)]),
-])  # (polyfit solves with lstsq, which has no gradient yet: a NotImplementedError)
+    ("polyfit", lambda x, y: np.polyfit(x, y, 2), [(6,), (6,)]),
+    ("polyfit-weighted", lambda y, w: np.polyfit(np.array(onp.arange(5.0)), y, 1, w=w),
+     [(5,), (5,)]),
+])
 def test_new_composites_carry_gradients(name, fn, shapes):
     _numeric_grad_check(fn, _f64(*shapes))
 

@@ -227,13 +227,33 @@ def lstsq(a, b, rcond=None):
     b2 = np.expand_dims(b, -1) if vector else b
     if b2.ndim != 2 or b2.shape[0] != a.shape[0]:
         raise LinAlgError(f"[lstsq] Incompatible dimensions: a {a.shape}, b {b.shape}")
-    x, rank, s = _op("lstsq")(a, b2, rcond=-1.0 if rcond is None else float(rcond))
     m, n = a.shape
+    # NumPy's cut-off: None is eps * max(M, N), a negative rcond is machine precision.
+    eps = _onp.finfo(str(a.dtype)).eps
+    cut = eps * max(m, n) if rcond is None else float(rcond)
+    cut = eps if cut < 0 else cut
+    if _is_recording() and min(m, n) > 0 and b2.shape[1] > 0:
+        x, rank, s = _lstsq_through_svd(a, b2, cut)
+    else:
+        x, rank, s = _op("lstsq")(a, b2, rcond=cut)
     if int(rank) == n and m > n:
         residuals = (np.abs(b2 - np.matmul(a, x)) ** 2).sum(axis=0)
     else:
         residuals = np.zeros((0,), dtype=s.dtype)
     return LstsqResult(x[:, 0] if vector else x, residuals, int(rank), s)
+
+
+def _lstsq_through_svd(a, b, cut):
+    """lstsq's x as V diag(1/s) U^H b over the singular values above cut * max(s), the
+    minimum-norm solution gelsd gives, composed of ops so that autograd differentiates it
+    (through svd's gradient: distinct singular values). Used while recording only: the
+    LAPACK op has no gradient, and its results differ from these by rounding."""
+    np = _np()
+    u, s, vh = svd(a, full_matrices=False)
+    large = s > np.max(s) * cut
+    s_inv = np.where(large, 1 / np.where(large, s, 1), 0)
+    scaled = np.expand_dims(s_inv, -1).astype(u.dtype) * np.matmul(_adjoint(u), b)
+    return np.matmul(_adjoint(vh), scaled), int(large.sum()), s
 
 
 # ---------------------------------------------------------------- composites
