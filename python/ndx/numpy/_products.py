@@ -646,13 +646,13 @@ def polydiv(u, v):
     u, v = u.astype(dtype), v.astype(dtype)
     if v.shape[0] == 0 or u.shape[0] == 0:
         raise ValueError("[polydiv] u and v must have at least one coefficient")
-    lead = v[0]
-    if not bool(_np.not_equal(lead, 0)):
-        raise ZeroDivisionError("[polydiv] the leading coefficient of v is zero")
+    # NumPy multiplies by 1 / v[0] (the same roundings here); a zero leading coefficient
+    # gives inf and NaN there too.
+    scale = _np.true_divide(1, v[0])
     m, n = u.shape[0] - 1, v.shape[0] - 1
     quotient, r = [], u
     for k in range(m - n + 1):
-        d = _np.true_divide(r[k], lead)
+        d = _np.multiply(scale, r[k])
         quotient.append(d)
         r = _np.concatenate([r[:k], _np.subtract(r[k:k + n + 1], _np.multiply(d, v)),
                              r[k + n + 1:]])
