@@ -99,6 +99,22 @@ def test_binary_ops_match_numpy(name, fn, dtype):
                                 **TOL[dtype])
 
 
+@pytest.mark.parametrize("dtype", C)
+def test_power_as_numpy_computes_it(dtype):
+    # Whole real exponents under 100 multiply (Gaussian integers stay exact: 1j ** 2 is -1,
+    # not exp(2 log 1j) = -1 + 1.2e-16j); 0 ** b is 0 when b's real part is positive, else
+    # NaN; x ** 0 is 1. NumPy 2.4's values, written out.
+    base = onp.array([1j, 1 + 1j, 2 - 3j, -1j], dtype=dtype)
+    got = (np.array(base) ** np.array(onp.array([2, 4, 3, -2], dtype=dtype))).asnumpy()
+    onp.testing.assert_array_equal(got, onp.array([-1, -4, -46 - 9j, -1], dtype=dtype))
+    zero = np.array(onp.zeros(6, dtype))
+    got = (zero ** np.array(onp.array([2 + 1j, 0.5, 1j, -1 + 1j, -2, 0], dtype=dtype))).asnumpy()
+    onp.testing.assert_array_equal(got, onp.array([0, 0, onp.nan * (1 + 1j), onp.nan * (1 + 1j),
+                                                   onp.nan * (1 + 1j), 1], dtype=dtype))
+    x, e = carr((3, 7), dtype), onp.array([-7, -1, 3, 5, 17, 99, 2.5], dtype=dtype)
+    onp.testing.assert_allclose((np.array(x) ** np.array(e)).asnumpy(), x ** e, **TOL[dtype])
+
+
 UNARY = ["negative", "absolute", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "tanh",
          "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "square",
          "reciprocal", "sign", "conjugate", "real", "imag", "angle", "positive"]

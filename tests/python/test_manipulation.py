@@ -182,8 +182,34 @@ def test_linspace_family_bad_inputs():
         np.logspace([0.0, 1.0], 2.0, 3, axis=2)
     with pytest.raises(ValueError, match="cannot include zero"):
         np.geomspace([1.0, 0.0], 3.0, 3)
-    with pytest.raises(NotImplementedError, match="different signs"):
-        np.geomspace([1.0, -1.0], 3.0, 3)
+    with pytest.raises(TypeError, match="linspace.*floored"):  # NumPy: floor's TypeError
+        np.linspace(0, 1j, 3, dtype="int32")
+
+
+@pytest.mark.parametrize("fn,args,kwargs", [
+    ("linspace", (0, 1 + 1j, 5), {}),
+    ("linspace", (1j, 2, 3), {"dtype": "complex64"}),
+    ("linspace", (0, 1, 3), {"dtype": "complex128"}),
+    ("linspace", (onp.array([1j, 2]), 5, 4), {"axis": 1}),
+    ("logspace", (0, 1j, 4), {}),
+    ("logspace", (0, 2, 3), {"base": 1j}),  # whole exponents multiply: exactly 1, 1j, -1
+    ("geomspace", (1j, 100j, 3), {}),
+    ("geomspace", (1, 1j, 5), {}),
+    ("geomspace", (onp.array([1 + 1j, -2]), onp.array([10j, 8]), 4), {"axis": 1}),
+    ("geomspace", (-1.0, 1.0, 3), {}),  # different signs: NaN between the endpoints
+    ("geomspace", ([1.0, -1.0], 3.0, 4), {}),
+])
+def test_linspace_family_complex_and_mixed_signs(fn, args, kwargs):
+    # NumPy's values; the dtype ndx's: complex64 / float32 unless an endpoint is a double
+    # array or dtype is given (NumPy: complex128 / float64 from Python scalars).
+    want = getattr(onp, fn)(*args, **kwargs)
+    got = getattr(np, fn)(*args, **kwargs)
+    wide = any(isinstance(a, onp.ndarray) and a.dtype.itemsize >= 8 for a in args)
+    default = onp.complex64 if want.dtype.kind == "c" else onp.float32
+    assert got.shape == want.shape
+    assert got.dtype == (want.dtype if "dtype" in kwargs or wide else default)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12 if got.dtype.itemsize == 16
+                                else 2e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("name,fn", [

@@ -254,7 +254,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if not isinstance(retstep, (bool, _onp.bool_, int)):  # (dtype was once 5th positional)
         raise TypeError(f"[linspace] retstep must be a bool, got {retstep!r}")
     if _onp.ndim(start) == 0 and _onp.ndim(stop) == 0 and not _onp.iscomplexobj(start) and \
-            not _onp.iscomplexobj(stop):
+            not _onp.iscomplexobj(stop) and not _manipulation._complex_dtype(dtype):
         _composites._axes(1, axis)  # one axis: 0 or -1 (AxisError otherwise)
         params = {"start": float(start), "stop": float(stop), "num": num,
                   "endpoint": endpoint, "dtype": dtype}

@@ -452,7 +452,7 @@ def gcd(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """Greatest common divisor of |x1| and |x2|."""
 
 def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype: Any = None, axis: Any = 0) -> Any:
-    """num samples evenly spaced on a log scale with the endpoints themselves (each pair of one sign). Array start / stop broadcast, the samples along `axis`, as in NumPy."""
+    """num samples evenly spaced on a log scale with the endpoints themselves. Array start / stop broadcast, the samples along `axis`, as in NumPy: complex endpoints follow a logarithmic spiral; real ones of different signs give NaN between the endpoints."""
 
 def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: Any = 1) -> Any:
     """The derivative of f sampled on a grid, per axis: second-order central differences inside (uneven coordinates included) and first- or second-order one-sided differences at the ends (edge_order). One array for one axis, else a tuple of them."""

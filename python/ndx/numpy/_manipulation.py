@@ -589,10 +589,27 @@ def indices(dimensions, dtype=int, sparse=False):
 
 
 def _linspace_dtype(start, stop):
-    """The dtype linspace, logspace and geomspace give without one: float64 when an endpoint
-    is a float64 array, else the default float."""
-    return "float64" if any(getattr(v, "dtype", None) == _onp.float64
-                            for v in (start, stop)) else _np._default_float()
+    """The dtype linspace, logspace and geomspace give without one: float64 (complex128 with
+    a complex endpoint) when an endpoint is a float64 or complex128 array, else the default
+    float (or complex64)."""
+    wide = any(getattr(v, "dtype", None) in (_onp.float64, _onp.complex128)
+               for v in (start, stop))
+    if _has_complex(start, stop):
+        return "complex128" if wide else "complex64"
+    return "float64" if wide else _np._default_float()
+
+
+def _complex_dtype(dtype):
+    """Whether dtype (None, a name, a type) is a complex one; others are checked later."""
+    try:
+        return dtype is not None and _onp.dtype(dtype).kind == "c"
+    except TypeError:
+        return False
+
+
+def _has_complex(*values):
+    return any(_kind(v) == "c" if isinstance(v, _np.ndarray) else _onp.iscomplexobj(v)
+               for v in values)
 
 
 def _linspace_arrays(start, stop, num, endpoint, dtype, axis, device):
@@ -602,11 +619,11 @@ def _linspace_arrays(start, stop, num, endpoint, dtype, axis, device):
     if num < 0:
         raise ValueError(f"[linspace] Number of samples, {num}, must be non-negative.")
     s, e = _np.asarray(start), _np.asarray(stop)
-    if _kind(s) == "c" or _kind(e) == "c":
-        raise NotImplementedError("[linspace] complex endpoints are not supported")
     if dtype is None:
         dtype = _linspace_dtype(s, e)
-    s, e = s.astype("float64"), e.astype("float64")
+    # NumPy's algorithm in double precision: complex128 for complex endpoints (or dtype)
+    work = "complex128" if _has_complex(s, e) or _complex_dtype(dtype) else "float64"
+    s, e = s.astype(work), e.astype(work)
     try:
         shape = _onp.broadcast_shapes(s.shape, e.shape)
     except ValueError:
@@ -622,13 +639,16 @@ def _linspace_arrays(start, stop, num, endpoint, dtype, axis, device):
         else:
             y = _np.multiply(y, step)
     else:
-        step = _np.full(shape, _onp.nan, dtype="float64")
+        step = _np.full(shape, _onp.nan, dtype=work)
         y = _np.multiply(y, delta)
     y = _np.add(y, s)
     if endpoint and num > 1:
         y[-1, ...] = e
     y = _np.moveaxis(y, 0, axis)
     if _np.issubdtype(dtype, _onp.integer):  # NumPy 2 rounds toward -inf
+        if work == "complex128":
+            raise TypeError(f"[linspace] complex samples cannot be floored into the integer "
+                            f"dtype {_onp.dtype(dtype).name} (NumPy's floor refuses them too)")
         y = _np.floor(y)
     out = y.astype(dtype)
     return (out if device is None else out.to_device(device)), step
@@ -637,31 +657,33 @@ def _linspace_arrays(start, stop, num, endpoint, dtype, axis, device):
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """base ** linspace(start, stop, num): num samples evenly spaced on a log scale. Array
     start / stop / base broadcast, the samples along `axis`, as in NumPy."""
-    exps = _np.linspace(start, stop, num, endpoint=endpoint, dtype="float64", axis=axis)
+    work = "complex128" if _has_complex(start, stop, base) else "float64"
+    exps = _np.linspace(start, stop, num, endpoint=endpoint, dtype=work, axis=axis)
     if _onp.ndim(base) == 0:
-        base = float(base)
+        base = complex(base) if work == "complex128" else float(base)
     else:  # one base per sequence: broadcast along the samples' axis
-        base = _np.expand_dims(_np.asarray(base).astype("float64"), axis)
+        base = _np.expand_dims(_np.asarray(base).astype(work), axis)
     out = _np.power(base, exps)
+    if dtype is None and _has_complex(base) and not _has_complex(start, stop):
+        dtype = _linspace_dtype(_np.zeros((), dtype=_linspace_dtype(start, stop)), 1j)
     return out.astype(dtype or _linspace_dtype(start, stop))
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """num samples evenly spaced on a log scale with the endpoints themselves (each pair of
-    one sign). Array start / stop broadcast, the samples along `axis`, as in NumPy."""
+    """num samples evenly spaced on a log scale with the endpoints themselves. Array start /
+    stop broadcast, the samples along `axis`, as in NumPy: complex endpoints follow a
+    logarithmic spiral; real ones of different signs give NaN between the endpoints."""
     s, e = _np.asarray(start), _np.asarray(stop)
-    if _kind(s) == "c" or _kind(e) == "c":
-        raise NotImplementedError("[geomspace] complex endpoints are not supported")
-    s, e = s.astype("float64"), e.astype("float64")
+    work = "complex128" if _has_complex(s, e) else "float64"
+    s, e = s.astype(work), e.astype(work)
     if bool(_np.any(_np.equal(s, 0))) or bool(_np.any(_np.equal(e, 0))):
         raise ValueError("[geomspace] geometric sequence cannot include zero")
-    if bool(_np.any(_np.not_equal(_np.less(s, 0), _np.less(e, 0)))):
-        raise NotImplementedError("[geomspace] endpoints of different signs (NumPy's real "
-                                  "result is NaN there) are not supported")
+    # NumPy's way: both divided by start's sign (x / |x| for complex), so start is positive
+    # and the logarithms are of one branch; the sign is put back at the end.
     sign = _np.sign(s)
-    s, e = _np.multiply(s, sign), _np.multiply(e, sign)
+    s, e = _np.true_divide(s, sign), _np.true_divide(e, sign)
     out = _np.power(10.0, _np.linspace(_np.log10(s), _np.log10(e), num, endpoint=endpoint,
-                                       dtype="float64"))
+                                       dtype=work))
     if num > 0:  # the endpoints exactly (10 ** log10(x) need not be x)
         out[0] = s
         if endpoint and num > 1:
