@@ -588,13 +588,12 @@ def indices(dimensions, dtype=int, sparse=False):
     return _np.stack([_np.broadcast_to(g, dims) for g in grids], axis=0)
 
 
-def _linspace_dtype(start, stop):
+def _linspace_dtype(*values):
     """The dtype linspace, logspace and geomspace give without one: float64 (complex128 with
-    a complex endpoint) when an endpoint is a float64 or complex128 array, else the default
-    float (or complex64)."""
-    wide = any(getattr(v, "dtype", None) in (_onp.float64, _onp.complex128)
-               for v in (start, stop))
-    if _has_complex(start, stop):
+    a complex value) when an endpoint (or logspace's base) is a float64 or complex128 array,
+    else the default float (or complex64)."""
+    wide = any(getattr(v, "dtype", None) in (_onp.float64, _onp.complex128) for v in values)
+    if _has_complex(*values):
         return "complex128" if wide else "complex64"
     return "float64" if wide else _np._default_float()
 
@@ -657,16 +656,14 @@ def _linspace_arrays(start, stop, num, endpoint, dtype, axis, device):
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """base ** linspace(start, stop, num): num samples evenly spaced on a log scale. Array
     start / stop / base broadcast, the samples along `axis`, as in NumPy."""
+    dtype = dtype or _linspace_dtype(start, stop, base)
     work = "complex128" if _has_complex(start, stop, base) else "float64"
     exps = _np.linspace(start, stop, num, endpoint=endpoint, dtype=work, axis=axis)
     if _onp.ndim(base) == 0:
         base = complex(base) if work == "complex128" else float(base)
     else:  # one base per sequence: broadcast along the samples' axis
         base = _np.expand_dims(_np.asarray(base).astype(work), axis)
-    out = _np.power(base, exps)
-    if dtype is None and _has_complex(base) and not _has_complex(start, stop):
-        dtype = _linspace_dtype(_np.zeros((), dtype=_linspace_dtype(start, stop)), 1j)
-    return out.astype(dtype or _linspace_dtype(start, stop))
+    return _np.power(base, exps).astype(dtype)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
