@@ -186,6 +186,15 @@ def test_linspace_family_bad_inputs():
         np.linspace(0, 1j, 3, dtype="int32")
 
 
+def test_logspace_dtype_counts_a_double_base_array():
+    base = onp.array([[2.0], [3.0]])
+    want = onp.logspace(0, 1, 3, base=base)
+    got = np.logspace(0, 1, 3, base=base)
+    assert got.dtype == want.dtype == onp.float64
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12)
+    assert np.logspace(0, 1, 3, base=[2.0, 3.0], axis=-1).dtype == onp.float32  # a list: weak
+
+
 @pytest.mark.parametrize("fn,args,kwargs", [
     ("linspace", (0, 1 + 1j, 5), {}),
     ("linspace", (1j, 2, 3), {"dtype": "complex64"}),
