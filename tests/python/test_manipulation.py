@@ -193,6 +193,13 @@ def test_logspace_dtype_counts_a_double_base_array():
     assert got.dtype == want.dtype == onp.float64
     onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12)
     assert np.logspace(0, 1, 3, base=[2.0, 3.0], axis=-1).dtype == onp.float32  # a list: weak
+    # a base of more dimensions than the endpoints: more sequences (NumPy's ndmin)
+    want = onp.logspace(0, [1.0, 2.0], 4, base=onp.array([[2.0], [3.0], [4.0]]), axis=1)
+    got = np.logspace(0, [1.0, 2.0], 4, base=onp.array([[2.0], [3.0], [4.0]]), axis=1)
+    assert got.shape == want.shape == (3, 4, 2)
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12)
+    with pytest.raises(ValueError, match="logspace.*broadcast"):
+        np.logspace([0, 1], [1, 2, 3], 3, base=[2.0, 3.0])
 
 
 @pytest.mark.parametrize("fn,args,kwargs", [

@@ -658,11 +658,21 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     start / stop / base broadcast, the samples along `axis`, as in NumPy."""
     dtype = dtype or _linspace_dtype(start, stop, base)
     work = "complex128" if _has_complex(start, stop, base) else "float64"
-    exps = _np.linspace(start, stop, num, endpoint=endpoint, dtype=work, axis=axis)
     if _onp.ndim(base) == 0:
         base = complex(base) if work == "complex128" else float(base)
-    else:  # one base per sequence: broadcast along the samples' axis
-        base = _np.expand_dims(_np.asarray(base).astype(work), axis)
+    else:
+        # NumPy's: start, stop and base take the dimensions of their broadcast (a base of more
+        # dimensions gives more sequences), and base a new axis where the samples go.
+        arrays = [v if isinstance(v, _np.ndarray) else _np.array(_onp.asarray(v))
+                  for v in (start, stop, base)]
+        try:
+            nd = len(_onp.broadcast_shapes(*(a.shape for a in arrays)))
+        except ValueError:
+            raise ValueError(f"[logspace] start, stop and base of shapes "
+                             f"{[a.shape for a in arrays]} do not broadcast together") from None
+        start, stop, base = (a.reshape((1,) * (nd - a.ndim) + a.shape) for a in arrays)
+        base = _np.expand_dims(base.astype(work), axis)
+    exps = _np.linspace(start, stop, num, endpoint=endpoint, dtype=work, axis=axis)
     return _np.power(base, exps).astype(dtype)
 
 
