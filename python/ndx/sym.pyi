@@ -531,6 +531,9 @@ def square(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def squeeze(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_squeeze: takes Symbols and params (as for the imperative function)."""
 
+def stop_gradient(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_stop_gradient: takes Symbols and params (as for the imperative function)."""
+
 def subtract(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_subtract: takes Symbols and params (as for the imperative function)."""
 

@@ -329,6 +329,9 @@ void register_more_unary() {
   register_imag_unit_times();
   NDX_UNARY("_np_positive", Positive, kSameNoBool, "+x: a copy of x, elementwise.")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseNone{"_np_positive"});
+  NDX_UNARY("_npx_stop_gradient", Positive, kSameNoBool,
+            "x unchanged, with a zero gradient (MXNet's stop_gradient, BlockGrad).")
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   NDX_UNARY("_np_reciprocal", Reciprocal, kBoolToInt8,
             "1 / x, elementwise; integers divide as integers (1 / 0 gives 0).")
       .NDX_GRAD(op1("_np_negative", op2("_npi_multiply_conj", g, op1("_np_square", y))));

@@ -150,6 +150,23 @@ from ._routines import (  # noqa: E402, F401
     scatter_nd,
 )
 from ._routines import mx_slice as slice  # noqa: E402, F401, A001  (None bounds, as MXNet)
+from ._sequence import (  # noqa: E402, F401
+    add_n,
+    arange_like,
+    batch_flatten,
+    box_iou,
+    broadcast_like,
+    cast,
+    masked_log_softmax,
+    masked_softmax,
+    nonzero,
+    reshape_like,
+    sequence_last,
+    sequence_mask,
+    sequence_reverse,
+    shape_array,
+    smooth_l1,
+)
 
 
 def custom(*inputs, op_type, **params):

@@ -8,14 +8,32 @@ from . import random as random
 def activation(data: Any, act_type: Any, *, out: Any = None) -> Any:
     """An activation function applied elementwise: relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or log_sigmoid."""
 
+def add_n(*args: Any) -> Any:
+    """The elementwise sum of all arguments (MXNet's add_n / ElementWiseSum); they broadcast."""
+
+def arange_like(data: Any, start: Any = 0.0, step: Any = 1.0, repeat: Any = 1, ctx: Any = None, axis: Any = None, device: Any = None) -> Any:
+    """start, start + step, ... in data's shape (or along one axis: 1-d, that axis's length) and dtype, each value repeated `repeat` times (MXNet's arange_like)."""
+
 def batch_dot(a: Any, b: Any, transpose_a: Any = False, transpose_b: Any = False, forward_stype: Any = None) -> Any:
     """Batched matrix product of (B..., M, K) and (B..., K, N) arrays with equal batch dims (MXNet's batch_dot: no broadcasting); transpose_a / transpose_b swap the last two axes."""
+
+def batch_flatten(data: Any) -> Any:
+    """(d0, d1, ..., dk) to (d0, d1 * ... * dk) (MXNet's Flatten)."""
 
 def batch_norm(data: Any, gamma: Any, beta: Any, running_mean: Any, running_var: Any, eps: Any = 1e-05, momentum: Any = 0.9, axis: Any = 1, fix_gamma: Any = False, use_global_stats: Any = False, *, out: Any = None) -> Any:
     """Batch normalization over every axis but `axis`. Training mode (without use_global_stats) normalizes with the batch statistics and updates running_mean and running_var IN PLACE (running = running * momentum + batch * (1 - momentum), biased batch variance); predict mode uses the running statistics."""
 
 def boolean_mask(data: Any, index: Any, axis: Any = 0) -> Any:
     """The slices of data along axis where index (1-D, data.shape[axis] long) is nonzero."""
+
+def box_iou(lhs: Any, rhs: Any, format: Any = 'corner') -> Any:
+    """Intersection over union of every box in lhs with every box in rhs (MXNet's box_iou): shapes (..., 4) and (..., 4) give lhs.shape[:-1] + rhs.shape[:-1]. format 'corner' is (xmin, ymin, xmax, ymax), 'center' (x, y, width, height). Disjoint boxes give 0, and so do two empty ones."""
+
+def broadcast_like(lhs: Any, rhs: Any, lhs_axes: Any = None, rhs_axes: Any = None) -> Any:
+    """lhs broadcast to rhs's shape (MXNet's broadcast_like), or only on lhs_axes, each taking the size of the matching axis in rhs_axes."""
+
+def cast(data: Any, dtype: Any) -> Any:
+    """data converted to dtype (MXNet's cast)."""
 
 def convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, no_bias: Any = None, layout: Any = None, out: Any = None) -> Any:
     """N-d convolution (NCW / NCHW); bias may be None. kernel and num_filter default to the weight's spatial shape and first dim."""
@@ -125,8 +143,17 @@ def log_sigmoid(x: Any, *, out: Any = None) -> Any:
 def log_softmax(data: Any, axis: Any = -1, *, out: Any = None) -> Any:
     """Log of the softmax along an axis: x - max - log(sum(exp(x - max)))."""
 
+def masked_log_softmax(data: Any, mask: Any, axis: Any = -1, temperature: Any = 1.0, dtype: Any = None, normalize: Any = True) -> Any:
+    """log(masked_softmax): -inf where mask is false (MXNet 2's npx.masked_log_softmax)."""
+
+def masked_softmax(data: Any, mask: Any, axis: Any = -1, temperature: Any = 1.0, dtype: Any = None, normalize: Any = True) -> Any:
+    """Softmax over the entries where mask is true (nonzero), 0 elsewhere (MXNet 2's npx.masked_softmax); a row with nothing kept is all 0. mask broadcasts to data; data is divided by temperature first. normalize is accepted for MXNet's signature (the max is always subtracted)."""
+
 def mish(x: Any, *, out: Any = None) -> Any:
     """x * tanh(softplus(x)), elementwise."""
+
+def nonzero(a: Any) -> Any:
+    """The indices of the nonzero entries as an (N, a.ndim) int64 array (MXNet 2's npx.nonzero, NumPy's argwhere)."""
 
 def np_array(active: Any = True) -> Any:
     """A `with` scope with NumPy array semantics on (or off)."""
@@ -161,6 +188,9 @@ def reset_np() -> Any:
 def reshape(a: Any, newshape: Any, reverse: Any = False, order: Any = 'C') -> Any:
     """NumPy reshape plus MXNet's codes: -1 infers a size, -2 copies an input dim, -3 drops a dim of size 1, -4 copies all remaining dims, -5 merges two dims, -6 splits one into the two sizes after it; reverse=True reads codes and dims right to left. A view where NumPy's reshape gives one."""
 
+def reshape_like(lhs: Any, rhs: Any, lhs_begin: Any = None, lhs_end: Any = None, rhs_begin: Any = None, rhs_end: Any = None) -> Any:
+    """lhs with dimensions lhs_begin:lhs_end replaced by rhs's rhs_begin:rhs_end (MXNet's reshape_like; by default all of them: rhs's shape). The sizes must agree."""
+
 def rnn(data: Any = None, parameters: Any = None, state: Any = None, state_cell: Any = None, sequence_length: Any = None, mode: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, state_outputs: Any = False, p: Any = 0.0, use_sequence_length: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, out: Any = None) -> Any:
     """Recurrent layers over `data` (T, N, C): vanilla RNN ('rnn_relu', 'rnn_tanh'), 'lstm' or 'gru', `num_layers` stacked, optionally bidirectional, with dropout `p` on the outputs of every layer but the last in training mode."""
 
@@ -173,6 +203,15 @@ def savez(file: Any, *args: Any, **kwds: Any) -> Any:
 def scatter_nd(data: Any, indices: Any, shape: Any) -> Any:
     """zeros(shape) with out[indices[0, y...], ..., indices[M-1, y...], ...] = data[y...] (of repeated positions the last write wins; MXNet leaves them undefined)."""
 
+def sequence_last(data: Any, sequence_length: Any = None, use_sequence_length: Any = False, axis: Any = 0) -> Any:
+    """Each sequence's last step (MXNet's SequenceLast): (batch, ...) from (max_len, batch, ...) for axis=0 or (batch, max_len, ...) for axis=1; the step at sequence_length - 1 with use_sequence_length, else the final one."""
+
+def sequence_mask(data: Any, sequence_length: Any = None, use_sequence_length: Any = False, value: Any = 0.0, axis: Any = 0) -> Any:
+    """Sets the steps past each sequence's length to `value` (MXNet's SequenceMask): data is (max_len, batch, ...) for axis=0 or (batch, max_len, ...) for axis=1; without use_sequence_length every sequence is full and data comes back unchanged."""
+
+def sequence_reverse(data: Any, sequence_length: Any = None, use_sequence_length: Any = False, axis: Any = 0) -> Any:
+    """Reverses each sequence's first sequence_length steps, the rest left in place (MXNet's SequenceReverse); without use_sequence_length the whole sequence axis is reversed."""
+
 def set_fusion(on: Any = True) -> Any:
     """Turns elementwise fusion in hybridized blocks (planned graphs) on or off and returns the previous setting. On by default unless NDX_FUSION=0: chains of elementwise ops run as one pass over memory, with results identical to the unfused graph."""
 
@@ -181,6 +220,9 @@ def set_np(shape: Any = True, array: Any = True, dtype: Any = False) -> Any:
 
 def set_num_threads(n: Any) -> Any:
     """Sets the threads ndx's kernels use (the calling thread counts as one); None restores the default: NDX_NUM_THREADS, else every core this process may run on. OpenBLAS gets the same count. Arrays under 32768 elements always run on the calling thread."""
+
+def shape_array(data: Any) -> Any:
+    """data's shape as a 1-d int64 array (MXNet's shape_array)."""
 
 def sigmoid(x: Any, *, out: Any = None) -> Any:
     """Logistic sigmoid: 1 / (1 + exp(-x)), elementwise."""
@@ -191,11 +233,17 @@ def silu(x: Any, *, out: Any = None) -> Any:
 def slice(data: Any, begin: Any, end: Any, step: Any = None, out: Any = None) -> Any:
     """MXNet's npx.slice: data[begin[0]:end[0]:step[0], begin[1]:end[1]:step[1], ...] over the leading len(begin) axes, the others whole. None in begin or end omits that bound (as in Python's slices, so a negative step starts from the end); None in step, or step=None, means 1. Recorded by autograd; a view'"""
 
+def smooth_l1(data: Any, scalar: Any = 1.0) -> Any:
+    """MXNet's smooth_l1 with sigma = scalar: 0.5 (sigma x)^2 where |x| < 1 / sigma^2, else |x| - 0.5 / sigma^2."""
+
 def softmax(data: Any, axis: Any = -1, *, out: Any = None) -> Any:
     """Softmax along an axis: exp(x - max) / sum(exp(x - max)), numerically stable."""
 
 def softsign(x: Any, *, out: Any = None) -> Any:
     """x / (1 + |x|), elementwise."""
+
+def stop_gradient(x: Any, *, out: Any = None) -> Any:
+    """x unchanged, with a zero gradient (MXNet's stop_gradient, BlockGrad)."""
 
 def synchronize(device: Any = None) -> Any:
     """Waits until the work this thread queued on ``device`` (every GPU by default) is done."""
