@@ -93,6 +93,39 @@ def test_masked_softmax_is_mxnets_example_and_numpys_formula():
     assert npx.masked_softmax(np.array(x), np.array(m), dtype="float32").dtype == onp.float32
 
 
+def _softmax_rows_ref(x, lengths, axis, t, log):
+    """MXNet's softmax with length: each row's first lengths entries, 0 past them."""
+    x = onp.moveaxis(x / t, axis, -1)
+    out = onp.zeros_like(x)
+    for row in onp.ndindex(x.shape[:-1]):
+        n = int(lengths[row])
+        z = x[row][:n] - x[row][:n].max() if n else x[row][:0]
+        lse = onp.log(onp.exp(z).sum()) if n else 0.0
+        out[row][:n] = z - lse if log else onp.exp(z - lse)
+    return onp.moveaxis(out, -1, axis)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_length_temperature_and_dtype_are_mxnets(log):
+    fn = npx.log_softmax if log else npx.softmax
+    x = R.standard_normal((3, 5, 4))
+    cases = ((-1, onp.array([[1, 4, 2, 0, 3]] * 3)), (1, onp.array([[5, 1, 3, 2]] * 3)))
+    for axis, lengths in cases:
+        got = fn(np.array(x), axis=axis, length=np.array(lengths.astype("float32")),
+                 use_length=True, temperature=0.5)
+        onp.testing.assert_allclose(got.asnumpy(), _softmax_rows_ref(x, lengths, axis, 0.5, log),
+                                    rtol=1e-12, atol=1e-15)
+    want = (onp.log if log else (lambda v: v))(_masked_softmax_ref(x, onp.ones(x.shape, bool), 0,
+                                                                   2.0))
+    onp.testing.assert_allclose(fn(np.array(x), axis=0, temperature=2.0).asnumpy(), want,
+                                rtol=1e-12)
+    got = fn(np.array(x.astype("float32")), dtype="float64")
+    assert got.dtype == onp.float64
+    out = np.zeros(x.shape, dtype="float64")
+    assert fn(np.array(x), temperature=3.0, out=out) is out
+    onp.testing.assert_allclose(out.asnumpy(), fn(np.array(x / 3.0)).asnumpy(), rtol=1e-12)
+
+
 def test_reshape_like_and_broadcast_like_are_mxnets_examples():
     assert npx.reshape_like(np.zeros((30, 12)), np.zeros((4, 2, 2, 3)), lhs_begin=-1,
                             rhs_begin=1).shape == (30, 2, 2, 3)
@@ -168,6 +201,10 @@ LENGTHS = np.array([2, 3])
     ("masked_log_softmax", lambda x: np.where(np.array([[1, 0, 1, 1]], dtype=bool),
                                               npx.masked_log_softmax(
                                                   x, np.array([[1, 0, 1, 1]])), 0), [(3, 4)]),
+    ("softmax-length", lambda x: npx.softmax(x, length=np.array([2, 4, 3]), use_length=True,
+                                              temperature=1.5), [(3, 4)]),
+    ("log_softmax-length", lambda x: npx.log_softmax(x, axis=0, length=np.array([1, 3]),
+                                                      use_length=True), [(3, 2)]),
     ("reshape_like", lambda x: npx.reshape_like(x, np.zeros((3, 4))), [(2, 6)]),
     ("broadcast_like", lambda x: npx.broadcast_like(x, np.zeros((3, 4)), 0, 0), [(1, 4)]),
     ("smooth_l1", lambda x: npx.smooth_l1(x * 3, 0.5), [(7,)]),
@@ -226,6 +263,11 @@ def test_a_hybridized_block_gives_the_same_values():
     (lambda: npx.box_iou(np.ones((2, 3)), np.ones((2, 4))), ValueError, "4 box coordinates"),
     (lambda: npx.box_iou(np.ones(4), np.ones(4), format="xywh"), ValueError, "format"),
     (lambda: npx.add_n(), ValueError, "at least one"),
+    (lambda: npx.softmax(np.ones((2, 3)), use_length=True), ValueError, "needs the length"),
+    (lambda: npx.softmax(np.ones((2, 3)), length=np.ones(3), use_length=True), ValueError,
+     r"without the axis, \(2,\)"),
+    (lambda: npx.log_softmax(np.ones((2, 3)), temperature=0.0), ValueError, "temperature"),
+    (lambda: npx.softmax(np.ones((2, 3)), temperature="hot"), TypeError, "temperature"),
     (lambda: npx.stop_gradient(np.ones(2, dtype=bool)), TypeError, "bool"),
 ])
 def test_bad_arguments_raise_typed_errors(call, error, match):

@@ -150,6 +150,39 @@ from ._routines import (  # noqa: E402, F401
     scatter_nd,
 )
 from ._routines import mx_slice as slice  # noqa: E402, F401, A001  (None bounds, as MXNet)
+
+_softmax_kernel, _log_softmax_kernel = softmax, log_softmax  # noqa: F821 (populate's)
+
+
+def softmax(data, axis=-1, length=None, temperature=None, use_length=False, dtype=None,
+            out=None):
+    """Softmax along an axis: exp(x - max) / sum(exp(x - max)) (MXNet 2's npx.softmax). With
+    use_length, each row's first `length` entries only (length has data's shape without the
+    axis), 0 past them; x is divided by temperature first; dtype casts the result."""
+    if length is None and temperature is None and not use_length and dtype is None:
+        return _softmax_kernel(data, axis=axis, out=out)
+    result = _sequence.softmax_with_options(_softmax_kernel, "softmax", data, axis, length,
+                                            temperature, use_length, dtype, log=False)
+    return result if out is None else _write(out, result)
+
+
+def log_softmax(data, axis=-1, length=None, temperature=None, use_length=False, dtype=None,
+                out=None):
+    """log(softmax(x)), computed stably (MXNet 2's npx.log_softmax); length, temperature and
+    dtype as softmax's (0 past each row's length, as MXNet's kernel writes)."""
+    if length is None and temperature is None and not use_length and dtype is None:
+        return _log_softmax_kernel(data, axis=axis, out=out)
+    result = _sequence.softmax_with_options(_log_softmax_kernel, "log_softmax", data, axis,
+                                            length, temperature, use_length, dtype, log=True)
+    return result if out is None else _write(out, result)
+
+
+def _write(out, result):
+    out[...] = result
+    return out
+
+
+from . import _sequence  # noqa: E402
 from ._sequence import (  # noqa: E402, F401
     add_n,
     arange_like,

@@ -140,8 +140,8 @@ def load(file: Any) -> Any:
 def log_sigmoid(x: Any, *, out: Any = None) -> Any:
     """log(sigmoid(x)) without overflow, elementwise."""
 
-def log_softmax(data: Any, axis: Any = -1, *, out: Any = None) -> Any:
-    """Log of the softmax along an axis: x - max - log(sum(exp(x - max)))."""
+def log_softmax(data: Any, axis: Any = -1, length: Any = None, temperature: Any = None, use_length: Any = False, dtype: Any = None, out: Any = None) -> Any:
+    """log(softmax(x)), computed stably (MXNet 2's npx.log_softmax); length, temperature and dtype as softmax's (0 past each row's length, as MXNet's kernel writes)."""
 
 def masked_log_softmax(data: Any, mask: Any, axis: Any = -1, temperature: Any = 1.0, dtype: Any = None, normalize: Any = True) -> Any:
     """log(masked_softmax): -inf where mask is false (MXNet 2's npx.masked_log_softmax)."""
@@ -236,8 +236,8 @@ def slice(data: Any, begin: Any, end: Any, step: Any = None, out: Any = None) ->
 def smooth_l1(data: Any, scalar: Any = 1.0) -> Any:
     """MXNet's smooth_l1 with sigma = scalar: 0.5 (sigma x)^2 where |x| < 1 / sigma^2, else |x| - 0.5 / sigma^2."""
 
-def softmax(data: Any, axis: Any = -1, *, out: Any = None) -> Any:
-    """Softmax along an axis: exp(x - max) / sum(exp(x - max)), numerically stable."""
+def softmax(data: Any, axis: Any = -1, length: Any = None, temperature: Any = None, use_length: Any = False, dtype: Any = None, out: Any = None) -> Any:
+    """Softmax along an axis: exp(x - max) / sum(exp(x - max)) (MXNet 2's npx.softmax). With use_length, each row's first `length` entries only (length has data's shape without the axis), 0 past them; x is divided by temperature first; dtype casts the result."""
 
 def softsign(x: Any, *, out: Any = None) -> Any:
     """x / (1 + |x|), elementwise."""

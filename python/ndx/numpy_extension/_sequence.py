@@ -371,3 +371,43 @@ def box_iou(lhs, rhs, format="corner"):
     area_r = (r_box[2] - r_box[0]) * (r_box[3] - r_box[1])
     union = area_l + area_r - inter
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0)
+
+
+# ---------------------------------------------------------------- softmax's MXNet options
+def softmax_with_options(op, name, data, axis, length, temperature, use_length, dtype, log):
+    """MXNet's softmax / log_softmax with length, temperature and dtype: `op` (the C++ kernel)
+    on data / temperature, or, with use_length, over each row's first length entries, 0 past
+    them in both (MXNet's kernel writes 0 there, also for log_softmax)."""
+    np = _np()
+    data = _array(data, name)
+    if data.ndim == 0:
+        raise ValueError(f"[{name}] data must have at least 1 dimension, got a 0-d array")
+    axis = _axis(axis, data.ndim, name)
+    x = data
+    if temperature is not None:
+        if isinstance(temperature, bool) or not isinstance(temperature,
+                                                           (int, float, _onp.number)):
+            raise TypeError(f"[{name}] temperature must be a number or None, got "
+                            f"{type(temperature).__name__}")
+        if temperature == 0 or not math.isfinite(temperature):
+            raise ValueError(f"[{name}] temperature must be finite and non-zero, got "
+                             f"{temperature}")
+        if temperature != 1:
+            x = x / temperature
+    if not use_length:
+        out = op(x, axis=axis)
+    else:
+        if length is None:
+            raise ValueError(f"[{name}] use_length=True needs the length array, got None")
+        lengths = _array(length, name, "length")
+        rows = data.shape[:axis] + data.shape[axis + 1:]
+        if lengths.shape != rows:
+            raise ValueError(f"[{name}] length must have data's shape without the axis, {rows}, "
+                             f"got {lengths.shape}")
+        if _kind(lengths) not in "iuf":
+            raise TypeError(f"[{name}] length must be real numbers, got {lengths.dtype}")
+        steps = np.arange(data.shape[axis], dtype="int64", device=data.device)
+        keep = _along(steps, data.ndim, axis) < np.expand_dims(lengths, axis)
+        kept, shifted, log_total = _masked_parts(name, x, keep, axis, 1.0)
+        out = np.where(kept, shifted - log_total if log else np.exp(shifted - log_total), 0)
+    return out if dtype is None else out.astype(dtype)
