@@ -264,7 +264,6 @@ def test_gradients_against_a_hand_computed_vector_jacobian(name, fn):
     (lambda: np.diag(np.ones((2, 2, 2))), ValueError),
     (lambda: np.meshgrid(np.ones(2), indexing="xz"), ValueError),
     (lambda: np.geomspace(0, 1), ValueError),
-    (lambda: np.geomspace(-1, 1), NotImplementedError),
     (lambda: np.broadcast_arrays(np.ones(2), np.ones(3)), ValueError),
 ])
 def test_bad_inputs_are_typed_errors(call, exc):
