@@ -35,6 +35,9 @@ def broadcast_like(lhs: Any, rhs: Any, lhs_axes: Any = None, rhs_axes: Any = Non
 def cast(data: Any, dtype: Any) -> Any:
     """data converted to dtype (MXNet's cast)."""
 
+def cond(pred: Any, then_func: Any, else_func: Any, inputs: Any = None, name: Any = 'cond') -> Any:
+    """then_func(*inputs) if pred(*inputs) else else_func(*inputs) (MXNet 2's npx.cond); pred may also be an array of one value (MXNet 1's form, with functions of no arguments)."""
+
 def convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, no_bias: Any = None, layout: Any = None, out: Any = None) -> Any:
     """N-d convolution (NCW / NCHW); bias may be None. kernel and num_filter default to the weight's spatial shape and first dim."""
 
@@ -70,6 +73,9 @@ def erf(x: Any, *, out: Any = None) -> Any:
 
 def erfinv(x: Any, *, out: Any = None) -> Any:
     """The inverse of erf on [-1, 1], elementwise."""
+
+def foreach(body: Any, data: Any, init_states: Any) -> Any:
+    """for i in range(len(data)): out, states = body(data[i], states), with the outputs of all steps stacked along axis 0 (MXNet's npx.foreach). data is an array or a list of arrays with one first dimension (then body gets a list of slices); init_states an array or a nested list of them. Returns (outputs, """
 
 def from_dlpack(dlpack: Any, /, *, device: Any = None, copy: Any = None) -> Any:
     """An ndarray over a DLPack capsule (MXNet's npx.from_dlpack) or over any object with ``__dlpack__`` (as np.from_dlpack). A capsule can be consumed once."""
@@ -268,3 +274,6 @@ def use_np_shape(func: Any) -> Any:
 
 def waitall() -> Any:
     """Waits for all queued device work (MXNet's npx.waitall)."""
+
+def while_loop(cond: Any, func: Any, loop_vars: Any, max_iterations: Any = None) -> Any:
+    """while cond(*vars) and fewer than max_iterations steps: out, vars = func(*vars) (MXNet's npx.while_loop). Returns (the outputs of each step stacked along axis 0 and padded with zeros to max_iterations rows, the final loop_vars as a list); no step at all gives an empty list of outputs, as MXNet's impe"""
