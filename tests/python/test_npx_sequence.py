@@ -194,7 +194,10 @@ LENGTHS = np.array([2, 3])
 
 @pytest.mark.parametrize("name, fn, shapes", [
     ("sequence_mask", lambda x: npx.sequence_mask(x, LENGTHS, True, value=-1.0), [(3, 2, 2)]),
+    ("sequence_mask-full", lambda x: npx.sequence_mask(x), [(3, 2)]),  # identity
     ("sequence_last", lambda x: npx.sequence_last(x, LENGTHS, True), [(3, 2, 2)]),
+    ("sequence_last-full", lambda x: npx.sequence_last(x, axis=1), [(2, 3)]),
+    ("sequence_reverse-full", lambda x: npx.sequence_reverse(x), [(3, 2)]),
     ("sequence_reverse", lambda x: npx.sequence_reverse(x, LENGTHS, True), [(3, 2, 2)]),
     ("masked_softmax", lambda x: npx.masked_softmax(
         x, np.array([[1, 0, 1, 1], [1, 1, 0, 1]]), temperature=0.7), [(2, 4)]),
@@ -212,6 +215,7 @@ LENGTHS = np.array([2, 3])
         a * 0.1 + np.array([0.0, 0, 2, 2]), np.array([[1.0, 1, 3, 3], [0.5, -1, 1.5, 1]])),
      [(2, 4)]),
     ("add_n", lambda a, b: npx.add_n(a, b, a), [(2, 3), (3,)]),
+    ("add_n-one", lambda a: npx.add_n(a), [(2,)]),
 ])
 def test_gradients_against_central_differences(name, fn, shapes):
     _numeric_grad_check(fn, _f64(*shapes))

@@ -96,7 +96,7 @@ def sequence_mask(data, sequence_length=None, use_sequence_length=False, value=0
     if isinstance(value, bool) or not isinstance(value, (int, float, _onp.number)):
         raise TypeError(f"[sequence_mask] value must be a number, got {type(value).__name__}")
     if lengths is None:
-        return data.copy()
+        return np.copy(data)  # (recorded: the gradient passes)
     keep = _steps_before(lengths, data.shape[axis], axis, data.ndim)
     return np.where(keep, data, value)
 
@@ -326,7 +326,7 @@ def add_n(*args):
     total = arrays[0]
     for a in arrays[1:]:
         total = np.add(total, a)
-    return total if len(arrays) > 1 else total.copy()
+    return total if len(arrays) > 1 else np.copy(total)
 
 
 def cast(data, dtype):
