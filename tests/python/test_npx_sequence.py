@@ -185,6 +185,42 @@ def test_smooth_l1_box_iou_and_stop_gradient_by_hand():
     _eq(x.grad, [1, -2, 3])  # d/dx of c * x with c held: c, the values of x
 
 
+# Interleaved attention: an einsum over the 5-d layout (seq, batch, heads, parts, dim) as
+# the reference, independent of the reshape / transpose / matmul the functions use.
+def _qk_ref(q, k):
+    s = onp.einsum("ibhd,jbhd->bhij", q, k) / onp.sqrt(q.shape[-1])
+    return s.reshape(-1, q.shape[0], k.shape[0])
+
+
+def _valatt_ref(att, v):
+    seq_k, batch, heads, dim = v.shape
+    a = att.reshape(batch, heads, -1, seq_k)
+    return onp.einsum("bhij,jbhd->ibhd", a, v).reshape(a.shape[2], batch, heads * dim)
+
+
+def test_interleaved_attention_matches_an_einsum():
+    seq, batch, heads, dim, seq_q = 5, 2, 3, 4, 6
+    qkv = R.standard_normal((seq, batch, heads * 3 * dim))
+    x = qkv.reshape(seq, batch, heads, 3, dim)
+    got = npx.interleaved_matmul_selfatt_qk(np.array(qkv), heads=heads)
+    onp.testing.assert_allclose(got.asnumpy(), _qk_ref(x[:, :, :, 0], x[:, :, :, 1]),
+                                rtol=1e-12)
+    att = R.random((batch * heads, seq, seq))
+    got = npx.interleaved_matmul_selfatt_valatt(np.array(qkv), np.array(att), heads=heads)
+    onp.testing.assert_allclose(got.asnumpy(), _valatt_ref(att, x[:, :, :, 2]), rtol=1e-12)
+    queries = R.standard_normal((seq_q, batch, heads * dim))
+    kv = R.standard_normal((seq, batch, heads * 2 * dim))
+    y = kv.reshape(seq, batch, heads, 2, dim)
+    got = npx.interleaved_matmul_encdec_qk(np.array(queries), np.array(kv), heads=heads)
+    onp.testing.assert_allclose(
+        got.asnumpy(), _qk_ref(queries.reshape(seq_q, batch, heads, dim), y[:, :, :, 0]),
+        rtol=1e-12)
+    att = R.random((batch * heads, seq_q, seq))
+    got = npx.interleaved_matmul_encdec_valatt(np.array(kv), np.array(att), heads=heads)
+    onp.testing.assert_allclose(got.asnumpy(), _valatt_ref(att, y[:, :, :, 1]), rtol=1e-12)
+    assert got.shape == (seq_q, batch, heads * dim)  # MXNet's shape rule
+
+
 def _f64(*shapes):
     return [R.standard_normal(s) for s in shapes]
 
@@ -216,6 +252,12 @@ LENGTHS = np.array([2, 3])
      [(2, 4)]),
     ("add_n", lambda a, b: npx.add_n(a, b, a), [(2, 3), (3,)]),
     ("add_n-one", lambda a: npx.add_n(a), [(2,)]),
+    ("selfatt_qk", lambda x: npx.interleaved_matmul_selfatt_qk(x, heads=2), [(3, 2, 12)]),
+    ("selfatt_valatt", lambda x, a: npx.interleaved_matmul_selfatt_valatt(x, a, 2),
+     [(3, 1, 6), (2, 3, 3)]),
+    ("encdec_qk", lambda q, kv: npx.interleaved_matmul_encdec_qk(q, kv, 2), [(2, 1, 4), (3, 1, 8)]),
+    ("encdec_valatt", lambda kv, a: npx.interleaved_matmul_encdec_valatt(kv, a, 2),
+     [(3, 1, 8), (2, 2, 3)]),
 ])
 def test_gradients_against_central_differences(name, fn, shapes):
     _numeric_grad_check(fn, _f64(*shapes))
@@ -267,6 +309,13 @@ def test_a_hybridized_block_gives_the_same_values():
     (lambda: npx.box_iou(np.ones((2, 3)), np.ones((2, 4))), ValueError, "4 box coordinates"),
     (lambda: npx.box_iou(np.ones(4), np.ones(4), format="xywh"), ValueError, "format"),
     (lambda: npx.add_n(), ValueError, "at least one"),
+    (lambda: npx.interleaved_matmul_selfatt_qk(np.ones((2, 3)), 1), ValueError, "3-d"),
+    (lambda: npx.interleaved_matmul_selfatt_qk(np.ones((2, 1, 7)), 2), ValueError, "split"),
+    (lambda: npx.interleaved_matmul_selfatt_qk(np.ones((2, 1, 6)), 0), ValueError, "heads"),
+    (lambda: npx.interleaved_matmul_selfatt_valatt(np.ones((2, 1, 6)), np.ones((2, 2, 3)), 2),
+     ValueError, "attention must have shape"),
+    (lambda: npx.interleaved_matmul_encdec_qk(np.ones((2, 1, 4)), np.ones((3, 2, 8)), 2),
+     ValueError, "differ"),
     (lambda: npx.softmax(np.ones((2, 3)), use_length=True), ValueError, "needs the length"),
     (lambda: npx.softmax(np.ones((2, 3)), length=np.ones(3), use_length=True), ValueError,
      r"without the axis, \(2,\)"),

@@ -125,6 +125,18 @@ def index_update(a: Any, ind: Any, val: Any) -> Any:
 def instance_norm(data: Any, gamma: Any, beta: Any, eps: Any = 0.001, name: Any = None) -> Any:
     """Instance normalization (MXNet's npx.instance_norm): each channel of each sample of data (N, C, spatial...) normalized over its spatial positions, then scaled by gamma (C,) and shifted by beta (C,). group_norm with one group per channel."""
 
+def interleaved_matmul_encdec_qk(queries: Any, keys_values: Any, heads: Any) -> Any:
+    """Encoder-decoder attention scores (MXNet's op of the same name): queries (seq_q, batch, heads * dim), keys_values (seq_k, batch, heads * 2 * dim) with each head's (key, value) side by side; gives q k^T / sqrt(dim) as (batch * heads, seq_q, seq_k)."""
+
+def interleaved_matmul_encdec_valatt(keys_values: Any, attention: Any, heads: Any) -> Any:
+    """The attention-weighted values of encoder-decoder attention (MXNet's op of the same name): (seq_q, batch, heads * dim)."""
+
+def interleaved_matmul_selfatt_qk(queries_keys_values: Any, heads: Any) -> Any:
+    """Self-attention scores of interleaved projections (MXNet's op of the same name): queries_keys_values (seq, batch, heads * 3 * dim), each head's (query, key, value) side by side; gives q k^T / sqrt(dim) as (batch * heads, seq, seq)."""
+
+def interleaved_matmul_selfatt_valatt(queries_keys_values: Any, attention: Any, heads: Any) -> Any:
+    """The attention-weighted values of interleaved projections (MXNet's op of the same name): attention (batch * heads, seq, seq) times each head's values, as (seq, batch, heads * dim)."""
+
 def is_np_array() -> Any:
     """Whether NumPy array semantics is on for this thread (on unless turned off)."""
 

@@ -411,3 +411,89 @@ def softmax_with_options(op, name, data, axis, length, temperature, use_length, 
         kept, shifted, log_total = _masked_parts(name, x, keep, axis, 1.0)
         out = np.where(kept, shifted - log_total if log else np.exp(shifted - log_total), 0)
     return out if dtype is None else out.astype(dtype)
+
+
+# ---------------------------------------------------------------- interleaved attention
+def _heads(heads, name):
+    heads = _int(heads, name, "heads")
+    if heads < 1:
+        raise ValueError(f"[{name}] heads must be >= 1, got {heads}")
+    return heads
+
+
+def _head_part(x, heads, parts, part, name, what):
+    """Part `part` of x's interleaved projections, x (seq, batch, heads * parts * dim) laid
+    out as (heads, parts, dim), as a (batch * heads, seq, dim) stack of matrices."""
+    np = _np()
+    x = _array(x, name, what)
+    if x.ndim != 3:
+        raise ValueError(f"[{name}] {what} must be 3-d (seq_length, batch, projections), got "
+                         f"shape {x.shape}")
+    seq, batch, width = x.shape
+    if width % (heads * parts):
+        raise ValueError(f"[{name}] {what}'s last axis ({width}) must split into {heads} heads "
+                         f"x {parts} projections")
+    dim = width // (heads * parts)
+    picked = x.reshape((seq, batch, heads, parts, dim))[:, :, :, part, :]
+    return np.transpose(picked, (1, 2, 0, 3)).reshape((batch * heads, seq, dim))
+
+
+def _attended(name, values, attention, heads, batch):
+    """attention (batch * heads, seq_q, seq_k) @ values (batch * heads, seq_k, dim), laid out
+    back as (seq_q, batch, heads * dim)."""
+    np = _np()
+    attention = _array(attention, name, "attention")
+    if attention.ndim != 3 or attention.shape[0] != values.shape[0] or \
+            attention.shape[2] != values.shape[1]:
+        raise ValueError(f"[{name}] attention must have shape (batch * heads, seq_q, "
+                         f"{values.shape[1]}) with batch * heads = {values.shape[0]}, got "
+                         f"{attention.shape}")
+    out = np.matmul(attention, values)
+    seq_q, dim = out.shape[1], out.shape[2]
+    out = np.transpose(out.reshape((batch, heads, seq_q, dim)), (2, 0, 1, 3))
+    return out.reshape((seq_q, batch, heads * dim))
+
+
+def interleaved_matmul_selfatt_qk(queries_keys_values, heads):
+    """Self-attention scores of interleaved projections (MXNet's op of the same name):
+    queries_keys_values (seq, batch, heads * 3 * dim), each head's (query, key, value) side by
+    side; gives q k^T / sqrt(dim) as (batch * heads, seq, seq)."""
+    np = _np()
+    name = "interleaved_matmul_selfatt_qk"
+    heads = _heads(heads, name)
+    q = _head_part(queries_keys_values, heads, 3, 0, name, "queries_keys_values")
+    k = _head_part(queries_keys_values, heads, 3, 1, name, "queries_keys_values")
+    return np.matmul(q / math.sqrt(q.shape[2]), np.swapaxes(k, 1, 2))
+
+
+def interleaved_matmul_selfatt_valatt(queries_keys_values, attention, heads):
+    """The attention-weighted values of interleaved projections (MXNet's op of the same name):
+    attention (batch * heads, seq, seq) times each head's values, as (seq, batch, heads * dim)."""
+    name = "interleaved_matmul_selfatt_valatt"
+    heads = _heads(heads, name)
+    v = _head_part(queries_keys_values, heads, 3, 2, name, "queries_keys_values")
+    return _attended(name, v, attention, heads, v.shape[0] // heads)
+
+
+def interleaved_matmul_encdec_qk(queries, keys_values, heads):
+    """Encoder-decoder attention scores (MXNet's op of the same name): queries (seq_q, batch,
+    heads * dim), keys_values (seq_k, batch, heads * 2 * dim) with each head's (key, value)
+    side by side; gives q k^T / sqrt(dim) as (batch * heads, seq_q, seq_k)."""
+    np = _np()
+    name = "interleaved_matmul_encdec_qk"
+    heads = _heads(heads, name)
+    q = _head_part(queries, heads, 1, 0, name, "queries")
+    k = _head_part(keys_values, heads, 2, 0, name, "keys_values")
+    if q.shape[0] != k.shape[0] or q.shape[2] != k.shape[2]:
+        raise ValueError(f"[{name}] queries {_array(queries, name).shape} and keys_values "
+                         f"{_array(keys_values, name).shape} differ in batch or head size")
+    return np.matmul(q / math.sqrt(q.shape[2]), np.swapaxes(k, 1, 2))
+
+
+def interleaved_matmul_encdec_valatt(keys_values, attention, heads):
+    """The attention-weighted values of encoder-decoder attention (MXNet's op of the same
+    name): (seq_q, batch, heads * dim)."""
+    name = "interleaved_matmul_encdec_valatt"
+    heads = _heads(heads, name)
+    v = _head_part(keys_values, heads, 2, 1, name, "keys_values")
+    return _attended(name, v, attention, heads, v.shape[0] // heads)
