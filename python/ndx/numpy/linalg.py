@@ -243,6 +243,14 @@ def lstsq(a, b, rcond=None):
     return LstsqResult(x[:, 0] if vector else x, residuals, int(rank), s)
 
 
+def _inverted_singular_values(s, cut):
+    """(which singular values count, their reciprocals with 0 for the rest): values at most
+    cut times each matrix's largest count as zero (pinv's and lstsq's rule)."""
+    np = _np()
+    large = s > np.expand_dims(np.max(s, axis=-1), -1) * cut
+    return large, np.where(large, 1 / np.where(large, s, 1), 0)
+
+
 def _lstsq_through_svd(a, b, cut):
     """lstsq's x as V diag(1/s) U^H b over the singular values above cut * max(s), the
     minimum-norm solution gelsd gives, composed of ops so that autograd differentiates it
@@ -250,8 +258,7 @@ def _lstsq_through_svd(a, b, cut):
     LAPACK op has no gradient, and its results differ from these by rounding."""
     np = _np()
     u, s, vh = svd(a, full_matrices=False)
-    large = s > np.max(s) * cut
-    s_inv = np.where(large, 1 / np.where(large, s, 1), 0)
+    large, s_inv = _inverted_singular_values(s, cut)
     scaled = np.expand_dims(s_inv, -1).astype(u.dtype) * np.matmul(_adjoint(u), b)
     return np.matmul(_adjoint(vh), scaled), int(large.sum()), s
 
@@ -272,9 +279,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     if m == 0 or n == 0:
         return np.zeros(a.shape[:-2] + (n, m), dtype=a.dtype)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
-    cutoff = np.expand_dims(np.max(s, axis=-1), -1) * cut
-    large = s > cutoff
-    s_inv = np.where(large, 1 / np.where(large, s, 1), 0)
+    _, s_inv = _inverted_singular_values(s, cut)
     scale = np.expand_dims(s_inv, -1).astype(u.dtype)
     return np.matmul(_adjoint(vh), scale * _adjoint(u))
 

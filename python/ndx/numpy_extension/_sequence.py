@@ -10,6 +10,8 @@ import operator
 
 import numpy as _onp
 
+from ._routines import _kind
+
 
 def _np():
     from .. import numpy as np
@@ -26,11 +28,6 @@ def _array(x, name, what="data"):
         raise TypeError(f"[{name}] {what} must be an array, got {type(x).__name__}") from e
 
 
-def _kind(a):
-    from ..numpy._composites import _kind
-    return _kind(a)
-
-
 def _int(v, name, what):
     if isinstance(v, bool):
         raise TypeError(f"[{name}] {what} must be an int, got bool")
@@ -38,6 +35,20 @@ def _int(v, name, what):
         return operator.index(v)
     except TypeError:
         raise TypeError(f"[{name}] {what} must be an int, got {type(v).__name__}") from None
+
+
+def _number(v, name, what):
+    if isinstance(v, bool) or not isinstance(v, (int, float, _onp.number)):
+        raise TypeError(f"[{name}] {what} must be a number, got {type(v).__name__}")
+    return v
+
+
+def _temperature(t, name):
+    """softmax's temperature: a finite non-zero number."""
+    _number(t, name, "temperature")
+    if t == 0 or not math.isfinite(t):
+        raise ValueError(f"[{name}] temperature must be finite and non-zero, got {t}")
+    return t
 
 
 def _axis(axis, ndim, name, what="axis"):
@@ -93,8 +104,7 @@ def sequence_mask(data, sequence_length=None, use_sequence_length=False, value=0
     np = _np()
     data, axis, _, lengths = _sequence_args("sequence_mask", data, sequence_length,
                                             use_sequence_length, axis)
-    if isinstance(value, bool) or not isinstance(value, (int, float, _onp.number)):
-        raise TypeError(f"[sequence_mask] value must be a number, got {type(value).__name__}")
+    _number(value, "sequence_mask", "value")
     if lengths is None:
         return np.copy(data)  # (recorded: the gradient passes)
     keep = _steps_before(lengths, data.shape[axis], axis, data.ndim)
@@ -168,11 +178,7 @@ def _masked_parts(name, data, mask, axis, temperature):
         raise ValueError(f"[{name}] mask of shape {mask.shape} does not broadcast to data's "
                          f"{data.shape}")
     axis = _axis(axis, data.ndim, name)
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, _onp.number)):
-        raise TypeError(f"[{name}] temperature must be a number, got "
-                        f"{type(temperature).__name__}")
-    if temperature == 0 or not math.isfinite(temperature):
-        raise ValueError(f"[{name}] temperature must be finite and non-zero, got {temperature}")
+    _temperature(temperature, name)
     kept = mask if mask.dtype == _onp.bool_ else np.not_equal(mask, 0)
     x = data if temperature == 1 else data / temperature
     masked = np.where(kept, x, -np.inf)
@@ -270,9 +276,8 @@ def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None, device
     repeat = _int(repeat, "arange_like", "repeat")
     if repeat < 1:
         raise ValueError(f"[arange_like] repeat must be >= 1, got {repeat}")
-    for what, v in (("start", start), ("step", step)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, _onp.number)):
-            raise TypeError(f"[arange_like] {what} must be a number, got {type(v).__name__}")
+    _number(start, "arange_like", "start")
+    _number(step, "arange_like", "step")
     if axis is None:
         shape = data.shape
     else:
@@ -308,8 +313,7 @@ def smooth_l1(data, scalar=1.0):
     |x| - 0.5 / sigma^2."""
     np = _np()
     data = _array(data, "smooth_l1")
-    if isinstance(scalar, bool) or not isinstance(scalar, (int, float, _onp.number)):
-        raise TypeError(f"[smooth_l1] scalar must be a number, got {type(scalar).__name__}")
+    _number(scalar, "smooth_l1", "scalar")
     if scalar == 0:
         raise ValueError("[smooth_l1] scalar (sigma) must be non-zero")
     s2 = float(scalar) ** 2
@@ -384,16 +388,8 @@ def softmax_with_options(op, name, data, axis, length, temperature, use_length, 
         raise ValueError(f"[{name}] data must have at least 1 dimension, got a 0-d array")
     axis = _axis(axis, data.ndim, name)
     x = data
-    if temperature is not None:
-        if isinstance(temperature, bool) or not isinstance(temperature,
-                                                           (int, float, _onp.number)):
-            raise TypeError(f"[{name}] temperature must be a number or None, got "
-                            f"{type(temperature).__name__}")
-        if temperature == 0 or not math.isfinite(temperature):
-            raise ValueError(f"[{name}] temperature must be finite and non-zero, got "
-                             f"{temperature}")
-        if temperature != 1:
-            x = x / temperature
+    if temperature is not None and _temperature(temperature, name) != 1:
+        x = x / temperature
     if not use_length:
         out = op(x, axis=axis)
     else:
