@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 
@@ -270,6 +271,36 @@ HWY_INLINE void combine_rows(const R& r, C* acc, const C* x, int64_t n) {
   for (; i < n; ++i) acc[i] = r(acc[i], x[i]);
 }
 
+// combine_rows with R::fast (max / min), for a row of accumulators that holds no NaN. If the
+// row's running sum turns NaN (a NaN in it, or infinities of both signs), every accumulator
+// whose element is NaN becomes NaN, which is what the exact combine gives, and it returns
+// false: the accumulators may now hold NaN, which `fast` can drop, so later rows take
+// combine_rows. One row a pass reads memory as one stream (see four_rows_a_pass).
+template <class R, class C>
+HWY_INLINE bool combine_row_fast(const R& r, C* acc, const C* x, int64_t n) {
+  using V = Vec<C>;
+  const int64_t lanes = static_cast<int64_t>(V::lanes());
+  V chk0(C(0)), chk1(C(0));
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const V v0 = V::load(x + i), v1 = V::load(x + i + lanes);
+    r.fast(V::load(acc + i), v0).store(acc + i);
+    r.fast(V::load(acc + i + lanes), v1).store(acc + i + lanes);
+    chk0 = chk0 + v0;
+    chk1 = chk1 + v1;
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const V v0 = V::load(x + i);
+    r.fast(V::load(acc + i), v0).store(acc + i);
+    chk0 = chk0 + v0;
+  }
+  for (int64_t j = i; j < n; ++j) acc[j] = r(acc[j], x[j]);
+  if (hn::AllFalse(typename V::D(), is_nan(chk0 + chk1).m)) return true;
+  for (int64_t j = 0; j < i; ++j)
+    if (x[j] != x[j]) acc[j] = x[j];
+  return false;
+}
+
 // combine_rows of the four rows x, x + stride, x + 2 stride, x + 3 stride in turn, in one pass
 // over acc (the same operations in the same order; max / min may differ in the sign of a
 // zero result): a quarter of the accumulator loads and stores, which bounded sum(axis=0) of
@@ -333,23 +364,51 @@ void fold_runs(const R& r, const NdIter<2>& it, int64_t begin, int64_t end, C* a
   });
 }
 
-// Whether a reduction over the rows of a matrix combines four rows per pass. max / min do
-// (their plain instruction on four rows at once); sums of floats take one row at a time,
-// reading memory as one stream: sum(axis=0) of 4096 x 1024 float32 not in the cache went from
-// 0.78-0.82x NumPy's time to 0.94-1.02x, and in the bench's warm rows from 0.95-1.01x to
-// 1.10-1.22x (one thread, the AVX-512 host).
+// Whether a reduction over the rows of a matrix combines four rows per pass: integers do;
+// floats take one row at a time, reading memory as one stream. For sums, sum(axis=0) of
+// 4096 x 1024 float32 not in the cache went from 0.78-0.82x NumPy's time to 0.94-1.02x, and in
+// the bench's warm rows from 0.95-1.01x to 1.10-1.22x (one thread, the AVX-512 host); max /
+// min followed (combine_row_fast).
 template <class R, class C>
 constexpr bool four_rows_a_pass() {
   if constexpr (std::is_floating_point_v<C>) {
-    return has_fast<R, Vec<C>>();
+    return false;
   } else {
     return true;
   }
 }
 
 // A full reduction splits its input into blocks of this many elements; a reduction over the
-// outermost dim into blocks of rows of about kRowBlock elements.
-inline constexpr int64_t kFullBlock = 1 << 16, kRowBlock = 1 << 18;
+// outermost dim into blocks of rows of about kRowBlock elements, and at most kMaxRowBlocks of
+// them: their partial rows take blocks x (kept elements) of memory, which without the cap
+// reached half the input's size (sum(axis=0) of 1000 x 131000 float32 allocated 250 MB).
+inline constexpr int64_t kFullBlock = 1 << 16, kRowBlock = 1 << 18, kMaxRowBlocks = 32;
+
+// Rows of partial accumulators for a reduction over the rows of `x`, each starting at the
+// offset of x within a 4 KiB page (rows of at least a page are padded to whole pages). A CPU
+// takes a load whose address matches a pending store's in the low 12 bits for dependent on
+// it; an accumulator row just above the input's offset made every vector's load wait for the
+// previous vector's store (4096 x 1024 float32 summed over axis 0 from the cache: 0.39 ms at
+// an offset of 64 bytes, 0.27 at 0, in a standalone test on the AVX-512 host).
+template <class C>
+class PartialRows {
+ public:
+  PartialRows(int64_t rows, int64_t m, const void* x) {
+    constexpr int64_t kPage = 4096;
+    const int64_t bytes = m * static_cast<int64_t>(sizeof(C));
+    stride_ = bytes < kPage ? m : (bytes + kPage - 1) / kPage * kPage / sizeof(C);
+    raw_.reset(new char[static_cast<size_t>(rows * stride_ * sizeof(C) + 2 * kPage)]);
+    const auto base = (reinterpret_cast<uintptr_t>(raw_.get()) + kPage - 1) & ~uintptr_t{kPage - 1};
+    const auto offset = reinterpret_cast<uintptr_t>(x) & (kPage - 1) & ~uintptr_t{alignof(C) - 1};
+    first_ = reinterpret_cast<C*>(base + offset);
+  }
+  C* row(int64_t k) const { return first_ + k * stride_; }
+
+ private:
+  std::unique_ptr<char[]> raw_;
+  C* first_;
+  int64_t stride_;
+};
 
 template <class R, class C>
 void reduce_typed(const ReduceArgs& a) {
@@ -404,16 +463,17 @@ void reduce_typed(const ReduceArgs& a) {
         // each into its own row of accumulators, then the rows folded in order. Threads take
         // blocks; every block walks memory in order; the blocking depends on the shape only.
         const int64_t per_index = it.size() / it.dim(0);
-        const int64_t rows = std::max<int64_t>(1, kRowBlock / per_index);
+        const int64_t rows =
+            std::max(kRowBlock / per_index, (it.dim(0) + kMaxRowBlocks - 1) / kMaxRowBlocks);
         const int64_t blocks = (it.dim(0) + rows - 1) / rows;
-        std::unique_ptr<C[]> partial(new C[static_cast<size_t>(blocks * m)]);
+        const PartialRows<C> partial(blocks, m, x);
         // A matrix of C with contiguous rows, reduced over its rows: four rows a pass for
         // max / min (see four_rows_a_pass).
         const bool dense_rows = it.ndim() == 2 && in.dtype == dtype_of<C> && it.stride(0, 1) == 1 &&
                                 it.stride(1, 1) == 1;
         parallel_for(blocks, 1, [&](int64_t b, int64_t e) {
           for (int64_t k = b; k < e; ++k) {
-            C* p = partial.get() + k * m;
+            C* p = partial.row(k);
             std::fill(p, p + m, R::template identity<C>());
             if (dense_rows) {
               const int64_t row_stride = it.stride(1, 0);
@@ -423,6 +483,10 @@ void reduce_typed(const ReduceArgs& a) {
               if constexpr (four_rows_a_pass<R, C>())
                 for (; i + 4 <= end; i += 4)
                   combine_four_rows(r, p, xr + i * row_stride, row_stride, m);
+              if constexpr (std::is_floating_point_v<C>) {
+                if constexpr (has_fast<R, Vec<C>>())
+                  while (i < end && combine_row_fast(r, p, xr + i * row_stride, m)) ++i;
+              }
               for (; i < end; ++i) combine_rows(r, p, xr + i * row_stride, m);
               continue;
             }
@@ -432,7 +496,7 @@ void reduce_typed(const ReduceArgs& a) {
             fold_runs(r, part, 0, part.size(), p, x, in.dtype, {0, base[1]});
           }
         });
-        for (int64_t k = 0; k < blocks; ++k) combine_rows(r, acc, partial.get() + k * m, m);
+        for (int64_t k = 0; k < blocks; ++k) combine_rows(r, acc, partial.row(k), m);
       } else {
         // Split the outermost kept dim: threads own disjoint accumulators.
         int split = -1;
