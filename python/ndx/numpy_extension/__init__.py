@@ -134,7 +134,7 @@ populate(globals(), "_npx_")
 from ..numpy._composites import topk  # noqa: E402, F401
 from ..numpy._interop import npx_from_dlpack as from_dlpack  # noqa: E402, F401
 from ..numpy._interop import to_dlpack_for_read, to_dlpack_for_write  # noqa: E402, F401
-from . import random  # noqa: E402, F401
+from . import image, random  # noqa: E402, F401
 from ._io import load, save, savez  # noqa: E402, F401  (MXNet 2.0's npx.save / savez / load)
 from ._rnn import rnn  # noqa: E402, F401  (inputs depend on the mode)
 from ._routines import (  # noqa: E402, F401

@@ -3,6 +3,7 @@ after adding an op (tests/python/test_stubs.py checks)."""
 
 from typing import Any
 
+from . import image as image
 from . import random as random
 
 def activation(data: Any, act_type: Any, *, out: Any = None) -> Any:

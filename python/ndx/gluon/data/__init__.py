@@ -1,5 +1,5 @@
 """gluon.data: datasets, samplers, batchify functions and the DataLoader, as MXNet has them."""
-from . import batchify, dataloader, dataset, sampler
+from . import batchify, dataloader, dataset, sampler, vision
 from .dataloader import DataLoader
 from .dataset import ArrayDataset, Dataset, SimpleDataset
 from .sampler import (
@@ -16,4 +16,4 @@ from .sampler import (
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "DataLoader", "Sampler",
            "SequentialSampler", "RandomSampler", "BatchSampler", "IntervalSampler",
            "FilterSampler", "SplitSampler", "DistributedSampler", "batchify", "dataloader",
-           "dataset", "sampler"]
+           "dataset", "sampler", "vision"]

@@ -1,0 +1,6 @@
+"""gluon.data.vision: image data sets read from local files and image transforms, as MXNet's
+gluon.data.vision has them."""
+from . import datasets, transforms
+from .datasets import CIFAR10, CIFAR100, MNIST, FashionMNIST
+
+__all__ = ["datasets", "transforms", "MNIST", "FashionMNIST", "CIFAR10", "CIFAR100"]

@@ -1,0 +1,270 @@
+// Image ops (MXNet's _image_* under npx.image): to_tensor and resize of (H, W, C) images or
+// (N, H, W, C) batches. The rest of npx.image (normalize, crop, flips, colour jitter, lighting)
+// is made of elementwise and slicing ops in Python, so autograd and hybridize see through it.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernel/functor_traits.h"
+#include "kernel/parallel.h"
+#include "ndx/graph.h"
+#include "operator/kernel_util.h"
+
+namespace ndx {
+namespace {
+
+using kernel::as_array;
+using kernel::to_blob;
+using kernel::write_req;
+
+// The image dims of an (H, W, C) or (N, H, W, C) array, checked.
+struct ImageDims {
+  int64_t n, h, w, c;
+};
+
+ImageDims image_dims(const Shape& s, const char* op) {
+  if (s.ndim() != 3 && s.ndim() != 4)
+    value_error("[", op, "] data must be (H, W, C) or (N, H, W, C), got shape ", s.str());
+  const int b = s.ndim() - 3;
+  return {b ? s[0] : 1, s[b], s[b + 1], s[b + 2]};
+}
+
+void check_real(DType t, const char* op) {
+  if (is_complex(t) || t == DType::kBool)
+    type_error("[", op, "] data must be an integer or float image, got dtype ", t);
+}
+
+// ============================== to_tensor ==============================
+// (H, W, C) or (N, H, W, C) in [0, 255] -> float32 (C, H, W) or (N, C, H, W) in [0, 1].
+bool ToTensorShape(const NodeAttrs&, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const Shape& s = (*in)[0];
+  const ImageDims d = image_dims(s, "to_tensor");
+  (*out)[0] = s.ndim() == 3 ? Shape{d.c, d.h, d.w} : Shape{d.n, d.c, d.h, d.w};
+  return true;
+}
+
+bool ToTensorType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  check_real((*in)[0], "to_tensor");
+  assign_type(attrs, &(*out)[0], DType::kFloat32, "output", 0);
+  return true;
+}
+
+template <class T>
+void to_tensor_rows(const T* x, float* o, const ImageDims& d, int64_t r0, int64_t r1) {
+  // Row r is image r / h's row r % h; its pixels scatter into c planes of the output.
+  const int64_t plane = d.h * d.w;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t img = r / d.h, y = r % d.h;
+    const T* row = x + r * d.w * d.c;
+    float* base = o + img * d.c * plane + y * d.w;
+    for (int64_t ch = 0; ch < d.c; ++ch) {
+      float* dst = base + ch * plane;
+      for (int64_t px = 0; px < d.w; ++px)
+        dst[px] = static_cast<float>(row[px * d.c + ch]) / 255.0f;
+    }
+  }
+}
+
+void ToTensorCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const ImageDims d = image_dims(in[0].shape, "to_tensor");
+  const bool direct = req[0] != kAddTo && out[0].is_contiguous();
+  NDArray scratch;
+  float* o = static_cast<float*>(out[0].dptr);
+  if (!direct) {
+    scratch = NDArray(out[0].shape, DType::kFloat32, cpu());
+    o = static_cast<float*>(scratch.raw_data());
+  }
+  std::vector<NDArray> keep;
+  const TBlob x =
+      in[0].dtype == DType::kUInt8 ? in[0] : kernel::cast_blob(in[0], DType::kFloat32, &keep);
+  const int64_t rows = d.n * d.h;
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(d.w * d.c, 1));
+  kernel::parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+    if (x.dtype == DType::kUInt8)
+      to_tensor_rows(static_cast<const uint8_t*>(x.dptr), o, d, r0, r1);
+    else
+      to_tensor_rows(static_cast<const float*>(x.dptr), o, d, r0, r1);
+  });
+  if (!direct) write_req(scratch, as_array(out[0]), req[0]);
+}
+
+// ============================== resize ==============================
+struct ResizeParam {
+  Shape size;
+  bool keep_ratio = false;
+  int64_t interp = 1;
+  static void declare(ParamDecl<ResizeParam>& d) {
+    d.field("size", &ResizeParam::size)
+        .describe(
+            "(width, height) of the output, or one length: both sides, or with keep_ratio "
+            "the shorter side.");
+    d.field("keep_ratio", &ResizeParam::keep_ratio)
+        .set_default(false)
+        .describe("With one length: keep the aspect ratio, the shorter side becoming size.");
+    d.field("interp", &ResizeParam::interp)
+        .set_default(int64_t{1})
+        .describe("OpenCV's interpolation code: 0 nearest, 1 bilinear (others are not built).");
+  }
+};
+
+// (height, width) of the output for an input of h x w, as MXNet's resize computes them.
+std::pair<int64_t, int64_t> resized_hw(const ResizeParam& p, int64_t h, int64_t w) {
+  const Shape& s = p.size;
+  if (s.ndim() != 1 && s.ndim() != 2)
+    value_error("[resize] size must be one length or (width, height), got ", s.str());
+  for (int i = 0; i < s.ndim(); ++i)
+    if (s[i] <= 0 || s[i] > (int64_t{1} << 30))
+      value_error("[resize] size must hold lengths in [1, 2**30], got ", s.str());
+  if (p.interp != 0 && p.interp != 1)
+    not_implemented("[resize] interp ", p.interp,
+                    " is not built; 0 (nearest) and 1 (bilinear) are");
+  if (s.ndim() == 2) return {s[1], s[0]};
+  if (!p.keep_ratio || h == 0 || w == 0) return {s[0], s[0]};
+  if (h > w) return {static_cast<int64_t>(static_cast<double>(h) * s[0] / w), s[0]};
+  return {s[0], static_cast<int64_t>(static_cast<double>(w) * s[0] / h)};
+}
+
+bool ResizeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  Shape o = (*in)[0];
+  const ImageDims d = image_dims(o, "resize");
+  const auto [oh, ow] = resized_hw(attrs.get<ResizeParam>(), d.h, d.w);
+  if (d.h == 0 || d.w == 0)
+    value_error("[resize] can't resize an image of ", d.h, " x ", d.w, " pixels");
+  o[o.ndim() - 3] = oh;
+  o[o.ndim() - 2] = ow;
+  checked_size(o, 8, "resize");
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+bool ResizeType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  check_real((*in)[0], "resize");
+  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+// Where each output coordinate samples along an axis of n inputs, OpenCV's way: bilinear takes
+// the pixel-centre position (i + 0.5) * n / m - 0.5, clamped to the first and last pixel, and
+// blends its two neighbours; nearest takes floor(i * n / m).
+struct AxisTaps {
+  std::vector<int64_t> lo, hi;
+  std::vector<double> frac;
+};
+
+AxisTaps axis_taps(int64_t n, int64_t m, bool bilinear) {
+  AxisTaps t;
+  const double scale = static_cast<double>(n) / static_cast<double>(m);
+  for (int64_t i = 0; i < m; ++i) {
+    if (!bilinear) {
+      const int64_t k = std::min(static_cast<int64_t>(std::floor(i * scale)), n - 1);
+      t.lo.push_back(k), t.hi.push_back(k), t.frac.push_back(0.0);
+      continue;
+    }
+    const double f = (static_cast<double>(i) + 0.5) * scale - 0.5;
+    int64_t k = static_cast<int64_t>(std::floor(f));
+    double a = f - static_cast<double>(k);
+    if (k < 0) k = 0, a = 0.0;
+    if (k >= n - 1) k = n - 1, a = 0.0;
+    t.lo.push_back(k), t.hi.push_back(std::min(k + 1, n - 1)), t.frac.push_back(a);
+  }
+  return t;
+}
+
+// The range an integer dtype saturates to ({0, 0} for floats, which are stored as computed).
+std::pair<double, double> integer_range(DType t) {
+  std::pair<double, double> r{0, 0};
+  NDX_DTYPE_SWITCH(t, T, {
+    if constexpr (std::is_integral_v<T>)
+      r = {static_cast<double>(std::numeric_limits<T>::lowest()),
+           static_cast<double>(std::numeric_limits<T>::max())};
+  });
+  return r;
+}
+
+// Output rows [r0, r1) (image r / oh, row r % oh) of x (float or double, contiguous N H W C).
+// For integer outputs (range.first < range.second) each value is rounded to the nearest and
+// saturated, as OpenCV stores integer images.
+template <class F>
+void resize_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, const AxisTaps& ty,
+                 const AxisTaps& tx, std::pair<double, double> range, int64_t r0, int64_t r1) {
+  const int64_t c = d.c;
+  const bool round = range.first < range.second;
+  const F lo = static_cast<F>(range.first), hi = static_cast<F>(range.second);
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t img = r / oh, y = r % oh;
+    const F* row0 = x + ((img * d.h) + ty.lo[y]) * d.w * c;
+    const F* row1 = x + ((img * d.h) + ty.hi[y]) * d.w * c;
+    const F fy = static_cast<F>(ty.frac[y]);
+    F* dst = o + r * ow * c;
+    for (int64_t px = 0; px < ow; ++px) {
+      const F fx = static_cast<F>(tx.frac[px]);
+      const int64_t a = tx.lo[px] * c, b = tx.hi[px] * c;
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const F top = row0[a + ch] * (F(1) - fx) + row0[b + ch] * fx;
+        const F bottom = row1[a + ch] * (F(1) - fx) + row1[b + ch] * fx;
+        const F v = top * (F(1) - fy) + bottom * fy;
+        dst[px * c + ch] = round ? std::clamp(std::nearbyint(v), lo, hi) : v;
+      }
+    }
+  }
+}
+
+void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const auto& p = attrs.get<ResizeParam>();
+  const ImageDims d = image_dims(in[0].shape, "resize");
+  const int nd = out[0].ndim();
+  const int64_t oh = out[0].shape[nd - 3], ow = out[0].shape[nd - 2];
+  const DType ct = in[0].dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  std::vector<NDArray> keep;
+  const TBlob x = kernel::cast_blob(in[0], ct, &keep);
+  NDArray result(out[0].shape, ct, cpu());
+  const AxisTaps ty = axis_taps(d.h, oh, p.interp == 1), tx = axis_taps(d.w, ow, p.interp == 1);
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(ow * d.c, 1));
+  const auto range = integer_range(out[0].dtype);
+  kernel::parallel_for(d.n * oh, grain, [&](int64_t r0, int64_t r1) {
+    if (ct == DType::kFloat64)
+      resize_rows(static_cast<const double*>(x.dptr), static_cast<double*>(result.raw_data()), d,
+                  oh, ow, ty, tx, range, r0, r1);
+    else
+      resize_rows(static_cast<const float*>(x.dptr), static_cast<float*>(result.raw_data()), d, oh,
+                  ow, ty, tx, range, r0, r1);
+  });
+  write_req(result, as_array(out[0]), req[0]);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  OpRegistry::global()
+      .register_op("_image_to_tensor")
+      .describe(
+          "An (H, W, C) image or (N, H, W, C) batch with values in [0, 255] as float32 "
+          "(C, H, W) or (N, C, H, W) in [0, 1] (each value divided by 255).")
+      .set_num_inputs(1)
+      .add_argument("data", "NDArray", "The image(s), any integer or float dtype.")
+      .set_attr<FInferShape>("FInferShape", ToTensorShape)
+      .set_attr<FInferType>("FInferType", ToTensorType)
+      .set_attr<FCompute>("FCompute<cpu>", ToTensorCompute);
+  OpRegistry::global()
+      .register_op("_image_resize")
+      .describe(
+          "Resizes an (H, W, C) image or (N, H, W, C) batch as OpenCV's cv2.resize does "
+          "(bilinear or nearest); integer images round and saturate.")
+      .set_num_inputs(1)
+      .add_argument("data", "NDArray", "The image(s), any integer or float dtype.")
+      .set_params<ResizeParam>()
+      .set_attr<FInferShape>("FInferShape", ResizeShape)
+      .set_attr<FInferType>("FInferType", ResizeType)
+      .set_attr<FCompute>("FCompute<cpu>", ResizeCompute);
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx
