@@ -143,9 +143,10 @@ bool ResizeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-bool ResizeType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+// Output dtype = input dtype, for any integer or float image.
+bool SameImageType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[0] == DType::kUnknown) return false;
-  check_real((*in)[0], "resize");
+  check_real((*in)[0], attrs.op ? attrs.op->name.c_str() : "image");
   assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
   return true;
 }
@@ -241,6 +242,96 @@ void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   write_req(result, as_array(out[0]), req[0]);
 }
 
+// ============================== adjust_hue ==============================
+// Rotates each RGB pixel's hue by alpha turns through the HLS model, as MXNet's adjust_hue
+// does: values in [0, 255], computed in float; integer images clamp and truncate (MXNet's
+// saturate_cast); images of one channel are copied.
+struct AdjustHueParam {
+  double alpha = 0;
+  static void declare(ParamDecl<AdjustHueParam>& d) {
+    d.field("alpha", &AdjustHueParam::alpha).describe("The hue shift in turns (1: a full turn).");
+  }
+};
+
+bool SameImageShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const ImageDims d = image_dims((*in)[0], "adjust_hue");
+  if (d.c != 1 && d.c != 3)
+    value_error("[adjust_hue] images must have 1 or 3 channels, got shape ", (*in)[0].str());
+  assign_shape(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+struct Hls {
+  float h, l, s;
+};
+
+// r, g, b in [0, 1] -> hue in degrees [0, 360), lightness, saturation.
+Hls rgb_to_hls(float r, float g, float b) {
+  const float hi = std::max({r, g, b}), lo = std::min({r, g, b}), span = hi - lo;
+  const float l = (hi + lo) * 0.5f;
+  if (span <= std::numeric_limits<float>::epsilon()) return {0.f, l, 0.f};
+  const float s = l < 0.5f ? span / (hi + lo) : span / (2.f - hi - lo);
+  float h = hi == r   ? (g - b) * 60.f / span
+            : hi == g ? (b - r) * 60.f / span + 120.f
+                      : (r - g) * 60.f / span + 240.f;
+  if (h < 0.f) h += 360.f;
+  return {h, l, s};
+}
+
+// The inverse: rgb[0..2] in [0, 1].
+void hls_to_rgb(Hls c, float* rgb) {
+  if (c.s == 0.f) {
+    rgb[0] = rgb[1] = rgb[2] = c.l;
+    return;
+  }
+  const float top = c.l <= 0.5f ? c.l * (1.f + c.s) : c.l + c.s - c.l * c.s;
+  const float bottom = 2.f * c.l - top;
+  float h = std::fmod(c.h / 60.f, 6.f);
+  if (h < 0.f) h += 6.f;
+  const int sector = std::min(static_cast<int>(h), 5);
+  const float f = h - static_cast<float>(sector);
+  const float rising = bottom + (top - bottom) * f, falling = bottom + (top - bottom) * (1.f - f);
+  // Per 60-degree sector: which channel is at the top, which at the bottom, which moving.
+  const float table[6][3] = {{top, rising, bottom}, {falling, top, bottom},
+                             {bottom, top, rising}, {bottom, falling, top},
+                             {rising, bottom, top}, {top, bottom, falling}};
+  for (int k = 0; k < 3; ++k) rgb[k] = table[sector][k];
+}
+
+void AdjustHueCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const ImageDims d = image_dims(in[0].shape, "adjust_hue");
+  if (d.c == 1) {
+    write_req(as_array(in[0]), as_array(out[0]), req[0]);
+    return;
+  }
+  const float turn = static_cast<float>(attrs.get<AdjustHueParam>().alpha) * 360.f;
+  std::vector<NDArray> keep;
+  const TBlob x = kernel::cast_blob(in[0], DType::kFloat32, &keep);
+  NDArray result(out[0].shape, DType::kFloat32, cpu());
+  const auto range = integer_range(out[0].dtype);
+  const bool clamp = range.first < range.second;
+  const auto* src = static_cast<const float*>(x.dptr);
+  auto* dst = static_cast<float*>(result.raw_data());
+  kernel::parallel_for(in[0].size() / 3, kernel::kGrain / 3, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      Hls c = rgb_to_hls(src[3 * p] / 255.f, src[3 * p + 1] / 255.f, src[3 * p + 2] / 255.f);
+      c.h += turn;
+      float rgb[3];
+      hls_to_rgb(c, rgb);
+      for (int k = 0; k < 3; ++k) {
+        const float v = rgb[k] * 255.f;
+        dst[3 * p + k] = clamp ? std::trunc(std::clamp(v, static_cast<float>(range.first),
+                                                       static_cast<float>(range.second)))
+                               : v;
+      }
+    }
+  });
+  write_req(result, as_array(out[0]), req[0]);
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_image_to_tensor")
@@ -261,8 +352,19 @@ void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
       .add_argument("data", "NDArray", "The image(s), any integer or float dtype.")
       .set_params<ResizeParam>()
       .set_attr<FInferShape>("FInferShape", ResizeShape)
-      .set_attr<FInferType>("FInferType", ResizeType)
+      .set_attr<FInferType>("FInferType", SameImageType)
       .set_attr<FCompute>("FCompute<cpu>", ResizeCompute);
+  OpRegistry::global()
+      .register_op("_image_adjust_hue")
+      .describe(
+          "Rotates the hue of (H, W, 3) / (N, H, W, 3) RGB images in [0, 255] by alpha turns "
+          "(through HLS); integer images clamp and truncate, one-channel images are copied.")
+      .set_num_inputs(1)
+      .add_argument("data", "NDArray", "The image(s), any integer or float dtype.")
+      .set_params<AdjustHueParam>()
+      .set_attr<FInferShape>("FInferShape", SameImageShape)
+      .set_attr<FInferType>("FInferType", SameImageType)
+      .set_attr<FCompute>("FCompute<cpu>", AdjustHueCompute);
   return true;
 }();
 

@@ -2,7 +2,8 @@
 batches, as MXNet's npx.image takes them, until to_tensor makes them float32 (C, H, W) /
 (N, C, H, W) in [0, 1]; normalize works on that layout.
 
-to_tensor and resize are C++ ops (`_image_to_tensor`, `_image_resize`); the others are made of
+to_tensor, resize and adjust_hue are C++ ops (`_image_to_tensor`, `_image_resize`,
+`_image_adjust_hue`); the others are made of
 ndx's elementwise and slicing ops, so autograd and hybridize see through them. The random
 ones draw from ndx's generator (np.random.seed makes them repeat)."""
 import numbers
@@ -47,11 +48,12 @@ def _uniform(lo, hi):
 
 
 def _like_input(op, out, data):
-    """out in data's dtype: integer images round to the nearest value and saturate."""
+    """out in data's dtype: integer images clamp to the dtype's range and truncate, as MXNet's
+    image ops store them (its saturate_cast)."""
     np = _np()
     if _onp.issubdtype(data.dtype, _onp.integer):
         info = _onp.iinfo(data.dtype)
-        return np.clip(np.rint(out), info.min, info.max).astype(data.dtype)
+        return np.clip(out, info.min, info.max).astype(data.dtype)
     return out.astype(data.dtype, copy=False)
 
 
@@ -156,10 +158,11 @@ def _factors(op, lo, hi):
     return lo, hi
 
 
-def _rgb(op, data):
+def _channels(op, data):
+    """data checked to hold images of 1 or 3 (RGB) channels, as MXNet's colour ops take."""
     data = _image(op, data)
-    if data.shape[-1] != 3:
-        raise ValueError(f"[{op}] data must have 3 (RGB) channels, got shape {data.shape}")
+    if data.shape[-1] not in (1, 3):
+        raise ValueError(f"[{op}] images must have 1 or 3 channels, got shape {data.shape}")
     return data
 
 
@@ -177,18 +180,23 @@ def adjust_brightness(data, alpha):
 
 
 def adjust_contrast(data, alpha):
-    """data * alpha + (1 - alpha) * the image's mean luma (0.299 R + 0.587 G + 0.114 B)."""
-    data = _rgb("adjust_contrast", data)
+    """data * alpha + (1 - alpha) * each image's mean luma (0.299 R + 0.587 G + 0.114 B; the
+    value itself for one channel)."""
+    data = _channels("adjust_contrast", data)
     alpha = _number("adjust_contrast", "alpha", alpha)
     x = _float(data)
-    mean = _gray(x).mean(axis=(-3, -2, -1), keepdims=True)
+    mean = (_gray(x) if x.shape[-1] == 3 else x).mean(axis=(-3, -2, -1), keepdims=True)
     return _like_input("adjust_contrast", x * alpha + mean * (1.0 - alpha), data)
 
 
 def adjust_saturation(data, alpha):
-    """data * alpha + (1 - alpha) * each pixel's luma (0.299 R + 0.587 G + 0.114 B)."""
-    data = _rgb("adjust_saturation", data)
+    """data * alpha + (1 - alpha) * each pixel's luma (0.299 R + 0.587 G + 0.114 B); images of
+    one channel are returned as they are. (MXNet's kernel takes 0.114 B alone for the luma, a
+    slip in its loop; ndx uses the whole weighted sum, which its documentation describes.)"""
+    data = _channels("adjust_saturation", data)
     alpha = _number("adjust_saturation", "alpha", alpha)
+    if data.shape[-1] == 1:
+        return data.copy()
     x = _float(data)
     return _like_input("adjust_saturation", x * alpha + _gray(x) * (1.0 - alpha), data)
 
@@ -211,34 +219,49 @@ def random_saturation(data, min_factor, max_factor):
     return adjust_saturation(data, _uniform(lo, hi))
 
 
+def adjust_hue(data, alpha):
+    """Rotates each pixel's hue by alpha turns (through HLS, RGB values in [0, 255]); images of
+    one channel are returned as they are."""
+    data = _channels("adjust_hue", data)
+    return _core._invoke("_image_adjust_hue", (data,),
+                         {"alpha": _number("adjust_hue", "alpha", alpha)}, None)
+
+
+def random_hue(data, min_factor, max_factor):
+    """adjust_hue by a number of turns drawn uniformly from [min_factor, max_factor] (gluon's
+    RandomHue(h) passes [max(0, 1 - h), 1 + h]: a whole turn plus or minus h)."""
+    lo, hi = _factors("random_hue", min_factor, max_factor)
+    return adjust_hue(data, _uniform(lo, hi))
+
+
 def random_color_jitter(data, brightness=0.0, contrast=0.0, saturation=0.0, hue=0.0):
-    """Brightness, contrast and saturation, each by a factor drawn from [1 - v, 1 + v] (v = 0
-    leaves it out), in that order. Hue is not built yet: hue > 0 raises NotImplementedError."""
-    values = {}
+    """Brightness, contrast and saturation by factors 1 + U(-v, v), and hue by U(-hue, hue)
+    turns, in a random order, as MXNet's random_color_jitter (v = 0 leaves one out)."""
+    values = []
     for name, v in (("brightness", brightness), ("contrast", contrast),
                     ("saturation", saturation), ("hue", hue)):
-        values[name] = _number("random_color_jitter", name, v)
-        if values[name] < 0:
+        values.append(_number("random_color_jitter", name, v))
+        if values[-1] < 0:
             raise ValueError(f"[random_color_jitter] {name} must be >= 0, got {v}")
-    if values["hue"] > 0:
-        raise NotImplementedError("[random_color_jitter] hue jitter is not built in ndx yet")
-    data = _image("random_color_jitter", data)
-    for name, fn in (("brightness", random_brightness), ("contrast", random_contrast),
-                     ("saturation", random_saturation)):
-        v = values[name]
-        if v > 0:
-            data = fn(data, max(0.0, 1.0 - v), 1.0 + v)
+    data = _channels("random_color_jitter", data)
+    adjust = (adjust_brightness, adjust_contrast, adjust_saturation, adjust_hue)
+    for k in _np().random.permutation(4).asnumpy().tolist():
+        if values[k] > 0:
+            shift = _uniform(-values[k], values[k])
+            data = adjust[k](data, shift if k == 3 else 1.0 + shift)
     return data
 
 
 def adjust_lighting(data, alpha):
     """AlexNet's PCA lighting: adds eigvec @ (alpha * eigval) to each pixel's RGB values;
-    alpha holds 3 numbers."""
+    alpha holds 3 numbers. Images of one channel are returned as they are."""
     np = _np()
-    data = _rgb("adjust_lighting", data)
+    data = _channels("adjust_lighting", data)
     if not isinstance(alpha, (tuple, list)) or len(alpha) != 3:
         raise ValueError(f"[adjust_lighting] alpha must hold 3 numbers, got {alpha!r}")
     a = [_number("adjust_lighting", "alpha", v) for v in alpha]
+    if data.shape[-1] == 1:
+        return data.copy()
     rgb = _onp.array(_EIGVEC) @ (_onp.array(a) * _onp.array(_EIGVAL))
     x = _float(data)
     return _like_input("adjust_lighting", x + np.array(rgb, dtype=x.dtype), data)

@@ -9,10 +9,17 @@ from ....numpy_extension import image
 from ...block import Block, HybridBlock
 from ...nn.basic_layers import HybridSequential, Sequential
 
+
+def _rest(out, args):
+    """MXNet 2's transforms pass any further arguments (a label) through: x alone comes back
+    alone, (x, label) as (transformed x, label)."""
+    return (out,) + args if args else out
+
+
 __all__ = ["Compose", "HybridCompose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop",
            "CropResize", "RandomResizedCrop", "RandomCrop", "RandomFlipLeftRight",
            "RandomFlipTopBottom", "RandomBrightness", "RandomContrast", "RandomSaturation",
-           "RandomColorJitter", "RandomLighting", "RandomGray", "RandomApply"]
+           "RandomHue", "RandomColorJitter", "RandomLighting", "RandomGray", "RandomApply"]
 
 
 class Compose(Sequential):
@@ -25,6 +32,12 @@ class Compose(Sequential):
                 raise TypeError(f"[Compose] every transform must be callable, got "
                                 f"{type(t).__name__}")
             self.add(t if isinstance(t, Block) else _Lambda(t))
+
+    def forward(self, x, *args):
+        for child in self._children.values():
+            out = child(x, *args)
+            x, args = (out[0], tuple(out[1:])) if args else (out, ())
+        return _rest(x, args)
 
 
 class HybridCompose(HybridSequential):
@@ -55,15 +68,15 @@ class Cast(HybridBlock):
         super().__init__()
         self._dtype = dtype
 
-    def forward(self, x):
-        return x.astype(self._dtype)
+    def forward(self, x, *args):
+        return _rest(x.astype(self._dtype), args)
 
 
 class ToTensor(HybridBlock):
     """(H, W, C) / (N, H, W, C) in [0, 255] -> float32 (C, H, W) / (N, C, H, W) in [0, 1]."""
 
-    def forward(self, x):
-        return image.to_tensor(x)
+    def forward(self, x, *args):
+        return _rest(image.to_tensor(x), args)
 
 
 class Normalize(HybridBlock):
@@ -74,8 +87,8 @@ class Normalize(HybridBlock):
         super().__init__()
         self._mean, self._std = mean, std
 
-    def forward(self, x):
-        return image.normalize(x, self._mean, self._std)
+    def forward(self, x, *args):
+        return _rest(image.normalize(x, self._mean, self._std), args)
 
 
 def _size(op, size):
@@ -98,8 +111,8 @@ class Resize(HybridBlock):
         self._size = size if isinstance(size, numbers.Integral) else _size("Resize", size)
         self._keep, self._interp = bool(keep_ratio), interpolation
 
-    def forward(self, x):
-        return image.resize(x, self._size, self._keep, self._interp)
+    def forward(self, x, *args):
+        return _rest(image.resize(x, self._size, self._keep, self._interp), args)
 
 
 def _hw(x):
@@ -137,8 +150,8 @@ class CenterCrop(Block):
         super().__init__()
         self._size, self._interp = _size("CenterCrop", size), interpolation
 
-    def forward(self, x):
-        return _center_crop(x, self._size, self._interp)
+    def forward(self, x, *args):
+        return _rest(_center_crop(x, self._size, self._interp), args)
 
 
 class CropResize(HybridBlock):
@@ -150,8 +163,8 @@ class CropResize(HybridBlock):
         self._size = None if size is None else _size("CropResize", size)
         self._interp = 1 if interpolation is None else interpolation
 
-    def forward(self, x):
-        return _crop_resize(x, *self._box, self._size, self._interp)
+    def forward(self, x, *args):
+        return _rest(_crop_resize(x, *self._box, self._size, self._interp), args)
 
 
 def _randint(lo, hi):
@@ -173,7 +186,7 @@ class RandomResizedCrop(Block):
                                  f"0 < low <= high, got {pair!r}")
         self._scale, self._ratio, self._interp = tuple(scale), tuple(ratio), interpolation
 
-    def forward(self, x):
+    def forward(self, x, *args):
         ih, iw = _hw(x)
         area = ih * iw
         log_ratio = (math.log(self._ratio[0]), math.log(self._ratio[1]))
@@ -183,9 +196,10 @@ class RandomResizedCrop(Block):
             w = int(round(math.sqrt(target * aspect)))
             h = int(round(math.sqrt(target / aspect)))
             if 0 < w <= iw and 0 < h <= ih:
-                return _crop_resize(x, _randint(0, iw - w), _randint(0, ih - h), w, h,
+                crop = _crop_resize(x, _randint(0, iw - w), _randint(0, ih - h), w, h,
                                     self._size, self._interp)
-        return _center_crop(x, self._size, self._interp)
+                return _rest(crop, args)
+        return _rest(_center_crop(x, self._size, self._interp), args)
 
 
 class RandomCrop(Block):
@@ -196,7 +210,7 @@ class RandomCrop(Block):
         super().__init__()
         self._size, self._pad, self._value = _size("RandomCrop", size), pad, pad_value
 
-    def forward(self, x):
+    def forward(self, x, *args):
         if self._pad:
             p = self._pad
             widths = [(0, 0)] * (x.ndim - 3) + [(p, p), (p, p), (0, 0)]
@@ -206,7 +220,7 @@ class RandomCrop(Block):
         if w > iw or h > ih:
             raise ValueError(f"[RandomCrop] a {w} x {h} crop does not fit in the {iw} x {ih} "
                              f"image")
-        return image.crop(x, _randint(0, iw - w), _randint(0, ih - h), w, h)
+        return _rest(image.crop(x, _randint(0, iw - w), _randint(0, ih - h), w, h), args)
 
 
 class RandomFlipLeftRight(Block):
@@ -216,8 +230,8 @@ class RandomFlipLeftRight(Block):
         super().__init__()
         self._p = p
 
-    def forward(self, x):
-        return image.random_flip_left_right(x, self._p)
+    def forward(self, x, *args):
+        return _rest(image.random_flip_left_right(x, self._p), args)
 
 
 class RandomFlipTopBottom(Block):
@@ -227,8 +241,8 @@ class RandomFlipTopBottom(Block):
         super().__init__()
         self._p = p
 
-    def forward(self, x):
-        return image.random_flip_top_bottom(x, self._p)
+    def forward(self, x, *args):
+        return _rest(image.random_flip_top_bottom(x, self._p), args)
 
 
 class _RandomFactor(Block):
@@ -241,8 +255,8 @@ class _RandomFactor(Block):
             raise ValueError(f"[{type(self).__name__}] the amount must be >= 0, got {amount}")
         self._range = (max(0.0, 1.0 - amount), 1.0 + amount)
 
-    def forward(self, x):
-        return type(self)._fn(x, *self._range)
+    def forward(self, x, *args):
+        return _rest(type(self)._fn(x, *self._range), args)
 
 
 class RandomBrightness(_RandomFactor):
@@ -260,15 +274,22 @@ class RandomSaturation(_RandomFactor):
     _fn = staticmethod(image.random_saturation)
 
 
+class RandomHue(_RandomFactor):
+    """Hue rotated by a number of turns from [max(0, 1 - hue), 1 + hue] (MXNet's range: a
+    whole turn plus or minus hue)."""
+    _fn = staticmethod(image.random_hue)
+
+
 class RandomColorJitter(Block):
-    """Brightness, contrast and saturation jitter in turn (hue > 0 is not built yet)."""
+    """Brightness, contrast, saturation and hue jitter in a random order (MXNet's
+    random_color_jitter)."""
 
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
         super().__init__()
         self._args = (brightness, contrast, saturation, hue)
 
-    def forward(self, x):
-        return image.random_color_jitter(x, *self._args)
+    def forward(self, x, *args):
+        return _rest(image.random_color_jitter(x, *self._args), args)
 
 
 class RandomLighting(Block):
@@ -278,8 +299,8 @@ class RandomLighting(Block):
         super().__init__()
         self._alpha = alpha
 
-    def forward(self, x):
-        return image.random_lighting(x, self._alpha)
+    def forward(self, x, *args):
+        return _rest(image.random_lighting(x, self._alpha), args)
 
 
 class RandomGray(Block):
@@ -289,13 +310,15 @@ class RandomGray(Block):
         super().__init__()
         self._p = image._probability("RandomGray", p)
 
-    def forward(self, x):
+    def forward(self, x, *args):
         if float(np.random.uniform()) >= self._p:
-            return x
-        x = image._rgb("RandomGray", x)
+            return _rest(x, args)
+        x = image._image("RandomGray", x)
+        if x.shape[-1] != 3:
+            raise ValueError(f"[RandomGray] images must have 3 channels, got shape {x.shape}")
         f = image._float(x)
         gray = (f * np.array([0.21, 0.72, 0.07], dtype=f.dtype)).sum(axis=-1, keepdims=True)
-        return image._like_input("RandomGray", np.broadcast_to(gray, f.shape), x)
+        return _rest(image._like_input("RandomGray", np.broadcast_to(gray, f.shape), x), args)
 
 
 class RandomApply(Block):
@@ -306,5 +329,5 @@ class RandomApply(Block):
         self._p = image._probability("RandomApply", p)
         self.transforms = transforms if isinstance(transforms, Block) else _Lambda(transforms)
 
-    def forward(self, x):
-        return self.transforms(x) if float(np.random.uniform()) < self._p else x
+    def forward(self, x, *args):
+        return _rest(self.transforms(x) if float(np.random.uniform()) < self._p else x, args)
