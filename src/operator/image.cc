@@ -332,6 +332,14 @@ void AdjustHueCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
   write_req(result, as_array(out[0]), req[0]);
 }
 
+// Data augmentation runs outside autograd; a backward pass that reaches one of these ops
+// raises rather than get a gradient ndx does not compute.
+FGradient no_gradient(const char* name) {
+  return [name](const NodePtr&, const std::vector<NodeEntry>&) -> std::vector<NodeEntry> {
+    not_implemented("[", name, "] has no gradient yet (run image transforms outside autograd)");
+  };
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_image_to_tensor")
@@ -342,7 +350,8 @@ void AdjustHueCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
       .add_argument("data", "NDArray", "The image(s), any integer or float dtype.")
       .set_attr<FInferShape>("FInferShape", ToTensorShape)
       .set_attr<FInferType>("FInferType", ToTensorType)
-      .set_attr<FCompute>("FCompute<cpu>", ToTensorCompute);
+      .set_attr<FCompute>("FCompute<cpu>", ToTensorCompute)
+      .set_attr<FGradient>("FGradient", no_gradient("to_tensor"));
   OpRegistry::global()
       .register_op("_image_resize")
       .describe(
@@ -353,7 +362,8 @@ void AdjustHueCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
       .set_params<ResizeParam>()
       .set_attr<FInferShape>("FInferShape", ResizeShape)
       .set_attr<FInferType>("FInferType", SameImageType)
-      .set_attr<FCompute>("FCompute<cpu>", ResizeCompute);
+      .set_attr<FCompute>("FCompute<cpu>", ResizeCompute)
+      .set_attr<FGradient>("FGradient", no_gradient("resize"));
   OpRegistry::global()
       .register_op("_image_adjust_hue")
       .describe(
@@ -364,7 +374,8 @@ void AdjustHueCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
       .set_params<AdjustHueParam>()
       .set_attr<FInferShape>("FInferShape", SameImageShape)
       .set_attr<FInferType>("FInferType", SameImageType)
-      .set_attr<FCompute>("FCompute<cpu>", AdjustHueCompute);
+      .set_attr<FCompute>("FCompute<cpu>", AdjustHueCompute)
+      .set_attr<FGradient>("FGradient", no_gradient("adjust_hue"));
   return true;
 }();
 

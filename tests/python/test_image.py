@@ -452,3 +452,14 @@ def test_mxnet_import_paths():
     assert mx.gluon.data.vision.transforms.ToTensor is T.ToTensor
     assert mx.npx.image.to_tensor is npx.image.to_tensor
     assert ndx.gluon.data.vision.MNIST is MNIST
+
+
+@pytest.mark.parametrize("fn", [npx.image.to_tensor, lambda v: npx.image.resize(v, 2),
+                                lambda v: npx.image.adjust_hue(v, 0.1)])
+def test_backward_through_the_c_ops_raises(fn):
+    x = np.ones((4, 4, 3))
+    x.attach_grad()
+    with autograd.record():
+        y = fn(x).sum()
+    with pytest.raises(NotImplementedError, match="no gradient"):
+        y.backward()
