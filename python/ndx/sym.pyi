@@ -122,6 +122,9 @@ def atanh(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def batch_norm(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_batch_norm: takes Symbols and params (as for the imperative function)."""
 
+def bipartite_matching(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_bipartite_matching: takes Symbols and params (as for the imperative function)."""
+
 def bitwise_and(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_bitwise_and: takes Symbols and params (as for the imperative function)."""
 
@@ -145,6 +148,9 @@ def bitwise_right_shift(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def bitwise_xor(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_bitwise_xor: takes Symbols and params (as for the imperative function)."""
+
+def box_nms(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_box_nms: takes Symbols and params (as for the imperative function)."""
 
 def broadcast_to(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_broadcast_to: takes Symbols and params (as for the imperative function)."""

@@ -289,6 +289,10 @@ void hls_to_rgb(Hls c, float* rgb) {
   const float bottom = 2.f * c.l - top;
   float h = std::fmod(c.h / 60.f, 6.f);
   if (h < 0.f) h += 6.f;
+  if (!(h >= 0.f && h < 6.f)) {  // a NaN or infinite input: no hue to rotate
+    rgb[0] = rgb[1] = rgb[2] = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
   const int sector = std::min(static_cast<int>(h), 5);
   const float f = h - static_cast<float>(sector);
   const float rising = bottom + (top - bottom) * f, falling = bottom + (top - bottom) * (1.f - f);
@@ -323,9 +327,12 @@ void AdjustHueCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
       hls_to_rgb(c, rgb);
       for (int k = 0; k < 3; ++k) {
         const float v = rgb[k] * 255.f;
-        dst[3 * p + k] = clamp ? std::trunc(std::clamp(v, static_cast<float>(range.first),
-                                                       static_cast<float>(range.second)))
-                               : v;
+        if (!clamp)
+          dst[3 * p + k] = v;
+        else  // NaN stores as 0 in an integer image
+          dst[3 * p + k] = v != v ? 0.f
+                                  : std::trunc(std::clamp(v, static_cast<float>(range.first),
+                                                          static_cast<float>(range.second)));
       }
     }
   });

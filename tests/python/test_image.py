@@ -463,3 +463,10 @@ def test_backward_through_the_c_ops_raises(fn):
         y = fn(x).sum()
     with pytest.raises(NotImplementedError, match="no gradient"):
         y.backward()
+
+
+def test_adjust_hue_of_nan_and_infinite_pixels():
+    x = onp.array([[[onp.nan, 10, 20], [-onp.inf, 0, 0], [30, 40, 50]]], onp.float32)
+    got = npx.image.adjust_hue(np.array(x), 0.25).asnumpy()
+    assert onp.isnan(got[0, :2]).all()
+    onp.testing.assert_allclose(got[0, 2], _hue_ref(x[:, 2:], 0.25)[0, 0], atol=5e-3)

@@ -24,11 +24,17 @@ def batch_flatten(data: Any) -> Any:
 def batch_norm(data: Any, gamma: Any, beta: Any, running_mean: Any, running_var: Any, eps: Any = 1e-05, momentum: Any = 0.9, axis: Any = 1, fix_gamma: Any = False, use_global_stats: Any = False, *, out: Any = None) -> Any:
     """Batch normalization over every axis but `axis`. Training mode (without use_global_stats) normalizes with the batch statistics and updates running_mean and running_var IN PLACE (running = running * momentum + batch * (1 - momentum), biased batch variance); predict mode uses the running statistics."""
 
+def bipartite_matching(data: Any, is_ascend: Any = False, *, threshold: Any, topk: Any = -1, out: Any = None) -> Any:
+    """Greedy one-to-one matching of (..., rows, columns) scores: the column matched to each row and the row matched to each column, -1 where none (MXNet's bipartite_matching)."""
+
 def boolean_mask(data: Any, index: Any, axis: Any = 0) -> Any:
     """The slices of data along axis where index (1-D, data.shape[axis] long) is nonzero."""
 
 def box_iou(lhs: Any, rhs: Any, format: Any = 'corner') -> Any:
     """Intersection over union of every box in lhs with every box in rhs (MXNet's box_iou): shapes (..., 4) and (..., 4) give lhs.shape[:-1] + rhs.shape[:-1]. format 'corner' is (xmin, ymin, xmax, ymax), 'center' (x, y, width, height). Disjoint boxes give 0, and so do two empty ones."""
+
+def box_nms(data: Any, overlap_thresh: Any = 0.5, valid_thresh: Any = 0, topk: Any = -1, coord_start: Any = 2, score_index: Any = 1, id_index: Any = -1, background_id: Any = -1, force_suppress: Any = False, in_format: Any = 'corner', out_format: Any = 'corner', *, out: Any = None) -> Any:
+    """Non-maximum suppression of (..., boxes, width) rows [id, score, coordinates, ...]: kept boxes first in descending score, removed rows -1; the gradient follows each kept box back to its input row (MXNet's box_nms)."""
 
 def broadcast_like(lhs: Any, rhs: Any, lhs_axes: Any = None, rhs_axes: Any = None) -> Any:
     """lhs broadcast to rhs's shape (MXNet's broadcast_like), or only on lhs_axes, each taking the size of the matching axis in rhs_axes."""

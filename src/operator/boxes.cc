@@ -1,0 +1,422 @@
+// Bounding-box ops of MXNet's npx (its contrib ops): box_nms, non-maximum suppression of rows
+// [id, score, x1, y1, x2, y2, ...] with a gradient that follows each kept box back to its row,
+// and bipartite_matching, the greedy one-to-one matching of a score matrix.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kernel/parallel.h"
+#include "ndx/graph.h"
+#include "operator/kernel_util.h"
+
+namespace ndx {
+namespace {
+
+using kernel::as_array;
+using kernel::write_req;
+
+void check_float(DType t, const char* op) {
+  if (!is_float(t)) type_error("[", op, "] data must be a float array, got dtype ", t);
+}
+
+// The batch count, rows and row width of a (..., n, k) array.
+struct Rows {
+  int64_t batches, n, k;
+};
+
+Rows rows_of(const Shape& s) {
+  const int nd = s.ndim();
+  int64_t b = 1;
+  for (int d = 0; d < nd - 2; ++d) b *= s[d];
+  return {b, s[nd - 2], s[nd - 1]};
+}
+
+// ============================== box_nms ==============================
+struct BoxNmsParam {
+  double overlap_thresh = 0.5;
+  double valid_thresh = 0;
+  int64_t topk = -1;
+  int64_t coord_start = 2;
+  int64_t score_index = 1;
+  int64_t id_index = -1;
+  int64_t background_id = -1;
+  bool force_suppress = false;
+  std::string in_format = "corner";
+  std::string out_format = "corner";
+  static void declare(ParamDecl<BoxNmsParam>& d) {
+    d.field("overlap_thresh", &BoxNmsParam::overlap_thresh)
+        .set_default(0.5)
+        .describe("A box whose IoU with a kept box of higher score exceeds this is removed.");
+    d.field("valid_thresh", &BoxNmsParam::valid_thresh)
+        .set_default(0.0)
+        .describe("Only boxes whose score is greater than this take part.");
+    d.field("topk", &BoxNmsParam::topk)
+        .set_default(int64_t{-1})
+        .describe(
+            "Only the topk boxes of highest score take part (-1: all; 0: the input "
+            "comes back unchanged, as in MXNet).");
+    d.field("coord_start", &BoxNmsParam::coord_start)
+        .set_default(int64_t{2})
+        .describe("Index of the first of the 4 coordinates in a row.");
+    d.field("score_index", &BoxNmsParam::score_index)
+        .set_default(int64_t{1})
+        .describe("Index of the score in a row.");
+    d.field("id_index", &BoxNmsParam::id_index)
+        .set_default(int64_t{-1})
+        .describe("Index of the class id in a row (-1: none; then every box competes).");
+    d.field("background_id", &BoxNmsParam::background_id)
+        .set_default(int64_t{-1})
+        .describe("With id_index, boxes of this class id are removed before suppression.");
+    d.field("force_suppress", &BoxNmsParam::force_suppress)
+        .set_default(false)
+        .describe("Suppress across class ids too (without it, only boxes of one id compete).");
+    d.field("in_format", &BoxNmsParam::in_format)
+        .set_default(std::string("corner"))
+        .set_enum({"corner", "center"})
+        .describe("corner: [xmin, ymin, xmax, ymax]; center: [x, y, width, height].");
+    d.field("out_format", &BoxNmsParam::out_format)
+        .set_default(std::string("corner"))
+        .set_enum({"corner", "center"})
+        .describe("The coordinates' format in the output.");
+  }
+};
+
+void check_box_layout(const BoxNmsParam& p, int64_t k) {
+  auto in_row = [k](int64_t i) { return i >= 0 && i < k; };
+  auto on_coords = [&p](int64_t i) { return i >= p.coord_start && i < p.coord_start + 4; };
+  if (!in_row(p.coord_start) || !in_row(p.coord_start + 3))
+    value_error("[box_nms] coordinates ", p.coord_start, "..", p.coord_start + 3,
+                " do not fit in rows of ", k, " values");
+  if (!in_row(p.score_index) || on_coords(p.score_index))
+    value_error("[box_nms] score_index ", p.score_index, " must be in [0, ", k,
+                ") and not one of the coordinates");
+  if (p.id_index >= 0 &&
+      (!in_row(p.id_index) || on_coords(p.id_index) || p.id_index == p.score_index))
+    value_error("[box_nms] id_index ", p.id_index, " must be in [0, ", k,
+                ") and not the score or a coordinate");
+}
+
+bool BoxNmsShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const Shape& s = (*in)[0];
+  if (s.ndim() < 2) value_error("[box_nms] data must be (..., boxes, width), got shape ", s.str());
+  check_box_layout(attrs.get<BoxNmsParam>(), s[s.ndim() - 1]);
+  Shape record = s;
+  record[s.ndim() - 1] = 1;
+  assign_shape(attrs, &(*out)[0], s, "output", 0);
+  assign_shape(attrs, &(*out)[1], record, "output", 1);
+  return true;
+}
+
+bool BoxNmsType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  check_float((*in)[0], "box_nms");
+  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  assign_type(attrs, &(*out)[1], DType::kInt64, "output", 1);
+  return true;
+}
+
+// One axis's overlap of two boxes: a and b point at that axis's first coordinate; the second
+// is two places on (xmax, or the width in center format).
+template <class F>
+F overlap(const F* a, const F* b, bool center) {
+  F lo, hi;
+  if (center) {
+    lo = std::max(a[0] - a[2] / 2, b[0] - b[2] / 2);
+    hi = std::min(a[0] + a[2] / 2, b[0] + b[2] / 2);
+  } else {
+    lo = std::max(a[0], b[0]);
+    hi = std::min(a[2], b[2]);
+  }
+  return hi > lo ? hi - lo : F(0);
+}
+
+template <class F>
+F area(const F* a, bool center) {
+  const F w = center ? a[2] : a[2] - a[0], h = center ? a[3] : a[3] - a[1];
+  return w < 0 || h < 0 ? F(0) : w * h;
+}
+
+template <class F>
+F iou(const F* a, const F* b, bool center) {
+  const F inter = overlap(a, b, center) * overlap(a + 1, b + 1, center);
+  return inter / (area(a, center) + area(b, center) - inter);
+}
+
+// The rows one batch keeps, in output order (score descending, ties in input order).
+template <class F>
+std::vector<int64_t> nms_keep(const F* x, int64_t n, int64_t k, const BoxNmsParam& p) {
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < n; ++i) {
+    const F* row = x + i * k;
+    if (!(row[p.score_index] > static_cast<F>(p.valid_thresh))) continue;
+    if (p.id_index >= 0 && row[p.id_index] == static_cast<F>(p.background_id)) continue;
+    order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return x[a * k + p.score_index] > x[b * k + p.score_index];
+  });
+  if (p.topk >= 0 && static_cast<int64_t>(order.size()) > p.topk)
+    order.resize(static_cast<size_t>(p.topk));
+  const bool center = p.in_format == "center";
+  const bool by_class = !p.force_suppress && p.id_index >= 0;
+  std::vector<char> alive(order.size(), 1);
+  std::vector<int64_t> keep;
+  for (size_t r = 0; r < order.size(); ++r) {
+    if (!alive[r]) continue;
+    const F* ref = x + order[r] * k;
+    keep.push_back(order[r]);
+    for (size_t q = r + 1; q < order.size(); ++q) {
+      if (!alive[q]) continue;
+      const F* other = x + order[q] * k;
+      if (by_class && ref[p.id_index] != other[p.id_index]) continue;
+      if (iou(ref + p.coord_start, other + p.coord_start, center) >
+          static_cast<F>(p.overlap_thresh))
+        alive[q] = 0;
+    }
+  }
+  return keep;
+}
+
+// Coordinates at c converted between corner and center format.
+template <class F>
+void convert_box(F* c, bool to_center) {
+  if (to_center) {
+    const F w = c[2] - c[0], h = c[3] - c[1];
+    c[0] += w / 2, c[1] += h / 2, c[2] = w, c[3] = h;
+  } else {
+    const F hw = c[2] / 2, hh = c[3] / 2;
+    c[2] = c[0] + hw, c[3] = c[1] + hh, c[0] -= hw, c[1] -= hh;
+  }
+}
+
+template <class F>
+void box_nms_batches(const F* x, F* o, int64_t* record, const Rows& g, const BoxNmsParam& p,
+                     int64_t b0, int64_t b1) {
+  const bool convert = p.in_format != p.out_format;
+  for (int64_t b = b0; b < b1; ++b) {
+    const F* xb = x + b * g.n * g.k;
+    F* ob = o + b * g.n * g.k;
+    int64_t* rb = record + b * g.n;
+    if (p.topk == 0) {  // MXNet's topk = 0: the input unchanged, every row its own source
+      std::copy(xb, xb + g.n * g.k, ob);
+      std::iota(rb, rb + g.n, int64_t{0});
+      continue;
+    }
+    const std::vector<int64_t> keep = nms_keep(xb, g.n, g.k, p);
+    std::fill(ob, ob + g.n * g.k, F(-1));
+    std::fill(rb, rb + g.n, int64_t{-1});
+    for (size_t j = 0; j < keep.size(); ++j) {
+      std::copy(xb + keep[j] * g.k, xb + (keep[j] + 1) * g.k, ob + static_cast<int64_t>(j) * g.k);
+      rb[j] = keep[j];
+      if (convert)
+        convert_box(ob + static_cast<int64_t>(j) * g.k + p.coord_start, p.out_format == "center");
+    }
+  }
+}
+
+void BoxNmsCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<BoxNmsParam>();
+  const Rows g = rows_of(in[0].shape);
+  if (in[0].size() == 0) return;
+  const DType ct = in[0].dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  std::vector<NDArray> keep_alive;
+  const TBlob x = kernel::cast_blob(in[0], ct, &keep_alive);
+  NDArray result(in[0].shape, ct, cpu()), record(out[1].shape, DType::kInt64, cpu());
+  auto* rec = static_cast<int64_t*>(record.raw_data());
+  kernel::parallel_for(g.batches, 1, [&](int64_t b0, int64_t b1) {
+    if (ct == DType::kFloat64)
+      box_nms_batches(static_cast<const double*>(x.dptr), static_cast<double*>(result.raw_data()),
+                      rec, g, p, b0, b1);
+    else
+      box_nms_batches(static_cast<const float*>(x.dptr), static_cast<float*>(result.raw_data()),
+                      rec, g, p, b0, b1);
+  });
+  if (req[0] != kNullOp) write_req(result, as_array(out[0]), req[0]);
+  if (req[1] != kNullOp) write_req(record, as_array(out[1]), req[1]);
+}
+
+// _backward_npx_box_nms: (ograd, record) -> each kept row's gradient back at the row it came
+// from, zeros elsewhere (MXNet's rule: the gradient sticks to its box).
+bool BoxNmsBackwardShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known() || !(*in)[1].is_known()) return false;
+  const Shape& g = (*in)[0];
+  if (g.ndim() < 2)
+    value_error("[backward_box_nms] ograd must be (..., boxes, width), got shape ", g.str());
+  Shape record = g;
+  record[g.ndim() - 1] = 1;
+  if ((*in)[1] != record)
+    value_error("[backward_box_nms] source_row must have shape ", record.str(), ", got ",
+                (*in)[1].str());
+  assign_shape(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+bool BoxNmsBackwardType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  check_float((*in)[0], "backward_box_nms");
+  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+void BoxNmsBackwardCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const Rows g = rows_of(in[0].shape);
+  const DType ct = in[0].dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  std::vector<NDArray> keep;
+  const TBlob og = kernel::cast_blob(in[0], ct, &keep);
+  const TBlob rec = kernel::cast_blob(in[1], DType::kInt64, &keep);
+  NDArray grad(out[0].shape, ct, cpu());
+  const size_t bytes = static_cast<size_t>(dtype_size(ct) * g.k);
+  const auto* src = static_cast<const char*>(og.dptr);
+  auto* dst = static_cast<char*>(grad.raw_data());
+  std::fill(dst, dst + bytes * static_cast<size_t>(g.batches * g.n), char{0});
+  const auto* r = static_cast<const int64_t*>(rec.dptr);
+  for (int64_t b = 0; b < g.batches; ++b)
+    for (int64_t i = 0; i < g.n; ++i) {
+      const int64_t from = r[b * g.n + i];
+      if (from < 0 || from >= g.n) continue;
+      std::copy(src + (b * g.n + i) * bytes, src + (b * g.n + i + 1) * bytes,
+                dst + (b * g.n + from) * bytes);
+    }
+  write_req(grad, as_array(out[0]), req[0]);
+}
+
+// ============================== bipartite_matching ==============================
+struct BipartiteMatchingParam {
+  bool is_ascend = false;
+  double threshold = 0;
+  int64_t topk = -1;
+  static void declare(ParamDecl<BipartiteMatchingParam>& d) {
+    d.field("is_ascend", &BipartiteMatchingParam::is_ascend)
+        .set_default(false)
+        .describe("Match the lowest scores first (then scores must be below threshold).");
+    d.field("threshold", &BipartiteMatchingParam::threshold)
+        .describe(
+            "Pairs whose score is not above it (not below it with is_ascend) stay "
+            "unmatched.");
+    d.field("topk", &BipartiteMatchingParam::topk)
+        .set_default(int64_t{-1})
+        .describe("At most this many matches per batch (-1: no limit).");
+  }
+};
+
+bool MatchingShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const Shape& s = (*in)[0];
+  if (s.ndim() < 2)
+    value_error("[bipartite_matching] data must be (..., rows, columns), got shape ", s.str());
+  Shape rows = Shape::filled(s.ndim() - 1, 0), cols = Shape::filled(s.ndim() - 1, 0);
+  for (int d = 0; d < s.ndim() - 2; ++d) rows[d] = cols[d] = s[d];
+  rows[s.ndim() - 2] = s[s.ndim() - 2];
+  cols[s.ndim() - 2] = s[s.ndim() - 1];
+  assign_shape(attrs, &(*out)[0], rows, "output", 0);
+  assign_shape(attrs, &(*out)[1], cols, "output", 1);
+  return true;
+}
+
+bool MatchingType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  check_float((*in)[0], "bipartite_matching");
+  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  assign_type(attrs, &(*out)[1], (*in)[0], "output", 1);
+  return true;
+}
+
+// Greedy matching of one n x m score matrix: pairs in score order (ties in row-major order),
+// each taken when its row and column are both free, until a score fails the threshold or
+// topk pairs are matched.
+void match_one(const double* s, int64_t n, int64_t m, const BipartiteMatchingParam& p,
+               double* row_match, double* col_match) {
+  std::vector<int64_t> order(static_cast<size_t>(n * m));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return p.is_ascend ? s[a] < s[b] : s[a] > s[b]; });
+  std::fill(row_match, row_match + n, -1.0);
+  std::fill(col_match, col_match + m, -1.0);
+  int64_t matched = 0;
+  for (const int64_t idx : order) {
+    if (p.topk >= 0 && matched >= p.topk) break;
+    const int64_t r = idx / m, c = idx % m;
+    if (row_match[r] >= 0 || col_match[c] >= 0) continue;
+    if (p.is_ascend ? !(s[idx] < p.threshold) : !(s[idx] > p.threshold)) break;
+    row_match[r] = static_cast<double>(c);
+    col_match[c] = static_cast<double>(r);
+    ++matched;
+  }
+}
+
+void MatchingCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<BipartiteMatchingParam>();
+  const Rows g = rows_of(in[0].shape);
+  std::vector<NDArray> keep;
+  const TBlob s = kernel::cast_blob(in[0], DType::kFloat64, &keep);
+  NDArray rows(out[0].shape, DType::kFloat64, cpu()), cols(out[1].shape, DType::kFloat64, cpu());
+  auto* rm = static_cast<double*>(rows.raw_data());
+  auto* cm = static_cast<double*>(cols.raw_data());
+  const auto* sp = static_cast<const double*>(s.dptr);
+  kernel::parallel_for(g.batches, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      match_one(sp + b * g.n * g.k, g.n, g.k, p, rm + b * g.n, cm + b * g.k);
+  });
+  if (req[0] != kNullOp) write_req(rows, as_array(out[0]), req[0]);
+  if (req[1] != kNullOp) write_req(cols, as_array(out[1]), req[1]);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  OpRegistry::global()
+      .register_op("_npx_box_nms")
+      .describe(
+          "Non-maximum suppression of (..., boxes, width) rows [id, score, coordinates, ...]: "
+          "kept boxes first in descending score, removed rows -1; the gradient follows each "
+          "kept box back to its input row (MXNet's box_nms).")
+      .set_num_inputs(1)
+      .set_num_outputs(2)
+      .add_argument("data", "NDArray", "Box rows, any float dtype.")
+      .set_params<BoxNmsParam>()
+      .set_attr<FNumVisibleOutputs>("FNumVisibleOutputs", [](const NodeAttrs&) { return 1u; })
+      .set_attr<FListOutputNames>("FListOutputNames",
+                                  [](const NodeAttrs&) {
+                                    return std::vector<std::string>{"output", "source_row"};
+                                  })
+      .set_attr<FInferShape>("FInferShape", BoxNmsShape)
+      .set_attr<FInferType>("FInferType", BoxNmsType)
+      .set_attr<FCompute>("FCompute<cpu>", BoxNmsCompute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return std::vector<NodeEntry>{
+            make_node("_backward_npx_box_nms", {og[0], NodeEntry{n, 1, 0}})};
+      });
+  OpRegistry::global()
+      .register_op("_backward_npx_box_nms")
+      .describe("Backward of _npx_box_nms: (ograd, source_row) -> ograd's rows at their source.")
+      .set_num_inputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("source_row", "NDArray", "The forward's hidden output.")
+      .set_attr<FInferShape>("FInferShape", BoxNmsBackwardShape)
+      .set_attr<FInferType>("FInferType", BoxNmsBackwardType)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BoxNmsBackwardCompute);
+  OpRegistry::global()
+      .register_op("_npx_bipartite_matching")
+      .describe(
+          "Greedy one-to-one matching of (..., rows, columns) scores: the column matched to "
+          "each row and the row matched to each column, -1 where none (MXNet's "
+          "bipartite_matching).")
+      .set_num_inputs(1)
+      .set_num_outputs(2)
+      .add_argument("data", "NDArray", "Scores, any float dtype.")
+      .set_params<BipartiteMatchingParam>()
+      .set_attr<FInferShape>("FInferShape", MatchingShape)
+      .set_attr<FInferType>("FInferType", MatchingType)
+      .set_attr<FCompute>("FCompute<cpu>", MatchingCompute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx

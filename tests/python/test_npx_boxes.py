@@ -1,0 +1,132 @@
+"""npx.box_nms and npx.bipartite_matching against MXNet's documented examples and a plain
+NumPy version of greedy non-maximum suppression written here."""
+import numpy as onp
+import pytest
+
+from ndx import autograd, np, npx
+
+
+def test_box_nms_mxnets_documented_example_and_gradient():
+    x = onp.array([[0, 0.5, 0.1, 0.1, 0.2, 0.2], [1, 0.4, 0.1, 0.1, 0.2, 0.2],
+                   [0, 0.3, 0.1, 0.1, 0.14, 0.14], [2, 0.6, 0.5, 0.5, 0.7, 0.8]], onp.float32)
+    a = np.array(x)
+    a.attach_grad()
+    with autograd.record():
+        out = npx.box_nms(a, overlap_thresh=0.1, coord_start=2, score_index=1, id_index=0,
+                          force_suppress=True, in_format="corner", out_format="corner")
+    want = onp.array([[2, 0.6, 0.5, 0.5, 0.7, 0.8], [0, 0.5, 0.1, 0.1, 0.2, 0.2],
+                      [-1] * 6, [-1] * 6], onp.float32)
+    onp.testing.assert_allclose(out.asnumpy(), want)
+    og = onp.repeat(onp.array([0.1, 0.2, 0.3, 0.4], onp.float32)[:, None], 6, axis=1)
+    out.backward(np.array(og))
+    want_grad = onp.array([[0.2] * 6, [0] * 6, [0] * 6, [0.1] * 6], onp.float32)
+    onp.testing.assert_allclose(a.grad.asnumpy(), want_grad)
+
+
+def _iou(a, b):
+    iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = iw * ih
+    area = lambda c: max(0.0, c[2] - c[0]) * max(0.0, c[3] - c[1])  # noqa: E731
+    return inter / (area(a) + area(b) - inter)
+
+
+def _nms_ref(x, thresh, valid, topk, by_class):
+    """Greedy NMS over one batch of [id, score, x1, y1, x2, y2] rows."""
+    order = [i for i in range(len(x)) if x[i, 1] > valid]
+    order.sort(key=lambda i: -x[i, 1])  # stable: ties keep input order
+    if topk >= 0:
+        order = order[:topk]
+    keep = []
+    for i in order:
+        if all(not (_iou(x[i, 2:6], x[j, 2:6]) > thresh and (not by_class or x[i, 0] == x[j, 0]))
+               for j in keep):
+            keep.append(i)
+    out = -onp.ones_like(x)
+    out[:len(keep)] = x[keep]
+    return out
+
+
+@pytest.mark.parametrize("thresh,valid,topk,by_class", [(0.5, 0.0, -1, False),
+                                                        (0.3, 0.2, -1, True),
+                                                        (0.7, 0.0, 5, False),
+                                                        (0.0, 0.0, -1, True)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_box_nms_matches_greedy_reference(thresh, valid, topk, by_class, dtype):
+    rng = onp.random.default_rng(4)
+    b, n = 3, 40
+    xy = rng.uniform(0, 1, (b, n, 2))
+    wh = rng.uniform(0.05, 0.4, (b, n, 2))
+    x = onp.concatenate([rng.integers(0, 3, (b, n, 1)), rng.uniform(0, 1, (b, n, 1)),
+                         xy, xy + wh], axis=-1).astype(dtype)
+    got = npx.box_nms(np.array(x), overlap_thresh=thresh, valid_thresh=valid, topk=topk,
+                      id_index=0 if by_class else -1).asnumpy()
+    assert got.dtype == x.dtype
+    for k in range(b):
+        onp.testing.assert_allclose(got[k], _nms_ref(x[k].astype(onp.float64), thresh, valid,
+                                                     topk, by_class), rtol=1e-6)
+
+
+def test_box_nms_formats_background_and_topk_zero():
+    corner = onp.array([[[1, 0.9, 0.0, 0.0, 2.0, 2.0], [0, 0.8, 5.0, 5.0, 6.0, 7.0],
+                         [1, 0.7, 0.1, 0.1, 2.0, 2.0]]], onp.float32)
+    center = corner.copy()
+    center[..., 2:4] = (corner[..., 2:4] + corner[..., 4:6]) / 2
+    center[..., 4:6] = corner[..., 4:6] - corner[..., 2:4]
+    a = npx.box_nms(np.array(corner), out_format="center").asnumpy()
+    onp.testing.assert_allclose(a[0, :2], center[0, :2], rtol=1e-6)
+    assert (a[0, 2] == -1).all()
+    b = npx.box_nms(np.array(center), in_format="center").asnumpy()
+    onp.testing.assert_allclose(b[0, :2], corner[0, :2], rtol=1e-6)
+    # background_id with id_index: class-0 boxes leave before suppression.
+    c = npx.box_nms(np.array(corner), id_index=0, background_id=0).asnumpy()
+    onp.testing.assert_allclose(c[0, 0], corner[0, 0])
+    assert (c[0, 1:] == -1).all()
+    # MXNet's topk=0 gives the input back unchanged.
+    onp.testing.assert_array_equal(npx.box_nms(np.array(corner), topk=0).asnumpy(), corner)
+    assert npx.box_nms(np.zeros((2, 0, 6))).shape == (2, 0, 6)
+
+
+@pytest.mark.parametrize("kwargs,shape,exc", [({}, (6,), ValueError), ({}, (3, 4), ValueError),
+                                              ({"score_index": 3}, (3, 6), ValueError),
+                                              ({"id_index": 1}, (3, 6), ValueError),
+                                              ({"coord_start": 3}, (3, 6), ValueError),
+                                              ({"in_format": "xywh"}, (3, 6), ValueError)])
+def test_box_nms_rejects(kwargs, shape, exc):
+    with pytest.raises(exc):
+        npx.box_nms(np.zeros(shape), **kwargs)
+
+
+def test_box_nms_rejects_integer_data():
+    with pytest.raises(TypeError):
+        npx.box_nms(np.zeros((3, 6), dtype="int32"))
+
+
+def test_bipartite_matching_mxnets_example_and_reference():
+    s = onp.array([[0.5, 0.6], [0.1, 0.2], [0.3, 0.4]], onp.float32)
+    rows, cols = npx.bipartite_matching(np.array(s), threshold=1e-12, is_ascend=False)
+    onp.testing.assert_array_equal(rows.asnumpy(), [1, -1, 0])
+    onp.testing.assert_array_equal(cols.asnumpy(), [2, 0])
+    rows, cols = npx.bipartite_matching(np.array(s), threshold=0.45)
+    onp.testing.assert_array_equal(rows.asnumpy(), [1, -1, -1])
+    onp.testing.assert_array_equal(cols.asnumpy(), [-1, 0])
+    rows, _ = npx.bipartite_matching(np.array(s), threshold=0.35, is_ascend=True)
+    onp.testing.assert_array_equal(rows.asnumpy(), [-1, 0, -1])
+    rows, _ = npx.bipartite_matching(np.array(s), threshold=0.0, topk=1)
+    onp.testing.assert_array_equal(rows.asnumpy(), [1, -1, -1])
+
+    rng = onp.random.default_rng(2)
+    batch = rng.uniform(0, 1, (4, 7, 5))
+    rows, cols = npx.bipartite_matching(np.array(batch), threshold=0.1)
+    for k in range(4):
+        r_ref, c_ref = -onp.ones(7), -onp.ones(5)
+        for idx in onp.argsort(-batch[k].ravel(), kind="stable"):
+            r, c = divmod(int(idx), 5)
+            if r_ref[r] < 0 and c_ref[c] < 0:
+                if batch[k, r, c] <= 0.1:
+                    break
+                r_ref[r], c_ref[c] = c, r
+        onp.testing.assert_array_equal(rows.asnumpy()[k], r_ref)
+        onp.testing.assert_array_equal(cols.asnumpy()[k], c_ref)
+    with pytest.raises(ValueError):
+        npx.bipartite_matching(np.zeros((3,)), threshold=0.1)
