@@ -1,6 +1,6 @@
 // Bounding-box ops of MXNet's npx (its contrib ops): box_nms, non-maximum suppression of rows
 // [id, score, x1, y1, x2, y2, ...] with a gradient that follows each kept box back to its row,
-// and bipartite_matching, the greedy one-to-one matching of a score matrix.
+// bipartite_matching, the greedy one-to-one matching of a score matrix, and roi_align.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -368,6 +368,259 @@ void MatchingCompute(const NodeAttrs& attrs, const OpContext&, const std::vector
   if (req[1] != kNullOp) write_req(cols, as_array(out[1]), req[1]);
 }
 
+// ============================== roi_align ==============================
+// Mask R-CNN's RoIAlign as MXNet's ROIAlign computes it: each region's bins average
+// bilinear samples of the feature map taken on a regular grid inside the bin.
+struct RoiAlignParam {
+  Shape pooled_size;
+  double spatial_scale = 1;
+  int64_t sample_ratio = -1;
+  bool position_sensitive = false;
+  bool aligned = false;
+  static void declare(ParamDecl<RoiAlignParam>& d) {
+    d.field("pooled_size", &RoiAlignParam::pooled_size)
+        .describe("(height, width) of each region's output.");
+    d.field("spatial_scale", &RoiAlignParam::spatial_scale)
+        .describe("Factor from the rois' coordinates to the feature map's (1 / stride).");
+    d.field("sample_ratio", &RoiAlignParam::sample_ratio)
+        .set_default(int64_t{-1})
+        .describe("Samples per bin along each axis (<= 0: ceil(region size / pooled size)).");
+    d.field("position_sensitive", &RoiAlignParam::position_sensitive)
+        .set_default(false)
+        .describe("Each bin reads its own group of channels (R-FCN): C / (ph * pw) out.");
+    d.field("aligned", &RoiAlignParam::aligned)
+        .set_default(false)
+        .describe("Shift coordinates by half a pixel (Detectron2's aligned RoIAlign).");
+  }
+};
+
+struct RoiGeometry {
+  int64_t n, c, h, w, rois, ph, pw, out_c;
+};
+
+RoiGeometry roi_geometry(const RoiAlignParam& p, const Shape& data, const Shape& rois) {
+  if (data.ndim() != 4)
+    value_error("[roi_align] data must be (N, C, H, W), got shape ", data.str());
+  if (rois.ndim() != 2 || rois[1] != 5)
+    value_error("[roi_align] rois must be (R, 5) rows [batch, x1, y1, x2, y2], got shape ",
+                rois.str());
+  if (p.pooled_size.ndim() != 2 || p.pooled_size[0] <= 0 || p.pooled_size[1] <= 0 ||
+      p.pooled_size[0] > (1 << 20) || p.pooled_size[1] > (1 << 20))
+    value_error("[roi_align] pooled_size must be (height, width) of positive lengths, got ",
+                p.pooled_size.str());
+  if (!(p.spatial_scale > 0) || !std::isfinite(p.spatial_scale))
+    value_error("[roi_align] spatial_scale must be a positive number, got ", p.spatial_scale);
+  if (p.sample_ratio > 1024)
+    value_error("[roi_align] sample_ratio must be at most 1024, got ", p.sample_ratio);
+  RoiGeometry g{data[0], data[1],          data[2],          data[3],
+                rois[0], p.pooled_size[0], p.pooled_size[1], data[1]};
+  if (p.position_sensitive) {
+    if (g.c % (g.ph * g.pw) != 0)
+      value_error("[roi_align] position_sensitive needs channels divisible by ph * pw = ",
+                  g.ph * g.pw, ", got ", g.c);
+    g.out_c = g.c / (g.ph * g.pw);
+  }
+  return g;
+}
+
+bool RoiAlignShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known() || !(*in)[1].is_known()) return false;
+  const RoiGeometry g = roi_geometry(attrs.get<RoiAlignParam>(), (*in)[0], (*in)[1]);
+  const Shape o{g.rois, g.out_c, g.ph, g.pw};
+  checked_size(o, 8, "roi_align");
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+bool RoiAlignType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return false;
+  check_float((*in)[0], "roi_align");
+  check_float((*in)[1], "roi_align");
+  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+// A region's sampling grid: where bin (i, j)'s samples start and how far apart they are.
+struct RoiWindow {
+  int64_t batch;  // -1: a padding row (output 0)
+  double y0, x0, bin_h, bin_w;
+  int64_t grid_h, grid_w;
+};
+
+RoiWindow roi_window(const double* r, const RoiAlignParam& p, const RoiGeometry& g) {
+  const double offset = p.aligned ? 0.5 : 0.0;
+  RoiWindow win{};
+  if (!(r[0] >= 0 && r[0] < static_cast<double>(g.n))) {
+    win.batch = -1;
+    return win;
+  }
+  win.batch = static_cast<int64_t>(r[0]);
+  const double x1 = r[1] * p.spatial_scale - offset, y1 = r[2] * p.spatial_scale - offset;
+  double rw = r[3] * p.spatial_scale - offset - x1, rh = r[4] * p.spatial_scale - offset - y1;
+  if (!p.aligned) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+  win.y0 = y1, win.x0 = x1;
+  win.bin_h = rh / static_cast<double>(g.ph), win.bin_w = rw / static_cast<double>(g.pw);
+  auto grid = [&](double extent, int64_t pooled) {
+    if (p.sample_ratio > 0) return p.sample_ratio;
+    const double c = std::ceil(extent / static_cast<double>(pooled));
+    return std::isfinite(c) ? std::clamp<int64_t>(static_cast<int64_t>(c), 1, 1024) : int64_t{1};
+  };
+  win.grid_h = grid(rh, g.ph), win.grid_w = grid(rw, g.pw);
+  return win;
+}
+
+// The four neighbours of (y, x) and their weights, Detectron's way: outside [-1, size] the
+// sample is 0 (all weights 0); otherwise clamped into the map.
+struct Taps {
+  int64_t y0, y1, x0, x1;
+  double w00, w01, w10, w11;
+};
+
+Taps bilinear_taps(double y, double x, int64_t h, int64_t w) {
+  Taps t{0, 0, 0, 0, 0, 0, 0, 0};
+  if (!(y >= -1.0 && y <= static_cast<double>(h) && x >= -1.0 && x <= static_cast<double>(w)))
+    return t;
+  y = std::max(y, 0.0), x = std::max(x, 0.0);
+  t.y0 = static_cast<int64_t>(y), t.x0 = static_cast<int64_t>(x);
+  if (t.y0 >= h - 1)
+    t.y0 = t.y1 = h - 1, y = static_cast<double>(t.y0);
+  else
+    t.y1 = t.y0 + 1;
+  if (t.x0 >= w - 1)
+    t.x0 = t.x1 = w - 1, x = static_cast<double>(t.x0);
+  else
+    t.x1 = t.x0 + 1;
+  const double ly = y - static_cast<double>(t.y0), lx = x - static_cast<double>(t.x0);
+  t.w00 = (1 - ly) * (1 - lx), t.w01 = (1 - ly) * lx, t.w10 = ly * (1 - lx), t.w11 = ly * lx;
+  return t;
+}
+
+// Calls visit(taps, weight) for every sample of bin (i, j) of a region; weight is 1 / count.
+template <class Visit>
+void for_each_sample(const RoiWindow& win, const RoiGeometry& g, int64_t i, int64_t j,
+                     Visit visit) {
+  const double share = 1.0 / static_cast<double>(std::max<int64_t>(win.grid_h * win.grid_w, 1));
+  for (int64_t iy = 0; iy < win.grid_h; ++iy) {
+    const double y = win.y0 + static_cast<double>(i) * win.bin_h +
+                     (static_cast<double>(iy) + 0.5) * win.bin_h / static_cast<double>(win.grid_h);
+    for (int64_t ix = 0; ix < win.grid_w; ++ix) {
+      const double x =
+          win.x0 + static_cast<double>(j) * win.bin_w +
+          (static_cast<double>(ix) + 0.5) * win.bin_w / static_cast<double>(win.grid_w);
+      visit(bilinear_taps(y, x, g.h, g.w), share);
+    }
+  }
+}
+
+// The input channel that output channel oc's bin (i, j) reads.
+int64_t source_channel(const RoiAlignParam& p, const RoiGeometry& g, int64_t oc, int64_t i,
+                       int64_t j) {
+  return p.position_sensitive ? (oc * g.ph + i) * g.pw + j : oc;
+}
+
+std::vector<RoiWindow> roi_windows(const TBlob& rois, const RoiAlignParam& p, const RoiGeometry& g,
+                                   std::vector<NDArray>* keep) {
+  const TBlob r = kernel::cast_blob(rois, DType::kFloat64, keep);
+  std::vector<RoiWindow> out;
+  for (int64_t k = 0; k < g.rois; ++k)
+    out.push_back(roi_window(static_cast<const double*>(r.dptr) + 5 * k, p, g));
+  return out;
+}
+
+void RoiAlignCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const auto& p = attrs.get<RoiAlignParam>();
+  const RoiGeometry g = roi_geometry(p, in[0].shape, in[1].shape);
+  std::vector<NDArray> keep;
+  const std::vector<RoiWindow> wins = roi_windows(in[1], p, g, &keep);
+  const TBlob x = kernel::cast_blob(in[0], DType::kFloat64, &keep);
+  const auto* xd = static_cast<const double*>(x.dptr);
+  NDArray result(out[0].shape, DType::kFloat64, cpu());
+  auto* o = static_cast<double*>(result.raw_data());
+  const int64_t planes = g.rois * g.out_c;
+  kernel::parallel_for(planes, 1, [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) {
+      const RoiWindow& win = wins[static_cast<size_t>(q / g.out_c)];
+      const int64_t oc = q % g.out_c;
+      for (int64_t i = 0; i < g.ph; ++i)
+        for (int64_t j = 0; j < g.pw; ++j) {
+          double acc = 0;
+          if (win.batch >= 0) {
+            const double* plane =
+                xd + (win.batch * g.c + source_channel(p, g, oc, i, j)) * g.h * g.w;
+            for_each_sample(win, g, i, j, [&](const Taps& t, double share) {
+              acc += share * (t.w00 * plane[t.y0 * g.w + t.x0] + t.w01 * plane[t.y0 * g.w + t.x1] +
+                              t.w10 * plane[t.y1 * g.w + t.x0] + t.w11 * plane[t.y1 * g.w + t.x1]);
+            });
+          }
+          o[(q * g.ph + i) * g.pw + j] = acc;
+        }
+    }
+  });
+  write_req(result, as_array(out[0]), req[0]);
+}
+
+// _backward_npx_roi_align: (ograd, data, rois) -> (each sample's weights times its bin's
+// gradient added into the data, zeros for the rois). Threads own input channels, so no two
+// add into one element.
+bool RoiAlignBackwardShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[1].is_known() || !(*in)[2].is_known()) return false;
+  const RoiGeometry g = roi_geometry(attrs.get<RoiAlignParam>(), (*in)[1], (*in)[2]);
+  const Shape expect{g.rois, g.out_c, g.ph, g.pw};
+  if ((*in)[0].is_known() && (*in)[0] != expect)
+    value_error("[backward_roi_align] ograd must have shape ", expect.str(), ", got ",
+                (*in)[0].str());
+  assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+  assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+  return true;
+}
+
+bool RoiAlignBackwardType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[1] == DType::kUnknown || (*in)[2] == DType::kUnknown) return false;
+  check_float((*in)[1], "backward_roi_align");
+  assign_type(attrs, &(*out)[0], (*in)[1], "output", 0);
+  assign_type(attrs, &(*out)[1], (*in)[2], "output", 1);
+  return true;
+}
+
+void RoiAlignBackwardCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<RoiAlignParam>();
+  const RoiGeometry g = roi_geometry(p, in[1].shape, in[2].shape);
+  if (req[1] != kNullOp) kernel::fill_output(out[1], req[1], 0.0);
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  std::vector<NDArray> keep;
+  const std::vector<RoiWindow> wins = roi_windows(in[2], p, g, &keep);
+  const TBlob og = kernel::cast_blob(in[0], DType::kFloat64, &keep);
+  const auto* ogd = static_cast<const double*>(og.dptr);
+  NDArray grad(out[0].shape, DType::kFloat64, cpu());
+  auto* gd = static_cast<double*>(grad.raw_data());
+  std::fill(gd, gd + grad.size(), 0.0);
+  kernel::parallel_for(g.c, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t k = 0; k < g.rois; ++k) {
+      const RoiWindow& win = wins[static_cast<size_t>(k)];
+      if (win.batch < 0) continue;
+      for (int64_t oc = 0; oc < g.out_c; ++oc)
+        for (int64_t i = 0; i < g.ph; ++i)
+          for (int64_t j = 0; j < g.pw; ++j) {
+            const int64_t ic = source_channel(p, g, oc, i, j);
+            if (ic < c0 || ic >= c1) continue;
+            const double top = ogd[((k * g.out_c + oc) * g.ph + i) * g.pw + j];
+            double* plane = gd + (win.batch * g.c + ic) * g.h * g.w;
+            for_each_sample(win, g, i, j, [&](const Taps& t, double share) {
+              const double v = top * share;
+              plane[t.y0 * g.w + t.x0] += v * t.w00;
+              plane[t.y0 * g.w + t.x1] += v * t.w01;
+              plane[t.y1 * g.w + t.x0] += v * t.w10;
+              plane[t.y1 * g.w + t.x1] += v * t.w11;
+            });
+          }
+    }
+  });
+  write_req(grad, as_array(out[0]), req[0]);
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_npx_box_nms")
@@ -415,6 +668,33 @@ void MatchingCompute(const NodeAttrs& attrs, const OpContext&, const std::vector
       .set_attr<FInferType>("FInferType", MatchingType)
       .set_attr<FCompute>("FCompute<cpu>", MatchingCompute)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  OpRegistry::global()
+      .register_op("_npx_roi_align")
+      .describe(
+          "RoIAlign (MXNet's ROIAlign): (R, C, ph, pw) averages of bilinear samples of (N, C, "
+          "H, W) features inside each region [batch, x1, y1, x2, y2]; rows with a batch index "
+          "outside [0, N) give zeros.")
+      .set_num_inputs(2)
+      .add_argument("data", "NDArray", "Features (N, C, H, W), any float dtype.")
+      .add_argument("rois", "NDArray", "Regions (R, 5): batch index and corners.")
+      .set_params<RoiAlignParam>()
+      .set_attr<FInferShape>("FInferShape", RoiAlignShape)
+      .set_attr<FInferType>("FInferType", RoiAlignType)
+      .set_attr<FCompute>("FCompute<cpu>", RoiAlignCompute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_npx_roi_align"});
+  OpRegistry::global()
+      .register_op("_backward_npx_roi_align")
+      .describe("Backward of _npx_roi_align: (ograd, data, rois) -> (data gradient, zeros).")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("data", "NDArray", "Forward features.")
+      .add_argument("rois", "NDArray", "Forward regions.")
+      .set_params<RoiAlignParam>()
+      .set_attr<FInferShape>("FInferShape", RoiAlignBackwardShape)
+      .set_attr<FInferType>("FInferType", RoiAlignBackwardType)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", RoiAlignBackwardCompute);
   return true;
 }();
 

@@ -3247,6 +3247,8 @@ add(OpEntry("histogramdd", _histdd_flat(np.histogramdd), _histdd_flat(onp.histog
                 ErrorInput((_f((5, 2)),), {"bins": 0}, ValueError, "bins-0", ValueError),
                 ErrorInput((_f((5, 2)),), {"range": [(0, 1)]}, ValueError, "range-dims",
                            ValueError),
+                # NumPy checks len(range) (then indexes a dict: KeyError); ndx names the type.
+                ErrorInput((_f((5, 2)),), {"range": {"a": 1}}, TypeError, "range-dict", ValueError),
                 ErrorInput((_f((5, 2)),), {"bins": [onp.array([2.0, 1.0]), 2]}, ValueError,
                            "decreasing-edges", ValueError)]))
 

@@ -130,3 +130,123 @@ def test_bipartite_matching_mxnets_example_and_reference():
         onp.testing.assert_array_equal(cols.asnumpy()[k], c_ref)
     with pytest.raises(ValueError):
         npx.bipartite_matching(np.zeros((3,)), threshold=0.1)
+
+
+def _bilinear(plane, y, x):
+    h, w = plane.shape
+    if y < -1.0 or y > h or x < -1.0 or x > w:
+        return 0.0
+    y, x = max(y, 0.0), max(x, 0.0)
+    y0, x0 = int(y), int(x)
+    if y0 >= h - 1:
+        y0 = y1 = h - 1
+        y = float(y0)
+    else:
+        y1 = y0 + 1
+    if x0 >= w - 1:
+        x0 = x1 = w - 1
+        x = float(x0)
+    else:
+        x1 = x0 + 1
+    ly, lx = y - y0, x - x0
+    return ((1 - ly) * (1 - lx) * plane[y0, x0] + (1 - ly) * lx * plane[y0, x1]
+            + ly * (1 - lx) * plane[y1, x0] + ly * lx * plane[y1, x1])
+
+
+def _roi_align_ref(data, rois, pooled, scale, ratio, aligned, position_sensitive=False):
+    """Detectron's RoIAlign (which MXNet's ROIAlign and torchvision's roi_align compute),
+    written out as loops."""
+    ph, pw = pooled
+    c_out = data.shape[1] // (ph * pw) if position_sensitive else data.shape[1]
+    out = onp.zeros((len(rois), c_out, ph, pw))
+    off = 0.5 if aligned else 0.0
+    for k, (b, x1, y1, x2, y2) in enumerate(rois):
+        if not 0 <= b < data.shape[0]:
+            continue
+        sx, sy = x1 * scale - off, y1 * scale - off
+        rw, rh = x2 * scale - off - sx, y2 * scale - off - sy
+        if not aligned:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / ph, rw / pw
+        gh = ratio if ratio > 0 else int(onp.ceil(rh / ph))
+        gw = ratio if ratio > 0 else int(onp.ceil(rw / pw))
+        for c in range(c_out):
+            for i in range(ph):
+                for j in range(pw):
+                    ch = (c * ph + i) * pw + j if position_sensitive else c
+                    acc = 0.0
+                    for iy in range(gh):
+                        for ix in range(gw):
+                            acc += _bilinear(data[int(b), ch], sy + i * bh + (iy + 0.5) * bh / gh,
+                                             sx + j * bw + (ix + 0.5) * bw / gw)
+                    out[k, c, i, j] = acc / max(gh * gw, 1)
+    return out
+
+
+ROIS = onp.array([[0, 1.0, 1.5, 6.0, 5.0], [1, 0.0, 0.0, 7.9, 7.9], [0, 3.2, 2.1, 3.4, 2.3],
+                  [1, -2.0, -1.0, 4.0, 9.5], [-1, 0, 0, 1, 1]], onp.float32)
+
+
+@pytest.mark.parametrize("pooled,scale,ratio,aligned", [((2, 2), 1.0, 2, False),
+                                                        ((3, 2), 0.5, -1, False),
+                                                        ((2, 3), 1.0, 0, True),
+                                                        ((4, 4), 2.0, 1, True)])
+def test_roi_align_matches_detectrons_definition(pooled, scale, ratio, aligned):
+    rng = onp.random.default_rng(6)
+    data = rng.standard_normal((2, 3, 9, 8)).astype(onp.float32)
+    got = npx.roi_align(np.array(data), np.array(ROIS), pooled_size=pooled, spatial_scale=scale,
+                        sample_ratio=ratio, aligned=aligned).asnumpy()
+    want = _roi_align_ref(data.astype(onp.float64), ROIS.astype(onp.float64), pooled, scale,
+                          ratio, aligned)
+    assert got.shape == want.shape and got.dtype == onp.float32
+    onp.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert (got[-1] == 0).all()  # the padding row (batch -1)
+
+
+def test_roi_align_position_sensitive():
+    rng = onp.random.default_rng(7)
+    data = rng.standard_normal((2, 8, 6, 6))
+    got = npx.roi_align(np.array(data), np.array(ROIS[:3].astype(onp.float64)),
+                        pooled_size=(2, 2), spatial_scale=1.0, sample_ratio=2,
+                        position_sensitive=True).asnumpy()
+    want = _roi_align_ref(data, ROIS[:3].astype(onp.float64), (2, 2), 1.0, 2, False, True)
+    assert got.shape == (3, 2, 2, 2)
+    onp.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_roi_align_gradient_matches_central_differences():
+    rng = onp.random.default_rng(8)
+    data = rng.standard_normal((2, 2, 6, 5))
+    rois = ROIS[:4].astype(onp.float64)
+    w = rng.standard_normal((4, 2, 2, 3))
+    kw = {"pooled_size": (2, 3), "spatial_scale": 0.9, "sample_ratio": 2, "aligned": True}
+    a = np.array(data)
+    a.attach_grad()
+    with autograd.record():
+        y = npx.roi_align(a, np.array(rois), **kw)
+    y.backward(np.array(w))
+
+    def f(d):
+        return float((npx.roi_align(np.array(d), np.array(rois), **kw).asnumpy() * w).sum())
+
+    num = onp.zeros_like(data)
+    eps = 1e-6
+    for idx in onp.ndindex(data.shape):
+        d = data.copy()
+        d[idx] += eps
+        up = f(d)
+        d[idx] -= 2 * eps
+        num[idx] = (up - f(d)) / (2 * eps)
+    onp.testing.assert_allclose(a.grad.asnumpy(), num, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("data_shape,rois_shape,kwargs,exc", [
+    ((2, 3, 4), (1, 5), {"pooled_size": (2, 2), "spatial_scale": 1.0}, ValueError),
+    ((1, 3, 4, 4), (1, 4), {"pooled_size": (2, 2), "spatial_scale": 1.0}, ValueError),
+    ((1, 3, 4, 4), (1, 5), {"pooled_size": (0, 2), "spatial_scale": 1.0}, ValueError),
+    ((1, 3, 4, 4), (1, 5), {"pooled_size": (2, 2), "spatial_scale": -1.0}, ValueError),
+    ((1, 3, 4, 4), (1, 5), {"pooled_size": (2, 2), "spatial_scale": 1.0,
+                            "position_sensitive": True}, ValueError)])
+def test_roi_align_rejects(data_shape, rois_shape, kwargs, exc):
+    with pytest.raises(exc):
+        npx.roi_align(np.zeros(data_shape), np.zeros(rois_shape), **kwargs)

@@ -1498,6 +1498,9 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         per_axis_bins = [bins] * d
     if range is None:
         range = (None,) * d
+    elif not isinstance(range, (tuple, list, _onp.ndarray, _np.ndarray)):
+        raise TypeError(f"[histogramdd] range must be a sequence of (low, high) pairs or None, "
+                        f"got {type(range).__name__}")
     elif len(range) != d:
         raise ValueError("[histogramdd] range must have one entry per dimension")
     edges, counts_shape, cells = [], [], []

@@ -219,6 +219,9 @@ def reshape_like(lhs: Any, rhs: Any, lhs_begin: Any = None, lhs_end: Any = None,
 def rnn(data: Any = None, parameters: Any = None, state: Any = None, state_cell: Any = None, sequence_length: Any = None, mode: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, state_outputs: Any = False, p: Any = 0.0, use_sequence_length: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, out: Any = None) -> Any:
     """Recurrent layers over `data` (T, N, C): vanilla RNN ('rnn_relu', 'rnn_tanh'), 'lstm' or 'gru', `num_layers` stacked, optionally bidirectional, with dropout `p` on the outputs of every layer but the last in training mode."""
 
+def roi_align(data: Any, rois: Any, pooled_size: Any, spatial_scale: Any, sample_ratio: Any = -1, position_sensitive: Any = False, aligned: Any = False, *, out: Any = None) -> Any:
+    """RoIAlign (MXNet's ROIAlign): (R, C, ph, pw) averages of bilinear samples of (N, C, H, W) features inside each region [batch, x1, y1, x2, y2]; rows with a batch index outside [0, N) give zeros."""
+
 def save(file: Any, arr: Any) -> Any:
     """Saves one ndarray to `file` in NumPy's .npy layout (no suffix is added)."""
 
