@@ -100,6 +100,9 @@ NDX_DECLARE_FIELD_TRAITS(std::string)
 NDX_DECLARE_FIELD_TRAITS(DType)
 NDX_DECLARE_FIELD_TRAITS(Shape)
 NDX_DECLARE_FIELD_TRAITS(Device)
+// A tuple of floats (MXNet's Tuple<float>: box variances, anchor sizes). The FFI carries tuples
+// of ints only, so Python passes one holding floats as its text, "(0.1, 0.2)".
+NDX_DECLARE_FIELD_TRAITS(std::vector<double>)
 #undef NDX_DECLARE_FIELD_TRAITS
 
 template <typename T>

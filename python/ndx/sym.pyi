@@ -405,6 +405,12 @@ def mod(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def modf(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_modf: takes Symbols and params (as for the imperative function)."""
 
+def multibox_detection(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_multibox_detection: takes Symbols and params (as for the imperative function)."""
+
+def multibox_prior(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_multibox_prior: takes Symbols and params (as for the imperative function)."""
+
 def multiply(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_multiply: takes Symbols and params (as for the imperative function)."""
 

@@ -160,6 +160,46 @@ Shape FieldTraits<Shape>::from_string(std::string_view s, const FieldContext& ct
 }
 std::string FieldTraits<Shape>::to_string(const Shape& v) { return v.str(); }
 
+// ---- tuple of floats ----
+std::string FieldTraits<std::vector<double>>::type_name() { return "tuple of floats"; }
+std::vector<double> FieldTraits<std::vector<double>>::from_value(const Value& v,
+                                                                 const FieldContext& ctx) {
+  if (v.kind == Value::Kind::kStr) return from_string(v.str, ctx);
+  if (v.kind == Value::Kind::kFloat) return {v.f};
+  if (v.kind == Value::Kind::kInt) return {static_cast<double>(v.i)};
+  if (v.kind == Value::Kind::kTuple) {
+    std::vector<double> out;
+    for (int i = 0; i < v.tuple.ndim(); ++i) out.push_back(static_cast<double>(v.tuple[i]));
+    return out;
+  }
+  bad_value(ctx, "a tuple of floats", v.kind_name());
+}
+std::vector<double> FieldTraits<std::vector<double>>::from_string(std::string_view s,
+                                                                  const FieldContext& ctx) {
+  s = trim(s);
+  if (!s.empty() && (s.front() == '(' || s.front() == '[')) {
+    const char close = s.front() == '(' ? ')' : ']';
+    if (s.back() != close)
+      value_error("[", ctx.op, "] parameter '", ctx.field, "' expected a tuple, got '", s, "'");
+    s = s.substr(1, s.size() - 2);
+  }
+  std::vector<double> out;
+  while (!trim(s).empty()) {
+    const auto comma = s.find(',');
+    const std::string_view item = trim(s.substr(0, comma));
+    if (!item.empty()) out.push_back(FieldTraits<double>::from_string(item, ctx));
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+std::string FieldTraits<std::vector<double>>::to_string(const std::vector<double>& v) {
+  std::string out = "(";
+  for (size_t i = 0; i < v.size(); ++i)
+    out += (i ? ", " : "") + FieldTraits<double>::to_string(v[i]);
+  return out + (v.size() == 1 ? ",)" : ")");
+}
+
 // ---- Device ----
 std::string FieldTraits<Device>::type_name() { return "Device"; }
 Device FieldTraits<Device>::from_value(const Value& v, const FieldContext& ctx) {

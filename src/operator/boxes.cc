@@ -1,7 +1,9 @@
 // Bounding-box ops of MXNet's npx (its contrib ops): box_nms, non-maximum suppression of rows
 // [id, score, x1, y1, x2, y2, ...] with a gradient that follows each kept box back to its row,
-// bipartite_matching, the greedy one-to-one matching of a score matrix, and roi_align.
+// bipartite_matching, the greedy one-to-one matching of a score matrix, roi_align, and SSD's
+// multibox_prior / multibox_detection.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -621,6 +623,241 @@ void RoiAlignBackwardCompute(const NodeAttrs& attrs, const OpContext&, const std
   write_req(grad, as_array(out[0]), req[0]);
 }
 
+// ============================== multibox_prior ==============================
+// SSD's anchors (MXNet's MultiBoxPrior): at each pixel of an (N, C, H, W) map, one box per size
+// (aspect ratio 1) and one per further ratio (with the first size), in [0, 1] coordinates.
+struct MultiBoxPriorParam {
+  std::vector<double> sizes{1.0};
+  std::vector<double> ratios{1.0};
+  bool clip = false;
+  std::vector<double> steps{-1.0, -1.0};
+  std::vector<double> offsets{0.5, 0.5};
+  static void declare(ParamDecl<MultiBoxPriorParam>& d) {
+    d.field("sizes", &MultiBoxPriorParam::sizes)
+        .set_default(std::vector<double>{1.0})
+        .describe("Box sizes as fractions of the map's height.");
+    d.field("ratios", &MultiBoxPriorParam::ratios)
+        .set_default(std::vector<double>{1.0})
+        .describe("Aspect ratios (width / height); the first is taken as 1, as in MXNet.");
+    d.field("clip", &MultiBoxPriorParam::clip)
+        .set_default(false)
+        .describe("Clip the boxes to [0, 1].");
+    d.field("steps", &MultiBoxPriorParam::steps)
+        .set_default(std::vector<double>{-1.0, -1.0})
+        .describe("(y, x) distance between anchor centres (<= 0: 1 / height, 1 / width).");
+    d.field("offsets", &MultiBoxPriorParam::offsets)
+        .set_default(std::vector<double>{0.5, 0.5})
+        .describe("(y, x) of the first centre, in steps.");
+  }
+};
+
+void check_prior_params(const MultiBoxPriorParam& p) {
+  auto positive = [](const std::vector<double>& v) {
+    return !v.empty() &&
+           std::all_of(v.begin(), v.end(), [](double x) { return x > 0 && std::isfinite(x); });
+  };
+  if (!positive(p.sizes) || !positive(p.ratios))
+    value_error("[multibox_prior] sizes and ratios must be non-empty and positive");
+  if (p.sizes.size() + p.ratios.size() > 4096)
+    value_error("[multibox_prior] at most 4096 sizes and ratios, got ",
+                p.sizes.size() + p.ratios.size());
+  if (p.steps.size() != 2 || p.offsets.size() != 2)
+    value_error("[multibox_prior] steps and offsets must hold 2 values (y, x), got ",
+                p.steps.size(), " and ", p.offsets.size());
+}
+
+bool MultiBoxPriorShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const Shape& s = (*in)[0];
+  if (s.ndim() != 4) value_error("[multibox_prior] data must be (N, C, H, W), got shape ", s.str());
+  const auto& p = attrs.get<MultiBoxPriorParam>();
+  check_prior_params(p);
+  const auto per_pixel = static_cast<int64_t>(p.sizes.size() + p.ratios.size() - 1);
+  const Shape o{1, s[2] * s[3] * per_pixel, 4};
+  checked_size(o, 8, "multibox_prior");
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+bool FloatSameType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  check_float((*in)[0], attrs.op ? attrs.op->name.c_str() : "box op");
+  for (size_t j = 0; j < out->size(); ++j)
+    assign_type(attrs, &(*out)[j], (*in)[0], "output", static_cast<int>(j));
+  return true;
+}
+
+void MultiBoxPriorCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const auto& p = attrs.get<MultiBoxPriorParam>();
+  const int64_t h = in[0].shape[2], w = in[0].shape[3];
+  const double step_y = p.steps[0] > 0 ? p.steps[0] : 1.0 / static_cast<double>(h);
+  const double step_x = p.steps[1] > 0 ? p.steps[1] : 1.0 / static_cast<double>(w);
+  const double aspect = static_cast<double>(h) / static_cast<double>(w);
+  // Half width and half height of each anchor of a pixel.
+  std::vector<std::pair<double, double>> half;
+  for (const double size : p.sizes) half.emplace_back(size * aspect / 2, size / 2);
+  for (size_t j = 1; j < p.ratios.size(); ++j) {
+    const double r = std::sqrt(p.ratios[j]);
+    half.emplace_back(p.sizes[0] * aspect * r / 2, p.sizes[0] / r / 2);
+  }
+  NDArray result(out[0].shape, DType::kFloat64, cpu());
+  auto* o = static_cast<double*>(result.raw_data());
+  auto bound = [&p](double v) { return p.clip ? std::clamp(v, 0.0, 1.0) : v; };
+  for (int64_t r = 0; r < h; ++r) {
+    const double cy = (static_cast<double>(r) + p.offsets[0]) * step_y;
+    for (int64_t c = 0; c < w; ++c) {
+      const double cx = (static_cast<double>(c) + p.offsets[1]) * step_x;
+      for (const auto& [hw, hh] : half) {
+        o[0] = bound(cx - hw), o[1] = bound(cy - hh), o[2] = bound(cx + hw), o[3] = bound(cy + hh);
+        o += 4;
+      }
+    }
+  }
+  write_req(result, as_array(out[0]), req[0]);
+}
+
+// ============================== multibox_detection ==============================
+// SSD's output (MXNet's MultiBoxDetection): per anchor, the most likely class other than the
+// background (class 0) and its box decoded from the anchor and the predicted offsets; rows
+// under `threshold` dropped, the rest sorted by score and suppressed by NMS per class.
+struct MultiBoxDetectionParam {
+  bool clip = true;
+  double threshold = 0.01;
+  int64_t background_id = 0;
+  double nms_threshold = 0.5;
+  bool force_suppress = false;
+  std::vector<double> variances{0.1, 0.1, 0.2, 0.2};
+  int64_t nms_topk = -1;
+  static void declare(ParamDecl<MultiBoxDetectionParam>& d) {
+    d.field("clip", &MultiBoxDetectionParam::clip)
+        .set_default(true)
+        .describe("Clip the decoded boxes to [0, 1].");
+    d.field("threshold", &MultiBoxDetectionParam::threshold)
+        .set_default(0.01)
+        .describe("Detections of lower probability are dropped.");
+    d.field("background_id", &MultiBoxDetectionParam::background_id)
+        .set_default(int64_t{0})
+        .describe(
+            "The background class; MXNet's kernel takes class 0 whatever it says, and "
+            "so does ndx's (any other value is a ValueError).");
+    d.field("nms_threshold", &MultiBoxDetectionParam::nms_threshold)
+        .set_default(0.5)
+        .describe(
+            "IoU at or above which the lower-scored box of a class is suppressed "
+            "(outside (0, 1]: no suppression).");
+    d.field("force_suppress", &MultiBoxDetectionParam::force_suppress)
+        .set_default(false)
+        .describe("Suppress across classes too.");
+    d.field("variances", &MultiBoxDetectionParam::variances)
+        .set_default(std::vector<double>{0.1, 0.1, 0.2, 0.2})
+        .describe("Scales of the (x, y, w, h) offsets.");
+    d.field("nms_topk", &MultiBoxDetectionParam::nms_topk)
+        .set_default(int64_t{-1})
+        .describe("Only the nms_topk most likely detections are kept (<= 0: all).");
+  }
+};
+
+bool MultiBoxDetectionShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const auto& s : *in)
+    if (!s.is_known()) return false;
+  const Shape &cls = (*in)[0], &loc = (*in)[1], &anchor = (*in)[2];
+  const auto& p = attrs.get<MultiBoxDetectionParam>();
+  if (p.variances.size() != 4)
+    value_error("[multibox_detection] variances must hold 4 values, got ", p.variances.size());
+  if (p.background_id != 0)
+    value_error("[multibox_detection] background_id must be 0 (class 0 is the background), got ",
+                p.background_id);
+  if (cls.ndim() != 3 || cls[1] < 1)
+    value_error("[multibox_detection] cls_prob must be (batch, classes, anchors), got shape ",
+                cls.str());
+  if (loc.ndim() != 2 || loc[0] != cls[0] || loc[1] != 4 * cls[2])
+    value_error("[multibox_detection] loc_pred must be (", cls[0], ", ", 4 * cls[2],
+                "), got shape ", loc.str());
+  if (anchor.ndim() != 3 || anchor[0] != 1 || anchor[1] != cls[2] || anchor[2] != 4)
+    value_error("[multibox_detection] anchor must be (1, ", cls[2], ", 4), got shape ",
+                anchor.str());
+  assign_shape(attrs, &(*out)[0], Shape{cls[0], cls[2], 6}, "output", 0);
+  return true;
+}
+
+// The box of anchor a moved by the offsets d (both [4]), as MXNet decodes it.
+void decode_box(const double* a, const double* d, const MultiBoxDetectionParam& p, double* out) {
+  const double aw = a[2] - a[0], ah = a[3] - a[1];
+  const double ax = (a[0] + a[2]) / 2, ay = (a[1] + a[3]) / 2;
+  const double ox = d[0] * p.variances[0] * aw + ax, oy = d[1] * p.variances[1] * ah + ay;
+  const double ow = std::exp(d[2] * p.variances[2]) * aw / 2;
+  const double oh = std::exp(d[3] * p.variances[3]) * ah / 2;
+  const double box[4] = {ox - ow, oy - oh, ox + ow, oy + oh};
+  for (int k = 0; k < 4; ++k) out[k] = p.clip ? std::clamp(box[k], 0.0, 1.0) : box[k];
+}
+
+// IoU of corner boxes; 0 where the union is not positive.
+double corner_iou(const double* a, const double* b) {
+  const double w = std::max(0.0, std::min(a[2], b[2]) - std::max(a[0], b[0]));
+  const double h = std::max(0.0, std::min(a[3], b[3]) - std::max(a[1], b[1]));
+  const double i = w * h;
+  const double u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - i;
+  return u <= 0 ? 0.0 : i / u;
+}
+
+void detect_batch(const double* cls, const double* loc, const double* anchors, int64_t classes,
+                  int64_t anchors_n, const MultiBoxDetectionParam& p, double* out) {
+  std::vector<std::array<double, 6>> rows;
+  for (int64_t i = 0; i < anchors_n; ++i) {
+    double score = -1;
+    int64_t id = 0;
+    for (int64_t j = 1; j < classes; ++j)
+      if (cls[j * anchors_n + i] > score) score = cls[j * anchors_n + i], id = j;
+    if (id == 0 || score < p.threshold) continue;
+    std::array<double, 6> row{static_cast<double>(id - 1), score};
+    decode_box(anchors + 4 * i, loc + 4 * i, p, row.data() + 2);
+    rows.push_back(row);
+  }
+  std::fill(out, out + anchors_n * 6, -1.0);
+  const bool nms = p.nms_threshold > 0 && p.nms_threshold <= 1;
+  if (nms)
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a[1] > b[1]; });
+  size_t keep = rows.size();
+  if (nms && p.nms_topk > 0 && static_cast<size_t>(p.nms_topk) < keep) {
+    keep = static_cast<size_t>(p.nms_topk);
+    // MXNet keeps the rows past nms_topk, marked -1.
+    for (size_t i = keep; i < rows.size(); ++i) rows[i][0] = -1;
+  }
+  if (nms)
+    for (size_t i = 0; i < keep; ++i) {
+      if (rows[i][0] < 0) continue;
+      for (size_t j = i + 1; j < keep; ++j)
+        if (rows[j][0] >= 0 && (p.force_suppress || rows[i][0] == rows[j][0]) &&
+            corner_iou(rows[i].data() + 2, rows[j].data() + 2) >= p.nms_threshold)
+          rows[j][0] = -1;
+    }
+  for (size_t i = 0; i < rows.size(); ++i) std::copy(rows[i].begin(), rows[i].end(), out + 6 * i);
+}
+
+void MultiBoxDetectionCompute(const NodeAttrs& attrs, const OpContext&,
+                              const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                              const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const auto& p = attrs.get<MultiBoxDetectionParam>();
+  const int64_t batches = in[0].shape[0], classes = in[0].shape[1], n = in[0].shape[2];
+  std::vector<NDArray> keep;
+  const TBlob cls = kernel::cast_blob(in[0], DType::kFloat64, &keep);
+  const TBlob loc = kernel::cast_blob(in[1], DType::kFloat64, &keep);
+  const TBlob anchors = kernel::cast_blob(in[2], DType::kFloat64, &keep);
+  NDArray result(out[0].shape, DType::kFloat64, cpu());
+  auto* o = static_cast<double*>(result.raw_data());
+  kernel::parallel_for(batches, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      detect_batch(static_cast<const double*>(cls.dptr) + b * classes * n,
+                   static_cast<const double*>(loc.dptr) + b * n * 4,
+                   static_cast<const double*>(anchors.dptr), classes, n, p, o + b * n * 6);
+  });
+  write_req(result, as_array(out[0]), req[0]);
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_npx_box_nms")
@@ -667,6 +904,34 @@ void RoiAlignBackwardCompute(const NodeAttrs& attrs, const OpContext&, const std
       .set_attr<FInferShape>("FInferShape", MatchingShape)
       .set_attr<FInferType>("FInferType", MatchingType)
       .set_attr<FCompute>("FCompute<cpu>", MatchingCompute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  OpRegistry::global()
+      .register_op("_npx_multibox_prior")
+      .describe(
+          "SSD anchors for an (N, C, H, W) feature map: (1, H * W * (sizes + ratios - 1), 4) "
+          "corner boxes in [0, 1] (MXNet's MultiBoxPrior).")
+      .set_num_inputs(1)
+      .add_argument("data", "NDArray", "The feature map (only its shape is read).")
+      .set_params<MultiBoxPriorParam>()
+      .set_attr<FInferShape>("FInferShape", MultiBoxPriorShape)
+      .set_attr<FInferType>("FInferType", FloatSameType)
+      .set_attr<FCompute>("FCompute<cpu>", MultiBoxPriorCompute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  OpRegistry::global()
+      .register_op("_npx_multibox_detection")
+      .describe(
+          "SSD detections (MXNet's MultiBoxDetection): (batch, anchors, 6) rows [class, score, "
+          "xmin, ymin, xmax, ymax], kept detections first by score, the rest -1.")
+      .set_num_inputs(3)
+      .add_argument("cls_prob", "NDArray",
+                    "(batch, classes, anchors) probabilities, class 0 "
+                    "the background.")
+      .add_argument("loc_pred", "NDArray", "(batch, anchors * 4) predicted offsets.")
+      .add_argument("anchor", "NDArray", "(1, anchors, 4) corner anchors.")
+      .set_params<MultiBoxDetectionParam>()
+      .set_attr<FInferShape>("FInferShape", MultiBoxDetectionShape)
+      .set_attr<FInferType>("FInferType", FloatSameType)
+      .set_attr<FCompute>("FCompute<cpu>", MultiBoxDetectionCompute)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   OpRegistry::global()
       .register_op("_npx_roi_align")

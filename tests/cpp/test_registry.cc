@@ -154,6 +154,25 @@ TEST(Params, TypedValuesParseWithoutStrings) {
   EXPECT_EQ(p.mode, "fast");  // default
 }
 
+TEST(Params, TuplesOfFloatsParseFromTextAndInts) {
+  const FieldContext ctx{"op", "field"};
+  using Floats = FieldTraits<std::vector<double>>;
+  EXPECT_EQ(Floats::from_string("(0.1, 2, -3e5)", ctx), (std::vector<double>{0.1, 2, -3e5}));
+  EXPECT_EQ(Floats::from_string("[1.5]", ctx), (std::vector<double>{1.5}));
+  EXPECT_EQ(Floats::from_string("()", ctx), std::vector<double>{});
+  EXPECT_EQ(Floats::from_value(Value(Shape{1, 2}), ctx), (std::vector<double>{1, 2}));
+  EXPECT_EQ(Floats::from_value(Value(0.25), ctx), (std::vector<double>{0.25}));
+  const std::vector<double> v{0.1, -2.5};
+  EXPECT_EQ(Floats::from_string(Floats::to_string(v), ctx), v);  // prints back exactly
+  EXPECT_EQ(Floats::to_string({1.0}), "(1,)");
+  expect_error(
+      ErrorKind::kValueError, [&] { Floats::from_string("(0.1, x)", ctx); }, "field");
+  expect_error(
+      ErrorKind::kValueError, [&] { Floats::from_string("(0.1", ctx); }, "field");
+  expect_error(
+      ErrorKind::kTypeError, [&] { Floats::from_value(Value(true), ctx); }, "field");
+}
+
 TEST(Params, BadValuesRaiseTypedErrors) {
   const Op* op = Op::get("_test_params");
   using Kw = std::vector<std::pair<std::string_view, Value>>;

@@ -250,3 +250,114 @@ def test_roi_align_gradient_matches_central_differences():
 def test_roi_align_rejects(data_shape, rois_shape, kwargs, exc):
     with pytest.raises(exc):
         npx.roi_align(np.zeros(data_shape), np.zeros(rois_shape), **kwargs)
+
+
+def _prior_ref(h, w, sizes, ratios, steps=(-1, -1), offsets=(0.5, 0.5), clip=False):
+    sy = steps[0] if steps[0] > 0 else 1.0 / h
+    sx = steps[1] if steps[1] > 0 else 1.0 / w
+    half = [(s * h / w / 2, s / 2) for s in sizes]
+    half += [(sizes[0] * h / w * onp.sqrt(r) / 2, sizes[0] / onp.sqrt(r) / 2) for r in ratios[1:]]
+    out = []
+    for r in range(h):
+        for c in range(w):
+            cy, cx = (r + offsets[0]) * sy, (c + offsets[1]) * sx
+            out += [[cx - hw, cy - hh, cx + hw, cy + hh] for hw, hh in half]
+    out = onp.array(out)[None]
+    return onp.clip(out, 0, 1) if clip else out
+
+
+def test_multibox_prior_d2l_example_and_reference():
+    # Dive into Deep Learning's anchor example (MXNet edition): 561 x 728, sizes (0.75, 0.5,
+    # 0.25), ratios (1, 2, 0.5): boxes[250, 250, 0] prints as [0.06, 0.07, 0.63, 0.82].
+    y = npx.multibox_prior(np.zeros((1, 3, 561, 728)), sizes=[0.75, 0.5, 0.25],
+                           ratios=[1, 2, 0.5])
+    assert y.shape == (1, 2042040, 4) and y.dtype == onp.float32
+    onp.testing.assert_allclose(y.reshape(561, 728, 5, 4)[250, 250, 0].asnumpy(),
+                                [0.06, 0.07, 0.63, 0.82], atol=0.006)
+    for kw in ({"sizes": (0.3,), "ratios": (1.0,)},
+               {"sizes": (0.2, 0.6), "ratios": (1.0, 3.0, 0.25), "clip": True},
+               {"sizes": 0.4, "ratios": (2.0, 1.0), "steps": (0.1, 0.2), "offsets": (0.0, 1.0)}):
+        got = npx.multibox_prior(np.zeros((2, 1, 5, 7), dtype="float64"), **kw).asnumpy()
+        sizes = kw["sizes"] if isinstance(kw["sizes"], tuple) else (kw["sizes"],)
+        want = _prior_ref(5, 7, sizes, kw["ratios"], kw.get("steps", (-1, -1)),
+                          kw.get("offsets", (0.5, 0.5)), kw.get("clip", False))
+        onp.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    for bad, exc in (({"sizes": ()}, ValueError), ({"ratios": (0.0,)}, ValueError),
+                     ({"steps": (1.0,)}, ValueError), ({"sizes": "a"}, TypeError)):
+        with pytest.raises(exc):
+            npx.multibox_prior(np.zeros((1, 1, 2, 2)), **bad)
+    with pytest.raises(ValueError):
+        npx.multibox_prior(np.zeros((2, 2)))
+
+
+def _detection_ref(cls, loc, anchors, threshold=0.01, nms=0.5, force=False,
+                   var=(0.1, 0.1, 0.2, 0.2), clip=True, topk=-1):
+    """MXNet's MultiBoxDetection for one batch, written out in NumPy."""
+    rows = []
+    for i in range(anchors.shape[0]):
+        j = 1 + int(onp.argmax(cls[1:, i]))  # first of equal maxima, as the > loop takes
+        score = cls[j, i]
+        if score < threshold:
+            continue
+        a, d = anchors[i], loc[4 * i:4 * i + 4]
+        aw, ah = a[2] - a[0], a[3] - a[1]
+        ax, ay = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
+        ox, oy = d[0] * var[0] * aw + ax, d[1] * var[1] * ah + ay
+        ow, oh = onp.exp(d[2] * var[2]) * aw / 2, onp.exp(d[3] * var[3]) * ah / 2
+        box = onp.array([ox - ow, oy - oh, ox + ow, oy + oh])
+        rows.append([j - 1, score] + list(onp.clip(box, 0, 1) if clip else box))
+    rows.sort(key=lambda r: -r[1])
+    keep = len(rows) if topk <= 0 else min(topk, len(rows))
+    for i in range(keep, len(rows)):
+        rows[i][0] = -1
+    for i in range(keep):
+        if rows[i][0] < 0:
+            continue
+        for j in range(i + 1, keep):
+            if rows[j][0] >= 0 and (force or rows[i][0] == rows[j][0]):
+                a, b = rows[i][2:], rows[j][2:]
+                iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+                ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+                u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - iw * ih
+                if (0.0 if u <= 0 else iw * ih / u) >= nms:
+                    rows[j][0] = -1
+    out = -onp.ones((anchors.shape[0], 6))
+    if rows:
+        out[:len(rows)] = onp.array(rows)
+    return out
+
+
+def test_multibox_detection_d2l_example_and_reference():
+    anchors = onp.array([[0.1, 0.08, 0.52, 0.92], [0.08, 0.2, 0.56, 0.95],
+                         [0.15, 0.3, 0.62, 0.91], [0.55, 0.2, 0.9, 0.88]])
+    cls = onp.array([[0.0] * 4, [0.9, 0.8, 0.7, 0.1], [0.1, 0.2, 0.3, 0.9]])
+    out = npx.multibox_detection(np.array(cls[None]), np.zeros((1, 16)), np.array(anchors[None]),
+                                 nms_threshold=0.5).asnumpy()[0]
+    # Dive into Deep Learning's example: the dog (class 0, 0.9) and the cat (class 1, 0.9)
+    # survive; the other two dog boxes are suppressed.
+    kept = sorted(map(tuple, out[out[:, 0] >= 0].round(6)))
+    assert kept == [(0.0, 0.9, 0.1, 0.08, 0.52, 0.92), (1.0, 0.9, 0.55, 0.2, 0.9, 0.88)]
+    assert (out[out[:, 0] < 0][:, 1] <= 0.8).all()
+
+    rng = onp.random.default_rng(12)
+    b, c, n = 2, 4, 30
+    cls = rng.dirichlet(onp.ones(c), size=(b, n)).transpose(0, 2, 1)
+    loc = rng.normal(0, 1, (b, n * 4))
+    xy = rng.uniform(0, 0.7, (n, 2))
+    anchors = onp.concatenate([xy, xy + rng.uniform(0.1, 0.3, (n, 2))], 1)
+    for kw in ({}, {"threshold": 0.3, "force_suppress": True}, {"nms_threshold": 0.3,
+                                                               "nms_topk": 5},
+               {"clip": False, "variances": (0.2, 0.2, 0.1, 0.1)}):
+        got = npx.multibox_detection(np.array(cls), np.array(loc), np.array(anchors[None]),
+                                     **kw).asnumpy()
+        names = {"threshold": "threshold", "force_suppress": "force", "nms_threshold": "nms",
+                 "nms_topk": "topk", "clip": "clip", "variances": "var"}
+        ref_kw = {names[k]: v for k, v in kw.items()}
+        for k in range(b):
+            onp.testing.assert_allclose(got[k], _detection_ref(cls[k], loc[k], anchors, **ref_kw),
+                                        rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError):
+        npx.multibox_detection(np.array(cls), np.array(loc[:, :8]), np.array(anchors[None]))
+    with pytest.raises(ValueError):
+        npx.multibox_detection(np.array(cls), np.array(loc), np.array(anchors[None]),
+                               variances=(0.1, 0.1))

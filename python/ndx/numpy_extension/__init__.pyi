@@ -177,6 +177,12 @@ def masked_softmax(data: Any, mask: Any, axis: Any = -1, temperature: Any = 1.0,
 def mish(x: Any, *, out: Any = None) -> Any:
     """x * tanh(softplus(x)), elementwise."""
 
+def multibox_detection(cls_prob: Any, loc_pred: Any, anchor: Any, clip: Any = True, threshold: Any = 0.01, background_id: Any = 0, nms_threshold: Any = 0.5, force_suppress: Any = False, variances: Any = (0.1, 0.1, 0.2, 0.2), nms_topk: Any = -1) -> Any:
+    """(batch, anchors, 6) rows [class, score, xmin, ymin, xmax, ymax] from SSD's class probabilities (batch, classes, anchors; class 0 the background), offsets (batch, anchors * 4) and anchors (1, anchors, 4): detections under `threshold` dropped, the rest sorted by score and suppressed per class (class -"""
+
+def multibox_prior(data: Any, sizes: Any = (1.0,), ratios: Any = (1.0,), clip: Any = False, steps: Any = (-1.0, -1.0), offsets: Any = (0.5, 0.5)) -> Any:
+    """Anchor boxes for an (N, C, H, W) feature map: (1, H * W * (len(sizes) + len(ratios) - 1), 4) corner boxes in [0, 1]. Each pixel gets one box per size (aspect ratio 1, as MXNet takes the first ratio) and one per further ratio with sizes[0]."""
+
 def nonzero(a: Any) -> Any:
     """The indices of the nonzero entries as an (N, a.ndim) int64 array (MXNet 2's npx.nonzero, NumPy's argwhere)."""
 

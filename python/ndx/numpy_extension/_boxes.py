@@ -1,0 +1,42 @@
+"""npx.multibox_prior / multibox_detection: SSD's anchors and detections (C++ ops
+`_npx_multibox_prior`, `_npx_multibox_detection`). Their tuple-of-float params cross the FFI
+as text, which these wrappers write."""
+import numbers
+
+from .. import _core
+
+
+def _floats(op, name, v):
+    """A number or a sequence of numbers as the text of a tuple of floats."""
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        v = (v,)
+    if not isinstance(v, (tuple, list)) or not all(
+            isinstance(e, numbers.Real) and not isinstance(e, bool) for e in v):
+        raise TypeError(f"[{op}] {name} must be a number or a sequence of numbers, got {v!r}")
+    return "(" + ", ".join(repr(float(e)) for e in v) + ("," if len(v) == 1 else "") + ")"
+
+
+def multibox_prior(data, sizes=(1.0,), ratios=(1.0,), clip=False, steps=(-1.0, -1.0),
+                   offsets=(0.5, 0.5)):
+    """Anchor boxes for an (N, C, H, W) feature map: (1, H * W * (len(sizes) + len(ratios) -
+    1), 4) corner boxes in [0, 1]. Each pixel gets one box per size (aspect ratio 1, as MXNet
+    takes the first ratio) and one per further ratio with sizes[0]."""
+    params = {"sizes": _floats("multibox_prior", "sizes", sizes),
+              "ratios": _floats("multibox_prior", "ratios", ratios), "clip": clip,
+              "steps": _floats("multibox_prior", "steps", steps),
+              "offsets": _floats("multibox_prior", "offsets", offsets)}
+    return _core._invoke("_npx_multibox_prior", (data,), params, None)
+
+
+def multibox_detection(cls_prob, loc_pred, anchor, clip=True, threshold=0.01, background_id=0,
+                       nms_threshold=0.5, force_suppress=False,
+                       variances=(0.1, 0.1, 0.2, 0.2), nms_topk=-1):
+    """(batch, anchors, 6) rows [class, score, xmin, ymin, xmax, ymax] from SSD's class
+    probabilities (batch, classes, anchors; class 0 the background), offsets (batch, anchors
+    * 4) and anchors (1, anchors, 4): detections under `threshold` dropped, the rest sorted by
+    score and suppressed per class (class -1) at IoU >= nms_threshold; unused rows are -1."""
+    params = {"clip": clip, "threshold": threshold, "background_id": background_id,
+              "nms_threshold": nms_threshold, "force_suppress": force_suppress,
+              "variances": _floats("multibox_detection", "variances", variances),
+              "nms_topk": nms_topk}
+    return _core._invoke("_npx_multibox_detection", (cls_prob, loc_pred, anchor), params, None)
