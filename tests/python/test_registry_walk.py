@@ -135,6 +135,8 @@ HINTS = {
     "_backward_mod": [[(2, 3), (2, 1), (3,)]],
     "_backward_maximum": [[(2, 3), (2, 3), ()]],
     "_backward_minimum": [[(2, 3), (1, 3), (2, 1)]],
+    "_npx_box_nms": [[(3, 6)], [(2, 4, 7)]],
+    "_npx_multibox_detection": [[(1, 3, 2), (1, 8), (1, 2, 4)]],
 }
 
 SHAPE_SETS = {
