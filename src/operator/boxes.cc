@@ -12,6 +12,7 @@
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
+#include "operator/nn_check.h"
 
 namespace ndx {
 namespace {
@@ -19,9 +20,7 @@ namespace {
 using kernel::as_array;
 using kernel::write_req;
 
-void check_float(DType t, const char* op) {
-  if (!is_float(t)) type_error("[", op, "] data must be a float array, got dtype ", t);
-}
+using nn_check::require_float;
 
 // The batch count, rows and row width of a (..., n, k) array.
 struct Rows {
@@ -114,7 +113,7 @@ bool BoxNmsShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
 
 bool BoxNmsType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[0] == DType::kUnknown) return false;
-  check_float((*in)[0], "box_nms");
+  require_float(attrs, (*in)[0], "data");
   assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
   assign_type(attrs, &(*out)[1], DType::kInt64, "output", 1);
   return true;
@@ -259,7 +258,7 @@ bool BoxNmsBackwardShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* o
 
 bool BoxNmsBackwardType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[0] == DType::kUnknown) return false;
-  check_float((*in)[0], "backward_box_nms");
+  require_float(attrs, (*in)[0], "ograd");
   assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
   return true;
 }
@@ -323,7 +322,7 @@ bool MatchingShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
 
 bool MatchingType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[0] == DType::kUnknown) return false;
-  check_float((*in)[0], "bipartite_matching");
+  require_float(attrs, (*in)[0], "data");
   assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
   assign_type(attrs, &(*out)[1], (*in)[0], "output", 1);
   return true;
@@ -434,12 +433,20 @@ bool RoiAlignShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   return true;
 }
 
-bool RoiAlignType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return false;
-  check_float((*in)[0], "roi_align");
-  check_float((*in)[1], "roi_align");
-  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+// Every input a float dtype (not necessarily one dtype: MXNet's kernels cast); every output
+// takes input 0's.
+bool float_inputs_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out,
+                       const std::vector<const char*>& names) {
+  for (const DType t : *in)
+    if (t == DType::kUnknown) return false;
+  for (size_t i = 0; i < in->size(); ++i) require_float(attrs, (*in)[i], names[i]);
+  for (size_t j = 0; j < out->size(); ++j)
+    assign_type(attrs, &(*out)[j], (*in)[0], "output", static_cast<int>(j));
   return true;
+}
+
+bool RoiAlignType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  return float_inputs_type(attrs, in, out, {"data", "rois"});
 }
 
 // A region's sampling grid: where bin (i, j)'s samples start and how far apart they are.
@@ -580,7 +587,7 @@ bool RoiAlignBackwardShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector*
 
 bool RoiAlignBackwardType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[1] == DType::kUnknown || (*in)[2] == DType::kUnknown) return false;
-  check_float((*in)[1], "backward_roi_align");
+  require_float(attrs, (*in)[1], "data");
   assign_type(attrs, &(*out)[0], (*in)[1], "output", 0);
   assign_type(attrs, &(*out)[1], (*in)[2], "output", 1);
   return true;
@@ -676,14 +683,6 @@ bool MultiBoxPriorShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* ou
   const Shape o{1, s[2] * s[3] * per_pixel, 4};
   checked_size(o, 8, "multibox_prior");
   assign_shape(attrs, &(*out)[0], o, "output", 0);
-  return true;
-}
-
-bool FloatSameType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-  if ((*in)[0] == DType::kUnknown) return false;
-  check_float((*in)[0], attrs.op ? attrs.op->name.c_str() : "box op");
-  for (size_t j = 0; j < out->size(); ++j)
-    assign_type(attrs, &(*out)[j], (*in)[0], "output", static_cast<int>(j));
   return true;
 }
 
@@ -914,7 +913,10 @@ void MultiBoxDetectionCompute(const NodeAttrs& attrs, const OpContext&,
       .add_argument("data", "NDArray", "The feature map (only its shape is read).")
       .set_params<MultiBoxPriorParam>()
       .set_attr<FInferShape>("FInferShape", MultiBoxPriorShape)
-      .set_attr<FInferType>("FInferType", FloatSameType)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              return float_inputs_type(attrs, in, out, {"data"});
+                            })
       .set_attr<FCompute>("FCompute<cpu>", MultiBoxPriorCompute)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   OpRegistry::global()
@@ -930,7 +932,11 @@ void MultiBoxDetectionCompute(const NodeAttrs& attrs, const OpContext&,
       .add_argument("anchor", "NDArray", "(1, anchors, 4) corner anchors.")
       .set_params<MultiBoxDetectionParam>()
       .set_attr<FInferShape>("FInferShape", MultiBoxDetectionShape)
-      .set_attr<FInferType>("FInferType", FloatSameType)
+      .set_attr<FInferType>(
+          "FInferType",
+          [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+            return float_inputs_type(attrs, in, out, {"cls_prob", "loc_pred", "anchor"});
+          })
       .set_attr<FCompute>("FCompute<cpu>", MultiBoxDetectionCompute)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   OpRegistry::global()
