@@ -489,6 +489,9 @@ def rnn(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def roi_align(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_roi_align: takes Symbols and params (as for the imperative function)."""
 
+def roi_pooling(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_roi_pooling: takes Symbols and params (as for the imperative function)."""
+
 def round(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_round: takes Symbols and params (as for the imperative function)."""
 

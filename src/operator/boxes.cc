@@ -1,6 +1,7 @@
 // Bounding-box ops of MXNet's npx (its contrib ops): box_nms, non-maximum suppression of rows
 // [id, score, x1, y1, x2, y2, ...] with a gradient that follows each kept box back to its row,
-// bipartite_matching, the greedy one-to-one matching of a score matrix, roi_align, and SSD's
+// bipartite_matching, the greedy one-to-one matching of a score matrix, roi_align, roi_pooling,
+// and SSD's
 // multibox_prior / multibox_detection.
 #include <algorithm>
 #include <array>
@@ -630,6 +631,170 @@ void RoiAlignBackwardCompute(const NodeAttrs& attrs, const OpContext&, const std
   write_req(grad, as_array(out[0]), req[0]);
 }
 
+// ============================== roi_pooling ==============================
+// Fast R-CNN's RoIPooling (MXNet's ROIPooling): each region, its corners rounded to the
+// feature grid, is cut into pooled_size bins whose maxima form the output; the hidden output
+// keeps each maximum's flat index in its (H, W) plane for the gradient (-1: an empty bin).
+struct RoiPoolingParam {
+  Shape pooled_size;
+  double spatial_scale = 1;
+  static void declare(ParamDecl<RoiPoolingParam>& d) {
+    d.field("pooled_size", &RoiPoolingParam::pooled_size)
+        .describe("(height, width) of each region's output.");
+    d.field("spatial_scale", &RoiPoolingParam::spatial_scale)
+        .describe("Factor from the rois' coordinates to the feature map's (1 / stride).");
+  }
+};
+
+RoiGeometry pooling_geometry(const RoiPoolingParam& p, const Shape& data, const Shape& rois) {
+  RoiAlignParam a;
+  a.pooled_size = p.pooled_size, a.spatial_scale = p.spatial_scale;
+  return roi_geometry(a, data, rois);
+}
+
+bool RoiPoolingShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known() || !(*in)[1].is_known()) return false;
+  const RoiGeometry g = pooling_geometry(attrs.get<RoiPoolingParam>(), (*in)[0], (*in)[1]);
+  const Shape o{g.rois, g.c, g.ph, g.pw};
+  checked_size(o, 8, "roi_pooling");
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  assign_shape(attrs, &(*out)[1], o, "output", 1);
+  return true;
+}
+
+bool RoiPoolingType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return false;
+  require_float(attrs, (*in)[0], "data");
+  require_float(attrs, (*in)[1], "rois");
+  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  assign_type(attrs, &(*out)[1], DType::kInt64, "output", 1);
+  return true;
+}
+
+// [start, end) of bin i of n over a region [origin, origin + extent) of an axis of `size`.
+std::pair<int64_t, int64_t> pool_bin(int64_t i, int64_t n, int64_t origin, int64_t extent,
+                                     int64_t size) {
+  const double bin = static_cast<double>(extent) / static_cast<double>(n);
+  auto at = [&](double v) {
+    return std::clamp<int64_t>(static_cast<int64_t>(v) + origin, 0, size);
+  };
+  return {at(std::floor(static_cast<double>(i) * bin)),
+          at(std::ceil(static_cast<double>(i + 1) * bin))};
+}
+
+// A region's corners on the feature grid (rounded half away from zero, as C's round), or
+// nullopt for a padding row.
+struct PoolRegion {
+  int64_t batch, x0, y0, w, h;
+};
+
+PoolRegion pool_region(const double* r, double scale, const RoiGeometry& g) {
+  if (!(r[0] >= 0 && r[0] < static_cast<double>(g.n))) return {-1, 0, 0, 0, 0};
+  auto grid = [&](double v) {
+    const double s = std::round(v * scale);
+    return static_cast<int64_t>(std::clamp(s, -1e15, 1e15));
+  };
+  const int64_t x0 = grid(r[1]), y0 = grid(r[2]), x1 = grid(r[3]), y1 = grid(r[4]);
+  return {static_cast<int64_t>(r[0]), x0, y0, std::max<int64_t>(x1 - x0 + 1, 1),
+          std::max<int64_t>(y1 - y0 + 1, 1)};
+}
+
+void RoiPoolingCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<RoiPoolingParam>();
+  const RoiGeometry g = pooling_geometry(p, in[0].shape, in[1].shape);
+  if (out[0].size() == 0) return;
+  std::vector<NDArray> keep;
+  const TBlob x = kernel::cast_blob(in[0], DType::kFloat64, &keep);
+  const TBlob r = kernel::cast_blob(in[1], DType::kFloat64, &keep);
+  const auto* xd = static_cast<const double*>(x.dptr);
+  NDArray result(out[0].shape, DType::kFloat64, cpu()), index(out[1].shape, DType::kInt64, cpu());
+  auto* o = static_cast<double*>(result.raw_data());
+  auto* oi = static_cast<int64_t*>(index.raw_data());
+  kernel::parallel_for(g.rois * g.c, 1, [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) {
+      const int64_t k = q / g.c, ch = q % g.c;
+      const PoolRegion reg =
+          pool_region(static_cast<const double*>(r.dptr) + 5 * k, p.spatial_scale, g);
+      for (int64_t i = 0; i < g.ph; ++i)
+        for (int64_t j = 0; j < g.pw; ++j) {
+          double best = 0;
+          int64_t at = -1;
+          if (reg.batch >= 0) {
+            const auto [h0, h1] = pool_bin(i, g.ph, reg.y0, reg.h, g.h);
+            const auto [w0, w1] = pool_bin(j, g.pw, reg.x0, reg.w, g.w);
+            const double* plane = xd + (reg.batch * g.c + ch) * g.h * g.w;
+            for (int64_t y = h0; y < h1; ++y)
+              for (int64_t xx = w0; xx < w1; ++xx)
+                if (at < 0 || plane[y * g.w + xx] > best)
+                  best = plane[y * g.w + xx], at = y * g.w + xx;
+            if (at < 0) best = 0;
+          }
+          o[(q * g.ph + i) * g.pw + j] = best;
+          oi[(q * g.ph + i) * g.pw + j] = at;
+        }
+    }
+  });
+  if (req[0] != kNullOp) write_req(result, as_array(out[0]), req[0]);
+  if (req[1] != kNullOp) write_req(index, as_array(out[1]), req[1]);
+}
+
+// _backward_npx_roi_pooling: (ograd, index, data, rois) -> (each bin's gradient added at its
+// maximum, zeros for the rois). Threads own channels.
+bool RoiPoolingBackwardShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const auto& s : *in)
+    if (!s.is_known()) return false;
+  const RoiGeometry g = pooling_geometry(attrs.get<RoiPoolingParam>(), (*in)[2], (*in)[3]);
+  const Shape expect{g.rois, g.c, g.ph, g.pw};
+  if ((*in)[0] != expect || (*in)[1] != expect)
+    value_error("[backward_roi_pooling] ograd and index must have shape ", expect.str(), ", got ",
+                (*in)[0].str(), " and ", (*in)[1].str());
+  assign_shape(attrs, &(*out)[0], (*in)[2], "output", 0);
+  assign_shape(attrs, &(*out)[1], (*in)[3], "output", 1);
+  return true;
+}
+
+bool RoiPoolingBackwardType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  for (const DType t : *in)
+    if (t == DType::kUnknown) return false;
+  require_float(attrs, (*in)[2], "data");
+  assign_type(attrs, &(*out)[0], (*in)[2], "output", 0);
+  assign_type(attrs, &(*out)[1], (*in)[3], "output", 1);
+  return true;
+}
+
+void RoiPoolingBackwardCompute(const NodeAttrs& attrs, const OpContext&,
+                               const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                               const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<RoiPoolingParam>();
+  const RoiGeometry g = pooling_geometry(p, in[2].shape, in[3].shape);
+  if (req[1] != kNullOp) kernel::fill_output(out[1], req[1], 0.0);
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  std::vector<NDArray> keep;
+  const TBlob og = kernel::cast_blob(in[0], DType::kFloat64, &keep);
+  const TBlob idx = kernel::cast_blob(in[1], DType::kInt64, &keep);
+  const TBlob r = kernel::cast_blob(in[3], DType::kFloat64, &keep);
+  NDArray grad(out[0].shape, DType::kFloat64, cpu());
+  auto* gd = static_cast<double*>(grad.raw_data());
+  std::fill(gd, gd + grad.size(), 0.0);
+  const auto* ogd = static_cast<const double*>(og.dptr);
+  const auto* ix = static_cast<const int64_t*>(idx.dptr);
+  kernel::parallel_for(g.c, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t k = 0; k < g.rois; ++k) {
+      const PoolRegion reg =
+          pool_region(static_cast<const double*>(r.dptr) + 5 * k, p.spatial_scale, g);
+      if (reg.batch < 0) continue;
+      for (int64_t ch = c0; ch < c1; ++ch) {
+        double* plane = gd + (reg.batch * g.c + ch) * g.h * g.w;
+        const int64_t base = (k * g.c + ch) * g.ph * g.pw;
+        for (int64_t b = 0; b < g.ph * g.pw; ++b)
+          if (ix[base + b] >= 0 && ix[base + b] < g.h * g.w) plane[ix[base + b]] += ogd[base + b];
+      }
+    }
+  });
+  write_req(grad, as_array(out[0]), req[0]);
+}
+
 // ============================== multibox_prior ==============================
 // SSD's anchors (MXNet's MultiBoxPrior): at each pixel of an (N, C, H, W) map, one box per size
 // (aspect ratio 1) and one per further ratio (with the first size), in [0, 1] coordinates.
@@ -904,6 +1069,45 @@ void MultiBoxDetectionCompute(const NodeAttrs& attrs, const OpContext&,
       .set_attr<FInferType>("FInferType", MatchingType)
       .set_attr<FCompute>("FCompute<cpu>", MatchingCompute)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  OpRegistry::global()
+      .register_op("_npx_roi_pooling")
+      .describe(
+          "RoIPooling (MXNet's ROIPooling): (R, C, ph, pw) maxima of the bins of each region "
+          "[batch, x1, y1, x2, y2] rounded to the feature grid; empty bins and rows with a "
+          "batch index outside [0, N) give zeros.")
+      .set_num_inputs(2)
+      .set_num_outputs(2)
+      .add_argument("data", "NDArray", "Features (N, C, H, W), any float dtype.")
+      .add_argument("rois", "NDArray", "Regions (R, 5): batch index and corners.")
+      .set_params<RoiPoolingParam>()
+      .set_attr<FNumVisibleOutputs>("FNumVisibleOutputs", [](const NodeAttrs&) { return 1u; })
+      .set_attr<FListOutputNames>("FListOutputNames",
+                                  [](const NodeAttrs&) {
+                                    return std::vector<std::string>{"output", "max_index"};
+                                  })
+      .set_attr<FInferShape>("FInferShape", RoiPoolingShape)
+      .set_attr<FInferType>("FInferType", RoiPoolingType)
+      .set_attr<FCompute>("FCompute<cpu>", RoiPoolingCompute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return make_grad_node("_backward_npx_roi_pooling", n,
+                              {og[0], NodeEntry{n, 1, 0}, n->inputs[0], n->inputs[1]}, true);
+      });
+  OpRegistry::global()
+      .register_op("_backward_npx_roi_pooling")
+      .describe(
+          "Backward of _npx_roi_pooling: (ograd, max_index, data, rois) -> (data gradient, "
+          "zeros).")
+      .set_num_inputs(4)
+      .set_num_outputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("max_index", "NDArray", "The forward's hidden output.")
+      .add_argument("data", "NDArray", "Forward features.")
+      .add_argument("rois", "NDArray", "Forward regions.")
+      .set_params<RoiPoolingParam>()
+      .set_attr<FInferShape>("FInferShape", RoiPoolingBackwardShape)
+      .set_attr<FInferType>("FInferType", RoiPoolingBackwardType)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", RoiPoolingBackwardCompute);
   OpRegistry::global()
       .register_op("_npx_multibox_prior")
       .describe(

@@ -361,3 +361,60 @@ def test_multibox_detection_d2l_example_and_reference():
     with pytest.raises(ValueError):
         npx.multibox_detection(np.array(cls), np.array(loc), np.array(anchors[None]),
                                variances=(0.1, 0.1))
+
+
+def _c_round(v):
+    return float(onp.sign(v) * onp.floor(abs(v) + 0.5))  # C's round: halves away from zero
+
+
+def _roi_pool_ref(data, rois, pooled, scale):
+    """Fast R-CNN's RoIPooling as MXNet's ROIPooling computes it, written out as loops."""
+    n, c, h, w = data.shape
+    ph, pw = pooled
+    out = onp.zeros((len(rois), c, ph, pw))
+    for k, (b, x1, y1, x2, y2) in enumerate(rois):
+        if not 0 <= b < n:
+            continue
+        xs, ys, xe, ye = (int(_c_round(v * scale)) for v in (x1, y1, x2, y2))
+        rh, rw = max(ye - ys + 1, 1), max(xe - xs + 1, 1)
+        for i in range(ph):
+            h0 = min(max(int(onp.floor(i * rh / ph)) + ys, 0), h)
+            h1 = min(max(int(onp.ceil((i + 1) * rh / ph)) + ys, 0), h)
+            for j in range(pw):
+                w0 = min(max(int(onp.floor(j * rw / pw)) + xs, 0), w)
+                w1 = min(max(int(onp.ceil((j + 1) * rw / pw)) + xs, 0), w)
+                if h1 > h0 and w1 > w0:
+                    out[k, :, i, j] = data[int(b), :, h0:h1, w0:w1].max(axis=(1, 2))
+    return out
+
+
+@pytest.mark.parametrize("pooled,scale", [((2, 2), 1.0), ((3, 2), 0.5), ((4, 4), 0.25)])
+def test_roi_pooling_matches_fast_rcnns_definition_and_its_gradient(pooled, scale):
+    rng = onp.random.default_rng(9)
+    data = (rng.permutation(2 * 3 * 9 * 8).reshape(2, 3, 9, 8) * 0.01).astype(onp.float64)
+    rois = ROIS.astype(onp.float64) * onp.array([1, 1.7, 1.3, 1.9, 1.1])
+    a = np.array(data)
+    a.attach_grad()
+    w = rng.standard_normal((len(rois), 3) + pooled)
+    with autograd.record():
+        y = npx.roi_pooling(a, np.array(rois), pooled_size=pooled, spatial_scale=scale)
+    y.backward(np.array(w))
+    onp.testing.assert_allclose(y.asnumpy(), _roi_pool_ref(data, rois, pooled, scale))
+    assert (y.asnumpy()[-1] == 0).all()  # the padding row
+
+    def f(d):
+        return float((_roi_pool_ref(d, rois, pooled, scale) * w).sum())
+
+    num = onp.zeros_like(data)
+    for idx in onp.ndindex(data.shape):
+        d = data.copy()
+        d[idx] += 1e-4
+        up = f(d)
+        d[idx] -= 2e-4
+        num[idx] = (up - f(d)) / 2e-4
+    onp.testing.assert_allclose(a.grad.asnumpy(), num, rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError):
+        npx.roi_pooling(a, np.array(rois[:, :4]), pooled_size=pooled, spatial_scale=scale)
+    with pytest.raises(TypeError):
+        npx.roi_pooling(np.zeros((1, 1, 2, 2), dtype="int32"), np.zeros((1, 5)),
+                        pooled_size=(1, 1), spatial_scale=1.0)

@@ -228,6 +228,9 @@ def rnn(data: Any = None, parameters: Any = None, state: Any = None, state_cell:
 def roi_align(data: Any, rois: Any, pooled_size: Any, spatial_scale: Any, sample_ratio: Any = -1, position_sensitive: Any = False, aligned: Any = False, *, out: Any = None) -> Any:
     """RoIAlign (MXNet's ROIAlign): (R, C, ph, pw) averages of bilinear samples of (N, C, H, W) features inside each region [batch, x1, y1, x2, y2]; rows with a batch index outside [0, N) give zeros."""
 
+def roi_pooling(data: Any, rois: Any, pooled_size: Any, spatial_scale: Any, *, out: Any = None) -> Any:
+    """RoIPooling (MXNet's ROIPooling): (R, C, ph, pw) maxima of the bins of each region [batch, x1, y1, x2, y2] rounded to the feature grid; empty bins and rows with a batch index outside [0, N) give zeros."""
+
 def save(file: Any, arr: Any) -> Any:
     """Saves one ndarray to `file` in NumPy's .npy layout (no suffix is added)."""
 
