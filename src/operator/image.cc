@@ -10,6 +10,7 @@
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
+#include "operator/nn_check.h"
 
 namespace ndx {
 namespace {
@@ -339,13 +340,9 @@ void AdjustHueCompute(const NodeAttrs& attrs, const OpContext&, const std::vecto
   write_req(result, as_array(out[0]), req[0]);
 }
 
-// Data augmentation runs outside autograd; a backward pass that reaches one of these ops
+// Data augmentation runs outside autograd: a backward pass that reaches one of these ops
 // raises rather than get a gradient ndx does not compute.
-FGradient no_gradient(const char* name) {
-  return [name](const NodePtr&, const std::vector<NodeEntry>&) -> std::vector<NodeEntry> {
-    not_implemented("[", name, "] has no gradient yet (run image transforms outside autograd)");
-  };
-}
+constexpr const char* kNoImageGradient = "run image transforms outside autograd";
 
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
@@ -358,7 +355,7 @@ FGradient no_gradient(const char* name) {
       .set_attr<FInferShape>("FInferShape", ToTensorShape)
       .set_attr<FInferType>("FInferType", ToTensorType)
       .set_attr<FCompute>("FCompute<cpu>", ToTensorCompute)
-      .set_attr<FGradient>("FGradient", no_gradient("to_tensor"));
+      .set_attr<FGradient>("FGradient", nn_check::no_gradient_yet("to_tensor", kNoImageGradient));
   OpRegistry::global()
       .register_op("_image_resize")
       .describe(
@@ -370,7 +367,7 @@ FGradient no_gradient(const char* name) {
       .set_attr<FInferShape>("FInferShape", ResizeShape)
       .set_attr<FInferType>("FInferType", SameImageType)
       .set_attr<FCompute>("FCompute<cpu>", ResizeCompute)
-      .set_attr<FGradient>("FGradient", no_gradient("resize"));
+      .set_attr<FGradient>("FGradient", nn_check::no_gradient_yet("resize", kNoImageGradient));
   OpRegistry::global()
       .register_op("_image_adjust_hue")
       .describe(
@@ -382,7 +379,7 @@ FGradient no_gradient(const char* name) {
       .set_attr<FInferShape>("FInferShape", SameImageShape)
       .set_attr<FInferType>("FInferType", SameImageType)
       .set_attr<FCompute>("FCompute<cpu>", AdjustHueCompute)
-      .set_attr<FGradient>("FGradient", no_gradient("adjust_hue"));
+      .set_attr<FGradient>("FGradient", nn_check::no_gradient_yet("adjust_hue", kNoImageGradient));
   return true;
 }();
 

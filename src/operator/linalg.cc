@@ -21,6 +21,7 @@
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
+#include "operator/nn_check.h"
 
 extern "C" {
 // Fortran COMPLEX is laid out as std::complex; the hidden size_t arguments are the lengths of
@@ -1005,14 +1006,9 @@ void lstsq_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
 }
 
 // ============================== registration ==============================
-// For the ops whose gradient ndx does not provide yet: a clear error when backward needs it.
-FGradient no_gradient(const char* name) {
-  return [name](const NodePtr&, const std::vector<NodeEntry>&) -> std::vector<NodeEntry> {
-    not_implemented("[", name,
-                    "] has no gradient yet (eig: not implemented; lstsq: np.linalg.lstsq "
-                    "differentiates through svd while recording)");
-  };
-}
+// The ops whose gradient ndx does not provide yet, and what to do instead.
+constexpr const char* kNoLinalgGradient =
+    "eig: not implemented; lstsq: np.linalg.lstsq differentiates through svd while recording";
 
 // LAPACK threads inside OpenBLAS (ndx's GEMMs run it single-threaded; see parallel.h).
 FCompute with_blas_threads(FCompute f) {
@@ -1128,7 +1124,7 @@ FInferShape input_shape_from(int full, int rows_from = -1, int cols_from = -1) {
                   1, 2, eig_compute, {Out::kComplex, Out::kComplex})
       .add_argument("a", "NDArray", "Square matrices (..., M, M).")
       .set_attr<FInferShape>("FInferShape", eig_shape)
-      .set_attr<FGradient>("FGradient", no_gradient("eig"));
+      .set_attr<FGradient>("FGradient", nn_check::no_gradient_yet("eig", kNoLinalgGradient));
   OpRegistry::global()
       .register_op("_npi_svd")
       .describe("The singular value decomposition of each matrix (numpy.linalg.svd).")
@@ -1157,7 +1153,7 @@ FInferShape input_shape_from(int full, int rows_from = -1, int cols_from = -1) {
       .add_argument("b", "NDArray", "Right-hand sides (M, K).")
       .set_params<LstsqParam>()
       .set_attr<FInferShape>("FInferShape", lstsq_shape)
-      .set_attr<FGradient>("FGradient", no_gradient("lstsq"));
+      .set_attr<FGradient>("FGradient", nn_check::no_gradient_yet("lstsq", kNoLinalgGradient));
   return true;
 }();
 

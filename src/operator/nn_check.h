@@ -17,6 +17,14 @@ inline void require_float(const NodeAttrs& attrs, DType t, const char* arg) {
                "' must have a float dtype (float16, bfloat16, float32 or float64), got ", t);
 }
 
+// The FGradient of an op whose gradient ndx does not compute yet: a backward pass reaching it
+// raises NotImplementedError, `why` saying what to do instead.
+inline FGradient no_gradient_yet(const char* op, const char* why) {
+  return [op, why](const NodePtr&, const std::vector<NodeEntry>&) -> std::vector<NodeEntry> {
+    not_implemented("[", op, "] has no gradient yet (", why, ")");
+  };
+}
+
 inline void require_no_bool(const NodeAttrs& attrs, DType t, const char* arg) {
   if (t == DType::kBool)
     type_error("[", op_name(attrs), "] argument '", arg, "' must be numeric, got bool");
