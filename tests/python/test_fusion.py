@@ -317,19 +317,25 @@ def test_a_large_fused_kernel_releases_the_interpreter_lock():
             ticks[0] += 1
             time.sleep(0)
 
-    interval = sys.getswitchinterval()
+    # One kernel thread leaves a core to the spinning thread, and the block runs until the
+    # spinner has ticked (at most 40 runs, well inside the 10 s interval): on a loaded host the
+    # spinner may get no core during a given run, which made three fixed runs flaky.
+    interval, threads = sys.getswitchinterval(), npx.get_num_threads()
     sys.setswitchinterval(10.0)
+    npx.set_num_threads(1)
     thread = threading.Thread(target=spin)
     try:
         thread.start()
         started.wait()
-        before = ticks[0]
-        for _ in range(3):
+        before, runs = ticks[0], 0
+        while ticks[0] == before and runs < 40:
             block(x).wait_to_read()
+            runs += 1
         during = ticks[0] - before
     finally:
         stop.set()
         sys.setswitchinterval(interval)
+        npx.set_num_threads(threads)
         thread.join()
     assert during > 0
 
