@@ -149,6 +149,12 @@ def bitwise_right_shift(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def bitwise_xor(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_bitwise_xor: takes Symbols and params (as for the imperative function)."""
 
+def box_decode(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_box_decode: takes Symbols and params (as for the imperative function)."""
+
+def box_encode(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_box_encode: takes Symbols and params (as for the imperative function)."""
+
 def box_nms(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_box_nms: takes Symbols and params (as for the imperative function)."""
 
@@ -410,6 +416,9 @@ def multibox_detection(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def multibox_prior(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_multibox_prior: takes Symbols and params (as for the imperative function)."""
+
+def multibox_target(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_multibox_target: takes Symbols and params (as for the imperative function)."""
 
 def multiply(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_multiply: takes Symbols and params (as for the imperative function)."""

@@ -1,8 +1,7 @@
 // Bounding-box ops of MXNet's npx (its contrib ops): box_nms, non-maximum suppression of rows
 // [id, score, x1, y1, x2, y2, ...] with a gradient that follows each kept box back to its row,
 // bipartite_matching, the greedy one-to-one matching of a score matrix, roi_align, roi_pooling,
-// and SSD's
-// multibox_prior / multibox_detection.
+// SSD's multibox_prior / multibox_target / multibox_detection, and box_encode / box_decode.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -1022,6 +1021,334 @@ void MultiBoxDetectionCompute(const NodeAttrs& attrs, const OpContext&,
   write_req(result, as_array(out[0]), req[0]);
 }
 
+// ============================== multibox_target ==============================
+// SSD's training targets (MXNet's MultiBoxTarget): each ground-truth box claims its best anchor
+// (greedy, by IoU), other anchors whose best IoU passes `overlap_threshold` are positives too;
+// positives get the class + 1 and the offsets of their box, negatives class 0 (all of them, or
+// with negative mining the ones the classifier finds least like background), the rest
+// `ignore_label`.
+struct MultiBoxTargetParam {
+  double overlap_threshold = 0.5;
+  double ignore_label = -1;
+  double negative_mining_ratio = -1;
+  double negative_mining_thresh = 0.5;
+  int64_t minimum_negative_samples = 0;
+  std::vector<double> variances{0.1, 0.1, 0.2, 0.2};
+  static void declare(ParamDecl<MultiBoxTargetParam>& d) {
+    d.field("overlap_threshold", &MultiBoxTargetParam::overlap_threshold)
+        .set_default(0.5)
+        .describe(
+            "An anchor whose best IoU with a box exceeds this is a positive (<= 0: only "
+            "the greedy matches).");
+    d.field("ignore_label", &MultiBoxTargetParam::ignore_label)
+        .set_default(-1.0)
+        .describe("cls_target of anchors that are neither positive nor negative.");
+    d.field("negative_mining_ratio", &MultiBoxTargetParam::negative_mining_ratio)
+        .set_default(-1.0)
+        .describe(
+            "At most this many negatives per positive, the hardest first (<= 0: every "
+            "anchor that is not a positive is a negative).");
+    d.field("negative_mining_thresh", &MultiBoxTargetParam::negative_mining_thresh)
+        .set_default(0.5)
+        .describe("With mining, only anchors whose best IoU is below this can be negatives.");
+    d.field("minimum_negative_samples", &MultiBoxTargetParam::minimum_negative_samples)
+        .set_default(int64_t{0})
+        .describe("With mining, at least this many negatives (as MXNet's GPU kernel).");
+    d.field("variances", &MultiBoxTargetParam::variances)
+        .set_default(std::vector<double>{0.1, 0.1, 0.2, 0.2})
+        .describe("Scales of the (x, y, w, h) offsets.");
+  }
+};
+
+bool MultiBoxTargetShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const auto& s : *in)
+    if (!s.is_known()) return false;
+  const Shape &anchor = (*in)[0], &label = (*in)[1], &cls = (*in)[2];
+  const auto& p = attrs.get<MultiBoxTargetParam>();
+  if (p.variances.size() != 4)
+    value_error("[multibox_target] variances must hold 4 values, got ", p.variances.size());
+  if (p.negative_mining_ratio > 0 && !(p.negative_mining_thresh > 0))
+    value_error("[multibox_target] negative_mining_thresh must be > 0 with negative mining, got ",
+                p.negative_mining_thresh);
+  if (p.minimum_negative_samples < 0)
+    value_error("[multibox_target] minimum_negative_samples must be >= 0, got ",
+                p.minimum_negative_samples);
+  if (anchor.ndim() != 3 || anchor[0] != 1 || anchor[2] != 4)
+    value_error("[multibox_target] anchor must be (1, anchors, 4), got shape ", anchor.str());
+  if (label.ndim() != 3 || label[2] < 5)
+    value_error("[multibox_target] label must be (batch, boxes, width >= 5), got shape ",
+                label.str());
+  if (cls.ndim() != 3 || cls[0] != label[0] || cls[1] < 1 || cls[2] != anchor[1])
+    value_error("[multibox_target] cls_pred must be (", label[0], ", classes >= 1, ", anchor[1],
+                "), got shape ", cls.str());
+  const Shape loc{label[0], 4 * anchor[1]};
+  assign_shape(attrs, &(*out)[0], loc, "loc_target", 0);
+  assign_shape(attrs, &(*out)[1], loc, "loc_mask", 1);
+  assign_shape(attrs, &(*out)[2], Shape{label[0], anchor[1]}, "cls_target", 2);
+  return true;
+}
+
+// The regression target of ground-truth corners g for anchor corners a (MXNet's encoding).
+void encode_box(const double* a, const double* g, const std::vector<double>& v, double* out) {
+  const double aw = a[2] - a[0], ah = a[3] - a[1];
+  const double gw = g[2] - g[0], gh = g[3] - g[1];
+  out[0] = ((g[0] + g[2]) / 2 - (a[0] + a[2]) / 2) / aw / v[0];
+  out[1] = ((g[1] + g[3]) / 2 - (a[1] + a[3]) / 2) / ah / v[1];
+  out[2] = std::log(gw / aw) / v[2];
+  out[3] = std::log(gh / ah) / v[3];
+}
+
+// One image's anchor flags: 1 positive (match[j] its box), 0 negative, -1 ignored.
+struct AnchorMatch {
+  std::vector<int8_t> flag;
+  std::vector<int64_t> match;
+};
+
+// Each box in turn claims the free anchor of highest IoU with any free box (above 1e-6);
+// then, with a positive overlap_threshold, every other anchor whose best IoU exceeds it.
+AnchorMatch match_anchors(const std::vector<double>& iou, int64_t n, int64_t boxes,
+                          double overlap_threshold) {
+  AnchorMatch m{std::vector<int8_t>(n, -1), std::vector<int64_t>(n, -1)};
+  std::vector<char> box_taken(boxes, 0);
+  for (int64_t round = 0; round < boxes; ++round) {
+    double best = 1e-6;
+    int64_t ba = -1, bb = -1;
+    for (int64_t j = 0; j < n; ++j) {
+      if (m.flag[j] == 1) continue;
+      for (int64_t k = 0; k < boxes; ++k)
+        if (!box_taken[k] && iou[j * boxes + k] > best) best = iou[j * boxes + k], ba = j, bb = k;
+    }
+    if (ba < 0) break;
+    m.flag[ba] = 1, m.match[ba] = bb, box_taken[bb] = 1;
+  }
+  if (overlap_threshold > 0)
+    for (int64_t j = 0; j < n; ++j) {
+      if (m.flag[j] == 1) continue;
+      const double* row = iou.data() + j * boxes;
+      const int64_t k = std::max_element(row, row + boxes) - row;
+      if (row[k] > overlap_threshold) m.flag[j] = 1, m.match[j] = k;
+    }
+  return m;
+}
+
+// Negative mining: of the anchors not positive whose best IoU is under the threshold, the
+// ones of lowest background probability (softmax of their class scores), ties by index.
+void mine_negatives(AnchorMatch* m, const std::vector<double>& iou, int64_t boxes,
+                    const double* cls, int64_t classes, const MultiBoxTargetParam& p) {
+  const auto n = static_cast<int64_t>(m->flag.size());
+  const int64_t positives = std::count(m->flag.begin(), m->flag.end(), int8_t{1});
+  auto wanted = static_cast<int64_t>(static_cast<double>(positives) * p.negative_mining_ratio);
+  wanted = std::min(std::max(wanted, p.minimum_negative_samples), n - positives);
+  if (wanted <= 0) return;
+  std::vector<std::pair<double, int64_t>> candidates;
+  for (int64_t j = 0; j < n; ++j) {
+    if (m->flag[j] == 1) continue;
+    const double* row = iou.data() + j * boxes;
+    if (*std::max_element(row, row + boxes) >= p.negative_mining_thresh) continue;
+    double top = cls[j];
+    for (int64_t c = 1; c < classes; ++c) top = std::max(top, cls[c * n + j]);
+    double sum = 0;
+    for (int64_t c = 0; c < classes; ++c) sum += std::exp(cls[c * n + j] - top);
+    candidates.emplace_back(std::exp(cls[j] - top) / sum, j);
+  }
+  wanted = std::min<int64_t>(wanted, static_cast<int64_t>(candidates.size()));
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (int64_t i = 0; i < wanted; ++i) m->flag[candidates[i].second] = 0;
+}
+
+struct TargetRows {
+  double *loc, *mask, *cls;
+};
+
+void target_batch(const double* anchors, int64_t n, const double* label, int64_t rows,
+                  int64_t width, const double* cls, int64_t classes, const MultiBoxTargetParam& p,
+                  TargetRows o) {
+  std::fill(o.loc, o.loc + 4 * n, 0.0);
+  std::fill(o.mask, o.mask + 4 * n, 0.0);
+  std::fill(o.cls, o.cls + n, p.ignore_label);
+  int64_t boxes = 0;  // the labels end at the first row of class -1
+  while (boxes < rows && label[boxes * width] != -1.0) ++boxes;
+  if (boxes == 0 || n == 0) return;
+  std::vector<double> iou(n * boxes);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t k = 0; k < boxes; ++k)
+      iou[j * boxes + k] = corner_iou(anchors + 4 * j, label + k * width + 1);
+  AnchorMatch m = match_anchors(iou, n, boxes, p.overlap_threshold);
+  if (p.negative_mining_ratio > 0)
+    mine_negatives(&m, iou, boxes, cls, classes, p);
+  else
+    for (auto& f : m.flag) f = f == 1 ? int8_t{1} : int8_t{0};
+  for (int64_t j = 0; j < n; ++j) {
+    if (m.flag[j] == 0) o.cls[j] = 0;
+    if (m.flag[j] != 1) continue;
+    const double* box = label + m.match[j] * width;
+    o.cls[j] = box[0] + 1;  // class 0 is the background
+    std::fill(o.mask + 4 * j, o.mask + 4 * j + 4, 1.0);
+    encode_box(anchors + 4 * j, box + 1, p.variances, o.loc + 4 * j);
+  }
+}
+
+void MultiBoxTargetCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                           const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<MultiBoxTargetParam>();
+  const int64_t n = in[0].shape[1], batches = in[1].shape[0], rows = in[1].shape[1],
+                width = in[1].shape[2], classes = in[2].shape[1];
+  // Each image keeps the IoU of every (anchor, box) pair: 2 GiB at most, as a typed error.
+  constexpr int64_t kMaxPairs = int64_t{1} << 28;
+  if (rows > 0 && n > kMaxPairs / rows)
+    memory_error("[multibox_target] ", n, " anchors x ", rows, " label rows is more than the ",
+                 kMaxPairs, " IoU pairs an image may hold");
+  std::vector<NDArray> keep;
+  const auto* anchors =
+      static_cast<const double*>(kernel::cast_blob(in[0], DType::kFloat64, &keep).dptr);
+  const auto* label =
+      static_cast<const double*>(kernel::cast_blob(in[1], DType::kFloat64, &keep).dptr);
+  const auto* cls =
+      static_cast<const double*>(kernel::cast_blob(in[2], DType::kFloat64, &keep).dptr);
+  std::array<NDArray, 3> result{NDArray(out[0].shape, DType::kFloat64, cpu()),
+                                NDArray(out[1].shape, DType::kFloat64, cpu()),
+                                NDArray(out[2].shape, DType::kFloat64, cpu())};
+  auto* loc = static_cast<double*>(result[0].raw_data());
+  auto* mask = static_cast<double*>(result[1].raw_data());
+  auto* cls_t = static_cast<double*>(result[2].raw_data());
+  kernel::parallel_for(batches, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      target_batch(anchors, n, label + b * rows * width, rows, width, cls + b * classes * n,
+                   classes, p, {loc + b * 4 * n, mask + b * 4 * n, cls_t + b * n});
+  });
+  for (int i = 0; i < 3; ++i)
+    if (req[i] != kNullOp) write_req(result[i], as_array(out[i]), req[i]);
+}
+
+// ============================== box_encode / box_decode ==============================
+// MXNet's box_encode: for (batch, anchors) samples (> 0.5: positive) and matches (an index
+// into refs), the offsets of each positive anchor's matched box, normalized by means / stds,
+// and a mask of the positives; other anchors get zeros.
+bool BoxEncodeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const auto& s : *in)
+    if (!s.is_known()) return false;
+  const Shape &samples = (*in)[0], &matches = (*in)[1], &anchors = (*in)[2], &refs = (*in)[3];
+  if (samples.ndim() != 2)
+    value_error("[box_encode] samples must be (batch, anchors), got shape ", samples.str());
+  const int64_t b = samples[0], n = samples[1];
+  if (matches != samples)
+    value_error("[box_encode] matches must have samples' shape ", samples.str(), ", got ",
+                matches.str());
+  if (anchors != Shape{b, n, 4})
+    value_error("[box_encode] anchors must be (", b, ", ", n, ", 4), got shape ", anchors.str());
+  if (refs.ndim() != 3 || refs[0] != b || refs[2] != 4)
+    value_error("[box_encode] refs must be (", b, ", boxes, 4), got shape ", refs.str());
+  for (int i : {4, 5})
+    if ((*in)[i] != Shape{4})
+      value_error("[box_encode] ", i == 4 ? "means" : "stds", " must have shape (4,), got ",
+                  (*in)[i].str());
+  assign_shape(attrs, &(*out)[0], anchors, "targets", 0);
+  assign_shape(attrs, &(*out)[1], anchors, "masks", 1);
+  return true;
+}
+
+// samples and matches any real dtype; anchors, refs, means and stds floats; the outputs
+// take anchors' dtype.
+bool BoxEncodeType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  for (const DType t : *in)
+    if (t == DType::kUnknown) return false;
+  const char* names[] = {"samples", "matches", "anchors", "refs", "means", "stds"};
+  for (int i = 0; i < 2; ++i)
+    if (is_complex((*in)[i]))
+      type_error("[box_encode] ", names[i], " must be real, got ", dtype_name((*in)[i]));
+  for (int i = 2; i < 6; ++i) require_float(attrs, (*in)[i], names[i]);
+  for (int j = 0; j < 2; ++j) assign_type(attrs, &(*out)[j], (*in)[2], "output", j);
+  return true;
+}
+
+void BoxEncodeCompute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const int64_t b = in[0].shape[0], n = in[0].shape[1], m = in[3].shape[1];
+  std::vector<NDArray> keep;
+  std::array<const double*, 6> x{};
+  for (int i = 0; i < 6; ++i)
+    x[i] = static_cast<const double*>(kernel::cast_blob(in[i], DType::kFloat64, &keep).dptr);
+  const double *samples = x[0], *matches = x[1], *anchors = x[2], *refs = x[3], *means = x[4],
+               *stds = x[5];
+  for (int64_t i = 0; i < b * n; ++i)  // every index read is checked before anything is written
+    if (samples[i] > 0.5 &&  // the index is the match truncated, as MXNet's cast to an int
+        !(std::trunc(matches[i]) >= 0 && std::trunc(matches[i]) < static_cast<double>(m)))
+      index_error("[box_encode] matches[", i / n, ", ", i % n, "] = ", matches[i],
+                  " is outside [0, ", m, ") for a positive sample");
+  NDArray targets(out[0].shape, DType::kFloat64, cpu()),
+      masks(out[1].shape, DType::kFloat64, cpu());
+  auto* t = static_cast<double*>(targets.raw_data());
+  auto* k = static_cast<double*>(masks.raw_data());
+  const std::vector<double> ones{1, 1, 1, 1};
+  for (int64_t i = 0; i < b * n; ++i) {
+    const bool positive = samples[i] > 0.5;
+    std::fill(k + 4 * i, k + 4 * i + 4, positive ? 1.0 : 0.0);
+    std::fill(t + 4 * i, t + 4 * i + 4, 0.0);
+    if (!positive) continue;
+    const auto match = static_cast<int64_t>(matches[i]);
+    encode_box(anchors + 4 * i, refs + ((i / n) * m + match) * 4, ones, t + 4 * i);
+    for (int c = 0; c < 4; ++c) t[4 * i + c] = (t[4 * i + c] - means[c]) / stds[c];
+  }
+  if (req[0] != kNullOp) write_req(targets, as_array(out[0]), req[0]);
+  if (req[1] != kNullOp) write_req(masks, as_array(out[1]), req[1]);
+}
+
+struct BoxDecodeParam {
+  double std0 = 1, std1 = 1, std2 = 1, std3 = 1;
+  double clip = -1;
+  std::string format = "center";
+  static void declare(ParamDecl<BoxDecodeParam>& d) {
+    d.field("std0", &BoxDecodeParam::std0).set_default(1.0).describe("Scale of the x offset.");
+    d.field("std1", &BoxDecodeParam::std1).set_default(1.0).describe("Scale of the y offset.");
+    d.field("std2", &BoxDecodeParam::std2).set_default(1.0).describe("Scale of the log width.");
+    d.field("std3", &BoxDecodeParam::std3).set_default(1.0).describe("Scale of the log height.");
+    d.field("clip", &BoxDecodeParam::clip)
+        .set_default(-1.0)
+        .describe("If > 0, the scaled log width and height are clipped to it before exp.");
+    d.field("format", &BoxDecodeParam::format)
+        .set_default(std::string("center"))
+        .set_enum({"corner", "center"})
+        .describe("The anchors' format: corner [xmin, ymin, xmax, ymax] or center [x, y, w, h].");
+  }
+};
+
+bool BoxDecodeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const auto& s : *in)
+    if (!s.is_known()) return false;
+  const Shape &data = (*in)[0], &anchors = (*in)[1];
+  if (data.ndim() != 3 || data[2] != 4)
+    value_error("[box_decode] data must be (batch, anchors, 4), got shape ", data.str());
+  if (anchors != Shape{1, data[1], 4})
+    value_error("[box_decode] anchors must be (1, ", data[1], ", 4), got shape ", anchors.str());
+  assign_shape(attrs, &(*out)[0], data, "output", 0);
+  return true;
+}
+
+void BoxDecodeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const auto& p = attrs.get<BoxDecodeParam>();
+  const int64_t n = in[0].shape[1], rows = in[0].shape[0] * n;
+  std::vector<NDArray> keep;
+  const auto* x = static_cast<const double*>(kernel::cast_blob(in[0], DType::kFloat64, &keep).dptr);
+  const auto* a = static_cast<const double*>(kernel::cast_blob(in[1], DType::kFloat64, &keep).dptr);
+  NDArray result(out[0].shape, DType::kFloat64, cpu());
+  auto* o = static_cast<double*>(result.raw_data());
+  const bool corner = p.format == "corner";
+  auto scale = [&p](double v) { return std::exp(p.clip > 0 ? std::min(v, p.clip) : v); };
+  for (int64_t i = 0; i < rows; ++i) {
+    const double* an = a + 4 * (i % n);
+    const double aw = corner ? an[2] - an[0] : an[2], ah = corner ? an[3] - an[1] : an[3];
+    const double ax = corner ? an[0] + aw / 2 : an[0], ay = corner ? an[1] + ah / 2 : an[1];
+    const double* d = x + 4 * i;
+    const double cx = d[0] * p.std0 * aw + ax, cy = d[1] * p.std1 * ah + ay;
+    const double hw = scale(d[2] * p.std2) * aw / 2, hh = scale(d[3] * p.std3) * ah / 2;
+    o[4 * i] = cx - hw, o[4 * i + 1] = cy - hh, o[4 * i + 2] = cx + hw, o[4 * i + 3] = cy + hh;
+  }
+  write_req(result, as_array(out[0]), req[0]);
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_npx_box_nms")
@@ -1170,6 +1497,70 @@ void MultiBoxDetectionCompute(const NodeAttrs& attrs, const OpContext&,
       .set_attr<FInferType>("FInferType", RoiAlignBackwardType)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", RoiAlignBackwardCompute);
+  OpRegistry::global()
+      .register_op("_npx_multibox_target")
+      .describe(
+          "SSD training targets (MXNet's MultiBoxTarget): loc_target and loc_mask (batch, "
+          "anchors * 4) and cls_target (batch, anchors): class + 1 for positives, 0 for "
+          "negatives, ignore_label for the rest.")
+      .set_num_inputs(3)
+      .set_num_outputs(3)
+      .add_argument("anchor", "NDArray", "(1, anchors, 4) corner anchors.")
+      .add_argument("label", "NDArray",
+                    "(batch, boxes, width >= 5) rows [class, xmin, ymin, xmax, ymax, ...]; a "
+                    "row of class -1 ends an image's boxes.")
+      .add_argument("cls_pred", "NDArray", "(batch, classes, anchors) class scores.")
+      .set_params<MultiBoxTargetParam>()
+      .set_attr<FListOutputNames>(
+          "FListOutputNames",
+          [](const NodeAttrs&) {
+            return std::vector<std::string>{"loc_target", "loc_mask", "cls_target"};
+          })
+      .set_attr<FInferShape>("FInferShape", MultiBoxTargetShape)
+      .set_attr<FInferType>(
+          "FInferType",
+          [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+            return float_inputs_type(attrs, in, out, {"anchor", "label", "cls_pred"});
+          })
+      .set_attr<FCompute>("FCompute<cpu>", MultiBoxTargetCompute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  OpRegistry::global()
+      .register_op("_npx_box_encode")
+      .describe(
+          "Offsets of each positive anchor's matched box, (x, y, log w, log h) normalized by "
+          "means and stds, and the mask of positives (MXNet's box_encode).")
+      .set_num_inputs(6)
+      .set_num_outputs(2)
+      .add_argument("samples", "NDArray", "(batch, anchors): > 0.5 positive.")
+      .add_argument("matches", "NDArray", "(batch, anchors): the matched row of refs.")
+      .add_argument("anchors", "NDArray", "(batch, anchors, 4) corner anchors.")
+      .add_argument("refs", "NDArray", "(batch, boxes, 4) corner boxes.")
+      .add_argument("means", "NDArray", "(4,) subtracted from the offsets.")
+      .add_argument("stds", "NDArray", "(4,) dividing the offsets.")
+      .set_attr<FListOutputNames>("FListOutputNames",
+                                  [](const NodeAttrs&) {
+                                    return std::vector<std::string>{"targets", "masks"};
+                                  })
+      .set_attr<FInferShape>("FInferShape", BoxEncodeShape)
+      .set_attr<FInferType>("FInferType", BoxEncodeType)
+      .set_attr<FCompute>("FCompute<cpu>", BoxEncodeCompute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  OpRegistry::global()
+      .register_op("_npx_box_decode")
+      .describe(
+          "Corner boxes from (batch, anchors, 4) offsets and (1, anchors, 4) anchors, "
+          "the inverse of box_encode with stds (MXNet's box_decode).")
+      .set_num_inputs(2)
+      .add_argument("data", "NDArray", "(batch, anchors, 4) offsets.")
+      .add_argument("anchors", "NDArray", "(1, anchors, 4) anchors in `format`.")
+      .set_params<BoxDecodeParam>()
+      .set_attr<FInferShape>("FInferShape", BoxDecodeShape)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              return float_inputs_type(attrs, in, out, {"data", "anchors"});
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", BoxDecodeCompute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   return true;
 }();
 

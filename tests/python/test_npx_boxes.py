@@ -418,3 +418,246 @@ def test_roi_pooling_matches_fast_rcnns_definition_and_its_gradient(pooled, scal
     with pytest.raises(TypeError):
         npx.roi_pooling(np.zeros((1, 1, 2, 2), dtype="int32"), np.zeros((1, 5)),
                         pooled_size=(1, 1), spatial_scale=1.0)
+
+
+# ---- multibox_target, box_encode, box_decode ----
+
+def _encode_ref(a, g, var):
+    """MXNet's offsets of corner box g from corner anchor a, divided by var."""
+    aw, ah, gw, gh = a[2] - a[0], a[3] - a[1], g[2] - g[0], g[3] - g[1]
+    return [((g[0] + g[2]) / 2 - (a[0] + a[2]) / 2) / aw / var[0],
+            ((g[1] + g[3]) / 2 - (a[1] + a[3]) / 2) / ah / var[1],
+            onp.log(gw / aw) / var[2], onp.log(gh / ah) / var[3]]
+
+
+def _target_ref(anchors, labels, cls, thresh=0.5, ignore=-1, ratio=-1, neg_thresh=0.5,
+                min_neg=0, var=(0.1, 0.1, 0.2, 0.2)):
+    """MultiBoxTarget as MXNet documents its steps, one image and one anchor at a time."""
+    batch, n = labels.shape[0], anchors.shape[0]
+    loc, mask = onp.zeros((batch, n * 4)), onp.zeros((batch, n * 4))
+    cls_t = onp.full((batch, n), float(ignore))
+    for b in range(batch):
+        gts = []
+        for row in labels[b]:
+            if row[0] == -1:
+                break
+            gts.append(row)
+        if not gts:
+            continue
+        iou = onp.array([[_iou(anchors[j], g[1:5]) for g in gts] for j in range(n)])
+        flag, match = [-1] * n, [-1] * n
+        free = set(range(len(gts)))
+        while free:  # greedy: the best (anchor, box) pair among the free ones
+            best, pair = 1e-6, None
+            for j in range(n):
+                if flag[j] == 1:
+                    continue
+                for k in sorted(free):
+                    if iou[j, k] > best:
+                        best, pair = iou[j, k], (j, k)
+            if pair is None:
+                break
+            flag[pair[0]], match[pair[0]] = 1, pair[1]
+            free.discard(pair[1])
+        if thresh > 0:
+            for j in range(n):
+                if flag[j] != 1 and iou[j].max() > thresh:
+                    flag[j], match[j] = 1, int(iou[j].argmax())
+        positives = flag.count(1)
+        if ratio > 0:
+            want = min(max(int(positives * ratio), min_neg), n - positives)
+            cands = []
+            for j in range(n):
+                if flag[j] != 1 and iou[j].max() < neg_thresh:
+                    e = onp.exp(cls[b, :, j] - cls[b, :, j].max())
+                    cands.append((e[0] / e.sum(), j))
+            cands.sort(key=lambda c: c[0])  # stable: ties by anchor index
+            for _, j in cands[:want]:
+                flag[j] = 0
+        else:
+            flag = [1 if f == 1 else 0 for f in flag]
+        for j in range(n):
+            if flag[j] == 0:
+                cls_t[b, j] = 0
+            elif flag[j] == 1:
+                g = gts[match[j]]
+                cls_t[b, j] = g[0] + 1
+                mask[b, 4 * j:4 * j + 4] = 1
+                loc[b, 4 * j:4 * j + 4] = _encode_ref(anchors[j], g[1:5], var)
+    return loc, mask, cls_t
+
+
+def test_multibox_target_d2l_anchor_example():
+    # Dive into Deep Learning's labelling example (section "Anchor Boxes"): its printed class
+    # labels, mask and offsets (its offsets take log(eps + w / w), hence 4e-6 for 0 there).
+    anchors = np.array([[[0, 0.1, 0.2, 0.3], [0.15, 0.2, 0.4, 0.4], [0.63, 0.05, 0.88, 0.98],
+                         [0.66, 0.45, 0.8, 0.8], [0.57, 0.3, 0.92, 0.9]]])
+    labels = np.array([[[0, 0.1, 0.08, 0.52, 0.92], [1, 0.55, 0.2, 0.9, 0.88]]])
+    loc, mask, cls = npx.multibox_target(anchors, labels, np.zeros((1, 3, 5)))
+    assert cls.dtype == onp.float32 and loc.shape == (1, 20) and cls.shape == (1, 5)
+    onp.testing.assert_array_equal(cls.asnumpy(), [[0, 1, 2, 0, 2]])
+    onp.testing.assert_array_equal(mask.asnumpy(),
+                                   [[0] * 4 + [1] * 8 + [0] * 4 + [1] * 4])
+    want = [0, 0, 0, 0, 1.4, 10, 2.59, 7.18, -1.2, 0.269, 1.68, -1.57, 0, 0, 0, 0,
+            -0.571, -1.0, 4.17e-06, 0.626]
+    onp.testing.assert_allclose(loc.asnumpy()[0], want, rtol=3e-3, atol=1e-5)
+
+
+def _random_boxes(rng, shape):
+    lo = rng.uniform(0, 0.7, size=shape + (2,))
+    return onp.concatenate([lo, lo + rng.uniform(0.05, 0.3, size=shape + (2,))], axis=-1)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"overlap_threshold": 0.3},
+    {"overlap_threshold": 0},
+    {"negative_mining_ratio": 3, "negative_mining_thresh": 0.5},
+    {"negative_mining_ratio": 0.5, "minimum_negative_samples": 7, "ignore_label": -2},
+    {"negative_mining_ratio": 2, "negative_mining_thresh": 0.3, "variances": (1, 1, 1, 1)},
+])
+def test_multibox_target_matches_reference(kwargs):
+    rng = onp.random.default_rng(3)
+    batch, rows, classes = 3, 5, 4
+    labels = onp.full((batch, rows, 6), -1.0)
+    for b, count in enumerate([3, 0, 5]):  # image 1 has no boxes: every anchor ignored
+        labels[b, :count, 0] = rng.integers(0, classes - 1, size=count)
+        labels[b, :count, 1:5] = _random_boxes(rng, (count,))
+        labels[b, :count, 5] = 7  # extra label columns are carried, not read
+    # Random anchors and, so that thresholds matter, jittered copies of the boxes.
+    near = labels[[0, 0, 2, 2, 2], [0, 1, 0, 3, 4], 1:5] + rng.normal(0, 0.02, size=(5, 4))
+    anchors = onp.concatenate([_random_boxes(rng, (55,)), near, near[:2] * 1.1])
+    n = len(anchors)
+    cls = rng.normal(size=(batch, classes, n))
+    ref = {"thresh": kwargs.get("overlap_threshold", 0.5),
+           "ignore": kwargs.get("ignore_label", -1),
+           "ratio": kwargs.get("negative_mining_ratio", -1),
+           "neg_thresh": kwargs.get("negative_mining_thresh", 0.5),
+           "min_neg": kwargs.get("minimum_negative_samples", 0),
+           "var": kwargs.get("variances", (0.1, 0.1, 0.2, 0.2))}
+    want = _target_ref(anchors, labels, cls, **ref)
+    got = npx.multibox_target(np.array(anchors[None]), np.array(labels), np.array(cls),
+                              **kwargs)
+    for g, w in zip(got, want):
+        assert g.dtype == onp.float64
+        onp.testing.assert_allclose(g.asnumpy(), w, rtol=1e-12, atol=1e-12)
+    assert (want[2][1] == ref["ignore"]).all()
+    if 0 < ref["thresh"] < 0.5:  # the threshold made positives beyond the greedy matches
+        assert ((want[2] > 0).sum(axis=1) > [3, 0, 5]).any()
+    if ref["ratio"] > 0:  # mining left some anchors ignored
+        assert (want[2] == ref["ignore"]).sum() > n
+
+
+def test_multibox_target_float32_and_its_zero_gradient():
+    rng = onp.random.default_rng(4)
+    anchors = np.array(_random_boxes(rng, (1, 20)).astype(onp.float32))
+    labels = np.array(onp.array([[[1, 0.1, 0.1, 0.5, 0.6], [-1] * 5]], onp.float32))
+    cls = np.array(rng.normal(size=(1, 3, 20)).astype(onp.float32))
+    cls.attach_grad()
+    with autograd.record():
+        loc, mask, cls_t = npx.multibox_target(anchors, labels, cls, negative_mining_ratio=3)
+        total = loc.sum() + mask.sum() + cls_t.sum()
+    total.backward()  # the targets are constants: MXNet's zero gradient for cls_pred
+    onp.testing.assert_array_equal(cls.grad.asnumpy(), 0)
+    want = _target_ref(anchors.asnumpy()[0].astype(onp.float64), labels.asnumpy(),
+                       cls.asnumpy().astype(onp.float64), ratio=3)
+    onp.testing.assert_allclose(loc.asnumpy(), want[0], rtol=1e-5, atol=1e-5)
+    onp.testing.assert_array_equal(cls_t.asnumpy(), want[2])
+
+
+@pytest.mark.parametrize("shapes, kwargs, exc", [
+    ([(1, 5, 3), (1, 2, 5), (1, 3, 5)], {}, ValueError),   # anchors not (1, n, 4)
+    ([(2, 5, 4), (1, 2, 5), (1, 3, 5)], {}, ValueError),   # anchors for two images
+    ([(1, 5, 4), (1, 2, 4), (1, 3, 5)], {}, ValueError),   # label rows narrower than 5
+    ([(1, 5, 4), (1, 2, 5), (1, 3, 6)], {}, ValueError),   # cls_pred's anchors differ
+    ([(1, 5, 4), (2, 2, 5), (1, 3, 5)], {}, ValueError),   # cls_pred's batch differs
+    ([(1, 5, 4), (1, 2, 5), (1, 3, 5)], {"variances": (0.1, 0.2)}, ValueError),
+    ([(1, 5, 4), (1, 2, 5), (1, 3, 5)],
+     {"negative_mining_ratio": 3, "negative_mining_thresh": 0}, ValueError),
+    ([(1, 5, 4), (1, 2, 5), (1, 3, 5)], {"minimum_negative_samples": -1}, ValueError),
+    ([(1, 5, 4), (1, 2, 5), (1, 3, 5)], {"variances": "wide"}, TypeError),
+])
+def test_multibox_target_rejects(shapes, kwargs, exc):
+    arrays = [np.zeros(s) for s in shapes]
+    with pytest.raises(exc, match="multibox_target"):
+        npx.multibox_target(*arrays, **kwargs)
+
+
+def test_multibox_target_too_many_pairs_is_a_memory_error():
+    with pytest.raises(MemoryError, match="multibox_target"):
+        npx.multibox_target(np.zeros((1, 400000, 4)), np.ones((1, 1000, 5)),
+                            np.zeros((1, 2, 400000)))
+
+
+def test_multibox_target_rejects_integer_inputs():
+    with pytest.raises(TypeError, match="multibox_target"):
+        npx.multibox_target(np.zeros((1, 5, 4), dtype="int32"), np.zeros((1, 2, 5)),
+                            np.zeros((1, 3, 5)))
+
+
+def test_box_encode_matches_reference_and_box_decode_inverts_it():
+    rng = onp.random.default_rng(5)
+    b, n, m = 2, 7, 3
+    anchors = _random_boxes(rng, (b, n))
+    refs = _random_boxes(rng, (b, m))
+    samples = rng.choice([-1.0, 0.0, 1.0], size=(b, n))
+    matches = onp.where(samples > 0.5, rng.integers(0, m, size=(b, n)), -1).astype(onp.float64)
+    means, stds = onp.array([0.01, -0.02, 0.03, 0.0]), onp.array([0.1, 0.1, 0.2, 0.2])
+    targets, masks = npx.box_encode(np.array(samples), np.array(matches), np.array(anchors),
+                                    np.array(refs), np.array(means), np.array(stds))
+    want_t, want_m = onp.zeros((b, n, 4)), onp.zeros((b, n, 4))
+    for i in range(b):
+        for j in range(n):
+            if samples[i, j] > 0.5:
+                enc = _encode_ref(anchors[i, j], refs[i, int(matches[i, j])], (1, 1, 1, 1))
+                want_t[i, j] = (onp.array(enc) - means) / stds
+                want_m[i, j] = 1
+    onp.testing.assert_allclose(targets.asnumpy(), want_t, rtol=1e-12, atol=1e-14)
+    onp.testing.assert_array_equal(masks.asnumpy(), want_m)
+    # box_decode with the same stds (and no means) gives the matched boxes back.
+    t0, _ = npx.box_encode(np.array(samples[:1]), np.array(matches[:1]),
+                           np.array(anchors[:1]), np.array(refs[:1]), np.zeros(4),
+                           np.array(stds))
+    decoded = npx.box_decode(t0, np.array(anchors[:1]), std0=0.1, std1=0.1, std2=0.2,
+                             std3=0.2, format="corner").asnumpy()
+    pos = samples[0] > 0.5
+    onp.testing.assert_allclose(decoded[0][pos], refs[0][matches[0][pos].astype(int)],
+                                rtol=1e-12, atol=1e-12)
+
+
+def test_box_decode_center_format_and_clip():
+    # center anchors [x, y, w, h]; offsets (dx, dy, dw, dh) move the centre by d * std * size
+    # and scale the size by exp(min(d * std, clip)).
+    anchors = onp.array([[[0.5, 0.5, 0.2, 0.4], [0.3, 0.6, 0.1, 0.1]]])
+    data = onp.array([[[1.0, -1.0, 0.5, 10.0], [0, 0, 0, 0]]])
+    out = npx.box_decode(np.array(data), np.array(anchors), std0=0.1, std1=0.2, std2=1,
+                         std3=1, clip=2.0).asnumpy()
+    cx, cy = 0.5 + 1.0 * 0.1 * 0.2, 0.5 - 1.0 * 0.2 * 0.4
+    hw, hh = onp.exp(0.5) * 0.2 / 2, onp.exp(2.0) * 0.4 / 2
+    onp.testing.assert_allclose(out[0, 0], [cx - hw, cy - hh, cx + hw, cy + hh], rtol=1e-6)
+    onp.testing.assert_allclose(out[0, 1], [0.25, 0.55, 0.35, 0.65], rtol=1e-6)
+
+
+def test_box_encode_and_decode_reject():
+    z = np.zeros
+    with pytest.raises(IndexError, match="box_encode"):  # a positive's match outside refs
+        npx.box_encode(np.array([[1.0, 0.0]]), np.array([[3.0, 0.0]]), z((1, 2, 4)),
+                       z((1, 3, 4)), z(4), np.ones(4))
+    with pytest.raises(ValueError, match="box_encode"):
+        npx.box_encode(z((1, 2)), z((1, 3)), z((1, 2, 4)), z((1, 3, 4)), z(4), z(4))
+    with pytest.raises(ValueError, match="box_encode"):
+        npx.box_encode(z((1, 2)), z((1, 2)), z((1, 2, 4)), z((1, 3, 4)), z(3), z(4))
+    with pytest.raises(TypeError, match="box_encode"):
+        npx.box_encode(z((1, 2)), z((1, 2)), z((1, 2, 4), dtype="int64"), z((1, 3, 4)), z(4),
+                       z(4))
+    with pytest.raises(ValueError, match="box_decode"):
+        npx.box_decode(z((2, 3, 4)), z((2, 3, 4)))
+    with pytest.raises(ValueError, match="box_decode"):
+        npx.box_decode(z((2, 3, 4)), z((1, 3, 4)), format="xywh")
+    # Integer samples and matches are accepted (MXNet passes them as floats).
+    t, m = npx.box_encode(np.array([[1, 0]]), np.array([[2, -1]]), np.array([[[0, 0, 1, 1],
+                          [0, 0, 1, 1]]], dtype="float32"), np.array(
+                          [[[0, 0, 1, 1], [0, 0, 1, 1], [0, 0, 2, 2]]], dtype="float32"),
+                          np.zeros(4, dtype="float32"), np.ones(4, dtype="float32"))
+    onp.testing.assert_allclose(t.asnumpy()[0, 0], [0.5, 0.5, onp.log(2), onp.log(2)],
+                                rtol=1e-6)

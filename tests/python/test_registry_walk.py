@@ -137,6 +137,9 @@ HINTS = {
     "_backward_minimum": [[(2, 3), (1, 3), (2, 1)]],
     "_npx_box_nms": [[(3, 6)], [(2, 4, 7)]],
     "_npx_multibox_detection": [[(1, 3, 2), (1, 8), (1, 2, 4)]],
+    "_npx_multibox_target": [[(1, 3, 4), (2, 2, 5), (2, 2, 3)]],
+    "_npx_box_encode": [[(2, 3), (2, 3), (2, 3, 4), (2, 3, 4), (4,), (4,)]],
+    "_npx_box_decode": [[(2, 3, 4), (1, 3, 4)]],
 }
 
 SHAPE_SETS = {

@@ -183,7 +183,7 @@ def _write(out, result):
 
 
 from . import _sequence  # noqa: E402
-from ._boxes import multibox_detection, multibox_prior  # noqa: E402, F401
+from ._boxes import multibox_detection, multibox_prior, multibox_target  # noqa: E402, F401
 from ._control_flow import cond, foreach, while_loop  # noqa: E402, F401
 from ._sequence import (  # noqa: E402, F401
     add_n,

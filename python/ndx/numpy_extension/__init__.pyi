@@ -30,6 +30,12 @@ def bipartite_matching(data: Any, is_ascend: Any = False, *, threshold: Any, top
 def boolean_mask(data: Any, index: Any, axis: Any = 0) -> Any:
     """The slices of data along axis where index (1-D, data.shape[axis] long) is nonzero."""
 
+def box_decode(data: Any, anchors: Any, std0: Any = 1, std1: Any = 1, std2: Any = 1, std3: Any = 1, clip: Any = -1, format: Any = 'center', *, out: Any = None) -> Any:
+    """Corner boxes from (batch, anchors, 4) offsets and (1, anchors, 4) anchors, the inverse of box_encode with stds (MXNet's box_decode)."""
+
+def box_encode(samples: Any, matches: Any, anchors: Any, refs: Any, means: Any, stds: Any, *, out: Any = None) -> Any:
+    """Offsets of each positive anchor's matched box, (x, y, log w, log h) normalized by means and stds, and the mask of positives (MXNet's box_encode)."""
+
 def box_iou(lhs: Any, rhs: Any, format: Any = 'corner') -> Any:
     """Intersection over union of every box in lhs with every box in rhs (MXNet's box_iou): shapes (..., 4) and (..., 4) give lhs.shape[:-1] + rhs.shape[:-1]. format 'corner' is (xmin, ymin, xmax, ymax), 'center' (x, y, width, height). Disjoint boxes give 0, and so do two empty ones."""
 
@@ -182,6 +188,9 @@ def multibox_detection(cls_prob: Any, loc_pred: Any, anchor: Any, clip: Any = Tr
 
 def multibox_prior(data: Any, sizes: Any = (1.0,), ratios: Any = (1.0,), clip: Any = False, steps: Any = (-1.0, -1.0), offsets: Any = (0.5, 0.5)) -> Any:
     """Anchor boxes for an (N, C, H, W) feature map: (1, H * W * (len(sizes) + len(ratios) - 1), 4) corner boxes in [0, 1]. Each pixel gets one box per size (aspect ratio 1, as MXNet takes the first ratio) and one per further ratio with sizes[0]."""
+
+def multibox_target(anchor: Any, label: Any, cls_pred: Any, overlap_threshold: Any = 0.5, ignore_label: Any = -1, negative_mining_ratio: Any = -1, negative_mining_thresh: Any = 0.5, minimum_negative_samples: Any = 0, variances: Any = (0.1, 0.1, 0.2, 0.2)) -> Any:
+    """SSD's training targets: (loc_target, loc_mask, cls_target) for anchors (1, anchors, 4), labels (batch, boxes, width >= 5; rows [class, xmin, ymin, xmax, ymax], a row of class -1 ends an image's boxes) and class scores (batch, classes, anchors)."""
 
 def nonzero(a: Any) -> Any:
     """The indices of the nonzero entries as an (N, a.ndim) int64 array (MXNet 2's npx.nonzero, NumPy's argwhere)."""

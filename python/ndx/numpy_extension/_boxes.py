@@ -1,5 +1,6 @@
-"""npx.multibox_prior / multibox_detection: SSD's anchors and detections (C++ ops
-`_npx_multibox_prior`, `_npx_multibox_detection`). Their tuple-of-float params cross the FFI
+"""npx.multibox_prior / multibox_target / multibox_detection: SSD's anchors, training targets
+and detections (C++ ops `_npx_multibox_prior`, `_npx_multibox_target`,
+`_npx_multibox_detection`). Their tuple-of-float params cross the FFI
 as text, which these wrappers write."""
 import numbers
 
@@ -40,3 +41,24 @@ def multibox_detection(cls_prob, loc_pred, anchor, clip=True, threshold=0.01, ba
               "variances": _floats("multibox_detection", "variances", variances),
               "nms_topk": nms_topk}
     return _core._invoke("_npx_multibox_detection", (cls_prob, loc_pred, anchor), params, None)
+
+
+def multibox_target(anchor, label, cls_pred, overlap_threshold=0.5, ignore_label=-1,
+                    negative_mining_ratio=-1, negative_mining_thresh=0.5,
+                    minimum_negative_samples=0, variances=(0.1, 0.1, 0.2, 0.2)):
+    """SSD's training targets: (loc_target, loc_mask, cls_target) for anchors (1, anchors, 4),
+    labels (batch, boxes, width >= 5; rows [class, xmin, ymin, xmax, ymax], a row of class -1
+    ends an image's boxes) and class scores (batch, classes, anchors).
+
+    Each box first claims the free anchor of highest IoU; anchors whose best IoU exceeds
+    overlap_threshold are positives too. A positive gets cls_target class + 1, loc_mask 1 and
+    its box's offsets (x, y, log w, log h) divided by variances. With negative_mining_ratio
+    <= 0 every other anchor is a negative (cls_target 0); otherwise up to ratio x positives
+    (at least minimum_negative_samples) of the anchors whose best IoU is under
+    negative_mining_thresh, least likely background first. The rest get ignore_label."""
+    params = {"overlap_threshold": overlap_threshold, "ignore_label": ignore_label,
+              "negative_mining_ratio": negative_mining_ratio,
+              "negative_mining_thresh": negative_mining_thresh,
+              "minimum_negative_samples": minimum_negative_samples,
+              "variances": _floats("multibox_target", "variances", variances)}
+    return _core._invoke("_npx_multibox_target", (anchor, label, cls_pred), params, None)
