@@ -449,3 +449,65 @@ class InstanceNorm(_ChannelNorm):
             x = np.swapaxes(x, 1, axis)
         out = npx.instance_norm(x, self.gamma.data(), self.beta.data(), eps=self._epsilon)
         return np.swapaxes(out, 1, axis) if axis != 1 else out
+
+
+# ---------------------------------------------------------------- containers and aliases
+def _concat_init(block, axis):
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"[{type(block).__name__}] axis must be an int, got {axis!r}")
+    block._axis = axis
+
+
+class Concatenate(Sequential):
+    """Runs every child on the same input and concatenates their outputs along `axis`
+    (MXNet 2's nn.Concatenate; gluon.contrib.nn.Concurrent in MXNet 1.x)."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        _concat_init(self, axis)
+
+    def forward(self, x):
+        if not self._children:
+            raise ValueError(f"[{type(self).__name__}] has no children to concatenate")
+        return np.concatenate([child(x) for child in self._children.values()], axis=self._axis)
+
+
+class HybridConcatenate(HybridBlock):
+    """Concatenate, hybridizable (MXNet 2's nn.HybridConcatenate; HybridConcurrent in 1.x)."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        _concat_init(self, axis)
+
+    add = Sequential.add
+    forward = Concatenate.forward
+    __len__ = Sequential.__len__
+    __getitem__ = Sequential.__getitem__
+
+
+class Identity(HybridBlock):
+    """Returns its input (a branch of a Concatenate that passes the input through)."""
+
+    def forward(self, x):
+        return x
+
+
+class SyncBatchNorm(BatchNorm):
+    """MXNet's cross-device BatchNorm. ndx runs a block on one device, where the batch's
+    statistics are the device's own, so this is BatchNorm; num_devices is checked and kept."""
+
+    def __init__(self, in_channels=0, num_devices=None, momentum=0.9, epsilon=1e-5,
+                 center=True, scale=True, use_global_stats=False, **kwargs):
+        if num_devices is not None and (not isinstance(num_devices, int) or num_devices < 1):
+            raise ValueError(f"[SyncBatchNorm] num_devices must be an int >= 1, got "
+                             f"{num_devices!r}")
+        super().__init__(momentum=momentum, epsilon=epsilon, center=center, scale=scale,
+                         use_global_stats=use_global_stats, in_channels=in_channels, **kwargs)
+        self.num_devices = num_devices
+
+
+class BatchNormReLU(BatchNorm):
+    """BatchNorm followed by relu (MXNet's fused nn.BatchNormReLU)."""
+
+    def forward(self, x):
+        return npx.relu(super().forward(x))
