@@ -509,3 +509,40 @@ def test_arg_reductions_find_the_first_extremum_of_long_rows(dtype, fn, n):
                                    getattr(onp, fn)(m, axis=-1))
     for row, x in zip(a, m):
         assert int(getattr(np, fn)(row)) == int(getattr(onp, fn)(x))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint32",
+                                   "uint64", "bool"])
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+def test_integer_arg_reductions_find_the_first_extremum(dtype, fn):
+    """Integer rows against NumPy: a rare extremum (one lane of the accumulators holds it and
+    is searched along its stride) and a frequent one from some position on (many lanes hold
+    it: the vector scan), at every kind of position; rows of 1000 to 5000 and a
+    200000-element array (blocks merged in order)."""
+    rng = onp.random.default_rng(11)
+    if dtype == "bool":
+        ext, others = (True, [False]) if fn == "argmax" else (False, [True])
+    else:
+        info = onp.iinfo(dtype)
+        ext = info.max if fn == "argmax" else info.min
+        others = [v for v in (0, 1, 5, 90, int(info.max) - 1, int(info.min) + 1)
+                  if info.min < v < info.max]
+    others = onp.array(others, dtype=dtype)
+    for n in (1000, 3000, 5000):
+        rows = []
+        for pos in [p for p in (0, 1, 7, 31, 32, 63, 64, 127, 128, 511, 2047, 2048, 2100)
+                    if p < n] + [n - 1]:
+            rare = rng.choice(others, n)
+            for p in (pos, pos + 5, pos + 70, n - 1):
+                rare[min(p, n - 1)] = ext
+            dense = rng.choice(others, n)
+            dense[pos:][rng.uniform(size=n - pos) < 0.1] = ext
+            dense[pos] = ext
+            rows += [rare, dense]
+        m = onp.array(rows, dtype=dtype)
+        onp.testing.assert_array_equal(getattr(np, fn)(np.array(m), axis=-1).asnumpy(),
+                                       getattr(onp, fn)(m, axis=-1))
+    big = rng.choice(others, 200000)
+    for p in (150000, 70000, 65536, 3):
+        big[p] = ext
+        assert int(getattr(np, fn)(np.array(big))) == int(getattr(onp, fn)(big))
