@@ -166,3 +166,16 @@ def test_concatenate_identity_and_sync_batch_norm():
     onp.testing.assert_array_equal(r.asnumpy(), onp.maximum(a.asnumpy(), 0))
     with pytest.raises(ValueError, match="num_devices"):
         gluon.nn.SyncBatchNorm(num_devices=0)
+
+
+def test_export_and_symbol_block_imports_round_trip(tmp_path):
+    # The deployment path MXNet users take with zoo models: hybridize, export, imports.
+    net = vision.squeezenet1_1(classes=6)
+    net.initialize()
+    net.hybridize()
+    x = _input(224)
+    want = net(x).asnumpy()
+    prefix = str(tmp_path / "squeeze")
+    net.export(prefix)
+    block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
+    onp.testing.assert_array_equal(block(x).asnumpy(), want)
