@@ -20,6 +20,7 @@ GENERATED = {  # page -> (title, module)
 PYTHON_MODULES = ["ndx.autograd", "ndx.gluon", "ndx.gluon.nn", "ndx.gluon.loss",
                   "ndx.gluon.data", "ndx.gluon.data.vision", "ndx.gluon.data.vision.transforms",
                   "ndx.gluon.model_zoo.vision", "ndx.gluon.model_zoo.model_store",
+                  "ndx.gluon.contrib.nn",
                   "ndx.gluon.metric", "ndx.gluon.utils", "ndx.optimizer",
                   "ndx.lr_scheduler", "ndx.initializer", "ndx.kvstore", "ndx.profiler",
                   "ndx.random", "ndx.library", "ndx.operator", "ndx.util", "ndx.device",

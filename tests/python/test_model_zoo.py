@@ -179,3 +179,15 @@ def test_export_and_symbol_block_imports_round_trip(tmp_path):
     net.export(prefix)
     block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
     onp.testing.assert_array_equal(block(x).asnumpy(), want)
+
+
+def test_mxnet_1x_contrib_names_build_a_dense_layer():
+    # MXNet 1.x's zoo wrote DenseNet's layer with gluon.contrib.nn and prefix= arguments.
+    from ndx.gluon.contrib.nn import HybridConcurrent, Identity
+    out = HybridConcurrent(axis=1, prefix="")
+    out.add(Identity(), gluon.nn.Conv2D(2, 1, use_bias=False))
+    out.initialize()
+    x = _input(5)
+    got = out(x)
+    assert got.shape == (1, 5, 5, 5)
+    onp.testing.assert_array_equal(got.asnumpy()[:, :3], x.asnumpy())

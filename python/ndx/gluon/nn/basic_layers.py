@@ -462,7 +462,7 @@ class Concatenate(Sequential):
     """Runs every child on the same input and concatenates their outputs along `axis`
     (MXNet 2's nn.Concatenate; gluon.contrib.nn.Concurrent in MXNet 1.x)."""
 
-    def __init__(self, axis=-1):
+    def __init__(self, axis=-1, prefix=None, params=None):  # prefix / params: MXNet 1.x's
         super().__init__()
         _concat_init(self, axis)
 
@@ -475,7 +475,7 @@ class Concatenate(Sequential):
 class HybridConcatenate(HybridBlock):
     """Concatenate, hybridizable (MXNet 2's nn.HybridConcatenate; HybridConcurrent in 1.x)."""
 
-    def __init__(self, axis=-1):
+    def __init__(self, axis=-1, prefix=None, params=None):  # prefix / params: MXNet 1.x's
         super().__init__()
         _concat_init(self, axis)
 
