@@ -173,6 +173,9 @@ def conj(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def conjugate(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_conjugate: takes Symbols and params (as for the imperative function)."""
 
+def constraint_check(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_constraint_check: takes Symbols and params (as for the imperative function)."""
+
 def convolution(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_convolution: takes Symbols and params (as for the imperative function)."""
 

@@ -140,6 +140,7 @@ HINTS = {
     "_npx_multibox_target": [[(1, 3, 4), (2, 2, 5), (2, 2, 3)]],
     "_npx_box_encode": [[(2, 3), (2, 3), (2, 3, 4), (2, 3, 4), (4,), (4,)]],
     "_npx_box_decode": [[(2, 3, 4), (1, 3, 4)]],
+    "_npx_constraint_check": [[(0, 3)]],  # random bools may hold a false; none do
 }
 
 SHAPE_SETS = {
@@ -198,8 +199,8 @@ def _invoke_ok(core, np, handle, params, specs, rng):
 
 
 # Input dtypes a valid case is looked for with: float32 first, then integers (bitwise ops,
-# gcd) and a float with an integer (ldexp).
-BASE_DTYPES = (("float32",), ("int32",), ("float32", "int32"))
+# gcd), a float with an integer (ldexp) and bool (constraint_check).
+BASE_DTYPES = (("float32",), ("int32",), ("float32", "int32"), ("bool",))
 
 
 def valid_case(core, np, name, handle, params, n, rng):

@@ -51,6 +51,9 @@ def cast(data: Any, dtype: Any) -> Any:
 def cond(pred: Any, then_func: Any, else_func: Any, inputs: Any = None, name: Any = 'cond') -> Any:
     """then_func(*inputs) if pred(*inputs) else else_func(*inputs) (MXNet 2's npx.cond); pred may also be an array of one value (MXNet 1's form, with functions of no arguments)."""
 
+def constraint_check(input: Any, msg: Any = 'Constraint violated.', *, out: Any = None) -> Any:
+    """A 0-d true when every element of a bool array is true; otherwise a ValueError with `msg` (MXNet's constraint_check)."""
+
 def convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, no_bias: Any = None, layout: Any = None, out: Any = None) -> Any:
     """N-d convolution (NCW / NCHW); bias may be None. kernel and num_filter default to the weight's spatial shape and first dim."""
 
