@@ -26,7 +26,9 @@
 namespace ndx {
 namespace {
 
-enum class OutKind { kFloat, kInteger, kAny };
+// kInteger: randint's integers in [low, high); kCount: counts (int64 by default, any integer
+// dtype) whose parameters are not bounds.
+enum class OutKind { kFloat, kInteger, kCount, kAny };
 
 struct DistSpec {
   const char* name;
@@ -161,6 +163,69 @@ const DistSpec kDists[] = {
      {nullopt, nullopt},
      {"Lowest value.", "One above the highest value."},
      OutKind::kInteger},
+    {"poisson",
+     "Samples from the Poisson distribution.",
+     1,
+     {"lam", nullptr},
+     {1.0, nullopt},
+     {"Expected count (>= 0).", nullptr},
+     OutKind::kCount},
+    {"binomial",
+     "Samples successes of n trials of probability p (n truncated to an integer).",
+     2,
+     {"n", "p"},
+     {nullopt, nullopt},
+     {"Trials (>= 0).", "Success probability, in [0, 1]."},
+     OutKind::kCount},
+    {"geometric",
+     "Samples the trial of the first success (1, 2, ...).",
+     1,
+     {"p", nullptr},
+     {nullopt, nullopt},
+     {"Success probability, in (0, 1].", nullptr},
+     OutKind::kCount},
+    {"negative_binomial",
+     "Samples the failures before the n-th success.",
+     2,
+     {"n", "p"},
+     {nullopt, nullopt},
+     {"Successes (> 0).", "Success probability, in (0, 1]."},
+     OutKind::kCount},
+    {"wald",
+     "Samples from the Wald (inverse Gaussian) distribution.",
+     2,
+     {"mean", "scale"},
+     {nullopt, nullopt},
+     {"Mean (> 0).", "Scale (> 0)."},
+     OutKind::kFloat},
+    {"vonmises",
+     "Samples angles in [-pi, pi) from the von Mises distribution.",
+     2,
+     {"mu", "kappa"},
+     {nullopt, nullopt},
+     {"Mode.", "Concentration (>= 0)."},
+     OutKind::kFloat},
+    {"zipf",
+     "Samples from the Zipf distribution.",
+     1,
+     {"a", nullptr},
+     {nullopt, nullopt},
+     {"Exponent (> 1).", nullptr},
+     OutKind::kCount},
+    {"logseries",
+     "Samples from the logarithmic series distribution.",
+     1,
+     {"p", nullptr},
+     {nullopt, nullopt},
+     {"Shape, in [0, 1).", nullptr},
+     OutKind::kCount},
+    {"noncentral_chisquare",
+     "Samples from the non-central chi-square distribution.",
+     2,
+     {"df", "nonc"},
+     {nullopt, nullopt},
+     {"Degrees of freedom (> 0).", "Non-centrality (>= 0)."},
+     OutKind::kFloat},
 };
 
 template <size_t D>
@@ -244,10 +309,12 @@ template <size_t D>
 bool infer_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   const auto& p = param_of<D>(attrs);
   const DistSpec& s = kDists[D];
-  const DType t =
-      p.dtype ? *p.dtype : (s.kind == OutKind::kInteger ? DType::kInt64 : default_float_dtype());
+  const bool integer = s.kind == OutKind::kInteger || s.kind == OutKind::kCount;
+  const DType t = p.dtype ? *p.dtype : (integer ? DType::kInt64 : default_float_dtype());
   if (s.kind == OutKind::kFloat && !is_float(t))
     type_error("[", op_name(attrs), "] dtype must be a float dtype; got ", t);
+  if (s.kind == OutKind::kCount && !is_integer(t))
+    type_error("[", op_name(attrs), "] dtype must be an integer dtype; got ", t);
   if (s.kind == OutKind::kInteger && !is_integer(t) && t != DType::kBool)
     type_error("[", op_name(attrs), "] dtype must be an integer dtype; got ", t);
   if (s.kind == OutKind::kInteger && p.num_args == 0) {
@@ -411,9 +478,10 @@ void permutation_compute(const NodeAttrs& attrs, const OpContext& ctx, const std
 template <size_t... D>
 void register_all(std::index_sequence<D...>) {
   using namespace kernel::dist;
-  using Functors =
-      std::tuple<Uniform, Normal, LogNormal, Gamma, Beta, ChiSquare, F, Exponential, Gumbel,
-                 Laplace, Logistic, Pareto, Power, Rayleigh, Weibull, Bernoulli, RandInt>;
+  using Functors = std::tuple<Uniform, Normal, LogNormal, Gamma, Beta, ChiSquare, F, Exponential,
+                              Gumbel, Laplace, Logistic, Pareto, Power, Rayleigh, Weibull,
+                              Bernoulli, RandInt, Poisson, Binomial, Geometric, NegativeBinomial,
+                              Wald, VonMises, Zipf, LogSeries, NoncentralChiSquare>;
   static_assert(std::tuple_size_v<Functors> == std::size(kDists));
   (register_distribution<D, std::tuple_element_t<D, Functors>>(), ...);
 }

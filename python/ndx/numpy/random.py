@@ -20,7 +20,10 @@ __all__ = [
     "ranf", "sample", "standard_normal", "standard_exponential", "standard_gamma", "choice",
     "shuffle", "permutation", "multinomial", "multivariate_normal", "gamma", "beta",
     "chisquare", "exponential", "f", "gumbel", "laplace", "logistic", "lognormal", "pareto",
-    "power", "rayleigh", "weibull", "default_rng", "Generator",
+    "power", "rayleigh", "weibull", "default_rng", "Generator", "poisson", "binomial",
+    "negative_binomial", "geometric", "zipf", "logseries", "wald", "vonmises",
+    "noncentral_chisquare", "noncentral_f", "standard_cauchy", "standard_t", "triangular",
+    "dirichlet",
 ]
 
 def _np():
@@ -53,6 +56,11 @@ def _index(v, fn, what):
     except TypeError:
         raise TypeError(f"[{fn}] {what} must be an integer or a tuple of integers, "
                         f"got {type(v).__name__}") from None
+
+
+def _host(v):
+    """v (a number, a sequence or an array) as host values, for checking parameters."""
+    return v.asnumpy() if hasattr(v, "asnumpy") else v
 
 
 def _place(x, device, ctx):
@@ -203,6 +211,118 @@ class _Stream:
                 logit = logit if isinstance(logit, np.ndarray) else np.asarray(logit)
                 prob = 1 / (1 + np.exp(-logit.astype("float64")))
         return self._draw("bernoulli", {"prob": prob}, size, dtype, device, ctx, out)
+
+    # ---- counts (int64 by default) ----
+    def poisson(self, lam=1.0, size=None, dtype=None, device=None, ctx=None, out=None):
+        """Samples from the Poisson distribution with expectation lam."""
+        return self._draw("poisson", {"lam": lam}, size, dtype, device, ctx, out)
+
+    def binomial(self, n, p, size=None, dtype=None, device=None, ctx=None, out=None):
+        """Successes of n trials (n truncated to an integer, as NumPy) of probability p."""
+        return self._draw("binomial", {"n": n, "p": p}, size, dtype, device, ctx, out)
+
+    def negative_binomial(self, n, p, size=None, dtype=None, device=None, ctx=None, out=None):
+        """Failures before the n-th success, each trial succeeding with probability p."""
+        return self._draw("negative_binomial", {"n": n, "p": p}, size, dtype, device, ctx, out)
+
+    def geometric(self, p, size=None, dtype=None, device=None, ctx=None, out=None):
+        """The trial (1, 2, ...) of the first success of probability p."""
+        return self._draw("geometric", {"p": p}, size, dtype, device, ctx, out)
+
+    def zipf(self, a, size=None, dtype=None, device=None, ctx=None, out=None):
+        """Samples from the Zipf distribution with exponent a > 1."""
+        return self._draw("zipf", {"a": a}, size, dtype, device, ctx, out)
+
+    def logseries(self, p, size=None, dtype=None, device=None, ctx=None, out=None):
+        """Samples from the logarithmic series distribution with shape p in [0, 1)."""
+        return self._draw("logseries", {"p": p}, size, dtype, device, ctx, out)
+
+    # ---- more continuous distributions ----
+    def wald(self, mean, scale, size=None, dtype=None, device=None, ctx=None, out=None):
+        """Samples from the Wald (inverse Gaussian) distribution."""
+        return self._draw("wald", {"mean": mean, "scale": scale}, size, dtype, device, ctx, out)
+
+    def vonmises(self, mu, kappa, size=None, dtype=None, device=None, ctx=None, out=None):
+        """Angles in [-pi, pi) from the von Mises distribution (mode mu, concentration
+        kappa)."""
+        return self._draw("vonmises", {"mu": mu, "kappa": kappa}, size, dtype, device, ctx,
+                          out)
+
+    def noncentral_chisquare(self, df, nonc, size=None, dtype=None, device=None, ctx=None,
+                             out=None):
+        """Samples from the non-central chi-square distribution."""
+        return self._draw("noncentral_chisquare", {"df": df, "nonc": nonc}, size, dtype,
+                          device, ctx, out)
+
+    def _broadcast_size(self, fn, size, *params):
+        """size, else the broadcast shape of the parameters (as NumPy's)."""
+        if size is not None:
+            return _size(size, fn)
+        np = _np()
+        shapes = [v.shape if isinstance(v, np.ndarray) else _onp.shape(v) for v in params]
+        return tuple(_onp.broadcast_shapes(*shapes)) if shapes else ()
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None, dtype=None, device=None, ctx=None):
+        """(noncentral_chisquare(dfnum, nonc) / dfnum) / (chisquare(dfden) / dfden)."""
+        for name, v, ok in (("dfnum", dfnum, "> 0"), ("dfden", dfden, "> 0")):
+            if _onp.any(_onp.asarray(_host(v)) <= 0) or _onp.any(_onp.isnan(_host(v))):
+                raise ValueError(f"[noncentral_f] {name} <= 0")
+        shape = self._broadcast_size("noncentral_f", size, dfnum, dfden, nonc)
+        num = self.noncentral_chisquare(dfnum, nonc, size=shape, dtype="float64")
+        den = self.chisquare(dfden, size=shape, dtype="float64")
+        return _place(((num * dfden) / (den * dfnum)).astype(dtype or _core._default_float()),
+                      device, ctx)
+
+    def standard_cauchy(self, size=None, dtype=None, device=None, ctx=None):
+        """Samples from the standard Cauchy distribution: the ratio of two standard
+        normals."""
+        shape = _size(size, "standard_cauchy") or ()
+        num = self.normal(0.0, 1.0, size=shape, dtype="float64")
+        den = self.normal(0.0, 1.0, size=shape, dtype="float64")
+        return _place((num / den).astype(dtype or _core._default_float()), device, ctx)
+
+    def standard_t(self, df, size=None, dtype=None, device=None, ctx=None):
+        """Student's t with df degrees of freedom: Z / sqrt(chisquare(df) / df)."""
+        if _onp.any(_onp.asarray(_host(df)) <= 0) or _onp.any(_onp.isnan(_host(df))):
+            raise ValueError("[standard_t] df <= 0")
+        shape = self._broadcast_size("standard_t", size, df)
+        z = self.normal(0.0, 1.0, size=shape, dtype="float64")
+        chi2 = self.chisquare(df, size=shape, dtype="float64")
+        return _place((z / _np().sqrt(chi2 / df)).astype(dtype or _core._default_float()),
+                      device, ctx)
+
+    def triangular(self, left, mode, right, size=None, dtype=None, device=None, ctx=None):
+        """Samples from the triangular distribution on [left, right] peaking at mode, by
+        inverting its distribution function."""
+        lo, mo, hi = (_onp.asarray(_host(v), dtype=_onp.float64) for v in (left, mode, right))
+        if _onp.any(lo > mo):
+            raise ValueError("[triangular] left > mode")
+        if _onp.any(mo > hi):
+            raise ValueError("[triangular] mode > right")
+        if _onp.any(lo == hi):
+            raise ValueError("[triangular] left == right")
+        np = _np()
+        shape = self._broadcast_size("triangular", size, left, mode, right)
+        u = self.uniform(0.0, 1.0, size=shape, dtype="float64")
+        lo, mo, hi = (np.asarray(v, dtype="float64") for v in (lo, mo, hi))
+        width, left_part, right_part = hi - lo, mo - lo, hi - mo
+        cut = left_part / width
+        rising = lo + np.sqrt(u * width * left_part)
+        falling = hi - np.sqrt((1 - u) * width * right_part)
+        return _place(np.where(u <= cut, rising, falling).astype(dtype or _core._default_float()),
+                      device, ctx)
+
+    def dirichlet(self, alpha, size=None, dtype=None):
+        """Samples from the Dirichlet distribution: independent Gamma(alpha_i) draws divided by
+        their sum; shape size + (len(alpha),)."""
+        a = _onp.asarray(_host(alpha), dtype=_onp.float64)
+        if a.ndim != 1 or a.size == 0:
+            raise ValueError("[dirichlet] alpha must be a non-empty 1-D sequence")
+        if _onp.any(a <= 0) or _onp.any(_onp.isnan(a)):
+            raise ValueError("[dirichlet] alpha <= 0")
+        shape = (_size(size, "dirichlet") or ()) + (a.size,)
+        g = self.gamma(_np().asarray(a), 1.0, size=shape, dtype="float64")
+        return (g / g.sum(axis=-1, keepdims=True)).astype(dtype or _core._default_float())
 
     # ---- uniform shortcuts ----
     def random(self, size=None, dtype=None, device=None, ctx=None, out=None):
@@ -445,3 +565,17 @@ shuffle = _global.shuffle
 choice = _global.choice
 multinomial = _global.multinomial
 multivariate_normal = _global.multivariate_normal
+poisson = _global.poisson
+binomial = _global.binomial
+negative_binomial = _global.negative_binomial
+geometric = _global.geometric
+zipf = _global.zipf
+logseries = _global.logseries
+wald = _global.wald
+vonmises = _global.vonmises
+noncentral_chisquare = _global.noncentral_chisquare
+noncentral_f = _global.noncentral_f
+standard_cauchy = _global.standard_cauchy
+standard_t = _global.standard_t
+triangular = _global.triangular
+dirichlet = _global.dirichlet

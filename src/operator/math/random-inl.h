@@ -164,4 +164,231 @@ struct RandInt {
   static const char* check(double low, double high) { return low < high ? nullptr : "low >= high"; }
 };
 
+// ---- counts and the distributions built on them ----
+
+// log Gamma(x) for x > 0: Stirling's series through the x**-11 term once x >= 10 (the next
+// term is below 1e-15 there), smaller x shifted up by Gamma(x + 1) = x Gamma(x). Our own, so
+// concurrent draws share no state (glibc's lgamma writes signgam).
+NDX_HD double log_gamma(double x) {
+  double shift = 0;
+  while (x < 10) shift -= std::log(x), x += 1;
+  const double z = 1 / (x * x);
+  const double series =
+      (1.0 / 12 +
+       z * (-1.0 / 360 +
+            z * (1.0 / 1260 + z * (-1.0 / 1680 + z * (1.0 / 1188 + z * (-691.0 / 360360)))))) /
+      x;
+  return shift + (x - 0.5) * std::log(x) - x + 0.91893853320467274178 + series;
+}
+
+// Poisson(lam): multiplying uniforms below lam = 10, Hoermann's PTRS ("The transformed
+// rejection method for generating Poisson random variables", 1993) above, as NumPy does.
+NDX_HD double poisson(ElementDraws& d, double lam) {
+  if (lam <= 0) return 0;
+  if (lam < 10) {
+    const double limit = std::exp(-lam);
+    double prod = d.uniform();
+    double k = 0;
+    while (prod > limit) prod *= d.uniform(), k += 1;
+    return k;
+  }
+  const double slam = std::sqrt(lam), loglam = std::log(lam);
+  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  for (;;) {
+    const double u = d.uniform() - 0.5, v = d.uniform(), us = 0.5 - std::fabs(u);
+    const double k = std::floor((2 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr) return k;
+    if (k < 0 || (us < 0.013 && v > us)) continue;
+    if (std::log(v) + std::log(inv_alpha) - std::log(a / (us * us) + b) <=
+        -lam + k * loglam - log_gamma(k + 1))
+      return k;
+  }
+}
+
+struct Poisson {
+  NDX_HD double operator()(ElementDraws& d, double lam, double) const { return poisson(d, lam); }
+  static const char* check(double lam, double) {
+    return lam < 0 ? "lam < 0" : lam > 9.2e18 ? "lam value too large" : nullptr;
+  }
+};
+
+// Binomial(n, p) with n truncated to an integer, as NumPy: p > 1/2 counts the failures;
+// inversion while n p < 10, else Hoermann's BTRS ("The generation of binomial random
+// variates", 1993).
+struct Binomial {
+  NDX_HD double operator()(ElementDraws& d, double n, double p) const {
+    n = std::floor(n);
+    if (n == 0 || p == 0) return 0;
+    if (p > 0.5) return n - draw(d, n, 1 - p);
+    return draw(d, n, p);
+  }
+  NDX_HD static double draw(ElementDraws& d, double n, double p) {
+    const double q = 1 - p;
+    if (n * p < 10) {
+      const double start = std::exp(n * std::log1p(-p));
+      const double bound = std::fmin(n, n * p + 10 * std::sqrt(n * p * q + 1));
+      double x = 0, px = start, u = d.uniform();
+      while (u > px) {
+        x += 1;
+        if (x > bound) {
+          x = 0, px = start, u = d.uniform();
+        } else {
+          u -= px;
+          px *= (n - x + 1) * p / (x * q);
+        }
+      }
+      return x;
+    }
+    const double spq = std::sqrt(n * p * q), b = 1.15 + 2.53 * spq;
+    const double a = -0.0873 + 0.0248 * b + 0.01 * p, c = n * p + 0.5, vr = 0.92 - 4.2 / b;
+    const double alpha = (2.83 + 5.1 / b) * spq, lpq = std::log(p / q);
+    const double m = std::floor((n + 1) * p);
+    const double h = log_gamma(m + 1) + log_gamma(n - m + 1);
+    for (;;) {
+      const double u = d.uniform() - 0.5, us = 0.5 - std::fabs(u);
+      double v = d.uniform();
+      const double k = std::floor((2 * a / us + b) * u + c);
+      if (k < 0 || k > n) continue;
+      if (us >= 0.07 && v <= vr) return k;
+      v = std::log(v * alpha / (a / (us * us) + b));
+      if (v <= h - log_gamma(k + 1) - log_gamma(n - k + 1) + (k - m) * lpq) return k;
+    }
+  }
+  static const char* check(double n, double p) {
+    if (n < 0) return "n < 0";
+    if (n >= 9.2e18) return "n value too large";
+    return p >= 0 && p <= 1 ? nullptr : "p < 0, p > 1 or p is NaN";
+  }
+};
+
+// The trial of the first success (1, 2, ...): inversion of a uniform in (0, 1).
+struct Geometric {
+  NDX_HD double operator()(ElementDraws& d, double p, double) const {
+    if (p >= 1) return 1;
+    return std::fmax(1.0, std::ceil(std::log(d.open_uniform()) / std::log1p(-p)));
+  }
+  static const char* check(double p, double) {
+    return p > 0 && p <= 1 ? nullptr : "p <= 0, p > 1 or p contains NaNs";
+  }
+};
+
+// Failures before the n-th success: a Poisson of a Gamma(n, (1 - p) / p), as NumPy draws it.
+struct NegativeBinomial {
+  NDX_HD double operator()(ElementDraws& d, double n, double p) const {
+    if (p >= 1) return 0;
+    return poisson(d, standard_gamma(d, n) * (1 - p) / p);
+  }
+  static const char* check(double n, double p) {
+    if (!(n > 0)) return "n <= 0";
+    return p > 0 && p <= 1 ? nullptr : "p <= 0, p > 1 or p contains NaNs";
+  }
+};
+
+// Inverse Gaussian by Michael, Schucany and Haas's transformation of a chi-square(1) draw.
+struct Wald {
+  NDX_HD double operator()(ElementDraws& d, double mean, double scale) const {
+    const double z = d.normal(), y = mean * z * z;
+    const double x = mean + mean / (2 * scale) * (y - std::sqrt(4 * scale * y + y * y));
+    return d.uniform() <= mean / (mean + x) ? x : mean * mean / x;
+  }
+  static const char* check(double mean, double scale) {
+    return !(mean > 0) ? "mean <= 0" : !(scale > 0) ? "scale <= 0" : nullptr;
+  }
+};
+
+// von Mises on [-pi, pi): Best and Fisher's rejection (1979); a uniform angle for kappa below
+// 1e-8 and a wrapped normal above 1e6, as NumPy.
+struct VonMises {
+  NDX_HD double operator()(ElementDraws& d, double mu, double kappa) const {
+    constexpr double kPi = 3.14159265358979323846;
+    if (kappa < 1e-8) return kPi * (2 * d.uniform() - 1);
+    double angle;
+    if (kappa > 1e6) {
+      angle = mu + std::sqrt(1 / kappa) * d.normal();
+    } else {
+      double s;
+      if (kappa < 1e-5) {
+        s = 1 / kappa + kappa;
+      } else {
+        const double r = 1 + std::sqrt(1 + 4 * kappa * kappa);
+        const double rho = (r - std::sqrt(2 * r)) / (2 * kappa);
+        s = (1 + rho * rho) / (2 * rho);
+      }
+      double w;
+      for (;;) {
+        const double z = std::cos(kPi * d.uniform());
+        w = (1 + s * z) / (s + z);
+        const double y = kappa * (s - w), v = d.uniform();
+        if (y * (2 - y) - v >= 0 || std::log(y / v) + 1 - y >= 0) break;
+      }
+      angle = std::acos(std::fmax(-1.0, std::fmin(1.0, w)));
+      if (d.uniform() < 0.5) angle = -angle;
+      angle += mu;
+    }
+    const double wrapped = std::fmod(std::fabs(angle) + kPi, 2 * kPi) - kPi;
+    return angle < 0 ? -wrapped : wrapped;
+  }
+  static const char* check(double, double kappa) { return kappa >= 0 ? nullptr : "kappa < 0"; }
+};
+
+// Zipf by Devroye's rejection ("Non-Uniform Random Variate Generation", 1986, X.6); values
+// above 2**62 are redrawn. Nearly every draw lands there when a - 1 is tiny (a fraction of
+// about 43 (a - 1) is kept), so a - 1 below 1e-4, which NumPy takes and may loop on for hours,
+// is a ValueError.
+struct Zipf {
+  NDX_HD double operator()(ElementDraws& d, double a, double) const {
+    const double am1 = a - 1, b = std::pow(2.0, am1);
+    for (;;) {
+      const double u = 1 - d.uniform(), v = d.uniform();
+      const double x = std::floor(std::pow(u, -1 / am1));
+      if (!(x >= 1) || x > 4.611686018427387904e18) continue;
+      const double t = std::pow(1 + 1 / x, am1);
+      if (v * x * (t - 1) / (b - 1) <= t / b) return x;
+    }
+  }
+  static const char* check(double a, double) {
+    if (!(a > 1)) return "a <= 1 or a is NaN";
+    return a - 1 < 1e-4 ? "a - 1 < 1e-4: nearly every draw would exceed 2**62" : nullptr;
+  }
+};
+
+// Logarithmic series by Kemp's second algorithm (LK, 1981).
+struct LogSeries {
+  NDX_HD double operator()(ElementDraws& d, double p, double) const {
+    const double r = std::log1p(-p);
+    for (;;) {
+      const double v = d.uniform();
+      if (v >= p) return 1;
+      const double q = -std::expm1(r * d.uniform());
+      if (v <= q * q) {
+        const double x = std::floor(1 + std::log(v) / std::log(q));
+        if (x < 1 || v == 0) continue;
+        return x;
+      }
+      return v >= q ? 1 : 2;
+    }
+  }
+  static const char* check(double p, double) {
+    return p >= 0 && p < 1 ? nullptr : "p < 0, p >= 1 or p is NaN";
+  }
+};
+
+// Non-central chi-square: chi2(df - 1) + (Z + sqrt(nonc))**2 for df > 1, else a chi-square
+// with a Poisson(nonc / 2) number of extra degrees (2 each), as NumPy.
+struct NoncentralChiSquare {
+  NDX_HD double operator()(ElementDraws& d, double df, double nonc) const {
+    if (nonc == 0) return 2 * standard_gamma(d, df / 2);
+    if (df > 1) {
+      const double z = d.normal() + std::sqrt(nonc);
+      return 2 * standard_gamma(d, (df - 1) / 2) + z * z;
+    }
+    const double extra = poisson(d, nonc / 2);
+    return 2 * standard_gamma(d, df / 2 + extra);
+  }
+  static const char* check(double df, double nonc) {
+    return !(df > 0) ? "df <= 0" : !(nonc >= 0) ? "nonc < 0" : nullptr;
+  }
+};
+
 }  // namespace ndx::kernel::dist
