@@ -251,7 +251,25 @@ class NDArrayIter(DataIter):
         self.data_list = [v for _, v in self.data] + [v for _, v in self.label]
 
 
-class ResizeIter(DataIter):
+class _WrappingIter(DataIter):
+    """An iterator whose batches come whole from others: the accessors read current_batch."""
+
+    current_batch = None
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_WrappingIter):
     """data_iter stretched or cut to `size` batches an epoch (it restarts when it runs out)."""
 
     def __init__(self, data_iter, size, reset_internal=True):
@@ -282,20 +300,8 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self):
-        return self.current_batch.data
 
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
-
-
-class PrefetchingIter(DataIter):
+class PrefetchingIter(_WrappingIter):
     """Reads the next batch of each iterator in a background thread while the current one is
     used; the batches of several iterators are joined (their data lists, then labels).
     rename_data / rename_label: one {old name: new name} dict per iterator."""
@@ -401,15 +407,3 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad

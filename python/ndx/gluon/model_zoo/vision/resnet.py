@@ -72,13 +72,20 @@ class BasicBlockV2(HybridBlock):
         self.downsample = _projection(channels, stride, in_channels, False) if downsample else None
 
     def forward(self, x):
-        residual = x
-        x = npx.relu(self.bn1(x))
-        if self.downsample is not None:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-        x = self.conv2(npx.relu(self.bn2(x)))
-        return x + residual
+        return _preactivated(x, [(self.bn1, self.conv1), (self.bn2, self.conv2)],
+                             self.downsample)
+
+
+def _preactivated(x, layers, downsample):
+    """x through (BatchNorm, relu, convolution) layers, plus the shortcut: x itself, or its
+    projection taken after the first relu."""
+    residual = x
+    for i, (bn, conv) in enumerate(layers):
+        x = npx.relu(bn(x))
+        if i == 0 and downsample is not None:
+            residual = downsample(x)
+        x = conv(x)
+    return x + residual
 
 
 class BottleneckV2(HybridBlock):
@@ -95,14 +102,8 @@ class BottleneckV2(HybridBlock):
         self.downsample = _projection(channels, stride, in_channels, False) if downsample else None
 
     def forward(self, x):
-        residual = x
-        x = npx.relu(self.bn1(x))
-        if self.downsample is not None:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-        x = self.conv2(npx.relu(self.bn2(x)))
-        x = self.conv3(npx.relu(self.bn3(x)))
-        return x + residual
+        return _preactivated(x, [(self.bn1, self.conv1), (self.bn2, self.conv2),
+                                 (self.bn3, self.conv3)], self.downsample)
 
 
 def _stem(features, channels, thumbnail):
