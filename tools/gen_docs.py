@@ -24,7 +24,7 @@ PYTHON_MODULES = ["ndx.autograd", "ndx.gluon", "ndx.gluon.nn", "ndx.gluon.loss",
                   "ndx.gluon.metric", "ndx.gluon.utils", "ndx.optimizer",
                   "ndx.lr_scheduler", "ndx.initializer", "ndx.kvstore", "ndx.profiler",
                   "ndx.random", "ndx.library", "ndx.operator", "ndx.util", "ndx.device",
-                  "ndx.viz", "ndx.distributed", "ndx.distributed.launch", "ndx.io",
+                  "ndx.viz", "ndx.distributed", "ndx.distributed.launch", "ndx.io", "ndx.image",
                   "ndx.recordio", "ndx.runtime"]
 
 

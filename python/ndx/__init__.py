@@ -23,6 +23,7 @@ from . import (
                    distributed,
                    executor,
                    gluon,
+                   image,
                    initializer,
                    io,
                    kvstore,
@@ -79,7 +80,7 @@ cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "autograd", "distributed", "gluon", "initializer", "kvstore", "kv",
            "library", "lr_scheduler",
-           "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime",
+           "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",
            "NDXNotImplementedError", "random_seed", "Device", "Context", "cpu", "gpu", "num_gpus",

@@ -6,8 +6,8 @@ The format: each record is a little-endian uint32 magic 0xced7230a, a uint32 hol
 continuation flag (top 3 bits) and the length (29 bits), the bytes, and zero padding to a
 multiple of 4. A payload containing the magic at a 4-byte boundary is split there into parts
 flagged 1 (first), 2 (middle) and 3 (last), the magic itself left out and put back by the
-reader, so readers can resynchronize on the magic. pack_img / unpack_img need an image codec
-(MXNet uses OpenCV), which ndx does not have."""
+reader, so readers can resynchronize on the magic. pack_img / unpack_img encode and decode
+images through Pillow (ndx.image), in OpenCV's BGR layout as MXNet's do."""
 import numbers
 import os
 import struct
@@ -230,14 +230,17 @@ def unpack(s):
 
 
 def pack_img(header, img, quality=95, img_fmt=".jpg"):
-    """Not available: encoding images needs OpenCV, which ndx does not depend on."""
-    raise NotImplementedError("[pack_img] encoding images needs an image codec (MXNet uses "
-                              "OpenCV), which ndx does not have; encode the image yourself "
-                              "and use pack(header, encoded_bytes)")
+    """header and an image in OpenCV's layout (uint8 BGR (H, W, 3) or gray (H, W)) encoded as
+    img_fmt ('.jpg' with JPEG quality, or '.png' with compression level quality), as one record
+    payload. Encoding goes through Pillow (see ndx.image)."""
+    from .image import encode_from_numpy
+    return pack(header, encode_from_numpy(img, quality, img_fmt, "pack_img"))
 
 
 def unpack_img(s, iscolor=-1):
-    """Not available: decoding images needs OpenCV, which ndx does not depend on."""
-    raise NotImplementedError("[unpack_img] decoding images needs an image codec (MXNet uses "
-                              "OpenCV), which ndx does not have; use unpack(s) and decode the "
-                              "payload yourself")
+    """(IRHeader, image) of a record written by pack_img: the image as OpenCV's imdecode gives
+    it (BGR (H, W, 3), BGRA with an alpha channel, gray (H, W)); iscolor 1 color, 0 gray, -1
+    as stored."""
+    from .image import decode_to_numpy
+    header, payload = unpack(s)
+    return header, decode_to_numpy(payload, iscolor, "unpack_img")

@@ -5,7 +5,7 @@ import numpy as _onp
 from ... import numpy as np
 from .sampler import check_count
 
-__all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
+__all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 
 
 class Dataset:
@@ -130,3 +130,25 @@ class _SubsetDataset(Dataset):
 
     def __getitem__(self, idx):
         return self._data[self._indices[idx]]
+
+
+class RecordFileDataset(Dataset):
+    """The records of a RecordIO file (filename, with its index at the same path ending in
+    .idx) as raw bytes, in the index's order (MXNet's RecordFileDataset)."""
+
+    def __init__(self, filename):
+        import os
+
+        from ...recordio import MXIndexedRecordIO
+        self.idx_file = os.path.splitext(filename)[0] + ".idx"
+        self.filename = filename
+        for path in (filename, self.idx_file):
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"[{type(self).__name__}] {path} not found")
+        self._record = MXIndexedRecordIO(self.idx_file, self.filename, "r")
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)

@@ -1,7 +1,8 @@
 """gluon.data.vision.datasets: MNIST, FashionMNIST, CIFAR10 and CIFAR100 read from the files
 MXNet downloads, in MXNet's layout: data (N, H, W, C) uint8, labels int32, and `transform`
 called as transform(data, label). ndx downloads nothing: the files must already be in `root`
-(a missing one raises FileNotFoundError naming it)."""
+(a missing one raises FileNotFoundError naming it). ImageFolderDataset, ImageListDataset and
+ImageRecordDataset decode image files through ndx.image (Pillow)."""
 import gzip
 import os
 import struct
@@ -9,9 +10,10 @@ import struct
 import numpy as _onp
 
 from .... import numpy as np
-from ..dataset import Dataset
+from ..dataset import Dataset, RecordFileDataset
 
-__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100"]
+__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageFolderDataset",
+           "ImageListDataset", "ImageRecordDataset"]
 
 
 class _FileDataset(Dataset):
@@ -135,3 +137,99 @@ class CIFAR100(CIFAR10):
         raw = raw.reshape(-1, record)
         label = raw[:, 1 if self._fine else 0]
         return raw[:, 2:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1), label
+
+
+class ImageFolderDataset(Dataset):
+    """Images in class folders (root/<class>/<image>), as MXNet's: classes are the sorted
+    folder names (``synsets``), an image's label is its folder's index, items are read with
+    ndx.image.imread(path, flag) when indexed. Files other than .jpg / .jpeg / .png, and files
+    directly in root, are skipped with a warning."""
+
+    _exts = (".jpg", ".jpeg", ".png")
+
+    def __init__(self, root, flag=1, transform=None):
+        import warnings
+        self._root = os.path.expanduser(root)
+        if not os.path.isdir(self._root):
+            raise FileNotFoundError(f"[ImageFolderDataset] {self._root} is not a directory")
+        self._flag, self._transform = flag, transform
+        self.synsets, self.items = [], []
+        for folder in sorted(os.listdir(self._root)):
+            path = os.path.join(self._root, folder)
+            if not os.path.isdir(path):
+                warnings.warn(f"Ignoring {path}, which is not a directory.", stacklevel=2)
+                continue
+            label = len(self.synsets)
+            self.synsets.append(folder)
+            for name in sorted(os.listdir(path)):
+                file = os.path.join(path, name)
+                if os.path.splitext(name)[1].lower() not in self._exts:
+                    warnings.warn(f"Ignoring {file} of type {os.path.splitext(name)[1]}. Only "
+                                  f"support {', '.join(self._exts)}", stacklevel=2)
+                    continue
+                self.items.append((file, label))
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, idx):
+        from .... import image
+        path, label = self.items[idx]
+        img = image.imread(path, self._flag)
+        return self._transform(img, label) if self._transform is not None else (img, label)
+
+
+class ImageListDataset(Dataset):
+    """Images listed in imglist: a .lst file of 'index<TAB>label(s)<TAB>path' lines, or a list
+    of [label(s), path] entries; paths are relative to root (MXNet's ImageListDataset)."""
+
+    def __init__(self, root=".", imglist=None, flag=1):
+        self._root = os.path.expanduser(root)
+        self._flag = flag
+        self.items = []
+        if isinstance(imglist, str):
+            with open(os.path.join(self._root, imglist) if not os.path.isfile(imglist)
+                      else imglist) as f:
+                for n, line in enumerate(f, 1):
+                    parts = line.strip().split("\t")
+                    if parts == [""]:
+                        continue
+                    if len(parts) < 3:
+                        raise ValueError(f"[ImageListDataset] {imglist}:{n}: expected "
+                                         f"'index<TAB>label<TAB>path', got {line.strip()!r}")
+                    labels = [float(v) for v in parts[1:-1]]
+                    self.items.append((os.path.join(self._root, parts[-1]),
+                                       labels[0] if len(labels) == 1 else _onp.array(labels)))
+        elif isinstance(imglist, (list, tuple)):
+            for entry in imglist:
+                *labels, path = entry
+                label = labels[0] if len(labels) == 1 else _onp.array(labels, _onp.float32)
+                self.items.append((os.path.join(self._root, path), label))
+        else:
+            raise TypeError(f"[ImageListDataset] imglist must be a .lst file name or a list, "
+                            f"got {type(imglist).__name__}")
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, idx):
+        from .... import image
+        path, label = self.items[idx]
+        return image.imread(path, self._flag), label
+
+
+class ImageRecordDataset(RecordFileDataset):
+    """Images packed in a RecordIO file (with its .idx), as MXNet's im2rec writes them: each
+    item is (ndx.image.imdecode(payload, flag), header.label)."""
+
+    def __init__(self, filename, flag=1, transform=None):
+        super().__init__(filename)
+        self._flag, self._transform = flag, transform
+
+    def __getitem__(self, idx):
+        from .... import image, recordio
+        header, payload = recordio.unpack(super().__getitem__(idx))
+        img = image.imdecode(payload, self._flag)
+        if self._transform is not None:
+            return self._transform(img, header.label)
+        return img, header.label
