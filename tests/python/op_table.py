@@ -2988,6 +2988,17 @@ _RANDOM = {  # op name: (ndx function, NumPy function, a bad parameter set)
                   (1.5,)),
     "randint": (np.random.randint, onp.random.randint, (5, 3)),
     "permutation": (np.random.permutation, onp.random.permutation, (-1,)),
+    # the counts and the later distributions (values: test_random_distributions.py)
+    "poisson": (np.random.poisson, onp.random.poisson, (-1.0,)),
+    "binomial": (np.random.binomial, onp.random.binomial, (5, 1.5)),
+    "geometric": (np.random.geometric, onp.random.geometric, (0.0,)),
+    "negative_binomial": (np.random.negative_binomial, onp.random.negative_binomial, (0, 0.5)),
+    "wald": (np.random.wald, onp.random.wald, (0.0, 1.0)),
+    "vonmises": (np.random.vonmises, onp.random.vonmises, (0.0, -1.0)),
+    "zipf": (np.random.zipf, onp.random.zipf, (1.0,)),
+    "logseries": (np.random.logseries, onp.random.logseries, (1.0,)),
+    "noncentral_chisquare": (np.random.noncentral_chisquare, onp.random.noncentral_chisquare,
+                             (0.0, 1.0)),
 }
 
 
