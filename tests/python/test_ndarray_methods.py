@@ -268,3 +268,15 @@ def test_pickle_round_trip(dtype):
     onp.testing.assert_array_equal(c.astype("float32").asnumpy(), a.astype("float32").asnumpy())
     z = pickle.loads(pickle.dumps(np.zeros((0, 2), dtype=dtype)))
     assert z.shape == (0, 2) and z.dtype == a.dtype
+
+
+def test_choose_method_as_numpys():
+    idx = onp.array([[2, 0, 1], [1, 2, 0]])
+    choices = [onp.arange(3) * k for k in (1, 10, 100)]
+    onp.testing.assert_array_equal(np.array(idx).choose([np.array(c) for c in choices]).asnumpy(),
+                                   idx.choose(choices))
+    onp.testing.assert_array_equal(np.array([3, -1]).choose([[1, 2], [3, 4]], mode="clip")
+                                   .asnumpy(), onp.array([3, -1]).choose([[1, 2], [3, 4]],
+                                                                          mode="clip"))
+    with pytest.raises(ValueError):
+        np.array([3]).choose([[1], [2]])

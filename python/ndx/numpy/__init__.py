@@ -728,6 +728,7 @@ ndarray.sort = _sort_in_place
 ndarray.argsort = _method(globals()["argsort"])
 ndarray.compress = lambda self, condition, axis=None, out=None: compress(condition, self, axis,
                                                                         out)
+ndarray.choose = lambda self, choices, out=None, mode="raise": choose(self, choices, out, mode)
 ndarray.ravel = _ravel
 ndarray.fill = _fill
 ndarray.tobytes = _tobytes
