@@ -475,6 +475,106 @@ void permutation_compute(const NodeAttrs& attrs, const OpContext& ctx, const std
   kernel::copy(kernel::to_blob(result), out[0], req[0]);
 }
 
+// ---- hypergeometric: three parameters (scalars, or three arrays broadcast to the output) ----
+struct HypergeometricParam {
+  std::optional<double> ngood, nbad, nsample;
+  int64_t num_args = 0;
+  std::optional<Shape> size;
+  std::optional<DType> dtype;
+  std::optional<int64_t> seed;
+  static void declare(ParamDecl<HypergeometricParam>& d) {
+    d.field("ngood", &HypergeometricParam::ngood).set_default(nullopt).describe("Good items.");
+    d.field("nbad", &HypergeometricParam::nbad).set_default(nullopt).describe("Bad items.");
+    d.field("nsample", &HypergeometricParam::nsample)
+        .set_default(nullopt)
+        .describe("Items drawn, at most ngood + nbad.");
+    d.field("num_args", &HypergeometricParam::num_args)
+        .set_default(0)
+        .set_range(0, 3)
+        .describe("0: the scalars above; 3: the three arrays given as inputs.");
+    d.field("size", &HypergeometricParam::size)
+        .set_default(nullopt)
+        .describe("Output shape; None: the parameters' broadcast shape.");
+    d.field("dtype", &HypergeometricParam::dtype)
+        .set_default(nullopt)
+        .describe("An integer output dtype (int64 by default).");
+    d.field("seed", &HypergeometricParam::seed)
+        .set_default(nullopt)
+        .describe("Seed of the stream; None: the next seed of the global generator.");
+  }
+};
+
+const HypergeometricParam& hypergeometric_param(const NodeAttrs& attrs) {
+  const auto& p = attrs.get<HypergeometricParam>();
+  if (p.num_args != 0 && p.num_args != 3)
+    value_error("[", op_name(attrs), "] num_args must be 0 or 3; got ", p.num_args);
+  if (p.num_args == 0 && (!p.ngood || !p.nbad || !p.nsample))
+    type_error("[", op_name(attrs), "] missing required argument ngood, nbad or nsample");
+  return p;
+}
+
+void check_hypergeometric(const NodeAttrs& attrs, double good, double bad, double sample) {
+  if (std::isnan(good) || std::isnan(bad) || std::isnan(sample))
+    value_error("[", op_name(attrs), "] parameters must not be NaN");
+  if (const char* why = kernel::dist::Hypergeometric::check(good, bad, sample))
+    value_error("[", op_name(attrs), "] ", why, " (ngood=", good, ", nbad=", bad,
+                ", nsample=", sample, ")");
+}
+
+bool hypergeometric_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const auto& p = hypergeometric_param(attrs);
+  if (p.num_args == 0) check_hypergeometric(attrs, *p.ngood, *p.nbad, *p.nsample);
+  const std::string& name = op_name(attrs);
+  Shape shape{};
+  for (const Shape& s : *in) shape = broadcast_shapes(shape, s, name.c_str());
+  if (p.size) {
+    for (int64_t d : *p.size)
+      if (d < 0)
+        value_error("[", name, "] negative dimensions are not allowed; got size ", p.size->str());
+    if (broadcast_shapes(shape, *p.size, name.c_str()) != *p.size)
+      value_error("[", name, "] parameters of shape ", shape.str(), " do not broadcast to size ",
+                  p.size->str());
+    shape = *p.size;
+  }
+  (*out)[0] = shape;
+  return true;
+}
+
+bool hypergeometric_type(const NodeAttrs& attrs, DTypeVector*, DTypeVector* out) {
+  const auto& p = hypergeometric_param(attrs);
+  const DType t = p.dtype ? *p.dtype : DType::kInt64;
+  if (!is_integer(t)) type_error("[", op_name(attrs), "] dtype must be an integer dtype; got ", t);
+  (*out)[0] = t;
+  return true;
+}
+
+void hypergeometric_compute(const NodeAttrs& attrs, const OpContext& ctx,
+                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                            const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const auto& p = hypergeometric_param(attrs);
+  std::array<kernel::ParamArg, 3> args;
+  std::array<NDArray, 3> values;
+  if (p.num_args == 0) {
+    args[0].scalar = *p.ngood, args[1].scalar = *p.nbad, args[2].scalar = *p.nsample;
+  } else {
+    for (int k = 0; k < 3; ++k) {
+      values[k] = NDArray(out[0].shape, DType::kFloat64);
+      kernel::copy(in[k], kernel::to_blob(values[k]));
+      args[k].values = values[k].template data<double>();
+    }
+    for (int64_t i = 0; i < out[0].size(); ++i)
+      check_hypergeometric(attrs, args[0].at(i), args[1].at(i), args[2].at(i));
+  }
+  const uint64_t seed = p.seed ? static_cast<uint64_t>(*p.seed) : ctx.requested[0].next_random();
+  NDArray tmp;
+  const TBlob dst = req[0] == kAddTo
+                        ? kernel::to_blob(tmp = NDArray(out[0].shape, out[0].dtype, out[0].device))
+                        : out[0];
+  kernel::sample(dst, seed, kernel::dist::Hypergeometric{}, args[0], args[1], args[2]);
+  if (req[0] == kAddTo) kernel::copy(dst, out[0], kAddTo);
+}
+
 template <size_t... D>
 void register_all(std::index_sequence<D...>) {
   using namespace kernel::dist;
@@ -488,6 +588,21 @@ void register_all(std::index_sequence<D...>) {
 
 [[maybe_unused]] const bool registered = [] {
   register_all(std::make_index_sequence<std::size(kDists)>());
+  OpRegistry::global()
+      .register_op("_npi_hypergeometric")
+      .describe("Samples the good items among nsample drawn from ngood + nbad (int64).")
+      .set_num_inputs([](const NodeAttrs& attrs) -> uint32_t {
+        return static_cast<uint32_t>(attrs.get<HypergeometricParam>().num_args);
+      })
+      .set_params<HypergeometricParam>()
+      .add_argument("ngood_array", "NDArray", "ngood as an array (when num_args is 3).")
+      .add_argument("nbad_array", "NDArray", "nbad as an array (when num_args is 3).")
+      .add_argument("nsample_array", "NDArray", "nsample as an array (when num_args is 3).")
+      .set_attr<FResourceRequest>("FResourceRequest", random_resource)
+      .set_attr<FInferShape>("FInferShape", hypergeometric_shape)
+      .set_attr<FInferType>("FInferType", hypergeometric_type)
+      .set_attr<FCompute>("FCompute<cpu>", hypergeometric_compute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   OpRegistry::global()
       .register_op("_npi_permutation")
       .describe("A random permutation of 0 .. n - 1 (int64).")

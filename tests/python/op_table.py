@@ -2999,6 +2999,7 @@ _RANDOM = {  # op name: (ndx function, NumPy function, a bad parameter set)
     "logseries": (np.random.logseries, onp.random.logseries, (1.0,)),
     "noncentral_chisquare": (np.random.noncentral_chisquare, onp.random.noncentral_chisquare,
                              (0.0, 1.0)),
+    "hypergeometric": (np.random.hypergeometric, onp.random.hypergeometric, (5, 5, 11)),
 }
 
 

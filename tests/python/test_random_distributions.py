@@ -43,6 +43,10 @@ def _chi2_p(x, pmf, support):
     ("negative_binomial", (4.5, 0.35), st.nbinom(4.5, 0.35), range(0, 50)),
     ("zipf", (2.2,), st.zipf(2.2), range(1, 60)),
     ("logseries", (0.8,), st.logser(0.8), range(1, 40)),
+    ("hypergeometric", (7, 12, 6), st.hypergeom(19, 7, 6), range(0, 7)),  # item by item
+    ("hypergeometric", (60, 140, 90), st.hypergeom(200, 60, 90), range(10, 45)),  # HRUA
+    ("hypergeometric", (900, 100, 950), st.hypergeom(1000, 900, 950), range(845, 901)),
+    ("hypergeometric", (7.9, 12, 6), st.hypergeom(19, 7, 6), range(0, 7)),  # truncated
 ])
 def test_discrete_distributions_match_scipy(name, args, dist, support):
     x = _sample(name, *args)
@@ -128,6 +132,10 @@ def test_array_parameters_broadcast_and_seeds_repeat():
     (lambda: np.random.triangular(1.0, 1.0, 1.0), "left == right"),
     (lambda: np.random.dirichlet([1.0, 0.0]), "alpha <= 0"),
     (lambda: np.random.noncentral_f(1.0, 0.0, 1.0), "dfden <= 0"),
+    (lambda: np.random.hypergeometric(-1, 5, 3), "ngood < 0"),
+    (lambda: np.random.hypergeometric(5, 5, 11), "ngood \\+ nbad < nsample"),
+    (lambda: np.random.hypergeometric(5, 5, 0), "nsample < 1"),
+    (lambda: np.random.hypergeometric(np.array([5, 2]), 1, 4), "ngood \\+ nbad < nsample"),
 ])
 def test_bad_parameters_are_value_errors(call, match):
     with pytest.raises(ValueError, match=match):

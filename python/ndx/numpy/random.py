@@ -23,7 +23,7 @@ __all__ = [
     "power", "rayleigh", "weibull", "default_rng", "Generator", "poisson", "binomial",
     "negative_binomial", "geometric", "zipf", "logseries", "wald", "vonmises",
     "noncentral_chisquare", "noncentral_f", "standard_cauchy", "standard_t", "triangular",
-    "dirichlet",
+    "dirichlet", "hypergeometric",
 ]
 
 def _np():
@@ -228,6 +228,20 @@ class _Stream:
     def geometric(self, p, size=None, dtype=None, device=None, ctx=None, out=None):
         """The trial (1, 2, ...) of the first success of probability p."""
         return self._draw("geometric", {"p": p}, size, dtype, device, ctx, out)
+
+    def hypergeometric(self, ngood, nbad, nsample, size=None, dtype=None, device=None,
+                       ctx=None, out=None):
+        """Good items among nsample drawn without replacement from ngood good and nbad bad
+        ones (the counts truncated to integers, as NumPy's)."""
+        params = {}
+        for name, v in (("ngood", ngood), ("nbad", nbad), ("nsample", nsample)):
+            if _is_scalar(v):
+                params[name] = int(v) if _onp.isfinite(v) else v
+            else:
+                np = _np()
+                v = v if isinstance(v, np.ndarray) else np.asarray(v)
+                params[name] = np.trunc(v.astype("float64"))
+        return self._draw("hypergeometric", params, size, dtype, device, ctx, out)
 
     def zipf(self, a, size=None, dtype=None, device=None, ctx=None, out=None):
         """Samples from the Zipf distribution with exponent a > 1."""
@@ -579,3 +593,4 @@ standard_cauchy = _global.standard_cauchy
 standard_t = _global.standard_t
 triangular = _global.triangular
 dirichlet = _global.dirichlet
+hypergeometric = _global.hypergeometric

@@ -391,4 +391,62 @@ struct NoncentralChiSquare {
   }
 };
 
+// Hypergeometric: draws of nsample items without replacement from ngood + nbad. Up to 10
+// items, item by item (Kachitvichyanukul and Schmeiser's HYP); more, Stadlober's ratio of
+// uniforms (HRUA, "The ratio of uniforms approach for generating discrete random variates",
+// 1990), as NumPy.
+struct Hypergeometric {
+  NDX_HD double operator()(ElementDraws& d, double good, double bad, double sample) const {
+    return sample > 10 ? hrua(d, good, bad, sample) : item_by_item(d, good, bad, sample);
+  }
+  NDX_HD static double item_by_item(ElementDraws& d, double good, double bad, double sample) {
+    const double rest = bad + good - sample, fewer = std::fmin(bad, good);
+    double left = fewer, k = sample;
+    while (left > 0 && k > 0) {
+      left -= std::floor(d.uniform() + left / (rest + k));
+      k -= 1;
+    }
+    const double z = fewer - left;
+    return good > bad ? sample - z : z;
+  }
+  NDX_HD static double hrua(ElementDraws& d, double good, double bad, double sample) {
+    const double fewer = std::fmin(good, bad), more = std::fmax(good, bad);
+    const double total = good + bad, m = std::fmin(sample, total - sample);
+    const double p = fewer / total;
+    const double mode_shift = m * p + 0.5;
+    const double spread = std::sqrt((total - m) * sample * p * (1 - p) / (total - 1) + 0.5);
+    const double width = 1.7155277699214135 * spread + 0.8989161620588988;
+    const double mode = std::floor((m + 1) * (fewer + 1) / (total + 2));
+    const auto log_weight = [&](double z) {
+      return log_gamma(z + 1) + log_gamma(fewer - z + 1) + log_gamma(m - z + 1) +
+             log_gamma(more - m + z + 1);
+    };
+    const double peak = log_weight(mode);
+    const double bound = std::fmin(std::fmin(m, fewer) + 1, std::floor(mode_shift + 16 * spread));
+    double z;
+    for (;;) {
+      const double x = d.uniform(), y = d.uniform();
+      if (x == 0) continue;
+      const double w = mode_shift + width * (y - 0.5) / x;
+      if (w < 0 || w >= bound) continue;
+      z = std::floor(w);
+      const double t = peak - log_weight(z);
+      if (x * (4 - x) - 3 <= t) break;  // the squeeze
+      if (x * (x - t) >= 1) continue;
+      if (2 * std::log(x) <= t) break;
+    }
+    if (good > bad) z = m - z;
+    if (m < sample) z = good - z;
+    return z;
+  }
+  static const char* check(double good, double bad, double sample) {
+    if (good < 0) return "ngood < 0";
+    if (bad < 0) return "nbad < 0";
+    if (!(sample >= 1)) return "nsample < 1 or nsample is NaN";
+    if (good + bad < sample) return "ngood + nbad < nsample";
+    if (good + bad >= 1e9) return "ngood + nbad >= 1e9";
+    return nullptr;
+  }
+};
+
 }  // namespace ndx::kernel::dist
