@@ -145,3 +145,20 @@ def test_bad_parameters_are_value_errors(call, match):
 def test_count_dtypes_must_be_integers():
     with pytest.raises(TypeError, match="integer"):
         np.random.poisson(2.0, size=3, dtype="float32")
+
+
+def test_generator_permuted_and_bytes():
+    g = np.random.default_rng(4)
+    x = onp.arange(60).reshape(3, 20)
+    rows = g.permuted(np.array(x), axis=1).asnumpy()
+    for got, want in zip(rows, x):
+        assert sorted(got) == list(want) and list(got) != list(want)
+    cols = g.permuted(np.array(x), axis=0).asnumpy()
+    assert (onp.sort(cols, axis=0) == x).all()
+    flat = g.permuted(np.array(x)).asnumpy()
+    assert sorted(flat.ravel()) == list(range(60)) and flat.shape == (3, 20)
+    with pytest.raises(Exception, match="axis"):
+        g.permuted(np.array(x), axis=2)
+    b = np.random.bytes(1000)
+    assert isinstance(b, bytes) and len(b) == 1000 and len(set(b)) > 200
+    assert np.random.default_rng(9).bytes(16) == np.random.default_rng(9).bytes(16)

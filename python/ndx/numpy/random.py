@@ -23,7 +23,7 @@ __all__ = [
     "power", "rayleigh", "weibull", "default_rng", "Generator", "poisson", "binomial",
     "negative_binomial", "geometric", "zipf", "logseries", "wald", "vonmises",
     "noncentral_chisquare", "noncentral_f", "standard_cauchy", "standard_t", "triangular",
-    "dirichlet", "hypergeometric",
+    "dirichlet", "hypergeometric", "bytes",
 ]
 
 def _np():
@@ -385,6 +385,34 @@ class _Stream:
             return None
         raise TypeError(f"[shuffle] x must be an ndarray or a list, got {type(x).__name__}")
 
+    def permuted(self, x, axis=None, out=None):
+        """x with each slice along axis shuffled independently (all elements when axis is
+        None), as NumPy's Generator.permuted: argsort of uniform keys, one per element."""
+        np = _np()
+        x = x if isinstance(x, np.ndarray) else np.asarray(x)
+        if axis is None:
+            flat = x.reshape(-1)
+            r = flat[self._perm(flat.shape[0])].reshape(x.shape)
+        else:
+            axis = _index(axis, "permuted", "axis")
+            if not -x.ndim <= axis < max(x.ndim, 1) or x.ndim == 0:
+                from ..base import AxisError
+                raise AxisError(f"[permuted] axis {axis} is out of bounds for array of "
+                                   f"dimension {x.ndim}")
+            keys = self.uniform(0.0, 1.0, size=x.shape, dtype="float64")
+            r = np.take_along_axis(x, np.argsort(keys, axis=axis), axis=axis)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    def bytes(self, length):
+        """length random bytes."""
+        n = _index(length, "bytes", "length")
+        if n < 0:
+            raise ValueError(f"[bytes] length must be non-negative; got {n}")
+        return self.randint(0, 256, size=n, dtype="uint8").asnumpy().tobytes()
+
     def _perm(self, n):
         if n < 0:
             raise ValueError(f"[permutation] n must be non-negative; got {n}")
@@ -594,3 +622,4 @@ standard_t = _global.standard_t
 triangular = _global.triangular
 dirichlet = _global.dirichlet
 hypergeometric = _global.hypergeometric
+bytes = _global.bytes  # noqa: A001  (NumPy's name)
