@@ -1,5 +1,7 @@
-"""MXNet's image decoding (``mx.image``): imdecode and imread give (H, W, C) uint8 arrays, and
-imresize resizes with npx.image.resize (OpenCV's nearest / bilinear arithmetic).
+"""MXNet's image decoding and cropping (``mx.image``): imdecode and imread give (H, W, C) uint8
+arrays; imresize, resize_short, fixed_crop, center_crop, random_crop, scale_down and
+color_normalize work on them as MXNet's do, resizing with npx.image.resize (OpenCV's nearest,
+bilinear and area arithmetic; area, 2, is MXNet's default).
 
 ndx has no codec of its own: decoding goes through Pillow, imported when first needed
 (``pip install pillow``; a missing Pillow is an ImportError saying so). MXNet decodes with
@@ -11,7 +13,8 @@ import os
 
 import numpy as onp
 
-__all__ = ["imdecode", "imread", "imresize"]
+__all__ = ["center_crop", "color_normalize", "fixed_crop", "imdecode", "imread", "imresize",
+           "random_crop", "resize_short", "scale_down"]
 
 
 def _pillow(who):
@@ -76,10 +79,83 @@ def imread(filename, flag=1, to_rgb=True, out=None):
 
 
 def imresize(src, w, h, interp=1):
-    """src (H, W, C) resized to (h, w, C): interp 1 bilinear, 0 nearest (OpenCV's arithmetic;
-    MXNet's other OpenCV modes are NotImplementedError)."""
+    """src (H, W, C) resized to (h, w, C): interp 0 nearest, 1 bilinear, 2 area, OpenCV's
+    arithmetic; 9 picks as MXNet's auto mode (area to shrink, else bilinear, as bicubic is not
+    built)."""
     from .numpy_extension import image as _image
+    interp = _interp_method(interp, (src.shape[0], src.shape[1], int(h), int(w)))
     return _image.resize(src, (int(w), int(h)), interp=interp)
+
+
+def _interp_method(interp, sizes):
+    """MXNet's _get_interp_method: 9 chooses area for shrinking, bicubic (not built: bilinear
+    here) for enlarging; 10 a random one of 0-4 (not supported: a ValueError)."""
+    if interp == 9:
+        oh, ow, nh, nw = sizes
+        return 2 if nh <= oh and nw <= ow else 1
+    if interp == 10:
+        raise ValueError("[imresize] interp 10 (a random method) is not supported; give 0, 1, 2 "
+                         "or 9")
+    return interp
+
+
+def scale_down(src_size, size):
+    """(w, h) scaled down to fit in src_size = (width, height), keeping its aspect ratio."""
+    w, h = size
+    sw, sh = src_size
+    if sh < h:
+        w, h = float(w * sh) / h, sh
+    if sw < w:
+        w, h = sw, float(h * sw) / w
+    return int(w), int(h)
+
+
+def resize_short(src, size, interp=2):
+    """src resized so that its shorter side is size (the other scaled, rounded down)."""
+    h, w = src.shape[0], src.shape[1]
+    if h > w:
+        new_h, new_w = size * h // w, size
+    else:
+        new_h, new_w = size, size * w // h
+    return imresize(src, new_w, new_h, interp=_interp_method(interp, (h, w, new_h, new_w)))
+
+
+def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
+    """src[y0:y0 + h, x0:x0 + w], resized to size = (width, height) when given."""
+    out = src[y0:y0 + h, x0:x0 + w]
+    if size is not None and (w, h) != tuple(size):
+        out = imresize(out, size[0], size[1],
+                       interp=_interp_method(interp, (h, w, size[1], size[0])))
+    return out
+
+
+def random_crop(src, size, interp=2):
+    """(a crop of src at a random place, resized to size = (width, height), (x0, y0, w, h)):
+    the largest crop with size's aspect ratio that fits, placed by Python's random module as
+    MXNet's."""
+    import random
+    h, w = src.shape[0], src.shape[1]
+    new_w, new_h = scale_down((w, h), size)
+    x0 = random.randint(0, w - new_w)
+    y0 = random.randint(0, h - new_h)
+    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+
+
+def center_crop(src, size, interp=2):
+    """(the centred crop of src, resized to size = (width, height), (x0, y0, w, h))."""
+    h, w = src.shape[0], src.shape[1]
+    new_w, new_h = scale_down((w, h), size)
+    x0, y0 = int((w - new_w) / 2), int((h - new_h) / 2)
+    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+
+
+def color_normalize(src, mean, std=None):
+    """(src - mean) / std, in place as MXNet's (src must be a float array)."""
+    if mean is not None:
+        src -= mean
+    if std is not None:
+        src /= std
+    return src
 
 
 def decode_to_numpy(buf, iscolor, who):

@@ -109,7 +109,9 @@ struct ResizeParam {
         .describe("With one length: keep the aspect ratio, the shorter side becoming size.");
     d.field("interp", &ResizeParam::interp)
         .set_default(int64_t{1})
-        .describe("OpenCV's interpolation code: 0 nearest, 1 bilinear (others are not built).");
+        .describe(
+            "OpenCV's interpolation code: 0 nearest, 1 bilinear, 2 area (others are not "
+            "built).");
   }
 };
 
@@ -121,13 +123,19 @@ std::pair<int64_t, int64_t> resized_hw(const ResizeParam& p, int64_t h, int64_t 
   for (int i = 0; i < s.ndim(); ++i)
     if (s[i] <= 0 || s[i] > (int64_t{1} << 30))
       value_error("[resize] size must hold lengths in [1, 2**30], got ", s.str());
-  if (p.interp != 0 && p.interp != 1)
+  if (p.interp < 0 || p.interp > 2)
     not_implemented("[resize] interp ", p.interp,
-                    " is not built; 0 (nearest) and 1 (bilinear) are");
-  if (s.ndim() == 2) return {s[1], s[0]};
-  if (!p.keep_ratio || h == 0 || w == 0) return {s[0], s[0]};
-  if (h > w) return {static_cast<int64_t>(static_cast<double>(h) * s[0] / w), s[0]};
-  return {s[0], static_cast<int64_t>(static_cast<double>(w) * s[0] / h)};
+                    " is not built; 0 (nearest), 1 (bilinear) and 2 (area) are");
+  std::pair<int64_t, int64_t> hw;
+  if (s.ndim() == 2)
+    hw = {s[1], s[0]};
+  else if (!p.keep_ratio || h == 0 || w == 0)
+    hw = {s[0], s[0]};
+  else if (h > w)
+    hw = {static_cast<int64_t>(static_cast<double>(h) * s[0] / w), s[0]};
+  else
+    hw = {s[0], static_cast<int64_t>(static_cast<double>(w) * s[0] / h)};
+  return hw;
 }
 
 bool ResizeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
@@ -154,17 +162,29 @@ bool SameImageType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
 
 // Where each output coordinate samples along an axis of n inputs, OpenCV's way: bilinear takes
 // the pixel-centre position (i + 0.5) * n / m - 0.5, clamped to the first and last pixel, and
-// blends its two neighbours; nearest takes floor(i * n / m).
+// blends its two neighbours; nearest takes floor(i * n / m); area, when the image grows along
+// either axis, blends pixel s = floor(i * n / m) with the next by the part of output pixel i
+// past input pixel s's end (so an integer enlargement repeats pixels), as OpenCV's INTER_AREA.
 struct AxisTaps {
   std::vector<int64_t> lo, hi;
   std::vector<double> frac;
 };
 
-AxisTaps axis_taps(int64_t n, int64_t m, bool bilinear) {
+enum class Taps { kNearest, kBilinear, kAreaGrowing };
+
+AxisTaps axis_taps(int64_t n, int64_t m, Taps kind) {
   AxisTaps t;
   const double scale = static_cast<double>(n) / static_cast<double>(m);
   for (int64_t i = 0; i < m; ++i) {
-    if (!bilinear) {
+    if (kind == Taps::kAreaGrowing) {
+      int64_t k = static_cast<int64_t>(std::floor(static_cast<double>(i) * scale));
+      double a = static_cast<double>(i + 1) - static_cast<double>(k + 1) / scale;
+      a = a <= 0 ? 0.0 : a - std::floor(a);
+      if (k >= n - 1) k = n - 1, a = 0.0;
+      t.lo.push_back(k), t.hi.push_back(std::min(k + 1, n - 1)), t.frac.push_back(a);
+      continue;
+    }
+    if (kind == Taps::kNearest) {
       const int64_t k = std::min(static_cast<int64_t>(std::floor(i * scale)), n - 1);
       t.lo.push_back(k), t.hi.push_back(k), t.frac.push_back(0.0);
       continue;
@@ -218,6 +238,67 @@ void resize_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, c
   }
 }
 
+// OpenCV's INTER_AREA when shrinking n pixels to m: output i averages the input over
+// [i n / m, (i + 1) n / m), each pixel weighted by how much of it lies inside (fractions under
+// 1e-3 dropped, and the last cell cut at the border, as OpenCV's area table).
+struct AreaTaps {
+  std::vector<int64_t> start;  // per output: first input index, then count weights
+  std::vector<std::vector<double>> weights;
+};
+
+AreaTaps area_taps(int64_t n, int64_t m) {
+  AreaTaps t;
+  const double scale = static_cast<double>(n) / static_cast<double>(m);
+  for (int64_t i = 0; i < m; ++i) {
+    const double f1 = static_cast<double>(i) * scale, f2 = f1 + scale;
+    int64_t k2 = std::min(static_cast<int64_t>(std::floor(f2)), n - 1);
+    int64_t k1 = std::min(static_cast<int64_t>(std::ceil(f1)), k2);
+    const double cell = std::min(scale, static_cast<double>(n) - f1);
+    std::vector<double> w;
+    int64_t first = k1;
+    if (static_cast<double>(k1) - f1 > 1e-3) {
+      first = k1 - 1;
+      w.push_back((static_cast<double>(k1) - f1) / cell);
+    }
+    for (int64_t k = k1; k < k2; ++k) w.push_back(1.0 / cell);
+    if (f2 - static_cast<double>(k2) > 1e-3)
+      w.push_back(std::min(std::min(f2 - static_cast<double>(k2), 1.0), cell) / cell);
+    t.start.push_back(first);
+    t.weights.push_back(std::move(w));
+  }
+  return t;
+}
+
+// Output rows [r0, r1) of the area resize, summed in double: each output row first blends its
+// input rows, then each pixel its input columns.
+template <class F>
+void area_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, const AreaTaps& ty,
+               const AreaTaps& tx, std::pair<double, double> range, int64_t r0, int64_t r1) {
+  const int64_t c = d.c, row_len = d.w * c;
+  const bool round = range.first < range.second;
+  std::vector<double> blended(static_cast<size_t>(row_len));
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t img = r / oh, y = r % oh;
+    std::fill(blended.begin(), blended.end(), 0.0);
+    const auto& wy = ty.weights[y];
+    for (size_t k = 0; k < wy.size(); ++k) {
+      const F* src = x + (img * d.h + ty.start[y] + static_cast<int64_t>(k)) * row_len;
+      for (int64_t j = 0; j < row_len; ++j) blended[j] += wy[k] * static_cast<double>(src[j]);
+    }
+    F* dst = o + r * ow * c;
+    for (int64_t px = 0; px < ow; ++px) {
+      const auto& wx = tx.weights[px];
+      for (int64_t ch = 0; ch < c; ++ch) {
+        double v = 0;
+        for (size_t k = 0; k < wx.size(); ++k)
+          v += wx[k] * blended[(tx.start[px] + static_cast<int64_t>(k)) * c + ch];
+        dst[px * c + ch] =
+            static_cast<F>(round ? std::clamp(std::nearbyint(v), range.first, range.second) : v);
+      }
+    }
+  }
+}
+
 void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp || out[0].size() == 0) return;
@@ -229,9 +310,25 @@ void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   std::vector<NDArray> keep;
   const TBlob x = kernel::cast_blob(in[0], ct, &keep);
   NDArray result(out[0].shape, ct, cpu());
-  const AxisTaps ty = axis_taps(d.h, oh, p.interp == 1), tx = axis_taps(d.w, ow, p.interp == 1);
   const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(ow * d.c, 1));
   const auto range = integer_range(out[0].dtype);
+  if (p.interp == 2 && oh <= d.h && ow <= d.w) {  // shrinking (or keeping) both axes
+    const AreaTaps ty = area_taps(d.h, oh), tx = area_taps(d.w, ow);
+    kernel::parallel_for(d.n * oh, grain, [&](int64_t r0, int64_t r1) {
+      if (ct == DType::kFloat64)
+        area_rows(static_cast<const double*>(x.dptr), static_cast<double*>(result.raw_data()), d,
+                  oh, ow, ty, tx, range, r0, r1);
+      else
+        area_rows(static_cast<const float*>(x.dptr), static_cast<float*>(result.raw_data()), d, oh,
+                  ow, ty, tx, range, r0, r1);
+    });
+    write_req(result, as_array(out[0]), req[0]);
+    return;
+  }
+  const Taps kind = p.interp == 0   ? Taps::kNearest
+                    : p.interp == 1 ? Taps::kBilinear
+                                    : Taps::kAreaGrowing;
+  const AxisTaps ty = axis_taps(d.h, oh, kind), tx = axis_taps(d.w, ow, kind);
   kernel::parallel_for(d.n * oh, grain, [&](int64_t r0, int64_t r1) {
     if (ct == DType::kFloat64)
       resize_rows(static_cast<const double*>(x.dptr), static_cast<double*>(result.raw_data()), d,

@@ -117,7 +117,7 @@ def test_resize_keep_ratio_shapes(hw, size, want):
 
 @pytest.mark.parametrize("kwargs,exc", [({"size": 0}, ValueError), ({"size": (3, 4, 5)}, TypeError),
                                         ({"size": -2}, ValueError), ({"size": 2.5}, TypeError),
-                                        ({"size": 4, "interp": 2}, NotImplementedError)])
+                                        ({"size": 4, "interp": 3}, NotImplementedError)])
 def test_resize_rejects(kwargs, exc):
     with pytest.raises(exc):
         npx.image.resize(np.zeros((4, 4, 3)), **kwargs)
@@ -470,3 +470,77 @@ def test_adjust_hue_of_nan_and_infinite_pixels():
     got = npx.image.adjust_hue(np.array(x), 0.25).asnumpy()
     assert onp.isnan(got[0, :2]).all()
     onp.testing.assert_allclose(got[0, 2], _hue_ref(x[:, 2:], 0.25)[0, 0], atol=5e-3)
+
+
+def _area_reference(img, oh, ow):
+    """OpenCV's area shrink written from its definition: output (y, x) is the mean of the input
+    over [y H / oh, (y + 1) H / oh) x [x W / ow, (x + 1) W / ow), each pixel weighted by the
+    part of it inside. Computed by supersampling: every pixel split into oh x ow subpixels, so
+    each output cell is a whole block of subpixels."""
+    h, w = img.shape[:2]
+    fine = onp.repeat(onp.repeat(img.astype(onp.float64), oh, axis=0), ow, axis=1)
+    return fine.reshape(oh, h, ow, w, -1).mean(axis=(1, 3))
+
+
+@pytest.mark.parametrize("hw, out_wh", [((8, 12), (6, 4)), ((9, 9), (3, 3)),
+                                        ((10, 7), (4, 3)), ((13, 11), (5, 6)), ((6, 6), (6, 6))])
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_resize_area_shrinks_as_the_area_average(hw, out_wh, dtype):
+    rng = onp.random.default_rng(sum(hw))
+    img = rng.integers(0, 256, hw + (3,)).astype(dtype)
+    got = npx.image.resize(np.array(img), out_wh, interp=2).asnumpy()
+    want = _area_reference(img, out_wh[1], out_wh[0])
+    assert got.shape == (out_wh[1], out_wh[0], 3) and got.dtype == onp.dtype(dtype)
+    if dtype == "uint8":
+        # rounding to the nearest may differ where the mean sits within float error of .5
+        assert onp.abs(got.astype(int) - onp.rint(want)).max() <= 1
+        assert (got == onp.rint(want)).mean() > 0.97
+    else:
+        onp.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_resize_area_enlarging_as_opencv():
+    # OpenCV's INTER_AREA growing blends pixel floor(i n / m) with the next by the part of
+    # output pixel i past its end: an integer factor repeats pixels, 2 -> 3 gives the midpoint.
+    img = onp.random.default_rng(5).integers(0, 256, (4, 5, 3)).astype("uint8")
+    got = npx.image.resize(np.array(img), (10, 12), interp=2).asnumpy()
+    onp.testing.assert_array_equal(got, onp.repeat(onp.repeat(img, 3, axis=0), 2, axis=1))
+    row = onp.array([[[10.0], [20.0]]], onp.float32)
+    onp.testing.assert_array_equal(npx.image.resize(np.array(row), (3, 1), interp=2)
+                                   .asnumpy().ravel(), [10.0, 15.0, 20.0])
+
+
+def test_mx_image_crops_and_short_side_resize():
+    # MXNet's rules: a crop takes `size` (scaled down only if the image is smaller, keeping its
+    # aspect ratio) and is resized to size when they differ; interp 2 (area) by default.
+    import random
+
+    import ndx as mx
+    img = np.array(onp.random.default_rng(3).integers(0, 256, (40, 60, 3)).astype("uint8"))
+    assert mx.image.scale_down((60, 40), (80, 60)) == (53, 40)
+    assert mx.image.scale_down((60, 40), (20, 20)) == (20, 20)
+    short = mx.image.resize_short(img, 20)
+    assert short.shape == (20, 30, 3)
+    onp.testing.assert_array_equal(short.asnumpy(), npx.image.resize(img, (30, 20),
+                                                                     interp=2).asnumpy())
+    crop, rect = mx.image.center_crop(img, (20, 20))
+    assert rect == (20, 10, 20, 20)
+    onp.testing.assert_array_equal(crop.asnumpy(), img.asnumpy()[10:30, 20:40])
+    big, rect = mx.image.center_crop(img, (80, 60))  # too big: the largest 4:3 crop, grown
+    assert rect == (3, 0, 53, 40) and big.shape == (60, 80, 3)
+    onp.testing.assert_array_equal(big.asnumpy(), npx.image.resize(
+        img[0:40, 3:56], (80, 60), interp=2).asnumpy())
+    fixed = mx.image.fixed_crop(img, 5, 6, 10, 8)
+    onp.testing.assert_array_equal(fixed.asnumpy(), img.asnumpy()[6:14, 5:15])
+    random.seed(0)
+    out, (x0, y0, w, h) = mx.image.random_crop(img, (30, 20))
+    assert (w, h) == (30, 20) and out.shape == (20, 30, 3)
+    onp.testing.assert_array_equal(out.asnumpy(), img.asnumpy()[y0:y0 + 20, x0:x0 + 30])
+    norm = mx.image.color_normalize(img.astype("float32"), np.array([10.0, 20.0, 30.0]),
+                                    np.array([2.0, 4.0, 8.0]))
+    onp.testing.assert_allclose(norm.asnumpy(), (img.asnumpy() - [10, 20, 30]) / [2, 4, 8],
+                                rtol=1e-6)
+    assert mx.image.resize_short(img, 80).shape == (80, 120, 3)
+    assert mx.image.imresize(img, 120, 80, interp=9).shape == (80, 120, 3)
+    with pytest.raises(ValueError, match="interp 10"):
+        mx.image.imresize(img, 120, 80, interp=10)

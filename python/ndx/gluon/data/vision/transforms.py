@@ -104,7 +104,7 @@ def _size(op, size):
 
 class Resize(HybridBlock):
     """npx.image.resize: size is (width, height), or one length for both sides (with keep_ratio:
-    the shorter side); interpolation 1 bilinear, 0 nearest."""
+    the shorter side); interpolation 1 bilinear, 0 nearest, 2 area."""
 
     def __init__(self, size, keep_ratio=False, interpolation=1):
         super().__init__()
