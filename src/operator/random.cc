@@ -347,6 +347,28 @@ void draw(const TBlob& out, uint64_t seed, const std::array<kernel::ParamArg, 2>
   kernel::sample(out, seed, Dist{}, args[0], args[1]);
 }
 
+// The stream's seed: the param when given (a Generator's), else the global generator's next.
+uint64_t stream_seed(const std::optional<int64_t>& seed, const OpContext& ctx) {
+  return seed ? static_cast<uint64_t>(*seed) : ctx.requested[0].next_random();
+}
+
+// Array parameter k as doubles broadcast to the output's shape (held in values[k]).
+void load_array_param(const TBlob& in, const Shape& shape, NDArray* value, kernel::ParamArg* arg) {
+  *value = NDArray(shape, DType::kFloat64);
+  kernel::copy(in, kernel::to_blob(*value));
+  arg->values = value->template data<double>();
+}
+
+// Runs draw(dst) into out, through a temporary added to out when req is kAddTo.
+template <class Draw>
+void write_draws(const TBlob& out, OpReqType req, Draw draw) {
+  NDArray tmp;
+  const TBlob dst =
+      req == kAddTo ? kernel::to_blob(tmp = NDArray(out.shape, out.dtype, out.device)) : out;
+  draw(dst);
+  if (req == kAddTo) kernel::copy(dst, out, kAddTo);
+}
+
 template <size_t D, class Dist>
 void compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
              const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -360,20 +382,14 @@ void compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBl
       args[k].scalar = *p.scalar(k);
       continue;
     }
-    values[k] = NDArray(out[0].shape, DType::kFloat64);
-    kernel::copy(in[k], kernel::to_blob(values[k]));
-    args[k].values = values[k].template data<double>();
+    load_array_param(in[k], out[0].shape, &values[k], &args[k]);
   }
   if (p.num_args != 0)
     for (int64_t i = 0; i < out[0].size(); ++i)
       check_values<D, Dist>(attrs, args[0].at(i), args[1].at(i));
-  const uint64_t seed = p.seed ? static_cast<uint64_t>(*p.seed) : ctx.requested[0].next_random();
-  NDArray tmp;
-  const TBlob dst = req[0] == kAddTo
-                        ? kernel::to_blob(tmp = NDArray(out[0].shape, out[0].dtype, out[0].device))
-                        : out[0];
-  draw<Dist>(dst, seed, args, p.num_args == 0);
-  if (req[0] == kAddTo) kernel::copy(dst, out[0], kAddTo);
+  const uint64_t seed = stream_seed(p.seed, ctx);
+  write_draws(out[0], req[0],
+              [&](const TBlob& dst) { draw<Dist>(dst, seed, args, p.num_args == 0); });
 }
 
 template <class Dist>
@@ -461,7 +477,7 @@ struct PermutationParam {
 void permutation_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>&,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<PermutationParam>();
-  const uint64_t seed = p.seed ? static_cast<uint64_t>(*p.seed) : ctx.requested[0].next_random();
+  const uint64_t seed = stream_seed(p.seed, ctx);
   if (req[0] == kNullOp) return;
   std::vector<int64_t> perm(static_cast<size_t>(p.n));
   for (int64_t i = 0; i < p.n; ++i) perm[i] = i;
@@ -558,21 +574,14 @@ void hypergeometric_compute(const NodeAttrs& attrs, const OpContext& ctx,
   if (p.num_args == 0) {
     args[0].scalar = *p.ngood, args[1].scalar = *p.nbad, args[2].scalar = *p.nsample;
   } else {
-    for (int k = 0; k < 3; ++k) {
-      values[k] = NDArray(out[0].shape, DType::kFloat64);
-      kernel::copy(in[k], kernel::to_blob(values[k]));
-      args[k].values = values[k].template data<double>();
-    }
+    for (int k = 0; k < 3; ++k) load_array_param(in[k], out[0].shape, &values[k], &args[k]);
     for (int64_t i = 0; i < out[0].size(); ++i)
       check_hypergeometric(attrs, args[0].at(i), args[1].at(i), args[2].at(i));
   }
-  const uint64_t seed = p.seed ? static_cast<uint64_t>(*p.seed) : ctx.requested[0].next_random();
-  NDArray tmp;
-  const TBlob dst = req[0] == kAddTo
-                        ? kernel::to_blob(tmp = NDArray(out[0].shape, out[0].dtype, out[0].device))
-                        : out[0];
-  kernel::sample(dst, seed, kernel::dist::Hypergeometric{}, args[0], args[1], args[2]);
-  if (req[0] == kAddTo) kernel::copy(dst, out[0], kAddTo);
+  const uint64_t seed = stream_seed(p.seed, ctx);
+  write_draws(out[0], req[0], [&](const TBlob& dst) {
+    kernel::sample(dst, seed, kernel::dist::Hypergeometric{}, args[0], args[1], args[2]);
+  });
 }
 
 template <size_t... D>
