@@ -16,6 +16,7 @@ from . import (
                    __config__,
                    _api_internal,
                    _core,
+                   amp,
                    autograd,
                    compat,
                    context,
@@ -78,8 +79,8 @@ __version__ = _core.__version__  # CMake's project version, compiled into libndx
 show_config = __config__.show
 cmake_prefix_path = __config__.cmake_prefix_path
 
-__all__ = ["_api_internal", "autograd", "distributed", "gluon", "initializer", "kvstore", "kv",
-           "library", "lr_scheduler",
+__all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initializer", "kvstore",
+           "kv", "library", "lr_scheduler",
            "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

@@ -59,11 +59,20 @@ def add(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def all(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_all: takes Symbols and params (as for the imperative function)."""
 
+def all_finite(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic all_finite: takes Symbols and params (as for the imperative function)."""
+
 def amax(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_amax: takes Symbols and params (as for the imperative function)."""
 
 def amin(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_amin: takes Symbols and params (as for the imperative function)."""
+
+def amp_cast(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic amp_cast: takes Symbols and params (as for the imperative function)."""
+
+def amp_multicast(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic amp_multicast: takes Symbols and params (as for the imperative function)."""
 
 def angle(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_angle: takes Symbols and params (as for the imperative function)."""
@@ -413,6 +422,9 @@ def mod(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def modf(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_modf: takes Symbols and params (as for the imperative function)."""
+
+def multi_all_finite(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic multi_all_finite: takes Symbols and params (as for the imperative function)."""
 
 def multibox_detection(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_multibox_detection: takes Symbols and params (as for the imperative function)."""

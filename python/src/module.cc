@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include "ndx/amp.h"
 #include "ndx/autograd.h"
 #include "ndx/build_info.h"
 #include "ndx/executor.h"
@@ -864,6 +865,49 @@ PyObject* build_config_py(PyObject*, PyObject*) {
     return Py_BuildValue("(ss)", row.first.c_str(), row.second.c_str());
   });
 }
+// _amp_set_policy(target, rules): target None turns AMP off; else 'float16' or 'bfloat16' and
+// rules a sequence of (op name, 'target' or 'float32', param name or None, values).
+PyObject* amp_set_policy_py(PyObject*, PyObject* args) {
+  PyObject *target, *rules;
+  if (!PyArg_ParseTuple(args, "OO:_amp_set_policy", &target, &rules)) return nullptr;
+  NDX_PY_BEGIN
+  if (target == Py_None) {
+    amp::set_policy(nullptr);
+    Py_RETURN_NONE;
+  }
+  auto policy = std::make_unique<amp::Policy>();
+  const char* name = PyUnicode_AsUTF8(target);
+  if (!name) throw PythonErrorSet{};
+  policy->target = dtype_from_name(name);
+  PyObject* fast = PySequence_Fast(rules, "[amp] rules must be a sequence");
+  if (!fast) throw PythonErrorSet{};
+  std::unique_ptr<PyObject, void (*)(PyObject*)> hold(fast, [](PyObject* o) { Py_DECREF(o); });
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
+    const char *op_name, *kind, *param = nullptr;
+    PyObject* values;
+    if (!PyArg_ParseTuple(PySequence_Fast_ITEMS(fast)[i], "sszO", &op_name, &kind, &param, &values))
+      throw PythonErrorSet{};
+    amp::OpRule rule;
+    if (std::strcmp(kind, "float32") == 0)
+      rule.kind = amp::OpRule::kFloat32;
+    else if (std::strcmp(kind, "target") != 0)
+      value_error("[amp] rule kind must be 'target' or 'float32', got '", kind, "'");
+    if (param) rule.param = param;
+    PyObject* vals = PySequence_Fast(values, "[amp] rule values must be a sequence of str");
+    if (!vals) throw PythonErrorSet{};
+    std::unique_ptr<PyObject, void (*)(PyObject*)> hold_vals(vals,
+                                                             [](PyObject* o) { Py_DECREF(o); });
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(vals); ++k) {
+      const char* v = PyUnicode_AsUTF8(PySequence_Fast_ITEMS(vals)[k]);
+      if (!v) throw PythonErrorSet{};
+      rule.values.emplace_back(v);
+    }
+    policy->rules[Op::get(op_name)] = std::move(rule);
+  }
+  amp::set_policy(std::move(policy));
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
 PyObject* fusion_enabled_py(PyObject*, PyObject*) { return PyBool_FromLong(fusion_enabled()); }
 PyObject* set_fusion_py(PyObject*, PyObject* on) {
   const int v = PyObject_IsTrue(on);
@@ -982,6 +1026,8 @@ PyMethodDef module_methods[] = {
      "The recorded events; a true argument also clears them."},
     {"_build_config", build_config_py, METH_NOARGS,
      "The build's version and options as (name, value) pairs."},
+    {"_amp_set_policy", amp_set_policy_py, METH_VARARGS,
+     "Sets automatic mixed precision's per-op dtype rules (None: off)."},
     {"_fusion_enabled", fusion_enabled_py, METH_NOARGS,
      "Whether planned graphs fuse elementwise ops (NDX_FUSION=0 turns it off)."},
     {"_set_fusion", set_fusion_py, METH_O,

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ndx/amp.h"
 #include "ndx/imperative.h"
 #include "ndx/op_util.h"
 #include "ndx/profiler.h"
@@ -213,6 +214,7 @@ class Evaluator {
   }
 
   void compute(const NodePtr& n) {
+    amp::PauseScope no_amp;  // gradient ops run on the dtypes the forward recorded
     std::vector<NDArray> in;
     for (const auto& e : n->inputs) in.push_back(done_.at(e.node.get()).at(e.index));
     InvokeOptions options;

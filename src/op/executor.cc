@@ -6,6 +6,7 @@
 
 #include "gpu/runtime.h"
 #include "kernel/blob.h"
+#include "ndx/amp.h"
 #include "ndx/autograd.h"
 #include "ndx/imperative.h"
 #include "ndx/profiler.h"
@@ -337,6 +338,7 @@ std::vector<NDArray> Executor::run_planned(const std::vector<NDArray>& inputs,
   // Recorded values must outlive the run for backward, and recorded or traced nodes must be the
   // graph's own ops: only unrecorded runs are planned (and fused).
   const bool plan = !autograd::is_recording() && !is_tracing();
+  amp::PauseScope no_amp;  // the graph holds the casts AMP made when it was traced
   const Program& p = plan ? planned_program() : *plain_;
   std::vector<NDArray> slots(static_cast<size_t>(p.num_slots));
   for (size_t i = 0; i < inputs.size(); ++i) slots[i] = inputs[i];

@@ -6,6 +6,7 @@
 #include "gpu/runtime.h"
 #include "kernel/blob.h"
 #include "kernel/host_fallback.h"
+#include "ndx/amp.h"
 #include "ndx/autograd.h"
 #include "ndx/executor.h"
 #include "ndx/op_util.h"
@@ -213,6 +214,11 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   static const auto& finplace = Op::attr<FInplaceOption>("FInplaceOption");
   const Op* op = attrs.op;
   if (!op) value_error("[invoke] attrs carry no operator");
+  if (const amp::Policy* policy = amp::active_policy(); policy && !options.outputs) {
+    // (With out= the caller fixed the dtypes; AMP leaves that call alone.)
+    if (auto casted = amp::cast_inputs(*policy, attrs, inputs))
+      return invoke(attrs, *casted, options);
+  }
   const uint32_t nin = op->inputs_for(attrs), nout = op->outputs_for(attrs);
   if (inputs.size() != nin)
     value_error("[", op->name, "] expected ", nin, " input", nin == 1 ? "" : "s", ", got ",

@@ -1,5 +1,6 @@
 // Graph capture, the cached executor, graph JSON and graph inference, checked against running
 // the same computation imperatively (and by hand where values are simple).
+#include "ndx/amp.h"
 #include "ndx/autograd.h"
 #include "ndx/executor.h"
 #include "op/fusion.h"
@@ -243,6 +244,63 @@ TEST(Graph, MillionNodeChainsDoNotRecurse) {
   Graph back = graph_from_json(graph_to_json(g));
   g = Graph{};  // freed while `back` lives on
   EXPECT_EQ(Executor(back).run({in})[0].to_vector<double>()[0], 2.0);
+}
+
+// Automatic mixed precision: the policy casts at invoke, so the imperative call, the autograd
+// tape and a traced graph all hold the cast; gradients come back in the input's dtype.
+TEST(Amp, PolicyCastsAtInvokeAndIsRecorded) {
+  auto policy = std::make_unique<amp::Policy>();
+  policy->target = DType::kFloat16;
+  policy->rules[Op::get("_npx_fully_connected")] = amp::OpRule{};
+  amp::OpRule wide;
+  wide.kind = amp::OpRule::kFloat32;
+  policy->rules[Op::get("_np_exp")] = wide;
+  amp::set_policy(std::move(policy));
+  const NDArray x = np::ones({2, 3}), w = np::full({4, 3}, 0.5);
+  auto fc = [&](const NDArray& a) {
+    return invoke("_npx_fully_connected", {a, w}, {{"num_hidden", "4"}, {"no_bias", "True"}})[0];
+  };
+  NDArray y = fc(x);
+  EXPECT_EQ(y.dtype(), DType::kFloat16);
+  EXPECT_EQ(y.astype(DType::kFloat32).to_vector<float>(), std::vector<float>(8, 1.5f));
+  EXPECT_EQ(np::exp(np::ones({2}, DType::kFloat16)).dtype(), DType::kFloat32);
+  const NDArray x64 = np::ones({2, 3}, DType::kFloat64),
+                w64 = np::full({4, 3}, 0.5, DType::kFloat64);
+  EXPECT_EQ(
+      invoke("_npx_fully_connected", {x64, w64}, {{"num_hidden", "4"}, {"no_bias", "True"}})[0]
+          .dtype(),
+      DType::kFloat64);  // float64 asked for on purpose: left alone
+  {
+    amp::PauseScope pause;
+    EXPECT_EQ(fc(x).dtype(), DType::kFloat32);
+  }
+  // the tape: d(sum(fc(x)))/dx in float32 through the cast's gradient
+  NDArray xg = x.copy();
+  autograd::attach_grad(xg);
+  {
+    autograd::RecordScope record;
+    NDArray s = np::sum(invoke("_npi_astype", {fc(xg)}, {{"dtype", "float32"}})[0]);
+    autograd::backward({s});
+  }
+  EXPECT_EQ(autograd::grad_of(xg).dtype(), DType::kFloat32);
+  EXPECT_EQ(autograd::grad_of(xg).to_vector<float>(), std::vector<float>(6, 2.0f));
+  Graph g;
+  {
+    TraceScope trace;
+    g = traced_graph({fc(trace_input(x, "x"))});
+  }
+  EXPECT_NE(graph_to_json(g).find("_npi_amp_cast"), std::string::npos);
+  amp::set_policy(nullptr);
+  EXPECT_EQ(fc(x).dtype(), DType::kFloat32);
+  EXPECT_EQ(Executor(g).run({x})[0].dtype(), DType::kFloat16);  // the graph keeps its casts
+  expect_error(
+      ErrorKind::kTypeError,
+      [] {
+        auto bad = std::make_unique<amp::Policy>();
+        bad->target = DType::kInt8;
+        amp::set_policy(std::move(bad));
+      },
+      "float16 or bfloat16");
 }
 
 }  // namespace

@@ -3368,6 +3368,71 @@ add(OpEntry("polyfit", np.polyfit, onp.polyfit, "search", ("float32", "float64")
                 ErrorInput((_f((2, 2)), _f((2,)), 1), {}, TypeError, "2d-x", TypeError)]))
 
 
+# ------------------------------------------------------------------ mixed precision (mx.amp)
+def _amp_cast_ref(a, dtype):
+    return a.astype(dtype) if a.dtype.kind == "f" else a
+
+
+def _multicast_ref(xs, cast_narrow=False):
+    floats = [x.dtype for x in xs if x.dtype.kind == "f"]
+    if not floats:
+        return list(xs)
+    t = min(floats, key=lambda d: d.itemsize) if cast_narrow else onp.result_type(*floats)
+    return [x.astype(t) if x.dtype.kind == "f" else x for x in xs]
+
+
+def _multicast(xs, **kw):
+    r = ndx.nd._npi_amp_multicast(*xs, num_outputs=len(xs), **kw)
+    return list(r) if isinstance(r, (list, tuple)) else [r]
+
+
+def _finite_flag(*xs):
+    return onp.array([float(all(onp.isfinite(x).all() for x in xs))], dtype=onp.float32)
+
+
+def _all_finite_samples(multi):
+    def make(dtype, rng, domains):
+        def case(shape, name, bad=None):
+            x = make_arg(shape, dtype, rng)
+            if bad is not None:
+                x.flat[x.size - 1] = bad
+            arrays = [make_arg((3,), dtype, rng), x] if multi else [x]
+            return Sample(tuple(arrays), {}, name)
+        out = [case((2, 3), "(2,3)"), case((), "()"), case((0, 3), "(0,3)")]
+        if is_float(dtype):
+            out += [case((2, 3), f"with-{v}", v) for v in (onp.inf, -onp.inf, onp.nan)]
+        return out
+    return make
+
+
+add(OpEntry(
+    "amp_cast", lambda a, dtype: ndx.nd._npi_amp_cast(a, dtype=dtype), _amp_cast_ref, "shape",
+    ALL_DTYPES, shape_samples([
+        ("(2,3)->float16", (2, 3), ["float16"], {}),
+        ("()->float32", (), ["float32"], {}),
+        ("(0,3)->float64", (0, 3), ["float64"], {}),
+    ]),
+    expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+    differentiable=True, grad_op="_npi_amp_cast",
+    grad_samples=shape_grad([("(2,3)->float64", [(2, 3)], {"dtype": "float64"})]),
+    error_inputs=lambda: [
+        ErrorInput((_f((2,)), "int32"), {}, TypeError, "integer-target", None)]))
+add(OpEntry(
+    "amp_multicast", _multicast, _multicast_ref, "shape", ALL_DTYPES, shape_samples([
+        ("2x(2,3)", [(2, 3), (2, 3)], [], {}),
+        ("(3,)+()-narrow", [(3,), ()], [], {"cast_narrow": True}),
+        ("(0,3)", [(0, 3)], [], {}),
+    ]),
+    expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt)))
+add(OpEntry(
+    "all_finite", lambda a: ndx.nd._npi_all_finite(a), _finite_flag, "shape", ALL_DTYPES,
+    _all_finite_samples(multi=False), expected_dtype=lambda *_: onp.dtype("float32")))
+add(OpEntry(
+    "multi_all_finite", lambda *xs: ndx.nd._npi_multi_all_finite(*xs, num_arrays=len(xs)),
+    _finite_flag, "shape", ALL_DTYPES, _all_finite_samples(multi=True),
+    expected_dtype=lambda *_: onp.dtype("float32")))
+
+
 # -------------------------------------------------------------------------------------- index
 ENTRY_BY_NAME = {e.name: e for e in ENTRIES}
 assert len(ENTRY_BY_NAME) == len(ENTRIES), "duplicate entry names"

@@ -493,7 +493,8 @@ class HybridBlock(Block):
         its parameters by their structured names ('0.weight'). In the parameter file the
         names carry MXNet's 'arg:' prefix, or 'aux:' for states no gradient flows to (such
         as BatchNorm's running statistics). format: as for save_parameters. remove_amp_cast
-        is MXNet's; ndx's graphs hold no AMP casts to remove."""
+        (MXNet's): a graph traced after amp.init() holds amp_cast nodes, which are left out
+        unless this is False."""
         cached = getattr(self, "_last_graph", None)
         if cached is None:
             raise RuntimeError("[export] call hybridize() and run the block once before export()")
@@ -507,8 +508,12 @@ class HybridBlock(Block):
                 kind = "arg" if params[n].differentiable else "aux"
                 tensors[f"{kind}:{n}"] = params[n].data()
         save_tensors(params_file, tensors, format, "export")
+        text = _core._graph_json(graph)
+        if remove_amp_cast:
+            from ..amp._graph import remove_amp_casts
+            text = remove_amp_casts(text)
         with open(sym_file, "w") as f:
-            f.write(_core._graph_json(graph))
+            f.write(text)
         return sym_file, params_file
 
 

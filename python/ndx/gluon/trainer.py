@@ -116,7 +116,24 @@ class Trainer:
         if self._kvstore is not None:
             self._update_through_kvstore()
             return
+        if self._amp_overflow():
+            return
         self._update_all([p.data() for p in self._params])
+
+    _amp_loss_scaler = None  # amp.init_trainer's LossScaler
+
+    @property
+    def amp_loss_scale(self):
+        """The loss scale of amp.init_trainer's LossScaler (MXNet's Trainer.amp_loss_scale)."""
+        if self._amp_loss_scaler is None:
+            raise RuntimeError("[Trainer] no AMP loss scaler: call amp.init_trainer(trainer)")
+        return self._amp_loss_scaler.loss_scale
+
+    def _amp_overflow(self):
+        """With AMP's loss scaler: whether this step's gradients overflowed, in which case the
+        update is skipped (and the scaler lowers the scale), as MXNet's Trainer does."""
+        scaler = self._amp_loss_scaler
+        return scaler is not None and scaler.has_overflow(self._params)
 
     def _update_all(self, weights):
         """One optimizer call for every parameter (its checks and bookkeeping run once)."""
@@ -148,6 +165,8 @@ class Trainer:
             self._overlap = _OverlappedAllreduce(len(self._params))
         if self._overlap is not None:
             self._overlap.arm(weights)  # (again each step: a parameter may have new data)
+        if self._amp_overflow():  # (every worker sees the same summed gradients)
+            return
         self._update_all(weights)
 
     @property

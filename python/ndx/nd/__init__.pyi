@@ -22,6 +22,15 @@ class NDArray:
 def adam_update(weight: Any, grad: Any, mean: Any, var: Any, lr: Any, beta1: Any = 0.9, beta2: Any = 0.999, epsilon: Any = 1e-08, wd: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, lazy_update: Any = True, *, out: Any = None) -> Any:
     """One Adam step: with g = clip(rescale_grad * grad, clip_gradient) + wd * weight, mean = beta1 * mean + (1 - beta1) * g and var = beta2 * var + (1 - beta2) * g^2 in place, and the result weight - lr * mean / (sqrt(var) + epsilon) (lr already bias-corrected, as MXNet's Adam passes it). MXNet's op; out="""
 
+def all_finite(data: Any, init_output: Any = True, *, out: Any = None) -> Any:
+    """[1.] (float32) when every element of data is finite, else [0.]."""
+
+def amp_cast(data: Any, dtype: Any, *, out: Any = None) -> Any:
+    """A floating-point array converted to dtype; other arrays (integers, bools, complex) unchanged. The cast automatic mixed precision puts in front of an op."""
+
+def amp_multicast(*data: Any, num_outputs: Any, cast_narrow: Any = False, out: Any = None) -> Any:
+    """Several arrays cast to one float dtype: the widest of their float dtypes, or with cast_narrow the narrowest; non-float arrays pass unchanged."""
+
 def array(source_array: Any, ctx: Any = None, dtype: Any = None, device: Any = None) -> Any:
     """An NDArray holding a copy of source_array (MXNet's ``mx.nd.array``): dtype defaults to the source's for arrays and to float32 for anything else (lists, scalars), as in MXNet."""
 
@@ -30,6 +39,9 @@ def load(fname: Any) -> Any:
 
 def make_function(info: Any, public_name: Any, positional: Any = None) -> Any:
     """A callable that invokes `info`'s op (a C vectorcall object): inputs by position or name, extra positional args fill params in order (or in `positional`'s, where 'out' may appear), `out=` writes into an existing array."""
+
+def multi_all_finite(*data: Any, num_arrays: Any = 1, init_output: Any = True, out: Any = None) -> Any:
+    """[1.] (float32) when every element of every array is finite, else [0.]."""
 
 def ones_like(a: Any, *, out: Any = None) -> Any:
     """An array of ones with the shape and dtype of a."""
