@@ -67,7 +67,8 @@ def test_export_names_several_inputs_data0_data1(tmp_path):
     y = np.array(rng.normal(size=(2, 3)).astype(onp.float32))
     ref = blk(x, y).asnumpy()
     w, b = blk.dense.weight.data().asnumpy(), blk.dense.bias.data().asnumpy()
-    onp.testing.assert_allclose(ref, (x.asnumpy() @ w.T + b) * y.asnumpy(), rtol=1e-6)
+    onp.testing.assert_allclose(ref, (x.asnumpy() @ w.T + b) * y.asnumpy(), rtol=1e-6,
+                                atol=1e-6)  # (float32 sums of four terms: near-cancellation)
     sym_file, params_file = blk.export(str(tmp_path / "two"), epoch=3)
     assert params_file.endswith("two-0003.params")
     assert _graph_inputs(sym_file) == ["data0", "dense.weight", "dense.bias", "data1"]
