@@ -1140,9 +1140,26 @@ bool max_pool2x2_takes(const Geom& g, Pool kind, const TBlob& x, const TBlob& y,
          y.is_contiguous() && (req == kWriteTo || req == kWriteInplace);
 }
 
-void pool_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+// float16 / bfloat16 on the CPU pool in float32, the type of oneDNN's and the 2x2 kernels (the
+// reference loops are 30x slower), and are rounded once at the end: a maximum is one of the
+// inputs, so max pooling and its gradient's routing are unchanged by the round trip.
+bool pool_in_float32(const FCompute& f, const NodeAttrs& attrs, const OpContext& ctx,
+                     const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                     const std::vector<TBlob>& out) {
+  if (out[0].device.is_gpu() || compute_dtype(out[0].dtype) == out[0].dtype) return false;
+  std::vector<NDArray> keep;
+  std::vector<TBlob> in32;
+  for (const TBlob& b : in) in32.push_back(kernel::cast_blob(b, DType::kFloat32, &keep));
+  NDArray y(out[0].shape, DType::kFloat32);
+  f(attrs, ctx, in32, {kWriteTo}, {kernel::to_blob(y)});
+  write_req(y, as_array(out[0]), req[0]);
+  return true;
+}
+
+void pool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
+  if (pool_in_float32(pool_compute, attrs, ctx, in, req, out)) return;
   const auto& p = attrs.get<PoolingParam>();
   const Geom g = pool_geom(attrs, in[0].shape);
   fall_back_unless_gpu_covers(attrs, g, in, out);
@@ -1293,9 +1310,10 @@ bool max_pool_grad_takes(const Geom& g, Pool kind, const std::vector<TBlob>& in,
 
 // (ograd, data, out) -> grad data: max routes each ograd to its window's first maximum,
 // avg / sum spread it over the window's input elements (avg divided by the window count).
-void pool_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+void pool_backward(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
+  if (pool_in_float32(pool_backward, attrs, ctx, in, req, out)) return;
   const auto& p = attrs.get<PoolingParam>();
   const Geom g = pool_geom(attrs, in[1].shape);
   fall_back_unless_gpu_covers(attrs, g, in, out);

@@ -925,3 +925,31 @@ def test_mxnet_positional_order():
     assert p._kwargs["pooling_convention"] == "full"
     p = gluon.nn.AvgPool2D((2, 2), None, 0, False, "NCHW", False)
     assert p._kwargs["count_include_pad"] is False
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("pool_type,kw", [
+    ("max", {"kernel": (2, 2), "stride": (2, 2)}),
+    ("avg", {"kernel": (2, 2), "stride": (2, 2)}),
+    ("max", {"kernel": (3, 3), "stride": (1, 1), "pad": (1, 1)}),
+    ("avg", {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}),
+])
+def test_16_bit_pooling_matches_the_float64_reference(dtype, pool_type, kw):
+    """16-bit floats pool in float32 and round once: the result is the float64 reference
+    rounded to the dtype (to one unit in its last place for averages), and max pooling's
+    gradient reaches each window's first maximum exactly."""
+    rng = onp.random.default_rng(5)
+    xs = rng.integers(-8, 9, size=(2, 3, 6, 7)) / 4.0  # exact in both dtypes
+    x = np.array(xs.astype(onp.float32)).astype(dtype)
+    x.attach_grad()
+    with autograd.record():
+        y = npx.pooling(x, pool_type=pool_type, **kw)
+    assert str(y.dtype) == dtype
+    want = pool_ref(xs, pool_type=pool_type, **kw)
+    got = y.astype("float64").asnumpy()
+    ulp = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7
+    onp.testing.assert_allclose(got, want, rtol=ulp, atol=0)
+    y.backward(np.ones(y.shape, dtype=dtype))
+    if pool_type == "max":
+        g = max_pool_grad_ref(xs, onp.ones(y.shape), **kw)
+        onp.testing.assert_array_equal(x.grad.astype("float64").asnumpy(), g)
