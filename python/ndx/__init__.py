@@ -3,8 +3,9 @@
     from ndx import np, npx
     import ndx as mx      # MXNet's module layout; ndx.compat.alias_as_mxnet() serves mxnet.*
 """
+
 try:
-    from . import _core
+    from . import _openblas  # noqa: F401  (loads _core, OpenBLAS's kernels chosen: see there)
 except ImportError as _err:  # a source checkout on PYTHONPATH, without the built extension
     import os as _os
     raise ImportError(

@@ -140,3 +140,40 @@ def test_a_checkout_without_the_extension_says_what_to_do(tmp_path):
     assert result.returncode != 0
     assert "ImportError: ndx's compiled extension (ndx._core) is not in" in result.stderr
     assert ".venv/bin/python" in result.stderr
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return set(next((line.split(":", 1)[1].split() for line in f
+                             if line.startswith("flags")), []))
+    except OSError:
+        return set()
+
+
+def test_openblas_runs_the_kernels_the_cpu_supports():
+    """An OpenBLAS older than the CPU falls back to generic SSE3 kernels (Debian 12's 0.3.21
+    on an Emerald Rapids Xeon: 'Prescott', GEMM 5x slower); ndx names the kernel family
+    while its OpenBLAS loads, leaves a user's OPENBLAS_CORETYPE alone, and does not leave
+    the variable set for libraries loaded later."""
+    import os
+    import subprocess
+    import sys
+    flags = _cpu_flags()
+    if {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        want = "SkylakeX"
+    elif {"avx2", "fma"} <= flags:
+        want = "Haswell"
+    else:
+        pytest.skip("a CPU without AVX2: OpenBLAS keeps its own choice")
+    code = ("import os, ndx; print(ndx.show_config(mode='dicts')['build']['BLAS']); "
+            "print(os.environ.get('OPENBLAS_CORETYPE'))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert f" {want} " in out[0], out[0]
+    assert out[1] == "None"
+    env["OPENBLAS_CORETYPE"] = "Haswell"  # the user's choice wins
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert " Haswell " in out[0] and out[1] == "Haswell"
