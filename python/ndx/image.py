@@ -7,14 +7,25 @@ ndx has no codec of its own: decoding goes through Pillow, imported when first n
 (``pip install pillow``; a missing Pillow is an ImportError saying so). MXNet decodes with
 OpenCV; both use libjpeg / libpng, and PNG and other lossless images decode to the same pixels.
 Color images converted to grayscale (flag=0) use Pillow's ITU-R 601 weights, which can differ
-from OpenCV's by one level."""
+from OpenCV's by one level.
+
+MXNet's augmenters (Augmenter, SequentialAug, RandomOrderAug, the resize / crop / color /
+flip / cast augmenters, random_size_crop, CreateAugmenter) live in ndx._image_aug and
+ImageIter (batches from .rec / .lst files or a list) in ndx._image_iter; both are exported
+here. Resizing takes interp 0 (nearest), 1 (bilinear), 2 (area) or 9 (auto); bicubic (3) and
+Lanczos (4) are not available."""
 import io
 import os
 
 import numpy as onp
 
-__all__ = ["center_crop", "color_normalize", "fixed_crop", "imdecode", "imread", "imresize",
-           "random_crop", "resize_short", "scale_down"]
+__all__ = ["Augmenter", "BrightnessJitterAug", "CastAug", "CenterCropAug", "ColorJitterAug",
+           "ColorNormalizeAug", "ContrastJitterAug", "CreateAugmenter", "ForceResizeAug",
+           "HorizontalFlipAug", "HueJitterAug", "ImageIter", "LightingAug", "RandomCropAug",
+           "RandomGrayAug", "RandomOrderAug", "RandomSizedCropAug", "ResizeAug",
+           "SaturationJitterAug", "SequentialAug", "center_crop", "color_normalize",
+           "fixed_crop", "imdecode", "imread", "imresize", "random_crop", "random_size_crop",
+           "resize_short", "scale_down"]
 
 
 def _pillow(who):
@@ -193,3 +204,29 @@ def encode_from_numpy(img, quality, img_fmt, who):
     else:
         raise ValueError(f"[{who}] img_fmt must be '.jpg' or '.png', got {img_fmt!r}")
     return out.getvalue()
+
+
+# the augmenters and ImageIter use the functions above, so they are imported last
+from ._image_aug import (  # noqa: E402
+    Augmenter,
+    BrightnessJitterAug,
+    CastAug,
+    CenterCropAug,
+    ColorJitterAug,
+    ColorNormalizeAug,
+    ContrastJitterAug,
+    CreateAugmenter,
+    ForceResizeAug,
+    HorizontalFlipAug,
+    HueJitterAug,
+    LightingAug,
+    RandomCropAug,
+    RandomGrayAug,
+    RandomOrderAug,
+    RandomSizedCropAug,
+    ResizeAug,
+    SaturationJitterAug,
+    SequentialAug,
+    random_size_crop,
+)
+from ._image_iter import ImageIter  # noqa: E402
