@@ -81,16 +81,13 @@ def _size_pair(who, name, size):
 
 
 def _check_interp(who, interp):
-    """interp if ndx can resize with it: 0 nearest, 1 bilinear, 2 area, 9 auto."""
+    """interp if it is one of MXNet's (OpenCV's) codes: 0 nearest, 1 bilinear, 2 bicubic, 3
+    area, 4 Lanczos, 9 auto, 10 random."""
     if not _is_int(interp):
         raise TypeError(f"[{who}] interp must be an int, got {type(interp).__name__}")
-    if interp in (3, 4):
-        raise ValueError(f"[{who}] interp {interp} ({'bicubic' if interp == 3 else 'Lanczos'}) "
-                         f"is not available in ndx; give 0 (nearest), 1 (bilinear), 2 (area) "
-                         f"or 9 (auto)")
-    if interp not in (0, 1, 2, 9):
-        raise ValueError(f"[{who}] interp must be 0 (nearest), 1 (bilinear), 2 (area) or 9 "
-                         f"(auto), got {interp!r}")
+    if interp not in (0, 1, 2, 3, 4, 9, 10):
+        raise ValueError(f"[{who}] interp must be 0 (nearest), 1 (bilinear), 2 (bicubic), "
+                         f"3 (area), 4 (Lanczos), 9 (auto) or 10 (random), got {interp!r}")
     return int(interp)
 
 

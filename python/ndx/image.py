@@ -1,7 +1,7 @@
 """MXNet's image decoding and cropping (``mx.image``): imdecode and imread give (H, W, C) uint8
 arrays; imresize, resize_short, fixed_crop, center_crop, random_crop, scale_down and
-color_normalize work on them as MXNet's do, resizing with npx.image.resize (OpenCV's nearest,
-bilinear and area arithmetic; area, 2, is MXNet's default).
+color_normalize work on them as MXNet's do, resizing with npx.image.resize (OpenCV's
+arithmetic for each of its interpolation codes).
 
 ndx has no codec of its own: decoding goes through Pillow, imported when first needed
 (``pip install pillow``; a missing Pillow is an ImportError saying so). MXNet decodes with
@@ -12,8 +12,9 @@ from OpenCV's by one level.
 MXNet's augmenters (Augmenter, SequentialAug, RandomOrderAug, the resize / crop / color /
 flip / cast augmenters, random_size_crop, CreateAugmenter) live in ndx._image_aug and
 ImageIter (batches from .rec / .lst files or a list) in ndx._image_iter; both are exported
-here. Resizing takes interp 0 (nearest), 1 (bilinear), 2 (area) or 9 (auto); bicubic (3) and
-Lanczos (4) are not available."""
+here. Resizing takes OpenCV's codes, as MXNet passes them to OpenCV: 0 nearest, 1 bilinear, 2
+bicubic (MXNet's default for its crops and short-side resize), 3 area, 4 Lanczos; 9 picks
+bicubic to enlarge, area to shrink, bilinear otherwise; 10 a random one of 0-4."""
 import io
 import os
 
@@ -90,23 +91,27 @@ def imread(filename, flag=1, to_rgb=True, out=None):
 
 
 def imresize(src, w, h, interp=1):
-    """src (H, W, C) resized to (h, w, C): interp 0 nearest, 1 bilinear, 2 area, OpenCV's
-    arithmetic; 9 picks as MXNet's auto mode (area to shrink, else bilinear, as bicubic is not
-    built)."""
+    """src (H, W, C) resized to (h, w, C) with OpenCV's interpolation code: 0 nearest, 1
+    bilinear, 2 bicubic, 3 area, 4 Lanczos; 9 and 10 as MXNet's (see _interp_method)."""
     from .numpy_extension import image as _image
     interp = _interp_method(interp, (src.shape[0], src.shape[1], int(h), int(w)))
     return _image.resize(src, (int(w), int(h)), interp=interp)
 
 
 def _interp_method(interp, sizes):
-    """MXNet's _get_interp_method: 9 chooses area for shrinking, bicubic (not built: bilinear
-    here) for enlarging; 10 a random one of 0-4 (not supported: a ValueError)."""
+    """MXNet's rule for its two meta codes: 9 is bicubic (2) when both sides grow, area (3)
+    when both shrink, else bilinear (1); 10 is a random one of 0-4 (Python's random)."""
     if interp == 9:
         oh, ow, nh, nw = sizes
-        return 2 if nh <= oh and nw <= ow else 1
+        if nh > oh and nw > ow:
+            return 2
+        return 3 if nh < oh and nw < ow else 1
     if interp == 10:
-        raise ValueError("[imresize] interp 10 (a random method) is not supported; give 0, 1, 2 "
-                         "or 9")
+        import random
+        return random.randint(0, 4)
+    if interp not in (0, 1, 2, 3, 4):
+        raise ValueError(f"[imresize] interp must be 0 (nearest), 1 (bilinear), 2 (bicubic), "
+                         f"3 (area), 4 (Lanczos), 9 (auto) or 10 (random), got {interp!r}")
     return interp
 
 

@@ -110,8 +110,8 @@ struct ResizeParam {
     d.field("interp", &ResizeParam::interp)
         .set_default(int64_t{1})
         .describe(
-            "OpenCV's interpolation code: 0 nearest, 1 bilinear, 2 area (others are not "
-            "built).");
+            "OpenCV's interpolation code: 0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 "
+            "Lanczos (8x8).");
   }
 };
 
@@ -123,9 +123,9 @@ std::pair<int64_t, int64_t> resized_hw(const ResizeParam& p, int64_t h, int64_t 
   for (int i = 0; i < s.ndim(); ++i)
     if (s[i] <= 0 || s[i] > (int64_t{1} << 30))
       value_error("[resize] size must hold lengths in [1, 2**30], got ", s.str());
-  if (p.interp < 0 || p.interp > 2)
-    not_implemented("[resize] interp ", p.interp,
-                    " is not built; 0 (nearest), 1 (bilinear) and 2 (area) are");
+  if (p.interp < 0 || p.interp > 4)
+    value_error("[resize] interp must be OpenCV's 0 (nearest), 1 (bilinear), 2 (bicubic), ",
+                "3 (area) or 4 (Lanczos), got ", p.interp);
   std::pair<int64_t, int64_t> hw;
   if (s.ndim() == 2)
     hw = {s[1], s[0]};
@@ -299,6 +299,93 @@ void area_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, con
   }
 }
 
+// OpenCV's bicubic (Keys' kernel with A = -0.75, 4 taps) and Lanczos-4 (8 taps) resizing: output
+// i samples input position f = (i + 0.5) n / m - 0.5 through the taps floor(f) - K/2 + 1 ...
+// floor(f) + K/2, clamped to the image (its border replicated); no antialiasing when shrinking,
+// as OpenCV's.
+struct KernelTaps {
+  int k = 4;
+  std::vector<int64_t> index;  // m * k input indices
+  std::vector<double> weight;  // m * k weights, summing to 1 per output
+};
+
+void cubic_weights(double t, double* w) {
+  constexpr double A = -0.75;
+  w[0] = ((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A;
+  w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+  w[2] = ((A + 2) * (1 - t) - (A + 3)) * (1 - t) * (1 - t) + 1;
+  w[3] = 1 - w[0] - w[1] - w[2];
+}
+
+// sin(pi d) sin(pi d / 4) / (pi^2 d^2 / 4) at d = t + 3 - j, normalized to sum 1.
+void lanczos4_weights(double t, double* w) {
+  constexpr double kPi = 3.14159265358979323846;
+  if (t < 1e-7) {  // on a pixel: that pixel alone (the formula is 0 / 0 there)
+    for (int j = 0; j < 8; ++j) w[j] = j == 3 ? 1.0 : 0.0;
+    return;
+  }
+  double sum = 0;
+  for (int j = 0; j < 8; ++j) {
+    const double d = t + 3 - j;
+    w[j] = std::sin(kPi * d) * std::sin(kPi * d / 4) / (kPi * kPi * d * d / 4);
+    sum += w[j];
+  }
+  for (int j = 0; j < 8; ++j) w[j] /= sum;
+}
+
+KernelTaps kernel_taps(int64_t n, int64_t m, int64_t interp) {
+  KernelTaps t;
+  t.k = interp == 2 ? 4 : 8;
+  const double scale = static_cast<double>(n) / static_cast<double>(m);
+  double w[8];
+  for (int64_t i = 0; i < m; ++i) {
+    const double f = (static_cast<double>(i) + 0.5) * scale - 0.5;
+    const int64_t k0 = static_cast<int64_t>(std::floor(f));
+    const double frac = f - static_cast<double>(k0);
+    if (t.k == 4)
+      cubic_weights(frac, w);
+    else
+      lanczos4_weights(frac, w);
+    for (int j = 0; j < t.k; ++j) {
+      t.index.push_back(std::clamp<int64_t>(k0 - t.k / 2 + 1 + j, 0, n - 1));
+      t.weight.push_back(w[j]);
+    }
+  }
+  return t;
+}
+
+// Output rows [r0, r1) of a K-tap resize, in double: each output row blends its K input rows,
+// then each pixel its K input columns.
+template <class F>
+void kernel_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, const KernelTaps& ty,
+                 const KernelTaps& tx, std::pair<double, double> range, int64_t r0, int64_t r1) {
+  const int64_t c = d.c, row_len = d.w * c;
+  const bool round = range.first < range.second;
+  std::vector<double> blended(static_cast<size_t>(row_len));
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t img = r / oh, y = r % oh;
+    std::fill(blended.begin(), blended.end(), 0.0);
+    for (int j = 0; j < ty.k; ++j) {
+      const size_t tap = static_cast<size_t>(y * ty.k + j);
+      const F* src = x + (img * d.h + ty.index[tap]) * row_len;
+      const double wy = ty.weight[tap];
+      for (int64_t q = 0; q < row_len; ++q) blended[q] += wy * static_cast<double>(src[q]);
+    }
+    F* dst = o + r * ow * c;
+    for (int64_t px = 0; px < ow; ++px) {
+      for (int64_t ch = 0; ch < c; ++ch) {
+        double v = 0;
+        for (int j = 0; j < tx.k; ++j) {
+          const size_t tap = static_cast<size_t>(px * tx.k + j);
+          v += tx.weight[tap] * blended[tx.index[tap] * c + ch];
+        }
+        dst[px * c + ch] =
+            static_cast<F>(round ? std::clamp(std::nearbyint(v), range.first, range.second) : v);
+      }
+    }
+  }
+}
+
 void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp || out[0].size() == 0) return;
@@ -312,7 +399,20 @@ void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   NDArray result(out[0].shape, ct, cpu());
   const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(ow * d.c, 1));
   const auto range = integer_range(out[0].dtype);
-  if (p.interp == 2 && oh <= d.h && ow <= d.w) {  // shrinking (or keeping) both axes
+  if (p.interp == 2 || p.interp == 4) {
+    const KernelTaps ty = kernel_taps(d.h, oh, p.interp), tx = kernel_taps(d.w, ow, p.interp);
+    kernel::parallel_for(d.n * oh, grain, [&](int64_t r0, int64_t r1) {
+      if (ct == DType::kFloat64)
+        kernel_rows(static_cast<const double*>(x.dptr), static_cast<double*>(result.raw_data()), d,
+                    oh, ow, ty, tx, range, r0, r1);
+      else
+        kernel_rows(static_cast<const float*>(x.dptr), static_cast<float*>(result.raw_data()), d,
+                    oh, ow, ty, tx, range, r0, r1);
+    });
+    write_req(result, as_array(out[0]), req[0]);
+    return;
+  }
+  if (p.interp == 3 && oh <= d.h && ow <= d.w) {  // area, shrinking (or keeping) both axes
     const AreaTaps ty = area_taps(d.h, oh), tx = area_taps(d.w, ow);
     kernel::parallel_for(d.n * oh, grain, [&](int64_t r0, int64_t r1) {
       if (ct == DType::kFloat64)

@@ -117,7 +117,7 @@ def test_resize_keep_ratio_shapes(hw, size, want):
 
 @pytest.mark.parametrize("kwargs,exc", [({"size": 0}, ValueError), ({"size": (3, 4, 5)}, TypeError),
                                         ({"size": -2}, ValueError), ({"size": 2.5}, TypeError),
-                                        ({"size": 4, "interp": 3}, NotImplementedError)])
+                                        ({"size": 4, "interp": 5}, ValueError)])
 def test_resize_rejects(kwargs, exc):
     with pytest.raises(exc):
         npx.image.resize(np.zeros((4, 4, 3)), **kwargs)
@@ -488,7 +488,7 @@ def _area_reference(img, oh, ow):
 def test_resize_area_shrinks_as_the_area_average(hw, out_wh, dtype):
     rng = onp.random.default_rng(sum(hw))
     img = rng.integers(0, 256, hw + (3,)).astype(dtype)
-    got = npx.image.resize(np.array(img), out_wh, interp=2).asnumpy()
+    got = npx.image.resize(np.array(img), out_wh, interp=3).asnumpy()
     want = _area_reference(img, out_wh[1], out_wh[0])
     assert got.shape == (out_wh[1], out_wh[0], 3) and got.dtype == onp.dtype(dtype)
     if dtype == "uint8":
@@ -503,16 +503,16 @@ def test_resize_area_enlarging_as_opencv():
     # OpenCV's INTER_AREA growing blends pixel floor(i n / m) with the next by the part of
     # output pixel i past its end: an integer factor repeats pixels, 2 -> 3 gives the midpoint.
     img = onp.random.default_rng(5).integers(0, 256, (4, 5, 3)).astype("uint8")
-    got = npx.image.resize(np.array(img), (10, 12), interp=2).asnumpy()
+    got = npx.image.resize(np.array(img), (10, 12), interp=3).asnumpy()
     onp.testing.assert_array_equal(got, onp.repeat(onp.repeat(img, 3, axis=0), 2, axis=1))
     row = onp.array([[[10.0], [20.0]]], onp.float32)
-    onp.testing.assert_array_equal(npx.image.resize(np.array(row), (3, 1), interp=2)
+    onp.testing.assert_array_equal(npx.image.resize(np.array(row), (3, 1), interp=3)
                                    .asnumpy().ravel(), [10.0, 15.0, 20.0])
 
 
 def test_mx_image_crops_and_short_side_resize():
     # MXNet's rules: a crop takes `size` (scaled down only if the image is smaller, keeping its
-    # aspect ratio) and is resized to size when they differ; interp 2 (area) by default.
+    # aspect ratio) and is resized to size when they differ; interp 2 (bicubic) by default.
     import random
 
     import ndx as mx
@@ -542,5 +542,55 @@ def test_mx_image_crops_and_short_side_resize():
                                 rtol=1e-6)
     assert mx.image.resize_short(img, 80).shape == (80, 120, 3)
     assert mx.image.imresize(img, 120, 80, interp=9).shape == (80, 120, 3)
-    with pytest.raises(ValueError, match="interp 10"):
-        mx.image.imresize(img, 120, 80, interp=10)
+    random.seed(1)
+    assert mx.image.imresize(img, 120, 80, interp=10).shape == (80, 120, 3)  # one of 0-4
+    with pytest.raises(ValueError, match="interp must be"):
+        mx.image.imresize(img, 120, 80, interp=5)
+
+
+# OpenCV 5.0's cv2.resize of the 4 x 5 image x[i, j] = ((7 i + 3 j) mod 11) * 20, printed to
+# three decimals (float32) and as uint8 (OpenCV's fixed-point arithmetic may differ by one
+# level from a rounded float computation), for bicubic (2) and Lanczos (4).
+_OPENCV_RESIZED = {
+    (2, (7, 3)): ([[16.758, 53.709, 91.743, 106.088, 168.186, 122.689, 31.372],
+                   [93.653, 154.189, 173.894, 110.0, 43.851, 74.47, 148.595],
+                   [188.628, 97.311, 51.814, 113.912, 148.858, 87.185, -0.017]],
+                  [[17, 54, 92, 106, 168, 123, 31], [94, 154, 174, 110, 44, 74, 149],
+                   [189, 97, 52, 114, 149, 87, 0]]),
+    (2, (3, 6)): ([[2.342, 126.944, 67.563], [100.312, 66.875, 117.72],
+                   [166.528, 54.537, 137.324], [85.293, 165.463, 66.557],
+                   [102.28, 153.125, 44.317], [152.437, 93.056, 53.832]],
+                  [[2, 127, 68], [100, 67, 118], [167, 55, 137], [85, 165, 67], [102, 153, 44],
+                   [152, 93, 54]]),
+    (4, (7, 3)): ([[20.282, 60.448, 83.33, 101.85, 171.949, 128.103, 28.672],
+                   [92.05, 154.485, 185.983, 110.0, 31.733, 76.031, 156.149],
+                   [187.007, 92.993, 42.585, 118.15, 159.089, 80.416, -5.239]],
+                  [[20, 61, 83, 102, 172, 128, 29], [92, 154, 186, 110, 32, 76, 156],
+                   [187, 93, 43, 118, 159, 80, 0]]),
+    (4, (3, 6)): ([[-1.467, 132.255, 62.387], [111.822, 59.586, 125.708],
+                   [169.859, 55.357, 145.084], [81.105, 164.643, 63.405],
+                   [87.86, 160.414, 32.152], [161.098, 87.745, 55.932]],
+                  [[0, 132, 62], [112, 59, 126], [170, 55, 145], [81, 165, 63], [88, 160, 32],
+                   [161, 88, 56]]),
+}
+
+
+@pytest.mark.parametrize("key", list(_OPENCV_RESIZED), ids=str)
+def test_resize_bicubic_and_lanczos_match_opencv(key):
+    interp, wh = key
+    want, want_u8 = (onp.array(v) for v in _OPENCV_RESIZED[key])
+    x = onp.fromfunction(lambda i, j: ((i * 7 + j * 3) % 11) * 20.0, (4, 5))[:, :, None]
+    got = npx.image.resize(np.array(x.astype(onp.float32)), wh, interp=interp).asnumpy()
+    onp.testing.assert_allclose(got[:, :, 0], want, atol=2e-3)
+    got_u8 = npx.image.resize(np.array(x.astype(onp.uint8)), wh, interp=interp).asnumpy()
+    assert got_u8.dtype == onp.uint8
+    assert onp.abs(got_u8[:, :, 0].astype(int) - want_u8).max() <= 1
+
+
+def test_resize_bicubic_keeps_constants_and_rejects_unknown_codes():
+    img = np.full((5, 6, 2), 7.5)
+    for interp in (2, 4):
+        onp.testing.assert_allclose(npx.image.resize(img, (11, 3), interp=interp).asnumpy(),
+                                    7.5, rtol=1e-6)
+    with pytest.raises(ValueError, match="interp must be"):
+        npx.image.resize(img, (3, 3), interp=5)

@@ -93,8 +93,8 @@ def normalize(data, mean=0.0, std=1.0):
 
 def resize(data, size, keep_ratio=False, interp=1):
     """Resizes (H, W, C) / (N, H, W, C) as OpenCV does: size is (width, height), or one length
-    for both sides (with keep_ratio: for the shorter side); interp 1 bilinear, 0 nearest, 2 area.
-    Integer images round and saturate."""
+    for both sides (with keep_ratio: for the shorter side); interp is OpenCV's code: 0 nearest,
+    1 bilinear, 2 bicubic, 3 area, 4 Lanczos (8x8). Integer images round and saturate."""
     data = _image("resize", data)
     if isinstance(size, numbers.Integral) and not isinstance(size, bool):
         size = (int(size),)

@@ -104,7 +104,8 @@ def _size(op, size):
 
 class Resize(HybridBlock):
     """npx.image.resize: size is (width, height), or one length for both sides (with keep_ratio:
-    the shorter side); interpolation 1 bilinear, 0 nearest, 2 area."""
+    the shorter side); interpolation is OpenCV's code: 0 nearest, 1 bilinear, 2 bicubic, 3
+    area, 4 Lanczos."""
 
     def __init__(self, size, keep_ratio=False, interpolation=1):
         super().__init__()
