@@ -23,7 +23,15 @@
 #endif
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
 
 #include "kernel/key_sort.h"
 
@@ -360,19 +368,118 @@ hwy::Sorter& thread_sorter() {
   return sorter;
 }
 
+// ---- Choosing the 32-bit sort by measurement ----
+// Which way sorts 32-bit keys fastest depends on the host more than on the keys. On the 2-core
+// AMD EPYC (Zen 4) host the radix sort beat Debian's vqsort (4096 lanes of 1024 keys: 20 ms
+// against 38; one lane of 4M: 34 against 190) and the column network beat both from 257 to
+// 4096 keys. On a 2-core Emerald Rapids Xeon it was the other way round (4M keys: radix
+// 93-116 ms, vqsort 20-30; lanes of 1024: 28.5 and 15.0 ms). So unless NDX_SORT names a
+// fixed way, the first sort of a lane length (per power of two) times the candidates on the
+// same pseudo-random keys (best of three, about 1-10 ms once) and keeps the fastest. Every
+// way sorts, so only the time depends on the choice.
+enum class SortMode { kMeasure, kFixed, kVqsort };
+
+SortMode sort_mode() {
+  static const SortMode mode = [] {
+    const char* v = std::getenv("NDX_SORT");
+    if (!v || !*v || std::strcmp(v, "measure") == 0) return SortMode::kMeasure;
+    if (std::strcmp(v, "fixed") == 0) return SortMode::kFixed;  // the Zen 4 host's rules
+    if (std::strcmp(v, "vqsort") == 0) return SortMode::kVqsort;
+    std::fprintf(stderr, "ndx: NDX_SORT=%s is not measure, fixed or vqsort; measuring\n", v);
+    return SortMode::kMeasure;
+  }();
+  return mode;
+}
+
+enum Way : uint8_t { kUnknown = 0, kRadix, kSorter, kColumns };
+
+// Milliseconds of the fastest of three runs of `sort` on copies of `keys`.
+template <class Fn>
+double best_ms(const std::vector<uint32_t>& keys, std::vector<uint32_t>& work, Fn sort) {
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::copy(keys.begin(), keys.end(), work.begin());
+    const auto t0 = std::chrono::steady_clock::now();
+    sort(work.data());
+    best = std::min(
+        best,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+// The fastest way for lanes of n (a power of two) 32-bit keys: lane by lane (below
+// kRadixMinKeys keys vqsort below the Sorter, from there the radix sort or the Sorter), or
+// kColumnLanes lanes at a time as columns (n <= kNetworkMaxKeys). Measured on enough lanes to
+// hold about 64K keys (at most 256K keys in one lane).
+Way measure_u32(size_t n, bool with_columns) {
+  static const auto below_sorter = NDX_DISPATCH_FN(sort_u32);
+  const size_t total =
+      std::min(n * std::max<size_t>(kColumnLanes, (size_t{1} << 16) / n), size_t{1} << 18);
+  const size_t len = std::min(n, total);
+  std::vector<uint32_t> keys(total), work(total), scratch(len);
+  uint64_t z = 0;
+  for (auto& k : keys) {  // splitmix64: every bit of the keys varies, as float32 of mixed sign
+    uint64_t x = (z += 0x9E3779B97F4A7C15ull);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    k = static_cast<uint32_t>(x ^ (x >> 31));
+  }
+  auto lane_by_lane = [&](auto sort_one) {
+    return best_ms(keys, work, [&](uint32_t* w) {
+      for (size_t o = 0; o + len <= total; o += len) sort_one(w + o);
+    });
+  };
+  double best;
+  Way way;
+  if (len < kRadixMinKeys) {
+    best = lane_by_lane([&](uint32_t* w) { below_sorter(w, len); });
+    way = kSorter;
+  } else {
+    const double radix = lane_by_lane([&](uint32_t* w) { radix_sort(w, scratch.data(), len); });
+    const double sorter =
+        lane_by_lane([&](uint32_t* w) { thread_sorter()(w, len, hwy::SortAscending()); });
+    best = std::min(radix, sorter);
+    way = radix <= sorter ? kRadix : kSorter;
+  }
+  if (with_columns && len == n && n <= kNetworkMaxKeys && total >= n * kColumnLanes) {
+    static const auto network = NDX_DISPATCH_FN(network_u32);
+    const double columns = best_ms(keys, work, [&](uint32_t* w) {
+      for (size_t o = 0; o + n * kColumnLanes <= total; o += n * kColumnLanes)
+        sort_columns(w + o, n, network);
+    });
+    if (columns < best) way = kColumns;
+  }
+  return way;
+}
+
+// The measured way for a lane length, measured once per power of two.
+Way measured_way(size_t n, bool with_columns) {
+  static std::array<std::atomic<uint8_t>, 2 * 64> ways{};
+  const size_t bucket = 2 * std::bit_width(n) + (with_columns ? 1 : 0);
+  uint8_t way = ways[bucket].load(std::memory_order_relaxed);
+  if (way == kUnknown) {
+    way = measure_u32(std::bit_ceil(n), with_columns);
+    ways[bucket].store(way, std::memory_order_relaxed);
+  }
+  return static_cast<Way>(way);
+}
+
 }  // namespace
 
 uint32_t* sort_keys(uint32_t* keys, size_t n, uint32_t* scratch) {
   static const auto sort = NDX_DISPATCH_FN(sort_u32);
-  if (n < 2) {
-    return keys;
-  } else if (scratch && n >= kRadixMinKeys && n <= UINT32_MAX) {  // 32-bit counts
-    return radix_sort(keys, scratch, n);
-  } else if (n < kRadixMinKeys) {
+  if (n < 2) return keys;
+  if (n < kRadixMinKeys) {
     sort(keys, n);
-  } else {
-    thread_sorter()(keys, n, hwy::SortAscending());
+    return keys;
   }
+  const SortMode mode = sort_mode();
+  const bool radix = scratch && n <= UINT32_MAX &&  // 32-bit counts
+                     (mode == SortMode::kFixed ||
+                      (mode == SortMode::kMeasure && measured_way(n, false) == kRadix));
+  if (radix) return radix_sort(keys, scratch, n);
+  thread_sorter()(keys, n, hwy::SortAscending());
   return keys;
 }
 
@@ -393,7 +500,8 @@ bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes) {
   if (n <= 32) return true;
   if (lanes < kColumnLanes) return false;
   switch (key_bytes) {
-    case 4:  // vqsort's base case wins from about 100 keys to its end
+    case 4:  // (fixed: vqsort's base case won from about 100 keys to its end on Zen 4)
+      if (sort_mode() == SortMode::kMeasure) return measured_way(n, true) == kColumns;
       return n <= 96 || n > base_case_bytes / 4;
     case 8:  // the Sorter wins past twice the base case (float64 n = 384: 1.16 against 0.9)
       return n > base_case_bytes / 8 && n <= base_case_bytes / 4;

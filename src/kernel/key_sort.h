@@ -11,10 +11,12 @@ struct Key128 {
   uint64_t lo, hi;
 };
 
-// Lanes of 32-bit keys at least this long are radix sorted when the caller gives scratch
-// space: on the AVX-512 host, vqsort of 32-bit keys took 38 ms for 4096 lanes of 1024 and
+// Lanes of 32-bit keys at least this long may be radix sorted when the caller gives scratch
+// space: on the Zen 4 host, vqsort of 32-bit keys took 38 ms for 4096 lanes of 1024 and
 // 190 ms for one lane of 4M, three 11-bit LSD passes 27 ms and 49 ms (NumPy: 25 and 170),
-// four 8-bit passes (session 53, for keys that differ in over 22 bits) 20 ms and 34 ms.
+// four 8-bit passes (session 53, for keys that differ in over 22 bits) 20 ms and 34 ms. On an
+// Emerald Rapids host vqsort won instead, so the choice is measured per host (key_sort.cc,
+// NDX_SORT).
 inline constexpr size_t kRadixMinKeys = 1024;
 
 // Sorts keys[0, n) ascending and returns where the sorted keys are: `keys`, or `scratch`
