@@ -45,12 +45,7 @@ struct ArgReduceArgs {
   int axis = -1;
   int64_t* out = nullptr;  // contiguous, one index per lane
 };
-using ArgReduceFn = void (*)(const ArgReduceArgs&);
-// The instance for `in`: the best target's (`best`) for float32 / float64, else `nonfloat`
-// (NDX_DISPATCH_NONFLOAT), as ReduceFn picks.
-inline ArgReduceFn arg_reduce_for(DType in, ArgReduceFn best, ArgReduceFn nonfloat) {
-  return in == DType::kFloat32 || in == DType::kFloat64 ? best : nonfloat;
-}
+using ArgReduceFn = void (*)(const ArgReduceArgs&);  // every target compiles every dtype
 
 // A view of `out` (the reduced shape, keepdims or not) with in's rank: reduced dims get size
 // 1 and stride 0.

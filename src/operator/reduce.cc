@@ -211,11 +211,7 @@ void arg_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   NDArray scratch;
   if (!direct) scratch = NDArray(out[0].shape, DType::kInt64);
   a.out = direct ? out[0].ptr<int64_t>() : scratch.data<int64_t>();
-  const DType t = in[0].dtype;
-  (kMax ? kernel::arg_reduce_for(t, NDX_DISPATCH(arg_reduce, ArgMaxTag),
-                                 NDX_DISPATCH_NONFLOAT(arg_reduce, ArgMaxTag))
-        : kernel::arg_reduce_for(t, NDX_DISPATCH(arg_reduce, ArgMinTag),
-                                 NDX_DISPATCH_NONFLOAT(arg_reduce, ArgMinTag)))(a);
+  (kMax ? NDX_DISPATCH(arg_reduce, ArgMaxTag) : NDX_DISPATCH(arg_reduce, ArgMinTag))(a);
   if (!direct) kernel::copy(kernel::to_blob(scratch), out[0], req[0]);
 }
 
