@@ -12,26 +12,12 @@ import statistics
 import time
 
 import numpy as onp
+from train_step import cnn, mlp  # the same networks as bench/train_step.py
 
 import ndx
 from ndx import amp, autograd, gluon, np, npx
 
 MODES = ("float32", "float16", "bfloat16")
-
-
-def mlp():
-    net = gluon.nn.HybridSequential()
-    net.add(gluon.nn.Dense(256, activation="relu"), gluon.nn.Dense(256, activation="relu"),
-            gluon.nn.Dense(10))
-    return net
-
-
-def cnn():
-    net = gluon.nn.HybridSequential()
-    net.add(gluon.nn.Conv2D(16, 3, padding=1, activation="relu"), gluon.nn.MaxPool2D(2),
-            gluon.nn.Conv2D(32, 3, padding=1, activation="relu"), gluon.nn.GlobalAvgPool2D(),
-            gluon.nn.Dense(10))
-    return net
 
 
 def use(mode):

@@ -214,28 +214,44 @@ HWY_INLINE Vec<T> exp_overflow() {
   return Vec<T>(sizeof(T) == 4 ? 88.72283935546875 : 709.78271289338409);
 }
 namespace vmath {
-// exp of float32 y in [-86, 88] (where 2^k, k = round(y / ln 2), stays a normal exponent):
-// exp_0_40's reduction and exponent arithmetic, with exp(r) = 1 + r + r^2 Q(r) and Q of degree
-// 4 (least squares on Chebyshev nodes, relative error; 4e-9 before rounding), so about 1 ULP
-// rather than exp_0_40's 2.4. About half the instructions of Highway's Exp, whose range
-// checks cover every input: the 16M-element exp row took 12.0 ms against NumPy's 21.2 on an
-// Emerald Rapids host (1.77x), compute-bound where a + b streams at twice the rate.
-HWY_INLINE hn::Vec<hn::ScalableTag<float>> exp_f32_normal(hn::Vec<hn::ScalableTag<float>> y) {
+// exp(y) for float32 y where 2^k, k = round(y / ln 2), is a normal exponent ([-86, 88]):
+// y = k ln2 + r (|r| <= ln2 / 2, k by the 1.5 * 2^23 rounding trick, ln2 split so k * ln2_hi
+// is exact), exp(r) = 1 + r + r^2 Q(r), and 2^k added to the exponent bits. Q was fitted by
+// least squares on Chebyshev nodes (relative error): degree 3 gives 2.4 ULP (exp_0_40, for
+// tanh and softmax, which need no more), degree 4 gives 0.98 ULP (exp; 4e-9 before rounding).
+template <bool kDegree4>
+HWY_INLINE hn::Vec<hn::ScalableTag<float>> exp_f32_core(hn::Vec<hn::ScalableTag<float>> y) {
   const hn::ScalableTag<float> d;
   const auto magic = hn::Set(d, 12582912.0f);
   const auto t = hn::MulAdd(y, hn::Set(d, 1.44269504088896341f), magic);
   const auto kf = hn::Sub(t, magic);
   auto r = hn::NegMulAdd(kf, hn::Set(d, 0.693145751953125f), y);
   r = hn::NegMulAdd(kf, hn::Set(d, 1.4286068202862268e-06f), r);
-  auto q = hn::Set(d, 0.0013751407895834938f);
-  q = hn::MulAdd(q, r, hn::Set(d, 0.008368916341375321f));
-  q = hn::MulAdd(q, r, hn::Set(d, 0.04166953310922312f));
-  q = hn::MulAdd(q, r, hn::Set(d, 0.16666518459980356f));
-  q = hn::MulAdd(q, r, hn::Set(d, 0.49999988595112776f));
+  hn::Vec<decltype(d)> q;
+  if constexpr (kDegree4) {
+    q = hn::Set(d, 0.0013751407895834938f);
+    q = hn::MulAdd(q, r, hn::Set(d, 0.008368916341375321f));
+    q = hn::MulAdd(q, r, hn::Set(d, 0.04166953310922312f));
+    q = hn::MulAdd(q, r, hn::Set(d, 0.16666518459980356f));
+    q = hn::MulAdd(q, r, hn::Set(d, 0.49999988595112776f));
+  } else {
+    q = hn::Set(d, 0.008333837950278743f);
+    q = hn::MulAdd(q, r, hn::Set(d, 0.04189857793821206f));
+    q = hn::MulAdd(q, r, hn::Set(d, 0.16666886383480503f));
+    q = hn::MulAdd(q, r, hn::Set(d, 0.4999914257250817f));
+  }
   const auto p = hn::Add(hn::MulAdd(hn::Mul(r, r), q, r), hn::Set(d, 1.0f));
-  const hn::RebindToSigned<decltype(d)> di;  // 2^k into the exponent bits, as in exp_0_40
+  // t's low mantissa bits hold k, and magic's bits shifted by 23 wrap to zero: t's bits
+  // shifted by 23 are k's exponent bits (no float-to-int conversion and its range fixups).
+  const hn::RebindToSigned<decltype(d)> di;
   const auto scale = hn::ShiftLeft<23>(hn::BitCast(di, t));
   return hn::BitCast(d, hn::Add(hn::BitCast(di, p), scale));
+}
+// Half the instructions of Highway's Exp, whose range checks cover every input: the
+// 16M-element exp row took 12.0 ms against NumPy's 21.2 on an Emerald Rapids host (1.77x)
+// with Highway's, compute-bound where a + b streams at twice the rate.
+HWY_INLINE hn::Vec<hn::ScalableTag<float>> exp_f32_normal(hn::Vec<hn::ScalableTag<float>> y) {
+  return exp_f32_core<true>(y);
 }
 }  // namespace vmath
 template <class T>
@@ -354,27 +370,9 @@ HWY_INLINE Vec<T> cos(Vec<T> x) {
                          [](T v) { return static_cast<T>(std::cos(v)); });
 }
 namespace vmath {
-// exp(y) for float32 y in [0, 40]: y = k ln2 + r (|r| <= ln2 / 2, k by the 1.5 * 2^23 rounding
-// trick, ln2 split so k * ln2_hi is exact), exp(r) = 1 + r + r^2 Q(r) with Q of degree 3
-// fitted by least squares (relative error, Chebyshev nodes; 2.4 ULP), 2^k added to the
-// exponent bits. Half the instructions of Highway's Exp, which covers every input.
+// exp(y) for float32 y in [0, 40] (and softmax's [-86, 40]): exp_f32_core's cheaper Q.
 HWY_INLINE hn::Vec<hn::ScalableTag<float>> exp_0_40(hn::Vec<hn::ScalableTag<float>> y) {
-  const hn::ScalableTag<float> d;
-  const auto magic = hn::Set(d, 12582912.0f);
-  const auto t = hn::MulAdd(y, hn::Set(d, 1.44269504088896341f), magic);
-  const auto kf = hn::Sub(t, magic);
-  auto r = hn::NegMulAdd(kf, hn::Set(d, 0.693145751953125f), y);
-  r = hn::NegMulAdd(kf, hn::Set(d, 1.4286068202862268e-06f), r);
-  auto q = hn::Set(d, 0.008333837950278743f);
-  q = hn::MulAdd(q, r, hn::Set(d, 0.04189857793821206f));
-  q = hn::MulAdd(q, r, hn::Set(d, 0.16666886383480503f));
-  q = hn::MulAdd(q, r, hn::Set(d, 0.4999914257250817f));
-  const auto p = hn::Add(hn::MulAdd(hn::Mul(r, r), q, r), hn::Set(d, 1.0f));
-  // t's low mantissa bits hold k, and magic's bits shifted by 23 wrap to zero: t's bits
-  // shifted by 23 are k's exponent bits (no float-to-int conversion and its range fixups).
-  const hn::RebindToSigned<decltype(d)> di;
-  const auto scale = hn::ShiftLeft<23>(hn::BitCast(di, t));
-  return hn::BitCast(d, hn::Add(hn::BitCast(di, p), scale));
+  return exp_f32_core<false>(y);
 }
 
 // tanh of float32. Below 0.55: x + x^3 P(x^2), P of degree 3 fitted (least squares, Chebyshev

@@ -238,60 +238,59 @@ void resize_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, c
   }
 }
 
+// Per output index i, the taps [begin[i], begin[i + 1]) of (input index, weight): a resize
+// along one axis as a sparse row of weights (the area and the kernel resizes).
+struct WeightTaps {
+  std::vector<size_t> begin{0};
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  void add(int64_t i, double w) { index.push_back(i), weight.push_back(w); }
+  void end_output() { begin.push_back(index.size()); }
+};
+
 // OpenCV's INTER_AREA when shrinking n pixels to m: output i averages the input over
 // [i n / m, (i + 1) n / m), each pixel weighted by how much of it lies inside (fractions under
 // 1e-3 dropped, and the last cell cut at the border, as OpenCV's area table).
-struct AreaTaps {
-  std::vector<int64_t> start;  // per output: first input index, then count weights
-  std::vector<std::vector<double>> weights;
-};
-
-AreaTaps area_taps(int64_t n, int64_t m) {
-  AreaTaps t;
+WeightTaps area_taps(int64_t n, int64_t m) {
+  WeightTaps t;
   const double scale = static_cast<double>(n) / static_cast<double>(m);
   for (int64_t i = 0; i < m; ++i) {
     const double f1 = static_cast<double>(i) * scale, f2 = f1 + scale;
     int64_t k2 = std::min(static_cast<int64_t>(std::floor(f2)), n - 1);
     int64_t k1 = std::min(static_cast<int64_t>(std::ceil(f1)), k2);
     const double cell = std::min(scale, static_cast<double>(n) - f1);
-    std::vector<double> w;
-    int64_t first = k1;
-    if (static_cast<double>(k1) - f1 > 1e-3) {
-      first = k1 - 1;
-      w.push_back((static_cast<double>(k1) - f1) / cell);
-    }
-    for (int64_t k = k1; k < k2; ++k) w.push_back(1.0 / cell);
+    if (static_cast<double>(k1) - f1 > 1e-3) t.add(k1 - 1, (static_cast<double>(k1) - f1) / cell);
+    for (int64_t k = k1; k < k2; ++k) t.add(k, 1.0 / cell);
     if (f2 - static_cast<double>(k2) > 1e-3)
-      w.push_back(std::min(std::min(f2 - static_cast<double>(k2), 1.0), cell) / cell);
-    t.start.push_back(first);
-    t.weights.push_back(std::move(w));
+      t.add(k2, std::min(std::min(f2 - static_cast<double>(k2), 1.0), cell) / cell);
+    t.end_output();
   }
   return t;
 }
 
-// Output rows [r0, r1) of the area resize, summed in double: each output row first blends its
-// input rows, then each pixel its input columns.
+// Output rows [r0, r1) of a resize by weight taps, summed in double: each output row first
+// blends its input rows, then each pixel its input columns.
 template <class F>
-void area_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, const AreaTaps& ty,
-               const AreaTaps& tx, std::pair<double, double> range, int64_t r0, int64_t r1) {
+void weighted_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow,
+                   const WeightTaps& ty, const WeightTaps& tx, std::pair<double, double> range,
+                   int64_t r0, int64_t r1) {
   const int64_t c = d.c, row_len = d.w * c;
   const bool round = range.first < range.second;
   std::vector<double> blended(static_cast<size_t>(row_len));
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t img = r / oh, y = r % oh;
     std::fill(blended.begin(), blended.end(), 0.0);
-    const auto& wy = ty.weights[y];
-    for (size_t k = 0; k < wy.size(); ++k) {
-      const F* src = x + (img * d.h + ty.start[y] + static_cast<int64_t>(k)) * row_len;
-      for (int64_t j = 0; j < row_len; ++j) blended[j] += wy[k] * static_cast<double>(src[j]);
+    for (size_t k = ty.begin[y]; k < ty.begin[y + 1]; ++k) {
+      const F* src = x + (img * d.h + ty.index[k]) * row_len;
+      for (int64_t j = 0; j < row_len; ++j)
+        blended[j] += ty.weight[k] * static_cast<double>(src[j]);
     }
     F* dst = o + r * ow * c;
     for (int64_t px = 0; px < ow; ++px) {
-      const auto& wx = tx.weights[px];
       for (int64_t ch = 0; ch < c; ++ch) {
         double v = 0;
-        for (size_t k = 0; k < wx.size(); ++k)
-          v += wx[k] * blended[(tx.start[px] + static_cast<int64_t>(k)) * c + ch];
+        for (size_t k = tx.begin[px]; k < tx.begin[px + 1]; ++k)
+          v += tx.weight[k] * blended[tx.index[k] * c + ch];
         dst[px * c + ch] =
             static_cast<F>(round ? std::clamp(std::nearbyint(v), range.first, range.second) : v);
       }
@@ -303,12 +302,6 @@ void area_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, con
 // i samples input position f = (i + 0.5) n / m - 0.5 through the taps floor(f) - K/2 + 1 ...
 // floor(f) + K/2, clamped to the image (its border replicated); no antialiasing when shrinking,
 // as OpenCV's.
-struct KernelTaps {
-  int k = 4;
-  std::vector<int64_t> index;  // m * k input indices
-  std::vector<double> weight;  // m * k weights, summing to 1 per output
-};
-
 void cubic_weights(double t, double* w) {
   constexpr double A = -0.75;
   w[0] = ((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A;
@@ -333,57 +326,23 @@ void lanczos4_weights(double t, double* w) {
   for (int j = 0; j < 8; ++j) w[j] /= sum;
 }
 
-KernelTaps kernel_taps(int64_t n, int64_t m, int64_t interp) {
-  KernelTaps t;
-  t.k = interp == 2 ? 4 : 8;
+WeightTaps kernel_taps(int64_t n, int64_t m, int64_t interp) {
+  WeightTaps t;
+  const int k = interp == 2 ? 4 : 8;
   const double scale = static_cast<double>(n) / static_cast<double>(m);
   double w[8];
   for (int64_t i = 0; i < m; ++i) {
     const double f = (static_cast<double>(i) + 0.5) * scale - 0.5;
     const int64_t k0 = static_cast<int64_t>(std::floor(f));
     const double frac = f - static_cast<double>(k0);
-    if (t.k == 4)
+    if (k == 4)
       cubic_weights(frac, w);
     else
       lanczos4_weights(frac, w);
-    for (int j = 0; j < t.k; ++j) {
-      t.index.push_back(std::clamp<int64_t>(k0 - t.k / 2 + 1 + j, 0, n - 1));
-      t.weight.push_back(w[j]);
-    }
+    for (int j = 0; j < k; ++j) t.add(std::clamp<int64_t>(k0 - k / 2 + 1 + j, 0, n - 1), w[j]);
+    t.end_output();
   }
   return t;
-}
-
-// Output rows [r0, r1) of a K-tap resize, in double: each output row blends its K input rows,
-// then each pixel its K input columns.
-template <class F>
-void kernel_rows(const F* x, F* o, const ImageDims& d, int64_t oh, int64_t ow, const KernelTaps& ty,
-                 const KernelTaps& tx, std::pair<double, double> range, int64_t r0, int64_t r1) {
-  const int64_t c = d.c, row_len = d.w * c;
-  const bool round = range.first < range.second;
-  std::vector<double> blended(static_cast<size_t>(row_len));
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t img = r / oh, y = r % oh;
-    std::fill(blended.begin(), blended.end(), 0.0);
-    for (int j = 0; j < ty.k; ++j) {
-      const size_t tap = static_cast<size_t>(y * ty.k + j);
-      const F* src = x + (img * d.h + ty.index[tap]) * row_len;
-      const double wy = ty.weight[tap];
-      for (int64_t q = 0; q < row_len; ++q) blended[q] += wy * static_cast<double>(src[q]);
-    }
-    F* dst = o + r * ow * c;
-    for (int64_t px = 0; px < ow; ++px) {
-      for (int64_t ch = 0; ch < c; ++ch) {
-        double v = 0;
-        for (int j = 0; j < tx.k; ++j) {
-          const size_t tap = static_cast<size_t>(px * tx.k + j);
-          v += tx.weight[tap] * blended[tx.index[tap] * c + ch];
-        }
-        dst[px * c + ch] =
-            static_cast<F>(round ? std::clamp(std::nearbyint(v), range.first, range.second) : v);
-      }
-    }
-  }
 }
 
 void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
@@ -399,28 +358,17 @@ void ResizeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   NDArray result(out[0].shape, ct, cpu());
   const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(ow * d.c, 1));
   const auto range = integer_range(out[0].dtype);
-  if (p.interp == 2 || p.interp == 4) {
-    const KernelTaps ty = kernel_taps(d.h, oh, p.interp), tx = kernel_taps(d.w, ow, p.interp);
+  const bool area_shrink = p.interp == 3 && oh <= d.h && ow <= d.w;  // (both axes)
+  if (p.interp == 2 || p.interp == 4 || area_shrink) {
+    const WeightTaps ty = area_shrink ? area_taps(d.h, oh) : kernel_taps(d.h, oh, p.interp);
+    const WeightTaps tx = area_shrink ? area_taps(d.w, ow) : kernel_taps(d.w, ow, p.interp);
     kernel::parallel_for(d.n * oh, grain, [&](int64_t r0, int64_t r1) {
       if (ct == DType::kFloat64)
-        kernel_rows(static_cast<const double*>(x.dptr), static_cast<double*>(result.raw_data()), d,
-                    oh, ow, ty, tx, range, r0, r1);
+        weighted_rows(static_cast<const double*>(x.dptr), static_cast<double*>(result.raw_data()),
+                      d, oh, ow, ty, tx, range, r0, r1);
       else
-        kernel_rows(static_cast<const float*>(x.dptr), static_cast<float*>(result.raw_data()), d,
-                    oh, ow, ty, tx, range, r0, r1);
-    });
-    write_req(result, as_array(out[0]), req[0]);
-    return;
-  }
-  if (p.interp == 3 && oh <= d.h && ow <= d.w) {  // area, shrinking (or keeping) both axes
-    const AreaTaps ty = area_taps(d.h, oh), tx = area_taps(d.w, ow);
-    kernel::parallel_for(d.n * oh, grain, [&](int64_t r0, int64_t r1) {
-      if (ct == DType::kFloat64)
-        area_rows(static_cast<const double*>(x.dptr), static_cast<double*>(result.raw_data()), d,
-                  oh, ow, ty, tx, range, r0, r1);
-      else
-        area_rows(static_cast<const float*>(x.dptr), static_cast<float*>(result.raw_data()), d, oh,
-                  ow, ty, tx, range, r0, r1);
+        weighted_rows(static_cast<const float*>(x.dptr), static_cast<float*>(result.raw_data()), d,
+                      oh, ow, ty, tx, range, r0, r1);
     });
     write_req(result, as_array(out[0]), req[0]);
     return;

@@ -142,15 +142,6 @@ def test_a_checkout_without_the_extension_says_what_to_do(tmp_path):
     assert ".venv/bin/python" in result.stderr
 
 
-def _cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            return set(next((line.split(":", 1)[1].split() for line in f
-                             if line.startswith("flags")), []))
-    except OSError:
-        return set()
-
-
 def test_openblas_runs_the_kernels_the_cpu_supports():
     """An OpenBLAS older than the CPU falls back to generic SSE3 kernels (Debian 12's 0.3.21
     on an Emerald Rapids Xeon: 'Prescott', GEMM 5x slower); ndx names the kernel family
@@ -159,6 +150,8 @@ def test_openblas_runs_the_kernels_the_cpu_supports():
     import os
     import subprocess
     import sys
+
+    from ndx._openblas import _cpu_flags  # (reads /proc/cpuinfo; the mapping is tested here)
     flags = _cpu_flags()
     if {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"} <= flags:
         want = "SkylakeX"
