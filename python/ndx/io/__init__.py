@@ -1,7 +1,19 @@
 """MXNet's data iterators (``mx.io``): DataDesc, DataBatch, the DataIter protocol, NDArrayIter
 (with MXNet's pad / discard / roll_over handling of the last batch), ResizeIter and
-PrefetchingIter. MXNet's C++ file iterators (CSVIter, MNISTIter, ImageRecordIter, ...) are not
-built; gluon.data (DataLoader, the vision data sets) covers those formats."""
+PrefetchingIter; and MXNet's file iterators, written in Python: ImageRecordIter (with
+ImageRecordUInt8Iter / ImageRecordInt8Iter) over image RecordIO files and CSVIter over CSV
+text, batching by MXNet's round_batch rules. LibSVMIter raises NotImplementedError (it yields
+sparse arrays, and ndx has dense storage only); MNISTIter is not built (gluon.data.vision
+reads MNIST)."""
+from .file_iter import (
+    CSVIter,
+    ImageRecordInt8Iter,
+    ImageRecordIter,
+    ImageRecordUInt8Iter,
+    LibSVMIter,
+)
 from .io import DataBatch, DataDesc, DataIter, NDArrayIter, PrefetchingIter, ResizeIter
 
-__all__ = ["DataBatch", "DataDesc", "DataIter", "NDArrayIter", "PrefetchingIter", "ResizeIter"]
+__all__ = ["CSVIter", "DataBatch", "DataDesc", "DataIter", "ImageRecordInt8Iter",
+           "ImageRecordIter", "ImageRecordUInt8Iter", "LibSVMIter", "NDArrayIter",
+           "PrefetchingIter", "ResizeIter"]
