@@ -61,6 +61,17 @@ def _real(who, name, value, low=None, high=None, low_open=False):
     return v
 
 
+def _data_shape(who, data_shape):
+    """data_shape checked to be a (channels, height, width) tuple of positive ints."""
+    if not isinstance(data_shape, (tuple, list)):
+        raise TypeError(f"[{who}] data_shape must be a (channels, height, width) tuple, got "
+                        f"{type(data_shape).__name__}")
+    if len(data_shape) != 3 or not all(_is_int(d) and d > 0 for d in data_shape):
+        raise ValueError(f"[{who}] data_shape must be (channels, height, width) of positive "
+                         f"ints, got {tuple(data_shape)!r}")
+    return tuple(int(d) for d in data_shape)
+
+
 def _probability(who, p):
     return _real(who, "p", p, 0.0, 1.0)
 
@@ -554,12 +565,7 @@ def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False,  #
     ColorNormalizeAug(mean, std) when either is given (True: ImageNet's mean
     (123.68, 116.28, 103.53) / std (58.395, 57.12, 57.375))."""
     who = "CreateAugmenter"
-    if not isinstance(data_shape, (tuple, list)):
-        raise TypeError(f"[{who}] data_shape must be a (channels, height, width) tuple, got "
-                        f"{type(data_shape).__name__}")
-    if len(data_shape) != 3 or not all(_is_int(d) and d > 0 for d in data_shape):
-        raise ValueError(f"[{who}] data_shape must be (channels, height, width) of positive "
-                         f"ints, got {tuple(data_shape)!r}")
+    _data_shape(who, data_shape)
     if not _is_int(resize) or resize < 0:
         raise ValueError(f"[{who}] resize must be an int >= 0 (0: no resizing), got {resize!r}")
     if rand_resize and not rand_crop:

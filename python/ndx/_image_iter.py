@@ -10,7 +10,7 @@ import numpy as onp
 
 from . import numpy as _np
 from . import recordio
-from ._image_aug import CreateAugmenter
+from ._image_aug import CreateAugmenter, _data_shape
 from .image import imdecode as _imdecode
 from .io import DataBatch, DataDesc, DataIter
 
@@ -226,12 +226,7 @@ class ImageIter(DataIter):
     def check_data_shape(self, data_shape):
         """data_shape must be (3, height, width)."""
         who = type(self).__name__
-        if not isinstance(data_shape, (tuple, list)):
-            raise TypeError(f"[{who}] data_shape must be a (channels, height, width) tuple, "
-                            f"got {type(data_shape).__name__}")
-        if len(data_shape) != 3 or not all(_is_int(d) and d > 0 for d in data_shape):
-            raise ValueError(f"[{who}] data_shape must be (channels, height, width) of "
-                             f"positive ints, got {tuple(data_shape)!r}")
+        _data_shape(who, data_shape)
         if data_shape[0] != 3:
             raise ValueError(f"[{who}] data_shape must have 3 channels (RGB images), got "
                              f"{tuple(data_shape)!r}")
