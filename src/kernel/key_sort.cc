@@ -87,6 +87,83 @@ void sort_u128(Key128* keys, size_t n) {
 }
 #endif
 
+// ---- Quicksort down to vqsort's base case, for lanes of a few hundred to a few thousand keys ----
+// vqsort's own partitioning is costly on such lanes: on the Emerald Rapids host, 8192 lanes of
+// 512 float32 took 15.6 ms (NumPy 5.7) where 16384 lanes of 256, which its base case sorts
+// outright, took 6.2. Here a lane is split around a median-of-3 pivot until its parts fit the
+// base case: the keys below the pivot are compressed in place to the front, the others into
+// `rest` and copied after them (a lane this short stays in L1).
+
+// Keys of keys[0, n) that go first (below the pivot, or kOrEqual not above it) moved to the
+// front in their order and the others after them; returns how many go first. `rest` holds
+// n + one vector of keys.
+template <bool kOrEqual>
+size_t partition_u32(uint32_t* HWY_RESTRICT keys, size_t n, uint32_t pivot,
+                     uint32_t* HWY_RESTRICT rest) {
+  const hn::ScalableTag<uint32_t> d;
+  const size_t N = hn::Lanes(d);
+  const auto vp = hn::Set(d, pivot);
+  size_t front = 0, back = 0, i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, keys + i);
+    const auto later = kOrEqual ? hn::Gt(v, vp) : hn::Not(hn::Lt(v, vp));
+    // Compress, then a whole-vector store: the compressing store to memory is slow on Intel.
+    hn::StoreU(hn::Compress(v, later), d, rest + back);
+    const size_t later_count = hn::CountTrue(d, later);
+    back += later_count;
+    // Writes at most up to keys + i + N, all of it read already.
+    hn::StoreU(hn::Compress(v, hn::Not(later)), d, keys + front);
+    front += N - later_count;
+  }
+  for (; i < n; ++i) {
+    const uint32_t k = keys[i];
+    if (kOrEqual ? k <= pivot : k < pivot) {
+      keys[front++] = k;
+    } else {
+      rest[back++] = k;
+    }
+  }
+  std::memcpy(keys + front, rest, back * sizeof(uint32_t));
+  return front;
+}
+
+inline uint32_t median3(uint32_t a, uint32_t b, uint32_t c) {
+  return std::max(std::min(a, b), std::min(std::max(a, b), c));
+}
+
+// Tukey's ninther: the median of three medians of three keys spread over the lane. Parts
+// that come out nearer halves need fewer base cases (every base case costs what 256 keys do).
+inline uint32_t pivot_of(const uint32_t* keys, size_t n) {
+  const size_t e = n / 9;
+  auto m = [&](size_t i) { return median3(keys[i], keys[i + e], keys[i + 2 * e]); };
+  return median3(m(e / 2), m(3 * e + e / 2), m(6 * e + e / 2));
+}
+
+void partition_sort_u32(uint32_t* keys, size_t n, uint32_t* rest, size_t depth) {
+  const size_t base = 16 * hn::Lanes(hn::ScalableTag<uint32_t>());
+  while (n > base) {
+    if (depth-- == 0) return sort_u32(keys, n);  // vqsort bounds the worst case
+    const uint32_t pivot = pivot_of(keys, n);
+    size_t front = partition_u32<false>(keys, n, pivot, rest);
+    if (front == 0) {  // the pivot is the least key: its equals go first, already sorted
+      front = partition_u32<true>(keys, n, pivot, rest);
+      keys += front;
+      n -= front;
+      continue;
+    }
+    // The shorter part by recursion, the longer by the loop: the stack stays O(log n).
+    if (front <= n - front) {
+      partition_sort_u32(keys, front, rest, depth);
+      keys += front;
+      n -= front;
+    } else {
+      partition_sort_u32(keys + front, n - front, rest, depth);
+      n = front;
+    }
+  }
+  if (n > 1) sort_u32(keys, n);
+}
+
 // Applies the comparators to every column of a rows x kColumnLanes matrix: row i of every
 // column gets the min and row j the max, a vector of columns at a time.
 template <class K>
@@ -376,8 +453,12 @@ hwy::Sorter& thread_sorter() {
 // 93-116 ms, vqsort 20-30; lanes of 1024: 28.5 and 15.0 ms). So unless NDX_SORT names a
 // fixed way, the first sort of a lane length (per power of two) times the candidates on the
 // same pseudo-random keys (best of three, about 1-10 ms once) and keeps the fastest. Every
-// way sorts, so only the time depends on the choice.
-enum class SortMode { kMeasure, kFixed, kVqsort };
+// way sorts, so only the time depends on the choice. The candidates: vqsort (below the Sorter
+// under kRadixMinKeys keys, the Sorter from there), the radix sort (from kRadixMinKeys), the
+// quicksort down to vqsort's base case (from the base case to kPartitionMaxKeys) and the
+// column network (up to kNetworkMaxKeys). NDX_SORT=quicksort takes the quicksort wherever it
+// applies (for tests), as vqsort otherwise.
+enum class SortMode { kMeasure, kFixed, kVqsort, kQuicksort };
 
 SortMode sort_mode() {
   static const SortMode mode = [] {
@@ -385,13 +466,31 @@ SortMode sort_mode() {
     if (!v || !*v || std::strcmp(v, "measure") == 0) return SortMode::kMeasure;
     if (std::strcmp(v, "fixed") == 0) return SortMode::kFixed;  // the Zen 4 host's rules
     if (std::strcmp(v, "vqsort") == 0) return SortMode::kVqsort;
-    std::fprintf(stderr, "ndx: NDX_SORT=%s is not measure, fixed or vqsort; measuring\n", v);
+    if (std::strcmp(v, "quicksort") == 0) return SortMode::kQuicksort;  // where it applies
+    std::fprintf(stderr, "ndx: NDX_SORT=%s is not measure, fixed, vqsort or quicksort; measuring\n",
+                 v);
     return SortMode::kMeasure;
   }();
   return mode;
 }
 
-enum Way : uint8_t { kUnknown = 0, kRadix, kSorter, kColumns };
+enum Way : uint8_t { kUnknown = 0, kRadix, kSorter, kColumns, kPartition };
+
+// Keys vqsort's base case sorts outright (16 vectors), and the longest lanes the quicksort
+// above it is tried on (its buffer: 256 KB a thread).
+size_t base_case_keys() {
+  static const auto bytes = NDX_DISPATCH_FN(vector_bytes);
+  static const size_t keys = 16 * bytes() / sizeof(uint32_t);
+  return keys;
+}
+constexpr size_t kPartitionMaxKeys = size_t{1} << 16;
+
+void partition_sort(uint32_t* keys, size_t n) {
+  static const auto sort = NDX_DISPATCH_FN(partition_sort_u32);
+  thread_local std::vector<uint32_t> rest;
+  if (rest.size() < n + 64) rest.resize(n + 64);  // a vector's slack past the keys
+  sort(keys, n, rest.data(), 2 * static_cast<size_t>(std::bit_width(n)) + 4);
+}
 
 // Milliseconds of the fastest of three runs of `sort` on copies of `keys`.
 template <class Fn>
@@ -442,6 +541,13 @@ Way measure_u32(size_t n, bool with_columns) {
     best = std::min(radix, sorter);
     way = radix <= sorter ? kRadix : kSorter;
   }
+  if (len > base_case_keys() && len <= kPartitionMaxKeys) {
+    const double partition = lane_by_lane([&](uint32_t* w) { partition_sort(w, len); });
+    if (partition < best) {
+      best = partition;
+      way = kPartition;
+    }
+  }
   if (with_columns && len == n && n <= kNetworkMaxKeys && total >= n * kColumnLanes) {
     static const auto network = NDX_DISPATCH_FN(network_u32);
     const double columns = best_ms(keys, work, [&](uint32_t* w) {
@@ -467,18 +573,29 @@ Way measured_way(size_t n, bool with_columns) {
 
 }  // namespace
 
-uint32_t* sort_keys(uint32_t* keys, size_t n, uint32_t* scratch) {
+uint32_t* sort_keys(uint32_t* keys, size_t n, std::vector<uint32_t>* scratch) {
   static const auto sort = NDX_DISPATCH_FN(sort_u32);
   if (n < 2) return keys;
+  const SortMode mode = sort_mode();
+  Way way = kUnknown;
+  if (n > base_case_keys()) {
+    if (mode == SortMode::kMeasure) way = measured_way(n, false);
+    if (mode == SortMode::kQuicksort && n <= kPartitionMaxKeys) way = kPartition;
+  }
+  if (way == kPartition) {
+    partition_sort(keys, n);
+    return keys;
+  }
   if (n < kRadixMinKeys) {
     sort(keys, n);
     return keys;
   }
-  const SortMode mode = sort_mode();
   const bool radix = scratch && n <= UINT32_MAX &&  // 32-bit counts
-                     (mode == SortMode::kFixed ||
-                      (mode == SortMode::kMeasure && measured_way(n, false) == kRadix));
-  if (radix) return radix_sort(keys, scratch, n);
+                     (mode == SortMode::kFixed || way == kRadix);
+  if (radix) {
+    scratch->resize(n);  // only now: a lane of 4M keys would clear 16 MB for nothing
+    return radix_sort(keys, scratch->data(), n);
+  }
   thread_sorter()(keys, n, hwy::SortAscending());
   return keys;
 }
@@ -502,6 +619,7 @@ bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes) {
   switch (key_bytes) {
     case 4:  // (fixed: vqsort's base case won from about 100 keys to its end on Zen 4)
       if (sort_mode() == SortMode::kMeasure) return measured_way(n, true) == kColumns;
+      if (sort_mode() == SortMode::kQuicksort) return n <= 96;
       return n <= 96 || n > base_case_bytes / 4;
     case 8:  // the Sorter wins past twice the base case (float64 n = 384: 1.16 against 0.9)
       return n > base_case_bytes / 8 && n <= base_case_bytes / 4;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ndx::kernel {
 
@@ -19,9 +20,10 @@ struct Key128 {
 // NDX_SORT).
 inline constexpr size_t kRadixMinKeys = 1024;
 
-// Sorts keys[0, n) ascending and returns where the sorted keys are: `keys`, or `scratch`
-// (n keys, may be null) when the radix sort ended there. Radix sorting is stable.
-uint32_t* sort_keys(uint32_t* keys, size_t n, uint32_t* scratch);
+// Sorts keys[0, n) ascending and returns where the sorted keys are: `keys`, or `scratch`'s
+// data when the radix sort ended there (scratch is resized only when the radix sort is
+// chosen; null rules it out). Radix sorting is stable.
+uint32_t* sort_keys(uint32_t* keys, size_t n, std::vector<uint32_t>* scratch);
 void sort_keys(uint64_t* keys, size_t n);
 void sort_keys(Key128* keys, size_t n);
 

@@ -85,8 +85,7 @@ using sort_keys::to_key;
 // Sorts a lane's keys; returns where they ended (32-bit keys of long lanes are radix sorted
 // through `scratch`).
 uint32_t* sort_value_keys(uint32_t* keys, size_t n, std::vector<uint32_t>& scratch) {
-  if (n >= kernel::kRadixMinKeys) scratch.resize(n);
-  return kernel::sort_keys(keys, n, scratch.empty() ? nullptr : scratch.data());
+  return kernel::sort_keys(keys, n, &scratch);
 }
 
 uint64_t* sort_value_keys(uint64_t* keys, size_t n, std::vector<uint64_t>&) {
@@ -155,6 +154,35 @@ void argsort_wide_lane_columns(const Lanes& L, int64_t begin, int64_t end, const
       });
 }
 
+// A key that may share its memory with the values it came from (the output lane).
+template <class K>
+using AliasedKey __attribute__((may_alias)) = K;
+
+// One lane of n values at stride s sorted into y through their keys.
+template <class T, class K>
+void sort_value_lane(const T* x, T* y, int64_t n, int64_t s, std::vector<K>& keys,
+                     std::vector<K>& scratch) {
+  if constexpr (sizeof(T) == sizeof(K)) {
+    if (s == 1) {
+      // Keys as wide as the values are made in the output lane itself: no buffer to allocate
+      // and fault in (a lane of 4M float32: 16 MB). Both loops see the lane as keys only, so
+      // they vectorize (the conversion back is in place).
+      auto* yk = reinterpret_cast<AliasedKey<K>*>(y);
+      const auto* xk = reinterpret_cast<const AliasedKey<K>*>(x);
+      for (int64_t j = 0; j < n; ++j) yk[j] = to_key<T, false>(std::bit_cast<T>(K(xk[j])));
+      const K* sorted = sort_value_keys(yk, static_cast<size_t>(n), scratch);
+      if (sorted != yk) std::memcpy(yk, sorted, static_cast<size_t>(n) * sizeof(K));
+      for (int64_t j = 0; j < n; ++j) yk[j] = std::bit_cast<K>(from_key<T>(K(yk[j])));
+      return;
+    }
+  }
+  keys.resize(static_cast<size_t>(n));
+  K* k = keys.data();
+  for (int64_t j = 0; j < n; ++j) k[j] = to_key<T, false>(x[j * s]);
+  const K* sorted = sort_value_keys(k, keys.size(), scratch);
+  for (int64_t j = 0; j < n; ++j) y[j * s] = from_key<T>(sorted[j]);
+}
+
 // Lane by lane over x (contiguous, C type T): values sorted into y, and / or the stable
 // order into idx (int64), either may be null.
 template <class T>
@@ -200,19 +228,7 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
     for (int64_t l = begin; l < end; ++l) {
       const int64_t b = L.base(l);
       if (!idx) {
-        keys.resize(static_cast<size_t>(n));
-        K* k = keys.data();
-        if (s == 1) {  // unit stride: the conversions vectorize
-          for (int64_t j = 0; j < n; ++j) k[j] = to_key<T, false>(x[b + j]);
-        } else {
-          for (int64_t j = 0; j < n; ++j) k[j] = to_key<T, false>(x[b + j * s]);
-        }
-        const K* sorted = sort_value_keys(k, keys.size(), scratch);
-        if (s == 1) {
-          for (int64_t j = 0; j < n; ++j) y[b + j] = from_key<T>(sorted[j]);
-        } else {
-          for (int64_t j = 0; j < n; ++j) y[b + j * s] = from_key<T>(sorted[j]);
-        }
+        sort_value_lane(x + b, y + b, n, s, keys, scratch);
       } else if (pack32) {
         packed.resize(static_cast<size_t>(n));
         for (int64_t j = 0; j < n; ++j)

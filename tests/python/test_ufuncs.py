@@ -548,12 +548,13 @@ def test_integer_arg_reductions_find_the_first_extremum(dtype, fn):
         assert int(getattr(np, fn)(np.array(big))) == int(getattr(onp, fn)(big))
 
 
-@pytest.mark.parametrize("mode", ["fixed", "vqsort"])
+@pytest.mark.parametrize("mode", ["fixed", "vqsort", "quicksort"])
 def test_sorts_match_numpy_whichever_way_32_bit_keys_are_sorted(mode):
-    """32-bit keys are sorted the fastest way measured on this host (radix, vqsort or the
-    column network; NDX_SORT=measure, the default, which the tests above run). NDX_SORT=fixed
-    keeps the rules tuned on the Zen 4 host and vqsort never radix sorts: the sort tests of
-    this file pass in both."""
+    """32-bit keys are sorted the fastest way measured on this host (radix, vqsort, the
+    quicksort down to vqsort's base case or the column network; NDX_SORT=measure, the default,
+    which the tests above run). NDX_SORT=fixed keeps the rules tuned on the Zen 4 host, vqsort
+    never radix sorts, quicksort takes the quicksort wherever it applies: the sort tests of
+    this file pass in each."""
     import os
     import subprocess
     import sys
@@ -564,3 +565,27 @@ def test_sorts_match_numpy_whichever_way_32_bit_keys_are_sorted(mode):
          "sort and not whichever_way"], env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:]
     assert " passed" in result.stdout and " failed" not in result.stdout
+
+
+@pytest.mark.parametrize("n", [257, 300, 512, 1000, 4097, 65536])
+def test_32_bit_lanes_of_every_pattern_sort_as_numpy_does(n):
+    """The quicksort down to vqsort's base case (lanes of 32-bit keys from one base case to
+    64K keys, where it measures fastest, and always under NDX_SORT=quicksort, which the test
+    above runs) splits around a ninther pivot and takes the pivot's equals out when the pivot
+    is the least key: patterns that defeat such pivots, and few distinct keys."""
+    rng = onp.random.default_rng(n)
+    ramp = onp.arange(n, dtype="float32")
+    patterns = [
+        ramp, ramp[::-1].copy(), onp.full(n, 2.5, "float32"),
+        (onp.arange(n) % 2).astype("float32"),                      # two values
+        onp.minimum(ramp, ramp[::-1]),                              # organ pipe
+        (onp.arange(n) % 37).astype("float32"),                     # sawtooth
+        rng.integers(0, 3, n).astype("float32"),
+        onp.where(rng.uniform(size=n) < 0.01, onp.nan, rng.normal(size=n)).astype("float32"),
+        onp.concatenate([onp.zeros(n - 1, "float32"), [-1.0]]).astype("float32"),
+    ]
+    m = onp.stack(patterns)
+    onp.testing.assert_array_equal(np.sort(np.array(m), axis=-1).asnumpy(), onp.sort(m, axis=-1))
+    ints = (m[:7] * 3 - 1000).astype("int32")
+    onp.testing.assert_array_equal(np.sort(np.array(ints), axis=-1).asnumpy(),
+                                   onp.sort(ints, axis=-1))
