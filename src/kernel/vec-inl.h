@@ -219,15 +219,25 @@ namespace vmath {
 // is exact), exp(r) = 1 + r + r^2 Q(r), and 2^k added to the exponent bits. Q was fitted by
 // least squares on Chebyshev nodes (relative error): degree 3 gives 2.4 ULP (exp_0_40, for
 // tanh and softmax, which need no more), degree 4 gives 0.98 ULP (exp; 4e-9 before rounding).
-template <bool kDegree4>
-HWY_INLINE hn::Vec<hn::ScalableTag<float>> exp_f32_core(hn::Vec<hn::ScalableTag<float>> y) {
+using VecF32 = hn::Vec<hn::ScalableTag<float>>;
+// y = k ln2 + r: r, and t, whose low mantissa bits hold k.
+struct ExpReduced {
+  VecF32 t, r;
+};
+HWY_INLINE ExpReduced exp_reduce(VecF32 y) {
   const hn::ScalableTag<float> d;
   const auto magic = hn::Set(d, 12582912.0f);
   const auto t = hn::MulAdd(y, hn::Set(d, 1.44269504088896341f), magic);
   const auto kf = hn::Sub(t, magic);
   auto r = hn::NegMulAdd(kf, hn::Set(d, 0.693145751953125f), y);
   r = hn::NegMulAdd(kf, hn::Set(d, 1.4286068202862268e-06f), r);
-  hn::Vec<decltype(d)> q;
+  return {t, r};
+}
+// e^r - 1 = r + r^2 Q(r), without the rounding of a 1 added.
+template <bool kDegree4>
+HWY_INLINE VecF32 expm1_reduced(VecF32 r) {
+  const hn::ScalableTag<float> d;
+  VecF32 q;
   if constexpr (kDegree4) {
     q = hn::Set(d, 0.0013751407895834938f);
     q = hn::MulAdd(q, r, hn::Set(d, 0.008368916341375321f));
@@ -240,12 +250,22 @@ HWY_INLINE hn::Vec<hn::ScalableTag<float>> exp_f32_core(hn::Vec<hn::ScalableTag<
     q = hn::MulAdd(q, r, hn::Set(d, 0.16666886383480503f));
     q = hn::MulAdd(q, r, hn::Set(d, 0.4999914257250817f));
   }
-  const auto p = hn::Add(hn::MulAdd(hn::Mul(r, r), q, r), hn::Set(d, 1.0f));
-  // t's low mantissa bits hold k, and magic's bits shifted by 23 wrap to zero: t's bits
-  // shifted by 23 are k's exponent bits (no float-to-int conversion and its range fixups).
+  return hn::MulAdd(hn::Mul(r, r), q, r);
+}
+// The bits of 2^k added to v's: t's low mantissa bits hold k, and magic's bits shifted by 23
+// wrap to zero, so t's bits shifted by 23 are k's exponent bits (no float-to-int conversion
+// and its range fixups).
+HWY_INLINE VecF32 times_2_to_k(VecF32 v, VecF32 t) {
+  const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const auto scale = hn::ShiftLeft<23>(hn::BitCast(di, t));
-  return hn::BitCast(d, hn::Add(hn::BitCast(di, p), scale));
+  return hn::BitCast(d, hn::Add(hn::BitCast(di, v), scale));
+}
+template <bool kDegree4>
+HWY_INLINE VecF32 exp_f32_core(VecF32 y) {
+  const auto [t, r] = exp_reduce(y);
+  const auto p = hn::Add(expm1_reduced<kDegree4>(r), hn::Set(hn::ScalableTag<float>(), 1.0f));
+  return times_2_to_k(p, t);
 }
 // Half the instructions of Highway's Exp, whose range checks cover every input: the
 // 16M-element exp row took 12.0 ms against NumPy's 21.2 on an Emerald Rapids host (1.77x)
@@ -375,37 +395,36 @@ HWY_INLINE hn::Vec<hn::ScalableTag<float>> exp_0_40(hn::Vec<hn::ScalableTag<floa
   return exp_f32_core<false>(y);
 }
 
-// tanh of float32. Below 0.55: x + x^3 P(x^2), P of degree 3 fitted (least squares, Chebyshev
-// nodes, relative error) to (tanh x - x) / x^3. From 0.55 on: 1 - 2 / (exp(2|x|) + 1),
-// exp(40) making the fraction vanish against 1. At most 2.0 ULP (just above the switch, where
-// the subtraction cancels most). The degrees and the switch were chosen for the fewest
-// multiplies within that bound: the loop is compute-bound. Highway's tanh,
-// expm1(2|x|) / (expm1(2|x|) + 2) with its general expm1 and a division, took 9.4 ms on 16M
-// values against NumPy's 13.1 on the AVX-512 host (55 vector instructions a vector; this
-// one has 40).
+// tanh of float32: e / (e + 2) with e = expm1(2|x|), and x's sign. expm1 comes from exp's
+// reduction without exp's 1: 2|x| = k ln2 + r, e = 2^k m + (2^k - 1) with m = e^r - 1 from
+// the degree-4 Q, one FMA (2^k m is exact). An error in e shrinks by 2 / (e + 2) in the
+// quotient, so one formula holds from 0 (where e = m, accurate) to 20, past which tanh rounds
+// to 1: at most 3.1 ULP (test_vmath.cc; where e + 2 rounds, near 0.06). 23 vector
+// instructions; the two-branch form before it (an odd polynomial below 0.55, 1 - 2 / (e^2|x| +
+// 1) above) had 30 and 2.0 ULP, and ran the 16M-value row at 1.76-1.84x NumPy on the Emerald
+// Rapids host, compute-bound. (A rational x P(x^2) / Q(x^2) has 17 but rounds to 6 ULP near 1.)
 HWY_INLINE Vec<float> tanh_f32(Vec<float> x) {
   using D = Vec<float>::D;
   const D d;
-  const auto a = hn::Abs(x.v);
-  const auto u = hn::Mul(a, a);
-  auto p = hn::Set(d, 0.016432008781358497f);
-  p = hn::MulAdd(p, u, hn::Set(d, -0.052668025893168324f));
-  p = hn::MulAdd(p, u, hn::Set(d, 0.13320643329324228f));
-  p = hn::MulAdd(p, u, hn::Set(d, -0.33332941164279845f));
-  const auto small = hn::MulAdd(hn::Mul(a, u), p, a);
-  const auto one = hn::Set(d, 1.0f);
-  const auto den = hn::Add(exp_0_40(hn::Min(hn::Add(a, a), hn::Set(d, 40.0f))), one);
-  // 1 / (e + 1) from the reciprocal estimate and Newton steps, cheaper than a division: one
+  // Min's second operand is what x86 returns for NaN: a NaN stays NaN through the rest.
+  const auto a = hn::Min(hn::Set(d, 20.0f), hn::Abs(x.v));
+  const auto [t, r] = exp_reduce(hn::Add(a, a));
+  const auto two_k = times_2_to_k(hn::Set(d, 1.0f), t);
+  const auto e = hn::MulAdd(expm1_reduced<true>(r), two_k, hn::Sub(two_k, hn::Set(d, 1.0f)));
+  const auto den = hn::Add(e, hn::Set(d, 2.0f));
+  // 1 / (e + 2) from the reciprocal estimate and Newton steps, cheaper than a division: one
   // step from AVX-512's 14-bit estimate, two from 12 bits.
+  const auto one = hn::Set(d, 1.0f);
   auto rcp = hn::ApproximateReciprocal(den);
   rcp = hn::MulAdd(rcp, hn::NegMulAdd(den, rcp, one), rcp);
 #if HWY_TARGET > HWY_AVX3
   rcp = hn::MulAdd(rcp, hn::NegMulAdd(den, rcp, one), rcp);
 #endif
-  const auto large = hn::NegMulAdd(hn::Set(d, 2.0f), rcp, one);
-  // NaN fails the comparison and takes the polynomial, which keeps it NaN.
-  const auto r = hn::IfThenElse(hn::Ge(a, hn::Set(d, 0.55f)), large, small);
-  return Vec<float>(hn::CopySign(r, x.v));
+  auto res = hn::Mul(e, rcp);
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  res = hn::IfThenElse(hn::IsNaN(x.v), x.v, res);  // their Min returns the number
+#endif
+  return Vec<float>(hn::CopySign(res, x.v));
 }
 }  // namespace vmath
 template <class T>
