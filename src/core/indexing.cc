@@ -8,6 +8,7 @@
 
 #include "gpu/runtime.h"
 #include "kernel/blob.h"
+#include "kernel/compress.h"
 #include "kernel/gpu.h"
 #include "kernel/gpu_fused.h"
 
@@ -452,40 +453,14 @@ void move_blocks_on_gpu(const AdvancedPlan& p, const std::vector<int64_t>& keep,
 
 namespace {
 // x[mask] with a mask of x's whole shape (the common case): one pass copying the selected
-// elements in C order, with no coordinate arrays.
-// Branch-free: every element is written and kept by advancing k (dst has one spare slot).
-template <typename W>
-void compress_words(const bool* keep, const W* src, W* dst, int64_t n) {
-  for (int64_t i = 0, k = 0; i < n; ++i) {
-    dst[k] = src[i];
-    k += keep[i];
-  }
-}
-
+// elements in C order, with no coordinate arrays (kernel/compress.h).
 NDArray full_mask_select(const NDArray& a, const NDArray& mask) {
   const NDArray m = mask.contiguous(), src = a.contiguous();
   const bool* keep = m.data<bool>();
-  int64_t count = 0;
-  for (int64_t i = 0, n = m.size(); i < n; ++i) count += keep[i];
-  NDArray buffer(Shape{count + 1}, a.dtype());
+  const int64_t count = kernel::count_true(keep, m.size());
+  NDArray buffer(Shape{count + 1}, a.dtype());  // a spare slot for the scalar copies
   NDArray out(buffer.storage(), buffer.byte_offset(), Shape{count}, Shape{1}, a.dtype());
-  switch (a.itemsize()) {
-    case 1:
-      compress_words(keep, static_cast<const uint8_t*>(src.raw_data()),
-                     static_cast<uint8_t*>(out.raw_data()), m.size());
-      break;
-    case 2:
-      compress_words(keep, static_cast<const uint16_t*>(src.raw_data()),
-                     static_cast<uint16_t*>(out.raw_data()), m.size());
-      break;
-    case 4:
-      compress_words(keep, static_cast<const uint32_t*>(src.raw_data()),
-                     static_cast<uint32_t*>(out.raw_data()), m.size());
-      break;
-    default:
-      compress_words(keep, static_cast<const uint64_t*>(src.raw_data()),
-                     static_cast<uint64_t*>(out.raw_data()), m.size());
-  }
+  kernel::compress_by_mask(keep, src.raw_data(), out.raw_data(), m.size(), a.itemsize());
   return out;
 }
 }  // namespace

@@ -132,3 +132,25 @@ def test_full_mask_selection_of_views_matches_numpy():
     for nd, ref in ((a, x), (a.T, x.T), (a[::2, 3:], x[::2, 3:])):
         mask = ref % 3 == 1
         onp.testing.assert_array_equal(nd[np.array(mask)].asnumpy(), ref[mask])
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float32", "int32", "float64",
+                                   "int64", "uint64"])
+@pytest.mark.parametrize("n", [0, 1, 7, 16, 33, 1000, 4099])
+def test_full_mask_selection_of_every_item_size_and_length_matches_numpy(dtype, n):
+    """x[mask] with a mask of x's shape counts the mask and copies the kept elements a
+    vector at a time for 4- and 8-byte items (a scalar copy for 1 and 2): every item size,
+    lengths around the vector widths, masks all-False, all-True, sparse and dense."""
+    rng = onp.random.default_rng(n)
+    x = (rng.normal(size=n) * 100).astype(dtype)
+    if dtype == "float64":
+        x[::5] = onp.nan  # a payload copied, not compared
+    a = np.array(x)
+    for mask in (onp.zeros(n, bool), onp.ones(n, bool), rng.uniform(size=n) < 0.05,
+                 rng.uniform(size=n) < 0.7):
+        got = a[np.array(mask)].asnumpy()
+        assert got.dtype == x.dtype and got.shape == x[mask].shape
+        onp.testing.assert_array_equal(got, x[mask])
+    m2 = rng.uniform(size=(3, n)) < 0.5
+    x2 = onp.stack([x, x[::-1], x]) if n else onp.zeros((3, 0), dtype)
+    onp.testing.assert_array_equal(np.array(x2)[np.array(m2)].asnumpy(), x2[m2])

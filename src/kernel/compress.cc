@@ -1,0 +1,115 @@
+// Mask counting and compression for x[mask] (kernel/compress.h). The scalar branch-free copy
+// this replaces wrote every element and advanced by the mask, about one element a cycle; a
+// vector's worth of mask bytes widened to a lane mask and one compressing store per vector
+// does 8 or 16 elements in a few instructions.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernel/compress.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include <cstdint>
+
+#include "kernel/compress.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ndx::kernel::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+int64_t count_true_bytes(const uint8_t* HWY_RESTRICT keep, int64_t n) {
+  const hn::ScalableTag<uint8_t> d8;
+  const hn::Repartition<uint64_t, decltype(d8)> d64;
+  const auto N = static_cast<int64_t>(hn::Lanes(d8));
+  const auto one = hn::Set(d8, 1);
+  auto sums = hn::Zero(d64);
+  int64_t i = 0;
+  for (; i + N <= n; i += N)
+    sums = hn::Add(sums, hn::SumsOf8(hn::Min(hn::LoadU(d8, keep + i), one)));
+  auto count = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(d64, sums)));
+  for (; i < n; ++i) count += keep[i] != 0;
+  return count;
+}
+
+// The mask of N lanes of `d` from N mask bytes.
+template <class D>
+HWY_INLINE auto lane_mask(D d, const uint8_t* HWY_RESTRICT keep) {
+  const hn::Rebind<uint8_t, D> d8;
+  const hn::Rebind<uint32_t, D> d32;
+  const auto wide = hn::PromoteTo(d32, hn::LoadU(d8, keep));
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    return hn::Ne(wide, hn::Zero(d32));
+  } else {
+    return hn::Ne(hn::PromoteTo(d, wide), hn::Zero(d));
+  }
+}
+
+template <class T>
+int64_t compress_lanes(const uint8_t* HWY_RESTRICT keep, const T* HWY_RESTRICT src,
+                       T* HWY_RESTRICT dst, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t k = 0, i = 0;
+  for (; i + N <= n; i += N)
+    k += static_cast<int64_t>(
+        hn::CompressBlendedStore(hn::LoadU(d, src + i), lane_mask(d, keep + i), d, dst + k));
+  for (; i < n; ++i) {
+    dst[k] = src[i];
+    k += keep[i] != 0;
+  }
+  return k;
+}
+
+int64_t compress_u32(const uint8_t* keep, const uint32_t* src, uint32_t* dst, int64_t n) {
+  return compress_lanes(keep, src, dst, n);
+}
+int64_t compress_u64(const uint8_t* keep, const uint64_t* src, uint64_t* dst, int64_t n) {
+  return compress_lanes(keep, src, dst, n);
+}
+
+}  // namespace ndx::kernel::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernel/dispatch.h"
+
+namespace ndx::kernel {
+namespace {
+const uint8_t* bytes(const bool* keep) { return reinterpret_cast<const uint8_t*>(keep); }
+
+// 1- and 2-byte elements: the branch-free scalar copy (dst's spare slot takes the last write).
+template <class W>
+int64_t compress_words(const uint8_t* keep, const W* src, W* dst, int64_t n) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    dst[k] = src[i];
+    k += keep[i] != 0;
+  }
+  return k;
+}
+}  // namespace
+
+int64_t count_true(const bool* keep, int64_t n) {
+  static const auto count = NDX_DISPATCH_FN(count_true_bytes);
+  return count(bytes(keep), n);
+}
+
+int64_t compress_by_mask(const bool* keep, const void* src, void* dst, int64_t n,
+                         int64_t item_size) {
+  static const auto c32 = NDX_DISPATCH_FN(compress_u32);
+  static const auto c64 = NDX_DISPATCH_FN(compress_u64);
+  switch (item_size) {
+    case 1:
+      return compress_words(bytes(keep), static_cast<const uint8_t*>(src),
+                            static_cast<uint8_t*>(dst), n);
+    case 2:
+      return compress_words(bytes(keep), static_cast<const uint16_t*>(src),
+                            static_cast<uint16_t*>(dst), n);
+    case 4:
+      return c32(bytes(keep), static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), n);
+    default:
+      return c64(bytes(keep), static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), n);
+  }
+}
+
+}  // namespace ndx::kernel
+#endif  // HWY_ONCE
