@@ -582,7 +582,7 @@ uint32_t* sort_keys(uint32_t* keys, size_t n, std::vector<uint32_t>* scratch) {
     if (mode == SortMode::kMeasure) way = measured_way(n, false);
     if (mode == SortMode::kQuicksort && n <= kPartitionMaxKeys) way = kPartition;
   }
-  if (way == kPartition) {
+  if (way == kPartition && n <= kPartitionMaxKeys) {  // (a bucket spans up to 2n - 1 keys)
     partition_sort(keys, n);
     return keys;
   }

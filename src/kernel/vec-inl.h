@@ -399,15 +399,22 @@ HWY_INLINE hn::Vec<hn::ScalableTag<float>> exp_0_40(hn::Vec<hn::ScalableTag<floa
 // reduction without exp's 1: 2|x| = k ln2 + r, e = 2^k m + (2^k - 1) with m = e^r - 1 from
 // the degree-4 Q, one FMA (2^k m is exact). An error in e shrinks by 2 / (e + 2) in the
 // quotient, so one formula holds from 0 (where e = m, accurate) to 20, past which tanh rounds
-// to 1: at most 3.1 ULP (test_vmath.cc; where e + 2 rounds, near 0.06). 23 vector
-// instructions; the two-branch form before it (an odd polynomial below 0.55, 1 - 2 / (e^2|x| +
+// to 1 (and from 9.010914 the result is set to 1: the quotient could round just below it):
+// at most 3.0 ULP (test_vmath.cc; where e + 2 rounds, near 0.06). 25 vector instructions;
+// the two-branch form before it (an odd polynomial below 0.55, 1 - 2 / (e^2|x| +
 // 1) above) had 30 and 2.0 ULP, and ran the 16M-value row at 1.76-1.84x NumPy on the Emerald
 // Rapids host, compute-bound. (A rational x P(x^2) / Q(x^2) has 17 but rounds to 6 ULP near 1.)
 HWY_INLINE Vec<float> tanh_f32(Vec<float> x) {
   using D = Vec<float>::D;
   const D d;
-  // Min's second operand is what x86 returns for NaN: a NaN stays NaN through the rest.
-  const auto a = hn::Min(hn::Set(d, 20.0f), hn::Abs(x.v));
+  const auto abs = hn::Abs(x.v);
+  const auto limit = hn::Set(d, 20.0f);
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  // x86's min returns its second operand where either is NaN: a NaN stays NaN through the rest.
+  const auto a = hn::Min(limit, abs);
+#else
+  const auto a = hn::IfThenElse(hn::Gt(abs, limit), limit, abs);  // (NaN is not greater)
+#endif
   const auto [t, r] = exp_reduce(hn::Add(a, a));
   const auto two_k = times_2_to_k(hn::Set(d, 1.0f), t);
   const auto e = hn::MulAdd(expm1_reduced<true>(r), two_k, hn::Sub(two_k, hn::Set(d, 1.0f)));
@@ -420,10 +427,8 @@ HWY_INLINE Vec<float> tanh_f32(Vec<float> x) {
 #if HWY_TARGET > HWY_AVX3
   rcp = hn::MulAdd(rcp, hn::NegMulAdd(den, rcp, one), rcp);
 #endif
-  auto res = hn::Mul(e, rcp);
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-  res = hn::IfThenElse(hn::IsNaN(x.v), x.v, res);  // their Min returns the number
-#endif
+  // From 9.010914 on tanh rounds to 1, where e * (1 / (e + 2)) can round just below it.
+  const auto res = hn::IfThenElse(hn::Ge(abs, hn::Set(d, 9.010914f)), one, hn::Mul(e, rcp));
   return Vec<float>(hn::CopySign(res, x.v));
 }
 }  // namespace vmath

@@ -113,6 +113,16 @@ def test_array_parameters_broadcast_and_seeds_repeat():
     assert np.random.zipf(3.0, size=5, dtype="int32").dtype == onp.int32
 
 
+def test_zipf_of_huge_exponents_draws_ones_as_numpy_does():
+    # P(X > 1) is about 2**-a: NumPy returns 1 for these; from a = 1025 the rejection test
+    # once compared NaNs forever (2**(a - 1) overflows).
+    for a in (60.0, 1024.5, 1025.0, 1e6, 1e300, onp.inf):
+        onp.testing.assert_array_equal(np.random.zipf(a, size=50).asnumpy(), onp.ones(50))
+        onp.testing.assert_array_equal(onp.random.default_rng(0).zipf(a, size=50), onp.ones(50))
+    got = np.random.zipf(np.array([2.5, onp.inf]), size=(4000, 2)).asnumpy()
+    assert (got[:, 1] == 1).all() and got[:, 0].max() > 1
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: np.random.poisson(-1.0), "lam < 0"),
     (lambda: np.random.poisson(np.array([1.0, -2.0])), "lam < 0"),

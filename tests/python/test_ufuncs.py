@@ -589,3 +589,21 @@ def test_32_bit_lanes_of_every_pattern_sort_as_numpy_does(n):
     ints = (m[:7] * 3 - 1000).astype("int32")
     onp.testing.assert_array_equal(np.sort(np.array(ints), axis=-1).asnumpy(),
                                    onp.sort(ints, axis=-1))
+
+
+def test_float32_tanh_reaches_exactly_one_and_never_passes_it():
+    """float32 tanh is e / (e + 2) with e = expm1(2|x|); from 9.010914, where tanh rounds to
+    1, the quotient could round just below 1, so the result is set to 1 there. The reference
+    is float64 tanh rounded to float32 (a grid every 97th float32 from 0.5 to 30)."""
+    x = onp.arange(onp.float32(0.5).view(onp.uint32), onp.float32(30.0).view(onp.uint32), 97,
+                   dtype=onp.uint32).view(onp.float32)
+    x = onp.concatenate([x, [onp.inf, onp.float32(9.010913), onp.float32(9.010914)]])
+    x = onp.sort(x).astype(onp.float32)
+    got = np.tanh(np.array(x)).asnumpy()
+    want = onp.tanh(x.astype(onp.float64)).astype(onp.float32)
+    assert (got <= 1).all()
+    onp.testing.assert_array_equal(got[want == 1], 1)
+    ulps = onp.abs(got.astype(onp.float64) - want) / onp.spacing(want).astype(onp.float64)
+    assert ulps[onp.isfinite(x)].max() <= 4
+    onp.testing.assert_array_equal(np.tanh(np.array(-x)).asnumpy(), -got)
+    assert onp.isnan(np.tanh(np.array(onp.float32([onp.nan]))).asnumpy()).all()
