@@ -6,6 +6,7 @@
 #include "kernel/blob.h"
 #include "kernel/cast.h"
 #include "kernel/gpu.h"
+#include "kernel/parallel.h"
 #include "ndx/graph.h"
 #include "operator/kernel_util.h"
 
@@ -152,19 +153,27 @@ int64_t arange_length(const NodeAttrs& attrs, const ArangeParam& p) {
   return n > 0 ? static_cast<int64_t>(n) : 0;
 }
 
-// out[i] (req) value_of(i), for a contiguous output.
+// out[i] (req) value_of(i), for a contiguous output: threads over blocks, and the request
+// tested once per block rather than per element (a 4G-element int8 linspace took 34 s).
 template <typename F>
 void fill_indexed(const TBlob& out, OpReqType req, F value_of) {
   if (req == kNullOp) return;
   NDX_DTYPE_SWITCH(out.dtype, T, {
     T* p = out.ptr<T>();
-    for (int64_t i = 0; i < out.size(); ++i) {
+    auto value = [&](int64_t i) {
       if constexpr (std::is_same_v<T, bool>) {
-        kernel::store(p + i, req, value_of(i) != 0);
+        return value_of(i) != 0;
       } else {
-        kernel::store(p + i, req, kernel::from_double<T>(value_of(i)));
+        return kernel::from_double<T>(value_of(i));
       }
-    }
+    };
+    kernel::parallel_for(out.size(), kernel::kGrain, [&](int64_t begin, int64_t end) {
+      if (req == kAddTo) {
+        for (int64_t i = begin; i < end; ++i) kernel::store(p + i, kAddTo, value(i));
+      } else {
+        for (int64_t i = begin; i < end; ++i) p[i] = static_cast<T>(value(i));
+      }
+    });
   });
 }
 

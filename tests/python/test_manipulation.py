@@ -923,3 +923,19 @@ def test_copyto_follows_numpys_casting_broadcasting_and_where():
     with pytest.raises(TypeError):
         onp.copyto(onp.zeros(1, onp.float32), [0.5], casting="safe")
     onp.testing.assert_array_equal(ints.asnumpy(), [1, 2, 3])  # nothing written by the errors
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int32", "int64", "bool"])
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_long_linspace_and_arange_fill_in_threads_as_numpy(dtype, endpoint):
+    """Creation ops fill blocks of their output in threads (from 32768 elements); every
+    element is computed from its index alone, so results match NumPy at any length."""
+    for start, stop, num in ((0.0, 1.0, 100001), (-3.5, 7.25, 70001), (2.0, 90.0, 65536)):
+        onp.testing.assert_array_equal(
+            np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype).asnumpy(),
+            onp.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
+    if dtype in ("float32", "float64", "int32", "int64"):  # (values past int8 differ)
+        onp.testing.assert_array_equal(np.arange(-5, 200000, 3, dtype=dtype).asnumpy(),
+                                       onp.arange(-5, 200000, 3, dtype=dtype))
+    onp.testing.assert_array_equal(np.eye(300, 500, k=-7, dtype=dtype).asnumpy(),
+                                   onp.eye(300, 500, k=-7, dtype=dtype))
