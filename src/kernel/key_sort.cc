@@ -87,12 +87,12 @@ void sort_u128(Key128* keys, size_t n) {
 }
 #endif
 
-// ---- Quicksort down to vqsort's base case, for lanes of a few hundred to a few thousand keys ----
+// ---- Quicksort down to a sorting network, for lanes of up to a few thousand keys ----
 // vqsort's own partitioning is costly on such lanes: on the Emerald Rapids host, 8192 lanes of
 // 512 float32 took 15.6 ms (NumPy 5.7) where 16384 lanes of 256, which its base case sorts
-// outright, took 6.2. Here a lane is split around a median-of-3 pivot until its parts fit the
-// base case: the keys below the pivot are compressed in place to the front, the others into
-// `rest` and copied after them (a lane this short stays in L1).
+// outright, took 6.2. Here a lane is split around a ninther pivot until its parts fit the
+// network below (its base case): the keys below the pivot are compressed in place to the front, the
+// others into `rest` and copied after them (a lane this short stays in L1).
 
 // Keys of keys[0, n) that go first (below the pivot, or kOrEqual not above it) moved to the
 // front in their order and the others after them; returns how many go first. `rest` holds
@@ -127,12 +127,179 @@ size_t partition_u32(uint32_t* HWY_RESTRICT keys, size_t n, uint32_t pivot,
   return front;
 }
 
+// ---- A sorting network held in registers, the quicksort's base case ----
+// vqsort's base case always sorts 16 vectors (256 float32 keys on AVX-512), however few keys
+// a part holds, and copies them through a buffer. This network is sized to the next power
+// of two of vectors, up to 32 on AVX-512 (512 keys, in its 32 registers): a lane of 512 keys
+// is sorted with no partition at all. The keys form a matrix of kV rows (vectors) by N
+// columns (lanes):
+// 1. Batcher's odd-even merge sort runs down the columns, between whole rows: one Min and one
+//    Max sort a comparator's pair in all N columns at once.
+// 2. Runs are then merged in blocks of 2, 4, ..., N columns. The run of a block of S columns
+//    is read row by row (its row r holds its keys r S to r S + S - 1). Two runs of S / 2
+//    columns merge as a bitonic sequence: first between rows (reverse the blocks of the later
+//    half of the rows, compare row i with row kV - 1 - i, recurse on both halves of the
+//    rows), then inside each row (lane j against lane S - 1 - j, then lanes S / 4, ..., 1
+//    apart).
+// NumPy's x86-simd-sort sorts its base case the same way. Against a bitonic sort of each
+// vector followed by whole-row merges, it takes a third of the steps inside vectors (each a
+// shuffle, a Min and a masked Max): in a C++ loop over 4M keys, lanes of 512 keys took
+// 4.7-4.9 ms against 6.9 (vqsort: 11.4), lanes of 64 2.9 ms (vqsort: 10.6).
+
+constexpr size_t kLanesU32 = HWY_LANES(uint32_t);
+// Vectors the network sorts at most: what the registers hold (AVX-512 has 32, AVX2 16).
+constexpr size_t kNetworkVectors = kLanesU32 >= 16 ? 32 : 16;
+
+// Lane i of the result is lane i ^ kXor of v.
+template <size_t kXor, class D, class V>
+HWY_INLINE V lanes_xor(D d, V v) {
+  if constexpr (kXor == kLanesU32 - 1) {
+    return hn::Reverse(d, v);
+#if HWY_TARGET != HWY_SCALAR  // (one lane: never called)
+  } else if constexpr (kXor == 1) {
+    return hn::Shuffle2301(v);
+  } else if constexpr (kXor == 2) {
+    return hn::Shuffle1032(v);
+  } else if constexpr (kXor == 3) {
+    return hn::Shuffle0123(v);
+  } else {
+    const hn::RebindToSigned<D> di;
+    return hn::TableLookupLanes(
+        v, hn::IndicesFromVec(d, hn::Xor(hn::Iota(di, 0), hn::Set(di, int32_t{kXor}))));
+#endif
+  }
+}
+
+// One comparator step inside a vector: lane i against lane i ^ kXor, the lanes with bit kHigh
+// taking the maximum.
+template <size_t kXor, size_t kHigh, class D, class V>
+HWY_INLINE V step_in_vector(D d, V v) {
+  const V other = lanes_xor<kXor>(d, v);
+  const auto high = hn::TestBit(hn::Iota(d, 0), hn::Set(d, uint32_t{kHigh}));
+  return hn::IfThenElse(high, hn::Max(v, other), hn::Min(v, other));
+}
+
+template <class V>
+HWY_INLINE void compare_exchange(V& a, V& b) {
+  const V low = hn::Min(a, b);
+  b = hn::Max(a, b);
+  a = low;
+}
+
+// Batcher's odd-even merge sort network for kRows (a power of two) wires, at compile time.
+template <size_t kRows>
+struct ColumnNetwork {
+  static constexpr size_t kMaxPairs = 256;  // 191 for 32 rows
+  uint8_t i[kMaxPairs] = {}, j[kMaxPairs] = {};
+  size_t count = 0;
+  constexpr ColumnNetwork() {
+    for (size_t p = 1; p < kRows; p <<= 1)
+      for (size_t k = p; k >= 1; k >>= 1)
+        for (size_t s = k % p; s + k < kRows; s += 2 * k)
+          for (size_t r = 0; r < std::min(k, kRows - s - k); ++r)
+            if ((r + s) / (2 * p) == (r + s + k) / (2 * p)) {
+              i[count] = static_cast<uint8_t>(r + s);
+              j[count] = static_cast<uint8_t>(r + s + k);
+              ++count;
+            }
+  }
+};
+
+// The between-rows part of merging blocks of kScale columns (see above).
+template <size_t kRows, size_t kScale, class D, class V>
+HWY_INLINE void merge_rows(D d, V* v) {
+  if constexpr (kRows > 1) {
+    HWY_UNROLL(16)
+    for (size_t r = kRows / 2; r < kRows; ++r) v[r] = lanes_xor<kScale - 1>(d, v[r]);
+    HWY_UNROLL(16)
+    for (size_t r = 0; r < kRows / 2; ++r) compare_exchange(v[r], v[kRows - 1 - r]);
+    merge_rows<kRows / 2, kScale>(d, v);
+    merge_rows<kRows / 2, kScale>(d, v + kRows / 2);
+  }
+}
+
+// The inside-a-row part: lane j against lane kScale - 1 - j, then kScale / 4, ..., 1 apart.
+template <size_t kScale, size_t kApart = kScale / 4, class D, class V>
+HWY_INLINE V merge_in_row(D d, V v) {
+  if constexpr (kApart == kScale / 4) v = step_in_vector<kScale - 1, kScale / 2>(d, v);
+  if constexpr (kApart >= 1)
+    v = merge_in_row<kScale, kApart / 2>(d, step_in_vector<kApart, kApart>(d, v));
+  return v;
+}
+
+// Merges runs of kScale / 2 columns into runs of kScale, then up to N.
+template <size_t kRows, size_t kScale, class D, class V>
+HWY_INLINE void merge_columns(D d, V* v) {
+  if constexpr (kScale <= kLanesU32) {
+    merge_rows<kRows, kScale>(d, v);
+    HWY_UNROLL(32)
+    for (size_t r = 0; r < kRows; ++r) v[r] = merge_in_row<kScale>(d, v[r]);
+    merge_columns<kRows, 2 * kScale>(d, v);
+  }
+}
+
+// Sorts keys[0, n), n <= kV vectors, padded with the largest key (which sorts last).
+template <size_t kV>
+HWY_NOINLINE void network_sort_u32(uint32_t* HWY_RESTRICT keys, size_t n) {
+  const hn::ScalableTag<uint32_t> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr size_t N = kLanesU32;
+  V v[kV];
+  const size_t full = n / N, tail = n % N;
+#if HWY_MEM_OPS_MIGHT_FAULT
+  HWY_ALIGN uint32_t last[N];
+#else
+  const auto in_tail = hn::FirstN(d, tail);
+#endif
+  HWY_UNROLL(32)
+  for (size_t i = 0; i < kV; ++i) {
+    if (i < full) {
+      v[i] = hn::LoadU(d, keys + i * N);
+    } else if (i == full && tail) {  // no read past the keys
+#if HWY_MEM_OPS_MIGHT_FAULT
+      hn::Store(hn::Set(d, ~0u), d, last);
+      std::memcpy(last, keys + i * N, tail * sizeof(uint32_t));
+      v[i] = hn::Load(d, last);
+#else  // a masked load: a copy through memory stalls the load (a 15-key lane took 2.5x a 16)
+      v[i] = hn::IfThenElse(in_tail, hn::MaskedLoad(in_tail, d, keys + i * N), hn::Set(d, ~0u));
+#endif
+    } else {
+      v[i] = hn::Set(d, ~0u);
+    }
+  }
+  static constexpr ColumnNetwork<kV> kNetwork;
+  HWY_UNROLL(256)
+  for (size_t p = 0; p < kNetwork.count; ++p) compare_exchange(v[kNetwork.i[p]], v[kNetwork.j[p]]);
+  merge_columns<kV, 2>(d, v);
+  HWY_UNROLL(32)
+  for (size_t i = 0; i < full; ++i) hn::StoreU(v[i], d, keys + i * N);
+  if (tail) {
+#if HWY_MEM_OPS_MIGHT_FAULT
+    hn::Store(v[full], d, last);
+    std::memcpy(keys + full * N, last, tail * sizeof(uint32_t));
+#else
+    hn::BlendedStore(v[full], in_tail, d, keys + full * N);
+#endif
+  }
+}
+
+// Sorts n <= kNetworkVectors * kLanesU32 keys on the smallest network that holds them.
+void network_sort_keys_u32(uint32_t* keys, size_t n) {
+  constexpr size_t N = kLanesU32;
+  if (n <= N) return network_sort_u32<1>(keys, n);
+  if (n <= 2 * N) return network_sort_u32<2>(keys, n);
+  if (n <= 4 * N) return network_sort_u32<4>(keys, n);
+  if (n <= 8 * N) return network_sort_u32<8>(keys, n);
+  if (kNetworkVectors == 16 || n <= 16 * N) return network_sort_u32<16>(keys, n);
+  network_sort_u32<kNetworkVectors>(keys, n);
+}
+
 inline uint32_t median3(uint32_t a, uint32_t b, uint32_t c) {
   return std::max(std::min(a, b), std::min(std::max(a, b), c));
 }
 
 // Tukey's ninther: the median of three medians of three keys spread over the lane. Parts
-// that come out nearer halves need fewer base cases (every base case costs what 256 keys do).
+// that come out nearer halves need fewer and smaller networks.
 inline uint32_t pivot_of(const uint32_t* keys, size_t n) {
   const size_t e = n / 9;
   auto m = [&](size_t i) { return median3(keys[i], keys[i + e], keys[i + 2 * e]); };
@@ -140,7 +307,7 @@ inline uint32_t pivot_of(const uint32_t* keys, size_t n) {
 }
 
 void partition_sort_u32(uint32_t* keys, size_t n, uint32_t* rest, size_t depth) {
-  const size_t base = 16 * hn::Lanes(hn::ScalableTag<uint32_t>());
+  constexpr size_t base = kNetworkVectors * kLanesU32;
   while (n > base) {
     if (depth-- == 0) return sort_u32(keys, n);  // vqsort bounds the worst case
     const uint32_t pivot = pivot_of(keys, n);
@@ -161,8 +328,11 @@ void partition_sort_u32(uint32_t* keys, size_t n, uint32_t* rest, size_t depth) 
       n = front;
     }
   }
-  if (n > 1) sort_u32(keys, n);
+  if (n > 1) network_sort_keys_u32(keys, n);
 }
+
+// Keys the network above sorts outright.
+size_t network_keys() { return kNetworkVectors * kLanesU32; }
 
 // Applies the comparators to every column of a rows x kColumnLanes matrix: row i of every
 // column gets the min and row j the max, a vector of columns at a time.
@@ -455,7 +625,7 @@ hwy::Sorter& thread_sorter() {
 // same pseudo-random keys (best of three, about 1-10 ms once) and keeps the fastest. Every
 // way sorts, so only the time depends on the choice. The candidates: vqsort (below the Sorter
 // under kRadixMinKeys keys, the Sorter from there), the radix sort (from kRadixMinKeys), the
-// quicksort down to vqsort's base case (from the base case to kPartitionMaxKeys) and the
+// quicksort down to the register network (up to kPartitionMaxKeys keys) and the
 // column network (up to kNetworkMaxKeys). NDX_SORT=quicksort takes the quicksort wherever it
 // applies (for tests), as vqsort otherwise.
 enum class SortMode { kMeasure, kFixed, kVqsort, kQuicksort };
@@ -476,13 +646,7 @@ SortMode sort_mode() {
 
 enum Way : uint8_t { kUnknown = 0, kRadix, kSorter, kColumns, kPartition };
 
-// Keys vqsort's base case sorts outright (16 vectors), and the longest lanes the quicksort
-// above it is tried on (its buffer: 256 KB a thread).
-size_t base_case_keys() {
-  static const auto bytes = NDX_DISPATCH_FN(vector_bytes);
-  static const size_t keys = 16 * bytes() / sizeof(uint32_t);
-  return keys;
-}
+// The longest lanes the quicksort is tried on (its buffer: 256 KB a thread).
 constexpr size_t kPartitionMaxKeys = size_t{1} << 16;
 
 void partition_sort(uint32_t* keys, size_t n) {
@@ -541,7 +705,7 @@ Way measure_u32(size_t n, bool with_columns) {
     best = std::min(radix, sorter);
     way = radix <= sorter ? kRadix : kSorter;
   }
-  if (len > base_case_keys() && len <= kPartitionMaxKeys) {
+  if (len <= kPartitionMaxKeys) {
     const double partition = lane_by_lane([&](uint32_t* w) { partition_sort(w, len); });
     if (partition < best) {
       best = partition;
@@ -578,10 +742,8 @@ uint32_t* sort_keys(uint32_t* keys, size_t n, std::vector<uint32_t>* scratch) {
   if (n < 2) return keys;
   const SortMode mode = sort_mode();
   Way way = kUnknown;
-  if (n > base_case_keys()) {
-    if (mode == SortMode::kMeasure) way = measured_way(n, false);
-    if (mode == SortMode::kQuicksort && n <= kPartitionMaxKeys) way = kPartition;
-  }
+  if (mode == SortMode::kMeasure) way = measured_way(n, false);
+  if (mode == SortMode::kQuicksort && n <= kPartitionMaxKeys) way = kPartition;
   if (way == kPartition && n <= kPartitionMaxKeys) {  // (a bucket spans up to 2n - 1 keys)
     partition_sort(keys, n);
     return keys;
