@@ -253,6 +253,8 @@ struct IndexFillArgs {
   double start = 0, step = 0, stop = 0;
   bool pin_last = false, floor = false;
   int64_t cols = 1, k = 0;
+  // Integer arange: values wrap into [wrap_low, wrap_low + wrap_span), as NumPy's do (0: none).
+  double wrap_low = 0, wrap_span = 0;
 };
 void index_fill(const TBlob& y, const IndexFillArgs& a, bool add);
 // The Philox streams of kernel/random.h on a GPU, element for element the CPU's draws (out

@@ -177,13 +177,67 @@ void fill_indexed(const TBlob& out, OpReqType req, F value_of) {
   });
 }
 
+// NumPy's integer arange (PyArray_ArangeObj): its first two values are int(start) and
+// int(start + step), each checked against the dtype's range (OverflowError); the others
+// repeat their difference in the dtype's own arithmetic, so they wrap. arange(0, 5, 0.5,
+// dtype=int32) is ten zeros, as NumPy documents.
+struct IntegerArange {
+  double first = 0, second = 0;
+};
+
+IntegerArange integer_arange(const ArangeParam& p) {
+  const double start = p.stop ? p.start : 0;
+  return {std::trunc(start), std::trunc(start + p.step)};
+}
+
+// The dtype's range, and the span its values wrap around (2^bits).
+void integer_range(DType t, double* lo, double* hi, double* span) {
+  NDX_DTYPE_SWITCH(t, T, {
+    *lo = static_cast<double>(std::numeric_limits<T>::lowest());
+    *hi = static_cast<double>(std::numeric_limits<T>::max());
+    *span = std::ldexp(1.0, 8 * static_cast<int>(sizeof(T)));
+  });
+}
+
+// arange's dtype, and NumPy's errors for integer and bool results it cannot hold.
+bool arange_type(const NodeAttrs& attrs, DTypeVector*, DTypeVector* out) {
+  const auto& p = attrs.get<ArangeParam>();
+  const DType t = or_default(p.dtype);
+  const int64_t n = arange_length(attrs, p);
+  if (t == DType::kBool && n > 2)
+    type_error("[", op_name(attrs),
+               "] arange() is only supported for booleans when the result has at most length 2; "
+               "its length is ",
+               n);
+  if (is_integer(t) && n > 0) {
+    double lo, hi, span;
+    integer_range(t, &lo, &hi, &span);
+    const IntegerArange v = integer_arange(p);
+    for (double x : {v.first, v.second}) {
+      if (x < lo || x > hi)
+        overflow_error("[", op_name(attrs), "] Python integer ", static_cast<long long>(x),
+                       " out of bounds for ", t);
+      if (n == 1) break;  // (NumPy sets the second value only when there is one)
+    }
+  }
+  (*out)[0] = t;
+  return true;
+}
+
 // arange, linspace and eye: their values as index_fill's arguments, filled on either device
 // (the host's loop computes what kernel/cuda/index.cu's kernel does).
-kernel::gpu::IndexFillArgs arange_args(const NodeAttrs& attrs, const TBlob&) {
+kernel::gpu::IndexFillArgs arange_args(const NodeAttrs& attrs, const TBlob& out) {
   const auto& p = attrs.get<ArangeParam>();
   kernel::gpu::IndexFillArgs a;
   a.start = p.stop ? p.start : 0;
   a.step = p.step;
+  if (is_integer(out.dtype)) {
+    const IntegerArange v = integer_arange(p);
+    a.start = v.first;
+    a.step = v.second - v.first;
+    double hi;
+    integer_range(out.dtype, &a.wrap_low, &hi, &a.wrap_span);
+  }
   return a;
 }
 
@@ -212,7 +266,9 @@ double index_value(const kernel::gpu::IndexFillArgs& a, int64_t i, int64_t total
   using kernel::gpu::IndexFill;
   if (a.kind == IndexFill::kEye) return (i % a.cols) - (i / a.cols) == a.k ? 1.0 : 0.0;
   double v = (a.pin_last && i == total - 1 && i > 0) ? a.stop : a.start + i * a.step;
-  return a.floor ? std::floor(v) : v;
+  if (a.floor) v = std::floor(v);
+  if (a.wrap_span > 0) v -= a.wrap_span * std::floor((v - a.wrap_low) / a.wrap_span);
+  return v;
 }
 
 template <kernel::gpu::IndexFillArgs (*kArgs)(const NodeAttrs&, const TBlob&)>
@@ -298,7 +354,7 @@ Op& register_like(const char* name, const char* doc, double value) {
                                        Shape{arange_length(attrs, attrs.get<ArangeParam>())};
                                    return true;
                                  })
-          .set_attr<FInferType>("FInferType", param_type<ArangeParam>);
+          .set_attr<FInferType>("FInferType", arange_type);
   on_both(op_arange, index_fill_compute<arange_args>);
   Op& op_linspace =
       register_init("_npi_linspace", "num evenly spaced samples from start to stop.")

@@ -934,8 +934,40 @@ def test_long_linspace_and_arange_fill_in_threads_as_numpy(dtype, endpoint):
         onp.testing.assert_array_equal(
             np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype).asnumpy(),
             onp.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
-    if dtype in ("float32", "float64", "int32", "int64"):  # (values past int8 differ)
+    if dtype != "bool":  # (int8 values wrap, as NumPy's do; bool takes at most 2 values)
         onp.testing.assert_array_equal(np.arange(-5, 200000, 3, dtype=dtype).asnumpy(),
                                        onp.arange(-5, 200000, 3, dtype=dtype))
     onp.testing.assert_array_equal(np.eye(300, 500, k=-7, dtype=dtype).asnumpy(),
                                    onp.eye(300, 500, k=-7, dtype=dtype))
+
+
+@pytest.mark.parametrize("args, dtype", [
+    ((250, 260), "uint8"), ((120, 130), "int8"), ((300,), "uint8"), ((5, 0, -2), "uint8"),
+    ((0, 5, 0.5), "int32"),  # NumPy's documented ten zeros: int(0.5) - int(0) is the step
+    ((0, 5, 1.5), "int32"), ((0.5, 300.5, 100), "int8"), ((250, 260, 1.0), "uint8"),
+    ((-30000, 100000, 7), "int16"), ((2**31 - 3, 2**31 + 3), "int32"),
+    ((2**15 - 2, 2**15 + 2), "uint16"), ((-7.9, 3.2, 2.5), "int64"), ((0, 2), "bool"),
+    ((1, 3), "bool"), ((7,), "int8")])
+def test_integer_arange_takes_numpy_steps_and_wraps(args, dtype):
+    """NumPy's integer arange: int(start) and int(start + step) are its first two values, and
+    the rest repeat their difference in the dtype's own (wrapping) arithmetic."""
+    ours, ref = np.arange(*args, dtype=dtype), onp.arange(*args, dtype=dtype)
+    assert ours.dtype == ref.dtype
+    onp.testing.assert_array_equal(ours.asnumpy(), ref)
+
+
+@pytest.mark.parametrize("args, dtype", [
+    ((127, 130), "int8"), ((-1.5, 3), "uint8"), ((2**40, 2**40 + 5), "int32"),
+    ((1e10, 1e10 + 3), "int32"), ((0, -5, -2), "uint8"), ((-3, 3), "uint8")])
+def test_integer_arange_beyond_its_dtype_raises_overflow_as_numpy(args, dtype):
+    with pytest.raises(OverflowError):
+        onp.arange(*args, dtype=dtype)
+    with pytest.raises(OverflowError, match="out of bounds"):
+        np.arange(*args, dtype=dtype)
+
+
+def test_bool_arange_of_more_than_two_values_is_a_type_error_as_in_numpy():
+    with pytest.raises(TypeError):
+        onp.arange(0, 10, 3, dtype=bool)
+    with pytest.raises(TypeError, match="at most length 2"):
+        np.arange(0, 10, 3, dtype=bool)

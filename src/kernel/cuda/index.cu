@@ -360,6 +360,7 @@ __global__ void index_fill_kernel(char* y, DType t, int64_t size, IndexFillArgs 
       v = __dadd_rn(a.start, __dmul_rn(static_cast<double>(i), a.step));
       if (a.pin_last && i == total - 1 && i > 0) v = a.stop;
       if (a.floor) v = floor(v);
+      if (a.wrap_span > 0) v -= a.wrap_span * floor((v - a.wrap_low) / a.wrap_span);
     }
     if (t == DType::kBool)
       store_as(y + i * size, t, v != 0, add);
