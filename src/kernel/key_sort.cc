@@ -379,6 +379,51 @@ void network_u64_pairs(uint64_t* HWY_RESTRICT keys, uint64_t* HWY_RESTRICT pos,
   }
 }
 
+// float32 bit patterns as unsigned sort keys (operator/sort_keys.h's to_key<float, false>):
+// a negative value flips all its bits, another its sign bit, and NaN becomes the largest key.
+// x and y may be the same lane.
+void float32_keys_u32(const uint32_t* x, uint32_t* y, size_t n) {
+  const hn::ScalableTag<uint32_t> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const size_t N = hn::Lanes(d);
+  const auto sign = hn::Set(d, 0x80000000u);
+  const auto inf = hn::Set(di, 0x7F800000);
+  auto key_of = [&](auto b) {
+    const auto negative = hn::BitCast(d, hn::ShiftRight<31>(hn::BitCast(di, b)));
+    const auto nan = hn::Gt(hn::BitCast(di, hn::AndNot(sign, b)), inf);
+    return hn::IfThenElse(hn::RebindMask(d, nan), hn::Set(d, ~0u),
+                          hn::Xor(b, hn::Or(negative, sign)));
+  };
+  size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(key_of(hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
+    HWY_ALIGN uint32_t last[hn::MaxLanes(d)] = {};
+    std::memcpy(last, x + i, (n - i) * sizeof(uint32_t));
+    hn::Store(key_of(hn::Load(d, last)), d, last);
+    std::memcpy(y + i, last, (n - i) * sizeof(uint32_t));
+  }
+}
+
+// The float32 bit patterns of keys made by float32_keys_u32, in place (NaN comes back NaN).
+void float32_from_keys_u32(uint32_t* y, size_t n) {
+  const hn::ScalableTag<uint32_t> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const size_t N = hn::Lanes(d);
+  const auto sign = hn::Set(d, 0x80000000u);
+  auto value_of = [&](auto k) {  // sign bit set: flip it back; clear: flip all
+    const auto was_negative = hn::BitCast(d, hn::ShiftRight<31>(hn::BitCast(di, hn::Not(k))));
+    return hn::Xor(k, hn::Or(was_negative, sign));
+  };
+  size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(value_of(hn::LoadU(d, y + i)), d, y + i);
+  if (i < n) {
+    HWY_ALIGN uint32_t last[hn::MaxLanes(d)] = {};
+    std::memcpy(last, y + i, (n - i) * sizeof(uint32_t));
+    hn::Store(value_of(hn::Load(d, last)), d, last);
+    std::memcpy(y + i, last, (n - i) * sizeof(uint32_t));
+  }
+}
+
 // Bytes of one vector of the target: vqsort sorts 16 vectors of keys by its base case.
 size_t vector_bytes() { return hn::Lanes(hn::ScalableTag<uint8_t>()); }
 
@@ -760,6 +805,16 @@ uint32_t* sort_keys(uint32_t* keys, size_t n, std::vector<uint32_t>* scratch) {
   }
   thread_sorter()(keys, n, hwy::SortAscending());
   return keys;
+}
+
+void float32_keys(const uint32_t* x, uint32_t* y, size_t n) {
+  static const auto convert = NDX_DISPATCH_FN(float32_keys_u32);
+  convert(x, y, n);
+}
+
+void float32_from_keys(uint32_t* y, size_t n) {
+  static const auto convert = NDX_DISPATCH_FN(float32_from_keys_u32);
+  convert(y, n);
 }
 
 void sort_keys(uint64_t* keys, size_t n) {

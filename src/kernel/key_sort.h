@@ -25,6 +25,11 @@ inline constexpr size_t kRadixMinKeys = 1024;
 // chosen; null rules it out). Radix sorting is stable.
 uint32_t* sort_keys(uint32_t* keys, size_t n, std::vector<uint32_t>* scratch);
 void sort_keys(uint64_t* keys, size_t n);
+
+// float32 bit patterns as the keys of a values-only sort (operator/sort_keys.h's
+// to_key<float, false>: NaN last), SIMD; x and y may be the same. And back, in place.
+void float32_keys(const uint32_t* x, uint32_t* y, size_t n);
+void float32_from_keys(uint32_t* y, size_t n);
 void sort_keys(Key128* keys, size_t n);
 
 // Many lanes are sorted kColumnLanes at a time as the columns of a matrix: one sorting

@@ -169,10 +169,19 @@ void sort_value_lane(const T* x, T* y, int64_t n, int64_t s, std::vector<K>& key
       // they vectorize (the conversion back is in place).
       auto* yk = reinterpret_cast<AliasedKey<K>*>(y);
       const auto* xk = reinterpret_cast<const AliasedKey<K>*>(x);
-      for (int64_t j = 0; j < n; ++j) yk[j] = to_key<T, false>(std::bit_cast<T>(K(xk[j])));
+      if constexpr (std::is_same_v<T, float>) {  // (this file is built for the baseline ISA)
+        kernel::float32_keys(reinterpret_cast<const uint32_t*>(xk), reinterpret_cast<uint32_t*>(yk),
+                             static_cast<size_t>(n));
+      } else {
+        for (int64_t j = 0; j < n; ++j) yk[j] = to_key<T, false>(std::bit_cast<T>(K(xk[j])));
+      }
       const K* sorted = sort_value_keys(yk, static_cast<size_t>(n), scratch);
       if (sorted != yk) std::memcpy(yk, sorted, static_cast<size_t>(n) * sizeof(K));
-      for (int64_t j = 0; j < n; ++j) yk[j] = std::bit_cast<K>(from_key<T>(K(yk[j])));
+      if constexpr (std::is_same_v<T, float>) {
+        kernel::float32_from_keys(reinterpret_cast<uint32_t*>(yk), static_cast<size_t>(n));
+      } else {
+        for (int64_t j = 0; j < n; ++j) yk[j] = std::bit_cast<K>(from_key<T>(K(yk[j])));
+      }
       return;
     }
   }

@@ -569,10 +569,10 @@ def test_sorts_match_numpy_whichever_way_32_bit_keys_are_sorted(mode):
 
 @pytest.mark.parametrize("n", [257, 300, 512, 1000, 4097, 65536])
 def test_32_bit_lanes_of_every_pattern_sort_as_numpy_does(n):
-    """The quicksort down to vqsort's base case (lanes of 32-bit keys from one base case to
-    64K keys, where it measures fastest, and always under NDX_SORT=quicksort, which the test
-    above runs) splits around a ninther pivot and takes the pivot's equals out when the pivot
-    is the least key: patterns that defeat such pivots, and few distinct keys."""
+    """The quicksort down to a register sorting network (lanes of 32-bit keys up to 64K keys,
+    where it measures fastest, and always under NDX_SORT=quicksort, which the test above
+    runs) splits around a ninther pivot and takes the pivot's equals out when the pivot is the
+    least key: patterns that defeat such pivots, and few distinct keys."""
     rng = onp.random.default_rng(n)
     ramp = onp.arange(n, dtype="float32")
     patterns = [
@@ -583,6 +583,10 @@ def test_32_bit_lanes_of_every_pattern_sort_as_numpy_does(n):
         rng.integers(0, 3, n).astype("float32"),
         onp.where(rng.uniform(size=n) < 0.01, onp.nan, rng.normal(size=n)).astype("float32"),
         onp.concatenate([onp.zeros(n - 1, "float32"), [-1.0]]).astype("float32"),
+        # NaNs with the sign bit set, and infinities: NumPy sorts every NaN last
+        onp.where(rng.uniform(size=n) < 0.05, onp.copysign(onp.nan, -1.0),
+                  onp.where(rng.uniform(size=n) < 0.05, -onp.inf, rng.normal(size=n))
+                  ).astype("float32"),
     ]
     m = onp.stack(patterns)
     onp.testing.assert_array_equal(np.sort(np.array(m), axis=-1).asnumpy(), onp.sort(m, axis=-1))
