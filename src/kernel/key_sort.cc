@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "kernel/key_sort.h"
@@ -97,10 +98,20 @@ void sort_u128(Key128* keys, size_t n) {
 // Keys of keys[0, n) that go first (below the pivot, or kOrEqual not above it) moved to the
 // front in their order and the others after them; returns how many go first. `rest` holds
 // n + one vector of keys.
-template <bool kOrEqual>
-size_t partition_u32(uint32_t* HWY_RESTRICT keys, size_t n, uint32_t pivot,
-                     uint32_t* HWY_RESTRICT rest) {
-  const hn::ScalableTag<uint32_t> d;
+// Compress(v, m). Highway 1.0 compresses 64-bit lanes through a lookup table, and GCC copies
+// that 2 KB table onto the stack on every call (lanes of 1024 64-bit keys sorted 3x slower
+// than by vqsort); AVX-512 has an instruction for it.
+template <class D, class V, class M>
+HWY_INLINE V compress(D, V v, M m) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (sizeof(hn::TFromD<D>) == 8) return V{_mm512_maskz_compress_epi64(m.raw, v.raw)};
+#endif
+  return hn::Compress(v, m);
+}
+
+template <bool kOrEqual, class K>
+size_t partition_keys(K* HWY_RESTRICT keys, size_t n, K pivot, K* HWY_RESTRICT rest) {
+  const hn::ScalableTag<K> d;
   const size_t N = hn::Lanes(d);
   const auto vp = hn::Set(d, pivot);
   size_t front = 0, back = 0, i = 0;
@@ -108,22 +119,22 @@ size_t partition_u32(uint32_t* HWY_RESTRICT keys, size_t n, uint32_t pivot,
     const auto v = hn::LoadU(d, keys + i);
     const auto later = kOrEqual ? hn::Gt(v, vp) : hn::Not(hn::Lt(v, vp));
     // Compress, then a whole-vector store: the compressing store to memory is slow on Intel.
-    hn::StoreU(hn::Compress(v, later), d, rest + back);
+    hn::StoreU(compress(d, v, later), d, rest + back);
     const size_t later_count = hn::CountTrue(d, later);
     back += later_count;
     // Writes at most up to keys + i + N, all of it read already.
-    hn::StoreU(hn::Compress(v, hn::Not(later)), d, keys + front);
+    hn::StoreU(compress(d, v, hn::Not(later)), d, keys + front);
     front += N - later_count;
   }
   for (; i < n; ++i) {
-    const uint32_t k = keys[i];
+    const K k = keys[i];
     if (kOrEqual ? k <= pivot : k < pivot) {
       keys[front++] = k;
     } else {
       rest[back++] = k;
     }
   }
-  std::memcpy(keys + front, rest, back * sizeof(uint32_t));
+  std::memcpy(keys + front, rest, back * sizeof(K));
   return front;
 }
 
@@ -146,26 +157,31 @@ size_t partition_u32(uint32_t* HWY_RESTRICT keys, size_t n, uint32_t pivot,
 // shuffle, a Min and a masked Max): in a C++ loop over 4M keys, lanes of 512 keys took
 // 4.7-4.9 ms against 6.9 (vqsort: 11.4), lanes of 64 2.9 ms (vqsort: 10.6).
 
-constexpr size_t kLanesU32 = HWY_LANES(uint32_t);
+template <class K>
+constexpr size_t kLanesOf = HWY_LANES(K);
 // Vectors the network sorts at most: what the registers hold (AVX-512 has 32, AVX2 16).
-constexpr size_t kNetworkVectors = kLanesU32 >= 16 ? 32 : 16;
+constexpr size_t kNetworkVectors = HWY_LANES(uint8_t) >= 64 ? 32 : 16;
 
 // Lane i of the result is lane i ^ kXor of v.
 template <size_t kXor, class D, class V>
 HWY_INLINE V lanes_xor(D d, V v) {
-  if constexpr (kXor == kLanesU32 - 1) {
+  using K = hn::TFromD<D>;
+  if constexpr (kXor == kLanesOf<K> - 1) {
     return hn::Reverse(d, v);
 #if HWY_TARGET != HWY_SCALAR  // (one lane: never called)
-  } else if constexpr (kXor == 1) {
+  } else if constexpr (kXor == 1 && sizeof(K) == 8) {
+    return hn::Shuffle01(v);
+  } else if constexpr (kXor == 1 && sizeof(K) == 4) {
     return hn::Shuffle2301(v);
-  } else if constexpr (kXor == 2) {
+  } else if constexpr (kXor == 2 && sizeof(K) == 4) {
     return hn::Shuffle1032(v);
-  } else if constexpr (kXor == 3) {
+  } else if constexpr (kXor == 3 && sizeof(K) == 4) {
     return hn::Shuffle0123(v);
   } else {
     const hn::RebindToSigned<D> di;
+    using I = hn::TFromD<decltype(di)>;
     return hn::TableLookupLanes(
-        v, hn::IndicesFromVec(d, hn::Xor(hn::Iota(di, 0), hn::Set(di, int32_t{kXor}))));
+        v, hn::IndicesFromVec(d, hn::Xor(hn::Iota(di, 0), hn::Set(di, I{kXor}))));
 #endif
   }
 }
@@ -175,7 +191,7 @@ HWY_INLINE V lanes_xor(D d, V v) {
 template <size_t kXor, size_t kHigh, class D, class V>
 HWY_INLINE V step_in_vector(D d, V v) {
   const V other = lanes_xor<kXor>(d, v);
-  const auto high = hn::TestBit(hn::Iota(d, 0), hn::Set(d, uint32_t{kHigh}));
+  const auto high = hn::TestBit(hn::Iota(d, 0), hn::Set(d, hn::TFromD<D>{kHigh}));
   return hn::IfThenElse(high, hn::Max(v, other), hn::Min(v, other));
 }
 
@@ -230,7 +246,7 @@ HWY_INLINE V merge_in_row(D d, V v) {
 // Merges runs of kScale / 2 columns into runs of kScale, then up to N.
 template <size_t kRows, size_t kScale, class D, class V>
 HWY_INLINE void merge_columns(D d, V* v) {
-  if constexpr (kScale <= kLanesU32) {
+  if constexpr (kScale <= kLanesOf<hn::TFromD<D>>) {
     merge_rows<kRows, kScale>(d, v);
     HWY_UNROLL(32)
     for (size_t r = 0; r < kRows; ++r) v[r] = merge_in_row<kScale>(d, v[r]);
@@ -239,15 +255,16 @@ HWY_INLINE void merge_columns(D d, V* v) {
 }
 
 // Sorts keys[0, n), n <= kV vectors, padded with the largest key (which sorts last).
-template <size_t kV>
-HWY_NOINLINE void network_sort_u32(uint32_t* HWY_RESTRICT keys, size_t n) {
-  const hn::ScalableTag<uint32_t> d;
+template <size_t kV, class K>
+HWY_NOINLINE void network_sort(K* HWY_RESTRICT keys, size_t n) {
+  const hn::ScalableTag<K> d;
   using V = hn::Vec<decltype(d)>;
-  constexpr size_t N = kLanesU32;
+  constexpr size_t N = kLanesOf<K>;
+  const V largest = hn::Set(d, std::numeric_limits<K>::max());
   V v[kV];
   const size_t full = n / N, tail = n % N;
 #if HWY_MEM_OPS_MIGHT_FAULT
-  HWY_ALIGN uint32_t last[N];
+  HWY_ALIGN K last[N];
 #else
   const auto in_tail = hn::FirstN(d, tail);
 #endif
@@ -257,14 +274,14 @@ HWY_NOINLINE void network_sort_u32(uint32_t* HWY_RESTRICT keys, size_t n) {
       v[i] = hn::LoadU(d, keys + i * N);
     } else if (i == full && tail) {  // no read past the keys
 #if HWY_MEM_OPS_MIGHT_FAULT
-      hn::Store(hn::Set(d, ~0u), d, last);
-      std::memcpy(last, keys + i * N, tail * sizeof(uint32_t));
+      hn::Store(largest, d, last);
+      std::memcpy(last, keys + i * N, tail * sizeof(K));
       v[i] = hn::Load(d, last);
 #else  // a masked load: a copy through memory stalls the load (a 15-key lane took 2.5x a 16)
-      v[i] = hn::IfThenElse(in_tail, hn::MaskedLoad(in_tail, d, keys + i * N), hn::Set(d, ~0u));
+      v[i] = hn::IfThenElse(in_tail, hn::MaskedLoad(in_tail, d, keys + i * N), largest);
 #endif
     } else {
-      v[i] = hn::Set(d, ~0u);
+      v[i] = largest;
     }
   }
   static constexpr ColumnNetwork<kV> kNetwork;
@@ -276,63 +293,73 @@ HWY_NOINLINE void network_sort_u32(uint32_t* HWY_RESTRICT keys, size_t n) {
   if (tail) {
 #if HWY_MEM_OPS_MIGHT_FAULT
     hn::Store(v[full], d, last);
-    std::memcpy(keys + full * N, last, tail * sizeof(uint32_t));
+    std::memcpy(keys + full * N, last, tail * sizeof(K));
 #else
     hn::BlendedStore(v[full], in_tail, d, keys + full * N);
 #endif
   }
 }
 
-// Sorts n <= kNetworkVectors * kLanesU32 keys on the smallest network that holds them.
-void network_sort_keys_u32(uint32_t* keys, size_t n) {
-  constexpr size_t N = kLanesU32;
-  if (n <= N) return network_sort_u32<1>(keys, n);
-  if (n <= 2 * N) return network_sort_u32<2>(keys, n);
-  if (n <= 4 * N) return network_sort_u32<4>(keys, n);
-  if (n <= 8 * N) return network_sort_u32<8>(keys, n);
-  if (kNetworkVectors == 16 || n <= 16 * N) return network_sort_u32<16>(keys, n);
-  network_sort_u32<kNetworkVectors>(keys, n);
+// Sorts n <= kNetworkVectors vectors of keys on the smallest network that holds them.
+template <class K>
+void network_sort_keys(K* keys, size_t n) {
+  constexpr size_t N = kLanesOf<K>;
+  if (n <= N) return network_sort<1>(keys, n);
+  if (n <= 2 * N) return network_sort<2>(keys, n);
+  if (n <= 4 * N) return network_sort<4>(keys, n);
+  if (n <= 8 * N) return network_sort<8>(keys, n);
+  if (kNetworkVectors == 16 || n <= 16 * N) return network_sort<16>(keys, n);
+  network_sort<kNetworkVectors>(keys, n);
 }
 
-inline uint32_t median3(uint32_t a, uint32_t b, uint32_t c) {
+template <class K>
+inline K median3(K a, K b, K c) {
   return std::max(std::min(a, b), std::min(std::max(a, b), c));
 }
 
 // Tukey's ninther: the median of three medians of three keys spread over the lane. Parts
 // that come out nearer halves need fewer and smaller networks.
-inline uint32_t pivot_of(const uint32_t* keys, size_t n) {
+template <class K>
+inline K pivot_of(const K* keys, size_t n) {
   const size_t e = n / 9;
   auto m = [&](size_t i) { return median3(keys[i], keys[i + e], keys[i + 2 * e]); };
   return median3(m(e / 2), m(3 * e + e / 2), m(6 * e + e / 2));
 }
 
-void partition_sort_u32(uint32_t* keys, size_t n, uint32_t* rest, size_t depth) {
-  constexpr size_t base = kNetworkVectors * kLanesU32;
+// The quicksort; `fallback` (vqsort) bounds the worst case past `depth` levels.
+template <class K>
+void partition_sort(K* keys, size_t n, K* rest, size_t depth, void (*fallback)(K*, size_t)) {
+  constexpr size_t base = kNetworkVectors * kLanesOf<K>;
   while (n > base) {
-    if (depth-- == 0) return sort_u32(keys, n);  // vqsort bounds the worst case
-    const uint32_t pivot = pivot_of(keys, n);
-    size_t front = partition_u32<false>(keys, n, pivot, rest);
+    if (depth-- == 0) return fallback(keys, n);
+    const K pivot = pivot_of(keys, n);
+    size_t front = partition_keys<false>(keys, n, pivot, rest);
     if (front == 0) {  // the pivot is the least key: its equals go first, already sorted
-      front = partition_u32<true>(keys, n, pivot, rest);
+      front = partition_keys<true>(keys, n, pivot, rest);
       keys += front;
       n -= front;
       continue;
     }
     // The shorter part by recursion, the longer by the loop: the stack stays O(log n).
     if (front <= n - front) {
-      partition_sort_u32(keys, front, rest, depth);
+      partition_sort(keys, front, rest, depth, fallback);
       keys += front;
       n -= front;
     } else {
-      partition_sort_u32(keys + front, n - front, rest, depth);
+      partition_sort(keys + front, n - front, rest, depth, fallback);
       n = front;
     }
   }
-  if (n > 1) network_sort_keys_u32(keys, n);
+  if (n > 1) network_sort_keys(keys, n);
 }
 
-// Keys the network above sorts outright.
-size_t network_keys() { return kNetworkVectors * kLanesU32; }
+void partition_sort_u32(uint32_t* keys, size_t n, uint32_t* rest, size_t depth) {
+  partition_sort<uint32_t>(keys, n, rest, depth, sort_u32);
+}
+
+void partition_sort_u64(uint64_t* keys, size_t n, uint64_t* rest, size_t depth) {
+  partition_sort<uint64_t>(keys, n, rest, depth, sort_u64);
+}
 
 // Applies the comparators to every column of a rows x kColumnLanes matrix: row i of every
 // column gets the min and row j the max, a vector of columns at a time.
@@ -379,50 +406,61 @@ void network_u64_pairs(uint64_t* HWY_RESTRICT keys, uint64_t* HWY_RESTRICT pos,
   }
 }
 
-// float32 bit patterns as unsigned sort keys (operator/sort_keys.h's to_key<float, false>):
-// a negative value flips all its bits, another its sign bit, and NaN becomes the largest key.
-// x and y may be the same lane.
-void float32_keys_u32(const uint32_t* x, uint32_t* y, size_t n) {
-  const hn::ScalableTag<uint32_t> d;
+// float bit patterns (K: uint32_t for float32, uint64_t for float64) as unsigned sort keys
+// (operator/sort_keys.h's to_key<T, false>): a negative value flips all its bits, another its
+// sign bit, and NaN becomes the largest key. x and y may be the same lane.
+template <class K>
+void float_keys(const K* x, K* y, size_t n) {
+  const hn::ScalableTag<K> d;
   const hn::RebindToSigned<decltype(d)> di;
+  using I = hn::TFromD<decltype(di)>;
+  constexpr int kTop = 8 * sizeof(K) - 1;
   const size_t N = hn::Lanes(d);
-  const auto sign = hn::Set(d, 0x80000000u);
-  const auto inf = hn::Set(di, 0x7F800000);
+  const auto sign = hn::Set(d, K{1} << kTop);
+  const auto inf =
+      hn::Set(di, static_cast<I>(sizeof(K) == 4 ? 0x7F800000ull : 0x7FF0000000000000ull));
   auto key_of = [&](auto b) {
-    const auto negative = hn::BitCast(d, hn::ShiftRight<31>(hn::BitCast(di, b)));
+    const auto negative = hn::BitCast(d, hn::ShiftRight<kTop>(hn::BitCast(di, b)));
     const auto nan = hn::Gt(hn::BitCast(di, hn::AndNot(sign, b)), inf);
-    return hn::IfThenElse(hn::RebindMask(d, nan), hn::Set(d, ~0u),
+    return hn::IfThenElse(hn::RebindMask(d, nan), hn::Set(d, std::numeric_limits<K>::max()),
                           hn::Xor(b, hn::Or(negative, sign)));
   };
   size_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(key_of(hn::LoadU(d, x + i)), d, y + i);
   if (i < n) {
-    HWY_ALIGN uint32_t last[hn::MaxLanes(d)] = {};
-    std::memcpy(last, x + i, (n - i) * sizeof(uint32_t));
+    HWY_ALIGN K last[hn::MaxLanes(d)] = {};
+    std::memcpy(last, x + i, (n - i) * sizeof(K));
     hn::Store(key_of(hn::Load(d, last)), d, last);
-    std::memcpy(y + i, last, (n - i) * sizeof(uint32_t));
+    std::memcpy(y + i, last, (n - i) * sizeof(K));
   }
 }
 
-// The float32 bit patterns of keys made by float32_keys_u32, in place (NaN comes back NaN).
-void float32_from_keys_u32(uint32_t* y, size_t n) {
-  const hn::ScalableTag<uint32_t> d;
+// The float bit patterns of keys made by float_keys, in place (NaN comes back NaN).
+template <class K>
+void float_from_keys(K* y, size_t n) {
+  const hn::ScalableTag<K> d;
   const hn::RebindToSigned<decltype(d)> di;
+  constexpr int kTop = 8 * sizeof(K) - 1;
   const size_t N = hn::Lanes(d);
-  const auto sign = hn::Set(d, 0x80000000u);
+  const auto sign = hn::Set(d, K{1} << kTop);
   auto value_of = [&](auto k) {  // sign bit set: flip it back; clear: flip all
-    const auto was_negative = hn::BitCast(d, hn::ShiftRight<31>(hn::BitCast(di, hn::Not(k))));
+    const auto was_negative = hn::BitCast(d, hn::ShiftRight<kTop>(hn::BitCast(di, hn::Not(k))));
     return hn::Xor(k, hn::Or(was_negative, sign));
   };
   size_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(value_of(hn::LoadU(d, y + i)), d, y + i);
   if (i < n) {
-    HWY_ALIGN uint32_t last[hn::MaxLanes(d)] = {};
-    std::memcpy(last, y + i, (n - i) * sizeof(uint32_t));
+    HWY_ALIGN K last[hn::MaxLanes(d)] = {};
+    std::memcpy(last, y + i, (n - i) * sizeof(K));
     hn::Store(value_of(hn::Load(d, last)), d, last);
-    std::memcpy(y + i, last, (n - i) * sizeof(uint32_t));
+    std::memcpy(y + i, last, (n - i) * sizeof(K));
   }
 }
+
+void float32_keys_u32(const uint32_t* x, uint32_t* y, size_t n) { float_keys(x, y, n); }
+void float32_from_keys_u32(uint32_t* y, size_t n) { float_from_keys(y, n); }
+void float64_keys_u64(const uint64_t* x, uint64_t* y, size_t n) { float_keys(x, y, n); }
+void float64_from_keys_u64(uint64_t* y, size_t n) { float_from_keys(y, n); }
 
 // Bytes of one vector of the target: vqsort sorts 16 vectors of keys by its base case.
 size_t vector_bytes() { return hn::Lanes(hn::ScalableTag<uint8_t>()); }
@@ -701,9 +739,16 @@ void partition_sort(uint32_t* keys, size_t n) {
   sort(keys, n, rest.data(), 2 * static_cast<size_t>(std::bit_width(n)) + 4);
 }
 
+void partition_sort(uint64_t* keys, size_t n) {
+  static const auto sort = NDX_DISPATCH_FN(partition_sort_u64);
+  thread_local std::vector<uint64_t> rest;
+  if (rest.size() < n + 64) rest.resize(n + 64);
+  sort(keys, n, rest.data(), 2 * static_cast<size_t>(std::bit_width(n)) + 4);
+}
+
 // Milliseconds of the fastest of three runs of `sort` on copies of `keys`.
-template <class Fn>
-double best_ms(const std::vector<uint32_t>& keys, std::vector<uint32_t>& work, Fn sort) {
+template <class K, class Fn>
+double best_ms(const std::vector<K>& keys, std::vector<K>& work, Fn sort) {
   double best = 1e30;
   for (int rep = 0; rep < 3; ++rep) {
     std::copy(keys.begin(), keys.end(), work.begin());
@@ -817,14 +862,93 @@ void float32_from_keys(uint32_t* y, size_t n) {
   convert(y, n);
 }
 
-void sort_keys(uint64_t* keys, size_t n) {
+void float64_keys(const uint64_t* x, uint64_t* y, size_t n) {
+  static const auto convert = NDX_DISPATCH_FN(float64_keys_u64);
+  convert(x, y, n);
+}
+
+void float64_from_keys(uint64_t* y, size_t n) {
+  static const auto convert = NDX_DISPATCH_FN(float64_from_keys_u64);
+  convert(y, n);
+}
+
+// vqsort's way for a lane of 64-bit keys: below the Sorter for short lanes, the Sorter's own
+// (AVX3_DL) instance for long ones (see above).
+void vqsort_u64(uint64_t* keys, size_t n) {
   static const auto sort = NDX_DISPATCH_FN(sort_u64);
-  if (n < 2) return;
   if (n < 256) {
     sort(keys, n);
   } else {
     thread_sorter()(keys, n, hwy::SortAscending());
   }
+}
+
+// The fastest way for lanes of n (a power of two) 64-bit keys, measured as for 32-bit keys
+// on about 64K pseudo-random keys: vqsort (kSorter) or the quicksort lane by lane, or, with
+// `with_columns` and n <= kNetworkMaxKeys, the column network (kColumns).
+Way measure_u64(size_t n, bool with_columns) {
+  static const auto network = NDX_DISPATCH_FN(network_u64);
+  const size_t total = std::max(n * kColumnLanes, size_t{1} << 16);
+  std::vector<uint64_t> keys(total), work(total);
+  uint64_t z = 0;
+  for (auto& k : keys) {
+    uint64_t x = (z += 0x9E3779B97F4A7C15ull);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    k = x ^ (x >> 31);
+  }
+  auto lane_by_lane = [&](auto sort_one) {
+    return best_ms(keys, work, [&](uint64_t* w) {
+      for (size_t o = 0; o + n <= total; o += n) sort_one(w + o);
+    });
+  };
+  double best = lane_by_lane([&](uint64_t* w) { vqsort_u64(w, n); });
+  Way way = kSorter;
+  if (n <= kPartitionMaxKeys) {
+    const double quick = lane_by_lane([&](uint64_t* w) { partition_sort(w, n); });
+    if (quick < best) {
+      best = quick;
+      way = kPartition;
+    }
+  }
+  if (with_columns && n <= kNetworkMaxKeys) {
+    const double columns = best_ms(keys, work, [&](uint64_t* w) {
+      for (size_t o = 0; o + n * kColumnLanes <= total; o += n * kColumnLanes)
+        sort_columns(w + o, n, network);
+    });
+    if (columns < best) way = kColumns;
+  }
+  return way;
+}
+
+// The measured way for lanes of n 64-bit keys, measured once per power of two.
+Way measured_way_u64(size_t n, bool with_columns) {
+  static std::array<std::atomic<uint8_t>, 2 * 64> ways{};
+  auto& slot = ways[2 * std::bit_width(n) + (with_columns ? 1 : 0)];
+  uint8_t way = slot.load(std::memory_order_relaxed);
+  if (way == kUnknown) {
+    way = measure_u64(std::bit_ceil(n), with_columns);
+    slot.store(way, std::memory_order_relaxed);
+  }
+  return static_cast<Way>(way);
+}
+
+bool quicksort_u64(size_t n) {
+  if (n > kPartitionMaxKeys) return false;
+  switch (sort_mode()) {
+    case SortMode::kQuicksort:
+      return true;
+    case SortMode::kMeasure:
+      return measured_way_u64(n, false) == kPartition;
+    default:
+      return false;
+  }
+}
+
+void sort_keys(uint64_t* keys, size_t n) {
+  if (n < 2) return;
+  if (quicksort_u64(n)) return partition_sort(keys, n);
+  vqsort_u64(keys, n);
 }
 
 bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes) {
@@ -839,6 +963,8 @@ bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes) {
       if (sort_mode() == SortMode::kQuicksort) return n <= 96;
       return n <= 96 || n > base_case_bytes / 4;
     case 8:  // the Sorter wins past twice the base case (float64 n = 384: 1.16 against 0.9)
+      if (sort_mode() == SortMode::kMeasure) return measured_way_u64(n, true) == kColumns;
+      if (sort_mode() == SortMode::kQuicksort) return false;
       return n > base_case_bytes / 8 && n <= base_case_bytes / 4;
     case 16:  // 128-bit vqsort partitions slowly; the network wins up to 1024 (2048: even)
       return n <= 1024;

@@ -30,6 +30,8 @@ void sort_keys(uint64_t* keys, size_t n);
 // to_key<float, false>: NaN last), SIMD; x and y may be the same. And back, in place.
 void float32_keys(const uint32_t* x, uint32_t* y, size_t n);
 void float32_from_keys(uint32_t* y, size_t n);
+void float64_keys(const uint64_t* x, uint64_t* y, size_t n);  // the same for float64
+void float64_from_keys(uint64_t* y, size_t n);
 void sort_keys(Key128* keys, size_t n);
 
 // Many lanes are sorted kColumnLanes at a time as the columns of a matrix: one sorting

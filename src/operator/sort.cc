@@ -172,6 +172,9 @@ void sort_value_lane(const T* x, T* y, int64_t n, int64_t s, std::vector<K>& key
       if constexpr (std::is_same_v<T, float>) {  // (this file is built for the baseline ISA)
         kernel::float32_keys(reinterpret_cast<const uint32_t*>(xk), reinterpret_cast<uint32_t*>(yk),
                              static_cast<size_t>(n));
+      } else if constexpr (std::is_same_v<T, double>) {
+        kernel::float64_keys(reinterpret_cast<const uint64_t*>(xk), reinterpret_cast<uint64_t*>(yk),
+                             static_cast<size_t>(n));
       } else {
         for (int64_t j = 0; j < n; ++j) yk[j] = to_key<T, false>(std::bit_cast<T>(K(xk[j])));
       }
@@ -179,6 +182,8 @@ void sort_value_lane(const T* x, T* y, int64_t n, int64_t s, std::vector<K>& key
       if (sorted != yk) std::memcpy(yk, sorted, static_cast<size_t>(n) * sizeof(K));
       if constexpr (std::is_same_v<T, float>) {
         kernel::float32_from_keys(reinterpret_cast<uint32_t*>(yk), static_cast<size_t>(n));
+      } else if constexpr (std::is_same_v<T, double>) {
+        kernel::float64_from_keys(reinterpret_cast<uint64_t*>(yk), static_cast<size_t>(n));
       } else {
         for (int64_t j = 0; j < n; ++j) yk[j] = std::bit_cast<K>(from_key<T>(K(yk[j])));
       }

@@ -550,11 +550,11 @@ def test_integer_arg_reductions_find_the_first_extremum(dtype, fn):
 
 @pytest.mark.parametrize("mode", ["fixed", "vqsort", "quicksort"])
 def test_sorts_match_numpy_whichever_way_32_bit_keys_are_sorted(mode):
-    """32-bit keys are sorted the fastest way measured on this host (radix, vqsort, the
-    quicksort down to vqsort's base case or the column network; NDX_SORT=measure, the default,
-    which the tests above run). NDX_SORT=fixed keeps the rules tuned on the Zen 4 host, vqsort
-    never radix sorts, quicksort takes the quicksort wherever it applies: the sort tests of
-    this file pass in each."""
+    """32-bit and 64-bit keys are sorted the fastest way measured on this host (radix,
+    vqsort, the quicksort down to a register network or the column network; NDX_SORT=measure,
+    the default, which the tests above run). NDX_SORT=fixed keeps the rules tuned on the
+    Zen 4 host, vqsort never radix sorts, quicksort takes the quicksort wherever it applies:
+    the sort tests of this file pass in each."""
     import os
     import subprocess
     import sys
@@ -568,7 +568,7 @@ def test_sorts_match_numpy_whichever_way_32_bit_keys_are_sorted(mode):
 
 
 @pytest.mark.parametrize("n", [257, 300, 512, 1000, 4097, 65536])
-def test_32_bit_lanes_of_every_pattern_sort_as_numpy_does(n):
+def test_lanes_of_every_pattern_sort_as_numpy_does(n):
     """The quicksort down to a register sorting network (lanes of 32-bit keys up to 64K keys,
     where it measures fastest, and always under NDX_SORT=quicksort, which the test above
     runs) splits around a ninther pivot and takes the pivot's equals out when the pivot is the
@@ -593,6 +593,16 @@ def test_32_bit_lanes_of_every_pattern_sort_as_numpy_does(n):
     ints = (m[:7] * 3 - 1000).astype("int32")
     onp.testing.assert_array_equal(np.sort(np.array(ints), axis=-1).asnumpy(),
                                    onp.sort(ints, axis=-1))
+    # 64-bit keys take the same quicksort and network, 8 lanes to a vector; argsort of 32-bit
+    # values sorts (key, position) pairs packed in 64 bits
+    wide = m.astype("float64")
+    onp.testing.assert_array_equal(np.sort(np.array(wide), axis=-1).asnumpy(),
+                                   onp.sort(wide, axis=-1))
+    longs = ints.astype("int64") * 3_000_000_000
+    onp.testing.assert_array_equal(np.sort(np.array(longs), axis=-1).asnumpy(),
+                                   onp.sort(longs, axis=-1))
+    onp.testing.assert_array_equal(np.argsort(np.array(m), axis=-1).asnumpy(),
+                                   onp.argsort(m, axis=-1, kind="stable"))
 
 
 def test_float32_tanh_reaches_exactly_one_and_never_passes_it():
