@@ -951,6 +951,46 @@ void sort_keys(uint64_t* keys, size_t n) {
   vqsort_u64(keys, n);
 }
 
+namespace {
+
+// Orders a run of positions whose keys share their high halves by the low halves, keeping
+// the order of equal keys (the run's positions ascend).
+void order_run(const uint64_t* keys, uint64_t* run, size_t m, std::vector<uint64_t>& aux) {
+  auto low = [&](uint64_t entry) { return static_cast<uint32_t>(keys[entry & 0xFFFFFFFFu]); };
+  if (m <= 16) {  // insertion sort: stable, and most runs hold two or three keys
+    for (size_t i = 1; i < m; ++i) {
+      const uint64_t entry = run[i];
+      const uint32_t k = low(entry);
+      size_t j = i;
+      for (; j > 0 && low(run[j - 1]) > k; --j) run[j] = run[j - 1];
+      run[j] = entry;
+    }
+    return;
+  }
+  aux.resize(2 * m);
+  uint64_t* by_low = aux.data();
+  uint64_t* old = aux.data() + m;
+  std::copy(run, run + m, old);
+  for (size_t i = 0; i < m; ++i) by_low[i] = (uint64_t{low(run[i])} << 32) | i;
+  sort_keys(by_low, m);
+  for (size_t i = 0; i < m; ++i) run[i] = old[by_low[i] & 0xFFFFFFFFu];
+}
+
+}  // namespace
+
+void stable_order(const uint64_t* keys, size_t n, uint64_t* order) {
+  for (size_t j = 0; j < n; ++j) order[j] = (keys[j] & ~uint64_t{0xFFFFFFFFu}) | j;
+  sort_keys(order, n);
+  thread_local std::vector<uint64_t> aux;
+  for (size_t i = 0; i < n;) {
+    const uint64_t high = order[i] >> 32;
+    size_t end = i + 1;
+    while (end < n && (order[end] >> 32) == high) ++end;
+    if (end - i > 1) order_run(keys, order + i, end - i, aux);
+    i = end;
+  }
+}
+
 bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes) {
   static const auto bytes = NDX_DISPATCH_FN(vector_bytes);
   static const size_t base_case_bytes = 16 * bytes();  // vqsort's base case, in bytes
@@ -966,8 +1006,10 @@ bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes) {
       if (sort_mode() == SortMode::kMeasure) return measured_way_u64(n, true) == kColumns;
       if (sort_mode() == SortMode::kQuicksort) return false;
       return n > base_case_bytes / 8 && n <= base_case_bytes / 4;
-    case 16:  // 128-bit vqsort partitions slowly; the network wins up to 1024 (2048: even)
-      return n <= 1024;
+    case 16:  // (key, position) pairs of 64-bit keys: past 32 keys, stable_order wins (float64
+              // argsort of lanes of 48 keys: 1.11x NumPy against 0.98x; of 1024: 1.58x against
+              // 0.38x); the network beat vqsort's 128-bit keys up to 1024
+      return n <= 32;
     default:
       return false;
   }

@@ -34,6 +34,13 @@ void float64_keys(const uint64_t* x, uint64_t* y, size_t n);  // the same for fl
 void float64_from_keys(uint64_t* y, size_t n);
 void sort_keys(Key128* keys, size_t n);
 
+// The stable order of n <= 2^32 64-bit keys: order[j]'s low 32 bits are the position of the
+// j-th smallest key (equal keys in their order). The keys' high halves and the positions are
+// packed in 64 bits and sorted as such; runs that share a high half (rare but for few
+// distinct values) are then ordered by the low halves. Two 64-bit sorts at worst, where
+// vqsort's 128-bit (key, position) pairs took 2-3x NumPy's time.
+void stable_order(const uint64_t* keys, size_t n, uint64_t* order);
+
 // Many lanes are sorted kColumnLanes at a time as the columns of a matrix: one sorting
 // network (Batcher's odd-even merge sort) runs down all columns in vector steps, with no
 // branch on the keys. First for lanes of 2 to 32 keys (131072 lanes of 16 float32: 4.6 ms

@@ -253,6 +253,17 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
           idx[b + j * s] = k;
           if (y) y[b + j * s] = x[b + k * s];
         }
+      } else if (sizeof(K) == 8 && n <= (int64_t{1} << 32)) {  // (pack32 takes 32-bit keys)
+        keys.resize(static_cast<size_t>(n));
+        packed.resize(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) keys[j] = to_key(x[b + j * s]);
+        kernel::stable_order(reinterpret_cast<const uint64_t*>(keys.data()), keys.size(),
+                             packed.data());
+        for (int64_t j = 0; j < n; ++j) {
+          const auto k = static_cast<int64_t>(packed[j] & 0xFFFFFFFFu);
+          idx[b + j * s] = k;
+          if (y) y[b + j * s] = x[b + k * s];
+        }
       } else {
         wide.resize(static_cast<size_t>(n));
         for (int64_t j = 0; j < n; ++j) {

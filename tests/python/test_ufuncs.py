@@ -605,6 +605,25 @@ def test_lanes_of_every_pattern_sort_as_numpy_does(n):
                                    onp.argsort(m, axis=-1, kind="stable"))
 
 
+@pytest.mark.parametrize("n", [40, 300, 5000])
+def test_argsort_of_64_bit_keys_sharing_their_high_halves_is_numpys_stable_order(n):
+    """argsort of 64-bit values sorts their keys' high halves packed with positions, then
+    orders runs that share a high half by the low halves: short runs by insertion, long ones
+    (few distinct high halves) by a second sort. Ties keep their order."""
+    rng = onp.random.default_rng(n)
+    highs = rng.integers(0, 10 if n < 1000 else 3, n)
+    ints = (highs.astype("int64") << 32) + rng.integers(0, 8, n) - (1 << 33)
+    floats = 1.0 + rng.integers(0, 50, n) * 2.0 ** -45  # one high half, 50 low ones
+    floats[rng.uniform(size=n) < 0.1] = onp.nan
+    unsigned = onp.uint64(2**64 - 1) - rng.integers(0, 8, n).astype("uint64")
+    for a in (ints, floats, -floats, unsigned):
+        onp.testing.assert_array_equal(np.argsort(np.array(a)).asnumpy(),
+                                       onp.argsort(a, kind="stable"))
+        m = onp.stack([a, a[::-1].copy()])
+        onp.testing.assert_array_equal(np.argsort(np.array(m), axis=-1).asnumpy(),
+                                       onp.argsort(m, axis=-1, kind="stable"))
+
+
 def test_float32_tanh_reaches_exactly_one_and_never_passes_it():
     """float32 tanh is e / (e + 2) with e = expm1(2|x|); from 9.010914, where tanh rounds to
     1, the quotient could round just below 1, so the result is set to 1 there. The reference
