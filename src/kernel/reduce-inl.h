@@ -570,8 +570,29 @@ inline constexpr int64_t kArgCols = 4096;
 // arg_contig of integers and bool (no NaN): each block's extremum by SIMD, and only when it
 // beats the best so far a scan for its first index; a value nothing can beat (a bool's true
 // for argmax) ends the search, as in NumPy.
+// argmax of bools is the first true, argmin the first false (0 when there is none): a scan
+// that stops there, a vector at a time (rows of 1024 bools whose first true came at about 60
+// were read whole, at 0.89x NumPy's speed, which stops as this does).
+template <bool kMax>
+HWY_INLINE int64_t arg_contig_bool(const bool* x, int64_t n) {
+  const hn::ScalableTag<uint8_t> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(x);
+  const auto zero = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(d, b + i);
+    const intptr_t k = hn::FindFirstTrue(d, kMax ? hn::Ne(v, zero) : hn::Eq(v, zero));
+    if (k >= 0) return i + k;
+  }
+  for (; i < n; ++i)
+    if ((b[i] != 0) == kMax) return i;
+  return 0;
+}
+
 template <bool kMax, class T>
 HWY_INLINE int64_t arg_contig_int(const T* x, int64_t n) {
+  if constexpr (std::is_same_v<T, bool>) return arg_contig_bool<kMax>(x, n);
   using L = IntLane<T>;
   const hn::ScalableTag<L> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
