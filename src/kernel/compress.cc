@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "kernel/compress-inl.h"
 #include "kernel/compress.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -54,7 +55,7 @@ int64_t compress_lanes(const uint8_t* HWY_RESTRICT keep, const T* HWY_RESTRICT s
     // is the compressing store to memory on AVX-512, slow on Intel and far slower on Zen 4.
     const auto m = lane_mask(d, keep + i);
     const size_t kept = hn::CountTrue(d, m);
-    hn::BlendedStore(hn::Compress(hn::LoadU(d, src + i), m), hn::FirstN(d, kept), d, dst + k);
+    hn::BlendedStore(compress_lanes(d, hn::LoadU(d, src + i), m), hn::FirstN(d, kept), d, dst + k);
     k += static_cast<int64_t>(kept);
   }
   for (; i < n; ++i) {

@@ -34,6 +34,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernel/compress-inl.h"
 #include "kernel/key_sort.h"
 
 namespace ndx::kernel::key_sort_detail {
@@ -98,44 +99,6 @@ void sort_u128(Key128* keys, size_t n) {
 // Keys of keys[0, n) that go first (below the pivot, or kOrEqual not above it) moved to the
 // front in their order and the others after them; returns how many go first. `rest` holds
 // n + one vector of keys.
-#if HWY_TARGET == HWY_AVX2
-// For each mask of four 64-bit lanes, the 32-bit lane indices that put the chosen lanes first.
-struct Compress64Indices {
-  alignas(32) int32_t idx[16][8] = {};
-  constexpr Compress64Indices() {
-    for (int m = 0; m < 16; ++m) {
-      int out = 0;
-      for (int chosen = 1; chosen >= 0; --chosen)
-        for (int i = 0; i < 4; ++i)
-          if (((m >> i) & 1) == chosen) {
-            idx[m][2 * out] = 2 * i;
-            idx[m][2 * out + 1] = 2 * i + 1;
-            ++out;
-          }
-    }
-  }
-};
-#endif
-
-// Compress(v, m). Highway 1.0 compresses 64-bit lanes through a lookup table, and GCC copies
-// that table onto the stack on every call (lanes of 1024 64-bit keys sorted 3x slower than by
-// vqsort on AVX-512, 9x on AVX2): AVX-512 has an instruction for it, and AVX2 gets a static
-// table of permutations.
-template <class D, class V, class M>
-HWY_INLINE V compress(D, V v, M m) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (sizeof(hn::TFromD<D>) == 8) return V{_mm512_maskz_compress_epi64(m.raw, v.raw)};
-#elif HWY_TARGET == HWY_AVX2
-  if constexpr (sizeof(hn::TFromD<D>) == 8) {
-    static constexpr Compress64Indices kIndices;
-    const int bits = _mm256_movemask_pd(_mm256_castsi256_pd(m.raw));
-    const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(kIndices.idx[bits]));
-    return V{_mm256_permutevar8x32_epi32(v.raw, idx)};
-  }
-#endif
-  return hn::Compress(v, m);
-}
-
 template <bool kOrEqual, class K>
 size_t partition_keys(K* HWY_RESTRICT keys, size_t n, K pivot, K* HWY_RESTRICT rest) {
   const hn::ScalableTag<K> d;
@@ -146,11 +109,11 @@ size_t partition_keys(K* HWY_RESTRICT keys, size_t n, K pivot, K* HWY_RESTRICT r
     const auto v = hn::LoadU(d, keys + i);
     const auto later = kOrEqual ? hn::Gt(v, vp) : hn::Not(hn::Lt(v, vp));
     // Compress, then a whole-vector store: the compressing store to memory is slow on Intel.
-    hn::StoreU(compress(d, v, later), d, rest + back);
+    hn::StoreU(compress_lanes(d, v, later), d, rest + back);
     const size_t later_count = hn::CountTrue(d, later);
     back += later_count;
     // Writes at most up to keys + i + N, all of it read already.
-    hn::StoreU(compress(d, v, hn::Not(later)), d, keys + front);
+    hn::StoreU(compress_lanes(d, v, hn::Not(later)), d, keys + front);
     front += N - later_count;
   }
   for (; i < n; ++i) {
