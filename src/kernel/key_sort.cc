@@ -751,6 +751,30 @@ double best_ms(const std::vector<K>& keys, std::vector<K>& work, Fn sort) {
   return best;
 }
 
+// `total` splitmix64 keys: every bit of them varies, as floats of mixed sign.
+template <class K>
+std::vector<K> measurement_keys(size_t total) {
+  std::vector<K> keys(total);
+  uint64_t z = 0;
+  for (auto& k : keys) {
+    uint64_t x = (z += 0x9E3779B97F4A7C15ull);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    k = static_cast<K>(x ^ (x >> 31));
+  }
+  return keys;
+}
+
+// Milliseconds of sorting `keys` in lanes of n (whole blocks of kColumnLanes lanes) as
+// columns of `network`.
+template <class K, class Fn>
+double columns_ms(const std::vector<K>& keys, std::vector<K>& work, size_t n, Fn network) {
+  return best_ms(keys, work, [&](K* w) {
+    for (size_t o = 0; o + n * kColumnLanes <= keys.size(); o += n * kColumnLanes)
+      sort_columns(w + o, n, network);
+  });
+}
+
 // The fastest way for lanes of n (a power of two) 32-bit keys: lane by lane (below
 // kRadixMinKeys keys vqsort below the Sorter, from there the radix sort or the Sorter), or
 // kColumnLanes lanes at a time as columns (n <= kNetworkMaxKeys). Measured on enough lanes to
@@ -760,14 +784,8 @@ Way measure_u32(size_t n, bool with_columns) {
   const size_t total =
       std::min(n * std::max<size_t>(kColumnLanes, (size_t{1} << 16) / n), size_t{1} << 18);
   const size_t len = std::min(n, total);
-  std::vector<uint32_t> keys(total), work(total), scratch(len);
-  uint64_t z = 0;
-  for (auto& k : keys) {  // splitmix64: every bit of the keys varies, as float32 of mixed sign
-    uint64_t x = (z += 0x9E3779B97F4A7C15ull);
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    k = static_cast<uint32_t>(x ^ (x >> 31));
-  }
+  const std::vector<uint32_t> keys = measurement_keys<uint32_t>(total);
+  std::vector<uint32_t> work(total), scratch(len);
   auto lane_by_lane = [&](auto sort_one) {
     return best_ms(keys, work, [&](uint32_t* w) {
       for (size_t o = 0; o + len <= total; o += len) sort_one(w + o);
@@ -794,53 +812,76 @@ Way measure_u32(size_t n, bool with_columns) {
   }
   if (with_columns && len == n && n <= kNetworkMaxKeys && total >= n * kColumnLanes) {
     static const auto network = NDX_DISPATCH_FN(network_u32);
-    const double columns = best_ms(keys, work, [&](uint32_t* w) {
-      for (size_t o = 0; o + n * kColumnLanes <= total; o += n * kColumnLanes)
-        sort_columns(w + o, n, network);
-    });
-    if (columns < best) way = kColumns;
+    if (columns_ms(keys, work, n, network) < best) way = kColumns;
   }
   return way;
 }
 
-// The measured way for a lane length, measured once per power of two.
+// vqsort's way for a lane of 64-bit keys: below the Sorter for short lanes, the Sorter's own
+// (AVX3_DL) instance for long ones (see above).
+void vqsort_u64(uint64_t* keys, size_t n) {
+  static const auto sort = NDX_DISPATCH_FN(sort_u64);
+  if (n < 256) {
+    sort(keys, n);
+  } else {
+    thread_sorter()(keys, n, hwy::SortAscending());
+  }
+}
+
+// The fastest way for lanes of n (a power of two) 64-bit keys, measured as for 32-bit keys
+// on about 64K pseudo-random keys: vqsort (kSorter) or the quicksort lane by lane, or, with
+// `with_columns` and n <= kNetworkMaxKeys, the column network (kColumns).
+Way measure_u64(size_t n, bool with_columns) {
+  static const auto network = NDX_DISPATCH_FN(network_u64);
+  const size_t total = std::max(n * kColumnLanes, size_t{1} << 16);
+  const std::vector<uint64_t> keys = measurement_keys<uint64_t>(total);
+  std::vector<uint64_t> work(total);
+  auto lane_by_lane = [&](auto sort_one) {
+    return best_ms(keys, work, [&](uint64_t* w) {
+      for (size_t o = 0; o + n <= total; o += n) sort_one(w + o);
+    });
+  };
+  double best = lane_by_lane([&](uint64_t* w) { vqsort_u64(w, n); });
+  Way way = kSorter;
+  if (n <= kPartitionMaxKeys) {
+    const double quick = lane_by_lane([&](uint64_t* w) { partition_sort(w, n); });
+    if (quick < best) {
+      best = quick;
+      way = kPartition;
+    }
+  }
+  if (with_columns && n <= kNetworkMaxKeys && columns_ms(keys, work, n, network) < best)
+    way = kColumns;
+  return way;
+}
+
+// The measured way for lanes of n keys of type K, measured once per power of two.
+template <class K>
 Way measured_way(size_t n, bool with_columns) {
   static std::array<std::atomic<uint8_t>, 2 * 64> ways{};
-  const size_t bucket = 2 * std::bit_width(n) + (with_columns ? 1 : 0);
-  uint8_t way = ways[bucket].load(std::memory_order_relaxed);
+  auto& slot = ways[2 * std::bit_width(n) + (with_columns ? 1 : 0)];
+  uint8_t way = slot.load(std::memory_order_relaxed);
   if (way == kUnknown) {
-    way = measure_u32(std::bit_ceil(n), with_columns);
-    ways[bucket].store(way, std::memory_order_relaxed);
+    way = sizeof(K) == 4 ? measure_u32(std::bit_ceil(n), with_columns)
+                         : measure_u64(std::bit_ceil(n), with_columns);
+    slot.store(way, std::memory_order_relaxed);
   }
   return static_cast<Way>(way);
 }
 
-}  // namespace
-
-uint32_t* sort_keys(uint32_t* keys, size_t n, std::vector<uint32_t>* scratch) {
-  static const auto sort = NDX_DISPATCH_FN(sort_u32);
-  if (n < 2) return keys;
-  const SortMode mode = sort_mode();
-  Way way = kUnknown;
-  if (mode == SortMode::kMeasure) way = measured_way(n, false);
-  if (mode == SortMode::kQuicksort && n <= kPartitionMaxKeys) way = kPartition;
-  if (way == kPartition && n <= kPartitionMaxKeys) {  // (a bucket spans up to 2n - 1 keys)
-    partition_sort(keys, n);
-    return keys;
+bool quicksort_u64(size_t n) {
+  if (n > kPartitionMaxKeys) return false;
+  switch (sort_mode()) {
+    case SortMode::kQuicksort:
+      return true;
+    case SortMode::kMeasure:
+      return measured_way<uint64_t>(n, false) == kPartition;
+    default:
+      return false;
   }
-  if (n < kRadixMinKeys) {
-    sort(keys, n);
-    return keys;
-  }
-  const bool radix = scratch && n <= UINT32_MAX &&  // 32-bit counts
-                     (mode == SortMode::kFixed || way == kRadix);
-  if (radix) {
-    scratch->resize(n);  // only now: a lane of 4M keys would clear 16 MB for nothing
-    return radix_sort(keys, scratch->data(), n);
-  }
-  thread_sorter()(keys, n, hwy::SortAscending());
-  return keys;
 }
+
+}  // namespace
 
 void float32_keys(const uint32_t* x, uint32_t* y, size_t n) {
   static const auto convert = NDX_DISPATCH_FN(float32_keys_u32);
@@ -862,77 +903,29 @@ void float64_from_keys(uint64_t* y, size_t n) {
   convert(y, n);
 }
 
-// vqsort's way for a lane of 64-bit keys: below the Sorter for short lanes, the Sorter's own
-// (AVX3_DL) instance for long ones (see above).
-void vqsort_u64(uint64_t* keys, size_t n) {
-  static const auto sort = NDX_DISPATCH_FN(sort_u64);
-  if (n < 256) {
+uint32_t* sort_keys(uint32_t* keys, size_t n, std::vector<uint32_t>* scratch) {
+  static const auto sort = NDX_DISPATCH_FN(sort_u32);
+  if (n < 2) return keys;
+  const SortMode mode = sort_mode();
+  Way way = kUnknown;
+  if (mode == SortMode::kMeasure) way = measured_way<uint32_t>(n, false);
+  if (mode == SortMode::kQuicksort && n <= kPartitionMaxKeys) way = kPartition;
+  if (way == kPartition && n <= kPartitionMaxKeys) {  // (a bucket spans up to 2n - 1 keys)
+    partition_sort(keys, n);
+    return keys;
+  }
+  if (n < kRadixMinKeys) {
     sort(keys, n);
-  } else {
-    thread_sorter()(keys, n, hwy::SortAscending());
+    return keys;
   }
-}
-
-// The fastest way for lanes of n (a power of two) 64-bit keys, measured as for 32-bit keys
-// on about 64K pseudo-random keys: vqsort (kSorter) or the quicksort lane by lane, or, with
-// `with_columns` and n <= kNetworkMaxKeys, the column network (kColumns).
-Way measure_u64(size_t n, bool with_columns) {
-  static const auto network = NDX_DISPATCH_FN(network_u64);
-  const size_t total = std::max(n * kColumnLanes, size_t{1} << 16);
-  std::vector<uint64_t> keys(total), work(total);
-  uint64_t z = 0;
-  for (auto& k : keys) {
-    uint64_t x = (z += 0x9E3779B97F4A7C15ull);
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    k = x ^ (x >> 31);
+  const bool radix = scratch && n <= UINT32_MAX &&  // 32-bit counts
+                     (mode == SortMode::kFixed || way == kRadix);
+  if (radix) {
+    scratch->resize(n);  // only now: a lane of 4M keys would clear 16 MB for nothing
+    return radix_sort(keys, scratch->data(), n);
   }
-  auto lane_by_lane = [&](auto sort_one) {
-    return best_ms(keys, work, [&](uint64_t* w) {
-      for (size_t o = 0; o + n <= total; o += n) sort_one(w + o);
-    });
-  };
-  double best = lane_by_lane([&](uint64_t* w) { vqsort_u64(w, n); });
-  Way way = kSorter;
-  if (n <= kPartitionMaxKeys) {
-    const double quick = lane_by_lane([&](uint64_t* w) { partition_sort(w, n); });
-    if (quick < best) {
-      best = quick;
-      way = kPartition;
-    }
-  }
-  if (with_columns && n <= kNetworkMaxKeys) {
-    const double columns = best_ms(keys, work, [&](uint64_t* w) {
-      for (size_t o = 0; o + n * kColumnLanes <= total; o += n * kColumnLanes)
-        sort_columns(w + o, n, network);
-    });
-    if (columns < best) way = kColumns;
-  }
-  return way;
-}
-
-// The measured way for lanes of n 64-bit keys, measured once per power of two.
-Way measured_way_u64(size_t n, bool with_columns) {
-  static std::array<std::atomic<uint8_t>, 2 * 64> ways{};
-  auto& slot = ways[2 * std::bit_width(n) + (with_columns ? 1 : 0)];
-  uint8_t way = slot.load(std::memory_order_relaxed);
-  if (way == kUnknown) {
-    way = measure_u64(std::bit_ceil(n), with_columns);
-    slot.store(way, std::memory_order_relaxed);
-  }
-  return static_cast<Way>(way);
-}
-
-bool quicksort_u64(size_t n) {
-  if (n > kPartitionMaxKeys) return false;
-  switch (sort_mode()) {
-    case SortMode::kQuicksort:
-      return true;
-    case SortMode::kMeasure:
-      return measured_way_u64(n, false) == kPartition;
-    default:
-      return false;
-  }
+  thread_sorter()(keys, n, hwy::SortAscending());
+  return keys;
 }
 
 void sort_keys(uint64_t* keys, size_t n) {
@@ -989,11 +982,11 @@ bool sort_as_columns(size_t key_bytes, size_t n, size_t lanes) {
   if (lanes < kColumnLanes) return false;
   switch (key_bytes) {
     case 4:  // (fixed: vqsort's base case won from about 100 keys to its end on Zen 4)
-      if (sort_mode() == SortMode::kMeasure) return measured_way(n, true) == kColumns;
+      if (sort_mode() == SortMode::kMeasure) return measured_way<uint32_t>(n, true) == kColumns;
       if (sort_mode() == SortMode::kQuicksort) return n <= 96;
       return n <= 96 || n > base_case_bytes / 4;
     case 8:  // the Sorter wins past twice the base case (float64 n = 384: 1.16 against 0.9)
-      if (sort_mode() == SortMode::kMeasure) return measured_way_u64(n, true) == kColumns;
+      if (sort_mode() == SortMode::kMeasure) return measured_way<uint64_t>(n, true) == kColumns;
       if (sort_mode() == SortMode::kQuicksort) return false;
       return n > base_case_bytes / 8 && n <= base_case_bytes / 4;
     case 16:  // (key, position) pairs of 64-bit keys: past 32 keys, stable_order wins (float64
