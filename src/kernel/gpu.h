@@ -255,6 +255,10 @@ struct IndexFillArgs {
   int64_t cols = 1, k = 0;
   // Integer arange: values wrap into [wrap_low, wrap_low + wrap_span), as NumPy's do (0: none).
   double wrap_low = 0, wrap_span = 0;
+  // Float arange as NumPy fills it: value 1 is `second` (pin_second), and with `single` the
+  // values start + i * step are computed in float32 arithmetic.
+  double second = 0;
+  bool pin_second = false, single = false;
 };
 void index_fill(const TBlob& y, const IndexFillArgs& a, bool add);
 // The Philox streams of kernel/random.h on a GPU, element for element the CPU's draws (out

@@ -163,6 +163,8 @@ void fill_indexed(const TBlob& out, OpReqType req, F value_of) {
     auto value = [&](int64_t i) {
       if constexpr (std::is_same_v<T, bool>) {
         return value_of(i) != 0;
+      } else if constexpr (!std::is_same_v<T, compute_t<T>>) {
+        return T(value_of(i));  // a 16-bit float: rounded once from the double, as NumPy's
       } else {
         return kernel::from_double<T>(value_of(i));
       }
@@ -224,6 +226,16 @@ bool arange_type(const NodeAttrs& attrs, DTypeVector*, DTypeVector* out) {
   return true;
 }
 
+// v rounded to the dtype t (a float dtype), as a double.
+double rounded_to(DType t, double v) {
+  double r = v;
+  NDX_DTYPE_SWITCH(t, T, {
+    if constexpr (std::is_floating_point_v<compute_t<T>>)
+      r = static_cast<double>(static_cast<compute_t<T>>(T(v)));
+  });
+  return r;
+}
+
 // arange, linspace and eye: their values as index_fill's arguments, filled on either device
 // (the host's loop computes what kernel/cuda/index.cu's kernel does).
 kernel::gpu::IndexFillArgs arange_args(const NodeAttrs& attrs, const TBlob& out) {
@@ -237,6 +249,20 @@ kernel::gpu::IndexFillArgs arange_args(const NodeAttrs& attrs, const TBlob& out)
     a.step = v.second - v.first;
     double hi;
     integer_range(out.dtype, &a.wrap_low, &hi, &a.wrap_span);
+  } else if (is_float(out.dtype)) {
+    // NumPy's float fill: values 0 and 1 are start and start + step in the dtype, the others
+    // start + i * delta with delta their difference, in float32 arithmetic for the 16- and
+    // 32-bit floats. Computing start + i * step in double gave other last bits: 11 of the 17
+    // values of arange(-5.5, 7, 0.77) in float64, 3784 of 3847 in float32 for (1000, 1050,
+    // 0.013).
+    const double first = rounded_to(out.dtype, a.start);
+    a.second = rounded_to(out.dtype, a.start + p.step);
+    a.pin_second = true;
+    a.single = out.dtype != DType::kFloat64;
+    a.start = first;
+    a.step = a.single
+                 ? static_cast<double>(static_cast<float>(a.second) - static_cast<float>(first))
+                 : a.second - first;
   }
   return a;
 }
@@ -265,7 +291,13 @@ kernel::gpu::IndexFillArgs eye_args(const NodeAttrs& attrs, const TBlob& out) {
 double index_value(const kernel::gpu::IndexFillArgs& a, int64_t i, int64_t total) {
   using kernel::gpu::IndexFill;
   if (a.kind == IndexFill::kEye) return (i % a.cols) - (i / a.cols) == a.k ? 1.0 : 0.0;
-  double v = (a.pin_last && i == total - 1 && i > 0) ? a.stop : a.start + i * a.step;
+  double v;
+  if (a.pin_second && i <= 1)  // (value 0 too: an infinite start makes step NaN)
+    v = i == 0 ? a.start : a.second;
+  else if (a.single)  // float32 arithmetic (no contraction: ISO C++ builds)
+    v = static_cast<float>(a.start) + static_cast<float>(i) * static_cast<float>(a.step);
+  else
+    v = (a.pin_last && i == total - 1 && i > 0) ? a.stop : a.start + i * a.step;
   if (a.floor) v = std::floor(v);
   if (a.wrap_span > 0) v -= a.wrap_span * std::floor((v - a.wrap_low) / a.wrap_span);
   return v;

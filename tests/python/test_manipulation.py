@@ -971,3 +971,88 @@ def test_bool_arange_of_more_than_two_values_is_a_type_error_as_in_numpy():
         onp.arange(0, 10, 3, dtype=bool)
     with pytest.raises(TypeError, match="at most length 2"):
         np.arange(0, 10, 3, dtype=bool)
+
+
+def _float_arange_cases():
+    """Hand-picked ranges (the first six once differed from NumPy in their last bits) and a
+    seeded sweep of starts, steps of both signs and lengths up to 3000."""
+    cases = [(0.1, 1, 0.1), (0, 10, 0.3), (-5.5, 7, 0.77), (1e3, 1e3 + 50, 0.013),
+             (0, 1, 1 / 3), (3.3, 1e5, 7.1), (5, -3, -0.7), (2.5,), (1e-3, 2e-3, 1e-5)]
+    rng = onp.random.default_rng(60)
+    for _ in range(40):
+        start = float(rng.uniform(-1e3, 1e3)) * 10.0 ** int(rng.integers(-3, 3))
+        step = float(rng.uniform(1e-3, 10)) * 10.0 ** int(rng.integers(-2, 3))
+        step = step if rng.random() < 0.8 else -step
+        cases.append((start, start + step * int(rng.integers(0, 3000)) + 0.5 * step, step))
+    return cases
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_float_arange_is_numpys_values_bit_for_bit(dtype):
+    """NumPy fills a float arange from its first two values in the dtype (start and
+    start + step), the rest start + i * (their difference), in float32 arithmetic for
+    float16 / float32: the same values to the last bit, not start + i * step in double."""
+    for args in _float_arange_cases():
+        with onp.errstate(over="ignore"):
+            ref = onp.arange(*args, dtype=dtype)
+        ours = np.arange(*args, dtype=dtype).asnumpy()
+        assert ours.dtype == ref.dtype and ours.shape == ref.shape, args
+        onp.testing.assert_array_equal(ours, ref, err_msg=str(args), strict=True)
+
+
+def _half_ties_and_neighbours():
+    """Doubles at, and a float64 ulp either side of, the midpoints between neighbouring
+    float16 values (where rounding twice through float32 goes wrong), plus a spread of
+    values across float16's range, its subnormals and beyond its largest value."""
+    halves = onp.arange(0x0000, 0x7C00, dtype=onp.uint16).view(onp.float16).astype(onp.float64)
+    mids = halves[:-1] + onp.diff(halves) / 2  # exact in float64
+    near = onp.concatenate([mids, onp.nextafter(mids, onp.inf), onp.nextafter(mids, -onp.inf)])
+    rng = onp.random.default_rng(61)
+    spread = rng.uniform(-1, 1, 20000) * 10.0 ** rng.integers(-9, 6, 20000)
+    return onp.concatenate([near, -near, spread, [0.0, -0.0, 65519.99, 65520.0, 1e300, -1e300,
+                                                 onp.inf, -onp.inf, 2.0 ** -25, -2.0 ** -25]])
+
+
+def test_float64_to_float16_rounds_once_as_numpy():
+    """astype, linspace and full give a float64 value's nearest float16, as NumPy does; going
+    through the nearest float32 first put 50 in a million values of [-100, 100] an ulp off."""
+    x = _half_ties_and_neighbours()
+    with onp.errstate(over="ignore"):
+        ref = x.astype(onp.float16)
+    onp.testing.assert_array_equal(np.array(x).astype("float16").asnumpy(), ref, strict=True)
+    for start, stop, num in [(79.41832721422085, 46.79817668133953, 176),
+                             (-72.50287279272595, -93.38334744369614, 200), (0, 1, 1001)]:
+        onp.testing.assert_array_equal(
+            np.linspace(start, stop, num, endpoint=False, dtype="float16").asnumpy(),
+            onp.linspace(start, stop, num, endpoint=False, dtype="float16"), strict=True)
+    # Just above the tie between 1 and 1 + 2**-10: its nearest float32 is the tie itself.
+    above_tie = 1 + 2.0 ** -11 + 2.0 ** -40
+    assert onp.float16(above_tie) == 1 + 2.0 ** -10
+    assert np.full((3,), above_tie, dtype="float16").asnumpy()[0] == 1 + 2.0 ** -10
+
+
+def _nearest_bfloat16(x):
+    """The bfloat16 nearest each float64 value (ties to even), by rounding the float64
+    significand to 8 bits in integer arithmetic (normal values only), as float32."""
+    bits = x.view(onp.uint64)
+    drop = 52 - 7
+    half, mask = onp.uint64(1) << onp.uint64(drop - 1), (onp.uint64(1) << onp.uint64(drop)) - 1
+    low = bits & mask
+    kept = bits >> onp.uint64(drop)
+    up = (low > half) | ((low == half) & (kept & onp.uint64(1)).astype(bool))
+    rounded = (kept + up.astype(onp.uint64)) << onp.uint64(drop)
+    return rounded.view(onp.float64).astype(onp.float32)  # 8 significant bits: exact
+
+
+def test_float64_to_bfloat16_rounds_once():
+    rng = onp.random.default_rng(62)
+    base = rng.uniform(-1, 1, 20000) * 10.0 ** rng.integers(-30, 30, 20000)
+    # Values a float64 ulp above and below bfloat16 midpoints, where rounding to float32
+    # first lands on the tie and rounds to even the wrong way.
+    b = onp.arange(0x3F00, 0x4100, dtype=onp.uint32) << 16
+    grid = b.view(onp.float32).astype(onp.float64)
+    mids = grid[:-1] + onp.diff(grid) / 2
+    x = onp.concatenate([base, onp.nextafter(mids, onp.inf), onp.nextafter(mids, -onp.inf),
+                         -onp.nextafter(mids, onp.inf)])
+    ours = np.array(x).astype("bfloat16").astype("float32").asnumpy()
+    onp.testing.assert_array_equal(ours, _nearest_bfloat16(x), strict=True)

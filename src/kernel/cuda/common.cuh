@@ -107,15 +107,27 @@ __device__ __forceinline__ void store_as(char* p, DType t, V v, bool add) {
     case DType::kUInt64:
       return put<uint64_t>(p, v, add);
     case DType::kFloat16: {
-      float f = cast_to<float>(v);
       auto* q = reinterpret_cast<uint16_t*>(p);
+      if constexpr (std::is_same_v<V, double>) {
+        if (!add) {  // rounded once, as the host's and NumPy's casts
+          *q = __half_as_ushort(__double2half(v));
+          return;
+        }
+      }
+      float f = cast_to<float>(v);
       if (add) f += __half2float(__ushort_as_half(*q));
       *q = __half_as_ushort(__float2half_rn(f));
       return;
     }
     case DType::kBFloat16: {
-      float f = cast_to<float>(v);
       auto* q = reinterpret_cast<uint16_t*>(p);
+      if constexpr (std::is_same_v<V, double>) {
+        if (!add) {
+          *q = __bfloat16_as_ushort(__double2bfloat16(v));
+          return;
+        }
+      }
+      float f = cast_to<float>(v);
       if (add) f += __bfloat162float(__ushort_as_bfloat16(*q));
       *q = __bfloat16_as_ushort(__float2bfloat16_rn(f));
       return;

@@ -357,8 +357,12 @@ __global__ void index_fill_kernel(char* y, DType t, int64_t size, IndexFillArgs 
       v = (i % a.cols) - (i / a.cols) == a.k ? 1.0 : 0.0;
     } else {
       // Rounded as the host computes start + i * step: no fused multiply-add.
-      v = __dadd_rn(a.start, __dmul_rn(static_cast<double>(i), a.step));
+      v = a.single ? static_cast<double>(
+                         __fadd_rn(static_cast<float>(a.start),
+                                   __fmul_rn(static_cast<float>(i), static_cast<float>(a.step))))
+                   : __dadd_rn(a.start, __dmul_rn(static_cast<double>(i), a.step));
       if (a.pin_last && i == total - 1 && i > 0) v = a.stop;
+      if (a.pin_second && i <= 1) v = i == 0 ? a.start : a.second;
       if (a.floor) v = floor(v);
       if (a.wrap_span > 0) v -= a.wrap_span * floor((v - a.wrap_low) / a.wrap_span);
     }
