@@ -483,6 +483,37 @@ void and_or_u32(const uint32_t* HWY_RESTRICT keys, size_t n, uint32_t* all_and, 
   *all_or = ro;
 }
 
+// The smallest and the largest of n >= 1 keys.
+template <class K>
+HWY_INLINE void key_range(const K* HWY_RESTRICT keys, size_t n, K* lo, K* hi) {
+  const hn::ScalableTag<K> d;
+  const size_t N = hn::Lanes(d);
+  K l = keys[0], h = keys[0];
+  size_t i = 0;
+  if (n >= N) {
+    auto vl = hn::LoadU(d, keys), vh = vl;
+    for (; i + N <= n; i += N) {
+      const auto k = hn::LoadU(d, keys + i);
+      vl = hn::Min(vl, k);
+      vh = hn::Max(vh, k);
+    }
+    l = hn::GetLane(hn::MinOfLanes(d, vl));
+    h = hn::GetLane(hn::MaxOfLanes(d, vh));
+  }
+  for (; i < n; ++i) {
+    l = std::min(l, keys[i]);
+    h = std::max(h, keys[i]);
+  }
+  *lo = l;
+  *hi = h;
+}
+void key_range_u32(const uint32_t* keys, size_t n, uint32_t* lo, uint32_t* hi) {
+  key_range(keys, n, lo, hi);
+}
+void key_range_u64(const uint64_t* keys, size_t n, uint64_t* lo, uint64_t* hi) {
+  key_range(keys, n, lo, hi);
+}
+
 }  // namespace ndx::kernel::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -959,9 +990,59 @@ void order_run(const uint64_t* keys, uint64_t* run, size_t m, std::vector<uint64
   for (size_t i = 0; i < m; ++i) run[i] = old[by_low[i] & 0xFFFFFFFFu];
 }
 
+// Keys whose span (largest - smallest) leaves room below 64 bits for the positions: each
+// key's offset from the smallest goes above its position, and one sort orders them (ties by
+// position). Most int64 data is of this kind (labels, indices, counts, values of a bounded
+// range), where the high halves, shared by whole runs, took a second sort per run: lanes of
+// int64 values in [-3, 3) sorted at 0.38-1.0x NumPy's speed.
+constexpr uint64_t kMaxCountedValues = uint64_t{1} << 20;  // counts of 4 MiB at most
+
+// Keys of fewer than n / 4 distinct values (lo + 0 .. lo + span) in their stable order by
+// counting (two passes); false, with nothing written, for others. A full sort of distinct
+// (offset, position) keys took lanes of 65536 int64 values in [-3, 3) to 0.54x NumPy's
+// unstable argsort (its partitions leave ties in any order), int32 ones to 0.42x.
+template <class K>
+bool order_by_counts(const K* keys, size_t n, K lo, K span, uint64_t* order) {
+  if (span >= n / 4 || span >= kMaxCountedValues) return false;
+  thread_local std::vector<uint32_t> first;
+  first.assign(static_cast<size_t>(span) + 2, 0);
+  for (size_t j = 0; j < n; ++j) ++first[keys[j] - lo + 1];
+  for (size_t v = 1; v < first.size(); ++v) first[v] += first[v - 1];
+  for (size_t j = 0; j < n; ++j) order[first[keys[j] - lo]++] = j;
+  return true;
+}
+
+bool order_by_offsets(const uint64_t* keys, size_t n, uint64_t* order) {
+  static const auto range = NDX_DISPATCH_FN(key_range_u64);
+  uint64_t lo, hi;
+  range(keys, n, &lo, &hi);
+  const uint64_t span = hi - lo;
+  if (order_by_counts(keys, n, lo, span, order)) return true;
+  const int position_bits = std::bit_width(n - 1);
+  if ((span >> (64 - position_bits)) != 0) return false;
+  for (size_t j = 0; j < n; ++j) order[j] = ((keys[j] - lo) << position_bits) | j;
+  sort_keys(order, n);
+  const uint64_t position_mask = (uint64_t{1} << position_bits) - 1;
+  for (size_t j = 0; j < n; ++j) order[j] &= position_mask;
+  return true;
+}
+
 }  // namespace
 
+bool counted_order(const uint32_t* keys, size_t n, uint64_t* order) {
+  if (n < 8) return false;
+  static const auto range = NDX_DISPATCH_FN(key_range_u32);
+  uint32_t lo, hi;
+  range(keys, n, &lo, &hi);
+  return order_by_counts(keys, n, lo, hi - lo, order);
+}
+
 void stable_order(const uint64_t* keys, size_t n, uint64_t* order) {
+  if (n < 2) {
+    if (n == 1) order[0] = 0;
+    return;
+  }
+  if (order_by_offsets(keys, n, order)) return;
   for (size_t j = 0; j < n; ++j) order[j] = (keys[j] & ~uint64_t{0xFFFFFFFFu}) | j;
   sort_keys(order, n);
   thread_local std::vector<uint64_t> aux;

@@ -35,11 +35,14 @@ void float64_from_keys(uint64_t* y, size_t n);
 void sort_keys(Key128* keys, size_t n);
 
 // The stable order of n <= 2^32 64-bit keys: order[j]'s low 32 bits are the position of the
-// j-th smallest key (equal keys in their order). The keys' high halves and the positions are
-// packed in 64 bits and sorted as such; runs that share a high half (rare but for few
-// distinct values) are then ordered by the low halves. Two 64-bit sorts at worst, where
-// vqsort's 128-bit (key, position) pairs took 2-3x NumPy's time.
+// j-th smallest key (equal keys in their order). Keys whose span leaves room for the
+// positions' bits are sorted once as (key - smallest, position); others as (high half,
+// position), runs that share a high half then ordered by the low halves. Two 64-bit sorts at
+// worst, where vqsort's 128-bit (key, position) pairs took 2-3x NumPy's time.
 void stable_order(const uint64_t* keys, size_t n, uint64_t* order);
+// The stable order of n 32-bit keys (as stable_order's) where they take fewer than n / 4
+// distinct values, by counting; false, with nothing written, otherwise.
+bool counted_order(const uint32_t* keys, size_t n, uint64_t* order);
 
 // Many lanes are sorted kColumnLanes at a time as the columns of a matrix: one sorting
 // network (Batcher's odd-even merge sort) runs down all columns in vector steps, with no

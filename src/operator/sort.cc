@@ -245,9 +245,16 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
         sort_value_lane(x + b, y + b, n, s, keys, scratch);
       } else if (pack32) {
         packed.resize(static_cast<size_t>(n));
-        for (int64_t j = 0; j < n; ++j)
-          packed[j] = (uint64_t{to_key(x[b + j * s])} << 32) | static_cast<uint64_t>(j);
-        kernel::sort_keys(packed.data(), packed.size());
+        keys.resize(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) keys[j] = to_key(x[b + j * s]);
+        if constexpr (sizeof(K) == 4) {
+          if (!kernel::counted_order(reinterpret_cast<const uint32_t*>(keys.data()), keys.size(),
+                                     packed.data())) {
+            for (int64_t j = 0; j < n; ++j)
+              packed[j] = (uint64_t{keys[j]} << 32) | static_cast<uint64_t>(j);
+            kernel::sort_keys(packed.data(), packed.size());
+          }
+        }
         for (int64_t j = 0; j < n; ++j) {
           const auto k = static_cast<int64_t>(packed[j] & 0xFFFFFFFFu);
           idx[b + j * s] = k;

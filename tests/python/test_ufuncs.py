@@ -624,6 +624,45 @@ def test_argsort_of_64_bit_keys_sharing_their_high_halves_is_numpys_stable_order
                                        onp.argsort(m, axis=-1, kind="stable"))
 
 
+@pytest.mark.parametrize("n", [2, 7, 64, 1000, 5000, 70000])
+def test_argsort_by_the_span_of_the_keys_is_numpys_stable_order(n):
+    """argsort orders 64-bit keys three ways by their span (largest - smallest): fewer than
+    n / 4 distinct values are counted; a span that leaves room for the positions' bits is
+    sorted once as (offset, position); wider spans take the high halves. 32-bit keys are
+    counted too, else sorted as (key, position). Each side of each boundary (spans of n / 4 -
+    1 and n / 4, of 2^(64 - bits) - 1 and 2^(64 - bits)), against NumPy's stable argsort, in
+    1-D and in rows."""
+    rng = onp.random.default_rng(n + 7)
+    bits = max(1, (n - 1).bit_length())
+    room = 2 ** (64 - bits)  # the smallest span that no longer fits beside the positions
+    spans = [0, 1, max(0, n // 4 - 1), n // 4, 1000, 2 ** 40, room - 1, room]
+    cases = []
+    for span in spans:
+        for base in (-(2 ** 63), -5, 2 ** 20):
+            if base + span > 2 ** 63 - 1:
+                continue
+            v = base + rng.integers(0, span + 1, n, dtype=onp.uint64).astype(object)
+            v[0], v[-1] = base, base + span  # both ends present: the span is exact
+            cases.append(onp.array(v.tolist(), dtype=onp.int64))
+        cases.append((onp.uint64(2 ** 64 - 1) - rng.integers(0, span + 1, n, dtype=onp.uint64)))
+    floats = rng.standard_normal(n)
+    floats[:: 3] = 2.5  # ties among distinct values
+    cases += [floats, onp.where(rng.uniform(size=n) < 0.2, onp.nan, 1.0 + floats * 2.0 ** -40)]
+    # 32-bit keys (and narrower values, whose keys are 32-bit) are counted the same way.
+    for span in (0, 2, max(0, n // 4 - 1), n // 4, 5000):
+        v = rng.integers(0, span + 1, n) - span // 2
+        v[0], v[-1] = -(span // 2), span - span // 2
+        cases += [v.astype(onp.int32), (v + 2 ** 31).astype(onp.uint32), v.astype(onp.float32)]
+    cases += [rng.integers(0, 2, n).astype(bool), rng.integers(-3, 3, n).astype(onp.int8),
+              onp.where(rng.uniform(size=n) < 0.3, onp.nan, 1.5).astype(onp.float32)]
+    for a in cases:
+        want = onp.argsort(a, kind="stable")
+        onp.testing.assert_array_equal(np.argsort(np.array(a)).asnumpy(), want, err_msg=str(a[:4]))
+        m = onp.stack([a[::-1].copy(), a])
+        onp.testing.assert_array_equal(np.argsort(np.array(m), axis=-1).asnumpy(),
+                                       onp.argsort(m, axis=-1, kind="stable"))
+
+
 def test_float32_tanh_reaches_exactly_one_and_never_passes_it():
     """float32 tanh is e / (e + 2) with e = expm1(2|x|); from 9.010914, where tanh rounds to
     1, the quotient could round just below 1, so the result is set to 1 there. The reference
