@@ -197,6 +197,20 @@ void sort_value_lane(const T* x, T* y, int64_t n, int64_t s, std::vector<K>& key
   for (int64_t j = 0; j < n; ++j) y[j * s] = from_key<T>(sorted[j]);
 }
 
+// The stable order of a lane's n <= 2^32 keys: order[j]'s low 32 bits are the position of the
+// j-th smallest. 32-bit keys are counted where few values repeat, else packed above their
+// positions and sorted once; 64-bit keys take kernel::stable_order.
+template <class K>
+void stable_order_of(const K* keys, size_t n, uint64_t* order) {
+  if constexpr (sizeof(K) == 8) {
+    kernel::stable_order(reinterpret_cast<const uint64_t*>(keys), n, order);
+  } else {
+    if (kernel::counted_order(reinterpret_cast<const uint32_t*>(keys), n, order)) return;
+    for (size_t j = 0; j < n; ++j) order[j] = (uint64_t{keys[j]} << 32) | j;
+    kernel::sort_keys(order, n);
+  }
+}
+
 // Lane by lane over x (contiguous, C type T): values sorted into y, and / or the stable
 // order into idx (int64), either may be null.
 template <class T>
@@ -243,29 +257,11 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
       const int64_t b = L.base(l);
       if (!idx) {
         sort_value_lane(x + b, y + b, n, s, keys, scratch);
-      } else if (pack32) {
-        packed.resize(static_cast<size_t>(n));
-        keys.resize(static_cast<size_t>(n));
-        for (int64_t j = 0; j < n; ++j) keys[j] = to_key(x[b + j * s]);
-        if constexpr (sizeof(K) == 4) {
-          if (!kernel::counted_order(reinterpret_cast<const uint32_t*>(keys.data()), keys.size(),
-                                     packed.data())) {
-            for (int64_t j = 0; j < n; ++j)
-              packed[j] = (uint64_t{keys[j]} << 32) | static_cast<uint64_t>(j);
-            kernel::sort_keys(packed.data(), packed.size());
-          }
-        }
-        for (int64_t j = 0; j < n; ++j) {
-          const auto k = static_cast<int64_t>(packed[j] & 0xFFFFFFFFu);
-          idx[b + j * s] = k;
-          if (y) y[b + j * s] = x[b + k * s];
-        }
-      } else if (sizeof(K) == 8 && n <= (int64_t{1} << 32)) {  // (pack32 takes 32-bit keys)
+      } else if (n <= (int64_t{1} << 32)) {  // positions fit the order's low 32 bits
         keys.resize(static_cast<size_t>(n));
         packed.resize(static_cast<size_t>(n));
         for (int64_t j = 0; j < n; ++j) keys[j] = to_key(x[b + j * s]);
-        kernel::stable_order(reinterpret_cast<const uint64_t*>(keys.data()), keys.size(),
-                             packed.data());
+        stable_order_of(keys.data(), keys.size(), packed.data());
         for (int64_t j = 0; j < n; ++j) {
           const auto k = static_cast<int64_t>(packed[j] & 0xFFFFFFFFu);
           idx[b + j * s] = k;
