@@ -67,6 +67,28 @@ def test_inplace_bitwise_operators(op):
     onp.testing.assert_array_equal(a.asnumpy(), want)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16",
+                                   "uint32", "uint64"])
+def test_gcd_and_lcm_at_the_integer_limits_are_numpys(dtype):
+    """gcd and lcm take magnitudes in the unsigned type, as NumPy does: |INT_MIN| is
+    2^(bits - 1) there. lcm(INT_MIN, 15) of int32 used to divide INT_MIN by -1 and kill the
+    process with SIGFPE; lcm's products wrap as NumPy's."""
+    info = onp.iinfo(dtype)
+    edges = [info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2, 3, 15, 64, info.max // 2]
+    if info.min < 0:
+        edges += [-1, -2, -15, -64, info.min // 2]
+    x = onp.array([a for a in edges for _ in edges], dtype=dtype)
+    y = onp.array([b for _ in edges for b in edges], dtype=dtype)
+    rng = onp.random.default_rng(3)
+    x = onp.concatenate([x, rng.integers(info.min, info.max, 2000, dtype=dtype, endpoint=True)])
+    y = onp.concatenate([y, rng.integers(info.min, info.max, 2000, dtype=dtype, endpoint=True)])
+    for name in ("gcd", "lcm"):
+        with onp.errstate(all="ignore"):
+            want = getattr(onp, name)(x, y)
+        got = getattr(np, name)(np.array(x), np.array(y)).asnumpy()
+        onp.testing.assert_array_equal(got, want, strict=True, err_msg=name)
+
+
 def test_invert_operator():
     onp.testing.assert_array_equal((~np.array(INTS)).asnumpy(), ~INTS)
     b = onp.array([True, False])
@@ -436,6 +458,35 @@ def test_spacing_of_float16_in_its_own_format():
     # negative x: the distance to the next float away from zero, negative (NumPy's float32
     # and float64 rule)
     onp.testing.assert_array_equal(np.spacing(np.array(-x[:4])).asnumpy(), -onp.spacing(x[:4]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_spacing_of_negative_zero_is_the_smallest_subnormal_as_numpy(dtype):
+    x = onp.array([-0.0, 0.0], dtype=dtype)
+    got = np.spacing(np.array(x)).asnumpy()
+    onp.testing.assert_array_equal(got, onp.spacing(x), strict=True)
+    assert (got > 0).all()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16",
+                                   "uint32", "uint64"])
+def test_round_of_integers_to_tens_is_exact_half_to_even(dtype):
+    """round(x, -d) of integers in integer arithmetic: Python's round of an int (exact, ties to
+    even) is the reference. The remainder was taken in double, and large int64 values lost
+    their low digits (round(123456789012345678, -1) gave ...670)."""
+    info = onp.iinfo(dtype)
+    rng = onp.random.default_rng(8)
+    big = rng.integers(info.min // 2, info.max // 2, 3000, dtype=dtype, endpoint=True)
+    ties = [t for t in (5, 15, 25, 35, 45, 50, 95, 105, 115, 150, 250, 1500, 2500)
+            if t <= info.max]
+    ties += [-t for t in ties if -t >= info.min]
+    x = onp.concatenate([big, onp.array(ties, dtype=dtype)])
+    for decimals in (-1, -2, -3):
+        want = onp.array([round(int(v), decimals) for v in x], dtype=object)
+        fits = (want >= int(info.min)) & (want <= int(info.max))
+        got = np.round(np.array(x), decimals).asnumpy()
+        assert got.dtype == x.dtype
+        onp.testing.assert_array_equal(got[fits].astype(object), want[fits])
 
 
 @pytest.mark.parametrize("shape", [(6, 3, 2), (5, 4), (7,), (0, 3), (3, 0)])

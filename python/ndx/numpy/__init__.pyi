@@ -1018,7 +1018,7 @@ def sort_complex(a: Any) -> Any:
     """a sorted as complex numbers along its last axis (by real part, then imaginary), as a complex array (complex64 from 8- and 16-bit integers, else complex128 for real input)."""
 
 def spacing(x: Any, out: Any = None) -> Any:
-    """The distance from x to the next float away from zero, in x's own format (negative for negative x; NaN for infinities)."""
+    """The distance from x to the next float away from zero, in x's own format (negative for negative x; NaN for infinities; the smallest subnormal for -0.0 as for 0.0, as NumPy's)."""
 
 def split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
     """Splits into equal sections (an int) or at the given indices (a sequence)."""

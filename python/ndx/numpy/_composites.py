@@ -1169,11 +1169,12 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
 
 def spacing(x, out=None):
     """The distance from x to the next float away from zero, in x's own format (negative for
-    negative x; NaN for infinities)."""
+    negative x; NaN for infinities; the smallest subnormal for -0.0 as for 0.0, as NumPy's)."""
     x = _as_array(x)
     if not _is_float(x):
         x = x.astype(_np._default_float())
-    away = _np.copysign(_np.full(x.shape, _onp.inf, dtype=x.dtype, device=_dev(x)), x)
+    # x + 0 turns -0.0 into +0.0 (round to nearest), so zeros of both signs step up.
+    away = _np.copysign(_np.full(x.shape, _onp.inf, dtype=x.dtype, device=_dev(x)), x + 0)
     return _finish(_np.subtract(_np.nextafter(x, away), x), out)
 
 

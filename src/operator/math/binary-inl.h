@@ -370,27 +370,44 @@ struct Fmod {
 };
 
 // ---- integers ----
+// gcd and lcm of the magnitudes in the unsigned type, as NumPy's: |INT_MIN| is 2^(bits - 1)
+// there, not INT_MIN, whose remainders made the signed gcd(INT_MIN, 15) -1 and lcm's division
+// INT_MIN / -1 trap (SIGFPE). Products wrap; 8- and 16-bit ones are taken in 32 bits so that
+// they do not overflow int.
+template <class T>
+using MagnitudeOf = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+template <class T>
+NDX_HD MagnitudeOf<T> magnitude(T v) {
+  using U = std::make_unsigned_t<T>;
+  const U u = static_cast<U>(v);  // (unsigned arithmetic is modular: 0 - u is |v| for v < 0)
+  if constexpr (std::is_signed_v<T>) {
+    if (v < T(0)) return static_cast<MagnitudeOf<T>>(static_cast<U>(U(0) - u));
+  }
+  return static_cast<MagnitudeOf<T>>(u);
+}
+template <class M>
+NDX_HD M gcd_of_magnitudes(M a, M b) {
+  while (b != M(0)) {
+    const M r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
 struct Gcd {
   static constexpr unsigned kTypes = kIntTypes;
   template <class T>
   NDX_HD T operator()(T a, T b) const {
-    a = abs(a);
-    b = abs(b);
-    while (b != T(0)) {
-      const T r = static_cast<T>(a % b);
-      a = b;
-      b = r;
-    }
-    return a;
+    return static_cast<T>(gcd_of_magnitudes(magnitude(a), magnitude(b)));
   }
 };
 struct Lcm {
   static constexpr unsigned kTypes = kIntTypes;
   template <class T>
   NDX_HD T operator()(T a, T b) const {
-    // |a| / g * |b| in T, wrapping as NumPy's does.
-    const T g = Gcd{}(a, b);
-    return g == T(0) ? T(0) : mul(static_cast<T>(abs(a) / g), abs(b));
+    const auto ma = magnitude(a), mb = magnitude(b);
+    const auto g = gcd_of_magnitudes(ma, mb);
+    return g == 0 ? T(0) : static_cast<T>(ma / g * mb);
   }
 };
 #define NDX_BITWISE_(Name, op)                                 \

@@ -245,12 +245,23 @@ struct Round {
     if constexpr (std::is_integral_v<T>) {
       if (decimals >= 0) return x;
       if (scale > static_cast<double>(std::numeric_limits<T>::max())) return T(0);
-      // The quotient rounded half to even, computed without overflow.
+      // The quotient rounded half to even, in exact integer arithmetic: the remainder taken
+      // in double lost the low digits of large int64 values (round(123456789012345678, -1)
+      // gave ...670). |r| < s, so s - |r| cannot overflow; the product wraps where the
+      // rounded value leaves the type.
+      using U = std::make_unsigned_t<T>;
       const auto s = static_cast<T>(scale);
       T q = static_cast<T>(x / s);
-      const double r2 = 2 * abs(static_cast<double>(x) - static_cast<double>(q) * scale);
-      if (r2 > scale || (r2 == scale && (q & 1))) q = static_cast<T>(x < T(0) ? q - 1 : q + 1);
-      return static_cast<T>(q * s);
+      const T r = static_cast<T>(x - q * s);
+      T magnitude = r;
+      if constexpr (std::is_signed_v<T>) magnitude = r < T(0) ? static_cast<T>(-r) : r;
+      const T rest = static_cast<T>(s - magnitude);
+      if (magnitude > rest || (magnitude == rest && (q & 1))) {
+        bool negative = false;
+        if constexpr (std::is_signed_v<T>) negative = x < T(0);
+        q = static_cast<T>(negative ? q - 1 : q + 1);
+      }
+      return static_cast<T>(static_cast<U>(q) * static_cast<U>(s));
     } else {
       if (decimals == 0) return rint(x);
       if (decimals > 0) return rint(x * T(scale)) / T(scale);
