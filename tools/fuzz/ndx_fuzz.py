@@ -142,6 +142,12 @@ class Gen:
             return a.astype("float32")
         with self.onp.errstate(all="ignore"):
             if dtype.startswith(("int", "uint")):
+                if kind == 0:  # the type's limits (INT_MIN / -1 traps where unguarded)
+                    info = self.onp.iinfo(dtype)
+                    limits = [int(info.min), int(info.max), int(info.min) + 1, 0, 1,
+                              -1 if info.min < 0 else 2]
+                    return self.onp.array([self.pick(limits) for _ in range(n)],
+                                          dtype=dtype).reshape(shape)
                 a = self.onp.nan_to_num(a, nan=0, posinf=0, neginf=0).clip(-100, 100)
             return a.astype(dtype)
 
