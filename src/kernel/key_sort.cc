@@ -990,11 +990,6 @@ void order_run(const uint64_t* keys, uint64_t* run, size_t m, std::vector<uint64
   for (size_t i = 0; i < m; ++i) run[i] = old[by_low[i] & 0xFFFFFFFFu];
 }
 
-// Keys whose span (largest - smallest) leaves room below 64 bits for the positions: each
-// key's offset from the smallest goes above its position, and one sort orders them (ties by
-// position). Most int64 data is of this kind (labels, indices, counts, values of a bounded
-// range), where the high halves, shared by whole runs, took a second sort per run: lanes of
-// int64 values in [-3, 3) sorted at 0.38-1.0x NumPy's speed.
 constexpr uint64_t kMaxCountedValues = uint64_t{1} << 20;  // counts of 4 MiB at most
 
 // Keys of fewer than n / 4 distinct values (lo + 0 .. lo + span) in their stable order by
@@ -1012,6 +1007,12 @@ bool order_by_counts(const K* keys, size_t n, K lo, K span, uint64_t* order) {
   return true;
 }
 
+// Keys of few values are counted. Keys whose span (largest - smallest) leaves room below 64
+// bits for the positions: each key's offset from the smallest goes above its position, and
+// one sort orders them (ties by position). Most int64 data is of this kind (labels, indices,
+// counts, values of a bounded range), where the high halves, shared by whole runs, took a
+// second sort per run: lanes of int64 values in [-3, 3) sorted at 0.38-1.0x NumPy's speed.
+// False, with nothing written, for wider spans.
 bool order_by_offsets(const uint64_t* keys, size_t n, uint64_t* order) {
   static const auto range = NDX_DISPATCH_FN(key_range_u64);
   uint64_t lo, hi;

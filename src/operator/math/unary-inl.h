@@ -253,10 +253,10 @@ struct Round {
       const auto s = static_cast<T>(scale);
       T q = static_cast<T>(x / s);
       const T r = static_cast<T>(x - q * s);
-      T magnitude = r;
-      if constexpr (std::is_signed_v<T>) magnitude = r < T(0) ? static_cast<T>(-r) : r;
-      const T rest = static_cast<T>(s - magnitude);
-      if (magnitude > rest || (magnitude == rest && (q & 1))) {
+      T to_q = r;  // the distance to q * s, and to the next multiple away from zero
+      if constexpr (std::is_signed_v<T>) to_q = r < T(0) ? static_cast<T>(-r) : r;
+      const T to_next = static_cast<T>(s - to_q);
+      if (to_q > to_next || (to_q == to_next && (q & 1))) {
         bool negative = false;
         if constexpr (std::is_signed_v<T>) negative = x < T(0);
         q = static_cast<T>(negative ? q - 1 : q + 1);
