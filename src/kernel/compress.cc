@@ -1,7 +1,7 @@
 // Mask counting and compression for x[mask] (kernel/compress.h). The scalar branch-free copy
 // this replaces wrote every element and advanced by the mask, about one element a cycle; a
 // vector's worth of mask bytes widened to a lane mask and one compressing store per vector
-// does 8 or 16 elements in a few instructions.
+// does 8 or 16 elements in a few instructions. Also bytes <-> bits for packbits / unpackbits.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernel/compress.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -72,6 +72,48 @@ int64_t compress_u64(const uint8_t* keep, const uint64_t* src, uint64_t* dst, in
   return compress_lanes(keep, src, dst, n);
 }
 
+// Lane i -> lane i ^ 7: each group of 8 byte lanes reversed (within the 128-bit blocks
+// TableLookupBytes indexes), for the bit order that puts the first element in the high bit.
+template <class D>
+HWY_INLINE hn::Vec<D> reversed_groups_of_8(D d, hn::Vec<D> v) {
+  const auto idx = hn::Xor(hn::And(hn::Iota(d, 0), hn::Set(d, 15)), hn::Set(d, 7));
+  return hn::TableLookupBytes(v, idx);
+}
+
+// n (a multiple of 8) bytes -> n / 8 bytes of their truth, lane i in bit i % 8 of byte i / 8
+// (little), or in bit 7 - i % 8 (big). Returns the bytes read; the caller packs the rest.
+int64_t pack_truth_u8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t n,
+                      bool big) {
+  const hn::ScalableTag<uint8_t> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  if (N < 8) return 0;  // a mask of fewer than 8 lanes stores less than a byte
+  const auto zero = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto v = hn::LoadU(d, src + i);
+    if (big) v = reversed_groups_of_8(d, v);
+    hn::StoreMaskBits(d, hn::Ne(v, zero), dst + i / 8);
+  }
+  return i;
+}
+
+// n bytes -> 8n bytes 0 / 1, bit k % 8 of byte k / 8 to byte k (little), or bit 7 - k % 8
+// (big). Returns the bytes read; the caller unpacks the rest.
+int64_t unpack_bits_u8(const uint8_t* HWY_RESTRICT src, uint8_t* HWY_RESTRICT dst, int64_t n,
+                       bool big) {
+  const hn::ScalableTag<uint8_t> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  if (N < 8) return 0;
+  const auto one = hn::Set(d, 1);
+  int64_t i = 0;
+  for (; 8 * i + N <= 8 * n; i += N / 8) {
+    auto v = hn::IfThenElseZero(hn::LoadMaskBits(d, src + i), one);
+    if (big) v = reversed_groups_of_8(d, v);
+    hn::StoreU(v, d, dst + 8 * i);
+  }
+  return i;
+}
+
 }  // namespace ndx::kernel::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -115,6 +157,16 @@ int64_t compress_by_mask(const bool* keep, const void* src, void* dst, int64_t n
     default:
       return c64(bytes(keep), static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), n);
   }
+}
+
+int64_t pack_truth_bytes(const uint8_t* src, uint8_t* dst, int64_t n, bool big) {
+  static const auto pack = NDX_DISPATCH_FN(pack_truth_u8);
+  return pack(src, dst, n, big);
+}
+
+int64_t unpack_bit_bytes(const uint8_t* src, uint8_t* dst, int64_t n, bool big) {
+  static const auto unpack = NDX_DISPATCH_FN(unpack_bits_u8);
+  return unpack(src, dst, n, big);
 }
 
 }  // namespace ndx::kernel

@@ -1,9 +1,10 @@
 // Shape ops: reshape, transpose, expand_dims, squeeze, broadcast_to, swapaxes, concatenate,
-// stack, split, pad, take_along_axis, and their backward ops. The kernels build the source as an
-// NDArray view of the input (reshape, transpose, slice, broadcast_to) and copy it into the output
-// honouring req.
+// stack, split, pad, take_along_axis, packbits / unpackbits, and their backward ops. The kernels
+// build the source as an NDArray view of the input (reshape, transpose, slice, broadcast_to) and
+// copy it into the output honouring req.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <type_traits>
 
 #include "kernel/cast.h"
+#include "kernel/compress.h"
 #include "kernel/element_size.h"
 #include "kernel/functor_traits.h"
 #include "kernel/parallel.h"
@@ -1170,6 +1172,235 @@ void BackwardTakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&,
   });
 }
 
+// ============================== packbits / unpackbits ==============================
+// numpy.packbits: the truth of each element along `axis` as bits of uint8 bytes, eight
+// elements a byte (the last byte zero-padded), the first element in the high bit ("big") or
+// the low bit ("little"). unpackbits is its inverse on uint8 input, `count` bits kept along
+// the axis (zero-padded past the input's bits). Python flattens for axis=None.
+struct PackBitsParam {
+  int64_t axis = -1;
+  std::string bitorder = "big";
+  static void declare(ParamDecl<PackBitsParam>& d) {
+    d.field("axis", &PackBitsParam::axis).describe("The axis packed along.");
+    d.field("bitorder", &PackBitsParam::bitorder)
+        .set_default(std::string("big"))
+        .set_enum({"big", "little"})
+        .describe("big: the first element of each eight is the byte's high bit; little: low.");
+  }
+};
+
+struct UnpackBitsParam {
+  int64_t axis = -1;
+  std::optional<int64_t> count;
+  std::string bitorder = "big";
+  static void declare(ParamDecl<UnpackBitsParam>& d) {
+    d.field("axis", &UnpackBitsParam::axis).describe("The axis unpacked along.");
+    d.field("count", &UnpackBitsParam::count)
+        .set_default(std::nullopt)
+        .describe(
+            "Bits kept along the axis: all 8n (None), count (>= 0, zero-padded past 8n) "
+            "or 8n + count (< 0).");
+    d.field("bitorder", &UnpackBitsParam::bitorder)
+        .set_default(std::string("big"))
+        .set_enum({"big", "little"})
+        .describe("big: a byte's high bit comes first; little: its low bit.");
+  }
+};
+
+// The axis of a packbits / unpackbits input (>= 1 dimension: Python flattens 0-d input).
+int bits_axis(int64_t axis, const Shape& s, const char* op) {
+  if (s.ndim() == 0) value_error("[", op, "] the input must have at least one dimension");
+  return normalize_axis(axis, s.ndim(), op);
+}
+
+// The length of unpackbits' output along an axis of n bytes.
+int64_t unpacked_length(const std::optional<int64_t>& count, int64_t n) {
+  if (!count) return 8 * n;
+  if (*count >= 0) return *count;
+  if (8 * n + *count < 0)
+    value_error("[unpackbits] -count larger than number of elements: count ", *count, " for ",
+                8 * n, " bits");
+  return 8 * n + *count;
+}
+
+bool PackBitsShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& s = (*in)[0];
+  if (!s.is_known()) return false;
+  const int ax = bits_axis(attrs.get<PackBitsParam>().axis, s, "packbits");
+  Shape o = s;
+  o[ax] = (s[ax] + 7) / 8;
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+bool UnpackBitsShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& s = (*in)[0];
+  if (!s.is_known()) return false;
+  const auto& p = attrs.get<UnpackBitsParam>();
+  const int ax = bits_axis(p.axis, s, "unpackbits");
+  Shape o = s;
+  o[ax] = unpacked_length(p.count, s[ax]);
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+bool PackBitsType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const DType t = (*in)[0];
+  if (t == DType::kUnknown) return false;
+  if (!is_integer(t) && t != DType::kBool)
+    type_error("[packbits] expected an input array of integer or boolean data type, got ", t);
+  assign_type(attrs, &(*out)[0], DType::kUInt8, "output", 0);
+  return true;
+}
+
+bool UnpackBitsType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const DType t = (*in)[0];
+  if (t == DType::kUnknown) return false;
+  if (t != DType::kUInt8)
+    type_error("[unpackbits] expected an input array of unsigned byte data type, got ", t);
+  assign_type(attrs, &(*out)[0], DType::kUInt8, "output", 0);
+  return true;
+}
+
+// Eight bytes in memory order -> one bit each (set where the byte is nonzero), the first byte
+// in bit 0. No carries: each (byte, multiplier byte) pair of the product has its own bit.
+static_assert(std::endian::native == std::endian::little, "the bit packers read words LSB first");
+inline uint8_t truth_bits_of_8(uint64_t w) {
+  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  const uint64_t high = (((w & kLow7) + kLow7) | w) & ~kLow7;  // 0x80 in each nonzero byte
+  return static_cast<uint8_t>(((high >> 7) * 0x0102040810204080ULL) >> 56);
+}
+
+// Bytes of bool / uint8 elements packed 8 to a byte: a vector at a time, the last few
+// bytes eight at a time.
+void pack_byte_run(const uint8_t* src, uint8_t* dst, int64_t bytes_out, bool big) {
+  for (int64_t b = kernel::pack_truth_bytes(src, dst, 8 * bytes_out, big) / 8; b < bytes_out; ++b) {
+    uint64_t w;
+    std::memcpy(&w, src + 8 * b, 8);
+    dst[b] = truth_bits_of_8(big ? __builtin_bswap64(w) : w);
+  }
+}
+
+// Rows [r0, r1) of the packed output, a row being the `inner` bytes at (o, j): byte j of each
+// of the (outer, n, inner) input's columns. An element is true when any of its bytes is set.
+template <size_t E>
+void pack_rows(const char* in, uint8_t* out, int64_t n, int64_t m, int64_t inner, bool big,
+               int64_t r0, int64_t r1) {
+  using Word = std::conditional_t<
+      E == 1, uint8_t,
+      std::conditional_t<E == 2, uint16_t, std::conditional_t<E == 4, uint32_t, uint64_t>>>;
+  const auto* x = reinterpret_cast<const Word*>(in);
+  int64_t o = r0 / m, j = r0 % m;
+  for (int64_t r = r0; r < r1;) {
+    const int64_t first = 8 * j, bits = std::min<int64_t>(8, n - first);
+    const Word* src = x + (o * n + first) * inner;
+    uint8_t* row = out + r * inner;
+    int64_t rows = 1;
+    if (inner == 1 && bits == 8) {  // the whole bytes left in this lane and range
+      rows = std::min(n / 8 - j, r1 - r);
+      if constexpr (E == 1) {
+        pack_byte_run(src, row, rows, big);
+      } else {
+        for (int64_t b = 0; b < rows; ++b, src += 8) {
+          unsigned byte = 0;
+          for (int k = 0; k < 8; ++k)
+            byte |= static_cast<unsigned>(src[k] != 0) << (big ? 7 - k : k);
+          row[b] = static_cast<uint8_t>(byte);
+        }
+      }
+    } else {
+      std::memset(row, 0, static_cast<size_t>(inner));
+      for (int64_t k = 0; k < bits; ++k, src += inner) {
+        const int shift = big ? 7 - static_cast<int>(k) : static_cast<int>(k);
+        for (int64_t i = 0; i < inner; ++i) row[i] |= static_cast<uint8_t>((src[i] != 0) << shift);
+      }
+    }
+    r += rows, j += rows;
+    if (j == m) j = 0, ++o;
+  }
+}
+
+void PackBitsCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  if (req[0] == kAddTo) {
+    NDArray tmp(out[0].shape, out[0].dtype, cpu());
+    PackBitsCompute(attrs, {}, in, {kWriteTo}, {to_blob(tmp)});
+    write_req(tmp, as_array(out[0]), kAddTo);
+    return;
+  }
+  const auto& p = attrs.get<PackBitsParam>();
+  const int ax = bits_axis(p.axis, in[0].shape, "packbits");
+  const auto [outer, inner] = around_axis(in[0].shape, ax);
+  const int64_t n = in[0].shape[ax], m = out[0].shape[ax];
+  const bool big = p.bitorder == "big";
+  const auto* src = static_cast<const char*>(in[0].dptr);
+  auto* dst = static_cast<uint8_t*>(out[0].dptr);
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / (8 * inner));  // input elements
+  kernel::with_element_size(dtype_size(in[0].dtype), "packbits", [&](auto elem) {
+    constexpr size_t E = decltype(elem)::value;
+    if constexpr (E <= 8)  // (integers and bool: the type check keeps 16-byte elements out)
+      kernel::parallel_for(outer * m, grain, [&](int64_t r0, int64_t r1) {
+        pack_rows<E>(src, dst, n, m, inner, big, r0, r1);
+      });
+  });
+}
+
+// One byte -> its eight bits as bytes 0 / 1 in memory order, the high bit first when big.
+inline uint64_t bytes_of_bits(uint8_t byte, bool big) {
+  const uint64_t spread =
+      (byte * 0x0101010101010101ULL) & (big ? 0x0102040810204080ULL : 0x8040201008040201ULL);
+  return ((spread + 0x7f7f7f7f7f7f7f7fULL) >> 7) & 0x0101010101010101ULL;
+}
+
+// Rows [r0, r1) of the unpacked (outer, m, inner) output: row (o, k) is bit k of the byte
+// columns (o, k / 8, :), zeros from k = bits on.
+void unpack_rows(const uint8_t* x, uint8_t* y, int64_t n, int64_t m, int64_t bits, int64_t inner,
+                 bool big, int64_t r0, int64_t r1) {
+  int64_t o = r0 / m, k = r0 % m;
+  for (int64_t r = r0; r < r1;) {
+    uint8_t* row = y + r * inner;
+    const uint8_t* col = x + (o * n + k / 8) * inner;
+    int64_t rows = 1;
+    if (inner == 1 && k % 8 == 0 && k + 8 <= bits && r + 8 <= r1) {  // whole bytes at once
+      const int64_t bytes = std::min(bits - k, r1 - r) / 8;
+      for (int64_t b = kernel::unpack_bit_bytes(col, row, bytes, big); b < bytes; ++b) {
+        const uint64_t w = bytes_of_bits(col[b], big);
+        std::memcpy(row + 8 * b, &w, 8);
+      }
+      rows = 8 * bytes;
+    } else if (k >= bits) {
+      std::memset(row, 0, static_cast<size_t>(inner));
+    } else {
+      const int shift = big ? 7 - static_cast<int>(k % 8) : static_cast<int>(k % 8);
+      for (int64_t i = 0; i < inner; ++i) row[i] = (col[i] >> shift) & 1u;
+    }
+    r += rows, k += rows;
+    if (k == m) k = 0, ++o;
+  }
+}
+
+void UnpackBitsCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  if (req[0] == kAddTo) {
+    NDArray tmp(out[0].shape, out[0].dtype, cpu());
+    UnpackBitsCompute(attrs, {}, in, {kWriteTo}, {to_blob(tmp)});
+    write_req(tmp, as_array(out[0]), kAddTo);
+    return;
+  }
+  const auto& p = attrs.get<UnpackBitsParam>();
+  const int ax = bits_axis(p.axis, in[0].shape, "unpackbits");
+  const auto [outer, inner] = around_axis(in[0].shape, ax);
+  const int64_t n = in[0].shape[ax], m = out[0].shape[ax], bits = std::min(m, 8 * n);
+  const bool big = p.bitorder == "big";
+  const auto* x = static_cast<const uint8_t*>(in[0].dptr);
+  auto* y = static_cast<uint8_t*>(out[0].dptr);
+  kernel::parallel_for(
+      outer * m, std::max<int64_t>(1, kernel::kGrain / inner),
+      [&](int64_t r0, int64_t r1) { unpack_rows(x, y, n, m, bits, inner, big, r0, r1); });
+}
+
 // ============================== registration ==============================
 // Every kernel here moves elements through write_req / kernel::copy / sum_to_shape, which run
 // on the array's device: the same functions serve as the ops' GPU kernels.
@@ -1294,6 +1525,26 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferType>("FInferType", TakeAlongAxisType)
       .set_attr<FCompute>("FCompute<cpu>", TakeAlongAxisCompute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_take_along_axis"});
+
+  // uint8 results of integer inputs: no gradient.
+  OpRegistry::global()
+      .register_op("_npi_packbits")
+      .describe("numpy.packbits along an axis: the truth of each element as bits of uint8 bytes.")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "Integer or bool input, at least 1-d.")
+      .set_params<PackBitsParam>()
+      .set_attr<FInferShape>("FInferShape", PackBitsShape)
+      .set_attr<FInferType>("FInferType", PackBitsType)
+      .set_attr<FCompute>("FCompute<cpu>", PackBitsCompute);
+  OpRegistry::global()
+      .register_op("_npi_unpackbits")
+      .describe("numpy.unpackbits along an axis: each uint8 byte as eight 0 / 1 bytes.")
+      .set_num_inputs(1)
+      .add_argument("a", "NDArray", "uint8 input, at least 1-d.")
+      .set_params<UnpackBitsParam>()
+      .set_attr<FInferShape>("FInferShape", UnpackBitsShape)
+      .set_attr<FInferType>("FInferType", UnpackBitsType)
+      .set_attr<FCompute>("FCompute<cpu>", UnpackBitsCompute);
 
   // ---- backward ops ----
   register_shape_op("_backward_reshape",
