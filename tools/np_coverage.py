@@ -19,13 +19,12 @@ OUT_OF_SCOPE = {
     "format_float_scientific", "get_printoptions", "set_printoptions", "printoptions",
     "geterr", "seterr", "geterrcall", "seterrcall", "errstate", "getbufsize", "setbufsize",
     "load", "save", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt",
-    "fromregex", "fromfile", "frombuffer", "fromiter", "fromstring", "info", "show_config",
-    "show_runtime", "get_include", "test", "typename", "mintypecode", "may_share_memory",
-    "shares_memory", "iterable", "isfortran", "isscalar", "base_repr", "binary_repr",
-    "asfortranarray", "require", "from_dlpack", "frompyfunc", "vectorize", "piecewise",
-    "apply_along_axis", "apply_over_axes", "nested_iters", "packbits", "unpackbits",
-    "add_docstring", "add_newdoc", "add_newdoc_ufunc", "busday_count", "busday_offset",
-    "is_busday", "datetime_as_string", "datetime_data", "common_type", "get_array_wrap",
+    "fromregex", "fromfile", "fromiter", "fromstring", "info", "show_config",
+    "show_runtime", "get_include", "test", "typename", "mintypecode", "iterable",
+    "isfortran", "isscalar", "base_repr", "binary_repr", "asfortranarray", "require",
+    "frompyfunc", "vectorize", "nested_iters", "add_docstring", "add_newdoc",
+    "add_newdoc_ufunc", "busday_count", "busday_offset", "is_busday", "datetime_as_string",
+    "datetime_data", "common_type", "get_array_wrap",
 }
 
 

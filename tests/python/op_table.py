@@ -1736,6 +1736,48 @@ add(OpEntry(
         ErrorInput((_f((3, 4)), onp.array([0])), {"axis": 1}, ValueError, "ndim-mismatch",
                    ValueError)]))
 
+# packbits / unpackbits: the _npi_packbits / _npi_unpackbits kernels (shape.cc), SIMD for bytes.
+_BITS_CASES = [("()", (), {}), ("(0,)", (0,), {}), ("(13,)", (13,), {}),
+               ("(3,20)-axis1", (3, 20), {"axis": 1}), ("(17,3)-axis0", (17, 3), {"axis": 0}),
+               ("(2,9,3)-axis-2-little", (2, 9, 3), {"axis": -2, "bitorder": "little"}),
+               ("(4,0)-axis0", (4, 0), {"axis": 0}), ("(5,136)", (5, 136), {"bitorder": "little"}),
+               ("(3,1000)-axis-1", (3, 1000), {"axis": -1})]
+
+
+def _unpackbits_samples(dtype, rng, domains):
+    """Every byte value; count cuts, pads and drops (NumPy leaves the padding of an empty
+    input uninitialized, so padding is tried on non-empty ones only)."""
+    def byte(shape):
+        return rng.integers(0, 256, size=shape).astype(onp.uint8)
+    out = [Sample((byte(shape),), dict(kw), name) for name, shape, kw in _BITS_CASES]
+    out += [Sample((byte((3, 4)),), {"axis": 1, "count": 5}, "count-cut"),
+            Sample((byte((3, 4)),), {"axis": 0, "count": 30, "bitorder": "little"}, "count-pad"),
+            Sample((byte((9,)),), {"count": -13}, "count-negative"),
+            Sample((byte((2, 3)),), {"axis": -1, "count": 0}, "count-zero")]
+    return out
+
+
+add(OpEntry(
+    "packbits", np.packbits, onp.packbits, "shape", BOOL + INTS + ("uint16", "uint64"),
+    lambda dt, rng, d: [Sample((make_arg(shape, dt, rng, Domain(-2, 2)),), dict(kw), name)
+                        for name, shape, kw in _BITS_CASES],
+    error_inputs=lambda: [
+        ErrorInput((_f((3,)),), {}, TypeError, "float", TypeError),
+        ErrorInput((onp.ones(3, "int32"),), {"bitorder": "middle"}, ValueError, "bad-bitorder",
+                   ValueError),
+        ErrorInput((onp.ones((2, 3), "int32"),), {"axis": 2}, AXIS_ERR, "axis-out-of-range",
+                   NP_AXIS_ERR),
+        ErrorInput((onp.ones(3, "int32"),), {"axis": 0.0}, TypeError, "float-axis", TypeError)]))
+add(OpEntry(
+    "unpackbits", np.unpackbits, onp.unpackbits, "shape", ("uint8",), _unpackbits_samples,
+    error_inputs=lambda: [
+        ErrorInput((onp.ones(3, "int8"),), {}, TypeError, "int8", TypeError),
+        ErrorInput((onp.ones(2, "uint8"),), {"count": -17}, ValueError, "count-below-zero",
+                   ValueError),
+        ErrorInput((onp.ones(2, "uint8"),), {"count": 2.5}, TypeError, "float-count", TypeError),
+        ErrorInput((onp.ones(2, "uint8"),), {"bitorder": "BIG"}, ValueError, "bad-bitorder",
+                   ValueError)]))
+
 # matmul / dot -------------------------------------------------------------------------------
 MM_DOMAIN = Domain(-3, 3)
 

@@ -650,3 +650,20 @@ def test_from_dlpack_to_another_device_imports_then_moves():
         y = np.from_dlpack(x, device="gpu(0)")
         assert str(y.device) == "gpu(0)"
         onp.testing.assert_array_equal(y.asnumpy(), x)
+
+
+def test_npx_from_numpy_shares_or_copies_as_mxnet():
+    x = onp.arange(6.0).reshape(2, 3)
+    a = npx.from_numpy(x)  # zero_copy: the same memory, the NumPy array made read-only
+    assert a.shape == (2, 3) and a.dtype == onp.float64
+    assert not x.flags.writeable
+    a[0, 0] = 7.0
+    assert x[0, 0] == 7.0
+    y = onp.arange(3, dtype=onp.int16)
+    b = npx.from_numpy(y, zero_copy=False)
+    y[0] = 9
+    assert b.dtype == onp.int16 and b.asnumpy().tolist() == [0, 1, 2] and y.flags.writeable
+    with pytest.raises(ValueError, match="C-contiguous"):
+        npx.from_numpy(onp.arange(6.0)[::2])
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        npx.from_numpy([1, 2])

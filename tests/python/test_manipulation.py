@@ -1056,3 +1056,183 @@ def test_float64_to_bfloat16_rounds_once():
                          -onp.nextafter(mids, onp.inf)])
     ours = np.array(x).astype("bfloat16").astype("float32").asnumpy()
     onp.testing.assert_array_equal(ours, _nearest_bfloat16(x), strict=True)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_packbits_and_unpackbits_of_large_arrays_are_numpys_on_any_thread_count(threads):
+    # Sizes past the threads' grain, lanes of a length that is not a multiple of 8 (so the
+    # chunks and the vector loop meet partial bytes), every element width.
+    rng = onp.random.default_rng(21)
+    cases = [((1 << 20) + 13, None), ((700, 1001), -1), ((1001, 300), 0), ((40, 77, 9), 1)]
+    npx.set_num_threads(threads)
+    try:
+        for dtype in ("bool", "uint8", "int16", "int32", "int64"):
+            for shape, axis in cases:
+                x = (rng.integers(-3, 4, shape) * (rng.random(shape) < 0.5)).astype(dtype)
+                for order in ("big", "little"):
+                    want = onp.packbits(x, axis=axis, bitorder=order)
+                    got = np.packbits(np.array(x), axis=axis, bitorder=order).asnumpy()
+                    onp.testing.assert_array_equal(got, want)
+                    assert got.dtype == onp.uint8
+                    if dtype == "bool":
+                        back = np.unpackbits(np.array(want), axis=axis, bitorder=order,
+                                             count=-3).asnumpy()
+                        onp.testing.assert_array_equal(
+                            back, onp.unpackbits(want, axis=axis, bitorder=order, count=-3))
+    finally:
+        npx.set_num_threads(None)
+
+
+def test_unpackbits_pads_an_empty_input_with_zeros():
+    # NumPy 2.4 returns uninitialized bytes here; count says the bits past the input are zero.
+    got = np.unpackbits(np.zeros((2, 0, 3), dtype="uint8"), axis=1, count=4).asnumpy()
+    onp.testing.assert_array_equal(got, onp.zeros((2, 4, 3), dtype=onp.uint8))
+    assert np.unpackbits(np.zeros(0, dtype="uint8"), count=20).asnumpy().tolist() == [0] * 20
+
+
+GRID_KEYS = [slice(0, 5), slice(1, 10, 3), slice(-1, 1, 5j), slice(0, 1, 0.25), slice(5, 0, -1),
+             slice(3, 0), (slice(0, 3), slice(0, 2)), (slice(0, 1, 3j), slice(0, 2)),
+             (slice(0, 5, 2), slice(1, 2, 0.25)), (slice(0, 0), slice(0, 3)),
+             (slice(-2, 2, 4j),) * 3]
+
+
+@pytest.mark.parametrize("key", GRID_KEYS, ids=str)
+def test_mgrid_and_ogrid_are_numpys(key):
+    for ours, theirs in ((np.mgrid, onp.mgrid), (np.ogrid, onp.ogrid)):
+        want = theirs[key]
+        got = ours[key]
+        if isinstance(want, tuple):
+            assert isinstance(got, tuple) and len(got) == len(want)
+        else:
+            got, want = (got,), (want,)
+        for g, w in zip(got, want):
+            # Integer bounds give int64 as NumPy; float ones ndx's default float (float32).
+            assert g.dtype == (onp.int64 if w.dtype.kind == "i" else onp.float32)
+            onp.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6, atol=1e-7)
+            assert g.shape == w.shape
+
+
+R_CASES = [
+    ("ranges-lists-scalars", lambda m: m.r_[1:4, [5, 6], 7, m.array([8.5])]),
+    ("linspace-slice", lambda m: m.r_[-1:1:6j, [0] * 3, 5, 6]),
+    ("rows-2d", lambda m: m.r_["0,2", [1, 2], [3, 4]]),
+    ("axis1", lambda m: m.r_["1", m.array([[1, 2]]), m.array([[3, 4]])]),
+    ("trans1d-0", lambda m: m.r_["-1,2,0", [1, 2, 3], [4, 5, 6]]),
+    ("trans1d-0-axis1", lambda m: m.r_["1,2,0", [1, 2, 3], [4, 5, 6]]),
+    ("ndmin3-trans1d-1", lambda m: m.r_["0,3,1", [1, 2, 3], [4, 5, 6]]),
+    ("weak-scalar", lambda m: m.r_[m.array([1], dtype="int8"), 2]),
+    ("c-columns", lambda m: m.c_[[1, 2], [3, 4]]),
+    ("c-rows-and-scalars", lambda m: m.c_[m.array([[1, 2, 3]]), 0, 0, m.array([[4, 5, 6]])]),
+    ("c-ranges", lambda m: m.c_[1:4, 4:7]),
+]
+
+
+@pytest.mark.parametrize("make", [c[1] for c in R_CASES], ids=[c[0] for c in R_CASES])
+def test_r_and_c_concatenate_as_numpys(make):
+    want = make(onp)
+    got = make(np)
+    assert got.shape == want.shape
+    # The kind is NumPy's; a float's width follows ndx's float32 default (ranges and lists
+    # of floats are float32, promoted with int64 to float64 as NumPy 2 promotes).
+    assert got.dtype == want.dtype if want.dtype.kind != "f" else got.dtype.kind == "f"
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("expr, exc", [
+    ("m.r_[()]", ValueError), ("m.r_[[1], 'x']", ValueError), ("m.r_['a,b', [1]]", ValueError),
+    ("m.mgrid['a':3]", TypeError)])
+def test_index_tricks_refuse_what_numpy_refuses(expr, exc):
+    with pytest.raises(exc):
+        eval(expr, {"m": onp})
+    with pytest.raises(exc, match=r"\[(r_|mgrid)\]"):
+        eval(expr, {"m": np})
+
+
+def test_r_matrix_directive_is_not_implemented():
+    with pytest.raises(ValueError, match="step must not be zero"):  # NumPy: ZeroDivisionError
+        np.mgrid[0:3:0]
+    with pytest.raises(NotImplementedError, match="matrix"):
+        np.r_["r", [1, 2]]
+    assert np.s_[1:2, ::3] == (slice(1, 2), slice(None, None, 3))
+    assert np.index_exp[1:2] == (slice(1, 2),)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_apply_along_axis_is_numpys(axis):
+    x = onp.random.default_rng(5).standard_normal((3, 4, 5)).astype(onp.float32)
+    cases = [(lambda v: v.sum(), lambda v: v.sum(), ()),
+             (lambda v: np.diag(v), lambda v: onp.diag(v), ()),  # a 2-d result per slice
+             (lambda v, k: np.sort(v)[:k], lambda v, k: onp.sort(v)[:k], (2,))]
+    for ours, theirs, args in cases:
+        got = np.apply_along_axis(ours, axis, np.array(x), *args)
+        want = onp.apply_along_axis(theirs, axis, x, *args)
+        assert got.shape == want.shape
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_apply_along_axis_is_differentiable_and_checks_its_input():
+    x = onp.random.default_rng(6).standard_normal((3, 4))
+    a = np.array(x)
+    a.attach_grad()
+    with autograd.record():
+        y = np.apply_along_axis(lambda v: (v * v).sum(), 1, a).sum()
+    y.backward()
+    onp.testing.assert_allclose(a.grad.asnumpy(), 2 * x, rtol=1e-12)
+    with pytest.raises(ndx.AxisError):
+        np.apply_along_axis(np.sum, 2, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="iteration dimensions are 0"):
+        np.apply_along_axis(np.sum, 0, np.ones((2, 0)))
+    with pytest.raises(ValueError, match="returned shape"):
+        np.apply_along_axis(lambda v: v[:int(v[0])], 1, np.array([[1.0, 1], [2, 2]]))
+    with pytest.raises(TypeError, match="callable"):
+        np.apply_along_axis(5, 0, np.ones(2))
+
+
+@pytest.mark.parametrize("axes", [(0, 2), (1,), 0, (-1, 0)])
+def test_apply_over_axes_is_numpys(axes):
+    x = onp.random.default_rng(7).standard_normal((3, 4, 5))
+    got = np.apply_over_axes(np.sum, np.array(x), axes)
+    want = onp.apply_over_axes(onp.sum, x, axes)
+    assert got.shape == want.shape
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12)
+    with pytest.raises(ValueError, match="correct shape"):
+        np.apply_over_axes(lambda a, axis: a.sum(axis).sum(), np.ones((2, 2, 2)), 0)
+
+
+def test_piecewise_is_numpys():
+    xv = onp.linspace(-2.5, 2.5, 6)
+    x = np.array(xv)
+    cases = [
+        (([x < 0, x >= 0], [-1, 1]), ([xv < 0, xv >= 0], [-1, 1])),
+        (([x < 0, x >= 0], [lambda v: -v, lambda v: v]),
+         ([xv < 0, xv >= 0], [lambda v: -v, lambda v: v])),
+        (([x < -1, x > 1], [lambda v: v * 0 + 9, 3, 7]),  # the last one: neither condition
+         ([xv < -1, xv > 1], [lambda v: v * 0 + 9, 3, 7])),
+        ((x > 0, [lambda v, k: v ** k, 0], 2), (xv > 0, [lambda v, k: v ** k, 0], 2)),
+    ]
+    for ours, theirs in cases:
+        got = np.piecewise(x, *ours)
+        want = onp.piecewise(xv, *theirs)
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12)
+    onp.testing.assert_array_equal(
+        np.piecewise(np.array([1, 2, 3]), [[True, False, True]], [lambda v: v * 10]).asnumpy(),
+        onp.piecewise(onp.array([1, 2, 3]), [[True, False, True]], [lambda v: v * 10]))
+    assert float(np.piecewise(np.array(-3.0), [False, True], [1, 2])) == 2.0
+    # func is only called on its elements: log never sees the negatives.
+    onp.testing.assert_allclose(
+        np.piecewise(x, [x > 0], [np.log, 0]).asnumpy(),
+        onp.piecewise(xv, [xv > 0], [onp.log, 0]), rtol=1e-12)
+    with pytest.raises(ValueError, match="functions are expected"):
+        np.piecewise(x, [x < 0], [1, 2, 3])
+
+
+def test_mxnet_numpy_names_numpy_2_dropped():
+    # MXNet's mxnet.numpy had these (NumPy 1 names): MXNet code keeps running.
+    x = onp.random.default_rng(8).standard_normal((4, 3))
+    onp.testing.assert_array_equal(np.msort(np.array(x)).asnumpy(), onp.sort(x, axis=0))
+    assert bool(np.alltrue(np.array([True, True]))) and not bool(np.alltrue(np.array([1, 0])))
+    onp.testing.assert_array_equal(np.alltrue(np.array([[1, 1], [0, 1]]), axis=0).asnumpy(),
+                                   [False, True])
+    onp.testing.assert_allclose(np.trapz(np.array(x), dx=0.5, axis=0).asnumpy(),
+                                onp.trapezoid(x, dx=0.5, axis=0), rtol=1e-12)
+    assert np.dtype("float32") == onp.float32 and np.ones(2).dtype == np.dtype("float32")

@@ -48,6 +48,7 @@ from ._dtype_utils import (  # noqa: F401
 )
 
 ndarray = _core.ndarray
+dtype = _onp.dtype  # ndx's dtypes are NumPy's (MXNet's np.dtype is NumPy's too)
 bfloat16 = "bfloat16"
 result_type = _core.result_type
 pi = _onp.pi
@@ -313,6 +314,9 @@ _searchsorted_op = globals().pop("searchsorted")
 from . import _composites, _manipulation, _where_reductions  # noqa: E402
 from ._composites import (  # noqa: E402, F401
     allclose,
+    alltrue,
+    apply_along_axis,
+    apply_over_axes,
     argpartition,
     argwhere,
     array_equal,
@@ -344,6 +348,7 @@ from ._composites import (  # noqa: E402, F401
     isin,
     lexsort,
     median,
+    msort,
     nanargmax,
     nanargmin,
     nancumprod,
@@ -361,6 +366,7 @@ from ._composites import (  # noqa: E402, F401
     nonzero,
     partition,
     percentile,
+    piecewise,
     ptp,
     put,
     quantile,
@@ -376,6 +382,7 @@ from ._composites import (  # noqa: E402, F401
     take,
     trace,
     trapezoid,
+    trapz,
     union1d,
     unique,
     unique_all,
@@ -437,6 +444,7 @@ from ._manipulation import (  # noqa: E402, F401
     moveaxis,
     ndim,
     ones_like,
+    packbits,
     pad,
     permute_dims,
     place,
@@ -463,6 +471,7 @@ from ._manipulation import (  # noqa: E402, F401
     triu,
     triu_indices,
     triu_indices_from,
+    unpackbits,
     unravel_index,
     unstack,
     vander,
@@ -778,6 +787,7 @@ from ._array_api import (  # noqa: E402, F401
 from ._array_api import result_type as _result_type  # noqa: E402
 
 result_type = _result_type  # Python scalars too; rebinds the C one of the top (ruff F811)
+from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_  # noqa: E402, F401
 from ._interop import from_dlpack, may_share_memory, shares_memory  # noqa: E402, F401
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)

@@ -9,6 +9,7 @@ from . import random as random
 from numpy import bool as bool_
 from numpy import complex128 as complex128
 from numpy import complex64 as complex64
+from numpy import dtype as dtype
 from numpy import float16 as float16
 from numpy import float32 as float32
 from numpy import float64 as float64
@@ -54,6 +55,9 @@ def all(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False) -> Any
 def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: Any = False) -> Any:
     """Whether every element of a is close to b's (isclose)."""
 
+def alltrue(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False) -> Any:
+    """all under its NumPy 1 name (MXNet's np.alltrue; NumPy 2 removed it)."""
+
 def amax(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False, initial: Any = None) -> Any:
     """Maximum over the given axes; NaN propagates."""
 
@@ -68,6 +72,12 @@ def any(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False) -> Any
 
 def append(arr: Any, values: Any, axis: Any = None) -> Any:
     """values appended to arr along axis (both flattened for None): a new array."""
+
+def apply_along_axis(func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any) -> Any:
+    """func1d(1-d slice, *args, **kwargs) on every 1-d slice of arr along axis; the results (all of the first one's shape, cast to its dtype) take axis's place in the output, as in NumPy. Differentiable where func1d is."""
+
+def apply_over_axes(func: Any, a: Any, axes: Any) -> Any:
+    """func(a, axis) applied for each axis in turn, each result kept at a's number of dimensions (a reduced axis comes back with length one), as NumPy's apply_over_axes."""
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> Any:
     """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float arguments give the default float dtype (float32). step=None means 1, as in NumPy."""
@@ -213,6 +223,8 @@ def broadcast_shapes(*shapes: Any) -> Any:
 
 def broadcast_to(array: Any, shape: Any, *, out: Any = None) -> Any:
     """Broadcasts an array to a new shape."""
+
+c_: Any
 
 def can_cast(from_: Any, to: Any, casting: Any = 'safe') -> Any:
     """Whether from_ (a dtype or an array) casts to `to` under the casting rule."""
@@ -508,6 +520,8 @@ def imag(val: Any) -> Any:
 def in1d(ar1: Any, ar2: Any, assume_unique: Any = False, invert: Any = False, *, kind: Any = None) -> Any:
     """isin over the flattened ar1 (NumPy 1's name)."""
 
+index_exp: Any
+
 def indices(dimensions: Any, dtype: Any = ..., sparse: Any = False) -> Any:
     """The index grid of an array of shape `dimensions`: one array per axis (stacked into one unless sparse)."""
 
@@ -662,6 +676,8 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: Any = Fal
 def meshgrid(*xi: Any, copy: Any = True, sparse: Any = False, indexing: Any = 'xy') -> Any:
     """Coordinate arrays from coordinate vectors ('xy': Cartesian, the first two axes swapped; 'ij': matrix indexing); sparse keeps the broadcastable shapes."""
 
+mgrid: Any
+
 def min(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False, initial: Any = None) -> Any:
     """Minimum over the given axes; NaN propagates."""
 
@@ -679,6 +695,9 @@ def modf(x: Any, *, out: Any = None) -> Any:
 
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
     """a with the axes `source` moved to `destination` (the others keep their order): a view."""
+
+def msort(a: Any) -> Any:
+    """A copy of a sorted along its first axis (MXNet's np.msort; NumPy 2 removed it)."""
 
 def multiply(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 * x2, elementwise with broadcasting."""
@@ -829,6 +848,8 @@ def not_equal(x1: Any, x2: Any, *, out: Any = None) -> Any:
 
 numeric_dtypes: Any
 
+ogrid: Any
+
 def ones(shape: Any, dtype: Any = None, device: Any = None) -> Any:
     """A new array of ones (the default float dtype, float32, unless dtype says otherwise)."""
 
@@ -837,6 +858,9 @@ def ones_like(a: Any, dtype: Any = None, order: Any = 'K', subok: Any = True, sh
 
 def outer(a: Any, b: Any, out: Any = None) -> Any:
     """out[i, j] = a.ravel()[i] * b.ravel()[j]."""
+
+def packbits(a: Any, axis: Any = None, bitorder: Any = 'big') -> Any:
+    """The truth of a's integer or bool elements packed into uint8 bytes along axis (all of a flattened for None), eight a byte, the last byte zero-padded (NumPy's packbits)."""
 
 def pad(array: Any, pad_width: Any, mode: Any = 'constant', **kwargs: Any) -> Any:
     """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median (stat_length); differentiable. On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are built from sl"""
@@ -851,6 +875,9 @@ def permute_dims(a: Any, /, axes: Any) -> Any:
     """The Array API's transpose: a view with the axes permuted."""
 
 pi: Any
+
+def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> Any:
+    """Where condlist[i] holds, funclist[i] (a value, or a function called on those elements of x only, with *args / **kw); one extra function is the default where no condition holds; elsewhere 0. The output has x's shape and dtype, as in NumPy."""
 
 def place(arr: Any, mask: Any, vals: Any) -> Any:
     """Writes the first values of vals (repeated as needed) where mask is true, in place."""
@@ -911,6 +938,8 @@ def putmask(a: Any, mask: Any, values: Any) -> Any:
 
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
     """The q-th quantiles (q in [0, 1]) along the axes; NumPy's methods linear, lower, higher, nearest and midpoint. NaN in a slice gives NaN."""
+
+r_: Any
 
 def rad2deg(x: Any, *, out: Any = None) -> Any:
     """Radians to degrees, elementwise."""
@@ -974,6 +1003,8 @@ def round_(x: Any, decimals: Any = 0, *, out: Any = None) -> Any:
 
 def row_stack(tup: Any) -> Any:
     """Arrays joined along the first axis, 1-d ones as rows."""
+
+s_: Any
 
 def searchsorted(a: Any, v: Any, side: Any = 'left', sorter: Any = None) -> Any:
     """Indices where v's elements would go in the sorted 1-d a (or a[sorter])."""
@@ -1074,6 +1105,9 @@ def transpose(a: Any, axes: Any = None) -> Any:
 def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: Any = -1) -> Any:
     """The integral of y along axis by the trapezoidal rule (samples at x, or spaced dx)."""
 
+def trapz(y: Any, x: Any = None, dx: Any = 1.0, axis: Any = -1) -> Any:
+    """trapezoid under its NumPy 1 name (MXNet's np.trapz; NumPy 2 removed it)."""
+
 def tri(N: Any, M: Any = None, k: Any = 0, dtype: Any = None, *, device: Any = None) -> Any:
     """Ones at and below the k-th diagonal of an N x M array, zeros above (float32 unless dtype says otherwise)."""
 
@@ -1121,6 +1155,9 @@ def unique_inverse(x: Any) -> Any:
 
 def unique_values(x: Any) -> Any:
     """The Array API's unique_values: the unique elements (sorted here; NaNs each distinct)."""
+
+def unpackbits(a: Any, axis: Any = None, count: Any = None, bitorder: Any = 'big') -> Any:
+    """Each uint8 byte of a as eight 0 / 1 bytes along axis (a flattened for None); count keeps that many bits (zero-padded past the input's), or drops -count from the end."""
 
 def unravel_index(indices: Any, shape: Any, order: Any = 'C') -> Any:
     """The coordinates in an array of `shape` of flat indices (C or F order)."""

@@ -819,6 +819,103 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return _np.sum(_np.multiply(_np.multiply(_np.add(hi, lo), widths), 0.5), axis=axis)
 
 
+def trapz(y, x=None, dx=1.0, axis=-1):
+    """trapezoid under its NumPy 1 name (MXNet's np.trapz; NumPy 2 removed it)."""
+    return trapezoid(y, x=x, dx=dx, axis=axis)
+
+
+def msort(a):
+    """A copy of a sorted along its first axis (MXNet's np.msort; NumPy 2 removed it)."""
+    return _np.sort(_as_array(a), axis=0)
+
+
+def alltrue(a, axis=None, out=None, keepdims=False):
+    """all under its NumPy 1 name (MXNet's np.alltrue; NumPy 2 removed it)."""
+    return _np.all(a, axis=axis, out=out, keepdims=keepdims)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """func1d(1-d slice, *args, **kwargs) on every 1-d slice of arr along axis; the results
+    (all of the first one's shape, cast to its dtype) take axis's place in the output, as in
+    NumPy. Differentiable where func1d is."""
+    if not callable(func1d):
+        raise TypeError(f"[apply_along_axis] func1d must be callable, got {type(func1d).__name__}")
+    arr = _as_array(arr)
+    if isinstance(axis, (bool, _onp.bool_)) or not isinstance(axis, (int, _onp.integer)):
+        raise TypeError(f"[apply_along_axis] axis must be an integer, got {axis!r}")
+    if arr.ndim == 0:
+        raise _core.AxisError(f"[apply_along_axis] axis {axis} is out of bounds for array of "
+                              "dimension 0")
+    axis = _axes(arr.ndim, axis)[0]
+    moved = _np.moveaxis(arr, axis, -1)
+    outer = moved.shape[:-1]
+    if 0 in outer:
+        raise ValueError("[apply_along_axis] cannot apply_along_axis when any iteration "
+                         f"dimensions are 0 (array of shape {arr.shape}, axis {axis})")
+    flat = _np.reshape(moved, (-1, moved.shape[-1]))
+    first = _as_array(func1d(flat[0], *args, **kwargs), arr)
+    results = [first]
+    for i in range(1, flat.shape[0]):
+        r = _as_array(func1d(flat[i], *args, **kwargs), arr)
+        if r.shape != first.shape:
+            raise ValueError(f"[apply_along_axis] func1d returned shape {r.shape} for slice {i}, "
+                             f"but {first.shape} for the first")
+        results.append(r if r.dtype == first.dtype else r.astype(first.dtype))
+    out = _np.reshape(_np.stack(results), outer + first.shape)
+    # func1d's own axes go where axis was.
+    k = first.ndim
+    order = list(range(axis)) + list(range(len(outer), len(outer) + k)) + \
+        list(range(axis, len(outer)))
+    return _np.transpose(out, order) if order != list(range(out.ndim)) else out
+
+
+def apply_over_axes(func, a, axes):
+    """func(a, axis) applied for each axis in turn, each result kept at a's number of
+    dimensions (a reduced axis comes back with length one), as NumPy's apply_over_axes."""
+    val = _as_array(a)
+    n = val.ndim
+    for axis in (axes,) if _onp.ndim(axes) == 0 else tuple(axes):
+        axis = _axes(n, int(axis))[0] if n else int(axis)
+        res = _as_array(func(val, axis), val)
+        if res.ndim != val.ndim:
+            res = _np.expand_dims(res, axis)
+            if res.ndim != val.ndim:
+                raise ValueError("[apply_over_axes] func is not returning an array of the "
+                                 f"correct shape: {res.ndim - 1} dimensions for {n}")
+        val = res
+    return val
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """Where condlist[i] holds, funclist[i] (a value, or a function called on those elements of
+    x only, with *args / **kw); one extra function is the default where no condition holds;
+    elsewhere 0. The output has x's shape and dtype, as in NumPy."""
+    x = _as_array(x)
+    n_funcs = len(funclist)
+    # NumPy's rule: one condition unless condlist's first entry is a list or an array.
+    first = condlist if _onp.isscalar(condlist) else condlist[0]
+    if _onp.isscalar(condlist) or (x.ndim != 0 and not isinstance(first, list) and not (
+            isinstance(first, (_onp.ndarray, _np.ndarray)) and first.ndim > 0)):
+        condlist = [condlist]
+    conds = [_np.broadcast_to(_as_array(c, x).astype("bool"), x.shape) for c in condlist]
+    if len(conds) == n_funcs - 1:
+        rest = _np.logical_not(_np.any(_np.stack(conds), axis=0)) if conds else \
+            _np.ones(x.shape, dtype="bool", device=_dev(x))
+        conds.append(rest)
+    elif len(conds) != n_funcs:
+        raise ValueError(f"[piecewise] with {len(conds)} condition(s), either {len(conds)} or "
+                         f"{len(conds) + 1} functions are expected, got {n_funcs}")
+    y = _np.zeros_like(x)
+    for cond, func in zip(conds, funclist):
+        if not callable(func):
+            y[cond] = func
+        else:
+            vals = x[cond]
+            if vals.size > 0:
+                y[cond] = func(vals, *args, **kw)
+    return y
+
+
 def bincount(x, weights=None, minlength=0):
     """Counts (or summed weights) of each value 0..max(x) of a 1-d array of non-negative ints."""
     x = _as_array(x)

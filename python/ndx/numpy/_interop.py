@@ -1,7 +1,10 @@
 """Interchange with other array libraries: np.from_dlpack (the Array API's DLPack consumer) and
 np.shares_memory / np.may_share_memory. The capsule handling and the overlap test are C++
 (``_core._from_dlpack``, ``_core._memory_overlap``); here is the protocol's negotiation."""
+import numpy as _onp
 from numpy.exceptions import TooHardError as _TooHardError
+
+import ndx.numpy as _np
 
 from .. import _core
 from ..device import Device as _Device
@@ -114,6 +117,22 @@ def npx_from_dlpack(dlpack, /, *, device=None, copy=None):
             raise BufferError(f"[from_dlpack] moving the array from {out.device} to {device} "
                               "needs a copy, but copy=False")
         out = out.to_device(device)
+    return out
+
+
+def npx_from_numpy(ndarray, zero_copy=True):
+    """An ndarray from a NumPy array (MXNet's npx.from_numpy). zero_copy=True shares its
+    memory, which must be C-contiguous, and marks the NumPy array read-only, as MXNet does
+    (writes through it would change the ndx array behind its back); zero_copy=False copies."""
+    if not isinstance(ndarray, _onp.ndarray):
+        raise TypeError(f"[from_numpy] expects a numpy.ndarray, got {type(ndarray).__name__}")
+    if not zero_copy:
+        return _np.array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags["C_CONTIGUOUS"]:
+        raise ValueError("[from_numpy] only C-contiguous arrays can be shared (zero_copy=True); "
+                         f"got strides {ndarray.strides} for shape {ndarray.shape}")
+    out = from_dlpack(ndarray)
+    ndarray.flags["WRITEABLE"] = False
     return out
 
 

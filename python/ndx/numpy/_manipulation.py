@@ -776,6 +776,40 @@ def take_along_axis(arr, indices, axis=-1):
     return _composites.take(_np.reshape(arr, (-1,)), flat)
 
 
+# ---------------------------------------------------------------- bits
+_packbits_op = _internal_function("_npi_packbits")
+_unpackbits_op = _internal_function("_npi_unpackbits")
+
+
+def _bits_axis(a, axis, bitorder, name):
+    """a (flattened for axis=None, 1-d for a 0-d array, as NumPy) and the integer axis."""
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"[{name}] bitorder must be either 'little' or 'big', got {bitorder!r}")
+    if axis is None or a.ndim == 0:
+        a = a.reshape(-1)
+    if axis is None:
+        return a, 0
+    if isinstance(axis, (bool, _onp.bool_)):
+        raise TypeError(f"[{name}] axis must be an integer, got bool")
+    return a, _axis_list(axis, a.ndim, name)[0]
+
+
+def packbits(a, axis=None, bitorder="big"):
+    """The truth of a's integer or bool elements packed into uint8 bytes along axis (all of
+    a flattened for None), eight a byte, the last byte zero-padded (NumPy's packbits)."""
+    a, axis = _bits_axis(_as_array(a), axis, bitorder, "packbits")
+    return _packbits_op(a, axis=axis, bitorder=bitorder)
+
+
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """Each uint8 byte of a as eight 0 / 1 bytes along axis (a flattened for None); count
+    keeps that many bits (zero-padded past the input's), or drops -count from the end."""
+    a, axis = _bits_axis(_as_array(a), axis, bitorder, "unpackbits")
+    if count is not None:
+        count = _index(count, "count", "unpackbits")
+    return _unpackbits_op(a, axis=axis, count=count, bitorder=bitorder)
+
+
 def put_along_axis(arr, indices, values, axis):
     """Writes values (broadcast to indices' shape) into arr at `indices` along axis, in
     place."""

@@ -1,7 +1,9 @@
 """ndx.npx: operators beyond NumPy (registered as ``_npx_*``) and ndx's NumPy-mode switches."""
 from .. import _core
 from .._registry import populate
+from ..context import Context, current_context  # noqa: F401  (MXNet 1.x names)
 from ..device import (  # noqa: F401
+    Device,
     cpu,
     current_device,
     empty_cache,
@@ -133,6 +135,7 @@ def ctc_loss(data, label, data_lengths=None, label_lengths=None, use_data_length
 populate(globals(), "_npx_")
 from ..numpy._composites import topk  # noqa: E402, F401
 from ..numpy._interop import npx_from_dlpack as from_dlpack  # noqa: E402, F401
+from ..numpy._interop import npx_from_numpy as from_numpy  # noqa: E402, F401
 from ..numpy._interop import to_dlpack_for_read, to_dlpack_for_write  # noqa: E402, F401
 from . import image, random  # noqa: E402, F401
 from ._io import load, save, savez  # noqa: E402, F401  (MXNet 2.0's npx.save / savez / load)
@@ -223,6 +226,7 @@ from ..util import (  # noqa: E402, F401, F811
     np_shape,
     reset_np,
     set_np,
+    set_np_default_dtype,
     use_np,
     use_np_array,
     use_np_shape,

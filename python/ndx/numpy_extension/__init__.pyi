@@ -6,6 +6,18 @@ from typing import Any
 from . import image as image
 from . import random as random
 
+class Context:
+    """A device: ``Device("gpu", 1)`` or ``Device("gpu(1)")``."""
+    device_id: Any
+    device_type: Any
+    def __getattr__(self, name: str) -> Any: ...
+
+class Device:
+    """A device: ``Device("gpu", 1)`` or ``Device("gpu(1)")``."""
+    device_id: Any
+    device_type: Any
+    def __getattr__(self, name: str) -> Any: ...
+
 def activation(data: Any, act_type: Any, *, out: Any = None) -> Any:
     """An activation function applied elementwise: relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or log_sigmoid."""
 
@@ -63,6 +75,9 @@ def cpu(device_id: Any = 0) -> Any:
 def ctc_loss(data: Any, label: Any, data_lengths: Any = None, label_lengths: Any = None, use_data_lengths: Any = False, use_label_lengths: Any = False, blank_label: Any = 'first', out: Any = None) -> Any:
     """CTC loss per sample (MXNet's npx.ctc_loss): data (T, N, C) activations, label (N, L) padded; data_lengths / label_lengths are used only with use_data_lengths / use_label_lengths (then they are required)."""
 
+def current_context() -> Any:
+    """The default device of array creation (cpu(0))."""
+
 def current_device() -> Any:
     """The default device of array creation (cpu(0))."""
 
@@ -95,6 +110,9 @@ def foreach(body: Any, data: Any, init_states: Any) -> Any:
 
 def from_dlpack(dlpack: Any, /, *, device: Any = None, copy: Any = None) -> Any:
     """An ndarray over a DLPack capsule (MXNet's npx.from_dlpack) or over any object with ``__dlpack__`` (as np.from_dlpack). A capsule can be consumed once."""
+
+def from_numpy(ndarray: Any, zero_copy: Any = True) -> Any:
+    """An ndarray from a NumPy array (MXNet's npx.from_numpy). zero_copy=True shares its memory, which must be C-contiguous, and marks the NumPy array read-only, as MXNet does (writes through it would change the ndx array behind its back); zero_copy=False copies."""
 
 def fully_connected(x: Any, weight: Any, bias: Any = None, num_hidden: Any = None, no_bias: Any = None, flatten: Any = True, out: Any = None) -> Any:
     """x @ weight.T + bias (x flattened to 2-d unless flatten=False); bias may be None."""
@@ -266,6 +284,9 @@ def set_fusion(on: Any = True) -> Any:
 
 def set_np(shape: Any = True, array: Any = True, dtype: Any = False) -> Any:
     """Sets NumPy shape, array and default-dtype semantics together. shape=False with array=True is refused (ValueError), as in MXNet. dtype=True makes float64 the default float dtype (NumPy's); dtype=False keeps float32."""
+
+def set_np_default_dtype(is_np_default_dtype: Any = True) -> Any:
+    """float64 as the default float dtype (True) or float32 (False); returns the previous state."""
 
 def set_num_threads(n: Any) -> Any:
     """Sets the threads ndx's kernels use (the calling thread counts as one); None restores the default: NDX_NUM_THREADS, else every core this process may run on. OpenBLAS gets the same count. Arrays under 32768 elements always run on the calling thread."""
