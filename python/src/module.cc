@@ -17,6 +17,7 @@
 #include "ndx/library.h"
 #include "ndx/op_util.h"
 #include "ndx/pinned.h"
+#include "ndx/print_options.h"
 #include "ndx/profiler.h"
 #include "ndx/runtime.h"
 
@@ -220,6 +221,70 @@ PyObject* set_default_float(PyObject*, PyObject* dtype) {
   NDX_PY_END(nullptr)
 }
 PyObject* get_default_float(PyObject*, PyObject*) { return dtype_to_py(default_float_dtype()); }
+
+// Print options as the tuple (precision, threshold, edgeitems, linewidth, suppress,
+// floatmode, sign, nanstr, infstr); numpy/_printing.py maps NumPy's keywords onto it.
+PyObject* print_options_to_py(const PrintOptions& o) {
+  const char sign[2] = {o.sign, 0};
+  return Py_BuildValue("(LLLLNssss)", static_cast<long long>(o.precision),
+                       static_cast<long long>(o.threshold), static_cast<long long>(o.edgeitems),
+                       static_cast<long long>(o.linewidth), PyBool_FromLong(o.suppress),
+                       o.floatmode.c_str(), sign, o.nanstr.c_str(), o.infstr.c_str());
+}
+
+bool print_options_from_py(PyObject* t, PrintOptions* o) {
+  long long precision, threshold, edgeitems, linewidth;
+  int suppress;
+  const char *floatmode, *sign, *nanstr, *infstr;
+  if (!PyArg_ParseTuple(t, "LLLLpssss:print options", &precision, &threshold, &edgeitems,
+                        &linewidth, &suppress, &floatmode, &sign, &nanstr, &infstr))
+    return false;
+  if (std::strlen(sign) != 1) {
+    PyErr_Format(PyExc_ValueError, "sign option must be one of ' ', '+', or '-', got '%s'", sign);
+    return false;
+  }
+  *o = PrintOptions{precision, threshold, edgeitems, linewidth, suppress != 0,
+                    floatmode, sign[0],   nanstr,    infstr};
+  return true;
+}
+
+PyObject* get_print_options_py(PyObject*, PyObject*) {
+  return print_options_to_py(print_options());
+}
+
+PyObject* set_print_options_py(PyObject*, PyObject* t) {
+  NDX_PY_BEGIN
+  PrintOptions o;
+  if (!print_options_from_py(t, &o)) return nullptr;
+  set_print_options(o);
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
+// _array_text(a, kind, options, separator, prefix_len, suffix_len): kind 0 is array2string's
+// body, 1 array_str, 2 array_repr.
+PyObject* array_text_py(PyObject*, PyObject* args) {
+  NDX_PY_BEGIN
+  PyObject *arr, *opts;
+  int kind;
+  const char* separator;
+  long long prefix_len, suffix_len;
+  if (!PyArg_ParseTuple(args, "OiOsLL:_array_text", &arr, &kind, &opts, &separator, &prefix_len,
+                        &suffix_len))
+    return nullptr;
+  if (!is_ndarray(arr)) {
+    PyErr_SetString(PyExc_TypeError, "_array_text expects an ndarray");
+    return nullptr;
+  }
+  PrintOptions o;
+  if (!print_options_from_py(opts, &o)) return nullptr;
+  const NDArray& a = unwrap(arr);
+  const std::string text = kind == 2   ? array_repr(a, o)
+                           : kind == 1 ? array_str(a, o)
+                                       : array_to_string(a, o, separator, prefix_len, suffix_len);
+  return PyUnicode_FromStringAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+  NDX_PY_END(nullptr)
+}
 
 PyObject* seed(PyObject*, PyObject* s) {
   unsigned long long v = PyLong_AsUnsignedLongLongMask(s);
@@ -1083,6 +1148,9 @@ PyMethodDef module_methods[] = {
     {"_set_default_float", set_default_float, METH_O, "Sets the default float dtype."},
     {"_default_float", get_default_float, METH_NOARGS, "The default float dtype."},
     {"random_seed", seed, METH_O, "Seeds ndx's random generator."},
+    {"_get_print_options", get_print_options_py, METH_NOARGS, "NumPy's print options, a tuple."},
+    {"_set_print_options", set_print_options_py, METH_O, "Sets the print options (a tuple)."},
+    {"_array_text", array_text_py, METH_VARARGS, "array2string / array_str / array_repr."},
     {"result_type", result_type_py, METH_VARARGS, "NumPy 2 promotion of arrays and dtypes."},
     {nullptr, nullptr, 0, nullptr}};
 

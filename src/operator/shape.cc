@@ -1526,7 +1526,7 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FCompute>("FCompute<cpu>", TakeAlongAxisCompute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_take_along_axis"});
 
-  // uint8 results of integer inputs: no gradient.
+  // uint8 results of integer inputs: zero gradients.
   OpRegistry::global()
       .register_op("_npi_packbits")
       .describe("numpy.packbits along an axis: the truth of each element as bits of uint8 bytes.")
@@ -1535,7 +1535,8 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<PackBitsParam>()
       .set_attr<FInferShape>("FInferShape", PackBitsShape)
       .set_attr<FInferType>("FInferType", PackBitsType)
-      .set_attr<FCompute>("FCompute<cpu>", PackBitsCompute);
+      .set_attr<FCompute>("FCompute<cpu>", PackBitsCompute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   OpRegistry::global()
       .register_op("_npi_unpackbits")
       .describe("numpy.unpackbits along an axis: each uint8 byte as eight 0 / 1 bytes.")
@@ -1544,7 +1545,8 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_params<UnpackBitsParam>()
       .set_attr<FInferShape>("FInferShape", UnpackBitsShape)
       .set_attr<FInferType>("FInferType", UnpackBitsType)
-      .set_attr<FCompute>("FCompute<cpu>", UnpackBitsCompute);
+      .set_attr<FCompute>("FCompute<cpu>", UnpackBitsCompute)
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
 
   // ---- backward ops ----
   register_shape_op("_backward_reshape",

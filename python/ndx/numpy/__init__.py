@@ -789,6 +789,14 @@ from ._array_api import result_type as _result_type  # noqa: E402
 result_type = _result_type  # Python scalars too; rebinds the C one of the top (ruff F811)
 from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_  # noqa: E402, F401
 from ._interop import from_dlpack, may_share_memory, shares_memory  # noqa: E402, F401
+from ._printing import (  # noqa: E402, F401
+    array2string,
+    array_repr,
+    array_str,
+    get_printoptions,
+    printoptions,
+    set_printoptions,
+)
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)
 shape = _manipulation.shape  # (the same for shape)

@@ -124,14 +124,23 @@ def around(x: Any, decimals: Any = 0, *, out: Any = None) -> Any:
 def array(object: Any, dtype: Any = None, copy: Any = True, device: Any = None) -> Any:
     """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default float dtype (float32) where NumPy would pick float64; NumPy arrays and scalars keep their dtype."""
 
+def array2string(a: Any, max_line_width: Any = None, precision: Any = None, suppress_small: Any = None, separator: Any = ' ', prefix: Any = '', formatter: Any = None, threshold: Any = None, edgeitems: Any = None, sign: Any = None, floatmode: Any = None, suffix: Any = '', *, legacy: Any = None) -> Any:
+    """a's elements as numpy.array2string writes them: bracketed, joined by separator, lines wrapped at max_line_width as if `prefix` came before the first line and `suffix` after the last (neither is included)."""
+
 def array_equal(a1: Any, a2: Any, equal_nan: Any = False) -> Any:
     """Same shape and equal elements (NaN equal to NaN with equal_nan)."""
 
 def array_equiv(a1: Any, a2: Any) -> Any:
     """Shapes that broadcast together and equal elements."""
 
+def array_repr(arr: Any, max_line_width: Any = None, precision: Any = None, suppress_small: Any = None) -> Any:
+    """repr(arr) with the given options (numpy.array_repr)."""
+
 def array_split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
     """split that allows sections not dividing the axis (the first len % n parts get one more element), as views."""
+
+def array_str(a: Any, max_line_width: Any = None, precision: Any = None, suppress_small: Any = None) -> Any:
+    """str(a) with the given options (numpy.array_str)."""
 
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None, copy: Any = None, like: Any = None) -> Any:
     """np.asarray (ndx has no ndarray subclasses to pass through)."""
@@ -465,6 +474,9 @@ def gcd(x1: Any, x2: Any, *, out: Any = None) -> Any:
 
 def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype: Any = None, axis: Any = 0) -> Any:
     """num samples evenly spaced on a log scale with the endpoints themselves. Array start / stop broadcast, the samples along `axis`, as in NumPy: complex endpoints follow a logarithmic spiral; real ones of different signs give NaN between the endpoints."""
+
+def get_printoptions() -> Any:
+    """The current print options as numpy.get_printoptions's dict."""
 
 def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: Any = 1) -> Any:
     """The derivative of f sampled on a grid, per axis: second-order central differences inside (uneven coordinates included) and first- or second-order one-sided differences at the ends (edge_order). One array for one axis, else a tuple of them."""
@@ -918,6 +930,9 @@ def pow(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def power(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 ** x2, elementwise with broadcasting."""
 
+def printoptions(*args: Any, **kwargs: Any) -> Any:
+    """A `with` block under set_printoptions(*args, **kwargs); the options come back after."""
+
 def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False, initial: Any = None) -> Any:
     """Product of array elements over the given axes."""
 
@@ -1011,6 +1026,9 @@ def searchsorted(a: Any, v: Any, side: Any = 'left', sorter: Any = None) -> Any:
 
 def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
     """choicelist[i] where condlist[i] is the first true condition, else default."""
+
+def set_printoptions(precision: Any = None, threshold: Any = None, edgeitems: Any = None, linewidth: Any = None, suppress: Any = None, nanstr: Any = None, infstr: Any = None, formatter: Any = None, sign: Any = None, floatmode: Any = None, *, legacy: Any = None, override_repr: Any = None) -> Any:
+    """Sets how ndx prints arrays, as numpy.set_printoptions (options left None keep their value): precision, threshold (sys.maxsize or inf: never summarize), edgeitems, linewidth, suppress, nanstr, infstr, sign ('-', '+', ' ') and floatmode ('maxprec', 'fixed', 'unique', 'maxprec_equal'). formatter, legac"""
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: Any = False) -> Any:
     """The sorted unique values of ar1 that are not in ar2."""
