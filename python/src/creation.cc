@@ -224,6 +224,7 @@ NDArray from_sequence(PyObject* o, PyObject* dtype) {
                                         : default_float_dtype();  // floats, and empty lists
   DType t;
   simple_dtype(dtype, dflt, &t);
+  if (is_complex(t)) return NDArray();  // the fallback builds complex arrays
   if (kind == kFloatKind && !is_float(t)) return NDArray();
   if (kind == kIntKind && is_integer(t) && !int_fits(o, t)) return NDArray();
   if (kind == kIntKind && t == DType::kBool) return NDArray();

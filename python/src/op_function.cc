@@ -152,6 +152,33 @@ PyObject* call_ufunc(const PyOpFunction* self, PyObject* const* inputs, Py_ssize
   return result_to_py(std::move(result));
 }
 
+// out= of a reduction, scan or other op: written directly when its dtype is the op's result
+// dtype; otherwise (NumPy's casting='same_kind', an out of the result's shape) the result is
+// computed and cast into it, as np.sum(int8_array, out=float64_array) is.
+void write_into(const std::string& name, const NodeAttrs& attrs, const std::vector<NDArray>& in,
+                std::vector<NDArray>& out) {
+  DTypeVector in_types, out_types(1, DType::kUnknown);
+  for (const NDArray& a : in) in_types.push_back(a.dtype());
+  if (attrs.op->outputs_for(attrs) == 1) {
+    infer_types(attrs, &in_types, &out_types);
+    const DType result = out_types[0], target = out[0].dtype();
+    if (result != DType::kUnknown && result != target) {
+      if (!can_cast(result, target, Casting::kSameKind))
+        type_error("[", name, "] cannot cast the result from ", result, " to out's ", target,
+                   " with casting rule 'same_kind'");
+      NDArray r = invoke(attrs, in)[0];
+      if (r.shape() != out[0].shape())
+        value_error("[", name, "] out has shape ", out[0].shape().str(), ", expected ",
+                    r.shape().str());
+      out[0].assign(r);
+      return;
+    }
+  }
+  InvokeOptions options;
+  options.outputs = &out;
+  invoke(attrs, in, options);
+}
+
 PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* self = reinterpret_cast<PyOpFunction*>(self_obj);
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -218,25 +245,17 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
   if (ufunc_keywords.any() || (self->is_ufunc && out != Py_None))
     return call_ufunc(self, inputs, n_in, kwargs, out, ufunc_keywords);
   std::vector<NDArray> in = operands_for(self->op, inputs, n_in);
-  InvokeOptions options;
-  std::vector<NDArray> out_arrays;
-  if (out != Py_None) {
-    if (!is_ndarray(out))
-      type_error("[", self->name, "] out must be an ndarray, got ", Py_TYPE(out)->tp_name);
-    out_arrays.push_back(unwrap(out));
-    options.outputs = &out_arrays;
-  }
-  std::vector<NDArray> result;
-  if (kwargs.empty() && self->has_default_attrs) {
-    result = invoke(self->default_attrs, in, options);
-  } else {
-    result = invoke(self->op->make_attrs(kwargs), in, options);
-  }
-  if (out != Py_None) {
-    Py_INCREF(out);
-    return out;
-  }
-  return result_to_py(std::move(result));
+  NodeAttrs parsed;
+  const bool defaults = kwargs.empty() && self->has_default_attrs;
+  if (!defaults) parsed = self->op->make_attrs(kwargs);
+  const NodeAttrs& attrs = defaults ? self->default_attrs : parsed;
+  if (out == Py_None) return result_to_py(invoke(attrs, in));
+  if (!is_ndarray(out))
+    type_error("[", self->name, "] out must be an ndarray, got ", Py_TYPE(out)->tp_name);
+  std::vector<NDArray> out_arrays{unwrap(out)};
+  write_into(self->name, attrs, in, out_arrays);
+  Py_INCREF(out);
+  return out;
   NDX_PY_END(nullptr)
 }
 

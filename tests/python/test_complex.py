@@ -282,3 +282,34 @@ def test_where_selects_complex_values_and_passes_gradients():
     wirtinger.check(lambda a, b: np.where(cn, a, b), lambda a, b: onp.where(c, a, b),
                     [x, y], R)
     wirtinger.check(lambda a: np.where(cn, a, np.array(y)), lambda a: onp.where(c, a, y), [r], R)
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "nanvar", "nanstd", "nanmean", "nansum"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_statistics_of_complex_arrays_are_numpys(fn, dtype):
+    # var / std are of |x - mean|^2: real, of the matching float dtype; a complex NaN is one
+    # with either part NaN.
+    x = onp.array([[1 + 1j, complex(1, onp.nan), 0.5j], [3, 4j, -1 - 1j]], dtype=dtype)
+    for kw in ({}, {"axis": 0}, {"axis": 1}):
+        if fn in ("var", "std", "nanvar", "nanstd"):
+            kw = dict(kw, ddof=1) if kw.get("axis") == 1 else kw
+        got = getattr(np, fn)(np.array(x), **kw)
+        want = getattr(onp, fn)(x, **kw)
+        assert got.dtype == want.dtype
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+    clean = onp.array([1 + 1j, 2 - 3j, -0.5j], dtype=dtype)
+    mask = onp.array([False, True, True])
+    if fn in ("var", "std"):
+        got = getattr(np, fn)(np.array(clean), where=np.array(mask))
+        want = getattr(onp, fn)(clean, where=mask)
+        assert got.dtype == want.dtype
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+
+
+def test_array_of_python_numbers_with_a_complex_dtype():
+    for obj, dtype in ((0, "complex128"), ([1, 2], "complex64"), ([[1.5, 2], [3, 4]], "complex128"),
+                       (True, "complex64"), ([], "complex64")):
+        got = np.array(obj, dtype=dtype)
+        want = onp.array(obj, dtype=dtype)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        onp.testing.assert_array_equal(got.asnumpy(), want)

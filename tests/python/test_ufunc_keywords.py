@@ -263,3 +263,30 @@ def test_reduction_out_by_position_and_by_keyword_once():
     onp.testing.assert_allclose(o.asnumpy(), A.sum(0), rtol=1e-6)
     with pytest.raises(TypeError, match="multiple values for argument 'out'"):
         np.sum(np.array(A), 0, None, o, out=o)
+
+
+@pytest.mark.parametrize("call, out_dtype", [
+    (lambda m, a, o: m.sum(a, out=o), "float64"),
+    (lambda m, a, o: m.sum(a, axis=0, out=o), "int32"),
+    (lambda m, a, o: m.prod(a, axis=1, out=o), "float32"),
+    (lambda m, a, o: m.max(a, axis=0, out=o), "int64"),
+    (lambda m, a, o: m.min(a, out=o), "float16"),
+    (lambda m, a, o: m.argmax(a, axis=1, out=o), "int32"),
+    (lambda m, a, o: m.mean(a, axis=0, out=o), "float64"),
+    (lambda m, a, o: m.cumsum(a, axis=1, out=o), "float32"),
+    (lambda m, a, o: m.all(a, axis=0, out=o), "int8")])
+def test_reduction_out_of_another_dtype_is_cast_into_as_numpy(call, out_dtype):
+    # NumPy casts a reduction's result into out= under casting='same_kind'.
+    x = onp.array([[3, -1, 4], [1, 5, -9]], dtype=onp.int8)
+    want = call(onp, x, None)
+    o = np.zeros(onp.shape(want), dtype=out_dtype)
+    got = call(np, np.array(x), o)
+    assert got is o and o.dtype == onp.dtype(out_dtype)
+    onp.testing.assert_allclose(o.asnumpy(), onp.asarray(want).astype(out_dtype), rtol=1e-6)
+
+
+def test_reduction_out_that_same_kind_cannot_hold_or_of_another_shape_raises():
+    with pytest.raises(TypeError, match="same_kind"):
+        np.sum(np.ones(3), out=np.zeros((), dtype="int64"))
+    with pytest.raises(ValueError, match="out has shape"):
+        np.sum(np.ones(3, dtype="int8"), out=np.zeros((1,), dtype="float64"))

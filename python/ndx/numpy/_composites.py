@@ -86,7 +86,7 @@ def _keep_mask(a, where, name, nan=False):
     """The elements a reduction keeps: where= (a bool mask) and, for the nan-functions, not NaN;
     None when it keeps them all."""
     keep = _wr.mask_of(where, a, name)
-    if nan and _is_float(a):
+    if nan and _kind(a) in "fc":  # a complex value is NaN when either part is
         not_nan = _np.logical_not(_np.isnan(a))
         keep = not_nan if keep is None else _np.logical_and(keep, not_nan)
     return keep
@@ -95,18 +95,25 @@ def _keep_mask(a, where, name, nan=False):
 _squared_difference = _internal_function("_npi_squared_difference")
 
 
+def _abs_squared(d):
+    """|d|^2: d * d, or re^2 + im^2 for complex d (real, as NumPy's var of complex input)."""
+    if _kind(d) == "c":
+        return _np.add(_np.square(_np.real(d)), _np.square(_np.imag(d)))
+    return _np.square(d)
+
+
 def _var(a, keep, axis, dtype, ddof, keepdims):
     """Mean squared deviation over the kept elements, divided by (their count - ddof)."""
     if keep is None:
         m = _np.mean(a, axis=axis, dtype=dtype, keepdims=True)
         x = _like(a, m)
         sq = (_squared_difference(x, m) if _is_float(m) else
-              _np.square(_np.subtract(x, m)))
+              _abs_squared(_np.subtract(x, m)))
         s = _np.sum(sq, axis=axis, keepdims=keepdims)
         return _np.true_divide(s, max(_count(a, axis) - ddof, 0))
     m = _wr.masked_mean(a, keep, axis, dtype, True)
     d = where(keep, _np.subtract(_like(a, m), m), 0)
-    s = _np.sum(_np.square(d), axis=axis, keepdims=keepdims)
+    s = _np.sum(_abs_squared(d), axis=axis, keepdims=keepdims)
     n = _np.sum(_np.broadcast_to(keep, a.shape), axis=axis, keepdims=keepdims).astype(s.dtype)
     return _np.true_divide(s, _np.maximum(_np.subtract(n, ddof), 0))
 

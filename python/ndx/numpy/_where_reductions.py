@@ -61,7 +61,7 @@ def _with_initial(op, reduction):
 def masked_mean(a, m, axis, dtype, keepdims):
     """The mean over the elements m selects (NaN where it selects none)."""
     if dtype is None:
-        dtype = a.dtype if _onp.dtype(a.dtype).kind == "f" else _np._default_float()
+        dtype = a.dtype if _onp.dtype(a.dtype).kind in "fc" else _np._default_float()
     total = _np.sum(_masked(a, m, 0), axis=axis, keepdims=keepdims, dtype=dtype)
     count = _np.sum(_np.broadcast_to(m, a.shape), axis=axis, keepdims=keepdims)
     return _np.true_divide(total, count).astype(dtype)
