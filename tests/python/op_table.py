@@ -1063,6 +1063,12 @@ for _name in ("cumulative_sum", "cumulative_prod"):
                     ErrorInput((_f((2, 3)),), {}, ValueError, "2d-without-axis", ValueError)]))
 
 
+# NumPy's 13 methods (Hyndman & Fan's nine and four of its own).
+QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
+                    "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf",
+                    "hazen", "weibull", "median_unbiased", "normal_unbiased")
+
+
 def _quantile_samples(q_of):
     def make(dtype, rng, domains):
         out = []
@@ -1076,8 +1082,9 @@ def _quantile_samples(q_of):
         for i in range(1, 3):
             out.append(Sample((x,) + q_of(i), {"axis": 1}, f"q{i}"))
         if q_of(0):
-            for m in ("lower", "higher", "nearest", "midpoint"):
+            for m in QUANTILE_METHODS:
                 out.append(Sample((x,) + q_of(1), {"axis": 0, "method": m}, f"method={m}"))
+                out.append(Sample((x,) + q_of(0), {"axis": 1, "method": m}, f"method={m}-q"))
         if is_float(dtype):
             y = x.copy()
             y[1, 3] = onp.nan
@@ -1087,6 +1094,14 @@ def _quantile_samples(q_of):
 
 
 def _quantile_dtype(np_dt, arrays, kw, dt):
+    """NumPy's: a picking method keeps the input dtype, the others give the input's float
+    dtype promoted with q's (a float64 array q: float64); integers give ndx's float32 where
+    NumPy's float64 comes only from its default."""
+    if kw.get("method") in ("lower", "higher", "nearest", "inverted_cdf", "closest_observation"):
+        return onp.dtype(dt)
+    q_f64 = any(isinstance(q, onp.ndarray) and q.dtype == onp.float64 for q in arrays[1:])
+    if q_f64:
+        return onp.dtype("float64")
     return onp.dtype(dt) if is_float(dt) else onp.dtype("float32")
 
 
@@ -1116,14 +1131,15 @@ def _nan_quantile_samples(q_of):
         out = plain(dtype, rng, domains)
         if is_float(dtype):
             y = make_arg((4, 6), dtype, rng, Domain(-5, 5))
-            y[0, :] = onp.nan  # an all-NaN slice
+            y[3, :] = onp.nan  # an all-NaN slice (not the first: NumPy's result dtype is then
+            # the first slice's, float32 for a float64 q, as its apply_along_axis works)
             y[1, ::2] = onp.nan
             y[2, 5] = onp.nan
             out.append(Sample((y,) + q_of(1), {"axis": 1}, "nans-axis1"))
             out.append(Sample((y,) + q_of(0), {"axis": 0, "keepdims": True}, "nans-axis0"))
             out.append(Sample((y,) + q_of(2), {}, "nans-all"))
             if q_of(0):
-                for m in ("lower", "higher", "nearest", "midpoint"):
+                for m in QUANTILE_METHODS:
                     out.append(Sample((y,) + q_of(1), {"axis": 1, "method": m},
                                       f"nans-method={m}"))
         return out

@@ -730,3 +730,19 @@ def test_float32_tanh_reaches_exactly_one_and_never_passes_it():
     assert ulps[onp.isfinite(x)].max() <= 4
     onp.testing.assert_array_equal(np.tanh(np.array(-x)).asnumpy(), -got)
     assert onp.isnan(np.tanh(np.array(onp.float32([onp.nan]))).asnumpy()).all()
+
+
+def test_median_is_the_mean_of_the_middle_pair_and_nan_when_empty_as_numpy():
+    # NumPy's median is np.mean of the middle elements (float16 summed in float32), not a
+    # lerp; an empty reduction gives NaN (NumPy warns).
+    for dtype, values in (("float16", [-13.445, -4.574]), ("float16", [60000.0, 60000.0]),
+                          ("float32", [0.1, 0.7, 0.2, 1e-8]), ("float64", [1e308, 1e308, 0.5])):
+        x = onp.array(values, dtype=dtype)
+        got = np.median(np.array(x))
+        assert got.dtype == x.dtype
+        assert float(got) == float(onp.median(x))
+    with onp.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
+        want = onp.median(onp.zeros(0))
+    assert onp.isnan(want) and onp.isnan(float(np.median(np.zeros(0))))
+    got = np.median(np.zeros((2, 0)), axis=1).asnumpy()
+    assert got.shape == (2,) and onp.isnan(got).all()

@@ -683,7 +683,7 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
     """Arithmetic mean over the given axes."""
 
 def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, keepdims: Any = False) -> Any:
-    """The median along the axes (the mean of the two middle values for even counts)."""
+    """The median along the axes (the mean of the two middle values for even counts; NaN for an empty array, as NumPy's)."""
 
 def meshgrid(*xi: Any, copy: Any = True, sparse: Any = False, indexing: Any = 'xy') -> Any:
     """Coordinate arrays from coordinate vectors ('xy': Cartesian, the first two axes swapped; 'ij': matrix indexing); sparse keeps the broadcastable shapes."""
@@ -952,7 +952,7 @@ def putmask(a: Any, mask: Any, values: Any) -> Any:
     """a[mask] = values, where values repeat over a's flat positions (values[i % len] goes to position i), in place."""
 
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
-    """The q-th quantiles (q in [0, 1]) along the axes; NumPy's methods linear, lower, higher, nearest and midpoint. NaN in a slice gives NaN."""
+    """The q-th quantiles (q in [0, 1]) along the axes, by any of NumPy's 13 methods (linear, lower, higher, nearest, midpoint, inverted_cdf, averaged_inverted_cdf, closest_observation, interpolated_inverted_cdf, hazen, weibull, median_unbiased, normal_unbiased). NaN in a slice gives NaN. The picking metho"""
 
 r_: Any
 

@@ -306,7 +306,13 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 
 # ---- order statistics: sort along the reduced axes, then pick / interpolate ----
-_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+# NumPy's 13 methods (Hyndman & Fan). The continuous ones interpolate at the virtual index
+# n*q + alpha + q*(1 - alpha - beta) - 1 ((n - 1)*q for linear); the others pick one element.
+_CONTINUOUS = {"linear": None, "weibull": (0.0, 0.0), "hazen": (0.5, 0.5),
+               "interpolated_inverted_cdf": (0.0, 1.0), "median_unbiased": (1 / 3, 1 / 3),
+               "normal_unbiased": (3 / 8, 3 / 8)}
+_PICKING = ("lower", "higher", "nearest", "inverted_cdf", "closest_observation")
+_QUANTILE_METHODS = tuple(_CONTINUOUS) + ("midpoint", "averaged_inverted_cdf") + _PICKING
 
 
 def _to_last_axis(a, axis):
@@ -329,54 +335,127 @@ def _keepdims_shape(a, axis, qshape):
     return qshape + tuple(1 if i in axes else a.shape[i] for i in range(a.ndim))
 
 
-def _lerp(lo, hi, t):
-    """NumPy's interpolation: from the nearer end, so t = 0 and t = 1 are exact."""
-    return lo + (hi - lo) * t if t < 0.5 else hi - (hi - lo) * (1 - t)
+def _positions(method, n, q, m, where_fn):
+    """The sorted positions a quantile reads: (lo, hi, t) with hi's weight t, or (i, None,
+    None) for a method that picks one element. n counts the values (an int, or per-slice
+    counts); q is in the dtype NumPy computes in; m is the math module of n and q (NumPy on
+    the host, ndx for per-slice counts) and where_fn its where."""
+    if method in ("lower", "higher", "nearest", "midpoint", "linear"):
+        v = (n - 1) * q
+        if method != "midpoint" and method != "linear":
+            return {"lower": m.floor, "higher": m.ceil, "nearest": m.around}[method](v), None, None
+    elif method in ("inverted_cdf", "closest_observation"):
+        v = n * q - (1 if method == "inverted_cdf" else 1.5)
+        lo = m.floor(v)
+        at = (v - lo) == 0
+        if method == "closest_observation":
+            at = m.logical_and(at, lo % 2 == 1)  # 1-based: the even order statistic
+        return m.maximum(where_fn(at, lo, lo + 1), 0), None, None
+    elif method == "averaged_inverted_cdf":
+        v = n * q - 1
+    else:
+        alpha, beta = _CONTINUOUS[method]
+        v = n * q + (alpha + q * (1 - alpha - beta)) - 1
+    lo = m.floor(v)
+    if method == "midpoint":
+        t = where_fn(v - lo == 0, 0.0, 0.5)
+    elif method == "averaged_inverted_cdf":
+        t = where_fn(v - lo == 0, 0.5, 1.0)
+    else:
+        t = v - lo
+    top, below = v >= n - 1, v < 0
+    lo = where_fn(top, n - 1, where_fn(below, 0, lo))
+    hi = where_fn(top, n - 1, where_fn(below, 0, lo + 1))
+    return lo, hi, t
 
 
-def _q_values(q):
-    """Quantile positions as a float64 NumPy array (q may be an ndarray): host-side, since they
-    choose which sorted elements to read."""
-    return _onp.asarray(q.asnumpy() if isinstance(q, _np.ndarray) else q, dtype=_onp.float64)
+def _q_values(q, a, name):
+    """(the quantiles as a host array in the dtype NumPy computes positions in, the dtype q
+    adds to the result's): a Python number with a float a takes a's dtype and adds nothing;
+    an array keeps and adds its own float dtype; Python numbers and lists otherwise are
+    float64 for the positions but add only ndx's default float (where NumPy adds float64)."""
+    if isinstance(q, _np.ndarray):
+        q = q.asnumpy()
+    if isinstance(q, (int, float)) and _is_float(a):
+        qs, adds = _onp.asarray(q, dtype=_q_dtype(a.dtype)), None
+    elif isinstance(q, _onp.ndarray):
+        qs = q if q.dtype.kind == "f" else q.astype(_onp.float64)
+        adds = qs.dtype
+    else:
+        qs, adds = _onp.asarray(q, dtype=_onp.float64), _np._default_float()
+    if qs.size and (_onp.isnan(qs).any() or (qs < 0).any() or (qs > 1).any()):
+        raise ValueError(f"[{name}] quantiles must be in the range [0, 1]")
+    return qs, adds
+
+
+def _q_dtype(dtype):
+    """The host dtype quantile positions of `dtype` data are computed in (bfloat16: float32)."""
+    d = _onp.dtype(dtype) if hasattr(dtype, "kind") else None
+    return d if d is not None and d.kind == "f" else _onp.dtype("float32")
+
+
+def _result_dtype(a, q_adds, method):
+    """A picking method keeps a's dtype; the others give a's float dtype (the default float
+    for integers) promoted with the dtype q adds."""
+    if method in _PICKING:
+        return a.dtype
+    base = a.dtype if _is_float(a) else _np._default_float()
+    return base if q_adds is None else _np.result_type(base, q_adds)
+
+
+def _lerp_into(lo, hi, t, dtype):
+    """NumPy's lerp: hi - lo in the data's dtype, weighted in the result dtype, from the
+    nearer end so t = 0 and t = 1 are exact (t a host scalar, or an array)."""
+    d = _np.subtract(hi, lo)
+    if d.dtype != dtype:
+        lo, hi, d = lo.astype(dtype), hi.astype(dtype), d.astype(dtype)
+    if not isinstance(t, _np.ndarray):
+        t = float(t)
+        return (_np.add(lo, _np.multiply(d, t)) if t < 0.5
+                else _np.subtract(hi, _np.multiply(d, 1 - t)))
+    t = t.astype(dtype)
+    return where(_np.less(t, 0.5), _np.add(lo, _np.multiply(d, t)),
+                 _np.subtract(hi, _np.multiply(d, _np.subtract(1, t))))
+
+
+def _sorted_last(a, axis, name):
+    """a's reduced axes merged last, and that sorted."""
+    if _kind(a) == "c":
+        raise TypeError(f"[{name}] a must be an array of real numbers, got {a.dtype}")
+    x = _to_last_axis(a, axis)
+    return x, _np.sort(x, axis=-1)
+
+
+def _shaped(out, qs, lead, dtype, a, axis, keepdims, device):
+    r = (_np.stack(out) if out
+         else _np.zeros((0,) + lead, dtype=dtype, device=device))
+    r = _np.reshape(r, qs.shape + lead)
+    if keepdims:
+        r = _np.reshape(r, _keepdims_shape(a, axis, qs.shape))
+    return r
 
 
 def _quantile(a, q, axis, method, keepdims, name):
     if method not in _QUANTILE_METHODS:
         raise ValueError(f"[{name}] method must be one of {_QUANTILE_METHODS}, got {method!r}")
     a = _as_array(a)
-    qs = _q_values(q)
-    if qs.size and (_onp.isnan(qs).any() or (qs < 0).any() or (qs > 1).any()):
-        raise ValueError(f"[{name}] quantiles must be in the range [0, 1]")
-    x = _to_last_axis(a, axis)
+    qs, q_adds = _q_values(q, a, name)
+    x, s = _sorted_last(a, axis, name)
     n = x.shape[-1]
     if n == 0:
         raise IndexError(f"[{name}] cannot take a quantile of an empty reduction")
-    if _kind(a) != "f":
-        x = x.astype(_np._default_float())
-    s = _np.sort(x, axis=-1)
-    has_nan = _np.isnan(s[..., n - 1])
+    dtype = _result_dtype(a, q_adds, method)
+    has_nan = _np.isnan(s[..., n - 1]) if _is_float(a) else None
     out = []
     for qv in qs.reshape(-1):
-        pos = float(qv) * (n - 1)
-        lo, hi = int(_onp.floor(pos)), int(_onp.ceil(pos))
-        a_lo, a_hi = s[..., lo], s[..., hi]
-        if method == "lower":
-            r = a_lo
-        elif method == "higher":
-            r = a_hi
-        elif method == "nearest":
-            r = s[..., int(_onp.around(pos))]
-        elif method == "midpoint":
-            r = _np.multiply(_np.add(a_lo, a_hi), 0.5)
-        else:
-            r = _lerp(a_lo, a_hi, pos - lo)
-        out.append(where(has_nan, _onp.nan, r))
-    r = (_np.stack(out) if out
-         else _np.zeros((0,) + tuple(has_nan.shape), dtype=s.dtype, device=_dev(s)))
-    r = _np.reshape(r, qs.shape + tuple(has_nan.shape))
-    if keepdims:
-        r = _np.reshape(r, _keepdims_shape(a, axis, qs.shape))
-    return r
+        lo, hi, t = _positions(method, n, qv, _onp, _onp.where)
+        r = s[..., int(lo)]
+        if hi is not None:
+            r = _lerp_into(r, s[..., int(hi)], t, dtype)
+        elif r.dtype != dtype:
+            r = r.astype(dtype)
+        out.append(r if has_nan is None else where(has_nan, _onp.nan, r))
+    return _shaped(out, qs, tuple(s.shape[:-1]), dtype, a, axis, keepdims, _dev(s))
 
 
 def _nanquantile(a, q, axis, method, keepdims, name):
@@ -386,41 +465,59 @@ def _nanquantile(a, q, axis, method, keepdims, name):
     if method not in _QUANTILE_METHODS:
         raise ValueError(f"[{name}] method must be one of {_QUANTILE_METHODS}, got {method!r}")
     a = _as_array(a)
-    if _kind(a) != "f":
+    if not _is_float(a):
         return _quantile(a, q, axis, method, keepdims, name)  # no NaN to skip
-    qs = _q_values(q)
-    if qs.size and (_onp.isnan(qs).any() or (qs < 0).any() or (qs > 1).any()):
-        raise ValueError(f"[{name}] quantiles must be in the range [0, 1]")
-    x = _to_last_axis(a, axis)
-    s = _np.sort(x, axis=-1)
+    qs, q_adds = _q_values(q, a, name)
+    x, s = _sorted_last(a, axis, name)
     last = max(x.shape[-1] - 1, 0)
+    dtype = _result_dtype(a, q_adds, method)
     count = _np.sum(_np.logical_not(_np.isnan(s)), axis=-1).astype("float64")
     out = []
     for qv in qs.reshape(-1):
-        pos = _np.multiply(_np.subtract(count, 1.0), float(qv))
-        lo = _np.clip(_np.floor(pos), 0, last)
-        hi = _np.clip(_np.ceil(pos), 0, last)
-        if method == "nearest":
-            lo = hi = _np.clip(_np.around(pos), 0, last)
-        a_lo, a_hi = (_npx().pick(s, i, axis=-1) if x.shape[-1] else i.astype(s.dtype)
-                      for i in (lo, hi))
-        if method in ("lower", "nearest"):
-            r = a_lo
-        elif method == "higher":
-            r = a_hi
-        elif method == "midpoint":
-            r = _np.multiply(_np.add(a_lo, a_hi), 0.5)
-        else:
-            t = _np.subtract(pos, lo).astype(s.dtype)
-            d = _np.subtract(a_hi, a_lo)
-            r = where(_np.less(t, 0.5), _np.add(a_lo, _np.multiply(d, t)),
-                      _np.subtract(a_hi, _np.multiply(d, _np.subtract(1, t))))
+        lo, hi, t = _positions(method, count, float(qv), _np, where)
+
+        def at(i):
+            i = _np.clip(i, 0, last)
+            return _npx().pick(s, i, axis=-1) if x.shape[-1] else i.astype(s.dtype)
+        r = at(lo)
+        if hi is not None:
+            r = _lerp_into(r, at(hi), t if isinstance(t, _np.ndarray) else
+                           _np.full(count.shape, t, dtype="float64", device=_dev(s)), dtype)
+        elif r.dtype != dtype:
+            r = r.astype(dtype)
         out.append(where(_np.equal(count, 0), _onp.nan, r))
-    shape = tuple(count.shape)
-    r = _np.stack(out) if out else _np.zeros((0,) + shape, dtype=s.dtype, device=_dev(s))
-    r = _np.reshape(r, qs.shape + shape)
+    return _shaped(out, qs, tuple(count.shape), dtype, a, axis, keepdims, _dev(s))
+
+
+def _median(a, axis, keepdims, name, skip_nan):
+    """NumPy's median: the middle element, or the mean of the two middle ones (summed in
+    float32 for float16, as np.mean does); NaN for a slice holding NaN (skip_nan: of its
+    non-NaN values) and for an empty one."""
+    a = _as_array(a)
+    x, s = _sorted_last(a, axis, name)
+    n = x.shape[-1]
+    dtype = a.dtype if _is_float(a) else _np._default_float()
+    work = "float32" if dtype in (_np.float16, "bfloat16") else dtype
+    lead = tuple(s.shape[:-1])
+    if n == 0:
+        r = _np.full(lead, _onp.nan, dtype=dtype, device=_dev(s))
+    elif skip_nan and _is_float(a):
+        count = _np.sum(_np.logical_not(_np.isnan(s)), axis=-1).astype("int64")
+        last = _np.maximum(_np.subtract(count, 1), 0)
+        lo, hi = _np.floor_divide(last, 2), _np.floor_divide(_np.add(last, 1), 2)
+        x_lo = _npx().pick(s, lo, axis=-1).astype(work)
+        x_hi = _npx().pick(s, hi, axis=-1).astype(work)
+        mid = _np.multiply(_np.add(x_lo, x_hi), 0.5)
+        r = where(_np.equal(lo, hi), x_lo, mid).astype(dtype)
+        r = where(_np.equal(count, 0), _onp.nan, r)
+    else:
+        x_lo = s[..., (n - 1) // 2].astype(work)
+        r = x_lo if n % 2 else _np.multiply(_np.add(x_lo, s[..., n // 2].astype(work)), 0.5)
+        r = r.astype(dtype)
+        if _is_float(a):
+            r = where(_np.isnan(s[..., n - 1]), _onp.nan, r)
     if keepdims:
-        r = _np.reshape(r, _keepdims_shape(a, axis, qs.shape))
+        r = _np.reshape(r, _keepdims_shape(a, axis, ()))
     return r
 
 
@@ -429,9 +526,20 @@ def _npx():
     return numpy_extension
 
 
-def _fraction(q):
-    """Percentages q as fractions."""
-    return _q_values(q) / 100
+def _fraction(q, a):
+    """Percentages q as fractions, divided as NumPy's percentile does: by a's float dtype's 100
+    for a float a (a Python q stays a weak Python number); q's kind (Python number, list,
+    array) is kept for _q_values."""
+    a = _as_array(a)
+    if isinstance(q, _np.ndarray):
+        q = q.asnumpy()
+    if isinstance(q, (int, float)):
+        if _is_float(a):
+            return float(_onp.asarray(q, dtype=_q_dtype(a.dtype)) / _q_dtype(a.dtype).type(100))
+        return q / 100
+    if isinstance(q, _onp.ndarray):
+        return _onp.true_divide(q, 100)
+    return (_onp.asarray(q, dtype=_onp.float64) / 100).tolist()
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -443,30 +551,34 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
     """percentile ignoring NaN."""
-    return _finish(_nanquantile(a, _fraction(q), axis, method, keepdims, "nanpercentile"), out)
+    return _finish(_nanquantile(a, _fraction(q, a), axis, method, keepdims, "nanpercentile"),
+                   out)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median ignoring NaN."""
-    return _finish(_nanquantile(a, 0.5, axis, "linear", keepdims, "nanmedian"), out)
+    return _finish(_median(a, axis, keepdims, "nanmedian", True), out)
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False):
-    """The q-th quantiles (q in [0, 1]) along the axes; NumPy's methods linear, lower,
-    higher, nearest and midpoint. NaN in a slice gives NaN."""
+    """The q-th quantiles (q in [0, 1]) along the axes, by any of NumPy's 13 methods (linear,
+    lower, higher, nearest, midpoint, inverted_cdf, averaged_inverted_cdf,
+    closest_observation, interpolated_inverted_cdf, hazen, weibull, median_unbiased,
+    normal_unbiased). NaN in a slice gives NaN. The picking methods keep a's dtype."""
     return _finish(_quantile(a, q, axis, method, keepdims, "quantile"), out)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     """quantile with q in percent."""
-    return _finish(_quantile(a, _fraction(q), axis, method, keepdims, "percentile"), out)
+    return _finish(_quantile(a, _fraction(q, a), axis, method, keepdims, "percentile"), out)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """The median along the axes (the mean of the two middle values for even counts)."""
-    return _finish(_quantile(a, 0.5, axis, "linear", keepdims, "median"), out)
+    """The median along the axes (the mean of the two middle values for even counts; NaN for
+    an empty array, as NumPy's)."""
+    return _finish(_median(a, axis, keepdims, "median", False), out)
 
 
 # ---- comparisons of whole arrays ----
