@@ -1368,12 +1368,23 @@ def _histogram_samples(dtype, rng, domains):
             Sample((x,), {"bins": onp.array([-3.0, -1.0, 0.0, 2.5])}, "edges"),
             Sample((x,), {"bins": 5, "density": True}, "density"),
             Sample((x,), {"bins": 3, "weights": rng.uniform(0, 1, 50)}, "weights"),
-            Sample((make_arg((0,), dtype, rng),), {"bins": 3}, "empty")]
+            Sample((x,), {"bins": 3, "weights": rng.integers(0, 9, 50).astype(onp.int32)},
+                   "int32-weights"),  # counts of the weights' dtype
+            Sample((make_arg((0,), dtype, rng),), {"bins": 3}, "empty")] + [
+        Sample((make_arg((57,), dtype, rng, Domain(-9, 9)),), {"bins": name, "range": rg},
+               f"bins={name}-range={rg}")
+        for name in ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+        for rg in (None, (-2.0, 4.0))]
 
 
 add(OpEntry("histogram", np.histogram, onp.histogram, "search", NUMERIC, _histogram_samples,
             tols=dict(ACCUM_TOLS),
-            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt)))
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [
+                ErrorInput((_f((5,)),), {"bins": "bogus"}, ValueError, "unknown-estimator",
+                           ValueError),
+                ErrorInput((_f((5,)),), {"bins": "auto", "weights": _f((5,))}, TypeError,
+                           "weighted-estimator", TypeError)]))
 def _bin_edges_samples(dtype, rng, domains):
     return [s for s in _histogram_samples(dtype, rng, domains) if "density" not in s.kwargs]
 

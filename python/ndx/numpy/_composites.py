@@ -1074,13 +1074,100 @@ def digitize(x, bins, right=False):
     return searchsorted(b, x, side=side)
 
 
+def _ptp_of(x):
+    """max - min as NumPy's histogram estimators take it: in x's float dtype, exact for
+    integers."""
+    lo, hi = _np.min(x).asnumpy()[()], _np.max(x).asnumpy()[()]
+    return int(hi) - int(lo) if _kind(x) in "iub" else _onp.subtract(hi, lo)
+
+
+def _bins_sqrt(x, edges):
+    return _ptp_of(x) / _onp.sqrt(x.size)
+
+
+def _bins_sturges(x, edges):
+    return _ptp_of(x) / (_onp.log2(x.size) + 1.0)
+
+
+def _bins_rice(x, edges):
+    return _ptp_of(x) / (2.0 * x.size ** (1.0 / 3))
+
+
+def _bins_scott(x, edges):
+    return (24.0 * _onp.pi ** 0.5 / x.size) ** (1.0 / 3.0) * float(std(x.astype("float64")))
+
+
+def _bins_stone(x, edges):
+    """The width minimizing Stone's leave-one-out cost over 1 .. max(100, sqrt(n)) bins."""
+    n, ptp_x = x.size, _ptp_of(x)
+    if n <= 1 or ptp_x == 0:
+        return 0
+
+    def cost(nbins):
+        p = histogram(x, bins=nbins, range=edges)[0].astype("float64").asnumpy() / n
+        return (2 - (n + 1) * p.dot(p)) / (ptp_x / nbins)
+    upper = max(100, int(_onp.sqrt(n)))
+    return ptp_x / min(range(1, upper + 1), key=cost)
+
+
+def _bins_doane(x, edges):
+    if x.size > 2:
+        xf = x.astype("float64")
+        sg1 = _onp.sqrt(6.0 * (x.size - 2) / ((x.size + 1.0) * (x.size + 3)))
+        sigma = float(std(xf))
+        if sigma > 0.0:
+            g1 = float(_np.mean(_np.power(_np.true_divide(_np.subtract(xf, _np.mean(xf)), sigma),
+                                          3)))
+            return _ptp_of(x) / (1.0 + _onp.log2(x.size) + _onp.log2(1.0 + abs(g1) / sg1))
+    return 0.0
+
+
+def _bins_fd(x, edges):
+    q75, q25 = percentile(x.astype("float64"), _onp.array([75.0, 25.0])).asnumpy()
+    return 2.0 * (q75 - q25) * x.size ** (-1.0 / 3.0)
+
+
+def _bins_auto(x, edges):
+    fd, sturges = _bins_fd(x, edges), _bins_sturges(x, edges)
+    return min(fd, sturges) if fd else sturges
+
+
+# NumPy's bin-width estimators for histogram(bins=<name>).
+_BIN_ESTIMATORS = {"auto": _bins_auto, "fd": _bins_fd, "doane": _bins_doane,
+                   "scott": _bins_scott, "stone": _bins_stone, "rice": _bins_rice,
+                   "sturges": _bins_sturges, "sqrt": _bins_sqrt}
+
+
+def _estimated_bins(a, name, weights, lo, hi, range):
+    """How many equal bins the estimator `name` picks for a within [lo, hi]."""
+    if name not in _BIN_ESTIMATORS:
+        raise ValueError(f"[histogram] {name!r} is not a valid estimator for `bins`; expected "
+                         f"one of {sorted(_BIN_ESTIMATORS)}")
+    if weights is not None:
+        raise TypeError("[histogram] automated estimation of the number of bins is not "
+                        "supported for weighted data")
+    x = a
+    if range is not None:
+        x = a[_np.logical_and(_np.greater_equal(a, lo), _np.less_equal(a, hi))]
+    if x.size == 0:
+        return 1
+    width = _BIN_ESTIMATORS[name](x, (lo, hi))
+    if not width:
+        return 1  # e.g. fd when the interquartile range is 0
+    if _kind(a) in "iu" and width < 1:
+        width = 1
+    return int(_onp.ceil(_onp.subtract(hi, lo) / width))
+
+
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
-    """The edges of the bins histogram would use (equal-width bins, or the given edges)."""
+    """The edges of the bins histogram would use: equal-width bins (a count, or a NumPy
+    estimator's name: auto, fd, doane, scott, stone, rice, sturges, sqrt), or the given
+    edges."""
     a = _np.reshape(_as_array(a), (-1,))
-    if not isinstance(bins, (int, _onp.integer)):  # edges given (a list keeps NumPy's float64)
+    if not isinstance(bins, (int, _onp.integer, str)):  # edges given (a list: NumPy's float64)
         return bins if isinstance(bins, _np.ndarray) else _np.array(_onp.asarray(bins),
                                                                     device=_dev(a))
-    if bins < 1:
+    if not isinstance(bins, str) and bins < 1:
         raise ValueError("[histogram] bins must be a positive integer")
     # NumPy's edges keep a floating input's dtype; integer inputs get float64.  Its linspace
     # runs in the dtype of (lo, hi): the input's own for an autodetected range.  (bfloat16,
@@ -1106,20 +1193,25 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
         raise ValueError(f"[histogram] autodetected range of [{lo}, {hi}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
+    if isinstance(bins, str):
+        bins = _estimated_bins(a, bins, weights, lo, hi, range)
     return _np.array(_onp.linspace(lo, hi, bins + 1, dtype=edge_type), device=_dev(a))
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
-    """(counts, bin_edges): the last bin includes its right edge, as NumPy's."""
-    edges = histogram_bin_edges(a, bins, range)
+    """(counts, bin_edges): the last bin includes its right edge, as NumPy's. Counts are
+    int64, or of the weights' dtype."""
+    edges = histogram_bin_edges(a, bins, range, weights)
     x = _np.reshape(_as_array(a), (-1,)).astype("float64")
     search_edges = edges.astype("float64")
     nb = edges.shape[0] - 1
     idx = _np.subtract(searchsorted(search_edges, x, side="right"), 1)
     idx = where(_np.equal(x, search_edges[nb]), nb - 1, idx)  # the right edge is in the last bin
     inside = _np.logical_and(_np.greater_equal(idx, 0), _np.less(idx, nb))
-    w = None if weights is None else _np.reshape(_as_array(weights, x), (-1,))[inside]
-    counts = bincount(idx[inside], weights=w, minlength=nb)
+    w = None if weights is None else _np.reshape(_as_array(weights, x), (-1,))
+    counts = bincount(idx[inside], weights=None if w is None else w[inside], minlength=nb)
+    if w is not None and counts.dtype != w.dtype:
+        counts = counts.astype(w.dtype)  # NumPy's counts take the weights' dtype
     if density:
         widths = _np.subtract(edges[1:], edges[:-1])
         c = counts.astype("float64")
