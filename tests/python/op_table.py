@@ -1235,10 +1235,21 @@ add(OpEntry("isin", np.isin, onp.isin, "search", ALL_DTYPES, _pair_samples))
 add(OpEntry("in1d", np.in1d,
             lambda a, b, invert=False: onp.isin(onp.ravel(a), b, invert=invert),
             "search", ALL_DTYPES, _pair_samples))
+def _set_op_samples(dtype, rng, domains):
+    out = [s for s in _pair_samples(dtype, rng, domains) if not s.kwargs]
+    if is_float(dtype):  # NaN in each input: NumPy keeps a NaN per input where NaN != NaN
+        x, y = make_arg((5,), dtype, rng, Domain(-2, 2)), make_arg((4,), dtype, rng, Domain(-2, 2))
+        x[1], y[2] = onp.nan, onp.nan
+        out.append(Sample((x, y), {}, "nans"))
+    # Mixed dtypes: the result has their common dtype.
+    other = onp.array([1.5, 2.0, -1.0]) if dtype != "float64" else onp.array([1, 2], "int8")
+    out.append(Sample((make_arg((6,), dtype, rng, Domain(-3, 3)), other), {}, "mixed-dtypes"))
+    return out
+
+
 for _name in ("intersect1d", "union1d", "setdiff1d", "setxor1d"):
     add(OpEntry(_name, getattr(np, _name), getattr(onp, _name), "search", ALL_DTYPES,
-                lambda dt, rng, doms: [s for s in _pair_samples(dt, rng, doms)
-                                       if not s.kwargs]))
+                _set_op_samples))
 
 
 def _searchsorted_samples(dtype, rng, domains):

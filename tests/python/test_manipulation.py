@@ -1236,3 +1236,25 @@ def test_mxnet_numpy_names_numpy_2_dropped():
     onp.testing.assert_allclose(np.trapz(np.array(x), dx=0.5, axis=0).asnumpy(),
                                 onp.trapezoid(x, dx=0.5, axis=0), rtol=1e-12)
     assert np.dtype("float32") == onp.float32 and np.ones(2).dtype == np.dtype("float32")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint8", "float16", "float32", "float64"])
+def test_pad_linear_ramp_is_numpys_to_the_last_bit(dtype):
+    # NumPy's ramp is linspace(end, edge, width, endpoint=False) in float64: start + i * step
+    # (start + i / width * delta when any step is 0), floored for integers. A float formula
+    # 4 ULP off once floored -1 to -2.
+    rng = onp.random.default_rng(3)
+    for shape in ((1,), (5,), (3, 4), (2, 3, 2)):
+        if dtype.startswith("float"):
+            x = (rng.standard_normal(shape) * 20).astype(dtype)
+        else:
+            x = rng.integers(0 if dtype == "uint8" else -50, 50, shape).astype(dtype)
+        for width in (5, (3, 2), 1, 7):
+            for end in (0, 5, 2.5) + (() if dtype == "uint8" else ((-3, 7),)):
+                want = onp.pad(x, width, mode="linear_ramp", end_values=end)
+                got = np.pad(np.array(x), width, mode="linear_ramp", end_values=end).asnumpy()
+                assert got.dtype == want.dtype
+                onp.testing.assert_array_equal(got, want)
+    onp.testing.assert_array_equal(
+        np.pad(np.array([-5]), (5, 0), mode="linear_ramp", end_values=5).asnumpy(),
+        [5, 3, 1, -1, -3, -5])

@@ -847,14 +847,17 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """The sorted unique values in both arrays; with return_indices also the index of each
     value's first occurrence in each (flattened) input."""
     ar1, ar2 = _pair(ar1, ar2)
+    dtype = _np.result_type(ar1, ar2)  # NumPy joins the two: their common dtype
     if not return_indices:
         a, b = unique(ar1), unique(ar2)
-        return a[isin(a, b)]
+        values = a[isin(a, b)]
+        return values if values.dtype == dtype else values.astype(dtype)
     a, ia = unique(ar1, return_index=True)
     b, ib = unique(ar2, return_index=True)
     both = isin(a, b)
     values = a[both]
-    return values, ia[both], ib[searchsorted(b, values)]
+    at_b = ib[searchsorted(b, values)]
+    return (values if values.dtype == dtype else values.astype(dtype)), ia[both], at_b
 
 
 def union1d(ar1, ar2):
@@ -872,9 +875,14 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted unique values in exactly one of the arrays."""
     a, b = (unique(x) for x in _pair(ar1, ar2))
-    both = _np.concatenate([a, b])
-    values, counts = unique(both, return_counts=True)
-    return values[_np.equal(counts, 1)]
+    s = _np.sort(_np.concatenate([a, b]))
+    if s.shape[0] == 0:
+        return s
+    # NumPy's rule: keep the values unequal to both neighbours (NaN is unequal to NaN, so a
+    # NaN in each input stays twice).
+    edge = _np.ones((1,), dtype="bool", device=_dev(s))
+    differs = _np.concatenate([edge, _np.not_equal(s[1:], s[:-1]), edge])
+    return s[_np.logical_and(differs[1:], differs[:-1])]
 
 
 # ---- differences, integrals, counting ----

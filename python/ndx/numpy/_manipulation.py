@@ -1516,15 +1516,22 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 if width == 0:
                     continue
                 edge = _slab(a, axis, 0, 1) if side == 0 else _slab(a, axis, n - 1, n)
-                t = _np.linspace(0.0, 1.0, width, endpoint=False, dtype="float64",
-                                 device=_dev(a))
+                # NumPy's linspace(end_value, edge, width, endpoint=False): start + i * step
+                # with step = (edge - start) / width, in float64 (its end values are NumPy
+                # scalars, which promote a float32 edge), then cast to a's dtype.
+                work = "float64"
                 shape = [1] * a.ndim
                 shape[axis] = width
-                t = t.reshape(tuple(shape))
+                i = _np.arange(width, dtype=work, device=_dev(a)).reshape(tuple(shape))
                 if side == 1:
-                    t = flip(t, axis)
-                e = edge.astype("float64")
-                ramp = _np.add(ev[side], _np.multiply(t, _np.subtract(e, ev[side])))
+                    i = flip(i, axis)
+                delta = _np.subtract(edge.astype(work), ev[side])
+                step = _np.true_divide(delta, float(width))
+                if bool(_np.any(_np.equal(step, 0))):  # NumPy's other form then, for all
+                    ramp = _np.add(_np.multiply(_np.true_divide(i, float(width)), delta),
+                                   ev[side])
+                else:
+                    ramp = _np.add(_np.multiply(i, step), ev[side])
                 # NumPy's integer linspace floors.
                 ramp = (_np.floor(ramp) if _kind(a) in "iub" else ramp).astype(a.dtype)
                 parts.insert(0 if side == 0 else len(parts), ramp)
