@@ -5,6 +5,7 @@
 
 #include <structmember.h>
 
+#include <cmath>
 #include <limits>
 #include <unordered_map>
 #include "ndx/autograd.h"
@@ -517,6 +518,20 @@ PyObject* getitem(PyObject* o, PyObject* key) {
   NDX_PY_END(nullptr)
 }
 
+// A Python scalar NumPy refuses to store: NaN or infinity into integers (ValueError,
+// OverflowError), a complex into a real array (TypeError). Arrays are cast as they are.
+void check_scalar_fits(PyObject* value, DType t) {
+  if (PyFloat_Check(value) && is_integer(t)) {
+    const double v = PyFloat_AS_DOUBLE(value);
+    if (std::isnan(v)) value_error("[setitem] cannot convert float NaN to integer (", t, ")");
+    if (std::isinf(v))
+      overflow_error("[setitem] cannot convert float infinity to integer (", t, ")");
+  }
+  if (PyComplex_Check(value) && !is_complex(t))
+    type_error("[setitem] cannot store a complex value in an array of ", t,
+               " (take .real, or use a complex array)");
+}
+
 int setitem(PyObject* o, PyObject* key, PyObject* value) {
   if (!value) {
     PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
@@ -524,6 +539,7 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
   }
   NDX_PY_BEGIN
   NDArray& a = unwrap(o);
+  check_scalar_fits(value, a.dtype());
   NDArray src = operand_from_py(value, &a);
   if (recorded(a) || recorded(src)) {
     if (is_tracing())

@@ -698,8 +698,11 @@ def test_kaiser_and_i0():
         got = np.kaiser(m, beta)
         assert got.dtype == onp.float32
         onp.testing.assert_allclose(got.asnumpy(), onp.kaiser(m, beta), rtol=1e-6, atol=1e-7)
-    x = onp.array([0.0, 0.5, 1, 5, 29.9, 30.1, 35, 100, 700, -3])
-    onp.testing.assert_allclose(np.i0(np.array(x, dtype="float64")).asnumpy(), onp.i0(x),
+    # Up to the largest float64 (2 pi x overflowed there: inf / inf gave NaN; NumPy: inf).
+    x = onp.array([0.0, 0.5, 1, 5, 29.9, 30.1, 35, 100, 700, -3, 1e300, 1.7976931348623157e308])
+    with onp.errstate(over="ignore"):
+        want = onp.i0(x)
+    onp.testing.assert_allclose(np.i0(np.array(x, dtype="float64")).asnumpy(), want,
                                 rtol=1e-12)
     assert np.i0(np.array([1, 2])).dtype == onp.float32
 
@@ -1258,3 +1261,40 @@ def test_pad_linear_ramp_is_numpys_to_the_last_bit(dtype):
     onp.testing.assert_array_equal(
         np.pad(np.array([-5]), (5, 0), mode="linear_ramp", end_values=5).asnumpy(),
         [5, 3, 1, -1, -3, -5])
+
+
+def test_roll_adds_the_shifts_of_a_repeated_axis_as_numpy():
+    x = onp.arange(12).reshape(3, 4)
+    for shift, axis in (((1, -3), (0, 0)), ((1, 2, 5), (1, 0, 1)), (2, (0, 1, 0))):
+        onp.testing.assert_array_equal(np.roll(np.array(x), shift, axis=axis).asnumpy(),
+                                       onp.roll(x, shift, axis=axis))
+
+
+def test_insert_with_a_boolean_mask_inserts_before_each_true_as_numpy():
+    for mask in ([True, False, True, False], [True, False], [True, False, True, False, True]):
+        onp.testing.assert_array_equal(
+            np.insert(np.arange(4), np.array(mask), 9).asnumpy(),
+            onp.insert(onp.arange(4), onp.array(mask), 9))
+    with pytest.raises(ValueError, match="one dimensional"):
+        np.insert(np.arange(4), np.array([[True, False]]), 9)
+
+
+def test_setitem_refuses_the_python_scalars_numpy_refuses():
+    for value, exc in ((float("nan"), ValueError), (float("inf"), OverflowError),
+                       (-float("inf"), OverflowError), (1 + 2j, TypeError)):
+        with pytest.raises(exc):
+            onp.zeros(3, dtype=onp.int64)[0] = value
+        a = np.zeros(3, dtype="int64")
+        with pytest.raises(exc, match="setitem"):
+            a[0] = value
+        assert a.asnumpy().tolist() == [0, 0, 0]  # nothing written
+    with pytest.raises(TypeError):
+        onp.zeros(2)[0] = 1 + 2j
+    with pytest.raises(TypeError, match="complex"):
+        np.zeros(2)[0] = 1 + 2j
+    c = np.zeros(2, dtype="complex64")
+    c[0] = 1 + 2j
+    assert c.asnumpy().tolist() == [1 + 2j, 0]
+    b = np.zeros(3, dtype="int64")
+    b[0], b[1] = 2.7, True  # finite floats truncate, as NumPy
+    assert b.asnumpy().tolist() == [2, 1, 0]

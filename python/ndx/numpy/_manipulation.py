@@ -422,7 +422,10 @@ def roll(a, shift, axis=None):
     a = _as_array(a)
     if axis is None:
         return _np.reshape(roll(_np.reshape(a, (-1,)), shift, 0), a.shape)
-    axes = _axis_list(axis, a.ndim, "roll") if a.ndim else []
+    # A repeated axis adds its shifts, as NumPy's.
+    axes = ([_axis_list(ax, a.ndim, "roll")[0] for ax in
+             ([axis] if isinstance(axis, (int, _onp.integer)) else list(axis))]
+            if a.ndim else [])
     shifts = [shift] if isinstance(shift, (int, _onp.integer)) else list(shift)
     if len(shifts) == 1:
         shifts = shifts * len(axes)
@@ -1052,8 +1055,9 @@ def _i0_asymptotic(x):
         coef *= (2 * k - 1) ** 2 / (8.0 * k)
         power = _np.multiply(power, inv)
         total = _np.add(total, _np.multiply(power, coef))
-    return _np.multiply(_np.true_divide(_np.exp(x), _np.sqrt(_np.multiply(x, 2 * math.pi))),
-                        total)
+    # sqrt(x) * sqrt(2 pi): 2 pi x overflows for the largest floats (inf / inf was NaN).
+    root = _np.multiply(_np.sqrt(x), math.sqrt(2 * math.pi))
+    return _np.multiply(_np.true_divide(_np.exp(x), root), total)
 
 
 def i0(x):
@@ -1098,7 +1102,12 @@ def insert(arr, obj, values, axis=None):
         idx = _onp.arange(n)[obj]
     else:
         idx = _onp.asarray(obj.asnumpy() if isinstance(obj, _np.ndarray) else obj)
-        if idx.dtype == bool or (_kind(idx) not in "iu" and idx.size):
+        if idx.dtype == bool:  # a mask: before each True position, as NumPy 2
+            if idx.ndim != 1:
+                raise ValueError("[insert] boolean array argument obj to insert must be one "
+                                 f"dimensional, got {idx.ndim} dimensions")
+            idx = _onp.flatnonzero(idx)
+        if _kind(idx) not in "iu" and idx.size:
             raise IndexError(f"[insert] index array argument obj to insert must be one "
                              f"dimensional or scalar integers, got {idx.dtype}")
         if idx.ndim > 1:
