@@ -290,3 +290,69 @@ def test_reduction_out_that_same_kind_cannot_hold_or_of_another_shape_raises():
         np.sum(np.ones(3), out=np.zeros((), dtype="int64"))
     with pytest.raises(ValueError, match="out has shape"):
         np.sum(np.ones(3, dtype="int8"), out=np.zeros((1,), dtype="float64"))
+
+
+UFUNC_METHOD_OPS = ["add", "subtract", "multiply", "maximum", "minimum", "logical_and",
+                    "logical_xor", "bitwise_or", "power", "true_divide", "hypot", "logaddexp",
+                    "gcd", "fmax", "copysign"]
+
+
+def _method_input(name, rng):
+    if name in ("hypot", "logaddexp", "true_divide", "fmax", "copysign"):
+        return rng.standard_normal((3, 4))
+    return rng.integers(1, 5, (3, 4))
+
+
+@pytest.mark.parametrize("name", UFUNC_METHOD_OPS)
+def test_ufunc_methods_are_numpys(name):
+    rng = onp.random.default_rng(4)
+    x = _method_input(name, rng)
+    ours, theirs = getattr(np, name), getattr(onp, name)
+
+    def check(got, want):
+        want = onp.asarray(want)
+        got = got.asnumpy()
+        # Float results: ndx's float32 default stands in for NumPy's float64 of integers.
+        assert got.dtype == want.dtype or (want.dtype == onp.float64 and got.dtype == "float32")
+        onp.testing.assert_allclose(got, want, rtol=1e-6)
+
+    for axis in (0, 1, -1, None, (0, 1)):
+        try:
+            want = theirs.reduce(x, axis=axis)
+        except ValueError:  # not reorderable: NumPy refuses several axes, so does ndx
+            with pytest.raises(ValueError, match="reorderable"):
+                ours.reduce(np.array(x), axis=axis)
+            continue
+        check(ours.reduce(np.array(x), axis=axis), want)
+    check(ours.reduce(np.array(x), axis=1, keepdims=True), theirs.reduce(x, axis=1, keepdims=True))
+    for axis in (0, 1):
+        check(ours.accumulate(np.array(x), axis=axis), theirs.accumulate(x, axis=axis))
+    segments = [0, 2, 1, 3]  # 2 > 1: that segment is the single element x[:, 2]
+    check(ours.reduceat(np.array(x), segments, axis=1), theirs.reduceat(x, segments, axis=1))
+    check(ours.outer(np.array(x[0]), np.array(x[1:])), theirs.outer(x[0], x[1:]))
+    a, want = np.array(x[0].copy()), x[0].copy()
+    theirs.at(want, [0, 0, 2], x[1, :3])  # index 0 twice: applied twice
+    ours.at(a, [0, 0, 2], np.array(x[1, :3]))
+    check(a, want)
+    assert (ours.nin, ours.nout, ours.nargs) == (theirs.nin, theirs.nout, theirs.nargs)
+    assert ours.identity == theirs.identity
+
+
+def test_ufunc_at_and_reduce_corner_cases():
+    a = np.arange(5.0)
+    np.negative.at(a, [0, 0, 1])  # a unary ufunc's at, index 0 twice
+    onp.testing.assert_array_equal(a.asnumpy(), [0.0, -1.0, 2.0, 3.0, 4.0])
+    a, want = np.zeros((3, 3)), onp.zeros((3, 3))
+    key = (onp.array([0, 0, 1]), slice(None))
+    onp.add.at(want, key, onp.array([1.0, 2.0, 3.0]))
+    np.add.at(a, (np.array([0, 0, 1]), slice(None)), np.array([1.0, 2.0, 3.0]))
+    onp.testing.assert_array_equal(a.asnumpy(), want)
+    assert float(np.maximum.reduce(np.array([1, 5, 2]), initial=7)) == 7
+    assert int(np.add.reduce(np.array([1, 2, 3]), where=np.array([True, False, True]))) == 4
+    assert float(np.add.reduce(np.zeros(0))) == 0.0  # the identity
+    with pytest.raises(ValueError, match="no identity"):
+        np.maximum.reduce(np.zeros(0))
+    with pytest.raises(ValueError, match="no identity"):
+        np.subtract.reduce(np.zeros((0, 2)))
+    with pytest.raises(TypeError, match="ndarray"):
+        np.add.at([1, 2], [0], 1)

@@ -807,3 +807,8 @@ __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins
 from . import _protocols  # noqa: E402
 
 _protocols.install(ndarray)
+
+# ufunc.reduce / accumulate / reduceat / outer / at, nin / nout / nargs / identity.
+from . import _ufunc_methods  # noqa: E402
+
+_ufunc_methods.attach()

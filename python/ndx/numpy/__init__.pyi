@@ -497,13 +497,13 @@ def heaviside(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """0 for x1 < 0, 1 for x1 > 0, x2 where x1 is 0."""
 
 def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
-    """(counts, bin_edges): the last bin includes its right edge, as NumPy's."""
+    """(counts, bin_edges): the last bin includes its right edge, as NumPy's. Counts are int64, or of the weights' dtype."""
 
 def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
     """(H, xedges, yedges): histogramdd of the points (x[i], y[i]); bins is a count or an edge array for both axes, or a pair of them."""
 
 def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
-    """The edges of the bins histogram would use (equal-width bins, or the given edges)."""
+    """The edges of the bins histogram would use: equal-width bins (a count, or a NumPy estimator's name: auto, fd, doane, scott, stone, rice, sturges, sqrt), or the given edges."""
 
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> Any:
     """(H, edges): the counts of the (N, D) sample in a D-dimensional grid of bins (float64; a density with density=True) and the D arrays of bin edges. Each bin includes its left edge, and the last along each axis its right edge too."""
