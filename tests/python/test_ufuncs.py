@@ -746,3 +746,22 @@ def test_median_is_the_mean_of_the_middle_pair_and_nan_when_empty_as_numpy():
     assert onp.isnan(want) and onp.isnan(float(np.median(np.zeros(0))))
     got = np.median(np.zeros((2, 0)), axis=1).asnumpy()
     assert got.shape == (2,) and onp.isnan(got).all()
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "nanvar", "nanstd"])
+def test_var_takes_a_precomputed_mean_as_numpy_2(fn):
+    x = onp.random.default_rng(0).standard_normal((3, 4))
+    for axis in (None, 0, 1, (0, 1)):
+        m = onp.mean(x, axis=axis, keepdims=True)
+        got = getattr(np, fn)(np.array(x), axis=axis, mean=np.array(m))
+        onp.testing.assert_allclose(got.asnumpy(), getattr(onp, fn)(x, axis=axis, mean=m),
+                                    rtol=1e-12)
+    with pytest.raises(ValueError, match="keepdims"):
+        getattr(np, fn)(np.array(x), axis=0, mean=np.zeros(3))
+
+
+def test_unique_sorted_and_pad_empty_are_accepted_as_numpy():
+    assert np.unique(np.array([3, 1, 3]), sorted=False).asnumpy().tolist() == [1, 3]
+    got = np.pad(np.arange(3), 2, mode="empty")
+    assert got.shape == onp.pad(onp.arange(3), 2, mode="empty").shape
+    assert got.asnumpy()[2:5].tolist() == [0, 1, 2]

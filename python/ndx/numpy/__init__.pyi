@@ -752,13 +752,13 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
 def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
     """quantile ignoring NaN; an all-NaN slice gives NaN."""
 
-def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True) -> Any:
+def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None) -> Any:
     """Standard deviation of the non-NaN elements."""
 
 def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False, initial: Any = None, where: Any = True) -> Any:
     """Sum treating NaN as 0."""
 
-def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True) -> Any:
+def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None) -> Any:
     """Variance of the non-NaN elements."""
 
 class ndarray:
@@ -875,7 +875,7 @@ def packbits(a: Any, axis: Any = None, bitorder: Any = 'big') -> Any:
     """The truth of a's integer or bool elements packed into uint8 bytes along axis (all of a flattened for None), eight a byte, the last byte zero-padded (NumPy's packbits)."""
 
 def pad(array: Any, pad_width: Any, mode: Any = 'constant', **kwargs: Any) -> Any:
-    """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median (stat_length); differentiable. On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are built from sl"""
+    """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median (stat_length), and empty (zeros here); differentiable. On the CPU the copying modes and a single constant run as one op (_npi_pad); the """
 
 def partition(a: Any, kth: Any, axis: Any = -1, kind: Any = 'introselect', order: Any = None) -> Any:
     """An array whose k-th element is the one a sorted array would have there, smaller ones before it and larger ones after: here a full (stable) sort, which is one such array."""
@@ -1084,7 +1084,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 def stack(arrays: Any, axis: Any = 0, out: Any = None) -> Any:
     """Joins arrays along a new axis."""
 
-def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, correction: Any = 0.0) -> Any:
+def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None, correction: Any = 0.0) -> Any:
     """Standard deviation: the square root of var."""
 
 def subtract(x1: Any, x2: Any, *, out: Any = None) -> Any:
@@ -1159,8 +1159,8 @@ def trunc(x: Any, *, out: Any = None) -> Any:
 def union1d(ar1: Any, ar2: Any) -> Any:
     """The sorted unique values in either array."""
 
-def unique(ar: Any, return_index: Any = False, return_inverse: Any = False, return_counts: Any = False, axis: Any = None, *, equal_nan: Any = True) -> Any:
-    """The sorted unique elements of the flattened array, with optionally the first index of each, the inverse (ar's elements as indices into it, in ar's shape) and the counts."""
+def unique(ar: Any, return_index: Any = False, return_inverse: Any = False, return_counts: Any = False, axis: Any = None, *, equal_nan: Any = True, sorted: Any = True) -> Any:
+    """The sorted unique elements of the flattened array, with optionally the first index of each, the inverse (ar's elements as indices into it, in ar's shape) and the counts. sorted=False is allowed (NumPy 2.3: the order is then unspecified); they come sorted."""
 
 def unique_all(x: Any) -> Any:
     """(values, indices, inverse_indices, counts), as the Array API's unique_all: indices of the first occurrences in the flattened x, inverse_indices in x's shape."""
@@ -1189,8 +1189,8 @@ def unwrap(p: Any, discont: Any = None, axis: Any = -1, *, period: Any = 6.28318
 def vander(x: Any, N: Any = None, increasing: Any = False) -> Any:
     """The Vandermonde matrix of the 1-d x: columns x**(N-1) ... x**0 (or increasing). Float input keeps its dtype (NumPy gives float64 for float32)."""
 
-def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, correction: Any = 0.0) -> Any:
-    """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input); correction is the Array API's name for ddof."""
+def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None, correction: Any = 0.0) -> Any:
+    """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input); mean= a precomputed mean (keepdims shape); correction is the Array API's name for ddof."""
 
 def vdot(a: Any, b: Any) -> Any:
     """The dot product of the flattened arrays (real dtypes: no conjugation to do)."""

@@ -102,16 +102,31 @@ def _abs_squared(d):
     return _np.square(d)
 
 
-def _var(a, keep, axis, dtype, ddof, keepdims):
-    """Mean squared deviation over the kept elements, divided by (their count - ddof)."""
+def _given_mean(mean, a, axis, name):
+    """var's mean=: the caller's mean, shaped as keepdims=True would shape it."""
+    m = _as_array(mean, a)
+    want = tuple(1 if i in _axes(a.ndim, axis) else n for i, n in enumerate(a.shape))
+    try:
+        fits = _onp.broadcast_shapes(m.shape, want) == want
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"[{name}] mean must broadcast to the shape of a mean taken with "
+                         f"keepdims=True, {want}; got {m.shape}")
+    return m
+
+
+def _var(a, keep, axis, dtype, ddof, keepdims, mean=None):
+    """Mean squared deviation over the kept elements, divided by (their count - ddof); `mean`
+    the caller's mean (keepdims shape), computed when None."""
     if keep is None:
-        m = _np.mean(a, axis=axis, dtype=dtype, keepdims=True)
+        m = _np.mean(a, axis=axis, dtype=dtype, keepdims=True) if mean is None else mean
         x = _like(a, m)
         sq = (_squared_difference(x, m) if _is_float(m) else
               _abs_squared(_np.subtract(x, m)))
         s = _np.sum(sq, axis=axis, keepdims=keepdims)
         return _np.true_divide(s, max(_count(a, axis) - ddof, 0))
-    m = _wr.masked_mean(a, keep, axis, dtype, True)
+    m = _wr.masked_mean(a, keep, axis, dtype, True) if mean is None else mean
     d = where(keep, _np.subtract(_like(a, m), m), 0)
     s = _np.sum(_abs_squared(d), axis=axis, keepdims=keepdims)
     n = _np.sum(_np.broadcast_to(keep, a.shape), axis=axis, keepdims=keepdims).astype(s.dtype)
@@ -127,20 +142,22 @@ def _ddof(ddof, correction, fn):
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-        correction=0.0):
+        mean=None, correction=0.0):
     """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input);
-    correction is the Array API's name for ddof."""
+    mean= a precomputed mean (keepdims shape); correction is the Array API's name for ddof."""
     a = _as_array(a)
     ddof = _ddof(ddof, correction, "var")
-    return _finish(_var(a, _keep_mask(a, where, "var"), axis, dtype, ddof, keepdims), out)
+    m = None if mean is None else _given_mean(mean, a, axis, "var")
+    return _finish(_var(a, _keep_mask(a, where, "var"), axis, dtype, ddof, keepdims, m), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-        correction=0.0):
+        mean=None, correction=0.0):
     """Standard deviation: the square root of var."""
     a = _as_array(a)
     ddof = _ddof(ddof, correction, "std")
-    v = _var(a, _keep_mask(a, where, "std"), axis, dtype, ddof, keepdims)
+    m = None if mean is None else _given_mean(mean, a, axis, "std")
+    v = _var(a, _keep_mask(a, where, "std"), axis, dtype, ddof, keepdims, m)
     return _finish(_np.sqrt(v), out)
 
 
@@ -232,18 +249,22 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     return _finish(_wr.masked_mean(a, keep, axis, dtype, keepdims), out)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=None):
     """Variance of the non-NaN elements."""
     a = _as_array(a)
     keep = _keep_mask(a, where, "nanvar", nan=True)
-    return _finish(_var(a, keep, axis, dtype, ddof, keepdims), out)
+    m = None if mean is None else _given_mean(mean, a, axis, "nanvar")
+    return _finish(_var(a, keep, axis, dtype, ddof, keepdims, m), out)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=None):
     """Standard deviation of the non-NaN elements."""
     a = _as_array(a)
     keep = _keep_mask(a, where, "nanstd", nan=True)
-    return _finish(_np.sqrt(_var(a, keep, axis, dtype, ddof, keepdims)), out)
+    m = None if mean is None else _given_mean(mean, a, axis, "nanstd")
+    return _finish(_np.sqrt(_var(a, keep, axis, dtype, ddof, keepdims, m)), out)
 
 
 def _nan_arg(a, axis, keepdims, is_max):
@@ -716,9 +737,10 @@ def compress(condition, a, axis=None, out=None):
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           *, equal_nan=True):
+           *, equal_nan=True, sorted=True):  # noqa: A002  (NumPy 2.3's name)
     """The sorted unique elements of the flattened array, with optionally the first index of
-    each, the inverse (ar's elements as indices into it, in ar's shape) and the counts."""
+    each, the inverse (ar's elements as indices into it, in ar's shape) and the counts.
+    sorted=False is allowed (NumPy 2.3: the order is then unspecified); they come sorted."""
     if axis is not None:
         return _unique_along(_as_array(ar), axis, return_index, return_inverse, return_counts)
     a = _as_array(ar)

@@ -1262,7 +1262,7 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
 
 # ---------------------------------------------------------------- pad
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp", "maximum",
-              "minimum", "mean", "median")
+              "minimum", "mean", "median", "empty")
 _PAD_STATS = ("maximum", "minimum", "mean", "median")
 
 
@@ -1449,7 +1449,7 @@ def _pad_op_value(a, mode, constant_values):
 def pad(array, pad_width, mode="constant", **kwargs):
     """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric
     (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median
-    (stat_length); differentiable.
+    (stat_length), and empty (zeros here); differentiable.
     On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are
     built from slices, broadcasts and concatenation."""
     a = _as_array(array)
@@ -1463,6 +1463,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     for k in kwargs:
         if k not in allowed:
             raise ValueError(f"[pad] unsupported keyword arguments for mode '{mode}': {k}")
+    if mode == "empty":  # NumPy leaves the border undefined: zeros are one such value
+        mode = "constant"
     odd = kwargs.get("reflect_type", "even")
     if odd not in ("even", "odd"):
         raise ValueError(f"[pad] reflect_type must be 'even' or 'odd', got {odd!r}")
