@@ -177,6 +177,9 @@ PyObject* binary(BinOp op, PyObject* a, PyObject* b) {
 PyObject* inplace(BinOp op, PyObject* a, PyObject* b) {
   NDX_PY_BEGIN
   NDArray& x = unwrap(a);
+  if (PyComplex_Check(b) && !is_complex(x.dtype()))  // (the scalar would take x's real dtype)
+    type_error("[", kBinOpNames[op] + 4, "] cannot cast the result from complex to ", x.dtype(),
+               " with casting rule 'same_kind'");
   NDArray y = operand_from_py(b, &x);
   switch (op) {
     case kAdd:
@@ -192,9 +195,10 @@ PyObject* inplace(BinOp op, PyObject* a, PyObject* b) {
       x /= y;
       break;
     default: {
-      // floor_divide, mod, power, matmul: compute, then write back with NumPy's same_kind rule.
+      // floor_divide, mod, power, matmul, bitwise ops, shifts: compute, then write back with
+      // NumPy's same_kind rule (bool &= 1 is refused: bitwise_and(bool, int) is int64).
       NDArray r = invoke(g_bin_attrs[op], {x, y})[0];
-      if (is_float(r.dtype()) && !is_float(x.dtype()))
+      if (!can_cast(r.dtype(), x.dtype(), Casting::kSameKind))
         type_error("[", kBinOpNames[op] + 4, "] cannot cast the result from ", r.dtype(), " to ",
                    x.dtype(), " with casting rule 'same_kind'");
       if (r.shape() != x.shape())
@@ -313,7 +317,20 @@ PyObject* nb_index(PyObject* o) {
 
 PyObject* richcompare(PyObject* a, PyObject* b, int op) {
   static const BinOp map[] = {kLt, kLe, kEq, kNe, kGt, kGe};
-  return binary(map[op], a, b);
+  PyObject* r = binary(map[op], a, b);
+  // == / != with what cannot be an operand (None, a str, a plain object) compare every
+  // element unequal, as NumPy's: an array of False (True for !=), not Python's identity test.
+  const bool plain = b == Py_None || PyUnicode_Check(b) || PyBytes_Check(b) ||
+                     Py_TYPE(b)->tp_richcompare == PyBaseObject_Type.tp_richcompare;
+  if (r == Py_NotImplemented && (op == Py_EQ || op == Py_NE) && is_ndarray(a) && plain) {
+    Py_DECREF(r);
+    NDX_PY_BEGIN
+    NDArray out(unwrap(a).shape(), DType::kBool, unwrap(a).device());
+    out.fill(op == Py_NE ? 1.0 : 0.0);
+    return wrap(std::move(out));
+    NDX_PY_END(nullptr)
+  }
+  return r;
 }
 
 // ---- indexing: the key becomes IndexItems; ndx::getitem / setitem do the work ----
@@ -960,7 +977,8 @@ PyObject* item(PyObject* o, PyObject* args) {
     if (a.size() != 1) value_error("can only convert an array of size 1 to a Python scalar");
     return scalar_of(a);
   }
-  NDArray v = a;
+  if (PyTuple_GET_SIZE(args) == 1 && PyTuple_Check(PyTuple_GET_ITEM(args, 0)))
+    args = PyTuple_GET_ITEM(args, 0);  // item((i, j)) is item(i, j)
   if (PyTuple_GET_SIZE(args) == 1 && PyIndex_Check(PyTuple_GET_ITEM(args, 0))) {
     int64_t flat;
     int overflow;
@@ -971,7 +989,31 @@ PyObject* item(PyObject* o, PyObject* args) {
                   a.size());
     return scalar_of(a.reshape({-1})[flat]);
   }
+  if (PyTuple_GET_SIZE(args) != a.ndim())
+    value_error("[item] incorrect number of indices for array: ", PyTuple_GET_SIZE(args), " for ",
+                a.ndim(), " dimensions");
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); ++i)
+    if (!PyIndex_Check(PyTuple_GET_ITEM(args, i)) || PyBool_Check(PyTuple_GET_ITEM(args, i)))
+      type_error("[item] the indices must be integers, got ",
+                 Py_TYPE(PyTuple_GET_ITEM(args, i))->tp_name);
   return scalar_of(ndx::getitem(a, index_key(args)));
+  NDX_PY_END(nullptr)
+}
+
+// format(a, spec): a 0-d array formats as its Python scalar (f"{x:.2f}"); other arrays take
+// only the empty spec (their str), as NumPy's.
+PyObject* format_method(PyObject* o, PyObject* spec) {
+  NDX_PY_BEGIN
+  const NDArray& a = unwrap(o);
+  if (a.ndim() == 0) {
+    PyObject* v = scalar_of(a);
+    if (!v) return nullptr;
+    PyObject* r = PyObject_Format(v, spec);
+    Py_DECREF(v);
+    return r;
+  }
+  if (PyUnicode_Check(spec) && PyUnicode_GetLength(spec) == 0) return PyObject_Str(o);
+  type_error("unsupported format string passed to ndarray.__format__");
   NDX_PY_END(nullptr)
 }
 
@@ -1088,6 +1130,7 @@ PyMethodDef methods[] = {
     {"flatten", reinterpret_cast<PyCFunction>(flatten), METH_VARARGS | METH_KEYWORDS,
      "flatten(order='C'): a 1-d copy, read in order C, F, A or K (NumPy's)."},
     {"item", item, METH_VARARGS, "item(*index): one element as a Python scalar."},
+    {"__format__", format_method, METH_O, "format(a, spec): a 0-d array as its scalar."},
     {"tolist", tolist, METH_NOARGS, "Nested Python lists of the elements."},
     {"wait_to_read", wait_to_read, METH_NOARGS,
      "Waits for pending writes (ndx computes synchronously)."},

@@ -153,8 +153,8 @@ PyObject* call_ufunc(const PyOpFunction* self, PyObject* const* inputs, Py_ssize
 }
 
 // out= of a reduction, scan or other op: written directly when its dtype is the op's result
-// dtype; otherwise (NumPy's casting='same_kind', an out of the result's shape) the result is
-// computed and cast into it, as np.sum(int8_array, out=float64_array) is.
+// dtype; otherwise (an out of the result's shape) the result is computed and cast into it,
+// unsafely as NumPy's reductions do (np.sum(float_array, out=int32_array) truncates).
 void write_into(const std::string& name, const NodeAttrs& attrs, const std::vector<NDArray>& in,
                 std::vector<NDArray>& out) {
   DTypeVector in_types, out_types(1, DType::kUnknown);
@@ -163,9 +163,6 @@ void write_into(const std::string& name, const NodeAttrs& attrs, const std::vect
     infer_types(attrs, &in_types, &out_types);
     const DType result = out_types[0], target = out[0].dtype();
     if (result != DType::kUnknown && result != target) {
-      if (!can_cast(result, target, Casting::kSameKind))
-        type_error("[", name, "] cannot cast the result from ", result, " to out's ", target,
-                   " with casting rule 'same_kind'");
       NDArray r = invoke(attrs, in)[0];
       if (r.shape() != out[0].shape())
         value_error("[", name, "] out has shape ", out[0].shape().str(), ", expected ",

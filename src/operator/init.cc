@@ -158,6 +158,11 @@ int64_t arange_length(const NodeAttrs& attrs, const ArangeParam& p) {
 template <typename F>
 void fill_indexed(const TBlob& out, OpReqType req, F value_of) {
   if (req == kNullOp) return;
+  if (is_complex(out.dtype)) {  // the real parts filled, then cast in: imaginary parts 0
+    NDArray real(out.shape, real_dtype(out.dtype), out.device);
+    fill_indexed(kernel::to_blob(real), kWriteTo, value_of);
+    return kernel::copy(kernel::to_blob(real), out, req);
+  }
   NDX_DTYPE_SWITCH(out.dtype, T, {
     T* p = out.ptr<T>();
     auto value = [&](int64_t i) {

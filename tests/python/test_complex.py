@@ -313,3 +313,25 @@ def test_array_of_python_numbers_with_a_complex_dtype():
         want = onp.array(obj, dtype=dtype)
         assert got.dtype == want.dtype and got.shape == want.shape
         onp.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_conjugating_products_and_complex_interp_as_numpy():
+    a, b = onp.array([1 + 2j, 3j]), onp.array([2 - 1j, 1 + 1j])
+    onp.testing.assert_allclose(complex(np.vdot(np.array(a), np.array(b))), onp.vdot(a, b),
+                                rtol=1e-6)  # a conjugated
+    x, v = onp.array([1.0, 2.0, 3.0]), onp.array([1j, 1.0])
+    for mode in ("full", "same", "valid"):  # v conjugated
+        onp.testing.assert_allclose(np.correlate(np.array(x), np.array(v), mode).asnumpy(),
+                                    onp.correlate(x, v, mode), rtol=1e-6)
+    xp, fp = onp.array([1.0, 2.0]), onp.array([1 + 1j, 2 + 3j])
+    got = np.interp(np.array([1.5, 0.0, 3.0]), np.array(xp), np.array(fp), left=5j)
+    onp.testing.assert_allclose(got.asnumpy(), onp.interp([1.5, 0.0, 3.0], xp, fp, left=5j),
+                                rtol=1e-6)
+    assert got.dtype.kind == "c"
+
+
+def test_eye_and_identity_of_complex_dtypes():
+    for dtype in ("complex64", "complex128"):
+        onp.testing.assert_array_equal(np.eye(3, 4, k=1, dtype=dtype).asnumpy(),
+                                       onp.eye(3, 4, k=1, dtype=dtype))
+        assert np.identity(2, dtype=dtype).dtype == onp.dtype(dtype)

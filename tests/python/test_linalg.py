@@ -542,3 +542,8 @@ def test_complex_gradients(name, f_nd, f_ref, arity):
     import wirtinger
     xs = [_c((2, 3, 3)) + 3 * onp.eye(3)] + [_c((2, 3, 2)) for _ in range(arity - 1)]
     wirtinger.check(f_nd, f_ref, xs, R)
+
+
+def test_cond_of_singular_matrices_is_inf_as_numpy():
+    for m in (onp.zeros((2, 2)), onp.array([[1.0, 2.0], [0.0, 0.0]])):
+        assert onp.isinf(float(np.linalg.cond(np.array(m)))) and onp.isinf(onp.linalg.cond(m))

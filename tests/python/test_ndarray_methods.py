@@ -280,3 +280,47 @@ def test_choose_method_as_numpys():
                                                                           mode="clip"))
     with pytest.raises(ValueError):
         np.array([3]).choose([[1], [2]])
+
+
+def test_inplace_operators_refuse_what_same_kind_refuses_as_numpy():
+    # A Python complex into a real array, and bitwise / floor / power results of int64 into a
+    # bool array: NumPy's UFuncTypeError (a TypeError); nothing is written.
+    for dtype, ops in (("float64", ("y *= 1j", "y += 1j", "y -= 1 + 1j")),
+                       ("int64", ("y += 1j",)),
+                       ("bool", ("y &= 1", "y ^= 1", "y //= 1", "y %= 1", "y **= 1",
+                                 "y <<= 1", "y >>= 1", "y += 1"))):
+        for op in ops:
+            y = onp.array([1, 0], dtype=dtype)
+            with pytest.raises(TypeError):
+                exec(op, {}, {"y": y})
+            y = np.array(onp.array([1, 0], dtype=dtype))
+            with pytest.raises(TypeError, match="same_kind"):
+                exec(op, {}, {"y": y})
+            assert y.asnumpy().tolist() == onp.array([1, 0], dtype=dtype).tolist()
+    b = np.array([True, False])
+    b &= True  # bool with bool stays bool
+    assert b.asnumpy().tolist() == [True, False]
+
+
+def test_equality_with_none_strings_and_plain_objects_is_elementwise_as_numpy():
+    x = onp.arange(3)
+    for other in (None, "a", object()):
+        for got, want in ((np.array(x) == other, x == other), (np.array(x) != other, x != other)):
+            assert isinstance(got, np.ndarray) and got.dtype == onp.bool_
+            assert got.asnumpy().tolist() == want.tolist()
+
+
+def test_item_with_a_tuple_and_format_of_0d_arrays_as_numpy():
+    x = onp.arange(6).reshape(2, 3)
+    a = np.array(x)
+    assert a.item((1, 2)) == x.item((1, 2)) == 5
+    assert a.item(1, 2) == 5 and a.item(4) == 4 and a.item(-1) == 5
+    with pytest.raises(ValueError, match="incorrect number of indices"):
+        a.item(1, 2, 3)
+    with pytest.raises(TypeError):
+        a.item(1.5, 2)
+    assert f"{np.array(2.5):.2f}" == f"{onp.array(2.5):.2f}" == "2.50"
+    assert f"{np.array(3):5d}" == "    3"
+    assert format(a, "") == str(a)
+    with pytest.raises(TypeError, match="format"):
+        format(a, ".2f")

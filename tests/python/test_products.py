@@ -360,3 +360,20 @@ def test_new_functions_take_bfloat16_arrays():
     onp.testing.assert_array_equal(dst.astype("float32").asnumpy(), x)
     with pytest.raises(TypeError):
         np.copyto(np.zeros(5, dtype="int32"), b)  # a float kind into ints: same_kind refuses
+
+
+def test_shape_checks_numpy_makes_in_products_and_searches():
+    # tensordot with an integer axes compared no lengths (2*3 == 3*2 reshaped silently);
+    # vecdot broadcast its core dimension; searchsorted took a sorter of another length.
+    with pytest.raises(ValueError, match="shape-mismatch"):
+        np.tensordot(np.arange(6).reshape(2, 3), np.arange(6).reshape(3, 2), axes=2)
+    with pytest.raises(ValueError, match="same length"):
+        np.linalg.vecdot(np.array([1, 2, 3]), np.array([1]))
+    with pytest.raises(ValueError, match="sorter.size"):
+        np.searchsorted(np.arange(3), np.ones(3), sorter=np.array([0, 1]))
+    for a, b in ((onp.array([True, False]), onp.array([True, True])),
+                 (onp.array([1, 2], "uint8"), onp.array([3, -4], "int8"))):
+        got, want = np.linalg.vecdot(np.array(a), np.array(b)), onp.linalg.vecdot(a, b)
+        assert got.dtype == want.dtype and got.item() == want.item()
+    onp.testing.assert_array_equal(np.diff(np.array([1, 5, 2, 9]), n=0, prepend=0).asnumpy(),
+                                   onp.diff([1, 5, 2, 9], n=0, prepend=0))

@@ -285,9 +285,15 @@ def test_reduction_out_of_another_dtype_is_cast_into_as_numpy(call, out_dtype):
     onp.testing.assert_allclose(o.asnumpy(), onp.asarray(want).astype(out_dtype), rtol=1e-6)
 
 
-def test_reduction_out_that_same_kind_cannot_hold_or_of_another_shape_raises():
-    with pytest.raises(TypeError, match="same_kind"):
-        np.sum(np.ones(3), out=np.zeros((), dtype="int64"))
+def test_reduction_out_casts_unsafely_as_numpy_and_checks_the_shape():
+    for call in (lambda m, o: m.sum(m.asarray([1.5, 2.5]), out=o),
+                 lambda m, o: m.max(m.asarray([1.5, 2.5]), out=o)):
+        want = call(onp, onp.zeros((), dtype=onp.int32))
+        got = call(np, np.zeros((), dtype="int32"))
+        assert got.dtype == onp.int32 and int(got) == int(want)
+    o = np.zeros(2, dtype="int64")
+    np.cumsum(np.array([1.5, 2.5]), out=o)
+    assert o.asnumpy().tolist() == onp.cumsum([1.5, 2.5], out=onp.zeros(2, "int64")).tolist()
     with pytest.raises(ValueError, match="out has shape"):
         np.sum(np.ones(3, dtype="int8"), out=np.zeros((1,), dtype="float64"))
 

@@ -1193,7 +1193,7 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any 
     """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input); mean= a precomputed mean (keepdims shape); correction is the Array API's name for ddof."""
 
 def vdot(a: Any, b: Any) -> Any:
-    """The dot product of the flattened arrays (real dtypes: no conjugation to do)."""
+    """The dot product of the flattened arrays, a conjugated when complex (NumPy's vdot)."""
 
 def vecdot(x1: Any, x2: Any, /, *, axis: Any = -1) -> Any:
     """The dot product of vectors along axis, broadcasting the other axes (complex x1 is conjugated): np.linalg.vecdot."""

@@ -654,7 +654,11 @@ def searchsorted(a, v, side="left", sorter=None):
     """Indices where v's elements would go in the sorted 1-d a (or a[sorter])."""
     a = _as_array(a)
     if sorter is not None:
-        a = a[_as_array(sorter, a)]
+        sorter = _as_array(sorter, a)
+        if sorter.size != a.size:
+            raise ValueError(f"[searchsorted] sorter.size must equal a.size: {sorter.size} "
+                             f"and {a.size}")
+        a = a[sorter]
     return _np._searchsorted_op(a, v, side=side)
 
 
@@ -916,6 +920,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     if a.ndim == 0:
         raise ValueError("[diff] requires input that is at least one dimensional")
     axis = _axes(a.ndim, axis)[0]
+    if n == 0:  # NumPy returns a itself, prepend and append unused
+        return a
     parts = []
     for extra in (prepend, append):
         if extra is None:
@@ -1333,6 +1339,8 @@ def correlate(a, v, mode="valid"):
         raise ValueError("[correlate] object too deep for desired array: a and v must be 1-d")
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError("[correlate] a and v cannot be empty")
+    if _kind(v) == "c":  # NumPy's c[k] = sum_n a[n + k] conj(v[n])
+        v = _np.conjugate(v)
     swapped = v.shape[0] > a.shape[0]
     if swapped:
         a, v = v, a

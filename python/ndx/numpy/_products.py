@@ -36,7 +36,7 @@ def _tensordot_axes(a, b, axes):
         if n > a.ndim or n > b.ndim:
             raise ValueError(f"[tensordot] axes={n} exceeds the dimensions of the operands "
                              f"({a.ndim} and {b.ndim})")
-        return list(range(a.ndim - n, a.ndim)), list(range(n))
+        axes = (list(range(a.ndim - n, a.ndim)), list(range(n)))  # checked below, as pairs
     try:
         axes_a, axes_b = axes
     except (TypeError, ValueError):
@@ -89,11 +89,13 @@ def outer(a, b, out=None):
 
 
 def vdot(a, b):
-    """The dot product of the flattened arrays (real dtypes: no conjugation to do)."""
+    """The dot product of the flattened arrays, a conjugated when complex (NumPy's vdot)."""
     a, b = _as_array(a), _as_array(b)
     if a.size != b.size:
         raise ValueError(f"[vdot] the arrays have {a.size} and {b.size} elements; vdot needs "
                          f"the same number")
+    if getattr(a.dtype, "kind", "f") == "c":  # (bfloat16 has no kind: a real float)
+        a = _np.conjugate(a)
     return _np.matmul(a.reshape(-1), b.reshape(-1))
 
 
@@ -482,6 +484,13 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         raise ValueError("[interp] fp and xp are not of the same length.")
     if xp.shape[0] == 0:
         raise ValueError("[interp] array of sample points is empty")
+    if getattr(fp.dtype, "kind", "f") == "c":  # NumPy: the real and imaginary parts apart
+        kw = {"left": left, "right": right, "period": period}
+        parts = [interp(x, xp, part, **{k: (None if v is None else getattr(complex(v), name))
+                                         for k, v in kw.items() if k != "period"},
+                        period=period) for part, name in ((_np.real(fp), "real"),
+                                                          (_np.imag(fp), "imag"))]
+        return _np.add(parts[0], _np.multiply(parts[1], 1j))
     t = _interp_dtype(x, xp, fp)
     x, xp, fp = x.astype(t), xp.astype(t), fp.astype(t)
     if period is not None:

@@ -495,8 +495,10 @@ def cond(x, p=None):
     _at_least_2d(x, "cond")
     if p in (None, 2, -2):
         s = svdvals(x)
-        r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-        return r
+        with _onp.errstate(divide="ignore", invalid="ignore"):
+            r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+        # A singular matrix: NumPy's inf (0 / 0 is NaN for the zero matrix).
+        return np.where(np.isnan(r), _onp.inf, r) if p != -2 else r
     _square(x, "cond")
     return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1)) if x.ndim == 2 else \
         np.stack([cond(m, p) for m in x.reshape((-1,) + x.shape[-2:])]).reshape(x.shape[:-2])
@@ -576,9 +578,15 @@ def vecdot(x1, x2, /, *, axis=-1):
     as the Array API and NumPy's vecdot do."""
     np = _np()
     x1 = x1 if isinstance(x1, np.ndarray) else np.asarray(x1)
+    x2 = x2 if isinstance(x2, np.ndarray) else np.asarray(x2)
+    n1 = x1.shape[axis] if x1.ndim else None
+    n2 = x2.shape[axis] if x2.ndim else None
+    if n1 is None or n2 is None or n1 != n2:  # the core dimension is not broadcast
+        raise ValueError(f"[vecdot] x1 {tuple(x1.shape)} and x2 {tuple(x2.shape)} must have the "
+                         f"same length along axis {axis}")
     if _is_complex(x1):
         x1 = np.conjugate(x1)
-    return np.sum(np.multiply(x1, x2), axis=axis)
+    return np.sum(np.multiply(x1, x2), axis=axis, dtype=np.result_type(x1, x2))
 
 
 def matmul(x1, x2, /):
