@@ -279,3 +279,15 @@ def test_a_length_no_machine_holds_is_a_memory_error():
     with pytest.raises(MemoryError, match="do not fit in memory"):
         _core._invoke("_backward_rfft", [np.zeros(1), np.zeros((1, 4))],
                       {"n": 2**41, "inverse": False})
+
+
+@pytest.mark.parametrize("call", [lambda m: m.fft.fftn(m.ones(4), axes=(5,)),
+                                  lambda m: m.fft.fft2(m.ones(4)),
+                                  lambda m: m.fft.rfftn(m.ones(4), axes=(-3,)),
+                                  lambda m: m.fft.irfftn(m.ones(4), axes=(2,))])
+def test_nd_transforms_name_an_axis_out_of_range(call):
+    # The axes' lengths were read before the axes were checked: a bare IndexError.
+    with pytest.raises(IndexError):
+        call(onp)
+    with pytest.raises(IndexError, match="out of bounds for array of dimension 1"):
+        call(np)

@@ -98,14 +98,14 @@ def _axes_and_sizes(a, s, axes, fn):
     if axes is None:
         axes = (tuple(range(-len(s), 0)) if s is not None else tuple(range(a.ndim)))
     axes = tuple(_operator.index(x) for x in axes)
+    for x in axes:  # (before their lengths are read)
+        if not -a.ndim <= x < a.ndim:
+            raise IndexError(f"[{fn}] axis {x} is out of bounds for array of dimension {a.ndim}")
     if s is None:
         s = tuple(a.shape[x] for x in axes)
     if len(s) != len(axes):
         raise ValueError(f"[{fn}] Shape and axes have different lengths: {len(s)} and "
                          f"{len(axes)}.")
-    for x in axes:
-        if not -a.ndim <= x < a.ndim:
-            raise IndexError(f"[{fn}] axis {x} is out of bounds for array of dimension {a.ndim}")
     return tuple(s), axes
 
 
