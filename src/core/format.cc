@@ -86,6 +86,15 @@ std::string sign_of(double v, char sign) {
   return sign == '+' ? "+" : "";
 }
 
+// How many fractional digits of the exact value Dragon4 prints (-1: the shortest unique
+// digits, frac_len of them, as they are): all `precision` when not unique; the shortest cut
+// at `precision`; or continued to `min_digits` past the shortest ones.
+int exact_digits(bool unique, int precision, int min_digits, int frac_len) {
+  if (!unique) return std::max(precision, 0);
+  if (precision >= 0 && frac_len > precision) return precision;
+  return min_digits > frac_len ? min_digits : -1;
+}
+
 // numpy.format_float_positional(v, precision, unique, fractional=True, trim, min_digits):
 // precision < 0 is none (all of the shortest digits); digits past the shortest ones, up to
 // min_digits, are the exact value's, as Dragon4 prints them.
@@ -97,13 +106,7 @@ FloatText positional(double v, DType t, int precision, bool unique, char trim, c
   int e10 = 0;
   if (unique) unique_digits(v, t, &digits, &e10);
   const int frac_len = unique ? std::max(0, static_cast<int>(digits.size()) - 1 - e10) : 0;
-  int exact_at = -1;  // fractional digits of the exact value to print, if any
-  if (!unique)
-    exact_at = std::max(precision, 0);
-  else if (precision >= 0 && frac_len > precision)
-    exact_at = precision;
-  else if (min_digits > frac_len)
-    exact_at = min_digits;
+  const int exact_at = exact_digits(unique, precision, min_digits, frac_len);
   if (exact_at >= 0) {
     char buf[512];  // the exact value rounded there (|v| < 1e8 here, or a fixed mode)
     std::snprintf(buf, sizeof buf, "%.*f", exact_at, std::fabs(v));
@@ -130,13 +133,7 @@ FloatText scientific(double v, DType t, int precision, bool unique, char trim, c
   int e10 = 0;
   if (unique) unique_digits(v, t, &digits, &e10);
   const int frac_len = static_cast<int>(digits.size()) - 1;
-  int exact_at = -1;
-  if (!unique)
-    exact_at = std::max(precision, 0);
-  else if (precision >= 0 && frac_len > precision)
-    exact_at = precision;
-  else if (min_digits > frac_len)
-    exact_at = min_digits;
+  const int exact_at = exact_digits(unique, precision, min_digits, frac_len);
   if (exact_at >= 0) {
     char buf[64];  // the exact value rounded to exact_at + 1 digits (the exponent may move)
     std::snprintf(buf, sizeof buf, "%.*e", exact_at, std::fabs(v));
