@@ -1004,6 +1004,8 @@ PyObject* item(PyObject* o, PyObject* args) {
 // only the empty spec (their str), as NumPy's.
 PyObject* format_method(PyObject* o, PyObject* spec) {
   NDX_PY_BEGIN
+  if (!PyUnicode_Check(spec))
+    type_error("__format__() argument must be str, not ", Py_TYPE(spec)->tp_name);
   const NDArray& a = unwrap(o);
   if (a.ndim() == 0) {
     PyObject* v = scalar_of(a);
@@ -1012,7 +1014,7 @@ PyObject* format_method(PyObject* o, PyObject* spec) {
     Py_DECREF(v);
     return r;
   }
-  if (PyUnicode_Check(spec) && PyUnicode_GetLength(spec) == 0) return PyObject_Str(o);
+  if (PyUnicode_GetLength(spec) == 0) return PyObject_Str(o);
   type_error("unsupported format string passed to ndarray.__format__");
   NDX_PY_END(nullptr)
 }

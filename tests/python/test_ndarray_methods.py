@@ -324,3 +324,6 @@ def test_item_with_a_tuple_and_format_of_0d_arrays_as_numpy():
     assert format(a, "") == str(a)
     with pytest.raises(TypeError, match="format"):
         format(a, ".2f")
+    for spec in ((4,), None, np.array(1)):  # a spec that is not a str: TypeError (the fuzzer's)
+        with pytest.raises(TypeError, match="must be str"):
+            np.array(True).__format__(spec)
