@@ -452,13 +452,16 @@ NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) 
     throw;
   }
   Py_DECREF(arr);
-  // Python lists of floats follow np.array: the default float dtype, not NumPy's float64.
-  if ((PyList_Check(o) || PyTuple_Check(o)) && out.dtype() == DType::kFloat64 &&
-      default_float_dtype() != DType::kFloat64)
-    out = out.astype(default_float_dtype());
-  if ((PyList_Check(o) || PyTuple_Check(o)) && out.dtype() == DType::kComplex128 &&
-      default_float_dtype() != DType::kFloat64)
-    out = out.astype(complex_dtype(default_float_dtype()));
+  // Python lists of floats follow np.array: the default float dtype, not NumPy's float64;
+  // beside (or assigned into) a float64 / complex128 array they keep float64, so no value is
+  // rounded through float32 on its way there.
+  const bool sequence = PyList_Check(o) || PyTuple_Check(o);
+  const bool wide_like = like && like->defined() &&
+                         (like->dtype() == DType::kFloat64 || like->dtype() == DType::kComplex128);
+  if (sequence && !wide_like && default_float_dtype() != DType::kFloat64) {
+    if (out.dtype() == DType::kFloat64) out = out.astype(default_float_dtype());
+    if (out.dtype() == DType::kComplex128) out = out.astype(complex_dtype(default_float_dtype()));
+  }
   return out;
 }
 
@@ -483,11 +486,17 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
   }
   DType strong = DType::kUnknown;
   std::optional<ScalarKind> weakest_lift;
+  // A list beside a float64 / complex128 array keeps its float64 values (host_operand_from_py).
+  const NDArray* wide = nullptr;
+  for (Py_ssize_t i = 0; i < n && !wide; ++i)
+    if (is_ndarray(objs[i]) && (unwrap(objs[i]).dtype() == DType::kFloat64 ||
+                                unwrap(objs[i]).dtype() == DType::kComplex128))
+      wide = &unwrap(objs[i]);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* o = objs[i];
     if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o))
       continue;
-    out[i] = operand_from_py(o, nullptr);
+    out[i] = operand_from_py(o, wide);
     strong = strong == DType::kUnknown ? out[i].dtype() : promote_types(strong, out[i].dtype());
   }
   if (strong == DType::kUnknown) {  // only scalars: NumPy's defaults, float -> ndx's default

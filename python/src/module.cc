@@ -19,6 +19,7 @@
 #include "ndx/pinned.h"
 #include "ndx/print_options.h"
 #include "ndx/profiler.h"
+#include "ndx/promote_sequence.h"
 #include "ndx/runtime.h"
 
 namespace ndx::py {
@@ -295,14 +296,12 @@ PyObject* seed(PyObject*, PyObject* s) {
 
 PyObject* result_type_py(PyObject*, PyObject* args) {
   NDX_PY_BEGIN
-  DType t = DType::kUnknown;
+  std::vector<DType> types;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); ++i) {
     PyObject* o = PyTuple_GET_ITEM(args, i);
-    DType d = is_ndarray(o) ? unwrap(o).dtype() : dtype_from_py(o);
-    t = t == DType::kUnknown ? d : promote_types(t, d);
+    types.push_back(is_ndarray(o) ? unwrap(o).dtype() : dtype_from_py(o));
   }
-  if (t == DType::kUnknown) value_error("at least one array or dtype is required");
-  return dtype_to_py(t);
+  return dtype_to_py(promote_sequence(types.data(), types.size()));
   NDX_PY_END(nullptr)
 }
 
@@ -759,11 +758,21 @@ PyObject* sym_num_outputs(PyObject*, PyObject* h) {
 }
 
 // ---- concatenate / stack: attributes parsed once per (op, number of inputs, axis) ----
+
+// NumPy's dtype= / casting= of concatenate and stack: each input cast to dtype, if the
+// casting rule allows it; and the check of an out= of another dtype than the result's.
+void check_join_cast(const char* op_name, DType from, DType to, Casting casting) {
+  if (!can_cast(from, to, casting))
+    type_error("[", op_name, "] Cannot cast array data from dtype('", from, "') to dtype('", to,
+               "') according to the rule '", casting_name(casting), "'");
+}
+
 PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObject* kwnames,
                bool axis_may_be_none) {
-  static const char* const kNames[] = {"seq", "axis", "out"};
+  static const char* const kNames[] = {"seq", "axis", "out", "dtype", "casting"};
+  constexpr int kNumNames = 5;
   NDX_PY_BEGIN
-  PyObject* a[3] = {};
+  PyObject* a[kNumNames] = {};
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs > 3) type_error(op_name, "() takes at most 3 arguments (", nargs, " given)");
   for (Py_ssize_t i = 0; i < nargs; ++i) a[i] = args[i];
@@ -771,8 +780,8 @@ PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObje
     const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
     if (!key) PyErr_Clear();  // reported below as an unexpected keyword
     int i = 0;
-    while (i < 3 && (!key || std::strcmp(key, kNames[i]) != 0)) ++i;
-    if (i == 3 || a[i])
+    while (i < kNumNames && (!key || std::strcmp(key, kNames[i]) != 0)) ++i;
+    if (i == kNumNames || a[i])
       type_error(op_name, "() got an unexpected or repeated keyword argument '", key ? key : "?",
                  "'");
     a[i] = args[nargs + k];
@@ -789,6 +798,24 @@ PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObje
   }
   Py_DECREF(fast);
   if (in.empty()) value_error("[", op_name, "] need at least one array to ", op_name);
+  const bool has_out = a[2] && a[2] != Py_None, has_dtype = a[3] && a[3] != Py_None;
+  if (has_out && has_dtype)
+    type_error("[", op_name, "] only takes `out` or `dtype` as an argument, but both were ",
+               "provided.");
+  Casting casting = Casting::kSameKind;
+  if (a[4]) {
+    if (!PyUnicode_Check(a[4]))
+      type_error("[", op_name, "] casting must be a str, got ", Py_TYPE(a[4])->tp_name);
+    casting = casting_from_name(utf8_of(a[4]), op_name);
+  }
+  if (has_dtype) {
+    const DType t = dtype_from_py(a[3]);
+    for (NDArray& x : in)
+      if (x.dtype() != t) {
+        check_join_cast(op_name, x.dtype(), t, casting);
+        x = cast_for_autograd(x, t);
+      }
+  }
   std::optional<int64_t> axis = int64_t{0};
   if (a[1] && a[1] != Py_None) {
     int64_t v;
@@ -831,14 +858,27 @@ PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObje
   }
   InvokeOptions options;
   std::vector<NDArray> out;
-  if (a[2] && a[2] != Py_None) {
+  if (has_out) {
     if (!is_ndarray(a[2]))
       type_error("[", op_name, "] out must be an ndarray, got ", Py_TYPE(a[2])->tp_name);
     out.push_back(unwrap(a[2]));
+    std::vector<DType> types;
+    for (const NDArray& x : in) types.push_back(x.dtype());
+    const DType joined = promote_sequence(types.data(), types.size());
+    if (joined != out[0].dtype()) {  // joined, then cast into out (casting checked first)
+      for (const NDArray& x : in) check_join_cast(op_name, x.dtype(), out[0].dtype(), casting);
+      NDArray r = invoke(it->second, in)[0];
+      if (r.shape() != out[0].shape())
+        value_error("[", op_name, "] out has shape ", out[0].shape().str(), ", expected ",
+                    r.shape().str());
+      out[0].assign(r);
+      Py_INCREF(a[2]);
+      return a[2];
+    }
     options.outputs = &out;
   }
   std::vector<NDArray> result = invoke(it->second, in, options);
-  if (!out.empty()) {
+  if (has_out) {
     Py_INCREF(a[2]);
     return a[2];
   }
@@ -1073,11 +1113,12 @@ PyMethodDef module_methods[] = {
      "{op: calls} for GPU ops that ran their CPU kernel on host copies."},
     {"concatenate", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(concatenate_py)),
      METH_FASTCALL | METH_KEYWORDS,
-     "concatenate(seq, axis=0, out=None)\n--\n\n"
+     "concatenate(seq, axis=0, out=None, *, dtype=None, casting='same_kind')\n--\n\n"
      "Joins arrays along an existing axis (axis=None flattens them first)."},
     {"stack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(stack_py)),
      METH_FASTCALL | METH_KEYWORDS,
-     "stack(arrays, axis=0, out=None)\n--\n\nJoins arrays along a new axis."},
+     "stack(arrays, axis=0, out=None, *, dtype=None, casting='same_kind')\n--\n\n"
+     "Joins arrays along a new axis."},
     {"_set_num_threads", set_num_threads_py, METH_O,
      "Sets the threads kernels use (None: default)."},
     {"_get_num_threads", get_num_threads_py, METH_NOARGS, "The threads kernels use."},

@@ -789,15 +789,27 @@ PyObject* copyto(PyObject* o, PyObject* other) {
   NDX_PY_END(nullptr)
 }
 
+// NumPy's astype(dtype, order='K', casting='unsafe', subok=True, copy=True). The copy is
+// C-ordered whatever `order` says (ndx makes no Fortran-ordered arrays; the values are
+// the same).
 PyObject* astype(PyObject* o, PyObject* args, PyObject* kwargs) {
-  static const char* names[] = {"dtype", "copy", nullptr};
+  static const char* names[] = {"dtype", "order", "casting", "subok", "copy", nullptr};
   PyObject* dtype;
-  int copy = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:astype", const_cast<char**>(names), &dtype,
-                                   &copy))
+  const char* order = "K";
+  const char* casting = "unsafe";
+  int subok = 1, copy = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|sspp:astype", const_cast<char**>(names), &dtype,
+                                   &order, &casting, &subok, &copy))
     return nullptr;
   NDX_PY_BEGIN
+  const std::string_view ord(order);
+  if (ord != "C" && ord != "F" && ord != "A" && ord != "K")
+    value_error("[astype] order must be one of 'C', 'F', 'A', 'K', got '", ord, "'");
   DType t = dtype_from_py(dtype);
+  const Casting rule = casting_from_name(casting, "astype");
+  if (!can_cast(unwrap(o).dtype(), t, rule))
+    type_error("[astype] Cannot cast array data from dtype('", unwrap(o).dtype(), "') to dtype('",
+               t, "') according to the rule '", casting, "'");
   if (recorded(unwrap(o)))  // a recorded conversion, so gradients flow back through it
     return wrap(run_op("_npi_astype", unwrap(o), {{"dtype", Value(t)}}));
   if (!copy && t == unwrap(o).dtype()) {

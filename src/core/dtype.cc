@@ -1,5 +1,7 @@
 #include "ndx/dtype.h"
 
+#include "ndx/promote_sequence.h"
+
 #include <array>
 #include <atomic>
 #include <bit>
@@ -195,6 +197,18 @@ DType promote_types(DType a, DType b) {
   if (fa) return promote_int_float(b, a);
   if (fb) return promote_int_float(a, b);
   return promote_ints(a, b);
+}
+
+DType promote_sequence(const DType* types, size_t n) {
+  if (n == 0) value_error("[result_type] at least one array or dtype is required");
+  const DType* lead = nullptr;  // the first of the highest inexact kind
+  for (size_t i = 0; i < n; ++i)
+    if (is_inexact(types[i]) && (!lead || (is_complex(types[i]) && !is_complex(*lead))))
+      lead = &types[i];
+  DType r = lead ? *lead : types[0];
+  for (size_t i = 0; i < n; ++i)
+    r = promote_types(r, lead ? promote_types(*lead, types[i]) : types[i]);
+  return r;
 }
 
 DType promote_with_scalar(DType t, ScalarKind scalar) {

@@ -189,6 +189,10 @@ AdvancedPlan plan_advanced(const NDArray& a, const std::vector<IndexItem>& key) 
         v = v.slice(axis++, it.start, it.stop, it.step);
         break;
       case Kind::kInt:
+        // Checked here: an empty index array beside it leaves nothing for the loop below.
+        if (it.index < -v.shape()[axis] || it.index >= v.shape()[axis])
+          index_error("index ", it.index, " is out of bounds for axis ", axis, " with size ",
+                      v.shape()[axis]);
         adv_axes.push_back(axis++);
         adv_arrays.push_back(NDArray::scalar(static_cast<double>(it.index), DType::kInt64));
         adv_item_pos.push_back(static_cast<int>(k));
@@ -266,6 +270,21 @@ Shape plan_shape(const AdvancedPlan& p) {
   return shape;
 }
 
+// An assignment's value seen with at most `ndim` axes: NumPy drops a value's leading axes of
+// length 1 beyond the target's (x[0] = ones((1, 3)) for a row of 3); others stay, for
+// broadcast_to to refuse.
+NDArray fit_value(const NDArray& value, int ndim) {
+  NDArray v = value;
+  while (v.ndim() > ndim && v.shape()[0] == 1) v = v[0];
+  return v;
+}
+
+// The basic-indexing assignment: the view takes the value (broadcast, cast).
+void assign_basic(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value) {
+  const NDArray dst = basic(a, key);
+  dst.assign(fit_value(value, dst.ndim()));
+}
+
 // An assignment's value as a new array of dtype t in the plan's order: broadcast to the
 // indexed shape in NumPy's order, then transposed back. A copy, so every read of it finishes
 // before the scatter writes.
@@ -277,7 +296,10 @@ NDArray values_in_plan_order(const AdvancedPlan& p, const NDArray& value, DType 
   std::vector<int64_t> inverse(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
     inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-  return value.broadcast_to(numpy_shape).transpose(inverse).astype(t);
+  return fit_value(value, numpy_shape.ndim())
+      .broadcast_to(numpy_shape)
+      .transpose(inverse)
+      .astype(t);
 }
 
 // Visits each index tuple of the broadcast shape with the view's sub-block it selects.
@@ -509,7 +531,8 @@ bool gpu_put(const NDArray& a, const std::vector<IndexItem>& key, const NDArray&
   for (int i = 1; i < a.ndim(); ++i) shape.push_back(a.shape()[i]);
   const NDArray on_device = value.device() == a.device() ? value : value.to(a.device());
   // A copy in a's dtype, so every read of the value (which may view a) ends before the writes.
-  const NDArray packed = on_device.broadcast_to(shape).astype(a.dtype()).contiguous();
+  const NDArray packed =
+      fit_value(on_device, shape.ndim()).broadcast_to(shape).astype(a.dtype()).contiguous();
   ordered_on_this_stream({&a, &idx});
   const Shape rest(a.shape().begin() + 1, a.shape().end());
   const Shape rest_strides(a.strides().begin() + 1, a.strides().end());
@@ -537,10 +560,7 @@ NDArray gpu_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
 
 void gpu_setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value) {
   std::vector<IndexItem> k = expand_masks(a, key);
-  if (!has_arrays(k)) {
-    basic(a, k).assign(value);
-    return;
-  }
+  if (!has_arrays(k)) return assign_basic(a, k, value);
   AdvancedPlan p = plan_advanced(a, k);
   const NDArray on_device = value.device() == a.device() ? value : value.to(a.device());
   const NDArray packed = values_in_plan_order(p, on_device, a.dtype()).contiguous();
@@ -581,10 +601,7 @@ void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray&
     return gpu_setitem(a, host_key(key), value);
   }
   std::vector<IndexItem> k = expand_masks(a, key);
-  if (!has_arrays(k)) {
-    basic(a, k).assign(value);
-    return;
-  }
+  if (!has_arrays(k)) return assign_basic(a, k, value);
   AdvancedPlan p = plan_advanced(a, k);
   const NDArray vals = values_in_plan_order(p, value, a.dtype());
   int64_t block = 1;

@@ -911,7 +911,7 @@ constexpr bool arg_compiled_for_target() {
 
 template <class Tag>
 void arg_reduce(const ArgReduceArgs& a) {
-  NDX_DTYPE_SWITCH(a.in->dtype, T, {
+  NDX_DTYPE_SWITCH_COMPLEX(a.in->dtype, T, {  // complex: NumPy's order (math/scalar-inl.h)
     if constexpr (arg_compiled_for_target<T>())
       arg_typed<Tag::kMax, T>(a);
     else

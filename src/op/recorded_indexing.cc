@@ -57,10 +57,15 @@ NDArray recorded_getitem_gather(const NDArray& a, const std::vector<IndexItem>& 
 NDArray recorded_setitem_update(const NDArray& a, const std::vector<IndexItem>& key,
                                 const NDArray& value) {
   NDArray pos = positions(a, key);
-  // NumPy's assignment: value broadcasts to the indexed shape (checked even when it is empty).
-  NDArray vals = value.shape() == pos.shape()
-                     ? value
-                     : run("_np_broadcast_to", {value}, {{"shape", Value(pos.shape())}});
+  // NumPy's assignment: value broadcasts to the indexed shape (checked even when it is empty),
+  // its leading axes of length 1 beyond the indexed ones dropped.
+  NDArray fitted = value;
+  int lead = 0;
+  while (value.ndim() - lead > pos.ndim() && value.shape()[lead] == 1) ++lead;
+  if (lead > 0) fitted = reshaped(value, Shape(value.shape().begin() + lead, value.shape().end()));
+  NDArray vals = fitted.shape() == pos.shape()
+                     ? fitted
+                     : run("_np_broadcast_to", {fitted}, {{"shape", Value(pos.shape())}});
   if (vals.dtype() != a.dtype()) vals = run("_npi_astype", {vals}, {{"dtype", Value(a.dtype())}});
   const int64_t n = pos.size();
   if (n == 0) return a;

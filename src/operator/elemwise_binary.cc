@@ -470,8 +470,6 @@ void register_clip() {
                                     if (d == DType::kUnknown) return false;
                                   const DType t =
                                       promote_types(promote_types((*in)[0], (*in)[1]), (*in)[2]);
-                                  if (is_complex(t))
-                                    type_error("[clip] does not take complex input; got ", t);
                                   (*out)[0] = t;
                                   return true;
                                 })

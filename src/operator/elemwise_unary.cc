@@ -353,7 +353,7 @@ void register_more_unary() {
       .NDX_GRAD(scaled(g, "57.295779513082321"));
   register_unary("_np_round", "Round to the given number of decimals, halves to even.",
                  UnaryType::kBoolToFloat, with_args<RoundParam>(NDX_ELEMENTWISE(Round), round_args),
-                 NDX_ELEMENTWISE(Round).gpu)
+                 NDX_ELEMENTWISE(Round).gpu, NDX_ELEMENTWISE(Round).types)
       .set_params<RoundParam>()
       .add_alias("_np_around")
       .add_alias("_np_round_")

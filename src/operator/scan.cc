@@ -2,7 +2,8 @@
 // cumulative_prod in Python) and their backward ops. The input is read as (outer, n, inner):
 // each outer block is scanned over n with the inner elements side by side, so the inner loop
 // is contiguous and the compiler vectorizes it; blocks run on the thread pool. Integers
-// accumulate in 64 bits as sum does; float16 / bfloat16 accumulate in float.
+// accumulate in 64 bits as sum does; float16 / bfloat16 accumulate in float; complex numbers
+// in their own type (cumprod's gradient takes real input only).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -162,7 +163,7 @@ void run_scan(const Blocks& b, const TBlob& x, const TBlob& out, OpReqType req, 
   const bool direct = out.is_contiguous() && out.dtype == acc && req != kAddTo;
   if (!direct) y_keep = NDArray(out.shape, acc, out.device);
   const TBlob y = direct ? out : kernel::to_blob(y_keep);
-  kernel::with_compute_type(acc, "cumulative", [&](auto c) {
+  kernel::with_any_compute_type(acc, "cumulative", [&](auto c) {
     using C = decltype(c);
     scan_blocks<C, kProd>(b, xc.ptr<C>(), y.ptr<C>(), reverse);
   });

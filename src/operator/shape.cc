@@ -17,6 +17,7 @@
 #include "kernel/functor_traits.h"
 #include "kernel/parallel.h"
 #include "ndx/graph.h"
+#include "ndx/promote_sequence.h"
 #include "operator/kernel_util.h"
 
 namespace ndx {
@@ -505,12 +506,9 @@ bool ConcatShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
 }
 
 bool PromoteAllType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-  DType t = DType::kUnknown;
-  for (DType d : *in) {
+  for (DType d : *in)
     if (d == DType::kUnknown) return false;
-    t = t == DType::kUnknown ? d : promote_types(t, d);
-  }
-  assign_type(attrs, &(*out)[0], t, "output", 0);
+  assign_type(attrs, &(*out)[0], promote_sequence(in->data(), in->size()), "output", 0);
   return true;
 }
 

@@ -3,9 +3,10 @@
 // values become unsigned keys that order as NumPy orders the values (floats: -0 with +0, NaN
 // last); sort sorts the keys alone, argsort the keys with the lane position in the low bits.
 // Those keys are all distinct, so argsort is stable (NumPy's kind='stable') whatever the
-// algorithm underneath.
+// algorithm underneath. Complex values, which have no such key, take a comparison sort.
 #include <algorithm>
 #include <bit>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -284,6 +285,47 @@ void sort_lanes(const Lanes& L, const T* x, T* y, int64_t* idx) {
   });
 }
 
+// ---- complex values: no orderable key of 64 bits, so a comparison sort (as NumPy's) ----
+
+// NumPy's sort order for complex numbers: those without NaN first, lexicographically; then
+// R + nanj by real part, nan + Rj by imaginary part, and nan + nanj last.
+template <class T>
+struct ComplexSortLess {
+  static int nan_class(const std::complex<T>& v) {
+    return 2 * (v.real() != v.real()) + (v.imag() != v.imag());
+  }
+  bool operator()(const std::complex<T>& a, const std::complex<T>& b) const {
+    const int ca = nan_class(a), cb = nan_class(b);
+    if (ca != cb) return ca < cb;
+    if (ca < 2 && a.real() != b.real()) return a.real() < b.real();
+    return ca % 2 == 0 && a.imag() < b.imag();
+  }
+};
+
+// sort_lanes for complex numbers: a stable sort of each lane's positions by value.
+template <class T>
+void sort_complex_lanes(const Lanes& L, const std::complex<T>* x, std::complex<T>* y,
+                        int64_t* idx) {
+  const ComplexSortLess<T> less;
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(L.n, 1));
+  kernel::parallel_for(L.count(), grain, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> order(static_cast<size_t>(L.n));
+    std::vector<std::complex<T>> lane(static_cast<size_t>(L.n));
+    const int64_t n = L.n, s = L.inner;
+    for (int64_t l = begin; l < end; ++l) {
+      const int64_t b = L.base(l);
+      for (int64_t j = 0; j < n; ++j) lane[j] = x[b + j * s];
+      for (int64_t j = 0; j < n; ++j) order[j] = j;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t i, int64_t j) { return less(lane[i], lane[j]); });
+      for (int64_t j = 0; j < n; ++j) {
+        if (idx) idx[b + j * s] = order[j];
+        if (y) y[b + j * s] = lane[order[j]];
+      }
+    }
+  });
+}
+
 // A contiguous view of `in` in dtype `t` (a copy where it is strided or of another dtype).
 TBlob contiguous_as(const TBlob& in, DType t, NDArray* keep) {
   if (in.is_contiguous() && in.dtype == t) return in;
@@ -338,11 +380,13 @@ void run_sort(const NodeAttrs& attrs, const TBlob& in, const std::optional<int64
   if (in.device.is_gpu()) {
     gpu_sort(L, x, y, idx);
   } else {
-    kernel::with_compute_type(t, "sort", [&](auto c) {
+    kernel::with_any_compute_type(t, "sort", [&](auto c) {
       using T = decltype(c);
-      if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T> || std::is_floating_point_v<T>)
-        sort_lanes<T>(L, x.ptr<T>(), y.dptr ? y.ptr<T>() : nullptr,
-                      idx.dptr ? idx.ptr<int64_t>() : nullptr);
+      int64_t* order = idx.dptr ? idx.ptr<int64_t>() : nullptr;
+      if constexpr (is_complex_v<T>)
+        sort_complex_lanes(L, x.ptr<T>(), y.dptr ? y.ptr<T>() : nullptr, order);
+      else
+        sort_lanes<T>(L, x.ptr<T>(), y.dptr ? y.ptr<T>() : nullptr, order);
     });
   }
   if (y_buf.defined()) kernel::copy(kernel::to_blob(y_buf), *values, values_req);
@@ -363,8 +407,9 @@ bool sort_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
   const auto& p = attrs.get<SortParam>();
   check_kind(attrs, p);
-  if (p.stable && !*p.stable && p.kind && *p.kind == "stable")
-    value_error("[", op_name(attrs), "] stable=False contradicts kind='stable'");
+  if (p.stable && p.kind)  // NumPy takes one of them
+    value_error("[", op_name(attrs), "] `kind` and keyword parameters can't be provided at the ",
+                "same time. Use only one of them.");
   if ((*in)[0].ndim() == 0 && p.axis && attrs.op->name == "_np_sort")
     normalize_axis(*p.axis, 0, op_name(attrs).c_str());  // AxisError, as NumPy's sort
   lanes_of(attrs, (*in)[0], p.axis);                     // validates the axis
@@ -438,6 +483,19 @@ struct SearchsortedParam {
   }
 };
 
+// Complex numbers by comparisons, in sort's order.
+template <class T>
+void search_complex(const std::complex<T>* a, int64_t n, const std::complex<T>* v, int64_t m,
+                    bool right, int64_t* out) {
+  const ComplexSortLess<T> less;
+  kernel::parallel_for(m, 4096, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      out[i] = (right ? std::upper_bound(a, a + n, v[i], less)
+                      : std::lower_bound(a, a + n, v[i], less)) -
+               a;
+  });
+}
+
 template <class T>
 void search_keys(const T* a, int64_t n, const T* v, int64_t m, bool right, int64_t* out) {
   using K = KeyOf<T>;
@@ -463,9 +521,12 @@ void searchsorted_compute(const NodeAttrs& attrs, const OpContext&, const std::v
   const bool direct = out[0].is_contiguous() && out[0].dtype == DType::kInt64 && req[0] != kAddTo;
   if (!direct) idx_keep = NDArray(out[0].shape, DType::kInt64, out[0].device);
   const TBlob idx = direct ? out[0] : kernel::to_blob(idx_keep);
-  kernel::with_compute_type(t, "searchsorted", [&](auto c) {
+  kernel::with_any_compute_type(t, "searchsorted", [&](auto c) {
     using T = decltype(c);
-    search_keys<T>(a.ptr<T>(), a.size(), v.ptr<T>(), v.size(), right, idx.ptr<int64_t>());
+    if constexpr (is_complex_v<T>)
+      search_complex(a.ptr<T>(), a.size(), v.ptr<T>(), v.size(), right, idx.ptr<int64_t>());
+    else
+      search_keys<T>(a.ptr<T>(), a.size(), v.ptr<T>(), v.size(), right, idx.ptr<int64_t>());
   });
   if (!direct) kernel::copy(idx, out[0], req[0]);
 }
@@ -518,6 +579,8 @@ Op& register_sort_op(const char* name, const char* doc, FCompute compute) {
                             })
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", searchsorted_compute)
+      // A Python int out of a's range still has a place (NumPy: int8 [1, 5] puts 300 at 2).
+      .set_attr<bool>("TWidensPythonInts", true)
       .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
   OpRegistry::global()
       .register_op("_backward_sort")

@@ -3305,7 +3305,9 @@ add(OpEntry("sort_complex", np.sort_complex, onp.sort_complex, "search",
                 Sample((make_arg((9,), dt, rng, Domain(-3, 3)),), {}, "1d"),
                 Sample((make_arg((3, 4), dt, rng, Domain(-3, 3)),), {}, "2d"),
                 Sample((make_arg((0,), dt, rng),), {}, "empty")],
-            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt)))
+            expected_dtype=lambda np_dt, arrays, kw, dt: onp.dtype(np_dt),
+            error_inputs=lambda: [ErrorInput((onp.float64(1.0),), {}, ValueError, "0d",
+                                             ValueError)]))
 
 
 def _histdd_flat(fn):

@@ -4,21 +4,52 @@ import builtins as _builtins
 import operator as _operator
 
 import numpy as _onp
+
+# ndx's dtypes are NumPy's scalar types: below NumPy's own, with the abstract ones (generic,
+# number, integer, floating, ...) for issubdtype / isinstance checks and the C-type aliases
+# (intp, int_, single, double, ...) of the dtypes ndx has.
 from numpy import (  # noqa: F401
     bool_,
+    byte,
+    cdouble,
     complex64,
     complex128,
+    complexfloating,
+    csingle,
+    double,
     float16,
     float32,
     float64,
+    floating,
+    generic,
+    half,
+    inexact,
     int8,
     int16,
     int32,
     int64,
+    int_,
+    intc,
+    integer,
+    intp,
+    long,
+    longlong,
+    number,
+    short,
+    signedinteger,
+    single,
+    ubyte,
+    uint,
     uint8,
     uint16,
     uint32,
     uint64,
+    uintc,
+    uintp,
+    ulong,
+    ulonglong,
+    unsignedinteger,
+    ushort,
 )
 
 from .. import _api_internal, _core
@@ -35,6 +66,7 @@ from ._dtype_utils import (  # noqa: F401
     NaN,
     boolean_dtypes,
     can_cast,
+    common_type,
     euler_gamma,
     finfo,
     floating_dtypes,
@@ -293,7 +325,14 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     params = {"nan": nan, "posinf": posinf, "neginf": neginf}
     if not isinstance(x, ndarray):
         x = asarray(x)
-    elif not copy:
+    if x.dtype.kind == "c":  # each part on its own, as NumPy
+        parts = [_invoke(_handle("_npi_nan_to_num"), (p,), params) for p in (real(x), imag(x))]
+        r = parts[0] + parts[1] * 1j
+        if not copy:
+            x[...] = r
+            return x
+        return r
+    if not copy:
         return _invoke(_handle("_npi_nan_to_num"), (x,), params, x)
     return _invoke(_handle("_npi_nan_to_num"), (x,), params)
 
@@ -567,6 +606,8 @@ def angle(z, deg=False):
     """The counterclockwise angle from the positive real axis, in radians (degrees with
     deg=True); 0 or pi for real input."""
     z = z if isinstance(z, ndarray) else asarray(z)
+    if z.dtype.kind in "biu":  # (0 or pi, in the default float dtype)
+        z = z.astype(_default_float())
     a = _angle_op(z)
     return a * (180.0 / _onp.pi) if deg else a
 
@@ -678,12 +719,77 @@ def _resize_in_place(self, *new_shape, refcheck=True):
 
 
 def _is_c_contiguous(a):
-    expected = a.itemsize
-    for n, stride in zip(reversed(a.shape), reversed(a.strides)):
+    return _is_contiguous(a.shape, a.strides, a.itemsize)
+
+
+def _is_contiguous(shape, strides, itemsize):
+    """Whether shape / strides (last axis fastest) lay the elements out densely, as NumPy's
+    flags see it (axes of length 1 have any stride; an empty array is contiguous)."""
+    if 0 in shape:
+        return True
+    expected = itemsize
+    for n, stride in zip(reversed(shape), reversed(strides)):
         if n != 1 and stride != expected:
             return False
         expected *= n
     return True
+
+
+class flagsobj:
+    """a.flags, as NumPy's: the memory layout (C_CONTIGUOUS, F_CONTIGUOUS; FORTRAN (F), FNC,
+    FORC, CARRAY, FARRAY, BEHAVED derived from them) and WRITEABLE / ALIGNED (always true for ndx
+    arrays), WRITEBACKIFCOPY (always false). OWNDATA is not tracked (ndx arrays have no
+    `base`): asking for it raises NotImplementedError."""
+
+    _NAMES = {"C": "C_CONTIGUOUS", "CONTIGUOUS": "C_CONTIGUOUS", "F": "F_CONTIGUOUS",
+              "W": "WRITEABLE", "A": "ALIGNED", "X": "WRITEBACKIFCOPY",
+              "O": "OWNDATA"}
+
+    def __init__(self, a):
+        c = _is_contiguous(a.shape, a.strides, a.itemsize)
+        f = _is_contiguous(a.shape[::-1], a.strides[::-1], a.itemsize)
+        # (NumPy's FARRAY is "behaved and not C-contiguous", F-contiguous or not.)
+        self._values = {"C_CONTIGUOUS": c, "F_CONTIGUOUS": f, "WRITEABLE": True,
+                        "ALIGNED": True, "WRITEBACKIFCOPY": False, "FORTRAN": f,
+                        "FNC": f and not c, "FORC": f or c, "BEHAVED": True, "CARRAY": c,
+                        "FARRAY": not c}
+
+    def __getitem__(self, key):
+        name = self._NAMES.get(key, key) if isinstance(key, str) else key
+        if name == "OWNDATA":
+            raise NotImplementedError("[flags] OWNDATA is not tracked by ndx arrays")
+        if name not in self._values:
+            raise KeyError(f"Unknown flag {key!r}")
+        return self._values[name]
+
+    def __setitem__(self, key, value):
+        name = self._NAMES.get(key, key) if isinstance(key, str) else key
+        if name == "WRITEABLE" and value:
+            return
+        if name in ("WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY"):
+            raise NotImplementedError(f"[flags] ndx arrays cannot set {name} to {value!r}")
+        raise KeyError(f"Unknown flag {key!r}")
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name.upper()]
+        except KeyError:
+            raise AttributeError(f"'flagsobj' object has no attribute {name!r}") from None
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            self[name.upper()] = value
+
+    def __eq__(self, other):
+        return isinstance(other, flagsobj) and self._values == other._values
+
+    def __repr__(self):
+        names = ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY")
+        return "\n".join(f"  {n} : {self._values[n]}" for n in names) + "\n"
 
 
 class flatiter:
@@ -752,6 +858,7 @@ ndarray.__array_priority__ = 1000.0  # NumPy defers binary operators to ndx arra
 ndarray.partition = _partition_in_place
 ndarray.resize = _resize_in_place
 ndarray.flat = property(flatiter, doc="A flat iterator over the array (C order).")
+ndarray.flags = property(flagsobj, doc="Information about the memory layout (see flagsobj).")
 ndarray.__divmod__ = lambda self, other: divmod(self, other)
 ndarray.__rdivmod__ = lambda self, other: divmod(other, self)
 ndarray.__reduce__ = _reduce

@@ -7,20 +7,47 @@ from . import fft as fft
 from . import linalg as linalg
 from . import random as random
 from numpy import bool as bool_
+from numpy import complex128 as cdouble
 from numpy import complex128 as complex128
 from numpy import complex64 as complex64
+from numpy import complex64 as csingle
+from numpy import complexfloating as complexfloating
 from numpy import dtype as dtype
 from numpy import float16 as float16
+from numpy import float16 as half
 from numpy import float32 as float32
+from numpy import float32 as single
+from numpy import float64 as double
 from numpy import float64 as float64
+from numpy import floating as floating
+from numpy import generic as generic
+from numpy import inexact as inexact
 from numpy import int16 as int16
+from numpy import int16 as short
 from numpy import int32 as int32
+from numpy import int32 as intc
 from numpy import int64 as int64
+from numpy import int64 as int_
+from numpy import int64 as intp
+from numpy import int64 as long
+from numpy import int8 as byte
 from numpy import int8 as int8
+from numpy import integer as integer
+from numpy import longlong as longlong
+from numpy import number as number
+from numpy import signedinteger as signedinteger
 from numpy import uint16 as uint16
+from numpy import uint16 as ushort
 from numpy import uint32 as uint32
+from numpy import uint32 as uintc
+from numpy import uint64 as uint
 from numpy import uint64 as uint64
+from numpy import uint64 as uintp
+from numpy import uint64 as ulong
+from numpy import uint8 as ubyte
 from numpy import uint8 as uint8
+from numpy import ulonglong as ulonglong
+from numpy import unsignedinteger as unsignedinteger
 
 NAN: Any
 
@@ -112,7 +139,7 @@ def argmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: Any = False) 
 def argpartition(a: Any, kth: Any, axis: Any = -1, kind: Any = 'introselect', order: Any = None) -> Any:
     """Indices that partition a (here: that sort it, stably)."""
 
-def argsort(a: Any, axis: Any = -1, kind: Any = None, stable: Any = True, *, descending: Any = False, out: Any = None) -> Any:
+def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = True, descending: Any = False, out: Any = None) -> Any:
     """The indices that sort a along axis (None: the flattened array), stable: equal elements keep their order, in descending order as well."""
 
 def argwhere(a: Any) -> Any:
@@ -253,13 +280,16 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, *, min: 
 def column_stack(tup: Any) -> Any:
     """1-d arrays as columns (2-d ones as they are), joined along the second axis."""
 
+def common_type(*arrays: Any) -> Any:
+    """The scalar type of the inexact kind the arrays share (NumPy's common_type): float16, float32, float64 or their complex types, integers counting as float64."""
+
 def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
     """The slices of a along axis where condition (1-d, at most that long) is true."""
 
 def concat(arrays: Any, /, *, axis: Any = 0) -> Any:
     """The Array API's concatenate; axis=None joins the flattened arrays."""
 
-def concatenate(seq: Any, axis: Any = 0, out: Any = None) -> Any:
+def concatenate(seq: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None, casting: Any = 'same_kind') -> Any:
     """Joins arrays along an existing axis (axis=None flattens them first)."""
 
 def conj(x: Any, out: Any = None) -> Any:
@@ -269,7 +299,7 @@ def conjugate(x: Any, out: Any = None) -> Any:
     """The complex conjugate; a copy of x for real dtypes (bool becomes int8, as NumPy's)."""
 
 def convolve(a: Any, v: Any, mode: Any = 'full') -> Any:
-    """The discrete linear convolution of two 1-d arrays (NumPy's modes)."""
+    """The discrete linear convolution of two 1-d arrays (0-d ones as one element; NumPy's modes): sum_n a[n] v[k - n], no conjugate."""
 
 def copy(a: Any, order: Any = 'K', subok: Any = False) -> Any:
     """A copy of a (recorded by autograd as an ordinary op)."""
@@ -284,7 +314,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: Any = True, *, dtype: Any = None) ->
     """Pearson correlation coefficients (cov normalized by the standard deviations)."""
 
 def correlate(a: Any, v: Any, mode: Any = 'valid') -> Any:
-    """The cross-correlation of two 1-d arrays: c[k] = sum_n a[n + k] v[n] (NumPy's modes)."""
+    """The cross-correlation of two 1-d arrays: c[k] = sum_n a[n + k] conj(v[n]) (NumPy's modes)."""
 
 def cos(x: Any, *, out: Any = None) -> Any:
     """Cosine, elementwise (radians)."""
@@ -410,6 +440,12 @@ def finfo(dtype: Any) -> Any:
 def fix(x: Any, *, out: Any = None) -> Any:
     """Round towards zero; integers are returned unchanged."""
 
+class flagsobj:
+    """a.flags, as NumPy's: the memory layout (C_CONTIGUOUS, F_CONTIGUOUS; FORTRAN (F), FNC, FORC, CARRAY, FARRAY, BEHAVED derived from them) and WRITEABLE / ALIGNED (always true for ndx arrays), WRITEBACKIFCOPY (always false). OWNDATA is not tracked (ndx arrays have no `base`): asking for it raises NotImp"""
+    def __getitem__(self, key: Any) -> Any: ...
+    def __init__(self, a: Any) -> None: ...
+    def __getattr__(self, name: str) -> Any: ...
+
 class flatiter:
     """a.flat: a 1-d view of a for indexing, assignment and iteration in C order."""
     def __getitem__(self, key: Any) -> Any: ...
@@ -511,7 +547,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
 def hsplit(ary: Any, indices_or_sections: Any) -> Any:
     """Split along the second axis (the first for 1-d arrays) into equal parts or at indices."""
 
-def hstack(tup: Any) -> Any:
+def hstack(tup: Any, *, dtype: Any = None, casting: Any = 'same_kind') -> Any:
     """Arrays joined along the second axis (the first for 1-d arrays)."""
 
 def hypot(x1: Any, x2: Any, *, out: Any = None) -> Any:
@@ -797,6 +833,7 @@ class ndarray:
     def dot(self, *args: Any, **kwargs: Any) -> Any: ...
     dtype: Any
     def fill(self, value: Any) -> Any: ...
+    flags: Any
     flat: Any
     def flatten(self, *args: Any, **kwargs: Any) -> Any: ...
     grad: Any
@@ -1016,7 +1053,7 @@ def round(x: Any, decimals: Any = 0, *, out: Any = None) -> Any:
 def round_(x: Any, decimals: Any = 0, *, out: Any = None) -> Any:
     """Round to the given number of decimals, halves to even."""
 
-def row_stack(tup: Any) -> Any:
+def row_stack(tup: Any, *, dtype: Any = None, casting: Any = 'same_kind') -> Any:
     """Arrays joined along the first axis, 1-d ones as rows."""
 
 s_: Any
@@ -1060,8 +1097,8 @@ def sinh(x: Any, *, out: Any = None) -> Any:
 def size(a: Any, axis: Any = None) -> Any:
     """The number of elements of a, or along the given axis or axes."""
 
-def sort(a: Any, axis: Any = -1, kind: Any = None, stable: Any = True, *, descending: Any = False, out: Any = None) -> Any:
-    """A sorted copy along axis (None: the flattened array); NaN sorts last (first with descending=True). The sort is always stable; descending keeps equal elements in their order too."""
+def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = True, descending: Any = False, out: Any = None) -> Any:
+    """A sorted copy along axis (None: the flattened array); NaN sorts last (first with descending=True). The sort is always stable; descending keeps equal elements in their order too. stable defaults to True, the Array API's (NumPy's None); with kind given, stable=False is NumPy's ValueError."""
 
 def sort_complex(a: Any) -> Any:
     """a sorted as complex numbers along its last axis (by real part, then imaginary), as a complex array (complex64 from 8- and 16-bit integers, else complex128 for real input)."""
@@ -1081,7 +1118,7 @@ def square(x: Any, *, out: Any = None) -> Any:
 def squeeze(a: Any, axis: Any = None) -> Any:
     """a without the axes of length 1 (all, or those `axis` names): a view."""
 
-def stack(arrays: Any, axis: Any = 0, out: Any = None) -> Any:
+def stack(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None, casting: Any = 'same_kind') -> Any:
     """Joins arrays along a new axis."""
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None, correction: Any = 0.0) -> Any:
@@ -1204,7 +1241,7 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
 def vsplit(ary: Any, indices_or_sections: Any) -> Any:
     """Split along the first axis (arrays of at least 2 dimensions)."""
 
-def vstack(tup: Any) -> Any:
+def vstack(tup: Any, *, dtype: Any = None, casting: Any = 'same_kind') -> Any:
     """Arrays joined along the first axis, 1-d ones as rows."""
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:

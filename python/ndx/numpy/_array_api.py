@@ -171,10 +171,18 @@ def _sort_args(a, axis, fn):
     return a, axis
 
 
-def sort(a, axis=-1, kind=None, stable=True, *, descending=False, out=None):
+def _no_fields(order, name):
+    """NumPy's order= names fields of structured arrays, which ndx does not have."""
+    if order is not None:
+        raise ValueError(f"[{name}] Cannot specify order when the array has no fields.")
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False, out=None):
     """A sorted copy along axis (None: the flattened array); NaN sorts last (first with
     descending=True). The sort is always stable; descending keeps equal elements in their
-    order too."""
+    order too. stable defaults to True, the Array API's (NumPy's None); with kind given,
+    stable=False is NumPy's ValueError."""
+    _no_fields(order, "sort")
     stable = None if kind is not None and stable is True else stable  # NumPy: one of them
     if not descending:
         return _sort_op(a, axis=axis, kind=kind, stable=stable, out=out)
@@ -185,9 +193,10 @@ def sort(a, axis=-1, kind=None, stable=True, *, descending=False, out=None):
                             axis), out)
 
 
-def argsort(a, axis=-1, kind=None, stable=True, *, descending=False, out=None):
+def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False, out=None):
     """The indices that sort a along axis (None: the flattened array), stable: equal elements
     keep their order, in descending order as well."""
+    _no_fields(order, "argsort")
     stable = None if kind is not None and stable is True else stable
     if not descending:
         return _argsort_op(a, axis=axis, kind=kind, stable=stable, out=out)

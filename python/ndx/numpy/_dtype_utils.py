@@ -93,6 +93,8 @@ def can_cast(from_, to, casting="safe"):
     """Whether from_ (a dtype or an array) casts to `to` under the casting rule."""
     if casting not in _CASTINGS:
         raise ValueError(f"[can_cast] casting must be one of {_CASTINGS}, got {casting!r}")
+    if from_ is None or to is None:
+        raise TypeError("[can_cast] did not understand one of the types; 'None' not accepted")
     a, b = _dtype_arg(from_, "can_cast"), _dtype_arg(to, "can_cast")
     if a != BFLOAT16 and b != BFLOAT16:
         return bool(_onp.can_cast(a, b, casting))
@@ -107,6 +109,30 @@ def can_cast(from_, to, casting="safe"):
     if a.kind == "b" or (a.kind in "iu" and a.itemsize == 1):
         return True
     return casting == "same_kind" and a.kind in "iuf"
+
+
+def common_type(*arrays):
+    """The scalar type of the inexact kind the arrays share (NumPy's common_type): float16,
+    float32, float64 or their complex types, integers counting as float64."""
+    if not arrays:
+        raise TypeError("[common_type] at least one array is required")
+    is_complex, precision = False, 0
+    for a in arrays:
+        t = _dtype_arg(a.dtype if hasattr(a, "dtype") else a, "common_type")
+        if t == BFLOAT16:
+            raise TypeError("[common_type] can't get common type for bfloat16")
+        if t.kind in "iu":
+            size = 8
+        elif t.kind in "fc":
+            size = t.itemsize // 2 if t.kind == "c" else t.itemsize
+            is_complex |= t.kind == "c"
+        else:
+            raise TypeError(f"[common_type] can't get common type for non-numeric array "
+                            f"of {t}")
+        precision = max(precision, size)
+    if is_complex:
+        return {2: _onp.complex64, 4: _onp.complex64, 8: _onp.complex128}[precision]
+    return {2: _onp.float16, 4: _onp.float32, 8: _onp.float64}[precision]
 
 
 def min_scalar_type(a):

@@ -106,7 +106,8 @@ def rollaxis(a, axis, start=0):
     if not -n <= start <= n:
         raise _core.AxisError(f"[rollaxis] start {start} is out of bounds for array "
                                         f"of dimension {n}")
-    start %= n + 1
+    if start < 0:  # NumPy's rule: a negative start counts from n, not n + 1
+        start += n
     if axis < start:
         start -= 1
     if axis == start:
@@ -289,15 +290,17 @@ def _sequence(tup, name):
     return [_as_array(a) for a in tup]
 
 
-def hstack(tup):
+def hstack(tup, *, dtype=None, casting="same_kind"):
     """Arrays joined along the second axis (the first for 1-d arrays)."""
     arrs = [atleast_1d(a) for a in _sequence(tup, "hstack")]
-    return _np.concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
+    return _np.concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1, dtype=dtype,
+                           casting=casting)
 
 
-def vstack(tup):
+def vstack(tup, *, dtype=None, casting="same_kind"):
     """Arrays joined along the first axis, 1-d ones as rows."""
-    return _np.concatenate([atleast_2d(a) for a in _sequence(tup, "vstack")], axis=0)
+    return _np.concatenate([atleast_2d(a) for a in _sequence(tup, "vstack")], axis=0,
+                           dtype=dtype, casting=casting)
 
 
 row_stack = vstack
@@ -827,7 +830,7 @@ def put_along_axis(arr, indices, values, axis):
         flat = _flat_index_along(arr.shape, indices, axis, "put_along_axis")
     if flat.size == 0:
         return None
-    vals = _np.broadcast_to(_as_array(values, arr).astype(arr.dtype), flat.shape)
+    vals = _np.broadcast_to(_composites._assigned_values(values, arr), flat.shape)
     data = _np.reshape(arr.copy(), (-1,))  # written back whole: arr may be a strided view
     data[_np.reshape(flat, (-1,))] = _np.reshape(vals, (-1,))
     arr[...] = _np.reshape(data, arr.shape)
@@ -844,6 +847,9 @@ def unravel_index(indices, shape, order="C"):
     if _kind(idx) not in "iu":
         raise TypeError(f"[unravel_index] indices must be integers, got {idx.dtype}")
     size = math.prod(shape)
+    if size >= 2**63:
+        raise ValueError("[unravel_index] dimensions are too large; arrays and shapes with a "
+                         "total size greater than 'intp' are not supported.")
     if idx.size and (bool(_np.any(idx < 0)) or bool(_np.any(idx >= size))):
         raise ValueError(f"[unravel_index] index out of bounds for array with size {size}")
     idx = idx.astype("int64")
@@ -861,6 +867,9 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     if order not in ("C", "F"):
         raise ValueError("[ravel_multi_index] order must be 'C' or 'F'")
     dims = tuple(_index(d, "dims", "ravel_multi_index") for d in dims)
+    if math.prod(dims) >= 2**63:
+        raise ValueError("[ravel_multi_index] invalid dims: array size defined by dims is "
+                         "larger than the maximum possible size.")
     coords = [_as_array(c) for c in multi_index]
     if len(coords) != len(dims):
         raise ValueError(f"[ravel_multi_index] parameter multi_index must be a sequence of "
@@ -998,7 +1007,10 @@ def vander(x, N=None, increasing=False):
 
 def _window(M, name, formula):
     """formula(n, M - 1) over the symmetric points n = 1-M, 3-M, ..., M-1 (NumPy's form, so
-    the ends come out exact), in float64 and returned in the default float dtype."""
+    the ends come out exact), in float64 and returned in the default float dtype. A float M
+    that is a whole number counts as that int (NumPy computes with it as it is)."""
+    if isinstance(M, (float, _onp.floating)) and float(M).is_integer():
+        M = int(M)
     M = _index(M, "M", name)
     if M < 1:
         return _np.zeros((0,), dtype=_np._default_float())
@@ -1064,6 +1076,8 @@ def i0(x):
     """The modified Bessel function of the first kind, order 0 (floats; integers as the
     default float)."""
     x = _as_array(x)
+    if _kind(x) == "c":
+        raise TypeError("[i0] i0 not supported for complex values")
     if _kind(x) not in "f":
         x = x.astype(_np._default_float())
     ax = _np.absolute(x)
@@ -1076,7 +1090,8 @@ def i0(x):
 def kaiser(M, beta):
     """The Kaiser window of M points: I0(beta sqrt(1 - (2n/(M-1) - 1)^2)) / I0(beta), computed
     in float64 and returned in the default float dtype (NumPy: float64)."""
-    m = _index(M, "M", "kaiser")
+    m = _index(int(M) if isinstance(M, (float, _onp.floating)) and float(M).is_integer() else M,
+               "M", "kaiser")
     if m < 1:
         return _np.zeros((0,), dtype=_np._default_float())
     if m == 1:
@@ -1121,10 +1136,13 @@ def insert(arr, obj, values, axis=None):
     v = _as_array(values, a).astype(a.dtype)
     if v.ndim < a.ndim:
         v = v.reshape((1,) * (a.ndim - v.ndim) + tuple(v.shape))
-    if idx.ndim == 0:  # one slot: values' first axis becomes the inserted run along axis
-        v = _np.moveaxis(v, 0, axis)
+    if idx.size == 1:
+        # One slot, as NumPy: for a scalar obj values' first axis becomes the inserted run
+        # along axis; for a one-element sequence the run is values' own extent along axis.
+        if idx.ndim == 0:
+            v = _np.moveaxis(v, 0, axis)
         count = v.shape[axis]
-        slots = _onp.full(count, int(idx))
+        slots = _onp.full(count, int(idx.reshape(-1)[0]))
         order = _onp.arange(count)
     else:
         count = idx.size
@@ -1158,10 +1176,10 @@ def trim_zeros(filt, trim="fb", axis=None):
         raise TypeError(f"[trim_zeros] trim must be a str of 'f' and / or 'b', got "
                         f"{type(trim).__name__}")
     trim = trim.lower()
-    if any(c not in "fb" for c in trim):
+    if not trim or any(c not in "fb" for c in trim):
         raise ValueError(f"[trim_zeros] unexpected character(s) in `trim`: {trim!r}")
-    if a.ndim == 0:
-        raise ValueError("[trim_zeros] filt must be at least 1-d")
+    if a.ndim == 0:  # nothing to trim, as NumPy
+        return a.copy()
     axes = range(a.ndim) if axis is None else _axis_list(axis, a.ndim, "trim_zeros")
     nz = a._nonzero()
     key = [slice(None)] * a.ndim
@@ -1215,7 +1233,7 @@ def place(arr, mask, vals):
     count = int(_np.count_nonzero(m))
     if count == 0:
         return None
-    v = _as_array(vals, arr).astype(arr.dtype).reshape(-1)
+    v = _composites._assigned_values(vals, arr).reshape(-1)
     if v.size == 0:
         raise ValueError("[place] cannot insert from an empty array")
     v = _composites.take(v, _np.array(_onp.arange(count) % v.size, dtype="int64",
@@ -1234,7 +1252,7 @@ def putmask(a, mask, values):
     m = _as_array(mask, a).astype("bool")
     if m.shape != a.shape:
         raise ValueError("[putmask] mask and data must be the same size")
-    v = _as_array(values, a).astype(a.dtype).reshape(-1)
+    v = _composites._assigned_values(values, a).reshape(-1)
     if v.size == 0 or a.size == 0:
         return None
     spread = _composites.take(v, _np.array(_onp.arange(a.size) % v.size, dtype="int64",

@@ -176,9 +176,11 @@ def _split_operands(args, name):
     return text, ops
 
 
-def _parse(subscripts, operands, name):
+def _parse(subscripts, operands, name, sum_ellipsis=False):
     """Per operand its list of labels (letters, and ints for the dims '...' covers, aligned from
-    the right as broadcasting aligns them), the output's labels, and each label's size."""
+    the right as broadcasting aligns them), the output's labels, and each label's size.
+    sum_ellipsis: an output without '...' sums the dims '...' covers (NumPy's optimized
+    einsum, and einsum_path, do; its unoptimized einsum raises)."""
     text = subscripts.replace(" ", "")
     if "->" in text:
         lhs, rhs = text.split("->", 1)
@@ -222,11 +224,11 @@ def _parse(subscripts, operands, name):
         if rhs.count("...") > 1 or "." in rhs.replace("...", ""):
             raise ValueError(f"[{name}] invalid ellipsis in output subscripts {rhs!r}")
         head, _, tail = rhs.partition("...") if "..." in rhs else (rhs, "", "")
-        if "..." not in rhs and ell > 0:
+        if "..." not in rhs and ell > 0 and not sum_ellipsis:
             raise ValueError(f"[{name}] output has more dimensions than subscripts given in "
                              f"einstein sum, but no '...' ellipsis provided to broadcast the "
                              f"extra dimensions.")
-        output = list(head) + list(range(ell)) + list(tail)
+        output = list(head) + list(range(ell) if "..." in rhs else []) + list(tail)
         for x in output:
             if output.count(x) > 1:
                 raise ValueError(f"[{name}] einstein sum subscripts string includes output "
@@ -379,7 +381,7 @@ def _path(optimize, labels, output, sizes, name):
         raise ValueError(f"[{name}] optimize must be a bool, 'greedy', 'optimal' or an "
                          f"['einsum_path', ...] list, got {optimize!r}")
     if optimize is False or optimize is None or n <= 2:
-        return [tuple(range(n))] if n > 1 else []  # one step, operands left to right
+        return [tuple(range(n))]  # one step, operands left to right (NumPy's (0,) for one)
     if optimize is True or optimize == "greedy":
         return _greedy_path(labels, output, sizes)
     return _optimal_path(labels, output, sizes)
@@ -428,7 +430,8 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
                 raise TypeError(f"[einsum] cannot cast {op.dtype} to {_onp.dtype(dtype)} "
                                 f"under casting={casting!r}")
         ops = [op.astype(dtype) for op in ops]
-    labels, output, sizes = _parse(subscripts, ops, "einsum")
+    labels, output, sizes = _parse(subscripts, ops, "einsum",
+                                   sum_ellipsis=optimize is not False)
     path = _path(optimize, labels, output, sizes, "einsum")
     return _finish(_einsum(ops, labels, output, path, "einsum"), out, "einsum")
 
@@ -436,7 +439,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
 def einsum_path(*operands, optimize="greedy", einsum_call=False):
     """The contraction order einsum would use: (['einsum_path', pairs...], a report)."""
     subscripts, ops = _split_operands(operands, "einsum_path")
-    labels, output, sizes = _parse(subscripts, ops, "einsum_path")
+    labels, output, sizes = _parse(subscripts, ops, "einsum_path", sum_ellipsis=True)
     path = _path(optimize, labels, output, sizes, "einsum_path")
     naive = math.prod(sizes.values()) * max(len(ops) - 1, 1)
     labs = [list(dict.fromkeys(lab)) for lab in labels]
@@ -597,8 +600,11 @@ def _trim_leading_zeros(p):
 def polymul(a1, a2):
     """The product of two polynomials (the convolution of their coefficients, leading zeros
     dropped first as NumPy's poly1d drops them)."""
-    return _np.convolve(_trim_leading_zeros(_poly1d(a1, "polymul")),
-                        _trim_leading_zeros(_poly1d(a2, "polymul")))
+    a1, a2 = (_poly1d(a, "polymul") for a in (a1, a2))
+    a1, a2 = (_trim_leading_zeros(a if a.shape[0] else _np.zeros((1,), dtype=a.dtype,
+                                                                   device=a.device))
+              for a in (a1, a2))  # an empty polynomial is 0, as poly1d([]) is
+    return _np.convolve(a1, a2)
 
 
 def polyder(p, m=1):

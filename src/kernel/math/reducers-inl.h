@@ -44,15 +44,20 @@ struct ProdReducer {
 // max / min propagate NaN: once the accumulator is NaN it stays NaN. `fast` is the plain
 // instruction, which may drop a NaN: the engine uses it where it separately checks that no
 // NaN (or inf) was seen, and redoes the block with the exact combine otherwise.
+// Complex input follows NumPy's lexicographic order (kernel/math/scalar-inl.h), the first
+// NaN (in either part) winning.
 struct MaxReducer {
   static constexpr bool kExact = true;  // any order gives the same result: no pairwise tree
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class A>
   NDX_HD A fast(A acc, A x) const {
     return max(acc, x);
   }
   template <class C>
   static NDX_HD C identity() {
-    if constexpr (std::is_floating_point_v<C>)
+    if constexpr (is_complex_v<C>)
+      return C(identity<typename C::value_type>(), identity<typename C::value_type>());
+    else if constexpr (std::is_floating_point_v<C>)
       return -std::numeric_limits<C>::infinity();
     else
       return std::numeric_limits<C>::lowest();
@@ -70,13 +75,16 @@ struct MaxReducer {
 
 struct MinReducer {
   static constexpr bool kExact = true;
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class A>
   NDX_HD A fast(A acc, A x) const {
     return min(acc, x);
   }
   template <class C>
   static NDX_HD C identity() {
-    if constexpr (std::is_floating_point_v<C>)
+    if constexpr (is_complex_v<C>)
+      return C(identity<typename C::value_type>(), identity<typename C::value_type>());
+    else if constexpr (std::is_floating_point_v<C>)
       return std::numeric_limits<C>::infinity();
     else
       return std::numeric_limits<C>::max();

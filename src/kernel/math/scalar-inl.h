@@ -14,10 +14,13 @@ template <class T>
 NDX_HD T select(bool c, T a, T b) {
   return c ? a : b;
 }
+// A complex number is NaN (or infinite) when either part is, as NumPy's isnan / isinf.
 template <class T>
 NDX_HD bool is_nan(T x) {
   if constexpr (std::is_floating_point_v<T>)
     return x != x;
+  else if constexpr (is_complex_v<T>)
+    return is_nan(x.real()) || is_nan(x.imag());
   else
     return false;
 }
@@ -25,8 +28,34 @@ template <class T>
 NDX_HD bool is_inf(T x) {
   if constexpr (std::is_floating_point_v<T>)
     return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
+  else if constexpr (is_complex_v<T>)
+    return is_inf(x.real()) || is_inf(x.imag());
   else
     return false;
+}
+
+// NumPy orders complex numbers lexicographically, real part first; an ordering between real
+// parts holds only when neither imaginary part is NaN (its CLT / CLE / CGT / CGE), so every
+// comparison with a NaN part is false. With these, maximum, minimum, fmax, fmin, clip, the
+// comparisons and max / min / argmax reductions take complex input through their real-number
+// bodies (select((a >= b) | is_nan(a), a, b) is NumPy's complex maximum).
+template <class T>
+NDX_HD bool operator<(const std::complex<T>& a, const std::complex<T>& b) {
+  return (a.real() < b.real() && !is_nan(a.imag()) && !is_nan(b.imag())) ||
+         (a.real() == b.real() && a.imag() < b.imag());
+}
+template <class T>
+NDX_HD bool operator<=(const std::complex<T>& a, const std::complex<T>& b) {
+  return (a.real() < b.real() && !is_nan(a.imag()) && !is_nan(b.imag())) ||
+         (a.real() == b.real() && a.imag() <= b.imag());
+}
+template <class T>
+NDX_HD bool operator>(const std::complex<T>& a, const std::complex<T>& b) {
+  return b < a;
+}
+template <class T>
+NDX_HD bool operator>=(const std::complex<T>& a, const std::complex<T>& b) {
+  return b <= a;
 }
 // max / min return b when either is NaN, as the SIMD instructions do; functors that propagate
 // NaN test for it with is_nan.

@@ -191,12 +191,14 @@ struct Power {
 };
 // maximum / minimum propagate NaN from either side.
 struct Maximum {
+  static constexpr unsigned kTypes = kAllWithComplex;  // NumPy's complex order
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     return select((a >= b) | is_nan(a), a, b);
   }
 };
 struct Minimum {
+  static constexpr unsigned kTypes = kAllWithComplex;  // NumPy's complex order
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     return select((a <= b) | is_nan(a), a, b);
@@ -204,20 +206,34 @@ struct Minimum {
 };
 // clip(x, lo, hi) = minimum(maximum(x, lo), hi), NumPy's definition, in one pass: NaN in x or
 // a bound gives NaN, and lo > hi gives hi.
+// Complex input: NumPy's clip orders by real part, then imaginary part, plainly (its
+// comparison operators' rule for NaN parts does not apply), so a bound with a NaN part loses
+// to a value whose real part is beyond it.
 struct Clip {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD T operator()(T x, T lo, T hi) const {
-    const T m = select((x >= lo) | is_nan(x), x, lo);
-    return select((m <= hi) | is_nan(m), m, hi);
+    if constexpr (is_complex_v<T>) {
+      const T m = is_nan(x) || lexicographic_less(lo, x) ? x : lo;
+      return is_nan(m) || lexicographic_less(m, hi) ? m : hi;
+    } else {
+      const T m = select((x >= lo) | is_nan(x), x, lo);
+      return select((m <= hi) | is_nan(m), m, hi);
+    }
+  }
+  template <class T>
+  static NDX_HD bool lexicographic_less(const T& a, const T& b) {
+    return a.real() == b.real() ? a.imag() < b.imag() : a.real() < b.real();
   }
 };
 
-#define NDX_COMPARE_(Name, op)               \
-  struct Name {                              \
-    template <class T>                       \
-    NDX_HD bool operator()(T a, T b) const { \
-      return a op b;                         \
-    }                                        \
+#define NDX_COMPARE_(Name, op)                                   \
+  struct Name {                                                  \
+    static constexpr unsigned kTypes = kAllWithComplex;          \
+    template <class T>                                           \
+    NDX_HD bool operator()(T a, T b) const {                     \
+      return a op b; /* complex: lexicographic (scalar-inl.h) */ \
+    }                                                            \
   };
 struct Equal {
   static constexpr unsigned kTypes = kAllWithComplex;
@@ -341,12 +357,14 @@ struct Ldexp {
 };
 // fmax / fmin ignore a NaN on one side.
 struct Fmax {
+  static constexpr unsigned kTypes = kAllWithComplex;  // NumPy's complex order
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     return select((a >= b) | is_nan(b), a, b);
   }
 };
 struct Fmin {
+  static constexpr unsigned kTypes = kAllWithComplex;  // NumPy's complex order
   template <class T>
   NDX_HD T operator()(T a, T b) const {
     return select((a <= b) | is_nan(b), a, b);

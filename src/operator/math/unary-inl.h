@@ -218,10 +218,13 @@ struct Reciprocal {
 };
 // rint rounds half to even; trunc towards zero (integers as they are).
 struct Rint {
-  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr unsigned kTypes = kInexactTypes;  // complex: each part
   template <class T>
   NDX_HD T operator()(T x) const {
-    return rint(x);
+    if constexpr (is_complex_v<T>)
+      return T(rint(x.real()), rint(x.imag()));
+    else
+      return rint(x);
   }
 };
 struct Trunc {
@@ -236,7 +239,7 @@ struct Trunc {
 // round(x, decimals) as NumPy's: scale by 10^decimals, round half to even, scale back (for
 // negative decimals, divide first). Integers with decimals >= 0 are unchanged.
 struct Round {
-  static constexpr unsigned kTypes = kNumericTypes;
+  static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;  // complex: each part
   int decimals;
   double scale;  // 10^|decimals|
   explicit Round(const FunctorArgs& a) : decimals(static_cast<int>(a.a)), scale(a.b) {}
@@ -262,11 +265,17 @@ struct Round {
         q = static_cast<T>(negative ? q - 1 : q + 1);
       }
       return static_cast<T>(static_cast<U>(q) * static_cast<U>(s));
+    } else if constexpr (is_complex_v<T>) {
+      return T(round_float(x.real()), round_float(x.imag()));
     } else {
-      if (decimals == 0) return rint(x);
-      if (decimals > 0) return rint(x * T(scale)) / T(scale);
-      return rint(x / T(scale)) * T(scale);
+      return round_float(x);
     }
+  }
+  template <class F>
+  NDX_HD F round_float(F x) const {
+    if (decimals == 0) return rint(x);
+    if (decimals > 0) return rint(x * F(scale)) / F(scale);
+    return rint(x / F(scale)) * F(scale);
   }
 };
 // Bool predicates of floats (false for integers and bool).

@@ -1,0 +1,356 @@
+"""Edge cases where ndx differed from NumPy 2.4 (found by differential runs against it): each
+test runs the same call through both and compares values, dtypes and the exception type.
+NumPy is the reference throughout."""
+import itertools
+
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import np
+
+
+def same(got, want):
+    got = got.asnumpy() if isinstance(got, np.ndarray) else onp.asarray(got)
+    want = onp.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    onp.testing.assert_array_equal(got, want)
+
+
+def raises_like(fn_np, fn_ndx, family):
+    """Both calls raise, NumPy's exception is of `family` and ndx's is too."""
+    with pytest.raises(family):
+        fn_np()
+    with pytest.raises(family):
+        fn_ndx()
+
+
+# ------------------------------------------------------------------------------ promotion
+NUMERIC = [onp.dtype(t) for t in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2",
+                                  "f4", "f8", "c8", "c16")]
+
+
+def test_result_type_of_three_dtypes_is_numpys_whatever_the_order():
+    # NumPy's is not a left fold of promote_types: ('u2', 'i2', 'f4') is float32, not float64.
+    for ts in itertools.product(NUMERIC, repeat=3):
+        assert np.result_type(*ts) == onp.result_type(*ts), ts
+
+
+def test_concatenate_and_stack_promote_as_result_type():
+    parts = [onp.arange(3, dtype=t) for t in ("u2", "i2", "f4")]
+    same(np.concatenate([np.array(p) for p in parts]), onp.concatenate(parts))
+    same(np.stack([np.array(p) for p in parts]), onp.stack(parts))
+
+
+def test_common_type_and_the_abstract_scalar_types():
+    for ts in [("f2",), ("c8", "f2"), ("i1", "f4"), ("c8", "i1"), ("f4", "f8"), ("i8",)]:
+        arrays = [onp.zeros(2, t) for t in ts]
+        assert np.common_type(*[np.array(a) for a in arrays]) is onp.common_type(*arrays)
+    with pytest.raises(TypeError):
+        np.common_type(np.zeros(2, dtype=bool))
+    x = np.zeros(3, dtype="int16")
+    assert np.issubdtype(x.dtype, np.integer) and np.issubdtype(x.dtype, np.signedinteger)
+    assert not np.issubdtype(x.dtype, np.floating)
+    assert np.issubdtype(np.float32, np.inexact) and np.issubdtype(np.complex64, np.number)
+    assert (np.intp, np.int_, np.single, np.double, np.csingle, np.ubyte) == (
+        onp.intp, onp.int_, onp.single, onp.double, onp.csingle, onp.ubyte)
+    with pytest.raises(TypeError):
+        np.can_cast(None, "f4")
+
+
+# ----------------------------------------------------------------- joining with dtype / out
+def test_concatenate_stack_hstack_vstack_take_dtype_and_casting():
+    a, b = onp.array([[1, 2], [3, 4]], "int32"), onp.array([[5, 6]], "int32")
+    same(np.concatenate((np.array(a), np.array(b)), dtype="float64"),
+         onp.concatenate((a, b), dtype="float64"))
+    same(np.stack((np.array(a), np.array(a)), axis=1, dtype="int8", casting="unsafe"),
+         onp.stack((a, a), axis=1, dtype="int8", casting="unsafe"))
+    same(np.hstack((np.array(a), np.array(a)), dtype="float32"),
+         onp.hstack((a, a), dtype="float32"))
+    same(np.vstack((np.array(a), np.array(b)), dtype="int64"), onp.vstack((a, b), dtype="int64"))
+    f = onp.array([1.5, 2.5])
+    raises_like(lambda: onp.concatenate((f, f), dtype="int32"),
+                lambda: np.concatenate((np.array(f), np.array(f)), dtype="int32"), TypeError)
+    raises_like(lambda: onp.stack((a, a), casting="no", dtype="int64"),
+                lambda: np.stack((np.array(a), np.array(a)), casting="no", dtype="int64"),
+                TypeError)
+    raises_like(lambda: onp.concatenate((a, a), out=onp.zeros((4, 2)), dtype="int32"),
+                lambda: np.concatenate((np.array(a), np.array(a)), out=np.zeros((4, 2)),
+                                       dtype="int32"), TypeError)
+
+
+def test_concatenate_and_stack_cast_into_an_out_of_another_dtype():
+    a = onp.array([[1, 2], [3, 4]], "int32")
+    want = onp.zeros((4, 2))
+    onp.concatenate((a, a), out=want)
+    got = np.zeros((4, 2), dtype="float64")
+    assert np.concatenate((np.array(a), np.array(a)), out=got) is got
+    same(got, want)
+    want = onp.zeros((2, 2, 2), "int64")
+    onp.stack((a, a), out=want)
+    got = np.zeros((2, 2, 2), dtype="int64")
+    np.stack((np.array(a), np.array(a)), out=got)
+    same(got, want)
+    f = onp.array([1.5])
+    raises_like(lambda: onp.concatenate((f, f), out=onp.zeros(2, "int32")),
+                lambda: np.concatenate((np.array(f), np.array(f)),
+                                       out=np.zeros(2, dtype="int32")), TypeError)
+
+
+# ------------------------------------------------------------------------------ indexing
+def test_an_integer_index_out_of_bounds_raises_beside_an_empty_index_array():
+    x, e = onp.zeros((3, 4), "int32"), onp.array([], "int64")
+    a = np.array(x)
+    for key in [(5, e), (e, 9), (5, onp.zeros(4, bool))]:
+        raises_like(lambda k=key: x[k], lambda k=key: a[tuple(
+            np.array(i) if isinstance(i, onp.ndarray) else i for i in k)], IndexError)
+    with pytest.raises(IndexError):
+        a[5, np.array(e)] = 1
+
+
+@pytest.mark.parametrize("key,value_shape", [(0, (1, 3)), (Ellipsis, (1, 2, 3)),
+                                             ([0, 1], (1, 2, 3)), ((slice(None), 1), (1, 1, 2)),
+                                             (onp.array([True, False]), (1, 1, 3))])
+def test_assignment_drops_a_values_leading_length_one_axes(key, value_shape):
+    x = onp.zeros((2, 3), "int32")
+    v = onp.arange(onp.prod(value_shape), dtype="int32").reshape(value_shape) + 1
+    a = np.array(x)
+    x[key] = v
+    a[np.array(key) if isinstance(key, (list, onp.ndarray)) else key] = np.array(v)
+    same(a, x)
+    with pytest.raises(ValueError):
+        a[0] = np.ones((2, 3), dtype="int32")  # a leading axis that is not 1 still refuses
+
+
+def test_recorded_assignment_drops_leading_length_one_axes():
+    a = np.zeros((2, 3))
+    v = np.ones((1, 3))
+    v.attach_grad()
+    with ndx.autograd.record():
+        b = a * 1
+        b[0] = v * 2
+        y = np.sum(b)
+    y.backward()
+    same(b, onp.array([[2, 2, 2], [0, 0, 0]], "float32"))
+    same(v.grad, onp.full((1, 3), 2.0, "float32"))
+
+
+def test_python_floats_assigned_into_float64_arrays_keep_float64():
+    x = onp.zeros(3)
+    a = np.array(x)
+    x[:] = [1.7, 0.1, 1e-300]
+    a[:] = [1.7, 0.1, 1e-300]
+    same(a, x)
+    for fn in (lambda m, t: m.put(t, [0], [1.7]), lambda m, t: m.place(t, t == 0, [0.1]),
+               lambda m, t: m.putmask(t, t == 0, [0.3]),
+               lambda m, t: m.put_along_axis(t, m.asarray([[1]]) if m is np else
+                                             onp.asarray([[1]]), [[2.3]], axis=1)):
+        x = onp.zeros((1, 2))
+        a = np.array(x)
+        fn(onp, x)
+        fn(np, a)
+        same(a, x)
+    same(np.array(onp.ones(2)) + [1.7, 0.1], onp.ones(2) + [1.7, 0.1])
+
+
+def test_put_place_putmask_convert_host_values_as_numpy():
+    raises_like(lambda: onp.put(onp.zeros(2, "int8"), [0], [300]),
+                lambda: np.put(np.zeros(2, dtype="int8"), [0], [300]), OverflowError)
+    raises_like(lambda: onp.put(onp.zeros(2), [0], [1j]),
+                lambda: np.put(np.zeros(2, dtype="float64"), [0], [1j]), TypeError)
+    for fn in (lambda m, t: m.put(t, [], [1]), lambda m, t: m.put(t, [0], [])):
+        x = onp.arange(3)
+        a = np.array(x)
+        fn(onp, x)
+        fn(np, a)
+        same(a, x)
+
+
+# ----------------------------------------------------------------------- manipulation
+@pytest.mark.parametrize("axis,start", [(a, s) for a in range(3) for s in range(-3, 4)])
+def test_rollaxis_with_any_start(axis, start):
+    x = onp.arange(24).reshape(2, 3, 4)
+    same(np.rollaxis(np.array(x), axis, start), onp.rollaxis(x, axis, start))
+
+
+@pytest.mark.parametrize("obj,values,axis", [([1], [1, 2, 3], 1), ([0], [[10], [20], [30]], 0),
+                                             (1, [1, 2, 3], 1), ([2], [7], None),
+                                             ([1], [[1, 2]], 0)])
+def test_insert_with_a_one_element_sequence(obj, values, axis):
+    x = onp.array([[1, 1], [2, 2], [3, 3]])
+    same(np.insert(np.array(x), obj, values, axis=axis), onp.insert(x, obj, values, axis=axis))
+
+
+def test_trim_zeros_partition_sort_edge_cases():
+    same(np.trim_zeros(np.array(0)), onp.trim_zeros(onp.array(0)))
+    raises_like(lambda: onp.trim_zeros(onp.array([0, 1, 0]), trim=""),
+                lambda: np.trim_zeros(np.array([0, 1, 0]), trim=""), ValueError)
+    same(np.partition(np.array([], dtype="int32"), 0), onp.partition(onp.array([], "int32"), 0))
+    raises_like(lambda: onp.partition(onp.array([3, 1, 2]), 1.0),
+                lambda: np.partition(np.array([3, 1, 2]), 1.0), TypeError)
+    x = onp.array([3, 1, 2])
+    # (kind with stable=True is allowed: True is the default here, the Array API's)
+    for kw in ({"kind": "stable", "stable": False}, {"kind": "quicksort", "stable": False}):
+        raises_like(lambda k=kw: onp.sort(x, **k), lambda k=kw: np.sort(np.array(x), **k),
+                    ValueError)
+    raises_like(lambda: onp.sort(x, order="f"), lambda: np.sort(np.array(x), order="f"),
+                ValueError)
+    same(np.sort(np.array(x), stable=False), onp.sort(x, stable=False))
+    raises_like(lambda: onp.sort_complex(onp.array(7.0)),
+                lambda: np.sort_complex(np.array(7.0)), ValueError)  # AxisError
+
+
+def test_unravel_and_ravel_multi_index_with_too_large_shapes_raise_value_error():
+    raises_like(lambda: onp.unravel_index(2**62, (2**31, 2**31, 4)),
+                lambda: np.unravel_index(2**62, (2**31, 2**31, 4)), ValueError)
+    raises_like(lambda: onp.ravel_multi_index((1, 1, 1), (2**40,) * 3),
+                lambda: np.ravel_multi_index((1, 1, 1), (2**40,) * 3), ValueError)
+
+
+# --------------------------------------------------------------------------- einsum
+@pytest.mark.parametrize("subscripts,n", [("...->", 1), ("i...->", 1), ("...i,...i->", 2),
+                                          ("ij...->", 1), ("...ij->", 1)])
+@pytest.mark.parametrize("optimize", [True, "greedy", "optimal"])
+def test_optimized_einsum_sums_an_ellipsis_the_output_leaves_out(subscripts, n, optimize):
+    ops = [onp.arange(24, dtype="float64").reshape(2, 3, 4) + k for k in range(n)]
+    got = np.einsum(subscripts, *[np.array(o) for o in ops], optimize=optimize)
+    onp.testing.assert_allclose(got.asnumpy(), onp.einsum(subscripts, *ops, optimize=optimize))
+    assert np.einsum_path(subscripts, *[np.array(o) for o in ops])[0] == \
+        onp.einsum_path(subscripts, *ops)[0]
+    with pytest.raises(ValueError):  # unoptimized, NumPy raises too
+        np.einsum(subscripts, *[np.array(o) for o in ops], optimize=False)
+
+
+# ------------------------------------------------------------------ products, polynomials
+@pytest.mark.parametrize("a,v", [([1.0, 2.0], [1j, 2]), ([1j, 3], [1 + 1j, 2 - 1j]),
+                                 ([1 + 2j, 0.5, -1j], [2.0, 1j])])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_does_not_conjugate_correlate_does(a, v, mode):
+    a, v = onp.array(a, "complex128"), onp.array(v, "complex128")
+    onp.testing.assert_allclose(np.convolve(np.array(a), np.array(v), mode).asnumpy(),
+                                onp.convolve(a, v, mode))
+    onp.testing.assert_allclose(np.correlate(np.array(a), np.array(v), mode).asnumpy(),
+                                onp.correlate(a, v, mode))
+
+
+def test_polynomial_edge_cases():
+    a, b = onp.array([1.0, 2.0]), onp.array([1j, 2])
+    onp.testing.assert_allclose(np.polymul(np.array(a), np.array(b)).asnumpy(),
+                                onp.polymul(a, b))
+    same(np.polymul(np.array(onp.zeros(0)), np.array([1.0, 3.0], dtype="float64")),
+         onp.polymul([], [1.0, 3.0]))
+    same(np.convolve(np.array(2.0, dtype="float64"), np.array([1.0, 3.0], dtype="float64")),
+         onp.convolve(2.0, [1.0, 3.0]))
+    u, v = onp.array([2j, 0, 1]), onp.array([1, 0, 0, 1], "complex128")
+    for got, want in zip(np.polydiv(np.array(u), np.array(v)), onp.polydiv(u, v)):
+        onp.testing.assert_allclose(got.asnumpy(), want)
+
+
+# ----------------------------------------------------------------- elementwise functions
+def test_elementwise_edge_cases():
+    raises_like(lambda: onp.i0(onp.array([1 + 2j])), lambda: np.i0(np.array([1 + 2j])),
+                TypeError)
+    onp.testing.assert_allclose(np.angle(np.array([1, -2], dtype="int32")).asnumpy(),
+                                onp.angle(onp.array([1, -2], "int32")), rtol=1e-7)
+    onp.testing.assert_allclose(np.angle(np.array([True, False])).asnumpy(),
+                                onp.angle(onp.array([True, False])))
+    x = onp.array([complex(onp.nan, onp.inf), complex(-onp.inf, 2), complex(1, onp.nan)])
+    same(np.nan_to_num(np.array(x)), onp.nan_to_num(x))
+    same(np.nan_to_num(np.array(x), nan=5.0, posinf=1.0), onp.nan_to_num(x, nan=5.0, posinf=1.0))
+    a = np.array(x)
+    assert np.nan_to_num(a, copy=False) is a
+    same(a, onp.nan_to_num(x))
+    for fn in (onp.hanning, onp.hamming, onp.blackman, onp.bartlett):
+        onp.testing.assert_allclose(getattr(np, fn.__name__)(5.0).asnumpy(), fn(5.0),
+                                    rtol=1e-6, atol=1e-7)
+    onp.testing.assert_allclose(np.kaiser(5.0, 2).asnumpy(), onp.kaiser(5.0, 2), rtol=1e-6)
+
+
+# ------------------------------------------------------------ selection, counting, search
+def test_selection_edge_cases():
+    raises_like(lambda: onp.digitize([1.0, 2.0], [0, 3, 1.0]),
+                lambda: np.digitize(np.array([1.0, 2.0]), np.array([0, 3, 1.0])), ValueError)
+    same(np.take(np.array([10, 20]), np.array([True, False])),
+         onp.take(onp.array([10, 20]), onp.array([True, False])))
+    same(np.choose(np.array([False, True]), [np.array([1, 2]), np.array([3, 4])]),
+         onp.choose(onp.array([False, True]), [[1, 2], [3, 4]]))
+    same(np.compress(np.array([True, False, False, False]), np.array([0, 1, 2])),
+         onp.compress([True, False, False, False], onp.array([0, 1, 2])))
+    raises_like(lambda: onp.compress([False, False, False, True], onp.array([0, 1, 2])),
+                lambda: np.compress(np.array([False, False, False, True]), np.array([0, 1, 2])),
+                IndexError)
+    same(np.bincount([]), onp.bincount([]))
+    raises_like(lambda: onp.bincount([0, 1], weights=[1j, 2]),
+                lambda: np.bincount(np.array([0, 1]), weights=np.array([1j, 2])), TypeError)
+    raises_like(lambda: onp.bincount([0, 1], minlength=2.0),
+                lambda: np.bincount(np.array([0, 1]), minlength=2.0), TypeError)
+    u8 = onp.array([1, 3], "uint8")
+    raises_like(lambda: onp.ediff1d(u8, to_begin=-1),
+                lambda: np.ediff1d(np.array(u8), to_begin=-1), TypeError)
+    same(np.ediff1d(np.array(u8), to_begin=np.array([5], dtype="uint8")),
+         onp.ediff1d(u8, to_begin=onp.array([5], "uint8")))
+
+
+def test_searchsorted_edge_cases():
+    i8 = onp.array([1, 5], "int8")
+    same(np.searchsorted(np.array(i8), 300), onp.searchsorted(i8, 300))
+    same(np.searchsorted(np.array(onp.array([1, 5], "uint8")), -1),
+         onp.searchsorted(onp.array([1, 5], "uint8"), -1))
+    a = onp.array([3.0, 1.0, 2.0])
+    raises_like(lambda: onp.searchsorted(a, 2.5, sorter=[0, -1, 2]),
+                lambda: np.searchsorted(np.array(a), 2.5, sorter=np.array([0, -1, 2])),
+                ValueError)
+    raises_like(lambda: onp.searchsorted(a, 2.5, sorter=onp.array([1.0, 2.0, 0.0])),
+                lambda: np.searchsorted(np.array(a), 2.5, sorter=np.array([1.0, 2.0, 0.0])),
+                TypeError)
+    same(np.searchsorted(np.array(a), np.array([2.5]), sorter=np.array([1, 2, 0])),
+         onp.searchsorted(a, [2.5], sorter=[1, 2, 0]))
+
+
+# ------------------------------------------------------------------- ndarray attributes
+def test_astype_takes_numpys_casting_and_order():
+    x = onp.array([1.5, -2.5])
+    a = np.array(x)
+    same(a.astype("int32", casting="unsafe"), x.astype("int32", casting="unsafe"))
+    same(a.astype("float32", "C", "same_kind"), x.astype("float32", "C", "same_kind"))
+    for casting in ("safe", "same_kind", "no", "equiv"):
+        raises_like(lambda c=casting: x.astype("int32", casting=c),
+                    lambda c=casting: a.astype("int32", casting=c), TypeError)
+    raises_like(lambda: x.astype("float32", order="Z"), lambda: a.astype("float32", order="Z"),
+                ValueError)
+    assert a.astype("float64", copy=False) is a
+
+
+@pytest.mark.parametrize("make", [lambda m: m.zeros((3, 4)), lambda m: m.zeros((3, 4))[:, ::2],
+                                  lambda m: m.zeros((3, 4)).T, lambda m: m.zeros((1, 4)),
+                                  lambda m: m.zeros((0, 3)), lambda m: m.zeros(()),
+                                  lambda m: m.zeros((3, 4))[1:]])
+def test_flags_describe_the_layout_as_numpys(make):
+    x, a = make(onp), make(np)
+    for name in ("c_contiguous", "f_contiguous", "fnc", "forc", "carray", "farray"):
+        assert getattr(a.flags, name) == getattr(x.flags, name), name
+    for key in ("C_CONTIGUOUS", "F_CONTIGUOUS", "C", "F", "FORTRAN", "WRITEABLE", "ALIGNED"):
+        assert a.flags[key] == x.flags[key], key
+    a.flags.writeable = True
+    with pytest.raises(NotImplementedError):
+        a.flags.writeable = False
+    with pytest.raises(NotImplementedError):
+        a.flags["OWNDATA"]
+    with pytest.raises(KeyError):
+        a.flags["NOPE"]
+
+
+def test_select_takes_numpys_result_dtype_with_weak_python_scalars():
+    c1, c2 = onp.array([True, False, False]), onp.array([False, True, False])
+    # (an integer array beside a Python float gives ndx's default float, float32: not here)
+    cases = [([onp.ones(3, "float16"), 1.5], 0), ([onp.arange(3, dtype="int8"), 2], 7),
+             ([onp.ones(3, "float32"), 2], 1.5),
+             ([onp.arange(3, dtype="uint8")], 7), ([onp.arange(3, dtype="int16"), 3], 4)]
+    for choices, default in cases:
+        conds = [c1, c2][:len(choices)]
+        want = onp.select(conds, choices, default=default)
+        got = np.select([np.array(c) for c in conds],
+                        [np.array(c) if isinstance(c, onp.ndarray) else c for c in choices],
+                        default=default)
+        same(got, want)
