@@ -408,6 +408,17 @@ NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) 
       if (d == -1.0 && PyErr_Occurred()) throw PythonErrorSet{};
       return NDArray::scalar(d, like->dtype());
     }
+    if (overflow > 0 && like && (like->dtype() == DType::kUInt64 || widen_ints)) {
+      // Past int64 but within uint64: a uint64 operand (NumPy: uint64 + 2**63 is exact, and
+      // an int8 array compares with 2**63).
+      const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+        NDArray a(Shape{}, DType::kUInt64);
+        *a.data<uint64_t>() = u;
+        return a;
+      }
+      PyErr_Clear();
+    }
     if (overflow) overflow_error("Python integer ", repr_of(o), " out of bounds for int64");
     DType t = like ? promote_with_scalar(like->dtype(), ScalarKind::kInt) : DType::kInt64;
     if (!scalar_fits(v, t)) {

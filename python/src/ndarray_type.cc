@@ -6,6 +6,7 @@
 #include <structmember.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <unordered_map>
 #include "ndx/autograd.h"
@@ -180,7 +181,18 @@ PyObject* inplace(BinOp op, PyObject* a, PyObject* b) {
   if (PyComplex_Check(b) && !is_complex(x.dtype()))  // (the scalar would take x's real dtype)
     type_error("[", kBinOpNames[op] + 4, "] cannot cast the result from complex to ", x.dtype(),
                " with casting rule 'same_kind'");
+  if (op == kDiv && !is_inexact(x.dtype()))  // true division makes floats, as NumPy refuses
+    type_error("[", kBinOpNames[op] + 4, "] cannot cast the result from ", default_float_dtype(),
+               " to ", x.dtype(), " with casting rule 'same_kind'");
   NDArray y = operand_from_py(b, &x);
+  if (op == kAdd || op == kSub || op == kMul || op == kDiv) {
+    // The result is written back into x under NumPy's same_kind rule: uint8 += int8 (int16)
+    // and float32 += complex64 are refused, not wrapped or truncated.
+    const DType r = promote_types(x.dtype(), y.dtype());
+    if (!can_cast(r, x.dtype(), Casting::kSameKind))
+      type_error("[", kBinOpNames[op] + 4, "] cannot cast the result from ", r, " to ", x.dtype(),
+                 " with casting rule 'same_kind'");
+  }
   switch (op) {
     case kAdd:
       x += y;
@@ -520,17 +532,30 @@ bool basic_view(const NDArray& a, PyObject* key, NDArray* out) {
   return true;
 }
 
+bool has_ellipsis(PyObject* key) {
+  if (key == Py_Ellipsis) return true;
+  if (!PyTuple_Check(key)) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); ++i)
+    if (PyTuple_GET_ITEM(key, i) == Py_Ellipsis) return true;
+  return false;
+}
+
 PyObject* getitem(PyObject* o, PyObject* key) {
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
   if (recorded(a)) return wrap(recorded_getitem(a, index_key(key)));
+  // An element (a 0-d result without an Ellipsis in the key) is a copy, as NumPy's scalar
+  // is: `s = x[2]; s += 10` must leave x alone. Other basic results are views.
   if (PyLong_CheckExact(key)) {  // the common a[i]: a view without building a key
     long long i = PyLong_AsLongLong(key);
-    if (!(i == -1 && PyErr_Occurred())) return wrap(a[i]);
+    if (!(i == -1 && PyErr_Occurred())) return wrap(a.ndim() == 1 ? a[i].copy() : a[i]);
     PyErr_Clear();
   }
   NDArray view;
-  if (basic_view(a, key, &view)) return wrap(std::move(view));
+  if (basic_view(a, key, &view)) {
+    if (view.ndim() == 0 && !has_ellipsis(key)) return wrap(view.copy());
+    return wrap(std::move(view));
+  }
   return wrap(ndx::getitem(a, index_key(key)));
   NDX_PY_END(nullptr)
 }
@@ -556,6 +581,20 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
   }
   NDX_PY_BEGIN
   NDArray& a = unwrap(o);
+  // A NumPy scalar is stored as its Python value, as NumPy does (np.int64(300) into int8 is
+  // an OverflowError, not a wrapped 44); 0-d NumPy arrays still cast.
+  PyObject* item = nullptr;
+  if (std::strncmp(Py_TYPE(value)->tp_name, "numpy.", 6) == 0 &&
+      std::strcmp(Py_TYPE(value)->tp_name, "numpy.ndarray") != 0 &&
+      PyObject_HasAttrString(value, "item")) {
+    item = PyObject_CallMethod(value, "item", nullptr);
+    if (!item) throw PythonErrorSet{};
+    value = item;
+  }
+  struct Release {
+    PyObject* p;
+    ~Release() { Py_XDECREF(p); }
+  } release{item};
   check_scalar_fits(value, a.dtype());
   NDArray src = operand_from_py(value, &a);
   if (recorded(a) || recorded(src)) {

@@ -609,8 +609,9 @@ void register_more_binary() {
            Row{"_np_lcm", NDX_KERNEL(Lcm), BinaryType::kIntegerOnly,
                "Least common multiple of |x1| and |x2|.", nullptr},
        }) {
-    Op& op = register_binary(r.name, r.doc, r.rule,
-                             kernel::elementwise_fn(r.fn, compute_of(r.rule)), r.fn.gpu != nullptr);
+    Op& op =
+        register_binary(r.name, r.doc, r.rule, kernel::elementwise_fn(r.fn, compute_of(r.rule)),
+                        r.fn.gpu != nullptr, r.fn.types);
     op.set_attr<FGradient>("FGradient", MakeZeroGradNodes);
     if (r.alias) op.add_alias(r.alias);
   }

@@ -271,9 +271,17 @@ const RandomParam<D>& param_of(const NodeAttrs& attrs) {
   return p;
 }
 
+template <class Dist>
+constexpr bool takes_nan() {
+  if constexpr (requires { Dist::kTakesNan; })
+    return Dist::kTakesNan;
+  else
+    return false;
+}
+
 template <size_t D, class Dist>
 void check_values(const NodeAttrs& attrs, double a, double b) {
-  if (std::isnan(a) || (kDists[D].arity > 1 && std::isnan(b)))
+  if (!takes_nan<Dist>() && (std::isnan(a) || (kDists[D].arity > 1 && std::isnan(b))))
     value_error("[", op_name(attrs), "] parameters must not be NaN");
   if (const char* why = Dist::check(a, b)) {
     if (kDists[D].arity == 1)
@@ -318,7 +326,7 @@ bool infer_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if (s.kind == OutKind::kInteger && !is_integer(t) && t != DType::kBool)
     type_error("[", op_name(attrs), "] dtype must be an integer dtype; got ", t);
   if (s.kind == OutKind::kInteger && p.num_args == 0) {
-    double lo = 0, hi = 1;
+    double lo = 0, hi = 2;  // bool: [0, 2), as NumPy's randint(2, dtype=bool)
     if (t != DType::kBool)
       NDX_DTYPE_SWITCH(t, T, {
         lo = static_cast<double>(std::numeric_limits<T>::lowest());

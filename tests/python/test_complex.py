@@ -117,7 +117,8 @@ def test_power_as_numpy_computes_it(dtype):
 
 UNARY = ["negative", "absolute", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "tanh",
          "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "square",
-         "reciprocal", "sign", "conjugate", "real", "imag", "angle", "positive"]
+         "reciprocal", "sign", "conjugate", "real", "imag", "angle", "positive", "exp2",
+         "log2", "expm1", "log1p", "sinc"]
 
 
 @pytest.mark.parametrize("dtype", C)
@@ -212,6 +213,22 @@ def test_repr_matches_numpy(values, dtype):
 def test_0d_str_is_pythons_complex():
     assert str(np.array(onp.array(1 + 2j))) == str(onp.array(1 + 2j)) == "(1+2j)"
     assert repr(np.array(onp.array(2j, onp.complex64))) == repr(onp.array(2j, onp.complex64))
+
+
+def test_expm1_and_log1p_of_small_complex_values_as_numpy():
+    # NumPy's forms: expm1's real part without cancellation near 0 (exp(z) - 1 would lose it);
+    # log1p as log |1 + z| + i arg(1 + z), NumPy's (which keeps ~8 digits of the real part)
+    x = onp.array([1e-10 + 1e-9j, -3e-12 + 2e-11j, 1e-300 + 0j], "complex128")
+    onp.testing.assert_allclose(np.expm1(np.array(x)).asnumpy(), onp.expm1(x), rtol=1e-14)
+    onp.testing.assert_allclose(np.log1p(np.array(x)).asnumpy(), onp.log1p(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_ops_of_complex_values(name):
+    a = onp.array([0j, 1j, 2 + 0j, 0j, complex(onp.nan, 0)])
+    b = onp.array([0j, 0j, 1 + 1j, 1j, 0j])
+    same_complex(getattr(np, name)(np.array(a), np.array(b)), getattr(onp, name)(a, b))
+    same_complex(np.logical_not(np.array(a)), onp.logical_not(a))
 
 
 # ---------------------------------------------------- ordering (NumPy's lexicographic order)
@@ -370,7 +387,7 @@ def test_round_and_rint_of_complex_arrays_round_each_part(dtype, decimals):
 
 
 # ----------------------------------------------------------------------- typed errors
-@pytest.mark.parametrize("fn", [np.floor, np.ceil, np.trunc, np.fabs],
+@pytest.mark.parametrize("fn", [np.floor, np.ceil, np.trunc, np.fabs, np.spacing, np.cbrt],
                          ids=lambda f: f.__name__)
 def test_ops_without_complex_kernels_raise_type_error(fn):
     with pytest.raises(TypeError, match="complex"):
@@ -396,6 +413,8 @@ GRADS = [
     ("square", np.square, onp.square, 1), ("reciprocal", np.reciprocal, onp.reciprocal, 1),
     ("abs", np.abs, onp.abs, 1), ("real", np.real, onp.real, 1), ("imag", np.imag, onp.imag, 1),
     ("conj", np.conjugate, onp.conjugate, 1), ("angle", np.angle, onp.angle, 1),
+    ("exp2", np.exp2, onp.exp2, 1), ("log2", np.log2, onp.log2, 1),
+    ("expm1", np.expm1, onp.expm1, 1), ("log1p", np.log1p, onp.log1p, 1),
     ("sum", lambda a: np.sum(a, axis=0), lambda a: onp.sum(a, axis=0), 1),
     ("mean", np.mean, onp.mean, 1),
     ("abs-of-product", lambda a, b: np.abs(a * np.conj(b)),

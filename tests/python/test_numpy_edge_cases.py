@@ -354,3 +354,135 @@ def test_select_takes_numpys_result_dtype_with_weak_python_scalars():
                         [np.array(c) if isinstance(c, onp.ndarray) else c for c in choices],
                         default=default)
         same(got, want)
+
+
+# ------------------------------------------------------------------- elements and scalars
+def test_an_element_is_a_copy_as_numpys_scalar():
+    x = onp.array([0, 1, 2, 3], "int32")
+    a = np.array(x)
+    s = a[2]
+    s += 10
+    for v in a:
+        v += 1
+    t = np.array(onp.arange(6).reshape(2, 3))[1, 2]
+    t += 5
+    same(a, x)  # unchanged, as NumPy's
+    assert int(s) == 12 and int(t) == 10
+    row = a.reshape(2, 2)[1]  # a sub-array stays a view, as NumPy's
+    row += 100
+    same(a, onp.array([0, 1, 102, 103], "int32"))
+    z = np.array(onp.array(5.0))
+    view = z[...]  # (an Ellipsis keeps a 0-d view, as NumPy's)
+    view += 1
+    assert float(z) == 6.0
+
+
+def test_numpy_scalars_are_stored_as_their_python_values():
+    x = onp.zeros(2, "int8")
+    a = np.array(x)
+    for v in (onp.int64(300), onp.int16(-200), onp.uint64(2**64 - 1)):
+        raises_like(lambda v=v: x.__setitem__(0, v), lambda v=v: a.__setitem__(0, v),
+                    OverflowError)
+        raises_like(lambda v=v: x.fill(v), lambda v=v: a.fill(v), OverflowError)
+    raises_like(lambda: x.__setitem__(0, onp.float64("nan")),
+                lambda: a.__setitem__(0, onp.float64("nan")), ValueError)
+    x[0], a[0] = onp.int64(-7), onp.int64(-7)
+    x[1], a[1] = onp.array(300), np.array(onp.array(300))  # arrays still cast, as NumPy's
+    same(a, x)
+
+
+def test_python_ints_past_int64_beside_uint64_and_in_comparisons():
+    u = onp.array([1, 2**63], "uint64")
+    same(np.array(u) + 2**63, u + 2**63)
+    same(np.array(u) == 2**63, u == 2**63)
+    i8 = onp.array([1, -5], "int8")
+    for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+        same(getattr(np.array(i8), op)(2**63), getattr(i8, op)(2**63))
+
+
+# ------------------------------------------------------------------------------- random
+@pytest.mark.parametrize("low,high,dtype", [(0, 2**63 - 1, "int64"), (-2**63, 2**63 - 1, "int64"),
+                                            (0, 2**64 - 1, "uint64"), (2**62, 2**62 + 3, "int64"),
+                                            (-2**60, 5, "int64")])
+def test_randint_past_2_to_the_53_is_exact_and_uniform(low, high, dtype):
+    r = np.random.randint(low, high, size=20000, dtype=dtype).asnumpy()
+    assert r.dtype == onp.dtype(dtype)
+    values = [int(v) for v in r]
+    assert min(values) >= low and max(values) < high
+    span = high - low
+    if span > 2**32:
+        # every bit position of the offset is about half set (the old double draw left the low
+        # ones 0): 20000 draws put each within 0.5 +- 0.02 (over 5 standard deviations)
+        offsets = [v - low for v in values]
+        for bit in (0, 1, 7, 20, 40):
+            share = sum((o >> bit) & 1 for o in offsets) / len(offsets)
+            assert abs(share - 0.5) < 0.02, (bit, share)
+        assert abs(sum(offsets) / len(offsets) / span - 0.5) < 0.02
+    else:
+        assert set(values) == set(range(low, high))
+    g = np.random.default_rng(7).integers(0, 2**64, size=2000, dtype="uint64").asnumpy()
+    assert abs(float(onp.mean(g % 2)) - 0.5) < 0.05
+
+
+def test_randint_bounds_checks_hold_on_the_wide_path():
+    with pytest.raises(ValueError):
+        np.random.randint(-2**63 - 1, 2**62)
+    with pytest.raises(ValueError):
+        np.random.randint(0, 2**64, dtype="int64")
+    with pytest.raises(ValueError):
+        np.random.randint(2**60, 2**60)
+
+
+def test_a_size_the_parameters_do_not_broadcast_to_is_a_value_error():
+    with pytest.raises(ValueError):
+        onp.random.triangular(onp.zeros(3), 1, 2, size=(3, 1))
+    with pytest.raises(ValueError):
+        np.random.triangular(np.zeros(3), 1, 2, size=(3, 1))
+    assert np.random.triangular(np.zeros(3), 1, 2, size=(4, 3)).shape == (4, 3)
+
+
+def test_dirichlet_with_small_alphas_has_no_nan_rows():
+    d = np.random.default_rng(2).dirichlet([1e-3, 1e-3], size=20000).asnumpy().astype("float64")
+    assert not onp.isnan(d).any()
+    onp.testing.assert_allclose(d.sum(axis=1), 1.0, rtol=1e-6)
+    # Dirichlet(a, a) puts half its mass on each side: the first share's mean is 1/2
+    assert abs(d[:, 0].mean() - 0.5) < 0.02
+    d = np.random.dirichlet([0.5, 2.0, 3.0], size=40000).asnumpy().astype("float64")
+    onp.testing.assert_allclose(d.mean(axis=0), onp.array([0.5, 2, 3]) / 5.5, atol=0.01)
+
+
+def test_in_place_operators_follow_numpys_same_kind_rule():
+    cases = [("uint8", "int8", "__iadd__"), ("uint8", "int8", "__isub__"),
+             ("uint8", "int8", "__imul__"), ("float32", "complex64", "__iadd__"),
+             ("int64", "complex128", "__imul__"), ("int32", "float32", "__iadd__"),
+             ("int32", "int32", "__itruediv__"), ("bool", "int8", "__iadd__")]
+    for xt, yt, op in cases:
+        x = onp.array([1, 2], xt)
+        y = onp.array([1, 1], yt)
+        raises_like(lambda: getattr(x.copy(), op)(y),
+                    lambda: getattr(np.array(x), op)(np.array(y)), TypeError)
+    raises_like(lambda: onp.array([1, 2]).__iadd__(1.5),
+                lambda: np.array(onp.array([1, 2])).__iadd__(1.5), TypeError)
+    x = onp.array([1, 2], "int16")
+    a = np.array(x)
+    x += onp.array([3, 4], "int8")
+    a += np.array(onp.array([3, 4], "int8"))
+    x *= 3
+    a *= 3
+    same(a, x)
+    f = onp.array([1.5, 2.5], "float64")
+    b = np.array(f)
+    f /= onp.array([2, 4], "int32")
+    b /= np.array(onp.array([2, 4], "int32"))
+    same(b, f)
+
+
+def test_random_edge_cases():
+    for fn, args in [("normal", (0, float("nan"))), ("laplace", (0, float("nan"))),
+                     ("exponential", (float("nan"),)), ("weibull", (float("nan"),))]:
+        assert onp.isnan(getattr(onp.random, fn)(*args))
+        assert onp.isnan(float(getattr(np.random, fn)(*args)))
+    r = np.random.randint(2, size=4000, dtype=bool).asnumpy()
+    assert r.dtype == bool and 0.4 < r.mean() < 0.6
+    with pytest.raises(ValueError):
+        np.random.randint(3, size=4, dtype=bool)

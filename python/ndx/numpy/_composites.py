@@ -1592,6 +1592,8 @@ def spacing(x, out=None):
     """The distance from x to the next float away from zero, in x's own format (negative for
     negative x; NaN for infinities; the smallest subnormal for -0.0 as for 0.0, as NumPy's)."""
     x = _as_array(x)
+    if _kind(x) == "c":
+        raise TypeError("[spacing] ufunc 'spacing' not supported for complex input")
     if not _is_float(x):
         x = x.astype(_np._default_float())
     # x + 0 turns -0.0 into +0.0 (round to nearest), so zeros of both signs step up.

@@ -6,6 +6,7 @@ seed gives the same numbers on every run. ``seed(s)`` seeds the global generator
 each call its own seed; ``default_rng(s)`` / ``Generator`` keep an independent stream of
 calls, as NumPy 2 code expects. Floats default to float32 (``dtype=`` changes it); the
 distributions themselves are C++ functors (operator/math/random-inl.h)."""
+import math
 import operator as _operator
 import os as _os
 
@@ -269,12 +270,22 @@ class _Stream:
                           device, ctx, out)
 
     def _broadcast_size(self, fn, size, *params):
-        """size, else the broadcast shape of the parameters (as NumPy's)."""
-        if size is not None:
-            return _size(size, fn)
+        """size, else the broadcast shape of the parameters (as NumPy's); a size the
+        parameters do not broadcast to is NumPy's ValueError."""
         np = _np()
         shapes = [v.shape if isinstance(v, np.ndarray) else _onp.shape(v) for v in params]
-        return tuple(_onp.broadcast_shapes(*shapes)) if shapes else ()
+        params_shape = tuple(_onp.broadcast_shapes(*shapes)) if shapes else ()
+        if size is None:
+            return params_shape
+        shape = _size(size, fn)
+        try:
+            fits = _onp.broadcast_shapes(params_shape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"[{fn}] Output size {shape} is not compatible with broadcast "
+                             f"dimensions of inputs {params_shape}.")
+        return shape
 
     def noncentral_f(self, dfnum, dfden, nonc, size=None, dtype=None, device=None, ctx=None):
         """(noncentral_chisquare(dfnum, nonc) / dfnum) / (chisquare(dfden) / dfden)."""
@@ -335,8 +346,17 @@ class _Stream:
         if _onp.any(a <= 0) or _onp.any(_onp.isnan(a)):
             raise ValueError("[dirichlet] alpha <= 0")
         shape = (_size(size, "dirichlet") or ()) + (a.size,)
-        g = self.gamma(_np().asarray(a), 1.0, size=shape, dtype="float64")
-        return (g / g.sum(axis=-1, keepdims=True)).astype(dtype or _core._default_float())
+        np = _np()
+        # In logarithms, so small alphas do not underflow every Gamma draw to 0 (and the row to
+        # 0 / 0): Gamma(a) = Gamma(a + 1) U^(1 / a) for a < 1, then a softmax of the logs.
+        small = a < 1
+        log_g = np.log(self.gamma(np.asarray(_onp.where(small, a + 1, a)), 1.0, size=shape,
+                                  dtype="float64"))
+        if small.any():
+            u = self.uniform(0.0, 1.0, size=shape, dtype="float64")
+            log_g = log_g + np.where(np.asarray(small), np.log(u) / np.asarray(a), 0.0)
+        e = np.exp(log_g - np.max(log_g, axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)).astype(dtype or _core._default_float())
 
     # ---- uniform shortcuts ----
     def random(self, size=None, dtype=None, device=None, ctx=None, out=None):
@@ -358,7 +378,49 @@ class _Stream:
             low, high = 0, low
         if dtype is not None and _onp.dtype(dtype).kind not in "iub":
             raise TypeError(f"[randint] dtype must be an integer dtype; got {dtype}")
+        if (all(isinstance(v, (int, _onp.integer)) for v in (low, high))
+                and max(abs(int(low)), abs(int(high)), int(high) - int(low)) > 2**53):
+            return self._randint_wide(int(low), int(high), size, dtype, device, ctx, out)
         return self._draw("randint", {"low": low, "high": high}, size, dtype, device, ctx, out)
+
+    def _randint_wide(self, low, high, size, dtype, device, ctx, out):
+        """randint for bounds or a span past 2**53, which the op's double parameters cannot
+        hold exactly: 64 random bits an element (two exact draws of 32), an unbiased span by
+        rejection (Lemire's threshold: accept u < 2**64 - 2**64 % span), added to low in
+        uint64 arithmetic that wraps as two's complement."""
+        np = _np()
+        t = _onp.dtype("int64" if dtype is None else dtype)
+        info = _onp.iinfo(t)
+        if low < info.min:
+            raise ValueError(f"[randint] low is out of bounds for {t}")
+        if high > info.max + 1:
+            raise ValueError(f"[randint] high is out of bounds for {t}")
+        if low >= high:
+            raise ValueError("[randint] low >= high")
+        shape = () if size is None else _size(size, "randint")
+        n = math.prod(shape)
+        span = high - low
+        limit = 2**64 - (2**64 % span)  # a multiple of span: u below it is uniform mod span
+        u64 = _onp.dtype("uint64")
+
+        def words(k):
+            w = self._draw("randint", {"low": 0, "high": 2**32}, (2, k), "int64", device, ctx)
+            return np.bitwise_or(np.left_shift(w[0].astype(u64), 32), w[1].astype(u64))
+
+        u = words(n)
+        if limit < 2**64:
+            bound = np.array(limit, dtype=u64, device=u.device)
+            bad = np.flatnonzero(np.greater_equal(u, bound))
+            while bad.size:  # each draw is rejected with probability below 1/2
+                u[bad] = words(bad.size)
+                bad = bad[np.greater_equal(u[bad], bound)]
+            u = np.remainder(u, np.array(span, dtype=u64, device=u.device))
+        r = np.add(u, np.array(low % 2**64, dtype=u64, device=u.device)).astype(t)
+        r = r.reshape(shape)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
 
     # ---- permutations and choices ----
     def permutation(self, x):

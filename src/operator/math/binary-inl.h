@@ -254,12 +254,13 @@ NDX_COMPARE_(LessEqual, <=)
 NDX_COMPARE_(Greater, >)
 NDX_COMPARE_(GreaterEqual, >=)
 #undef NDX_COMPARE_
-#define NDX_COMPARE_(Name, op)               \
-  struct Name {                              \
-    template <class T>                       \
-    NDX_HD bool operator()(T a, T b) const { \
-      return (a != T(0)) op(b != T(0));      \
-    }                                        \
+#define NDX_COMPARE_(Name, op)                          \
+  struct Name {                                         \
+    static constexpr unsigned kTypes = kAllWithComplex; \
+    template <class T>                                  \
+    NDX_HD bool operator()(T a, T b) const {            \
+      return (a != T(0)) op(b != T(0));                 \
+    }                                                   \
   };
 NDX_COMPARE_(LogicalAnd, &&)
 NDX_COMPARE_(LogicalOr, ||)

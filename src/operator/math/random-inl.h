@@ -38,17 +38,21 @@ struct Uniform {
     return std::isfinite(high - low) ? nullptr : "high - low must be finite";
   }
 };
+// kTakesNan: a closed-form sampler lets a NaN parameter through, as NumPy does (it samples
+// NaN); the others refuse it (a rejection sampler's loop would never end).
 struct Normal {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double loc, double scale) const {
     return loc + scale * d.normal();
   }
-  static const char* check(double, double scale) { return scale >= 0 ? nullptr : "scale < 0"; }
+  static const char* check(double, double scale) { return scale < 0 ? "scale < 0" : nullptr; }
 };
 struct LogNormal {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double mean, double sigma) const {
     return std::exp(mean + sigma * d.normal());
   }
-  static const char* check(double, double sigma) { return sigma >= 0 ? nullptr : "sigma < 0"; }
+  static const char* check(double, double sigma) { return sigma < 0 ? "sigma < 0" : nullptr; }
 };
 struct Gamma {
   NDX_HD double operator()(ElementDraws& d, double shape, double scale) const {
@@ -96,55 +100,63 @@ struct F {
   }
 };
 struct Exponential {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double scale, double) const {
     return -scale * std::log(d.open_uniform());
   }
-  static const char* check(double scale, double) { return scale >= 0 ? nullptr : "scale < 0"; }
+  static const char* check(double scale, double) { return scale < 0 ? "scale < 0" : nullptr; }
 };
 struct Gumbel {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double loc, double scale) const {
     return loc - scale * std::log(-std::log(d.open_uniform()));
   }
-  static const char* check(double, double scale) { return scale >= 0 ? nullptr : "scale < 0"; }
+  static const char* check(double, double scale) { return scale < 0 ? "scale < 0" : nullptr; }
 };
 struct Laplace {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double loc, double scale) const {
     const double u = d.open_uniform();
     return u < 0.5 ? loc + scale * std::log(2 * u) : loc - scale * std::log(2 * (1 - u));
   }
-  static const char* check(double, double scale) { return scale >= 0 ? nullptr : "scale < 0"; }
+  static const char* check(double, double scale) { return scale < 0 ? "scale < 0" : nullptr; }
 };
 struct Logistic {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double loc, double scale) const {
     const double u = d.open_uniform();
     return loc + scale * std::log(u / (1 - u));
   }
-  static const char* check(double, double scale) { return scale >= 0 ? nullptr : "scale < 0"; }
+  static const char* check(double, double scale) { return scale < 0 ? "scale < 0" : nullptr; }
 };
 // Lomax (Pareto II) as NumPy's pareto: exp(E / a) - 1 for a standard exponential E.
 struct Pareto {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double a, double) const {
     return std::expm1(-std::log(d.open_uniform()) / a);
   }
-  static const char* check(double a, double) { return a > 0 ? nullptr : "a <= 0"; }
+  static const char* check(double a, double) { return a <= 0 ? "a <= 0" : nullptr; }
 };
 struct Power {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double a, double) const {
     return std::pow(d.open_uniform(), 1 / a);
   }
-  static const char* check(double a, double) { return a > 0 ? nullptr : "a <= 0"; }
+  static const char* check(double a, double) { return a <= 0 ? "a <= 0" : nullptr; }
 };
 struct Rayleigh {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double scale, double) const {
     return scale * std::sqrt(-2 * std::log(d.open_uniform()));
   }
-  static const char* check(double scale, double) { return scale >= 0 ? nullptr : "scale < 0"; }
+  static const char* check(double scale, double) { return scale < 0 ? "scale < 0" : nullptr; }
 };
 struct Weibull {
+  static constexpr bool kTakesNan = true;
   NDX_HD double operator()(ElementDraws& d, double a, double) const {
     return a == 0 ? 0.0 : std::pow(-std::log(d.open_uniform()), 1 / a);
   }
-  static const char* check(double a, double) { return a >= 0 ? nullptr : "a < 0"; }
+  static const char* check(double a, double) { return a < 0 ? "a < 0" : nullptr; }
 };
 struct Bernoulli {
   NDX_HD double operator()(ElementDraws& d, double prob, double) const {

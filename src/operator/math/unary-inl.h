@@ -128,6 +128,7 @@ struct Ceil {
   }
 };
 struct LogicalNot {
+  static constexpr unsigned kTypes = kAllWithComplex;
   template <class T>
   NDX_HD bool operator()(T x) const {
     return x == T(0);
@@ -151,12 +152,33 @@ struct LogicalNot {
       return fn(x);                                   \
     }                                                 \
   };
+// Complex forms <complex> lacks, as NumPy's nc_* loops compute them: 2^z = e^(z ln 2),
+// log2 z = log z / ln 2, expm1 z = (expm1(x) cos y - 2 sin^2(y / 2)) + i e^x sin y (no
+// cancellation near 0 in the real part), log1p z = log |1 + z| + i arg(1 + z).
+template <class T>
+NDX_HD std::complex<T> exp2(const std::complex<T>& z) {
+  return std::exp(z * T(0.69314718055994530942));
+}
+template <class T>
+NDX_HD std::complex<T> log2(const std::complex<T>& z) {
+  return std::log(z) * T(1.44269504088896340736);
+}
+template <class T>
+NDX_HD std::complex<T> expm1(const std::complex<T>& z) {
+  const T half_sin = std::sin(z.imag() / 2);
+  return {std::expm1(z.real()) * std::cos(z.imag()) - 2 * half_sin * half_sin,
+          std::exp(z.real()) * std::sin(z.imag())};
+}
+template <class T>
+NDX_HD std::complex<T> log1p(const std::complex<T>& z) {
+  return {std::log(std::hypot(z.real() + 1, z.imag())), std::atan2(z.imag(), z.real() + 1)};
+}
 NDX_INEXACT_UNARY_(Sqrt, sqrt)
 NDX_INEXACT_UNARY_(Exp, exp)
 NDX_INEXACT_UNARY_(Log, log)
-NDX_FLOAT_UNARY_(Expm1, expm1)
-NDX_FLOAT_UNARY_(Log1p, log1p)
-NDX_FLOAT_UNARY_(Log2, log2)
+NDX_INEXACT_UNARY_(Expm1, expm1)
+NDX_INEXACT_UNARY_(Log1p, log1p)
+NDX_INEXACT_UNARY_(Log2, log2)
 NDX_INEXACT_UNARY_(Log10, log10)
 NDX_INEXACT_UNARY_(Sin, sin)
 NDX_INEXACT_UNARY_(Cos, cos)
@@ -172,7 +194,7 @@ NDX_INEXACT_UNARY_(Sinh, sinh)
 NDX_INEXACT_UNARY_(Tan, tan)
 NDX_INEXACT_UNARY_(Cosh, cosh)
 NDX_FLOAT_UNARY_(Cbrt, cbrt)
-NDX_FLOAT_UNARY_(Exp2, exp2)
+NDX_INEXACT_UNARY_(Exp2, exp2)
 #undef NDX_FLOAT_UNARY_
 #undef NDX_INEXACT_UNARY_
 
@@ -188,7 +210,7 @@ struct Scale {
 };
 // sin(pi x) / (pi x), 1 at 0.
 struct Sinc {
-  static constexpr unsigned kTypes = kFloatTypes;
+  static constexpr unsigned kTypes = kInexactTypes;
   template <class T>
   NDX_HD T operator()(T x) const {
     const T y = x * T(3.14159265358979323846);
