@@ -935,6 +935,22 @@ PyObject* become(PyObject* o, PyObject* other) {
   NDX_PY_END(nullptr)
 }
 
+// a._complex_part(imag): the real (imag False) or imaginary part of a complex array as a view
+// of its memory, as NumPy's a.real / a.imag: the part's dtype, strides twice as many of its
+// elements, the imaginary part one element further.
+PyObject* complex_part(PyObject* o, PyObject* imag) {
+  NDX_PY_BEGIN
+  const NDArray& a = unwrap(o);
+  if (!is_complex(a.dtype()))
+    type_error("[_complex_part] expected a complex array, got ", a.dtype());
+  const DType part = real_dtype(a.dtype());
+  Shape strides = a.strides();
+  for (int i = 0; i < strides.ndim(); ++i) strides[i] *= 2;
+  const int64_t offset = a.byte_offset() + (PyObject_IsTrue(imag) ? dtype_size(part) : 0);
+  return wrap(NDArray(a.storage(), offset, a.shape(), strides, part));
+  NDX_PY_END(nullptr)
+}
+
 PyObject* copy_method(PyObject* o, PyObject*) {
   NDX_PY_BEGIN
   return wrap(unwrap(o).copy());
@@ -1175,6 +1191,8 @@ PyMethodDef methods[] = {
      "view(dtype=None, type=None): the same memory, read as dtype, as an instance of type (a\n"
      "subclass of ndarray) when given."},
     {"_become", become, METH_O, "_become(other): this handle now refers to other's data."},
+    {"_complex_part", complex_part, METH_O,
+     "_complex_part(imag): the real or imaginary part of a complex array, as a view."},
     {"_nonzero", nonzero_method, METH_NOARGS, "NumPy's nonzero (np.nonzero wraps it)."},
     {"reshape", reinterpret_cast<PyCFunction>(reshape), METH_VARARGS | METH_KEYWORDS,
      "reshape(*shape, order='C', copy=None): a view when the strides allow one (as NumPy), else "

@@ -509,3 +509,43 @@ def test_eye_and_identity_of_complex_dtypes():
         onp.testing.assert_array_equal(np.eye(3, 4, k=1, dtype=dtype).asnumpy(),
                                        onp.eye(3, 4, k=1, dtype=dtype))
         assert np.identity(2, dtype=dtype).dtype == onp.dtype(dtype)
+
+
+# ----------------------------------------------------------- real / imag as views (NumPy's)
+@pytest.mark.parametrize("dtype", C)
+def test_real_and_imag_are_views_that_take_assignments(dtype):
+    x = carr((3, 4), dtype)
+    a = np.array(x)
+    for key in [(slice(None), slice(None, None, 2)), (1,), (slice(None, None, -1), 0)]:
+        same_complex(a[key].real, x[key].real)
+        same_complex(a[key].imag, x[key].imag)
+    r = a.real
+    r[0] = 7
+    x.real[0] = 7
+    a.imag = 5
+    x.imag = 5
+    a[1:].real = np.array(onp.arange(4, dtype=x.real.dtype))
+    x[1:].real = onp.arange(4)
+    same_complex(a, x)
+    assert a.real.strides == x.real.strides
+
+
+def test_real_of_a_real_array_is_the_array_and_imag_refuses_assignment():
+    y = np.array(onp.array([1.0, 2.0]))
+    assert y.real is y
+    y.real = 9
+    same_complex(y, onp.array([9.0, 9.0]))
+    with pytest.raises(TypeError):
+        y.imag = 3
+    b = np.array(onp.array([True, False]))
+    assert b.conj().dtype == onp.array([True]).conj().dtype == onp.bool_
+    assert np.conjugate(b).dtype == onp.conjugate(onp.array([True])).dtype  # int8 for both
+
+
+def test_real_and_imag_while_recording_are_differentiable_copies():
+    z = np.array(carr((3,)))
+    z.attach_grad()
+    with ndx.autograd.record():
+        y = np.sum(z.real * 2 + z.imag * 3)
+    y.backward()
+    onp.testing.assert_allclose(z.grad.asnumpy(), onp.full(3, 2 + 3j))

@@ -852,8 +852,48 @@ ndarray.__contains__ = _contains
 ndarray.__copy__ = ndarray.copy
 ndarray.__deepcopy__ = _deepcopy
 ndarray.__complex__ = _complex
-ndarray.real = property(real, doc="The real part (the array itself for real dtypes).")
-ndarray.imag = property(imag, doc="The imaginary part (zeros for real dtypes).")
+def _real_view(self):
+    """a.real: for a complex array a view of its real parts (the op's copy while autograd
+    records or hybridize traces, so gradients flow), for a real one the array itself, as
+    NumPy's."""
+    if _is_complex(self) and not (_core._autograd_is_recording() or _core._is_tracing()):
+        return self._complex_part(False)
+    return real(self)
+
+
+def _imag_view(self):
+    """a.imag: for a complex array a view of its imaginary parts (a copy while autograd
+    records); zeros for a real one."""
+    if _is_complex(self) and not (_core._autograd_is_recording() or _core._is_tracing()):
+        return self._complex_part(True)
+    return imag(self)
+
+
+def _set_real(self, value):
+    if _is_complex(self):
+        self._complex_part(False)[...] = value
+    else:
+        self[...] = value
+
+
+def _set_imag(self, value):
+    if not _is_complex(self):
+        raise TypeError("array does not have imaginary part to set")
+    self._complex_part(True)[...] = value
+
+
+def _conj_method(self):
+    """a.conj() / a.conjugate(): the conjugate of a complex array; a real array itself (bool
+    stays bool), as NumPy's method (np.conjugate makes bool int8)."""
+    return conjugate(self) if _is_complex(self) else self
+
+
+ndarray.conj = ndarray.conjugate = _conj_method
+ndarray.real = property(_real_view, _set_real,
+                        doc="The real part: a view for complex arrays, the array itself for "
+                            "real ones (assignable, as NumPy's).")
+ndarray.imag = property(_imag_view, _set_imag,
+                        doc="The imaginary part: a view for complex arrays, zeros for real ones.")
 ndarray.__array_priority__ = 1000.0  # NumPy defers binary operators to ndx arrays
 ndarray.partition = _partition_in_place
 ndarray.resize = _resize_in_place
