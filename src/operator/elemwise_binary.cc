@@ -322,6 +322,40 @@ FGradient composed(BinaryFormula formula) {
           "FPointwiseKernel",                                                                   \
           kernel::PointwiseKernel{NDX_KERNEL(F), binary_compute_type<BinaryType::rule>})
 
+// A comparison of a signed integer with a uint64 exactly, as NumPy 2's: promotion would
+// compare in float64, which rounds both past 2**53 (2**63 - 1 < 2**63 came out false). The
+// signed side's negatives decide alone (`negative_left` / `negative_right`: the result when
+// the negative operand is x1 / x2); the rest compare as uint64. Other dtypes, and GPU arrays,
+// take `plain`.
+FCompute signed_unsigned_exact(kernel::ElementwiseFn compare, bool negative_left,
+                               bool negative_right) {
+  const FCompute plain = kernel::elementwise_fn(compare, binary_compute_type<BinaryType::kCompare>);
+  return [=](const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+    const auto is_signed_int = [](DType t) { return is_integer(t) && !is_unsigned(t); };
+    int s = -1;  // the signed operand
+    if (is_signed_int(in[0].dtype) && in[1].dtype == DType::kUInt64) s = 0;
+    if (in[0].dtype == DType::kUInt64 && is_signed_int(in[1].dtype)) s = 1;
+    if (s < 0 || out[0].device.is_gpu() || req[0] == kNullOp)
+      return plain(attrs, ctx, in, req, out);
+    NDArray as_unsigned(in[s].shape, DType::kUInt64);
+    kernel::copy(in[s], kernel::to_blob(as_unsigned));
+    std::vector<TBlob> operands = in;
+    operands[s] = kernel::to_blob(as_unsigned);
+    NDArray unsigned_result(out[0].shape, DType::kBool);
+    kernel::apply(compare, operands, kernel::to_blob(unsigned_result), kWriteTo, DType::kUInt64);
+    const NDArray zero = NDArray::scalar(0, in[s].dtype);
+    NDArray negative(in[s].shape, DType::kBool);
+    kernel::apply(NDX_KERNEL(Less), {in[s], kernel::to_blob(zero)}, kernel::to_blob(negative),
+                  kWriteTo, in[s].dtype);
+    const NDArray decided = NDArray::scalar(s == 0 ? negative_left : negative_right, DType::kBool);
+    kernel::apply(
+        NDX_KERNEL(Where),
+        {kernel::to_blob(negative), kernel::to_blob(decided), kernel::to_blob(unsigned_result)},
+        out[0], req[0], DType::kBool);
+  };
+}
+
 kernel::ComputeTypeFn compute_of(BinaryType rule) {
   switch (rule) {
     case BinaryType::kCompare:
@@ -689,19 +723,23 @@ void register_more_binary() {
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_maximum"});
   NDX_BINARY("_np_minimum", Minimum, kPromote, "Elementwise minimum; nan propagates.")
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_minimum"});
-  NDX_BINARY("_np_equal", Equal, kCompare, "x1 == x2, elementwise; the output is bool.")
-      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
-  NDX_BINARY("_np_not_equal", NotEqual, kCompare, "x1 != x2, elementwise; the output is bool.")
-      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
-  NDX_BINARY("_np_less", Less, kCompare, "x1 < x2, elementwise; the output is bool.")
-      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
-  NDX_BINARY("_np_less_equal", LessEqual, kCompare, "x1 <= x2, elementwise; the output is bool.")
-      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
-  NDX_BINARY("_np_greater", Greater, kCompare, "x1 > x2, elementwise; the output is bool.")
-      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
-  NDX_BINARY("_np_greater_equal", GreaterEqual, kCompare,
-             "x1 >= x2, elementwise; the output is bool.")
-      .set_attr<FGradient>("FGradient", MakeZeroGradNodes);
+  // (negative_left, negative_right): the result when x1 / x2 is a negative signed integer
+  // and the other a uint64 (signed_unsigned_exact).
+#define NDX_COMPARISON(name, F, doc, negative_left, negative_right)                                \
+  NDX_BINARY(name, F, kCompare, doc)                                                               \
+      .set_attr<FCompute>("FCompute<cpu>",                                                         \
+                          signed_unsigned_exact(NDX_KERNEL(F), negative_left, negative_right), 11) \
+      .set_attr<FGradient>("FGradient", MakeZeroGradNodes)
+  NDX_COMPARISON("_np_equal", Equal, "x1 == x2, elementwise; the output is bool.", false, false);
+  NDX_COMPARISON("_np_not_equal", NotEqual, "x1 != x2, elementwise; the output is bool.", true,
+                 true);
+  NDX_COMPARISON("_np_less", Less, "x1 < x2, elementwise; the output is bool.", true, false);
+  NDX_COMPARISON("_np_less_equal", LessEqual, "x1 <= x2, elementwise; the output is bool.", true,
+                 false);
+  NDX_COMPARISON("_np_greater", Greater, "x1 > x2, elementwise; the output is bool.", false, true);
+  NDX_COMPARISON("_np_greater_equal", GreaterEqual, "x1 >= x2, elementwise; the output is bool.",
+                 false, true);
+#undef NDX_COMPARISON
 
   register_more_binary();
   const bool kOnGpu = NDX_KERNEL(PassGrad).gpu != nullptr;

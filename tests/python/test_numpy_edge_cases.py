@@ -486,3 +486,16 @@ def test_random_edge_cases():
     assert r.dtype == bool and 0.4 < r.mean() < 0.6
     with pytest.raises(ValueError):
         np.random.randint(3, size=4, dtype=bool)
+
+
+@pytest.mark.parametrize("op", ["equal", "not_equal", "less", "less_equal", "greater",
+                                "greater_equal"])
+@pytest.mark.parametrize("signed", ["int8", "int32", "int64"])
+def test_signed_integers_compare_with_uint64_exactly(op, signed):
+    # NumPy 2 compares them exactly; a float64 comparison rounds values past 2**53
+    info = onp.iinfo(signed)
+    s = onp.array([info.max, info.max - 1, -1, info.min, 0, 5], signed)
+    u = onp.array([2**63, info.max, 2**64 - 1, 0, 0, 4], "uint64")
+    for a, b in [(s, u), (u, s), (s[:, None], u[None, :]), (u[::-2], s[::2])]:
+        same(getattr(np, op)(np.array(a), np.array(b)), getattr(onp, op)(a, b))
+    same(getattr(np, op)(np.array(s), onp.uint64(2**63)), getattr(onp, op)(s, onp.uint64(2**63)))
