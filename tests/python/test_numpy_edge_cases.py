@@ -499,3 +499,16 @@ def test_signed_integers_compare_with_uint64_exactly(op, signed):
     for a, b in [(s, u), (u, s), (s[:, None], u[None, :]), (u[::-2], s[::2])]:
         same(getattr(np, op)(np.array(a), np.array(b)), getattr(onp, op)(a, b))
     same(getattr(np, op)(np.array(s), onp.uint64(2**63)), getattr(onp, op)(s, onp.uint64(2**63)))
+
+
+def test_bfloat16_and_bad_argument_types_give_typed_errors_or_values():
+    # (found by the fuzzer: bfloat16's dtype is the str 'bfloat16', which has no .kind)
+    b = np.array(onp.array([1.0, -2.0, onp.nan], "float32")).astype("bfloat16")
+    got = np.nan_to_num(b).astype("float32").asnumpy()
+    onp.testing.assert_array_equal(got, onp.array([1.0, -2.0, 0.0], "float32"))
+    onp.testing.assert_allclose(np.angle(b).astype("float32").asnumpy(),
+                                onp.array([0.0, onp.pi, onp.nan], "float32"), rtol=1e-2)
+    with pytest.raises(TypeError):
+        np.piecewise(np.zeros(3), {}, [1.0])
+    with pytest.raises(TypeError):
+        np.piecewise(np.zeros(3), [True, False, True], {"a": 1})

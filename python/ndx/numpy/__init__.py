@@ -325,7 +325,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     params = {"nan": nan, "posinf": posinf, "neginf": neginf}
     if not isinstance(x, ndarray):
         x = asarray(x)
-    if x.dtype.kind == "c":  # each part on its own, as NumPy
+    if _is_complex(x):  # each part on its own, as NumPy
         parts = [_invoke(_handle("_npi_nan_to_num"), (p,), params) for p in (real(x), imag(x))]
         r = parts[0] + parts[1] * 1j
         if not copy:
@@ -606,7 +606,8 @@ def angle(z, deg=False):
     """The counterclockwise angle from the positive real axis, in radians (degrees with
     deg=True); 0 or pi for real input."""
     z = z if isinstance(z, ndarray) else asarray(z)
-    if z.dtype.kind in "biu":  # (0 or pi, in the default float dtype)
+    # Integers and bool: 0 or pi in the default float (bfloat16's dtype is a str, 'bfloat16').
+    if not isinstance(z.dtype, str) and z.dtype.kind in "biu":
         z = z.astype(_default_float())
     a = _angle_op(z)
     return a * (180.0 / _onp.pi) if deg else a

@@ -1074,6 +1074,13 @@ def piecewise(x, condlist, funclist, *args, **kw):
     x only, with *args / **kw); one extra function is the default where no condition holds;
     elsewhere 0. The output has x's shape and dtype, as in NumPy."""
     x = _as_array(x)
+    if not (_onp.isscalar(condlist) or isinstance(condlist, (list, tuple, _onp.ndarray,
+                                                              _np.ndarray))):
+        raise TypeError(f"[piecewise] condlist must be a bool array or a list of them, got "
+                        f"{type(condlist).__name__}")
+    if not isinstance(funclist, (list, tuple, _onp.ndarray, _np.ndarray)):
+        raise TypeError(f"[piecewise] funclist must be a list of functions or values, got "
+                        f"{type(funclist).__name__}")
     n_funcs = len(funclist)
     # NumPy's rule: one condition unless condlist's first entry is a list or an array.
     first = condlist if _onp.isscalar(condlist) else condlist[0]
