@@ -532,6 +532,15 @@ bool basic_view(const NDArray& a, PyObject* key, NDArray* out) {
   return true;
 }
 
+// An element as a new 0-d array: its bytes copied straight on the CPU (kernel::copy's
+// iterator cost more than the rest of a[i]), through copy() on a GPU.
+NDArray element_copy(const NDArray& v) {
+  if (!v.device().is_cpu()) return v.copy();
+  NDArray r(Shape{}, v.dtype());
+  std::memcpy(r.raw_data(), v.raw_data(), static_cast<size_t>(v.itemsize()));
+  return r;
+}
+
 bool has_ellipsis(PyObject* key) {
   if (key == Py_Ellipsis) return true;
   if (!PyTuple_Check(key)) return false;
@@ -548,12 +557,12 @@ PyObject* getitem(PyObject* o, PyObject* key) {
   // is: `s = x[2]; s += 10` must leave x alone. Other basic results are views.
   if (PyLong_CheckExact(key)) {  // the common a[i]: a view without building a key
     long long i = PyLong_AsLongLong(key);
-    if (!(i == -1 && PyErr_Occurred())) return wrap(a.ndim() == 1 ? a[i].copy() : a[i]);
+    if (!(i == -1 && PyErr_Occurred())) return wrap(a.ndim() == 1 ? element_copy(a[i]) : a[i]);
     PyErr_Clear();
   }
   NDArray view;
   if (basic_view(a, key, &view)) {
-    if (view.ndim() == 0 && !has_ellipsis(key)) return wrap(view.copy());
+    if (view.ndim() == 0 && !has_ellipsis(key)) return wrap(element_copy(view));
     return wrap(std::move(view));
   }
   return wrap(ndx::getitem(a, index_key(key)));
