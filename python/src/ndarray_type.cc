@@ -960,6 +960,55 @@ PyObject* complex_part(PyObject* o, PyObject* imag) {
   NDX_PY_END(nullptr)
 }
 
+// a._as_strided(shape, strides): a view of a's memory with the given shape and strides (in
+// bytes, as NumPy's), starting where a starts. NumPy trusts the caller; here every element the
+// view can reach must lie inside a's storage, so a wrong stride raises instead of reading
+// (or writing) another allocation.
+PyObject* as_strided(PyObject* o, PyObject* args) {
+  PyObject *shape_obj, *strides_obj;
+  if (!PyArg_ParseTuple(args, "OO:_as_strided", &shape_obj, &strides_obj)) return nullptr;
+  NDX_PY_BEGIN
+  const NDArray& a = unwrap(o);
+  const Shape shape = FieldTraits<Shape>::from_value(
+      value_from_py(shape_obj, "as_strided", "shape"), {"as_strided", "shape"});
+  const Shape byte_strides = FieldTraits<Shape>::from_value(
+      value_from_py(strides_obj, "as_strided", "strides"), {"as_strided", "strides"});
+  if (byte_strides.ndim() != shape.ndim())
+    value_error("[as_strided] strides has ", byte_strides.ndim(), " entries for a shape of ",
+                shape.ndim(), " axes");
+  const int64_t item = a.itemsize();
+  Shape strides = byte_strides;
+  int64_t lowest = 0, highest = 0;  // bytes from the start, over every reachable element
+  for (int i = 0; i < shape.ndim(); ++i) {
+    if (shape[i] < 0) value_error("[as_strided] shape ", shape.str(), " has a negative length");
+    if (byte_strides[i] % item != 0)
+      value_error("[as_strided] stride ", byte_strides[i], " of axis ", i,
+                  " is not a multiple of the itemsize ", item, " (ndx strides count elements)");
+    strides[i] = byte_strides[i] / item;
+  }
+  bool empty = false;
+  int64_t count = 1;
+  for (int i = 0; i < shape.ndim(); ++i) {
+    empty = empty || shape[i] == 0;
+    if (!empty && __builtin_mul_overflow(count, shape[i], &count))
+      value_error("[as_strided] shape ", shape.str(), " has too many elements");
+  }
+  for (int i = 0; i < shape.ndim() && !empty; ++i) {
+    int64_t reach = 0;
+    if (__builtin_mul_overflow(shape[i] - 1, byte_strides[i], &reach) ||
+        __builtin_add_overflow(reach > 0 ? highest : lowest, reach, reach > 0 ? &highest : &lowest))
+      value_error("[as_strided] shape ", shape.str(), " with these strides overflows");
+  }
+  const int64_t capacity = static_cast<int64_t>(a.storage()->size());
+  if (!empty && (a.byte_offset() + lowest < 0 || a.byte_offset() + highest + item > capacity))
+    value_error("[as_strided] shape ", shape.str(), " with strides ", byte_strides.str(),
+                " reaches bytes [", a.byte_offset() + lowest, ", ",
+                a.byte_offset() + highest + item, ") of a buffer of ", capacity,
+                " bytes; a view must stay inside its array's memory");
+  return wrap(NDArray(a.storage(), a.byte_offset(), shape, strides, a.dtype()));
+  NDX_PY_END(nullptr)
+}
+
 PyObject* copy_method(PyObject* o, PyObject*) {
   NDX_PY_BEGIN
   return wrap(unwrap(o).copy());
@@ -1202,6 +1251,8 @@ PyMethodDef methods[] = {
     {"_become", become, METH_O, "_become(other): this handle now refers to other's data."},
     {"_complex_part", complex_part, METH_O,
      "_complex_part(imag): the real or imaginary part of a complex array, as a view."},
+    {"_as_strided", as_strided, METH_VARARGS,
+     "_as_strided(shape, strides): a view with strides in bytes (inside the array's memory)."},
     {"_nonzero", nonzero_method, METH_NOARGS, "NumPy's nonzero (np.nonzero wraps it)."},
     {"reshape", reinterpret_cast<PyCFunction>(reshape), METH_VARARGS | METH_KEYWORDS,
      "reshape(*shape, order='C', copy=None): a view when the strides allow one (as NumPy), else "

@@ -922,7 +922,7 @@ def _pin_memory(self):
 ndarray.pin_memory = _pin_memory
 ndarray.is_pinned = lambda self: _core._is_pinned(self)
 
-from . import fft, linalg, random  # noqa: E402, F401
+from . import fft, lib, linalg, random  # noqa: E402, F401
 from ._array_api import (  # noqa: E402, F401
     __array_api_version__,
     __array_namespace_info__,
@@ -935,6 +935,16 @@ from ._array_api import (  # noqa: E402, F401
 from ._array_api import result_type as _result_type  # noqa: E402
 
 result_type = _result_type  # Python scalars too; rebinds the C one of the top (ruff F811)
+from ._file_io import (  # noqa: E402, F401
+    fromfile,
+    genfromtxt,
+    load,
+    loadtxt,
+    save,
+    savetxt,
+    savez,
+    savez_compressed,
+)
 from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_  # noqa: E402, F401
 from ._interop import from_dlpack, may_share_memory, shares_memory  # noqa: E402, F401
 from ._printing import (  # noqa: E402, F401
@@ -955,6 +965,11 @@ __all__ = [n for n in globals() if not n.startswith("_") and n not in ("builtins
 from . import _protocols  # noqa: E402
 
 _protocols.install(ndarray)
+
+# tofile / dump / dumps.
+from . import _file_io  # noqa: E402
+
+_file_io.attach(ndarray)
 
 # ufunc.reduce / accumulate / reduceat / outer / at, nin / nout / nargs / identity.
 from . import _ufunc_methods  # noqa: E402

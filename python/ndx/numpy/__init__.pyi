@@ -4,6 +4,7 @@ after adding an op (tests/python/test_stubs.py checks)."""
 from typing import Any
 
 from . import fft as fft
+from . import lib as lib
 from . import linalg as linalg
 from . import random as random
 from numpy import bool as bool_
@@ -496,6 +497,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: Any = None) -> Any:
 def frombuffer(buffer: Any, dtype: Any = ..., count: Any = -1, offset: Any = 0, *, like: Any = None) -> Any:
     """A 1-d array of the bytes of buffer read as dtype (float64 by default, as NumPy: the bytes decide, not ndx's default float); a copy."""
 
+def fromfile(file: Any, dtype: Any = ..., count: Any = -1, sep: Any = '', offset: Any = 0, *, like: Any = None) -> Any:
+    """The elements stored in a file (raw bytes, or text with sep), as numpy.fromfile."""
+
 def fromfunction(function: Any, shape: Any, *, dtype: Any = ..., like: Any = None, **kwargs: Any) -> Any:
     """function called with one coordinate array per axis of `shape`."""
 
@@ -507,6 +511,9 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, order: Any = 'K', subo
 
 def gcd(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """Greatest common divisor of |x1| and |x2|."""
+
+def genfromtxt(fname: Any, dtype: Any = ..., *args: Any, **kwargs: Any) -> Any:
+    """numpy.genfromtxt (missing values filled) as an ndx array; masked results (usemask=True) are not supported, as ndx has no masked arrays."""
 
 def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype: Any = None, axis: Any = 0) -> Any:
     """num samples evenly spaced on a log scale with the endpoints themselves. Array start / stop broadcast, the samples along `axis`, as in NumPy: complex endpoints follow a logarithmic spiral; real ones of different signs give NaN between the endpoints."""
@@ -660,6 +667,12 @@ def lexsort(keys: Any, axis: Any = -1) -> Any:
 
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep: Any = False, dtype: Any = None, axis: Any = 0, *, device: Any = None) -> Any:
     """num evenly spaced samples from start to stop (NumPy's and MXNet's signature). Array-like start / stop broadcast against each other, the samples along `axis` of the result; retstep=True also returns the spacing (NaN when there is none)."""
+
+def load(file: Any, mmap_mode: Any = None, allow_pickle: Any = False, fix_imports: Any = True, encoding: Any = 'ASCII', *, max_header_size: Any = 10000) -> Any:
+    """The array (.npy), the NpzFile (.npz) or, with allow_pickle, the pickled object in file, as numpy.load; arrays are ndx arrays."""
+
+def loadtxt(fname: Any, dtype: Any = ..., *args: Any, **kwargs: Any) -> Any:
+    """The numbers in a text file as an ndx array (numpy.loadtxt's parameters and result dtype: float64 by default)."""
 
 def log(x: Any, *, out: Any = None) -> Any:
     """Natural logarithm, elementwise."""
@@ -832,6 +845,8 @@ class ndarray:
     def diagonal(self, *args: Any, **kwargs: Any) -> Any: ...
     def dot(self, *args: Any, **kwargs: Any) -> Any: ...
     dtype: Any
+    def dump(self, file: Any) -> Any: ...
+    def dumps(self) -> Any: ...
     def fill(self, value: Any) -> Any: ...
     flags: Any
     flat: Any
@@ -870,6 +885,7 @@ class ndarray:
     def take(self, *args: Any, **kwargs: Any) -> Any: ...
     def to_device(self, *args: Any, **kwargs: Any) -> Any: ...
     def tobytes(self, order: Any = 'C') -> Any: ...
+    def tofile(self, fid: Any, sep: Any = '', format: Any = '%s') -> Any: ...
     def tolist(self, *args: Any, **kwargs: Any) -> Any: ...
     def trace(self, *args: Any, **kwargs: Any) -> Any: ...
     def transpose(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -1057,6 +1073,18 @@ def row_stack(tup: Any, *, dtype: Any = None, casting: Any = 'same_kind') -> Any
     """Arrays joined along the first axis, 1-d ones as rows."""
 
 s_: Any
+
+def save(file: Any, arr: Any, allow_pickle: Any = True) -> Any:
+    """Saves arr in NumPy's .npy layout to file (a path, to which '.npy' is added when it is missing, or a binary file object), as numpy.save."""
+
+def savetxt(fname: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+    """Writes a 1-d or 2-d array to a text file, as numpy.savetxt."""
+
+def savez(file: Any, *args: Any, allow_pickle: Any = True, **kwds: Any) -> Any:
+    """Saves arrays into an uncompressed .npz archive: positional ones as 'arr_0', 'arr_1', ..., keyword ones by their keywords, as numpy.savez."""
+
+def savez_compressed(file: Any, *args: Any, allow_pickle: Any = True, **kwds: Any) -> Any:
+    """As savez, into a zip-deflated archive."""
 
 def searchsorted(a: Any, v: Any, side: Any = 'left', sorter: Any = None) -> Any:
     """Indices where v's elements would go in the sorted 1-d a (or a[sorter])."""
