@@ -377,3 +377,70 @@ def test_shape_checks_numpy_makes_in_products_and_searches():
         assert got.dtype == want.dtype and got.item() == want.item()
     onp.testing.assert_array_equal(np.diff(np.array([1, 5, 2, 9]), n=0, prepend=0).asnumpy(),
                                    onp.diff([1, 5, 2, 9], n=0, prepend=0))
+
+
+# --------------------------------------------------------------------------------- poly1d
+POLYS = [[1.0, 2.0, 3.0], [1.0, -2.0, 3.0], [-1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0], [0.0],
+         [2.5, -1e-5, 3e7], [1.0, 0.0], [-1.0], [3.0, 1.0] + [0.0] * 9 + [5.0],
+         [1j, 2, 3 - 4j, -1j, 1.5 + 2j, -1 - 1j, 0j], [onp.nan, onp.inf, -onp.inf]]
+
+
+def _poly_pair(c):
+    dtype = "complex128" if any(isinstance(v, complex) for v in c) else "float64"
+    return np.poly1d(np.array(c, dtype=dtype)), onp.poly1d(onp.array(c, dtype=dtype))
+
+
+def _same_poly(got, want):
+    assert isinstance(got, np.poly1d), type(got)
+    assert got.variable == want.variable
+    onp.testing.assert_allclose(got.coeffs.asnumpy(), want.coeffs, rtol=1e-12)
+    assert got.coeffs.dtype == want.coeffs.dtype
+
+
+@pytest.mark.parametrize("c", POLYS, ids=range(len(POLYS)))
+def test_poly1d_prints_and_evaluates_as_numpys(c):
+    p, q = _poly_pair(c)
+    assert str(p) == str(q)
+    assert repr(p) == repr(q)
+    assert (p.order, len(p)) == (q.order, len(q))
+    _same_poly(p, q)
+    x = onp.array([-1.5, 0.0, 2.0])
+    onp.testing.assert_allclose(p(np.array(x)).asnumpy(), q(x), rtol=1e-12)
+    for k in range(-1, p.order + 2):
+        assert p[k] == q[k] or (onp.isnan(p[k]) and onp.isnan(q[k]))
+
+
+def test_poly1d_arithmetic_matches_numpy():
+    p, q = _poly_pair([1.0, 2.0, 3.0])
+    s, t = _poly_pair([2.0, -1.0])
+    for got, want in [(p + s, q + t), (p - s, q - t), (s - p, t - q), (p * s, q * t),
+                      (p * 2.5, q * 2.5), (3 * p, 3 * q), (p + 1, q + 1), (1 - p, 1 - q),
+                      (-p, -q), (p ** 3, q ** 3), (p ** 0, q ** 0), (p / 4, q / 4),
+                      (p(s), q(t)), (p.deriv(), q.deriv()), (p.deriv(2), q.deriv(2)),
+                      (p.integ(), q.integ()), (p.integ(2, k=[1.0, 2.0]), q.integ(2, k=[1.0, 2.0])),
+                      (np.polyadd(p, [1.0, 1.0]), onp.polyadd(q, [1.0, 1.0])),
+                      (np.polymul(p, s), onp.polymul(q, t)), (np.polyder(p), onp.polyder(q))]:
+        _same_poly(got, want)
+    (quot, rem), (quot_ref, rem_ref) = p / s, q / t
+    _same_poly(quot, quot_ref)
+    _same_poly(rem, rem_ref)
+    assert all(isinstance(r, np.poly1d) for r in np.polydiv(p, s))
+    onp.testing.assert_allclose(onp.sort_complex(p.roots.asnumpy()), onp.sort_complex(q.roots))
+    _same_poly(np.poly1d(np.array([1.0, 2.0], "float64"), r=True), onp.poly1d([1.0, 2.0], r=True))
+    assert p == np.poly1d(np.array([0.0, 1.0, 2.0, 3.0])) and p != s
+    p[4], q[4] = 7.0, 7.0
+    _same_poly(p, q)
+    onp.testing.assert_array_equal(onp.asarray(p), onp.asarray(q))
+    assert str(np.poly1d(np.array([1.0, 2.0]), variable="z")) == str(
+        onp.poly1d([1.0, 2.0], variable="z"))
+
+
+def test_poly1d_errors_as_numpys():
+    for bad in (lambda m: m.poly1d([[1.0, 2.0]]), lambda m: m.poly1d([1.0]) ** -1,
+                lambda m: m.poly1d([1.0]) ** 1.5):
+        with pytest.raises(ValueError):
+            bad(onp)
+        with pytest.raises(ValueError):
+            bad(np)
+    with pytest.raises(ValueError):
+        np.poly1d([1.0]).__setitem__(-1, 2.0)

@@ -529,6 +529,7 @@ from ._products import (  # noqa: E402, F401
     matvec,
     outer,
     poly,
+    poly1d,
     polyadd,
     polyder,
     polydiv,

@@ -950,6 +950,26 @@ def place(arr: Any, mask: Any, vals: Any) -> Any:
 def poly(seq_of_zeros: Any) -> Any:
     """The coefficients of the monic polynomial with the given roots (of a square matrix: its characteristic polynomial)."""
 
+class poly1d:
+    """NumPy's one-variable polynomial class over ndx arrays: poly1d([1, 2, 3]) is x**2 + 2x + 3 (poly1d(roots, r=True) from its roots). It can be called on numbers, arrays and other poly1d; + - * ** and / combine polynomials and numbers."""
+    def __call__(self, val: Any) -> Any: ...
+    def __getitem__(self, power: Any) -> Any: ...
+    def __init__(self, c_or_r: Any, r: Any = False, variable: Any = None) -> None: ...
+    def __iter__(self) -> Any: ...
+    def __len__(self) -> Any: ...
+    c: Any
+    coef: Any
+    coefficients: Any
+    coeffs: Any
+    def deriv(self, m: Any = 1) -> Any: ...
+    def integ(self, m: Any = 1, k: Any = 0) -> Any: ...
+    o: Any
+    order: Any
+    r: Any
+    roots: Any
+    variable: Any
+    def __getattr__(self, name: str) -> Any: ...
+
 def polyadd(a1: Any, a2: Any) -> Any:
     """The sum of two polynomials (the shorter padded with leading zeros)."""
 

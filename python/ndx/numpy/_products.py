@@ -2,6 +2,7 @@
 einsum_path, polyval, interp. They are composed of ndx's ops, so autograd and hybridize see
 ordinary ops; every contraction of two operands is one (batched) matmul, i.e. one GEMM call
 per batch, whatever the subscripts."""
+import functools
 import itertools
 import math
 import operator
@@ -560,6 +561,8 @@ def vecmat(x1, x2, /):
 # Coefficients run from the highest power down, as NumPy's poly* functions have them; dtypes
 # follow NumPy's (integer coefficients give float64 where NumPy divides).
 def _poly1d(p, name):
+    if isinstance(p, poly1d):
+        return p.coeffs
     p = _as_array(p)
     if p.ndim == 0:
         p = _np.reshape(p, (1,))
@@ -574,6 +577,21 @@ def _inexact(p):
     return p if _kind(p) in "fc" else p.astype("float64")
 
 
+def _keeps_poly1d(fn):
+    """fn's result as a poly1d (each of a tuple's) when a poly1d was among its arguments, as
+    NumPy's polynomial functions do."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        if not any(isinstance(a, poly1d) for a in args):
+            return result
+        if isinstance(result, tuple):
+            return tuple(poly1d(r) for r in result)
+        return poly1d(result)
+    return wrapper
+
+
+@_keeps_poly1d
 def polyadd(a1, a2):
     """The sum of two polynomials (the shorter padded with leading zeros)."""
     a1, a2 = _poly1d(a1, "polyadd"), _poly1d(a2, "polyadd")
@@ -583,6 +601,7 @@ def polyadd(a1, a2):
     return _np.add(a1, a2)
 
 
+@_keeps_poly1d
 def polysub(a1, a2):
     """The difference a1 - a2 of two polynomials."""
     a1, a2 = _poly1d(a1, "polysub"), _poly1d(a2, "polysub")
@@ -597,6 +616,7 @@ def _trim_leading_zeros(p):
     return trimmed if trimmed.shape[0] or not p.shape[0] else p[:1] * 0
 
 
+@_keeps_poly1d
 def polymul(a1, a2):
     """The product of two polynomials (the convolution of their coefficients, leading zeros
     dropped first as NumPy's poly1d drops them)."""
@@ -607,6 +627,7 @@ def polymul(a1, a2):
     return _np.convolve(a1, a2)
 
 
+@_keeps_poly1d
 def polyder(p, m=1):
     """The m-th derivative of a polynomial."""
     m = operator.index(m)
@@ -619,6 +640,7 @@ def polyder(p, m=1):
     return p
 
 
+@_keeps_poly1d
 def polyint(p, m=1, k=None):
     """The m-th antiderivative of a polynomial; k: the integration constants (one per
     integration, the first for the outermost; a scalar for all; zeros by default). In one
@@ -652,6 +674,7 @@ def polyint(p, m=1, k=None):
     return _np.concatenate([head, tail])
 
 
+@_keeps_poly1d
 def polydiv(u, v):
     """(quotient, remainder) of the polynomial division u / v; the remainder loses leading
     coefficients that are zero (relative to 1e-14)."""
@@ -779,3 +802,199 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
             return c, _np.multiply(base, fac)
         return c, _np.multiply(_np.expand_dims(base, -1), fac)
     return c
+
+
+class poly1d:  # noqa: N801  (NumPy's name)
+    """NumPy's one-variable polynomial class over ndx arrays: poly1d([1, 2, 3]) is
+    x**2 + 2x + 3 (poly1d(roots, r=True) from its roots). It can be called on numbers,
+    arrays and other poly1d; + - * ** and / combine polynomials and numbers."""
+
+    __hash__ = None
+
+    def __init__(self, c_or_r, r=False, variable=None):
+        if isinstance(c_or_r, poly1d):
+            self._variable = c_or_r._variable if variable is None else variable
+            self._coeffs = c_or_r._coeffs
+            return
+        if r:
+            c_or_r = poly(c_or_r)
+        c = _as_array(c_or_r)
+        if c.ndim == 0:
+            c = _np.reshape(c, (1,))
+        if c.ndim != 1:
+            raise ValueError(f"[poly1d] the coefficients must be 1-d, got shape "
+                             f"{tuple(c.shape)}")
+        self._coeffs = _trim_leading_zeros(c) if c.shape[0] else _np.zeros(
+            (1,), dtype=c.dtype, device=c.device)
+        self._variable = "x" if variable is None else variable
+
+    @property
+    def coeffs(self):
+        """The coefficients, highest power first."""
+        return self._coeffs
+
+    @coeffs.setter
+    def coeffs(self, value):
+        if value is not self._coeffs:  # (as NumPy: only in-place changes are allowed)
+            raise AttributeError("[poly1d] cannot set coeffs; change them in place")
+
+    c = coef = coefficients = coeffs
+
+    @property
+    def variable(self):
+        return self._variable
+
+    @property
+    def order(self):
+        return self._coeffs.shape[0] - 1
+
+    o = order
+
+    @property
+    def roots(self):
+        return roots(self._coeffs)
+
+    r = roots
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._coeffs.asnumpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __len__(self):
+        return self.order
+
+    def __call__(self, val):
+        if isinstance(val, poly1d):  # the composition self(val), by Horner's scheme
+            result = poly1d(_np.zeros((1,), dtype="int64", device=self._coeffs.device))
+            for c in self._coeffs:
+                result = result * val + c
+            return result
+        return polyval(self._coeffs, val)
+
+    def __iter__(self):
+        return iter(self._coeffs)
+
+    def __getitem__(self, power):
+        """The coefficient of variable**power (0 past the order)."""
+        power = operator.index(power)
+        if power < 0 or power > self.order:
+            return self._coeffs.dtype.type(0)
+        return self._coeffs[self.order - power].item()
+
+    def __setitem__(self, power, value):
+        power = operator.index(power)
+        if power < 0:
+            raise ValueError("[poly1d] does not support negative powers")
+        if power > self.order:
+            grown = _np.zeros((power + 1,), dtype=self._coeffs.dtype,
+                              device=self._coeffs.device)
+            grown[power - self.order:] = self._coeffs
+            self._coeffs = grown
+        self._coeffs[self.order - power] = value
+
+    def __pos__(self):
+        return self
+
+    def __neg__(self):
+        return poly1d(_np.negative(self._coeffs))
+
+    def __add__(self, other):
+        return poly1d(polyadd(self._coeffs, _coeffs_of(other)))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return poly1d(polysub(self._coeffs, _coeffs_of(other)))
+
+    def __rsub__(self, other):
+        return poly1d(polysub(_coeffs_of(other), self._coeffs))
+
+    def __mul__(self, other):
+        if _is_number(other):
+            return poly1d(_np.multiply(self._coeffs, other))
+        return poly1d(polymul(self._coeffs, _coeffs_of(other)))
+
+    __rmul__ = __mul__
+
+    def __pow__(self, n):
+        if not isinstance(n, (int, _onp.integer)) or isinstance(n, bool) or n < 0:
+            raise ValueError(f"[poly1d] power must be a non-negative integer, got {n!r}")
+        result = _np.ones((1,), dtype="int64", device=self._coeffs.device)  # (NumPy's start)
+        for _ in range(int(n)):
+            result = polymul(self._coeffs, result)
+        return poly1d(result)
+
+    def __truediv__(self, other):
+        if _is_number(other):
+            return poly1d(_np.true_divide(self._coeffs, other))
+        return tuple(poly1d(p) for p in polydiv(self._coeffs, _coeffs_of(other)))
+
+    def __rtruediv__(self, other):
+        return tuple(poly1d(p) for p in polydiv(_coeffs_of(other), self._coeffs))
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __eq__(self, other):
+        if not isinstance(other, poly1d):
+            return NotImplemented
+        return (self._coeffs.shape == other._coeffs.shape
+                and bool(_np.all(_np.equal(self._coeffs, other._coeffs))))
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def deriv(self, m=1):
+        """The m-th derivative."""
+        return poly1d(polyder(self._coeffs, m))
+
+    def integ(self, m=1, k=0):
+        """The m-th antiderivative with integration constants k."""
+        return poly1d(polyint(self._coeffs, m, k))
+
+    def __repr__(self):
+        body = repr(self._coeffs)
+        return "poly1d(" + body[body.index("(") + 1:body.rindex(")")] + ")"
+
+    def __str__(self):
+        return _poly_str(self._coeffs.asnumpy(), self._variable)
+
+
+def _is_number(v):
+    return isinstance(v, (int, float, complex, _onp.number)) or (
+        isinstance(v, _np.ndarray) and v.ndim == 0)
+
+
+def _coeffs_of(v):
+    return v._coeffs if isinstance(v, poly1d) else _poly1d(v, "poly1d")
+
+
+def _poly_str(coeffs, var):
+    """NumPy's layout: the terms on one line ('%.4g' numbers, zero terms left out, 'a - b'
+    for a negative b) and the exponents above them, each starting where its term ends."""
+    def number(v):
+        if _onp.iscomplexobj(v):
+            re, im = float(v.real), float(v.imag)
+            if im == 0:
+                return "%.4g" % re
+            if re == 0:
+                return "%.4gj" % im
+            return "(%.4g + %.4gj)" % (re, im)
+        return "%.4g" % v
+
+    degree = len(coeffs) - 1
+    top = bottom = ""
+    for i, c in enumerate(coeffs):
+        text, power = number(c), degree - i
+        if text == "0":
+            continue
+        if power:
+            text += " " + var
+        if bottom:
+            text = (" - " + text[1:]) if text.startswith("-") else (" + " + text)
+        bottom += text
+        if power > 1:
+            exponent = str(power)
+            top += " " * (len(bottom) - len(top)) + exponent
+            bottom += " " * (len(exponent) - 1)
+    return (top or " ") + "\n" + (bottom or "0")
