@@ -475,3 +475,22 @@ def test_results_stay_on_the_inputs_device(fresh_warnings, lacking):
     assert onp.add(A, a).device == a.device
     with pytest.warns(NumpyFallbackWarning):
         assert onp.poly(np.array([1.0, 2.0])).device == a.device
+
+
+def test_functions_of_numpy_modules_ndx_does_not_mirror_fall_back():
+    # numpy.polynomial.polynomial has no ndx counterpart: NumPy's function runs on host copies
+    # (this raised AttributeError while naming the missing namespace).
+    x, y, c = onp.array([0.5, 2.0]), onp.array([1.0, -1.0]), onp.arange(4.0).reshape(2, 2)
+    want = onp.polynomial.polynomial.polyval2d(x, y, c)
+    with pytest.warns(NumpyFallbackWarning):
+        got = onp.polynomial.polynomial.polyval2d(np.array(x), np.array(y), c)
+    onp.testing.assert_allclose(onp.asarray(got.asnumpy() if hasattr(got, "asnumpy") else got),
+                                want)
+
+
+def test_stride_tricks_of_an_ndx_array_run_ndx():
+    x = np.arange(6.0)
+    got = onp.lib.stride_tricks.sliding_window_view(x, 3)
+    assert isinstance(got, np.ndarray)
+    onp.testing.assert_array_equal(
+        got.asnumpy(), onp.lib.stride_tricks.sliding_window_view(onp.arange(6.0), 3))

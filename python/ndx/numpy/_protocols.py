@@ -34,7 +34,8 @@ class NumpyFallbackError(NotImplementedError, ValueError):
 
 
 # NumPy's module of a function -> the ndx namespace holding the function of the same name.
-_NAMESPACES = {"numpy": _np, "numpy.linalg": _np.linalg, "numpy.fft": _np.fft}
+_NAMESPACES = {"numpy": _np, "numpy.linalg": _np.linalg, "numpy.fft": _np.fft,
+               "numpy.lib.stride_tricks": _np.lib.stride_tricks}
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
            "logical_and": "all", "logical_or": "any"}
 _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
@@ -149,8 +150,11 @@ def _function_target(func):
     fn = _lookup(namespace, func.__name__) if namespace is not None else None
     if fn is None and namespace is _np:
         fn = _METADATA.get(func.__name__)
+    if fn is None:  # (NumPy's function runs; a module ndx does not mirror has no namespace)
+        _targets[func] = None
+        return None
     prefix = "ndx.np." + ("" if namespace is _np else namespace.__name__.rsplit(".", 1)[1] + ".")
-    target = _targets[func] = _Target(fn, prefix + func.__name__) if fn is not None else None
+    target = _targets[func] = _Target(fn, prefix + func.__name__)
     return target
 
 
