@@ -609,7 +609,8 @@ PyObject* dlpack_method(PyObject* o, PyObject* args, PyObject* kwargs) {
     m->version = {dlpack::kMajorVersion, minor};
     m->manager_ctx = ctx.get();
     m->deleter = delete_versioned;
-    m->flags = copied ? dlpack::kFlagIsCopied : 0;
+    m->flags = (copied ? dlpack::kFlagIsCopied : 0) |
+               (!copied && !a.writeable() ? dlpack::kFlagReadOnly : 0);
     capsule = PyCapsule_New(m, dlpack::kVersionedName, destroy_versioned_capsule);
   } else {
     DLManagedTensor* m = &ctx->legacy;

@@ -178,6 +178,7 @@ PyObject* binary(BinOp op, PyObject* a, PyObject* b) {
 PyObject* inplace(BinOp op, PyObject* a, PyObject* b) {
   NDX_PY_BEGIN
   NDArray& x = unwrap(a);
+  x.check_writeable(kBinOpNames[op] + 4, "output array");
   if (PyComplex_Check(b) && !is_complex(x.dtype()))  // (the scalar would take x's real dtype)
     type_error("[", kBinOpNames[op] + 4, "] cannot cast the result from complex to ", x.dtype(),
                " with casting rule 'same_kind'");
@@ -528,7 +529,7 @@ bool basic_view(const NDArray& a, PyObject* key, NDArray* out) {
     }
   }
   keep(a.ndim() - axis);
-  *out = NDArray(a.storage(), offset, std::move(shape), std::move(strides), a.dtype());
+  *out = a.view(offset, std::move(shape), std::move(strides), a.dtype());
   return true;
 }
 
@@ -590,6 +591,7 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
   }
   NDX_PY_BEGIN
   NDArray& a = unwrap(o);
+  a.check_writeable("setitem");
   // A NumPy scalar is stored as its Python value, as NumPy does (np.int64(300) into int8 is
   // an OverflowError, not a wrapped 44); 0-d NumPy arrays still cast.
   PyObject* item = nullptr;
@@ -694,6 +696,10 @@ int getbuffer(PyObject* o, Py_buffer* view, int flags) {
     PyErr_SetString(PyExc_BufferError, "bfloat16 arrays have no buffer format; use asnumpy()");
     return -1;
   }
+  if ((flags & PyBUF_WRITABLE) && !a.writeable()) {
+    PyErr_SetString(PyExc_BufferError, "the array is read-only: no writable buffer");
+    return -1;
+  }
   auto* dims =
       static_cast<Py_ssize_t*>(PyMem_Malloc(sizeof(Py_ssize_t) * 2 * std::max(a.ndim(), 1)));
   for (int i = 0; i < a.ndim(); ++i) {
@@ -704,7 +710,7 @@ int getbuffer(PyObject* o, Py_buffer* view, int flags) {
   view->obj = o;
   Py_INCREF(o);
   view->len = a.nbytes();
-  view->readonly = 0;
+  view->readonly = a.writeable() ? 0 : 1;  // NumPy's view of it is then read-only too
   view->itemsize = a.itemsize();
   view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(fmt) : nullptr;
   view->ndim = a.ndim();
@@ -909,7 +915,7 @@ PyObject* view_method(PyObject* o, PyObject* args, PyObject* kwargs) {
     shape[last] = shape[last] * from / to;
     strides[last] = 1;
   }
-  NDArray v(a.storage(), a.byte_offset(), shape, strides, t);
+  NDArray v = a.view(a.byte_offset(), shape, strides, t);
   if (type == Py_None || type == reinterpret_cast<PyObject*>(ndarray_type))
     return wrap(std::move(v));
   // A subclass (NumPy's view(type=...)): its own allocator, which tracks it for the collector
@@ -956,7 +962,7 @@ PyObject* complex_part(PyObject* o, PyObject* imag) {
   Shape strides = a.strides();
   for (int i = 0; i < strides.ndim(); ++i) strides[i] *= 2;
   const int64_t offset = a.byte_offset() + (PyObject_IsTrue(imag) ? dtype_size(part) : 0);
-  return wrap(NDArray(a.storage(), offset, a.shape(), strides, part));
+  return wrap(a.view(offset, a.shape(), strides, part));
   NDX_PY_END(nullptr)
 }
 
@@ -966,7 +972,9 @@ PyObject* complex_part(PyObject* o, PyObject* imag) {
 // (or writing) another allocation.
 PyObject* as_strided(PyObject* o, PyObject* args) {
   PyObject *shape_obj, *strides_obj;
-  if (!PyArg_ParseTuple(args, "OO:_as_strided", &shape_obj, &strides_obj)) return nullptr;
+  int writeable = 1;
+  if (!PyArg_ParseTuple(args, "OO|p:_as_strided", &shape_obj, &strides_obj, &writeable))
+    return nullptr;
   NDX_PY_BEGIN
   const NDArray& a = unwrap(o);
   const Shape shape = FieldTraits<Shape>::from_value(
@@ -999,13 +1007,52 @@ PyObject* as_strided(PyObject* o, PyObject* args) {
         __builtin_add_overflow(reach > 0 ? highest : lowest, reach, reach > 0 ? &highest : &lowest))
       value_error("[as_strided] shape ", shape.str(), " with these strides overflows");
   }
-  const int64_t capacity = static_cast<int64_t>(a.storage()->size());
-  if (!empty && (a.byte_offset() + lowest < 0 || a.byte_offset() + highest + item > capacity))
+  // The memory the view may reach: a's storage, or where its size is not known (memory
+  // another library owns, wrapped without a length) the bytes a itself spans.
+  int64_t begin = 0, end = static_cast<int64_t>(a.storage()->size());
+  if (end == 0 && a.size() > 0) {
+    begin = end = a.byte_offset();
+    for (int i = 0; i < a.ndim(); ++i) {
+      const int64_t reach = (a.shape()[i] - 1) * a.strides()[i] * item;
+      (reach > 0 ? end : begin) += reach;
+    }
+    end += item;
+  }
+  if (!empty && (a.byte_offset() + lowest < begin || a.byte_offset() + highest + item > end))
     value_error("[as_strided] shape ", shape.str(), " with strides ", byte_strides.str(),
                 " reaches bytes [", a.byte_offset() + lowest, ", ",
-                a.byte_offset() + highest + item, ") of a buffer of ", capacity,
-                " bytes; a view must stay inside its array's memory");
-  return wrap(NDArray(a.storage(), a.byte_offset(), shape, strides, a.dtype()));
+                a.byte_offset() + highest + item, ") of memory spanning [", begin, ", ", end,
+                "); a view must stay inside its array's memory");
+  NDArray v = a.view(a.byte_offset(), shape, strides, a.dtype());
+  if (!writeable) v.set_writeable(false, /*lock=*/true);  // as NumPy's: for good
+  return wrap(std::move(v));
+  NDX_PY_END(nullptr)
+}
+
+// a._writeable(): NumPy's flags.writeable.
+PyObject* writeable_method(PyObject* o, PyObject*) {
+  return PyBool_FromLong(unwrap(o).writeable());
+}
+
+// a._set_writeable(flag): NumPy's setflags(write=flag); a view of a read-only array cannot be
+// made writeable (ValueError).
+PyObject* set_writeable_method(PyObject* o, PyObject* flag) {
+  NDX_PY_BEGIN
+  const int on = PyObject_IsTrue(flag);
+  if (on < 0) return nullptr;
+  unwrap(o).set_writeable(on);
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
+// a._broadcast_view(shape): np.broadcast_to's read-only view (the data is not repeated).
+PyObject* broadcast_view(PyObject* o, PyObject* shape_obj) {
+  NDX_PY_BEGIN
+  const Shape shape = FieldTraits<Shape>::from_value(
+      value_from_py(shape_obj, "broadcast_to", "shape"), {"broadcast_to", "shape"});
+  NDArray v = unwrap(o).broadcast_to(shape);
+  if (v.writeable()) v.set_writeable(false);
+  return wrap(std::move(v));
   NDX_PY_END(nullptr)
 }
 
@@ -1251,6 +1298,10 @@ PyMethodDef methods[] = {
     {"_become", become, METH_O, "_become(other): this handle now refers to other's data."},
     {"_complex_part", complex_part, METH_O,
      "_complex_part(imag): the real or imaginary part of a complex array, as a view."},
+    {"_writeable", writeable_method, METH_NOARGS, "NumPy's flags.writeable."},
+    {"_set_writeable", set_writeable_method, METH_O, "NumPy's setflags(write=flag)."},
+    {"_broadcast_view", broadcast_view, METH_O,
+     "_broadcast_view(shape): np.broadcast_to's read-only view."},
     {"_as_strided", as_strided, METH_VARARGS,
      "_as_strided(shape, strides): a view with strides in bytes (inside the array's memory)."},
     {"_nonzero", nonzero_method, METH_NOARGS, "NumPy's nonzero (np.nonzero wraps it)."},

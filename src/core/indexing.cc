@@ -27,8 +27,8 @@ NDArray select(const NDArray& a, int axis, int64_t index) {
   Shape shape, strides;
   for (int i = 0; i < a.ndim(); ++i)
     if (i != axis) shape.push_back(a.shape()[i]), strides.push_back(a.strides()[i]);
-  return NDArray(a.storage(), a.byte_offset() + index * a.strides()[axis] * a.itemsize(), shape,
-                 strides, a.dtype());
+  return a.view(a.byte_offset() + index * a.strides()[axis] * a.itemsize(), shape, strides,
+                a.dtype());
 }
 
 // The coordinates of a bool mask's true elements, one int64 array per dimension (on the host).
@@ -313,7 +313,7 @@ void for_each_block(const AdvancedPlan& p, F&& f) {
     int64_t offset = v.byte_offset();
     for (int k = 0; k < p.num_advanced; ++k)
       offset += p.indices[k][b] * v.strides()[k] * v.itemsize();
-    f(b, NDArray(v.storage(), offset, rest_shape, rest_strides, v.dtype()));
+    f(b, v.view(offset, rest_shape, rest_strides, v.dtype()));
   }
 }
 
@@ -595,6 +595,7 @@ NDArray getitem(const NDArray& a, const std::vector<IndexItem>& key) {
 }
 
 void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray& value) {
+  a.check_writeable("setitem");
   if (needs_host(a, key)) {
     if (!a.device().is_gpu()) return setitem(a, host_key(key), value);
     if (gpu_put(a, key, value)) return;

@@ -48,6 +48,26 @@ NDArray::NDArray(std::shared_ptr<Storage> storage, int64_t byte_offset, Shape sh
       strides_(std::move(strides)),
       dtype_(dtype) {}
 
+NDArray NDArray::view(int64_t byte_offset, Shape shape, Shape strides, DType dtype) const {
+  NDArray v(storage_, byte_offset, std::move(shape), std::move(strides), dtype);
+  if (flags_ & kReadOnly) v.flags_ = kReadOnly | kWriteLocked;
+  return v;
+}
+
+void NDArray::set_writeable(bool on, bool lock) {
+  if (on && (flags_ & kWriteLocked))
+    value_error(
+        "[setflags] cannot set WRITEABLE flag to True of this array: it is a view of a "
+        "read-only array");
+  flags_ =
+      on ? 0
+         : static_cast<uint8_t>(kReadOnly | (lock ? kWriteLocked : 0) | (flags_ & kWriteLocked));
+}
+
+void NDArray::raise_read_only(const char* op, const char* what) {
+  value_error("[", op, "] ", what, " is read-only");
+}
+
 NDArray NDArray::scalar(double value, DType dtype, Device device) {
   NDArray a(Shape{}, dtype, device);
   a.fill(value);
@@ -141,14 +161,14 @@ std::optional<Shape> view_strides(const Shape& shape, const Shape& strides, cons
 NDArray NDArray::reshape(const Shape& new_shape) const {
   const Shape target = reshape_target(new_shape, size());
   NDArray src = contiguous();
-  return NDArray(src.storage_, src.byte_offset_, target, contiguous_strides(target), dtype_);
+  return src.view(src.byte_offset_, target, contiguous_strides(target), dtype_);
 }
 
 NDArray NDArray::reshape_view(const Shape& new_shape) const {
   const Shape target = reshape_target(new_shape, size());
   if (size() > 0 && !is_contiguous())
     if (auto st = view_strides(shape_, strides_, target))
-      return NDArray(storage_, byte_offset_, target, *st, dtype_);
+      return view(byte_offset_, target, *st, dtype_);
   return reshape(target);
 }
 
@@ -157,7 +177,7 @@ NDArray NDArray::transpose(const std::vector<int64_t>& axes) const {
   if (axes.empty()) {  // .T: the dims reversed
     Shape shape = shape_, strides = strides_;
     for (int i = 0; i < n; ++i) shape[i] = shape_[n - 1 - i], strides[i] = strides_[n - 1 - i];
-    return NDArray(storage_, byte_offset_, std::move(shape), std::move(strides), dtype_);
+    return view(byte_offset_, std::move(shape), std::move(strides), dtype_);
   }
   std::vector<int> perm(n);
   if (axes.empty()) {
@@ -174,7 +194,7 @@ NDArray NDArray::transpose(const std::vector<int64_t>& axes) const {
   }
   Shape shape = Shape::filled(n, 0), strides = Shape::filled(n, 0);
   for (int i = 0; i < n; ++i) shape[i] = shape_[perm[i]], strides[i] = strides_[perm[i]];
-  return NDArray(storage_, byte_offset_, shape, strides, dtype_);
+  return view(byte_offset_, shape, strides, dtype_);
 }
 
 NDArray NDArray::swapaxes(int64_t axis1, int64_t axis2) const {
@@ -208,7 +228,7 @@ NDArray NDArray::slice(int64_t axis, std::optional<int64_t> start, std::optional
   // With two or more elements |step| < n, so the product fits; otherwise the stride is unused.
   strides[ax] = len > 1 ? strides_[ax] * step : strides_[ax];
   int64_t offset = len > 0 ? byte_offset_ + b * strides_[ax] * itemsize() : byte_offset_;
-  return NDArray(storage_, offset, shape, strides, dtype_);
+  return view(offset, shape, strides, dtype_);
 }
 
 NDArray NDArray::operator[](int64_t index) const {
@@ -218,7 +238,7 @@ NDArray NDArray::operator[](int64_t index) const {
     index_error("[getitem] index ", index, " is out of bounds for axis 0 with size ", n);
   if (index < 0) index += n;
   Shape shape(shape_.begin() + 1, shape_.end()), strides(strides_.begin() + 1, strides_.end());
-  return NDArray(storage_, byte_offset_ + index * strides_[0] * itemsize(), shape, strides, dtype_);
+  return view(byte_offset_ + index * strides_[0] * itemsize(), shape, strides, dtype_);
 }
 
 NDArray NDArray::broadcast_to(const Shape& target) const {
@@ -233,8 +253,7 @@ NDArray NDArray::broadcast_to(const Shape& target) const {
     if (shape_[i] != 1 && shape_[i] != target[lead + i])
       value_error("[broadcast_to] operands could not be broadcast together with remapped shapes: ",
                   "cannot broadcast ", shape_.str(), " to ", target.str());
-  return NDArray(storage_, byte_offset_, target, broadcast_strides(shape_, strides_, target),
-                 dtype_);
+  return view(byte_offset_, target, broadcast_strides(shape_, strides_, target), dtype_);
 }
 
 NDArray NDArray::expand_dims(int64_t axis) const {
@@ -250,7 +269,7 @@ NDArray NDArray::expand_dims(int64_t axis) const {
       ++j;
     }
   }
-  return NDArray(storage_, byte_offset_, shape, strides, dtype_);
+  return view(byte_offset_, shape, strides, dtype_);
 }
 
 NDArray NDArray::copy() const {
@@ -274,10 +293,14 @@ NDArray NDArray::to(Device device) const {
   return out;
 }
 
-void NDArray::assign(const NDArray& src) const { copy_cast(src, *this); }
+void NDArray::assign(const NDArray& src) const {
+  if (defined()) check_writeable("setitem");
+  copy_cast(src, *this);
+}
 
 void NDArray::fill(double value) const {
   if (!defined()) value_error("[fill] undefined array");
+  check_writeable("fill");
   if (device().is_cpu()) cuda::wait_for_host_write(raw_data());  // pinned: copies out first
   if (device().is_gpu()) cuda::use_on_this_stream(storage()->data(), device().id);
   kernel::fill(kernel::to_blob(*this), value);
@@ -309,6 +332,7 @@ void copy_across_devices(const NDArray& src, const NDArray& dst) {
 
 void copy_cast(const NDArray& src, const NDArray& dst) {
   if (!src.defined() || !dst.defined()) value_error("[copy] undefined array");
+  dst.check_writeable("copyto");
   for (const NDArray* a : {&src, &dst})  // after another thread's stream's work on them
     if (a->device().is_gpu()) cuda::use_on_this_stream(a->storage()->data(), a->device().id);
   if (src.device() != dst.device() && !(src.device().is_cpu() && dst.device().is_cpu()))

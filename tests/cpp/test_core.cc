@@ -254,6 +254,36 @@ TEST(NDArray, BadViewsRaise) {
       ErrorKind::kValueError, [&] { a.item<float>(); }, "size 1");
 }
 
+// NumPy's WRITEABLE flag: a read-only array refuses writes; its views are read-only for good;
+// copies are writeable again.
+TEST(NDArray, ReadOnlyArraysRefuseWrites) {
+  NDArray a = np::arange(6).reshape({2, 3});
+  a.set_writeable(false);
+  EXPECT_FALSE(a.writeable());
+  expect_error(
+      ErrorKind::kValueError, [&] { a.fill(1); }, "read-only");
+  expect_error(
+      ErrorKind::kValueError,
+      [&] {
+        a.assign(np::zeros({2, 3}, DType::kInt64));
+      },
+      "read-only");
+  expect_error(
+      ErrorKind::kValueError, [&] { a += np::arange(3); }, "output array is read-only");
+  EXPECT_EQ(a.to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));  // untouched
+  for (NDArray v : {a[1], a.transpose(), a.slice(1, 1, std::nullopt), a.broadcast_to({4, 2, 3}),
+                    a.expand_dims(0), a.reshape({6})}) {
+    EXPECT_FALSE(v.writeable());
+    expect_error(
+        ErrorKind::kValueError, [&] { v.set_writeable(true); }, "read-only array");
+  }
+  EXPECT_TRUE(a.copy().writeable());
+  EXPECT_EQ((a + 1).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));  // reads
+  a.set_writeable(true);  // the array itself may be made writeable again
+  a.fill(7);
+  EXPECT_EQ(a[0].to_vector<int64_t>(), (std::vector<int64_t>{7, 7, 7}));
+}
+
 TEST(NDArray, CopyAstypeAssign) {
   NDArray f = NDArray::from_vector<float>({-1.5f, 0.0f, 2.7f, 300.0f}, {4});
   EXPECT_EQ(f.astype(DType::kInt32).to_vector<int32_t>(), (std::vector<int32_t>{-1, 0, 2, 300}));

@@ -170,3 +170,16 @@ def test_as_strided_refuses_views_outside_the_memory():
                            ((2**40, 2**40), (4, 4)), ((-1,), (4,))]:
         with pytest.raises(ValueError):
             as_strided(x, shape, strides)
+
+
+def test_views_of_memory_numpy_owns_stay_inside_it():
+    host = onp.arange(10.0)
+    x = np.asarray(host)  # shares NumPy's memory (its length is the array's extent)
+    assert np.shares_memory(x, x) and onp.shares_memory(host, onp.asarray(x))
+    same(sliding_window_view(x, 4), onp.lib.stride_tricks.sliding_window_view(host, 4))
+    same(as_strided(x[::-1], (3,), (-16,)),
+         onp.lib.stride_tricks.as_strided(host[::-1], (3,), (-16,)))
+    with pytest.raises(ValueError):
+        as_strided(x, (11,), (8,))
+    with pytest.raises(ValueError):
+        as_strided(x[5:], (6,), (8,))  # past the end of the shared memory

@@ -1623,8 +1623,9 @@ def _axis_pair(a, axis1, axis2, name):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The offset-th diagonal of the 2-d sub-arrays on axis1 and axis2, as a new last axis
-    (a copy; NumPy returns a read-only view)."""
+    """The offset-th diagonal of the 2-d sub-arrays on axis1 and axis2, as a new last axis:
+    a read-only view, as NumPy's (a copy while autograd records or hybridize traces, so
+    gradients flow)."""
     a = _as_array(a)
     ax1, ax2 = _axis_pair(a, axis1, axis2, "diagonal")
     offset = int(offset)
@@ -1632,6 +1633,17 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     rows, cols = (0, offset) if offset >= 0 else (-offset, 0)
     k = max(0, min(n1 - rows, n2 - cols))
     rest = [i for i in range(a.ndim) if i not in (ax1, ax2)]
+    if not (_core._autograd_is_recording() or _core._is_tracing()):
+        start = a
+        if k:  # the view starts at the diagonal's first element
+            corner = [slice(None)] * a.ndim
+            corner[ax1], corner[ax2] = slice(rows, None), slice(cols, None)
+            start = a[tuple(corner)]
+        strides = a.strides
+        view = start._as_strided(tuple(a.shape[i] for i in rest) + (k,),
+                                 tuple(strides[i] for i in rest) + (strides[ax1] + strides[ax2],))
+        view._set_writeable(False)
+        return view
     b = _np.reshape(_np.transpose(a, tuple(rest + [ax1, ax2])),
                     tuple(a.shape[i] for i in rest) + (n1 * n2,))
     idx = (rows + _onp.arange(k)) * n2 + cols + _onp.arange(k)

@@ -274,11 +274,31 @@ def broadcast_shapes(*shapes):
     return _onp.broadcast_shapes(*shapes)
 
 
-def broadcast_arrays(*args):
-    """The inputs broadcast against each other (read-only views in NumPy; views here)."""
+_broadcast_to_op = _internal_function("_np_broadcast_to")
+
+
+def _records():
+    return _core._autograd_is_recording() or _core._is_tracing()
+
+
+def broadcast_to(array, shape, subok=False, *, out=None):
+    """array repeated along new leading axes and its length-1 axes to `shape`: a read-only
+    view (no element is copied), as NumPy's; a copy while autograd records or hybridize
+    traces (so gradients flow), or into `out`."""
+    if out is not None or _records() or not isinstance(array, _np.ndarray):
+        return _broadcast_to_op(_as_array(array), shape=shape, out=out)
+    if isinstance(shape, (int, _onp.integer)):
+        shape = (shape,)
+    return array._broadcast_view(tuple(shape))
+
+
+def broadcast_arrays(*args, subok=False):
+    """The inputs broadcast against each other: read-only views where the shape changes (NumPy
+    2.4 returns writeable views and warns on a write, which NumPy will refuse), the input
+    itself where it does not."""
     arrays = [_as_array(a) for a in args]
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return tuple(a if a.shape == shape else _np.broadcast_to(a, shape) for a in arrays)
+    return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrays)
 
 
 # ---------------------------------------------------------------- joining and splitting
@@ -721,7 +741,7 @@ def tile(A, reps):
     # (s0, s1, ...) -> (1, s0, 1, s1, ...) broadcast to (r0, s0, r1, s1, ...), then merged.
     inter = tuple(v for s in shape for v in (1, s))
     target = tuple(v for r, s in zip(reps, shape) for v in (r, s))
-    out = _np.broadcast_to(A.reshape(inter), target)
+    out = _broadcast_to_op(A.reshape(inter), shape=target)  # (a new array, as NumPy's)
     return _np.reshape(out, tuple(r * s for r, s in zip(reps, shape)))
 
 

@@ -240,12 +240,11 @@ def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end
 def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
     """lhs broadcast to rhs's shape (MXNet's broadcast_like), or only on lhs_axes, each taking
     the size of the matching axis in rhs_axes."""
-    np = _np()
     lhs = _array(lhs, "broadcast_like", "lhs")
     rhs = _array(rhs, "broadcast_like", "rhs")
     if lhs_axes is None and rhs_axes is None:
         try:
-            return np.broadcast_to(lhs, rhs.shape)
+            return _broadcast_copy(lhs, rhs.shape)
         except ValueError:
             raise ValueError(f"[broadcast_like] lhs of shape {lhs.shape} does not broadcast to "
                              f"rhs's shape {rhs.shape}") from None
@@ -265,7 +264,14 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
             raise ValueError(f"[broadcast_like] lhs axis {a} has size {shape[a]}: only size 1 "
                              f"broadcasts to rhs axis {b}'s {rhs.shape[b]}")
         shape[a] = rhs.shape[b]
-    return np.broadcast_to(lhs, tuple(shape))
+    return _broadcast_copy(lhs, tuple(shape))
+
+
+def _broadcast_copy(a, shape):
+    """a repeated to shape in a new array (MXNet's broadcast ops return new arrays; np's
+    broadcast_to gives a read-only view)."""
+    from ..numpy._manipulation import _broadcast_to_op
+    return _broadcast_to_op(a, shape=shape)
 
 
 def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None, device=None):

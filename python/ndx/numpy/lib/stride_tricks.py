@@ -1,8 +1,5 @@
-"""np.lib.stride_tricks: views of an array's memory with other shapes and strides.
-
-ndx has no read-only arrays: ``writeable=False`` (sliding_window_view's default) is accepted,
-but writes through the view are not refused, and they reach every window that shares the
-element. NumPy refuses them; code that only reads the views behaves the same on both."""
+"""np.lib.stride_tricks: views of an array's memory with other shapes and strides, as NumPy's
+(read-only ones refuse writes with ValueError; neither is recorded by autograd)."""
 import operator as _operator
 
 from ... import _core
@@ -18,21 +15,22 @@ def _np():
 
 
 def broadcast_to(array, shape, subok=False):
-    """array broadcast to shape (np.broadcast_to; a copy in ndx)."""
+    """np.broadcast_to: a read-only view of array repeated to shape."""
     return _np().broadcast_to(array, shape)
 
 
 def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
-    """A view of x's memory with the given shape and strides (bytes), as NumPy's. Unlike
-    NumPy's, every element the view reaches must lie inside x's memory (ValueError
-    otherwise), so a wrong stride cannot read another allocation."""
+    """A view of x's memory with the given shape and strides (bytes), read-only with
+    writeable=False, as NumPy's. Unlike NumPy's, every element the view reaches must lie
+    inside x's memory (ValueError otherwise), so a wrong stride cannot read another
+    allocation."""
     np = _np()
     if not isinstance(x, np.ndarray):
         x = np.asarray(x)
     shape = x.shape if shape is None else tuple(shape)
     if strides is None:
         strides = x.strides if len(shape) == x.ndim else _contiguous_strides(shape, x.itemsize)
-    return x._as_strided(shape, tuple(strides))
+    return x._as_strided(shape, tuple(strides), bool(writeable))
 
 
 def _contiguous_strides(shape, itemsize):
@@ -45,7 +43,8 @@ def _contiguous_strides(shape, itemsize):
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
     """Every window of window_shape over x (along `axis`, by default all axes), as a view
-    with the window axes last, as NumPy's; see the module note on writeable."""
+    with the window axes last, as NumPy's: read-only unless writeable=True (a write then
+    reaches every window that holds the element)."""
     np = _np()
     if not isinstance(x, np.ndarray):
         x = np.asarray(x)
@@ -74,7 +73,7 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
         shape[ax] -= w - 1
     strides = x.strides
     return x._as_strided(tuple(shape) + window,
-                         tuple(strides) + tuple(strides[a] for a in axes))
+                         tuple(strides) + tuple(strides[a] for a in axes), bool(writeable))
 
 
 def _normalize(axis, ndim):

@@ -319,7 +319,8 @@ class RandomGray(Block):
             raise ValueError(f"[RandomGray] images must have 3 channels, got shape {x.shape}")
         f = image._float(x)
         gray = (f * np.array([0.21, 0.72, 0.07], dtype=f.dtype)).sum(axis=-1, keepdims=True)
-        return _rest(image._like_input("RandomGray", np.broadcast_to(gray, f.shape), x), args)
+        gray = np.broadcast_to(gray, f.shape).copy()  # (a new image, not a read-only view)
+        return _rest(image._like_input("RandomGray", gray, x), args)
 
 
 class RandomApply(Block):
