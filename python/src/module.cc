@@ -20,6 +20,7 @@
 #include "ndx/print_options.h"
 #include "ndx/profiler.h"
 #include "ndx/promote_sequence.h"
+#include "ndx/random_position.h"
 #include "ndx/runtime.h"
 
 namespace ndx::py {
@@ -291,6 +292,23 @@ PyObject* seed(PyObject*, PyObject* s) {
   unsigned long long v = PyLong_AsUnsignedLongLongMask(s);
   if (PyErr_Occurred()) return nullptr;
   random_seed(v);
+  Py_RETURN_NONE;
+}
+
+// _random_position() -> (key, pos); _set_random_position(key, pos): np.random.get_state /
+// set_state of the global stream.
+PyObject* random_position_py(PyObject*, PyObject*) {
+  const RandomPosition p = random_position();
+  return Py_BuildValue("(KK)", static_cast<unsigned long long>(p.key),
+                       static_cast<unsigned long long>(p.pos));
+}
+
+PyObject* set_random_position_py(PyObject*, PyObject* args) {
+  unsigned long long key, pos;
+  if (!PyArg_ParseTuple(args, "KK:_set_random_position", &key, &pos)) return nullptr;
+  Py_BEGIN_ALLOW_THREADS;  // (discard is linear in pos)
+  set_random_position(key, pos);
+  Py_END_ALLOW_THREADS;
   Py_RETURN_NONE;
 }
 
@@ -1189,6 +1207,10 @@ PyMethodDef module_methods[] = {
     {"_set_default_float", set_default_float, METH_O, "Sets the default float dtype."},
     {"_default_float", get_default_float, METH_NOARGS, "The default float dtype."},
     {"random_seed", seed, METH_O, "Seeds ndx's random generator."},
+    {"_random_position", random_position_py, METH_NOARGS,
+     "(seed, draws since): where ndx's random generator stands."},
+    {"_set_random_position", set_random_position_py, METH_VARARGS,
+     "_set_random_position(seed, draws): seeds the generator, then skips draws."},
     {"_get_print_options", get_print_options_py, METH_NOARGS, "NumPy's print options, a tuple."},
     {"_set_print_options", set_print_options_py, METH_O, "Sets the print options (a tuple)."},
     {"_array_text", array_text_py, METH_VARARGS, "array2string / array_str / array_repr."},

@@ -11,6 +11,7 @@
 #include "ndx/executor.h"
 #include "ndx/op_util.h"
 #include "ndx/profiler.h"
+#include "ndx/random_position.h"
 #include "op/gpu_dispatch.h"
 
 namespace ndx {
@@ -23,9 +24,14 @@ std::mutex& random_mutex() {
   static std::mutex m;
   return m;
 }
+constexpr uint64_t kDefaultSeed = 0x5eed;
 std::mt19937_64& random_engine() {
-  static std::mt19937_64 engine(0x5eed);
+  static std::mt19937_64 engine(kDefaultSeed);
   return engine;
+}
+RandomPosition& position() {  // guarded by random_mutex(), as the engine
+  static RandomPosition p{kDefaultSeed, 0};
+  return p;
 }
 
 void to_blob(const NDArray& a, TBlob* b) {  // assigns in place, reusing the blob's Shapes
@@ -170,6 +176,19 @@ std::map<std::string, int64_t> gpu_host_fallbacks() {
 void random_seed(uint64_t seed) {
   std::lock_guard<std::mutex> lock(random_mutex());
   random_engine().seed(seed);
+  position() = {seed, 0};
+}
+
+RandomPosition random_position() {
+  std::lock_guard<std::mutex> lock(random_mutex());
+  return position();
+}
+
+void set_random_position(uint64_t key, uint64_t pos) {
+  std::lock_guard<std::mutex> lock(random_mutex());
+  random_engine().seed(key);
+  random_engine().discard(pos);
+  position() = {key, pos};
 }
 
 void* Resource::get_space(std::size_t bytes) const {
@@ -183,6 +202,7 @@ uint64_t Resource::next_random() const {
   if (type != ResourceRequest::kRandom)
     raise(ErrorKind::kRuntimeError, "[resource] next_random on a resource that is not random");
   std::lock_guard<std::mutex> lock(random_mutex());
+  ++position().pos;
   return random_engine()();
 }
 
@@ -291,6 +311,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     for (uint32_t j = 0; j < nout; ++j) {
       const NDArray& o = (*given)[j];
       if (!o.defined()) value_error("[", op->name, "] output ", j, " is an undefined array");
+      if (given == options.outputs && req[j] != kNullOp)
+        o.check_writeable(op->name.c_str(), "output array");
       if (o.shape() != out_shapes[j])
         value_error("[", op->name, "] output ", j, " has shape ", o.shape().str(), ", expected ",
                     out_shapes[j].str());

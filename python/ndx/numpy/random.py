@@ -2,10 +2,14 @@
 
 Every draw comes from Philox-4x32-10 (src/kernel/random.h): element i of a call's output
 depends only on the call's seed and i, so results do not depend on the thread count, and one
-seed gives the same numbers on every run. ``seed(s)`` seeds the global generator that hands
-each call its own seed; ``default_rng(s)`` / ``Generator`` keep an independent stream of
-calls, as NumPy 2 code expects. Floats default to float32 (``dtype=`` changes it); the
-distributions themselves are C++ functors (operator/math/random-inl.h)."""
+seed gives the same numbers on every run. ``seed(s)`` seeds the global generator (the C++
+std::mt19937_64 that hands each call its own seed); ``RandomState(s)`` is NumPy's legacy class
+over the same scheme (it draws what the global stream draws after ``seed(s)``), and
+``get_state`` / ``set_state`` save and restore either. ``default_rng(s)`` / ``Generator`` keep
+an independent stream of calls (keyed by an int or a ``SeedSequence``, NumPy's own hash), as
+NumPy 2 code expects. None of these reproduce NumPy's numbers (ndx has no MT19937 or PCG64).
+Floats default to float32 (``dtype=`` changes it); the distributions themselves are C++
+functors (operator/math/random-inl.h)."""
 import math
 import operator as _operator
 import os as _os
@@ -24,7 +28,9 @@ __all__ = [
     "power", "rayleigh", "weibull", "default_rng", "Generator", "poisson", "binomial",
     "negative_binomial", "geometric", "zipf", "logseries", "wald", "vonmises",
     "noncentral_chisquare", "noncentral_f", "standard_cauchy", "standard_t", "triangular",
-    "dirichlet", "hypergeometric", "bytes",
+    "dirichlet", "hypergeometric", "bytes", "random_integers", "get_state", "set_state",
+    "RandomState", "SeedSequence", "BitGenerator", "Philox", "MT19937", "PCG64", "PCG64DXSM",
+    "SFC64",
 ]
 
 def _np():
@@ -414,6 +420,7 @@ class _Stream:
             while bad.size:  # each draw is rejected with probability below 1/2
                 u[bad] = words(bad.size)
                 bad = bad[np.greater_equal(u[bad], bound)]
+        if span < 2**64:  # (a power-of-two span needs no rejection, but still the remainder)
             u = np.remainder(u, np.array(span, dtype=u64, device=u.device))
         r = np.add(u, np.array(low % 2**64, dtype=u64, device=u.device)).astype(t)
         r = r.reshape(shape)
@@ -429,8 +436,9 @@ class _Stream:
         if _is_scalar(x) and not isinstance(x, float):
             return self._perm(_index(x, "permutation", "x"))
         x = x if isinstance(x, np.ndarray) else np.asarray(x)
-        if x.ndim == 0:
-            raise ValueError("[permutation] x must be an integer or at least 1-dimensional")
+        if x.ndim == 0:  # AxisError: a ValueError, and the IndexError NumPy's legacy raises
+            raise _core.AxisError("[permutation] x must be an integer or at least "
+                                  "1-dimensional")
         return x[self._perm(x.shape[0])]
 
     def shuffle(self, x):
@@ -595,20 +603,465 @@ class _Stream:
         return r.astype(dtype or _core._default_float())
 
 
-class Generator(_Stream):
-    """NumPy 2's Generator over ndx's counter-based stream: calls on one Generator draw from
-    seeds derived from its own key, independent of the global seed and of other Generators."""
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
+def _signed64(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+class _MT64:
+    """std::mt19937_64 (the C++ standard pins its algorithm), the generator that hands the
+    global stream's calls their seeds (src/op/imperative.cc): a RandomState keyed k gives its
+    calls the seeds the global stream gives after seed(k)."""
+
+    _N, _M = 312, 156
+
+    def __init__(self, key):
+        self.key = key
+        mt = [key & _MASK64]
+        for i in range(1, self._N):
+            prev = mt[-1]
+            mt.append((6364136223846793005 * (prev ^ (prev >> 62)) + i) & _MASK64)
+        self._mt, self._i, self.pos = mt, self._N, 0
+
+    def _twist(self):
+        mt, n, m = self._mt, self._N, self._M
+        for i in range(n):
+            x = (mt[i] & 0xFFFFFFFF80000000) | (mt[(i + 1) % n] & 0x7FFFFFFF)
+            xa = (x >> 1) ^ (0xB5026F5AA96619E9 if x & 1 else 0)
+            mt[i] = mt[(i + m) % n] ^ xa
+        self._i = 0
+
+    def next(self):
+        if self._i >= self._N:
+            self._twist()
+        y = self._mt[self._i]
+        self._i += 1
+        self.pos += 1
+        y ^= (y >> 29) & 0x5555555555555555
+        y ^= (y << 17) & 0x71D67FFFEDA60000
+        y ^= (y << 37) & 0xFFF7EEE000000000
+        y ^= y >> 43
+        return y
+
+    def advance(self, n):
+        """Skips n outputs, a whole twist (312 outputs) at a time."""
+        while n > 0:
+            if self._i >= self._N:
+                self._twist()
+            step = min(n, self._N - self._i)
+            self._i += step
+            self.pos += step
+            n -= step
+        return self
+
+    def snapshot(self):
+        return list(self._mt), self._i, self.pos
+
+    def restore(self, snap):
+        mt, self._i, self.pos = snap
+        self._mt = list(mt)
+
+
+def _entropy_key():
+    return int.from_bytes(_os.urandom(8), "little")
+
+
+def _legacy_key(seed, fn, limit):
+    """The 64-bit key of a legacy seed: None (fresh entropy), an int in [0, limit) (any
+    non-negative int, mod 2**64, when limit is None), or a
+    non-empty sequence of ints in [0, 2**32) (mixed by NumPy's SeedSequence hash, so [5] and
+    5 key different streams, as init_by_array and init_genrand do in NumPy)."""
+    if seed is None:
+        return _entropy_key()
+    if not isinstance(seed, (int, _onp.integer)) and hasattr(seed, "asnumpy"):
+        seed = seed.asnumpy()
+    arr = _onp.asarray(seed) if isinstance(seed, (list, tuple, _onp.ndarray)) else None
+    if arr is not None and arr.ndim == 0:
+        seed, arr = arr.item(), None
+    if arr is None:
+        try:
+            seed = _operator.index(seed)
+        except TypeError:
+            raise TypeError(f"[{fn}] seed must be None, an integer or a sequence of integers, "
+                            f"got {type(seed).__name__}") from None
+        if limit is None:  # np.random.seed: any non-negative int, taken mod 2**64
+            if seed < 0:
+                raise ValueError(f"[{fn}] seed must be non-negative; got {seed}")
+            return seed & _MASK64
+        if not 0 <= seed < limit:
+            raise ValueError(f"[{fn}] seed must be between 0 and 2**32 - 1, got {seed}")
+        return seed
+    if arr.ndim != 1:
+        raise ValueError(f"[{fn}] seed array must be 1-d, got {arr.ndim} dimensions")
+    if arr.size == 0:
+        raise ValueError(f"[{fn}] seed must be non-empty")
+    if arr.dtype.kind not in "iu" and not (arr.dtype == object and all(
+            isinstance(v, (int, _onp.integer)) and not isinstance(v, bool) for v in arr.flat)):
+        raise TypeError(f"[{fn}] seed must be None, an integer or a sequence of integers, "
+                        f"got an array of {arr.dtype}")
+    words = [int(v) for v in arr.reshape(-1)]
+    if any(not 0 <= v < 2**32 for v in words):
+        raise ValueError(f"[{fn}] seed must be between 0 and 2**32 - 1")
+    ss = _onp.random.SeedSequence(words)
+    return int(ss.generate_state(1, _onp.uint64)[0])
+
+
+def _check_word(v, fn, what, limit):
+    if hasattr(v, "asnumpy"):
+        v = v.asnumpy()
+    if isinstance(v, _onp.ndarray) and v.size == 1 and v.dtype.kind in "iu":
+        v = v.reshape(-1)[0]
+    if isinstance(v, bool) or not isinstance(v, (int, _onp.integer)):
+        raise TypeError(f"[{fn}] state {what} must be an integer, got {type(v).__name__}")
+    v = int(v)
+    if not 0 <= v < limit:
+        raise ValueError(f"[{fn}] state {what} must be in [0, {limit}), got {v}")
+    return v
+
+
+def _legacy_state(key, pos, legacy):
+    if legacy:
+        return ("Philox", key, pos, 0, 0.0)
+    return {"bit_generator": "Philox", "state": {"key": key, "pos": pos}, "has_gauss": 0,
+            "gauss": 0.0}
+
+
+def _parse_legacy_state(state, fn):
+    """(key, pos) of a state get_state made; NumPy's MT19937 states and other generators' are
+    ValueErrors, anything that is not a tuple or dict a TypeError."""
+    if isinstance(state, dict):
+        name = state.get("bit_generator")
+        inner = state.get("state")
+        if name == "Philox" and isinstance(inner, dict) and "counter" in inner:
+            raise ValueError(f"[{fn}] this is a Generator's bit_generator state; a legacy "
+                             "state holds 'key' and 'pos' (from get_state())")
+        if name is not None and name != "Philox":
+            raise ValueError(f"[{fn}] state is for the bit generator {name!r}, but ndx's "
+                             "generator is Philox (not NumPy's MT19937): only states from "
+                             "ndx's get_state() can be restored")
+        if name is None or not isinstance(inner, dict) or not {"key", "pos"} <= inner.keys():
+            raise ValueError(f"[{fn}] state dictionary is not valid: expected "
+                             "{'bit_generator': 'Philox', 'state': {'key': ..., 'pos': ...}}")
+        key, pos = inner["key"], inner["pos"]
+    elif isinstance(state, (tuple, list)):
+        if len(state) not in (3, 5):
+            raise ValueError(f"[{fn}] state must be a tuple of 3 or 5 items, as get_state() "
+                             f"returns; got {len(state)}")
+        if isinstance(state[0], str) and state[0] == "MT19937":
+            raise ValueError(f"[{fn}] state is NumPy's MT19937 state, but ndx's generator is "
+                             "Philox-based, not MT19937: NumPy's states cannot be restored")
+        if state[0] != "Philox":
+            raise ValueError(f"[{fn}] state[0] must be 'Philox', got {state[0]!r}")
+        key, pos = state[1], state[2]
+    else:
+        raise TypeError(f"[{fn}] state must be a dict or a tuple, got {type(state).__name__}")
+    return _check_word(key, fn, "key", 2**64), _check_word(pos, fn, "pos", 2**63)
+
+
+class _Legacy(_Stream):
+    """NumPy's legacy (RandomState) methods that Generator lacks."""
+
+    def random_sample(self, size=None, dtype=None, device=None, ctx=None, out=None):
+        """Samples from [0, 1) uniformly."""
+        return self.uniform(0.0, 1.0, size, dtype, device, ctx, out)
+
+    ranf = sample = random_sample
+
+    def random_integers(self, low, high=None, size=None):
+        """Integers from [low, high] ([1, low] when high is None). Deprecated, as in NumPy:
+        warns and calls randint."""
+        import warnings
+        if high is None:
+            msg = f"Please call randint(1, {low} + 1) instead"
+            low, high = 1, low
+        else:
+            msg = f"Please call randint({low}, {high} + 1) instead"
+        warnings.warn("This function is deprecated. " + msg, DeprecationWarning, stacklevel=2)
+        return self.randint(low, _index(high, "random_integers", "high") + 1, size=size)
+
+    def tomaxint(self, size=None):
+        """Integers from [0, 2**63 - 1] (NumPy's C long on 64-bit Linux), int64."""
+        return self.randint(0, 2**63, size=size, dtype="int64")
+
+
+class RandomState(_Legacy):
+    """NumPy's legacy RandomState over ndx's generator. Its calls take their Philox seeds from
+    an std::mt19937_64 keyed by the seed, as the global stream does, so RandomState(s) draws
+    what np.random draws after np.random.seed(s). The numbers are not NumPy's (ndx has no
+    MT19937); floats default to float32, as everywhere in ndx."""
 
     def __init__(self, seed=None):
+        super().__init__()
+        self.seed(seed)
+
+    def seed(self, seed=None):
+        """Reseeds: seed is None (fresh entropy), an int in [0, 2**32) or a non-empty
+        sequence of them (as NumPy's legacy seed)."""
+        self._key = _legacy_key(seed, "RandomState.seed", 2**32)
+        self._mt = _MT64(self._key)
+
+    def _next_seed(self):
+        return _signed64(self._mt.next())
+
+    def _draw(self, *args, **kwargs):
+        # A call that fails draws nothing from the global generator: nor does it here.
+        snap = self._mt.snapshot()
+        try:
+            return super()._draw(*args, **kwargs)
+        except Exception:
+            self._mt.restore(snap)
+            raise
+
+    def _perm(self, n):
+        snap = self._mt.snapshot()
+        try:
+            return super()._perm(n)
+        except Exception:
+            self._mt.restore(snap)
+            raise
+
+    def get_state(self, legacy=True):
+        """('Philox', key, pos, 0, 0.0), or a dict {'bit_generator': 'Philox', 'state':
+        {'key': key, 'pos': pos}, 'has_gauss': 0, 'gauss': 0.0} when legacy is False: key is
+        the 64-bit seed and pos the calls drawn since (ndx keeps no cached Gaussian)."""
+        return _legacy_state(self._key, self._mt.pos, legacy)
+
+    def set_state(self, state):
+        """Restores a state from get_state() (this RandomState's, another's or the global
+        stream's); NumPy's MT19937 states are a ValueError."""
+        key, pos = _parse_legacy_state(state, "RandomState.set_state")
+        self._key = key
+        self._mt = _MT64(key).advance(pos)
+
+    def __getstate__(self):
+        return self.get_state()
+
+    def __setstate__(self, state):
+        _Stream.__init__(self)
+        self.set_state(state)
+
+    def __repr__(self):
+        return "RandomState(Philox)"
+
+
+class SeedSequence:
+    """NumPy's SeedSequence (entropy pool, spawn keys and hash are NumPy's own, so
+    generate_state gives NumPy's words). generate_state returns a NumPy array: seed words for
+    host-side generators."""
+
+    def __init__(self, entropy=None, *, spawn_key=(), pool_size=4, n_children_spawned=0):
+        try:
+            self._ss = _onp.random.SeedSequence(entropy, spawn_key=spawn_key,
+                                                pool_size=pool_size,
+                                                n_children_spawned=n_children_spawned)
+        except (TypeError, ValueError, OverflowError) as e:
+            kind = TypeError if isinstance(e, TypeError) else ValueError
+            raise kind(f"[SeedSequence] {e}") from None
+
+    @classmethod
+    def _wrap(cls, ss):
+        self = cls.__new__(cls)
+        self._ss = ss
+        return self
+
+    entropy = property(lambda self: self._ss.entropy)
+    spawn_key = property(lambda self: self._ss.spawn_key)
+    pool_size = property(lambda self: self._ss.pool_size)
+    n_children_spawned = property(lambda self: self._ss.n_children_spawned)
+    state = property(lambda self: self._ss.state)
+    pool = property(lambda self: self._ss.pool)
+
+    def generate_state(self, n_words, dtype=_onp.uint32):
+        """n_words words (uint32 or uint64) of the pool's hash, as NumPy's."""
+        n = _index(n_words, "SeedSequence.generate_state", "n_words")
+        try:
+            dt = _onp.dtype(dtype)
+        except TypeError:
+            dt = None
+        if dt not in (_onp.dtype(_onp.uint32), _onp.dtype(_onp.uint64)):
+            raise ValueError("[SeedSequence.generate_state] dtype must be uint32 or uint64, "
+                             f"got {dtype}")
+        if n < 0:
+            raise ValueError(f"[SeedSequence.generate_state] n_words must be non-negative; "
+                             f"got {n}")
+        return self._ss.generate_state(n, dt)
+
+    def spawn(self, n_children):
+        """n_children child SeedSequences (continuing from the ones spawned before)."""
+        n = _index(n_children, "SeedSequence.spawn", "n_children")
+        if n < 0:
+            raise ValueError(f"[SeedSequence.spawn] n_children must be non-negative; got {n}")
+        return [SeedSequence._wrap(c) for c in self._ss.spawn(n)]
+
+    def __repr__(self):
+        return repr(self._ss)
+
+
+def _as_seed_sequence(seed):
+    if isinstance(seed, SeedSequence):
+        return seed
+    if isinstance(seed, _onp.random.SeedSequence):
+        return SeedSequence._wrap(seed)
+    return None
+
+
+class BitGenerator:
+    """Base of ndx's bit generators (NumPy's numpy.random.BitGenerator); Philox is the one
+    ndx has."""
+
+    def __init__(self, seed=None):
+        raise TypeError("[BitGenerator] BitGenerator is a base class; use Philox")
+
+
+class Philox(BitGenerator):
+    """ndx's bit generator: a key and a counter; call c of a Generator draws Philox-4x32-10
+    with the seed splitmix64(key + c * golden ratio). Not NumPy's Philox stream (the values
+    differ), though Generator(Philox(s)) is as repeatable. seed is None (fresh entropy), an
+    int >= 0 (the key itself), a sequence of ints or a SeedSequence (keyed by its hash)."""
+
+    def __init__(self, seed=None):
+        ss = _as_seed_sequence(seed)
+        self._seed_seq = ss if ss is not None else self._seed_sequence_of(seed)
+        self._key = self._key_of(self._seed_seq)
+        self._count = 0
+
+    @staticmethod
+    def _seed_sequence_of(seed):
         if seed is None:
-            seed = int.from_bytes(_os.urandom(8), "little")
-        elif isinstance(seed, Generator):
-            seed = seed._key
+            return SeedSequence()
+        if isinstance(seed, (list, tuple, _onp.ndarray)) or hasattr(seed, "asnumpy"):
+            try:
+                return SeedSequence(_onp.asarray(_host(seed)).tolist())
+            except (TypeError, ValueError) as e:
+                raise type(e)(str(e).replace("[SeedSequence]", "[Philox]", 1)) from None
+        try:
+            s = _operator.index(seed)
+        except TypeError:
+            kind = type(seed).__module__ + "." + type(seed).__name__
+            raise TypeError(f"[Philox] seed must be None, an int, a sequence of ints or a "
+                            f"SeedSequence, got {kind}") from None
+        if s < 0:
+            raise ValueError(f"[Philox] seed must be non-negative; got {s}")
+        return SeedSequence(s)
+
+    @staticmethod
+    def _key_of(ss):
+        # A plain int seed keys the stream itself, so default_rng(s) and
+        # default_rng(SeedSequence(s)) draw alike, as in NumPy.
+        e = ss.entropy
+        if (isinstance(e, int) and 0 <= e and not ss.spawn_key and ss.pool_size == 4):
+            return e & _MASK64
+        return int(ss.generate_state(1, _onp.uint64)[0])
+
+    @property
+    def seed_seq(self):
+        return self._seed_seq
+
+    @property
+    def state(self):
+        """{'bit_generator': 'Philox', 'state': {'key': key, 'counter': calls drawn}};
+        assigning a state from .state restores the stream."""
+        return {"bit_generator": "Philox", "state": {"key": self._key, "counter": self._count}}
+
+    @state.setter
+    def state(self, value):
+        fn = "Philox.state"
+        if not isinstance(value, dict):
+            raise TypeError(f"[{fn}] state must be a dict, got {type(value).__name__}")
+        name = value.get("bit_generator")
+        if name != "Philox":
+            raise ValueError(f"[{fn}] state is for the bit generator {name!r}, but ndx's is "
+                             "Philox: only states from ndx's Philox.state can be restored")
+        inner = value.get("state")
+        if not isinstance(inner, dict) or not {"key", "counter"} <= inner.keys():
+            raise ValueError(f"[{fn}] state dictionary is not valid: expected "
+                             "{'bit_generator': 'Philox', 'state': {'key': ..., 'counter': "
+                             "...}}")
+        if not isinstance(inner["counter"], (int, _onp.integer)) and not isinstance(
+                inner["key"], (int, _onp.integer)):
+            raise ValueError(f"[{fn}] this is not ndx's Philox state (NumPy's Philox holds "
+                             "arrays); only states from ndx's Philox.state can be restored")
+        key = _check_word(inner["key"], fn, "key", 2**64)
+        count = _check_word(inner["counter"], fn, "counter", 2**64)
+        self._key, self._count = key, count
+
+    def spawn(self, n_children):
+        """n_children independent Philox bit generators from seed_seq.spawn."""
+        return [Philox(s) for s in self._seed_seq.spawn(n_children)]
+
+    def __repr__(self):
+        return "Philox()"
+
+
+def _unavailable(name):
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError(
+            f"[{name}] ndx has no {name} bit generator: its only one is Philox (a counter-based "
+            "stream that does not reproduce NumPy's numbers); use default_rng(seed) or "
+            "Generator(Philox(seed))")
+    return type(name, (BitGenerator,), {
+        "__init__": __init__, "__module__": __name__,
+        "__doc__": f"NumPy's {name}, which ndx lacks: constructing it is NotImplementedError."})
+
+
+MT19937 = _unavailable("MT19937")
+PCG64 = _unavailable("PCG64")
+PCG64DXSM = _unavailable("PCG64DXSM")
+SFC64 = _unavailable("SFC64")
+
+
+def _check_axis(axis, ndim, fn):
+    a = _index(axis, fn, "axis")
+    if not -ndim <= a < ndim:
+        raise _core.AxisError(f"[{fn}] axis {a} is out of bounds for array of dimension {ndim}")
+    return a % ndim
+
+
+class Generator(_Stream):
+    """NumPy 2's Generator over ndx's counter-based stream: calls on one Generator draw from
+    seeds derived from its bit generator's key (a Philox), independent of the global seed and
+    of other Generators. The numbers are not NumPy's; seeding is as repeatable."""
+
+    def __init__(self, seed=None):
+        if isinstance(seed, Philox):
+            bitgen = seed
+        elif isinstance(seed, Generator):  # the same key, from its first call
+            bitgen = Philox.__new__(Philox)
+            bitgen._seed_seq, bitgen._key, bitgen._count = (
+                seed._bit_generator._seed_seq, seed._key, 0)
+        elif isinstance(seed, (BitGenerator, _onp.random.BitGenerator)):
+            raise TypeError(f"[Generator] ndx cannot draw from {type(seed).__name__}; give a "
+                            "seed, a SeedSequence or ndx's Philox")
         else:
-            seed = _index(seed, "Generator", "seed")
-            if seed < 0:
-                raise ValueError(f"[Generator] seed must be non-negative; got {seed}")
-        super().__init__(seed & 0xFFFFFFFFFFFFFFFF)
+            try:
+                bitgen = Philox(seed)
+            except (TypeError, ValueError) as e:
+                raise type(e)(str(e).replace("[Philox]", "[Generator]", 1)) from None
+        self._bit_generator = bitgen
+
+    # The stream's key and counter live in the bit generator, so its .state is the stream's.
+    _key = property(lambda self: self._bit_generator._key)
+
+    @property
+    def _count(self):
+        return self._bit_generator._count
+
+    @_count.setter
+    def _count(self, value):
+        self._bit_generator._count = value
+
+    @property
+    def bit_generator(self):
+        """The Philox this Generator draws from (its .state gets and sets the stream)."""
+        return self._bit_generator
+
+    def spawn(self, n_children):
+        """n_children independent Generators from the bit generator's SeedSequence: distinct
+        streams, the same ones for the same parent seed."""
+        n = _index(n_children, "Generator.spawn", "n_children")
+        return [Generator(b) for b in self._bit_generator.spawn(max(n, 0))]
 
     def integers(self, low, high=None, size=None, dtype="int64", endpoint=False):
         """Integers from [low, high) ([low, high] with endpoint=True; [0, low) when high is
@@ -619,26 +1072,98 @@ class Generator(_Stream):
             high = high + 1
         return self.randint(low, high, size=size, dtype=dtype)
 
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, device=None,
+               ctx=None, out=None):
+        """Samples from a (an int n: arange(n); else slices of a along axis), with or without
+        replacement, uniformly or with probabilities p. Without replacement the sample is in
+        random order whatever shuffle says (shuffle=False only lets NumPy skip work)."""
+        np = _np()
+        fn = "Generator.choice"
+        if not isinstance(shuffle, (bool, _onp.bool_)):
+            raise TypeError(f"[{fn}] shuffle must be a bool, got {type(shuffle).__name__}")
+        if _is_scalar(a) and not isinstance(a, float):
+            return super().choice(a, size, replace, p, device, ctx, out)
+        pool = a if isinstance(a, np.ndarray) else np.asarray(a)
+        if pool.ndim == 0:
+            return super().choice(_index(pool.item(), fn, "a"), size, replace, p, device,
+                                  ctx, out)
+        ax = _check_axis(axis, pool.ndim, fn)
+        n = pool.shape[ax]
+        shape = _size(size, fn) or ()
+        if n == 0:
+            if math.prod(shape) > 0 or size is None:
+                raise ValueError(f"[{fn}] a cannot be empty unless no samples are taken")
+            idx = np.zeros(shape, dtype="int64")
+        else:
+            idx = super().choice(n, size, replace, p)
+        r = np.take(pool, idx, axis=ax)
+        if out is not None:
+            out[...] = r
+            r = out
+        return _place(r, device, ctx)
+
+    def permutation(self, x, axis=0):
+        """A permuted copy of x along axis, or a permutation of arange(x)."""
+        np = _np()
+        if _is_scalar(x) and not isinstance(x, float):
+            return self._perm(_index(x, "Generator.permutation", "x"))
+        x = x if isinstance(x, np.ndarray) else np.asarray(x)
+        if x.ndim == 0:
+            raise _core.AxisError("[Generator.permutation] axis 0 is out of bounds for array "
+                                  "of dimension 0 (x must be an integer or an array of at "
+                                  "least 1 dimension)")
+        ax = _check_axis(axis, x.ndim, "Generator.permutation")
+        return np.take(x, self._perm(x.shape[ax]), axis=ax)
+
+    def shuffle(self, x, axis=0):
+        """Shuffles x in place along axis (a list only along axis 0, as NumPy's)."""
+        np = _np()
+        fn = "Generator.shuffle"
+        if isinstance(x, np.ndarray):
+            if x.ndim == 0:  # NumPy's TypeError: a 0-d array has no length
+                raise TypeError(f"[{fn}] x must be at least 1-dimensional")
+            ax = _check_axis(axis, x.ndim, fn)
+            x[...] = np.take(x, self._perm(x.shape[ax]), axis=ax)
+            return None
+        if isinstance(x, list):
+            if _index(axis, fn, "axis") != 0:
+                raise NotImplementedError(f"[{fn}] axis is only supported on ndarrays")
+            return super().shuffle(x)
+        raise TypeError(f"[{fn}] x must be an ndarray or a list, got {type(x).__name__}")
+
     def __repr__(self):
         return "Generator(Philox)"
 
 
 def default_rng(seed=None):
-    """A new Generator seeded with seed (fresh entropy when None)."""
+    """A new Generator seeded with seed (fresh entropy when None); a Generator is returned
+    as it is, as NumPy does."""
+    if isinstance(seed, Generator):
+        return seed
     return Generator(seed)
 
 
-_global = _Stream()
+_global = _Legacy()
 
 
 def seed(seed=None):
-    """Seeds the global generator: calls after seed(s) draw the same numbers on every run."""
-    if seed is None:
-        seed = int.from_bytes(_os.urandom(8), "little")
-    seed = _index(seed, "seed", "seed")
-    if seed < 0:
-        raise ValueError(f"[seed] seed must be non-negative; got {seed}")
-    _core.random_seed(seed & 0xFFFFFFFFFFFFFFFF)
+    """Seeds the global generator: calls after seed(s) draw the same numbers on every run.
+    seed is None, an int >= 0 (taken mod 2**64) or a sequence of ints in [0, 2**32)."""
+    _core.random_seed(_legacy_key(seed, "seed", None))
+
+
+def get_state(legacy=True):
+    """The global stream's state, as RandomState.get_state returns it: ('Philox', key, pos,
+    0, 0.0) with the last seed and the calls drawn since (reading it draws nothing)."""
+    key, pos = _core._random_position()
+    return _legacy_state(key, pos, legacy)
+
+
+def set_state(state):
+    """Restores a state from get_state() or RandomState.get_state(): seeds the global
+    generator with its key and skips its pos draws."""
+    key, pos = _parse_legacy_state(state, "set_state")
+    _core._set_random_position(key, pos)
 
 
 uniform = _global.uniform
@@ -660,7 +1185,7 @@ power = _global.power
 rayleigh = _global.rayleigh
 weibull = _global.weibull
 random = _global.random
-random_sample = ranf = sample = _global.random
+random_sample = ranf = sample = _global.random_sample
 rand = _global.rand
 randn = _global.randn
 randint = _global.randint
@@ -685,3 +1210,4 @@ triangular = _global.triangular
 dirichlet = _global.dirichlet
 hypergeometric = _global.hypergeometric
 bytes = _global.bytes  # noqa: A001  (NumPy's name)
+random_integers = _global.random_integers
