@@ -446,6 +446,7 @@ from ._manipulation import (  # noqa: E402, F401
     block,
     broadcast_arrays,
     broadcast_shapes,
+    broadcast_to,
     column_stack,
     concat,
     copyto,
@@ -739,21 +740,27 @@ def _is_contiguous(shape, strides, itemsize):
 
 class flagsobj:
     """a.flags, as NumPy's: the memory layout (C_CONTIGUOUS, F_CONTIGUOUS; FORTRAN (F), FNC,
-    FORC, CARRAY, FARRAY, BEHAVED derived from them) and WRITEABLE / ALIGNED (always true for ndx
-    arrays), WRITEBACKIFCOPY (always false). OWNDATA is not tracked (ndx arrays have no
-    `base`): asking for it raises NotImplementedError."""
+    FORC, CARRAY, FARRAY, BEHAVED derived from them), WRITEABLE (settable, as setflags(write=)),
+    ALIGNED (always true for ndx arrays) and WRITEBACKIFCOPY (always false). OWNDATA is not
+    tracked (ndx arrays have no `base`): asking for it raises NotImplementedError."""
 
     _NAMES = {"C": "C_CONTIGUOUS", "CONTIGUOUS": "C_CONTIGUOUS", "F": "F_CONTIGUOUS",
               "W": "WRITEABLE", "A": "ALIGNED", "X": "WRITEBACKIFCOPY",
               "O": "OWNDATA"}
 
     def __init__(self, a):
+        self._array = a
+        self._values = {}
+        self._read(a)
+
+    def _read(self, a):
         c = _is_contiguous(a.shape, a.strides, a.itemsize)
         f = _is_contiguous(a.shape[::-1], a.strides[::-1], a.itemsize)
-        # (NumPy's FARRAY is "behaved and not C-contiguous", F-contiguous or not.)
-        self._values = {"C_CONTIGUOUS": c, "F_CONTIGUOUS": f, "WRITEABLE": True,
+        w = a._writeable()
+        # (NumPy 2.4's FARRAY is "not C-contiguous", F-contiguous, behaved or not.)
+        self._values = {"C_CONTIGUOUS": c, "F_CONTIGUOUS": f, "WRITEABLE": w,
                         "ALIGNED": True, "WRITEBACKIFCOPY": False, "FORTRAN": f,
-                        "FNC": f and not c, "FORC": f or c, "BEHAVED": True, "CARRAY": c,
+                        "FNC": f and not c, "FORC": f or c, "BEHAVED": w, "CARRAY": c and w,
                         "FARRAY": not c}
 
     def __getitem__(self, key):
@@ -766,9 +773,13 @@ class flagsobj:
 
     def __setitem__(self, key, value):
         name = self._NAMES.get(key, key) if isinstance(key, str) else key
-        if name == "WRITEABLE" and value:
+        if name == "WRITEABLE":
+            self._array._set_writeable(bool(value))
+            self._read(self._array)
             return
-        if name in ("WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY"):
+        if name == "ALIGNED" and value:
+            return
+        if name in ("ALIGNED", "WRITEBACKIFCOPY"):
             raise NotImplementedError(f"[flags] ndx arrays cannot set {name} to {value!r}")
         raise KeyError(f"Unknown flag {key!r}")
 
@@ -901,6 +912,22 @@ ndarray.partition = _partition_in_place
 ndarray.resize = _resize_in_place
 ndarray.flat = property(flatiter, doc="A flat iterator over the array (C order).")
 ndarray.flags = property(flagsobj, doc="Information about the memory layout (see flagsobj).")
+
+
+def _setflags(self, write=None, align=None, uic=None):
+    """NumPy's setflags: write=False makes the array read-only (writes raise ValueError);
+    write=True undoes that, except for a view of a read-only array (ValueError). ndx arrays are
+    always aligned (align=False raises NotImplementedError) and never WRITEBACKIFCOPY (uic=True
+    raises ValueError, as NumPy's does for an array that is not)."""
+    if align is not None and not align:
+        raise NotImplementedError("[setflags] ndx arrays are always aligned")
+    if uic:
+        raise ValueError("[setflags] cannot set WRITEBACKIFCOPY flag to True")
+    if write is not None:
+        self._set_writeable(bool(write))
+
+
+ndarray.setflags = _setflags
 ndarray.__divmod__ = lambda self, other: divmod(self, other)
 ndarray.__rdivmod__ = lambda self, other: divmod(other, self)
 ndarray.__reduce__ = _reduce
@@ -936,6 +963,7 @@ from ._array_api import (  # noqa: E402, F401
 from ._array_api import result_type as _result_type  # noqa: E402
 
 result_type = _result_type  # Python scalars too; rebinds the C one of the top (ruff F811)
+from . import emath, testing  # noqa: E402, F401
 from ._file_io import (  # noqa: E402, F401
     fromfile,
     genfromtxt,
@@ -955,6 +983,39 @@ from ._printing import (  # noqa: E402, F401
     get_printoptions,
     printoptions,
     set_printoptions,
+)
+from ._utilities import (  # noqa: E402, F401
+    False_,
+    ScalarType,
+    True_,
+    asfortranarray,
+    base_repr,
+    binary_repr,
+    broadcast,
+    errstate,
+    exceptions,
+    format_float_positional,
+    format_float_scientific,
+    fromiter,
+    frompyfunc,
+    fromstring,
+    geterr,
+    geterrcall,
+    isfortran,
+    isscalar,
+    iterable,
+    little_endian,
+    mintypecode,
+    ndenumerate,
+    ndindex,
+    require,
+    sctypeDict,
+    seterr,
+    seterrcall,
+    typecodes,
+    typename,
+    ufunc,
+    vectorize,
 )
 
 copy = _copy  # bound here: parameters named copy above would shadow an import (ruff F811)

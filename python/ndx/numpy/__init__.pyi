@@ -3,10 +3,13 @@ after adding an op (tests/python/test_stubs.py checks)."""
 
 from typing import Any
 
+from . import emath as emath
+from . import exceptions as exceptions
 from . import fft as fft
 from . import lib as lib
 from . import linalg as linalg
 from . import random as random
+from . import testing as testing
 from numpy import bool as bool_
 from numpy import complex128 as cdouble
 from numpy import complex128 as complex128
@@ -35,6 +38,7 @@ from numpy import int8 as byte
 from numpy import int8 as int8
 from numpy import integer as integer
 from numpy import longlong as longlong
+from numpy import ndindex as ndindex
 from numpy import number as number
 from numpy import signedinteger as signedinteger
 from numpy import uint16 as uint16
@@ -50,6 +54,8 @@ from numpy import uint8 as uint8
 from numpy import ulonglong as ulonglong
 from numpy import unsignedinteger as unsignedinteger
 
+False_: Any
+
 NAN: Any
 
 NINF: Any
@@ -61,6 +67,10 @@ NaN: Any
 PINF: Any
 
 PZERO: Any
+
+ScalarType: Any
+
+True_: Any
 
 def abs(x: Any, *, out: Any = None) -> Any:
     """Absolute value, elementwise; |z| (a float) for complex z."""
@@ -182,6 +192,9 @@ def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
 def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
     """a as a C-contiguous array of at least one dimension (a itself when it is one)."""
 
+def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
+    """a as an F-contiguous (column-major) array of at least one dimension (a itself when it is one). ndx arrays take any strides; ndx's ops give C-contiguous results."""
+
 def asin(x: Any, *, out: Any = None) -> Any:
     """Inverse sine, elementwise; NaN outside [-1, 1]."""
 
@@ -215,7 +228,13 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: Any = False
 def bartlett(M: Any) -> Any:
     """The Bartlett (triangular) window of M points."""
 
+def base_repr(number: Any, base: Any = 2, padding: Any = 0) -> Any:
+    """number as a string in the given base (NumPy's base_repr; a 0-d ndx array is its value)."""
+
 bfloat16: Any
+
+def binary_repr(num: Any, width: Any = None) -> Any:
+    """num in binary; a negative num with width is its two's complement in width bits (NumPy's binary_repr)."""
 
 def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> Any:
     """Counts (or summed weights) of each value 0..max(x) of a 1-d array of non-negative ints."""
@@ -252,14 +271,28 @@ def block(arrays: Any) -> Any:
 
 boolean_dtypes: Any
 
-def broadcast_arrays(*args: Any) -> Any:
-    """The inputs broadcast against each other (read-only views in NumPy; views here)."""
+class broadcast:
+    """NumPy's broadcast of its arguments (ndx arrays, NumPy arrays, scalars, broadcast objects): shape, ndim / nd, size, numiter, index, iters, reset(), and iteration over tuples of the broadcast elements as NumPy scalars. ndx arrays are copied to the host only when the elements are iterated (iteration or"""
+    def __init__(self, *args: Any) -> None: ...
+    def __iter__(self) -> Any: ...
+    index: Any
+    iters: Any
+    nd: Any
+    ndim: Any
+    numiter: Any
+    def reset(self) -> Any: ...
+    shape: Any
+    size: Any
+    def __getattr__(self, name: str) -> Any: ...
+
+def broadcast_arrays(*args: Any, subok: Any = False) -> Any:
+    """The inputs broadcast against each other: read-only views where the shape changes (NumPy 2.4 returns writeable views and warns on a write, which NumPy will refuse), the input itself where it does not."""
 
 def broadcast_shapes(*shapes: Any) -> Any:
     """The shape NumPy's broadcasting gives the shapes together (ValueError if none)."""
 
-def broadcast_to(array: Any, shape: Any, *, out: Any = None) -> Any:
-    """Broadcasts an array to a new shape."""
+def broadcast_to(array: Any, shape: Any, subok: Any = False, *, out: Any = None) -> Any:
+    """array repeated along new leading axes and its length-1 axes to `shape`: a read-only view (no element is copied), as NumPy's; a copy while autograd records or hybridize traces (so gradients flow), or into `out`."""
 
 c_: Any
 
@@ -366,7 +399,7 @@ def diagflat(v: Any, k: Any = 0) -> Any:
     """A 2-d array with the flattened v on its k-th diagonal."""
 
 def diagonal(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> Any:
-    """The offset-th diagonal of the 2-d sub-arrays on axis1 and axis2, as a new last axis (a copy; NumPy returns a read-only view)."""
+    """The offset-th diagonal of the 2-d sub-arrays on axis1 and axis2, as a new last axis: a read-only view, as NumPy's (a copy while autograd records or hybridize traces, so gradients flow)."""
 
 def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = None, append: Any = None) -> Any:
     """The n-th discrete difference along axis (not_equal for bool, as NumPy)."""
@@ -409,6 +442,12 @@ def empty_like(prototype: Any, dtype: Any = None, order: Any = 'K', subok: Any =
 def equal(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 == x2, elementwise; the output is bool."""
 
+class errstate:
+    """Context manager and decorator for the floating-point error settings (NumPy's errstate): the settings apply inside and are restored on exit. Validation happens on entry, as in NumPy; an instance may be entered once. See seterr for what ndx does with them."""
+    def __call__(self, func: Any) -> Any: ...
+    def __init__(self, *, call: Any = ..., all: Any = None, divide: Any = None, over: Any = None, under: Any = None, invalid: Any = None) -> None: ...
+    def __getattr__(self, name: str) -> Any: ...
+
 euler_gamma: Any
 
 def exp(x: Any, *, out: Any = None) -> Any:
@@ -442,7 +481,7 @@ def fix(x: Any, *, out: Any = None) -> Any:
     """Round towards zero; integers are returned unchanged."""
 
 class flagsobj:
-    """a.flags, as NumPy's: the memory layout (C_CONTIGUOUS, F_CONTIGUOUS; FORTRAN (F), FNC, FORC, CARRAY, FARRAY, BEHAVED derived from them) and WRITEABLE / ALIGNED (always true for ndx arrays), WRITEBACKIFCOPY (always false). OWNDATA is not tracked (ndx arrays have no `base`): asking for it raises NotImp"""
+    """a.flags, as NumPy's: the memory layout (C_CONTIGUOUS, F_CONTIGUOUS; FORTRAN (F), FNC, FORC, CARRAY, FARRAY, BEHAVED derived from them), WRITEABLE (settable, as setflags(write=)), ALIGNED (always true for ndx arrays) and WRITEBACKIFCOPY (always false). OWNDATA is not tracked (ndx arrays have no `base"""
     def __getitem__(self, key: Any) -> Any: ...
     def __init__(self, a: Any) -> None: ...
     def __getattr__(self, name: str) -> Any: ...
@@ -488,6 +527,12 @@ def fmin(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def fmod(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """C's remainder: the sign of x1; integer x % 0 is 0."""
 
+def format_float_positional(x: Any, precision: Any = None, unique: Any = True, fractional: Any = True, trim: Any = 'k', sign: Any = False, pad_left: Any = None, pad_right: Any = None, min_digits: Any = None) -> Any:
+    """NumPy's format_float_positional (a 0-d ndx array is its value, formatted in its own dtype)."""
+
+def format_float_scientific(x: Any, precision: Any = None, unique: Any = True, trim: Any = 'k', sign: Any = False, pad_left: Any = None, exp_digits: Any = None, min_digits: Any = None) -> Any:
+    """NumPy's format_float_scientific (a 0-d ndx array is its value, formatted in its own dtype)."""
+
 def frexp(x: Any, *, out: Any = None) -> Any:
     """Mantissa in [0.5, 1) and the exponent of 2: x = m * 2 ** e."""
 
@@ -502,6 +547,15 @@ def fromfile(file: Any, dtype: Any = ..., count: Any = -1, sep: Any = '', offset
 
 def fromfunction(function: Any, shape: Any, *, dtype: Any = ..., like: Any = None, **kwargs: Any) -> Any:
     """function called with one coordinate array per axis of `shape`."""
+
+def fromiter(iter: Any, dtype: Any, count: Any = -1, *, like: Any = None) -> Any:
+    """A 1-d array of the values of an iterable, in dtype (NumPy's fromiter: dtype=float is float64 here too, since it is explicit). count=-1 reads them all."""
+
+def frompyfunc(func: Any, /, nin: Any, nout: Any, *, identity: Any = None) -> Any:
+    """A ufunc that applies the Python function func (nin arguments, nout results) per element, broadcasting its arguments (NumPy's frompyfunc; see _PyUfunc for the dtypes)."""
+
+def fromstring(string: Any, dtype: Any = ..., count: Any = -1, *, sep: Any = '', like: Any = None) -> Any:
+    """A 1-d array of the numbers in a text, separated by sep (NumPy's fromstring; the binary mode, sep='', is NumPy 2's ValueError: use frombuffer)."""
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> Any:
     """A new array filled with fill_value. Without dtype: a NumPy scalar's own dtype, bool for a bool value, int64 for an int, the default float dtype otherwise."""
@@ -520,6 +574,12 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype:
 
 def get_printoptions() -> Any:
     """The current print options as numpy.get_printoptions's dict."""
+
+def geterr() -> Any:
+    """The current floating-point error settings (a new dict; NumPy's defaults at start)."""
+
+def geterrcall() -> Any:
+    """The current floating-point error callback (None unless seterrcall set one)."""
 
 def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: Any = 1) -> Any:
     """The derivative of f sampled on a grid, per axis: second-order central differences inside (uneven coordinates included) and first- or second-order one-sided differences at the ends (edge_order). One array for one axis, else a tuple of them."""
@@ -614,6 +674,9 @@ def isdtype(dtype: Any, kind: Any) -> Any:
 def isfinite(x: Any, *, out: Any = None) -> Any:
     """Whether x is finite."""
 
+def isfortran(a: Any) -> Any:
+    """Whether a is F-contiguous and not C-contiguous (NumPy's isfortran)."""
+
 def isin(element: Any, test_elements: Any, assume_unique: Any = False, invert: Any = False, *, kind: Any = None) -> Any:
     """Whether each element of `element` is in test_elements (element's shape)."""
 
@@ -635,8 +698,14 @@ def isreal(x: Any) -> Any:
 def isrealobj(x: Any) -> Any:
     """Whether x does not have a complex dtype."""
 
+def isscalar(element: Any) -> Any:
+    """Returns True if the type of `element` is a scalar type."""
+
 def issubdtype(arg1: Any, arg2: Any) -> Any:
     """NumPy's issubdtype; bfloat16 is a floating type."""
+
+def iterable(y: Any) -> Any:
+    """Whether iter(y) works (NumPy's iterable): not for a 0-d array, whose iterator fails only on its first element."""
 
 def ix_(*args: Any) -> Any:
     """An open mesh from 1-d sequences (bool ones as their nonzero positions) for indexing."""
@@ -667,6 +736,8 @@ def lexsort(keys: Any, axis: Any = -1) -> Any:
 
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep: Any = False, dtype: Any = None, axis: Any = 0, *, device: Any = None) -> Any:
     """num evenly spaced samples from start to stop (NumPy's and MXNet's signature). Array-like start / stop broadcast against each other, the samples along `axis` of the result; retstep=True also returns the spacing (NaN when there is none)."""
+
+little_endian: Any
 
 def load(file: Any, mmap_mode: Any = None, allow_pickle: Any = False, fix_imports: Any = True, encoding: Any = 'ASCII', *, max_header_size: Any = 10000) -> Any:
     """The array (.npy), the NpzFile (.npz) or, with allow_pickle, the pickled object in file, as numpy.load; arrays are ndx arrays."""
@@ -747,6 +818,9 @@ def min_scalar_type(a: Any) -> Any:
 
 def minimum(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """Elementwise minimum; nan propagates."""
+
+def mintypecode(typechars: Any, typeset: Any = 'GDFgdf', default: Any = 'd') -> Any:
+    """The character of the smallest type in typeset that the types in typechars cast to safely (NumPy's mintypecode). ndx arrays count by their dtype (bfloat16 as 'f')."""
 
 def mod(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """x1 % x2 with the sign of x2, as Python's %."""
@@ -874,6 +948,7 @@ class ndarray:
     def resize(self, *new_shape: Any, refcheck: Any = True) -> Any: ...
     def round(self, *args: Any, **kwargs: Any) -> Any: ...
     def searchsorted(self, *args: Any, **kwargs: Any) -> Any: ...
+    def setflags(self, write: Any = None, align: Any = None, uic: Any = None) -> Any: ...
     shape: Any
     size: Any
     def sort(self, axis: Any = -1, kind: Any = None, stable: Any = None) -> Any: ...
@@ -892,6 +967,11 @@ class ndarray:
     def var(self, *args: Any, **kwargs: Any) -> Any: ...
     def view(self, *args: Any, **kwargs: Any) -> Any: ...
     def wait_to_read(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __getattr__(self, name: str) -> Any: ...
+
+class ndenumerate:
+    """Iterates over (index, value) pairs of an array in C order (NumPy's ndenumerate). The array is copied to the host once and the values are NumPy scalars of its dtype (bfloat16 as float32), as NumPy yields: `for i, v in ndenumerate(a): b[i] = v * 2` works on ndx arrays, and fast. Non-arrays become arra"""
+    def __init__(self, arr: Any) -> None: ...
     def __getattr__(self, name: str) -> Any: ...
 
 def ndim(a: Any) -> Any:
@@ -1056,6 +1136,9 @@ def remainder(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
     """Each element repeated `repeats` times (an int, or one count per element) along axis (of the flattened array for None)."""
 
+def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = None) -> Any:
+    """a as an ndx array of dtype meeting the requirements (NumPy's require): 'C' / 'F' contiguous (a copy in that order when it is not), 'A' aligned and 'W' writeable (ndx arrays always are), 'E' a base-class array (ndx arrays always are), 'O' owning its data (a copy unless this call made one: ndx does no"""
+
 def reshape(a: Any, /, newshape: Any = None, order: Any = 'C', *, shape: Any = None, copy: Any = None) -> Any:
     """a with a new shape (one entry may be -1): a view when the layout allows. copy=True always copies; copy=False raises ValueError where a view is impossible."""
 
@@ -1106,6 +1189,8 @@ def savez(file: Any, *args: Any, allow_pickle: Any = True, **kwds: Any) -> Any:
 def savez_compressed(file: Any, *args: Any, allow_pickle: Any = True, **kwds: Any) -> Any:
     """As savez, into a zip-deflated archive."""
 
+sctypeDict: Any
+
 def searchsorted(a: Any, v: Any, side: Any = 'left', sorter: Any = None) -> Any:
     """Indices where v's elements would go in the sorted 1-d a (or a[sorter])."""
 
@@ -1117,6 +1202,12 @@ def set_printoptions(precision: Any = None, threshold: Any = None, edgeitems: An
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: Any = False) -> Any:
     """The sorted unique values of ar1 that are not in ar2."""
+
+def seterr(all: Any = None, divide: Any = None, over: Any = None, under: Any = None, invalid: Any = None) -> Any:
+    """Sets how floating-point errors are to be handled and returns the old settings (NumPy's seterr). ndx never emits floating-point warnings or prints: the settings are kept for code that reads them back; 'raise', 'call' and 'log' raise NotImplementedError."""
+
+def seterrcall(func: Any) -> Any:
+    """Sets the floating-point error callback (a callable or an object with a write method, or None) and returns the old one. ndx never calls it: 'call' and 'log' modes are not supported."""
 
 def setxor1d(ar1: Any, ar2: Any, assume_unique: Any = False) -> Any:
     """The sorted unique values in exactly one of the arrays."""
@@ -1241,6 +1332,15 @@ def true_divide(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def trunc(x: Any, *, out: Any = None) -> Any:
     """Round towards zero; integers are returned unchanged."""
 
+typecodes: Any
+
+def typename(char: Any) -> Any:
+    """Return a description for the given data type code."""
+
+class ufunc:
+    """The type check of NumPy's ufuncs: isinstance(f, np.ufunc) is true for ndx's ufuncs (np.add, np.sqrt, ... with reduce / accumulate / outer / at), for frompyfunc's results and for NumPy's own ufuncs (which run ndx arrays through ndx). ndx's ufuncs are op functions, not instances of this class, which c"""
+    def __getattr__(self, name: str) -> Any: ...
+
 def union1d(ar1: Any, ar2: Any) -> Any:
     """The sorted unique values in either array."""
 
@@ -1285,6 +1385,12 @@ def vecdot(x1: Any, x2: Any, /, *, axis: Any = -1) -> Any:
 
 def vecmat(x1: Any, x2: Any, /) -> Any:
     """The vector-matrix product over the last axes, x1 conjugated: (..., n) and (..., n, m) give (..., m), the leading axes broadcast (NumPy 2.2's gufunc)."""
+
+class vectorize:
+    """NumPy's vectorize over ndx arrays: pyfunc runs in Python once per element, on NumPy scalars (ndx array arguments are copied to the host), and the results come back as ndx arrays of the dtype NumPy gives (otypes, or the first result's), on the first ndx argument's device. Results of dtypes ndx arrays"""
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __init__(self, pyfunc: Any = ..., otypes: Any = None, doc: Any = None, excluded: Any = None, cache: Any = False, signature: Any = None) -> None: ...
+    def __getattr__(self, name: str) -> Any: ...
 
 def vsplit(ary: Any, indices_or_sections: Any) -> Any:
     """Split along the first axis (arrays of at least 2 dimensions)."""

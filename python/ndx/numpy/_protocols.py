@@ -35,7 +35,7 @@ class NumpyFallbackError(NotImplementedError, ValueError):
 
 # NumPy's module of a function -> the ndx namespace holding the function of the same name.
 _NAMESPACES = {"numpy": _np, "numpy.linalg": _np.linalg, "numpy.fft": _np.fft,
-               "numpy.lib.stride_tricks": _np.lib.stride_tricks}
+               "numpy.lib.stride_tricks": _np.lib.stride_tricks, "numpy.lib.scimath": _np.emath}
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
            "logical_and": "all", "logical_or": "any"}
 _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
