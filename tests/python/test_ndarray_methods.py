@@ -327,3 +327,16 @@ def test_item_with_a_tuple_and_format_of_0d_arrays_as_numpy():
     for spec in ((4,), None, np.array(1)):  # a spec that is not a str: TypeError (the fuzzer's)
         with pytest.raises(TypeError, match="must be str"):
             np.array(True).__format__(spec)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "uint32", "int64", "float16",
+                                   "float32", "float64", "complex64", "complex128"])
+def test_byteswap_reverses_each_elements_bytes_as_numpys(dtype):
+    ref = (onp.arange(-3, 9).reshape(3, 4) * 7 + 0.5).astype(dtype)[:, ::2]
+    want = ref.byteswap()
+    a = np.array(ref)
+    got = a.byteswap()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.asnumpy().tobytes() == onp.ascontiguousarray(want).tobytes()
+    assert a.byteswap(inplace=True) is a
+    assert a.asnumpy().tobytes() == onp.ascontiguousarray(want).tobytes()

@@ -183,3 +183,12 @@ def test_views_of_memory_numpy_owns_stay_inside_it():
         as_strided(x, (11,), (8,))
     with pytest.raises(ValueError):
         as_strided(x[5:], (6,), (8,))  # past the end of the shared memory
+
+
+def test_bad_file_arguments_are_type_errors():
+    x = np.arange(3.0)
+    for call in (lambda: x.tofile(1j), lambda: x.tofile((1, 2)), lambda: np.fromfile(2.5),
+                 lambda: np.fromfile(x), lambda: np.genfromtxt(x), lambda: np.loadtxt(x),
+                 lambda: np.genfromtxt([[1, 2], [3]]), lambda: np.savetxt(3.5, x)):
+        with pytest.raises(TypeError):
+            call()

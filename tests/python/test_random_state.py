@@ -455,3 +455,15 @@ def test_wide_randint_with_power_of_two_span_stays_in_bounds(low, high):
     # Uniform over the span: each quarter holds about a quarter of the draws.
     quarter = (x.astype(object) - low) * 4 // (high - low)
     assert st.chisquare(onp.bincount(quarter.astype(onp.int64), minlength=4)).pvalue > 1e-3
+
+
+def test_out_alone_sets_the_shape_and_dtype_as_numpys():
+    for dtype in ("float32", "float64"):
+        o, ref = np.zeros((2, 3), dtype=dtype), onp.zeros((2, 3), dtype=dtype)
+        assert np.random.default_rng(1).random(out=o) is o
+        onp.random.default_rng(1).random(out=ref, dtype=dtype)  # (NumPy's wants dtype too)
+        got = o.asnumpy()
+        assert got.dtype == ref.dtype and ((got >= 0) & (got < 1)).all() and got.std() > 0
+    o = np.zeros(4)
+    np.random.default_rng(2).standard_normal(out=o)
+    assert o.asnumpy().std() > 0

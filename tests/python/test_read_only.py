@@ -178,3 +178,40 @@ def test_stride_tricks_views_are_read_only_unless_asked():
     with pytest.raises(ValueError):
         s[0] = 1.0
     assert as_strided(a, (2,), (16,)).flags.writeable
+
+
+def test_read_only_corner_cases_as_numpys():
+    x, a = read_only_pair()
+    x.resize((2, 3), refcheck=False)
+    a.resize((2, 3), refcheck=False)
+    assert a.flags.writeable is x.flags.writeable is False  # resizing keeps the flag
+    with pytest.raises(ValueError):
+        a[0, 0] = 5.0
+    for m, arr in ((onp, x), (np, a)):
+        got = m.require(arr, requirements=["W"])
+        assert got.flags.writeable and not m.shares_memory(got, arr)
+    with pytest.raises(ValueError):  # the read-only check comes before the index check
+        np.put(a, [100], [1.0])
+    with pytest.raises(ValueError):
+        np.copyto(a, 1j)  # (before the casting check)
+    m = np.arange(9.0).reshape(3, 3)
+    d = np.einsum("ii->i", m)  # einsum's diagonal is a writeable view, as NumPy's
+    assert d.flags.writeable is onp.einsum("ii->i", onp.eye(3)).flags.writeable is True
+    with pytest.raises(AttributeError):
+        a.flags.c_contiguous = False
+    with pytest.raises(BufferError):  # the legacy struct cannot say "read-only", as NumPy's
+        a.__dlpack__()
+    a.__dlpack__(max_version=(1, 0))
+
+
+def test_immutable_sources_give_read_only_arrays(tmp_path):
+    for m in (onp, np):
+        b = m.frombuffer(b"\x01\x02\x03\x04", dtype="uint8")
+        assert not b.flags.writeable
+        with pytest.raises(ValueError):
+            b.setflags(write=True)
+        assert m.frombuffer(bytearray(b"\x01\x02"), dtype="uint8").flags.writeable
+    onp.save(tmp_path / "f.npy", onp.arange(3.0))
+    for m in (onp, np):
+        assert not m.load(tmp_path / "f.npy", mmap_mode="r").flags.writeable
+        assert m.load(tmp_path / "f.npy").flags.writeable

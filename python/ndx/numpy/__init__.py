@@ -678,6 +678,23 @@ def _tobytes(self, order="C"):
     return self.asnumpy().tobytes(order)
 
 
+def _byteswap(self, inplace=False):
+    """The elements with their bytes in reverse order (each part of a complex number on its
+    own), as NumPy's byteswap; inplace=True writes them into the array and returns it."""
+    parts = 2 if _is_complex(self) else 1
+    width = self.itemsize // parts
+    if width == 1:
+        swapped = self.copy()
+    else:
+        raw = self.copy().view("uint8").reshape(self.shape + (parts, width))
+        swapped = raw[..., ::-1].copy().reshape(self.shape + (self.itemsize,)).view(
+            self.dtype).reshape(self.shape)
+    if inplace:
+        self[...] = swapped
+        return self
+    return swapped
+
+
 def _iter(self):
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d array")
@@ -718,6 +735,8 @@ def _resize_in_place(self, *new_shape, refcheck=True):
     n = _builtins.min(self.size, new.size)
     if n:
         new.reshape(-1)[:n] = self.reshape(-1)[:n]
+    if not self._writeable():  # (a resized read-only array stays read-only, as NumPy's)
+        new._set_writeable(False)
     self._become(new)
 
 
@@ -794,8 +813,11 @@ class flagsobj:
     def __setattr__(self, name, value):
         if name.startswith("_"):
             object.__setattr__(self, name, value)
-        else:
+        elif name.upper() in ("WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY"):
             self[name.upper()] = value
+        else:  # (NumPy's: the layout flags are not writable attributes)
+            raise AttributeError(f"[flags] attribute {name!r} of 'flagsobj' objects is not "
+                                 f"writable")
 
     def __eq__(self, other):
         return isinstance(other, flagsobj) and self._values == other._values
@@ -860,6 +882,7 @@ ndarray.choose = lambda self, choices, out=None, mode="raise": choose(self, choi
 ndarray.ravel = _ravel
 ndarray.fill = _fill
 ndarray.tobytes = _tobytes
+ndarray.byteswap = _byteswap
 ndarray.__iter__ = _iter
 ndarray.__contains__ = _contains
 ndarray.__copy__ = ndarray.copy
@@ -963,7 +986,7 @@ from ._array_api import (  # noqa: E402, F401
 from ._array_api import result_type as _result_type  # noqa: E402
 
 result_type = _result_type  # Python scalars too; rebinds the C one of the top (ruff F811)
-from . import emath, testing  # noqa: E402, F401
+from . import emath, polynomial, testing  # noqa: E402, F401
 from ._file_io import (  # noqa: E402, F401
     fromfile,
     genfromtxt,

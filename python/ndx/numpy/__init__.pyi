@@ -8,6 +8,7 @@ from . import exceptions as exceptions
 from . import fft as fft
 from . import lib as lib
 from . import linalg as linalg
+from . import polynomial as polynomial
 from . import random as random
 from . import testing as testing
 from numpy import bool as bool_
@@ -540,7 +541,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: Any = None) -> Any:
     """An ndarray over the memory of `x`, any object with ``__dlpack__`` (NumPy arrays, PyTorch tensors, ndx arrays), without a copy where possible (Array API ``from_dlpack``)."""
 
 def frombuffer(buffer: Any, dtype: Any = ..., count: Any = -1, offset: Any = 0, *, like: Any = None) -> Any:
-    """A 1-d array of the bytes of buffer read as dtype (float64 by default, as NumPy: the bytes decide, not ndx's default float); a copy."""
+    """A 1-d array of the bytes of buffer read as dtype (float64 by default, as NumPy: the bytes decide, not ndx's default float); a copy, read-only for good where NumPy's view would be (an immutable buffer such as bytes)."""
 
 def fromfile(file: Any, dtype: Any = ..., count: Any = -1, sep: Any = '', offset: Any = 0, *, like: Any = None) -> Any:
     """The elements stored in a file (raw bytes, or text with sep), as numpy.fromfile."""
@@ -904,6 +905,7 @@ class ndarray:
     def astype(self, *args: Any, **kwargs: Any) -> Any: ...
     def attach_grad(self, *args: Any, **kwargs: Any) -> Any: ...
     def backward(self, *args: Any, **kwargs: Any) -> Any: ...
+    def byteswap(self, inplace: Any = False) -> Any: ...
     def choose(self, choices: Any, out: Any = None, mode: Any = 'raise') -> Any: ...
     def clip(self, *args: Any, **kwargs: Any) -> Any: ...
     def compress(self, condition: Any, axis: Any = None, out: Any = None) -> Any: ...
@@ -1137,7 +1139,7 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
     """Each element repeated `repeats` times (an int, or one count per element) along axis (of the flattened array for None)."""
 
 def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = None) -> Any:
-    """a as an ndx array of dtype meeting the requirements (NumPy's require): 'C' / 'F' contiguous (a copy in that order when it is not), 'A' aligned and 'W' writeable (ndx arrays always are), 'E' a base-class array (ndx arrays always are), 'O' owning its data (a copy unless this call made one: ndx does no"""
+    """a as an ndx array of dtype meeting the requirements (NumPy's require): 'C' / 'F' contiguous (a copy in that order when it is not), 'W' writeable (a copy of a read-only array), 'A' aligned and 'E' a base-class array (ndx arrays always are), 'O' owning its data (a copy unless this call made one: ndx d"""
 
 def reshape(a: Any, /, newshape: Any = None, order: Any = 'C', *, shape: Any = None, copy: Any = None) -> Any:
     """a with a new shape (one entry may be -1): a view when the layout allows. copy=True always copies; copy=False raises ValueError where a view is impossible."""
@@ -1335,7 +1337,7 @@ def trunc(x: Any, *, out: Any = None) -> Any:
 typecodes: Any
 
 def typename(char: Any) -> Any:
-    """Return a description for the given data type code."""
+    """The description of a NumPy type character (NumPy's typename)."""
 
 class ufunc:
     """The type check of NumPy's ufuncs: isinstance(f, np.ufunc) is true for ndx's ufuncs (np.add, np.sqrt, ... with reduce / accumulate / outer / at), for frompyfunc's results and for NumPy's own ufuncs (which run ndx arrays through ndx). ndx's ufuncs are op functions, not instances of this class, which c"""

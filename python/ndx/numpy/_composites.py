@@ -1720,6 +1720,8 @@ def put(a, ind, v, mode="raise"):
     (IndexError out of range), 'wrap' or 'clip'."""
     if not isinstance(a, _np.ndarray):
         raise TypeError(f"[put] a must be an ndarray, got {type(a).__name__}")
+    if not a._writeable():  # (before the indices, as NumPy checks)
+        raise ValueError("[put] assignment destination is read-only")
     idx = _onp.asarray(ind.asnumpy() if isinstance(ind, _np.ndarray) else ind).reshape(-1)
     if idx.size == 0:  # (an empty list is float64 to NumPy too)
         return None

@@ -8,6 +8,8 @@ are host work on bytes, not array math: they go through NumPy's implementation o
 stored the way npx.save stores them (raw 16-bit patterns in a one-field record dtype) and come
 back as bfloat16."""
 import collections.abc as _abc
+import contextlib as _contextlib
+import os as _os
 import pickle as _pickle
 
 import numpy as _onp
@@ -36,6 +38,33 @@ def _to_ndx(a, who):
     except (TypeError, ValueError) as e:
         raise TypeError(f"[{who}] the file holds an array of dtype {a.dtype}, which ndx "
                         f"cannot hold ({e})") from None
+
+
+def _check_file(file, who, what, *methods):
+    """file must be a path (str, bytes, os.PathLike) or an object with the given methods."""
+    if isinstance(file, (str, bytes, _os.PathLike)) or all(hasattr(file, m) for m in methods):
+        return
+    raise TypeError(f"[{who}] {what} must be a file name (str or os.PathLike) or a file object "
+                    f"with {' and '.join(m + '()' for m in methods)}, got {type(file).__name__}")
+
+
+def _check_text_source(fname, who):
+    """loadtxt / genfromtxt read a path, a file object or an iterable of lines (str or bytes),
+    not an array."""
+    if isinstance(fname, (_np().ndarray, _onp.ndarray)) or not (
+            isinstance(fname, (str, bytes, _os.PathLike)) or hasattr(fname, "read")
+            or hasattr(fname, "__iter__")):
+        raise TypeError(f"[{who}] fname must be a file name, a file object or an iterable of "
+                        f"lines, got {type(fname).__name__}")
+
+
+@_contextlib.contextmanager
+def _numpy_parses(who):
+    """NumPy's parser meeting a line that is not text raises AttributeError: a TypeError."""
+    try:
+        yield
+    except AttributeError as e:
+        raise TypeError(f"[{who}] the input must hold lines of text: {e}") from None
 
 
 # ----------------------------------------------------------------------------- .npy / .npz
@@ -101,9 +130,9 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
     """The array (.npy), the NpzFile (.npz) or, with allow_pickle, the pickled object in file,
     as numpy.load; arrays are ndx arrays.
 
-    ndx arrays own their memory, so mmap_mode 'r' and 'c' read the file into memory (writes
-    never reach it, as with 'c'); 'r+' and 'w+', whose writes would have to reach the file,
-    raise NotImplementedError."""
+    ndx arrays own their memory, so mmap_mode 'r' and 'c' read the file into memory ('r' gives
+    a read-only array, as NumPy's; writes to a 'c' array never reach the file); 'r+' and 'w+',
+    whose writes would have to reach the file, raise NotImplementedError."""
     if mmap_mode in ("r+", "w+"):
         raise NotImplementedError(f"[load] mmap_mode={mmap_mode!r}: ndx arrays cannot map a "
                                   f"file, so writes could not reach it; load without "
@@ -115,14 +144,20 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
                     encoding=encoding, max_header_size=max_header_size)
     if isinstance(got, _onp.lib.npyio.NpzFile):
         return NpzFile(got)
-    return _to_ndx(got, "load")
+    out = _to_ndx(got, "load")
+    if mmap_mode in ("r", "readonly") and isinstance(out, _np().ndarray):
+        from ._manipulation import _read_only_for_good
+        out = _read_only_for_good(out)  # (NumPy's map of the file is read-only)
+    return out
 
 
 # ------------------------------------------------------------------------------------ text
 def loadtxt(fname, dtype=float, *args, **kwargs):
     """The numbers in a text file as an ndx array (numpy.loadtxt's parameters and result
     dtype: float64 by default)."""
-    got = _onp.loadtxt(fname, dtype, *args, **kwargs)
+    _check_text_source(fname, "loadtxt")
+    with _numpy_parses("loadtxt"):
+        got = _onp.loadtxt(fname, dtype, *args, **kwargs)
     if isinstance(got, list):  # unpack=True with a structured dtype
         return [_to_ndx(g, "loadtxt") for g in got]
     return _to_ndx(got, "loadtxt")
@@ -133,11 +168,14 @@ def genfromtxt(fname, dtype=float, *args, **kwargs):
     (usemask=True) are not supported, as ndx has no masked arrays."""
     if kwargs.get("usemask"):
         raise NotImplementedError("[genfromtxt] usemask=True: ndx has no masked arrays")
-    return _to_ndx(_onp.genfromtxt(fname, dtype, *args, **kwargs), "genfromtxt")
+    _check_text_source(fname, "genfromtxt")
+    with _numpy_parses("genfromtxt"):
+        return _to_ndx(_onp.genfromtxt(fname, dtype, *args, **kwargs), "genfromtxt")
 
 
 def savetxt(fname, X, *args, **kwargs):
     """Writes a 1-d or 2-d array to a text file, as numpy.savetxt."""
+    _check_file(fname, "savetxt", "fname", "write")
     _onp.savetxt(fname, _host(X), *args, **kwargs)
 
 
@@ -146,6 +184,7 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
     """The elements stored in a file (raw bytes, or text with sep), as numpy.fromfile."""
     if like is not None:
         raise NotImplementedError("[fromfile] like= is not supported")
+    _check_file(file, "fromfile", "file", "read", "seek")
     return _to_ndx(_onp.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset),
                    "fromfile")
 
@@ -153,6 +192,7 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
 def _tofile(self, fid, sep="", format="%s"):
     """Writes the elements to a file (raw bytes in C order, or text with sep), as NumPy's
     ndarray.tofile."""
+    _check_file(fid, "tofile", "fid", "write", "flush")
     _host(self).tofile(fid, sep=sep, format=format)
 
 

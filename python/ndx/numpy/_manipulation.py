@@ -1289,13 +1289,20 @@ def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
     """A 1-d array of the bytes of buffer read as dtype (float64 by default, as NumPy: the bytes
-    decide, not ndx's default float); a copy."""
+    decide, not ndx's default float); a copy, read-only for good where NumPy's view would be
+    (an immutable buffer such as bytes)."""
     try:
         data = _onp.frombuffer(buffer, dtype=_onp.float64 if dtype is float else dtype,
                                count=count, offset=offset)
     except BufferError as e:  # a buffer without a contiguous byte view
         raise ValueError(f"[frombuffer] {e}") from None
-    return _np.array(data)
+    out = _np.array(data)
+    return out if data.flags.writeable else _read_only_for_good(out)
+
+
+def _read_only_for_good(a):
+    """a as a read-only view that cannot be made writeable (NumPy's read-only memory)."""
+    return a._as_strided(a.shape, a.strides, False)
 
 
 # ---------------------------------------------------------------- pad
@@ -1650,6 +1657,8 @@ def copyto(dst, src, casting="same_kind", where=True):
     that src's dtype casts to dst's under `casting` (NumPy's rules; Python scalars weakly)."""
     if not isinstance(dst, _np.ndarray):
         raise TypeError(f"[copyto] dst must be an ndx ndarray, got {type(dst).__name__}")
+    if not dst._writeable():  # (before the dtypes, as NumPy checks)
+        raise ValueError("[copyto] assignment destination is read-only")
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         raise ValueError("[copyto] casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
                          f"or 'unsafe', got {casting!r}")

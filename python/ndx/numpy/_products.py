@@ -260,7 +260,10 @@ def _diagonals(op, lab, name):
         if op.shape[i] != op.shape[j]:
             raise ValueError(f"[{name}] dimensions in operand for collapsing index {dup!r} "
                              f"don't match ({op.shape[i]} != {op.shape[j]})")
+        writeable = op._writeable()
         op = _np.diagonal(op, 0, i, j)
+        if writeable:  # (einsum's diagonal is a writeable view, unlike np.diagonal's)
+            op._set_writeable(True)
         lab = [x for k, x in enumerate(lab) if k not in (i, j)] + [dup]
 
 

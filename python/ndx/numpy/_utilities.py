@@ -19,7 +19,29 @@ from .. import _core
 # ---- scalars and types ----------------------------------------------------------------------
 
 isscalar = _onp.isscalar  # 0-d ndx arrays are not scalars, as NumPy's 0-d arrays
-typename = _onp.typename
+class _UnknownTypeChar(KeyError, ValueError):
+    """typename of an unknown character: NumPy's KeyError, and a ValueError as ndx's bad
+    arguments are."""
+
+
+class _UnknownRequirement(KeyError, ValueError):
+    """require of an unknown requirement: NumPy's KeyError, and a ValueError as ndx's bad
+    arguments are."""
+
+
+class _NotAnArray(AttributeError, TypeError):
+    """isfortran of a non-array: NumPy's AttributeError, and a TypeError as ndx's bad
+    arguments are."""
+
+
+def typename(char):
+    """The description of a NumPy type character (NumPy's typename)."""
+    try:
+        return _onp.typename(char)
+    except (KeyError, TypeError):
+        raise _UnknownTypeChar(f"[typename] unknown type character {char!r}") from None
+
+
 little_endian = _onp.little_endian
 True_ = _onp.True_
 False_ = _onp.False_
@@ -483,8 +505,8 @@ def asfortranarray(a, dtype=None, *, like=None):
 def isfortran(a):
     """Whether a is F-contiguous and not C-contiguous (NumPy's isfortran)."""
     if not isinstance(a, (_np.ndarray, _onp.ndarray)):
-        raise AttributeError(f"[isfortran] a must be an ndarray (it has no flags), got "
-                             f"{type(a).__name__}")
+        raise _NotAnArray(f"[isfortran] a must be an ndarray (it has no flags), got "
+                          f"{type(a).__name__}")
     return bool(a.flags.fnc)
 
 
@@ -495,17 +517,17 @@ _REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F",
 
 def require(a, dtype=None, requirements=None, *, like=None):
     """a as an ndx array of dtype meeting the requirements (NumPy's require): 'C' / 'F'
-    contiguous (a copy in that order when it is not), 'A' aligned and 'W' writeable (ndx
-    arrays always are), 'E' a base-class array (ndx arrays always are), 'O' owning its data
-    (a copy unless this call made one: ndx does not track ownership)."""
+    contiguous (a copy in that order when it is not), 'W' writeable (a copy of a read-only
+    array), 'A' aligned and 'E' a base-class array (ndx arrays always are), 'O' owning its
+    data (a copy unless this call made one: ndx does not track ownership)."""
     if not requirements:
         return _np.asarray(a, dtype=dtype)
     reqs = set()
     for r in requirements:
         key = r.upper() if isinstance(r, str) else r
         if key not in _REQUIREMENTS:
-            raise KeyError(f"[require] requirements must be among {sorted(_REQUIREMENTS)}, "
-                           f"got {r!r}")
+            raise _UnknownRequirement(f"[require] requirements must be among "
+                                      f"{sorted(_REQUIREMENTS)}, got {r!r}")
         reqs.add(_REQUIREMENTS[key])
     if {"C", "F"} <= reqs:
         raise ValueError('[require] Cannot specify both "C" and "F" order')
@@ -515,6 +537,8 @@ def require(a, dtype=None, requirements=None, *, like=None):
         arr, owned = arr.copy(), True
     elif "F" in reqs and not arr.flags.f_contiguous:
         arr, owned = _fortran_copy(arr), True
+    if "W" in reqs and not arr.flags.writeable and not owned:
+        arr, owned = (_fortran_copy(arr) if "F" in reqs else arr.copy()), True
     if "O" in reqs and not owned:
         arr = _fortran_copy(arr) if "F" in reqs else arr.copy()
     return arr

@@ -93,6 +93,9 @@ class _Stream:
         return z - (1 << 64) if z >= 1 << 63 else z
 
     def _draw(self, name, params, size=None, dtype=None, device=None, ctx=None, out=None):
+        if out is not None and isinstance(out, _np().ndarray):  # out= alone: its shape, dtype
+            size = out.shape if size is None else size
+            dtype = out.dtype if dtype is None else dtype
         kwargs = {}
         if size is not None:
             kwargs["size"] = _size(size, name)
