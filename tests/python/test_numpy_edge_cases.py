@@ -516,3 +516,35 @@ def test_bfloat16_and_bad_argument_types_give_typed_errors_or_values():
         np.piecewise(np.zeros(3), {}, [1.0])
     with pytest.raises(TypeError):
         np.piecewise(np.zeros(3), [True, False, True], {"a": 1})
+
+
+# ------------------------------------------------------------------ views where NumPy has them
+@pytest.mark.parametrize("shape", [(6,), (4, 6), (0, 4), (3, 0), ()])
+def test_split_gives_numpys_pieces_and_errors(shape):
+    x = onp.arange(int(onp.prod(shape))).reshape(shape)
+    for axis in (0, -1, 1, 2, -3):
+        for ios in (1, 2, 3, 0, -1, [1, 5], [5, 1], [], [0], [10], (2,), [-2], [1, 1],
+                    [onp.int64(2)]):
+            try:
+                want = onp.split(x, ios, axis)
+            except Exception as e:  # noqa: BLE001 - the family NumPy raises
+                with pytest.raises(type(e)):
+                    np.split(np.array(x), ios, axis)
+                continue
+            got = np.split(np.array(x), ios, axis)
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                same(g, w)
+
+
+def test_split_pieces_and_real_imag_are_views_as_numpys():
+    x = np.arange(6.0)
+    pieces = np.split(x, 3)
+    pieces[1][0] = 100.0
+    assert x[2].item() == 100.0 and all(np.shares_memory(p, x) for p in pieces)
+    c = np.array([1 + 2j, 3 - 4j])
+    np.real(c)[0] = 9.0
+    np.imag(c)[1] = 7.0
+    same(c, onp.array([9 + 2j, 3 + 7j], dtype=c.dtype))
+    for m in (onp, np):
+        assert not m.imag(m.arange(2.0)).flags.writeable  # zeros NumPy will not let you write

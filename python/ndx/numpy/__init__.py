@@ -310,13 +310,38 @@ stack = _core.stack
 
 
 def split(ary, indices_or_sections, axis=0):
-    """Splits into equal sections (an int) or at the given indices (a sequence)."""
+    """Splits into equal sections (an int) or at the given indices (a sequence): views of ary,
+    as NumPy's (copies while autograd records or hybridize traces, through the split op)."""
+    if (isinstance(ary, ndarray) and ary.ndim and not _core._autograd_is_recording()
+            and not _core._is_tracing()):
+        views = _split_views(ary, indices_or_sections, axis)
+        if views is not None:
+            return views
     if isinstance(indices_or_sections, (int, _onp.integer)):
         params = {"sections": int(indices_or_sections), "axis": axis}
     else:
         params = {"indices": tuple(indices_or_sections), "axis": axis}
     out = _invoke(_handle("_npi_split"), (ary,), params)
     return list(out) if isinstance(out, tuple) else [out]
+
+
+def _split_views(a, indices_or_sections, axis):
+    """split's pieces as slices of a, or None where the op decides (errors, float counts)."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, _onp.integer)):
+        return None
+    if not -a.ndim <= axis < a.ndim:
+        return None
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        sections = int(indices_or_sections)
+        if sections == 0:  # (NumPy's error, once the axis is known to be good)
+            raise ZeroDivisionError("[split] integer modulo by zero: 0 sections")
+        if sections < 0 or a.shape[axis] % sections:
+            return None
+    elif not (isinstance(indices_or_sections, (list, tuple)) and _builtins.all(
+            isinstance(i, (int, _onp.integer)) and not isinstance(i, bool)
+            for i in indices_or_sections)):
+        return None
+    return _manipulation.array_split(a, indices_or_sections, int(axis))
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -579,15 +604,26 @@ def _is_complex(x):
 
 
 def real(val):
-    """The real part (a float array) of complex val; val itself for real dtypes, as NumPy."""
+    """The real part of complex val (a view of its memory, as val.real; a copy while autograd
+    records); val itself for real dtypes, as NumPy."""
     val = val if isinstance(val, ndarray) else asarray(val)
-    return _real_op(val) if _is_complex(val) else val
+    if not _is_complex(val):
+        return val
+    if _core._autograd_is_recording() or _core._is_tracing():
+        return _real_op(val)
+    return val._complex_part(False)
 
 
 def imag(val):
-    """The imaginary part of complex val; zeros of val's shape and dtype for real dtypes."""
+    """The imaginary part of complex val (a view, as val.imag); read-only zeros of val's shape
+    and dtype for real dtypes, as NumPy's."""
     val = val if isinstance(val, ndarray) else asarray(val)
-    return _imag_op(val) if _is_complex(val) else _zeros_like(val)
+    if _is_complex(val):
+        if _core._autograd_is_recording() or _core._is_tracing():
+            return _imag_op(val)
+        return val._complex_part(True)
+    zeros = _zeros_like(val)
+    return zeros._as_strided(zeros.shape, zeros.strides, False)
 
 
 def conjugate(x, out=None):

@@ -631,7 +631,7 @@ def iinfo(dtype: Any) -> Any:
     """Machine limits of an integer dtype."""
 
 def imag(val: Any) -> Any:
-    """The imaginary part of complex val; zeros of val's shape and dtype for real dtypes."""
+    """The imaginary part of complex val (a view, as val.imag); read-only zeros of val's shape and dtype for real dtypes, as NumPy's."""
 
 def in1d(ar1: Any, ar2: Any, assume_unique: Any = False, invert: Any = False, *, kind: Any = None) -> Any:
     """isin over the flattened ar1 (NumPy 1's name)."""
@@ -1124,7 +1124,7 @@ def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = 'raise', order: A
     """Flat indices of coordinate arrays in an array of shape dims (mode raise / wrap / clip)."""
 
 def real(val: Any) -> Any:
-    """The real part (a float array) of complex val; val itself for real dtypes, as NumPy."""
+    """The real part of complex val (a view of its memory, as val.real; a copy while autograd records); val itself for real dtypes, as NumPy."""
 
 def real_if_close(a: Any, tol: Any = 100) -> Any:
     """The real part when every imaginary part is within tol machine epsilons of 0."""
@@ -1248,7 +1248,7 @@ def spacing(x: Any, out: Any = None) -> Any:
     """The distance from x to the next float away from zero, in x's own format (negative for negative x; NaN for infinities; the smallest subnormal for -0.0 as for 0.0, as NumPy's)."""
 
 def split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
-    """Splits into equal sections (an int) or at the given indices (a sequence)."""
+    """Splits into equal sections (an int) or at the given indices (a sequence): views of ary, as NumPy's (copies while autograd records or hybridize traces, through the split op)."""
 
 def sqrt(x: Any, *, out: Any = None) -> Any:
     """Non-negative square root, elementwise."""
