@@ -54,21 +54,24 @@ class NDArray {
   bool is_contiguous() const;
   bool shares_storage_with(const NDArray& other) const { return storage_ == other.storage_; }
 
-  // ---- NumPy's WRITEABLE flag ----
+  // ---- NumPy's WRITEABLE and OWNDATA flags ----
   // A read-only array refuses writes (setitem, out=, in-place operators, fill) with
-  // ValueError. Views of a read-only array are read-only and cannot be made writeable
-  // (NumPy's rule for a view whose base is read-only); broadcast_to / diagonal make read-only
-  // views of writeable arrays, which may be made writeable again.
+  // ValueError. Views of a read-only array are read-only; they cannot be made writeable when
+  // the memory's owner is read-only (NumPy's rule: a view of a read-only owner, or of a view
+  // that is locked so), while a read-only view of a writeable owner (broadcast_to, diagonal,
+  // setflags on a view) can. An array owns its data when it allocated it (not a view, not
+  // memory another library wrapped).
   bool writeable() const { return !(flags_ & kReadOnly); }
   bool write_locked() const { return flags_ & kWriteLocked; }
+  bool owns_data() const { return flags_ & kOwnsData; }
   // Clears (or sets) the flag; making a write-locked array writeable raises ValueError.
   void set_writeable(bool on, bool lock = false);
   // Raises ValueError "[op] <what> is read-only" unless writeable().
   void check_writeable(const char* op, const char* what = "assignment destination") const {
     if (flags_ & kReadOnly) raise_read_only(op, what);
   }
-  // A view of this array's memory: the flags follow this array's (a view of a read-only array
-  // is read-only and locked).
+  // A view of this array's memory (it owns nothing): read-only when this array is, locked when
+  // this array owns the memory or is locked.
   NDArray view(int64_t byte_offset, Shape shape, Shape strides, DType dtype) const;
 
   // ---- views (no copy) ----
@@ -119,13 +122,13 @@ class NDArray {
   void check_dtype(DType t) const;
   [[noreturn]] static void raise_read_only(const char* op, const char* what);
   double element_as_double(int64_t flat_offset_elems) const;
-  static constexpr uint8_t kReadOnly = 1, kWriteLocked = 2;
+  static constexpr uint8_t kReadOnly = 1, kWriteLocked = 2, kOwnsData = 4;
   std::shared_ptr<Storage> storage_;
   int64_t byte_offset_ = 0;
   Shape shape_;
   Shape strides_;
   DType dtype_ = DType::kFloat32;
-  uint8_t flags_ = 0;  // kReadOnly | kWriteLocked
+  uint8_t flags_ = 0;  // kReadOnly | kWriteLocked | kOwnsData
   std::shared_ptr<autograd::Entry> autograd_;
 };
 

@@ -1034,6 +1034,11 @@ PyObject* writeable_method(PyObject* o, PyObject*) {
   return PyBool_FromLong(unwrap(o).writeable());
 }
 
+// a._owns_data(): NumPy's flags.owndata (the array allocated its memory; not a view).
+PyObject* owns_data_method(PyObject* o, PyObject*) {
+  return PyBool_FromLong(unwrap(o).owns_data());
+}
+
 // a._set_writeable(flag): NumPy's setflags(write=flag); a view of a read-only array cannot be
 // made writeable (ValueError).
 PyObject* set_writeable_method(PyObject* o, PyObject* flag) {
@@ -1299,6 +1304,7 @@ PyMethodDef methods[] = {
     {"_complex_part", complex_part, METH_O,
      "_complex_part(imag): the real or imaginary part of a complex array, as a view."},
     {"_writeable", writeable_method, METH_NOARGS, "NumPy's flags.writeable."},
+    {"_owns_data", owns_data_method, METH_NOARGS, "NumPy's flags.owndata."},
     {"_set_writeable", set_writeable_method, METH_O, "NumPy's setflags(write=flag)."},
     {"_broadcast_view", broadcast_view, METH_O,
      "_broadcast_view(shape): np.broadcast_to's read-only view."},

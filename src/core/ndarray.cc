@@ -38,6 +38,7 @@ NDArray::NDArray(Shape shape, DType dtype, Device device) {
   strides_ = contiguous_strides(shape);
   shape_ = std::move(shape);
   dtype_ = dtype;
+  flags_ = kOwnsData;
 }
 
 NDArray::NDArray(std::shared_ptr<Storage> storage, int64_t byte_offset, Shape shape, Shape strides,
@@ -50,18 +51,19 @@ NDArray::NDArray(std::shared_ptr<Storage> storage, int64_t byte_offset, Shape sh
 
 NDArray NDArray::view(int64_t byte_offset, Shape shape, Shape strides, DType dtype) const {
   NDArray v(storage_, byte_offset, std::move(shape), std::move(strides), dtype);
-  if (flags_ & kReadOnly) v.flags_ = kReadOnly | kWriteLocked;
+  if (flags_ & kReadOnly)
+    v.flags_ = kReadOnly | (flags_ & (kOwnsData | kWriteLocked) ? kWriteLocked : 0);
   return v;
 }
 
 void NDArray::set_writeable(bool on, bool lock) {
   if (on && (flags_ & kWriteLocked))
     value_error(
-        "[setflags] cannot set WRITEABLE flag to True of this array: it is a view of a "
-        "read-only array");
-  flags_ =
-      on ? 0
-         : static_cast<uint8_t>(kReadOnly | (lock ? kWriteLocked : 0) | (flags_ & kWriteLocked));
+        "[setflags] cannot set WRITEABLE flag to True of this array: the memory it views is "
+        "read-only");
+  const uint8_t keep = flags_ & (kOwnsData | kWriteLocked);
+  flags_ = on ? (flags_ & kOwnsData)
+              : static_cast<uint8_t>(kReadOnly | keep | (lock ? kWriteLocked : 0));
 }
 
 void NDArray::raise_read_only(const char* op, const char* what) {

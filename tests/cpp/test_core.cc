@@ -254,10 +254,12 @@ TEST(NDArray, BadViewsRaise) {
       ErrorKind::kValueError, [&] { a.item<float>(); }, "size 1");
 }
 
-// NumPy's WRITEABLE flag: a read-only array refuses writes; its views are read-only for good;
-// copies are writeable again.
+// NumPy's WRITEABLE and OWNDATA flags: a read-only array refuses writes; views of a read-only
+// owner are read-only for good; copies are writeable (and own their data) again.
 TEST(NDArray, ReadOnlyArraysRefuseWrites) {
-  NDArray a = np::arange(6).reshape({2, 3});
+  NDArray a = np::arange(6).reshape({2, 3}).copy();
+  EXPECT_TRUE(a.owns_data());
+  EXPECT_FALSE(a.reshape({6}).owns_data());
   a.set_writeable(false);
   EXPECT_FALSE(a.writeable());
   expect_error(
@@ -275,13 +277,20 @@ TEST(NDArray, ReadOnlyArraysRefuseWrites) {
                     a.expand_dims(0), a.reshape({6})}) {
     EXPECT_FALSE(v.writeable());
     expect_error(
-        ErrorKind::kValueError, [&] { v.set_writeable(true); }, "read-only array");
+        ErrorKind::kValueError, [&] { v.set_writeable(true); }, "is read-only");
   }
   EXPECT_TRUE(a.copy().writeable());
   EXPECT_EQ((a + 1).to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));  // reads
   a.set_writeable(true);  // the array itself may be made writeable again
   a.fill(7);
   EXPECT_EQ(a[0].to_vector<int64_t>(), (std::vector<int64_t>{7, 7, 7}));
+  NDArray view = a.reshape({3, 2});  // a read-only view of a writeable owner: its views can
+  view.set_writeable(false);         // be made writeable again, as NumPy allows
+  NDArray inner = view[1];
+  EXPECT_FALSE(inner.writeable());
+  inner.set_writeable(true);
+  inner.fill(0);
+  EXPECT_EQ(a.to_vector<int64_t>(), (std::vector<int64_t>{7, 7, 0, 0, 7, 7}));
 }
 
 TEST(NDArray, CopyAstypeAssign) {

@@ -215,3 +215,27 @@ def test_immutable_sources_give_read_only_arrays(tmp_path):
     for m in (onp, np):
         assert not m.load(tmp_path / "f.npy", mmap_mode="r").flags.writeable
         assert m.load(tmp_path / "f.npy").flags.writeable
+
+
+def test_views_of_a_writeable_owner_can_be_made_writeable_again():
+    for m in (onp, np):
+        owner = m.arange(12.0)
+        view = owner.reshape(3, 4)
+        view.setflags(write=False)
+        inner = view[1:]
+        assert not inner.flags.writeable
+        inner.setflags(write=True)  # the memory's owner is writeable, as NumPy allows
+        inner[0, 0] = 50.0
+        assert float(owner[4]) == 50.0
+        owner.setflags(write=False)
+        with pytest.raises(ValueError):  # now the owner is read-only
+            owner[2:].setflags(write=True)
+
+
+@pytest.mark.parametrize("make", [lambda m: m.zeros((3, 4)), lambda m: m.arange(6.0)[1:],
+                                  lambda m: m.arange(6.0).reshape(2, 3),
+                                  lambda m: m.ones((2, 3)).T, lambda m: m.ones(3) + 1,
+                                  lambda m: m.ones(3).copy(), lambda m: m.diagonal(m.eye(3))])
+def test_owndata_as_numpys(make):
+    assert make(np).flags.owndata == make(onp).flags.owndata
+    assert make(np).flags["OWNDATA"] == make(onp).flags["O"]

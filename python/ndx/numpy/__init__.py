@@ -796,8 +796,8 @@ def _is_contiguous(shape, strides, itemsize):
 class flagsobj:
     """a.flags, as NumPy's: the memory layout (C_CONTIGUOUS, F_CONTIGUOUS; FORTRAN (F), FNC,
     FORC, CARRAY, FARRAY, BEHAVED derived from them), WRITEABLE (settable, as setflags(write=)),
-    ALIGNED (always true for ndx arrays) and WRITEBACKIFCOPY (always false). OWNDATA is not
-    tracked (ndx arrays have no `base`): asking for it raises NotImplementedError."""
+    OWNDATA (the array allocated its memory: not a view, not memory another library wrapped),
+    ALIGNED (always true for ndx arrays) and WRITEBACKIFCOPY (always false)."""
 
     _NAMES = {"C": "C_CONTIGUOUS", "CONTIGUOUS": "C_CONTIGUOUS", "F": "F_CONTIGUOUS",
               "W": "WRITEABLE", "A": "ALIGNED", "X": "WRITEBACKIFCOPY",
@@ -814,14 +814,13 @@ class flagsobj:
         w = a._writeable()
         # (NumPy 2.4's FARRAY is "not C-contiguous", F-contiguous, behaved or not.)
         self._values = {"C_CONTIGUOUS": c, "F_CONTIGUOUS": f, "WRITEABLE": w,
+                        "OWNDATA": a._owns_data(),
                         "ALIGNED": True, "WRITEBACKIFCOPY": False, "FORTRAN": f,
                         "FNC": f and not c, "FORC": f or c, "BEHAVED": w, "CARRAY": c and w,
                         "FARRAY": not c}
 
     def __getitem__(self, key):
         name = self._NAMES.get(key, key) if isinstance(key, str) else key
-        if name == "OWNDATA":
-            raise NotImplementedError("[flags] OWNDATA is not tracked by ndx arrays")
         if name not in self._values:
             raise KeyError(f"Unknown flag {key!r}")
         return self._values[name]
@@ -859,7 +858,8 @@ class flagsobj:
         return isinstance(other, flagsobj) and self._values == other._values
 
     def __repr__(self):
-        names = ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY")
+        names = ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED",
+                 "WRITEBACKIFCOPY")
         return "\n".join(f"  {n} : {self._values[n]}" for n in names) + "\n"
 
 

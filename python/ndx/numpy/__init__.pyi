@@ -482,7 +482,7 @@ def fix(x: Any, *, out: Any = None) -> Any:
     """Round towards zero; integers are returned unchanged."""
 
 class flagsobj:
-    """a.flags, as NumPy's: the memory layout (C_CONTIGUOUS, F_CONTIGUOUS; FORTRAN (F), FNC, FORC, CARRAY, FARRAY, BEHAVED derived from them), WRITEABLE (settable, as setflags(write=)), ALIGNED (always true for ndx arrays) and WRITEBACKIFCOPY (always false). OWNDATA is not tracked (ndx arrays have no `base"""
+    """a.flags, as NumPy's: the memory layout (C_CONTIGUOUS, F_CONTIGUOUS; FORTRAN (F), FNC, FORC, CARRAY, FARRAY, BEHAVED derived from them), WRITEABLE (settable, as setflags(write=)), OWNDATA (the array allocated its memory: not a view, not memory another library wrapped), ALIGNED (always true for ndx ar"""
     def __getitem__(self, key: Any) -> Any: ...
     def __init__(self, a: Any) -> None: ...
     def __getattr__(self, name: str) -> Any: ...
@@ -1139,7 +1139,7 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
     """Each element repeated `repeats` times (an int, or one count per element) along axis (of the flattened array for None)."""
 
 def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = None) -> Any:
-    """a as an ndx array of dtype meeting the requirements (NumPy's require): 'C' / 'F' contiguous (a copy in that order when it is not), 'W' writeable (a copy of a read-only array), 'A' aligned and 'E' a base-class array (ndx arrays always are), 'O' owning its data (a copy unless this call made one: ndx d"""
+    """a as an ndx array of dtype meeting the requirements (NumPy's require): 'C' / 'F' contiguous (a copy in that order when it is not), 'W' writeable (a copy of a read-only array), 'A' aligned and 'E' a base-class array (ndx arrays always are), 'O' owning its data (a copy of a view)."""
 
 def reshape(a: Any, /, newshape: Any = None, order: Any = 'C', *, shape: Any = None, copy: Any = None) -> Any:
     """a with a new shape (one entry may be -1): a view when the layout allows. copy=True always copies; copy=False raises ValueError where a view is impossible."""

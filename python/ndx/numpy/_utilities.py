@@ -519,7 +519,7 @@ def require(a, dtype=None, requirements=None, *, like=None):
     """a as an ndx array of dtype meeting the requirements (NumPy's require): 'C' / 'F'
     contiguous (a copy in that order when it is not), 'W' writeable (a copy of a read-only
     array), 'A' aligned and 'E' a base-class array (ndx arrays always are), 'O' owning its
-    data (a copy unless this call made one: ndx does not track ownership)."""
+    data (a copy of a view)."""
     if not requirements:
         return _np.asarray(a, dtype=dtype)
     reqs = set()
@@ -539,7 +539,7 @@ def require(a, dtype=None, requirements=None, *, like=None):
         arr, owned = _fortran_copy(arr), True
     if "W" in reqs and not arr.flags.writeable and not owned:
         arr, owned = (_fortran_copy(arr) if "F" in reqs else arr.copy()), True
-    if "O" in reqs and not owned:
+    if "O" in reqs and not owned and not arr.flags.owndata:
         arr = _fortran_copy(arr) if "F" in reqs else arr.copy()
     return arr
 
