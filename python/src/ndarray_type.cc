@@ -1061,9 +1061,30 @@ PyObject* broadcast_view(PyObject* o, PyObject* shape_obj) {
   NDX_PY_END(nullptr)
 }
 
-PyObject* copy_method(PyObject* o, PyObject*) {
+// a.copy(order='C'): a C-contiguous copy; 'F' a column-major one; 'A' / 'K' column-major
+// only when a is F-contiguous and not C-contiguous (NumPy's rule for a copy).
+PyObject* copy_method(PyObject* o, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   NDX_PY_BEGIN
-  return wrap(unwrap(o).copy());
+  const NDArray& a = unwrap(o);
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs == 0 && nkw == 0) return wrap(a.copy());
+  if (nargs + nkw > 1 || (nkw == 1 && !PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0))))
+    type_error("[copy] takes at most one argument, order");
+  if (nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "order") != 0)
+    type_error("[copy] got an unexpected keyword argument ", repr_of(PyTuple_GET_ITEM(kwnames, 0)));
+  PyObject* order = args[0];
+  const char* o_str = PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : nullptr;
+  if (!o_str) PyErr_Clear();
+  const std::string ord = o_str ? o_str : (order == Py_None ? "K" : "?");
+  if (ord != "C" && ord != "F" && ord != "A" && ord != "K")
+    value_error("[copy] order must be one of 'C', 'F', 'A', 'K', got ", repr_of(order));
+  bool fortran = ord == "F";
+  if (ord == "A" || ord == "K") {  // F-contiguous and not C-contiguous: keep column-major
+    const NDArray t = a.transpose();
+    fortran = a.ndim() > 1 && !a.is_contiguous() && t.is_contiguous();
+  }
+  if (!fortran || a.ndim() < 2) return wrap(a.copy());
+  return wrap(a.transpose().copy().transpose());
   NDX_PY_END(nullptr)
 }
 
@@ -1296,7 +1317,10 @@ PyMethodDef methods[] = {
      "for the CPU, (2, id) for CUDA."},
     {"astype", reinterpret_cast<PyCFunction>(astype), METH_VARARGS | METH_KEYWORDS,
      "astype(dtype, copy=True): the array cast to dtype."},
-    {"copy", copy_method, METH_NOARGS, "A contiguous copy."},
+    {"copy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(copy_method)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "copy(order='C'): a copy, C-contiguous ('F': column-major; 'A' / 'K': column-major when "
+     "the array is)."},
     {"view", reinterpret_cast<PyCFunction>(view_method), METH_VARARGS | METH_KEYWORDS,
      "view(dtype=None, type=None): the same memory, read as dtype, as an instance of type (a\n"
      "subclass of ndarray) when given."},

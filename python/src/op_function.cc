@@ -185,27 +185,48 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
   std::vector<std::pair<std::string_view, Value>> kwargs;
   PyObject* out = Py_None;
   UfuncKeywords ufunc_keywords;
+  const Py_ssize_t n_params = static_cast<Py_ssize_t>(self->param_names.size());
+  // NumPy takes the outputs positionally after the inputs and parameters (np.add(a, b, o),
+  // np.round(a, 1, o), np.divmod(a, b, q, r)): one array, or one per output of a ufunc.
+  const Py_ssize_t n_out_positional = self->out_is_argument ? 0 : self->is_ufunc ? 2 : 1;
+  PyObject* out_positional[2] = {};
+  Py_ssize_t n_out_given = 0;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     if (i < n_in) {
       inputs[i] = args[i];
-    } else if (i - n_in < static_cast<Py_ssize_t>(self->param_names.size())) {
+    } else if (i - n_in < n_params) {
       const std::string& p = self->param_names[static_cast<size_t>(i - n_in)];
       if (!self->out_is_argument && p == "out") {  // NumPy's reductions take out positionally
         out = args[i];
         continue;
       }
       kwargs.emplace_back(p, value_from_py(args[i], self->name, p));
+    } else if (n_out_given < n_out_positional && out == Py_None) {
+      out_positional[n_out_given++] = args[i];
     } else {
-      type_error(self->name, "() takes at most ", n_in + self->param_names.size(),
+      type_error(self->name, "() takes at most ", n_in + n_params + n_out_positional,
                  " positional arguments but ", nargs, " were given");
     }
+  }
+  PyObject* out_tuple = nullptr;  // (owned: released when the call returns)
+  struct ReleaseOut {
+    PyObject*& p;
+    ~ReleaseOut() { Py_XDECREF(p); }
+  } release_out{out_tuple};
+  if (n_out_given == 1) {
+    out = out_positional[0];
+  } else if (n_out_given == 2) {
+    out_tuple = PyTuple_Pack(2, out_positional[0], out_positional[1]);
+    if (!out_tuple) throw PythonErrorSet{};
+    out = out_tuple;
   }
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, k);
     PyObject* value = args[nargs + k];
     if (!self->out_is_argument && name_is(key, "out")) {
-      if (out != Py_None) type_error(self->name, "() got multiple values for argument 'out'");
+      if (out != Py_None || n_out_given)
+        type_error(self->name, "() got multiple values for argument 'out'");
       out = value;
       continue;
     }

@@ -174,18 +174,22 @@ def _kinds(fn):
 
 
 def test_array_api_only_functions_have_the_exact_signature():
-    """Functions NumPy does not constrain take the standard's signature as written."""
+    """Functions NumPy does not constrain take the standard's signature as written; where
+    NumPy 2.4 adds parameters (np.vecdot's gufunc keywords, cumulative_sum's out=), NumPy's
+    signature, which keeps the standard's parameters and their kinds."""
     assert _kinds(np.astype) == [("x", P.POSITIONAL_ONLY), ("dtype", P.POSITIONAL_ONLY),
                                  ("copy", P.KEYWORD_ONLY), ("device", P.KEYWORD_ONLY)]
-    for fn in (np.vecdot, np.linalg.vecdot):
-        assert _kinds(fn) == [("x1", P.POSITIONAL_ONLY), ("x2", P.POSITIONAL_ONLY),
-                              ("axis", P.KEYWORD_ONLY)]
+    assert _kinds(np.linalg.vecdot) == [("x1", P.POSITIONAL_ONLY), ("x2", P.POSITIONAL_ONLY),
+                                        ("axis", P.KEYWORD_ONLY)]
+    assert _kinds(np.vecdot) == [("x1", P.POSITIONAL_ONLY), ("x2", P.POSITIONAL_ONLY),
+                                 ("out", P.POSITIONAL_OR_KEYWORD), ("axis", P.KEYWORD_ONLY),
+                                 ("keepdims", P.KEYWORD_ONLY), ("dtype", P.KEYWORD_ONLY)]
+    assert coverage.signature_problems(np.vecdot, "(x1, x2, /, *, axis=-1)") == []
     assert _kinds(np.permute_dims)[0][1] == P.POSITIONAL_ONLY
     assert _kinds(np.matrix_transpose) == [("x", P.POSITIONAL_ONLY)]
     assert _kinds(np.unstack) == [("x", P.POSITIONAL_ONLY), ("axis", P.KEYWORD_ONLY)]
-    assert _kinds(np.cumulative_sum) == [
-        ("x", P.POSITIONAL_ONLY), ("axis", P.KEYWORD_ONLY), ("dtype", P.KEYWORD_ONLY),
-        ("include_initial", P.KEYWORD_ONLY)]
+    for fn in (np.cumulative_sum, np.cumulative_prod):  # NumPy 2.4's, out= included
+        assert _kinds(fn) == _kinds(getattr(onp, fn.__name__))
     assert _kinds(np.__array_namespace_info__) == []
     assert _kinds(np.ndarray.__array_namespace__) == [
         ("self", P.POSITIONAL_ONLY), ("api_version", P.KEYWORD_ONLY)]

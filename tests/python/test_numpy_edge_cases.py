@@ -547,3 +547,116 @@ def test_split_pieces_and_real_imag_are_views_as_numpys():
     same(c, onp.array([9 + 2j, 3 + 7j], dtype=c.dtype))
     for m in (onp, np):
         assert not m.imag(m.arange(2.0)).flags.writeable  # zeros NumPy will not let you write
+
+
+# ------------------------------------------------------------------ NumPy's keywords and orders
+def test_outputs_passed_positionally_as_numpys():
+    a, b = onp.arange(4.0), onp.full(4, 2.0)
+    for fn, args in [("add", (a, b)), ("sqrt", (a,)), ("subtract", (a, b)), ("matmul", (
+            a.reshape(2, 2), b.reshape(2, 2))), ("dot", (a, b)), ("round", (a / 3, 1))]:
+        want_out = onp.zeros_like(getattr(onp, fn)(*args))
+        getattr(onp, fn)(*args, want_out)
+        got_out = np.zeros(want_out.shape, dtype=str(want_out.dtype))
+        assert getattr(np, fn)(*(np.array(x) if isinstance(x, onp.ndarray) else x
+                                 for x in args), got_out) is got_out
+        same(got_out, want_out)
+    q, r = np.zeros(4), np.zeros(4)
+    np.divmod(np.array(a + 1), 2.0, q, r)
+    same(q, onp.divmod(a + 1, 2.0)[0].astype("float32"))
+    same(r, onp.divmod(a + 1, 2.0)[1].astype("float32"))
+    with pytest.raises(TypeError):
+        np.add(np.array(a), np.array(b), np.zeros(4), out=np.zeros(4))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_creation_takes_numpys_order(order):
+    for fn, args in [("zeros", ((2, 3), "int32")), ("ones", ((2, 3), "int8")),
+                     ("full", ((2, 3), 7, "int64"))]:
+        want = getattr(onp, fn)(*args, order)
+        got = getattr(np, fn)(*args, order)
+        same(got, want)
+        assert got.flags.f_contiguous == want.flags.f_contiguous
+        assert getattr(np, fn)(*args, order=order).flags.c_contiguous == want.flags.c_contiguous
+    assert np.empty((2, 3), order=order).flags.f_contiguous == (order == "F")
+    got, want = np.eye(3, 2, 0, "int8", order), onp.eye(3, 2, 0, "int8", order)
+    same(got, want)
+    assert got.flags.f_contiguous == want.flags.f_contiguous
+    ref = onp.arange(6).reshape(2, 3)
+    for m, src in ((onp, ref), (np, np.array(ref))):
+        assert m.asarray(src, "int64", order).flags.f_contiguous == (order == "F")
+        assert m.array(src, order=order).flags.f_contiguous == (order == "F")
+    with pytest.raises(ValueError):
+        np.zeros((2,), order="Z")
+    same(np.zeros(2, "float32", "cpu"), onp.zeros(2, "float32"))  # a device stays a device
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_copy_takes_numpys_order(order):
+    ref = onp.arange(6.0).reshape(2, 3)
+    for src, want_src in ((np.array(ref), ref), (np.array(ref).T, ref.T)):
+        got, want = src.copy(order=order), want_src.copy(order=order)
+        same(got, want)
+        assert got.flags.c_contiguous == want.flags.c_contiguous
+        assert got.flags.f_contiguous == want.flags.f_contiguous
+    with pytest.raises(ValueError):
+        np.array(ref).copy(order="Z")
+
+
+def test_nan_reductions_take_initial_where_and_correction():
+    a = onp.array([[onp.nan, 1.0, 5.0], [onp.nan, onp.nan, onp.nan], [2.0, 3.0, onp.nan]])
+    w = onp.array([[True, False, True], [True, True, True], [False, True, True]])
+    x = np.array(a)
+    for fn in ("nanmax", "nanmin"):
+        same(getattr(np, fn)(x, axis=1, initial=2.0), getattr(onp, fn)(a, axis=1, initial=2.0))
+        same(getattr(np, fn)(x, axis=1, where=np.array(w), initial=-9.0),
+             getattr(onp, fn)(a, axis=1, where=w, initial=-9.0))
+        raises_like(lambda f=fn: getattr(onp, f)(a, where=w),
+                    lambda f=fn: getattr(np, f)(x, where=np.array(w)), ValueError)
+    v = onp.array([1.0, 2.0, onp.nan, 4.0])
+    for fn in ("nanvar", "nanstd"):
+        onp.testing.assert_allclose(getattr(np, fn)(np.array(v), correction=1).item(),
+                                    getattr(onp, fn)(v, correction=1))
+        with pytest.raises(ValueError):
+            getattr(np, fn)(np.array(v), ddof=1, correction=1)
+
+
+def test_gufunc_and_fft_keywords_as_numpys():
+    m = onp.arange(6.0).reshape(2, 3)
+    got, want = np.vecdot(np.array(m), np.array(m), axis=0, keepdims=True), onp.vecdot(
+        m, m, axis=0, keepdims=True)
+    same(got, want)
+    o = np.zeros(2)
+    assert np.vecdot(np.array(m), np.arange(3.0), o) is o
+    same(o, onp.vecdot(m, onp.arange(3.0)).astype("float32"))
+    same(np.matvec(np.eye(2), np.ones(2), dtype="float64"), onp.matvec(onp.eye(2), onp.ones(2)))
+    same(np.vecmat(np.ones(2), np.eye(2), dtype="float64"), onp.vecmat(onp.ones(2), onp.eye(2)))
+    o = np.zeros(3, dtype="int64")
+    assert np.cumulative_sum(np.arange(3), out=o) is o
+    same(o, onp.cumulative_sum(onp.arange(3)))
+    same(np.concat((np.ones(2), np.zeros(2)), 0, dtype="int32", casting="unsafe"),
+         onp.concat((onp.ones(2), onp.zeros(2)), 0, dtype="int32", casting="unsafe"))
+    x = onp.random.default_rng(3).normal(size=(4, 6))
+    for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "fft2",
+                 "ifft2", "rfftn", "irfftn", "rfft2", "irfft2"):
+        want = getattr(onp.fft, name)(x)
+        out = np.zeros(want.shape, dtype=str(want.dtype))
+        assert getattr(np.fft, name)(np.array(x), out=out) is out
+        onp.testing.assert_allclose(out.asnumpy(), want, atol=1e-9)
+    with pytest.raises(ValueError):
+        np.fft.fft(np.array(x), out=np.zeros((2, 2), dtype="complex128"))
+
+
+def test_clip_and_sort_take_numpys_keywords():
+    a = onp.arange(5.0)
+    same(np.clip(np.arange(5), 1, 3, dtype="float64"), onp.clip(onp.arange(5), 1, 3,
+                                                              dtype="float64"))
+    got, want = np.zeros(5), onp.zeros(5, dtype="float32")
+    np.clip(np.array(a), 1, 3, out=got, where=np.array(a > 2))
+    onp.clip(a, 1, 3, out=want, where=a > 2)
+    same(got, want)
+    s = np.array([3.0, 1.0, 2.0])
+    same(s.argsort(order=None), onp.array([3.0, 1.0, 2.0]).argsort(order=None))
+    s.sort(order=None)
+    same(s, onp.array([1.0, 2.0, 3.0], dtype="float32"))
+    with pytest.raises(ValueError):
+        s.sort(order="x")

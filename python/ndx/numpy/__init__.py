@@ -131,10 +131,11 @@ def _array_py(object, dtype=None, copy=True, device=None, *, order="K", subok=Fa
     copy: True always copies, None copies only when needed, False never (ValueError when a
     copy is needed: anything but an ndarray of the dtype asked for). ndmin prepends axes."""
     _check_device(device, "array")
-    if order not in ("K", "A", "C", None):
-        if order == "F":
-            raise NotImplementedError("[array] order='F' is not supported")
+    if order not in ("K", "A", "C", "F", None):
         raise ValueError(f"[array] order must be one of 'K', 'A', 'C', 'F', got {order!r}")
+    if order == "F":  # column-major: the values laid out as NumPy's order='F' lays them out
+        out = _array_py(object, dtype=dtype, copy=copy, ndmin=ndmin)
+        return out if out.ndim < 2 or out.flags.f_contiguous else _in_order(out, "F")
     ndmin = _operator.index(ndmin)
     if device is not None:
         out = _array_py(object, dtype=dtype, copy=copy, ndmin=ndmin).to_device(device)
@@ -190,11 +191,13 @@ def _array_from_host(object, dtype):
 
 def _asarray_py(a, dtype=None, device=None, *, copy=None, order=None, like=None):
     """`a` itself when it is already an ndarray of that dtype (and copy is not True), else
-    array(a, dtype, copy)."""
+    array(a, dtype, copy). The third positional argument may be the order, as NumPy's."""
+    order, device = _order_device(device, None, order, "asarray")
     _check_device(device, "asarray")
     if device is not None:
         return _asarray_py(a, dtype=dtype, copy=copy).to_device(device)
-    if copy is not True and isinstance(a, ndarray) and (dtype is None or a.dtype == dtype):
+    if copy is not True and isinstance(a, ndarray) and (dtype is None or a.dtype == dtype) \
+            and (order != "F" or a.ndim < 2 or a.flags.f_contiguous):
         return a
     return _array_py(a, dtype=dtype, copy=copy, order=order)
 
@@ -206,19 +209,50 @@ _ffi_full = _api_internal.full
 _ffi_arange = _api_internal.arange
 
 
-def _zeros_py(shape, dtype=None, device=None):
-    """A new array of zeros (float32 unless dtype says otherwise)."""
-    return _ffi_zeros(shape, dtype, device)
+_ORDERS = ("C", "F", "A", "K")
 
 
-def _ones_py(shape, dtype=None, device=None):
+def _order_device(third, device, order, fn):
+    """(order, device) of a creation call: NumPy's third positional argument is the memory
+    order ('C' / 'F'), ndx's (and MXNet's ctx) a device; 'C', 'F', 'A' or 'K' there is an
+    order (a device string such as 'cpu' is a device)."""
+    if isinstance(third, str) and third in _ORDERS:
+        if order is not None:
+            raise TypeError(f"[{fn}] got the order twice (positionally and as order=)")
+        order, third = third, None
+    if third is not None:
+        if device is not None:
+            raise TypeError(f"[{fn}] got the device twice (positionally and as device=)")
+        device = third
+    if order is not None and order not in _ORDERS:
+        raise ValueError(f"[{fn}] order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+    return order, device
+
+
+def _in_order(a, order):
+    """a itself for C order, an F-contiguous array of a's values for 'F'."""
+    if order != "F" or a.ndim < 2:
+        return a
+    return transpose(transpose(a).copy())
+
+
+def _zeros_py(shape, dtype=None, device=None, *, order=None, like=None):
+    """A new array of zeros (float32 unless dtype says otherwise); order 'F' lays it out in
+    column-major order (the third positional argument may be the order, as NumPy's)."""
+    order, device = _order_device(device, None, order, "zeros")
+    return _in_order(_ffi_zeros(shape, dtype, device), order)
+
+
+def _ones_py(shape, dtype=None, device=None, *, order=None, like=None):
     """A new array of ones (float32 unless dtype says otherwise)."""
-    return _ffi_ones(shape, dtype, device)
+    order, device = _order_device(device, None, order, "ones")
+    return _in_order(_ffi_ones(shape, dtype, device), order)
 
 
-def _empty_py(shape, dtype=None, device=None):
+def _empty_py(shape, dtype=None, device=None, *, order=None, like=None):
     """A new array whose contents are not initialized."""
-    return _ffi_empty(shape, dtype, device)
+    order, device = _order_device(device, None, order, "empty")
+    return _in_order(_ffi_empty(shape, dtype, device), order)
 
 
 def _scalar_dtype_kept(t):
@@ -228,7 +262,12 @@ def _scalar_dtype_kept(t):
         (t.kind == "c" and t.itemsize <= 16)
 
 
-def _full_py(shape, fill_value, dtype=None, device=None):
+def _full_py(shape, fill_value, dtype=None, device=None, *, order=None, like=None):
+    order, device = _order_device(device, None, order, "full")
+    return _in_order(_full_c_order(shape, fill_value, dtype, device), order)
+
+
+def _full_c_order(shape, fill_value, dtype=None, device=None):
     """A new array filled with fill_value. Without dtype: a NumPy scalar's own dtype, bool for a
     bool value, int64 for an int, the default float dtype otherwise. An array fill_value (0-d,
     or broadcastable to shape, as NumPy and MXNet take) is broadcast, and the result has its
@@ -300,9 +339,12 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
-def eye(N, M=None, k=0, dtype=None, device=None):
-    """A 2-d array with ones on the k-th diagonal."""
-    return _invoke(_handle("_npi_eye"), (), {"N": N, "M": M, "k": k, "dtype": dtype}, None, device)
+def eye(N, M=None, k=0, dtype=None, device=None, *, order=None, like=None):
+    """A 2-d array with ones on the k-th diagonal (order 'F': column-major; the fifth
+    positional argument may be the order, as NumPy's)."""
+    order, device = _order_device(device, None, order, "eye")
+    return _in_order(_invoke(_handle("_npi_eye"), (), {"N": N, "M": M, "k": k, "dtype": dtype},
+                             None, device), order)
 
 
 concatenate = _core.concatenate  # C: attributes parsed once per (inputs, axis)
@@ -576,12 +618,20 @@ _where_reductions.install(globals())
 _clip_op = _internal_function("_npi_clip")
 
 
-def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, dtype=None,
+         where=True, casting="same_kind", order="K", subok=True):  # noqa: F811 (NumPy's name)
     """a limited to [a_min, a_max] (either bound may be None, or an array broadcast against a):
     minimum(maximum(a, a_min), a_max) as NumPy defines it, so NaN stays NaN and a_min > a_max
-    gives a_max. min and max are the Array API's names for the bounds."""
+    gives a_max. min and max are the Array API's names for the bounds; dtype= (the compute
+    dtype) and where= (with out=, positions left alone) are NumPy's ufunc keywords."""
     a_min, a_max = _composites._clip_bounds(a_min, a_max, min, max)
     a = a if isinstance(a, ndarray) else asarray(a)
+    if dtype is not None or where is not True:
+        r = clip(a.astype(dtype) if dtype is not None else a, a_min, a_max)
+        if out is None:  # (where= without out: NumPy leaves the other positions unset)
+            return r
+        copyto(out, r, casting=casting, where=where)
+        return out
     if a_min is not None and a_max is not None and out is None:
         return _clip_op(a, a_min, a_max)  # one pass
     r = a
@@ -751,8 +801,11 @@ def _complex(self):
     return complex(self.item()) if self.size == 1 else complex(float(self))
 
 
-def _sort_in_place(self, axis=-1, kind=None, stable=None):
-    """Sorts the array in place along axis (stable)."""
+def _sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
+    """Sorts the array in place along axis (stable); order= names fields of a structured
+    dtype, which ndx arrays never have (None only, as sort's)."""
+    if order is not None:  # (NumPy's error for an array without fields)
+        raise ValueError("[sort] Cannot specify order when the array has no fields.")
     self[...] = _sort(self, axis=axis, kind=kind, stable=stable)
 
 
@@ -1022,6 +1075,7 @@ from ._array_api import (  # noqa: E402, F401
 from ._array_api import result_type as _result_type  # noqa: E402
 
 result_type = _result_type  # Python scalars too; rebinds the C one of the top (ruff F811)
+ndarray.argsort = _method(argsort)  # (the Array API's argsort, with order= and descending=)
 from . import emath, polynomial, testing  # noqa: E402, F401
 from ._file_io import (  # noqa: E402, F401
     fromfile,

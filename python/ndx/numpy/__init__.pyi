@@ -309,8 +309,8 @@ def ceil(x: Any, *, out: Any = None) -> Any:
 def choose(a: Any, choices: Any, out: Any = None, mode: Any = 'raise') -> Any:
     """choices[a[i]][i] for integer a broadcast against the choices."""
 
-def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, *, min: Any = None, max: Any = None) -> Any:
-    """a limited to [a_min, a_max] (either bound may be None, or an array broadcast against a): minimum(maximum(a, a_min), a_max) as NumPy defines it, so NaN stays NaN and a_min > a_max gives a_max. min and max are the Array API's names for the bounds."""
+def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, *, min: Any = None, max: Any = None, dtype: Any = None, where: Any = True, casting: Any = 'same_kind', order: Any = 'K', subok: Any = True) -> Any:
+    """a limited to [a_min, a_max] (either bound may be None, or an array broadcast against a): minimum(maximum(a, a_min), a_max) as NumPy defines it, so NaN stays NaN and a_min > a_max gives a_max. min and max are the Array API's names for the bounds; dtype= (the compute dtype) and where= (with out=, posi"""
 
 def column_stack(tup: Any) -> Any:
     """1-d arrays as columns (2-d ones as they are), joined along the second axis."""
@@ -321,8 +321,8 @@ def common_type(*arrays: Any) -> Any:
 def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
     """The slices of a along axis where condition (1-d, at most that long) is true."""
 
-def concat(arrays: Any, /, *, axis: Any = 0) -> Any:
-    """The Array API's concatenate; axis=None joins the flattened arrays."""
+def concat(arrays: Any, /, axis: Any = 0, out: Any = None, *, dtype: Any = None, casting: Any = 'same_kind') -> Any:
+    """NumPy 2's name for concatenate (the Array API's); axis=None joins the flattened arrays."""
 
 def concatenate(seq: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None, casting: Any = 'same_kind') -> Any:
     """Joins arrays along an existing axis (axis=None flattens them first)."""
@@ -372,11 +372,11 @@ def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any
 def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative sum along an axis (of the flattened array for None)."""
 
-def cumulative_prod(x: Any, /, *, axis: Any = None, dtype: Any = None, include_initial: Any = False) -> Any:
+def cumulative_prod(x: Any, /, *, axis: Any = None, dtype: Any = None, out: Any = None, include_initial: Any = False) -> Any:
     """The Array API's cumprod: as cumulative_sum, with a 1 first for include_initial."""
 
-def cumulative_sum(x: Any, /, *, axis: Any = None, dtype: Any = None, include_initial: Any = False) -> Any:
-    """The Array API's cumsum: axis may be omitted only for 1-d input; include_initial puts a 0 first."""
+def cumulative_sum(x: Any, /, *, axis: Any = None, dtype: Any = None, out: Any = None, include_initial: Any = False) -> Any:
+    """The Array API's cumsum: axis may be omitted only for 1-d input; include_initial puts a 0 first; out= receives the result."""
 
 def deg2rad(x: Any, *, out: Any = None) -> Any:
     """Degrees to radians, elementwise."""
@@ -466,8 +466,8 @@ def expm1(x: Any, *, out: Any = None) -> Any:
 def extract(condition: Any, arr: Any) -> Any:
     """The elements of arr (flattened) where condition (flattened) is nonzero."""
 
-def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = None, device: Any = None) -> Any:
-    """A 2-d array with ones on the k-th diagonal."""
+def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = None, device: Any = None, *, order: Any = None, like: Any = None) -> Any:
+    """A 2-d array with ones on the k-th diagonal (order 'F': column-major; the fifth positional argument may be the order, as NumPy's)."""
 
 def fabs(x: Any, *, out: Any = None) -> Any:
     """Absolute value as a float, elementwise."""
@@ -788,8 +788,8 @@ def matmul(a: Any, b: Any, *, out: Any = None) -> Any:
 def matrix_transpose(x: Any, /) -> Any:
     """The last two axes swapped (arrays of at least 2 dimensions)."""
 
-def matvec(x1: Any, x2: Any, /) -> Any:
-    """The matrix-vector product over the last axes: (..., m, n) and (..., n) give (..., m), the leading axes broadcast (NumPy 2.2's gufunc)."""
+def matvec(x1: Any, x2: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
+    """The matrix-vector product over the last axes: (..., m, n) and (..., n) give (..., m), the leading axes broadcast (NumPy 2.2's gufunc; out= and dtype= as its)."""
 
 def max(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False, initial: Any = None) -> Any:
     """Maximum over the given axes; NaN propagates."""
@@ -855,8 +855,8 @@ def nancumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> 
 def nancumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
     """cumsum treating NaN as 0."""
 
-def nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False) -> Any:
-    """Maximum ignoring NaN; NaN where a slice is all NaN."""
+def nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False, initial: Any = ..., where: Any = True) -> Any:
+    """Maximum ignoring NaN; NaN where a slice is all NaN (initial= joins every slice; where= needs it, as NumPy's)."""
 
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False, *, where: Any = True) -> Any:
     """Mean of the non-NaN elements (NaN for an all-NaN slice)."""
@@ -864,8 +864,8 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
 def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, keepdims: Any = False) -> Any:
     """median ignoring NaN."""
 
-def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False) -> Any:
-    """Minimum ignoring NaN; NaN where a slice is all NaN."""
+def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False, initial: Any = ..., where: Any = True) -> Any:
+    """Minimum ignoring NaN; NaN where a slice is all NaN (initial= and where= as nanmax)."""
 
 def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
     """percentile ignoring NaN."""
@@ -876,14 +876,14 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
 def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
     """quantile ignoring NaN; an all-NaN slice gives NaN."""
 
-def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None) -> Any:
-    """Standard deviation of the non-NaN elements."""
+def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None, correction: Any = 0.0) -> Any:
+    """Standard deviation of the non-NaN elements (correction: ddof's Array API name)."""
 
 def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False, initial: Any = None, where: Any = True) -> Any:
     """Sum treating NaN as 0."""
 
-def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None) -> Any:
-    """Variance of the non-NaN elements."""
+def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None, correction: Any = 0.0) -> Any:
+    """Variance of the non-NaN elements (correction: the Array API's name for ddof)."""
 
 class ndarray:
     """ndx.numpy.ndarray: an n-dimensional array on a device."""
@@ -953,7 +953,7 @@ class ndarray:
     def setflags(self, write: Any = None, align: Any = None, uic: Any = None) -> Any: ...
     shape: Any
     size: Any
-    def sort(self, axis: Any = -1, kind: Any = None, stable: Any = None) -> Any: ...
+    def sort(self, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Any: ...
     def squeeze(self, axis: Any = None) -> Any: ...
     def std(self, *args: Any, **kwargs: Any) -> Any: ...
     strides: Any
@@ -1382,11 +1382,11 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any 
 def vdot(a: Any, b: Any) -> Any:
     """The dot product of the flattened arrays, a conjugated when complex (NumPy's vdot)."""
 
-def vecdot(x1: Any, x2: Any, /, *, axis: Any = -1) -> Any:
-    """The dot product of vectors along axis, broadcasting the other axes (complex x1 is conjugated): np.linalg.vecdot."""
+def vecdot(x1: Any, x2: Any, /, out: Any = None, *, axis: Any = -1, keepdims: Any = False, dtype: Any = None) -> Any:
+    """The dot product of vectors along axis, broadcasting the other axes (complex x1 is conjugated): np.linalg.vecdot, with NumPy's gufunc keywords out=, keepdims=, dtype=."""
 
-def vecmat(x1: Any, x2: Any, /) -> Any:
-    """The vector-matrix product over the last axes, x1 conjugated: (..., n) and (..., n, m) give (..., m), the leading axes broadcast (NumPy 2.2's gufunc)."""
+def vecmat(x1: Any, x2: Any, /, out: Any = None, *, dtype: Any = None) -> Any:
+    """The vector-matrix product over the last axes, x1 conjugated: (..., n) and (..., n, m) give (..., m), the leading axes broadcast (NumPy 2.2's gufunc; out= and dtype= as its)."""
 
 class vectorize:
     """NumPy's vectorize over ndx arrays: pyfunc runs in Python once per element, on NumPy scalars (ndx array arguments are copied to the host), and the results come back as ndx arrays of the dtype NumPy gives (otypes, or the first result's), on the first ndx argument's device. Results of dtypes ndx arrays"""

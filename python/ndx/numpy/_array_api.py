@@ -139,10 +139,20 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return out
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1, x2, /, out=None, *, axis=-1, keepdims=False, dtype=None):
     """The dot product of vectors along axis, broadcasting the other axes (complex x1 is
-    conjugated): np.linalg.vecdot."""
-    return _np.linalg.vecdot(x1, x2, axis=axis)
+    conjugated): np.linalg.vecdot, with NumPy's gufunc keywords out=, keepdims=, dtype=."""
+    r = _np.linalg.vecdot(x1, x2, axis=axis)
+    if keepdims:
+        r = _np.expand_dims(r, axis if axis < 0 else axis - _np.ndim(x1))  # (from the end)
+    if dtype is not None and r.dtype != dtype:
+        r = r.astype(dtype)
+    if out is None:
+        return r
+    if isinstance(out, tuple):
+        (out,) = out
+    out[...] = r
+    return out
 
 
 _sort_op = _internal_function("_np_sort")

@@ -222,23 +222,41 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     return _finish(_np.prod(b, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial), out)
 
 
-def _nan_extremum(a, axis, out, keepdims, is_max):
-    b, nan = _replace_nan(a, -_onp.inf if is_max else _onp.inf)
+_NO_INITIAL = object()
+
+
+def _nan_extremum(a, axis, out, keepdims, is_max, initial, where_, name):
+    """NumPy's fmax / fmin reduction: NaN ignored; where= needs initial= (fmax has no
+    identity); without initial an all-NaN slice is NaN, with it the initial value."""
+    a = _as_array(a)
+    if where_ is not True and initial is _NO_INITIAL:
+        raise ValueError(f"[{name}] reduction operation '{'fmax' if is_max else 'fmin'}' does "
+                         f"not have an identity, so to use a where mask one has to specify "
+                         f"'initial'")
+    fill = -_onp.inf if is_max else _onp.inf
+    b, nan = _replace_nan(a, fill)
+    if where_ is not True:
+        keep = _np.broadcast_to(_as_array(where_, a).astype("bool"), a.shape)
+        b = where(keep, b, fill if _kind(a) in "fc" else (_np.iinfo(a.dtype).min if is_max
+                                                          else _np.iinfo(a.dtype).max))
     fn = _np.max if is_max else _np.min
+    if initial is not _NO_INITIAL:
+        return _finish(fn(b, axis=axis, keepdims=keepdims, initial=initial), out)
     r = fn(b, axis=axis, keepdims=keepdims)
     if nan is not None:  # all-NaN slices stay NaN (NumPy warns; ndx does not)
         r = where(_np.all(nan, axis=axis, keepdims=keepdims), _onp.nan, r)
     return _finish(r, out)
 
 
-def nanmax(a, axis=None, out=None, keepdims=False):
-    """Maximum ignoring NaN; NaN where a slice is all NaN."""
-    return _nan_extremum(a, axis, out, keepdims, True)
+def nanmax(a, axis=None, out=None, keepdims=False, initial=_NO_INITIAL, where=True):
+    """Maximum ignoring NaN; NaN where a slice is all NaN (initial= joins every slice;
+    where= needs it, as NumPy's)."""
+    return _nan_extremum(a, axis, out, keepdims, True, initial, where, "nanmax")
 
 
-def nanmin(a, axis=None, out=None, keepdims=False):
-    """Minimum ignoring NaN; NaN where a slice is all NaN."""
-    return _nan_extremum(a, axis, out, keepdims, False)
+def nanmin(a, axis=None, out=None, keepdims=False, initial=_NO_INITIAL, where=True):
+    """Minimum ignoring NaN; NaN where a slice is all NaN (initial= and where= as nanmax)."""
+    return _nan_extremum(a, axis, out, keepdims, False, initial, where, "nanmin")
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
@@ -251,8 +269,9 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-           mean=None):
-    """Variance of the non-NaN elements."""
+           mean=None, correction=0.0):
+    """Variance of the non-NaN elements (correction: the Array API's name for ddof)."""
+    ddof = _ddof(ddof, correction, "nanvar")
     a = _as_array(a)
     keep = _keep_mask(a, where, "nanvar", nan=True)
     m = None if mean is None else _given_mean(mean, a, axis, "nanvar")
@@ -260,8 +279,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-           mean=None):
-    """Standard deviation of the non-NaN elements."""
+           mean=None, correction=0.0):
+    """Standard deviation of the non-NaN elements (correction: ddof's Array API name)."""
+    ddof = _ddof(ddof, correction, "nanstd")
     a = _as_array(a)
     keep = _keep_mask(a, where, "nanstd", nan=True)
     m = None if mean is None else _given_mean(mean, a, axis, "nanstd")
@@ -289,15 +309,17 @@ def nanargmin(a, axis=None, out=None, keepdims=False):
 
 
 # ---- cumulative ----
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     """The Array API's cumsum: axis may be omitted only for 1-d input; include_initial puts
-    a 0 first."""
-    return _cumulative(_np.cumsum, 0, x, axis, dtype, include_initial, "cumulative_sum")
+    a 0 first; out= receives the result."""
+    return _finish(_cumulative(_np.cumsum, 0, x, axis, dtype, include_initial,
+                               "cumulative_sum"), out)
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     """The Array API's cumprod: as cumulative_sum, with a 1 first for include_initial."""
-    return _cumulative(_np.cumprod, 1, x, axis, dtype, include_initial, "cumulative_prod")
+    return _finish(_cumulative(_np.cumprod, 1, x, axis, dtype, include_initial,
+                               "cumulative_prod"), out)
 
 
 def _cumulative(fn, identity, x, axis, dtype, include_initial, name):

@@ -337,12 +337,13 @@ def column_stack(tup):
     return _np.concatenate(arrs, axis=1)
 
 
-def concat(arrays, /, *, axis=0):
-    """The Array API's concatenate; axis=None joins the flattened arrays."""
+def concat(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """NumPy 2's name for concatenate (the Array API's); axis=None joins the flattened
+    arrays."""
     arrs = _sequence(arrays, "concat")
     if axis is None:
-        return _np.concatenate([_np.reshape(a, (-1,)) for a in arrs], axis=0)
-    return _np.concatenate(arrs, axis=axis)
+        arrs, axis = [_np.reshape(a, (-1,)) for a in arrs], 0
+    return _np.concatenate(arrs, axis=axis, out=out, dtype=dtype, casting=casting)
 
 
 def unstack(x, /, *, axis=0):

@@ -528,9 +528,25 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 
 # ------------------------------------------------------------- matrix-vector products
-def matvec(x1, x2, /):
+def _gufunc_finish(r, out, dtype):
+    """A product's result in dtype= and written into out=, as NumPy's gufunc keywords."""
+    if dtype is not None and r.dtype != dtype:
+        r = r.astype(dtype)
+    if out is None:
+        return r
+    if isinstance(out, tuple):
+        (out,) = out
+    out[...] = r
+    return out
+
+
+def matvec(x1, x2, /, out=None, *, dtype=None):
     """The matrix-vector product over the last axes: (..., m, n) and (..., n) give (..., m),
-    the leading axes broadcast (NumPy 2.2's gufunc)."""
+    the leading axes broadcast (NumPy 2.2's gufunc; out= and dtype= as its)."""
+    return _gufunc_finish(_matvec(x1, x2), out, dtype)
+
+
+def _matvec(x1, x2):
     x1, x2 = _pair(x1, x2)
     if x1.ndim < 2:
         raise ValueError(f"[matvec] x1 must have at least 2 dimensions (..., m, n), got "
@@ -543,9 +559,13 @@ def matvec(x1, x2, /):
     return _np.matmul(x1, _np.expand_dims(x2, -1))[..., 0]
 
 
-def vecmat(x1, x2, /):
+def vecmat(x1, x2, /, out=None, *, dtype=None):
     """The vector-matrix product over the last axes, x1 conjugated: (..., n) and (..., n, m)
-    give (..., m), the leading axes broadcast (NumPy 2.2's gufunc)."""
+    give (..., m), the leading axes broadcast (NumPy 2.2's gufunc; out= and dtype= as its)."""
+    return _gufunc_finish(_vecmat(x1, x2), out, dtype)
+
+
+def _vecmat(x1, x2):
     x1, x2 = _pair(x1, x2)
     if x1.ndim < 1:
         raise ValueError("[vecmat] x1 must have at least 1 dimension (..., n), got a 0-d array")

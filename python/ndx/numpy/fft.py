@@ -6,6 +6,8 @@ complex64 for float32 (and integer, bool) input, complex128 for float64: NumPy 2
 input's precision the same way, with ndx's default float dtype standing in for float64.
 """
 import builtins as _builtins
+import functools as _functools
+import inspect as _inspect
 import operator as _operator
 
 import numpy as _onp
@@ -217,3 +219,38 @@ def fftshift(x, axes=None):
 def ifftshift(x, axes=None):
     """The inverse of fftshift: a roll by -(n // 2) along each axis."""
     return _shift(x, axes, -1)
+
+
+def _takes_out(fn):
+    """fn with NumPy 2's out= (last, positional or keyword): the transform written into out,
+    which must have the result's shape and a dtype it casts to."""
+    sig = _inspect.signature(fn)
+    n_params = len(sig.parameters)
+    name = fn.__name__
+
+    @_functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        if len(args) > n_params:
+            if out is not None or len(args) > n_params + 1:
+                raise TypeError(f"[{name}] takes at most {n_params + 1} positional arguments")
+            args, out = args[:n_params], args[n_params]
+        result = fn(*args, **kwargs)
+        if out is None:
+            return result
+        if not isinstance(out, _np().ndarray):
+            raise TypeError(f"[{name}] out must be an ndarray, got {type(out).__name__}")
+        if tuple(out.shape) != tuple(result.shape):
+            raise ValueError(f"[{name}] out has shape {tuple(out.shape)}, the result "
+                             f"{tuple(result.shape)}")
+        out[...] = result
+        return out
+
+    with_out.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
+        _inspect.Parameter("out", _inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)])
+    return with_out
+
+
+for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "fft2", "ifft2",
+              "rfftn", "irfftn", "rfft2", "irfft2"):
+    globals()[_name] = _takes_out(globals()[_name])
+del _name
