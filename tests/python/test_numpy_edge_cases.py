@@ -660,3 +660,41 @@ def test_clip_and_sort_take_numpys_keywords():
     same(s, onp.array([1.0, 2.0, 3.0], dtype="float32"))
     with pytest.raises(ValueError):
         s.sort(order="x")
+
+
+@pytest.mark.filterwarnings("ignore:All-NaN slice:RuntimeWarning")  # (NumPy's, for NaN slices)
+def test_weighted_quantiles_as_numpys():
+    rng = onp.random.default_rng(7)
+    for _ in range(120):
+        shape = tuple(int(v) for v in rng.integers(1, 5, size=rng.integers(1, 4)))
+        a = rng.integers(0, 6, size=shape).astype(float)
+        if rng.random() < 0.3:
+            a[rng.random(shape) < 0.2] = onp.nan
+        axes = [None] + list(range(len(shape)))
+        axis = axes[rng.integers(len(axes))]
+        one_d = axis is not None and rng.random() < 0.4
+        w = (rng.integers(1, 4, size=shape[axis]) if one_d
+             else rng.integers(0, 4, size=shape)).astype(float)
+        keepdims = bool(rng.random() < 0.3)
+        # (NumPy's nanquantile raises IndexError for 1-d weights: left out)
+        for fn in ("quantile", "percentile") + (() if one_d else ("nanquantile",)):
+            q = [0.0, 0.1, 0.5, 0.77, 1.0] if "quantile" in fn else [0.0, 25.0, 100.0]
+            kw = dict(axis=axis, method="inverted_cdf", keepdims=keepdims)
+            try:
+                want = getattr(onp, fn)(a, q, weights=w, **kw)
+            except ValueError:
+                with pytest.raises(ValueError):
+                    getattr(np, fn)(np.array(a), q, weights=np.array(w), **kw)
+                continue
+            got = getattr(np, fn)(np.array(a), q, weights=np.array(w), **kw).asnumpy()
+            assert got.shape == want.shape
+            onp.testing.assert_array_equal(got, want)
+    a, w = onp.arange(6.0), onp.ones(6)
+    for bad, family in (({"method": "linear", "weights": w}, ValueError),
+                        ({"method": "inverted_cdf", "weights": -w}, ValueError),
+                        ({"method": "inverted_cdf", "weights": w[:3], "axis": 0}, ValueError),
+                        ({"method": "inverted_cdf", "weights": w[:3]}, TypeError)):
+        raises_like(lambda b=bad: onp.quantile(a, 0.5, **b),
+                    lambda b=bad: np.quantile(np.array(a), 0.5,
+                                              **{k: np.array(v) if k == "weights" else v
+                                                 for k, v in b.items()}), family)

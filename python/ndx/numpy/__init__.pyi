@@ -867,14 +867,14 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: Any = 
 def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: Any = False, initial: Any = ..., where: Any = True) -> Any:
     """Minimum ignoring NaN; NaN where a slice is all NaN (initial= and where= as nanmax)."""
 
-def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False, *, weights: Any = None) -> Any:
     """percentile ignoring NaN."""
 
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: Any = False, initial: Any = None, where: Any = True) -> Any:
     """Product treating NaN as 1."""
 
-def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
-    """quantile ignoring NaN; an all-NaN slice gives NaN."""
+def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False, *, weights: Any = None) -> Any:
+    """quantile ignoring NaN; an all-NaN slice gives NaN (weights= as quantile's)."""
 
 def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None, correction: Any = 0.0) -> Any:
     """Standard deviation of the non-NaN elements (correction: ddof's Array API name)."""
@@ -1015,7 +1015,7 @@ def pad(array: Any, pad_width: Any, mode: Any = 'constant', **kwargs: Any) -> An
 def partition(a: Any, kth: Any, axis: Any = -1, kind: Any = 'introselect', order: Any = None) -> Any:
     """An array whose k-th element is the one a sorted array would have there, smaller ones before it and larger ones after: here a full (stable) sort, which is one such array."""
 
-def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
+def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False, *, weights: Any = None) -> Any:
     """quantile with q in percent."""
 
 def permute_dims(a: Any, /, axes: Any) -> Any:
@@ -1106,7 +1106,7 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
 def putmask(a: Any, mask: Any, values: Any) -> Any:
     """a[mask] = values, where values repeat over a's flat positions (values[i % len] goes to position i), in place."""
 
-def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False) -> Any:
+def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False, *, weights: Any = None) -> Any:
     """The q-th quantiles (q in [0, 1]) along the axes, by any of NumPy's 13 methods (linear, lower, higher, nearest, midpoint, inverted_cdf, averaged_inverted_cdf, closest_observation, interpolated_inverted_cdf, hazen, weibull, median_unbiased, normal_unbiased). NaN in a slice gives NaN. The picking metho"""
 
 r_: Any

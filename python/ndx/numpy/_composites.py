@@ -597,14 +597,20 @@ def _fraction(q, a):
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False):
-    """quantile ignoring NaN; an all-NaN slice gives NaN."""
+                keepdims=False, *, weights=None):
+    """quantile ignoring NaN; an all-NaN slice gives NaN (weights= as quantile's)."""
+    if weights is not None:
+        return _finish(_weighted_quantile(a, q, axis, method, keepdims, weights,
+                                          "nanquantile", True), out)
     return _finish(_nanquantile(a, q, axis, method, keepdims, "nanquantile"), out)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False):
+                  keepdims=False, *, weights=None):
     """percentile ignoring NaN."""
+    if weights is not None:
+        return _finish(_weighted_quantile(a, _fraction(q, a), axis, method, keepdims, weights,
+                                          "nanpercentile", True), out)
     return _finish(_nanquantile(a, _fraction(q, a), axis, method, keepdims, "nanpercentile"),
                    out)
 
@@ -615,18 +621,84 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False):
+             keepdims=False, *, weights=None):
     """The q-th quantiles (q in [0, 1]) along the axes, by any of NumPy's 13 methods (linear,
     lower, higher, nearest, midpoint, inverted_cdf, averaged_inverted_cdf,
     closest_observation, interpolated_inverted_cdf, hazen, weibull, median_unbiased,
-    normal_unbiased). NaN in a slice gives NaN. The picking methods keep a's dtype."""
+    normal_unbiased). NaN in a slice gives NaN. The picking methods keep a's dtype. weights=
+    (a's shape, or 1-d along a single axis) weighs the elements, for 'inverted_cdf' only."""
+    if weights is not None:
+        return _finish(_weighted_quantile(a, q, axis, method, keepdims, weights, "quantile",
+                                          False), out)
     return _finish(_quantile(a, q, axis, method, keepdims, "quantile"), out)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False):
+               keepdims=False, *, weights=None):
     """quantile with q in percent."""
+    if weights is not None:
+        return _finish(_weighted_quantile(a, _fraction(q, a), axis, method, keepdims, weights,
+                                          "percentile", False), out)
     return _finish(_quantile(a, _fraction(q, a), axis, method, keepdims, "percentile"), out)
+
+
+def _weighted_quantile(a, q, axis, method, keepdims, weights, name, skip_nan):
+    """NumPy's weighted inverted_cdf: the first sorted value whose cumulative weight share
+    reaches q (skip_nan: NaN elements weigh nothing, as the nan-functions' do)."""
+    if method != "inverted_cdf":
+        raise ValueError(f"[{name}] Only method 'inverted_cdf' supports weights. Got: "
+                         f"{method}.")
+    a = _as_array(a)
+    w = _as_array(weights, a)
+    if w.shape != a.shape and axis is None:
+        raise TypeError(f"[{name}] Axis must be specified when shapes of a and weights "
+                        f"differ.")
+    if w.shape != a.shape:
+        single = axis if isinstance(axis, (int, _onp.integer)) else (
+            axis[0] if isinstance(axis, (tuple, list)) and len(axis) == 1 else None)
+        if single is None or w.ndim != 1 or not a.ndim or \
+                w.shape[0] != a.shape[_axes(a.ndim, single)[0]]:
+            raise ValueError(f"[{name}] Shape of weights must be consistent with shape of a "
+                             f"along specified axis.")
+        ax = _axes(a.ndim, single)[0]
+        w = _np.broadcast_to(_np.reshape(w, (-1,) + (1,) * (a.ndim - 1 - ax)), a.shape)
+    if bool(_np.any(_np.less(w, 0))):
+        raise ValueError(f"[{name}] Weights must be non-negative.")
+    qs, q_adds = _q_values(q, a, name)
+    x = _to_last_axis(a, axis)
+    order = _np.argsort(x, axis=-1)
+    s = _np.take_along_axis(x, order, axis=-1)
+    sw = _np.take_along_axis(_to_last_axis(w, axis).astype("float64"), order, axis=-1)
+    total = _np.sum(sw, axis=-1, keepdims=True)
+    if not bool(_np.all(_np.isfinite(total))) or (not skip_nan and not bool(
+            _np.all(_np.greater(total, 0)))):
+        raise ValueError(f"[{name}] Weights included NaN, inf or were all zero.")
+    nan = _np.isnan(s) if _is_float(a) else None
+    if skip_nan and nan is not None:  # NaN elements drop out with their weights
+        sw = where(nan, 0.0, sw)
+        total = _np.sum(sw, axis=-1, keepdims=True)
+        all_nan = _np.all(nan, axis=-1, keepdims=True)  # (NaN results, not errors)
+        if not bool(_np.all(_np.logical_or(_np.greater(total, 0), all_nan))):
+            raise ValueError(f"[{name}] Weights included NaN, inf or were all zero.")
+        total = where(all_nan, 1.0, total)
+    elif skip_nan and not bool(_np.all(_np.greater(total, 0))):
+        raise ValueError(f"[{name}] Weights included NaN, inf or were all zero.")
+    cdf = _np.true_divide(_np.cumsum(sw, axis=-1), total)
+    if qs.dtype.kind == "f":  # compared in q's dtype, as NumPy compares them
+        cdf = cdf.astype(str(qs.dtype))
+    cdf = where(_np.equal(cdf, 0), -1.0, cdf)  # (q = 0 picks the first element with weight)
+    n = s.shape[-1]
+    dtype = _result_dtype(a, q_adds, method)
+    out = []
+    for qv in qs.reshape(-1):  # the first position whose share reaches q (searchsorted left)
+        idx = _np.minimum(_np.sum(_np.less(cdf, float(qv)), axis=-1, keepdims=True), n - 1)
+        r = _np.take_along_axis(s, idx, axis=-1)[..., 0]
+        r = r if r.dtype == dtype else r.astype(dtype)
+        if nan is not None:
+            all_nan = _np.all(nan, axis=-1) if skip_nan else _np.any(nan, axis=-1)
+            r = where(all_nan, _onp.nan, r)
+        out.append(r)
+    return _shaped(out, qs, tuple(s.shape[:-1]), dtype, a, axis, keepdims, _dev(s))
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
