@@ -437,7 +437,7 @@ class _Stream:
         """A permuted copy of x along its first axis, or a permutation of arange(x)."""
         np = _np()
         if _is_scalar(x) and not isinstance(x, float):
-            return self._perm(_index(x, "permutation", "x"))
+            return self._perm_of_range(_index(x, "permutation", "x"))
         x = x if isinstance(x, np.ndarray) else np.asarray(x)
         if x.ndim == 0:  # AxisError: a ValueError, and the IndexError NumPy's legacy raises
             raise _core.AxisError("[permutation] x must be an integer or at least "
@@ -448,8 +448,8 @@ class _Stream:
         """Shuffles x in place along its first axis."""
         np = _np()
         if isinstance(x, np.ndarray):
-            if x.ndim == 0:
-                raise ValueError("[shuffle] x must be at least 1-dimensional")
+            if x.ndim == 0:  # (NumPy's TypeError: a 0-d array has no len())
+                raise TypeError("[shuffle] x must be at least 1-dimensional")
             x[...] = x[self._perm(x.shape[0])]
             return None
         if isinstance(x, list):
@@ -485,6 +485,12 @@ class _Stream:
         if n < 0:
             raise ValueError(f"[bytes] length must be non-negative; got {n}")
         return self.randint(0, 256, size=n, dtype="uint8").asnumpy().tobytes()
+
+    def _perm_of_range(self, n):
+        """A permutation of arange(n): empty for n <= 0, as NumPy's (nothing drawn)."""
+        if n <= 0:
+            return _np().zeros((0,), dtype="int64")
+        return self._perm(n)
 
     def _perm(self, n):
         if n < 0:
@@ -1109,7 +1115,7 @@ class Generator(_Stream):
         """A permuted copy of x along axis, or a permutation of arange(x)."""
         np = _np()
         if _is_scalar(x) and not isinstance(x, float):
-            return self._perm(_index(x, "Generator.permutation", "x"))
+            return self._perm_of_range(_index(x, "Generator.permutation", "x"))
         x = x if isinstance(x, np.ndarray) else np.asarray(x)
         if x.ndim == 0:
             raise _core.AxisError("[Generator.permutation] axis 0 is out of bounds for array "
