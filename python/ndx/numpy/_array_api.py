@@ -145,14 +145,8 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, keepdims=False, dtype=None):
     r = _np.linalg.vecdot(x1, x2, axis=axis)
     if keepdims:
         r = _np.expand_dims(r, axis if axis < 0 else axis - _np.ndim(x1))  # (from the end)
-    if dtype is not None and r.dtype != dtype:
-        r = r.astype(dtype)
-    if out is None:
-        return r
-    if isinstance(out, tuple):
-        (out,) = out
-    out[...] = r
-    return out
+    from ._products import _gufunc_finish
+    return _gufunc_finish(r, out, dtype)
 
 
 _sort_op = _internal_function("_np_sort")
