@@ -3067,7 +3067,7 @@ _RANDOM = {  # op name: (ndx function, NumPy function, a bad parameter set)
     "bernoulli": (npx.random.bernoulli, lambda p, size=None: onp.random.binomial(1, p, size),
                   (1.5,)),
     "randint": (np.random.randint, onp.random.randint, (5, 3)),
-    "permutation": (np.random.permutation, onp.random.permutation, (-1,)),
+    "permutation": (np.random.permutation, onp.random.permutation, (1.5,)),  # (a 0-d x)
     # the counts and the later distributions (values: test_random_distributions.py)
     "poisson": (np.random.poisson, onp.random.poisson, (-1.0,)),
     "binomial": (np.random.binomial, onp.random.binomial, (5, 1.5)),
@@ -3100,8 +3100,10 @@ for _name, (_fn, _ref, _bad) in _RANDOM.items():
                 grad_samples=_random_grads(_name) if _diff else None,
                 error_inputs=lambda n=_name, b=_bad: [
                     # NumPy's uniform says OverflowError for an infinite range; ndx a ValueError.
+                    # permutation of a 0-d x: NumPy's IndexError, ndx's AxisError (both).
                     ErrorInput(b, {}, ValueError, "bad-parameter",
-                               None if n in ("uniform", "permutation") else ValueError)]))
+                               None if n == "uniform" else
+                               IndexError if n == "permutation" else ValueError)]))
 
 # ------------------------------------------------------------- complex dtypes (issue 13)
 # Complex arithmetic and math through the existing ops are checked in test_complex.py (with
