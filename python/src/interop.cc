@@ -585,9 +585,10 @@ PyObject* dlpack_method(PyObject* o, PyObject* args, PyObject* kwargs) {
     copied = true;
   }
   if (!copied && !versioned && !out.writeable())  // (as NumPy: the legacy struct has no flag)
-    buffer_error("[__dlpack__] a read-only array cannot be exported through the legacy DLPack "
-                 "struct, which cannot mark it read-only; ask for max_version=(1, 0) or "
-                 "copy=True");
+    buffer_error(
+        "[__dlpack__] a read-only array cannot be exported through the legacy DLPack "
+        "struct, which cannot mark it read-only; ask for max_version=(1, 0) or "
+        "copy=True");
   sync_for_stream(stream, target);
 
   auto ctx = std::make_unique<Exported>();
