@@ -87,8 +87,7 @@ def test_print_options_are_kept_checked_and_restored():
            ({"threshold": float("nan")}, ValueError), ({"threshold": "a"}, TypeError),
            ({"floatmode": "x"}, ValueError), ({"sign": "x"}, ValueError),
            ({"linewidth": 0}, ValueError), ({"edgeitems": -1}, ValueError),
-           ({"nanstr": 5}, TypeError), ({"formatter": {"float": str}}, NotImplementedError),
-           ({"legacy": "1.13"}, NotImplementedError)]
+           ({"nanstr": 5}, TypeError)]
     for kwargs, exc in bad:
         with pytest.raises(exc, match="set_printoptions"):
             np.set_printoptions(**kwargs)
