@@ -22,8 +22,8 @@ from . import numpy as np
 from ._registry import internal_function
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta",
-           "Adamax", "Nadam", "LAMB", "LARS", "Test", "Updater", "create", "register",
-           "get_updater"]
+           "Adamax", "Nadam", "LAMB", "LARS", "Signum", "Ftrl", "Test", "Updater", "create",
+           "register", "get_updater"]
 
 
 def _check_number(owner, name, value, allow_none=False, low=None):
@@ -854,6 +854,67 @@ class LARS(Optimizer):
             state *= self.momentum
             state -= g * lr
             weight += state
+
+
+@register
+class Signum(Optimizer):
+    """signSGD / Signum (Bernstein et al.): the step is lr times the sign of the gradient,
+    or of its momentum::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        state = momentum * state + (1 - momentum) * g                  (momentum > 0)
+        weight = (1 - lr * wd_lh) * weight - lr * sign(state)          (sign(g) without)
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, use_fused_step=False,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.momentum = _check_number("Signum", "momentum", momentum, low=0)
+        self.wd_lh = _check_number("Signum", "wd_lh", wd_lh)
+
+    def create_state(self, index, weight):
+        return _momentum_state(self, weight)
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
+        if state is not None:
+            state *= self.momentum
+            state += g * (1.0 - self.momentum)
+            g = state
+        if self.wd_lh:
+            weight *= 1.0 - lr * self.wd_lh
+        weight -= np.sign(g) * lr
+
+
+@register
+class Ftrl(Optimizer):
+    """FTRL-Proximal (McMahan et al., "Ad Click Prediction: a View from the Trenches")::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        z += g - (sqrt(n + g^2) - sqrt(n)) * weight / lr;  n += g^2
+        weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
+    """
+
+    def __init__(self, learning_rate=0.1, lamda1=0.01, beta=1.0, use_fused_step=False,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.lamda1 = _check_number("Ftrl", "lamda1", lamda1, low=0)
+        self.beta = _check_number("Ftrl", "beta", beta)
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))  # z, n
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        if lr <= 0:
+            raise ValueError(f"[optimizer] Ftrl needs a learning rate > 0, got {lr}")
+        g = self._prepared_grad(grad)
+        z, n = state
+        sqrt_old = np.sqrt(n)
+        n += np.square(g)
+        sqrt_new = np.sqrt(n)
+        z += g - (sqrt_new - sqrt_old) * weight / lr
+        shrunk = np.sign(z) * np.maximum(np.abs(z) - self.lamda1, 0.0)
+        weight[...] = -shrunk / ((sqrt_new + self.beta) / lr + wd)
 
 
 class Updater:

@@ -274,7 +274,7 @@ class Block:
         save_tensors(filename, tensors, format, "save_parameters")
 
     def load_parameters(self, filename, device=None, allow_missing=False, ignore_extra=False,
-                        cast_dtype=False, dtype_source="current"):
+                        cast_dtype=False, dtype_source="current", ctx=None):
         """Reads a file written by save_parameters: ndx's safetensors, or MXNet's own
         parameter files (the NDArray list of mx.nd.save / MXNet 1.x save_parameters, or the
         .npz of MXNet 2.0), told apart by their first bytes. As in MXNet, an 'arg:' or 'aux:'
@@ -285,7 +285,9 @@ class Block:
         cast_dtype=True; then dtype_source='current' casts the saved values to the
         parameter's dtype and dtype_source='saved' makes the parameter take the saved dtype.
         A saved shape must match the parameter's (dimensions still unknown, 0, are taken from
-        the file)."""
+        the file). device (MXNet 1.x's ctx): where parameters not initialized yet are put
+        (already initialized ones keep their device)."""
+        device = _one_device(device if device is not None else ctx, "load_parameters")
         if dtype_source not in ("current", "saved"):
             raise ValueError(f"[load_parameters] dtype_source must be 'current' or 'saved', "
                              f"got {dtype_source!r}")
@@ -329,6 +331,8 @@ class Block:
                     retype = True
             updates.append((p, data, retype))
         for p, data, retype in updates:
+            if p._data is None and device is not None:
+                p._device = device
             if retype:
                 p._replace_data(data)
             else:
@@ -407,6 +411,9 @@ class HybridBlock(Block):
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape)
 
     def __call__(self, *args):
+        if type(self).infer_shape is not HybridBlock.infer_shape and any(
+                p._data is None and p._deferred is not None for p in self._reg_params.values()):
+            self._user_infer_shape(args)
         run = self._call_graph if self._active and not _core._is_tracing() else self.forward
         if self._forward_pre_hooks or self._forward_hooks:
             return self._call_hooked(run, args, {})
@@ -423,6 +430,22 @@ class HybridBlock(Block):
 
     def _infer_params(self, x, *args):
         """Layers with deferred parameters finish them here from the input's shape."""
+
+    def infer_shape(self, *args):
+        """MXNet 2.0's hook for blocks whose forward uses Parameters of unknown shape: set
+        their shapes from the inputs here (self.weight.shape = (units, x.shape[-1])). It
+        runs at the first call that finds such a parameter uninitialized, before forward;
+        the parameters are then created with their initializers."""
+
+    def _user_infer_shape(self, args):
+        self.infer_shape(*args)
+        for p in self._reg_params.values():
+            if p._data is None and p._deferred is not None:
+                if not p._shape_known():
+                    raise DeferredInitializationError(
+                        f"[{type(self).__name__}.infer_shape] left parameter {p.name!r} with "
+                        f"unknown shape {p.shape}: set its shape from the inputs")
+                p._finish_deferred_init()
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError
@@ -481,7 +504,18 @@ class HybridBlock(Block):
         # signature and block structure rather than by collect_params() on every call.
         bound = self._bound.get(key)
         if bound is None or bound[0] != _STRUCTURE[0]:
-            bound = (_STRUCTURE[0], _bind_inputs(names, len(args), self.collect_params()))
+            params = self.collect_params()
+            binding = _bind_inputs(names, len(args), params, strict=bound is None)
+            if bound is not None and (binding is None or any(
+                    new[1] is not old[1] for new, old in zip(binding, bound[1]))):
+                # A child block or a parameter was replaced since the trace (a new output
+                # layer, say): the graph computes with the old one, so trace again.
+                cached = self._trace(args)
+                self._graphs[key] = cached
+                object.__setattr__(self, "_last_graph", cached)
+                graph, names, single = cached
+                binding = _bind_inputs(names, len(args), params)
+            bound = (_STRUCTURE[0], binding)
             self._bound[key] = bound
         out = _core._graph_run(graph, [args[i] if p is None else p.data() for i, p in bound[1]])
         return out[0] if single else tuple(out)
@@ -522,8 +556,9 @@ def _data_names(count):
     return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
 
 
-def _bind_inputs(names, num_args, params):
-    """For each graph input name: (argument index, None) or (-1, its Parameter)."""
+def _bind_inputs(names, num_args, params, strict=True):
+    """For each graph input name: (argument index, None) or (-1, its Parameter). A name
+    with no value raises, or, unless strict, makes the result None."""
     data = {n: i for i, n in enumerate(_data_names(num_args))}
     binding = []
     for name in names:
@@ -531,8 +566,10 @@ def _bind_inputs(names, num_args, params):
             binding.append((data[name], None))
         elif name in params:
             binding.append((-1, params[name]))
-        else:
+        elif strict:
             raise ValueError(f"[graph] no value for graph input '{name}'")
+        else:
+            return None
     return binding
 
 
@@ -566,7 +603,7 @@ class SymbolBlock(HybridBlock):
 
     @staticmethod
     def imports(symbol_file, input_names, param_file=None, device=None, allow_missing=False,
-                ignore_extra=False):
+                ignore_extra=False, ctx=None):
         """Loads a block written by HybridBlock.export(), as MXNet's
         SymbolBlock.imports('net-symbol.json', ['data'], 'net-0000.params'). The parameter
         file may be ndx's or MXNet's (see load_parameters); each parameter takes the file's
@@ -577,7 +614,8 @@ class SymbolBlock(HybridBlock):
         with open(symbol_file) as f:
             graph = _core._graph_load(f.read())
         params = load_param_dict(param_file, "SymbolBlock.imports") if param_file else {}
-        return SymbolBlock(graph, input_names, params, allow_missing, ignore_extra, device)
+        return SymbolBlock(graph, input_names, params, allow_missing, ignore_extra,
+                           device if device is not None else ctx)
 
     def forward(self, *args):
         if len(args) != len(self._input_names):

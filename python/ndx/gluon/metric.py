@@ -14,7 +14,8 @@ from .. import numpy as _np
 from .. import numpy_extension as _npx
 
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "Fbeta",
-           "BinaryAccuracy", "MAE", "MSE", "RMSE", "CrossEntropy", "Perplexity",
+           "BinaryAccuracy", "MCC", "MAE", "MSE", "RMSE", "MeanPairwiseDistance",
+           "MeanCosineSimilarity", "CrossEntropy", "NegativeLogLikelihood", "Perplexity",
            "PearsonCorrelation", "Loss", "CustomMetric", "create", "register", "alias",
            "check_label_shapes", "np"]
 
@@ -463,6 +464,51 @@ class BinaryAccuracy(EvalMetric):
             self.num_inst += label.size
 
 
+@register
+class MCC(EvalMetric):
+    """Matthews correlation coefficient of a binary classifier,
+    (TP TN - FP FN) / sqrt((TP + FP) (TP + FN) (TN + FP) (TN + FN)), zero factors of the
+    denominator left out. Predictions as F1's 'binary' class_type takes them (P(positive),
+    or (N, 2) scores whose column 1 is used, positive when > 0.5). average='macro' averages
+    the coefficient of each update() call, 'micro' computes it from the counts of all."""
+
+    def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
+        if average not in ("macro", "micro"):
+            raise ValueError(f"[MCC] average must be 'macro' or 'micro', got {average!r}")
+        self.average = average
+        self._metrics = _ClassificationMetrics(class_type="binary")
+        EvalMetric.__init__(self, name=name, output_names=output_names,
+                            label_names=label_names)
+
+    def _mcc(self):
+        m = self._metrics
+        tp, fp = float(m.true_positives[0]), float(m.false_positives[0])
+        fn, tn = float(m.false_negatives[0]), float(m.true_negatives[0])
+        denom = 1.0
+        for t in (tp + fp, tp + fn, tn + fp, tn + fn):
+            if t != 0.0:
+                denom *= t
+        return (tp * tn - fp * fn) / math.sqrt(denom)
+
+    def update(self, labels, preds):
+        for label, pred in _pairs(self, labels, preds):
+            self._metrics.update_stats(label, pred)
+        if self._metrics.num_classes is None:
+            return
+        if self.average == "macro":
+            self.sum_metric += self._mcc()
+            self.num_inst += 1
+            self._metrics.reset_stats()
+        else:
+            self.num_inst = self._metrics.total_examples
+            self.sum_metric = self._mcc() * self.num_inst
+
+    def reset(self):
+        self.sum_metric = 0.0
+        self.num_inst = 0
+        self._metrics.reset_stats()
+
+
 class _Regression(EvalMetric):
     """Per-sample mean of f(label - pred) over the non-batch axes, summed over samples."""
 
@@ -564,6 +610,66 @@ class CrossEntropy(EvalMetric):
             loss = -_np.log(_np.maximum(prob.astype("float64"), self.eps)).sum()
             self.sum_metric += float(loss.item())
             self.num_inst += prob.size - ignored
+
+
+@register
+@alias("nll_loss")
+class NegativeLogLikelihood(CrossEntropy):
+    """Mean of -log(max(eps, p[label])) over samples: CrossEntropy under MXNet's other
+    name."""
+
+    def __init__(self, eps=1e-12, name="nll-loss", output_names=None, label_names=None):
+        super().__init__(eps=eps, name=name, output_names=output_names,
+                         label_names=label_names)
+
+
+@register
+@alias("mpd")
+class MeanPairwiseDistance(EvalMetric):
+    """Mean over samples of the p-norm of label - pred (each sample flattened)."""
+
+    def __init__(self, name="mpd", output_names=None, label_names=None, p=2):
+        self.p = p
+        EvalMetric.__init__(self, name=name, output_names=output_names,
+                            label_names=label_names)
+
+    def update(self, labels, preds):
+        for label, pred in _pairs(self, labels, preds):
+            n = label.shape[0] if label.ndim else 1
+            diff = _np.abs(label.reshape(n, -1).astype("float64")
+                           - pred.reshape(n, -1).astype("float64"))
+            dist = (diff ** self.p).sum(axis=-1) ** (1.0 / self.p)
+            self.sum_metric += float(dist.sum().item())
+            self.num_inst += n
+
+
+@register
+@alias("cos_sim")
+class MeanCosineSimilarity(EvalMetric):
+    """Mean of the cosine similarity of label and pred along the last axis,
+    sum(l p) / max(|l| |p|, eps) (1-d inputs are one sample)."""
+
+    def __init__(self, name="cos_sim", output_names=None, label_names=None, eps=1e-8):
+        self.eps = eps
+        EvalMetric.__init__(self, name=name, output_names=output_names,
+                            label_names=label_names)
+
+    def update(self, labels, preds):
+        for label, pred in _pairs(self, labels, preds):
+            label = label.astype("float64")
+            pred = pred.astype("float64")
+            if label.ndim == 1:
+                label = label.reshape(1, -1)
+            if pred.ndim == 1:
+                pred = pred.reshape(1, -1)
+            if label.shape != pred.shape:
+                raise ValueError(f"[MeanCosineSimilarity] Shape of labels {label.shape} does "
+                                 f"not match shape of predictions {pred.shape}")
+            dot = (label * pred).sum(axis=-1)
+            norms = _np.sqrt((label * label).sum(axis=-1)) * _np.sqrt((pred * pred).sum(axis=-1))
+            sim = dot / _np.maximum(norms, self.eps)
+            self.sum_metric += float(sim.sum().item())
+            self.num_inst += sim.size
 
 
 @register

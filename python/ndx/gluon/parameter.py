@@ -1,4 +1,5 @@
-"""Parameters: arrays a Block learns, with deferred shape inference (0 marks an unknown dim)."""
+"""Parameters: arrays a Block learns, with deferred shape inference (0 marks an unknown dim;
+-1, MXNet 2.0's mark, is taken as 0)."""
 import numpy as _onp
 
 from .. import initializer as _init
@@ -17,10 +18,11 @@ def _checked_shape(name, shape):
     except TypeError:
         raise TypeError(f"[Parameter] {name}: shape must be a tuple of integers, got "
                         f"{shape!r}") from None
-    if any(d < 0 for d in dims):
-        raise ValueError(f"[Parameter] {name}: shape {dims} has a negative dimension (0 marks "
-                         "one inferred at the first forward pass)")
-    return dims
+    if any(d < -1 for d in dims):
+        raise ValueError(f"[Parameter] {name}: shape {dims} has a negative dimension (0 or, "
+                         "as in MXNet 2.0's NumPy mode, -1 marks one inferred at the first "
+                         "forward pass)")
+    return tuple(0 if d == -1 else d for d in dims)
 
 
 class DeferredInitializationError(RuntimeError):
@@ -43,12 +45,17 @@ class Parameter:
     _traced = None
 
     def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", init=None,
-                 allow_deferred_init=True, differentiable=True):
-        if grad_req not in ("write", "add", "null"):
-            raise ValueError(
-                f"[Parameter] grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
+                 allow_deferred_init=True, differentiable=True, lr_mult=1.0, wd_mult=1.0,
+                 stype="default", grad_stype="default"):
+        if stype != "default" or grad_stype != "default":
+            raise NotImplementedError(f"[Parameter] {name}: sparse storage (stype "
+                                      f"{stype!r}, grad_stype {grad_stype!r}) is not supported")
         self.name = name
+        self._data = None
         self.grad_req = grad_req
+        # Multipliers of the optimizer's learning rate and weight decay (Trainer reads them).
+        self.lr_mult = lr_mult
+        self.wd_mult = wd_mult
         self.shape = None if shape is None else _checked_shape(name, shape)
         self.dtype = dtype
         self.init = init
@@ -56,7 +63,6 @@ class Parameter:
         # False for state no gradient ever flows to (BatchNorm's running statistics), which
         # MXNet calls auxiliary: export names it 'aux:...' rather than 'arg:...'.
         self.differentiable = differentiable
-        self._data = None
         self._deferred = None  # the initializer waiting for the shape
         self._device = None  # where initialize() put (or will put) the data; None: the CPU
         # Called with the parameter once its data exists (a distributed Trainer broadcasts
@@ -65,6 +71,60 @@ class Parameter:
 
     def __repr__(self):
         return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
+
+    @property
+    def grad_req(self):
+        return self._grad_req
+
+    @grad_req.setter
+    def grad_req(self, req):
+        """'write', 'add' or 'null'; on initialized data, as in MXNet, 'null' drops the
+        gradient and 'write' / 'add' attach one (zeros)."""
+        if req not in ("write", "add", "null"):
+            raise ValueError(
+                f"[Parameter] grad_req must be 'write', 'add' or 'null', got {req!r}")
+        old = getattr(self, "_grad_req", None)
+        self._grad_req = req
+        if self._data is None or req == old:
+            return
+        if req == "null":
+            self._data = self._data.detach() if hasattr(self._data, "detach") else \
+                self._data.copy()
+        else:
+            self._data.attach_grad(grad_req=req)
+
+    def list_data(self):
+        """[data()]: ndx keeps one copy, on one device."""
+        return [self.data()]
+
+    def list_grad(self):
+        """[grad()]."""
+        return [self.grad()]
+
+    def list_device(self):
+        """The devices holding a copy: [data().device] (before initialization, the device
+        initialize() was given, the CPU if none)."""
+        if self._data is not None:
+            return [self._data.device]
+        from .. import device as _device
+        return [self._device if self._device is not None else _device.cpu()]
+
+    list_ctx = list_device
+
+    def reset_device(self, device):
+        """Moves the data (and its gradient buffer) to `device` (MXNet's reset_device)."""
+        device = _one_device(device, self.name)
+        self._device = device
+        if self._data is None or device is None or self._data.device == device:
+            return
+        data = self._data.to_device(device)
+        if data is self._data:
+            data = data.copy()
+        if self.grad_req != "null":
+            data.attach_grad(grad_req=self.grad_req)
+        self._data = data
+
+    reset_ctx = reset_device
 
     def _shape_known(self):
         return self.shape is not None and all(d > 0 for d in self.shape)
@@ -83,7 +143,7 @@ class Parameter:
         self._create(chosen)
 
     def _create(self, initializer):
-        data = initializer(self.shape, self.dtype)
+        data = initializer(self.shape, self.dtype, name=self.name)
         if self._device is not None:
             data = data.to_device(self._device)
         if self.grad_req != "null":
@@ -93,10 +153,13 @@ class Parameter:
         for hook in self._on_create:
             hook(self)
 
-    def _finish_deferred_init(self, shape):
-        """Called by layers once the input shape tells the unknown dims."""
+    def _finish_deferred_init(self, shape=None):
+        """Called by layers once the input shape tells the unknown dims (without `shape`,
+        as MXNet calls it: the shape set on the parameter)."""
         if self._data is not None:
             return
+        if shape is None:
+            shape = self.shape
         if self._deferred is None:
             raise DeferredInitializationError(
                 f"[Parameter] {self.name} has not been initialized: call initialize() first")

@@ -120,6 +120,53 @@ class Trainer:
             return
         self._update_all([p.data() for p in self._params])
 
+    def allreduce_grads(self):
+        """Sums the gradients over devices / workers (MXNet's Trainer.allreduce_grads, for
+        manual gradient work between it and update()). With no store there is one copy
+        of each gradient, so nothing to do; with one, the gradients go through pushpull."""
+        if self._kvstore is None:
+            return
+        if self._update_on_kvstore:
+            raise RuntimeError("[Trainer] allreduce_grads() is not supported with "
+                               "update_on_kvstore=True: the store updates the weights")
+        self._init_kv_keys(range(len(self._params)))
+        keys = list(range(len(self._params)))
+        self._kvstore.pushpull(keys, [p.data().grad for p in self._params])
+
+    def save_states(self, fname):
+        """Writes the optimizer's states (momentum, Adam's moments, ...) and its update
+        counts to `fname`, for load_states to resume training (MXNet's save_states)."""
+        import pickle
+        states = {i: _to_numpy(st) for i, st in self._states.items()}
+        opt = self._optimizer
+        payload = {"format": "ndx-trainer-states-1", "states": states,
+                   "num_update": opt.num_update,
+                   "index_update_count": dict(opt._index_update_count),
+                   "optimizer": opt}
+        with open(fname, "wb") as f:
+            pickle.dump(payload, f)
+
+    def load_states(self, fname):
+        """Reads a file written by save_states: the optimizer (its hyperparameters and
+        update counts) and the states of every parameter."""
+        import pickle
+        with open(fname, "rb") as f:
+            payload = pickle.load(f)
+        if not isinstance(payload, dict) or payload.get("format") != "ndx-trainer-states-1":
+            raise ValueError(f"[Trainer] {fname} is not a file written by save_states")
+        opt = payload["optimizer"]
+        opt.param_dict = dict(enumerate(self._params))
+        self._optimizer = opt
+        self._scale = opt.rescale_grad if self._scale is None else self._scale
+        opt.num_update = payload["num_update"]
+        opt._index_update_count.clear()
+        opt._index_update_count.update(payload["index_update_count"])
+        weights = {i: p._data for i, p in enumerate(self._params)}
+        self._states = {i: _from_numpy(st, weights.get(i)) for i, st in
+                        payload["states"].items()}
+        if self._kvstore is not None and self._update_on_kvstore:
+            self._kvstore.set_optimizer(opt)
+
     _amp_loss_scaler = None  # amp.init_trainer's LossScaler
 
     @property
@@ -172,6 +219,31 @@ class Trainer:
     @property
     def kvstore(self):
         return self._kvstore
+
+
+def _to_numpy(state):
+    """An optimizer state (None, an array or nested tuples / lists of them) with NumPy
+    arrays in place of ndx's, for pickling."""
+    if isinstance(state, (tuple, list)):
+        return type(state)(_to_numpy(s) for s in state)
+    if hasattr(state, "asnumpy"):
+        return ("__ndx_array__", state.asnumpy())
+    return state
+
+
+def _from_numpy(state, weight):
+    """_to_numpy undone: arrays on the weight's device."""
+    if isinstance(state, list):
+        return [_from_numpy(s, weight) for s in state]
+    if isinstance(state, tuple):
+        if len(state) == 2 and isinstance(state[0], str) and state[0] == "__ndx_array__":
+            from .. import numpy as np
+            arr = np.array(state[1], dtype=state[1].dtype)
+            if weight is not None:
+                arr = arr.to_device(weight.device)
+            return arr
+        return tuple(_from_numpy(s, weight) for s in state)
+    return state
 
 
 def _overlap_wanted(kv, params):

@@ -72,3 +72,61 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     for a in arrays:
         a *= scale.to_device(a.device).astype(a.dtype)
     return total_norm.item() if check_isfinite else total_norm
+
+
+def check_sha1(filename, sha1_hash):
+    """Whether the SHA-1 digest of the file's content equals `sha1_hash` (hex); as in
+    MXNet, a shorter `sha1_hash` is compared with the digest's prefix."""
+    import hashlib
+    sha1 = hashlib.sha1()
+    with open(filename, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            sha1.update(chunk)
+    digest = sha1.hexdigest()
+    return digest[:len(sha1_hash)] == sha1_hash.lower() if sha1_hash else False
+
+
+def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
+    """Downloads `url` to `path` (a file, or a folder to keep the URL's file name in; the
+    current folder when None) and returns the file name. An existing file is kept unless
+    `overwrite`, or unless its SHA-1 differs from `sha1_hash`. The file is written under a
+    temporary name and renamed, so a failed download leaves no partial file."""
+    import os
+    import ssl
+    import tempfile
+    import urllib.request
+    fname = url.split("/")[-1]
+    if not fname:
+        raise ValueError(f"[download] cannot take a file name from the URL {url!r}")
+    if path is not None:
+        path = os.path.expanduser(path)
+        fname = os.path.join(path, fname) if os.path.isdir(path) else path
+    if not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"[download] retries must be an int >= 0, got {retries!r}")
+    if (not overwrite and os.path.exists(fname)
+            and (sha1_hash is None or check_sha1(fname, sha1_hash))):
+        return fname
+    folder = os.path.dirname(os.path.abspath(fname))
+    os.makedirs(folder, exist_ok=True)
+    context = None if verify_ssl else ssl._create_unverified_context()  # noqa: S323
+    attempts = retries + 1
+    for attempt in range(attempts):
+        try:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".download-")
+            try:
+                with os.fdopen(fd, "wb") as out, \
+                        urllib.request.urlopen(url, context=context) as resp:  # noqa: S310
+                    for chunk in iter(lambda: resp.read(1 << 20), b""):
+                        out.write(chunk)
+                if sha1_hash and not check_sha1(tmp, sha1_hash):
+                    raise UserWarning(f"[download] {fname} was downloaded but its SHA-1 does "
+                                      "not match: the content may be corrupted")
+                os.replace(tmp, fname)
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+            return fname
+        except Exception:
+            if attempt + 1 == attempts:
+                raise
+    return fname

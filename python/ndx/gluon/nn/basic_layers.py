@@ -51,7 +51,16 @@ class Sequential(Block):
         return len(self._children)
 
     def __getitem__(self, i):
-        return list(self._children.values())[i]
+        """The i-th child; a slice gives a new container of the same type holding those
+        children (the same blocks, so their parameters are shared), as in MXNet."""
+        picked = list(self._children.values())[i]
+        if not isinstance(i, slice):
+            return picked
+        net = type(self)()
+        if hasattr(self, "_axis"):  # (a Concatenate keeps its axis)
+            object.__setattr__(net, "_axis", self._axis)
+        net.add(*picked)
+        return net
 
 
 class HybridSequential(HybridBlock):
