@@ -49,12 +49,63 @@ def _is_scalar(v):
             and not isinstance(v, (complex, _onp.complexfloating)))
 
 
+class _RangeError(OverflowError, ValueError):
+    """NumPy's OverflowError (a range past what a float holds, a count past a C integer),
+    still a ValueError as ndx raised before."""
+
+
+class _NoBitGeneratorError(TypeError, AttributeError):
+    """Generator given something that is not a bit generator: a TypeError, and the
+    AttributeError NumPy 2.4 raises (it asks the object for its capsule)."""
+
+
+# Distributions whose NaN parameters NumPy passes through (NaN samples, no error) though
+# ndx's C++ op refuses them: the draw is redone with the NaNs replaced (1.0 is valid for
+# every parameter of these) and NaN put back where a parameter was NaN.
+_NAN_PASSES = frozenset({"gamma", "beta", "chisquare", "f", "wald", "vonmises",
+                         "noncentral_chisquare"})
+
+# Generator methods NumPy gives a dtype= take float32 or float64 only (TypeError else).
+_GEN_FLOATS = (_onp.dtype(_onp.float32), _onp.dtype(_onp.float64))
+
+
 def _size(size, fn):
     if size is None:
         return None
+    if hasattr(size, "asnumpy"):
+        size = size.asnumpy()
+    if isinstance(size, _onp.ndarray) and size.ndim <= 1 and size.dtype.kind in "iu":
+        size = size.tolist()  # (NumPy takes an integer array as a shape)
     if isinstance(size, (list, tuple)):
         return tuple(_index(s, fn, "size") for s in size)
     return (_index(size, fn, "size"),)
+
+
+def _float_dtype(dtype, fn):
+    """dtype checked as NumPy's Generator checks it: float32 or float64 (None: ndx's
+    default float)."""
+    if dtype is None:
+        return None
+    try:
+        dt = _onp.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in _GEN_FLOATS:
+        raise TypeError(f"[{fn}] Unsupported dtype {dtype!r} for {fn.split('.')[-1]}: "
+                        "float32 or float64")
+    return dt
+
+
+def _check_out(out, size, dtype, fn):
+    """NumPy's Generator: out's dtype must be the dtype asked for (TypeError) and its shape
+    size when both are given (ValueError)."""
+    if out is None:
+        return
+    if dtype is not None and _onp.dtype(out.dtype) != _onp.dtype(dtype):
+        raise TypeError(f"[{fn}] Supplied output array has the wrong type. Expected "
+                        f"{_onp.dtype(dtype)}, got {_onp.dtype(out.dtype)}")
+    if size is not None and tuple(out.shape) != _size(size, fn):
+        raise ValueError(f"[{fn}] size must match out.shape when used together")
 
 
 def _index(v, fn, what):
@@ -68,6 +119,27 @@ def _index(v, fn, what):
 def _host(v):
     """v (a number, a sequence or an array) as host values, for checking parameters."""
     return v.asnumpy() if hasattr(v, "asnumpy") else v
+
+
+def _host_floats(v):
+    """v as float64 host values (NumPy's errors: ValueError for a string, TypeError for a
+    complex number)."""
+    v = _host(v)
+    if not isinstance(v, str) and _onp.iscomplexobj(v):
+        raise TypeError("float() argument must be a string or a real number, not 'complex'")
+    return _onp.asarray(v, dtype=_onp.float64)
+
+
+def _check_int_array(v, fn, what):
+    """NumPy casts an array of counts to int64 safely: a float (or uint64) array is its
+    TypeError, though a float number or a list of floats is truncated."""
+    dt = getattr(v, "dtype", None) if isinstance(v, _onp.ndarray) or hasattr(v, "asnumpy") \
+        else None
+    if dt is not None:
+        dt = _onp.dtype(dt)
+        if dt.kind not in "iub" or (dt.kind == "u" and dt.itemsize == 8):
+            raise TypeError(f"[{fn}] {what}: Cannot cast array data from {dt!r} to "
+                            "dtype('int64') according to the rule 'safe'")
 
 
 def _place(x, device, ctx):
@@ -92,7 +164,56 @@ class _Stream:
         z ^= z >> 31
         return z - (1 << 64) if z >= 1 << 63 else z
 
+    def _mark(self):
+        return self._count
+
+    def _rewind(self, mark):
+        self._count = mark
+
     def _draw(self, name, params, size=None, dtype=None, device=None, ctx=None, out=None):
+        for k, v in params.items():
+            if v is None:  # (as NumPy: None is no number)
+                raise TypeError(f"[{name}] {k} must be a number or an array, not None")
+        mark = self._mark()
+        try:  # A call that fails draws nothing, from any stream.
+            return self._draw_once(name, params, size, dtype, device, ctx, out)
+        except ValueError as e:
+            self._rewind(mark)
+            if name not in _NAN_PASSES or "must not be NaN" not in str(e):
+                raise
+        except Exception:
+            self._rewind(mark)
+            raise
+        return self._draw_nan(name, params, size, dtype, device, ctx, out)
+
+    def _draw_nan(self, name, params, size, dtype, device, ctx, out):
+        """The draw with NaN parameters replaced by 1.0, NaN where any parameter was NaN
+        (as NumPy's samplers pass NaN through)."""
+        np = _np()
+        clean, nan_masks = {}, []
+        for k, v in params.items():
+            if _is_scalar(v):
+                if _onp.isnan(v):
+                    nan_masks.append(True)
+                    v = 1.0
+                clean[k] = v
+            else:
+                v = v if isinstance(v, np.ndarray) else np.asarray(v, dtype="float64")
+                m = np.isnan(v)
+                nan_masks.append(m)
+                clean[k] = np.where(m, 1.0, v)
+        r = self._draw_once(name, clean, size, dtype, device, ctx, None)
+        mask = nan_masks[0]
+        for m in nan_masks[1:]:
+            mask = mask | m
+        r = np.where(mask, _onp.nan, r).astype(r.dtype)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    def _draw_once(self, name, params, size=None, dtype=None, device=None, ctx=None,
+                   out=None):
         if out is not None and isinstance(out, _np().ndarray):  # out= alone: its shape, dtype
             size = out.shape if size is None else size
             dtype = out.dtype if dtype is None else dtype
@@ -127,8 +248,16 @@ class _Stream:
     # ---- continuous distributions ----
     def uniform(self, low=0.0, high=1.0, size=None, dtype=None, device=None, ctx=None,
                 out=None):
-        """Samples from [low, high) uniformly."""
-        return self._draw("uniform", {"low": low, "high": high}, size, dtype, device, ctx, out)
+        """Samples from [low, high) uniformly. A high - low that is not finite (infinite
+        or NaN bounds) is NumPy's OverflowError (a ValueError too)."""
+        try:
+            return self._draw("uniform", {"low": low, "high": high}, size, dtype, device, ctx,
+                              out)
+        except ValueError as e:
+            if "must be finite" in str(e) or "must not be NaN" in str(e):
+                raise _RangeError(f"[uniform] high - low range exceeds valid bounds ({e})"
+                                  ) from None
+            raise
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=None, device=None, ctx=None,
                out=None):
@@ -229,7 +358,11 @@ class _Stream:
 
     def binomial(self, n, p, size=None, dtype=None, device=None, ctx=None, out=None):
         """Successes of n trials (n truncated to an integer, as NumPy) of probability p."""
+        _check_int_array(n, "binomial", "n")
         return self._draw("binomial", {"n": n, "p": p}, size, dtype, device, ctx, out)
+
+    def _binomial(self, n, p, size):  # (n a float array of whole numbers)
+        return self._draw("binomial", {"n": n, "p": p}, size)
 
     def negative_binomial(self, n, p, size=None, dtype=None, device=None, ctx=None, out=None):
         """Failures before the n-th success, each trial succeeding with probability p."""
@@ -243,6 +376,14 @@ class _Stream:
                        ctx=None, out=None):
         """Good items among nsample drawn without replacement from ngood good and nbad bad
         ones (the counts truncated to integers, as NumPy's)."""
+        for name, v in (("ngood", ngood), ("nbad", nbad), ("nsample", nsample)):
+            _check_int_array(v, "hypergeometric", name)
+            if isinstance(v, (str, complex)):  # NumPy's int(v): ValueError, TypeError
+                _host_floats(v)
+        return self._hypergeometric(ngood, nbad, nsample, size, dtype, device, ctx, out)
+
+    def _hypergeometric(self, ngood, nbad, nsample, size=None, dtype=None, device=None,
+                        ctx=None, out=None):
         params = {}
         for name, v in (("ngood", ngood), ("nbad", nbad), ("nsample", nsample)):
             if _is_scalar(v):
@@ -298,8 +439,8 @@ class _Stream:
 
     def noncentral_f(self, dfnum, dfden, nonc, size=None, dtype=None, device=None, ctx=None):
         """(noncentral_chisquare(dfnum, nonc) / dfnum) / (chisquare(dfden) / dfden)."""
-        for name, v, ok in (("dfnum", dfnum, "> 0"), ("dfden", dfden, "> 0")):
-            if _onp.any(_onp.asarray(_host(v)) <= 0) or _onp.any(_onp.isnan(_host(v))):
+        for name, v in (("dfnum", dfnum), ("dfden", dfden)):  # (NaN passes, as NumPy's)
+            if _onp.any(_host_floats(v) <= 0):
                 raise ValueError(f"[noncentral_f] {name} <= 0")
         shape = self._broadcast_size("noncentral_f", size, dfnum, dfden, nonc)
         num = self.noncentral_chisquare(dfnum, nonc, size=shape, dtype="float64")
@@ -317,7 +458,7 @@ class _Stream:
 
     def standard_t(self, df, size=None, dtype=None, device=None, ctx=None):
         """Student's t with df degrees of freedom: Z / sqrt(chisquare(df) / df)."""
-        if _onp.any(_onp.asarray(_host(df)) <= 0) or _onp.any(_onp.isnan(_host(df))):
+        if _onp.any(_host_floats(df) <= 0):  # (a NaN df gives NaN, as NumPy's)
             raise ValueError("[standard_t] df <= 0")
         shape = self._broadcast_size("standard_t", size, df)
         z = self.normal(0.0, 1.0, size=shape, dtype="float64")
@@ -346,16 +487,34 @@ class _Stream:
         return _place(np.where(u <= cut, rising, falling).astype(dtype or _core._default_float()),
                       device, ctx)
 
+    # NumPy's Generator.dirichlet takes alpha >= 0 (a 0 gives 0s); the legacy one alpha > 0.
+    _dirichlet_zeros = False
+
     def dirichlet(self, alpha, size=None, dtype=None):
         """Samples from the Dirichlet distribution: independent Gamma(alpha_i) draws divided by
-        their sum; shape size + (len(alpha),)."""
-        a = _onp.asarray(_host(alpha), dtype=_onp.float64)
-        if a.ndim != 1 or a.size == 0:
-            raise ValueError("[dirichlet] alpha must be a non-empty 1-D sequence")
-        if _onp.any(a <= 0) or _onp.any(_onp.isnan(a)):
-            raise ValueError("[dirichlet] alpha <= 0")
-        shape = (_size(size, "dirichlet") or ()) + (a.size,)
+        their sum; shape size + (len(alpha),). An empty alpha gives an empty last axis and a
+        NaN in alpha NaN everywhere, as NumPy's."""
         np = _np()
+        fn = "dirichlet"
+        if _is_scalar(alpha) or _onp.ndim(_host(alpha)) == 0:
+            raise TypeError(f"[{fn}] alpha must be a sequence, not {type(alpha).__name__}")
+        a = _host_floats(alpha)
+        if a.ndim != 1:
+            raise ValueError(f"[{fn}] alpha must be a one-dimensional sequence; got {a.ndim} "
+                             "dimensions")
+        if self._dirichlet_zeros:
+            if _onp.any(a < 0):
+                raise ValueError(f"[{fn}] alpha < 0")
+        elif _onp.any(a <= 0):
+            raise ValueError(f"[{fn}] alpha <= 0")
+        shape = (_size(size, fn) or ()) + (a.size,)
+        out_dtype = dtype or _core._default_float()
+        if _onp.isnan(a).any():
+            return np.full(shape, _onp.nan, dtype=out_dtype)
+        zero = a == 0
+        if zero.all():  # (an empty alpha, or only zeros: nothing to draw)
+            return np.zeros(shape, dtype=out_dtype)
+        a = _onp.where(zero, 1.0, a)
         # In logarithms, so small alphas do not underflow every Gamma draw to 0 (and the row to
         # 0 / 0): Gamma(a) = Gamma(a + 1) U^(1 / a) for a < 1, then a softmax of the logs.
         small = a < 1
@@ -364,8 +523,10 @@ class _Stream:
         if small.any():
             u = self.uniform(0.0, 1.0, size=shape, dtype="float64")
             log_g = log_g + np.where(np.asarray(small), np.log(u) / np.asarray(a), 0.0)
+        if zero.any():
+            log_g = np.where(np.asarray(zero), -_onp.inf, log_g)
         e = np.exp(log_g - np.max(log_g, axis=-1, keepdims=True))
-        return (e / e.sum(axis=-1, keepdims=True)).astype(dtype or _core._default_float())
+        return (e / e.sum(axis=-1, keepdims=True)).astype(out_dtype)
 
     # ---- uniform shortcuts ----
     def random(self, size=None, dtype=None, device=None, ctx=None, out=None):
@@ -505,9 +666,11 @@ class _Stream:
         """Samples from a (an integer n: arange(n); else a 1-D array), with or without
         replacement, uniformly or with probabilities p."""
         np = _np()
+        shape = _size(size, "choice") or ()
+        k = int(_onp.prod(shape)) if shape else 1
         if _is_scalar(a) and not isinstance(a, float):
             n, pool = _index(a, "choice", "a"), None
-            if n <= 0:
+            if n <= 0 and k > 0:  # (no samples from any a, as NumPy)
                 raise ValueError("[choice] a must be a positive integer unless no samples are "
                                  "taken")
         else:
@@ -515,8 +678,6 @@ class _Stream:
             if pool.ndim != 1:
                 raise ValueError(f"[choice] a must be 1-dimensional; got {pool.ndim} dims")
             n = pool.shape[0]
-        shape = _size(size, "choice") or ()
-        k = int(_onp.prod(shape)) if shape else 1
         if n == 0 and k > 0:
             raise ValueError("[choice] a cannot be empty unless no samples are taken")
         if p is not None:
@@ -558,32 +719,90 @@ class _Stream:
         return _place(r, device, ctx)
 
     # ---- multivariate ----
+    # NumPy's Generator.multinomial takes an array n and pvals with leading dimensions.
+    _multinomial_arrays = False
+
     def multinomial(self, n, pvals, size=None):
-        """Counts of n trials over len(pvals) outcomes (the last probability is whatever the
-        others leave), shape size + (len(pvals),), int64."""
+        """Counts of n trials over pvals.shape[-1] outcomes (the last probability is whatever
+        the others leave), int64. The legacy form takes one n and a 1-D pvals: shape
+        size + (len(pvals),). A Generator's n may be an array and pvals have leading
+        dimensions: they broadcast together (to size, when given)."""
         np = _np()
-        n = _index(n, "multinomial", "n")
-        if n < 0:
-            raise ValueError(f"[multinomial] n < 0 ({n})")
-        ph = _onp.asarray(pvals.asnumpy() if isinstance(pvals, np.ndarray) else pvals,
-                          dtype=_onp.float64)
-        if ph.ndim != 1 or ph.size == 0:
-            raise ValueError("[multinomial] pvals must be a non-empty 1-D sequence")
+        fn = "multinomial"
+        ph = _host_floats(pvals)
+        if ph.ndim == 0 or ph.shape[-1] == 0:
+            raise ValueError(f"[{fn}] pvals must have at least 1 dimension and a non-empty "
+                             "last axis")
+        if ph.ndim != 1 and not self._multinomial_arrays:
+            raise ValueError(f"[{fn}] pvals must be a 1-d sequence")
         if _onp.any(ph < 0) or _onp.any(ph > 1) or _onp.any(_onp.isnan(ph)):
-            raise ValueError("[multinomial] pvals must be in [0, 1]")
-        if ph[:-1].sum() > 1.0 + 1e-12:
-            raise ValueError("[multinomial] sum(pvals[:-1]) > 1.0")
-        ph = _onp.append(ph[:-1], max(0.0, 1.0 - ph[:-1].sum()))
-        shape = _size(size, "multinomial") or ()
-        kinds = len(ph)
-        draws = self.choice(kinds, size=shape + (n,), p=ph / ph.sum())
-        hits = np.expand_dims(draws, -1) == np.arange(kinds)
-        return hits.sum(axis=-2).astype("int64")
+            raise ValueError(f"[{fn}] pvals < 0, pvals > 1 or pvals contains NaNs")
+        if _onp.any(ph[..., :-1].sum(axis=-1) > 1.0 + 1e-12):
+            raise ValueError(f"[{fn}] sum(pvals[:-1]) > 1.0")
+        nh = _host(n)
+        if _is_scalar(nh) or (isinstance(nh, _onp.ndarray) and nh.ndim == 0
+                              and nh.dtype.kind in "iubf"):
+            nh = float(nh)
+            if _onp.isnan(nh):
+                raise ValueError(f"[{fn}] cannot convert float NaN to integer")
+            nh = _onp.asarray(math.trunc(nh), dtype=_onp.int64)
+        elif not self._multinomial_arrays:
+            raise TypeError(f"[{fn}] n must be an integer, got {type(n).__name__}")
+        else:
+            _check_int_array(n, fn, "n")
+            nh = _onp.trunc(_host_floats(nh)).astype(_onp.int64)
+        if _onp.any(nh < 0):
+            raise ValueError(f"[{fn}] n < 0")
+        batch = tuple(_onp.broadcast_shapes(nh.shape, ph.shape[:-1]))
+        if size is None:
+            shape = batch
+        else:
+            shape = _size(size, fn)
+            try:
+                fits = _onp.broadcast_shapes(batch, shape) == shape
+            except ValueError:
+                fits = False
+            if not fits:
+                raise ValueError(f"[{fn}] shape mismatch: n and pvals (broadcast to {batch}) "
+                                 f"cannot be broadcast to size {shape}")
+        kinds = ph.shape[-1]
+        rest = _onp.maximum(0.0, 1.0 - ph[..., :-1].sum(axis=-1, keepdims=True))
+        ph = _onp.concatenate([ph[..., :-1], rest], axis=-1)
+        if nh.ndim == 0 and ph.ndim == 1 and math.prod(shape) * int(nh) * kinds <= 2**24:
+            # One choice per trial (ndx's original way, kept for the streams it gives).
+            draws = self.choice(kinds, size=shape + (int(nh),), p=ph / ph.sum())
+            hits = np.expand_dims(draws, -1) == np.arange(kinds)
+            return hits.sum(axis=-2).astype("int64")
+        return self._multinomial_binomials(nh, ph, shape)
+
+    def _multinomial_binomials(self, nh, ph, shape):
+        """Counts as a chain of binomials: outcome i takes Binomial(trials left,
+        p_i / (probability left)) of the trials the ones before it did not take."""
+        np = _np()
+        kinds = ph.shape[-1]
+        left = 1.0 - _onp.concatenate([_onp.zeros(ph.shape[:-1] + (1,)),
+                                       _onp.cumsum(ph, axis=-1)[..., :-1]], axis=-1)
+        with _onp.errstate(divide="ignore", invalid="ignore"):
+            cond = _onp.where(left > 0, _onp.clip(ph / left, 0.0, 1.0), 0.0)
+        remaining = np.broadcast_to(np.asarray(nh.astype(_onp.float64)), shape)
+        counts = []
+        for i in range(kinds - 1):
+            if math.prod(shape) == 0:
+                x = np.zeros(shape, dtype="int64")
+            else:
+                x = self._binomial(remaining, np.asarray(cond[..., i]), shape)
+            counts.append(x.astype("int64"))
+            remaining = remaining - x.astype("float64")
+        counts.append(remaining.astype("int64"))
+        return np.stack(counts, axis=-1)
 
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8,
-                            dtype=None):
-        """Samples from N(mean, cov): mean + z @ A.T with cov = A A.T from cov's
-        eigendecomposition (so a singular positive semi-definite cov works, as in NumPy)."""
+                            dtype=None, *, method="svd"):
+        """Samples from N(mean, cov): mean + z @ A.T with cov = A A.T. method 'svd' (the
+        default) and 'eigh' take A from cov's eigendecomposition (for a symmetric positive
+        semi-definite cov its SVD is that, so a singular cov works, as in NumPy; 'svd' also
+        counts an asymmetric cov as invalid, as NumPy's check does), 'cholesky' from its
+        Cholesky factor (a cov that is not positive definite is LinAlgError)."""
         np = _np()
         mean = mean if isinstance(mean, np.ndarray) else np.asarray(mean, dtype="float64")
         cov = cov if isinstance(cov, np.ndarray) else np.asarray(cov, dtype="float64")
@@ -596,17 +815,26 @@ class _Stream:
         if check_valid not in ("warn", "raise", "ignore"):
             raise ValueError("[multivariate_normal] check_valid must equal 'warn', 'raise', or "
                              "'ignore'")
+        if method not in ("svd", "eigh", "cholesky"):
+            raise ValueError("[multivariate_normal] method must be one of {'eigh', 'svd', "
+                             "'cholesky'}")
+        shape = _size(size, "multivariate_normal") or ()
+        if method == "cholesky":
+            a = np.linalg.cholesky(cov.astype("float64"))
+            z = self.normal(0.0, 1.0, size=shape + (d,), dtype="float64")
+            return (mean + np.matmul(z, a.T)).astype(dtype or _core._default_float())
         w, v = np.linalg.eigh(cov.astype("float64"))
         if check_valid != "ignore":
             wh = w.asnumpy()
-            if wh.size and wh.min() < -tol * max(1.0, abs(wh).max()):
+            ch = cov.asnumpy().astype(_onp.float64)
+            if (wh.size and wh.min() < -tol * max(1.0, abs(wh).max())) or (
+                    method == "svd" and not _onp.allclose(ch, ch.T, rtol=tol, atol=tol)):
                 msg = "covariance is not symmetric positive-semidefinite."
                 if check_valid == "raise":
                     raise ValueError("[multivariate_normal] " + msg)
                 import warnings
                 warnings.warn(msg, RuntimeWarning, stacklevel=2)
         a = v * np.sqrt(np.maximum(w, 0.0))
-        shape = _size(size, "multivariate_normal") or ()
         z = self.normal(0.0, 1.0, size=shape + (d,), dtype="float64")
         r = mean + np.matmul(z, a.T)
         return r.astype(dtype or _core._default_float())
@@ -814,14 +1042,12 @@ class RandomState(_Legacy):
     def _next_seed(self):
         return _signed64(self._mt.next())
 
-    def _draw(self, *args, **kwargs):
-        # A call that fails draws nothing from the global generator: nor does it here.
-        snap = self._mt.snapshot()
-        try:
-            return super()._draw(*args, **kwargs)
-        except Exception:
-            self._mt.restore(snap)
-            raise
+    # A call that fails draws nothing from the global generator: nor does it here.
+    def _mark(self):
+        return self._mt.snapshot()
+
+    def _rewind(self, mark):
+        self._mt.restore(mark)
 
     def _perm(self, n):
         snap = self._mt.snapshot()
@@ -861,6 +1087,8 @@ class SeedSequence:
     host-side generators."""
 
     def __init__(self, entropy=None, *, spawn_key=(), pool_size=4, n_children_spawned=0):
+        # ndx arrays are taken as NumPy's arrays are (their host values).
+        entropy, spawn_key = _host(entropy), _host(spawn_key)
         try:
             self._ss = _onp.random.SeedSequence(entropy, spawn_key=spawn_key,
                                                 pool_size=pool_size,
@@ -1033,21 +1261,25 @@ class Generator(_Stream):
     seeds derived from its bit generator's key (a Philox), independent of the global seed and
     of other Generators. The numbers are not NumPy's; seeding is as repeatable."""
 
-    def __init__(self, seed=None):
-        if isinstance(seed, Philox):
-            bitgen = seed
-        elif isinstance(seed, Generator):  # the same key, from its first call
-            bitgen = Philox.__new__(Philox)
-            bitgen._seed_seq, bitgen._key, bitgen._count = (
-                seed._bit_generator._seed_seq, seed._key, 0)
-        elif isinstance(seed, (BitGenerator, _onp.random.BitGenerator)):
-            raise TypeError(f"[Generator] ndx cannot draw from {type(seed).__name__}; give a "
-                            "seed, a SeedSequence or ndx's Philox")
+    _dirichlet_zeros = True
+    _multinomial_arrays = True
+
+    def __init__(self, bit_generator):
+        """bit_generator is ndx's Philox (or a SeedSequence, which keys a new one: an ndx
+        extension). Anything else (a seed, None, a Generator) is a TypeError (NumPy 2.4 raises
+        AttributeError, which this is too); default_rng takes seeds."""
+        if isinstance(bit_generator, Philox):
+            bitgen = bit_generator
+        elif _as_seed_sequence(bit_generator) is not None:
+            bitgen = Philox(bit_generator)
+        elif isinstance(bit_generator, (BitGenerator, _onp.random.BitGenerator)):
+            raise TypeError(f"[Generator] ndx cannot draw from "
+                            f"{type(bit_generator).__name__}; give a seed to default_rng, or "
+                            "ndx's Philox")
         else:
-            try:
-                bitgen = Philox(seed)
-            except (TypeError, ValueError) as e:
-                raise type(e)(str(e).replace("[Philox]", "[Generator]", 1)) from None
+            raise _NoBitGeneratorError(
+                f"[Generator] bit_generator must be a BitGenerator (ndx's Philox), not "
+                f"{type(bit_generator).__name__}; default_rng(seed) takes a seed")
         self._bit_generator = bitgen
 
     # The stream's key and counter live in the bit generator, so its .state is the stream's.
@@ -1070,7 +1302,200 @@ class Generator(_Stream):
         """n_children independent Generators from the bit generator's SeedSequence: distinct
         streams, the same ones for the same parent seed."""
         n = _index(n_children, "Generator.spawn", "n_children")
-        return [Generator(b) for b in self._bit_generator.spawn(max(n, 0))]
+        if n < 0:  # (NumPy's OverflowError: n_children is unsigned)
+            raise _RangeError(f"[Generator.spawn] n_children must be non-negative; got {n}")
+        return [Generator(b) for b in self._bit_generator.spawn(n)]
+
+    # ---- NumPy's checks where its Generator is stricter than the legacy functions ----
+    def gamma(self, shape, scale=1.0, size=None, dtype=None, device=None, ctx=None,
+              out=None):
+        """Samples from Gamma(shape, scale) (shape has no default, as in NumPy)."""
+        return super().gamma(shape, scale, size, dtype, device, ctx, out)
+
+    def uniform(self, low=0.0, high=1.0, size=None, dtype=None, device=None, ctx=None,
+                out=None):
+        """Samples from [low, high) uniformly; high < low is a ValueError (as NumPy's
+        Generator), an infinite or NaN range OverflowError."""
+        lo, hi = _host(low), _host(high)
+        if not (isinstance(lo, str) or isinstance(hi, str)) and not (
+                _onp.iscomplexobj(lo) or _onp.iscomplexobj(hi)):
+            with _onp.errstate(invalid="ignore"):
+                if _onp.any(_onp.asarray(hi, dtype=_onp.float64)
+                            < _onp.asarray(lo, dtype=_onp.float64)):
+                    raise ValueError("[uniform] high - low < 0")
+        return super().uniform(low, high, size, dtype, device, ctx, out)
+
+    def random(self, size=None, dtype=None, out=None, device=None, ctx=None):
+        """Samples from [0, 1) uniformly; dtype float32 or float64 (ndx's default float when
+        None), out of that dtype."""
+        dtype = _float_dtype(dtype, "Generator.random")
+        _check_out(out, size, dtype, "Generator.random")
+        return super().random(size, dtype, device, ctx, out)
+
+    def standard_normal(self, size=None, dtype=None, out=None, device=None, ctx=None):
+        """Samples from N(0, 1); dtype float32 or float64, out of that dtype."""
+        dtype = _float_dtype(dtype, "Generator.standard_normal")
+        _check_out(out, size, dtype, "Generator.standard_normal")
+        return super().standard_normal(size, dtype, device, ctx, out)
+
+    def standard_exponential(self, size=None, dtype=None, method="zig", out=None,
+                             device=None, ctx=None):
+        """Samples from the exponential distribution with mean 1. method 'zig' draws with
+        ndx's exponential sampler, 'inv' inverts the distribution function (-log(1 - U)
+        of a float64 uniform U); the two give different numbers from one seed, as in
+        NumPy."""
+        fn = "Generator.standard_exponential"
+        dtype = _float_dtype(dtype, fn)
+        _check_out(out, size, dtype, fn)
+        if method == "zig":
+            return super().standard_exponential(size, dtype, device, ctx, out)
+        if method != "inv":
+            raise ValueError(f"[{fn}] method must be 'zig' or 'inv', got {method!r}")
+        np = _np()
+        shape = out.shape if out is not None and size is None else size
+        u = super().uniform(0.0, 1.0, shape, "float64", device, ctx)
+        r = (-np.log1p(-u)).astype(dtype or _core._default_float())
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    def standard_gamma(self, shape, size=None, dtype=None, out=None, device=None, ctx=None):
+        """Samples from Gamma(shape, 1); dtype float32 or float64, out of that dtype."""
+        dtype = _float_dtype(dtype, "Generator.standard_gamma")
+        _check_out(out, size, dtype, "Generator.standard_gamma")
+        if out is not None and size is None:  # (out takes the shape's broadcast, as NumPy)
+            self._broadcast_size("standard_gamma", tuple(out.shape), shape)
+        return super().standard_gamma(shape, size, dtype, device, ctx, out)
+
+    def hypergeometric(self, ngood, nbad, nsample, size=None, dtype=None, device=None,
+                       ctx=None, out=None):
+        """Good items among nsample drawn without replacement from ngood good and nbad bad
+        ones; nsample may be 0 (giving 0), as in NumPy's Generator."""
+        fn = "hypergeometric"
+        for name, v in (("ngood", ngood), ("nbad", nbad), ("nsample", nsample)):
+            _check_int_array(v, fn, name)
+            if isinstance(v, (str, complex)):
+                _host_floats(v)
+        return self._hypergeometric(ngood, nbad, nsample, size, dtype, device, ctx, out)
+
+    def _hypergeometric(self, ngood, nbad, nsample, size=None, dtype=None, device=None,
+                        ctx=None, out=None):
+        np = _np()
+        fn = "hypergeometric"
+        if not _onp.any(_host_floats(nsample) == 0):
+            return super()._hypergeometric(ngood, nbad, nsample, size, dtype, device, ctx,
+                                           out)
+        g, b, k = (_onp.trunc(_host_floats(v)) for v in (ngood, nbad, nsample))
+        for name, v in (("ngood", g), ("nbad", b), ("nsample", k)):
+            if _onp.any(v < 0):
+                raise ValueError(f"[{fn}] {name} < 0")
+        if _onp.any(g + b < k):
+            raise ValueError(f"[{fn}] ngood + nbad < nsample")
+        empty = k == 0  # draw with nsample 1 (from at least one item) there, then put 0
+        r = super()._hypergeometric(np.asarray(_onp.where(empty & (g + b == 0), 1.0, g)),
+                                    np.asarray(b), np.asarray(_onp.where(empty, 1.0, k)),
+                                    size, dtype, device, ctx)
+        r = np.where(np.asarray(empty), 0, r).astype(r.dtype)
+        if _onp.ndim(empty) == 0 and size is None:
+            r = r.reshape(())
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
+        """Counts of each color among nsample items drawn without replacement from an urn
+        holding colors[i] items of color i; shape size + (len(colors),), int64. method
+        'marginals' draws a chain of hypergeometrics (sum(colors) must stay below 10**9),
+        'count' takes the nsample items of smallest random keys and counts their colors
+        (the two give different numbers from one seed, as in NumPy). Where 'count' would
+        need more than 2**25 keys (one per item and variate) it draws the items one at a
+        time instead (nsample up to 4096), else by the chain."""
+        np = _np()
+        fn = "Generator.multivariate_hypergeometric"
+        if method not in ("count", "marginals"):
+            raise ValueError(f'[{fn}] method must be "count" or "marginals".')
+        c = _onp.asarray(_host(colors))
+        bad = c.ndim != 1 or (c.size and c.dtype.kind not in "iu") or (
+            c.size and c.dtype.kind == "i" and c.min() < 0)
+        if c.size and c.dtype.kind == "u" and c.max() > _onp.iinfo(_onp.int64).max:
+            bad = True
+        if bad:
+            raise ValueError(f"[{fn}] colors must be a one-dimensional sequence of "
+                             "nonnegative integers not exceeding 9223372036854775807.")
+        c = c.astype(_onp.int64)
+        hn = _host(nsample)
+        if isinstance(hn, _onp.ndarray) and hn.ndim == 0:
+            hn = hn.item()
+        if isinstance(hn, (bool, _onp.bool_)) or not isinstance(hn, (int, _onp.integer)):
+            raise ValueError(f"[{fn}] nsample must be an integer")
+        k = int(hn)
+        total = int(c.sum())
+        if k < 0:
+            raise ValueError(f"[{fn}] nsample must be nonnegative.")
+        if k > total:
+            raise ValueError(f"[{fn}] nsample > sum(colors)")
+        shape = _size(size, fn) or ()
+        rows = math.prod(shape)
+        kinds = c.size
+        if method == "marginals" and total >= 10**9:
+            raise ValueError(f"[{fn}] sum(colors) must not exceed the maximum value of a "
+                             "64 bit signed integer (and, for method 'marginals', be less "
+                             "than 10**9)")
+        if rows == 0 or kinds == 0 or k == 0:
+            return np.zeros(shape + (kinds,), dtype="int64")
+        if method == "count" and rows * total <= 2**25:
+            keys = self.uniform(0.0, 1.0, size=shape + (total,), dtype="float64")
+            cut = np.sort(keys, axis=-1)[..., k - 1:k]
+            taken = (keys <= cut).astype("int64")
+            ends = _onp.cumsum(c)
+            csum = np.cumsum(taken, axis=-1)
+            at_ends = np.take(csum, np.asarray(ends[c > 0] - 1), axis=-1)
+            before = np.concatenate([np.zeros(shape + (1,), dtype="int64"),
+                                     at_ends[..., :-1]], axis=-1)
+            got = at_ends - before
+            if (c > 0).all():
+                return got
+            r = np.zeros(shape + (kinds,), dtype="int64")
+            r[..., np.asarray(_onp.flatnonzero(c > 0))] = got
+            return r
+        if method == "count" and (k <= 4096 or total >= 10**9):
+            if k > 4096:
+                raise ValueError(f"[{fn}] method 'count' with sum(colors) >= 10**9 takes "
+                                 "nsample up to 4096 in ndx")
+            # Item by item: the next item is of color i in proportion to what is left of it.
+            left_c = np.broadcast_to(np.asarray(c.astype(_onp.float64)), shape + (kinds,))
+            got = np.zeros(shape + (kinds,), dtype="float64")
+            for step in range(k):
+                u = self.uniform(0.0, 1.0, size=shape + (1,), dtype="float64")
+                cdf = np.cumsum(left_c - got, axis=-1)
+                pick = np.sum(cdf <= u * float(total - step), axis=-1, keepdims=True)
+                got = got + (np.arange(kinds) == np.minimum(pick, kinds - 1))
+            return got.astype("int64")
+        left = k
+        remaining = np.full(shape, float(k), dtype="float64")
+        counts = []
+        behind = total
+        for i in range(kinds - 1):
+            behind -= int(c[i])
+            if left == 0:
+                x = np.zeros(shape, dtype="int64")
+            else:
+                x = self._hypergeometric(float(c[i]), float(behind), remaining, size=shape)
+            counts.append(x.astype("int64"))
+            remaining = remaining - x.astype("float64")
+        counts.append(remaining.astype("int64"))
+        return np.stack(counts, axis=-1)
+
+    def permuted(self, x, *, axis=None, out=None):
+        """x with each slice along axis shuffled independently (all elements when axis is
+        None), as NumPy's Generator.permuted (axis and out are keywords, as there)."""
+        np = _np()
+        if _onp.ndim(_host(x)) == 0:
+            raise TypeError("[Generator.permuted] x must be an array of at least 1 dimension "
+                            "(len() of unsized object)")
+        return super().permuted(x if isinstance(x, np.ndarray) else np.asarray(x), axis, out)
 
     def integers(self, low, high=None, size=None, dtype="int64", endpoint=False):
         """Integers from [low, high) ([low, high] with endpoint=True; [0, low) when high is
@@ -1078,6 +1503,8 @@ class Generator(_Stream):
         if high is None:
             low, high = 0, low
         if endpoint:
+            if isinstance(high, (list, tuple)):
+                high = _onp.asarray(high)
             high = high + 1
         return self.randint(low, high, size=size, dtype=dtype)
 
@@ -1094,6 +1521,9 @@ class Generator(_Stream):
             return super().choice(a, size, replace, p, device, ctx, out)
         pool = a if isinstance(a, np.ndarray) else np.asarray(a)
         if pool.ndim == 0:
+            if _onp.dtype(pool.dtype).kind not in "iu":
+                raise ValueError(f"[{fn}] a must be a sequence or an integer, not "
+                                 f"{type(a).__name__}")
             return super().choice(_index(pool.item(), fn, "a"), size, replace, p, device,
                                   ctx, out)
         ax = _check_axis(axis, pool.ndim, fn)
@@ -1145,11 +1575,18 @@ class Generator(_Stream):
 
 
 def default_rng(seed=None):
-    """A new Generator seeded with seed (fresh entropy when None); a Generator is returned
-    as it is, as NumPy does."""
+    """A new Generator seeded with seed: None (fresh entropy), an int >= 0, a sequence or
+    array (NumPy's or ndx's) of them, a SeedSequence (ndx's or NumPy's), or ndx's Philox (drawn
+    from as it is); a Generator is returned as it is, as NumPy does. NumPy's own bit
+    generators are a TypeError: ndx cannot draw from them."""
     if isinstance(seed, Generator):
         return seed
-    return Generator(seed)
+    if isinstance(seed, (Philox, BitGenerator, _onp.random.BitGenerator)):
+        return Generator(seed)
+    try:
+        return Generator(Philox(seed))
+    except (TypeError, ValueError) as e:
+        raise type(e)(str(e).replace("[Philox]", "[Generator]", 1)) from None
 
 
 _global = _Legacy()
