@@ -4,6 +4,8 @@ fft / ifft, rfft and irfft along one axis are C++ ops on KISS FFT (src/operator/
 gradients; the n-dimensional, Hermitian and helper functions compose them here. Results are
 complex64 for float32 (and integer, bool) input, complex128 for float64: NumPy 2 keeps the
 input's precision the same way, with ndx's default float dtype standing in for float64.
+float16 input is transformed in single precision; irfft and hfft of float16 give float16, as
+NumPy's.
 """
 import builtins as _builtins
 import functools as _functools
@@ -73,8 +75,11 @@ def rfft(a, n=None, axis=-1, norm="backward"):
 def irfft(a, n=None, axis=-1, norm="backward"):
     """The inverse of rfft: n real values (2 * (m - 1) by default) from m frequency terms."""
     op = _internal_function("_npi_irfft")
-    return op(_array(a), n=_n(n, "irfft"), axis=_operator.index(axis),
-              norm=_check_norm(norm, "irfft"))
+    a = _array(a)
+    r = op(a, n=_n(n, "irfft"), axis=_operator.index(axis), norm=_check_norm(norm, "irfft"))
+    # NumPy's output dtype is result_type(a.real.dtype, 1.0): float16 input gives float16
+    # (computed in single precision and rounded once).
+    return r.astype("float16") if a.dtype == "float16" else r
 
 
 def hfft(a, n=None, axis=-1, norm="backward"):
@@ -100,6 +105,9 @@ def _axes_and_sizes(a, s, axes, fn):
     if axes is None:
         axes = (tuple(range(-len(s), 0)) if s is not None else tuple(range(a.ndim)))
     axes = tuple(_operator.index(x) for x in axes)
+    if s is not None and len(s) != len(axes):  # NumPy checks this before the axes
+        raise ValueError(f"[{fn}] Shape and axes have different lengths: {len(s)} and "
+                         f"{len(axes)}.")
     for x in axes:  # (before their lengths are read)
         if not -a.ndim <= x < a.ndim:
             raise IndexError(f"[{fn}] axis {x} is out of bounds for array of dimension {a.ndim}")

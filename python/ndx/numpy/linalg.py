@@ -2,8 +2,9 @@
 
 The factorizations (inv, det, slogdet, solve, cholesky, qr, eigh, eig, svd, lstsq) are C++ ops
 on LAPACK (src/operator/linalg.cc), batched over leading dimensions, in float32, float64,
-complex64 and complex128 (integer input is computed in the default float dtype). Everything
-else here composes them and ndx's other ops, so gradients flow through norm, pinv,
+complex64 and complex128 (integer input is computed in the default float dtype; solve and
+lstsq promote mixed operands as NumPy's linalg: an integer beside a float gives float64).
+Everything else here composes them and ndx's other ops, so gradients flow through norm, pinv,
 matrix_power, multi_dot, tensorinv, tensorsolve, ... Singular or non-convergent input raises
 LinAlgError, a ValueError (and a numpy.linalg.LinAlgError). Gradients of complex input follow
 the conjugate Wirtinger convention (PyTorch's): inv, det, slogdet, solve and what composes
@@ -50,10 +51,15 @@ def _kind(a):
 _LAPACK_DTYPES = ("float32", "float64", "complex64", "complex128")
 
 
-def _float(a, fn):
-    """a as an ndarray of a dtype LAPACK takes (ints and bools: the default float)."""
+def _float(a, fn, matrix=False, square=False):
+    """a as an ndarray of a dtype LAPACK takes (ints and bools: the default float). matrix /
+    square: check that first (NumPy checks shapes before dtypes)."""
     np = _np()
     a = a if isinstance(a, np.ndarray) else np.asarray(a)
+    if square:
+        _square(a, fn)
+    elif matrix:
+        _at_least_2d(a, fn)
     k = _kind(a)
     if k in "biu":
         return a.astype(_core._default_float())
@@ -61,6 +67,25 @@ def _float(a, fn):
         raise TypeError(f"[{fn}] array type {a.dtype} is unsupported in linalg (float32, "
                         "float64, complex64 and complex128 are)")
     return a
+
+
+def _common_float(arrays, fn):
+    """The dtype NumPy's linalg computes several operands in (its _commonType): double when
+    any operand is float64 / complex128 or an integer / bool beside a float operand, single
+    when every float operand is; complex when any is. Integer and bool operands alone give
+    the default float (README: integers are computed in the default float)."""
+    kinds = [_kind(a) for a in arrays]
+    for a, k in zip(arrays, kinds):
+        if k not in "biu" and str(a.dtype) not in _LAPACK_DTYPES:
+            raise TypeError(f"[{fn}] array type {a.dtype} is unsupported in linalg (float32, "
+                            "float64, complex64 and complex128 are)")
+    if all(k in "biu" for k in kinds):
+        return str(_onp.dtype(_core._default_float()))
+    double = any(k in "biu" or str(a.dtype) in ("float64", "complex128")
+                 for a, k in zip(arrays, kinds))
+    if "c" in kinds:
+        return "complex128" if double else "complex64"
+    return "float64" if double else "float32"
 
 
 def _is_complex(a):
@@ -90,17 +115,17 @@ def _square(a, fn):
 # ---------------------------------------------------------------- factorizations
 def inv(a):
     """The inverse of each square matrix in a (..., M, M)."""
-    return _op("inv")(_float(a, "inv"))
+    return _op("inv")(_float(a, "inv", square=True))
 
 
 def det(a):
     """The determinant of each square matrix in a (..., M, M)."""
-    return _op("det")(_float(a, "det"))
+    return _op("det")(_float(a, "det", square=True))
 
 
 def slogdet(a):
     """(sign, log|det|) of each square matrix: det = sign * exp(logabsdet) without overflow."""
-    sign, logdet = _op("slogdet")(_float(a, "slogdet"))
+    sign, logdet = _op("slogdet")(_float(a, "slogdet", square=True))
     return SlogdetResult(sign, logdet)
 
 
@@ -108,12 +133,12 @@ def solve(a, b):
     """x with a @ x = b. b is a vector (..., M) only when it is 1-D (NumPy 2's rule); leading
     dimensions broadcast."""
     np = _np()
-    a = _float(a, "solve")
-    b = _float(b, "solve")
-    common = np.result_type(a.dtype, b.dtype)
+    a = a if isinstance(a, np.ndarray) else np.asarray(a)
+    b = b if isinstance(b, np.ndarray) else np.asarray(b)
+    _square(a, "solve")
+    common = _common_float((a, b), "solve")
     a = a.astype(common) if a.dtype != common else a
     b = b.astype(common) if b.dtype != common else b
-    _square(a, "solve")
     vector = b.ndim == 1
     if vector:
         b = np.expand_dims(b, -1)
@@ -131,7 +156,7 @@ def solve(a, b):
 
 def cholesky(a, /, *, upper=False):
     """The Cholesky factor L (a = L L^T), or U (a = U^T U) with upper=True."""
-    return _op("cholesky")(_float(a, "cholesky"), upper=bool(upper))
+    return _op("cholesky")(_float(a, "cholesky", square=True), upper=bool(upper))
 
 
 def qr(a, mode="reduced"):
@@ -141,8 +166,7 @@ def qr(a, mode="reduced"):
         raise ValueError(f"[qr] Unrecognized mode '{mode}'")
     if mode == "raw":
         raise NotImplementedError("[qr] mode='raw' (LAPACK's Householder form) is not supported")
-    a = _float(a, "qr")
-    _at_least_2d(a, "qr")
+    a = _float(a, "qr", matrix=True)
     q, r = _op("qr")(a, mode="complete" if mode == "complete" else "reduced")
     return r if mode == "r" else QRResult(q, r)
 
@@ -151,7 +175,7 @@ def eigh(a, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of each symmetric matrix (one triangle read)."""
     if UPLO not in ("L", "U"):
         raise ValueError("[eigh] UPLO argument must be 'L' or 'U'")
-    w, v = _op("eigh")(_float(a, "eigh"), UPLO=UPLO)
+    w, v = _op("eigh")(_float(a, "eigh", square=True), UPLO=UPLO)
     return EighResult(w, v)
 
 
@@ -164,7 +188,7 @@ def eig(a):
     """Eigenvalues and right eigenvectors (unit length) of each square matrix. As NumPy: complex
     results, except for real input whose eigenvalues are all real, which gives real ones."""
     np = _np()
-    a = _float(a, "eig")
+    a = _float(a, "eig", square=True)
     w, v = _op("eig")(a)
     if not _is_complex(a) and not bool(np.any(np.imag(w) != 0)):
         w, v = np.real(w), np.real(v)
@@ -179,8 +203,7 @@ def eigvals(a):
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition a = U @ diag(S) @ Vh, S descending. The gradient needs
     full_matrices=False unless the matrices are square."""
-    a = _float(a, "svd")
-    _at_least_2d(a, "svd")
+    a = _float(a, "svd", matrix=True, square=bool(hermitian))
     if hermitian:
         return _svd_hermitian(a, compute_uv)
     if not compute_uv:
@@ -196,6 +219,8 @@ def _svd_hermitian(a, compute_uv):
     np = _np()
     _square(a, "svd")
     w, v = eigh(a)
+    if a.size == 0:  # (no order to apply)
+        return np.abs(w) if not compute_uv else SVDResult(v, np.abs(w), _adjoint(v))
     order = np.argsort(-np.abs(w), axis=-1)
     s = np.take_along_axis(np.abs(w), order, axis=-1)
     if not compute_uv:
@@ -207,8 +232,7 @@ def _svd_hermitian(a, compute_uv):
 
 def svdvals(x, /):
     """The singular values of each matrix, descending."""
-    x = _float(x, "svdvals")
-    _at_least_2d(x, "svdvals")
+    x = _float(x, "svdvals", matrix=True)
     if _is_recording():  # the gradient needs U and V
         return _op("svd")(x, full_matrices=False, compute_uv=True)[1]
     return _op("svd")(x, full_matrices=False, compute_uv=False)
@@ -217,16 +241,19 @@ def svdvals(x, /):
 def lstsq(a, b, rcond=None):
     """Least-squares solution of a @ x = b: (x, residuals, rank, singular values), as NumPy."""
     np = _np()
-    a = _float(a, "lstsq")
-    b = _float(b, "lstsq")
-    common = np.result_type(a.dtype, b.dtype)
-    a, b = a.astype(common), b.astype(common)
-    if a.ndim != 2:
-        raise LinAlgError(f"[lstsq] a must be two-dimensional; got {a.ndim} dims")
+    a = a if isinstance(a, np.ndarray) else np.asarray(a)
+    b = b if isinstance(b, np.ndarray) else np.asarray(b)
     vector = b.ndim == 1
     b2 = np.expand_dims(b, -1) if vector else b
-    if b2.ndim != 2 or b2.shape[0] != a.shape[0]:
+    # NumPy's order of checks: dimensions, then dtypes.
+    for x in (a, b2):
+        if x.ndim != 2:
+            raise LinAlgError(f"[lstsq] {x.ndim}-dimensional array given. Array must be "
+                              "two-dimensional")
+    if b2.shape[0] != a.shape[0]:
         raise LinAlgError(f"[lstsq] Incompatible dimensions: a {a.shape}, b {b.shape}")
+    common = _common_float((a, b2), "lstsq")
+    a, b2 = a.astype(common), b2.astype(common)
     m, n = a.shape
     # NumPy's cut-off: None is eps * max(M, N), a negative rcond is machine precision.
     eps = _onp.finfo(str(a.dtype)).eps
@@ -240,7 +267,8 @@ def lstsq(a, b, rcond=None):
         residuals = (np.abs(b2 - np.matmul(a, x)) ** 2).sum(axis=0)
     else:
         residuals = np.zeros((0,), dtype=s.dtype)
-    return LstsqResult(x[:, 0] if vector else x, residuals, int(rank), s)
+    # NumPy's rank is an int32 scalar (its gufunc's output), and so is polyfit's.
+    return LstsqResult(x[:, 0] if vector else x, residuals, _onp.int32(int(rank)), s)
 
 
 def _inverted_singular_values(s, cut):
@@ -268,16 +296,18 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     """The Moore-Penrose pseudo-inverse from the SVD: singular values below rcond (or rtol)
     times the largest count as zero. Default cutoff: max(M, N) * eps, NumPy 2's rtol=None."""
     np = _np()
-    a = _float(a, "pinv")
-    _at_least_2d(a, "pinv")
+    a = a if isinstance(a, np.ndarray) else np.asarray(a)
     if rcond is not None and rtol is not None:
         raise ValueError("[pinv] `rtol` and `rcond` can't be both set.")
+    _at_least_2d(a, "pinv")
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:  # before the dtype check, as NumPy's (float16 passes)
+        dtype = a.dtype if _kind(a) in "fc" else _core._default_float()
+        return np.zeros(a.shape[:-2] + (n, m), dtype=dtype)
+    a = _float(a, "pinv", square=bool(hermitian))
     cut = rcond if rcond is not None else rtol
     if cut is None:
         cut = max(a.shape[-2:]) * _onp.finfo(str(a.dtype)).eps
-    m, n = a.shape[-2:]
-    if m == 0 or n == 0:
-        return np.zeros(a.shape[:-2] + (n, m), dtype=a.dtype)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     _, s_inv = _inverted_singular_values(s, cut)
     scale = np.expand_dims(s_inv, -1).astype(u.dtype)
@@ -287,13 +317,14 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """The number of singular values above tol (default: S.max() * max(M, N) * eps)."""
     np = _np()
+    if tol is not None and rtol is not None:
+        raise ValueError("[matrix_rank] `tol` and `rtol` can't be both set.")
     A = A if isinstance(A, np.ndarray) else np.asarray(A)
     if A.ndim < 2:
         return (A != 0).any().astype("int64")
-    A = _float(A, "matrix_rank")
     s = svd(A, compute_uv=False, hermitian=hermitian)
     if tol is None:
-        r = rtol if rtol is not None else max(A.shape[-2:]) * _onp.finfo(str(A.dtype)).eps
+        r = rtol if rtol is not None else max(A.shape[-2:]) * _onp.finfo(str(s.dtype)).eps
         tol = np.max(s, axis=-1, keepdims=True) * r if s.shape[-1] else 0.0
     elif not isinstance(tol, (int, float)):
         tol = np.expand_dims(np.asarray(tol), -1)
@@ -332,15 +363,17 @@ def multi_dot(arrays, *, out=None):
     arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in arrays]
     if len(arrays) < 2:
         raise ValueError("[multi_dot] expecting at least two arrays")
+    if len(arrays) == 2:  # NumPy's multi_dot of two arrays is their dot, any dimensions
+        return np.dot(arrays[0], arrays[1], out=out)
     first_1d, last_1d = arrays[0].ndim == 1, arrays[-1].ndim == 1
     if first_1d:
         arrays[0] = np.expand_dims(arrays[0], 0)
     if last_1d:
         arrays[-1] = np.expand_dims(arrays[-1], -1)
     for i, a in enumerate(arrays):
-        if a.ndim != 2:
-            raise ValueError(f"[multi_dot] array {i} has {a.ndim} dimensions; 2 expected "
-                             "(1 allowed for the first and last)")
+        if a.ndim != 2:  # LinAlgError (a ValueError), as NumPy's
+            raise LinAlgError(f"[multi_dot] array {i} has {a.ndim} dimensions; 2 expected "
+                              "(1 allowed for the first and last)")
     dims = [arrays[0].shape[0]] + [a.shape[1] for a in arrays]
     k = len(arrays)
     cost = [[0] * k for _ in range(k)]
@@ -375,8 +408,8 @@ def _vector_norm(x, ord, axis, keepdims):
     a = np.abs(x)
     if ord is None or ord == 2:
         return np.sqrt((a * a).sum(axis=axis, keepdims=keepdims))
-    if ord == _onp.inf:
-        return a.max(axis=axis, keepdims=keepdims)
+    if ord == _onp.inf:  # NumPy 2: 0 for no elements (-inf's min raises ValueError)
+        return a.max(axis=axis, keepdims=keepdims, initial=0)
     if ord == -_onp.inf:
         return a.min(axis=axis, keepdims=keepdims)
     if ord == 0:
@@ -398,15 +431,17 @@ def _matrix_norm(x, ord, axes, keepdims):
         r = np.sqrt((m * m).sum(axis=axes))
     elif ord in (2, -2, "nuc"):
         s = svdvals(np.moveaxis(x, (row, col), (-2, -1)))
-        r = s.max(axis=-1) if ord == 2 else s.min(axis=-1) if ord == -2 else s.sum(axis=-1)
+        # NumPy 2: the largest of no values is 0, the smallest raises ValueError
+        r = s.max(axis=-1, initial=0) if ord == 2 else s.min(axis=-1) if ord == -2 else \
+            s.sum(axis=-1)
     elif ord in (1, -1):
         sums = np.abs(x).sum(axis=row)
         c = col - 1 if col > row else col
-        r = sums.max(axis=c) if ord == 1 else sums.min(axis=c)
+        r = sums.max(axis=c, initial=0) if ord == 1 else sums.min(axis=c)
     elif ord in (_onp.inf, -_onp.inf):
         sums = np.abs(x).sum(axis=col)
         rr = row - 1 if row > col else row
-        r = sums.max(axis=rr) if ord == _onp.inf else sums.min(axis=rr)
+        r = sums.max(axis=rr, initial=0) if ord == _onp.inf else sums.min(axis=rr)
     else:
         raise ValueError(f"[norm] Invalid norm order {ord!r} for matrices")
     if keepdims:
@@ -473,7 +508,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         return _vector_norm(x, ord, axes[0], keepdims)
     rest = [i for i in range(x.ndim) if i not in axes]
     moved = np.transpose(x, rest + list(axes))
-    flat = moved.reshape(tuple(x.shape[i] for i in rest) + (-1,))
+    # (the length spelled out: -1 cannot stand for it when another dimension is 0)
+    flat = moved.reshape(tuple(x.shape[i] for i in rest) +
+                         (int(_onp.prod([x.shape[i] for i in axes])),))
     r = _vector_norm(flat, ord, -1, False)
     if keepdims:
         for ax in axes:
@@ -491,6 +528,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 def cond(x, p=None):
     """The condition number in norm p (None and 2: largest / smallest singular value)."""
     np = _np()
+    x = x if isinstance(x, np.ndarray) else np.asarray(x)
+    if x.size == 0 and int(_onp.prod(x.shape[-2:])) == 0:  # NumPy's first check
+        raise LinAlgError("[cond] cond is not defined on empty arrays")
     x = _float(x, "cond")
     _at_least_2d(x, "cond")
     if p in (None, 2, -2):
@@ -500,8 +540,16 @@ def cond(x, p=None):
         # A singular matrix: NumPy's inf (0 / 0 is NaN for the zero matrix).
         return np.where(np.isnan(r), _onp.inf, r) if p != -2 else r
     _square(x, "cond")
-    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1)) if x.ndim == 2 else \
-        np.stack([cond(m, p) for m in x.reshape((-1,) + x.shape[-2:])]).reshape(x.shape[:-2])
+    if x.ndim != 2:
+        if x.size == 0:  # no matrices
+            return np.zeros(x.shape[:-2], dtype=np.abs(x).dtype)
+        return np.stack([cond(m, p) for m in x.reshape((-1,) + x.shape[-2:])]
+                        ).reshape(x.shape[:-2])
+    try:
+        x_inv = inv(x)
+    except LinAlgError:  # a singular matrix: NumPy's inf
+        return np.full((), _onp.inf, dtype=np.abs(x).dtype)
+    return norm(x, p, axis=(-2, -1)) * norm(x_inv, p, axis=(-2, -1))
 
 
 def tensorinv(a, ind=2):
@@ -526,12 +574,17 @@ def tensorsolve(a, b, axes=None):
     b = b if isinstance(b, np.ndarray) else np.asarray(b)
     an = a.ndim
     if axes is not None:
-        order = [k for k in range(an) if k not in [ax % an for ax in axes]]
-        order += [ax % an for ax in axes]
+        order = list(range(an))
+        for ax in axes:  # NumPy's moves, one at a time, to the end (a repeat moves again)
+            k = _normalize_axis(ax, an)
+            order.remove(k)
+            order.append(k)
         a = np.transpose(a, order)
-    old = a.shape[-(an - b.ndim):] if an > b.ndim else ()
+    # x's shape, NumPy's a.shape[-(a.ndim - b.ndim):]: a.shape[b.ndim:] when a has more
+    # dimensions than b, all of a.shape when they have as many.
+    old = a.shape[-(an - b.ndim):]
     size = int(_onp.prod(old))
-    if a.size != size * size or int(_onp.prod(b.shape)) != size:
+    if a.size != size * size:
         raise LinAlgError("[tensorsolve] Input arrays must satisfy the requirement "
                           "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
     return solve(a.reshape(size, size), b.reshape(-1)).reshape(old)
@@ -579,14 +632,21 @@ def vecdot(x1, x2, /, *, axis=-1):
     np = _np()
     x1 = x1 if isinstance(x1, np.ndarray) else np.asarray(x1)
     x2 = x2 if isinstance(x2, np.ndarray) else np.asarray(x2)
-    n1 = x1.shape[axis] if x1.ndim else None
-    n2 = x2.shape[axis] if x2.ndim else None
-    if n1 is None or n2 is None or n1 != n2:  # the core dimension is not broadcast
+    for i, x in enumerate((x1, x2)):
+        if x.ndim == 0:
+            raise ValueError(f"[vecdot] Input operand {i} does not have enough dimensions (has "
+                             "0, gufunc core with signature (n),(n)->() requires 1)")
+    axis = _operator.index(axis)
+    # As NumPy's gufunc: axis picks each operand's core dimension (counted in its own
+    # dimensions), which moves last; the other dimensions broadcast.
+    x1 = np.moveaxis(x1, _normalize_axis(axis, x1.ndim), -1)
+    x2 = np.moveaxis(x2, _normalize_axis(axis, x2.ndim), -1)
+    if x1.shape[-1] != x2.shape[-1]:  # the core dimension is not broadcast
         raise ValueError(f"[vecdot] x1 {tuple(x1.shape)} and x2 {tuple(x2.shape)} must have the "
                          f"same length along axis {axis}")
     if _is_complex(x1):
         x1 = np.conjugate(x1)
-    return np.sum(np.multiply(x1, x2), axis=axis, dtype=np.result_type(x1, x2))
+    return np.sum(np.multiply(x1, x2), axis=-1, dtype=np.result_type(x1, x2))
 
 
 def matmul(x1, x2, /):
