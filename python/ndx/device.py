@@ -2,6 +2,8 @@
 
 A Device is the string ndx uses for it ("cpu(0)", "gpu(1)"), so it goes wherever a device
 string does (``device=``, ``ctx=``, ``to_device``) and compares equal to one."""
+import threading
+
 from . import _core
 
 
@@ -48,6 +50,24 @@ class Device(str):
     def __ne__(self, other):
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
+
+    def __enter__(self):
+        """``with mx.gpu(0):``: the block's default device (MXNet's default-context scope)."""
+        _scope_stack().append(self)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        stack = _scope_stack()
+        if stack and stack[-1] is self:
+            stack.pop()
+        elif self in stack:  # exited out of order: drop the innermost entry for this device
+            del stack[len(stack) - 1 - stack[::-1].index(self)]
+        return False
+
+    def empty_cache(self):
+        """Frees the cached GPU blocks of this device (MXNet's ``Context.empty_cache``)."""
+        if self._type == "gpu":
+            empty_cache(self._id)
 
 
 Context = Device
@@ -105,9 +125,24 @@ def gpu_host_fallbacks():
     return _core._gpu_host_fallbacks()
 
 
+# The process-wide default (test_utils.set_default_device writes it) and, per thread, the
+# devices of the enclosing ``with device:`` blocks, innermost last.
 _current = [cpu()]
+_scopes = threading.local()
+
+
+def _scope_stack():
+    stack = getattr(_scopes, "stack", None)
+    if stack is None:
+        stack = _scopes.stack = []
+    return stack
 
 
 def current_device():
-    """The default device of array creation (cpu(0))."""
-    return _current[0]
+    """The default device: the innermost ``with device:`` block's in this thread, else the
+    process default (cpu(0) unless test_utils.set_default_device changed it).
+
+    mx.nd's creation functions and mx.nd.random place arrays there. ndx.numpy's creation
+    functions (np.zeros, np.array, ...) still default to cpu(0)."""
+    stack = getattr(_scopes, "stack", None)
+    return stack[-1] if stack else _current[0]

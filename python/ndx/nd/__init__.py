@@ -2,11 +2,14 @@
 ``nd._backward_sqrt(g, y)``. The np and npx namespaces wrap the same ops with NumPy's names.
 
 This is also MXNet's ``mxnet.ndarray`` (``mx.nd``): the ``NDArray`` class (``nd.ndarray``),
-``nd.array`` (an NDArray), ``nd.waitall``, ``nd.load`` / ``nd.save`` (MXNet's file
-format), and ``nd.numpy`` / ``nd.numpy._internal`` (the ops
-MXNet's Python code calls as ``_npi.<name>``)."""
+the legacy API under MXNet's names and signatures (``nd.array``, ``zeros`` / ``ones`` /
+``empty`` / ``full`` / ``arange`` with ``ctx=`` and float32 by default, ``dot``, ``concat``,
+``reshape`` with 0 / -1 / -2 / -3 / -4, ``FullyConnected``, ``Convolution``, ``BatchNorm``,
+... in ``nd._op``; ``nd.random``; ``nd.contrib``), ``nd.waitall``, ``nd.load`` / ``nd.save``
+(MXNet's file format), and ``nd.numpy`` / ``nd.numpy._internal`` (the ops MXNet's Python
+code calls as ``_npi.<name>``). A legacy name takes precedence over a registered op of the
+same name (``zeros_like``, ``ones_like``)."""
 from .._registry import make_function, ops
-from ..numpy_extension._io import nd_load as load  # noqa: F401  (MXNet's name)
 from ..numpy_extension._io import nd_save as save  # noqa: F401  (MXNet's name)
 from ..operator import custom as Custom  # noqa: N812, F401  (nd.Custom(..., op_type=...))
 from . import ndarray  # noqa: F401
@@ -17,6 +20,38 @@ for _name, _info in ops().items():
         globals()[_name] = make_function(_info, _name)
 
 del _name, _info
+
+from . import _op  # noqa: E402  (MXNet's legacy operators)
+
+for _name in dir(_op):
+    if not _name.startswith("__") and _name not in ("onp", "builtins") and \
+            (not _name.startswith("_") or _name == "_copy") and callable(getattr(_op, _name)):
+        globals()[_name] = getattr(_op, _name)
+del _name
+
+from . import contrib, random  # noqa: E402, F401
+from .ndarray import (  # noqa: E402, F401
+    arange,
+    concatenate,
+    empty,
+    full,
+    imdecode,
+    moveaxis,
+    ones,
+    zeros,
+)
+
+
+def load(fname):
+    """MXNet's mx.nd.load: a dict {name: NDArray} for named arrays, else a list (even of
+    one)."""
+    from ..numpy_extension._io import nd_load
+    from .ndarray import _wrap
+    data = nd_load(fname)
+    if isinstance(data, dict):
+        return {k: _wrap(v) for k, v in data.items()}
+    return [_wrap(v) for v in data]
+
 
 from . import numpy  # noqa: E402, F401  (mx.nd.np, mx.nd.numpy._internal)
 

@@ -3,24 +3,177 @@ after adding an op (tests/python/test_stubs.py checks)."""
 
 from typing import Any
 
+from . import contrib as contrib
 from . import ndarray as ndarray
 from . import numpy as np
 from . import numpy as numpy
+from . import random as random
+
+def Activation(data: Any, act_type: Any) -> Any:
+    """relu, sigmoid, tanh, softrelu (log(1 + e^x)), softsign or log_sigmoid / mish."""
+
+def BatchNorm(data: Any, gamma: Any, beta: Any, moving_mean: Any, moving_var: Any, eps: Any = 0.001, momentum: Any = 0.9, fix_gamma: Any = True, use_global_stats: Any = False, output_mean_var: Any = False, axis: Any = 1, cudnn_off: Any = False) -> Any:
+    """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True (gamma read as 1) by default."""
+
+def BlockGrad(data: Any) -> Any: ...
+
+def Cast(data: Any, dtype: Any) -> Any: ...
+
+def Concat(*data: Any, dim: Any = 1, num_args: Any = None) -> Any:
+    """The arrays joined along `dim` (1 by default, as MXNet's Concat)."""
+
+def Convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 1024, no_bias: Any = False, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None) -> Any: ...
 
 def Custom(*inputs: Any, op_type: Any, **params: Any) -> Any:
     """Runs the custom operator registered as op_type (params are passed as strings). Parsed attributes (and so the prop and its operator) are reused for the same op_type and params."""
 
+def Deconvolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), adj: Any = (), target_shape: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 512, no_bias: Any = True, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None) -> Any: ...
+
+def Dropout(data: Any, p: Any = 0.5, mode: Any = 'training', axes: Any = (), cudnn_off: Any = False) -> Any:
+    """Zeroes elements with probability p and scales the rest by 1 / (1 - p) while training (inside autograd.record(train_mode=True)) or always with mode='always'."""
+
+def ElementWiseSum(*args: Any) -> Any: ...
+
+def Embedding(data: Any, weight: Any, input_dim: Any = None, output_dim: Any = None, dtype: Any = 'float32', sparse_grad: Any = False) -> Any: ...
+
+def Flatten(data: Any) -> Any:
+    """(d0, d1 * d2 * ...): MXNet's Flatten keeps the first axis."""
+
+def FullyConnected(data: Any, weight: Any, bias: Any = None, num_hidden: Any = None, no_bias: Any = False, flatten: Any = True) -> Any: ...
+
+def L2Normalization(data: Any, eps: Any = 1e-10, mode: Any = 'instance') -> Any: ...
+
+def LayerNorm(data: Any, gamma: Any, beta: Any, axis: Any = -1, eps: Any = 1e-05, output_mean_var: Any = False) -> Any: ...
+
+def LeakyReLU(data: Any, gamma: Any = None, act_type: Any = 'leaky', slope: Any = 0.25, lower_bound: Any = 0.125, upper_bound: Any = 0.334) -> Any: ...
+
 class NDArray:
     """An ndx array under MXNet's NDArray name (see the module docstring)."""
+    T: Any
+    def __getitem__(self, key: Any) -> Any: ...
+    def abs(self, *args: Any, **kwargs: Any) -> Any: ...
+    def arccos(self, *args: Any, **kwargs: Any) -> Any: ...
+    def arccosh(self, *args: Any, **kwargs: Any) -> Any: ...
+    def arcsin(self, *args: Any, **kwargs: Any) -> Any: ...
+    def arcsinh(self, *args: Any, **kwargs: Any) -> Any: ...
+    def arctan(self, *args: Any, **kwargs: Any) -> Any: ...
+    def arctanh(self, *args: Any, **kwargs: Any) -> Any: ...
+    def argmax(self, *args: Any, **kwargs: Any) -> Any: ...
+    def argmin(self, *args: Any, **kwargs: Any) -> Any: ...
+    def argsort(self, *args: Any, **kwargs: Any) -> Any: ...
+    def as_in_context(self, context: Any) -> Any: ...
+    def as_in_ctx(self, context: Any) -> Any: ...
     def as_nd_ndarray(self) -> Any: ...
     def as_np_ndarray(self) -> Any: ...
+    def asscalar(self) -> Any: ...
+    def astype(self, dtype: Any, copy: Any = True) -> Any: ...
+    def broadcast_axes(self, *args: Any, **kwargs: Any) -> Any: ...
+    def broadcast_like(self, *args: Any, **kwargs: Any) -> Any: ...
+    def broadcast_to(self, *args: Any, **kwargs: Any) -> Any: ...
+    def ceil(self, *args: Any, **kwargs: Any) -> Any: ...
+    def clip(self, *args: Any, **kwargs: Any) -> Any: ...
     context: Any
+    def copy(self) -> Any: ...
+    def copyto(self, other: Any) -> Any: ...
+    def cos(self, *args: Any, **kwargs: Any) -> Any: ...
+    def cosh(self, *args: Any, **kwargs: Any) -> Any: ...
+    def cumsum(self, *args: Any, **kwargs: Any) -> Any: ...
+    def detach(self) -> Any: ...
+    def diag(self, *args: Any, **kwargs: Any) -> Any: ...
+    def dot(self, *args: Any, **kwargs: Any) -> Any: ...
+    def exp(self, *args: Any, **kwargs: Any) -> Any: ...
+    def expand_dims(self, *args: Any, **kwargs: Any) -> Any: ...
+    def expm1(self, *args: Any, **kwargs: Any) -> Any: ...
+    def fix(self, *args: Any, **kwargs: Any) -> Any: ...
+    def flatten(self, *args: Any, **kwargs: Any) -> Any: ...
+    def flip(self, *args: Any, **kwargs: Any) -> Any: ...
+    def floor(self, *args: Any, **kwargs: Any) -> Any: ...
+    grad: Any
+    def log(self, *args: Any, **kwargs: Any) -> Any: ...
+    def log10(self, *args: Any, **kwargs: Any) -> Any: ...
+    def log1p(self, *args: Any, **kwargs: Any) -> Any: ...
+    def log2(self, *args: Any, **kwargs: Any) -> Any: ...
+    def log_softmax(self, *args: Any, **kwargs: Any) -> Any: ...
+    def max(self, *args: Any, **kwargs: Any) -> Any: ...
+    def mean(self, *args: Any, **kwargs: Any) -> Any: ...
+    def min(self, *args: Any, **kwargs: Any) -> Any: ...
+    def nanprod(self, *args: Any, **kwargs: Any) -> Any: ...
+    def nansum(self, *args: Any, **kwargs: Any) -> Any: ...
+    def norm(self, *args: Any, **kwargs: Any) -> Any: ...
+    def one_hot(self, *args: Any, **kwargs: Any) -> Any: ...
+    def ones_like(self, *args: Any, **kwargs: Any) -> Any: ...
+    def pick(self, *args: Any, **kwargs: Any) -> Any: ...
+    def prod(self, *args: Any, **kwargs: Any) -> Any: ...
+    def reciprocal(self, *args: Any, **kwargs: Any) -> Any: ...
+    def relu(self, *args: Any, **kwargs: Any) -> Any: ...
+    def repeat(self, *args: Any, **kwargs: Any) -> Any: ...
+    def reshape(self, *shape: Any, **kwargs: Any) -> Any: ...
+    def reshape_like(self, *args: Any, **kwargs: Any) -> Any: ...
+    def rint(self, *args: Any, **kwargs: Any) -> Any: ...
+    def round(self, *args: Any, **kwargs: Any) -> Any: ...
+    def rsqrt(self, *args: Any, **kwargs: Any) -> Any: ...
+    def sigmoid(self, *args: Any, **kwargs: Any) -> Any: ...
+    def sign(self, *args: Any, **kwargs: Any) -> Any: ...
+    def sin(self, *args: Any, **kwargs: Any) -> Any: ...
+    def sinh(self, *args: Any, **kwargs: Any) -> Any: ...
+    def slice(self, *args: Any, **kwargs: Any) -> Any: ...
+    def slice_axis(self, *args: Any, **kwargs: Any) -> Any: ...
+    def softmax(self, *args: Any, **kwargs: Any) -> Any: ...
+    def sort(self, *args: Any, **kwargs: Any) -> Any: ...
+    def split(self, *args: Any, **kwargs: Any) -> Any: ...
+    def sqrt(self, *args: Any, **kwargs: Any) -> Any: ...
+    def square(self, *args: Any, **kwargs: Any) -> Any: ...
+    def squeeze(self, *args: Any, **kwargs: Any) -> Any: ...
     stype: Any
+    def sum(self, *args: Any, **kwargs: Any) -> Any: ...
+    def swapaxes(self, *args: Any, **kwargs: Any) -> Any: ...
+    def take(self, *args: Any, **kwargs: Any) -> Any: ...
+    def tan(self, *args: Any, **kwargs: Any) -> Any: ...
+    def tanh(self, *args: Any, **kwargs: Any) -> Any: ...
+    def tile(self, *args: Any, **kwargs: Any) -> Any: ...
+    def to_device(self, device: Any, *args: Any, **kwargs: Any) -> Any: ...
+    def topk(self, *args: Any, **kwargs: Any) -> Any: ...
     def tostype(self, stype: Any) -> Any: ...
+    def transpose(self, *args: Any, **kwargs: Any) -> Any: ...
+    def trunc(self, *args: Any, **kwargs: Any) -> Any: ...
+    def where(self, *args: Any, **kwargs: Any) -> Any: ...
+    def zeros_like(self, *args: Any, **kwargs: Any) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
+
+def Pad(data: Any, mode: Any = 'constant', pad_width: Any = (), constant_value: Any = 0.0) -> Any:
+    """Pads as MXNet's Pad: pad_width holds (before, after) for every axis, flattened."""
+
+def Pooling(data: Any, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, cudnn_off: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), p_value: Any = None, count_include_pad: Any = True, layout: Any = None) -> Any: ...
+
+def Reshape(data: Any, shape: Any = None, reverse: Any = False, **kwargs: Any) -> Any:
+    """MXNet's legacy reshape (0 / -1 / -2 / -3 / -4, ``reverse``)."""
+
+def SequenceMask(data: Any, sequence_length: Any = None, use_sequence_length: Any = False, value: Any = 0.0, axis: Any = 0) -> Any: ...
+
+def SliceChannel(data: Any, num_outputs: Any, axis: Any = 1, squeeze_axis: Any = False) -> Any:
+    """`data` cut into `num_outputs` equal parts along `axis` (1 by default); a list, or the one array when num_outputs is 1, as MXNet returns."""
+
+def Softmax(data: Any, label: Any, grad_scale: Any = 1.0, ignore_label: Any = -1.0, multi_output: Any = False, use_ignore: Any = False, preserve_shape: Any = False, normalization: Any = 'null', out_grad: Any = False, smooth_alpha: Any = 0.0) -> Any:
+    """The softmax of data over its last axis (axis 1 with multi_output). Its gradient, as MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is (rows whose label is ignore_label get 0 with use_ignore; normalization 'batch' divides by the batch size, 'valid' by the labels kept)."""
+
+def SoftmaxActivation(data: Any, mode: Any = 'instance') -> Any:
+    """Softmax over the last axis of (N, C) data (mode 'instance'), or over axis 1 of (N, C, ...) data (mode 'channel')."""
+
+def SoftmaxOutput(data: Any, label: Any, grad_scale: Any = 1.0, ignore_label: Any = -1.0, multi_output: Any = False, use_ignore: Any = False, preserve_shape: Any = False, normalization: Any = 'null', out_grad: Any = False, smooth_alpha: Any = 0.0) -> Any:
+    """The softmax of data over its last axis (axis 1 with multi_output). Its gradient, as MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is (rows whose label is ignore_label get 0 with use_ignore; normalization 'batch' divides by the batch size, 'valid' by the labels kept)."""
+
+def SwapAxis(data: Any, dim1: Any = 0, dim2: Any = 0) -> Any: ...
+
+def abs(data: Any) -> Any:
+    """MXNet's abs, element-wise."""
 
 def adam_update(weight: Any, grad: Any, mean: Any, var: Any, lr: Any, beta1: Any = 0.9, beta2: Any = 0.999, epsilon: Any = 1e-08, wd: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, lazy_update: Any = True, *, out: Any = None) -> Any:
     """One Adam step: with g = clip(rescale_grad * grad, clip_gradient) + wd * weight, mean = beta1 * mean + (1 - beta1) * g and var = beta2 * var + (1 - beta2) * g^2 in place, and the result weight - lr * mean / (sqrt(var) + epsilon) (lr already bias-corrected, as MXNet's Adam passes it). MXNet's op; out="""
+
+def add(lhs: Any, rhs: Any) -> Any:
+    """MXNet's add, with broadcasting."""
+
+def add_n(*args: Any) -> Any: ...
 
 def all_finite(data: Any, init_output: Any = True, *, out: Any = None) -> Any:
     """[1.] (float32) when every element of data is finite, else [0.]."""
@@ -31,23 +184,323 @@ def amp_cast(data: Any, dtype: Any, *, out: Any = None) -> Any:
 def amp_multicast(*data: Any, num_outputs: Any, cast_narrow: Any = False, out: Any = None) -> Any:
     """Several arrays cast to one float dtype: the widest of their float dtypes, or with cast_narrow the narrowest; non-float arrays pass unchanged."""
 
+def arange(start: Any, stop: Any = None, step: Any = 1.0, repeat: Any = 1, infer_range: Any = None, ctx: Any = None, dtype: Any = 'float32', device: Any = None) -> Any:
+    """MXNet's legacy arange: float32 by default, each value `repeat` times."""
+
+def arccos(data: Any) -> Any:
+    """MXNet's arccos, element-wise."""
+
+def arccosh(data: Any) -> Any:
+    """MXNet's arccosh, element-wise."""
+
+def arcsin(data: Any) -> Any:
+    """MXNet's arcsin, element-wise."""
+
+def arcsinh(data: Any) -> Any:
+    """MXNet's arcsinh, element-wise."""
+
+def arctan(data: Any) -> Any:
+    """MXNet's arctan, element-wise."""
+
+def arctanh(data: Any) -> Any:
+    """MXNet's arctanh, element-wise."""
+
+def argmax(data: Any, axis: Any = None, keepdims: Any = False) -> Any:
+    """MXNet's legacy argmax: the indices as float32."""
+
+def argmax_channel(data: Any) -> Any: ...
+
+def argmin(data: Any, axis: Any = None, keepdims: Any = False) -> Any:
+    """MXNet's legacy argmin: the indices as float32."""
+
+def argsort(data: Any, axis: Any = -1, is_ascend: Any = True, dtype: Any = 'float32') -> Any: ...
+
 def array(source_array: Any, ctx: Any = None, dtype: Any = None, device: Any = None) -> Any:
-    """An NDArray holding a copy of source_array (MXNet's ``mx.nd.array``): dtype defaults to the source's for arrays and to float32 for anything else (lists, scalars), as in MXNet."""
+    """An NDArray holding a copy of source_array (MXNet's ``mx.nd.array``) on `ctx` (the current device by default). dtype defaults to the source's for arrays (ndx's and NumPy's) and to float32 for anything else (lists, scalars)."""
+
+def batch_dot(lhs: Any, rhs: Any, transpose_a: Any = False, transpose_b: Any = False, forward_stype: Any = None) -> Any: ...
+
+def broadcast_add(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_add, with broadcasting."""
+
+def broadcast_axes(data: Any, axis: Any = (), size: Any = ()) -> Any: ...
+
+def broadcast_axis(data: Any, axis: Any = (), size: Any = ()) -> Any: ...
+
+def broadcast_div(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_div, with broadcasting."""
+
+def broadcast_equal(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_equal, with broadcasting."""
+
+def broadcast_greater(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_greater, with broadcasting."""
+
+def broadcast_greater_equal(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_greater_equal, with broadcasting."""
+
+def broadcast_hypot(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_hypot, with broadcasting."""
+
+def broadcast_lesser(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_lesser, with broadcasting."""
+
+def broadcast_lesser_equal(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_lesser_equal, with broadcasting."""
+
+def broadcast_like(lhs: Any, rhs: Any, lhs_axes: Any = None, rhs_axes: Any = None) -> Any: ...
+
+def broadcast_logical_and(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_logical_and, with broadcasting."""
+
+def broadcast_logical_or(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_logical_or, with broadcasting."""
+
+def broadcast_logical_xor(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_logical_xor, with broadcasting."""
+
+def broadcast_maximum(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_maximum, with broadcasting."""
+
+def broadcast_minimum(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_minimum, with broadcasting."""
+
+def broadcast_minus(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_sub, with broadcasting."""
+
+def broadcast_mod(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_mod, with broadcasting."""
+
+def broadcast_mul(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_mul, with broadcasting."""
+
+def broadcast_not_equal(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_not_equal, with broadcasting."""
+
+def broadcast_plus(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_add, with broadcasting."""
+
+def broadcast_power(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_power, with broadcasting."""
+
+def broadcast_sub(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_sub, with broadcasting."""
+
+def broadcast_to(data: Any, shape: Any) -> Any:
+    """`data` broadcast to `shape`; 0 keeps the input's dimension, as in MXNet."""
+
+def cast(data: Any, dtype: Any) -> Any: ...
+
+def cbrt(data: Any) -> Any:
+    """MXNet's cbrt, element-wise."""
+
+def ceil(data: Any) -> Any:
+    """MXNet's ceil, element-wise."""
+
+def clip(data: Any, a_min: Any, a_max: Any) -> Any: ...
+
+def concat(*data: Any, dim: Any = 1, num_args: Any = None) -> Any:
+    """The arrays joined along `dim` (1 by default, as MXNet's Concat)."""
+
+def concatenate(arrays: Any, axis: Any = 0, always_copy: Any = True) -> Any:
+    """The arrays joined along `axis` (MXNet's ``mx.nd.concatenate``)."""
+
+def cos(data: Any) -> Any:
+    """MXNet's cos, element-wise."""
+
+def cosh(data: Any) -> Any:
+    """MXNet's cosh, element-wise."""
+
+def cumsum(a: Any, axis: Any = None, dtype: Any = None) -> Any: ...
+
+def degrees(data: Any) -> Any:
+    """MXNet's degrees, element-wise."""
+
+def diag(data: Any, k: Any = 0, axis1: Any = 0, axis2: Any = 1) -> Any: ...
+
+def divide(lhs: Any, rhs: Any) -> Any:
+    """MXNet's divide, with broadcasting."""
+
+def dot(lhs: Any, rhs: Any, transpose_a: Any = False, transpose_b: Any = False, forward_stype: Any = None) -> Any:
+    """MXNet's legacy dot: for N-d arrays, the last axis of lhs with the first of rhs (lhs transposed / rhs transposed first when asked)."""
+
+def elemwise_add(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_add, with broadcasting."""
+
+def elemwise_div(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_div, with broadcasting."""
+
+def elemwise_mul(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_mul, with broadcasting."""
+
+def elemwise_sub(lhs: Any, rhs: Any) -> Any:
+    """MXNet's broadcast_sub, with broadcasting."""
+
+def empty(shape: Any, ctx: Any = None, dtype: Any = None, stype: Any = None, device: Any = None) -> Any:
+    """An uninitialized NDArray (float32 by default) on `ctx`."""
+
+def equal(lhs: Any, rhs: Any) -> Any:
+    """MXNet's equal, with broadcasting."""
+
+def erf(data: Any) -> Any:
+    """MXNet's erf, element-wise."""
+
+def erfinv(data: Any) -> Any:
+    """MXNet's erfinv, element-wise."""
+
+def exp(data: Any) -> Any:
+    """MXNet's exp, element-wise."""
+
+def expand_dims(data: Any, axis: Any) -> Any: ...
+
+def expm1(data: Any) -> Any:
+    """MXNet's expm1, element-wise."""
+
+def fix(data: Any) -> Any:
+    """MXNet's fix, element-wise."""
+
+def flatten(data: Any) -> Any:
+    """(d0, d1 * d2 * ...): MXNet's Flatten keeps the first axis."""
+
+def flip(data: Any, axis: Any) -> Any: ...
+
+def floor(data: Any) -> Any:
+    """MXNet's floor, element-wise."""
+
+def full(shape: Any, val: Any, ctx: Any = None, dtype: Any = 'float32', out: Any = None, device: Any = None) -> Any:
+    """An NDArray filled with `val` (float32 by default); with `out`, fills `out`."""
+
+def full_like(data: Any, fill_value: Any, dtype: Any = None) -> Any: ...
+
+def gamma(data: Any) -> Any:
+    """MXNet's gamma, element-wise."""
+
+def gammaln(data: Any) -> Any:
+    """MXNet's gammaln, element-wise."""
+
+def gather_nd(data: Any, indices: Any) -> Any: ...
+
+def gelu(data: Any) -> Any:
+    """MXNet's gelu, element-wise."""
+
+def greater(lhs: Any, rhs: Any) -> Any:
+    """MXNet's greater, with broadcasting."""
+
+def greater_equal(lhs: Any, rhs: Any) -> Any:
+    """MXNet's greater_equal, with broadcasting."""
+
+def hypot(lhs: Any, rhs: Any) -> Any:
+    """MXNet's hypot, with broadcasting."""
+
+def identity(data: Any) -> Any: ...
+
+def imdecode(str_img: Any, *args: Any, **kwargs: Any) -> Any:
+    """Decodes an image (``mx.image.imdecode``)."""
+
+def lesser(lhs: Any, rhs: Any) -> Any:
+    """MXNet's lesser, with broadcasting."""
+
+def lesser_equal(lhs: Any, rhs: Any) -> Any:
+    """MXNet's lesser_equal, with broadcasting."""
 
 def load(fname: Any) -> Any:
-    """MXNet's mx.nd.load: a dict {name: ndarray} for named arrays, else a list (even of one)."""
+    """MXNet's mx.nd.load: a dict {name: NDArray} for named arrays, else a list (even of one)."""
+
+def log(data: Any) -> Any:
+    """MXNet's log, element-wise."""
+
+def log10(data: Any) -> Any:
+    """MXNet's log10, element-wise."""
+
+def log1p(data: Any) -> Any:
+    """MXNet's log1p, element-wise."""
+
+def log2(data: Any) -> Any:
+    """MXNet's log2, element-wise."""
+
+def log_sigmoid(data: Any) -> Any: ...
+
+def log_softmax(data: Any, length: Any = None, axis: Any = -1, temperature: Any = None, dtype: Any = None, use_length: Any = False) -> Any: ...
+
+def logical_and(lhs: Any, rhs: Any) -> Any:
+    """MXNet's logical_and, with broadcasting."""
+
+def logical_not(data: Any) -> Any:
+    """MXNet's logical_not, element-wise."""
+
+def logical_or(lhs: Any, rhs: Any) -> Any:
+    """MXNet's logical_or, with broadcasting."""
+
+def logical_xor(lhs: Any, rhs: Any) -> Any:
+    """MXNet's logical_xor, with broadcasting."""
 
 def make_function(info: Any, public_name: Any, positional: Any = None) -> Any:
     """A callable that invokes `info`'s op (a C vectorcall object): inputs by position or name, extra positional args fill params in order (or in `positional`'s, where 'out' may appear), `out=` writes into an existing array."""
 
+def max(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy max: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def max_axis(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy max: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def maximum(lhs: Any, rhs: Any) -> Any:
+    """MXNet's maximum, with broadcasting."""
+
+def mean(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy mean: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def min(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy min: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def min_axis(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy min: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def minimum(lhs: Any, rhs: Any) -> Any:
+    """MXNet's minimum, with broadcasting."""
+
+def modulo(lhs: Any, rhs: Any) -> Any:
+    """MXNet's modulo, with broadcasting."""
+
+def moveaxis(tensor: Any, source: Any, destination: Any) -> Any: ...
+
 def multi_all_finite(*data: Any, num_arrays: Any = 1, init_output: Any = True, out: Any = None) -> Any:
     """[1.] (float32) when every element of every array is finite, else [0.]."""
 
-def ones_like(a: Any, *, out: Any = None) -> Any:
-    """An array of ones with the shape and dtype of a."""
+def multiply(lhs: Any, rhs: Any) -> Any:
+    """MXNet's multiply, with broadcasting."""
+
+def nanprod(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy nanprod: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def nansum(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy nansum: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def negative(data: Any) -> Any:
+    """MXNet's negative, element-wise."""
+
+def norm(data: Any, ord: Any = 2, axis: Any = None, keepdims: Any = False, out_dtype: Any = None) -> Any:
+    """The L2 (ord=2) or L1 (ord=1) norm of all elements or along `axis`."""
+
+def not_equal(lhs: Any, rhs: Any) -> Any:
+    """MXNet's not_equal, with broadcasting."""
+
+def one_hot(indices: Any, depth: Any, on_value: Any = 1.0, off_value: Any = 0.0, dtype: Any = 'float32') -> Any: ...
+
+def ones(shape: Any, ctx: Any = None, dtype: Any = None, stype: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """An NDArray of ones (float32 by default) on `ctx` (the current device by default)."""
+
+def ones_like(data: Any, dtype: Any = None) -> Any: ...
 
 def ops() -> Any:
     """{name: OpInfo} for every registered op (aliases included), read once."""
+
+def pad(data: Any, mode: Any = 'constant', pad_width: Any = (), constant_value: Any = 0.0) -> Any:
+    """Pads as MXNet's Pad: pad_width holds (before, after) for every axis, flattened."""
+
+def pick(data: Any, index: Any, axis: Any = -1, keepdims: Any = False, mode: Any = 'clip') -> Any: ...
+
+def power(lhs: Any, rhs: Any) -> Any:
+    """MXNet's power, with broadcasting."""
 
 def preloaded_multi_sgd_mom_update(*data: Any, momentum: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, num_weights: Any = 1, out: Any = None) -> Any:
     """sgd_mom_update of num_weights weights in one call: inputs weight_0, grad_0, mom_0, weight_1, ..., lrs, wds; outputs the num_weights new weights. MXNet's op."""
@@ -55,8 +508,40 @@ def preloaded_multi_sgd_mom_update(*data: Any, momentum: Any = 0, rescale_grad: 
 def preloaded_multi_sgd_update(*data: Any, rescale_grad: Any = 1, clip_gradient: Any = -1, num_weights: Any = 1, out: Any = None) -> Any:
     """sgd_update of num_weights weights in one call: inputs weight_0, grad_0, weight_1, ..., lrs, wds; outputs the num_weights new weights. MXNet's op."""
 
+def prod(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy prod: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def radians(data: Any) -> Any:
+    """MXNet's radians, element-wise."""
+
+def rcbrt(data: Any) -> Any: ...
+
+def reciprocal(data: Any) -> Any:
+    """MXNet's reciprocal, element-wise."""
+
+def relu(data: Any) -> Any:
+    """MXNet's relu, element-wise."""
+
+def repeat(data: Any, repeats: Any, axis: Any = None) -> Any: ...
+
+def reshape(data: Any, shape: Any = None, reverse: Any = False, **kwargs: Any) -> Any:
+    """MXNet's legacy reshape (0 / -1 / -2 / -3 / -4, ``reverse``)."""
+
+def reshape_like(lhs: Any, rhs: Any, **kwargs: Any) -> Any: ...
+
+def reverse(data: Any, axis: Any) -> Any: ...
+
+def rint(data: Any) -> Any:
+    """MXNet's rint, element-wise."""
+
+def round(data: Any) -> Any: ...
+
+def rsqrt(data: Any) -> Any: ...
+
 def save(fname: Any, data: Any) -> Any:
     """MXNet's mx.nd.save: an ndarray, a list of them or a dict {str: ndarray}, in MXNet's NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load)."""
+
+def scatter_nd(data: Any, indices: Any, shape: Any) -> Any: ...
 
 def sgd_mom_update(weight: Any, grad: Any, mom: Any, lr: Any, momentum: Any = 0, wd: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, lazy_update: Any = True, *, out: Any = None) -> Any:
     """One SGD step with momentum: mom = momentum * mom - lr * (clip(rescale_grad * grad, clip_gradient) + wd * weight) in place, and the result weight + mom. MXNet's op; out=weight updates in place."""
@@ -64,8 +549,102 @@ def sgd_mom_update(weight: Any, grad: Any, mom: Any, lr: Any, momentum: Any = 0,
 def sgd_update(weight: Any, grad: Any, lr: Any, wd: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, lazy_update: Any = True, *, out: Any = None) -> Any:
     """One SGD step: weight - lr * (clip(rescale_grad * grad, clip_gradient) + wd * weight). MXNet's op; out=weight updates in place."""
 
+def shape_array(data: Any) -> Any: ...
+
+def sigmoid(data: Any) -> Any:
+    """MXNet's sigmoid, element-wise."""
+
+def sign(data: Any) -> Any:
+    """MXNet's sign, element-wise."""
+
+def sin(data: Any) -> Any:
+    """MXNet's sin, element-wise."""
+
+def sinh(data: Any) -> Any:
+    """MXNet's sinh, element-wise."""
+
+def size_array(data: Any) -> Any: ...
+
+def slice(data: Any, begin: Any, end: Any, step: Any = ()) -> Any:
+    """data[begin:end:step] on the leading axes; None in begin / end / step: the default."""
+
+def slice_axis(data: Any, axis: Any, begin: Any, end: Any) -> Any:
+    """data[begin:end] along `axis` (end None: to the end)."""
+
+def slice_like(data: Any, shape_like: Any, axes: Any = ()) -> Any: ...
+
+def smooth_l1(data: Any, scalar: Any = 1.0) -> Any: ...
+
+def softmax(data: Any, length: Any = None, axis: Any = -1, temperature: Any = None, dtype: Any = None, use_length: Any = False) -> Any: ...
+
+def softmax_cross_entropy(data: Any, label: Any) -> Any:
+    """The summed cross-entropy of softmax(data) against integer labels (a 1-element array)."""
+
+def softmin(data: Any, axis: Any = -1, temperature: Any = None, dtype: Any = None) -> Any: ...
+
+def softsign(data: Any) -> Any:
+    """MXNet's softsign, element-wise."""
+
+def sort(data: Any, axis: Any = -1, is_ascend: Any = True) -> Any: ...
+
+def split(data: Any, num_outputs: Any, axis: Any = 1, squeeze_axis: Any = False) -> Any:
+    """`data` cut into `num_outputs` equal parts along `axis` (1 by default); a list, or the one array when num_outputs is 1, as MXNet returns."""
+
+def split_v2(ary: Any, indices_or_sections: Any, axis: Any = 0, squeeze_axis: Any = False) -> Any: ...
+
+def sqrt(data: Any) -> Any:
+    """MXNet's sqrt, element-wise."""
+
+def square(data: Any) -> Any:
+    """MXNet's square, element-wise."""
+
+def squared_difference(lhs: Any, rhs: Any) -> Any: ...
+
+def squeeze(data: Any, axis: Any = None) -> Any: ...
+
+def stack(*data: Any, axis: Any = 0, num_args: Any = None) -> Any: ...
+
+def stop_gradient(data: Any) -> Any: ...
+
+def subtract(lhs: Any, rhs: Any) -> Any:
+    """MXNet's subtract, with broadcasting."""
+
+def sum(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy sum: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def sum_axis(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = False) -> Any:
+    """MXNet's legacy sum: over `axis` (all axes by default, the other axes with exclude=True), keepdims as NumPy's."""
+
+def swapaxes(data: Any, dim1: Any = 0, dim2: Any = 0) -> Any: ...
+
+def take(a: Any, indices: Any, axis: Any = 0, mode: Any = 'clip') -> Any:
+    """a's slices at `indices` along `axis`; out-of-range indices clip (MXNet's default) or wrap (mode='wrap')."""
+
+def tan(data: Any) -> Any:
+    """MXNet's tan, element-wise."""
+
+def tanh(data: Any) -> Any:
+    """MXNet's tanh, element-wise."""
+
+def tile(data: Any, reps: Any) -> Any: ...
+
+def topk(data: Any, axis: Any = -1, k: Any = 1, ret_typ: Any = 'indices', is_ascend: Any = False, dtype: Any = 'float32') -> Any: ...
+
+def transpose(data: Any, axes: Any = ()) -> Any: ...
+
+def true_divide(lhs: Any, rhs: Any) -> Any:
+    """MXNet's true_divide, with broadcasting."""
+
+def trunc(data: Any) -> Any:
+    """MXNet's trunc, element-wise."""
+
 def waitall() -> Any:
     """Waits for all queued device work (MXNet's ``mx.nd.waitall``)."""
 
-def zeros_like(a: Any, *, out: Any = None) -> Any:
-    """An array of zeros with the shape and dtype of a."""
+def where(condition: Any, x: Any, y: Any) -> Any:
+    """x where condition is nonzero, else y."""
+
+def zeros(shape: Any, ctx: Any = None, dtype: Any = None, stype: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """An NDArray of zeros (float32 by default) on `ctx` (the current device by default)."""
+
+def zeros_like(data: Any, dtype: Any = None) -> Any: ...

@@ -1,0 +1,730 @@
+"""MXNet's legacy ``mx.nd`` operators under their MXNet names and with their MXNet
+signatures and defaults (``concat(*data, dim=1)``, ``split(data, num_outputs, axis=1)``,
+``sum(data, axis, keepdims, exclude)``, ``reshape`` with 0 / -1 / -2 / -3 / -4,
+``BatchNorm`` with ``fix_gamma=True``, ``argmax`` and ``topk`` indices as float32, ...),
+composed of ndx.numpy / ndx.numpy_extension ops, so autograd and devices work as there.
+Each returns NDArrays."""
+import builtins
+
+import numpy as onp
+
+from .. import numpy as _np
+from .. import numpy_extension as _npx
+from .ndarray import _on_plain, _wrap
+
+# ---- shapes -----------------------------------------------------------------------------
+
+
+def _tuple(v):
+    if v is None:
+        return None
+    if isinstance(v, (int, onp.integer)):
+        return (int(v),)
+    return tuple(int(d) for d in v)
+
+
+def _legacy_shape(src, spec, reverse=False):
+    """The shape MXNet's legacy reshape makes of `src` from `spec` (special values 0: copy
+    this dimension, -1: infer, -2: copy the rest, -3: merge two, -4 a b: split one)."""
+    src, spec = list(src), list(_tuple(spec))
+    if reverse:
+        if -4 in spec:
+            raise ValueError("[reshape] -4 cannot be combined with reverse=True")
+        src.reverse()
+        spec.reverse()
+    out, i, j = [], 0, 0
+    while j < len(spec):
+        v = spec[j]
+        if v > 0:
+            out.append(v)
+            i += 1
+        elif v == 0:
+            if i >= len(src):
+                raise ValueError(f"[reshape] 0 at position {j} has no input dimension to copy "
+                                 f"(input shape {tuple(src)})")
+            out.append(src[i])
+            i += 1
+        elif v == -1:
+            out.append(-1)
+            i += 1
+        elif v == -2:
+            out.extend(src[i:])
+            i = len(src)
+        elif v == -3:
+            if i + 1 >= len(src):
+                raise ValueError("[reshape] -3 needs two input dimensions to merge")
+            out.append(src[i] * src[i + 1])
+            i += 2
+        elif v == -4:
+            if j + 2 >= len(spec):
+                raise ValueError("[reshape] -4 must be followed by two dimensions")
+            d1, d2 = spec[j + 1], spec[j + 2]
+            if d1 == -1 and d2 == -1:
+                raise ValueError("[reshape] only one of the two dimensions after -4 may be -1")
+            if d1 == -1:
+                d1 = src[i] // d2
+            elif d2 == -1:
+                d2 = src[i] // d1
+            if d1 * d2 != src[i]:
+                raise ValueError(f"[reshape] -4 splits dimension {src[i]} into {d1} x {d2}")
+            out.extend([d1, d2])
+            i += 1
+            j += 2
+        else:
+            raise ValueError(f"[reshape] invalid dimension {v} in shape {tuple(spec)}")
+        j += 1
+    if reverse:
+        out.reverse()
+        if out.count(-1) == 1:
+            known = 1
+            for d in out:
+                if d != -1:
+                    known *= d
+            total = 1
+            for d in src:
+                total *= d
+            out[out.index(-1)] = total // known if known else 0
+    return tuple(out)
+
+
+def reshape(data, shape=None, reverse=False, **kwargs):
+    """MXNet's legacy reshape (0 / -1 / -2 / -3 / -4, ``reverse``)."""
+    if shape is None:
+        shape = kwargs.pop("newshape", None)
+    if shape is None:
+        raise TypeError("[reshape] shape is required")
+    return _wrap(_np.reshape(data, _legacy_shape(data.shape, shape, reverse)))
+
+
+Reshape = reshape
+
+
+def reshape_like(lhs, rhs, **kwargs):
+    return _wrap(_npx.reshape_like(lhs, rhs, **kwargs))
+
+
+def flatten(data):
+    """(d0, d1 * d2 * ...): MXNet's Flatten keeps the first axis."""
+    n = data.shape[0] if data.ndim else 1
+    return _wrap(_np.reshape(data, (n, -1) if data.size else (n, 0)))
+
+
+Flatten = flatten
+
+
+def expand_dims(data, axis):
+    return _wrap(_np.expand_dims(data, axis))
+
+
+def squeeze(data, axis=None):
+    return _wrap(_np.squeeze(data, axis=_tuple(axis) if axis is not None else None))
+
+
+def broadcast_to(data, shape):
+    """`data` broadcast to `shape`; 0 keeps the input's dimension, as in MXNet."""
+    shape = _tuple(shape)
+    lead = len(shape) - data.ndim
+    shape = tuple(data.shape[k - lead] if d == 0 and k >= lead else d
+                  for k, d in enumerate(shape))
+    return _wrap(_np.broadcast_to(data, shape))
+
+
+def broadcast_axis(data, axis=(), size=()):
+    axis, size = _tuple(axis), _tuple(size)
+    shape = list(data.shape)
+    for a, s in zip(axis, size):
+        shape[a] = s
+    return _wrap(_np.broadcast_to(data, tuple(shape)))
+
+
+broadcast_axes = broadcast_axis
+
+
+def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
+    return _wrap(_npx.broadcast_like(lhs, rhs, lhs_axes=lhs_axes, rhs_axes=rhs_axes))
+
+
+def transpose(data, axes=()):
+    axes = _tuple(axes)
+    return _wrap(_np.transpose(data, axes if axes else None))
+
+
+def swapaxes(data, dim1=0, dim2=0):
+    return _wrap(_np.swapaxes(data, dim1, dim2))
+
+
+SwapAxis = swapaxes
+
+
+def tile(data, reps):
+    return _wrap(_np.tile(data, _tuple(reps)))
+
+
+def repeat(data, repeats, axis=None):
+    return _wrap(_np.repeat(data, repeats, axis=axis))
+
+
+def flip(data, axis):
+    return _wrap(_np.flip(data, axis=_tuple(axis)))
+
+
+reverse = flip
+
+
+def slice(data, begin, end, step=()):  # noqa: A001  (MXNet's name)
+    """data[begin:end:step] on the leading axes; None in begin / end / step: the default."""
+    key = []
+    step = tuple(step) if step else (None,) * len(begin)
+    for b, e, s in zip(begin, end, step):
+        key.append(_pyslice(b, e, s))
+    return _wrap(data[tuple(key)])
+
+
+_pyslice = builtins.slice
+
+
+def slice_axis(data, axis, begin, end):
+    """data[begin:end] along `axis` (end None: to the end)."""
+    key = [_pyslice(None)] * data.ndim
+    key[axis] = _pyslice(begin, end)
+    return _wrap(data[tuple(key)])
+
+
+def slice_like(data, shape_like, axes=()):
+    axes = _tuple(axes) or tuple(range(min(data.ndim, shape_like.ndim)))
+    key = [_pyslice(None)] * data.ndim
+    for a in axes:
+        key[a] = _pyslice(0, shape_like.shape[a])
+    return _wrap(data[tuple(key)])
+
+
+def take(a, indices, axis=0, mode="clip"):
+    """a's slices at `indices` along `axis`; out-of-range indices clip (MXNet's default) or
+    wrap (mode='wrap')."""
+    idx = indices if isinstance(indices, _np.ndarray) else _np.array(indices)
+    if idx.dtype.kind == "f":
+        idx = idx.astype("int64")
+    return _wrap(_np.take(a, idx, axis=axis, mode="raise" if mode == "raise" else mode))
+
+
+def pick(data, index, axis=-1, keepdims=False, mode="clip"):
+    return _wrap(_npx.pick(data, index, axis=axis, keepdims=keepdims, mode=mode))
+
+
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, dtype="float32"):
+    return _wrap(_npx.one_hot(indices, depth, on_value=on_value, off_value=off_value,
+                              dtype=dtype))
+
+
+def where(condition, x, y):
+    """x where condition is nonzero, else y."""
+    return _wrap(_np.where(condition != 0, x, y))
+
+
+def clip(data, a_min, a_max):
+    return _wrap(_np.clip(data, a_min, a_max))
+
+
+def cast(data, dtype):
+    return _wrap(data.astype(dtype))
+
+
+Cast = cast
+
+
+def gather_nd(data, indices):
+    return _wrap(_npx.gather_nd(data, indices))
+
+
+def scatter_nd(data, indices, shape):
+    return _wrap(_npx.scatter_nd(data, indices, _tuple(shape)))
+
+
+def diag(data, k=0, axis1=0, axis2=1):
+    if data.ndim == 1:
+        return _wrap(_np.diag(data, k))
+    return _wrap(_np.diagonal(data, k, axis1, axis2))
+
+
+def shape_array(data):
+    return _wrap(_np.array(data.shape, dtype="int64", device=data.device))
+
+
+def size_array(data):
+    return _wrap(_np.array([data.size], dtype="int64", device=data.device))
+
+
+def zeros_like(data, dtype=None):
+    return _wrap(_np.zeros_like(data, dtype=dtype))
+
+
+def ones_like(data, dtype=None):
+    return _wrap(_np.ones_like(data, dtype=dtype))
+
+
+def full_like(data, fill_value, dtype=None):
+    return _wrap(_np.full_like(data, fill_value, dtype=dtype))
+
+
+def identity(data):
+    return _wrap(_np.array(data, copy=True))
+
+
+_copy = identity
+
+
+def stop_gradient(data):
+    return _wrap(_npx.stop_gradient(data))
+
+
+BlockGrad = stop_gradient
+
+# ---- joining and splitting ----------------------------------------------------------------
+
+
+def concat(*data, dim=1, num_args=None):
+    """The arrays joined along `dim` (1 by default, as MXNet's Concat)."""
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    return _wrap(_np.concatenate(list(data), axis=dim))
+
+
+Concat = concat
+
+
+def stack(*data, axis=0, num_args=None):
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    return _wrap(_np.stack(list(data), axis=axis))
+
+
+def split(data, num_outputs, axis=1, squeeze_axis=False):
+    """`data` cut into `num_outputs` equal parts along `axis` (1 by default); a list, or the
+    one array when num_outputs is 1, as MXNet returns."""
+    if data.shape[axis] % num_outputs:
+        raise ValueError(f"[split] axis {axis} of size {data.shape[axis]} does not split into "
+                         f"{num_outputs} equal parts")
+    parts = _np.split(data, num_outputs, axis=axis)
+    if squeeze_axis:
+        parts = [_np.squeeze(p, axis=axis) for p in parts]
+    parts = [_wrap(p) for p in parts]
+    return parts[0] if num_outputs == 1 else parts
+
+
+SliceChannel = split
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    parts = _np.split(ary, indices_or_sections, axis=axis)
+    if squeeze_axis:
+        parts = [_np.squeeze(p, axis=axis) for p in parts]
+    return [_wrap(p) for p in parts]
+
+
+def add_n(*args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    return _wrap(_npx.add_n(*args))
+
+
+ElementWiseSum = add_n
+
+# ---- reductions and sorting ---------------------------------------------------------------
+
+
+def _axes(data, axis, exclude):
+    if axis is None or (isinstance(axis, (tuple, list)) and len(axis) == 0):
+        return None
+    axes = tuple(a % data.ndim for a in _tuple(axis))
+    if exclude:
+        return tuple(a for a in range(data.ndim) if a not in axes)
+    return axes
+
+
+def _reduction(fn):
+    def reduce(data, axis=None, keepdims=False, exclude=False):
+        return _wrap(fn(data, axis=_axes(data, axis, exclude), keepdims=keepdims))
+
+    reduce.__name__ = fn.__name__
+    reduce.__doc__ = (f"MXNet's legacy {fn.__name__}: over `axis` (all axes by default, the "
+                      f"other axes with exclude=True), keepdims as NumPy's.")
+    return reduce
+
+
+sum = _reduction(_np.sum)  # noqa: A001  (MXNet's names)
+mean = _reduction(_np.mean)
+max = _reduction(_np.max)  # noqa: A001
+min = _reduction(_np.min)  # noqa: A001
+prod = _reduction(_np.prod)
+nansum = _reduction(_np.nansum)
+nanprod = _reduction(_np.nanprod)
+sum_axis = sum
+max_axis = max
+min_axis = min
+
+
+def norm(data, ord=2, axis=None, keepdims=False, out_dtype=None):  # noqa: A002
+    """The L2 (ord=2) or L1 (ord=1) norm of all elements or along `axis`."""
+    a = _axes(data, axis, False)
+    if ord == 2:
+        out = _np.sqrt(_np.sum(data * data, axis=a, keepdims=keepdims))
+    elif ord == 1:
+        out = _np.sum(_np.abs(data), axis=a, keepdims=keepdims)
+    else:
+        raise ValueError(f"[norm] ord must be 1 or 2, got {ord!r}")
+    return _wrap(out if out_dtype is None else out.astype(out_dtype))
+
+
+def _arg(fn):
+    def arg(data, axis=None, keepdims=False):
+        out = fn(data, axis=axis, keepdims=keepdims) if axis is not None else fn(data)
+        return _wrap(out.astype("float32"))  # MXNet's legacy indices are float32
+
+    arg.__name__ = fn.__name__
+    arg.__doc__ = f"MXNet's legacy {fn.__name__}: the indices as float32."
+    return arg
+
+
+argmax = _arg(_np.argmax)
+argmin = _arg(_np.argmin)
+
+
+def argmax_channel(data):
+    return argmax(data, axis=-1)
+
+
+def sort(data, axis=-1, is_ascend=True):
+    out = _np.sort(data, axis=axis)
+    return _wrap(out if is_ascend else _np.flip(out, axis=axis))
+
+
+def argsort(data, axis=-1, is_ascend=True, dtype="float32"):
+    out = _np.argsort(data if is_ascend else -data, axis=axis)
+    return _wrap(out.astype(dtype))
+
+
+def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
+    return _wrap(_npx.topk(data, axis=axis, k=k, ret_typ=ret_typ, is_ascend=is_ascend,
+                           dtype=dtype))
+
+
+def cumsum(a, axis=None, dtype=None):
+    return _wrap(_np.cumsum(a, axis=axis, dtype=dtype))
+
+# ---- element-wise -------------------------------------------------------------------------
+
+
+def _unary(fn, name):
+    def op(data):
+        return _wrap(fn(data))
+
+    op.__name__ = name
+    op.__doc__ = f"MXNet's {name}, element-wise."
+    return op
+
+
+for _name in ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "square",
+              "abs", "sign", "floor", "ceil", "rint", "fix", "trunc", "sin", "cos", "tan",
+              "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+              "arctanh", "degrees", "radians", "negative", "reciprocal", "logical_not"):
+    globals()[_name] = _unary(getattr(_np, _name), _name)
+for _name in ("relu", "sigmoid", "softsign", "erf", "erfinv", "gamma", "gammaln", "gelu"):
+    globals()[_name] = _unary(getattr(_npx, _name), _name)
+del _name
+
+
+def round(data):  # noqa: A001  (MXNet's name: halves away from zero)
+    return _wrap(_np.sign(data) * _np.floor(_np.abs(data) + 0.5))
+
+
+def rsqrt(data):
+    return _wrap(1.0 / _np.sqrt(data))
+
+
+def rcbrt(data):
+    return _wrap(1.0 / _np.cbrt(data))
+
+
+def log_sigmoid(data):
+    return _wrap(_npx.log_sigmoid(data))
+
+
+def _binary(fn, name, compare=False):
+    def op(lhs, rhs):
+        out = fn(lhs, rhs)
+        if compare:
+            ref = lhs if isinstance(lhs, _np.ndarray) else rhs
+            out = out.astype(ref.dtype)  # legacy comparisons: 0 / 1 in the operands' dtype
+        return _wrap(out)
+
+    op.__name__ = name
+    op.__doc__ = f"MXNet's {name}, with broadcasting."
+    return op
+
+
+_BINARY = {
+    "add": _np.add, "subtract": _np.subtract, "multiply": _np.multiply,
+    "divide": _np.divide, "true_divide": _np.divide, "modulo": _np.mod, "power": _np.power,
+    "maximum": _np.maximum, "minimum": _np.minimum, "hypot": _np.hypot,
+}
+_COMPARE = {
+    "equal": _np.equal, "not_equal": _np.not_equal, "greater": _np.greater,
+    "greater_equal": _np.greater_equal, "lesser": _np.less, "lesser_equal": _np.less_equal,
+    "logical_and": _np.logical_and, "logical_or": _np.logical_or,
+    "logical_xor": _np.logical_xor,
+}
+for _name, _fn in _BINARY.items():
+    globals()[_name] = _binary(_fn, _name)
+    if _name != "true_divide":
+        _short = {"subtract": "sub", "multiply": "mul", "divide": "div",
+                  "modulo": "mod"}.get(_name, _name)
+        globals()["broadcast_" + _short] = _binary(_fn, "broadcast_" + _short)
+for _name, _fn in _COMPARE.items():
+    globals()[_name] = _binary(_fn, _name, compare=True)
+    globals()["broadcast_" + _name] = _binary(_fn, "broadcast_" + _name, compare=True)
+for _name in ("add", "sub", "mul", "div"):
+    globals()["elemwise_" + _name] = globals()["broadcast_" + _name]
+broadcast_plus = globals()["broadcast_add"]
+broadcast_minus = globals()["broadcast_sub"]
+del _name, _fn
+
+
+def squared_difference(lhs, rhs):
+    return _wrap(_np.square(lhs - rhs))
+
+
+def smooth_l1(data, scalar=1.0):
+    return _wrap(_npx.smooth_l1(data, scalar))
+
+# ---- linear algebra ----------------------------------------------------------------------
+
+
+def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
+    """MXNet's legacy dot: for N-d arrays, the last axis of lhs with the first of rhs (lhs
+    transposed / rhs transposed first when asked)."""
+    if transpose_a:
+        lhs = _np.transpose(lhs)
+    if transpose_b:
+        rhs = _np.transpose(rhs)
+    if lhs.ndim <= 2 and rhs.ndim <= 2:
+        return _wrap(_np.dot(lhs, rhs))
+    out = _np.tensordot(lhs, rhs, axes=1)
+    return _wrap(out)
+
+
+def batch_dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
+    return _wrap(_npx.batch_dot(lhs, rhs, transpose_a=transpose_a, transpose_b=transpose_b))
+
+# ---- neural network -----------------------------------------------------------------------
+
+
+def Activation(data, act_type):  # noqa: N802  (MXNet's names)
+    """relu, sigmoid, tanh, softrelu (log(1 + e^x)), softsign or log_sigmoid / mish."""
+    return _wrap(_npx.activation(data, act_type=act_type))
+
+
+def LeakyReLU(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,  # noqa: N802
+              upper_bound=0.334):
+    kwargs = {"act_type": act_type, "slope": slope, "lower_bound": lower_bound,
+              "upper_bound": upper_bound}
+    if gamma is not None:
+        kwargs["gamma"] = gamma
+    return _wrap(_npx.leaky_relu(data, **kwargs))
+
+
+def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
+    return _wrap(_npx.softmax(data, axis=axis, length=length, temperature=temperature,
+                              use_length=use_length, dtype=dtype))
+
+
+def log_softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
+    return _wrap(_npx.log_softmax(data, axis=axis, length=length, temperature=temperature,
+                                  use_length=use_length, dtype=dtype))
+
+
+def softmin(data, axis=-1, temperature=None, dtype=None):
+    return _wrap(_npx.softmax(-data, axis=axis, temperature=temperature, dtype=dtype))
+
+
+def SoftmaxActivation(data, mode="instance"):  # noqa: N802
+    """Softmax over the last axis of (N, C) data (mode 'instance'), or over axis 1 of
+    (N, C, ...) data (mode 'channel')."""
+    if mode == "channel":
+        return _wrap(_npx.softmax(data, axis=1))
+    return _wrap(_npx.softmax(_np.reshape(data, (data.shape[0], -1)), axis=-1)
+                 .reshape(data.shape))
+
+
+def FullyConnected(data, weight, bias=None, num_hidden=None, no_bias=False,  # noqa: N802
+                   flatten=True):
+    if num_hidden is None:
+        num_hidden = weight.shape[0]
+    if bias is None:
+        no_bias = True
+    return _wrap(_npx.fully_connected(data, weight, None if no_bias else bias,
+                                      num_hidden=num_hidden, no_bias=no_bias,
+                                      flatten=flatten))
+
+
+def Convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=(),  # noqa
+                num_filter=None, num_group=1, workspace=1024, no_bias=False,
+                cudnn_tune=None, cudnn_off=False, layout=None):
+    if kernel is None:
+        kernel = weight.shape[2:]
+    if num_filter is None:
+        num_filter = weight.shape[0]
+    if bias is None:
+        no_bias = True
+    return _wrap(_npx.convolution(data, weight, None if no_bias else bias,
+                                  kernel=_tuple(kernel), stride=_tuple(stride),
+                                  dilate=_tuple(dilate), pad=_tuple(pad),
+                                  num_filter=num_filter, num_group=num_group,
+                                  no_bias=no_bias, layout=layout))
+
+
+def Deconvolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=(),  # noqa
+                  adj=(), target_shape=(), num_filter=None, num_group=1, workspace=512,
+                  no_bias=True, cudnn_tune=None, cudnn_off=False, layout=None):
+    if kernel is None:
+        kernel = weight.shape[2:]
+    if num_filter is None:
+        num_filter = weight.shape[1] * num_group
+    if bias is None:
+        no_bias = True
+    return _wrap(_npx.deconvolution(data, weight, None if no_bias else bias,
+                                    kernel=_tuple(kernel), stride=_tuple(stride),
+                                    dilate=_tuple(dilate), pad=_tuple(pad), adj=_tuple(adj),
+                                    target_shape=_tuple(target_shape),
+                                    num_filter=num_filter, num_group=num_group,
+                                    no_bias=no_bias, layout=layout))
+
+
+def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False,  # noqa
+            pooling_convention="valid", stride=(), pad=(), p_value=None,
+            count_include_pad=True, layout=None):
+    return _wrap(_npx.pooling(data, kernel=_tuple(kernel), pool_type=pool_type,
+                              global_pool=global_pool,
+                              pooling_convention=pooling_convention, stride=_tuple(stride),
+                              pad=_tuple(pad), count_include_pad=count_include_pad,
+                              layout=layout))
+
+
+def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9,  # noqa
+              fix_gamma=True, use_global_stats=False, output_mean_var=False, axis=1,
+              cudnn_off=False):
+    """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True (gamma read as 1) by default."""
+    out = _npx.batch_norm(data, gamma, beta, moving_mean, moving_var, eps=eps,
+                          momentum=momentum, axis=axis, fix_gamma=fix_gamma,
+                          use_global_stats=use_global_stats)
+    return _wrap(out)
+
+
+def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):  # noqa: N802
+    return _wrap(_npx.layer_norm(data, gamma, beta, axis=axis, eps=eps,
+                                 output_mean_var=output_mean_var))
+
+
+def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False):  # noqa: N802
+    """Zeroes elements with probability p and scales the rest by 1 / (1 - p) while training
+    (inside autograd.record(train_mode=True)) or always with mode='always'."""
+    if axes:
+        raise NotImplementedError("[Dropout] axes (shared masks) is not supported")
+    return _wrap(_npx.dropout(data, p=p, mode=mode))
+
+
+def Embedding(data, weight, input_dim=None, output_dim=None, dtype="float32",  # noqa: N802
+              sparse_grad=False):
+    if input_dim is None:
+        input_dim = weight.shape[0]
+    if output_dim is None:
+        output_dim = weight.shape[1]
+    return _wrap(_npx.embedding(data, weight, input_dim=input_dim, output_dim=output_dim))
+
+
+def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=False,  # noqa
+                  use_ignore=False, preserve_shape=False, normalization="null",
+                  out_grad=False, smooth_alpha=0.0):
+    """The softmax of data over its last axis (axis 1 with multi_output). Its gradient, as
+    MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is
+    (rows whose label is ignore_label get 0 with use_ignore; normalization 'batch' divides by
+    the batch size, 'valid' by the labels kept)."""
+    axis = 1 if multi_output else -1
+    prob = _npx.softmax(data, axis=axis)
+    p = _npx.stop_gradient(prob)
+    depth = data.shape[axis]
+    lab = label.astype("int64")
+    hot = _npx.one_hot(lab, depth, dtype=data.dtype)
+    if multi_output:
+        hot = _np.moveaxis(hot, -1, 1)
+    grad = p - hot
+    scale = float(grad_scale)
+    if use_ignore:
+        keep = (label != ignore_label).astype(data.dtype)
+        grad = grad * _np.expand_dims(keep, axis=axis)
+        if normalization == "valid":
+            grad = grad / _np.maximum(_np.sum(keep), 1.0)
+    if normalization == "batch" or (normalization == "valid" and not use_ignore):
+        n = data.shape[0] if normalization == "batch" else label.size
+        scale = scale / n
+    grad = _npx.stop_gradient(grad * scale)
+    # forward: prob; backward: d(out)/d(data) = grad (one element per output element)
+    out = p + data * grad - _npx.stop_gradient(data * grad)
+    return _wrap(out)
+
+
+Softmax = SoftmaxOutput
+
+
+def softmax_cross_entropy(data, label):
+    """The summed cross-entropy of softmax(data) against integer labels (a 1-element
+    array)."""
+    logp = _npx.log_softmax(data, axis=-1)
+    return _wrap(-_np.sum(_npx.pick(logp, label, axis=-1)).reshape((1,)))
+
+
+def SequenceMask(data, sequence_length=None, use_sequence_length=False, value=0.0,  # noqa
+                 axis=0):
+    return _wrap(_npx.sequence_mask(data, sequence_length,
+                                    use_sequence_length=use_sequence_length, value=value,
+                                    axis=axis))
+
+
+def L2Normalization(data, eps=1e-10, mode="instance"):  # noqa: N802
+    if mode == "instance":
+        axes = tuple(range(1, data.ndim))
+    elif mode == "channel":
+        axes = (1,)
+    elif mode == "spatial":
+        axes = tuple(range(2, data.ndim))
+    else:
+        raise ValueError(f"[L2Normalization] mode must be instance, channel or spatial, "
+                         f"got {mode!r}")
+    return _wrap(data / _np.sqrt(_np.sum(data * data, axis=axes, keepdims=True) + eps))
+
+
+def Pad(data, mode="constant", pad_width=(), constant_value=0.0):  # noqa: N802
+    """Pads as MXNet's Pad: pad_width holds (before, after) for every axis, flattened."""
+    pw = _tuple(pad_width)
+    pairs = [(pw[2 * k], pw[2 * k + 1]) for k in range(len(pw) // 2)]
+    if mode == "constant":
+        return _wrap(_np.pad(data, pairs, mode="constant", constant_values=constant_value))
+    return _wrap(_np.pad(data, pairs, mode=mode))
+
+
+pad = Pad
+
+
+
+def _plain_inputs(namespace):
+    # Every public operator takes NDArrays as plain arrays (see ndarray._on_plain); aliases
+    # stay the same function.
+    done = {}
+    for name, fn in list(namespace.items()):
+        if (not name.startswith("_") or name == "_copy") and callable(fn) and \
+                getattr(fn, "__module__", None) == namespace["__name__"]:
+            if id(fn) not in done:
+                done[id(fn)] = _on_plain(fn)
+            namespace[name] = done[id(fn)]
+
+
+_plain_inputs(globals())

@@ -1,0 +1,425 @@
+"""MXNet's legacy ``mx.nd`` API (creation with ctx= / dtype=, float32 defaults, MXNet's
+reshape codes, reductions with exclude=, the NN operators under their MXNet names,
+``mx.nd.random``) and devices as context managers, checked against MXNet's documented
+results or NumPy / hand computations."""
+import threading
+
+import numpy as onp
+import pytest
+
+import ndx as mx
+from ndx import autograd
+
+nd = mx.nd
+
+
+def _np(x):
+    return x.asnumpy()
+
+
+# ---- creation ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", [nd.zeros, nd.ones, nd.empty])
+def test_creation_defaults_float32_and_shape_as_int(fn):
+    a = fn(3)
+    assert a.shape == (3,) and a.dtype == onp.float32
+    assert isinstance(a, nd.NDArray) and type(a) is nd.NDArray
+    b = fn((2, 3), ctx=mx.cpu(), dtype="int32")
+    assert b.shape == (2, 3) and b.dtype == onp.int32 and b.context == mx.cpu(0)
+
+
+def test_zeros_ones_full_values():
+    assert _np(nd.zeros((2, 2))).tolist() == [[0, 0], [0, 0]]
+    assert _np(nd.ones((2,))).tolist() == [1, 1]
+    f = nd.full((2, 3), 7)
+    assert f.dtype == onp.float32 and (_np(f) == 7).all()
+    out = nd.zeros((2,))
+    assert nd.full((2,), 5, out=out) is out and _np(out).tolist() == [5, 5]
+
+
+def test_array_dtypes():
+    assert nd.array([1, 2]).dtype == onp.float32
+    assert nd.array([[1.5, 2]], ctx=mx.cpu()).dtype == onp.float32
+    assert nd.array([1, 2], dtype="int64").dtype == onp.int64
+    src = nd.array([1, 2], dtype="int32")
+    assert nd.array(src).dtype == onp.int32  # an NDArray keeps its dtype
+    assert _np(nd.array(onp.arange(3))).tolist() == [0, 1, 2]
+
+
+def test_arange_float32_and_repeat():
+    a = nd.arange(3)
+    assert a.dtype == onp.float32 and _np(a).tolist() == [0, 1, 2]
+    assert _np(nd.arange(2, 8, 2)).tolist() == [2, 4, 6]
+    assert _np(nd.arange(0, 3, repeat=2)).tolist() == [0, 0, 1, 1, 2, 2]
+
+
+def test_asscalar_asnumpy_copyto_as_in_context():
+    a = nd.array([3.5])
+    assert a.asscalar() == 3.5
+    with pytest.raises(ValueError):
+        nd.ones((2,)).asscalar()
+    dst = nd.zeros((1,))
+    assert a.copyto(dst) is dst and dst.asscalar() == 3.5
+    b = a.copyto(mx.cpu())
+    assert type(b) is nd.NDArray and b.asscalar() == 3.5
+    c = a.as_in_context(mx.cpu(0))
+    assert type(c) is nd.NDArray and c.context == mx.cpu()
+
+
+def test_isinstance_and_results_are_ndarrays():
+    a = nd.ones((2, 2))
+    assert isinstance(mx.np.ones(2), nd.NDArray)
+    for r in (a + 1, 2 * a, a - a, a / 2, -a, a[0], a.T, a.sum(), nd.dot(a, a)):
+        assert type(r) is nd.NDArray, r
+
+
+def test_comparisons_return_zero_one_in_dtype():
+    a = nd.array([1, 2, 3])
+    r = a > 1.5
+    assert r.dtype == onp.float32 and _np(r).tolist() == [0, 1, 1]
+    assert _np(nd.equal(a, nd.array([1, 0, 3]))).tolist() == [1, 0, 1]
+    assert _np(nd.broadcast_greater(nd.array([[1], [3]]), nd.array([2, 0]))).tolist() == \
+        [[0, 1], [1, 1]]
+
+
+# ---- reshape -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src, spec, expected", [
+    # the examples of MXNet's reshape documentation
+    ((2, 3, 4), (4, 0, 2), (4, 3, 2)),
+    ((2, 3, 4), (2, 0, 0), (2, 3, 4)),
+    ((2, 3, 4), (6, 1, -1), (6, 1, 4)),
+    ((2, 3, 4), (3, -1, 8), (3, 1, 8)),
+    ((2, 3, 4), (-1,), (24,)),
+    ((2, 3, 4), (-2,), (2, 3, 4)),
+    ((2, 3, 4), (2, -2), (2, 3, 4)),
+    ((2, 3, 4, 5), (-3, -3), (6, 20)),
+    ((2, 3, 4), (0, -3), (2, 12)),
+    ((2, 3, 4), (-3, -2), (6, 4)),
+    ((2, 3, 4), (-4, 1, 2, -2), (1, 2, 3, 4)),
+    ((2, 3, 4), (2, -4, -1, 3, -2), (2, 1, 3, 4)),
+])
+def test_reshape_special_values(src, spec, expected):
+    x = nd.arange(int(onp.prod(src))).reshape(src)
+    y = nd.reshape(x, shape=spec)
+    assert y.shape == expected
+    assert (_np(y).ravel() == onp.arange(y.size)).all()
+    assert x.reshape(spec).shape == expected
+    assert x.reshape(*spec).shape == expected
+
+
+def test_reshape_reverse():
+    x = nd.zeros((10, 5, 4))
+    assert x.reshape((-1, 0)).shape == (40, 5)
+    assert x.reshape((-1, 0), reverse=True).shape == (50, 4)
+
+
+def test_reshape_records_gradient():
+    x = nd.array([[1, 2], [3, 4]])
+    x.attach_grad()
+    with autograd.record():
+        y = (x.reshape((-1,)) * nd.array([1, 2, 3, 4])).sum()
+    y.backward()
+    assert _np(x.grad).tolist() == [[1, 2], [3, 4]]
+
+
+# ---- shapes and indexing -----------------------------------------------------------------
+
+def test_shape_functions():
+    x = nd.arange(6).reshape((2, 3))
+    assert nd.expand_dims(x, axis=1).shape == (2, 1, 3)
+    assert nd.broadcast_to(nd.ones((1, 3)), shape=(4, 0)).shape == (4, 3)
+    assert nd.transpose(x).shape == (3, 2)
+    assert nd.transpose(nd.zeros((2, 3, 4)), axes=(1, 0, 2)).shape == (3, 2, 4)
+    assert nd.flatten(nd.zeros((2, 3, 4))).shape == (2, 12)
+    assert nd.zeros((2, 3, 4)).flatten().shape == (2, 12)
+    assert _np(nd.slice_axis(x, axis=1, begin=1, end=None)).tolist() == [[1, 2], [4, 5]]
+    assert _np(nd.slice(x, begin=(0, 1), end=(2, 3))).tolist() == [[1, 2], [4, 5]]
+    assert _np(nd.tile(nd.array([1, 2]), reps=(2,))).tolist() == [1, 2, 1, 2]
+    assert _np(nd.repeat(nd.array([1, 2]), repeats=2)).tolist() == [1, 1, 2, 2]
+    assert _np(nd.flip(x, axis=1)).tolist() == [[2, 1, 0], [5, 4, 3]]
+    assert _np(nd.broadcast_axis(nd.ones((1, 2)), axis=0, size=3)).shape == (3, 2)
+
+
+def test_concat_stack_split_defaults():
+    a, b = nd.ones((2, 2)), nd.zeros((2, 3))
+    c = nd.concat(a, b)  # dim=1 by default
+    assert c.shape == (2, 5)
+    assert nd.concat(a, a, dim=0).shape == (4, 2)
+    assert nd.stack(a, a).shape == (2, 2, 2)
+    assert nd.stack(a, a, axis=1).shape == (2, 2, 2)
+    parts = nd.split(nd.arange(12).reshape((2, 6)), num_outputs=3)  # axis=1 by default
+    assert len(parts) == 3 and parts[1].shape == (2, 2)
+    assert _np(parts[1]).tolist() == [[2, 3], [8, 9]]
+    sq = nd.split(nd.zeros((2, 3)), num_outputs=3, axis=1, squeeze_axis=True)
+    assert sq[0].shape == (2,)
+    one = nd.split(nd.zeros((2, 3)), num_outputs=1)
+    assert isinstance(one, nd.NDArray) and one.shape == (2, 3)
+
+
+def test_take_pick_one_hot_where_clip():
+    a = nd.array([[1, 2], [3, 4], [5, 6]])
+    assert _np(nd.take(a, nd.array([0, 2]))).tolist() == [[1, 2], [5, 6]]
+    assert _np(nd.take(a, nd.array([5]))).tolist() == [[5, 6]]  # mode 'clip'
+    assert _np(nd.pick(a, nd.array([0, 1, 0]), axis=1)).tolist() == [1, 4, 5]
+    oh = nd.one_hot(nd.array([1, 0]), 3)
+    assert oh.dtype == onp.float32 and _np(oh).tolist() == [[0, 1, 0], [1, 0, 0]]
+    w = nd.where(nd.array([1, 0, 2]), nd.array([1, 2, 3]), nd.array([7, 8, 9]))
+    assert _np(w).tolist() == [1, 8, 3]
+    assert _np(nd.clip(nd.array([-2, 0.5, 3]), 0, 1)).tolist() == [0, 0.5, 1]
+
+
+# ---- reductions and sorting --------------------------------------------------------------
+
+def test_reductions_axis_keepdims_exclude():
+    x = onp.arange(24, dtype="float32").reshape(2, 3, 4)
+    a = nd.array(x)
+    assert _np(nd.sum(a)).item() == x.sum()
+    assert onp.allclose(_np(nd.sum(a, axis=1)), x.sum(axis=1))
+    assert nd.sum(a, axis=1, keepdims=True).shape == (2, 1, 4)
+    assert onp.allclose(_np(nd.sum(a, axis=1, exclude=True)), x.sum(axis=(0, 2)))
+    assert onp.allclose(_np(a.mean(axis=(0, 2))), x.mean(axis=(0, 2)))
+    assert onp.allclose(_np(nd.max(a, axis=2, exclude=True)), x.max(axis=(0, 1)))
+    assert onp.allclose(_np(a.min(axis=0)), x.min(axis=0))
+    assert onp.allclose(_np(nd.norm(a)), onp.sqrt((x * x).sum()))
+
+
+def test_argmax_float32_topk_sort():
+    a = nd.array([[1, 5, 3], [9, 2, 4]])
+    am = nd.argmax(a, axis=1)
+    assert am.dtype == onp.float32 and _np(am).tolist() == [1, 0]
+    assert _np(a.argmin(axis=0)).tolist() == [0, 1, 0]
+    tk = nd.topk(a, k=2)
+    assert tk.dtype == onp.float32 and _np(tk).tolist() == [[1, 2], [0, 2]]
+    assert _np(nd.topk(a, k=1, ret_typ="value")).tolist() == [[5], [9]]
+    assert _np(nd.sort(a, is_ascend=False)).tolist() == [[5, 3, 1], [9, 4, 2]]
+    assert _np(nd.argsort(a)).tolist() == [[0, 2, 1], [1, 2, 0]]
+
+
+# ---- math --------------------------------------------------------------------------------
+
+def test_elementwise_math():
+    x = onp.array([0.25, 1.0, 4.0], dtype="float32")
+    a = nd.array(x)
+    for name, ref in [("sqrt", onp.sqrt), ("exp", onp.exp), ("log", onp.log),
+                      ("tanh", onp.tanh), ("square", onp.square)]:
+        assert onp.allclose(_np(getattr(nd, name)(a)), ref(x)), name
+    assert onp.allclose(_np(nd.sigmoid(a)), 1 / (1 + onp.exp(-x)))
+    assert onp.allclose(_np(nd.relu(nd.array([-1, 2]))), [0, 2])
+    assert onp.allclose(_np(nd.rsqrt(a)), 1 / onp.sqrt(x))
+    assert _np(nd.round(nd.array([0.5, -0.5, 1.4]))).tolist() == [1, -1, 1]
+    assert _np(nd.maximum(nd.array([1, 5]), nd.array([3, 2]))).tolist() == [3, 5]
+    assert _np(nd.broadcast_add(nd.ones((2, 1)), nd.ones((3,)))).shape == (2, 3)
+
+
+def test_dot_and_batch_dot():
+    x = onp.arange(6, dtype="float32").reshape(2, 3)
+    y = onp.arange(12, dtype="float32").reshape(3, 4)
+    assert onp.allclose(_np(nd.dot(nd.array(x), nd.array(y))), x @ y)
+    assert onp.allclose(_np(nd.dot(nd.array(x), nd.array(x), transpose_b=True)), x @ x.T)
+    assert onp.allclose(_np(nd.dot(nd.array(x), nd.array(x), transpose_a=True)), x.T @ x)
+    t = onp.arange(24, dtype="float32").reshape(2, 3, 4)
+    assert onp.allclose(_np(nd.dot(nd.array(t), nd.array(y.T))),
+                        onp.tensordot(t, y.T, axes=1))
+    b1 = onp.arange(12, dtype="float32").reshape(2, 2, 3)
+    b2 = onp.arange(12, dtype="float32").reshape(2, 3, 2)
+    assert onp.allclose(_np(nd.batch_dot(nd.array(b1), nd.array(b2))), b1 @ b2)
+
+
+def test_softmax_log_softmax():
+    x = onp.array([[1, 2, 3], [1, 1, 1]], dtype="float32")
+    e = onp.exp(x - x.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    assert onp.allclose(_np(nd.softmax(nd.array(x))), p, atol=1e-6)
+    assert onp.allclose(_np(nd.log_softmax(nd.array(x))), onp.log(p), atol=1e-6)
+    assert onp.allclose(_np(nd.softmax(nd.array(x), axis=0)).sum(axis=0), 1)
+
+
+# ---- neural network operators ------------------------------------------------------------
+
+def test_activation_types():
+    x = onp.array([-2.0, 0.5], dtype="float32")
+    a = nd.array(x)
+    assert onp.allclose(_np(nd.Activation(a, act_type="relu")), [0, 0.5])
+    assert onp.allclose(_np(nd.Activation(a, act_type="softrelu")), onp.log1p(onp.exp(x)))
+    assert onp.allclose(_np(nd.Activation(a, act_type="tanh")), onp.tanh(x))
+    assert onp.allclose(_np(nd.LeakyReLU(a, slope=0.1)), [-0.2, 0.5])
+
+
+def test_fully_connected():
+    x = onp.arange(24, dtype="float32").reshape(2, 3, 4) / 10
+    w = onp.ones((5, 12), dtype="float32") / 7
+    b = onp.arange(5, dtype="float32")
+    out = nd.FullyConnected(nd.array(x), nd.array(w), nd.array(b), num_hidden=5)
+    assert onp.allclose(_np(out), x.reshape(2, 12) @ w.T + b, atol=1e-5)
+    nb = nd.FullyConnected(nd.array(x), nd.array(w), num_hidden=5, no_bias=True)
+    assert onp.allclose(_np(nb), x.reshape(2, 12) @ w.T, atol=1e-5)
+
+
+def test_convolution_and_pooling():
+    x = onp.arange(16, dtype="float32").reshape(1, 1, 4, 4)
+    w = onp.ones((1, 1, 2, 2), dtype="float32")
+    out = nd.Convolution(nd.array(x), nd.array(w), kernel=(2, 2), num_filter=1, no_bias=True)
+    ref = onp.array([[x[0, 0, i:i + 2, j:j + 2].sum() for j in range(3)] for i in range(3)])
+    assert onp.allclose(_np(out)[0, 0], ref)
+    mp = nd.Pooling(nd.array(x), kernel=(2, 2), stride=(2, 2), pool_type="max")
+    assert _np(mp)[0, 0].tolist() == [[5, 7], [13, 15]]
+    ap = nd.Pooling(nd.array(x), kernel=(2, 2), stride=(2, 2), pool_type="avg")
+    assert _np(ap)[0, 0].tolist() == [[2.5, 4.5], [10.5, 12.5]]
+    gp = nd.Pooling(nd.array(x), global_pool=True, pool_type="avg", kernel=(1, 1))
+    assert gp.shape == (1, 1, 1, 1) and gp.asscalar() == 7.5
+
+
+def test_batchnorm_fix_gamma_default():
+    x = onp.array([[1.0, 2.0], [3.0, 6.0]], dtype="float32")
+    gamma, beta = nd.array([5, 5]), nd.array([0.5, 0.5])
+    mean, var = nd.array([1, 2]), nd.array([4, 16])
+    # use_global_stats: (x - mean) / sqrt(var + eps), gamma read as 1 (fix_gamma=True)
+    out = nd.BatchNorm(nd.array(x), gamma, beta, mean, var, use_global_stats=True)
+    ref = (x - [1, 2]) / onp.sqrt(onp.array([4, 16]) + 1e-3) + 0.5
+    assert onp.allclose(_np(out), ref, atol=1e-5)
+    out2 = nd.BatchNorm(nd.array(x), gamma, beta, mean, var, use_global_stats=True,
+                        fix_gamma=False)
+    assert onp.allclose(_np(out2), 5 * (ref - 0.5) + 0.5, atol=1e-4)
+
+
+def test_dropout_and_embedding():
+    x = nd.ones((100,))
+    assert (_np(nd.Dropout(x, p=0.5)) == 1).all()  # not training: identity
+    with autograd.record():
+        y = nd.Dropout(x, p=0.5)
+    vals = set(_np(y).tolist())
+    assert vals <= {0.0, 2.0} and len(vals) == 2
+    w = onp.arange(12, dtype="float32").reshape(4, 3)
+    e = nd.Embedding(nd.array([2, 0]), nd.array(w), input_dim=4, output_dim=3)
+    assert _np(e).tolist() == [w[2].tolist(), w[0].tolist()]
+
+
+def test_softmax_output_forward_and_gradient():
+    x = onp.array([[1, 2, 3], [0, 0, 1]], dtype="float32")
+    label = nd.array([2, 0])
+    data = nd.array(x)
+    data.attach_grad()
+    with autograd.record():
+        out = nd.SoftmaxOutput(data, label)
+    out.backward()
+    e = onp.exp(x - x.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    assert onp.allclose(_np(out), p, atol=1e-6)
+    hot = onp.eye(3, dtype="float32")[[2, 0]]
+    assert onp.allclose(_np(data.grad), p - hot, atol=1e-6)  # (softmax - one_hot(label))
+
+
+def test_nd_function_gradient():
+    x = nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.sum(nd.exp(x) * 2)
+    y.backward()
+    assert onp.allclose(_np(x.grad), 2 * onp.exp([1.0, 2.0, 3.0]), rtol=1e-5)
+    assert type(x.grad) is nd.NDArray
+
+
+# ---- random ------------------------------------------------------------------------------
+
+def test_random_samplers():
+    mx.random.seed(7)
+    u = nd.random.uniform(-1, 1, shape=(1000,))
+    assert u.dtype == onp.float32 and u.shape == (1000,)
+    assert -1 <= _np(u).min() and _np(u).max() < 1 and abs(_np(u).mean()) < 0.1
+    n = nd.random.normal(3, 2, shape=(2000,))
+    assert abs(_np(n).mean() - 3) < 0.2 and abs(_np(n).std() - 2) < 0.2
+    r = nd.random.randint(0, 5, shape=(500,))
+    assert r.dtype == onp.int32 and set(_np(r).tolist()) == {0, 1, 2, 3, 4}
+    assert nd.random.uniform().shape == (1,)  # MXNet's default shape
+    assert nd.random.randn(2, 3).shape == (2, 3)
+    per_row = nd.random.uniform(nd.array([0, 10]), nd.array([1, 11]), shape=(50,))
+    assert per_row.shape == (2, 50)
+    assert (_np(per_row)[1] >= 10).all() and (_np(per_row)[0] < 1).all()
+
+
+def test_random_seed_repeats_and_shuffle():
+    mx.random.seed(3)
+    a = _np(nd.random.normal(shape=(5,)))
+    mx.random.seed(3)
+    b = _np(nd.random.normal(shape=(5,)))
+    assert (a == b).all()
+    x = nd.arange(20).reshape((10, 2))
+    s = _np(nd.random.shuffle(x))
+    assert sorted(s[:, 0].tolist()) == list(range(0, 20, 2))
+    assert (s[:, 1] == s[:, 0] + 1).all()  # rows move whole
+
+
+def test_random_multinomial():
+    mx.random.seed(0)
+    probs = nd.array([[0, 1, 0], [0.5, 0, 0.5]])
+    draws = nd.random.multinomial(probs, shape=(200,))
+    assert draws.shape == (2, 200) and draws.dtype == onp.int32
+    assert (_np(draws)[0] == 1).all()
+    assert set(_np(draws)[1].tolist()) == {0, 2}
+
+
+# ---- save / load -------------------------------------------------------------------------
+
+def test_save_load_round_trip(tmp_path):
+    f = str(tmp_path / "x.nd")
+    nd.save(f, {"w": nd.array([[1, 2]]), "b": nd.array([3], dtype="int32")})
+    back = nd.load(f)
+    assert type(back["w"]) is nd.NDArray
+    assert _np(back["w"]).tolist() == [[1, 2]] and back["b"].dtype == onp.int32
+    nd.waitall()
+
+
+# ---- devices as context managers ---------------------------------------------------------
+
+def test_device_scope_nesting_and_restoring():
+    assert mx.context.current_context() == mx.cpu(0)
+    with mx.Context("cpu", 1) as c:
+        assert c == mx.cpu(1)
+        assert mx.context.current_context() == mx.cpu(1)
+        assert mx.device.current_device() == mx.cpu(1)
+        with mx.cpu(2):
+            assert mx.current_device() == mx.cpu(2)
+        assert mx.current_device() == mx.cpu(1)
+    assert mx.current_device() == mx.cpu(0)
+
+
+def test_device_scope_restores_after_exception():
+    with pytest.raises(RuntimeError):
+        with mx.Device("cpu", 3):
+            raise RuntimeError("boom")
+    assert mx.current_device() == mx.cpu(0)
+
+
+def test_device_scope_is_per_thread():
+    seen = []
+    with mx.cpu(1):
+        t = threading.Thread(target=lambda: seen.append(mx.current_device()))
+        t.start()
+        t.join()
+    assert seen == [mx.cpu(0)]
+
+
+@pytest.mark.skipif(mx.num_gpus() == 0, reason="needs a GPU")
+def test_device_scope_places_nd_arrays_on_gpu():
+    with mx.gpu(0):
+        for a in (nd.zeros((2,)), nd.ones(2), nd.array([1, 2]), nd.arange(3),
+                  nd.full((2,), 3), nd.random.uniform(shape=(2,))):
+            assert a.context == mx.gpu(0)
+        assert nd.ones((2,), ctx=mx.cpu()).context == mx.cpu(0)
+    assert nd.zeros((2,)).context == mx.cpu(0)
+
+
+def test_device_scope_ctx_keyword_wins():
+    with mx.cpu(0):
+        assert nd.zeros((2,), ctx=mx.cpu(0)).context == mx.cpu(0)
+
+
+def test_device_scope_places_nd_arrays():
+    with mx.cpu(1):
+        for a in (nd.zeros((2,)), nd.ones(2), nd.empty(2), nd.array([1, 2]), nd.arange(3),
+                  nd.full((2,), 3), nd.random.uniform(shape=(2,)),
+                  nd.random.randint(0, 3, shape=(2,))):
+            assert a.context == mx.cpu(1)
+        assert nd.ones((2,), ctx=mx.cpu(0)).context == mx.cpu(0)
+    assert nd.zeros((2,)).context == mx.cpu(0)
