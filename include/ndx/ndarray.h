@@ -73,6 +73,10 @@ class NDArray {
   // A view of this array's memory (it owns nothing): read-only when this array is, locked when
   // this array owns the memory or is locked.
   NDArray view(int64_t byte_offset, Shape shape, Shape strides, DType dtype) const;
+  // This array takes the layout (offset, shape, strides, dtype) of `other`, a view of the same
+  // memory, and keeps its own flags: NumPy's `a.shape = ...` and `a.dtype = ...` change the
+  // array itself rather than make a view of it.
+  void adopt_layout(const NDArray& other);
 
   // ---- views (no copy) ----
   // -1 in one position is inferred. A view when contiguous, else a contiguous copy (so the

@@ -5,6 +5,7 @@
 
 #include <structmember.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -114,9 +115,98 @@ PyObject* get_grad(PyObject* o, void*) {
   return wrap(g);
 }
 
+// NumPy's `a.shape = s` / `a.dtype = t` change the array itself (every other view keeps its
+// layout), so the flags stay. An array autograd tracks keeps its layout: its gradient buffer
+// and recorded graph are of the old shape.
+void check_layout_settable(PyObject* value, const NDArray& a, const char* what) {
+  if (!value) {
+    PyErr_Format(PyExc_AttributeError, "Cannot delete array %s", what);
+    throw PythonErrorSet{};
+  }
+  if (a.autograd_entry() || is_tracing())
+    value_error("[", what, "] cannot change the ", what, " of an array autograd tracks (",
+                "attach_grad(), a recorded result, or hybridize's trace) in place; use ",
+                std::string_view(what) == "shape" ? "reshape()" : "view()", " instead");
+}
+
+int set_shape(PyObject* o, PyObject* value, void*) {
+  NDX_PY_BEGIN
+  NDArray& a = unwrap(o);
+  check_layout_settable(value, a, "shape");
+  Value v = value_from_py(value, "shape", "shape");
+  Shape s = FieldTraits<Shape>::from_value(v, {"shape", "shape"});
+  NDArray b = a.reshape_view(s);
+  if (!b.shares_storage_with(a)) {  // reshape_view copies when no view can hold the layout
+    if (a.size() != 0) {
+      PyErr_SetString(PyExc_AttributeError,
+                      "Incompatible shape for in-place modification. Use `.reshape()` to make a "
+                      "copy with the desired shape.");
+      throw PythonErrorSet{};
+    }
+    b = a.view(a.byte_offset(), b.shape(), b.strides(), a.dtype());
+  }
+  a.adopt_layout(b);
+  return 0;
+  NDX_PY_END(-1)
+}
+
+NDArray retyped_view(const NDArray& a, DType t, const char* op);
+
+int set_dtype(PyObject* o, PyObject* value, void*) {
+  NDX_PY_BEGIN
+  NDArray& a = unwrap(o);
+  check_layout_settable(value, a, "dtype");
+  a.adopt_layout(retyped_view(a, dtype_from_py(value), "dtype"));
+  return 0;
+  NDX_PY_END(-1)
+}
+
+// NumPy's array interface (version 3) for host arrays NumPy can describe; bfloat16 and device
+// arrays have none (AttributeError, so NumPy falls back on __array__).
+const char* interface_typestr(DType t);
+
+PyObject* get_array_interface(PyObject* o, void*) {
+  NDX_PY_BEGIN
+  const NDArray& a = unwrap(o);
+  const char* typestr = a.device().is_cpu() ? interface_typestr(a.dtype()) : nullptr;
+  if (!typestr) {
+    PyErr_Format(PyExc_AttributeError, "an array of %s on %s has no __array_interface__",
+                 std::string(dtype_name(a.dtype())).c_str(), a.device().str().c_str());
+    throw PythonErrorSet{};
+  }
+  PyObject* strides = Py_None;
+  bool c_contiguous = true;
+  int64_t expected = 1;
+  for (int i = a.ndim() - 1; i >= 0; --i) {
+    if (a.shape()[i] != 1 && a.strides()[i] != expected) c_contiguous = false;
+    expected *= a.shape()[i];
+  }
+  if (!c_contiguous && a.size() != 0) {
+    Shape bytes = a.strides();
+    for (int i = 0; i < bytes.ndim(); ++i) bytes[i] *= a.itemsize();
+    strides = shape_tuple(bytes);
+  } else {
+    Py_INCREF(strides);
+  }
+  PyObject* r =
+      Py_BuildValue("{s:(N,O),s:N,s:[(s,s)],s:s,s:N,s:i}", "data", PyLong_FromVoidPtr(a.raw_data()),
+                    a.writeable() ? Py_False : Py_True, "strides", strides, "descr", "", typestr,
+                    "typestr", typestr, "shape", shape_tuple(a.shape()), "version", 3);
+  return r;
+  NDX_PY_END(nullptr)
+}
+
 PyGetSetDef getset[] = {
-    {"shape", get_shape, nullptr, "Tuple of array dimensions.", nullptr},
-    {"dtype", get_dtype, nullptr, "Data type of the elements (a numpy.dtype).", nullptr},
+    {"shape", get_shape, set_shape,
+     "Tuple of array dimensions. Setting it reshapes the array in place (no copy), as NumPy's.",
+     nullptr},
+    {"dtype", get_dtype, set_dtype,
+     "Data type of the elements (a numpy.dtype). Setting it reads the same memory as another "
+     "dtype in place, as NumPy's.",
+     nullptr},
+    {"__array_interface__", get_array_interface, nullptr,
+     "NumPy's array interface (version 3): the host memory's address, shape, strides, typestr.",
+     nullptr},
     {"ndim", get_ndim, nullptr, "Number of dimensions.", nullptr},
     {"size", get_size, nullptr, "Number of elements.", nullptr},
     {"itemsize", get_itemsize, nullptr, "Bytes per element.", nullptr},
@@ -125,6 +215,7 @@ PyGetSetDef getset[] = {
     {"T", get_T, nullptr, "The transposed array (a view).", nullptr},
     {"device", get_device, nullptr, "The device holding the array, e.g. 'cpu(0)'.", nullptr},
     {"ctx", get_device, nullptr, "Alias of device (MXNet's name).", nullptr},
+    {"context", get_device, nullptr, "Alias of device (MXNet 1.x's name).", nullptr},
     {"grad", get_grad, nullptr, "The gradient buffer attached by attach_grad() (None without one).",
      nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
@@ -684,6 +775,42 @@ const char* buffer_format(DType t) {
   }
 }
 
+const char* interface_typestr(DType t) {
+  static_assert(std::endian::native == std::endian::little, "typestrs below say '<'");
+  switch (t) {
+    case DType::kBool:
+      return "|b1";
+    case DType::kInt8:
+      return "|i1";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kInt32:
+      return "<i4";
+    case DType::kInt64:
+      return "<i8";
+    case DType::kUInt8:
+      return "|u1";
+    case DType::kUInt16:
+      return "<u2";
+    case DType::kUInt32:
+      return "<u4";
+    case DType::kUInt64:
+      return "<u8";
+    case DType::kFloat16:
+      return "<f2";
+    case DType::kFloat32:
+      return "<f4";
+    case DType::kFloat64:
+      return "<f8";
+    case DType::kComplex64:
+      return "<c8";
+    case DType::kComplex128:
+      return "<c16";
+    default:
+      return nullptr;
+  }
+}
+
 int getbuffer(PyObject* o, Py_buffer* view, int flags) {
   const NDArray& a = unwrap(o);
   if (!a.device().is_cpu()) {
@@ -890,32 +1017,7 @@ PyObject* view_method(PyObject* o, PyObject* args, PyObject* kwargs) {
                PyType_Check(type) ? reinterpret_cast<PyTypeObject*>(type)->tp_name
                                   : Py_TYPE(type)->tp_name);
   const NDArray& a = unwrap(o);
-  const DType t = dtype == Py_None ? a.dtype() : dtype_from_py(dtype);
-  const int64_t from = a.itemsize(), to = dtype_size(t);
-  Shape shape = a.shape(), strides = a.strides();
-  if (from != to) {
-    if (a.ndim() == 0)
-      value_error("[view] changing the itemsize (", from, " to ", to,
-                  " bytes) is not allowed for a 0-d array");
-    const int last = a.ndim() - 1;
-    if (shape[last] != 1 && strides[last] != 1)
-      value_error("[view] to change the itemsize (", from, " to ", to,
-                  " bytes) the last axis must be contiguous");
-    if ((shape[last] * from) % to != 0)
-      value_error("[view] the last axis holds ", shape[last] * from,
-                  " bytes, not a multiple of the new itemsize ", to);
-    if (a.byte_offset() % to != 0)
-      value_error("[view] the data does not start on a multiple of the new itemsize ", to);
-    for (int i = 0; i < last; ++i) {
-      if ((strides[i] * from) % to != 0)
-        value_error("[view] axis ", i, " has a byte stride of ", strides[i] * from,
-                    ", not a multiple of the new itemsize ", to);
-      strides[i] = strides[i] * from / to;
-    }
-    shape[last] = shape[last] * from / to;
-    strides[last] = 1;
-  }
-  NDArray v = a.view(a.byte_offset(), shape, strides, t);
+  NDArray v = retyped_view(a, dtype == Py_None ? a.dtype() : dtype_from_py(dtype), "view");
   if (type == Py_None || type == reinterpret_cast<PyObject*>(ndarray_type))
     return wrap(std::move(v));
   // A subclass (NumPy's view(type=...)): its own allocator, which tracks it for the collector
@@ -927,6 +1029,36 @@ PyObject* view_method(PyObject* o, PyObject* args, PyObject* kwargs) {
   as_py(r)->weakrefs = nullptr;
   return r;
   NDX_PY_END(nullptr)
+}
+
+// The same bytes read as dtype t. With another itemsize the last axis must be contiguous and
+// its byte length a multiple of the new itemsize, as NumPy requires.
+NDArray retyped_view(const NDArray& a, DType t, const char* op) {
+  const int64_t from = a.itemsize(), to = dtype_size(t);
+  Shape shape = a.shape(), strides = a.strides();
+  if (from != to) {
+    if (a.ndim() == 0)
+      value_error("[", op, "] changing the itemsize (", from, " to ", to,
+                  " bytes) is not allowed for a 0-d array");
+    const int last = a.ndim() - 1;
+    if (shape[last] != 1 && strides[last] != 1)
+      value_error("[", op, "] to change the itemsize (", from, " to ", to,
+                  " bytes) the last axis must be contiguous");
+    if ((shape[last] * from) % to != 0)
+      value_error("[", op, "] the last axis holds ", shape[last] * from,
+                  " bytes, not a multiple of the new itemsize ", to);
+    if (a.byte_offset() % to != 0)
+      value_error("[", op, "] the data does not start on a multiple of the new itemsize ", to);
+    for (int i = 0; i < last; ++i) {
+      if ((strides[i] * from) % to != 0)
+        value_error("[", op, "] axis ", i, " has a byte stride of ", strides[i] * from,
+                    ", not a multiple of the new itemsize ", to);
+      strides[i] = strides[i] * from / to;
+    }
+    shape[last] = shape[last] * from / to;
+    strides[last] = 1;
+  }
+  return a.view(a.byte_offset(), shape, strides, t);
 }
 
 // a._nonzero(): NumPy's nonzero, a tuple of int64 coordinate arrays (ndx::nonzero).

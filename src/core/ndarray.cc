@@ -56,6 +56,15 @@ NDArray NDArray::view(int64_t byte_offset, Shape shape, Shape strides, DType dty
   return v;
 }
 
+void NDArray::adopt_layout(const NDArray& other) {
+  if (!shares_storage_with(other))
+    value_error("[adopt_layout] the new layout must view the same memory");
+  byte_offset_ = other.byte_offset_;
+  shape_ = other.shape_;
+  strides_ = other.strides_;
+  dtype_ = other.dtype_;
+}
+
 void NDArray::set_writeable(bool on, bool lock) {
   if (on && (flags_ & kWriteLocked))
     value_error(

@@ -538,3 +538,46 @@ def test_emath_logn_like_numpys(n, x, dx):
     want = onp.emath.logn(hn, hx)
     got = np.emath.logn(n, np.array(hx))
     _check(got, want, dx)
+
+
+# ---- nditer ----------------------------------------------------------------------------------
+
+def test_nditer_reads_in_numpys_orders():
+    ref = onp.arange(12, dtype=onp.int32).reshape(3, 4)[:, ::2]
+    a = np.array(onp.arange(12, dtype=onp.int32)).reshape(3, 4)[:, ::2]
+    for kw in ({}, {"order": "F"}, {"order": "C"}, {"flags": ["external_loop"], "order": "F"}):
+        got = [onp.asarray(v).tolist() for v in np.nditer(a, **kw)]
+        want = [onp.asarray(v).tolist() for v in onp.nditer(ref, **kw)]
+        assert got == want
+    it, ref_it = np.nditer(a, flags=["multi_index"]), onp.nditer(ref, flags=["multi_index"])
+    assert [(it.multi_index, int(v)) for v in it] == [
+        (ref_it.multi_index, int(v)) for v in ref_it]
+
+
+def test_nditer_writes_reach_the_ndx_array():
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    with np.nditer(a, op_flags=["readwrite"]) as it:
+        for x in it:
+            x[...] = 2 * x + 1
+    assert a.asnumpy().tolist() == [[1, 3, 5], [7, 9, 11]]
+    b = np.arange(3)
+    with np.nditer([b, np.arange(3).reshape(3, 1), None]) as it:  # broadcasting, allocation
+        for x, y, z in it:
+            z[...] = x * 10 + y
+        out = it.operands[2]
+    assert isinstance(out, np.ndarray)
+    want = onp.arange(3) * 10 + onp.arange(3).reshape(3, 1)
+    assert out.asnumpy().tolist() == want.tolist()
+
+
+def test_nditer_refuses_writes_it_cannot_make():
+    ro = np.arange(3)
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):  # NumPy's own check and message
+        np.nditer(ro, op_flags=["readwrite"])
+    bf = np.ones(3, dtype="bfloat16")
+    assert [float(v) for v in np.nditer(bf)] == [1.0, 1.0, 1.0]  # read through a host copy
+    with pytest.raises(NotImplementedError, match="bfloat16"):
+        np.nditer(bf, op_flags=["readwrite"])
+    with pytest.raises(ValueError, match="op_flags"):
+        np.nditer([np.arange(2), np.arange(2)], op_flags=[["readonly"]])

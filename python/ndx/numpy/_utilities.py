@@ -437,6 +437,88 @@ class ndenumerate(_onp.ndenumerate):
         super().__init__((arr if isinstance(arr, _np.ndarray) else _np.asarray(arr)).asnumpy())
 
 
+# ---- nditer ---------------------------------------------------------------------------------
+
+_WRITE_FLAGS = ("readwrite", "writeonly")
+
+
+def _iter_operand(x, flags):
+    """What NumPy's nditer iterates for an ndx operand: a NumPy view of its host memory (writes
+    reach the ndx array), or, for an array NumPy cannot view (bfloat16, a GPU array), a host
+    copy when the iterator only reads it."""
+    if not isinstance(x, _np.ndarray):
+        return x
+    try:
+        return x.__array__(copy=False)
+    except ValueError:  # no view of this memory
+        if any(f in _WRITE_FLAGS for f in flags):
+            raise NotImplementedError(
+                f"[nditer] an operand of dtype {x.dtype} on {x.device} has no NumPy view, so "
+                "it can only be read (op_flags 'readonly'); copy it first") from None
+        return x.asnumpy()
+
+
+class nditer:
+    """NumPy's nditer over ndx arrays: the iteration itself is NumPy's, over views of the
+    arrays' host memory, so `x[...] = ...` on an item writes the ndx array (op_flags
+    'readwrite' / 'writeonly'; a read-only array refuses with NumPy's ValueError). Items are
+    NumPy arrays (0-d, or 1-d with 'external_loop') viewing that memory; `operands` gives the
+    ndx arrays, allocated outputs included. Every other attribute is NumPy's iterator's."""
+
+    def __init__(self, op, flags=None, op_flags=None, op_dtypes=None, order="K",
+                 casting="safe", op_axes=None, itershape=None, buffersize=0):
+        several = isinstance(op, (list, tuple))
+        ops = list(op) if several else [op]
+        if op_flags is None:
+            per_op = [()] * len(ops)
+        elif op_flags and all(isinstance(f, str) for f in op_flags):
+            per_op = [tuple(op_flags)] * len(ops)
+        else:
+            per_op = [tuple(f) for f in op_flags]
+        if len(per_op) != len(ops):
+            raise ValueError(f"[nditer] op_flags has {len(per_op)} entries for {len(ops)} "
+                             "operands")
+        self._given = ops
+        host = [_iter_operand(x, f) for x, f in zip(ops, per_op)]
+        self._it = _onp.nditer(host if several else host[0], flags, op_flags, op_dtypes, order,
+                               casting, op_axes, itershape, buffersize)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def __enter__(self):
+        self._it.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._it.__exit__(*exc)
+
+    def __len__(self):
+        return len(self._it)
+
+    def __getitem__(self, i):
+        return self._it[i]
+
+    def __getattr__(self, name):
+        return getattr(self._it, name)
+
+    def __copy__(self):
+        dup = object.__new__(nditer)
+        dup._given, dup._it = self._given, self._it.copy()
+        return dup
+
+    copy = __copy__
+
+    @property
+    def operands(self):
+        """The operands as ndx arrays: those given, and the outputs the iterator allocated."""
+        return tuple(given if isinstance(given, _np.ndarray) else _to_ndx(host, "nditer")
+                     for given, host in zip(self._given, self._it.operands))
+
+
 # ---- broadcast ------------------------------------------------------------------------------
 
 def _placeholder(x):
@@ -548,5 +630,5 @@ __all__ = ["False_", "ScalarType", "True_", "asfortranarray", "base_repr", "bina
            "broadcast", "errstate", "exceptions", "format_float_positional",
            "format_float_scientific", "frompyfunc", "fromiter", "fromstring", "geterr",
            "geterrcall", "isfortran", "isscalar", "iterable", "little_endian", "mintypecode",
-           "ndenumerate", "ndindex", "require", "sctypeDict", "seterr", "seterrcall",
+           "ndenumerate", "ndindex", "nditer", "require", "sctypeDict", "seterr", "seterrcall",
            "typecodes", "typename", "ufunc", "vectorize"]
