@@ -48,13 +48,28 @@ void check_where(const std::string& op, const NDArray& where, const Shape& resul
                 " does not broadcast to the result's shape ", result.str());
 }
 
+// NumPy's dtype= names the output dtype, and the loop is then found for the inputs: the
+// comparisons and logical ops give bool from inputs of any dtype, so dtype=bool casts nothing
+// (logical_not(float, dtype=bool)). Other ops compute in their output dtype: inputs cast.
+bool gives_dtype_uncast(const NodeAttrs& attrs, const std::vector<NDArray>& inputs, DType t) {
+  if (t != DType::kBool) return false;
+  try {
+    for (DType r : result_dtypes(attrs, inputs))
+      if (r != t) return false;
+    return true;
+  } catch (const Error&) {  // no loop for the inputs as they are: cast them to dtype=
+    return false;
+  }
+}
+
 }  // namespace
 
 std::vector<NDArray> invoke_ufunc(const NodeAttrs& attrs, std::vector<NDArray> inputs,
                                   const std::vector<NDArray>* outputs,
                                   const UfuncOptions& options) {
   const std::string& op = attrs.op->public_name;
-  check_input_casts(op, inputs, options);
+  if (!options.dtype || !gives_dtype_uncast(attrs, inputs, *options.dtype))
+    check_input_casts(op, inputs, options);
   const DTypeVector results = result_dtypes(attrs, inputs);
   if (options.dtype)
     for (DType t : results)

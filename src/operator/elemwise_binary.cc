@@ -40,7 +40,7 @@ enum class BinaryType {
   kIntegral,       // promoted dtype of integers or bool; floats are a TypeError (bitwise_and)
   kIntegerOnly,    // promoted dtype of integers; bool and floats are TypeErrors (gcd)
   kShift,          // as kIntegral, bool with bool computes in int8 (left_shift)
-  kFloat64,        // always float64 (float_power)
+  kFloat64,        // float64, or complex128 for complex input (float_power)
   kLdexp,          // x1's dtype made float; x2 must be an integer (ldexp)
 };
 
@@ -63,8 +63,8 @@ DType compute_type(const std::string& op, BinaryType rule, DType a, DType b) {
                    rule == BinaryType::kIntegerOnly ? "integer" : "integer and boolean",
                    " arrays, got ", a, " and ", b);
       return rule == BinaryType::kShift && t == DType::kBool ? DType::kInt8 : t;
-    case BinaryType::kFloat64:
-      return DType::kFloat64;
+    case BinaryType::kFloat64:  // NumPy's loops are d and D: complex stays complex
+      return is_complex(t) ? DType::kComplex128 : DType::kFloat64;
     case BinaryType::kLdexp:
       if (is_float(b)) type_error("[", op, "] the exponent x2 must be an integer array, got ", b);
       return float_result_type(a);

@@ -549,3 +549,29 @@ def test_real_and_imag_while_recording_are_differentiable_copies():
         y = np.sum(z.real * 2 + z.imag * 3)
     y.backward()
     onp.testing.assert_allclose(z.grad.asnumpy(), onp.full(3, 2 + 3j))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_sign_of_complex_infinities_and_nans_is_numpys(dtype):
+    inf, nan = float("inf"), float("nan")
+    values = [complex(1e30, inf), complex(inf, 2), complex(-inf, 2), complex(2, -inf),
+              complex(inf, inf), complex(inf, nan), complex(nan, inf), complex(nan, 1), 0j,
+              complex(3, 4), complex(-0.0, -5), complex(1e30, 1e30)]
+    ref = onp.array(values, dtype=dtype)
+    with onp.errstate(all="ignore"):
+        want = onp.sign(ref)
+    got = np.sign(np.array(ref)).asnumpy()
+    onp.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
+
+
+def test_float_power_keeps_complex_values_as_numpy():
+    ref = onp.array([2 + 1j, -1 - 3j, 0.5j], dtype="complex64")
+    for x1, x2 in ((ref, 2), (ref, ref), (onp.array([4, 9], "int32"), -1.5 + 4j)):
+        want = onp.float_power(x1, x2)
+        a1 = np.array(x1)
+        a2 = np.array(x2) if isinstance(x2, onp.ndarray) else x2
+        got = np.float_power(a1, a2)
+        assert got.dtype == want.dtype == onp.complex128
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12)
+    real = onp.array([2.0, 3.0], "float32")
+    assert np.float_power(np.array(real), 2).dtype == onp.float_power(real, 2).dtype

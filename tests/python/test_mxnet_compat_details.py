@@ -248,3 +248,29 @@ def test_npx_slice_errors():
         npx.slice(x, (0, 0), (1,))
     with pytest.raises(IndexError, match="3 axes sliced"):
         npx.slice(x, (0, 0, 0), (1, 1, 1))
+
+
+_MAKERS = [
+    lambda **kw: np.zeros((2, 3), **kw), lambda **kw: np.ones(4, **kw),
+    lambda **kw: np.empty((1,), **kw), lambda **kw: np.full((2,), 7.0, **kw),
+    lambda **kw: np.array([1.0, 2.0], **kw), lambda **kw: np.asarray([3], **kw),
+    lambda **kw: np.arange(5, **kw), lambda **kw: np.linspace(0, 1, 3, **kw),
+    lambda **kw: np.eye(2, **kw)]
+
+
+@pytest.mark.parametrize("make", _MAKERS)
+def test_creation_takes_mxnet_1x_ctx_keyword(make):
+    # MXNet 1.x's numpy functions named the device ctx=; the values are those without it
+    want = make()
+    got = make(ctx=npx.cpu())
+    assert got.device == want.device and got.dtype == want.dtype
+    assert got.shape == want.shape
+    if make is not _MAKERS[2]:  # (empty's values are not set)
+        assert got.asnumpy().tolist() == want.asnumpy().tolist()
+    with pytest.raises(TypeError, match="ctx="):
+        make(ctx=npx.cpu(), device=npx.cpu())
+
+
+def test_context_is_the_arrays_device():
+    a = np.ones(3)
+    assert a.context == a.ctx == a.device

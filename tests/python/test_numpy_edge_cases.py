@@ -698,3 +698,88 @@ def test_weighted_quantiles_as_numpys():
                     lambda b=bad: np.quantile(np.array(a), 0.5,
                                               **{k: np.array(v) if k == "weights" else v
                                                  for k, v in b.items()}), family)
+
+
+@pytest.mark.parametrize("name", ["logical_not", "logical_xor", "logical_and", "not_equal",
+                                  "less", "equal", "greater_equal"])
+def test_dtype_bool_names_the_output_of_comparisons_and_logical_ops(name):
+    # NumPy's dtype= fixes the output dtype; float inputs need no cast for a bool result.
+    ref = onp.array([0.0, 2.0, -1.5], dtype="float32")
+    other = onp.array([0.0, 1.0, -1.5], dtype="float32")
+    fn, ref_fn = getattr(np, name), getattr(onp, name)
+    args = (ref,) if name == "logical_not" else (ref, other)
+    want = ref_fn(*args, dtype=bool)
+    got = fn(*(np.array(a) for a in args), dtype=bool)
+    assert got.dtype == want.dtype
+    assert got.asnumpy().tolist() == want.tolist()
+
+
+def test_dtype_still_refuses_what_numpy_refuses():
+    x = onp.array([1.0, 2.0])
+    with pytest.raises(TypeError):
+        onp.less(x, x, dtype="float64")
+    with pytest.raises(TypeError):
+        np.less(np.array(x), np.array(x), dtype="float64")
+    with pytest.raises(TypeError):  # float64 inputs to an int64 loop: not a same_kind cast
+        onp.add(x, x, dtype="int64")
+    with pytest.raises(TypeError):
+        np.add(np.array(x), np.array(x), dtype="int64")
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint32", "int64"])
+def test_arange_of_a_0d_integer_array_is_integer_as_numpys(dtype):
+    stop = onp.array(5, dtype=dtype)
+    want = onp.arange(stop)
+    got = np.arange(np.array(stop))
+    assert got.dtype == want.dtype
+    assert got.asnumpy().tolist() == want.tolist()
+    got = np.arange(np.array(onp.array(1, dtype=dtype)), 7, 2)
+    assert got.dtype == onp.arange(onp.array(1, dtype=dtype), 7, 2).dtype
+
+
+@pytest.mark.parametrize("value", [-1.0, -5.25, 300.0, 1e20, -1e20, float("nan"), 7.9])
+@pytest.mark.parametrize("dtype", ["uint8", "uint32", "int8", "int64"])
+def test_full_casts_a_float_fill_as_astype_does(value, dtype):
+    # README: float -> integer casts saturate (NaN is 0); full casts its float fill the same
+    # way, where a Python int out of range is NumPy's OverflowError.
+    info = onp.iinfo(dtype)
+    want = 0 if value != value else int(min(max(value, info.min), info.max))  # toward zero
+    got = np.full(3, value, dtype=dtype).asnumpy()
+    assert got.dtype == onp.dtype(dtype) and got.tolist() == [want] * 3
+    if 0 <= value <= 100:
+        assert got.tolist() == onp.full(3, value, dtype=dtype).tolist()
+    with pytest.raises(OverflowError):
+        np.full(3, -1, dtype="uint8")
+
+
+def test_small_numpy_rules_found_by_the_differential_fuzzer():
+    # each against NumPy in the same process (tools/fuzz/np_diff.py found them)
+    x0 = onp.array(-4, dtype="int64")
+    want = onp.compress(onp.array([True, False]), x0, axis=0)
+    got = np.compress(np.array([True, False]), np.array(x0), axis=0)
+    assert got.asnumpy().tolist() == want.tolist() and got.shape == want.shape
+    for axis in (0, -1):
+        assert np.squeeze(np.array(2.0), axis=axis).shape == onp.squeeze(onp.array(2.0),
+                                                                          axis=axis).shape
+    for axis in (1, (0,)):
+        with pytest.raises(ValueError):  # AxisError, as NumPy's
+            onp.squeeze(onp.array(2.0), axis=axis)
+        with pytest.raises(ValueError):
+            np.squeeze(np.array(2.0), axis=axis)
+    got = np.ix_(np.array(onp.array([], "complex64")), np.array(onp.array([], "int16")))
+    want = onp.ix_(onp.array([], "complex64"), onp.array([], "int16"))
+    assert [g.dtype for g in got] == [w.dtype for w in want]
+    assert [g.shape for g in got] == [w.shape for w in want]
+    assert np.ix_([])[0].dtype == onp.ix_([])[0].dtype  # an empty list is an index
+    with pytest.warns(RuntimeWarning):
+        want = onp.nanpercentile(onp.array([], "int32"), 5.0)
+    got = np.nanpercentile(np.array(onp.array([], "int32")), 5.0)
+    assert onp.isnan(float(got)) and onp.isnan(want)
+    h = onp.array([[-5.5, 2.0, 4.0]], "float16")
+    want = onp.conjugate(h, dtype="complex64")
+    got = np.conjugate(np.array(h), dtype="complex64")
+    assert got.dtype == want.dtype and got.asnumpy().tolist() == want.tolist()
+    with pytest.raises(TypeError):
+        onp.conjugate(onp.array([1.5]), dtype="int32")
+    with pytest.raises(TypeError):
+        np.conjugate(np.array([1.5]), dtype="int32")

@@ -1,6 +1,8 @@
 """ndx.numpy: NumPy's API over ndx arrays. Functions are generated from the registry
 (``_np_*`` ops as they are); the few below hold logic NumPy's signatures need."""
 import builtins as _builtins
+import ctypes as _ctypes
+import math as _math
 import operator as _operator
 
 import numpy as _onp
@@ -124,12 +126,13 @@ def _check_device(device, fn):
 
 
 def _array_py(object, dtype=None, copy=True, device=None, *, order="K", subok=False, ndmin=0,
-              like=None):
+              like=None, ctx=None):
     """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default
     float dtype (float32) where NumPy would pick float64; NumPy arrays and scalars keep their
     dtype.
     copy: True always copies, None copies only when needed, False never (ValueError when a
     copy is needed: anything but an ndarray of the dtype asked for). ndmin prepends axes."""
+    device = _ctx_alias(device, ctx, "array")
     _check_device(device, "array")
     if order not in ("K", "A", "C", "F", None):
         raise ValueError(f"[array] order must be one of 'K', 'A', 'C', 'F', got {order!r}")
@@ -189,9 +192,10 @@ def _array_from_host(object, dtype):
     return out
 
 
-def _asarray_py(a, dtype=None, device=None, *, copy=None, order=None, like=None):
+def _asarray_py(a, dtype=None, device=None, *, copy=None, order=None, like=None, ctx=None):
     """`a` itself when it is already an ndarray of that dtype (and copy is not True), else
     array(a, dtype, copy). The third positional argument may be the order, as NumPy's."""
+    device = _ctx_alias(device, ctx, "asarray")
     order, device = _order_device(device, None, order, "asarray")
     _check_device(device, "asarray")
     if device is not None:
@@ -229,6 +233,15 @@ def _order_device(third, device, order, fn):
     return order, device
 
 
+def _ctx_alias(device, ctx, fn):
+    """device= or MXNet 1.x's name for it, ctx= (not both)."""
+    if ctx is None:
+        return device
+    if device is not None:
+        raise TypeError(f"[{fn}] got both device= and ctx= (MXNet's name for device)")
+    return ctx
+
+
 def _in_order(a, order):
     """a itself for C order, an F-contiguous array of a's values for 'F'."""
     if order != "F" or a.ndim < 2:
@@ -236,22 +249,22 @@ def _in_order(a, order):
     return transpose(transpose(a).copy())
 
 
-def _zeros_py(shape, dtype=None, device=None, *, order=None, like=None):
+def _zeros_py(shape, dtype=None, device=None, *, order=None, like=None, ctx=None):
     """A new array of zeros (float32 unless dtype says otherwise); order 'F' lays it out in
     column-major order (the third positional argument may be the order, as NumPy's)."""
-    order, device = _order_device(device, None, order, "zeros")
+    order, device = _order_device(_ctx_alias(device, ctx, "zeros"), None, order, "zeros")
     return _in_order(_ffi_zeros(shape, dtype, device), order)
 
 
-def _ones_py(shape, dtype=None, device=None, *, order=None, like=None):
+def _ones_py(shape, dtype=None, device=None, *, order=None, like=None, ctx=None):
     """A new array of ones (float32 unless dtype says otherwise)."""
-    order, device = _order_device(device, None, order, "ones")
+    order, device = _order_device(_ctx_alias(device, ctx, "ones"), None, order, "ones")
     return _in_order(_ffi_ones(shape, dtype, device), order)
 
 
-def _empty_py(shape, dtype=None, device=None, *, order=None, like=None):
+def _empty_py(shape, dtype=None, device=None, *, order=None, like=None, ctx=None):
     """A new array whose contents are not initialized."""
-    order, device = _order_device(device, None, order, "empty")
+    order, device = _order_device(_ctx_alias(device, ctx, "empty"), None, order, "empty")
     return _in_order(_ffi_empty(shape, dtype, device), order)
 
 
@@ -262,9 +275,16 @@ def _scalar_dtype_kept(t):
         (t.kind == "c" and t.itemsize <= 16)
 
 
-def _full_py(shape, fill_value, dtype=None, device=None, *, order=None, like=None):
-    order, device = _order_device(device, None, order, "full")
+def _full_py(shape, fill_value, dtype=None, device=None, *, order=None, like=None, ctx=None):
+    order, device = _order_device(_ctx_alias(device, ctx, "full"), None, order, "full")
     return _in_order(_full_c_order(shape, fill_value, dtype, device), order)
+
+
+def _is_integer_dtype(dtype):
+    try:
+        return dtype is not None and _onp.dtype(dtype).kind in "iu"
+    except TypeError:  # (bfloat16 and other names NumPy does not know)
+        return False
 
 
 def _full_c_order(shape, fill_value, dtype=None, device=None):
@@ -295,6 +315,11 @@ def _full_c_order(shape, fill_value, dtype=None, device=None):
     if isinstance(fill_value, (complex, _onp.complexfloating)):
         value = _array_py(complex(fill_value), dtype=dtype)  # a real dtype keeps the real part
         return zeros(shape, value.dtype, device) + value
+    if isinstance(fill_value, (float, _onp.floating)) and _is_integer_dtype(dtype):
+        # a float cast to an integer dtype, as astype casts it (saturating), not checked as
+        # a Python integer would be: full(3, -1.0, dtype=uint32) is 0
+        value = _array_py(float(fill_value), dtype="float64").astype(dtype)
+        return _full_c_order(shape, value, dtype, device)
     return _ffi_full(shape, fill_value, dtype, device)
 
 
@@ -305,13 +330,15 @@ zeros, ones, empty, full = _core.zeros, _core.ones, _core.empty, _core.full
 array, asarray = _core.array, _core.asarray
 
 
-def arange(start, stop=None, step=1, dtype=None, device=None):
+def arange(start, stop=None, step=1, dtype=None, device=None, *, ctx=None):
     """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float
     arguments give the default float dtype (float32). step=None means 1, as in NumPy."""
+    device = _ctx_alias(device, ctx, "arange")
     if step is None:
         step = 1
     if dtype is None and _builtins.all(
-            isinstance(v, (int, _onp.integer)) and not isinstance(v, bool)
+            (isinstance(v, (int, _onp.integer)) and not isinstance(v, bool))
+            or (isinstance(v, ndarray) and v.ndim == 0 and v.dtype.kind in "iu")
             for v in (start, stop, step) if v is not None):
         dtype = "int64"
     return _ffi_arange(float(start), None if stop is None else float(stop), float(step), dtype,
@@ -319,10 +346,11 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-             device=None):
+             device=None, ctx=None):
     """num evenly spaced samples from start to stop (NumPy's and MXNet's signature).
     Array-like start / stop broadcast against each other, the samples along `axis` of the
     result; retstep=True also returns the spacing (NaN when there is none)."""
+    device = _ctx_alias(device, ctx, "linspace")
     if not isinstance(retstep, (bool, _onp.bool_, int)):  # (dtype was once 5th positional)
         raise TypeError(f"[linspace] retstep must be a bool, got {retstep!r}")
     if _onp.ndim(start) == 0 and _onp.ndim(stop) == 0 and not _onp.iscomplexobj(start) and \
@@ -339,10 +367,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (out, step) if retstep else out
 
 
-def eye(N, M=None, k=0, dtype=None, device=None, *, order=None, like=None):
+def eye(N, M=None, k=0, dtype=None, device=None, *, order=None, like=None, ctx=None):
     """A 2-d array with ones on the k-th diagonal (order 'F': column-major; the fifth
     positional argument may be the order, as NumPy's)."""
-    order, device = _order_device(device, None, order, "eye")
+    order, device = _order_device(_ctx_alias(device, ctx, "eye"), None, order, "eye")
     return _in_order(_invoke(_handle("_npi_eye"), (), {"N": N, "M": M, "k": k, "dtype": dtype},
                              None, device), order)
 
@@ -676,9 +704,20 @@ def imag(val):
     return zeros._as_strided(zeros.shape, zeros.strides, False)
 
 
-def conjugate(x, out=None):
-    """The complex conjugate; a copy of x for real dtypes (bool becomes int8, as NumPy's)."""
+def conjugate(x, out=None, *, where=True, casting="same_kind", order="K", dtype=None,  # noqa: F811
+              subok=True):
+    """The complex conjugate; a copy of x for real dtypes (bool becomes int8, as NumPy's).
+    dtype= (x cast to it first), where= and casting= are NumPy's ufunc keywords."""
     x = x if isinstance(x, ndarray) else asarray(x)
+    if dtype is not None or where is not True:
+        if dtype is not None and not can_cast(x.dtype, dtype, casting):
+            raise TypeError(f"[conjugate] cannot cast input from {x.dtype} to {dtype} with "
+                            f"casting rule {casting!r}")
+        r = conjugate(x.astype(dtype) if dtype is not None else x)
+        if out is None:
+            return r
+        copyto(out, r, casting=casting, where=where)
+        return out
     if _is_complex(x):
         return _conj_op(x, out=out)
     if out is None:
@@ -820,6 +859,15 @@ def _resize_in_place(self, *new_shape, refcheck=True):
     if len(new_shape) == 1 and not isinstance(new_shape[0], (int, _onp.integer)):
         new_shape = tuple(new_shape[0])
     shape = _composites._shape_tuple(new_shape, "resize")
+    flags = self.flags
+    if not (flags.c_contiguous or flags.f_contiguous):
+        raise ValueError("[resize] resize only works on single-segment arrays")
+    if _math.prod(shape) == self.size and flags.c_contiguous:
+        self.shape = shape  # the same memory, as NumPy's (views of it see the new layout's data)
+        return
+    if not flags.owndata:
+        raise ValueError("[resize] cannot resize this array: it does not own its data (a view; "
+                         "use np.resize, which makes a new array)")
     new = zeros(shape, dtype=self.dtype)
     n = _builtins.min(self.size, new.size)
     if n:
@@ -1026,6 +1074,47 @@ ndarray.flat = property(flatiter, doc="A flat iterator over the array (C order).
 ndarray.flags = property(flagsobj, doc="Information about the memory layout (see flagsobj).")
 
 
+class _ctypes_view:
+    """a.ctypes, as NumPy's: the host memory's address and the shape and strides as ctypes
+    arrays, for passing an array to C code through ctypes. It holds the array, so the memory
+    lives as long as this object."""
+
+    def __init__(self, array):
+        self._array = array
+        self._interface = array.__array_interface__  # AttributeError off the host / bfloat16
+
+    @property
+    def data(self):
+        return self._interface["data"][0]
+
+    @property
+    def shape(self):
+        return self.shape_as(_ctypes.c_ssize_t)
+
+    @property
+    def strides(self):
+        return self.strides_as(_ctypes.c_ssize_t)
+
+    @property
+    def _as_parameter_(self):
+        return _ctypes.c_void_p(self.data)
+
+    def data_as(self, obj):
+        """The address cast to a ctypes pointer type, e.g. ctypes.POINTER(ctypes.c_float)."""
+        return _ctypes.cast(self.data, obj)
+
+    def shape_as(self, obj):
+        return (obj * self._array.ndim)(*self._array.shape)
+
+    def strides_as(self, obj):
+        return (obj * self._array.ndim)(*self._array.strides)
+
+
+
+ndarray.ctypes = property(_ctypes_view, doc="The array's memory for ctypes (see _ctypes_view).")
+ndarray.data = property(memoryview, doc="A memoryview of the array's host memory.")
+
+
 def _setflags(self, write=None, align=None, uic=None):
     """NumPy's setflags: write=False makes the array read-only (writes raise ValueError);
     write=True undoes that, except for a view of a read-only array (ValueError). ndx arrays are
@@ -1121,6 +1210,7 @@ from ._utilities import (  # noqa: E402, F401
     mintypecode,
     ndenumerate,
     ndindex,
+    nditer,
     require,
     sctypeDict,
     seterr,

@@ -118,7 +118,7 @@ def apply_along_axis(func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any
 def apply_over_axes(func: Any, a: Any, axes: Any) -> Any:
     """func(a, axis) applied for each axis in turn, each result kept at a's number of dimensions (a reduced axis comes back with length one), as NumPy's apply_over_axes."""
 
-def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> Any:
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None, *, ctx: Any = None) -> Any:
     """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float arguments give the default float dtype (float32). step=None means 1, as in NumPy."""
 
 def arccos(x: Any, *, out: Any = None) -> Any:
@@ -327,11 +327,11 @@ def concat(arrays: Any, /, axis: Any = 0, out: Any = None, *, dtype: Any = None,
 def concatenate(seq: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None, casting: Any = 'same_kind') -> Any:
     """Joins arrays along an existing axis (axis=None flattens them first)."""
 
-def conj(x: Any, out: Any = None) -> Any:
-    """The complex conjugate; a copy of x for real dtypes (bool becomes int8, as NumPy's)."""
+def conj(x: Any, out: Any = None, *, where: Any = True, casting: Any = 'same_kind', order: Any = 'K', dtype: Any = None, subok: Any = True) -> Any:
+    """The complex conjugate; a copy of x for real dtypes (bool becomes int8, as NumPy's). dtype= (x cast to it first), where= and casting= are NumPy's ufunc keywords."""
 
-def conjugate(x: Any, out: Any = None) -> Any:
-    """The complex conjugate; a copy of x for real dtypes (bool becomes int8, as NumPy's)."""
+def conjugate(x: Any, out: Any = None, *, where: Any = True, casting: Any = 'same_kind', order: Any = 'K', dtype: Any = None, subok: Any = True) -> Any:
+    """The complex conjugate; a copy of x for real dtypes (bool becomes int8, as NumPy's). dtype= (x cast to it first), where= and casting= are NumPy's ufunc keywords."""
 
 def convolve(a: Any, v: Any, mode: Any = 'full') -> Any:
     """The discrete linear convolution of two 1-d arrays (0-d ones as one element; NumPy's modes): sum_n a[n] v[k - n], no conjugate."""
@@ -346,7 +346,7 @@ def copyto(dst: Any, src: Any, casting: Any = 'same_kind', where: Any = True) ->
     """Copies src into dst (broadcast to dst's shape) where `where` is True, after checking that src's dtype casts to dst's under `casting` (NumPy's rules; Python scalars weakly)."""
 
 def corrcoef(x: Any, y: Any = None, rowvar: Any = True, *, dtype: Any = None) -> Any:
-    """Pearson correlation coefficients (cov normalized by the standard deviations)."""
+    """Pearson correlation coefficients (cov normalized by the standard deviations; the real and imaginary parts each clipped to [-1, 1], as NumPy's)."""
 
 def correlate(a: Any, v: Any, mode: Any = 'valid') -> Any:
     """The cross-correlation of two 1-d arrays: c[k] = sum_n a[n + k] conj(v[n]) (NumPy's modes)."""
@@ -361,7 +361,7 @@ def count_nonzero(a: Any, axis: Any = None, keepdims: Any = False, *, out: Any =
     """The number of nonzero elements (along the axes), as int64."""
 
 def cov(m: Any, y: Any = None, rowvar: Any = True, bias: Any = False, ddof: Any = None, fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
-    """The covariance matrix of the variables (rows, or columns with rowvar=False). fweights: integer repeat counts of the observations; aweights: their relative weights (NumPy's normalization with both, ddof included)."""
+    """The covariance matrix of the variables (rows, or columns with rowvar=False). fweights: integer repeat counts of the observations; aweights: their relative weights (NumPy's normalization with both, ddof included). Complex data gives X @ X^H (the conjugate product), complex; the default dtype is at le"""
 
 def cross(a: Any, b: Any, axisa: Any = -1, axisb: Any = -1, axisc: Any = -1, axis: Any = None) -> Any:
     """The cross product of 3-vectors (or 2-vectors, their z component) along the given axes."""
@@ -466,7 +466,7 @@ def expm1(x: Any, *, out: Any = None) -> Any:
 def extract(condition: Any, arr: Any) -> Any:
     """The elements of arr (flattened) where condition (flattened) is nonzero."""
 
-def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = None, device: Any = None, *, order: Any = None, like: Any = None) -> Any:
+def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = None, device: Any = None, *, order: Any = None, like: Any = None, ctx: Any = None) -> Any:
     """A 2-d array with ones on the k-th diagonal (order 'F': column-major; the fifth positional argument may be the order, as NumPy's)."""
 
 def fabs(x: Any, *, out: Any = None) -> Any:
@@ -562,7 +562,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> 
     """A new array filled with fill_value. Without dtype: a NumPy scalar's own dtype, bool for a bool value, int64 for an int, the default float dtype otherwise."""
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, order: Any = 'K', subok: Any = True, shape: Any = None, *, device: Any = None) -> Any:
-    """fill_value (cast to the dtype) in a's shape, dtype and device (or those given)."""
+    """fill_value (cast to the dtype) in a's shape, dtype and device (or those given). A complex fill_value for a real dtype loses its imaginary part with NumPy's ComplexWarning (NumPy copies it in under casting='unsafe')."""
 
 def gcd(x1: Any, x2: Any, *, out: Any = None) -> Any:
     """Greatest common divisor of |x1| and |x2|."""
@@ -571,7 +571,7 @@ def genfromtxt(fname: Any, dtype: Any = ..., *args: Any, **kwargs: Any) -> Any:
     """numpy.genfromtxt (missing values filled) as an ndx array; masked results (usemask=True) are not supported, as ndx has no masked arrays."""
 
 def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, dtype: Any = None, axis: Any = 0) -> Any:
-    """num samples evenly spaced on a log scale with the endpoints themselves. Array start / stop broadcast, the samples along `axis`, as in NumPy: complex endpoints follow a logarithmic spiral; real ones of different signs give NaN between the endpoints."""
+    """num samples evenly spaced on a log scale with the endpoints themselves. Array start / stop broadcast, the samples along `axis`, as in NumPy: complex endpoints follow a logarithmic spiral, and so do real ones with a complex dtype= (NumPy computes in the dtype too); real ones of different signs give N"""
 
 def get_printoptions() -> Any:
     """The current print options as numpy.get_printoptions's dict."""
@@ -735,7 +735,7 @@ def less_equal(x1: Any, x2: Any, *, out: Any = None) -> Any:
 def lexsort(keys: Any, axis: Any = -1) -> Any:
     """Indices that sort along axis by the last key, then the one before it, and so on (stable). keys: arrays of one shape, or an array whose first axis holds them."""
 
-def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep: Any = False, dtype: Any = None, axis: Any = 0, *, device: Any = None) -> Any:
+def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep: Any = False, dtype: Any = None, axis: Any = 0, *, device: Any = None, ctx: Any = None) -> Any:
     """num evenly spaced samples from start to stop (NumPy's and MXNet's signature). Array-like start / stop broadcast against each other, the samples along `axis` of the result; retstep=True also returns the spacing (NaN when there is none)."""
 
 little_endian: Any
@@ -911,11 +911,14 @@ class ndarray:
     def compress(self, condition: Any, axis: Any = None, out: Any = None) -> Any: ...
     def conj(self) -> Any: ...
     def conjugate(self) -> Any: ...
+    context: Any
     def copy(self, *args: Any, **kwargs: Any) -> Any: ...
     def copyto(self, *args: Any, **kwargs: Any) -> Any: ...
     ctx: Any
+    ctypes: Any
     def cumprod(self, *args: Any, **kwargs: Any) -> Any: ...
     def cumsum(self, *args: Any, **kwargs: Any) -> Any: ...
+    data: Any
     def detach(self, *args: Any, **kwargs: Any) -> Any: ...
     device: Any
     def diagonal(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -979,6 +982,16 @@ class ndenumerate:
 def ndim(a: Any) -> Any:
     """The number of dimensions of a (of np.asarray(a) for host data)."""
 
+class nditer:
+    """NumPy's nditer over ndx arrays: the iteration itself is NumPy's, over views of the arrays' host memory, so `x[...] = ...` on an item writes the ndx array (op_flags 'readwrite' / 'writeonly'; a read-only array refuses with NumPy's ValueError). Items are NumPy arrays (0-d, or 1-d with 'external_loop')"""
+    def __getitem__(self, i: Any) -> Any: ...
+    def __init__(self, op: Any, flags: Any = None, op_flags: Any = None, op_dtypes: Any = None, order: Any = 'K', casting: Any = 'safe', op_axes: Any = None, itershape: Any = None, buffersize: Any = 0) -> None: ...
+    def __iter__(self) -> Any: ...
+    def __len__(self) -> Any: ...
+    def copy(self) -> Any: ...
+    operands: Any
+    def __getattr__(self, name: str) -> Any: ...
+
 def negative(x: Any, *, out: Any = None) -> Any:
     """Numerical negative, elementwise."""
 
@@ -1018,8 +1031,8 @@ def partition(a: Any, kth: Any, axis: Any = -1, kind: Any = 'introselect', order
 def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = False, method: Any = 'linear', keepdims: Any = False, *, weights: Any = None) -> Any:
     """quantile with q in percent."""
 
-def permute_dims(a: Any, /, axes: Any) -> Any:
-    """The Array API's transpose: a view with the axes permuted."""
+def permute_dims(a: Any, /, axes: Any = None) -> Any:
+    """The Array API's transpose: a view with the axes permuted (reversed for None, as NumPy 2.4's default)."""
 
 pi: Any
 
@@ -1344,7 +1357,7 @@ class ufunc:
     def __getattr__(self, name: str) -> Any: ...
 
 def union1d(ar1: Any, ar2: Any) -> Any:
-    """The sorted unique values in either array."""
+    """The sorted unique values in either array (a Python scalar weak beside the other, as NumPy's concatenate takes it: union1d(uint8_array, 6) is uint8)."""
 
 def unique(ar: Any, return_index: Any = False, return_inverse: Any = False, return_counts: Any = False, axis: Any = None, *, equal_nan: Any = True, sorted: Any = True) -> Any:
     """The sorted unique elements of the flattened array, with optionally the first index of each, the inverse (ar's elements as indices into it, in ar's shape) and the counts. sorted=False is allowed (NumPy 2.3: the order is then unspecified); they come sorted."""
@@ -1374,10 +1387,10 @@ def unwrap(p: Any, discont: Any = None, axis: Any = -1, *, period: Any = 6.28318
     """p with jumps between neighbours along `axis` larger than max(discont, period / 2) replaced by their equivalents modulo `period` (phase unwrapping)."""
 
 def vander(x: Any, N: Any = None, increasing: Any = False) -> Any:
-    """The Vandermonde matrix of the 1-d x: columns x**(N-1) ... x**0 (or increasing). Float input keeps its dtype (NumPy gives float64 for float32)."""
+    """The Vandermonde matrix of the 1-d x: columns x**(N-1) ... x**0 (or increasing). In NumPy's dtype, x's promoted with int64 (int64 for bool and integers, float64 for uint64 and float16, complex128 for complex64), except that float32 (and bfloat16) input keeps its dtype (NumPy gives float64)."""
 
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False, *, where: Any = True, mean: Any = None, correction: Any = 0.0) -> Any:
-    """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input); mean= a precomputed mean (keepdims shape); correction is the Array API's name for ddof."""
+    """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input); mean= a precomputed mean (keepdims shape); correction is the Array API's name for ddof. dtype= as NumPy's: a complex one gives a complex result, an integer one computes in it."""
 
 def vdot(a: Any, b: Any) -> Any:
     """The dot product of the flattened arrays, a conjugated when complex (NumPy's vdot)."""

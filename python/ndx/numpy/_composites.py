@@ -3,6 +3,7 @@ see ordinary ops): where, ptp, var, std, average and the NaN-ignoring reductions
 ndx.numpy after its op functions exist."""
 import math
 import operator
+import warnings
 from collections import namedtuple as _namedtuple
 
 import numpy as _onp
@@ -36,16 +37,59 @@ _dev = _np._device_for  # device= for arrays made beside an input (None on the C
 
 def _as_array(a, like=None):
     """a as an ndarray; host data (lists, scalars, NumPy arrays) goes to the device of the
-    ndarray `like` when one is given (else to the CPU)."""
+    ndarray `like` when one is given (else to the CPU). Python floats / complex numbers
+    (alone or in lists) are the default float dtype, except beside a `like` with which that
+    dtype would promote to float64 / complex128 (a float64 or uint64 array, say): there they
+    stay float64 / complex128, so their values are not rounded to float32 first (README)."""
     if isinstance(a, _np.ndarray):
         return a
-    return _np.asarray(a) if like is None else _np.asarray(a, device=_dev(like))
+    if like is None:
+        return _np.asarray(a)
+    wide = _wide_host_dtype(a, like)
+    if wide is not None:
+        return _np.array(_onp.asarray(a), dtype=wide, device=_dev(like))
+    return _np.asarray(a, device=_dev(like))
+
+
+_WIDE = ("float64", "complex128")
+
+
+def _wide_host_dtype(a, like):
+    """float64 / complex128 for Python float / complex data (a scalar, list or tuple) whose
+    default-dtype array would promote with `like` to float64 / complex128; else None."""
+    if not isinstance(a, (float, complex, list, tuple)) or not isinstance(like, _np.ndarray):
+        return None
+    try:
+        host = _onp.asarray(a)
+    except (TypeError, ValueError):
+        return None
+    if host.dtype.name not in _WIDE:
+        return None
+    narrow = "float32" if host.dtype.kind == "f" else "complex64"
+    promoted = _onp.dtype(_np.result_type(like.dtype, narrow)).name
+    return host.dtype.name if promoted in _WIDE else None
 
 
 def _pair(x, y):
     """x and y as ndarrays, host data on the other one's device."""
     x = _as_array(x, y)
     return x, _as_array(y, x)
+
+
+def _weak_pair(x, y):
+    """x and y as ndarrays; a Python scalar beside an array takes the dtype ndx's binary ops
+    give the pair (NEP 50's weak scalars), so that it is rounded once, into that dtype."""
+    scalar = (bool, int, float, complex)
+    if isinstance(y, scalar) and not isinstance(x, scalar):
+        y, x = _weak_pair(y, x)
+        return x, y
+    if isinstance(x, scalar) and not isinstance(y, scalar):
+        y = _as_array(y)
+        t = _np.result_type(y, x)
+        if _np.result_type(y.dtype, t) == t:
+            return _np.array(x, dtype=t, device=_dev(y)), y
+        # (y widens that dtype: uint32 beside float32 is float64, so x is float64 too)
+    return _pair(x, y)
 
 
 def _like(a, m):
@@ -142,14 +186,76 @@ def _ddof(ddof, correction, fn):
     return correction if correction != 0 else ddof
 
 
+def _dtype_kind(dtype):
+    """NumPy's kind letter of a dtype= argument (None for None; 'f' for bfloat16)."""
+    if dtype is None:
+        return None
+    return "f" if str(dtype) == "bfloat16" else _onp.dtype(dtype).kind
+
+
+def _var_in(a, keep, axis, dtype, ddof, keepdims, mean, name, nan=False):
+    """_var with NumPy's dtype= rules: a complex dtype gives the (real) variance as that
+    dtype; an integer or bool dtype computes in it as NumPy's does (_var_integral); the
+    nan-functions refuse a non-inexact dtype for float or complex data, as NumPy's."""
+    kind = _dtype_kind(dtype)
+    if nan and kind is not None and kind not in "fc" and _kind(a) in "fc":
+        raise TypeError(f"[{name}] If a is inexact, then dtype must be inexact")
+    if kind == "c":  # (a NaN variance is NaN + NaN j there, as NumPy's complex arithmetic)
+        work = dtype if _kind(a) == "c" else _onp.empty(0, dtype).real.dtype
+        v = _var(a, keep, axis, work, ddof, keepdims, mean)
+        return where(_np.isnan(v), complex(_onp.nan, _onp.nan), v.astype(dtype))
+    if kind is not None and kind in "biu":
+        if a.ndim == 0 and axis is not None and axis != ():
+            bad = axis if isinstance(axis, (int, _onp.integer)) else tuple(axis)[0]
+            raise _core.AxisError(f"axis {int(bad)} is out of bounds for array of dimension 0")
+        return _var_integral(a, keep, axis, dtype, ddof, keepdims, mean)
+    return _var(a, keep, axis, dtype, ddof, keepdims, mean)
+
+
+def _var_integral(a, keep, axis, dtype, ddof, keepdims, mean):
+    """NumPy's var with an integer / bool dtype=: the elements summed in dtype (each cast
+    into it), the mean truncated into dtype, the deviations (a - mean, in their promoted
+    dtype) squared, summed in dtype, and the quotient truncated into dtype."""
+    b = a if keep is None else _np._where_op(keep, a, 0)
+    if keep is None:
+        n = n_out = _count(a, axis)
+    else:
+        kept = _np.broadcast_to(keep, a.shape)
+        n = _np.sum(kept, axis=axis, keepdims=True)
+        n_out = _np.sum(kept, axis=axis, keepdims=keepdims)
+    if mean is None:
+        total = _np.sum(b, axis=axis, dtype=dtype, keepdims=True).astype("float64")
+        mean = _np.true_divide(total, n).astype(dtype)
+    sq = _abs_squared(_np.subtract(a, mean))
+    if keep is not None:
+        sq = _np._where_op(keep, sq, 0)
+    s = _np.sum(sq, axis=axis, dtype=dtype, keepdims=keepdims).astype("float64")
+    return _np.true_divide(s, _np.maximum(_np.subtract(n_out, ddof), 0)).astype(dtype)
+
+
+def _std_of(v, dtype, name):
+    """The square root of a variance; an integer / bool dtype= truncates it into dtype for a
+    0-d result and refuses the others, as NumPy's (its sqrt cannot write float64 into an
+    integer array under same_kind)."""
+    kind = _dtype_kind(dtype)
+    if kind is None or kind not in "biu":
+        return _np.sqrt(v)
+    if v.ndim:
+        raise TypeError(f"[{name}] Cannot cast ufunc 'sqrt' output from dtype('float64') to "
+                        f"dtype('{_onp.dtype(dtype).name}') with casting rule 'same_kind'")
+    return _np.sqrt(v.astype("float64")).astype(dtype)
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         mean=None, correction=0.0):
     """Variance: mean of squared deviations, divided by n - ddof (float32 for integer input);
-    mean= a precomputed mean (keepdims shape); correction is the Array API's name for ddof."""
+    mean= a precomputed mean (keepdims shape); correction is the Array API's name for ddof.
+    dtype= as NumPy's: a complex one gives a complex result, an integer one computes in it."""
     a = _as_array(a)
     ddof = _ddof(ddof, correction, "var")
     m = None if mean is None else _given_mean(mean, a, axis, "var")
-    return _finish(_var(a, _keep_mask(a, where, "var"), axis, dtype, ddof, keepdims, m), out)
+    return _finish(_var_in(a, _keep_mask(a, where, "var"), axis, dtype, ddof, keepdims, m,
+                           "var"), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
@@ -158,8 +264,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     a = _as_array(a)
     ddof = _ddof(ddof, correction, "std")
     m = None if mean is None else _given_mean(mean, a, axis, "std")
-    v = _var(a, _keep_mask(a, where, "std"), axis, dtype, ddof, keepdims, m)
-    return _finish(_np.sqrt(v), out)
+    v = _var_in(a, _keep_mask(a, where, "std"), axis, dtype, ddof, keepdims, m, "std")
+    return _finish(_std_of(v, dtype, "std"), out)
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -181,6 +287,10 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
             shape = [1] * a.ndim
             shape[axis] = w.shape[0]
             w = _np.reshape(w, tuple(shape))
+        if _kind(a) in "biu":  # NumPy's result_type(a, w, 'f8'), with ndx's default float
+            t = _np._default_float()
+            t = _np.result_type(a.dtype, w.dtype, t) if _kind(w) in "fc" else t
+            a, w = a.astype(t), w.astype(t)
         scl = _np.sum(_np.multiply(w, _np.ones_like(a)), axis=axis, keepdims=keepdims)
         if bool(_np.any(scl == 0)):
             raise ZeroDivisionError("[average] the weights sum to zero")
@@ -275,7 +385,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     a = _as_array(a)
     keep = _keep_mask(a, where, "nanvar", nan=True)
     m = None if mean is None else _given_mean(mean, a, axis, "nanvar")
-    return _finish(_var(a, keep, axis, dtype, ddof, keepdims, m), out)
+    return _finish(_var_in(a, keep, axis, dtype, ddof, keepdims, m, "nanvar", True), out)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
@@ -285,7 +395,8 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     a = _as_array(a)
     keep = _keep_mask(a, where, "nanstd", nan=True)
     m = None if mean is None else _given_mean(mean, a, axis, "nanstd")
-    return _finish(_np.sqrt(_var(a, keep, axis, dtype, ddof, keepdims, m)), out)
+    v = _var_in(a, keep, axis, dtype, ddof, keepdims, m, "nanstd", True)
+    return _finish(_std_of(v, dtype, "nanstd"), out)
 
 
 def _nan_arg(a, axis, keepdims, is_max):
@@ -324,6 +435,14 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
 
 def _cumulative(fn, identity, x, axis, dtype, include_initial, name):
     x = _as_array(x)
+    if isinstance(axis, tuple):  # NumPy 2.4 takes a 1-tuple (an accumulation's one axis)
+        if len(axis) != 1:
+            _axes(max(x.ndim, 1), axis)  # (NumPy checks the bounds first)
+            raise ValueError(f"[{name}] accumulate does not allow multiple axes")
+        if include_initial:  # (NumPy 2.4 indexes the shape with the tuple there)
+            raise TypeError(f"[{name}] include_initial=True needs an integer axis, got "
+                            f"{axis!r}")
+        axis = axis[0]
     if axis is None:
         if x.ndim > 1:
             raise ValueError(f"[{name}] axis must be given for arrays of more than one dimension")
@@ -511,7 +630,10 @@ def _nanquantile(a, q, axis, method, keepdims, name):
         raise ValueError(f"[{name}] method must be one of {_QUANTILE_METHODS}, got {method!r}")
     a = _as_array(a)
     if not _is_float(a):
-        return _quantile(a, q, axis, method, keepdims, name)  # no NaN to skip
+        if a.size:
+            return _quantile(a, q, axis, method, keepdims, name)  # no NaN to skip
+        a = a.astype(_np._default_float())  # an empty slice gives NaN, as NumPy's
+
     qs, q_adds = _q_values(q, a, name)
     x, s = _sorted_last(a, axis, name)
     last = max(x.shape[-1] - 1, 0)
@@ -799,6 +921,9 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     """Elements of a at integer indices along axis (of the flattened a for None); mode 'raise'
     (IndexError out of range), 'wrap' or 'clip'."""
     a = _as_array(a)
+    if isinstance(axis, (tuple, list)):  # (NumPy's take: one integer axis)
+        raise TypeError(f"[take] '{type(axis).__name__}' object cannot be interpreted as an "
+                        f"integer")
     if axis is None:
         a, axis = _np.reshape(a, (-1,)), 0
     axis = _axes(a.ndim, axis)[0]
@@ -839,8 +964,8 @@ def _take_recorded(a, idx, axis):
 def compress(condition, a, axis=None, out=None):
     """The slices of a along axis where condition (1-d, at most that long) is true."""
     a = _as_array(a)
-    if axis is None:
-        a, axis = _np.reshape(a, (-1,)), 0
+    if axis is None or a.ndim == 0:  # (NumPy reads a 0-d array as one element along axis 0)
+        a, axis = _np.reshape(a, (-1,)), 0 if axis is None else axis
     axis = _axes(a.ndim, axis)[0]
     cond = _as_array(condition)
     if cond.ndim != 1:
@@ -860,7 +985,13 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     each, the inverse (ar's elements as indices into it, in ar's shape) and the counts.
     sorted=False is allowed (NumPy 2.3: the order is then unspecified); they come sorted."""
     if axis is not None:
-        return _unique_along(_as_array(ar), axis, return_index, return_inverse, return_counts)
+        a = _as_array(ar)
+        if isinstance(axis, (tuple, list)):  # NumPy's unique takes one axis, an integer
+            _axes(a.ndim, axis)  # (its AxisError for an out-of-range one comes first)
+            if len(axis) != 1:
+                raise ValueError(f"[unique] axis must be one integer, got {axis!r}")
+            raise TypeError(f"[unique] axis must be an integer, got {type(axis).__name__}")
+        return _unique_along(a, axis, return_index, return_inverse, return_counts)
     a = _as_array(ar)
     flat = a.reshape(-1)  # a view when a is contiguous (np.reshape, the op, copies)
     n = flat.shape[0]
@@ -1002,8 +1133,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 
 def union1d(ar1, ar2):
-    """The sorted unique values in either array."""
-    a, b = _pair(ar1, ar2)
+    """The sorted unique values in either array (a Python scalar weak beside the other, as
+    NumPy's concatenate takes it: union1d(uint8_array, 6) is uint8)."""
+    a, b = _weak_pair(ar1, ar2)
     return unique(_np.concatenate([_np.reshape(a, (-1,)), _np.reshape(b, (-1,))]))
 
 
@@ -1037,17 +1169,26 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     axis = _axes(a.ndim, axis)[0]
     if n == 0:  # NumPy returns a itself, prepend and append unused
         return a
-    parts = []
+    parts, host = [], []
     for extra in (prepend, append):
         if extra is None:
             parts.append(None)
             continue
         e = _as_array(extra, a)
+        if not isinstance(extra, _np.ndarray) and e.dtype != _onp.asarray(extra).dtype:
+            host.append(len(parts))  # (rounded to ndx's default float: see below)
         if e.ndim == 0:
             shape = list(a.shape)
             shape[axis] = 1
             e = _np.broadcast_to(e, tuple(shape))
         parts.append(e)
+    given = [p for p in (parts[0], a, parts[1]) if p is not None]
+    if host and _onp.dtype(_np.result_type(*given)).name in _WIDE:
+        # the other parts widen the result to float64 / complex128: Python floats / complex
+        # numbers keep their own values (NumPy's), not float32 ones
+        for i in host:
+            e = _np.array(_onp.asarray((prepend, append)[i]), device=_dev(a))
+            parts[i] = _np.broadcast_to(e, parts[i].shape) if e.ndim == 0 else e
     if parts[0] is not None or parts[1] is not None:
         a = _np.concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
     lead = (slice(None),) * axis
@@ -1065,7 +1206,9 @@ def ediff1d(ary, to_end=None, to_begin=None):
     for name, extra in (("to_begin", to_begin), ("to_end", to_end)):
         if extra is None:
             continue
-        e = _np.reshape(_as_array(extra, a), (-1,))
+        if not isinstance(extra, _np.ndarray):  # NumPy's dtype (float64), cast once below
+            extra = _np.array(_onp.asarray(extra), device=_dev(a))
+        e = _np.reshape(extra, (-1,))
         if not _np.can_cast(e.dtype, d.dtype, "same_kind"):  # (Python ints too, as NumPy)
             raise TypeError(f"[ediff1d] dtype of `{name}` must be compatible with input `ary` "
                             f"under the `same_kind` rule.")
@@ -1399,20 +1542,28 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         dtype=None):
     """The covariance matrix of the variables (rows, or columns with rowvar=False).
     fweights: integer repeat counts of the observations; aweights: their relative weights
-    (NumPy's normalization with both, ddof included)."""
+    (NumPy's normalization with both, ddof included). Complex data gives X @ X^H (the
+    conjugate product), complex; the default dtype is at least float64, as NumPy's."""
     x = _as_array(m)
     if x.ndim > 2:
         raise ValueError("[cov] m has more than 2 dimensions")
+    yy = None
+    if y is not None:
+        yy = _as_array(y, x)
+        if yy.ndim > 2:
+            raise ValueError("[cov] y has more than 2 dimensions")
+    if dtype is None:
+        dtype = _np.result_type(x.dtype, "float64", *(() if yy is None else (yy.dtype,)))
+    x = _cast_values(x, dtype)
     x = _np.reshape(x, (1, -1)) if x.ndim < 2 else x
     if not rowvar and x.shape[0] != 1:
         x = _np.transpose(x)
-    if y is not None:
-        yy = _as_array(y, x)
+    if yy is not None:
+        yy = _cast_values(yy, dtype)
         yy = _np.reshape(yy, (1, -1)) if yy.ndim < 2 else yy
         if not rowvar and yy.shape[0] != 1:
             yy = _np.transpose(yy)
         x = _np.concatenate([x, yy], axis=0)
-    x = x.astype(dtype or "float64")  # NumPy's: at least float64
     if ddof is None:
         ddof = 0 if bias else 1
     n = x.shape[1]
@@ -1439,8 +1590,20 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             fact = w_sum - ddof * float(_np.sum(_np.multiply(w, a))) / w_sum
         xc = _np.subtract(x, avg)
         xt = _np.transpose(_np.multiply(xc, w))
+    if _kind(xt) == "c":
+        xt = _np.conj(xt)
     c = _np.true_divide(_np.matmul(xc, xt), max(fact, 0))
     return _np.squeeze(c) if c.shape == (1, 1) else c
+
+
+def _cast_values(x, dtype):
+    """x in dtype; complex to real drops the imaginary part with NumPy's ComplexWarning."""
+    x = _as_array(x)
+    kind = "f" if str(dtype) == "bfloat16" else _onp.dtype(dtype).kind
+    if _kind(x) == "c" and kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      _onp.exceptions.ComplexWarning, stacklevel=3)
+    return x if x.dtype == dtype else x.astype(dtype)
 
 
 def _cov_weights(v, name, n, like):
@@ -1455,14 +1618,18 @@ def _cov_weights(v, name, n, like):
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
-    """Pearson correlation coefficients (cov normalized by the standard deviations)."""
+    """Pearson correlation coefficients (cov normalized by the standard deviations; the real
+    and imaginary parts each clipped to [-1, 1], as NumPy's)."""
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return _np.true_divide(c, c)
-    eye = _np.eye(c.shape[0], dtype=c.dtype, device=_dev(c))
-    d = _np.sqrt(_np.sum(_np.multiply(c, eye), axis=1))
+    d = _np.sqrt(_np.real(_np.diagonal(c)))
     r = _np.true_divide(_np.true_divide(c, _np.reshape(d, (-1, 1))), _np.reshape(d, (1, -1)))
-    return _np.clip(r, -1, 1)
+    if _kind(r) != "c":
+        return _np.clip(r, -1, 1)
+    for part in (_np.real(r), _np.imag(r)):  # writeable views
+        part[...] = _np.clip(part, -1, 1)
+    return r
 
 
 # ---- 1-d convolution ----
@@ -1798,15 +1965,30 @@ def resize(a, new_shape):
     return _np.reshape(take(_np.reshape(a, (-1,)), idx), shape)
 
 
-def _assigned_values(v, a):
+def _assigned_values(v, a, name=None):
     """v converted for writing into a, as NumPy's put / place / putmask convert it: host data
-    straight into a's dtype (a Python int out of its range is an OverflowError, a complex value
-    into a real array a TypeError, as in NumPy), an ndarray cast unsafely."""
+    (Python numbers and lists, NumPy scalars) straight into a's dtype (a Python int out of its
+    range is an OverflowError, a complex value into a real array a TypeError, as in NumPy), an
+    array cast unsafely; with a `name` (place, putmask) an array must cast under the 'safe'
+    rule, else NumPy's TypeError (a float64 array into an int32 one)."""
+    if name is not None and isinstance(v, (_np.ndarray, _onp.ndarray)) \
+            and not _safe_cast(v.dtype, a.dtype):
+        raise TypeError(f"[{name}] Cannot cast array data from {v.dtype} to {a.dtype} "
+                        f"according to the rule 'safe'")
     if isinstance(v, _np.ndarray):
         return v.astype(a.dtype)
     if a.dtype == "bfloat16":
         return _as_array(v, a).astype(a.dtype)
     return _np.array(_onp.asarray(v, dtype=a.dtype), device=_dev(a))
+
+
+def _safe_cast(src, dst):
+    """NumPy's can_cast(src, dst, 'safe'), with bfloat16 (which NumPy lacks): it casts safely
+    to float32 and wider, and only bool and 8-bit integers cast safely to it."""
+    if str(dst) == "bfloat16":
+        return str(src) in ("bfloat16", "bool", "int8", "uint8")
+    src = "float32" if str(src) == "bfloat16" else src
+    return bool(_onp.can_cast(_onp.dtype(src), _onp.dtype(dst), "safe"))
 
 
 def put(a, ind, v, mode="raise"):
@@ -1841,8 +2023,20 @@ def put(a, ind, v, mode="raise"):
     return None
 
 
+_NO_BOUND = object()  # np.clip's default for a bound not given (NumPy's np._NoValue)
+
+
 def _clip_bounds(a_min, a_max, min, max):
-    """np.clip's bounds from NumPy's names (a_min, a_max) or the Array API's (min, max)."""
+    """np.clip's bounds from NumPy's names (a_min, a_max) or the Array API's (min, max).
+    With _NO_BOUND as the defaults, NumPy 2.4's rules: neither a_min nor a_max (the bounds
+    then min / max, or None), or both; one without the other is a TypeError."""
+    min = None if min is _NO_BOUND else min
+    max = None if max is _NO_BOUND else max
+    if a_min is _NO_BOUND and a_max is _NO_BOUND:
+        return min, max
+    for name, value in (("a_min", a_min), ("a_max", a_max)):
+        if value is _NO_BOUND:
+            raise TypeError(f"[clip] clip() missing 1 required positional argument: '{name}'")
     if min is not None:
         if a_min is not None:
             raise ValueError("[clip] give a_min or min, not both")
@@ -1872,14 +2066,14 @@ def _gradient_spacings(f, varargs, axes):
     if not varargs:
         return [1.0] * len(axes)
     if len(varargs) == 1 and _onp.ndim(varargs[0]) == 0:
-        return [float(varargs[0])] * len(axes)
+        return [_scalar_spacing(varargs[0])] * len(axes)
     if len(varargs) != len(axes):
         raise TypeError(f"[gradient] invalid number of spacing arguments: {len(varargs)} for "
                         f"{len(axes)} axes")
     out = []
     for d, ax in zip(varargs, axes):
         if _onp.ndim(d) == 0:
-            out.append(float(d))
+            out.append(_scalar_spacing(d))
             continue
         d = _as_array(d, f)
         if d.ndim != 1:
@@ -1895,6 +2089,14 @@ def _gradient_spacings(f, varargs, axes):
     return out
 
 
+def _scalar_spacing(d):
+    """A scalar spacing as a Python float, or complex when it is one (NumPy divides by it,
+    and a real f keeps only the real part of the result)."""
+    if isinstance(d, _np.ndarray):
+        d = d.item()
+    return complex(d) if _onp.iscomplexobj(d) else float(d)
+
+
 def _gradient_axis(f, ax, h, edge_order):
     """The derivative of f along ax: central differences inside, one-sided at the ends."""
     nd = f.ndim
@@ -1905,7 +2107,7 @@ def _gradient_axis(f, ax, h, edge_order):
     def part(lo, hi):
         return f[_along(nd, ax, slice(lo, hi))]
 
-    uniform = isinstance(h, float)
+    uniform = isinstance(h, (float, complex))
     if uniform:
         inner = _np.true_divide(_np.subtract(part(2, None), part(None, -2)), 2.0 * h)
     else:
@@ -1961,8 +2163,18 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             raise ValueError(f"[gradient] shape of array too small to calculate a numerical "
                              f"gradient, at least (edge_order + 1) = {edge_order + 1} elements "
                              f"are required along axis {ax}, got {f.shape[ax]}")
-        # in f's dtype, as NumPy's (float64 coordinates do not widen a float32 result)
-        out.append(_gradient_axis(f, ax, h, edge_order).astype(f.dtype))
+        # in f's dtype, as NumPy's (float64 coordinates do not widen a float32 result;
+        # complex spacings leave a real f the real part, with NumPy's ComplexWarning)
+        if isinstance(h, complex) and _kind(f) != "c" and edge_order == 2 and f.ndim == 1:
+            # (NumPy writes a complex Python scalar into its real 1-d result there)
+            raise TypeError("[gradient] cannot write the complex edge values of a real "
+                            "1-d f with a complex spacing (NumPy's float() refuses them)")
+        g = _gradient_axis(f, ax, h, edge_order)
+        if _kind(g) == "c" and _kind(f) != "c":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          _onp.exceptions.ComplexWarning, stacklevel=2)
+            g = _np.real(g)
+        out.append(g.astype(f.dtype))
     return out[0] if len(out) == 1 else tuple(out)
 
 

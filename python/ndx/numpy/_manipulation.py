@@ -3,6 +3,7 @@ ndx's ops (transpose, reshape, slicing, concatenate, broadcast_to, where), so au
 hybridize see ordinary ops and the results are views wherever those ops give views."""
 import math
 import operator
+import warnings
 
 import numpy as _onp
 
@@ -117,9 +118,11 @@ def rollaxis(a, axis, start=0):
     return a.transpose(tuple(order))
 
 
-def permute_dims(a, /, axes):
-    """The Array API's transpose: a view with the axes permuted."""
-    return _as_array(a).transpose(tuple(axes))
+def permute_dims(a, /, axes=None):
+    """The Array API's transpose: a view with the axes permuted (reversed for None, as
+    NumPy 2.4's default)."""
+    a = _as_array(a)
+    return a.transpose() if axes is None else a.transpose(tuple(axes))
 
 
 def matrix_transpose(x, /):
@@ -167,6 +170,8 @@ def squeeze(a, axis=None):
     a = _as_array(a)
     if axis is None:
         drop = [d for d in range(a.ndim) if a.shape[d] == 1]
+    elif a.ndim == 0 and isinstance(axis, (int, _onp.integer)) and axis in (0, -1):
+        drop = []  # NumPy accepts an int axis 0 / -1 on a 0-d array (not a tuple) and returns it
     else:
         drop = _axis_list(axis, a.ndim, "squeeze")
         for d in drop:
@@ -233,9 +238,27 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """fill_value (cast to the dtype) in a's shape, dtype and device (or those given)."""
+    """fill_value (cast to the dtype) in a's shape, dtype and device (or those given). A
+    complex fill_value for a real dtype loses its imaginary part with NumPy's ComplexWarning
+    (NumPy copies it in under casting='unsafe')."""
     s, t, d = _like(a, dtype, shape, device, order, "full_like")
+    kind = _composites._dtype_kind(t)
+    if kind == "b" and _is_complex_value(fill_value):  # (True where either part is nonzero)
+        fill_value = _np.not_equal(fill_value, 0) if isinstance(fill_value, _np.ndarray) \
+            else _onp.not_equal(fill_value, 0)
+    elif kind != "c" and _is_complex_value(fill_value):
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      _onp.exceptions.ComplexWarning, stacklevel=2)
+        fill_value = _np.real(fill_value) if isinstance(fill_value, _np.ndarray) else \
+            _onp.real(fill_value)
     return _np.full(s, fill_value, dtype=t, device=d)
+
+
+def _is_complex_value(v):
+    """Whether v is a complex number or an array (host or ndx) of a complex dtype."""
+    if isinstance(v, _np.ndarray):
+        return _kind(v) == "c"
+    return isinstance(v, complex) or _onp.iscomplexobj(v)
 
 
 def _atleast(arys, ndim, name):
@@ -408,7 +431,8 @@ def dsplit(ary, indices_or_sections):
 
 def append(arr, values, axis=None):
     """values appended to arr along axis (both flattened for None): a new array."""
-    arr, values = _as_array(arr), _as_array(values)
+    arr = _as_array(arr)
+    values = _as_array(values, arr)  # (Python floats beside float64 stay float64)
     if axis is None:
         return _np.concatenate([_np.reshape(arr, (-1,)), _np.reshape(values, (-1,))], axis=0)
     return _np.concatenate([arr, values], axis=axis)
@@ -706,9 +730,10 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """num samples evenly spaced on a log scale with the endpoints themselves. Array start /
     stop broadcast, the samples along `axis`, as in NumPy: complex endpoints follow a
-    logarithmic spiral; real ones of different signs give NaN between the endpoints."""
+    logarithmic spiral, and so do real ones with a complex dtype= (NumPy computes in the
+    dtype too); real ones of different signs give NaN between the endpoints."""
     s, e = _np.asarray(start), _np.asarray(stop)
-    work = "complex128" if _has_complex(s, e) else "float64"
+    work = "complex128" if _has_complex(s, e) or _complex_dtype(dtype) else "float64"
     s, e = s.astype(work), e.astype(work)
     if bool(_np.any(_np.equal(s, 0))) or bool(_np.any(_np.equal(e, 0))):
         raise ValueError("[geomspace] geometric sequence cannot include zero")
@@ -927,8 +952,8 @@ def ix_(*args):
             raise ValueError("[ix_] cross index must be 1 dimensional")
         if a.dtype == _np.bool_:
             a = a._nonzero()[0]
-        elif a.size == 0:
-            a = a.astype("int64")
+        elif a.size == 0 and not isinstance(seq, (_np.ndarray, _onp.ndarray)):
+            a = a.astype("int64")  # an empty list is an empty index (arrays keep their dtype)
         shape = [1] * n
         shape[k] = a.shape[0]
         out.append(a.reshape(tuple(shape)))
@@ -1009,8 +1034,10 @@ def fill_diagonal(a, val, wrap=False):
 
 
 def vander(x, N=None, increasing=False):
-    """The Vandermonde matrix of the 1-d x: columns x**(N-1) ... x**0 (or increasing). Float
-    input keeps its dtype (NumPy gives float64 for float32)."""
+    """The Vandermonde matrix of the 1-d x: columns x**(N-1) ... x**0 (or increasing). In
+    NumPy's dtype, x's promoted with int64 (int64 for bool and integers, float64 for uint64
+    and float16, complex128 for complex64), except that float32 (and bfloat16) input keeps
+    its dtype (NumPy gives float64)."""
     x = _as_array(x)
     if x.ndim != 1:
         raise ValueError("[vander] x must be a one-dimensional array or sequence")
@@ -1018,6 +1045,8 @@ def vander(x, N=None, increasing=False):
     if N < 0:
         raise ValueError("[vander] N must be non-negative")
     powers = _np.arange(N) if increasing else _np.arange(N - 1, -1, -1)
+    if x.dtype in ("uint64", "float16", "complex64"):  # (NumPy's promote_types(x, int64))
+        x = x.astype({"uint64": "float64", "float16": "float64"}.get(str(x.dtype), "complex128"))
     if _kind(x) in "iub":
         base = x.astype("int64")
     else:
@@ -1251,10 +1280,10 @@ def place(arr, mask, vals):
     m = _as_array(mask, arr).astype("bool")
     if m.size != arr.size:
         raise ValueError("[place] mask and data must be the same size")
+    v = _composites._assigned_values(vals, arr, "place").reshape(-1)  # (checked first)
     count = int(_np.count_nonzero(m))
     if count == 0:
         return None
-    v = _composites._assigned_values(vals, arr).reshape(-1)
     if v.size == 0:
         raise ValueError("[place] cannot insert from an empty array")
     v = _composites.take(v, _np.array(_onp.arange(count) % v.size, dtype="int64",
@@ -1273,7 +1302,7 @@ def putmask(a, mask, values):
     m = _as_array(mask, a).astype("bool")
     if m.shape != a.shape:
         raise ValueError("[putmask] mask and data must be the same size")
-    v = _composites._assigned_values(values, a).reshape(-1)
+    v = _composites._assigned_values(values, a, "putmask").reshape(-1)
     if v.size == 0 or a.size == 0:
         return None
     spread = _composites.take(v, _np.array(_onp.arange(a.size) % v.size, dtype="int64",

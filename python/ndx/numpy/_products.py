@@ -59,7 +59,7 @@ def _tensordot_axes(a, b, axes):
 
 def tensordot(a, b, axes=2):
     """Sum of products over the given axes of a and b: one GEMM after transposes."""
-    a, b = _as_array(a), _as_array(b)
+    a, b = _pair(a, b)
     axes_a, axes_b = _tensordot_axes(a, b, axes)
     free_a = [i for i in range(a.ndim) if i not in axes_a]
     free_b = [i for i in range(b.ndim) if i not in axes_b]
@@ -74,7 +74,7 @@ def tensordot(a, b, axes=2):
 
 def inner(a, b):
     """Sum of products over the last axes (a product when either is a scalar)."""
-    a, b = _as_array(a), _as_array(b)
+    a, b = _pair(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return _np.multiply(a, b)
     if a.shape[-1] != b.shape[-1]:
@@ -85,13 +85,13 @@ def inner(a, b):
 
 def outer(a, b, out=None):
     """out[i, j] = a.ravel()[i] * b.ravel()[j]."""
-    a, b = _as_array(a), _as_array(b)
+    a, b = _pair(a, b)
     return _finish(_np.multiply(a.reshape((-1, 1)), b.reshape((1, -1))), out, "outer")
 
 
 def vdot(a, b):
     """The dot product of the flattened arrays, a conjugated when complex (NumPy's vdot)."""
-    a, b = _as_array(a), _as_array(b)
+    a, b = _pair(a, b)
     if a.size != b.size:
         raise ValueError(f"[vdot] the arrays have {a.size} and {b.size} elements; vdot needs "
                          f"the same number")
@@ -102,7 +102,7 @@ def vdot(a, b):
 
 def kron(a, b):
     """The Kronecker product: blocks of b scaled by a's elements."""
-    a, b = _as_array(a), _as_array(b)
+    a, b = _pair(a, b)
     nd = max(a.ndim, b.ndim)
     sa = (1,) * (nd - a.ndim) + tuple(a.shape)
     sb = (1,) * (nd - b.ndim) + tuple(b.shape)
@@ -114,7 +114,7 @@ def kron(a, b):
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 3-vectors (or 2-vectors, their z component) along the given axes."""
-    a, b = _as_array(a), _as_array(b)
+    a, b = _pair(a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
     if a.ndim == 0 or b.ndim == 0:
@@ -466,7 +466,7 @@ def einsum_path(*operands, optimize="greedy", einsum_call=False):
 # ---------------------------------------------------------------- polynomials, interpolation
 def polyval(p, x):
     """p[0] * x**(n-1) + ... + p[n-1], by Horner's scheme."""
-    p, x = _as_array(p), _as_array(x)
+    p, x = _pair(p, x)
     if p.ndim != 1:
         raise ValueError(f"[polyval] p must be 1-dimensional, got {p.ndim} dimensions")
     y = _np.zeros(x.shape, dtype=_np.result_type(p, x))
@@ -583,16 +583,28 @@ def _vecmat(x1, x2):
 # ---------------------------------------------------------------------------- polynomials
 # Coefficients run from the highest power down, as NumPy's poly* functions have them; dtypes
 # follow NumPy's (integer coefficients give float64 where NumPy divides).
-def _poly1d(p, name):
+def _poly1d(p, name, like=None):
+    """p's coefficients as a 1-d array (host data beside the array `like`, so that Python
+    floats beside float64 coefficients stay float64)."""
     if isinstance(p, poly1d):
         return p.coeffs
-    p = _as_array(p)
+    p = _as_array(p, like)
     if p.ndim == 0:
         p = _np.reshape(p, (1,))
     if p.ndim != 1:
         raise ValueError(f"[{name}] coefficients must be a 1-d array, got shape "
                          f"{tuple(p.shape)}")
     return p
+
+
+def _poly_pair(a1, a2, name):
+    """Two coefficient arrays, the host one (if either) converted beside the other."""
+    first = not isinstance(a1, (poly1d, _np.ndarray)) and isinstance(a2, (poly1d, _np.ndarray))
+    if first:
+        a2 = _poly1d(a2, name)
+        return _poly1d(a1, name, a2), a2
+    a1 = _poly1d(a1, name)
+    return a1, _poly1d(a2, name, a1)
 
 
 def _inexact(p):
@@ -617,7 +629,7 @@ def _keeps_poly1d(fn):
 @_keeps_poly1d
 def polyadd(a1, a2):
     """The sum of two polynomials (the shorter padded with leading zeros)."""
-    a1, a2 = _poly1d(a1, "polyadd"), _poly1d(a2, "polyadd")
+    a1, a2 = _poly_pair(a1, a2, "polyadd")
     n = max(a1.shape[0], a2.shape[0])
     a1 = _np.pad(a1, (n - a1.shape[0], 0))
     a2 = _np.pad(a2, (n - a2.shape[0], 0))
@@ -627,7 +639,7 @@ def polyadd(a1, a2):
 @_keeps_poly1d
 def polysub(a1, a2):
     """The difference a1 - a2 of two polynomials."""
-    a1, a2 = _poly1d(a1, "polysub"), _poly1d(a2, "polysub")
+    a1, a2 = _poly_pair(a1, a2, "polysub")
     n = max(a1.shape[0], a2.shape[0])
     return _np.subtract(_np.pad(a1, (n - a1.shape[0], 0)), _np.pad(a2, (n - a2.shape[0], 0)))
 
@@ -643,7 +655,7 @@ def _trim_leading_zeros(p):
 def polymul(a1, a2):
     """The product of two polynomials (the convolution of their coefficients, leading zeros
     dropped first as NumPy's poly1d drops them)."""
-    a1, a2 = (_poly1d(a, "polymul") for a in (a1, a2))
+    a1, a2 = _poly_pair(a1, a2, "polymul")
     a1, a2 = (_trim_leading_zeros(a if a.shape[0] else _np.zeros((1,), dtype=a.dtype,
                                                                    device=a.device))
               for a in (a1, a2))  # an empty polynomial is 0, as poly1d([]) is
@@ -701,8 +713,7 @@ def polyint(p, m=1, k=None):
 def polydiv(u, v):
     """(quotient, remainder) of the polynomial division u / v; the remainder loses leading
     coefficients that are zero (relative to 1e-14)."""
-    u = _inexact(_poly1d(u, "polydiv"))
-    v = _inexact(_poly1d(v, "polydiv"))
+    u, v = (_inexact(p) for p in _poly_pair(u, v, "polydiv"))
     dtype = _np.result_type(u, v)
     u, v = u.astype(dtype), v.astype(dtype)
     if v.shape[0] == 0 or u.shape[0] == 0:
@@ -737,10 +748,10 @@ def poly(seq_of_zeros):
     if z.shape[0] == 0:
         return 1.0
     a = _np.ones((1,), dtype=z.dtype, device=z.device)
-    zero = _np.zeros((1,), dtype=z.dtype, device=z.device)
-    for i in range(z.shape[0]):  # a(x) * (x - z_i)
-        a = _np.subtract(_np.concatenate([a, zero]), _np.multiply(z[i], _np.concatenate([zero,
-                                                                                      a])))
+    for i in range(z.shape[0]):  # a(x) * (x - z_i), NumPy's convolve(a, [1, -z_i]) term by
+        # term: no padding zero is multiplied by z_i (0 * inf would make a NaN)
+        za = _np.multiply(z[i], a)
+        a = _np.concatenate([a[:1], _np.subtract(a[1:], za[:-1]), _np.negative(za[-1:])])
     if _kind(a) == "c":  # roots in conjugate pairs give real coefficients
         if bool(_np.all(_np.equal(sort_complex(z), sort_complex(_np.conjugate(z))))):
             a = _np.copy(_np.real(a))

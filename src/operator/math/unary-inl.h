@@ -88,13 +88,26 @@ struct TimesI {
       return T(0);
   }
 };
+// NumPy 2's sign of a complex z: z / |z|, 0 at 0; an infinite part alone gives its direction
+// (+-1 or +-i, even beside a NaN), both parts infinite give NaN.
+template <class T>
+NDX_HD std::complex<T> complex_sign(const std::complex<T>& z) {
+  using R = T;
+  const R re = z.real(), im = z.imag(), nan = std::numeric_limits<R>::quiet_NaN();
+  const bool inf_re = is_inf(re), inf_im = is_inf(im);
+  if (inf_re && inf_im) return {nan, nan};
+  if (inf_re) return {re > 0 ? R(1) : R(-1), R(0)};
+  if (inf_im) return {R(0), im > 0 ? R(1) : R(-1)};
+  if (z == std::complex<T>(0)) return {R(0), R(0)};
+  return z / std::abs(z);
+}
 // -1, 0 or 1; NaN stays NaN, and -0.0 gives 0.0 as in NumPy.
 struct Sign {
   static constexpr unsigned kTypes = kNumericTypes | kComplexTypes;
   template <class T>
   NDX_HD T operator()(T x) const {
     if constexpr (is_complex_v<T>)  // NumPy 2: z / |z|, 0 at 0
-      return x == T(0) ? T(0) : x / std::abs(x);
+      return complex_sign(x);
     else if constexpr (std::is_unsigned_v<T>)
       return x > T(0) ? T(1) : T(0);
     else
