@@ -278,10 +278,17 @@ std::string scalar_float_str(double v, DType t) {
   return scientific(v, t, -1, true, '-', '-', -1).str();
 }
 
-// Python's repr of a complex, which NumPy's str of a 0-d complex array prints: (1+2j).
+// Python's repr of a complex, which NumPy's str of a 0-d complex array prints: (1+2j). A
+// complex64's parts print as float32 scalars do (1e+06 and 1e-04 are scientific).
 std::string python_complex(complex128 v, DType t) {
   auto part = [t](double x) {
     if (!std::isfinite(x)) return nonfinite_word(x);
+    if (t == DType::kComplex64) {  // float32's cutoffs, no trailing ".0" (1+2j)
+      const double a = std::fabs(x);
+      if (a == 0 || (a >= 1e-4 && a < 1e6))
+        return positional(x, DType::kFloat32, -1, true, '-', '-').str();
+      return scientific(x, DType::kFloat32, -1, true, '-', '-', -1).str();
+    }
     std::string digits;
     int e10;
     unique_digits(x, real_dtype(t), &digits, &e10);
@@ -356,8 +363,11 @@ std::vector<std::string> format_elements(const NDArray& a, const PrintOptions& o
 }
 
 // ------------------------------------------------------------------ layout
-// Keeps the first and last `edge` items along every axis longer than 2 * edge.
+// Keeps the first and last `edge` items along every axis longer than 2 * edge. With edge 0
+// NumPy joins a[:0] and a[-0:], the whole axis: the format is fitted over every element, and
+// the layout prints the last item of each axis after "...".
 NDArray summarize(const NDArray& a, int64_t edge) {
+  if (edge == 0) return a;
   NDArray cur = a;
   for (int ax = 0; ax < a.ndim(); ++ax) {
     if (cur.shape()[ax] <= 2 * edge) continue;
@@ -406,13 +416,20 @@ struct Layout {
     const std::string next_hanging = hanging + " ";
     const int64_t next_width = width - 1;  // the closing "]"
     const int64_t len = shown[axis];
-    const int64_t summary_at = summarized[axis] ? edge : -1;
+    // edge 0 (the whole axis shown): skip to the last item, "..." before it
+    const int64_t first = summarized[axis] && edge == 0 && len > 0 ? len - 1 : 0;
+    if (first > 0) {
+      int64_t block = 1;
+      for (int k = axis + 1; k < ndim; ++k) block *= shown[k];
+      next += static_cast<size_t>(first * block);
+    }
+    const int64_t summary_at = summarized[axis] ? (edge == 0 ? first : edge) : -1;
     std::string s;
     if (axis == ndim - 1) {
       const int64_t elem_width =
           width - std::max<int64_t>(static_cast<int64_t>(rstripped(separator).size()), 1);
       std::string line = hanging;
-      for (int64_t i = 0; i <= len; ++i) {
+      for (int64_t i = first; i <= len; ++i) {
         if (i == summary_at) {
           extend(s, line, "...", elem_width, hanging);
           if (i < len) line += separator;
@@ -424,7 +441,7 @@ struct Layout {
       s += line;
     } else {
       const std::string line_sep = rstripped(separator) + std::string(ndim - axis - 1, '\n');
-      for (int64_t i = 0; i <= len; ++i) {
+      for (int64_t i = first; i <= len; ++i) {
         if (i == summary_at) s += hanging + "..." + (i < len ? line_sep : "");
         if (i == len) break;
         s += hanging + recurse(axis + 1, next_hanging, next_width) + (i + 1 < len ? line_sep : "");

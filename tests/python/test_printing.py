@@ -94,3 +94,23 @@ def test_print_options_are_kept_checked_and_restored():
         assert np.get_printoptions() == onp.get_printoptions()  # nothing changed
     with pytest.raises(TypeError, match="array2string"):
         np.array2string(np.ones(2), separator=1)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_str_of_a_0d_complex_is_numpys(dtype):
+    # complex64 parts print as float32 scalars (scientific from 1e6 and below 1e-4),
+    # complex128 parts as Python's floats
+    for v in (1e5, 999999.0, 1e6, 1234567.0, 1e7, 1e15, 1e16, 1e-4, 1e-5, 1.234e-4, 0.0,
+              -2.5, float("inf"), float("nan")):
+        for z in (complex(v, 1), complex(1, v), complex(0, v), complex(v, -v)):
+            want = str(onp.array(z, dtype=dtype)[()])
+            assert str(np.array(z, dtype=dtype)) == want, (dtype, z)
+
+
+@pytest.mark.parametrize("shape", [(8,), (3, 4), (2, 3, 4), (1, 5), (6, 1)])
+def test_edgeitems_0_prints_the_last_items_as_numpy(shape):
+    ref = onp.arange(onp.prod(shape), dtype="float32").reshape(shape) * 1.5
+    a = np.array(ref)
+    with np.printoptions(threshold=3, edgeitems=0), onp.printoptions(threshold=3, edgeitems=0):
+        assert repr(a) == repr(ref)
+        assert str(a) == str(ref)
