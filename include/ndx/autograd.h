@@ -19,6 +19,9 @@ struct Entry {
   bool is_leaf = false;
   OpReqType grad_req = kNullOp;
   NDArray grad;
+  // Set when backward writes this leaf's gradient; cleared through fresh_grads (MXNet's
+  // Trainer refuses to step on a gradient no backward pass wrote since the last step).
+  bool fresh_grad = false;
 };
 
 bool is_recording();
@@ -45,6 +48,9 @@ class RecordScope {
 void attach_grad(NDArray& x, OpReqType grad_req = kWriteTo);
 // The gradient buffer of a leaf (undefined when x has none).
 NDArray grad_of(const NDArray& x);
+// For each array: whether backward wrote its gradient since the flag was last cleared (false
+// for arrays without a gradient buffer); `clear` clears the flags.
+std::vector<bool> fresh_grads(const std::vector<NDArray>& xs, bool clear);
 // x without its autograd history: same data, a new leaf that requires no gradient.
 NDArray detach(const NDArray& x);
 bool requires_grad(const NDArray& x);

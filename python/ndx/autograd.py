@@ -83,13 +83,19 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
          train_mode=True):
     """Gradients of heads with respect to variables, returned (buffers are left alone).
-    With create_graph=True the result is recorded and can be differentiated again."""
+    With create_graph=True the result is recorded and can be differentiated again.
+    As in MXNet 1.x, the gradients are mx.nd.NDArrays (x.asscalar(), legacy methods) when
+    the heads or the variables are; otherwise ndx.numpy arrays."""
     single = not isinstance(variables, (list, tuple))
     if retain_graph is None:
         retain_graph = create_graph
+    heads, variables = _as_list(heads), _as_list(variables)
     with _scope(None, train_mode):
-        out = _core._autograd_grad(_as_list(heads), _as_list(variables), _as_list(head_grads),
-                                   create_graph, retain_graph)
+        out = _core._autograd_grad(heads, variables, _as_list(head_grads), create_graph,
+                                   retain_graph)
+    from .nd.ndarray import NDArray, _wrap
+    if any(type(a) is NDArray for a in heads + variables):
+        out = [_wrap(g) for g in out]
     return out[0] if single else out
 
 

@@ -1,5 +1,6 @@
 """Optimizers with MXNet 2.0's names, signatures, defaults and update rules: SGD, NAG, Adam,
-AdamW, RMSProp (plain and centered), AdaGrad, AdaDelta, Adamax, Nadam, LAMB and LARS.
+AdamW, RMSProp (plain and centered), AdaGrad, AdaDelta, Adamax, Nadam, LAMB, LARS, Signum,
+Ftrl, SGLD, DCASGD, FTML, LANS, AdaBelief and RAdam.
 
 Every update is written with ndx array ops (no per-element Python) into the weight and the
 state arrays in place. As in MXNet, ``update`` takes lists (``indices, weights, grads,
@@ -22,8 +23,8 @@ from . import numpy as np
 from ._registry import internal_function
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta",
-           "Adamax", "Nadam", "LAMB", "LARS", "Signum", "Ftrl", "Test", "Updater", "create",
-           "register", "get_updater"]
+           "Adamax", "Nadam", "LAMB", "LARS", "Signum", "Ftrl", "SGLD", "DCASGD", "FTML", "LANS",
+           "AdaBelief", "RAdam", "Test", "Updater", "create", "register", "get_updater"]
 
 
 def _check_number(owner, name, value, allow_none=False, low=None):
@@ -915,6 +916,231 @@ class Ftrl(Optimizer):
         z += g - (sqrt_new - sqrt_old) * weight / lr
         shrunk = np.sign(z) * np.maximum(np.abs(z) - self.lamda1, 0.0)
         weight[...] = -shrunk / ((sqrt_new + self.beta) / lr + wd)
+
+
+@register
+class SGLD(Optimizer):
+    """Stochastic gradient Langevin dynamics (Welling and Teh): half a gradient step plus
+    Gaussian noise of variance lr::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        weight += -lr / 2 * g + N(0, lr)
+
+    The noise comes from ndx's global generator (np.random, seeded by mx.random.seed)."""
+
+    def __init__(self, learning_rate=0.1, use_fused_step=False, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
+        noise = np.random.normal(0.0, math.sqrt(max(lr, 0.0)), size=weight.shape,
+                                 dtype=weight.dtype, device=weight.device)
+        weight -= g * (lr / 2.0)
+        weight += noise
+
+
+@register
+class DCASGD(Optimizer):
+    """Delay-compensated asynchronous SGD (Zheng et al.)::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        d = g + lamda * g^2 * (weight - previous_weight)
+        mom = momentum * mom - lr * d           (mom = -lr * d when momentum is 0)
+        previous_weight = weight;  weight += mom
+
+    The state is (mom or None, previous_weight), previous_weight starting as a copy of the
+    weight."""
+
+    def __init__(self, learning_rate=0.1, momentum=0.0, lamda=0.04, use_fused_step=False,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.momentum = _check_number("DCASGD", "momentum", momentum, low=0)
+        self.lamda = _check_number("DCASGD", "lamda", lamda)
+        self.weight_previous = {}
+
+    def create_state(self, index, weight):
+        return (_momentum_state(self, weight), weight.copy())
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = self._prepared_grad(grad, weight, wd)
+        mom, previous = state
+        d = g + np.square(g) * (weight - previous) * self.lamda
+        previous[...] = weight
+        if mom is None:
+            weight -= d * lr
+        else:
+            mom *= self.momentum
+            mom -= d * lr
+            weight += mom
+
+
+@register
+class FTML(Optimizer):
+    """Follow the Moving Leader (Zheng and Kwok)::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        v = beta2 v + (1 - beta2) g^2
+        d_t = (1 - beta1^t) / lr * (sqrt(v / (1 - beta2^t)) + epsilon)
+        z = beta1 z + (1 - beta1) g - (d_t - beta1 d_(t-1)) * weight
+        weight = -z / d_t
+
+    The state is (d, v, z), all starting at 0."""
+
+    def __init__(self, learning_rate=0.0025, beta1=0.6, beta2=0.999, epsilon=1e-8,
+                 use_fused_step=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        if lr <= 0:
+            raise ValueError(f"[optimizer] FTML needs a learning rate > 0, got {lr}")
+        t = self._index_update_count[index]
+        g = self._prepared_grad(grad, weight, wd)
+        d, v, z = state
+        v *= self.beta2
+        v += np.square(g) * (1.0 - self.beta2)
+        d_new = (np.sqrt(v / (1.0 - self.beta2**t)) + self.epsilon) * (
+            (1.0 - self.beta1**t) / lr)
+        sigma = d_new - d * self.beta1
+        d[...] = d_new
+        z *= self.beta1
+        z += g * (1.0 - self.beta1)
+        z -= sigma * weight
+        weight[...] = -z / d
+
+
+@register
+class LANS(_AdamMoments, Optimizer):
+    """LANS (Zheng et al., "Accelerated Large Batch Optimization of BERT Pretraining in 54
+    minutes"): LAMB on the normalized gradient, with a Nesterov-style second term::
+
+        g = clip(rescale_grad * grad / ||rescale_grad * grad||, clip_gradient)
+        m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+        denom = sqrt(v / (1 - beta2^t)) + epsilon
+        r = m / (1 - beta1^t) / denom + wd * weight;  c = g / denom + wd * weight
+        phi = ||weight|| clipped to [lower_bound, upper_bound]
+        weight -= lr * (beta1 * ratio(phi, ||r||) * r + (1 - beta1) * ratio(phi, ||c||) * c)
+
+    ratio(a, b) is a / b when that is finite and non-zero, else 1 (LAMB's rule); both terms
+    use the weight before the step, as in the paper's algorithm. A zero gradient is left
+    as it is rather than normalized."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 lower_bound=None, upper_bound=None, aggregate_num=4, use_fused_step=True,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, aggregate_num=aggregate_num,
+                         use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lower_bound = _check_number("LANS", "lower_bound", lower_bound, allow_none=True)
+        self.upper_bound = _check_number("LANS", "upper_bound", upper_bound, allow_none=True)
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        t = self._index_update_count[index]
+        g = grad * self.rescale_grad
+        g_norm = np.linalg.norm(g)
+        g = g / np.where(g_norm > 0, g_norm, np.ones_like(g_norm))
+        if self.clip_gradient is not None and self.clip_gradient > 0:
+            c = float(self.clip_gradient)
+            g = np.clip(g, -c, c)
+        mean, var = self._moments(state, g)
+        denom = np.sqrt(var / (1.0 - self.beta2**t)) + self.epsilon
+        r = mean / (1.0 - self.beta1**t) / denom
+        c = g / denom
+        if wd:
+            r = r + weight * wd
+            c = c + weight * wd
+        phi = np.linalg.norm(weight)
+        if self.lower_bound is not None:
+            phi = np.maximum(phi, self.lower_bound)
+        if self.upper_bound is not None:
+            phi = np.minimum(phi, self.upper_bound)
+        r_norm, c_norm = np.linalg.norm(r), np.linalg.norm(c)
+        ratio_r = _trust_ratio(phi, r_norm, phi / r_norm)
+        ratio_c = _trust_ratio(phi, c_norm, phi / c_norm)
+        weight -= (r * (ratio_r * (lr * self.beta1))
+                   + c * (ratio_c * (lr * (1.0 - self.beta1))))
+
+
+@register
+class AdaBelief(_AdamMoments, Optimizer):
+    """AdaBelief (Zhuang et al.): Adam whose second moment tracks (g - m)^2::
+
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
+        m = beta1 m + (1 - beta1) g
+        s = beta2 s + (1 - beta2) (g - m)^2 + epsilon
+        eta = lr * sqrt(1 - beta2^t) / (1 - beta1^t)     (lr when correct_bias=False)
+        weight -= eta * m / (sqrt(s) + epsilon)
+
+    As in MXNet, the weight decay is added before the gradient is clipped."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 correct_bias=True, use_fused_step=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.correct_bias = correct_bias
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        g = grad * self.rescale_grad
+        if wd:
+            g = g + weight * wd
+        if self.clip_gradient is not None and self.clip_gradient > 0:
+            c = float(self.clip_gradient)
+            g = np.clip(g, -c, c)
+        if self.correct_bias:
+            lr = self._bias_corrected(lr, self._index_update_count[index])
+        mean, var = state
+        mean *= self.beta1
+        mean += g * (1.0 - self.beta1)
+        var *= self.beta2
+        var += np.square(g - mean) * (1.0 - self.beta2) + self.epsilon
+        weight -= mean / (np.sqrt(var) + self.epsilon) * lr
+
+
+@register
+class RAdam(_AdamMoments, Optimizer):
+    """Rectified Adam (Liu et al.)::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+        m_hat = m / (1 - beta1^t)
+        rho_inf = 2 / (1 - beta2) - 1;  rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t)
+        rho_t >= 5:  r = sqrt((rho_t - 4) (rho_t - 2) rho_inf / ((rho_inf - 4) (rho_inf - 2)
+                                                                  rho_t))
+                     weight -= lr * r * m_hat * sqrt(1 - beta2^t) / (sqrt(v) + epsilon)
+        rho_t < 5:   weight -= lr * m_hat
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 use_fused_step=False, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _step_one(self, index, weight, grad, state, lr, wd):
+        t = self._index_update_count[index]
+        g = self._prepared_grad(grad, weight, wd)
+        mean, var = self._moments(state, g)
+        coef1, coef2 = 1.0 - self.beta1**t, 1.0 - self.beta2**t
+        rho_inf = 2.0 / (1.0 - self.beta2) - 1.0
+        rho_t = rho_inf - 2.0 * t * self.beta2**t / coef2
+        if rho_t >= 5.0:
+            rect = math.sqrt((rho_t - 4.0) * (rho_t - 2.0) * rho_inf
+                             / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t))
+            weight -= mean / (np.sqrt(var) + self.epsilon) * (
+                lr * rect * math.sqrt(coef2) / coef1)
+        else:
+            weight -= mean * (lr / coef1)
 
 
 class Updater:

@@ -386,6 +386,22 @@ PyObject* ag_backward(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// _autograd_fresh_grads(arrays, clear): a list of bools, whether backward wrote each array's
+// gradient since its flag was last cleared (autograd::fresh_grads).
+PyObject* ag_fresh_grads(PyObject*, PyObject* args) {
+  PyObject* arrays;
+  int clear;
+  if (!PyArg_ParseTuple(args, "Op:_autograd_fresh_grads", &arrays, &clear)) return nullptr;
+  NDX_PY_BEGIN
+  const std::vector<bool> fresh = autograd::fresh_grads(arrays_of(arrays, "fresh_grads"), clear);
+  PyObject* out = PyList_New(static_cast<Py_ssize_t>(fresh.size()));
+  if (!out) return nullptr;
+  for (size_t i = 0; i < fresh.size(); ++i)
+    PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), PyBool_FromLong(fresh[i]));
+  return out;
+  NDX_PY_END(nullptr)
+}
+
 // _autograd_set_grad_hook(arrays, callback(index, event)) or (None, None): see
 // autograd::set_grad_hook. The callback runs on the thread running backward, with the GIL; an
 // exception it raises ends the backward pass with that exception.
@@ -1194,6 +1210,7 @@ PyMethodDef module_methods[] = {
     {"_autograd_is_training", ag_is_training, METH_NOARGS, nullptr},
     {"_autograd_backward", ag_backward, METH_VARARGS, nullptr},
     {"_autograd_set_grad_hook", ag_set_grad_hook, METH_VARARGS, nullptr},
+    {"_autograd_fresh_grads", ag_fresh_grads, METH_VARARGS, nullptr},
     {"_autograd_grad", ag_grad, METH_VARARGS, nullptr},
     {"_invoke", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(invoke_py)),
      METH_FASTCALL,

@@ -82,6 +82,17 @@ void set_grad_hook(const std::vector<NDArray>& watched, GradHook hook) {
   s.hook = watched.empty() ? GradHook() : std::move(hook);
 }
 
+std::vector<bool> fresh_grads(const std::vector<NDArray>& xs, bool clear) {
+  std::vector<bool> fresh(xs.size(), false);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const auto& e = xs[i].autograd_entry();
+    if (!e || !e->is_leaf) continue;
+    fresh[i] = e->fresh_grad;
+    if (clear) e->fresh_grad = false;
+  }
+  return fresh;
+}
+
 NDArray grad_of(const NDArray& x) {
   const auto& e = x.autograd_entry();
   return e && e->is_leaf ? e->grad : NDArray();
@@ -424,6 +435,7 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
       } else if (!same_buffer(g, leaves[i]->grad)) {
         leaves[i]->grad.assign(g);
       }
+      leaves[i]->fresh_grad = true;
       if (hook && watched[i] >= 0) {
         hook(watched[i], GradEvent::kWritten);
         wrote_watched = true;

@@ -1,8 +1,8 @@
 """Gluon: blocks, parameters, layers, losses, metrics, Trainer and data loading."""
 from . import contrib, data, loss, metric, model_zoo, nn, rnn, utils  # noqa: F401
 from .block import Block, HybridBlock, SymbolBlock
-from .parameter import DeferredInitializationError, Parameter
+from .parameter import DeferredInitializationError, Parameter, ParameterDict
 from .trainer import Trainer
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "Parameter", "DeferredInitializationError",
-           "Trainer", "nn", "rnn", "loss", "metric", "data", "utils"]
+           "ParameterDict", "Trainer", "nn", "rnn", "loss", "metric", "data", "utils"]

@@ -1,13 +1,18 @@
-"""Block and HybridBlock. A block's forward is either `forward(self, x, ...)` or, as in the
-seeds' templates, `hybrid_forward(self, F, x, ..., **params)` with F the ndx module
-(F.np, F.npx) and the block's parameters passed by name."""
+"""Block and HybridBlock. A block's forward is either `forward(self, x, ...)` or, as in
+MXNet 1.x, `hybrid_forward(self, F, x, ..., **params)` with the block's parameters passed by
+name and F the operator namespace `F` below: MXNet's legacy ops (mx.nd's F.relu,
+F.FullyConnected, F.broadcast_add, ...) plus F.np and F.npx, the same in imperative and in
+hybridized calls."""
+import threading
 from collections import OrderedDict
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
+
+import numpy as _onp
 
 from .. import _core, autograd
 from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
-from .parameter import DeferredInitializationError, Parameter, _one_device
+from .parameter import DeferredInitializationError, Parameter, ParameterDict, _one_device
 from .serialization import load_param_dict, save_tensors
 
 # Bumped whenever a block gains a child or a parameter: a hybridized block's input binding
@@ -15,6 +20,66 @@ from .serialization import load_param_dict, save_tensors
 _STRUCTURE = [0]
 
 __all__ = ["Block", "HookHandle", "HybridBlock", "SymbolBlock"]
+
+
+class _OpNamespace(ModuleType):
+    """The F of hybrid_forward(self, F, x): MXNet 1.x's imperative F is mx.nd and its
+    hybridized F is mx.sym, which offer the same legacy operators; in ndx both calls run
+    the same ops (a hybridized block traces them), so F is one namespace. Its names are
+    ndx.nd's (MXNet's legacy operators: relu, Activation, FullyConnected, dot, concat,
+    softmax, broadcast_add, ..., returning mx.nd.NDArrays), F.np (ndx.numpy) and F.npx
+    (ndx.numpy_extension), as MXNet 2.0 code with use_np writes them, then the rest of the
+    ndx module (F.random, F.autograd, ...)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from .. import nd
+        value = getattr(nd, name, _MISSING)
+        if value is _MISSING:
+            import ndx
+            value = getattr(ndx, name, _MISSING)
+        if value is _MISSING:
+            raise AttributeError(f"[hybrid_forward] F has no operator {name!r} (F offers "
+                                 "mx.nd's legacy operators, F.np and F.npx)")
+        setattr(self, name, value)
+        return value
+
+    def __dir__(self):
+        from .. import nd
+        return sorted(set(super().__dir__()) | set(dir(nd)))
+
+
+_MISSING = object()
+F = _OpNamespace("ndx.gluon.F", _OpNamespace.__doc__)
+F.np = np
+F.npx = _npx
+
+# ---- MXNet 1.x's naming: name_scope() and prefixes ----
+_NAMING = threading.local()
+_GLOBAL_COUNTS = {}
+
+
+def _scope_stack():
+    stack = getattr(_NAMING, "stack", None)
+    if stack is None:
+        stack = _NAMING.stack = []
+    return stack
+
+
+class _NameScope:
+    """What Block.name_scope() returns: blocks created inside get prefixes under the
+    block's (MXNet 1.x); parameter keys are unaffected."""
+
+    def __init__(self, block):
+        self._block = block
+
+    def __enter__(self):
+        _scope_stack().append(self._block)
+        return self
+
+    def __exit__(self, *exc):
+        _scope_stack().pop()
 
 
 class HookHandle:
@@ -57,8 +122,16 @@ class Block:
     _forward_hooks = _forward_pre_hooks = MappingProxyType({})
 
     def __init__(self, prefix=None, params=None):
+        """prefix / params: MXNet 1.x's. prefix names the block (see `prefix`); params, a
+        dict of parameters (another block's .params or collect_params()), is where
+        self.params.get(name) looks before creating a parameter, which shares it."""
         object.__setattr__(self, "_children", OrderedDict())
-        object.__setattr__(self, "_reg_params", OrderedDict())
+        if params is not None and not isinstance(params, dict):
+            raise TypeError(f"[Block] params must be a ParameterDict (a dict of name -> "
+                            f"Parameter), got {type(params).__name__}")
+        object.__setattr__(self, "_prefix", _new_prefix(self, prefix))
+        object.__setattr__(self, "_reg_params", ParameterDict(self._prefix, params, _block=self))
+        object.__setattr__(self, "_got_params", set())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
 
@@ -67,9 +140,46 @@ class Block:
             self._children[name] = value
             _STRUCTURE[0] += 1
         elif isinstance(value, Parameter):
+            # A parameter made by self.params.get('weight') and kept as self.w is known by
+            # its attribute name (hybrid_forward's keyword), as in MXNet 1.x.
+            got = self.__dict__.get("_got_params", ())
+            for key in [k for k in got
+                        if k != name and OrderedDict.get(self._reg_params, k) is value]:
+                del self._reg_params[key]
+                got.discard(key)
             self._reg_params[name] = value
             _STRUCTURE[0] += 1
         object.__setattr__(self, name, value)
+
+    def _register_param(self, name, param):
+        """self.params.get(name) created or found `param`: a parameter of this block."""
+        OrderedDict.__setitem__(self._reg_params, name, param)
+        self._got_params.add(name)
+        _STRUCTURE[0] += 1
+
+    @property
+    def prefix(self):
+        """MXNet 1.x's prefix: the class name, lower-cased, and a count ('dense0_'), under
+        the prefix of the block whose name_scope() it was created in ('mlp0_dense0_'), or
+        the prefix given to the constructor. ndx names parameters by structure
+        ('0.weight'), not by prefix; the prefix is for display."""
+        return self.__dict__.get("_prefix", "")
+
+    @property
+    def name(self):
+        """The prefix without its trailing '_' ('dense0')."""
+        prefix = self.prefix
+        return prefix[:-1] if prefix.endswith("_") else prefix
+
+    @name.setter
+    def name(self, value):  # (a subclass may keep its own `name` attribute)
+        object.__setattr__(self, "_prefix", f"{value}_")
+
+    def name_scope(self):
+        """MXNet 1.x's `with self.name_scope():` around the creation of child blocks: they
+        get prefixes under this block's (see `prefix`). Parameter keys do not change: they
+        are structured names (the attribute path) whether or not a name scope is used."""
+        return _NameScope(self)
 
     def register_child(self, block, name=None):
         name = name if name is not None else str(len(self._children))
@@ -79,14 +189,18 @@ class Block:
 
     @property
     def params(self):
-        """This block's own parameters (not its children's), by attribute name."""
+        """This block's own parameters (not its children's), by attribute name: a
+        ParameterDict, whose get(name, shape=..., init=...) creates a parameter of this
+        block (MXNet 1.x's self.params.get)."""
         return self._reg_params
 
     def collect_params(self, select=None):
         """{structured name: Parameter} of this block and its children ('0.weight', ...).
         select: a regular expression; as in MXNet 2.0, only the names it matches from their
-        start (re.match) are kept, e.g. '.*weight|.*bias' or 'conv1.weight'."""
-        out = OrderedDict()
+        start (re.match) are kept, e.g. '.*weight|.*bias' or 'conv1.weight'.
+        A ParameterDict: a dict, with MXNet 1.x's initialize, zero_grad, setattr, reset_ctx,
+        save, load, ... acting on every parameter in it."""
+        out = ParameterDict(self.prefix)
         for name, p in self._reg_params.items():
             out[name] = p
         for cname, child in self._children.items():
@@ -102,7 +216,9 @@ class Block:
             except re.error as e:
                 raise ValueError(f"[collect_params] select {select!r} is not a valid regular "
                                  f"expression: {e}") from None
-            out = OrderedDict((k, v) for k, v in out.items() if pattern.match(k))
+            selected = ParameterDict(self.prefix)
+            OrderedDict.update(selected, ((k, v) for k, v in out.items() if pattern.match(k)))
+            out = selected
         return out
 
     # ---- hooks and recursive helpers (MXNet 2.0) ----
@@ -245,6 +361,21 @@ class Block:
             p.initialize(default_init=init, device=device if device is not None else ctx,
                          force_reinit=force_reinit)
 
+    def reset_device(self, device):
+        """Moves every parameter (data and gradient) of this block and its children to
+        `device` (MXNet 2.0's reset_device; reset_ctx is its 1.x name)."""
+        device = _one_device(device, "reset_device")
+        seen = set()
+        for p in self.collect_params().values():
+            if id(p) not in seen:
+                seen.add(id(p))
+                p.reset_device(device)
+        _forget_graphs(self)
+
+    def reset_ctx(self, ctx):
+        """MXNet 1.x's name of reset_device."""
+        self.reset_device(ctx)
+
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
         """Blocks are plain Python; HybridBlocks capture their forward into a graph on the next
         call and replay it through the cached executor (see HybridBlock)."""
@@ -288,56 +419,46 @@ class Block:
         the file). device (MXNet 1.x's ctx): where parameters not initialized yet are put
         (already initialized ones keep their device)."""
         device = _one_device(device if device is not None else ctx, "load_parameters")
-        if dtype_source not in ("current", "saved"):
-            raise ValueError(f"[load_parameters] dtype_source must be 'current' or 'saved', "
-                             f"got {dtype_source!r}")
-        loaded = load_param_dict(filename)
-        params = self.collect_params()
-        names_of = {}  # a parameter shared by several blocks counts as present under any name
-        for n, p in params.items():
-            names_of.setdefault(id(p), []).append(n)
-        missing = [n for n, p in params.items()
-                   if not any(a in loaded for a in names_of[id(p)])]
-        extra = [n for n in loaded if n not in params]
-        if missing and not allow_missing:
-            raise ValueError(f"[load_parameters] {filename}: parameters missing from the file: "
-                             f"{missing[:5]}{' ...' if len(missing) > 5 else ''}")
-        if extra and not ignore_extra:
-            raise ValueError(f"[load_parameters] {filename}: the file has parameters the block "
-                             f"lacks: {extra[:5]}{' ...' if len(extra) > 5 else ''}")
-        updates = []
-        for name, p in params.items():
-            if name not in loaded:
-                continue
-            data = loaded[name]
-            saved_shape = tuple(data.shape)
-            if p.shape is not None and (
-                    len(p.shape) != len(saved_shape)
-                    or any(d > 0 and d != s for d, s in zip(p.shape, saved_shape))):
-                raise ValueError(f"[load_parameters] {filename}: parameter {name!r} has shape "
-                                 f"{saved_shape} in the file, the block expects {p.shape}")
-            current = p._current_dtype()
-            saved = str(data.dtype)
-            retype = False
-            if current is not None and saved != current:
-                if not cast_dtype:
-                    raise ValueError(f"[load_parameters] {filename}: parameter {name!r} is "
-                                     f"{saved} in the file, the block's is {current}; pass "
-                                     "cast_dtype=True to cast it (dtype_source='current' "
-                                     "keeps the block's dtype, 'saved' takes the file's)")
-                if dtype_source == "current":
-                    data = data.astype(str(current))
-                else:
-                    retype = True
-            updates.append((p, data, retype))
-        for p, data, retype in updates:
-            if p._data is None and device is not None:
-                p._device = device
-            if retype:
-                p._replace_data(data)
-            else:
-                p.set_data(data)
-        if any(retype for _, _, retype in updates):
+        _check_dtype_source(dtype_source, "load_parameters")
+        self._load_loaded(load_param_dict(filename), f"{filename}: ", "load_parameters", device,
+                          allow_missing, ignore_extra, cast_dtype, dtype_source)
+
+    def load_dict(self, param_dict, device=None, allow_missing=False, ignore_extra=False,
+                  cast_dtype=False, dtype_source="current", ctx=None):
+        """Sets the parameters from a {structured name: array} dict (what
+        collect_params() names them, e.g. '0.weight'; ndx or NumPy arrays), with
+        load_parameters' rules: an 'arg:' / 'aux:' prefix on a name is dropped; names missing
+        from the dict are an error unless allow_missing, names the block lacks are an error
+        unless ignore_extra; a dtype differing from the parameter's needs cast_dtype=True
+        (then dtype_source 'current' keeps the parameter's dtype, 'saved' takes the dict's);
+        shapes must match. Every check happens before any parameter changes."""
+        device = _one_device(device if device is not None else ctx, "load_dict")
+        _check_dtype_source(dtype_source, "load_dict")
+        if not isinstance(param_dict, dict):
+            raise TypeError(f"[load_dict] param_dict must be a dict of name -> array, got "
+                            f"{type(param_dict).__name__}")
+        loaded = {}
+        for name, value in param_dict.items():
+            if not isinstance(name, str):
+                raise TypeError(f"[load_dict] parameter names must be str, got {name!r}")
+            key = name[4:] if name.startswith(("arg:", "aux:")) else name
+            if key in loaded:
+                raise ValueError(f"[load_dict] parameter {key!r} is given twice (with and "
+                                 "without an 'arg:' / 'aux:' prefix)")
+            if isinstance(value, _onp.ndarray):
+                value = np.array(value, dtype=value.dtype)
+            elif not isinstance(value, np.ndarray):
+                raise TypeError(f"[load_dict] parameter {name!r} must be an ndx or NumPy "
+                                f"array, got {type(value).__name__}")
+            loaded[key] = value
+        self._load_loaded(loaded, "", "load_dict", device, allow_missing, ignore_extra,
+                          cast_dtype, dtype_source)
+
+    def _load_loaded(self, loaded, source, who, device, allow_missing, ignore_extra,
+                     cast_dtype, dtype_source):
+        """load_parameters / load_dict on {name: array}; `source` prefixes the messages."""
+        if _load_into(self.collect_params(), loaded, source, who, device, allow_missing,
+                      ignore_extra, cast_dtype, dtype_source):
             _forget_graphs(self)  # graphs captured for the old dtypes no longer apply
 
     def __repr__(self):
@@ -346,6 +467,76 @@ class Block:
             lines.append(f"  ({name}): " + repr(child).replace("\n", "\n  "))
         lines.append(")")
         return "\n".join(lines) if self._children else f"{type(self).__name__}()"
+
+
+def _load_into(params, loaded, source, who, device, allow_missing, ignore_extra, cast_dtype,
+               dtype_source):
+    """Sets the parameters of `params` ({name: Parameter}) from `loaded` ({name: array}) after
+    checking names, shapes and dtypes (see Block.load_parameters); `source` prefixes the
+    messages. True when a parameter took the saved dtype (graphs captured before are
+    stale)."""
+    where = "the file" if source else "param_dict"
+    names_of = {}  # a parameter shared by several blocks counts as present under any name
+    for n, p in params.items():
+        names_of.setdefault(id(p), []).append(n)
+    missing = [n for n, p in params.items()
+               if not any(a in loaded for a in names_of[id(p)])]
+    extra = [n for n in loaded if n not in params]
+    if missing and not allow_missing:
+        raise ValueError(f"[{who}] {source}parameters missing from {where}: "
+                         f"{missing[:5]}{' ...' if len(missing) > 5 else ''}")
+    if extra and not ignore_extra:
+        raise ValueError(f"[{who}] {source}{where} has parameters the block "
+                         f"lacks: {extra[:5]}{' ...' if len(extra) > 5 else ''}")
+    updates = []
+    for name, p in params.items():
+        if name not in loaded:
+            continue
+        data = loaded[name]
+        saved_shape = tuple(data.shape)
+        if p.shape is not None and (
+                len(p.shape) != len(saved_shape)
+                or any(d > 0 and d != s for d, s in zip(p.shape, saved_shape))):
+            raise ValueError(f"[{who}] {source}parameter {name!r} has shape "
+                             f"{saved_shape} in {where}, the block expects {p.shape}")
+        current = p._current_dtype()
+        saved = str(data.dtype)
+        retype = False
+        if current is not None and saved != current:
+            if not cast_dtype:
+                raise ValueError(f"[{who}] {source}parameter {name!r} is "
+                                 f"{saved} in {where}, the block's is {current}; pass "
+                                 "cast_dtype=True to cast it (dtype_source='current' "
+                                 "keeps the block's dtype, 'saved' takes the file's)")
+            if dtype_source == "current":
+                data = data.astype(str(current))
+            else:
+                retype = True
+        updates.append((p, data, retype))
+    for p, data, retype in updates:
+        if p._data is None and device is not None:
+            p._device = device
+        if retype:
+            p._replace_data(data)
+        else:
+            p.set_data(data)
+    return any(retype for _, _, retype in updates)
+
+
+
+def _new_prefix(block, prefix):
+    """MXNet 1.x's block prefix: the given one or the lower-cased class name and a count
+    ('dense0_'), under the prefix of the block whose name_scope() is open."""
+    stack = _scope_stack()
+    parent = stack[-1] if stack else None
+    base = parent.prefix if parent is not None else ""
+    if prefix is not None:
+        return base + str(prefix)
+    hint = type(block).__name__.lower()
+    counts = _GLOBAL_COUNTS if parent is None else parent.__dict__.setdefault("_name_counts", {})
+    count = counts.get(hint, 0)
+    counts[hint] = count + 1
+    return f"{base}{hint}{count}_"
 
 
 def _shape_str(values):
@@ -378,6 +569,12 @@ def _print_summary(summary):
     print(f"Shared params in forward computation graph: {shared}")
     print(f"Unique parameters in model: {total - shared}")
     print("-" * 80)
+
+
+def _check_dtype_source(dtype_source, who):
+    if dtype_source not in ("current", "saved"):
+        raise ValueError(f"[{who}] dtype_source must be 'current' or 'saved', got "
+                         f"{dtype_source!r}")
 
 
 def _forget_graphs(block):
@@ -423,10 +620,9 @@ class HybridBlock(Block):
         if type(self).hybrid_forward is HybridBlock.hybrid_forward:
             raise NotImplementedError(f"{type(self).__name__} must implement forward or "
                                       "hybrid_forward")
-        import ndx
         self._infer_params(x, *args)
         params = {name: p.data() for name, p in self._reg_params.items()}
-        return self.hybrid_forward(ndx, x, *args, **params)
+        return self.hybrid_forward(F, x, *args, **params)
 
     def _infer_params(self, x, *args):
         """Layers with deferred parameters finish them here from the input's shape."""
@@ -436,6 +632,33 @@ class HybridBlock(Block):
         their shapes from the inputs here (self.weight.shape = (units, x.shape[-1])). It
         runs at the first call that finds such a parameter uninitialized, before forward;
         the parameters are then created with their initializers."""
+
+    def infer_type(self, *args):
+        """Settles the parameters' dtypes (and deferred shapes) from example inputs, as
+        MXNet's infer_type does: a forward pass in predict mode under autograd.pause, so no
+        running statistics change, no dropout mask is drawn and nothing is recorded. ndx's
+        parameters keep the dtype they were made with (dtype=..., or cast()); inputs whose
+        dtype the layers cannot combine with them raise here, as at the first call."""
+        with autograd.pause(train_mode=False):
+            self.forward(*args)
+
+    def optimize_for(self, x, *args, backend=None, clear=False, partition_if_dynamic=True,
+                     static_alloc=False, static_shape=False, inline_limit=2,
+                     forward_bulk_size=None, backward_bulk_size=None, **kwargs):
+        """MXNet 2.0's optimize_for with no backend: hybridizes the block and captures its
+        graph for the inputs' signature (a predict-mode pass under autograd.pause), so the
+        next call with such inputs replays it. Returns None, as MXNet's does. ndx has no
+        subgraph backends to partition for (MKLDNN, TensorRT, ...): any backend other than
+        None raises NotImplementedError. clear=True drops the graphs captured before."""
+        if backend is not None:
+            raise NotImplementedError(
+                f"[optimize_for] {type(self).__name__}: backend {backend!r} is not available; "
+                "ndx has no subgraph backends to partition a graph for. Use backend=None "
+                "(hybridize and capture the graph) or hybridize().")
+        if clear or not self._active:
+            self.hybridize(True, static_alloc=static_alloc, static_shape=static_shape)
+        with autograd.pause(train_mode=False):
+            self(x, *args)
 
     def _user_infer_shape(self, args):
         self.infer_shape(*args)
@@ -471,7 +694,10 @@ class HybridBlock(Block):
             # updates no running statistics (BatchNorm's) and draws no dropout masks.
             with autograd.pause(train_mode=False):
                 self.forward(*args)
-        traced_args = [_core._trace_input(a, n) for a, n in zip(args, _data_names(len(args)))]
+        # Inputs given as mx.nd.NDArrays are traced as NDArrays, so their methods keep MXNet's
+        # legacy semantics (x.reshape((0, -1))) as in an imperative call.
+        traced_args = [_like(a, _core._trace_input(a, n))
+                       for a, n in zip(args, _data_names(len(args)))]
         Parameter._traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
         # Tracing runs the ops once; states the ops update in place (running statistics, the
         # inputs of an update op such as sgd_mom_update) are put back, so the call that traced
@@ -489,8 +715,11 @@ class HybridBlock(Block):
                 for array, value in states:
                     array[...] = value
         single = not isinstance(out, (list, tuple))
-        graph = _core._graph_from_outputs([out] if single else list(out))
-        return graph, _core._graph_inputs(graph), single
+        outs = [out] if single else list(out)
+        graph = _core._graph_from_outputs(outs)
+        # Which outputs the forward returned as mx.nd.NDArrays: replays return them so too.
+        legacy = tuple(_is_legacy(o) for o in outs)
+        return graph, _core._graph_inputs(graph), (single, legacy)
 
     def _call_graph(self, *args):
         key = self._signature(args)
@@ -499,7 +728,7 @@ class HybridBlock(Block):
             cached = self._trace(args)
             self._graphs[key] = cached
             object.__setattr__(self, "_last_graph", cached)
-        graph, names, single = cached
+        graph, names, kind = cached
         # Where each graph input comes from (an argument or a Parameter), found once per
         # signature and block structure rather than by collect_params() on every call.
         bound = self._bound.get(key)
@@ -513,11 +742,15 @@ class HybridBlock(Block):
                 cached = self._trace(args)
                 self._graphs[key] = cached
                 object.__setattr__(self, "_last_graph", cached)
-                graph, names, single = cached
+                graph, names, kind = cached
                 binding = _bind_inputs(names, len(args), params)
             bound = (_STRUCTURE[0], binding)
             self._bound[key] = bound
         out = _core._graph_run(graph, [args[i] if p is None else p.data() for i, p in bound[1]])
+        single, legacy = kind
+        if any(legacy):
+            from ..nd.ndarray import _wrap
+            out = [_wrap(o) if w else o for o, w in zip(out, legacy)]
         return out[0] if single else tuple(out)
 
     def export(self, path, epoch=0, remove_amp_cast=True, *, format="safetensors"):  # noqa: A002
@@ -549,6 +782,19 @@ class HybridBlock(Block):
         with open(sym_file, "w") as f:
             f.write(text)
         return sym_file, params_file
+
+
+def _is_legacy(a):
+    from ..nd.ndarray import NDArray
+    return type(a) is NDArray
+
+
+def _like(a, traced):
+    """traced as an mx.nd.NDArray when `a` is one."""
+    if _is_legacy(a):
+        from ..nd.ndarray import _wrap
+        return _wrap(traced)
+    return traced
 
 
 def _data_names(count):

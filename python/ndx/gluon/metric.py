@@ -4,6 +4,8 @@ A metric accumulates over batches: ``update(labels, preds)`` takes a list of lab
 list of prediction arrays (or one array each), ``get()`` returns ``(name, value)``, ``reset()``
 starts over. The per-batch work is ndx array ops; only the running totals are Python numbers.
 """
+import copy
+import functools
 import math
 import numbers
 from collections import OrderedDict
@@ -16,8 +18,8 @@ from .. import numpy_extension as _npx
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "Fbeta",
            "BinaryAccuracy", "MCC", "MAE", "MSE", "RMSE", "MeanPairwiseDistance",
            "MeanCosineSimilarity", "CrossEntropy", "NegativeLogLikelihood", "Perplexity",
-           "PearsonCorrelation", "Loss", "CustomMetric", "create", "register", "alias",
-           "check_label_shapes", "np"]
+           "PearsonCorrelation", "PCC", "Loss", "Torch", "CustomMetric", "create", "register",
+           "alias", "check_label_shapes", "np"]
 
 _registry = {}
 
@@ -39,7 +41,9 @@ def alias(*names):
 
 def _as_array(x, owner, what):
     if isinstance(x, _np.ndarray):
-        return x
+        # An mx.nd.NDArray's methods follow MXNet's legacy semantics (comparisons give 0 / 1
+        # in its dtype, not booleans): the metrics compute on the plain array.
+        return x.as_np_ndarray() if type(x) is not _np.ndarray else x
     if isinstance(x, _onp.ndarray):
         return _np.array(x)
     raise TypeError(f"[{owner}] {what} must be ndx arrays, got {type(x).__name__}")
@@ -92,10 +96,71 @@ def _same_size(owner, label, pred):
     return pred.reshape(label.shape)
 
 
+def _global_update(update):
+    """A built-in metric's update, which also accumulates the global statistics."""
+
+    @functools.wraps(update)
+    def run(self, labels, preds):
+        if not self.__dict__.get("_has_global_stats") or self.__dict__.get("_in_update"):
+            return update(self, labels, preds)
+        self._in_update = True
+        try:
+            if self._twin is not None:
+                update(self, labels, preds)
+                self._twin.update(labels, preds)
+                self.global_sum_metric = self._twin.sum_metric
+                self.global_num_inst = self._twin.num_inst
+            else:
+                before = (self.sum_metric, self.num_inst)
+                update(self, labels, preds)
+                self.global_sum_metric += self.sum_metric - before[0]
+                self.global_num_inst += self.num_inst - before[1]
+        finally:
+            self._in_update = False
+
+    run._tracks_global = True
+    return run
+
+
+def _global_reset(reset):
+    """A built-in metric's reset, which also clears the global statistics; the metric's own
+    reset stays reachable as the local one (reset_local)."""
+
+    @functools.wraps(reset)
+    def run(self):
+        reset(self)
+        self._reset_global()
+
+    run._local_reset = reset
+    return run
+
+
 class EvalMetric:
-    """Base class: a name, running sum_metric / num_inst, and the update / get protocol."""
+    """Base class: a name, running sum_metric / num_inst, and the update / get protocol.
+
+    As in MXNet 1.x, a metric may also keep global statistics, which reset_local() leaves
+    alone: get_global() / get_global_name_value() report everything since the last reset(),
+    get() only what came since the last reset() or reset_local(). The built-in metrics (and
+    subclasses that keep their update) keep them; a subclass with its own update() does when
+    constructed with has_global_stats=True, its update() then adding to global_sum_metric /
+    global_num_inst itself (as MXNet 1.x's do); without, get_global() is get()."""
+
+    # Metrics whose value is not a running sum (F1's counts, correlations) keep a copy that
+    # sees every update since reset(): their global value is its value.
+    _global_by_twin = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__ == __name__ and not cls.__dict__.get("_delegates", False):
+            if "update" in cls.__dict__:
+                cls.update = _global_update(cls.__dict__["update"])
+            if "reset" in cls.__dict__:
+                cls.reset = _global_reset(cls.__dict__["reset"])
 
     def __init__(self, name, output_names=None, label_names=None, **kwargs):
+        self._has_global_stats = bool(kwargs.pop(
+            "has_global_stats", getattr(type(self).update, "_tracks_global", False)))
+        self._twin = None
         self.name = str(name)
         self.output_names = output_names
         self.label_names = label_names
@@ -127,8 +192,51 @@ class EvalMetric:
         raise NotImplementedError(f"[{type(self).__name__}] update is not implemented")
 
     def reset(self):
+        """Starts over: the local and the global statistics."""
         self.num_inst = 0
         self.sum_metric = 0.0
+        self._reset_global()
+
+    def _reset_global(self):
+        self.global_num_inst = 0
+        self.global_sum_metric = 0.0
+        if self.__dict__.get("_has_global_stats") and self._global_by_twin:
+            self._twin = None
+            twin = copy.deepcopy(self)
+            twin._has_global_stats = False
+            self._twin = twin
+
+    def reset_local(self):
+        """Starts the local statistics (get()) over; the global ones (get_global()) go on."""
+        local = getattr(type(self).reset, "_local_reset", None)
+        if local is not None:
+            local(self)
+        else:
+            self.num_inst = 0
+            self.sum_metric = 0.0
+
+    def get_global(self):
+        """(name, value) over every update since reset() (get() when the metric keeps no
+        global statistics)."""
+        if not self.__dict__.get("_has_global_stats"):
+            return self.get()
+        if self._twin is not None:
+            return self._twin.get()
+        local = (self.sum_metric, self.num_inst)
+        self.sum_metric, self.num_inst = self.global_sum_metric, self.global_num_inst
+        try:
+            return self.get()  # (a subclass's get may transform the mean: RMSE, Perplexity)
+        finally:
+            self.sum_metric, self.num_inst = local
+
+    def get_global_name_value(self):
+        """[(name, value), ...] of get_global()."""
+        name, value = self.get_global()
+        if not isinstance(name, list):
+            name = [name]
+        if not isinstance(value, list):
+            value = [value]
+        return list(zip(name, value))
 
     def get(self):
         """(name, value); value is NaN before any update."""
@@ -176,6 +284,8 @@ def create(metric, *args, **kwargs):
 class CompositeEvalMetric(EvalMetric):
     """Several metrics updated together; get() returns ([names], [values])."""
 
+    _delegates = True  # (its metrics keep their own global statistics)
+
     def __init__(self, metrics=None, name="composite", output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
         self.metrics = [create(m) for m in (metrics or [])]
@@ -205,6 +315,18 @@ class CompositeEvalMetric(EvalMetric):
     def reset(self):
         for metric in getattr(self, "metrics", []):
             metric.reset()
+
+    def reset_local(self):
+        for metric in self.metrics:
+            metric.reset_local()
+
+    def get_global(self):
+        names, values = [], []
+        for metric in self.metrics:
+            name, value = metric.get_global()
+            names.extend(name if isinstance(name, list) else [name])
+            values.extend(value if isinstance(value, list) else [value])
+        return (names, values)
 
     def get(self):
         names, values = [], []
@@ -407,6 +529,8 @@ class F1(EvalMetric):
     threshold). average 'micro' counts TP / FP / FN over all classes, 'macro' averages the
     per-class scores, None returns the per-class scores."""
 
+    _global_by_twin = True
+
     def __init__(self, name="f1", output_names=None, label_names=None, class_type="binary",
                  threshold=0.5, average="micro"):
         if average not in ("micro", "macro", None):
@@ -471,6 +595,8 @@ class MCC(EvalMetric):
     denominator left out. Predictions as F1's 'binary' class_type takes them (P(positive),
     or (N, 2) scores whose column 1 is used, positive when > 0.5). average='macro' averages
     the coefficient of each update() call, 'micro' computes it from the counts of all."""
+
+    _global_by_twin = True
 
     def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
         if average not in ("macro", "micro"):
@@ -693,6 +819,8 @@ class PearsonCorrelation(EvalMetric):
     """Pearson correlation of all labels and predictions seen, accumulated with Welford's
     online mean / co-moment updates."""
 
+    _global_by_twin = True
+
     def __init__(self, name="pearsonr", output_names=None, label_names=None):
         super().__init__(name, output_names=output_names, label_names=label_names)
 
@@ -735,6 +863,76 @@ class PearsonCorrelation(EvalMetric):
 
 
 @register
+class PCC(EvalMetric):
+    """The multiclass Matthews correlation (Gorodkin's R_K, MXNet's PCC): Pearson's
+    correlation of the one-hot predictions and labels, from the K x K confusion matrix C
+    (C[p, l] counts predictions p of label l) accumulated over every update::
+
+        n = sum(C);  x = C.sum(axis=1);  y = C.sum(axis=0)
+        PCC = sum(diag(C) * n - x * y) / sqrt(sum(x * (n - x)) * sum(y * (n - y)))
+
+    NaN when either factor of the denominator is 0. Predictions of the labels' shape are
+    class indices; others are scores, their argmax along axis 1 the class. K starts at 2
+    and grows with the largest class seen. With two classes PCC is MCC."""
+
+    _global_by_twin = True
+
+    def __init__(self, name="pcc", output_names=None, label_names=None):
+        self.k = 2
+        super().__init__(name=name, output_names=output_names, label_names=label_names)
+
+    def _grow(self, inc):
+        self.lcm = _onp.pad(self.lcm, ((0, inc), (0, inc)), "constant", constant_values=0)
+        self.k += inc
+
+    def _calc_mcc(self, cmat):
+        n = cmat.sum()
+        x = cmat.sum(axis=1)
+        y = cmat.sum(axis=0)
+        cov_xx = float(_onp.sum(x * (n - x)))
+        cov_yy = float(_onp.sum(y * (n - y)))
+        if cov_xx == 0 or cov_yy == 0:
+            return float("nan")
+        cov_xy = float(_onp.sum(_onp.diagonal(cmat) * n - x * y))
+        return cov_xy / math.sqrt(cov_xx * cov_yy)
+
+    def update(self, labels, preds):
+        for label, pred in _pairs(self, labels, preds):
+            if pred.shape != label.shape:
+                if pred.ndim < 2:
+                    raise ValueError(f"[PCC] predictions of shape {pred.shape} are neither "
+                                     f"class indices of the labels' shape {label.shape} nor "
+                                     "scores with classes along axis 1")
+                pred = _np.argmax(pred, axis=1)
+            p = pred.astype("int64").asnumpy().reshape(-1)
+            lab = label.astype("int64").asnumpy().reshape(-1)
+            if p.size != lab.size:
+                raise ValueError(f"[PCC] {lab.size} labels but {p.size} predicted classes")
+            if p.size == 0:
+                continue
+            if min(p.min(), lab.min()) < 0:
+                raise ValueError("[PCC] class indices must be >= 0")
+            top = int(max(p.max(), lab.max()))
+            if top >= self.k:
+                self._grow(top + 1 - self.k)
+            self.lcm += _onp.bincount(p * self.k + lab, minlength=self.k * self.k).reshape(
+                self.k, self.k).astype("float64")
+        self.num_inst += 1
+
+    @property
+    def sum_metric(self):
+        return self._calc_mcc(self.lcm) * self.num_inst
+
+    @sum_metric.setter
+    def sum_metric(self, value):  # (EvalMetric's reset assigns it; the matrix is the state)
+        pass
+
+    def reset(self):
+        self.num_inst = 0
+        self.lcm = _onp.zeros((self.k, self.k), dtype="float64")
+
+
+@register
 class Loss(EvalMetric):
     """Mean of the values passed as preds (losses); labels are ignored."""
 
@@ -745,6 +943,14 @@ class Loss(EvalMetric):
         for pred in _as_list(preds, "Loss", "preds"):
             self.sum_metric += float(pred.astype("float64").sum().item())
             self.num_inst += pred.size
+
+
+@register
+class Torch(Loss):
+    """Loss under the name 'torch' (MXNet's placeholder metric for Torch criteria)."""
+
+    def __init__(self, name="torch", output_names=None, label_names=None):
+        super().__init__(name, output_names=output_names, label_names=label_names)
 
 
 @register

@@ -1,11 +1,14 @@
 """Parameters: arrays a Block learns, with deferred shape inference (0 marks an unknown dim;
 -1, MXNet 2.0's mark, is taken as 0)."""
+import re
+from collections import OrderedDict
+
 import numpy as _onp
 
 from .. import initializer as _init
 from .. import numpy as np
 
-__all__ = ["Parameter", "DeferredInitializationError"]
+__all__ = ["Parameter", "ParameterDict", "DeferredInitializationError"]
 
 
 def _checked_shape(name, shape):
@@ -244,3 +247,194 @@ class Parameter:
     def zero_grad(self):
         if self._data is not None and self._data.grad is not None:
             self._data.grad[...] = 0
+
+
+class ParameterDict(OrderedDict):
+    """MXNet 1.x's ParameterDict: an ordered {name: Parameter} dict (what collect_params()
+    returns and Block.params is) with the 1.x methods that act on every parameter:
+    initialize, zero_grad, reset_ctx / reset_device, setattr, list_ctx, save / load, and
+    get(name, **kwargs), which returns the parameter called `name` or creates it.
+
+    Keys are ndx's structured names ('0.weight', 'weight'), not 1.x's prefixed ones
+    ('dense0_weight'): a dict bound to a block (Block.params) registers the parameters get()
+    creates on that block, so they are in collect_params() and passed to hybrid_forward by
+    name. `shared`: a dict whose parameters get() returns before creating one."""
+
+    def __init__(self, prefix="", shared=None, *, _block=None):
+        super().__init__()
+        self._prefix = prefix
+        self._shared = shared
+        self._block = _block
+
+    @property
+    def prefix(self):
+        """The prefix given at construction (ndx's names carry none: keys are unchanged)."""
+        return self._prefix
+
+    def __repr__(self):
+        body = "\n".join(f"  {v!r}" for v in self.values())
+        return f"{type(self).__name__}(\n{body}\n)" if self else f"{type(self).__name__}()"
+
+    def _lookup(self, name):
+        if name in self:
+            return super().__getitem__(name)
+        if self._shared is not None and name in self._shared:
+            param = self._shared[name]
+            self._register(name, param)
+            return param
+        return None
+
+    def _register(self, name, param):
+        if self._block is not None:
+            self._block._register_param(name, param)
+        else:
+            OrderedDict.__setitem__(self, name, param)
+
+    def get(self, name, default=None, **kwargs):
+        """The Parameter `name`, created with **kwargs (Parameter's arguments: shape, init,
+        dtype, grad_req, ...) when neither this dict nor the shared one has it (MXNet 1.x).
+        For an existing parameter, kwargs must agree with its attributes: a shape may fill
+        in its unknown (0) dimensions, attributes still None are set, init is ignored (the
+        parameter keeps its own).
+
+        `default` keeps dict.get's form working: get(key, value) with no keyword arguments
+        returns value for a missing key instead of creating a parameter."""
+        if not isinstance(name, str):
+            raise TypeError(f"[ParameterDict.get] name must be a str, got {type(name).__name__}")
+        param = self._lookup(name)
+        if param is None:
+            if default is not None and not kwargs:
+                return default
+            # MXNet 1.x's parameter name carries the prefix ('dense0_weight'); the key not
+            param = Parameter(self._prefix + name, **kwargs)
+            self._register(name, param)
+            return param
+        for key, value in kwargs.items():
+            current = getattr(param, key, None)
+            if current is None:
+                setattr(param, key, value)
+            elif key == "init":
+                continue  # (initializers have no equality; the parameter keeps its own)
+            elif key == "shape":
+                param.shape = _merged_shape(name, current, _checked_shape(name, value))
+            elif key == "dtype":
+                if _onp.dtype(value) != _onp.dtype(current):
+                    raise ValueError(f"[ParameterDict.get] parameter {name!r} has dtype "
+                                     f"{current}, not {value}")
+            elif value is not None and value != current:
+                raise ValueError(f"[ParameterDict.get] parameter {name!r} has {key}="
+                                 f"{current!r}, not {value!r}")
+        return param
+
+    def get_constant(self, name, value=None):
+        """A parameter `name` holding the constant `value` (grad_req 'null'), created if
+        missing (MXNet 1.x's get_constant)."""
+        param = self._lookup(name)
+        if param is not None:
+            return param
+        if value is None:
+            raise KeyError(f"[ParameterDict.get_constant] no constant {name!r}; pass its value "
+                           "to create it")
+        value = _onp.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
+        if value.dtype == _onp.float64:
+            value = value.astype("float32")
+        param = Parameter(self._prefix + name, grad_req="null", shape=value.shape,
+                          dtype=str(value.dtype), init=_init.Constant(value),
+                          differentiable=False)
+        self._register(name, param)
+        return param
+
+    def update(self, other=(), **kwargs):
+        """Adds the parameters of `other`; a name already holding a different Parameter is
+        an error (MXNet 1.x)."""
+        items = other.items() if hasattr(other, "items") else other
+        for name, param in list(items) + list(kwargs.items()):
+            if name in self and super().__getitem__(name) is not param:
+                raise ValueError(f"[ParameterDict.update] cannot update: parameter {name!r} "
+                                 "is already present with a different value")
+            OrderedDict.__setitem__(self, name, param)
+
+    def _unique(self):
+        seen, out = set(), []
+        for p in self.values():
+            if id(p) not in seen:
+                seen.add(id(p))
+                out.append(p)
+        return out
+
+    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False, device=None):
+        """Initializes every parameter (init: the default initializer, for parameters that
+        have none of their own; ctx / device: where)."""
+        for p in self._unique():
+            p.initialize(default_init=init, device=device if device is not None else ctx,
+                         force_reinit=force_reinit)
+
+    def zero_grad(self):
+        """Sets every gradient to 0."""
+        for p in self._unique():
+            p.zero_grad()
+
+    def reset_device(self, device):
+        for p in self._unique():
+            p.reset_device(device)
+
+    reset_ctx = reset_device
+
+    def list_ctx(self):
+        """The devices holding the parameters (each once)."""
+        out = []
+        for p in self._unique():
+            for d in p.list_device():
+                if d not in out:
+                    out.append(d)
+        return out
+
+    list_device = list_ctx
+
+    def setattr(self, name, value):
+        """Sets attribute `name` of every parameter, e.g. setattr('grad_req', 'null')."""
+        for p in self._unique():
+            setattr(p, name, value)
+
+    def select(self, pattern):
+        """The parameters whose names match the regular expression (re.match)."""
+        regex = re.compile(pattern)
+        out = ParameterDict(self._prefix)
+        OrderedDict.update(out, ((k, v) for k, v in self.items() if regex.match(k)))
+        return out
+
+    def save(self, filename, strip_prefix="", *, format="safetensors"):  # noqa: A002
+        """Writes every parameter's data under its key (less strip_prefix, which every key
+        must start with). format: as for Block.save_parameters ('mxnet' writes the NDArray
+        file of mx.nd.save)."""
+        from .serialization import save_tensors
+        tensors = OrderedDict()
+        for name, p in self.items():
+            if not name.startswith(strip_prefix):
+                raise ValueError(f"[ParameterDict.save] prefix {strip_prefix!r} is to be "
+                                 f"stripped before saving, but parameter {name!r} does not "
+                                 "start with it")
+            tensors[name[len(strip_prefix):]] = p.data()
+        save_tensors(filename, tensors, format, "ParameterDict.save")
+
+    def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
+             restore_prefix="", cast_dtype=False, dtype_source="current", device=None):
+        """Loads a file written by save() (or save_parameters, or MXNet's mx.nd.save of
+        named arrays): each name, with restore_prefix put in front, sets that parameter.
+        Checks as Block.load_parameters makes them, before any parameter changes."""
+        from .block import _check_dtype_source, _load_into
+        from .serialization import load_param_dict
+        _check_dtype_source(dtype_source, "ParameterDict.load")
+        loaded = {restore_prefix + k: v
+                  for k, v in load_param_dict(filename, "ParameterDict.load").items()}
+        _load_into(self, loaded, f"{filename}: ", "ParameterDict.load",
+                   _one_device(device if device is not None else ctx, "ParameterDict.load"),
+                   allow_missing, ignore_extra, cast_dtype, dtype_source)
+
+
+def _merged_shape(name, current, wanted):
+    """current with its unknown (0) dimensions taken from wanted; conflicts raise."""
+    if len(current) != len(wanted) or any(a and b and a != b for a, b in zip(current, wanted)):
+        raise ValueError(f"[ParameterDict.get] parameter {name!r} has shape {current}, which "
+                         f"does not match {wanted}")
+    return tuple(a or b for a, b in zip(current, wanted))

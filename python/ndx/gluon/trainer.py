@@ -1,4 +1,5 @@
 """Trainer: applies an optimizer to a block's parameters after backward."""
+from .. import _core
 from .. import autograd as _autograd
 from .. import kvstore as _kv
 from .. import optimizer as _opt
@@ -21,13 +22,27 @@ class Trainer:
     (broadcast when the Trainer is made, or when a deferred parameter gets its shape) and the
     gradients are summed over the workers, as MXNet sums them: pass the global batch size
     (the per-worker batch times kvstore.num_workers) to step() for the update one process
-    would make on the concatenated batches. compression_params: only {'type': 'none'}."""
+    would make on the concatenated batches. compression_params: only {'type': 'none'}.
+
+    Stale gradients (MXNet's check): step() / update() raise UserWarning when a parameter's
+    gradient has not been written by a backward pass since the last step, unless
+    ignore_stale_grad=True, which skips updating those parameters. Backward flags each
+    gradient it writes (autograd's fresh-gradient flag, read and cleared here at each step);
+    a parameter whose array was replaced since (a deferred parameter's first step,
+    set_data with a new array, cast, reset_device) counts as fresh, as nothing could have
+    been observed. Gradients written by hand (p.grad()[:] = ...) or by autograd.grad are not
+    backward writes, as in MXNet; but until backward has written any of this Trainer's
+    gradients there is nothing to check against, and no check is made (MXNet would raise
+    there as well: code that only sets gradients by hand keeps working here)."""
 
     def __init__(self, params, optimizer="sgd", optimizer_params=None, kvstore="device",
                  compression_params=None, update_on_kvstore=None):
+        names = {}
         if isinstance(params, dict):
+            names = {id(p): n for n, p in params.items()}
             params = list(params.values())
         self._params = [p for p in params if isinstance(p, Parameter) and p.grad_req != "null"]
+        self._names = [names.get(id(p), p.name) for p in self._params]
         if not self._params and params:
             raise ValueError("[Trainer] no trainable parameters (all have grad_req='null')")
         optimizer_params = dict(optimizer_params or {})
@@ -45,6 +60,8 @@ class Trainer:
         self._overlap = None
         self._kvstore, self._update_on_kvstore = self._init_kvstore(
             kvstore, compression_params, update_on_kvstore)
+        self._stepped = [None] * len(self._params)  # (array, grad_req) at the last step
+        self._seen_backward = False  # whether backward has written any of the gradients
 
     def _init_kvstore(self, kvstore, compression_params, update_on_kvstore):
         if isinstance(kvstore, str) and kvstore in _kv._DIST_TYPES:
@@ -112,13 +129,52 @@ class Trainer:
         """The update of step() (ndx has one device, so there is no allreduce to skip)."""
         if batch_size <= 0:
             raise ValueError(f"[Trainer] batch_size must be > 0, got {batch_size}")
+        arrays = [p._data for p in self._params]
+        fresh = self._fresh_indices(arrays, ignore_stale_grad)
         self._optimizer.rescale_grad = self._scale / batch_size
-        if self._kvstore is not None:
-            self._update_through_kvstore()
-            return
-        if self._amp_overflow():
-            return
-        self._update_all([p.data() for p in self._params])
+        try:
+            if self._kvstore is not None:
+                self._update_through_kvstore(fresh)
+            elif not self._amp_overflow():
+                self._update_all([p.data() for p in self._params], fresh)
+        finally:
+            self._stepped = [(a, p.grad_req) for a, p in zip(arrays, self._params)]
+        # the gradients used are stale from now on (only after an update: a refused step
+        # leaves them as they were, so step(ignore_stale_grad=True) can follow)
+        used = arrays if fresh is None else [arrays[i] for i in fresh]
+        _core._autograd_fresh_grads([a for a in used if a is not None], True)
+
+    def _fresh_indices(self, arrays, ignore_stale_grad):
+        """The indices of the parameters whose gradient backward wrote since the last step
+        (or that could not be watched), None for all of them; UserWarning for a stale one
+        unless ignore_stale_grad."""
+        complete = all(a is not None for a in arrays)
+        present = arrays if complete else [a for a in arrays if a is not None]
+        flags = _core._autograd_fresh_grads(present, False)
+        if complete and all(flags):  # the usual step: backward wrote every gradient
+            self._seen_backward = True
+            return None
+        fresh = [False] * len(arrays)
+        for i, flag in zip([i for i, a in enumerate(arrays) if a is not None], flags):
+            fresh[i] = flag
+        self._seen_backward = self._seen_backward or any(fresh)
+        if not self._seen_backward:  # gradients set by hand only: nothing to check against
+            return None
+        out = []
+        for i, p in enumerate(self._params):
+            last = self._stepped[i]
+            known = last is not None and last[0] is arrays[i] and last[1] == p.grad_req
+            if not known or fresh[i]:
+                out.append(i)
+            elif not ignore_stale_grad:
+                raise UserWarning(
+                    f"Gradient of Parameter `{self._names[i]}` on device {p._data.device} has "
+                    "not been updated by backward since last `step`. This could mean a bug in your "
+                    "model that made it only use a subset of the Parameters (Blocks) for this "
+                    "iteration. If you are intentionally only using a subset, call step with "
+                    "ignore_stale_grad=True to suppress this warning and skip updating of "
+                    "Parameters with stale gradient")
+        return out
 
     def allreduce_grads(self):
         """Sums the gradients over devices / workers (MXNet's Trainer.allreduce_grads, for
@@ -182,17 +238,23 @@ class Trainer:
         scaler = self._amp_loss_scaler
         return scaler is not None and scaler.has_overflow(self._params)
 
-    def _update_all(self, weights):
-        """One optimizer call for every parameter (its checks and bookkeeping run once)."""
+    def _update_all(self, weights, indices=None):
+        """One optimizer call for every parameter in `indices` (all by default; its checks
+        and bookkeeping run once)."""
+        if indices is None:
+            indices = range(len(weights))
+        indices = list(indices)
+        if not indices:
+            return
         states = self._states
-        for i, w in enumerate(weights):
+        for i in indices:
             if i not in states:
-                states[i] = self._optimizer.create_state_multi_precision(i, w)
-        self._optimizer.update_multi_precision(list(range(len(weights))), weights,
-                                               [w.grad for w in weights],
-                                               [states[i] for i in range(len(weights))])
+                states[i] = self._optimizer.create_state_multi_precision(i, weights[i])
+        self._optimizer.update_multi_precision(indices, [weights[i] for i in indices],
+                                               [weights[i].grad for i in indices],
+                                               [states[i] for i in indices])
 
-    def _update_through_kvstore(self):
+    def _update_through_kvstore(self, fresh=None):
         """One call per step for all keys, so a distributed store sends the gradients in
         a few fused buckets rather than one message per parameter."""
         kv = self._kvstore
@@ -214,7 +276,7 @@ class Trainer:
             self._overlap.arm(weights)  # (again each step: a parameter may have new data)
         if self._amp_overflow():  # (every worker sees the same summed gradients)
             return
-        self._update_all(weights)
+        self._update_all(weights, fresh)
 
     @property
     def kvstore(self):

@@ -77,12 +77,17 @@ class SimpleDataset(Dataset):
 
 class ArrayDataset(Dataset):
     """Sample i of several equally long arrays (or lists), as a tuple; one array gives its
-    items themselves."""
+    items themselves.
+
+    As in MXNet 1.x, an ndx array (mx.nd.NDArray or mx.np.ndarray) of two or more
+    dimensions gives items of its own type (so transforms such as ToTensor take them); a
+    1-D one is read as a NumPy array, its items NumPy scalars; NumPy arrays and lists give
+    their own items."""
 
     def __init__(self, *arrays):
         if not arrays:
             raise ValueError("[ArrayDataset] needs at least one array")
-        self._arrays = [a.asnumpy() if isinstance(a, np.ndarray) else
+        self._arrays = [(a if a.ndim > 1 else a.asnumpy()) if isinstance(a, np.ndarray) else
                         a if isinstance(a, (list, Dataset)) else _onp.asarray(a)
                         for a in arrays]
         n = len(self._arrays[0])

@@ -257,7 +257,7 @@ class Lambda(Block):
 class HybridLambda(HybridBlock):
     """Wraps a function of registered ops, or the name of an np / npx function, as a
     HybridBlock: HybridLambda('tanh'), HybridLambda(lambda x: npx.relu(x)). A function whose
-    first parameter is named F (MXNet 1.x's function(F, x, *args)) gets the ndx module."""
+    first parameter is named F (MXNet 1.x's function(F, x, *args)) gets hybrid_forward's F."""
 
     def __init__(self, function, prefix=None):
         super().__init__()
@@ -266,8 +266,8 @@ class HybridLambda(HybridBlock):
 
     def forward(self, x, *args):
         if self._with_f:
-            import ndx
-            return self._func(ndx, x, *args)
+            from ..block import F
+            return self._func(F, x, *args)
         return self._func(x, *args)
 
     def __repr__(self):

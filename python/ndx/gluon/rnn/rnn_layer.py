@@ -1,5 +1,7 @@
 """Recurrent layers RNN, LSTM and GRU (MXNet 2.0's signatures): each call is one npx.rnn op over
-the whole sequence, its weights packed into the flat vector the op takes."""
+the whole sequence, its weights packed into the flat vector the op takes. With
+use_sequence_length=True (variable-length sequences) the layers run step by step instead (see
+_RNNLayer._forward_lengths)."""
 from ... import numpy as np
 from ... import numpy_extension as npx
 from ..block import HybridBlock
@@ -41,9 +43,6 @@ class _RNNLayer(HybridBlock):
         if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
             raise NotImplementedError(f"[{name}] state_clip_min / state_clip_max are not "
                                       "supported yet")
-        if use_sequence_length:
-            raise NotImplementedError(f"[{name}] use_sequence_length (variable-length "
-                                      "sequences) is not supported yet")
         self._hidden_size = hidden_size
         self._projection_size = None
         self._num_layers = num_layers
@@ -107,9 +106,18 @@ class _RNNLayer(HybridBlock):
         return states
 
     def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
-        if sequence_length is not None:
-            raise NotImplementedError(f"[{type(self).__name__}] sequence_length is not "
-                                      "supported yet")
+        name = type(self).__name__
+        if self._use_sequence_length:
+            if sequence_length is None:
+                raise ValueError(f"[{name}] use_sequence_length=True needs sequence_length, "
+                                 "one length per batch entry")
+            if not isinstance(sequence_length, np.ndarray):
+                sequence_length = np.array(sequence_length, device=inputs.device)
+        elif sequence_length is not None:
+            # (MXNet ignores it there; ndx refuses rather than run the full sequences)
+            raise NotImplementedError(f"[{name}] sequence_length is given but the layer was "
+                                      "made with use_sequence_length=False; make it with "
+                                      "use_sequence_length=True for variable-length sequences")
         skip_states = states is None
         if skip_states:
             batch_size = inputs.shape[self._layout.find("N")]
@@ -118,7 +126,10 @@ class _RNNLayer(HybridBlock):
         if isinstance(states, np.ndarray):
             states = [states]
         states = list(states)
-        out = super().__call__(inputs, *states)
+        if self._use_sequence_length:
+            out = super().__call__(inputs, sequence_length, *states)
+        else:
+            out = super().__call__(inputs, *states)
         return out[0] if skip_states else (out[0], list(out[1:]))
 
     def _infer_params(self, x, *args):
@@ -134,8 +145,14 @@ class _RNNLayer(HybridBlock):
 
     def forward(self, inputs, *states):
         """(inputs, *states) -> (outputs, *final states): the flat form a hybridized graph
-        keeps; __call__ gives MXNet's (outputs, [states]) or outputs alone."""
+        keeps; __call__ gives MXNet's (outputs, [states]) or outputs alone. With
+        use_sequence_length the arguments are (inputs, sequence_length, *states)."""
         name = type(self).__name__
+        lengths = None
+        if self._use_sequence_length:
+            if not states:
+                raise ValueError(f"[{name}] use_sequence_length=True needs sequence_length")
+            lengths, states = states[0], states[1:]
         if inputs.ndim != 3:
             raise ValueError(f"[{name}] inputs must be 3-d ({self._layout}), got shape "
                              f"{tuple(inputs.shape)}")
@@ -150,6 +167,14 @@ class _RNNLayer(HybridBlock):
         if self._layout == "NTC":
             inputs = np.swapaxes(inputs, 0, 1)
         self._infer_params(inputs)
+        if lengths is not None:
+            if tuple(lengths.shape) != (batch_size,):
+                raise ValueError(f"[{name}] sequence_length must have shape ({batch_size},), "
+                                 f"one length per batch entry, got {tuple(lengths.shape)}")
+            outputs, new_states = self._forward_lengths(inputs, lengths, list(states))
+            if self._layout == "NTC":
+                outputs = np.swapaxes(outputs, 0, 1)
+            return (outputs, *new_states)
         params = [getattr(self, f"{d}{i}_{g}_{t}").data().reshape(-1)
                   for t in ("weight", "bias")
                   for i in range(self._num_layers)
@@ -164,6 +189,60 @@ class _RNNLayer(HybridBlock):
         if self._layout == "NTC":
             outputs = np.swapaxes(outputs, 0, 1)
         return (outputs, *new_states)
+
+
+    def _forward_lengths(self, inputs, lengths, states):
+        """The layers over variable-length sequences (inputs TNC): each layer and direction
+        runs npx.rnn one step at a time, a batch entry's states frozen once its sequence
+        ends, so the final states are those at its last valid step; outputs past a length
+        are 0. The reverse direction runs on each sequence reversed within its length
+        (npx.sequence_reverse), so it starts at the last valid step, and its outputs are
+        reversed back."""
+        steps = inputs.shape[0]
+        lengths = lengths.astype("int64")
+        valid = np.arange(steps, dtype="int64", device=inputs.device).reshape(-1, 1) < \
+            lengths.reshape(1, -1)  # (T, N)
+        mask = valid.astype(inputs.dtype)[:, :, None]
+        lstm = self._mode == "lstm"
+        x = inputs
+        hs, cs = [], []
+        for i in range(self._num_layers):
+            outs = []
+            for d, j in enumerate(["l", "r"][:self._dir]):
+                k = i * self._dir + d
+                h = states[0][k]
+                c = states[1][k] if lstm else None
+                flat = np.concatenate(
+                    [getattr(self, f"{j}{i}_{g}").data().reshape(-1)
+                     for g in ("i2h_weight", "h2h_weight", "i2h_bias", "h2h_bias")], axis=0)
+                seq = x if d == 0 else npx.sequence_reverse(x, lengths,
+                                                            use_sequence_length=True)
+                ys = []
+                for t in range(steps):
+                    cell = (c[None],) if lstm else ()
+                    out = npx.rnn(seq[t:t + 1], flat, h[None], *cell,
+                                  state_size=self._hidden_size, num_layers=1,
+                                  bidirectional=False, p=0.0, state_outputs=True,
+                                  mode=self._mode,
+                                  lstm_state_clip_nan=self._lstm_state_clip_nan)
+                    keep = valid[t][:, None]
+                    ys.append(out[0][0])
+                    h = np.where(keep, out[1][0], h)
+                    if lstm:
+                        c = np.where(keep, out[2][0], c)
+                y = np.stack(ys, axis=0) * mask
+                if d == 1:
+                    y = npx.sequence_reverse(y, lengths, use_sequence_length=True)
+                outs.append(y)
+                hs.append(h)
+                cs.append(c)
+            x = outs[0] if self._dir == 1 else np.concatenate(outs, axis=2)
+            if self._dropout and i + 1 < self._num_layers:
+                x = npx.dropout(x, p=self._dropout)
+        new_states = [np.stack(hs, axis=0)]
+        if lstm:
+            new_states.append(np.stack(cs, axis=0))
+        return x, new_states
 
 
 class RNN(_RNNLayer):
