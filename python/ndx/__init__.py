@@ -31,6 +31,7 @@ from . import (
                    kvstore,
                    library,
                    lr_scheduler,
+                   metric,
                    nd,
                    numpy_op_signature,
                    operator,
@@ -81,7 +82,7 @@ show_config = __config__.show
 cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initializer", "kvstore",
-           "kv", "library", "lr_scheduler",
+           "kv", "library", "lr_scheduler", "metric",
            "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

@@ -12,18 +12,51 @@ import numpy as _onp
 
 from . import numpy as np
 
-__all__ = ["Initializer", "Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal", "Bilinear",
-           "LSTMBias", "Zero", "One", "Constant", "Mixed", "create", "register"]
+__all__ = ["Initializer", "InitDesc", "Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal",
+           "Bilinear", "LSTMBias", "Zero", "One", "Constant", "Mixed", "create", "register"]
+
+
+class InitDesc(str):
+    """A parameter's name with its attributes, as MXNet's ``mx.init.InitDesc(name,
+    attrs=None, global_init=None)``: ``init(InitDesc('fc_weight'), arr)`` fills arr."""
+
+    def __new__(cls, name, attrs=None, global_init=None):
+        ret = super().__new__(cls, name)
+        ret.attrs = attrs or {}
+        ret.global_init = global_init
+        return ret
+
+
+_NOT_WEIGHT = ("bias", "gamma", "beta", "running_mean", "moving_mean", "min", "running_var",
+               "moving_var", "max")
+
+
+def _fills(desc, arr):
+    """Whether a call is MXNet's in-place form init(desc, arr)."""
+    return isinstance(desc, str) and isinstance(arr, np.ndarray)
 
 
 class Initializer:
     """Fills a new parameter of `shape` and `dtype` (named `name`, 'weight' when not told);
-    subclasses implement `values` or MXNet's `_init_weight(name, arr)`."""
+    subclasses implement `values` or MXNet's `_init_weight(name, arr)`.
+
+    ``init(shape, dtype, device, name)`` returns a new array; MXNet's form ``init(desc,
+    arr)`` (desc an InitDesc or a name) fills the array `arr` in place, picking the method
+    by the name as MXNet does (``*bias`` zeros, ``*gamma`` ones, ...)."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
 
     def __call__(self, shape, dtype="float32", device=None, name=None):
+        if _fills(shape, dtype):
+            desc, arr = shape, dtype
+            name = str(desc)
+            if type(self).values is not Initializer.values and name.endswith(_NOT_WEIGHT):
+                value = self._init_by_name(name, arr.shape, arr.dtype)  # bias, gamma, ...
+            else:
+                value = self(arr.shape, arr.dtype, name=name)
+            arr[...] = value.to_device(arr.device)
+            return None
         shape = tuple(shape)
         if type(self).values is Initializer.values:
             return self._init_by_name(name or "weight", shape, dtype)
@@ -214,6 +247,8 @@ class Mixed(Initializer):
         self.map = [(re.compile(p), create(i)) for p, i in zip(patterns, initializers)]
 
     def __call__(self, shape, dtype="float32", device=None, name=None):
+        if _fills(shape, dtype):
+            return Initializer.__call__(self, shape, dtype)
         name = name or "weight"
         for pattern, init in self.map:
             if pattern.match(name):

@@ -177,7 +177,8 @@ class _BatchIter(DataIter):
                 filled = more
             self._wrapped = True
         self._current = DataBatch(
-            [_nd.array(self._data_buf)], [_nd.array(self._label_buf)], pad=pad,
+            [_nd.array(self._data_buf, dtype=self._data_buf.dtype)],
+            [_nd.array(self._label_buf, dtype=self._label_buf.dtype)], pad=pad,
             index=self._index_buf.copy(), provide_data=self.provide_data,
             provide_label=self.provide_label)
         return True
@@ -603,7 +604,8 @@ class ImageRecordIter(_BatchIter):
                 if arr.ndim != 3 or arr.shape[2] != 4:
                     raise ValueError(f"data_shape asks for 4 channels (RGBA), the image has "
                                      f"{1 if arr.ndim == 2 else arr.shape[2]}")
-                return _nd.array(onp.ascontiguousarray(arr[:, :, [2, 1, 0, 3]]))
+                return _nd.array(onp.ascontiguousarray(arr[:, :, [2, 1, 0, 3]]),
+                                 dtype=arr.dtype)
             return imdecode(payload, flag=1 if channels == 3 else 0)
         except (ValueError, TypeError) as e:
             raise RuntimeError(f"[{type(self).__name__}] record {key}: cannot decode its image: "
@@ -683,7 +685,7 @@ class ImageRecordIter(_BatchIter):
         if count == 0:
             raise ValueError(f"[{who}] cannot compute mean_img: this part holds no images")
         mean = (total / count).astype(onp.float32)
-        nd.save(path, {"mean_img": _nd.array(mean)})
+        nd.save(path, {"mean_img": _nd.array(mean, dtype=mean.dtype)})
         return mean
 
     def close(self):

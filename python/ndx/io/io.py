@@ -103,7 +103,9 @@ def _as_array(name, value):
     if isinstance(value, _np.ndarray):
         return value
     try:
-        return _nd.array(value)
+        # as MXNet's NDArrayIter: NumPy arrays (and lists) become float32 NDArrays, ndx
+        # arrays keep their dtype
+        return _nd.array(value, dtype="float32")
     except (TypeError, ValueError) as e:
         raise TypeError(f"[NDArrayIter] invalid type {type(value).__name__} for {name!r}: "
                         f"expected an ndx or NumPy array") from e
@@ -246,8 +248,10 @@ class NDArrayIter(DataIter):
 
     def _shuffle_data(self):
         onp.random.shuffle(self.idx)
-        self.data = [(k, _nd.array(v.asnumpy()[self.idx])) for k, v in self.data]
-        self.label = [(k, _nd.array(v.asnumpy()[self.idx])) for k, v in self.label]
+        self.data = [(k, _nd.array(v.asnumpy()[self.idx], dtype=v.dtype, device=v.device))
+                     for k, v in self.data]
+        self.label = [(k, _nd.array(v.asnumpy()[self.idx], dtype=v.dtype, device=v.device))
+                      for k, v in self.label]
         self.data_list = [v for _, v in self.data] + [v for _, v in self.label]
 
 

@@ -36,10 +36,21 @@ from .ndarray import (  # noqa: E402, F401
     empty,
     full,
     imdecode,
+    linspace,
     moveaxis,
     ones,
     zeros,
 )
+
+# MXNet 1.x's flat names of the samplers: mx.nd.random_uniform(low, high, shape=...) and
+# mx.nd.sample_uniform(low_array, high_array, shape=...) (one sample of `shape` per element)
+for _name in ("uniform", "normal", "randint", "exponential", "gamma", "poisson",
+              "negative_binomial", "generalized_negative_binomial"):
+    globals().setdefault("random_" + _name, getattr(random, _name))
+    globals().setdefault("sample_" + _name, getattr(random, _name))
+globals().setdefault("sample_multinomial", random.multinomial)
+globals().setdefault("shuffle", random.shuffle)
+del _name
 
 
 def load(fname):

@@ -216,7 +216,7 @@ def argmin(data: Any, axis: Any = None, keepdims: Any = False) -> Any:
 def argsort(data: Any, axis: Any = -1, is_ascend: Any = True, dtype: Any = 'float32') -> Any: ...
 
 def array(source_array: Any, ctx: Any = None, dtype: Any = None, device: Any = None) -> Any:
-    """An NDArray holding a copy of source_array (MXNet's ``mx.nd.array``) on `ctx` (the current device by default). dtype defaults to the source's for arrays (ndx's and NumPy's) and to float32 for anything else (lists, scalars)."""
+    """An NDArray holding a copy of source_array (MXNet's ``mx.nd.array``) on `ctx` (the current device by default). As MXNet's, dtype defaults to the source's for an ndx array (an NDArray) and to float32 for anything else: NumPy arrays (a float64 or int64 NumPy array becomes float32), lists, scalars."""
 
 def batch_dot(lhs: Any, rhs: Any, transpose_a: Any = False, transpose_b: Any = False, forward_stype: Any = None) -> Any: ...
 
@@ -403,6 +403,9 @@ def lesser(lhs: Any, rhs: Any) -> Any:
 def lesser_equal(lhs: Any, rhs: Any) -> Any:
     """MXNet's lesser_equal, with broadcasting."""
 
+def linspace(start: Any, stop: Any, num: Any, endpoint: Any = True, ctx: Any = None, dtype: Any = 'float32', device: Any = None) -> Any:
+    """`num` evenly spaced values from start to stop (inclusive with endpoint), float32 by default (MXNet's ``mx.nd.linspace``)."""
+
 def load(fname: Any) -> Any:
     """MXNet's mx.nd.load: a dict {name: NDArray} for named arrays, else a list (even of one)."""
 
@@ -514,6 +517,30 @@ def prod(data: Any, axis: Any = None, keepdims: Any = False, exclude: Any = Fals
 def radians(data: Any) -> Any:
     """MXNet's radians, element-wise."""
 
+def random_exponential(scale: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Samples of the exponential distribution of mean `scale` (MXNet's ``lam`` is its rate; pass scale=1/lam)."""
+
+def random_gamma(alpha: Any = 1, beta: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Samples of Gamma(shape alpha, scale beta)."""
+
+def random_generalized_negative_binomial(mu: Any = 1, alpha: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Negative binomial of mean mu and dispersion alpha: k = 1 / alpha, p = 1 / (1 + mu * alpha)."""
+
+def random_negative_binomial(k: Any = 1, p: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Failures before the k-th success with success probability p (float32)."""
+
+def random_normal(loc: Any = 0, scale: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Samples of N(loc, scale^2) (float32 by default)."""
+
+def random_poisson(lam: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Poisson samples (float32 by default, as MXNet's)."""
+
+def random_randint(low: Any, high: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Integers uniform in [low, high) (int32 by default)."""
+
+def random_uniform(low: Any = 0, high: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Samples of U[low, high) (float32 by default)."""
+
 def rcbrt(data: Any) -> Any: ...
 
 def reciprocal(data: Any) -> Any:
@@ -538,6 +565,33 @@ def round(data: Any) -> Any: ...
 
 def rsqrt(data: Any) -> Any: ...
 
+def sample_exponential(scale: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Samples of the exponential distribution of mean `scale` (MXNet's ``lam`` is its rate; pass scale=1/lam)."""
+
+def sample_gamma(alpha: Any = 1, beta: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Samples of Gamma(shape alpha, scale beta)."""
+
+def sample_generalized_negative_binomial(mu: Any = 1, alpha: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Negative binomial of mean mu and dispersion alpha: k = 1 / alpha, p = 1 / (1 + mu * alpha)."""
+
+def sample_multinomial(data: Any, shape: Any = None, get_prob: Any = False, out: Any = None, dtype: Any = 'int32', **kwargs: Any) -> Any:
+    """Category indices drawn from the probabilities in data's last axis: one per row (shape=None), or `shape` per row; with get_prob also the log-probability of each draw."""
+
+def sample_negative_binomial(k: Any = 1, p: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Failures before the k-th success with success probability p (float32)."""
+
+def sample_normal(loc: Any = 0, scale: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Samples of N(loc, scale^2) (float32 by default)."""
+
+def sample_poisson(lam: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Poisson samples (float32 by default, as MXNet's)."""
+
+def sample_randint(low: Any, high: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Integers uniform in [low, high) (int32 by default)."""
+
+def sample_uniform(low: Any = 0, high: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
+    """Samples of U[low, high) (float32 by default)."""
+
 def save(fname: Any, data: Any) -> Any:
     """MXNet's mx.nd.save: an ndarray, a list of them or a dict {str: ndarray}, in MXNet's NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load)."""
 
@@ -550,6 +604,9 @@ def sgd_update(weight: Any, grad: Any, lr: Any, wd: Any = 0, rescale_grad: Any =
     """One SGD step: weight - lr * (clip(rescale_grad * grad, clip_gradient) + wd * weight). MXNet's op; out=weight updates in place."""
 
 def shape_array(data: Any) -> Any: ...
+
+def shuffle(data: Any, **kwargs: Any) -> Any:
+    """A copy of data with its first axis in random order."""
 
 def sigmoid(data: Any) -> Any:
     """MXNet's sigmoid, element-wise."""
@@ -630,7 +687,7 @@ def tile(data: Any, reps: Any) -> Any: ...
 
 def topk(data: Any, axis: Any = -1, k: Any = 1, ret_typ: Any = 'indices', is_ascend: Any = False, dtype: Any = 'float32') -> Any: ...
 
-def transpose(data: Any, axes: Any = ()) -> Any: ...
+def transpose(data: Any, axes: Any = (), *more_axes: Any) -> Any: ...
 
 def true_divide(lhs: Any, rhs: Any) -> Any:
     """MXNet's true_divide, with broadcasting."""

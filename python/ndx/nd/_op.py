@@ -144,8 +144,8 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
     return _wrap(_npx.broadcast_like(lhs, rhs, lhs_axes=lhs_axes, rhs_axes=rhs_axes))
 
 
-def transpose(data, axes=()):
-    axes = _tuple(axes)
+def transpose(data, axes=(), *more_axes):
+    axes = _tuple(axes) + tuple(more_axes)  # more_axes: x.transpose(2, 0, 1), NumPy's way
     return _wrap(_np.transpose(data, axes if axes else None))
 
 
@@ -233,6 +233,9 @@ Cast = cast
 
 
 def gather_nd(data, indices):
+    # float indices (mx.nd.array's float32 default) are read as integers, as MXNet's
+    if isinstance(indices, _np.ndarray) and indices.dtype.kind == "f":
+        indices = indices.astype("int64")
     return _wrap(_npx.gather_nd(data, indices))
 
 

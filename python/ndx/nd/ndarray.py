@@ -17,7 +17,7 @@ import numpy as onp
 from .. import numpy as _np
 
 __all__ = ["NDArray", "array", "waitall", "zeros", "ones", "empty", "full", "arange",
-           "concatenate", "moveaxis", "imdecode"]
+           "linspace", "concatenate", "moveaxis", "imdecode"]
 
 
 class _NDArrayMeta(type):
@@ -253,11 +253,11 @@ def _shape(shape):
 
 def array(source_array, ctx=None, dtype=None, device=None):
     """An NDArray holding a copy of source_array (MXNet's ``mx.nd.array``) on `ctx` (the
-    current device by default). dtype defaults to the source's for arrays (ndx's and
-    NumPy's) and to float32 for anything else (lists, scalars)."""
+    current device by default). As MXNet's, dtype defaults to the source's for an ndx array
+    (an NDArray) and to float32 for anything else: NumPy arrays (a float64 or int64 NumPy
+    array becomes float32), lists, scalars."""
     if dtype is None:
-        dtype = source_array.dtype if isinstance(source_array, (_np.ndarray, onp.ndarray)) \
-            else "float32"
+        dtype = source_array.dtype if isinstance(source_array, _np.ndarray) else "float32"
     out = _np.array(source_array, dtype=dtype, device=_device(ctx, device))
     return _wrap(out)
 
@@ -299,6 +299,13 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None,
     if repeat != 1:
         out = _np.repeat(out, int(repeat))
     return _wrap(out)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype="float32", device=None):
+    """`num` evenly spaced values from start to stop (inclusive with endpoint), float32 by
+    default (MXNet's ``mx.nd.linspace``)."""
+    return _wrap(_np.linspace(start, stop, int(num), endpoint=endpoint,
+                              dtype=dtype or "float32", device=_device(ctx, device)))
 
 
 def concatenate(arrays, axis=0, always_copy=True):

@@ -19,6 +19,14 @@ def _size(shape):
     return tuple(shape)
 
 
+def _counts(fn):
+    """A count sampler (integer dtypes only in ndx.numpy) giving MXNet's float32 default:
+    the integer draw cast to `dtype`."""
+    def draw(*params, size=None, dtype=None, device=None):
+        return fn(*params, size=size, device=device).astype(dtype)
+    return draw
+
+
 def _draw(fn, params, shape, dtype, ctx, device, out):
     size = _size(shape)
     arrays = [p for p in params if isinstance(p, _np.ndarray)]
@@ -87,13 +95,15 @@ def gamma(alpha=1, beta=1, shape=None, dtype=None, ctx=None, out=None, device=No
 
 def poisson(lam=1, shape=None, dtype=None, ctx=None, out=None, device=None, **kwargs):
     """Poisson samples (float32 by default, as MXNet's)."""
-    return _draw(_np.random.poisson, (lam,), shape, dtype, ctx, device, out)
+    return _draw(_counts(_np.random.poisson), (lam,), shape, dtype, ctx, device,
+                 out)
 
 
 def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, device=None,
                       **kwargs):
     """Failures before the k-th success with success probability p (float32)."""
-    return _draw(_np.random.negative_binomial, (k, p), shape, dtype, ctx, device, out)
+    return _draw(_counts(_np.random.negative_binomial), (k, p), shape, dtype, ctx, device,
+                 out)
 
 
 def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=None,

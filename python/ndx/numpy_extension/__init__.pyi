@@ -10,12 +10,14 @@ class Context:
     """A device: ``Device("gpu", 1)`` or ``Device("gpu(1)")``."""
     device_id: Any
     device_type: Any
+    def empty_cache(self) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
 
 class Device:
     """A device: ``Device("gpu", 1)`` or ``Device("gpu(1)")``."""
     device_id: Any
     device_type: Any
+    def empty_cache(self) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
 
 def activation(data: Any, act_type: Any, *, out: Any = None) -> Any:
@@ -76,10 +78,10 @@ def ctc_loss(data: Any, label: Any, data_lengths: Any = None, label_lengths: Any
     """CTC loss per sample (MXNet's npx.ctc_loss): data (T, N, C) activations, label (N, L) padded; data_lengths / label_lengths are used only with use_data_lengths / use_label_lengths (then they are required)."""
 
 def current_context() -> Any:
-    """The default device of array creation (cpu(0))."""
+    """The default device: the innermost ``with device:`` block's in this thread, else the process default (cpu(0) unless test_utils.set_default_device changed it)."""
 
 def current_device() -> Any:
-    """The default device of array creation (cpu(0))."""
+    """The default device: the innermost ``with device:`` block's in this thread, else the process default (cpu(0) unless test_utils.set_default_device changed it)."""
 
 def custom(*inputs: Any, op_type: Any, **params: Any) -> Any:
     """Runs a Python custom operator (ndx.operator.register); params are passed as strings."""
