@@ -783,3 +783,11 @@ def test_small_numpy_rules_found_by_the_differential_fuzzer():
         onp.conjugate(onp.array([1.5]), dtype="int32")
     with pytest.raises(TypeError):
         np.conjugate(np.array([1.5]), dtype="int32")
+
+
+@pytest.mark.parametrize("arr_shape,idx_shape,axis", [((0, 0), (1, 0), -1), ((2, 0), (1, 0), 1),
+                                                      ((0, 3), (0, 1), 0), ((3, 0), (3, 0), 0)])
+def test_take_along_axis_with_no_indices_is_numpys_empty_result(arr_shape, idx_shape, axis):
+    want = onp.take_along_axis(onp.zeros(arr_shape), onp.zeros(idx_shape, "int64"), axis=axis)
+    got = np.take_along_axis(np.zeros(arr_shape), np.zeros(idx_shape, dtype="int64"), axis=axis)
+    assert got.shape == want.shape

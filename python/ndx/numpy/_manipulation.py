@@ -783,7 +783,7 @@ def _flat_index_along(shape, indices, axis, name):
     # Few passes over the indices (they are as large as the result): two reductions for the
     # bounds, the negative fix-up and the scaling only where needed.
     lo, hi = (int(_np.min(indices)), int(_np.max(indices))) if indices.size else (0, 0)
-    if hi >= n or lo < -n:
+    if indices.size and (hi >= n or lo < -n):  # (no index: nothing out of bounds)
         raise IndexError(f"[{name}] index out of bounds for axis {axis} with size {n}")
     idx = indices if lo >= 0 else _np.where(indices < 0, _np.add(indices, n), indices)
     if idx.dtype != _onp.int64:
