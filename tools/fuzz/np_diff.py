@@ -122,7 +122,7 @@ KNOWN = [
      "gives nan+0j or nan+nanj by path, ndx nan+nanj"),
     ("nanstd", "value", "*complex*", "NaN variance (ddof >= count) in a complex dtype=: NumPy "
      "gives nan+0j or nan+nanj by path, ndx nan+nanj"),
-    ("frexp", "value", "int*", "README: float math of integers is float32 (big ints round)"),
+    ("frexp", "value", "*int*", "README: float math of integers is float32 (big ints round)"),
     ("digitize", "ndx-raises:ValueError", "*", "bins ending in NaN: NumPy's monotonicity check "
      "passes them, ndx refuses"),
     ("searchsorted", "value", "*", "the fuzzer's sorted array is not always sorted (undefined)"),
@@ -134,8 +134,50 @@ KNOWN = [
     ("linalg.tensorsolve", "numpy-raises:*", "*",
      "NumPy's negative axes= fail in list.remove by accident; ndx counts them from the end"),
     ("linalg.*norm", "value", "u*", "README: integer norms square in float32 (huge uint64)"),
+    ("linalg.*norm", "value", "int*", "README: integer norms square in float32 (huge int64)"),
     ("linalg.inv", "numpy-raises:*", "*int*",
      "an exactly singular integer matrix is not singular in float32 (README default float)"),
+    ("linalg.inv", "ndx-raises:LinAlgError", "*int*", "a nearly singular integer matrix "
+     "(cond ~1e16) meets an exact zero pivot in float32 (README default float)"),
+    ("poly", "value", "*int*", "README default float: an integer matrix's characteristic "
+     "polynomial comes from float32 eigenvalues (huge entries overflow, lose digits)"),
+    ("var", "value", "*int64", "README: var of integers is float32 (squared deviations of "
+     "huge int64 values overflow)"),
+    ("std", "value", "*int64", "README: std of integers is float32 (squared deviations of "
+     "huge int64 values overflow)"),
+    ("var", "value", "*,int*", "README: float -> integer casts saturate (an integer dtype= "
+     "casts the squares and the quotient; NumPy wraps, NaN is INT_MIN)"),
+    ("var", "value", "*,uint*", "README: float -> integer casts saturate (an integer dtype= "
+     "casts the squares and the quotient; NumPy wraps, NaN is INT_MIN)"),
+    ("std", "value", "*,int*", "README: float -> integer casts saturate (integer dtype=)"),
+    ("std", "value", "*,uint*", "README: float -> integer casts saturate (integer dtype=)"),
+    ("histogram*", "value", "complex*", "complex data: NumPy's edges are complex (lexicographic"
+     " order); ndx bins the real parts with a ComplexWarning"),
+    ("histogram2d", "dtype", "*complex*", "complex coordinates: NumPy's edges are complex; "
+     "ndx bins the real parts with a ComplexWarning"),
+    ("histogram", "value", "*,complex64*", "density= with complex64 weights: NumPy divides by "
+     "their complex64 sum (pairwise float32 rounding); ndx's sum rounds otherwise"),
+    ("histogram_bin_edges", "shape", "bool*", "NumPy's bin estimators misread bool data; ndx "
+     "as float"),
+    ("partition", "ndx-raises:ValueError", "*", "kth beyond the axis of an empty array: NumPy "
+     "returns it, ndx checks kth"),
+    ("union1d", "ndx-raises:OverflowError", "u*,pyint", "a negative Python int beside unsigned "
+     "data: NumPy's concatenate wraps it, ndx raises as NEP 50 promotion does"),
+    ("vander", "dtype", "float*", "ndx's vander keeps a float input's dtype (test_manipulation "
+     "pins float32); NumPy promotes with int64 to float64"),
+    ("average", "dtype", "*int*,float*", "README default float: integer data with float16 / "
+     "float32 weights averages in float32 (NumPy's result_type(a, w, 'f8'))"),
+    ("average", "dtype", "bool,float*", "README default float: bool data with float16 / "
+     "float32 weights averages in float32 (NumPy's result_type(a, w, 'f8'))"),
+    ("dot", "dtype", "*,py*", "dot with a Python scalar: a weak scalar here (NEP 50, as "
+     "multiply); NumPy's dot makes it an int64 / float64 array"),
+    ("average", "ndx-raises:ZeroDivisionError", "*int*,*int*", "README default float: huge "
+     "integer weights summed in float32 cancel to 0 (NumPy sums in float64)"),
+    ("nanmean", "value", "*,int*", "nanmean(dtype=int) averages in float, then casts, as mean"),
+    ("nanmean", "value", "*,uint*", "nanmean(dtype=int) averages in float, then casts, as "
+     "mean"),
+    ("nanquantile", "shape", "*", "an empty a: NumPy's nanquantile returns one NaN whatever "
+     "q's shape"),
 ]
 
 FLOAT_KINDS = "fc"

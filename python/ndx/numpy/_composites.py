@@ -166,14 +166,22 @@ def _var(a, keep, axis, dtype, ddof, keepdims, mean=None):
     the caller's mean (keepdims shape), computed when None."""
     if keep is None:
         m = _np.mean(a, axis=axis, dtype=dtype, keepdims=True) if mean is None else mean
+        if _kind(a) == "c" and _kind(m) != "c":
+            # a real dtype= for complex data, as NumPy's: the mean of the real parts (the
+            # sum cast into dtype), the complex deviations' |d|^2 summed in dtype
+            s = _np.sum(_abs_squared(_np.subtract(a, m)), axis=axis, dtype=m.dtype,
+                        keepdims=keepdims)
+            return _np.true_divide(s, max(_count(a, axis) - ddof, 0))
         x = _like(a, m)
         sq = (_squared_difference(x, m) if _is_float(m) else
               _abs_squared(_np.subtract(x, m)))
         s = _np.sum(sq, axis=axis, keepdims=keepdims)
         return _np.true_divide(s, max(_count(a, axis) - ddof, 0))
     m = _wr.masked_mean(a, keep, axis, dtype, True) if mean is None else mean
-    d = where(keep, _np.subtract(_like(a, m), m), 0)
-    s = _np.sum(_abs_squared(d), axis=axis, keepdims=keepdims)
+    real_dtype = _kind(a) == "c" and _kind(m) != "c"  # (as above)
+    d = where(keep, _np.subtract(a if real_dtype else _like(a, m), m), 0)
+    s = _np.sum(_abs_squared(d), axis=axis, keepdims=keepdims,
+                **({"dtype": m.dtype} if real_dtype else {}))
     n = _np.sum(_np.broadcast_to(keep, a.shape), axis=axis, keepdims=keepdims).astype(s.dtype)
     return _np.true_divide(s, _np.maximum(_np.subtract(n, ddof), 0))
 
@@ -350,6 +358,14 @@ def _nan_extremum(a, axis, out, keepdims, is_max, initial, where_, name):
         b = where(keep, b, fill if _kind(a) in "fc" else (_np.iinfo(a.dtype).min if is_max
                                                           else _np.iinfo(a.dtype).max))
     fn = _np.max if is_max else _np.min
+    if initial is not _NO_INITIAL and _kind(a) == "c" and isinstance(
+            initial, (complex, _onp.complexfloating)):
+        # (max / min take no complex initial=: it is joined to each slice's extremum here)
+        if _count(b, axis) == 0:
+            shape = _np.sum(b.real, axis=axis, keepdims=keepdims).shape
+            return _finish(_np.full(shape, initial, dtype=a.dtype, device=_dev(a)), out)
+        both = _np.maximum if is_max else _np.minimum
+        return _finish(both(fn(b, axis=axis, keepdims=keepdims), complex(initial)), out)
     if initial is not _NO_INITIAL:
         return _finish(fn(b, axis=axis, keepdims=keepdims, initial=initial), out)
     r = fn(b, axis=axis, keepdims=keepdims)
@@ -667,8 +683,9 @@ def _median(a, axis, keepdims, name, skip_nan):
     dtype = a.dtype if inexact else _np._default_float()
     work = "float32" if dtype in (_np.float16, "bfloat16") else dtype
     lead = tuple(s.shape[:-1])
-    if n == 0:
-        r = _np.full(lead, _onp.nan, dtype=dtype, device=_dev(s))
+    if n == 0:  # (NumPy's mean of nothing: NaN, NaN + NaN j for complex)
+        nan = complex(_onp.nan, _onp.nan) if _kind(a) == "c" else _onp.nan
+        r = _np.full(lead, nan, dtype=dtype, device=_dev(s))
     elif skip_nan and inexact:
         count = _np.sum(_np.logical_not(_np.isnan(s)), axis=-1).astype("int64")
         last = _np.maximum(_np.subtract(count, 1), 0)
@@ -1222,7 +1239,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of y along axis by the trapezoidal rule (samples at x, or spaced dx)."""
     y = _as_array(y)
-    axis = _axes(y.ndim, axis)[0]
+    given_axis, axis = axis, _axes(y.ndim, axis)[0]
     lead = (slice(None),) * axis
     hi, lo = y[lead + (slice(1, None),)], y[lead + (slice(None, -1),)]
     if x is None:
@@ -1234,8 +1251,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
             shape = [1] * y.ndim
             shape[axis] = widths.shape[0]
             widths = _np.reshape(widths, tuple(shape))
-        else:
-            widths = _np.subtract(x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)])
+        else:  # (NumPy's diff along the given axis of x: x may have fewer axes than y)
+            widths = diff(x, axis=given_axis)
     return _np.sum(_np.multiply(_np.multiply(_np.add(hi, lo), widths), 0.5), axis=axis)
 
 
@@ -1360,21 +1377,46 @@ def bincount(x, weights=None, minlength=0):
     if n and int(_np.min(x)) < 0:
         raise ValueError("[bincount] the first argument must be non-negative")
     length = max(int(_np.max(x)) + 1 if n else 0, minlength)
-    order = _np.argsort(x)
-    s = x[order].astype("int64")
-    bins = _np.arange(length, device=_dev(x))
-    lo = searchsorted(s, bins, side="left")
-    hi = searchsorted(s, bins, side="right")
     if weights is None:
-        return _np.subtract(hi, lo)
+        s = _np.sort(x).astype("int64")
+        bins = _np.arange(length, device=_dev(x))
+        return _np.subtract(searchsorted(s, bins, side="right"),
+                            searchsorted(s, bins, side="left"))
     w = _as_array(weights, x)
     if w.shape != x.shape:
         raise ValueError("[bincount] weights must have the shape of x")
     if _kind(w) == "c":
         raise TypeError("[bincount] Cannot cast array data from complex weights to float64 "
                         "according to the rule 'safe'")
-    c = _np.concatenate([_np.zeros((1,), dtype="float64", device=_dev(x)),
-                         _np.cumsum(w[order].astype("float64"))])
+    if n == 0:  # (NumPy's: int64 zeros, weights or not)
+        return _np.zeros((length,), dtype="int64", device=_dev(x))
+    return _summed_per_bin(x, w.astype("float64"), length)
+
+
+def _summed_per_bin(idx, w, length):
+    """The weights w summed per bin idx (0 <= idx < length), each bin on its own (an inf or
+    NaN weight stays in its bin), in w's dtype."""
+    if _kind(w) == "c":  # (each part on its own, written into the parts' views)
+        c = _np.zeros((length,), dtype=w.dtype, device=_dev(w))
+        _np.real(c)[...] = _summed_per_bin(idx, _np.real(w), length)
+        _np.imag(c)[...] = _summed_per_bin(idx, _np.imag(w), length)
+        return c
+    c = _np.zeros((length,), dtype=w.dtype, device=_dev(w))
+    if idx.shape[0] == 0:
+        return c
+    return _npx().index_add(c, _np.reshape(idx.astype("int64"), (1, -1)), w)
+
+
+def _summed_by_cumsum(idx, w, length):
+    """The weights w summed per bin idx as differences of their running sum, NumPy's
+    histogram with explicit edges: an inf or NaN weight spoils the later bins there too."""
+    order = _np.argsort(idx)
+    s = idx[order].astype("int64")
+    bins = _np.arange(length, device=_dev(w))
+    lo = searchsorted(s, bins, side="left")
+    hi = searchsorted(s, bins, side="right")
+    c = _np.concatenate([_np.zeros((1,), dtype=w.dtype, device=_dev(w)),
+                         _np.cumsum(w[order])])
     return _np.subtract(c[hi], c[lo])
 
 
@@ -1527,13 +1569,23 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     idx = where(_np.equal(x, search_edges[nb]), nb - 1, idx)  # the right edge is in the last bin
     inside = _np.logical_and(_np.greater_equal(idx, 0), _np.less(idx, nb))
     w = None if weights is None else _np.reshape(_as_array(weights, x), (-1,))
-    counts = bincount(idx[inside], weights=None if w is None else w[inside], minlength=nb)
-    if w is not None and counts.dtype != w.dtype:
-        counts = counts.astype(w.dtype)  # NumPy's counts take the weights' dtype
+    if w is None:
+        counts = bincount(idx[inside], minlength=nb)
+    else:
+        # NumPy sums equal bins' weights bin by bin (bincount), given edges' by a running sum
+        # (complex weights: both parts); the counts take the weights' dtype.
+        summed = (_summed_per_bin if isinstance(bins, (int, _onp.integer, str))
+                  else _summed_by_cumsum)
+        wt = "complex128" if _kind(w) == "c" else "float64"
+        counts = summed(idx[inside], w[inside].astype(wt), nb)
+        if counts.dtype != w.dtype:
+            counts = counts.astype(w.dtype)
     if density:
-        widths = _np.subtract(edges[1:], edges[:-1])
-        c = counts.astype("float64")
-        return _np.true_divide(_np.true_divide(c, _np.sum(c)), widths), edges
+        # NumPy's n / widths / n.sum(): the total in the counts' own dtype
+        wide = "complex128" if _kind(counts) == "c" else "float64"
+        widths = _np.subtract(edges[1:], edges[:-1]).astype("float64")
+        return _np.true_divide(_np.true_divide(counts.astype(wide), widths),
+                               _np.sum(counts).astype(wide)), edges
     return counts, edges
 
 
@@ -1676,7 +1728,17 @@ def _correlate(a, v, mode):
         right = pad if mode == "full" else m - 1 - pad
         a = _np.concatenate([z, a] + ([_np.zeros((right,), dtype=t, device=_dev(a))]
                                       if right else []))
-    r = _np.matmul(_windows(a, m), v.astype(t))
+    v = v.astype(t)
+    windows = _windows(a, m)
+    if pad and not bool(_np.all(_np.isfinite(v))):
+        # NumPy sums only the overlapping products: a padding zero times an infinity or NaN
+        # of v would make a NaN that NumPy's result does not have.
+        at = _np.add(_np.reshape(_np.arange(windows.shape[0], device=_dev(a)), (-1, 1)),
+                     _np.reshape(_np.arange(m, device=_dev(a)), (1, -1)))
+        inside = _np.logical_and(_np.greater_equal(at, pad), _np.less(at, pad + n))
+        r = _np.sum(where(inside, _np.multiply(windows, v), 0), axis=1)
+    else:
+        r = _np.matmul(windows, v)
     if mode == "same" and r.shape[0] != n:
         r = r[:n]
     return r[::-1] if swapped else r
@@ -2198,14 +2260,15 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
         ambiguous = rem == 0
     else:
         high, ambiguous = period / 2, True
+    small = _np.less(_np.absolute(dd), discont)  # (NumPy's: in p's dtype, before the cast)
     dd = dd.astype(dtype)
     low = -high
     ddmod = _np.add(_np.mod(_np.subtract(dd, low), period), low)
     if ambiguous:  # a jump of exactly half a period keeps its sign
         at_low = _np.logical_and(_np.equal(ddmod, low), _np.greater(dd, 0))
         ddmod = where(at_low, _np.array(high, dtype=dtype, device=_dev(p)), ddmod)
-    correction = where(_np.less(_np.absolute(dd), discont),
-                       _np.zeros((), dtype=dtype, device=_dev(p)), _np.subtract(ddmod, dd))
+    correction = where(small, _np.zeros((), dtype=dtype, device=_dev(p)),
+                       _np.subtract(ddmod, dd))
     base = p.astype(dtype)
     rest = _np.add(base[_along(p.ndim, ax, slice(1, None))],
                    _np.cumsum(correction, axis=ax)).astype(dtype)  # (int32 cumsums in int64)

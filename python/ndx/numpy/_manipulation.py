@@ -1300,8 +1300,9 @@ def putmask(a, mask, values):
     if not isinstance(a, _np.ndarray):
         raise TypeError(f"[putmask] a must be an ndarray, got {type(a).__name__}")
     m = _as_array(mask, a).astype("bool")
-    if m.shape != a.shape:
+    if m.size != a.size:  # (NumPy's check: the size, the mask read in flat order)
         raise ValueError("[putmask] mask and data must be the same size")
+    m = _np.reshape(m, a.shape)
     v = _composites._assigned_values(values, a, "putmask").reshape(-1)
     if v.size == 0 or a.size == 0:
         return None

@@ -648,7 +648,8 @@ def _trim_leading_zeros(p):
     """p without its leading zero coefficients (one zero is left of an all-zero p), as
     NumPy's poly1d keeps them."""
     trimmed = trim_zeros(p, "f")
-    return trimmed if trimmed.shape[0] or not p.shape[0] else p[:1] * 0
+    return trimmed if trimmed.shape[0] or not p.shape[0] else _np.zeros(
+        (1,), dtype=p.dtype, device=p.device)  # (p's dtype, bool too, as NumPy's poly1d)
 
 
 @_keeps_poly1d
@@ -714,13 +715,13 @@ def polydiv(u, v):
     """(quotient, remainder) of the polynomial division u / v; the remainder loses leading
     coefficients that are zero (relative to 1e-14)."""
     u, v = (_inexact(p) for p in _poly_pair(u, v, "polydiv"))
-    dtype = _np.result_type(u, v)
-    u, v = u.astype(dtype), v.astype(dtype)
     if v.shape[0] == 0 or u.shape[0] == 0:
         raise ValueError("[polydiv] u and v must have at least one coefficient")
-    # NumPy multiplies by 1 / v[0] (the same roundings here); a zero leading coefficient
-    # gives inf and NaN there too.
+    # NumPy multiplies by 1 / v[0], computed in v's own dtype (the same roundings here); a
+    # zero leading coefficient gives inf and NaN there too.
     scale = _np.true_divide(1, v[0])
+    dtype = _np.result_type(u, v)
+    u, v = u.astype(dtype), v.astype(dtype)
     m, n = u.shape[0] - 1, v.shape[0] - 1
     quotient, r = [], u
     for k in range(m - n + 1):
@@ -765,16 +766,16 @@ def roots(p):
     kept = trim_zeros(p, "b")
     trailing = p.shape[0] - kept.shape[0]
     p = _inexact(trim_zeros(kept, "f"))
-    if p.shape[0] == 0:  # (no nonzero coefficient: no root)
-        return p
+    if p.shape[0] == 0:  # (no nonzero coefficient: no root; NumPy's array([]), float64)
+        return _np.zeros((0,), dtype="float64", device=p.device)
     n = p.shape[0]
     if n > 1:
         companion = _np.concatenate([
             _np.expand_dims(_np.negative(_np.true_divide(p[1:], p[0])), 0),
             _np.eye(n - 2, n - 1, dtype=p.dtype, device=p.device)], axis=0)
         found = _np.linalg.eigvals(companion)
-    else:
-        found = _np.zeros((0,), dtype=p.dtype, device=p.device)
+    else:  # (NumPy's array([]): float64, whatever p's dtype)
+        found = _np.zeros((0,), dtype="float64", device=p.device)
     return _np.concatenate([found, _np.zeros((trailing,), dtype=found.dtype,
                                              device=p.device)])
 

@@ -570,8 +570,9 @@ def tensorinv(a, ind=2):
 def tensorsolve(a, b, axes=None):
     """x with tensordot(a, x, axes=x.ndim) = b."""
     np = _np()
+    from ._composites import _as_array
     a = a if isinstance(a, np.ndarray) else np.asarray(a)
-    b = b if isinstance(b, np.ndarray) else np.asarray(b)
+    b = _as_array(b, a)  # (host data beside a: Python floats stay float64 by a float64 a)
     an = a.ndim
     if axes is not None:
         order = list(range(an))
