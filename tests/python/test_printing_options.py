@@ -213,3 +213,14 @@ def test_invalid_legacy_fails_as_numpys():
     assert np.get_printoptions() == onp.get_printoptions()
     assert repr(a) == "array([0., 1., 2.])"
     assert sys.maxsize not in np.get_printoptions().values()
+
+
+@pytest.mark.parametrize("bad", [5, [str], {"int": 5}, onp.arange(3)])
+def test_a_formatter_that_is_not_a_dict_of_callables_is_refused_at_once(bad):
+    # NumPy accepts these and then fails (AttributeError / TypeError) at every later print;
+    # ndx refuses them where they are given, and printing keeps working.
+    with pytest.raises(TypeError, match="formatter"):
+        np.set_printoptions(formatter=bad)
+    with pytest.raises(TypeError, match="formatter"):
+        np.array2string(np.arange(3), formatter=bad)
+    assert repr(np.arange(3)) == repr(onp.arange(3))

@@ -129,7 +129,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     if new_legacy == 113:  # NumPy 1.13 printed no '+' / ' ' signs
         opts["sign"] = "-"
     _core._set_print_options(tuple(opts[f] for f in _FIELDS))  # checks the rest
-    _extra["formatter"] = formatter
+    _extra["formatter"] = _checked_formatter(formatter, "set_printoptions")
     _extra["legacy"] = new_legacy
     _sync_hooks()
 
@@ -169,6 +169,22 @@ def _array(a, who):
         raise TypeError(f"[{who}] expects an array, got {type(a).__name__}") from e
 
 
+def _checked_formatter(formatter, who):
+    """formatter itself when it is None or a dict of callables (or None values); TypeError
+    otherwise, at once (NumPy takes anything here and fails with AttributeError / TypeError at
+    the next print, for every array)."""
+    if formatter is None:
+        return None
+    if not isinstance(formatter, dict):
+        raise TypeError(f"[{who}] formatter must be a dict of callables keyed by dtype kind, "
+                        f"got {type(formatter).__name__}")
+    for key, fn in formatter.items():
+        if fn is not None and not callable(fn):
+            raise TypeError(f"[{who}] formatter[{key!r}] must be callable, got "
+                            f"{type(fn).__name__}")
+    return formatter
+
+
 def _python_path(formatter, legacy):
     return formatter is not None or legacy != _NO_LEGACY
 
@@ -188,7 +204,8 @@ def array2string(a, max_line_width=None, precision=None, suppress_small=None, se
                    suppress_small, None, None, sign, floatmode)
     code = _legacy_code(legacy)
     legacy = _extra["legacy"] if code is None else code
-    formatter = _extra["formatter"] if formatter is None else formatter
+    formatter = _extra["formatter"] if formatter is None else \
+        _checked_formatter(formatter, "array2string")
     a = _array(a, "array2string")
     if _python_path(formatter, legacy):
         return _to_string(a, opts, separator, len(prefix), len(suffix), formatter, legacy)
