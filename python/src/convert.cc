@@ -487,7 +487,8 @@ NDArray cast_for_autograd(const NDArray& a, DType t) {
   return invoke(Op::get("_npi_astype")->make_attrs({{"dtype", Value(t)}}), {a})[0];
 }
 
-std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints) {
+std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints,
+                                      bool float64_loop) {
   std::vector<NDArray> out(static_cast<size_t>(n));
   bool all_arrays = true;
   for (Py_ssize_t i = 0; i < n && all_arrays; ++i) all_arrays = is_ndarray(objs[i]);
@@ -511,7 +512,10 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
     strong = strong == DType::kUnknown ? out[i].dtype() : promote_types(strong, out[i].dtype());
   }
   if (strong == DType::kUnknown) {  // only scalars: NumPy's defaults, float -> ndx's default
-    for (Py_ssize_t i = 0; i < n; ++i) out[i] = operand_from_py(objs[i], nullptr);
+    for (Py_ssize_t i = 0; i < n; ++i)
+      out[i] = float64_loop && PyFloat_CheckExact(objs[i])
+                   ? NDArray::scalar(PyFloat_AS_DOUBLE(objs[i]), DType::kFloat64)
+                   : operand_from_py(objs[i], nullptr);
     return out;
   }
   // The highest kind among the weak scalars decides how far they lift the arrays' dtype.
@@ -526,6 +530,7 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
     highest = std::max(highest, kind);
   }
   DType target = promote_with_scalar(strong, highest);
+  if (float64_loop) target = promote_types(target, DType::kFloat64);
   NDArray like(std::shared_ptr<Storage>(), 0, Shape{}, Shape{}, target);
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (!out[i].defined())

@@ -135,7 +135,10 @@ NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints = fals
 // Operands of one op call with NEP 50's weak Python scalars: a scalar takes the arrays'
 // dtype unless its kind is higher (a float with int arrays), in which case the arrays are cast
 // to the dtype the scalar lifts them to (the default float), as NumPy computes in that dtype.
-std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints = false);
+// float64_loop: the op computes in float64 whatever its inputs (float_power), so Python floats
+// (and the arrays beside them) are made float64 rather than rounded to the default float.
+std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool widen_ints = false,
+                                      bool float64_loop = false);
 
 // While autograd records an array that needs gradients, views and casts must be recorded ops
 // too, or the gradient stops at them.

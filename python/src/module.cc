@@ -58,8 +58,14 @@ bool widens_python_ints(const Op* op) {
 
 }  // namespace
 
+// Ops whose loop is float64 whatever the inputs (float_power): "TFloat64Loop".
+bool float64_loop(const Op* op) {
+  static const auto& f64 = Op::attr<bool>("TFloat64Loop");
+  return f64.get(op, false);
+}
+
 std::vector<NDArray> operands_for(const Op* op, PyObject* const* objs, Py_ssize_t n) {
-  return operands_from_py(objs, n, op && widens_python_ints(op));
+  return operands_from_py(objs, n, op && widens_python_ints(op), op && float64_loop(op));
 }
 
 namespace {
@@ -68,7 +74,7 @@ std::vector<NDArray> inputs_from(PyObject* seq, const Op* op = nullptr) {
   if (!PyTuple_Check(seq) && !PyList_Check(seq))
     type_error("[invoke] inputs must be a tuple or list");
   return operands_from_py(PySequence_Fast_ITEMS(seq), PySequence_Fast_GET_SIZE(seq),
-                          op && widens_python_ints(op));
+                          op && widens_python_ints(op), op && float64_loop(op));
 }
 
 NodeAttrs attrs_from(const Op* op, PyObject* kwargs) {

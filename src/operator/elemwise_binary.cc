@@ -148,6 +148,9 @@ Op& register_binary(const char* name, const char* doc, BinaryType rule, FCompute
   // array's range is not an OverflowError (python/src/module.cc reads this).
   if (rule == BinaryType::kFloat || rule == BinaryType::kFloat64 || rule == BinaryType::kCompare)
     op.set_attr<bool>("TWidensPythonInts", true);
+  // Python floats reach a float64 loop as float64, not rounded to the default float first
+  // (python/src/convert.cc).
+  if (rule == BinaryType::kFloat64) op.set_attr<bool>("TFloat64Loop", true);
   return op;
 }
 

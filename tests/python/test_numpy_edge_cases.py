@@ -791,3 +791,29 @@ def test_take_along_axis_with_no_indices_is_numpys_empty_result(arr_shape, idx_s
     want = onp.take_along_axis(onp.zeros(arr_shape), onp.zeros(idx_shape, "int64"), axis=axis)
     got = np.take_along_axis(np.zeros(arr_shape), np.zeros(idx_shape, dtype="int64"), axis=axis)
     assert got.shape == want.shape
+
+
+def test_float_power_takes_python_floats_in_float64():
+    # float_power computes in float64: a Python float exponent is not rounded to float32 first
+    x = onp.array([3, 7, 2], "int16")
+    for other in (0.1, 1 / 3, -2.7):
+        want = onp.float_power(x, other)
+        got = np.float_power(np.array(x), other)
+        assert got.dtype == want.dtype == onp.float64
+        assert got.asnumpy().tolist() == want.tolist()
+        assert np.float_power(other, np.array(x)).asnumpy().tolist() == \
+            onp.float_power(other, x).tolist()
+    assert float(np.float_power(2.0, 0.1)) == float(onp.float_power(2.0, 0.1))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float32", "bool", "uint8"])
+def test_full_with_a_complex_fill_in_a_real_dtype_warns_and_keeps_the_real_part(dtype):
+    import warnings
+    with warnings.catch_warnings(record=True) as want_warned:
+        warnings.simplefilter("always")
+        want = onp.full(3, 2.5 + 1j, dtype=dtype)
+    with warnings.catch_warnings(record=True) as got_warned:
+        warnings.simplefilter("always")
+        got = np.full(3, 2.5 + 1j, dtype=dtype)
+    assert got.dtype == want.dtype and got.asnumpy().tolist() == want.tolist()
+    assert [w.category for w in got_warned] == [w.category for w in want_warned]

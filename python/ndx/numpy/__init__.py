@@ -280,11 +280,20 @@ def _full_py(shape, fill_value, dtype=None, device=None, *, order=None, like=Non
     return _in_order(_full_c_order(shape, fill_value, dtype, device), order)
 
 
-def _is_integer_dtype(dtype):
+def _dtype_kind(dtype):
+    """NumPy's kind letter of a dtype argument ('f' for bfloat16, which NumPy lacks; None for
+    None or names nobody knows)."""
+    if dtype is None:
+        return None
     try:
-        return dtype is not None and _onp.dtype(dtype).kind in "iu"
-    except TypeError:  # (bfloat16 and other names NumPy does not know)
-        return False
+        return _onp.dtype(dtype).kind
+    except TypeError:
+        return "f" if str(dtype) == "bfloat16" or getattr(dtype, "__name__", "") == "bfloat16" \
+            else None
+
+
+def _is_integer_dtype(dtype):
+    return _dtype_kind(dtype) in ("i", "u")
 
 
 def _full_c_order(shape, fill_value, dtype=None, device=None):
@@ -313,7 +322,14 @@ def _full_c_order(shape, fill_value, dtype=None, device=None):
         elif isinstance(fill_value, (int, _onp.integer)):
             dtype = "int64"
     if isinstance(fill_value, (complex, _onp.complexfloating)):
-        value = _array_py(complex(fill_value), dtype=dtype)  # a real dtype keeps the real part
+        if _dtype_kind(dtype) == "b":  # the value's truth, as NumPy's copyto
+            return _full_c_order(shape, bool(fill_value), dtype, device)
+        if _dtype_kind(dtype) in ("i", "u", "f"):  # the real part, with NumPy's warning
+            import warnings
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          _onp.exceptions.ComplexWarning, stacklevel=3)
+            return _full_c_order(shape, fill_value.real, dtype, device)
+        value = _array_py(complex(fill_value), dtype=dtype)
         return zeros(shape, value.dtype, device) + value
     if isinstance(fill_value, (float, _onp.floating)) and _is_integer_dtype(dtype):
         # a float cast to an integer dtype, as astype casts it (saturating), not checked as
