@@ -428,13 +428,17 @@ class SGD(Optimizer):
                     weight, grad, state, out=weight, lr=lr, momentum=self.momentum, wd=wd,
                     rescale_grad=self.rescale_grad, clip_gradient=clip)
             return
-        g = self._prepared_grad(grad, weight, wd)
-        if state is None:
-            weight -= g * lr
-        else:
-            state *= self.momentum
-            state -= g * lr
-            weight += state
+        _momentum_step(weight, self._prepared_grad(grad, weight, wd), state, self.momentum, lr)
+
+
+def _momentum_step(weight, step, mom, momentum, lr):
+    """weight -= lr * step, through the momentum buffer mom when there is one (in place)."""
+    if mom is None:
+        weight -= step * lr
+    else:
+        mom *= momentum
+        mom -= step * lr
+        weight += mom
 
 
 @register
@@ -848,13 +852,7 @@ class LARS(Optimizer):
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         lr *= self._lars(index, weight, grad, wd)
-        g = self._prepared_grad(grad, weight, wd)
-        if state is None:
-            weight -= g * lr
-        else:
-            state *= self.momentum
-            state -= g * lr
-            weight += state
+        _momentum_step(weight, self._prepared_grad(grad, weight, wd), state, self.momentum, lr)
 
 
 @register
@@ -966,12 +964,7 @@ class DCASGD(Optimizer):
         mom, previous = state
         d = g + np.square(g) * (weight - previous) * self.lamda
         previous[...] = weight
-        if mom is None:
-            weight -= d * lr
-        else:
-            mom *= self.momentum
-            mom -= d * lr
-            weight += mom
+        _momentum_step(weight, d, mom, self.momentum, lr)
 
 
 @register
