@@ -721,13 +721,18 @@ class HybridBlock(Block):
         legacy = tuple(_is_legacy(o) for o in outs)
         return graph, _core._graph_inputs(graph), (single, legacy)
 
+    def _traced(self, key, args):
+        """A new trace for the input signature `key`, cached and kept as the last graph."""
+        cached = self._trace(args)
+        self._graphs[key] = cached
+        object.__setattr__(self, "_last_graph", cached)
+        return cached
+
     def _call_graph(self, *args):
         key = self._signature(args)
         cached = self._graphs.get(key)
         if cached is None:
-            cached = self._trace(args)
-            self._graphs[key] = cached
-            object.__setattr__(self, "_last_graph", cached)
+            cached = self._traced(key, args)
         graph, names, kind = cached
         # Where each graph input comes from (an argument or a Parameter), found once per
         # signature and block structure rather than by collect_params() on every call.
@@ -739,10 +744,7 @@ class HybridBlock(Block):
                     new[1] is not old[1] for new, old in zip(binding, bound[1]))):
                 # A child block or a parameter was replaced since the trace (a new output
                 # layer, say): the graph computes with the old one, so trace again.
-                cached = self._trace(args)
-                self._graphs[key] = cached
-                object.__setattr__(self, "_last_graph", cached)
-                graph, names, kind = cached
+                graph, names, kind = self._traced(key, args)
                 binding = _bind_inputs(names, len(args), params)
             bound = (_STRUCTURE[0], binding)
             self._bound[key] = bound
