@@ -1051,6 +1051,7 @@ void embedding_backward(const NodeAttrs& attrs, const OpContext&, const std::vec
 struct DropoutParam {
   double p = 0.5;
   std::string mode = "training";
+  Shape axes;
   static void declare(ParamDecl<DropoutParam>& d) {
     d.field("p", &DropoutParam::p)
         .set_default(0.5)
@@ -1060,8 +1061,36 @@ struct DropoutParam {
         .set_default(std::string("training"))
         .set_enum({"training", "always"})
         .describe("'training': drop only in training mode; 'always': in predict mode too.");
+    d.field("axes", &DropoutParam::axes)
+        .set_default(Shape())
+        .describe(
+            "Axes along which one mask value is shared (variational dropout): the mask has "
+            "length 1 there and is broadcast.");
   }
 };
+
+// The mask's shape: the data's, with length 1 on the shared axes.
+Shape dropout_mask_shape(const NodeAttrs& attrs, const Shape& data) {
+  Shape mask = data;
+  std::vector<bool> seen(data.ndim(), false);
+  for (int64_t a : attrs.get<DropoutParam>().axes) {
+    const int k = normalize_axis(a, data.ndim(), op_name(attrs).c_str());
+    if (seen[k])
+      value_error("[", op_name(attrs), "] duplicate value in 'axes': got ",
+                  attrs.get<DropoutParam>().axes.str());
+    seen[k] = true;
+    mask[k] = 1;
+  }
+  return mask;
+}
+
+bool dropout_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  const Shape mask = dropout_mask_shape(attrs, (*in)[0]);
+  assign_shape(attrs, &(*out)[0], (*in)[0], "output", 0);
+  assign_shape(attrs, &(*out)[1], mask, "mask", 1);
+  return true;
+}
 
 // The mask (hidden output 1) holds 0 or 1 / (1 - p) per element, drawn from a counter-based
 // stream seeded once per call: the same seed gives the same mask on any number of threads.
@@ -1074,13 +1103,13 @@ void dropout_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::ve
   NDArray scratch;
   TBlob mask = out[1];
   if (req[1] == kNullOp || req[1] == kAddTo) {
-    scratch = NDArray(in[0].shape, in[0].dtype, in[0].device);
+    scratch = NDArray(out[1].shape, in[0].dtype, in[0].device);
     mask = to_blob(scratch);
   }
   const TBlob& x = in[0];
   // On a GPU, one kernel draws the mask and writes the product (the numbers of the two passes).
-  const bool fused = active && x.device.is_gpu() && req[0] == kWriteTo && x.is_contiguous() &&
-                     out[0].is_contiguous() && mask.is_contiguous() &&
+  const bool fused = active && x.device.is_gpu() && req[0] == kWriteTo && p.axes.ndim() == 0 &&
+                     x.is_contiguous() && out[0].is_contiguous() && mask.is_contiguous() &&
                      (x.dtype == DType::kFloat32 || x.dtype == DType::kFloat64);
   if (fused)
     kernel::gpu::dropout(x, mask, out[0], p.p, scale, ctx.requested[0].next_random());
@@ -1717,7 +1746,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
           [](const NodeAttrs&) {
             return std::vector<ResourceRequest>{ResourceRequest{ResourceRequest::kRandom}};
           })
-      .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 2>)
+      .set_attr<FInferShape>("FInferShape", dropout_shape)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"data"});

@@ -7,7 +7,7 @@ import numpy as onp
 import pytest
 
 import ndx
-from ndx import autograd, gluon, np
+from ndx import autograd, gluon, np, npx
 from strict_checks import assert_almost_equal
 
 
@@ -277,6 +277,31 @@ def test_dropout_layernorm_embedding_batchnorm_layers():
     pred = bn(xb)  # predict mode: the running statistics
     rm, rv = bn.running_mean.data().asnumpy(), bn.running_var.data().asnumpy()
     assert_almost_equal(pred, (xn - rm) / onp.sqrt(rv + 1e-5), rtol=1e-4, atol=1e-5)
+
+
+def test_dropout_axes_share_one_mask_value_along_them():
+    # MXNet's Dropout(rate, axes): the mask has length 1 on `axes` and is broadcast, so every
+    # slice along them is dropped (or kept and scaled) alike.
+    x = np.array(onp.ones((64, 7, 32), dtype=onp.float32))
+    x.attach_grad()
+    drop = gluon.nn.Dropout(0.5, axes=(1,))
+    with autograd.record():
+        y = drop(x)
+    y.backward()
+    yn = y.asnumpy()
+    assert (yn == yn[:, :1, :]).all()  # shared along axis 1
+    assert set(onp.unique(yn).tolist()) == {0.0, 2.0}
+    assert 0.4 < (yn[:, 0, :] != 0).mean() < 0.6
+    assert_almost_equal(x.grad, yn, rtol=0, atol=0)  # d(x * mask)/dx = mask
+    assert_almost_equal(drop(x), onp.ones((64, 7, 32)))  # predict mode: identity
+    # the low-level op and the legacy name take axes too; bad axes are typed errors
+    with autograd.record():
+        z = npx.dropout(x, p=0.5, axes=(0, -1)).asnumpy()
+    assert (z == z[:1, :, :1]).all()
+    with pytest.raises(IndexError):  # AxisError
+        npx.dropout(x, p=0.5, axes=(3,))
+    with pytest.raises(ValueError):
+        npx.dropout(x, p=0.5, axes=(1, -2))
 
 
 def _conv2d_ref(x, w, b, stride, pad):

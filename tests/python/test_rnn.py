@@ -695,3 +695,16 @@ def test_backward_op_checks_shapes_and_has_no_second_order():
         z = autograd.grad(y, [x], create_graph=True)[0].sum()
     with pytest.raises(NotImplementedError, match="_backward_rnn"):
         z.backward()
+
+
+def test_dropout_cell_axes_share_the_mask():
+    # DropoutCell(rate, axes): on a merged (N, T, C) input, axes=(1,) drops the same features at
+    # every time step (MXNet's variational dropout on the inputs).
+    cell = gluon.rnn.DropoutCell(0.5, axes=(1,))
+    x = np.array(onp.ones((32, 6, 16), dtype=onp.float32))
+    with autograd.record():
+        out, states = cell.unroll(6, x, layout="NTC", merge_outputs=True)
+    o = out.asnumpy()
+    assert states == [] or len(states) == 0
+    assert (o == o[:, :1, :]).all()
+    assert set(onp.unique(o).tolist()) == {0.0, 2.0}

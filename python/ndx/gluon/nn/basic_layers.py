@@ -119,20 +119,26 @@ class Activation(HybridBlock):
 
 class Dropout(HybridBlock):
     """Zeroes elements with probability `rate` in training mode (autograd.record()), scaling the
-    rest by 1 / (1 - rate); the identity in predict mode."""
+    rest by 1 / (1 - rate); the identity in predict mode. With `axes`, one mask value is shared
+    along those axes (variational dropout, e.g. axes=(1,) drops whole time steps' features
+    alike over a (N, T, C) sequence), as MXNet's Dropout(rate, axes)."""
 
-    def __init__(self, rate):
+    def __init__(self, rate, axes=()):
         super().__init__()
         if not 0 <= rate < 1:
             raise ValueError(f"[Dropout] rate must be in [0, 1), got {rate}")
         self._rate = rate
+        self._axes = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
 
     def forward(self, x):
         if self._rate == 0:
             return x
-        if not hasattr(npx, "dropout"):
-            raise NotImplementedError("[Dropout] needs the npx.dropout op")
+        if self._axes:
+            return npx.dropout(x, p=self._rate, axes=self._axes)
         return npx.dropout(x, p=self._rate)
+
+    def __repr__(self):
+        return f"Dropout(p = {self._rate}, axes={self._axes})"
 
 
 class Flatten(HybridBlock):

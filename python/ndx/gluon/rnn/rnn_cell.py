@@ -492,11 +492,8 @@ class DropoutCell(HybridRecurrentCell):
             raise TypeError(f"[DropoutCell] rate must be a number, got {type(rate).__name__}")
         if not 0 <= rate < 1:
             raise ValueError(f"[DropoutCell] rate must be in [0, 1), got {rate}")
-        if axes:
-            raise NotImplementedError("[DropoutCell] axes (a mask shared along axes) is not "
-                                      "supported yet")
         self._rate = rate
-        self._axes = axes
+        self._axes = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
 
     def __repr__(self):
         return f"DropoutCell(rate={self._rate}, axes={self._axes})"
@@ -509,7 +506,7 @@ class DropoutCell(HybridRecurrentCell):
 
     def forward(self, inputs, states):
         if self._rate > 0:
-            inputs = npx.dropout(inputs, p=self._rate)
+            inputs = npx.dropout(inputs, p=self._rate, axes=self._axes)
         return inputs, states
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
