@@ -23,7 +23,8 @@ struct PyOpFunction {
   std::vector<std::string> input_names;
   std::vector<std::string> param_names;  // in positional order
   bool out_is_argument;
-  bool is_ufunc;  // takes NumPy's ufunc keywords (where=, dtype=, casting=, order=, subok=)
+  bool is_ufunc;   // takes NumPy's ufunc keywords (where=, dtype=, casting=, order=, subok=)
+  bool is_gufunc;  // a generalized ufunc (matmul): those keywords but where=
   bool has_default_attrs;
   NodeAttrs default_attrs;
   std::string name;
@@ -55,8 +56,10 @@ bool is_python_scalar(PyObject* o) {
 // Takes `key` when it is a ufunc keyword: where=, dtype= and casting= are kept for
 // invoke_ufunc; order= and subok= are accepted where they change nothing (every result is a
 // new C-ordered ndarray); the rest raise NotImplementedError naming the keyword.
-bool take_ufunc_keyword(const std::string& op, PyObject* key, PyObject* value, UfuncKeywords* kw) {
+bool take_ufunc_keyword(const std::string& op, PyObject* key, PyObject* value, UfuncKeywords* kw,
+                        bool gufunc) {
   if (name_is(key, "where")) {
+    if (gufunc) type_error(op, "() got an unexpected keyword argument 'where'");  // NumPy's
     kw->where = value == Py_True ? nullptr : value;  // True: NumPy's default, every element
     return true;
   }
@@ -240,7 +243,9 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
         matched = true;
       }
     if (matched) continue;
-    if (self->is_ufunc && take_ufunc_keyword(self->name, key, value, &ufunc_keywords)) continue;
+    if (self->is_ufunc &&
+        take_ufunc_keyword(self->name, key, value, &ufunc_keywords, self->is_gufunc))
+      continue;
     if (!self->is_ufunc && self->dict && name_is(key, "where")) {
       // Reductions take where= in Python (ndx.numpy._composites.reduce_with_where).
       if (PyObject* with_where = PyDict_GetItemString(self->dict, "_with_where"))
@@ -314,7 +319,9 @@ PyObject* tp_new(PyTypeObject* type, PyObject* args, PyObject*) {
   self->op = op;
   self->out_is_argument = out_is_argument;
   static const auto& is_ufunc = Op::attr<bool>("TIsUfunc");
-  self->is_ufunc = is_ufunc.get(op, false);
+  static const auto& is_gufunc = Op::attr<bool>("TIsGufunc");
+  self->is_gufunc = is_gufunc.get(op, false);
+  self->is_ufunc = self->is_gufunc || is_ufunc.get(op, false);
   self->has_default_attrs = false;
   if (self->input_names.size() > static_cast<size_t>(kMaxInputs))
     value_error("[OpFunction] too many inputs");

@@ -20,6 +20,13 @@ DType loop_dtype(const std::vector<NDArray>& inputs, const UfuncOptions& options
   return loop;
 }
 
+// A cast autograd and hybridize tracing see (NDArray::astype is not recorded): the gradient of
+// exp(x, dtype=float64) reaches a float32 x, and a traced graph keeps the cast.
+NDArray recorded_cast(const NDArray& x, DType t) {
+  static const Op* astype = Op::get("_npi_astype");
+  return invoke(astype->make_attrs({{"dtype", std::string(dtype_name(t))}}), {x})[0];
+}
+
 void check_input_casts(const std::string& op, std::vector<NDArray>& inputs,
                        const UfuncOptions& options) {
   const DType loop = loop_dtype(inputs, options);
@@ -28,7 +35,7 @@ void check_input_casts(const std::string& op, std::vector<NDArray>& inputs,
     if (!is_weak(options, i) && !can_cast(inputs[i].dtype(), loop, options.casting))
       type_error("[", op, "] cannot cast input ", i, " from ", inputs[i].dtype(), " to ", loop,
                  " with casting rule '", casting_name(options.casting), "'");
-    if (options.dtype && inputs[i].dtype() != loop) inputs[i] = inputs[i].astype(loop);
+    if (options.dtype && inputs[i].dtype() != loop) inputs[i] = recorded_cast(inputs[i], loop);
   }
 }
 

@@ -494,6 +494,8 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .add_argument("b", "NDArray", "Second operand (ndim >= 1).")
       .set_attr<FInferShape>("FInferShape", MatmulShape)
       .set_attr<FInferType>("FInferType", PromoteType)
+      // NumPy's gufunc keywords: dtype= / casting= / order= / out= of another dtype; no where=
+      .set_attr<bool>("TIsGufunc", true)
       .set_attr<FCompute>("FCompute<cpu>", MatmulCompute)
       .set_attr<FCompute>("FCompute<gpu>", MatmulCompute)
       // strided views come as they are: a transposed operand goes to BLAS transposed

@@ -3,7 +3,7 @@ where= on reductions, each checked against NumPy's own result for the same call.
 import numpy as onp
 import pytest
 
-from ndx import autograd, np
+from ndx import autograd, gluon, np
 
 A = onp.array([[1.5, -2.0, 3.0], [0.25, 4.0, -0.5]], dtype=onp.float32)
 INTS = onp.array([[1, 2, 3], [4, 5, 6]], dtype=onp.int32)
@@ -362,3 +362,57 @@ def test_ufunc_at_and_reduce_corner_cases():
         np.subtract.reduce(np.zeros((0, 2)))
     with pytest.raises(TypeError, match="ndarray"):
         np.add.at([1, 2], [0], 1)
+
+
+@pytest.mark.parametrize("kwargs", [{"dtype": "float64"}, {"dtype": "float32"},
+                                    {"dtype": "float64", "casting": "safe"}, {"subok": True},
+                                    {"dtype": "int64"}, {"dtype": "float16", "casting": "no"},
+                                    {"dtype": "float64", "casting": "no"}, {"where": True}])
+def test_matmul_takes_numpys_gufunc_keywords(kwargs):
+    # matmul is a generalized ufunc in NumPy: dtype= / casting= / subok=, not where=
+    a = onp.arange(6, dtype=onp.float32).reshape(2, 3)
+    b = onp.arange(12, dtype=onp.float32).reshape(3, 4) / 7
+    try:
+        want = onp.matmul(a, b, **kwargs)
+    except TypeError:  # UFuncTypeError is a TypeError
+        with pytest.raises(TypeError):
+            np.matmul(np.array(a), np.array(b), **kwargs)
+        return
+    got = np.matmul(np.array(a), np.array(b), **kwargs)
+    assert got.dtype == want.dtype
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, atol=1e-6)
+
+
+def test_matmul_out_of_another_dtype_positional_and_keyword():
+    a = onp.arange(6, dtype=onp.float32).reshape(2, 3)
+    want = a @ a.T
+    for pass_out in (lambda x, y, o: np.matmul(x, y, o), lambda x, y, o: np.matmul(x, y, out=o)):
+        out = np.zeros((2, 2), dtype="float64")
+        pass_out(np.array(a), np.array(a.T), out)
+        onp.testing.assert_allclose(out.asnumpy(), want, rtol=0, atol=0)
+
+
+def test_dtype_keyword_casts_are_recorded_for_autograd_and_hybridize():
+    # exp(x, dtype=float64) differentiates back to a float32 x; a hybridized block keeps the cast
+    # as a graph node (not a constant of the first call's input)
+    xn = onp.array([[0.5, -1.0], [2.0, 0.25]], dtype=onp.float32)
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        y = np.exp(x, dtype="float64").sum() + np.matmul(x, x, dtype="float64").sum()
+    y.backward()
+    ones = onp.ones((2, 2))
+    want = onp.exp(xn) + ones @ xn.T + xn.T @ ones  # d sum(x @ x) / dx
+    assert x.grad.dtype == onp.float32
+    onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+    class Twice(gluon.HybridBlock):
+        def forward(self, v):
+            return np.multiply(v, 2, dtype="float64")
+
+    net = Twice()
+    net.hybridize()
+    for scale in (1, 3):
+        out = net(np.array(xn * scale))
+        assert out.dtype == onp.float64
+        onp.testing.assert_allclose(out.asnumpy(), xn.astype(onp.float64) * scale * 2, rtol=0, atol=0)
