@@ -5,7 +5,8 @@ This is also MXNet's ``mxnet.ndarray`` (``mx.nd``): the ``NDArray`` class (``nd.
 the legacy API under MXNet's names and signatures (``nd.array``, ``zeros`` / ``ones`` /
 ``empty`` / ``full`` / ``arange`` with ``ctx=`` and float32 by default, ``dot``, ``concat``,
 ``reshape`` with 0 / -1 / -2 / -3 / -4, ``FullyConnected``, ``Convolution``, ``BatchNorm``,
-... in ``nd._op``; ``nd.random``; ``nd.contrib``), ``nd.waitall``, ``nd.load`` / ``nd.save``
+... in ``nd._op``; ``nd.random``; ``nd.contrib``; ``nd.linalg`` (also as ``linalg_gemm2``,
+...); ``nd.image``; ``nd.sparse``, dense only), ``nd.waitall``, ``nd.load`` / ``nd.save``
 (MXNet's file format), and ``nd.numpy`` / ``nd.numpy._internal`` (the ops MXNet's Python
 code calls as ``_npi.<name>``). A legacy name takes precedence over a registered op of the
 same name (``zeros_like``, ``ones_like``)."""
@@ -29,7 +30,7 @@ for _name in dir(_op):
         globals()[_name] = getattr(_op, _name)
 del _name
 
-from . import contrib, random  # noqa: E402, F401
+from . import contrib, image, linalg, random, sparse  # noqa: E402, F401
 from .ndarray import (  # noqa: E402, F401
     arange,
     concatenate,
@@ -50,6 +51,10 @@ for _name in ("uniform", "normal", "randint", "exponential", "gamma", "poisson",
     globals().setdefault("sample_" + _name, getattr(random, _name))
 globals().setdefault("sample_multinomial", random.multinomial)
 globals().setdefault("shuffle", random.shuffle)
+# MXNet's flat names of the linalg operators: mx.nd.linalg_gemm2(a, b) (syevd has none)
+for _name in linalg.__all__:
+    if _name != "syevd":
+        globals()["linalg_" + _name] = getattr(linalg, _name)
 del _name
 
 

@@ -4,10 +4,13 @@ after adding an op (tests/python/test_stubs.py checks)."""
 from typing import Any
 
 from . import contrib as contrib
+from . import image as image
+from . import linalg as linalg
 from . import ndarray as ndarray
 from . import numpy as np
 from . import numpy as numpy
 from . import random as random
+from . import sparse as sparse
 
 def Activation(data: Any, act_type: Any) -> Any:
     """relu, sigmoid, tanh, softrelu (log(1 + e^x)), softsign or log_sigmoid / mish."""
@@ -164,6 +167,9 @@ def SoftmaxOutput(data: Any, label: Any, grad_scale: Any = 1.0, ignore_label: An
 
 def SwapAxis(data: Any, dim1: Any = 0, dim2: Any = 0) -> Any: ...
 
+def UpSampling(*data: Any, scale: Any = 1, sample_type: Any = 'nearest', num_filter: Any = 0, multi_input_mode: Any = 'concat', num_args: Any = None, workspace: Any = 512) -> Any:
+    """MXNet's UpSampling of NCHW data. 'nearest': each input repeated along H and W to the first input's size times `scale`, then concatenated along the channels (multi_input_mode 'concat') or summed ('sum'). 'bilinear': data and a weight (num_filter, 1, k, k), k = 2 * scale - scale % 2, applied as MXNet """
+
 def abs(data: Any) -> Any:
     """MXNet's abs, element-wise."""
 
@@ -291,6 +297,9 @@ def broadcast_to(data: Any, shape: Any) -> Any:
 
 def cast(data: Any, dtype: Any) -> Any: ...
 
+def cast_storage(data: Any, stype: Any) -> Any:
+    """data itself for stype 'default'; ndx has no sparse storage (other stypes raise NotImplementedError)."""
+
 def cbrt(data: Any) -> Any:
     """MXNet's cbrt, element-wise."""
 
@@ -403,6 +412,57 @@ def lesser(lhs: Any, rhs: Any) -> Any:
 def lesser_equal(lhs: Any, rhs: Any) -> Any:
     """MXNet's lesser_equal, with broadcasting."""
 
+def linalg_det(A: Any) -> Any:
+    """The determinant of each square matrix (shape (1,) for one matrix, () under NumPy shape semantics)."""
+
+def linalg_extractdiag(A: Any, offset: Any = 0) -> Any:
+    """The `offset`-th diagonal of each square matrix (above the main one for offset > 0)."""
+
+def linalg_extracttrian(A: Any, offset: Any = 0, lower: Any = True) -> Any:
+    """The triangle of each square matrix as a vector, row by row: the lower (lower=True) or upper triangle for offset 0, the upper triangle from the offset-th diagonal up for offset > 0, the lower one from the |offset|-th diagonal down for offset < 0."""
+
+def linalg_gelqf(A: Any) -> Any:
+    """The LQ factorization A = L @ Q of each (x, y) matrix with x <= y and full rank: Q (x, y) with orthonormal rows, L (x, x) lower triangular. Returns (Q, L), as MXNet."""
+
+def linalg_gemm(A: Any, B: Any, C: Any, transpose_a: Any = False, transpose_b: Any = False, alpha: Any = 1.0, beta: Any = 1.0, axis: Any = -2) -> Any:
+    """alpha * op(A) @ op(B) + beta * C, op() transposing when asked; the matrix rows are on `axis` (-2 by default), the columns on the last axis."""
+
+def linalg_gemm2(A: Any, B: Any, transpose_a: Any = False, transpose_b: Any = False, alpha: Any = 1.0, axis: Any = -2) -> Any:
+    """alpha * op(A) @ op(B), op() transposing when asked; the matrix rows are on `axis`."""
+
+def linalg_inverse(A: Any) -> Any:
+    """The inverse of each square matrix."""
+
+def linalg_logdet(A: Any) -> Any:
+    """log(det(A)) of each square matrix: -inf where det is 0, nan where it is negative."""
+
+def linalg_makediag(A: Any, offset: Any = 0) -> Any:
+    """Square matrices with each row of A (the last axis) on their `offset`-th diagonal and zeros elsewhere: (..., n) -> (..., n + |offset|, n + |offset|)."""
+
+def linalg_maketrian(A: Any, offset: Any = 0, lower: Any = True) -> Any:
+    """The inverse of extracttrian: square matrices holding each row of A (the last axis, of length m (m + 1) / 2) in the triangle extracttrian reads, zeros elsewhere; the matrices are m + |offset| wide."""
+
+def linalg_potrf(A: Any, lower: Any = True) -> Any:
+    """The Cholesky factor of each symmetric positive-definite matrix: L with A = L L^T (lower=True), or U with A = U^T U (lower=False)."""
+
+def linalg_potri(A: Any, lower: Any = True) -> Any:
+    """The inverse of B from its Cholesky factor A (only A's triangle is read): A^-T A^-1 for lower=True (B = A A^T), A^-1 A^-T for lower=False (B = A^T A)."""
+
+def linalg_slogdet(A: Any) -> Any:
+    """(sign, log|det|) of each square matrix; the gradient flows through log|det| only."""
+
+def linalg_sumlogdiag(A: Any) -> Any:
+    """The sum of the logs of each square matrix's diagonal; shape (1,) for one matrix."""
+
+def linalg_syrk(A: Any, transpose: Any = False, alpha: Any = 1.0) -> Any:
+    """alpha * A @ A^T, or alpha * A^T @ A with transpose=True."""
+
+def linalg_trmm(A: Any, B: Any, transpose: Any = False, rightside: Any = False, lower: Any = True, alpha: Any = 1.0) -> Any:
+    """alpha * op(A) @ B, or alpha * B @ op(A) with rightside=True, for triangular A (only its lower / upper triangle is read); op() transposes with transpose=True."""
+
+def linalg_trsm(A: Any, B: Any, transpose: Any = False, rightside: Any = False, lower: Any = True, alpha: Any = 1.0) -> Any:
+    """X solving op(A) @ X = alpha * B, or X @ op(A) = alpha * B with rightside=True, for triangular A (only its lower / upper triangle is read)."""
+
 def linspace(start: Any, stop: Any, num: Any, endpoint: Any = True, ctx: Any = None, dtype: Any = 'float32', device: Any = None) -> Any:
     """`num` evenly spaced values from start to stop (inclusive with endpoint), float32 by default (MXNet's ``mx.nd.linspace``)."""
 
@@ -463,6 +523,9 @@ def minimum(lhs: Any, rhs: Any) -> Any:
 
 def modulo(lhs: Any, rhs: Any) -> Any:
     """MXNet's modulo, with broadcasting."""
+
+def moments(data: Any, axes: Any = None, keepdims: Any = False) -> Any:
+    """(mean, variance) of data over `axes` (all axes by default)."""
 
 def moveaxis(tensor: Any, source: Any, destination: Any) -> Any: ...
 

@@ -191,11 +191,7 @@ def slice_axis(data, axis, begin, end):
 
 
 def slice_like(data, shape_like, axes=()):
-    axes = _tuple(axes) or tuple(range(min(data.ndim, shape_like.ndim)))
-    key = [_pyslice(None)] * data.ndim
-    for a in axes:
-        key[a] = _pyslice(0, shape_like.shape[a])
-    return _wrap(data[tuple(key)])
+    return _wrap(_npx.slice_like(data, shape_like, axes=_tuple(axes) or ()))
 
 
 def take(a, indices, axis=0, mode="clip"):
@@ -715,6 +711,65 @@ def Pad(data, mode="constant", pad_width=(), constant_value=0.0):  # noqa: N802
 
 pad = Pad
 
+
+def UpSampling(*data, scale=1, sample_type="nearest", num_filter=0,  # noqa: N802
+               multi_input_mode="concat", num_args=None, workspace=512):
+    """MXNet's UpSampling of NCHW data. 'nearest': each input repeated along H and W to the
+    first input's size times `scale`, then concatenated along the channels
+    (multi_input_mode 'concat') or summed ('sum'). 'bilinear': data and a weight
+    (num_filter, 1, k, k), k = 2 * scale - scale % 2, applied as MXNet does: a grouped
+    deconvolution with stride scale and pad ceil((scale - 1) / 2)."""
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    scale = int(scale)
+    if sample_type == "bilinear":
+        if len(data) != 2:
+            raise ValueError("[UpSampling] bilinear takes the data and a weight")
+        x, weight = data
+        kernel = 2 * scale - scale % 2
+        pad = -(-(scale - 1) // 2)
+        nf = int(num_filter) or x.shape[1]
+        return _wrap(_npx.deconvolution(x, weight, None, kernel=(kernel, kernel),
+                                        stride=(scale, scale), pad=(pad, pad),
+                                        num_filter=nf, num_group=nf, no_bias=True))
+    if sample_type != "nearest":
+        raise ValueError(f"[UpSampling] sample_type must be 'nearest' or 'bilinear', got "
+                         f"{sample_type!r}")
+    out_h = data[0].shape[2] * scale
+    parts = []
+    for x in data:
+        s = out_h // x.shape[2]
+        if x.shape[2] * s != out_h or x.shape[3] * s != data[0].shape[3] * scale:
+            raise ValueError(f"[UpSampling] input of shape {x.shape} cannot be scaled to "
+                             f"the first input's size times {scale}")
+        parts.append(_np.repeat(_np.repeat(x, s, axis=2), s, axis=3) if s != 1 else x)
+    if len(parts) == 1:
+        return _wrap(parts[0])
+    if multi_input_mode == "sum":
+        out = parts[0]
+        for p in parts[1:]:
+            out = out + p
+        return _wrap(out)
+    return _wrap(_np.concatenate(parts, axis=1))
+
+
+def moments(data, axes=None, keepdims=False):
+    """(mean, variance) of data over `axes` (all axes by default)."""
+    a = _axes(data, axes, False)
+    mean = _np.mean(data, axis=a, keepdims=True)
+    var = _np.mean(_np.square(data - mean), axis=a, keepdims=keepdims)
+    if not keepdims:
+        mean = _np.squeeze(mean, axis=a) if a is not None else _np.reshape(mean, ())
+    return [_wrap(mean), _wrap(var)]
+
+
+def cast_storage(data, stype):
+    """data itself for stype 'default'; ndx has no sparse storage (other stypes raise
+    NotImplementedError)."""
+    if stype != "default":
+        raise NotImplementedError(f"[cast_storage] sparse storage is not supported (every ndx "
+                                  f"array is dense); stype must be 'default', got {stype!r}")
+    return _wrap(data)
 
 
 def _plain_inputs(namespace):

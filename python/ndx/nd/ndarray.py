@@ -136,8 +136,9 @@ class NDArray(_np.ndarray, metaclass=_NDArrayMeta):
 
     def tostype(self, stype):
         if stype != "default":
-            raise NotImplementedError(f"[NDArray.tostype] sparse storage is not supported; "
-                                      f"stype must be 'default', got {stype!r}")
+            raise NotImplementedError(f"[NDArray.tostype] sparse storage is not supported "
+                                      f"(every ndx array is dense; use the dense array as it "
+                                      f"is); stype must be 'default', got {stype!r}")
         return self
 
     def asscalar(self):

@@ -151,6 +151,7 @@ from ._routines import (  # noqa: E402, F401
     leaky_relu,
     reshape,
     scatter_nd,
+    slice_like,
 )
 from ._routines import mx_slice as slice  # noqa: E402, F401, A001  (None bounds, as MXNet)
 

@@ -92,7 +92,7 @@ def deconvolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, 
 def digamma(x: Any, *, out: Any = None) -> Any:
     """The digamma function (gammaln's derivative)."""
 
-def dropout(data: Any, p: Any = 0.5, mode: Any = 'training', *, out: Any = None) -> Any:
+def dropout(data: Any, p: Any = 0.5, mode: Any = 'training', axes: Any = (), *, out: Any = None) -> Any:
     """Dropout: in training mode each element is zeroed with probability p and the rest scaled by 1 / (1 - p); the identity in predict mode."""
 
 def embedding(data: Any, weight: Any, input_dim: Any, output_dim: Any, *, out: Any = None) -> Any:
@@ -304,6 +304,9 @@ def silu(x: Any, *, out: Any = None) -> Any:
 
 def slice(data: Any, begin: Any, end: Any, step: Any = None, out: Any = None) -> Any:
     """MXNet's npx.slice: data[begin[0]:end[0]:step[0], begin[1]:end[1]:step[1], ...] over the leading len(begin) axes, the others whole. None in begin or end omits that bound (as in Python's slices, so a negative step starts from the end); None in step, or step=None, means 1. Recorded by autograd; a view'"""
+
+def slice_like(data: Any, shape_like: Any, axes: Any = ()) -> Any:
+    """MXNet's npx.slice_like: data[0:d_0, 0:d_1, ...] with d_k = shape_like.shape[k], on the axes listed in `axes` (negative ones count from data's end), or on the leading min(data.ndim, shape_like.ndim) axes when axes is empty. Recorded by autograd."""
 
 def smooth_l1(data: Any, scalar: Any = 1.0) -> Any:
     """MXNet's smooth_l1 with sigma = scalar: 0.5 (sigma x)^2 where |x| < 1 / sigma^2, else |x| - 0.5 / sigma^2."""

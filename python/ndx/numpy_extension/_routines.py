@@ -1,6 +1,7 @@
 """MXNet's npx shape and indexing routines (issue 12): reshape with MXNet's special codes,
-batch_dot, index_add, index_update, gather_nd, scatter_nd, boolean_mask. Built on ndx's
-differentiable ops and indexing (whose gradients scatter-add), so autograd sees through them."""
+batch_dot, index_add, index_update, gather_nd, scatter_nd, boolean_mask, slice_like. Built on
+ndx's differentiable ops and indexing (whose gradients scatter-add), so autograd sees through
+them."""
 import math
 import operator
 
@@ -290,6 +291,29 @@ def mx_slice(data, begin, end, step=None, out=None):
     params = {"begin": tuple(_OMITTED if b is None else b for b in begin),
               "end": tuple(_OMITTED if e is None else e for e in end), "step": step}
     return _core._invoke("_npx_slice", (_array(data),), params, out)
+
+
+def slice_like(data, shape_like, axes=()):
+    """MXNet's npx.slice_like: data[0:d_0, 0:d_1, ...] with d_k = shape_like.shape[k], on
+    the axes listed in `axes` (negative ones count from data's end), or on the leading
+    min(data.ndim, shape_like.ndim) axes when axes is empty. Recorded by autograd."""
+    data, shape_like = _array(data), _array(shape_like)
+    if isinstance(axes, int):
+        axes = (axes,)
+    axes = tuple(_int(a, "axes", "slice_like") for a in axes)
+    if not axes:
+        axes = tuple(range(min(data.ndim, shape_like.ndim)))
+    key = [slice(None)] * data.ndim
+    for a in axes:
+        k = a + data.ndim if a < 0 else a
+        if not 0 <= k < data.ndim or k >= shape_like.ndim:
+            raise ValueError(f"[slice_like] axis {a} is out of range for data of shape "
+                             f"{data.shape} and shape_like of shape {shape_like.shape}")
+        if shape_like.shape[k] > data.shape[k]:
+            raise ValueError(f"[slice_like] shape_like's size {shape_like.shape[k]} on axis "
+                             f"{k} exceeds data's {data.shape[k]}")
+        key[k] = slice(0, shape_like.shape[k])
+    return data[tuple(key)]
 
 
 # ---------------------------------------------------------------- activations / normalizations
