@@ -3,6 +3,8 @@ MXNet 1.x, `hybrid_forward(self, F, x, ..., **params)` with the block's paramete
 name and F the operator namespace `F` below: MXNet's legacy ops (mx.nd's F.relu,
 F.FullyConnected, F.broadcast_add, ...) plus F.np and F.npx, the same in imperative and in
 hybridized calls."""
+import functools
+import inspect
 import threading
 from collections import OrderedDict
 from types import MappingProxyType, ModuleType
@@ -124,7 +126,14 @@ class Block:
     def __init__(self, prefix=None, params=None):
         """prefix / params: MXNet 1.x's. prefix names the block (see `prefix`); params, a
         dict of parameters (another block's .params or collect_params()), is where
-        self.params.get(name) looks before creating a parameter, which shares it."""
+        self.params.get(name) looks before creating a parameter, which shares it; a
+        Parameter assigned as an attribute (self.weight = Parameter('weight', ...)) whose
+        name is in params is replaced by that one, so gluon's layers share too
+        (nn.Dense(8, params=shared.params), as MXNet 1.x)."""
+        pending = _PENDING_1X.pop(id(self), None)
+        if pending is not None:
+            prefix = pending[0] if prefix is None else prefix
+            params = pending[1] if params is None else params
         object.__setattr__(self, "_children", OrderedDict())
         if params is not None and not isinstance(params, dict):
             raise TypeError(f"[Block] params must be a ParameterDict (a dict of name -> "
@@ -140,6 +149,10 @@ class Block:
             self._children[name] = value
             _STRUCTURE[0] += 1
         elif isinstance(value, Parameter):
+            reg = self.__dict__.get("_reg_params")
+            shared = getattr(reg, "_shared", None)
+            if shared is not None and name in shared and shared[name] is not value:
+                value = _shared_param(shared[name], value, name)
             # A parameter made by self.params.get('weight') and kept as self.w is known by
             # its attribute name (hybrid_forward's keyword), as in MXNet 1.x.
             got = self.__dict__.get("_got_params", ())
@@ -156,6 +169,18 @@ class Block:
         OrderedDict.__setitem__(self._reg_params, name, param)
         self._got_params.add(name)
         _STRUCTURE[0] += 1
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and cls.__module__.startswith("ndx.gluon") and \
+                not _takes_1x_kwargs(init):
+            cls.__init__ = _accepting_1x_kwargs(init)
+
+    def _alias(self):
+        """The base of MXNet 1.x's default prefix: the lower-cased class name (1.x's
+        convolutions say 'conv' and its poolings 'pool')."""
+        return type(self).__name__.lower()
 
     @property
     def prefix(self):
@@ -524,6 +549,53 @@ def _load_into(params, loaded, source, who, device, allow_missing, ignore_extra,
 
 
 
+# id(block) -> (prefix, params): MXNet 1.x's constructor keywords given to one of gluon's
+# layers, whose own __init__ does not take them, for Block.__init__ to apply.
+_PENDING_1X = {}
+
+
+def _takes_1x_kwargs(init):
+    try:
+        sig = inspect.signature(init)
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind is p.VAR_KEYWORD or p.name in ("prefix", "params")
+               for p in sig.parameters.values())
+
+
+def _accepting_1x_kwargs(init):
+    """Wraps the __init__ of a gluon layer so that it takes MXNet 1.x's prefix= and params=
+    keywords (every 1.x layer passed **kwargs on to Block): they reach Block.__init__."""
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if "prefix" not in kwargs and "params" not in kwargs:
+            return init(self, *args, **kwargs)
+        key = id(self)
+        outer = key not in _PENDING_1X
+        if outer:
+            _PENDING_1X[key] = (kwargs.pop("prefix", None), kwargs.pop("params", None))
+        else:
+            kwargs.pop("prefix", None)
+            kwargs.pop("params", None)
+        try:
+            return init(self, *args, **kwargs)
+        finally:
+            if outer:
+                _PENDING_1X.pop(key, None)
+    return __init__
+
+
+def _shared_param(shared, own, name):
+    """The parameter of a params= dict that replaces a layer's own `own` (MXNet 1.x sharing):
+    it must have a compatible shape."""
+    if shared.shape is not None and own.shape is not None:
+        if len(shared.shape) != len(own.shape) or any(
+                a > 0 and b > 0 and a != b for a, b in zip(shared.shape, own.shape)):
+            raise ValueError(f"[Block] cannot share parameter {name!r}: shape {shared.shape} "
+                             f"of the shared one differs from {own.shape}")
+    return shared
+
+
 def _new_prefix(block, prefix):
     """MXNet 1.x's block prefix: the given one or the lower-cased class name and a count
     ('dense0_'), under the prefix of the block whose name_scope() is open."""
@@ -532,7 +604,7 @@ def _new_prefix(block, prefix):
     base = parent.prefix if parent is not None else ""
     if prefix is not None:
         return base + str(prefix)
-    hint = type(block).__name__.lower()
+    hint = block._alias()
     counts = _GLOBAL_COUNTS if parent is None else parent.__dict__.setdefault("_name_counts", {})
     count = counts.get(hint, 0)
     counts[hint] = count + 1

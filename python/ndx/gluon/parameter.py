@@ -175,7 +175,8 @@ class Parameter:
         self.shape = tuple(shape)
         self._create(self._deferred)
 
-    def data(self, device=None):
+    def data(self, device=None, ctx=None):
+        """The value (ndx keeps one copy; device / MXNet 1.x's ctx name where it is)."""
         if Parameter._traced is not None and self in Parameter._traced:
             return Parameter._traced[self]
         if self._data is None:
@@ -186,7 +187,8 @@ class Parameter:
                                "initialize() first")
         return self._data
 
-    def grad(self, device=None):
+    def grad(self, device=None, ctx=None):
+        """The gradient buffer (device / MXNet 1.x's ctx: as for data())."""
         g = self.data().grad
         if g is None:
             raise RuntimeError(f"[Parameter] {self.name} has grad_req='null': no gradient")

@@ -127,6 +127,10 @@ class Trainer:
 
     def update(self, batch_size, ignore_stale_grad=False):
         """The update of step() (ndx has one device, so there is no allreduce to skip)."""
+        if not isinstance(batch_size, (int, float)):
+            # a one-element array or NumPy scalar, as MXNet takes (d2l's seq2seq steps by
+            # num_tokens = valid_len.sum())
+            batch_size = float(batch_size)
         if batch_size <= 0:
             raise ValueError(f"[Trainer] batch_size must be > 0, got {batch_size}")
         arrays = [p._data for p in self._params]

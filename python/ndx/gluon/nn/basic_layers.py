@@ -101,7 +101,9 @@ class Dense(HybridBlock):
         return _activation(out, self._act)
 
     def __repr__(self):
-        return f"Dense({self.weight.shape[1] or None} -> {self._units}, {self._act})"
+        # (MXNet's: the activation block's repr, 'linear' without one)
+        act = f"Activation({self._act})" if self._act is not None else "linear"
+        return f"Dense({self.weight.shape[1] or None} -> {self._units}, {act})"
 
 
 class Activation(HybridBlock):

@@ -35,6 +35,9 @@ def _check_input(x, ndim, name):
 class _Conv(HybridBlock):
     """An n-d convolution (transpose=False) or transposed convolution (transpose=True)."""
 
+    def _alias(self):
+        return "conv"  # MXNet 1.x's prefix base ('conv0_')
+
     def __init__(self, ndim, channels, kernel_size, strides, padding, dilation, groups, layout,
                  in_channels, activation, use_bias, weight_initializer, bias_initializer,
                  output_padding=None):
@@ -186,6 +189,9 @@ class Conv3DTranspose(_Conv):
 class _Pool(HybridBlock):
     """n-d pooling: pool_type 'max' or 'avg'; strides None means pool_size; ceil_mode picks
     the 'full' output convention; global_pool pools each channel over all positions."""
+
+    def _alias(self):
+        return "pool"  # MXNet 1.x's prefix base ('pool0_')
 
     def __init__(self, ndim, pool_type, pool_size, strides, padding, ceil_mode, global_pool,
                  layout, count_include_pad=True):
