@@ -54,6 +54,9 @@ std::vector<bool> fresh_grads(const std::vector<NDArray>& xs, bool clear);
 // x without its autograd history: same data, a new leaf that requires no gradient.
 NDArray detach(const NDArray& x);
 bool requires_grad(const NDArray& x);
+// Whether recording an op on x links to x's history: false without one, and false once an
+// earlier backward freed it (x is a constant from then on, as in MXNet).
+bool has_live_history(const NDArray& x);
 
 // Back-propagates from heads (head_grads default to ones) into the leaves' gradient buffers.
 // Without retain_graph the recorded graph is freed and a second backward raises.

@@ -102,16 +102,24 @@ NDArray detach(const NDArray& x) { return without_entry(x); }
 
 bool requires_grad(const NDArray& x) { return x.autograd_entry() != nullptr; }
 
+// An array whose graph an earlier backward freed is a constant from then on (MXNet's rule:
+// backward clears the history it used, so d2l's RNN training reuses the previous batch's state
+// without detaching it).
+bool has_live_history(const NDArray& a) {
+  const auto& e = a.autograd_entry();
+  return e && !(e->entry.node && e->entry.node->freed);
+}
+
 void record_op(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
                std::vector<NDArray>* outputs) {
   bool any = std::any_of(inputs.begin(), inputs.end(),
-                         [](const NDArray& a) { return a.autograd_entry() != nullptr; });
+                         [](const NDArray& a) { return has_live_history(a); });
   if (!any) return;
   auto node = std::make_shared<Node>();
   node->attrs = attrs;
   for (const NDArray& in : inputs)
-    node->inputs.push_back(in.autograd_entry() ? in.autograd_entry()->entry
-                                               : NodeEntry{constant_node(in), 0, 0});
+    node->inputs.push_back(has_live_history(in) ? in.autograd_entry()->entry
+                                                : NodeEntry{constant_node(in), 0, 0});
   for (const NDArray& out : *outputs) node->values.push_back(without_entry(out));
   for (uint32_t j = 0; j < outputs->size(); ++j) {
     auto e = std::make_shared<Entry>();

@@ -188,7 +188,7 @@ std::shared_ptr<CachedPlan> build_plan(const Graph& g, const std::vector<bool>& 
 }
 
 NodePtr input_node(const NDArray& a) {
-  if (a.autograd_entry()) return nullptr;
+  if (autograd::has_live_history(a)) return nullptr;
   NodePtr c = make_variable("constant");
   NDArray plain = a;
   plain.set_autograd_entry(nullptr);
@@ -320,7 +320,7 @@ std::vector<NDArray> Executor::run_cached(const std::vector<NDArray>& inputs) co
   std::vector<bool> mask(inputs.size());
   bool any = false;
   for (size_t i = 0; i < inputs.size(); ++i)
-    any |= (mask[i] = inputs[i].autograd_entry() != nullptr);
+    any |= (mask[i] = autograd::has_live_history(inputs[i]));
   static const bool enabled = [] {
     const char* v = std::getenv("NDX_CACHED_OP");
     return !(v && std::string(v) == "0");

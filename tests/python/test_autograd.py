@@ -441,3 +441,34 @@ def test_activation_backward_ops_take_zero_dim_and_zero_size(op, formula, shape,
     got = _core._invoke(op, [np.array(g), np.array(v)], {})
     assert got.shape == shape and got.dtype == onp.dtype(dtype)
     onp.testing.assert_allclose(got.asnumpy(), formula(g, v), rtol=1e-6)
+
+
+def test_an_array_whose_graph_backward_freed_is_a_constant_afterwards():
+    # MXNet's rule (d2l's RNN training keeps the last batch's state without detaching it):
+    # after backward frees a graph, its arrays enter later recordings as constants
+    w = np.array([2.0])
+    w.attach_grad()
+    with autograd.record():
+        h = w * 3
+        loss = (h * h).sum()
+    loss.backward()
+    assert_almost_equal(w.grad, onp.array([36.0]))  # d(9 w^2)/dw = 18 w
+    with autograd.record():
+        loss2 = (h * w).sum()  # h = 6 is a constant now
+    loss2.backward()
+    assert_almost_equal(w.grad, onp.array([6.0]))
+    with pytest.raises(ValueError, match="retain_graph"):
+        loss.backward()  # the freed graph itself still cannot run again
+
+    # the same through a hybridized block (one cached node per call)
+    net = ndx.gluon.nn.Dense(1, in_units=1, use_bias=False)
+    net.initialize(ndx.init.Constant(0.5))
+    net.hybridize()
+    x = np.array([[1.0]])
+    with autograd.record():
+        state = net(x)  # 0.5
+        net(state).sum().backward()
+    with autograd.record():
+        out = net(state).sum()  # state is a constant: d(0.5 * weight)/dweight = 0.5
+    out.backward()
+    assert_almost_equal(net.weight.grad(), onp.array([[0.5]]))
