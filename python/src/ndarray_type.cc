@@ -472,6 +472,20 @@ IndexItem index_item(PyObject* k) {
     NDArray arr = operand_from_py(k, nullptr);
     return IndexItem::array_index(arr);
   }
+  // Other sequences (range, deque) index as the integer array of their items, as NumPy's
+  // (d2l's y_hat[range(n), y]); strings stay refused.
+  if (PySequence_Check(k) && !PyUnicode_Check(k) && !PyBytes_Check(k) && !PyDict_Check(k)) {
+    PyObject* items = PySequence_List(k);
+    if (!items) throw PythonErrorSet{};
+    try {
+      IndexItem item = index_item(items);  // the values are copied into an array
+      Py_DECREF(items);
+      return item;
+    } catch (...) {
+      Py_DECREF(items);
+      throw;
+    }
+  }
   index_error(
       "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
       "boolean arrays are valid indices; got ",

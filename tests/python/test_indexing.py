@@ -154,3 +154,20 @@ def test_full_mask_selection_of_every_item_size_and_length_matches_numpy(dtype, 
     m2 = rng.uniform(size=(3, n)) < 0.5
     x2 = onp.stack([x, x[::-1], x]) if n else onp.zeros((3, 0), dtype)
     onp.testing.assert_array_equal(np.array(x2)[np.array(m2)].asnumpy(), x2[m2])
+
+
+@pytest.mark.parametrize("key", [range(3), (range(3), range(3)), (slice(None), range(1, 4, 2)),
+                                 range(0), (range(2), onp.array([0, 3]))])
+def test_range_and_other_sequences_index_as_integer_arrays(key):
+    # NumPy turns a non-tuple sequence into an index array (d2l's y_hat[range(n), y])
+    ref = onp.arange(12.0).reshape(3, 4)
+    a = np.array(ref)
+    k = tuple(np.array(p) if isinstance(p, onp.ndarray) else p for p in key) \
+        if isinstance(key, tuple) else key
+    onp.testing.assert_array_equal(a[k].asnumpy(), ref[key])
+    b, want = np.array(ref), ref.copy()
+    b[k] = -1.0
+    want[key] = -1.0
+    onp.testing.assert_array_equal(b.asnumpy(), want)
+    with pytest.raises(IndexError):
+        a["ab"]
