@@ -448,3 +448,21 @@ def test_mxnet_bfloat16_arrays_load(tmp_path):
     w = npx.load(path)["w"]
     assert str(w.dtype) == "bfloat16"
     assert w.astype("float32").asnumpy().tolist() == [1.5, -2.25]
+
+
+def test_npx_save_takes_a_list_or_a_dict_as_mxnet_2(tmp_path):
+    # MXNet 2.0's npx.save(file, arr): an ndarray, a list of them or a dict {str: ndarray}
+    # (d2l: npx.save('x-files', [x, y]); x2, y2 = npx.load('x-files'))
+    x, y = onp.arange(4, dtype=onp.float32), onp.zeros((2, 3), onp.int32)
+    npx.save(str(tmp_path / "xy"), [np.array(x), np.array(y)])
+    x2, y2 = npx.load(str(tmp_path / "xy"))
+    onp.testing.assert_array_equal(x2.asnumpy(), x)
+    assert y2.dtype == onp.int32 and y2.shape == (2, 3)
+    npx.save(str(tmp_path / "d"), {"x": np.array(x), "y": np.array(y)})
+    back = npx.load(str(tmp_path / "d"))
+    assert sorted(back) == ["x", "y"]
+    onp.testing.assert_array_equal(back["x"].asnumpy(), x)
+    with pytest.raises(TypeError):
+        npx.save(str(tmp_path / "bad"), [np.array(x), 3])
+    with pytest.raises(TypeError):
+        npx.save(str(tmp_path / "bad"), {1: np.array(x)})

@@ -313,3 +313,17 @@ def test_namespace():
         assert callable(getattr(np.random, n)), n
     for n in ("bernoulli", "seed", "uniform", "normal", "uniform_n", "normal_n"):
         assert callable(getattr(npx.random, n)), n
+
+
+def test_choice_takes_float32_probabilities_within_numpys_tolerance():
+    # 7 float32 values of 1/7 sum to 1 + 3e-8 in float64: NumPy accepts float32 p within
+    # sqrt(float32 eps) ~ 3.5e-4 and refuses a sum 1% off; ndx alike (d2l's word2vec sampling)
+    p = onp.full(7, 1 / 7, dtype=onp.float32)
+    assert abs(p.astype(onp.float64).sum() - 1) > onp.sqrt(onp.finfo(onp.float64).eps)
+    onp.random.default_rng(0).choice(7, 5, p=p)  # NumPy accepts it
+    draws = np.random.choice(7, 5, p=np.array(p)).asnumpy()
+    assert draws.shape == (5,) and ((0 <= draws) & (draws < 7)).all()
+    with pytest.raises(ValueError):
+        onp.random.default_rng(0).choice(7, 5, p=p * 1.01)
+    with pytest.raises(ValueError, match="sum to 1"):
+        np.random.choice(7, 5, p=np.array(p * 1.01))

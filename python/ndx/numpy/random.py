@@ -682,6 +682,11 @@ class _Stream:
             raise ValueError("[choice] a cannot be empty unless no samples are taken")
         if p is not None:
             p = p if isinstance(p, np.ndarray) else np.asarray(p, dtype="float64")
+            # NumPy's tolerance on the sum: sqrt(eps) of float64, or of p's own float type
+            # when that is coarser (float32 p summing to 1 within rounding is fine)
+            atol = _onp.sqrt(_onp.finfo(_onp.float64).eps)
+            if p.dtype.kind == "f":
+                atol = max(atol, float(_onp.sqrt(_onp.finfo(p.dtype).eps)))
             p = p.astype("float64")
             if p.ndim != 1 or p.shape[0] != n:
                 raise ValueError(f"[choice] p must be 1-dimensional of length {n}; got shape "
@@ -689,7 +694,7 @@ class _Stream:
             ph = p.asnumpy()
             if not _onp.all(ph >= 0) or not _onp.all(_onp.isfinite(ph)):
                 raise ValueError("[choice] probabilities are not non-negative")
-            if abs(ph.sum() - 1) > _onp.sqrt(_onp.finfo(_onp.float64).eps):
+            if abs(ph.sum() - 1) > atol:
                 raise ValueError("[choice] probabilities do not sum to 1")
         if replace:
             if p is None:

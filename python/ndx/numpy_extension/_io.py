@@ -1,4 +1,5 @@
-"""MXNet 2.0's array files: npx.save (one array, NumPy .npy), npx.savez (several, an
+"""MXNet 2.0's array files: npx.save (one array as NumPy .npy; a list or dict as MXNet's
+NDArray list), npx.savez (several, an
 uncompressed .npz) and npx.load, which reads those, MXNet's NDArray-list files (mx.nd.save,
 MXNet 1.x parameter files) and ndx's safetensors, telling them apart by their first bytes.
 nd_save / nd_load are MXNet's mx.nd.save / mx.nd.load (the NDArray-list layout)."""
@@ -20,10 +21,23 @@ def _check_arrays(items, who):
 
 
 def save(file, arr):
-    """Saves one ndarray to `file` in NumPy's .npy layout (no suffix is added)."""
+    """Saves `arr` to `file` (no suffix is added), as MXNet 2.0's npx.save: one ndarray in
+    NumPy's .npy layout; a list of ndarrays or a dict {str: ndarray} in MXNet's NDArray-list
+    layout, which npx.load gives back as a dict, a list, or for a list of one its array."""
     from ..gluon.serialization import save_numpy
+    from ..numpy import ndarray
+    if isinstance(arr, (list, tuple, dict)):
+        _file(file, "npx.save")
+        if isinstance(arr, dict) and not all(isinstance(k, str) for k in arr):
+            raise TypeError("[npx.save] dict keys must be str")
+        items = arr.items() if isinstance(arr, dict) else \
+            ((f"item {i}", a) for i, a in enumerate(arr))
+        _check_arrays(items, "npx.save")
+        return nd_save(file, list(arr) if isinstance(arr, tuple) else arr)
     file = _file(file, "npx.save")
-    _check_arrays([("arr", arr)], "npx.save")
+    if not isinstance(arr, ndarray):
+        raise TypeError(f"[npx.save] arr must be an ndarray, a list of ndarrays or a dict "
+                        f"{{str: ndarray}}, got {type(arr).__name__}")
     save_numpy(file, [arr])
 
 
