@@ -407,8 +407,8 @@ def test_npx_save_and_savez_write_numpy_files(tmp_path):
         onp.testing.assert_array_equal(z["flags"], b)
     back = npx.load(path)
     assert sorted(back) == ["arr_0", "flags"] and str(back["flags"].dtype) == "bool"
-    with pytest.raises(TypeError, match="npx.save"):
-        npx.save(path, [np.array(a)])
+    with pytest.raises(TypeError, match="npx.save"):  # a list is MXNet's; a NumPy array not
+        npx.save(path, a)
     with pytest.raises(ValueError, match="arr_0"):
         npx.savez(path, np.array(a), arr_0=np.array(b))
 
