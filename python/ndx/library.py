@@ -13,26 +13,48 @@ from . import _core
 __all__ = ["load", "load_op_lib", "compile", "include_dir"]
 
 
+def _check_inputs(name, inputs):
+    for i, x in enumerate(inputs):
+        if x is None:
+            raise TypeError(f"[{name}] input {i} is None; the op's inputs are arrays")
+
+
 def _op_function(name, path):
     # params -> parsed attributes. The parsed attributes carry a stateful op's state: eager
     # calls with the same params are one use of the op and share it; each call traced into a
     # graph (hybridize) is a node of its own, with a state of its own, so it parses afresh.
     cache = {}
 
-    def op(*inputs, **params):
-        if _core._is_tracing():
-            return _core._invoke_attrs(_core._attrs_str(name, params), list(inputs))
-        key = tuple(sorted((k, str(v)) for k, v in params.items()))
-        attrs = cache.get(key)
-        if attrs is None:
-            attrs = _core._attrs_str(name, params)
-            if len(cache) > 256:
-                cache.clear()
-            cache[key] = attrs
-        return _core._invoke_attrs(attrs, list(inputs))
+    def op(*inputs, out=None, **params):
+        if out is not None:  # as the built-in ops: write the result into `out` and return it
+            result = op(*inputs, **params)
+            if isinstance(result, tuple):
+                if not isinstance(out, (tuple, list)) or len(out) != len(result):
+                    raise TypeError(f"[{name}] the op has {len(result)} outputs: out= must be a "
+                                    f"tuple of {len(result)} arrays")
+                for o, r in zip(out, result):
+                    o[...] = r
+                return tuple(out)
+            out[...] = result
+            return out
+        try:
+            if _core._is_tracing():
+                return _core._invoke_attrs(_core._attrs_str(name, params), list(inputs))
+            key = tuple(sorted((k, str(v)) for k, v in params.items()))
+            attrs = cache.get(key)
+            if attrs is None:
+                attrs = _core._attrs_str(name, params)
+                if len(cache) > 256:
+                    cache.clear()
+                cache[key] = attrs
+            return _core._invoke_attrs(attrs, list(inputs))
+        except TypeError:
+            _check_inputs(name, inputs)  # a clearer message for the common mistake
+            raise
     op.__name__ = name
     op.__doc__ = (f"Operator '{name}' from the library {path}.\n\nInputs are ndarrays; params are "
                   "passed to the library as strings.")
+    op._ndx_library = path
     return op
 
 
@@ -44,6 +66,7 @@ def _sym_function(op_name, path):
     op.__name__ = op_name
     op.__doc__ = (f"Symbolic operator '{op_name}' from the library {path}: takes Symbols and "
                   "params (passed to the library as strings).")
+    op._ndx_library = path
     return op
 
 
@@ -65,6 +88,18 @@ def load(path, verbose=False):
         raise FileNotFoundError(f"[library.load] no such file: {path}")
     names = _core._load_library(path)
     from . import nd, numpy_extension, sym
+    # An op is bound as npx.<name>, nd.<name> and sym.<name>; a name those modules already use
+    # for something else (nd.array, nd.waitall, npx.topk, nd.random, ...) is refused rather than
+    # replaced under the rest of ndx.
+    taken = [f"{label}.{name}" for name in names
+             for label, module in (("npx", numpy_extension), ("nd", nd), ("sym", sym))
+             if hasattr(module, name)
+             and getattr(getattr(module, name), "_ndx_library", None) != path]
+    if taken:
+        raise ValueError(
+            f"[library.load] {path}: op names that ndx already uses for something else: "
+            f"{', '.join(taken)}. The ops are registered but not bound in Python; rename them "
+            "(REGISTER_OP(...)), rebuild, and restart the process")
     for name in names:
         f = _op_function(name, path)
         setattr(numpy_extension, name, f)

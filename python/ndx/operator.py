@@ -164,8 +164,19 @@ _ATTRS = {}  # (op_type, params) -> parsed attributes holding the prop instance
 
 
 def custom(*inputs, op_type, **params):
-    """Runs the custom operator registered as op_type (params are passed as strings). Parsed
-    attributes (and so the prop and its operator) are reused for the same op_type and params."""
+    """Runs the custom operator registered as op_type (params are passed as strings).
+
+    A call that autograd records, and each call traced into a graph (hybridize), gets a prop and
+    operator of its own, as MXNet creates an operator per call: its backward runs on the
+    operator whose forward made the outputs, so state kept on `self` in forward is the right
+    one. Unrecorded eager calls reuse the parsed attributes (prop and operator) for the same
+    op_type and params."""
+    if op_type == "_ndx_autograd_function" or _core._is_tracing() or \
+            _core._autograd_is_recording():
+        # Never cached: a cached entry would pin the autograd.Function (and its saved arrays)
+        # and would pair a backward with another call's forward.
+        return _core._invoke_attrs(_core._attrs_str("Custom", dict(params, op_type=op_type)),
+                                   list(inputs))
     key = (op_type, tuple(sorted((k, str(v)) for k, v in params.items())),
            _REGISTRY.get(op_type))
     attrs = _ATTRS.get(key)
