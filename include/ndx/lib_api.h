@@ -4,7 +4,8 @@
 //
 //   #include "ndx/lib_api.h"
 //   int relu_forward(const ndx_lib::Attrs& attrs, const std::vector<ndx_lib::Tensor>& in,
-//                    std::vector<ndx_lib::Tensor>& out, const ndx_lib::OpResource& res) {...}
+//                    std::vector<ndx_lib::Tensor>& out, const std::vector<int>& req,
+//                    const ndx_lib::OpResource& res) {...}
 //   REGISTER_OP(my_relu).setForward(relu_forward, "cpu").setBackward(relu_backward, "cpu")
 //       .setInferShape(same_shape).setInferType(same_type);
 //
@@ -177,8 +178,8 @@ class CustomStatefulOp {
   virtual int Forward(const std::vector<Tensor>& in, std::vector<Tensor>& out,
                       const std::vector<int>& req, const OpResource& res) = 0;
   // (ograds..., inputs..., outputs...) -> input grads
-  virtual int Backward(const std::vector<Tensor>& in, std::vector<Tensor>& out,
-                       const std::vector<int>& req, const OpResource& res) {
+  virtual int Backward(const std::vector<Tensor>& /*in*/, std::vector<Tensor>& /*out*/,
+                       const std::vector<int>& /*req*/, const OpResource& /*res*/) {
     return 1;
   }
 };
@@ -298,6 +299,7 @@ inline const char* op_name(const NDXLibAttrs* a) {
 template <typename F>
 int guard(const NDXLibAttrs* a, const char* what, F&& f) noexcept {
   try {
+    last_error().clear();  // a failure without fail() must not report an earlier message
     return f();
   } catch (const std::exception& e) {
     return fail(e.what());

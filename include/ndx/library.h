@@ -13,4 +13,8 @@ namespace ndx {
 // since dlopen keeps the first and its ops may live on in graphs and autograd tapes.
 std::vector<std::string> load_library(const std::string& path);
 
+// Whether `op` is a loaded library's stateful op (create_op_state): its state belongs to one
+// use, so a recorded call must not share parsed attributes with another call.
+bool library_op_is_stateful(const std::string& op);
+
 }  // namespace ndx

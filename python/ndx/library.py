@@ -22,8 +22,10 @@ def _check_inputs(name, inputs):
 def _op_function(name, path):
     # params -> parsed attributes. The parsed attributes carry a stateful op's state: eager
     # calls with the same params are one use of the op and share it; each call traced into a
-    # graph (hybridize) is a node of its own, with a state of its own, so it parses afresh.
+    # graph (hybridize), and each call of a stateful op that autograd records, is a node of its
+    # own, with a state of its own, so it parses afresh.
     cache = {}
+    stateful = _core._library_op_is_stateful(name)
 
     def op(*inputs, out=None, **params):
         if out is not None:  # as the built-in ops: write the result into `out` and return it
@@ -38,7 +40,9 @@ def _op_function(name, path):
             out[...] = result
             return out
         try:
-            if _core._is_tracing():
+            if _core._is_tracing() or (stateful and _core._autograd_is_recording()):
+                # a node of its own with a state of its own: its backward must not see the
+                # state of a later call (two recorded calls before one backward)
                 return _core._invoke_attrs(_core._attrs_str(name, params), list(inputs))
             key = tuple(sorted((k, str(v)) for k, v in params.items()))
             attrs = cache.get(key)

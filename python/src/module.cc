@@ -11,6 +11,7 @@
 #include "ndx/amp.h"
 #include "ndx/autograd.h"
 #include "ndx/build_info.h"
+#include "ndx/default_device.h"
 #include "ndx/executor.h"
 #include "ndx/graph.h"
 #include "ndx/imperative.h"
@@ -497,6 +498,26 @@ PyObject* set_tracing_py(PyObject*, PyObject* on) {
 }
 PyObject* is_tracing_py(PyObject*, PyObject*) { return PyBool_FromLong(is_tracing()); }
 
+// The device creation calls use when given none (ndx/default_device.h); None clears it.
+std::optional<Device> optional_device(PyObject* o, const char* fn) {
+  if (o == Py_None) return std::nullopt;
+  return FieldTraits<Device>::from_value(value_from_py(o, fn, "device"), {fn, "device"});
+}
+
+PyObject* set_scope_device_py(PyObject*, PyObject* device) {
+  NDX_PY_BEGIN
+  set_scope_device(optional_device(device, "_set_scope_device"));
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
+PyObject* set_process_default_device_py(PyObject*, PyObject* device) {
+  NDX_PY_BEGIN
+  set_process_default_device(optional_device(device, "_set_process_default_device"));
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
 PyObject* trace_input_py(PyObject*, PyObject* args) {
   PyObject* arr;
   const char* name;
@@ -628,6 +649,15 @@ PyObject* invoke_str(PyObject*, PyObject* args) {
   const Op* op = Op::get(name);
   NodeAttrs attrs = op->make_attrs(std::move(dict));
   return outputs_to_py(invoke(attrs, inputs_from(inputs, op)));
+  NDX_PY_END(nullptr)
+}
+
+PyObject* library_op_is_stateful_py(PyObject*, PyObject* name) {
+  NDX_PY_BEGIN
+  if (!PyUnicode_Check(name)) type_error("[library] expected an op name str");
+  const char* s = PyUnicode_AsUTF8(name);
+  if (!s) throw PythonErrorSet{};
+  return PyBool_FromLong(library_op_is_stateful(s));
   NDX_PY_END(nullptr)
 }
 
@@ -1192,10 +1222,13 @@ PyMethodDef module_methods[] = {
     {"_attrs_str", attrs_str, METH_VARARGS, "Parsed attributes of an op from string params."},
     {"_invoke_attrs", invoke_attrs, METH_VARARGS, "Runs an op with attributes from _attrs_str."},
     {"_load_library", load_library_py, METH_O, "Loads an operator library; returns its op names."},
+    {"_library_op_is_stateful", library_op_is_stateful_py, METH_O, nullptr},
     {"_invoke_str", invoke_str, METH_VARARGS, "Runs an op with params given as strings."},
     {"_set_tracing", set_tracing_py, METH_O,
      "Turns graph tracing on or off; returns the previous state."},
     {"_is_tracing", is_tracing_py, METH_NOARGS, nullptr},
+    {"_set_scope_device", set_scope_device_py, METH_O, nullptr},
+    {"_set_process_default_device", set_process_default_device_py, METH_O, nullptr},
     {"_trace_input", trace_input_py, METH_VARARGS, "An array as a named traced graph input."},
     {"_graph_from_outputs", graph_from_outputs, METH_O,
      "The traced graph of these outputs, ready to run."},

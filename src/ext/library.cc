@@ -445,6 +445,14 @@ F symbol(void* handle, const char* name, const std::string& path) {
 
 }  // namespace
 
+bool library_op_is_stateful(const std::string& op) {
+  std::lock_guard<std::mutex> lock(libs_mutex());
+  for (const auto& [path, lib] : loaded())
+    for (const NDXLibOp& o : lib->ops)
+      if (o.name && op == o.name) return o.create_state != nullptr;
+  return false;
+}
+
 std::vector<std::string> load_library(const std::string& path) {
   std::lock_guard<std::mutex> lock(libs_mutex());
   auto it = loaded().find(path);

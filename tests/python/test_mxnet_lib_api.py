@@ -249,7 +249,8 @@ def test_stateful_op_keeps_its_state_per_use():
         npx.mx_counter(np.zeros(2, dtype="float64"), report="backward")
 
 
-def test_stateful_backward_runs_on_the_same_state():
+def test_each_recorded_call_of_a_stateful_op_is_a_use_of_its_own():
+    # MXNet creates an op state per recorded call: backward counts on a fresh state each time
     x = np.array([1.0, 2.0], dtype="float32")
     x.attach_grad()
     seen = []
@@ -259,7 +260,61 @@ def test_stateful_backward_runs_on_the_same_state():
         y.backward(np.array([2.0, -1.0], dtype="float32"))
         seen.append(y.asnumpy().tolist())
         assert x.grad.tolist() == [2.0, -1.0]  # dx = dy
-    assert seen == [[1.0, 2.0], [2.0, 3.0], [3.0, 4.0]]
+    assert seen == [[1.0, 2.0]] * 3
+
+
+SAVED_SQUARE = """
+#include <vector>
+#include "mxnet/lib_api.h"
+using namespace mxnet::ext;
+static MXReturnValue shape(const std::unordered_map<std::string, std::string>&,
+                           std::vector<std::vector<unsigned int>>* in,
+                           std::vector<std::vector<unsigned int>>* out) {
+  out->at(0) = in->at(0);
+  return MX_SUCCESS;
+}
+// y = x^2 with x kept on the state for the backward: dx = 2 x_saved * dy
+class Square : public CustomStatefulOp {
+ public:
+  std::vector<float> saved;
+  MXReturnValue Forward(std::vector<MXTensor>* in, std::vector<MXTensor>* out,
+                        const OpResource&) override {
+    const float* x = in->at(0).data<float>();
+    saved.assign(x, x + in->at(0).size());
+    for (size_t i = 0; i < saved.size(); ++i) out->at(0).data<float>()[i] = saved[i] * saved[i];
+    return MX_SUCCESS;
+  }
+  MXReturnValue Backward(std::vector<MXTensor>* in, std::vector<MXTensor>* out,
+                         const OpResource&) override {
+    const float* dy = in->at(0).data<float>();
+    for (size_t i = 0; i < saved.size(); ++i) out->at(0).data<float>()[i] = 2 * saved[i] * dy[i];
+    return MX_SUCCESS;
+  }
+};
+static MXReturnValue create(const std::unordered_map<std::string, std::string>&,
+                            const MXContext&, const std::vector<std::vector<unsigned int>>&,
+                            const std::vector<int>, CustomStatefulOp** op) {
+  *op = CustomStatefulOp::create<Square>();
+  return MX_SUCCESS;
+}
+REGISTER_OP(mx_t_saved_square).setInferShape(shape).setCreateOpState(create, "cpu");
+MXReturnValue initialize(int) { return MX_SUCCESS; }
+"""
+
+
+def test_two_recorded_calls_of_a_stateful_op_backward_on_their_own_states(tmp_path):
+    # the state a forward keeps serves that call's backward, not a later call's
+    rc, err, path = _build(tmp_path, "saved_square", SAVED_SQUARE)
+    assert rc == 0, err
+    assert mx.library.load(path) == ["mx_t_saved_square"]
+    x1, x2 = np.array([1.0, 2.0]), np.array([10.0, 20.0])
+    x1.attach_grad()
+    x2.attach_grad()
+    with autograd.record():
+        loss = (npx.mx_t_saved_square(x1) + npx.mx_t_saved_square(x2)).sum()
+    loss.backward()
+    assert x1.grad.tolist() == [2.0, 4.0]
+    assert x2.grad.tolist() == [20.0, 40.0]
 
 
 class TwoCounters(gluon.HybridBlock):
