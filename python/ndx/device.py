@@ -53,7 +53,9 @@ class Device(str):
 
     def __enter__(self):
         """``with mx.gpu(0):``: the block's default device (MXNet's default-context scope)."""
-        _scope_stack().append(self)
+        stack = _scope_stack()
+        stack.append(self)
+        _core._set_scope_device(self)  # zero-input ops (creation, random) create here
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
@@ -62,6 +64,7 @@ class Device(str):
             stack.pop()
         elif self in stack:  # exited out of order: drop the innermost entry for this device
             del stack[len(stack) - 1 - stack[::-1].index(self)]
+        _core._set_scope_device(stack[-1] if stack else None)
         return False
 
     def empty_cache(self):
@@ -138,11 +141,18 @@ def _scope_stack():
     return stack
 
 
+def _scoped_default():
+    """current_device() where it is not cpu(0), else None: the device a creation call with no
+    device argument moves host data to."""
+    device = current_device()
+    return None if device == cpu() else device
+
+
 def current_device():
     """The default device: the innermost ``with device:`` block's in this thread, else the
     process default (cpu(0) unless test_utils.set_default_device changed it).
 
-    mx.nd's creation functions and mx.nd.random place arrays there. ndx.numpy's creation
-    functions (np.zeros, np.array, ...) still default to cpu(0)."""
+    Creation functions given no device (np.zeros, np.array of host data, np.random.*, mx.nd's)
+    place arrays there, as MXNet's current_context()."""
     stack = getattr(_scopes, "stack", None)
     return stack[-1] if stack else _current[0]

@@ -55,9 +55,13 @@ default_context = default_device
 
 
 def set_default_device(device):
-    """Sets the device current_device() (and default_device()) report."""
+    """Sets the device current_device() (and default_device()) report, where creation calls
+    given no device place arrays (outside `with device:` blocks)."""
+    from . import _core
     from . import device as _device
     _device._current[0] = Device(device)
+    _core._set_process_default_device(None if _device._current[0] == _device.cpu() else
+                                      _device._current[0])
 
 
 set_default_context = set_default_device
@@ -995,9 +999,14 @@ def check_op(op, inputs, params=None, reference=None, grad=True, rtol=1e-5, atol
     - the op inside a hybridized block equals the op called directly, when `hybridize`;
     - each input tuple of `extra_inputs` (0-d and zero-size ones, say) against the reference;
     - each (inputs, params, exception) of `error_inputs` raises that exception.
+    An op with several outputs returns a tuple (or list): `reference` then returns one array per
+    output, and the backward check weighs every floating-point output (sum of op(x)[k] * w[k]).
     Inputs are NumPy arrays. Raises AssertionError naming the failed check."""
     from . import autograd, gluon
     params = dict(params or {})
+
+    def outputs(out):
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
     def run(arrays):
         return op(*[np.array(a) for a in arrays], **params)
@@ -1005,10 +1014,16 @@ def check_op(op, inputs, params=None, reference=None, grad=True, rtol=1e-5, atol
     def check_forward(arrays, what):
         out = run(arrays)
         if reference is not None:
-            want = _onp.asarray(reference(*arrays, **params))
-            got = out.asnumpy()
-            assert got.shape == want.shape, f"{what}: shape {got.shape}, reference {want.shape}"
-            assert_almost_equal(got, want, rtol=rtol, atol=atol, names=(what, "reference"))
+            got = outputs(out)
+            want = reference(*arrays, **params)
+            want = tuple(want) if isinstance(out, (tuple, list)) else (want,)
+            assert len(got) == len(want), \
+                f"{what}: {len(got)} outputs, reference {len(want)}"
+            for k, (g, w) in enumerate(zip(got, want)):
+                name = f"{what} output {k}" if isinstance(out, (tuple, list)) else what
+                g, w = g.asnumpy(), _onp.asarray(w)
+                assert g.shape == w.shape, f"{name}: shape {g.shape}, reference {w.shape}"
+                assert_almost_equal(g, w, rtol=rtol, atol=atol, names=(name, "reference"))
         return out
 
     out = check_forward(inputs, "forward")
@@ -1021,17 +1036,30 @@ def check_op(op, inputs, params=None, reference=None, grad=True, rtol=1e-5, atol
 
         block = _Wrap()
         block.hybridize()
-        hyb = block(*[np.array(a) for a in inputs])
-        assert_almost_equal(hyb, out, rtol=0, atol=0, names=("hybridized", "imperative"))
-    if grad:
+        hyb = outputs(block(*[np.array(a) for a in inputs]))
+        outs = outputs(out)
+        assert len(hyb) == len(outs), f"hybridized: {len(hyb)} outputs, imperative {len(outs)}"
+        for k, (h, o) in enumerate(zip(hyb, outs)):
+            name = f"hybridized output {k}" if isinstance(out, (tuple, list)) else "hybridized"
+            assert_almost_equal(h, o, rtol=0, atol=0, names=(name, "imperative"))
+    # one head gradient per floating-point output (an integer output, indices say, has none)
+    weighted = [k for k, o in enumerate(outputs(out)) if _onp.dtype(o.dtype).kind == "f"]
+    if grad and weighted:
         arrays = [_onp.array(a) for a in inputs]
-        w = _onp.random.uniform(-1, 1, size=out.shape).astype(out.dtype)
+        ws = {k: _onp.random.uniform(-1, 1, size=o.shape).astype(o.dtype)
+              for k, o in enumerate(outputs(out)) if k in weighted}
         xs = [np.array(a) for a in arrays]
         for x in xs:
             x.attach_grad()
         with autograd.record():
-            y = op(*xs, **params)
-        y.backward(np.array(w))
+            y = outputs(op(*xs, **params))
+        autograd.backward([y[k] for k in weighted], [np.array(ws[k]) for k in weighted])
+
+        def weighted_sum(arrays):
+            ys = outputs(run(arrays))
+            return sum(float((ys[k].asnumpy().astype(_onp.float64) * ws[k]).sum())
+                       for k in weighted)
+
         for i, a in enumerate(arrays):
             if a.dtype.kind != "f":
                 continue
@@ -1041,7 +1069,7 @@ def check_op(op, inputs, params=None, reference=None, grad=True, rtol=1e-5, atol
                 for sign in (1, -1):
                     shifted = [b.copy() for b in arrays]
                     shifted[i][idx] += sign * eps
-                    vals.append(float((run(shifted).asnumpy().astype(_onp.float64) * w).sum()))
+                    vals.append(weighted_sum(shifted))
                 numeric[idx] = (vals[0] - vals[1]) / (2 * eps)
             assert_almost_equal(xs[i].grad.asnumpy().astype(_onp.float64), numeric, rtol=grad_rtol,
                                 atol=grad_atol, names=(f"gradient of input {i}", "numeric"))

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ndx/default_device.h"
 #include "ndx/ndarray.h"
 
 namespace ndx::py {
@@ -95,6 +96,7 @@ PyObject* create(Fallback which, PyObject* const* args, size_t nargsf, PyObject*
   static const char* const kNames[] = {"shape", "dtype", "device"};
   static const char* const kFullNames[] = {"shape", "fill_value", "dtype", "device"};
   NDX_PY_BEGIN
+  if (!default_device_is_cpu0()) return fall_back(which, args, nargsf, kwnames);  // a scope
   Shape shape;
   DType t;
   double value = 0;
@@ -239,6 +241,7 @@ NDArray from_sequence(PyObject* o, PyObject* dtype) {
 PyObject* array(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   static const char* const kNames[] = {"object", "dtype", "copy", "device"};
   NDX_PY_BEGIN
+  if (!default_device_is_cpu0()) return fall_back(kArray, args, nargsf, kwnames);  // a scope
   PyObject* a[4];
   if (!match_args(args, nargsf, kwnames, kNames, a) || !a[0] || !is_none(a[3]) ||
       (a[2] && a[2] != Py_True))
@@ -382,6 +385,7 @@ PyObject* wrap_numpy_view(PyObject* o) {
 PyObject* asarray(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   static const char* const kNames[] = {"a", "dtype", "device"};
   NDX_PY_BEGIN
+  if (!default_device_is_cpu0()) return fall_back(kAsarray, args, nargsf, kwnames);  // a scope
   // asarray(numpy_array), the common call, before any argument matching.
   if (!kwnames && PyVectorcall_NARGS(nargsf) == 1 && Py_TYPE(args[0]) == g_numpy_ndarray) {
     if (PyObject* view = wrap_numpy_view(args[0])) return view;

@@ -1,5 +1,9 @@
-// The public face of the GPU backend (ndx/runtime.h) over gpu/runtime.h.
+// The public face of the GPU backend (ndx/runtime.h) over gpu/runtime.h, and the default
+// device of creation calls (ndx/default_device.h).
+#include <atomic>
+
 #include "gpu/runtime.h"
+#include "ndx/default_device.h"
 #include "ndx/pinned.h"
 #include "ndx/runtime.h"
 #include "ndx/storage.h"
@@ -38,6 +42,41 @@ bool is_gpu_memory(const void* p, int device_id) { return cuda::is_device_memory
 
 void synchronize(Device device) {
   if (device.is_gpu()) cuda::synchronize(device.id);
+}
+
+}  // namespace ndx
+
+namespace ndx {
+namespace {
+thread_local std::optional<Device> scope_device;
+// Written rarely (test setup), read on every creation call: an atomic pair of fields.
+std::atomic<bool> process_default_set{false};
+std::atomic<int64_t> process_default_packed{0};
+}  // namespace
+
+Device default_device() {
+  if (scope_device) return *scope_device;
+  if (process_default_set.load(std::memory_order_acquire)) {
+    const int64_t packed = process_default_packed.load(std::memory_order_relaxed);
+    return Device{static_cast<DeviceType>(packed >> 32), static_cast<int32_t>(packed)};
+  }
+  return cpu();
+}
+
+bool default_device_is_cpu0() {
+  if (scope_device) return *scope_device == cpu();
+  return !process_default_set.load(std::memory_order_relaxed) || default_device() == cpu();
+}
+
+void set_scope_device(std::optional<Device> device) { scope_device = device; }
+
+void set_process_default_device(std::optional<Device> device) {
+  if (device) {
+    const int64_t packed =
+        (int64_t{static_cast<int8_t>(device->type)} << 32) | static_cast<uint32_t>(device->id);
+    process_default_packed.store(packed, std::memory_order_relaxed);
+  }
+  process_default_set.store(device.has_value(), std::memory_order_release);
 }
 
 }  // namespace ndx

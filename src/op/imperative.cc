@@ -8,6 +8,7 @@
 #include "kernel/host_fallback.h"
 #include "ndx/amp.h"
 #include "ndx/autograd.h"
+#include "ndx/default_device.h"
 #include "ndx/executor.h"
 #include "ndx/op_util.h"
 #include "ndx/profiler.h"
@@ -245,7 +246,8 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
                 inputs.size());
 
   // 1. device, shapes, dtypes: all validation happens before anything is allocated.
-  Device device = options.device ? *options.device : (nin ? inputs[0].device() : cpu());
+  // Ops with no inputs (creation, random draws) create on the `with device:` scope's device.
+  Device device = options.device ? *options.device : (nin ? inputs[0].device() : default_device());
   ScratchLease lease;
   Scratch& s = *lease;
   ShapeVector& in_shapes = s.in_shapes;
