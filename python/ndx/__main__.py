@@ -4,6 +4,7 @@
     python -m ndx --show-config
     cmake -S app -B build -DCMAKE_PREFIX_PATH="$(python -m ndx --cmake-prefix-path)"
     cmake -S app -B build -Dndx_DIR="$(python -m ndx --cmake-dir)"
+    g++ -O2 -std=c++17 -shared -fPIC -I"$(python -m ndx --include-dir)" my_lib.cc -o libmy.so
 """
 import argparse
 import sys
@@ -20,6 +21,9 @@ def main(argv=None):
                        help="print the prefix to add to CMAKE_PREFIX_PATH")
     group.add_argument("--cmake-dir", action="store_true",
                        help="print the directory holding ndxConfig.cmake")
+    group.add_argument("--include-dir", action="store_true",
+                       help="print the directory holding ndx/lib_api.h and mxnet/lib_api.h, "
+                            "for building operator libraries (ndx.library.include_dir())")
     args = parser.parse_args(argv)
     try:
         if args.version:
@@ -28,6 +32,9 @@ def main(argv=None):
             __config__.show()
         elif args.cmake_prefix_path:
             print(__config__.cmake_prefix_path())
+        elif args.include_dir:
+            from . import library
+            print(library.include_dir())
         else:
             print(__config__.cmake_dir())
     except FileNotFoundError as err:

@@ -273,3 +273,89 @@ def test_symbolic_custom_op():
     assert_almost_equal(y.eval(x=np.array(xn))[0], 3 * onp.sin(xn))
     back = ndx.sym.load_json(y.tojson())
     assert_almost_equal(back.eval(x=np.array(xn))[0], 3 * onp.sin(xn))
+
+
+# ---- state kept on self between forward and backward; autograd.Function not pinned ----
+class _SavedSquare(ndx.operator.CustomOp):
+    """y = x**2, whose backward reads the x its forward kept on self (no in_data)."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.x = in_data[0].copy()
+        self.assign(out_data[0], req[0], self.x * self.x)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], 2 * self.x * out_grad[0])
+
+
+@ndx.operator.register("saved_square")
+class _SavedSquareProp(ndx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _SavedSquare()
+
+
+class _TwoSavedSquares(gluon.HybridBlock):
+    def forward(self, a, b):
+        return ndx.npx.custom(a, op_type="saved_square") * 3 + \
+            ndx.nd.Custom(b, op_type="saved_square")
+
+
+def test_state_on_self_pairs_with_its_own_forward_when_two_calls_are_recorded():
+    """As MXNet creates an operator per recorded call, each backward sees what its own forward
+    kept on self. One operator shared by both calls gave x1 the gradient 2 * x2 * head."""
+    x1n, x2n = onp.array([1.0, 2.0]), onp.array([10.0, -20.0])
+    w1, w2 = onp.array([0.5, -1.0]), onp.array([2.0, 3.0])
+    x1, x2 = np.array(x1n), np.array(x2n)
+    x1.attach_grad()
+    x2.attach_grad()
+    with autograd.record():
+        y1 = ndx.npx.custom(x1, op_type="saved_square")
+        y2 = ndx.npx.custom(x2, op_type="saved_square")
+        loss = (y1 * np.array(w1) + y2 * np.array(w2)).sum()
+    loss.backward()
+    assert_almost_equal(y1, x1n ** 2, rtol=0, atol=0)
+    assert_almost_equal(y2, x2n ** 2, rtol=0, atol=0)
+    assert_almost_equal(x1.grad, 2 * x1n * w1, rtol=0, atol=0)  # [1, -4]
+    assert_almost_equal(x2.grad, 2 * x2n * w2, rtol=0, atol=0)  # [40, -120]
+    # the same with two op calls in one hybridized block (a graph node each)
+    block = _TwoSavedSquares()
+    block.hybridize()
+    for _ in range(2):  # the capture, then the cached graph
+        with autograd.record():
+            loss = block(x1, x2).sum()
+        loss.backward()
+        assert_almost_equal(loss, (3 * x1n ** 2 + x2n ** 2).sum(), rtol=0, atol=0)
+        assert_almost_equal(x1.grad, 6 * x1n, rtol=0, atol=0)
+        assert_almost_equal(x2.grad, 2 * x2n, rtol=0, atol=0)
+    # unrecorded calls go on working
+    assert_almost_equal(ndx.npx.custom(np.array([3.0]), op_type="saved_square"), [9.0])
+
+
+class _Cube(autograd.Function):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return x * x * x
+
+    def backward(self, dy):
+        (x,) = self.saved_tensors
+        return 3 * x * x * dy
+
+
+def test_autograd_function_calls_are_not_kept_after_they_finish():
+    """A recorded autograd.Function call lives as long as its graph: once the outputs are gone,
+    the Function and the arrays it saved are freed (a cache once kept the last 1024 alive)."""
+    import gc
+    import weakref
+    refs = []
+    for i in range(1, 4):
+        x = np.array([float(i), -float(i)])
+        x.attach_grad()
+        f = _Cube()
+        with autograd.record():
+            y = f(x)
+        y.backward()
+        assert_almost_equal(y, [i ** 3, -i ** 3], rtol=0, atol=0)
+        assert_almost_equal(x.grad, [3 * i * i, 3 * i * i], rtol=0, atol=0)  # its own x
+        refs.append((weakref.ref(f), weakref.ref(f.saved_tensors[0])))
+        del f, y, x
+    gc.collect()
+    assert [(r() is None, s() is None) for r, s in refs] == [(True, True)] * 3

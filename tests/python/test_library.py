@@ -3,6 +3,7 @@ first-class ops (autograd, hybridize), the random resource, and every kind of ba
 import os
 import shutil
 import subprocess
+import sys
 
 import numpy as onp
 import pytest
@@ -355,3 +356,202 @@ def test_an_exception_let_out_through_the_bare_c_abi_is_caught(tmp_path):
     with pytest.raises(ValueError, match=r"\[leaky_op\] forward threw an unknown exception"):
         npx.leaky_op(np.ones(2, dtype="float32"))
     assert npx.my_relu(np.array([-1.0])).tolist() == [0.0]
+
+
+# ---- names, out=, None inputs (the audit of 5668187); a two-output op of our own ----
+MUL_ADD_SRC = r"""
+// my_mul_add(a, b) -> (a * b, a + b): same shapes, float32 or float64.
+#include "ndx/lib_api.h"
+using namespace ndx_lib;
+static int parse(const Attrs&, int* num_in, int* num_out) {
+  *num_in = 2;
+  *num_out = 2;
+  return 0;
+}
+static int shape(const Attrs&, const std::vector<std::vector<int64_t>>& in,
+                 std::vector<std::vector<int64_t>>& out) {
+  if (in[0] != in[1]) return fail("my_mul_add: a and b must have the same shape");
+  out[0] = out[1] = in[0];
+  return 0;
+}
+static int type(const Attrs&, const std::vector<int>& in, std::vector<int>& out) {
+  if (in[0] != in[1] || (in[0] != kNDXLibFloat32 && in[0] != kNDXLibFloat64))
+    return fail("my_mul_add: float32 or float64, the same for a and b");
+  out[0] = out[1] = in[0];
+  return 0;
+}
+template <typename T>
+static void put(T* dst, int64_t i, T v, int req) {
+  if (req != kNullOp) dst[i] = req == kAddTo ? dst[i] + v : v;
+}
+template <typename T>
+static void fwd(const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                const std::vector<int>& req) {
+  const T* a = in[0].data_as<T>();
+  const T* b = in[1].data_as<T>();
+  for (int64_t i = 0; i < in[0].size(); ++i) {
+    put(out[0].data_as<T>(), i, a[i] * b[i], req[0]);
+    put(out[1].data_as<T>(), i, a[i] + b[i], req[1]);
+  }
+}
+static int forward(const Attrs&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                   const std::vector<int>& req, const OpResource&) {
+  if (in[0].dtype == kNDXLibFloat32) fwd<float>(in, out, req); else fwd<double>(in, out, req);
+  return 0;
+}
+// inputs: (g_prod, g_sum, a, b, prod, sum) -> (grad_a, grad_b)
+template <typename T>
+static void bwd(const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                const std::vector<int>& req) {
+  const T* gp = in[0].data_as<T>();
+  const T* gs = in[1].data_as<T>();
+  const T* a = in[2].data_as<T>();
+  const T* b = in[3].data_as<T>();
+  for (int64_t i = 0; i < in[2].size(); ++i) {
+    put(out[0].data_as<T>(), i, gp[i] * b[i] + gs[i], req[0]);
+    put(out[1].data_as<T>(), i, gp[i] * a[i] + gs[i], req[1]);
+  }
+}
+static int backward(const Attrs&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                    const std::vector<int>& req, const OpResource&) {
+  if (in[2].dtype == kNDXLibFloat32) bwd<float>(in, out, req); else bwd<double>(in, out, req);
+  return 0;
+}
+REGISTER_OP(my_mul_add)
+    .setParseAttrs(parse)
+    .setInferShape(shape)
+    .setInferType(type)
+    .setForward(forward, "cpu")
+    .setBackward(backward, "cpu");
+"""
+
+
+@pytest.fixture(scope="module")
+def mul_add(tmp_path_factory):
+    src = tmp_path_factory.mktemp("mul_add") / "mul_add_lib.cc"
+    src.write_text(MUL_ADD_SRC)
+    assert ndx.library.compile(str(src)) == ["my_mul_add"]
+
+
+CLASH_SRC = r"""
+// Ops named after ndx's Python functions (nd.array, npx.topk / nd.topk), and one that is not.
+#include "ndx/lib_api.h"
+using namespace ndx_lib;
+static int same_shape(const Attrs&, const std::vector<std::vector<int64_t>>& in,
+                      std::vector<std::vector<int64_t>>& out) {
+  out[0] = in[0];
+  return 0;
+}
+static int fill(const Attrs&, const std::vector<Tensor>& in, std::vector<Tensor>& out,
+                const std::vector<int>& req, const OpResource&) {
+  for (int64_t i = 0; i < out[0].size(); ++i) out[0].data_as<float>()[i] = 42;
+  return 0;
+}
+REGISTER_OP(array).setForward(fill, "cpu").setInferShape(same_shape);
+REGISTER_OP(topk).setForward(fill, "cpu").setInferShape(same_shape);
+REGISTER_OP(my_unclashed).setForward(fill, "cpu").setInferShape(same_shape);
+"""
+
+
+def test_op_names_ndx_uses_for_python_functions_are_refused(tmp_path):
+    """A library op named `array` or `topk` would have replaced nd.array and npx.topk (every
+    later nd.array call ran the library's kernel): the load is refused, naming the clashes,
+    and ndx's functions stay."""
+    before = (ndx.nd.array, npx.topk, ndx.nd.topk)
+    src = tmp_path / "clash_lib.cc"
+    src.write_text(CLASH_SRC)
+    path = ndx.library.compile(str(src), load_library=False)
+    for _ in range(2):  # loading the path again is refused again, not bound the second time
+        with pytest.raises(ValueError, match="already uses") as err:
+            ndx.library.load(path)
+        message = str(err.value)
+        for clash in ("nd.array", "npx.topk", "nd.topk"):
+            assert clash in message
+        assert "my_unclashed" not in message
+    assert (ndx.nd.array, npx.topk, ndx.nd.topk) == before
+    assert not hasattr(npx, "my_unclashed")  # the library is refused whole
+    a = ndx.nd.array([1.0, 2.0, 3.0])
+    assert isinstance(a, ndx.nd.NDArray) and a.asnumpy().tolist() == [1.0, 2.0, 3.0]
+    assert np.array([[1.0, -2.0]]).tolist() == [[1.0, -2.0]]
+    assert npx.topk(np.array([1.0, 3.0, 2.0]), k=2, ret_typ="value").tolist() == [3.0, 2.0]
+
+
+def test_out_writes_into_the_given_arrays_and_returns_them(mul_add):
+    x = np.array([-1.0, 2.0, -3.0, 4.0])
+    o = np.full((4,), 7.0)
+    assert npx.my_relu(x, out=o) is o
+    assert o.tolist() == [0.0, 2.0, 0.0, 4.0]
+    o2 = ndx.nd.zeros((4,))
+    assert ndx.nd.my_relu(ndx.nd.array([-1.0, 2.0, -3.0, 4.0]), out=o2) is o2
+    assert o2.asnumpy().tolist() == [0.0, 2.0, 0.0, 4.0]
+    # params still reach the library next to out=
+    an, bn = onp.arange(6.0).reshape(2, 3), onp.ones((3, 2))
+    c = np.zeros((2, 2), dtype="float32")
+    assert npx.my_gemm(np.array(an, dtype="float32"), np.array(bn, dtype="float32"),
+                       alpha=2, out=c) is c
+    assert_almost_equal(c, 2 * an @ bn)
+    # several outputs: a tuple (or list) of as many arrays
+    a, b = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[10.0, 20.0], [30.0, 40.0]])
+    p, s = np.zeros((2, 2)), np.zeros((2, 2))
+    r = npx.my_mul_add(a, b, out=(p, s))
+    assert isinstance(r, tuple) and len(r) == 2 and r[0] is p and r[1] is s
+    assert p.tolist() == [[10.0, 40.0], [90.0, 160.0]]
+    assert s.tolist() == [[11.0, 22.0], [33.0, 44.0]]
+    p2, s2 = np.zeros((2, 2)), np.zeros((2, 2))
+    r = npx.my_mul_add(a, b, out=[p2, s2])
+    assert r[0] is p2 and r[1] is s2 and s2.tolist() == s.tolist()
+    for bad in (p, (p,), (p, s, np.zeros((2, 2)))):
+        with pytest.raises(TypeError, match=r"\[my_mul_add\] the op has 2 outputs"):
+            npx.my_mul_add(a, b, out=bad)
+    assert p.tolist() == [[10.0, 40.0], [90.0, 160.0]]  # the refused calls wrote nothing
+
+
+def test_a_none_input_is_a_type_error_naming_the_op_and_the_input(mul_add):
+    x = np.array([1.0, 2.0], dtype="float32")
+    with pytest.raises(TypeError, match=r"\[my_relu\] input 0 is None"):
+        npx.my_relu(None)
+    with pytest.raises(TypeError, match=r"\[my_gemm\] input 1 is None"):
+        npx.my_gemm(np.ones((2, 2), dtype="float32"), None)
+    with pytest.raises(TypeError, match=r"\[my_mul_add\] input 0 is None"):
+        ndx.nd.my_mul_add(None, x)
+    assert npx.my_relu(np.array([-1.0, 1.0])).tolist() == [0.0, 1.0]  # still usable
+
+
+def test_check_op_on_an_op_with_several_outputs(mul_add):
+    from ndx.test_utils import check_op
+    rng = onp.random.default_rng(11)
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    check_op(npx.my_mul_add, [a, b], reference=lambda p, q: (p * q, p + q),
+             extra_inputs=[[onp.array(2.0), onp.array(3.0)]],
+             error_inputs=[([a, b[:, :2]], None, ValueError)])
+    with pytest.raises(AssertionError, match="forward output 1"):
+        check_op(npx.my_mul_add, [a, b], reference=lambda p, q: (p * q, p - q), grad=False)
+    with pytest.raises(AssertionError, match="2 outputs, reference 1"):
+        check_op(npx.my_mul_add, [a, b], reference=lambda p, q: (p * q,), grad=False)
+    # the backward check weighs both outputs: an op whose gradient forgets one is caught
+    class Forgetful(ndx.autograd.Function):
+        def forward(self, p, q):
+            return p * q, p + q
+
+        def backward(self, gp, gs):
+            return gp * self.q, gp * self.p  # the sum's gradient (gs) is left out
+
+    def forgetful(p, q):
+        f = Forgetful()
+        f.p, f.q = p, q
+        return f(p, q)
+
+    with pytest.raises(AssertionError, match="gradient of input 0"):
+        check_op(forgetful, [a, b], reference=lambda p, q: (p * q, p + q), hybridize=False)
+
+
+def test_python_m_ndx_include_dir():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(ndx.__file__))
+    result = subprocess.run([sys.executable, "-m", "ndx", "--include-dir"], capture_output=True,
+                            text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    inc = result.stdout.strip()
+    assert inc == ndx.library.include_dir()
+    assert os.path.isfile(os.path.join(inc, "ndx", "lib_api.h"))
+    assert os.path.isfile(os.path.join(inc, "mxnet", "lib_api.h"))
