@@ -555,3 +555,38 @@ def test_python_m_ndx_include_dir():
     assert inc == ndx.library.include_dir()
     assert os.path.isfile(os.path.join(inc, "ndx", "lib_api.h"))
     assert os.path.isfile(os.path.join(inc, "mxnet", "lib_api.h"))
+
+
+STALE_ERROR_SRC = r"""
+// One op fails with a message; the other returns an error without one.
+#include "ndx/lib_api.h"
+using namespace ndx_lib;
+static int same_shape(const Attrs&, const std::vector<std::vector<int64_t>>& in,
+                      std::vector<std::vector<int64_t>>& out) {
+  out[0] = in[0];
+  return 0;
+}
+static int loud(const Attrs&, const std::vector<Tensor>&, std::vector<Tensor>&,
+                const std::vector<int>&, const OpResource&) {
+  return fail("the loud op's own message");
+}
+static int silent(const Attrs&, const std::vector<Tensor>&, std::vector<Tensor>&,
+                  const std::vector<int>&, const OpResource&) {
+  return 1;
+}
+REGISTER_OP(my_loud_failure).setForward(loud, "cpu").setInferShape(same_shape);
+REGISTER_OP(my_silent_failure).setForward(silent, "cpu").setInferShape(same_shape);
+"""
+
+
+def test_a_failure_without_a_message_does_not_report_an_earlier_one(tmp_path):
+    # lib_api.h clears the message before each library function runs
+    src = tmp_path / "stale_error_lib.cc"
+    src.write_text(STALE_ERROR_SRC)
+    ndx.library.compile(str(src))
+    x = np.ones(2)
+    with pytest.raises(ValueError, match="the loud op's own message"):
+        npx.my_loud_failure(x)
+    with pytest.raises(ValueError) as err:
+        npx.my_silent_failure(x)
+    assert "loud" not in str(err.value) and "my_silent_failure" in str(err.value)
