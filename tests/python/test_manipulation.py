@@ -687,8 +687,10 @@ def test_insert_matches_numpy(obj, values, axis):
 def test_insert_errors():
     with pytest.raises(IndexError, match="out of bounds"):
         np.insert(np.array(M), 9, 1.0, axis=1)
-    with pytest.raises(IndexError, match="integers"):
+    with pytest.raises(TypeError, match="integers"):  # one index: NumPy's TypeError
         np.insert(np.array(M), [0.5], 1.0)
+    with pytest.raises(IndexError, match="integers"):
+        np.insert(np.array(M), [0.5, 1.5], 1.0)
     with pytest.raises(ValueError, match="broadcast"):
         np.insert(np.array(M), 1, [1.0, 2.0], axis=1)
 
@@ -1298,3 +1300,14 @@ def test_setitem_refuses_the_python_scalars_numpy_refuses():
     b = np.zeros(3, dtype="int64")
     b[0], b[1] = 2.7, True  # finite floats truncate, as NumPy
     assert b.asnumpy().tolist() == [2, 1, 0]
+
+
+@pytest.mark.parametrize("args", [(onp.float64(5),), (1, onp.array(3.5)),
+                                  (0.5, 4, onp.float64(0.5)), (onp.array(2.0), 6.0)])
+def test_arange_keeps_float64_of_numpy_float64_arguments(args):
+    # NumPy's arange computes float64 for float arguments; ndx's Python floats give the default
+    # float32, but a float64 NumPy scalar or 0-d array says float64 as in NumPy
+    want = onp.arange(*args)
+    got = np.arange(*args)
+    assert got.dtype == want.dtype == onp.float64
+    onp.testing.assert_array_equal(got.asnumpy(), want)

@@ -415,6 +415,33 @@ def test_device_scope_ctx_keyword_wins():
         assert nd.zeros((2,), ctx=mx.cpu(0)).context == mx.cpu(0)
 
 
+def test_device_scope_places_np_creation_and_random_arrays():
+    # MXNet's mx.np creation functions default to current_context(): inside `with device:`
+    # arrays given no device (host data included) are made there; explicit devices win, and
+    # an ndx array passed to asarray stays where it is
+    host = onp.arange(3.0, dtype=onp.float32)
+    with mx.cpu(1):
+        made = [mx.np.zeros(2), mx.np.ones((2,)), mx.np.full(2, 3.0), mx.np.empty(2),
+                mx.np.array([1.0, 2.0]), mx.np.array(host), mx.np.asarray(host),
+                mx.np.arange(3), mx.np.linspace(0, 1, 3), mx.np.eye(2),
+                mx.np.random.uniform(size=2), mx.np.random.normal(0, 1, (2,))]
+        assert [a.device for a in made] == [mx.cpu(1)] * len(made)
+        onp.testing.assert_array_equal(made[5].asnumpy(), host)
+        placed = mx.np.zeros(2, device=mx.cpu(0))
+        assert placed.device == mx.cpu(0)
+        assert mx.np.asarray(placed) is placed
+        with mx.cpu(0):
+            assert mx.np.zeros(2).device == mx.cpu(0)
+        assert mx.np.ones(2).device == mx.cpu(1)
+    assert mx.np.zeros(2).device == mx.cpu(0) and mx.np.array([1]).device == mx.cpu(0)
+    seen = []
+    with mx.cpu(1):  # the scope is per thread
+        t = threading.Thread(target=lambda: seen.append(mx.np.zeros(1).device))
+        t.start()
+        t.join()
+    assert seen == [mx.cpu(0)]
+
+
 def test_device_scope_places_nd_arrays():
     with mx.cpu(1):
         for a in (nd.zeros((2,)), nd.ones(2), nd.empty(2), nd.array([1, 2]), nd.arange(3),

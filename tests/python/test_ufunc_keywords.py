@@ -415,4 +415,5 @@ def test_dtype_keyword_casts_are_recorded_for_autograd_and_hybridize():
     for scale in (1, 3):
         out = net(np.array(xn * scale))
         assert out.dtype == onp.float64
-        onp.testing.assert_allclose(out.asnumpy(), xn.astype(onp.float64) * scale * 2, rtol=0, atol=0)
+        want = xn.astype(onp.float64) * scale * 2
+        onp.testing.assert_allclose(out.asnumpy(), want, rtol=0, atol=0)

@@ -178,6 +178,46 @@ KNOWN = [
      "mean"),
     ("nanquantile", "shape", "*", "an empty a: NumPy's nanquantile returns one NaN whatever "
      "q's shape"),
+    ("clip", "numpy-raises:TypeError", "*", "ndx's clip takes a_min or a_max alone, the other "
+     "None (documented); NumPy 2.4 wants both or neither"),
+    ("clip", "exc:TypeError/*", "*", "a_max alone: NumPy refuses the call first, ndx goes on to "
+     "check the bound (NEP 50 OverflowError)"),
+    ("clip", "numpy-raises:UFuncTypeError", "bool*", "clip of bools without bounds: NumPy's "
+     "positive refuses bool, ndx returns a copy"),
+    ("sort", "numpy-raises:ValueError", "*", "stable= defaults to True (Array API), so kind= "
+     "with stable=True is taken; NumPy refuses kind= beside stable="),
+    ("argsort", "numpy-raises:ValueError", "*", "stable= defaults to True (Array API), so "
+     "kind= with stable=True is taken; NumPy refuses kind= beside stable="),
+    ("arange", "numpy-raises:TypeError", "*", "a 1-element n-d array as a bound: NumPy 2.4 "
+     "refuses its scalar conversion (expired deprecation), ndx takes it"),
+    ("where", "ndx-raises:*OverflowError", "*uint*,pyint", "a negative Python int beside "
+     "unsigned data: NumPy's where wraps it, ndx raises as NEP 50 promotion does"),
+    ("pow", "ndx-raises:*ValueError", "*", "an empty integer array to a negative integer "
+     "power: NumPy checks per element, ndx checks the exponent"),
+    ("power", "ndx-raises:*ValueError", "*", "an empty integer array to a negative integer "
+     "power: NumPy checks per element, ndx checks the exponent"),
+    ("indices", "numpy-raises:TypeError", "*", "dtype=bool: NumPy's arange refuses bool "
+     "ranges longer than 2, ndx casts the integer indices"),
+    ("insert", "numpy-raises:UFuncTypeError", "*", "unsigned obj indices: NumPy's "
+     "negative-index fix-up fails its in-place cast, ndx takes them"),
+    ("histogram*", "numpy-raises:ValueError", "complex*", "complex data: NumPy's range and "
+     "edges are complex (NaN / overflowing parts refused); ndx bins the real parts"),
+    ("percentile", "numpy-raises:TypeError", "bool*", "bool data with an empty q: NumPy's "
+     "subtract refuses bool before looking at q, ndx has nothing to interpolate"),
+    ("poly", "numpy-raises:TypeError", "*", "a 0-d coefficient / root array: NumPy fails by "
+     "accident (len() / dispatcher), ndx reads it as one element (as poly1d does)"),
+    ("polyder", "numpy-raises:TypeError", "*", "a 0-d coefficient array: NumPy's len() "
+     "fails, ndx reads it as one coefficient (as poly1d does)"),
+    ("polyint", "numpy-raises:TypeError", "*", "a 0-d coefficient array: NumPy's len() "
+     "fails, ndx reads it as one coefficient (as poly1d does)"),
+    ("poly*", "exc:*/*ValueError", "*", "coefficients not 1-d or empty: NumPy fails by "
+     "accident (TypeError / IndexError), ndx checks them with a ValueError"),
+    ("polyfit", "numpy-raises:TypeError", "*float16*", "float16 data: NumPy's lstsq refuses "
+     "float16, ndx computes in float32"),
+    ("around", "numpy-raises:UFuncTypeError", "bool*", "round(bool, decimals < 0): NumPy's "
+     "in-place divide cannot cast back to bool, ndx rounds as integers"),
+    ("round", "numpy-raises:UFuncTypeError", "bool*", "round(bool, decimals < 0): NumPy's "
+     "in-place divide cannot cast back to bool, ndx rounds as integers"),
 ]
 
 FLOAT_KINDS = "fc"
@@ -501,6 +541,17 @@ PARAMS = {
     "xp": lambda g: Arr(onp.array(sorted(g.float_value() for _ in range(4)))),
     "fp": lambda g: Arr(onp.array([g.float_value() for _ in range(4)])),
     "tensordot:axes": lambda g: g.pick([0, 1, 2]),
+    # arange's first argument is a number (or a 0-d array), not the data array
+    "arange:start_or_stop": lambda g: g.pick([0, 3, 5, -2, 2.5, 7]) if g.chance(0.85)
+    else g.array(g.pick(DTYPES[1:-2]), shape=()),  # (int / float: bool and complex bounds
+    #   are NumPy corner cases, arange(True) int64, complex ranges, that ndx does not follow)
+    "linalg.tensorinv:ind": lambda g: g.pick([1, 2]),   # an int, not put's index array
+    "partition:kind": lambda g: g.pick(["introselect", "introselect", None, "stable"]),
+    "argpartition:kind": lambda g: g.pick(["introselect", "introselect", None, "stable"]),
+    "isin:kind": lambda g: g.pick([None, "sort", "table", "quicksort"]),
+    "in1d:kind": lambda g: g.pick([None, "sort", "table"]),
+    "histogram2d:range": lambda g: g.pick([None, [(0, 5), (0, 5)], [(-1.5, 2.5), (0, 5)]]),
+    "broadcast_shapes:args": lambda g: [g.pick(SHAPES) for _ in range(g.r.randint(1, 3))],
     "linalg.tensordot:axes": lambda g: g.pick([0, 1, 2]),
 }
 # Array-valued names (the first one sets the base shape).
@@ -675,7 +726,9 @@ EXC_BASES = (ValueError, TypeError, IndexError, KeyError, NotImplementedError,
 NUMPY_ACCIDENTAL = ("list index out of range", "tuple index out of range",
                     "tuple indices must be", "division by zero", "object of too small depth",
                     "unhashable type", "object is not iterable",
-                    "object cannot be interpreted as an integer")
+                    "object cannot be interpreted as an integer",
+                    "object has no attribute 'ndim'", "has no len()", "len() of unsized object",
+                    "tri() missing 1 required")
 
 
 def exc_bases(e):
@@ -745,6 +798,8 @@ def sort_last(w):
     """Sorted along the last axis by (real, imag), keeping the dtype."""
     if w.ndim == 0 or w.size == 0:
         return w
+    if w.dtype.kind in "biu":  # (exact; rounding a bool array fails)
+        return onp.sort(w, axis=-1)
     key = onp.lexsort((onp.round(w.imag, 3), onp.round(w.real, 3)), axis=-1)
     return onp.take_along_axis(w, key, axis=-1)
 

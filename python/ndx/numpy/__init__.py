@@ -55,6 +55,7 @@ from numpy import (  # noqa: F401
 )
 
 from .. import _api_internal, _core
+from .. import device as _device
 from .._registry import NUMPY_POSITIONAL as _NUMPY_POSITIONAL
 from .._registry import internal_function as _internal_function
 from .._registry import ops as _ops
@@ -125,6 +126,9 @@ def _check_device(device, fn):
         raise ValueError(f"[{fn}] {e}") from None
 
 
+_HERE = object()  # device= of the creation functions' calls of their own: where it is made
+
+
 def _array_py(object, dtype=None, copy=True, device=None, *, order="K", subok=False, ndmin=0,
               like=None, ctx=None):
     """An ndarray from a list, scalar, NumPy array or ndarray. Python floats become the default
@@ -133,15 +137,20 @@ def _array_py(object, dtype=None, copy=True, device=None, *, order="K", subok=Fa
     copy: True always copies, None copies only when needed, False never (ValueError when a
     copy is needed: anything but an ndarray of the dtype asked for). ndmin prepends axes."""
     device = _ctx_alias(device, ctx, "array")
+    if device is _HERE:  # a call of these functions' own: no scope's device applies
+        device = None
+    elif device is None:  # inside `with mx.gpu(0):`, that device (MXNet's current context)
+        device = _device._scoped_default()
     _check_device(device, "array")
     if order not in ("K", "A", "C", "F", None):
         raise ValueError(f"[array] order must be one of 'K', 'A', 'C', 'F', got {order!r}")
     if order == "F":  # column-major: the values laid out as NumPy's order='F' lays them out
-        out = _array_py(object, dtype=dtype, copy=copy, ndmin=ndmin)
+        out = _array_py(object, dtype=dtype, copy=copy, device=device or _HERE, ndmin=ndmin)
         return out if out.ndim < 2 or out.flags.f_contiguous else _in_order(out, "F")
     ndmin = _operator.index(ndmin)
     if device is not None:
-        out = _array_py(object, dtype=dtype, copy=copy, ndmin=ndmin).to_device(device)
+        out = _array_py(object, dtype=dtype, copy=copy, device=_HERE,
+                        ndmin=ndmin).to_device(device)
     elif isinstance(object, ndarray):
         same = dtype is None or object.dtype == dtype
         if copy is False and not same:
@@ -197,13 +206,17 @@ def _asarray_py(a, dtype=None, device=None, *, copy=None, order=None, like=None,
     array(a, dtype, copy). The third positional argument may be the order, as NumPy's."""
     device = _ctx_alias(device, ctx, "asarray")
     order, device = _order_device(device, None, order, "asarray")
+    if device is _HERE:
+        device = None
+    elif device is None and not isinstance(a, ndarray):  # host data: the scope's device
+        device = _device._scoped_default()
     _check_device(device, "asarray")
     if device is not None:
-        return _asarray_py(a, dtype=dtype, copy=copy).to_device(device)
+        return _asarray_py(a, dtype=dtype, copy=copy, device=_HERE).to_device(device)
     if copy is not True and isinstance(a, ndarray) and (dtype is None or a.dtype == dtype) \
             and (order != "F" or a.ndim < 2 or a.flags.f_contiguous):
         return a
-    return _array_py(a, dtype=dtype, copy=copy, order=order)
+    return _array_py(a, dtype=dtype, copy=copy, device=_HERE, order=order)
 
 
 _ffi_zeros = _api_internal.zeros
@@ -348,7 +361,8 @@ array, asarray = _core.array, _core.asarray
 
 def arange(start, stop=None, step=1, dtype=None, device=None, *, ctx=None):
     """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float
-    arguments give the default float dtype (float32). step=None means 1, as in NumPy."""
+    arguments give the default float dtype (float32), float64 where one of them is a float64
+    NumPy scalar or 0-d array. step=None means 1, as in NumPy."""
     device = _ctx_alias(device, ctx, "arange")
     if step is None:
         step = 1
@@ -357,8 +371,19 @@ def arange(start, stop=None, step=1, dtype=None, device=None, *, ctx=None):
             or (isinstance(v, ndarray) and v.ndim == 0 and v.dtype.kind in "iu")
             for v in (start, stop, step) if v is not None):
         dtype = "int64"
-    return _ffi_arange(float(start), None if stop is None else float(stop), float(step), dtype,
-                       device)
+    elif dtype is None and _builtins.any(
+            getattr(v, "dtype", None) == _onp.float64 and _onp.ndim(v) == 0
+            for v in (start, stop, step)):
+        dtype = "float64"  # a float64 NumPy scalar or 0-d array keeps its precision (NumPy's)
+    try:
+        bounds = float(start), None if stop is None else float(stop), float(step)
+    except TypeError:
+        for name, v in (("start", start), ("stop", stop), ("step", step)):
+            if _onp.size(v) > 1:  # NumPy's ValueError (an array's ambiguous truth value)
+                raise ValueError(f"[arange] {name} must be a scalar, got an array of shape "
+                                 f"{_onp.shape(v)}") from None
+        raise
+    return _ffi_arange(*bounds, dtype, device)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
@@ -371,7 +396,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise TypeError(f"[linspace] retstep must be a bool, got {retstep!r}")
     if _onp.ndim(start) == 0 and _onp.ndim(stop) == 0 and not _onp.iscomplexobj(start) and \
             not _onp.iscomplexobj(stop) and not _manipulation._complex_dtype(dtype):
-        _composites._axes(1, axis)  # one axis: 0 or -1 (AxisError otherwise)
+        _manipulation._moved_axis(axis, 1, "linspace")  # 0 or -1 (NumPy's moveaxis rules)
         params = {"start": float(start), "stop": float(stop), "num": num,
                   "endpoint": endpoint, "dtype": dtype}
         out = _invoke(_handle("_npi_linspace"), (), params, None, device)

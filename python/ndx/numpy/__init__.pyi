@@ -119,7 +119,7 @@ def apply_over_axes(func: Any, a: Any, axes: Any) -> Any:
     """func(a, axis) applied for each axis in turn, each result kept at a's number of dimensions (a reduced axis comes back with length one), as NumPy's apply_over_axes."""
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None, *, ctx: Any = None) -> Any:
-    """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float arguments give the default float dtype (float32). step=None means 1, as in NumPy."""
+    """Evenly spaced values in [start, stop). Integer arguments give int64 as in NumPy; float arguments give the default float dtype (float32), float64 where one of them is a float64 NumPy scalar or 0-d array. step=None means 1, as in NumPy."""
 
 def arccos(x: Any, *, out: Any = None) -> Any:
     """Inverse cosine, elementwise; NaN outside [-1, 1]."""

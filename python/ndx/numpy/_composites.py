@@ -26,6 +26,21 @@ def _axes(ndim, axis):
     return tuple(int(a) % ndim if ndim else int(a) for a in axes)
 
 
+def _axis(ndim, axis, name, param="axis"):
+    """One integer axis of an ndim-d array, made non-negative. As NumPy's
+    normalize_axis_index: a TypeError for a tuple, None or float (functions taking one axis),
+    an AxisError (a ValueError and an IndexError) out of [-ndim, ndim)."""
+    try:
+        ax = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"[{name}] {param} must be an integer, got {type(axis).__name__} "
+                        f"{axis!r}") from None
+    if not -ndim <= ax < ndim:
+        raise _core.AxisError(f"[{name}] {param} {ax} is out of bounds for array of "
+                              f"dimension {ndim}")
+    return ax % ndim
+
+
 def _count(a, axis):
     """How many elements each result reduces (NumPy's n)."""
     shape = a.shape
@@ -388,10 +403,19 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=_NO_INITIAL, where=Tr
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """Mean of the non-NaN elements (NaN for an all-NaN slice)."""
     a = _as_array(a)
+    _check_inexact_dtype(a, dtype, "nanmean")
     keep = _keep_mask(a, where, "nanmean", nan=True)
     if keep is None:
         return _finish(_np.mean(a, axis=axis, dtype=dtype, keepdims=keepdims), out)
     return _finish(_wr.masked_mean(a, keep, axis, dtype, keepdims), out)
+
+
+def _check_inexact_dtype(a, dtype, name):
+    """NumPy's nanmean / nanvar / nanstd: a float or complex a needs a float or complex
+    dtype= (an integer one is a TypeError)."""
+    if dtype is not None and _kind(a) in "fc" and _onp.dtype(dtype).kind not in "fc":
+        raise TypeError(f"[{name}] If a is inexact, then dtype must be inexact, got a of "
+                        f"{a.dtype} and dtype={_onp.dtype(dtype)}")
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
@@ -399,6 +423,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     """Variance of the non-NaN elements (correction: the Array API's name for ddof)."""
     ddof = _ddof(ddof, correction, "nanvar")
     a = _as_array(a)
+    _check_inexact_dtype(a, dtype, "nanvar")
     keep = _keep_mask(a, where, "nanvar", nan=True)
     m = None if mean is None else _given_mean(mean, a, axis, "nanvar")
     return _finish(_var_in(a, keep, axis, dtype, ddof, keepdims, m, "nanvar", True), out)
@@ -409,6 +434,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     """Standard deviation of the non-NaN elements (correction: ddof's Array API name)."""
     ddof = _ddof(ddof, correction, "nanstd")
     a = _as_array(a)
+    _check_inexact_dtype(a, dtype, "nanstd")
     keep = _keep_mask(a, where, "nanstd", nan=True)
     m = None if mean is None else _given_mean(mean, a, axis, "nanstd")
     v = _var_in(a, keep, axis, dtype, ddof, keepdims, m, "nanstd", True)
@@ -735,9 +761,18 @@ def _fraction(q, a):
     return (_onp.asarray(q, dtype=_onp.float64) / 100).tolist()
 
 
+def _real_data(a, name, what="a"):
+    """a as an ndarray, refusing complex data (NumPy's TypeError: quantiles, digitize)."""
+    a = _as_array(a)
+    if _kind(a) == "c":
+        raise TypeError(f"[{name}] {what} must be an array of real numbers, got {a.dtype}")
+    return a
+
+
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
     """quantile ignoring NaN; an all-NaN slice gives NaN (weights= as quantile's)."""
+    a = _real_data(a, "nanquantile")
     if weights is not None:
         return _finish(_weighted_quantile(a, q, axis, method, keepdims, weights,
                                           "nanquantile", True), out)
@@ -747,6 +782,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
     """percentile ignoring NaN."""
+    a = _real_data(a, "nanpercentile")
     if weights is not None:
         return _finish(_weighted_quantile(a, _fraction(q, a), axis, method, keepdims, weights,
                                           "nanpercentile", True), out)
@@ -766,6 +802,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     closest_observation, interpolated_inverted_cdf, hazen, weibull, median_unbiased,
     normal_unbiased). NaN in a slice gives NaN. The picking methods keep a's dtype. weights=
     (a's shape, or 1-d along a single axis) weighs the elements, for 'inverted_cdf' only."""
+    a = _real_data(a, "quantile")
     if weights is not None:
         return _finish(_weighted_quantile(a, q, axis, method, keepdims, weights, "quantile",
                                           False), out)
@@ -775,6 +812,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
     """quantile with q in percent."""
+    a = _real_data(a, "percentile")
     if weights is not None:
         return _finish(_weighted_quantile(a, _fraction(q, a), axis, method, keepdims, weights,
                                           "percentile", False), out)
@@ -983,7 +1021,7 @@ def compress(condition, a, axis=None, out=None):
     a = _as_array(a)
     if axis is None or a.ndim == 0:  # (NumPy reads a 0-d array as one element along axis 0)
         a, axis = _np.reshape(a, (-1,)), 0 if axis is None else axis
-    axis = _axes(a.ndim, axis)[0]
+    axis = _axis(a.ndim, axis, "compress")
     cond = _as_array(condition)
     if cond.ndim != 1:
         raise ValueError("[compress] condition must be a 1-d array")
@@ -1048,7 +1086,7 @@ def _unique_along(a, axis, return_index, return_inverse, return_counts):
     """unique(axis=): the distinct sub-arrays along axis, sorted lexicographically."""
     if a.ndim == 0:
         raise ValueError("[unique] axis= needs an array of at least 1 dimension")
-    axis = _axes(a.ndim, axis)[0]
+    axis = _axis(a.ndim, axis, "unique")
     perm = [axis] + [i for i in range(a.ndim) if i != axis]  # NumPy's moveaxis(a, axis, 0)
     moved = _np.transpose(a, tuple(perm))
     n = moved.shape[0]
@@ -1118,6 +1156,7 @@ def unique_all(x):
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Whether each element of `element` is in test_elements (element's shape)."""
     e, t = _pair(element, test_elements)
+    _check_isin_kind(kind, e, t, "isin")
     t = unique(_np.reshape(t, (-1,)))
     if t.shape[0] == 0:
         found = _np.zeros(e.shape, dtype="bool", device=_dev(e))
@@ -1127,9 +1166,19 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     return _np.logical_not(found) if invert else found
 
 
+def _check_isin_kind(kind, e, t, name):
+    """NumPy's kind= of isin: None, 'sort' or 'table' (the last for bool / integer data)."""
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"[{name}] Invalid kind: {kind!r}. Please use None, 'sort' or 'table'.")
+    if kind == "table" and (_kind(e) not in "biu" or _kind(t) not in "biu"):
+        raise ValueError(f"[{name}] The 'table' method is only supported for boolean or "
+                         f"integer arrays, got {e.dtype} and {t.dtype}. Please select 'sort' "
+                         f"or None for kind.")
+
+
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
     """isin over the flattened ar1 (NumPy 1's name)."""
-    return isin(_np.reshape(_as_array(ar1), (-1,)), ar2, invert=invert)
+    return isin(_np.reshape(_as_array(ar1), (-1,)), ar2, invert=invert, kind=kind)
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
@@ -1183,7 +1232,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         raise ValueError(f"[diff] order must be non-negative but got {n}")
     if a.ndim == 0:
         raise ValueError("[diff] requires input that is at least one dimensional")
-    axis = _axes(a.ndim, axis)[0]
+    axis = _axis(a.ndim, axis, "diff")
     if n == 0:  # NumPy returns a itself, prepend and append unused
         return a
     parts, host = [], []
@@ -1239,7 +1288,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of y along axis by the trapezoidal rule (samples at x, or spaced dx)."""
     y = _as_array(y)
-    given_axis, axis = axis, _axes(y.ndim, axis)[0]
+    given_axis, axis = axis, _axis(y.ndim, axis, "trapezoid")
     lead = (slice(None),) * axis
     hi, lo = y[lead + (slice(1, None),)], y[lead + (slice(None, -1),)]
     if x is None:
@@ -1422,7 +1471,8 @@ def _summed_by_cumsum(idx, w, length):
 
 def digitize(x, bins, right=False):
     """The index of the bin each x falls in (bins increasing or decreasing)."""
-    b = _as_array(bins, x)
+    x = _real_data(x, "digitize", "x")
+    b = _real_data(_as_array(bins, x), "digitize", "bins")
     if b.ndim != 1:
         raise ValueError("[digitize] bins must be 1-dimensional")
     side = "left" if right else "right"
@@ -1538,9 +1588,10 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     if range is not None:
         try:
             lo, hi = (float(v) for v in range)
-        except (TypeError, ValueError):
-            raise ValueError(f"[histogram] range must be a pair of numbers (min, max), got "
-                             f"{range!r}") from None
+        except (TypeError, ValueError) as e:
+            cls = TypeError if _onp.ndim(range) == 0 else ValueError  # (NumPy's unpacking)
+            raise cls(f"[histogram] range must be a pair of numbers (min, max), got "
+                      f"{range!r}") from e
         if lo > hi:
             raise ValueError("[histogram] max must be larger than min in range parameter")
     elif a.shape[0]:
@@ -1590,6 +1641,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 
 
 # ---- covariance and correlation ----
+def _check_cov_dtype(dtype, name):
+    if dtype is not None and _onp.dtype(dtype).kind not in "fc":  # (NumPy's subtract cast)
+        raise TypeError(f"[{name}] dtype must be a float or complex dtype (the deviations from "
+                        f"the mean are inexact), got {_onp.dtype(dtype)}")
+
+
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
         dtype=None):
     """The covariance matrix of the variables (rows, or columns with rowvar=False).
@@ -1616,6 +1673,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         if not rowvar and yy.shape[0] != 1:
             yy = _np.transpose(yy)
         x = _np.concatenate([x, yy], axis=0)
+    _check_cov_dtype(dtype, "cov")  # (after the shapes, as NumPy's subtract comes after them)
     if ddof is None:
         ddof = 0 if bias else 1
     n = x.shape[1]
@@ -1672,7 +1730,12 @@ def _cov_weights(v, name, n, like):
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """Pearson correlation coefficients (cov normalized by the standard deviations; the real
     and imaginary parts each clipped to [-1, 1], as NumPy's)."""
-    c = cov(x, y, rowvar, dtype=dtype)
+    try:
+        c = cov(x, y, rowvar, dtype=dtype)
+    except TypeError as e:
+        if str(e).startswith("[cov] dtype"):
+            raise TypeError(str(e).replace("[cov]", "[corrcoef]", 1)) from None
+        raise
     if c.ndim == 0:
         return _np.true_divide(c, c)
     d = _np.sqrt(_np.real(_np.diagonal(c)))
@@ -1798,8 +1861,9 @@ def choose(a, choices, out=None, mode="raise"):
     idx = _as_array(a)
     if _kind(idx) == "b":  # (as NumPy: False picks choice 0, True choice 1)
         idx = idx.astype("int64")
-    if _kind(idx) not in "iu":
-        raise TypeError(f"[choose] a must be integers, got {idx.dtype}")
+    if _kind(idx) not in "iu" or idx.dtype == _onp.uint64:  # (NumPy: a 'safe' cast to int64)
+        raise TypeError(f"[choose] a must be integers that cast safely to int64, got "
+                        f"{idx.dtype}")
     if not isinstance(choices, (list, tuple, _np.ndarray, _onp.ndarray)):
         raise TypeError(f"[choose] choices must be a sequence of arrays, got "
                         f"{type(choices).__name__}")
@@ -1833,7 +1897,8 @@ def lexsort(keys, axis=-1):
                          f"{[k.shape for k in keys]}")
     if isinstance(axis, bool) or not isinstance(axis, (int, _onp.integer)):
         raise TypeError(f"[lexsort] axis must be an integer, got {type(axis).__name__}")
-    if not shape:  # one element
+    if not shape:  # one element (axis checked as for 1-d keys, NumPy's)
+        _axis(1, axis, "lexsort")
         return _np.zeros((), dtype="int64")
     (ax,) = _axes(len(shape), axis)
     # least significant key first; each later stable sort keeps the earlier order among ties
@@ -1847,19 +1912,29 @@ def lexsort(keys, axis=-1):
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """An array whose k-th element is the one a sorted array would have there, smaller ones
     before it and larger ones after: here a full (stable) sort, which is one such array."""
+    _check_select_kind(kind, "partition")
     _check_kth(a, kth, axis, "partition")
     return _np.sort(a, axis=axis)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """Indices that partition a (here: that sort it, stably)."""
+    _check_select_kind(kind, "argpartition")
     _check_kth(a, kth, axis, "argpartition")
     return _np.argsort(a, axis=axis)
 
 
+def _check_select_kind(kind, name):
+    """NumPy's kind= of partition: 'introselect', the only selection algorithm."""
+    if not isinstance(kind, str):
+        raise TypeError(f"[{name}] select kind must be str, not {type(kind).__name__}")
+    if kind != "introselect":
+        raise ValueError(f"[{name}] select kind must be 'introselect' (got {kind!r})")
+
+
 def _check_kth(a, kth, axis, name):
     a = _as_array(a)
-    n = a.size if axis is None else a.shape[_axes(a.ndim, axis)[0]] if a.ndim else 1
+    n = a.size if axis is None else a.shape[_axis(a.ndim, axis, name)] if a.ndim else 1
     kth = _onp.atleast_1d(kth.asnumpy() if isinstance(kth, _np.ndarray) else kth)
     if kth.dtype.kind not in "iub":
         raise TypeError(f"[{name}] Partition index must be integer, got {kth.dtype}")
@@ -2210,6 +2285,9 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     f = _as_array(f)
     if edge_order not in (1, 2):
         raise ValueError(f"[gradient] edge_order must be 1 or 2, got {edge_order!r}")
+    if f.ndim == 0 and axis is not None:
+        raise _core.AxisError(f"[gradient] axis {axis!r} is out of bounds for array of "
+                              f"dimension 0")
     axes = _axes(f.ndim, axis)
     if len(set(axes)) != len(axes):
         raise ValueError(f"[gradient] repeated axis in {axis!r}")
@@ -2246,7 +2324,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     p = _as_array(p)
     if p.ndim == 0:
         raise ValueError("[unwrap] p must have at least one dimension")
-    (ax,) = _axes(p.ndim, axis)
+    ax = _axis(p.ndim, axis, "unwrap")
     if p.dtype == "bfloat16":  # (NumPy has no bfloat16: computed in float32)
         return unwrap(p.astype("float32"), discont, axis, period=period).astype("bfloat16")
     dtype = _onp.result_type(_onp.dtype(p.dtype), period)

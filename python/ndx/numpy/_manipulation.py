@@ -12,7 +12,7 @@ import ndx.numpy as _np
 from .. import _core
 from .._registry import internal_function as _internal_function
 from . import _composites
-from ._composites import _as_array, _axes, _dev, _kind
+from ._composites import _as_array, _axis, _dev, _kind
 
 
 def _index(value, what, name):
@@ -24,7 +24,11 @@ def _index(value, what, name):
 
 
 def _axis_list(axis, ndim, name):
-    axes = [axis] if isinstance(axis, (int, _onp.integer)) else list(axis)
+    try:
+        axes = [axis] if isinstance(axis, (int, _onp.integer)) else list(axis)
+    except TypeError:
+        raise TypeError(f"[{name}] axis must be an integer or a sequence of integers, got "
+                        f"{type(axis).__name__}") from None
     out = []
     for a in axes:
         a = _index(a, "axis", name)
@@ -35,6 +39,16 @@ def _axis_list(axis, ndim, name):
     if len(set(out)) != len(out):
         raise ValueError(f"[{name}] repeated axis")
     return out
+
+
+def _moved_axis(axis, ndim, name):
+    """The one axis `axis` names where NumPy moves a new or chosen axis with
+    moveaxis(x, 0, axis): an integer or a sequence of one (AxisError, ValueError, TypeError
+    as moveaxis)."""
+    axes = _axis_list(axis, ndim, name)
+    if len(axes) != 1:
+        raise ValueError(f"[{name}] axis must be one integer, got {axis!r}")
+    return axes[0]
 
 
 # ---------------------------------------------------------------- axes and dimensions
@@ -102,7 +116,7 @@ def rollaxis(a, axis, start=0):
     """Axis `axis` rolled back until it lies before position `start`."""
     a = _as_array(a)
     n = a.ndim
-    axis = _axis_list(axis, n, "rollaxis")[0]
+    axis = _axis(n, axis, "rollaxis")
     start = _index(start, "start", "rollaxis")
     if not -n <= start <= n:
         raise _core.AxisError(f"[rollaxis] start {start} is out of bounds for array "
@@ -374,7 +388,7 @@ def unstack(x, /, *, axis=0):
     x = _as_array(x)
     if x.ndim == 0:
         raise ValueError("[unstack] input must have at least 1 dimension")
-    axis = _axes(x.ndim, axis)[0]
+    axis = _moved_axis(axis, x.ndim, "unstack")  # (NumPy's moveaxis(x, axis, 0))
     lead = (slice(None),) * axis
     return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
 
@@ -383,7 +397,7 @@ def array_split(ary, indices_or_sections, axis=0):
     """split that allows sections not dividing the axis (the first len % n parts get one
     more element), as views."""
     a = _as_array(ary)
-    axis = _axes(a.ndim, axis)[0] if a.ndim else 0
+    axis = _axis(a.ndim, axis, "array_split") if a.ndim else 0
     n = a.shape[axis]
     if isinstance(indices_or_sections, (int, _onp.integer)):
         sections = int(indices_or_sections)
@@ -710,6 +724,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     dtype = dtype or _linspace_dtype(start, stop, base)
     work = "complex128" if _has_complex(start, stop, base) else "float64"
     if _onp.ndim(base) == 0:
+        if _onp.ndim(start) == 0 and _onp.ndim(stop) == 0:
+            _moved_axis(axis, 1, "logspace")  # (else linspace checks it)
         base = complex(base) if work == "complex128" else float(base)
     else:
         # NumPy's: start, stop and base take the dimensions of their broadcast (a base of more
@@ -817,7 +833,7 @@ def take_along_axis(arr, indices, axis=-1):
         arr, axis = arr.reshape(-1), 0
     if arr.ndim == 0:
         raise ValueError("[take_along_axis] arr must have at least one dimension")
-    axis = _axes(arr.ndim, axis)[0]
+    axis = _axis(arr.ndim, axis, "take_along_axis")
     if (indices.dtype in (_onp.int64, _onp.int32) and indices.ndim == arr.ndim
             and arr.device.device_type == "cpu" and indices.device.device_type == "cpu"
             and all(i == axis or s == t for i, (s, t) in enumerate(zip(arr.shape, indices.shape)))):
@@ -843,7 +859,7 @@ def _bits_axis(a, axis, bitorder, name):
         return a, 0
     if isinstance(axis, (bool, _onp.bool_)):
         raise TypeError(f"[{name}] axis must be an integer, got bool")
-    return a, _axis_list(axis, a.ndim, name)[0]
+    return a, _axis(a.ndim, axis, name)
 
 
 def packbits(a, axis=None, bitorder="big"):
@@ -856,7 +872,11 @@ def packbits(a, axis=None, bitorder="big"):
 def unpackbits(a, axis=None, count=None, bitorder="big"):
     """Each uint8 byte of a as eight 0 / 1 bytes along axis (a flattened for None); count
     keeps that many bits (zero-padded past the input's), or drops -count from the end."""
-    a, axis = _bits_axis(_as_array(a), axis, bitorder, "unpackbits")
+    a = _as_array(a)
+    if a.dtype != _onp.uint8:  # (NumPy checks the dtype first)
+        raise TypeError(f"[unpackbits] Expected an input array of unsigned byte data type, "
+                        f"got {a.dtype}")
+    a, axis = _bits_axis(a, axis, bitorder, "unpackbits")
     if count is not None:
         count = _index(count, "count", "unpackbits")
     return _unpackbits_op(a, axis=axis, count=count, bitorder=bitorder)
@@ -869,14 +889,29 @@ def put_along_axis(arr, indices, values, axis):
         raise TypeError(f"[put_along_axis] arr must be an ndarray, got {type(arr).__name__}")
     indices = _as_array(indices, arr)
     if axis is None:
-        flat_arr, axis = arr.reshape(-1), 0
-        flat = _flat_index_along(flat_arr.shape, indices, 0, "put_along_axis")
+        shape, axis = (arr.size,), 0
     else:
-        axis = _axes(arr.ndim, axis)[0]
-        flat = _flat_index_along(arr.shape, indices, axis, "put_along_axis")
+        shape, axis = arr.shape, _axis(arr.ndim, axis, "put_along_axis")
+    if indices.ndim != len(shape):
+        raise ValueError(f"[put_along_axis] indices and arr must have the same number of "
+                         f"dimensions, got {indices.ndim} and {len(shape)}")
+    values = _composites._assigned_values(values, arr)  # (NumPy's: before the bounds)
+    if values.ndim:  # values must broadcast to the indexing result (NumPy's ValueError)
+        out_shape = tuple(indices.shape[i] if i == axis else
+                          _onp.broadcast_shapes((indices.shape[i],), (shape[i],))[0]
+                          for i in range(len(shape)))
+        try:
+            fits = _onp.broadcast_shapes(values.shape, out_shape) == out_shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"[put_along_axis] shape mismatch: value array of shape "
+                             f"{tuple(values.shape)} could not be broadcast to indexing result "
+                             f"of shape {out_shape}")
+    flat = _flat_index_along(shape, indices, axis, "put_along_axis")
     if flat.size == 0:
         return None
-    vals = _np.broadcast_to(_composites._assigned_values(values, arr), flat.shape)
+    vals = _np.broadcast_to(values, flat.shape)
     data = _np.reshape(arr.copy(), (-1,))  # written back whole: arr may be a strided view
     data[_np.reshape(flat, (-1,))] = _np.reshape(vals, (-1,))
     arr[...] = _np.reshape(data, arr.shape)
@@ -1024,7 +1059,7 @@ def fill_diagonal(a, val, wrap=False):
     if positions.size == 0:
         return None
     dev = _dev(a)
-    v = _as_array(val, a).astype(a.dtype).reshape(-1)
+    v = _composites._assigned_values(val, a).reshape(-1)  # (NumPy's OverflowError, TypeError)
     if v.size == 0:
         return None
     v = _composites.take(v, _np.array(_onp.arange(positions.size) % v.size, dtype="int64",
@@ -1161,7 +1196,7 @@ def insert(arr, obj, values, axis=None):
     a = _as_array(arr)
     if axis is None:
         a, axis = a.reshape(-1), 0
-    axis = _axes(a.ndim, axis)[0]
+    axis = _axis(a.ndim, axis, "insert")
     n = a.shape[axis]
     if isinstance(obj, slice):
         idx = _onp.arange(n)[obj]
@@ -1172,12 +1207,13 @@ def insert(arr, obj, values, axis=None):
                 raise ValueError("[insert] boolean array argument obj to insert must be one "
                                  f"dimensional, got {idx.ndim} dimensions")
             idx = _onp.flatnonzero(idx)
-        if _kind(idx) not in "iu" and idx.size:
-            raise IndexError(f"[insert] index array argument obj to insert must be one "
-                             f"dimensional or scalar integers, got {idx.dtype}")
         if idx.ndim > 1:
             raise ValueError("[insert] index array argument obj to insert must be one "
                              "dimensional or scalar")
+        if _kind(idx) not in "iu" and idx.size:  # (NumPy: one index as a slice bound)
+            raise (TypeError if idx.size == 1 else IndexError)(
+                f"[insert] index array argument obj to insert must be one dimensional or "
+                f"scalar integers, got {idx.dtype}")
     idx = idx.astype(_onp.int64)
     if ((idx < -n) | (idx > n)).any():
         raise IndexError(f"[insert] index {int(idx[(idx < -n) | (idx > n)].reshape(-1)[0])} is "
@@ -1228,7 +1264,9 @@ def trim_zeros(filt, trim="fb", axis=None):
     trim = trim.lower()
     if not trim or any(c not in "fb" for c in trim):
         raise ValueError(f"[trim_zeros] unexpected character(s) in `trim`: {trim!r}")
-    if a.ndim == 0:  # nothing to trim, as NumPy
+    if a.ndim == 0:  # nothing to trim, as NumPy (an axis is out of bounds)
+        if axis is not None:
+            _axis_list(axis, 0, "trim_zeros")
         return a.copy()
     axes = range(a.ndim) if axis is None else _axis_list(axis, a.ndim, "trim_zeros")
     nz = a._nonzero()
@@ -1249,7 +1287,7 @@ def delete(arr, obj, axis=None):
     a = _as_array(arr)
     if axis is None:
         a, axis = a.reshape(-1), 0
-    axis = _axes(a.ndim, axis)[0]
+    axis = _axis(a.ndim, axis, "delete")
     n = a.shape[axis]
     keep = _onp.ones(n, dtype=bool)
     if isinstance(obj, slice):

@@ -12,7 +12,7 @@ import numpy as _onp
 import ndx.numpy as _np
 
 from .. import _core
-from ._composites import _as_array, _kind, _pair, sort_complex
+from ._composites import _as_array, _axis, _kind, _pair, sort_complex
 from ._manipulation import _axis_list, trim_zeros
 
 
@@ -119,8 +119,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("[cross] the operands must be at least 1-dimensional")
-    a = _np.moveaxis(a, _axis_list(axisa, a.ndim, "cross")[0], -1)
-    b = _np.moveaxis(b, _axis_list(axisb, b.ndim, "cross")[0], -1)
+    a = _np.moveaxis(a, _axis(a.ndim, axisa, "cross", "axisa"), -1)
+    b = _np.moveaxis(b, _axis(b.ndim, axisb, "cross", "axisb"), -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("[cross] incompatible dimensions for cross product (dimension must be "
                          f"2 or 3), got {a.shape[-1]} and {b.shape[-1]}")
@@ -138,7 +138,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     else:
         x, y = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2
     c = _np.stack(_np.broadcast_arrays(x, y, z), axis=-1)
-    return _np.moveaxis(c, _axis_list(axisc, c.ndim, "cross")[0], -1)
+    return _np.moveaxis(c, _axis(c.ndim, axisc, "cross", "axisc"), -1)
 
 
 # ---------------------------------------------------------------- einsum
@@ -485,6 +485,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation of (xp, fp) at x; xp increasing. In the default float
     dtype (float32 unless float64 comes in; NumPy always answers in float64)."""
     x, xp, fp = _as_array(x), _as_array(xp), _as_array(fp)
+    if period is None and (_kind(x) == "c" or _kind(xp) == "c"):  # (NumPy's 'safe' cast)
+        raise TypeError(f"[interp] x and xp must be real, got {x.dtype} and {xp.dtype}")
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("[interp] xp and fp must be 1-dimensional")
     if xp.shape[0] != fp.shape[0]:
@@ -540,9 +542,27 @@ def _gufunc_finish(r, out, dtype):
     return out
 
 
+def _check_gufunc_dtype(name, dtype, *xs):
+    """NumPy's gufunc dtype=: every array input must cast to it under 'same_kind' (checked
+    before the shapes, as NumPy's UFuncTypeError, a TypeError)."""
+    if dtype is None:
+        return
+    to = _onp.dtype(dtype)
+    for i, x in enumerate(xs):
+        src = getattr(x, "dtype", None)
+        try:
+            ok = src is None or _onp.can_cast(src, to, "same_kind")
+        except TypeError:  # (a dtype NumPy does not know, bfloat16: the cast decides)
+            ok = True
+        if not ok:
+            raise TypeError(f"[{name}] Cannot cast ufunc '{name}' input {i} from {src} to "
+                            f"{to} with casting rule 'same_kind'")
+
+
 def matvec(x1, x2, /, out=None, *, dtype=None):
     """The matrix-vector product over the last axes: (..., m, n) and (..., n) give (..., m),
     the leading axes broadcast (NumPy 2.2's gufunc; out= and dtype= as its)."""
+    _check_gufunc_dtype("matvec", dtype, x1, x2)
     return _gufunc_finish(_matvec(x1, x2), out, dtype)
 
 
@@ -562,6 +582,7 @@ def _matvec(x1, x2):
 def vecmat(x1, x2, /, out=None, *, dtype=None):
     """The vector-matrix product over the last axes, x1 conjugated: (..., n) and (..., n, m)
     give (..., m), the leading axes broadcast (NumPy 2.2's gufunc; out= and dtype= as its)."""
+    _check_gufunc_dtype("vecmat", dtype, x1, x2)
     return _gufunc_finish(_vecmat(x1, x2), out, dtype)
 
 

@@ -264,7 +264,7 @@ def roi_pooling(data: Any, rois: Any, pooled_size: Any, spatial_scale: Any, *, o
     """RoIPooling (MXNet's ROIPooling): (R, C, ph, pw) maxima of the bins of each region [batch, x1, y1, x2, y2] rounded to the feature grid; empty bins and rows with a batch index outside [0, N) give zeros."""
 
 def save(file: Any, arr: Any) -> Any:
-    """Saves one ndarray to `file` in NumPy's .npy layout (no suffix is added)."""
+    """Saves `arr` to `file` (no suffix is added), as MXNet 2.0's npx.save: one ndarray in NumPy's .npy layout; a list of ndarrays or a dict {str: ndarray} in MXNet's NDArray-list layout, which npx.load gives back as a dict, a list, or for a list of one its array."""
 
 def savez(file: Any, *args: Any, **kwds: Any) -> Any:
     """Saves ndarrays to `file` as an uncompressed .npz archive: positional ones as 'arr_0', 'arr_1', ..., keyword ones by their keywords (no suffix is added to the file name)."""
