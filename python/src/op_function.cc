@@ -126,6 +126,19 @@ PyObject* call_ufunc(const PyOpFunction* self, PyObject* const* inputs, Py_ssize
     where = is_ndarray(kw.where) ? unwrap(kw.where) : operand_from_py(kw.where, nullptr);
     options.where = &where;
   }
+  if (options.dtype && options.casting != Casting::kUnsafe)
+    for (Py_ssize_t i = 0; i < n_in; ++i) {
+      // A Python float or complex is weak in its value but not in its kind (NEP 50): it goes
+      // into a loop of its kind or higher, as NumPy's same_kind check of the scalar's dtype.
+      PyObject* o = inputs[i];
+      const bool is_float_scalar =
+          PyFloat_Check(o) && !is_float(*options.dtype) && !is_complex(*options.dtype);
+      const bool is_complex_scalar = PyComplex_Check(o) && !is_complex(*options.dtype);
+      if (is_float_scalar || is_complex_scalar)
+        type_error("[", self->name, "] cannot cast input ", i, " (a Python ",
+                   is_float_scalar ? "float" : "complex", ") to ", *options.dtype,
+                   " with casting rule '", casting_name(options.casting), "'");
+    }
   std::vector<NDArray> in = ufunc_operands(self->op, inputs, n_in, options.dtype, &options.weak);
   NodeAttrs attrs = kwargs.empty() && self->has_default_attrs ? self->default_attrs
                                                               : self->op->make_attrs(kwargs);

@@ -417,3 +417,22 @@ def test_dtype_keyword_casts_are_recorded_for_autograd_and_hybridize():
         assert out.dtype == onp.float64
         want = xn.astype(onp.float64) * scale * 2
         onp.testing.assert_allclose(out.asnumpy(), want, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("scalar, dtype, casting", [
+    (1.5, "int64", "same_kind"), (1.5, "int64", "unsafe"), (1.5, "float32", "same_kind"),
+    (2, "int8", "same_kind"), (1 + 2j, "float64", "same_kind"), (1.5, "bool", "same_kind"),
+    (1.5, "float16", "safe"), (1 + 2j, "complex64", "same_kind")])
+def test_python_scalar_kinds_under_dtype_and_casting_as_numpy(scalar, dtype, casting):
+    # NEP 50: a Python float / complex is weak in value but keeps its kind, so dtype= of a
+    # lower kind is refused unless casting='unsafe'
+    a = onp.array([1, 2])
+    try:
+        want = onp.add(a, scalar, dtype=dtype, casting=casting)
+    except TypeError:
+        with pytest.raises(TypeError):
+            np.add(np.array(a), scalar, dtype=dtype, casting=casting)
+        return
+    got = np.add(np.array(a), scalar, dtype=dtype, casting=casting)
+    assert got.dtype == want.dtype
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-3)
