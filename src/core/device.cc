@@ -49,26 +49,37 @@ void synchronize(Device device) {
 namespace ndx {
 namespace {
 thread_local std::optional<Device> scope_device;
+// Threads with a scope set: while none has, creation calls skip the thread-local lookup (a
+// call through __tls_get_addr in a shared library), so the default costs one atomic load.
+std::atomic<int> threads_with_scope{0};
 // Written rarely (test setup), read on every creation call: an atomic pair of fields.
 std::atomic<bool> process_default_set{false};
 std::atomic<int64_t> process_default_packed{0};
+
+Device process_default() {
+  if (!process_default_set.load(std::memory_order_acquire)) return cpu();
+  const int64_t packed = process_default_packed.load(std::memory_order_relaxed);
+  return Device{static_cast<DeviceType>(packed >> 32), static_cast<int32_t>(packed)};
+}
 }  // namespace
 
 Device default_device() {
-  if (scope_device) return *scope_device;
-  if (process_default_set.load(std::memory_order_acquire)) {
-    const int64_t packed = process_default_packed.load(std::memory_order_relaxed);
-    return Device{static_cast<DeviceType>(packed >> 32), static_cast<int32_t>(packed)};
-  }
-  return cpu();
+  if (threads_with_scope.load(std::memory_order_relaxed) != 0 && scope_device) return *scope_device;
+  return process_default();
 }
 
 bool default_device_is_cpu0() {
-  if (scope_device) return *scope_device == cpu();
-  return !process_default_set.load(std::memory_order_relaxed) || default_device() == cpu();
+  if (threads_with_scope.load(std::memory_order_relaxed) == 0 &&
+      !process_default_set.load(std::memory_order_relaxed))
+    return true;
+  return default_device() == cpu();
 }
 
-void set_scope_device(std::optional<Device> device) { scope_device = device; }
+void set_scope_device(std::optional<Device> device) {
+  if (device && !scope_device) threads_with_scope.fetch_add(1, std::memory_order_relaxed);
+  if (!device && scope_device) threads_with_scope.fetch_sub(1, std::memory_order_relaxed);
+  scope_device = device;
+}
 
 void set_process_default_device(std::optional<Device> device) {
   if (device) {
