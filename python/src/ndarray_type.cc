@@ -671,7 +671,11 @@ PyObject* getitem(PyObject* o, PyObject* key) {
     if (view.ndim() == 0 && !has_ellipsis(key)) return wrap(element_copy(view));
     return wrap(std::move(view));
   }
-  return wrap(ndx::getitem(a, index_key(key)));
+  // NumPy integer scalars (a[np.int64(3)]) and other index kinds take the general path: an
+  // element is a copy there too.
+  NDArray r = ndx::getitem(a, index_key(key));
+  if (r.ndim() == 0 && !has_ellipsis(key) && r.shares_storage_with(a)) r = element_copy(r);
+  return wrap(std::move(r));
   NDX_PY_END(nullptr)
 }
 

@@ -171,3 +171,17 @@ def test_range_and_other_sequences_index_as_integer_arrays(key):
     onp.testing.assert_array_equal(b.asnumpy(), want)
     with pytest.raises(IndexError):
         a["ab"]
+
+
+@pytest.mark.parametrize("key", [(onp.int64(1), 2), (onp.int32(2), onp.int8(3)), (1, onp.int64(0)),
+                                 onp.int64(1)])
+def test_numpy_integer_scalar_keys_give_an_element_copy_or_a_view_as_numpy(key):
+    # an element is a copy (NumPy's scalar), a row a view: with NumPy integer scalars too
+    ref = onp.arange(12.0).reshape(3, 4)
+    a = np.array(ref)
+    got, want = a[key], ref[key].copy()
+    a[key] = -7.0
+    if onp.ndim(want) == 0:
+        assert float(got) == float(want)  # unchanged by the write
+    else:
+        onp.testing.assert_array_equal(got.asnumpy(), onp.full(want.shape, -7.0))  # a view
