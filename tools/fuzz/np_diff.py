@@ -101,6 +101,12 @@ KNOWN = [
     ("insert", "value", "u*", "README: float -> unsigned casts saturate (inserted values)"),
     ("put", "value", "u*", "README: float -> unsigned casts saturate (put values)"),
     ("linspace", "value", "*", "README: float -> integer casts saturate (dtype= of ints)"),
+    ("full_like", "value", "*int*", "README: float -> integer casts saturate (a fill_value out "
+     "of the integer dtype's range)"),
+    ("geomspace", "value", "*int*", "README: float -> integer casts saturate (endpoints of "
+     "different signs: NaN between, a negative end, into an integer dtype=)"),
+    ("inner", "value", "*bool*", "a 0-d False times NaN / inf: NumPy's BLAS scaling by zero "
+     "gives 0, ndx multiplies (IEEE NaN, as NumPy's own multiply)"),
     ("mean", "value", "*", "mean(dtype=int) averages in float, then casts (saturating)"),
     # NumPy accepting input that its documentation excludes; ndx checks it.
     ("poly*", "ndx-raises:ValueError", "*", "NumPy documents 1-d coefficients, ndx checks"),

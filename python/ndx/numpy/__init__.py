@@ -881,6 +881,21 @@ def _complex(self):
     return complex(self.item()) if self.size == 1 else complex(float(self))
 
 
+def _round_builtin(self, ndigits=None):
+    """round(x) / round(x, n) of a 0-d array, as of the NumPy scalar it stands for (ndx's
+    reductions and indexing give 0-d arrays where NumPy gives scalars): round(x) is a Python
+    int, round(x, n) the 0-d array rounded to n decimals. NumPy's n-d arrays define no
+    __round__, so neither do ndx's (TypeError)."""
+    if self.ndim != 0:
+        raise TypeError("type ndx.numpy.ndarray doesn't define __round__ method")
+    kind = getattr(self.dtype, "kind", "f")  # (bfloat16 has no kind: a real float)
+    if kind in "bc":  # (NumPy's bool and complex scalars define no __round__)
+        raise TypeError(f"type {self.dtype} doesn't define __round__ method")
+    if ndigits is None:
+        return _builtins.round(self.item())  # (half to even, as NumPy's)
+    return globals()["round"](self, _operator.index(ndigits))
+
+
 def _sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
     """Sorts the array in place along axis (stable); order= names fields of a structured
     dtype, which ndx arrays never have (None only, as sort's)."""
@@ -1066,6 +1081,7 @@ ndarray.__contains__ = _contains
 ndarray.__copy__ = ndarray.copy
 ndarray.__deepcopy__ = _deepcopy
 ndarray.__complex__ = _complex
+ndarray.__round__ = _round_builtin
 def _real_view(self):
     """a.real: for a complex array a view of its real parts (the op's copy while autograd
     records or hybridize traces, so gradients flow), for a real one the array itself, as

@@ -142,8 +142,10 @@ def astype(x, dtype, /, *, copy=True, device=None):
 def vecdot(x1, x2, /, out=None, *, axis=-1, keepdims=False, dtype=None):
     """The dot product of vectors along axis, broadcasting the other axes (complex x1 is
     conjugated): np.linalg.vecdot, with NumPy's gufunc keywords out=, keepdims=, dtype=."""
+    from ._composites import _weak_pair
     from ._products import _check_gufunc_dtype, _gufunc_finish
     _check_gufunc_dtype("vecdot", dtype, x1, x2)
+    x1, x2 = _weak_pair(x1, x2)  # (a Python int out of the array's range: OverflowError first)
     r = _np.linalg.vecdot(x1, x2, axis=axis)
     if keepdims:
         r = _np.expand_dims(r, axis if axis < 0 else axis - _np.ndim(x1))  # (from the end)

@@ -1228,13 +1228,13 @@ def setxor1d(ar1, ar2, assume_unique=False):
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The n-th discrete difference along axis (not_equal for bool, as NumPy)."""
     a = _as_array(a)
+    if n == 0:  # NumPy returns a itself first: axis, prepend and append unread
+        return a
     if n < 0:
         raise ValueError(f"[diff] order must be non-negative but got {n}")
     if a.ndim == 0:
         raise ValueError("[diff] requires input that is at least one dimensional")
     axis = _axis(a.ndim, axis, "diff")
-    if n == 0:  # NumPy returns a itself, prepend and append unused
-        return a
     parts, host = [], []
     for extra in (prepend, append):
         if extra is None:
@@ -1288,6 +1288,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of y along axis by the trapezoidal rule (samples at x, or spaced dx)."""
     y = _as_array(y)
+    if x is not None and _onp.ndim(x) == 0:  # (NumPy's diff(x) fails before axis is read)
+        raise ValueError("[trapezoid] diff requires input that is at least one dimensional")
     given_axis, axis = axis, _axis(y.ndim, axis, "trapezoid")
     lead = (slice(None),) * axis
     hi, lo = y[lead + (slice(1, None),)], y[lead + (slice(None, -1),)]

@@ -702,8 +702,14 @@ def _linspace_arrays(start, stop, num, endpoint, dtype, axis, device):
             y = _np.multiply(_np.true_divide(y, div), delta)
         else:
             y = _np.multiply(y, step)
+        # NumPy's step is of the endpoints (float64 for real ones, whatever dtype= is), and
+        # a scalar where they are scalars
+        if work == "complex128" and not _has_complex(start, stop):
+            step = _np.real(step)
+        if not shape:
+            step = complex(step) if _kind(step) == "c" else float(step)
     else:
-        step = _np.full(shape, _onp.nan, dtype=work)
+        step = float("nan")  # (NumPy's undefined step: a float NaN, whatever the shapes)
         y = _np.multiply(y, delta)
     y = _np.add(y, s)
     if endpoint and num > 1:
@@ -1560,14 +1566,32 @@ def _pad_op_value(a, mode, constant_values):
     return float(first)
 
 
+def _pad_callable(a, pad_width, function, kwargs):
+    """NumPy's pad with a function as the mode: the array in the middle of a zero border,
+    then function(vector, (before, after), axis, kwargs) on every 1-d view along each axis in
+    turn, writing the border of the vector in place (its return value is ignored)."""
+    widths = _pairs(pad_width, a.ndim, "pad", "pad_width")
+    padded = _np.zeros(tuple(n + b + e for n, (b, e) in zip(a.shape, widths)), dtype=a.dtype,
+                       device=_dev(a))
+    padded[tuple(slice(b, b + n) for n, (b, _) in zip(a.shape, widths))] = a
+    for axis in range(a.ndim):
+        view = _np.moveaxis(padded, axis, -1)
+        for ind in _onp.ndindex(view.shape[:-1]):
+            function(view[ind], widths[axis], axis, kwargs)
+    return padded
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric
     (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median
-    (stat_length), and empty (zeros here); differentiable.
+    (stat_length), and empty (zeros here); differentiable. A function as the mode pads as
+    NumPy's does (vector by vector, in place; not differentiable).
     On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are
     built from slices, broadcasts and concatenation."""
     a = _as_array(array)
-    if callable(mode) or mode not in _PAD_MODES:
+    if callable(mode):
+        return _pad_callable(a, pad_width, mode, kwargs)
+    if mode not in _PAD_MODES:
         raise ValueError(f"[pad] mode {mode!r} is not supported; expected one of "
                          f"{', '.join(_PAD_MODES)}")
     allowed = {"constant": {"constant_values"}, "linear_ramp": {"end_values"},

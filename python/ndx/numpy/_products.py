@@ -12,7 +12,7 @@ import numpy as _onp
 import ndx.numpy as _np
 
 from .. import _core
-from ._composites import _as_array, _axis, _kind, _pair, sort_complex
+from ._composites import _as_array, _axis, _kind, _pair, _weak_pair, sort_complex
 from ._manipulation import _axis_list, trim_zeros
 
 
@@ -520,7 +520,12 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         j = _np.clip(_np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
         x0, x1, f0, f1 = xp[j], xp[j + 1], fp[j], fp[j + 1]
         slope = (f1 - f0) / (x1 - x0)
-        y = _np.where(x == x0, f0, slope * (x - x0) + f0)
+        y = slope * (x - x0) + f0
+        # NumPy's: NaN from one end (an infinite sample) is tried from the other, and where
+        # both ends hold the same value, that value
+        y = _np.where(_np.isnan(y), slope * (x - x1) + f1, y)
+        y = _np.where(_np.isnan(y) & (f0 == f1), f0, y)
+        y = _np.where(x == x0, f0, y)
         y = _np.where(x == xp[-1], fp[-1], y)
     lo = fp[0] if left is None else left
     hi = fp[-1] if right is None else right
@@ -567,7 +572,7 @@ def matvec(x1, x2, /, out=None, *, dtype=None):
 
 
 def _matvec(x1, x2):
-    x1, x2 = _pair(x1, x2)
+    x1, x2 = _weak_pair(x1, x2)  # (a Python int out of the array's range: OverflowError first)
     if x1.ndim < 2:
         raise ValueError(f"[matvec] x1 must have at least 2 dimensions (..., m, n), got "
                          f"shape {tuple(x1.shape)}")
@@ -587,7 +592,7 @@ def vecmat(x1, x2, /, out=None, *, dtype=None):
 
 
 def _vecmat(x1, x2):
-    x1, x2 = _pair(x1, x2)
+    x1, x2 = _weak_pair(x1, x2)  # (a Python int out of the array's range: OverflowError first)
     if x1.ndim < 1:
         raise ValueError("[vecmat] x1 must have at least 1 dimension (..., n), got a 0-d array")
     if x2.ndim < 2:
