@@ -50,6 +50,9 @@ struct UfuncOptions {
 // uninitialized); with it, results are cast into the outputs' dtypes under `casting`.
 std::vector<NDArray> invoke_ufunc(const NodeAttrs& attrs, std::vector<NDArray> inputs,
                                   const std::vector<NDArray>* outputs, const UfuncOptions& options);
+// Whether dtype= t names the output of the op's loop for these inputs as they are (the
+// comparisons and logical ops with dtype=bool), so nothing is cast to t.
+bool ufunc_gives_dtype_uncast(const NodeAttrs& attrs, const std::vector<NDArray>& inputs, DType t);
 
 // Shape and dtype inference alone (as invoke does it), for introspection and tests.
 void infer_shapes(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out);

@@ -386,11 +386,12 @@ namespace {
 NDArray host_operand_from_py(PyObject* o, const NDArray* like, bool widen_ints);
 }  // namespace
 
-// Python scalars, NumPy arrays and lists beside a GPU array go to its device.
+// Python scalars, NumPy arrays and lists beside an array on another device than cpu(0) (a GPU,
+// or cpu(1) inside `with mx.cpu(1):`) go to its device.
 NDArray operand_from_py(PyObject* o, const NDArray* like, bool widen_ints) {
   if (is_ndarray(o)) return unwrap(o);
   NDArray a = host_operand_from_py(o, like, widen_ints);
-  if (like && like->defined() && like->device().is_gpu()) return a.to(like->device());
+  if (like && like->defined() && like->device() != cpu()) return a.to(like->device());
   return a;
 }
 
@@ -539,11 +540,11 @@ std::vector<NDArray> operands_from_py(PyObject* const* objs, Py_ssize_t n, bool 
       out[i] = cast_for_autograd(out[i], target);  // real arrays beside a complex scalar
   }
   // Operands made here from Python objects join the device of the ndx arrays among them.
-  const NDArray* on_gpu = nullptr;
-  for (Py_ssize_t i = 0; i < n && !on_gpu; ++i)
-    if (is_ndarray(objs[i]) && unwrap(objs[i]).device().is_gpu()) on_gpu = &unwrap(objs[i]);
-  for (Py_ssize_t i = 0; i < n && on_gpu; ++i)
-    if (!is_ndarray(objs[i])) out[i] = out[i].to(on_gpu->device());
+  const NDArray* elsewhere = nullptr;
+  for (Py_ssize_t i = 0; i < n && !elsewhere; ++i)
+    if (is_ndarray(objs[i]) && unwrap(objs[i]).device() != cpu()) elsewhere = &unwrap(objs[i]);
+  for (Py_ssize_t i = 0; i < n && elsewhere; ++i)
+    if (!is_ndarray(objs[i])) out[i] = out[i].to(elsewhere->device());
   return out;
 }
 

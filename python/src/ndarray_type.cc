@@ -468,6 +468,11 @@ IndexItem index_item(PyObject* k) {
   }
   if (PyList_Check(k) && PyList_GET_SIZE(k) == 0)  // NumPy reads [] as an empty integer index
     return IndexItem::array_index(NDArray(Shape{0}, DType::kInt64));
+  if (PyBytes_Check(k) || PyUnicode_Check(k))
+    index_error(
+        "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+        "boolean arrays are valid indices; got ",
+        Py_TYPE(k)->tp_name);
   if (PyList_Check(k) || PyTuple_Check(k) || PyObject_CheckBuffer(k)) {
     NDArray arr = operand_from_py(k, nullptr);
     return IndexItem::array_index(arr);

@@ -98,8 +98,9 @@ std::vector<NDArray> ufunc_operands(const Op* op, PyObject* const* objs, Py_ssiz
   std::vector<NDArray> out;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* o = objs[i];
+    // (an int out of dtype='s range is NumPy's OverflowError, not wrapped)
     out.push_back(is_ndarray(o) ? unwrap(o)
-                                : operand_from_py(o, is_python_scalar(o) ? &like : nullptr, true));
+                                : operand_from_py(o, is_python_scalar(o) ? &like : nullptr, false));
   }
   return out;
 }
@@ -126,22 +127,34 @@ PyObject* call_ufunc(const PyOpFunction* self, PyObject* const* inputs, Py_ssize
     where = is_ndarray(kw.where) ? unwrap(kw.where) : operand_from_py(kw.where, nullptr);
     options.where = &where;
   }
-  if (options.dtype && options.casting != Casting::kUnsafe)
-    for (Py_ssize_t i = 0; i < n_in; ++i) {
-      // A Python float or complex is weak in its value but not in its kind (NEP 50): it goes
-      // into a loop of its kind or higher, as NumPy's same_kind check of the scalar's dtype.
-      PyObject* o = inputs[i];
-      const bool is_float_scalar =
-          PyFloat_Check(o) && !is_float(*options.dtype) && !is_complex(*options.dtype);
-      const bool is_complex_scalar = PyComplex_Check(o) && !is_complex(*options.dtype);
-      if (is_float_scalar || is_complex_scalar)
-        type_error("[", self->name, "] cannot cast input ", i, " (a Python ",
-                   is_float_scalar ? "float" : "complex", ") to ", *options.dtype,
-                   " with casting rule '", casting_name(options.casting), "'");
-    }
-  std::vector<NDArray> in = ufunc_operands(self->op, inputs, n_in, options.dtype, &options.weak);
   NodeAttrs attrs = kwargs.empty() && self->has_default_attrs ? self->default_attrs
                                                               : self->op->make_attrs(kwargs);
+  std::vector<NDArray> in;
+  bool typed = false;
+  if (options.dtype == DType::kBool) {
+    // The comparisons and logical ops: dtype=bool names their output, so Python scalars are
+    // typed by the arrays, as without dtype= (equal(ints, 1.5, dtype=bool) compares with 1.5).
+    in = ufunc_operands(self->op, inputs, n_in, std::nullopt, &options.weak);
+    typed = ufunc_gives_dtype_uncast(attrs, in, DType::kBool);
+  }
+  if (!typed) {
+    if (options.dtype && options.casting != Casting::kUnsafe)
+      for (Py_ssize_t i = 0; i < n_in; ++i) {
+        // A Python scalar is weak in its value but not in its kind (NEP 50): it goes into a
+        // loop of its kind or higher, as NumPy's same_kind check of the scalar's dtype.
+        PyObject* o = inputs[i];
+        const DType t = *options.dtype;
+        const char* kind = PyBool_Check(o)                                      ? nullptr
+                           : PyFloat_Check(o) && !is_float(t) && !is_complex(t) ? "float"
+                           : PyComplex_Check(o) && !is_complex(t)               ? "complex"
+                           : PyLong_Check(o) && t == DType::kBool               ? "int"
+                                                                                : nullptr;
+        if (kind)
+          type_error("[", self->name, "] cannot cast input ", i, " (a Python ", kind, ") to ", t,
+                     " with casting rule '", casting_name(options.casting), "'");
+      }
+    in = ufunc_operands(self->op, inputs, n_in, options.dtype, &options.weak);
+  }
   std::vector<NDArray> out_arrays;
   if (out != Py_None) {
     if (PyTuple_Check(out)) {

@@ -110,11 +110,24 @@ bool has_live_history(const NDArray& a) {
   return e && !(e->entry.node && e->entry.node->freed);
 }
 
+namespace {
+// A random draw with no inputs (np.random.uniform(size=...)) traced into a graph is a node,
+// drawn afresh on each run; other input-free ops are constants of the trace.
+bool traced_random_draw(const NodeAttrs& attrs, const std::vector<NDArray>& inputs) {
+  if (!inputs.empty() || !is_tracing()) return false;
+  static const auto& fresource = Op::attr<FResourceRequest>("FResourceRequest");
+  if (!fresource.count(attrs.op)) return false;
+  for (const ResourceRequest& r : fresource[attrs.op](attrs))
+    if (r.type == ResourceRequest::kRandom) return true;
+  return false;
+}
+}  // namespace
+
 void record_op(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
                std::vector<NDArray>* outputs) {
   bool any = std::any_of(inputs.begin(), inputs.end(),
                          [](const NDArray& a) { return has_live_history(a); });
-  if (!any) return;
+  if (!any && !traced_random_draw(attrs, inputs)) return;
   auto node = std::make_shared<Node>();
   node->attrs = attrs;
   for (const NDArray& in : inputs)

@@ -1,6 +1,7 @@
 #include "ndx/param.h"
 
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace ndx {
@@ -215,7 +216,11 @@ Device FieldTraits<Device>::from_string(std::string_view s, const FieldContext& 
   if (open != std::string_view::npos) {
     if (s.back() != ')')
       value_error("[", ctx.op, "] parameter '", ctx.field, "' expected a device, got '", s, "'");
-    id = static_cast<int>(parse_int(s.substr(open + 1, s.size() - open - 2), ctx));
+    const int64_t parsed = parse_int(s.substr(open + 1, s.size() - open - 2), ctx);
+    if (parsed < 0 || parsed > std::numeric_limits<int32_t>::max())
+      value_error("[", ctx.op, "] parameter '", ctx.field, "' has a device id out of range: '", s,
+                  "'");
+    id = static_cast<int>(parsed);
   }
   if (kind == "cpu") return cpu(id);
   if (kind == "gpu" || kind == "cuda") return gpu(id);

@@ -2,6 +2,9 @@
 // op: the op computes in its own dtypes; this layer checks and applies the casts around it.
 #include "ndx/imperative.h"
 
+#include "ndx/autograd.h"
+#include "ndx/executor.h"
+
 namespace ndx {
 
 namespace {
@@ -71,6 +74,10 @@ bool gives_dtype_uncast(const NodeAttrs& attrs, const std::vector<NDArray>& inpu
 
 }  // namespace
 
+bool ufunc_gives_dtype_uncast(const NodeAttrs& attrs, const std::vector<NDArray>& inputs, DType t) {
+  return gives_dtype_uncast(attrs, inputs, t);
+}
+
 std::vector<NDArray> invoke_ufunc(const NodeAttrs& attrs, std::vector<NDArray> inputs,
                                   const std::vector<NDArray>* outputs,
                                   const UfuncOptions& options) {
@@ -103,6 +110,13 @@ std::vector<NDArray> invoke_ufunc(const NodeAttrs& attrs, std::vector<NDArray> i
     invoke_options.outputs = outputs;
     return invoke(attrs, inputs, invoke_options);
   }
+  // Results cast into out= (or merged by where=) are writes autograd cannot see: refused while
+  // it records an input with history, as invoke refuses out= then (not silently ungraded).
+  if (autograd::is_recording() || is_tracing())
+    for (const NDArray& in : inputs)
+      if (autograd::has_live_history(in))
+        not_implemented("[", op, "] writing into existing arrays (out=, where=) is not supported ",
+                        "while autograd records an array that requires grad");
   std::vector<NDArray> r = invoke(attrs, inputs);
   if (options.where) check_where(op, *options.where, (*outputs)[0].shape());
   static const Op* where_op = Op::get("_np_where");

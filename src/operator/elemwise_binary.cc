@@ -66,7 +66,10 @@ DType compute_type(const std::string& op, BinaryType rule, DType a, DType b) {
     case BinaryType::kFloat64:  // NumPy's loops are d and D: complex stays complex
       return is_complex(t) ? DType::kComplex128 : DType::kFloat64;
     case BinaryType::kLdexp:
-      if (is_float(b)) type_error("[", op, "] the exponent x2 must be an integer array, got ", b);
+      if (is_float(b) || is_complex(b))
+        type_error("[", op, "] the exponent x2 must be an integer array, got ", b);
+      if (b == DType::kUInt64)  // NumPy's loops take int32 / int64 exponents: no safe cast
+        type_error("[", op, "] the exponent x2 cannot be uint64 (no safe cast to int64)");
       return float_result_type(a);
     default:
       return t;

@@ -304,6 +304,30 @@ def test_dropout_axes_share_one_mask_value_along_them():
         npx.dropout(x, p=0.5, axes=(1, -2))
 
 
+def test_dropout_axes_none_means_no_shared_axes():
+    for drop in (gluon.nn.Dropout(0.5, axes=None), gluon.rnn.DropoutCell(0.5, axes=None)):
+        with autograd.record():
+            y = drop(np.ones((40, 50))) if isinstance(drop, gluon.nn.Dropout) else \
+                drop(np.ones((40, 50)), [])[0]
+        kept = y.asnumpy() != 0
+        assert 0.4 < kept.mean() < 0.6 and not (kept == kept[:1]).all()
+
+
+def test_random_draws_in_a_hybridized_block_differ_between_calls():
+    # a draw with no inputs is a graph node drawn on each run (it was traced as a constant)
+    class Noisy(gluon.HybridBlock):
+        def forward(self, x):
+            return x + np.random.uniform(size=x.shape)
+
+    net = Noisy()
+    net.hybridize()
+    x = np.zeros(1000)
+    a, b = net(x).asnumpy(), net(x).asnumpy()
+    assert not onp.array_equal(a, b)
+    for v in (a, b):
+        assert 0 <= v.min() and v.max() < 1 and 0.4 < v.mean() < 0.6
+
+
 def _conv2d_ref(x, w, b, stride, pad):
     n, c, h, wd = x.shape
     f, _, kh, kw = w.shape

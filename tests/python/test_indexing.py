@@ -185,3 +185,11 @@ def test_numpy_integer_scalar_keys_give_an_element_copy_or_a_view_as_numpy(key):
         assert float(got) == float(want)  # unchanged by the write
     else:
         onp.testing.assert_array_equal(got.asnumpy(), onp.full(want.shape, -7.0))  # a view
+
+
+@pytest.mark.parametrize("key", [b"\x01", "a"])
+def test_bytes_and_str_keys_are_index_errors_as_numpy(key):
+    with pytest.raises(IndexError):
+        onp.arange(3)[key]
+    with pytest.raises(IndexError):
+        np.arange(3)[key]

@@ -442,6 +442,19 @@ def test_device_scope_places_np_creation_and_random_arrays():
     assert seen == [mx.cpu(0)]
 
 
+def test_device_scope_arithmetic_with_python_scalars_and_device_ids():
+    # scalars beside an array on cpu(1) join its device (they stayed on cpu(0): a device error)
+    with mx.cpu(1):
+        x = mx.np.arange(3.0)
+        for y in (x * 2, 1 - x, mx.np.multiply(x, 0), mx.np.tri(2), mx.np.logspace(0, 1, 3)):
+            assert y.device == mx.cpu(1)
+        onp.testing.assert_array_equal((x * 2 + 1).asnumpy(), [1.0, 3.0, 5.0])
+    with pytest.raises(ValueError, match="out of range"):
+        mx.np.zeros(1, device=mx.cpu(2**31))
+    with pytest.raises(ValueError, match="out of range"):
+        mx.np.zeros(1, device=mx.cpu(2**32 + 1))  # (it wrapped to cpu(1))
+
+
 def test_device_scope_places_nd_arrays():
     with mx.cpu(1):
         for a in (nd.zeros((2,)), nd.ones(2), nd.empty(2), nd.array([1, 2]), nd.arange(3),

@@ -436,3 +436,36 @@ def test_python_scalar_kinds_under_dtype_and_casting_as_numpy(scalar, dtype, cas
     got = np.add(np.array(a), scalar, dtype=dtype, casting=casting)
     assert got.dtype == want.dtype
     onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-3)
+
+
+@pytest.mark.parametrize("name, scalar, dtype", [
+    ("equal", 1.5, "bool"), ("less", 1.5, "bool"), ("logical_and", 1.5, "bool"),
+    ("add", 1, "bool"), ("add", 1000, "int8"), ("add", -1, "uint8"), ("add", True, "int8")])
+def test_python_scalars_with_dtype_follow_numpy(name, scalar, dtype):
+    # comparisons with dtype=bool compare with the scalar as it is; a Python int into a bool
+    # loop is a TypeError and an int out of the dtype's range an OverflowError, as NumPy's
+    a = onp.array([0, 1, 2], dtype=onp.int32)
+    try:
+        want = getattr(onp, name)(a, scalar, dtype=dtype)
+    except (TypeError, OverflowError) as e:
+        with pytest.raises(TypeError if isinstance(e, TypeError) else OverflowError):
+            getattr(np, name)(np.array(a), scalar, dtype=dtype)
+        return
+    got = getattr(np, name)(np.array(a), scalar, dtype=dtype)
+    assert got.dtype == want.dtype
+    onp.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_out_of_another_dtype_is_refused_while_autograd_records():
+    # the cast into out= is a write autograd cannot see: refused (it silently lost gradients)
+    a = np.ones((2, 3))
+    a.attach_grad()
+    b = np.ones((3, 2))
+    out = np.zeros((2, 2), dtype="float64")
+    with autograd.record():
+        with pytest.raises(NotImplementedError):
+            np.matmul(a, b, out=out)
+        with pytest.raises(NotImplementedError):
+            np.add(a, 1, out=np.zeros((2, 3), dtype="float64"))
+    np.matmul(a, b, out=out)  # not recording: fine
+    onp.testing.assert_array_equal(out.asnumpy(), onp.full((2, 2), 3.0))

@@ -765,3 +765,21 @@ def test_unique_sorted_and_pad_empty_are_accepted_as_numpy():
     got = np.pad(np.arange(3), 2, mode="empty")
     assert got.shape == onp.pad(onp.arange(3), 2, mode="empty").shape
     assert got.asnumpy()[2:5].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("exponent", [True, onp.int8(2), onp.array([1, 2], dtype=onp.uint32),
+                                      onp.array([True, False]),
+                                      onp.array([1, 2], dtype=onp.uint64)])
+def test_ldexp_exponents_as_numpy(exponent):
+    # a bool exponent is an integer (1), uint64 has no safe cast to NumPy's int loops
+    x = onp.array([1.5, -3.0], dtype=onp.float16)
+    e = np.array(exponent) if isinstance(exponent, onp.ndarray) else exponent
+    try:
+        want = onp.ldexp(x, exponent)
+    except TypeError:
+        with pytest.raises(TypeError):
+            np.ldexp(np.array(x), e)
+        return
+    got = np.ldexp(np.array(x), e)
+    assert got.dtype == want.dtype
+    onp.testing.assert_array_equal(got.asnumpy(), want)

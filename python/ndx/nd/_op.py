@@ -626,7 +626,7 @@ def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):  # n
 def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False):  # noqa: N802
     """Zeroes elements with probability p and scales the rest by 1 / (1 - p) while training
     (inside autograd.record(train_mode=True)) or always with mode='always'."""
-    axes = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
+    axes = () if axes is None else tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
     return _wrap(_npx.dropout(data, p=p, mode=mode, axes=axes))
 
 

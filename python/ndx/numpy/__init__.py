@@ -476,7 +476,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 def ldexp(x1, x2, out=None):
     """x1 * 2 ** x2 for integer exponents x2 (a Python int exponent is an integer here, not a
     weak scalar taking x1's float dtype)."""
-    if isinstance(x2, (int, _onp.integer)) and not isinstance(x2, bool):
+    if isinstance(x2, (int, _onp.integer, _onp.bool_)):  # (bool too: True is 1, as NumPy's)
         x2 = array(int(x2), dtype="int64", device=_device_for(x1))
     return _invoke(_handle("_np_ldexp"), (x1, x2), {}, out)
 

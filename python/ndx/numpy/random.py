@@ -223,7 +223,10 @@ class _Stream:
         if dtype is not None:
             kwargs["dtype"] = dtype
         s = self._next_seed()
-        if s is not None:
+        if s is not None and not _core._is_tracing():
+            # (A traced draw keeps no seed: a seed in the graph's attributes would repeat the
+            # same numbers on every call of a hybridized block; the op's random resource
+            # draws afresh each run, as MXNet's graphs do.)
             kwargs["seed"] = s
         if out is not None:
             kwargs["out"] = out

@@ -493,7 +493,8 @@ class DropoutCell(HybridRecurrentCell):
         if not 0 <= rate < 1:
             raise ValueError(f"[DropoutCell] rate must be in [0, 1), got {rate}")
         self._rate = rate
-        self._axes = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
+        self._axes = () if axes is None else \
+            tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
 
     def __repr__(self):
         return f"DropoutCell(rate={self._rate}, axes={self._axes})"
