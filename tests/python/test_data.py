@@ -92,7 +92,9 @@ def test_batchify_functions():
     assert grouped[0].asnumpy().tolist() == [[1, 0], [2, 3]]
     assert grouped[1].asnumpy().tolist() == [5, 6]
     with pytest.raises(ValueError, match="only axis 0 may differ"):
-        b.Pad()([onp.ones((2, 2)), onp.ones((2, 3))])
+        b.Pad(axis=0)([onp.ones((2, 2)), onp.ones((2, 3))])
+    # (without axis, MXNet's Pad pads every axis to the largest size)
+    assert b.Pad()([onp.ones((2, 2)), onp.ones((1, 3))]).shape == (2, 2, 3)
     with pytest.raises(ValueError, match="2 elements but 1"):
         b.Group(b.Stack())([(1, 2)])
 

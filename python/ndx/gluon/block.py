@@ -298,12 +298,12 @@ class Block:
 
     def cast(self, dtype):
         """Casts every parameter's data (and gradient) of this block and its children to
-        dtype; graphs captured for the old dtype are dropped."""
-        seen = set()
-        for p in self.collect_params().values():
-            if id(p) not in seen:
-                seen.add(id(p))
-                p.cast(dtype)
+        dtype; graphs captured for the old dtype are dropped. As MXNet's, each child's own
+        cast() is called (BatchNorm's keeps float32 for float16)."""
+        for child in self._children.values():
+            child.cast(dtype)
+        for p in self._reg_params.values():
+            p.cast(dtype)
         _forget_graphs(self)
 
     def setattr(self, name, value):
@@ -649,6 +649,40 @@ def _check_dtype_source(dtype_source, who):
                          f"{dtype_source!r}")
 
 
+def _flatten_io(obj, what, name):
+    """(the arrays of a nested list / tuple structure in order, None for each None, its
+    format): a leaf array is 0, None is -1, a list / tuple is ('list' | 'tuple', formats)."""
+    if isinstance(obj, np.ndarray):
+        return [obj], 0
+    if obj is None:
+        return [None], -1
+    if not isinstance(obj, (list, tuple)):
+        raise TypeError(f"[hybridize] {name} {what}s must be ndarrays, lists / tuples of "
+                        f"them, or None, got {type(obj).__name__}")
+    flat, fmts = [], []
+    for item in obj:
+        f, fmt = _flatten_io(item, what, name)
+        flat += f
+        fmts.append(fmt)
+    return flat, ("list" if isinstance(obj, list) else "tuple", tuple(fmts))
+
+
+def _regroup(flat, fmt):
+    """The structure `fmt` (from _flatten_io) rebuilt from the arrays in `flat` (Nones are
+    not in it)."""
+    it = iter(flat)
+
+    def build(f):
+        if f == 0:
+            return next(it)
+        if f == -1:
+            return None
+        kind, parts = f
+        items = [build(p) for p in parts]
+        return items if kind == "list" else tuple(items)
+    return build(fmt)
+
+
 def _forget_graphs(block):
     """Drops the graphs a block tree captured, so the next call traces again."""
     _STRUCTURE[0] += 1
@@ -746,17 +780,20 @@ class HybridBlock(Block):
         raise NotImplementedError
 
     # ---- graph capture ----
-    def _signature(self, args):
+    def _signature(self, args, fmt=None):
         key = []
         for a in args:
             if not isinstance(a, np.ndarray):
-                raise TypeError(f"[hybridize] {type(self).__name__} inputs must be ndarrays, got "
+                raise TypeError(f"[hybridize] {type(self).__name__} inputs must be ndarrays "
+                                f"(or lists / tuples of them, or None), got "
                                 f"{type(a).__name__}")
             key += (a.shape, a.dtype)
         key.append(autograd.is_training())
+        if fmt is not None:
+            key.append(fmt)
         return tuple(key)
 
-    def _trace(self, args):
+    def _trace(self, args, fmt=None):
         params = self.collect_params()
         try:
             for p in params.values():
@@ -770,6 +807,8 @@ class HybridBlock(Block):
         # legacy semantics (x.reshape((0, -1))) as in an imperative call.
         traced_args = [_like(a, _core._trace_input(a, n))
                        for a, n in zip(args, _data_names(len(args)))]
+        if fmt is not None:  # (nested inputs: the forward gets them in their structure)
+            traced_args = _regroup(traced_args, fmt)
         Parameter._traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
         # Tracing runs the ops once; states the ops update in place (running statistics, the
         # inputs of an update op such as sgd_mom_update) are put back, so the call that traced
@@ -788,23 +827,37 @@ class HybridBlock(Block):
                     array[...] = value
         single = not isinstance(out, (list, tuple))
         outs = [out] if single else list(out)
+        out_fmt = None
+        if not single and any(not isinstance(o, np.ndarray) for o in outs):
+            # nested outputs ((out, [h, c]), as RNN models return): the graph's outputs are
+            # the arrays in order, regrouped into the structure on every call
+            outs, out_fmt = _flatten_io(out, "output", type(self).__name__)
+            if any(o is None for o in outs):
+                raise TypeError(f"[hybridize] {type(self).__name__} outputs must be ndarrays "
+                                "or lists / tuples of them, got None")
         graph = _core._graph_from_outputs(outs)
         # Which outputs the forward returned as mx.nd.NDArrays: replays return them so too.
         legacy = tuple(_is_legacy(o) for o in outs)
-        return graph, _core._graph_inputs(graph), (single, legacy)
+        return graph, _core._graph_inputs(graph), (single, legacy, out_fmt)
 
-    def _traced(self, key, args):
+    def _traced(self, key, args, fmt=None):
         """A new trace for the input signature `key`, cached and kept as the last graph."""
-        cached = self._trace(args)
+        cached = self._trace(args, fmt)
         self._graphs[key] = cached
         object.__setattr__(self, "_last_graph", cached)
         return cached
 
     def _call_graph(self, *args):
-        key = self._signature(args)
+        fmt = None
+        if not all(isinstance(a, np.ndarray) for a in args):
+            # (MXNet 2.0: inputs may be nested lists / tuples of arrays, or None; the graph's
+            # inputs are the arrays in order)
+            args, fmt = _flatten_io(args, "input", type(self).__name__)
+            args = [a for a in args if a is not None]
+        key = self._signature(args, fmt)
         cached = self._graphs.get(key)
         if cached is None:
-            cached = self._traced(key, args)
+            cached = self._traced(key, args, fmt)
         graph, names, kind = cached
         # Where each graph input comes from (an argument or a Parameter), found once per
         # signature and block structure rather than by collect_params() on every call.
@@ -816,15 +869,17 @@ class HybridBlock(Block):
                     new[1] is not old[1] for new, old in zip(binding, bound[1]))):
                 # A child block or a parameter was replaced since the trace (a new output
                 # layer, say): the graph computes with the old one, so trace again.
-                graph, names, kind = self._traced(key, args)
+                graph, names, kind = self._traced(key, args, fmt)
                 binding = _bind_inputs(names, len(args), params)
             bound = (_STRUCTURE[0], binding)
             self._bound[key] = bound
         out = _core._graph_run(graph, [args[i] if p is None else p.data() for i, p in bound[1]])
-        single, legacy = kind
+        single, legacy, out_fmt = kind
         if any(legacy):
             from ..nd.ndarray import _wrap
             out = [_wrap(o) if w else o for o, w in zip(out, legacy)]
+        if out_fmt is not None:
+            return _regroup(list(out), out_fmt)
         return out[0] if single else tuple(out)
 
     def export(self, path, epoch=0, remove_amp_cast=True, *, format="safetensors"):  # noqa: A002

@@ -146,8 +146,8 @@ class Loss(HybridBlock):
             object.__delattr__(self, "forward")
             object.__setattr__(self, "_call_key", None)
 
-    def _signature(self, args):
-        return super()._signature(args) + (getattr(self, "_call_key", None),)
+    def _signature(self, args, fmt=None):
+        return super()._signature(args, fmt) + (getattr(self, "_call_key", None),)
 
 
 # -------------------------------------------------------------------------- regression

@@ -1,6 +1,8 @@
 """Basic layers, written with ndx ops (their gradients come from the ops' registered ones)."""
 import math
 
+import numpy as _onp
+
 from ... import _core
 from ... import numpy as np
 from ... import numpy_extension as npx
@@ -130,7 +132,8 @@ class Dropout(HybridBlock):
         if not 0 <= rate < 1:
             raise ValueError(f"[Dropout] rate must be in [0, 1), got {rate}")
         self._rate = rate
-        self._axes = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
+        self._axes = () if axes is None else \
+            tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
 
     def forward(self, x):
         if self._rate == 0:
@@ -157,8 +160,12 @@ class Flatten(HybridBlock):
 
 
 class Embedding(HybridBlock):
-    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None):
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
+                 sparse_grad=False):
+        # (sparse_grad: MXNet's row_sparse gradient, an optimization; ndx's gradient is dense,
+        # which every optimizer accepts, so the flag is kept and has no other effect)
         super().__init__()
+        self._sparse_grad = bool(sparse_grad)
         for what, v in (("input_dim", input_dim), ("output_dim", output_dim)):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                 raise ValueError(f"[Embedding] {what} must be a positive int, got {v!r}")
@@ -174,11 +181,16 @@ class Embedding(HybridBlock):
 
 
 class LayerNorm(HybridBlock):
-    def __init__(self, axis=-1, epsilon=1e-5, in_channels=0):
+    def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0):
         super().__init__()
         self._axis, self._eps = axis, epsilon
-        self.gamma = Parameter("gamma", shape=(in_channels,), init="ones")
-        self.beta = Parameter("beta", shape=(in_channels,), init="zeros")
+        # (MXNet: scale=False / center=False keep gamma / beta, their grad_req 'null', so
+        # they stay at their initial ones / zeros)
+        self.gamma = Parameter("gamma", shape=(in_channels,), init=gamma_initializer,
+                               grad_req="write" if scale else "null")
+        self.beta = Parameter("beta", shape=(in_channels,), init=beta_initializer,
+                              grad_req="write" if center else "null")
 
     def forward(self, x):
         c = x.shape[self._axis]
@@ -190,32 +202,68 @@ class LayerNorm(HybridBlock):
                               eps=self._eps)
 
 
+def _amp_cast(x, dtype):
+    """x cast to dtype: under AMP by an amp_cast (which export(remove_amp_cast=True) leaves
+    out with AMP's own casts, so the exported graph is float32 throughout), else astype."""
+    from ... import _registry, amp
+    if amp._state["target"] is None:
+        return x.astype(dtype)
+    return _registry.internal_function("_npi_amp_cast")(x, dtype=dtype)
+
+
 class BatchNorm(HybridBlock):
     """Normalizes over the batch: in training mode (autograd.record()) with the batch's
     statistics, updating the running ones in place; in predict mode with the running ones."""
 
     def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
-                 use_global_stats=False, in_channels=0):
+                 use_global_stats=False, fuse_relu=False, beta_initializer="zeros",
+                 gamma_initializer="ones", running_mean_initializer="zeros",
+                 running_variance_initializer="ones", in_channels=0):
         super().__init__()
+        if fuse_relu and not isinstance(self, BatchNormReLU):
+            raise ValueError("[BatchNorm] fuse_relu=True: use nn.BatchNormReLU for BatchNorm "
+                             "followed by relu")
         self._axis, self._momentum, self._eps = axis, momentum, epsilon
         self._scale, self._global = scale, use_global_stats
-        self.gamma = Parameter("gamma", shape=(in_channels,), init="ones",
+        self.gamma = Parameter("gamma", shape=(in_channels,), init=gamma_initializer,
                                grad_req="write" if scale else "null")
-        self.beta = Parameter("beta", shape=(in_channels,), init="zeros",
+        self.beta = Parameter("beta", shape=(in_channels,), init=beta_initializer,
                               grad_req="write" if center else "null")
-        self.running_mean = Parameter("running_mean", shape=(in_channels,), init="zeros",
-                                      grad_req="null", differentiable=False)
-        self.running_var = Parameter("running_var", shape=(in_channels,), init="ones",
-                                     grad_req="null", differentiable=False)
+        self.running_mean = Parameter("running_mean", shape=(in_channels,),
+                                      init=running_mean_initializer, grad_req="null",
+                                      differentiable=False)
+        self.running_var = Parameter("running_var", shape=(in_channels,),
+                                     init=running_variance_initializer, grad_req="null",
+                                     differentiable=False)
+
+    def cast(self, dtype):
+        # MXNet: BatchNorm keeps float32 parameters and statistics in a float16 model (its
+        # op takes float16 data with float32 parameters), so net.cast('float16') leaves them
+        try:
+            half = _onp.dtype(dtype) == _onp.float16
+        except TypeError:  # ('bfloat16', which NumPy does not know)
+            half = False
+        if half:
+            dtype = "float32"
+        super().cast(dtype)
 
     def forward(self, x):
         c = x.shape[self._axis]
         for p in (self.gamma, self.beta, self.running_mean, self.running_var):
             p._finish_deferred_init((c,))
-        return npx.batch_norm(x, self.gamma.data(), self.beta.data(), self.running_mean.data(),
-                              self.running_var.data(), eps=self._eps, momentum=self._momentum,
-                              axis=self._axis, fix_gamma=not self._scale,
-                              use_global_stats=self._global)
+        gamma = self.gamma.data()
+        dtype = str(x.dtype)
+        low = dtype in ("float16", "bfloat16") and str(gamma.dtype) == "float32"
+        # MXNet's op takes float16 data with float32 parameters (what net.cast('float16') and
+        # AMP give), computing in float32, its output in the data's dtype. ndx's op wants one
+        # dtype, so the data goes through float32.
+        if low:
+            x = _amp_cast(x, dtype="float32")
+        out = npx.batch_norm(x, gamma, self.beta.data(), self.running_mean.data(),
+                             self.running_var.data(), eps=self._eps, momentum=self._momentum,
+                             axis=self._axis, fix_gamma=not self._scale,
+                             use_global_stats=self._global)
+        return _amp_cast(out, dtype=dtype) if low else out
 
 
 # ---------------------------------------------------------------- Lambda / HybridLambda
