@@ -1023,7 +1023,7 @@ def packbits(a: Any, axis: Any = None, bitorder: Any = 'big') -> Any:
     """The truth of a's integer or bool elements packed into uint8 bytes along axis (all of a flattened for None), eight a byte, the last byte zero-padded (NumPy's packbits)."""
 
 def pad(array: Any, pad_width: Any, mode: Any = 'constant', **kwargs: Any) -> Any:
-    """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median (stat_length), and empty (zeros here); differentiable. On the CPU the copying modes and a single constant run as one op (_npi_pad); the """
+    """NumPy's pad for the modes constant (constant_values), edge, reflect and symmetric (reflect_type), wrap, linear_ramp (end_values), maximum, minimum, mean and median (stat_length), and empty (zeros here); differentiable. A function as the mode pads as NumPy's does (vector by vector, in place; not diff"""
 
 def partition(a: Any, kth: Any, axis: Any = -1, kind: Any = 'introselect', order: Any = None) -> Any:
     """An array whose k-th element is the one a sorted array would have there, smaller ones before it and larger ones after: here a full (stable) sort, which is one such array."""
