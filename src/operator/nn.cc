@@ -1291,6 +1291,48 @@ bool batch_norm_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
   return true;
 }
 
+// MXNet's mixed precision: float16 / bfloat16 data with float32 gamma, beta and running
+// statistics (what AMP and Block.cast('float16') leave a BatchNorm); the statistics are
+// computed in float32 either way, the output has the data's dtype. Types `in[first..]`
+// (unknown ones become float32) and returns true when that pairing applies.
+bool low_precision_with_float32(const NodeAttrs& attrs, DType data, DTypeVector* in, size_t first,
+                                const std::vector<const char*>& names) {
+  if (data != DType::kFloat16 && data != DType::kBFloat16) return false;
+  bool any_float32 = false;
+  for (size_t i = first; i < in->size(); ++i) any_float32 |= (*in)[i] == DType::kFloat32;
+  if (!any_float32) return false;
+  for (size_t i = first; i < in->size(); ++i) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    require_same_type(attrs, (*in)[i], DType::kFloat32, names[std::min(i, names.size() - 1)],
+                      "the float32 parameters");
+  }
+  return true;
+}
+
+bool batch_norm_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const DType d = (*in)[0];
+  if (low_precision_with_float32(attrs, d, in, 1,
+                                 {"data", "gamma", "beta", "running_mean", "running_var"})) {
+    (*out)[0] = d;
+    (*out)[1] = (*out)[2] = DType::kFloat32;
+    return true;
+  }
+  return same_float_type(attrs, in, out, {"data", "gamma", "beta", "running_mean", "running_var"});
+}
+
+// (ograd, data, gamma, mean, inv_std): low-precision ograd and data with float32 rest.
+bool batch_norm_backward_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const DType d = (*in)[1];
+  if (d != DType::kUnknown &&
+      low_precision_with_float32(attrs, d, in, 2, {"ograd", "data", "gamma", "mean", "inv_std"})) {
+    require_same_type(attrs, (*in)[0], d, "ograd", "data");
+    (*out)[0] = d;
+    for (size_t i = 1; i < out->size(); ++i) (*out)[i] = DType::kFloat32;
+    return true;
+  }
+  return same_float_type(attrs, in, out, {"ograd", "data", "gamma", "mean", "inv_std"});
+}
+
 // batch_norm's row kernels (kernel/rowwise-inl.h) take contiguous float32 / float64 CPU data
 // whose rows along the channel axis hold at least this many elements; shorter rows (a
 // (batch, features) input) go through the reductions, which vectorize across channels.
@@ -1837,12 +1879,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                                     return std::vector<std::string>{"output", "mean", "inv_std"};
                                   })
       .set_attr<FInferShape>("FInferShape", batch_norm_shape)
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-                              return same_float_type(
-                                  attrs, in, out,
-                                  {"data", "gamma", "beta", "running_mean", "running_var"});
-                            })
+      .set_attr<FInferType>("FInferType", batch_norm_type)
       .set_attr<FCompute>("FCompute<cpu>", batch_norm_compute)
       .set_attr<FCompute>("FCompute<gpu>", batch_norm_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
@@ -1869,11 +1906,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
             for (int i = 1; i < 5; ++i) assign_shape(attrs, &(*out)[i], (*in)[2], "output", i);
             return true;
           })
-      .set_attr<FInferType>(
-          "FInferType",
-          [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-            return same_float_type(attrs, in, out, {"ograd", "data", "gamma", "mean", "inv_std"});
-          })
+      .set_attr<FInferType>("FInferType", batch_norm_backward_type)
       .set_attr<FCompute>("FCompute<cpu>", batch_norm_backward)
       .set_attr<FCompute>("FCompute<gpu>", batch_norm_backward);
   return true;

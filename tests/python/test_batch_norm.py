@@ -131,3 +131,38 @@ def test_row_kernels_do_not_depend_on_the_thread_count():
     for g, w in zip(results[0], want):
         onp.testing.assert_allclose(g, w, **TOLS["float32"])
 
+
+
+@pytest.mark.parametrize("use_global_stats", [False, True])
+def test_float16_data_with_float32_parameters_as_mxnet(use_global_stats):
+    # MXNet's pairing (AMP, net.cast('float16')): float16 data, float32 gamma / beta / running
+    # statistics; computed in float32, the output float16. Reference: the same values in
+    # float32 throughout.
+    rng = onp.random.default_rng(5)
+    xh = rng.normal(size=(4, 3, 5, 5)).astype(onp.float16)
+    g, b = rng.normal(size=3).astype(onp.float32), rng.normal(size=3).astype(onp.float32)
+    w = onp.arange(300, dtype=onp.float32).reshape(4, 3, 5, 5) / 300
+
+    def run(x, params):
+        x = np.array(x)
+        gamma, beta = np.array(params[0]), np.array(params[1])
+        mean, var = np.zeros(3), np.full(3, 2.0)
+        for a in (x, gamma, beta):
+            a.attach_grad()
+        with autograd.record():
+            y = npx.batch_norm(x, gamma, beta, mean, var, fix_gamma=False,
+                               use_global_stats=use_global_stats)
+            (y.astype("float32") * np.array(w)).sum().backward()
+        return y, x.grad, gamma.grad, beta.grad, mean
+
+    low = run(xh, (g, b))
+    ref = run(xh.astype(onp.float32), (g, b))
+    assert low[0].dtype == onp.float16 and low[1].dtype == onp.float16
+    assert low[2].dtype == low[3].dtype == low[4].dtype == onp.float32
+    # (the gradient reaching y is float16: parameter gradients agree to float16 precision)
+    for got, want, tol in zip(low, ref, (3e-3, 2e-3, 3e-3, 3e-3, 1e-6)):
+        onp.testing.assert_allclose(got.asnumpy().astype(onp.float32), want.asnumpy(),
+                                    rtol=tol, atol=tol)
+    with pytest.raises(TypeError):  # float16 data with float64 parameters: no such pairing
+        npx.batch_norm(np.array(xh), np.array(g.astype(onp.float64)), np.array(b),
+                       np.zeros(3), np.ones(3))

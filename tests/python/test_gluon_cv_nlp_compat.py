@@ -212,3 +212,26 @@ def test_hybridize_nested_tuple_and_none_inputs():
     assert out.asnumpy().tolist() == [6.0, 36.0]
     with pytest.raises(TypeError, match="ndarrays"):
         net(x, (a, (b, "c")), None)
+
+
+def test_symbol_block_cast_float16_keeps_batch_norm_parameters_float32(tmp_path):
+    # MXNet's SymbolBlock.cast('float16') leaves BatchNorm's gamma / beta / statistics float32
+    # (its op takes float16 data with float32 parameters); the imported float16 net then
+    # computes what the original float16 net does
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Flatten(), nn.Dense(2))
+    net.initialize()
+    net.cast("float16")
+    net.hybridize()
+    x = mx.np.ones((1, 3, 5, 5), dtype="float16")
+    want = net(x).asnumpy()
+    assert net[1].gamma.data().dtype == "float32"
+    net.export(str(tmp_path / "m"))
+    sb = gluon.SymbolBlock.imports(str(tmp_path / "m-symbol.json"), ["data"],
+                                   str(tmp_path / "m-0000.params"))
+    sb.cast("float16")
+    got = sb(x)
+    assert got.dtype == "float16"
+    onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-3, atol=1e-3)
+    kept = [n for n, p in sb.collect_params().items() if str(p.data().dtype) == "float32"]
+    assert len(kept) == 4  # gamma, beta, running_mean, running_var

@@ -992,6 +992,25 @@ class SymbolBlock(HybridBlock):
         return SymbolBlock(graph, input_names, params, allow_missing, ignore_extra,
                            device if device is not None else ctx)
 
+    def cast(self, dtype):
+        """Casts the parameters to dtype, except, for float16, the inputs 1-4 of batch_norm
+        nodes (gamma, beta, running statistics), which stay float32 as MXNet's
+        SymbolBlock.cast keeps them (the op takes float16 data with float32 parameters)."""
+        try:
+            half = _onp.dtype(dtype) == _onp.float16
+        except TypeError:  # ('bfloat16', which NumPy does not know)
+            half = False
+        keep = set()
+        if half:
+            import json
+            nodes = json.loads(_core._graph_json(self._graph))["nodes"]
+            for node in nodes:
+                if node["op"] == "_npx_batch_norm":
+                    keep.update(nodes[e[0]]["name"] for e in node["inputs"][1:5])
+        for name, p in self._reg_params.items():
+            p.cast("float32" if name in keep else dtype)
+        _forget_graphs(self)
+
     def forward(self, *args):
         if len(args) != len(self._input_names):
             raise ValueError(f"[SymbolBlock] expected {len(self._input_names)} inputs "

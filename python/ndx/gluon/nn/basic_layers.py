@@ -202,15 +202,6 @@ class LayerNorm(HybridBlock):
                               eps=self._eps)
 
 
-def _amp_cast(x, dtype):
-    """x cast to dtype: under AMP by an amp_cast (which export(remove_amp_cast=True) leaves
-    out with AMP's own casts, so the exported graph is float32 throughout), else astype."""
-    from ... import _registry, amp
-    if amp._state["target"] is None:
-        return x.astype(dtype)
-    return _registry.internal_function("_npi_amp_cast")(x, dtype=dtype)
-
-
 class BatchNorm(HybridBlock):
     """Normalizes over the batch: in training mode (autograd.record()) with the batch's
     statistics, updating the running ones in place; in predict mode with the running ones."""
@@ -251,19 +242,12 @@ class BatchNorm(HybridBlock):
         c = x.shape[self._axis]
         for p in (self.gamma, self.beta, self.running_mean, self.running_var):
             p._finish_deferred_init((c,))
-        gamma = self.gamma.data()
-        dtype = str(x.dtype)
-        low = dtype in ("float16", "bfloat16") and str(gamma.dtype) == "float32"
-        # MXNet's op takes float16 data with float32 parameters (what net.cast('float16') and
-        # AMP give), computing in float32, its output in the data's dtype. ndx's op wants one
-        # dtype, so the data goes through float32.
-        if low:
-            x = _amp_cast(x, dtype="float32")
-        out = npx.batch_norm(x, gamma, self.beta.data(), self.running_mean.data(),
-                             self.running_var.data(), eps=self._eps, momentum=self._momentum,
-                             axis=self._axis, fix_gamma=not self._scale,
-                             use_global_stats=self._global)
-        return _amp_cast(out, dtype=dtype) if low else out
+        # (float16 / bfloat16 data with the float32 parameters net.cast('float16') and AMP
+        # leave: the op computes in float32 and returns the data's dtype, as MXNet's)
+        return npx.batch_norm(x, self.gamma.data(), self.beta.data(), self.running_mean.data(),
+                              self.running_var.data(), eps=self._eps, momentum=self._momentum,
+                              axis=self._axis, fix_gamma=not self._scale,
+                              use_global_stats=self._global)
 
 
 # ---------------------------------------------------------------- Lambda / HybridLambda
