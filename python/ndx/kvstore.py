@@ -129,7 +129,7 @@ class KVStore(KVStoreBase):
                                  f"got {tuple(vs[0].shape)}")
             m = vs[0].copy()
             for v in vs[1:]:
-                m += v
+                m += v.to_device(m.device)  # (one copy per device: summed on the first)
             merged.append(m)
         self._reduce_over_workers(merged)
         for k, m in zip(keys, merged):
@@ -277,7 +277,7 @@ class DistKVStore(KVStore):
         for vs in values:
             m = vs[0] if len(vs) == 1 and out is None else vs[0].copy()
             for v in vs[1:]:
-                m += v
+                m += v.to_device(m.device)
             merged.append(m)
         self._check_devices(merged)
         self._dist.allreduce(merged)

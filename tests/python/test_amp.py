@@ -436,3 +436,24 @@ def test_conversions_reject_bad_arguments():
         amp.convert_model(d, [], {}, {"data": "float32"}, "float16")
     with pytest.raises(TypeError, match="Symbol"):
         amp.convert_symbol("graph", {}, {}, "float16")
+
+
+def test_unscale_divides_every_device_copy(amp_fp16):
+    # a parameter initialized on two devices has a gradient per copy: unscale divides each
+    net = nn.HybridSequential()
+    net.add(nn.Dense(16, activation="relu"), nn.Dense(3))
+    devices = [ndx.cpu(0), ndx.cpu(1)]
+    net.initialize(ndx.init.Xavier(), ctx=devices)
+    x, y = _data()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    amp.init_trainer(trainer)
+    xs, ys = gluon.utils.split_and_load(x, devices), gluon.utils.split_and_load(y, devices)
+    with autograd.record():
+        losses = [gluon.loss.SoftmaxCrossEntropyLoss()(net(a), b) for a, b in zip(xs, ys)]
+        with amp.scale_loss(losses, trainer) as scaled:
+            autograd.backward(scaled)
+    before = {k: [g.asnumpy() for g in p.list_grad()] for k, p in net.collect_params().items()}
+    amp.unscale(trainer)
+    for k, p in net.collect_params().items():
+        for got, want in zip(p.list_grad(), before[k]):
+            onp.testing.assert_allclose(got.asnumpy(), want / 2.0 ** 16, rtol=1e-6)

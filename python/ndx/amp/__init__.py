@@ -205,9 +205,10 @@ def unscale(optimizer_or_trainer):
     from .. import autograd
     with autograd.pause():
         for p in trainer._params:
-            g = p.data().grad
-            if g is not None:
-                g *= trainer._scale
+            for d in p.list_data():  # every device's copy
+                g = d.grad
+                if g is not None:
+                    g *= trainer._scale
     trainer._scale = 1.0  # (the factor the gradients now carry included rescale_grad)
 
 

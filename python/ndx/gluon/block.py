@@ -14,7 +14,7 @@ import numpy as _onp
 from .. import _core, autograd
 from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
-from .parameter import DeferredInitializationError, Parameter, ParameterDict, _one_device
+from .parameter import _CALL, DeferredInitializationError, Parameter, ParameterDict
 from .serialization import load_param_dict, save_tensors
 
 # Bumped whenever a block gains a child or a parameter: a hybridized block's input binding
@@ -388,8 +388,8 @@ class Block:
 
     def reset_device(self, device):
         """Moves every parameter (data and gradient) of this block and its children to
-        `device` (MXNet 2.0's reset_device; reset_ctx is its 1.x name)."""
-        device = _one_device(device, "reset_device")
+        `device`, or to one copy per device of a list (MXNet 2.0's reset_device; reset_ctx
+        is its 1.x name)."""
         seen = set()
         for p in self.collect_params().values():
             if id(p) not in seen:
@@ -408,6 +408,11 @@ class Block:
             child.hybridize(active, static_alloc=static_alloc, static_shape=static_shape)
 
     def __call__(self, *args, **kwargs):
+        if Parameter._multi:  # (some parameter has copies on several devices)
+            scope = _device_scope(args, kwargs, type(self).__name__, strict=False)
+            if scope is not None:
+                with scope:
+                    return Block.__call__(self, *args, **kwargs)
         if self._forward_pre_hooks or self._forward_hooks:
             return self._call_hooked(self.forward, args, kwargs)
         return self.forward(*args, **kwargs)
@@ -426,7 +431,7 @@ class Block:
             if deduplicate and id(p) in seen:
                 continue
             seen.add(id(p))
-            tensors[name] = p.data()
+            tensors[name] = p.data() if p._copies is None else p._reduce()
         save_tensors(filename, tensors, format, "save_parameters")
 
     def load_parameters(self, filename, device=None, allow_missing=False, ignore_extra=False,
@@ -442,8 +447,9 @@ class Block:
         parameter's dtype and dtype_source='saved' makes the parameter take the saved dtype.
         A saved shape must match the parameter's (dimensions still unknown, 0, are taken from
         the file). device (MXNet 1.x's ctx): where parameters not initialized yet are put
-        (already initialized ones keep their device)."""
-        device = _one_device(device if device is not None else ctx, "load_parameters")
+        (already initialized ones keep their device); a list of devices makes one copy on
+        each, as initialize(ctx=[...]) does."""
+        device = device if device is not None else ctx
         _check_dtype_source(dtype_source, "load_parameters")
         self._load_loaded(load_param_dict(filename), f"{filename}: ", "load_parameters", device,
                           allow_missing, ignore_extra, cast_dtype, dtype_source)
@@ -457,7 +463,7 @@ class Block:
         unless ignore_extra; a dtype differing from the parameter's needs cast_dtype=True
         (then dtype_source 'current' keeps the parameter's dtype, 'saved' takes the dict's);
         shapes must match. Every check happens before any parameter changes."""
-        device = _one_device(device if device is not None else ctx, "load_dict")
+        device = device if device is not None else ctx
         _check_dtype_source(dtype_source, "load_dict")
         if not isinstance(param_dict, dict):
             raise TypeError(f"[load_dict] param_dict must be a dict of name -> array, got "
@@ -540,7 +546,7 @@ def _load_into(params, loaded, source, who, device, allow_missing, ignore_extra,
         updates.append((p, data, retype))
     for p, data, retype in updates:
         if p._data is None and device is not None:
-            p._device = device
+            p._set_devices(device)
         if retype:
             p._replace_data(data)
         else:
@@ -714,6 +720,11 @@ class HybridBlock(Block):
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape)
 
     def __call__(self, *args):
+        if Parameter._multi:  # (some parameter has copies on several devices)
+            scope = _device_scope(args, None, type(self).__name__, strict=True)
+            if scope is not None:
+                with scope:
+                    return HybridBlock.__call__(self, *args)
         if type(self).infer_shape is not HybridBlock.infer_shape and any(
                 p._data is None and p._deferred is not None for p in self._reg_params.values()):
             self._user_infer_shape(args)
@@ -788,6 +799,8 @@ class HybridBlock(Block):
                                 f"(or lists / tuples of them, or None), got "
                                 f"{type(a).__name__}")
             key += (a.shape, a.dtype)
+        if Parameter._multi and args:  # (a graph per device: each runs that device's copies)
+            key.append(str(args[0].device))
         key.append(autograd.is_training())
         if fmt is not None:
             key.append(fmt)
@@ -902,7 +915,8 @@ class HybridBlock(Block):
         for n in names:
             if n in params:
                 kind = "arg" if params[n].differentiable else "aux"
-                tensors[f"{kind}:{n}"] = params[n].data()
+                p = params[n]
+                tensors[f"{kind}:{n}"] = p.data() if p._copies is None else p._reduce()
         save_tensors(params_file, tensors, format, "export")
         text = _core._graph_json(graph)
         if remove_amp_cast:
@@ -911,6 +925,66 @@ class HybridBlock(Block):
         with open(sym_file, "w") as f:
             f.write(text)
         return sym_file, params_file
+
+
+class _DeviceScope:
+    """A block call's device (its inputs'): data() with no device picks the parameter copy
+    there, and arrays created with no device go there (MXNet's `with ctx:` around a call)."""
+
+    __slots__ = ("_device", "_prev")
+
+    def __init__(self, device):
+        self._device = device
+
+    def __enter__(self):
+        self._prev = getattr(_CALL, "device", None)
+        _CALL.device = self._device
+        self._device.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._device.__exit__(*exc)
+        _CALL.device = self._prev
+        return False
+
+
+def _input_arrays(obj, out):
+    if isinstance(obj, np.ndarray):
+        out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            _input_arrays(item, out)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            _input_arrays(item, out)
+    return out
+
+
+def _device_scope(args, kwargs, name, strict):
+    """The _DeviceScope of a block call whose parameters may have several copies: the
+    device of the first input array, None when it is the call's device already (or there
+    are no input arrays). strict (a HybridBlock, as MXNet's): inputs on several devices
+    raise ValueError; else the first array's device is used."""
+    if _core._is_tracing():
+        return None
+    arrays = _input_arrays(args, [])
+    if kwargs:
+        _input_arrays(kwargs, arrays)
+    if not arrays:
+        return None
+    from ..device import Device
+    device = Device(arrays[0].device)
+    if strict:
+        others = {str(a.device) for a in arrays[1:]} - {str(device)}
+        if others:
+            raise ValueError(f"[{name}] the inputs of one call are on several devices "
+                             f"({sorted({str(device), *others})}): a block runs on the device "
+                             "of its inputs, with the parameter copies there; put every input "
+                             "on one device (gluon.utils.split_and_load gives each device its "
+                             "slice of the batch)")
+    if device == getattr(_CALL, "device", None):
+        return None
+    return _DeviceScope(device)
 
 
 def _is_legacy(a):
@@ -972,7 +1046,7 @@ class SymbolBlock(HybridBlock):
                 self._reg_params[n] = Parameter(n)
                 continue
             p = Parameter(n, shape=tuple(params[n].shape), dtype=str(params[n].dtype))
-            p._device = _one_device(device, n)
+            p._set_devices(device)
             p.set_data(params[n])
             self._reg_params[n] = p
 
@@ -1012,6 +1086,11 @@ class SymbolBlock(HybridBlock):
         _forget_graphs(self)
 
     def forward(self, *args):
+        if Parameter._multi:
+            scope = _device_scope(args, None, "SymbolBlock", strict=True)
+            if scope is not None:
+                with scope:
+                    return SymbolBlock.forward(self, *args)
         if len(args) != len(self._input_names):
             raise ValueError(f"[SymbolBlock] expected {len(self._input_names)} inputs "
                              f"({self._input_names}), got {len(args)}")

@@ -1,6 +1,8 @@
 """Parameters: arrays a Block learns, with deferred shape inference (0 marks an unknown dim;
 -1, MXNet 2.0's mark, is taken as 0)."""
 import re
+import threading
+import weakref
 from collections import OrderedDict
 
 import numpy as _onp
@@ -32,20 +34,49 @@ class DeferredInitializationError(RuntimeError):
     """The parameter's shape is not known yet: run a forward pass first."""
 
 
-def _one_device(device, name):
-    """A single device from MXNet's device / ctx argument (a device or a list of one)."""
-    if isinstance(device, (list, tuple)):
-        if len(device) > 1:
-            raise NotImplementedError(
-                f"[Parameter] {name}: one copy per device ({len(device)} devices) is data-"
-                "parallel training, which ndx does not do yet; pass a single device")
-        device = device[0] if device else None
-    return device
+def _devices_of(device, name):
+    """(first device, [devices] or None): MXNet's device / ctx argument, a device or a list
+    of them; the list is None unless there are several (one copy per device)."""
+    if not isinstance(device, (list, tuple)):
+        return device, None
+    if len(device) <= 1:
+        return (device[0] if device else None), None
+    from ..device import Device
+    devices = [Device(d) for d in device]
+    if len(set(devices)) != len(devices):
+        raise ValueError(f"[Parameter] {name}: the device list {devices} names a device "
+                         "twice (one copy per device)")
+    return devices[0], devices
+
+
+# The device of the block call running in this thread (the first input array's), when some
+# parameter has copies on several devices: data() with no device returns the copy there.
+_CALL = threading.local()
+
+
+def _one_multi_less(key):
+    Parameter._multi -= 1
+    _MULTI_DONE.pop(key, None)
+
+
+_MULTI_DONE = {}  # id(parameter with several devices) -> its weakref.finalize
+
+
+def _copy_to(value, device):
+    out = value.to_device(device)
+    return value.copy() if out is value else out
 
 
 class Parameter:
     # While a HybridBlock traces its forward, data() returns these traced stand-ins.
     _traced = None
+    # How many parameters (alive) have several devices: while some do, blocks note the
+    # device of their inputs for data() to pick the copy there (else: no per-call work).
+    _multi = 0
+    # With several devices (MXNet's one copy per device): the devices and the copies, in
+    # order (_copies[0] is _data); None with one device.
+    _devices = None
+    _copies = None
 
     def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", init=None,
                  allow_deferred_init=True, differentiable=True, lr_mult=1.0, wd_mult=1.0,
@@ -75,6 +106,11 @@ class Parameter:
     def __repr__(self):
         return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
 
+    def __setstate__(self, state):  # (copy.deepcopy, pickle: a copy with several devices counts)
+        self.__dict__.update(state)
+        if self._devices is not None:
+            self._count_multi()
+
     @property
     def grad_req(self):
         return self._grad_req
@@ -90,23 +126,43 @@ class Parameter:
         self._grad_req = req
         if self._data is None or req == old:
             return
-        if req == "null":
-            self._data = self._data.detach() if hasattr(self._data, "detach") else \
-                self._data.copy()
-        else:
-            self._data.attach_grad(grad_req=req)
+        copies = []
+        for a in self._all_copies():
+            if req == "null":
+                a = a.detach() if hasattr(a, "detach") else a.copy()
+            else:
+                a.attach_grad(grad_req=req)
+            copies.append(a)
+        self._set_copies(copies)
+
+    def _all_copies(self):
+        """Every copy of the data (one with one device)."""
+        return self._copies if self._copies is not None else [self._data]
+
+    def _set_copies(self, copies):
+        self._data = copies[0]
+        self._copies = copies if self._devices is not None else None
+        if self._copies is not None:
+            self._count_multi()  # (a copied parameter is counted here)
 
     def list_data(self):
-        """[data()]: ndx keeps one copy, on one device."""
+        """The copies of the data, one per device, in the order of the devices given to
+        initialize() (MXNet's list_data)."""
+        if self._copies is not None:
+            return list(self._copies)
         return [self.data()]
 
     def list_grad(self):
-        """[grad()]."""
+        """The gradient buffers of the copies, in list_data()'s order."""
+        if self._copies is not None:
+            return [self.grad(d) for d in self._devices]
         return [self.grad()]
 
     def list_device(self):
-        """The devices holding a copy: [data().device] (before initialization, the device
-        initialize() was given, the CPU if none)."""
+        """The devices holding a copy (before initialization, the devices initialize() was
+        given, the CPU if none)."""
+        if self._devices is not None:
+            return list(self._devices)
         if self._data is not None:
             return [self._data.device]
         from .. import device as _device
@@ -114,20 +170,78 @@ class Parameter:
 
     list_ctx = list_device
 
+    def _set_devices(self, device):
+        """Records the device(s) of MXNet's device / ctx argument (a device or a list)."""
+        self._device, self._devices = _devices_of(device, self.name)
+        self._count_multi()
+
+    def _count_multi(self):
+        """Keeps Parameter._multi the number of live parameters with several devices."""
+        counted = _MULTI_DONE.get(id(self))
+        if self._devices is not None and counted is None:
+            Parameter._multi += 1
+            _MULTI_DONE[id(self)] = weakref.finalize(self, _one_multi_less, id(self))
+        elif self._devices is None and counted is not None:
+            counted.detach()
+            _one_multi_less(id(self))
+
     def reset_device(self, device):
-        """Moves the data (and its gradient buffer) to `device` (MXNet's reset_device)."""
-        device = _one_device(device, self.name)
-        self._device = device
-        if self._data is None or device is None or self._data.device == device:
+        """Moves the data (and its gradient buffer) to `device`, or makes one copy on each
+        device of a list (MXNet's reset_device / reset_ctx: several copies are averaged
+        first)."""
+        first, devices = _devices_of(device, self.name)
+        if self._devices is None and devices is None:
+            self._device = first
+            if self._data is None or first is None or self._data.device == first:
+                return
+            data = _copy_to(self._data, first)
+            if self.grad_req != "null":
+                data.attach_grad(grad_req=self.grad_req)
+            self._data = data
             return
-        data = self._data.to_device(device)
-        if data is self._data:
-            data = data.copy()
-        if self.grad_req != "null":
-            data.attach_grad(grad_req=self.grad_req)
-        self._data = data
+        if self._data is None:
+            self._set_devices(device)
+            return
+        from .. import autograd
+        with autograd.pause():
+            value = self._reduce()
+            self._set_devices(device)
+            self._place(value)
 
     reset_ctx = reset_device
+
+    def _place(self, value):
+        """Makes the data from `value`: a copy on the device (each device) with a gradient
+        buffer unless grad_req is 'null'."""
+        if self._devices is None:
+            if self._device is not None:
+                data = _copy_to(value, self._device)
+            else:
+                data = value.copy()
+            copies = [data]
+        else:
+            copies = [_copy_to(value, d) for d in self._devices]
+        if self.grad_req != "null":
+            for c in copies:
+                c.attach_grad(grad_req=self.grad_req)
+        self._set_copies(copies)
+
+    def _reduce(self):
+        """The value to save: the data, or with several copies their average (MXNet's
+        _reduce; copies a Trainer updates are equal, running statistics per device are
+        not), on the first device."""
+        if self._copies is None:
+            return self._data
+        first = self._copies[0]
+        dtype = str(first.dtype)
+        if dtype != "bfloat16" and not _onp.issubdtype(_onp.dtype(dtype), _onp.inexact):
+            return first  # (integers: no average to take)
+        from .. import autograd
+        with autograd.pause():
+            total = first.copy()
+            for c in self._copies[1:]:
+                total += c.to_device(first.device)
+            return (total / len(self._copies)).astype(dtype)
 
     def _shape_known(self):
         return self.shape is not None and all(d > 0 for d in self.shape)
@@ -136,7 +250,7 @@ class Parameter:
                    ctx=None):
         if self._data is not None and not force_reinit:
             return
-        self._device = _one_device(device if device is not None else ctx, self.name)
+        self._set_devices(device if device is not None else ctx)
         chosen = _init.create(self.init if self.init is not None else (init or default_init))
         if not self._shape_known():
             if not self.allow_deferred_init:
@@ -147,11 +261,25 @@ class Parameter:
 
     def _create(self, initializer):
         data = initializer(self.shape, self.dtype, name=self.name)
+        if self._devices is not None:
+            # the same initial value on every device
+            from .. import autograd
+            with autograd.pause():
+                copies = [data.to_device(d) for d in self._devices]
+            if self.grad_req != "null":
+                for c in copies:
+                    c.attach_grad(grad_req=self.grad_req)
+            self._set_copies(copies)
+            self._deferred = None
+            for hook in self._on_create:
+                hook(self)
+            return
         if self._device is not None:
             data = data.to_device(self._device)
         if self.grad_req != "null":
             data.attach_grad(grad_req=self.grad_req)
         self._data = data
+        self._copies = None
         self._deferred = None
         for hook in self._on_create:
             hook(self)
@@ -176,7 +304,12 @@ class Parameter:
         self._create(self._deferred)
 
     def data(self, device=None, ctx=None):
-        """The value (ndx keeps one copy; device / MXNet 1.x's ctx name where it is)."""
+        """The value. With one device, the one copy (device / MXNet 1.x's ctx are not
+        checked). With several (initialize(ctx=[...])), the copy on `device` (ctx): a
+        RuntimeError if there is none; with no device, the copy on the device of the
+        inputs of the block call running (a layer's forward uses the copy where its input
+        is), else outside a forward the current device's (MXNet's current_context()), else
+        the first copy."""
         if Parameter._traced is not None and self in Parameter._traced:
             return Parameter._traced[self]
         if self._data is None:
@@ -185,29 +318,51 @@ class Parameter:
                     f"[Parameter] {self.name}: shape is inferred at the first forward pass")
             raise RuntimeError(f"[Parameter] {self.name} has not been initialized: call "
                                "initialize() first")
-        return self._data
+        if self._copies is None:
+            return self._data
+        return self._copy_on(device if device is not None else ctx)
+
+    def _copy_on(self, device):
+        """The copy on `device` (None: the block call's device, else the current one)."""
+        strict = True
+        if device is None:
+            device = getattr(_CALL, "device", None)
+            if device is None:
+                from ..device import current_device
+                device, strict = current_device(), False
+        for d, c in zip(self._devices, self._copies):
+            if d == device:
+                return c
+        if not strict:
+            return self._copies[0]
+        raise RuntimeError(f"Parameter '{self.name}' was not initialized on device {device}. "
+                           f"It was only initialized on {list(self._devices)}.")
 
     def grad(self, device=None, ctx=None):
         """The gradient buffer (device / MXNet 1.x's ctx: as for data())."""
-        g = self.data().grad
+        if self._copies is None:
+            g = self.data().grad
+        else:
+            self.data()  # (the errors of an uninitialized parameter)
+            g = self._copy_on(device if device is not None else ctx).grad
         if g is None:
             raise RuntimeError(f"[Parameter] {self.name} has grad_req='null': no gradient")
         return g
 
     def set_data(self, data):
+        """Sets the value (of every copy)."""
         data = np.array(data, dtype=self.dtype) if not isinstance(data, np.ndarray) else data
         if self.shape is not None and self._shape_known() and tuple(data.shape) != self.shape:
             raise ValueError(f"[Parameter] {self.name}: expected shape {self.shape}, got "
                              f"{tuple(data.shape)}")
         self.shape = tuple(data.shape)
         if self._data is None:
-            self._data = data.copy() if self._device is None else data.to_device(self._device)
-            if self._data is data:
-                self._data = data.copy()
-            if self.grad_req != "null":
-                self._data.attach_grad(grad_req=self.grad_req)
-        else:
+            self._place(data)
+        elif self._copies is None:
             self._data[...] = data
+        else:
+            for c in self._copies:
+                c[...] = data.to_device(c.device)
 
     def _current_dtype(self):
         """The dtype's name ('float32', 'bfloat16', ...) of the data, or of the declared dtype
@@ -221,12 +376,9 @@ class Parameter:
 
     def _replace_data(self, data):
         """Takes `data` (an ndarray) as the new value, its dtype and shape included."""
-        data = data.copy()
-        if self.grad_req != "null":
-            data.attach_grad(grad_req=self.grad_req)
         self.dtype = str(data.dtype)
         self.shape = tuple(data.shape)
-        self._data = data
+        self._place(data)
         self._deferred = None
 
     def cast(self, dtype):
@@ -235,20 +387,26 @@ class Parameter:
         if self._data is None:
             self.dtype = dtype
             return
-        old = self._data
-        data = old.astype(dtype)
-        if data is old:
-            data = old.copy()
-        if self.grad_req != "null":
-            data.attach_grad(grad_req=self.grad_req)
-            if old.grad is not None:
-                data.grad[...] = old.grad.astype(dtype)
-        self._data = data
-        self.dtype = str(data.dtype)
+        copies = []
+        for old in self._all_copies():
+            data = old.astype(dtype)
+            if data is old:
+                data = old.copy()
+            if self.grad_req != "null":
+                data.attach_grad(grad_req=self.grad_req)
+                if old.grad is not None:
+                    data.grad[...] = old.grad.astype(dtype)
+            copies.append(data)
+        self._set_copies(copies)
+        self.dtype = str(copies[0].dtype)
 
     def zero_grad(self):
-        if self._data is not None and self._data.grad is not None:
-            self._data.grad[...] = 0
+        """Sets the gradient (of every copy) to 0."""
+        if self._data is None:
+            return
+        for c in self._all_copies():
+            if c.grad is not None:
+                c.grad[...] = 0
 
 
 class ParameterDict(OrderedDict):
@@ -416,7 +574,7 @@ class ParameterDict(OrderedDict):
                 raise ValueError(f"[ParameterDict.save] prefix {strip_prefix!r} is to be "
                                  f"stripped before saving, but parameter {name!r} does not "
                                  "start with it")
-            tensors[name[len(strip_prefix):]] = p.data()
+            tensors[name[len(strip_prefix):]] = p.data() if p._copies is None else p._reduce()
         save_tensors(filename, tensors, format, "ParameterDict.save")
 
     def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
@@ -430,7 +588,7 @@ class ParameterDict(OrderedDict):
         loaded = {restore_prefix + k: v
                   for k, v in load_param_dict(filename, "ParameterDict.load").items()}
         _load_into(self, loaded, f"{filename}: ", "ParameterDict.load",
-                   _one_device(device if device is not None else ctx, "ParameterDict.load"),
+                   device if device is not None else ctx,
                    allow_missing, ignore_extra, cast_dtype, dtype_source)
 
 

@@ -24,6 +24,14 @@ class Trainer:
     (the per-worker batch times kvstore.num_workers) to step() for the update one process
     would make on the concatenated batches. compression_params: only {'type': 'none'}.
 
+    Several devices in one process (parameters initialized with ctx=[cpu(0), cpu(1)], one
+    copy per device, as MXNet's data parallelism): step() sums the gradients of the copies
+    (what MXNet's 'device' / 'local' store does; allreduce_grads() alone does that), updates
+    the first copy and copies the result to the others, so the copies stay equal. Pass the
+    whole batch's size to step(): the update is the one the concatenated batch would make
+    on one device. With a store (a KVStore, or update_on_kvstore=True) the copies'
+    gradients are pushed as one key's values and the weights pulled into every copy.
+
     Stale gradients (MXNet's check): step() / update() raise UserWarning when a parameter's
     gradient has not been written by a backward pass since the last step, unless
     ignore_stale_grad=True, which skips updating those parameters. Backward flags each
@@ -72,14 +80,18 @@ class Trainer:
                 # store's copies of the weights.
                 update_on_kvstore = False
         if kvstore is None or isinstance(kvstore, str):
+            store = None
             if isinstance(kvstore, str):
-                _kv.create(kvstore)  # a typed error for unknown and unsupported types
+                store = _kv.create(kvstore)  # a typed error for unknown and unsupported types
             if compression_params and compression_params.get("type", "none") != "none":
                 raise NotImplementedError("[Trainer] gradient compression is not supported")
-            if update_on_kvstore:
+            if not update_on_kvstore:
+                return None, False
+            if store is None or not any(p._devices is not None for p in self._params):
                 raise ValueError("[Trainer] update_on_kvstore=True needs a store, and one "
-                                 "process with one device makes none (pass a KVStore)")
-            return None, False
+                                 "process with one device makes none (pass a KVStore, or "
+                                 "initialize the parameters on several devices first)")
+            kvstore = store  # several devices: MXNet's store, which updates the weights
         if not isinstance(kvstore, _kv.KVStoreBase):
             raise TypeError(f"[Trainer] kvstore must be a str, a KVStore or None, got "
                             f"{type(kvstore).__name__}")
@@ -103,7 +115,8 @@ class Trainer:
         indices = [i for i in indices if i not in self._kv_keys]
         if not indices:
             return
-        weights = [self._params[i]._data for i in indices]
+        weights = [self._params[i]._data if self._params[i]._copies is None else
+                   self._params[i]._copies for i in indices]
         with _autograd.pause():  # (a deferred parameter is made inside a recorded forward)
             self._kvstore.init(indices, weights)
             self._kvstore.pull(indices, out=weights)
@@ -122,39 +135,86 @@ class Trainer:
         self._optimizer.set_learning_rate(lr)
 
     def step(self, batch_size, ignore_stale_grad=False):
-        """One update; gradients are scaled by rescale_grad / batch_size."""
+        """One update; gradients are scaled by rescale_grad / batch_size. With several
+        devices, the copies' gradients are summed first (allreduce_grads)."""
+        if Parameter._multi and self._kvstore is None and self._multi_device():
+            _checked_batch_size(batch_size)
+            self._allreduce_copies()
         self.update(batch_size, ignore_stale_grad)
 
+    def _multi_device(self):
+        """Whether some parameter has copies on several devices."""
+        return any(p._copies is not None for p in self._params)
+
     def update(self, batch_size, ignore_stale_grad=False):
-        """The update of step() (ndx has one device, so there is no allreduce to skip)."""
-        if not isinstance(batch_size, (int, float)):
-            # a one-element array or NumPy scalar, as MXNet takes (d2l's seq2seq steps by
-            # num_tokens = valid_len.sum())
-            batch_size = float(batch_size)
-        if batch_size <= 0:
-            raise ValueError(f"[Trainer] batch_size must be > 0, got {batch_size}")
+        """The update of step(). With one device there is no allreduce to skip; with several
+        (no store), the update uses the first copy's gradient, which allreduce_grads() has
+        made the sum over the copies (call it first, as MXNet requires), and every copy gets
+        the updated weight."""
+        batch_size = _checked_batch_size(batch_size)
         arrays = [p._data for p in self._params]
-        fresh = self._fresh_indices(arrays, ignore_stale_grad)
+        multi = Parameter._multi and self._multi_device()
+        fresh = self._fresh_indices(arrays, ignore_stale_grad, multi)
         self._optimizer.rescale_grad = self._scale / batch_size
         try:
             if self._kvstore is not None:
-                self._update_through_kvstore(fresh)
+                self._update_through_kvstore(fresh, multi)
             elif not self._amp_overflow():
-                self._update_all([p.data() for p in self._params], fresh)
+                self._update_all([p._data for p in self._params] if multi else
+                                 [p.data() for p in self._params], fresh)
+                if multi:
+                    self._broadcast_copies(fresh)
         finally:
             self._stepped = [(a, p.grad_req) for a, p in zip(arrays, self._params)]
         # the gradients used are stale from now on (only after an update: a refused step
         # leaves them as they were, so step(ignore_stale_grad=True) can follow)
         used = arrays if fresh is None else [arrays[i] for i in fresh]
+        if multi:
+            used = [c for i in (range(len(arrays)) if fresh is None else fresh)
+                    for c in _copies(self._params[i])]
         _core._autograd_fresh_grads([a for a in used if a is not None], True)
 
-    def _fresh_indices(self, arrays, ignore_stale_grad):
+    def _allreduce_copies(self):
+        """Sums the gradients of each parameter's copies into every copy (MXNet's 'device'
+        store reduce and broadcast)."""
+        with _autograd.pause():
+            for p in self._params:
+                copies = p._copies
+                if copies is None or copies[0].grad is None:
+                    continue
+                total = copies[0].grad
+                for c in copies[1:]:
+                    total += c.grad.to_device(total.device)
+                for c in copies[1:]:
+                    c.grad[...] = total.to_device(c.device)
+
+    def _broadcast_copies(self, indices=None):
+        """Copies each updated first copy to the parameter's other copies."""
+        with _autograd.pause():
+            for i in range(len(self._params)) if indices is None else indices:
+                copies = self._params[i]._copies
+                if copies is not None:
+                    for c in copies[1:]:
+                        c[...] = copies[0].to_device(c.device)
+
+    def _fresh_indices(self, arrays, ignore_stale_grad, multi=False):
         """The indices of the parameters whose gradient backward wrote since the last step
         (or that could not be watched), None for all of them; UserWarning for a stale one
-        unless ignore_stale_grad."""
+        unless ignore_stale_grad. With several devices, a gradient written on any copy
+        counts."""
         complete = all(a is not None for a in arrays)
         present = arrays if complete else [a for a in arrays if a is not None]
         flags = _core._autograd_fresh_grads(present, False)
+        if multi:
+            flags = list(flags)
+            owners, extra = [], []
+            for k, i in enumerate(i for i, a in enumerate(arrays) if a is not None):
+                for c in (self._params[i]._copies or [None])[1:]:
+                    owners.append(k)
+                    extra.append(c)
+            if extra:
+                for k, flag in zip(owners, _core._autograd_fresh_grads(extra, False)):
+                    flags[k] = flags[k] or flag
         if complete and all(flags):  # the usual step: backward wrote every gradient
             self._seen_backward = True
             return None
@@ -185,13 +245,21 @@ class Trainer:
         manual gradient work between it and update()). With no store there is one copy
         of each gradient, so nothing to do; with one, the gradients go through pushpull."""
         if self._kvstore is None:
+            if Parameter._multi and self._multi_device():
+                self._allreduce_copies()
             return
         if self._update_on_kvstore:
             raise RuntimeError("[Trainer] allreduce_grads() is not supported with "
                                "update_on_kvstore=True: the store updates the weights")
         self._init_kv_keys(range(len(self._params)))
         keys = list(range(len(self._params)))
+        if Parameter._multi and self._multi_device():
+            self._kvstore.pushpull(keys, [[c.grad for c in _copies(p)] for p in self._params])
+            self._grads_reduced = True  # (update() then does not sum them again)
+            return
         self._kvstore.pushpull(keys, [p.data().grad for p in self._params])
+
+    _grads_reduced = False
 
     def save_states(self, fname):
         """Writes the optimizer's states (momentum, Adam's moments, ...) and its update
@@ -258,12 +326,26 @@ class Trainer:
                                                [weights[i].grad for i in indices],
                                                [states[i] for i in indices])
 
-    def _update_through_kvstore(self, fresh=None):
+    def _update_through_kvstore(self, fresh=None, multi=False):
         """One call per step for all keys, so a distributed store sends the gradients in
         a few fused buckets rather than one message per parameter."""
         kv = self._kvstore
         self._init_kv_keys(range(len(self._params)))
         keys = list(range(len(self._params)))
+        if multi:  # (one key's values: the copies' gradients; every copy pulls the weight)
+            copies = [_copies(p) for p in self._params]
+            if self._update_on_kvstore:
+                kv.push(keys, [[c.grad for c in cs] for cs in copies])
+                kv.pull(keys, out=copies)
+                return
+            if not self._grads_reduced:
+                kv.pushpull(keys, [[c.grad for c in cs] for cs in copies])
+            self._grads_reduced = False
+            if self._amp_overflow():
+                return
+            self._update_all([cs[0] for cs in copies], fresh)
+            self._broadcast_copies(fresh)
+            return
         weights = [p.data() for p in self._params]
         grads = [w.grad for w in weights]
         if self._update_on_kvstore:  # the store updates its copy; the weight is pulled
@@ -285,6 +367,21 @@ class Trainer:
     @property
     def kvstore(self):
         return self._kvstore
+
+
+def _checked_batch_size(batch_size):
+    if not isinstance(batch_size, (int, float)):
+        # a one-element array or NumPy scalar, as MXNet takes (d2l's seq2seq steps by
+        # num_tokens = valid_len.sum())
+        batch_size = float(batch_size)
+    if batch_size <= 0:
+        raise ValueError(f"[Trainer] batch_size must be > 0, got {batch_size}")
+    return batch_size
+
+
+def _copies(p):
+    """A parameter's copies (its data alone with one device)."""
+    return p._copies if p._copies is not None else [p._data]
 
 
 def _to_numpy(state):

@@ -5,7 +5,7 @@ sequence. Their parameters are named as MXNet's ('i2h_weight', 'h2h_bias', and
 from ... import _core
 from ... import numpy as np
 from ... import numpy_extension as npx
-from ..block import Block, HybridBlock
+from ..block import Block, HybridBlock, _device_scope
 from ..parameter import Parameter
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
@@ -149,6 +149,11 @@ class RecurrentCell(Block):
                         f"{type(activation).__name__}")
 
     def __call__(self, inputs, states=None):
+        if Parameter._multi:  # (some parameter has copies on several devices)
+            scope = _device_scope((inputs, states), None, type(self).__name__, strict=False)
+            if scope is not None:
+                with scope:
+                    return RecurrentCell.__call__(self, inputs, states)
         self._counter += 1
         if states is None:
             states = self.begin_state(batch_size=inputs.shape[0], dtype=str(inputs.dtype),
@@ -182,6 +187,11 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
     def __call__(self, inputs, states=None):
         if not (self._active and not _core._is_tracing()):
             return RecurrentCell.__call__(self, inputs, states)
+        if Parameter._multi:
+            scope = _device_scope((inputs, states), None, type(self).__name__, strict=True)
+            if scope is not None:
+                with scope:
+                    return HybridRecurrentCell.__call__(self, inputs, states)
         self._counter += 1
         if states is None:
             states = self.begin_state(batch_size=inputs.shape[0], dtype=str(inputs.dtype),
