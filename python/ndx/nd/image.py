@@ -104,13 +104,10 @@ def _target(who, width, height):
 
 
 def _scale_down(src_w, src_h, w, h):
-    """(w, h) shrunk, keeping its aspect ratio, to fit inside src (MXNet's ScaleDown)."""
-    w, h = float(w), float(h)
-    if src_h < h:
-        w, h = w * src_h / h, float(src_h)
-    if src_w < w:
-        w, h = float(src_w), h * src_w / w
-    return int(w), int(h)
+    """(w, h) shrunk to fit inside src with its aspect ratio: gluon's transforms' helper
+    (MXNet's ScaleDown), imported here lazily (gluon imports after nd)."""
+    from ..gluon.data.vision.transforms import _scale_down as scale_down
+    return scale_down(src_w, src_h, w, h)
 
 
 def _uniform(lo, hi):
