@@ -121,6 +121,9 @@ class Executor {
   // gradients (the last 8).
   mutable std::vector<std::shared_ptr<const CachedPlan>> plans_;
   mutable bool no_cached_plan_ = false;  // the gradient cannot be built: record op by op
+  // A node's op keeps the state of one use in its attributes: each recorded run gets its own
+  // (a plan built per run, steps parsed afresh).
+  bool per_use_state_ = false;
 };
 
 // Whether planned runs fuse connected pointwise ops into one pass over memory: on unless

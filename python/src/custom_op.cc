@@ -230,6 +230,7 @@ void register_custom_op() {
       .add_argument("data", "NDArray[]",
                     "Inputs, as the prop's list_arguments() and auxiliary states.")
       .set_attr_parser(parse)
+      .set_attr<bool>("TPerUseState", true)  // the prop and its operator: one per recorded call
       .set_num_inputs(
           [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<CustomParam>().num_inputs); })
       .set_num_outputs([](const NodeAttrs& a) {

@@ -341,6 +341,8 @@ void register_op(const std::shared_ptr<Library>& lib, const NDXLibOp* desc) {
               not_implemented("[", a.op->name, "] the library has no cpu forward");
             run(a, a.op->forward_cpu, ctx, in, req, out, "forward");
           });
+  if (desc->create_state)  // a recorded call in a graph gets a state of its own (executor)
+    op.set_attr<bool>("TPerUseState", true);
   if (desc->forward_gpu)  // runs on ndx's stream (resource.cuda_stream)
     op.set_attr<FCompute>(
         "FCompute<gpu>",

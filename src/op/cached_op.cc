@@ -331,14 +331,19 @@ std::vector<NDArray> Executor::run_cached(const std::vector<NDArray>& inputs) co
     if (p->mask == mask && same_signature(*p, inputs)) plan = p;
   if (!plan) {
     try {
-      plan = build_plan(graph_, mask, inputs);
+      // A graph holding stateful ops gets a plan per run, over nodes parsed afresh: a plan
+      // kept for the next call would give that call's forward the state this call's backward
+      // still has to read.
+      plan = build_plan(per_use_state_ ? with_fresh_state(graph_) : graph_, mask, inputs);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::kNotImplementedError) throw;
       no_cached_plan_ = true;  // an op without a gradient: record op by op, as before
       return {};
     }
-    if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // the oldest signature
-    plans_.push_back(plan);
+    if (!per_use_state_) {
+      if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // the oldest signature
+      plans_.push_back(plan);
+    }
   }
   std::vector<NDArray> values;
   {

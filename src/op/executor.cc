@@ -180,6 +180,41 @@ Executor::Executor(Graph g) : graph_(std::move(g)) {
   const auto ins = graph_.inputs();
   for (const auto& n : ins) input_names_.push_back(n->attrs.name);
   plain_ = make_program(graph_, ins);
+  for (const Step& s : plain_->steps) per_use_state_ |= has_per_use_state(*s.attrs);
+}
+
+bool has_per_use_state(const NodeAttrs& attrs) {
+  static const auto& per_use = Op::attr<bool>("TPerUseState");
+  return attrs.op && per_use.get(attrs.op, false);
+}
+
+NodeAttrs fresh_state(const NodeAttrs& attrs) {
+  NodeAttrs fresh = attrs;
+  fresh.parsed.reset();
+  if (attrs.op->attr_parser) attrs.op->attr_parser(&fresh);
+  return fresh;
+}
+
+Graph with_fresh_state(const Graph& g) {
+  std::unordered_map<const Node*, NodePtr> copy_of;
+  auto entry = [&](const NodeEntry& e) {
+    auto it = copy_of.find(e.node.get());
+    return it == copy_of.end() ? e : NodeEntry{it->second, e.index, e.version};
+  };
+  for (const NodePtr& n : g.topo_order()) {
+    if (n->is_variable()) continue;  // inputs and constants: the same nodes
+    auto c = std::make_shared<Node>();
+    c->attrs = has_per_use_state(n->attrs) ? fresh_state(n->attrs) : n->attrs;
+    for (const NodeEntry& e : n->inputs) c->inputs.push_back(entry(e));
+    for (const NodePtr& d : n->control_deps) {
+      auto it = copy_of.find(d.get());
+      c->control_deps.push_back(it == copy_of.end() ? d : it->second);
+    }
+    copy_of[n.get()] = std::move(c);
+  }
+  Graph out;
+  for (const NodeEntry& e : g.outputs) out.outputs.push_back(entry(e));
+  return out;
 }
 
 Executor::~Executor() = default;
@@ -398,10 +433,12 @@ std::vector<NDArray> Executor::run_planned(const std::vector<NDArray>& inputs,
       for (size_t j = 0; j < bufs.size(); ++j)
         slots[static_cast<size_t>(s.out_slot) + j] = std::move(bufs[j]);
       bufs.clear();
-    } else {
+    } else {  // recorded or traced: a stateful op's call gets a state of its own
       in.clear();
       for (int k : s.in_slots) in.push_back(slots[static_cast<size_t>(k)]);
-      std::vector<NDArray> out = invoke(*s.attrs, in, options);
+      std::vector<NDArray> out = per_use_state_ && has_per_use_state(*s.attrs)
+                                     ? invoke(fresh_state(*s.attrs), in, options)
+                                     : invoke(*s.attrs, in, options);
       in.clear();
       stats_.outputs_allocated += static_cast<int>(out.size());
       for (size_t j = 0; j < out.size(); ++j)

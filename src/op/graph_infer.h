@@ -17,4 +17,13 @@ using EntryTypes = std::unordered_map<const Node*, std::pair<ShapeVector, DTypeV
 // entry left unknown stays Shape::unknown() / DType::kUnknown.
 void infer_entries(const Graph& g, EntryTypes* known);
 
+// Ops whose parsed attributes hold the state of one use set the bool attribute
+// "TPerUseState" (Custom, stateful library ops): a recorded call must run on attributes parsed
+// afresh, so that its backward reads the state its own forward left, as MXNet creates an op
+// state per call. These say whether attrs are such, give a fresh parse of them, and copy a
+// graph with every such node parsed afresh (variables and constants are shared).
+bool has_per_use_state(const NodeAttrs& attrs);
+NodeAttrs fresh_state(const NodeAttrs& attrs);
+Graph with_fresh_state(const Graph& g);
+
 }  // namespace ndx

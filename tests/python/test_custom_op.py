@@ -1,6 +1,9 @@
 """Python custom operators (ndx.operator): the seeds' softmax example, params as strings,
 request types, autograd, hybridized blocks and graph export, and exceptions in callbacks."""
 import json
+import os
+import subprocess
+import sys
 
 import numpy as onp
 import pytest
@@ -328,6 +331,44 @@ def test_state_on_self_pairs_with_its_own_forward_when_two_calls_are_recorded():
         assert_almost_equal(x2.grad, 2 * x2n, rtol=0, atol=0)
     # unrecorded calls go on working
     assert_almost_equal(ndx.npx.custom(np.array([3.0]), op_type="saved_square"), [9.0])
+
+
+class _OneSavedSquare(gluon.HybridBlock):
+    def forward(self, a):
+        return ndx.npx.custom(a, op_type="saved_square")
+
+
+def _hybridized_saved_squares_twice():
+    x1n, x2n = onp.array([1.0, 2.0]), onp.array([10.0, -20.0])
+    x1, x2 = np.array(x1n), np.array(x2n)
+    x1.attach_grad()
+    x2.attach_grad()
+    block = _OneSavedSquare()
+    block.hybridize()
+    for _ in range(3):  # the capture, then the cached graph
+        with autograd.record():
+            loss = (block(x1) * 0.5 + block(x2) * 2).sum()
+        loss.backward()
+        assert_almost_equal(x1.grad, 2 * x1n * 0.5, rtol=0, atol=0)
+        assert_almost_equal(x2.grad, 2 * x2n * 2, rtol=0, atol=0)
+    assert_almost_equal(block(np.array([3.0])), [9.0])
+
+
+def test_a_hybridized_block_called_twice_before_backward_keeps_each_calls_state():
+    """Each call of a hybridized block is a recorded use of its Custom node: the graph's one
+    operator served both calls, and x1's gradient was 2 * x2 * head."""
+    _hybridized_saved_squares_twice()
+
+
+def test_the_same_when_the_graph_is_recorded_op_by_op():
+    """NDX_CACHED_OP=0 records a hybridized graph op by op (read once per process: a child
+    process runs it)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("import sys; sys.path.insert(0, %r); import test_custom_op as t; "
+            "t._hybridized_saved_squares_twice(); print('ok')" % here)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, NDX_CACHED_OP="0"), timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-2000:]
 
 
 class _Cube(autograd.Function):

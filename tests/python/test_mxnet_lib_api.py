@@ -316,6 +316,22 @@ def test_two_recorded_calls_of_a_stateful_op_backward_on_their_own_states(tmp_pa
     assert x1.grad.tolist() == [2.0, 4.0]
     assert x2.grad.tolist() == [20.0, 40.0]
 
+    # a hybridized block called twice before one backward: each call's graph node has a
+    # state of its own (they shared the graph's one: x1.grad was 2 * x2)
+    class Square(gluon.HybridBlock):
+        def forward(self, x):
+            return npx.mx_t_saved_square(x)
+
+    block = Square()
+    block.hybridize()
+    for _ in range(3):  # the capture, then the cached graph
+        with autograd.record():
+            loss = (block(x1) * 0.5 + block(x2) * 2).sum()
+        loss.backward()
+        assert x1.grad.tolist() == [1.0, 2.0]  # 2 * x1 * 0.5
+        assert x2.grad.tolist() == [40.0, 80.0]  # 2 * x2 * 2
+    assert block(np.array([3.0])).tolist() == [9.0]  # unrecorded calls go on working
+
 
 class TwoCounters(gluon.HybridBlock):
     def forward(self, x):
