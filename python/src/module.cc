@@ -878,14 +878,8 @@ PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObje
       type_error("[", op_name, "] casting must be a str, got ", Py_TYPE(a[4])->tp_name);
     casting = casting_from_name(utf8_of(a[4]), op_name);
   }
-  if (has_dtype) {
-    const DType t = dtype_from_py(a[3]);
-    for (NDArray& x : in)
-      if (x.dtype() != t) {
-        check_join_cast(op_name, x.dtype(), t, casting);
-        x = cast_for_autograd(x, t);
-      }
-  }
+  std::optional<DType> dtype;
+  if (has_dtype) dtype = dtype_from_py(a[3]);
   std::optional<int64_t> axis = int64_t{0};
   if (a[1] && a[1] != Py_None) {
     int64_t v;
@@ -925,6 +919,17 @@ PyObject* join(const char* op_name, PyObject* const* args, size_t nargsf, PyObje
     NodeAttrs attrs = op->make_attrs(kw);
     if (cache.size() > 4096) cache.clear();
     it = cache.emplace(key, std::move(attrs)).first;
+  }
+  if (has_dtype) {  // the shapes are checked first, as NumPy does, then each cast
+    const DType t = *dtype;
+    ShapeVector shapes, joined(1, Shape::unknown());
+    for (const NDArray& x : in) shapes.push_back(x.shape());
+    infer_shapes(it->second, &shapes, &joined);
+    for (NDArray& x : in)
+      if (x.dtype() != t) {
+        check_join_cast(op_name, x.dtype(), t, casting);
+        x = cast_for_autograd(x, t);
+      }
   }
   InvokeOptions options;
   std::vector<NDArray> out;

@@ -205,6 +205,16 @@ void write_into(const std::string& name, const NodeAttrs& attrs, const std::vect
   invoke(attrs, in, options);
 }
 
+// How many outputs may follow the inputs and parameters positionally: none where out is an
+// argument of its own, one per output of a ufunc (divmod, modf, frexp have two), else one.
+Py_ssize_t positional_outputs(const PyOpFunction& f) {
+  if (f.out_is_argument) return 0;
+  if (!f.is_ufunc) return 1;
+  const uint32_t n =
+      f.has_default_attrs ? f.op->visible_outputs_for(f.default_attrs) : f.op->num_outputs;
+  return n >= 2 ? 2 : 1;
+}
+
 PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* self = reinterpret_cast<PyOpFunction*>(self_obj);
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -217,7 +227,6 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
   const Py_ssize_t n_params = static_cast<Py_ssize_t>(self->param_names.size());
   // NumPy takes the outputs positionally after the inputs and parameters (np.add(a, b, o),
   // np.round(a, 1, o), np.divmod(a, b, q, r)): one array, or one per output of a ufunc.
-  const Py_ssize_t n_out_positional = self->out_is_argument ? 0 : self->is_ufunc ? 2 : 1;
   PyObject* out_positional[2] = {};
   Py_ssize_t n_out_given = 0;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
@@ -230,10 +239,10 @@ PyObject* call(PyObject* self_obj, PyObject* const* args, size_t nargsf, PyObjec
         continue;
       }
       kwargs.emplace_back(p, value_from_py(args[i], self->name, p));
-    } else if (n_out_given < n_out_positional && out == Py_None) {
+    } else if (n_out_given < positional_outputs(*self) && out == Py_None) {
       out_positional[n_out_given++] = args[i];
     } else {
-      type_error(self->name, "() takes at most ", n_in + n_params + n_out_positional,
+      type_error(self->name, "() takes at most ", n_in + n_params + positional_outputs(*self),
                  " positional arguments but ", nargs, " were given");
     }
   }

@@ -266,8 +266,10 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     in_shapes[i] = inputs[i].shape();
     in_types[i] = inputs[i].dtype();
   }
-  infer_shapes(attrs, &in_shapes, &out_shapes);
+  // Dtypes first, as NumPy resolves a ufunc's loop before it broadcasts: bitwise_and of
+  // float arrays of shapes (3,) and (4,) is the TypeError, not the broadcasting ValueError.
   infer_types(attrs, &in_types, &out_types);
+  infer_shapes(attrs, &in_shapes, &out_shapes);
   const FCompute* compute = nullptr;  // on a GPU: its kernel, else the CPU one on host copies
   if (device.is_cpu() && fcompute_cpu.count(op)) compute = &fcompute_cpu[op];
   if (device.is_gpu()) {
@@ -307,14 +309,28 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     }
     given = &preferred;
   }
+  // out= names the visible outputs (dropout's result, not its mask): the hidden ones are fresh.
+  std::vector<NDArray> with_hidden;
+  const bool callers = given && given == options.outputs;
+  if (callers && given->size() < nout && given->size() == op->visible_outputs_for(attrs)) {
+    with_hidden = *given;
+    for (uint32_t j = static_cast<uint32_t>(given->size()); j < nout; ++j) {
+      checked_size(out_shapes[j], dtype_size(out_types[j]), op_name(attrs).c_str());
+      with_hidden.emplace_back(out_shapes[j], out_types[j], device);
+    }
+    given = &with_hidden;
+  }
   if (given) {
     if (given->size() != nout)
-      value_error("[", op->name, "] expected ", nout, " output arrays, got ", given->size());
+      value_error("[", op->name, "] expected ", op->visible_outputs_for(attrs), " output arrays",
+                  nout > op->visible_outputs_for(attrs) ? " (or all " : "",
+                  nout > op->visible_outputs_for(attrs) ? std::to_string(nout) : "",
+                  nout > op->visible_outputs_for(attrs) ? " with the hidden ones)" : "", ", got ",
+                  given->size());
     for (uint32_t j = 0; j < nout; ++j) {
       const NDArray& o = (*given)[j];
       if (!o.defined()) value_error("[", op->name, "] output ", j, " is an undefined array");
-      if (given == options.outputs && req[j] != kNullOp)
-        o.check_writeable(op->name.c_str(), "output array");
+      if (callers && req[j] != kNullOp) o.check_writeable(op->name.c_str(), "output array");
       if (o.shape() != out_shapes[j])
         value_error("[", op->name, "] output ", j, " has shape ", o.shape().str(), ", expected ",
                     out_shapes[j].str());

@@ -15,6 +15,7 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -276,6 +277,21 @@ DType sum_out_type(DType in) {
   return in;
 }
 
+// An integer result takes initial= only within its range, as NumPy converts the Python value:
+// max(uint8s, initial=-1) is OverflowError there, where a wrapped or clamped value would
+// compare wrong.
+void check_initial_fits(const NodeAttrs& attrs, std::optional<double> initial, DType t) {
+  if (!initial || !is_integer(t)) return;
+  const int bits = 8 * dtype_size(t);
+  const double lo = is_unsigned(t) ? 0.0 : -std::ldexp(1.0, bits - 1);
+  const double hi_excl = std::ldexp(1.0, is_unsigned(t) ? bits : bits - 1);
+  if (std::isnan(*initial))
+    value_error("[", op_name(attrs), "] initial=nan cannot be converted to ", t);
+  const double v = std::trunc(*initial);
+  if (!(v >= lo && v < hi_excl))
+    overflow_error("[", op_name(attrs), "] initial=", *initial, " is out of bounds for ", t);
+}
+
 template <SumKind kind>
 bool sum_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[0] == DType::kUnknown) return false;
@@ -287,12 +303,14 @@ bool sum_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
     t = float_result_type((*in)[0]);
   else
     t = sum_out_type((*in)[0]);
+  if (kind != SumKind::kMean) check_initial_fits(attrs, p.initial, t);
   assign_type(attrs, &(*out)[0], t, "output", 0);
   return true;
 }
 
-bool same_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+bool minmax_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[0] == DType::kUnknown) return false;
+  check_initial_fits(attrs, attrs.get<MinMaxParam>().initial, (*in)[0]);
   assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
   return true;
 }
@@ -539,7 +557,7 @@ void register_backward(const char* name, const char* doc, uint32_t num_inputs, F
         .add_argument("a", "NDArray", "Input array.")
         .set_params<MinMaxParam>()
         .set_attr<FInferShape>("FInferShape", minmax_shape)
-        .set_attr<FInferType>("FInferType", same_type)
+        .set_attr<FInferType>("FInferType", minmax_type)
         .set_attr<TStridedInputs>("TStridedInputs", true)
         .set_attr<FCompute>("FCompute<cpu>", is_max ? FCompute(minmax_compute<true>)
                                                     : FCompute(minmax_compute<false>))

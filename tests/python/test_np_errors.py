@@ -153,9 +153,52 @@ def test_single_axis_still_takes_integers():
     ("cov", (onp.zeros((2, 2, 2)),), {"dtype": "uint64"}),
     ("corrcoef", (onp.zeros((2, 2, 2)),), {"dtype": "uint16"}),
     ("cov", (onp.zeros(3), onp.array(5)), {"dtype": "int64"}),
+    # concatenate / stack: the shapes before the dtype= cast (ValueError, not TypeError)
+    ("concatenate", ([_a(2, 2), _a(3, 3)],), {"dtype": "int64"}),
+    ("stack", ([_a(2, 2), _a(3, 3)],), {"dtype": "int64"}),
+    # a ufunc's loop before broadcasting (TypeError, not ValueError)
+    ("bitwise_and", (_a(3), _a(4)), {}),
+    ("left_shift", (_a(3), _a(2, 4)), {}),
+    # initial= must fit an integer result (OverflowError; NaN is a ValueError)
+    ("max", (_a(3, dtype="uint8"),), {"initial": -1}),
+    ("min", (_a(3, dtype="int8"),), {"initial": 300}),
+    ("sum", (_a(3, dtype="uint64"),), {"initial": -1}),
+    ("max", (_a(3, dtype="int16"),), {"initial": float("nan")}),
+    # outputs given positionally: one per ufunc output, more is a TypeError
+    ("add", (_a(2), 1.0, _a(2), _a(2)), {}),
+    ("negative", (_a(2), _a(2), _a(2)), {}),
+    ("matmul", (_a(2, 2), _a(2, 2), _a(2, 2), _a(2, 2)), {}),
 ])
 def test_checks_come_in_numpys_order(name, args, kwargs):
     _same_class(name, args, kwargs)
+
+
+def test_initial_within_range_still_works():
+    for name, dtype, initial in (("max", "uint8", 255), ("min", "int8", -128),
+                                 ("sum", "int8", 1000), ("max", "int8", 127.9)):
+        a = _a(3, dtype=dtype)
+        ref = _fn(onp, name)(a, initial=initial)
+        got = _fn(np, name)(np.array(a), initial=initial)
+        assert got.dtype == ref.dtype and got.item() == ref.item(), (name, got, ref)
+
+
+def test_two_positional_outputs_of_divmod_and_out_of_dropout():
+    q, r = np.zeros(3), np.zeros(3)
+    res = np.divmod(np.array([7.0, -7.0, 5.5]), 2.0, q, r)
+    assert res[0] is q and res[1] is r
+    onp.testing.assert_array_equal(q.asnumpy(), [3.0, -4.0, 2.0])
+    onp.testing.assert_array_equal(r.asnumpy(), [1.0, 1.0, 1.5])
+    # npx.dropout has a hidden mask output: out= names the visible result only
+    import ndx
+    from ndx import autograd
+    o = np.zeros((2, 3))
+    y = ndx.npx.dropout(np.ones((2, 3)), p=0.5, out=o)
+    assert y is o and o.asnumpy().tolist() == [[1.0] * 3] * 2  # not training: identity
+    o2 = np.zeros((4, 8))
+    with autograd.train_mode():
+        ndx.npx.dropout(np.ones((4, 8)), p=0.5, out=o2)
+    kept = o2.asnumpy()
+    assert set(onp.unique(kept)) <= {0.0, 2.0} and (kept == 2.0).any()
 
 
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
