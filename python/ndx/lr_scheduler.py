@@ -154,7 +154,7 @@ def _check_max_update(owner, max_update, warmup_steps):
 
 class PolyScheduler(LRScheduler):
     """After warmup: final_lr + (base_lr - final_lr) * (1 - (num_update - warmup_steps) /
-    (max_update - warmup_steps)) ** pwr, held at its last value past max_update."""
+    (max_update - warmup_steps)) ** pwr, held at final_lr past max_update."""
 
     def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0,
                  warmup_begin_lr=0, warmup_mode="linear"):
@@ -172,6 +172,8 @@ class PolyScheduler(LRScheduler):
             frac = float(num_update - self.warmup_steps) / float(self.max_steps)
             self.base_lr = (self.final_lr
                             + (self.base_lr_orig - self.final_lr) * pow(1 - frac, self.power))
+        else:  # (the curve's value at max_update, also when called there first)
+            self.base_lr = self.final_lr
         return self.base_lr
 
 
@@ -194,4 +196,6 @@ class CosineScheduler(LRScheduler):
             frac = (num_update - self.warmup_steps) / self.max_steps
             self.base_lr = (self.final_lr
                             + (self.base_lr_orig - self.final_lr) * (1 + cos(pi * frac)) / 2)
+        else:  # (the curve's value at max_update, also when called there first)
+            self.base_lr = self.final_lr
         return self.base_lr

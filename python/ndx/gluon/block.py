@@ -382,9 +382,8 @@ class Block:
 
     def initialize(self, init=None, device=None, verbose=False, force_reinit=False, ctx=None):
         """Initializes every parameter (on `device`, MXNet 1.x's `ctx`, the CPU by default)."""
-        for p in self.collect_params().values():
-            p.initialize(default_init=init, device=device if device is not None else ctx,
-                         force_reinit=force_reinit)
+        self.collect_params().initialize(init, device=device if device is not None else ctx,
+                                         force_reinit=force_reinit)  # (shared ones once)
 
     def reset_device(self, device):
         """Moves every parameter (data and gradient) of this block and its children to

@@ -2,6 +2,7 @@
 -1, MXNet 2.0's mark, is taken as 0)."""
 import re
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
 
@@ -249,6 +250,8 @@ class Parameter:
     def initialize(self, init=None, device=None, default_init=None, force_reinit=False,
                    ctx=None):
         if self._data is not None and not force_reinit:
+            warnings.warn(f"Parameter '{self.name}' is already initialized, ignoring. Set "
+                          "force_reinit=True to re-initialize.", stacklevel=2)
             return
         self._set_devices(device if device is not None else ctx)
         chosen = _init.create(self.init if self.init is not None else (init or default_init))

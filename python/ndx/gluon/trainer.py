@@ -49,10 +49,19 @@ class Trainer:
         if isinstance(params, dict):
             names = {id(p): n for n, p in params.items()}
             params = list(params.values())
-        self._params = [p for p in params if isinstance(p, Parameter) and p.grad_req != "null"]
+        # Each parameter once (a layer used twice, or share_parameters, lists it under two
+        # names), frozen ones (grad_req='null') included: as in MXNet, each step skips the
+        # parameters frozen at that time, so one unfrozen later is trained.
+        self._params, seen = [], set()
+        for p in params:
+            if not isinstance(p, Parameter):
+                raise ValueError("[Trainer] params must be a dict or list of Parameters "
+                                f"(net.collect_params()), got an element of type "
+                                f"{type(p).__name__}")
+            if id(p) not in seen:
+                seen.add(id(p))
+                self._params.append(p)
         self._names = [names.get(id(p), p.name) for p in self._params]
-        if not self._params and params:
-            raise ValueError("[Trainer] no trainable parameters (all have grad_req='null')")
         optimizer_params = dict(optimizer_params or {})
         param_dict = dict(enumerate(self._params))
         if isinstance(optimizer, _opt.Optimizer):
@@ -142,6 +151,15 @@ class Trainer:
             self._allreduce_copies()
         self.update(batch_size, ignore_stale_grad)
 
+    def _trainable(self, indices=None):
+        """`indices` (None: all) less the parameters frozen now (grad_req='null'); None when
+        none is frozen."""
+        frozen = {i for i, p in enumerate(self._params) if p.grad_req == "null"}
+        if not frozen:
+            return indices
+        return [i for i in (range(len(self._params)) if indices is None else indices)
+                if i not in frozen]
+
     def _multi_device(self):
         """Whether some parameter has copies on several devices."""
         return any(p._copies is not None for p in self._params)
@@ -154,7 +172,7 @@ class Trainer:
         batch_size = _checked_batch_size(batch_size)
         arrays = [p._data for p in self._params]
         multi = Parameter._multi and self._multi_device()
-        fresh = self._fresh_indices(arrays, ignore_stale_grad, multi)
+        fresh = self._trainable(self._fresh_indices(arrays, ignore_stale_grad, multi))
         self._optimizer.rescale_grad = self._scale / batch_size
         try:
             if self._kvstore is not None:
@@ -226,6 +244,8 @@ class Trainer:
             return None
         out = []
         for i, p in enumerate(self._params):
+            if p.grad_req == "null":  # frozen: no gradient to check
+                continue
             last = self._stepped[i]
             known = last is not None and last[0] is arrays[i] and last[1] == p.grad_req
             if not known or fresh[i]:
@@ -252,12 +272,15 @@ class Trainer:
             raise RuntimeError("[Trainer] allreduce_grads() is not supported with "
                                "update_on_kvstore=True: the store updates the weights")
         self._init_kv_keys(range(len(self._params)))
-        keys = list(range(len(self._params)))
+        keys = self._trainable(list(range(len(self._params))))
         if Parameter._multi and self._multi_device():
-            self._kvstore.pushpull(keys, [[c.grad for c in _copies(p)] for p in self._params])
+            if keys:
+                self._kvstore.pushpull(keys, [[c.grad for c in _copies(self._params[k])]
+                                              for k in keys])
             self._grads_reduced = True  # (update() then does not sum them again)
             return
-        self._kvstore.pushpull(keys, [p.data().grad for p in self._params])
+        if keys:
+            self._kvstore.pushpull(keys, [self._params[k].data().grad for k in keys])
 
     _grads_reduced = False
 
@@ -331,15 +354,18 @@ class Trainer:
         a few fused buckets rather than one message per parameter."""
         kv = self._kvstore
         self._init_kv_keys(range(len(self._params)))
-        keys = list(range(len(self._params)))
+        keys = self._trainable(list(range(len(self._params))))  # (frozen ones left out)
+        if not keys:
+            self._grads_reduced = False
+            return
         if multi:  # (one key's values: the copies' gradients; every copy pulls the weight)
             copies = [_copies(p) for p in self._params]
             if self._update_on_kvstore:
-                kv.push(keys, [[c.grad for c in cs] for cs in copies])
-                kv.pull(keys, out=copies)
+                kv.push(keys, [[c.grad for c in copies[k]] for k in keys])
+                kv.pull(keys, out=[copies[k] for k in keys])
                 return
             if not self._grads_reduced:
-                kv.pushpull(keys, [[c.grad for c in cs] for cs in copies])
+                kv.pushpull(keys, [[c.grad for c in copies[k]] for k in keys])
             self._grads_reduced = False
             if self._amp_overflow():
                 return
@@ -347,10 +373,10 @@ class Trainer:
             self._broadcast_copies(fresh)
             return
         weights = [p.data() for p in self._params]
-        grads = [w.grad for w in weights]
+        grads = [weights[k].grad for k in keys]
         if self._update_on_kvstore:  # the store updates its copy; the weight is pulled
             kv.push(keys, grads)
-            kv.pull(keys, out=weights)
+            kv.pull(keys, out=[weights[k] for k in keys])
             return
         if self._overlap is not None:  # backward has summed most of them already
             self._overlap.finish(weights)
@@ -490,6 +516,7 @@ class _OverlappedAllreduce:
         from .. import distributed
         self._flush()
         self._wait()
-        rest = [w.grad for w, done in zip(weights, self._reduced) if not done]
+        rest = [w.grad for w, done in zip(weights, self._reduced)
+                if not done and w.grad is not None]  # (not the frozen ones)
         if rest:
             distributed.allreduce(rest)

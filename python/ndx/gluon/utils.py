@@ -55,8 +55,10 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
         raise ValueError("[clip_global_norm] arrays must not be empty")
     for i, a in enumerate(arrays):
         if not isinstance(a, np.ndarray):
-            raise TypeError(f"[clip_global_norm] arrays[{i}] must be an ndarray, got "
-                            f"{type(a).__name__}")
+            kind = ("None (the .grad of an array without attach_grad()?)" if a is None else
+                    f"{type(a).__module__}.{type(a).__qualname__}")  # (numpy.ndarray, ...)
+            raise TypeError(f"[clip_global_norm] arrays[{i}] must be an ndx ndarray, got "
+                            f"{kind}")
     if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float)) or not max_norm > 0:
         raise ValueError(f"[clip_global_norm] max_norm must be a number > 0, got {max_norm!r}")
     device = arrays[0].device

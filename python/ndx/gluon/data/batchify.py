@@ -19,6 +19,8 @@ def stack_host(samples):
     first = samples[0]
     if isinstance(first, (tuple, list)) and not isinstance(first, _onp.ndarray):
         return tuple(stack_host([s[k] for s in samples]) for k in range(len(first)))
+    if isinstance(first, dict):  # a dict of batches, as PyTorch's default collate makes
+        return {k: stack_host([s[k] for s in samples]) for k in first}
     return _onp.stack([_host(s) for s in samples])
 
 
@@ -27,11 +29,14 @@ def to_ndx(batch):
         return tuple(to_ndx(b) for b in batch)
     if isinstance(batch, list):
         return [to_ndx(b) for b in batch]
+    if isinstance(batch, dict):
+        return {k: to_ndx(b) for k, b in batch.items()}
     return np.array(batch) if isinstance(batch, _onp.ndarray) else batch
 
 
 def default_batchify_fn(samples):
-    """Stacks samples along a new first axis; tuple samples give a tuple of batches."""
+    """Stacks samples along a new first axis; tuple samples give a tuple of batches, dict
+    samples a dict of them."""
     return to_ndx(stack_host(samples))
 
 

@@ -98,9 +98,11 @@ class DataLoader:
                     SequentialSampler(len(dataset))
             elif shuffle:
                 raise ValueError("[DataLoader] shuffle must be False when a sampler is given")
-            elif not isinstance(sampler, Sampler):
-                raise TypeError("[DataLoader] sampler must be a gluon.data.Sampler, got "
-                                f"{type(sampler).__name__}")
+            elif not (isinstance(sampler, Sampler) or (hasattr(sampler, "__iter__") and
+                                                       hasattr(sampler, "__len__"))):
+                # any sized iterable of indices, as MXNet's and PyTorch's (a list of them)
+                raise TypeError("[DataLoader] sampler must be a gluon.data.Sampler or a sized "
+                                f"iterable of indices, got {type(sampler).__name__}")
             batch_sampler = BatchSampler(sampler, batch_size,
                                          "keep" if last_batch is None else last_batch)
         elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
