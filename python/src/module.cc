@@ -3,6 +3,8 @@
 #include "convert.h"
 #include "interop.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -1106,7 +1108,22 @@ PyObject* fusion_runs_py(PyObject*, PyObject*) {
 void* release_gil() {
   return this_thread_holds_gil() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
 }
-void reacquire_gil(void* token) { PyEval_RestoreThread(static_cast<PyThreadState*>(token)); }
+// A daemon thread whose kernel ends while the interpreter finalizes would be ended inside
+// PyEval_RestoreThread by pthread_exit, whose forced unwind cannot cross the noexcept
+// destructor that calls this (std::terminate: the process aborted at exit). It waits for the
+// process to end instead, as Python 3.14 makes such threads do.
+bool interpreter_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+void reacquire_gil(void* token) {
+  if (interpreter_finalizing())
+    for (;;) pause();
+  PyEval_RestoreThread(static_cast<PyThreadState*>(token));
+}
 
 PyObject* num_gpus_py(PyObject*, PyObject*) { return PyLong_FromLong(num_gpus()); }
 PyObject* gpu_unavailable_py(PyObject*, PyObject*) {

@@ -14,7 +14,7 @@ import numpy as _onp
 from .. import _core, autograd
 from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
-from .parameter import _CALL, DeferredInitializationError, Parameter, ParameterDict
+from .parameter import _CALL, _TRACING, DeferredInitializationError, Parameter, ParameterDict
 from .serialization import load_param_dict, save_tensors
 
 # Bumped whenever a block gains a child or a parameter: a hybridized block's input binding
@@ -654,6 +654,11 @@ def _check_dtype_source(dtype_source, who):
                          f"{dtype_source!r}")
 
 
+# Held while a block traces its forward (re-entered by nested blocks), and around the
+# count of threads tracing.
+_TRACE_LOCK = threading.RLock()
+
+
 def _flatten_io(obj, what, name):
     """(the arrays of a nested list / tuple structure in order, None for each None, its
     format): a leaf array is 0, None is -1, a list / tuple is ('list' | 'tuple', formats)."""
@@ -821,19 +826,24 @@ class HybridBlock(Block):
                        for a, n in zip(args, _data_names(len(args)))]
         if fmt is not None:  # (nested inputs: the forward gets them in their structure)
             traced_args = _regroup(traced_args, fmt)
-        Parameter._traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
+        traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
         # Tracing runs the ops once; states the ops update in place (running statistics, the
         # inputs of an update op such as sgd_mom_update) are put back, so the call that traced
         # updates them once, as every later call does.
         states = [(p.data(), p.data().copy()) for p in params.values() if not p.differentiable]
         states += [(a, a.copy()) for a in args]
         prev_tracing = _core._set_tracing(True)
+        prev_params, _TRACING.params = _TRACING.params, traced
+        with _TRACE_LOCK:
+            Parameter._tracing += 1
         try:
             with autograd.pause(train_mode=autograd.is_training()):
                 out = self.forward(*traced_args)
         finally:
             _core._set_tracing(prev_tracing)
-            Parameter._traced = None
+            _TRACING.params = prev_params
+            with _TRACE_LOCK:
+                Parameter._tracing -= 1
             with autograd.pause():  # (an input may have an attached gradient)
                 for array, value in states:
                     array[...] = value
@@ -852,12 +862,17 @@ class HybridBlock(Block):
         legacy = tuple(_is_legacy(o) for o in outs)
         return graph, _core._graph_inputs(graph), (single, legacy, out_fmt)
 
-    def _traced(self, key, args, fmt=None):
-        """A new trace for the input signature `key`, cached and kept as the last graph."""
-        cached = self._trace(args, fmt)
-        self._graphs[key] = cached
-        object.__setattr__(self, "_last_graph", cached)
-        return cached
+    def _traced(self, key, args, fmt=None, again=False):
+        """The trace for the input signature `key`: one another thread made meanwhile
+        (unless `again`), else a new one, cached and kept as the last graph. Traces are made
+        one at a time, so threads making a block's first call together share one graph."""
+        with _TRACE_LOCK:
+            cached = None if again else self._graphs.get(key)
+            if cached is None:
+                cached = self._trace(args, fmt)
+                self._graphs[key] = cached
+            object.__setattr__(self, "_last_graph", cached)
+            return cached
 
     def _call_graph(self, *args):
         fmt = None
@@ -881,7 +896,7 @@ class HybridBlock(Block):
                     new[1] is not old[1] for new, old in zip(binding, bound[1]))):
                 # A child block or a parameter was replaced since the trace (a new output
                 # layer, say): the graph computes with the old one, so trace again.
-                graph, names, kind = self._traced(key, args, fmt)
+                graph, names, kind = self._traced(key, args, fmt, again=True)
                 binding = _bind_inputs(names, len(args), params)
             bound = (_STRUCTURE[0], binding)
             self._bound[key] = bound

@@ -68,9 +68,20 @@ def _copy_to(value, device):
     return value.copy() if out is value else out
 
 
+class _Tracing(threading.local):
+    """This thread's traced stand-ins of parameters while a HybridBlock traces its forward
+    (another thread's calls, traced or not, read the parameters themselves)."""
+    params = None
+
+
+_TRACING = _Tracing()
+# Deferred initialization creates a parameter once when threads make the first call together.
+_INIT_LOCK = threading.RLock()
+
+
 class Parameter:
-    # While a HybridBlock traces its forward, data() returns these traced stand-ins.
-    _traced = None
+    # How many threads are tracing a forward now: data() looks for a stand-in only then.
+    _tracing = 0
     # How many parameters (alive) have several devices: while some do, blocks note the
     # device of their inputs for data() to pick the copy there (else: no per-call work).
     _multi = 0
@@ -292,6 +303,11 @@ class Parameter:
         as MXNet calls it: the shape set on the parameter)."""
         if self._data is not None:
             return
+        with _INIT_LOCK:  # (threads making the first call together: one creates it)
+            if self._data is None:
+                self._finish_deferred_init_locked(shape)
+
+    def _finish_deferred_init_locked(self, shape):
         if shape is None:
             shape = self.shape
         if self._deferred is None:
@@ -313,8 +329,10 @@ class Parameter:
         inputs of the block call running (a layer's forward uses the copy where its input
         is), else outside a forward the current device's (MXNet's current_context()), else
         the first copy."""
-        if Parameter._traced is not None and self in Parameter._traced:
-            return Parameter._traced[self]
+        if Parameter._tracing:
+            traced = _TRACING.params
+            if traced is not None and self in traced:
+                return traced[self]
         if self._data is None:
             if self._deferred is not None:
                 raise DeferredInitializationError(

@@ -13,6 +13,7 @@ functors (operator/math/random-inl.h)."""
 import math
 import operator as _operator
 import os as _os
+import threading as _threading
 
 import numpy as _onp
 
@@ -147,6 +148,11 @@ def _place(x, device, ctx):
     return x if device is None else x.to_device(device)
 
 
+# A Generator or RandomState shared by threads hands each call a seed of its own (NumPy's bit
+# generators lock too): the count's increment and read are one step.
+_SEED_LOCK = _threading.Lock()
+
+
 class _Stream:
     """Where calls get their seeds: the global generator (None) or a Generator's own key."""
 
@@ -157,8 +163,10 @@ class _Stream:
     def _next_seed(self):
         if self._key is None:
             return None
-        self._count += 1
-        z = (self._key + self._count * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF  # splitmix64
+        with _SEED_LOCK:
+            self._count += 1
+            count = self._count
+        z = (self._key + count * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF  # splitmix64
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
         z ^= z >> 31
@@ -1048,7 +1056,8 @@ class RandomState(_Legacy):
         self._mt = _MT64(self._key)
 
     def _next_seed(self):
-        return _signed64(self._mt.next())
+        with _SEED_LOCK:
+            return _signed64(self._mt.next())
 
     # A call that fails draws nothing from the global generator: nor does it here.
     def _mark(self):
