@@ -16,11 +16,16 @@ from ._composites import _as_array, _axis, _kind, _pair, _weak_pair, sort_comple
 from ._manipulation import _axis_list, trim_zeros
 
 
-def _finish(result, out, name):
+def _finish(result, out, name, casting="same_kind"):
+    """result written into out (None: returned); its dtype must cast to out's under casting
+    (NumPy's ufuncs: 'same_kind'; einsum: its casting=)."""
     if out is None:
         return result
     if not isinstance(out, _np.ndarray):
         raise TypeError(f"[{name}] out must be an ndarray, got {type(out).__name__}")
+    if not _np.can_cast(result.dtype, out.dtype, casting):
+        raise TypeError(f"[{name}] cannot cast the result from {result.dtype} to out's "
+                        f"{out.dtype} under casting={casting!r}")
     if tuple(out.shape) != tuple(result.shape):
         raise ValueError(f"[{name}] out has shape {tuple(out.shape)}, expected "
                          f"{tuple(result.shape)}")
@@ -138,7 +143,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     else:
         x, y = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2
     c = _np.stack(_np.broadcast_arrays(x, y, z), axis=-1)
-    return _np.moveaxis(c, _axis(c.ndim, axisc, "cross", "axisc"), -1)
+    return _np.moveaxis(c, -1, _axis(c.ndim, axisc, "cross", "axisc"))
 
 
 # ---------------------------------------------------------------- einsum
@@ -437,7 +442,12 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     labels, output, sizes = _parse(subscripts, ops, "einsum",
                                    sum_ellipsis=optimize is not False)
     path = _path(optimize, labels, output, sizes, "einsum")
-    return _finish(_einsum(ops, labels, output, path, "einsum"), out, "einsum")
+    result = _einsum(ops, labels, output, path, "einsum")
+    if isinstance(out, _np.ndarray) and tuple(out.shape) != tuple(result.shape):
+        # (NumPy's einsum checks out's shape before its dtype)
+        raise ValueError(f"[einsum] out has shape {tuple(out.shape)}, expected "
+                         f"{tuple(result.shape)}")
+    return _finish(result, out, "einsum", casting)
 
 
 def einsum_path(*operands, optimize="greedy", einsum_call=False):

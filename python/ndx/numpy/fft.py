@@ -33,6 +33,21 @@ def _array(a):
     return a if isinstance(a, np.ndarray) else np.asarray(a)
 
 
+def _axis_error(axis, ndim, fn):
+    """NumPy's AxisError (a ValueError and an IndexError) for an axis out of range."""
+    from .. import AxisError
+    return AxisError(f"[{fn}] axis {axis} is out of bounds for array of dimension {ndim}")
+
+
+def _vector_input(a, axis, fn):
+    """a as an ndarray with axis in range: a 0-d array has no axis to transform."""
+    a = _array(a)
+    axis = _operator.index(axis)
+    if not -a.ndim <= axis < a.ndim:
+        raise _axis_error(axis, a.ndim, fn)
+    return a, axis
+
+
 def _check_norm(norm, fn):
     if norm not in _NORMS:
         raise ValueError(f'[{fn}] Invalid norm value {norm!r}; should be "backward", "ortho" '
@@ -51,8 +66,8 @@ def _n(n, fn):
 
 def _c2c(a, n, axis, norm, inverse, fn):
     op = _internal_function("_npi_fft")
-    return op(_array(a), n=_n(n, fn), axis=_operator.index(axis), norm=_check_norm(norm, fn),
-              inverse=inverse)
+    a, axis = _vector_input(a, axis, fn)
+    return op(a, n=_n(n, fn), axis=axis, norm=_check_norm(norm, fn), inverse=inverse)
 
 
 def fft(a, n=None, axis=-1, norm="backward"):
@@ -68,15 +83,15 @@ def ifft(a, n=None, axis=-1, norm="backward"):
 def rfft(a, n=None, axis=-1, norm="backward"):
     """The DFT of real input: the n // 2 + 1 non-negative frequency terms."""
     op = _internal_function("_npi_rfft")
-    return op(_array(a), n=_n(n, "rfft"), axis=_operator.index(axis),
-              norm=_check_norm(norm, "rfft"))
+    a, axis = _vector_input(a, axis, "rfft")
+    return op(a, n=_n(n, "rfft"), axis=axis, norm=_check_norm(norm, "rfft"))
 
 
 def irfft(a, n=None, axis=-1, norm="backward"):
     """The inverse of rfft: n real values (2 * (m - 1) by default) from m frequency terms."""
     op = _internal_function("_npi_irfft")
-    a = _array(a)
-    r = op(a, n=_n(n, "irfft"), axis=_operator.index(axis), norm=_check_norm(norm, "irfft"))
+    a, axis = _vector_input(a, axis, "irfft")
+    r = op(a, n=_n(n, "irfft"), axis=axis, norm=_check_norm(norm, "irfft"))
     # NumPy's output dtype is result_type(a.real.dtype, 1.0): float16 input gives float16
     # (computed in single precision and rounded once).
     return r.astype("float16") if a.dtype == "float16" else r
@@ -110,7 +125,7 @@ def _axes_and_sizes(a, s, axes, fn):
                          f"{len(axes)}.")
     for x in axes:  # (before their lengths are read)
         if not -a.ndim <= x < a.ndim:
-            raise IndexError(f"[{fn}] axis {x} is out of bounds for array of dimension {a.ndim}")
+            raise _axis_error(x, a.ndim, fn)
     if s is None:
         s = tuple(a.shape[x] for x in axes)
     if len(s) != len(axes):
@@ -247,6 +262,9 @@ def _takes_out(fn):
             return result
         if not isinstance(out, _np().ndarray):
             raise TypeError(f"[{name}] out must be an ndarray, got {type(out).__name__}")
+        if not _np().can_cast(result.dtype, out.dtype, "same_kind"):  # NumPy's ufunc rule
+            raise TypeError(f"[{name}] Cannot cast output from {result.dtype} to {out.dtype} "
+                            "with casting rule 'same_kind'")
         if tuple(out.shape) != tuple(result.shape):
             raise ValueError(f"[{name}] out has shape {tuple(out.shape)}, the result "
                              f"{tuple(result.shape)}")

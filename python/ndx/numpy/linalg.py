@@ -10,6 +10,7 @@ LinAlgError, a ValueError (and a numpy.linalg.LinAlgError). Gradients of complex
 the conjugate Wirtinger convention (PyTorch's): inv, det, slogdet, solve and what composes
 them have them; cholesky, qr, eigh and svd have real gradients only."""
 import operator as _operator
+import warnings as _warnings
 from collections import namedtuple as _namedtuple
 
 import numpy as _onp
@@ -99,6 +100,14 @@ def _adjoint(a):
     return np.conjugate(t) if _is_complex(t) else t
 
 
+def _check_uplo(UPLO, fn):
+    """UPLO in upper case ('l' is 'L', as NumPy's .upper())."""
+    uplo = UPLO.upper() if isinstance(UPLO, str) else UPLO
+    if uplo not in ("L", "U"):
+        raise ValueError(f"[{fn}] UPLO argument must be 'L' or 'U'")
+    return uplo
+
+
 def _at_least_2d(a, fn):
     if a.ndim < 2:
         raise LinAlgError(f"[{fn}] {a.ndim}-dimensional array given. Array must be at least "
@@ -162,6 +171,14 @@ def cholesky(a, /, *, upper=False):
 def qr(a, mode="reduced"):
     """QR factorization; mode 'reduced' (Q (M, K), R (K, N)), 'complete' (Q (M, M), R (M, N))
     or 'r' (R alone)."""
+    if mode in ("f", "full"):  # NumPy's deprecated alias of 'reduced'
+        _warnings.warn("The 'full' option is deprecated in favor of 'reduced'.\nFor backward "
+                       "compatibility let mode default.", DeprecationWarning, stacklevel=2)
+        mode = "reduced"
+    elif mode in ("e", "economic"):
+        _warnings.warn("The 'economic' option is deprecated.", DeprecationWarning, stacklevel=2)
+        raise NotImplementedError("[qr] mode='economic' (LAPACK's Householder form) is not "
+                                  "supported")
     if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"[qr] Unrecognized mode '{mode}'")
     if mode == "raw":
@@ -173,15 +190,14 @@ def qr(a, mode="reduced"):
 
 def eigh(a, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of each symmetric matrix (one triangle read)."""
-    if UPLO not in ("L", "U"):
-        raise ValueError("[eigh] UPLO argument must be 'L' or 'U'")
+    UPLO = _check_uplo(UPLO, "eigh")
     w, v = _op("eigh")(_float(a, "eigh", square=True), UPLO=UPLO)
     return EighResult(w, v)
 
 
 def eigvalsh(a, UPLO="L"):
     """Eigenvalues (ascending) of each symmetric matrix."""
-    return eigh(a, UPLO).eigenvalues
+    return eigh(a, _check_uplo(UPLO, "eigvalsh")).eigenvalues
 
 
 def eig(a):
@@ -263,6 +279,9 @@ def lstsq(a, b, rcond=None):
         x, rank, s = _lstsq_through_svd(a, b2, cut)
     else:
         x, rank, s = _op("lstsq")(a, b2, rcond=cut)
+        if b2.shape[1] == 0 and min(m, n) > 0:  # (the op computes neither for no columns)
+            s = svdvals(a)
+            rank = int((s > np.max(s) * cut).sum())
     if int(rank) == n and m > n:
         residuals = (np.abs(b2 - np.matmul(a, x)) ** 2).sum(axis=0)
     else:
@@ -293,8 +312,10 @@ def _lstsq_through_svd(a, b, cut):
 
 # ---------------------------------------------------------------- composites
 def pinv(a, rcond=None, hermitian=False, *, rtol=None):
-    """The Moore-Penrose pseudo-inverse from the SVD: singular values below rcond (or rtol)
-    times the largest count as zero. Default cutoff: max(M, N) * eps, NumPy 2's rtol=None."""
+    """The Moore-Penrose pseudo-inverse from the SVD: singular values at most rcond (or rtol)
+    times the largest count as zero (either may be an array, one value per matrix). Default
+    cutoff: max(M, N) * eps, the Array API's (NumPy's rtol=None; NumPy's pinv without rtol
+    uses 1e-15, which in single precision would invert rounding noise)."""
     np = _np()
     a = a if isinstance(a, np.ndarray) else np.asarray(a)
     if rcond is not None and rtol is not None:
@@ -308,7 +329,12 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     cut = rcond if rcond is not None else rtol
     if cut is None:
         cut = max(a.shape[-2:]) * _onp.finfo(str(a.dtype)).eps
+    if not isinstance(cut, (int, float)):  # one cutoff per matrix
+        cut = np.expand_dims(np.asarray(cut), -1)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    if not isinstance(cut, (int, float)) and np.broadcast_shapes(cut.shape, s.shape) != s.shape:
+        raise ValueError(f"[pinv] rcond of shape {tuple(cut.shape[:-1])} does not broadcast "
+                         f"to the stack of matrices {tuple(a.shape[:-2])}")
     _, s_inv = _inverted_singular_values(s, cut)
     scale = np.expand_dims(s_inv, -1).astype(u.dtype)
     return np.matmul(_adjoint(vh), scale * _adjoint(u))
@@ -325,6 +351,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     s = svd(A, compute_uv=False, hermitian=hermitian)
     if tol is None:
         r = rtol if rtol is not None else max(A.shape[-2:]) * _onp.finfo(str(s.dtype)).eps
+        if not isinstance(r, (int, float)):  # one rtol per matrix
+            r = np.expand_dims(np.asarray(r), -1)
         tol = np.max(s, axis=-1, keepdims=True) * r if s.shape[-1] else 0.0
     elif not isinstance(tol, (int, float)):
         tol = np.expand_dims(np.asarray(tol), -1)
@@ -364,7 +392,7 @@ def multi_dot(arrays, *, out=None):
     if len(arrays) < 2:
         raise ValueError("[multi_dot] expecting at least two arrays")
     if len(arrays) == 2:  # NumPy's multi_dot of two arrays is their dot, any dimensions
-        return np.dot(arrays[0], arrays[1], out=out)
+        return _dot_out(np.dot(arrays[0], arrays[1]), out)
     first_1d, last_1d = arrays[0].ndim == 1, arrays[-1].ndim == 1
     if first_1d:
         arrays[0] = np.expand_dims(arrays[0], 0)
@@ -397,10 +425,22 @@ def multi_dot(arrays, *, out=None):
         r = r[0]
     if last_1d:
         r = r[..., 0]
-    if out is not None:
-        out[...] = r
-        return out
-    return r
+    return _dot_out(r, out)
+
+
+def _dot_out(r, out):
+    """r written into out, which NumPy's dot wants of r's shape and dtype exactly."""
+    if out is None:
+        return r
+    if not isinstance(out, _np().ndarray):
+        raise TypeError(f"[multi_dot] out must be an ndarray, got {type(out).__name__}")
+    if tuple(out.shape) != tuple(r.shape) or out.dtype != r.dtype:
+        raise ValueError(f"[multi_dot] output array is not acceptable (must have the right "
+                         f"datatype, number of dimensions, and be a C-Array): out is "
+                         f"{out.dtype} {tuple(out.shape)}, the product {r.dtype} "
+                         f"{tuple(r.shape)}")
+    out[...] = r
+    return out
 
 
 def _vector_norm(x, ord, axis, keepdims):
@@ -521,8 +561,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """The Array API's matrix norm over the last two axes."""
     x = _norm_input(x)
-    _at_least_2d(x, "matrix_norm")
-    return _matrix_norm(x, ord, (x.ndim - 2, x.ndim - 1), keepdims)
+    # (an AxisError, a ValueError and an IndexError, for fewer than 2 dimensions: NumPy's)
+    axes = (_normalize_axis(-2, x.ndim), _normalize_axis(-1, x.ndim))
+    return _matrix_norm(x, ord, axes, keepdims)
 
 
 def cond(x, p=None):

@@ -195,6 +195,10 @@ def _val_input(x, c, tensor):
         x = _to_nd(x)
     elif isinstance(x, _onp.ndarray) or isinstance(x, _onp.generic):
         x = _np.asarray(x)
+    if isinstance(x, _np.ndarray) and _kind(x) in "iu":
+        # (NumPy's precision: Python-float recurrence constants times integer x would give
+        # ndx's default float, not c's float64)
+        x = _cast(x, _np.result_type(x, c))
     if isinstance(x, _np.ndarray) and tensor:
         c = _np.reshape(c, tuple(c.shape) + (1,) * x.ndim)
     return x, c
