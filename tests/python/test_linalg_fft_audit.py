@@ -162,3 +162,17 @@ def test_series_values_at_integer_x_are_in_double(module, fn, tensor):
     r = getattr(getattr(np.polynomial, module), fn)(np.array(x), np.array(c), tensor=tensor)
     e = getattr(getattr(onp.polynomial, module), fn)(x, c, tensor=tensor)
     _close(r, e, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("shape,rowvar", [((1, 3), False), ((0, 3), True), ((3, 0), False),
+                                          ((2, 3), False), ((3,), False)])
+def test_cov_and_corrcoef_variables_as_numpy_2(shape, rowvar):
+    """NumPy 2 transposes any m of 2 dimensions when rowvar=False: a (1, N) m is N variables
+    (ndx gave one variable, a 0-d result); no variables give a float64 (0, 0) matrix."""
+    m = onp.arange(float(onp.prod(shape))).reshape(shape) ** 1.5
+    for name in ("cov", "corrcoef"):
+        ref = getattr(onp, name)(m, rowvar=rowvar)
+        got = getattr(np, name)(np.array(m), rowvar=rowvar)
+        assert got.shape == ref.shape and got.dtype == ref.dtype, (name, got.shape, ref.shape)
+        onp.testing.assert_allclose(got.asnumpy(), ref, rtol=1e-12, equal_nan=True)

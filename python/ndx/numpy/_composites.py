@@ -1666,9 +1666,12 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if dtype is None:
         dtype = _np.result_type(x.dtype, "float64", *(() if yy is None else (yy.dtype,)))
     x = _cast_values(x, dtype)
+    m_ndim = x.ndim
     x = _np.reshape(x, (1, -1)) if x.ndim < 2 else x
-    if not rowvar and x.shape[0] != 1:
+    if not rowvar and m_ndim != 1:  # (NumPy 2: a (1, N) m is N variables of one observation)
         x = _np.transpose(x)
+    if x.shape[0] == 0:  # no variables: NumPy's empty float64 matrix, whatever the dtype
+        return _np.zeros((0, 0), dtype="float64")
     if yy is not None:
         yy = _cast_values(yy, dtype)
         yy = _np.reshape(yy, (1, -1)) if yy.ndim < 2 else yy
