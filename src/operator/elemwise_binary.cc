@@ -182,7 +182,7 @@ FCompute binary_backward(kernel::ElementwiseFn da, kernel::ElementwiseFn db) {
   };
 }
 
-void register_binary_backward(const char* name, FCompute compute, bool on_gpu) {
+Op& register_binary_backward(const char* name, FCompute compute, bool on_gpu) {
   Op& op = OpRegistry::global()
                .register_op(name)
                .describe(
@@ -214,6 +214,7 @@ void register_binary_backward(const char* name, FCompute compute, bool on_gpu) {
                .set_attr<TStridedInputs>("TStridedInputs", true)
                .set_attr<FCompute>("FCompute<cpu>", compute);
   if (on_gpu) op.set_attr<FCompute>("FCompute<gpu>", compute);
+  return op;
 }
 
 // ---- collapse_sum_like / broadcast_like: undoing and redoing broadcasting, each the other's
@@ -317,6 +318,61 @@ FGradient composed(BinaryFormula formula) {
     auto [ga, gb] = formula(og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 0, 0});
     return std::vector<NodeEntry>{collapse_like(ga, n->inputs[0]), collapse_like(gb, n->inputs[1])};
   };
+}
+
+// ---- gradients of the binary backward ops (second and higher order) ----
+// Each backward op B(g, a, b) = (collapse_a(g P(a, b)), collapse_b(g Q(a, b))) is linear in
+// g. With the output gradients oa, ob (of a's and b's shapes) its gradient is
+//   d/dg = oa P + ob Q (broadcast to g's shape),
+//   d/da = g (oa dP/da + ob dQ/da),  d/db = g (oa dP/db + ob dQ/db)  (collapsed to a, b),
+// written with forward ops, which are differentiable themselves: every order works.
+using E = NodeEntry;
+E mul(E x, E y) { return op2("_np_multiply", std::move(x), std::move(y)); }
+E add(E x, E y) { return op2("_np_add", std::move(x), std::move(y)); }
+E zeros(E like) { return make_node("_np_zeros_like", {std::move(like)}); }
+E where(E c, E x, E y) {
+  return make_node("_np_where", {std::move(c), std::move(x), std::move(y)});
+}
+E is_zero(E x) { return op2("_np_equal", x, zeros(x)); }
+
+// maximum / minimum: P and Q pick g by a comparison, whose derivative is 0.
+FGradient pick_backward_gradient(const char* picks_a) {
+  return [picks_a](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    const E &a = n->inputs[1], &b = n->inputs[2];
+    return std::vector<E>{where(op2(picks_a, a, b), og[0], og[1]), zeros(a), zeros(b)};
+  };
+}
+
+// mod: P = 1, Q = -floor(a / b), both piecewise constant.
+std::vector<E> mod_backward_gradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  const E &a = n->inputs[1], &b = n->inputs[2];
+  E dg = op2("_np_subtract", og[0], mul(og[1], op2("_np_floor_divide", a, b)));
+  return {op2("_npi_broadcast_like", dg, n->inputs[0]), zeros(a), zeros(b)};
+}
+
+// power: P = b a^(b-1) (0 where b == 0), Q = a^b log a (0 where a == 0); with log a taken as
+// 0 at a == 0, dP/db = dQ/da = R = a^(b-1) (1 + b log a), dQ/db = Q log a, and
+// dP/da = b (b-1) a^(b-2) (0 where b (b-1) == 0), as PowerGradA / PowerGradB mask them.
+std::vector<E> power_backward_gradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  const E &g = n->inputs[0], &a = n->inputs[1], &b = n->inputs[2];
+  const E oa = op2("_npi_broadcast_like", og[0], g), ob = op2("_npi_broadcast_like", og[1], g);
+  const E one = make_node("_np_ones_like", {b});
+  const E bm1 = op2("_np_subtract", b, one);
+  const E log_a = where(is_zero(a), zeros(a), make_node("_np_log", {a}));
+  const E a_bm1 = op2("_np_power", a, bm1);
+  const E p = where(is_zero(b), zeros(g), mul(b, a_bm1));
+  const E q = mul(op2("_np_power", a, b), log_a);
+  const E r = mul(a_bm1, add(make_node("_np_ones_like", {log_a}), mul(b, log_a)));
+  const E c = mul(b, bm1);
+  const E dp_da =
+      where(is_zero(c), zeros(g), mul(c, op2("_np_power", a, op2("_np_subtract", bm1, one))));
+  // An output gradient of 0 contributes 0, also where its factor is NaN: the exponent's
+  // gradient is NaN at a negative base (log), and x ** 2's constant exponent has one of 0.
+  const auto times = [&](const E& o, const E& x) { return where(is_zero(o), zeros(g), mul(o, x)); };
+  const E dg = add(times(oa, p), times(ob, q));
+  const E da = mul(g, add(times(oa, dp_da), times(ob, r)));
+  const E db = mul(g, add(times(oa, r), times(ob, mul(q, log_a))));
+  return {dg, collapse_like(da, a), collapse_like(db, b)};
 }
 
 #define NDX_KERNEL(F) NDX_ELEMENTWISE(F)
@@ -750,15 +806,19 @@ void register_more_binary() {
   register_more_binary();
   const bool kOnGpu = NDX_KERNEL(PassGrad).gpu != nullptr;
   register_binary_backward("_backward_mod",
-                           binary_backward(NDX_KERNEL(PassGrad), NDX_KERNEL(ModGradB)), kOnGpu);
+                           binary_backward(NDX_KERNEL(PassGrad), NDX_KERNEL(ModGradB)), kOnGpu)
+      .set_attr<FGradient>("FGradient", mod_backward_gradient);
   register_binary_backward("_backward_power",
-                           binary_backward(NDX_KERNEL(PowerGradA), NDX_KERNEL(PowerGradB)), kOnGpu);
+                           binary_backward(NDX_KERNEL(PowerGradA), NDX_KERNEL(PowerGradB)), kOnGpu)
+      .set_attr<FGradient>("FGradient", power_backward_gradient);
   register_binary_backward("_backward_maximum",
                            binary_backward(NDX_KERNEL(MaximumGradA), NDX_KERNEL(MaximumGradB)),
-                           kOnGpu);
+                           kOnGpu)
+      .set_attr<FGradient>("FGradient", pick_backward_gradient("_np_greater_equal"));
   register_binary_backward("_backward_minimum",
                            binary_backward(NDX_KERNEL(MinimumGradA), NDX_KERNEL(MinimumGradB)),
-                           kOnGpu);
+                           kOnGpu)
+      .set_attr<FGradient>("FGradient", pick_backward_gradient("_np_less_equal"));
   return true;
 }();
 

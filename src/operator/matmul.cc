@@ -483,6 +483,23 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
   }
 }
 
+// The gradient of the backward op B(g, a, b) = (B_a, B_b) of a bilinear product F(a, b)
+// (matmul, dot), for second and higher orders. B_a is linear in g and b and free of a (B_b
+// likewise), so with output gradients oa, ob: <oa, B_a> + <ob, B_b> = <g, F(oa, b) + F(a, ob)>,
+// whose gradients are d/dg = F(oa, b) + F(a, ob), d/da = B_a(g, a, ob), d/db = B_b(g, oa, b):
+// the forward and backward ops again, differentiable to any order. (The same holds with the
+// conjugate convention's real inner product for complex operands.)
+FGradient bilinear_backward_gradient(const char* forward, const char* backward) {
+  return [forward, backward](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    const NodeEntry &g = n->inputs[0], &a = n->inputs[1], &b = n->inputs[2];
+    const NodeEntry dg =
+        make_node("_np_add", {make_node(forward, {og[0], b}), make_node(forward, {a, og[1]})});
+    const NodeEntry by_a = make_node(backward, {g, a, og[1]});
+    const NodeEntry by_b = make_node(backward, {g, og[0], b});
+    return std::vector<NodeEntry>{dg, NodeEntry{by_a.node, 0, 0}, NodeEntry{by_b.node, 1, 0}};
+  };
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_np_matmul")
@@ -526,7 +543,9 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .set_attr<FInferType>("FInferType", BackwardProductType)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", BackwardMatmulCompute)
-      .set_attr<FCompute>("FCompute<gpu>", BackwardMatmulCompute);
+      .set_attr<FCompute>("FCompute<gpu>", BackwardMatmulCompute)
+      .set_attr<FGradient>("FGradient",
+                           bilinear_backward_gradient("_np_matmul", "_backward_matmul"));
   OpRegistry::global()
       .register_op("_backward_dot")
       .describe("Backward of dot: (ograd, a, b) -> (grad_a, grad_b).")
@@ -539,7 +558,8 @@ void BackwardDotCompute(const NodeAttrs&, const OpContext&, const std::vector<TB
       .set_attr<FInferType>("FInferType", BackwardProductType)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", BackwardDotCompute)
-      .set_attr<FCompute>("FCompute<gpu>", BackwardDotCompute);
+      .set_attr<FCompute>("FCompute<gpu>", BackwardDotCompute)
+      .set_attr<FGradient>("FGradient", bilinear_backward_gradient("_np_dot", "_backward_dot"));
   return true;
 }();
 

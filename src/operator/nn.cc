@@ -673,6 +673,29 @@ uint32_t fc_num_inputs(const NodeAttrs& attrs) {
   return attrs.get<FullyConnectedParam>().no_bias ? 2 : 3;
 }
 
+// The gradient of fully_connected's backward B(g, x, w) = (g w, g^T x[, sum g]) for second
+// and higher orders. F(x, w, c) = x w^T + c is bilinear in (x, w) and linear in c, so with
+// output gradients ox, ow[, oc]: d/dg = F(ox, w) + F(x, ow, oc), d/dx = B_x(g, x, ow),
+// d/dw = B_w(g, ox, w) (matmul's identity, see bilinear_backward_gradient in matmul.cc).
+std::vector<NodeEntry> fc_backward_gradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  const auto& p = n->attrs.get<FullyConnectedParam>();
+  const NodeEntry &g = n->inputs[0], &x = n->inputs[1], &w = n->inputs[2];
+  auto params = [&](bool no_bias) {
+    return std::map<std::string, std::string>{{"num_hidden", std::to_string(p.num_hidden)},
+                                              {"flatten", p.flatten ? "True" : "False"},
+                                              {"no_bias", no_bias ? "True" : "False"}};
+  };
+  std::vector<NodeEntry> with_ow{x, og[1]};
+  if (!p.no_bias) with_ow.push_back(og[2]);
+  const NodeEntry dg =
+      make_node("_np_add", {make_node("_npx_fully_connected", {og[0], w}, params(true)),
+                            make_node("_npx_fully_connected", with_ow, params(p.no_bias))});
+  const NodeEntry by_x = make_node("_backward_fully_connected", {g, x, og[1]}, params(p.no_bias));
+  const NodeEntry by_w = make_node("_backward_fully_connected", {g, og[0], w}, params(p.no_bias));
+  std::vector<NodeEntry> grads{dg, NodeEntry{by_x.node, 0, 0}, NodeEntry{by_w.node, 1, 0}};
+  return grads;
+}
+
 // (rows M, features K) of data under the params; raises for 0-d data.
 std::pair<int64_t, int64_t> fc_dims(const NodeAttrs& attrs, const Shape& d) {
   if (d.ndim() < 1)
@@ -1629,6 +1652,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
   register_backward("_backward_fully_connected",
                     "Backward of fully_connected: (ograd, data, weight) -> (grad data, grad "
                     "weight[, grad bias]).")
+      .set_attr<FGradient>("FGradient", fc_backward_gradient)
       .set_num_inputs(3)
       .set_num_outputs([](const NodeAttrs& attrs) -> uint32_t {
         return attrs.get<FullyConnectedParam>().no_bias ? 2 : 3;

@@ -485,12 +485,12 @@ struct ModGradB {  // d(a % b)/db = -floor(a / b)
     return -g * FloorDivide()(a, b);
   }
 };
-struct PowerGradA {  // b * a^(b-1)
+struct PowerGradA {  // b * a^(b-1) (0 where b == 0: a^0 is constant, 0^-1 would give NaN)
   static constexpr unsigned kTypes = kFloatTypes;
   static constexpr bool kScalarOnly = true;
   template <class T>
   NDX_HD T operator()(T g, T a, T b) const {
-    return g * b * pow(a, b - T(1));
+    return b == T(0) ? T(0) : g * b * pow(a, b - T(1));
   }
 };
 struct PowerGradB {  // a^b log a (0 at a == 0)
