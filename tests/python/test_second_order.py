@@ -5,8 +5,7 @@ np.power need them."""
 import numpy as onp
 import pytest
 
-import ndx
-from ndx import autograd, gluon, np, npx
+from ndx import autograd, np, npx
 
 
 def _first_grads(f, arrays):
