@@ -11,11 +11,13 @@ s_ = _onp.s_
 index_exp = _onp.index_exp
 
 
-def _checked(items, who):
+def _checked(items, who, open_stop=False):
     """The slices, each with a stop, numeric bounds and a nonzero step, as NumPy's
-    index_tricks need them (a complex step is a number of points, stop included)."""
+    index_tricks need them (a complex step is a number of points, stop included). With
+    open_stop (a lone slice, as NumPy's arange(start, None, step)) a slice without a stop
+    and with a real step stands for range(0, start, step)."""
     for item in items:
-        if item.stop is None:
+        if item.stop is None and not (open_stop and not isinstance(item.step, complex)):
             raise ValueError(f"[{who}] a slice needs a stop, got {item!r}")
         for v in (item.start, item.stop, item.step):
             if v is not None and (isinstance(v, bool) or
@@ -45,7 +47,7 @@ class _Grid:
         items = (key,) if single else tuple(key) if isinstance(key, tuple) else None
         if items is None or not all(isinstance(k, slice) for k in items):
             raise TypeError(f"[{self._name}] expects slices, got {key!r}")
-        _checked(items, self._name)
+        _checked(items, self._name, open_stop=single)
         # The axes' values are tiny: NumPy's own ogrid makes them (arange, linspace for a
         # complex step), so they are its values exactly; the grid is built here.
         if single:
@@ -93,7 +95,7 @@ class _Concatenator:
         """An item as an ndx array of at least ndmin dimensions, its own axes moved to trans1d
         (NumPy's rule) when it had fewer."""
         if isinstance(item, slice):
-            a = _at_least(_ndx(_onp.ogrid[_checked((item,), self._name)[0]]), ndmin)
+            a = _at_least(_ndx(_onp.ogrid[_checked((item,), self._name, True)[0]]), ndmin)
             return a.swapaxes(-1, trans1d) if ndmin > 1 and trans1d != -1 else a
         a = item if isinstance(item, _np.ndarray) else _np.asarray(item)
         own = a.ndim
@@ -123,6 +125,12 @@ class _Concatenator:
         if not arrays:
             raise ValueError(f"[{self._name}] need at least one array to concatenate")
         dtype = _np.result_type(*kinds)
+        bounds = _np.iinfo(dtype) if _np.issubdtype(dtype, _np.integer) else None
+        for item in kinds:  # a Python integer must fit an integer result (NumPy 2's rule)
+            if (bounds is not None and isinstance(item, int) and not isinstance(item, bool)
+                    and not bounds.min <= item <= bounds.max):
+                raise OverflowError(f"[{self._name}] Python integer {item} out of bounds for "
+                                    f"{dtype}")
         arrays = [a if a.dtype == dtype else a.astype(dtype) for a in arrays]
         return _np.concatenate(arrays, axis=axis)
 

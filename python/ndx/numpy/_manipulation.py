@@ -794,6 +794,18 @@ def tile(A, reps):
 
 
 # ---------------------------------------------------------------- index arithmetic
+def _along_shape(shape, indices_shape, axis, name):
+    """The shape of what take_along_axis picks: indices' along axis, elsewhere indices and
+    arr broadcast (NumPy's IndexError when they do not, as its fancy indexing)."""
+    try:
+        return tuple(indices_shape[i] if i == axis else
+                     _onp.broadcast_shapes((indices_shape[i],), (shape[i],))[0]
+                     for i in range(len(shape)))
+    except ValueError:
+        raise IndexError(f"[{name}] shape mismatch: indexing arrays could not be broadcast "
+                         f"together with shapes {tuple(shape)} {tuple(indices_shape)}") from None
+
+
 def _flat_index_along(shape, indices, axis, name):
     """Flat positions in an array of `shape` of the elements take_along_axis picks."""
     if indices.ndim != len(shape):
@@ -801,6 +813,7 @@ def _flat_index_along(shape, indices, axis, name):
                          f"got {indices.ndim} and {len(shape)}")
     if _kind(indices) not in "iu":
         raise IndexError(f"[{name}] indices must be integers, got {indices.dtype}")
+    out_shape = _along_shape(shape, indices.shape, axis, name)
     n = shape[axis]
     # Few passes over the indices (they are as large as the result): two reductions for the
     # bounds, the negative fix-up and the scaling only where needed.
@@ -810,9 +823,6 @@ def _flat_index_along(shape, indices, axis, name):
     idx = indices if lo >= 0 else _np.where(indices < 0, _np.add(indices, n), indices)
     if idx.dtype != _onp.int64:
         idx = idx.astype("int64")
-    out_shape = tuple(indices.shape[i] if i == axis else
-                      _onp.broadcast_shapes((indices.shape[i],), (shape[i],))[0]
-                      for i in range(len(shape)))
     strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
     flat = _np.broadcast_to(idx, out_shape)
     if strides[axis] != 1:
@@ -901,19 +911,25 @@ def put_along_axis(arr, indices, values, axis):
     if indices.ndim != len(shape):
         raise ValueError(f"[put_along_axis] indices and arr must have the same number of "
                          f"dimensions, got {indices.ndim} and {len(shape)}")
+    if _kind(indices) not in "iu":  # (NumPy's IndexError comes before the values' errors)
+        raise IndexError(f"[put_along_axis] indices must be integers, got {indices.dtype}")
+    out_shape = _along_shape(shape, indices.shape, axis, "put_along_axis")
     values = _composites._assigned_values(values, arr)  # (NumPy's: before the bounds)
     if values.ndim:  # values must broadcast to the indexing result (NumPy's ValueError)
-        out_shape = tuple(indices.shape[i] if i == axis else
-                          _onp.broadcast_shapes((indices.shape[i],), (shape[i],))[0]
-                          for i in range(len(shape)))
+        # As NumPy's assignment, leading axes of length one beyond the result's are dropped.
+        lead = 0
+        while values.ndim - lead > len(out_shape) and values.shape[lead] == 1:
+            lead += 1
         try:
-            fits = _onp.broadcast_shapes(values.shape, out_shape) == out_shape
+            fits = _onp.broadcast_shapes(values.shape[lead:], out_shape) == out_shape
         except ValueError:
             fits = False
         if not fits:
             raise ValueError(f"[put_along_axis] shape mismatch: value array of shape "
                              f"{tuple(values.shape)} could not be broadcast to indexing result "
                              f"of shape {out_shape}")
+        if lead:
+            values = values.reshape(values.shape[lead:])
     flat = _flat_index_along(shape, indices, axis, "put_along_axis")
     if flat.size == 0:
         return None
@@ -931,8 +947,10 @@ def unravel_index(indices, shape, order="C"):
     shape = (shape,) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
     shape = tuple(_index(s, "shape", "unravel_index") for s in shape)
     idx = _as_array(indices)
-    if _kind(idx) not in "iu":
+    if _kind(idx) not in "iub":  # (NumPy casts bools, True as 1, as it may safely)
         raise TypeError(f"[unravel_index] indices must be integers, got {idx.dtype}")
+    if not shape and idx.ndim:  # (a 0-d shape has no coordinates to give each index)
+        raise ValueError("[unravel_index] multiple indices are not supported for 0d arrays")
     size = math.prod(shape)
     if size >= 2**63:
         raise ValueError("[unravel_index] dimensions are too large; arrays and shapes with a "
