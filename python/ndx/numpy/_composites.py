@@ -41,6 +41,17 @@ def _axis(ndim, axis, name, param="axis"):
     return ax % ndim
 
 
+def _normalized_axes(ndim, axis, name):
+    """NumPy's normalize_axis_tuple: non-negative axes, each in range and given once."""
+    axes = _axes(ndim, axis)
+    if not ndim and axes:
+        raise _core.AxisError(f"[{name}] axis {axes[0]} is out of bounds for array of "
+                              f"dimension 0")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"[{name}] repeated axis")
+    return axes
+
+
 def _count(a, axis):
     """How many elements each result reduces (NumPy's n)."""
     shape = a.shape
@@ -291,25 +302,31 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     return _finish(_std_of(v, dtype, "std"), out)
 
 
-def average(a, axis=None, weights=None, returned=False, keepdims=False):
-    """Weighted mean; `returned` also gives the sum of the weights."""
+def _weights_along(w, a, axis, name):
+    """NumPy's check of weights: a's shape, or a's shape along the axes (a normalized tuple,
+    in its order), then set to broadcast over the other axes."""
+    if w.shape == a.shape:
+        return w
+    if axis is None:
+        raise TypeError(f"[{name}] Axis must be specified when shapes of a and weights "
+                        f"differ.")
+    if w.shape != tuple(a.shape[ax] for ax in axis):
+        raise ValueError(f"[{name}] Shape of weights must be consistent with shape of a "
+                         f"along specified axis.")
+    w = _np.transpose(w, tuple(int(i) for i in _onp.argsort(axis)))
+    return _np.reshape(w, tuple(n if ax in axis else 1 for ax, n in enumerate(a.shape)))
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """Weighted mean; `returned` also gives the sum of the weights. weights: a's shape, or
+    its shape along the axes (NumPy 2)."""
     a = _as_array(a)
     if weights is None:
         avg = _np.mean(a, axis=axis, keepdims=keepdims)
         scl = _np.full(avg.shape, float(_count(a, axis)), dtype=avg.dtype, device=_dev(avg))
     else:
-        w = _as_array(weights, a)
-        if w.shape != a.shape:
-            if axis is None:
-                raise TypeError("[average] axis must be given when the shapes of a and "
-                                "weights differ")
-            if w.ndim != 1 or not isinstance(axis, (int, _onp.integer)):
-                raise TypeError("[average] 1-d weights need one axis")
-            if w.shape[0] != a.shape[axis]:
-                raise ValueError("[average] the length of weights differs from the axis")
-            shape = [1] * a.ndim
-            shape[axis] = w.shape[0]
-            w = _np.reshape(w, tuple(shape))
+        axis = None if axis is None else _normalized_axes(a.ndim, axis, "average")
+        w = _weights_along(_as_array(weights, a), a, axis, "average")
         if _kind(a) in "biu":  # NumPy's result_type(a, w, 'f8'), with ndx's default float
             t = _np._default_float()
             t = _np.result_type(a.dtype, w.dtype, t) if _kind(w) in "fc" else t
@@ -370,8 +387,13 @@ def _nan_extremum(a, axis, out, keepdims, is_max, initial, where_, name):
     b, nan = _replace_nan(a, fill)
     if where_ is not True:
         keep = _np.broadcast_to(_as_array(where_, a).astype("bool"), a.shape)
-        b = where(keep, b, fill if _kind(a) in "fc" else (_np.iinfo(a.dtype).min if is_max
-                                                          else _np.iinfo(a.dtype).max))
+        if _kind(a) in "fc":
+            pad = fill
+        elif _kind(a) == "b":  # (bool has no iinfo: False is its least value, True its most)
+            pad = not is_max
+        else:
+            pad = _np.iinfo(a.dtype).min if is_max else _np.iinfo(a.dtype).max
+        b = where(keep, b, pad)
     fn = _np.max if is_max else _np.min
     if initial is not _NO_INITIAL and _kind(a) == "c" and isinstance(
             initial, (complex, _onp.complexfloating)):
@@ -418,6 +440,15 @@ def _check_inexact_dtype(a, dtype, name):
                         f"{a.dtype} and dtype={_onp.dtype(dtype)}")
 
 
+def _nan_where_no_dof(v, a, keep, axis, ddof, keepdims):
+    """NumPy's nanvar of float or complex data: NaN where the non-NaN count less ddof is not
+    positive (var's inf there is for integer data only)."""
+    if keep is None or _kind(a) not in "fc":
+        return v
+    n = _np.sum(_np.broadcast_to(keep, a.shape), axis=axis, keepdims=keepdims)
+    return where(_np.less_equal(_np.subtract(n, ddof), 0), _onp.nan, v)
+
+
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
            mean=None, correction=0.0):
     """Variance of the non-NaN elements (correction: the Array API's name for ddof)."""
@@ -426,7 +457,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     _check_inexact_dtype(a, dtype, "nanvar")
     keep = _keep_mask(a, where, "nanvar", nan=True)
     m = None if mean is None else _given_mean(mean, a, axis, "nanvar")
-    return _finish(_var_in(a, keep, axis, dtype, ddof, keepdims, m, "nanvar", True), out)
+    v = _var_in(a, keep, axis, dtype, ddof, keepdims, m, "nanvar", True)
+    return _finish(_nan_where_no_dof(v, a, keep, axis, ddof, keepdims), out)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
@@ -438,6 +470,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     keep = _keep_mask(a, where, "nanstd", nan=True)
     m = None if mean is None else _given_mean(mean, a, axis, "nanstd")
     v = _var_in(a, keep, axis, dtype, ddof, keepdims, m, "nanstd", True)
+    v = _nan_where_no_dof(v, a, keep, axis, ddof, keepdims)
     return _finish(_std_of(v, dtype, "nanstd"), out)
 
 
@@ -581,9 +614,10 @@ def _q_values(q, a, name):
     float64 for the positions but add only ndx's default float (where NumPy adds float64)."""
     if isinstance(q, _np.ndarray):
         q = q.asnumpy()
-    if isinstance(q, (int, float)) and _is_float(a):
+    if type(q) in (int, float) and _is_float(a):  # (NumPy scalars are not weak, as NumPy's)
         qs, adds = _onp.asarray(q, dtype=_q_dtype(a.dtype)), None
-    elif isinstance(q, _onp.ndarray):
+    elif isinstance(q, (_onp.ndarray, _onp.generic)):
+        q = _onp.asarray(q)
         qs = q if q.dtype.kind == "f" else q.astype(_onp.float64)
         adds = qs.dtype
     else:
@@ -752,13 +786,28 @@ def _fraction(q, a):
     a = _as_array(a)
     if isinstance(q, _np.ndarray):
         q = q.asnumpy()
-    if isinstance(q, (int, float)):
+    if type(q) in (int, float):  # (NumPy scalars are not weak, as NumPy's)
         if _is_float(a):
             return float(_onp.asarray(q, dtype=_q_dtype(a.dtype)) / _q_dtype(a.dtype).type(100))
         return q / 100
-    if isinstance(q, _onp.ndarray):
-        return _onp.true_divide(q, 100)
+    if isinstance(q, (_onp.ndarray, _onp.generic)):
+        return _onp.asarray(_onp.true_divide(q, 100))
     return (_onp.asarray(q, dtype=_onp.float64) / 100).tolist()
+
+
+def _picking_method(q, method):
+    """NumPy's quantile takes elements for integer (or bool) q under 'linear' (its positions
+    are whole numbers), keeping a's dtype: 'lower' picks the same elements."""
+    if method != "linear":
+        return method
+    if isinstance(q, _np.ndarray):
+        kind = _kind(q)
+    else:
+        try:
+            kind = _onp.asarray(q).dtype.kind
+        except (TypeError, ValueError):
+            return method
+    return "lower" if kind in "iub" else method
 
 
 def _real_data(a, name, what="a"):
@@ -776,6 +825,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     if weights is not None:
         return _finish(_weighted_quantile(a, q, axis, method, keepdims, weights,
                                           "nanquantile", True), out)
+    method = _picking_method(q, method)
     return _finish(_nanquantile(a, q, axis, method, keepdims, "nanquantile"), out)
 
 
@@ -806,6 +856,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if weights is not None:
         return _finish(_weighted_quantile(a, q, axis, method, keepdims, weights, "quantile",
                                           False), out)
+    method = _picking_method(q, method)
     return _finish(_quantile(a, q, axis, method, keepdims, "quantile"), out)
 
 
@@ -826,19 +877,8 @@ def _weighted_quantile(a, q, axis, method, keepdims, weights, name, skip_nan):
         raise ValueError(f"[{name}] Only method 'inverted_cdf' supports weights. Got: "
                          f"{method}.")
     a = _as_array(a)
-    w = _as_array(weights, a)
-    if w.shape != a.shape and axis is None:
-        raise TypeError(f"[{name}] Axis must be specified when shapes of a and weights "
-                        f"differ.")
-    if w.shape != a.shape:
-        single = axis if isinstance(axis, (int, _onp.integer)) else (
-            axis[0] if isinstance(axis, (tuple, list)) and len(axis) == 1 else None)
-        if single is None or w.ndim != 1 or not a.ndim or \
-                w.shape[0] != a.shape[_axes(a.ndim, single)[0]]:
-            raise ValueError(f"[{name}] Shape of weights must be consistent with shape of a "
-                             f"along specified axis.")
-        ax = _axes(a.ndim, single)[0]
-        w = _np.broadcast_to(_np.reshape(w, (-1,) + (1,) * (a.ndim - 1 - ax)), a.shape)
+    axis = None if axis is None else _normalized_axes(a.ndim, axis, name)
+    w = _np.broadcast_to(_weights_along(_as_array(weights, a), a, axis, name), a.shape)
     if bool(_np.any(_np.less(w, 0))):
         raise ValueError(f"[{name}] Weights must be non-negative.")
     qs, q_adds = _q_values(q, a, name)
@@ -1084,9 +1124,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 def _unique_along(a, axis, return_index, return_inverse, return_counts):
     """unique(axis=): the distinct sub-arrays along axis, sorted lexicographically."""
-    if a.ndim == 0:
-        raise ValueError("[unique] axis= needs an array of at least 1 dimension")
-    axis = _axis(a.ndim, axis, "unique")
+    axis = _axis(a.ndim, axis, "unique")  # (a 0-d array has no axis: AxisError, NumPy's)
     perm = [axis] + [i for i in range(a.ndim) if i != axis]  # NumPy's moveaxis(a, axis, 0)
     moved = _np.transpose(a, tuple(perm))
     n = moved.shape[0]
@@ -1566,7 +1604,7 @@ def _estimated_bins(a, name, weights, lo, hi, range):
     width = _BIN_ESTIMATORS[name](x, (lo, hi))
     if not width:
         return 1  # e.g. fd when the interquartile range is 0
-    if _kind(a) in "iu" and width < 1:
+    if _kind(a) in "iub" and width < 1:  # (NumPy takes bool input as uint8)
         width = 1
     return int(_onp.ceil(_onp.subtract(hi, lo) / width))
 
@@ -1575,10 +1613,26 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The edges of the bins histogram would use: equal-width bins (a count, or a NumPy
     estimator's name: auto, fd, doane, scott, stone, rice, sturges, sqrt), or the given
     edges."""
-    a = _np.reshape(_as_array(a), (-1,))
-    if not isinstance(bins, (int, _onp.integer, str)):  # edges given (a list: NumPy's float64)
-        return bins if isinstance(bins, _np.ndarray) else _np.array(_onp.asarray(bins),
-                                                                    device=_dev(a))
+    a = _as_array(a)
+    if weights is not None and tuple(weights.shape if isinstance(weights, _np.ndarray)
+                                     else _onp.shape(weights)) != a.shape:
+        raise ValueError("[histogram] weights should have the same shape as a.")
+    a = _np.reshape(a, (-1,))
+    if not isinstance(bins, str) and (bins.ndim if isinstance(bins, _np.ndarray)
+                                      else _onp.ndim(bins)) == 0:
+        try:
+            bins = operator.index(bins)
+        except TypeError:
+            raise TypeError("[histogram] `bins` must be an integer, a string, or an "
+                            "array") from None
+    if not isinstance(bins, (int, str)):  # edges given (a list: NumPy's float64)
+        edges = bins if isinstance(bins, _np.ndarray) else _np.array(_onp.asarray(bins),
+                                                                     device=_dev(a))
+        if edges.ndim != 1:
+            raise ValueError("[histogram] `bins` must be 1d, when an array")
+        if edges.shape[0] > 1 and bool(_np.any(_np.greater(edges[:-1], edges[1:]))):
+            raise ValueError("[histogram] `bins` must increase monotonically, when an array")
+        return edges
     if not isinstance(bins, str) and bins < 1:
         raise ValueError("[histogram] bins must be a positive integer")
     # NumPy's edges keep a floating input's dtype; integer inputs get float64.  Its linspace
