@@ -1104,14 +1104,6 @@ PyObject* fusion_runs_py(PyObject*, PyObject*) {
                        static_cast<long long>(r.blocks), "whole", static_cast<long long>(r.whole));
 }
 
-// Kernels release the GIL around long loops through these (see ndx/runtime.h).
-void* release_gil() {
-  return this_thread_holds_gil() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
-}
-// A daemon thread whose kernel ends while the interpreter finalizes would be ended inside
-// PyEval_RestoreThread by pthread_exit, whose forced unwind cannot cross the noexcept
-// destructor that calls this (std::terminate: the process aborted at exit). It waits for the
-// process to end instead, as Python 3.14 makes such threads do.
 bool interpreter_finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
   return Py_IsFinalizing();
@@ -1119,6 +1111,17 @@ bool interpreter_finalizing() {
   return _Py_IsFinalizing();
 #endif
 }
+// Kernels release the GIL around long loops through these (see ndx/runtime.h).
+void* release_gil() {
+  // Not while the interpreter finalizes: the finalizing thread (running a __del__, say)
+  // would be parked on its way back.
+  if (interpreter_finalizing()) return nullptr;
+  return this_thread_holds_gil() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
+}
+// A daemon thread whose kernel ends while the interpreter finalizes would be ended inside
+// PyEval_RestoreThread by pthread_exit, whose forced unwind cannot cross the noexcept
+// destructor that calls this (std::terminate: the process aborted at exit). It waits for the
+// process to end instead, as Python 3.14 makes such threads do.
 void reacquire_gil(void* token) {
   if (interpreter_finalizing())
     for (;;) pause();

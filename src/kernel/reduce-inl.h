@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <type_traits>
 
@@ -45,8 +46,16 @@ constexpr bool has_finalize() {
 template <class R, class C>
 HWY_INLINE C start_value(const ReduceArgs& a) {
   if (!a.initial) return R::template identity<C>();
-  C v;
   const double init = *a.initial;
+  if constexpr (std::is_integral_v<C>) {
+    // An integer initial= arrives as a double: 2**63 - 1 (iinfo(int64).max) rounds to 2**63,
+    // past the range (the op refuses values really outside it), and a cast would wrap.
+    if (init >= static_cast<double>(std::numeric_limits<C>::max()))
+      return std::numeric_limits<C>::max();
+    if (init <= static_cast<double>(std::numeric_limits<C>::lowest()))
+      return std::numeric_limits<C>::lowest();
+  }
+  C v;
   convert(&v, dtype_of<C>, 1, &init, DType::kFloat64, 1, 1);
   return v;
 }

@@ -288,7 +288,8 @@ void check_initial_fits(const NodeAttrs& attrs, std::optional<double> initial, D
   if (std::isnan(*initial))
     value_error("[", op_name(attrs), "] initial=nan cannot be converted to ", t);
   const double v = std::trunc(*initial);
-  if (!(v >= lo && v < hi_excl))
+  // (a 64-bit type's largest value comes as 2**64 or 2**63, the double it rounds to)
+  if (!(v >= lo && (v < hi_excl || (bits == 64 && v == hi_excl))))
     overflow_error("[", op_name(attrs), "] initial=", *initial, " is out of bounds for ", t);
 }
 

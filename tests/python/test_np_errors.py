@@ -174,8 +174,13 @@ def test_checks_come_in_numpys_order(name, args, kwargs):
 
 
 def test_initial_within_range_still_works():
+    big, small = int(onp.iinfo("int64").max), int(onp.iinfo("int64").min)
     for name, dtype, initial in (("max", "uint8", 255), ("min", "int8", -128),
-                                 ("sum", "int8", 1000), ("max", "int8", 127.9)):
+                                 ("sum", "int8", 1000), ("max", "int8", 127.9),
+                                 # int64's ends (the largest rounds to 2**63 as a double)
+                                 ("min", "int64", big), ("max", "int64", big),
+                                 ("max", "int64", small), ("min", "int64", small),
+                                 ("sum", "int64", big)):
         a = _a(3, dtype=dtype)
         ref = _fn(onp, name)(a, initial=initial)
         got = _fn(np, name)(np.array(a), initial=initial)

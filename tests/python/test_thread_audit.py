@@ -312,3 +312,17 @@ def test_a_shared_generator_never_repeats_a_draw(kind):
         assert len(set(draws)) == len(draws), f"{{len(draws) - len(set(draws))}} repeated draws"
         print("OK")
     """)
+
+
+def test_a_large_op_in_a_finalizer_at_exit_does_not_hang():
+    """A __del__ run while the interpreter finalizes may run a kernel large enough to release
+    the GIL: it must finish and the process exit (the parking of daemon threads caught the
+    finalizing thread itself and the process hung)."""
+    _check("""
+        from ndx import np
+        class Holder:
+            def __del__(self):
+                a = np.ones((4_000_000,))
+                print("OK" if float((a * 2).sum()) == 8e6 else "wrong")
+        h = Holder()
+    """, timeout=60)

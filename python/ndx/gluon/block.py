@@ -5,6 +5,7 @@ F.FullyConnected, F.broadcast_add, ...) plus F.np and F.npx, the same in imperat
 hybridized calls."""
 import functools
 import inspect
+import os
 import threading
 from collections import OrderedDict
 from types import MappingProxyType, ModuleType
@@ -657,6 +658,14 @@ def _check_dtype_source(dtype_source, who):
 # Held while a block traces its forward (re-entered by nested blocks), and around the
 # count of threads tracing.
 _TRACE_LOCK = threading.RLock()
+
+
+def _new_trace_lock():  # a forked child (a DataLoader worker) must not inherit a held lock
+    global _TRACE_LOCK
+    _TRACE_LOCK = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_new_trace_lock)
 
 
 def _flatten_io(obj, what, name):

@@ -1,5 +1,6 @@
 """Parameters: arrays a Block learns, with deferred shape inference (0 marks an unknown dim;
 -1, MXNet 2.0's mark, is taken as 0)."""
+import os
 import re
 import threading
 import warnings
@@ -77,6 +78,14 @@ class _Tracing(threading.local):
 _TRACING = _Tracing()
 # Deferred initialization creates a parameter once when threads make the first call together.
 _INIT_LOCK = threading.RLock()
+
+
+def _new_init_lock():  # a forked child (a DataLoader worker) must not inherit a held lock
+    global _INIT_LOCK
+    _INIT_LOCK = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_new_init_lock)
 
 
 class Parameter:

@@ -47,7 +47,9 @@ class Trainer:
                  compression_params=None, update_on_kvstore=None):
         names = {}
         if isinstance(params, dict):
-            names = {id(p): n for n, p in params.items()}
+            names = {}
+            for n, p in params.items():  # (a shared parameter keeps its first name)
+                names.setdefault(id(p), n)
             params = list(params.values())
         # Each parameter once (a layer used twice, or share_parameters, lists it under two
         # names), frozen ones (grad_req='null') included: as in MXNet, each step skips the

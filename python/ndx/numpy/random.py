@@ -153,6 +153,14 @@ def _place(x, device, ctx):
 _SEED_LOCK = _threading.Lock()
 
 
+def _new_seed_lock():  # a forked child (a DataLoader worker) must not inherit a held lock
+    global _SEED_LOCK
+    _SEED_LOCK = _threading.Lock()
+
+
+_os.register_at_fork(after_in_child=_new_seed_lock)
+
+
 class _Stream:
     """Where calls get their seeds: the global generator (None) or a Generator's own key."""
 
