@@ -26,6 +26,9 @@ struct Entry {
 
 bool is_recording();
 bool is_training();
+// Whether the gradient graph being built is for grad(create_graph=True): an FGradient may
+// then give a differentiable form where its usual one is not (a hybridized block's).
+bool creating_graph();
 bool set_recording(bool on);  // returns the previous state
 bool set_training(bool on);   // returns the previous state
 

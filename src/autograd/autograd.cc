@@ -19,6 +19,7 @@ namespace ndx::autograd {
 namespace {
 thread_local bool g_recording = false;
 thread_local bool g_training = false;
+thread_local bool g_creating_graph = false;
 
 NDArray without_entry(NDArray a) {
   a.set_autograd_entry(nullptr);
@@ -46,6 +47,7 @@ GradHookState& grad_hook_state() {
 
 bool is_recording() { return g_recording; }
 bool is_training() { return g_training; }
+bool creating_graph() { return g_creating_graph; }
 bool set_recording(bool on) { return std::exchange(g_recording, on); }
 bool set_training(bool on) { return std::exchange(g_training, on); }
 
@@ -471,6 +473,10 @@ std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<N
                           const std::vector<NDArray>& head_grads, bool create_graph,
                           bool retain_graph) {
   std::vector<NodeEntry> targets;
+  struct CreatingGraph {  // (for the FGradients build_gradient calls)
+    bool prev;
+    ~CreatingGraph() { g_creating_graph = prev; }
+  } creating{std::exchange(g_creating_graph, create_graph)};
   for (size_t i = 0; i < variables.size(); ++i) {
     const auto& e = variables[i].autograd_entry();
     if (!e)

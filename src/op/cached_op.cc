@@ -7,9 +7,9 @@
 // The backward graph comes from the same gradient pass autograd uses (the ops' FGradient), so
 // gradients equal the per-op path's. Where it reads forward values (an activation's output, a
 // layer's input) those values become extra, hidden outputs of the forward run, kept on the tape
-// node until backward frees them. Gradients of gradients through a hybridized block are not
-// supported (the backward node has no gradient of its own); a graph whose gradient cannot be
-// built (an op without FGradient) falls back to recording op by op.
+// node until backward frees them. For gradients of gradients (grad with create_graph) the node's
+// gradient is built from the graph's ops instead (differentiable_gradient); a graph whose
+// gradient cannot be built (an op without FGradient) falls back to recording op by op.
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -223,9 +223,62 @@ void backward_compute(const NodeAttrs& attrs, const OpContext&, const std::vecto
   }
 }
 
+// For grad(create_graph=True): the gradient of the block's outputs as a graph of ordinary
+// ops, differentiable to any order: the forward graph's nodes copied onto the node's inputs
+// and their own gradient. The copies are evaluated again (the run kept no intermediates), so
+// a graph with ops that would not repeat what the run did is refused: random draws (dropout),
+// and inputs updated in place (batch_norm's running statistics in training).
+std::vector<NodeEntry> differentiable_gradient(const NodePtr& n, const std::vector<NodeEntry>& og,
+                                               const CachedPlan& plan) {
+  static const auto& fresource = Op::attr<FResourceRequest>("FResourceRequest");
+  static const auto& updates_inputs = Op::attr<bool>("TUpdatesInputs");
+  const Graph& fwd = plan.forward->graph();
+  const std::vector<NodePtr> ins = fwd.inputs();
+  std::unordered_map<const Node*, NodeEntry> input_of;
+  for (size_t i = 0; i < ins.size(); ++i) input_of[ins[i].get()] = n->inputs[i];
+  std::unordered_map<const Node*, NodePtr> copy_of;
+  auto entry = [&](const NodeEntry& e) {
+    if (auto it = input_of.find(e.node.get()); it != input_of.end()) return it->second;
+    if (auto it = copy_of.find(e.node.get()); it != copy_of.end())
+      return NodeEntry{it->second, e.index, e.version};
+    return e;  // a constant
+  };
+  for (const NodePtr& node : fwd.topo_order()) {
+    if (node->is_variable()) continue;
+    const Op* op = node->op();
+    bool random = false;
+    if (fresource.count(op))
+      for (const ResourceRequest& r : fresource[op](node->attrs))
+        random |= r.type == ResourceRequest::kRandom;
+    if (random || (updates_inputs.get(op, false) && autograd::is_training()))
+      not_implemented(
+          "[hybridize] gradients of gradients (create_graph=True) through a "
+          "hybridized block holding ",
+          op->name, ", which ", random ? "draws random numbers" : "updates its inputs in training",
+          ", are not supported: the block's forward would run again; call the "
+          "block without hybridize()");
+    auto c = std::make_shared<Node>();
+    c->attrs = node->attrs;
+    for (const NodeEntry& e : node->inputs) c->inputs.push_back(entry(e));
+    copy_of[node.get()] = std::move(c);
+  }
+  // The visible outputs' gradients (the saved ones feed only the usual backward node, which
+  // a graph being created does not have).
+  std::vector<NodeEntry> heads, head_grads;
+  for (uint32_t j = 0; j < plan.num_outputs; ++j) {
+    heads.push_back(entry(fwd.outputs[j]));
+    head_grads.push_back(og[j]);
+  }
+  std::vector<NodeEntry> grads = autograd::gradient_entries(heads, head_grads, n->inputs);
+  for (size_t k = 0; k < grads.size(); ++k)
+    if (!grads[k].node) grads[k] = make_node("_np_zeros_like", {n->inputs[k]});
+  return grads;
+}
+
 std::vector<NodeEntry> cached_op_gradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
   const CachedOpState& st = state_of(n->attrs);
   const CachedPlan& plan = *st.plan;
+  if (autograd::creating_graph()) return differentiable_gradient(n, og, plan);
   auto b = std::make_shared<Node>();
   b->attrs.op = Op::get("_backward_CachedOp");
   b->attrs.name = n->attrs.name + "_backward";

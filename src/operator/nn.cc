@@ -1904,6 +1904,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                                   })
       .set_attr<FInferShape>("FInferShape", batch_norm_shape)
       .set_attr<FInferType>("FInferType", batch_norm_type)
+      .set_attr<bool>("TUpdatesInputs", true)  // the running statistics, in training
       .set_attr<FCompute>("FCompute<cpu>", batch_norm_compute)
       .set_attr<FCompute>("FCompute<gpu>", batch_norm_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {

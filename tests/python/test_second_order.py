@@ -5,7 +5,8 @@ np.power need them."""
 import numpy as onp
 import pytest
 
-from ndx import autograd, np, npx
+import ndx
+from ndx import autograd, gluon, np, npx
 
 
 def _first_grads(f, arrays):
@@ -102,3 +103,68 @@ def test_power_first_order_with_exponent_zero_at_zero():
         y = np.power(a, np.array([0.0, 0.0]))
     y.backward()
     assert a.grad.tolist() == [0.0, 0.0]
+def test_gradient_penalty_through_a_hybridized_dense_net():
+    """WGAN-GP's penalty: sum((|d f / d x| - 1)^2) backpropagated into the weights, equal to a
+    NumPy computation of its gradient for a tanh layer and a linear output."""
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(5, in_units=3, activation="tanh"), gluon.nn.Dense(1, in_units=5))
+    net.initialize(ndx.initializer.Uniform(0.7))
+    net.cast("float64")
+    net.hybridize()
+    xn = _any(4, 3)
+    w1, b1 = net[0].weight.data().asnumpy(), net[0].bias.data().asnumpy()
+    w2 = net[1].weight.data().asnumpy()
+    for _ in range(2):  # the capture, then the cached graph
+        x = np.array(xn)
+        x.attach_grad()
+        with autograd.record():
+            out = net(x)
+            (gx,) = autograd.grad(out.sum(), [x], create_graph=True)
+            penalty = ((np.sqrt((gx * gx).sum(axis=1)) - 1) ** 2).sum()
+        penalty.backward()
+        # NumPy: h = tanh(x W1^T + b1), gx = (w2 * (1 - h^2)) W1, penalty on |gx|
+        h = onp.tanh(xn @ w1.T + b1)
+        s = (1 - h ** 2) * w2  # (4, 5)
+        gxn = s @ w1
+        norm = onp.sqrt((gxn ** 2).sum(axis=1, keepdims=True))
+        dgx = 2 * (norm - 1) * gxn / norm  # d penalty / d gx
+        # gx = s W1 with s = w2 (1 - h^2): d/dW1 = s^T dgx + (d/ds contribution through h)
+        ds = dgx @ w1.T
+        dh = ds * w2 * (-2 * h)
+        dpre = dh * (1 - h ** 2)
+        dw1 = s.T @ dgx + dpre.T @ xn
+        dw2 = (dgx @ w1.T * (1 - h ** 2)).sum(axis=0, keepdims=True)
+        onp.testing.assert_allclose(net[0].weight.grad().asnumpy(), dw1, rtol=1e-9)
+        onp.testing.assert_allclose(net[1].weight.grad().asnumpy(), dw2, rtol=1e-9)
+        onp.testing.assert_allclose(net[0].bias.grad().asnumpy(), dpre.sum(axis=0), rtol=1e-9)
+
+
+@pytest.mark.parametrize("layer", ["dropout", "batchnorm"])
+def test_gradient_of_gradient_through_a_block_that_would_not_repeat_its_forward(layer):
+    """A hybridized block's second-order gradient runs its forward again: with dropout's random
+    mask, or batch_norm's running statistics updated in training, that would not be the same
+    computation, so it is refused with a typed error; unhybridized, dropout works (batch_norm's
+    backward has no gradient of its own yet)."""
+    def make():
+        net = gluon.nn.HybridSequential()
+        net.add(gluon.nn.Dense(4, in_units=3),
+                gluon.nn.Dropout(0.5) if layer == "dropout" else gluon.nn.BatchNorm(in_channels=4),
+                gluon.nn.Dense(1, in_units=4))
+        net.initialize()
+        return net
+
+    def penalty(net):
+        x = np.array(_any(5, 3).astype(onp.float32))
+        x.attach_grad()
+        with autograd.record():
+            (gx,) = autograd.grad(net(x).sum(), [x], create_graph=True)
+            p = (gx * gx).sum()
+        p.backward()
+        return net[0].weight.grad()
+
+    net = make()
+    net.hybridize()
+    with pytest.raises(NotImplementedError, match="without hybridize"):
+        penalty(net)
+    if layer == "dropout":
+        assert onp.isfinite(penalty(make()).asnumpy()).all()
