@@ -7,6 +7,7 @@ import warnings
 import numpy as onp
 import pytest
 
+import ndx
 from ndx import np
 
 A = onp.arange(12).reshape(3, 4)
@@ -134,59 +135,122 @@ def test_complex_into_real_setitem_warns():
         a[:] = np.array([1 + 2j, 3, 4])
 
 
-@pytest.mark.xfail(strict=True, reason="flatiter (ndx/numpy/__init__.py): assignment broadcasts "
-                   "the values instead of repeating them over the positions as NumPy's")
-def test_flat_assignment_repeats_values():
+# ---------------------------------------------------------------- flatiter
+@pytest.mark.parametrize("key, values", [([0, 1, 2, 3, 4], [7, 8]), (slice(2, 7), [7, 8]),
+                                         ([1, 2], [7, 8, 9]), (Ellipsis, [[7], [8]]),
+                                         ([[0, 1], [2, 3]], [7, 8, 9]),
+                                         (onp.array([0, 1, 2, 3, 4]), onp.array([[7, 8]])),
+                                         ([0, 1], []), ([100], [])])
+def test_flat_assignment_repeats_values(key, values):
     want = A.copy()
-    want.flat[[0, 1, 2, 3, 4]] = [7, 8]
+    want.flat[key] = values
     got = np.array(A)
-    got.flat[[0, 1, 2, 3, 4]] = np.array([7, 8])
+    got.flat[np.array(key) if isinstance(key, onp.ndarray) else key] = (
+        np.array(values) if isinstance(values, onp.ndarray) else values)
     onp.testing.assert_array_equal(got.asnumpy(), want)
 
 
-@pytest.mark.xfail(strict=True, reason="flatiter (ndx/numpy/__init__.py) is iterable but not an "
-                   "iterator: no __next__, index or coords as NumPy's")
+def test_flat_assignment_into_a_strided_view_repeats_values():
+    want = A.copy()
+    want.T.flat[[0, 1, 2, 3, 4]] = [7, 8]
+    got = np.array(A)
+    got.T.flat[[0, 1, 2, 3, 4]] = np.array([7, 8])
+    onp.testing.assert_array_equal(got.asnumpy(), want)
+
+
+@pytest.mark.parametrize("values", [[1, 2], list(range(1, 15)), 5])
+def test_flat_setter_repeats_values(values):
+    want = A.copy()
+    want.flat = values
+    got = np.array(A)
+    got.flat = values
+    onp.testing.assert_array_equal(got.asnumpy(), want)
+
+
 def test_flatiter_is_an_iterator():
-    it = np.array(A).flat
-    next(it)
-    assert it.index == 1
-
-
-@pytest.mark.xfail(strict=True, reason="take (ndx/numpy/_composites.py): a 0-d array with "
-                   "axis=0 fails with 'tuple index out of range'; NumPy reads it as 1-d")
-def test_take_0d_with_axis():
-    assert int(np.take(np.array(5), 0, axis=0)) == onp.take(onp.array(5), 0, axis=0)
-
-
-@pytest.mark.xfail(strict=True, reason="take (ndx/numpy/_composites.py): an empty list of "
-                   "indices becomes a float array and is refused; NumPy takes it as intp")
-def test_take_empty_list():
-    want = onp.take(onp.zeros((2, 3)), [], axis=1)
-    assert np.take(np.zeros((2, 3)), [], axis=1).shape == want.shape
-
-
-@pytest.mark.xfail(strict=True, reason="diagonal (ndx/numpy/_composites.py _axis_pair): an axis "
-                   "out of range is a plain ValueError, not NumPy's AxisError (an IndexError)")
-def test_diagonal_axis_error():
-    with pytest.raises(IndexError):
-        np.diagonal(np.array(A), 0, 0, 2)
-
-
-@pytest.mark.xfail(strict=True, reason="put (ndx/numpy/_composites.py): empty values make "
-                   "NumPy's put a no-op, whatever the indices; ndx checks their bounds first")
-def test_put_empty_values_is_noop():
+    want, got = A.flat, np.array(A).flat
+    assert iter(got) is got
+    for _ in range(2):
+        assert int(next(got)) == next(want)
+        assert got.index == want.index and got.coords == want.coords
+    assert len(got) == len(want)
+    onp.testing.assert_array_equal(got.copy().asnumpy(), want.copy())
+    onp.testing.assert_array_equal(onp.asarray(got), onp.asarray(want))
+    got[0], want[0]  # indexing starts the iteration over, as NumPy's
+    assert got.index == want.index == 0
+    assert [int(x) for x in got] == list(want)
+    assert got.index == want.index and got.coords == want.coords
+    assert np.array(5).flat.coords == onp.array(5).flat.coords == ()
     a = np.array(A)
-    np.put(a, np.array([12]), np.array([], dtype="int64"))
+    assert a.flat.base is a
+
+
+@pytest.mark.parametrize("key", [None, (slice(None), None)])
+def test_flatiter_bad_keys_are_index_errors(key):
+    _raises_like(lambda m: m.array(A).flat[key], IndexError)
+
+
+def test_flat_assignment_with_an_empty_tuple_is_index_error():
+    def assign(m):
+        m.array(A).flat[()] = [1, 2]
+    _raises_like(assign, IndexError)
+
+
+# ---------------------------------------------------------------- take, diagonal, put
+@pytest.mark.parametrize("indices, axis", [(0, 0), (0, -1), ([0, 0], 0)])
+def test_take_0d_with_axis(indices, axis):
+    want = onp.take(onp.array(5), indices, axis=axis)
+    got = np.take(np.array(5), indices, axis=axis)
+    assert got.shape == want.shape
+    onp.testing.assert_array_equal(got.asnumpy(), want)
+
+
+def test_take_0d_with_axis_out_of_range():
+    with pytest.raises(onp.exceptions.AxisError):
+        onp.take(onp.array(5), 0, axis=1)
+    with pytest.raises(ndx.AxisError):
+        np.take(np.array(5), 0, axis=1)
+
+
+@pytest.mark.parametrize("indices, axis", [([], 1), ([], None), ([[]], 0), ((), 0)])
+def test_take_empty_list(indices, axis):
+    want = onp.take(onp.zeros((2, 3)), indices, axis=axis)
+    assert np.take(np.zeros((2, 3)), indices, axis=axis).shape == want.shape
+    # an empty float array stays refused
+    _raises_like(lambda m: m.take(m.zeros((2, 3)), m.array([], dtype="float32")), TypeError)
+
+
+@pytest.mark.parametrize("axes", [(0, 2), (2, 0), (0, -3)])
+def test_diagonal_axis_error(axes):
+    _raises_like(lambda m: m.diagonal(m.array(A), 0, *axes), IndexError)  # AxisError
+    _raises_like(lambda m: m.trace(m.array(A), 0, *axes), IndexError)
+    with pytest.raises(ndx.AxisError):
+        np.diagonal(np.array(A), 0, *axes)
+
+
+@pytest.mark.parametrize("ind", [onp.array([12]), [12]])
+def test_put_empty_values_is_noop(ind):
+    a = np.array(A)
+    np.put(a, np.array(ind) if isinstance(ind, onp.ndarray) else ind,
+           np.array([], dtype="int64"))
     onp.testing.assert_array_equal(a.asnumpy(), A)
 
 
-@pytest.mark.xfail(strict=True, reason="put (ndx/numpy/_composites.py): NumPy's put takes bool "
-                   "indices as 0 / 1 (as take does); ndx's put refuses them")
-def test_put_bool_indices():
+@pytest.mark.parametrize("ind", [onp.array([True, False]), [True, False], True,
+                                 [0.5, 1.7], onp.float64(1.0), ["1"]])
+def test_put_indices_cast_as_numpy(ind):
     want = A.copy()
-    onp.put(want, onp.array([True, False]), [100, 200])
+    onp.put(want, ind, [100, 200])
     got = np.array(A)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        np.put(got, np.array([True, False]), np.array([100, 200]))
+        np.put(got, np.array(ind) if isinstance(ind, onp.ndarray) else ind,
+               np.array([100, 200]))
     onp.testing.assert_array_equal(got.asnumpy(), want)
+
+
+@pytest.mark.parametrize("ind", [onp.array([0, 1], dtype=onp.uint64),
+                                 onp.array([], dtype=onp.uint64)])
+@pytest.mark.parametrize("values", [[100, 200], []])
+def test_put_unsafe_index_arrays_raise_type_error(ind, values):
+    _raises_like(lambda m: m.put(m.array(A), m.array(ind), values), TypeError)

@@ -1023,6 +1023,9 @@ class flagsobj:
 class flatiter:
     """a.flat: a 1-d view of a for indexing, assignment and iteration in C order."""
 
+    _index = 0  # the next element's flat index (NumPy's index)
+    _flat = None  # the 1-d view iterated over
+
     def __init__(self, base):
         self.base = base
 
@@ -1030,13 +1033,70 @@ class flatiter:
         return self.base.size
 
     def __iter__(self):
-        return iter(self.base.reshape(-1))
+        return self
+
+    def __next__(self):
+        i = self._index
+        if i >= self.base.size:
+            raise StopIteration
+        if self._flat is None:
+            self._flat = self.base.reshape(-1)
+        self._index = i + 1
+        return self._flat[i]
+
+    @property
+    def index(self):
+        """The flat index of the next element."""
+        return self._index
+
+    @property
+    def coords(self):
+        """The N-d coordinates of the next element (the first runs past its length at the
+        end, as NumPy's)."""
+        i, coords = self._index, []
+        for n in reversed(self.base.shape[1:]):
+            i, c = (i // n, i % n) if n else (i, 0)
+            coords.append(c)
+        return (i, *reversed(coords)) if self.base.ndim else ()
+
+    def _key(self, key):
+        """key for the 1-d view (NumPy's IndexError for None or more than one index);
+        indexing resets the iteration, as NumPy's does."""
+        self._index, self._flat = 0, None
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
+        if isinstance(key, tuple) and len(key) > 1:
+            raise IndexError(f"too many indices for flat iterator: flat iterator is "
+                             f"1-dimensional, but {len(key)} were indexed")
+        if key is None:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`) and integer or "
+                             "boolean arrays are valid indices")
+        return key
 
     def __getitem__(self, key):
+        if self._index or isinstance(key, tuple) or key is None:
+            key = self._key(key)
         return self.base.reshape(-1)[key]
 
     def __setitem__(self, key, value):
+        if isinstance(key, tuple) and not key:
+            raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
+        key = self._key(key)
         flat = self.base.reshape(-1)  # a view where the layout allows, else a copy
+        if isinstance(value, (list, tuple, _onp.ndarray)) or \
+                isinstance(value, ndarray) and value.ndim:
+            # NumPy repeats the values (flattened, in C order) over the positions, not
+            # broadcasting them; no values write nothing
+            if not isinstance(value, ndarray):
+                value = _composites._assigned_values(value, self.base)
+            if not value.size:
+                return
+            shape = key.shape if isinstance(key, ndarray) and _composites._kind(key) in "iu" else \
+                flat[key].shape  # (an index array: no need to gather)
+            if not shape and value.ndim:
+                raise ValueError("Error setting single item of array.")
+            if value.shape != shape:
+                value = _composites.resize(value, shape)
         flat[key] = value
         if not _is_c_contiguous(self.base):
             self.base[...] = flat.reshape(self.base.shape)
@@ -1127,7 +1187,9 @@ ndarray.imag = property(_imag_view, _set_imag,
 ndarray.__array_priority__ = 1000.0  # NumPy defers binary operators to ndx arrays
 ndarray.partition = _partition_in_place
 ndarray.resize = _resize_in_place
-ndarray.flat = property(flatiter, doc="A flat iterator over the array (C order).")
+ndarray.flat = property(flatiter, lambda self, value: flatiter(self).__setitem__(..., value),
+                       doc="A flat iterator over the array (C order); a.flat = v writes v, "
+                           "repeated as needed, into every element.")
 ndarray.flags = property(flagsobj, doc="Information about the memory layout (see flagsobj).")
 
 

@@ -223,8 +223,8 @@ def atleast_2d(*arys: Any) -> Any:
 def atleast_3d(*arys: Any) -> Any:
     """Each input with at least three dimensions ((N,) becomes (1, N, 1), (M, N) (M, N, 1))."""
 
-def average(a: Any, axis: Any = None, weights: Any = None, returned: Any = False, keepdims: Any = False) -> Any:
-    """Weighted mean; `returned` also gives the sum of the weights."""
+def average(a: Any, axis: Any = None, weights: Any = None, returned: Any = False, *, keepdims: Any = False) -> Any:
+    """Weighted mean; `returned` also gives the sum of the weights. weights: a's shape, or its shape along the axes (NumPy 2)."""
 
 def bartlett(M: Any) -> Any:
     """The Bartlett (triangular) window of M points."""
@@ -493,7 +493,9 @@ class flatiter:
     def __init__(self, base: Any) -> None: ...
     def __iter__(self) -> Any: ...
     def __len__(self) -> Any: ...
+    coords: Any
     def copy(self) -> Any: ...
+    index: Any
     def __getattr__(self, name: str) -> Any: ...
 
 def flatnonzero(a: Any) -> Any:

@@ -1019,12 +1019,12 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if isinstance(axis, (tuple, list)):  # (NumPy's take: one integer axis)
         raise TypeError(f"[take] '{type(axis).__name__}' object cannot be interpreted as an "
                         f"integer")
-    if axis is None:
-        a, axis = _np.reshape(a, (-1,)), 0
+    if axis is None or a.ndim == 0:  # (NumPy reads a 0-d array as one element along axis 0)
+        a, axis = _np.reshape(a, (-1,)), 0 if axis is None else axis
     axis = _axes(a.ndim, axis)[0]
     idx = _as_array(indices, a)
-    if _kind(idx) == "b":  # NumPy takes bools as the indices 0 and 1 (not as a mask)
-        idx = idx.astype("int64")
+    if _kind(idx) == "b" or (not idx.size and isinstance(indices, (list, tuple))):
+        idx = idx.astype("int64")  # bools are the indices 0 and 1 (not a mask); [] is intp
     if _kind(idx) not in "iu":
         raise TypeError(f"[take] indices must be integers, got {idx.dtype}")
     n = a.shape[axis]
@@ -2069,11 +2069,8 @@ def spacing(x, out=None):
 def _axis_pair(a, axis1, axis2, name):
     if a.ndim < 2:
         raise ValueError(f"[{name}] needs an array of at least 2 dimensions, got {a.ndim}")
-    for ax in (axis1, axis2):
-        if not -a.ndim <= ax < a.ndim:
-            raise ValueError(f"[{name}] axis {ax} is out of bounds for an array of "
-                             f"dimension {a.ndim}")
-    ax1, ax2 = axis1 % a.ndim, axis2 % a.ndim
+    # (NumPy's AxisError, a ValueError and an IndexError, out of range)
+    ax1, ax2 = _axis(a.ndim, axis1, name, "axis1"), _axis(a.ndim, axis2, name, "axis2")
     if ax1 == ax2:
         raise ValueError(f"[{name}] axis1 and axis2 cannot be the same")
     return ax1, ax2
@@ -2194,24 +2191,29 @@ def put(a, ind, v, mode="raise"):
         raise TypeError(f"[put] a must be an ndarray, got {type(a).__name__}")
     if not a._writeable():  # (before the indices, as NumPy checks)
         raise ValueError("[put] assignment destination is read-only")
-    idx = _onp.asarray(ind.asnumpy() if isinstance(ind, _np.ndarray) else ind).reshape(-1)
-    if idx.size == 0:  # (an empty list is float64 to NumPy too)
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"[put] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    # As NumPy's: an array of indices must cast to int64 under the 'safe' rule (bools do,
+    # uint64 and floats do not); host data (lists, scalars) is cast whatever its type.
+    if isinstance(ind, (_np.ndarray, _onp.ndarray)):
+        if not _safe_cast(ind.dtype, "int64"):
+            raise TypeError(f"[put] Cannot cast array data from {ind.dtype} to int64 "
+                            f"according to the rule 'safe'")
+        idx = (ind.asnumpy() if isinstance(ind, _np.ndarray) else ind).astype(_onp.int64)
+    else:
+        idx = _onp.array(ind, dtype=_onp.int64)
+    idx = idx.reshape(-1)
+    vals = _np.reshape(_assigned_values(v, a), (-1,))
+    if idx.size == 0 or vals.size == 0:  # nothing to write, whatever the indices (NumPy)
         return None
-    if _kind(idx) not in "iu":
-        raise TypeError(f"[put] indices must be integers, got {idx.dtype}")
     n = a.size
     if mode == "wrap":
         idx = idx % n if n else idx
     elif mode == "clip":
         idx = _onp.clip(idx, 0, max(n - 1, 0))
-    elif mode != "raise":
-        raise ValueError(f"[put] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     if n == 0 or ((idx < -n) | (idx >= n)).any():
         raise IndexError(f"[put] index out of range for an array of size {n}")
     dev = _dev(a)
-    vals = _np.reshape(_assigned_values(v, a), (-1,))
-    if vals.size == 0:  # nothing to write, as NumPy
-        return None
     vals = take(vals, _np.array(_onp.arange(idx.size) % vals.size, dtype="int64", device=dev))
     flat = _np.reshape(a.copy(), (-1,))  # written back whole: a may be a strided view
     flat[_np.array(idx % n, dtype="int64", device=dev)] = vals
