@@ -474,8 +474,16 @@ IndexItem index_item(PyObject* k) {
         "boolean arrays are valid indices; got ",
         Py_TYPE(k)->tp_name);
   if (PyList_Check(k) || PyTuple_Check(k) || PyObject_CheckBuffer(k)) {
-    NDArray arr = operand_from_py(k, nullptr);
-    return IndexItem::array_index(arr);
+    try {
+      return IndexItem::array_index(operand_from_py(k, nullptr));
+    } catch (const Error& e) {
+      // A list holding what no array holds (a slice, None, a string): NumPy's IndexError.
+      if (e.kind() != ErrorKind::kTypeError || !PyList_Check(k)) throw;
+      index_error(
+          "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+          "boolean arrays are valid indices; got a list that is none of them: ",
+          repr_of(k));
+    }
   }
   // Other sequences (range, deque) index as the integer array of their items, as NumPy's
   // (d2l's y_hat[range(n), y]); strings stay refused.
@@ -698,6 +706,20 @@ void check_scalar_fits(PyObject* value, DType t) {
                " (take .real, or use a complex array)");
 }
 
+// A complex array stored into a real one keeps the real parts, with NumPy's ComplexWarning
+// (an error where warnings are: then nothing is written).
+void warn_complex_to_real() {
+  static PyObject* category = [] {
+    PyObject* mod = PyImport_ImportModule("numpy.exceptions");
+    PyObject* c = mod ? PyObject_GetAttrString(mod, "ComplexWarning") : nullptr;
+    Py_XDECREF(mod);
+    if (!c) PyErr_Clear();
+    return c ? c : PyExc_RuntimeWarning;
+  }();
+  if (PyErr_WarnEx(category, "Casting complex values to real discards the imaginary part", 1) < 0)
+    throw PythonErrorSet{};
+}
+
 int setitem(PyObject* o, PyObject* key, PyObject* value) {
   if (!value) {
     PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
@@ -722,6 +744,7 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
   } release{item};
   check_scalar_fits(value, a.dtype());
   NDArray src = operand_from_py(value, &a);
+  if (is_complex(src.dtype()) && !is_complex(a.dtype())) warn_complex_to_real();
   if (recorded(a) || recorded(src)) {
     if (is_tracing())
       not_implemented("[setitem] assigning into an array while hybridize traces a block");

@@ -1,7 +1,7 @@
 """Regressions from a differential audit of indexing and the index-based functions against
 NumPy: take_along_axis / put_along_axis (errors, values with leading unit axes),
-unravel_index, r_ / c_ / mgrid / ogrid; and, marked xfail, the differences left in the
-indexing core and the functions outside these modules."""
+unravel_index, r_ / c_ / mgrid / ogrid, flatiter, take / put / diagonal; and the indexing
+core's cases (an empty bool index, lists holding slices, complex stored into real arrays)."""
 import warnings
 
 import numpy as onp
@@ -105,19 +105,19 @@ def test_concatenator_python_int_in_range_keeps_dtype():
     onp.testing.assert_array_equal(got.asnumpy(), want)
 
 
-# ---------------------------------------------------------------- left to the core (xfail)
-@pytest.mark.xfail(strict=True, reason="indexing core (src/core/indexing.cc): a 1-d empty "
-                   "boolean array is taken as an empty integer index by NumPy, a mask "
-                   "mismatch (IndexError) by ndx")
+# ---------------------------------------------------------------- the indexing core
 def test_empty_bool_array_index():
+    """NumPy reads a 1-d empty bool array as an empty integer index, not a mask."""
     key = onp.array([], dtype=bool)
     want = A[key]
     got = np.array(A)[np.array(key)]
     assert got.shape == want.shape
+    b, ref = np.array(A), A.copy()
+    b[np.array(key)] = 5
+    ref[key] = 5
+    onp.testing.assert_array_equal(b.asnumpy(), ref)
 
 
-@pytest.mark.xfail(strict=True, reason="indexing core (python/src key parsing): a list holding "
-                   "a slice or None is NumPy's IndexError, ndx's TypeError (element format 'O')")
 @pytest.mark.parametrize("key", [[slice(None), 0], [None]])
 def test_list_with_slice_or_none_is_index_error(key):
     with pytest.raises(IndexError):
@@ -126,13 +126,16 @@ def test_list_with_slice_or_none_is_index_error(key):
         np.array(A)[key]
 
 
-@pytest.mark.xfail(strict=True, reason="setitem cast (src/core/indexing.cc): storing a complex "
-                   "array into a real one drops the imaginary part without NumPy's "
-                   "ComplexWarning")
 def test_complex_into_real_setitem_warns():
     a = np.zeros(3, dtype="float32")
     with pytest.warns(onp.exceptions.ComplexWarning):
         a[:] = np.array([1 + 2j, 3, 4])
+    assert a.tolist() == [1.0, 3.0, 4.0]  # the real parts, as NumPy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", onp.exceptions.ComplexWarning)
+        with pytest.raises(onp.exceptions.ComplexWarning):
+            a[:] = np.array([5 + 1j, 6, 7])
+    assert a.tolist() == [1.0, 3.0, 4.0]  # an error: nothing written
 
 
 # ---------------------------------------------------------------- flatiter
