@@ -47,7 +47,7 @@ template <class R, class C>
 HWY_INLINE C start_value(const ReduceArgs& a) {
   if (!a.initial) return R::template identity<C>();
   const double init = *a.initial;
-  if constexpr (std::is_integral_v<C>) {
+  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {  // (bool: v != 0)
     // An integer initial= arrives as a double: 2**63 - 1 (iinfo(int64).max) rounds to 2**63,
     // past the range (the op refuses values really outside it), and a cast would wrap.
     if (init >= static_cast<double>(std::numeric_limits<C>::max()))
