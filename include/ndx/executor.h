@@ -124,6 +124,8 @@ class Executor {
   // A node's op keeps the state of one use in its attributes: each recorded run gets its own
   // (a plan built per run, steps parsed afresh).
   bool per_use_state_ = false;
+  // A node's backward depends on its forward's mode (batch_norm): plans are per mode.
+  bool mode_dependent_ = false;
 };
 
 // Whether planned runs fuse connected pointwise ops into one pass over memory: on unless

@@ -13,6 +13,7 @@
 #include "ndx/imperative.h"
 #include "ndx/op_util.h"
 #include "ndx/profiler.h"
+#include "op/graph_infer.h"
 
 namespace ndx::autograd {
 
@@ -132,6 +133,10 @@ void record_op(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
   if (!any && !traced_random_draw(attrs, inputs)) return;
   auto node = std::make_shared<Node>();
   node->attrs = attrs;
+  // A call whose backward depends on the mode it ran in keeps that mode (not in a trace: the
+  // graph runs in either mode).
+  if (has_recorded_mode(attrs) && !is_tracing())
+    Op::attr<FRecordMode>("FRecordMode")[attrs.op](&node->attrs, is_training());
   for (const NDArray& in : inputs)
     node->inputs.push_back(has_live_history(in) ? in.autograd_entry()->entry
                                                 : NodeEntry{constant_node(in), 0, 0});

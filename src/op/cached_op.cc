@@ -34,6 +34,7 @@ struct CachedPlan {
   uint32_t num_outputs = 0, num_saved = 0, num_inputs = 0;
   std::vector<std::pair<Source, uint32_t>> backward_inputs;  // where each backward input comes from
   std::vector<uint32_t> targets;  // the masked inputs, in the backward graph's output order
+  bool training = false;          // the mode the graph's mode-dependent nodes were set to
 };
 
 namespace {
@@ -380,14 +381,21 @@ std::vector<NDArray> Executor::run_cached(const std::vector<NDArray>& inputs) co
   }();
   if (!any || !enabled || no_cached_plan_) return {};
   std::shared_ptr<const CachedPlan> plan;
+  const bool training = autograd::is_training();
   for (const auto& p : plans_)
-    if (p->mask == mask && same_signature(*p, inputs)) plan = p;
+    if (p->mask == mask && same_signature(*p, inputs) &&
+        (!mode_dependent_ || p->training == training))
+      plan = p;
   if (!plan) {
     try {
       // A graph holding stateful ops gets a plan per run, over nodes parsed afresh: a plan
       // kept for the next call would give that call's forward the state this call's backward
-      // still has to read.
-      plan = build_plan(per_use_state_ ? with_fresh_state(graph_) : graph_, mask, inputs);
+      // still has to read. Mode-dependent nodes are set to this run's mode.
+      Graph g = per_use_state_ ? with_fresh_state(graph_) : graph_;
+      if (mode_dependent_) g = with_recorded_mode(g, training);
+      auto built = build_plan(g, mask, inputs);
+      built->training = training;
+      plan = std::move(built);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::kNotImplementedError) throw;
       no_cached_plan_ = true;  // an op without a gradient: record op by op, as before

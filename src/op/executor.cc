@@ -180,7 +180,10 @@ Executor::Executor(Graph g) : graph_(std::move(g)) {
   const auto ins = graph_.inputs();
   for (const auto& n : ins) input_names_.push_back(n->attrs.name);
   plain_ = make_program(graph_, ins);
-  for (const Step& s : plain_->steps) per_use_state_ |= has_per_use_state(*s.attrs);
+  for (const Step& s : plain_->steps) {
+    per_use_state_ |= has_per_use_state(*s.attrs);
+    mode_dependent_ |= has_recorded_mode(*s.attrs);
+  }
 }
 
 bool has_per_use_state(const NodeAttrs& attrs) {
@@ -195,7 +198,10 @@ NodeAttrs fresh_state(const NodeAttrs& attrs) {
   return fresh;
 }
 
-Graph with_fresh_state(const Graph& g) {
+namespace {
+
+// A copy of g's op nodes with attributes `attrs_of` gives (variables and constants shared).
+Graph copy_with_attrs(const Graph& g, const std::function<NodeAttrs(const NodeAttrs&)>& attrs_of) {
   std::unordered_map<const Node*, NodePtr> copy_of;
   auto entry = [&](const NodeEntry& e) {
     auto it = copy_of.find(e.node.get());
@@ -204,7 +210,7 @@ Graph with_fresh_state(const Graph& g) {
   for (const NodePtr& n : g.topo_order()) {
     if (n->is_variable()) continue;  // inputs and constants: the same nodes
     auto c = std::make_shared<Node>();
-    c->attrs = has_per_use_state(n->attrs) ? fresh_state(n->attrs) : n->attrs;
+    c->attrs = attrs_of(n->attrs);
     for (const NodeEntry& e : n->inputs) c->inputs.push_back(entry(e));
     for (const NodePtr& d : n->control_deps) {
       auto it = copy_of.find(d.get());
@@ -215,6 +221,28 @@ Graph with_fresh_state(const Graph& g) {
   Graph out;
   for (const NodeEntry& e : g.outputs) out.outputs.push_back(entry(e));
   return out;
+}
+
+const OpMap<FRecordMode>& record_mode() {
+  static const auto& m = Op::attr<FRecordMode>("FRecordMode");
+  return m;
+}
+
+}  // namespace
+
+Graph with_fresh_state(const Graph& g) {
+  return copy_with_attrs(
+      g, [](const NodeAttrs& a) { return has_per_use_state(a) ? fresh_state(a) : a; });
+}
+
+bool has_recorded_mode(const NodeAttrs& attrs) { return attrs.op && record_mode().count(attrs.op); }
+
+Graph with_recorded_mode(const Graph& g, bool is_train) {
+  return copy_with_attrs(g, [is_train](const NodeAttrs& a) {
+    NodeAttrs c = a;
+    if (has_recorded_mode(a)) record_mode()[a.op](&c, is_train);
+    return c;
+  });
 }
 
 Executor::~Executor() = default;

@@ -1,6 +1,7 @@
 // Shape and dtype inference over every entry of a graph (the executor's infer_graph and the
 // cached op's plan use it).
 #pragma once
+#include <functional>
 #include <unordered_map>
 #include <utility>
 
@@ -25,5 +26,14 @@ void infer_entries(const Graph& g, EntryTypes* known);
 bool has_per_use_state(const NodeAttrs& attrs);
 NodeAttrs fresh_state(const NodeAttrs& attrs);
 Graph with_fresh_state(const Graph& g);
+
+// Ops whose backward depends on the mode their forward ran in (batch_norm: the batch's or the
+// running statistics) set "FRecordMode", a std::function<void(NodeAttrs*, bool is_train)>
+// that writes the mode into the attributes of a recorded call, so that a backward run in
+// another mode (MXNet's backward(train_mode=True) after record(train_mode=False)) still
+// differentiates what the forward computed. A graph's copy with every such node set so:
+using FRecordMode = std::function<void(NodeAttrs*, bool)>;
+bool has_recorded_mode(const NodeAttrs& attrs);
+Graph with_recorded_mode(const Graph& g, bool is_train);
 
 }  // namespace ndx

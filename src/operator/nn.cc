@@ -199,7 +199,7 @@ void reduce_into(kernel::ReduceFn fn, const TBlob& in, const NDArray& out,
 }
 
 // ============================== activations ==============================
-enum class Act { kRelu, kSigmoid, kTanh, kSoftrelu, kLogSigmoid };
+enum class Act { kRelu, kSigmoid, kTanh, kSoftrelu, kLogSigmoid, kSoftsign, kMish };
 
 kernel::ElementwiseFn act_kernel(Act a) {
   switch (a) {
@@ -213,7 +213,17 @@ kernel::ElementwiseFn act_kernel(Act a) {
       return NDX_KERNEL(SoftRelu);
     case Act::kLogSigmoid:
       return NDX_KERNEL(LogSigmoid);
+    case Act::kSoftsign:  // (the unary ops' kernels: unary_op_of)
+    case Act::kMish:
+      break;
   }
+  return nullptr;
+}
+
+// activation's softsign and mish are the unary ops of those names (elemwise_unary.cc).
+const Op* unary_op_of(Act a) {
+  if (a == Act::kSoftsign) return Op::get("_npx_softsign");
+  if (a == Act::kMish) return Op::get("_npx_mish");
   return nullptr;
 }
 
@@ -225,7 +235,7 @@ struct ActivationParam {
   std::string act_type;
   static void declare(ParamDecl<ActivationParam>& d) {
     d.field("act_type", &ActivationParam::act_type)
-        .set_enum({"relu", "sigmoid", "tanh", "softrelu", "log_sigmoid"})
+        .set_enum({"relu", "sigmoid", "tanh", "softrelu", "log_sigmoid", "softsign", "mish"})
         .describe("The activation function.");
   }
 };
@@ -235,6 +245,8 @@ Act act_of(const std::string& s) {
   if (s == "sigmoid") return Act::kSigmoid;
   if (s == "tanh") return Act::kTanh;
   if (s == "softrelu") return Act::kSoftrelu;
+  if (s == "softsign") return Act::kSoftsign;
+  if (s == "mish") return Act::kMish;
   return Act::kLogSigmoid;
 }
 
@@ -264,6 +276,13 @@ NodeEntry act_grad(Act a, NodeEntry g, NodeEntry x, NodeEntry y) {
       return op2("_np_multiply", g, op1("_npx_sigmoid", x));
     case Act::kLogSigmoid:  // g * sigmoid(-x)
       return op2("_np_multiply", g, op1("_npx_sigmoid", op1("_np_negative", x)));
+    case Act::kSoftsign:  // the unary op's gradient
+    case Act::kMish: {
+      static const auto& fgrad = Op::attr<FGradient>("FGradient");
+      const Op* op = unary_op_of(a);
+      const NodeEntry u = make_node(op->name, {x});
+      return fgrad[op](u.node, {g})[0];
+    }
   }
   return g;
 }
@@ -361,9 +380,18 @@ Op& register_act(const char* name, const char* doc, Act a) {
       });
 }
 
-void activation_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+void activation_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  run_act(act_of(attrs.get<ActivationParam>().act_type), in[0], req[0], out[0]);
+  const Act a = act_of(attrs.get<ActivationParam>().act_type);
+  if (const Op* op = unary_op_of(a)) {
+    static const auto& cpu = Op::attr<FCompute>("FCompute<cpu>");
+    static const auto& gpu = Op::attr<FCompute>("FCompute<gpu>");
+    static const NodeAttrs softsign = Op::get("_npx_softsign")->make_attrs(),
+                           mish = Op::get("_npx_mish")->make_attrs();
+    const FCompute& f = in[0].device.is_gpu() && gpu.count(op) ? gpu[op] : cpu[op];
+    return f(a == Act::kSoftsign ? softsign : mish, ctx, in, req, out);
+  }
+  run_act(a, in[0], req[0], out[0]);
 }
 
 // ============================== leaky_relu ==============================
@@ -1512,7 +1540,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .register_op("_npx_activation")
       .describe(
           "An activation function applied elementwise: relu, sigmoid, tanh, softrelu "
-          "(log(1 + exp(x))) or log_sigmoid.")
+          "(log(1 + exp(x))), log_sigmoid, softsign (x / (1 + |x|)) or mish "
+          "(x * tanh(softrelu(x))).")
       .set_num_inputs(1)
       .add_argument("data", "NDArray", "Input array.")
       .set_params<ActivationParam>()
@@ -1905,6 +1934,16 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .set_attr<FInferShape>("FInferShape", batch_norm_shape)
       .set_attr<FInferType>("FInferType", batch_norm_type)
       .set_attr<bool>("TUpdatesInputs", true)  // the running statistics, in training
+      // A call recorded in predict mode used the running statistics: its backward treats them
+      // as constants, whatever mode backward runs in (FRecordMode, op/graph_infer.h).
+      .set_attr<std::function<void(NodeAttrs*, bool)>>("FRecordMode",
+                                                       [](NodeAttrs* a, bool is_train) {
+                                                         if (is_train) return;
+                                                         BatchNormParam p =
+                                                             a->get<BatchNormParam>();
+                                                         p.use_global_stats = true;
+                                                         a->parsed = p;
+                                                       })
       .set_attr<FCompute>("FCompute<cpu>", batch_norm_compute)
       .set_attr<FCompute>("FCompute<gpu>", batch_norm_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {

@@ -21,7 +21,7 @@ class Device:
     def __getattr__(self, name: str) -> Any: ...
 
 def activation(data: Any, act_type: Any, *, out: Any = None) -> Any:
-    """An activation function applied elementwise: relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or log_sigmoid."""
+    """An activation function applied elementwise: relu, sigmoid, tanh, softrelu (log(1 + exp(x))), log_sigmoid, softsign (x / (1 + |x|)) or mish (x * tanh(softrelu(x)))."""
 
 def add_n(*args: Any) -> Any:
     """The elementwise sum of all arguments (MXNet's add_n / ElementWiseSum); they broadcast."""
