@@ -48,7 +48,9 @@ class RecordScope {
 
 // Marks `x` as a leaf that receives gradients: grad_req kWriteTo ('write'), kAddTo ('add') or
 // kNullOp ('null'). The gradient buffer starts as zeros of x's shape and dtype.
-void attach_grad(NDArray& x, OpReqType grad_req = kWriteTo);
+// `grad`, when given, is the gradient buffer itself (MXNet's mark_variables): of x's shape,
+// dtype and device; backward writes into it.
+void attach_grad(NDArray& x, OpReqType grad_req = kWriteTo, const NDArray* grad = nullptr);
 // The gradient buffer of a leaf (undefined when x has none).
 NDArray grad_of(const NDArray& x);
 // For each array: whether backward wrote its gradient since the flag was last cleared (false

@@ -12,7 +12,7 @@ import contextlib
 from . import _core
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training", "backward", "grad"]
+           "set_recording", "set_training", "backward", "grad", "mark_variables"]
 
 
 def set_recording(is_recording):
@@ -72,6 +72,23 @@ def _as_list(x):
     if x is None:
         return None
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def mark_variables(variables, gradients, grad_reqs="write"):
+    """Marks arrays as variables to compute gradients for, as attach_grad does, with the
+    given arrays as their gradient buffers: backward writes (or, with grad_req 'add', adds)
+    each variable's gradient into its buffer (MXNet's mark_variables). grad_reqs: one
+    request for all, or one per variable."""
+    variables, gradients = _as_list(variables), _as_list(gradients)
+    if len(variables) != len(gradients):
+        raise ValueError(f"[mark_variables] {len(variables)} variables but {len(gradients)} "
+                         f"gradients")
+    reqs = [grad_reqs] * len(variables) if isinstance(grad_reqs, str) else list(grad_reqs)
+    if len(reqs) != len(variables):
+        raise ValueError(f"[mark_variables] {len(variables)} variables but {len(reqs)} "
+                         f"grad_reqs")
+    for x, g, r in zip(variables, gradients, reqs):
+        _core._mark_variable(x, g, r)
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):

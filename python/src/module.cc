@@ -384,6 +384,27 @@ PyObject* ag_is_recording(PyObject*, PyObject*) {
 }
 PyObject* ag_is_training(PyObject*, PyObject*) { return PyBool_FromLong(autograd::is_training()); }
 
+// _mark_variable(x, grad, grad_req): attach_grad with `grad` as the gradient buffer.
+PyObject* ag_mark_variable(PyObject*, PyObject* args) {
+  PyObject *x, *grad;
+  const char* req;
+  if (!PyArg_ParseTuple(args, "OOs:_mark_variable", &x, &grad, &req)) return nullptr;
+  NDX_PY_BEGIN
+  if (!is_ndarray(x) || !is_ndarray(grad))
+    type_error("[mark_variables] variables and gradients must be ndarrays, got ",
+               Py_TYPE(x)->tp_name, " and ", Py_TYPE(grad)->tp_name);
+  const std::string_view r(req);
+  const OpReqType t = r == "write"  ? kWriteTo
+                      : r == "add"  ? kAddTo
+                      : r == "null" ? kNullOp
+                                    : kWriteInplace;
+  if (t == kWriteInplace)
+    value_error("[mark_variables] grad_req must be 'write', 'add' or 'null', got '", r, "'");
+  autograd::attach_grad(unwrap(x), t, &unwrap(grad));
+  Py_RETURN_NONE;
+  NDX_PY_END(nullptr)
+}
+
 PyObject* ag_backward(PyObject*, PyObject* args) {
   PyObject *heads, *head_grads;
   int retain;
@@ -1269,6 +1290,8 @@ PyMethodDef module_methods[] = {
     {"_autograd_set_training", ag_set_training, METH_O,
      "Sets training mode; returns the previous state."},
     {"_autograd_is_recording", ag_is_recording, METH_NOARGS, nullptr},
+    {"_mark_variable", ag_mark_variable, METH_VARARGS,
+     "attach_grad with a given gradient buffer (autograd.mark_variables)."},
     {"_memory_extent", memory_extent, METH_O,
      "(storage id, first byte, end byte) of the storage an array reaches."},
     {"_autograd_is_training", ag_is_training, METH_NOARGS, nullptr},

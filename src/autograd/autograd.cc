@@ -52,10 +52,23 @@ bool creating_graph() { return g_creating_graph; }
 bool set_recording(bool on) { return std::exchange(g_recording, on); }
 bool set_training(bool on) { return std::exchange(g_training, on); }
 
-void attach_grad(NDArray& x, OpReqType grad_req) {
+void attach_grad(NDArray& x, OpReqType grad_req, const NDArray* grad) {
   if (!x.defined()) value_error("[attach_grad] undefined array");
   if (grad_req == kWriteInplace)
     value_error("[attach_grad] grad_req must be 'write', 'add' or 'null'");
+  if (grad) {
+    if (!grad->defined()) value_error("[mark_variables] undefined gradient array");
+    if (grad->shape() != x.shape())
+      value_error("[mark_variables] the gradient has shape ", grad->shape().str(),
+                  ", the variable ", x.shape().str());
+    if (grad->dtype() != x.dtype())
+      type_error("[mark_variables] the gradient has dtype ", grad->dtype(), ", the variable ",
+                 x.dtype());
+    if (grad->device() != x.device())
+      value_error("[mark_variables] the gradient is on ", grad->device().str(),
+                  ", the variable on ", x.device().str());
+    grad->check_writeable("mark_variables", "gradient");
+  }
   auto e = std::make_shared<Entry>();
   NodePtr var = make_variable("variable");
   var->values = {without_entry(x)};
@@ -63,8 +76,12 @@ void attach_grad(NDArray& x, OpReqType grad_req) {
   e->entry = NodeEntry{var, 0, 0};
   e->is_leaf = true;
   e->grad_req = grad_req;
-  e->grad = NDArray(x.shape(), x.dtype(), x.device());
-  e->grad.fill(0);
+  if (grad) {
+    e->grad = *grad;
+  } else {
+    e->grad = NDArray(x.shape(), x.dtype(), x.device());
+    e->grad.fill(0);
+  }
   x.set_autograd_entry(std::move(e));
 }
 

@@ -472,3 +472,28 @@ def test_an_array_whose_graph_backward_freed_is_a_constant_afterwards():
         out = net(state).sum()  # state is a constant: d(0.5 * weight)/dweight = 0.5
     out.backward()
     assert_almost_equal(net.weight.grad(), onp.array([[0.5]]))
+
+
+def test_mark_variables_writes_into_the_given_buffers():
+    """MXNet's autograd.mark_variables: the given arrays are the gradient buffers; 'add'
+    accumulates into what they hold; mismatched buffers are refused before anything changes."""
+    x, g = np.array([1.0, 2.0, 3.0]), np.zeros(3)
+    autograd.mark_variables([x], [g])
+    with autograd.record():
+        y = (x * x).sum()
+    y.backward()
+    assert g.tolist() == [2.0, 4.0, 6.0]  # 2 x, in the buffer itself
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+    a, ga = np.array([1.0, 2.0]), np.ones(2)
+    autograd.mark_variables(a, ga, "add")
+    with autograd.record():
+        (a * 3).sum().backward()
+    assert ga.tolist() == [4.0, 4.0]  # 1 + 3
+    with pytest.raises(ValueError, match="shape"):
+        autograd.mark_variables([x], [np.zeros(2)])
+    with pytest.raises(TypeError, match="dtype"):
+        autograd.mark_variables([x], [np.zeros(3, dtype="float64")])
+    with pytest.raises(ValueError, match="2 gradients"):
+        autograd.mark_variables([x], [g, g])
+    with pytest.raises(ValueError, match="grad_req"):
+        autograd.mark_variables([x], [g], "sometimes")
