@@ -744,7 +744,12 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
   } release{item};
   check_scalar_fits(value, a.dtype());
   NDArray src = operand_from_py(value, &a);
-  if (is_complex(src.dtype()) && !is_complex(a.dtype())) warn_complex_to_real();
+  if (is_complex(src.dtype()) && !is_complex(a.dtype())) {
+    if (PyList_Check(value) || PyTuple_Check(value))  // Python complex numbers: NumPy's TypeError
+      type_error("[setitem] cannot store complex values in an array of ", a.dtype(),
+                 " (take their real parts, or use a complex array)");
+    warn_complex_to_real();
+  }
   if (recorded(a) || recorded(src)) {
     if (is_tracing())
       not_implemented("[setitem] assigning into an array while hybridize traces a block");

@@ -94,12 +94,9 @@ std::vector<IndexItem> expand_masks(const NDArray& a, const std::vector<IndexIte
         if (t == DType::kBool) {
           if (it.array.ndim() == 0) break;  // a new axis of length 1 or 0: plan_advanced's job
           const NDArray& m = it.array;
-          if (m.ndim() == 1 && m.shape()[0] == 0) {  // NumPy's: an empty index, not a mask
-            out.push_back(IndexItem::array_index(NDArray(Shape{0}, DType::kInt64, m.device())));
-            ++axis;
-            continue;
-          }
-          for (int d = 0; d < m.ndim(); ++d)
+          // (an empty mask selects nothing whatever its shape: NumPy takes it, as an empty
+          // integer index for one dimension)
+          for (int d = 0; d < m.ndim() && m.size() != 0; ++d)
             if (m.shape()[d] != a.shape()[axis + d])
               index_error("boolean index did not match indexed array along axis ", axis + d,
                           "; size of axis is ", a.shape()[axis + d],

@@ -358,20 +358,30 @@ std::vector<E> power_backward_gradient(const NodePtr& n, const std::vector<NodeE
   const E oa = op2("_npi_broadcast_like", og[0], g), ob = op2("_npi_broadcast_like", og[1], g);
   const E one = make_node("_np_ones_like", {b});
   const E bm1 = op2("_np_subtract", b, one);
-  const E log_a = where(is_zero(a), zeros(a), make_node("_np_log", {a}));
+  // log a, taken as 0 where a == 0 or where the output gradient multiplying it is 0: the
+  // exponent's terms are NaN at a negative base, and a NaN even in an unused branch would
+  // reach the next order's gradient (0 * NaN); log's input is 1 there, so no branch has one.
+  const auto log_unless = [&](const E& unused) {
+    const E off = op2("_np_logical_or", is_zero(a), unused);
+    return where(off, zeros(g),
+                 make_node("_np_log", {where(off, make_node("_np_ones_like", {a}), a)}));
+  };
+  const E log_oa = log_unless(is_zero(oa)), log_ob = log_unless(is_zero(ob));
   const E a_bm1 = op2("_np_power", a, bm1);
   const E p = where(is_zero(b), zeros(g), mul(b, a_bm1));
-  const E q = mul(op2("_np_power", a, b), log_a);
-  const E r = mul(a_bm1, add(make_node("_np_ones_like", {log_a}), mul(b, log_a)));
+  const auto r = [&](const E& log_a) {
+    return mul(a_bm1, add(make_node("_np_ones_like", {log_a}), mul(b, log_a)));
+  };
+  const E q = mul(op2("_np_power", a, b), log_ob);
   const E c = mul(b, bm1);
   const E dp_da =
       where(is_zero(c), zeros(g), mul(c, op2("_np_power", a, op2("_np_subtract", bm1, one))));
-  // An output gradient of 0 contributes 0, also where its factor is NaN: the exponent's
-  // gradient is NaN at a negative base (log), and x ** 2's constant exponent has one of 0.
-  const auto times = [&](const E& o, const E& x) { return where(is_zero(o), zeros(g), mul(o, x)); };
+  // An output gradient of 0 contributes 0 (the factor is masked, not the product, so the
+  // next order, d/do = factor, stays finite too).
+  const auto times = [&](const E& o, const E& x) { return mul(o, where(is_zero(o), zeros(g), x)); };
   const E dg = add(times(oa, p), times(ob, q));
-  const E da = mul(g, add(times(oa, dp_da), times(ob, r)));
-  const E db = mul(g, add(times(oa, r), times(ob, mul(q, log_a))));
+  const E da = mul(g, add(times(oa, dp_da), times(ob, r(log_ob))));
+  const E db = mul(g, add(times(oa, r(log_oa)), times(ob, mul(q, log_ob))));
   return {dg, collapse_like(da, a), collapse_like(db, b)};
 }
 

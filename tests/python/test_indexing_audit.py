@@ -116,6 +116,10 @@ def test_empty_bool_array_index():
     b[np.array(key)] = 5
     ref[key] = 5
     onp.testing.assert_array_equal(b.asnumpy(), ref)
+    a2 = onp.zeros((5, 2))
+    for shape in ((0, 2), (5, 0), (0, 0)):  # an empty mask of any shape selects nothing
+        m = onp.zeros(shape, dtype=bool)
+        assert np.array(a2)[np.array(m)].shape == a2[m].shape
 
 
 @pytest.mark.parametrize("key", [[slice(None), 0], [None]])
@@ -136,6 +140,8 @@ def test_complex_into_real_setitem_warns():
         with pytest.raises(onp.exceptions.ComplexWarning):
             a[:] = np.array([5 + 1j, 6, 7])
     assert a.tolist() == [1.0, 3.0, 4.0]  # an error: nothing written
+    with pytest.raises(TypeError):  # Python complex numbers in a list: NumPy's TypeError
+        a[:] = [1 + 2j, 3, 4]
 
 
 # ---------------------------------------------------------------- flatiter

@@ -168,3 +168,19 @@ def test_gradient_of_gradient_through_a_block_that_would_not_repeat_its_forward(
         penalty(net)
     if layer == "dropout":
         assert onp.isfinite(penalty(make()).asnumpy()).all()
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_third_order_of_integer_powers_at_negative_and_zero_bases(n):
+    """d3/dx3 x**n = n (n-1) (n-2) x**(n-3): finite at x < 0 and x == 0 (the exponent's log
+    terms, NaN there, must not reach the next order through a 0 * NaN)."""
+    xn = onp.array([-2.0, 0.0, 1.5])
+    x = np.array(xn)
+    x.attach_grad()
+    with autograd.record():
+        (g1,) = autograd.grad((x ** n).sum(), [x], create_graph=True)
+        (g2,) = autograd.grad(g1.sum(), [x], create_graph=True)
+        s = g2.sum()
+    s.backward()
+    want = n * (n - 1) * (n - 2) * xn ** max(n - 3, 0) if n >= 3 else onp.zeros(3)
+    onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-12)

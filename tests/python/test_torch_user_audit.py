@@ -190,3 +190,17 @@ def test_schedules_hold_final_lr_past_max_update(make):
 def test_clip_global_norm_names_the_wrong_array_type():
     with pytest.raises(TypeError, match="numpy.ndarray"):
         gluon.utils.clip_global_norm([onp.ones(2)], 1.0)
+
+
+@pytest.mark.parametrize("act", ["softrelu", "softsign", "log_sigmoid", "mish"])
+def test_activation_layers_take_mxnets_act_types_without_overflow(act):
+    """nn.Activation / Dense(activation=) take npx.activation's types; softrelu of 100 is 100
+    (log(1 + exp(x)) overflowed to inf in float32)."""
+    x = onp.array([-100.0, -1.0, 0.0, 2.0, 100.0], dtype=onp.float32)
+    xd = x.astype(onp.float64)
+    ref = {"softrelu": onp.logaddexp(0, xd), "softsign": xd / (1 + onp.abs(xd)),
+           "log_sigmoid": -onp.logaddexp(0, -xd),
+           "mish": xd * onp.tanh(onp.logaddexp(0, xd))}[act]
+    got = nn.Activation(act)(np.array(x)).asnumpy()
+    onp.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-30)
+    assert onp.isfinite(got).all()

@@ -9,13 +9,14 @@ from ... import numpy_extension as npx
 from ..block import Block, HybridBlock
 from ..parameter import Parameter
 
-ACTIVATIONS = (None, "relu", "sigmoid", "tanh", "softrelu")
+# MXNet 2's act_types (npx.activation's)
+ACTIVATIONS = (None, "relu", "sigmoid", "tanh", "softrelu", "softsign", "log_sigmoid", "mish")
 
 
 def _check_activation(act):
     if act not in ACTIVATIONS:
-        raise ValueError(f"[Activation] unknown activation {act!r}; expected 'relu', 'sigmoid', "
-                         "'tanh' or 'softrelu'")
+        raise ValueError(f"[Activation] unknown activation {act!r}; expected one of "
+                         f"{', '.join(repr(a) for a in ACTIVATIONS[1:])}")
 
 
 def _activation(x, act):
@@ -27,9 +28,9 @@ def _activation(x, act):
         return npx.sigmoid(x) if hasattr(npx, "sigmoid") else 1.0 / (1.0 + np.exp(-x))
     if act == "tanh":
         return np.tanh(x)
-    if act == "softrelu":
-        return np.log(1.0 + np.exp(x))
     _check_activation(act)
+    # (softrelu without overflow: log(1 + exp(x)) gave inf from x = 89 in float32)
+    return npx.activation(x, act_type=act)
 
 
 class Sequential(Block):
