@@ -3,6 +3,7 @@
     from ndx import np, npx
     import ndx as mx      # MXNet's module layout; ndx.compat.alias_as_mxnet() serves mxnet.*
 """
+import atexit as _atexit
 
 try:
     from . import _openblas  # noqa: F401  (loads _core, OpenBLAS's kernels chosen: see there)
@@ -91,3 +92,7 @@ __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initiali
            "symbol", "init", "current_context", "numpy_extension", "numpy_op_signature",
            "is_np_array", "is_np_shape", "np_array", "np_shape", "set_np_shape", "use_np",
            "use_np_array", "use_np_shape", "show_config", "cmake_prefix_path"]
+
+# Before the interpreter finalizes, kernels stop releasing the GIL and daemon threads stop
+# taking it back (python/src/module.cc: a thread ended inside a kernel would abort the process).
+_atexit.register(_core._stop_releasing_gil)

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include "ndx/amp.h"
@@ -1125,27 +1127,37 @@ PyObject* fusion_runs_py(PyObject*, PyObject*) {
                        static_cast<long long>(r.blocks), "whole", static_cast<long long>(r.whole));
 }
 
-bool interpreter_finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
+// Kernels release the GIL around long loops through these (see ndx/runtime.h), until the
+// interpreter begins to exit. A daemon thread that asks for the GIL back once finalization
+// has begun is ended inside PyEval_RestoreThread by pthread_exit, whose forced unwind cannot
+// cross the noexcept destructor that calls it (std::terminate: the process aborted at exit).
+// So an atexit callback, which runs before finalization, closes a gate: threads taking the
+// GIL back pass it one at a time, and once it is closed they wait for the process to end
+// instead (as Python 3.14 makes such threads do), and kernels keep the GIL (a __del__ run
+// while finalizing returns normally).
+std::mutex g_gil_gate;
+std::atomic<bool> g_exiting{false};
+
+PyObject* stop_releasing_gil(PyObject*, PyObject*) {
+  Py_BEGIN_ALLOW_THREADS;  // (a thread holding the gate may be waiting for the GIL)
+  {
+    std::lock_guard<std::mutex> lock(g_gil_gate);
+    g_exiting.store(true);
+  }
+  Py_END_ALLOW_THREADS;
+  Py_RETURN_NONE;
 }
-// Kernels release the GIL around long loops through these (see ndx/runtime.h).
+
 void* release_gil() {
-  // Not while the interpreter finalizes: the finalizing thread (running a __del__, say)
-  // would be parked on its way back.
-  if (interpreter_finalizing()) return nullptr;
+  if (g_exiting.load(std::memory_order_relaxed)) return nullptr;
   return this_thread_holds_gil() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
 }
-// A daemon thread whose kernel ends while the interpreter finalizes would be ended inside
-// PyEval_RestoreThread by pthread_exit, whose forced unwind cannot cross the noexcept
-// destructor that calls this (std::terminate: the process aborted at exit). It waits for the
-// process to end instead, as Python 3.14 makes such threads do.
 void reacquire_gil(void* token) {
-  if (interpreter_finalizing())
+  std::unique_lock<std::mutex> lock(g_gil_gate);
+  if (g_exiting.load()) {
+    lock.unlock();
     for (;;) pause();
+  }
   PyEval_RestoreThread(static_cast<PyThreadState*>(token));
 }
 
@@ -1290,6 +1302,8 @@ PyMethodDef module_methods[] = {
     {"_autograd_set_training", ag_set_training, METH_O,
      "Sets training mode; returns the previous state."},
     {"_autograd_is_recording", ag_is_recording, METH_NOARGS, nullptr},
+    {"_stop_releasing_gil", stop_releasing_gil, METH_NOARGS,
+     "Called at exit: kernels keep the GIL and daemon threads do not take it back."},
     {"_mark_variable", ag_mark_variable, METH_VARARGS,
      "attach_grad with a given gradient buffer (autograd.mark_variables)."},
     {"_memory_extent", memory_extent, METH_O,
