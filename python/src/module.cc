@@ -3,6 +3,7 @@
 #include "convert.h"
 #include "interop.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1135,13 +1136,18 @@ PyObject* fusion_runs_py(PyObject*, PyObject*) {
 // GIL back pass it one at a time, and once it is closed they wait for the process to end
 // instead (as Python 3.14 makes such threads do), and kernels keep the GIL (a __del__ run
 // while finalizing returns normally).
-std::mutex g_gil_gate;
+// (A pointer: a forked child starts with a fresh gate, as a thread of the parent may hold it
+// at the fork, waiting for the GIL; the old one is left as it is.)
+std::mutex* g_gil_gate = [] {
+  pthread_atfork(nullptr, nullptr, [] { g_gil_gate = new std::mutex; });
+  return new std::mutex;
+}();
 std::atomic<bool> g_exiting{false};
 
 PyObject* stop_releasing_gil(PyObject*, PyObject*) {
   Py_BEGIN_ALLOW_THREADS;  // (a thread holding the gate may be waiting for the GIL)
   {
-    std::lock_guard<std::mutex> lock(g_gil_gate);
+    std::lock_guard<std::mutex> lock(*g_gil_gate);
     g_exiting.store(true);
   }
   Py_END_ALLOW_THREADS;
@@ -1153,7 +1159,7 @@ void* release_gil() {
   return this_thread_holds_gil() ? static_cast<void*>(PyEval_SaveThread()) : nullptr;
 }
 void reacquire_gil(void* token) {
-  std::unique_lock<std::mutex> lock(g_gil_gate);
+  std::unique_lock<std::mutex> lock(*g_gil_gate);
   if (g_exiting.load()) {
     lock.unlock();
     for (;;) pause();
