@@ -1026,6 +1026,12 @@ Geom pool_geom(const NodeAttrs& attrs, const Shape& d) {
     const int a = axis_of(nsp, i);
     const auto ax = g.axis(a);
     *ax.k = k[i], *ax.s = s[i], *ax.p = pd[i];
+    // A pad as wide as the kernel puts whole windows in the padding, where max pooling has
+    // no element and avg without the padding divides by 0 (Caffe2 and ONNX Runtime refuse it).
+    if (pd[i] >= k[i])
+      value_error("[", op_name(attrs), "] pad ", pd[i], " must be smaller than the kernel size ",
+                  k[i], " along spatial dimension ", kAxisNames[a], " (kernel ", p.kernel.str(),
+                  ", pad ", p.pad.str(), ")");
     const int64_t padded = *ax.in + 2 * pd[i];
     if (k[i] > padded)
       value_error("[", op_name(attrs), "] the kernel size ", k[i],

@@ -897,6 +897,10 @@ BAD = [
     ("pooling", lambda: npx.pooling(np.ones((4,)), kernel=(2,))),
     ("pooling", lambda: npx.pooling(np.ones((1, 2, 5, 5)), kernel=(2, 2), pad=(-1, -1))),
     ("pooling", lambda: npx.pooling(np.ones((1, 2, 5, 5)), kernel=(2, 2), layout="NCHWX")),
+    # A pad as wide as the kernel: whole windows in the padding (max would give -FLT_MAX).
+    ("pooling", lambda: npx.pooling(np.ones((1, 2, 5, 5)), kernel=(2, 2), pad=(2, 0))),
+    ("pooling", lambda: npx.pooling(np.ones((1, 2, 5)), kernel=(1,), pad=(1,), pool_type="avg",
+                                    count_include_pad=False)),
     ("batch_norm", lambda: npx.batch_norm(np.ones((2, 3)), np.ones(4), np.ones(3), np.ones(3),
                                           np.ones(3))),
     ("layer_norm", lambda: npx.layer_norm(np.ones((2, 3)), np.ones(4), np.ones(3))),
