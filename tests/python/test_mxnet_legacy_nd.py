@@ -463,3 +463,114 @@ def test_device_scope_places_nd_arrays():
             assert a.context == mx.cpu(1)
         assert nd.ones((2,), ctx=mx.cpu(0)).context == mx.cpu(0)
     assert nd.zeros((2,)).context == mx.cpu(0)
+
+
+# ---- contrib.BilinearResize2D --------------------------------------------------------------
+
+def _bilinear_ref(x, out_h, out_w, align_corners):
+    """MXNet's kernel written out per output pixel in float64 (source positions in float32,
+    as MXNet computes them)."""
+    def taps(n_in, n_out):
+        f32 = onp.float32
+        if align_corners:
+            scale = f32((n_in - 1) / (n_out - 1)) if n_out > 1 else f32(0)
+        else:
+            scale = f32(n_in / n_out)
+        rows = []
+        for o in range(n_out):
+            src = scale * f32(o) if align_corners else max(scale * (f32(o) + f32(0.5)) - f32(0.5),
+                                                             f32(0))
+            i0 = min(int(src), n_in - 1)
+            rows.append((i0, min(i0 + 1, n_in - 1), float(src) - i0))
+        return rows
+
+    out = onp.zeros(x.shape[:2] + (out_h, out_w))
+    for oh, (h0, h1, lh) in enumerate(taps(x.shape[2], out_h)):
+        for ow, (w0, w1, lw) in enumerate(taps(x.shape[3], out_w)):
+            out[:, :, oh, ow] = (1 - lh) * ((1 - lw) * x[:, :, h0, w0] + lw * x[:, :, h0, w1]) + \
+                lh * ((1 - lw) * x[:, :, h1, w0] + lw * x[:, :, h1, w1])
+    return out
+
+
+def test_bilinear_resize_hand_values():
+    x = nd.array([[[[0.0, 1.0], [2.0, 3.0]]]])
+    # align_corners (MXNet's default): the corners stay, the middles are the averages.
+    y = nd.contrib.BilinearResize2D(x, height=3, width=3)
+    assert isinstance(y, nd.NDArray)
+    onp.testing.assert_allclose(_np(y)[0, 0], [[0, 0.5, 1], [1, 1.5, 2], [2, 2.5, 3]])
+    # Pixel centres (PyTorch's align_corners=False): one row is the rows' mean, [1, 2], and
+    # [1, 2] to 4 columns samples at -0.25 (clamped to 0), 0.25, 0.75 and 1.25 (past the end).
+    y = nd.contrib.BilinearResize2D(x, height=1, width=4, align_corners=False)
+    onp.testing.assert_allclose(_np(y)[0, 0], [[1.0, 1.25, 1.75, 2.0]])
+
+
+@pytest.mark.parametrize("align", [True, False])
+@pytest.mark.parametrize("shape,out", [((2, 3, 4, 5), (7, 3)), ((1, 2, 5, 3), (2, 9)),
+                                       ((1, 1, 1, 4), (3, 1))])
+def test_bilinear_resize_matches_mxnet_kernel_and_gradient(shape, out, align):
+    rng = onp.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    a = nd.array(x, dtype="float64")
+    a.attach_grad()
+    head = rng.standard_normal(shape[:2] + out)
+    with autograd.record():
+        y = nd.contrib.BilinearResize2D(a, height=out[0], width=out[1], align_corners=align)
+    y.backward(nd.array(head, dtype="float64"))
+    onp.testing.assert_allclose(_np(y), _bilinear_ref(x, *out, align), rtol=1e-12, atol=1e-12)
+    # The map is linear: its gradient is the reference's transpose, by central differences.
+    num = onp.zeros_like(x)
+    for i in onp.ndindex(*shape):
+        d = onp.zeros_like(x)
+        d[i] = 0.5
+        num[i] = ((_bilinear_ref(x + d, *out, align) - _bilinear_ref(x - d, *out, align))
+                  * head).sum()
+    onp.testing.assert_allclose(_np(a.grad), num, rtol=1e-9, atol=1e-9)
+
+
+def test_bilinear_resize_modes_give_mxnets_shapes():
+    br = nd.contrib.BilinearResize2D
+    x = nd.ones((1, 2, 5, 6))
+    assert br(x, scale_height=2.0, scale_width=0.5).shape == (1, 2, 10, 3)
+    assert br(x, mode="odd_scale", scale_height=2.0, scale_width=2.0).shape == (1, 2, 9, 12)
+    assert br(x, nd.zeros((3, 1, 4, 7)), mode="like").shape == (1, 2, 4, 7)
+    assert br(x, mode="to_even_down").shape == (1, 2, 4, 6)
+    assert br(x, mode="to_even_up").shape == (1, 2, 6, 6)
+    assert br(x, mode="to_odd_down").shape == (1, 2, 5, 5)
+    assert br(x, mode="to_odd_up").shape == (1, 2, 5, 7)
+    onp.testing.assert_array_equal(_np(br(x * 2, height=5, width=6)), 2 * onp.ones((1, 2, 5, 6)))
+
+
+def test_bilinear_resize_in_hybridized_blocks_both_styles():
+    class New(mx.gluon.HybridBlock):
+        def forward(self, x):
+            return nd.contrib.BilinearResize2D(x, height=6, width=5)
+
+    class Old(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.contrib.BilinearResize2D(x, scale_height=2.0, scale_width=2.0)
+
+    x = onp.random.default_rng(4).standard_normal((1, 2, 3, 4))
+    for block, out in ((New(), (6, 5)), (Old(), (6, 8))):
+        block.hybridize()
+        a = mx.np.array(x, dtype="float64")
+        a.attach_grad()
+        with autograd.record():
+            y = block(a)
+        y.backward()
+        onp.testing.assert_allclose(y.asnumpy(), _bilinear_ref(x, *out, True), rtol=1e-12)
+        # Every output is a convex combination of inputs: the gradient of the sum totals
+        # the number of outputs.
+        assert abs(a.grad.asnumpy().sum() - 2 * out[0] * out[1]) < 1e-9
+
+
+@pytest.mark.parametrize("kwargs,error", [
+    (dict(height=0), ValueError), (dict(width=2.5), TypeError), (dict(mode="bicubic"), ValueError),
+    (dict(mode="odd_scale"), ValueError), (dict(mode="like"), ValueError),
+    (dict(scale_height=-1.0, scale_width=1.0), ValueError)])
+def test_bilinear_resize_bad_arguments(kwargs, error):
+    with pytest.raises(error, match="BilinearResize2D"):
+        nd.contrib.BilinearResize2D(nd.ones((1, 1, 3, 3)), **kwargs)
+    with pytest.raises(ValueError, match="4-d"):
+        nd.contrib.BilinearResize2D(nd.ones((3, 3)), height=2, width=2)
+    with pytest.raises(TypeError, match="float"):
+        nd.contrib.BilinearResize2D(nd.ones((1, 1, 3, 3), dtype="int32"), height=2, width=2)

@@ -1,7 +1,11 @@
 """Pieces of MXNet's legacy ``mx.nd.contrib`` over ndx's ops: ``foreach``, ``while_loop``,
 ``cond`` (npx's control flow), ``arange_like``, ``box_nms`` / ``box_iou`` / ``box_encode`` /
 ``box_decode``, ``ROIAlign``, ``div_sqrt_dim``, ``interleaved_matmul_*``, ``index_copy``,
-``boolean_mask``."""
+``boolean_mask``, ``BilinearResize2D``."""
+import operator as _operator
+
+import numpy as _onp
+
 from .. import numpy as _np
 from .. import numpy_extension as _npx
 from ._op import _plain_inputs
@@ -11,7 +15,7 @@ __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "box_encode", "box_decode", "ROIAlign", "div_sqrt_dim", "index_copy",
            "boolean_mask", "interleaved_matmul_selfatt_qk",
            "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
-           "interleaved_matmul_encdec_valatt"]
+           "interleaved_matmul_encdec_valatt", "BilinearResize2D"]
 
 
 def foreach(body, data, init_states):
@@ -66,6 +70,126 @@ def boolean_mask(data, index, axis=0):
     """The slices of data along axis where index is nonzero."""
     keep = _np.nonzero(index)[0]
     return _wrap(_np.take(data, keep, axis=axis))
+
+
+_RESIZE_MODES = ("size", "odd_scale", "like", "to_even_down", "to_even_up", "to_odd_down",
+                 "to_odd_up")
+
+
+def _resize_extent(name, value):
+    if isinstance(value, bool):
+        raise TypeError(f"[BilinearResize2D] {name} must be an int, got bool")
+    try:
+        value = _operator.index(value)
+    except TypeError:
+        raise TypeError(f"[BilinearResize2D] {name} must be an int, got "
+                        f"{type(value).__name__}") from None
+    if not 1 <= value <= 10000:
+        raise ValueError(f"[BilinearResize2D] {name} must be in [1, 10000], got {value}")
+    return value
+
+
+def _resize_scale(name, value, mode):
+    if value is None:
+        if mode == "odd_scale":
+            raise ValueError(f"[BilinearResize2D] mode 'odd_scale' needs {name}, got None")
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, _onp.number)):
+        raise TypeError(f"[BilinearResize2D] {name} must be a number, got "
+                        f"{type(value).__name__}")
+    if not 0 < value < float("inf"):
+        raise ValueError(f"[BilinearResize2D] {name} must be positive and finite, got {value}")
+    return _onp.float32(value)
+
+
+def _resized_extent(n, mode, size, scale, like_n):
+    """The output's extent along one axis for an input extent n (MXNet's rule per mode)."""
+    if mode == "size":
+        return size if scale is None else int(scale * _onp.float32(n))
+    if mode == "odd_scale":
+        return int(scale * _onp.float32(n)) if n % 2 == 0 else \
+            int(scale * _onp.float32(n - 1)) + 1
+    if mode == "like":
+        return like_n
+    odd = n % 2 == 1
+    step = {"to_even_down": -odd, "to_even_up": odd, "to_odd_down": -(not odd),
+            "to_odd_up": not odd}[mode]
+    return n + int(step)
+
+
+def _resize_taps(n_in, n_out, align_corners):
+    """(first source index, second source index, weight of the second) per output position,
+    in float32 as MXNet computes them: with align_corners the corner pixels map onto the
+    corner pixels (scale (in - 1) / (out - 1)), else pixel centres onto pixel centres (scale
+    in / out)."""
+    out = _onp.arange(n_out, dtype=_onp.float32)
+    if align_corners:
+        scale = _onp.float32((n_in - 1) / (n_out - 1)) if n_out > 1 else _onp.float32(0)
+        src = scale * out
+    else:
+        scale = _onp.float32(n_in / n_out)
+        src = _onp.maximum(scale * (out + _onp.float32(0.5)) - _onp.float32(0.5),
+                           _onp.float32(0))
+    first = _onp.minimum(src.astype(_onp.int64), n_in - 1)
+    second = _onp.minimum(first + 1, n_in - 1)
+    # The weights in float64 (exact: src is a float32), each rounded once to data's dtype.
+    return first, second, src.astype(_onp.float64) - first
+
+
+def _interpolate(data, axis, n_out, align_corners):
+    """data linearly interpolated to n_out positions along axis (a recorded, differentiable
+    composition of take_along_axis, multiply and add)."""
+    first, second, weight = _resize_taps(data.shape[axis], n_out, align_corners)
+    shape = [1] * data.ndim
+    shape[axis] = n_out
+    w_second = _np.array(weight.reshape(shape), dtype=data.dtype, device=data.device)
+    w_first = _np.array((1 - weight).reshape(shape), dtype=data.dtype, device=data.device)
+    out_shape = data.shape[:axis] + (n_out,) + data.shape[axis + 1:]
+
+    def pick(index):  # take_along_axis: integer-array indexing does not trace in hybridize
+        index = _np.array(index.reshape(shape), device=data.device)
+        return _np.take_along_axis(data, _np.broadcast_to(index, out_shape), axis=axis)
+
+    return w_first * pick(first) + w_second * pick(second)
+
+
+def BilinearResize2D(data, like=None, height=1, width=1, scale_height=None,  # noqa: N802
+                     scale_width=None, mode="size", align_corners=True):
+    """MXNet's contrib.BilinearResize2D: (N, C, H, W) data resized to (N, C, h, w) by bilinear
+    interpolation, differentiable. mode 'size': h = height, or int(H * scale_height) when
+    scale_height is given, and likewise w; 'odd_scale': an odd H gives (H - 1) * scale_height
+    + 1; 'like': like's last two extents; 'to_even_down' / 'to_even_up' / 'to_odd_down' /
+    'to_odd_up': the nearest even or odd extent below or above. align_corners (MXNet's default
+    True) maps corner pixels onto corner pixels; False maps pixel centres onto pixel centres,
+    as PyTorch's interpolate(mode='bilinear', align_corners=False)."""
+    if mode not in _RESIZE_MODES:
+        raise ValueError(f"[BilinearResize2D] mode must be one of {_RESIZE_MODES}, got {mode!r}")
+    if not isinstance(data, _np.ndarray):
+        raise TypeError(f"[BilinearResize2D] data must be an array, got {type(data).__name__}")
+    if data.ndim != 4:
+        raise ValueError(f"[BilinearResize2D] data must be 4-d (N, C, H, W), got shape "
+                         f"{data.shape}")
+    if data.dtype.kind != "f":
+        raise TypeError(f"[BilinearResize2D] data must be a float array, got {data.dtype}")
+    like_hw = (None, None)
+    if mode == "like":
+        if not isinstance(like, _np.ndarray) or like.ndim != 4:
+            raise ValueError("[BilinearResize2D] mode 'like' needs like, a 4-d array, got "
+                             f"{getattr(like, 'shape', type(like).__name__)}")
+        like_hw = like.shape[2:]
+    sizes = (_resize_extent("height", height), _resize_extent("width", width))
+    scales = (_resize_scale("scale_height", scale_height, mode),
+              _resize_scale("scale_width", scale_width, mode))
+    out_hw = tuple(_resized_extent(n, mode, size, scale, like_n) for n, size, scale, like_n
+                   in zip(data.shape[2:], sizes, scales, like_hw))
+    if min(out_hw) < 1 or min(data.shape[2:]) < 1:
+        raise ValueError(f"[BilinearResize2D] data of shape {data.shape} would be resized to "
+                         f"{out_hw}: every extent must be at least 1")
+    if out_hw == data.shape[2:]:
+        return _wrap(_np.copy(data))
+    # Width first, then height: MXNet's h0 * (w0 * a + w1 * b) + h1 * (...), in that order.
+    return _wrap(_interpolate(_interpolate(data, 3, out_hw[1], align_corners), 2, out_hw[0],
+                              align_corners))
 
 
 _plain_inputs(globals())
