@@ -184,12 +184,30 @@ PyObject* call_ufunc(const PyOpFunction* self, PyObject* const* inputs, Py_ssize
 // out= of a reduction, scan or other op: written directly when its dtype is the op's result
 // dtype; otherwise (an out of the result's shape) the result is computed and cast into it,
 // unsafely as NumPy's reductions do (np.sum(float_array, out=int32_array) truncates).
+// NumPy's dot takes only an out of the result's dtype and shape, C-contiguous (it writes the
+// product there directly): anything else is a ValueError, where other functions cast.
+void check_exact_out(const std::string& name, const NodeAttrs& attrs,
+                     const std::vector<NDArray>& in, const NDArray& out, DType result) {
+  ShapeVector in_shapes, out_shapes(1, Shape::unknown());
+  for (const NDArray& a : in) in_shapes.push_back(a.shape());
+  infer_shapes(attrs, &in_shapes, &out_shapes);
+  if (result != out.dtype() || out_shapes[0] != out.shape() || !out.is_contiguous())
+    value_error("[", name,
+                "] output array is not acceptable (must have the right datatype, number of "
+                "dimensions, and be a C-Array): out is ",
+                dtype_name(out.dtype()), " ", out.shape().str(),
+                out.is_contiguous() ? "" : " (not contiguous)", ", the result ", dtype_name(result),
+                " ", out_shapes[0].str());
+}
+
 void write_into(const std::string& name, const NodeAttrs& attrs, const std::vector<NDArray>& in,
                 std::vector<NDArray>& out) {
   DTypeVector in_types, out_types(1, DType::kUnknown);
   for (const NDArray& a : in) in_types.push_back(a.dtype());
   if (attrs.op->outputs_for(attrs) == 1) {
     infer_types(attrs, &in_types, &out_types);
+    static const auto& exact_out = Op::attr<bool>("TExactOut");
+    if (exact_out.get(attrs.op, false)) check_exact_out(name, attrs, in, out[0], out_types[0]);
     const DType result = out_types[0], target = out[0].dtype();
     if (result != DType::kUnknown && result != target) {
       NDArray r = invoke(attrs, in)[0];

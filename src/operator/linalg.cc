@@ -285,6 +285,17 @@ bool all_finite(const T* p, int64_t n) {
   return true;
 }
 
+// Whether the row-major n x n matrix's lower (or upper) triangle is finite: the one triangle
+// eigh reads (NumPy ignores the other, whatever it holds).
+template <class T>
+bool triangle_finite(const T* p, int64_t n, bool lower) {
+  for (int64_t i = 0; i < n; ++i) {
+    const T* row = p + i * n;
+    if (!(lower ? all_finite(row, i + 1) : all_finite(row + i, n - i))) return false;
+  }
+  return true;
+}
+
 // Calls fn(T{}) with T the element type of t: float, double, complex64 or complex128.
 template <class Fn>
 void lapack_switch(DType t, Fn&& fn) {
@@ -707,7 +718,7 @@ void eigh_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
     std::vector<T> a(static_cast<size_t>(n) * n);
     for (int64_t k = 0; k < b.count && n > 0; ++k) {
       std::copy(in[0].ptr<T>() + k * n * n, in[0].ptr<T>() + (k + 1) * n * n, a.begin());
-      if (!all_finite(a.data(), int64_t{n} * n))
+      if (!triangle_finite(a.data(), n, uplo == 'U'))
         linalg_error(op_name(attrs), "Eigenvalues did not converge (the input is not finite)");
       int info = 0, iquery = 0;
       T query{};

@@ -528,6 +528,7 @@ FGradient bilinear_backward_gradient(const char* forward, const char* backward) 
       .set_attr<FInferType>("FInferType", PromoteType)
       .set_attr<FCompute>("FCompute<cpu>", DotCompute)
       .set_attr<FCompute>("FCompute<gpu>", DotCompute)
+      .set_attr<bool>("TExactOut", true)  // NumPy's dot: out of the result's dtype and shape
       // strided views come as they are: a transposed operand goes to BLAS transposed
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_dot"});

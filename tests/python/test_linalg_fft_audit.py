@@ -49,6 +49,39 @@ def test_eigh_takes_lower_case_uplo(uplo):
         np.linalg.eigvalsh(np.array(a), "x")
 
 
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_reads_one_triangle_and_ignores_nan_in_the_other(uplo):
+    a = onp.array([[2.0, 1.0, 0.5], [1.0, 3.0, -1.0], [0.5, -1.0, 4.0]])
+    unread = onp.triu_indices(3, 1) if uplo == "L" else onp.tril_indices(3, -1)
+    a[unread] = onp.nan
+    want = onp.linalg.eigh(a, UPLO=uplo)
+    got = np.linalg.eigh(np.array(a), UPLO=uplo)
+    _close(got.eigenvalues, want.eigenvalues)
+    _close(np.abs(got.eigenvectors), onp.abs(want.eigenvectors))  # (up to sign)
+    _close(np.linalg.eigvalsh(np.array(a), uplo), want.eigenvalues)
+    a[onp.diag_indices(3)] = onp.inf  # a read entry not finite: LinAlgError
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.eigh(np.array(a), UPLO=uplo)
+
+
+def test_dot_out_must_be_exact_as_numpys():
+    a = onp.arange(4.0).reshape(2, 2)
+    # Another dtype, a strided view, another shape (float64 is spelled out: ndx's default
+    # float is float32).
+    for make in (lambda m: m.zeros((2, 2), "float32"), lambda m: m.zeros((2, 4), "float64")[:, ::2],
+                 lambda m: m.zeros((3, 2), "float64")):
+        with pytest.raises(ValueError):
+            onp.dot(a, a, out=make(onp))
+        with pytest.raises(ValueError, match="dot"):
+            np.dot(np.array(a), np.array(a), out=make(np))
+    out = np.zeros((2, 2), dtype="float64")
+    assert np.dot(np.array(a), np.array(a), out=out) is out
+    _close(out, a @ a)
+    v = onp.arange(3, dtype=onp.int32)
+    o = np.zeros((), dtype="int32")
+    assert np.dot(np.array(v), np.array(v), out=o) is o and int(o) == 5
+
+
 def test_qr_deprecated_modes():
     a = onp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
     for mode in ("full", "f"):
