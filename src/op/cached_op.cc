@@ -297,7 +297,7 @@ std::vector<NodeEntry> cached_op_gradient(const NodePtr& n, const std::vector<No
 }
 
 // Plans kept per executor: one per input signature and gradient mask (a training loop has
-// one or two: the batch size and a last, smaller batch).
+// one or two: the batch size and a last, smaller batch), two for graphs of stateful ops.
 constexpr size_t kMaxPlans = 8;
 
 bool same_signature(const CachedPlan& p, const std::vector<NDArray>& inputs) {
@@ -382,15 +382,18 @@ std::vector<NDArray> Executor::run_cached(const std::vector<NDArray>& inputs) co
   if (!any || !enabled || no_cached_plan_) return {};
   std::shared_ptr<const CachedPlan> plan;
   const bool training = autograd::is_training();
+  // A graph holding stateful ops runs on a plan no recorded call still holds (only plans_
+  // refers to it): a plan in use would give this call's forward the state an earlier call's
+  // backward has yet to read. A training loop, whose last step's outputs are alive while the
+  // next step runs, cycles through two such plans.
   for (const auto& p : plans_)
     if (p->mask == mask && same_signature(*p, inputs) &&
-        (!mode_dependent_ || p->training == training))
+        (!mode_dependent_ || p->training == training) && (!per_use_state_ || p.use_count() == 1))
       plan = p;
   if (!plan) {
     try {
-      // A graph holding stateful ops gets a plan per run, over nodes parsed afresh: a plan
-      // kept for the next call would give that call's forward the state this call's backward
-      // still has to read. Mode-dependent nodes are set to this run's mode.
+      // A new plan for stateful ops runs over nodes parsed afresh (their own state).
+      // Mode-dependent nodes are set to this run's mode.
       Graph g = per_use_state_ ? with_fresh_state(graph_) : graph_;
       if (mode_dependent_) g = with_recorded_mode(g, training);
       auto built = build_plan(g, mask, inputs);
@@ -401,10 +404,9 @@ std::vector<NDArray> Executor::run_cached(const std::vector<NDArray>& inputs) co
       no_cached_plan_ = true;  // an op without a gradient: record op by op, as before
       return {};
     }
-    if (!per_use_state_) {
-      if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // the oldest signature
-      plans_.push_back(plan);
-    }
+    // The oldest plan goes first (a recorded call holding it keeps it alive).
+    if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());
+    plans_.push_back(plan);
   }
   std::vector<NDArray> values;
   {

@@ -360,6 +360,52 @@ def test_a_hybridized_block_called_twice_before_backward_keeps_each_calls_state(
     _hybridized_saved_squares_twice()
 
 
+_CREATED = []
+
+
+@ndx.operator.register("counted_saved_square")
+class _CountedSavedSquareProp(ndx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        _CREATED.append(1)
+        return _SavedSquare()
+
+
+class _OneCountedSquare(gluon.HybridBlock):
+    def forward(self, a):
+        return ndx.npx.custom(a, op_type="counted_saved_square")
+
+
+def test_a_hybridized_loop_reuses_operators_no_pending_backward_needs():
+    """As MXNet's cached graph keeps one operator per node, a hybridized block reuses the
+    operators of calls whose backward can no longer run; a call whose outputs are alive keeps
+    its own (a loop, whose last loss is alive while the next step runs, cycles two)."""
+    block = _OneCountedSquare()
+    block.hybridize()
+    rng = onp.random.default_rng(0)
+    for step in range(10):
+        xn = rng.standard_normal(3)
+        x = np.array(xn)
+        x.attach_grad()
+        with autograd.record():
+            loss = (block(x) * 3).sum()
+        loss.backward()
+        assert_almost_equal(x.grad, 6 * xn, rtol=0, atol=0)
+        if step == 3:
+            _CREATED.clear()
+    assert _CREATED == []  # steps 4-9 ran on the two operators made before
+    # Calls whose outputs stay alive: each keeps its own operator, whatever order the
+    # backwards then run in.
+    xs = [np.array(rng.standard_normal(3)) for _ in range(4)]
+    losses = []
+    for x in xs:
+        x.attach_grad()
+        with autograd.record():
+            losses.append((block(x) * 3).sum())
+    for x, loss in reversed(list(zip(xs, losses))):
+        loss.backward()
+        assert_almost_equal(x.grad, 6 * x.asnumpy(), rtol=0, atol=0)
+
+
 def test_the_same_when_the_graph_is_recorded_op_by_op():
     """NDX_CACHED_OP=0 records a hybridized graph op by op (read once per process: a child
     process runs it)."""
