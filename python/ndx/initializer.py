@@ -104,7 +104,15 @@ class Initializer:
     def dumps(self):
         """[name, kwargs] as JSON (MXNet's Initializer.dumps)."""
         import json
-        return json.dumps([type(self).__name__.lower(), getattr(self, "_kwargs", {})])
+
+        def listed(value):  # an array argument (Constant's value) as nested lists, as MXNet
+            value = value.asnumpy() if hasattr(value, "asnumpy") else value
+            if hasattr(value, "tolist"):
+                return value.tolist()
+            raise TypeError(f"[initializer] dumps: {type(value).__name__} is not JSON")
+
+        return json.dumps([type(self).__name__.lower(), getattr(self, "_kwargs", {})],
+                          default=listed)
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -112,6 +120,7 @@ class Initializer:
 
 class Uniform(Initializer):
     def __init__(self, scale=0.07):
+        super().__init__(scale=scale)
         self.scale = scale
 
     def values(self, shape):
@@ -120,6 +129,7 @@ class Uniform(Initializer):
 
 class Normal(Initializer):
     def __init__(self, sigma=0.01):
+        super().__init__(sigma=sigma)
         self.sigma = sigma
 
     def values(self, shape):
@@ -128,6 +138,7 @@ class Normal(Initializer):
 
 class Constant(Initializer):
     def __init__(self, value):
+        super().__init__(value=value)
         self.value = value
 
     def values(self, shape):
@@ -137,11 +148,13 @@ class Constant(Initializer):
 class Zero(Constant):
     def __init__(self):
         super().__init__(0.0)
+        self._kwargs = {}  # (MXNet's dumps: '["zero", {}]')
 
 
 class One(Constant):
     def __init__(self):
         super().__init__(1.0)
+        self._kwargs = {}
 
 
 class Xavier(Initializer):
@@ -153,6 +166,7 @@ class Xavier(Initializer):
         if factor_type not in ("avg", "in", "out"):
             raise ValueError(
                 f"[Xavier] factor_type must be 'avg', 'in' or 'out', got {factor_type!r}")
+        super().__init__(rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude)
         self.rnd_type, self.factor_type, self.magnitude = rnd_type, factor_type, magnitude
 
     def values(self, shape):
@@ -173,6 +187,7 @@ class MSRAPrelu(Xavier):
 
     def __init__(self, factor_type="avg", slope=0.25):
         super().__init__("gaussian", factor_type, 2.0 / (1 + slope ** 2))
+        self._kwargs = {"factor_type": factor_type, "slope": slope}  # (MXNet's dumps)
         self.slope = slope
 
 
@@ -185,6 +200,7 @@ class Orthogonal(Initializer):
         if rand_type not in ("uniform", "normal"):
             raise ValueError(f"[Orthogonal] rand_type must be 'uniform' or 'normal', got "
                              f"{rand_type!r}")
+        super().__init__(scale=scale, rand_type=rand_type)
         self.scale, self.rand_type = scale, rand_type
 
     def values(self, shape):
@@ -224,6 +240,7 @@ class LSTMBias(Initializer):
     gate's quarter, which is `forget_bias`."""
 
     def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
         self.forget_bias = forget_bias
 
     def values(self, shape):
@@ -257,8 +274,8 @@ class Mixed(Initializer):
                          "as a catch-all")
 
 
-_NAMES = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "uniform": Uniform,
-          "normal": Normal, "xavier": Xavier, "msraprelu": MSRAPrelu,
+_NAMES = {"zeros": Zero, "zero": Zero, "ones": One, "one": One, "constant": Constant,
+          "uniform": Uniform, "normal": Normal, "xavier": Xavier, "msraprelu": MSRAPrelu,
           "orthogonal": Orthogonal, "bilinear": Bilinear, "lstmbias": LSTMBias}
 
 
@@ -272,13 +289,34 @@ def register(klass):
     return klass
 
 
-def create(init):
-    """An Initializer from an instance, a name ('zeros', 'xavier', ...) or None (Uniform)."""
+def create(init, **kwargs):
+    """An Initializer from an instance, a name ('zeros', 'xavier', ...) with its keyword
+    arguments (create('normal', sigma=0.5)), the JSON of Initializer.dumps() or None
+    (Uniform), as MXNet's mx.init.create."""
     if init is None:
-        return Uniform()
+        return Uniform(**kwargs)
     if isinstance(init, Initializer):
+        if kwargs:
+            raise ValueError(f"[initializer] create: keyword arguments {sorted(kwargs)} "
+                             "cannot be given with an Initializer instance")
         return init
+    if isinstance(init, str) and init.startswith("[") and not kwargs:
+        return _from_json(init)
     if isinstance(init, str) and init.lower() in _NAMES:
-        return _NAMES[init.lower()]()
+        return _NAMES[init.lower()](**kwargs)
     raise ValueError(f"[initializer] unknown initializer {init!r}; expected one of "
                      f"{sorted(_NAMES)} or an Initializer")
+
+
+def _from_json(text):
+    """The initializer a dumps() string describes: '["normal", {"sigma": 0.5}]'."""
+    import json
+    try:
+        name, kwargs = json.loads(text)
+    except (ValueError, TypeError):
+        raise ValueError(f"[initializer] create: {text!r} is not an initializer's JSON "
+                         "(Initializer.dumps(): '[name, {kwargs}]')") from None
+    if not isinstance(name, str) or not isinstance(kwargs, dict):
+        raise ValueError(f"[initializer] create: {text!r} is not an initializer's JSON "
+                         "(Initializer.dumps(): '[name, {kwargs}]')")
+    return create(name, **kwargs)

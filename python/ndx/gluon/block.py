@@ -146,6 +146,7 @@ class Block:
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
 
     def __setattr__(self, name, value):
+        _check_replacement(self, name, value)
         if isinstance(value, Block):
             self._children[name] = value
             _STRUCTURE[0] += 1
@@ -208,6 +209,9 @@ class Block:
         return _NameScope(self)
 
     def register_child(self, block, name=None):
+        if not isinstance(block, Block):
+            raise TypeError(f"[{type(self).__name__}] children (add / register_child) must be "
+                            f"Blocks, got {type(block).__name__}")
         name = name if name is not None else str(len(self._children))
         self._children[name] = block
         _STRUCTURE[0] += 1
@@ -591,6 +595,17 @@ def _accepting_1x_kwargs(init):
     return __init__
 
 
+def _check_replacement(block, name, value):
+    """MXNet's rule: a child block or a parameter attribute cannot be replaced by something
+    else (net.fc = None would leave the old child in collect_params and save_parameters)."""
+    existing = block.__dict__.get(name)
+    for kind in (Block, Parameter):
+        if isinstance(existing, kind) and not isinstance(value, kind):
+            raise TypeError(f"[{type(block).__name__}] changing attribute {name!r} from "
+                            f"{type(existing).__name__} to {type(value).__name__} is not "
+                            f"allowed (a {kind.__name__} attribute takes a {kind.__name__})")
+
+
 def _shared_param(shared, own, name):
     """The parameter of a params= dict that replaces a layer's own `own` (MXNet 1.x sharing):
     it must have a compatible shape."""
@@ -900,14 +915,16 @@ class HybridBlock(Block):
         bound = self._bound.get(key)
         if bound is None or bound[0] != _STRUCTURE[0]:
             params = self.collect_params()
+            tree = _block_tree(self)
             binding = _bind_inputs(names, len(args), params, strict=bound is None)
-            if bound is not None and (binding is None or any(
+            if bound is not None and (binding is None or tree != bound[2] or any(
                     new[1] is not old[1] for new, old in zip(binding, bound[1]))):
-                # A child block or a parameter was replaced since the trace (a new output
-                # layer, say): the graph computes with the old one, so trace again.
+                # A child block or a parameter was replaced or added since the trace (a new
+                # output layer, net.add(...) on a hybridized net): the graph computes without
+                # it, so trace again.
                 graph, names, kind = self._traced(key, args, fmt, again=True)
                 binding = _bind_inputs(names, len(args), params)
-            bound = (_STRUCTURE[0], binding)
+            bound = (_STRUCTURE[0], binding, tree)
             self._bound[key] = bound
         out = _core._graph_run(graph, [args[i] if p is None else p.data() for i, p in bound[1]])
         single, legacy, out_fmt = kind
@@ -1028,6 +1045,12 @@ def _data_names(count):
     return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
 
 
+def _block_tree(block):
+    """The blocks under `block` (each child by name, with its own children), which a graph
+    traced from it computes with: equal trees compare their blocks by identity."""
+    return tuple((name, child, _block_tree(child)) for name, child in block._children.items())
+
+
 def _bind_inputs(names, num_args, params, strict=True):
     """For each graph input name: (argument index, None) or (-1, its Parameter). A name
     with no value raises, or, unless strict, makes the result None."""
@@ -1060,15 +1083,20 @@ class SymbolBlock(HybridBlock):
             raise ValueError(f"[SymbolBlock] the parameter file has parameters the graph does "
                              f"not use: {extra[:5]}{' ...' if len(extra) > 5 else ''}; pass "
                              "ignore_extra=True to ignore them")
+        from ..sym import Symbol
+        # MXNet: the graph's auxiliary states (batch_norm's running statistics) get
+        # grad_req 'null', so a Trainer (its weight decay) leaves them to the op
+        aux = set(Symbol(graph).list_auxiliary_states())
         for n in wanted:
+            kind = {"grad_req": "null", "differentiable": False} if n in aux else {}
             if n not in params:
                 if not allow_missing:
                     raise ValueError(f"[SymbolBlock] the graph needs parameter '{n}', which the "
                                      "parameter file does not have (allow_missing=True leaves "
                                      "it uninitialized)")
-                self._reg_params[n] = Parameter(n)
+                self._reg_params[n] = Parameter(n, **kind)
                 continue
-            p = Parameter(n, shape=tuple(params[n].shape), dtype=str(params[n].dtype))
+            p = Parameter(n, shape=tuple(params[n].shape), dtype=str(params[n].dtype), **kind)
             p._set_devices(device)
             p.set_data(params[n])
             self._reg_params[n] = p

@@ -12,7 +12,7 @@ import numpy as _onp
 from .. import initializer as _init
 from .. import numpy as np
 
-__all__ = ["Parameter", "ParameterDict", "DeferredInitializationError"]
+__all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
 
 def _checked_shape(name, shape):
@@ -99,25 +99,27 @@ class Parameter:
     _devices = None
     _copies = None
 
-    def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", init=None,
-                 allow_deferred_init=True, differentiable=True, lr_mult=1.0, wd_mult=1.0,
+    # (MXNet 2.0's argument order, so that positional arguments mean the same)
+    def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", lr_mult=1.0,
+                 wd_mult=1.0, init=None, allow_deferred_init=True, differentiable=True,
                  stype="default", grad_stype="default"):
         if stype != "default" or grad_stype != "default":
             raise NotImplementedError(f"[Parameter] {name}: sparse storage (stype "
                                       f"{stype!r}, grad_stype {grad_stype!r}) is not supported")
         self.name = name
         self._data = None
+        # False for state no gradient ever flows to (BatchNorm's running statistics), which
+        # MXNet calls auxiliary: export names it 'aux:...' rather than 'arg:...'; its
+        # grad_req stays 'null' (set before grad_req, whose setter reads it).
+        self.differentiable = differentiable
         self.grad_req = grad_req
         # Multipliers of the optimizer's learning rate and weight decay (Trainer reads them).
         self.lr_mult = lr_mult
         self.wd_mult = wd_mult
-        self.shape = None if shape is None else _checked_shape(name, shape)
+        self.shape = shape
         self.dtype = dtype
         self.init = init
         self.allow_deferred_init = allow_deferred_init
-        # False for state no gradient ever flows to (BatchNorm's running statistics), which
-        # MXNet calls auxiliary: export names it 'aux:...' rather than 'arg:...'.
-        self.differentiable = differentiable
         self._deferred = None  # the initializer waiting for the shape
         self._device = None  # where initialize() put (or will put) the data; None: the CPU
         # Called with the parameter once its data exists (a distributed Trainer broadcasts
@@ -143,6 +145,10 @@ class Parameter:
         if req not in ("write", "add", "null"):
             raise ValueError(
                 f"[Parameter] grad_req must be 'write', 'add' or 'null', got {req!r}")
+        if not getattr(self, "differentiable", True):
+            # MXNet: no gradient for a non-differentiable parameter, so that
+            # net.setattr('grad_req', 'write') after freezing leaves running statistics alone
+            req = "null"
         old = getattr(self, "_grad_req", None)
         self._grad_req = req
         if self._data is None or req == old:
@@ -155,6 +161,24 @@ class Parameter:
                 a.attach_grad(grad_req=req)
             copies.append(a)
         self._set_copies(copies)
+
+    @property
+    def shape(self):
+        """The shape (0 marks a dimension inferred at the first forward pass; None: not
+        declared)."""
+        return self.__dict__.get("_shape")
+
+    @shape.setter
+    def shape(self, new_shape):
+        """As MXNet's setter: a declared shape only takes a new shape of the same rank whose
+        dimensions agree with its known (non-0) ones."""
+        new = None if new_shape is None else _checked_shape(self.name, new_shape)
+        old = self.shape
+        if old is not None and (new is None or len(new) != len(old) or any(
+                o and o != n for o, n in zip(old, new))):
+            raise ValueError(f"[Parameter] {self.name}: shape {new} is incompatible with its "
+                             f"shape {old} (only its unknown, 0, dimensions can be set)")
+        self._shape = new
 
     def _all_copies(self):
         """Every copy of the data (one with one device)."""
@@ -274,7 +298,10 @@ class Parameter:
                           "force_reinit=True to re-initialize.", stacklevel=2)
             return
         self._set_devices(device if device is not None else ctx)
-        chosen = _init.create(self.init if self.init is not None else (init or default_init))
+        # MXNet: `init` overrides the parameter's own init, which overrides default_init
+        if init is None:
+            init = self.init if self.init is not None else default_init
+        chosen = _init.create(init)
         if not self._shape_known():
             if not self.allow_deferred_init:
                 raise ValueError(f"[Parameter] {self.name}: shape {self.shape} is not known")
@@ -430,6 +457,12 @@ class Parameter:
         self._set_copies(copies)
         self.dtype = str(copies[0].dtype)
 
+    def var(self):
+        """A symbol (mx.sym) for this parameter: a graph input named after it (MXNet's
+        var())."""
+        from .. import sym
+        return sym.var(self.name)
+
     def zero_grad(self):
         """Sets the gradient (of every copy) to 0."""
         if self._data is None:
@@ -437,6 +470,43 @@ class Parameter:
         for c in self._all_copies():
             if c.grad is not None:
                 c.grad[...] = 0
+
+
+def _constant_value(value):
+    """`value` as a NumPy array (a Python float list gives float32, as mx.np.array's)."""
+    value = _onp.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
+    return value.astype("float32") if value.dtype == _onp.float64 else value
+
+
+class Constant(Parameter):
+    """MXNet 2.0's gluon.Constant(value): a parameter holding a fixed array, which autograd
+    and Trainer leave alone (grad_req is always 'null'); set_data still changes it. MXNet
+    1.x's Constant(name, value) works too."""
+
+    def __init__(self, value, *value_1x):
+        name = "const"
+        if value_1x:
+            if len(value_1x) > 1 or not isinstance(value, str):
+                raise TypeError("[Constant] expected Constant(value) or MXNet 1.x's "
+                                "Constant(name, value)")
+            name, value = value, value_1x[0]
+        value = _constant_value(value)
+        self.value = value
+        super().__init__(name, grad_req="null", shape=value.shape, dtype=str(value.dtype),
+                         init=_init.Constant(value), differentiable=False)
+
+    def __repr__(self):
+        return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"
+
+    @property
+    def grad_req(self):
+        return "null"
+
+    @grad_req.setter
+    def grad_req(self, req):
+        if req != "null":
+            warnings.warn(f"Constant parameter {self.name!r} does not support grad_req other "
+                          f"than 'null'; {req!r} is ignored", stacklevel=2)
 
 
 class ParameterDict(OrderedDict):

@@ -36,12 +36,13 @@ class Trainer:
     gradient has not been written by a backward pass since the last step, unless
     ignore_stale_grad=True, which skips updating those parameters. Backward flags each
     gradient it writes (autograd's fresh-gradient flag, read and cleared here at each step);
-    a parameter whose array was replaced since (a deferred parameter's first step,
-    set_data with a new array, cast, reset_device) counts as fresh, as nothing could have
-    been observed. Gradients written by hand (p.grad()[:] = ...) or by autograd.grad are not
-    backward writes, as in MXNet; but until backward has written any of this Trainer's
-    gradients there is nothing to check against, and no check is made (MXNet would raise
-    there as well: code that only sets gradients by hand keeps working here)."""
+    a parameter whose array was replaced since the last step, or since the Trainer was made
+    (a deferred parameter's first step, set_data with a new array, cast, reset_device),
+    counts as fresh, as nothing could have been observed. Gradients written by hand
+    (p.grad()[:] = ...) or by autograd.grad are not backward writes, as in MXNet; but until
+    backward has written any of this Trainer's gradients there is nothing to check against,
+    and no check is made (MXNet would raise there as well: code that only sets gradients by
+    hand keeps working here)."""
 
     def __init__(self, params, optimizer="sgd", optimizer_params=None, kvstore="device",
                  compression_params=None, update_on_kvstore=None):
@@ -79,7 +80,10 @@ class Trainer:
         self._overlap = None
         self._kvstore, self._update_on_kvstore = self._init_kvstore(
             kvstore, compression_params, update_on_kvstore)
-        self._stepped = [None] * len(self._params)  # (array, grad_req) at the last step
+        # (array, grad_req) at the last step, or when the Trainer was made: a parameter
+        # unused by the first backward is stale then too, as in MXNet
+        self._stepped = [(p._data, p.grad_req) if p._data is not None else None
+                         for p in self._params]
         self._seen_backward = False  # whether backward has written any of the gradients
 
     def _init_kvstore(self, kvstore, compression_params, update_on_kvstore):
@@ -304,7 +308,11 @@ class Trainer:
         update counts) and the states of every parameter."""
         import pickle
         with open(fname, "rb") as f:
-            payload = pickle.load(f)
+            try:
+                payload = pickle.load(f)
+            except Exception as e:  # (a damaged file fails in any of pickle's ways)
+                raise ValueError(f"[Trainer] load_states: {fname} is not a file written by "
+                                 f"save_states ({type(e).__name__}: {e})") from e
         if not isinstance(payload, dict) or payload.get("format") != "ndx-trainer-states-1":
             raise ValueError(f"[Trainer] {fname} is not a file written by save_states")
         opt = payload["optimizer"]
