@@ -695,6 +695,7 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, dtype=None,
     dtype) and where= (with out=, positions left alone) are NumPy's ufunc keywords."""
     a_min, a_max = _composites._clip_bounds(a_min, a_max, min, max)
     a = a if isinstance(a, ndarray) else asarray(a)
+    a_min, a_max = _composites._int_clip_bounds(a, a_min, a_max)
     if dtype is not None or where is not True:
         r = clip(a.astype(dtype) if dtype is not None else a, a_min, a_max)
         if out is None:  # (where= without out: NumPy leaves the other positions unset)

@@ -1378,7 +1378,8 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     if 0 in outer:
         raise ValueError("[apply_along_axis] cannot apply_along_axis when any iteration "
                          f"dimensions are 0 (array of shape {arr.shape}, axis {axis})")
-    flat = _np.reshape(moved, (-1, moved.shape[-1]))
+    # (no -1: an empty axis leaves it ambiguous; func1d then sees empty slices, as NumPy's)
+    flat = _np.reshape(moved, (math.prod(outer), moved.shape[-1]))
     first = _as_array(func1d(flat[0], *args, **kwargs), arr)
     results = [first]
     for i in range(1, flat.shape[0]):
@@ -1995,7 +1996,9 @@ def _check_kth(a, kth, axis, name):
     a = _as_array(a)
     n = a.size if axis is None else a.shape[_axis(a.ndim, axis, name)] if a.ndim else 1
     kth = _onp.atleast_1d(kth.asnumpy() if isinstance(kth, _np.ndarray) else kth)
-    if kth.dtype.kind not in "iub":
+    if kth.dtype.kind == "b":  # (NumPy's: True is no index 1 here)
+        raise ValueError(f"[{name}] Booleans unacceptable as partition index")
+    if kth.dtype.kind not in "iu":
         raise TypeError(f"[{name}] Partition index must be integer, got {kth.dtype}")
     for k in kth if n else ():  # (an empty axis takes any kth, as NumPy)
         if not -n <= int(k) < n:
@@ -2243,6 +2246,20 @@ def _clip_bounds(a_min, a_max, min, max):
         if a_max is not None:
             raise ValueError("[clip] give a_max or max, not both")
         a_max = max
+    return a_min, a_max
+
+
+def _int_clip_bounds(a, a_min, a_max):
+    """NumPy 2.1's rule for an integer array: a Python int bound at or past the dtype's own
+    limit (clip(uint8, -5, 300)) bounds nothing and is dropped, rather than an OverflowError;
+    one past the other limit (a_min=300 for uint8) still is one."""
+    if _kind(a) not in "iu":
+        return a_min, a_max
+    info = _onp.iinfo(a.dtype)
+    if type(a_min) is int and a_min <= info.min:
+        a_min = None
+    if type(a_max) is int and a_max >= info.max:
+        a_max = None
     return a_min, a_max
 
 

@@ -1243,7 +1243,9 @@ def insert(arr, obj, values, axis=None):
         raise IndexError(f"[insert] index {int(idx[(idx < -n) | (idx > n)].reshape(-1)[0])} is "
                          f"out of bounds for axis {axis} with size {n}")
     idx = _onp.where(idx < 0, idx + n, idx)
-    v = _as_array(values, a).astype(a.dtype)
+    # NumPy's array(values, dtype=arr.dtype): host values a's dtype cannot hold raise (300 into
+    # int8, NaN into int64, 1j into float64) rather than wrap; arrays are cast
+    v = _composites._assigned_values(values, a)
     if v.ndim < a.ndim:
         v = v.reshape((1,) * (a.ndim - v.ndim) + tuple(v.shape))
     if idx.size == 1:
@@ -1584,6 +1586,37 @@ def _pad_op_value(a, mode, constant_values):
     return float(first)
 
 
+def _dict_widths(pad_width, ndim):
+    """NumPy 2.3's dict pad_width, {axis: width or (before, after)}: the axes not named get
+    no padding."""
+    seq = [(0, 0)] * ndim
+    for axis, width in pad_width.items():
+        axis = _axis_list(axis, ndim, "pad")[0]
+        pair = (width, width) if not isinstance(width, (tuple, list)) else tuple(width)
+        if len(pair) != 2 or not all(isinstance(w, (int, _onp.integer)) for w in pair):
+            raise TypeError(f"[pad] pad_width[{axis}] must be an int or a pair of ints, got "
+                            f"{width!r}")
+        seq[axis] = pair
+    return seq
+
+
+def _check_constants(values, a):
+    """NumPy writes each constant into the padded array as a NumPy scalar, so a value an
+    integer dtype cannot hold raises there (NaN: ValueError; inf, 300 into int8:
+    OverflowError) rather than wrap; the same write into a NumPy array of a's dtype decides."""
+    if _kind(a) not in "iu":
+        return
+    arr = _onp.asarray(values.asnumpy() if isinstance(values, _np.ndarray) else values)
+    probe = _onp.zeros(1, dtype=a.dtype)
+    for v in _onp.broadcast_to(arr, (a.ndim, 2)).reshape(-1):  # (shape checked by _pairs)
+        try:
+            with warnings.catch_warnings():  # (NumPy's ComplexWarning: ndx warns nothing)
+                warnings.simplefilter("ignore")
+                probe[0:1] = v
+        except (ValueError, OverflowError) as e:
+            raise type(e)(f"[pad] constant_values: {e}") from None
+
+
 def _pad_callable(a, pad_width, function, kwargs):
     """NumPy's pad with a function as the mode: the array in the middle of a zero border,
     then function(vector, (before, after), axis, kwargs) on every 1-d view along each axis in
@@ -1607,6 +1640,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     On the CPU the copying modes and a single constant run as one op (_npi_pad); the others are
     built from slices, broadcasts and concatenation."""
     a = _as_array(array)
+    if isinstance(pad_width, dict):
+        pad_width = _dict_widths(pad_width, a.ndim)
     if callable(mode):
         return _pad_callable(a, pad_width, mode, kwargs)
     if mode not in _PAD_MODES:
@@ -1631,6 +1666,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if mode in ("maximum", "minimum") and any(0 in pair for pair in lengths):
             raise ValueError("[pad] stat_length of 0 yields no value for padding")
     widths = _pairs(pad_width, a.ndim, "pad", "pad_width")
+    if mode == "constant":  # (after _pairs: a constant_values of a bad shape is its error)
+        _pairs(kwargs.get("constant_values", 0), a.ndim, "pad", "constant_values", False)
+        _check_constants(kwargs.get("constant_values", 0), a)
     total = math.prod(n + b + e for n, (b, e) in zip(a.shape, widths))
     if total > 1 << 40:  # before building index arrays of that length
         raise ValueError(f"[pad] the padded array would have {total} elements: array is too "
@@ -1651,7 +1689,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if before == 0 and after == 0:
             continue
         n = a.shape[axis]
-        if n == 0 and mode not in ("constant", "linear_ramp"):
+        if n == 0 and mode != "constant":
             raise ValueError(f"[pad] can't extend empty axis {axis} using modes other than "
                              f"'constant' or 'empty'")
         if mode == "constant":
@@ -1685,8 +1723,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 edge = _slab(a, axis, 0, 1) if side == 0 else _slab(a, axis, n - 1, n)
                 # NumPy's linspace(end_value, edge, width, endpoint=False): start + i * step
                 # with step = (edge - start) / width, in float64 (its end values are NumPy
-                # scalars, which promote a float32 edge), then cast to a's dtype.
-                work = "float64"
+                # scalars, which promote a float32 edge; complex128 keeps an imaginary part),
+                # then cast to a's dtype.
+                work = "complex128" if _kind(a) == "c" else "float64"
                 shape = [1] * a.ndim
                 shape[axis] = width
                 i = _np.arange(width, dtype=work, device=_dev(a)).reshape(tuple(shape))
@@ -1699,8 +1738,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
                                    ev[side])
                 else:
                     ramp = _np.add(_np.multiply(i, step), ev[side])
-                # NumPy's integer linspace floors.
-                ramp = (_np.floor(ramp) if _kind(a) in "iub" else ramp).astype(a.dtype)
+                # NumPy's integer linspace floors (not bool's: any nonzero step is True).
+                ramp = (_np.floor(ramp) if _kind(a) in "iu" else ramp).astype(a.dtype)
                 parts.insert(0 if side == 0 else len(parts), ramp)
             a = _np.concatenate(parts, axis=axis)
             continue
