@@ -129,7 +129,8 @@ class Function:
                 return dy * y * (1 - y)
 
     forward runs without recording; when autograd records, the call is recorded as one op whose
-    backward is this object's backward."""
+    backward is this object's backward. backward returns one gradient per input; None for an
+    input means no gradient, zero (MXNet requires arrays there; PyTorch's None is accepted)."""
 
     def __init__(self):
         self.saved_tensors = ()
@@ -145,12 +146,25 @@ class Function:
 
     def __call__(self, *inputs):
         from . import operator
+        if _core._is_tracing():  # a graph would keep forward's ops and lose this backward
+            raise NotImplementedError(
+                f"[autograd.Function] {type(self).__name__} cannot be called inside a hybridized "
+                "block (the graph would differentiate its forward and skip its backward); call "
+                "the block without hybridize(), or write the op as an ndx.operator.CustomOp, "
+                "which hybridized blocks capture")
         with pause(train_mode=is_training()):
             outputs = self.forward(*inputs)
         single = not isinstance(outputs, (list, tuple))
         outputs = [outputs] if single else list(outputs)
         if not is_recording():
             return outputs[0] if single else tuple(outputs)
+        import numpy as onp
+
+        from .numpy import ndarray
+        for i, o in enumerate(outputs):  # recording needs their shapes and dtypes
+            if not isinstance(o, (ndarray, onp.ndarray)):
+                raise TypeError(f"[autograd.Function] {type(self).__name__}.forward must return "
+                                f"arrays, but output {i} is {type(o).__name__}")
         _FUNCTIONS[id(self)] = (self, outputs, len(inputs))
         try:
             recorded = operator.custom(*inputs, op_type="_ndx_autograd_function", fid=id(self))
@@ -180,7 +194,8 @@ def _register_function_op():
                 raise ValueError(f"[autograd.Function] backward returned {len(grads)} gradients "
                                  f"for {len(in_grad)} inputs")
             for dst, r, src in zip(in_grad, req, grads):
-                self.assign(dst, r, src)
+                # None: no gradient for that input (one that is not differentiable), i.e. zero
+                self.assign(dst, r, 0 if src is None else src)
 
     @operator.register("_ndx_autograd_function")
     class _Prop(operator.CustomOpProp):

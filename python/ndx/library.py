@@ -87,7 +87,10 @@ def load(path, verbose=False):
     never swapped under them; the first build keeps running until the process restarts. A
     rebuild under another path (``compile`` names its output by content hash) raises the same
     way, since its ops are already registered by the first build."""
-    path = os.path.abspath(path)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"[library.load] path must be a str, bytes or os.PathLike, got "
+                        f"{type(path).__name__}")
+    path = os.path.abspath(os.fsdecode(path))
     if not os.path.exists(path):
         raise FileNotFoundError(f"[library.load] no such file: {path}")
     names = _core._load_library(path)

@@ -15,10 +15,10 @@ class CustomOp:
     """Base class of a Python operator's computation."""
 
     def forward(self, is_train, req, in_data, out_data, aux):
-        raise NotImplementedError
+        raise NotImplementedError(f"[CustomOp] {type(self).__name__} does not define forward")
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        raise NotImplementedError
+        raise NotImplementedError(f"[CustomOp] {type(self).__name__} does not define backward")
 
     def assign(self, dst, req, src):
         """Writes src into dst as req says: 'write' / 'inplace' copy, 'add' accumulates,
@@ -61,7 +61,8 @@ class CustomOpProp:
         return deps + list(in_data) + list(out_data)
 
     def create_operator(self, ctx, shapes, dtypes):
-        raise NotImplementedError
+        raise NotImplementedError(f"[CustomOpProp] {type(self).__name__} does not define "
+                                  "create_operator")
 
 
 def register(reg_name):
@@ -78,16 +79,22 @@ def get_all_registered_operators():
     """Names of every registered operator (built-in, from loaded libraries, and Python custom
     operators registered here), as MXNet's mx.operator.get_all_registered_operators lists
     them."""
-    from ._registry import ops
-    return sorted(set(ops()) | set(_REGISTRY))
+    # Read from the registry now, not from _registry.ops(), which is read once: ops loaded from
+    # a library after that would be missing.
+    names = set(_REGISTRY)
+    for name, _doc, _n_in, aliases, *_ in _core._list_ops():
+        names.add(name)
+        names.update(aliases)
+    return sorted(names)
 
 
 # ---- called from C++ (python/src/custom_op.cc) ----
 class _Prop:
     """A prop instance with its operator, created once per use of the op."""
 
-    def __init__(self, prop):
+    def __init__(self, prop, op_type):
         self.prop = prop
+        self.op_type = op_type
         self.op = None
         self.shapes = None
         self.dtypes = None
@@ -109,10 +116,14 @@ def _create_prop(op_type, params):
     if cls is None:
         raise ValueError(f"[Custom] no custom operator is registered as '{op_type}'; registered: "
                          f"{sorted(_REGISTRY)}")
-    prop = cls(**params)
+    try:
+        prop = cls(**params)
+    except TypeError as e:  # a param the prop does not take, or one it needs left out
+        raise TypeError(f"[Custom] op_type '{op_type}': {cls.__name__}(**{params}) failed: "
+                        f"{e}") from e
     n_aux = len(prop.list_auxiliary_states())
-    return (_Prop(prop), len(prop.list_arguments()) + n_aux, len(prop.list_outputs()), n_aux,
-            getattr(prop, "need_top_grad_", True))
+    return (_Prop(prop, op_type), len(prop.list_arguments()) + n_aux, len(prop.list_outputs()),
+            n_aux, getattr(prop, "need_top_grad_", True))
 
 
 def _infer_shape(p, in_shapes):
@@ -127,10 +138,21 @@ def _infer_shape(p, in_shapes):
 def _infer_shape_uncached(p, in_shapes):
     n_args = len(p.prop.list_arguments())
     result = p.prop.infer_shape([list(s) for s in in_shapes[:n_args]])
-    ins, outs = list(result[0]), list(result[1])
-    aux = list(result[2]) if len(result) > 2 else []
+    ins, outs, aux = _unpack(p, "infer_shape", result)
     p.shapes = [tuple(s) for s in ins + outs + aux]
     return [tuple(s) for s in ins + aux], [tuple(s) for s in outs]
+
+
+def _unpack(p, what, result):
+    """(inputs, outputs, aux) lists from what a prop's infer_shape / infer_type returned: two
+    or three sequences, as MXNet's props return them. Anything else is the prop's mistake,
+    named here rather than surfacing as an indexing error."""
+    if not isinstance(result, (list, tuple)) or len(result) not in (2, 3) or \
+            not all(isinstance(r, (list, tuple)) for r in result):
+        raise TypeError(f"[Custom {p.op_type}] {what} must return (input, output[, aux]) lists, "
+                        f"got {result!r:.200}")
+    aux = list(result[2]) if len(result) > 2 else []
+    return list(result[0]), list(result[1]), aux
 
 
 def _infer_type(p, in_types):
@@ -145,8 +167,7 @@ def _infer_type(p, in_types):
 def _infer_type_uncached(p, in_types):
     n_args = len(p.prop.list_arguments())
     result = p.prop.infer_type(list(in_types[:n_args]))  # numpy dtypes ('bfloat16' as a str)
-    ins, outs = list(result[0]), list(result[1])
-    aux = list(result[2]) if len(result) > 2 else []
+    ins, outs, aux = _unpack(p, "infer_type", result)
     p.dtypes = ins + outs + aux
     return ins + aux, outs
 
@@ -156,8 +177,14 @@ def _forward(p, is_train, req, in_data, out_data, aux):
 
 
 def _backward(p, req, out_grad, in_data, out_data, in_grad, aux):
-    p.operator().backward(req=req, out_grad=out_grad, in_data=in_data, out_data=out_data,
-                          in_grad=in_grad, aux=aux)
+    # As in MXNet, backward sees the gradients of the arguments only (one per in_data); the
+    # auxiliary states get no gradient, which is zero.
+    n_args = len(in_data)
+    for g, r in zip(in_grad[n_args:], req[n_args:]):
+        if r in ("write", "inplace"):
+            g[...] = 0
+    p.operator().backward(req=req[:n_args], out_grad=out_grad, in_data=in_data,
+                          out_data=out_data, in_grad=in_grad[:n_args], aux=aux)
 
 
 _ATTRS = {}  # (op_type, params) -> parsed attributes holding the prop instance

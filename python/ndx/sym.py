@@ -377,5 +377,30 @@ _populate()
 
 
 def Custom(*inputs, op_type, name=None, **params):  # noqa: N802  (MXNet's name)
-    """A symbolic Python custom operator (ndx.operator.register)."""
+    """A symbolic Python custom operator (ndx.operator.register). As in MXNet, inputs may be
+    given by the names in the prop's list_arguments() and list_auxiliary_states(), and those
+    not given become variables named '<name>_<input>' (MXNet's example
+    ``Custom(data=fc, name='softmax', op_type='softmax')`` gets the input 'softmax_label')."""
+    named = {k: v for k, v in params.items() if isinstance(v, Symbol)}
+    params = {k: v for k, v in params.items() if k not in named}
+    names = _custom_input_names(op_type, params)
+    if names is not None and (named or len(inputs) < len(names)):
+        name = name or _name("Custom")
+        inputs = list(inputs) + [named.pop(n) if n in named else var(f"{name}_{n}")
+                                 for n in names[len(inputs):]]
+    if named and names is not None:  # (an op_type not registered: the op's error says so)
+        raise TypeError(f"[sym.Custom] {op_type}: no input (or one given twice) named "
+                        f"{sorted(named)}; its inputs are {names}")
     return _apply("Custom", list(inputs), dict(params, op_type=op_type), name)
+
+
+def _custom_input_names(op_type, params):
+    """The input names of the custom op registered as op_type (arguments, then auxiliary
+    states), from its prop made with these params; None for an op_type not registered (the
+    op's own error names it)."""
+    from . import operator
+    cls = operator._REGISTRY.get(op_type)
+    if cls is None:
+        return None
+    prop = cls(**{k: str(v) for k, v in params.items() if v is not None})
+    return list(prop.list_arguments()) + list(prop.list_auxiliary_states())

@@ -12,9 +12,16 @@ code calls as ``_npi.<name>``). A legacy name takes precedence over a registered
 same name (``zeros_like``, ``ones_like``)."""
 from .._registry import make_function, ops
 from ..numpy_extension._io import nd_save as save  # noqa: F401  (MXNet's name)
-from ..operator import custom as Custom  # noqa: N812, F401  (nd.Custom(..., op_type=...))
+from ..operator import custom as _custom
 from . import ndarray  # noqa: F401
 from .ndarray import NDArray, array, waitall  # noqa: F401  (MXNet's names)
+
+
+def Custom(*inputs, op_type, **params):  # noqa: N802  (MXNet's name)
+    """Runs a Python custom operator (ndx.operator.register), as ndx.npx.custom, returning
+    NDArrays as mx.nd.Custom does (params are passed as strings)."""
+    return ndarray._wrap(_custom(*inputs, op_type=op_type, **params))
+
 
 for _name, _info in ops().items():
     if _name != "Custom":
