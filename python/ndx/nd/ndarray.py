@@ -45,7 +45,7 @@ def _plain(a):
     """`a` as a plain ``ndx.numpy.ndarray`` with the same handle (autograd history kept);
     lists and tuples of arrays too; other values pass through."""
     if type(a) is NDArray:
-        r = _np.ndarray.view(a)
+        r = _np.ndarray.view(a, type=_np.ndarray)  # (a view, not the copy a recorded view is)
         r._become(a)
         return r
     if isinstance(a, (list, tuple)) and any(type(x) is NDArray for x in a):

@@ -1099,7 +1099,9 @@ class flatiter:
             if value.shape != shape:
                 value = _composites.resize(value, shape)
         flat[key] = value
-        if not _is_c_contiguous(self.base):
+        # While autograd records, reshape gives a recorded copy even of a C-contiguous array:
+        # the write must go back through base's own (recorded) assignment.
+        if not _is_c_contiguous(self.base) or _core._autograd_is_recording():
             self.base[...] = flat.reshape(self.base.shape)
 
     def __array__(self, dtype=None, copy=None):
@@ -1139,6 +1141,50 @@ ndarray.tobytes = _tobytes
 ndarray.byteswap = _byteswap
 ndarray.__iter__ = _iter
 ndarray.__contains__ = _contains
+_unrecorded_copy, _unrecorded_view = ndarray.copy, ndarray.view
+_positive_op = globals()["positive"]
+
+
+def _recorded_copy(a):
+    """A copy of a made by an op, so autograd differentiates it and hybridize traces it (the
+    C++ copy is neither: its result would be a constant, the traced call's values)."""
+    return a.astype(a.dtype) if a.dtype == bool_ else _positive_op(a)
+
+
+def _copy_method(self, order="C"):
+    """a.copy(order): while autograd records or hybridize traces, an op (in C order), as
+    np.copy and MXNet's copy (its recorded _copyto)."""
+    if _core._autograd_is_recording() or _core._is_tracing():
+        if order not in ("C", "F", "A", "K", None):
+            raise ValueError(f"[copy] order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+        return _recorded_copy(self)
+    return _unrecorded_copy(self, order)
+
+
+def _same_dtype(a, dtype):
+    """Whether the dtype argument names a's dtype (None does); False for what is no dtype."""
+    if dtype is None:
+        return True
+    if str(dtype) == bfloat16 or a.dtype == bfloat16:
+        return str(dtype) == str(a.dtype)
+    try:
+        return _onp.dtype(dtype) == a.dtype
+    except TypeError:
+        return False  # (the view itself reports it)
+
+
+def _view_method(self, dtype=None, type=None):  # noqa: A002 (NumPy's argument name)
+    """a.view(): a view of the same memory; while autograd records or hybridize traces, a
+    view keeping the dtype is a recorded copy (as basic slices are there), so gradients flow
+    through it and a traced graph does not keep the traced call's values."""
+    if type is None and _same_dtype(self, dtype) and (
+            _core._autograd_is_recording() or _core._is_tracing()):
+        return _recorded_copy(self)
+    return _unrecorded_view(self, dtype, type)
+
+
+ndarray.copy = _copy_method
+ndarray.view = _view_method
 ndarray.__copy__ = ndarray.copy
 ndarray.__deepcopy__ = _deepcopy
 ndarray.__complex__ = _complex

@@ -61,7 +61,8 @@ def _with_initial(op, reduction):
 def masked_mean(a, m, axis, dtype, keepdims):
     """The mean over the elements m selects (NaN where it selects none)."""
     if dtype is None:
-        dtype = a.dtype if _onp.dtype(a.dtype).kind in "fc" else _np._default_float()
+        floating = a.dtype == _np.bfloat16 or _onp.dtype(a.dtype).kind in "fc"  # (no NumPy bf16)
+        dtype = a.dtype if floating else _np._default_float()
     total = _np.sum(_masked(a, m, 0), axis=axis, keepdims=keepdims, dtype=dtype)
     count = _np.sum(_np.broadcast_to(m, a.shape), axis=axis, keepdims=keepdims)
     return _np.true_divide(total, count).astype(dtype)
