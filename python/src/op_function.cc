@@ -8,6 +8,8 @@
 
 #include <cstring>
 
+#include "ndx/autograd.h"
+#include "ndx/executor.h"
 #include "ndx/imperative.h"
 #include "ndx/op_util.h"
 
@@ -210,6 +212,13 @@ void write_into(const std::string& name, const NodeAttrs& attrs, const std::vect
     if (exact_out.get(attrs.op, false)) check_exact_out(name, attrs, in, out[0], out_types[0]);
     const DType result = out_types[0], target = out[0].dtype();
     if (result != DType::kUnknown && result != target) {
+      // The cast into out= is a write autograd cannot see: refused while it records an input
+      // with history, as invoke refuses out= of the result's dtype (not silently ungraded).
+      if (autograd::is_recording() || is_tracing())
+        for (const NDArray& a : in)
+          if (autograd::has_live_history(a))
+            not_implemented("[", name, "] writing into existing arrays (out=) is not supported ",
+                            "while autograd records an array that requires grad");
       NDArray r = invoke(attrs, in)[0];
       if (r.shape() != out[0].shape())
         value_error("[", name, "] out has shape ", out[0].shape().str(), ", expected ",

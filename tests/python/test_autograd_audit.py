@@ -238,9 +238,6 @@ def test_nan_reductions_of_bfloat16_and_their_gradients(name):
     onp.testing.assert_allclose(got, onp.insert(want, 2, 0.0), rtol=2**-6, atol=2**-8)
 
 
-@pytest.mark.xfail(strict=True, reason="C++ (python/src/op_function.cc write_into): an out= of "
-                                       "another dtype is assigned after the op, past invoke's "
-                                       "refusal, so the write goes ungraded")
 @pytest.mark.parametrize("reduction", ["sum", "mean", "cumsum"])
 def test_out_of_another_dtype_is_refused_while_recording(reduction):
     # the same call with a float64 out= raises NotImplementedError; a float32 out= gave an
