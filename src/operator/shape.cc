@@ -750,6 +750,19 @@ std::vector<NodeEntry> SplitGrad(const NodePtr& n, const std::vector<NodeEntry>&
                     n->attrs.name + "_backward")};
 }
 
+// The backward of concatenate / stack is linear in the output gradient and reads the inputs
+// for their shapes only: its own gradient joins the incoming gradients again (so a gradient
+// penalty through concatenate differentiates twice), and none reaches the inputs.
+FGradient rejoin_gradient(const char* join) {
+  return [join](const NodePtr& n, const std::vector<NodeEntry>& ograds) {
+    std::vector<NodeEntry> grads{
+        make_node(join, ograds, params_dict(n->attrs), n->attrs.name + "_backward")};
+    for (size_t i = 1; i < n->inputs.size(); ++i)
+      grads.push_back(make_node("_np_zeros_like", {n->inputs[i]}));
+    return grads;
+  };
+}
+
 // ============================== pad ==============================
 // NumPy's pad for the modes that copy elements (edge, reflect, symmetric, wrap) or put one
 // value around the array (constant), in one pass: each output row (the last axis) is its
@@ -1587,7 +1600,8 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferType>("FInferType", BackwardInputsType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", BackwardConcatCompute)
-      .set_attr<FCompute>("FCompute<gpu>", BackwardConcatCompute);
+      .set_attr<FCompute>("FCompute<gpu>", BackwardConcatCompute)
+      .set_attr<FGradient>("FGradient", rejoin_gradient("_npi_concatenate"));
   register_shape_op("_backward_stack",
                     "Backward of stack: (ograd, inputs...) -> the slice of ograd per input.")
       .set_num_inputs(FNumArgs(StackNumArgsPlusOne))
@@ -1599,7 +1613,8 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferType>("FInferType", BackwardInputsType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
       .set_attr<FCompute>("FCompute<cpu>", BackwardStackCompute)
-      .set_attr<FCompute>("FCompute<gpu>", BackwardStackCompute);
+      .set_attr<FCompute>("FCompute<gpu>", BackwardStackCompute)
+      .set_attr<FGradient>("FGradient", rejoin_gradient("_npi_stack"));
   OpRegistry::global()
       .register_op("_backward_pad")
       .describe("Backward of _npi_pad: (ograd, data) -> ograd added back where it was copied from.")

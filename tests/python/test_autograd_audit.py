@@ -208,16 +208,25 @@ def test_nextafter_gradient_in_x_is_one():
     _check_against_differences(lambda x: np.nextafter(x, 10.0), A)
 
 
-@pytest.mark.xfail(strict=True, reason="C++: _backward_concatenate has no FGradient, so a "
-                                       "gradient penalty through concatenate raises")
-def test_second_order_through_concatenate():
+@pytest.mark.parametrize("join", ["concatenate", "stack", "concatenate-none"])
+def test_second_order_through_concatenate_and_stack(join):
     x = np.array([1.0, 2.0], dtype="float64")
+    y = np.array([3.0, -1.0], dtype="float64")
     x.attach_grad()
+    y.attach_grad()
+    fn = {"concatenate": lambda a: np.concatenate(a), "stack": lambda a: np.stack(a, axis=1),
+          "concatenate-none": lambda a: np.concatenate(a, axis=None)}[join]
     with autograd.record():
-        g = autograd.grad((np.concatenate([x, x]) ** 3).sum(), x, create_graph=True)
-        total = g.sum()  # sum(6 x^2): its gradient is 12 x
+        # f = 2 x^3 / 3 + x^2 y (the (xy)^3 terms cancel): g = df/dx = 2 x^2 + 2 x y, and
+        # the gradients of sum(g) are 4 x + 2 y in x and 2 x in y
+        joined = fn([x, x, x * y])
+        g = autograd.grad((joined ** 3 / 3).sum() - (x ** 3 * y ** 3 / 3).sum() +
+                          (x * x * y).sum(), x, create_graph=True)
+        total = g.sum()
     total.backward()
-    onp.testing.assert_allclose(x.grad.asnumpy(), [12.0, 24.0])
+    onp.testing.assert_allclose(x.grad.asnumpy(), 4 * onp.array([1.0, 2.0]) +
+                                2 * onp.array([3.0, -1.0]))
+    onp.testing.assert_allclose(y.grad.asnumpy(), 2 * onp.array([1.0, 2.0]))
 
 
 @pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd"])
