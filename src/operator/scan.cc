@@ -275,8 +275,8 @@ Op& register_scan(const char* name, const char* doc, FCompute compute) {
       .set_attr<FCompute>("FCompute<cpu>", compute);
 }
 
-void register_scan_backward(const char* name, FCompute compute) {
-  OpRegistry::global()
+Op& register_scan_backward(const char* name, FCompute compute) {
+  return OpRegistry::global()
       .register_op(name)
       .describe("Backward of the scan of the same stem: (ograd, data) -> grad.")
       .set_num_inputs(2)
@@ -303,7 +303,16 @@ void register_scan_backward(const char* name, FCompute compute) {
                 "Cumulative product along an axis (of the flattened array for None).",
                 scan_compute<true>)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_cumprod"});
-  register_scan_backward("_backward_cumsum", cumsum_backward);
+  // cumsum's backward (a reversed cumsum of ograd) is linear in ograd: its own gradient is
+  // cumsum again, along the same axis (flattened for None, ograd's shape then), and none
+  // reaches the data, read for its shape.
+  register_scan_backward("_backward_cumsum", cumsum_backward)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        const auto& axis = n->attrs.get<ScanParam>().axis;
+        return std::vector<NodeEntry>{
+            make_node("_np_cumsum", {og[0]}, {{"axis", axis ? std::to_string(*axis) : "None"}}),
+            make_node("_np_zeros_like", {n->inputs[1]})};
+      });
   register_scan_backward("_backward_cumprod", cumprod_backward);
   return true;
 }();

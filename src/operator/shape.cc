@@ -1625,7 +1625,16 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", BackwardPadShape)
       .set_attr<FInferType>("FInferType", BackwardDataType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", BackwardPadCompute);
+      .set_attr<FCompute>("FCompute<cpu>", BackwardPadCompute)
+      // Linear in ograd (pad is, but for constant mode's fill): its gradient is the pad again,
+      // with a 0 fill, and none reaches the data (read for its shape).
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        auto params = params_dict(n->attrs);
+        params["constant_value"] = "0";
+        return std::vector<NodeEntry>{
+            make_node("_npi_pad", {og[0]}, params, n->attrs.name + "_backward"),
+            make_node("_np_zeros_like", {n->inputs[1]})};
+      });
   OpRegistry::global()
       .register_op("_backward_take_along_axis")
       .describe(

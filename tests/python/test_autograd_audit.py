@@ -229,6 +229,38 @@ def test_second_order_through_concatenate_and_stack(join):
     onp.testing.assert_allclose(y.grad.asnumpy(), 2 * onp.array([1.0, 2.0]))
 
 
+LINEAR_OPS = {  # name: (ndx op, NumPy op), each linear in x up to a constant
+    "cumsum": (lambda x: np.cumsum(x), lambda x: onp.cumsum(x)),
+    "cumsum-axis": (lambda x: np.cumsum(x.reshape(2, 3), axis=1),
+                    lambda x: onp.cumsum(x.reshape(2, 3), axis=1)),
+    "pad-constant": (lambda x: np.pad(x.reshape(2, 3), 1, constant_values=2.5),
+                     lambda x: onp.pad(x.reshape(2, 3), 1, constant_values=2.5)),
+    "pad-reflect": (lambda x: np.pad(x, (2, 3), mode="reflect"),
+                    lambda x: onp.pad(x, (2, 3), mode="reflect")),
+    "pad-wrap": (lambda x: np.pad(x.reshape(2, 3), ((0, 1), (2, 2)), mode="wrap"),
+                 lambda x: onp.pad(x.reshape(2, 3), ((0, 1), (2, 2)), mode="wrap")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINEAR_OPS))
+def test_second_order_through_linear_ops(name):
+    # h(x) = A x + c: f = sum(h^3) / 3 has g = A^T h^2, and sum(g) the gradient
+    # 2 A^T ((A 1) * h), with A read off NumPy's op column by column
+    ours, theirs = LINEAR_OPS[name]
+    x0 = onp.array([0.5, -1.0, 2.0, 1.5, -0.25, 3.0])
+    c = theirs(onp.zeros(6)).reshape(-1)
+    a = onp.stack([theirs(e).reshape(-1) - c for e in onp.eye(6)], axis=1)
+    h = a @ x0 + c
+    x = np.array(x0, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        g = autograd.grad((ours(x) ** 3).sum() / 3, x, create_graph=True)
+        total = g.sum()
+    total.backward()
+    onp.testing.assert_allclose(g.asnumpy(), a.T @ h ** 2)
+    onp.testing.assert_allclose(x.grad.asnumpy(), 2 * a.T @ (a.sum(axis=1) * h))
+
+
 @pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd"])
 def test_nan_reductions_of_bfloat16_and_their_gradients(name):
     data = [1.0, 2.0, onp.nan, 4.0]
