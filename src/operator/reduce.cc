@@ -609,6 +609,25 @@ void register_backward(const char* name, const char* doc, uint32_t num_inputs, F
                                  backward_minmax_compute);
   register_backward<MinMaxParam>("_backward_min", "Backward of min: (ograd, data, out) -> grad.", 3,
                                  backward_minmax_compute);
+  // The backward of max / min is linear in ograd: M * ograd broadcast back, M the mask of the
+  // extremes (ties share, as the backward op decides). Its gradient is the reduction sum(M *
+  // h), with M the backward op's own result for a unit ograd; none reaches data or out (M is
+  // piecewise constant in them). max / min then differentiate to any order.
+  for (const char* bwd : {"_backward_max", "_backward_min"})
+    const_cast<Op*>(Op::get(bwd))
+        ->set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+          auto mask = std::make_shared<Node>();
+          mask->attrs = n->attrs;
+          mask->inputs = {make_node("_np_ones_like", {n->inputs[0]}), n->inputs[1], n->inputs[2]};
+          const auto& p = n->attrs.get<MinMaxParam>();
+          const std::map<std::string, std::string> sum_params{
+              {"axis", p.axis ? p.axis->str() : "None"}, {"keepdims", p.keepdims ? "1" : "0"}};
+          return std::vector<NodeEntry>{
+              make_node("_np_sum", {make_node("_np_multiply", {NodeEntry{mask, 0, 0}, og[0]})},
+                        sum_params),
+              make_node("_np_zeros_like", {n->inputs[1]}),
+              make_node("_np_zeros_like", {n->inputs[2]})};
+        });
   register_logical_reductions();
   return true;
 }();

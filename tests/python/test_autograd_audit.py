@@ -261,6 +261,25 @@ def test_second_order_through_linear_ops(name):
     onp.testing.assert_allclose(x.grad.asnumpy(), 2 * a.T @ (a.sum(axis=1) * h))
 
 
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (1, False), (0, True), ((0, 1), True)])
+def test_second_order_through_max_and_min(kind, axis, keepdims):
+    # m = max(x): f = sum(m^3) / 3 has g = onehot * m^2 (no ties here), and sum(g) the
+    # gradient onehot * 2 m
+    x0 = onp.array([[0.5, -1.0, 2.0], [1.5, -0.25, 3.0]])
+    m = getattr(onp, kind)(x0, axis=axis, keepdims=True)
+    onehot = (x0 == m).astype(float)
+    x = np.array(x0, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        y = getattr(np, kind)(x, axis=axis, keepdims=keepdims)
+        g = autograd.grad((y ** 3).sum() / 3, x, create_graph=True)
+        total = g.sum()
+    total.backward()
+    onp.testing.assert_allclose(g.asnumpy(), onehot * m ** 2)
+    onp.testing.assert_allclose(x.grad.asnumpy(), onehot * 2 * m)
+
+
 @pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd"])
 def test_nan_reductions_of_bfloat16_and_their_gradients(name):
     data = [1.0, 2.0, onp.nan, 4.0]
