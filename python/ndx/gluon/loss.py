@@ -10,6 +10,8 @@ import inspect
 import math
 import numbers
 
+import numpy as onp
+
 from .. import _core
 from .. import numpy as np
 from .. import numpy_extension as npx
@@ -30,10 +32,35 @@ def _check_weight(name, weight):
                         f"{type(weight).__name__}")
 
 
-def _apply_weighting(loss, weight=None, sample_weight=None):
+def _broadcasts_to(shape, target):
+    try:
+        return onp.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+    except ValueError:
+        return False
+
+
+def _check_sample_weight(name, loss, sample_weight):
+    """sample_weight as an array that broadcasts to loss's shape. A weight whose broadcast
+    with the loss is larger than the loss ((N,) against an (N, 1) loss gives (N, N)) would
+    silently average every sample's loss with every sample's weight, so it is an error."""
+    if not isinstance(sample_weight, np.ndarray):
+        sample_weight = np.array(sample_weight, dtype=loss.dtype, device=loss.device)
+    if loss.ndim == 1 and sample_weight.size in (1, loss.size) and \
+            sum(d != 1 for d in sample_weight.shape) <= 1:
+        # a loss already reduced to (batch_size,): per-sample weights may come as (N, 1)
+        sample_weight = sample_weight.reshape(-1)
+    if not _broadcasts_to(sample_weight.shape, loss.shape):
+        raise ValueError(f"[{name}] sample_weight of shape {tuple(sample_weight.shape)} does "
+                         f"not broadcast to the elementwise loss's shape "
+                         f"{tuple(loss.shape)} (per-sample weights: batch_size along the batch "
+                         f"axis, 1 elsewhere)")
+    return sample_weight
+
+
+def _apply_weighting(loss, weight=None, sample_weight=None, name="Loss"):
     """loss * sample_weight (broadcast) * weight, as MXNet's _apply_weighting."""
     if sample_weight is not None:
-        loss = loss * sample_weight
+        loss = loss * _check_sample_weight(name, loss, sample_weight)
     if weight is not None:
         loss = loss * weight
     return loss
@@ -72,6 +99,14 @@ def _reshape_like(name, x, like, what):
     if x.dtype.kind != "f" and like.dtype.kind == "f":
         x = x.astype(like.dtype)
     return x
+
+
+def _eps(x, value):
+    """value, or float16's smallest normal number where value rounds to 0 in float16: there
+    0 * log(0 + eps) would be nan (MXNet's 1e-12 and 1e-8 underflow in half precision)."""
+    if x.dtype == onp.float16:
+        return max(value, float(onp.finfo(onp.float16).tiny))
+    return value
 
 
 def _softrelu(x):
@@ -161,7 +196,8 @@ class L2Loss(Loss):
     def forward(self, pred, label, sample_weight=None):
         label = _reshape_like("L2Loss", label, pred, "label")
         loss = np.square(label - pred)
-        loss = _apply_weighting(loss, self._weight / 2, sample_weight)
+        loss = _apply_weighting(loss, self._weight / 2, sample_weight,
+                                type(self).__name__)
         return _batch_mean("L2Loss", loss, self._batch_axis)
 
 
@@ -173,7 +209,8 @@ class L1Loss(Loss):
 
     def forward(self, pred, label, sample_weight=None):
         label = _reshape_like("L1Loss", label, pred, "label")
-        loss = _apply_weighting(np.abs(label - pred), self._weight, sample_weight)
+        loss = _apply_weighting(np.abs(label - pred), self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean("L1Loss", loss, self._batch_axis)
 
 
@@ -198,7 +235,8 @@ class HuberLoss(Loss):
         err = np.abs(label - pred)
         loss = np.where(err > self._rho, err - 0.5 * self._rho,
                         (0.5 / self._rho) * np.square(err))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean("HuberLoss", loss, self._batch_axis)
 
 
@@ -220,14 +258,15 @@ class PoissonNLLLoss(Loss):
         if self._from_logits:
             loss = np.exp(pred) - target * pred
         else:
-            loss = pred - target * np.log(pred + epsilon)
+            loss = pred - target * np.log(pred + _eps(pred, epsilon))
         if self._compute_full:
             # The factor only counts where target > 1; there it is evaluated on a copy of
             # target clipped to >= 1, so 0 * log(0) never turns the loss into nan.
             t = np.maximum(target, 1.0)
             stirling = t * np.log(t) - t + 0.5 * np.log(2 * math.pi * t)
             loss = loss + np.where(target > 1, stirling, 0.0)
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean("PoissonNLLLoss", loss, self._batch_axis)
 
 
@@ -254,12 +293,13 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
                 loss = pred - pred * label + log_weight * (_softrelu(-np.abs(pred)) +
                                                            npx.relu(-pred))
         else:
-            eps = 1e-12
+            eps = _eps(pred, 1e-12)
             pos = np.log(pred + eps) * label
             if pos_weight is not None:
                 pos = pos * pos_weight
             loss = -(pos + np.log(1. - pred + eps) * (1. - label))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean("SigmoidBinaryCrossEntropyLoss", loss, self._batch_axis)
 
 
@@ -305,10 +345,18 @@ class SoftmaxCrossEntropyLoss(Loss):
         if self._sparse_label:
             label = _sparse_label(name, pred, label, self._axis)
             loss = -npx.pick(pred, label, axis=self._axis, keepdims=True)
+            if isinstance(sample_weight, np.ndarray) and \
+                    not _broadcasts_to(sample_weight.shape, loss.shape) and \
+                    _broadcasts_to(sample_weight.shape, label.shape):
+                # MXNet documents sample_weight as broadcastable to label's shape; the loss
+                # keeps the class axis, so put it back into the weight.
+                sample_weight = np.expand_dims(np.broadcast_to(sample_weight, label.shape),
+                                               self._axis)
         else:
             label = _reshape_like(name, label, pred, "label")
             loss = -np.sum(pred * label, axis=self._axis, keepdims=True)
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean(name, loss, self._batch_axis)
 
 
@@ -328,8 +376,9 @@ class KLDivLoss(Loss):
         if not self._from_logits:
             pred = npx.log_softmax(pred, axis=self._axis)
         label = _reshape_like("KLDivLoss", label, pred, "label")
-        loss = label * (np.log(label + 1e-12) - pred)
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = label * (np.log(label + _eps(label, 1e-12)) - pred)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean("KLDivLoss", loss, self._batch_axis)
 
 
@@ -343,7 +392,8 @@ class HingeLoss(Loss):
     def forward(self, pred, label, sample_weight=None):
         label = _reshape_like("HingeLoss", label, pred, "label")
         loss = npx.relu(self._margin - pred * label)
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean("HingeLoss", loss, self._batch_axis)
 
 
@@ -357,7 +407,8 @@ class SquaredHingeLoss(Loss):
     def forward(self, pred, label, sample_weight=None):
         label = _reshape_like("SquaredHingeLoss", label, pred, "label")
         loss = np.square(npx.relu(self._margin - pred * label))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean("SquaredHingeLoss", loss, self._batch_axis)
 
 
@@ -378,7 +429,8 @@ class LogisticLoss(Loss):
             label = (label + 1.0) / 2.0  # to 0 / 1
         # max(x, 0) - x * z + log(1 + exp(-|x|)), stable for any x
         loss = npx.relu(pred) - pred * label + _softrelu(-np.abs(pred))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean("LogisticLoss", loss, self._batch_axis)
 
 
@@ -397,7 +449,8 @@ class TripletLoss(Loss):
         loss = _batch_sum("TripletLoss", np.square(positive - pred) - np.square(negative - pred),
                           self._batch_axis)
         loss = npx.relu(loss + self._margin)
-        return _apply_weighting(loss, self._weight, sample_weight)
+        return _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
 
 
 class CosineEmbeddingLoss(Loss):
@@ -415,7 +468,8 @@ class CosineEmbeddingLoss(Loss):
         label = _reshape_like(name, label, cos_sim, "label")
         loss = np.where(label == 1, 1 - cos_sim,
                         np.clip(cos_sim - self._margin, 0, 1 - self._margin))
-        loss = _apply_weighting(loss, self._weight, sample_weight)
+        loss = _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)
         return _batch_mean(name, loss, self._batch_axis)
 
     @staticmethod
@@ -423,7 +477,7 @@ class CosineEmbeddingLoss(Loss):
         x_norm = np.sqrt(np.sum(np.square(x), axis=axis)).reshape((-1, 1))
         y_norm = np.sqrt(np.sum(np.square(y), axis=axis)).reshape((-1, 1))
         x_dot_y = np.sum(x * y, axis=axis).reshape((-1, 1))
-        return x_dot_y / np.maximum(x_norm * y_norm, 1e-12)
+        return x_dot_y / np.maximum(x_norm * y_norm, _eps(x_dot_y, 1e-12))
 
 
 class SDMLLoss(Loss):
@@ -494,4 +548,5 @@ class CTCLoss(Loss):
                             use_data_lengths=pred_lengths is not None,
                             use_label_lengths=label_lengths is not None,
                             blank_label="last")
-        return _apply_weighting(loss, self._weight, sample_weight)
+        return _apply_weighting(loss, self._weight, sample_weight,
+                                type(self).__name__)

@@ -360,7 +360,7 @@ class Accuracy(EvalMetric):
 
     def update(self, labels, preds):
         for label, pred in _pairs(self, labels, preds):
-            if pred.shape != label.shape:
+            if pred.shape != label.shape and not self._indices(label, pred):
                 pred = _np.argmax(pred, axis=self.axis)
             pred = pred.astype("int32").reshape(-1)
             label = label.astype("int32").reshape(-1)
@@ -369,6 +369,12 @@ class Accuracy(EvalMetric):
                                  "classes")
             self.sum_metric += float((pred == label).sum().item())
             self.num_inst += label.size
+
+    def _indices(self, label, pred):
+        """Whether pred holds class indices in another shape of label's size: a class axis of
+        length 1 (an (N, 1) column of indices against (N,) labels), whose argmax is always 0."""
+        return (pred.size == label.size and pred.ndim > 0
+                and -pred.ndim <= self.axis < pred.ndim and pred.shape[self.axis] == 1)
 
 
 @register
@@ -435,7 +441,8 @@ class _ClassificationMetrics:
 
     def _binary(self, label, pred):
         self._set(1)
-        if label.size and label.max().item() > 1:
+        # (a label of -1 would otherwise count as a positive)
+        if label.size and (label.max().item() > 1 or label.min().item() < 0):
             raise ValueError("[F1] Wrong label for binary classification: labels must be 0 or 1")
         if pred.shape != label.shape and pred.size != label.size:
             if pred.shape[-1] > 2:
@@ -593,12 +600,13 @@ class MCC(EvalMetric):
     """Matthews correlation coefficient of a binary classifier,
     (TP TN - FP FN) / sqrt((TP + FP) (TP + FN) (TN + FP) (TN + FN)), zero factors of the
     denominator left out. Predictions as F1's 'binary' class_type takes them (P(positive),
-    or (N, 2) scores whose column 1 is used, positive when > 0.5). average='macro' averages
-    the coefficient of each update() call, 'micro' computes it from the counts of all."""
+    or (N, 2) scores whose column 1 is used, positive when > 0.5). average='micro' (the
+    default, MXNet 2.0's only behaviour) computes it from the counts of every update since
+    reset(); 'macro' (MXNet 1.x's default) averages the coefficient of each update() call."""
 
     _global_by_twin = True
 
-    def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
+    def __init__(self, name="mcc", output_names=None, label_names=None, average="micro"):
         if average not in ("macro", "micro"):
             raise ValueError(f"[MCC] average must be 'macro' or 'micro', got {average!r}")
         self.average = average
