@@ -14,6 +14,7 @@ clip_gradient)``; a ``clip_gradient`` of None, 0 or below turns clipping off (as
 kernels read it). The incoming gradient is never modified."""
 import math
 import numbers
+import pickle
 import warnings
 
 import numpy as _onp
@@ -37,6 +38,13 @@ def _check_number(owner, name, value, allow_none=False, low=None):
     if low is not None and not value >= low:
         raise ValueError(f"[optimizer] {owner}: {name} must be >= {low}, got {value!r}")
     return value
+
+
+def _set_reals(optimizer, **values):
+    """Sets the hyperparameters `values` (betas, epsilon, rho, ...) on `optimizer`, each
+    checked to be a real number: a bad one fails here, named, not inside the first update."""
+    for name, value in values.items():
+        setattr(optimizer, name, _check_number(type(optimizer).__name__, name, value))
 
 
 def _fusable(weight, grad, state):
@@ -524,7 +532,7 @@ class Adam(_AdamMoments, Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=False, use_fused_step=True, **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
         self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
@@ -564,7 +572,7 @@ class AdamW(_AdamMoments, Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
                  correct_bias=True, use_fused_step=True, **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
         self.correct_bias = correct_bias
 
     def create_state(self, index, weight):
@@ -612,7 +620,7 @@ class RMSProp(Optimizer):
         if gamma2 is not None:
             raise DeprecationWarning("parameter 'gamma2' is deprecated. Please use 'momentum' "
                                      "instead...")
-        self.rho, self.momentum, self.epsilon = rho, momentum, epsilon
+        _set_reals(self, rho=rho, momentum=momentum, epsilon=epsilon)
         self.centered = centered
         self.clip_weights = _check_number("RMSProp", "clip_weights", clip_weights,
                                           allow_none=True)
@@ -657,7 +665,7 @@ class AdaGrad(Optimizer):
         if eps is not None:
             raise DeprecationWarning("parameter 'eps' is deprecated. Please use 'epsilon' "
                                      "instead...")
-        self.epsilon = epsilon
+        _set_reals(self, epsilon=epsilon)
 
     def create_state(self, index, weight):
         return _zeros_like(weight)
@@ -682,7 +690,7 @@ class AdaDelta(Optimizer):
     def __init__(self, learning_rate=1.0, rho=0.9, epsilon=1e-6, use_fused_step=False,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
-        self.rho, self.epsilon = rho, epsilon
+        _set_reals(self, rho=rho, epsilon=epsilon)
 
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
@@ -710,7 +718,7 @@ class Adamax(Optimizer):
     def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, use_fused_step=False,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2 = beta1, beta2
+        _set_reals(self, beta1=beta1, beta2=beta2)
 
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
@@ -743,8 +751,8 @@ class Nadam(_AdamMoments, Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  schedule_decay=0.004, use_fused_step=False, **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
-        self.schedule_decay = schedule_decay
+        _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
+        _set_reals(self, schedule_decay=schedule_decay)
         self.m_schedule = 1.0
         self._m_schedules = {}
 
@@ -790,7 +798,7 @@ class LAMB(_AdamMoments, Optimizer):
                  use_fused_step=True, **kwargs):
         super().__init__(learning_rate=learning_rate, aggregate_num=aggregate_num,
                          use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
         self.lower_bound = _check_number("LAMB", "lower_bound", lower_bound, allow_none=True)
         self.upper_bound = _check_number("LAMB", "upper_bound", upper_bound, allow_none=True)
         self.bias_correction = bias_correction
@@ -835,7 +843,7 @@ class LARS(Optimizer):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step,
                          aggregate_num=aggregate_num, **kwargs)
         self.momentum = _check_number("LARS", "momentum", momentum, low=0)
-        self.eta, self.epsilon = eta, epsilon
+        _set_reals(self, eta=eta, epsilon=epsilon)
         self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
@@ -858,11 +866,16 @@ class LARS(Optimizer):
 @register
 class Signum(Optimizer):
     """signSGD / Signum (Bernstein et al.): the step is lr times the sign of the gradient,
-    or of its momentum::
+    or of its momentum. Signum (momentum > 0)::
 
         g = clip(rescale_grad * grad, clip_gradient) + wd * weight
-        state = momentum * state + (1 - momentum) * g                  (momentum > 0)
-        weight = (1 - lr * wd_lh) * weight - lr * sign(state)          (sign(g) without)
+        state = momentum * state + (1 - momentum) * g
+        weight = (1 - lr * wd_lh) * weight - lr * sign(state)
+
+    signSGD (momentum == 0) decays the weight outside the sign, as MXNet's step and its
+    signsgd_update kernel do::
+
+        weight = (1 - lr * (wd + wd_lh)) * weight - lr * sign(grad)
     """
 
     def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, use_fused_step=False,
@@ -875,14 +888,18 @@ class Signum(Optimizer):
         return _momentum_state(self, weight)
 
     def _step_one(self, index, weight, grad, state, lr, wd):
-        g = self._prepared_grad(grad, weight, wd)
-        if state is not None:
-            state *= self.momentum
-            state += g * (1.0 - self.momentum)
-            g = state
+        if state is None:
+            # signSGD: wd would change the sign inside it; MXNet decays outside (signsgd_update)
+            decay = wd + self.wd_lh
+            if decay:
+                weight *= 1.0 - lr * decay
+            weight -= np.sign(grad) * lr
+            return
+        state *= self.momentum
+        state += self._prepared_grad(grad, weight, wd) * (1.0 - self.momentum)
         if self.wd_lh:
             weight *= 1.0 - lr * self.wd_lh
-        weight -= np.sign(g) * lr
+        weight -= np.sign(state) * lr
 
 
 @register
@@ -982,7 +999,7 @@ class FTML(Optimizer):
     def __init__(self, learning_rate=0.0025, beta1=0.6, beta2=0.999, epsilon=1e-8,
                  use_fused_step=True, **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
 
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
@@ -1026,7 +1043,7 @@ class LANS(_AdamMoments, Optimizer):
                  **kwargs):
         super().__init__(learning_rate=learning_rate, aggregate_num=aggregate_num,
                          use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
         self.lower_bound = _check_number("LANS", "lower_bound", lower_bound, allow_none=True)
         self.upper_bound = _check_number("LANS", "upper_bound", upper_bound, allow_none=True)
 
@@ -1075,7 +1092,7 @@ class AdaBelief(_AdamMoments, Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
                  correct_bias=True, use_fused_step=True, **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
         self.correct_bias = correct_bias
 
     def create_state(self, index, weight):
@@ -1115,7 +1132,7 @@ class RAdam(_AdamMoments, Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  use_fused_step=False, **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
 
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))
@@ -1138,7 +1155,9 @@ class RAdam(_AdamMoments, Optimizer):
 
 class Updater:
     """Applies an optimizer to (index, grad, weight) triples, keeping each index's state
-    (MXNet's get_updater, as KVStore and Module use it)."""
+    (MXNet's get_updater, as KVStore and Module use it). get_states / set_states save and
+    restore the states (and, with dump_optimizer, the optimizer with its update counts and
+    scheduler) as bytes, so that training resumes with the same numbers."""
 
     def __init__(self, optimizer):
         self.optimizer = optimizer
@@ -1151,8 +1170,44 @@ class Updater:
             if i not in self.states:
                 self.states[i] = self.optimizer.create_state_multi_precision(i, w)
                 self.states_synced[i] = True
+            elif not self.states_synced.get(i, True):
+                # a state read by set_states goes to its weight's device at first use (MXNet)
+                self.states[i] = _state_to_device(self.states[i], w.device)
+                self.states_synced[i] = True
         self.optimizer.update_multi_precision(indices, weights, grads,
                                               [self.states[i] for i in indices])
+
+    def get_states(self, dump_optimizer=False):
+        """The states as bytes (pickled); with dump_optimizer, (states, optimizer)."""
+        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+    def set_states(self, states):
+        """Restores what get_states returned (the optimizer too, if it was dumped)."""
+        if not isinstance(states, (bytes, bytearray)):
+            raise TypeError(f"[optimizer] Updater.set_states: states must be the bytes "
+                            f"get_states returned, got {type(states).__name__}")
+        try:
+            states = pickle.loads(states)
+        except Exception as e:  # (damaged bytes fail in any of pickle's ways)
+            raise ValueError(f"[optimizer] Updater.set_states: states are not bytes written by "
+                             f"get_states ({type(e).__name__}: {e})") from e
+        if (isinstance(states, tuple) and len(states) == 2
+                and isinstance(states[1], Optimizer)):
+            states, self.optimizer = states
+        if not isinstance(states, dict):
+            raise ValueError(f"[optimizer] Updater.set_states: states are not bytes written by "
+                             f"get_states (they hold a {type(states).__name__})")
+        self.states = states
+        self.states_synced = dict.fromkeys(states, False)
+
+
+def _state_to_device(state, device):
+    """An optimizer state (None, an array or nested tuples / lists of them) on `device`."""
+    if isinstance(state, (tuple, list)):
+        return type(state)(_state_to_device(s, device) for s in state)
+    if isinstance(state, np.ndarray) and state.device != device:
+        return state.to_device(device)
+    return state
 
 
 def get_updater(optimizer):

@@ -1,6 +1,7 @@
 """Gluon's helpers: split a batch and place the pieces on devices; clip gradients by their
 global norm."""
 import math as _math
+import numbers as _numbers
 import warnings as _warnings
 
 from .. import numpy as np
@@ -59,8 +60,10 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
                     f"{type(a).__module__}.{type(a).__qualname__}")  # (numpy.ndarray, ...)
             raise TypeError(f"[clip_global_norm] arrays[{i}] must be an ndx ndarray, got "
                             f"{kind}")
-    if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float)) or not max_norm > 0:
+    # any real number (a NumPy float32 / int64 from a config too), taken as a Python float
+    if isinstance(max_norm, bool) or not isinstance(max_norm, _numbers.Real) or not max_norm > 0:
         raise ValueError(f"[clip_global_norm] max_norm must be a number > 0, got {max_norm!r}")
+    max_norm = float(max_norm)
     device = arrays[0].device
     # float32 at least, so that float16 squares do not overflow the sum
     sums = [np.square(a.astype(np.promote_types(a.dtype, "float32"))).sum().to_device(device)
