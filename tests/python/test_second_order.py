@@ -184,3 +184,52 @@ def test_third_order_of_integer_powers_at_negative_and_zero_bases(n):
     s.backward()
     want = n * (n - 1) * (n - 2) * xn ** max(n - 3, 0) if n >= 3 else onp.zeros(3)
     onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-12)
+
+
+def _layer_norm_input_grad(x, gamma, head, axis, eps):
+    """d sum(head * layer_norm(x)) / dx in NumPy float64 (the textbook formula)."""
+    mu = x.mean(axis=axis, keepdims=True)
+    rstd = 1 / onp.sqrt(((x - mu) ** 2).mean(axis=axis, keepdims=True) + eps)
+    xhat = (x - mu) * rstd
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    d = head * gamma.reshape(shape)
+    return rstd * (d - d.mean(axis=axis, keepdims=True) -
+                   xhat * (d * xhat).mean(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_gradient_penalty_through_layer_norm(axis):
+    """grad(create_graph=True) through layer_norm (a WGAN-GP critic with LayerNorm): the
+    penalty sum(dL/dx ** 2) differentiated again, against central differences of the NumPy
+    formula in x and gamma."""
+    rng = onp.random.default_rng(7)
+    x0 = rng.standard_normal((2, 4, 3))
+    n = x0.shape[axis]
+    g0, b0 = rng.standard_normal(n), rng.standard_normal(n)
+    head = rng.standard_normal(x0.shape)
+    eps = 1e-3
+
+    def penalty(xv, gv):
+        return (_layer_norm_input_grad(xv, gv, head, axis, eps) ** 2).sum()
+
+    x, gamma, beta = (np.array(v, dtype="float64") for v in (x0, g0, b0))
+    for a in (x, gamma):
+        a.attach_grad()
+    with autograd.record():
+        y = npx.layer_norm(x, gamma, beta, axis=axis, eps=eps)
+        (gx,) = autograd.grad((y * np.array(head)).sum(), [x], create_graph=True)
+        p = (gx ** 2).sum()
+    p.backward()
+    onp.testing.assert_allclose(gx.asnumpy(), _layer_norm_input_grad(x0, g0, head, axis, eps),
+                                rtol=1e-10, atol=1e-12)
+    h = 1e-6
+    num_x = onp.zeros_like(x0)
+    for i in onp.ndindex(*x0.shape):
+        d = onp.zeros_like(x0)
+        d[i] = h
+        num_x[i] = (penalty(x0 + d, g0) - penalty(x0 - d, g0)) / (2 * h)
+    num_g = onp.array([(penalty(x0, g0 + h * e) - penalty(x0, g0 - h * e)) / (2 * h)
+                       for e in onp.eye(n)])
+    onp.testing.assert_allclose(x.grad.asnumpy(), num_x, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(gamma.grad.asnumpy(), num_g, rtol=1e-5, atol=1e-6)
