@@ -231,6 +231,9 @@ void register_custom_op() {
                     "Inputs, as the prop's list_arguments() and auxiliary states.")
       .set_attr_parser(parse)
       .set_attr<bool>("TPerUseState", true)  // the prop and its operator: one per recorded call
+      // Inputs come as they are, strided views too: an auxiliary state the forward updates in
+      // place must be the caller's memory (a contiguous copy would lose the update).
+      .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_num_inputs(
           [](const NodeAttrs& a) { return static_cast<uint32_t>(a.get<CustomParam>().num_inputs); })
       .set_num_outputs([](const NodeAttrs& a) {

@@ -55,9 +55,6 @@ def test_backward_gets_one_gradient_per_argument_and_aux_states_get_none():
     assert_almost_equal(count, [1.0], rtol=0, atol=0)  # updated in place, once
 
 
-@pytest.mark.xfail(strict=True, reason="C++ (python/src/custom_op.cc): aux inputs reach the "
-                   "kernel as contiguous copies, so a forward's update of a strided aux state "
-                   "is lost silently")
 def test_a_strided_aux_state_is_updated_in_place():
     states = np.zeros((2, 3))
     npx.custom(np.ones((2,)), states[:, 0], op_type="audit_bump")
