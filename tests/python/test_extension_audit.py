@@ -181,9 +181,9 @@ def test_sym_custom_takes_inputs_by_name_and_makes_the_missing_ones_variables():
         ndx.sym.Custom(d, labl=d, op_type="audit_with_label")
 
 
-@pytest.mark.xfail(strict=True, reason="C++ (python/src/custom_op.cc infer_shape): the prop "
-                   "is not asked while an input shape is unknown, so MXNet's way of inferring "
-                   "a label's shape from the data's fails")
+@pytest.mark.xfail(strict=True, reason="ndx's graph shape inference runs forward only "
+                   "(README: Symbol.infer_shape needs every input's shape), so MXNet's way of "
+                   "inferring a label's shape from the data's through the prop fails")
 def test_sym_infer_shape_asks_the_prop_for_inputs_of_unknown_shape():
     s = ndx.sym.Custom(ndx.sym.var("d"), ndx.sym.var("lab"), op_type="audit_with_label")
     args, outs, _ = s.infer_shape(d=(3, 4))
