@@ -159,6 +159,13 @@ NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
 }
 NodeEntry zeros_like(NodeEntry a) { return op1("_np_zeros_like", std::move(a)); }
 
+// A double written so that it parses back to the same value.
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 // ---- engine helpers ----
 #define NDX_KERNEL(F) NDX_ELEMENTWISE(F)
 #define NDX_REDUCER(R) NDX_REDUCE(R)
@@ -426,6 +433,50 @@ Leaky leaky_of(const NodeAttrs& attrs) {
   if (s == "gelu" || s == "gelu_erf") return Leaky::kGeluErf;
   if (s == "gelu_tanh") return Leaky::kGeluTanh;
   return Leaky::kLeaky;
+}
+
+// The derivative of leaky / elu / selu / gelu at the node's input written with differentiable
+// forward ops, for grad(create_graph=True) (a gradient penalty through a LeakyReLU critic):
+// the fused backward op has no gradient of its own.
+NodeEntry leaky_derivative(const NodePtr& n) {
+  const NodeEntry& x = n->inputs[0];
+  auto constant = [&](double v) {
+    return make_node("_np_full_like", {x}, {{"fill_value", exact(v)}});
+  };
+  auto mul = [](NodeEntry a, NodeEntry b) {
+    return op2("_np_multiply", std::move(a), std::move(b));
+  };
+  auto add = [](NodeEntry a, NodeEntry b) { return op2("_np_add", std::move(a), std::move(b)); };
+  const NodeEntry positive = op2("_np_greater", x, constant(0));
+  auto left = [&](NodeEntry below) {  // x > 0 ? 1 : below
+    return make_node("_np_where", {positive, constant(1), std::move(below)});
+  };
+  const double lambda = 1.0507009873554804934, alpha = 1.6732632423543772848;
+  switch (leaky_of(n->attrs)) {
+    case Leaky::kElu:
+      return left(mul(constant(n->attrs.get<LeakyReluParam>().slope), op1("_np_exp", x)));
+    case Leaky::kSelu:
+      return mul(constant(lambda), left(mul(constant(alpha), op1("_np_exp", x))));
+    case Leaky::kGeluErf: {  // Phi(x) + x phi(x)
+      const NodeEntry cdf =
+          mul(constant(0.5),
+              add(constant(1), op1("_npx_erf", mul(x, constant(0.70710678118654752440)))));
+      const NodeEntry pdf =
+          mul(constant(0.39894228040143267794), op1("_np_exp", mul(constant(-0.5), mul(x, x))));
+      return add(cdf, mul(x, pdf));
+    }
+    case Leaky::kGeluTanh: {  // 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 k x^2)
+      const double c = 0.79788456080286535588, k = 0.044715;
+      const NodeEntry t =
+          op1("_np_tanh", mul(constant(c), add(x, mul(constant(k), mul(x, mul(x, x))))));
+      const NodeEntry du = mul(constant(c), add(constant(1), mul(constant(3 * k), mul(x, x))));
+      const NodeEntry one_minus_t2 = op2("_np_subtract", constant(1), mul(t, t));
+      return add(mul(constant(0.5), add(constant(1), t)),
+                 mul(mul(constant(0.5), x), mul(one_minus_t2, du)));
+    }
+    default:  // leaky
+      return left(constant(n->attrs.get<LeakyReluParam>().slope));
+  }
 }
 
 uint32_t leaky_num_inputs(const NodeAttrs& attrs) {
@@ -1196,13 +1247,6 @@ struct LayerNormParam {
   }
 };
 
-// A double written so that it parses back to the same value.
-std::string exact(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 // layer_norm's gradient written with differentiable ops, for grad(create_graph=True) (a
 // gradient penalty through a LayerNorm): with xhat = (x - mean) * rstd along the axis,
 // dx = rstd (d - mean(d) - xhat mean(d xhat)) where d = og gamma, dgamma = sum(og xhat) and
@@ -1629,6 +1673,8 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .set_attr<FCompute>("FCompute<cpu>", leaky_relu_compute)
       .set_attr<FCompute>("FCompute<gpu>", leaky_relu_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        if (autograd::creating_graph() && leaky_of(n->attrs) != Leaky::kPrelu)
+          return std::vector<NodeEntry>{op2("_np_multiply", og[0], leaky_derivative(n))};
         std::vector<NodeEntry> in{og[0], n->inputs[0]};
         if (n->inputs.size() > 1) in.push_back(n->inputs[1]);
         return make_grad_node("_backward_leaky_relu", n, in, true);

@@ -233,3 +233,50 @@ def test_gradient_penalty_through_layer_norm(axis):
                        for e in onp.eye(n)])
     onp.testing.assert_allclose(x.grad.asnumpy(), num_x, rtol=1e-5, atol=1e-6)
     onp.testing.assert_allclose(gamma.grad.asnumpy(), num_g, rtol=1e-5, atol=1e-6)
+
+
+_SELU = (1.0507009873554804934, 1.6732632423543772848)
+
+
+def _act_and_slope(act, x, slope):
+    """(the activation, its derivative) in NumPy float64, from their definitions."""
+    from scipy.special import erf
+    pos = x > 0
+    if act == "leaky":
+        return onp.where(pos, x, slope * x), onp.where(pos, 1.0, slope)
+    if act == "elu":
+        return onp.where(pos, x, slope * onp.expm1(x)), onp.where(pos, 1.0, slope * onp.exp(x))
+    if act == "selu":
+        lam, alpha = _SELU
+        return lam * onp.where(pos, x, alpha * onp.expm1(x)), lam * onp.where(pos, 1.0,
+                                                                              alpha * onp.exp(x))
+    if act == "gelu_erf":
+        cdf = 0.5 * (1 + erf(x / onp.sqrt(2)))
+        return x * cdf, cdf + x * onp.exp(-x * x / 2) / onp.sqrt(2 * onp.pi)
+    c, k = onp.sqrt(2 / onp.pi), 0.044715  # gelu_tanh
+    t = onp.tanh(c * (x + k * x ** 3))
+    return 0.5 * x * (1 + t), 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * k * x * x)
+
+
+@pytest.mark.parametrize("act", ["leaky", "elu", "selu", "gelu_erf", "gelu_tanh"])
+def test_gradient_penalty_through_leaky_relu_family(act):
+    """A WGAN-GP critic's activations: the penalty sum((dL/dx)^2) through leaky_relu,
+    differentiated again, against central differences of the NumPy derivative."""
+    x0 = onp.array([-2.0, -0.7, -0.1, 0.3, 1.2, 2.5])
+    head = onp.array([0.5, -1.0, 2.0, 1.5, -0.25, 3.0])
+
+    def penalty(v):
+        return ((head * _act_and_slope(act, v, 0.2)[1]) ** 2).sum()
+
+    x = np.array(x0, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        y = npx.leaky_relu(x, act_type=act, slope=0.2)
+        (g,) = autograd.grad((y * np.array(head)).sum(), [x], create_graph=True)
+        p = (g ** 2).sum()
+    p.backward()
+    onp.testing.assert_allclose(y.asnumpy(), _act_and_slope(act, x0, 0.2)[0], rtol=1e-12)
+    onp.testing.assert_allclose(g.asnumpy(), head * _act_and_slope(act, x0, 0.2)[1], rtol=1e-12)
+    h = 1e-6
+    num = onp.array([(penalty(x0 + h * e) - penalty(x0 - h * e)) / (2 * h) for e in onp.eye(6)])
+    onp.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-6, atol=1e-8)
