@@ -217,11 +217,29 @@ def _step_params(cell, inputs, gates):
     cell.h2h_bias._finish_deferred_init((n,))
 
 
+def _check_step(cell, inputs, states):
+    """One step's inputs (N, C) and states as state_info(N) says: a missing state was an
+    IndexError, and a state of another shape broadcast into garbage or failed in
+    fully_connected under a name the caller never used."""
+    name = type(cell).__name__
+    if inputs.ndim != 2:
+        raise ValueError(f"[{name}] inputs of one step must be 2-d (N, C), got shape "
+                         f"{tuple(inputs.shape)}")
+    known = cell.i2h_weight.shape[1]
+    if known and known != inputs.shape[1]:
+        raise ValueError(f"[{name}] inputs have {inputs.shape[1]} features but the cell's "
+                         f"input size (i2h_weight's shape[1], input_size) is {known}")
+    infos = cell.state_info(inputs.shape[0])
+    if len(states) != len(infos):
+        raise ValueError(f"[{name}] expected {len(infos)} state array(s), got {len(states)}")
+    for k, (state, info) in enumerate(zip(states, infos)):
+        if tuple(state.shape) != info["shape"]:
+            raise ValueError(f"[{name}] states[{k}] must have shape {info['shape']} (batch, "
+                             f"state size), got {tuple(state.shape)}")
+
+
 def _projections(cell, inputs, state, gates):
     """x W_i^T + b_i and h W_h^T + b_h, each (N, gates * hidden_size)."""
-    if inputs.ndim != 2:
-        raise ValueError(f"[{type(cell).__name__}] inputs of one step must be 2-d (N, C), got "
-                         f"shape {tuple(inputs.shape)}")
     _step_params(cell, inputs, gates)
     n = gates * cell._hidden_size
     i2h = npx.fully_connected(inputs, cell.i2h_weight.data(), cell.i2h_bias.data(),
@@ -285,6 +303,7 @@ class RNNCell(_GatedCell):
         return f"RNNCell({shape[1] or None} -> {shape[0]}, {self._activation})"
 
     def forward(self, inputs, states):
+        _check_step(self, inputs, states)
         i2h, h2h = _projections(self, inputs, states[0], 1)
         output = self._get_activation(i2h + h2h, self._activation)
         return output, [output]
@@ -320,6 +339,7 @@ class LSTMCell(_TwoActivationCell):
         return "lstm"
 
     def forward(self, inputs, states):
+        _check_step(self, inputs, states)
         i2h, h2h = _projections(self, inputs, states[0], 4)
         gi, gf, gg, go = np.split(i2h + h2h, 4, axis=1)
         in_gate = self._get_activation(gi, self._recurrent_activation)
@@ -346,6 +366,7 @@ class GRUCell(_TwoActivationCell):
         return "gru"
 
     def forward(self, inputs, states):
+        _check_step(self, inputs, states)
         prev_h = states[0]
         i2h, h2h = _projections(self, inputs, prev_h, 3)
         i2h_r, i2h_z, i2h_n = np.split(i2h, 3, axis=1)
@@ -396,9 +417,7 @@ class LSTMPCell(_GatedCell):
         return f"LSTMPCell({shape[1] or None} -> {shape[0]} -> {self._projection_size})"
 
     def forward(self, inputs, states):
-        if inputs.ndim != 2:
-            raise ValueError(f"[LSTMPCell] inputs of one step must be 2-d (N, C), got shape "
-                             f"{tuple(inputs.shape)}")
+        _check_step(self, inputs, states)
         n = 4 * self._hidden_size
         self.i2h_weight._finish_deferred_init((n, inputs.shape[-1]))
         self.h2h_weight._finish_deferred_init((n, self._projection_size))
@@ -680,24 +699,38 @@ class BidirectionalCell(HybridRecurrentCell):
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
                valid_length=None):
-        if valid_length is not None:
-            raise NotImplementedError("[BidirectionalCell] valid_length is not supported yet")
         self.reset()
         inputs, axis, batch_size = _format_sequence(length, inputs, layout, False)
-        reversed_inputs = list(reversed(inputs))
+        reversed_inputs = _reverse_steps(inputs, valid_length)
         begin_state = _get_begin_state(self, begin_state, inputs, batch_size)
         n_l = len(self.l_cell.state_info(batch_size))
         l_outputs, l_states = self.l_cell.unroll(length, inputs=inputs,
                                                  begin_state=begin_state[:n_l], layout=layout,
-                                                 merge_outputs=False)
+                                                 merge_outputs=False, valid_length=valid_length)
         r_outputs, r_states = self.r_cell.unroll(length, inputs=reversed_inputs,
                                                  begin_state=begin_state[n_l:], layout=layout,
-                                                 merge_outputs=False)
-        r_outputs = list(reversed(r_outputs))
+                                                 merge_outputs=False, valid_length=valid_length)
+        r_outputs = _reverse_steps(r_outputs, valid_length)
         outputs = [np.concatenate([lo, ro], axis=1) for lo, ro in zip(l_outputs, r_outputs)]
         if merge_outputs:
             outputs = np.stack(outputs, axis=axis)
         return outputs, l_states + r_states
+
+
+def _reverse_steps(steps, valid_length):
+    """The steps in reverse time order; with valid_length, each sequence's first valid_length
+    steps reversed and its padding left in place (so the backward cell starts at the
+    sequence's last valid step, and its zero outputs past the length stay there)."""
+    if valid_length is None:
+        return list(reversed(steps))
+    if not _core._is_tracing():  # a length past the steps made sequence_reverse repeat one
+        lengths = valid_length.asnumpy()
+        if ((lengths < 0) | (lengths > len(steps)) | (lengths != lengths.round())).any():
+            raise ValueError(f"[BidirectionalCell] valid_length must hold integers in [0, "
+                             f"{len(steps)}] (the unrolled length), got {lengths.tolist()}")
+    rev = npx.sequence_reverse(np.stack(list(steps), axis=0), sequence_length=valid_length,
+                               use_sequence_length=True, axis=0)
+    return [rev[t] for t in range(len(steps))]
 
 
 def _dropout_mask(p, shape, dtype):

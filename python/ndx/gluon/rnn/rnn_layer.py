@@ -2,6 +2,9 @@
 the whole sequence, its weights packed into the flat vector the op takes. With
 use_sequence_length=True (variable-length sequences) the layers run step by step instead (see
 _RNNLayer._forward_lengths)."""
+import numpy as _onp
+
+from ... import _core
 from ... import numpy as np
 from ... import numpy_extension as npx
 from ..block import HybridBlock
@@ -35,6 +38,8 @@ class _RNNLayer(HybridBlock):
         _positive_int(name, "hidden_size", hidden_size)
         _positive_int(name, "num_layers", num_layers)
         _positive_int(name, "input_size", input_size, allow_zero=True)
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
+            raise TypeError(f"[{name}] dropout must be a number, got {type(dropout).__name__}")
         if not 0 <= dropout < 1:
             raise ValueError(f"[{name}] dropout must be in [0, 1), got {dropout}")
         if projection_size:
@@ -113,6 +118,8 @@ class _RNNLayer(HybridBlock):
                                  "one length per batch entry")
             if not isinstance(sequence_length, np.ndarray):
                 sequence_length = np.array(sequence_length, device=inputs.device)
+            if not _core._is_tracing():  # (a traced graph's lengths have no values yet)
+                self._check_lengths(inputs, sequence_length)
         elif sequence_length is not None:
             # (MXNet ignores it there; ndx refuses rather than run the full sequences)
             raise NotImplementedError(f"[{name}] sequence_length is given but the layer was "
@@ -132,8 +139,26 @@ class _RNNLayer(HybridBlock):
             out = super().__call__(inputs, *states)
         return out[0] if skip_states else (out[0], list(out[1:]))
 
+    def _check_lengths(self, inputs, sequence_length):
+        """Each length an integer in [0, T]: a longer or negative one made the step loop and
+        sequence_reverse return garbage for that sequence instead of failing."""
+        if inputs.ndim != 3:
+            return  # (forward names the bad input shape)
+        steps = inputs.shape[self._layout.find("T")]
+        lengths = _onp.asarray(sequence_length.asnumpy())
+        bad = (lengths < 0) | (lengths > steps) | (lengths != _onp.floor(lengths))
+        if bad.any():
+            raise ValueError(f"[{type(self).__name__}] sequence_length must hold integers in "
+                             f"[0, {steps}] (the inputs' time steps), got "
+                             f"{lengths.tolist()}")
+
     def _infer_params(self, x, *args):
         ni = x.shape[2]
+        known = self.l0_i2h_weight.shape[1]
+        if known and known != ni:  # (npx.rnn's message would name only its flat vector)
+            raise ValueError(f"[{type(self).__name__}] inputs have {ni} features but the "
+                             f"layer's input size (l0_i2h_weight's shape[1], input_size) "
+                             f"is {known}")
         for i in range(self._num_layers):
             for j in ["l", "r"][:self._dir]:
                 n = self._gates * self._hidden_size
