@@ -1378,6 +1378,36 @@ void pool_backward(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   });
 }
 
+// The gradient of _backward_convolution (og, x, w[, b]) -> (dx, dw[, db]), for gradients of
+// gradients (a WGAN-GP critic's penalty): dx = B_x(og, w) and dw = B_w(x, og) are bilinear,
+// the adjoints of w -> conv(x, w) and x -> conv(x, w), and db sums og. For heads (hx, hw[,
+// hb]): og gets conv(hx, w, hb) + conv(x, hw), x gets B_x(og, hw) and w gets B_w(hx, og),
+// all made of convolution and its backward, so every order differentiates; b gets none.
+std::vector<NodeEntry> conv_backward_gradient(const NodePtr& n, const std::vector<NodeEntry>& h) {
+  auto params = n->attrs.op->params->to_dict(n->attrs.parsed);
+  const bool bias = !n->attrs.get<ConvolutionParam>().no_bias;
+  const NodeEntry &og = n->inputs[0], &x = n->inputs[1], &w = n->inputs[2];
+  auto with_bias = [&](bool b) {
+    auto p = params;
+    p["no_bias"] = b ? "0" : "1";
+    return p;
+  };
+  std::vector<NodeEntry> first{h[0], w};
+  if (bias) first.push_back(h[2]);
+  const NodeEntry g_og =
+      make_node("_np_add", {make_node("_npx_convolution", first, with_bias(bias)),
+                            make_node("_npx_convolution", {x, h[1]}, with_bias(false))});
+  auto backward = [&](NodeEntry data, NodeEntry weight, uint32_t output) {
+    NodeEntry e = make_node("_backward_convolution", {og, std::move(data), std::move(weight)},
+                            with_bias(false));
+    e.index = output;
+    return e;
+  };
+  std::vector<NodeEntry> grads{g_og, backward(x, h[1], 0), backward(h[0], w, 1)};
+  if (bias) grads.push_back(make_node("_np_zeros_like", {n->inputs[3]}));
+  return grads;
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_npx_convolution")
@@ -1434,7 +1464,8 @@ void pool_backward(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
             return same_float_type(attrs, in, out, {"ograd", "data", "weight", "bias"});
           })
       .set_attr<FCompute>("FCompute<cpu>", conv_backward)
-      .set_attr<FCompute>("FCompute<gpu>", conv_backward);
+      .set_attr<FCompute>("FCompute<gpu>", conv_backward)
+      .set_attr<FGradient>("FGradient", conv_backward_gradient);
 
   OpRegistry::global()
       .register_op("_npx_deconvolution")

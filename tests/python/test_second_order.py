@@ -280,3 +280,73 @@ def test_gradient_penalty_through_leaky_relu_family(act):
     h = 1e-6
     num = onp.array([(penalty(x0 + h * e) - penalty(x0 - h * e)) / (2 * h) for e in onp.eye(6)])
     onp.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-6, atol=1e-8)
+
+
+def _conv2d(x, w, b, stride, pad):
+    """Cross-correlation of x (N, C, H, W) with w (F, C, kh, kw) in NumPy float64."""
+    x = onp.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, hh, ww = x.shape
+    f, _, kh, kw = w.shape
+    oh, ow = (hh - kh) // stride + 1, (ww - kw) // stride + 1
+    out = onp.zeros((n, f, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+            out[:, :, i, j] = onp.einsum("nchw,fchw->nf", patch, w)
+    return out + (0 if b is None else b.reshape(1, -1, 1, 1))
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_gradient_penalty_through_convolution(bias):
+    """WGAN-GP through a conv layer: P = sum((d sum(head * tanh(conv(x))) / dx)^2),
+    differentiated again in x, the weight and the bias, against central differences of P
+    computed in NumPy (its first gradient by the chain rule, conv's adjoint by differences)."""
+    rng = onp.random.default_rng(11)
+    x0 = rng.standard_normal((2, 2, 4, 4))
+    w0 = rng.standard_normal((3, 2, 3, 3)) * 0.5
+    b0 = rng.standard_normal(3) if bias else None
+    stride, pad = 1, 1
+    head = rng.standard_normal(_conv2d(x0, w0, b0, stride, pad).shape)
+
+    def first_grad(xv, wv, bv):
+        # d/dx sum(head * tanh(conv(x))) = conv^T(head * (1 - tanh^2)): conv is linear in x,
+        # so its adjoint applied to u is the gradient of <u, conv(x)> in x (exact here by
+        # linearity: one difference per input element)
+        u = head * (1 - onp.tanh(_conv2d(xv, wv, bv, stride, pad)) ** 2)
+        base = (u * _conv2d(onp.zeros_like(xv), wv, None, stride, pad)).sum()
+        g = onp.zeros_like(xv)
+        for i in onp.ndindex(*xv.shape):
+            e = onp.zeros_like(xv)
+            e[i] = 1.0
+            g[i] = (u * _conv2d(e, wv, None, stride, pad)).sum() - base
+        return g
+
+    def penalty(xv, wv, bv):
+        return (first_grad(xv, wv, bv) ** 2).sum()
+
+    x, w = np.array(x0, dtype="float64"), np.array(w0, dtype="float64")
+    params = [x, w]
+    b = None
+    if bias:
+        b = np.array(b0, dtype="float64")
+        params.append(b)
+    for a in params:
+        a.attach_grad()
+    with autograd.record():
+        y = npx.convolution(x, w, b, kernel=(3, 3), pad=(pad, pad), num_filter=3,
+                            no_bias=not bias)
+        (gx,) = autograd.grad((np.tanh(y) * np.array(head)).sum(), [x], create_graph=True)
+        p = (gx ** 2).sum()
+    p.backward()
+    onp.testing.assert_allclose(gx.asnumpy(), first_grad(x0, w0, b0), rtol=1e-9, atol=1e-12)
+    h = 1e-5
+    checks = [(x, x0, lambda v: penalty(v, w0, b0)), (w, w0, lambda v: penalty(x0, v, b0))]
+    if bias:
+        checks.append((b, b0, lambda v: penalty(x0, w0, v)))
+    for arr, v0, fn in checks:
+        picks = list(onp.ndindex(*v0.shape))[::5]  # (a sample of elements: P is costly here)
+        for i in picks:
+            e = onp.zeros_like(v0)
+            e[i] = h
+            num = (fn(v0 + e) - fn(v0 - e)) / (2 * h)
+            onp.testing.assert_allclose(arr.grad.asnumpy()[i], num, rtol=1e-5, atol=1e-7)
