@@ -126,6 +126,10 @@ def test_gluon_constant():
     assert c.grad_req == "null"
     named = gluon.Constant("k", [1.0])  # MXNet 1.x's Constant(name, value)
     assert named.name == "k" and named.dtype == "float32"
+    # MXNet 2.0: values that are no array become float32; an array keeps its dtype
+    assert c.dtype == "float32" and gluon.Constant(3).dtype == "float32"
+    assert gluon.Constant(onp.array([1.0, 2.0])).dtype == "float64"
+    assert gluon.Constant(np.array([1, 2], dtype="int32")).dtype == "int32"
 
     class AddConst(gluon.HybridBlock):
         def __init__(self):

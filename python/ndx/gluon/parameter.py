@@ -473,9 +473,13 @@ class Parameter:
 
 
 def _constant_value(value):
-    """`value` as a NumPy array (a Python float list gives float32, as mx.np.array's)."""
-    value = _onp.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
-    return value.astype("float32") if value.dtype == _onp.float64 else value
+    """`value` as a NumPy array: an array keeps its dtype, anything else (a list, a number)
+    becomes float32, as MXNet 2.0's Constant makes it (mx.np.array(value, dtype=float32))."""
+    if hasattr(value, "asnumpy"):
+        return _onp.asarray(value.asnumpy())
+    if isinstance(value, _onp.ndarray):
+        return value
+    return _onp.asarray(value, dtype="float32")
 
 
 class Constant(Parameter):
