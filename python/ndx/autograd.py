@@ -8,6 +8,7 @@ registered gradients, so gradients can be differentiated again (grad(..., create
     y.backward()            # x.grad == 2 * x
 """
 import contextlib
+import threading
 
 from . import _core
 
@@ -146,12 +147,10 @@ class Function:
 
     def __call__(self, *inputs):
         from . import operator
-        if _core._is_tracing():  # a graph would keep forward's ops and lose this backward
-            raise NotImplementedError(
-                f"[autograd.Function] {type(self).__name__} cannot be called inside a hybridized "
-                "block (the graph would differentiate its forward and skip its backward); call "
-                "the block without hybridize(), or write the op as an ndx.operator.CustomOp, "
-                "which hybridized blocks capture")
+        if _core._is_tracing():
+            # Traced as its forward's ops: the graph serves inference, but differentiating it
+            # would skip this backward, so the block refuses recorded runs (gluon/block.py)
+            _TRACED.calls = getattr(_TRACED, "calls", 0) + 1
         with pause(train_mode=is_training()):
             outputs = self.forward(*inputs)
         single = not isinstance(outputs, (list, tuple))
@@ -174,6 +173,11 @@ class Function:
 
 
 _FUNCTIONS = {}
+_TRACED = threading.local()  # Function calls made while hybridize traces, per thread
+
+
+def _traced_function_calls():
+    return getattr(_TRACED, "calls", 0)
 
 
 def _register_function_op():

@@ -386,6 +386,11 @@ PyObject* ag_is_recording(PyObject*, PyObject*) {
   return PyBool_FromLong(autograd::is_recording());
 }
 PyObject* ag_is_training(PyObject*, PyObject*) { return PyBool_FromLong(autograd::is_training()); }
+// Whether autograd tracks the array (a leaf with a gradient, or a recorded result whose graph
+// no backward freed): what decides whether a write into it, or a view of it, must be an op.
+PyObject* ag_has_live_history(PyObject*, PyObject* a) {
+  return PyBool_FromLong(is_ndarray(a) && autograd::has_live_history(unwrap(a)));
+}
 
 // _mark_variable(x, grad, grad_req): attach_grad with `grad` as the gradient buffer.
 PyObject* ag_mark_variable(PyObject*, PyObject* args) {
@@ -1308,6 +1313,7 @@ PyMethodDef module_methods[] = {
     {"_autograd_set_training", ag_set_training, METH_O,
      "Sets training mode; returns the previous state."},
     {"_autograd_is_recording", ag_is_recording, METH_NOARGS, nullptr},
+    {"_autograd_has_live_history", ag_has_live_history, METH_O, nullptr},
     {"_stop_releasing_gil", stop_releasing_gil, METH_NOARGS,
      "Called at exit: kernels keep the GIL and daemon threads do not take it back."},
     {"_mark_variable", ag_mark_variable, METH_VARARGS,

@@ -95,6 +95,10 @@ def test_copy_and_view_outside_recording_stay_numpys():
     v = x.view()
     v[0, 0] = 42.0
     assert float(x[0, 0]) == 42.0  # a view shares the memory
+    with autograd.record():  # ... also while recording, of an array autograd does not track
+        w = x.view()
+        w[0, 1] = 7.0
+    assert float(x[0, 1]) == 7.0
     with pytest.raises(ValueError, match="order"):
         with autograd.record():
             x.copy(order="Z")

@@ -253,10 +253,17 @@ def test_function_in_a_hybridized_block_is_refused_rather_than_losing_its_backwa
     y.backward()
     assert_almost_equal(x.grad, [0.5, 0.5], rtol=0, atol=0)  # imperative: its own backward
     block.hybridize()
-    with pytest.raises(NotImplementedError, match="_Halve cannot be called inside a hybridized"):
+    with pytest.raises(NotImplementedError, match="Block calls an autograd.Function"):
         with autograd.record():
             block(x)
     assert not autograd.is_recording() and (x + 1).tolist() == [2.0, 3.0]
+    # Inference runs the traced forward (x * 1); a graph traced so is refused when recorded.
+    other = Block()
+    other.hybridize()
+    assert other(np.array([3.0, 4.0])).tolist() == [3.0, 4.0]
+    with pytest.raises(NotImplementedError, match="autograd.Function"):
+        with autograd.record():
+            other(x)
 
 
 # ---- a hybridized block calls a custom op's forward once per call ----

@@ -856,6 +856,7 @@ class HybridBlock(Block):
         # updates them once, as every later call does.
         states = [(p.data(), p.data().copy()) for p in params.values() if not p.differentiable]
         states += [(a, a.copy()) for a in args]
+        functions_before = autograd._traced_function_calls()
         prev_tracing = _core._set_tracing(True)
         prev_params, _TRACING.params = _TRACING.params, traced
         with _TRACE_LOCK:
@@ -884,7 +885,9 @@ class HybridBlock(Block):
         graph = _core._graph_from_outputs(outs)
         # Which outputs the forward returned as mx.nd.NDArrays: replays return them so too.
         legacy = tuple(_is_legacy(o) for o in outs)
-        return graph, _core._graph_inputs(graph), (single, legacy, out_fmt)
+        # An autograd.Function traced as its forward's ops: runs under autograd are refused
+        functions = autograd._traced_function_calls() != functions_before
+        return graph, _core._graph_inputs(graph), (single, legacy, out_fmt, functions)
 
     def _traced(self, key, args, fmt=None, again=False):
         """The trace for the input signature `key`: one another thread made meanwhile
@@ -926,8 +929,14 @@ class HybridBlock(Block):
                 binding = _bind_inputs(names, len(args), params)
             bound = (_STRUCTURE[0], binding, tree)
             self._bound[key] = bound
+        single, legacy, out_fmt, functions = kind
+        if functions and autograd.is_recording():
+            raise NotImplementedError(
+                f"[hybridize] {type(self).__name__} calls an autograd.Function, whose backward a "
+                "hybridized graph cannot run (it would differentiate the forward's ops "
+                "instead): call the block without hybridize() while autograd records, or write "
+                "the op as an ndx.operator.CustomOp, which hybridized graphs capture")
         out = _core._graph_run(graph, [args[i] if p is None else p.data() for i, p in bound[1]])
-        single, legacy, out_fmt = kind
         if any(legacy):
             from ..nd.ndarray import _wrap
             out = [_wrap(o) if w else o for o, w in zip(out, legacy)]

@@ -1174,11 +1174,12 @@ def _same_dtype(a, dtype):
 
 
 def _view_method(self, dtype=None, type=None):  # noqa: A002 (NumPy's argument name)
-    """a.view(): a view of the same memory; while autograd records or hybridize traces, a
-    view keeping the dtype is a recorded copy (as basic slices are there), so gradients flow
-    through it and a traced graph does not keep the traced call's values."""
-    if type is None and _same_dtype(self, dtype) and (
-            _core._autograd_is_recording() or _core._is_tracing()):
+    """a.view(): a view of the same memory. A view keeping the dtype of an array autograd
+    tracks, while it records, or of any array while hybridize traces, is a recorded copy (as
+    basic slices of such arrays are), so gradients flow through it and a traced graph does
+    not keep the traced call's values; a plain array's view shares memory as NumPy's."""
+    if type is None and _same_dtype(self, dtype) and (_core._is_tracing() or (
+            _core._autograd_is_recording() and _core._autograd_has_live_history(self))):
         return _recorded_copy(self)
     return _unrecorded_view(self, dtype, type)
 
