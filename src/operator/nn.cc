@@ -1250,34 +1250,37 @@ struct LayerNormParam {
 // layer_norm's gradient written with differentiable ops, for grad(create_graph=True) (a
 // gradient penalty through a LayerNorm): with xhat = (x - mean) * rstd along the axis,
 // dx = rstd (d - mean(d) - xhat mean(d xhat)) where d = og gamma, dgamma = sum(og xhat) and
-// dbeta = sum(og) over the other axes. The recorded output gives the rank (a node without
-// values, in a hybridized graph, keeps the fused backward op).
+// dbeta = sum(og) over the other axes. The graph needs no rank, given the axis counted from
+// the end (gamma gets trailing 1s, and collapse_sum_like sums down to it), so it serves the
+// node copies of a hybridized block too; a non-negative axis takes the rank from the
+// recorded output, and without one (a hybridized graph's node) there is no composite: empty.
 std::vector<NodeEntry> layer_norm_composite_gradient(const NodePtr& n, const NodeEntry& og) {
   const auto& p = n->attrs.get<LayerNormParam>();
-  const Shape& shape = n->values[0].shape();
-  const int nd = shape.ndim(), a = static_cast<int>(p.axis < 0 ? p.axis + nd : p.axis);
-  std::string others = "(", gamma_shape = "(";
-  for (int i = 0; i < nd; ++i) {
-    if (i != a) others += std::to_string(i) + ",";
-    gamma_shape += (i == a ? std::to_string(shape[i]) : "1") + (i + 1 < nd ? ", " : "");
+  int64_t axis = p.axis;
+  if (axis >= 0) {
+    if (n->values.empty()) return {};
+    axis -= n->values[0].shape().ndim();
   }
-  others += ")", gamma_shape += nd == 1 ? ",)" : ")";
-  const std::map<std::string, std::string> along{{"axis", std::to_string(a)}, {"keepdims", "1"}},
-      across{{"axis", others}, {"keepdims", "0"}};
+  const std::map<std::string, std::string> along{{"axis", std::to_string(axis)}, {"keepdims", "1"}};
   auto mean_along = [&](NodeEntry e) { return make_node("_np_mean", {std::move(e)}, along); };
-  auto sum_across = [&](NodeEntry e) { return make_node("_np_sum", {std::move(e)}, across); };
+  NodeEntry gamma = n->inputs[1];  // (C,) -> (C, 1, ..., 1), aligned with the axis
+  for (int64_t i = 0; i < -axis - 1; ++i)
+    gamma = make_node("_np_expand_dims", {gamma}, {{"axis", "-1"}});
+  auto sum_to_gamma = [&](NodeEntry e) {
+    return make_node("_np_reshape", {make_node("_npi_collapse_sum_like", {std::move(e), gamma})},
+                     {{"newshape", "(-1,)"}});
+  };
   const NodeEntry& x = n->inputs[0];
   const NodeEntry centered = op2("_np_subtract", x, mean_along(x));
   const NodeEntry var = mean_along(op2("_np_multiply", centered, centered));
   const NodeEntry eps = make_node("_np_full_like", {var}, {{"fill_value", exact(p.eps)}});
   const NodeEntry rstd = op1("_np_reciprocal", op1("_np_sqrt", op2("_np_add", var, eps)));
   const NodeEntry xhat = op2("_np_multiply", centered, rstd);
-  const NodeEntry gamma = make_node("_np_reshape", {n->inputs[1]}, {{"newshape", gamma_shape}});
   const NodeEntry d = op2("_np_multiply", og, gamma);
   const NodeEntry inner = op2("_np_subtract", op2("_np_subtract", d, mean_along(d)),
                               op2("_np_multiply", xhat, mean_along(op2("_np_multiply", d, xhat))));
-  return {op2("_np_multiply", rstd, inner), sum_across(op2("_np_multiply", og, xhat)),
-          sum_across(og)};
+  return {op2("_np_multiply", rstd, inner), sum_to_gamma(op2("_np_multiply", og, xhat)),
+          sum_to_gamma(og)};
 }
 
 bool layer_norm_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
@@ -1969,8 +1972,9 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .set_attr<FCompute>("FCompute<cpu>", layer_norm_compute)
       .set_attr<FCompute>("FCompute<gpu>", layer_norm_compute)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
-        if (autograd::creating_graph() && !n->values.empty())
-          return layer_norm_composite_gradient(n, og[0]);
+        if (autograd::creating_graph())
+          if (auto composite = layer_norm_composite_gradient(n, og[0]); !composite.empty())
+            return composite;
         return make_grad_node(
             "_backward_layer_norm", n,
             {og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 1, 0}, NodeEntry{n, 2, 0}}, true);
