@@ -130,7 +130,14 @@ class Group:
     """Applies the i-th function to the i-th elements of tuple samples."""
 
     def __init__(self, fn, *fns):
+        if isinstance(fn, (list, tuple)) and fns:
+            raise TypeError(f"[{type(self).__name__}] takes Group(a, b, ...) or Group([a, b, "
+                            "...]), not a list and more functions")
         self._fns = (fn,) + fns if not isinstance(fn, (list, tuple)) else tuple(fn)
+        for i, f in enumerate(self._fns):
+            if not callable(f):
+                raise TypeError(f"[{type(self).__name__}] batchify function {i} must be "
+                                f"callable, got {type(f).__name__}")
 
     def __call__(self, samples):
         width = len(samples[0])

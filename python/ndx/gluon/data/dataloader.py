@@ -3,9 +3,12 @@ loaded by worker processes (or threads) ahead of use when num_workers > 0."""
 import collections
 import multiprocessing
 import multiprocessing.pool
+import pickle
 import threading
+from multiprocessing.reduction import ForkingPickler
 
-from ... import profiler
+from ... import _core, profiler
+from ... import numpy as _np
 from ...device import num_gpus
 from ...numpy import ndarray
 from .batchify import default_batchify_fn, stack_host, to_ndx
@@ -59,15 +62,64 @@ def _pinned(batch):
     return batch
 
 
-def _worker_init(dataset, batchify_fn):
+def _worker_init(dataset, batchify_fn, counter):
     global _worker_dataset, _worker_batchify
     _worker_dataset, _worker_batchify = dataset, batchify_fn
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    _seed_worker(index)
+
+
+def _seed_worker(index):
+    """Gives worker `index` a random stream of its own. A forked worker inherits the parent's
+    generator, so without this every worker drew the same numbers (the same random crops and
+    flips for the batches they load side by side). The seed comes from the parent's state
+    (read, not drawn from), so ndx.random.seed still repeats it."""
+    key, pos = _core._random_position()
+    words = [(v >> shift) & 0xFFFFFFFF for v in (key, pos) for shift in (0, 32)]
+    _np.random.seed(words + [index])
+
+
+def _rebuilt_exception(cls, args, state):
+    """An exception of class cls with these args and attributes, made without calling
+    cls.__init__ (whose parameters need not be its args)."""
+    exc = cls.__new__(cls, *args)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
+
+
+def _reduce_exception(exc):
+    return _rebuilt_exception, (type(exc), exc.args, dict(getattr(exc, "__dict__", {})))
+
+
+def _sendable(exc):
+    """exc, made to survive the trip to the main process. Pickle rebuilds an exception as
+    cls(*args), which fails for a class whose __init__ takes other parameters; that failure,
+    in the pool's result thread, killed the thread and left the DataLoader waiting until its
+    timeout. Such classes are rebuilt without __init__; an exception that cannot travel at
+    all becomes a RuntimeError with its class name and message."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        pass
+    ForkingPickler.register(type(exc), _reduce_exception)  # (in this worker process only)
+    try:
+        ForkingPickler.loads(ForkingPickler.dumps(exc))
+        return exc
+    except Exception:
+        return RuntimeError(f"[DataLoader] a worker raised {type(exc).__name__}: {exc}")
 
 
 def _worker_fn(indices):
-    samples = [_worker_dataset[i] for i in indices]
-    # the default batch travels back as NumPy arrays; the main process makes ndx arrays
-    return stack_host(samples) if _worker_batchify is None else _worker_batchify(samples)
+    try:
+        samples = [_worker_dataset[i] for i in indices]
+        # the default batch travels back as NumPy arrays; the main process makes ndx arrays
+        return stack_host(samples) if _worker_batchify is None else _worker_batchify(samples)
+    except Exception as exc:
+        raise _sendable(exc)  # (the pool sends the worker's traceback along)
 
 
 class DataLoader:
@@ -78,10 +130,12 @@ class DataLoader:
     list of samples into a batch (default: stack into ndx arrays). num_workers > 0 loads
     batches in that many forked worker processes (threads with thread_pool=True), keeping
     `prefetch` batches (default 2 * num_workers) in flight; a batch that takes longer than
-    `timeout` seconds raises RuntimeError. pin_memory=True puts each batch's arrays in
-    page-locked host memory when a GPU is present (ndarray.pin_memory), so their copies to the
-    GPU run without waiting; without a GPU the batches are ordinary CPU arrays, as PyTorch's
-    are. pin_device_id is accepted for MXNet's signature (pinned memory serves every GPU).
+    `timeout` seconds raises RuntimeError. Each worker process draws random numbers from a
+    stream of its own, seeded from ndx's generator (so ndx.random.seed repeats them).
+    pin_memory=True puts each batch's arrays in page-locked host memory when a GPU is present
+    (ndarray.pin_memory), so their copies to the GPU run without waiting; without a GPU the
+    batches are ordinary CPU arrays, as PyTorch's are. pin_device_id is accepted for MXNet's
+    signature (pinned memory serves every GPU).
     """
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,
@@ -127,7 +181,7 @@ class DataLoader:
             else:
                 context = multiprocessing.get_context("fork")
                 self._pool = context.Pool(self._num_workers, initializer=_worker_init,
-                                          initargs=(dataset, batchify_fn))
+                                          initargs=(dataset, batchify_fn, context.Value("i")))
             _live_pools.add(self._pool)
 
     def __len__(self):

@@ -87,9 +87,7 @@ class ArrayDataset(Dataset):
     def __init__(self, *arrays):
         if not arrays:
             raise ValueError("[ArrayDataset] needs at least one array")
-        self._arrays = [(a if a.ndim > 1 else a.asnumpy()) if isinstance(a, np.ndarray) else
-                        a if isinstance(a, (list, Dataset)) else _onp.asarray(a)
-                        for a in arrays]
+        self._arrays = [_indexable(a, i) for i, a in enumerate(arrays)]
         n = len(self._arrays[0])
         for i, a in enumerate(self._arrays):
             if len(a) != n:
@@ -101,6 +99,25 @@ class ArrayDataset(Dataset):
     def __getitem__(self, idx):
         items = tuple(a[idx] for a in self._arrays)
         return items if len(items) > 1 else items[0]
+
+
+def _indexable(a, i):
+    """Argument i of ArrayDataset as it is indexed: a 1-D ndx array as NumPy, any other
+    sized, indexable sequence (a list, a tuple of arrays of different shapes, a Dataset) as
+    it is, as MXNet keeps it."""
+    kind = type(a).__name__
+    if isinstance(a, np.ndarray):
+        if a.ndim > 1:
+            return a
+        a = a.asnumpy()
+    elif not (hasattr(a, "__len__") and hasattr(a, "__getitem__")) and hasattr(a, "__array__"):
+        a = _onp.asarray(a)  # (an array-like that is not itself a sequence)
+    if getattr(a, "ndim", 1) == 0:
+        raise TypeError(f"[ArrayDataset] array {i} must have a first axis, got a 0-d {kind}")
+    if not (hasattr(a, "__len__") and hasattr(a, "__getitem__")):
+        raise TypeError(f"[ArrayDataset] array {i} must be an array, list or other sized "
+                        f"sequence, got {kind}")
+    return a
 
 
 class _LazyTransformDataset(Dataset):

@@ -181,8 +181,14 @@ class RandomResizedCrop(Block):
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
         super().__init__()
         self._size = _size("RandomResizedCrop", size)
+        if isinstance(scale, numbers.Real):  # (MXNet's random_size_crop: area -> (area, 1))
+            scale = (scale, 1.0)
         for name, pair in (("scale", scale), ("ratio", ratio)):
-            if len(pair) != 2 or not 0 < pair[0] <= pair[1]:
+            if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(
+                    isinstance(v, numbers.Real) for v in pair)):
+                raise TypeError(f"[RandomResizedCrop] {name} must be a pair of numbers "
+                                f"(low, high), got {pair!r}")
+            if not 0 < pair[0] <= pair[1]:
                 raise ValueError(f"[RandomResizedCrop] {name} must be (low, high) with "
                                  f"0 < low <= high, got {pair!r}")
         self._scale, self._ratio, self._interp = tuple(scale), tuple(ratio), interpolation
@@ -251,7 +257,13 @@ class _RandomFactor(Block):
 
     def __init__(self, amount):
         super().__init__()
-        amount = float(amount)
+        try:
+            if isinstance(amount, (str, bytes)):  # (float() would parse "0.5")
+                raise TypeError
+            amount = float(amount)
+        except (TypeError, ValueError):
+            raise TypeError(f"[{type(self).__name__}] the amount must be a number, got "
+                            f"{type(amount).__name__}") from None
         if amount < 0:
             raise ValueError(f"[{type(self).__name__}] the amount must be >= 0, got {amount}")
         self._range = (max(0.0, 1.0 - amount), 1.0 + amount)
