@@ -10,6 +10,7 @@ an independent stream of calls (keyed by an int or a ``SeedSequence``, NumPy's o
 NumPy 2 code expects. None of these reproduce NumPy's numbers (ndx has no MT19937 or PCG64).
 Floats default to float32 (``dtype=`` changes it); the distributions themselves are C++
 functors (operator/math/random-inl.h)."""
+import collections.abc as _abc
 import math
 import operator as _operator
 import os as _os
@@ -141,6 +142,67 @@ def _check_int_array(v, fn, what):
         if dt.kind not in "iub" or (dt.kind == "u" and dt.itemsize == 8):
             raise TypeError(f"[{fn}] {what}: Cannot cast array data from {dt!r} to "
                             "dtype('int64') according to the rule 'safe'")
+
+
+def _shuffle_host(x, perm, axis):
+    """Reorders x (a NumPy array or a mutable sequence) in place by perm along axis."""
+    if isinstance(x, _onp.ndarray):
+        x[...] = _onp.take(x, perm, axis=axis)
+        return
+    items = [x[i] for i in perm.tolist()]
+    for i, v in enumerate(items):
+        x[i] = v
+
+
+def _exact_ints(v):
+    """v as a host array; a sequence of Python ints that NumPy would make float64 (one past
+    int64 with one that is not uint64) is kept exact, as an object array."""
+    a = _onp.asarray(_host(v))
+    if a.dtype.kind == "f" and isinstance(v, (list, tuple)):
+        b = _onp.array(v, dtype=object)
+        if all(isinstance(x, (int, _onp.integer)) for x in b.flat):
+            return b
+    return a
+
+
+def _randint_array_bounds(low, high, dtype):
+    """randint's array bounds checked against dtype's range, as NumPy checks them (the op
+    checks only numbers): (low, high, wide). wide: some integer bound is past 2**52, so a
+    bound or a span may be past what the op's double parameters hold exactly; low and high
+    are then object arrays of exact ints (object arrays of ints are float64 otherwise)."""
+    t = _onp.dtype("int64" if dtype is None else dtype)
+    lo, hi = (_exact_ints(v) for v in (low, high))
+    if lo.dtype.kind not in "iubfO" or hi.dtype.kind not in "iubfO":
+        return low, high, False  # (the op's own errors)
+    vmin, vmax = (0, 1) if t.kind == "b" else (int(_onp.iinfo(t).min), int(_onp.iinfo(t).max))
+    if lo.size and lo.min() < vmin:
+        raise ValueError(f"[randint] low is out of bounds for {t}")
+    if hi.size and hi.max() > vmax + 1:
+        raise ValueError(f"[randint] high is out of bounds for {t}")
+    if all(v.dtype.kind in "iubO" for v in (lo, hi)) and any(
+            v.size and (v.min() < -2**52 or v.max() > 2**52) for v in (lo, hi)):
+        return lo.astype(object), hi.astype(object), True
+    low, high = (v.astype(_onp.float64) if v.dtype == object else w
+                 for v, w in ((lo, low), (hi, high)))
+    return low, high, False
+
+
+def _inclusive_high(low, high):
+    """high + 1 for Generator.integers(endpoint=True), exactly: a uint64 or int64 high at
+    its dtype's maximum must not wrap (so its ints become Python ints); low > high is
+    NumPy's ValueError."""
+    lo_h, hi_h = _onp.asarray(_host(low)), _onp.asarray(_host(high))
+    # (rounding to a common float type keeps low <= high, so this finds no false case)
+    if lo_h.dtype.kind in "iubf" and hi_h.dtype.kind in "iubf" and _onp.any(lo_h > hi_h):
+        raise ValueError("[integers] low > high")
+    if isinstance(high, (int, _onp.integer)):
+        return int(high) + 1
+    if _is_scalar(high):
+        return high + 1
+    h = _onp.asarray(_host(high))
+    if h.dtype.kind in "iu":
+        return h.astype(object) + 1
+    return h + 1
 
 
 def _place(x, device, ctx):
@@ -570,6 +632,10 @@ class _Stream:
         if (all(isinstance(v, (int, _onp.integer)) for v in (low, high))
                 and max(abs(int(low)), abs(int(high)), int(high) - int(low)) > 2**53):
             return self._randint_wide(int(low), int(high), size, dtype, device, ctx, out)
+        if not (_is_scalar(low) and _is_scalar(high)):
+            low, high, wide = _randint_array_bounds(low, high, dtype)
+            if wide:
+                return self._randint_wide_arrays(low, high, size, dtype, device, ctx, out)
         return self._draw("randint", {"low": low, "high": high}, size, dtype, device, ctx, out)
 
     def _randint_wide(self, low, high, size, dtype, device, ctx, out):
@@ -612,6 +678,41 @@ class _Stream:
             return out
         return r
 
+    def _randint_wide_arrays(self, lo, hi, size, dtype, device, ctx, out):
+        """randint for array bounds past 2**53 (object arrays of exact ints): as
+        _randint_wide, element by element on the host, since the op would round them."""
+        np = _np()
+        t = _onp.dtype("int64" if dtype is None else dtype)
+        shape = self._broadcast_size("randint", size, lo, hi)
+        lo, hi = (_onp.broadcast_to(v, shape).reshape(-1) for v in (lo, hi))
+        if _onp.any(lo >= hi):
+            raise ValueError("[randint] low >= high")
+        u64 = _onp.uint64
+        span = ((hi - lo) % 2**64).astype(u64)  # 0 stands for a span of 2**64
+        whole = span == 0
+        # Lemire's threshold: u > MAX - 2**64 % span is rejected, so u % span is uniform.
+        with _onp.errstate(divide="ignore"):
+            rest = _onp.where(whole, u64(0), (u64(0) - span) % _onp.where(whole, u64(1), span))
+        cutoff = u64(_MASK64) - rest
+
+        def words(k):
+            w = self._draw("randint", {"low": 0, "high": 2**32}, (2, k), "int64", device, ctx)
+            w = w.asnumpy().astype(u64)
+            return (w[0] << u64(32)) | w[1]
+
+        u = words(lo.size)
+        bad = _onp.flatnonzero(u > cutoff)
+        while bad.size:  # each draw is rejected with probability below 1/2
+            u[bad] = words(bad.size)
+            bad = bad[u[bad] > cutoff[bad]]
+        u = _onp.where(whole, u, u % _onp.where(whole, u64(1), span))
+        r = (u + (lo % 2**64).astype(u64)).astype(t).reshape(shape)
+        r = _place(np.asarray(r), device, ctx)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
     # ---- permutations and choices ----
     def permutation(self, x):
         """A permuted copy of x along its first axis, or a permutation of arange(x)."""
@@ -632,11 +733,14 @@ class _Stream:
                 raise TypeError("[shuffle] x must be at least 1-dimensional")
             x[...] = x[self._perm(x.shape[0])]
             return None
-        if isinstance(x, list):
-            perm = self._perm(len(x)).asnumpy().tolist()
-            x[:] = [x[i] for i in perm]
+        if isinstance(x, _onp.ndarray) and x.ndim == 0:
+            raise TypeError("[shuffle] x must be at least 1-dimensional")
+        if isinstance(x, (_onp.ndarray, _abc.MutableSequence)):
+            # (NumPy shuffles its own arrays and any mutable sequence in place, too)
+            _shuffle_host(x, self._perm(len(x)).asnumpy(), 0)
             return None
-        raise TypeError(f"[shuffle] x must be an ndarray or a list, got {type(x).__name__}")
+        raise TypeError(f"[shuffle] x must be an ndarray or a mutable sequence, got "
+                        f"{type(x).__name__}")
 
     def permuted(self, x, axis=None, out=None):
         """x with each slice along axis shuffled independently (all elements when axis is
@@ -671,6 +775,11 @@ class _Stream:
         if n <= 0:
             return _np().zeros((0,), dtype="int64")
         return self._perm(n)
+
+    def _distinct(self, n, k):
+        """k distinct integers of range(n) in random order (NumPy's legacy way: a
+        permutation of n)."""
+        return self._perm(n)[:k]
 
     def _perm(self, n):
         if n < 0:
@@ -727,7 +836,7 @@ class _Stream:
                 raise ValueError("[choice] cannot take a larger sample than population when "
                                  "replace is False")
             if p is None:
-                idx = self._perm(n)[:k]
+                idx = self._distinct(n, k)
             else:
                 if int((ph > 0).sum()) < k:
                     raise ValueError("[choice] fewer non-zero entries in p than size")
@@ -1528,9 +1637,7 @@ class Generator(_Stream):
         if high is None:
             low, high = 0, low
         if endpoint:
-            if isinstance(high, (list, tuple)):
-                high = _onp.asarray(high)
-            high = high + 1
+            high = _inclusive_high(low, high)
         return self.randint(low, high, size=size, dtype=dtype)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, device=None,
@@ -1566,6 +1673,23 @@ class Generator(_Stream):
             r = out
         return _place(r, device, ctx)
 
+    def _distinct(self, n, k):
+        """k distinct integers of range(n) in random order. A few of many (k < n / 50, as
+        NumPy's Generator switches) by Floyd's algorithm, O(k) where a permutation of n
+        takes O(n) time and memory (choice(10**9, 5, replace=False) must not need 8 GB)."""
+        if not 0 < k < n / 50:
+            return super()._distinct(n, k)
+        np = _np()
+        # Floyd: for j = n - k .. n - 1 take t uniform in [0, j], or j itself if t is taken.
+        tops = self.randint(0, _onp.arange(n - k + 1, n + 1, dtype=_onp.int64)).asnumpy()
+        taken, picks = set(), []
+        for j, t in zip(range(n - k, n), tops.tolist()):
+            t = j if t in taken else t
+            taken.add(t)
+            picks.append(t)
+        # Floyd's order is not random (late j come last): shuffle it, as NumPy does.
+        return np.asarray(_onp.asarray(picks, dtype=_onp.int64)[self._perm(k).asnumpy()])
+
     def permutation(self, x, axis=0):
         """A permuted copy of x along axis, or a permutation of arange(x)."""
         np = _np()
@@ -1589,11 +1713,18 @@ class Generator(_Stream):
             ax = _check_axis(axis, x.ndim, fn)
             x[...] = np.take(x, self._perm(x.shape[ax]), axis=ax)
             return None
-        if isinstance(x, list):
+        if isinstance(x, _onp.ndarray) and x.ndim:  # (NumPy's own arrays, in place too)
+            ax = _check_axis(axis, x.ndim, fn)
+            _shuffle_host(x, self._perm(x.shape[ax]).asnumpy(), ax)
+            return None
+        if isinstance(x, _abc.MutableSequence):
             if _index(axis, fn, "axis") != 0:
                 raise NotImplementedError(f"[{fn}] axis is only supported on ndarrays")
             return super().shuffle(x)
-        raise TypeError(f"[{fn}] x must be an ndarray or a list, got {type(x).__name__}")
+        if isinstance(x, _onp.ndarray):
+            raise TypeError(f"[{fn}] x must be at least 1-dimensional")
+        raise TypeError(f"[{fn}] x must be an ndarray or a mutable sequence, got "
+                        f"{type(x).__name__}")
 
     def __repr__(self):
         return "Generator(Philox)"
