@@ -4,7 +4,7 @@ after adding an op (tests/python/test_stubs.py checks)."""
 from typing import Any
 
 def Custom(*inputs: Any, op_type: Any, name: Any = None, **params: Any) -> Any:
-    """A symbolic Python custom operator (ndx.operator.register)."""
+    """A symbolic Python custom operator (ndx.operator.register). As in MXNet, inputs may be given by the names in the prop's list_arguments() and list_auxiliary_states(), and those not given become variables named '<name>_<input>' (MXNet's example ``Custom(data=fc, name='softmax', op_type='softmax')`` get"""
 
 def Group(symbols: Any) -> Any: ...
 

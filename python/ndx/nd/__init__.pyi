@@ -28,7 +28,7 @@ def Concat(*data: Any, dim: Any = 1, num_args: Any = None) -> Any:
 def Convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 1024, no_bias: Any = False, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None) -> Any: ...
 
 def Custom(*inputs: Any, op_type: Any, **params: Any) -> Any:
-    """Runs the custom operator registered as op_type (params are passed as strings)."""
+    """Runs a Python custom operator (ndx.operator.register), as ndx.npx.custom, returning NDArrays as mx.nd.Custom does (params are passed as strings)."""
 
 def Deconvolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), adj: Any = (), target_shape: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 512, no_bias: Any = True, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None) -> Any: ...
 
