@@ -1565,7 +1565,21 @@ std::vector<NodeEntry> conv_backward_gradient(const NodePtr& n, const std::vecto
                               return same_float_type(attrs, in, out, {"ograd", "data", "out"});
                             })
       .set_attr<FCompute>("FCompute<cpu>", pool_backward)
-      .set_attr<FCompute>("FCompute<gpu>", pool_backward);
+      .set_attr<FCompute>("FCompute<gpu>", pool_backward)
+      // avg / sum pooling's backward spreads ograd over the windows, linearly and whatever the
+      // data: its gradient is the pooling itself (its adjoint), none to data or out. max
+      // pooling's routes ograd by the data's argmax, which no forward op gathers by yet.
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        const auto& p = n->attrs.get<PoolingParam>();
+        if (pool_of(p.pool_type) == Pool::kMax)
+          not_implemented(
+              "[backward] max pooling has no second derivative yet (avg and sum "
+              "pooling have)");
+        return std::vector<NodeEntry>{
+            make_node("_npx_pooling", {og[0]}, n->attrs.op->params->to_dict(n->attrs.parsed)),
+            make_node("_np_zeros_like", {n->inputs[1]}),
+            make_node("_np_zeros_like", {n->inputs[2]})};
+      });
   return true;
 }();
 

@@ -365,3 +365,40 @@ def test_gradient_penalty_through_convolution(bias):
             e[i] = h
             num = (fn(v0 + e) - fn(v0 - e)) / (2 * h)
             onp.testing.assert_allclose(arr.grad.asnumpy()[i], num, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("kind,cip", [("avg", True), ("avg", False), ("sum", True)])
+def test_second_order_through_avg_and_sum_pooling(kind, cip):
+    """Pooling's backward is linear in ograd and independent of the data for avg / sum: the
+    gradient of sum(g^2) for g = d sum(head * pool(x)^2) / dx, against central differences of
+    NumPy's pooling written as a matrix (read off column by column)."""
+    x0 = onp.random.default_rng(5).standard_normal((1, 1, 5, 5))
+
+    def pool(v):
+        return npx.pooling(np.array(v), kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type=kind,
+                           count_include_pad=cip).asnumpy()
+
+    out0 = pool(x0)
+    a = onp.stack([pool(e.reshape(x0.shape)).reshape(-1) for e in onp.eye(25)], axis=1)
+    head = onp.random.default_rng(6).standard_normal(out0.shape).reshape(-1)
+    # f = sum(head * (A x)^2): g = 2 A^T (head * A x); sum(g^2) has the gradient 8 A^T (head *
+    # (A A^T (head * A x)))
+    ax = a @ x0.reshape(-1)
+    g_want = 2 * a.T @ (head * ax)
+    x = np.array(x0, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        y = npx.pooling(x, kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type=kind,
+                        count_include_pad=cip)
+        (g,) = autograd.grad((np.array(head.reshape(out0.shape)) * y ** 2).sum(), [x],
+                             create_graph=True)
+        (g ** 2).sum().backward()
+    onp.testing.assert_allclose(g.asnumpy().reshape(-1), g_want, rtol=1e-10, atol=1e-12)
+    onp.testing.assert_allclose(x.grad.asnumpy().reshape(-1),
+                                8 * a.T @ (head * (a @ (a.T @ (head * ax)))), rtol=1e-9,
+                                atol=1e-12)
+    with pytest.raises(NotImplementedError, match="max pooling"):
+        with autograd.record():
+            (g,) = autograd.grad((npx.pooling(x, kernel=(2, 2), pool_type="max") ** 2).sum(),
+                                 [x], create_graph=True)
+            g.sum().backward()
