@@ -452,11 +452,14 @@ NodeEntry leaky_derivative(const NodePtr& n) {
     return make_node("_np_where", {positive, constant(1), std::move(below)});
   };
   const double lambda = 1.0507009873554804934, alpha = 1.6732632423543772848;
+  auto below_0 = [&] { return op2("_np_minimum", x, constant(0)); };
   switch (leaky_of(n->attrs)) {
+    // exp of min(x, 0): exp(x) of a large x would be inf in the branch where() leaves out,
+    // and its gradient there 0 * inf = nan.
     case Leaky::kElu:
-      return left(mul(constant(n->attrs.get<LeakyReluParam>().slope), op1("_np_exp", x)));
+      return left(mul(constant(n->attrs.get<LeakyReluParam>().slope), op1("_np_exp", below_0())));
     case Leaky::kSelu:
-      return mul(constant(lambda), left(mul(constant(alpha), op1("_np_exp", x))));
+      return mul(constant(lambda), left(mul(constant(alpha), op1("_np_exp", below_0()))));
     case Leaky::kGeluErf: {  // Phi(x) + x phi(x)
       const NodeEntry cdf =
           mul(constant(0.5),
@@ -467,9 +470,12 @@ NodeEntry leaky_derivative(const NodePtr& n) {
     }
     case Leaky::kGeluTanh: {  // 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 k x^2)
       const double c = 0.79788456080286535588, k = 0.044715;
+      // t and du of x clipped to [-10, 10], where t has saturated: x^2 of a large float16 x
+      // is inf, and (1 - t^2) * inf = nan
+      const NodeEntry xc = op2("_np_minimum", op2("_np_maximum", x, constant(-10)), constant(10));
       const NodeEntry t =
-          op1("_np_tanh", mul(constant(c), add(x, mul(constant(k), mul(x, mul(x, x))))));
-      const NodeEntry du = mul(constant(c), add(constant(1), mul(constant(3 * k), mul(x, x))));
+          op1("_np_tanh", mul(constant(c), add(xc, mul(constant(k), mul(xc, mul(xc, xc))))));
+      const NodeEntry du = mul(constant(c), add(constant(1), mul(constant(3 * k), mul(xc, xc))));
       const NodeEntry one_minus_t2 = op2("_np_subtract", constant(1), mul(t, t));
       return add(mul(constant(0.5), add(constant(1), t)),
                  mul(mul(constant(0.5), x), mul(one_minus_t2, du)));

@@ -112,22 +112,27 @@ def test_float16_gradient_of_bce_from_sigmoid_is_finite():
                                 rtol=2e-3)
 
 
-def test_float16_eps_does_not_bias_losses_near_0_and_1():
-    """The eps added in float16 must not move -log(p) near 0 or 1 beyond float16's own
-    rounding: the float64 formula on the same float16 inputs is the reference (float16's
-    smallest normal, 6e-5, moved the gradient at p = 2e-4 by 23%)."""
-    p16 = onp.array([[2e-4, 1 - 2.0 ** -11]], dtype=onp.float16)
-    z = onp.array([[1.0, 0.0]])
-    p64 = p16.astype(onp.float64)
-    want_loss = -(z * onp.log(p64) + (1 - z) * onp.log(1 - p64)).mean()
-    want_grad = -(z / p64 - (1 - z) / (1 - p64)) / 2
+@pytest.mark.parametrize("p,z", [([[2e-4, 1 - 2.0 ** -11]], [[1.0, 0.0]]),
+                                 ([[0.0, 1.0]], [[1.0, 0.0]])])
+def test_float16_bce_follows_the_formula_with_its_documented_eps(p, z):
+    """float16 adds eps = 1.6e-5 (rounded to float16) inside the logs: the loss and gradient
+    are the float64 formula with that eps on the same float16 inputs, finite at the saturated
+    p = 0 and 1 with the other label (a smaller eps made that gradient inf; the smallest normal,
+    6e-5, moved the gradient at p = 2e-4 by 23%)."""
+    p16 = onp.array(p, dtype=onp.float16)
+    z = onp.array(z)
+    p64, eps = p16.astype(onp.float64), float(onp.float16(1.6e-5))
+    want_loss = -(z * onp.log(p64 + eps) + (1 - z) * onp.log(1 - p64 + eps)).mean()
+    want_grad = -(z / (p64 + eps) - (1 - z) / (1 - p64 + eps)) / 2
     pred = np.array(p16)
     pred.attach_grad()
     with autograd.record():
         loss = gloss.SigmoidBCELoss(from_sigmoid=True)(pred, np.array(z, dtype="float16"))
     loss.backward()
+    got = pred.grad.asnumpy().astype(onp.float64)
+    assert onp.isfinite(got).all()
     onp.testing.assert_allclose(float(loss.asnumpy()[0]), want_loss, rtol=2e-3)
-    onp.testing.assert_allclose(pred.grad.asnumpy().astype(onp.float64), want_grad, rtol=5e-3)
+    onp.testing.assert_allclose(got, want_grad, rtol=5e-3)
 
 
 # ------------------------------------------------------------------------------ metrics

@@ -128,3 +128,9 @@ def test_generator_choice_without_replacement_from_a_huge_range():
     pool = onp.arange(10**6) * 2
     y = g.choice(pool, 4, replace=False).asnumpy()
     assert len(set(y.tolist())) == 4 and (y % 2 == 0).all()
+
+
+def test_generator_choice_of_none_without_replacement_makes_no_permutation():
+    # (it permuted all n: 224 s for n = 10**9, a MemoryError for 10**12; NumPy returns [])
+    r = np.random.default_rng(0).choice(10**12, 0, replace=False)
+    assert r.shape == (0,) and r.dtype == onp.int64

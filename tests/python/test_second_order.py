@@ -402,3 +402,25 @@ def test_second_order_through_avg_and_sum_pooling(kind, cip):
             (g,) = autograd.grad((npx.pooling(x, kernel=(2, 2), pool_type="max") ** 2).sum(),
                                  [x], create_graph=True)
             g.sum().backward()
+
+
+@pytest.mark.parametrize("act,dtype,big", [("elu", "float32", 90.0), ("selu", "float32", 90.0),
+                                           ("elu", "float16", 20.0), ("gelu_tanh", "float16",
+                                                                      300.0)])
+def test_leaky_family_penalty_stays_finite_at_large_inputs(act, dtype, big):
+    """exp(x) of the branch where() leaves out (elu, selu), or x^2 in float16 (gelu_tanh),
+    overflowed to inf and made the penalty's gradient nan: elu'(x) = 1 for x > 0, so the
+    penalty sum(elu'(x)^2) has the gradient 0 there; gelu_tanh' is 1 (0) far right (left)."""
+    x0 = onp.array([big, -big, -1.0, 0.5])
+    x = np.array(x0, dtype=dtype)
+    x.attach_grad()
+    with autograd.record():
+        y = npx.leaky_relu(x, act_type=act, slope=0.25)
+        (g,) = autograd.grad(y.sum(), [x], create_graph=True)
+        (g * g).sum().backward()
+    want = _act_and_slope(act, x0.astype(dtype).astype(onp.float64), 0.25)[1]
+    tol = 1e-2 if dtype == "float16" else 1e-5
+    onp.testing.assert_allclose(g.asnumpy().astype(onp.float64), want, rtol=tol, atol=tol)
+    grad = x.grad.asnumpy().astype(onp.float64)
+    assert onp.isfinite(grad).all()
+    onp.testing.assert_allclose(grad[:2], [0.0, 0.0], atol=tol)  # flat far from 0

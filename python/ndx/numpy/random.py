@@ -1677,9 +1677,11 @@ class Generator(_Stream):
         """k distinct integers of range(n) in random order. A few of many (k < n / 50, as
         NumPy's Generator switches) by Floyd's algorithm, O(k) where a permutation of n
         takes O(n) time and memory (choice(10**9, 5, replace=False) must not need 8 GB)."""
-        if not 0 < k < n / 50:
-            return super()._distinct(n, k)
         np = _np()
+        if k == 0:  # (no permutation of n for none of them)
+            return np.zeros(0, dtype="int64")
+        if not k < n / 50:
+            return super()._distinct(n, k)
         # Floyd: for j = n - k .. n - 1 take t uniform in [0, j], or j itself if t is taken.
         tops = self.randint(0, _onp.arange(n - k + 1, n + 1, dtype=_onp.int64)).asnumpy()
         taken, picks = set(), []
