@@ -7,8 +7,8 @@ import pickle
 import threading
 from multiprocessing.reduction import ForkingPickler
 
+from ... import _core, profiler
 from ... import numpy as _np
-from ... import profiler
 from ...device import num_gpus
 from ...numpy import ndarray
 from .batchify import default_batchify_fn, stack_host, to_ndx
@@ -62,23 +62,26 @@ def _pinned(batch):
     return batch
 
 
-def _worker_init(dataset, batchify_fn, counter, base_seed):
+def _worker_init(dataset, batchify_fn, counter):
     global _worker_dataset, _worker_batchify
     _worker_dataset, _worker_batchify = dataset, batchify_fn
     with counter.get_lock():
         index = counter.value
         counter.value += 1
-    # A random stream of its own: a forked worker inherits the parent's generator, so every
-    # worker drew the same numbers (the same random crops and flips for the batches they load
-    # side by side).
-    _np.random.seed([base_seed & 0xFFFFFFFF, base_seed >> 32, index])
+    _seed_worker(index)
 
 
-def _base_seed():
-    """The seed of a pool's worker streams, drawn from ndx's generator (as PyTorch draws its
-    workers' base seed): ndx.random.seed repeats it, and a DataLoader made again (one per
-    epoch) gets new streams."""
-    return int(_np.random.randint(0, 2**63 - 1, dtype="int64"))
+def _seed_worker(index):
+    """Gives worker `index` a random stream of its own. A forked worker inherits the parent's
+    generator, so without this every worker drew the same numbers (the same random crops and
+    flips for the batches they load side by side). The seed comes from the parent's state,
+    read and not drawn from, so the main process's draws (the shuffle) are the same with or
+    without workers and ndx.random.seed repeats the workers' streams. (A loader made again
+    with the parent's generator untouched in between repeats them too; shuffle=True, or one
+    loader kept across epochs, moves on.)"""
+    key, pos = _core._random_position()
+    words = [(v >> shift) & 0xFFFFFFFF for v in (key, pos) for shift in (0, 32)]
+    _np.random.seed(words + [index])
 
 
 def _rebuilt_exception(cls, args, state):
@@ -181,8 +184,7 @@ class DataLoader:
             else:
                 context = multiprocessing.get_context("fork")
                 self._pool = context.Pool(self._num_workers, initializer=_worker_init,
-                                          initargs=(dataset, batchify_fn, context.Value("i"),
-                                                    _base_seed()))
+                                          initargs=(dataset, batchify_fn, context.Value("i")))
             _live_pools.add(self._pool)
 
     def __len__(self):
