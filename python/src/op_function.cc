@@ -183,9 +183,6 @@ PyObject* call_ufunc(const PyOpFunction* self, PyObject* const* inputs, Py_ssize
   return result_to_py(std::move(result));
 }
 
-// out= of a reduction, scan or other op: written directly when its dtype is the op's result
-// dtype; otherwise (an out of the result's shape) the result is computed and cast into it,
-// unsafely as NumPy's reductions do (np.sum(float_array, out=int32_array) truncates).
 // NumPy's dot takes only an out of the result's dtype and shape, C-contiguous (it writes the
 // product there directly): anything else is a ValueError, where other functions cast.
 void check_exact_out(const std::string& name, const NodeAttrs& attrs,
@@ -202,6 +199,9 @@ void check_exact_out(const std::string& name, const NodeAttrs& attrs,
                 " ", out_shapes[0].str());
 }
 
+// out= of a reduction, scan or other op: written directly when its dtype is the op's result
+// dtype; otherwise (an out of the result's shape) the result is computed and cast into it,
+// unsafely as NumPy's reductions do (np.sum(float_array, out=int32_array) truncates).
 void write_into(const std::string& name, const NodeAttrs& attrs, const std::vector<NDArray>& in,
                 std::vector<NDArray>& out) {
   DTypeVector in_types, out_types(1, DType::kUnknown);

@@ -1408,6 +1408,44 @@ std::vector<NodeEntry> conv_backward_gradient(const NodePtr& n, const std::vecto
   return grads;
 }
 
+// Whether no input element lies in two pooling windows: one window (global pooling), or a
+// kernel no wider than the stride along every axis, without padding.
+bool windows_disjoint(const NodeAttrs& attrs) {
+  const auto& p = attrs.get<PoolingParam>();
+  if (p.global_pool) return true;
+  const int nsp = p.kernel.ndim();
+  const auto k = spatial_values(attrs, p.kernel, nsp, 1, 1, "kernel");
+  const auto st = spatial_values(attrs, p.stride, nsp, 1, 1, "stride");
+  const auto pd = spatial_values(attrs, p.pad, nsp, 0, 0, "pad");
+  for (int i = 0; i < nsp; ++i)
+    if (k[i] > st[i] || pd[i] != 0) return false;
+  return true;
+}
+
+// The gradient of _backward_pooling (og, data, out) -> grad data, linear in og. avg / sum: the
+// pooling itself is its adjoint. max routes og to each window's argmax; with disjoint windows
+// the adjoint takes h at those places: sum-pooling of M * h, M the backward op's own result
+// for a unit og (1 at each window's argmax). Overlapping max windows are refused. None of it
+// reaches data or out (M is piecewise constant in them).
+std::vector<NodeEntry> pool_backward_gradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  auto params = n->attrs.op->params->to_dict(n->attrs.parsed);
+  NodeEntry pooled_input = og[0];
+  if (pool_of(n->attrs.get<PoolingParam>().pool_type) == Pool::kMax) {
+    if (!windows_disjoint(n->attrs))
+      not_implemented(
+          "[backward] max pooling with overlapping windows (a kernel wider than "
+          "the stride, or padding) has no second derivative yet; avg and sum "
+          "pooling, and max pooling with disjoint windows, have");
+    auto mask = std::make_shared<Node>();
+    mask->attrs = n->attrs;
+    mask->inputs = {make_node("_np_ones_like", {n->inputs[0]}), n->inputs[1], n->inputs[2]};
+    pooled_input = make_node("_np_multiply", {NodeEntry{mask, 0, 0}, og[0]});
+    params["pool_type"] = "sum";
+  }
+  return {make_node("_npx_pooling", {pooled_input}, params),
+          make_node("_np_zeros_like", {n->inputs[1]}), make_node("_np_zeros_like", {n->inputs[2]})};
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_npx_convolution")
@@ -1567,19 +1605,8 @@ std::vector<NodeEntry> conv_backward_gradient(const NodePtr& n, const std::vecto
       .set_attr<FCompute>("FCompute<cpu>", pool_backward)
       .set_attr<FCompute>("FCompute<gpu>", pool_backward)
       // avg / sum pooling's backward spreads ograd over the windows, linearly and whatever the
-      // data: its gradient is the pooling itself (its adjoint), none to data or out. max
-      // pooling's routes ograd by the data's argmax, which no forward op gathers by yet.
-      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
-        const auto& p = n->attrs.get<PoolingParam>();
-        if (pool_of(p.pool_type) == Pool::kMax)
-          not_implemented(
-              "[backward] max pooling has no second derivative yet (avg and sum "
-              "pooling have)");
-        return std::vector<NodeEntry>{
-            make_node("_npx_pooling", {og[0]}, n->attrs.op->params->to_dict(n->attrs.parsed)),
-            make_node("_np_zeros_like", {n->inputs[1]}),
-            make_node("_np_zeros_like", {n->inputs[2]})};
-      });
+      // data: its gradient is the pooling itself (its adjoint), none to data or out.
+      .set_attr<FGradient>("FGradient", pool_backward_gradient);
   return true;
 }();
 

@@ -397,11 +397,49 @@ def test_second_order_through_avg_and_sum_pooling(kind, cip):
     onp.testing.assert_allclose(x.grad.asnumpy().reshape(-1),
                                 8 * a.T @ (head * (a @ (a.T @ (head * ax)))), rtol=1e-9,
                                 atol=1e-12)
-    with pytest.raises(NotImplementedError, match="max pooling"):
+    with pytest.raises(NotImplementedError, match="overlapping windows"):
         with autograd.record():
             (g,) = autograd.grad((npx.pooling(x, kernel=(2, 2), pool_type="max") ** 2).sum(),
                                  [x], create_graph=True)
             g.sum().backward()
+
+
+@pytest.mark.parametrize("kw", [dict(kernel=(2, 2), stride=(2, 2)),
+                                dict(kernel=(2, 3), stride=(3, 3), pooling_convention="full"),
+                                dict(global_pool=True)])
+def test_second_order_through_max_pooling_with_disjoint_windows(kw):
+    """MaxPool2D(2) and global max pooling: each window's maximum is one input element, so
+    f = sum(head * pool(x)^3) / 3 has g = onehot * head * m^2 and sum(g^2) the gradient
+    onehot * 4 head^2 m^3, with m the window's maximum spread back to its argmax (a NumPy
+    reference read off the pooling's windows by hand)."""
+    rng = onp.random.default_rng(8)
+    x0 = rng.permutation(49).reshape(1, 1, 7, 7).astype(onp.float64) / 7 - 3  # no ties
+    if kw.get("global_pool"):
+        windows = [(slice(0, 7), slice(0, 7))]
+    else:
+        (kh, kw_), (sh, sw) = kw["kernel"], kw["stride"]
+        full = kw.get("pooling_convention") == "full"
+        oh = -(-(7 - kh) // sh) + 1 if full else (7 - kh) // sh + 1
+        ow = -(-(7 - kw_) // sw) + 1 if full else (7 - kw_) // sw + 1
+        windows = [(slice(i * sh, min(i * sh + kh, 7)), slice(j * sw, min(j * sw + kw_, 7)))
+                   for i in range(oh) for j in range(ow)]
+    head = rng.standard_normal(len(windows))
+    g_want, p_want = onp.zeros_like(x0), onp.zeros_like(x0)
+    for (r, c), hd in zip(windows, head):
+        win = x0[0, 0, r, c]
+        i, j = onp.unravel_index(onp.argmax(win), win.shape)
+        m = win[i, j]
+        g_want[0, 0, r.start + i, c.start + j] = hd * m * m
+        p_want[0, 0, r.start + i, c.start + j] = 4 * hd * hd * m ** 3
+    x = np.array(x0)
+    x.attach_grad()
+    with autograd.record():
+        y = npx.pooling(x, pool_type="max", **kw)
+        (g,) = autograd.grad((np.array(head.reshape(y.shape)) * y ** 3).sum() / 3, [x],
+                             create_graph=True)
+        (g ** 2).sum().backward()
+    onp.testing.assert_allclose(g.asnumpy(), g_want, rtol=1e-12)
+    onp.testing.assert_allclose(x.grad.asnumpy(), p_want, rtol=1e-12)
 
 
 @pytest.mark.parametrize("act,dtype,big", [("elu", "float32", 90.0), ("selu", "float32", 90.0),
