@@ -33,6 +33,19 @@ struct GraphTypes {
 GraphTypes infer_graph(const Graph& g, const std::vector<Shape>& input_shapes,
                        const std::vector<DType>& input_types);
 
+// MXNet's graph inference from some of the inputs: shapes and dtypes flow forward through
+// each op whose inputs are known, and backward into inputs of unknown shape or dtype (a
+// fully_connected's weight from its data, a custom op's label from its prop) through the ops
+// that set "TFillsInputs" (their FInferShape / FInferType fill such inputs, never read them).
+// Passes repeat until nothing changes; what stays unknown is Shape::unknown() / kUnknown. An
+// op that finds its known shapes inconsistent raises as in infer_graph.
+struct PartialGraphTypes {
+  std::vector<Shape> input_shapes, output_shapes;
+  std::vector<DType> input_types, output_types;
+};
+PartialGraphTypes infer_graph_partial(const Graph& g, const std::vector<Shape>& input_shapes,
+                                      const std::vector<DType>& input_types);
+
 struct CachedPlan;  // src/op/cached_op.cc
 
 class Executor {

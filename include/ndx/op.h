@@ -128,6 +128,10 @@ using FListOutputNames = std::function<std::vector<std::string>(const NodeAttrs&
 using TIsBackward = bool;
 // True when the op's kernels take strided (non-contiguous) inputs.
 using TStridedInputs = bool;
+// True when the op's FInferShape and FInferType take inputs of unknown shape or dtype other
+// than the data (they fill what they can work out, as NNVM's inference does, or return
+// false): graph inference from some inputs only (Symbol.infer_shape) may then call them.
+using TFillsInputs = bool;
 
 // Attribute values per op, indexed by the op's registration index.
 class OpMapBase {

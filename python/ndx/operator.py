@@ -127,7 +127,7 @@ def _create_prop(op_type, params):
 
 
 def _infer_shape(p, in_shapes):
-    key = tuple(map(tuple, in_shapes))
+    key = tuple(None if s is None else tuple(s) for s in in_shapes)  # None: not known yet
     if p._shape_key == key:  # the same input shapes as last time: the same answer
         return p._shape_result
     p._shape_result = _infer_shape_uncached(p, in_shapes)
@@ -137,10 +137,19 @@ def _infer_shape(p, in_shapes):
 
 def _infer_shape_uncached(p, in_shapes):
     n_args = len(p.prop.list_arguments())
-    result = p.prop.infer_shape([list(s) for s in in_shapes[:n_args]])
+    # An input whose shape graph inference does not know yet is [] to the prop, as MXNet
+    # passes it; given back as [] (or None), it stays unknown.
+    unknown = [s is None for s in in_shapes]
+    result = p.prop.infer_shape([[] if s is None else list(s) for s in in_shapes[:n_args]])
     ins, outs, aux = _unpack(p, "infer_shape", result)
-    p.shapes = [tuple(s) for s in ins + outs + aux]
-    return [tuple(s) for s in ins + aux], [tuple(s) for s in outs]
+
+    def as_tuple(s, was_unknown=False):
+        return None if s is None or (was_unknown and len(s) == 0) else tuple(s)
+    ins_aux = [as_tuple(s, unknown[i] if i < len(unknown) else False)
+               for i, s in enumerate(ins + aux)]
+    if not any(unknown):  # (the shapes create_operator gets: those of a complete inference)
+        p.shapes = [as_tuple(s) for s in ins + outs + aux]
+    return ins_aux, [as_tuple(s) for s in outs]
 
 
 def _unpack(p, what, result):
@@ -166,9 +175,11 @@ def _infer_type(p, in_types):
 
 def _infer_type_uncached(p, in_types):
     n_args = len(p.prop.list_arguments())
-    result = p.prop.infer_type(list(in_types[:n_args]))  # numpy dtypes ('bfloat16' as a str)
+    # numpy dtypes ('bfloat16' as a str); None for one graph inference does not know yet
+    result = p.prop.infer_type(list(in_types[:n_args]))
     ins, outs, aux = _unpack(p, "infer_type", result)
-    p.dtypes = ins + outs + aux
+    if None not in in_types:
+        p.dtypes = ins + outs + aux
     return ins + aux, outs
 
 

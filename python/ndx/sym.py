@@ -12,9 +12,13 @@ HybridBlock.export writes), infer shapes and dtypes, and run on arrays with eval
 
 As in MXNet, arguments (list_arguments) exclude auxiliary states (list_auxiliary_states: the
 running statistics batch_norm updates in place); list_inputs has both. ndx infers shapes and
-dtypes forward only, so every input's shape must be given (MXNet can also infer some
-parameter shapes backward from their consumers).
+dtypes as MXNet does: from the inputs given, forward through the ops, and backward into
+inputs the ops can work out (a layer's parameters from its data, a custom op's label), so
+``fully_connected(x, num_hidden=10, name="fc").infer_shape(x=(4, 3))`` gives fc_weight's and
+fc_bias's shapes. Inputs an op is called without become variables '<name>_<input>', as in
+MXNet; they may also be given by name (``fully_connected(data=x, weight=w, ...)``).
 """
+import builtins as _builtins  # (any, all, sum, ... are ops in this module)
 import json as _json
 
 import numpy as _onp
@@ -134,46 +138,55 @@ class Symbol:
         return ([by_name[n] for n in self.list_arguments()],
                 [by_name[n] for n in self.list_auxiliary_states()])
 
-    def infer_shape(self, *args, **kwargs):
-        """Shapes from the input shapes, given by position (list_arguments order) or by name:
-        (arg_shapes, out_shapes, aux_shapes), as MXNet returns them. Every input's shape must
-        be known (ndx infers forward only): a missing one raises ValueError naming it."""
-        shapes = self._named("infer_shape", args, kwargs)
-        out_shapes, _ = self.infer(shapes, {})
+    def _infer_partial(self, shapes, dtypes):
+        """({input: shape}, {input: dtype}, [output shapes], [output dtypes]) from some
+        inputs' shapes and dtypes, with what the ops work out for the others (MXNet's
+        inference: fully_connected gives its weight's and bias's shapes from the data's, a
+        custom op's prop its label's); None where nothing is known."""
         names = self.list_inputs()
-        arg_shapes, aux_shapes = self._split([tuple(shapes[n]) for n in names])
+        in_s, in_t, out_s, out_t = _core._graph_infer_partial(
+            self._handle, [shapes.get(n) for n in names], [dtypes.get(n) for n in names])
+        return dict(zip(names, in_s)), dict(zip(names, in_t)), out_s, out_t
+
+    def infer_shape(self, *args, **kwargs):
+        """Shapes from some inputs' shapes, given by position (list_arguments order) or by
+        name: (arg_shapes, out_shapes, aux_shapes), as MXNet returns them. The ops work out
+        the shapes they can (a layer's parameters from its data, as MXNet); when some input's
+        shape stays unknown this raises ValueError naming those inputs (MXNet warns and
+        returns (None, None, None))."""
+        shapes = self._named("infer_shape", args, kwargs)
+        known, _, out_shapes, _ = self._infer_partial(shapes, {})
+        missing = [n for n, s in known.items() if s is None]
+        if missing:
+            raise ValueError(f"[infer_shape] no shape for inputs {missing}: they cannot be "
+                             f"decided from those given ({sorted(shapes)}); give them too")
+        if _builtins.any(s is None for s in out_shapes):  # the op that cannot go on says why
+            out_shapes, _ = self.infer(known, {})
+        arg_shapes, aux_shapes = self._split([known[n] for n in self.list_inputs()])
         return arg_shapes, [tuple(s) for s in out_shapes], aux_shapes
 
     def infer_shape_partial(self, *args, **kwargs):
-        """infer_shape that does not raise for unknown inputs: their shapes, and the output
-        shapes when any input is unknown, are None."""
+        """infer_shape that does not raise for shapes it cannot decide: those are None."""
         shapes = self._named("infer_shape_partial", args, kwargs)
-        names = self.list_inputs()
-        if not [n for n in names if n not in shapes]:  # (all/any are ops in this module)
-            return self.infer_shape(**shapes)
-        arg_shapes, aux_shapes = self._split(
-            [tuple(shapes[n]) if n in shapes else None for n in names])
-        return arg_shapes, [None] * len(self), aux_shapes
+        known, _, out_shapes, _ = self._infer_partial(shapes, {})
+        arg_shapes, aux_shapes = self._split([known[n] for n in self.list_inputs()])
+        return arg_shapes, list(out_shapes), aux_shapes
 
     def infer_type(self, *args, **kwargs):
         """dtypes from the input dtypes, given by position (list_arguments order) or by name:
-        (arg_types, out_types, aux_types) as NumPy scalar types, as MXNet returns them. Inputs
-        not given take the first given dtype (float32 when none is), which is what MXNet
-        infers for the elementwise and linear ops such inputs usually feed."""
+        (arg_types, out_types, aux_types) as NumPy scalar types, as MXNet returns them. The
+        ops work out the dtypes they can (a layer's parameters from its data's); inputs still
+        unknown take the first given dtype (float32 when none is), which is what MXNet infers
+        for the elementwise and linear ops such inputs usually feed."""
         given = self._named("infer_type", args, kwargs)
         names = self.list_inputs()
+        _, known, _, _ = self._infer_partial({}, given)
         default = next(iter(given.values()), "float32")
-        dtypes = {n: given.get(n, default) for n in names}
-        last = None
-        for rank in range(5):  # dtypes do not depend on shapes: try small ones until one fits
-            try:
-                out_types = self.infer({n: (1,) * rank for n in names}, dtypes)[1]
-                break
-            except (ValueError, TypeError, IndexError) as e:
-                last = e
-        else:
-            raise ValueError(f"[infer_type] could not infer dtypes without shapes ({last}); "
-                             f"use Symbol.infer(shapes, dtypes)")
+        dtypes = {n: default if t is None else t for n, t in known.items()}
+        _, _, _, out_types = self._infer_partial({}, dtypes)
+        unknown = [i for i, t in enumerate(out_types) if t is None]  # (dtype == None is True)
+        if unknown:
+            raise ValueError(f"[infer_type] could not infer the dtypes of outputs {unknown}")
         arg_types, aux_types = self._split([_scalar_type(dtypes[n]) for n in names])
         return arg_types, [_scalar_type(t) for t in out_types], aux_types
 
@@ -218,7 +231,9 @@ class Symbol:
             raise NotImplementedError("[simple_bind] sparse storage is not supported")
         type_dict = dict(type_dict or {})
         arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
-        dtype = {n: type_dict.get(n, "float32") for n in self.list_inputs()}
+        _, inferred, _, _ = self._infer_partial({}, type_dict)  # (a float16 net's weights)
+        dtype = {n: "float32" if inferred[n] is None else inferred[n]
+                 for n in self.list_inputs()}
         args = {n: _np.zeros(s, dtype=dtype[n], device=ctx)
                 for n, s in zip(self.list_arguments(), arg_shapes)}
         aux = {n: _np.zeros(s, dtype=dtype[n], device=ctx)
@@ -322,10 +337,12 @@ def _constant(value):
 
 def _apply(op, inputs, params, name=None):
     for s in inputs:
-        if not isinstance(s, Symbol):
+        if s is not None and not isinstance(s, Symbol):
             raise TypeError(f"[sym.{op}] inputs must be Symbols, got {type(s).__name__}")
     params = {k: v for k, v in params.items() if v is not None}
-    return Symbol(_core._sym_op(op, [s._handle for s in inputs], params, name or _name(op)))
+    # An input left out (None, or missing at the end) becomes the variable '<name>_<input>'.
+    return Symbol(_core._sym_op(op, [None if s is None else s._handle for s in inputs], params,
+                                name or _name(op)))
 
 
 def var(name):
@@ -341,7 +358,9 @@ def Group(symbols):  # noqa: N802  (MXNet's name)
 
 
 def load_json(text):
-    return Symbol(_core._graph_load(text))
+    """A symbol from graph JSON: ndx's, or MXNet's (its legacy layer names, FullyConnected,
+    Convolution, BatchNorm, ..., read as ndx's ops with MXNet's defaults)."""
+    return Symbol(_load_graph(text))
 
 
 def load(fname):
@@ -349,16 +368,43 @@ def load(fname):
         return load_json(f.read())
 
 
+def _place_named(op, syms, named, input_names):
+    """syms with the Symbols given by input name put at their inputs' positions (None in the
+    gaps, which become variables)."""
+    syms = list(syms)
+    for k, v in named.items():
+        if k not in input_names:
+            raise TypeError(f"[sym.{op}] no input named '{k}'; its inputs are {input_names}")
+        i = input_names.index(k)
+        if i < len(syms) and syms[i] is not None:
+            raise TypeError(f"[sym.{op}] input '{k}' given twice")
+        syms.extend([None] * (i + 1 - len(syms)))
+        syms[i] = v
+    return syms
+
+
 def _make(op):
-    n_in = len(_ops()[op].inputs)
+    info = _ops()[op]
+    n_in = len(info.inputs)
+    variadic = _builtins.any(t.endswith("[]") for _, t, _ in info.inputs)
+    input_names = [n for n, _, _ in info.inputs]
 
     def f(*inputs, name=None, **params):
         syms = list(inputs)
-        if op != "Custom" and n_in and len(syms) > n_in:
+        named = {k: v for k, v in params.items() if isinstance(v, Symbol)}
+        params = {k: v for k, v in params.items() if k not in named}
+        if named and not variadic:  # inputs by name, as MXNet: fully_connected(data=x, ...)
+            syms = _place_named(op, syms, named, input_names)
+        elif named:
+            raise TypeError(f"[sym.{op}] takes its inputs by position, got {sorted(named)} "
+                            f"by name")
+        if op != "Custom" and n_in and not variadic and len(syms) > n_in:
             raise TypeError(f"sym.{op} takes {n_in} symbol inputs, got {len(syms)}")
         return _apply(op, syms, params, name)
     f.__name__ = op
-    f.__doc__ = f"Symbolic {op}: takes Symbols and params (as for the imperative function)."
+    f.__doc__ = (f"Symbolic {op}: takes Symbols (by position or by input name) and params (as "
+                 f"for the imperative function); inputs not given become variables named "
+                 f"'<name>_<input>'.")
     return f
 
 
@@ -404,3 +450,270 @@ def _custom_input_names(op_type, params):
         return None
     prop = cls(**{k: str(v) for k, v in params.items() if v is not None})
     return list(prop.list_arguments()) + list(prop.list_auxiliary_states())
+
+
+# ---- MXNet's legacy layer symbols ------------------------------------------------------------
+# The symbolic API MXNet 1.x scripts (and MXNet 2.0's mx.sym) build networks with: MXNet's
+# names, defaults and automatic names ('fullyconnected0'), each parameter input not given
+# becoming the variable '<name>_<input>' ('fc1_weight', 'bn_moving_mean'), over ndx's ops.
+_legacy_counts = {}
+
+
+def _legacy_name(hint):
+    n = _legacy_counts.get(hint, 0)
+    _legacy_counts[hint] = n + 1
+    return f"{hint}{n}"
+
+
+def _layer(mx_name, op, inputs, params, name):
+    """Applies op to inputs ({input name: Symbol or None}, in the op's order); a None input
+    becomes the variable '<name>_<input name>'."""
+    name = name or _legacy_name(mx_name.lower())
+    syms = [s if s is not None else var(f"{name}_{n}") for n, s in inputs.items()]
+    return _apply(op, syms, params, name)
+
+
+def _tuple(v):
+    return () if v is None else (int(v),) if isinstance(v, int) else tuple(int(d) for d in v)
+
+
+def FullyConnected(data=None, weight=None, bias=None, num_hidden=None, no_bias=False,  # noqa: N802
+                   flatten=True, name=None):
+    """y = data @ weight.T + bias: weight (num_hidden, K), bias (num_hidden,)."""
+    inputs = {"data": data, "weight": weight} if no_bias else \
+        {"data": data, "weight": weight, "bias": bias}
+    return _layer("FullyConnected", "_npx_fully_connected", inputs,
+                  {"num_hidden": num_hidden, "no_bias": no_bias, "flatten": flatten}, name)
+
+
+def Convolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilate=(),  # noqa: N802
+                pad=(), num_filter=None, num_group=1, workspace=1024, no_bias=False,
+                cudnn_tune=None, cudnn_off=False, layout=None, name=None):
+    """MXNet's Convolution (workspace and the cudnn options are accepted and ignored)."""
+    inputs = {"data": data, "weight": weight} if no_bias else \
+        {"data": data, "weight": weight, "bias": bias}
+    return _layer("Convolution", "_npx_convolution", inputs,
+                  {"kernel": _tuple(kernel), "stride": _tuple(stride),
+                   "dilate": _tuple(dilate), "pad": _tuple(pad), "num_filter": num_filter,
+                   "num_group": num_group, "no_bias": no_bias, "layout": layout}, name)
+
+
+def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(),  # noqa: N802
+                  dilate=(), pad=(), adj=(), target_shape=(), num_filter=None, num_group=1,
+                  workspace=512, no_bias=True, cudnn_tune=None, cudnn_off=False, layout=None,
+                  name=None):
+    """MXNet's Deconvolution (no bias by default, as there)."""
+    inputs = {"data": data, "weight": weight} if no_bias else \
+        {"data": data, "weight": weight, "bias": bias}
+    return _layer("Deconvolution", "_npx_deconvolution", inputs,
+                  {"kernel": _tuple(kernel), "stride": _tuple(stride),
+                   "dilate": _tuple(dilate), "pad": _tuple(pad), "adj": _tuple(adj),
+                   "target_shape": _tuple(target_shape), "num_filter": num_filter,
+                   "num_group": num_group, "no_bias": no_bias, "layout": layout}, name)
+
+
+def Activation(data=None, act_type=None, name=None):  # noqa: N802
+    return _layer("Activation", "_npx_activation", {"data": data}, {"act_type": act_type},
+                  name)
+
+
+def LeakyReLU(data=None, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,  # noqa
+              upper_bound=0.334, name=None):
+    """leaky / prelu (slopes from gamma, '<name>_gamma' when not given) / elu / selu / gelu."""
+    inputs = {"data": data, "gamma": gamma} if act_type == "prelu" else {"data": data}
+    return _layer("LeakyReLU", "_npx_leaky_relu", inputs,
+                  {"act_type": act_type, "slope": slope}, name)
+
+
+def BatchNorm(data=None, gamma=None, beta=None, moving_mean=None, moving_var=None,  # noqa
+              eps=1e-3, momentum=0.9, fix_gamma=True, use_global_stats=False,
+              output_mean_var=False, axis=1, cudnn_off=False, name=None):
+    """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True by default; the running
+    statistics are the auxiliary states '<name>_moving_mean' / '<name>_moving_var'."""
+    if output_mean_var:
+        raise NotImplementedError("[sym.BatchNorm] output_mean_var=True is not supported")
+    return _layer("BatchNorm", "_npx_batch_norm",
+                  {"data": data, "gamma": gamma, "beta": beta, "moving_mean": moving_mean,
+                   "moving_var": moving_var},
+                  {"eps": eps, "momentum": momentum, "fix_gamma": fix_gamma,
+                   "use_global_stats": use_global_stats, "axis": axis}, name)
+
+
+def LayerNorm(data=None, gamma=None, beta=None, axis=-1, eps=1e-5,  # noqa: N802
+              output_mean_var=False, name=None):
+    return _layer("LayerNorm", "_npx_layer_norm", {"data": data, "gamma": gamma, "beta": beta},
+                  {"axis": axis, "eps": eps, "output_mean_var": output_mean_var}, name)
+
+
+def Pooling(data=None, kernel=(), pool_type="max", global_pool=False, cudnn_off=False,  # noqa
+            pooling_convention="valid", stride=(), pad=(), p_value=None,
+            count_include_pad=True, layout=None, name=None):
+    if pool_type == "lp":
+        raise NotImplementedError("[sym.Pooling] pool_type='lp' is not supported")
+    return _layer("Pooling", "_npx_pooling", {"data": data},
+                  {"kernel": _tuple(kernel), "pool_type": pool_type, "global_pool": global_pool,
+                   "pooling_convention": pooling_convention, "stride": _tuple(stride),
+                   "pad": _tuple(pad), "count_include_pad": count_include_pad,
+                   "layout": layout}, name)
+
+
+def Dropout(data=None, p=0.5, mode="training", axes=(), cudnn_off=False, name=None):  # noqa
+    return _layer("Dropout", "_npx_dropout", {"data": data},
+                  {"p": p, "mode": mode, "axes": _tuple(axes)}, name)
+
+
+def Embedding(data=None, weight=None, input_dim=None, output_dim=None,  # noqa: N802
+              dtype="float32", sparse_grad=False, name=None):
+    """out[..., :] = weight[data[...], :], weight (input_dim, output_dim)."""
+    if _onp.dtype(dtype) != _onp.float32:
+        raise NotImplementedError(f"[sym.Embedding] dtype={dtype}: the weight is float32")
+    return _layer("Embedding", "_npx_embedding", {"data": data, "weight": weight},
+                  {"input_dim": input_dim, "output_dim": output_dim}, name)
+
+
+def Flatten(data=None, name=None):  # noqa: N802
+    """(N, d1, d2, ...) -> (N, d1 * d2 * ...)."""
+    return _layer("Flatten", "_npx_reshape", {"data": data}, {"newshape": (-2, -1)}, name)
+
+
+flatten = Flatten
+
+
+def Concat(*data, dim=1, num_args=None, name=None):  # noqa: N802
+    """Joins symbols along dim (1 by default, as MXNet's Concat)."""
+    if num_args is not None and num_args != len(data):
+        raise ValueError(f"[sym.Concat] num_args={num_args} but {len(data)} inputs given")
+    name = name or _legacy_name("concat")
+    return _apply("_npi_concatenate", list(data), {"num_args": len(data), "axis": dim}, name)
+
+
+concat = Concat
+
+
+def SoftmaxOutput(data=None, label=None, grad_scale=1.0, ignore_label=-1.0,  # noqa: N802
+                  multi_output=False, use_ignore=False, preserve_shape=False,
+                  normalization="null", out_grad=False, smooth_alpha=0.0, name=None):
+    """MXNet's softmax loss head: forward the softmax of data (last axis; axis 1 with
+    multi_output), backward (softmax - one_hot(label)) * grad_scale; the label, when not
+    given, is the variable '<name>_label' ('softmax_label' for name='softmax')."""
+    return _layer("SoftmaxOutput", "SoftmaxOutput", {"data": data, "label": label},
+                  {"grad_scale": grad_scale, "ignore_label": ignore_label,
+                   "multi_output": multi_output, "use_ignore": use_ignore,
+                   "preserve_shape": preserve_shape, "normalization": normalization,
+                   "out_grad": out_grad, "smooth_alpha": smooth_alpha}, name)
+
+
+def SoftmaxActivation(data=None, mode="instance", name=None):  # noqa: N802
+    """Softmax over axis 1: of (N, C) data (mode 'instance') or of (N, C, ...) data (mode
+    'channel'); 'instance' with more than two axes is not supported symbolically."""
+    return _layer("SoftmaxActivation", "_npx_softmax", {"data": data},
+                  {"axis": 1 if mode == "channel" else -1}, name)
+
+
+# ---- graphs MXNet wrote ----------------------------------------------------------------------
+# MXNet's graph JSON names its layer ops by their legacy names (FullyConnected, Convolution,
+# BatchNorm, ...: MXNet 2.0 registers _npx_fully_connected & co. as aliases of those), with
+# params ndx's ops spell differently or not at all (workspace, cudnn_tune: accepted and
+# ignored there). Each entry: ndx's op, the params to drop, MXNet's defaults that differ from
+# ndx's op's, and params renamed.
+_IGNORED = ("workspace", "cudnn_tune", "cudnn_off", "min_calib_range", "max_calib_range")
+_MXNET_OPS = {
+    "FullyConnected": ("_npx_fully_connected", (), {}, {}),
+    "Convolution": ("_npx_convolution", (), {}, {}),
+    "Deconvolution": ("_npx_deconvolution", (), {"no_bias": "True"}, {}),
+    "Activation": ("_npx_activation", (), {}, {}),
+    "LeakyReLU": ("_npx_leaky_relu", ("lower_bound", "upper_bound"), {}, {}),
+    "BatchNorm": ("_npx_batch_norm", ("output_mean_var",), {"eps": "0.001", "fix_gamma": "True"},
+                  {}),
+    "LayerNorm": ("_npx_layer_norm", (), {}, {}),
+    "Pooling": ("_npx_pooling", ("p_value",), {}, {}),
+    "Dropout": ("_npx_dropout", (), {}, {}),
+    "Embedding": ("_npx_embedding", ("dtype", "sparse_grad"), {}, {}),
+    "Flatten": ("_npx_reshape", (), {"newshape": "(-2, -1)"}, {}),
+    "Concat": ("_npi_concatenate", (), {"dim": "1"}, {"dim": "axis"}),
+    "softmax": ("_npx_softmax", (), {}, {}),
+    "log_softmax": ("_npx_log_softmax", (), {}, {}),
+    "relu": ("_npx_relu", (), {}, {}),
+    "sigmoid": ("_npx_sigmoid", (), {}, {}),
+    "BlockGrad": ("_npx_stop_gradient", (), {}, {}),
+    "Cast": ("_npi_astype", (), {}, {}),
+    "elemwise_add": ("_np_add", (), {}, {}),
+    "elemwise_sub": ("_np_subtract", (), {}, {}),
+    "elemwise_mul": ("_np_multiply", (), {}, {}),
+    "elemwise_div": ("_np_divide", (), {}, {}),
+    "broadcast_add": ("_np_add", (), {}, {}),
+    "broadcast_sub": ("_np_subtract", (), {}, {}),
+    "broadcast_mul": ("_np_multiply", (), {}, {}),
+    "broadcast_div": ("_np_divide", (), {}, {}),
+    "Softmax": ("SoftmaxOutput", (), {}, {}),  # (MXNet 1.x's deprecated name)
+    "Reshape": ("_npx_reshape", ("target_shape", "keep_highest"), {}, {"shape": "newshape"}),
+}
+# MXNet's legacy Reshape codes as npx.reshape's: 0 copy -> -2, -2 copy the rest -> -4,
+# -3 merge two -> -5, -4 split one -> -6 (-1 infers in both).
+_RESHAPE_CODES = {0: -2, -1: -1, -2: -4, -3: -5, -4: -6}
+
+
+def _legacy_reshape_shape(text):
+    dims = [int(d) for d in text.strip("()[] ").replace(" ", "").split(",") if d]
+    out, i = [], 0
+    while i < len(dims):
+        d = dims[i]
+        if d < -4:
+            raise ValueError(f"[load] Reshape: invalid dimension {d} in shape {text}")
+        out.append(_RESHAPE_CODES.get(d, d) if d <= 0 else d)
+        if d == -4:  # the two sizes after -4 are copied as they are (-1 infers one)
+            out.extend(dims[i + 1:i + 3])
+            i += 2
+        i += 1
+    return str(tuple(out))
+
+
+def _translate_node(node):
+    op = node.get("op")
+    entry = _MXNET_OPS.get(op)
+    if entry is None:
+        if op and op.startswith("_npi_") and _ops().get(op) is None and \
+                _ops().get("_np_" + op[5:]) is not None:
+            node["op"] = "_np_" + op[5:]  # MXNet 2.0's _npi_add is ndx's _np_add
+        return
+    ndx_op, drop, defaults, rename = entry
+    attrs = dict(defaults, **node.get("attrs", node.get("param", {})))
+    for k in list(attrs):
+        if k in drop or k in _IGNORED or k.startswith("__"):
+            if k == "output_mean_var" and attrs[k] in ("True", "1", "true"):
+                raise NotImplementedError(f"[load] {op} '{node.get('name')}': "
+                                          f"output_mean_var=True is not supported")
+            del attrs[k]
+    for old, new in rename.items():
+        if old in attrs:
+            attrs[new] = attrs.pop(old)
+    if op == "Reshape":
+        given = node.get("attrs", node.get("param", {}))
+        if "shape" not in given and given.get("target_shape", "()") not in ("()", "[]", "0"):
+            raise NotImplementedError(f"[load] Reshape '{node.get('name')}': the deprecated "
+                                      f"target_shape is not supported; use shape")
+        if attrs.get("reverse") in ("True", "1", "true"):
+            raise NotImplementedError(f"[load] Reshape '{node.get('name')}': reverse=True "
+                                      f"is not supported")
+        attrs["newshape"] = _legacy_reshape_shape(attrs.get("newshape", "()"))
+    if op == "Concat":
+        attrs.setdefault("num_args", str(len(node.get("inputs", []))))
+    node["op"] = ndx_op
+    node["attrs"] = attrs
+    node.pop("param", None)
+
+
+def _load_graph(text):
+    """A graph capsule from graph JSON, ndx's or MXNet's (its legacy op names translated)."""
+    try:
+        doc = _json.loads(text)
+    except (ValueError, RecursionError):  # (the C++ parser says what is wrong)
+        doc = None
+    nodes = doc.get("nodes") if isinstance(doc, dict) else None
+    ops = [n.get("op") for n in nodes if isinstance(n, dict)] if isinstance(nodes, list) else []
+    if _builtins.any(op in _MXNET_OPS or str(op).startswith("_npi_") for op in ops):
+        for node in nodes:
+            if isinstance(node, dict):
+                _translate_node(node)
+        text = _json.dumps(doc)
+    return _core._graph_load(text)

@@ -3,10 +3,48 @@ after adding an op (tests/python/test_stubs.py checks)."""
 
 from typing import Any
 
+def Activation(data: Any = None, act_type: Any = None, name: Any = None) -> Any: ...
+
+def BatchNorm(data: Any = None, gamma: Any = None, beta: Any = None, moving_mean: Any = None, moving_var: Any = None, eps: Any = 0.001, momentum: Any = 0.9, fix_gamma: Any = True, use_global_stats: Any = False, output_mean_var: Any = False, axis: Any = 1, cudnn_off: Any = False, name: Any = None) -> Any:
+    """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True by default; the running statistics are the auxiliary states '<name>_moving_mean' / '<name>_moving_var'."""
+
+def Concat(*data: Any, dim: Any = 1, num_args: Any = None, name: Any = None) -> Any:
+    """Joins symbols along dim (1 by default, as MXNet's Concat)."""
+
+def Convolution(data: Any = None, weight: Any = None, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 1024, no_bias: Any = False, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None, name: Any = None) -> Any:
+    """MXNet's Convolution (workspace and the cudnn options are accepted and ignored)."""
+
 def Custom(*inputs: Any, op_type: Any, name: Any = None, **params: Any) -> Any:
     """A symbolic Python custom operator (ndx.operator.register). As in MXNet, inputs may be given by the names in the prop's list_arguments() and list_auxiliary_states(), and those not given become variables named '<name>_<input>' (MXNet's example ``Custom(data=fc, name='softmax', op_type='softmax')`` get"""
 
+def Deconvolution(data: Any = None, weight: Any = None, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), adj: Any = (), target_shape: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 512, no_bias: Any = True, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None, name: Any = None) -> Any:
+    """MXNet's Deconvolution (no bias by default, as there)."""
+
+def Dropout(data: Any = None, p: Any = 0.5, mode: Any = 'training', axes: Any = (), cudnn_off: Any = False, name: Any = None) -> Any: ...
+
+def Embedding(data: Any = None, weight: Any = None, input_dim: Any = None, output_dim: Any = None, dtype: Any = 'float32', sparse_grad: Any = False, name: Any = None) -> Any:
+    """out[..., :] = weight[data[...], :], weight (input_dim, output_dim)."""
+
+def Flatten(data: Any = None, name: Any = None) -> Any:
+    """(N, d1, d2, ...) -> (N, d1 * d2 * ...)."""
+
+def FullyConnected(data: Any = None, weight: Any = None, bias: Any = None, num_hidden: Any = None, no_bias: Any = False, flatten: Any = True, name: Any = None) -> Any:
+    """y = data @ weight.T + bias: weight (num_hidden, K), bias (num_hidden,)."""
+
 def Group(symbols: Any) -> Any: ...
+
+def LayerNorm(data: Any = None, gamma: Any = None, beta: Any = None, axis: Any = -1, eps: Any = 1e-05, output_mean_var: Any = False, name: Any = None) -> Any: ...
+
+def LeakyReLU(data: Any = None, gamma: Any = None, act_type: Any = 'leaky', slope: Any = 0.25, lower_bound: Any = 0.125, upper_bound: Any = 0.334, name: Any = None) -> Any:
+    """leaky / prelu (slopes from gamma, '<name>_gamma' when not given) / elu / selu / gelu."""
+
+def Pooling(data: Any = None, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, cudnn_off: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), p_value: Any = None, count_include_pad: Any = True, layout: Any = None, name: Any = None) -> Any: ...
+
+def SoftmaxActivation(data: Any = None, mode: Any = 'instance', name: Any = None) -> Any:
+    """Softmax over axis 1: of (N, C) data (mode 'instance') or of (N, C, ...) data (mode 'channel'); 'instance' with more than two axes is not supported symbolically."""
+
+def SoftmaxOutput(data: Any = None, label: Any = None, grad_scale: Any = 1.0, ignore_label: Any = -1.0, multi_output: Any = False, use_ignore: Any = False, preserve_shape: Any = False, normalization: Any = 'null', out_grad: Any = False, smooth_alpha: Any = 0.0, name: Any = None) -> Any:
+    """MXNet's softmax loss head: forward the softmax of data (last axis; axis 1 with multi_output), backward (softmax - one_hot(label)) * grad_scale; the label, when not given, is the variable '<name>_label' ('softmax_label' for name='softmax')."""
 
 class Symbol:
     """A graph: its inputs (list_arguments), outputs, JSON (tojson), and shape/dtype inference."""
@@ -36,575 +74,582 @@ def Variable(name: Any) -> Any:
     """A symbol for the graph input `name`."""
 
 def abs(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_abs: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_abs: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def absolute(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_absolute: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_absolute: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def acos(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_acos: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_acos: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def acosh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_acosh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_acosh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def activation(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_activation: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_activation: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def adam_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic adam_update: takes Symbols and params (as for the imperative function)."""
+    """Symbolic adam_update: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def add(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_add: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_add: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def all(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_all: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_all: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def all_finite(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic all_finite: takes Symbols and params (as for the imperative function)."""
+    """Symbolic all_finite: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def amax(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_amax: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_amax: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def amin(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_amin: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_amin: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def amp_cast(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic amp_cast: takes Symbols and params (as for the imperative function)."""
+    """Symbolic amp_cast: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def amp_multicast(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic amp_multicast: takes Symbols and params (as for the imperative function)."""
+    """Symbolic amp_multicast: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def angle(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_angle: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_angle: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def any(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_any: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_any: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def arccos(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_arccos: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_arccos: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def arccosh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_arccosh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_arccosh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def arcsin(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_arcsin: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_arcsin: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def arcsinh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_arcsinh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_arcsinh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def arctan(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_arctan: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_arctan: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def arctan2(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_arctan2: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_arctan2: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def arctanh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_arctanh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_arctanh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def argmax(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_argmax: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_argmax: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def argmin(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_argmin: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_argmin: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def argsort(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_argsort: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_argsort: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def around(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_around: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_around: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def asin(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_asin: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_asin: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def asinh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_asinh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_asinh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def atan(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_atan: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_atan: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def atan2(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_atan2: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_atan2: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def atanh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_atanh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_atanh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def batch_norm(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_batch_norm: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_batch_norm: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bipartite_matching(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_bipartite_matching: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_bipartite_matching: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bitwise_and(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_bitwise_and: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_bitwise_and: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bitwise_count(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_bitwise_count: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_bitwise_count: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bitwise_invert(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_bitwise_invert: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_bitwise_invert: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bitwise_left_shift(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_bitwise_left_shift: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_bitwise_left_shift: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bitwise_not(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_bitwise_not: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_bitwise_not: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bitwise_or(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_bitwise_or: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_bitwise_or: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bitwise_right_shift(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_bitwise_right_shift: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_bitwise_right_shift: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bitwise_xor(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_bitwise_xor: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_bitwise_xor: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def box_decode(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_box_decode: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_box_decode: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def box_encode(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_box_encode: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_box_encode: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def box_nms(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_box_nms: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_box_nms: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def broadcast_to(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_broadcast_to: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_broadcast_to: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def cbrt(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_cbrt: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_cbrt: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def ceil(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_ceil: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_ceil: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def concat(*data: Any, dim: Any = 1, num_args: Any = None, name: Any = None) -> Any:
+    """Joins symbols along dim (1 by default, as MXNet's Concat)."""
 
 def conj(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_conj: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_conj: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def conjugate(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_conjugate: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_conjugate: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def constraint_check(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_constraint_check: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_constraint_check: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def convolution(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_convolution: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_convolution: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def copysign(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_copysign: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_copysign: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def cos(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_cos: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_cos: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def cosh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_cosh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_cosh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def count_nonzero(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_count_nonzero: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_count_nonzero: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def ctc_loss(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_ctc_loss: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_ctc_loss: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def cumprod(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_cumprod: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_cumprod: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def cumsum(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_cumsum: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_cumsum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def deconvolution(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_deconvolution: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_deconvolution: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def deg2rad(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_deg2rad: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_deg2rad: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def degrees(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_degrees: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_degrees: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def digamma(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_digamma: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_digamma: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def divide(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_divide: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_divide: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def divmod(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_divmod: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_divmod: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def dot(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_dot: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_dot: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def dropout(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_dropout: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_dropout: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def embedding(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_embedding: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_embedding: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_equal: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def erf(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_erf: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_erf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def erfinv(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_erfinv: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_erfinv: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def exp(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_exp: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_exp: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def exp2(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_exp2: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_exp2: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def expand_dims(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_expand_dims: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_expand_dims: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def expm1(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_expm1: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_expm1: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def fabs(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_fabs: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_fabs: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def fix(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_fix: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_fix: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def flatten(data: Any = None, name: Any = None) -> Any:
+    """(N, d1, d2, ...) -> (N, d1 * d2 * ...)."""
 
 def float_power(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_float_power: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_float_power: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def floor(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_floor: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_floor: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def floor_divide(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_floor_divide: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_floor_divide: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def fmax(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_fmax: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_fmax: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def fmin(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_fmin: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_fmin: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def fmod(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_fmod: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_fmod: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def frexp(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_frexp: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_frexp: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def full_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_full_like: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_full_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def fully_connected(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_fully_connected: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_fully_connected: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def gamma(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_gamma: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_gamma: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def gammaln(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_gammaln: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_gammaln: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def gcd(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_gcd: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_gcd: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def gelu(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_gelu: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_gelu: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def greater(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_greater: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_greater: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def greater_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_greater_equal: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_greater_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def heaviside(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_heaviside: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_heaviside: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def hypot(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_hypot: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_hypot: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def imag(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_imag: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_imag: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def invert(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_invert: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_invert: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def isfinite(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_isfinite: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_isfinite: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def isinf(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_isinf: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_isinf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def isnan(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_isnan: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_isnan: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def isneginf(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_isneginf: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_isneginf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def isposinf(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_isposinf: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_isposinf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def layer_norm(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_layer_norm: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_layer_norm: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def lcm(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_lcm: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_lcm: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def ldexp(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_ldexp: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_ldexp: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def leaky_relu(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_leaky_relu: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_leaky_relu: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def left_shift(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_left_shift: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_left_shift: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def less(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_less: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_less: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def less_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_less_equal: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_less_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def load(fname: Any) -> Any: ...
 
-def load_json(text: Any) -> Any: ...
+def load_json(text: Any) -> Any:
+    """A symbol from graph JSON: ndx's, or MXNet's (its legacy layer names, FullyConnected, Convolution, BatchNorm, ..., read as ndx's ops with MXNet's defaults)."""
 
 def log(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_log: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_log: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def log10(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_log10: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_log10: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def log1p(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_log1p: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_log1p: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def log2(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_log2: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_log2: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def log_sigmoid(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_log_sigmoid: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_log_sigmoid: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def log_softmax(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_log_softmax: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_log_softmax: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def logaddexp(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_logaddexp: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_logaddexp: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def logaddexp2(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_logaddexp2: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_logaddexp2: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def logical_and(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_logical_and: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_logical_and: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def logical_not(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_logical_not: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_logical_not: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def logical_or(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_logical_or: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_logical_or: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def logical_xor(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_logical_xor: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_logical_xor: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def matmul(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_matmul: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_matmul: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def max(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_max: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_max: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def maximum(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_maximum: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_maximum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def mean(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_mean: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_mean: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def min(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_min: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_min: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def minimum(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_minimum: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_minimum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def mish(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_mish: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_mish: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def mod(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_mod: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_mod: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def modf(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_modf: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_modf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def multi_all_finite(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic multi_all_finite: takes Symbols and params (as for the imperative function)."""
+    """Symbolic multi_all_finite: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def multibox_detection(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_multibox_detection: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_multibox_detection: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def multibox_prior(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_multibox_prior: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_multibox_prior: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def multibox_target(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_multibox_target: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_multibox_target: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def multiply(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_multiply: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_multiply: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def negative(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_negative: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_negative: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def nextafter(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_nextafter: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_nextafter: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def not_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_not_equal: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_not_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def one_hot(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_one_hot: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_one_hot: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def ones_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic ones_like: takes Symbols and params (as for the imperative function)."""
+    """Symbolic ones_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def pick(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_pick: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_pick: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def pooling(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_pooling: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_pooling: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def positive(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_positive: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_positive: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def pow(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_pow: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_pow: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def power(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_power: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_power: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def preloaded_multi_sgd_mom_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic preloaded_multi_sgd_mom_update: takes Symbols and params (as for the imperative function)."""
+    """Symbolic preloaded_multi_sgd_mom_update: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def preloaded_multi_sgd_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic preloaded_multi_sgd_update: takes Symbols and params (as for the imperative function)."""
+    """Symbolic preloaded_multi_sgd_update: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def prod(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_prod: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_prod: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def rad2deg(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_rad2deg: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_rad2deg: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def radians(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_radians: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_radians: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def real(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_real: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_real: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def reciprocal(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_reciprocal: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_reciprocal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def relu(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_relu: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_relu: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def relu6(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_relu6: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_relu6: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def remainder(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_remainder: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_remainder: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def reshape(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_reshape: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_reshape: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def right_shift(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_right_shift: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_right_shift: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def rint(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_rint: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_rint: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def rnn(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_rnn: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_rnn: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def roi_align(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_roi_align: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_roi_align: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def roi_pooling(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_roi_pooling: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_roi_pooling: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def round(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_round: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_round: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def round_(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_round_: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_round_: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def searchsorted(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_searchsorted: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_searchsorted: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sgd_mom_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic sgd_mom_update: takes Symbols and params (as for the imperative function)."""
+    """Symbolic sgd_mom_update: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sgd_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic sgd_update: takes Symbols and params (as for the imperative function)."""
+    """Symbolic sgd_update: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sigmoid(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_sigmoid: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_sigmoid: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sign(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_sign: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_sign: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def signbit(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_signbit: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_signbit: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def silu(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_silu: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_silu: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sin(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_sin: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_sin: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sinc(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_sinc: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_sinc: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sinh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_sinh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_sinh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def slice(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_slice: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_slice: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def softmax(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_softmax: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_softmax: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def softsign(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_softsign: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_softsign: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sort(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_sort: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_sort: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sqrt(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_sqrt: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_sqrt: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def square(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_square: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_square: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def squeeze(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_squeeze: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_squeeze: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def stop_gradient(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_stop_gradient: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _npx_stop_gradient: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def subtract(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_subtract: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_subtract: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def sum(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_sum: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_sum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def swapaxes(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_swapaxes: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_swapaxes: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def tan(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_tan: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_tan: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def tanh(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_tanh: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_tanh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def transpose(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_transpose: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_transpose: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def true_divide(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_true_divide: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_true_divide: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def trunc(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_trunc: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_trunc: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def var(name: Any) -> Any:
     """A symbol for the graph input `name`."""
 
 def where(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_where: takes Symbols and params (as for the imperative function)."""
+    """Symbolic _np_where: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def zeros_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic zeros_like: takes Symbols and params (as for the imperative function)."""
+    """Symbolic zeros_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""

@@ -4,11 +4,27 @@ import json
 __all__ = ["plot_network", "node_output_shapes"]
 
 
-def node_output_shapes(doc, shape):
-    """{node index: output shape} of the op nodes whose inputs' shapes `shape` gives (a dict
-    name -> shape), each inferred on the graph cut at that node (ndx infers forward only)."""
+def _with_inferred_inputs(doc, shape):
+    """`shape` (name -> shape) plus the input shapes the graph's inference works out from it
+    (a layer's weights from its data, as MXNet's plot_network infers them); as given when
+    the shapes are inconsistent."""
     from . import sym
-    known = {k: tuple(v) for k, v in (shape or {}).items()}
+    given = {k: tuple(v) for k, v in (shape or {}).items()}
+    try:
+        s = sym.load_json(json.dumps(doc))
+        names = set(s.list_inputs())
+        known = s._infer_partial({k: v for k, v in given.items() if k in names}, {})[0]
+    except (ValueError, TypeError, IndexError, NotImplementedError):
+        return given
+    return dict({k: v for k, v in known.items() if v is not None}, **given)
+
+
+def node_output_shapes(doc, shape):
+    """{node index: output shape} of the op nodes whose inputs' shapes `shape` (a dict name
+    -> shape) gives or lets the graph's inference work out, each inferred on the graph cut
+    at that node."""
+    from . import sym
+    known = _with_inferred_inputs(doc, shape)
     out = {}
     for i, n in enumerate(doc["nodes"]):
         if n["op"] == "null":
@@ -30,11 +46,10 @@ def node_output_shapes(doc, shape):
 def plot_network(symbol, title="plot", shape=None, hide_weights=True, save_format="png"):
     """A graphviz Digraph of the graph: one box per op (with its main params), ellipses for
     inputs; weights (inputs other than `data*`) are hidden unless hide_weights=False.
-    `shape` (name -> shape) adds each op's output shape where the shapes of the inputs it
-    depends on are given, and each op's parameter count: the elements of its hidden weight
-    inputs with given shapes (give the parameters' shapes too, as MXNet's plot_network
-    infers them). Render with .render(path) or .pipe(); needs the graphviz package and its
-    `dot` program."""
+    `shape` (name -> shape) adds each op's output shape and parameter count (the elements
+    of its hidden weight inputs) where the shapes given, and those the graph's inference
+    works out from them (a layer's weights from its data's), tell them, as MXNet's. Render
+    with .render(path) or .pipe(); needs the graphviz package and its `dot` program."""
     try:
         import graphviz
     except ImportError as e:
@@ -43,6 +58,7 @@ def plot_network(symbol, title="plot", shape=None, hide_weights=True, save_forma
     doc = json.loads(symbol.tojson() if hasattr(symbol, "tojson") else symbol)
     nodes = doc["nodes"]
     shapes = node_output_shapes(doc, shape) if shape else {}
+    shape = _with_inferred_inputs(doc, shape) if shape else shape
     dot = graphviz.Digraph(name=title, format=save_format)
     dot.attr(rankdir="BT")
     hidden = set()

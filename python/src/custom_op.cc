@@ -5,6 +5,8 @@
 // unchanged and the engine stays usable.
 #include "convert.h"  // Python.h first
 
+#include <algorithm>
+
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
 
@@ -89,9 +91,14 @@ void parse(NodeAttrs* attrs) {
   attrs->parsed = p;
 }
 
+// Shapes as lists for a prop; an unknown one (graph inference from some inputs) is None.
 PyObject* shapes_to_py(const ShapeVector& v, size_t begin, size_t end) {
   PyObject* list = PyList_New(0);
   for (size_t i = begin; i < end; ++i) {
+    if (!v[i].is_known()) {
+      PyList_Append(list, Py_None);
+      continue;
+    }
     PyObject* t = PyList_New(v[i].ndim());
     for (int k = 0; k < v[i].ndim(); ++k) PyList_SET_ITEM(t, k, PyLong_FromLongLong(v[i][k]));
     PyList_Append(list, t);
@@ -100,10 +107,14 @@ PyObject* shapes_to_py(const ShapeVector& v, size_t begin, size_t end) {
   return list;
 }
 
+// As MXNet, a prop's infer_shape / infer_type may work out inputs of unknown shape or dtype
+// (a label's from the data's): it is called once any input is known (operator.py gives it an
+// unknown shape as [], MXNet's way), and an input it returns as None stays unknown.
 bool infer_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   const auto& p = attrs.get<CustomParam>();
-  for (const auto& s : *in)
-    if (!s.is_known()) return false;
+  if (!in->empty() &&
+      std::none_of(in->begin(), in->end(), [](const Shape& s) { return s.is_known(); }))
+    return false;
   Gil gil;
   PyObject* args = Py_BuildValue("(ON)", p.prop->obj, shapes_to_py(*in, 0, in->size()));
   PyObject* r = call_bridge("_infer_shape", args);  // (in_shapes, out_shapes)
@@ -114,6 +125,10 @@ bool infer_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
                   what, " shapes, expected ", dst->size());
     for (size_t i = 0; i < dst->size(); ++i) {
       PyObject* item = PySequence_GetItem(list, static_cast<Py_ssize_t>(i));
+      if (item == Py_None) {  // not known (yet)
+        Py_DECREF(item);
+        continue;
+      }
       Value v = value_from_py(item, "Custom", "shape");
       Py_DECREF(item);
       Shape s = FieldTraits<Shape>::from_value(v, {"Custom", "shape"});
@@ -128,14 +143,21 @@ bool infer_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
     throw;
   }
   Py_DECREF(r);
-  return true;
+  return std::all_of(out->begin(), out->end(), [](const Shape& s) { return s.is_known(); });
 }
 
 bool infer_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   const auto& p = attrs.get<CustomParam>();
+  if (!in->empty() &&
+      std::none_of(in->begin(), in->end(), [](DType t) { return t != DType::kUnknown; }))
+    return false;
   Gil gil;
   PyObject* types = PyList_New(0);
   for (DType t : *in) {
+    if (t == DType::kUnknown) {
+      PyList_Append(types, Py_None);
+      continue;
+    }
     PyObject* d = dtype_to_py(t);
     PyList_Append(types, d);
     Py_DECREF(d);
@@ -143,23 +165,30 @@ bool infer_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   PyObject* args = Py_BuildValue("(ON)", p.prop->obj, types);
   PyObject* r = call_bridge("_infer_type", args);  // (in_types, out_types)
   Py_DECREF(args);
-  try {
-    PyObject* outs = PyTuple_GET_ITEM(r, 1);
-    if (PySequence_Size(outs) != static_cast<Py_ssize_t>(out->size()))
-      value_error("[Custom ", p.op_type, "] infer_type returned ", PySequence_Size(outs),
-                  " output types, expected ", out->size());
-    for (size_t i = 0; i < out->size(); ++i) {
-      PyObject* item = PySequence_GetItem(outs, static_cast<Py_ssize_t>(i));
+  auto read = [&](PyObject* list, DTypeVector* dst, const char* what, bool only_unknown) {
+    if (PySequence_Size(list) != static_cast<Py_ssize_t>(dst->size()))
+      value_error("[Custom ", p.op_type, "] infer_type returned ", PySequence_Size(list), " ", what,
+                  " types, expected ", dst->size());
+    for (size_t i = 0; i < dst->size(); ++i) {
+      PyObject* item = PySequence_GetItem(list, static_cast<Py_ssize_t>(i));
+      if (item == Py_None || (only_unknown && (*dst)[i] != DType::kUnknown)) {
+        Py_DECREF(item);
+        continue;
+      }
       DType t = dtype_from_py(item);
       Py_DECREF(item);
-      (*out)[i] = t;
+      (*dst)[i] = t;
     }
+  };
+  try {
+    read(PyTuple_GET_ITEM(r, 0), in, "input", /*only_unknown=*/true);
+    read(PyTuple_GET_ITEM(r, 1), out, "output", /*only_unknown=*/false);
   } catch (...) {
     Py_DECREF(r);
     throw;
   }
   Py_DECREF(r);
-  return true;
+  return std::none_of(out->begin(), out->end(), [](DType t) { return t == DType::kUnknown; });
 }
 
 // A zero-copy ndarray over a kernel blob (valid while the callback runs).
@@ -241,6 +270,7 @@ void register_custom_op() {
       })
       .set_attr<FInferShape>("FInferShape", infer_shape)
       .set_attr<FInferType>("FInferType", infer_type)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", forward)
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         std::vector<NodeEntry> heads(og.begin(), og.end());

@@ -645,6 +645,55 @@ PyObject* graph_infer(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// A shape as a tuple, None when unknown; a dtype likewise.
+PyObject* shape_or_none(const Shape& s) {
+  if (!s.is_known()) Py_RETURN_NONE;
+  PyObject* tup = PyTuple_New(s.ndim());
+  for (int k = 0; k < s.ndim(); ++k) PyTuple_SET_ITEM(tup, k, PyLong_FromLongLong(s[k]));
+  return tup;
+}
+PyObject* dtype_or_none(DType t) {
+  if (t == DType::kUnknown) Py_RETURN_NONE;
+  return dtype_to_py(t);
+}
+template <typename T, typename F>
+PyObject* list_of(const std::vector<T>& v, F convert) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(v.size()));
+  for (size_t i = 0; i < v.size(); ++i)
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), convert(v[i]));
+  return list;
+}
+
+// (input shapes, input dtypes, output shapes, output dtypes) from some inputs' shapes and
+// dtypes (None: unknown), MXNet's inference filling what the ops can work out.
+PyObject* graph_infer_partial(PyObject*, PyObject* args) {
+  PyObject *h, *shapes, *dtypes;
+  if (!PyArg_ParseTuple(args, "OOO:_graph_infer_partial", &h, &shapes, &dtypes)) return nullptr;
+  NDX_PY_BEGIN
+  if (!PyList_Check(shapes) || !PyList_Check(dtypes))
+    type_error("[infer_shape] expected lists of shapes and dtypes");
+  std::vector<Shape> s;
+  std::vector<DType> t;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(shapes); ++i) {
+    PyObject* item = PyList_GET_ITEM(shapes, i);
+    if (item == Py_None) {
+      s.push_back(Shape::unknown());
+      continue;
+    }
+    Value v = value_from_py(item, "infer_shape", "shape");
+    s.push_back(FieldTraits<Shape>::from_value(v, {"infer_shape", "shape"}));
+  }
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dtypes); ++i) {
+    PyObject* item = PyList_GET_ITEM(dtypes, i);
+    t.push_back(item == Py_None ? DType::kUnknown : dtype_from_py(item));
+  }
+  PartialGraphTypes r = infer_graph_partial(handle_of(h).graph, s, t);
+  return Py_BuildValue(
+      "(NNNN)", list_of(r.input_shapes, shape_or_none), list_of(r.input_types, dtype_or_none),
+      list_of(r.output_shapes, shape_or_none), list_of(r.output_types, dtype_or_none));
+  NDX_PY_END(nullptr)
+}
+
 // A Python dict of params as the string dict ops parse (values converted with str()).
 std::map<std::string, std::string> string_dict(PyObject* params) {
   std::map<std::string, std::string> dict;
@@ -772,13 +821,39 @@ PyObject* sym_op(PyObject*, PyObject* args) {
   auto node = std::make_shared<Node>();
   node->attrs = Op::get(op_name)->make_attrs(std::move(dict));
   if (*node_name) node->attrs.name = node_name;
-  PyObject* fast = PySequence_Fast(inputs, "expected a sequence of symbols");
+  std::unique_ptr<PyObject, decltype(&Py_DecRef)> fast(
+      PySequence_Fast(inputs, "expected a sequence of symbols"), &Py_DecRef);
   if (!fast) throw PythonErrorSet{};
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i)
-    for (const auto& e : graph_of(PySequence_Fast_ITEMS(fast)[i]).outputs)
-      node->inputs.push_back(e);
-  Py_DECREF(fast);
-  uint32_t expected = node->op()->inputs_for(node->attrs);
+  PyObject** items = PySequence_Fast_ITEMS(fast.get());
+  const auto n_items = static_cast<size_t>(PySequence_Fast_GET_SIZE(fast.get()));
+  const uint32_t expected = node->op()->inputs_for(node->attrs);
+  // As MXNet's composition, an input not given (None, or missing at the end) becomes the
+  // variable '<node name>_<input name>': fully_connected(x, name='fc') reads fc_weight, fc_bias.
+  // (A symbol with several outputs gives as many inputs.)
+  size_t n_entries = 0;
+  bool any_none = false;
+  for (size_t i = 0; i < n_items; ++i) {
+    const bool none = items[i] == Py_None;
+    any_none |= none;
+    n_entries += none ? 1 : graph_of(items[i]).outputs.size();
+  }
+  std::vector<std::string> names;
+  if (any_none || n_entries < expected) names = node->op()->input_names(node->attrs);
+  auto variable_for = [&](size_t position) {
+    if (position >= names.size())
+      value_error("[sym.", public_op_name(op_name), "] input ", position, " is None; the op takes ",
+                  expected, " inputs");
+    return NodeEntry{make_variable(node->attrs.name + "_" + names[position]), 0, 0};
+  };
+  for (size_t i = 0; i < n_items; ++i) {
+    if (items[i] == Py_None) {
+      node->inputs.push_back(variable_for(node->inputs.size()));
+      continue;
+    }
+    for (const auto& e : graph_of(items[i]).outputs) node->inputs.push_back(e);
+  }
+  while (node->inputs.size() < expected && node->inputs.size() < names.size())
+    node->inputs.push_back(variable_for(node->inputs.size()));
   if (node->inputs.size() != expected)
     value_error("[sym.", public_op_name(op_name), "] expected ", expected, " inputs, got ",
                 node->inputs.size());
@@ -1308,6 +1383,8 @@ PyMethodDef module_methods[] = {
     {"_graph_json", graph_json, METH_O, "The graph as JSON."},
     {"_graph_load", graph_load, METH_O, "A graph from JSON."},
     {"_graph_infer", graph_infer, METH_VARARGS, "Output shapes and dtypes from input ones."},
+    {"_graph_infer_partial", graph_infer_partial, METH_VARARGS,
+     "Input and output shapes and dtypes from some inputs' (None: unknown)."},
     {"_autograd_set_recording", ag_set_recording, METH_O,
      "Sets recording; returns the previous state."},
     {"_autograd_set_training", ag_set_training, METH_O,

@@ -9,6 +9,7 @@
 #include "ndx/amp.h"
 #include "ndx/autograd.h"
 #include "ndx/imperative.h"
+#include "ndx/op_util.h"
 #include "ndx/profiler.h"
 #include "ndx/runtime.h"
 #include "op/fusion.h"
@@ -121,6 +122,116 @@ GraphTypes infer_graph(const Graph& g, const std::vector<Shape>& input_shapes,
     known[ins[i].get()] = {{input_shapes[i]}, {input_types[i]}};
   infer_entries(g, &known);
   GraphTypes r;
+  for (const auto& o : g.outputs) {
+    r.output_shapes.push_back(known[o.node.get()].first.at(o.index));
+    r.output_types.push_back(known[o.node.get()].second.at(o.index));
+  }
+  return r;
+}
+
+namespace {
+
+bool all_known(const ShapeVector& v) {
+  return std::all_of(v.begin(), v.end(), [](const Shape& s) { return s.is_known(); });
+}
+bool all_known(const DTypeVector& v) {
+  return std::all_of(v.begin(), v.end(), [](DType t) { return t != DType::kUnknown; });
+}
+
+// Copies what `from` knows into the unknown places of `to`; returns whether any was unknown.
+template <typename V, typename Known>
+bool fill_unknown(V* to, const V& from, Known is_known) {
+  bool changed = false;
+  for (size_t i = 0; i < to->size(); ++i)
+    if (!is_known((*to)[i]) && is_known(from[i])) {
+      (*to)[i] = from[i];
+      changed = true;
+    }
+  return changed;
+}
+
+// One pass of infer_graph_partial over the op nodes, in graph order. An op's inference runs
+// once all its inputs are known, or at any time for an op that fills unknown inputs; what it
+// works out is written back into the entries of its inputs and outputs. Returns whether an
+// entry changed.
+bool partial_pass(const std::vector<NodePtr>& order, EntryTypes* known) {
+  static const auto& fshape = Op::attr<FInferShape>("FInferShape");
+  static const auto& ftype = Op::attr<FInferType>("FInferType");
+  static const auto& ffills = Op::attr<TFillsInputs>("TFillsInputs");
+  const auto shape_known = [](const Shape& s) { return s.is_known(); };
+  const auto type_known = [](DType t) { return t != DType::kUnknown; };
+  bool changed = false;
+  for (const auto& n : order) {
+    if (n->is_variable()) continue;
+    const Op* op = n->attrs.op;
+    const bool fills = ffills.count(op) && ffills[op];
+    ShapeVector in_s;
+    DTypeVector in_t;
+    for (const auto& e : n->inputs) {
+      const auto& [s, t] = known->at(e.node.get());
+      in_s.push_back(s.at(e.index));
+      in_t.push_back(t.at(e.index));
+    }
+    auto& [out_s, out_t] = known->at(n.get());
+    ShapeVector s_in = in_s, s_out = out_s;
+    if (!(all_known(in_s) && all_known(out_s)) && (all_known(in_s) || fills) && fshape.count(op))
+      fshape[op](n->attrs, &s_in, &s_out);
+    DTypeVector t_in = in_t, t_out = out_t;
+    if (!(all_known(in_t) && all_known(out_t)) && (all_known(in_t) || fills) && ftype.count(op))
+      ftype[op](n->attrs, &t_in, &t_out);
+    changed |= fill_unknown(&out_s, s_out, shape_known);
+    changed |= fill_unknown(&out_t, t_out, type_known);
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
+      auto& [s, t] = known->at(n->inputs[i].node.get());
+      const uint32_t k = n->inputs[i].index;
+      // (An entry read twice by the op, fully_connected(x, p, p), must get one shape.)
+      if (s[k].is_known() && s_in[i].is_known() && s[k] != s_in[i])
+        value_error("[", op_name(n->attrs), "] input ", i, " has shape ", s[k].str(),
+                    ", the op infers ", s_in[i].str());
+      if (t[k] != DType::kUnknown && t_in[i] != DType::kUnknown && t[k] != t_in[i])
+        type_error("[", op_name(n->attrs), "] input ", i, " has dtype ", t[k], ", the op infers ",
+                   t_in[i]);
+      if (!s[k].is_known() && s_in[i].is_known()) {
+        s[k] = s_in[i];
+        changed = true;
+      }
+      if (t[k] == DType::kUnknown && t_in[i] != DType::kUnknown) {
+        t[k] = t_in[i];
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+PartialGraphTypes infer_graph_partial(const Graph& g, const std::vector<Shape>& input_shapes,
+                                      const std::vector<DType>& input_types) {
+  auto ins = g.inputs();
+  if (input_shapes.size() != ins.size() || input_types.size() != ins.size())
+    value_error("[infer_shape] the graph has ", ins.size(), " inputs, got ", input_shapes.size(),
+                " shapes and ", input_types.size(), " dtypes");
+  const auto order = g.topo_order();
+  EntryTypes known;
+  for (const auto& n : order) {
+    if (!n->is_variable())
+      known[n.get()] = {ShapeVector(n->num_outputs(), Shape::unknown()),
+                        DTypeVector(n->num_outputs(), DType::kUnknown)};
+    else if (!n->values.empty())
+      known[n.get()] = {{n->values.at(0).shape()}, {n->values.at(0).dtype()}};
+  }
+  for (size_t i = 0; i < ins.size(); ++i)
+    known[ins[i].get()] = {{input_shapes[i]}, {input_types[i]}};
+  // Each pass that changes something makes at least one more entry known, so this ends; the
+  // bound is a guard.
+  for (size_t pass = 0; pass <= order.size() && partial_pass(order, &known); ++pass) {
+  }
+  PartialGraphTypes r;
+  for (const auto& n : ins) {
+    r.input_shapes.push_back(known[n.get()].first[0]);
+    r.input_types.push_back(known[n.get()].second[0]);
+  }
   for (const auto& o : g.outputs) {
     r.output_shapes.push_back(known[o.node.get()].first.at(o.index));
     r.output_types.push_back(known[o.node.get()].second.at(o.index));

@@ -1466,6 +1466,7 @@ std::vector<NodeEntry> pool_backward_gradient(const NodePtr& n, const std::vecto
                                    return v;
                                  })
       .set_attr<FInferShape>("FInferShape", conv_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"data", "weight", "bias"});
@@ -1526,6 +1527,7 @@ std::vector<NodeEntry> pool_backward_gradient(const NodePtr& n, const std::vecto
                                    return v;
                                  })
       .set_attr<FInferShape>("FInferShape", deconv_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"data", "weight", "bias"});

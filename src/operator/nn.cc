@@ -1019,6 +1019,219 @@ void pick_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<T
   });
 }
 
+// ============================== SoftmaxOutput ==============================
+// MXNet's classic loss head: the forward is the softmax of data along the class axis (the
+// last, or axis 1 with multi_output); the backward ignores the head gradient (unless
+// out_grad) and gives (softmax - one_hot(label)) * grad_scale, the gradient of the
+// cross-entropy loss, with MXNet's ignore_label, normalization and smooth_alpha.
+struct SoftmaxOutputParam {
+  double grad_scale = 1.0;
+  double ignore_label = -1.0;
+  bool multi_output = false;
+  bool use_ignore = false;
+  bool preserve_shape = false;
+  std::string normalization = "null";
+  bool out_grad = false;
+  double smooth_alpha = 0.0;
+  static void declare(ParamDecl<SoftmaxOutputParam>& d) {
+    d.field("grad_scale", &SoftmaxOutputParam::grad_scale)
+        .set_default(1.0)
+        .describe("Scales the gradient.");
+    d.field("ignore_label", &SoftmaxOutputParam::ignore_label)
+        .set_default(-1.0)
+        .describe("With use_ignore, positions with this label get no gradient.");
+    d.field("multi_output", &SoftmaxOutputParam::multi_output)
+        .set_default(false)
+        .describe("Softmax along axis 1 of (N, C, ...) data with labels (N, ...).");
+    d.field("use_ignore", &SoftmaxOutputParam::use_ignore)
+        .set_default(false)
+        .describe("Whether labels equal to ignore_label get no gradient.");
+    d.field("preserve_shape", &SoftmaxOutputParam::preserve_shape)
+        .set_default(false)
+        .describe(
+            "Softmax along the last axis of data with more than two axes (without it, over "
+            "all of each example's elements).");
+    d.field("normalization", &SoftmaxOutputParam::normalization)
+        .set_default(std::string("null"))
+        .set_enum({"null", "batch", "valid"})
+        .describe(
+            "'null': the gradient as it is; 'batch': divided by the batch size; 'valid': by "
+            "the number of labels not ignored.");
+    d.field("out_grad", &SoftmaxOutputParam::out_grad)
+        .set_default(false)
+        .describe("Whether the gradient is multiplied by the head gradient.");
+    d.field("smooth_alpha", &SoftmaxOutputParam::smooth_alpha)
+        .set_default(0.0)
+        .set_range(0.0, 1.0)
+        .describe(
+            "Label smoothing: the target is 1 - alpha at the label, alpha / (C - 1) "
+            "elsewhere.");
+  }
+};
+
+// MXNet's three layouts of SoftmaxOutput's data as (rows, classes, positions): multi_output
+// (N, C, d2, ...) -> (N, C, d2 * ...), classes along axis 1; preserve_shape or data of at most
+// two axes -> (prod of the leading axes, last axis, 1); other data -> (N, the rest flattened,
+// 1), the softmax of each example over all its elements.
+struct SoftmaxOutputLayout {
+  int64_t rows = 1, classes = 1, positions = 1;
+  bool flattened = false;
+};
+
+SoftmaxOutputLayout softmax_output_layout(const NodeAttrs& attrs, const Shape& d) {
+  const auto& p = attrs.get<SoftmaxOutputParam>();
+  const int min_ndim = p.multi_output ? 2 : 1;
+  if (d.ndim() < min_ndim)
+    value_error("[", op_name(attrs), "] argument 'data' must have at least ", min_ndim,
+                " dimension", min_ndim == 1 ? "" : "s", ", got shape ", d.str());
+  SoftmaxOutputLayout l;
+  if (p.multi_output) {
+    l.rows = d[0];
+    l.classes = d[1];
+    for (int i = 2; i < d.ndim(); ++i) l.positions *= d[i];
+  } else if (p.preserve_shape || d.ndim() <= 2) {
+    for (int i = 0; i + 1 < d.ndim(); ++i) l.rows *= d[i];
+    l.classes = d[d.ndim() - 1];
+  } else {
+    l.rows = d[0];
+    for (int i = 1; i < d.ndim(); ++i) l.classes *= d[i];
+    l.flattened = true;
+  }
+  return l;
+}
+
+// The label: class indices of data's shape without its last axis ((N, d2, ...), or
+// (N, d2 * ...) or (N, 1, d2, ...) with multi_output, as MXNet), or probabilities of data's
+// own shape.
+bool softmax_output_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known()) return false;
+  const SoftmaxOutputLayout l = softmax_output_layout(attrs, d);
+  Shape& label = (*in)[1];
+  if (label.is_known() && label == d) {  // probabilities
+  } else if (attrs.get<SoftmaxOutputParam>().multi_output) {
+    Shape without_classes = d, ones_for_classes = d;
+    without_classes.resize(0);
+    for (int i = 0; i < d.ndim(); ++i)
+      if (i != 1) without_classes.push_back(d[i]);
+    ones_for_classes[1] = 1;
+    const Shape flat{l.rows, l.positions};
+    if (!label.is_known()) label = flat;
+    if (label != flat && label != without_classes && label != ones_for_classes)
+      value_error("[", op_name(attrs), "] argument 'label' has shape ", label.str(), ", expected ",
+                  flat.str(), " or ", without_classes.str(), " (class indices) or data's shape ",
+                  d.str(), " (probabilities)");
+  } else {
+    Shape want = d;
+    want.resize(d.ndim() - 1);
+    if (!label.is_known()) label = want;
+    if (label != want)
+      value_error("[", op_name(attrs), "] argument 'label' has shape ", label.str(), ", expected ",
+                  want.str(),
+                  " (data's shape without its last axis: class indices) or data's shape ", d.str(),
+                  " (probabilities)");
+  }
+  assign_shape(attrs, &(*out)[0], d, "output", 0);
+  return true;
+}
+
+bool softmax_output_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const DType t = (*in)[0];
+  if (t == DType::kUnknown) return false;
+  require_float(attrs, t, "data");
+  if ((*in)[1] == DType::kUnknown) (*in)[1] = t;  // MXNet's labels: data's dtype
+  require_no_bool(attrs, (*in)[1], "label");
+  (*out)[0] = t;
+  return true;
+}
+
+// A contiguous blob viewed with another shape of the same size.
+TBlob reshaped(const TBlob& b, Shape shape) {
+  TBlob v = b;
+  v.strides = Shape::filled(shape.ndim(), 1);
+  for (int i = shape.ndim() - 2; i >= 0; --i) v.strides[i] = v.strides[i + 1] * shape[i + 1];
+  v.shape = std::move(shape);
+  return v;
+}
+
+void softmax_output_compute(const NodeAttrs& attrs, const OpContext& ctx,
+                            const std::vector<TBlob>& in, const std::vector<OpReqType>& req,
+                            const std::vector<TBlob>& out) {
+  static const NodeAttrs by_classes = Op::get("_npx_softmax")->make_attrs({{"axis", "1"}});
+  const SoftmaxOutputLayout l = softmax_output_layout(attrs, in[0].shape);
+  const Shape s3{l.rows, l.classes, l.positions};
+  softmax_compute<false>(by_classes, ctx, {reshaped(in[0], s3)}, {req[0]}, {reshaped(out[0], s3)});
+}
+
+// What each class index's gradient is divided by, as MXNet's SoftmaxOutput: 'batch' by the
+// number of labels, 'valid' by those not equal to ignore_label (at least 1), 'null' by the
+// positions per example with multi_output (else by 1).
+double softmax_output_divisor(const SoftmaxOutputParam& p, const SoftmaxOutputLayout& l,
+                              const std::vector<int64_t>& label, int64_t ignore) {
+  if (p.normalization == "batch") return static_cast<double>(std::max<size_t>(label.size(), 1));
+  if (p.normalization == "valid")
+    return static_cast<double>(std::max<int64_t>(
+        static_cast<int64_t>(
+            std::count_if(label.begin(), label.end(), [ignore](int64_t k) { return k != ignore; })),
+        1));
+  return p.multi_output ? static_cast<double>(std::max<int64_t>(l.positions, 1)) : 1.0;
+}
+
+// (ograd, output, label) -> (grad data, grad label = 0).
+void softmax_output_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                             const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<SoftmaxOutputParam>();
+  if (req[1] != kNullOp && req[1] != kAddTo) kernel::fill_output(out[1], req[1], 0);
+  if (req[0] == kNullOp) return;
+  const TBlob &g = in[0], &y = in[1], &lab = in[2];
+  const SoftmaxOutputLayout l = softmax_output_layout(attrs, y.shape);
+  if (req[0] != kAddTo) kernel::fill_output(out[0], req[0], 0);
+  if (lab.shape == y.shape) {  // probabilities: (y - label) * grad_scale
+    require_same_type(attrs, lab.dtype, y.dtype, "label", "data");
+    NDX_FLOAT_SWITCH(y.dtype, T, {
+      using C = compute_t<T>;
+      const T *yp = y.ptr<T>(), *lp = lab.ptr<T>(), *gp = g.ptr<T>();
+      T* dp = out[0].ptr<T>();
+      for (int64_t j = 0; j < y.size(); ++j) {
+        double v = (static_cast<double>(yp[j]) - static_cast<double>(lp[j])) * p.grad_scale;
+        if (p.out_grad) v *= static_cast<double>(gp[j]);
+        dp[j] = static_cast<T>(static_cast<C>(dp[j]) + static_cast<C>(v));
+      }
+    });
+    return;
+  }
+  if (l.flattened)
+    not_implemented("[", op_name(attrs), "] the gradient for class-index labels of data with ",
+                    "more than two axes needs preserve_shape=True (classes along the last axis) "
+                    "or multi_output=True (along axis 1); got data of shape ",
+                    y.shape.str());
+  const std::vector<int64_t> label = host_indices(lab);
+  const auto ignore = static_cast<int64_t>(std::llround(p.ignore_label));
+  for (int64_t k : label)
+    if (!(p.use_ignore && k == ignore) && (k < 0 || k >= l.classes))
+      index_error("[", op_name(attrs), "] label ", k, " is out of range for ", l.classes,
+                  " classes");
+  const double scale = p.grad_scale / softmax_output_divisor(p, l, label, ignore);
+  const double off = l.classes > 1 ? p.smooth_alpha / static_cast<double>(l.classes - 1) : 0.0;
+  NDX_FLOAT_SWITCH(y.dtype, T, {
+    using C = compute_t<T>;
+    const T *yp = y.ptr<T>(), *gp = g.ptr<T>();
+    T* dp = out[0].ptr<T>();
+    for (int64_t o = 0; o < l.rows; ++o)
+      for (int64_t i = 0; i < l.positions; ++i) {
+        const int64_t k = label[static_cast<size_t>(o * l.positions + i)];
+        if (p.use_ignore && k == ignore) continue;
+        for (int64_t c = 0; c < l.classes; ++c) {
+          const int64_t j = (o * l.classes + c) * l.positions + i;
+          const double target = c == k ? 1.0 - p.smooth_alpha : off;
+          double v = (static_cast<double>(yp[j]) - target) * scale;
+          if (p.out_grad) v *= static_cast<double>(gp[j]);
+          dp[j] = static_cast<T>(static_cast<C>(dp[j]) + static_cast<C>(v));
+        }
+      }
+  });
+}
+
 // ============================== one_hot ==============================
 struct OneHotParam {
   int64_t depth = 0;
@@ -1444,9 +1657,13 @@ bool batch_norm_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
 bool low_precision_with_float32(const NodeAttrs& attrs, DType data, DTypeVector* in, size_t first,
                                 const std::vector<const char*>& names) {
   if (data != DType::kFloat16 && data != DType::kBFloat16) return false;
-  bool any_float32 = false;
-  for (size_t i = first; i < in->size(); ++i) any_float32 |= (*in)[i] == DType::kFloat32;
-  if (!any_float32) return false;
+  // Parameters all of unknown dtype (graph inference from the data) are float32, as MXNet's.
+  bool any_float32 = false, all_unknown = true;
+  for (size_t i = first; i < in->size(); ++i) {
+    any_float32 |= (*in)[i] == DType::kFloat32;
+    all_unknown &= (*in)[i] == DType::kUnknown;
+  }
+  if (!any_float32 && !all_unknown) return false;
   for (size_t i = first; i < in->size(); ++i) {
     if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
     require_same_type(attrs, (*in)[i], DType::kFloat32, names[std::min(i, names.size() - 1)],
@@ -1675,6 +1892,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                                  })
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FInferShape>("FInferShape", leaky_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"data", "gamma"});
@@ -1765,6 +1983,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                                    return v;
                                  })
       .set_attr<FInferShape>("FInferShape", fc_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"data", "weight", "bias"});
@@ -1843,6 +2062,59 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       });
 
   OpRegistry::global()
+      .register_op("SoftmaxOutput")
+      .describe(
+          "MXNet's softmax loss head: the softmax of each example of data (along axis 1 with "
+          "multi_output, the last axis with preserve_shape); its gradient is (softmax - "
+          "one_hot(label)) * grad_scale whatever the head gradient (times it with out_grad), "
+          "the cross-entropy loss's; a label of data's shape holds probabilities.")
+      .set_num_inputs(2)
+      .add_argument("data", "NDArray", "Scores, (N, C), (..., C) or (N, C, ...) with multi_output.")
+      .add_argument("label", "NDArray",
+                    "Class indices (data's shape without its class axis) or probabilities "
+                    "(data's shape).")
+      .set_params<SoftmaxOutputParam>()
+      .set_attr<FInferShape>("FInferShape", softmax_output_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
+      .set_attr<FInferType>("FInferType", softmax_output_type)
+      .set_attr<FCompute>("FCompute<cpu>", softmax_output_compute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return make_grad_node("_backward_SoftmaxOutput", n,
+                              {og[0], NodeEntry{n, 0, 0}, n->inputs[1]}, true);
+      });
+  register_backward("_backward_SoftmaxOutput",
+                    "Backward of SoftmaxOutput: (ograd, output, label) -> (grad data, zeros "
+                    "for label).")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .set_params<SoftmaxOutputParam>()
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            if (!check_with_forward(attrs, in, softmax_output_shape, {{1, 2}, {{0, 0}}},
+                                    {"ograd", "output", "label"}))
+              return false;
+            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+            assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+            return true;
+          })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              if ((*in)[1] == DType::kUnknown || (*in)[2] == DType::kUnknown)
+                                return false;
+                              require_float(attrs, (*in)[1], "output");
+                              require_same_type(attrs, (*in)[0], (*in)[1], "ograd", "output");
+                              (*out)[0] = (*in)[1];
+                              (*out)[1] = (*in)[2];
+                              return true;
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", softmax_output_backward)
+      .set_attr<FGradient>(
+          "FGradient", nn_check::no_gradient_yet("_backward_SoftmaxOutput",
+                                                 "SoftmaxOutput's gradient is a loss gradient; "
+                                                 "differentiate a loss built of softmax instead"));
+
+  OpRegistry::global()
       .register_op("_npx_one_hot")
       .describe(
           "One-hot encoding: out[..., d] = on_value where indices[...] == d, else "
@@ -1880,10 +2152,12 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .add_argument("weight", "NDArray", "The embedding matrix, (input_dim, output_dim).")
       .set_params<EmbeddingParam>()
       .set_attr<FInferShape>("FInferShape", embedding_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-                              if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown)
-                                return false;
+                              // A weight of unknown dtype is float32, MXNet's default.
+                              if ((*in)[1] == DType::kUnknown) (*in)[1] = DType::kFloat32;
+                              if ((*in)[0] == DType::kUnknown) return false;
                               require_no_bool(attrs, (*in)[0], "data");
                               require_no_bool(attrs, (*in)[1], "weight");
                               (*out)[0] = (*in)[1];
@@ -1971,6 +2245,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                                     return std::vector<std::string>{"output", "mean", "std"};
                                   })
       .set_attr<FInferShape>("FInferShape", layer_norm_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               return same_float_type(attrs, in, out, {"data", "gamma", "beta"});
@@ -2032,6 +2307,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
                                     return std::vector<std::string>{"output", "mean", "inv_std"};
                                   })
       .set_attr<FInferShape>("FInferShape", batch_norm_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FInferType>("FInferType", batch_norm_type)
       .set_attr<bool>("TUpdatesInputs", true)  // the running statistics, in training
       // A call recorded in predict mode used the running statistics: its backward treats them

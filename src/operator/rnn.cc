@@ -637,6 +637,7 @@ uint32_t rnn_num_outputs(const NodeAttrs& attrs) { return is_lstm(attrs) ? 4 : 3
             return std::vector<ResourceRequest>{ResourceRequest{ResourceRequest::kRandom}};
           })
       .set_attr<FInferShape>("FInferShape", rnn_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
       .set_attr<FInferType>(
           "FInferType",
           [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {

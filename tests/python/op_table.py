@@ -2255,6 +2255,46 @@ add(OpEntry(
                    TypeError, "weight-dtype")]))
 
 
+def _softmax_output(data, label, **kwargs):
+    """The registered SoftmaxOutput op (mx.nd.SoftmaxOutput wraps it with MXNet's signature)."""
+    from ndx._registry import ops
+    return ndx._core._invoke(ops()["SoftmaxOutput"].handle, (data, label), kwargs)
+
+
+def _softmax_output_ref(data, label, multi_output=False, preserve_shape=False, **_):
+    """MXNet's: along axis 1 with multi_output, the last axis with preserve_shape or two
+    axes, else over each example's elements."""
+    if multi_output:
+        return _softmax_ref(data, axis=1)
+    if preserve_shape or data.ndim <= 2:
+        return _softmax_ref(data, axis=-1)
+    return _softmax_ref(data.reshape(data.shape[0], -1), axis=-1).reshape(data.shape)
+
+
+def _softmax_output_samples(dtype, rng, domains):
+    out = []
+    for name, ds, kw in (("(3,4)", (3, 4), {}), ("(2,3,4)-flattened", (2, 3, 4), {}),
+                         ("(2,3,4)-preserve", (2, 3, 4), {"preserve_shape": True}),
+                         ("(2,3,4)-multi", (2, 3, 4), {"multi_output": True}),
+                         ("(0,4)", (0, 4), {})):
+        ax = 1 if kw.get("multi_output") else len(ds) - 1
+        lshape = tuple(d for i, d in enumerate(ds) if i != ax)
+        out.append(Sample((make_arg(ds, dtype, rng), rng.integers(0, ds[ax], lshape)
+                           .astype(dtype)), kw, name))
+    return out
+
+
+add(OpEntry(
+    "SoftmaxOutput", _softmax_output, _f64(_softmax_output_ref), "shape", FLOATS,
+    _softmax_output_samples, tols=dict(ACCUM_TOLS),
+    error_inputs=lambda: [
+        ErrorInput((_f((2, 3)), _f((3,))), {}, ValueError, "label-shape"),
+        ErrorInput((_f(()), _f(())), {}, ValueError, "0d"),
+        ErrorInput((_f((2, 3)), _f((2,))), {"multi_output": True, "normalization": "all"},
+                   ValueError, "bad-normalization"),
+        ErrorInput((onp.ones((2, 3), dtype=onp.int32), _f((2,))), {}, TypeError, "int-data")]))
+
+
 def _pick_ref(data, index, axis=-1, keepdims=False, mode="clip"):
     n = data.shape[axis]
     idx = onp.trunc(onp.asarray(index, dtype=onp.float64)).astype(onp.int64)

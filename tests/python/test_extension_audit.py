@@ -156,6 +156,17 @@ class _WithLabel(CustomOpProp):
         return _Scale()
 
 
+@register("audit_pass_through")
+class _PassThrough(CustomOpProp):
+    """The default infer_shape: inputs as given, the output as the first input."""
+
+    def list_arguments(self):
+        return ["data", "other"]
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Scale()
+
+
 def test_nd_custom_returns_ndarrays_with_legacy_semantics():
     """mx.nd.Custom returns mx.nd.NDArrays, as every mx.nd op: reshape((0, -1)) keeps the
     first axis (MXNet's 0), where an ndx.numpy array rejects the shape."""
@@ -181,13 +192,18 @@ def test_sym_custom_takes_inputs_by_name_and_makes_the_missing_ones_variables():
         ndx.sym.Custom(d, labl=d, op_type="audit_with_label")
 
 
-@pytest.mark.xfail(strict=True, reason="ndx's graph shape inference runs forward only "
-                   "(README: Symbol.infer_shape needs every input's shape), so MXNet's way of "
-                   "inferring a label's shape from the data's through the prop fails")
 def test_sym_infer_shape_asks_the_prop_for_inputs_of_unknown_shape():
+    """The seeds' custom softmax: its prop's infer_shape declares the label's shape (N,) from
+    the data's; an input the prop is given as None (not known yet) and returns unchanged
+    stays unknown."""
     s = ndx.sym.Custom(ndx.sym.var("d"), ndx.sym.var("lab"), op_type="audit_with_label")
     args, outs, _ = s.infer_shape(d=(3, 4))
     assert args == [(3, 4), (3,)] and outs == [(3, 4)]
+    t = ndx.sym.Custom(ndx.sym.var("d"), ndx.sym.var("other"), op_type="audit_pass_through")
+    with pytest.raises(ValueError, match="other"):
+        t.infer_shape(d=(3, 4))
+    assert t.infer_shape_partial(d=(3, 4))[0] == [(3, 4), None]
+    assert t.infer_shape(d=(3, 4), other=(5,))[1] == [(3, 4)]
 
 
 # ---- autograd.Function ----

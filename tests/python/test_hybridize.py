@@ -106,8 +106,10 @@ def test_export_imports_and_symbol_json(tmp_path):
     assert ndx.sym.load_json(s.tojson()).tojson() == s.tojson()
     values = {k: p.data() for k, p in net.collect_params().items()}
     assert_almost_equal(s.eval(data=x, **values)[0], ref, rtol=0, atol=0)
+    # as MXNet, the layers' weight shapes follow from the data's
+    assert s.infer_shape(data=(1, 4)) == ([(1, 4), (8, 4), (8,), (3, 8), (3,)], [(1, 3)], [])
     with pytest.raises(ValueError, match="no shape"):
-        s.infer_shape(data=(1, 4))
+        s.infer_shape(**{"0.weight": (8, 4)})
     with pytest.raises(ValueError, match="invalid JSON at byte 1"):
         ndx.sym.load_json("{broken")
     with pytest.raises(RuntimeError, match="hybridize"):

@@ -25,8 +25,9 @@ def test_output_shapes_of_every_op(tmp_path):
     by_op = [(doc["nodes"][i]["op"], s) for i, s in sorted(shapes.items())]
     # Dense(16) on (4, 8) -> (4, 16), relu keeps it, Dense(3) -> (4, 3)
     assert [s for _, s in by_op] == [(4, 16), (4, 16), (4, 3)]
-    # without the weights' shapes nothing past the inputs can be inferred (forward only)
-    assert viz.node_output_shapes(doc, {"data": (4, 8)}) == {}
+    # the weights' shapes follow from the data's (MXNet's plot_network needs only data's)
+    assert viz.node_output_shapes(doc, {"data": (4, 8)}) == shapes
+    assert viz.node_output_shapes(doc, {"other": (4, 8)}) == {}
 
 
 def test_picture_labels_carry_shapes_and_parameter_counts(tmp_path):

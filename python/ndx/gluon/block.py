@@ -1078,10 +1078,28 @@ def _bind_inputs(names, num_args, params, strict=True):
 
 
 class SymbolBlock(HybridBlock):
-    """A block made from an exported graph and its parameters."""
+    """A block made from an exported graph and its parameters (SymbolBlock.imports), or, as
+    MXNet's SymbolBlock(outputs, inputs, params=None), from symbols: the output symbol(s), the
+    input symbol(s) (or their names) and optionally {name: Parameter} to share. Every other
+    input of the graph becomes a Parameter whose shape is inferred from the inputs' at the
+    first call (after initialize()), as MXNet's deferred initialization."""
 
-    def __init__(self, graph, input_names, params, allow_missing=False, ignore_extra=False,
-                 device=None):
+    def __init__(self, outputs, inputs=None, params=None, allow_missing=False,
+                 ignore_extra=False, device=None):
+        from ..sym import Group, Symbol
+        # (internally: outputs is a graph capsule, inputs the input names, params the values)
+        graph, input_names, shared = outputs, inputs, {}
+        if isinstance(graph, Symbol) or (isinstance(graph, (list, tuple)) and graph and
+                                         all(isinstance(g, Symbol) for g in graph)):
+            outs = list(graph) if isinstance(graph, (list, tuple)) else [graph]
+            graph = (outs[0] if len(outs) == 1 else Group(outs))._handle
+            given = input_names if isinstance(input_names, (list, tuple)) else [input_names]
+            input_names = [i.name if isinstance(i, Symbol) else i for i in given]
+            shared = dict(params or {})
+            params, allow_missing = {}, True
+        elif input_names is None or params is None:
+            raise TypeError("[SymbolBlock] takes (outputs, inputs[, params]) symbols, or a "
+                            "graph with its input names and parameter values")
         super().__init__()
         object.__setattr__(self, "_graph", graph)
         names = _core._graph_inputs(graph)
@@ -1103,11 +1121,19 @@ class SymbolBlock(HybridBlock):
                     raise ValueError(f"[SymbolBlock] the graph needs parameter '{n}', which the "
                                      "parameter file does not have (allow_missing=True leaves "
                                      "it uninitialized)")
-                self._reg_params[n] = Parameter(n, **kind)
+                self._reg_params[n] = Parameter(n, init=_init_by_name(n), **kind)
                 continue
             p = Parameter(n, shape=tuple(params[n].shape), dtype=str(params[n].dtype), **kind)
             p._set_devices(device)
             p.set_data(params[n])
+            self._reg_params[n] = p
+        for n, p in shared.items():
+            if n not in wanted:
+                raise ValueError(f"[SymbolBlock] params has '{n}', which is not an input of "
+                                 f"the graph; its inputs are {names}")
+            if not isinstance(p, Parameter):
+                raise TypeError(f"[SymbolBlock] params['{n}'] must be a Parameter, got "
+                                f"{type(p).__name__}")
             self._reg_params[n] = p
 
     @staticmethod
@@ -1118,10 +1144,11 @@ class SymbolBlock(HybridBlock):
         file may be ndx's or MXNet's (see load_parameters); each parameter takes the file's
         dtype. Graphs ndx exported before it named a single input 'data' (they called it
         'data0') load with either name."""
+        from ..sym import _load_graph
         if isinstance(input_names, str):
             input_names = [input_names]
         with open(symbol_file) as f:
-            graph = _core._graph_load(f.read())
+            graph = _load_graph(f.read())  # (MXNet's layer names too)
         params = load_param_dict(param_file, "SymbolBlock.imports") if param_file else {}
         return SymbolBlock(graph, input_names, params, allow_missing, ignore_extra,
                            device if device is not None else ctx)
@@ -1156,11 +1183,44 @@ class SymbolBlock(HybridBlock):
                              f"({self._input_names}), got {len(args)}")
         names = _core._graph_inputs(self._graph)
         values = dict(zip(self._input_names, args))
+        if any(p._deferred is not None for p in self._reg_params.values()):
+            self._finish_deferred(values)
         inputs = [values[n] if n in values else self._reg_params[n].data() for n in names]
         out = _core._graph_run(self._graph, inputs)
         return out[0] if len(out) == 1 else tuple(out)
 
     __call__ = forward
+
+
+    def _finish_deferred(self, values):
+        """Gives the parameters still waiting for a shape the shapes the graph's inference
+        works out from the inputs' (and the initialized parameters')."""
+        from ..sym import Symbol
+        shapes = {n: tuple(v.shape) for n, v in values.items() if hasattr(v, "shape")}
+        for n, p in self._reg_params.items():
+            if p._deferred is None and p.shape is not None and all(d > 0 for d in p.shape):
+                shapes[n] = tuple(p.shape)
+        known, _, _, _ = Symbol(self._graph)._infer_partial(shapes, {})
+        for n, p in self._reg_params.items():
+            if p._deferred is None:
+                continue
+            if known.get(n) is None:
+                raise ValueError(f"[SymbolBlock] cannot infer the shape of parameter '{n}' "
+                                 f"from the inputs' shapes {shapes}")
+            p._finish_deferred_init(known[n])
+
+
+def _init_by_name(name):
+    """The init a SymbolBlock gives a graph input it makes a parameter of, by its name as
+    MXNet's symbols name them: 'zeros' for *bias, *beta and running / moving means, 'ones'
+    for *gamma and running / moving variances (MXNet 2.0 would draw those from the global
+    initializer too, a moving variance below 0 included), None (the global one) for the
+    rest."""
+    if name.endswith(("bias", "beta", "running_mean", "moving_mean")):
+        return "zeros"
+    if name.endswith(("gamma", "running_var", "moving_var")):
+        return "ones"
+    return None
 
 
 def _graph_input_names(graph_inputs, input_names):

@@ -156,14 +156,11 @@ def SequenceMask(data: Any, sequence_length: Any = None, use_sequence_length: An
 def SliceChannel(data: Any, num_outputs: Any, axis: Any = 1, squeeze_axis: Any = False) -> Any:
     """`data` cut into `num_outputs` equal parts along `axis` (1 by default); a list, or the one array when num_outputs is 1, as MXNet returns."""
 
-def Softmax(data: Any, label: Any, grad_scale: Any = 1.0, ignore_label: Any = -1.0, multi_output: Any = False, use_ignore: Any = False, preserve_shape: Any = False, normalization: Any = 'null', out_grad: Any = False, smooth_alpha: Any = 0.0) -> Any:
-    """The softmax of data over its last axis (axis 1 with multi_output). Its gradient, as MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is (rows whose label is ignore_label get 0 with use_ignore; normalization 'batch' divides by the batch size, 'valid' by the labels kept)."""
-
 def SoftmaxActivation(data: Any, mode: Any = 'instance') -> Any:
     """Softmax over the last axis of (N, C) data (mode 'instance'), or over axis 1 of (N, C, ...) data (mode 'channel')."""
 
 def SoftmaxOutput(data: Any, label: Any, grad_scale: Any = 1.0, ignore_label: Any = -1.0, multi_output: Any = False, use_ignore: Any = False, preserve_shape: Any = False, normalization: Any = 'null', out_grad: Any = False, smooth_alpha: Any = 0.0) -> Any:
-    """The softmax of data over its last axis (axis 1 with multi_output). Its gradient, as MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is (rows whose label is ignore_label get 0 with use_ignore; normalization 'batch' divides by the batch size, 'valid' by the labels kept)."""
+    """The softmax of data over its last axis (axis 1 with multi_output). Its gradient, as MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is (times it with out_grad; rows whose label is ignore_label get 0 with use_ignore; normalization 'batch' divides by the batch size, 'val"""
 
 def SwapAxis(data: Any, dim1: Any = 0, dim2: Any = 0) -> Any: ...
 
@@ -696,9 +693,6 @@ def slice_like(data: Any, shape_like: Any, axes: Any = ()) -> Any: ...
 def smooth_l1(data: Any, scalar: Any = 1.0) -> Any: ...
 
 def softmax(data: Any, length: Any = None, axis: Any = -1, temperature: Any = None, dtype: Any = None, use_length: Any = False) -> Any: ...
-
-def softmax_cross_entropy(data: Any, label: Any) -> Any:
-    """The summed cross-entropy of softmax(data) against integer labels (a 1-element array)."""
 
 def softmin(data: Any, axis: Any = -1, temperature: Any = None, dtype: Any = None) -> Any: ...
 

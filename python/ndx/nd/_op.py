@@ -643,41 +643,18 @@ def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=F
                   use_ignore=False, preserve_shape=False, normalization="null",
                   out_grad=False, smooth_alpha=0.0):
     """The softmax of data over its last axis (axis 1 with multi_output). Its gradient, as
-    MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is
-    (rows whose label is ignore_label get 0 with use_ignore; normalization 'batch' divides by
-    the batch size, 'valid' by the labels kept)."""
-    axis = 1 if multi_output else -1
-    prob = _npx.softmax(data, axis=axis)
-    p = _npx.stop_gradient(prob)
-    depth = data.shape[axis]
-    lab = label.astype("int64")
-    hot = _npx.one_hot(lab, depth, dtype=data.dtype)
-    if multi_output:
-        hot = _np.moveaxis(hot, -1, 1)
-    grad = p - hot
-    scale = float(grad_scale)
-    if use_ignore:
-        keep = (label != ignore_label).astype(data.dtype)
-        grad = grad * _np.expand_dims(keep, axis=axis)
-        if normalization == "valid":
-            grad = grad / _np.maximum(_np.sum(keep), 1.0)
-    if normalization == "batch" or (normalization == "valid" and not use_ignore):
-        n = data.shape[0] if normalization == "batch" else label.size
-        scale = scale / n
-    grad = _npx.stop_gradient(grad * scale)
-    # forward: prob; backward: d(out)/d(data) = grad (one element per output element)
-    out = p + data * grad - _npx.stop_gradient(data * grad)
-    return _wrap(out)
-
-
-Softmax = SoftmaxOutput
-
-
-def softmax_cross_entropy(data, label):
-    """The summed cross-entropy of softmax(data) against integer labels (a 1-element
-    array)."""
-    logp = _npx.log_softmax(data, axis=-1)
-    return _wrap(-_np.sum(_npx.pick(logp, label, axis=-1)).reshape((1,)))
+    MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is (times
+    it with out_grad; rows whose label is ignore_label get 0 with use_ignore; normalization
+    'batch' divides by the batch size, 'valid' by the labels kept; smooth_alpha smooths the
+    target). The registered op SoftmaxOutput (src/operator/nn.cc)."""
+    from .. import _core
+    from .._registry import ops
+    params = {"grad_scale": grad_scale, "ignore_label": ignore_label,
+              "multi_output": multi_output, "use_ignore": use_ignore,
+              "preserve_shape": preserve_shape, "normalization": normalization,
+              "out_grad": out_grad, "smooth_alpha": smooth_alpha}
+    return _wrap(_core._invoke(ops()["SoftmaxOutput"].handle,
+                               (data, label), params))
 
 
 def SequenceMask(data, sequence_length=None, use_sequence_length=False, value=0.0,  # noqa

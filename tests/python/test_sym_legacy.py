@@ -1,0 +1,477 @@
+"""MXNet's classic symbolic workflow: layers by their legacy names (mx.sym.FullyConnected,
+Convolution, BatchNorm, ...) whose parameter inputs, when not given, become the variables
+'<name>_<input>'; infer_shape working out those parameters' shapes from the data's (MXNet's
+documented example: FullyConnected(num_hidden=10) on data (100, 100) gives fc1_weight
+(10, 100) and fc1_bias (10,)); simple_bind and an Executor running forward / backward.
+References: MXNet's symbol documentation and operator parameter docs, NumPy, and hand
+computations."""
+import numpy as onp
+import pytest
+
+import ndx
+from ndx import np, sym
+
+
+def test_mxnet_docs_mlp_argument_names_and_inferred_shapes():
+    net = sym.Variable("data")
+    net = sym.FullyConnected(data=net, name="fc1", num_hidden=128)
+    net = sym.Activation(data=net, name="relu1", act_type="relu")
+    net = sym.FullyConnected(data=net, name="fc2", num_hidden=64)
+    assert net.list_arguments() == ["data", "fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]
+    arg_shapes, out_shapes, aux_shapes = net.infer_shape(data=(100, 100))
+    assert dict(zip(net.list_arguments(), arg_shapes)) == {
+        "data": (100, 100), "fc1_weight": (128, 100), "fc1_bias": (128,),
+        "fc2_weight": (64, 128), "fc2_bias": (64,)}
+    assert out_shapes == [(100, 64)] and aux_shapes == []
+
+
+def test_a_given_parameter_keeps_its_name_and_no_bias_drops_the_bias():
+    w = sym.Variable("myweight")
+    net = sym.FullyConnected(data=sym.Variable("data"), weight=w, name="fc1", num_hidden=8,
+                             no_bias=True)
+    assert net.list_arguments() == ["data", "myweight"]
+    assert net.infer_shape(data=(2, 3, 5))[0] == [(2, 3, 5), (8, 15)]  # flattened to (2, 15)
+
+
+def test_convnet_shapes_and_batch_norm_auxiliary_states():
+    """Hand-computed: conv 3x3 pad 1 keeps 8x8, 2x2 pooling stride 2 halves it, Flatten gives
+    4 * 4 * 4 = 64 features."""
+    x = sym.Variable("data")
+    h = sym.Convolution(data=x, kernel=(3, 3), pad=(1, 1), num_filter=4, name="conv")
+    h = sym.BatchNorm(data=h, name="bn")
+    h = sym.Activation(h, act_type="relu")
+    h = sym.Pooling(h, kernel=(2, 2), stride=(2, 2), pool_type="max")
+    h = sym.Flatten(h)
+    h = sym.FullyConnected(h, num_hidden=10, name="out")
+    assert h.list_arguments() == ["data", "conv_weight", "conv_bias", "bn_gamma", "bn_beta",
+                                  "out_weight", "out_bias"]
+    assert h.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+    args, outs, aux = h.infer_shape(data=(2, 3, 8, 8))
+    assert args == [(2, 3, 8, 8), (4, 3, 3, 3), (4,), (4,), (4,), (10, 64), (10,)]
+    assert outs == [(2, 10)] and aux == [(4,), (4,)]
+
+
+def test_automatic_names_follow_mxnets_pattern():
+    a = sym.FullyConnected(sym.Variable("x"), num_hidden=2)
+    b = sym.FullyConnected(sym.Variable("x"), num_hidden=2)
+    na, nb = a.name, b.name
+    assert na.startswith("fullyconnected") and nb.startswith("fullyconnected") and na != nb
+    assert a.list_arguments() == ["x", f"{na}_weight", f"{na}_bias"]
+
+
+def test_deconvolution_has_no_bias_by_default_and_embedding_weight_is_inferred():
+    d = sym.Deconvolution(sym.Variable("x"), kernel=(2, 2), stride=(2, 2), num_filter=3,
+                          name="up")
+    assert d.list_arguments() == ["x", "up_weight"]
+    # (in - 1) * stride + kernel = 8; weight (in channels, num_filter, *kernel)
+    assert d.infer_shape(x=(1, 5, 4, 4)) == ([(1, 5, 4, 4), (5, 3, 2, 2)], [(1, 3, 8, 8)], [])
+    e = sym.Embedding(sym.Variable("tokens"), input_dim=10, output_dim=4, name="emb")
+    assert e.infer_shape(tokens=(2, 5)) == ([(2, 5), (10, 4)], [(2, 5, 4)], [])
+
+
+def test_prelu_gamma_and_layer_norm_parameters_are_inferred():
+    p = sym.LeakyReLU(sym.Variable("x"), act_type="prelu", name="act")
+    assert p.infer_shape(x=(2, 6, 3))[0] == [(2, 6, 3), (6,)]
+    ln = sym.LayerNorm(sym.Variable("x"), name="ln")
+    assert ln.infer_shape(x=(2, 7))[0] == [(2, 7), (7,), (7,)]
+
+
+def test_ndx_op_names_take_inputs_by_name_and_make_missing_ones_variables():
+    s = sym.fully_connected(data=sym.var("x"), num_hidden=3, name="fc")
+    assert s.list_arguments() == ["x", "fc_weight", "fc_bias"]
+    s = sym.fully_connected(sym.var("x"), bias=sym.var("b"), num_hidden=3, name="fc")
+    assert s.list_arguments() == ["x", "fc_weight", "b"]
+    with pytest.raises(TypeError, match="wieght"):
+        sym.fully_connected(sym.var("x"), wieght=sym.var("w"), num_hidden=3)
+    with pytest.raises(TypeError, match="twice"):
+        sym.fully_connected(sym.var("x"), data=sym.var("y"), num_hidden=3)
+
+
+def test_shapes_that_cannot_be_decided_are_named_and_partial_inference_gives_none():
+    a, b = sym.var("a"), sym.var("b")
+    with pytest.raises(ValueError, match="'b'"):
+        (a + b).infer_shape(a=(2, 3))
+    args, outs, aux = (a + b).infer_shape_partial(a=(2, 3))
+    assert args == [(2, 3), None] and outs == [None] and aux == []
+
+
+def test_an_inconsistent_given_shape_still_raises():
+    net = sym.FullyConnected(sym.var("x"), num_hidden=4, name="fc")
+    with pytest.raises(ValueError, match="weight"):
+        net.infer_shape(x=(2, 3), fc_weight=(4, 5))
+
+
+def test_inference_repeats_until_a_parameter_filled_later_reaches_its_other_readers():
+    """p is read first by p * 2 (which cannot work out p's shape) and then by a layer that
+    can: a second pass gives p * 2 its shape."""
+    x, p = sym.var("x"), sym.var("p")
+    layer = sym.FullyConnected(x, weight=p, num_hidden=4, no_bias=True, name="fc")
+    g = sym.Group([p * 2, layer])
+    args, outs, _ = g.infer_shape(x=(2, 5))
+    assert dict(zip(g.list_arguments(), args)) == {"x": (2, 5), "p": (4, 5)}
+    assert outs == [(4, 5), (2, 4)]
+
+
+def test_parameter_dtypes_follow_the_data():
+    net = sym.FullyConnected(sym.var("x"), num_hidden=2, name="fc")
+    arg_types, out_types, _ = net.infer_type(x="float16")
+    assert arg_types == [onp.float16] * 3 and out_types == [onp.float16]
+    exe = net._simple_bind(ndx.cpu(), x=(3, 4), type_dict={"x": "float16"})
+    assert exe.arg_dict["fc_weight"].dtype == onp.float16
+
+
+def test_simple_bind_forward_and_backward_match_numpy():
+    """y = relu(x @ W.T + b); with head gradient G: dW = (G * (y > 0)).T @ x."""
+    net = sym.Activation(sym.FullyConnected(sym.var("x"), num_hidden=3, name="fc"),
+                         act_type="relu")
+    exe = net._simple_bind(ndx.cpu(), x=(4, 5))
+    assert sorted(exe.arg_dict) == ["fc_bias", "fc_weight", "x"]
+    rng = onp.random.default_rng(0)
+    x = rng.standard_normal((4, 5)).astype("float32")
+    w = rng.standard_normal((3, 5)).astype("float32")
+    b = rng.standard_normal(3).astype("float32")
+    exe.arg_dict["x"][...] = np.array(x)
+    exe.arg_dict["fc_weight"][...] = np.array(w)
+    exe.arg_dict["fc_bias"][...] = np.array(b)
+    y = exe.forward(is_train=True)[0].asnumpy()
+    want = onp.maximum(x @ w.T + b, 0)
+    onp.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+    g = rng.standard_normal((4, 3)).astype("float32")
+    exe.backward(np.array(g))
+    masked = g * (want > 0)
+    onp.testing.assert_allclose(exe.grad_dict["fc_weight"].asnumpy(), masked.T @ x, rtol=1e-5,
+                                atol=1e-5)
+    onp.testing.assert_allclose(exe.grad_dict["fc_bias"].asnumpy(), masked.sum(0), rtol=1e-5,
+                                atol=1e-5)
+    onp.testing.assert_allclose(exe.grad_dict["x"].asnumpy(), masked @ w, rtol=1e-5,
+                                atol=1e-5)
+
+
+def test_legacy_batch_norm_defaults_are_mxnets():
+    """BatchNorm's legacy defaults: eps 1e-3 and fix_gamma=True (gamma read as 1)."""
+    net = sym.BatchNorm(sym.var("x"), name="bn")
+    exe = net._simple_bind(ndx.cpu(), x=(4, 2))
+    x = onp.array([[1, 2], [3, 0], [5, 2], [7, 4]], "float32")
+    exe.arg_dict["x"][...] = np.array(x)
+    exe.arg_dict["bn_gamma"][...] = 5.0  # ignored: fix_gamma
+    exe.arg_dict["bn_beta"][...] = 0.5
+    y = exe.forward(is_train=True)[0].asnumpy()
+    want = (x - x.mean(0)) / onp.sqrt(x.var(0) + 1e-3) + 0.5
+    onp.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_concat_and_flatten_follow_mxnet():
+    a, b = sym.var("a"), sym.var("b")
+    c = sym.Concat(a, b)  # dim=1 by default
+    assert c.infer_shape(a=(2, 3), b=(2, 4))[1] == [(2, 7)]
+    out = c.eval(a=np.ones((2, 3)), b=np.zeros((2, 4)))[0]
+    onp.testing.assert_array_equal(out.asnumpy(), onp.concatenate([onp.ones((2, 3)),
+                                                                   onp.zeros((2, 4))], 1))
+    f = sym.Flatten(a)
+    assert f.infer_shape(a=(2, 3, 4, 5))[1] == [(2, 60)]
+    with pytest.raises(ValueError, match="num_args"):
+        sym.Concat(a, b, num_args=3)
+
+
+def test_symbol_block_from_symbols_infers_its_parameters_at_the_first_call():
+    """MXNet's SymbolBlock(outputs, inputs): the graph's other inputs become parameters whose
+    shapes come from the data's at the first call, initialized by name (bias and moving mean
+    zeros, moving variance ones, where MXNet 2.0 would draw them from the global
+    initializer); gradients flow to them."""
+    from ndx import autograd, gluon
+    data = sym.var("data")
+    h = sym.FullyConnected(data, num_hidden=3, name="fc")
+    h = sym.BatchNorm(h, name="bn", axis=1)
+    blk = gluon.SymbolBlock(outputs=h, inputs=data)
+    params = blk.collect_params()
+    assert sorted(params) == ["bn_beta", "bn_gamma", "bn_moving_mean", "bn_moving_var",
+                              "fc_bias", "fc_weight"]
+    blk.initialize()
+    x = onp.random.default_rng(1).standard_normal((6, 5)).astype("float32")
+    xs = np.array(x)
+    with autograd.record():
+        y = blk(xs)
+    y.backward(np.ones((6, 3)))
+    assert params["fc_weight"].shape == (3, 5) and params["bn_moving_var"].shape == (3,)
+    onp.testing.assert_array_equal(params["fc_bias"].data().asnumpy(), onp.zeros(3))
+    w = params["fc_weight"].data().asnumpy()
+    z = x @ w.T
+    # moving statistics started at 0 and 1 and took one training step (momentum 0.9)
+    onp.testing.assert_allclose(params["bn_moving_mean"].data().asnumpy(), 0.1 * z.mean(0),
+                                rtol=1e-4, atol=1e-6)
+    onp.testing.assert_allclose(params["bn_moving_var"].data().asnumpy(), 0.9 + 0.1 * z.var(0),
+                                rtol=1e-4, atol=1e-6)
+    want = (z - z.mean(0)) / onp.sqrt(z.var(0) + 1e-3)  # fix_gamma, beta 0
+    onp.testing.assert_allclose(y.asnumpy(), want, rtol=1e-4, atol=1e-4)
+    # the sum of a batch-normalized column does not depend on its inputs: zero gradient
+    onp.testing.assert_allclose(params["fc_weight"].grad().asnumpy(), onp.zeros((3, 5)),
+                                atol=1e-4)
+    assert params["bn_moving_mean"].grad_req == "null"
+
+
+def test_symbol_block_shares_given_parameters_and_checks_their_names():
+    from ndx import gluon
+    data = sym.var("data")
+    h = sym.FullyConnected(data, num_hidden=2, name="fc", no_bias=True)
+    w = gluon.Parameter("fc_weight", shape=(2, 4))
+    w.initialize(init="ones")
+    blk = gluon.SymbolBlock(h, [data], params={"fc_weight": w})
+    assert blk.collect_params()["fc_weight"] is w
+    onp.testing.assert_array_equal(blk(np.ones((1, 4))).asnumpy(), [[4.0, 4.0]])
+    with pytest.raises(ValueError, match="fc_wieght"):
+        gluon.SymbolBlock(h, [data], params={"fc_wieght": w})
+
+
+# A graph as MXNet 1.x writes one (its documented JSON layout: "op": "null" variables with
+# __shape__ / __lr_mult__ attrs, legacy layer names with params as strings, aux inputs of
+# version 1, node_row_ptr, mxnet_version): a 1x1 Convolution (with cuDNN tuning params,
+# ignored), BatchNorm with no params (MXNet's defaults: eps 1e-3, fix_gamma True), relu,
+# 2x2 max Pooling, Flatten, FullyConnected, a legacy Reshape (0, -1) and elemwise_add.
+_MXNET_JSON = """{
+  "nodes": [
+    {"op": "null", "name": "data", "inputs": []},
+    {"op": "null", "name": "conv0_weight",
+     "attrs": {"__shape__": "(3, 2, 1, 1)", "__lr_mult__": "1.0"}, "inputs": []},
+    {"op": "null", "name": "conv0_bias", "attrs": {"__lr_mult__": "2.0"}, "inputs": []},
+    {"op": "Convolution", "name": "conv0",
+     "attrs": {"kernel": "(1, 1)", "num_filter": "3", "pad": "(0, 0)", "stride": "(1, 1)",
+               "dilate": "(1, 1)", "num_group": "1", "no_bias": "False", "layout": "NCHW",
+               "workspace": "1024", "cudnn_tune": "limited_workspace", "cudnn_off": "False"},
+     "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]},
+    {"op": "null", "name": "bn0_gamma", "inputs": []},
+    {"op": "null", "name": "bn0_beta", "inputs": []},
+    {"op": "null", "name": "bn0_moving_mean", "inputs": []},
+    {"op": "null", "name": "bn0_moving_var", "inputs": []},
+    {"op": "BatchNorm", "name": "bn0", "attrs": {},
+     "inputs": [[3, 0, 0], [4, 0, 0], [5, 0, 0], [6, 0, 1], [7, 0, 1]]},
+    {"op": "Activation", "name": "relu0", "attrs": {"act_type": "relu"}, "inputs": [[8, 0, 0]]},
+    {"op": "Pooling", "name": "pool0",
+     "attrs": {"kernel": "(2, 2)", "pool_type": "max", "stride": "(2, 2)",
+               "global_pool": "False", "pooling_convention": "valid", "cudnn_off": "False"},
+     "inputs": [[9, 0, 0]]},
+    {"op": "Flatten", "name": "flatten0", "inputs": [[10, 0, 0]]},
+    {"op": "null", "name": "fc0_weight", "inputs": []},
+    {"op": "null", "name": "fc0_bias", "inputs": []},
+    {"op": "FullyConnected", "name": "fc0",
+     "attrs": {"num_hidden": "2", "no_bias": "False", "flatten": "True"},
+     "inputs": [[11, 0, 0], [12, 0, 0], [13, 0, 0]]},
+    {"op": "Reshape", "name": "reshape0", "attrs": {"shape": "(0, -1)"},
+     "inputs": [[14, 0, 0]]},
+    {"op": "elemwise_add", "name": "_plus0", "inputs": [[15, 0, 0], [15, 0, 0]]}
+  ],
+  "arg_nodes": [0, 1, 2, 4, 5, 6, 7, 12, 13],
+  "node_row_ptr": [0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+  "heads": [[16, 0, 0]],
+  "attrs": {"mxnet_version": ["int", 10600]}
+}"""
+
+
+def _mxnet_json_reference(x, p):
+    conv = onp.einsum("fc,nchw->nfhw", p["conv0_weight"][:, :, 0, 0], x) + \
+        p["conv0_bias"][None, :, None, None]
+    c = lambda v: v[None, :, None, None]  # noqa: E731
+    bn = (conv - c(p["bn0_moving_mean"])) / onp.sqrt(c(p["bn0_moving_var"]) + 1e-3) + \
+        c(p["bn0_beta"])  # fix_gamma: gamma read as 1
+    r = onp.maximum(bn, 0)
+    n, f, h, w = r.shape
+    pooled = r.reshape(n, f, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+    fc = pooled.reshape(n, -1) @ p["fc0_weight"].T + p["fc0_bias"]
+    return fc + fc
+
+
+def _mxnet_json_values():
+    rng = onp.random.default_rng(3)
+    f32 = lambda *s: rng.standard_normal(s).astype("float32")  # noqa: E731
+    return f32(2, 2, 4, 4), {
+        "conv0_weight": f32(3, 2, 1, 1), "conv0_bias": f32(3), "bn0_gamma": f32(3) + 3,
+        "bn0_beta": f32(3), "bn0_moving_mean": f32(3),
+        "bn0_moving_var": rng.uniform(0.5, 2, 3).astype("float32"),
+        "fc0_weight": f32(2, 12), "fc0_bias": f32(2)}
+
+
+def test_a_graph_mxnet_wrote_loads_with_mxnets_op_semantics():
+    s = sym.load_json(_MXNET_JSON)
+    assert s.list_auxiliary_states() == ["bn0_moving_mean", "bn0_moving_var"]
+    assert s.infer_shape(data=(2, 2, 4, 4))[1] == [(2, 2)]
+    x, p = _mxnet_json_values()
+    with ndx.autograd.predict_mode():
+        got = s.eval(data=np.array(x), **{k: np.array(v) for k, v in p.items()})[0]
+    onp.testing.assert_allclose(got.asnumpy(), _mxnet_json_reference(x, p), rtol=1e-4,
+                                atol=1e-5)
+
+
+def test_symbol_block_imports_mxnets_json_and_params(tmp_path):
+    from ndx import gluon
+    x, p = _mxnet_json_values()
+    (tmp_path / "net-symbol.json").write_text(_MXNET_JSON)
+    aux = ("bn0_moving_mean", "bn0_moving_var")
+    ndx.nd.save(str(tmp_path / "net-0000.params"),
+                {("aux:" if k in aux else "arg:") + k: ndx.nd.array(v) for k, v in p.items()})
+    blk = gluon.SymbolBlock.imports(str(tmp_path / "net-symbol.json"), ["data"],
+                                    str(tmp_path / "net-0000.params"))
+    onp.testing.assert_allclose(blk(np.array(x)).asnumpy(), _mxnet_json_reference(x, p),
+                                rtol=1e-4, atol=1e-5)
+
+
+def test_legacy_reshape_codes_translate_to_npx_reshape():
+    """MXNet's Reshape: 0 copies a dim, -1 infers, -2 copies the rest, -3 merges two, -4
+    splits one into the two sizes after it."""
+    def reshaped(code, shape):
+        doc = ('{"nodes": [{"op": "null", "name": "x", "inputs": []}, {"op": "Reshape", '
+               '"name": "r", "attrs": {"shape": "%s"}, "inputs": [[0, 0, 0]]}], '
+               '"arg_nodes": [0], "heads": [[1, 0, 0]]}' % code)
+        return sym.load_json(doc).infer_shape(x=shape)[1][0]
+    assert reshaped("(0, -1)", (2, 3, 4)) == (2, 12)
+    assert reshaped("(-2,)", (2, 3, 4)) == (2, 3, 4)
+    assert reshaped("(0, -3)", (2, 3, 4)) == (2, 12)
+    assert reshaped("(-4, 1, -1, 0, 0)", (2, 3, 4)) == (1, 2, 3, 4)
+    assert reshaped("(-3, -2)", (2, 3, 4, 5)) == (6, 4, 5)
+
+
+def _softmax(z, axis=-1):
+    e = onp.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _softmax_output_grads(x, label, **params):
+    """(forward, data gradient) of SoftmaxOutput through an Executor, with a head gradient
+    that must not matter (out_grad=False)."""
+    net = sym.SoftmaxOutput(sym.var("x"), name="softmax", **params)
+    exe = net._bind(ndx.cpu(), {"x": np.array(x), "softmax_label": np.array(label)},
+                    args_grad={"x": np.zeros(x.shape)})
+    y = exe.forward(is_train=True)[0].asnumpy()
+    exe.backward(np.full(x.shape, 7.0))
+    return y, exe.grad_dict["x"].asnumpy()
+
+
+def test_softmax_output_is_mxnets_classic_loss_head():
+    """The MXNet docs' MLP ends in SoftmaxOutput(name='softmax'), whose label input is the
+    variable 'softmax_label' of shape (batch,)."""
+    net = sym.FullyConnected(sym.Variable("data"), name="fc1", num_hidden=10)
+    net = sym.SoftmaxOutput(data=net, name="softmax")
+    assert net.list_arguments() == ["data", "fc1_weight", "fc1_bias", "softmax_label"]
+    args, outs, _ = net.infer_shape(data=(100, 100))
+    assert args[-1] == (100,) and outs == [(100, 10)]
+
+
+def test_softmax_output_gradient_is_the_cross_entropy_gradient():
+    rng = onp.random.default_rng(4)
+    x = rng.standard_normal((4, 3))
+    label = onp.array([0.0, 2.0, 1.0, 2.0])
+    hot = onp.eye(3)[label.astype(int)]
+    y, g = _softmax_output_grads(x, label)
+    onp.testing.assert_allclose(y, _softmax(x), rtol=1e-6)
+    onp.testing.assert_allclose(g, _softmax(x) - hot, rtol=1e-6, atol=1e-7)
+    _, g = _softmax_output_grads(x, label, grad_scale=2.0, normalization="batch")
+    onp.testing.assert_allclose(g, (_softmax(x) - hot) * 2 / 4, rtol=1e-6, atol=1e-7)
+    # ignored rows get nothing; 'valid' divides by the rows kept (3)
+    ign = onp.array([0.0, -1.0, 1.0, 2.0])
+    _, g = _softmax_output_grads(x, ign, use_ignore=True, normalization="valid")
+    want = (_softmax(x) - onp.eye(3)[[0, 0, 1, 2]]) / 3
+    want[1] = 0
+    onp.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-7)
+    # label smoothing: target 1 - a at the label, a / (C - 1) elsewhere
+    _, g = _softmax_output_grads(x, label, smooth_alpha=0.3)
+    target = hot * 0.7 + (1 - hot) * 0.15
+    onp.testing.assert_allclose(g, _softmax(x) - target, rtol=1e-6, atol=1e-7)
+
+
+def test_softmax_output_multi_output_uses_axis_one_and_mxnets_scaling():
+    """MXNet's multi_output gradient (softmax_output-inl.h) is divided by the positions per
+    example under 'null', by all labels under 'batch', by the labels not equal to
+    ignore_label under 'valid' (counted even without use_ignore); its label is (N, d2 * ...)
+    when inferred, and (N, d2, ...) or (N, 1, d2, ...) are accepted."""
+    rng = onp.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 4))
+    label = rng.integers(0, 3, (2, 4)).astype("float64")
+    y, g = _softmax_output_grads(x, label, multi_output=True)
+    hot = onp.moveaxis(onp.eye(3)[label.astype(int)], -1, 1)
+    onp.testing.assert_allclose(y, _softmax(x, axis=1), rtol=1e-6)
+    onp.testing.assert_allclose(g, (_softmax(x, axis=1) - hot) / 4, rtol=1e-6, atol=1e-7)
+    _, g = _softmax_output_grads(x, label, multi_output=True, normalization="batch")
+    onp.testing.assert_allclose(g, (_softmax(x, axis=1) - hot) / 8, rtol=1e-6, atol=1e-7)
+    label[0, 0] = -1.0  # the default ignore_label: not counted by 'valid'
+    hot[0, :, 0] = 0
+    _, g = _softmax_output_grads(x, label, multi_output=True, normalization="valid",
+                                 use_ignore=True)
+    want = (_softmax(x, axis=1) - hot) / 7
+    want[0, :, 0] = 0
+    onp.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-7)
+    net = sym.SoftmaxOutput(sym.var("x"), multi_output=True, name="sm")
+    assert net.infer_shape(x=(2, 3, 4, 5))[0] == [(2, 3, 4, 5), (2, 20)]
+    for ok in ((2, 4, 5), (2, 1, 4, 5)):
+        assert net.infer_shape(x=(2, 3, 4, 5), sm_label=ok)[1] == [(2, 3, 4, 5)]
+
+
+def test_softmax_output_layouts_and_probability_labels():
+    """Without multi_output: data of two axes is (N, C); more axes are softmaxed over each
+    example's elements, or along the last axis with preserve_shape (labels data's shape
+    without its last axis). A label of data's shape holds probabilities: the gradient is
+    (softmax - label) * grad_scale."""
+    rng = onp.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 4))
+    flat = _softmax(x.reshape(2, 12)).reshape(2, 3, 4)
+    net = sym.SoftmaxOutput(sym.var("x"), name="sm")
+    onp.testing.assert_allclose(
+        net.eval(x=np.array(x), sm_label=np.zeros((2, 3)))[0].asnumpy(), flat, rtol=1e-6)
+    label = rng.integers(0, 4, (2, 3)).astype("float64")
+    y, g = _softmax_output_grads(x, label, preserve_shape=True, normalization="batch")
+    onp.testing.assert_allclose(y, _softmax(x), rtol=1e-6)
+    want = (_softmax(x) - onp.eye(4)[label.astype(int)]) / 6  # 'batch': all 6 labels
+    onp.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-7)
+    with pytest.raises(NotImplementedError, match="preserve_shape"):
+        _softmax_output_grads(x, label)
+    x2 = rng.standard_normal((3, 4))
+    prob = _softmax(rng.standard_normal((3, 4)))
+    _, g = _softmax_output_grads(x2, prob, grad_scale=0.5, normalization="batch")
+    onp.testing.assert_allclose(g, (_softmax(x2) - prob) * 0.5, rtol=1e-6, atol=1e-7)
+
+
+def test_softmax_output_rejects_labels_out_of_range_and_bad_shapes():
+    x = onp.zeros((2, 3))
+    with pytest.raises(IndexError, match="label 3"):
+        _softmax_output_grads(x, onp.array([0.0, 3.0]))
+    with pytest.raises(ValueError, match="label"):
+        sym.SoftmaxOutput(sym.var("x"), sym.var("y")).infer_shape(x=(2, 3), y=(3,))
+
+
+def test_an_executor_trains_a_classic_symbolic_mlp():
+    """MXNet 1.x's symbolic training loop: simple_bind, forward, backward, SGD on arg_dict.
+    Two disjoint squares ([-3, -1]^2 and [1, 3]^2): the training accuracy reaches 1."""
+    rng = onp.random.default_rng(6)
+    n = 64
+    labels = (onp.arange(n) % 2).astype("float32")
+    feats = rng.uniform(-1, 1, (n, 2)).astype("float32") + 4 * labels[:, None] - 2
+    net = sym.FullyConnected(sym.Variable("data"), name="fc1", num_hidden=8)
+    net = sym.Activation(net, act_type="relu")
+    net = sym.FullyConnected(net, name="fc2", num_hidden=2)
+    net = sym.SoftmaxOutput(net, name="softmax", normalization="batch")
+    exe = net._simple_bind(ndx.cpu(), data=(n, 2))
+    for name, arr in exe.arg_dict.items():
+        if name.endswith("weight"):
+            arr[...] = np.array(rng.standard_normal(arr.shape).astype("float32") * 0.5)
+    exe.arg_dict["data"][...] = np.array(feats)
+    exe.arg_dict["softmax_label"][...] = np.array(labels)
+    for _ in range(60):
+        exe.forward(is_train=True)
+        exe.backward()
+        for name in ("fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"):
+            exe.arg_dict[name][...] = exe.arg_dict[name] - 0.5 * exe.grad_dict[name]
+    prob = exe.forward(is_train=False)[0].asnumpy()
+    assert (prob.argmax(1) == labels).mean() == 1.0
+
+
+def test_nd_softmax_output_honours_smooth_alpha_and_out_grad():
+    """mx.nd.SoftmaxOutput took smooth_alpha and out_grad and ignored them; it is the op now."""
+    from ndx import autograd
+    x = onp.array([[1.0, 2.0, 3.0], [0.0, 0.0, 1.0]], "float32")
+    hot = onp.eye(3, dtype="float32")[[2, 0]]
+    head = onp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "float32")
+    for params, want in (({"smooth_alpha": 0.2}, _softmax(x) - (hot * 0.8 + (1 - hot) * 0.1)),
+                         ({"out_grad": True}, (_softmax(x) - hot) * head)):
+        data = ndx.nd.array(x)
+        data.attach_grad()
+        with autograd.record():
+            out = ndx.nd.SoftmaxOutput(data, ndx.nd.array([2, 0]), **params)
+        out.backward(ndx.nd.array(head))
+        onp.testing.assert_allclose(data.grad.asnumpy(), want, rtol=1e-5, atol=1e-6)
