@@ -33,6 +33,7 @@ from . import (
                    library,
                    lr_scheduler,
                    metric,
+                   model,
                    nd,
                    numpy_op_signature,
                    operator,
@@ -83,7 +84,7 @@ show_config = __config__.show
 cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initializer", "kvstore",
-           "kv", "library", "lr_scheduler", "metric",
+           "kv", "library", "lr_scheduler", "metric", "model",
            "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

@@ -105,7 +105,80 @@ class Symbol:
         return _core._sym_num_outputs(self._handle)
 
     def __getitem__(self, i):
+        """Output i, or the output named i (as list_outputs names it: 'fc1_output')."""
+        if isinstance(i, str):
+            names = self.list_outputs()
+            if i not in names:
+                raise ValueError(f"[Symbol] no output named '{i}'; the outputs are "
+                                 f"{names[:10]}{' ...' if len(names) > 10 else ''}")
+            if names.count(i) > 1:
+                raise ValueError(f"[Symbol] several outputs are named '{i}'")
+            i = names.index(i)
         return Symbol(_core._sym_output(self._handle, i))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    # ---- MXNet's graph navigation and attributes ----
+    def get_internals(self):
+        """A group of every input and every op output of the graph, inputs first (MXNet's:
+        ``net.get_internals()['fc1_output']`` is the symbol of a layer's output)."""
+        return Symbol(_core._sym_internals(self._handle))
+
+    def get_children(self):
+        """A group of the entries the output nodes read; None for an input."""
+        children = Symbol(_core._sym_children(self._handle))
+        return children if len(children) else None
+
+    def _head_nodes(self):
+        doc = _json.loads(self.tojson())
+        return [doc["nodes"][h[0]] for h in doc["heads"]]
+
+    def list_attr(self):
+        """The attributes of the output node: an op's params, an input's attributes
+        ('__shape__', '__lr_mult__', ...), as strings."""
+        heads = self._head_nodes()
+        if len(heads) != 1:
+            raise ValueError("[Symbol] list_attr of a group: use attr_dict()")
+        return dict(heads[0].get("attrs", {}))
+
+    def attr(self, key):
+        """One attribute of the output node as a str, None when it has none."""
+        return self.list_attr().get(key)
+
+    def attr_dict(self):
+        """{node name: its attributes} of every node that has some."""
+        doc = _json.loads(self.tojson())
+        return {n["name"]: dict(n["attrs"]) for n in doc["nodes"]
+                if n.get("attrs") and "__const__" not in n["attrs"]}
+
+    def debug_str(self):
+        """The graph as text: each op with its inputs and params."""
+        doc = _json.loads(self.tojson())
+        lines = []
+        for n in doc["nodes"]:
+            if n["op"] == "null":
+                lines.append(f"Variable:{n['name']}")
+                continue
+            ins = ", ".join(doc["nodes"][e[0]]["name"] + (f"[{e[1]}]" if e[1] else "")
+                            for e in n["inputs"])
+            lines.append(f"Op:{n['op']}, Name={n['name']}\n  Inputs: {ins}\n  Attrs: "
+                         f"{n.get('attrs', {})}")
+        return "\n".join(lines)
+
+    def _input_hints(self):
+        """{input: shape} and {input: dtype} from the inputs' __shape__ / __dtype__
+        attributes (shapes with an unknown dimension, 0 or -1, are not hints)."""
+        shapes, dtypes = {}, {}
+        for n in _json.loads(self.tojson())["nodes"]:
+            attrs = n.get("attrs", {}) if n["op"] == "null" else {}
+            if "__shape__" in attrs:
+                dims = [int(d) for d in attrs["__shape__"].strip("()[] ").split(",") if d.strip()]
+                if _builtins.all(d > 0 for d in dims):
+                    shapes[n["name"]] = tuple(dims)
+            if "__dtype__" in attrs:
+                dtypes[n["name"]] = _DTYPE_CODES.get(attrs["__dtype__"], attrs["__dtype__"])
+        return shapes, dtypes
 
     def tojson(self):
         return _core._graph_json(self._handle)
@@ -144,6 +217,8 @@ class Symbol:
         inference: fully_connected gives its weight's and bias's shapes from the data's, a
         custom op's prop its label's); None where nothing is known."""
         names = self.list_inputs()
+        hint_s, hint_t = self._input_hints()  # (a variable's shape= / dtype=)
+        shapes, dtypes = dict(hint_s, **shapes), dict(hint_t, **dtypes)
         in_s, in_t, out_s, out_t = _core._graph_infer_partial(
             self._handle, [shapes.get(n) for n in names], [dtypes.get(n) for n in names])
         return dict(zip(names, in_s)), dict(zip(names, in_t)), out_s, out_t
@@ -294,8 +369,84 @@ class Symbol:
     def __neg__(self):
         return _apply("_np_negative", [self], {})
 
+    # ---- MXNet's fluent methods ----
+    def reshape(self, *shape, **kwargs):
+        """Reshaped. MXNet's special values (0 copies a dimension, -2 the rest, -3 merges two,
+        -4 splits one) are understood, as MXNet's Symbol.reshape (its shape= keyword too);
+        -1 infers one dimension."""
+        if "shape" in kwargs:
+            shape = (kwargs.pop("shape"),)
+        if kwargs.pop("reverse", False):
+            raise NotImplementedError("[Symbol.reshape] reverse=True is not supported")
+        if kwargs:
+            raise TypeError(f"[Symbol.reshape] unexpected arguments {sorted(kwargs)}")
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        newshape = _legacy_reshape_shape(str(tuple(int(d) for d in shape)))
+        return _apply("_npx_reshape", [self], {"newshape": newshape})
+
+    def flatten(self):
+        """(N, d1, d2, ...) -> (N, d1 * d2 * ...), as MXNet's Flatten."""
+        return _apply("_npx_reshape", [self], {"newshape": (-2, -1)})
+
+    def astype(self, dtype):
+        return _apply("_npi_astype", [self], {"dtype": _onp.dtype(dtype).name
+                                              if str(dtype) != "bfloat16" else "bfloat16"})
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _apply("_np_transpose", [self], {"axes": tuple(axes) if axes else None})
+
+    def expand_dims(self, axis):
+        return _apply("_np_expand_dims", [self], {"axis": axis})
+
+    def squeeze(self, axis=None):
+        return _apply("_np_squeeze", [self], {"axis": axis})
+
+    def clip(self, a_min, a_max):
+        return _apply("_npi_clip", [self, _constant_like(a_min), _constant_like(a_max)], {})
+
     def __repr__(self):
         return f"<Symbol inputs={self.list_arguments()} outputs={len(self)}>"
+
+
+def _reduction_method(op):
+    def method(self, axis=None, keepdims=False):
+        return _apply(op, [self], {"axis": axis, "keepdims": keepdims})
+    method.__name__ = op.rsplit("_", 1)[-1]
+    method.__doc__ = f"{method.__name__} over axis (every axis when None), as {op}."
+    return method
+
+
+def _unary_method(op):
+    def method(self):
+        return _apply(op, [self], {})
+    method.__name__ = op.rsplit("_", 1)[-1]
+    method.__doc__ = f"{op} of the symbol."
+    return method
+
+
+for _op in ("_np_sum", "_np_mean", "_np_max", "_np_min", "_np_prod"):
+    setattr(Symbol, _op.rsplit("_", 1)[-1], _reduction_method(_op))
+for _op in ("_np_exp", "_np_log", "_np_sqrt", "_np_square", "_np_abs", "_np_sin", "_np_cos",
+            "_np_tanh", "_npx_sigmoid", "_npx_relu", "_np_sign"):
+    setattr(Symbol, _op.rsplit("_", 1)[-1], _unary_method(_op))
+
+
+def _softmax_method(op):
+    def method(self, axis=-1):
+        return _apply(op, [self], {"axis": axis})
+    method.__name__ = op[len("_npx_"):]
+    return method
+
+
+Symbol.softmax = _softmax_method("_npx_softmax")
+Symbol.log_softmax = _softmax_method("_npx_log_softmax")
+
+
+def _constant_like(value):
+    return value if isinstance(value, Symbol) else _constant(value)
 
 
 def _scalar_type(dtype):
@@ -345,9 +496,35 @@ def _apply(op, inputs, params, name=None):
                                 name or _name(op)))
 
 
-def var(name):
-    """A symbol for the graph input `name`."""
-    return Symbol(_core._sym_var(name))
+# MXNet's dtype codes in a variable's __dtype__ attribute.
+_DTYPE_CODES = {"0": "float32", "1": "float64", "2": "float16", "3": "uint8", "4": "int32",
+                "5": "int8", "6": "int64", "7": "bool", "12": "bfloat16"}
+
+
+def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
+        stype=None, **kwargs):
+    """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of
+    strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult
+    / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr)."""
+    if not isinstance(name, str):
+        raise TypeError(f"[sym.var] name must be a str, got {type(name).__name__}")
+    if stype not in (None, "default"):
+        raise NotImplementedError(f"[sym.var] sparse storage ({stype}) is not supported")
+    attrs = {str(k): str(v) for k, v in (attr or {}).items()}
+    for key, value in (("shape", shape), ("lr_mult", lr_mult), ("wd_mult", wd_mult),
+                       ("dtype", None if dtype is None else _onp.dtype(dtype).name),
+                       ("init", None if init is None or isinstance(init, str) else
+                        init.dumps() if hasattr(init, "dumps") else str(init))):
+        if value is not None:
+            attrs[f"__{key}__"] = str(tuple(value)) if key == "shape" else str(value)
+    if isinstance(init, str):
+        attrs["__init__"] = init
+    for k, v in kwargs.items():
+        if not (k.startswith("__") and k.endswith("__")):
+            raise TypeError(f"[sym.var] unexpected argument '{k}' (attributes are '__name__' "
+                            f"keywords or attr=dict)")
+        attrs[k] = str(v)
+    return Symbol(_core._sym_var(name, attrs) if attrs else _core._sym_var(name))
 
 
 Variable = var

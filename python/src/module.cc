@@ -789,11 +789,39 @@ PyObject* invoke_attrs(PyObject*, PyObject* args) {
 // ---- symbols: graphs built without values ----
 const Graph& graph_of(PyObject* h) { return handle_of(h).graph; }
 
-PyObject* sym_var(PyObject*, PyObject* name) {
+// _sym_var(name[, {attribute: str}]): a graph input with MXNet's symbol attributes.
+PyObject* sym_var(PyObject*, PyObject* args) {
+  PyObject *name, *attrs = nullptr;
+  if (!PyArg_ParseTuple(args, "O|O!:_sym_var", &name, &PyDict_Type, &attrs)) return nullptr;
   NDX_PY_BEGIN
   if (!PyUnicode_Check(name)) type_error("[sym.var] expected a name str");
+  NodePtr v = make_variable(utf8_of(name));
+  if (attrs) v->attrs.dict = string_dict(attrs);
   Graph g;
-  g.outputs.push_back(NodeEntry{make_variable(utf8_of(name)), 0, 0});
+  g.outputs.push_back(NodeEntry{std::move(v), 0, 0});
+  return graph_capsule(std::move(g));
+  NDX_PY_END(nullptr)
+}
+
+// _sym_internals(symbol): every entry of the graph, inputs first (MXNet's get_internals).
+PyObject* sym_internals(PyObject*, PyObject* h) {
+  NDX_PY_BEGIN
+  Graph g;
+  for (const auto& n : graph_of(h).topo_order()) {
+    const uint32_t k = n->is_variable() ? 1 : n->op()->visible_outputs_for(n->attrs);
+    for (uint32_t j = 0; j < k; ++j) g.outputs.push_back(NodeEntry{n, j, 0});
+  }
+  return graph_capsule(std::move(g));
+  NDX_PY_END(nullptr)
+}
+
+// _sym_children(symbol): the entries the output nodes read (MXNet's get_children); an
+// empty graph for inputs.
+PyObject* sym_children(PyObject*, PyObject* h) {
+  NDX_PY_BEGIN
+  Graph g;
+  for (const auto& o : graph_of(h).outputs)
+    for (const auto& e : o.node->inputs) g.outputs.push_back(e);
   return graph_capsule(std::move(g));
   NDX_PY_END(nullptr)
 }
@@ -1356,7 +1384,9 @@ PyMethodDef module_methods[] = {
      "How fused nodes have run: {'vector': n, 'blocks': n, 'whole': n} since the start."},
     {"_dnnl_enabled", dnnl_enabled_py, METH_NOARGS,
      "Whether convolution and pooling run on oneDNN (NDX_DNNL=0 turns it off)."},
-    {"_sym_var", sym_var, METH_O, "A symbol for a named input."},
+    {"_sym_var", sym_var, METH_VARARGS, "A symbol for a named input (with attributes)."},
+    {"_sym_internals", sym_internals, METH_O, "Every entry of a symbol's graph."},
+    {"_sym_children", sym_children, METH_O, "The entries a symbol's output nodes read."},
     {"_sym_const", sym_const, METH_O, "A symbol holding a constant array."},
     {"_sym_op", sym_op, METH_VARARGS, "A symbol applying an op to symbols."},
     {"_sym_group", sym_group, METH_O, "The outputs of several symbols as one."},

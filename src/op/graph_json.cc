@@ -17,6 +17,12 @@ using json = nlohmann::json;
 namespace {
 constexpr const char* kConst = "__const__";
 
+// "__name__": an MXNet symbol attribute rather than an op param.
+bool is_symbol_attribute(const std::string& key) {
+  return key.size() > 4 && key.compare(0, 2, "__") == 0 &&
+         key.compare(key.size() - 2, 2, "__") == 0;
+}
+
 json constant_json(const NDArray& v) {
   json attrs;
   attrs[kConst] = "1";
@@ -202,10 +208,12 @@ std::string graph_to_json(const Graph& g) {
     node["name"] = n->attrs.name;
     if (n->is_variable()) {
       node["op"] = "null";
-      if (!n->values.empty())
+      if (!n->values.empty()) {
         node["attrs"] = constant_json(n->values[0]);
-      else
+      } else {
         arg_nodes.push_back(i);
+        if (!n->attrs.dict.empty()) node["attrs"] = n->attrs.dict;  // (__shape__, __init__, ...)
+      }
     } else {
       node["op"] = n->op()->name;
       std::map<std::string, std::string> dict = n->op()->params && n->attrs.parsed.has_value()
@@ -255,14 +263,23 @@ Graph graph_from_json(const std::string& text) {
     NodePtr n;
     if (op == "null") {
       n = make_variable(name);
-      if (attrs.contains(kConst))
+      if (attrs.contains(kConst)) {
         n->values = {at_node(where, [&] { return constant_from_json(attrs, where); })};
+      } else {
+        // MXNet's variable attributes (__shape__, __dtype__, __init__, __lr_mult__, ...) are
+        // kept as strings: Symbol.attr reads them, infer_shape takes __shape__ as a hint.
+        for (auto it = attrs.begin(); it != attrs.end(); ++it)
+          if (it.value().is_string()) n->attrs.dict[it.key()] = it.value().get<std::string>();
+      }
     } else {
       const Op* o = Op::find(op);
       if (!o) graph_error(where, "no operator named '" + op + "' is registered");
       std::map<std::string, std::string> dict;
       for (auto it = attrs.begin(); it != attrs.end(); ++it) {
         if (!it.value().is_string()) bad_field(where, "attrs." + it.key(), "a string", it.value());
+        // MXNet's symbol attributes on ops (__profiler_scope__, __lr_mult__, __ctx_group__,
+        // ...) are not params and mean nothing to ndx's ops
+        if (is_symbol_attribute(it.key())) continue;
         dict[it.key()] = it.value().get<std::string>();
       }
       n = std::make_shared<Node>();

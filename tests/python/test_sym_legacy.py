@@ -475,3 +475,107 @@ def test_nd_softmax_output_honours_smooth_alpha_and_out_grad():
             out = ndx.nd.SoftmaxOutput(data, ndx.nd.array([2, 0]), **params)
         out.backward(ndx.nd.array(head))
         onp.testing.assert_allclose(data.grad.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+# ---- MXNet's Symbol API: internals, children, attributes, fluent methods, checkpoints ----
+def _mlp():
+    data = sym.Variable("data")
+    net = sym.FullyConnected(data, num_hidden=4, name="fc1")
+    net = sym.Activation(net, act_type="relu", name="relu1")
+    return data, sym.FullyConnected(net, num_hidden=2, name="fc2")
+
+
+def test_get_internals_names_every_entry_and_feeds_feature_extraction():
+    """MXNet's feature extraction: net.get_internals()['relu1_output'] as a SymbolBlock."""
+    from ndx import gluon
+    data, net = _mlp()
+    internals = net.get_internals()
+    assert internals.list_outputs() == ["data", "fc1_weight", "fc1_bias", "fc1_output",
+                                        "relu1_output", "fc2_weight", "fc2_bias",
+                                        "fc2_output"]
+    feat = internals["relu1_output"]
+    assert feat.infer_shape(data=(3, 5))[1] == [(3, 4)]
+    blk = gluon.SymbolBlock(feat, data)
+    blk.initialize()
+    x = onp.random.default_rng(2).standard_normal((3, 5)).astype("float32")
+    got = blk(np.array(x)).asnumpy()
+    w = blk.collect_params()["fc1_weight"].data().asnumpy()
+    onp.testing.assert_allclose(got, onp.maximum(x @ w.T, 0), rtol=1e-5, atol=1e-6)  # bias 0
+    with pytest.raises(ValueError, match="fc3_output"):
+        internals["fc3_output"]
+    assert net.get_children().list_outputs() == ["relu1_output", "fc2_weight", "fc2_bias"]
+    assert data.get_children() is None
+
+
+def test_attributes_of_ops_and_variables_and_shape_hints():
+    """An op's params as strings; a variable's shape= / dtype= / lr_mult= as MXNet's
+    '__shape__' / '__dtype__' / '__lr_mult__' attributes, shape and dtype serving as hints
+    for inference, kept through JSON."""
+    _, net = _mlp()
+    assert net.attr("num_hidden") == "2" and net.attr("nothing") is None
+    assert net.list_attr() == {"flatten": "True", "no_bias": "False", "num_hidden": "2"}
+    d = sym.Variable("d", shape=(4, 5), dtype="float16", lr_mult=2.0)
+    assert d.list_attr() == {"__shape__": "(4, 5)", "__dtype__": "float16",
+                             "__lr_mult__": "2.0"}
+    fc = sym.FullyConnected(d, num_hidden=3, name="fc")
+    assert fc.infer_shape() == ([(4, 5), (3, 5), (3,)], [(4, 3)], [])
+    assert fc.infer_type()[1] == [onp.float16]
+    back = sym.load_json(fc.tojson())
+    assert back.get_internals()["d"].list_attr()["__shape__"] == "(4, 5)"
+    assert "fc" in back.attr_dict() and back.attr_dict()["d"]["__lr_mult__"] == "2.0"
+    with pytest.raises(TypeError, match="colour"):
+        sym.Variable("x", colour="red")
+
+
+def test_mxnet_symbol_attributes_on_op_nodes_are_ignored_when_loading():
+    """MXNet writes attributes such as __profiler_scope__ / __lr_mult__ on op nodes too; they
+    are not op params. Its dtype codes in __dtype__ ('2': float16) are read as dtypes."""
+    doc = ('{"nodes": [{"op": "null", "name": "x", "attrs": {"__dtype__": "2", '
+           '"__shape__": "(2, 3)"}, "inputs": []}, {"op": "_np_exp", "name": "e", '
+           '"attrs": {"__profiler_scope__": "net:", "__lr_mult__": "1"}, '
+           '"inputs": [[0, 0, 0]]}], "arg_nodes": [0], "heads": [[1, 0, 0]]}')
+    s = sym.load_json(doc)
+    assert s.infer_shape() == ([(2, 3)], [(2, 3)], [])
+    assert s.infer_type()[1] == [onp.float16]
+
+
+def test_fluent_methods_match_numpy():
+    x = sym.var("x")
+    a = onp.arange(24, dtype="float32").reshape(2, 3, 4) - 10
+    run = lambda s: s.eval(x=np.array(a))[0].asnumpy()  # noqa: E731
+    onp.testing.assert_array_equal(run(x.reshape((0, -1))), a.reshape(2, 12))
+    onp.testing.assert_array_equal(run(x.reshape(shape=(-3, 0))), a.reshape(6, 4))
+    onp.testing.assert_array_equal(run(x.flatten()), a.reshape(2, 12))
+    onp.testing.assert_array_equal(run(x.sum(axis=1)), a.sum(axis=1))
+    onp.testing.assert_array_equal(run(x.max(axis=(0, 2), keepdims=True)),
+                                   a.max(axis=(0, 2), keepdims=True))
+    onp.testing.assert_array_equal(run(x.transpose((2, 0, 1))), a.transpose(2, 0, 1))
+    onp.testing.assert_array_equal(run(x.clip(-2, 3)), onp.clip(a, -2, 3))
+    onp.testing.assert_array_equal(run(x.relu()), onp.maximum(a, 0))
+    assert run(x.astype("float16")).dtype == onp.float16
+    onp.testing.assert_allclose(run(x.softmax(axis=1)), _softmax(a, axis=1), rtol=1e-6)
+
+
+def test_model_checkpoints_round_trip_and_read_mxnets_files(tmp_path):
+    """mx.model.save_checkpoint / load_checkpoint: prefix-symbol.json and prefix-0003.params
+    with 'arg:' / 'aux:' names; a checkpoint laid out as MXNet writes it (legacy op names)
+    runs through simple_bind with its parameters."""
+    x, p = _mxnet_json_values()
+    aux = ("bn0_moving_mean", "bn0_moving_var")
+    (tmp_path / "mx-symbol.json").write_text(_MXNET_JSON)
+    ndx.nd.save(str(tmp_path / "mx-0003.params"),
+                {("aux:" if k in aux else "arg:") + k: ndx.nd.array(v) for k, v in p.items()})
+    net, arg_params, aux_params = ndx.model.load_checkpoint(str(tmp_path / "mx"), 3)
+    assert sorted(aux_params) == list(aux) and "conv0_weight" in arg_params
+    exe = net._simple_bind(ndx.cpu(), data=x.shape, grad_req="null")
+    for name, value in {**arg_params, **aux_params}.items():
+        (exe.aux_dict if name in aux else exe.arg_dict)[name][...] = value
+    exe.arg_dict["data"][...] = np.array(x)
+    got = exe.forward(is_train=False)[0].asnumpy()
+    onp.testing.assert_allclose(got, _mxnet_json_reference(x, p), rtol=1e-4, atol=1e-5)
+    ndx.model.save_checkpoint(str(tmp_path / "again"), 7, net, arg_params, aux_params)
+    net2, arg2, aux2 = ndx.model.load_checkpoint(str(tmp_path / "again"), 7)
+    assert net2.list_arguments() == net.list_arguments()
+    onp.testing.assert_array_equal(arg2["fc0_weight"].asnumpy(), p["fc0_weight"])
+    with pytest.raises(ValueError, match="epoch"):
+        ndx.model.load_checkpoint(str(tmp_path / "again"), -1)

@@ -1,0 +1,51 @@
+"""MXNet's checkpoint files: ``prefix-symbol.json`` (the graph) and ``prefix-NNNN.params`` (its
+arguments as 'arg:<name>' and auxiliary states as 'aux:<name>' in MXNet's NDArray-list
+layout), as MXNet's ``mx.model.save_checkpoint`` / ``load_checkpoint`` write and read them.
+Files MXNet wrote load here, MXNet's legacy op names included (see ndx.sym.load)."""
+from . import nd, sym
+
+__all__ = ["save_checkpoint", "load_checkpoint", "load_params"]
+
+
+def _params_file(prefix, epoch):
+    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 0:
+        raise ValueError(f"[model] epoch must be an int >= 0, got {epoch!r}")
+    return f"{prefix}-{epoch:04d}.params"
+
+
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
+    """Writes prefix-symbol.json and prefix-%04d.params (epoch). remove_amp_cast is MXNet's
+    argument; ndx's graphs hold no AMP casts to remove."""
+    if symbol is not None:
+        symbol.save(f"{prefix}-symbol.json")
+    fname = _params_file(prefix, epoch)
+    data = {f"arg:{k}": v for k, v in (arg_params or {}).items()}
+    data.update({f"aux:{k}": v for k, v in (aux_params or {}).items()})
+    nd.save(fname, data)
+
+
+def load_params(prefix, epoch):
+    """(arg_params, aux_params) from prefix-%04d.params; names without an 'arg:' / 'aux:'
+    prefix are a ValueError naming them."""
+    arg_params, aux_params = {}, {}
+    loaded = nd.load(_params_file(prefix, epoch))
+    if not isinstance(loaded, dict):
+        raise ValueError(f"[model.load_params] {_params_file(prefix, epoch)} holds unnamed "
+                         f"arrays; a checkpoint names them 'arg:<name>' / 'aux:<name>'")
+    for key, value in loaded.items():
+        kind, _, name = key.partition(":")
+        if kind == "arg" and name:
+            arg_params[name] = value
+        elif kind == "aux" and name:
+            aux_params[name] = value
+        else:
+            raise ValueError(f"[model.load_params] '{key}' is neither 'arg:<name>' nor "
+                             f"'aux:<name>'")
+    return arg_params, aux_params
+
+
+def load_checkpoint(prefix, epoch):
+    """(symbol, arg_params, aux_params) from prefix-symbol.json and prefix-%04d.params."""
+    symbol = sym.load(f"{prefix}-symbol.json")
+    arg_params, aux_params = load_params(prefix, epoch)
+    return symbol, arg_params, aux_params
