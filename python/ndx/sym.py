@@ -767,6 +767,44 @@ def Concat(*data, dim=1, num_args=None, name=None):  # noqa: N802
 concat = Concat
 
 
+def RNN(data=None, parameters=None, state=None, state_cell=None, state_size=None,  # noqa: N802
+        num_layers=None, bidirectional=False, mode=None, p=0.0, state_outputs=False,
+        projection_size=None, lstm_state_clip_min=None, lstm_state_clip_max=None,
+        lstm_state_clip_nan=False, use_sequence_length=False, sequence_length=None,
+        name=None):
+    """MXNet's fused RNN symbol (TNC data): the flat parameters and the initial states, when
+    not given, are the variables '<name>_parameters', '<name>_state' (and
+    '<name>_state_cell' for LSTM), their shapes inferred from the data's."""
+    if use_sequence_length or sequence_length is not None:
+        raise NotImplementedError("[sym.RNN] sequence_length is not supported")
+    inputs = {"data": data, "parameters": parameters, "state": state}
+    if mode == "lstm":
+        inputs["state_cell"] = state_cell
+    return _layer("RNN", "_npx_rnn", inputs,
+                  {"state_size": state_size, "num_layers": num_layers,
+                   "bidirectional": bidirectional, "mode": mode, "p": p,
+                   "state_outputs": state_outputs, "projection_size": projection_size,
+                   "lstm_state_clip_min": lstm_state_clip_min,
+                   "lstm_state_clip_max": lstm_state_clip_max,
+                   "lstm_state_clip_nan": lstm_state_clip_nan}, name)
+
+
+def zeros(shape, dtype=None, name=None):
+    """A constant-shaped array of zeros in the graph (float32 by default)."""
+    return _apply("_npi_zeros", [], {"shape": _tuple(shape), "dtype": dtype},
+                  name or _legacy_name("zeros"))
+
+
+def ones(shape, dtype=None, name=None):
+    return _apply("_npi_ones", [], {"shape": _tuple(shape), "dtype": dtype},
+                  name or _legacy_name("ones"))
+
+
+def full(shape, val, dtype=None, name=None):
+    return _apply("_npi_full", [], {"shape": _tuple(shape), "dtype": dtype, "fill_value": val},
+                  name or _legacy_name("full"))
+
+
 def SoftmaxOutput(data=None, label=None, grad_scale=1.0, ignore_label=-1.0,  # noqa: N802
                   multi_output=False, use_ignore=False, preserve_shape=False,
                   normalization="null", out_grad=False, smooth_alpha=0.0, name=None):

@@ -40,6 +40,9 @@ def LeakyReLU(data: Any = None, gamma: Any = None, act_type: Any = 'leaky', slop
 
 def Pooling(data: Any = None, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, cudnn_off: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), p_value: Any = None, count_include_pad: Any = True, layout: Any = None, name: Any = None) -> Any: ...
 
+def RNN(data: Any = None, parameters: Any = None, state: Any = None, state_cell: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, mode: Any = None, p: Any = 0.0, state_outputs: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, use_sequence_length: Any = False, sequence_length: Any = None, name: Any = None) -> Any:
+    """MXNet's fused RNN symbol (TNC data): the flat parameters and the initial states, when not given, are the variables '<name>_parameters', '<name>_state' (and '<name>_state_cell' for LSTM), their shapes inferred from the data's."""
+
 def SoftmaxActivation(data: Any = None, mode: Any = 'instance', name: Any = None) -> Any:
     """Softmax over axis 1: of (N, C) data (mode 'instance') or of (N, C, ...) data (mode 'channel'); 'instance' with more than two axes is not supported symbolically."""
 
@@ -360,6 +363,8 @@ def fmod(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def frexp(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_frexp: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def full(shape: Any, val: Any, dtype: Any = None, name: Any = None) -> Any: ...
+
 def full_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_full_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -527,6 +532,8 @@ def not_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def one_hot(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_one_hot: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def ones(shape: Any, dtype: Any = None, name: Any = None) -> Any: ...
+
 def ones_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic ones_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -682,6 +689,9 @@ def var(name: Any, attr: Any = None, shape: Any = None, lr_mult: Any = None, wd_
 
 def where(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_where: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def zeros(shape: Any, dtype: Any = None, name: Any = None) -> Any:
+    """A constant-shaped array of zeros in the graph (float32 by default)."""
 
 def zeros_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic zeros_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""

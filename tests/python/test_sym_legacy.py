@@ -579,3 +579,26 @@ def test_model_checkpoints_round_trip_and_read_mxnets_files(tmp_path):
     onp.testing.assert_array_equal(arg2["fc0_weight"].asnumpy(), p["fc0_weight"])
     with pytest.raises(ValueError, match="epoch"):
         ndx.model.load_checkpoint(str(tmp_path / "again"), -1)
+
+
+def test_fused_rnn_symbol_infers_its_parameter_vector_and_states():
+    """MXNet's RNN: the flat parameter vector holds, per layer and direction, gates x H x
+    (I + H) weights and 2 x gates x H biases (hand-computed: LSTM 4 gates, GRU 3)."""
+    lstm = sym.RNN(sym.var("x"), state_size=4, num_layers=1, mode="lstm", name="rnn")
+    assert lstm.list_arguments() == ["x", "rnn_parameters", "rnn_state", "rnn_state_cell"]
+    assert lstm.infer_shape(x=(5, 2, 3)) == (
+        [(5, 2, 3), (4 * 4 * (3 + 4 + 2),), (1, 2, 4), (1, 2, 4)], [(5, 2, 4)], [])
+    gru = sym.RNN(sym.var("x"), state_size=4, num_layers=2, mode="gru", bidirectional=True,
+                  name="g")
+    # layer 1 reads 3 features, layer 2 the 2 x 4 of both directions; 2 directions each
+    want = 2 * 3 * 4 * (3 + 4 + 2) + 2 * 3 * 4 * (8 + 4 + 2)
+    assert gru.infer_shape(x=(5, 2, 3))[0] == [(5, 2, 3), (want,), (4, 2, 4)]
+    with pytest.raises(NotImplementedError, match="sequence_length"):
+        sym.RNN(sym.var("x"), state_size=4, num_layers=1, mode="gru", use_sequence_length=True)
+
+
+def test_constant_creation_symbols():
+    onp.testing.assert_array_equal(sym.zeros((2, 3)).eval()[0].asnumpy(), onp.zeros((2, 3)))
+    onp.testing.assert_array_equal(sym.full((2,), 3.5).eval()[0].asnumpy(), [3.5, 3.5])
+    s = sym.var("a") + sym.ones((2, 3))
+    onp.testing.assert_array_equal(s.eval(a=np.zeros((2, 3)))[0].asnumpy(), onp.ones((2, 3)))
