@@ -6,6 +6,11 @@ recorded graph, whose gradients are the ops' registered ones (the same as Symbol
     exe = (2 * a + b)._bind(ndx.cpu(), {"a": ..., "b": ...}, args_grad={"a": ga, "b": gb})
     exe.forward(is_train=True)          # exe.outputs
     exe.backward(out_grads)             # ga, gb (and exe.grad_dict) now hold the gradients
+
+MXNet 1.x's rules hold: forward(data=...) takes inputs of the bound shapes by name (an
+unknown name is a TypeError, another shape a ValueError), exe.outputs are the executor's own
+arrays updated by each forward, and exe.reshape(data=(n, ...), ...) makes an executor for
+other input shapes that shares the parameters and their gradient buffers.
 """
 from . import _core, autograd
 from . import numpy as _np
@@ -29,6 +34,21 @@ def _as_array(value, what, device=None, dtype=None):
                         f"{e}") from e
 
 
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def _resized(arr, shape, size):
+    """`shape` over arr's first `size` elements (a view of its memory, as MXNet's reshape of
+    a bound array) when arr holds that many, else a new zero array."""
+    if size > arr.size:
+        return _np.zeros(shape, dtype=arr.dtype, device=arr.device)
+    return arr.reshape(-1)[:size].reshape(shape)
+
+
 def _by_name(values, names, what):
     """{name: value} from a dict, or a list in the order of `names`."""
     if values is None:
@@ -48,13 +68,7 @@ class Executor:
     (arg_dict, grad_dict, aux_dict, outputs, ...). Create one with Symbol._bind."""
 
     def __init__(self, sym, device, args, args_grad, grad_req, aux_states):
-        self._symbol = sym
-        self._device = device
-        self._input_names = sym.list_inputs()
-        self._arg_names = sym.list_arguments()
-        self._aux_names = sym.list_auxiliary_states()
-        self._output_names = sym.list_outputs()
-        self.outputs = None
+        self._init_names(sym, device)
 
         # Argument and auxiliary values are copied, as MXNet copies them onto the device.
         self._values = dict.fromkeys(self._input_names)
@@ -70,6 +84,12 @@ class Executor:
         elif isinstance(grad_req, (list, tuple)):
             reqs = _by_name(list(grad_req), self._arg_names, "grad_req")
         elif isinstance(grad_req, dict):
+            # (names left out get 'null', as in MXNet; a name the symbol lacks is a typo that
+            # would silently leave a parameter untrained)
+            unknown = sorted(set(grad_req) - set(self._input_names))
+            if unknown:
+                raise ValueError(f"[bind] grad_req names {unknown} are not arguments of the "
+                                 f"symbol; its arguments are {self._arg_names}")
             reqs = {n: grad_req.get(n, "null") for n in self._arg_names}
         else:
             raise TypeError(f"[bind] grad_req must be a str, list or dict, got "
@@ -95,18 +115,58 @@ class Executor:
                 self._grads[name] = _np.zeros(v.shape, dtype=v.dtype, device=v.device)
         self._attached = set()
 
+    def _init_names(self, sym, device):
+        self._symbol = sym
+        self._device = device
+        self._input_names = sym.list_inputs()
+        self._arg_names = sym.list_arguments()
+        self._aux_names = sym.list_auxiliary_states()
+        self._output_names = sym.list_outputs()
+        # outputs: the executor's own arrays, updated in place by each forward (as MXNet's
+        # bound output arrays); _recorded: the last forward's recorded outputs, for backward.
+        self.outputs = None
+        self._recorded = None
+        self._attached = set()
+
+    @classmethod
+    def _sharing(cls, sym, device, values, grads, grad_req):
+        """An executor over the given arrays themselves (not copies): Executor.reshape's."""
+        exe = cls.__new__(cls)
+        exe._init_names(sym, device)
+        exe._values = values
+        exe._grads = grads
+        exe._grad_req = dict(grad_req)
+        return exe
+
     # ---- running ----
     def forward(self, is_train=False, **kwargs):
         """Runs the symbol (recording it for backward); inputs given by name in kwargs are
-        copied into the bound arrays first. Returns the list of outputs."""
-        for name, value in kwargs.items():
+        copied into the bound arrays first, as MXNet's: an unknown name is a TypeError and a
+        value whose shape differs from the bound array's a ValueError (Executor.reshape makes
+        an executor for other shapes). Returns the list of outputs (exe.outputs)."""
+        new = {}
+        for name, value in kwargs.items():  # (all checked before any is copied)
             if name not in self._values:
-                continue  # MXNet ignores names the symbol does not have
+                raise TypeError(f"[Executor.forward] unknown argument '{name}'; the symbol's "
+                                f"arguments are {self._arg_names}"
+                                + (f" and auxiliary states {self._aux_names}"
+                                   if self._aux_names else ""))
             current = self._values[name]
             if current is None:
-                self._values[name] = _as_array(value, f"input '{name}'", self._device)
+                new[name] = _as_array(value, f"input '{name}'", self._device)
+                continue
+            value = _as_array(value, f"input '{name}'", dtype=current.dtype)
+            if value.shape != current.shape:
+                raise ValueError(f"[Executor.forward] shape mismatch for '{name}': the "
+                                 f"executor is bound with {current.shape}, got {value.shape} "
+                                 f"(use exe.reshape({name}={value.shape}) for other shapes)")
+            new[name] = value
+        for name, value in new.items():
+            current = self._values[name]
+            if current is None:
+                self._values[name] = value
             else:
-                current[...] = _as_array(value, f"input '{name}'", dtype=current.dtype)
+                current[...] = value
         missing = [n for n in self._input_names if self._values[n] is None]
         if missing:
             raise ValueError(f"[Executor.forward] no value for inputs {missing}")
@@ -119,17 +179,26 @@ class Executor:
                 self._grads[name] = _np.zeros(v.shape, dtype=v.dtype, device=v.device)
         inputs = [self._values[n] for n in self._input_names]
         with autograd.record(train_mode=is_train):
-            self.outputs = list(_core._graph_run(self._symbol._handle, inputs))
+            recorded = list(_core._graph_run(self._symbol._handle, inputs))
+        self._recorded = recorded
+        if self.outputs is None or [(o.shape, o.dtype) for o in self.outputs] != \
+                [(r.shape, r.dtype) for r in recorded]:
+            self.outputs = [_np.zeros(r.shape, dtype=r.dtype, device=r.device)
+                            for r in recorded]
+        for buf, r in zip(self.outputs, recorded):
+            buf[...] = r
         return self.outputs
 
     def backward(self, out_grads=None):
         """Back-propagates `out_grads` (one array, a list in output order or a dict by output
-        name; ones when None) and writes or adds the argument gradients into the gradient
-        buffers as grad_req says."""
+        name; ones when None) through the last forward and writes or adds the argument
+        gradients into the gradient buffers as grad_req says. As in MXNet, backward may run
+        again after one forward ('add' then accumulates)."""
+        if self._recorded is None:
+            raise ValueError("[Executor.backward] call forward(is_train=True) first: there "
+                             "is no forward pass to back-propagate through")
         if not any(r != "null" for r in self._grad_req.values()):
             return
-        if self.outputs is None:
-            self.forward()
         if out_grads is not None:
             if isinstance(out_grads, dict):
                 unknown = sorted(set(out_grads) - set(self._output_names))
@@ -143,8 +212,12 @@ class Executor:
                 raise ValueError(f"[Executor.backward] {len(out_grads)} out_grads for "
                                  f"{len(self.outputs)} outputs")
             out_grads = [_as_array(g, f"out_grads[{i}]", dtype=o.dtype)
-                         for i, (g, o) in enumerate(zip(out_grads, self.outputs))]
-        autograd.backward(self.outputs, head_grads=out_grads)
+                         for i, (g, o) in enumerate(zip(out_grads, self._recorded))]
+            for name, g, o in zip(self._output_names, out_grads, self._recorded):
+                if g.shape != o.shape:
+                    raise ValueError(f"[Executor.backward] out_grads for '{name}' has shape "
+                                     f"{g.shape}; the output's is {o.shape}")
+        autograd.backward(self._recorded, head_grads=out_grads, retain_graph=True)
         for name, req in self._grad_req.items():
             if req == "null":
                 continue
@@ -190,20 +263,69 @@ class Executor:
         return dict(zip(self._output_names, self.outputs))
 
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
-        """Copies values by name into the bound arguments and auxiliary states; names the
-        symbol lacks raise ValueError unless allow_extra_params."""
+        """Copies values by name into the bound arguments and auxiliary states (cast to their
+        dtypes), as MXNet's: names the symbol lacks raise ValueError unless
+        allow_extra_params; arguments not named keep their values; a value whose shape
+        differs from the bound array's raises ValueError. Nothing is copied when one
+        raises."""
+        copies = []
         for params, names, what in ((arg_params, self._arg_names, "arguments"),
                                     (aux_params or {}, self._aux_names, "auxiliary states")):
             for name, value in params.items():
                 if name in names:
                     dst = self._values[name]
-                    if dst is None:
-                        self._values[name] = _as_array(value, name, self._device)
-                    else:
-                        dst[...] = _as_array(value, name, dtype=dst.dtype)
+                    value = _as_array(value, name, self._device if dst is None else None,
+                                      None if dst is None else dst.dtype)
+                    if dst is not None and value.shape != dst.shape:
+                        raise ValueError(f"[copy_params_from] '{name}' has shape "
+                                         f"{value.shape}; the executor's is {dst.shape}")
+                    copies.append((name, dst, value))
                 elif not allow_extra_params:
                     raise ValueError(f"[copy_params_from] '{name}' is not among the {what} "
-                                     f"{names}")
+                                     f"{names} (allow_extra_params=True skips such names)")
+        for name, dst, value in copies:
+            if dst is None:
+                self._values[name] = value
+            else:
+                dst[...] = value
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes (MXNet's: a smaller last batch, other sequence
+        lengths) sharing this one's arrays: those whose shape stays (the parameters) are
+        the same arrays, gradient buffers included, so training either trains both; those
+        whose shape shrinks are views of this one's memory; those that grow are new arrays
+        (only with allow_up_sizing). kwargs give new shapes by input name; the other shapes
+        are inferred from them, and one that changes without being given is a ValueError
+        unless partial_shaping (so reshape(data=...) of a net with a label needs the label's
+        shape too, as in MXNet). Shapes the symbol cannot take raise ValueError."""
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        values, grads = {}, {}
+        for names, shapes, what in ((self._arg_names, arg_shapes, "argument"),
+                                    (self._aux_names, aux_shapes, "auxiliary state")):
+            for name, shape in zip(names, shapes):
+                shape = tuple(shape)
+                arr, grad = self._values[name], self._grads.get(name)
+                if arr is None or shape == arr.shape:
+                    values[name] = arr
+                    if grad is not None:
+                        grads[name] = grad
+                    continue
+                if not (partial_shaping or name in kwargs):
+                    raise ValueError(
+                        f"[Executor.reshape] the shape of {what} '{name}' would change from "
+                        f"{arr.shape} to {shape} without being asked for (the new executor "
+                        f"would not share it); give it ({name}={shape}) or pass "
+                        f"partial_shaping=True")
+                size = int(_prod(shape))
+                if size > arr.size and not allow_up_sizing:
+                    raise ValueError(
+                        f"[Executor.reshape] the new shape {shape} of {what} '{name}' is "
+                        f"larger than the bound {arr.shape}; pass allow_up_sizing=True to "
+                        f"allocate new arrays (or bind the larger shape first)")
+                values[name] = _resized(arr, shape, size)
+                if grad is not None:
+                    grads[name] = _resized(grad, shape, size)
+        return Executor._sharing(self._symbol, self._device, values, grads, self._grad_req)
 
     def __repr__(self):
         return f"<Executor inputs={self._input_names} outputs={self._output_names}>"
