@@ -51,6 +51,12 @@ class Initializer:
         if _fills(shape, dtype):
             desc, arr = shape, dtype
             name = str(desc)
+            if not name.endswith(_NOT_WEIGHT + ("weight",)) and \
+                    not getattr(desc, "attrs", {}).get("__init__"):
+                # MXNet's: a name of no known pattern (an input such as 'data') is not filled
+                raise ValueError(f"[initializer] unknown initialization pattern for '{name}': "
+                                 f"the name must end in weight, bias, gamma, beta, "
+                                 f"moving_mean / moving_var (or running_*), min or max")
             if type(self).values is not Initializer.values and name.endswith(_NOT_WEIGHT):
                 value = self._init_by_name(name, arr.shape, arr.dtype)  # bias, gamma, ...
             else:

@@ -119,6 +119,19 @@ class Symbol:
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
+    # copies and pickles go through the graph's JSON, as MXNet's Symbol does
+    def __deepcopy__(self, memo):
+        return Symbol(_load_graph(self.tojson()))
+
+    def __copy__(self):
+        return Symbol(_load_graph(self.tojson()))
+
+    def __getstate__(self):
+        return {"json": self.tojson()}
+
+    def __setstate__(self, state):
+        self._handle = _load_graph(state["json"])
+
     # ---- MXNet's graph navigation and attributes ----
     def get_internals(self):
         """A group of every input and every op output of the graph, inputs first (MXNet's:
@@ -591,7 +604,7 @@ def _populate():
         if op.startswith("_backward"):
             continue
         g[op] = _make(op)
-        for prefix in ("_np_", "_npx_"):
+        for prefix in ("_np_", "_npx_", "_npi_"):  # (sym.stack for _npi_stack, ...)
             if op.startswith(prefix) and op[len(prefix):] not in g:
                 g[op[len(prefix):]] = g[op]
 
@@ -803,6 +816,71 @@ def ones(shape, dtype=None, name=None):
 def full(shape, val, dtype=None, name=None):
     return _apply("_npi_full", [], {"shape": _tuple(shape), "dtype": dtype, "fill_value": val},
                   name or _legacy_name("full"))
+
+
+def Reshape(data=None, shape=None, reverse=False, name=None):  # noqa: N802
+    """MXNet's legacy Reshape: 0 copies a dimension, -1 infers one, -2 copies the rest, -3
+    merges two, -4 splits one into the two sizes after it."""
+    if reverse:
+        raise NotImplementedError("[sym.Reshape] reverse=True is not supported")
+    return _apply("_npx_reshape", [data],
+                  {"newshape": _legacy_reshape_shape(str(_tuple(shape)))},
+                  name or _legacy_name("reshape"))
+
+
+def Cast(data=None, dtype=None, name=None):  # noqa: N802
+    return _apply("_npi_astype", [data], {"dtype": _onp.dtype(dtype).name},
+                  name or _legacy_name("cast"))
+
+
+def BlockGrad(data=None, name=None):  # noqa: N802
+    """The data, with no gradient flowing back through it."""
+    return _apply("_npx_stop_gradient", [data], {}, name or _legacy_name("blockgrad"))
+
+
+def MakeLoss(data=None, grad_scale=1.0, valid_thresh=0.0, normalization="null",  # noqa: N802
+             name=None):
+    """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale (times the head
+    gradient, ones by default); 'batch' / 'valid' normalization is not supported."""
+    if normalization != "null":
+        raise NotImplementedError(f"[sym.MakeLoss] normalization='{normalization}' is not "
+                                  f"supported")
+    held = BlockGrad(data)
+    return _apply("_np_add", [held, (data - held) * float(grad_scale)], {},
+                  name or _legacy_name("makeloss"))
+
+
+def SliceChannel(data=None, num_outputs=None, axis=1, squeeze_axis=False,  # noqa: N802
+                 name=None):
+    """num_outputs equal parts along axis (as a group of symbols), the axis dropped from each
+    with squeeze_axis."""
+    if not isinstance(num_outputs, int) or num_outputs < 1:
+        raise ValueError(f"[sym.SliceChannel] num_outputs must be an int >= 1, got "
+                         f"{num_outputs!r}")
+    name = name or _legacy_name("slicechannel")
+    parts = _apply("_npi_split", [data], {"sections": num_outputs, "axis": axis}, name)
+    if not squeeze_axis:
+        return parts
+    return Group([_apply("_np_squeeze", [parts[i]], {"axis": axis}, f"{name}_squeeze{i}")
+                  for i in range(num_outputs)])
+
+
+split = SliceChannel
+
+
+def clip(data=None, a_min=None, a_max=None, name=None):
+    """MXNet's legacy clip: a_min and a_max are scalars."""
+    return _apply("_npi_clip", [data, _constant_like(a_min), _constant_like(a_max)], {},
+                  name or _legacy_name("clip"))
+
+
+# MXNet's legacy arithmetic names (broadcasting, as ndx's ops always are).
+elemwise_add = broadcast_add = broadcast_plus = _make("_np_add")
+elemwise_sub = broadcast_sub = broadcast_minus = _make("_np_subtract")
+elemwise_mul = broadcast_mul = _make("_np_multiply")
+elemwise_div = broadcast_div = _make("_np_true_divide")
+broadcast_maximum, broadcast_minimum = _make("_np_maximum"), _make("_np_minimum")
+broadcast_power = _make("_np_power")
 
 
 def SoftmaxOutput(data=None, label=None, grad_scale=1.0, ignore_label=-1.0,  # noqa: N802

@@ -8,6 +8,11 @@ def Activation(data: Any = None, act_type: Any = None, name: Any = None) -> Any:
 def BatchNorm(data: Any = None, gamma: Any = None, beta: Any = None, moving_mean: Any = None, moving_var: Any = None, eps: Any = 0.001, momentum: Any = 0.9, fix_gamma: Any = True, use_global_stats: Any = False, output_mean_var: Any = False, axis: Any = 1, cudnn_off: Any = False, name: Any = None) -> Any:
     """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True by default; the running statistics are the auxiliary states '<name>_moving_mean' / '<name>_moving_var'."""
 
+def BlockGrad(data: Any = None, name: Any = None) -> Any:
+    """The data, with no gradient flowing back through it."""
+
+def Cast(data: Any = None, dtype: Any = None, name: Any = None) -> Any: ...
+
 def Concat(*data: Any, dim: Any = 1, num_args: Any = None, name: Any = None) -> Any:
     """Joins symbols along dim (1 by default, as MXNet's Concat)."""
 
@@ -38,10 +43,19 @@ def LayerNorm(data: Any = None, gamma: Any = None, beta: Any = None, axis: Any =
 def LeakyReLU(data: Any = None, gamma: Any = None, act_type: Any = 'leaky', slope: Any = 0.25, lower_bound: Any = 0.125, upper_bound: Any = 0.334, name: Any = None) -> Any:
     """leaky / prelu (slopes from gamma, '<name>_gamma' when not given) / elu / selu / gelu."""
 
+def MakeLoss(data: Any = None, grad_scale: Any = 1.0, valid_thresh: Any = 0.0, normalization: Any = 'null', name: Any = None) -> Any:
+    """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale (times the head gradient, ones by default); 'batch' / 'valid' normalization is not supported."""
+
 def Pooling(data: Any = None, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, cudnn_off: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), p_value: Any = None, count_include_pad: Any = True, layout: Any = None, name: Any = None) -> Any: ...
 
 def RNN(data: Any = None, parameters: Any = None, state: Any = None, state_cell: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, mode: Any = None, p: Any = 0.0, state_outputs: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, use_sequence_length: Any = False, sequence_length: Any = None, name: Any = None) -> Any:
     """MXNet's fused RNN symbol (TNC data): the flat parameters and the initial states, when not given, are the variables '<name>_parameters', '<name>_state' (and '<name>_state_cell' for LSTM), their shapes inferred from the data's."""
+
+def Reshape(data: Any = None, shape: Any = None, reverse: Any = False, name: Any = None) -> Any:
+    """MXNet's legacy Reshape: 0 copies a dimension, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one into the two sizes after it."""
+
+def SliceChannel(data: Any = None, num_outputs: Any = None, axis: Any = 1, squeeze_axis: Any = False, name: Any = None) -> Any:
+    """num_outputs equal parts along axis (as a group of symbols), the axis dropped from each with squeeze_axis."""
 
 def SoftmaxActivation(data: Any = None, mode: Any = 'instance', name: Any = None) -> Any:
     """Softmax over axis 1: of (N, C) data (mode 'instance') or of (N, C, ...) data (mode 'channel'); 'instance' with more than two axes is not supported symbolically."""
@@ -153,6 +167,9 @@ def angle(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def any(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_any: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def arange(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_arange: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def arccos(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_arccos: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -192,6 +209,9 @@ def asin(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def asinh(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_asinh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def astype(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_astype: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def atan(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_atan: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -203,6 +223,15 @@ def atanh(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def batch_norm(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_batch_norm: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def bernoulli(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_bernoulli: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def beta(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_beta: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def binomial(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_binomial: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def bipartite_matching(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_bipartite_matching: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -240,8 +269,41 @@ def box_encode(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def box_nms(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_box_nms: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def broadcast_add(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_add: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_div(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_true_divide: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_broadcast_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_maximum(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_maximum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_minimum(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_minimum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_minus(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_subtract: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_mul(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_multiply: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_plus(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_add: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_power(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_power: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def broadcast_sub(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_subtract: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def broadcast_to(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_broadcast_to: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def cast_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_cast_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def cbrt(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_cbrt: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -249,8 +311,23 @@ def cbrt(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def ceil(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_ceil: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def chisquare(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_chisquare: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def cholesky(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_cholesky: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def clip(data: Any = None, a_min: Any = None, a_max: Any = None, name: Any = None) -> Any:
+    """MXNet's legacy clip: a_min and a_max are scalars."""
+
+def collapse_sum_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_collapse_sum_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def concat(*data: Any, dim: Any = 1, num_args: Any = None, name: Any = None) -> Any:
     """Joins symbols along dim (1 by default, as MXNet's Concat)."""
+
+def concatenate(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_concatenate: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def conj(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_conj: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -294,11 +371,17 @@ def deg2rad(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def degrees(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_degrees: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def det(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_det: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def digamma(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_digamma: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def divide(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_divide: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def divide_conj(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_divide_conj: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def divmod(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_divmod: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -309,8 +392,29 @@ def dot(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def dropout(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_dropout: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def eig(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_eig: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def eigh(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_eigh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def elemwise_add(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_add: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def elemwise_div(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_true_divide: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def elemwise_mul(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_multiply: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def elemwise_sub(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _np_subtract: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def embedding(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_embedding: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def empty(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_empty: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -333,8 +437,20 @@ def expand_dims(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def expm1(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_expm1: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def exponential(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_exponential: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def eye(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_eye: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def f(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_f: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def fabs(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_fabs: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def fft(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_fft: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def fix(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_fix: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -372,7 +488,7 @@ def fully_connected(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_fully_connected: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def gamma(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npx_gamma: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+    """Symbolic _npi_gamma: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def gammaln(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_gammaln: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -383,14 +499,23 @@ def gcd(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def gelu(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_gelu: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def geometric(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_geometric: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def greater(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_greater: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def greater_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_greater_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def gumbel(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_gumbel: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def heaviside(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_heaviside: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def hypergeometric(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_hypergeometric: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def hypot(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_hypot: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -398,8 +523,17 @@ def hypot(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def imag(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_imag: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def imag_unit_times(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_imag_unit_times: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def inv(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_inv: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def invert(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_invert: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def irfft(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_irfft: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def isfinite(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_isfinite: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -415,6 +549,9 @@ def isneginf(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def isposinf(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_isposinf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def laplace(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_laplace: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def layer_norm(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_layer_norm: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -436,6 +573,9 @@ def less(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def less_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_less_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def linspace(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_linspace: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def load(fname: Any) -> Any: ...
 
@@ -477,6 +617,18 @@ def logical_or(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def logical_xor(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_logical_xor: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def logistic(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_logistic: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def lognormal(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_lognormal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def logseries(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_logseries: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def lstsq(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_lstsq: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def matmul(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_matmul: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -520,11 +672,26 @@ def multibox_target(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def multiply(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_multiply: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def multiply_conj(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_multiply_conj: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def nan_to_num(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_nan_to_num: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def negative(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_negative: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def negative_binomial(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_negative_binomial: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def nextafter(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_nextafter: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def noncentral_chisquare(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_noncentral_chisquare: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def normal(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_normal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def not_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_not_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -537,8 +704,23 @@ def ones(shape: Any, dtype: Any = None, name: Any = None) -> Any: ...
 def ones_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic ones_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def packbits(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_packbits: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def pad(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_pad: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def pareto(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_pareto: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def permutation(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_permutation: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def pick(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_pick: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def poisson(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_poisson: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def pooling(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_pooling: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -552,6 +734,9 @@ def pow(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def power(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_power: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def powerd(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_powerd: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def preloaded_multi_sgd_mom_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic preloaded_multi_sgd_mom_update: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -561,11 +746,20 @@ def preloaded_multi_sgd_update(*inputs: Any, name: Any = None, **params: Any) ->
 def prod(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_prod: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def qr(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_qr: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def rad2deg(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_rad2deg: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def radians(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_radians: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def randint(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_randint: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def rayleigh(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_rayleigh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def real(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_real: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -584,6 +778,9 @@ def remainder(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def reshape(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_reshape: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def rfft(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_rfft: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def right_shift(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_right_shift: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -639,14 +836,23 @@ def sinh(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def slice(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_slice: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def slogdet(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_slogdet: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def softmax(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_softmax: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def softsign(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_softsign: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def solve(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_solve: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def sort(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_sort: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def split(data: Any = None, num_outputs: Any = None, axis: Any = 1, squeeze_axis: Any = False, name: Any = None) -> Any:
+    """num_outputs equal parts along axis (as a group of symbols), the axis dropped from each with squeeze_axis."""
 
 def sqrt(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_sqrt: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -654,8 +860,14 @@ def sqrt(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def square(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_square: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def squared_difference(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_squared_difference: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def squeeze(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_squeeze: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def stack(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_stack: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def stop_gradient(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_stop_gradient: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -666,8 +878,14 @@ def subtract(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def sum(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_sum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def svd(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_svd: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def swapaxes(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_swapaxes: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def take_along_axis(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_take_along_axis: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def tan(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_tan: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -684,8 +902,23 @@ def true_divide(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def trunc(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_trunc: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def uniform(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_uniform: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def unpackbits(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_unpackbits: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def var(name: Any, attr: Any = None, shape: Any = None, lr_mult: Any = None, wd_mult: Any = None, dtype: Any = None, init: Any = None, stype: Any = None, **kwargs: Any) -> Any:
     """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr)."""
+
+def vonmises(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_vonmises: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def wald(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_wald: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def weibull(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_weibull: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def where(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_where: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -695,3 +928,6 @@ def zeros(shape: Any, dtype: Any = None, name: Any = None) -> Any:
 
 def zeros_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic zeros_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def zipf(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_zipf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""

@@ -602,3 +602,39 @@ def test_constant_creation_symbols():
     onp.testing.assert_array_equal(sym.full((2,), 3.5).eval()[0].asnumpy(), [3.5, 3.5])
     s = sym.var("a") + sym.ones((2, 3))
     onp.testing.assert_array_equal(s.eval(a=np.zeros((2, 3)))[0].asnumpy(), onp.ones((2, 3)))
+
+
+def test_more_legacy_symbols_match_numpy():
+    """Reshape / Cast / BlockGrad / MakeLoss / SliceChannel / clip / broadcast_* as MXNet's."""
+    x, y = sym.var("x"), sym.var("y")
+    a = onp.arange(24, dtype="float32").reshape(2, 3, 4)
+    run = lambda s, **kw: [o.asnumpy() for o in s.eval(x=np.array(a), **kw)]  # noqa: E731
+    onp.testing.assert_array_equal(run(sym.Reshape(x, shape=(0, -1)))[0], a.reshape(2, 12))
+    assert run(sym.Cast(x, dtype="int32"))[0].dtype == onp.int32
+    parts = run(sym.SliceChannel(x, num_outputs=3, axis=1, squeeze_axis=True))
+    for i, p in enumerate(parts):
+        onp.testing.assert_array_equal(p, a[:, i, :])
+    assert [p.shape for p in run(sym.split(x, num_outputs=2, axis=2))] == [(2, 3, 2)] * 2
+    onp.testing.assert_array_equal(run(sym.clip(x, 3, 7))[0], onp.clip(a, 3, 7))
+    b = onp.ones((1, 3, 1), "float32")
+    onp.testing.assert_array_equal(run(sym.broadcast_add(x, y), y=np.array(b))[0], a + b)
+    onp.testing.assert_array_equal(run(sym.elemwise_mul(x, y), y=np.array(b))[0], a * b)
+    # BlockGrad passes no gradient; MakeLoss's gradient is grad_scale
+    w = sym.var("w")
+    net = sym.Group([sym.MakeLoss(w * 3, grad_scale=0.5), sym.BlockGrad(w * 2)])
+    exe = net._bind(ndx.cpu(), {"w": np.ones((2,))}, args_grad={"w": np.zeros((2,))})
+    outs = exe.forward(is_train=True)
+    onp.testing.assert_array_equal(outs[0].asnumpy(), [3.0, 3.0])
+    exe.backward([np.ones((2,)), np.ones((2,))])
+    onp.testing.assert_array_equal(exe.grad_dict["w"].asnumpy(), [1.5, 1.5])  # 3 * 0.5
+    with pytest.raises(ValueError, match="num_outputs"):
+        sym.SliceChannel(x, num_outputs=0)
+
+
+def test_symbols_deepcopy_and_pickle_through_json():
+    import copy
+    import pickle
+    _, net = _mlp()
+    for other in (copy.deepcopy(net), copy.copy(net), pickle.loads(pickle.dumps(net))):
+        assert other.tojson() == net.tojson()
+        assert other.infer_shape(data=(2, 5)) == net.infer_shape(data=(2, 5))

@@ -593,3 +593,24 @@ def test_copy_params_from_names_and_shapes():
     with pytest.raises(ValueError, match="'fc1_weight'"):
         exe.copy_params_from({"fc1_weight": mx.nd.ones((8, 9))})
     onp.testing.assert_array_equal(exe.arg_dict["fc2_bias"].asnumpy(), b2)
+
+
+def test_padded_and_rolled_over_batches_are_ndarrays_like_the_others():
+    data, label = onp.zeros((10, 3), "float32"), onp.arange(10.0)
+    for handle in ("pad", "roll_over"):
+        it = mx.io.NDArrayIter(data, label, batch_size=4, last_batch_handle=handle)
+        for _ in range(2):  # (roll_over's second epoch starts with the rolled-over rows)
+            batches = list(it)
+            kinds = {type(a).__name__ for b in batches for a in (b.data[0], b.label[0])}
+            it.reset()
+            assert kinds == {"NDArray"}, (handle, kinds)
+
+
+def test_initializer_refuses_names_of_no_known_pattern():
+    """MXNet's Initializer.__call__(desc, arr): 'data' matches no pattern -> ValueError."""
+    arr = mx.nd.full((4, 5), 5.0)
+    with pytest.raises(ValueError, match="data"):
+        mx.init.Xavier()(mx.init.InitDesc("data"), arr)
+    onp.testing.assert_array_equal(arr.asnumpy(), onp.full((4, 5), 5.0))
+    mx.init.Xavier()(mx.init.InitDesc("fc_bias"), arr)
+    onp.testing.assert_array_equal(arr.asnumpy(), onp.zeros((4, 5)))

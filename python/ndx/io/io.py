@@ -135,6 +135,12 @@ def _named_arrays(data, allow_empty, default_name):
     return sorted(items)
 
 
+def _joined(a, b):
+    """a and b along axis 0, an NDArray when a is one (as the other batches are)."""
+    out = _np.concatenate([a, b], axis=0)
+    return _nd._wrap(out) if isinstance(a, _nd.NDArray) else out
+
+
 class NDArrayIter(DataIter):
     """Batches of in-memory arrays (MXNet's NDArrayIter).
 
@@ -212,7 +218,7 @@ class NDArrayIter(DataIter):
         end = self.num_data if end is None else end
         return [v[start:end] for _, v in source]
 
-    def _batchify(self, source, cache):
+    def _batchify(self, source, cache):  # (a padded / rolled-over batch: see _joined)
         if self.cursor >= self.num_data:
             raise StopIteration
         bs = self.batch_size
@@ -220,10 +226,10 @@ class NDArrayIter(DataIter):
             rest = self._slice(source, end=self.cursor + bs)
             if cache is None:
                 return rest
-            return [_np.concatenate([a, b], axis=0) for a, b in zip(cache, rest)]
+            return [_joined(a, b) for a, b in zip(cache, rest)]
         if self.last_batch_handle == "pad" and self.cursor + bs > self.num_data:
             pad = bs - self.num_data + self.cursor
-            return [_np.concatenate([a, b], axis=0) for a, b in
+            return [_joined(a, b) for a, b in
                     zip(self._slice(source, start=self.cursor), self._slice(source, end=pad))]
         return self._slice(source, self.cursor, min(self.cursor + bs, self.num_data))
 
