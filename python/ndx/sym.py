@@ -896,6 +896,22 @@ def SoftmaxOutput(data=None, label=None, grad_scale=1.0, ignore_label=-1.0,  # n
                    "out_grad": out_grad, "smooth_alpha": smooth_alpha}, name)
 
 
+def _regression_output(mx_name):
+    def head(data=None, label=None, grad_scale=1.0, name=None):
+        return _layer(mx_name, mx_name, {"data": data, "label": label},
+                      {"grad_scale": grad_scale}, name)
+    head.__name__ = mx_name
+    head.__doc__ = (f"MXNet's {mx_name}: a loss head whose gradient ignores the head gradient; "
+                    f"the label, when not given, is the variable '<name>_label' of the data's "
+                    f"shape ((N,) for data (N, 1)).")
+    return head
+
+
+LinearRegressionOutput = _regression_output("LinearRegressionOutput")
+LogisticRegressionOutput = _regression_output("LogisticRegressionOutput")
+MAERegressionOutput = _regression_output("MAERegressionOutput")
+
+
 def SoftmaxActivation(data=None, mode="instance", name=None):  # noqa: N802
     """Softmax over axis 1: of (N, C) data (mode 'instance') or of (N, C, ...) data (mode
     'channel'); 'instance' with more than two axes is not supported symbolically."""

@@ -1232,6 +1232,128 @@ void softmax_output_backward(const NodeAttrs& attrs, const OpContext&, const std
   });
 }
 
+// ============================== regression outputs ==============================
+// MXNet's LinearRegressionOutput / LogisticRegressionOutput / MAERegressionOutput loss heads:
+// the forward is the data (its sigmoid for the logistic one); the backward ignores the head
+// gradient and gives grad_scale / num_output * (output - label) (sign(output - label) for
+// MAE), num_output being the label's elements per example.
+struct RegressionOutputParam {
+  double grad_scale = 1.0;
+  static void declare(ParamDecl<RegressionOutputParam>& d) {
+    d.field("grad_scale", &RegressionOutputParam::grad_scale)
+        .set_default(1.0)
+        .describe("Scales the gradient.");
+  }
+};
+
+enum class Regression { kLinear, kLogistic, kMAE };
+
+// The label has data's shape, or (N,) for data (N, 1) (MXNet's 1-d labels).
+bool regression_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known()) return false;
+  if (d.ndim() < 1)
+    value_error("[", op_name(attrs), "] argument 'data' must have at least 1 dimension, got ",
+                d.str());
+  Shape& label = (*in)[1];
+  if (!label.is_known()) label = d.ndim() == 2 && d[1] == 1 ? Shape{d[0]} : d;
+  if (label.ndim() < 1 || label[0] != d[0] || label.size() != d.size())
+    value_error("[", op_name(attrs), "] argument 'label' has shape ", label.str(),
+                ", expected data's shape ", d.str(), " (or as many elements per example)");
+  assign_shape(attrs, &(*out)[0], d, "output", 0);
+  return true;
+}
+
+bool regression_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  return same_float_type(attrs, in, out, {"data", "label"});
+}
+
+template <Regression kind>
+void regression_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  NDX_FLOAT_SWITCH(in[0].dtype, T, {
+    using C = compute_t<T>;
+    const T* x = in[0].ptr<T>();
+    T* y = out[0].ptr<T>();
+    for (int64_t j = 0; j < in[0].size(); ++j) {
+      const double v = static_cast<double>(x[j]);
+      const double r = kind == Regression::kLogistic ? 1.0 / (1.0 + std::exp(-v)) : v;
+      store(y + j, req[0], static_cast<C>(r));
+    }
+  });
+}
+
+// (ograd, output, label) -> (grad data, zeros for label).
+template <Regression kind>
+void regression_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[1] != kNullOp && req[1] != kAddTo) kernel::fill_output(out[1], req[1], 0);
+  if (req[0] == kNullOp) return;
+  const TBlob &y = in[1], &label = in[2];
+  const int64_t per_example = label.ndim() && label.shape[0] ? label.size() / label.shape[0] : 1;
+  const double scale =
+      attrs.get<RegressionOutputParam>().grad_scale / static_cast<double>(per_example);
+  NDX_FLOAT_SWITCH(y.dtype, T, {
+    using C = compute_t<T>;
+    const T *yp = y.ptr<T>(), *lp = label.ptr<T>();
+    T* dp = out[0].ptr<T>();
+    for (int64_t j = 0; j < y.size(); ++j) {
+      const double diff = static_cast<double>(yp[j]) - static_cast<double>(lp[j]);
+      const double g = kind == Regression::kMAE ? (diff > 0) - (diff < 0) : diff;
+      store(dp + j, req[0], static_cast<C>(g * scale));
+    }
+  });
+}
+
+void register_regression_output(const char* name, const char* doc, FCompute forward,
+                                FCompute backward_compute) {
+  const std::string backward = std::string("_backward_") + name;
+  OpRegistry::global()
+      .register_op(name)
+      .describe(doc)
+      .set_num_inputs(2)
+      .add_argument("data", "NDArray", "Predictions, (N, ...).")
+      .add_argument("label", "NDArray", "Targets: data's shape, or (N,) for data (N, 1).")
+      .set_params<RegressionOutputParam>()
+      .set_attr<FInferShape>("FInferShape", regression_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
+      .set_attr<FInferType>("FInferType", regression_type)
+      .set_attr<FCompute>("FCompute<cpu>", std::move(forward))
+      .set_attr<FGradient>(
+          "FGradient", [backward](const NodePtr& n, const std::vector<NodeEntry>& og) {
+            return make_grad_node(backward, n, {og[0], NodeEntry{n, 0, 0}, n->inputs[1]}, true);
+          });
+  register_backward(backward.c_str(),
+                    "Backward of a regression output: (ograd, output, label) -> (grad data, "
+                    "zeros for label).")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .set_params<RegressionOutputParam>()
+      .set_attr<FInferShape>(
+          "FInferShape",
+          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+            if (!check_with_forward(attrs, in, regression_shape, {{1, 2}, {{0, 0}}},
+                                    {"ograd", "output", "label"}))
+              return false;
+            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+            assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+            return true;
+          })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              if (!same_float_type(attrs, in, out, {"ograd", "output", "label"}))
+                                return false;
+                              (*out)[1] = (*in)[2];
+                              return true;
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", std::move(backward_compute))
+      .set_attr<FGradient>("FGradient",
+                           nn_check::no_gradient_yet(name,
+                                                     "a regression output's gradient is a "
+                                                     "loss gradient"));
+}
+
 // ============================== one_hot ==============================
 struct OneHotParam {
   int64_t depth = 0;
@@ -2061,6 +2183,21 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
             zeros_like(n->inputs[1]), zeros_like(n->inputs[2])};
       });
 
+  register_regression_output(
+      "LinearRegressionOutput",
+      "MXNet's squared-loss head: the data; its gradient is grad_scale / num_output * (data - "
+      "label) whatever the head gradient.",
+      regression_compute<Regression::kLinear>, regression_backward<Regression::kLinear>);
+  register_regression_output(
+      "LogisticRegressionOutput",
+      "MXNet's logistic loss head: sigmoid(data); its gradient is grad_scale / num_output * "
+      "(sigmoid(data) - label) whatever the head gradient.",
+      regression_compute<Regression::kLogistic>, regression_backward<Regression::kLogistic>);
+  register_regression_output(
+      "MAERegressionOutput",
+      "MXNet's absolute-loss head: the data; its gradient is grad_scale / num_output * "
+      "sign(data - label) whatever the head gradient.",
+      regression_compute<Regression::kMAE>, regression_backward<Regression::kMAE>);
   OpRegistry::global()
       .register_op("SoftmaxOutput")
       .describe(

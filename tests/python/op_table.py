@@ -2295,6 +2295,32 @@ add(OpEntry(
         ErrorInput((onp.ones((2, 3), dtype=onp.int32), _f((2,))), {}, TypeError, "int-data")]))
 
 
+def _regression_samples(dtype, rng, domains):
+    return [Sample((make_arg(ds, dtype, rng), make_arg(ls, dtype, rng)), {}, name)
+            for name, ds, ls in (("(3,4)", (3, 4), (3, 4)), ("(5,1)-1d-label", (5, 1), (5,)),
+                                 ("(2,3,4)", (2, 3, 4), (2, 3, 4)), ("(0,2)", (0, 2), (0, 2)))]
+
+
+def _registered(name):
+    """The registered op `name` as a function of arrays and params (no generated wrapper)."""
+    from ndx._registry import ops
+    handle = ops()[name].handle
+    return lambda *arrays, **params: ndx._core._invoke(handle, arrays, params)
+
+
+for _mx_name, _fwd in (("LinearRegressionOutput", lambda x: x),
+                       ("LogisticRegressionOutput", lambda x: 1 / (1 + onp.exp(-x))),
+                       ("MAERegressionOutput", lambda x: x)):
+    add(OpEntry(
+        _mx_name, _registered(_mx_name), _f64(lambda data, label, _f=_fwd, **_: _f(data)),
+        "shape", FLOATS, _regression_samples,
+        error_inputs=lambda: [
+            ErrorInput((_f((2, 3)), _f((3, 2))), {}, ValueError, "label-shape"),
+            ErrorInput((_f(()), _f(())), {}, ValueError, "0d"),
+            ErrorInput((onp.ones((2, 3), dtype=onp.int32), _f((2, 3))), {}, TypeError,
+                       "int-data")]))
+
+
 def _pick_ref(data, index, axis=-1, keepdims=False, mode="clip"):
     n = data.shape[axis]
     idx = onp.trunc(onp.asarray(index, dtype=onp.float64)).astype(onp.int64)

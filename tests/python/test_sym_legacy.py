@@ -638,3 +638,53 @@ def test_symbols_deepcopy_and_pickle_through_json():
     for other in (copy.deepcopy(net), copy.copy(net), pickle.loads(pickle.dumps(net))):
         assert other.tojson() == net.tojson()
         assert other.infer_shape(data=(2, 5)) == net.infer_shape(data=(2, 5))
+
+
+def test_regression_output_heads_follow_mxnets_gradients():
+    """MXNet's regression heads: forward data (sigmoid for the logistic one), backward
+    grad_scale / num_output * (out - label) (sign of it for MAE) whatever the head gradient,
+    num_output the label's elements per example; a 1-d label for data (N, 1)."""
+    rng = onp.random.default_rng(9)
+    x = rng.standard_normal((4, 3)).astype("float32")
+    label = rng.standard_normal((4, 3)).astype("float32")
+    sig = 1 / (1 + onp.exp(-x))
+    for head, out, grad in (
+            (sym.LinearRegressionOutput, x, (x - label) * 2 / 3),
+            (sym.LogisticRegressionOutput, sig, (sig - label) * 2 / 3),
+            (sym.MAERegressionOutput, x, onp.sign(x - label) * 2 / 3)):
+        net = head(sym.var("x"), grad_scale=2.0, name="reg")
+        assert net.list_arguments() == ["x", "reg_label"]
+        exe = net._bind(ndx.cpu(), {"x": np.array(x), "reg_label": np.array(label)},
+                        args_grad={"x": np.zeros(x.shape)})
+        onp.testing.assert_allclose(exe.forward(is_train=True)[0].asnumpy(), out, rtol=1e-6)
+        exe.backward(np.full(x.shape, 5.0))
+        onp.testing.assert_allclose(exe.grad_dict["x"].asnumpy(), grad, rtol=1e-5, atol=1e-7)
+    net = sym.LinearRegressionOutput(sym.FullyConnected(sym.var("data"), num_hidden=1,
+                                                        name="fc"), name="lro")
+    assert net.infer_shape(data=(8, 2))[0][-1] == (8,)
+    with pytest.raises(ValueError, match="label"):
+        net.infer_shape(data=(8, 2), lro_label=(7,))
+
+
+def test_an_executor_fits_a_linear_regression():
+    """The MXNet 1.x linear-regression tutorial: y = 2 x1 - 3.4 x2 + 4.2 (+ small noise),
+    FullyConnected(num_hidden=1) + LinearRegressionOutput trained by SGD on the executor; the
+    weights reach the least-squares solution NumPy computes."""
+    rng = onp.random.default_rng(10)
+    feats = rng.standard_normal((200, 2)).astype("float32")
+    labels = (feats @ onp.array([2.0, -3.4]) + 4.2 + 0.01 * rng.standard_normal(200))
+    net = sym.LinearRegressionOutput(sym.FullyConnected(sym.var("data"), num_hidden=1,
+                                                        name="fc"), name="lro")
+    exe = net._simple_bind(ndx.cpu(), data=(200, 2))
+    exe.arg_dict["data"][...] = np.array(feats)
+    exe.arg_dict["lro_label"][...] = np.array(labels.astype("float32"))
+    for _ in range(300):
+        exe.forward(is_train=True)
+        exe.backward()
+        for name in ("fc_weight", "fc_bias"):
+            exe.arg_dict[name][...] = exe.arg_dict[name] - 0.5 * exe.grad_dict[name] / 200
+    design = onp.hstack([feats, onp.ones((200, 1), "float32")]).astype("float64")
+    best = onp.linalg.lstsq(design, labels, rcond=None)[0]
+    onp.testing.assert_allclose(exe.arg_dict["fc_weight"].asnumpy().ravel(), best[:2],
+                                atol=1e-3)
+    onp.testing.assert_allclose(exe.arg_dict["fc_bias"].asnumpy(), best[2:], atol=1e-3)

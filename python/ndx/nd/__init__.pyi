@@ -50,6 +50,15 @@ def LayerNorm(data: Any, gamma: Any, beta: Any, axis: Any = -1, eps: Any = 1e-05
 
 def LeakyReLU(data: Any, gamma: Any = None, act_type: Any = 'leaky', slope: Any = 0.25, lower_bound: Any = 0.125, upper_bound: Any = 0.334) -> Any: ...
 
+def LinearRegressionOutput(data: Any, label: Any, grad_scale: Any = 1, *, out: Any = None) -> Any:
+    """MXNet's squared-loss head: the data; its gradient is grad_scale / num_output * (data - label) whatever the head gradient."""
+
+def LogisticRegressionOutput(data: Any, label: Any, grad_scale: Any = 1, *, out: Any = None) -> Any:
+    """MXNet's logistic loss head: sigmoid(data); its gradient is grad_scale / num_output * (sigmoid(data) - label) whatever the head gradient."""
+
+def MAERegressionOutput(data: Any, label: Any, grad_scale: Any = 1, *, out: Any = None) -> Any:
+    """MXNet's absolute-loss head: the data; its gradient is grad_scale / num_output * sign(data - label) whatever the head gradient."""
+
 class NDArray:
     """An ndx array under MXNet's NDArray name (see the module docstring)."""
     T: Any
