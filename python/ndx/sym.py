@@ -924,24 +924,30 @@ def SoftmaxActivation(data=None, mode="instance", name=None):  # noqa: N802
 # BatchNorm, ...: MXNet 2.0 registers _npx_fully_connected & co. as aliases of those), with
 # params ndx's ops spell differently or not at all (workspace, cudnn_tune: accepted and
 # ignored there). Each entry: ndx's op, the params to drop, MXNet's defaults that differ from
-# ndx's op's, and params renamed.
+# ndx's op's, and params renamed. Ops that take more than a rename (scalar ops, legacy
+# reductions, SliceChannel, ...) are in _EXPANSIONS below: they become a few ndx nodes.
 _IGNORED = ("workspace", "cudnn_tune", "cudnn_off", "min_calib_range", "max_calib_range")
 _MXNET_OPS = {
     "FullyConnected": ("_npx_fully_connected", (), {}, {}),
     "Convolution": ("_npx_convolution", (), {}, {}),
+    "Convolution_v1": ("_npx_convolution", (), {}, {}),  # (MXNet 0.x's, kept by 1.x)
     "Deconvolution": ("_npx_deconvolution", (), {"no_bias": "True"}, {}),
     "Activation": ("_npx_activation", (), {}, {}),
     "LeakyReLU": ("_npx_leaky_relu", ("lower_bound", "upper_bound"), {}, {}),
     "BatchNorm": ("_npx_batch_norm", ("output_mean_var",), {"eps": "0.001", "fix_gamma": "True"},
                   {}),
+    "BatchNorm_v1": ("_npx_batch_norm", ("output_mean_var",),
+                     {"eps": "0.001", "fix_gamma": "True"}, {}),
     "LayerNorm": ("_npx_layer_norm", (), {}, {}),
     "Pooling": ("_npx_pooling", ("p_value",), {}, {}),
+    "Pooling_v1": ("_npx_pooling", (), {}, {}),
     "Dropout": ("_npx_dropout", (), {}, {}),
     "Embedding": ("_npx_embedding", ("dtype", "sparse_grad"), {}, {}),
     "Flatten": ("_npx_reshape", (), {"newshape": "(-2, -1)"}, {}),
     "Concat": ("_npi_concatenate", (), {"dim": "1"}, {"dim": "axis"}),
-    "softmax": ("_npx_softmax", (), {}, {}),
-    "log_softmax": ("_npx_log_softmax", (), {}, {}),
+    "stack": ("_npi_stack", (), {"axis": "0"}, {}),
+    "SwapAxis": ("_np_swapaxes", (), {"dim1": "0", "dim2": "0"},
+                 {"dim1": "axis1", "dim2": "axis2"}),
     "relu": ("_npx_relu", (), {}, {}),
     "sigmoid": ("_npx_sigmoid", (), {}, {}),
     "BlockGrad": ("_npx_stop_gradient", (), {}, {}),
@@ -949,11 +955,17 @@ _MXNET_OPS = {
     "elemwise_add": ("_np_add", (), {}, {}),
     "elemwise_sub": ("_np_subtract", (), {}, {}),
     "elemwise_mul": ("_np_multiply", (), {}, {}),
-    "elemwise_div": ("_np_divide", (), {}, {}),
+    "_grad_add": ("_np_add", (), {}, {}),
     "broadcast_add": ("_np_add", (), {}, {}),
     "broadcast_sub": ("_np_subtract", (), {}, {}),
     "broadcast_mul": ("_np_multiply", (), {}, {}),
-    "broadcast_div": ("_np_divide", (), {}, {}),
+    # (MXNet's elementwise ops take operands of one dtype, so NumPy's promotion keeps it)
+    "_maximum": ("_np_maximum", (), {}, {}),
+    "_minimum": ("_np_minimum", (), {}, {}),
+    "_power": ("_np_power", (), {}, {}),
+    "broadcast_maximum": ("_np_maximum", (), {}, {}),
+    "broadcast_minimum": ("_np_minimum", (), {}, {}),
+    "broadcast_power": ("_np_power", (), {}, {}),
     "Softmax": ("SoftmaxOutput", (), {}, {}),  # (MXNet 1.x's deprecated name)
     "Reshape": ("_npx_reshape", ("target_shape", "keep_highest"), {}, {"shape": "newshape"}),
 }
@@ -978,12 +990,10 @@ def _legacy_reshape_shape(text):
 
 
 def _translate_node(node):
+    """Renames an op of _MXNET_OPS to ndx's, its params with it (in place)."""
     op = node.get("op")
     entry = _MXNET_OPS.get(op)
     if entry is None:
-        if op and op.startswith("_npi_") and _ops().get(op) is None and \
-                _ops().get("_np_" + op[5:]) is not None:
-            node["op"] = "_np_" + op[5:]  # MXNet 2.0's _npi_add is ndx's _np_add
         return
     ndx_op, drop, defaults, rename = entry
     attrs = dict(defaults, **node.get("attrs", node.get("param", {})))
@@ -1005,24 +1015,706 @@ def _translate_node(node):
             raise NotImplementedError(f"[load] Reshape '{node.get('name')}': reverse=True "
                                       f"is not supported")
         attrs["newshape"] = _legacy_reshape_shape(attrs.get("newshape", "()"))
-    if op == "Concat":
+    if op in ("Concat", "stack"):
         attrs.setdefault("num_args", str(len(node.get("inputs", []))))
     node["op"] = ndx_op
     node["attrs"] = attrs
     node.pop("param", None)
 
 
+# Legacy ops whose ndx namesake (the op the generic fallback below would pick) computes
+# something else: refused rather than loaded with NumPy's semantics.
+_DIFFERENT = {
+    "round": "MXNet rounds halves away from zero, NumPy's round to even",
+    "rint": "MXNet's rint rounds halves down (2.5 -> 2, -2.5 -> -3), NumPy's to even",
+    "dot": "MXNet's dot contracts the first axis of an N-d rhs, NumPy's its second to last",
+    "argmax": "MXNet's argmax gives float indices, of shape (1,) without an axis",
+    "argmin": "MXNet's argmin gives float indices, of shape (1,) without an axis",
+    "argsort": "MXNet's argsort gives float32 indices by default",
+    "where": "MXNet's where also takes a 1-d condition selecting along the first axis",
+}
+# Ops whose output is bool (for MXNet 2.0's scalar ops, which compute on bool data as int64).
+_BOOL_OPS = frozenset({
+    "_np_equal", "_np_not_equal", "_np_greater", "_np_greater_equal", "_np_less",
+    "_np_less_equal", "_np_logical_and", "_np_logical_or", "_np_logical_xor", "_np_logical_not",
+    "_np_isnan", "_np_isinf", "_np_isfinite", "_np_isposinf", "_np_isneginf", "_np_signbit"})
+_NONE = -(2 ** 63)  # _npx_slice's "omitted" bound
+
+
+def _fail(node, what, kind=NotImplementedError):
+    raise kind(f"[load] {node.get('op')} '{node.get('name')}': {what}")
+
+
+def _known(node, attrs, names):
+    """Refuses params the translation does not know (they could change the op's meaning)."""
+    extra = sorted(k for k in attrs if k not in names and k not in _IGNORED)
+    if extra:
+        _fail(node, f"parameter(s) {extra} not supported")
+
+
+def _arity(node, ins, n):
+    if len(ins) != n:
+        _fail(node, f"takes {n} input(s), got {len(ins)}", ValueError)
+    return ins
+
+
+def _flag(node, attrs, key, default):
+    v = attrs.get(key, "None")
+    if v == "None":
+        return default
+    if v in ("True", "true", "1"):
+        return True
+    if v in ("False", "false", "0"):
+        return False
+    _fail(node, f"{key}={v!r} is not a boolean", ValueError)
+
+
+def _number(node, attrs, key, default=None):
+    v = attrs.get(key, "None")
+    if v == "None":
+        if default is None:
+            _fail(node, f"parameter {key} is required", ValueError)
+        return default
+    try:
+        return float(v)
+    except ValueError:
+        _fail(node, f"{key}={v!r} is not a number", ValueError)
+
+
+def _integer(node, attrs, key, default=None):
+    v = _number(node, attrs, key, default)
+    if not _onp.isfinite(v) or v != int(v):
+        _fail(node, f"{key}={attrs.get(key)!r} is not an integer", ValueError)
+    return int(v)
+
+
+def _int_tuple(node, attrs, key, none_ok=False):
+    """A tuple param ('(2, 3)', '[2, 3]', '2'; nested tuples flattened; None entries kept
+    where none_ok) as ints; None for 'None' or a param not given."""
+    text = attrs.get(key, "None").strip()
+    if text == "None":
+        return None
+    out = []
+    for part in text.translate(str.maketrans("()[]", "    ")).split(","):
+        part = part.strip().rstrip("L")  # ('3L': a Python 2 long)
+        if part == "None" and none_ok:
+            out.append(None)
+        elif part:
+            try:
+                out.append(int(part))
+            except ValueError:
+                _fail(node, f"{key}={text!r} is not a tuple of integers", ValueError)
+    return tuple(out)
+
+
+class _Graph:
+    """A translated node list, built in order (every node after its inputs)."""
+
+    def __init__(self):
+        self.nodes = []
+        self.bools = set()  # nodes whose output 0 is known to be bool
+
+    def append(self, node):
+        self.nodes.append(node)
+        op = node.get("op") if isinstance(node, dict) else None
+        if op in _BOOL_OPS or (op == "_npi_astype" and isinstance(node.get("attrs"), dict)
+                               and node["attrs"].get("dtype") == "bool"):
+            self.bools.add(len(self.nodes) - 1)
+        return [len(self.nodes) - 1, 0, 0]
+
+    def add(self, op, name, inputs, attrs=None):
+        return self.append({"op": op, "name": name, "inputs": [list(e) for e in inputs],
+                            "attrs": {k: str(v) for k, v in (attrs or {}).items()}})
+
+    def const(self, value, name, dtype="float64", shape=()):
+        """A constant node (ndx's layout: a null node with __const__), value a number or, with
+        shape, a flat list."""
+        values = [float(v) for v in value] if shape else [float(value)]
+        if _builtins.all(_onp.isfinite(v) for v in values):
+            return self.append({"op": "null", "name": name, "inputs": [], "attrs": {
+                "__const__": "1", "__data__": values, "__dtype__": dtype,
+                "__shape__": str(tuple(shape))}})
+        # JSON has no inf or NaN: 1 / 0, -1 / 0 and 0 / 0 make them
+        v = values[0]
+        num = self.const(0.0 if v != v else float(_onp.copysign(1.0, v)), name + "_num", dtype)
+        return self.add("_np_true_divide", name, [num, self.const(0.0, name + "_den", dtype)])
+
+    def like(self, entry, like, name):
+        """entry converted to the dtype of like."""
+        return self.add("_npi_cast_like", name, [entry, like])
+
+    def is_bool(self, entry):
+        return entry[0] in self.bools and entry[1] == 0
+
+    def named(self, entry, name):
+        """entry, its node given the name of the MXNet node it stands for."""
+        self.nodes[entry[0]]["name"] = name
+        return entry
+
+
+# MXNet's scalar ops, 1.x's and 2.0's names: (ndx's binary op, scalar first, kind). MXNet
+# applies OP(x, DType(scalar)) in the data's dtype (elemwise_binary_scalar_op.h: 1.x's
+# ElemwiseType, and 2.0's NumpyBinaryScalarType for an integer scalar, is_int=True, the
+# default; MXNet 2.0 casts integer or bool data to float64 first for a float scalar, and
+# bool data to int64 for an integer one); 1.x's comparisons give 0 / 1 in the data's dtype,
+# 2.0's bool (ComputeLogic); 2.0's true_divide gives float32 for integer data (TrueDivideType).
+# mshadow_op::mod returns 0 where the divisor is 0 (NumPy: NaN for floats).
+_SCALAR_TABLE = (
+    (("_plus_scalar", "_npi_add_scalar"), "_np_add", False, "arith"),
+    (("_minus_scalar", "_npi_subtract_scalar"), "_np_subtract", False, "arith"),
+    (("_rminus_scalar", "_npi_rsubtract_scalar"), "_np_subtract", True, "arith"),
+    (("_mul_scalar", "_npi_multiply_scalar"), "_np_multiply", False, "arith"),
+    (("_div_scalar", "_npi_true_divide_scalar"), "_np_true_divide", False, "div"),
+    (("_rdiv_scalar", "_npi_rtrue_divide_scalar"), "_np_true_divide", True, "div"),
+    (("_mod_scalar", "_npi_mod_scalar"), "_np_mod", False, "arith"),
+    (("_rmod_scalar", "_npi_rmod_scalar"), "_np_mod", True, "arith"),
+    (("_power_scalar", "_npi_power_scalar"), "_np_power", False, "arith"),
+    (("_rpower_scalar", "_npi_rpower_scalar"), "_np_power", True, "arith"),
+    (("_maximum_scalar", "_npi_maximum_scalar"), "_np_maximum", False, "arith"),
+    (("_minimum_scalar", "_npi_minimum_scalar"), "_np_minimum", False, "arith"),
+    (("_equal_scalar", "_npi_equal_scalar"), "_np_equal", False, "cmp"),
+    (("_not_equal_scalar", "_npi_not_equal_scalar"), "_np_not_equal", False, "cmp"),
+    (("_greater_scalar", "_npi_greater_scalar"), "_np_greater", False, "cmp"),
+    (("_greater_equal_scalar", "_npi_greater_equal_scalar"), "_np_greater_equal", False, "cmp"),
+    (("_lesser_scalar", "_npi_less_scalar"), "_np_less", False, "cmp"),
+    (("_lesser_equal_scalar", "_npi_less_equal_scalar"), "_np_less_equal", False, "cmp"),
+    (("_logical_and_scalar", "_npi_logical_and_scalar"), "_np_logical_and", False, "cmp"),
+    (("_logical_or_scalar", "_npi_logical_or_scalar"), "_np_logical_or", False, "cmp"),
+    (("_logical_xor_scalar", "_npi_logical_xor_scalar"), "_np_logical_xor", False, "cmp"),
+)
+_SCALAR_OPS = {name: (np_op, reflected, kind, legacy)
+               for names, np_op, reflected, kind in _SCALAR_TABLE
+               for name, legacy in zip(names, (True, False))}
+
+
+def _x_scalar(g, node, attrs, ins):
+    np_op, reflected, kind, legacy = _SCALAR_OPS[node["op"]]
+    name = node["name"]
+    _known(node, attrs, ("scalar", "is_int"))
+    (x,) = _arity(node, ins, 1)
+    alpha = _number(node, attrs, "scalar", 1.0)
+    is_int = _flag(node, attrs, "is_int", True)
+    k = g.const(alpha, name + "_scalar")
+    if is_int and g.is_bool(x) and (kind == "arith" or legacy and kind == "div"):
+        x = g.add("_npi_astype", name + "_int64", [x], {"dtype": "int64"})
+    if is_int and (legacy or kind != "div"):
+        t = x  # the dtype the op computes in: the data's
+    else:  # a float data's dtype, float32 for integer data (where MXNet 2.0 takes float64
+        # for a float scalar): the dtype of the mean of the scalar in the data's dtype
+        t = g.add("_np_mean", name + "_dtype", [g.like(k, x, name + "_probe")])
+    if np_op == "_np_mod" and not reflected and alpha == 0:  # x % 0 is 0 in MXNet
+        y = g.add("_np_zeros_like", name + "_zeros", [x])
+        y = y if t is x else g.like(y, t, name + "_as")
+        return [g.named(y, name)]
+    kt = g.like(k, t, name + "_cast")
+    y = g.add(np_op, name + "_op", [kt, x] if reflected else [x, kt])
+    if np_op == "_np_mod" and reflected:  # MXNet: a % 0 is 0
+        zero = g.like(g.const(0.0, name + "_zero"), t, name + "_zero_cast")
+        y = g.add("_np_where", name + "_where",
+                  [g.add("_np_equal", name + "_is_zero", [x, zero]), zero, y])
+    if legacy and kind in ("div", "cmp"):  # MXNet 1.x: in the data's dtype
+        y = g.like(y, t, name + "_as_data")
+    return [g.named(y, name)]
+
+
+# Legacy binary ops whose result MXNet gives in the operands' dtype where NumPy's does not:
+# integer division (true division, cast back: C's truncation) and 0 / 1 comparisons.
+_LEGACY_BINARY = {
+    "elemwise_div": "_np_true_divide", "broadcast_div": "_np_true_divide",
+    "_equal": "_np_equal", "_not_equal": "_np_not_equal", "_greater": "_np_greater",
+    "_greater_equal": "_np_greater_equal", "_lesser": "_np_less",
+    "_lesser_equal": "_np_less_equal", "broadcast_equal": "_np_equal",
+    "broadcast_not_equal": "_np_not_equal", "broadcast_greater": "_np_greater",
+    "broadcast_greater_equal": "_np_greater_equal", "broadcast_lesser": "_np_less",
+    "broadcast_lesser_equal": "_np_less_equal", "broadcast_logical_and": "_np_logical_and",
+    "broadcast_logical_or": "_np_logical_or", "broadcast_logical_xor": "_np_logical_xor",
+}
+
+
+def _x_binary(g, node, attrs, ins):
+    _known(node, attrs, ())
+    a, b = _arity(node, ins, 2)
+    y = g.add(_LEGACY_BINARY[node["op"]], node["name"] + "_op", [a, b])
+    return [g.like(y, a, node["name"])]
+
+
+def _x_unary_as_data(g, node, attrs, ins):
+    """logical_not: 0 / 1 in the data's dtype (MXNet 1.x)."""
+    _known(node, attrs, ())
+    (x,) = _arity(node, ins, 1)
+    y = g.add("_np_logical_not", node["name"] + "_op", [x])
+    return [g.like(y, x, node["name"])]
+
+
+def _x_reciprocal_root(g, node, attrs, ins):
+    """rsqrt / rcbrt: 1 / sqrt(x), 1 / cbrt(x) (mshadow_op: 1.0f / math::sqrt(a))."""
+    _known(node, attrs, ())
+    (x,) = _arity(node, ins, 1)
+    root = "_np_sqrt" if node["op"] == "rsqrt" else "_np_cbrt"
+    y = g.add(root, node["name"] + "_root", [x])
+    return [g.add("_np_reciprocal", node["name"], [y])]
+
+
+# MXNet's reductions: the axes listed (all for None or ()), keepdims; the result keeps the
+# data's dtype and, without keepdims, at least one axis: (1,) for a full reduction
+# (broadcast_reduce_op.h: ReduceAxesShapeImpl; ElemwiseType).
+_REDUCE = {"sum": "_np_sum", "mean": "_np_mean", "prod": "_np_prod", "max": "_np_max",
+           "min": "_np_min"}
+
+
+def _at_least_1d(g, y, name):
+    """y, of shape (1,) where it is 0-d: y * ones((1,)) (exact, NaN and -0.0 included)."""
+    one = g.like(g.const([1.0], name + "_one", shape=(1,)), y, name + "_one_cast")
+    return g.add("_np_multiply", name + "_1d", [y, one])
+
+
+def _x_reduce(g, node, attrs, ins):
+    name = node["name"]
+    _known(node, attrs, ("axis", "keepdims", "exclude"))
+    (x,) = _arity(node, ins, 1)
+    if _flag(node, attrs, "exclude", False):
+        _fail(node, "exclude=True (reducing the axes not listed) is not supported")
+    axis = _int_tuple(node, attrs, "axis")
+    keepdims = _flag(node, attrs, "keepdims", False)
+    np_op = _REDUCE[node["op"]]
+    params = {"keepdims": keepdims}
+    if axis:
+        params["axis"] = axis
+    y = g.add(np_op, name + "_op", [x], params)
+    if np_op in ("_np_sum", "_np_mean", "_np_prod"):  # (NumPy: int64 / float sums of ints)
+        y = g.like(y, x, name + "_as_data")
+    if not keepdims:
+        y = g.add("_npx_reshape", name + "_1d", [y], {"newshape": (1,)}) if not axis else \
+            _at_least_1d(g, y, name)
+    return [g.named(y, name)]
+
+
+def _x_squeeze(g, node, attrs, ins):
+    """MXNet's squeeze: the result keeps one axis ((1,) where all would go; matrix_op-inl.h)."""
+    _known(node, attrs, ("axis",))
+    (x,) = _arity(node, ins, 1)
+    axis = _int_tuple(node, attrs, "axis")
+    y = g.add("_np_squeeze", node["name"] + "_op", [x], {} if axis is None else {"axis": axis})
+    return [g.named(_at_least_1d(g, y, node["name"]), node["name"])]
+
+
+def _x_transpose(g, node, attrs, ins):
+    """transpose: axes () (MXNet's default) reverses them, as NumPy's None."""
+    _known(node, attrs, ("axes",))
+    (x,) = _arity(node, ins, 1)
+    axes = _int_tuple(node, attrs, "axes")
+    return [g.add("_np_transpose", node["name"], [x], {"axes": axes} if axes else {})]
+
+
+def _x_identity(g, node, attrs, ins):
+    """_copy (identity), MXNet 2.0's _np_copy: the data itself (a graph never writes it)."""
+    _known(node, attrs, ())
+    (x,) = _arity(node, ins, 1)
+    return [g.add("_npx_reshape", node["name"], [x], {"newshape": (-4,)})]
+
+
+def _x_clip(g, node, attrs, ins):
+    """clip(x, a_min, a_max): MXNet's kernel is `x > a_max ? a_max : x < a_min ? a_min : x`
+    with float32 bounds (ClipParam's real_t) in the data's dtype; for a_min <= a_max that is
+    _npi_clip's minimum(maximum(x, lo), hi), NaN kept."""
+    name = node["name"]
+    _known(node, attrs, ("a_min", "a_max"))
+    (x,) = _arity(node, ins, 1)
+    with _onp.errstate(over="ignore"):
+        lo, hi = (float(_onp.float32(_number(node, attrs, k))) for k in ("a_min", "a_max"))
+    if lo != lo or hi != hi:
+        _fail(node, "a NaN bound is not supported")
+    if lo > hi:
+        _fail(node, f"a_min > a_max ({lo} > {hi}) is not supported: MXNet gives a_max above "
+                    f"a_max and a_min elsewhere")
+    # (an infinite bound clips nothing: the other alone, with maximum / minimum)
+    lo_e, hi_e = (None if v == inf else g.like(g.const(v, f"{name}_{k}", "float32"), x,
+                                                 f"{name}_{k}_cast")
+                  for k, v, inf in (("lo", lo, -float("inf")), ("hi", hi, float("inf"))))
+    if lo_e is not None and hi_e is not None:
+        return [g.add("_npi_clip", name, [x, lo_e, hi_e])]
+    if hi_e is not None:
+        return [g.add("_np_minimum", name, [x, hi_e])]
+    if lo_e is not None:
+        return [g.add("_np_maximum", name, [x, lo_e])]
+    return [g.add("_npx_reshape", name, [x], {"newshape": (-4,)})]
+
+
+def _split(g, node, x, params, n, axis, squeeze):
+    """_npi_split's n outputs, each with the split axis removed where squeeze."""
+    name = node["name"]
+    s = g.add("_npi_split", name + "_split", [x], dict(params, axis=axis))
+    outs = [[s[0], k, 0] for k in range(n)]
+    if not squeeze:
+        g.named(s, name)
+        return outs
+    return [g.add("_np_squeeze", f"{name}_output{k}", [e], {"axis": (axis,)})
+            for k, e in enumerate(outs)]
+
+
+def _x_slice_channel(g, node, attrs, ins):
+    """SliceChannel (split): num_outputs equal parts along axis (1 by default); squeeze_axis
+    removes that axis from each (slice_channel-inl.h)."""
+    _known(node, attrs, ("num_outputs", "axis", "squeeze_axis", "indices"))
+    (x,) = _arity(node, ins, 1)
+    if attrs.get("indices", "None") not in ("None", "()", "[]"):
+        _fail(node, "indices is not supported (give num_outputs)")
+    n = _integer(node, attrs, "num_outputs")
+    return _split(g, node, x, {"sections": n}, n, _integer(node, attrs, "axis", 1),
+                  _flag(node, attrs, "squeeze_axis", False))
+
+
+def _x_split_v2(g, node, attrs, ins):
+    """MXNet's _split_v2 (1.x's split_v2) and MXNet 2.0's _npi_split: indices start with 0
+    (the Python side passes [0] + indices), or sections > 0 equal parts."""
+    _known(node, attrs, ("indices", "axis", "squeeze_axis", "sections"))
+    (x,) = _arity(node, ins, 1)
+    sections = _integer(node, attrs, "sections", 0)
+    indices = _int_tuple(node, attrs, "indices") or ()
+    if sections > 0:
+        params, n = {"sections": sections}, sections
+    elif indices and indices[0] == 0:
+        params, n = {"indices": indices[1:]}, len(indices)
+    else:
+        _fail(node, f"indices {indices} do not start with 0", ValueError)
+    return _split(g, node, x, params, n, _integer(node, attrs, "axis", 0),
+                  _flag(node, attrs, "squeeze_axis", False))
+
+
+def _x_pad(g, node, attrs, ins):
+    """Pad: pad_width (before, after) per axis, flat; modes constant, edge, reflect (NumPy's
+    reflect: the edge not repeated)."""
+    _known(node, attrs, ("mode", "pad_width", "constant_value"))
+    (x,) = _arity(node, ins, 1)
+    mode = attrs.get("mode", "constant")
+    if mode not in ("constant", "edge", "reflect"):
+        _fail(node, f"mode={mode!r} is not one of MXNet's", ValueError)
+    width = _int_tuple(node, attrs, "pad_width")
+    if not width:
+        _fail(node, "parameter pad_width is required", ValueError)
+    return [g.add("_npi_pad", node["name"], [x], {
+        "pad_width": width, "mode": mode,
+        "constant_value": repr(_number(node, attrs, "constant_value", 0.0))})]
+
+
+_NP_PAD_MODES = {"0": "constant", "1": "edge", "2": "reflect", "3": "symmetric"}
+
+
+def _x_np_pad(g, node, attrs, ins):
+    """MXNet 2.0's _npi_pad (np.pad): pad_width as ((before, after), ...) for every axis;
+    mode by name (or its enum number in early 2.0); reflect_type 'even' is NumPy's default."""
+    _known(node, attrs, ("pad_width", "mode", "constant_value", "reflect_type"))
+    (x,) = _arity(node, ins, 1)
+    mode = _NP_PAD_MODES.get(attrs.get("mode", "constant"), attrs.get("mode", "constant"))
+    if mode not in ("constant", "edge", "reflect", "symmetric"):
+        _fail(node, f"mode={mode!r} is not supported")
+    if attrs.get("reflect_type", "even") != "even":
+        _fail(node, f"reflect_type={attrs['reflect_type']!r} is not supported")
+    text = attrs.get("pad_width", "").replace(" ", "")
+    width = _int_tuple(node, attrs, "pad_width") or ()
+    # (MXNet's shortcuts, one pair or one width for every axis, need the data's rank)
+    if not text.startswith("((") or len(width) < 4 or len(width) % 2 or \
+            text.count("(") != len(width) // 2 + 1:
+        _fail(node, f"pad_width={text!r}: only a (before, after) pair for each of two or more "
+                    f"axes is supported")
+    return [g.add("_npi_pad", node["name"], [x], {
+        "pad_width": width, "mode": mode,
+        "constant_value": repr(_number(node, attrs, "constant_value", 0.0))})]
+
+
+def _x_slice(g, node, attrs, ins):
+    """slice: begin / end / step per leading axis, None for omitted: Python's slicing."""
+    _known(node, attrs, ("begin", "end", "step"))
+    (x,) = _arity(node, ins, 1)
+    begin, end, step = (_int_tuple(node, attrs, k, none_ok=True) for k in ("begin", "end", "step"))
+    if begin is None or end is None:
+        _fail(node, "parameters begin and end are required", ValueError)
+    return [g.add("_npx_slice", node["name"], [x], {
+        "begin": tuple(_NONE if v is None else v for v in begin),
+        "end": tuple(_NONE if v is None else v for v in end),
+        "step": tuple(1 if v is None else v for v in step or ())})]
+
+
+def _x_slice_axis(g, node, attrs, ins):
+    """slice_axis: begin:end (end None: to the end) along one axis; a negative axis is swapped
+    to the front and back."""
+    name = node["name"]
+    _known(node, attrs, ("axis", "begin", "end"))
+    (x,) = _arity(node, ins, 1)
+    axis, begin = _integer(node, attrs, "axis"), _integer(node, attrs, "begin")
+    end = _NONE if attrs.get("end", "None") == "None" else _integer(node, attrs, "end")
+    at = axis if axis >= 0 else 0  # (max is an op in this module)
+    if axis < 0:
+        x = g.add("_np_swapaxes", name + "_front", [x], {"axis1": axis, "axis2": 0})
+    y = g.add("_npx_slice", name + "_op", [x], {"begin": (_NONE,) * at + (begin,),
+                                                "end": (_NONE,) * at + (end,)})
+    if axis < 0:
+        y = g.add("_np_swapaxes", name + "_back", [y], {"axis1": 0, "axis2": axis})
+    return [g.named(y, name)]
+
+
+def _x_softmax(g, node, attrs, ins):
+    """softmax / log_softmax: temperature T is softmax(x / T) (MXNet computes exp((x - max) / T)
+    over the sum: the same function); dtype is the result's (computed from the data cast to
+    it); use_length (a second input of lengths) is not supported."""
+    name = node["name"]
+    _known(node, attrs, ("axis", "temperature", "dtype", "use_length"))
+    if _flag(node, attrs, "use_length", False):
+        _fail(node, "use_length=True is not supported")
+    (x,) = _arity(node, ins, 1)
+    if attrs.get("dtype", "None") != "None":
+        x = g.add("_npi_astype", name + "_astype", [x], {"dtype": attrs["dtype"]})
+    temperature = _number(node, attrs, "temperature", 1.0)
+    if temperature != 1.0:
+        t = g.like(g.const(temperature, name + "_temperature"), x, name + "_temperature_cast")
+        x = g.add("_np_true_divide", name + "_scaled", [x, t])
+    op = "_npx_softmax" if node["op"] == "softmax" else "_npx_log_softmax"
+    return [g.add(op, name, [x], {"axis": _integer(node, attrs, "axis", -1)})]
+
+
+def _x_softmax_activation(g, node, attrs, ins):
+    _known(node, attrs, ("mode",))
+    (x,) = _arity(node, ins, 1)
+    if attrs.get("mode", "instance") != "channel":
+        _fail(node, "mode='instance' (softmax over each example's flattened values) is not "
+                    "supported; mode='channel' is")
+    return [g.add("_npx_softmax", node["name"], [x], {"axis": 1})]
+
+
+def _x_lrn(g, node, attrs, ins):
+    """LRN (lrn-inl.h): norm = knorm + alpha / nsize * (sum of x^2 over the nsize channels
+    around each, zero-padded); out = x * norm^-beta, params float32. The channel sum is a
+    sum pooling of x^2 with the channels as a third spatial axis; MXNet's second output is
+    norm."""
+    name = node["name"]
+    _known(node, attrs, ("alpha", "beta", "knorm", "nsize"))
+    (x,) = _arity(node, ins, 1)
+    n = _integer(node, attrs, "nsize")
+    if n < 1 or n % 2 == 0:
+        _fail(node, f"nsize={n}: LRN takes an odd window", ValueError)
+    f32 = _onp.float32
+    alpha, beta, knorm = (f32(_number(node, attrs, k, d))
+                          for k, d in (("alpha", 1e-4), ("beta", 0.75), ("knorm", 2.0)))
+    sq = g.add("_npx_pooling", name + "_window", [
+        g.add("_np_expand_dims", name + "_channels", [g.add("_np_square", name + "_sq", [x])],
+              {"axis": 1})],
+        {"kernel": (n, 1, 1), "stride": (1, 1, 1), "pad": (n // 2, 0, 0), "pool_type": "sum"})
+    sq = g.add("_np_squeeze", name + "_sum", [sq], {"axis": (1,)})
+    scale = g.like(g.const(float(alpha / f32(n)), name + "_salpha", "float32"), x,
+                   name + "_salpha_cast")
+    k = g.like(g.const(float(knorm), name + "_knorm", "float32"), x, name + "_knorm_cast")
+    norm = g.add("_np_add", name + "_norm", [g.add("_np_multiply", name + "_scaled", [sq, scale]),
+                                             k])
+    p = g.like(g.const(float(-beta), name + "_beta", "float32"), x, name + "_beta_cast")
+    y = g.add("_np_multiply", name, [x, g.add("_np_power", name + "_pow", [norm, p])])
+    return [y, norm]
+
+
+def _x_upsampling(g, node, attrs, ins):
+    """UpSampling (upsampling-inl.h): nearest repeats each pixel scale x scale times (one
+    input); bilinear is a grouped Deconvolution of the data with its weight input, kernel
+    2s - s % 2, stride s, pad ceil((s - 1) / 2), num_group = num_filter, no bias."""
+    name = node["name"]
+    _known(node, attrs, ("scale", "num_filter", "sample_type", "multi_input_mode", "num_args"))
+    scale = _int_tuple(node, attrs, "scale")
+    if not scale or len(scale) not in (1, 2, 4):
+        _fail(node, f"scale={attrs.get('scale')!r} is not supported", ValueError)
+    sh, sw = (scale[0], scale[0]) if len(scale) == 1 else scale[-2:]
+    kind = attrs.get("sample_type", "nearest")
+    if kind == "nearest":
+        if len(ins) != 1:
+            _fail(node, f"{len(ins)} inputs (several upsampled together) are not supported")
+        # x[:, :, :, None, :, None] * ones((sh, 1, sw)), then the pairs of axes merged
+        x = g.add("_np_expand_dims", name + "_h", [ins[0]], {"axis": 3})
+        x = g.add("_np_expand_dims", name + "_w", [x], {"axis": 5})
+        ones = g.like(g.const([1.0] * (sh * sw), name + "_ones", shape=(sh, 1, sw)), x,
+                      name + "_ones_cast")
+        y = g.add("_np_multiply", name + "_repeat", [x, ones])
+        return [g.add("_npx_reshape", name, [y], {"newshape": (-2, -2, -5, -5)})]
+    if kind != "bilinear":
+        _fail(node, f"sample_type={kind!r} is not one of MXNet's", ValueError)
+    data, weight = _arity(node, ins, 2)
+    if sh != sw:
+        _fail(node, f"bilinear scale {scale} differs per axis", ValueError)
+    n = _integer(node, attrs, "num_filter", 0)
+    return [g.add("_npx_deconvolution", name, [data, weight], {  # (s // 2 is ceil((s - 1) / 2))
+        "kernel": (2 * sh - sh % 2,) * 2, "stride": (sh, sh), "pad": (sh // 2,) * 2,
+        "num_filter": n, "num_group": n, "no_bias": True})]
+
+
+def _x_add_n(g, node, attrs, ins):
+    """add_n (ElementWiseSum): the inputs added in order."""
+    _known(node, attrs, ("num_args",))
+    if not ins or attrs.get("num_args", str(len(ins))) != str(len(ins)):
+        _fail(node, f"num_args={attrs.get('num_args')} but {len(ins)} inputs", ValueError)
+    y = g.add("_npx_reshape", node["name"] + "_0", [ins[0]], {"newshape": (-4,)}) \
+        if len(ins) == 1 else ins[0]
+    for i, e in enumerate(ins[1:], 1):
+        y = g.add("_np_add", f"{node['name']}_{i}", [y, e])
+    return [g.named(y, node["name"])]
+
+
+def _x_broadcast_to(g, node, attrs, ins):
+    _known(node, attrs, ("shape",))
+    (x,) = _arity(node, ins, 1)
+    shape = _int_tuple(node, attrs, "shape")
+    if shape is None or 0 in shape:
+        _fail(node, f"shape={attrs.get('shape')!r}: 0 (keep the data's size) is not supported")
+    return [g.add("_np_broadcast_to", node["name"], [x], {"shape": shape})]
+
+
+def _x_broadcast_like(g, node, attrs, ins):
+    _known(node, attrs, ("lhs_axes", "rhs_axes"))
+    if _builtins.any(attrs.get(k, "None") != "None" for k in ("lhs_axes", "rhs_axes")):
+        _fail(node, "lhs_axes / rhs_axes are not supported")
+    return [g.add("_npi_broadcast_like", node["name"], _arity(node, ins, 2))]
+
+
+_EXPANSIONS = dict(
+    {name: _x_scalar for name in _SCALAR_OPS},
+    **{name: _x_binary for name in _LEGACY_BINARY},
+    sum=_x_reduce, mean=_x_reduce, prod=_x_reduce, max=_x_reduce, min=_x_reduce,
+    squeeze=_x_squeeze, transpose=_x_transpose, clip=_x_clip, SliceChannel=_x_slice_channel,
+    _split_v2=_x_split_v2, Pad=_x_pad, slice=_x_slice, slice_axis=_x_slice_axis,
+    softmax=_x_softmax, log_softmax=_x_softmax, SoftmaxActivation=_x_softmax_activation,
+    LRN=_x_lrn, UpSampling=_x_upsampling, add_n=_x_add_n, broadcast_to=_x_broadcast_to,
+    broadcast_like=_x_broadcast_like, logical_not=_x_unary_as_data, rsqrt=_x_reciprocal_root,
+    rcbrt=_x_reciprocal_root, _copy=_x_identity, _np_copy=_x_identity)
+
+
+def _mxnet_form(op, attrs):
+    """The expansion of an op ndx registers under MXNet's name with other params, when these
+    attrs are MXNet's (None: ndx's own)."""
+    if op == "_npi_split" and "squeeze_axis" in attrs:
+        return _x_split_v2
+    if op == "_npi_pad" and ("reflect_type" in attrs or "((" in attrs.get("pad_width", "")):
+        return _x_np_pad
+    return None
+
+
+def _translate(g, node):
+    """The entries (one per output) of MXNet node `node` (its inputs already renumbered)
+    translated into g; None to keep the node as it is (renamed in place where its op is
+    MXNet's name for an ndx op)."""
+    op, name, ins = node.get("op"), node.get("name"), node.get("inputs", [])
+    if not isinstance(op, str) or op == "null" or not isinstance(name, str) or \
+            not isinstance(ins, list) or not _builtins.all(_is_entry(e) for e in ins):
+        return None  # (the graph loader says what is wrong)
+    merged = {}
+    for key in ("param", "attr", "attrs"):  # (MXNet before 1.0 wrote 'param' / 'attr')
+        if isinstance(node.get(key), dict):
+            merged.update(node[key])
+    if not _builtins.all(isinstance(v, str) for v in merged.values()) or \
+            (node.get("attrs") is not None and not isinstance(node["attrs"], dict)):
+        return None  # (the graph loader says what is wrong)
+    # MXNet's hidden keys (__profiler_scope__, __lr_mult__, ...) are no op params
+    attrs = {k: v for k, v in merged.items() if not k.startswith("__")}
+    if op in _DIFFERENT:
+        _fail(node, _DIFFERENT[op])
+    expand = _EXPANSIONS.get(op) or _mxnet_form(op, attrs)
+    if expand is not None:
+        return expand(g, node, attrs, ins)
+    for key in ("param", "attr"):
+        node.pop(key, None)
+    node["attrs"] = attrs
+    if op in _MXNET_OPS:
+        _translate_node(node)
+        return None
+    if op in ("_np_reshape", "_npx_reshape") and "order" in attrs:
+        if attrs["order"] != "C":
+            _fail(node, f"order={attrs['order']!r} is not supported")
+        del attrs["order"]
+    if _ops().get(op) is not None:
+        return None
+    # An op ndx registers with a prefix: MXNet 2.0's _npi_foo as ndx's _np_foo (or _npx_foo),
+    # a legacy foo (exp, sqrt, tanh, ...) as _np_foo / _npx_foo, when foo's params are its.
+    base = op[5:] if op.startswith("_npi_") else None if op.startswith("_") else op
+    for candidate in () if base is None else ("_np_" + base, "_npx_" + base):
+        info = _ops().get(candidate)
+        if info is not None:
+            params = {p[0] for p in info.params}
+            extra = sorted(k for k in attrs if k not in params)
+            if extra:
+                _fail(node, f"read as ndx's {candidate}, which has no parameter(s) {extra}")
+            node["op"] = candidate
+            return None
+    return None  # (the graph loader names the op it does not know)
+
+
+def _is_mxnets(doc):
+    """Whether graph JSON needs translating: MXNet wrote it (mxnet_version), or it has an op
+    ndx does not register under that name, or MXNet's hidden keys on an op."""
+    attrs = doc.get("attrs")
+    if isinstance(attrs, dict) and "mxnet_version" in attrs:
+        return True
+    for node in doc["nodes"]:
+        op = node.get("op") if isinstance(node, dict) else None
+        if not isinstance(op, str) or op == "null":
+            continue
+        if op in _MXNET_OPS or op in _EXPANSIONS or op in _DIFFERENT or _ops().get(op) is None:
+            return True
+        if isinstance(node.get("attrs"), dict) and \
+                _builtins.any(str(k).startswith("__") for k in node["attrs"]):
+            return True
+    return False
+
+
+def _is_entry(e):
+    return isinstance(e, list) and 2 <= len(e) <= 3 and type(e[0]) is int and type(e[1]) is int
+
+
+def _moved(entry, where):
+    """An [node, output(, version)] entry of the old graph in the new one. where[i]: node i's
+    new index (kept as it is) or its new output entries."""
+    w = where[entry[0]]
+    if isinstance(w, int):
+        return [w, *entry[1:]]
+    out = w[entry[1]] if 0 <= entry[1] < len(w) else [w[0][0], entry[1]]  # (invalid stays so)
+    return [out[0], out[1], *entry[2:]]
+
+
+def _translate_graph(doc):
+    """doc, a graph MXNet wrote, with its ops as ndx's: node indices (inputs, heads,
+    arg_nodes) renumbered around the nodes added; node_row_ptr (the loader does not read it)
+    dropped."""
+    g, where = _Graph(), []
+    for i, node in enumerate(doc["nodes"]):
+        if isinstance(node, dict):
+            node = dict(node)
+            ins = node.get("inputs")
+            if isinstance(ins, list):
+                for k, e in enumerate(ins):
+                    if _is_entry(e) and e[0] >= i:
+                        raise ValueError(
+                            f"[graph_from_json] node {i} ('{node.get('name')}'): inputs[{k}] "
+                            f"refers to node {e[0]}, which is not defined before it (nodes are "
+                            f"listed inputs first, so a graph has no cycles)")
+                node["inputs"] = [_moved(e, where) if _is_entry(e) and e[0] >= 0 else e
+                                  for e in ins]
+        outs = _translate(g, node) if isinstance(node, dict) else None
+        where.append(g.append(node)[0] if outs is None else outs)
+    doc = dict(doc, nodes=g.nodes)
+    doc.pop("node_row_ptr", None)
+    if isinstance(doc.get("heads"), list):
+        heads = []
+        for k, e in enumerate(doc["heads"]):
+            if _is_entry(e) and e[0] >= len(where):
+                raise ValueError(f"[graph_from_json] document: heads[{k}] = [{e[0]}, {e[1]}] "
+                                 f"does not name a node output")
+            heads.append(_moved(e, where) if _is_entry(e) and e[0] >= 0 else e)
+        doc["heads"] = heads
+    if isinstance(doc.get("arg_nodes"), list):
+        doc["arg_nodes"] = [where[i] if type(i) is int and 0 <= i < len(where) and
+                            isinstance(where[i], int) else i for i in doc["arg_nodes"]]
+    return doc
+
+
 def _load_graph(text):
-    """A graph capsule from graph JSON, ndx's or MXNet's (its legacy op names translated)."""
+    """A graph capsule from graph JSON, ndx's or MXNet's (its ops translated to ndx's)."""
     try:
         doc = _json.loads(text)
     except (ValueError, RecursionError):  # (the C++ parser says what is wrong)
         doc = None
-    nodes = doc.get("nodes") if isinstance(doc, dict) else None
-    ops = [n.get("op") for n in nodes if isinstance(n, dict)] if isinstance(nodes, list) else []
-    if _builtins.any(op in _MXNET_OPS or str(op).startswith("_npi_") for op in ops):
-        for node in nodes:
-            if isinstance(node, dict):
-                _translate_node(node)
-        text = _json.dumps(doc)
+    if isinstance(doc, dict) and isinstance(doc.get("nodes"), list) and _is_mxnets(doc):
+        text = _json.dumps(_translate_graph(doc))
     return _core._graph_load(text)

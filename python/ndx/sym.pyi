@@ -43,6 +43,15 @@ def LayerNorm(data: Any = None, gamma: Any = None, beta: Any = None, axis: Any =
 def LeakyReLU(data: Any = None, gamma: Any = None, act_type: Any = 'leaky', slope: Any = 0.25, lower_bound: Any = 0.125, upper_bound: Any = 0.334, name: Any = None) -> Any:
     """leaky / prelu (slopes from gamma, '<name>_gamma' when not given) / elu / selu / gelu."""
 
+def LinearRegressionOutput(data: Any = None, label: Any = None, grad_scale: Any = 1.0, name: Any = None) -> Any:
+    """MXNet's LinearRegressionOutput: a loss head whose gradient ignores the head gradient; the label, when not given, is the variable '<name>_label' of the data's shape ((N,) for data (N, 1))."""
+
+def LogisticRegressionOutput(data: Any = None, label: Any = None, grad_scale: Any = 1.0, name: Any = None) -> Any:
+    """MXNet's LogisticRegressionOutput: a loss head whose gradient ignores the head gradient; the label, when not given, is the variable '<name>_label' of the data's shape ((N,) for data (N, 1))."""
+
+def MAERegressionOutput(data: Any = None, label: Any = None, grad_scale: Any = 1.0, name: Any = None) -> Any:
+    """MXNet's MAERegressionOutput: a loss head whose gradient ignores the head gradient; the label, when not given, is the variable '<name>_label' of the data's shape ((N,) for data (N, 1))."""
+
 def MakeLoss(data: Any = None, grad_scale: Any = 1.0, valid_thresh: Any = 0.0, normalization: Any = 'null', name: Any = None) -> Any:
     """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale (times the head gradient, ones by default); 'batch' / 'valid' normalization is not supported."""
 
