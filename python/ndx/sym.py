@@ -119,6 +119,27 @@ class Symbol:
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
+    def __call__(self, *args, **kwargs):
+        """A copy of this symbol with inputs replaced by symbols, by position (in
+        list_arguments order) or by name: MXNet's composition, ``net2(data2=net1)``."""
+        if args and kwargs:
+            raise TypeError("[Symbol.__call__] give inputs either by position or by name")
+        names = self.list_arguments()
+        if len(args) > len(names):
+            raise TypeError(f"[Symbol.__call__] the symbol has {len(names)} arguments "
+                            f"{names}; got {len(args)}")
+        mapping = dict(zip(names, args)) if args else dict(kwargs)
+        inputs = set(self.list_inputs())
+        for k, v in mapping.items():
+            if k not in inputs:
+                raise ValueError(f"[Symbol.__call__] the symbol has no input named '{k}'; its "
+                                 f"inputs are {sorted(inputs)}")
+            if not isinstance(v, Symbol):
+                raise TypeError(f"[Symbol.__call__] input '{k}' must be a Symbol, got "
+                                f"{type(v).__name__}")
+        return Symbol(_core._sym_compose(self._handle, {k: v._handle
+                                                        for k, v in mapping.items()}))
+
     # copies and pickles go through the graph's JSON, as MXNet's Symbol does
     def __deepcopy__(self, memo):
         return Symbol(_load_graph(self.tojson()))
@@ -311,12 +332,23 @@ class Symbol:
 
     bind = _bind
 
-    def _simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, **kwargs):
+    def _simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
+                     group2ctx=None, shared_arg_names=None, shared_exec=None,
+                     shared_buffer=None, **kwargs):
         """An Executor with zero-filled arguments, auxiliary states and gradient buffers of the
-        shapes given by name in kwargs (dtypes from type_dict, float32 by default)."""
+        shapes given by name in kwargs (dtypes from type_dict, float32 by default).
+        shared_buffer (MXNet's memory pool) is accepted and not needed; parameters shared
+        with another executor (shared_exec / shared_arg_names) are Executor.reshape's."""
         from .executor import Executor
         if stype_dict and [v for v in stype_dict.values() if v != "default"]:
             raise NotImplementedError("[simple_bind] sparse storage is not supported")
+        if group2ctx is not None:
+            raise NotImplementedError("[simple_bind] group2ctx (model parallelism) is not "
+                                      "supported")
+        if shared_exec is not None or shared_arg_names is not None:
+            raise NotImplementedError("[simple_bind] shared_exec / shared_arg_names are not "
+                                      "supported; exe.reshape(data=...) makes an executor "
+                                      "sharing the parameters")
         type_dict = dict(type_dict or {})
         arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
         _, inferred, _, _ = self._infer_partial({}, type_dict)  # (a float16 net's weights)

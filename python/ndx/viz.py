@@ -1,7 +1,8 @@
-"""Pictures of graphs: plot_network draws a Symbol (or graph JSON) with graphviz."""
+"""Pictures of graphs: plot_network draws a Symbol (or graph JSON) with graphviz;
+print_summary prints its layers as a table."""
 import json
 
-__all__ = ["plot_network", "node_output_shapes"]
+__all__ = ["plot_network", "print_summary", "node_output_shapes"]
 
 
 def _with_inferred_inputs(doc, shape):
@@ -106,3 +107,56 @@ def _param_count(nodes, node, hidden, shape):
                 count *= int(d)
             total += count
     return total
+
+
+def print_summary(symbol, shape=None, line_length=120, positions=(.44, .64, .74, 1.)):
+    """Prints the graph's layers as MXNet's print_summary does: each op with its output shape
+    (without the batch axis), its parameter count (the elements of its inputs other than
+    the data's, with shapes given in `shape` or inferred from them) and the layers it reads,
+    then the total. Inputs named in `shape` are listed first."""
+    if shape is not None and not isinstance(shape, dict):
+        raise TypeError(f"[print_summary] shape must be a dict name -> shape, got "
+                        f"{type(shape).__name__}")
+    doc = json.loads(symbol.tojson() if hasattr(symbol, "tojson") else symbol)
+    nodes = doc["nodes"]
+    known = _with_inferred_inputs(doc, shape) if shape else {}
+    out_shapes = node_output_shapes(doc, shape) if shape else {}
+    given = set(shape or {})
+    stops = [int(line_length * p) for p in positions]
+
+    def row(fields):
+        line = ""
+        for field, stop in zip(fields, stops):
+            line = (line + str(field))[:stop - 1].ljust(stop)
+        print(line.rstrip())
+
+    print("_" * line_length)
+    row(["Layer (type)", "Output Shape", "Param #", "Previous Layer"])
+    print("=" * line_length)
+    total = 0
+    for i, n in enumerate(nodes):
+        if n["op"] == "null":
+            if n["name"] in given:
+                dims = known.get(n["name"], ())
+                row([f"{n['name']}(null)", "x".join(str(d) for d in dims[1:]), 0, ""])
+                print("_" * line_length)
+            continue
+        params = 0
+        previous = []
+        for src, _, _ in n["inputs"]:
+            s_node = nodes[src]
+            if s_node["op"] == "null" and s_node["name"] not in given:
+                if "__const__" not in s_node.get("attrs", {}) and s_node["name"] in known:
+                    count = 1
+                    for d in known[s_node["name"]]:
+                        count *= int(d)
+                    params += count
+            else:
+                previous.append(s_node["name"])
+        total += params
+        out = out_shapes.get(i)
+        row([f"{n['name']}({n['op']})", "" if out is None else "x".join(str(d) for d in out[1:]),
+             params, ", ".join(previous)])
+        print("_" * line_length)
+    print(f"Total params: {total}")
+    print("_" * line_length)

@@ -815,6 +815,55 @@ PyObject* sym_internals(PyObject*, PyObject* h) {
   NDX_PY_END(nullptr)
 }
 
+// _sym_compose(symbol, {input name: symbol}): a copy of the graph with each named input
+// replaced by the given single-output symbol (MXNet's Symbol.__call__ / _compose). Constants
+// and the given symbols' nodes are shared, every other node is new.
+PyObject* sym_compose(PyObject*, PyObject* args) {
+  PyObject *h, *mapping;
+  if (!PyArg_ParseTuple(args, "OO!:_sym_compose", &h, &PyDict_Type, &mapping)) return nullptr;
+  NDX_PY_BEGIN
+  std::map<std::string, NodeEntry> replace;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(mapping, &pos, &key, &value)) {
+    if (!PyUnicode_Check(key)) type_error("[Symbol.__call__] input names must be str");
+    const Graph& sub = graph_of(value);
+    if (sub.outputs.size() != 1)
+      value_error("[Symbol.__call__] input '", utf8_of(key), "' must be a symbol with one ",
+                  "output, got ", sub.outputs.size());
+    replace[utf8_of(key)] = sub.outputs[0];
+  }
+  const Graph& src = graph_of(h);
+  std::unordered_map<const Node*, NodePtr> copy;
+  std::unordered_map<const Node*, NodeEntry> replaced;
+  for (const auto& n : src.topo_order()) {
+    if (n->is_variable()) {
+      auto it = n->values.empty() ? replace.find(n->attrs.name) : replace.end();
+      if (it != replace.end())
+        replaced[n.get()] = it->second;
+      else
+        copy[n.get()] = n;  // inputs not replaced and constants stay shared
+      continue;
+    }
+    auto c = std::make_shared<Node>();
+    c->attrs = n->attrs;
+    for (const auto& e : n->inputs) {
+      auto r = replaced.find(e.node.get());
+      c->inputs.push_back(r != replaced.end() ? r->second
+                                              : NodeEntry{copy.at(e.node.get()), e.index, 0});
+    }
+    copy[n.get()] = std::move(c);
+  }
+  Graph g;
+  for (const auto& o : src.outputs) {
+    auto r = replaced.find(o.node.get());
+    g.outputs.push_back(r != replaced.end() ? r->second
+                                            : NodeEntry{copy.at(o.node.get()), o.index, 0});
+  }
+  return graph_capsule(std::move(g));
+  NDX_PY_END(nullptr)
+}
+
 // _sym_children(symbol): the entries the output nodes read (MXNet's get_children); an
 // empty graph for inputs.
 PyObject* sym_children(PyObject*, PyObject* h) {
@@ -1387,6 +1436,7 @@ PyMethodDef module_methods[] = {
     {"_sym_var", sym_var, METH_VARARGS, "A symbol for a named input (with attributes)."},
     {"_sym_internals", sym_internals, METH_O, "Every entry of a symbol's graph."},
     {"_sym_children", sym_children, METH_O, "The entries a symbol's output nodes read."},
+    {"_sym_compose", sym_compose, METH_VARARGS, "A symbol with named inputs replaced."},
     {"_sym_const", sym_const, METH_O, "A symbol holding a constant array."},
     {"_sym_op", sym_op, METH_VARARGS, "A symbol applying an op to symbols."},
     {"_sym_group", sym_group, METH_O, "The outputs of several symbols as one."},

@@ -688,3 +688,54 @@ def test_an_executor_fits_a_linear_regression():
     onp.testing.assert_allclose(exe.arg_dict["fc_weight"].asnumpy().ravel(), best[:2],
                                 atol=1e-3)
     onp.testing.assert_allclose(exe.arg_dict["fc_bias"].asnumpy(), best[2:], atol=1e-3)
+
+
+def test_symbol_call_composes_graphs():
+    """MXNet's composition: net2(data2=net1) reads net1 where net2 read data2."""
+    data = sym.var("data")
+    net1 = sym.FullyConnected(data, num_hidden=10, name="fc1")
+    net2 = sym.FullyConnected(sym.var("data2"), num_hidden=3, name="fc2")
+    composed = net2(data2=net1)
+    assert composed.list_arguments() == ["data", "fc1_weight", "fc1_bias", "fc2_weight",
+                                         "fc2_bias"]
+    assert composed.infer_shape(data=(4, 5))[1] == [(4, 3)]
+    assert net2.list_arguments() == ["data2", "fc2_weight", "fc2_bias"]  # unchanged
+    by_position = net2(net1)
+    assert by_position.list_arguments() == composed.list_arguments()
+    rng = onp.random.default_rng(11)
+    vals = {n: rng.standard_normal(s) for n, s in
+            zip(composed.list_arguments(), composed.infer_shape(data=(4, 5))[0])}
+    got = composed.eval(**{k: np.array(v) for k, v in vals.items()})[0].asnumpy()
+    h = vals["data"] @ vals["fc1_weight"].T + vals["fc1_bias"]
+    onp.testing.assert_allclose(got, h @ vals["fc2_weight"].T + vals["fc2_bias"], rtol=1e-10)
+    with pytest.raises(ValueError, match="data3"):
+        net2(data3=net1)
+    with pytest.raises(TypeError, match="Symbol"):
+        net2(data2=3)
+
+
+def test_simple_bind_takes_mxnets_sharing_keywords():
+    _, net = _mlp()
+    exe = net._simple_bind(ndx.cpu(), data=(2, 5), shared_buffer={})
+    assert exe.arg_dict["data"].shape == (2, 5)
+    with pytest.raises(NotImplementedError, match="reshape"):
+        net._simple_bind(ndx.cpu(), data=(2, 5), shared_exec=exe)
+    with pytest.raises(NotImplementedError, match="group2ctx"):
+        net._simple_bind(ndx.cpu(), data=(2, 5), group2ctx={"dev1": ndx.cpu()})
+
+
+def test_print_summary_counts_parameters_by_hand(capsys):
+    """conv 3x3, 3 -> 8 channels: 8 * 3 * 3 * 3 + 8 = 224; fc on 8 x 4 x 4: 10 * 128 + 10 =
+    1290; outputs without the batch axis, as MXNet's print_summary."""
+    d = sym.var("data")
+    n = sym.Convolution(d, kernel=(3, 3), num_filter=8, name="conv1")
+    n = sym.Pooling(sym.Activation(n, act_type="relu", name="relu1"), kernel=(2, 2),
+                    stride=(2, 2), name="pool1")
+    n = sym.FullyConnected(n, num_hidden=10, name="fc1")
+    ndx.viz.print_summary(n, shape={"data": (1, 3, 10, 10)})
+    lines = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()
+             if line and line[0] not in "_="}
+    assert lines["conv1(_npx_convolution)"][1:] == ["8x8x8", "224", "data"]
+    assert lines["pool1(_npx_pooling)"][1:] == ["8x4x4", "0", "relu1"]
+    assert lines["fc1(_npx_fully_connected)"][1:] == ["10", "1290", "pool1"]
+    assert lines["Total"] == ["Total", "params:", str(224 + 1290)]
