@@ -171,9 +171,10 @@ class Executor:
         if missing:
             raise ValueError(f"[Executor.forward] no value for inputs {missing}")
         for name, req in self._grad_req.items():
-            if req != "null" and name not in self._attached:
+            # (an array shared with another executor, Executor.reshape's, is attached once:
+            # attaching again would cut it out of the other's recorded forward)
+            if req != "null" and self._values[name].grad is None:
                 self._values[name].attach_grad()
-                self._attached.add(name)
             if req != "null" and name not in self._grads:
                 v = self._values[name]
                 self._grads[name] = _np.zeros(v.shape, dtype=v.dtype, device=v.device)

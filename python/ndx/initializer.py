@@ -51,8 +51,12 @@ class Initializer:
         if _fills(shape, dtype):
             desc, arr = shape, dtype
             name = str(desc)
-            if not name.endswith(_NOT_WEIGHT + ("weight",)) and \
-                    not getattr(desc, "attrs", {}).get("__init__"):
+            own = getattr(desc, "attrs", {}).get("__init__")
+            if own:  # MXNet: a variable's own initializer fills it as a weight, by any name
+                value = create(own)(arr.shape, arr.dtype, name="weight")
+                arr[...] = value.to_device(arr.device)
+                return None
+            if not name.endswith(_NOT_WEIGHT + ("weight",)):
                 # MXNet's: a name of no known pattern (an input such as 'data') is not filled
                 raise ValueError(f"[initializer] unknown initialization pattern for '{name}': "
                                  f"the name must end in weight, bias, gamma, beta, "

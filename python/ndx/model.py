@@ -2,14 +2,21 @@
 arguments as 'arg:<name>' and auxiliary states as 'aux:<name>' in MXNet's NDArray-list
 layout), as MXNet's ``mx.model.save_checkpoint`` / ``load_checkpoint`` write and read them.
 Files MXNet wrote load here, MXNet's legacy op names included (see ndx.sym.load)."""
+import operator
+
 from . import nd, sym
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_params"]
 
 
 def _params_file(prefix, epoch):
-    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 0:
+    try:
+        number = operator.index(epoch) if not isinstance(epoch, bool) else -1
+    except TypeError:
+        number = -1
+    if number < 0:
         raise ValueError(f"[model] epoch must be an int >= 0, got {epoch!r}")
+    epoch = number
     return f"{prefix}-{epoch:04d}.params"
 
 

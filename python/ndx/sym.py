@@ -206,10 +206,12 @@ class Symbol:
         shapes, dtypes = {}, {}
         for n in _json.loads(self.tojson())["nodes"]:
             attrs = n.get("attrs", {}) if n["op"] == "null" else {}
+            if "__const__" in attrs:
+                continue
             if "__shape__" in attrs:
-                dims = [int(d) for d in attrs["__shape__"].strip("()[] ").split(",") if d.strip()]
-                if _builtins.all(d > 0 for d in dims):
-                    shapes[n["name"]] = tuple(dims)
+                dims = _shape_hint(attrs["__shape__"])
+                if dims:  # (MXNet 1.x: () and 0 dims are unknown)
+                    shapes[n["name"]] = dims
             if "__dtype__" in attrs:
                 dtypes[n["name"]] = _DTYPE_CODES.get(attrs["__dtype__"], attrs["__dtype__"])
         return shapes, dtypes
@@ -450,7 +452,8 @@ class Symbol:
         return _apply("_np_squeeze", [self], {"axis": axis})
 
     def clip(self, a_min, a_max):
-        return _apply("_npi_clip", [self, _constant_like(a_min), _constant_like(a_max)], {})
+        return _apply("_npi_clip", [self, _constant_like(a_min, self),
+                                    _constant_like(a_max, self)], {})
 
     def __repr__(self):
         return f"<Symbol inputs={self.list_arguments()} outputs={len(self)}>"
@@ -490,8 +493,12 @@ Symbol.softmax = _softmax_method("_npx_softmax")
 Symbol.log_softmax = _softmax_method("_npx_log_softmax")
 
 
-def _constant_like(value):
-    return value if isinstance(value, Symbol) else _constant(value)
+def _constant_like(value, data):
+    """value as an operand of data's dtype (MXNet's DType(scalar): float16 data stays float16,
+    integer data integer)."""
+    if isinstance(value, Symbol):
+        return value
+    return _apply("_npi_cast_like", [_constant(value), data], {})
 
 
 def _scalar_type(dtype):
@@ -543,7 +550,27 @@ def _apply(op, inputs, params, name=None):
 
 # MXNet's dtype codes in a variable's __dtype__ attribute.
 _DTYPE_CODES = {"0": "float32", "1": "float64", "2": "float16", "3": "uint8", "4": "int32",
-                "5": "int8", "6": "int64", "7": "bool", "12": "bfloat16"}
+                "5": "int8", "6": "int64", "7": "bool", "8": "int16", "9": "uint16",
+                "10": "uint32", "11": "uint64", "12": "bfloat16"}
+
+
+def _shape_hint(text):
+    """A __shape__ attribute as a tuple, None when it has an unknown dimension (0, -1, None)
+    or cannot be read ('(2L, 3L)' from Python 2 is read)."""
+    dims = []
+    for d in str(text).strip("()[] ").split(","):
+        d = d.strip().rstrip("Ll")
+        if not d:
+            continue
+        try:
+            dims.append(int(d))
+        except ValueError:
+            return None
+    return tuple(dims) if dims and _builtins.all(d > 0 for d in dims) else None
+
+
+def _dtype_name(dtype):
+    return "bfloat16" if str(dtype) == "bfloat16" else _onp.dtype(dtype).name
 
 
 def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
@@ -557,7 +584,7 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
         raise NotImplementedError(f"[sym.var] sparse storage ({stype}) is not supported")
     attrs = {str(k): str(v) for k, v in (attr or {}).items()}
     for key, value in (("shape", shape), ("lr_mult", lr_mult), ("wd_mult", wd_mult),
-                       ("dtype", None if dtype is None else _onp.dtype(dtype).name),
+                       ("dtype", None if dtype is None else _dtype_name(dtype)),
                        ("init", None if init is None or isinstance(init, str) else
                         init.dumps() if hasattr(init, "dumps") else str(init))):
         if value is not None:
@@ -636,9 +663,12 @@ def _populate():
         if op.startswith("_backward"):
             continue
         g[op] = _make(op)
-        for prefix in ("_np_", "_npx_", "_npi_"):  # (sym.stack for _npi_stack, ...)
+        for prefix in ("_np_", "_npx_"):
             if op.startswith(prefix) and op[len(prefix):] not in g:
                 g[op[len(prefix):]] = g[op]
+    for op in _ops():  # then _npi_ ops (sym.stack), after _np_ / _npx_ (gamma is npx's)
+        if op.startswith("_npi_") and op[len("_npi_"):] not in g:
+            g[op[len("_npi_"):]] = g[op]
 
 
 _populate()
@@ -861,7 +891,7 @@ def Reshape(data=None, shape=None, reverse=False, name=None):  # noqa: N802
 
 
 def Cast(data=None, dtype=None, name=None):  # noqa: N802
-    return _apply("_npi_astype", [data], {"dtype": _onp.dtype(dtype).name},
+    return _apply("_npi_astype", [data], {"dtype": _dtype_name(dtype)},
                   name or _legacy_name("cast"))
 
 
@@ -872,13 +902,11 @@ def BlockGrad(data=None, name=None):  # noqa: N802
 
 def MakeLoss(data=None, grad_scale=1.0, valid_thresh=0.0, normalization="null",  # noqa: N802
              name=None):
-    """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale (times the head
-    gradient, ones by default); 'batch' / 'valid' normalization is not supported."""
-    if normalization != "null":
-        raise NotImplementedError(f"[sym.MakeLoss] normalization='{normalization}' is not "
-                                  f"supported")
-    held = BlockGrad(data)
-    return _apply("_np_add", [held, (data - held) * float(grad_scale)], {},
+    """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale whatever the head
+    gradient ('batch' divides by the batch size, 'valid' by the elements above
+    valid_thresh)."""
+    return _apply("MakeLoss", [data], {"grad_scale": grad_scale, "valid_thresh": valid_thresh,
+                                       "normalization": normalization},
                   name or _legacy_name("makeloss"))
 
 
@@ -902,7 +930,8 @@ split = SliceChannel
 
 def clip(data=None, a_min=None, a_max=None, name=None):
     """MXNet's legacy clip: a_min and a_max are scalars."""
-    return _apply("_npi_clip", [data, _constant_like(a_min), _constant_like(a_max)], {},
+    return _apply("_npi_clip", [data, _constant_like(a_min, data), _constant_like(a_max, data)],
+                  {},
                   name or _legacy_name("clip"))
 
 
@@ -1231,9 +1260,13 @@ def _x_scalar(g, node, attrs, ins):
         x = g.add("_npi_astype", name + "_int64", [x], {"dtype": "int64"})
     if is_int and (legacy or kind != "div"):
         t = x  # the dtype the op computes in: the data's
-    else:  # a float data's dtype, float32 for integer data (where MXNet 2.0 takes float64
-        # for a float scalar): the dtype of the mean of the scalar in the data's dtype
-        t = g.add("_np_mean", name + "_dtype", [g.like(k, x, name + "_probe")])
+    else:  # a float data's dtype, float32 for integer data: the dtype of the scalar in the
+        # data's dtype divided by itself (MXNet 2.0's true_divide type; for a float scalar
+        # on integer data MXNet 2.0's other ops take float64, ndx float32: a known difference)
+        probe = g.like(k, x, name + "_probe")
+        t = g.add("_np_true_divide", name + "_dtype", [probe, probe])
+    if kind == "div" and not legacy:  # (int32 data over a float32 scalar: float32, not 64)
+        x = g.like(x, t, name + "_data_as")
     if np_op == "_np_mod" and not reflected and alpha == 0:  # x % 0 is 0 in MXNet
         y = g.add("_np_zeros_like", name + "_zeros", [x])
         y = y if t is x else g.like(y, t, name + "_as")

@@ -53,7 +53,7 @@ def MAERegressionOutput(data: Any = None, label: Any = None, grad_scale: Any = 1
     """MXNet's MAERegressionOutput: a loss head whose gradient ignores the head gradient; the label, when not given, is the variable '<name>_label' of the data's shape ((N,) for data (N, 1))."""
 
 def MakeLoss(data: Any = None, grad_scale: Any = 1.0, valid_thresh: Any = 0.0, normalization: Any = 'null', name: Any = None) -> Any:
-    """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale (times the head gradient, ones by default); 'batch' / 'valid' normalization is not supported."""
+    """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale whatever the head gradient ('batch' divides by the batch size, 'valid' by the elements above valid_thresh)."""
 
 def Pooling(data: Any = None, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, cudnn_off: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), p_value: Any = None, count_include_pad: Any = True, layout: Any = None, name: Any = None) -> Any: ...
 
@@ -498,7 +498,7 @@ def fully_connected(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_fully_connected: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def gamma(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npi_gamma: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+    """Symbolic _npx_gamma: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def gammaln(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_gammaln: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include "ndx/amp.h"
 #include "ndx/autograd.h"
@@ -808,6 +809,7 @@ PyObject* sym_internals(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
   Graph g;
   for (const auto& n : graph_of(h).topo_order()) {
+    if (n->is_variable() && !n->values.empty()) continue;  // (constants are not inputs)
     const uint32_t k = n->is_variable() ? 1 : n->op()->visible_outputs_for(n->attrs);
     for (uint32_t j = 0; j < k; ++j) g.outputs.push_back(NodeEntry{n, j, 0});
   }
@@ -869,8 +871,15 @@ PyObject* sym_compose(PyObject*, PyObject* args) {
 PyObject* sym_children(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
   Graph g;
-  for (const auto& o : graph_of(h).outputs)
-    for (const auto& e : o.node->inputs) g.outputs.push_back(e);
+  std::set<std::pair<const Node*, uint32_t>> seen;  // (several outputs of one node: once)
+  std::set<const Node*> heads;
+  for (const auto& o : graph_of(h).outputs) {
+    if (!heads.insert(o.node.get()).second) continue;
+    for (const auto& e : o.node->inputs)
+      if (!(e.node->is_variable() && !e.node->values.empty()) &&
+          seen.insert({e.node.get(), e.index}).second)
+        g.outputs.push_back(e);
+  }
   return graph_capsule(std::move(g));
   NDX_PY_END(nullptr)
 }

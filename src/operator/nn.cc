@@ -1300,7 +1300,8 @@ void regression_backward(const NodeAttrs& attrs, const OpContext&, const std::ve
     T* dp = out[0].ptr<T>();
     for (int64_t j = 0; j < y.size(); ++j) {
       const double diff = static_cast<double>(yp[j]) - static_cast<double>(lp[j]);
-      const double g = kind == Regression::kMAE ? (diff > 0) - (diff < 0) : diff;
+      // (MXNet's minus_sign: -1 at a tie and for NaN)
+      const double g = kind == Regression::kMAE ? (diff > 0 ? 1.0 : -1.0) : diff;
       store(dp + j, req[0], static_cast<C>(g * scale));
     }
   });
@@ -1352,6 +1353,53 @@ void register_regression_output(const char* name, const char* doc, FCompute forw
                            nn_check::no_gradient_yet(name,
                                                      "a regression output's gradient is a "
                                                      "loss gradient"));
+}
+
+// ============================== MakeLoss ==============================
+// MXNet's MakeLoss: the data itself as a loss head; its gradient is grad_scale whatever the
+// head gradient, divided by the batch size ('batch') or by the number of elements above
+// valid_thresh ('valid', at least 1).
+struct MakeLossParam {
+  double grad_scale = 1.0;
+  double valid_thresh = 0.0;
+  std::string normalization = "null";
+  static void declare(ParamDecl<MakeLossParam>& d) {
+    d.field("grad_scale", &MakeLossParam::grad_scale).set_default(1.0).describe("The gradient.");
+    d.field("valid_thresh", &MakeLossParam::valid_thresh)
+        .set_default(0.0)
+        .describe("'valid' counts the elements of data above this.");
+    d.field("normalization", &MakeLossParam::normalization)
+        .set_default(std::string("null"))
+        .set_enum({"null", "batch", "valid"})
+        .describe(
+            "'null': grad_scale; 'batch': divided by the batch size; 'valid': by the "
+            "elements above valid_thresh.");
+  }
+};
+
+void make_loss_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
+                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  kernel::write_req(kernel::as_array(in[0]), kernel::as_array(out[0]), req[0]);
+}
+
+// (ograd, data) -> grad data.
+void make_loss_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const auto& p = attrs.get<MakeLossParam>();
+  const TBlob& x = in[1];
+  double divisor = 1.0;
+  if (p.normalization == "batch" && x.ndim() > 0) divisor = std::max<int64_t>(x.shape[0], 1);
+  if (p.normalization == "valid") {
+    int64_t valid = 0;
+    NDX_FLOAT_SWITCH(x.dtype, T, {
+      const T* xp = x.ptr<T>();
+      for (int64_t j = 0; j < x.size(); ++j) valid += static_cast<double>(xp[j]) > p.valid_thresh;
+    });
+    divisor = static_cast<double>(std::max<int64_t>(valid, 1));
+  }
+  kernel::fill_output(out[0], req[0], p.grad_scale / divisor);
 }
 
 // ============================== one_hot ==============================
@@ -2183,6 +2231,33 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
             zeros_like(n->inputs[1]), zeros_like(n->inputs[2])};
       });
 
+  OpRegistry::global()
+      .register_op("MakeLoss")
+      .describe(
+          "MXNet's MakeLoss: the data as a loss head; its gradient is grad_scale (normalized "
+          "by 'batch' or 'valid') whatever the head gradient.")
+      .set_num_inputs(1)
+      .add_argument("data", "NDArray", "The loss.")
+      .set_params<MakeLossParam>()
+      .set_attr<FInferShape>("FInferShape", ElemwiseShape<1, 1>)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              return same_float_type(attrs, in, out, {"data"});
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", make_loss_compute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        return make_grad_node("_backward_MakeLoss", n, {og[0], n->inputs[0]}, true);
+      });
+  register_backward("_backward_MakeLoss", "Backward of MakeLoss: (ograd, data) -> grad data.")
+      .set_num_inputs(2)
+      .set_params<MakeLossParam>()
+      .set_attr<FInferShape>("FInferShape", output_shape_of_input(1))
+      .set_attr<FInferType>("FInferType", ograd_float_type)
+      .set_attr<FCompute>("FCompute<cpu>", make_loss_backward)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>&) {
+        // a constant of the ograd and the data: no gradient to either
+        return std::vector<NodeEntry>{zeros_like(n->inputs[0]), zeros_like(n->inputs[1])};
+      });
   register_regression_output(
       "LinearRegressionOutput",
       "MXNet's squared-loss head: the data; its gradient is grad_scale / num_output * (data - "

@@ -619,14 +619,24 @@ def test_more_legacy_symbols_match_numpy():
     b = onp.ones((1, 3, 1), "float32")
     onp.testing.assert_array_equal(run(sym.broadcast_add(x, y), y=np.array(b))[0], a + b)
     onp.testing.assert_array_equal(run(sym.elemwise_mul(x, y), y=np.array(b))[0], a * b)
-    # BlockGrad passes no gradient; MakeLoss's gradient is grad_scale
+    # BlockGrad passes no gradient; MakeLoss's gradient is grad_scale whatever the head
+    # gradient (MXNet's make_loss-inl.h), divided by the batch ('batch') or by the elements
+    # above valid_thresh ('valid'); its forward is the data, inf included
     w = sym.var("w")
     net = sym.Group([sym.MakeLoss(w * 3, grad_scale=0.5), sym.BlockGrad(w * 2)])
     exe = net._bind(ndx.cpu(), {"w": np.ones((2,))}, args_grad={"w": np.zeros((2,))})
     outs = exe.forward(is_train=True)
     onp.testing.assert_array_equal(outs[0].asnumpy(), [3.0, 3.0])
-    exe.backward([np.ones((2,)), np.ones((2,))])
+    exe.backward([np.full((2,), 7.0), np.ones((2,))])
     onp.testing.assert_array_equal(exe.grad_dict["w"].asnumpy(), [1.5, 1.5])  # 3 * 0.5
+    loss = onp.array([[1.0, -2.0], [onp.inf, 0.5]], "float32")
+    for params, want in (({"normalization": "batch", "grad_scale": 4.0}, 2.0),
+                         ({"normalization": "valid", "valid_thresh": 0.7}, 1 / 2)):
+        e = sym.MakeLoss(sym.var("l"), **params)._bind(
+            ndx.cpu(), {"l": np.array(loss)}, args_grad={"l": np.zeros((2, 2))})
+        onp.testing.assert_array_equal(e.forward(is_train=True)[0].asnumpy(), loss)
+        e.backward(np.full((2, 2), 3.0))
+        onp.testing.assert_array_equal(e.grad_dict["l"].asnumpy(), onp.full((2, 2), want))
     with pytest.raises(ValueError, match="num_outputs"):
         sym.SliceChannel(x, num_outputs=0)
 
@@ -739,3 +749,88 @@ def test_print_summary_counts_parameters_by_hand(capsys):
     assert lines["pool1(_npx_pooling)"][1:] == ["8x4x4", "0", "relu1"]
     assert lines["fc1(_npx_fully_connected)"][1:] == ["10", "1290", "pool1"]
     assert lines["Total"] == ["Total", "params:", str(224 + 1290)]
+
+
+# ---- found by a review of this file's features ----
+def test_a_reshaped_executor_does_not_cut_its_parent_out_of_the_gradient():
+    """Executor.reshape shares the parameters: running the child's forward between the
+    parent's forward and backward must leave the parent's gradient intact (X^T G by hand)."""
+    net = sym.FullyConnected(sym.var("data"), num_hidden=3, no_bias=True, name="fc")
+    exe = net._simple_bind(ndx.cpu(), data=(4, 5))
+    exe.arg_dict["data"][...] = 1.0
+    exe.arg_dict["fc_weight"][...] = 1.0
+    child = exe.reshape(data=(2, 5))
+    exe.forward(is_train=True)
+    child.forward(is_train=True)
+    exe.backward(np.ones((4, 3)))
+    onp.testing.assert_array_equal(exe.grad_dict["fc_weight"].asnumpy(), onp.full((3, 5), 4.0))
+
+
+def test_initializer_uses_a_variables_own_init_attribute():
+    """MXNet: InitDesc(name, {'__init__': init.dumps()}) is filled by that init as a weight."""
+    arr = ndx.nd.full((2, 3), 5.0)
+    ndx.init.Xavier()(ndx.init.InitDesc("fc_weight", {"__init__": ndx.init.Zero().dumps()}),
+                      arr)
+    onp.testing.assert_array_equal(arr.asnumpy(), onp.zeros((2, 3)))
+    ndx.init.Xavier()(ndx.init.InitDesc("foo", {"__init__": ndx.init.Constant(3).dumps()}),
+                      arr)
+    onp.testing.assert_array_equal(arr.asnumpy(), onp.full((2, 3), 3.0))
+
+
+def test_mxnet2_true_divide_scalar_on_integer_data_is_float32():
+    """MXNet 2.0: _npi_true_divide_scalar of int32 data is float32 (the default float), so a
+    FullyConnected with float32 weights reads it."""
+    doc = ('{"nodes": [{"op": "null", "name": "data", "inputs": []}, '
+           '{"op": "_npi_true_divide_scalar", "name": "div", "attrs": {"scalar": "255.0", '
+           '"is_int": "False"}, "inputs": [[0, 0, 0]]}], "arg_nodes": [0], '
+           '"heads": [[1, 0, 0]], "attrs": {"mxnet_version": ["int", 20000]}}')
+    s = sym.load_json(doc)
+    got = s.eval(data=np.array([0, 51, 255], dtype="int32"))[0]
+    assert got.dtype == onp.float32
+    onp.testing.assert_allclose(got.asnumpy(), [0.0, 0.2, 1.0], rtol=1e-6)
+
+
+def test_clip_keeps_the_datas_dtype():
+    """MXNet's clip casts its bounds to the data's dtype (DType(a_min))."""
+    x = sym.var("x")
+    got = sym.clip(x, 0.5, 2.5).eval(x=np.array([0, 1, 3], dtype="int32"))[0]
+    assert got.dtype == onp.int32 and got.asnumpy().tolist() == [0, 1, 2]
+    assert x.clip(0, 6).eval(x=np.ones((2,), dtype="float16"))[0].dtype == onp.float16
+    fc = sym.FullyConnected(sym.clip(x, 0, 6), num_hidden=2, name="fc")
+    assert fc.infer_type(x="float16")[0] == [onp.float16] * 3
+
+
+def test_mae_gradient_at_a_tie_is_minus_one():
+    """MXNet's MAERegressionOutput uses minus_sign: a - b > 0 ? 1 : -1."""
+    exe = sym.MAERegressionOutput(sym.var("x"), name="m")._bind(
+        ndx.cpu(), {"x": np.array([[0.0], [1.0], [2.0]]), "m_label": np.array([0.0, 1.0, 3.0])},
+        args_grad={"x": np.zeros((3, 1))})
+    exe.forward(is_train=True)
+    exe.backward()
+    onp.testing.assert_array_equal(exe.grad_dict["x"].asnumpy().ravel(), [-1.0, -1.0, -1.0])
+
+
+def test_names_hints_and_children_details():
+    # sym.gamma is the gamma function (npx), not the random sampler
+    onp.testing.assert_allclose(sym.gamma(sym.var("x")).eval(x=np.array([4.0]))[0].asnumpy(),
+                                [6.0], rtol=1e-6)
+    # a constant is not an input: no shape hint from it, not among internals or children
+    net = sym.FullyConnected(sym.var("data"), num_hidden=2, name="fc") * 2.0
+    assert "constant" not in net.get_internals().list_outputs()
+    assert net.get_children().list_outputs() == ["fc_output"]
+    parts = sym.SliceChannel(sym.var("x"), num_outputs=3, name="sc")
+    assert parts.get_children().list_outputs() == ["x"]
+    # MXNet 1.x __shape__ forms: '(2L, 3L)' read, '()' and 0 dims unknown; dtype code 8
+    for text, want in (("(2L, 3L)", (2, 3)), ("()", None), ("(0, 3)", None)):
+        v = sym.Variable("v", attr={"__shape__": text, "__dtype__": "8"})
+        assert v.infer_shape_partial()[0] == [want]
+        assert v.infer_type()[0] == [onp.int16]
+    assert sym.Variable("b", dtype="bfloat16").attr("__dtype__") == "bfloat16"
+
+
+def test_checkpoint_epochs_take_numpy_integers(tmp_path):
+    _, net = _mlp()
+    ndx.model.save_checkpoint(str(tmp_path / "m"), onp.int64(2), net, {}, {})
+    assert (tmp_path / "m-0002.params").exists()
+    with pytest.raises(ValueError, match="epoch"):
+        ndx.model.save_checkpoint(str(tmp_path / "m"), True, net, {}, {})

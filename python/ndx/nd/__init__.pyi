@@ -59,6 +59,9 @@ def LogisticRegressionOutput(data: Any, label: Any, grad_scale: Any = 1, *, out:
 def MAERegressionOutput(data: Any, label: Any, grad_scale: Any = 1, *, out: Any = None) -> Any:
     """MXNet's absolute-loss head: the data; its gradient is grad_scale / num_output * sign(data - label) whatever the head gradient."""
 
+def MakeLoss(data: Any, grad_scale: Any = 1, valid_thresh: Any = 0, normalization: Any = 'null', *, out: Any = None) -> Any:
+    """MXNet's MakeLoss: the data as a loss head; its gradient is grad_scale (normalized by 'batch' or 'valid') whatever the head gradient."""
+
 class NDArray:
     """An ndx array under MXNet's NDArray name (see the module docstring)."""
     T: Any
