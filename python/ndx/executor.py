@@ -114,6 +114,19 @@ class Executor:
                 v = self._values[name]
                 self._grads[name] = _np.zeros(v.shape, dtype=v.dtype, device=v.device)
         self._attached = set()
+        self._allocate_outputs()
+
+    def _allocate_outputs(self):
+        """exe.outputs as zeros of the inferred shapes and dtypes before the first forward, as
+        MXNet's bind allocates them (left None while some input has no value yet)."""
+        if any(v is None for v in self._values.values()):
+            return
+        shapes = {n: v.shape for n, v in self._values.items()}
+        dtypes = {n: v.dtype for n, v in self._values.items()}
+        out_shapes, out_types = self._symbol.infer(shapes, dtypes)
+        device = next(iter(self._values.values())).device if self._values else None
+        self.outputs = [_np.zeros(tuple(s), dtype=t, device=device)
+                        for s, t in zip(out_shapes, out_types)]
 
     def _init_names(self, sym, device):
         self._symbol = sym
@@ -136,6 +149,7 @@ class Executor:
         exe._values = values
         exe._grads = grads
         exe._grad_req = dict(grad_req)
+        exe._allocate_outputs()
         return exe
 
     # ---- running ----

@@ -834,3 +834,17 @@ def test_checkpoint_epochs_take_numpy_integers(tmp_path):
     assert (tmp_path / "m-0002.params").exists()
     with pytest.raises(ValueError, match="epoch"):
         ndx.model.save_checkpoint(str(tmp_path / "m"), True, net, {}, {})
+
+
+def test_executor_outputs_exist_after_bind_as_in_mxnet():
+    """MXNet's bind allocates the outputs: exe.outputs[0] has the inferred shape before any
+    forward, and forward updates that same array."""
+    _, net = _mlp()
+    exe = net._simple_bind(ndx.cpu(), data=(3, 5))
+    first = exe.outputs[0]
+    assert first.shape == (3, 2) and first.dtype == onp.float32
+    exe.arg_dict["data"][...] = 1.0
+    exe.arg_dict["fc2_bias"][...] = 0.5
+    exe.forward()
+    assert exe.outputs[0] is first
+    onp.testing.assert_array_equal(first.asnumpy(), onp.full((3, 2), 0.5))  # weights 0
