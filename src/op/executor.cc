@@ -85,6 +85,21 @@ std::vector<std::string> Graph::input_names() const {
   return names;
 }
 
+namespace {
+
+// The shapes and dtypes of a node's inputs, from the entries known so far.
+std::pair<ShapeVector, DTypeVector> input_types(const Node& n, const EntryTypes& known) {
+  std::pair<ShapeVector, DTypeVector> r;
+  for (const auto& e : n.inputs) {
+    const auto& [s, t] = known.at(e.node.get());
+    r.first.push_back(s.at(e.index));
+    r.second.push_back(t.at(e.index));
+  }
+  return r;
+}
+
+}  // namespace
+
 void infer_entries(const Graph& g, EntryTypes* known) {
   for (const auto& n : g.topo_order()) {
     if (known->count(n.get())) continue;
@@ -95,13 +110,7 @@ void infer_entries(const Graph& g, EntryTypes* known) {
         (*known)[n.get()] = {{n->values.at(0).shape()}, {n->values.at(0).dtype()}};
       continue;
     }
-    ShapeVector in_s;
-    DTypeVector in_t;
-    for (const auto& e : n->inputs) {
-      const auto& [s, t] = known->at(e.node.get());
-      in_s.push_back(s.at(e.index));
-      in_t.push_back(t.at(e.index));
-    }
+    auto [in_s, in_t] = input_types(*n, *known);
     uint32_t nout = n->num_outputs();
     ShapeVector out_s(nout, Shape::unknown());
     DTypeVector out_t(nout, DType::kUnknown);
@@ -165,13 +174,7 @@ bool partial_pass(const std::vector<NodePtr>& order, EntryTypes* known) {
     if (n->is_variable()) continue;
     const Op* op = n->attrs.op;
     const bool fills = ffills.count(op) && ffills[op];
-    ShapeVector in_s;
-    DTypeVector in_t;
-    for (const auto& e : n->inputs) {
-      const auto& [s, t] = known->at(e.node.get());
-      in_s.push_back(s.at(e.index));
-      in_t.push_back(t.at(e.index));
-    }
+    auto [in_s, in_t] = input_types(*n, *known);
     auto& [out_s, out_t] = known->at(n.get());
     ShapeVector s_in = in_s, s_out = out_s;
     if (!(all_known(in_s) && all_known(out_s)) && (all_known(in_s) || fills) && fshape.count(op))

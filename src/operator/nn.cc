@@ -1232,6 +1232,19 @@ void softmax_output_backward(const NodeAttrs& attrs, const OpContext&, const std
   });
 }
 
+// The FInferShape of a loss head's backward op (ograd, output, label) -> (grad data, grad
+// label): the inputs checked against the forward's shape inference, the gradients shaped as
+// data and label.
+FInferShape loss_backward_shape(FInferShape forward) {
+  return [forward = std::move(forward)](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+    if (!check_with_forward(attrs, in, forward, {{1, 2}, {{0, 0}}}, {"ograd", "output", "label"}))
+      return false;
+    assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+    assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+    return true;
+  };
+}
+
 // ============================== regression outputs ==============================
 // MXNet's LinearRegressionOutput / LogisticRegressionOutput / MAERegressionOutput loss heads:
 // the forward is the data (its sigmoid for the logistic one); the backward ignores the head
@@ -1331,16 +1344,7 @@ void register_regression_output(const char* name, const char* doc, FCompute forw
       .set_num_inputs(3)
       .set_num_outputs(2)
       .set_params<RegressionOutputParam>()
-      .set_attr<FInferShape>(
-          "FInferShape",
-          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-            if (!check_with_forward(attrs, in, regression_shape, {{1, 2}, {{0, 0}}},
-                                    {"ograd", "output", "label"}))
-              return false;
-            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
-            assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
-            return true;
-          })
+      .set_attr<FInferShape>("FInferShape", loss_backward_shape(regression_shape))
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               if (!same_float_type(attrs, in, out, {"ograd", "output", "label"}))
@@ -2300,16 +2304,7 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .set_num_inputs(3)
       .set_num_outputs(2)
       .set_params<SoftmaxOutputParam>()
-      .set_attr<FInferShape>(
-          "FInferShape",
-          [](const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-            if (!check_with_forward(attrs, in, softmax_output_shape, {{1, 2}, {{0, 0}}},
-                                    {"ograd", "output", "label"}))
-              return false;
-            assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
-            assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
-            return true;
-          })
+      .set_attr<FInferShape>("FInferShape", loss_backward_shape(softmax_output_shape))
       .set_attr<FInferType>("FInferType",
                             [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
                               if ((*in)[1] == DType::kUnknown || (*in)[2] == DType::kUnknown)
