@@ -147,8 +147,8 @@ class Optimizer:
         self.idx2name = param_idx2name.copy()
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
-        self.lr_mult = {}
-        self.wd_mult = {}
+        self.set_lr_mult({})
+        self.set_wd_mult({})
 
     # -- registry -------------------------------------------------------------------------
     @staticmethod
@@ -203,13 +203,30 @@ class Optimizer:
                               "undefined.")
         self.lr = _check_number(type(self).__name__, "learning_rate", lr, low=0)
 
+    def _sym_mults(self, key):
+        """{argument name: multiplier} from the symbol's '__lr_mult__' / '__wd_mult__'
+        attributes (Variable(lr_mult=...), or a layer symbol's lr_mult=...)."""
+        if not self.sym_info:
+            return {}
+        attrs, arg_names = self.sym_info
+        return {n: float(attrs[n][key]) for n in arg_names if key in attrs.get(n, {})}
+
     def set_lr_mult(self, args_lr_mult):
-        """Per-parameter learning-rate multipliers, keyed by index or name."""
-        self.lr_mult = dict(args_lr_mult)
+        """Per-parameter learning-rate multipliers, keyed by index or name; as in MXNet they
+        replace the earlier ones, over the symbol's '__lr_mult__' attributes (when the
+        optimizer was made with sym=)."""
+        self.lr_mult = self._sym_mults("__lr_mult__")
+        self.lr_mult.update(args_lr_mult)
 
     def set_wd_mult(self, args_wd_mult):
-        """Per-parameter weight-decay multipliers, keyed by index or name."""
-        self.wd_mult = dict(args_wd_mult)
+        """Per-parameter weight-decay multipliers, keyed by index or name. As MXNet documents,
+        the parameters named in param_idx2name whose names end in neither '_weight' nor
+        '_gamma' (biases, betas) get 0 unless told otherwise; the symbol's '__wd_mult__'
+        attributes and then args_wd_mult override that."""
+        self.wd_mult = {n: 0.0 for n in self.idx2name.values()
+                        if not (str(n).endswith("_weight") or str(n).endswith("_gamma"))}
+        self.wd_mult.update(self._sym_mults("__wd_mult__"))
+        self.wd_mult.update(args_wd_mult)
 
     def _set_current_device(self, device_id):
         self._index_update_count = self._all_index_update_counts.setdefault(device_id, {})

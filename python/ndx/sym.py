@@ -19,6 +19,8 @@ fc_bias's shapes. Inputs an op is called without become variables '<name>_<input
 MXNet; they may also be given by name (``fully_connected(data=x, weight=w, ...)``).
 """
 import builtins as _builtins  # (any, all, sum, ... are ops in this module)
+import contextvars as _contextvars
+import functools as _functools
 import json as _json
 
 import numpy as _onp
@@ -27,7 +29,7 @@ from . import _core
 from . import numpy as _np
 from ._registry import ops as _ops
 
-__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json"]
+__all__ = ["Symbol", "AttrScope", "var", "Variable", "Group", "load", "load_json"]
 
 # Inputs of registered ops that are auxiliary states (updated in place, not differentiated).
 _AUX_INPUTS = frozenset({"running_mean", "running_var", "moving_mean", "moving_var"})
@@ -573,6 +575,52 @@ def _dtype_name(dtype):
     return "bfloat16" if str(dtype) == "bfloat16" else _onp.dtype(dtype).name
 
 
+# MXNet's op symbols take attr= and these keywords (as strings '__lr_mult__', ...): they go to
+# the parameter variables the op creates ('fc1_weight'), where the optimizer reads
+# __lr_mult__ / __wd_mult__ and the initializer __init__.
+_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage",
+                "profiler_scope")
+
+
+class AttrScope:
+    """MXNet's attribute scope: the variables made inside ``with AttrScope(lr_mult='0.1',
+    ctx_group='dev1'):`` (a layer's parameters included) get these attributes (strings; the
+    keys lr_mult, wd_mult, ctx_group, ... are kept as '__lr_mult__', ...). A scope entered
+    inside another adds to it."""
+
+    _current = _contextvars.ContextVar("ndx_attr_scope", default=None)
+
+    def __init__(self, **kwargs):
+        for key, value in kwargs.items():
+            if not isinstance(value, str):
+                raise ValueError(f"[AttrScope] Attributes need to be string; '{key}' is "
+                                 f"{type(value).__name__}")
+        self._attr = dict(kwargs)
+        self._tokens = []
+
+    def get(self, attr):
+        """This scope's attributes updated with `attr` (a dict; may be None)."""
+        merged = dict(self._attr)
+        merged.update(attr or {})
+        return merged
+
+    def __enter__(self):
+        outer = AttrScope._current.get()
+        if outer is not None:
+            self._attr = outer.get(self._attr)
+        self._tokens.append(AttrScope._current.set(self))
+        return self
+
+    def __exit__(self, *exc):
+        AttrScope._current.reset(self._tokens.pop())
+
+
+def _attr_key(key):
+    """MXNet's key for an attribute: the hidden keys (lr_mult, ...) as '__lr_mult__'."""
+    key = str(key)
+    return f"__{key}__" if key in _HIDDEN_KEYS else key
+
+
 def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
         stype=None, **kwargs):
     """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of
@@ -582,7 +630,12 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
         raise TypeError(f"[sym.var] name must be a str, got {type(name).__name__}")
     if stype not in (None, "default"):
         raise NotImplementedError(f"[sym.var] sparse storage ({stype}) is not supported")
-    attrs = {str(k): str(v) for k, v in (attr or {}).items()}
+    if attr is not None and not isinstance(attr, dict):
+        raise TypeError(f"[sym.var] attr must be a dict of strings, got {type(attr).__name__}")
+    scope = AttrScope._current.get()
+    if scope is not None:
+        attr = scope.get(attr)
+    attrs = {_attr_key(k): str(v) for k, v in (attr or {}).items()}
     for key, value in (("shape", shape), ("lr_mult", lr_mult), ("wd_mult", wd_mult),
                        ("dtype", None if dtype is None else _dtype_name(dtype)),
                        ("init", None if init is None or isinstance(init, str) else
@@ -717,11 +770,37 @@ def _legacy_name(hint):
     return f"{hint}{n}"
 
 
+# A layer symbol's attributes while it runs (see _with_attrs).
+_layer_attrs = _contextvars.ContextVar("ndx_layer_attrs", default=None)
+
+
+def _with_attrs(layer):
+    """Lets a layer symbol take MXNet's attr={...}, lr_mult=, wd_mult=, ... and '__key__'
+    keywords, which become attributes of the variables it creates."""
+    @_functools.wraps(layer)
+    def wrapper(*args, attr=None, **kwargs):
+        if attr is not None and not isinstance(attr, dict):
+            raise TypeError(f"[sym.{layer.__name__}] attr must be a dict of strings, got "
+                            f"{type(attr).__name__}")
+        attrs = {str(k): str(v) for k, v in (attr or {}).items()}
+        for key in [k for k in kwargs if k in _HIDDEN_KEYS or
+                    (k.startswith("__") and k.endswith("__") and len(k) > 4)]:
+            value = kwargs.pop(key)
+            attrs[key if key.startswith("__") else f"__{key}__"] = str(value)
+        token = _layer_attrs.set(attrs or None)
+        try:
+            return layer(*args, **kwargs)
+        finally:
+            _layer_attrs.reset(token)
+    return wrapper
+
+
 def _layer(mx_name, op, inputs, params, name):
     """Applies op to inputs ({input name: Symbol or None}, in the op's order); a None input
-    becomes the variable '<name>_<input name>'."""
+    becomes the variable '<name>_<input name>' (with the layer's attributes)."""
     name = name or _legacy_name(mx_name.lower())
-    syms = [s if s is not None else var(f"{name}_{n}") for n, s in inputs.items()]
+    attrs = _layer_attrs.get()
+    syms = [s if s is not None else var(f"{name}_{n}", attr=attrs) for n, s in inputs.items()]
     return _apply(op, syms, params, name)
 
 
@@ -729,6 +808,7 @@ def _tuple(v):
     return () if v is None else (int(v),) if isinstance(v, int) else tuple(int(d) for d in v)
 
 
+@_with_attrs
 def FullyConnected(data=None, weight=None, bias=None, num_hidden=None, no_bias=False,  # noqa: N802
                    flatten=True, name=None):
     """y = data @ weight.T + bias: weight (num_hidden, K), bias (num_hidden,)."""
@@ -738,6 +818,7 @@ def FullyConnected(data=None, weight=None, bias=None, num_hidden=None, no_bias=F
                   {"num_hidden": num_hidden, "no_bias": no_bias, "flatten": flatten}, name)
 
 
+@_with_attrs
 def Convolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilate=(),  # noqa: N802
                 pad=(), num_filter=None, num_group=1, workspace=1024, no_bias=False,
                 cudnn_tune=None, cudnn_off=False, layout=None, name=None):
@@ -750,6 +831,7 @@ def Convolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilat
                    "num_group": num_group, "no_bias": no_bias, "layout": layout}, name)
 
 
+@_with_attrs
 def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(),  # noqa: N802
                   dilate=(), pad=(), adj=(), target_shape=(), num_filter=None, num_group=1,
                   workspace=512, no_bias=True, cudnn_tune=None, cudnn_off=False, layout=None,
@@ -764,11 +846,13 @@ def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(),  # 
                    "num_group": num_group, "no_bias": no_bias, "layout": layout}, name)
 
 
+@_with_attrs
 def Activation(data=None, act_type=None, name=None):  # noqa: N802
     return _layer("Activation", "_npx_activation", {"data": data}, {"act_type": act_type},
                   name)
 
 
+@_with_attrs
 def LeakyReLU(data=None, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,  # noqa
               upper_bound=0.334, name=None):
     """leaky / prelu (slopes from gamma, '<name>_gamma' when not given) / elu / selu / gelu."""
@@ -777,6 +861,7 @@ def LeakyReLU(data=None, gamma=None, act_type="leaky", slope=0.25, lower_bound=0
                   {"act_type": act_type, "slope": slope}, name)
 
 
+@_with_attrs
 def BatchNorm(data=None, gamma=None, beta=None, moving_mean=None, moving_var=None,  # noqa
               eps=1e-3, momentum=0.9, fix_gamma=True, use_global_stats=False,
               output_mean_var=False, axis=1, cudnn_off=False, name=None):
@@ -791,12 +876,14 @@ def BatchNorm(data=None, gamma=None, beta=None, moving_mean=None, moving_var=Non
                    "use_global_stats": use_global_stats, "axis": axis}, name)
 
 
+@_with_attrs
 def LayerNorm(data=None, gamma=None, beta=None, axis=-1, eps=1e-5,  # noqa: N802
               output_mean_var=False, name=None):
     return _layer("LayerNorm", "_npx_layer_norm", {"data": data, "gamma": gamma, "beta": beta},
                   {"axis": axis, "eps": eps, "output_mean_var": output_mean_var}, name)
 
 
+@_with_attrs
 def Pooling(data=None, kernel=(), pool_type="max", global_pool=False, cudnn_off=False,  # noqa
             pooling_convention="valid", stride=(), pad=(), p_value=None,
             count_include_pad=True, layout=None, name=None):
@@ -809,11 +896,13 @@ def Pooling(data=None, kernel=(), pool_type="max", global_pool=False, cudnn_off=
                    "layout": layout}, name)
 
 
+@_with_attrs
 def Dropout(data=None, p=0.5, mode="training", axes=(), cudnn_off=False, name=None):  # noqa
     return _layer("Dropout", "_npx_dropout", {"data": data},
                   {"p": p, "mode": mode, "axes": _tuple(axes)}, name)
 
 
+@_with_attrs
 def Embedding(data=None, weight=None, input_dim=None, output_dim=None,  # noqa: N802
               dtype="float32", sparse_grad=False, name=None):
     """out[..., :] = weight[data[...], :], weight (input_dim, output_dim)."""
@@ -823,6 +912,7 @@ def Embedding(data=None, weight=None, input_dim=None, output_dim=None,  # noqa: 
                   {"input_dim": input_dim, "output_dim": output_dim}, name)
 
 
+@_with_attrs
 def Flatten(data=None, name=None):  # noqa: N802
     """(N, d1, d2, ...) -> (N, d1 * d2 * ...)."""
     return _layer("Flatten", "_npx_reshape", {"data": data}, {"newshape": (-2, -1)}, name)
@@ -831,6 +921,7 @@ def Flatten(data=None, name=None):  # noqa: N802
 flatten = Flatten
 
 
+@_with_attrs
 def Concat(*data, dim=1, num_args=None, name=None):  # noqa: N802
     """Joins symbols along dim (1 by default, as MXNet's Concat)."""
     if num_args is not None and num_args != len(data):
@@ -842,6 +933,7 @@ def Concat(*data, dim=1, num_args=None, name=None):  # noqa: N802
 concat = Concat
 
 
+@_with_attrs
 def RNN(data=None, parameters=None, state=None, state_cell=None, state_size=None,  # noqa: N802
         num_layers=None, bidirectional=False, mode=None, p=0.0, state_outputs=False,
         projection_size=None, lstm_state_clip_min=None, lstm_state_clip_max=None,
@@ -880,6 +972,7 @@ def full(shape, val, dtype=None, name=None):
                   name or _legacy_name("full"))
 
 
+@_with_attrs
 def Reshape(data=None, shape=None, reverse=False, name=None):  # noqa: N802
     """MXNet's legacy Reshape: 0 copies a dimension, -1 infers one, -2 copies the rest, -3
     merges two, -4 splits one into the two sizes after it."""
@@ -890,16 +983,19 @@ def Reshape(data=None, shape=None, reverse=False, name=None):  # noqa: N802
                   name or _legacy_name("reshape"))
 
 
+@_with_attrs
 def Cast(data=None, dtype=None, name=None):  # noqa: N802
     return _apply("_npi_astype", [data], {"dtype": _dtype_name(dtype)},
                   name or _legacy_name("cast"))
 
 
+@_with_attrs
 def BlockGrad(data=None, name=None):  # noqa: N802
     """The data, with no gradient flowing back through it."""
     return _apply("_npx_stop_gradient", [data], {}, name or _legacy_name("blockgrad"))
 
 
+@_with_attrs
 def MakeLoss(data=None, grad_scale=1.0, valid_thresh=0.0, normalization="null",  # noqa: N802
              name=None):
     """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale whatever the head
@@ -910,6 +1006,7 @@ def MakeLoss(data=None, grad_scale=1.0, valid_thresh=0.0, normalization="null", 
                   name or _legacy_name("makeloss"))
 
 
+@_with_attrs
 def SliceChannel(data=None, num_outputs=None, axis=1, squeeze_axis=False,  # noqa: N802
                  name=None):
     """num_outputs equal parts along axis (as a group of symbols), the axis dropped from each
@@ -944,6 +1041,7 @@ broadcast_maximum, broadcast_minimum = _make("_np_maximum"), _make("_np_minimum"
 broadcast_power = _make("_np_power")
 
 
+@_with_attrs
 def SoftmaxOutput(data=None, label=None, grad_scale=1.0, ignore_label=-1.0,  # noqa: N802
                   multi_output=False, use_ignore=False, preserve_shape=False,
                   normalization="null", out_grad=False, smooth_alpha=0.0, name=None):
@@ -961,6 +1059,7 @@ def _regression_output(mx_name):
     def head(data=None, label=None, grad_scale=1.0, name=None):
         return _layer(mx_name, mx_name, {"data": data, "label": label},
                       {"grad_scale": grad_scale}, name)
+    head = _with_attrs(head)
     head.__name__ = mx_name
     head.__doc__ = (f"MXNet's {mx_name}: a loss head whose gradient ignores the head gradient; "
                     f"the label, when not given, is the variable '<name>_label' of the data's "
@@ -973,6 +1072,7 @@ LogisticRegressionOutput = _regression_output("LogisticRegressionOutput")
 MAERegressionOutput = _regression_output("MAERegressionOutput")
 
 
+@_with_attrs
 def SoftmaxActivation(data=None, mode="instance", name=None):  # noqa: N802
     """Softmax over axis 1: of (N, C) data (mode 'instance') or of (N, C, ...) data (mode
     'channel'); 'instance' with more than two axes is not supported symbolically."""

@@ -258,8 +258,8 @@ def test_lars_skips_bias_and_norm_parameters_by_name():
 
 def test_lr_and_wd_multipliers():
     w0, g = onp.array([1.0, -1.0]), onp.array([0.5, 0.25])
-    opt = optimizer.SGD(learning_rate=0.1, wd=0.1, param_idx2name={1: "w1"})
-    opt.set_lr_mult({0: 2.0, "w1": 0.5})
+    opt = optimizer.SGD(learning_rate=0.1, wd=0.1, param_idx2name={1: "w1_weight"})
+    opt.set_lr_mult({0: 2.0, "w1_weight": 0.5})
     opt.set_wd_mult({0: 0.0})
     w_a, w_b = np.array(w0), np.array(w0)
     opt.update([0, 1], [w_a, w_b], [np.array(g), np.array(g)], [None, None])
@@ -742,3 +742,24 @@ def test_typed_errors():
         opt.update([0, 1], [w], [np.zeros(3)], [None])
     with pytest.raises(DeprecationWarning):
         optimizer.RMSProp(gamma1=0.9)
+
+
+def test_named_parameters_other_than_weights_and_gammas_get_no_weight_decay():
+    """MXNet's documented default (Optimizer.set_wd_mult): with param_idx2name, names not
+    ending in '_weight' / '_gamma' get wd_mult 0; '__wd_mult__' / '__lr_mult__' attributes of
+    the symbol's variables, then set_*_mult's arguments, override."""
+    x = ndx.sym.Variable("x")
+    net = ndx.sym.FullyConnected(x, name="fc", num_hidden=2, wd_mult=3, lr_mult=0.5)
+    net = ndx.sym.BatchNorm(net, name="bn", beta=ndx.sym.Variable("bn_beta", wd_mult=2))
+    names = ["fc_weight", "fc_bias", "bn_gamma", "bn_beta"]
+    opt = optimizer.SGD(learning_rate=0.1, wd=0.01, sym=net,
+                        param_idx2name=dict(enumerate(names)))
+    assert opt.wd_mult == {"fc_weight": 3.0, "fc_bias": 3.0, "bn_beta": 2.0}
+    assert opt.lr_mult == {"fc_weight": 0.5, "fc_bias": 0.5}
+    w = np.array(onp.array([1.0, 2.0]))
+    opt.update(1, w, np.array(onp.zeros(2)), None)  # fc_bias: lr 0.05, wd 0.03
+    onp.testing.assert_allclose(w.asnumpy(), [1.0 - 0.05 * 0.03, 2.0 - 0.05 * 0.06])
+    opt.set_wd_mult({"bn_gamma": 0.0})
+    assert opt.wd_mult == {"fc_weight": 3.0, "fc_bias": 3.0, "bn_beta": 2.0, "bn_gamma": 0.0}
+    plain = optimizer.SGD(param_idx2name={0: "w_weight", 1: "b_bias", 2: "g_gamma"})
+    assert plain.wd_mult == {"b_bias": 0.0}
