@@ -20,6 +20,7 @@ from . import (
                    _core,
                    amp,
                    autograd,
+                   callback,
                    compat,
                    context,
                    device,
@@ -34,6 +35,7 @@ from . import (
                    lr_scheduler,
                    metric,
                    model,
+                   module,
                    nd,
                    numpy_op_signature,
                    operator,
@@ -76,6 +78,9 @@ numpy = np
 numpy_extension = npx
 ndarray = nd
 symbol = sym
+mod = module
+attribute = sym
+AttrScope = sym.AttrScope
 init = initializer
 kv = kvstore
 random_seed = _core.random_seed
@@ -84,7 +89,8 @@ show_config = __config__.show
 cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initializer", "kvstore",
-           "kv", "library", "lr_scheduler", "metric", "model",
+           "kv", "library", "lr_scheduler", "metric", "model", "module", "mod", "callback",
+           "attribute", "AttrScope",
            "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

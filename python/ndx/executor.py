@@ -342,5 +342,21 @@ class Executor:
                     grads[name] = _resized(grad, shape, size)
         return Executor._sharing(self._symbol, self._device, values, grads, self._grad_req)
 
+    def _share_arrays(self, other, names):
+        """Makes the named arguments and auxiliary states (and their gradient buffers) the
+        arrays of executor `other` itself, as MXNet's shared_exec (a BucketingModule's
+        buckets train one set of parameters). Shapes must agree."""
+        for name in names:
+            if name not in self._values or name not in other._values:
+                continue
+            mine, theirs = self._values[name], other._values[name]
+            if mine is not None and theirs is not None and mine.shape != theirs.shape:
+                raise ValueError(f"[bind] '{name}' has shape {mine.shape} here and "
+                                 f"{theirs.shape} in the shared executor; shared parameters "
+                                 f"must have one shape")
+            self._values[name] = theirs
+            if name in self._grads and name in other._grads:
+                self._grads[name] = other._grads[name]
+
     def __repr__(self):
         return f"<Executor inputs={self._input_names} outputs={self._output_names}>"

@@ -6,7 +6,7 @@ import operator
 
 from . import nd, sym
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_params"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_params"]  # (and BatchEndParam)
 
 
 def _params_file(prefix, epoch):
@@ -56,3 +56,11 @@ def load_checkpoint(prefix, epoch):
     symbol = sym.load(f"{prefix}-symbol.json")
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params
+
+
+def __getattr__(name):
+    # mx.model.BatchEndParam is the module package's (imported late: it imports this one)
+    if name == "BatchEndParam":
+        from .module.base_module import BatchEndParam
+        return BatchEndParam
+    raise AttributeError(f"module 'ndx.model' has no attribute {name!r}")
