@@ -4,7 +4,8 @@
 
 Modes: collectives (checks allreduce and broadcast against NumPy for every dtype and exits
 non-zero on a mismatch), nccl (the same on GPU arrays), train (writes this rank's parameters
-after a few steps), and the failure modes kill, hang, raise, exit3, sleep.
+after a few steps), module (the same with MXNet 1.x's Module), and the failure modes kill,
+hang, raise, exit3, sleep.
 """
 import os
 import signal
@@ -154,6 +155,40 @@ def train(out, update_on_kvstore, hybridize):
         f.write(str(trainer._overlap is not None))
 
 
+def module_symbol():
+    data = ndx.sym.Variable("data")
+    h = ndx.sym.Activation(ndx.sym.FullyConnected(data, name="fc1", num_hidden=8), "tanh")
+    return ndx.sym.SoftmaxOutput(ndx.sym.FullyConnected(h, name="fc2", num_hidden=3),
+                                 name="softmax")
+
+
+def module_steps(mod, x, y, rows):
+    for s in range(x.shape[0]):
+        mod.forward_backward(ndx.io.DataBatch([np.array(x[s, rows])],
+                                              [np.array(y[s, rows].astype("float32"))]))
+        mod.update()
+
+
+def module_train(out, update_on_kvstore):
+    """MXNet 1.x's Module with kvstore='dist_sync': each rank trains on its part of the
+    batches; the parameters start from rank 0's and stay equal."""
+    os.environ["MXNET_UPDATE_ON_KVSTORE"] = update_on_kvstore
+    r, n = dist.init()
+    ndx.random_seed(100 + r)
+    per = 4
+    x, y = batches(n, 4, per)
+    mod = ndx.mod.Module(module_symbol())
+    mod.bind(data_shapes=[("data", (per, 5))], label_shapes=[("softmax_label", (per,))])
+    mod.init_params(ndx.init.Xavier())
+    mod.init_optimizer(kvstore="dist_sync", optimizer="sgd",
+                       optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01})
+    initial = {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+    module_steps(mod, x, y, slice(r * per, (r + 1) * per))
+    onp.savez(os.path.join(out, f"rank{r}.npz"),
+              **{k: v.asnumpy() for k, v in mod.get_params()[0].items()})
+    onp.savez(os.path.join(out, f"initial{r}.npz"), **initial)
+
+
 def failure(mode, out):
     r, n = dist.init()
     a = np.ones(4)
@@ -184,6 +219,8 @@ def main():
         nccl(out)
     elif mode == "train":
         train(out, sys.argv[3], sys.argv[4])
+    elif mode == "module":
+        module_train(out, sys.argv[3])
     else:
         failure(mode, out)
 

@@ -281,6 +281,32 @@ def test_training_matches_one_process_on_the_concatenated_batches(
         assert not onp.allclose(v, initial[0][k])  # (training moved them)
 
 
+@pytest.mark.parametrize("update_on_kvstore", ["1", "0"])
+def test_module_dist_sync_matches_one_process_on_the_concatenated_batches(
+        tmp_path, update_on_kvstore):
+    """mx.mod.Module(...).init_optimizer(kvstore='dist_sync'): rank 0's initial parameters
+    everywhere, rescale_grad 1 / (batch x workers), so 2 workers equal one process on the
+    concatenated batches (whose Module has no KVStore)."""
+    rc, out, _ = run_launcher("-n", "2", WORKER, "module", str(tmp_path), update_on_kvstore)
+    assert rc == 0, out
+    ranks = [dict(onp.load(tmp_path / f"rank{r}.npz")) for r in range(2)]
+    initial = [dict(onp.load(tmp_path / f"initial{r}.npz")) for r in range(2)]
+    for k in ranks[0]:
+        assert initial[1][k].tobytes() == initial[0][k].tobytes(), k
+        assert ranks[1][k].tobytes() == ranks[0][k].tobytes(), k
+    mod = ndx.mod.Module(dist_worker.module_symbol())
+    mod.bind(data_shapes=[("data", (8, 5))], label_shapes=[("softmax_label", (8,))])
+    mod.init_params(arg_params={k: np.array(v) for k, v in initial[0].items()})
+    mod.init_optimizer(optimizer="sgd",
+                       optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01})
+    x, y = dist_worker.batches(2, 4, 4)
+    dist_worker.module_steps(mod, x, y, slice(None))
+    for k, v in mod.get_params()[0].items():
+        onp.testing.assert_allclose(ranks[0][k], v.asnumpy(), rtol=1e-5, atol=1e-6,
+                                    err_msg=k)
+        assert not onp.allclose(v.asnumpy(), initial[0][k])
+
+
 def test_a_killed_worker_stops_the_job(tmp_path):
     rc, out, seconds = run_launcher("-n", "2", "--timeout", "30", WORKER, "kill", str(tmp_path))
     assert rc != 0

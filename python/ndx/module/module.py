@@ -351,8 +351,11 @@ class Module(BaseModule):
                 kv.set_gradient_compression(self._compression_params)
             for index, (name, on_devices) in enumerate(zip(params, group.param_arrays)):
                 kv.init(name, self._arg_params[name])
-                if update_on_kvstore:
+                if update_on_kvstore or "dist" in kv.type:
+                    # (every device, and every worker, starts from the store's value:
+                    # rank 0's for a distributed store)
                     kv.pull(name, on_devices, priority=-index)
+            self._params_dirty = True
             if update_on_kvstore:
                 kv.set_optimizer(self._optimizer)
         self.optimizer_initialized = True
