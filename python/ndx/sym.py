@@ -381,6 +381,12 @@ class Symbol:
 
     # ---- arithmetic, as the np functions ----
     def _binary(self, op, other, reflected=False):
+        if isinstance(other, (bool, int, float)) and not isinstance(other, _onp.generic):
+            # a Python scalar is weak (NEP 50), typed against this symbol's dtype at run time:
+            # float16 data * 2 stays float16, as it does imperatively
+            kind = 0 if isinstance(other, bool) else 1 if isinstance(other, int) else 2
+            other = _apply("_npi_weak_scalar_like", [self], {"value": float(other),
+                                                              "kind": kind})
         other = other if isinstance(other, Symbol) else _constant(other)
         a, b = (other, self) if reflected else (self, other)
         return _apply(op, [a, b], {})
@@ -531,8 +537,8 @@ def _aux_positions(node):
 
 
 def _constant(value):
-    """A constant operand. Symbols carry no dtype, so Python scalars take the default float
-    dtype (float32): `sym_x * 2` stays float32 for float32 inputs."""
+    """A constant operand (a Python scalar takes the default float dtype; in arithmetic,
+    Symbol._binary types Python scalars against the other operand instead)."""
     if isinstance(value, (bool, int, float)):
         arr = _np.array(float(value), dtype=_core._default_float())
     else:

@@ -933,6 +933,9 @@ def vonmises(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def wald(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_wald: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def weak_scalar_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_weak_scalar_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def weibull(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_weibull: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 

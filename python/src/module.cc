@@ -804,12 +804,19 @@ PyObject* sym_var(PyObject*, PyObject* args) {
   NDX_PY_END(nullptr)
 }
 
+// Constants and the Python scalars of symbol arithmetic (sym * 2): operands, not inputs or
+// layers, so get_internals / get_children leave them out (MXNet's _mul_scalar is one node).
+bool is_operand_constant(const Node& n) {
+  static const Op* const weak_scalar = Op::get("_npi_weak_scalar_like");
+  return n.is_variable() ? !n.values.empty() : n.op() == weak_scalar;
+}
+
 // _sym_internals(symbol): every entry of the graph, inputs first (MXNet's get_internals).
 PyObject* sym_internals(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
   Graph g;
   for (const auto& n : graph_of(h).topo_order()) {
-    if (n->is_variable() && !n->values.empty()) continue;  // (constants are not inputs)
+    if (is_operand_constant(*n)) continue;
     const uint32_t k = n->is_variable() ? 1 : n->op()->visible_outputs_for(n->attrs);
     for (uint32_t j = 0; j < k; ++j) g.outputs.push_back(NodeEntry{n, j, 0});
   }
@@ -876,8 +883,7 @@ PyObject* sym_children(PyObject*, PyObject* h) {
   for (const auto& o : graph_of(h).outputs) {
     if (!heads.insert(o.node.get()).second) continue;
     for (const auto& e : o.node->inputs)
-      if (!(e.node->is_variable() && !e.node->values.empty()) &&
-          seen.insert({e.node.get(), e.index}).second)
+      if (!is_operand_constant(*e.node) && seen.insert({e.node.get(), e.index}).second)
         g.outputs.push_back(e);
   }
   return graph_capsule(std::move(g));

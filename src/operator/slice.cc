@@ -79,6 +79,45 @@ struct AstypeParam {
   }
 };
 
+// A Python scalar in a symbol's arithmetic (sym * 2): a 0-d array whose dtype NEP 50's weak-scalar
+// rule gives against the other operand's, as the imperative path types it (float16 data * 2.5
+// stays float16, int32 data * 2.5 takes the default float dtype).
+struct WeakScalarParam {
+  double value = 0;
+  int64_t kind = 2;
+  static void declare(ParamDecl<WeakScalarParam>& d) {
+    d.field("value", &WeakScalarParam::value).describe("The scalar.");
+    d.field("kind", &WeakScalarParam::kind)
+        .set_default(2)
+        .describe("The scalar's kind: 0 bool, 1 int, 2 float.");
+  }
+};
+
+bool weak_scalar_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const int64_t kind = attrs.get<WeakScalarParam>().kind;
+  if (kind < 0 || kind > 2)
+    value_error("[weak_scalar_like] kind must be 0 (bool), 1 (int) or 2 (float); got ", kind);
+  if ((*in)[0] == DType::kUnknown) return false;
+  const DType t = promote_with_scalar((*in)[0], static_cast<ScalarKind>(kind));
+  const double v = attrs.get<WeakScalarParam>().value;
+  if (is_integer(t)) {  // (uint8 data + 300: NumPy 2 raises OverflowError, as ndx imperatively)
+    double lo = 0, hi = 0;
+    NDX_DTYPE_SWITCH(t, T, {
+      lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      hi = static_cast<double>(std::numeric_limits<T>::max());
+    });
+    if (v < lo || v > hi)
+      overflow_error("[sym] Python integer ", static_cast<long long>(v), " out of bounds for ", t);
+  }
+  (*out)[0] = t;
+  return true;
+}
+
+void weak_scalar_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] != kNullOp) kernel::as_array(out[0]).fill(attrs.get<WeakScalarParam>().value);
+}
+
 void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   kernel::write_req(kernel::as_array(in[0]), kernel::as_array(out[0]), req[0]);  // casts
@@ -126,6 +165,23 @@ void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& 
       .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
         return std::vector<NodeEntry>{make_node("_npi_cast_like", {og[0], n->inputs[0]}),
                                       make_node("_np_zeros_like", {n->inputs[1]})};
+      });
+  OpRegistry::global()
+      .register_op("_npi_weak_scalar_like")
+      .describe("A Python scalar as a 0-d array typed by NEP 50's rule against `like`'s dtype.")
+      .set_num_inputs(1)
+      .add_argument("like", "NDArray", "The array the scalar meets.")
+      .set_params<WeakScalarParam>()
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& attrs, ShapeVector*, ShapeVector* out) {
+                               assign_shape(attrs, &(*out)[0], Shape{}, "output", 0);
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType", weak_scalar_type)
+      .set_attr<FCompute>("FCompute<cpu>", weak_scalar_compute)
+      .set_attr<FCompute>("FCompute<gpu>", weak_scalar_compute)
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>&) {
+        return std::vector<NodeEntry>{make_node("_np_zeros_like", {n->inputs[0]})};
       });
   OpRegistry::global()
       .register_op("_npx_slice")
