@@ -12,9 +12,10 @@ __all__ = ["Speedometer", "ProgressBar", "LogValidationMetricsCallback", "do_che
 
 
 def _period(period):
-    if isinstance(period, bool) or not isinstance(period, int):
-        raise TypeError(f"[callback] period must be an int, got {period!r}")
-    return max(1, period)
+    """MXNet's int(max(1, period)): a number, at least 1."""
+    if isinstance(period, bool) or not isinstance(period, (int, float)):
+        raise TypeError(f"[callback] period must be a number, got {period!r}")
+    return int(max(1, period))
 
 
 def do_checkpoint(prefix, period=1):

@@ -81,7 +81,9 @@ def _multi_update(op_name, weights, arrays_per_weight, lrs, wds, **params):
     for at in range(0, len(weights), _MULTI_CHUNK):
         end = min(at + _MULTI_CHUNK, len(weights))
         flat = [a for arrays in arrays_per_weight[at:end] for a in arrays]
-        flat += [np.array(lrs[at:end], dtype="float64"), np.array(wds[at:end], dtype="float64")]
+        device = weights[at].device  # (the rates go with the weights: cpu(1)'s on cpu(1))
+        flat += [np.array(lrs[at:end], dtype="float64", device=device),
+                 np.array(wds[at:end], dtype="float64", device=device)]
         params["num_weights"] = end - at
         _core._invoke(op_name, tuple(flat), params, tuple(weights[at:end]))
 

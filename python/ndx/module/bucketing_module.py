@@ -225,4 +225,6 @@ class BucketingModule(BaseModule):
 
     def save_checkpoint(self, prefix, epoch, remove_amp_cast=True):
         """Writes the default bucket's symbol as prefix-symbol.json and the parameters."""
+        self._require(params=True, what="save_checkpoint")
+        self.get_params()  # (training on other buckets only leaves the default one clean)
         self._buckets[self._default_bucket_key].save_checkpoint(prefix, epoch)

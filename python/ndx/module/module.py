@@ -249,6 +249,9 @@ class Module(BaseModule):
         are inferred from them. shared_module (a bound, initialized Module: a bucket of a
         BucketingModule) lends its parameter arrays."""
         if force_rebind:
+            if self.binded and self.params_initialized and self._params_dirty:
+                # (the executors about to go hold the trained values; the new ones get them)
+                self._sync_params_from_devices()
             self._reset_bind()
         if self.binded:
             self.logger.warning("Already bound, ignoring bind()")
@@ -401,7 +404,11 @@ class Module(BaseModule):
             raise NotImplementedError("[Module.forward] pre-sliced (list) batches are not "
                                       "supported; give one DataBatch")
         new_shapes = tuple(tuple(d.shape) for d in data_batch.data)
-        if tuple(tuple(d.shape) for d in self._data_shapes) != new_shapes:
+        # (a batch with labels after a bind / reshape without them -- predict's -- binds them
+        # again, else its labels would be ignored and training would read stale ones)
+        labels_unbound = bool(data_batch.label) and bool(self._label_names) and \
+            not self._label_shapes
+        if tuple(tuple(d.shape) for d in self._data_shapes) != new_shapes or labels_unbound:
             new_dshape = getattr(data_batch, "provide_data", None) or \
                 [DataDesc(d.name, s, d.dtype, d.layout)
                  for d, s in zip(self._data_shapes, new_shapes)]
@@ -409,6 +416,9 @@ class Module(BaseModule):
             if not new_lshape and data_batch.label and self._label_shapes:
                 new_lshape = [DataDesc(d.name, tuple(lab.shape), d.dtype, d.layout)
                               for d, lab in zip(self._label_shapes, data_batch.label)]
+            elif not new_lshape and labels_unbound:
+                new_lshape = [DataDesc(n, tuple(lab.shape))
+                              for n, lab in zip(self._label_names, data_batch.label)]
             self.reshape(new_dshape, new_lshape or None)
         self._exec_group.forward(data_batch, is_train)
         if is_train or (is_train is None and self.for_training):
