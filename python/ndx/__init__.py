@@ -36,6 +36,7 @@ from . import (
                    metric,
                    model,
                    module,
+                   monitor,
                    nd,
                    numpy_op_signature,
                    operator,
@@ -79,6 +80,7 @@ numpy_extension = npx
 ndarray = nd
 symbol = sym
 mod = module
+mon = monitor
 attribute = sym
 AttrScope = sym.AttrScope
 init = initializer
@@ -90,7 +92,7 @@ cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initializer", "kvstore",
            "kv", "library", "lr_scheduler", "metric", "model", "module", "mod", "callback",
-           "attribute", "AttrScope",
+           "monitor", "mon", "attribute", "AttrScope",
            "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

@@ -140,6 +140,7 @@ class Executor:
         self.outputs = None
         self._recorded = None
         self._attached = set()
+        self._monitor = None
 
     @classmethod
     def _sharing(cls, sym, device, values, grads, grad_req):
@@ -196,6 +197,8 @@ class Executor:
         with autograd.record(train_mode=is_train):
             recorded = list(_core._graph_run(self._symbol._handle, inputs))
         self._recorded = recorded
+        if self._monitor is not None and getattr(self._monitor[0], "active", True):
+            self._report_internals(is_train)
         if self.outputs is None or [(o.shape, o.dtype) for o in self.outputs] != \
                 [(r.shape, r.dtype) for r in recorded]:
             self.outputs = [_np.zeros(r.shape, dtype=r.dtype, device=r.device)
@@ -203,6 +206,30 @@ class Executor:
         for buf, r in zip(self.outputs, recorded):
             buf[...] = r
         return self.outputs
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """After each forward, callback(name, array) gets every op output of the graph
+        ('fc1_output', ...) and, with monitor_all, every input ('fc1_weight', ...), as
+        MXNet's executor monitor (mx.monitor.Monitor installs one). A callback with an
+        `active` attribute that is False is skipped (the outputs are then not computed)."""
+        if callback is not None and not callable(callback):
+            raise TypeError(f"[Executor.set_monitor_callback] callback must be callable, got "
+                            f"{type(callback).__name__}")
+        self._monitor = None if callback is None else (callback, bool(monitor_all))
+
+    def _report_internals(self, is_train):
+        """The graph's internal values of the last forward's inputs, run again (in the same
+        train mode) without recording, to the monitor callback."""
+        callback, monitor_all = self._monitor
+        internals = self._symbol.get_internals()
+        names = internals.list_outputs()
+        with autograd.pause(train_mode=is_train):
+            values = _core._graph_run(internals._handle,
+                                      [self._values[n] for n in internals.list_inputs()])
+        inputs = set(self._input_names)
+        for name, value in zip(names, values):
+            if monitor_all or name not in inputs:
+                callback(name, value)
 
     def backward(self, out_grads=None):
         """Back-propagates `out_grads` (one array, a list in output order or a dict by output

@@ -352,3 +352,41 @@ def test_bad_use_raises_typed_errors():
         mod.backward()
     with pytest.raises(ValueError, match="shape"):
         mod.set_params({"fc1_weight": np.zeros((3, 3))}, {}, allow_missing=True)
+
+
+def test_monitor_reports_forward_outputs_and_updated_weights_every_interval(caplog):
+    """mx.mon.Monitor(2): batches 1 and 3 of 4 are collected; an output's statistic is the
+    forward's (norm / sqrt(size), the parameters before that batch's update), a weight's is
+    its value at toc, after the update (MXNet's order in fit)."""
+    x, y = _data(n=80)
+    mod = _bound_module()
+    mon = mx.mon.Monitor(2, pattern="fc1_output|fc2_weight", sort=True)
+    mod.install_monitor(mon)
+    mod.init_optimizer(optimizer_params={"learning_rate": 0.5})
+
+    def rms(a):
+        return float(onp.sqrt((a.astype("float64") ** 2).sum() / a.size))
+
+    seen = []
+    for i in range(4):
+        before = _params_np(mod)
+        mon.tic()
+        mod.forward_backward(mx.io.DataBatch([np.array(x[20 * i:20 * i + 20])],
+                                             [np.array(y[20 * i:20 * i + 20])]))
+        mod.update()
+        res = mon.toc()
+        if i % 2:
+            assert res == []
+            continue
+        after = _params_np(mod)
+        fc1 = x[20 * i:20 * i + 20] @ before["fc1_weight"].T + before["fc1_bias"]
+        assert [(s, n) for s, n, _ in res] == [(i + 1, "fc1_output"), (i + 1, "fc2_weight")]
+        assert float(res[0][2]) == pytest.approx(rms(fc1), rel=1e-5)
+        assert float(res[1][2]) == pytest.approx(rms(after["fc2_weight"]), rel=1e-5)
+        seen.append(i)
+    assert seen == [0, 2]
+    with caplog.at_level(logging.INFO):
+        mon.tic()
+        mod.forward(mx.io.DataBatch([np.array(x[:20])]), is_train=False)
+        mon.toc_print()
+    assert any(r.getMessage().startswith("Batch:       5 fc1_output") for r in caplog.records)

@@ -205,10 +205,10 @@ class BaseModule:
         if num_epoch is None:
             raise ValueError(f"[{type(self).__name__}.fit] please specify number of epochs "
                              f"(num_epoch)")
-        if monitor is not None:
-            self.install_monitor(monitor)
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
                   for_training=True, force_rebind=force_rebind)
+        if monitor is not None:
+            self.install_monitor(monitor)
         self.init_params(initializer=Uniform(0.01) if initializer is None else initializer,
                          arg_params=arg_params, aux_params=aux_params,
                          allow_missing=allow_missing, force_init=force_init)
@@ -228,6 +228,8 @@ class BaseModule:
             eval_name_vals = []
             while not end_of_batch:
                 data_batch = next_data_batch
+                if monitor is not None:
+                    monitor.tic()
                 self.forward_backward(data_batch)
                 self.update()
                 self.update_metric(eval_metric, data_batch.label)
@@ -236,6 +238,8 @@ class BaseModule:
                     self.prepare(next_data_batch, sparse_row_id_fn=sparse_row_id_fn)
                 except StopIteration:
                     end_of_batch = True
+                if monitor is not None:
+                    monitor.toc_print()
                 if end_of_batch:
                     eval_name_vals = eval_metric.get_global_name_value()
                 if batch_end_callback is not None:
@@ -300,8 +304,8 @@ class BaseModule:
         self.set_params(arg_params, aux_params)
 
     def install_monitor(self, mon):
-        raise NotImplementedError(f"[{type(self).__name__}.install_monitor] ndx has no "
-                                  f"Monitor; mx.profiler records per-op times")
+        raise NotImplementedError(f"[{type(self).__name__}.install_monitor] is not "
+                                  f"supported by this module")
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):

@@ -46,6 +46,7 @@ class BucketingModule(BaseModule):
         self._curr_bucket_key = None
         self._params_dirty = False
         self._grad_req = "write"
+        self._monitor = None
 
     def _call_sym_gen(self, key):
         out = self._sym_gen(key)
@@ -173,6 +174,8 @@ class BucketingModule(BaseModule):
             default = self._buckets[self._default_bucket_key]
             module.bind(data_shapes, label_shapes, self.for_training, self.inputs_need_grad,
                         force_rebind=False, shared_module=default, grad_req=self._grad_req)
+            if self._monitor is not None:
+                module.install_monitor(self._monitor)
             self._buckets[bucket_key] = module
         self._curr_module = self._buckets[bucket_key]
         self._curr_bucket_key = bucket_key
@@ -222,6 +225,13 @@ class BucketingModule(BaseModule):
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         self._current("update_metric").update_metric(eval_metric, labels, pre_sliced)
+
+    def install_monitor(self, mon):
+        """Installs `mon` on every bucket's executors, present and future."""
+        self._require(what="install_monitor")
+        self._monitor = mon
+        for module in self._buckets.values():
+            module.install_monitor(mon)
 
     def save_checkpoint(self, prefix, epoch, remove_amp_cast=True):
         """Writes the default bucket's symbol as prefix-symbol.json and the parameters."""

@@ -76,6 +76,7 @@ class DataParallelExecutorGroup:
         self.data_names = [d.name for d in data_shapes]
         self.grad_req = self._grad_reqs(grad_req)
         self.execs = []
+        self._monitor = None
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
     def _grad_reqs(self, grad_req):
@@ -135,6 +136,9 @@ class DataParallelExecutorGroup:
                 exe._share_arrays(shared_group.execs[i], self.param_names + self.aux_names)
             execs.append(exe)
         self.execs = execs
+        if self._monitor is not None:
+            for exe in execs:
+                self._monitor.install(exe)
         self._collect_arrays()
 
     def _with_labels(self, shapes):
@@ -182,6 +186,11 @@ class DataParallelExecutorGroup:
                 [tuple(d.shape) for d in self.label_shapes]:
             return
         self.bind_exec(data_shapes, label_shapes, reshape=True)
+
+    def install_monitor(self, mon):
+        self._monitor = mon
+        for exe in self.execs:
+            mon.install(exe)
 
     # ---- parameters ----
     def set_params(self, arg_params, aux_params, allow_extra=False):

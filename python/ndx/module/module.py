@@ -481,5 +481,6 @@ class Module(BaseModule):
         self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
+        """Installs mx.monitor.Monitor `mon` on the executors (and those a reshape makes)."""
         self._require(what="install_monitor")
-        super().install_monitor(mon)
+        self._exec_group.install_monitor(mon)
