@@ -275,7 +275,14 @@ class Mixed(Initializer):
 
     def __call__(self, shape, dtype="float32", device=None, name=None):
         if _fills(shape, dtype):
-            return Initializer.__call__(self, shape, dtype)
+            # MXNet's init(desc, arr): the matching initializer fills arr itself, choosing
+            # the fill by the name (a *bias of Mixed(['.*'], [Xavier()]) gets zeros)
+            desc, arr = shape, dtype
+            for pattern, init in self.map:
+                if pattern.match(str(desc)):
+                    return init(desc, arr)
+            raise ValueError(f"[Mixed] parameter {str(desc)!r} matches none of the "
+                             "patterns; add '.*' as a catch-all")
         name = name or "weight"
         for pattern, init in self.map:
             if pattern.match(name):

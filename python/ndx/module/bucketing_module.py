@@ -233,8 +233,19 @@ class BucketingModule(BaseModule):
         for module in self._buckets.values():
             module.install_monitor(mon)
 
-    def save_checkpoint(self, prefix, epoch, remove_amp_cast=True):
-        """Writes the default bucket's symbol as prefix-symbol.json and the parameters."""
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False,
+                        remove_amp_cast=True):
+        """Writes the default bucket's symbol as prefix-symbol.json, the parameters and
+        (save_optimizer_states) the optimizer states, which every bucket shares."""
         self._require(params=True, what="save_checkpoint")
         self.get_params()  # (training on other buckets only leaves the default one clean)
-        self._buckets[self._default_bucket_key].save_checkpoint(prefix, epoch)
+        self._buckets[self._default_bucket_key].save_checkpoint(prefix, epoch,
+                                                                save_optimizer_states)
+
+    def save_optimizer_states(self, fname):
+        self._require(optimizer=True, what="save_optimizer_states")
+        self._buckets[self._default_bucket_key].save_optimizer_states(fname)
+
+    def load_optimizer_states(self, fname):
+        self._require(optimizer=True, what="load_optimizer_states")
+        self._buckets[self._default_bucket_key].load_optimizer_states(fname)

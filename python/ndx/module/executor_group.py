@@ -188,6 +188,9 @@ class DataParallelExecutorGroup:
         self.bind_exec(data_shapes, label_shapes, reshape=True)
 
     def install_monitor(self, mon):
+        if not callable(getattr(mon, "install", None)):
+            raise TypeError(f"[Module.install_monitor] expected an mx.mon.Monitor, got "
+                            f"{type(mon).__name__}")
         self._monitor = mon
         for exe in self.execs:
             mon.install(exe)
@@ -226,7 +229,7 @@ class DataParallelExecutorGroup:
         if len(data) != len(self.data_names):
             raise ValueError(f"[Module.forward] the batch has {len(data)} data arrays; the "
                              f"module's data are {self.data_names}")
-        labels = list(data_batch.label or []) if self.label_names else []
+        labels = list(getattr(data_batch, "label", None) or []) if self.label_names else []
         if labels and len(labels) < len(self.label_names):
             raise ValueError(f"[Module.forward] the batch has {len(labels)} label arrays; "
                              f"the module's labels are {self.label_names}")

@@ -406,19 +406,20 @@ class Module(BaseModule):
         new_shapes = tuple(tuple(d.shape) for d in data_batch.data)
         # (a batch with labels after a bind / reshape without them -- predict's -- binds them
         # again, else its labels would be ignored and training would read stale ones)
-        labels_unbound = bool(data_batch.label) and bool(self._label_names) and \
+        batch_label = getattr(data_batch, "label", None)  # (a namedtuple Batch has none)
+        labels_unbound = bool(batch_label) and bool(self._label_names) and \
             not self._label_shapes
         if tuple(tuple(d.shape) for d in self._data_shapes) != new_shapes or labels_unbound:
             new_dshape = getattr(data_batch, "provide_data", None) or \
                 [DataDesc(d.name, s, d.dtype, d.layout)
                  for d, s in zip(self._data_shapes, new_shapes)]
             new_lshape = getattr(data_batch, "provide_label", None)
-            if not new_lshape and data_batch.label and self._label_shapes:
+            if not new_lshape and batch_label and self._label_shapes:
                 new_lshape = [DataDesc(d.name, tuple(lab.shape), d.dtype, d.layout)
-                              for d, lab in zip(self._label_shapes, data_batch.label)]
+                              for d, lab in zip(self._label_shapes, batch_label)]
             elif not new_lshape and labels_unbound:
                 new_lshape = [DataDesc(n, tuple(lab.shape))
-                              for n, lab in zip(self._label_names, data_batch.label)]
+                              for n, lab in zip(self._label_names, batch_label)]
             self.reshape(new_dshape, new_lshape or None)
         self._exec_group.forward(data_batch, is_train)
         if is_train or (is_train is None and self.for_training):
