@@ -989,6 +989,22 @@ def Reshape(data=None, shape=None, reverse=False, name=None):  # noqa: N802
                   name or _legacy_name("reshape"))
 
 
+_np_reshape_symbol = reshape  # noqa: F821  (NumPy's, made by _populate)
+
+
+def reshape(data=None, shape=None, reverse=False, newshape=None, name=None, **kwargs):
+    """mx.sym.reshape: MXNet's legacy reshape (the Reshape op's other name) with shape= and
+    its 0 / -1 / -2 / -3 / -4 codes, or NumPy's reshape with newshape=."""
+    if shape is not None:
+        if newshape is not None:
+            raise TypeError("[sym.reshape] give shape= (MXNet's codes) or newshape= (NumPy's), "
+                            "not both")
+        return Reshape(data, shape=shape, reverse=reverse, name=name, **kwargs)
+    if newshape is None:
+        raise TypeError("[sym.reshape] missing shape= (or NumPy's newshape=)")
+    return _np_reshape_symbol(data, newshape=newshape, name=name)
+
+
 @_with_attrs
 def Cast(data=None, dtype=None, name=None):  # noqa: N802
     return _apply("_npi_astype", [data], {"dtype": _dtype_name(dtype)},

@@ -792,8 +792,8 @@ def relu6(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def remainder(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_remainder: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
-def reshape(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _np_reshape: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+def reshape(data: Any = None, shape: Any = None, reverse: Any = False, newshape: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """mx.sym.reshape: MXNet's legacy reshape (the Reshape op's other name) with shape= and its 0 / -1 / -2 / -3 / -4 codes, or NumPy's reshape with newshape=."""
 
 def rfft(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_rfft: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""

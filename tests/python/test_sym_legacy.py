@@ -894,3 +894,14 @@ def test_the_scalar_of_symbol_arithmetic_is_no_child_and_passes_no_gradient():
     exe.backward(np.ones(4, dtype="float16"))
     assert exe.outputs[0].dtype == onp.float16
     onp.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), onp.full(4, 3, "float16"))
+
+
+def test_sym_reshape_takes_mxnets_shape_codes_and_numpys_newshape():
+    """mx.sym.reshape is the Reshape op's other name in MXNet (shape= with its codes: 0
+    copies, -1 infers, -3 merges); NumPy's newshape= works too. Shapes by hand."""
+    x = sym.Variable("x")
+    assert sym.reshape(x, shape=(0, -1, 1)).infer_shape(x=(4, 3))[1] == [(4, 3, 1)]
+    assert sym.reshape(data=x, shape=(-3,)).infer_shape(x=(4, 3))[1] == [(12,)]
+    assert sym.reshape(x, newshape=(2, -1)).infer_shape(x=(4, 3))[1] == [(2, 6)]
+    with pytest.raises(TypeError, match="shape"):
+        sym.reshape(x)
