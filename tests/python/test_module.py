@@ -390,3 +390,22 @@ def test_monitor_reports_forward_outputs_and_updated_weights_every_interval(capl
         mod.forward(mx.io.DataBatch([np.array(x[:20])]), is_train=False)
         mon.toc_print()
     assert any(r.getMessage().startswith("Batch:       5 fc1_output") for r in caplog.records)
+
+
+def test_fit_reads_an_iterator_that_score_used_up_from_its_start():
+    """MXNet's fit stops with StopIteration on an exhausted iterator; ndx resets it. An
+    iterator with no batches at all is a ValueError."""
+    x, y = _data(n=40)
+    it = mx.io.NDArrayIter(x, y, batch_size=20)
+    mod = _bound_module()
+    mod.score(it, "acc")  # (reads every batch)
+    seen = []
+    mod.fit(it, num_epoch=1, batch_end_callback=lambda p: seen.append(p.nbatch))
+    assert seen == [0, 1]
+
+    class Empty(mx.io.DataIter):
+        provide_data = [mx.io.DataDesc("data", (20, 10))]
+        provide_label = [mx.io.DataDesc("softmax_label", (20,))]
+
+    with pytest.raises(ValueError, match="no batches"):
+        mod.fit(Empty(), num_epoch=1)

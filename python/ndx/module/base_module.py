@@ -224,7 +224,18 @@ class BaseModule:
             nbatch = 0
             data_iter = iter(train_data)
             end_of_batch = False
-            next_data_batch = next(data_iter)
+            try:
+                next_data_batch = next(data_iter)
+            except StopIteration:
+                # (an iterator a score() or an earlier loop used up: MXNet stops here with
+                # StopIteration; it is read from its start instead)
+                train_data.reset()
+                data_iter = iter(train_data)
+                try:
+                    next_data_batch = next(data_iter)
+                except StopIteration:
+                    raise ValueError(f"[{type(self).__name__}.fit] train_data yields no "
+                                     f"batches") from None
             eval_name_vals = []
             while not end_of_batch:
                 data_batch = next_data_batch
