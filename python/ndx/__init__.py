@@ -44,6 +44,7 @@ from . import (
                    profiler,
                    random,
                    recordio,
+                   rnn,
                    runtime,
                    sym,
                    test_utils,
@@ -92,7 +93,7 @@ cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initializer", "kvstore",
            "kv", "library", "lr_scheduler", "metric", "model", "module", "mod", "callback",
-           "monitor", "mon", "attribute", "AttrScope",
+           "monitor", "mon", "rnn", "attribute", "AttrScope",
            "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

@@ -306,7 +306,7 @@ def register(klass):
     return klass
 
 
-def create(init, **kwargs):
+def create(init, /, **kwargs):
     """An Initializer from an instance, a name ('zeros', 'xavier', ...) with its keyword
     arguments (create('normal', sigma=0.5)), the JSON of Initializer.dumps() or None
     (Uniform), as MXNet's mx.init.create."""
