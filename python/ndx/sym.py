@@ -1214,7 +1214,6 @@ _DIFFERENT = {
     "argmax": "MXNet's argmax gives float indices, of shape (1,) without an axis",
     "argmin": "MXNet's argmin gives float indices, of shape (1,) without an axis",
     "argsort": "MXNet's argsort gives float32 indices by default",
-    "where": "MXNet's where also takes a 1-d condition selecting along the first axis",
 }
 # Ops whose output is bool (for MXNet 2.0's scalar ops, which compute on bool data as int64).
 _BOOL_OPS = frozenset({
@@ -1757,6 +1756,364 @@ def _x_broadcast_like(g, node, attrs, ins):
     return [g.add("_npi_broadcast_like", node["name"], _arity(node, ins, 2))]
 
 
+# ---- indexing, sequence and normalization ops (GluonNLP / GluonCV exports) --------------------
+# A graph records no shapes, so these work for any rank: an axis is moved to the front with
+# swapaxes, and a (B,)- or (T, B)-shaped tensor meets the data's leading axes by reversing the
+# data's axes (transpose without axes), which puts them last, where NumPy broadcasts.
+
+def _positions(g, x, axis, name):
+    """0 .. x.shape[axis] - 1 as int64 (1-d): a cumulative sum of ones down one column of x
+    (its other axes merged)."""
+    if axis != 0:
+        x = g.add("_np_swapaxes", name + "_front", [x], {"axis1": axis, "axis2": 0})
+    col = g.add("_npx_slice", name + "_col", [
+        g.add("_npx_reshape", name + "_2d", [x], {"newshape": (-2, -1)})],
+        {"begin": (_NONE, 0), "end": (_NONE, 1)})
+    ones = g.add("_npi_astype", name + "_ones", [g.add("_np_ones_like", name + "_ones_f", [col])],
+                 {"dtype": "int64"})
+    count = g.add("_npx_reshape", name + "_count", [
+        g.add("_np_cumsum", name + "_cumsum", [ones], {"axis": 0})], {"newshape": (-1,)})
+    return g.add("_np_subtract", name + "_positions", [count, g.const(1, name + "_one", "int64")])
+
+
+def _reversed(g, x, name):
+    return g.add("_np_transpose", name, [x])
+
+
+def _index_like(g, x, idx, name):
+    """idx (x's leading axis, or (T, B) for two) broadcast to x's shape as int64: zeros like x
+    with their axes reversed, plus idx reversed, reversed back."""
+    zeros = g.add("_npi_astype", name + "_zeros", [g.add("_np_zeros_like", name + "_z", [x])],
+                  {"dtype": "int64"})
+    return _reversed(g, g.add("_np_add", name + "_sum", [
+        _reversed(g, zeros, name + "_zeros_t"), _reversed(g, idx, name + "_idx_t")]),
+        name + "_index")
+
+
+def _lengths(g, node, attrs, ins):
+    """A Sequence* op's data and its lengths truncated to int64 (MXNet reads them as int), or
+    None without use_sequence_length."""
+    name = node["name"]
+    _known(node, attrs, ("use_sequence_length", "axis", "value"))
+    if not _flag(node, attrs, "use_sequence_length", False):
+        return ins[0], None
+    data, length = _arity(node, ins, 2)
+    return data, g.add("_npi_astype", name + "_lengths", [length], {"dtype": "int64"})
+
+
+def _sequence_axis(node, attrs, allowed=(0, 1)):
+    axis = _integer(node, attrs, "axis", 0)
+    if axis not in allowed:
+        _fail(node, f"axis={axis} is not supported (MXNet takes {' or '.join(map(str, allowed))})",
+              ValueError)
+    return axis
+
+
+def _x_batch_dot(g, node, attrs, ins):
+    """batch_dot: a matmul of the (batched) matrices, transpose_a / transpose_b swapping the
+    last two axes of an operand first."""
+    name = node["name"]
+    _known(node, attrs, ("transpose_a", "transpose_b", "forward_stype"))
+    if attrs.get("forward_stype", "None") not in ("None", "default"):
+        _fail(node, f"forward_stype={attrs['forward_stype']!r} is not supported")
+    a, b = _arity(node, ins, 2)
+    for key, k in (("transpose_a", 0), ("transpose_b", 1)):
+        if _flag(node, attrs, key, False):
+            e = g.add("_np_swapaxes", f"{name}_{key}", [(a, b)[k]], {"axis1": -1, "axis2": -2})
+            a, b = (e, b) if k == 0 else (a, e)
+    return [g.add("_np_matmul", name, [a, b])]
+
+
+def _x_where(g, node, attrs, ins):
+    """where(condition, x, y): x where condition != 0; a 1-d condition selects whole slices
+    along x's first axis: with the axes reversed it meets x's first axis, now the last."""
+    name = node["name"]
+    _known(node, attrs, ())
+    c, x, y = (_reversed(g, e, f"{name}_{k}_t")
+               for k, e in zip(("condition", "x", "y"), _arity(node, ins, 3)))
+    return [_reversed(g, g.add("_np_where", name + "_t", [c, x, y]), name)]
+
+
+_TOPK_RETURNS = ("indices", "value", "both", "mask")
+
+
+def _x_topk(g, node, attrs, ins):
+    """topk: a stable ascending argsort along the axis (moved to the front), read backwards for
+    the largest; its first k (all for k < 1); indices in dtype (float32 by default), values
+    gathered, mask 1 in the data's dtype where an element's rank is below k; 'both' is
+    [value, indices]. (Ties: MXNet's std::sort leaves their order unspecified.)"""
+    name = node["name"]
+    _known(node, attrs, ("axis", "k", "ret_typ", "is_ascend", "dtype"))
+    (x,) = _arity(node, ins, 1)
+    ret = attrs.get("ret_typ", "indices")
+    if ret not in _TOPK_RETURNS:
+        _fail(node, f"ret_typ={ret!r} is not one of {_TOPK_RETURNS}", ValueError)
+    k = _integer(node, attrs, "k", 1)
+    if attrs.get("axis", "-1") == "None":
+        if ret == "mask":
+            _fail(node, "axis=None with ret_typ='mask' (a mask of the data's shape) is not "
+                        "supported")
+        x, axis = g.add("_npx_reshape", name + "_flat", [x], {"newshape": (-1,)}), 0
+    else:
+        axis = _integer(node, attrs, "axis", -1)
+    front = x if axis == 0 else g.add("_np_swapaxes", name + "_front", [x],
+                                      {"axis1": axis, "axis2": 0})
+
+    def back(e, suffix):
+        return e if axis == 0 else g.add("_np_swapaxes", name + suffix, [e],
+                                         {"axis1": 0, "axis2": axis})
+
+    order = g.add("_np_argsort", name + "_argsort", [front], {"axis": 0})
+    if not _flag(node, attrs, "is_ascend", False):
+        order = g.add("_npx_slice", name + "_descending", [order],
+                      {"begin": (_NONE,), "end": (_NONE,), "step": (-1,)})
+    if ret == "mask":
+        rank = g.add("_np_argsort", name + "_rank", [order], {"axis": 0})
+        inside = g.add("_np_less", name + "_inside", [rank, g.const(k, name + "_k", "int64")]) \
+            if k >= 1 else g.add("_np_ones_like", name + "_all", [rank])
+        return [g.named(back(g.like(inside, x, name + "_mask"), "_back"), name)]
+    top = order if k < 1 else g.add("_npx_slice", name + "_top", [order],
+                                    {"begin": (0,), "end": (k,)})
+    outs = []
+    if ret in ("value", "both"):
+        outs.append(back(g.add("_npi_take_along_axis", name + "_value", [front, top],
+                               {"axis": 0}), "_value_back"))
+    if ret in ("indices", "both"):
+        dtype = attrs.get("dtype", "float32")
+        outs.append(back(g.add("_npi_astype", name + "_indices", [top], {"dtype": dtype}),
+                         "_indices_back"))
+    g.named(outs[0], name)
+    return outs
+
+
+def _x_sequence_mask(g, node, attrs, ins):
+    """SequenceMask: with use_sequence_length, the steps t >= int(length[b]) of each sequence
+    (axis 0: (T, B, ...), axis 1: (B, T, ...)) set to value (float32, then the data's dtype)."""
+    name = node["name"]
+    data, length = _lengths(g, node, attrs, ins)
+    axis = _sequence_axis(node, attrs)
+    if length is None:
+        return [g.add("_npx_reshape", name, [data], {"newshape": (-4,)})]
+    t = _positions(g, data, axis, name)
+    keep = g.add("_np_less", name + "_keep", [g.add("_np_expand_dims", name + "_t", [t],
+                                                    {"axis": 1}), length] if axis == 0 else
+                 [t, g.add("_np_expand_dims", name + "_len", [length], {"axis": 1})])
+    value = float(_onp.float32(_number(node, attrs, "value", 0.0)))
+    v = g.like(g.const(value, name + "_value", "float32"), data, name + "_value_cast")
+    y = g.add("_np_where", name + "_t_out", [_reversed(g, keep, name + "_keep_t"),
+                                             _reversed(g, data, name + "_data_t"), v])
+    return [_reversed(g, y, name)]
+
+
+def _x_sequence_last(g, node, attrs, ins):
+    """SequenceLast: each sequence's step int(length[b]) - 1 (the last step without
+    use_sequence_length), the time axis removed."""
+    name = node["name"]
+    data, length = _lengths(g, node, attrs, ins)
+    axis = _sequence_axis(node, attrs)
+    lead = (_NONE,) * axis
+    if length is None:
+        y = g.add("_npx_slice", name + "_last", [data], {"begin": lead + (-1,),
+                                                         "end": lead + (_NONE,)})
+    else:
+        step = g.add("_npx_slice", name + "_step", [data], {"begin": lead + (0,),
+                                                            "end": lead + (1,)})
+        last = g.add("_np_subtract", name + "_pos", [length, g.const(1, name + "_one", "int64")])
+        if axis == 0:  # (1, B, ...): the index (1, B) meets its leading axes
+            last = g.add("_np_expand_dims", name + "_pos_row", [last], {"axis": 0})
+        y = g.add("_npi_take_along_axis", name + "_take", [
+            data, _index_like(g, step, last, name)], {"axis": axis})
+    return [g.add("_np_squeeze", name, [y], {"axis": (axis,)})]
+
+
+def _x_sequence_reverse(g, node, attrs, ins):
+    """SequenceReverse (time axis 0): the first int(length[b]) steps of each sequence in
+    reverse order, the rest where they are (all steps without use_sequence_length)."""
+    name = node["name"]
+    data, length = _lengths(g, node, attrs, ins)
+    _sequence_axis(node, attrs, (0,))
+    if length is None:
+        return [g.add("_npx_slice", name, [data], {"begin": (_NONE,), "end": (_NONE,),
+                                                   "step": (-1,)})]
+    t = g.add("_np_expand_dims", name + "_t", [_positions(g, data, 0, name)], {"axis": 1})
+    flipped = g.add("_np_subtract", name + "_flipped", [
+        g.add("_np_subtract", name + "_last", [length, g.const(1, name + "_one", "int64")]), t])
+    src = g.add("_np_where", name + "_src", [g.add("_np_less", name + "_inside", [t, length]),
+                                              flipped, t])
+    return [g.add("_npi_take_along_axis", name, [data, _index_like(g, data, src, name)],
+                  {"axis": 0})]
+
+
+def _scaled_range(g, node, attrs, i, dtype, name):
+    """MXNet's range values start + (i / repeat) * step, computed in dtype (range_fwd), from
+    int64 positions i."""
+    repeat = _integer(node, attrs, "repeat", 1)
+    if repeat < 1:
+        _fail(node, f"repeat={repeat} must be positive", ValueError)
+    if repeat > 1:
+        i = g.add("_np_floor_divide", name + "_repeat", [i, g.const(repeat, name + "_r", "int64")])
+    t = _onp.dtype(dtype).type
+    start, step = (float(t(_number(node, attrs, k, d))) for k, d in (("start", 0.0), ("step", 1.0)))
+    y = g.add("_npi_astype", name + "_as", [i], {"dtype": dtype})
+    y = g.add("_np_multiply", name + "_times", [y, g.const(step, name + "_step", dtype)])
+    return g.add("_np_add", name + "_plus", [y, g.const(start, name + "_start", dtype)])
+
+
+def _x_arange(g, node, attrs, ins):
+    """_arange: ceil((stop - start) / step) values (stop None: [0, start)), each repeated
+    repeat times, in dtype (float32 by default)."""
+    name = node["name"]
+    _known(node, attrs, ("start", "stop", "step", "repeat", "infer_range", "ctx", "dtype"))
+    _arity(node, ins, 0)
+    if _flag(node, attrs, "infer_range", False):
+        _fail(node, "infer_range=True (the stop inferred from the output's shape) is not "
+                    "supported")
+    start, step = _number(node, attrs, "start"), _number(node, attrs, "step", 1.0)
+    stop = _number(node, attrs, "stop", start) if attrs.get("stop", "None") != "None" else None
+    if stop is None:
+        start, stop = 0.0, start
+    if step == 0 or (stop - start) / step <= 0:
+        _fail(node, f"invalid range (start, stop, step) = ({start}, {stop}, {step})", ValueError)
+    repeat = _integer(node, attrs, "repeat", 1)
+    n = int(_onp.ceil((stop - start) / step)) * _builtins.max(repeat, 1)
+    i = g.add("_npi_arange", name + "_i", [], {"start": 0, "stop": n, "dtype": "int64"})
+    dtype = attrs.get("dtype", "float32")
+    attrs = dict(attrs, start=repr(start), step=repr(step))
+    return [g.named(_scaled_range(g, node, attrs, i, dtype, name), name)]
+
+
+def _x_arange_like(g, node, attrs, ins):
+    """_contrib_arange_like with an axis: the range over data.shape[axis], in dtype (float32
+    by default; InitType)."""
+    name = node["name"]
+    _known(node, attrs, ("start", "step", "repeat", "ctx", "dtype", "axis"))
+    (x,) = _arity(node, ins, 1)
+    if attrs.get("axis", "None") == "None":
+        _fail(node, "axis=None (a range of the data's shape) is not supported; give an axis")
+    i = _positions(g, x, _integer(node, attrs, "axis"), name)
+    dtype = attrs.get("dtype", "float32")
+    return [g.named(_scaled_range(g, node, attrs, i, dtype, name), name)]
+
+
+def _x_div_sqrt_dim(g, node, attrs, ins):
+    """_contrib_div_sqrt_dim: data / DType(sqrt(double(data.shape[-1]))); the size counted
+    in int64, its root taken in float64."""
+    name = node["name"]
+    _known(node, attrs, ())
+    (x,) = _arity(node, ins, 1)
+    ones = g.add("_npi_astype", name + "_ones", [g.add("_np_ones_like", name + "_o", [x])],
+                 {"dtype": "int64"})
+    size = g.add("_np_sum", name + "_size", [ones], {"axis": (-1,), "keepdims": True})
+    root = g.add("_np_sqrt", name + "_root", [
+        g.add("_npi_astype", name + "_size_f", [size], {"dtype": "float64"})])
+    return [g.add("_np_true_divide", name, [x, g.like(root, x, name + "_root_as")])]
+
+
+def _x_slice_like(g, node, attrs, ins):
+    """slice_like with axes: data[:like.shape[a]] along each axis a listed, a gather of the
+    positions 0 .. like.shape[a] - 1 (axes () and negative axes, which depend on the inputs'
+    ranks, are not supported)."""
+    name = node["name"]
+    _known(node, attrs, ("axes",))
+    data, like = _arity(node, ins, 2)
+    axes = _int_tuple(node, attrs, "axes") or ()
+    if not axes or _builtins.min(axes) < 0:
+        _fail(node, f"axes={attrs.get('axes', '()')!r}: only non-negative axes listed are "
+                    f"supported")
+    for a in axes:
+        at = f"{name}_axis{a}"
+        front = data if a == 0 else g.add("_np_swapaxes", at + "_front", [data],
+                                          {"axis1": a, "axis2": 0})
+        first = g.add("_npx_slice", at + "_first", [front], {"begin": (0,), "end": (1,)})
+        pos = _positions(g, like, a, at)
+        idx = g.add("_np_add", at + "_idx_t", [
+            _reversed(g, g.add("_npi_astype", at + "_z", [
+                g.add("_np_zeros_like", at + "_zeros", [first])], {"dtype": "int64"}),
+                at + "_z_t"),
+            pos])
+        data = g.add("_npi_take_along_axis", at + "_take", [front, _reversed(g, idx, at + "_idx")],
+                     {"axis": 0})
+        if a != 0:
+            data = g.add("_np_swapaxes", at + "_back", [data], {"axis1": 0, "axis2": a})
+    return [g.named(data, name)]
+
+
+def _x_l2_normalization(g, node, attrs, ins):
+    """L2Normalization: data / sqrt(sum(data^2) + eps) over each example ('instance'), each
+    position's channels ('channel', axis 1) or each channel's positions ('spatial')."""
+    name = node["name"]
+    _known(node, attrs, ("eps", "mode"))
+    (x,) = _arity(node, ins, 1)
+    mode = attrs.get("mode", "instance")
+    eps = g.like(g.const(float(_onp.float32(_number(node, attrs, "eps", 1e-10))), name + "_eps",
+                         "float32"), x, name + "_eps_cast")
+    if mode == "channel":
+        sq = g.add("_np_sum", name + "_sum", [g.add("_np_square", name + "_sq", [x])],
+                   {"axis": (1,), "keepdims": True})
+    elif mode in ("instance", "spatial"):
+        merged = (-2, -1) if mode == "instance" else (-2, -2, -1)
+        flat = g.add("_npx_reshape", name + "_flat", [x], {"newshape": merged})
+        sq = g.add("_np_sum", name + "_sum", [g.add("_np_square", name + "_sq", [flat])],
+                   {"axis": (len(merged) - 1,)})
+    else:
+        _fail(node, f"mode={mode!r} is not one of MXNet's", ValueError)
+    norm = g.add("_np_sqrt", name + "_norm", [g.add("_np_add", name + "_eps_add", [sq, eps])])
+    if mode == "channel":
+        return [g.add("_np_true_divide", name, [x, norm])]
+    y = g.add("_np_true_divide", name + "_t", [_reversed(g, x, name + "_x_t"),
+                                               _reversed(g, norm, name + "_norm_t")])
+    return [_reversed(g, y, name)]
+
+
+def _x_instance_norm(g, node, attrs, ins):
+    """InstanceNorm: (x - mean) / sqrt(var + eps) * gamma + beta, mean and (biased) var over
+    each example's channel's positions, gamma and beta per channel."""
+    name = node["name"]
+    _known(node, attrs, ("eps",))
+    x, gamma, beta = _arity(node, ins, 3)
+    flat = g.add("_npx_reshape", name + "_flat", [x], {"newshape": (-2, -2, -1)})
+    mean = g.add("_np_mean", name + "_mean", [flat], {"axis": (2,), "keepdims": True})
+    dev = g.add("_np_subtract", name + "_dev", [flat, mean])
+    var = g.add("_np_mean", name + "_var", [g.add("_np_square", name + "_dev2", [dev])],
+                {"axis": (2,)})
+    eps = g.like(g.const(float(_onp.float32(_number(node, attrs, "eps", 1e-3))), name + "_eps",
+                         "float32"), x, name + "_eps_cast")
+    std = g.add("_np_sqrt", name + "_std", [g.add("_np_add", name + "_var_eps", [var, eps])])
+    mean = g.add("_np_squeeze", name + "_mean_2d", [mean], {"axis": (2,)})
+    y = g.add("_np_true_divide", name + "_norm", [
+        g.add("_np_subtract", name + "_centered", [_reversed(g, x, name + "_x_t"),
+                                                   _reversed(g, mean, name + "_mean_t")]),
+        _reversed(g, std, name + "_std_t")])
+    col = {"axis": 1}  # (gamma, beta (C,) as (C, 1): against the reversed (..., C, N))
+    y = g.add("_np_multiply", name + "_scaled", [
+        y, g.add("_np_expand_dims", name + "_gamma_col", [gamma], col)])
+    y = g.add("_np_add", name + "_shifted", [
+        y, g.add("_np_expand_dims", name + "_beta_col", [beta], col)])
+    return [_reversed(g, y, name)]
+
+
+def _x_smooth_l1(g, node, attrs, ins):
+    """smooth_l1 (mshadow_op::smooth_l1_loss, sigma = scalar, s2 = sigma^2): |x| - 0.5 / s2
+    where |x| > 1 / s2, else 0.5 * x * x * s2; constants float32, cast to the data's dtype."""
+    name = node["name"]
+    _known(node, attrs, ("scalar",))
+    (x,) = _arity(node, ins, 1)
+    f32 = _onp.float32
+    sigma = f32(_number(node, attrs, "scalar", 1.0))
+    s2 = sigma * sigma
+
+    def k(v, suffix):
+        return g.like(g.const(float(v), name + suffix, "float32"), x, name + suffix + "_cast")
+
+    ax = g.add("_np_abs", name + "_abs", [x])
+    outer = g.add("_np_subtract", name + "_outer", [ax, k(f32(0.5) / s2, "_half")])
+    inner = g.add("_np_multiply", name + "_halfx", [k(0.5, "_c05"), x])
+    inner = g.add("_np_multiply", name + "_inner", [
+        g.add("_np_multiply", name + "_halfxx", [inner, x]), k(s2, "_s2")])
+    far = g.add("_np_greater", name + "_far", [ax, k(f32(1) / s2, "_bound")])
+    return [g.add("_np_where", name, [far, outer, inner])]
+
+
 _EXPANSIONS = dict(
     {name: _x_scalar for name in _SCALAR_OPS},
     **{name: _x_binary for name in _LEGACY_BINARY},
@@ -1766,7 +2123,12 @@ _EXPANSIONS = dict(
     softmax=_x_softmax, log_softmax=_x_softmax, SoftmaxActivation=_x_softmax_activation,
     LRN=_x_lrn, UpSampling=_x_upsampling, add_n=_x_add_n, broadcast_to=_x_broadcast_to,
     broadcast_like=_x_broadcast_like, logical_not=_x_unary_as_data, rsqrt=_x_reciprocal_root,
-    rcbrt=_x_reciprocal_root, _copy=_x_identity, _np_copy=_x_identity)
+    rcbrt=_x_reciprocal_root, _copy=_x_identity, _np_copy=_x_identity, batch_dot=_x_batch_dot,
+    where=_x_where, topk=_x_topk, SequenceMask=_x_sequence_mask, SequenceLast=_x_sequence_last,
+    SequenceReverse=_x_sequence_reverse, _arange=_x_arange, _contrib_arange_like=_x_arange_like,
+    _contrib_div_sqrt_dim=_x_div_sqrt_dim, slice_like=_x_slice_like,
+    L2Normalization=_x_l2_normalization, InstanceNorm=_x_instance_norm,
+    smooth_l1=_x_smooth_l1)
 
 
 def _mxnet_form(op, attrs):

@@ -636,7 +636,6 @@ def _one(kind, n_inputs=1, **attrs):
     ("dot", 2, {}, NotImplementedError, "first axis of an N-d rhs"),
     ("argmax", 1, {"axis": 1}, NotImplementedError, "float indices"),
     ("argsort", 1, {}, NotImplementedError, "float32 indices"),
-    ("where", 3, {}, NotImplementedError, "1-d condition"),
     ("sort", 1, {"is_ascend": "False"}, NotImplementedError,
      r"read as ndx's _np_sort, which has no parameter\(s\) \['is_ascend'\]"),
     ("_plus_scalar", 1, {"scalar": "1", "bogus": "2"}, NotImplementedError,
