@@ -12,8 +12,11 @@ unknown name is a TypeError, another shape a ValueError), exe.outputs are the ex
 arrays updated by each forward, and exe.reshape(data=(n, ...), ...) makes an executor for
 other input shapes that shares the parameters and their gradient buffers.
 """
+import contextlib
+
 from . import _core, autograd
 from . import numpy as _np
+from .device import Device as _Device
 
 __all__ = ["Executor"]
 
@@ -128,6 +131,9 @@ class Executor:
         self.outputs = [_np.zeros(tuple(s), dtype=t, device=device)
                         for s, t in zip(out_shapes, out_types)]
 
+    def _device_scope(self):
+        return contextlib.nullcontext() if self._device is None else _Device(self._device)
+
     def _init_names(self, sym, device):
         self._symbol = sym
         self._device = device
@@ -194,7 +200,8 @@ class Executor:
                 v = self._values[name]
                 self._grads[name] = _np.zeros(v.shape, dtype=v.dtype, device=v.device)
         inputs = [self._values[n] for n in self._input_names]
-        with autograd.record(train_mode=is_train):
+        # (zero-input ops in the graph -- sym.zeros, random -- create on the bound device)
+        with self._device_scope(), autograd.record(train_mode=is_train):
             recorded = list(_core._graph_run(self._symbol._handle, inputs))
         self._recorded = recorded
         if self._monitor is not None and getattr(self._monitor[0], "active", True):
@@ -223,7 +230,7 @@ class Executor:
         callback, monitor_all = self._monitor
         internals = self._symbol.get_internals()
         names = internals.list_outputs()
-        with autograd.pause(train_mode=is_train):
+        with self._device_scope(), autograd.pause(train_mode=is_train):
             values = _core._graph_run(internals._handle,
                                       [self._values[n] for n in internals.list_inputs()])
         inputs = set(self._input_names)

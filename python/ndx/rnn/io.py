@@ -8,16 +8,17 @@ import random
 import numpy as _onp
 
 from .. import nd
-from ..io import DataBatch, DataIter
+from ..io import DataBatch, DataDesc, DataIter
 
 __all__ = ["encode_sentences", "BucketSentenceIter"]
 
 
 def encode_sentences(sentences, vocab=None, invalid_label=-1, invalid_key="\n",
-                     start_label=0):
+                     start_label=0, unknown_token=None):
     """(sentences as lists of indices, vocab): tokens not in vocab get the next index from
     start_label (skipping invalid_label); with a given vocab an unknown token is a
-    ValueError."""
+    ValueError, or, with unknown_token, coded as unknown_token (added to the vocabulary
+    when missing; MXNet re-indexes it at each unknown token, which codes them apart)."""
     idx = start_label
     new_vocab = vocab is None
     if new_vocab:
@@ -27,12 +28,15 @@ def encode_sentences(sentences, vocab=None, invalid_label=-1, invalid_key="\n",
         coded = []
         for word in sent:
             if word not in vocab:
-                if not new_vocab:
+                if not new_vocab and not unknown_token:
                     raise ValueError(f"Unknown token {word!r} (the vocabulary was given)")
-                if idx == invalid_label:
+                if unknown_token:
+                    word = unknown_token
+                if word not in vocab:
+                    if idx == invalid_label:
+                        idx += 1
+                    vocab[word] = idx
                     idx += 1
-                vocab[word] = idx
-                idx += 1
             coded.append(vocab[word])
         res.append(coded)
     return res, vocab
@@ -47,7 +51,7 @@ class BucketSentenceIter(DataIter):
 
     def __init__(self, sentences, batch_size, buckets=None, invalid_label=-1,
                  data_name="data", label_name="softmax_label", dtype="float32",
-                 layout="NTC"):
+                 layout="NT"):
         super().__init__(batch_size)
         if not buckets:
             counts = _onp.bincount([len(s) for s in sentences])
@@ -89,8 +93,8 @@ class BucketSentenceIter(DataIter):
         else:
             raise ValueError(f"Invalid layout {layout}: Must by NT (batch major) or TN (time "
                              f"major)")
-        self.provide_data = [(data_name, shape)]
-        self.provide_label = [(label_name, shape)]
+        self.provide_data = [DataDesc(data_name, shape, dtype, layout)]
+        self.provide_label = [DataDesc(label_name, shape, dtype, layout)]
         self.idx = []
         for i, buck in enumerate(self.data):
             self.idx.extend((i, j) for j in range(0, len(buck) - batch_size + 1, batch_size))
@@ -122,5 +126,7 @@ class BucketSentenceIter(DataIter):
         if self.major_axis == 1:
             data, label = data.T, label.T
         return DataBatch([data], [label], pad=0, bucket_key=self.buckets[i],
-                         provide_data=[(self.data_name, data.shape)],
-                         provide_label=[(self.label_name, label.shape)])
+                         provide_data=[DataDesc(self.data_name, data.shape, self.dtype,
+                                                self.layout)],
+                         provide_label=[DataDesc(self.label_name, label.shape, self.dtype,
+                                                 self.layout)])

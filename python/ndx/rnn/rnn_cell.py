@@ -43,9 +43,10 @@ class _ZeroState:
     """A begin state of zeros of `shape`, whose 0 (the batch size) is taken from the input it
     first meets: zeros_like(input) summed to the batch axis plus zeros of the other sizes."""
 
-    def __init__(self, shape, name):
+    def __init__(self, shape, name, dtype=None):
         self.shape = tuple(shape)
         self.name = name
+        self.dtype = dtype
 
     def like(self, data, data_batch_axis=0):
         batch_axis = self.shape.index(0)
@@ -58,7 +59,9 @@ class _ZeroState:
             symbol.zeros_like(data)
         rest = symbol.zeros(shape=tuple(1 if d == 0 else d for d in self.shape))
         rest = symbol._npi_cast_like(rest, batch)
-        return symbol.broadcast_add(batch, rest, name=self.name)
+        if self.dtype is None:
+            return symbol.broadcast_add(batch, rest, name=self.name)
+        return symbol.Cast(symbol.broadcast_add(batch, rest), dtype=self.dtype, name=self.name)
 
 
 def _resolve(states, data, data_batch_axis=0):
@@ -81,8 +84,9 @@ def _split_steps(inputs, length, axis):
     return inputs
 
 
-def _merge_steps(outputs, axis):
-    return symbol.Concat(*[symbol.expand_dims(o, axis=axis) for o in outputs], dim=axis)
+def _merge_steps(outputs, axis, name=None):
+    return symbol.Concat(*[symbol.expand_dims(o, axis=axis) for o in outputs], dim=axis,
+                         name=name)
 
 
 class BaseRNNCell:
@@ -140,8 +144,8 @@ class BaseRNNCell:
             self._init_counter += 1
             name = f"{self._prefix}begin_state_{self._init_counter}"
             if func is None or func is symbol.zeros:
-                if shape is not None and 0 in shape and not kwargs:
-                    states.append(_ZeroState(shape, name))
+                if shape is not None and 0 in shape and set(kwargs) <= {"dtype"}:
+                    states.append(_ZeroState(shape, name, kwargs.get("dtype")))
                     continue
                 func = symbol.zeros
             if shape is None:
@@ -294,16 +298,18 @@ class GRUCell(BaseRNNCell):
         states = _resolve(states, inputs)
         prev_h = states[0]
         i2h = symbol.FullyConnected(data=inputs, weight=self._iW, bias=self._iB,
-                                    num_hidden=self._num_hidden * 3, name=f"{name}i2h")
+                                    num_hidden=self._num_hidden * 3, name=f"{name}_i2h")
         h2h = symbol.FullyConnected(data=prev_h, weight=self._hW, bias=self._hB,
-                                    num_hidden=self._num_hidden * 3, name=f"{name}h2h")
-        i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3, name=f"{name}i2h_slice")
-        h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3, name=f"{name}h2h_slice")
-        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid", name=f"{name}r_act")
+                                    num_hidden=self._num_hidden * 3, name=f"{name}_h2h")
+        # (node names as MXNet's GRUCell: '<prefix>t<i>__i2h', ...)
+        i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3, name=f"{name}_i2h_slice")
+        h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3, name=f"{name}_h2h_slice")
+        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid",
+                                       name=f"{name}_r_act")
         update_gate = symbol.Activation(i2h_z + h2h_z, act_type="sigmoid",
-                                        name=f"{name}z_act")
+                                        name=f"{name}_z_act")
         next_h_tmp = symbol.Activation(i2h + reset_gate * h2h, act_type="tanh",
-                                       name=f"{name}h_act")
+                                       name=f"{name}_h_act")
         next_h = symbol.elemwise_add((1.0 - update_gate) * next_h_tmp, update_gate * prev_h,
                                      name=f"{name}out")
         return next_h, [next_h]
@@ -344,6 +350,10 @@ class FusedRNNCell(BaseRNNCell):
         b = self._bidirectional + 1
         n = (self._mode == "lstm") + 1
         return [(b * self._num_layers, 0, self._num_hidden)] * n
+
+    @property
+    def state_info(self):
+        return [{"shape": s, "__layout__": "LNC"} for s in self.state_shape]
 
     @property
     def _gate_names(self):
@@ -458,7 +468,7 @@ class FusedRNNCell(BaseRNNCell):
             if self._bidirectional:
                 stack.add(BidirectionalCell(cell(f"{self._prefix}l{i}_"),
                                             cell(f"{self._prefix}r{i}_"),
-                                            output_prefix=f"{self._prefix}bi_{self._mode}_{i}"))
+                                            output_prefix=f"{self._prefix}bi_l{i}_"))
             else:
                 stack.add(cell(f"{self._prefix}l{i}_"))
             if self._dropout > 0 and i != self._num_layers - 1:
@@ -597,9 +607,14 @@ class ModifierCell(BaseRNNCell):
 
     def begin_state(self, init_sym=None, **kwargs):
         self._check_unmodified()
+        # (func= is accepted too, as stacks pass it; given by keyword, so that stacked and
+        # bidirectional base cells, whose begin_state takes only keywords, work)
+        func = kwargs.pop("func", None) if init_sym is None else init_sym
+        if func is not None:
+            kwargs["func"] = func
         self.base_cell._modified = False
         try:
-            return self.base_cell.begin_state(init_sym, **kwargs)
+            return self.base_cell.begin_state(**kwargs)
         finally:
             self.base_cell._modified = True
 
@@ -636,8 +651,26 @@ class DropoutCell(BaseRNNCell):
     def state_shape(self):
         return self._wrapped.state_shape if self._wrapped else []
 
+    @property
+    def params(self):
+        if getattr(self, "_wrapped", None) is not None:
+            return self._wrapped.params
+        return super().params
+
+    def reset(self):
+        super().reset()
+        if getattr(self, "_wrapped", None) is not None:
+            self._wrapped.reset()
+
     def begin_state(self, **kwargs):
         return self._wrapped.begin_state(**kwargs) if self._wrapped else []
+
+    def unpack_weights(self, args):
+        # (no weights of its own: MXNet's cells without gates pass args through)
+        return self._wrapped.unpack_weights(args) if self._wrapped else dict(args)
+
+    def pack_weights(self, args):
+        return self._wrapped.pack_weights(args) if self._wrapped else dict(args)
 
     def __call__(self, inputs, states):
         if self._wrapped:
@@ -722,23 +755,33 @@ class ResidualCell(ModifierCell):
 
     def unroll(self, length, inputs=None, begin_state=None, input_prefix="", layout="NTC",
                merge_outputs=None):
+        if inputs is None:
+            raise ValueError("[rnn.ResidualCell] unroll needs inputs (it adds them to the "
+                             "outputs)")
         self.reset()
         self.base_cell._modified = False
         try:
             outputs, states = self.base_cell.unroll(length, inputs=inputs,
                                                     begin_state=begin_state,
+                                                    input_prefix=input_prefix,
                                                     layout=layout, merge_outputs=merge_outputs)
         finally:
             self.base_cell._modified = True
         axis = layout.find("T")
-        if merge_outputs and isinstance(inputs, symbol.Symbol):
-            return symbol.elemwise_add(outputs, inputs), states
+        if merge_outputs is None:  # (MXNet: whatever form the base cell's outputs have)
+            merge_outputs = isinstance(outputs, symbol.Symbol)
+        if merge_outputs:
+            if not isinstance(outputs, symbol.Symbol):
+                outputs = _merge_steps(outputs, axis)
+            if not isinstance(inputs, symbol.Symbol):
+                inputs = _merge_steps(list(inputs), axis)
+            return symbol.elemwise_add(outputs, inputs,
+                                       name=f"{outputs.name}_plus_residual"), states
         steps = _split_steps(inputs, length, axis)
         if isinstance(outputs, symbol.Symbol):
             outputs = _split_steps(outputs, length, axis)
-        outputs = [symbol.elemwise_add(o, i) for o, i in zip(outputs, steps)]
-        if merge_outputs:
-            outputs = _merge_steps(outputs, axis)
+        outputs = [symbol.elemwise_add(o, i, name=f"{o.name}_plus_residual")
+                   for o, i in zip(outputs, steps)]
         return outputs, states
 
 
@@ -801,8 +844,8 @@ class BidirectionalCell(BaseRNNCell):
         r_outputs = list(reversed(r_outputs))
         outputs = [symbol.Concat(lo, ro, dim=1, name=f"{self._output_prefix}t{i}")
                    for i, (lo, ro) in enumerate(zip(l_outputs, r_outputs))]
-        if merge_outputs:
-            outputs = _merge_steps(outputs, axis)
+        if merge_outputs:  # (named as MXNet's merged output)
+            outputs = _merge_steps(outputs, axis, name=f"{self._output_prefix}out")
         return outputs, [l_states, r_states]
 
     def reset(self):
