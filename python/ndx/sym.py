@@ -1126,6 +1126,7 @@ _MXNET_OPS = {
     "Pooling_v1": ("_npx_pooling", (), {}, {}),
     "Dropout": ("_npx_dropout", (), {}, {}),
     "Embedding": ("_npx_embedding", ("dtype", "sparse_grad"), {}, {}),
+    "take": ("_npi_take", (), {}, {}),  # (MXNet's defaults: axis 0, mode clip)
     "Flatten": ("_npx_reshape", (), {"newshape": "(-2, -1)"}, {}),
     "Concat": ("_npi_concatenate", (), {"dim": "1"}, {"dim": "axis"}),
     "stack": ("_npi_stack", (), {"axis": "0"}, {}),

@@ -900,6 +900,9 @@ def svd(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def swapaxes(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_swapaxes: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def take(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npi_take: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def take_along_axis(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_take_along_axis: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 

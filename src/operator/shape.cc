@@ -1183,6 +1183,140 @@ void BackwardTakeAlongAxisCompute(const NodeAttrs& attrs, const OpContext&,
   });
 }
 
+// ============================== take ==============================
+// numpy.take / MXNet's take along one axis: out = a[:, ..., indices, ...] (the indices' shape
+// in place of the axis), each index wrapped, clipped or (mode 'raise') checked, negative ones
+// counting from the end. MXNet graphs use it for embedding-like lookups.
+struct TakeParam {
+  int64_t axis = 0;
+  std::string mode = "clip";
+  static void declare(ParamDecl<TakeParam>& d) {
+    d.field("axis", &TakeParam::axis).set_default(int64_t{0}).describe("The axis taken along.");
+    d.field("mode", &TakeParam::mode)
+        .set_default(std::string("clip"))
+        .set_enum({"raise", "wrap", "clip"})
+        .describe("Out-of-range indices: raise (IndexError), wrap (modulo) or clip (to the ends).");
+  }
+};
+
+int take_axis(const NodeAttrs& attrs, const Shape& a) {
+  if (a.ndim() == 0) value_error("[take] a must have at least one dimension");
+  return normalize_axis(attrs.get<TakeParam>().axis, a.ndim(), "take");
+}
+
+// Index k of an axis of n, by the mode; -1 when out of range under 'raise'.
+int64_t take_index(int64_t k, int64_t n, char mode) {
+  if (mode == 'w') return ((k % n) + n) % n;
+  if (mode == 'c') return k < 0 ? 0 : (k >= n ? n - 1 : k);
+  const int64_t kk = k < 0 ? k + n : k;
+  return kk >= 0 && kk < n ? kk : -1;
+}
+
+// a's shape with the indices' shape in place of the axis.
+Shape take_shape(const NodeAttrs& attrs, const Shape& a, const Shape& idx) {
+  const int ax = take_axis(attrs, a);
+  if (a[ax] == 0 && idx.size() > 0)
+    index_error("[take] cannot do a non-empty take from an empty axis ", ax);
+  std::vector<int64_t> dims;
+  for (int d = 0; d < ax; ++d) dims.push_back(a[d]);
+  for (int d = 0; d < idx.ndim(); ++d) dims.push_back(idx[d]);
+  for (int d = ax + 1; d < a.ndim(); ++d) dims.push_back(a[d]);
+  return Shape(dims);
+}
+
+bool TakeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape &a = (*in)[0], &idx = (*in)[1];
+  if (!a.is_known() || !idx.is_known()) return false;
+  assign_shape(attrs, &(*out)[0], take_shape(attrs, a, idx), "output", 0);
+  return true;
+}
+
+bool TakeType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return false;
+  if (!is_integer((*in)[1]) && !is_float((*in)[1]))
+    type_error("[take] indices must be integers (or floats, truncated as MXNet's), got ", (*in)[1]);
+  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+// The source row (along the axis) of each index, by the mode; an index out of range under
+// 'raise' is an IndexError before anything is written.
+std::vector<int64_t> take_rows_of(const NodeAttrs& attrs, const TBlob& idx, int64_t n) {
+  const char mode = attrs.get<TakeParam>().mode[0];
+  std::vector<int64_t> rows(static_cast<size_t>(idx.size()));
+  std::vector<NDArray> keep;
+  const TBlob ix = kernel::cast_blob(idx, DType::kInt64, &keep);  // (floats truncate)
+  const int64_t* k = ix.ptr<int64_t>();
+  for (size_t j = 0; j < rows.size(); ++j) {
+    rows[j] = take_index(k[j], n, mode);
+    if (rows[j] < 0)
+      index_error("[take] index ", k[j], " is out of bounds for axis ", attrs.get<TakeParam>().axis,
+                  " with size ", n);
+  }
+  return rows;
+}
+
+void TakeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  if (req[0] == kAddTo) {
+    NDArray tmp(out[0].shape, out[0].dtype, cpu());
+    TakeCompute(attrs, {}, in, {kWriteTo}, {to_blob(tmp)});
+    write_req(tmp, as_array(out[0]), kAddTo);
+    return;
+  }
+  const TBlob& a = in[0];
+  const int ax = take_axis(attrs, a.shape);
+  const auto [outer, inner] = around_axis(a.shape, ax);
+  const int64_t n = a.shape[ax];
+  const std::vector<int64_t> rows = take_rows_of(attrs, in[1], n);
+  const auto m = static_cast<int64_t>(rows.size());
+  const size_t block = static_cast<size_t>(inner) * dtype_size(a.dtype);  // bytes a row
+  const char* src = static_cast<const char*>(a.dptr);
+  char* dst = static_cast<char*>(out[0].dptr);
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(inner, 1));
+  kernel::parallel_for(outer * m, grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t o = r / m, j = r % m;
+      std::memcpy(dst + static_cast<size_t>(r) * block,
+                  src + static_cast<size_t>(o * n + rows[static_cast<size_t>(j)]) * block, block);
+    }
+  });
+}
+
+// _backward_take: (ograd, a, indices) -> (each taken row's gradient added back into the row it
+// came from, zeros for the indices).
+bool BackwardTakeShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (const Shape& sh : *in)
+    if (!sh.is_known()) return false;
+  const Shape expected = take_shape(attrs, (*in)[1], (*in)[2]);
+  if ((*in)[0] != expected)
+    value_error("[backward_take] ograd has shape ", (*in)[0].str(), ", expected ", expected.str());
+  assign_shape(attrs, &(*out)[0], (*in)[1], "output", 0);
+  assign_shape(attrs, &(*out)[1], (*in)[2], "output", 1);
+  return true;
+}
+
+void BackwardTakeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  kernel::fill_output(out[1], req[1], 0);
+  if (req[0] == kNullOp || out[0].size() == 0) return;
+  const Shape& xs = in[1].shape;
+  const int ax = take_axis(attrs, xs);
+  const auto [outer, inner] = around_axis(xs, ax);
+  const int64_t n = xs[ax];
+  const std::vector<int64_t> rows = take_rows_of(attrs, in[2], n);
+  const auto m = static_cast<int64_t>(rows.size());
+  add_back_into(in[0], out[0], req[0], "backward_take", [&](auto* a, const auto* og) {
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < m; ++j) {
+        auto* dst = a + (o * n + rows[static_cast<size_t>(j)]) * inner;
+        const auto* g = og + (o * m + j) * inner;
+        for (int64_t i = 0; i < inner; ++i) dst[i] = kernel::wrap_add(dst[i], g[i]);
+      }
+  });
+}
+
 // ============================== packbits / unpackbits ==============================
 // numpy.packbits: the truth of each element along `axis` as bits of uint8 bytes, eight
 // elements a byte (the last byte zero-padded), the first element in the high bit ("big") or
@@ -1537,6 +1671,18 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FCompute>("FCompute<cpu>", TakeAlongAxisCompute)
       .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_take_along_axis"});
 
+  OpRegistry::global()
+      .register_op("_npi_take")
+      .describe("numpy.take / MXNet's take along one axis, with mode raise, wrap or clip.")
+      .set_num_inputs(2)
+      .add_argument("a", "NDArray", "Source array, at least 1-d.")
+      .add_argument("indices", "NDArray", "Indices (integers; floats truncate, as MXNet's).")
+      .set_params<TakeParam>()
+      .set_attr<FInferShape>("FInferShape", TakeShape)
+      .set_attr<FInferType>("FInferType", TakeType)
+      .set_attr<FCompute>("FCompute<cpu>", TakeCompute)
+      .set_attr<FGradient>("FGradient", ElemwiseGradUseIn{"_backward_take"});
+
   // uint8 results of integer inputs: zero gradients.
   OpRegistry::global()
       .register_op("_npi_packbits")
@@ -1635,6 +1781,21 @@ Op& register_shape_op(const char* name, const char* doc) {
             make_node("_npi_pad", {og[0]}, params, n->attrs.name + "_backward"),
             make_node("_np_zeros_like", {n->inputs[1]})};
       });
+  OpRegistry::global()
+      .register_op("_backward_take")
+      .describe(
+          "Backward of _npi_take: (ograd, a, indices) -> (ograd added back into the rows it was "
+          "taken from, zeros for the indices).")
+      .set_num_inputs(3)
+      .set_num_outputs(2)
+      .add_argument("ograd", "NDArray", "Gradient of the output.")
+      .add_argument("a", "NDArray", "Forward source array.")
+      .add_argument("indices", "NDArray", "Forward indices.")
+      .set_params<TakeParam>()
+      .set_attr<FInferShape>("FInferShape", BackwardTakeShape)
+      .set_attr<FInferType>("FInferType", BackwardInputsType, 11)
+      .set_attr<TIsBackward>("TIsBackward", true)
+      .set_attr<FCompute>("FCompute<cpu>", BackwardTakeCompute);
   OpRegistry::global()
       .register_op("_backward_take_along_axis")
       .describe(

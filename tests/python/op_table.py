@@ -1795,6 +1795,26 @@ add(OpEntry(
         ErrorInput((_f((3, 4)), onp.array([0])), {"axis": 1}, ValueError, "ndim-mismatch",
                    ValueError)]))
 
+# MXNet's take (mode clip by default; NumPy's modes), the _npi_take kernel: rows copied along
+# the axis, the indices' shape in its place; its gradient adds the rows back (repeats summed).
+add(OpEntry(
+    "npi_take", lambda a, idx, **kw: ndx.nd._npi_take(a, idx, **kw),
+    lambda a, idx, axis=0, mode="clip": onp.take(a, idx, axis=axis, mode=mode), "shape",
+    ALL_DTYPES, shape_samples([
+        ("(3,4)-axis1-clip", (3, 4), [onp.array([[3, 0], [-1, 7]])], {"axis": 1}),
+        ("(3,4)-axis0-wrap", (3, 4), [onp.array([5, -4, 1])], {"axis": 0, "mode": "wrap"}),
+        ("(2,3,4)-axis-1-raise", (2, 3, 4), [onp.array([[0, -1, 2]])],
+         {"axis": -1, "mode": "raise"}),
+        ("(4,)-0d-indices", (4,), [onp.array(2)], {}),
+        ("(3,4)-empty-indices", (3, 4), [onp.zeros((0,), dtype=onp.int64)], {"axis": 1}),
+    ]),
+    error_inputs=lambda: [  # (its gradient: test_manipulation.py)
+        ErrorInput((_f((3, 4)), onp.array([4])), {"axis": 1, "mode": "raise"}, IndexError,
+                   "out-of-range", IndexError),
+        ErrorInput((_f(()), onp.array([0])), {}, ValueError, "0-d", None),
+        ErrorInput((_f((3, 4)), onp.array([0])), {"mode": "nearest"}, ValueError, "mode",
+                   ValueError)]))
+
 # packbits / unpackbits: the _npi_packbits / _npi_unpackbits kernels (shape.cc), SIMD for bytes.
 _BITS_CASES = [("()", (), {}), ("(0,)", (0,), {}), ("(13,)", (13,), {}),
                ("(3,20)-axis1", (3, 20), {"axis": 1}), ("(17,3)-axis0", (17, 3), {"axis": 0}),

@@ -374,6 +374,8 @@ def test_fromfunction_and_frombuffer():
 @pytest.mark.parametrize("name,fn", [
     ("tile", lambda x: np.tile(x, (2, 3))),
     ("take_along_axis", lambda x: np.take_along_axis(x, np.array(IDX), 0)),
+    ("npi_take_repeats", lambda x: ndx.nd._npi_take(x, np.array([[2, 0], [2, -1]]), axis=1,
+                                                    mode="wrap")),
     ("delete", lambda x: np.delete(x, [0, 3], 1)),
 ])
 def test_gradients_of_more_rearrangements(name, fn):

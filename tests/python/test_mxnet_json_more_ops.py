@@ -327,3 +327,24 @@ def _one(kind, n_inputs=1, **attrs):
 def test_params_that_cannot_be_translated_faithfully_are_refused(kind, n, attrs, error, match):
     with pytest.raises(error, match=rf"\[load\] {kind} 'node7': .*{match}"):
         sym.load_json(_one(kind, n, **attrs))
+
+
+# ---- take ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("attrs,mode", [({}, "clip"), ({"axis": "1", "mode": "wrap"}, "wrap"),
+                                        ({"axis": "-1", "mode": "raise"}, "raise")])
+def test_take_modes_and_float_indices(attrs, mode):
+    """MXNet's take (indexing_op.h): rows of a along axis (0 by default), the indices' shape in
+    their place; float indices truncated; mode clip (the default) or wrap for those out of
+    range."""
+    a = f32(4, 3, 5)
+    axis = int(attrs.get("axis", 0))
+    idx = onp.array([[0.0, 2.7], [-1.0, 1.0]], "float32") if mode == "raise" else \
+        onp.array([[0.0, 2.7], [7.0, -6.0]], "float32")
+    want = onp.take(a, idx.astype("int64"), axis=axis, mode=mode)
+    onp.testing.assert_array_equal(apply("take", a, idx, **attrs), want)
+
+
+def test_take_raise_mode_refuses_an_index_out_of_range():
+    with pytest.raises(IndexError, match="out of bounds"):
+        apply("take", f32(3, 2), onp.array([3.0], "float32"), mode="raise")
