@@ -4,7 +4,8 @@ there) under their 1.x module name, with 1.x's custom metrics.
 ``mx.metric.Accuracy()``, ``mx.metric.create('acc')``, ``CompositeEvalMetric``, ... are the
 gluon classes themselves. As in MXNet 1.x, the function of ``mx.metric.CustomMetric(feval)``
 (and of ``create(feval)``) receives NumPy arrays (``label.asnumpy()``, ``pred.asnumpy()``);
-``mx.gluon.metric.CustomMetric`` passes ndx arrays, as MXNet 2.0's. ``Caffe`` is 1.x's
+``mx.gluon.metric.CustomMetric`` passes ndx arrays, as MXNet 2.0's. ``Perplexity`` takes
+1.x's ignore_label as its first argument (the gluon one takes eps). ``Caffe`` is 1.x's
 placeholder Loss metric for Caffe operators."""
 from .gluon import metric as _gluon_metric
 from .gluon.metric import (  # noqa: F401
@@ -25,7 +26,6 @@ from .gluon.metric import (  # noqa: F401
     MeanPairwiseDistance,
     NegativeLogLikelihood,
     PearsonCorrelation,
-    Perplexity,
     TopKAccuracy,
     Torch,
     alias,
@@ -38,6 +38,17 @@ __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1"
            "MeanCosineSimilarity", "CrossEntropy", "NegativeLogLikelihood", "Perplexity",
            "PearsonCorrelation", "PCC", "Loss", "Torch", "Caffe", "CustomMetric", "create",
            "register", "alias", "check_label_shapes", "np"]
+
+
+class Perplexity(_gluon_metric.Perplexity):
+    """MXNet 1.x's Perplexity(ignore_label, axis=-1, ...): its first positional argument is
+    ignore_label (the gluon metric's first is eps, as MXNet 2.0's), so that 1.x scripts'
+    ``mx.metric.Perplexity(invalid_label)`` skips the padding labels."""
+
+    def __init__(self, ignore_label=None, axis=-1, name="perplexity", output_names=None,
+                 label_names=None):
+        super().__init__(eps=1e-10, ignore_label=ignore_label, axis=axis, name=name,
+                         output_names=output_names, label_names=label_names)
 
 
 class Caffe(Loss):

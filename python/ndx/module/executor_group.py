@@ -121,6 +121,16 @@ class DataParallelExecutorGroup:
                                  f"split over {len(self.contexts)} devices")
         else:
             self.slices = _split_input_slice(self.batch_size, self.workload)
+            for desc in self.data_shapes + label_shapes:
+                axis = _batch_axis(desc)
+                if axis >= 0 and (axis >= len(desc.shape) or
+                                  desc.shape[axis] != self.batch_size):
+                    raise ValueError(
+                        f"[Module.bind] all data must have the same batch size: batch_size = "
+                        f"{self.batch_size} (axis {_batch_axis(first)} of '{first.name}'), "
+                        f"but '{desc.name}' has shape {tuple(desc.shape)} (batch axis "
+                        f"{axis}); give DataDesc(name, shape, layout=...) for inputs whose "
+                        f"batch axis is not 0")
         self.data_layouts = [_batch_axis(d) for d in self.data_shapes]
         self.label_layouts = [_batch_axis(d) for d in label_shapes]
         execs = []
