@@ -37,6 +37,7 @@ from . import (
                    model,
                    module,
                    monitor,
+                   name,
                    nd,
                    numpy_op_signature,
                    operator,
@@ -82,6 +83,7 @@ ndarray = nd
 symbol = sym
 mod = module
 mon = monitor
+visualization = viz
 attribute = sym
 AttrScope = sym.AttrScope
 init = initializer
@@ -93,7 +95,7 @@ cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initializer", "kvstore",
            "kv", "library", "lr_scheduler", "metric", "model", "module", "mod", "callback",
-           "monitor", "mon", "rnn", "attribute", "AttrScope",
+           "monitor", "mon", "name", "rnn", "attribute", "AttrScope", "visualization",
            "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

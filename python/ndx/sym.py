@@ -42,6 +42,16 @@ def _name(op):
     return f"{op.lstrip('_')}{_counter[0]}"
 
 
+def _auto_name(name, hint=None, op=None):
+    """A node's name as MXNet's NameManager gives it: `name`, or the next automatic one
+    (hint + count for the legacy symbols, ndx's op-based name for the others), with the
+    prefix of an mx.name.Prefix in effect."""
+    from .name import NameManager
+    if hint is not None:
+        return NameManager.current.get(name, hint)
+    return NameManager.current.get(name or _name(op), None)
+
+
 class Symbol:
     """A graph: its inputs (list_arguments), outputs, JSON (tojson), and shape/dtype inference."""
 
@@ -553,7 +563,7 @@ def _apply(op, inputs, params, name=None):
     params = {k: v for k, v in params.items() if v is not None}
     # An input left out (None, or missing at the end) becomes the variable '<name>_<input>'.
     return Symbol(_core._sym_op(op, [None if s is None else s._handle for s in inputs], params,
-                                name or _name(op)))
+                                name if name else _auto_name(None, op=op)))
 
 
 # MXNet's dtype codes in a variable's __dtype__ attribute.
@@ -708,7 +718,7 @@ def _make(op):
                             f"by name")
         if op != "Custom" and n_in and not variadic and len(syms) > n_in:
             raise TypeError(f"sym.{op} takes {n_in} symbol inputs, got {len(syms)}")
-        return _apply(op, syms, params, name)
+        return _apply(op, syms, params, _auto_name(name, op=op))
     f.__name__ = op
     f.__doc__ = (f"Symbolic {op}: takes Symbols (by position or by input name) and params (as "
                  f"for the imperative function); inputs not given become variables named "
@@ -741,8 +751,8 @@ def Custom(*inputs, op_type, name=None, **params):  # noqa: N802  (MXNet's name)
     named = {k: v for k, v in params.items() if isinstance(v, Symbol)}
     params = {k: v for k, v in params.items() if k not in named}
     names = _custom_input_names(op_type, params)
+    name = _auto_name(name, op="Custom")
     if names is not None and (named or len(inputs) < len(names)):
-        name = name or _name("Custom")
         inputs = list(inputs) + [named.pop(n) if n in named else var(f"{name}_{n}")
                                  for n in names[len(inputs):]]
     if named and names is not None:  # (an op_type not registered: the op's error says so)
@@ -767,13 +777,9 @@ def _custom_input_names(op_type, params):
 # The symbolic API MXNet 1.x scripts (and MXNet 2.0's mx.sym) build networks with: MXNet's
 # names, defaults and automatic names ('fullyconnected0'), each parameter input not given
 # becoming the variable '<name>_<input>' ('fc1_weight', 'bn_moving_mean'), over ndx's ops.
-_legacy_counts = {}
-
-
-def _legacy_name(hint):
-    n = _legacy_counts.get(hint, 0)
-    _legacy_counts[hint] = n + 1
-    return f"{hint}{n}"
+def _legacy_name(hint, name=None):
+    """`name` or the next '<hint><n>' of the NameManager in effect (prefixed by a Prefix)."""
+    return _auto_name(name, hint)
 
 
 # A layer symbol's attributes while it runs (see _with_attrs).
@@ -804,7 +810,7 @@ def _with_attrs(layer):
 def _layer(mx_name, op, inputs, params, name):
     """Applies op to inputs ({input name: Symbol or None}, in the op's order); a None input
     becomes the variable '<name>_<input name>' (with the layer's attributes)."""
-    name = name or _legacy_name(mx_name.lower())
+    name = _legacy_name(mx_name.lower(), name)
     attrs = _layer_attrs.get()
     syms = [s if s is not None else var(f"{name}_{n}", attr=attrs) for n, s in inputs.items()]
     return _apply(op, syms, params, name)
@@ -932,7 +938,7 @@ def Concat(*data, dim=1, num_args=None, name=None):  # noqa: N802
     """Joins symbols along dim (1 by default, as MXNet's Concat)."""
     if num_args is not None and num_args != len(data):
         raise ValueError(f"[sym.Concat] num_args={num_args} but {len(data)} inputs given")
-    name = name or _legacy_name("concat")
+    name = _legacy_name("concat", name)
     return _apply("_npi_concatenate", list(data), {"num_args": len(data), "axis": dim}, name)
 
 
@@ -965,17 +971,17 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, state_size=None
 def zeros(shape, dtype=None, name=None):
     """A constant-shaped array of zeros in the graph (float32 by default)."""
     return _apply("_npi_zeros", [], {"shape": _tuple(shape), "dtype": dtype},
-                  name or _legacy_name("zeros"))
+                  _legacy_name("zeros", name))
 
 
 def ones(shape, dtype=None, name=None):
     return _apply("_npi_ones", [], {"shape": _tuple(shape), "dtype": dtype},
-                  name or _legacy_name("ones"))
+                  _legacy_name("ones", name))
 
 
 def full(shape, val, dtype=None, name=None):
     return _apply("_npi_full", [], {"shape": _tuple(shape), "dtype": dtype, "fill_value": val},
-                  name or _legacy_name("full"))
+                  _legacy_name("full", name))
 
 
 @_with_attrs
@@ -986,7 +992,7 @@ def Reshape(data=None, shape=None, reverse=False, name=None):  # noqa: N802
         raise NotImplementedError("[sym.Reshape] reverse=True is not supported")
     return _apply("_npx_reshape", [data],
                   {"newshape": _legacy_reshape_shape(str(_tuple(shape)))},
-                  name or _legacy_name("reshape"))
+                  _legacy_name("reshape", name))
 
 
 _np_reshape_symbol = reshape  # noqa: F821  (NumPy's, made by _populate)
@@ -1008,13 +1014,13 @@ def reshape(data=None, shape=None, reverse=False, newshape=None, name=None, **kw
 @_with_attrs
 def Cast(data=None, dtype=None, name=None):  # noqa: N802
     return _apply("_npi_astype", [data], {"dtype": _dtype_name(dtype)},
-                  name or _legacy_name("cast"))
+                  _legacy_name("cast", name))
 
 
 @_with_attrs
 def BlockGrad(data=None, name=None):  # noqa: N802
     """The data, with no gradient flowing back through it."""
-    return _apply("_npx_stop_gradient", [data], {}, name or _legacy_name("blockgrad"))
+    return _apply("_npx_stop_gradient", [data], {}, _legacy_name("blockgrad", name))
 
 
 @_with_attrs
@@ -1025,7 +1031,7 @@ def MakeLoss(data=None, grad_scale=1.0, valid_thresh=0.0, normalization="null", 
     valid_thresh)."""
     return _apply("MakeLoss", [data], {"grad_scale": grad_scale, "valid_thresh": valid_thresh,
                                        "normalization": normalization},
-                  name or _legacy_name("makeloss"))
+                  _legacy_name("makeloss", name))
 
 
 @_with_attrs
@@ -1036,7 +1042,7 @@ def SliceChannel(data=None, num_outputs=None, axis=1, squeeze_axis=False,  # noq
     if not isinstance(num_outputs, int) or num_outputs < 1:
         raise ValueError(f"[sym.SliceChannel] num_outputs must be an int >= 1, got "
                          f"{num_outputs!r}")
-    name = name or _legacy_name("slicechannel")
+    name = _legacy_name("slicechannel", name)
     parts = _apply("_npi_split", [data], {"sections": num_outputs, "axis": axis}, name)
     if not squeeze_axis:
         return parts
@@ -1051,7 +1057,7 @@ def clip(data=None, a_min=None, a_max=None, name=None):
     """MXNet's legacy clip: a_min and a_max are scalars."""
     return _apply("_npi_clip", [data, _constant_like(a_min, data), _constant_like(a_max, data)],
                   {},
-                  name or _legacy_name("clip"))
+                  _legacy_name("clip", name))
 
 
 # MXNet's legacy arithmetic names (broadcasting, as ndx's ops always are).

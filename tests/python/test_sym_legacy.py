@@ -905,3 +905,26 @@ def test_sym_reshape_takes_mxnets_shape_codes_and_numpys_newshape():
     assert sym.reshape(x, newshape=(2, -1)).infer_shape(x=(4, 3))[1] == [(2, 6)]
     with pytest.raises(TypeError, match="shape"):
         sym.reshape(x)
+
+
+def test_name_prefix_and_name_manager_as_mxnets():
+    """mx.name (MXNet's name.py): Prefix puts its prefix before every op symbol's name made
+    inside it, given names too, and so before the parameters a layer creates; variables
+    keep theirs; a NameManager entered with `with` counts from 0."""
+    x = sym.Variable("data")
+    with ndx.name.Prefix("stage1_"):
+        fc = sym.FullyConnected(x, num_hidden=3, name="fc1")
+        fc2 = sym.FullyConnected(fc, num_hidden=3)
+        scaled = fc2 * 2
+    assert fc.name == "stage1_fc1" and fc2.name == "stage1_fullyconnected0"
+    assert scaled.list_arguments() == ["data", "stage1_fc1_weight", "stage1_fc1_bias",
+                                       "stage1_fullyconnected0_weight",
+                                       "stage1_fullyconnected0_bias"]
+    assert scaled.name.startswith("stage1_")
+    with ndx.name.NameManager():
+        names = [sym.Activation(x, act_type="relu").name for _ in range(2)]
+        assert ndx.name.NameManager.current.get(None, "conv") == "conv0"
+        assert ndx.name.NameManager.current.get("given", "conv") == "given"
+    assert names == ["activation0", "activation1"]
+    with pytest.raises(TypeError, match="prefix"):
+        ndx.name.Prefix(3)
