@@ -23,6 +23,7 @@ from . import (
                    callback,
                    compat,
                    context,
+                   contrib,
                    device,
                    distributed,
                    executor,
@@ -95,7 +96,7 @@ cmake_prefix_path = __config__.cmake_prefix_path
 
 __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initializer", "kvstore",
            "kv", "library", "lr_scheduler", "metric", "model", "module", "mod", "callback",
-           "monitor", "mon", "name", "rnn", "attribute", "AttrScope", "visualization",
+           "monitor", "mon", "name", "rnn", "contrib", "attribute", "AttrScope", "visualization",
            "operator", "optimizer", "profiler", "random", "io", "recordio", "runtime", "image",
            "sym", "viz", "np", "npx", "nd", "numpy", "test_utils", "NDXError", "MXNetError",
            "AxisError", "LinAlgError", "NDXValueError", "NDXTypeError", "NDXIndexError",

@@ -409,3 +409,22 @@ def test_fit_reads_an_iterator_that_score_used_up_from_its_start():
 
     with pytest.raises(ValueError, match="no batches"):
         mod.fit(Empty(), num_epoch=1)
+
+
+def test_contrib_data_loader_iter_feeds_a_module_with_the_last_batch_padded():
+    """mx.contrib.io.DataLoaderIter (MXNet 1.x): a gluon DataLoader as a DataIter; a smaller
+    last batch is padded with its own first rows and pad says how many, so predict drops
+    them."""
+    x, y = _data(n=50)
+    loader = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, y), batch_size=20)
+    it = mx.contrib.io.DataLoaderIter(loader)
+    assert it.provide_data[0].shape == (20, 10) and it.provide_label[0].shape == (20,)
+    batches = list(it)
+    assert [b.pad for b in batches] == [0, 0, 10]
+    onp.testing.assert_array_equal(batches[2].data[0].asnumpy(),
+                                   onp.concatenate([x[40:], x[40:50]]))
+    mod = _bound_module(batch=20)
+    _, ref = _numpy_forward(_params_np(mod), x)
+    onp.testing.assert_allclose(mod.predict(it).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="pairs"):
+        mx.contrib.io.DataLoaderIter([x[:2]])
