@@ -201,11 +201,13 @@ class Executor:
                 self._grads[name] = _np.zeros(v.shape, dtype=v.dtype, device=v.device)
         inputs = [self._values[n] for n in self._input_names]
         # (zero-input ops in the graph -- sym.zeros, random -- create on the bound device)
-        with self._device_scope(), autograd.record(train_mode=is_train):
-            recorded = list(_core._graph_run(self._symbol._handle, inputs))
+        monitoring = self._monitor is not None and getattr(self._monitor[0], "active", True)
+        if monitoring:  # (one run of every internal value: the monitor sees this forward's)
+            recorded = self._forward_internals(is_train)
+        else:
+            with self._device_scope(), autograd.record(train_mode=is_train):
+                recorded = list(_core._graph_run(self._symbol._handle, inputs))
         self._recorded = recorded
-        if self._monitor is not None and getattr(self._monitor[0], "active", True):
-            self._report_internals(is_train)
         if self.outputs is None or [(o.shape, o.dtype) for o in self.outputs] != \
                 [(r.shape, r.dtype) for r in recorded]:
             self.outputs = [_np.zeros(r.shape, dtype=r.dtype, device=r.device)
@@ -224,19 +226,23 @@ class Executor:
                             f"{type(callback).__name__}")
         self._monitor = None if callback is None else (callback, bool(monitor_all))
 
-    def _report_internals(self, is_train):
-        """The graph's internal values of the last forward's inputs, run again (in the same
-        train mode) without recording, to the monitor callback."""
+    def _forward_internals(self, is_train):
+        """The forward run as the graph of every internal value (one run, recorded, so that
+        BatchNorm's statistics and Dropout's masks are those of this forward), each reported
+        to the monitor callback; returns the outputs."""
+        from .sym import Group
         callback, monitor_all = self._monitor
         internals = self._symbol.get_internals()
-        names = internals.list_outputs()
-        with self._device_scope(), autograd.pause(train_mode=is_train):
-            values = _core._graph_run(internals._handle,
-                                      [self._values[n] for n in internals.list_inputs()])
+        both = Group([self._symbol, internals])  # (shared nodes run once)
+        with self._device_scope(), autograd.record(train_mode=is_train):
+            values = list(_core._graph_run(both._handle,
+                                           [self._values[n] for n in both.list_inputs()]))
+        n_out = len(self._output_names)
         inputs = set(self._input_names)
-        for name, value in zip(names, values):
+        for name, value in zip(internals.list_outputs(), values[n_out:]):
             if monitor_all or name not in inputs:
                 callback(name, value)
+        return values[:n_out]
 
     def backward(self, out_grads=None):
         """Back-propagates `out_grads` (one array, a list in output order or a dict by output

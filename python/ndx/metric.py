@@ -49,6 +49,7 @@ class Perplexity(_gluon_metric.Perplexity):
                  label_names=None):
         super().__init__(eps=1e-10, ignore_label=ignore_label, axis=axis, name=name,
                          output_names=output_names, label_names=label_names)
+        self._kwargs = {"ignore_label": ignore_label, "axis": axis}  # (get_config's)
 
 
 class Caffe(Loss):
@@ -95,6 +96,8 @@ def create(metric, *args, **kwargs):
         return composite
     if isinstance(metric, str) and metric.lower() == "caffe":
         return Caffe(*args, **kwargs)
+    if isinstance(metric, str) and metric.lower() == "perplexity":
+        return Perplexity(*args, **kwargs)  # (1.x's: ignore_label first)
     if callable(metric) and not isinstance(metric, EvalMetric):
         return CustomMetric(metric, *args, **kwargs)
     return _gluon_metric.create(metric, *args, **kwargs)

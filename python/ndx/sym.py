@@ -395,8 +395,8 @@ class Symbol:
             # a Python scalar is weak (NEP 50), typed against this symbol's dtype at run time:
             # float16 data * 2 stays float16, as it does imperatively
             kind = 0 if isinstance(other, bool) else 1 if isinstance(other, int) else 2
-            other = _apply("_npi_weak_scalar_like", [self], {"value": float(other),
-                                                              "kind": kind})
+            text = repr(float(other)) if kind == 2 else str(int(other))  # (ints exactly)
+            other = _apply("_npi_weak_scalar_like", [self], {"value": text, "kind": kind})
         other = other if isinstance(other, Symbol) else _constant(other)
         a, b = (other, self) if reflected else (self, other)
         return _apply(op, [a, b], {})
@@ -798,7 +798,8 @@ def _with_attrs(layer):
         for key in [k for k in kwargs if k in _HIDDEN_KEYS or
                     (k.startswith("__") and k.endswith("__") and len(k) > 4)]:
             value = kwargs.pop(key)
-            attrs[key if key.startswith("__") else f"__{key}__"] = str(value)
+            if value is not None:  # (lr_mult=None: not given, as var's)
+                attrs[key if key.startswith("__") else f"__{key}__"] = str(value)
         token = _layer_attrs.set(attrs or None)
         try:
             return layer(*args, **kwargs)

@@ -1241,7 +1241,7 @@ bool TakeType(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
 
 // The source row (along the axis) of each index, by the mode; an index out of range under
 // 'raise' is an IndexError before anything is written.
-std::vector<int64_t> take_rows_of(const NodeAttrs& attrs, const TBlob& idx, int64_t n) {
+std::vector<int64_t> take_rows_of(const NodeAttrs& attrs, const TBlob& idx, int64_t n, int ax) {
   const char mode = attrs.get<TakeParam>().mode[0];
   std::vector<int64_t> rows(static_cast<size_t>(idx.size()));
   std::vector<NDArray> keep;
@@ -1250,8 +1250,7 @@ std::vector<int64_t> take_rows_of(const NodeAttrs& attrs, const TBlob& idx, int6
   for (size_t j = 0; j < rows.size(); ++j) {
     rows[j] = take_index(k[j], n, mode);
     if (rows[j] < 0)
-      index_error("[take] index ", k[j], " is out of bounds for axis ", attrs.get<TakeParam>().axis,
-                  " with size ", n);
+      index_error("[take] index ", k[j], " is out of bounds for axis ", ax, " with size ", n);
   }
   return rows;
 }
@@ -1269,7 +1268,7 @@ void TakeCompute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   const int ax = take_axis(attrs, a.shape);
   const auto [outer, inner] = around_axis(a.shape, ax);
   const int64_t n = a.shape[ax];
-  const std::vector<int64_t> rows = take_rows_of(attrs, in[1], n);
+  const std::vector<int64_t> rows = take_rows_of(attrs, in[1], n, ax);
   const auto m = static_cast<int64_t>(rows.size());
   const size_t block = static_cast<size_t>(inner) * dtype_size(a.dtype);  // bytes a row
   const char* src = static_cast<const char*>(a.dptr);
@@ -1305,7 +1304,7 @@ void BackwardTakeCompute(const NodeAttrs& attrs, const OpContext&, const std::ve
   const int ax = take_axis(attrs, xs);
   const auto [outer, inner] = around_axis(xs, ax);
   const int64_t n = xs[ax];
-  const std::vector<int64_t> rows = take_rows_of(attrs, in[2], n);
+  const std::vector<int64_t> rows = take_rows_of(attrs, in[2], n, ax);
   const auto m = static_cast<int64_t>(rows.size());
   add_back_into(in[0], out[0], req[0], "backward_take", [&](auto* a, const auto* og) {
     for (int64_t o = 0; o < outer; ++o)

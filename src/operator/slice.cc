@@ -81,41 +81,86 @@ struct AstypeParam {
 
 // A Python scalar in a symbol's arithmetic (sym * 2): a 0-d array whose dtype NEP 50's weak-scalar
 // rule gives against the other operand's, as the imperative path types it (float16 data * 2.5
-// stays float16, int32 data * 2.5 takes the default float dtype).
+// stays float16; with int32 data the scalar 2.5 is float32, and the product float64, NumPy's).
+// The value travels as its Python text, so that integers keep every digit (int64 data + 2**53 + 1
+// is exact; a double would round it).
 struct WeakScalarParam {
-  double value = 0;
+  std::string value = "0";
   int64_t kind = 2;
   static void declare(ParamDecl<WeakScalarParam>& d) {
-    d.field("value", &WeakScalarParam::value).describe("The scalar.");
+    d.field("value", &WeakScalarParam::value).describe("The scalar, as Python writes it.");
     d.field("kind", &WeakScalarParam::kind)
         .set_default(2)
         .describe("The scalar's kind: 0 bool, 1 int, 2 float.");
   }
 };
 
-bool weak_scalar_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
-  const int64_t kind = attrs.get<WeakScalarParam>().kind;
-  if (kind < 0 || kind > 2)
-    value_error("[weak_scalar_like] kind must be 0 (bool), 1 (int) or 2 (float); got ", kind);
-  if ((*in)[0] == DType::kUnknown) return false;
-  const DType t = promote_with_scalar((*in)[0], static_cast<ScalarKind>(kind));
-  const double v = attrs.get<WeakScalarParam>().value;
-  if (is_integer(t)) {  // (uint8 data + 300: NumPy 2 raises OverflowError, as ndx imperatively)
-    double lo = 0, hi = 0;
-    NDX_DTYPE_SWITCH(t, T, {
-      lo = static_cast<double>(std::numeric_limits<T>::lowest());
-      hi = static_cast<double>(std::numeric_limits<T>::max());
-    });
-    if (v < lo || v > hi)
-      overflow_error("[sym] Python integer ", static_cast<long long>(v), " out of bounds for ", t);
+// An integer's text as a 128-bit integer; false for text that is no integer or too long for
+// one (a Python int of more than 38 digits is out of every dtype's range anyway).
+bool parse_integer(std::string_view s, __int128* out) {
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative || (!s.empty() && s[0] == '+')) s.remove_prefix(1);
+  if (s.empty() || s.size() > 38) return false;
+  __int128 v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
   }
+  *out = negative ? -v : v;
+  return true;
+}
+
+bool is_exact_integer(DType t) { return is_integer(t) && t != DType::kBool; }
+
+// (templates, so that the other dtypes' branches are discarded)
+template <class T>
+void integer_limits(__int128* lo, __int128* hi) {
+  if constexpr (std::is_integral_v<T>) {
+    *lo = std::numeric_limits<T>::lowest();
+    *hi = std::numeric_limits<T>::max();
+  }
+}
+
+template <class T>
+void store_integer(void* dst, __int128 v) {
+  if constexpr (std::is_integral_v<T>) *static_cast<T*>(dst) = static_cast<T>(v);
+}
+
+// The integer scalar of an integer result dtype, checked against the dtype's range (uint8 data +
+// 300: NumPy 2 raises OverflowError, as ndx does imperatively).
+__int128 integer_scalar(const WeakScalarParam& p, DType t) {
+  __int128 v = 0;
+  __int128 lo = 0, hi = 0;
+  NDX_DTYPE_SWITCH(t, T, integer_limits<T>(&lo, &hi));
+  if (!parse_integer(p.value, &v) || v < lo || v > hi)
+    overflow_error("[sym] Python integer ", p.value, " out of bounds for ", t);
+  return v;
+}
+
+bool weak_scalar_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const auto& p = attrs.get<WeakScalarParam>();
+  if (p.kind < 0 || p.kind > 2)
+    value_error("[weak_scalar_like] kind must be 0 (bool), 1 (int) or 2 (float); got ", p.kind);
+  if ((*in)[0] == DType::kUnknown) return false;
+  const DType t = promote_with_scalar((*in)[0], static_cast<ScalarKind>(p.kind));
+  if (is_exact_integer(t)) integer_scalar(p, t);
   (*out)[0] = t;
   return true;
 }
 
 void weak_scalar_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>&,
                          const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] != kNullOp) kernel::as_array(out[0]).fill(attrs.get<WeakScalarParam>().value);
+  if (req[0] == kNullOp) return;
+  const auto& p = attrs.get<WeakScalarParam>();
+  NDArray result = kernel::as_array(out[0]);
+  if (!is_exact_integer(result.dtype())) {
+    result.fill(std::stod(p.value));
+    return;
+  }
+  NDArray value(Shape{}, result.dtype(), cpu());  // (written exactly, then to the device)
+  const __int128 v = integer_scalar(p, result.dtype());
+  NDX_DTYPE_SWITCH(result.dtype(), T, store_integer<T>(value.raw_data(), v));
+  kernel::write_req(value, result, kWriteTo);
 }
 
 void cast_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,

@@ -1660,7 +1660,7 @@ _PY_SCALAR_KINDS = (bool, int, float)
 def _weak_scalar_ref(like, value, kind):
     """NumPy's NEP 50 dtype of a Python scalar of `kind` (0 bool, 1 int, 2 float) meeting
     like's dtype, as a 0-d array holding the value."""
-    scalar = _PY_SCALAR_KINDS[kind](value)
+    scalar = bool(int(value)) if kind == 0 else _PY_SCALAR_KINDS[kind](value)
     return onp.array(scalar, dtype=onp.result_type(like.dtype, scalar))
 
 
@@ -1668,13 +1668,13 @@ add(OpEntry(
     "weak_scalar_like",
     lambda like, value, kind: ndx.nd._npi_weak_scalar_like(like, value=value, kind=kind),
     _weak_scalar_ref, "shape", ALL_DTYPES, shape_samples([
-        ("(2,3)+int", (2, 3), [1.0, 1], {}),
-        ("()+float", (), [2.5, 2], {}),
-        ("(0,3)+bool", (0, 3), [1.0, 0], {}),
+        ("(2,3)+int", (2, 3), ["1", 1], {}),
+        ("()+float", (), ["2.5", 2], {}),
+        ("(0,3)+bool", (0, 3), ["1", 0], {}),
     ]),
     error_inputs=lambda: [
-        ErrorInput((_f((2,)), 1.0, 5), {}, ValueError, "kind", None),
-        ErrorInput((onp.ones(2, "uint8"), 300.0, 1), {}, OverflowError, "uint8-300", None)]))
+        ErrorInput((_f((2,)), "1.0", 5), {}, ValueError, "kind", None),
+        ErrorInput((onp.ones(2, "uint8"), "300", 1), {}, OverflowError, "uint8-300", None)]))
 add(OpEntry(
     "broadcast_like", ndx.nd._npi_broadcast_like, _broadcast_like_ref, "shape", ALL_DTYPES,
     pair_samples([
