@@ -82,21 +82,10 @@ class Symbol:
         return [n for n in self.list_inputs() if n in aux]
 
     def list_outputs(self):
-        """Output names as MXNet forms them: '<node>_output' ('<node>_output<i>' for an op
-        with several outputs in the list), an input's own name for an input."""
-        doc = _json.loads(self.tojson())
-        nodes, heads = doc["nodes"], doc["heads"]
-        multi = {h[0] for h in heads if h[1] != 0}
-        names = []
-        for node_id, index, _ in heads:
-            node = nodes[node_id]
-            if node["op"] == "null":
-                names.append(node["name"])
-            elif node_id in multi:
-                names.append(f"{node['name']}_output{index}")
-            else:
-                names.append(f"{node['name']}_output")
-        return names
+        """Output names as MXNet forms them: an input's own name, else '<node>_<the op's name
+        of the output>': '<node>_output' for one output, '<node>_output<i>' for ops with
+        several (split), or the op's own names ('bn_mean', 'rnn0_state_output')."""
+        return list(_core._sym_output_names(self._handle))
 
     @property
     def name(self):

@@ -811,6 +811,26 @@ bool is_operand_constant(const Node& n) {
   return n.is_variable() ? !n.values.empty() : n.op() == weak_scalar;
 }
 
+// _sym_output_names(symbol): MXNet's names of the outputs: an input's own name, else
+// '<node>_<the op's name of that output>' ('fc1_output', 'rnn0_state_output', 'split0_output1').
+PyObject* sym_output_names(PyObject*, PyObject* h) {
+  NDX_PY_BEGIN
+  const Graph& g = graph_of(h);
+  PyObject* names = PyList_New(static_cast<Py_ssize_t>(g.outputs.size()));
+  if (!names) throw PythonErrorSet{};
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const NodeEntry& e = g.outputs[i];
+    std::string name = e.node->attrs.name;
+    if (!e.node->is_variable()) {
+      const std::vector<std::string> outs = e.node->op()->output_names(e.node->attrs);
+      name += "_" + (e.index < outs.size() ? outs[e.index] : "output" + std::to_string(e.index));
+    }
+    PyList_SET_ITEM(names, static_cast<Py_ssize_t>(i), PyUnicode_FromString(name.c_str()));
+  }
+  return names;
+  NDX_PY_END(nullptr)
+}
+
 // _sym_internals(symbol): every entry of the graph, inputs first (MXNet's get_internals).
 PyObject* sym_internals(PyObject*, PyObject* h) {
   NDX_PY_BEGIN
@@ -1451,6 +1471,7 @@ PyMethodDef module_methods[] = {
     {"_sym_var", sym_var, METH_VARARGS, "A symbol for a named input (with attributes)."},
     {"_sym_internals", sym_internals, METH_O, "Every entry of a symbol's graph."},
     {"_sym_children", sym_children, METH_O, "The entries a symbol's output nodes read."},
+    {"_sym_output_names", sym_output_names, METH_O, "MXNet's names of a symbol's outputs."},
     {"_sym_compose", sym_compose, METH_VARARGS, "A symbol with named inputs replaced."},
     {"_sym_const", sym_const, METH_O, "A symbol holding a constant array."},
     {"_sym_op", sym_op, METH_VARARGS, "A symbol applying an op to symbols."},

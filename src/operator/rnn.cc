@@ -621,9 +621,11 @@ uint32_t rnn_num_outputs(const NodeAttrs& attrs) { return is_lstm(attrs) ? 4 : 3
       .set_attr<FListOutputNames>(
           "FListOutputNames",
           [](const NodeAttrs& attrs) {
+            // (MXNet's names: rnn0_state_output, rnn0_statecell_output)
             if (is_lstm(attrs))
-              return std::vector<std::string>{"output", "state", "state_cell", "reserve"};
-            return std::vector<std::string>{"output", "state", "reserve"};
+              return std::vector<std::string>{"output", "state_output", "statecell_output",
+                                              "reserve"};
+            return std::vector<std::string>{"output", "state_output", "reserve"};
           })
       .set_attr<FNumVisibleOutputs>("FNumVisibleOutputs",
                                     [](const NodeAttrs& attrs) -> uint32_t {
