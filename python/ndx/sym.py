@@ -1050,6 +1050,59 @@ def clip(data=None, a_min=None, a_max=None, name=None):
                   _legacy_name("clip", name))
 
 
+# MXNet's legacy samplers: mx.sym.random.uniform(low, high, shape=..., dtype=...) and the
+# mx.sym.uniform / normal / random_* names, over ndx's samplers (shape= is their size=;
+# NumPy's size= works too). MXNet's gamma(alpha, beta) is NumPy's gamma(shape, scale).
+_SAMPLERS = {"uniform": ("_npi_uniform", ("low", "high"), {}),
+             "normal": ("_npi_normal", ("loc", "scale"), {}),
+             "randint": ("_npi_randint", ("low", "high"), {}),
+             "poisson": ("_npi_poisson", ("lam",), {}),
+             "exponential": ("_npi_exponential", ("scale",), {}),
+             "gamma": ("_npi_gamma", ("alpha", "beta"), {"alpha": "shape", "beta": "scale"}),
+             "negative_binomial": ("_npi_negative_binomial", ("k", "p"), {"k": "n"})}
+
+
+def _legacy_sampler(kind):
+    op, positional, renames = _SAMPLERS[kind]
+
+    def sampler(*args, shape=None, dtype=None, ctx=None, name=None, **kwargs):
+        if _builtins.any(isinstance(a, Symbol) for a in list(args) + list(kwargs.values())):
+            # (NumPy's form, parameters as symbols: ndx's sampler op itself)
+            if shape is not None:
+                kwargs.setdefault("size", _tuple(shape))
+            return globals()[op](*args, name=name, dtype=dtype, **kwargs)
+        if len(args) > len(positional):
+            raise TypeError(f"[sym.random.{kind}] takes at most {len(positional)} positional "
+                            f"arguments ({', '.join(positional)}), got {len(args)}")
+        kwargs.update(zip(positional, args))
+        params = {renames.get(k, k): v for k, v in kwargs.items() if v is not None}
+        if shape is not None and shape != ():
+            params["size"] = _tuple(shape)
+        if dtype is not None:
+            params["dtype"] = _dtype_name(dtype)
+        return _apply(op, [], params, _auto_name(name, op=op))
+    sampler.__name__ = kind
+    sampler.__doc__ = (f"MXNet's {kind} sampler ({', '.join(positional)}, shape=, dtype=) as a "
+                       f"symbol: a new draw at each forward.")
+    return sampler
+
+
+class _RandomSymbols:
+    """mx.sym.random: MXNet's samplers as symbols."""
+
+    def __init__(self):
+        for kind in _SAMPLERS:
+            setattr(self, kind, _legacy_sampler(kind))
+
+
+random = _RandomSymbols()
+uniform = random_uniform = random.uniform
+normal = random_normal = random.normal
+random_randint, random_poisson = random.randint, random.poisson
+random_exponential, random_gamma = random.exponential, random.gamma
+random_negative_binomial = random.negative_binomial
+
+
 # MXNet's legacy arithmetic names (broadcasting, as ndx's ops always are).
 elemwise_add = broadcast_add = broadcast_plus = _make("_np_add")
 elemwise_sub = broadcast_sub = broadcast_minus = _make("_np_subtract")

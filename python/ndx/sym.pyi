@@ -706,8 +706,8 @@ def nextafter(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def noncentral_chisquare(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_noncentral_chisquare: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
-def normal(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npi_normal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+def normal(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's normal sampler (loc, scale, shape=, dtype=) as a symbol: a new draw at each forward."""
 
 def not_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_not_equal: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -773,6 +773,29 @@ def radians(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def randint(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_randint: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+random: Any
+
+def random_exponential(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's exponential sampler (scale, shape=, dtype=) as a symbol: a new draw at each forward."""
+
+def random_gamma(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's gamma sampler (alpha, beta, shape=, dtype=) as a symbol: a new draw at each forward."""
+
+def random_negative_binomial(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's negative_binomial sampler (k, p, shape=, dtype=) as a symbol: a new draw at each forward."""
+
+def random_normal(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's normal sampler (loc, scale, shape=, dtype=) as a symbol: a new draw at each forward."""
+
+def random_poisson(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's poisson sampler (lam, shape=, dtype=) as a symbol: a new draw at each forward."""
+
+def random_randint(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's randint sampler (low, high, shape=, dtype=) as a symbol: a new draw at each forward."""
+
+def random_uniform(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's uniform sampler (low, high, shape=, dtype=) as a symbol: a new draw at each forward."""
 
 def rayleigh(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_rayleigh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -921,8 +944,8 @@ def true_divide(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def trunc(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_trunc: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
-def uniform(*inputs: Any, name: Any = None, **params: Any) -> Any:
-    """Symbolic _npi_uniform: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+def uniform(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
+    """MXNet's uniform sampler (low, high, shape=, dtype=) as a symbol: a new draw at each forward."""
 
 def unpackbits(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_unpackbits: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""

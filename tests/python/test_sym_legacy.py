@@ -928,3 +928,22 @@ def test_name_prefix_and_name_manager_as_mxnets():
     assert names == ["activation0", "activation1"]
     with pytest.raises(TypeError, match="prefix"):
         ndx.name.Prefix(3)
+
+
+def test_legacy_samplers_take_shape_and_mxnets_parameter_names():
+    """mx.sym.random.uniform(low, high, shape=, dtype=) and the other samplers (MXNet's
+    names: gamma(alpha, beta) is NumPy's gamma(shape, scale)); moments of 40000 draws
+    against the distributions' (4.5 standard errors)."""
+    n = 40000
+    u = sym.random.uniform(-1, 1, shape=(n,)).eval()[0].asnumpy()
+    assert u.dtype == onp.float32 and u.min() >= -1 and u.max() < 1
+    assert abs(u.mean()) < 4.5 * (2 / onp.sqrt(12)) / onp.sqrt(n)
+    v = sym.normal(loc=5, scale=0.5, shape=(n,), dtype="float64").eval()[0].asnumpy()
+    assert v.dtype == onp.float64 and abs(v.mean() - 5) < 4.5 * 0.5 / onp.sqrt(n)
+    g = sym.random.gamma(alpha=2.0, beta=3.0, shape=(n,)).eval()[0].asnumpy()
+    assert abs(g.mean() - 6.0) < 4.5 * onp.sqrt(2.0 * 9.0) / onp.sqrt(n)
+    r = sym.random_randint(0, 5, shape=(2, 3)).eval()[0].asnumpy()
+    assert r.shape == (2, 3) and r.dtype == onp.int64 and set(r.ravel()) <= set(range(5))
+    assert sym.uniform(size=(2,)).infer_shape()[1] == [(2,)]  # (NumPy's size= too)
+    with pytest.raises(TypeError, match="positional"):
+        sym.random.poisson(1.0, 2.0)
