@@ -428,3 +428,25 @@ def test_contrib_data_loader_iter_feeds_a_module_with_the_last_batch_padded():
     onp.testing.assert_allclose(mod.predict(it).asnumpy(), ref, rtol=1e-5, atol=1e-6)
     with pytest.raises(TypeError, match="pairs"):
         mx.contrib.io.DataLoaderIter([x[:2]])
+
+
+def test_bucketing_module_load_restores_the_saved_parameters(tmp_path):
+    def sym_gen(key):
+        data = mx.sym.Variable("data")
+        fc = mx.sym.FullyConnected(mx.sym.mean(data, axis=1), name="fc", num_hidden=3)
+        return mx.sym.SoftmaxOutput(fc, name="softmax"), ("data",), ("softmax_label",)
+
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=5)
+    mod.bind(data_shapes=[("data", (2, 5, 4))], label_shapes=[("softmax_label", (2,))])
+    mod.init_params(mx.init.Xavier())
+    mod.save_checkpoint(str(tmp_path / "b"), 2)
+    saved = {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+    loaded = mx.mod.BucketingModule.load(str(tmp_path / "b"), 2, sym_gen=sym_gen,
+                                         default_bucket_key=5)
+    loaded.bind(data_shapes=[("data", (2, 5, 4))], label_shapes=[("softmax_label", (2,))],
+                for_training=False)
+    assert loaded.params_initialized
+    for k, v in loaded.get_params()[0].items():
+        onp.testing.assert_array_equal(v.asnumpy(), saved[k])
+    with pytest.raises(ValueError, match="sym_gen"):
+        mx.mod.BucketingModule.load(str(tmp_path / "b"), 2)

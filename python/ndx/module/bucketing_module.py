@@ -47,6 +47,19 @@ class BucketingModule(BaseModule):
         self._params_dirty = False
         self._grad_req = "write"
         self._monitor = None
+        self._preload = None
+
+    @staticmethod
+    def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):
+        """A BucketingModule of sym_gen whose parameters come from prefix-%04d.params (set at
+        bind), as MXNet's; kwargs go to BucketingModule()."""
+        if sym_gen is None or default_bucket_key is None:
+            raise ValueError("[BucketingModule.load] sym_gen and default_bucket_key are "
+                             "required to load a BucketingModule")
+        from ..model import load_params
+        mod = BucketingModule(sym_gen, default_bucket_key, **kwargs)
+        mod._preload = load_params(prefix, epoch)
+        return mod
 
     def _call_sym_gen(self, key):
         out = self._sym_gen(key)
@@ -163,6 +176,10 @@ class BucketingModule(BaseModule):
         self._buckets[self._default_bucket_key] = module
         if self.params_initialized:
             self.set_params(arg_params, aux_params)
+        elif self._preload is not None:  # (BucketingModule.load's parameters)
+            arg_params, aux_params = self._preload
+            self._preload = None
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params)
 
     def switch_bucket(self, bucket_key, data_shapes, label_shapes=None):
         """Makes bucket_key's module current, binding it (sharing the default bucket's
