@@ -1,6 +1,7 @@
 // Ops that make the ndarray's view and conversion methods differentiable under autograd:
 // _npx_slice (basic slicing with Python's semantics per axis; a begin or end equal to kNone
 // means "omitted") and _npi_astype / _npi_cast_like (dtype conversion, each other's gradient).
+#include <cstdlib>
 #include <limits>
 
 #include "ndx/graph.h"
@@ -112,6 +113,17 @@ bool parse_integer(std::string_view s, __int128* out) {
 
 bool is_exact_integer(DType t) { return is_integer(t) && t != DType::kBool; }
 
+// The value's text as a double (Python's repr of a float: digits, 'inf', 'nan'); a ValueError
+// for anything else.
+double scalar_value(const WeakScalarParam& p) {
+  const char* begin = p.value.c_str();
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  if (p.value.empty() || end != begin + p.value.size())
+    value_error("[weak_scalar_like] value must be a number's text, got '", p.value, "'");
+  return v;
+}
+
 // (templates, so that the other dtypes' branches are discarded)
 template <class T>
 void integer_limits(__int128* lo, __int128* hi) {
@@ -143,6 +155,7 @@ bool weak_scalar_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out)
     value_error("[weak_scalar_like] kind must be 0 (bool), 1 (int) or 2 (float); got ", p.kind);
   if ((*in)[0] == DType::kUnknown) return false;
   const DType t = promote_with_scalar((*in)[0], static_cast<ScalarKind>(p.kind));
+  scalar_value(p);
   if (is_exact_integer(t)) integer_scalar(p, t);
   (*out)[0] = t;
   return true;
@@ -154,7 +167,7 @@ void weak_scalar_compute(const NodeAttrs& attrs, const OpContext&, const std::ve
   const auto& p = attrs.get<WeakScalarParam>();
   NDArray result = kernel::as_array(out[0]);
   if (!is_exact_integer(result.dtype())) {
-    result.fill(std::stod(p.value));
+    result.fill(scalar_value(p));
     return;
   }
   NDArray value(Shape{}, result.dtype(), cpu());  // (written exactly, then to the device)

@@ -1674,6 +1674,7 @@ add(OpEntry(
     ]),
     error_inputs=lambda: [
         ErrorInput((_f((2,)), "1.0", 5), {}, ValueError, "kind", None),
+        ErrorInput((_f((2,)), "relu", 2), {}, ValueError, "not-a-number", None),
         ErrorInput((onp.ones(2, "uint8"), "300", 1), {}, OverflowError, "uint8-300", None)]))
 add(OpEntry(
     "broadcast_like", ndx.nd._npi_broadcast_like, _broadcast_like_ref, "shape", ALL_DTYPES,
