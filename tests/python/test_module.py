@@ -450,3 +450,18 @@ def test_bucketing_module_load_restores_the_saved_parameters(tmp_path):
         onp.testing.assert_array_equal(v.asnumpy(), saved[k])
     with pytest.raises(ValueError, match="sym_gen"):
         mx.mod.BucketingModule.load(str(tmp_path / "b"), 2)
+
+
+def test_a_module_checkpoint_imports_into_a_symbol_block(tmp_path):
+    """Module.save_checkpoint's files load in gluon.SymbolBlock.imports with the label as an
+    input (its value unused by SoftmaxOutput's forward), giving predict's outputs."""
+    x, y = _data(n=40)
+    mod = mx.mod.Module(_mlp())
+    mod.fit(mx.io.NDArrayIter(x, y, batch_size=10), num_epoch=1, initializer=mx.init.Xavier())
+    prefix = str(tmp_path / "ck")
+    mod.save_checkpoint(prefix, 1)
+    block = mx.gluon.SymbolBlock.imports(f"{prefix}-symbol.json", ["data", "softmax_label"],
+                                         f"{prefix}-0001.params")
+    out = block(np.array(x[:10]), np.zeros(10))
+    _, ref = _numpy_forward(_params_np(mod), x[:10])
+    onp.testing.assert_allclose(out.asnumpy(), ref, rtol=1e-5, atol=1e-6)
