@@ -20,25 +20,21 @@ def _params_file(prefix, epoch):
     return f"{prefix}-{epoch:04d}.params"
 
 
-def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
-    """Writes prefix-symbol.json and prefix-%04d.params (epoch). remove_amp_cast is MXNet's
-    argument; ndx's graphs hold no AMP casts to remove."""
-    if symbol is not None:
-        symbol.save(f"{prefix}-symbol.json")
-    fname = _params_file(prefix, epoch)
+def save_params_file(fname, arg_params, aux_params):
+    """Writes arg_params / aux_params as MXNet's 'arg:<name>' / 'aux:<name>' .params file."""
     data = {f"arg:{k}": v for k, v in (arg_params or {}).items()}
     data.update({f"aux:{k}": v for k, v in (aux_params or {}).items()})
     nd.save(fname, data)
 
 
-def load_params(prefix, epoch):
-    """(arg_params, aux_params) from prefix-%04d.params; names without an 'arg:' / 'aux:'
-    prefix are a ValueError naming them."""
+def load_params_file(fname, who="model.load_params"):
+    """(arg_params, aux_params) of a .params file; unnamed arrays, or names without an
+    'arg:' / 'aux:' prefix, are a ValueError naming them."""
     arg_params, aux_params = {}, {}
-    loaded = nd.load(_params_file(prefix, epoch))
+    loaded = nd.load(fname)
     if not isinstance(loaded, dict):
-        raise ValueError(f"[model.load_params] {_params_file(prefix, epoch)} holds unnamed "
-                         f"arrays; a checkpoint names them 'arg:<name>' / 'aux:<name>'")
+        raise ValueError(f"[{who}] {fname} holds unnamed arrays; a checkpoint names them "
+                         f"'arg:<name>' / 'aux:<name>'")
     for key, value in loaded.items():
         kind, _, name = key.partition(":")
         if kind == "arg" and name:
@@ -46,9 +42,22 @@ def load_params(prefix, epoch):
         elif kind == "aux" and name:
             aux_params[name] = value
         else:
-            raise ValueError(f"[model.load_params] '{key}' is neither 'arg:<name>' nor "
+            raise ValueError(f"[{who}] '{key}' in {fname} is neither 'arg:<name>' nor "
                              f"'aux:<name>'")
     return arg_params, aux_params
+
+
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
+    """Writes prefix-symbol.json and prefix-%04d.params (epoch). remove_amp_cast is MXNet's
+    argument; ndx's graphs hold no AMP casts to remove."""
+    if symbol is not None:
+        symbol.save(f"{prefix}-symbol.json")
+    save_params_file(_params_file(prefix, epoch), arg_params, aux_params)
+
+
+def load_params(prefix, epoch):
+    """(arg_params, aux_params) from prefix-%04d.params."""
+    return load_params_file(_params_file(prefix, epoch))
 
 
 def load_checkpoint(prefix, epoch):

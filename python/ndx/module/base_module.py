@@ -9,6 +9,7 @@ from collections import namedtuple
 import numpy as _onp
 
 from .. import metric as _metric
+from .. import model as _model
 from .. import nd as _nd
 from .. import numpy as _np
 from ..base import NDXRuntimeError
@@ -167,17 +168,8 @@ class BaseModule:
         if not isinstance(eval_data, DataIter):
             raise TypeError(f"[{type(self).__name__}.predict] eval_data must be an array or a "
                             f"DataIter, got {type(eval_data).__name__}")
-        if reset:
-            eval_data.reset()
-        output_list = []
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
-            pad = eval_batch.pad or 0
-            output_list.append([out[0:out.shape[0] - pad].copy()
-                                for out in self.get_outputs()])
+        output_list = [[out.copy() for out in outputs] for outputs, _, _ in
+                       self.iter_predict(eval_data, num_batch, reset, sparse_row_id_fn)]
         if not output_list or not merge_batches:
             return output_list
         num_outputs = len(output_list[0])
@@ -291,28 +283,11 @@ class BaseModule:
 
     def save_params(self, fname):
         """Writes the parameters as MXNet's 'arg:<name>' / 'aux:<name>' .params file."""
-        arg_params, aux_params = self.get_params()
-        data = {f"arg:{k}": v for k, v in arg_params.items()}
-        data.update({f"aux:{k}": v for k, v in aux_params.items()})
-        _nd.save(fname, data)
+        _model.save_params_file(fname, *self.get_params())
 
     def load_params(self, fname):
         """Reads a .params file save_params (or MXNet) wrote into the module."""
-        loaded = _nd.load(fname)
-        if not isinstance(loaded, dict):
-            raise ValueError(f"[{type(self).__name__}.load_params] {fname} holds unnamed "
-                             f"arrays; expected 'arg:<name>' / 'aux:<name>' keys")
-        arg_params, aux_params = {}, {}
-        for key, value in loaded.items():
-            kind, _, name = key.partition(":")
-            if kind == "arg" and name:
-                arg_params[name] = value
-            elif kind == "aux" and name:
-                aux_params[name] = value
-            else:
-                raise ValueError(f"Invalid param file {fname}: '{key}' is neither "
-                                 f"'arg:<name>' nor 'aux:<name>'")
-        self.set_params(arg_params, aux_params)
+        self.set_params(*_model.load_params_file(fname, f"{type(self).__name__}.load_params"))
 
     def install_monitor(self, mon):
         raise NotImplementedError(f"[{type(self).__name__}.install_monitor] is not "

@@ -198,6 +198,14 @@ class BaseRNNCell:
             outputs = _merge_steps(outputs, axis)
         return outputs, states
 
+    def _fc_params(self, i2h_bias_init=None):
+        """The step's i2h / h2h weights and biases (shared by every step)."""
+        self._iW = self.params.get("i2h_weight")
+        self._hW = self.params.get("h2h_weight")
+        self._iB = self.params.get("i2h_bias") if i2h_bias_init is None else \
+            self.params.get("i2h_bias", init=i2h_bias_init)
+        self._hB = self.params.get("h2h_bias")
+
     def _get_activation(self, inputs, activation, **kwargs):
         if isinstance(activation, str):
             return symbol.Activation(inputs, act_type=activation, **kwargs)
@@ -211,10 +219,7 @@ class RNNCell(BaseRNNCell):
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
         self._activation = activation
-        self._iW = self.params.get("i2h_weight")
-        self._iB = self.params.get("i2h_bias")
-        self._hW = self.params.get("h2h_weight")
-        self._hB = self.params.get("h2h_bias")
+        self._fc_params()
 
     @property
     def state_shape(self):
@@ -239,10 +244,7 @@ class LSTMCell(BaseRNNCell):
     def __init__(self, num_hidden, prefix="lstm_", params=None, forget_bias=1.0):
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
-        self._iW = self.params.get("i2h_weight")
-        self._hW = self.params.get("h2h_weight")
-        self._iB = self.params.get("i2h_bias", init=_init.LSTMBias(forget_bias=forget_bias))
-        self._hB = self.params.get("h2h_bias")
+        self._fc_params(_init.LSTMBias(forget_bias=forget_bias))
 
     @property
     def state_shape(self):
@@ -279,10 +281,7 @@ class GRUCell(BaseRNNCell):
     def __init__(self, num_hidden, prefix="gru_", params=None):
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
-        self._iW = self.params.get("i2h_weight")
-        self._iB = self.params.get("i2h_bias")
-        self._hW = self.params.get("h2h_weight")
-        self._hB = self.params.get("h2h_bias")
+        self._fc_params()
 
     @property
     def state_shape(self):
