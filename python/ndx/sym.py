@@ -1087,6 +1087,24 @@ def _legacy_sampler(kind):
     return sampler
 
 
+class _ContribSymbols:
+    """mx.sym.contrib: MXNet's contrib ops as symbols (the detection ops, under their MXNet
+    names, with MXNet's params)."""
+
+    def __init__(self):
+        for mx_name, op in (("MultiBoxPrior", "_npx_multibox_prior"),
+                            ("MultiBoxTarget", "_npx_multibox_target"),
+                            ("MultiBoxDetection", "_npx_multibox_detection"),
+                            ("box_nms", "_npx_box_nms"),
+                            ("box_non_maximum_suppression", "_npx_box_nms"),
+                            ("ROIAlign", "_npx_roi_align")):
+            setattr(self, mx_name, globals()[op])
+
+
+contrib = _ContribSymbols()
+ROIPooling = globals()["_npx_roi_pooling"]
+
+
 class _RandomSymbols:
     """mx.sym.random: MXNet's samplers as symbols."""
 
@@ -1176,6 +1194,14 @@ _MXNET_OPS = {
     "Dropout": ("_npx_dropout", (), {}, {}),
     "Embedding": ("_npx_embedding", ("dtype", "sparse_grad"), {}, {}),
     "take": ("_npi_take", (), {}, {}),  # (MXNet's defaults: axis 0, mode clip)
+    # detection ops: ndx's take MXNet's params and defaults
+    "_contrib_MultiBoxPrior": ("_npx_multibox_prior", (), {}, {}),
+    "_contrib_MultiBoxTarget": ("_npx_multibox_target", (), {}, {}),
+    "_contrib_MultiBoxDetection": ("_npx_multibox_detection", (), {}, {}),
+    "_contrib_box_nms": ("_npx_box_nms", (), {}, {}),
+    "_contrib_box_non_maximum_suppression": ("_npx_box_nms", (), {}, {}),
+    "_contrib_ROIAlign": ("_npx_roi_align", (), {}, {}),
+    "ROIPooling": ("_npx_roi_pooling", (), {}, {}),
     "Flatten": ("_npx_reshape", (), {"newshape": "(-2, -1)"}, {}),
     "Concat": ("_npi_concatenate", (), {"dim": "1"}, {"dim": "axis"}),
     "stack": ("_npi_stack", (), {"axis": "0"}, {}),

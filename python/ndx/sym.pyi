@@ -66,6 +66,9 @@ def Pooling(data: Any = None, kernel: Any = (), pool_type: Any = 'max', global_p
 def RNN(data: Any = None, parameters: Any = None, state: Any = None, state_cell: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, mode: Any = None, p: Any = 0.0, state_outputs: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, use_sequence_length: Any = False, sequence_length: Any = None, name: Any = None) -> Any:
     """MXNet's fused RNN symbol (TNC data): the flat parameters and the initial states, when not given, are the variables '<name>_parameters', '<name>_state' (and '<name>_state_cell' for LSTM), their shapes inferred from the data's."""
 
+def ROIPooling(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_roi_pooling: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def Reshape(data: Any = None, shape: Any = None, reverse: Any = False, name: Any = None) -> Any:
     """MXNet's legacy Reshape: 0 copies a dimension, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one into the two sizes after it."""
 
@@ -353,6 +356,8 @@ def conjugate(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def constraint_check(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_constraint_check: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+contrib: Any
 
 def convolution(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_convolution: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""

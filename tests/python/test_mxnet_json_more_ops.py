@@ -348,3 +348,49 @@ def test_take_modes_and_float_indices(attrs, mode):
 def test_take_raise_mode_refuses_an_index_out_of_range():
     with pytest.raises(IndexError, match="out of bounds"):
         apply("take", f32(3, 2), onp.array([3.0], "float32"), mode="raise")
+
+
+# ---- detection ops (_contrib_*, ROIPooling) -----------------------------------------------
+
+def _multibox_prior_ref(h, w, sizes, ratios):
+    """MXNet's multibox_prior-inl.h: centres ((c + 0.5) / w, (r + 0.5) / h); each size with
+    ratio 1, then sizes[0] with each other ratio; widths scaled by h / w."""
+    out = []
+    for r in range(h):
+        for c in range(w):
+            cy, cx = (r + 0.5) / h, (c + 0.5) / w
+            boxes = [(s * h / w / 2, s / 2) for s in sizes]
+            boxes += [(sizes[0] * h / w * onp.sqrt(q) / 2, sizes[0] / onp.sqrt(q) / 2)
+                      for q in ratios[1:]]
+            out += [[cx - bw, cy - bh, cx + bw, cy + bh] for bw, bh in boxes]
+    return onp.array(out, "float32")[None]
+
+
+def test_multibox_prior_and_the_contrib_symbol_namespace():
+    got = apply("_contrib_MultiBoxPrior", f32(1, 3, 2, 3), sizes="(0.5, 0.25)",
+                ratios="(1, 2, 0.5)")
+    onp.testing.assert_allclose(got, _multibox_prior_ref(2, 3, [0.5, 0.25], [1, 2, 0.5]),
+                                rtol=1e-6, atol=1e-7)
+    s = sym.contrib.MultiBoxPrior(sym.var("x"), sizes=(0.5, 0.25), ratios=(1, 2, 0.5))
+    onp.testing.assert_allclose(s.eval(x=np.zeros((1, 3, 2, 3)))[0].asnumpy(), got,
+                                rtol=0, atol=0)
+
+
+def test_box_nms_keeps_the_best_box_of_overlapping_ones():
+    """[id, score, x1, y1, x2, y2] rows: box 1 overlaps box 0 (IoU 81/119 > 0.5) and has
+    the lower score, so it becomes -1 rows; the kept ones are sorted by score."""
+    data = onp.array([[[0, 0.9, 0, 0, 10, 10], [0, 0.8, 1, 1, 10, 10],
+                       [0, 0.7, 20, 20, 30, 30]]], "float32")
+    got = apply("_contrib_box_nms", data, overlap_thresh="0.5")
+    want = onp.array([[[0, 0.9, 0, 0, 10, 10], [0, 0.7, 20, 20, 30, 30],
+                       [-1, -1, -1, -1, -1, -1]]], "float32")
+    onp.testing.assert_array_equal(got, want)
+
+
+def test_roi_pooling_takes_each_bins_maximum():
+    """ROIPooling (roi_pooling-inl.h): ROI [batch, x1, y1, x2, y2] scaled and rounded, split
+    into pooled_size bins, each the max of its pixels: the whole 4x4 map in 2x2 bins."""
+    x = onp.arange(16, dtype="float32").reshape(1, 1, 4, 4)
+    rois = onp.array([[0, 0, 0, 3, 3]], "float32")
+    got = apply("ROIPooling", x, rois, pooled_size="(2, 2)", spatial_scale="1.0")
+    onp.testing.assert_array_equal(got, [[[[5, 7], [13, 15]]]])
