@@ -68,8 +68,12 @@ def load_checkpoint(prefix, epoch):
 
 
 def __getattr__(name):
-    # mx.model.BatchEndParam is the module package's (imported late: it imports this one)
+    # mx.model.BatchEndParam and FeedForward are built on the module package, which imports
+    # this one: imported at first use
     if name == "BatchEndParam":
         from .module.base_module import BatchEndParam
         return BatchEndParam
+    if name == "FeedForward":
+        from .feedforward import FeedForward
+        return FeedForward
     raise AttributeError(f"module 'ndx.model' has no attribute {name!r}")

@@ -465,3 +465,31 @@ def test_a_module_checkpoint_imports_into_a_symbol_block(tmp_path):
     out = block(np.array(x[:10]), np.zeros(10))
     _, ref = _numpy_forward(_params_np(mod), x[:10])
     onp.testing.assert_allclose(out.asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_feedforward_fits_numpy_arrays_and_round_trips_through_a_checkpoint(tmp_path):
+    """MXNet's old mx.model.FeedForward API over Module: fit(X, y) on NumPy arrays, predict
+    equal to the NumPy forward of its parameters, score of a DataIter, save / load / create."""
+    x, y = _data(n=300, seed=2)
+    mx.random.seed(1)
+    model = mx.model.FeedForward(_mlp(hidden=32), num_epoch=10, learning_rate=0.1,
+                                 momentum=0.9, numpy_batch_size=50,
+                                 initializer=mx.init.Xavier())
+    model.fit(x[:250], y[:250])
+    params = {k: v.asnumpy() for k, v in model.arg_params.items()}
+    pred = model.predict(x[250:])
+    _, ref = _numpy_forward(params, x[250:])
+    onp.testing.assert_allclose(pred, ref, rtol=1e-5, atol=1e-6)
+    acc = model.score(mx.io.NDArrayIter(x[250:], y[250:], batch_size=25))
+    assert acc == pytest.approx(float((ref.argmax(1) == y[250:]).mean())) and acc > 0.85
+    model.save(str(tmp_path / "ff"))  # (epoch: num_epoch)
+    loaded = mx.model.FeedForward.load(str(tmp_path / "ff"), 10)
+    onp.testing.assert_array_equal(loaded.predict(x[250:]), pred)
+    out, data, _ = loaded.predict(x[:7], return_data=True)
+    assert out.shape == (7, 3) and onp.array_equal(data, x[:7])
+    created = mx.model.FeedForward.create(_mlp(), x[:100], y[:100], num_epoch=1)
+    assert created.arg_params is not None
+    with pytest.raises(ValueError, match="y is required"):
+        mx.model.FeedForward(_mlp(), num_epoch=1).fit(x[:10])
+    with pytest.raises(TypeError, match="DataIter"):
+        model.score(x[:10])
