@@ -2114,6 +2114,36 @@ def _x_slice_like(g, node, attrs, ins):
     return [g.named(data, name)]
 
 
+def _x_crop(g, node, attrs, ins):
+    """Crop (crop-inl.h, NCHW): data[:, :, y:y + h, x:x + w], (y, x) = offset and (h, w) =
+    h_w, or with a second input its last two sizes (FCN's crop-like form: positions of that
+    input plus the offset, taken along each axis). center_crop, whose offsets come from the
+    sizes, is not supported."""
+    name = node["name"]
+    _known(node, attrs, ("num_args", "offset", "h_w", "center_crop"))
+    if _flag(node, attrs, "center_crop", False):
+        _fail(node, "center_crop=True is not supported; give offset")
+    n = _integer(node, attrs, "num_args", len(ins))
+    if n not in (1, 2) or n != len(ins):
+        _fail(node, f"num_args={n} with {len(ins)} inputs (Crop takes 1 or 2)", ValueError)
+    oy, ox = _int_tuple(node, attrs, "offset") or (0, 0)
+    if n == 1:
+        h, w = _int_tuple(node, attrs, "h_w") or (0, 0)
+        if h <= 0 or w <= 0:
+            _fail(node, f"h_w={attrs.get('h_w')!r}: one input needs the crop's size",
+                  ValueError)
+        return [g.add("_npx_slice", name, [ins[0]], {"begin": (_NONE, _NONE, oy, ox),
+                                                     "end": (_NONE, _NONE, oy + h, ox + w)})]
+    data, like = ins
+    for axis, offset in ((2, oy), (3, ox)):
+        at = f"{name}_axis{axis}"
+        pos = _positions(g, like, axis, at)
+        if offset:
+            pos = g.add("_np_add", at + "_offset", [pos, g.const(offset, at + "_off", "int64")])
+        data = g.add("_npi_take", at + "_take", [data, pos], {"axis": axis, "mode": "raise"})
+    return [g.named(data, name)]
+
+
 def _x_l2_normalization(g, node, attrs, ins):
     """L2Normalization: data / sqrt(sum(data^2) + eps) over each example ('instance'), each
     position's channels ('channel', axis 1) or each channel's positions ('spatial')."""
@@ -2202,7 +2232,7 @@ _EXPANSIONS = dict(
     rcbrt=_x_reciprocal_root, _copy=_x_identity, _np_copy=_x_identity, batch_dot=_x_batch_dot,
     where=_x_where, topk=_x_topk, SequenceMask=_x_sequence_mask, SequenceLast=_x_sequence_last,
     SequenceReverse=_x_sequence_reverse, _arange=_x_arange, _contrib_arange_like=_x_arange_like,
-    _contrib_div_sqrt_dim=_x_div_sqrt_dim, slice_like=_x_slice_like,
+    _contrib_div_sqrt_dim=_x_div_sqrt_dim, slice_like=_x_slice_like, Crop=_x_crop,
     L2Normalization=_x_l2_normalization, InstanceNorm=_x_instance_norm,
     smooth_l1=_x_smooth_l1)
 

@@ -394,3 +394,19 @@ def test_roi_pooling_takes_each_bins_maximum():
     rois = onp.array([[0, 0, 0, 3, 3]], "float32")
     got = apply("ROIPooling", x, rois, pooled_size="(2, 2)", spatial_scale="1.0")
     onp.testing.assert_array_equal(got, [[[[5, 7], [13, 15]]]])
+
+
+def test_crop_by_size_and_like_another_input():
+    """Crop (crop-inl.h): data[:, :, y:y + h, x:x + w] with offset (y, x) and h_w, or the
+    last two sizes of a second input (FCN's score crop)."""
+    x = f32(2, 3, 7, 8)
+    onp.testing.assert_array_equal(apply("Crop", x, offset="(1, 2)", h_w="(4, 5)"),
+                                   x[:, :, 1:5, 2:7])
+    like = f32(2, 1, 3, 6)
+    onp.testing.assert_array_equal(apply("Crop", x, like, num_args="2", offset="(2, 1)"),
+                                   x[:, :, 2:5, 1:7])
+    onp.testing.assert_array_equal(apply("Crop", x, like, num_args="2"), x[:, :, :3, :6])
+    with pytest.raises(NotImplementedError, match="center_crop"):
+        apply("Crop", x, h_w="(2, 2)", center_crop="True")
+    with pytest.raises(IndexError):  # (a crop past the data's end)
+        apply("Crop", x, like, num_args="2", offset="(5, 0)")
