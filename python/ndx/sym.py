@@ -1025,6 +1025,43 @@ def MakeLoss(data=None, grad_scale=1.0, valid_thresh=0.0, normalization="null", 
 
 
 @_with_attrs
+def Crop(*data, offset=(0, 0), h_w=(0, 0), center_crop=False, num_args=None,  # noqa: N802
+         name=None):
+    """MXNet's Crop of NCHW data: data[:, :, y:y + h, x:x + w], (y, x) = offset, (h, w) =
+    h_w or the last two sizes of a second input (``Crop(upscore, data, offset=(19, 19))``).
+    center_crop is not supported."""
+    if num_args is not None and num_args != len(data):
+        raise ValueError(f"[sym.Crop] num_args={num_args} but {len(data)} inputs given")
+    if len(data) not in (1, 2):
+        raise ValueError(f"[sym.Crop] takes 1 or 2 inputs, got {len(data)}")
+    if center_crop:
+        raise NotImplementedError("[sym.Crop] center_crop=True is not supported; give offset")
+    name = _legacy_name("crop", name)
+    oy, ox = _tuple(offset)
+    if len(data) == 1:
+        h, w = _tuple(h_w)
+        if h <= 0 or w <= 0:
+            raise ValueError(f"[sym.Crop] one input needs h_w, the crop's size; got {h_w}")
+        return _apply("_npx_slice", [data[0]], {"begin": (_NONE, _NONE, oy, ox),
+                                                "end": (_NONE, _NONE, oy + h, ox + w)}, name)
+    out, like = data
+    for axis, off in ((2, oy), (3, ox)):
+        # the positions 0 .. like.shape[axis] - 1 (a cumulative sum of ones), plus the offset
+        col = _apply("_npx_slice", [_apply("_npx_reshape", [_apply(
+            "_np_swapaxes", [like], {"axis1": axis, "axis2": 0}, f"{name}_front{axis}")],
+            {"newshape": (-2, -1)}, f"{name}_2d{axis}")], {"begin": (_NONE, 0),
+                                                          "end": (_NONE, 1)}, f"{name}_col{axis}")
+        ones = _apply("_npi_astype", [_apply("_np_ones_like", [col], {}, f"{name}_1f{axis}")],
+                      {"dtype": "int64"}, f"{name}_ones{axis}")
+        count = _apply("_np_cumsum", [ones], {"axis": 0}, f"{name}_count{axis}")
+        pos = _apply("_npx_reshape", [count], {"newshape": (-1,)}, f"{name}_pos{axis}") + \
+            (off - 1)
+        out = _apply("_npi_take", [out, pos], {"axis": axis, "mode": "raise"},
+                     name if axis == 3 else f"{name}_take{axis}")
+    return out
+
+
+@_with_attrs
 def SliceChannel(data=None, num_outputs=None, axis=1, squeeze_axis=False,  # noqa: N802
                  name=None):
     """num_outputs equal parts along axis (as a group of symbols), the axis dropped from each

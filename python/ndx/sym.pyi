@@ -25,6 +25,9 @@ def Concat(*data: Any, dim: Any = 1, num_args: Any = None, name: Any = None) -> 
 def Convolution(data: Any = None, weight: Any = None, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 1024, no_bias: Any = False, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None, name: Any = None) -> Any:
     """MXNet's Convolution (workspace and the cudnn options are accepted and ignored)."""
 
+def Crop(*data: Any, offset: Any = (0, 0), h_w: Any = (0, 0), center_crop: Any = False, num_args: Any = None, name: Any = None) -> Any:
+    """MXNet's Crop of NCHW data: data[:, :, y:y + h, x:x + w], (y, x) = offset, (h, w) = h_w or the last two sizes of a second input (``Crop(upscore, data, offset=(19, 19))``). center_crop is not supported."""
+
 def Custom(*inputs: Any, op_type: Any, name: Any = None, **params: Any) -> Any:
     """A symbolic Python custom operator (ndx.operator.register). As in MXNet, inputs may be given by the names in the prop's list_arguments() and list_auxiliary_states(), and those not given become variables named '<name>_<input>' (MXNet's example ``Custom(data=fc, name='softmax', op_type='softmax')`` get"""
 

@@ -947,3 +947,26 @@ def test_legacy_samplers_take_shape_and_mxnets_parameter_names():
     assert sym.uniform(size=(2,)).infer_shape()[1] == [(2,)]  # (NumPy's size= too)
     with pytest.raises(TypeError, match="positional"):
         sym.random.poisson(1.0, 2.0)
+
+
+def test_crop_symbol_by_size_and_like_another_input_with_its_gradient():
+    """MXNet's Crop: data[:, :, y:y + h, x:x + w] (offset (y, x); h_w, or the last two sizes
+    of a second input); the gradient is ones inside the crop, zeros outside."""
+    x = onp.random.default_rng(9).normal(size=(2, 3, 7, 8)).astype("float32")
+    a, b = sym.Variable("a"), sym.Variable("b")
+    c = sym.Crop(a, b, offset=(2, 1), name="score")
+    assert c.list_outputs() == ["score_output"] and c.list_arguments() == ["a", "b"]
+    got = c.eval(a=np.array(x), b=np.zeros((2, 1, 3, 6)))[0].asnumpy()
+    onp.testing.assert_array_equal(got, x[:, :, 2:5, 1:7])
+    by_size = sym.Crop(a, offset=(1, 2), h_w=(4, 5)).eval(a=np.array(x))[0].asnumpy()
+    onp.testing.assert_array_equal(by_size, x[:, :, 1:5, 2:7])
+    exe = c._simple_bind(ndx.cpu(), a=(2, 3, 7, 8), b=(2, 1, 3, 6), grad_req={"a": "write"})
+    exe.forward(is_train=True, a=np.array(x))
+    exe.backward(np.ones((2, 3, 3, 6)))
+    want = onp.zeros_like(x)
+    want[:, :, 2:5, 1:7] = 1
+    onp.testing.assert_array_equal(exe.grad_dict["a"].asnumpy(), want)
+    with pytest.raises(NotImplementedError, match="center_crop"):
+        sym.Crop(a, h_w=(2, 2), center_crop=True)
+    with pytest.raises(ValueError, match="h_w"):
+        sym.Crop(a)
