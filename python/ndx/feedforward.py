@@ -56,6 +56,8 @@ class FeedForward:
             y = y.asnumpy() if isinstance(y, _np.ndarray) else _onp.asarray(y)
             if y.shape[0] != X.shape[0]:
                 raise ValueError(f"[FeedForward] X has {X.shape[0]} examples, y {y.shape[0]}")
+            if y.ndim == 2 and y.shape[1] == 1:  # (MXNet's: a column of labels is flattened)
+                y = y.reshape(-1)
             batch = min(X.shape[0], self.numpy_batch_size)
             return NDArrayIter(X, y, batch_size=batch, shuffle=is_train,
                                last_batch_handle="roll_over" if is_train else "pad")
@@ -89,7 +91,7 @@ class FeedForward:
         """Trains for epochs begin_epoch .. num_epoch - 1 (Module.fit), starting from
         arg_params / aux_params when given (the initializer fills the rest)."""
         data = self._iter(X, y, is_train=True)
-        if isinstance(eval_data, tuple) and len(eval_data) == 2:
+        if isinstance(eval_data, (tuple, list)) and len(eval_data) == 2:  # (MXNet's: either)
             eval_data = self._iter(eval_data[0], eval_data[1], is_train=False)
         elif eval_data is not None:
             eval_data = self._iter(eval_data, None, is_train=False)
@@ -139,8 +141,9 @@ class FeedForward:
         return res[0][1] if len(res) == 1 else [v for _, v in res]
 
     # ---- files ----
-    def save(self, prefix, epoch=None):
-        """prefix-symbol.json and prefix-%04d.params (epoch: num_epoch by default)."""
+    def save(self, prefix, epoch=None, remove_amp_cast=True):
+        """prefix-symbol.json and prefix-%04d.params (epoch: num_epoch by default;
+        remove_amp_cast is MXNet's argument, with no AMP casts to remove here)."""
         from .model import save_checkpoint
         if epoch is None:
             epoch = self.num_epoch

@@ -1038,12 +1038,20 @@ def Crop(*data, offset=(0, 0), h_w=(0, 0), center_crop=False, num_args=None,  # 
         raise NotImplementedError("[sym.Crop] center_crop=True is not supported; give offset")
     name = _legacy_name("crop", name)
     oy, ox = _tuple(offset)
+    if oy < 0 or ox < 0:  # (crop-inl.h: offsets are >= 0)
+        raise ValueError(f"[sym.Crop] offset must be >= 0, got {offset}")
     if len(data) == 1:
         h, w = _tuple(h_w)
         if h <= 0 or w <= 0:
             raise ValueError(f"[sym.Crop] one input needs h_w, the crop's size; got {h_w}")
-        return _apply("_npx_slice", [data[0]], {"begin": (_NONE, _NONE, oy, ox),
-                                                "end": (_NONE, _NONE, oy + h, ox + w)}, name)
+        # takes of the rows / columns oy .. oy + h - 1 (mode raise: a crop past the data's
+        # end is an error, as MXNet's, not a silently smaller slice)
+        out = data[0]
+        for axis, off, size in ((2, oy, h), (3, ox, w)):
+            idx = _constant(_onp.arange(off, off + size, dtype="int64"))
+            out = _apply("_npi_take", [out, idx], {"axis": axis, "mode": "raise"},
+                         name if axis == 3 else f"{name}_take{axis}")
+        return out
     out, like = data
     for axis, off in ((2, oy), (3, ox)):
         # the positions 0 .. like.shape[axis] - 1 (a cumulative sum of ones), plus the offset
@@ -1097,21 +1105,44 @@ _SAMPLERS = {"uniform": ("_npi_uniform", ("low", "high"), {}),
              "exponential": ("_npi_exponential", ("scale",), {}),
              "gamma": ("_npi_gamma", ("alpha", "beta"), {"alpha": "shape", "beta": "scale"}),
              "negative_binomial": ("_npi_negative_binomial", ("k", "p"), {"k": "n"})}
+# MXNet's defaults of parameters ndx's ops require (gamma(alpha=1, beta=1), ...)
+_SAMPLER_DEFAULTS = {"uniform": {"low": 0.0, "high": 1.0}, "normal": {"loc": 0.0, "scale": 1.0},
+                     "poisson": {"lam": 1.0}, "exponential": {"scale": 1.0},
+                     "gamma": {"alpha": 1.0, "beta": 1.0},
+                     "negative_binomial": {"k": 1, "p": 1.0}}
 
 
 def _legacy_sampler(kind):
     op, positional, renames = _SAMPLERS[kind]
 
     def sampler(*args, shape=None, dtype=None, ctx=None, name=None, **kwargs):
-        if _builtins.any(isinstance(a, Symbol) for a in list(args) + list(kwargs.values())):
-            # (NumPy's form, parameters as symbols: ndx's sampler op itself)
-            if shape is not None:
-                kwargs.setdefault("size", _tuple(shape))
-            return globals()[op](*args, name=name, dtype=dtype, **kwargs)
         if len(args) > len(positional):
             raise TypeError(f"[sym.random.{kind}] takes at most {len(positional)} positional "
                             f"arguments ({', '.join(positional)}), got {len(args)}")
+        if kind == "exponential" and "lam" in kwargs:  # (MXNet's keyword: the rate)
+            lam = kwargs.pop("lam")
+            kwargs["scale"] = None if lam is None else 1.0 / lam
         kwargs.update(zip(positional, args))
+        for k, v in _SAMPLER_DEFAULTS.get(kind, {}).items():
+            if kwargs.get(k) is None:
+                kwargs[k] = v
+        if _builtins.any(isinstance(v, Symbol) for v in kwargs.values()):
+            # MXNet's form with Symbol parameters: shape (m, n) draws m x n samples for
+            # each parameter entry, an output of shape param.shape + (m, n)
+            extra = _tuple(shape) if shape is not None else ()
+            params = [kwargs.pop(k) for k in positional if k in kwargs]
+            if kwargs:
+                raise TypeError(f"[sym.random.{kind}] unexpected arguments {sorted(kwargs)}")
+            params = [p if isinstance(p, Symbol) else _constant(float(p)) for p in params]
+            if extra:
+                zeros = _constant(_np.zeros(extra, dtype=_core._default_float()))
+                for _ in extra:
+                    params = [_apply("_np_expand_dims", [p], {"axis": -1}, None)
+                              for p in params]
+                params = [p + zeros for p in params]
+            return _apply(op, params, {"num_args": len(params),
+                                       "dtype": None if dtype is None else _dtype_name(dtype)},
+                          _auto_name(name, op=op))
         params = {renames.get(k, k): v for k, v in kwargs.items() if v is not None}
         if shape is not None and shape != ():
             params["size"] = _tuple(shape)
@@ -2164,13 +2195,22 @@ def _x_crop(g, node, attrs, ins):
     if n not in (1, 2) or n != len(ins):
         _fail(node, f"num_args={n} with {len(ins)} inputs (Crop takes 1 or 2)", ValueError)
     oy, ox = _int_tuple(node, attrs, "offset") or (0, 0)
+    if oy < 0 or ox < 0:  # (crop-inl.h: offsets are >= 0)
+        _fail(node, f"offset={attrs.get('offset')!r} must be >= 0", ValueError)
     if n == 1:
         h, w = _int_tuple(node, attrs, "h_w") or (0, 0)
         if h <= 0 or w <= 0:
             _fail(node, f"h_w={attrs.get('h_w')!r}: one input needs the crop's size",
                   ValueError)
-        return [g.add("_npx_slice", name, [ins[0]], {"begin": (_NONE, _NONE, oy, ox),
-                                                     "end": (_NONE, _NONE, oy + h, ox + w)})]
+        # takes of rows oy .. oy + h - 1 and columns ox .. ox + w - 1 (mode raise: a crop
+        # past the data's end is an error, as MXNet's, not a smaller slice)
+        data = ins[0]
+        for axis, off, size in ((2, oy, h), (3, ox, w)):
+            at = f"{name}_axis{axis}"
+            idx = g.const(list(range(off, off + size)), at + "_idx", "int64", (size,))
+            data = g.add("_npi_take", at + "_take", [data, idx], {"axis": axis,
+                                                                   "mode": "raise"})
+        return [g.named(data, name)]
     data, like = ins
     for axis, offset in ((2, oy), (3, ox)):
         at = f"{name}_axis{axis}"

@@ -47,8 +47,9 @@ class DataLoaderIter(DataIter):
         arr = _np.array(part, dtype=self.dtype) if not isinstance(part, _np.ndarray) \
             else part.astype(self.dtype)
         pad = self.getpad()
-        if pad:
-            arr = _np.concatenate([arr, arr[:pad]], axis=0)
+        if pad:  # (cycling through the batch: a pad may exceed the rows there are)
+            rows = _np.array([i % arr.shape[0] for i in range(pad)], dtype="int64")
+            arr = _np.concatenate([arr, arr[rows]], axis=0)
         return [arr]
 
     def getdata(self):
