@@ -512,23 +512,9 @@ class FusedRNN(_init.Initializer):
 _init.register(FusedRNN)
 
 
-class SequentialRNNCell(BaseRNNCell):
-    """Cells stacked: each step's output is the next cell's input."""
-
-    def __init__(self, params=None):
-        super().__init__(prefix="", params=params)
-        self._override_cell_params = params is not None
-        self._cells = []
-
-    def add(self, cell):
-        """Appends a cell to the stack."""
-        self._cells.append(cell)
-        if self._override_cell_params:
-            if not cell._own_params:
-                raise ValueError("Either specify params for SequentialRNNCell or child "
-                                 "cells, not both.")
-            cell.params._params.update(self.params._params)
-        self.params._params.update(cell.params._params)
+class _CellGroup(BaseRNNCell):
+    """A cell made of the cells in self._cells: their states in order, their weights, their
+    counters reset together."""
 
     @property
     def state_shape(self):
@@ -552,6 +538,25 @@ class SequentialRNNCell(BaseRNNCell):
         super().reset()
         for cell in getattr(self, "_cells", []):
             cell.reset()
+
+
+class SequentialRNNCell(_CellGroup):
+    """Cells stacked: each step's output is the next cell's input."""
+
+    def __init__(self, params=None):
+        super().__init__(prefix="", params=params)
+        self._override_cell_params = params is not None
+        self._cells = []
+
+    def add(self, cell):
+        """Appends a cell to the stack."""
+        self._cells.append(cell)
+        if self._override_cell_params:
+            if not cell._own_params:
+                raise ValueError("Either specify params for SequentialRNNCell or child "
+                                 "cells, not both.")
+            cell.params._params.update(self.params._params)
+        self.params._params.update(cell.params._params)
 
     def __call__(self, inputs, states):
         self._counter += 1
@@ -784,7 +789,7 @@ class ResidualCell(ModifierCell):
         return outputs, states
 
 
-class BidirectionalCell(BaseRNNCell):
+class BidirectionalCell(_CellGroup):
     """A forward cell over the steps and a backward cell over them reversed, their outputs
     joined along the feature axis ('<output_prefix>t<i>' / '<output_prefix>out')."""
 
@@ -802,26 +807,8 @@ class BidirectionalCell(BaseRNNCell):
         self.params._params.update(r_cell.params._params)
         self._cells = [l_cell, r_cell]
 
-    def unpack_weights(self, args):
-        for cell in self._cells:
-            args = cell.unpack_weights(args)
-        return args
-
-    def pack_weights(self, args):
-        for cell in self._cells:
-            args = cell.pack_weights(args)
-        return args
-
     def __call__(self, inputs, states):
         raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
-
-    @property
-    def state_shape(self):
-        return sum([c.state_shape for c in self._cells], [])
-
-    def begin_state(self, **kwargs):
-        self._check_unmodified()
-        return sum([c.begin_state(**kwargs) for c in self._cells], [])
 
     def unroll(self, length, inputs=None, begin_state=None, input_prefix="", layout="NTC",
                merge_outputs=None):
@@ -846,8 +833,3 @@ class BidirectionalCell(BaseRNNCell):
         if merge_outputs:  # (named as MXNet's merged output)
             outputs = _merge_steps(outputs, axis, name=f"{self._output_prefix}out")
         return outputs, [l_states, r_states]
-
-    def reset(self):
-        super().reset()
-        for cell in getattr(self, "_cells", []):
-            cell.reset()
