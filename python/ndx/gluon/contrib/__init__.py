@@ -1,5 +1,6 @@
-"""gluon.contrib: MXNet 1.x's home of layers that MXNet 2.0 moved into gluon.nn. Code written
-for 1.x (``from mxnet.gluon.contrib.nn import HybridConcurrent, Identity``) runs unchanged."""
-from . import nn
+"""gluon.contrib: MXNet 1.x's home of layers that MXNet 2.0 moved into gluon.nn (code written
+for 1.x, ``from mxnet.gluon.contrib.nn import HybridConcurrent, Identity``, runs unchanged),
+and the Fit API, ``gluon.contrib.estimator`` (Estimator and its event handlers)."""
+from . import estimator, nn
 
-__all__ = ["nn"]
+__all__ = ["estimator", "nn"]
