@@ -1,5 +1,5 @@
 """Gluon: blocks, parameters, layers, losses, metrics, Trainer and data loading."""
-from . import contrib, data, loss, metric, model_zoo, nn, rnn, utils  # noqa: F401
+from . import contrib, data, loss, metric, model_zoo, nn, probability, rnn, utils  # noqa: F401
 from .block import Block, HybridBlock, SymbolBlock
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
 from .trainer import Trainer

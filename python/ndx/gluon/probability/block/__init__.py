@@ -1,0 +1,2 @@
+"""Stochastic blocks."""
+from .stochastic_block import *  # noqa: F401,F403

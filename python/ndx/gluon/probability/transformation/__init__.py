@@ -1,0 +1,1 @@
+"""Transformations of distributions."""
