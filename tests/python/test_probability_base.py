@@ -383,3 +383,10 @@ def test_stochastic_block_collects_a_kl_loss():
 
     with pytest.raises(ValueError, match="collectLoss"):
         Undecorated()(np.ones(2))
+
+
+def test_validate_args_in_F_s_position_follows_mxnet_2_signatures():  # noqa: N802
+    # MXNet 2.0's final signatures have no F: Normal(loc, scale, validate_args).
+    with pytest.raises(ValueError, match="scale"):
+        mgp.Normal(0.0, -1.0, True)
+    assert mgp.Normal(0.0, 1.0, False)._validate_args is False

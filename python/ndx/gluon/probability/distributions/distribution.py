@@ -34,8 +34,11 @@ class Distribution:
         Distribution._validate_args = bool(value)
 
     def __init__(self, F=None, event_dim=None, validate_args=None):  # noqa: N803
-        if isinstance(F, numbers.Integral) and not isinstance(F, bool):
-            # (MXNet 2.0's later signature drops F: Distribution(event_dim, validate_args))
+        if isinstance(F, bool):
+            # (MXNet 2.0's later signatures drop F: Laplace(0., 1., True) means validate_args)
+            F, validate_args = None, F
+        elif isinstance(F, numbers.Integral):
+            # (and Distribution(event_dim, validate_args))
             F, event_dim, validate_args = None, F, event_dim
         self.F = F if F is not None else _ndx()
         self.event_dim = event_dim
