@@ -33,15 +33,17 @@ class StochasticBlock(HybridBlock):
             object.__setattr__(self, "_flag", True)
             return out, collected
 
+        # (marks the forward as collecting: a hybridized call replays the captured graph
+        # without running forward, so __call__ cannot rely on _flag alone then)
+        inner._collects_loss = True
         return inner
 
     def __call__(self, *args, **kwargs):
         object.__setattr__(self, "_flag", False)
+        object.__setattr__(self, "_losscache", [])  # (left over if a previous call raised)
         out = super().__call__(*args, **kwargs)
-        if not self._flag and not self._active:
-            raise ValueError(f"{type(self).__name__}: the forward function should be "
-                             "decorated by StochasticBlock.collectLoss")
-        if not (isinstance(out, tuple) and len(out) == 2):
+        decorated = getattr(self.forward, "_collects_loss", False)
+        if not (self._flag or decorated) or not (isinstance(out, tuple) and len(out) == 2):
             raise ValueError(f"{type(self).__name__}: the forward function should be "
                              "decorated by StochasticBlock.collectLoss")
         object.__setattr__(self, "_losses", list(out[1]))
@@ -51,6 +53,10 @@ class StochasticBlock(HybridBlock):
     def losses(self):
         """The losses the last call collected."""
         return self._losses
+
+    def _receive_losses(self, losses):
+        """Sets the losses of the last call (a parent's replayed graph computed them)."""
+        object.__setattr__(self, "_losses", list(losses))
 
 
 class StochasticSequential(StochasticBlock):
@@ -80,6 +86,23 @@ class StochasticSequential(StochasticBlock):
             if isinstance(block, StochasticBlock):
                 self.add_loss(block.losses)
         return x
+
+    def __call__(self, *args, **kwargs):
+        out = super().__call__(*args, **kwargs)
+        self._hand_down_losses()
+        return out
+
+    def _hand_down_losses(self):
+        # A hybridized call replays the graph without running the children, whose .losses
+        # would still hold the placeholders of the trace: hand them their losses from ours
+        # (forward collected one list per StochasticBlock child, in order).
+        children = [b for b in self._layers if isinstance(b, StochasticBlock)]
+        for block, losses in zip(children, self._losses):
+            block._receive_losses(losses)
+
+    def _receive_losses(self, losses):
+        super()._receive_losses(losses)
+        self._hand_down_losses()
 
     def __getitem__(self, key):
         layers = self._layers[key]

@@ -15,10 +15,13 @@ from .gamma import *  # noqa: F401,F403
 from .gumbel import *  # noqa: F401,F403
 from .half_cauchy import *  # noqa: F401,F403
 from .half_normal import *  # noqa: F401,F403
+from .independent import *  # noqa: F401,F403
 from .laplace import *  # noqa: F401,F403
+from .multivariate_normal import *  # noqa: F401,F403
 from .normal import *  # noqa: F401,F403
 from .pareto import *  # noqa: F401,F403
 from .student_t import *  # noqa: F401,F403
+from .transformed_distribution import *  # noqa: F401,F403
 from .uniform import *  # noqa: F401,F403
 from .utils import *  # noqa: F401,F403
 from .weibull import *  # noqa: F401,F403

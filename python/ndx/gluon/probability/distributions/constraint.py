@@ -275,7 +275,10 @@ class LowerCholesky(Constraint):
     def _condition(self, value):
         np = _ndx().np
         lower = np.all(np.tril(value) == value, axis=-1)
-        return lower & (np.diagonal(value, axis1=-2, axis2=-1) > 0)
+        # (the diagonal as a product with the identity: np.diagonal indexes with an integer
+        # array, which ndx refuses while hybridize traces a block)
+        diagonal = (value * np.eye(value.shape[-1], dtype=value.dtype)).sum(-1)
+        return lower & (diagonal > 0)
 
     def _describe(self):
         return "lower triangular matrices with a positive diagonal"
