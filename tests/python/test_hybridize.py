@@ -157,3 +157,39 @@ def test_seed_template(name, ref, deriv):
         out.backward()
         assert_almost_equal(x.grad, deriv(xn), rtol=rtol, atol=atol)
         assert_almost_equal(getattr(np, name)(x), ref(xn), rtol=rtol, atol=atol)
+
+
+def test_a_read_only_input_view_traces_and_replays():
+    # broadcast_to and diagonal return read-only views; the trace must not write into them.
+    class Double(gluon.HybridBlock):
+        def forward(self, x):
+            return x * 2
+
+    net = Double()
+    net.hybridize()
+    view = np.broadcast_to(np.array([1.0, 2.0]), (3, 2))
+    for _ in range(2):
+        onp.testing.assert_array_equal(net(view).asnumpy(), [[2.0, 4.0]] * 3)
+
+
+@pytest.mark.parametrize("offset", [-2, 0, 1])
+def test_diagonal_and_trace_trace_in_a_hybridized_block(offset):
+    class Diag(gluon.HybridBlock):
+        def forward(self, x):
+            return np.diagonal(x, offset, 1, 2) + np.trace(x, offset, 1, 2)[..., None]
+
+    x = onp.random.RandomState(0).randn(2, 4, 3).astype("float32")
+    reference = onp.diagonal(x, offset, 1, 2) + onp.trace(x, offset, 1, 2)[..., None]
+    net = Diag()
+    net.hybridize()
+    a = np.array(x)
+    a.attach_grad()
+    with autograd.record():
+        out = net(a)
+    out.backward()
+    onp.testing.assert_allclose(out.asnumpy(), reference, rtol=1e-6)
+    # Each diagonal element reaches the output once through diagonal and k times through trace.
+    mask = onp.zeros(x.shape)
+    positions = onp.diagonal(onp.arange(x.size).reshape(x.shape), offset, 1, 2)
+    mask.ravel()[positions.ravel()] = 1.0
+    onp.testing.assert_allclose(a.grad.asnumpy(), mask * (1 + positions.shape[-1]))

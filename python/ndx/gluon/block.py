@@ -855,7 +855,8 @@ class HybridBlock(Block):
         # inputs of an update op such as sgd_mom_update) are put back, so the call that traced
         # updates them once, as every later call does.
         states = [(p.data(), p.data().copy()) for p in params.values() if not p.differentiable]
-        states += [(a, a.copy()) for a in args]
+        # (a read-only input, such as a broadcast_to view, cannot have been updated in place)
+        states += [(a, a.copy()) for a in args if a.flags.writeable]
         functions_before = autograd._traced_function_calls()
         prev_tracing = _core._set_tracing(True)
         prev_params, _TRACING.params = _TRACING.params, traced

@@ -2103,8 +2103,12 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
         return view
     b = _np.reshape(_np.transpose(a, tuple(rest + [ax1, ax2])),
                     tuple(a.shape[i] for i in rest) + (n1 * n2,))
-    idx = (rows + _onp.arange(k)) * n2 + cols + _onp.arange(k)
-    return take(b, _np.array(idx, dtype="int64", device=_dev(b)), axis=-1)
+    # The diagonal is every (n2 + 1)-th element of the flattened pair of axes from
+    # rows * n2 + cols: a strided basic slice, which hybridize can trace (an integer-array
+    # take of a constant index array it cannot).
+    start = rows * n2 + cols
+    stop = start + (k - 1) * (n2 + 1) + 1 if k else start
+    return b[..., start:stop:n2 + 1]
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
