@@ -131,10 +131,12 @@ bool has_live_history(const NDArray& a) {
 }
 
 namespace {
-// A random draw with no inputs (np.random.uniform(size=...)) traced into a graph is a node,
-// drawn afresh on each run; other input-free ops are constants of the trace.
-bool traced_random_draw(const NodeAttrs& attrs, const std::vector<NDArray>& inputs) {
-  if (!inputs.empty() || !is_tracing()) return false;
+// A random draw traced into a graph is a node, drawn afresh on each run, also when none of its
+// inputs comes from the graph's inputs (np.random.uniform(size=...), or
+// np.random.normal(np.zeros_like(x)), whose parameter is a constant of the trace); other ops of
+// constants only are constants of the trace.
+bool traced_random_draw(const NodeAttrs& attrs) {
+  if (!is_tracing()) return false;
   static const auto& fresource = Op::attr<FResourceRequest>("FResourceRequest");
   if (!fresource.count(attrs.op)) return false;
   for (const ResourceRequest& r : fresource[attrs.op](attrs))
@@ -147,7 +149,7 @@ void record_op(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
                std::vector<NDArray>* outputs) {
   bool any = std::any_of(inputs.begin(), inputs.end(),
                          [](const NDArray& a) { return has_live_history(a); });
-  if (!any && !traced_random_draw(attrs, inputs)) return;
+  if (!any && !traced_random_draw(attrs)) return;
   auto node = std::make_shared<Node>();
   node->attrs = attrs;
   // A call whose backward depends on the mode it ran in keeps that mode (not in a trace: the

@@ -426,20 +426,37 @@ NodeEntry binary(const char* op, NodeEntry a, NodeEntry b) {
   return make_node(op, {std::move(a), std::move(b)});
 }
 
-// Reparameterized gradients of array parameters: out = loc + scale * z gives d/dloc = 1 and
-// d/dscale = z = (out - loc) / scale; out = low + (high - low) u gives d/dlow = 1 - u and
-// d/dhigh = u. Other distributions have no reparameterization here: zero gradients (as
-// sampling is treated by MXNet and, without rsample, by PyTorch).
+template <class Dist, class... Ds>
+constexpr bool kIsOneOf = (std::is_same_v<Dist, Ds> || ...);
+
+// Reparameterized gradients of array parameters: the location-scale families (normal, Gumbel,
+// Laplace, logistic) out = loc + scale * z give d/dloc = 1 and d/dscale = z = (out - loc) /
+// scale; out = low + (high - low) u gives d/dlow = 1 - u and d/dhigh = u; the scale families
+// (exponential, Rayleigh) out = scale * z give d/dscale = out / scale; the lognormal out =
+// exp(mean + sigma z) gives d/dmean = out and d/dsigma = out z. Other distributions have no
+// reparameterization here: zero gradients (as sampling is treated by MXNet and, without rsample,
+// by PyTorch).
 template <class Dist>
 std::vector<NodeEntry> random_grad(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  namespace dist = kernel::dist;
   if (n->inputs.empty()) return {};
   const NodeEntry out{n, 0, 0};
-  if constexpr (std::is_same_v<Dist, kernel::dist::Normal>) {
+  if constexpr (kIsOneOf<Dist, dist::Exponential, dist::Rayleigh>) {
+    const NodeEntry z = binary("_np_true_divide", out, n->inputs[0]);
+    return {collapse_like(binary("_np_multiply", og[0], z), n->inputs[0])};
+  } else if constexpr (std::is_same_v<Dist, dist::LogNormal>) {
+    const NodeEntry z =
+        binary("_np_true_divide", binary("_np_subtract", make_node("_np_log", {out}), n->inputs[0]),
+               n->inputs[1]);
+    const NodeEntry g_mean = binary("_np_multiply", og[0], out);
+    return {collapse_like(g_mean, n->inputs[0]),
+            collapse_like(binary("_np_multiply", g_mean, z), n->inputs[1])};
+  } else if constexpr (kIsOneOf<Dist, dist::Normal, dist::Gumbel, dist::Laplace, dist::Logistic>) {
     const NodeEntry z =
         binary("_np_true_divide", binary("_np_subtract", out, n->inputs[0]), n->inputs[1]);
     return {collapse_like(og[0], n->inputs[0]),
             collapse_like(binary("_np_multiply", og[0], z), n->inputs[1])};
-  } else if constexpr (std::is_same_v<Dist, kernel::dist::Uniform>) {
+  } else if constexpr (std::is_same_v<Dist, dist::Uniform>) {
     const NodeEntry u = binary("_np_true_divide", binary("_np_subtract", out, n->inputs[0]),
                                binary("_np_subtract", n->inputs[1], n->inputs[0]));
     const NodeEntry gu = binary("_np_multiply", og[0], u);

@@ -3154,8 +3154,9 @@ for _name in ("inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh", "eig",
 
 # ----------------------------------------------------------------- np.random (issue 13)
 # Values are checked statistically (Kolmogorov-Smirnov / chi-square) in test_random.py; here:
-# the typed errors, and the reparameterized gradients of normal and uniform with array
-# parameters (a fixed seed makes the numeric gradient's repeated calls draw the same z / u).
+# the typed errors, and the reparameterized gradients of the location-scale, scale, uniform and
+# lognormal distributions with array parameters (a fixed seed makes the numeric gradient's
+# repeated calls draw the same z / u).
 _RANDOM = {  # op name: (ndx function, NumPy function, a bad parameter set)
     "uniform": (np.random.uniform, onp.random.uniform, (0.0, onp.inf)),
     "normal": (np.random.normal, onp.random.normal, (0.0, -1.0)),
@@ -3191,10 +3192,18 @@ _RANDOM = {  # op name: (ndx function, NumPy function, a bad parameter set)
 }
 
 
+_REPARAMETERIZED = ("normal", "uniform", "lognormal", "gumbel", "laplace", "logistic",
+                    "exponential", "rayleigh")
+
+
 def _random_grads(name):
     def samples(rng):
         a = rng.standard_normal((3, 4))
         b = (a + 1 + rng.random((3, 4))) if name == "uniform" else 0.5 + rng.random((3, 4))
+        if name in ("exponential", "rayleigh"):  # (one parameter: the scale)
+            p = {"num_args": 1, "dtype": "float64"}
+            return [GradSample((b,), {**p, "seed": 7}, "array-param"),
+                    GradSample((b[:1],), {**p, "seed": 8, "size": (3, 4)}, "broadcast-param")]
         p = {"num_args": 2, "dtype": "float64"}
         return [GradSample((a, b), {**p, "seed": 7}, "array-params"),
                 GradSample((a[:1], b), {**p, "seed": 8}, "broadcast-param")]
@@ -3202,7 +3211,7 @@ def _random_grads(name):
 
 
 for _name, (_fn, _ref, _bad) in _RANDOM.items():
-    _diff = _name in ("normal", "uniform")
+    _diff = _name in _REPARAMETERIZED
     add(OpEntry(_name, _fn, _ref, "random", ("float32",), lambda dt, rng, d: [],
                 differentiable=_diff, grad_op="_npi_" + _name if _diff else None,
                 grad_samples=_random_grads(_name) if _diff else None,

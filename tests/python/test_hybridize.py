@@ -193,3 +193,17 @@ def test_diagonal_and_trace_trace_in_a_hybridized_block(offset):
     positions = onp.diagonal(onp.arange(x.size).reshape(x.shape), offset, 1, 2)
     mask.ravel()[positions.ravel()] = 1.0
     onp.testing.assert_allclose(a.grad.asnumpy(), mask * (1 + positions.shape[-1]))
+
+
+def test_random_draws_with_constant_parameters_are_fresh_on_every_replay():
+    # np.zeros_like(x) is a constant of the trace; the draws from it must still be graph nodes.
+    class Noisy(gluon.HybridBlock):
+        def forward(self, x):
+            return np.random.normal(np.zeros_like(x), 1.0) + np.random.gumbel(np.zeros_like(x))
+
+    net = Noisy()
+    net.hybridize()
+    x = np.zeros(16)
+    draws = [net(x).asnumpy() for _ in range(3)]
+    assert not onp.array_equal(draws[0], draws[1])
+    assert not onp.array_equal(draws[1], draws[2])
