@@ -27,6 +27,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/reduce.h"
 #include "ndx/graph.h"
 #include "ndx/op_util.h"
+#include "operator/kernel_util.h"
 
 namespace ndx {
 namespace {
@@ -226,18 +227,29 @@ NodeEntry op2(const char* op, NodeEntry a, NodeEntry b) {
   return make_node(op, {std::move(a), std::move(b)});
 }
 
-// The gradient reaching a real operand of a complex product is complex; the operand's gradient
-// is its real part (as PyTorch's), in the operand's dtype.
+// An operand's gradient takes the operand's dtype, as PyTorch's: float32 x * float64 w sends a
+// float64 gradient back, which the ops before x (a softmax's backward, whose output and ograd
+// must agree) receive as float32. The gradient reaching a real operand of a complex product is
+// complex; the operand's gradient is its real part. Integer operands keep the gradient's
+// (real) dtype.
 bool collapse_type(const NodeAttrs&, DTypeVector* in, DTypeVector* out) {
   const DType g = (*in)[0], like = (*in)[1];
   if (g == DType::kUnknown || like == DType::kUnknown) return false;
-  (*out)[0] = is_complex(g) && !is_complex(like) ? (is_inexact(like) ? like : real_dtype(g)) : g;
+  if (!is_complex(like) && is_inexact(like))
+    (*out)[0] = like;
+  else
+    (*out)[0] = is_complex(g) && !is_complex(like) ? real_dtype(g) : g;
   return true;
 }
 
 void collapse_compute(const NodeAttrs&, const OpContext&, const std::vector<TBlob>& in,
                       const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (in[0].dtype == out[0].dtype) return kernel::sum_to_shape(in[0], out[0], req[0]);
+  if (!is_complex(in[0].dtype)) {  // (summed in the gradient's precision, then cast)
+    NDArray sum(out[0].shape, in[0].dtype, in[0].device);
+    kernel::sum_to_shape(in[0], kernel::to_blob(sum), kWriteTo);
+    return kernel::write_req(sum, kernel::as_array(out[0]), req[0]);
+  }
   static const Op* real_op = Op::get("_np_real");
   static const FCompute& real = Op::attr<FCompute>("FCompute<cpu>")[real_op];
   if (in[0].device.is_gpu())

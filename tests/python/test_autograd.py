@@ -6,7 +6,7 @@ import numpy as onp
 import pytest
 
 import ndx
-from ndx import autograd, np
+from ndx import autograd, np, npx
 from strict_checks import assert_almost_equal
 
 SHAPES = [(), (3,), (2, 3), (0, 4)]
@@ -497,3 +497,28 @@ def test_mark_variables_writes_into_the_given_buffers():
         autograd.mark_variables([x], [g, g])
     with pytest.raises(ValueError, match="grad_req"):
         autograd.mark_variables([x], [g], "sometimes")
+
+
+def test_mixed_dtype_products_send_gradients_in_the_operands_dtype():
+    # float32 softmax / sigmoid / relu outputs times float64 weights: the float64 gradient
+    # reaches each op's backward as its output's float32 (PyTorch's rule), and x.grad is
+    # d/dx sum(f(x) * w) by the formulas below.
+    x = onp.array([1.0, 2.0, 3.0], dtype="float32")
+    w = onp.array([1.0, -2.0, 3.0])
+    s = onp.exp(x - x.max()) / onp.exp(x - x.max()).sum()
+    sig = 1 / (1 + onp.exp(-x))
+    cases = {
+        npx.softmax: s * (w - (s * w).sum()),
+        npx.log_softmax: w - s * w.sum(),
+        npx.sigmoid: sig * (1 - sig) * w,
+        npx.relu: w,
+    }
+    for fn, expected in cases.items():
+        a = np.array(x)
+        a.attach_grad()
+        with autograd.record():
+            total = (fn(a) * np.array(w)).sum()
+        assert total.dtype == onp.float64
+        total.backward()
+        assert a.grad.dtype == onp.float32
+        onp.testing.assert_allclose(a.grad.asnumpy(), expected, rtol=1e-5, err_msg=fn.__name__)
