@@ -33,6 +33,10 @@ void setitem(const NDArray& a, const std::vector<IndexItem>& key, const NDArray&
 // a[key] as a gather of a's elements, and a[key] = value as a new array (a with value written
 // where the key selects; the caller rebinds a to it, since a's data may be saved for backward).
 NDArray recorded_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key);
+// a[key] while hybridize traces a block, where an index array comes from the block's inputs:
+// ops of the graph that read the indices when it runs (slices, a transpose and a take of the
+// linear index), differentiable in a. Boolean masks from the inputs are NotImplementedError.
+NDArray traced_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key);
 NDArray recorded_setitem_update(const NDArray& a, const std::vector<IndexItem>& key,
                                 const NDArray& value);
 // NumPy's nonzero: one int64 array of coordinates per dimension of a (a not 0-d), in C order;

@@ -5,6 +5,7 @@
 
 #include <structmember.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -517,6 +518,15 @@ std::vector<IndexItem> index_key(PyObject* key) {
   return items;
 }
 
+// Whether hybridize is tracing and the key holds an index array computed from the block's
+// inputs: the graph must read its values when it runs (index arrays the trace holds as
+// constants, with no history, name fixed positions).
+bool traced_index(const std::vector<IndexItem>& key) {
+  return is_tracing() && std::any_of(key.begin(), key.end(), [](const IndexItem& k) {
+           return k.kind == IndexItem::Kind::kArray && autograd::has_live_history(k.array);
+         });
+}
+
 // Basic indexing of an array autograd records: _npx_slice (differentiable) and a reshape for the
 // integer (dropped) and None (new) axes, both recorded.
 NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
@@ -524,10 +534,7 @@ NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
   int consumed = 0, ellipses = 0;
   for (const auto& it : key) {
     if (it.kind == IndexItem::Kind::kArray) {
-      if (is_tracing())
-        not_implemented(
-            "[getitem] integer-array and boolean-mask indexing while hybridize "
-            "traces a block");
+      if (traced_index(key)) return traced_getitem_gather(a, key);
       return recorded_getitem_gather(a, key);
     }
     consumed += it.kind == IndexItem::Kind::kInt || it.kind == IndexItem::Kind::kSlice;
@@ -686,7 +693,9 @@ PyObject* getitem(PyObject* o, PyObject* key) {
   }
   // NumPy integer scalars (a[np.int64(3)]) and other index kinds take the general path: an
   // element is a copy there too.
-  NDArray r = ndx::getitem(a, index_key(key));
+  std::vector<IndexItem> items = index_key(key);
+  if (traced_index(items)) return wrap(traced_getitem_gather(a, items));  // (a constant table)
+  NDArray r = ndx::getitem(a, items);
   if (r.ndim() == 0 && !has_ellipsis(key) && r.shares_storage_with(a)) r = element_copy(r);
   return wrap(std::move(r));
   NDX_PY_END(nullptr)

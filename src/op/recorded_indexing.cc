@@ -3,9 +3,13 @@
 // names them. Reading is then one gather of those positions and assignment one select
 // between a and a gather of the values, both built from registered differentiable ops
 // (embedding, where), so gradients scatter-add back through the embedding's backward.
+#include <limits>
+#include <numeric>
 #include <string_view>
 #include <utility>
 
+#include "ndx/autograd.h"
+#include "ndx/error.h"
 #include "ndx/imperative.h"
 #include "ndx/indexing.h"
 
@@ -41,7 +45,152 @@ NDArray gather_rows(const NDArray& values, const NDArray& index, const Device& d
   return reshaped(g, index.shape());
 }
 
+// ---- indexing by arrays whose values a traced graph only knows when it runs ----
+
+// A constant int64 array on `device` (a constant node of the trace).
+NDArray int64_constant(Shape shape, const std::vector<int64_t>& values, const Device& device) {
+  NDArray c(std::move(shape), DType::kInt64);
+  int64_t* p = c.data<int64_t>();
+  for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  return c.to(device);
+}
+
+// The key with its ellipsis expanded, Python ints turned into 0-d index arrays (NumPy treats
+// them as advanced indices next to arrays) and constant boolean masks into the integer arrays
+// of their nonzero positions; one item per axis of a, or a newaxis. Masks whose values come
+// from the graph's inputs give shapes known only at run time: NotImplementedError.
+std::vector<IndexItem> expanded_key(const NDArray& a, const std::vector<IndexItem>& key) {
+  int consumed = 0, ellipses = 0;
+  for (const auto& it : key) {
+    if (it.kind == IndexItem::Kind::kArray && it.array.dtype() == DType::kBool)
+      consumed += it.array.ndim();
+    else if (it.kind != IndexItem::Kind::kNewAxis && it.kind != IndexItem::Kind::kEllipsis)
+      ++consumed;
+    ellipses += it.kind == IndexItem::Kind::kEllipsis;
+  }
+  if (ellipses > 1) index_error("an index can only have a single ellipsis ('...')");
+  if (consumed > a.ndim())
+    index_error("too many indices for array: array is ", a.ndim(), "-dimensional, but ", consumed,
+                " were indexed");
+  std::vector<IndexItem> out;
+  auto full_slices = [&](int count) {
+    for (int k = 0; k < count; ++k) out.push_back(IndexItem::slice({}, {}));
+  };
+  for (const auto& it : key) {
+    if (it.kind == IndexItem::Kind::kEllipsis) {
+      full_slices(a.ndim() - consumed);
+    } else if (it.kind == IndexItem::Kind::kInt) {
+      out.push_back(IndexItem::array_index(int64_constant(Shape{}, {it.index}, a.device())));
+    } else if (it.kind == IndexItem::Kind::kArray && it.array.dtype() == DType::kBool) {
+      if (autograd::has_live_history(it.array))
+        not_implemented(
+            "[getitem] a boolean mask computed from a hybridized block's inputs: the result's "
+            "shape would depend on the mask's values (use np.where, or npx.boolean_mask outside "
+            "hybridize)");
+      for (NDArray& coords : nonzero(it.array)) out.push_back(IndexItem::array_index(coords));
+    } else {
+      out.push_back(it);
+    }
+  }
+  if (!ellipses) full_slices(a.ndim() - consumed);
+  return out;
+}
+
+NDArray sliced(const NDArray& a, const Shape& begin, const Shape& end, const Shape& step) {
+  return run("_npx_slice", {a},
+             {{"begin", Value(begin)}, {"end", Value(end)}, {"step", Value(step)}});
+}
+
+NDArray transposed(const NDArray& a, const Shape& axes) {
+  bool identity = true;
+  for (int i = 0; i < static_cast<int>(axes.ndim()); ++i) identity = identity && axes[i] == i;
+  return identity ? a : run("_np_transpose", {a}, {{"axes", Value(axes)}});
+}
+
+NDArray taken(const NDArray& a, const NDArray& index, int axis, std::string_view mode) {
+  return run("_npi_take", {a, index},
+             {{"axis", Value(int64_t{axis})}, {"mode", Value(std::string_view(mode))}});
+}
+
+// The index along an axis of n, checked (an IndexError when the graph runs) and with negative
+// values wrapped: a take from [0, n).
+NDArray normalized_index(const NDArray& index, int64_t n, const Device& device) {
+  std::vector<int64_t> range(static_cast<size_t>(n));
+  std::iota(range.begin(), range.end(), int64_t{0});
+  return taken(int64_constant(Shape{n}, range, device), index, 0, "raise");
+}
+
 }  // namespace
+
+NDArray traced_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key) {
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+  std::vector<IndexItem> items = expanded_key(a, key);
+  // New axes become axes of length 1 of a (sliced whole), so that every item names one axis.
+  Shape with_new;
+  std::vector<IndexItem> per_axis;
+  int src = 0;
+  for (auto& it : items) {
+    if (it.kind == IndexItem::Kind::kNewAxis) {
+      with_new.push_back(1);
+      per_axis.push_back(IndexItem::slice({}, {}));
+    } else {
+      with_new.push_back(a.shape()[src++]);
+      per_axis.push_back(std::move(it));
+    }
+  }
+  NDArray b = reshaped(a, with_new);
+  // The slices first (as views of b), leaving the indexed axes whole.
+  const int nd = static_cast<int>(per_axis.size());
+  Shape begin = Shape::filled(nd, kNone), end = Shape::filled(nd, kNone),
+        step = Shape::filled(nd, 1);
+  std::vector<int> indexed, others;
+  for (int i = 0; i < nd; ++i) {
+    const IndexItem& it = per_axis[i];
+    if (it.kind == IndexItem::Kind::kArray) {
+      indexed.push_back(i);
+      continue;
+    }
+    if (it.step == 0) value_error("[getitem] slice step cannot be zero");
+    begin[i] = it.start ? *it.start : kNone;
+    end[i] = it.stop ? *it.stop : kNone;
+    step[i] = it.step;
+    others.push_back(i);
+  }
+  b = sliced(b, begin, end, step);
+  // NumPy's layout: the broadcast index dims replace the indexed axes where those are adjacent
+  // in the key, else they lead.
+  bool adjacent = true;
+  for (size_t k = 1; k < indexed.size(); ++k)
+    adjacent = adjacent && indexed[k] == indexed[k - 1] + 1;
+  if (indexed.size() == 1)  // (one index array: a take along its axis is the whole story)
+    return taken(b, per_axis[indexed[0]].array, indexed[0], "raise");
+  // Several: the indexed axes move to the front and merge into one, taken at the linear index
+  // sum_k i_k * stride_k (each i_k checked and wrapped against its axis first).
+  NDArray linear;
+  int64_t stride = 1, merged = 1;
+  for (int k = static_cast<int>(indexed.size()) - 1; k >= 0; --k) {
+    const int64_t n = b.shape()[indexed[k]];
+    NDArray term = normalized_index(per_axis[indexed[k]].array, n, a.device());
+    if (stride != 1)
+      term = run("_np_multiply", {term, int64_constant(Shape{}, {stride}, a.device())}, {});
+    linear = k == static_cast<int>(indexed.size()) - 1 ? term : run("_np_add", {term, linear}, {});
+    stride *= n;
+    merged *= n;
+  }
+  Shape order, rest_shape{merged};
+  for (int i : indexed) order.push_back(i);
+  for (int i : others) order.push_back(i), rest_shape.push_back(b.shape()[i]);
+  NDArray gathered = taken(reshaped(transposed(b, order), rest_shape), linear, 0, "clip");
+  if (!adjacent || indexed.front() == 0) return gathered;
+  // The index dims go back to where the first indexed axis was among the others.
+  const int lead = static_cast<int>(linear.ndim());
+  const int before = indexed.front();  // (the others before it: all axes before it)
+  Shape back;
+  for (int i = 0; i < before; ++i) back.push_back(lead + i);
+  for (int i = 0; i < lead; ++i) back.push_back(i);
+  for (int i = lead + before; i < static_cast<int>(gathered.ndim()); ++i) back.push_back(i);
+  return transposed(gathered, back);
+}
 
 NDArray recorded_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key) {
   NDArray pos = positions(a, key);

@@ -207,3 +207,94 @@ def test_random_draws_with_constant_parameters_are_fresh_on_every_replay():
     draws = [net(x).asnumpy() for _ in range(3)]
     assert not onp.array_equal(draws[0], draws[1])
     assert not onp.array_equal(draws[1], draws[2])
+
+
+# ---- integer-array indexing by arrays the block gets as inputs -------------------------------
+class _Indexer(gluon.HybridBlock):
+    def __init__(self, key):
+        super().__init__()
+        self._key = key  # the key, with None where an input array goes (and Ellipsis, slices)
+
+    def forward(self, x, *arrays):
+        arrays = iter(arrays)
+        key = tuple(next(arrays) if isinstance(k, str) else k for k in self._key)
+        return x[key] * 1.0
+
+
+_X_SHAPE = (4, 5, 6)
+# "a:<axis>:<shape>": an index array for that axis of x. Keys mix slices, ints, None and
+# Ellipsis with one or more arrays (adjacent or not: NumPy's two layouts), broadcasting.
+_KEYS = [
+    ("a:0:3",), ("a:0:2x3",), (slice(None), "a:1:3"), (slice(1, 4), "a:1:2", slice(None, None, 2)),
+    ("a:0:3", "a:1:3"), ("a:0:2x1", "a:1:3"), ("a:0:3", slice(None), "a:2:3"), (Ellipsis, "a:2:2"),
+    ("a:0:3", Ellipsis), (None, "a:0:3"), ("a:0:3", None, "a:1:3"), (1, "a:1:3"), ("a:0:3", 2),
+    ("a:0:3", slice(None), 2), (slice(None, None, -1), "a:1:2x2", "a:2:2x2"), ("a:0:", "a:1:3"),
+    ("a:0:", "a:1:", "a:2:"), (slice(1, None), "a:1:4", None), (0, slice(None), "a:2:2"),
+    (Ellipsis, "a:1:2", "a:2:2"), ("a:0:0",),
+]
+
+
+def _index_arrays(key, rng):
+    arrays = []
+    for k in key:
+        if isinstance(k, str):
+            _, axis, shape = k.split(":")
+            n = _X_SHAPE[int(axis)]
+            dims = tuple(int(d) for d in shape.split("x")) if shape else ()
+            arrays.append(rng.integers(-n, n, size=dims))
+    return arrays
+
+
+def _numpy_key(key, arrays):
+    arrays = iter(arrays)
+    return tuple(next(arrays) if isinstance(k, str) else k for k in key)
+
+
+@pytest.mark.parametrize("key", _KEYS, ids=[str(i) for i in range(len(_KEYS))])
+def test_integer_array_indexing_by_block_inputs_matches_numpy(key):
+    rng = onp.random.default_rng(0)
+    x = rng.standard_normal(_X_SHAPE).astype("float32")
+    net = _Indexer(key)
+    net.hybridize()
+    for _ in range(2):  # new index values each call: the graph reads them when it runs
+        arrays = _index_arrays(key, rng)
+        expected = x[_numpy_key(key, arrays)]
+        head = onp.asarray(rng.standard_normal(expected.shape), dtype="float32")
+        a = np.array(x)
+        a.attach_grad()
+        with autograd.record():
+            out = net(a, *[np.array(i) for i in arrays])
+        out.backward(np.array(head))
+        onp.testing.assert_allclose(out.asnumpy(), expected)
+        grad = onp.zeros_like(x)
+        onp.add.at(grad, _numpy_key(key, arrays), head)
+        onp.testing.assert_allclose(a.grad.asnumpy(), grad, rtol=1e-6, atol=1e-6)
+
+
+def test_traced_index_arrays_check_their_range_and_refuse_input_masks():
+    net = _Indexer(("i", "j"))
+    net.hybridize()
+    x = np.zeros((3, 4))
+    net(x, np.array([0, 1]), np.array([1, 2]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        net(x, np.array([0, 3]), np.array([1, 2]))
+
+    class Masked(gluon.HybridBlock):
+        def forward(self, x):
+            return x[x > 0]
+
+    masked = Masked()
+    masked.hybridize()
+    with pytest.raises(NotImplementedError, match="boolean mask"):
+        masked(np.ones(3))
+
+
+def test_a_constant_table_indexed_by_a_block_input_is_not_frozen():
+    class Lookup(gluon.HybridBlock):
+        def forward(self, i):
+            return np.arange(10.0)[i] * 2
+
+    net = Lookup()
+    net.hybridize()
+    onp.testing.assert_array_equal(net(np.array([1, 2])).asnumpy(), [2.0, 4.0])
+    onp.testing.assert_array_equal(net(np.array([5, 6])).asnumpy(), [10.0, 12.0])
