@@ -1,5 +1,8 @@
 """Private helpers of the continuous univariate distributions: the shape of a draw, arrays
-of a constant over the batch, and x log(y) forms that stay finite at the support's edge."""
+of a constant over the batch, x log(y) forms that stay finite at the support's edge, and
+log densities that are -inf (not NaN) outside the support."""
+import math
+
 from .utils import _ndx, as_size_tuple
 
 
@@ -45,3 +48,12 @@ def xlog1py(x, y):
     np = _ndx().np
     both_zero = np.logical_and(np.equal(x, 0), np.equal(y, -1))
     return x * np.log1p(np.where(both_zero, 0.0, y))
+
+
+def log_density_on(inside, value, safe, log_density):
+    """``log_density(value)`` where ``inside`` holds and -inf elsewhere (density 0 outside
+    the support, as scipy.stats gives). The density is evaluated at ``safe`` (a point of the
+    support) in place of the values outside, so that neither the result nor its gradient
+    picks up the NaN of a log of a negative number there."""
+    np = _ndx().np
+    return np.where(inside, log_density(np.where(inside, value, safe)), -math.inf)

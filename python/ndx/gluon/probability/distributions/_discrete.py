@@ -107,6 +107,13 @@ def uniform(shape, dtype):
     return _ndx().np.random.uniform(0.0, 1.0, size=shape, dtype=dtype)
 
 
+def zero_where_absent(weight, log_p):
+    """``log_p`` with 0 where ``weight`` is 0, so that ``weight * log_p`` is 0 there even
+    where log_p is -inf (0 log 0 = 0: a class whose logit is -inf, a count of 0 of it), with
+    a finite gradient."""
+    return _ndx().np.where(weight == 0, 0.0, log_p)
+
+
 def softplus(x):
     """log(1 + exp(x)), without overflow for large x."""
     np = _ndx().np

@@ -2,7 +2,7 @@
 import numpy as _onp
 
 from . import constraint
-from ._continuous_helpers import draw_shape, xlog1py, xlogy
+from ._continuous_helpers import draw_shape, log_density_on, xlog1py, xlogy
 from .divergence import register_kl
 from .exp_family import ExponentialFamily
 from .utils import _ndx, digamma, gammaln
@@ -39,7 +39,12 @@ class Beta(ExponentialFamily):
     def log_prob(self, value):
         value = self._maybe_validate(value)
         a, b = self.alpha, self.beta
-        return xlogy(a - 1, value) + xlog1py(b - 1, -value) - self._log_beta_fn()
+
+        def log_density(x):
+            return xlogy(a - 1, x) + xlog1py(b - 1, -x) - self._log_beta_fn()
+
+        # (-inf outside [0, 1] rather than NaN)
+        return log_density_on((value >= 0) & (value <= 1), value, 0.5, log_density)
 
     def sample(self, size=None):
         # X / (X + Y) for X ~ Gamma(alpha), Y ~ Gamma(beta), kept inside (0, 1) so that

@@ -7,6 +7,7 @@ from ._discrete import (
     check_num_events,
     float_dtype,
     sample_shape,
+    zero_where_absent,
 )
 from ._discrete import uniform as _uniform
 from .distribution import Distribution
@@ -97,8 +98,9 @@ class Categorical(ProbLogitParams, Distribution):
         return np.broadcast_to(values, (self.num_events,) + batch)
 
     def entropy(self):
-        log_p = log_softmax(self.logit)
-        return -(self.prob * log_p).sum(-1)
+        # (classes of probability 0, logit -inf, add 0)
+        prob = self.prob
+        return -(prob * zero_where_absent(prob, log_softmax(self.logit))).sum(-1)
 
     def broadcast_to(self, batch_shape):
         batch_shape = as_size_tuple(batch_shape, "Categorical.broadcast_to")
@@ -107,4 +109,7 @@ class Categorical(ProbLogitParams, Distribution):
 
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
-    return (p.prob * (log_softmax(p.logit) - log_softmax(q.logit))).sum(-1)
+    # (classes p cannot draw add 0, even where q cannot draw them either)
+    prob = p.prob
+    log_ratio = log_softmax(p.logit) - log_softmax(q.logit)
+    return (prob * zero_where_absent(prob, log_ratio)).sum(-1)

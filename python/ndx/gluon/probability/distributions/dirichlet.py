@@ -4,10 +4,11 @@ import numbers
 import numpy as _onp
 
 from . import constraint
-from ._continuous_helpers import draw_shape, xlogy
+from ._continuous_helpers import xlogy
+from ._discrete import broadcast_shapes
 from .divergence import register_kl
 from .exp_family import ExponentialFamily
-from .utils import _ndx, digamma, gammaln
+from .utils import _ndx, as_size_tuple, digamma, gammaln
 
 __all__ = ["Dirichlet"]
 
@@ -43,14 +44,28 @@ class Dirichlet(ExponentialFamily):
         return xlogy(alpha - 1, value).sum(-1) + log_norm
 
     def sample(self, size=None):
-        """Samples of shape ``size`` broadcast with alpha's shape, the category axis
-        included (as np.random.gamma takes it); None: alpha's shape. ``sample_n(n)`` gives
-        n draws of the whole batch."""
+        """Samples of shape ``size + (K,)``, K the number of categories: ``size`` is a batch
+        shape that alpha's batch shape broadcasts to (as MXNet's Dirichlet, and as ndx's
+        other event_dim 1 distributions take it); None: alpha's shape. ``sample_n(n)``
+        gives n draws of the whole batch."""
         # Independent Gamma(alpha_i) draws over their sum, kept inside (0, 1) (as MXNet
         # does) so that log_prob of a sample stays finite.
         np = _ndx().np
-        draws = np.random.gamma(self.alpha, 1.0, draw_shape(self, size))
+        batch = self._batch_shape()
+        if size is None:
+            size = batch
+        else:
+            size = as_size_tuple(size, "Dirichlet.sample")
+            if broadcast_shapes(size, batch) != size:
+                raise ValueError(f"Dirichlet.sample: the batch shape {batch} cannot be "
+                                 f"broadcast to size {size}")
+        draws = np.random.gamma(self.alpha, 1.0, size + self._event_shape())
         return np.clip(draws / draws.sum(-1, keepdims=True), _EPS, 1 - _EPS)
+
+    def sample_n(self, size=None):
+        """Samples of shape ``size + batch_shape + (K,)``."""
+        size = as_size_tuple(size, "Dirichlet.sample_n")
+        return self.sample(size + self._batch_shape())
 
     @property
     def mean(self):

@@ -2,7 +2,7 @@
 import math
 
 from . import constraint
-from ._continuous_helpers import constant_over_batch, draw_shape, xlogy
+from ._continuous_helpers import constant_over_batch, draw_shape, log_density_on, xlogy
 from .distribution import Distribution
 from .utils import _ndx, digamma, gammaln
 
@@ -40,8 +40,13 @@ class FisherSnedecor(Distribution):
         value = self._maybe_validate(value)
         a, b = self.df1 / 2, self.df2 / 2
         ratio = self.df1 / self.df2
-        return (a * np.log(ratio) + xlogy(a - 1, value) - (a + b) * np.log1p(ratio * value)
-                - self._log_beta_fn())
+
+        def log_density(x):
+            return (a * np.log(ratio) + xlogy(a - 1, x) - (a + b) * np.log1p(ratio * x)
+                    - self._log_beta_fn())
+
+        # (-inf below 0 rather than NaN)
+        return log_density_on(value >= 0, value, 1.0, log_density)
 
     def sample(self, size=None):
         np = _ndx().np

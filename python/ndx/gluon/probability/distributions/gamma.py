@@ -1,6 +1,6 @@
 """The gamma distribution (shape / scale parameterization)."""
 from . import constraint
-from ._continuous_helpers import draw_shape, xlogy
+from ._continuous_helpers import draw_shape, log_density_on, xlogy
 from .divergence import register_kl
 from .exp_family import ExponentialFamily
 from .utils import _ndx, digamma, gammaln
@@ -34,7 +34,12 @@ class Gamma(ExponentialFamily):
         np = _ndx().np
         value = self._maybe_validate(value)
         k, theta = self.shape, self.scale
-        return xlogy(k - 1, value) - value / theta - gammaln(k) - k * np.log(theta)
+
+        def log_density(x):
+            return xlogy(k - 1, x) - x / theta - gammaln(k) - k * np.log(theta)
+
+        # (-inf below 0 rather than the NaN of a log of a negative number)
+        return log_density_on(value >= 0, value, 1.0, log_density)
 
     def sample(self, size=None):
         np = _ndx().np

@@ -1,4 +1,6 @@
 """The geometric distribution (failures before the first success)."""
+import math
+
 from . import constraint
 from ._discrete import ProbLogitParams, binary_log_probs, float_dtype, sample_shape, softplus
 from ._discrete import uniform as _uniform
@@ -42,9 +44,11 @@ class Geometric(ProbLogitParams, Distribution):
         return (1 / self.prob - 1) / self.prob
 
     def log_prob(self, value):
+        np = _ndx().np
         value = self._maybe_validate(value)
         log_p, log_q = binary_log_probs(self)
-        return value * log_q + log_p
+        # (no mass below 0, where prob (1 - prob)^k would grow past prob)
+        return np.where(value < 0, -math.inf, value * log_q + log_p)
 
     def sample(self, size=None):
         # Inversion: P(K >= k) = (1 - p)^k, so K = floor(log(V) / log(1 - p)) for V uniform

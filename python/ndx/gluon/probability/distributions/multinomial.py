@@ -6,6 +6,7 @@ from ._discrete import (
     check_count,
     check_num_events,
     sample_shape,
+    zero_where_absent,
 )
 from .categorical import gumbel_argmax
 from .distribution import Distribution
@@ -64,7 +65,8 @@ class Multinomial(ProbLogitParams, Distribution):
         value = self._maybe_validate(value)
         # log(n! / prod(x_k!)) with n the count of the value itself, as MXNet does.
         log_coef = gammaln(value.sum(-1) + 1) - gammaln(value + 1).sum(-1)
-        return log_coef + (value * npx.log_softmax(self.logit, axis=-1)).sum(-1)
+        log_p = npx.log_softmax(self.logit, axis=-1)
+        return log_coef + (value * zero_where_absent(value, log_p)).sum(-1)
 
     def sample(self, size=None):
         """Counts of shape ``size + (num_events,)`` (``size`` defaults to the batch shape):

@@ -1,6 +1,6 @@
 """The one-hot categorical distribution: a categorical draw as a one-hot vector."""
 from . import constraint
-from ._discrete import ProbLogitParams, broadcast_params, check_num_events
+from ._discrete import ProbLogitParams, broadcast_params, check_num_events, zero_where_absent
 from .categorical import Categorical, _kl_categorical_categorical
 from .distribution import Distribution
 from .divergence import register_kl
@@ -56,7 +56,8 @@ class OneHotCategorical(ProbLogitParams, Distribution):
 
     def log_prob(self, value):
         value = self._maybe_validate(value)
-        return (value * _ndx().npx.log_softmax(self.logit, axis=-1)).sum(-1)
+        log_p = _ndx().npx.log_softmax(self.logit, axis=-1)
+        return (value * zero_where_absent(value, log_p)).sum(-1)
 
     def sample(self, size=None):
         """One-hot samples of shape ``size + (num_events,)`` (``size`` defaults to the

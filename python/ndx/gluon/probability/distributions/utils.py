@@ -2,6 +2,7 @@
 cached properties and the special functions, all over ndx's np / npx operators so they work
 eagerly, under autograd and inside hybridized blocks."""
 import numbers
+import types
 from functools import update_wrapper
 
 import numpy as _onp
@@ -116,15 +117,23 @@ def constraint_check(F=None):  # noqa: N803
     return _ndx().npx.constraint_check
 
 
+_NO_VALUE = object()
+
+
 def _special(name):
-    def fn(x):
+    def fn(x=_NO_VALUE):
         mx = _ndx()
+        if x is _NO_VALUE or isinstance(x, types.ModuleType):
+            # MXNet's factory forms: gammaln() (2.0) or gammaln(F) (its F-era releases)
+            # return the function itself, as in ``lgamma = gammaln(); lgamma(x)``.
+            return fn
         if isinstance(x, numbers.Number):  # (a Python scalar stays one, computed in float64)
             return getattr(mx.npx, name)(mx.np.array(float(x), dtype="float64")).item()
         return getattr(mx.npx, name)(x)
 
     fn.__name__ = name
-    fn.__doc__ = f"npx.{name} of an array; a float for a Python scalar."
+    fn.__doc__ = (f"npx.{name} of an array; a float for a Python scalar. Called with no "
+                  f"value (or with MXNet's F), returns itself, as MXNet's {name}() does.")
     return fn
 
 

@@ -1,7 +1,7 @@
 """The two-parameter Weibull distribution."""
 
 from . import constraint
-from ._continuous_helpers import draw_shape, positive_part, xlogy
+from ._continuous_helpers import draw_shape, log_density_on, positive_part, xlogy
 from .distribution import Distribution
 from .utils import _ndx, gammaln
 
@@ -34,9 +34,14 @@ class Weibull(Distribution):
     def log_prob(self, value):
         np = _ndx().np
         value = self._maybe_validate(value)
-        k = self.concentration
-        z = value / self.scale
-        return np.log(k / self.scale) + xlogy(k - 1, z) - z ** k
+        k, scale = self.concentration, self.scale
+
+        def log_density(x):
+            z = x / scale
+            return np.log(k / scale) + xlogy(k - 1, z) - z ** k
+
+        # (-inf below 0 rather than NaN; the density at 0 itself stays as it is)
+        return log_density_on(value >= 0, value, 1.0, log_density)
 
     def cdf(self, value):
         np = _ndx().np
