@@ -390,3 +390,10 @@ def test_validate_args_in_F_s_position_follows_mxnet_2_signatures():  # noqa: N8
     with pytest.raises(ValueError, match="scale"):
         mgp.Normal(0.0, -1.0, True)
     assert mgp.Normal(0.0, 1.0, False)._validate_args is False
+
+
+def test_getF_namespace_has_np_and_npx_as_mxnet_code_uses_it():  # noqa: N802
+    # MXNet 1.x-style distribution code: F = getF(x); F.np.exp(...); F.npx.sigmoid(...).
+    F = mgp.utils.getF(np.zeros(2))  # noqa: N806
+    onp.testing.assert_allclose(F.npx.sigmoid(np.zeros(2)).asnumpy(), [0.5, 0.5])
+    onp.testing.assert_allclose(F.np.exp(np.zeros(2)).asnumpy(), [1.0, 1.0])

@@ -79,3 +79,6 @@ def load(fname):
 from . import numpy  # noqa: E402, F401  (mx.nd.np, mx.nd.numpy._internal)
 
 np = numpy
+from .. import numpy_extension  # noqa: E402, F401  (mx.nd.npx, as MXNet's ndarray has it)
+
+npx = numpy_extension

@@ -11,6 +11,8 @@ from . import numpy as np
 from . import numpy as numpy
 from . import random as random
 from . import sparse as sparse
+import ndx.numpy_extension as npx
+import ndx.numpy_extension as numpy_extension
 
 def Activation(data: Any, act_type: Any) -> Any:
     """relu, sigmoid, tanh, softrelu (log(1 + e^x)), softsign or log_sigmoid / mish."""
