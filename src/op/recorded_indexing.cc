@@ -77,6 +77,10 @@ std::vector<IndexItem> expanded_key(const NDArray& a, const std::vector<IndexIte
     for (int k = 0; k < count; ++k) out.push_back(IndexItem::slice({}, {}));
   };
   for (const auto& it : key) {
+    if (it.kind == IndexItem::Kind::kArray && !is_integer(it.array.dtype()) &&
+        it.array.dtype() != DType::kBool)
+      index_error("arrays used as indices must be of integer (or boolean) type, got ",
+                  it.array.dtype());
     if (it.kind == IndexItem::Kind::kEllipsis) {
       full_slices(a.ndim() - consumed);
     } else if (it.kind == IndexItem::Kind::kInt) {

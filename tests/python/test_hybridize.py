@@ -287,6 +287,11 @@ def test_traced_index_arrays_check_their_range_and_refuse_input_masks():
     masked.hybridize()
     with pytest.raises(NotImplementedError, match="boolean mask"):
         masked(np.ones(3))
+    # NumPy's IndexError for float index arrays, as imperatively.
+    floats = _Indexer(("i",))
+    floats.hybridize()
+    with pytest.raises(IndexError, match="integer"):
+        floats(x, np.array([0.0, 1.0]))
 
 
 def test_a_constant_table_indexed_by_a_block_input_is_not_frozen():
