@@ -125,9 +125,19 @@ class Parameter:
         # Called with the parameter once its data exists (a distributed Trainer broadcasts
         # rank 0's value of a deferred parameter there, before forward uses it).
         self._on_create = []
+        # Called with the parameter after set_data (load_parameters) gave it a new value: a
+        # Trainer whose KVStore holds the weights (update_on_kvstore) refreshes the store's
+        # copy there, which MXNet's set_data does by resetting the store.
+        self._on_set = []
 
     def __repr__(self):
         return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
+
+    def __getstate__(self):
+        # (a copy is no Trainer's parameter: the hooks of set_data stay with the original)
+        state = dict(self.__dict__)
+        state["_on_set"] = []
+        return state
 
     def __setstate__(self, state):  # (copy.deepcopy, pickle: a copy with several devices counts)
         self.__dict__.update(state)
@@ -420,6 +430,11 @@ class Parameter:
         else:
             for c in self._copies:
                 c[...] = data.to_device(c.device)
+        self._value_set()
+
+    def _value_set(self):
+        for hook in self.__dict__.get("_on_set", ()):  # (an unpickled old one has none)
+            hook(self)
 
     def _current_dtype(self):
         """The dtype's name ('float32', 'bfloat16', ...) of the data, or of the declared dtype
@@ -437,6 +452,7 @@ class Parameter:
         self.shape = tuple(data.shape)
         self._place(data)
         self._deferred = None
+        self._value_set()
 
     def cast(self, dtype):
         """Casts the data and the gradient to dtype (the declared dtype too, so a deferred

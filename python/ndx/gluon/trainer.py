@@ -1,4 +1,7 @@
 """Trainer: applies an optimizer to a block's parameters after backward."""
+import functools
+import weakref
+
 from .. import _core
 from .. import autograd as _autograd
 from .. import kvstore as _kv
@@ -116,6 +119,14 @@ class Trainer:
         self._kv_keys = set()  # keys are initialized once their weights exist
         if on_store:
             kvstore.set_optimizer(self._optimizer)
+            # set_data (load_parameters: a checkpoint resumed) after this point must reach
+            # the store's copy, or the next step would update the old weights and pull them
+            # back over the new ones (MXNet resets its store in set_data)
+            me = weakref.ref(self)
+            for i, p in enumerate(self._params):
+                hooks = p.__dict__.setdefault("_on_set", [])
+                hooks[:] = [h for h in hooks if not _dead_hook(h)]
+                hooks.append(functools.partial(_store_value_set, me, i))
         self._kvstore = kvstore
         self._init_kv_keys([i for i, p in enumerate(self._params) if p._data is not None])
         for i, p in enumerate(self._params):
@@ -136,6 +147,24 @@ class Trainer:
             self._kvstore.init(indices, weights)
             self._kvstore.pull(indices, out=weights)
         self._kv_keys.update(indices)
+
+    def _refresh_store_value(self, index):
+        """The store's copy of parameter `index` takes the parameter's new value (locally: on
+        a distributed store, every worker sets the same value, as load_parameters on each
+        worker does)."""
+        stored = getattr(self._kvstore, "_store", None)
+        if not self._update_on_kvstore or stored is None or index not in stored:
+            return
+        with _autograd.pause():
+            stored[index] = self._params[index]._data.copy()
+
+    def _updater_states(self):
+        """The optimizer states of the parameters: the store's when it updates the weights
+        (update_on_kvstore), the Trainer's otherwise."""
+        updater = getattr(self._kvstore, "_updater", None)
+        if self._kvstore is not None and self._update_on_kvstore and updater is not None:
+            return updater.states
+        return self._states
 
     @property
     def optimizer(self):
@@ -291,10 +320,11 @@ class Trainer:
     _grads_reduced = False
 
     def save_states(self, fname):
-        """Writes the optimizer's states (momentum, Adam's moments, ...) and its update
-        counts to `fname`, for load_states to resume training (MXNet's save_states)."""
+        """Writes the optimizer's states (momentum, Adam's moments, ...: the store's when it
+        updates the weights) and its update counts to `fname`, for load_states to resume
+        training (MXNet's save_states)."""
         import pickle
-        states = {i: _to_numpy(st) for i, st in self._states.items()}
+        states = {i: _to_numpy(st) for i, st in self._updater_states().items()}
         opt = self._optimizer
         payload = {"format": "ndx-trainer-states-1", "states": states,
                    "num_update": opt.num_update,
@@ -327,6 +357,10 @@ class Trainer:
                         payload["states"].items()}
         if self._kvstore is not None and self._update_on_kvstore:
             self._kvstore.set_optimizer(opt)
+            updater = getattr(self._kvstore, "_updater", None)
+            if updater is not None:  # (the store applies the optimizer: its states)
+                updater.states = dict(self._states)
+                updater.states_synced = dict.fromkeys(self._states, True)
 
     _amp_loss_scaler = None  # amp.init_trainer's LossScaler
 
@@ -403,6 +437,19 @@ class Trainer:
     @property
     def kvstore(self):
         return self._kvstore
+
+
+def _store_value_set(trainer_ref, index, param):
+    """Parameter._on_set hook of a Trainer whose store updates the weights."""
+    trainer = trainer_ref()
+    if trainer is not None and trainer._params[index] is param:
+        trainer._refresh_store_value(index)
+
+
+def _dead_hook(hook):
+    """Whether `hook` is a _store_value_set hook of a Trainer that no longer exists."""
+    return (isinstance(hook, functools.partial) and hook.func is _store_value_set
+            and hook.args[0]() is None)
 
 
 def _checked_batch_size(batch_size):

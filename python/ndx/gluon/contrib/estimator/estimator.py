@@ -7,6 +7,7 @@ by event handlers.
 """
 import copy
 import logging
+import numbers
 import sys
 import warnings
 
@@ -34,6 +35,7 @@ from .event_handler import (
 )
 from .utils import (
     ArgumentTypeError,
+    DeviceUnavailableError,
     _check_handler_metric_ref,
     _check_metrics,
     _kind,
@@ -60,7 +62,8 @@ class Estimator:
     device (context, its MXNet 1.x name): a device or a list of them; each batch is split
     across them. By default gpu(0) if there is a GPU, else cpu().
     val_net / val_loss: the net and loss evaluate() uses (by default net and loss).
-    batch_processor: a BatchProcessor, for a custom fit_batch / evaluate_batch.
+    batch_processor: a BatchProcessor (or, as MXNet allows, any object with fit_batch and
+    evaluate_batch methods), for a custom fit_batch / evaluate_batch.
 
     logger: a logging.Logger of this estimator, writing INFO and above to sys.stdout; add
     handlers to it (a logging.FileHandler, say) to send the logs elsewhere as well."""
@@ -135,9 +138,9 @@ class Estimator:
         gpus = num_gpus()
         for d in devices:
             if d.device_type == "gpu" and d.device_id >= gpus:
-                raise ValueError(f"[Estimator] device {d} is not available: this machine has "
-                                 f"{gpus} GPU(s); use mx.cpu() or one of "
-                                 f"{[gpu(i) for i in range(gpus)]}")
+                raise DeviceUnavailableError(f"[Estimator] device {d} is not available: this "
+                                             f"machine has {gpus} GPU(s); use mx.cpu() or one "
+                                             f"of {[gpu(i) for i in range(gpus)]}")
         return list(devices)
 
     @staticmethod
@@ -188,9 +191,13 @@ class Estimator:
     def _check_batch_processor(batch_processor):
         if batch_processor is None:
             return BatchProcessor()
-        if not isinstance(batch_processor, BatchProcessor):
+        # (as MXNet, any object with fit_batch() and evaluate_batch() methods will do: a
+        # BatchProcessor subclass is the usual one, not the only one)
+        if not all(callable(getattr(batch_processor, m, None))
+                   for m in ("fit_batch", "evaluate_batch")):
             raise ArgumentTypeError(f"[Estimator] batch_processor must be a BatchProcessor "
-                                    f"(or a subclass's instance), got {_kind(batch_processor)}")
+                                    f"(or an object with fit_batch() and evaluate_batch() "
+                                    f"methods), got {_kind(batch_processor)}")
         return batch_processor
 
     # -- metrics ----------------------------------------------------------------------
@@ -320,12 +327,14 @@ class Estimator:
                              f"by number of epochs or of batches), got epochs={epochs!r}, "
                              f"batches={batches!r}")
         name, value = ("epochs", epochs) if epochs is not None else ("batches", batches)
-        if isinstance(value, bool) or not isinstance(value, int):
+        # (any integer: a NumPy one, from a computed count, as well as Python's)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise ArgumentTypeError(f"[Estimator] fit: {name} must be an int > 0, got "
                                     f"{_kind(value)}")
         if value <= 0:
             raise ValueError(f"[Estimator] fit: {name} must be > 0, got {value}")
-        return epochs, batches
+        value = int(value)
+        return (value, None) if name == "epochs" else (None, value)
 
     # -- handlers ---------------------------------------------------------------------
 

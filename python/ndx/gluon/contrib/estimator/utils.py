@@ -10,6 +10,12 @@ class ArgumentTypeError(TypeError, ValueError):
     ValueError keeps catching it."""
 
 
+class DeviceUnavailableError(ValueError, AssertionError):
+    """A device this machine lacks (a GPU beyond num_gpus()). A ValueError, and an
+    AssertionError as well because MXNet's Estimator asserts there: code written for MXNet
+    that catches AssertionError keeps catching it."""
+
+
 def _kind(value):
     """The type of `value` for an error message."""
     return "None" if value is None else type(value).__name__
