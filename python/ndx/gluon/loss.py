@@ -113,7 +113,7 @@ def _eps(x, value):
 
 
 def _softrelu(x):
-    return npx.activation(x, act_type="softrelu")
+    return npx._activation_op(x, act_type="softrelu")
 
 
 def _static_key(value):
@@ -347,7 +347,7 @@ class SoftmaxCrossEntropyLoss(Loss):
             pred = npx.log_softmax(pred, axis=self._axis)
         if self._sparse_label:
             label = _sparse_label(name, pred, label, self._axis)
-            loss = -npx.pick(pred, label, axis=self._axis, keepdims=True)
+            loss = -npx._pick_op(pred, label, axis=self._axis, keepdims=True)
             if isinstance(sample_weight, np.ndarray) and \
                     not _broadcasts_to(sample_weight.shape, loss.shape) and \
                     _broadcasts_to(sample_weight.shape, label.shape):

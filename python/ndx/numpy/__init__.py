@@ -1303,6 +1303,8 @@ ndarray.__setstate__ = _setstate
 ndarray.squeeze = lambda self, axis=None: squeeze(self, axis)
 ndarray.swapaxes = lambda self, axis1, axis2: swapaxes(self, axis1, axis2)
 ndarray.mT = property(lambda self: self.swapaxes(-1, -2), doc="The last two axes swapped.")
+# MXNet 2.0's fluent ndarray.broadcast_to(shape) (np.broadcast_to with this array)
+ndarray.broadcast_to = lambda self, shape: broadcast_to(self, shape)
 
 
 def _pin_memory(self):

@@ -1035,9 +1035,17 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     elif mode != "raise" and mode != "wrap":
         raise ValueError(f"[take] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     rest = a.size // n if n else 0
+    if _core._is_tracing():
+        # (integer-array indexing cannot be traced: the graph keeps the _npi_take op, which
+        # also differentiates; idx is already wrapped or clipped above)
+        return _finish(_take_op(a, idx, axis=axis, mode="clip" if mode == "clip" else "raise"),
+                       out)
     if _np._core._autograd_is_recording() and _is_float(a) and rest:
         return _finish(_take_recorded(a, idx, axis), out)
     return _finish(a[(slice(None),) * axis + (idx,)], out)
+
+
+_take_op = _internal_function("_npi_take")
 
 
 def _take_recorded(a, idx, axis):
@@ -2006,28 +2014,16 @@ def _check_kth(a, kth, axis, name):
 
 
 # ---- npx.topk (MXNet's signature) ----
-def _along_axis_index(shape, idx, axis, device=None):
-    """An index tuple that picks idx (shaped like `shape` but along axis) along axis."""
-    key = []
-    for d in range(len(shape)):
-        if d == axis:
-            key.append(idx)
-            continue
-        grid_shape = [1] * len(shape)
-        grid_shape[d] = shape[d]
-        key.append(_np.reshape(_np.arange(shape[d], device=device), tuple(grid_shape)))
-    return tuple(key)
-
-
 def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
     """The k largest (or, with is_ascend, smallest) elements along axis, as MXNet's topk:
     ret_typ 'indices' (in `dtype`, float32 by default as in MXNet), 'value', 'both'
     ((values, indices)) or 'mask' (1 where an element is among them). k < 1 sorts the whole
-    axis; axis=None works on the flattened array."""
+    axis; axis=None works on the flattened array (the mask keeps data's shape)."""
     if ret_typ not in ("indices", "value", "both", "mask"):
         raise ValueError(f"[topk] ret_typ must be 'indices', 'value', 'both' or 'mask', got "
                          f"{ret_typ!r}")
     a = _as_array(data)
+    shape = a.shape
     if axis is None:
         a, axis = _np.reshape(a, (-1,)), 0
     if a.ndim == 0:
@@ -2042,11 +2038,13 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
     if not is_ascend:
         order = order[lead + (slice(None, None, -1),)]  # descending
     idx = order[lead + (slice(0, k),)]
+    # (no integer-array indexing or assignment, so that hybridize can trace topk: the
+    # values are a take_along_axis, which also differentiates, and the mask compares each
+    # element's rank in `order` with k)
     if ret_typ == "mask":
-        mask = _np.zeros(a.shape, dtype=a.dtype, device=_dev(a))
-        mask[_along_axis_index(a.shape, idx, axis, _dev(a))] = 1
-        return mask
-    values = a[_along_axis_index(a.shape, idx, axis, _dev(a))]
+        rank = _np.argsort(order, axis=axis)
+        return _np.reshape((rank < k).astype(a.dtype), shape)  # (data's shape, as MXNet's)
+    values = _np.take_along_axis(a, idx, axis=axis)
     indices = idx.astype(dtype)
     if ret_typ == "value":
         return values

@@ -20,8 +20,8 @@ class Device:
     def empty_cache(self) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
 
-def activation(data: Any, act_type: Any, *, out: Any = None) -> Any:
-    """An activation function applied elementwise: relu, sigmoid, tanh, softrelu (log(1 + exp(x))), log_sigmoid, softsign (x / (1 + |x|)) or mish (x * tanh(softrelu(x)))."""
+def activation(data: Any, act_type: Any = None, out: Any = None, name: Any = None) -> Any:
+    """An activation function applied elementwise: relu, sigmoid, tanh, softrelu (log(1 + exp(x))), log_sigmoid, softsign (x / (1 + |x|)) or mish (x * tanh(softrelu(x))). name (MXNet's) is accepted and unused."""
 
 def add_n(*args: Any) -> Any:
     """The elementwise sum of all arguments (MXNet's add_n / ElementWiseSum); they broadcast."""
@@ -35,8 +35,8 @@ def batch_dot(a: Any, b: Any, transpose_a: Any = False, transpose_b: Any = False
 def batch_flatten(data: Any) -> Any:
     """(d0, d1, ..., dk) to (d0, d1 * ... * dk) (MXNet's Flatten)."""
 
-def batch_norm(data: Any, gamma: Any, beta: Any, running_mean: Any, running_var: Any, eps: Any = 1e-05, momentum: Any = 0.9, axis: Any = 1, fix_gamma: Any = False, use_global_stats: Any = False, *, out: Any = None) -> Any:
-    """Batch normalization over every axis but `axis`. Training mode (without use_global_stats) normalizes with the batch statistics and updates running_mean and running_var IN PLACE (running = running * momentum + batch * (1 - momentum), biased batch variance); predict mode uses the running statistics."""
+def batch_norm(data: Any, gamma: Any, beta: Any, running_mean: Any, running_var: Any, eps: Any = 1e-05, momentum: Any = 0.9, axis: Any = 1, fix_gamma: Any = False, use_global_stats: Any = False, output_mean_var: Any = False, cudnn_off: Any = False, min_calib_range: Any = None, max_calib_range: Any = None, out: Any = None, name: Any = None) -> Any:
+    """Batch normalization over every axis but `axis`. Training mode (without use_global_stats) normalizes with the batch statistics and updates running_mean and running_var IN PLACE (running = running * momentum + batch * (1 - momentum), biased batch variance); predict mode uses the running statistics. cu"""
 
 def bipartite_matching(data: Any, is_ascend: Any = False, *, threshold: Any, topk: Any = -1, out: Any = None) -> Any:
     """Greedy one-to-one matching of (..., rows, columns) scores: the column matched to each row and the row matched to each column, -1 where none (MXNet's bipartite_matching)."""
@@ -68,8 +68,8 @@ def cond(pred: Any, then_func: Any, else_func: Any, inputs: Any = None, name: An
 def constraint_check(input: Any, msg: Any = 'Constraint violated.', *, out: Any = None) -> Any:
     """A 0-d true when every element of a bool array is true; otherwise a ValueError with `msg` (MXNet's constraint_check)."""
 
-def convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, no_bias: Any = None, layout: Any = None, out: Any = None) -> Any:
-    """N-d convolution (NCW / NCHW); bias may be None. kernel and num_filter default to the weight's spatial shape and first dim."""
+def convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, no_bias: Any = None, layout: Any = None, out: Any = None, workspace: Any = 1024, cudnn_tune: Any = None, cudnn_off: Any = False, name: Any = None) -> Any:
+    """N-d convolution (NCW / NCHW); bias may be None. kernel and num_filter default to the weight's spatial shape and first dim; stride / dilate / pad may be None (MXNet's "not set"). workspace, cudnn_tune, cudnn_off and name (MXNet's backend and symbol options) are accepted and unused."""
 
 def cpu(device_id: Any = 0) -> Any:
     """The CPU device."""
@@ -86,17 +86,17 @@ def current_device() -> Any:
 def custom(*inputs: Any, op_type: Any, **params: Any) -> Any:
     """Runs a Python custom operator (ndx.operator.register); params are passed as strings."""
 
-def deconvolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), adj: Any = (), target_shape: Any = (), num_filter: Any = 1, num_group: Any = 1, no_bias: Any = None, layout: Any = None, out: Any = None) -> Any:
-    """N-d transposed convolution (NCW / NCHW / NCDHW), MXNet's npx.deconvolution; bias may be None (then no_bias defaults to True). kernel defaults to the weight's spatial shape."""
+def deconvolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), adj: Any = (), target_shape: Any = (), num_filter: Any = 1, num_group: Any = 1, no_bias: Any = None, layout: Any = None, out: Any = None, workspace: Any = 1024, cudnn_tune: Any = None, cudnn_off: Any = False, name: Any = None) -> Any:
+    """N-d transposed convolution (NCW / NCHW / NCDHW), MXNet's npx.deconvolution; bias may be None (then no_bias defaults to True). kernel defaults to the weight's spatial shape. workspace, cudnn_tune, cudnn_off and name are accepted and unused, as for convolution."""
 
 def digamma(x: Any, *, out: Any = None) -> Any:
     """The digamma function (gammaln's derivative)."""
 
-def dropout(data: Any, p: Any = 0.5, mode: Any = 'training', axes: Any = (), *, out: Any = None) -> Any:
-    """Dropout: in training mode each element is zeroed with probability p and the rest scaled by 1 / (1 - p); the identity in predict mode."""
+def dropout(data: Any, p: Any = 0.5, mode: Any = 'training', axes: Any = None, cudnn_off: Any = False, out: Any = None, name: Any = None) -> Any:
+    """Dropout: in training mode each element is zeroed with probability p and the rest scaled by 1 / (1 - p); the identity in predict mode. axes may be None (no shared axes); cudnn_off and name (MXNet's) are accepted and unused."""
 
-def embedding(data: Any, weight: Any, input_dim: Any, output_dim: Any, *, out: Any = None) -> Any:
-    """Embedding lookup: out[..., :] = weight[data[...], :]; indices outside [0, input_dim) raise IndexError."""
+def embedding(data: Any, weight: Any, input_dim: Any = None, output_dim: Any = None, dtype: Any = 'float32', sparse_grad: Any = False, out: Any = None, name: Any = None) -> Any:
+    """Embedding lookup: out[..., :] = weight[data[...], :]; indices outside [0, input_dim) raise IndexError. input_dim and output_dim default to weight's shape; dtype (MXNet's: the weight's dtype), sparse_grad (a row_sparse gradient in MXNet; ndx's gradient is dense, with the same values) and name are acc"""
 
 def empty_cache(device_id: Any = 0) -> Any:
     """Frees the GPU blocks ndx's caching allocator keeps for reuse."""
@@ -116,8 +116,8 @@ def from_dlpack(dlpack: Any, /, *, device: Any = None, copy: Any = None) -> Any:
 def from_numpy(ndarray: Any, zero_copy: Any = True) -> Any:
     """An ndarray from a NumPy array (MXNet's npx.from_numpy). zero_copy=True shares its memory, which must be C-contiguous, and marks the NumPy array read-only, as MXNet does (writes through it would change the ndx array behind its back); zero_copy=False copies."""
 
-def fully_connected(x: Any, weight: Any, bias: Any = None, num_hidden: Any = None, no_bias: Any = None, flatten: Any = True, out: Any = None) -> Any:
-    """x @ weight.T + bias (x flattened to 2-d unless flatten=False); bias may be None."""
+def fully_connected(x: Any, weight: Any, bias: Any = None, num_hidden: Any = None, no_bias: Any = None, flatten: Any = True, out: Any = None, name: Any = None) -> Any:
+    """x @ weight.T + bias (x flattened to 2-d unless flatten=False); bias may be None. name (MXNet's symbol name, which its layers pass as name='fwd') is accepted and unused."""
 
 def gamma(x: Any, *, out: Any = None) -> Any:
     """The gamma function, elementwise."""
@@ -182,8 +182,8 @@ def is_np_default_dtype() -> Any:
 def is_np_shape() -> Any:
     """Whether NumPy shape semantics is on for this thread (on unless turned off)."""
 
-def layer_norm(data: Any, gamma: Any, beta: Any, axis: Any = -1, eps: Any = 1e-05, output_mean_var: Any = False, *, out: Any = None) -> Any:
-    """Layer normalization over one axis: (x - mean) / sqrt(var + eps) * gamma + beta; hidden outputs mean and std (axis kept with length 1)."""
+def layer_norm(data: Any, gamma: Any, beta: Any, axis: Any = -1, eps: Any = 1e-05, output_mean_var: Any = False, out: Any = None) -> Any:
+    """Layer normalization over one axis: (x - mean) / sqrt(var + eps) * gamma + beta; hidden outputs mean and std (axis kept with length 1). None for axis, eps or output_mean_var (MXNet's signature defaults) means -1, 1e-5 and False."""
 
 def leaky_relu(data: Any = None, gamma: Any = None, act_type: Any = 'leaky', slope: Any = 0.25, lower_bound: Any = 0.125, upper_bound: Any = 0.334, out: Any = None, name: Any = None) -> Any:
     """MXNet's npx.leaky_relu, elementwise: 'leaky' x > 0 ? x : slope * x; 'prelu' the same with the learned slopes `gamma` ((1,) or one per channel along axis 1); 'rrelu' a random slope in [lower_bound, upper_bound) per element in training (autograd.record()), their mean in predict mode; 'elu' x > 0 ? x :"""
@@ -201,7 +201,7 @@ def masked_log_softmax(data: Any, mask: Any, axis: Any = -1, temperature: Any = 
     """log(masked_softmax): -inf where mask is false (MXNet 2's npx.masked_log_softmax)."""
 
 def masked_softmax(data: Any, mask: Any, axis: Any = -1, temperature: Any = 1.0, dtype: Any = None, normalize: Any = True) -> Any:
-    """Softmax over the entries where mask is true (nonzero), 0 elsewhere (MXNet 2's npx.masked_softmax); a row with nothing kept is all 0. mask broadcasts to data; data is divided by temperature first. normalize is accepted for MXNet's signature (the max is always subtracted)."""
+    """Softmax over the entries where mask is true (nonzero), 0 elsewhere (MXNet 2's npx.masked_softmax); a row with nothing kept is all 0. mask broadcasts to data; data is divided by temperature first (None, MXNet's optional default, leaves it unscaled). normalize is accepted for MXNet's signature (the ma"""
 
 def mish(x: Any, *, out: Any = None) -> Any:
     """x * tanh(softplus(x)), elementwise."""
@@ -227,13 +227,13 @@ def np_shape(active: Any = True) -> Any:
 def num_gpus() -> Any:
     """GPUs this process can use (0 without CUDA, a driver or a device)."""
 
-def one_hot(indices: Any, depth: Any, on_value: Any = 1, off_value: Any = 0, dtype: Any = 'float32', *, out: Any = None) -> Any:
-    """One-hot encoding: out[..., d] = on_value where indices[...] == d, else off_value; indices outside [0, depth) give rows of off_value."""
+def one_hot(data: Any = None, depth: Any = None, on_value: Any = 1.0, off_value: Any = 0.0, dtype: Any = 'float32', out: Any = None, indices: Any = None) -> Any:
+    """One-hot encoding: out[..., d] = on_value where indices[...] == d, else off_value; indices outside [0, depth) give rows of off_value. MXNet names the indices `data`; `indices` is accepted too."""
 
-def pick(data: Any, index: Any, axis: Any = -1, keepdims: Any = False, mode: Any = 'clip', *, out: Any = None) -> Any:
-    """Picks one element per position along an axis: out[..., i, ...] = data[..., index[..., i, ...], ...]; out-of-range indices clip or wrap."""
+def pick(data: Any, index: Any, axis: Any = -1, mode: Any = 'clip', keepdims: Any = False, out: Any = None) -> Any:
+    """Picks one element per position along an axis: out[..., i, ...] = data[..., index[..., i, ...], ...]; out-of-range indices clip or wrap. MXNet's argument order: (data, index, axis, mode, keepdims)."""
 
-def pooling(data: Any, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), count_include_pad: Any = True, layout: Any = None, *, out: Any = None) -> Any:
+def pooling(data: Any, kernel: Any = (), stride: Any = (), pad: Any = (), pool_type: Any = 'max', pooling_convention: Any = 'valid', global_pool: Any = False, cudnn_off: Any = False, p_value: Any = None, count_include_pad: Any = None, layout: Any = None, out: Any = None, name: Any = None) -> Any:
     """Pooling (as MXNet's Pooling) of (N, C, W), (N, C, H, W) or (N, C, D, H, W) data: the maximum, average or sum of each kernel window, with stride and padding (padding never wins a max), the 'valid' or 'full' output convention, or over the whole spatial extent (global_pool). An empty window gives -inf """
 
 def populate(namespace: Any, prefix: Any, skip: Any = (), positional_orders: Any = None) -> Any:
@@ -254,7 +254,7 @@ def reshape(a: Any, newshape: Any, reverse: Any = False, order: Any = 'C') -> An
 def reshape_like(lhs: Any, rhs: Any, lhs_begin: Any = None, lhs_end: Any = None, rhs_begin: Any = None, rhs_end: Any = None) -> Any:
     """lhs with dimensions lhs_begin:lhs_end replaced by rhs's rhs_begin:rhs_end (MXNet's reshape_like; by default all of them: rhs's shape). The sizes must agree."""
 
-def rnn(data: Any = None, parameters: Any = None, state: Any = None, state_cell: Any = None, sequence_length: Any = None, mode: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, state_outputs: Any = False, p: Any = 0.0, use_sequence_length: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, out: Any = None) -> Any:
+def rnn(data: Any = None, parameters: Any = None, state: Any = None, state_cell: Any = None, sequence_length: Any = None, mode: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, state_outputs: Any = False, p: Any = 0.0, use_sequence_length: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, out: Any = None, name: Any = None) -> Any:
     """Recurrent layers over `data` (T, N, C): vanilla RNN ('rnn_relu', 'rnn_tanh'), 'lstm' or 'gru', `num_layers` stacked, optionally bidirectional, with dropout `p` on the outputs of every layer but the last in training mode."""
 
 def roi_align(data: Any, rois: Any, pooled_size: Any, spatial_scale: Any, sample_ratio: Any = -1, position_sensitive: Any = False, aligned: Any = False, *, out: Any = None) -> Any:
@@ -330,7 +330,7 @@ def to_dlpack_for_write(data: Any) -> Any:
     """A legacy DLPack capsule ("dltensor") sharing data's memory, for the consumer to write into (MXNet's npx.to_dlpack_for_write)."""
 
 def topk(data: Any, axis: Any = -1, k: Any = 1, ret_typ: Any = 'indices', is_ascend: Any = False, dtype: Any = 'float32') -> Any:
-    """The k largest (or, with is_ascend, smallest) elements along axis, as MXNet's topk: ret_typ 'indices' (in `dtype`, float32 by default as in MXNet), 'value', 'both' ((values, indices)) or 'mask' (1 where an element is among them). k < 1 sorts the whole axis; axis=None works on the flattened array."""
+    """The k largest (or, with is_ascend, smallest) elements along axis, as MXNet's topk: ret_typ 'indices' (in `dtype`, float32 by default as in MXNet), 'value', 'both' ((values, indices)) or 'mask' (1 where an element is among them). k < 1 sorts the whole axis; axis=None works on the flattened array (the"""
 
 def use_np(func: Any) -> Any:
     """Runs a function, or every method and property of a class (changed in place and returned), with NumPy shape and array semantics: MXNet 2.0's ``@use_np`` for tests and HybridBlocks."""

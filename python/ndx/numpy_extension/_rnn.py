@@ -10,7 +10,7 @@ _MODES = ("rnn_relu", "rnn_tanh", "lstm", "gru")
 def rnn(data=None, parameters=None, state=None, state_cell=None, sequence_length=None,
         mode=None, state_size=None, num_layers=None, bidirectional=False, state_outputs=False,
         p=0.0, use_sequence_length=False, projection_size=None, lstm_state_clip_min=None,
-        lstm_state_clip_max=None, lstm_state_clip_nan=False, out=None):
+        lstm_state_clip_max=None, lstm_state_clip_nan=False, out=None, name=None):
     """Recurrent layers over `data` (T, N, C): vanilla RNN ('rnn_relu', 'rnn_tanh'), 'lstm'
     or 'gru', `num_layers` stacked, optionally bidirectional, with dropout `p` on the outputs
     of every layer but the last in training mode.
@@ -46,7 +46,7 @@ def rnn(data=None, parameters=None, state=None, state_cell=None, sequence_length
         inputs = (data, parameters, state)
     params = {"mode": mode, "state_size": state_size, "num_layers": num_layers,
               "bidirectional": bidirectional, "state_outputs": state_outputs, "p": p,
-              "lstm_state_clip_nan": lstm_state_clip_nan}
+              "lstm_state_clip_nan": bool(lstm_state_clip_nan)}  # (None: MXNet's default)
     for name, value in (("projection_size", projection_size),
                         ("lstm_state_clip_min", lstm_state_clip_min),
                         ("lstm_state_clip_max", lstm_state_clip_max)):

@@ -198,11 +198,58 @@ def index_add(a, ind, val):
         return a.copy()
     flat = np.ravel_multi_index(rows, a.shape[:m]) if m > 1 else rows[0]
     work = a.dtype if _kind(a) == "f" else "float64"  # the scatter-add kernel is float
-    added = _core._invoke(
-        "_backward_embedding",
-        (vals.reshape((n, inner)).astype(work), flat, np.zeros((outer, inner), dtype=work)),
-        {"input_dim": outer, "output_dim": inner}, None)
+    added = _scatter_rows(vals.reshape((n, inner)).astype(work), flat, outer)
     return np.add(a, added.reshape(a.shape).astype(a.dtype))
+
+
+def _scatter_rows(rows, flat, outer):
+    """(outer, inner) zeros with rows[j] added into row flat[j] (rows: (n, inner), float):
+    the embedding gradient's scatter-add, which autograd differentiates (a gather) and
+    hybridize traces."""
+    np = _np()
+    inner = rows.shape[1]
+    return _core._invoke("_backward_embedding",
+                         (rows, flat, np.zeros((outer, inner), dtype=rows.dtype,
+                                               device=rows.device)),
+                         {"input_dim": outer, "output_dim": inner}, None)
+
+
+def _flat_positions(rows, shape):
+    """The row numbers in C order of the positions `rows` (M index arrays) in an array of
+    shape `shape` (M dims), by ops a traced graph keeps: each index is checked against its
+    dimension when the graph runs (a take from arange(n): an IndexError out of range, negative
+    ones wrapped), so a bad index cannot alias another row."""
+    np = _np()
+    flat = None
+    for r, n in zip(rows, shape):
+        r = np.take(np.arange(n, dtype="int64", device=r.device), r.astype("int64"))
+        flat = r if flat is None else flat * n + r
+    return flat
+
+
+def _written_from(flat, outer):
+    """For each of the `outer` rows, 1 + the number j of the last of flat's positions that
+    names it (0 where none does), as int64: of repeated positions the last write wins, as in
+    an assignment. Built from a sort and a scatter-add, so hybridize can trace it."""
+    np = _np()
+    n = flat.shape[0]
+    steps = np.arange(n, dtype="int64", device=flat.device)
+    order = np.argsort(flat * n + steps)  # (unique keys: equal positions keep their order)
+    ranked = np.take(flat, order)
+    last = np.concatenate([ranked[1:] != ranked[:-1], np.ones((1,), dtype=bool,
+                                                              device=flat.device)])
+    last = np.take(last, np.argsort(order))  # (back in flat's order)
+    writer = np.where(last, steps + 1, 0).astype("float64").reshape((n, 1))
+    return _scatter_rows(writer, flat, outer).reshape((outer,)).astype("int64")
+
+
+def _assign_rows(a, flat, vals):
+    """a (outer, inner) with row flat[j] replaced by vals[j] (the last write of repeated
+    positions wins): a select and a take, so autograd and hybridize see through it."""
+    np = _np()
+    writer = _written_from(flat, a.shape[0])
+    picked = np.take(vals, np.maximum(writer - 1, 0), axis=0)
+    return np.where(np.expand_dims(writer > 0, 1), picked, a)
 
 
 def index_update(a, ind, val):
@@ -210,7 +257,15 @@ def index_update(a, ind, val):
     positions the last write wins)."""
     a = _array(a)
     rows = _positions(a, ind, "index_update")
-    vals = _values(val, rows[0].shape[0], a.shape[len(rows):], a.dtype, "index_update")
+    m, n = len(rows), rows[0].shape[0]
+    vals = _values(val, n, a.shape[m:], a.dtype, "index_update")
+    if _core._is_tracing():  # (assignment cannot be traced)
+        if n == 0 or a.size == 0:
+            return _np().copy(a)
+        outer, inner = math.prod(a.shape[:m]), math.prod(a.shape[m:])
+        flat = _flat_positions(rows, a.shape[:m])
+        out = _assign_rows(a.reshape((outer, inner)), flat, vals.reshape((n, inner)))
+        return out.reshape(a.shape)
     out = a.copy()
     out[rows] = vals
     return out
@@ -225,7 +280,8 @@ def gather_nd(data, indices):
     if indices.ndim == 0 or indices.shape[0] > data.ndim:
         raise ValueError(f"[gather_nd] indices of shape {tuple(indices.shape)} must be (M, ...)"
                          f" with M <= data.ndim = {data.ndim}")
-    return data[tuple(indices[i] for i in range(indices.shape[0]))]
+    m = indices.shape[0]
+    return data[tuple(indices[i] for i in range(m))]
 
 
 def scatter_nd(data, indices, shape):
@@ -244,6 +300,18 @@ def scatter_nd(data, indices, shape):
     want = tuple(indices.shape[1:]) + shape[m:]
     if tuple(data.shape) != want:
         raise ValueError(f"[scatter_nd] data has shape {tuple(data.shape)}, expected {want}")
+    if _core._is_tracing():  # (assignment cannot be traced)
+        outer, inner = math.prod(shape[:m]), math.prod(shape[m:])
+        count = math.prod(indices.shape[1:])
+        base = np.zeros((outer, inner), dtype=data.dtype, device=data.device)
+        if count == 0 or outer * inner == 0:
+            return base.reshape(shape)
+        rows = []
+        for d in range(m):
+            r = indices[d].reshape(-1).astype("int64")
+            rows.append(np.where(r < 0, r + shape[d], r))
+        flat = _flat_positions(rows, shape[:m])
+        return _assign_rows(base, flat, data.reshape((count, inner))).reshape(shape)
     out = np.zeros(shape, dtype=data.dtype)
     out[tuple(indices[i] for i in range(m))] = data
     return out

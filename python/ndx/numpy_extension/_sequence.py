@@ -178,11 +178,13 @@ def _masked_parts(name, data, mask, axis, temperature):
         raise ValueError(f"[{name}] mask of shape {mask.shape} does not broadcast to data's "
                          f"{data.shape}")
     axis = _axis(axis, data.ndim, name)
-    _temperature(temperature, name)
+    if temperature is not None:  # (None: MXNet's default, no scaling)
+        _temperature(temperature, name)
     kept = mask if mask.dtype == _onp.bool_ else np.not_equal(mask, 0)
-    x = data if temperature == 1 else data / temperature
+    x = data if temperature is None or temperature == 1 else data / temperature
     masked = np.where(kept, x, -np.inf)
-    top = np.max(masked, axis=axis, keepdims=True)
+    # (initial: an axis of length 0 reduces to -inf, so zero-size data gives a zero-size result)
+    top = np.max(masked, axis=axis, keepdims=True, initial=-np.inf)
     top = np.where(np.isfinite(top), top, 0)  # a row with nothing kept: no shift
     shifted = masked - top
     total = np.sum(np.where(kept, np.exp(shifted), 0), axis=axis, keepdims=True)
@@ -196,8 +198,8 @@ def _out_dtype(result, dtype):
 def masked_softmax(data, mask, axis=-1, temperature=1.0, dtype=None, normalize=True):
     """Softmax over the entries where mask is true (nonzero), 0 elsewhere (MXNet 2's
     npx.masked_softmax); a row with nothing kept is all 0. mask broadcasts to data; data is
-    divided by temperature first. normalize is accepted for MXNet's signature (the max is
-    always subtracted)."""
+    divided by temperature first (None, MXNet's optional default, leaves it unscaled).
+    normalize is accepted for MXNet's signature (the max is always subtracted)."""
     np = _np()
     kept, shifted, log_total = _masked_parts("masked_softmax", data, mask, axis, temperature)
     return _out_dtype(np.where(kept, np.exp(shifted - log_total), 0), dtype)

@@ -30,7 +30,7 @@ def _activation(x, act):
         return np.tanh(x)
     _check_activation(act)
     # (softrelu without overflow: log(1 + exp(x)) gave inf from x = 89 in float32)
-    return npx.activation(x, act_type=act)
+    return npx._activation_op(x, act_type=act)
 
 
 class Sequential(Block):
@@ -140,8 +140,8 @@ class Dropout(HybridBlock):
         if self._rate == 0:
             return x
         if self._axes:
-            return npx.dropout(x, p=self._rate, axes=self._axes)
-        return npx.dropout(x, p=self._rate)
+            return npx._dropout_op(x, p=self._rate, axes=self._axes)
+        return npx._dropout_op(x, p=self._rate)
 
     def __repr__(self):
         return f"Dropout(p = {self._rate}, axes={self._axes})"
@@ -177,7 +177,7 @@ class Embedding(HybridBlock):
     def forward(self, x):
         if not hasattr(npx, "embedding"):
             raise NotImplementedError("[Embedding] needs the npx.embedding op")
-        return npx.embedding(x, self.weight.data(), input_dim=self._input_dim,
+        return npx._embedding_op(x, self.weight.data(), input_dim=self._input_dim,
                              output_dim=self._output_dim)
 
 
@@ -199,7 +199,7 @@ class LayerNorm(HybridBlock):
         self.beta._finish_deferred_init((c,))
         if not hasattr(npx, "layer_norm"):
             raise NotImplementedError("[LayerNorm] needs the npx.layer_norm op")
-        return npx.layer_norm(x, self.gamma.data(), self.beta.data(), axis=self._axis,
+        return npx._layer_norm_op(x, self.gamma.data(), self.beta.data(), axis=self._axis,
                               eps=self._eps)
 
 
@@ -245,7 +245,7 @@ class BatchNorm(HybridBlock):
             p._finish_deferred_init((c,))
         # (float16 / bfloat16 data with the float32 parameters net.cast('float16') and AMP
         # leave: the op computes in float32 and returns the data's dtype, as MXNet's)
-        return npx.batch_norm(x, self.gamma.data(), self.beta.data(), self.running_mean.data(),
+        return npx._batch_norm_op(x, self.gamma.data(), self.beta.data(), self.running_mean.data(),
                               self.running_var.data(), eps=self._eps, momentum=self._momentum,
                               axis=self._axis, fix_gamma=not self._scale,
                               use_global_stats=self._global)

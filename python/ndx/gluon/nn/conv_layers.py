@@ -211,7 +211,7 @@ class _Pool(HybridBlock):
 
     def forward(self, x):
         _check_input(x, self._ndim, self._name)
-        return npx.pooling(x, **self._kwargs)
+        return npx._pooling_op(x, **self._kwargs)
 
     def __repr__(self):
         k = self._kwargs

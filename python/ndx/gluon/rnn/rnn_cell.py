@@ -142,7 +142,7 @@ class RecurrentCell(Block):
         if func is not None:
             return func(inputs, **kwargs)
         if isinstance(activation, str):
-            return npx.activation(inputs, act_type=activation, **kwargs)
+            return npx._activation_op(inputs, act_type=activation, **kwargs)
         if callable(activation):
             return activation(inputs, **kwargs)
         raise TypeError(f"[{type(self).__name__}] activation must be a name or a callable, got "
@@ -536,7 +536,7 @@ class DropoutCell(HybridRecurrentCell):
 
     def forward(self, inputs, states):
         if self._rate > 0:
-            inputs = npx.dropout(inputs, p=self._rate, axes=self._axes)
+            inputs = npx._dropout_op(inputs, p=self._rate, axes=self._axes)
         return inputs, states
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
@@ -622,7 +622,7 @@ class ZoneoutCell(ModifierCell):
         next_output, next_states = self.base_cell(inputs, states)
 
         def mask(p, like):
-            return npx.dropout(np.ones(like.shape, dtype=str(like.dtype)), p=p)
+            return npx._dropout_op(np.ones(like.shape, dtype=str(like.dtype)), p=p)
 
         prev_output = self._prev_output
         if prev_output is None:
@@ -736,7 +736,7 @@ def _reverse_steps(steps, valid_length):
 def _dropout_mask(p, shape, dtype):
     """0 or 1 / (1 - p) per element in training mode, ones in inference (npx.dropout of
     ones)."""
-    return npx.dropout(np.ones(shape, dtype=dtype), p=p)
+    return npx._dropout_op(np.ones(shape, dtype=dtype), p=p)
 
 
 class VariationalDropoutCell(ModifierCell):

@@ -263,7 +263,7 @@ class _RNNLayer(HybridBlock):
                 cs.append(c)
             x = outs[0] if self._dir == 1 else np.concatenate(outs, axis=2)
             if self._dropout and i + 1 < self._num_layers:
-                x = npx.dropout(x, p=self._dropout)
+                x = npx._dropout_op(x, p=self._dropout)
         new_states = [np.stack(hs, axis=0)]
         if lstm:
             new_states.append(np.stack(cs, axis=0))
