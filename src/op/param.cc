@@ -1,5 +1,7 @@
 #include "ndx/param.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
@@ -96,11 +98,15 @@ double FieldTraits<double>::from_string(std::string_view s, const FieldContext& 
     value_error("[", ctx.op, "] parameter '", ctx.field, "' expected a float, got '", s, "'");
   return v;
 }
+// The shortest text that reads back as v (to_chars): a range-checked param is printed on every
+// call, and ostringstream's 17 digits cost about 3,000 instructions of an op call (a given eps
+// made batch_norm 40% slower).
 std::string FieldTraits<double>::to_string(const double& v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
 }
 
 // ---- string ----
@@ -254,7 +260,8 @@ void check_constraints(const ParamField& f, const void* obj, std::string_view op
     value_error("[", op, "] parameter '", f.name, "' must be one of ", f.type_name, ", got '",
                 printed, "'");
   }
-  double v = std::strtod(printed.c_str(), nullptr);
+  double v = 0;
+  std::from_chars(printed.data(), printed.data() + printed.size(), v);
   if (f.lower && v < *f.lower)
     value_error("[", op, "] parameter '", f.name, "' must be >= ", *f.lower, ", got ", printed);
   if (f.upper && v > *f.upper)
