@@ -178,7 +178,7 @@ class Embedding(HybridBlock):
         if not hasattr(npx, "embedding"):
             raise NotImplementedError("[Embedding] needs the npx.embedding op")
         return npx._embedding_op(x, self.weight.data(), input_dim=self._input_dim,
-                             output_dim=self._output_dim)
+                                 output_dim=self._output_dim)
 
 
 class LayerNorm(HybridBlock):
@@ -200,7 +200,7 @@ class LayerNorm(HybridBlock):
         if not hasattr(npx, "layer_norm"):
             raise NotImplementedError("[LayerNorm] needs the npx.layer_norm op")
         return npx._layer_norm_op(x, self.gamma.data(), self.beta.data(), axis=self._axis,
-                              eps=self._eps)
+                                  eps=self._eps)
 
 
 class BatchNorm(HybridBlock):
@@ -245,10 +245,10 @@ class BatchNorm(HybridBlock):
             p._finish_deferred_init((c,))
         # (float16 / bfloat16 data with the float32 parameters net.cast('float16') and AMP
         # leave: the op computes in float32 and returns the data's dtype, as MXNet's)
-        return npx._batch_norm_op(x, self.gamma.data(), self.beta.data(), self.running_mean.data(),
-                              self.running_var.data(), eps=self._eps, momentum=self._momentum,
-                              axis=self._axis, fix_gamma=not self._scale,
-                              use_global_stats=self._global)
+        return npx._batch_norm_op(x, self.gamma.data(), self.beta.data(),
+                                  self.running_mean.data(), self.running_var.data(),
+                                  eps=self._eps, momentum=self._momentum, axis=self._axis,
+                                  fix_gamma=not self._scale, use_global_stats=self._global)
 
 
 # ---------------------------------------------------------------- Lambda / HybridLambda
