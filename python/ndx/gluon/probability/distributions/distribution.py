@@ -151,3 +151,24 @@ class Distribution:
             parts.append(f"{name}: size {shape}")
         parts.append(f"event_dim: {self.event_dim}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class _OverBase(Distribution):
+    """A distribution built on another one, ``_base()``: its axes are the base's batch and
+    event axes, of which the right-most ``event_dim`` are its events (Independent,
+    TransformedDistribution)."""
+
+    def _base(self):
+        raise self._unimplemented("_base")
+
+    def _full_shape(self):
+        base = self._base()
+        return base._batch_shape() + base._event_shape()
+
+    def _batch_shape(self):
+        full = self._full_shape()
+        return full[:len(full) - self.event_dim]
+
+    def _event_shape(self):
+        full = self._full_shape()
+        return full[len(full) - self.event_dim:]

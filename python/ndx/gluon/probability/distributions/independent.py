@@ -2,14 +2,14 @@
 import numbers
 
 from .constraint import dependent_property, is_dependent
-from .distribution import Distribution
+from .distribution import Distribution, _OverBase
 from .divergence import kl_divergence, register_kl
 from .utils import sum_right_most
 
 __all__ = ["Independent"]
 
 
-class Independent(Distribution):
+class Independent(_OverBase):
     """The right-most ``reinterpreted_batch_ndims`` batch axes of ``base_distribution`` taken
     as event axes: one sample spans them, and log_prob / entropy are summed over them (the
     components being independent). Normal(loc, scale) with loc of shape (B, D) wrapped with 1
@@ -58,16 +58,8 @@ class Independent(Distribution):
         return self.base_dist.support
 
     # ---------------------------------------------------------------- shapes
-    def _full_shape(self):
-        return self.base_dist._batch_shape() + self.base_dist._event_shape()
-
-    def _batch_shape(self):
-        full = self._full_shape()
-        return full[:len(full) - self.event_dim]
-
-    def _event_shape(self):
-        full = self._full_shape()
-        return full[len(full) - self.event_dim:]
+    def _base(self):
+        return self.base_dist
 
     def broadcast_to(self, batch_shape):
         new = self.__new__(type(self))

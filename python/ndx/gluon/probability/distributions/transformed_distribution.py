@@ -1,7 +1,7 @@
 """The distribution of Y = T_n(...T_1(X)) for X from a base distribution."""
 from ..transformation.transformation import Transformation
 from .constraint import is_dependent
-from .distribution import Distribution
+from .distribution import Distribution, _OverBase
 from .utils import sum_right_most
 
 __all__ = ["TransformedDistribution"]
@@ -20,7 +20,7 @@ def _as_transform_list(transforms):
     return list(transforms)
 
 
-class TransformedDistribution(Distribution):
+class TransformedDistribution(_OverBase):
     """The distribution of ``transforms`` applied in order to draws of ``base_dist``.
 
     log_prob follows the change of variables, log p_Y(y) = log p_X(x) - log |det dy/dx|;
@@ -62,16 +62,8 @@ class TransformedDistribution(Distribution):
         return self._base_dist.has_grad
 
     # ---------------------------------------------------------------- shapes
-    def _full_shape(self):
-        return self._base_dist._batch_shape() + self._base_dist._event_shape()
-
-    def _batch_shape(self):
-        full = self._full_shape()
-        return full[:len(full) - self.event_dim]
-
-    def _event_shape(self):
-        full = self._full_shape()
-        return full[len(full) - self.event_dim:]
+    def _base(self):
+        return self._base_dist
 
     def broadcast_to(self, batch_shape):
         new = super().broadcast_to(batch_shape)
