@@ -188,8 +188,9 @@ def _op_doc(op, note):
     return decorate
 
 
-@_op_doc(_activation_op, "name (MXNet's) is accepted and unused.")
-def activation(data, act_type=None, out=None, name=None):
+@_op_doc(_activation_op, "act_type defaults to 'relu' (MXNet 2.0's signature); name "
+                         "(MXNet's) is accepted and unused.")
+def activation(data, act_type="relu", out=None, name=None):
     if act_type is None:
         return _activation_op(data, out=out)  # (the op's message for the missing act_type)
     return _activation_op(data, act_type=act_type, out=out)
@@ -199,6 +200,8 @@ def activation(data, act_type=None, out=None, name=None):
                       "accepted and unused.")
 def dropout(data, p=0.5, mode="training", axes=None, cudnn_off=False, out=None, name=None):
     kw = {} if mode == "training" else {"mode": mode}
+    if hasattr(axes, "__index__") and not hasattr(axes, "__len__"):
+        axes = (axes,)  # (one axis given as an int, as the op and mx.nd.Dropout take it)
     if axes:
         kw["axes"] = tuple(axes)
     return _dropout_op(data, p=p, out=out, **kw)
@@ -217,12 +220,14 @@ def embedding(data, weight, input_dim=None, output_dim=None, dtype="float32",
     return _embedding_op(data, weight, input_dim=input_dim, output_dim=output_dim, out=out)
 
 
-@_op_doc(_batch_norm_op, "cudnn_off, min_calib_range / max_calib_range (for MXNet's quantized "
-                         "graphs) and name are accepted and unused; output_mean_var=True "
-                         "(MXNet's mean and inverse-std outputs) is not supported.")
-def batch_norm(data, gamma, beta, running_mean, running_var, eps=1e-5, momentum=0.9, axis=1,
-               fix_gamma=False, use_global_stats=False, output_mean_var=False, cudnn_off=False,
-               min_calib_range=None, max_calib_range=None, out=None, name=None):
+@_op_doc(_batch_norm_op, "MXNet 2.0's argument order (..., eps, momentum, fix_gamma, "
+                         "use_global_stats, output_mean_var, axis, ...); cudnn_off, "
+                         "min_calib_range / max_calib_range (for MXNet's quantized graphs) and "
+                         "name are accepted and unused; output_mean_var=True (MXNet's mean and "
+                         "inverse-std outputs) is not supported.")
+def batch_norm(data, gamma, beta, running_mean, running_var, eps=1e-5, momentum=0.9,
+               fix_gamma=False, use_global_stats=False, output_mean_var=False, axis=1,
+               cudnn_off=False, min_calib_range=None, max_calib_range=None, out=None, name=None):
     if output_mean_var:
         raise NotImplementedError("[batch_norm] output_mean_var=True is not supported")
     kw = {}

@@ -20,8 +20,8 @@ class Device:
     def empty_cache(self) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
 
-def activation(data: Any, act_type: Any = None, out: Any = None, name: Any = None) -> Any:
-    """An activation function applied elementwise: relu, sigmoid, tanh, softrelu (log(1 + exp(x))), log_sigmoid, softsign (x / (1 + |x|)) or mish (x * tanh(softrelu(x))). name (MXNet's) is accepted and unused."""
+def activation(data: Any, act_type: Any = 'relu', out: Any = None, name: Any = None) -> Any:
+    """An activation function applied elementwise: relu, sigmoid, tanh, softrelu (log(1 + exp(x))), log_sigmoid, softsign (x / (1 + |x|)) or mish (x * tanh(softrelu(x))). act_type defaults to 'relu' (MXNet 2.0's signature); name (MXNet's) is accepted and unused."""
 
 def add_n(*args: Any) -> Any:
     """The elementwise sum of all arguments (MXNet's add_n / ElementWiseSum); they broadcast."""
@@ -35,8 +35,8 @@ def batch_dot(a: Any, b: Any, transpose_a: Any = False, transpose_b: Any = False
 def batch_flatten(data: Any) -> Any:
     """(d0, d1, ..., dk) to (d0, d1 * ... * dk) (MXNet's Flatten)."""
 
-def batch_norm(data: Any, gamma: Any, beta: Any, running_mean: Any, running_var: Any, eps: Any = 1e-05, momentum: Any = 0.9, axis: Any = 1, fix_gamma: Any = False, use_global_stats: Any = False, output_mean_var: Any = False, cudnn_off: Any = False, min_calib_range: Any = None, max_calib_range: Any = None, out: Any = None, name: Any = None) -> Any:
-    """Batch normalization over every axis but `axis`. Training mode (without use_global_stats) normalizes with the batch statistics and updates running_mean and running_var IN PLACE (running = running * momentum + batch * (1 - momentum), biased batch variance); predict mode uses the running statistics. cu"""
+def batch_norm(data: Any, gamma: Any, beta: Any, running_mean: Any, running_var: Any, eps: Any = 1e-05, momentum: Any = 0.9, fix_gamma: Any = False, use_global_stats: Any = False, output_mean_var: Any = False, axis: Any = 1, cudnn_off: Any = False, min_calib_range: Any = None, max_calib_range: Any = None, out: Any = None, name: Any = None) -> Any:
+    """Batch normalization over every axis but `axis`. Training mode (without use_global_stats) normalizes with the batch statistics and updates running_mean and running_var IN PLACE (running = running * momentum + batch * (1 - momentum), biased batch variance); predict mode uses the running statistics. MX"""
 
 def bipartite_matching(data: Any, is_ascend: Any = False, *, threshold: Any, topk: Any = -1, out: Any = None) -> Any:
     """Greedy one-to-one matching of (..., rows, columns) scores: the column matched to each row and the row matched to each column, -1 where none (MXNet's bipartite_matching)."""

@@ -148,9 +148,12 @@ def batch_dot(a, b, transpose_a=False, transpose_b=False, forward_stype=None):
 
 
 # ---------------------------------------------------------------- index routines
-def _positions(a, ind, name):
+def _positions(a, ind, name, wrap=True):
     """ind of shape (M, N) (or (N,) for M = 1): N positions in a's first M dims. Returns the
-    index tuple (M arrays of N non-negative ints) after checking types and bounds."""
+    index tuple (M arrays of N non-negative ints) after checking types and bounds. wrap=False
+    leaves negative indices as given (int64), for _flat_positions, which checks and wraps them
+    when a traced graph runs: wrapped here, an index below -n would wrap twice there and
+    name another row."""
     np = _np()
     ind = _array(ind)
     if _kind(ind) not in "iu":
@@ -169,7 +172,7 @@ def _positions(a, ind, name):
         n = a.shape[d]
         if r.size and (int(np.max(r)) >= n or int(np.min(r)) < -n):
             raise IndexError(f"[{name}] index out of bounds for dimension {d} with size {n}")
-        rows.append(np.where(r < 0, r + n, r))
+        rows.append(np.where(r < 0, r + n, r) if wrap else r)
     return tuple(rows)
 
 
@@ -189,14 +192,18 @@ def index_add(a, ind, val):
     dims; val broadcast to (N,) + a.shape[M:]); repeated positions accumulate."""
     np = _np()
     a = _array(a)
-    rows = _positions(a, ind, "index_add")
+    tracing = _core._is_tracing()
+    rows = _positions(a, ind, "index_add", wrap=not tracing)
     m, n = len(rows), rows[0].shape[0]
     rest = a.shape[m:]
     vals = _values(val, n, rest, a.dtype, "index_add")
     outer, inner = math.prod(a.shape[:m]), math.prod(rest)
     if n == 0 or a.size == 0:
         return a.copy()
-    flat = np.ravel_multi_index(rows, a.shape[:m]) if m > 1 else rows[0]
+    if tracing:  # (each index checked against its own dimension when the graph runs)
+        flat = _flat_positions(rows, a.shape[:m])
+    else:
+        flat = np.ravel_multi_index(rows, a.shape[:m]) if m > 1 else rows[0]
     work = a.dtype if _kind(a) == "f" else "float64"  # the scatter-add kernel is float
     added = _scatter_rows(vals.reshape((n, inner)).astype(work), flat, outer)
     return np.add(a, added.reshape(a.shape).astype(a.dtype))
@@ -256,10 +263,11 @@ def index_update(a, ind, val):
     """A copy of a with val written at the positions ind names (as index_add; of repeated
     positions the last write wins)."""
     a = _array(a)
-    rows = _positions(a, ind, "index_update")
+    tracing = _core._is_tracing()
+    rows = _positions(a, ind, "index_update", wrap=not tracing)
     m, n = len(rows), rows[0].shape[0]
     vals = _values(val, n, a.shape[m:], a.dtype, "index_update")
-    if _core._is_tracing():  # (assignment cannot be traced)
+    if tracing:  # (assignment cannot be traced)
         if n == 0 or a.size == 0:
             return _np().copy(a)
         outer, inner = math.prod(a.shape[:m]), math.prod(a.shape[m:])
@@ -306,10 +314,9 @@ def scatter_nd(data, indices, shape):
         base = np.zeros((outer, inner), dtype=data.dtype, device=data.device)
         if count == 0 or outer * inner == 0:
             return base.reshape(shape)
-        rows = []
-        for d in range(m):
-            r = indices[d].reshape(-1).astype("int64")
-            rows.append(np.where(r < 0, r + shape[d], r))
+        # (negative indices as given: _flat_positions checks and wraps them when the graph
+        # runs; wrapped here first, one below -n would wrap twice and name another row)
+        rows = [indices[d].reshape(-1).astype("int64") for d in range(m)]
         flat = _flat_positions(rows, shape[:m])
         return _assign_rows(base, flat, data.reshape((count, inner))).reshape(shape)
     out = np.zeros(shape, dtype=data.dtype)
