@@ -448,6 +448,20 @@ std::optional<int64_t> slice_bound(PyObject* v) {
   return x;
 }
 
+// Whether a list / tuple (nested) holds an ndx array that autograd or a trace follows.
+bool holds_traced_array(PyObject* seq) {
+  if (!PyList_Check(seq) && !PyTuple_Check(seq)) return false;
+  PyObject* fast = PySequence_Fast(seq, "");
+  if (!fast) throw PythonErrorSet{};
+  bool found = false;
+  for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(fast); i < n && !found; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(fast, i);
+    found = is_ndarray(item) ? autograd::has_live_history(unwrap(item)) : holds_traced_array(item);
+  }
+  Py_DECREF(fast);
+  return found;
+}
+
 IndexItem index_item(PyObject* k) {
   if (k == Py_None) return IndexItem::newaxis();
   if (k == Py_Ellipsis) return IndexItem::ellipsis();
@@ -475,6 +489,10 @@ IndexItem index_item(PyObject* k) {
         "boolean arrays are valid indices; got ",
         Py_TYPE(k)->tp_name);
   if (PyList_Check(k) || PyTuple_Check(k) || PyObject_CheckBuffer(k)) {
+    if (is_tracing() && holds_traced_array(k))  // (its values would be the trace's)
+      not_implemented(
+          "[getitem] a list holding arrays computed from a hybridized block's inputs as an "
+          "index: stack them into one array first (np.stack([i, j]))");
     try {
       return IndexItem::array_index(operand_from_py(k, nullptr));
     } catch (const Error& e) {
@@ -776,7 +794,12 @@ int setitem(PyObject* o, PyObject* key, PyObject* value) {
     }
     return 0;
   }
-  ndx::setitem(a, index_key(key), src);
+  std::vector<IndexItem> items = index_key(key);
+  if (traced_index(items))  // (the positions would be the trace's, replayed on every run)
+    not_implemented(
+        "[setitem] assigning at positions computed from a hybridized block's inputs (use "
+        "npx.index_update or np.where)");
+  ndx::setitem(a, items, src);
   return 0;
   NDX_PY_END(-1)
 }

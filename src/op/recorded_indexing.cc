@@ -5,6 +5,7 @@
 // (embedding, where), so gradients scatter-add back through the embedding's backward.
 #include <limits>
 #include <numeric>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -55,11 +56,25 @@ NDArray int64_constant(Shape shape, const std::vector<int64_t>& values, const De
   return c.to(device);
 }
 
-// The key with its ellipsis expanded, Python ints turned into 0-d index arrays (NumPy treats
-// them as advanced indices next to arrays) and constant boolean masks into the integer arrays
-// of their nonzero positions; one item per axis of a, or a newaxis. Masks whose values come
-// from the graph's inputs give shapes known only at run time: NotImplementedError.
-std::vector<IndexItem> expanded_key(const NDArray& a, const std::vector<IndexItem>& key) {
+// One axis of a with its new axes inserted: a new axis (length 1) or one of a's own (axis
+// `source`), kept whole, sliced or indexed by an integer array.
+struct AxisPlan {
+  bool new_axis = false;
+  int source = -1;
+  IndexItem item = IndexItem::slice({}, {});
+};
+
+[[noreturn]] void mask_mismatch(int axis, int64_t n, int64_t m) {
+  index_error("boolean index did not match indexed array along axis ", axis, "; size of axis is ",
+              n, " but size of corresponding boolean axis is ", m);
+}
+
+// The key as one plan per axis: the ellipsis expanded, Python ints turned into 0-d index arrays
+// (NumPy treats them as advanced indices next to arrays), constant boolean masks into the
+// integer arrays of their nonzero positions, and a 0-d boolean (a Python True / False) into a
+// new axis indexed by [0] or []. Masks whose values come from the graph's inputs give shapes
+// known only at run time: NotImplementedError.
+std::vector<AxisPlan> axis_plans(const NDArray& a, const std::vector<IndexItem>& key) {
   int consumed = 0, ellipses = 0;
   for (const auto& it : key) {
     if (it.kind == IndexItem::Kind::kArray && it.array.dtype() == DType::kBool)
@@ -72,32 +87,69 @@ std::vector<IndexItem> expanded_key(const NDArray& a, const std::vector<IndexIte
   if (consumed > a.ndim())
     index_error("too many indices for array: array is ", a.ndim(), "-dimensional, but ", consumed,
                 " were indexed");
-  std::vector<IndexItem> out;
-  auto full_slices = [&](int count) {
-    for (int k = 0; k < count; ++k) out.push_back(IndexItem::slice({}, {}));
-  };
+  std::vector<AxisPlan> plans;
+  int source = 0;
+  auto own = [&](IndexItem item) { plans.push_back({false, source++, std::move(item)}); };
   for (const auto& it : key) {
-    if (it.kind == IndexItem::Kind::kArray && !is_integer(it.array.dtype()) &&
-        it.array.dtype() != DType::kBool)
+    const bool is_array = it.kind == IndexItem::Kind::kArray;
+    if (is_array && !is_integer(it.array.dtype()) && it.array.dtype() != DType::kBool)
       index_error("arrays used as indices must be of integer (or boolean) type, got ",
                   it.array.dtype());
     if (it.kind == IndexItem::Kind::kEllipsis) {
-      full_slices(a.ndim() - consumed);
+      for (int k = a.ndim() - consumed; k > 0; --k) own(IndexItem::slice({}, {}));
+    } else if (it.kind == IndexItem::Kind::kNewAxis) {
+      plans.push_back({true, -1, IndexItem::slice({}, {})});
     } else if (it.kind == IndexItem::Kind::kInt) {
-      out.push_back(IndexItem::array_index(int64_constant(Shape{}, {it.index}, a.device())));
-    } else if (it.kind == IndexItem::Kind::kArray && it.array.dtype() == DType::kBool) {
+      own(IndexItem::array_index(int64_constant(Shape{}, {it.index}, a.device())));
+    } else if (is_array && it.array.dtype() == DType::kBool) {
       if (autograd::has_live_history(it.array))
         not_implemented(
             "[getitem] a boolean mask computed from a hybridized block's inputs: the result's "
             "shape would depend on the mask's values (use np.where, or npx.boolean_mask outside "
             "hybridize)");
-      for (NDArray& coords : nonzero(it.array)) out.push_back(IndexItem::array_index(coords));
+      if (it.array.ndim() == 0) {
+        const bool keep = it.array.contiguous().data<bool>()[0];
+        NDArray index = keep ? int64_constant(Shape{}, {0}, a.device())
+                             : int64_constant(Shape{0}, {}, a.device());
+        plans.push_back({true, -1, IndexItem::array_index(std::move(index))});
+        continue;
+      }
+      for (int k = 0; k < it.array.ndim(); ++k)
+        if (it.array.shape()[k] != a.shape()[source + k])
+          mask_mismatch(source + k, a.shape()[source + k], it.array.shape()[k]);
+      for (NDArray& coords : nonzero(it.array)) own(IndexItem::array_index(coords));
     } else {
-      out.push_back(it);
+      own(it);
     }
   }
-  if (!ellipses) full_slices(a.ndim() - consumed);
-  return out;
+  if (!ellipses)
+    while (source < a.ndim()) own(IndexItem::slice({}, {}));
+  return plans;
+}
+
+// NumPy's IndexError for index arrays whose shapes do not broadcast together.
+void check_index_shapes(const std::vector<AxisPlan>& plans) {
+  std::vector<int64_t> shape;  // (right-aligned)
+  std::string shapes;
+  bool ok = true;
+  for (const auto& p : plans) {
+    if (p.item.kind != IndexItem::Kind::kArray) continue;
+    const Shape& s = p.item.array.shape();
+    shapes += (shapes.empty() ? "" : " ") + s.str();
+    if (static_cast<int>(shape.size()) < s.ndim())
+      shape.insert(shape.begin(), s.ndim() - shape.size(), 1);
+    for (int k = 1; k <= s.ndim(); ++k) {
+      int64_t& d = shape[shape.size() - k];
+      const int64_t e = s[s.ndim() - k];
+      if (d == 1)
+        d = e;
+      else if (e != 1 && e != d)
+        ok = false;
+    }
+  }
+  if (!ok)
+    index_error("shape mismatch: indexing arrays could not be broadcast together with shapes ",
+                shapes);
 }
 
 NDArray sliced(const NDArray& a, const Shape& begin, const Shape& end, const Shape& step) {
@@ -116,40 +168,33 @@ NDArray taken(const NDArray& a, const NDArray& index, int axis, std::string_view
              {{"axis", Value(int64_t{axis})}, {"mode", Value(std::string_view(mode))}});
 }
 
-// The index along an axis of n, checked (an IndexError when the graph runs) and with negative
-// values wrapped: a take from [0, n).
-NDArray normalized_index(const NDArray& index, int64_t n, const Device& device) {
+// The index along axis `axis` of a (of length n), checked (an IndexError naming that axis
+// when the graph runs) and with negative values wrapped: a take from [0, n) laid along `axis`.
+NDArray normalized_index(const NDArray& index, int axis, int64_t n, const Device& device) {
   std::vector<int64_t> range(static_cast<size_t>(n));
   std::iota(range.begin(), range.end(), int64_t{0});
-  return taken(int64_constant(Shape{n}, range, device), index, 0, "raise");
+  Shape along = Shape::filled(axis + 1, 1);
+  along[axis] = n;
+  return reshaped(taken(int64_constant(along, range, device), index, axis, "raise"), index.shape());
 }
 
 }  // namespace
 
 NDArray traced_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key) {
   constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
-  std::vector<IndexItem> items = expanded_key(a, key);
-  // New axes become axes of length 1 of a (sliced whole), so that every item names one axis.
+  const std::vector<AxisPlan> plans = axis_plans(a, key);
+  check_index_shapes(plans);
+  // New axes become axes of length 1 of a, so that every plan names one axis of b.
   Shape with_new;
-  std::vector<IndexItem> per_axis;
-  int src = 0;
-  for (auto& it : items) {
-    if (it.kind == IndexItem::Kind::kNewAxis) {
-      with_new.push_back(1);
-      per_axis.push_back(IndexItem::slice({}, {}));
-    } else {
-      with_new.push_back(a.shape()[src++]);
-      per_axis.push_back(std::move(it));
-    }
-  }
+  for (const auto& p : plans) with_new.push_back(p.new_axis ? 1 : a.shape()[p.source]);
   NDArray b = reshaped(a, with_new);
   // The slices first (as views of b), leaving the indexed axes whole.
-  const int nd = static_cast<int>(per_axis.size());
+  const int nd = static_cast<int>(plans.size());
   Shape begin = Shape::filled(nd, kNone), end = Shape::filled(nd, kNone),
         step = Shape::filled(nd, 1);
   std::vector<int> indexed, others;
   for (int i = 0; i < nd; ++i) {
-    const IndexItem& it = per_axis[i];
+    const IndexItem& it = plans[i].item;
     if (it.kind == IndexItem::Kind::kArray) {
       indexed.push_back(i);
       continue;
@@ -161,20 +206,27 @@ NDArray traced_getitem_gather(const NDArray& a, const std::vector<IndexItem>& ke
     others.push_back(i);
   }
   b = sliced(b, begin, end, step);
+  // The axis of a an index checks against, for its error message (a new axis: its place in b).
+  auto error_axis = [&](int i) { return plans[i].new_axis ? i : plans[i].source; };
+  if (indexed.size() == 1) {  // (one index array: a take along its axis is the whole story)
+    const int i = indexed[0];
+    if (error_axis(i) == i) return taken(b, plans[i].item.array, i, "raise");
+    NDArray index = normalized_index(plans[i].item.array, error_axis(i), b.shape()[i], a.device());
+    return taken(b, index, i, "clip");
+  }
   // NumPy's layout: the broadcast index dims replace the indexed axes where those are adjacent
   // in the key, else they lead.
   bool adjacent = true;
   for (size_t k = 1; k < indexed.size(); ++k)
     adjacent = adjacent && indexed[k] == indexed[k - 1] + 1;
-  if (indexed.size() == 1)  // (one index array: a take along its axis is the whole story)
-    return taken(b, per_axis[indexed[0]].array, indexed[0], "raise");
   // Several: the indexed axes move to the front and merge into one, taken at the linear index
   // sum_k i_k * stride_k (each i_k checked and wrapped against its axis first).
   NDArray linear;
   int64_t stride = 1, merged = 1;
   for (int k = static_cast<int>(indexed.size()) - 1; k >= 0; --k) {
-    const int64_t n = b.shape()[indexed[k]];
-    NDArray term = normalized_index(per_axis[indexed[k]].array, n, a.device());
+    const int i = indexed[k];
+    const int64_t n = b.shape()[i];
+    NDArray term = normalized_index(plans[i].item.array, error_axis(i), n, a.device());
     if (stride != 1)
       term = run("_np_multiply", {term, int64_constant(Shape{}, {stride}, a.device())}, {});
     linear = k == static_cast<int>(indexed.size()) - 1 ? term : run("_np_add", {term, linear}, {});
