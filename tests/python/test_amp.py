@@ -381,18 +381,20 @@ def test_convert_hybrid_block_runs_dense_layers_in_float16():
     params = {k: p.data().asnumpy() for k, p in net.collect_params().items()}
     low = amp.convert_hybrid_block(net, x, "float16")
     out = low(x)
-    assert out.dtype == onp.float16
+    # MXNet's conversion casts each output back to its original dtype (its net_output_cast)
+    assert out.dtype == onp.float32
     # a NumPy forward pass with each dense layer's inputs rounded to float16
     h = onp.maximum(_fc_ref(x.asnumpy(), params["0.weight"], params["0.bias"], onp.float16), 0)
     want = _fc_ref(h, params["1.weight"], params["1.bias"], onp.float16)
     onp.testing.assert_allclose(out.asnumpy().astype(onp.float32), want.astype(onp.float32),
                                 rtol=2e-3, atol=2e-3)
     onp.testing.assert_allclose(out.asnumpy().astype(onp.float32), ref, rtol=2e-2, atol=2e-2)
-    # the data, two weights and two biases are cast; relu's float16 output is not cast again
-    assert _graph_ops(low).count("_npi_amp_cast") == 5
+    # the data, two weights and two biases are cast, and the output back to float32; relu's
+    # float16 output is not cast again
+    assert _graph_ops(low).count("_npi_amp_cast") == 6
     offline = amp.convert_hybrid_block(net, x, "float16", cast_params_offline=True)
     assert {str(p.data().dtype) for p in offline.collect_params().values()} == {"float16"}
-    assert _graph_ops(offline).count("_npi_amp_cast") == 1  # the data only
+    assert _graph_ops(offline).count("_npi_amp_cast") == 2  # the data, and the output back
     onp.testing.assert_array_equal(offline(x).asnumpy(), out.asnumpy())
     for k, p in net.collect_params().items():  # the source block is unchanged
         assert p.data().dtype == onp.float32

@@ -109,7 +109,19 @@ def _rules(target, target_ops, fp32_ops, conditional_fp32_ops):
         if op in rules:
             raise ValueError(f"[amp] '{entry[0]}' is in conditional_fp32_ops and another list")
         rules[op] = ("float32", entry[1], tuple(str(v) for v in entry[2]))
+        if op == "_npx_activation" and entry[1] == "act_type":
+            # Gluon's Activation / Dense(activation=...) run relu, sigmoid and tanh as their
+            # own ops (MXNet's run the Activation op): the rule reaches them too (and so
+            # direct npx.relu / npx.sigmoid / np.tanh calls, which MXNet would leave alone)
+            for value in entry[2]:
+                twin = _ACTIVATION_OPS.get(str(value))
+                if twin is not None and twin not in rules:
+                    rules[twin] = ("float32", None, ())
     return [(op, kind, param, values) for op, (kind, param, values) in rules.items()]
+
+
+# The ops Gluon runs for Activation(act_type) where MXNet runs its Activation op.
+_ACTIVATION_OPS = {"relu": "_npx_relu", "sigmoid": "_npx_sigmoid", "tanh": "_np_tanh"}
 
 
 def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops=None,

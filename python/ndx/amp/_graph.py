@@ -31,6 +31,29 @@ _KEEP_FLOAT32 = ("float32", None, ())
 # dtype known for the inputs is known for the output and no cast is put after them.
 _NOT_PRESERVING = ("_npi_astype", "_npi_amp_cast", "_npi_amp_multicast", "_npi_all_finite",
                    "_npi_multi_all_finite")
+# Ops whose float inputs must all have the data's dtype. One in none of the lists that gets its
+# data in the target dtype runs in it, its other float inputs (weights) cast too: MXNet's
+# ReducePrecision does this for every op in no list (TryLowPrecision on an op with a
+# low-precision input), so a Conv2DTranspose left out of custom lists after a float16
+# convolution takes float16 weights rather than failing on float32 ones.
+_UNIFORM_INPUTS = ("_npx_fully_connected", "_npx_convolution", "_npx_deconvolution",
+                   "_npx_layer_norm", "_npx_leaky_relu", "_np_matmul")
+
+
+def _same_float(dtypes):
+    """The one float dtype of `dtypes` (None entries: unknown), None if unknown or mixed."""
+    floats = {d for d in dtypes if d is None or d in _FLOATS}
+    if len(floats) == 1 and None not in floats:
+        return next(iter(floats))
+    return None
+
+
+def _var_dtype(node, known):
+    """The dtype of a graph input: given for it, or a constant's own."""
+    attrs = node.get("attrs", {})
+    if "__const__" in attrs and "__dtype__" in attrs:
+        return str(attrs["__dtype__"])
+    return known.get(node.get("name"))
 
 
 def _rewrite(doc, target, rules, known, excluded, offline, neutral):
@@ -44,11 +67,20 @@ def _rewrite(doc, target, rules, known, excluded, offline, neutral):
         nodes.append(node)
         return len(nodes) - 1
 
+    original = {}  # old node id -> the dtype of its outputs before the conversion, if known
     for i, node in enumerate(old_nodes):
         entries = [[new_id[src], idx, 0] for src, idx, *_ in node.get("inputs", [])]
+        if node["op"] == "null":
+            original[i] = _var_dtype(node, known)
+        elif node["op"] not in _NOT_PRESERVING:
+            original[i] = _same_float([original.get(src) for src, *_ in node["inputs"]])
         rule = _KEEP_FLOAT32 if node.get("name") in excluded else rules.get(node["op"])
         if rule is not None and not _applies(rule, node):
             rule = None
+        if rule is None and node["op"] in _UNIFORM_INPUTS and entries and \
+                node.get("name") not in excluded and \
+                dtypes.get((entries[0][0], entries[0][1])) == target:
+            rule = ("target", None, ())  # (MXNet: an op in no list follows its low data)
         if rule is not None and rule[0] == "target" and any(
                 dtypes.get((src, idx)) == "float64" for src, idx, _ in entries):
             rule = None  # float64 asked for on purpose: the op keeps it, as in amp.init
@@ -77,8 +109,8 @@ def _rewrite(doc, target, rules, known, excluded, offline, neutral):
         new = dict(node, inputs=entries)
         new_id[i] = add(new)
         if node["op"] == "null":
-            if node.get("name") in known:
-                dtypes[(new_id[i], 0)] = known[node["name"]]
+            if _var_dtype(node, known) is not None:
+                dtypes[(new_id[i], 0)] = _var_dtype(node, known)
         elif node["op"] == "_npi_amp_cast":
             dtypes[(new_id[i], 0)] = node["attrs"]["dtype"]
         elif rule is not None:
@@ -87,10 +119,23 @@ def _rewrite(doc, target, rules, known, excluded, offline, neutral):
             have = {dtypes.get((src, idx), "?") for src, idx, _ in entries}
             if len(have) == 1 and next(iter(have)) in _FLOATS:
                 dtypes[(new_id[i], 0)] = next(iter(have))
+    # The outputs keep their dtypes: one the conversion changed is cast back (MXNet's pass
+    # returns each output AsOriginal, so a float32 model still answers in float32).
+    heads = []
+    for src, idx, *_ in doc["heads"]:
+        entry = [new_id[src], idx, 0]
+        have, want = dtypes.get((new_id[src], idx)), original.get(src)
+        if have in _FLOATS and want in _FLOATS and have != want:
+            key = (new_id[src], idx, want)
+            if key not in casts:
+                casts[key] = add({"op": "_npi_amp_cast",
+                                  "name": f"{nodes[new_id[src]]['name']}_amp_cast_{want}",
+                                  "attrs": {"dtype": want}, "inputs": [entry]})
+            entry = [casts[key], 0, 0]
+        heads.append(entry)
     stored = {}
     if offline:
         stored = _store_low(nodes, consumers, offline)
-    heads = [[new_id[src], idx, 0] for src, idx, *_ in doc["heads"]]
     return _compact(nodes, heads, doc.get("attrs", {})), stored
 
 
@@ -212,7 +257,8 @@ def convert_symbol(sym, input_dtypes, param_dtypes, target_dtype="float16",
     amp.convert_symbol): input_dtypes / param_dtypes map input names to dtypes; nodes named
     in excluded_sym_names keep their inputs' dtypes. With cast_params_offline the casts of
     parameters that feed only low-precision ops are dropped, and those parameters must be
-    given in that dtype (convert_model does it)."""
+    given in that dtype (convert_model does it). The outputs keep their original dtypes: one a
+    low-precision op computes is cast back at the end, as MXNet's pass does."""
     from ..sym import Symbol, load_json
     if not isinstance(sym, Symbol):
         raise TypeError(f"[amp.convert_symbol] sym must be a Symbol, got {type(sym).__name__}")
@@ -247,12 +293,21 @@ def convert_model(sym, arg_params, aux_params, input_dtypes, target_dtype="float
     return load_json(text), arg_params, aux_params
 
 
+def _ctx_as_device(func):
+    """MXNet's convert_hybrid_block takes ctx= for device= (util.wrap_ctx_to_device_func)."""
+    from ..util import wrap_ctx_to_device_func
+    return wrap_ctx_to_device_func(func)
+
+
+@_ctx_as_device
 def convert_hybrid_block(block, data_example, target_dtype="float16", target_dtype_ops=None,
                          fp32_ops=None, conditional_fp32_ops=None, excluded_sym_names=None,
                          device=None, cast_params_offline=False):
     """A SymbolBlock running `block` in mixed precision for inference (MXNet's
     amp.convert_hybrid_block): the block is hybridized and run once on data_example (an
-    array or a list of them) to capture its graph, which convert_model rewrites."""
+    array or a list of them) to capture its graph, which convert_model rewrites; a SymbolBlock
+    (an imported model) is converted from its graph. The block answers in the dtypes the
+    original does (float32 for a float32 model)."""
     from .. import _core
     from ..gluon.block import HybridBlock, SymbolBlock, _data_names
     from ..numpy import ndarray
@@ -267,11 +322,19 @@ def convert_hybrid_block(block, data_example, target_dtype="float16", target_dty
         if not isinstance(x, ndarray):
             raise TypeError(f"[amp.convert_hybrid_block] data_example must hold ndarrays, got "
                             f"{type(x).__name__}")
-    if not getattr(block, "_active", False):
-        block.hybridize()
-    block(*data_example)
-    graph, names, _ = block._last_graph
-    data_names = _data_names(len(data_example))
+    if isinstance(block, SymbolBlock):  # (an imported model: its graph as it is)
+        graph, data_names = block._graph, list(block._input_names)
+        if len(data_names) != len(data_example):
+            raise ValueError(f"[amp.convert_hybrid_block] the block takes {len(data_names)} "
+                             f"inputs ({data_names}), data_example has {len(data_example)}")
+        block(*data_example)  # (settles deferred parameter shapes)
+        names = _core._graph_inputs(graph)
+    else:
+        if not getattr(block, "_active", False):
+            block.hybridize()
+        block(*data_example)
+        graph, names, _ = block._last_graph
+        data_names = _data_names(len(data_example))
     params = block.collect_params()
     values = {n: params[n].data() for n in names if n in params}
     input_dtypes = {n: str(x.dtype) for n, x in zip(data_names, data_example)}

@@ -955,6 +955,10 @@ class HybridBlock(Block):
         (MXNet's): a graph traced after amp.init() holds amp_cast nodes, which are left out
         unless this is False."""
         cached = getattr(self, "_last_graph", None)
+        if cached is None and isinstance(self, SymbolBlock):
+            # (MXNet: a SymbolBlock holds its graph from the start, so it exports as it is,
+            # e.g. the block amp.convert_hybrid_block returns)
+            cached = (self._graph, _core._graph_inputs(self._graph), None)
         if cached is None:
             raise RuntimeError("[export] call hybridize() and run the block once before export()")
         graph, names, _ = cached
