@@ -103,8 +103,18 @@ __all__ = ["_api_internal", "amp", "autograd", "distributed", "gluon", "initiali
            "NDXNotImplementedError", "random_seed", "Device", "Context", "cpu", "gpu", "num_gpus",
            "current_device", "compat", "context", "device", "executor", "util", "ndarray",
            "symbol", "init", "current_context", "numpy_extension", "numpy_op_signature",
-           "is_np_array", "is_np_shape", "np_array", "np_shape", "set_np_shape", "use_np",
+           "is_np_array", "is_np_shape", "np_array", "np_shape", "set_np_shape", "use_np", "onnx",
            "use_np_array", "use_np_shape", "show_config", "cmake_prefix_path"]
+
+
+def __getattr__(name):
+    """ndx.onnx (MXNet's mx.onnx), imported on first use: `import ndx` does not import the
+    onnx package, which only the exporter needs."""
+    if name == "onnx":
+        import importlib
+        return importlib.import_module(".onnx", __name__)
+    raise AttributeError(f"module 'ndx' has no attribute {name!r}")
+
 
 # Before the interpreter finalizes, kernels stop releasing the GIL and daemon threads stop
 # taking it back (python/src/module.cc: a thread ended inside a kernel would abort the process).
