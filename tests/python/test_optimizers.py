@@ -399,6 +399,9 @@ TRAIN = [("sgd", {"learning_rate": 0.1}), ("sgd", {"learning_rate": 0.05, "momen
 @pytest.mark.parametrize("name,params", TRAIN, ids=[f"{n}-{i}" for i, (n, _) in
                                                     enumerate(TRAIN)])
 def test_training_a_tiny_net_decreases_the_loss(name, params):
+    # (seeded: Xavier's draw otherwise depends on the tests run before; with seeds 0-29 the
+    # only start it missed was adadelta's from seed 3, at 0.702 of its first loss)
+    ndx.random.seed(0)
     rng = onp.random.default_rng(3)
     x = rng.normal(size=(32, 4)).astype(onp.float32)
     y = (x @ onp.array([1.0, -2.0, 0.5, 3.0], dtype=onp.float32))[:, None]
