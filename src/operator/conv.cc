@@ -41,6 +41,7 @@
 #include "operator/gemm.h"
 #include "operator/kernel_util.h"
 #include "operator/nn_check.h"
+#include "operator/quantization.h"
 
 namespace ndx {
 namespace {
@@ -146,7 +147,7 @@ void fall_back_unless_gpu_covers(const NodeAttrs& attrs, const Geom& g,
 }
 
 // ============================== convolution ==============================
-struct ConvolutionParam {
+struct ConvolutionFields {
   Shape kernel;
   Shape stride;
   Shape dilate;
@@ -155,37 +156,45 @@ struct ConvolutionParam {
   int64_t num_group = 1;
   bool no_bias = false;
   std::optional<std::string> layout;
-  static void declare(ParamDecl<ConvolutionParam>& d) {
-    d.field("kernel", &ConvolutionParam::kernel)
-        .describe("The kernel's spatial size: (kw,), (kh, kw) or (kd, kh, kw).");
-    d.field("stride", &ConvolutionParam::stride)
-        .set_default(Shape{})
-        .describe("The stride per spatial dimension; () means 1 in each.");
-    d.field("dilate", &ConvolutionParam::dilate)
-        .set_default(Shape{})
-        .describe("The dilation per spatial dimension; () means 1 in each.");
-    d.field("pad", &ConvolutionParam::pad)
-        .set_default(Shape{})
-        .describe("Zero padding on both sides per spatial dimension; () means 0 in each.");
-    d.field("num_filter", &ConvolutionParam::num_filter)
-        .set_lower_bound(1)
-        .describe("The number of output channels.");
-    d.field("num_group", &ConvolutionParam::num_group)
-        .set_default(int64_t{1})
-        .set_lower_bound(1)
-        .describe(
-            "The number of groups: input and output channels split into num_group "
-            "independent convolutions.");
-    d.field("no_bias", &ConvolutionParam::no_bias)
-        .set_default(false)
-        .describe("Whether to leave out the bias (then the op takes data and weight only).");
-    d.field("layout", &ConvolutionParam::layout)
-        .set_default(std::nullopt)
-        .set_enum({"NCW", "NCHW", "NCDHW"})
-        .describe(
-            "The data layout: NCW (1-d), NCHW (2-d) or NCDHW (3-d); None takes it from data's "
-            "rank.");
-  }
+};
+
+// Convolution's params, declared for P (ConvolutionParam, or a struct that adds to them).
+template <class P>
+void declare_convolution(ParamDecl<P>& d) {
+  using F = ConvolutionFields;
+  d.field("kernel", static_cast<Shape P::*>(&F::kernel))
+      .describe("The kernel's spatial size: (kw,), (kh, kw) or (kd, kh, kw).");
+  d.field("stride", static_cast<Shape P::*>(&F::stride))
+      .set_default(Shape{})
+      .describe("The stride per spatial dimension; () means 1 in each.");
+  d.field("dilate", static_cast<Shape P::*>(&F::dilate))
+      .set_default(Shape{})
+      .describe("The dilation per spatial dimension; () means 1 in each.");
+  d.field("pad", static_cast<Shape P::*>(&F::pad))
+      .set_default(Shape{})
+      .describe("Zero padding on both sides per spatial dimension; () means 0 in each.");
+  d.field("num_filter", static_cast<int64_t P::*>(&F::num_filter))
+      .set_lower_bound(1)
+      .describe("The number of output channels.");
+  d.field("num_group", static_cast<int64_t P::*>(&F::num_group))
+      .set_default(int64_t{1})
+      .set_lower_bound(1)
+      .describe(
+          "The number of groups: input and output channels split into num_group "
+          "independent convolutions.");
+  d.field("no_bias", static_cast<bool P::*>(&F::no_bias))
+      .set_default(false)
+      .describe("Whether to leave out the bias (then the op takes data and weight only).");
+  d.field("layout", static_cast<std::optional<std::string> P::*>(&F::layout))
+      .set_default(std::nullopt)
+      .set_enum({"NCW", "NCHW", "NCDHW"})
+      .describe(
+          "The data layout: NCW (1-d), NCHW (2-d) or NCDHW (3-d); None takes it from data's "
+          "rank.");
+}
+
+struct ConvolutionParam : ConvolutionFields {
+  static void declare(ParamDecl<ConvolutionParam>& d) { declare_convolution(d); }
 };
 
 uint32_t conv_num_inputs(const NodeAttrs& attrs) {
@@ -193,8 +202,7 @@ uint32_t conv_num_inputs(const NodeAttrs& attrs) {
 }
 
 // The geometry of a convolution of data of shape d; validates params against d.
-Geom conv_geom(const NodeAttrs& attrs, const Shape& d) {
-  const auto& p = attrs.get<ConvolutionParam>();
+Geom conv_geom(const NodeAttrs& attrs, const ConvolutionFields& p, const Shape& d) {
   check_kernel_rank(attrs, p.kernel);
   const int nsp = p.kernel.ndim();
   const auto k = spatial_values(attrs, p.kernel, nsp, 1, 1, "kernel");
@@ -222,10 +230,15 @@ Geom conv_geom(const NodeAttrs& attrs, const Shape& d) {
   }
   return g;
 }
+Geom conv_geom(const NodeAttrs& attrs, const Shape& d) {
+  return conv_geom(attrs, attrs.get<ConvolutionParam>(), d);
+}
 
-Shape conv_weight_shape(const NodeAttrs& attrs, const Geom& g) {
-  const auto& p = attrs.get<ConvolutionParam>();
+Shape conv_weight_shape(const ConvolutionFields& p, const Geom& g) {
   return with_kernel(Shape{p.num_filter, g.c / p.num_group}, g);
+}
+Shape conv_weight_shape(const NodeAttrs& attrs, const Geom& g) {
+  return conv_weight_shape(attrs.get<ConvolutionParam>(), g);
 }
 
 bool conv_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
@@ -1446,6 +1459,120 @@ std::vector<NodeEntry> pool_backward_gradient(const NodePtr& n, const std::vecto
           make_node("_np_zeros_like", {n->inputs[1]}), make_node("_np_zeros_like", {n->inputs[2]})};
 }
 
+// ============================== INT8 convolution and pooling ==============================
+// (quantization.h: the ranges, the requantization, the reference epilogue.)
+struct QuantizedConvParam : ConvolutionFields, quant::Requantize {
+  static void declare(ParamDecl<QuantizedConvParam>& d) {
+    declare_convolution(d);
+    quant::declare_requantize(d);
+  }
+};
+
+quant::LinearInputs qconv_inputs(const NodeAttrs& attrs) {
+  return {!attrs.get<QuantizedConvParam>().no_bias};
+}
+
+bool qconv_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known()) return false;
+  const auto& p = attrs.get<QuantizedConvParam>();
+  const Geom g = conv_geom(attrs, p, d);
+  expect_shape(attrs, in, 1, conv_weight_shape(p, g), "weight",
+               " (num_filter, channels / num_group, *kernel)");
+  quant::linear_range_shapes(attrs, qconv_inputs(attrs), p.num_filter, in, out);
+  assign_shape(attrs, &(*out)[0], g.out_shape(p.num_filter), "output", 0);
+  return true;
+}
+
+// The float convolution (without bias) of the same geometry: the reference path's kernel.
+NodeAttrs float_conv_attrs(const ConvolutionFields& p) {
+  std::map<std::string, std::string> dict{{"kernel", p.kernel.str()},
+                                          {"stride", p.stride.str()},
+                                          {"dilate", p.dilate.str()},
+                                          {"pad", p.pad.str()},
+                                          {"num_filter", std::to_string(p.num_filter)},
+                                          {"num_group", std::to_string(p.num_group)},
+                                          {"no_bias", "True"}};
+  if (p.layout) dict["layout"] = *p.layout;
+  return OpRegistry::global().find("_npx_convolution")->make_attrs(dict);
+}
+
+void qconv_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<QuantizedConvParam>();
+  const Geom g = conv_geom(attrs, p, in[0].shape);
+  const quant::LinearEpilogue e =
+      quant::linear_epilogue(attrs, p, qconv_inputs(attrs), p.num_filter, in);
+  if (req[0] != kNullOp && out[0].size() > 0) {
+    NDArray tmp =
+        quant::writes_directly(out[0], req[0]) ? NDArray() : NDArray(out[0].shape, out[0].dtype);
+    const TBlob y = tmp.defined() ? kernel::to_blob(tmp) : out[0];
+    const float* bias = e.bias.empty() ? nullptr : e.bias.data();
+    if (!dnnl::enabled() ||
+        !dnnl::conv_int8_forward(dnnl_spec(g, p.num_group, p.num_filter), e.spec, in[0].dptr,
+                                 in[1].ptr<int8_t>(), bias, e.scale.data(), y.dptr)) {
+      NDArray x = quant::float_values(in[0]), w = quant::float_values(in[1]);
+      NDArray acc(out[0].shape);
+      conv_compute(float_conv_attrs(p), ctx, {kernel::to_blob(x), kernel::to_blob(w)}, {kWriteTo},
+                   {kernel::to_blob(acc)});
+      quant::finish_from_float(e, acc.data<float>(), g.n, p.num_filter, g.out_plane(), y);
+    }
+    if (tmp.defined()) write_req(tmp, as_array(out[0]), req[0]);
+  }
+  quant::write_range(out, e.out_lo, e.out_hi);
+}
+
+bool qpool_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  ShapeVector data{(*in)[0]}, result{(*out)[0]};
+  pool_shape(attrs, &data, &result);
+  for (int i : {1, 2})
+    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  assign_shape(attrs, &(*out)[0], result[0], "output", 0);
+  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
+  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  return true;
+}
+
+bool qpool_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const DType t = (*in)[0];
+  if (t == DType::kUnknown) return false;
+  if (t != DType::kInt8 && t != DType::kUInt8)
+    type_error("[", op_name(attrs), "] argument 'data' must be int8 or uint8, got ", t);
+  for (int i : {1, 2}) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    if ((*in)[i] != DType::kFloat32)
+      type_error("[", op_name(attrs), "] argument '", i == 1 ? "min_data" : "max_data",
+                 "' must be float32, got ", (*in)[i]);
+  }
+  (*out)[0] = t;
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+// Pooling of the small integers in float (exact for max and sums; averages round half to
+// even), back in the input's dtype; the range passes through.
+void qpool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] != kNullOp) {
+    NDArray x = quant::float_values(in[0]), pooled(out[0].shape);
+    pool_compute(attrs, ctx, {kernel::to_blob(x)}, {kWriteTo}, {kernel::to_blob(pooled)});
+    const float* v = pooled.data<float>();
+    NDArray y(out[0].shape, out[0].dtype);
+    const int64_t n = y.size();
+    if (y.dtype() == DType::kInt8) {
+      auto* o = y.data<int8_t>();
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<int8_t>(std::nearbyint(v[i]));
+    } else {
+      auto* o = y.data<uint8_t>();
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<uint8_t>(std::nearbyint(v[i]));
+    }
+    write_req(y, as_array(out[0]), req[0]);
+  }
+  quant::write_range(out, quant::range_value(attrs, in[1], "min_data"),
+                     quant::range_value(attrs, in[2], "max_data"));
+}
+
 [[maybe_unused]] const bool registered = [] {
   OpRegistry::global()
       .register_op("_npx_convolution")
@@ -1609,6 +1736,66 @@ std::vector<NodeEntry> pool_backward_gradient(const NodePtr& n, const std::vecto
       // avg / sum pooling's backward spreads ograd over the windows, linearly and whatever the
       // data: its gradient is the pooling itself (its adjoint), none to data or out.
       .set_attr<FGradient>("FGradient", pool_backward_gradient);
+  OpRegistry::global()
+      .register_op("_contrib_quantized_conv")
+      .describe(
+          "Convolution of int8 / uint8 data with int8 weights (MXNet's quantized_conv, with "
+          "oneDNN's fusions): the int32 result with its range, or with min_calib_range / "
+          "max_calib_range the result requantized to int8 (uint8 when non-negative or "
+          "with_relu). The weight range may be one per filter; the bias may be int8 (with "
+          "its range), int32 (in the accumulator's scale) or float32.")
+      .set_num_inputs(
+          [](const NodeAttrs& attrs) -> uint32_t { return qconv_inputs(attrs).count(); })
+      .set_num_outputs(3)
+      .add_argument("data", "NDArray", "int8 / uint8 data (N, C, *spatial).")
+      .add_argument("weight", "NDArray", "int8 weight (num_filter, C / num_group, *kernel).")
+      .add_argument("bias", "NDArray", "Bias (num_filter,); left out when no_bias.")
+      .add_argument("min_data", "NDArray", "Range of data.")
+      .add_argument("max_data", "NDArray", "Range of data.")
+      .add_argument("min_weight", "NDArray", "Range of weight, (1,) or (num_filter,).")
+      .add_argument("max_weight", "NDArray", "Range of weight, (1,) or (num_filter,).")
+      .add_argument("min_bias", "NDArray", "Range of an int8 bias.")
+      .add_argument("max_bias", "NDArray", "Range of an int8 bias.")
+      .set_params<QuantizedConvParam>()
+      .set_attr<FListInputNames>("FListInputNames",
+                                 [](const NodeAttrs& attrs) {
+                                   return quant::linear_input_names(qconv_inputs(attrs).bias);
+                                 })
+      .set_attr<FListOutputNames>(
+          "FListOutputNames",
+          [](const NodeAttrs&) {
+            return std::vector<std::string>{"output", "min_output", "max_output"};
+          })
+      .set_attr<FInferShape>("FInferShape", qconv_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              return quant::linear_types(attrs, attrs.get<QuantizedConvParam>(),
+                                                         qconv_inputs(attrs), in, out);
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", qconv_compute)
+      .set_attr<FGradient>("FGradient", quant::no_gradient());
+  OpRegistry::global()
+      .register_op("_contrib_quantized_pooling")
+      .describe(
+          "Pooling (Pooling's params) of int8 / uint8 data; averages round half to even; the "
+          "range passes through (MXNet's quantized_pooling).")
+      .set_num_inputs(3)
+      .set_num_outputs(3)
+      .add_argument("data", "NDArray", "int8 / uint8 data (N, C, *spatial).")
+      .add_argument("min_data", "NDArray", "Its range's minimum.")
+      .add_argument("max_data", "NDArray", "Its range's maximum.")
+      .set_params<PoolingParam>()
+      .set_attr<FListOutputNames>(
+          "FListOutputNames",
+          [](const NodeAttrs&) {
+            return std::vector<std::string>{"output", "min_output", "max_output"};
+          })
+      .set_attr<FInferShape>("FInferShape", qpool_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
+      .set_attr<FInferType>("FInferType", qpool_type)
+      .set_attr<FCompute>("FCompute<cpu>", qpool_compute)
+      .set_attr<FGradient>("FGradient", quant::no_gradient());
   return true;
 }();
 

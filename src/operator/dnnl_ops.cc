@@ -20,6 +20,7 @@
 #include <array>
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +45,14 @@ bool conv_backward_weights(const ConvSpec&, const float*, const float*, float*, 
 }
 bool pool_forward(const PoolSpec&, const float*, float*) { return false; }
 bool pool_backward(const PoolSpec&, const float*, const float*, float*) { return false; }
+bool conv_int8_forward(const ConvSpec&, const Int8Spec&, const void*, const int8_t*, const float*,
+                       const float*, void*) {
+  return false;
+}
+bool inner_product_int8(int64_t, int64_t, int64_t, const Int8Spec&, const void*, const int8_t*,
+                        const float*, const float*, void*) {
+  return false;
+}
 
 #else
 
@@ -425,6 +434,141 @@ int64_t pool_work(const PoolSpec& s) {
   return w;
 }
 
+// ---------------------------------------------------------------- INT8 inference
+
+// Key slots past a ConvSpec's (28 used): the INT8 variant. Inner products use their own layout.
+constexpr int kInt8Slot = 28;
+constexpr int64_t kInnerProductTag = 1000;
+
+int64_t int8_code(const Int8Spec& q, bool bias) {
+  return 1 + q.src_unsigned + 2 * static_cast<int64_t>(q.dst) + 8 * q.relu + 16 * bias;
+}
+
+Int8Spec int8_spec_of(int64_t code, bool* bias) {
+  code -= 1;
+  Int8Spec q;
+  q.src_unsigned = code & 1;
+  q.dst = static_cast<Int8Dst>((code >> 1) & 3);
+  q.relu = (code >> 3) & 1;
+  *bias = (code >> 4) & 1;
+  return q;
+}
+
+memory::data_type dst_type(Int8Dst d) {
+  return d == Int8Dst::kS32  ? memory::data_type::s32
+         : d == Int8Dst::kS8 ? memory::data_type::s8
+                             : memory::data_type::u8;
+}
+
+// The output scales of the INT8 plan being made. Inner products take them at run time (one
+// plan serves every calibration); oneDNN 2's convolutions take them only when the primitive
+// is made, so a convolution's plan is keyed by a hash of its scales and made from these.
+thread_local const float* pending_scales = nullptr;
+
+// Per-output-channel scales and the relu as a post-op: oneDNN applies
+// relu(scale * (acc + bias)), then rounds and saturates.
+::dnnl::primitive_attr int8_attr(const Int8Spec& q, int64_t channels, bool runtime) {
+  ::dnnl::primitive_attr attr;
+  if (runtime)
+    attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+  else
+    attr.set_output_scales(1 << 1, std::vector<float>(pending_scales, pending_scales + channels));
+  if (q.relu) {
+    ::dnnl::post_ops ops;
+    ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
+    attr.set_post_ops(ops);
+  }
+  return attr;
+}
+
+// Two 64-bit hashes of the scales' bits (the key's slots 29 and 30).
+std::pair<int64_t, int64_t> scales_hash(const float* v, int64_t n) {
+  uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, v + i, sizeof bits);
+    a = (a ^ bits) * 1099511628211ull;
+    b = (b ^ (bits + 0x7f4a7c15u + (b << 6) + (b >> 2))) * 0xff51afd7ed558ccdull;
+  }
+  return {static_cast<int64_t>(a), static_cast<int64_t>(b)};
+}
+
+struct Int8Plan {
+  ::dnnl::primitive prim;
+  Slot src, wei, dst;
+  memory bias, scale;
+};
+
+Int8Plan make_int8_plan(const Key& key) {
+  bool has_bias = false;
+  const Int8Spec q = int8_spec_of(key[kInt8Slot], &has_bias);
+  const auto src_t = q.src_unsigned ? memory::data_type::u8 : memory::data_type::s8;
+  const auto wei_t = memory::data_type::s8, out_t = dst_type(q.dst);
+  Int8Plan p;
+  if (key[0] == kInnerProductTag) {
+    const int64_t n = key[1], k = key[2], f = key[3];
+    const auto attr = int8_attr(q, f, true);
+    const memory::desc src({n, k}, src_t, Tag::nc), wei({f, k}, wei_t, Tag::oi);
+    const memory::desc dst({n, f}, out_t, Tag::nc), bias({f}, kF32, Tag::x);
+    const memory::desc wei_any({f, k}, wei_t, Tag::any);
+    auto desc = has_bias ? ::dnnl::inner_product_forward::desc(prop_kind::forward_inference, src,
+                                                               wei_any, bias, dst)
+                         : ::dnnl::inner_product_forward::desc(prop_kind::forward_inference, src,
+                                                               wei_any, dst);
+    ::dnnl::inner_product_forward::primitive_desc pd(desc, attr, cpu_engine());
+    p.prim = ::dnnl::inner_product_forward(pd);
+    p.src.init(src, pd.src_desc(), true);
+    p.wei.init(wei, pd.weights_desc(), true);
+    p.dst.init(dst, pd.dst_desc(), false);
+    p.bias = memory(bias, cpu_engine(), DNNL_MEMORY_NONE);
+    p.scale = memory(memory::desc({f}, kF32, Tag::x), cpu_engine(), DNNL_MEMORY_NONE);
+    return p;
+  }
+  const ConvSpec s = spec_of(key);
+  const ConvDescs d = conv_descs(s);
+  const auto attr = int8_attr(q, s.f, false);
+  const int nsp = s.nsp;
+  const bool grouped = s.groups > 1;
+  const Dims src_dims = cat({s.n, s.c}, spatial(s.in, nsp));
+  const Dims dst_dims = cat({s.n, s.f}, spatial(s.out, nsp));
+  const Dims wei_dims = d.wei.dims();
+  const memory::desc src(src_dims, src_t, data_tag(nsp)), dst(dst_dims, out_t, data_tag(nsp));
+  const memory::desc wei(wei_dims, wei_t, weight_tag(nsp, grouped));
+  const memory::desc src_any(src_dims, src_t, Tag::any), dst_any(dst_dims, out_t, Tag::any);
+  const memory::desc wei_any(wei_dims, wei_t, Tag::any);
+  auto desc = has_bias ? ::dnnl::convolution_forward::desc(
+                             prop_kind::forward_inference, algorithm::convolution_direct, src_any,
+                             wei_any, d.bias, dst_any, d.strides, d.dilates, d.pad_l, d.pad_r)
+                       : ::dnnl::convolution_forward::desc(
+                             prop_kind::forward_inference, algorithm::convolution_direct, src_any,
+                             wei_any, dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+  ::dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+  p.prim = ::dnnl::convolution_forward(pd);
+  p.src.init(src, pd.src_desc(), true);
+  p.wei.init(wei, pd.weights_desc(), true);
+  p.dst.init(dst, pd.dst_desc(), false);
+  p.bias = memory(d.bias, cpu_engine(), DNNL_MEMORY_NONE);
+  return p;
+}
+
+void run_int8(Int8Plan& p, int64_t work, const void* x, const int8_t* w, const float* bias,
+              const float* scale, void* y) {
+  run(work, [&] {
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, p.src.in(x)}, {DNNL_ARG_WEIGHTS, p.wei.in(w)}, {DNNL_ARG_DST, p.dst.out(y)}};
+    if (bias) {
+      p.bias.set_data_handle(const_cast<float*>(bias));
+      args.emplace(DNNL_ARG_BIAS, p.bias);
+    }
+    if (p.scale) {  // (run-time scales: inner products)
+      p.scale.set_data_handle(const_cast<float*>(scale));
+      args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES, p.scale);
+    }
+    p.prim.execute(cpu_stream(), args);
+    p.dst.flush();
+  });
+}
+
 bool conv_takes(const ConvSpec& s) { return all_positive({s.n, s.c, s.f}, s.in, s.out, s.nsp); }
 bool pool_takes(const PoolSpec& s) { return all_positive({s.n, s.c}, s.in, s.out, s.nsp); }
 
@@ -545,6 +689,32 @@ bool pool_backward(const PoolSpec& s, const float* x, const float* dy, float* dx
     p.bwd.execute(cpu_stream(), args);
     p.diff_src.flush();
   });
+  return true;
+}
+
+bool conv_int8_forward(const ConvSpec& s, const Int8Spec& q, const void* x, const int8_t* w,
+                       const float* bias, const float* scale, void* y) {
+  if (s.transposed || !conv_takes(s)) return false;
+  Key key = conv_key(s, ConvPass::kForward);
+  key[kInt8Slot] = int8_code(q, bias != nullptr);
+  std::tie(key[kInt8Slot + 1], key[kInt8Slot + 2]) = scales_hash(scale, s.f);
+  pending_scales = scale;
+  Int8Plan* plan = plan_for(key, make_int8_plan);
+  pending_scales = nullptr;
+  if (!plan) return false;
+  run_int8(*plan, conv_work(s), x, w, bias, scale, y);
+  return true;
+}
+
+bool inner_product_int8(int64_t n, int64_t k, int64_t f, const Int8Spec& q, const void* x,
+                        const int8_t* w, const float* bias, const float* scale, void* y) {
+  if (n <= 0 || k <= 0 || f <= 0) return false;
+  Key key{};
+  key[0] = kInnerProductTag, key[1] = n, key[2] = k, key[3] = f;
+  key[kInt8Slot] = int8_code(q, bias != nullptr);
+  Int8Plan* plan = plan_for(key, make_int8_plan);
+  if (!plan) return false;
+  run_int8(*plan, n * k * f, x, w, bias, scale, y);
   return true;
 }
 

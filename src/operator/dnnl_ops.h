@@ -54,4 +54,22 @@ bool pool_forward(const PoolSpec& s, const float* x, float* y);
 // dx of pooling; max pooling recomputes the window maxima from x.
 bool pool_backward(const PoolSpec& s, const float* x, const float* dy, float* dx);
 
+// INT8 inference (the quantized convolution and fully connected ops of quantization.cc):
+// y = saturate(round(scale[f] * (acc + bias[f]))), relu'd when asked, where acc is the exact
+// int32 sum of x * w (x int8 or uint8, w int8), bias is in accumulator units (null: none) and
+// scale holds one float per output channel. Rounding is to nearest, ties to even.
+enum class Int8Dst { kS32, kS8, kU8 };
+struct Int8Spec {
+  bool src_unsigned = false;
+  Int8Dst dst = Int8Dst::kS32;
+  bool relu = false;
+};
+
+// A convolution (not transposed) in INT8: x (n, c, *in), w (f, c / groups, *k), y (n, f, *out).
+bool conv_int8_forward(const ConvSpec& s, const Int8Spec& q, const void* x, const int8_t* w,
+                       const float* bias, const float* scale, void* y);
+// A fully connected layer in INT8: x (n, k), w (f, k), y (n, f).
+bool inner_product_int8(int64_t n, int64_t k, int64_t f, const Int8Spec& q, const void* x,
+                        const int8_t* w, const float* bias, const float* scale, void* y);
+
 }  // namespace ndx::dnnl

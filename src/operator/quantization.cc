@@ -1,0 +1,768 @@
+// INT8 inference ops (MXNet's contrib quantization ops, the graph mx.contrib.quantization
+// builds): quantize_v2, dequantize, requantize, quantized_fully_connected, quantized_act and
+// quantized_flatten, registered under MXNet's _contrib_* names. Quantization is symmetric and
+// zero-point free, as MXNet's oneDNN backend does it (quantization.h); values round to
+// nearest, ties to even, and saturate. The fully connected layer runs on oneDNN's INT8 inner
+// product (VNNI where the processor has it), with the requantization and relu fused; builds
+// without oneDNN compute the same numbers with a float GEMM over the small integers.
+#include "operator/quantization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <limits>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include "kernel/blob.h"
+#include "kernel/parallel.h"
+#include "ndx/graph.h"
+#include "operator/gemm.h"
+#include "operator/kernel_util.h"
+#include "operator/nn_check.h"
+
+namespace ndx::quant {
+
+constexpr double kInt32Levels = 2147483647.0;
+
+double levels(DType t) {
+  return t == DType::kUInt8 ? 255.0 : t == DType::kInt8 ? 127.0 : kInt32Levels;
+}
+
+double real_range(double lo, double hi) {
+  const double r = std::max(std::fabs(lo), std::fabs(hi));
+  return r > 0 && std::isfinite(r) ? r : 1.0;
+}
+
+std::vector<std::string> linear_input_names(bool bias) {
+  if (bias)
+    return {"data",       "weight",     "bias",     "min_data", "max_data",
+            "min_weight", "max_weight", "min_bias", "max_bias"};
+  return {"data", "weight", "min_data", "max_data", "min_weight", "max_weight"};
+}
+
+bool writes_directly(const TBlob& out, OpReqType req) {
+  return (req == kWriteTo || req == kWriteInplace) && out.strides == contiguous_strides(out.shape);
+}
+
+double range_value(const NodeAttrs& attrs, const TBlob& b, const char* arg) {
+  if (b.size() != 1)
+    value_error("[", op_name(attrs), "] argument '", arg, "' must hold one value, got shape ",
+                b.shape.str());
+  std::vector<NDArray> keep;
+  return *kernel::cast_blob(b, DType::kFloat64, &keep).ptr<double>();
+}
+
+void write_range(const std::vector<TBlob>& out, double lo, double hi) {
+  *static_cast<float*>(out[1].dptr) = static_cast<float>(lo);
+  *static_cast<float*>(out[2].dptr) = static_cast<float>(hi);
+}
+
+NDArray float_values(const TBlob& b) {
+  std::vector<NDArray> keep;
+  return kernel::as_array(kernel::cast_blob(b, DType::kFloat32, &keep)).copy();
+}
+
+FGradient no_gradient() {
+  return [](const NodePtr& n, const std::vector<NodeEntry>&) -> std::vector<NodeEntry> {
+    not_implemented("[", n->attrs.op ? n->attrs.op->name : n->attrs.name,
+                    "] is an INT8 inference op and has no gradient; train the float model");
+  };
+}
+
+namespace {
+
+void require_range_type(const NodeAttrs& attrs, DType t, const char* arg) {
+  if (t != DType::kFloat32)
+    type_error("[", op_name(attrs), "] argument '", arg, "' must be float32, got ", t);
+}
+
+void require_quantized(const NodeAttrs& attrs, DType t, const char* arg, bool int32_too = false) {
+  if (t != DType::kInt8 && t != DType::kUInt8 && !(int32_too && t == DType::kInt32))
+    type_error("[", op_name(attrs), "] argument '", arg, "' must be int8 or uint8",
+               int32_too ? " or int32" : "", ", got ", t);
+}
+
+// The range outputs are float32 scalars of shape (1,).
+void range_output_shapes(const NodeAttrs& attrs, ShapeVector* out) {
+  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
+  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+}
+
+void expect_range_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const char* arg,
+                        int64_t channels = 1) {
+  Shape& s = (*in)[i];
+  if (!s.is_known()) {
+    s = Shape{1};
+    return;
+  }
+  if (s != Shape{1} && s != Shape{channels})
+    value_error("[", op_name(attrs), "] argument '", arg, "' must have shape (1,)",
+                channels > 1 ? " or (" + std::to_string(channels) + ",)" : std::string(), ", got ",
+                s.str());
+}
+
+}  // namespace
+
+void linear_range_shapes(const NodeAttrs& attrs, const LinearInputs& at, int64_t channels,
+                         ShapeVector* in, ShapeVector* out) {
+  if (at.bias) nn_check::expect_shape(attrs, in, 2, Shape{channels}, "bias", " (channels,)");
+  expect_range_shape(attrs, in, at.min_data(), "min_data");
+  expect_range_shape(attrs, in, at.min_data() + 1, "max_data");
+  expect_range_shape(attrs, in, at.min_weight(), "min_weight", channels);
+  expect_range_shape(attrs, in, at.min_weight() + 1, "max_weight", channels);
+  if ((*in)[at.min_weight()] != (*in)[at.min_weight() + 1])
+    value_error("[", op_name(attrs), "] min_weight and max_weight must have the same shape, got ",
+                (*in)[at.min_weight()].str(), " and ", (*in)[at.min_weight() + 1].str());
+  if (at.bias) {
+    expect_range_shape(attrs, in, at.min_bias(), "min_bias");
+    expect_range_shape(attrs, in, at.min_bias() + 1, "max_bias");
+  }
+  range_output_shapes(attrs, out);
+}
+
+DType calibrated_type(const Requantize& p) {
+  if (!p.min_calib_range || !p.max_calib_range) return DType::kInt32;
+  return p.with_relu || *p.min_calib_range >= 0 ? DType::kUInt8 : DType::kInt8;
+}
+
+bool linear_types(const NodeAttrs& attrs, const Requantize& p, const LinearInputs& at,
+                  DTypeVector* in, DTypeVector* out) {
+  const DType data = (*in)[0];
+  if (data == DType::kUnknown) return false;
+  require_quantized(attrs, data, "data");
+  if ((*in)[1] == DType::kUnknown) (*in)[1] = DType::kInt8;
+  if ((*in)[1] != DType::kInt8)
+    type_error("[", op_name(attrs), "] argument 'weight' must be int8, got ", (*in)[1]);
+  if (at.bias) {
+    DType& b = (*in)[2];
+    if (b == DType::kUnknown) b = DType::kFloat32;
+    if (b != DType::kInt8 && b != DType::kInt32 && b != DType::kFloat32)
+      type_error("[", op_name(attrs), "] argument 'bias' must be int8, int32 or float32, got ", b);
+  }
+  const auto names = linear_input_names(at.bias);
+  for (int i = at.min_data(); i < at.count(); ++i) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    require_range_type(attrs, (*in)[i], names[i].c_str());
+  }
+  if (p.min_calib_range.has_value() != p.max_calib_range.has_value())
+    value_error("[", op_name(attrs),
+                "] min_calib_range and max_calib_range go together, got "
+                "only one of them");
+  (*out)[0] = calibrated_type(p);
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+LinearEpilogue linear_epilogue(const NodeAttrs& attrs, const Requantize& p, const LinearInputs& at,
+                               int64_t channels, const std::vector<TBlob>& in) {
+  LinearEpilogue e;
+  const DType data = in[0].dtype;
+  const double sd = real_range(range_value(attrs, in[at.min_data()], "min_data"),
+                               range_value(attrs, in[at.min_data() + 1], "max_data")) /
+                    levels(data);
+  // Weight scales, one per channel (a single range applies to all).
+  std::vector<NDArray> keep;
+  const TBlob wlo = kernel::cast_blob(in[at.min_weight()], DType::kFloat64, &keep);
+  const TBlob whi = kernel::cast_blob(in[at.min_weight() + 1], DType::kFloat64, &keep);
+  const bool per_channel = wlo.size() != 1;
+  std::vector<double> sw(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const int64_t i = per_channel ? c : 0;
+    sw[c] = real_range(wlo.ptr<double>()[i], whi.ptr<double>()[i]) / 127.0;
+  }
+  // Real bias per channel, then in accumulator units (real / (sd * sw)).
+  if (at.bias) {
+    const TBlob b = kernel::cast_blob(in[2], DType::kFloat64, &keep);
+    double unit = 1.0;
+    if (in[2].dtype == DType::kInt8)
+      unit = real_range(range_value(attrs, in[at.min_bias()], "min_bias"),
+                        range_value(attrs, in[at.min_bias() + 1], "max_bias")) /
+             127.0;
+    e.bias.resize(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) {
+      const double v = b.ptr<double>()[c];
+      e.bias[c] = static_cast<float>(in[2].dtype == DType::kInt32 ? v : v * unit / (sd * sw[c]));
+    }
+  }
+  e.out_type = calibrated_type(p);
+  double out_unit;  // the real value of one output step
+  if (e.out_type == DType::kInt32) {
+    out_unit = sd * *std::max_element(sw.begin(), sw.end());
+    e.out_lo = static_cast<float>(-out_unit * kInt32Levels);
+    e.out_hi = static_cast<float>(out_unit * kInt32Levels);
+  } else {
+    const double r = real_range(*p.min_calib_range, *p.max_calib_range);
+    out_unit = r / levels(e.out_type);
+    e.out_lo = e.out_type == DType::kUInt8 ? 0.f : static_cast<float>(-r);
+    e.out_hi = static_cast<float>(r);
+  }
+  e.scale.resize(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) e.scale[c] = static_cast<float>(sd * sw[c] / out_unit);
+  e.spec.src_unsigned = data == DType::kUInt8;
+  e.spec.dst = e.out_type == DType::kInt32  ? dnnl::Int8Dst::kS32
+               : e.out_type == DType::kInt8 ? dnnl::Int8Dst::kS8
+                                            : dnnl::Int8Dst::kU8;
+  e.spec.relu = p.with_relu;
+  return e;
+}
+
+namespace {
+
+// v rounded to nearest (ties to even) and saturated into T's range; nan gives 0. Branch-free
+// so the loops vectorize: clamp first, then round by adding and subtracting 1.5 * 2^52 (exact
+// for |v| < 2^51, and rounding to even as the FPU does).
+template <class T>
+T saturate(double v) {
+  constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+  constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+  constexpr double magic = 6755399441055744.0;  // 1.5 * 2^52
+  v = v == v ? v : 0.0;
+  v = v < lo ? lo : v;
+  v = v > hi ? hi : v;
+  return static_cast<T>((v + magic) - magic);
+}
+// x * s quantized to int8 ([-127, 127], symmetric) or uint8; nan gives 0. SSE2 (every
+// x86-64) sixteen at a time: the scalar loop does not vectorize (GCC keeps its selects as
+// branches, which mispredict on real data: 1.6 ns an element).
+template <class T>
+void quantize_block(const float* __restrict x, T* __restrict y, int64_t n, float s) {
+  static_assert(sizeof(T) == 1);
+  constexpr bool is_signed = std::is_same_v<T, int8_t>;
+  constexpr float lo = is_signed ? -127.f : 0.f, hi = is_signed ? 127.f : 255.f;
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128 vs = _mm_set1_ps(s), vlo = _mm_set1_ps(lo), vhi = _mm_set1_ps(hi);
+  const auto to_int = [&](const float* p) {  // cvtps rounds to nearest even (MXCSR default)
+    __m128 v = _mm_mul_ps(_mm_loadu_ps(p), vs);
+    v = _mm_and_ps(v, _mm_cmpord_ps(v, v));  // nan -> 0
+    return _mm_cvtps_epi32(_mm_min_ps(_mm_max_ps(v, vlo), vhi));
+  };
+  for (; i + 16 <= n; i += 16) {
+    const __m128i a = _mm_packs_epi32(to_int(x + i), to_int(x + i + 4));
+    const __m128i b = _mm_packs_epi32(to_int(x + i + 8), to_int(x + i + 12));
+    const __m128i packed = is_signed ? _mm_packs_epi16(a, b) : _mm_packus_epi16(a, b);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), packed);
+  }
+#endif
+  for (; i < n; ++i) {
+    float v = x[i] * s;
+    v = v == v ? std::min(std::max(v, lo), hi) : 0.f;
+    y[i] = static_cast<T>(std::nearbyint(v));
+  }
+}
+
+// Calls f with a value of the C++ type of an int8, uint8 or int32 dtype.
+template <class F>
+void with_quantized(DType t, F&& f) {
+  switch (t) {
+    case DType::kInt8:
+      return f(int8_t{});
+    case DType::kUInt8:
+      return f(uint8_t{});
+    case DType::kInt32:
+      return f(int32_t{});
+    default:
+      type_error("quantized arrays are int8, uint8 or int32, got ", t);
+  }
+}
+
+}  // namespace
+
+void finish_from_float(const LinearEpilogue& e, const float* acc, int64_t n, int64_t channels,
+                       int64_t plane, const TBlob& out) {
+  with_quantized(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* y = static_cast<T*>(out.dptr);
+    kernel::parallel_for(n * channels, std::max<int64_t>(1, kernel::kGrain / plane),
+                         [&](int64_t b, int64_t end) {
+                           for (int64_t row = b; row < end; ++row) {
+                             const int64_t c = row % channels;
+                             const double bias = e.bias.empty() ? 0.0 : e.bias[c];
+                             for (int64_t i = 0; i < plane; ++i) {
+                               double v = e.scale[c] * (acc[row * plane + i] + bias);
+                               if (e.spec.relu) v = std::max(v, 0.0);
+                               y[row * plane + i] = saturate<T>(v);
+                             }
+                           }
+                         });
+  });
+}
+
+}  // namespace ndx::quant
+
+namespace ndx {
+namespace {
+
+using kernel::as_array;
+using kernel::write_req;
+using quant::levels;
+using quant::LinearInputs;
+using quant::real_range;
+using quant::write_range;
+
+// ============================== quantize_v2 / requantize ==============================
+struct QuantizeParam {
+  std::string out_type = "int8";
+  std::optional<double> min_calib_range, max_calib_range;
+  static void declare(ParamDecl<QuantizeParam>& d) {
+    d.field("out_type", &QuantizeParam::out_type)
+        .set_default(std::string("int8"))
+        .set_enum({"auto", "int8", "uint8"})
+        .describe(
+            "The quantized dtype; 'auto' is uint8 when min_calib_range >= 0, else int8 "
+            "(uint8 saturates negative values to 0).");
+    d.field("min_calib_range", &QuantizeParam::min_calib_range)
+        .set_default(std::nullopt)
+        .describe("The calibrated minimum; without it the data's own minimum at run time.");
+    d.field("max_calib_range", &QuantizeParam::max_calib_range)
+        .set_default(std::nullopt)
+        .describe("The calibrated maximum; without it the data's own maximum at run time.");
+  }
+};
+
+void check_calib_pair(const NodeAttrs& attrs, const QuantizeParam& p) {
+  if (p.min_calib_range.has_value() != p.max_calib_range.has_value())
+    value_error("[", op_name(attrs),
+                "] min_calib_range and max_calib_range go together, got "
+                "only one of them");
+  if (p.min_calib_range && *p.min_calib_range > *p.max_calib_range)
+    value_error("[", op_name(attrs), "] min_calib_range ", *p.min_calib_range,
+                " exceeds max_calib_range ", *p.max_calib_range);
+}
+
+DType quantized_type(const QuantizeParam& p) {
+  if (p.out_type == "int8") return DType::kInt8;
+  if (p.out_type == "uint8") return DType::kUInt8;
+  return p.min_calib_range && *p.min_calib_range >= 0 ? DType::kUInt8 : DType::kInt8;
+}
+
+// The range outputs of an int8 / uint8 array standing for values within +-r.
+void write_quantized_range(const std::vector<TBlob>& out, DType t, double r) {
+  write_range(out, t == DType::kUInt8 ? 0.0 : -r, r);
+}
+
+bool quantize_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  assign_shape(attrs, &(*out)[0], (*in)[0], "output", 0);
+  assign_shape(attrs, &(*out)[1], Shape{1}, "min_range", 1);
+  assign_shape(attrs, &(*out)[2], Shape{1}, "max_range", 2);
+  return true;
+}
+
+bool quantize_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const DType t = (*in)[0];
+  if (t == DType::kUnknown) return false;
+  const auto& p = attrs.get<QuantizeParam>();
+  check_calib_pair(attrs, p);
+  if (t == DType::kInt8 || t == DType::kUInt8) {
+    if (!p.min_calib_range)
+      value_error("[", op_name(attrs), "] data that is already ", t,
+                  " needs min_calib_range and max_calib_range (its range)");
+    (*out)[0] = t;
+  } else {
+    nn_check::require_float(attrs, t, "data");
+    (*out)[0] = quantized_type(p);
+  }
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+// (min, max) of n floats; nan is skipped (it quantizes to 0).
+std::pair<double, double> min_max(const float* x, int64_t n) {
+  std::mutex m;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  kernel::parallel_for(n, kernel::kGrain, [&](int64_t b, int64_t e) {
+    float l = std::numeric_limits<float>::infinity(), h = -l;
+    for (int64_t i = b; i < e; ++i) l = std::fmin(l, x[i]), h = std::fmax(h, x[i]);
+    std::lock_guard<std::mutex> lock(m);
+    lo = std::min(lo, l), hi = std::max(hi, h);
+  });
+  if (n == 0 || lo > hi) return {0.0, 0.0};
+  return {lo, hi};
+}
+
+// y[i] = saturate(round(x[i] * scale)) into the output (directly when it may be written).
+template <class S>
+void scale_into(const S* x, double scale, const TBlob& out, OpReqType req) {
+  NDArray tmp = quant::writes_directly(out, req) ? NDArray() : NDArray(out.shape, out.dtype);
+  void* dst = tmp.defined() ? tmp.raw_data() : out.dptr;
+  const int64_t n = out.size();
+  quant::with_quantized(out.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* y = static_cast<T*>(dst);
+    kernel::parallel_for(n, kernel::kGrain, [&](int64_t b, int64_t e) {
+      // int8 is symmetric here, [-127, 127], as MXNet's quantize (oneDNN's kernels may give
+      // -128, one step past the range, which dequantizes just as well).
+      if constexpr (std::is_same_v<S, float> && sizeof(T) == 1) {
+        quant::quantize_block(x + b, y + b, e - b, static_cast<float>(scale));
+      } else {
+        for (int64_t i = b; i < e; ++i) {
+          const T v = quant::saturate<T>(x[i] * scale);
+          y[i] = std::is_same_v<T, int8_t> && v < -127 ? T(-127) : v;
+        }
+      }
+    });
+  });
+  if (tmp.defined()) write_req(tmp, as_array(out), req);
+}
+
+void quantize_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                      const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<QuantizeParam>();
+  if (in[0].dtype == DType::kInt8 || in[0].dtype == DType::kUInt8) {  // already quantized
+    if (req[0] != kNullOp) write_req(as_array(in[0]), as_array(out[0]), req[0]);
+    write_range(out, *p.min_calib_range, *p.max_calib_range);
+    return;
+  }
+  std::vector<NDArray> keep;
+  const float* x = kernel::cast_blob(in[0], DType::kFloat32, &keep).ptr<float>();
+  const auto [lo, hi] = p.min_calib_range ? std::pair{*p.min_calib_range, *p.max_calib_range}
+                                          : min_max(x, in[0].size());
+  const DType t = out[0].dtype;
+  const double r = real_range(lo, hi);
+  if (req[0] != kNullOp) scale_into(x, levels(t) / r, out[0], req[0]);
+  write_quantized_range(out, t, r);
+}
+
+bool requantize_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  if ((*in)[0] != DType::kInt32)
+    type_error("[", op_name(attrs), "] argument 'data' must be int32, got ", (*in)[0]);
+  for (int i : {1, 2}) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    if ((*in)[i] != DType::kFloat32)
+      type_error("[", op_name(attrs), "] argument '", i == 1 ? "min_range" : "max_range",
+                 "' must be float32, got ", (*in)[i]);
+  }
+  const auto& p = attrs.get<QuantizeParam>();
+  check_calib_pair(attrs, p);
+  (*out)[0] = quantized_type(p);
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+bool range_inputs_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  for (int i : {1, 2})
+    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  return quantize_shape(attrs, in, out);
+}
+
+void requantize_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<QuantizeParam>();
+  const double unit = real_range(quant::range_value(attrs, in[1], "min_range"),
+                                 quant::range_value(attrs, in[2], "max_range")) /
+                      quant::kInt32Levels;
+  const auto* q = static_cast<const int32_t*>(in[0].dptr);
+  const int64_t n = in[0].size();
+  double r;
+  if (p.min_calib_range) {
+    r = real_range(*p.min_calib_range, *p.max_calib_range);
+  } else {  // the data's own largest magnitude
+    int64_t top = 0;
+    for (int64_t i = 0; i < n; ++i) top = std::max<int64_t>(top, std::abs(int64_t{q[i]}));
+    r = real_range(0.0, static_cast<double>(top) * unit);
+  }
+  const DType t = out[0].dtype;
+  if (req[0] != kNullOp) scale_into(q, unit * levels(t) / r, out[0], req[0]);
+  write_quantized_range(out, t, r);
+}
+
+// ============================== dequantize ==============================
+struct DequantizeParam {
+  std::string out_type = "float32";
+  static void declare(ParamDecl<DequantizeParam>& d) {
+    d.field("out_type", &DequantizeParam::out_type)
+        .set_default(std::string("float32"))
+        .set_enum({"float32"})
+        .describe("The output dtype.");
+  }
+};
+
+bool dequantize_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  if (!(*in)[0].is_known()) return false;
+  for (int i : {1, 2})
+    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  assign_shape(attrs, &(*out)[0], (*in)[0], "output", 0);
+  return true;
+}
+
+bool dequantize_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  quant::require_quantized(attrs, (*in)[0], "data", true);
+  for (int i : {1, 2}) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    quant::require_range_type(attrs, (*in)[i], i == 1 ? "min_range" : "max_range");
+  }
+  (*out)[0] = DType::kFloat32;
+  return true;
+}
+
+void dequantize_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] == kNullOp) return;
+  const double unit = real_range(quant::range_value(attrs, in[1], "min_range"),
+                                 quant::range_value(attrs, in[2], "max_range")) /
+                      levels(in[0].dtype);
+  NDArray tmp = quant::writes_directly(out[0], req[0]) ? NDArray() : NDArray(out[0].shape);
+  float* y = tmp.defined() ? tmp.data<float>() : static_cast<float*>(out[0].dptr);
+  quant::with_quantized(in[0].dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* q = static_cast<const T*>(in[0].dptr);
+    kernel::parallel_for(in[0].size(), kernel::kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = static_cast<float>(q[i] * unit);
+    });
+  });
+  if (tmp.defined()) write_req(tmp, as_array(out[0]), req[0]);
+}
+
+// ============================== quantized_fully_connected ==============================
+struct QuantizedFCParam : quant::Requantize {
+  int64_t num_hidden = 0;
+  bool no_bias = false;
+  bool flatten = true;
+  static void declare(ParamDecl<QuantizedFCParam>& d) {
+    d.field("num_hidden", &QuantizedFCParam::num_hidden)
+        .set_lower_bound(1)
+        .describe("The number of output units.");
+    d.field("no_bias", &QuantizedFCParam::no_bias)
+        .set_default(false)
+        .describe("Whether to leave out the bias (and its range arguments).");
+    d.field("flatten", &QuantizedFCParam::flatten)
+        .set_default(true)
+        .describe("Whether data is flattened to (N, -1); else the last axis is the input one.");
+    quant::declare_requantize(d);
+  }
+};
+
+LinearInputs fc_inputs(const NodeAttrs& attrs) { return {!attrs.get<QuantizedFCParam>().no_bias}; }
+
+bool fc_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known()) return false;
+  const auto& p = attrs.get<QuantizedFCParam>();
+  if (d.ndim() < 1)
+    value_error("[", op_name(attrs),
+                "] argument 'data' must have at least one dimension, got "
+                "shape ()");
+  int64_t k = 1;
+  if (p.flatten) {
+    for (int i = 1; i < d.ndim(); ++i) k *= d[i];
+  } else {
+    k = d[d.ndim() - 1];
+  }
+  nn_check::expect_shape(attrs, in, 1, Shape{p.num_hidden, k}, "weight", " (num_hidden, inputs)");
+  quant::linear_range_shapes(attrs, fc_inputs(attrs), p.num_hidden, in, out);
+  Shape o;
+  if (p.flatten) {
+    o = Shape{d[0], p.num_hidden};
+  } else {
+    o = d;
+    o[o.ndim() - 1] = p.num_hidden;
+  }
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  return true;
+}
+
+void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<QuantizedFCParam>();
+  const LinearInputs at = fc_inputs(attrs);
+  const quant::LinearEpilogue e = quant::linear_epilogue(attrs, p, at, p.num_hidden, in);
+  const int64_t f = p.num_hidden, k = in[1].shape[1], n = f > 0 ? out[0].size() / f : 0;
+  if (req[0] != kNullOp && n > 0) {
+    NDArray tmp =
+        quant::writes_directly(out[0], req[0]) ? NDArray() : NDArray(out[0].shape, out[0].dtype);
+    const TBlob y = tmp.defined() ? kernel::to_blob(tmp) : out[0];
+    const float* bias = e.bias.empty() ? nullptr : e.bias.data();
+    if (!dnnl::enabled() ||
+        !dnnl::inner_product_int8(n, k, f, e.spec, in[0].dptr, in[1].ptr<int8_t>(), bias,
+                                  e.scale.data(), y.dptr)) {
+      NDArray x = quant::float_values(in[0]), w = quant::float_values(in[1]), acc(Shape{n, f});
+      kernel::gemm<float>(false, true, n, f, k, x.data<float>(), w.data<float>(), 0.f,
+                          acc.data<float>());
+      quant::finish_from_float(e, acc.data<float>(), n, f, 1, y);
+    }
+    if (tmp.defined()) write_req(tmp, as_array(out[0]), req[0]);
+  }
+  write_range(out, e.out_lo, e.out_hi);
+}
+
+// ============================== quantized_act / quantized_flatten ==============================
+struct QuantizedActParam {
+  std::string act_type = "relu";
+  static void declare(ParamDecl<QuantizedActParam>& d) {
+    d.field("act_type", &QuantizedActParam::act_type)
+        .set_default(std::string("relu"))
+        .set_enum({"relu"})
+        .describe("The activation; relu only.");
+  }
+};
+
+bool passthrough_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  quant::require_quantized(attrs, (*in)[0], "data");
+  for (int i : {1, 2}) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    quant::require_range_type(attrs, (*in)[i], i == 1 ? "min_data" : "max_data");
+  }
+  (*out)[0] = (*in)[0];
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+void copy_range(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                const std::vector<TBlob>& out) {
+  write_range(out, quant::range_value(attrs, in[1], "min_data"),
+              quant::range_value(attrs, in[2], "max_data"));
+}
+
+void act_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] != kNullOp) {
+    NDArray y(out[0].shape, out[0].dtype);
+    const int64_t n = in[0].size();
+    if (in[0].dtype == DType::kInt8) {
+      const auto* x = static_cast<const int8_t*>(in[0].dptr);
+      auto* o = y.data<int8_t>();
+      for (int64_t i = 0; i < n; ++i) o[i] = std::max<int8_t>(x[i], 0);
+    } else {  // uint8 holds no negative values
+      std::copy_n(static_cast<const uint8_t*>(in[0].dptr), n, y.data<uint8_t>());
+    }
+    write_req(y, as_array(out[0]), req[0]);
+  }
+  copy_range(attrs, in, out);
+}
+
+bool flatten_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known()) return false;
+  if (d.ndim() < 1)
+    value_error("[", op_name(attrs),
+                "] argument 'data' must have at least one dimension, got "
+                "shape ()");
+  int64_t rest = 1;
+  for (int i = 1; i < d.ndim(); ++i) rest *= d[i];
+  for (int i : {1, 2})
+    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  assign_shape(attrs, &(*out)[0], Shape{d[0], rest}, "output", 0);
+  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
+  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  return true;
+}
+
+void flatten_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                     const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  if (req[0] != kNullOp) write_req(as_array(in[0]).reshape(out[0].shape), as_array(out[0]), req[0]);
+  copy_range(attrs, in, out);
+}
+
+std::vector<std::string> range_output_names() { return {"output", "min_output", "max_output"}; }
+
+Op& quantized_op(const char* name, const char* doc) {
+  return OpRegistry::global()
+      .register_op(name)
+      .describe(doc)
+      .set_num_outputs(3)
+      .set_attr<FListOutputNames>("FListOutputNames",
+                                  [](const NodeAttrs&) { return range_output_names(); })
+      .set_attr<TFillsInputs>("TFillsInputs", true)
+      .set_attr<FGradient>("FGradient", quant::no_gradient());
+}
+
+[[maybe_unused]] const bool registered = [] {
+  quantized_op("_contrib_quantize_v2",
+               "Quantizes float data to int8 / uint8 (MXNet's quantize_v2, symmetric): q = "
+               "round(x * levels / R), R = max(|min|, |max|) of the calibrated range or of the "
+               "data; returns q and its range (-R, R) (uint8: (0, R)).")
+      .set_num_inputs(1)
+      .add_argument("data", "NDArray", "Float data (or int8 / uint8 data with its range).")
+      .set_params<QuantizeParam>()
+      .set_attr<FInferShape>("FInferShape", quantize_shape)
+      .set_attr<FInferType>("FInferType", quantize_type)
+      .set_attr<FCompute>("FCompute<cpu>", quantize_compute);
+  quantized_op("_contrib_requantize",
+               "Requantizes int32 data with range (min_range, max_range) to int8 / uint8 over "
+               "the calibrated range, or over the data's own largest magnitude (MXNet's "
+               "requantize).")
+      .set_num_inputs(3)
+      .add_argument("data", "NDArray", "int32 data.")
+      .add_argument("min_range", "NDArray", "The minimum its int32 range stands for.")
+      .add_argument("max_range", "NDArray", "The maximum its int32 range stands for.")
+      .set_params<QuantizeParam>()
+      .set_attr<FInferShape>("FInferShape", range_inputs_shape)
+      .set_attr<FInferType>("FInferType", requantize_type)
+      .set_attr<FCompute>("FCompute<cpu>", requantize_compute);
+  OpRegistry::global()
+      .register_op("_contrib_dequantize")
+      .describe(
+          "Float32 values of int8 / uint8 / int32 data with range (min_range, max_range): q * "
+          "max(|min|, |max|) / levels (127, 255, 2^31 - 1) (MXNet's dequantize).")
+      .set_num_inputs(3)
+      .add_argument("data", "NDArray", "Quantized data.")
+      .add_argument("min_range", "NDArray", "Its range's minimum, float32 (1,).")
+      .add_argument("max_range", "NDArray", "Its range's maximum, float32 (1,).")
+      .set_params<DequantizeParam>()
+      .set_attr<FInferShape>("FInferShape", dequantize_shape)
+      .set_attr<TFillsInputs>("TFillsInputs", true)
+      .set_attr<FInferType>("FInferType", dequantize_type)
+      .set_attr<FCompute>("FCompute<cpu>", dequantize_compute)
+      .set_attr<FGradient>("FGradient", quant::no_gradient());
+  quantized_op("_contrib_quantized_fully_connected",
+               "A fully connected layer on int8 / uint8 data and int8 weights (MXNet's "
+               "quantized_fully_connected, with oneDNN's fusions): the int32 result with its "
+               "range, or with min_calib_range / max_calib_range the result requantized to "
+               "int8 (uint8 when non-negative or with_relu). The weight range may be one per "
+               "output unit; the bias may be int8 (with its range), int32 (in the "
+               "accumulator's scale) or float32.")
+      .set_num_inputs([](const NodeAttrs& attrs) -> uint32_t { return fc_inputs(attrs).count(); })
+      .add_argument("data", "NDArray", "int8 / uint8 data.")
+      .add_argument("weight", "NDArray", "int8 weight (num_hidden, inputs).")
+      .add_argument("bias", "NDArray", "Bias (num_hidden,); left out when no_bias.")
+      .add_argument("min_data", "NDArray", "Range of data.")
+      .add_argument("max_data", "NDArray", "Range of data.")
+      .add_argument("min_weight", "NDArray", "Range of weight, (1,) or (num_hidden,).")
+      .add_argument("max_weight", "NDArray", "Range of weight, (1,) or (num_hidden,).")
+      .add_argument("min_bias", "NDArray", "Range of an int8 bias.")
+      .add_argument("max_bias", "NDArray", "Range of an int8 bias.")
+      .set_params<QuantizedFCParam>()
+      .set_attr<FListInputNames>(
+          "FListInputNames",
+          [](const NodeAttrs& attrs) { return quant::linear_input_names(fc_inputs(attrs).bias); })
+      .set_attr<FInferShape>("FInferShape", fc_shape)
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+                              return quant::linear_types(attrs, attrs.get<QuantizedFCParam>(),
+                                                         fc_inputs(attrs), in, out);
+                            })
+      .set_attr<FCompute>("FCompute<cpu>", fc_compute);
+  quantized_op("_contrib_quantized_act",
+               "relu of int8 / uint8 data; the range passes through (MXNet's quantized_act).")
+      .set_num_inputs(3)
+      .add_argument("data", "NDArray", "int8 / uint8 data.")
+      .add_argument("min_data", "NDArray", "Its range's minimum.")
+      .add_argument("max_data", "NDArray", "Its range's maximum.")
+      .set_params<QuantizedActParam>()
+      .set_attr<FInferShape>("FInferShape", range_inputs_shape)
+      .set_attr<FInferType>("FInferType", passthrough_type)
+      .set_attr<FCompute>("FCompute<cpu>", act_compute);
+  quantized_op("_contrib_quantized_flatten",
+               "Flattens int8 / uint8 data to (N, -1); the range passes through (MXNet's "
+               "quantized_flatten).")
+      .set_num_inputs(3)
+      .add_argument("data", "NDArray", "int8 / uint8 data.")
+      .add_argument("min_data", "NDArray", "Its range's minimum.")
+      .add_argument("max_data", "NDArray", "Its range's maximum.")
+      .set_attr<FInferShape>("FInferShape", flatten_shape)
+      .set_attr<FInferType>("FInferType", passthrough_type)
+      .set_attr<FCompute>("FCompute<cpu>", flatten_compute);
+  return true;
+}();
+
+}  // namespace
+}  // namespace ndx
