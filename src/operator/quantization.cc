@@ -593,6 +593,92 @@ void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
   write_range(out, e.out_lo, e.out_hi);
 }
 
+// ============================== quantized_elemwise_add ==============================
+struct QuantizedAddParam {
+  std::optional<double> min_calib_range, max_calib_range;
+  static void declare(ParamDecl<QuantizedAddParam>& d) {
+    d.field("min_calib_range", &QuantizedAddParam::min_calib_range)
+        .set_default(std::nullopt)
+        .describe("The calibrated minimum of the sum; with max_calib_range, the output is int8.");
+    d.field("max_calib_range", &QuantizedAddParam::max_calib_range)
+        .set_default(std::nullopt)
+        .describe("The calibrated maximum of the sum.");
+  }
+};
+
+bool add_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape &a = (*in)[0], &b = (*in)[1];
+  if (!a.is_known() || !b.is_known()) return false;
+  if (a != b)
+    value_error("[", op_name(attrs), "] lhs and rhs must have the same shape, got ", a.str(),
+                " and ", b.str());
+  for (int i = 2; i < 6; ++i)
+    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  assign_shape(attrs, &(*out)[0], a, "output", 0);
+  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
+  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  return true;
+}
+
+bool add_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown || (*in)[1] == DType::kUnknown) return false;
+  quant::require_quantized(attrs, (*in)[0], "lhs");
+  quant::require_quantized(attrs, (*in)[1], "rhs");
+  const char* names[] = {"lhs_min", "lhs_max", "rhs_min", "rhs_max"};
+  for (int i = 2; i < 6; ++i) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    quant::require_range_type(attrs, (*in)[i], names[i - 2]);
+  }
+  const auto& p = attrs.get<QuantizedAddParam>();
+  if (p.min_calib_range.has_value() != p.max_calib_range.has_value())
+    value_error("[", op_name(attrs),
+                "] min_calib_range and max_calib_range go together, got "
+                "only one of them");
+  (*out)[0] = !p.min_calib_range        ? DType::kInt32
+              : *p.min_calib_range >= 0 ? DType::kUInt8
+                                        : DType::kInt8;
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+// The real value of one step of a quantized input.
+double step_of(const NodeAttrs& attrs, const TBlob& q, const TBlob& lo, const TBlob& hi,
+               const char* lo_name, const char* hi_name) {
+  return real_range(quant::range_value(attrs, lo, lo_name),
+                    quant::range_value(attrs, hi, hi_name)) /
+         levels(q.dtype);
+}
+
+void add_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<QuantizedAddParam>();
+  const double ua = step_of(attrs, in[0], in[2], in[3], "lhs_min", "lhs_max");
+  const double ub = step_of(attrs, in[1], in[4], in[5], "rhs_min", "rhs_max");
+  const DType t = out[0].dtype;
+  // Without a calibrated range the int32 output spans the largest possible sum.
+  const double r = p.min_calib_range
+                       ? real_range(*p.min_calib_range, *p.max_calib_range)
+                       : 127 * ua * (in[0].dtype == DType::kUInt8 ? 255.0 / 127 : 1) +
+                             127 * ub * (in[1].dtype == DType::kUInt8 ? 255.0 / 127 : 1);
+  const double to_out = levels(t) / r;
+  if (req[0] != kNullOp) {
+    NDArray y(out[0].shape, t);
+    const int64_t n = y.size();
+    const NDArray a = quant::float_values(in[0]), b = quant::float_values(in[1]);
+    const float *pa = a.data<float>(), *pb = b.data<float>();
+    const double sa = ua * to_out, sb = ub * to_out;
+    quant::with_quantized(t, [&](auto tag) {
+      using T = decltype(tag);
+      T* o = y.data<T>();
+      kernel::parallel_for(n, kernel::kGrain, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) o[i] = quant::saturate<T>(pa[i] * sa + pb[i] * sb);
+      });
+    });
+    write_req(y, as_array(out[0]), req[0]);
+  }
+  write_range(out, t == DType::kUInt8 ? 0.0 : -r, r);
+}
+
 // ============================== quantized_act / quantized_flatten ==============================
 struct QuantizedActParam {
   std::string act_type = "relu";
@@ -741,6 +827,21 @@ Op& quantized_op(const char* name, const char* doc) {
                                                          fc_inputs(attrs), in, out);
                             })
       .set_attr<FCompute>("FCompute<cpu>", fc_compute);
+  quantized_op("_contrib_quantized_elemwise_add",
+               "The sum of two int8 / uint8 arrays of one shape with their ranges: int8 over "
+               "the calibrated range (uint8 when it is non-negative), or without one int32 over "
+               "the largest possible sum (MXNet's quantized_elemwise_add).")
+      .set_num_inputs(6)
+      .add_argument("lhs", "NDArray", "int8 / uint8 data.")
+      .add_argument("rhs", "NDArray", "int8 / uint8 data of the same shape.")
+      .add_argument("lhs_min", "NDArray", "Range of lhs.")
+      .add_argument("lhs_max", "NDArray", "Range of lhs.")
+      .add_argument("rhs_min", "NDArray", "Range of rhs.")
+      .add_argument("rhs_max", "NDArray", "Range of rhs.")
+      .set_params<QuantizedAddParam>()
+      .set_attr<FInferShape>("FInferShape", add_shape)
+      .set_attr<FInferType>("FInferType", add_type)
+      .set_attr<FCompute>("FCompute<cpu>", add_compute);
   quantized_op("_contrib_quantized_act",
                "relu of int8 / uint8 data; the range passes through (MXNet's quantized_act).")
       .set_num_inputs(3)

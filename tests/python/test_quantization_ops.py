@@ -369,3 +369,21 @@ def test_reference_path_without_onednn():
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert " passed" in r.stdout
+
+
+def test_quantized_elemwise_add():
+    r = rng()
+    a = r.integers(-127, 128, (3, 40)).astype(onp.int8)
+    b = r.integers(0, 256, (3, 40)).astype(onp.uint8)
+    ranges = [arr([-2.0]), arr([2.0]), arr([0.0]), arr([5.0])]
+    real = a * (2.0 / 127) + b * (5.0 / 255)
+    out, lo, hi = run("_contrib_quantized_elemwise_add", [arr(a), arr(b)] + ranges,
+                      min_calib_range=-6.0, max_calib_range=6.0)
+    assert out.dtype == onp.int8 and lo.tolist() == [-6.0] and hi.tolist() == [6.0]
+    onp.testing.assert_array_equal(out, quantize_ref(real, -6.0, 6.0, 127))
+    out, lo, hi = run("_contrib_quantized_elemwise_add", [arr(a), arr(b)] + ranges)
+    assert out.dtype == onp.int32
+    onp.testing.assert_allclose(out * (hi[0] / I32), real, atol=2 * hi[0] / I32)
+    assert hi[0] >= onp.abs(real).max()
+    with pytest.raises(ValueError, match="same shape"):
+        run("_contrib_quantized_elemwise_add", [arr(a), arr(b[:2])] + ranges)
