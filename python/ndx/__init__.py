@@ -116,6 +116,8 @@ def __getattr__(name):
     raise AttributeError(f"module 'ndx' has no attribute {name!r}")
 
 
+compat.serve_mxnet_spellings(__name__)  # import ndx.ndarray, from ndx.symbol import Symbol
+
 # Before the interpreter finalizes, kernels stop releasing the GIL and daemon threads stop
 # taking it back (python/src/module.cc: a thread ended inside a kernel would abort the process).
 _atexit.register(_core._stop_releasing_gil)

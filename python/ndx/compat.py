@@ -21,7 +21,7 @@ import importlib.machinery
 import sys
 import types
 
-__all__ = ["alias_as_mxnet", "remove_alias", "AliasFinder"]
+__all__ = ["alias_as_mxnet", "remove_alias", "AliasFinder", "SpellingFinder"]
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -67,6 +67,48 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         is_package = hasattr(module, "__path__")
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
                                               is_package=is_package)
+
+
+class SpellingFinder(importlib.abc.MetaPathFinder):
+    """Serves MXNet's spellings of ndx's modules under ndx itself: ``import ndx.ndarray``,
+    ``from ndx.symbol import Symbol``, ``import ndx.ndarray.contrib`` (ndx.nd, ndx.sym, ...),
+    for code ported by renaming ``mxnet`` to ``ndx``. Only the names in `spellings` (MXNet's
+    name -> ndx's attribute) are served; ndx's own modules import as usual."""
+
+    def __init__(self, package, spellings):
+        self.package = package
+        self.spellings = dict(spellings)
+
+    def find_spec(self, fullname, path=None, target=None):
+        parts = fullname.split(".")
+        if len(parts) < 2 or parts[0] != self.package or parts[1] not in self.spellings:
+            return None
+        module = importlib.import_module(f"{self.package}.{self.spellings[parts[1]]}")
+        for part in parts[2:]:
+            attr = getattr(module, part, None)
+            if isinstance(attr, types.ModuleType):
+                module = attr
+            else:
+                try:
+                    module = importlib.import_module(f"{module.__name__}.{part}")
+                except ModuleNotFoundError:
+                    return None
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
+                                              is_package=hasattr(module, "__path__"))
+
+
+def serve_mxnet_spellings(package="ndx"):
+    """Installs the SpellingFinder of `package` (idempotent); ndx does it on import."""
+    if not any(isinstance(f, SpellingFinder) and f.package == package for f in sys.meta_path):
+        # First in line: below ndx.ndarray the path finder would load second copies of
+        # ndx.nd's submodules from the alias's __path__.
+        sys.meta_path.insert(0, SpellingFinder(package, _MXNET_SPELLINGS))
+
+
+# MXNet's module names that ndx spells differently (ndx's attributes of the same name exist).
+_MXNET_SPELLINGS = {"ndarray": "nd", "symbol": "sym", "visualization": "viz",
+                    "attribute": "sym", "kv": "kvstore", "mod": "module", "mon": "monitor",
+                    "init": "initializer"}
 
 
 def alias_as_mxnet(name="mxnet"):

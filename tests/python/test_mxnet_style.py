@@ -163,3 +163,21 @@ def test_util_and_device_helpers():
         npx.set_np(shape=False, array=True)
     with pytest.raises(ValueError):
         mx.random.seed(1, device="tpu(0)")
+
+
+def test_mxnet_module_spellings_import_under_ndx():
+    """Code ported by renaming mxnet to ndx imports MXNet's module names (ndx.ndarray is
+    ndx.nd, ndx.symbol is ndx.sym, ...), without alias_as_mxnet."""
+    import importlib
+
+    import ndx
+    for spelled, module in [("ndx.ndarray", ndx.nd), ("ndx.symbol", ndx.sym),
+                            ("ndx.visualization", ndx.viz), ("ndx.kv", ndx.kvstore),
+                            ("ndx.init", ndx.initializer), ("ndx.ndarray.contrib", ndx.nd.contrib),
+                            ("ndx.ndarray.random", ndx.nd.random)]:
+        assert importlib.import_module(spelled) is module
+    from ndx.ndarray import NDArray
+    from ndx.symbol import Symbol
+    assert NDArray is ndx.nd.NDArray and Symbol is ndx.sym.Symbol
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("ndx.ndarray.no_such_module")
