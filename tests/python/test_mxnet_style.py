@@ -181,3 +181,18 @@ def test_mxnet_module_spellings_import_under_ndx():
     assert NDArray is ndx.nd.NDArray and Symbol is ndx.sym.Symbol
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("ndx.ndarray.no_such_module")
+
+
+def test_engine_bulk_size_is_kept_and_restored():
+    import ndx
+    previous = ndx.engine.set_bulk_size(30)
+    assert previous == 15  # MXNet's default
+    with ndx.engine.bulk(5):
+        assert ndx.engine.set_bulk_size(5) == 5
+        x = ndx.np.ones((2, 2)) * 3  # ops run as usual inside
+    assert x.asnumpy().tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    assert ndx.engine.set_bulk_size(previous) == 30
+    with pytest.raises(TypeError, match="int"):
+        ndx.engine.set_bulk_size(2.5)
+    with pytest.raises(ValueError, match=">= 0"):
+        ndx.engine.set_bulk_size(-1)
