@@ -113,11 +113,13 @@ void forward_row_pair(D d, const T* r0, const T* r1, T* y, int64_t ow) {
     V m = hn::IfThenElse(hn::Gt(b, a), b, a);
     m = hn::IfThenElse(hn::Gt(c, m), c, m);
     m = hn::IfThenElse(hn::Gt(e, m), e, m);
-    // The first nan, if any (comparisons with a nan are false, so m skipped them).
-    m = hn::IfThenElse(hn::IsNaN(e), e, m);
-    m = hn::IfThenElse(hn::IsNaN(c), c, m);
-    m = hn::IfThenElse(hn::IsNaN(b), b, m);
-    m = hn::IfThenElse(hn::IsNaN(a), a, m);
+    if constexpr (hwy::IsFloat<T>()) {
+      // The first nan, if any (comparisons with a nan are false, so m skipped them).
+      m = hn::IfThenElse(hn::IsNaN(e), e, m);
+      m = hn::IfThenElse(hn::IsNaN(c), c, m);
+      m = hn::IfThenElse(hn::IsNaN(b), b, m);
+      m = hn::IfThenElse(hn::IsNaN(a), a, m);
+    }
     hn::StoreU(m, d, y + ox);
   }
   for (; ox < ow; ++ox) {
@@ -131,13 +133,18 @@ void forward_row_pair(D d, const T* r0, const T* r1, T* y, int64_t ow) {
 
 template <class T>
 void forward_planes_typed(const MaxPool2x2Forward& a, int64_t begin, int64_t end) {
+  // Rows narrower than a vector take a capped one: 16 lanes when they fill it (8-bit data has
+  // 32 or 64 lanes a vector), else 4.
   const bool narrow = a.ow < static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
+  const bool sixteen = narrow && a.ow >= 16;
   for (int64_t p = begin; p < end; ++p) {
     const T* x = static_cast<const T*>(a.x) + p * a.h * a.w;
     T* y = static_cast<T*>(a.y) + p * a.oh * a.ow;
     for (int64_t oy = 0; oy < a.oh; ++oy) {
       const T* r0 = x + 2 * oy * a.w;
-      if (narrow)
+      if (sixteen)
+        forward_row_pair(hn::CappedTag<T, 16>(), r0, r0 + a.w, y + oy * a.ow, a.ow);
+      else if (narrow)
         forward_row_pair(hn::CappedTag<T, 4>(), r0, r0 + a.w, y + oy * a.ow, a.ow);
       else
         forward_row_pair(hn::ScalableTag<T>(), r0, r0 + a.w, y + oy * a.ow, a.ow);
@@ -146,10 +153,16 @@ void forward_planes_typed(const MaxPool2x2Forward& a, int64_t begin, int64_t end
 }
 
 void max_pool2x2_forward_planes(const MaxPool2x2Forward& a, int64_t begin, int64_t end) {
-  if (a.dtype == DType::kFloat64)
-    forward_planes_typed<double>(a, begin, end);
-  else
-    forward_planes_typed<float>(a, begin, end);
+  switch (a.dtype) {
+    case DType::kFloat64:
+      return forward_planes_typed<double>(a, begin, end);
+    case DType::kInt8:
+      return forward_planes_typed<int8_t>(a, begin, end);
+    case DType::kUInt8:
+      return forward_planes_typed<uint8_t>(a, begin, end);
+    default:
+      return forward_planes_typed<float>(a, begin, end);
+  }
 }
 
 void max_pool2x2_grad_planes(const MaxPool2x2Grad& a, int64_t begin, int64_t end) {

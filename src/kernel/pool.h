@@ -26,6 +26,7 @@ void max_pool2x2_grad(const MaxPool2x2Grad& a);
 
 // Max pooling's forward for the same windows: y = each window's first maximum, or its first
 // nan (what the reference loops' window_argmax picks, sign of zero and nan payload included).
+// float32, float64, and int8 / uint8 (the quantized pooling).
 struct MaxPool2x2Forward {
   const void* x;  // planes x h x w
   void* y;        // planes x oh x ow, written

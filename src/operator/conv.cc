@@ -1552,9 +1552,29 @@ bool qpool_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
 
 // Pooling of the small integers in float (exact for max and sums; averages round half to
 // even), back in the input's dtype; the range passes through.
+// 8-bit pooling on the 2x2 kernel (MaxPool2D(2)) or oneDNN's: max and average windows of the
+// 'valid' convention (as its float path), written straight into the output.
+bool qpool_on_dnnl(const NodeAttrs& attrs, const TBlob& x, const TBlob& y, OpReqType req) {
+  const auto& p = attrs.get<PoolingParam>();
+  const Pool kind = pool_of(p.pool_type);
+  const Geom g = pool_geom(attrs, x.shape);
+  // MaxPool2D(2): the 2x2 kernel on the plain layout, without oneDNN's reorders to and from
+  // channels-last (which take three quarters of its time).
+  if (kind == Pool::kMax && g.d == 1 && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 &&
+      tiled_windows(g) && quant::writes_directly(y, req)) {
+    kernel::max_pool2x2_forward({x.dptr, y.dptr, g.n * g.c, g.h, g.w, g.oh, g.ow, x.dtype});
+    return true;
+  }
+  if (!dnnl::enabled() || !(kind == Pool::kMax || kind == Pool::kAvg) ||
+      !(p.global_pool || p.pooling_convention == "valid") || !quant::writes_directly(y, req))
+    return false;
+  return dnnl::pool_int8_forward(dnnl_pool_spec(g, kind, p.count_include_pad),
+                                 x.dtype == DType::kUInt8, x.dptr, y.dptr);
+}
+
 void qpool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
-  if (req[0] != kNullOp) {
+  if (req[0] != kNullOp && !qpool_on_dnnl(attrs, in[0], out[0], req[0])) {
     NDArray x = quant::float_values(in[0]), pooled(out[0].shape);
     pool_compute(attrs, ctx, {kernel::to_blob(x)}, {kWriteTo}, {kernel::to_blob(pooled)});
     const float* v = pooled.data<float>();

@@ -53,6 +53,7 @@ bool inner_product_int8(int64_t, int64_t, int64_t, const Int8Spec&, const void*,
                         const float*, const float*, void*) {
   return false;
 }
+bool pool_int8_forward(const PoolSpec&, bool, const void*, void*) { return false; }
 
 #else
 
@@ -551,6 +552,36 @@ Int8Plan make_int8_plan(const Key& key) {
   return p;
 }
 
+// Pooling of 8-bit data: oneDNN's JIT kernels want it channels-last (nhwc), so the plain
+// NCHW data is reordered in and out.
+struct Int8PoolPlan {
+  ::dnnl::primitive fwd;
+  Slot src, dst;
+};
+
+Int8PoolPlan make_int8_pool_plan(const Key& key) {
+  const PoolSpec s = pool_spec_of(key);
+  const auto t = key[kInt8Slot] ? memory::data_type::u8 : memory::data_type::s8;
+  const int nsp = s.nsp;
+  const Tag last = nsp == 1 ? Tag::nwc : nsp == 2 ? Tag::nhwc : Tag::ndhwc;
+  const Dims src_dims = cat({s.n, s.c}, spatial(s.in, nsp));
+  const Dims dst_dims = cat({s.n, s.c}, spatial(s.out, nsp));
+  const memory::desc src(src_dims, t, data_tag(nsp)), dst(dst_dims, t, data_tag(nsp));
+  const algorithm alg = s.max           ? algorithm::pooling_max
+                        : s.include_pad ? algorithm::pooling_avg_include_padding
+                                        : algorithm::pooling_avg_exclude_padding;
+  ::dnnl::pooling_forward::desc fd(prop_kind::forward_inference, alg,
+                                   memory::desc(src_dims, t, last), memory::desc(dst_dims, t, last),
+                                   spatial(s.stride, nsp), spatial(s.k, nsp), spatial(s.pad_l, nsp),
+                                   spatial(s.pad_r, nsp));
+  ::dnnl::pooling_forward::primitive_desc pd(fd, cpu_engine());
+  Int8PoolPlan p;
+  p.fwd = ::dnnl::pooling_forward(pd);
+  p.src.init(src, pd.src_desc(), true);
+  p.dst.init(dst, pd.dst_desc(), false);
+  return p;
+}
+
 void run_int8(Int8Plan& p, int64_t work, const void* x, const int8_t* w, const float* bias,
               const float* scale, void* y) {
   run(work, [&] {
@@ -715,6 +746,21 @@ bool inner_product_int8(int64_t n, int64_t k, int64_t f, const Int8Spec& q, cons
   Int8Plan* plan = plan_for(key, make_int8_plan);
   if (!plan) return false;
   run_int8(*plan, n * k * f, x, w, bias, scale, y);
+  return true;
+}
+
+bool pool_int8_forward(const PoolSpec& s, bool src_unsigned, const void* x, void* y) {
+  if (!pool_takes(s)) return false;
+  Key key = pool_key(s, PoolPass::kForward);
+  key[kInt8Slot] = src_unsigned;
+  key[kInt8Slot + 1] = 1;  // (an INT8 plan)
+  Int8PoolPlan* plan = plan_for(key, make_int8_pool_plan);
+  if (!plan) return false;
+  run(pool_work(s), [&] {
+    plan->fwd.execute(cpu_stream(),
+                      {{DNNL_ARG_SRC, plan->src.in(x)}, {DNNL_ARG_DST, plan->dst.out(y)}});
+    plan->dst.flush();
+  });
   return true;
 }
 

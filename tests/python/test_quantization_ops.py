@@ -327,12 +327,14 @@ def test_quantized_conv_1d_and_shapes():
 
 @pytest.mark.parametrize("pool_type", ["max", "avg"])
 @pytest.mark.parametrize("dtype", ["int8", "uint8"])
-def test_quantized_pooling(pool_type, dtype):
+@pytest.mark.parametrize("shape", [(2, 3, 6, 6), (1, 2, 4, 140)])  # (rows of 70 windows: the
+def test_quantized_pooling(pool_type, dtype, shape):                # vector loop and a tail)
     info = onp.iinfo(dtype)
-    q = rng().integers(max(info.min, -127), info.max, (2, 3, 6, 6)).astype(dtype)
+    q = rng().integers(max(info.min, -127), info.max, shape).astype(dtype)
     out, lo, hi = run("_contrib_quantized_pooling", [arr(q), arr([-3.0]), arr([3.0])],
                       kernel=(2, 2), stride=(2, 2), pool_type=pool_type)
-    windows = q.astype(onp.float64).reshape(2, 3, 3, 2, 3, 2)
+    n, c, h, w = shape
+    windows = q.astype(onp.float64).reshape(n, c, h // 2, 2, w // 2, 2)
     ref = windows.max(axis=(3, 5)) if pool_type == "max" else onp.rint(
         windows.mean(axis=(3, 5)))
     assert out.dtype == q.dtype
@@ -387,3 +389,22 @@ def test_quantized_elemwise_add():
     assert hi[0] >= onp.abs(real).max()
     with pytest.raises(ValueError, match="same shape"):
         run("_contrib_quantized_elemwise_add", [arr(a), arr(b[:2])] + ranges)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_quantized_pooling_padded_and_global(dtype):
+    info = onp.iinfo(dtype)
+    q = rng().integers(max(info.min, -127), info.max, (2, 3, 7, 9)).astype(dtype)
+    ranges = [arr([-3.0]), arr([3.0])]
+    # ResNet's stem pooling: 3x3 windows, stride 2, padding 1 (padding never wins a max)
+    out, _, _ = run("_contrib_quantized_pooling", [arr(q)] + ranges, kernel=(3, 3),
+                    stride=(2, 2), pad=(1, 1), pool_type="max")
+    padded = onp.pad(q.astype(onp.float64), ((0, 0), (0, 0), (1, 1), (1, 1)),
+                     constant_values=-onp.inf)
+    ref = onp.stack([onp.stack([padded[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(2, 3))
+                                for j in range(5)], -1) for i in range(4)], -2)
+    onp.testing.assert_array_equal(out, ref)
+    out, _, _ = run("_contrib_quantized_pooling", [arr(q)] + ranges, kernel=(1, 1),
+                    global_pool=True, pool_type="avg")
+    onp.testing.assert_array_equal(out, onp.rint(q.astype(onp.float64).mean(axis=(2, 3),
+                                                                           keepdims=True)))
