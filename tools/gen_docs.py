@@ -26,7 +26,8 @@ PYTHON_MODULES = ["ndx.autograd", "ndx.gluon", "ndx.gluon.nn", "ndx.gluon.loss",
                   "ndx.lr_scheduler", "ndx.initializer", "ndx.kvstore", "ndx.profiler",
                   "ndx.random", "ndx.library", "ndx.operator", "ndx.util", "ndx.device",
                   "ndx.viz", "ndx.distributed", "ndx.distributed.launch", "ndx.io", "ndx.image",
-                  "ndx.recordio", "ndx.runtime", "ndx.amp"]
+                  "ndx.recordio", "ndx.runtime", "ndx.amp", "ndx.engine",
+                  "ndx.contrib.quantization"]
 
 
 def _text(doc):

@@ -1,16 +1,18 @@
-"""MXNet 1.x's ``mx.contrib``: ``mx.contrib.nd`` / ``mx.contrib.ndarray`` (the contrib ops of
-mx.nd) and ``mx.contrib.io.DataLoaderIter`` (a gluon DataLoader as a DataIter, for Module)."""
+"""MXNet's ``mx.contrib``: ``mx.contrib.nd`` / ``mx.contrib.ndarray`` (the contrib ops of
+mx.nd), ``mx.contrib.io.DataLoaderIter`` (a gluon DataLoader as a DataIter, for Module) and
+``mx.contrib.quantization`` (INT8 post-training quantization: quantize_net, quantize_model)."""
 import importlib as _importlib
 
 from .. import nd as _nd
 
 ndarray = nd = _nd.contrib
 
-__all__ = ["io", "nd", "ndarray"]
+__all__ = ["io", "nd", "ndarray", "quantization"]
 
 
 def __getattr__(name):
-    # (io is imported on first use: it needs ndx.io, which ndx imports after this package)
-    if name == "io":
-        return _importlib.import_module(".io", __name__)
+    # (io and quantization are imported on first use: they need ndx.io and ndx.gluon, which
+    # ndx imports after this package)
+    if name in ("io", "quantization"):
+        return _importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'ndx.contrib' has no attribute {name!r}")

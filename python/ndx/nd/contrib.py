@@ -15,7 +15,9 @@ __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "box_encode", "box_decode", "ROIAlign", "div_sqrt_dim", "index_copy",
            "boolean_mask", "interleaved_matmul_selfatt_qk",
            "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
-           "interleaved_matmul_encdec_valatt", "BilinearResize2D"]
+           "interleaved_matmul_encdec_valatt", "BilinearResize2D", "quantize_v2",
+           "dequantize", "requantize", "quantized_fully_connected", "quantized_conv",
+           "quantized_pooling", "quantized_act", "quantized_flatten"]
 
 
 def foreach(body, data, init_states):
@@ -190,6 +192,107 @@ def BilinearResize2D(data, like=None, height=1, width=1, scale_height=None,  # n
     # Width first, then height: MXNet's h0 * (w0 * a + w1 * b) + h1 * (...), in that order.
     return _wrap(_interpolate(_interpolate(data, 3, out_hw[1], align_corners), 2, out_hw[0],
                               align_corners))
+
+
+# ---- INT8 quantization ops (src/operator/quantization.cc; mx.contrib.quantization uses them)
+# MXNet's backend-only params, accepted and not passed on.
+_BACKEND_PARAMS = ("workspace", "cudnn_tune", "cudnn_off", "name")
+
+
+def _quantized(op, inputs, params, out=None, outputs=3):
+    """Invokes `op` on the inputs given (None entries left out: the bias trio of no_bias) with
+    the params that are set; the outputs as a list of NDArrays (one NDArray for a single
+    output), as MXNet's mx.nd.contrib wrappers return them."""
+    from .. import _core
+    arrays = tuple(x for x in inputs if x is not None)
+    kwargs = {k: v for k, v in params.items() if v is not None and k not in _BACKEND_PARAMS}
+    res = _core._invoke(op, arrays, kwargs, out)
+    if outputs == 1:
+        return _wrap(res[0] if isinstance(res, (list, tuple)) else res)
+    return _wrap(list(res))
+
+
+def quantize_v2(data, out_type="int8", min_calib_range=None, max_calib_range=None, out=None,
+                **kwargs):
+    """[quantized data, min_range, max_range]: data quantized symmetrically to out_type
+    ('int8', 'uint8' or 'auto'), in the calibrated range when one is given, else in the
+    data's own."""
+    return _quantized("_contrib_quantize_v2", (data,),
+                      dict(kwargs, out_type=out_type, min_calib_range=min_calib_range,
+                           max_calib_range=max_calib_range), out)
+
+
+def dequantize(data, min_range, max_range, out_type="float32", out=None, **kwargs):
+    """int8 / uint8 / int32 data in range [min_range, max_range] as float32."""
+    return _quantized("_contrib_dequantize", (data, min_range, max_range),
+                      dict(kwargs, out_type=out_type), out, outputs=1)
+
+
+def requantize(data, min_range, max_range, out_type="int8", min_calib_range=None,
+               max_calib_range=None, out=None, **kwargs):
+    """[int8 / uint8 data, min, max] of int32 data in range [min_range, max_range]."""
+    return _quantized("_contrib_requantize", (data, min_range, max_range),
+                      dict(kwargs, out_type=out_type, min_calib_range=min_calib_range,
+                           max_calib_range=max_calib_range), out)
+
+
+def quantized_fully_connected(data, weight, bias=None, min_data=None, max_data=None,
+                              min_weight=None, max_weight=None, min_bias=None, max_bias=None,
+                              num_hidden=None, no_bias=False, flatten=True, out=None,
+                              **kwargs):
+    """[out, min_out, max_out] of a fully_connected layer on int8 / uint8 data with int8
+    weights (bias, min_bias and max_bias left out when no_bias)."""
+    if num_hidden is None:
+        num_hidden = weight.shape[0]
+    if no_bias:
+        bias = min_bias = max_bias = None
+    return _quantized("_contrib_quantized_fully_connected",
+                      (data, weight, bias, min_data, max_data, min_weight, max_weight,
+                       min_bias, max_bias),
+                      dict(kwargs, num_hidden=num_hidden, no_bias=no_bias, flatten=flatten),
+                      out)
+
+
+def quantized_conv(data, weight, bias=None, min_data=None, max_data=None, min_weight=None,
+                   max_weight=None, min_bias=None, max_bias=None, kernel=None, stride=None,
+                   dilate=None, pad=None, num_filter=None, num_group=1, no_bias=False,
+                   layout=None, out=None, **kwargs):
+    """[out, min_out, max_out] of a convolution on int8 / uint8 data with int8 weights
+    (bias, min_bias and max_bias left out when no_bias)."""
+    if kernel is None:
+        kernel = tuple(weight.shape[2:])
+    if num_filter is None:
+        num_filter = weight.shape[0]
+    if no_bias:
+        bias = min_bias = max_bias = None
+    return _quantized("_contrib_quantized_conv",
+                      (data, weight, bias, min_data, max_data, min_weight, max_weight,
+                       min_bias, max_bias),
+                      dict(kwargs, kernel=kernel, stride=stride, dilate=dilate, pad=pad,
+                           num_filter=num_filter, num_group=num_group, no_bias=no_bias,
+                           layout=layout), out)
+
+
+def quantized_pooling(data, min_data, max_data, kernel=None, pool_type="max",
+                      global_pool=False, stride=None, pad=None, pooling_convention=None,
+                      count_include_pad=None, out=None, **kwargs):
+    """[out, min, max]: max / avg pooling of int8 / uint8 data (the range passes through)."""
+    return _quantized("_contrib_quantized_pooling", (data, min_data, max_data),
+                      dict(kwargs, kernel=kernel, pool_type=pool_type,
+                           global_pool=global_pool, stride=stride, pad=pad,
+                           pooling_convention=pooling_convention,
+                           count_include_pad=count_include_pad), out)
+
+
+def quantized_act(data, min_data, max_data, act_type="relu", out=None, **kwargs):
+    """[out, min, max]: relu of int8 / uint8 data (the range passes through)."""
+    return _quantized("_contrib_quantized_act", (data, min_data, max_data),
+                      dict(kwargs, act_type=act_type), out)
+
+
+def quantized_flatten(data, min_data, max_data, out=None, **kwargs):
+    """[out, min, max]: int8 / uint8 data reshaped to (N, -1)."""
+    return _quantized("_contrib_quantized_flatten", (data, min_data, max_data), kwargs, out)
 
 
 _plain_inputs(globals())
