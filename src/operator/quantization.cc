@@ -649,6 +649,41 @@ double step_of(const NodeAttrs& attrs, const TBlob& q, const TBlob& lo, const TB
          levels(q.dtype);
 }
 
+// out = a * sa + b * sb rounded into an 8-bit out, in float: the sums in blocks of a stack
+// buffer (int8 / uint8 to float vectorizes), then quantize_block's rounding.
+template <class A, class B>
+void scaled_sum(const A* __restrict a, const B* __restrict b, float sa, float sb,
+                float* __restrict sum, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    sum[i] = static_cast<float>(a[i]) * sa + static_cast<float>(b[i]) * sb;
+}
+
+void add_8bit(const TBlob& a, const TBlob& b, float sa, float sb, const NDArray& y) {
+  const auto sum_into = [&](auto ta, auto tb) {
+    using A = decltype(ta);
+    using B = decltype(tb);
+    const A* pa = a.ptr<A>();
+    const B* pb = b.ptr<B>();
+    kernel::parallel_for(y.size(), kernel::kGrain, [&](int64_t lo, int64_t hi) {
+      constexpr int64_t kBlock = 2048;
+      float sum[kBlock];
+      for (int64_t i = lo; i < hi; i += kBlock) {
+        const int64_t len = std::min(kBlock, hi - i);
+        scaled_sum(pa + i, pb + i, sa, sb, sum, len);
+        if (y.dtype() == DType::kInt8)
+          quant::quantize_block(sum, y.data<int8_t>() + i, len, 1.f);
+        else
+          quant::quantize_block(sum, y.data<uint8_t>() + i, len, 1.f);
+      }
+    });
+  };
+  const bool ua = a.dtype == DType::kUInt8, ub = b.dtype == DType::kUInt8;
+  if (ua && ub) return sum_into(uint8_t{}, uint8_t{});
+  if (ua) return sum_into(uint8_t{}, int8_t{});
+  if (ub) return sum_into(int8_t{}, uint8_t{});
+  sum_into(int8_t{}, int8_t{});
+}
+
 void add_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   const auto& p = attrs.get<QuantizedAddParam>();
@@ -663,17 +698,17 @@ void add_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   const double to_out = levels(t) / r;
   if (req[0] != kNullOp) {
     NDArray y(out[0].shape, t);
-    const int64_t n = y.size();
-    const NDArray a = quant::float_values(in[0]), b = quant::float_values(in[1]);
-    const float *pa = a.data<float>(), *pb = b.data<float>();
-    const double sa = ua * to_out, sb = ub * to_out;
-    quant::with_quantized(t, [&](auto tag) {
-      using T = decltype(tag);
-      T* o = y.data<T>();
-      kernel::parallel_for(n, kernel::kGrain, [&](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) o[i] = quant::saturate<T>(pa[i] * sa + pb[i] * sb);
+    if (t == DType::kInt32) {  // (uncalibrated: double sums, int32 keeps more than a float)
+      const NDArray a = quant::float_values(in[0]), b = quant::float_values(in[1]);
+      const float *pa = a.data<float>(), *pb = b.data<float>();
+      auto* o = y.data<int32_t>();
+      kernel::parallel_for(y.size(), kernel::kGrain, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i)
+          o[i] = quant::saturate<int32_t>(pa[i] * ua * to_out + pb[i] * ub * to_out);
       });
-    });
+    } else {
+      add_8bit(in[0], in[1], static_cast<float>(ua * to_out), static_cast<float>(ub * to_out), y);
+    }
     write_req(y, as_array(out[0]), req[0]);
   }
   write_range(out, t == DType::kUInt8 ? 0.0 : -r, r);
