@@ -408,3 +408,30 @@ def test_quantized_pooling_padded_and_global(dtype):
                     global_pool=True, pool_type="avg")
     onp.testing.assert_array_equal(out, onp.rint(q.astype(onp.float64).mean(axis=(2, 3),
                                                                            keepdims=True)))
+
+
+@pytest.mark.parametrize("op", ["conv", "fc"])
+def test_weights_changed_in_place_are_used(op):
+    # the oneDNN path keeps its reorder of the last weights; a change in place must show
+    r = rng()
+    one = [arr([-1.0]), arr([1.0])]
+    if op == "conv":
+        xq = r.integers(-127, 128, (2, 16, 6, 6)).astype(onp.int8)
+        shape, params = (8, 16, 3, 3), dict(kernel=(3, 3), num_filter=8, no_bias=True)
+        name = "_contrib_quantized_conv"
+    else:
+        xq = r.integers(-127, 128, (4, 64)).astype(onp.int8)
+        shape, params = (8, 64), dict(num_hidden=8, no_bias=True)
+        name = "_contrib_quantized_fully_connected"
+    w1 = r.integers(-127, 128, shape).astype(onp.int8)
+    w2 = r.integers(-127, 128, shape).astype(onp.int8)
+    w = arr(w1)
+    out1, _, _ = run(name, [arr(xq), w] + one + one, **params)
+    w[:] = arr(w2)
+    out2, _, _ = run(name, [arr(xq), w] + one + one, **params)
+    if op == "conv":
+        ref1, ref2 = (conv_ref(xq, v, 1, 0, 1, 1) for v in (w1, w2))
+    else:
+        ref1, ref2 = (xq.astype(onp.int64) @ v.astype(onp.int64).T for v in (w1, w2))
+    onp.testing.assert_array_equal(out1, ref1)
+    onp.testing.assert_array_equal(out2, ref2)
