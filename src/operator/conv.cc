@@ -448,7 +448,7 @@ float* direct_output(const TBlob& out, OpReqType req) {
              : nullptr;
 }
 
-void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+void conv_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                   const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
   const auto& p = attrs.get<ConvolutionParam>();
@@ -470,8 +470,9 @@ void conv_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TB
     float* direct = direct_output(out[0], req[0]);
     NDArray y = direct ? NDArray() : NDArray(Shape{g.n, f, ohw}, ct);
     const float* b = p.no_bias ? nullptr : kernel::cast_blob(in[2], ct, &keep).ptr<float>();
+    // Inference passes the same weights call after call: oneDNN keeps their reorder.
     if (dnnl::conv_forward(dnnl_spec(g, groups, f), x.ptr<float>(), w.ptr<float>(), b,
-                           direct ? direct : y.data<float>())) {
+                           direct ? direct : y.data<float>(), !ctx.is_train)) {
       if (!direct) write_req(y.reshape(out[0].shape), as_array(out[0]), req[0]);
       return;
     }

@@ -17,6 +17,7 @@
 #ifdef NDX_HAVE_DNNL
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -32,7 +33,7 @@ namespace ndx::dnnl {
 #ifndef NDX_HAVE_DNNL
 
 bool enabled() { return false; }
-bool conv_forward(const ConvSpec&, const float*, const float*, const float*, float*) {
+bool conv_forward(const ConvSpec&, const float*, const float*, const float*, float*, bool) {
   return false;
 }
 bool conv_backward_data(const ConvSpec&, const float*, const float*, float*) { return false; }
@@ -140,6 +141,52 @@ struct Slot {
     if (blocked) reorder.execute(cpu_stream(), inner, user);
   }
 };
+
+// Reorders of the weights one plan has seen: layers of one shape share a plan, so a network
+// passes it several weight arrays in turn. Each keeps a copy of the caller's bytes (to see a
+// change, memcmp) and its own blocked buffer; a few per plan, the least recently used
+// replaced. The extra memory, two copies of an inference network's weights, buys the
+// reorders (14% of a float resnet18_v1 forward, half of a quantized one).
+struct WeightCache {
+  struct Entry {
+    const void* ptr = nullptr;
+    std::vector<char> seen;
+    memory inner;
+    uint64_t used = 0;
+  };
+  std::vector<Entry> entries;
+  uint64_t clock = 0;
+};
+constexpr size_t kWeightsPerPlan = 8;
+
+// The primitive's weights: slot's reorder of w, reused while w is unchanged.
+const memory& reused_weights(Slot& slot, WeightCache& cache, const void* w) {
+  if (!slot.blocked) return slot.in(w);
+  const size_t bytes = slot.user.get_desc().get_size();
+  const char* raw = static_cast<const char*>(w);
+  WeightCache::Entry* hit = nullptr;
+  for (auto& e : cache.entries)
+    if (e.ptr == w) hit = &e;
+  if (hit && hit->seen.size() == bytes && std::memcmp(hit->seen.data(), raw, bytes) == 0) {
+    hit->used = ++cache.clock;
+    return hit->inner;
+  }
+  if (!hit) {
+    if (cache.entries.size() < kWeightsPerPlan) {
+      hit = &cache.entries.emplace_back();
+      hit->inner = memory(slot.inner.get_desc(), cpu_engine());
+    } else {
+      hit = &*std::min_element(cache.entries.begin(), cache.entries.end(),
+                               [](const auto& a, const auto& b) { return a.used < b.used; });
+    }
+    hit->ptr = w;
+  }
+  slot.user.set_data_handle(const_cast<char*>(raw));
+  slot.reorder.execute(cpu_stream(), slot.user, hit->inner);
+  hit->seen.assign(raw, raw + bytes);
+  hit->used = ++cache.clock;
+  return hit->inner;
+}
 
 // Runs f with oneDNN's team sized to ndx's thread count and the GIL released when the
 // problem is large enough to be worth it.
@@ -287,9 +334,10 @@ typename Fwd::primitive_desc forward_pd(const ConvSpec& s, const ConvDescs& d, b
 
 struct ConvPlan {
   ::dnnl::primitive prim;
-  Slot a, b, c;  // forward: src, wei, dst; backward data: diff_dst, wei, diff_src;
-                 // backward weights: src, diff_dst, diff_wei
-  memory bias;   // user memory of the bias or its gradient (plain, never blocked)
+  Slot a, b, c;         // forward: src, wei, dst; backward data: diff_dst, wei, diff_src;
+                        // backward weights: src, diff_dst, diff_wei
+  memory bias;          // user memory of the bias or its gradient (plain, never blocked)
+  WeightCache weights;  // inference forwards: b's reorders, reused while unchanged
 };
 
 template <class Fwd, class BwdData, class BwdWeights>
@@ -498,23 +546,8 @@ struct Int8Plan {
   ::dnnl::primitive prim;
   Slot src, wei, dst;
   memory bias, scale;
-  // The weights last reordered into wei's blocked layout (with s8 compensation), as the
-  // caller gave them: inference passes the same weights every call, and their reorder took
-  // most of a quantized ResNet's time, so an equal copy (memcmp) skips it.
-  std::vector<char> weights_seen;
+  WeightCache weights;  // wei's reorders (with s8 compensation), reused while unchanged
 };
-
-// The primitive's weights: wei reordered from w, or the previous reorder when w is unchanged.
-const memory& int8_weights(Int8Plan& p, const int8_t* w) {
-  if (!p.wei.blocked) return p.wei.in(w);
-  const size_t bytes = p.wei.user.get_desc().get_size();
-  const char* raw = reinterpret_cast<const char*>(w);
-  if (p.weights_seen.size() == bytes && std::memcmp(p.weights_seen.data(), raw, bytes) == 0)
-    return p.wei.inner;
-  const memory& m = p.wei.in(w);
-  p.weights_seen.assign(raw, raw + bytes);
-  return m;
-}
 
 Int8Plan make_int8_plan(const Key& key) {
   bool has_bias = false;
@@ -602,7 +635,7 @@ void run_int8(Int8Plan& p, int64_t work, const void* x, const int8_t* w, const f
               const float* scale, void* y) {
   run(work, [&] {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, p.src.in(x)},
-                                         {DNNL_ARG_WEIGHTS, int8_weights(p, w)},
+                                         {DNNL_ARG_WEIGHTS, reused_weights(p.wei, p.weights, w)},
                                          {DNNL_ARG_DST, p.dst.out(y)}};
     if (bias) {
       p.bias.set_data_handle(const_cast<float*>(bias));
@@ -627,14 +660,16 @@ bool enabled() {
   return on;
 }
 
-bool conv_forward(const ConvSpec& s, const float* x, const float* w, const float* b, float* y) {
+bool conv_forward(const ConvSpec& s, const float* x, const float* w, const float* b, float* y,
+                  bool weights_repeat) {
   const ConvPass pass = b ? ConvPass::kForwardBias : ConvPass::kForward;
   ConvPlan* plan = conv_takes(s) ? plan_for(conv_key(s, pass), make_conv_plan) : nullptr;
   if (!plan) return false;
   ConvPlan& p = *plan;
   run(conv_work(s), [&] {
+    const memory& wm = weights_repeat ? reused_weights(p.b, p.weights, w) : p.b.in(w);
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, p.a.in(x)}, {DNNL_ARG_WEIGHTS, p.b.in(w)}, {DNNL_ARG_DST, p.c.out(y)}};
+        {DNNL_ARG_SRC, p.a.in(x)}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, p.c.out(y)}};
     if (b) {
       p.bias.set_data_handle(const_cast<float*>(b));
       args.emplace(DNNL_ARG_BIAS, p.bias);

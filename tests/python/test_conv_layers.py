@@ -953,3 +953,29 @@ def test_16_bit_pooling_matches_the_float64_reference(dtype, pool_type, kw):
     if pool_type == "max":
         g = max_pool_grad_ref(xs, onp.ones(y.shape), **kw)
         onp.testing.assert_array_equal(x.grad.astype("float64").asnumpy(), g)
+
+
+def test_inference_convolution_sees_weights_changed_in_place():
+    """Outside training, oneDNN's reorder of each weight array is kept while the weights are
+    unchanged: in-place changes and several weight arrays of one shape must still be used."""
+    rng = onp.random.default_rng(3)
+    x = rng.standard_normal((2, 16, 8, 8)).astype(onp.float32)
+    ws = [rng.standard_normal((16, 16, 3, 3)).astype(onp.float32) for _ in range(3)]
+
+    def ref(w):  # direct convolution, float64
+        xp = onp.pad(x.astype(onp.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+        out = onp.zeros((2, 16, 8, 8))
+        for i in range(3):
+            for j in range(3):
+                out += onp.einsum("nchw,fc->nfhw", xp[:, :, i:i + 8, j:j + 8], w[:, :, i, j])
+        return out
+
+    arrays = [np.array(w) for w in ws]
+    xd = np.array(x)
+    for _ in range(2):  # layers of one shape take turns on one plan
+        for w, a in zip(ws, arrays):
+            got = npx.convolution(xd, a, kernel=(3, 3), pad=(1, 1), num_filter=16, no_bias=True)
+            onp.testing.assert_allclose(got.asnumpy(), ref(w), rtol=1e-4, atol=1e-4)
+    arrays[0][:] = np.array(ws[1])  # changed in place
+    got = npx.convolution(xd, arrays[0], kernel=(3, 3), pad=(1, 1), num_filter=16, no_bias=True)
+    onp.testing.assert_allclose(got.asnumpy(), ref(ws[1]), rtol=1e-4, atol=1e-4)
