@@ -191,12 +191,14 @@ void max_pool2x2_grad(const MaxPool2x2Grad& a) {
   // of 20 on 2 cores).
   const int64_t in_plane = std::max<int64_t>(1, a.h * a.w);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / in_plane);
+  AllowThreads unlocked(a.planes * in_plane >= kReleaseGil);  // (parallel_for counts planes)
   parallel_for(a.planes, grain, [&](int64_t begin, int64_t end) { planes(a, begin, end); });
 }
 
 void max_pool2x2_forward(const MaxPool2x2Forward& a) {
   static const auto planes = NDX_DISPATCH_FN(max_pool2x2_forward_planes);
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, a.h * a.w));
+  AllowThreads unlocked(a.planes * a.h * a.w >= kReleaseGil);  // (parallel_for counts planes)
   parallel_for(a.planes, grain, [&](int64_t begin, int64_t end) { planes(a, begin, end); });
 }
 

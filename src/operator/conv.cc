@@ -1512,11 +1512,13 @@ void qconv_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
     if (!dnnl::enabled() ||
         !dnnl::conv_int8_forward(dnnl_spec(g, p.num_group, p.num_filter), e.spec, in[0].dptr,
                                  in[1].ptr<int8_t>(), bias, e.scale.data(), y.dptr)) {
-      NDArray x = quant::float_values(in[0]), w = quant::float_values(in[1]);
-      NDArray acc(out[0].shape);
+      // The reference path: the float64 convolution of the small integers (exact sums).
+      const NDArray x = quant::float_values(in[0], DType::kFloat64);
+      const NDArray w = quant::float_values(in[1], DType::kFloat64);
+      NDArray acc(out[0].shape, DType::kFloat64);
       conv_compute(float_conv_attrs(p), ctx, {kernel::to_blob(x), kernel::to_blob(w)}, {kWriteTo},
                    {kernel::to_blob(acc)});
-      quant::finish_from_float(e, acc.data<float>(), g.n, p.num_filter, g.out_plane(), y);
+      quant::finish_from_sums(e, acc.data<double>(), g.n, p.num_filter, g.out_plane(), y);
     }
     if (tmp.defined()) write_req(tmp, as_array(out[0]), req[0]);
   }
@@ -1527,8 +1529,8 @@ bool qpool_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
   ShapeVector data{(*in)[0]}, result{(*out)[0]};
   pool_shape(attrs, &data, &result);
-  for (int i : {1, 2})
-    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  quant::expect_range_shape(attrs, in, 1, "min_data");
+  quant::expect_range_shape(attrs, in, 2, "max_data");
   assign_shape(attrs, &(*out)[0], result[0], "output", 0);
   assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
   assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
@@ -1540,6 +1542,9 @@ bool qpool_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if (t == DType::kUnknown) return false;
   if (t != DType::kInt8 && t != DType::kUInt8)
     type_error("[", op_name(attrs), "] argument 'data' must be int8 or uint8, got ", t);
+  const std::string& kind = attrs.get<PoolingParam>().pool_type;
+  if (kind != "max" && kind != "avg")  // (a sum leaves the data's range)
+    value_error("[", op_name(attrs), "] pool_type must be 'max' or 'avg', got '", kind, "'");
   for (int i : {1, 2}) {
     if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
     if ((*in)[i] != DType::kFloat32)
@@ -1551,8 +1556,6 @@ bool qpool_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   return true;
 }
 
-// Pooling of the small integers in float (exact for max and sums; averages round half to
-// even), back in the input's dtype; the range passes through.
 // 8-bit pooling on the 2x2 kernel (MaxPool2D(2)) or oneDNN's: max and average windows of the
 // 'valid' convention (as its float path), written straight into the output.
 bool qpool_on_dnnl(const NodeAttrs& attrs, const TBlob& x, const TBlob& y, OpReqType req) {
@@ -1573,6 +1576,9 @@ bool qpool_on_dnnl(const NodeAttrs& attrs, const TBlob& x, const TBlob& y, OpReq
                                  x.dtype == DType::kUInt8, x.dptr, y.dptr);
 }
 
+// Quantized pooling: the fast paths above, else the pooling of the small integers in float
+// (exact maxima; averages to the nearest integer), back in the input's dtype. The range
+// passes through.
 void qpool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] != kNullOp && !qpool_on_dnnl(attrs, in[0], out[0], req[0])) {
@@ -1581,12 +1587,13 @@ void qpool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
     const float* v = pooled.data<float>();
     NDArray y(out[0].shape, out[0].dtype);
     const int64_t n = y.size();
+    // (saturated: an empty window of the 'full' convention pools to -inf or nan)
     if (y.dtype() == DType::kInt8) {
       auto* o = y.data<int8_t>();
-      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<int8_t>(std::nearbyint(v[i]));
+      for (int64_t i = 0; i < n; ++i) o[i] = quant::saturate<int8_t>(v[i]);
     } else {
       auto* o = y.data<uint8_t>();
-      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<uint8_t>(std::nearbyint(v[i]));
+      for (int64_t i = 0; i < n; ++i) o[i] = quant::saturate<uint8_t>(v[i]);
     }
     write_req(y, as_array(out[0]), req[0]);
   }
@@ -1799,7 +1806,8 @@ void qpool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
   OpRegistry::global()
       .register_op("_contrib_quantized_pooling")
       .describe(
-          "Pooling (Pooling's params) of int8 / uint8 data; averages round half to even; the "
+          "Pooling (Pooling's params, max or avg) of int8 / uint8 data; averages round to the "
+          "nearest integer (an exact half either way: oneDNN divides by multiplying); the "
           "range passes through (MXNet's quantized_pooling).")
       .set_num_inputs(3)
       .set_num_outputs(3)

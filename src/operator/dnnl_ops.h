@@ -71,7 +71,9 @@ struct Int8Spec {
 // A convolution (not transposed) in INT8: x (n, c, *in), w (f, c / groups, *k), y (n, f, *out).
 bool conv_int8_forward(const ConvSpec& s, const Int8Spec& q, const void* x, const int8_t* w,
                        const float* bias, const float* scale, void* y);
-// Pooling of int8 (or uint8) data into the same dtype; averages round to nearest even.
+// Pooling of int8 (or uint8) data into the same dtype. Averages round to nearest, but oneDNN
+// multiplies by the window's reciprocal, so an exact half (118.5 over 56 elements) may round
+// either way.
 bool pool_int8_forward(const PoolSpec& s, bool src_unsigned, const void* x, void* y);
 // A fully connected layer in INT8: x (n, k), w (f, k), y (n, f).
 bool inner_product_int8(int64_t n, int64_t k, int64_t f, const Int8Spec& q, const void* x,

@@ -1,10 +1,14 @@
 // INT8 inference ops (MXNet's contrib quantization ops, the graph mx.contrib.quantization
-// builds): quantize_v2, dequantize, requantize, quantized_fully_connected, quantized_act and
-// quantized_flatten, registered under MXNet's _contrib_* names. Quantization is symmetric and
-// zero-point free, as MXNet's oneDNN backend does it (quantization.h); values round to
-// nearest, ties to even, and saturate. The fully connected layer runs on oneDNN's INT8 inner
-// product (VNNI where the processor has it), with the requantization and relu fused; builds
-// without oneDNN compute the same numbers with a float GEMM over the small integers.
+// builds): quantize_v2, dequantize, requantize, quantized_fully_connected,
+// quantized_elemwise_add, quantized_act and quantized_flatten, registered under MXNet's
+// _contrib_* names. Quantization is symmetric and zero-point free, as MXNet's oneDNN backend
+// does it (quantization.h); values round to nearest, ties to even, and saturate. quantize_v2
+// and requantize give int8 in [-127, 127]; a quantized convolution or fully connected layer
+// may give -128 (oneDNN saturates to the type), one step past its range, which dequantizes
+// as well. The fully connected layer runs on oneDNN's INT8 inner product (VNNI where the
+// processor has it), with the requantization and relu fused; without oneDNN the exact sums
+// come from a double GEMM over the small integers (oneDNN scales its int32 results through
+// float: within 6e-8 relative of the exact ones).
 #include "operator/quantization.h"
 
 #include <algorithm>
@@ -62,9 +66,9 @@ void write_range(const std::vector<TBlob>& out, double lo, double hi) {
   *static_cast<float*>(out[2].dptr) = static_cast<float>(hi);
 }
 
-NDArray float_values(const TBlob& b) {
+NDArray float_values(const TBlob& b, DType t) {
   std::vector<NDArray> keep;
-  return kernel::as_array(kernel::cast_blob(b, DType::kFloat32, &keep)).copy();
+  return kernel::as_array(kernel::cast_blob(b, t, &keep)).copy();
 }
 
 FGradient no_gradient() {
@@ -93,8 +97,10 @@ void range_output_shapes(const NodeAttrs& attrs, ShapeVector* out) {
   assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
 }
 
+}  // namespace
+
 void expect_range_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const char* arg,
-                        int64_t channels = 1) {
+                        int64_t channels) {
   Shape& s = (*in)[i];
   if (!s.is_known()) {
     s = Shape{1};
@@ -106,7 +112,18 @@ void expect_range_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const ch
                 s.str());
 }
 
-}  // namespace
+void check_calib_range(const NodeAttrs& attrs, const std::optional<double>& lo,
+                       const std::optional<double>& hi) {
+  if (lo.has_value() != hi.has_value())
+    value_error("[", op_name(attrs),
+                "] min_calib_range and max_calib_range go together, got "
+                "only one of them");
+  if (lo && !(std::isfinite(*lo) && std::isfinite(*hi)))
+    value_error("[", op_name(attrs), "] min_calib_range and max_calib_range must be finite, got ",
+                *lo, " and ", *hi);
+  if (lo && *lo > *hi)
+    value_error("[", op_name(attrs), "] min_calib_range ", *lo, " exceeds max_calib_range ", *hi);
+}
 
 void linear_range_shapes(const NodeAttrs& attrs, const LinearInputs& at, int64_t channels,
                          ShapeVector* in, ShapeVector* out) {
@@ -149,10 +166,7 @@ bool linear_types(const NodeAttrs& attrs, const Requantize& p, const LinearInput
     if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
     require_range_type(attrs, (*in)[i], names[i].c_str());
   }
-  if (p.min_calib_range.has_value() != p.max_calib_range.has_value())
-    value_error("[", op_name(attrs),
-                "] min_calib_range and max_calib_range go together, got "
-                "only one of them");
+  check_calib_range(attrs, p.min_calib_range, p.max_calib_range);
   (*out)[0] = calibrated_type(p);
   (*out)[1] = (*out)[2] = DType::kFloat32;
   return true;
@@ -170,11 +184,18 @@ LinearEpilogue linear_epilogue(const NodeAttrs& attrs, const Requantize& p, cons
   const TBlob wlo = kernel::cast_blob(in[at.min_weight()], DType::kFloat64, &keep);
   const TBlob whi = kernel::cast_blob(in[at.min_weight() + 1], DType::kFloat64, &keep);
   const bool per_channel = wlo.size() != 1;
+  // A channel of zero weights (range 0) takes the largest live scale: any scale multiplies
+  // its zeros alike, and the largest keeps the int32 output's unit (sd * max sw) that of the
+  // live channels.
   std::vector<double> sw(static_cast<size_t>(channels));
+  double live = 0;
   for (int64_t c = 0; c < channels; ++c) {
     const int64_t i = per_channel ? c : 0;
-    sw[c] = real_range(wlo.ptr<double>()[i], whi.ptr<double>()[i]) / 127.0;
+    const double r = std::max(std::fabs(wlo.ptr<double>()[i]), std::fabs(whi.ptr<double>()[i]));
+    sw[c] = r > 0 && std::isfinite(r) ? r / 127.0 : 0.0;
+    live = std::max(live, sw[c]);
   }
+  for (double& v : sw) v = v > 0 ? v : live > 0 ? live : 1 / 127.0;
   // Real bias per channel, then in accumulator units (real / (sd * sw)).
   if (at.bias) {
     const TBlob b = kernel::cast_blob(in[2], DType::kFloat64, &keep);
@@ -186,6 +207,9 @@ LinearEpilogue linear_epilogue(const NodeAttrs& attrs, const Requantize& p, cons
     e.bias.resize(static_cast<size_t>(channels));
     for (int64_t c = 0; c < channels; ++c) {
       const double v = b.ptr<double>()[c];
+      if (!std::isfinite(v))
+        value_error("[", op_name(attrs), "] argument 'bias' must be finite, got ", v,
+                    " at channel ", c);
       e.bias[c] = static_cast<float>(in[2].dtype == DType::kInt32 ? v : v * unit / (sd * sw[c]));
     }
   }
@@ -213,19 +237,6 @@ LinearEpilogue linear_epilogue(const NodeAttrs& attrs, const Requantize& p, cons
 
 namespace {
 
-// v rounded to nearest (ties to even) and saturated into T's range; nan gives 0. Branch-free
-// so the loops vectorize: clamp first, then round by adding and subtracting 1.5 * 2^52 (exact
-// for |v| < 2^51, and rounding to even as the FPU does).
-template <class T>
-T saturate(double v) {
-  constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
-  constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
-  constexpr double magic = 6755399441055744.0;  // 1.5 * 2^52
-  v = v == v ? v : 0.0;
-  v = v < lo ? lo : v;
-  v = v > hi ? hi : v;
-  return static_cast<T>((v + magic) - magic);
-}
 // x * s quantized to int8 ([-127, 127], symmetric) or uint8; nan gives 0. SSE2 (every
 // x86-64) sixteen at a time: the scalar loop does not vectorize (GCC keeps its selects as
 // branches, which mispredict on real data: 1.6 ns an element).
@@ -273,12 +284,14 @@ void with_quantized(DType t, F&& f) {
 
 }  // namespace
 
-void finish_from_float(const LinearEpilogue& e, const float* acc, int64_t n, int64_t channels,
-                       int64_t plane, const TBlob& out) {
+void finish_from_sums(const LinearEpilogue& e, const double* acc, int64_t n, int64_t channels,
+                      int64_t plane, const TBlob& out) {
+  kernel::AllowThreads unlocked(n * channels * plane >= kernel::kReleaseGil);
   with_quantized(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* y = static_cast<T*>(out.dptr);
-    kernel::parallel_for(n * channels, std::max<int64_t>(1, kernel::kGrain / plane),
+    kernel::parallel_for(n * channels,
+                         std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(plane, 1)),
                          [&](int64_t b, int64_t end) {
                            for (int64_t row = b; row < end; ++row) {
                              const int64_t c = row % channels;
@@ -326,13 +339,7 @@ struct QuantizeParam {
 };
 
 void check_calib_pair(const NodeAttrs& attrs, const QuantizeParam& p) {
-  if (p.min_calib_range.has_value() != p.max_calib_range.has_value())
-    value_error("[", op_name(attrs),
-                "] min_calib_range and max_calib_range go together, got "
-                "only one of them");
-  if (p.min_calib_range && *p.min_calib_range > *p.max_calib_range)
-    value_error("[", op_name(attrs), "] min_calib_range ", *p.min_calib_range,
-                " exceeds max_calib_range ", *p.max_calib_range);
+  quant::check_calib_range(attrs, p.min_calib_range, p.max_calib_range);
 }
 
 DType quantized_type(const QuantizeParam& p) {
@@ -378,7 +385,11 @@ std::pair<double, double> min_max(const float* x, int64_t n) {
   float lo = std::numeric_limits<float>::infinity(), hi = -lo;
   kernel::parallel_for(n, kernel::kGrain, [&](int64_t b, int64_t e) {
     float l = std::numeric_limits<float>::infinity(), h = -l;
-    for (int64_t i = b; i < e; ++i) l = std::fmin(l, x[i]), h = std::fmax(h, x[i]);
+    for (int64_t i = b; i < e; ++i) {  // finite values only: nan quantizes to 0, inf saturates
+      const bool finite = std::fabs(x[i]) <= std::numeric_limits<float>::max();
+      l = finite && x[i] < l ? x[i] : l;
+      h = finite && x[i] > h ? x[i] : h;
+    }
     std::lock_guard<std::mutex> lock(m);
     lo = std::min(lo, l), hi = std::max(hi, h);
   });
@@ -446,11 +457,16 @@ bool requantize_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) 
   return true;
 }
 
+// Shape inference of an op of (data, two range inputs named lo and hi) whose output has
+// data's shape, with (1,) range outputs.
+template <const char* lo, const char* hi>
 bool range_inputs_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
-  for (int i : {1, 2})
-    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  quant::expect_range_shape(attrs, in, 1, lo);
+  quant::expect_range_shape(attrs, in, 2, hi);
   return quantize_shape(attrs, in, out);
 }
+constexpr char kMinRange[] = "min_range", kMaxRange[] = "max_range";
+constexpr char kMinData[] = "min_data", kMaxData[] = "max_data";
 
 void requantize_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
@@ -464,6 +480,7 @@ void requantize_compute(const NodeAttrs& attrs, const OpContext&, const std::vec
   if (p.min_calib_range) {
     r = real_range(*p.min_calib_range, *p.max_calib_range);
   } else {  // the data's own largest magnitude
+    kernel::AllowThreads unlocked(n >= kernel::kReleaseGil);
     int64_t top = 0;
     for (int64_t i = 0; i < n; ++i) top = std::max<int64_t>(top, std::abs(int64_t{q[i]}));
     r = real_range(0.0, static_cast<double>(top) * unit);
@@ -486,8 +503,8 @@ struct DequantizeParam {
 
 bool dequantize_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
-  for (int i : {1, 2})
-    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  quant::expect_range_shape(attrs, in, 1, "min_range");
+  quant::expect_range_shape(attrs, in, 2, "max_range");
   assign_shape(attrs, &(*out)[0], (*in)[0], "output", 0);
   return true;
 }
@@ -583,10 +600,14 @@ void fc_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlo
     if (!dnnl::enabled() ||
         !dnnl::inner_product_int8(n, k, f, e.spec, in[0].dptr, in[1].ptr<int8_t>(), bias,
                                   e.scale.data(), y.dptr)) {
-      NDArray x = quant::float_values(in[0]), w = quant::float_values(in[1]), acc(Shape{n, f});
-      kernel::gemm<float>(false, true, n, f, k, x.data<float>(), w.data<float>(), 0.f,
-                          acc.data<float>());
-      quant::finish_from_float(e, acc.data<float>(), n, f, 1, y);
+      // The reference path: exact sums of the small integers in double (a float sum rounds
+      // past 2^24, which K = 519 uint8 products reach).
+      const NDArray x = quant::float_values(in[0], DType::kFloat64);
+      const NDArray w = quant::float_values(in[1], DType::kFloat64);
+      NDArray acc(Shape{n, f}, DType::kFloat64);
+      kernel::gemm<double>(false, true, n, f, k, x.data<double>(), w.data<double>(), 0.0,
+                           acc.data<double>());
+      quant::finish_from_sums(e, acc.data<double>(), n, f, 1, y);
     }
     if (tmp.defined()) write_req(tmp, as_array(out[0]), req[0]);
   }
@@ -612,8 +633,8 @@ bool add_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (a != b)
     value_error("[", op_name(attrs), "] lhs and rhs must have the same shape, got ", a.str(),
                 " and ", b.str());
-  for (int i = 2; i < 6; ++i)
-    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  const char* names[] = {"lhs_min", "lhs_max", "rhs_min", "rhs_max"};
+  for (int i = 2; i < 6; ++i) quant::expect_range_shape(attrs, in, i, names[i - 2]);
   assign_shape(attrs, &(*out)[0], a, "output", 0);
   assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
   assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
@@ -630,10 +651,7 @@ bool add_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
     quant::require_range_type(attrs, (*in)[i], names[i - 2]);
   }
   const auto& p = attrs.get<QuantizedAddParam>();
-  if (p.min_calib_range.has_value() != p.max_calib_range.has_value())
-    value_error("[", op_name(attrs),
-                "] min_calib_range and max_calib_range go together, got "
-                "only one of them");
+  quant::check_calib_range(attrs, p.min_calib_range, p.max_calib_range);
   (*out)[0] = !p.min_calib_range        ? DType::kInt32
               : *p.min_calib_range >= 0 ? DType::kUInt8
                                         : DType::kInt8;
@@ -748,6 +766,7 @@ void act_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   if (req[0] != kNullOp) {
     NDArray y(out[0].shape, out[0].dtype);
     const int64_t n = in[0].size();
+    kernel::AllowThreads unlocked(n >= kernel::kReleaseGil);
     if (in[0].dtype == DType::kInt8) {
       const auto* x = static_cast<const int8_t*>(in[0].dptr);
       auto* o = y.data<int8_t>();
@@ -769,8 +788,8 @@ bool flatten_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
                 "shape ()");
   int64_t rest = 1;
   for (int i = 1; i < d.ndim(); ++i) rest *= d[i];
-  for (int i : {1, 2})
-    if (!(*in)[i].is_known()) (*in)[i] = Shape{1};
+  quant::expect_range_shape(attrs, in, 1, "min_data");
+  quant::expect_range_shape(attrs, in, 2, "max_data");
   assign_shape(attrs, &(*out)[0], Shape{d[0], rest}, "output", 0);
   assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
   assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
@@ -816,7 +835,7 @@ Op& quantized_op(const char* name, const char* doc) {
       .add_argument("min_range", "NDArray", "The minimum its int32 range stands for.")
       .add_argument("max_range", "NDArray", "The maximum its int32 range stands for.")
       .set_params<QuantizeParam>()
-      .set_attr<FInferShape>("FInferShape", range_inputs_shape)
+      .set_attr<FInferShape>("FInferShape", range_inputs_shape<kMinRange, kMaxRange>)
       .set_attr<FInferType>("FInferType", requantize_type)
       .set_attr<FCompute>("FCompute<cpu>", requantize_compute);
   OpRegistry::global()
@@ -884,7 +903,7 @@ Op& quantized_op(const char* name, const char* doc) {
       .add_argument("min_data", "NDArray", "Its range's minimum.")
       .add_argument("max_data", "NDArray", "Its range's maximum.")
       .set_params<QuantizedActParam>()
-      .set_attr<FInferShape>("FInferShape", range_inputs_shape)
+      .set_attr<FInferShape>("FInferShape", range_inputs_shape<kMinData, kMaxData>)
       .set_attr<FInferType>("FInferType", passthrough_type)
       .set_attr<FCompute>("FCompute<cpu>", act_compute);
   quantized_op("_contrib_quantized_flatten",

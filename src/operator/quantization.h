@@ -7,6 +7,8 @@
 // A quantized array q of dtype t with range (lo, hi) stands for q * R / levels(t), where
 // R = max(|lo|, |hi|) and levels is 127 (int8), 255 (uint8) or 2^31 - 1 (int32).
 #pragma once
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +40,27 @@ void declare_requantize(ParamDecl<P>& d) {
 }
 
 double levels(DType t);
+
+// v rounded to nearest (ties to even) and saturated into T's range; nan gives 0. Branch-free
+// so the loops vectorize: clamp first, then round by adding and subtracting 1.5 * 2^52 (exact
+// for |v| < 2^51, and rounding to even as the FPU does).
+template <class T>
+inline T saturate(double v) {
+  constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+  constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+  constexpr double magic = 6755399441055744.0;  // 1.5 * 2^52
+  v = v == v ? v : 0.0;
+  v = v < lo ? lo : v;
+  v = v > hi ? hi : v;
+  return static_cast<T>((v + magic) - magic);
+}
+
+// A range argument's shape: (1,) (unknown: set), or (channels,) when channels > 1.
+void expect_range_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const char* arg,
+                        int64_t channels = 1);
+// min_calib_range / max_calib_range: both or neither, finite, min <= max.
+void check_calib_range(const NodeAttrs& attrs, const std::optional<double>& lo,
+                       const std::optional<double>& hi);
 // max(|lo|, |hi|), or 1 when that is 0 or not finite (an all-zero array: any scale works).
 double real_range(double lo, double hi);
 
@@ -70,14 +93,14 @@ struct LinearEpilogue {
 LinearEpilogue linear_epilogue(const NodeAttrs& attrs, const Requantize& p, const LinearInputs& at,
                                int64_t channels, const std::vector<TBlob>& in);
 
-// The reference path (no oneDNN): out = the epilogue applied to float sums acc (n, channels,
-// plane), computed from the exact small integers by a float kernel.
-void finish_from_float(const LinearEpilogue& e, const float* acc, int64_t n, int64_t channels,
-                       int64_t plane, const TBlob& out);
+// The reference path (no oneDNN): out = the epilogue applied to the exact sums acc (n,
+// channels, plane), computed from the small integers in double.
+void finish_from_sums(const LinearEpilogue& e, const double* acc, int64_t n, int64_t channels,
+                      int64_t plane, const TBlob& out);
 // Writes (lo, hi) into the range outputs out[1], out[2].
 void write_range(const std::vector<TBlob>& out, double lo, double hi);
-// A float32 copy of an integer array's values (exact for int8 / uint8).
-NDArray float_values(const TBlob& b);
+// A contiguous copy of an integer array's values in float dtype t (exact for int8 / uint8).
+NDArray float_values(const TBlob& b, DType t = DType::kFloat32);
 // A range argument's single value; names the argument in the error.
 double range_value(const NodeAttrs& attrs, const TBlob& b, const char* arg);
 // Whether out is a contiguous array the kernel may write directly.
