@@ -96,12 +96,17 @@ inline int64_t norm_rows_partials(int64_t rows, int64_t n) {
 //     dx = (g - dbeta / count - xhat * dgamma / count) * gamma * inv_std   (batch_stats), or
 //     dx = g * gamma * inv_std   (the statistics were constants);
 //     one pass over g and x for the sums and one for dx. dx, dgamma, dbeta may be null.
+//   channel_normalize: y = (x - mean) * inv_std * gamma + beta (gamma null: 1), one pass with
+//     each row's four numbers held in vectors (the elementwise engine broadcasts them per
+//     element: 2.4x slower on 64x64x32x32 float32).
 // A row's sums are pairwise in `dtype`; rows combine per channel in double, in order, so the
 // results do not depend on the thread count. `scratch` holds 2 * outer * channels elements.
 struct ChannelNormArgs {
   const void *x = nullptr, *g = nullptr, *gamma = nullptr, *inv_std = nullptr;
   void *mean = nullptr, *var = nullptr;  // outputs of channel_moments, inputs of the gradient
   void *dx = nullptr, *dgamma = nullptr, *dbeta = nullptr, *scratch = nullptr;
+  const void* beta = nullptr;  // channel_normalize's shift, and y its output
+  void* y = nullptr;
   DType dtype = DType::kFloat32;
   int64_t outer = 0, channels = 0, inner = 0;
   bool batch_stats = true;
@@ -520,6 +525,28 @@ inline void channel_norm_grad(const ChannelNormArgs& a) {
     });
   };
   with_float_or_double(a.dtype, "channel_norm_grad", run);
+}
+
+inline void channel_normalize(const ChannelNormArgs& a) {
+  if (a.outer * a.channels == 0 || a.inner == 0) return;
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    using V = Vec<T>;
+    const int64_t n = a.inner, lanes = static_cast<int64_t>(V::lanes()), nv = n / lanes * lanes;
+    const T *x = static_cast<const T*>(a.x), *mean = static_cast<const T*>(a.mean);
+    const T *inv = static_cast<const T*>(a.inv_std), *gamma = static_cast<const T*>(a.gamma);
+    const T* beta = static_cast<const T*>(a.beta);
+    T* y = static_cast<T*>(a.y);
+    for_rows<T>(a, [&](int64_t r, int64_t c) {
+      const T *xr = x + r * n, m = mean[c], iv = inv[c], g = gamma ? gamma[c] : T(1), b = beta[c];
+      T* yr = y + r * n;
+      const V mv(m), ivv(iv), gv(g), bv(b);
+      int64_t i = 0;
+      for (; i < nv; i += lanes) ((V::load(xr + i) - mv) * ivv * gv + bv).store(yr + i);
+      for (; i < n; ++i) yr[i] = (xr[i] - m) * iv * g + b;
+    });
+  };
+  with_float_or_double(a.dtype, "channel_normalize", run);
 }
 
 }  // namespace ndx::kernel::HWY_NAMESPACE

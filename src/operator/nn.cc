@@ -1935,12 +1935,20 @@ void batch_norm_compute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   kernel::FunctorArgs eps;
   eps.a = p.eps;
   kernel::apply(NDX_KERNEL(InvSqrtPlusEps), {to_blob(var)}, to_blob(inv), kWriteTo, st, eps);
-  One one;
-  const TBlob gamma = p.fix_gamma ? one.blob(x.device) : along_axis(in[1], x.shape, ax);
-  kernel::apply(NDX_KERNEL(NormalizeMul),
-                {x, along_axis(to_blob(mean), x.shape, ax), along_axis(to_blob(inv), x.shape, ax),
-                 gamma, along_axis(in[2], x.shape, ax)},
-                out[0], req[0], st);
+  const bool write = req[0] == kWriteTo || req[0] == kWriteInplace;
+  if (kernel::ChannelNormArgs a; write && st == x.dtype && out[0].dtype == x.dtype &&
+                                 channel_rows(x, ax, {&in[1], &in[2], &out[0]}, &a)) {
+    a.x = x.dptr, a.mean = mean.raw_data(), a.inv_std = inv.raw_data();
+    a.gamma = p.fix_gamma ? nullptr : in[1].dptr, a.beta = in[2].dptr, a.y = out[0].dptr;
+    NDX_DISPATCH_FN(channel_normalize)(a);
+  } else {
+    One one;
+    const TBlob gamma = p.fix_gamma ? one.blob(x.device) : along_axis(in[1], x.shape, ax);
+    kernel::apply(NDX_KERNEL(NormalizeMul),
+                  {x, along_axis(to_blob(mean), x.shape, ax), along_axis(to_blob(inv), x.shape, ax),
+                   gamma, along_axis(in[2], x.shape, ax)},
+                  out[0], req[0], st);
+  }
   kernel::copy(to_blob(mean), out[1], req[1]);
   kernel::copy(to_blob(inv), out[2], req[2]);
 }

@@ -166,3 +166,20 @@ def test_float16_data_with_float32_parameters_as_mxnet(use_global_stats):
     with pytest.raises(TypeError):  # float16 data with float64 parameters: no such pairing
         npx.batch_norm(np.array(xh), np.array(g.astype(onp.float64)), np.array(b),
                        np.zeros(3), np.ones(3))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,axis", CASES)
+@pytest.mark.parametrize("fix_gamma", [False, True])
+def test_inference_forward_matches_numpy(dtype, shape, axis, fix_gamma):
+    """Predict mode (running statistics): rows of >= 16 elements take channel_normalize."""
+    rng = onp.random.default_rng(len(shape) * 7 + axis)
+    c = shape[axis]
+    x = rng.uniform(-2, 3, shape).astype(dtype)
+    gamma, beta = rng.uniform(0.5, 2, c).astype(dtype), rng.uniform(-1, 1, c).astype(dtype)
+    rm, rv = rng.uniform(-1, 1, c).astype(dtype), rng.uniform(0.5, 2, c).astype(dtype)
+    y = npx.batch_norm(np.array(x), np.array(gamma), np.array(beta), np.array(rm),
+                       np.array(rv), axis=axis, eps=1e-3, fix_gamma=fix_gamma)
+    want = reference(x, gamma, beta, rm, rv, onp.zeros_like(x), axis, 1e-3, 0.9, fix_gamma,
+                     True)[0]
+    onp.testing.assert_allclose(y.asnumpy(), want, **TOLS[dtype])
