@@ -1157,7 +1157,7 @@ def _legacy_sampler(kind):
 
 class _ContribSymbols:
     """mx.sym.contrib: MXNet's contrib ops as symbols (the detection ops, under their MXNet
-    names, with MXNet's params)."""
+    names, with MXNet's params; the INT8 quantization ops: quantize_v2, dequantize, ...)."""
 
     def __init__(self):
         for mx_name, op in (("MultiBoxPrior", "_npx_multibox_prior"),
@@ -1167,6 +1167,10 @@ class _ContribSymbols:
                             ("box_non_maximum_suppression", "_npx_box_nms"),
                             ("ROIAlign", "_npx_roi_align")):
             setattr(self, mx_name, globals()[op])
+        for name in ("quantize_v2", "dequantize", "requantize", "quantized_conv",
+                     "quantized_fully_connected", "quantized_pooling", "quantized_act",
+                     "quantized_flatten", "quantized_elemwise_add"):
+            setattr(self, name, globals()[f"_contrib_{name}"])
 
 
 contrib = _ContribSymbols()

@@ -35,6 +35,7 @@ which matches every node of that name ('_npx_convolution': every convolution, as
 names of a traced graph are their ops')."""
 import abc
 import json
+import math
 import numbers
 import warnings
 
@@ -590,28 +591,34 @@ class _Plan:
 
     # -- exclusions
     def _mark_excluded(self, nodes, excluded, excluded_match, excluded_ops, logger):
-        kinds, raw = set(), set()
-        for op in excluded_ops:
-            if op in _OP_KINDS:
-                kinds.add(_OP_KINDS[op])
-            else:
-                raw.add(op)
         names = set(excluded)
-        found = set()
+        found, matched, ops_found = set(), set(), set()
         for node in nodes:
             if node["op"] == "null":
                 continue
             hit = node["_layer"] in names or node["name"] in names
             found.update({node["_layer"], node["name"]} & names)
-            if not hit and excluded_match:
-                hit = any(m in node["_layer"] or m in node["name"] for m in excluded_match)
-            if not hit:
-                hit = node["op"] in raw or _kind(node) in kinds
-            node["_excluded"] = hit
+            hits = {m for m in excluded_match if m in node["_layer"] or m in node["name"]}
+            matched |= hits
+            hit = hit or bool(hits)
+            ops_hit = {op for op in excluded_ops if node["op"] == op or
+                       (op in _OP_KINDS and _kind(node) == _OP_KINDS[op])}
+            ops_found |= ops_hit
+            node["_excluded"] = hit or bool(ops_hit)
         missing = sorted(names - found)
         if missing:
             warnings.warn(f"[{self.where}] excluded layers not in the network: {missing}",
                           stacklevel=4)
+        unmatched = sorted(set(excluded_match) - matched)
+        if unmatched:
+            warnings.warn(f"[{self.where}] exclude_layers_match patterns that match no layer: "
+                          f"{unmatched}", stacklevel=4)
+        no_op = sorted(set(excluded_ops) - ops_found)
+        if no_op:
+            warnings.warn(f"[{self.where}] excluded operators that match no node the pass "
+                          f"quantizes or folds: {no_op} (it takes MXNet's op names such as "
+                          f"'Convolution', 'FullyConnected', 'Pooling', 'Activation', "
+                          f"'Flatten', 'BatchNorm', or ndx's)", stacklevel=4)
         self.excluded_layers = [n["_layer"] for n in nodes
                                 if n["op"] != "null" and n["_excluded"]]
         if logger and self.excluded_layers:
@@ -990,11 +997,29 @@ def _quantize_weight(w, granularity):
 
 
 # --------------------------------------------------------------------------- calibration apply
+def _threshold(thresholds, key, where):
+    """The (min, max) that post_collect() gave layer `key`, as floats, checked."""
+    value = thresholds[key]
+    try:
+        lo, hi = value
+        lo, hi = float(lo), float(hi)
+    except (TypeError, ValueError):
+        raise TypeError(f"[{where}] the collector's post_collect() must map each layer to a "
+                        f"(min, max) pair of numbers; layer '{key}' has {value!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
+        raise ValueError(f"[{where}] the collector's post_collect() gave layer '{key}' the "
+                         f"range ({lo:g}, {hi:g}); a range must be finite with min <= max")
+    return lo, hi
+
+
 def _calibrate_doc(doc, thresholds, quantized_dtype, where):
     """The quantized graph with calibrated ranges: each quantize_v2 whose input has a
     threshold gets it (and its out_type: int8, or uint8 for 'uint8' and for 'auto' on
     non-negative data); each requantize after a quantized conv / fc whose layer has one is
     removed, the layer answering in int8 / uint8 in that range itself."""
+    if not isinstance(thresholds, dict):
+        raise TypeError(f"[{where}] the collector's post_collect() must return a dict "
+                        f"{{layer name: (min, max)}}, got {type(thresholds).__name__}")
     nodes = [dict(n, attrs=dict(n.get("attrs", {})),
                   inputs=[list(e[:2]) for e in n.get("inputs", [])]) for n in doc["nodes"]]
     redirect = {}
@@ -1003,7 +1028,7 @@ def _calibrate_doc(doc, thresholds, quantized_dtype, where):
             key = node["name"][:-len("_quantize")]
             if key not in thresholds:
                 continue
-            lo, hi = (float(v) for v in thresholds[key])
+            lo, hi = _threshold(thresholds, key, where)
             if quantized_dtype == "uint8":
                 if lo < 0:
                     raise ValueError(
@@ -1025,7 +1050,7 @@ def _calibrate_doc(doc, thresholds, quantized_dtype, where):
             key = src["name"][len("quantized_"):]
             if key not in thresholds:
                 continue
-            lo, hi = (float(v) for v in thresholds[key])
+            lo, hi = _threshold(thresholds, key, where)
             src["attrs"].update(min_calib_range=_fmt(lo), max_calib_range=_fmt(hi))
             for k in range(3):
                 redirect[(i, k)] = [node["inputs"][0][0], k]
@@ -1037,6 +1062,8 @@ def _calibrate_doc(doc, thresholds, quantized_dtype, where):
 
 # ------------------------------------------------------------------------- calibration data
 def _batch_list(batch):
+    """The arrays of a batch as a list (NumPy arrays as ndx ones), nested lists kept: a block
+    may take a list as one input (an RNN's [h, c] states)."""
     from .. import numpy as np
     if hasattr(batch, "data") and isinstance(getattr(batch, "data"), (list, tuple)):
         items = list(batch.data)  # (an io.DataBatch)
@@ -1048,11 +1075,39 @@ def _batch_list(batch):
     for x in items:
         if isinstance(x, _onp.ndarray):
             x = np.array(x, dtype=x.dtype)
+        elif isinstance(x, (list, tuple)):
+            x = _batch_list(list(x))
         out.append(x)
     return out
 
 
+def _flat(items):
+    """The arrays of a (nested) list of inputs in order, as a graph takes them."""
+    out = []
+    for x in items:
+        if isinstance(x, (list, tuple)):
+            out.extend(_flat(x))
+        else:
+            out.append(x)
+    return out
+
+
 def _iter_batches(calib_data, where):
+    from ..gluon.data import DataLoader, Dataset
+    from ..nd.ndarray import NDArray
+    from ..numpy import ndarray
+    if isinstance(calib_data, (ndarray, NDArray, _onp.ndarray)):
+        raise TypeError(f"[{where}] calib_data must be a gluon DataLoader, an io.DataIter or a "
+                        f"list of batches, got one array of shape {tuple(calib_data.shape)}: "
+                        f"pass [array] for one batch, or a DataLoader over it")
+    if isinstance(calib_data, Dataset) and not isinstance(calib_data, DataLoader):
+        raise TypeError(f"[{where}] calib_data must be a gluon DataLoader, an io.DataIter or a "
+                        f"list of batches, got the dataset {type(calib_data).__name__}, whose "
+                        f"items are single samples: wrap it in gluon.data.DataLoader(dataset, "
+                        f"batch_size)")
+    if isinstance(calib_data, (str, bytes, dict)):
+        raise TypeError(f"[{where}] calib_data must be a gluon DataLoader, an io.DataIter or a "
+                        f"list of batches, got {type(calib_data).__name__}")
     if hasattr(calib_data, "reset") and hasattr(calib_data, "provide_data"):
         calib_data.reset()  # (an io.DataIter)
     try:
@@ -1096,6 +1151,7 @@ def _run_collection(plan, batches, collector, num_calib_batches, logger, device)
     for batch in batches:
         if num_calib_batches is not None and count >= num_calib_batches:
             break
+        batch = _flat(batch)
         if len(batch) < n_in:
             raise ValueError(f"[{plan.where}] a calibration batch has {len(batch)} arrays; the "
                              f"network takes {n_in} inputs ({plan.data_names})")
@@ -1147,7 +1203,7 @@ def _quantize_core(where, doc, values, data_names, excluded, excluded_match, exc
     if calib_mode != "none":
         source = calib_data if isinstance(calib_data, _Peeked) else _peek(calib_data, where)
         if example is None:
-            example = source.first
+            example = _flat(source.first)
     plan = _Plan(doc, values, data_names, excluded, excluded_match, excluded_ops,
                  quantize_mode, where, logger, example)
     collector = _make_collector(where, calib_mode, quantized_dtype, plan.calib_layers,
@@ -1208,12 +1264,31 @@ def _split_params(qsym, qvalues):
     return _to_nd(args), _to_nd(auxs)
 
 
+# MXNet's loss heads: their second input is a label, which inference does not read
+_LOSS_HEADS = ("SoftmaxOutput", "LinearRegressionOutput", "LogisticRegressionOutput",
+               "MAERegressionOutput", "SVMOutput")
+
+
+def _label_inputs(doc):
+    """The graph inputs read only as the label of a loss head ('softmax_label' of a Module
+    checkpoint's SoftmaxOutput): they stay inputs of the quantized graph, as in MXNet."""
+    nodes = doc["nodes"]
+    uses = {}
+    for node in nodes:
+        for pos, e in enumerate(node.get("inputs", [])):
+            uses.setdefault(e[0], []).append((node["op"], pos))
+    return {n["name"] for i, n in enumerate(nodes) if n["op"] == "null" and uses.get(i) and
+            all(op in _LOSS_HEADS and pos == 1 for op, pos in uses[i])}
+
+
 def _graph_values(where, doc, arg_params, aux_params, data_names):
     values = {**_params_numpy(where, "arg_params", arg_params),
               **_params_numpy(where, "aux_params", aux_params)}
     inputs = [n["name"] for n in doc["nodes"]
               if n["op"] == "null" and "__const__" not in n.get("attrs", {})]
-    missing = [n for n in inputs if n not in values and n not in data_names]
+    labels = _label_inputs(doc)
+    missing = [n for n in inputs if n not in values and n not in data_names and
+               n not in labels]
     if missing:
         raise ValueError(f"[{where}] the symbol's inputs {missing[:5]} are neither in "
                          f"data_names {list(data_names)} nor in arg_params / aux_params")
@@ -1272,10 +1347,12 @@ def _quantize_symbolic(where, sym, arg_params, aux_params, data_names, device,
                          "quantize_graph(..., LayerOutputCollector=...) or quantize_net")
     values = _graph_values(where, doc, arg_params, aux_params, data_names)
     if collect:
-        qdoc, qvalues, plan, collector = _quantize_core(
-            where, doc, values, data_names, excluded, [], excluded_ops, calib_mode,
-            calib_data, num_calib_batches, quantized_dtype, quantize_mode,
-            quantize_granularity, collector, logger, device)
+        from .. import autograd
+        with autograd.pause(train_mode=False):  # (inference passes, as in quantize_net)
+            qdoc, qvalues, plan, collector = _quantize_core(
+                where, doc, values, data_names, excluded, [], excluded_ops, calib_mode,
+                calib_data, num_calib_batches, quantized_dtype, quantize_mode,
+                quantize_granularity, collector, logger, device)
     else:
         if logger:
             logger.info("Quantizing graph")
@@ -1333,12 +1410,12 @@ def quantize_graph(sym, arg_params, aux_params, device=cpu(), excluded_sym_names
                               LayerOutputCollector, logger, collect=False)
 
 
-def calib_graph(qsym, arg_params, aux_params, collector, calib_mode="entropy",
-                quantized_dtype=None, logger=None):
+def calib_graph(qsym, arg_params, aux_params, collector, calib_mode="entropy", logger=None,
+                quantized_dtype=None):
     """(calibrated symbol, arg_params, aux_params) from quantize_graph's symbol and
-    parameters and its filled collector (MXNet's calib_graph): the thresholds
-    collector.post_collect() returns go into the graph. quantized_dtype defaults to the
-    collector's (else 'int8')."""
+    parameters and its filled collector (MXNet 2.0's calib_graph, whose sixth argument is
+    the logger): the thresholds collector.post_collect() returns go into the graph.
+    quantized_dtype (ndx's, MXNet 1.x's) defaults to the collector's (else 'int8')."""
     from ..sym import Symbol, load_json
     where = "calib_graph"
     if not isinstance(qsym, Symbol):
@@ -1350,13 +1427,15 @@ def calib_graph(qsym, arg_params, aux_params, collector, calib_mode="entropy",
     if not isinstance(collector, CalibrationCollector):
         raise TypeError(f"[{where}] collector must be a CalibrationCollector (as "
                         f"quantize_graph returns it), got {type(collector).__name__}")
+    if isinstance(logger, str) and quantized_dtype is None:
+        logger, quantized_dtype = None, logger  # (MXNet 1.x's order: quantized_dtype sixth)
     if quantized_dtype is None:
         quantized_dtype = getattr(collector, "quantized_dtype", "int8")
     _check_choice(where, "quantized_dtype", quantized_dtype, _DTYPES)
     thresholds = collector.post_collect() or {}
+    doc = _calibrate_doc(json.loads(qsym.tojson()), thresholds, quantized_dtype, where)
     if logger:
         logger.info("Calibrating the quantized graph with %d thresholds", len(thresholds))
-    doc = _calibrate_doc(json.loads(qsym.tojson()), thresholds, quantized_dtype, where)
     out = load_json(json.dumps(doc))
     params = {**_params_numpy(where, "arg_params", arg_params),
               **_params_numpy(where, "aux_params", aux_params)}
@@ -1389,6 +1468,9 @@ def _example_inputs(where, data_shapes):
             out.append(np.zeros(tuple(d.shape), dtype=d.dtype or "float32"))
         elif isinstance(d, (tuple, list)) and all(isinstance(s, numbers.Integral) for s in d):
             out.append(np.zeros(tuple(int(s) for s in d), dtype="float32"))
+        elif isinstance(d, list) and d and \
+                all(isinstance(s, (tuple, list, DataDesc)) for s in d):
+            out.append(_example_inputs(where, d))  # (one input that is a list: RNN states)
         else:
             raise TypeError(f"[{where}] data_shapes must be a list of DataDesc or of shapes "
                             f"(tuples of int), got an element {d!r}")
@@ -1397,11 +1479,13 @@ def _example_inputs(where, data_shapes):
 
 def _capture(where, network, example, logger):
     """(graph document, data names, {parameter: numpy value}) of a HybridBlock run on the
-    example inputs (trailing ones dropped while the block refuses them, as MXNet does)."""
+    example inputs (trailing ones dropped while the block refuses them, as MXNet does). An
+    input may be a list of arrays (an RNN's states): the graph takes its arrays one by one."""
     from .. import _core
     from ..gluon.block import SymbolBlock, _data_names
     if isinstance(network, SymbolBlock):
         data_names = list(network._input_names)
+        example = _flat(example)
         if len(example) < len(data_names):
             raise ValueError(f"[{where}] the network takes {len(data_names)} inputs "
                              f"({data_names}); the data has {len(example)}")
@@ -1424,7 +1508,7 @@ def _capture(where, network, example, logger):
                     logger.warning("The block refused %d inputs: trying again with one less", n)
                 n -= 1
         graph, names, _ = network._last_graph
-        data_names = _data_names(n)
+        data_names = _data_names(len(_flat(example[:n])))
     params = network.collect_params()
     values = {k: params[k].data().asnumpy() for k in names if k in params}
     return json.loads(_core._graph_json(graph)), data_names, values
@@ -1480,11 +1564,15 @@ def quantize_net(network, quantized_dtype="auto", quantize_mode="full",
         source = _peek(calib_data, where)
         if data_shapes is None:
             example = source.first
-    doc, data_names, values = _capture(where, network, example, logger)
-    qdoc, qvalues, _, _ = _quantize_core(
-        where, doc, values, data_names, excluded, excluded_match, excluded_ops, calib_mode,
-        source, num_calib_batches, quantized_dtype, quantize_mode, quantize_granularity,
-        LayerOutputCollector, logger, device, example)
+    from .. import autograd
+    # (inference passes: under autograd.record() or train_mode() the float network would run
+    # in training mode, updating its BatchNorm statistics and calibrating on batch ones)
+    with autograd.pause(train_mode=False):
+        doc, data_names, values = _capture(where, network, example, logger)
+        qdoc, qvalues, _, _ = _quantize_core(
+            where, doc, values, data_names, excluded, excluded_match, excluded_ops, calib_mode,
+            source, num_calib_batches, quantized_dtype, quantize_mode, quantize_granularity,
+            LayerOutputCollector, logger, device, _flat(example))
     from .. import _core
     net = SymbolBlock(_core._graph_load(json.dumps(qdoc)), data_names, _to_ndx(qvalues),
                       device=device)

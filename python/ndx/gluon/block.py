@@ -953,7 +953,8 @@ class HybridBlock(Block):
         names carry MXNet's 'arg:' prefix, or 'aux:' for states no gradient flows to (such
         as BatchNorm's running statistics). format: as for save_parameters. remove_amp_cast
         (MXNet's): a graph traced after amp.init() holds amp_cast nodes, which are left out
-        unless this is False."""
+        unless this is False. path=None (MXNet 2.0's) writes nothing and returns
+        (Symbol, {'arg:name' / 'aux:name': array}) instead."""
         cached = getattr(self, "_last_graph", None)
         if cached is None and isinstance(self, SymbolBlock):
             # (MXNet: a SymbolBlock holds its graph from the start, so it exports as it is,
@@ -963,19 +964,22 @@ class HybridBlock(Block):
             raise RuntimeError("[export] call hybridize() and run the block once before export()")
         graph, names, _ = cached
         params = self.collect_params()
-        sym_file = f"{path}-symbol.json"
-        params_file = f"{path}-{epoch:04d}.params"
         tensors = OrderedDict()
         for n in names:
             if n in params:
                 kind = "arg" if params[n].differentiable else "aux"
                 p = params[n]
                 tensors[f"{kind}:{n}"] = p.data() if p._copies is None else p._reduce()
-        save_tensors(params_file, tensors, format, "export")
         text = _core._graph_json(graph)
         if remove_amp_cast:
             from ..amp._graph import remove_amp_casts
             text = remove_amp_casts(text)
+        if path is None:
+            from ..sym import load_json
+            return load_json(text), dict(tensors)
+        sym_file = f"{path}-symbol.json"
+        params_file = f"{path}-{epoch:04d}.params"
+        save_tensors(params_file, tensors, format, "export")
         with open(sym_file, "w") as f:
             f.write(text)
         return sym_file, params_file
@@ -1011,6 +1015,16 @@ def _input_arrays(obj, out):
     elif isinstance(obj, dict):
         for item in obj.values():
             _input_arrays(item, out)
+    return out
+
+
+def _flat_inputs(obj, out):
+    """The items of nested lists / tuples of inputs, in order."""
+    for item in obj:
+        if isinstance(item, (list, tuple)):
+            _flat_inputs(item, out)
+        else:
+            out.append(item)
     return out
 
 
@@ -1183,6 +1197,8 @@ class SymbolBlock(HybridBlock):
             if scope is not None:
                 with scope:
                     return SymbolBlock.forward(self, *args)
+        if any(isinstance(a, (list, tuple)) for a in args):
+            args = tuple(_flat_inputs(args, []))  # (as MXNet's: nested inputs, flattened)
         if len(args) != len(self._input_names):
             raise ValueError(f"[SymbolBlock] expected {len(self._input_names)} inputs "
                              f"({self._input_names}), got {len(args)}")

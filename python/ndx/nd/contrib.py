@@ -17,7 +17,7 @@ __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
            "interleaved_matmul_encdec_valatt", "BilinearResize2D", "quantize_v2",
            "dequantize", "requantize", "quantized_fully_connected", "quantized_conv",
-           "quantized_pooling", "quantized_act", "quantized_flatten"]
+           "quantized_pooling", "quantized_act", "quantized_flatten", "quantized_elemwise_add"]
 
 
 def foreach(body, data, init_states):
@@ -202,9 +202,16 @@ _BACKEND_PARAMS = ("workspace", "cudnn_tune", "cudnn_off", "name")
 def _quantized(op, inputs, params, out=None, outputs=3):
     """Invokes `op` on the inputs given (None entries left out: the bias trio of no_bias) with
     the params that are set; the outputs as a list of NDArrays (one NDArray for a single
-    output), as MXNet's mx.nd.contrib wrappers return them."""
+    output), as MXNet's mx.nd.contrib wrappers return them. A Python number given for a
+    range (min_data, max_range, ...) is taken as a float32 array of one value (passed as it
+    is, NumPy's promotion of Python scalars would cast the int8 data to float32)."""
+    import numbers
+
     from .. import _core
-    arrays = tuple(x for x in inputs if x is not None)
+    from .. import numpy as _np
+    arrays = tuple(_np.array([x], dtype="float32")
+                   if isinstance(x, numbers.Real) and not isinstance(x, bool) else x
+                   for x in inputs if x is not None)
     kwargs = {k: v for k, v in params.items() if v is not None and k not in _BACKEND_PARAMS}
     res = _core._invoke(op, arrays, kwargs, out)
     if outputs == 1:
@@ -293,6 +300,17 @@ def quantized_act(data, min_data, max_data, act_type="relu", out=None, **kwargs)
 def quantized_flatten(data, min_data, max_data, out=None, **kwargs):
     """[out, min, max]: int8 / uint8 data reshaped to (N, -1)."""
     return _quantized("_contrib_quantized_flatten", (data, min_data, max_data), kwargs, out)
+
+
+def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max,
+                           min_calib_range=None, max_calib_range=None, out=None, **kwargs):
+    """[out, min, max]: the sum of int8 / uint8 lhs and rhs of one shape (each with its
+    range), in int32 with the range of the largest possible sum, or in int8 in the
+    calibrated range when min_calib_range / max_calib_range are given."""
+    return _quantized("_contrib_quantized_elemwise_add",
+                      (lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max),
+                      dict(kwargs, min_calib_range=min_calib_range,
+                           max_calib_range=max_calib_range), out)
 
 
 _plain_inputs(globals())
