@@ -1772,6 +1772,7 @@ void qpool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
           "max_calib_range the result requantized to int8 (uint8 when non-negative or "
           "with_relu). The weight range may be one per filter; the bias may be int8 (with "
           "its range), int32 (in the accumulator's scale) or float32.")
+      .add_alias("_npx_quantized_conv")
       .set_num_inputs(
           [](const NodeAttrs& attrs) -> uint32_t { return qconv_inputs(attrs).count(); })
       .set_num_outputs(3)
@@ -1809,6 +1810,7 @@ void qpool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
           "Pooling (Pooling's params, max or avg) of int8 / uint8 data; averages round to the "
           "nearest integer (an exact half either way: oneDNN divides by multiplying); the "
           "range passes through (MXNet's quantized_pooling).")
+      .add_alias("_npx_quantized_pooling")
       .set_num_inputs(3)
       .set_num_outputs(3)
       .add_argument("data", "NDArray", "int8 / uint8 data (N, C, *spatial).")

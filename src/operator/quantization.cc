@@ -172,13 +172,21 @@ bool linear_types(const NodeAttrs& attrs, const Requantize& p, const LinearInput
   return true;
 }
 
+void require_zero_based(const NodeAttrs& attrs, DType t, double lo, const char* arg) {
+  if (t == DType::kUInt8 && lo < 0)
+    value_error("[", op_name(attrs), "] uint8 ", arg, " has a range starting at ", lo,
+                "; the INT8 ops take uint8 ranges from 0 (quantize_v2's), while quantize's "
+                "affine uint8 (a zero point at its minimum) is for dequantize only");
+}
+
 LinearEpilogue linear_epilogue(const NodeAttrs& attrs, const Requantize& p, const LinearInputs& at,
                                int64_t channels, const std::vector<TBlob>& in) {
   LinearEpilogue e;
   const DType data = in[0].dtype;
-  const double sd = real_range(range_value(attrs, in[at.min_data()], "min_data"),
-                               range_value(attrs, in[at.min_data() + 1], "max_data")) /
-                    levels(data);
+  const double dlo = range_value(attrs, in[at.min_data()], "min_data");
+  require_zero_based(attrs, data, dlo, "data");
+  const double sd =
+      real_range(dlo, range_value(attrs, in[at.min_data() + 1], "max_data")) / levels(data);
   // Weight scales, one per channel (a single range applies to all).
   std::vector<NDArray> keep;
   const TBlob wlo = kernel::cast_blob(in[at.min_weight()], DType::kFloat64, &keep);
@@ -440,6 +448,66 @@ void quantize_compute(const NodeAttrs& attrs, const OpContext&, const std::vecto
   write_quantized_range(out, t, r);
 }
 
+// ---- quantize (MXNet's first version): the range comes as two arrays; uint8 is affine.
+struct QuantizeV1Param {
+  std::string out_type = "uint8";
+  static void declare(ParamDecl<QuantizeV1Param>& d) {
+    d.field("out_type", &QuantizeV1Param::out_type)
+        .set_default(std::string("uint8"))
+        .set_enum({"int8", "uint8"})
+        .describe(
+            "int8: symmetric, q = round(x * 127 / max(|min|, |max|)); uint8: affine, q = "
+            "round((x - min) * 255 / (max - min)), the range's minimum at 0.");
+  }
+};
+
+bool quantize_v1_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  quant::expect_range_shape(attrs, in, 1, "min_range");
+  quant::expect_range_shape(attrs, in, 2, "max_range");
+  return quantize_shape(attrs, in, out);
+}
+
+bool quantize_v1_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  nn_check::require_float(attrs, (*in)[0], "data");
+  for (int i : {1, 2}) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    quant::require_range_type(attrs, (*in)[i], i == 1 ? "min_range" : "max_range");
+  }
+  (*out)[0] = attrs.get<QuantizeV1Param>().out_type == "int8" ? DType::kInt8 : DType::kUInt8;
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+void quantize_v1_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const double lo = quant::range_value(attrs, in[1], "min_range");
+  const double hi = quant::range_value(attrs, in[2], "max_range");
+  if (!(std::isfinite(lo) && std::isfinite(hi) && lo <= hi))
+    value_error("[", op_name(attrs),
+                "] the range must be finite with min_range <= max_range, "
+                "got (",
+                lo, ", ", hi, ")");
+  std::vector<NDArray> keep;
+  const float* x = kernel::cast_blob(in[0], DType::kFloat32, &keep).ptr<float>();
+  if (out[0].dtype == DType::kInt8) {
+    const double r = real_range(lo, hi);
+    if (req[0] != kNullOp) scale_into(x, 127 / r, out[0], req[0]);
+    write_range(out, -r, r);
+    return;
+  }
+  if (req[0] != kNullOp) {
+    NDArray y(out[0].shape, DType::kUInt8);
+    uint8_t* o = y.data<uint8_t>();
+    const double scale = hi > lo ? 255 / (hi - lo) : 1.0;
+    kernel::parallel_for(y.size(), kernel::kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = quant::saturate<uint8_t>((x[i] - lo) * scale);
+    });
+    write_req(y, as_array(out[0]), req[0]);
+  }
+  write_range(out, lo, hi);
+}
+
 bool requantize_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[0] == DType::kUnknown) return false;
   if ((*in)[0] != DType::kInt32)
@@ -523,16 +591,22 @@ bool dequantize_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) 
 void dequantize_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
-  const double unit = real_range(quant::range_value(attrs, in[1], "min_range"),
-                                 quant::range_value(attrs, in[2], "max_range")) /
-                      levels(in[0].dtype);
+  const double lo = quant::range_value(attrs, in[1], "min_range");
+  const double hi = quant::range_value(attrs, in[2], "max_range");
+  // uint8 is affine, lo + q (hi - lo) / 255 (MXNet's: quantize's uint8 has a zero point at
+  // lo; quantize_v2's and the quantized ops' uint8 ranges start at 0, where both agree);
+  // int8 and int32 are symmetric.
+  const bool affine = in[0].dtype == DType::kUInt8;
+  const double unit =
+      affine ? (hi > lo ? (hi - lo) / 255 : 1 / 255.0) : real_range(lo, hi) / levels(in[0].dtype);
+  const double offset = affine && std::isfinite(lo) ? lo : 0.0;
   NDArray tmp = quant::writes_directly(out[0], req[0]) ? NDArray() : NDArray(out[0].shape);
   float* y = tmp.defined() ? tmp.data<float>() : static_cast<float*>(out[0].dptr);
   quant::with_quantized(in[0].dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* q = static_cast<const T*>(in[0].dptr);
     kernel::parallel_for(in[0].size(), kernel::kGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) y[i] = static_cast<float>(q[i] * unit);
+      for (int64_t i = b; i < e; ++i) y[i] = static_cast<float>(offset + q[i] * unit);
     });
   });
   if (tmp.defined()) write_req(tmp, as_array(out[0]), req[0]);
@@ -662,6 +736,7 @@ bool add_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
 // The real value of one step of a quantized input.
 double step_of(const NodeAttrs& attrs, const TBlob& q, const TBlob& lo, const TBlob& hi,
                const char* lo_name, const char* hi_name) {
+  quant::require_zero_based(attrs, q.dtype, quant::range_value(attrs, lo, lo_name), lo_name);
   return real_range(quant::range_value(attrs, lo, lo_name),
                     quant::range_value(attrs, hi, hi_name)) /
          levels(q.dtype);
@@ -763,6 +838,8 @@ void copy_range(const NodeAttrs& attrs, const std::vector<TBlob>& in,
 
 void act_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                  const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  quant::require_zero_based(attrs, in[0].dtype, quant::range_value(attrs, in[1], "min_data"),
+                            "data");
   if (req[0] != kNullOp) {
     NDArray y(out[0].shape, out[0].dtype);
     const int64_t n = in[0].size();
@@ -820,16 +897,31 @@ Op& quantized_op(const char* name, const char* doc) {
                "Quantizes float data to int8 / uint8 (MXNet's quantize_v2, symmetric): q = "
                "round(x * levels / R), R = max(|min|, |max|) of the calibrated range or of the "
                "data; returns q and its range (-R, R) (uint8: (0, R)).")
+      .add_alias("_npx_contrib_quantize_v2")
       .set_num_inputs(1)
       .add_argument("data", "NDArray", "Float data (or int8 / uint8 data with its range).")
       .set_params<QuantizeParam>()
       .set_attr<FInferShape>("FInferShape", quantize_shape)
       .set_attr<FInferType>("FInferType", quantize_type)
       .set_attr<FCompute>("FCompute<cpu>", quantize_compute);
+  quantized_op("_contrib_quantize",
+               "Quantizes float data over the range given as arrays (MXNet's first quantize): "
+               "int8 symmetric over max(|min|, |max|), or uint8 affine with the minimum at 0; "
+               "returns q and its range.")
+      .add_alias("_npx_contrib_quantize")
+      .set_num_inputs(3)
+      .add_argument("data", "NDArray", "Float data.")
+      .add_argument("min_range", "NDArray", "The range's minimum, float32 (1,).")
+      .add_argument("max_range", "NDArray", "The range's maximum, float32 (1,).")
+      .set_params<QuantizeV1Param>()
+      .set_attr<FInferShape>("FInferShape", quantize_v1_shape)
+      .set_attr<FInferType>("FInferType", quantize_v1_type)
+      .set_attr<FCompute>("FCompute<cpu>", quantize_v1_compute);
   quantized_op("_contrib_requantize",
                "Requantizes int32 data with range (min_range, max_range) to int8 / uint8 over "
                "the calibrated range, or over the data's own largest magnitude (MXNet's "
                "requantize).")
+      .add_alias("_npx_requantize")
       .set_num_inputs(3)
       .add_argument("data", "NDArray", "int32 data.")
       .add_argument("min_range", "NDArray", "The minimum its int32 range stands for.")
@@ -860,6 +952,7 @@ Op& quantized_op(const char* name, const char* doc) {
                "int8 (uint8 when non-negative or with_relu). The weight range may be one per "
                "output unit; the bias may be int8 (with its range), int32 (in the "
                "accumulator's scale) or float32.")
+      .add_alias("_npx_quantized_fully_connected")
       .set_num_inputs([](const NodeAttrs& attrs) -> uint32_t { return fc_inputs(attrs).count(); })
       .add_argument("data", "NDArray", "int8 / uint8 data.")
       .add_argument("weight", "NDArray", "int8 weight (num_hidden, inputs).")
@@ -885,6 +978,7 @@ Op& quantized_op(const char* name, const char* doc) {
                "The sum of two int8 / uint8 arrays of one shape with their ranges: int8 over "
                "the calibrated range (uint8 when it is non-negative), or without one int32 over "
                "the largest possible sum (MXNet's quantized_elemwise_add).")
+      .add_alias("_npx_quantized_elemwise_add")
       .set_num_inputs(6)
       .add_argument("lhs", "NDArray", "int8 / uint8 data.")
       .add_argument("rhs", "NDArray", "int8 / uint8 data of the same shape.")

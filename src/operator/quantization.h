@@ -101,6 +101,8 @@ void finish_from_sums(const LinearEpilogue& e, const double* acc, int64_t n, int
 void write_range(const std::vector<TBlob>& out, double lo, double hi);
 // A contiguous copy of an integer array's values in float dtype t (exact for int8 / uint8).
 NDArray float_values(const TBlob& b, DType t = DType::kFloat32);
+// uint8 data must have a range from 0 (no zero point): ValueError for lo < 0.
+void require_zero_based(const NodeAttrs& attrs, DType t, double lo, const char* arg);
 // A range argument's single value; names the argument in the error.
 double range_value(const NodeAttrs& attrs, const TBlob& b, const char* arg);
 // Whether out is a contiguous array the kernel may write directly.

@@ -106,7 +106,11 @@ def test_dequantize(dtype, levels):
     y = run("_contrib_dequantize", [arr(q), arr(onp.array([-2.5], onp.float32)),
                                     arr(onp.array([1.5], onp.float32))])
     assert y.dtype == onp.float32
-    onp.testing.assert_allclose(y, q.astype(onp.float64) * 2.5 / levels, rtol=1e-6)
+    if dtype == "uint8":  # affine, MXNet's: min + q * (max - min) / 255
+        want = -2.5 + q.astype(onp.float64) * 4.0 / 255
+    else:  # symmetric: q * max(|min|, |max|) / levels
+        want = q.astype(onp.float64) * 2.5 / levels
+    onp.testing.assert_allclose(y, want, rtol=1e-6, atol=1e-6)
 
 
 def test_requantize_with_and_without_calibration():
@@ -443,14 +447,14 @@ def test_quantized_sums_are_exact_for_long_dot_products():
     r = rng()
     xq = r.integers(200, 256, (2, 512, 3, 3)).astype(onp.uint8)
     wq = r.integers(100, 128, (4, 512, 3, 3)).astype(onp.int8)
-    one = [arr([-1.0]), arr([1.0])]
-    out, _, _ = run("_contrib_quantized_conv", [arr(xq), arr(wq)] + one + one, kernel=(3, 3),
-                    num_filter=4, no_bias=True)
+    one, unsigned = [arr([-1.0]), arr([1.0])], [arr([0.0]), arr([1.0])]
+    out, _, _ = run("_contrib_quantized_conv", [arr(xq), arr(wq)] + unsigned + one,
+                    kernel=(3, 3), num_filter=4, no_bias=True)
     exact = onp.einsum("nchw,fchw->nf", xq.astype(onp.int64), wq.astype(onp.int64))
     assert exact.max() > 2 ** 24
     onp.testing.assert_array_equal(out[:, :, 0, 0], exact)
     x2, w2 = xq.reshape(2, -1), wq.reshape(4, -1)
-    out, _, hi = run("_contrib_quantized_fully_connected", [arr(x2), arr(w2)] + one + one,
+    out, _, hi = run("_contrib_quantized_fully_connected", [arr(x2), arr(w2)] + unsigned + one,
                      num_hidden=4, no_bias=True)
     # oneDNN scales its int32 result through float (the unit scale): within 1e-7 relative
     onp.testing.assert_allclose(out, x2.astype(onp.int64) @ w2.astype(onp.int64).T, rtol=1e-7)
@@ -511,3 +515,21 @@ def test_quantized_range_shapes_are_checked_by_shape_inference():
         node = getattr(mx.sym, op)(data, lo, hi, name="node", **params)
         with pytest.raises(ValueError, match="shape"):
             node.infer_shape(data=(1, 2, 4, 4), lo=(2,), hi=(1,))
+
+
+def test_quantize_v1_uint8_is_affine_and_round_trips():
+    # MXNet's first quantize: uint8 over [min, max] with the minimum at 0
+    x = onp.array([-1.0, -0.5, 0.0, 0.7, 3.0], onp.float32)
+    q, lo, hi = run("_contrib_quantize", [arr(x), arr([-1.0]), arr([3.0])])
+    assert q.dtype == onp.uint8 and lo.tolist() == [-1.0] and hi.tolist() == [3.0]
+    onp.testing.assert_array_equal(q, onp.rint((x.astype(onp.float64) + 1) * 255 / 4))
+    y = run("_contrib_dequantize", [arr(q), arr(lo), arr(hi)])
+    assert onp.abs(y - x).max() <= 0.5 * 4 / 255 + 1e-6
+    q8, lo8, hi8 = run("_contrib_quantize", [arr(x), arr([-1.0]), arr([3.0])], out_type="int8")
+    onp.testing.assert_array_equal(q8, quantize_ref(x, -1.0, 3.0, 127))
+    assert lo8.tolist() == [-3.0]
+    # such a range (a zero point) is for dequantize only: the INT8 layers refuse it
+    with pytest.raises(ValueError, match="uint8"):
+        run("_contrib_quantized_fully_connected",
+            [arr(q.reshape(1, 5)), arr(onp.ones((2, 5), onp.int8)), arr(lo), arr(hi),
+             arr([-1.0]), arr([1.0])], num_hidden=2, no_bias=True)

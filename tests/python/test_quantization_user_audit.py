@@ -408,11 +408,6 @@ def test_sym_contrib_has_the_quantization_ops():
 
 
 # ===================================================== findings left to C++ (reproducers)
-@pytest.mark.xfail(strict=True, reason="C++: MXNet 2.0 registers the quantized ops under npx "
-                   "too (.add_alias('_npx_quantized_conv'), '_npx_requantize', "
-                   "'_npx_contrib_quantize_v2', ...); ndx's registry has only _contrib_*, so "
-                   "npx.requantize / npx.quantized_conv (MXNet's own tests) are "
-                   "AttributeErrors")
 def test_npx_aliases_of_the_quantized_ops():
     for name in ("quantized_conv", "quantized_fully_connected", "quantized_pooling",
                  "quantized_elemwise_add", "requantize", "contrib_quantize_v2"):
@@ -426,9 +421,6 @@ def test_npx_aliases_of_the_quantized_ops():
                                    onp.clip(onp.rint(acc / 2147483647.0 * 127), -127, 127))
 
 
-@pytest.mark.xfail(strict=True, reason="C++: no _contrib_quantize op (MXNet's first "
-                   "quantize, with min_range / max_range arrays; MXNet 2.0's _quantize_params "
-                   "and test_quantize_float32_to_int8 call mx.nd.contrib.quantize)")
 def test_nd_contrib_quantize_v1():
     x = onp.random.default_rng(1).normal(size=(3, 4)).astype(onp.float32)
     q, lo, hi = mx.nd.contrib.quantize(mx.nd.array(x), mx.nd.array([x.min()]),

@@ -15,7 +15,7 @@ __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "box_encode", "box_decode", "ROIAlign", "div_sqrt_dim", "index_copy",
            "boolean_mask", "interleaved_matmul_selfatt_qk",
            "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
-           "interleaved_matmul_encdec_valatt", "BilinearResize2D", "quantize_v2",
+           "interleaved_matmul_encdec_valatt", "BilinearResize2D", "quantize", "quantize_v2",
            "dequantize", "requantize", "quantized_fully_connected", "quantized_conv",
            "quantized_pooling", "quantized_act", "quantized_flatten", "quantized_elemwise_add"]
 
@@ -229,8 +229,17 @@ def quantize_v2(data, out_type="int8", min_calib_range=None, max_calib_range=Non
                            max_calib_range=max_calib_range), out)
 
 
+def quantize(data, min_range, max_range, out_type="uint8", out=None, **kwargs):
+    """[quantized data, min_range, max_range] (MXNet's first quantize): int8 symmetric over
+    max(|min_range|, |max_range|), or uint8 affine with min_range at 0."""
+    return _quantized("_contrib_quantize", (data, min_range, max_range),
+                      dict(kwargs, out_type=out_type), out)
+
+
 def dequantize(data, min_range, max_range, out_type="float32", out=None, **kwargs):
-    """int8 / uint8 / int32 data in range [min_range, max_range] as float32."""
+    """int8 / uint8 / int32 data in range [min_range, max_range] as float32: int8 and int32
+    symmetric (q * max(|min|, |max|) / levels), uint8 affine (min + q * (max - min) / 255,
+    which is q * max / 255 for the ranges from 0 that quantize_v2 gives)."""
     return _quantized("_contrib_dequantize", (data, min_range, max_range),
                       dict(kwargs, out_type=out_type), out, outputs=1)
 
