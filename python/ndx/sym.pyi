@@ -362,6 +362,12 @@ def constraint_check(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 contrib: Any
 
+def contrib_quantize(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_contrib_quantize: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def contrib_quantize_v2(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_contrib_quantize_v2: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def convolution(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_convolution: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -773,6 +779,18 @@ def prod(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def qr(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_qr: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def quantized_conv(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_quantized_conv: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def quantized_elemwise_add(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_quantized_elemwise_add: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def quantized_fully_connected(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_quantized_fully_connected: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def quantized_pooling(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_quantized_pooling: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
 def rad2deg(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_rad2deg: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -822,6 +840,9 @@ def relu6(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def remainder(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_remainder: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def requantize(*inputs: Any, name: Any = None, **params: Any) -> Any:
+    """Symbolic _npx_requantize: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def reshape(data: Any = None, shape: Any = None, reverse: Any = False, newshape: Any = None, name: Any = None, **kwargs: Any) -> Any:
     """mx.sym.reshape: MXNet's legacy reshape (the Reshape op's other name) with shape= and its 0 / -1 / -2 / -3 / -4 codes, or NumPy's reshape with newshape=."""

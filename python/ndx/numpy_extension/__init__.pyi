@@ -68,6 +68,12 @@ def cond(pred: Any, then_func: Any, else_func: Any, inputs: Any = None, name: An
 def constraint_check(input: Any, msg: Any = 'Constraint violated.', *, out: Any = None) -> Any:
     """A 0-d true when every element of a bool array is true; otherwise a ValueError with `msg` (MXNet's constraint_check)."""
 
+def contrib_quantize(data: Any, min_range: Any, max_range: Any, out_type: Any = 'uint8', *, out: Any = None) -> Any:
+    """Quantizes float data over the range given as arrays (MXNet's first quantize): int8 symmetric over max(|min|, |max|), or uint8 affine with the minimum at 0; returns q and its range."""
+
+def contrib_quantize_v2(data: Any, out_type: Any = 'int8', min_calib_range: Any = None, max_calib_range: Any = None, *, out: Any = None) -> Any:
+    """Quantizes float data to int8 / uint8 (MXNet's quantize_v2, symmetric): q = round(x * levels / R), R = max(|min|, |max|) of the calibrated range or of the data; returns q and its range (-R, R) (uint8: (0, R))."""
+
 def convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, no_bias: Any = None, layout: Any = None, out: Any = None, workspace: Any = 1024, cudnn_tune: Any = None, cudnn_off: Any = False, name: Any = None) -> Any:
     """N-d convolution (NCW / NCHW); bias may be None. kernel and num_filter default to the weight's spatial shape and first dim; stride / dilate / pad may be None (MXNet's "not set"). workspace, cudnn_tune, cudnn_off and name (MXNet's backend and symbol options) are accepted and unused."""
 
@@ -239,11 +245,26 @@ def pooling(data: Any, kernel: Any = (), stride: Any = (), pad: Any = (), pool_t
 def populate(namespace: Any, prefix: Any, skip: Any = (), positional_orders: Any = None) -> Any:
     """Adds a function for every op whose name starts with `prefix` (stripped) to `namespace`; `positional_orders` maps public names to the order their params take by position."""
 
+def quantized_conv(data: Any, weight: Any, bias: Any, min_data: Any, max_data: Any, min_weight: Any, max_weight: Any, min_bias: Any, max_bias: Any, kernel: Any, stride: Any = (), dilate: Any = (), pad: Any = (), *, num_filter: Any, num_group: Any = 1, no_bias: Any = False, layout: Any = None, min_calib_range: Any = None, max_calib_range: Any = None, with_relu: Any = False, out: Any = None) -> Any:
+    """Convolution of int8 / uint8 data with int8 weights (MXNet's quantized_conv, with oneDNN's fusions): the int32 result with its range, or with min_calib_range / max_calib_range the result requantized to int8 (uint8 when non-negative or with_relu). The weight range may be one per filter; the bias may b"""
+
+def quantized_elemwise_add(lhs: Any, rhs: Any, lhs_min: Any, lhs_max: Any, rhs_min: Any, rhs_max: Any, min_calib_range: Any = None, max_calib_range: Any = None, *, out: Any = None) -> Any:
+    """The sum of two int8 / uint8 arrays of one shape with their ranges: int8 over the calibrated range (uint8 when it is non-negative), or without one int32 over the largest possible sum (MXNet's quantized_elemwise_add)."""
+
+def quantized_fully_connected(data: Any, weight: Any, bias: Any, min_data: Any, max_data: Any, min_weight: Any, max_weight: Any, min_bias: Any, max_bias: Any, num_hidden: Any, no_bias: Any = False, flatten: Any = True, min_calib_range: Any = None, max_calib_range: Any = None, with_relu: Any = False, *, out: Any = None) -> Any:
+    """A fully connected layer on int8 / uint8 data and int8 weights (MXNet's quantized_fully_connected, with oneDNN's fusions): the int32 result with its range, or with min_calib_range / max_calib_range the result requantized to int8 (uint8 when non-negative or with_relu). The weight range may be one per """
+
+def quantized_pooling(data: Any, min_data: Any, max_data: Any, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), count_include_pad: Any = True, layout: Any = None, *, out: Any = None) -> Any:
+    """Pooling (Pooling's params, max or avg) of int8 / uint8 data; averages round to the nearest integer (an exact half either way: oneDNN divides by multiplying); the range passes through (MXNet's quantized_pooling)."""
+
 def relu(x: Any, *, out: Any = None) -> Any:
     """Rectified linear unit: max(x, 0), elementwise."""
 
 def relu6(x: Any, *, out: Any = None) -> Any:
     """min(max(x, 0), 6), elementwise."""
+
+def requantize(data: Any, min_range: Any, max_range: Any, out_type: Any = 'int8', min_calib_range: Any = None, max_calib_range: Any = None, *, out: Any = None) -> Any:
+    """Requantizes int32 data with range (min_range, max_range) to int8 / uint8 over the calibrated range, or over the data's own largest magnitude (MXNet's requantize)."""
 
 def reset_np() -> Any:
     """Turns NumPy shape, array and default-dtype semantics off together (float32 becomes the default float dtype). ndx's arrays keep NumPy semantics regardless."""
