@@ -51,6 +51,7 @@ PARAMS = {
     "_npx_rnn": {"mode": "rnn_tanh", "state_size": 2, "num_layers": 1},
     "_backward_rnn": {"mode": "rnn_tanh", "state_size": 2, "num_layers": 1},
     "_npx_pooling": {"kernel": (1, 1)},
+    "_contrib_quantized_pooling": {"kernel": (1, 1)},
     "_backward_pooling": {"kernel": (1, 1)},
     "_npx_slice": {"begin": (0,), "end": (1,)},
     "sgd_update": {"lr": 0.1},
@@ -94,6 +95,12 @@ MORE_PARAMS = {
 # Input shapes ops accept (the seeded search tries these first: the walk changes one input of
 # an accepted case at a time, which is where missing checks hide).
 HINTS = {
+    "_contrib_quantized_pooling": [[(1, 2, 3, 3), (1,), (1,)]],
+    "_contrib_quantized_act": [[(2, 3), (1,), (1,)]],
+    "_contrib_quantized_flatten": [[(2, 3), (1,), (1,)]],
+    "_contrib_dequantize": [[(2, 3), (1,), (1,)]],
+    "_contrib_requantize": [[(2, 3), (1,), (1,)]],
+    "_contrib_quantized_elemwise_add": [[(2, 3), (2, 3), (1,), (1,), (1,), (1,)]],
     "_npx_batch_norm": [[(1, 2, 3, 3), (2,), (2,), (2,), (2,)], [(2, 3), (3,), (3,), (3,), (3,)]],
     "_backward_batch_norm": [[(1, 2, 3, 3), (1, 2, 3, 3), (2,), (2,), (2,)],
                              [(1, 2, 3, 3), (1, 2, 3, 3), (3,), (3,), (3,)]],
@@ -199,8 +206,11 @@ def _invoke_ok(core, np, handle, params, specs, rng):
 
 
 # Input dtypes a valid case is looked for with: float32 first, then integers (bitwise ops,
-# gcd), a float with an integer (ldexp) and bool (constraint_check).
-BASE_DTYPES = (("float32",), ("int32",), ("float32", "int32"), ("bool",))
+# gcd), a float with an integer (ldexp), bool (constraint_check) and the INT8 ops' patterns.
+BASE_DTYPES = (("float32",), ("int32",), ("float32", "int32"), ("bool",),
+               # the INT8 ops: quantized data, then float32 ranges
+               ("int8", "float32", "float32"), ("int32", "float32", "float32"),
+               ("int8", "int8", "float32", "float32", "float32", "float32"))
 
 
 def valid_case(core, np, name, handle, params, n, rng):
@@ -358,6 +368,7 @@ def test_every_registered_op_raises_only_typed_errors(walk_lines):
 # (their params hold the block's plan) and refuse every call from outside with
 # NotImplementedError; so does _FusedElementwise, made by the executor's fusion pass.
 NO_VALID_CASE = {("Custom", "params"), ("_npx_pooling", "noparams"),
+                 ("_contrib_quantized_pooling", "noparams"),
                  ("_backward_pooling", "noparams"), ("_CachedOp", "noparams"),
                  ("_backward_CachedOp", "noparams"), ("_FusedElementwise", "noparams")}
 
