@@ -303,3 +303,30 @@ def test_a_constant_table_indexed_by_a_block_input_is_not_frozen():
     net.hybridize()
     onp.testing.assert_array_equal(net(np.array([1, 2])).asnumpy(), [2.0, 4.0])
     onp.testing.assert_array_equal(net(np.array([5, 6])).asnumpy(), [10.0, 12.0])
+
+
+def test_hybridized_blocks_deepcopy_and_pickle(tmp_path):
+    """copy.deepcopy / pickle of a hybridized block (EMA models, best-model snapshots): the
+    captured graphs are left out and traced again; the copy computes what the original did
+    and owns its parameters. A SymbolBlock carries its graph as JSON."""
+    import copy
+    import pickle
+
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Conv2D(4, 3, in_channels=2), gluon.nn.BatchNorm(in_channels=4),
+            gluon.nn.Activation("relu"), gluon.nn.Dense(3))
+    net.initialize()
+    net.hybridize()
+    x = np.array(onp.random.default_rng(0).standard_normal((2, 2, 6, 6)).astype("float32"))
+    want = net(x).asnumpy()
+    for twin in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        onp.testing.assert_array_equal(twin(x).asnumpy(), want)
+        for p in twin.collect_params().values():  # the twin's parameters are its own
+            p.data()[:] = 0
+        assert onp.abs(twin(x).asnumpy()).max() == 0
+        onp.testing.assert_array_equal(net(x).asnumpy(), want)
+    net.export(str(tmp_path / "net"))
+    sb = gluon.SymbolBlock.imports(str(tmp_path / "net-symbol.json"), ["data"],
+                                   str(tmp_path / "net-0000.params"))
+    for twin in (copy.deepcopy(sb), pickle.loads(pickle.dumps(sb))):
+        onp.testing.assert_array_equal(twin(x).asnumpy(), want)

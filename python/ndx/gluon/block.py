@@ -741,6 +741,17 @@ class HybridBlock(Block):
         object.__setattr__(self, "_graphs", {})
         object.__setattr__(self, "_bound", {})
 
+    def __getstate__(self):
+        """copy.deepcopy / pickle: the captured graphs are compiled state (handles into the
+        C++ core), left out; the copy traces again on its first call."""
+        state = dict(self.__dict__)
+        state["_graphs"], state["_bound"] = {}, {}
+        state.pop("_last_graph", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
         object.__setattr__(self, "_active", active)
         object.__setattr__(self, "_graphs", {})
@@ -1190,6 +1201,16 @@ class SymbolBlock(HybridBlock):
         for name, p in self._reg_params.items():
             p.cast("float32" if name in keep else dtype)
         _forget_graphs(self)
+
+    def __getstate__(self):
+        """copy.deepcopy / pickle: the graph travels as its JSON."""
+        state = super().__getstate__()
+        state["_graph"] = _core._graph_json(self._graph)
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state, _graph=_core._graph_load(state["_graph"]))
+        super().__setstate__(state)
 
     def forward(self, *args):
         if Parameter._multi:
