@@ -339,8 +339,15 @@ def test_optimize_for():
     assert net.optimize_for(x) is None
     assert net._active
     onp.testing.assert_allclose(net(x).asnumpy(), expected, rtol=1e-6)
-    with pytest.raises(NotImplementedError, match="backend"):
-        net.optimize_for(x, backend="MKLDNN")
+    # MXNet's oneDNN backend: ndx runs its kernels (without the subgraph fusions)
+    assert net.optimize_for(x, backend="ONEDNN") is None
+    onp.testing.assert_allclose(net(x).asnumpy(), expected, rtol=1e-6)
+    net.hybridize(backend="MKLDNN")
+    onp.testing.assert_allclose(net(x).asnumpy(), expected, rtol=1e-6)
+    for call in (lambda: net.optimize_for(x, backend="TensorRT"),
+                 lambda: net.hybridize(backend="TensorRT")):
+        with pytest.raises(NotImplementedError, match="backend"):
+            call()
 
 
 def test_reset_device():

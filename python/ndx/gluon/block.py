@@ -717,6 +717,19 @@ def _regroup(flat, fmt):
     return build(fmt)
 
 
+# The subgraph backends ndx takes: MXNet's oneDNN ones, whose kernels ndx runs anyway.
+_ONEDNN_BACKENDS = ("ONEDNN", "MKLDNN")
+
+
+def _check_backend(method, block, backend):
+    if backend is None or (isinstance(backend, str) and backend.upper() in _ONEDNN_BACKENDS):
+        return
+    raise NotImplementedError(
+        f"[{method}] {block}: backend {backend!r} is not available; ndx has no subgraph "
+        "backends to partition a graph for other than MXNet's oneDNN one ('ONEDNN', whose "
+        "kernels ndx runs without its fusions). Use backend=None or 'ONEDNN'.")
+
+
 def _forget_graphs(block):
     """Drops the graphs a block tree captured, so the next call traces again."""
     _STRUCTURE[0] += 1
@@ -753,6 +766,7 @@ class HybridBlock(Block):
         self.__dict__.update(state)
 
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
+        _check_backend("hybridize", type(self).__name__, kwargs.get("backend"))
         object.__setattr__(self, "_active", active)
         object.__setattr__(self, "_graphs", {})
         object.__setattr__(self, "_bound", {})
@@ -801,16 +815,14 @@ class HybridBlock(Block):
     def optimize_for(self, x, *args, backend=None, clear=False, partition_if_dynamic=True,
                      static_alloc=False, static_shape=False, inline_limit=2,
                      forward_bulk_size=None, backward_bulk_size=None, **kwargs):
-        """MXNet 2.0's optimize_for with no backend: hybridizes the block and captures its
-        graph for the inputs' signature (a predict-mode pass under autograd.pause), so the
-        next call with such inputs replays it. Returns None, as MXNet's does. ndx has no
-        subgraph backends to partition for (MKLDNN, TensorRT, ...): any backend other than
-        None raises NotImplementedError. clear=True drops the graphs captured before."""
-        if backend is not None:
-            raise NotImplementedError(
-                f"[optimize_for] {type(self).__name__}: backend {backend!r} is not available; "
-                "ndx has no subgraph backends to partition a graph for. Use backend=None "
-                "(hybridize and capture the graph) or hybridize().")
+        """MXNet 2.0's optimize_for: hybridizes the block and captures its graph for the
+        inputs' signature (a predict-mode pass under autograd.pause), so the next call with
+        such inputs replays it. Returns None, as MXNet's does. backend 'ONEDNN' (or 'MKLDNN')
+        is accepted: ndx's convolutions and pooling run on oneDNN already, but MXNet's
+        subgraph fusions (convolution + BatchNorm + relu, ...) are not made. Other backends
+        (TensorRT, ...) raise NotImplementedError. clear=True drops the graphs captured
+        before."""
+        _check_backend("optimize_for", type(self).__name__, backend)
         if clear or not self._active:
             self.hybridize(True, static_alloc=static_alloc, static_shape=static_shape)
         with autograd.pause(train_mode=False):
