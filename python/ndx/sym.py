@@ -1167,9 +1167,9 @@ class _ContribSymbols:
                             ("box_non_maximum_suppression", "_npx_box_nms"),
                             ("ROIAlign", "_npx_roi_align")):
             setattr(self, mx_name, globals()[op])
-        for name in ("quantize_v2", "dequantize", "requantize", "quantized_conv",
+        for name in ("quantize", "quantize_v2", "dequantize", "requantize", "quantized_conv",
                      "quantized_fully_connected", "quantized_pooling", "quantized_act",
-                     "quantized_flatten", "quantized_elemwise_add"):
+                     "quantized_flatten", "quantized_elemwise_add", "quantized_concat"):
             setattr(self, name, globals()[f"_contrib_{name}"])
 
 

@@ -807,6 +807,137 @@ void add_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
   write_range(out, t == DType::kUInt8 ? 0.0 : -r, r);
 }
 
+// ============================== quantized_concat ==============================
+// Inputs: the num_args arrays, then each one's (min, max). Each array is requantized onto
+// the output's range: the calibrated one, else the largest of the inputs' (so no value
+// saturates). The output is uint8 when every input is, else int8.
+struct QuantizedConcatParam {
+  int64_t num_args = 1;
+  int64_t dim = 1;
+  std::optional<double> min_calib_range, max_calib_range;
+  static void declare(ParamDecl<QuantizedConcatParam>& d) {
+    d.field("num_args", &QuantizedConcatParam::num_args)
+        .set_lower_bound(1)
+        .describe("The number of arrays joined.");
+    d.field("dim", &QuantizedConcatParam::dim)
+        .set_default(int64_t{1})
+        .describe("The axis they are joined along.");
+    d.field("min_calib_range", &QuantizedConcatParam::min_calib_range)
+        .set_default(std::nullopt)
+        .describe("The calibrated minimum of the output; without it, the inputs' widest range.");
+    d.field("max_calib_range", &QuantizedConcatParam::max_calib_range)
+        .set_default(std::nullopt)
+        .describe("The calibrated maximum of the output.");
+  }
+};
+
+uint32_t concat_inputs(const NodeAttrs& attrs) {
+  return static_cast<uint32_t>(3 * attrs.get<QuantizedConcatParam>().num_args);
+}
+
+std::vector<std::string> concat_input_names(const NodeAttrs& attrs) {
+  const int64_t n = attrs.get<QuantizedConcatParam>().num_args;
+  std::vector<std::string> names;
+  for (int64_t k = 0; k < n; ++k) names.push_back("arg" + std::to_string(k));
+  for (int64_t k = 0; k < n; ++k) {
+    names.push_back("arg" + std::to_string(k) + "_min");
+    names.push_back("arg" + std::to_string(k) + "_max");
+  }
+  return names;
+}
+
+bool concat_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const auto& p = attrs.get<QuantizedConcatParam>();
+  const auto names = concat_input_names(attrs);
+  for (int64_t k = 0; k < p.num_args; ++k)
+    if (!(*in)[k].is_known()) return false;
+  const Shape& first = (*in)[0];
+  const int axis = normalize_axis(p.dim, first.ndim(), op_name(attrs).c_str());
+  Shape o = first;
+  for (int64_t k = 1; k < p.num_args; ++k) {
+    const Shape& s = (*in)[k];
+    bool same = s.ndim() == first.ndim();
+    for (int d = 0; same && d < s.ndim(); ++d) same = d == axis || s[d] == first[d];
+    if (!same)
+      value_error("[", op_name(attrs), "] argument '", names[k], "' of shape ", s.str(),
+                  " does not match '", names[0], "' of shape ", first.str(), " except along dim ",
+                  axis);
+    o[axis] += s[axis];
+  }
+  for (int64_t k = 0; k < 2 * p.num_args; ++k)
+    quant::expect_range_shape(attrs, in, static_cast<int>(p.num_args + k),
+                              names[p.num_args + k].c_str());
+  assign_shape(attrs, &(*out)[0], o, "output", 0);
+  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
+  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  return true;
+}
+
+bool concat_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  const auto& p = attrs.get<QuantizedConcatParam>();
+  const auto names = concat_input_names(attrs);
+  bool all_unsigned = true;
+  for (int64_t k = 0; k < p.num_args; ++k) {
+    if ((*in)[k] == DType::kUnknown) return false;
+    quant::require_quantized(attrs, (*in)[k], names[k].c_str());
+    all_unsigned = all_unsigned && (*in)[k] == DType::kUInt8;
+  }
+  for (int64_t k = p.num_args; k < 3 * p.num_args; ++k) {
+    if ((*in)[k] == DType::kUnknown) (*in)[k] = DType::kFloat32;
+    quant::require_range_type(attrs, (*in)[k], names[k].c_str());
+  }
+  quant::check_calib_range(attrs, p.min_calib_range, p.max_calib_range);
+  (*out)[0] = all_unsigned ? DType::kUInt8 : DType::kInt8;
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+void concat_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                    const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<QuantizedConcatParam>();
+  const auto names = concat_input_names(attrs);
+  const int64_t n = p.num_args;
+  std::vector<double> step(static_cast<size_t>(n));  // the real value of each input's unit
+  double r = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double lo = quant::range_value(attrs, in[n + 2 * k], names[n + 2 * k].c_str());
+    const double hi = quant::range_value(attrs, in[n + 2 * k + 1], names[n + 2 * k + 1].c_str());
+    quant::require_zero_based(attrs, in[k].dtype, lo, names[k].c_str());
+    step[k] = real_range(lo, hi) / levels(in[k].dtype);
+    r = std::max(r, real_range(lo, hi));
+  }
+  if (p.min_calib_range) r = real_range(*p.min_calib_range, *p.max_calib_range);
+  const DType t = out[0].dtype;
+  if (req[0] != kNullOp) {
+    NDArray y(out[0].shape, t);
+    const int axis = normalize_axis(p.dim, y.ndim(), op_name(attrs).c_str());
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= y.shape()[d];
+    for (int d = axis + 1; d < y.ndim(); ++d) inner *= y.shape()[d];
+    const int64_t row = y.shape()[axis] * inner;  // one outer index's span of the output
+    int64_t offset = 0;
+    kernel::AllowThreads unlocked(y.size() >= kernel::kReleaseGil);
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t span = in[k].shape[axis] * inner;
+      const double scale = step[k] * levels(t) / r;
+      quant::with_quantized(in[k].dtype, [&](auto tin) {
+        using S = decltype(tin);
+        const S* x = static_cast<const S*>(in[k].dptr);
+        quant::with_quantized(t, [&](auto tout) {
+          using T = decltype(tout);
+          T* o = y.data<T>();
+          for (int64_t i = 0; i < outer; ++i)
+            for (int64_t j = 0; j < span; ++j)
+              o[i * row + offset + j] = quant::saturate<T>(x[i * span + j] * scale);
+        });
+      });
+      offset += span;
+    }
+    write_req(y, as_array(out[0]), req[0]);
+  }
+  write_range(out, t == DType::kUInt8 ? 0.0 : -r, r);
+}
+
 // ============================== quantized_act / quantized_flatten ==============================
 struct QuantizedActParam {
   std::string act_type = "relu";
@@ -990,6 +1121,17 @@ Op& quantized_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", add_shape)
       .set_attr<FInferType>("FInferType", add_type)
       .set_attr<FCompute>("FCompute<cpu>", add_compute);
+  quantized_op("_contrib_quantized_concat",
+               "Joins int8 / uint8 arrays along dim (MXNet's quantized_concat), each "
+               "requantized onto the output's range: the calibrated one, else the widest of "
+               "the inputs'; uint8 when every input is, else int8.")
+      .set_num_inputs(concat_inputs)
+      .add_argument("data", "NDArray[]", "num_args arrays, then each one's min and max.")
+      .set_params<QuantizedConcatParam>()
+      .set_attr<FListInputNames>("FListInputNames", concat_input_names)
+      .set_attr<FInferShape>("FInferShape", concat_shape)
+      .set_attr<FInferType>("FInferType", concat_type)
+      .set_attr<FCompute>("FCompute<cpu>", concat_compute);
   quantized_op("_contrib_quantized_act",
                "relu of int8 / uint8 data; the range passes through (MXNet's quantized_act).")
       .set_num_inputs(3)

@@ -831,3 +831,36 @@ def test_residual_addition_runs_int8():
     qsym = qz.quantize_graph(sym, params, {}, calib_mode="none")[0]
     ops = _ops(json.loads(qsym.tojson()))
     assert "_contrib_quantized_elemwise_add" not in ops and ops.count("_np_add") == 2
+
+
+class _Inception(gluon.HybridBlock):
+    """Two convolution branches joined by a concatenation, then a convolution: the join
+    runs on int8 data as quantized_concat."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2D(4, 1, in_channels=3, activation="relu")
+        self.b = nn.Conv2D(6, 3, padding=1, in_channels=3, activation="relu")
+        self.head = nn.HybridSequential()
+        self.head.add(nn.Conv2D(5, 3, in_channels=10), nn.GlobalAvgPool2D(), nn.Flatten())
+
+    def forward(self, x):
+        return self.head(np.concatenate([self.a(x), self.b(x)], axis=1))
+
+
+def test_concatenation_of_int8_branches_stays_int8():
+    mx.random.seed(3)
+    net = _Inception()
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    gen = onp.random.default_rng(5)
+    batches = [np.array(gen.uniform(-1, 1, (8, 3, 9, 9)).astype(onp.float32)) for _ in range(4)]
+    x = np.array(gen.uniform(-1, 1, (64, 3, 9, 9)).astype(onp.float32))
+    want = net(x).asnumpy()
+    for mode in ("none", "naive"):
+        q = qz.quantize_net(net, calib_mode=mode, calib_data=batches)
+        ops = [n["op"] for n in json.loads(q.export(None)[0].tojson())["nodes"]]
+        assert "_contrib_quantized_concat" in ops and "_npi_concatenate" not in ops
+        got = q(x).asnumpy()
+        # three quantized layers, each within half a step of its range (see _assert_close)
+        assert onp.abs(got - want).max() <= 0.05 * (want.max() - want.min()), mode

@@ -533,3 +533,27 @@ def test_quantize_v1_uint8_is_affine_and_round_trips():
         run("_contrib_quantized_fully_connected",
             [arr(q.reshape(1, 5)), arr(onp.ones((2, 5), onp.int8)), arr(lo), arr(hi),
              arr([-1.0]), arr([1.0])], num_hidden=2, no_bias=True)
+
+
+def test_quantized_concat():
+    r = rng()
+    a = r.integers(-127, 128, (2, 3, 4)).astype(onp.int8)
+    b = r.integers(0, 256, (2, 5, 4)).astype(onp.uint8)
+    ranges = [arr([-2.0]), arr([2.0]), arr([0.0]), arr([4.0])]
+    out, lo, hi = run("_contrib_quantized_concat", [arr(a), arr(b)] + ranges, num_args=2, dim=1)
+    # int8 over the widest range, 4: a's steps (2 / 127) and b's (4 / 255) onto 4 / 127
+    assert out.dtype == onp.int8 and lo.tolist() == [-4.0] and hi.tolist() == [4.0]
+    real = onp.concatenate([a * (2.0 / 127), b * (4.0 / 255)], axis=1)
+    onp.testing.assert_array_equal(out, onp.clip(onp.rint(real * 127 / 4), -128, 127))
+    # all uint8 stays uint8; a calibrated range saturates what lies beyond it
+    out, lo, hi = run("_contrib_quantized_concat", [arr(b), arr(b[:, :2])] +
+                      [arr([0.0]), arr([4.0]), arr([0.0]), arr([4.0])], num_args=2, dim=1,
+                      min_calib_range=0.0, max_calib_range=2.0)
+    assert out.dtype == onp.uint8 and hi.tolist() == [2.0]
+    want = onp.concatenate([b, b[:, :2]], axis=1) * (4.0 / 255)
+    onp.testing.assert_array_equal(out, onp.clip(onp.rint(want * 255 / 2), 0, 255))
+    out, _, _ = run("_contrib_quantized_concat", [arr(a), arr(a)] + ranges[:2] * 2,
+                    num_args=2, dim=0)
+    onp.testing.assert_array_equal(out, onp.concatenate([a, a]))
+    with pytest.raises(ValueError, match="does not match"):
+        run("_contrib_quantized_concat", [arr(a), arr(b)] + ranges, num_args=2, dim=2)

@@ -55,6 +55,8 @@ _RELU = "_npx_relu"
 _ACT = "_npx_activation"
 _RESHAPE = "_npx_reshape"
 _ADD = "_np_add"
+_CONCAT = "_npi_concatenate"
+
 
 _Q_CONV = "_contrib_quantized_conv"
 _Q_FC = "_contrib_quantized_fully_connected"
@@ -62,6 +64,8 @@ _Q_POOL = "_contrib_quantized_pooling"
 _Q_ACT = "_contrib_quantized_act"
 _Q_FLATTEN = "_contrib_quantized_flatten"
 _Q_ADD = "_contrib_quantized_elemwise_add"
+_Q_CONCAT = "_contrib_quantized_concat"
+
 _QUANTIZE = "_contrib_quantize_v2"
 _DEQUANTIZE = "_contrib_dequantize"
 _REQUANTIZE = "_contrib_requantize"
@@ -86,6 +90,8 @@ _OP_KINDS = {
     "BatchNorm": "bn", "batch_norm": "bn",
     "elemwise_add": "add", "_plus": "add", "broadcast_add": "add", "add": "add",
     "_contrib_quantized_elemwise_add": "add",
+    "Concat": "concat", "concat": "concat", "concatenate": "concat",
+    "_contrib_quantized_concat": "concat",
 }
 
 _NUM_BINS = 8001
@@ -447,7 +453,7 @@ def _is_true(text):
 
 def _kind(node):
     """What the pass can do with a node: 'conv', 'fc', 'bn', 'pool', 'relu', 'flatten',
-    'add' or None."""
+    'add', 'concat' or None."""
     op = node["op"]
     if op == _CONV:
         return "conv" if _attr(node, "layout") in _LAYOUTS else None
@@ -467,12 +473,17 @@ def _kind(node):
         return "flatten"
     if op == _ADD and len(node.get("inputs", [])) == 2:
         return "add"
+    if op == _CONCAT and node.get("inputs"):
+        return "concat"
     return None
 
 
 def _data_positions(node):
     """The inputs of a quantizable node that carry its data (the others: weights)."""
-    return (0, 1) if _kind(node) == "add" else (0,)
+    kind = _kind(node)
+    if kind == "concat":
+        return tuple(range(len(node["inputs"])))
+    return (0, 1) if kind == "add" else (0,)
 
 
 def _consumers(nodes, heads):
@@ -746,9 +757,11 @@ class _Plan:
                 if _kind(r) == "relu" and not r["_excluded"]:
                     node["_relu"] = use[0][0]
                     r["_fused"] = i
-        # pooling / relu / flatten on int8 data, additions of two int8 arrays of one shape
+        # pooling / relu / flatten / concat on int8 data, additions of two int8 arrays of
+        # one shape
         cands = [i for i, n in enumerate(nodes)
-                 if n["op"] != "null" and _kind(n) in ("pool", "relu", "flatten", "add")
+                 if n["op"] != "null" and _kind(n) in ("pool", "relu", "flatten", "add",
+                                                       "concat")
                  and not n["_excluded"] and "_fused" not in n]
 
         def producer_q(e):
@@ -890,6 +903,16 @@ class _Plan:
                 entry = self._out_entry(i)
                 rep[entry] = ("i32", [[j, 0], [j, 1], [j, 2]], node["_layer"],
                               "_relu" in node)
+                continue
+            if node["_q"] and _kind(node) == "concat":
+                parts = [as_int8(e) for e in node["inputs"]]
+                attrs = node.get("attrs", {})
+                j = add({"op": _Q_CONCAT, "name": f"quantized_{node['_layer']}",
+                         "attrs": {"num_args": str(len(parts)),
+                                   "dim": str(attrs.get("axis", attrs.get("dim", "1")))},
+                         "inputs": [q[0] for q in parts] +
+                                   [r for q in parts for r in (q[1], q[2])]})
+                rep[(i, 0)] = ("q", [[j, 0], [j, 1], [j, 2]], node["_layer"])
                 continue
             if node["_q"] and _kind(node) == "add":
                 lhs, rhs = as_int8(node["inputs"][0]), as_int8(node["inputs"][1])

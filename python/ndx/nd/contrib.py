@@ -17,7 +17,8 @@ __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
            "interleaved_matmul_encdec_valatt", "BilinearResize2D", "quantize", "quantize_v2",
            "dequantize", "requantize", "quantized_fully_connected", "quantized_conv",
-           "quantized_pooling", "quantized_act", "quantized_flatten", "quantized_elemwise_add"]
+           "quantized_pooling", "quantized_act", "quantized_flatten", "quantized_elemwise_add",
+           "quantized_concat"]
 
 
 def foreach(body, data, init_states):
@@ -319,6 +320,21 @@ def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max,
     return _quantized("_contrib_quantized_elemwise_add",
                       (lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max),
                       dict(kwargs, min_calib_range=min_calib_range,
+                           max_calib_range=max_calib_range), out)
+
+
+def quantized_concat(*data, num_args=None, dim=1, min_calib_range=None, max_calib_range=None,
+                     out=None, **kwargs):
+    """[out, min, max]: int8 / uint8 arrays joined along dim, each requantized onto the
+    output's range (the calibrated one, else the widest input range). data is the num_args
+    arrays, then each one's min and max (MXNet's order)."""
+    if num_args is None:
+        if len(data) % 3:
+            raise ValueError(f"[quantized_concat] takes num_args arrays and a min and max for "
+                             f"each, {len(data)} inputs given")
+        num_args = len(data) // 3
+    return _quantized("_contrib_quantized_concat", tuple(data),
+                      dict(kwargs, num_args=num_args, dim=dim, min_calib_range=min_calib_range,
                            max_calib_range=max_calib_range), out)
 
 
