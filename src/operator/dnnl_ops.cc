@@ -214,9 +214,21 @@ struct KeyHash {
 // through the caller's next lookup too (conv_backward_both holds two plans): a full cache is
 // retired whole and freed only when the next one fills.
 template <class Plan>
-Plan* plan_for(Key key, Plan (*make)(const Key&)) {
-  using Cache = std::unordered_map<Key, std::unique_ptr<Plan>, KeyHash>;
-  thread_local Cache cache, retired;
+using PlanCache = std::unordered_map<Key, std::unique_ptr<Plan>, KeyHash>;
+
+// The thread's cache of Plans (one per Plan type, whoever makes them), and the retired one.
+template <class Plan>
+std::pair<PlanCache<Plan>*, PlanCache<Plan>*> plan_caches() {
+  thread_local PlanCache<Plan> cache, retired;
+  return {&cache, &retired};
+}
+
+// make(key) builds a plan (a function, or a lambda holding what the key only hashes).
+template <class Plan, class Make>
+Plan* plan_for(Key key, Make&& make) {
+  using Cache = PlanCache<Plan>;
+  auto [cache_ptr, retired_ptr] = plan_caches<Plan>();
+  Cache &cache = *cache_ptr, &retired = *retired_ptr;
   // oneDNN splits the work of a primitive among the threads it sees when it is created, so a
   // plan is per thread count too (the last slot of every key is free for it).
   omp_set_num_threads(kernel::num_threads());
@@ -487,7 +499,7 @@ int64_t pool_work(const PoolSpec& s) {
 
 // Key slots past a ConvSpec's (28 used): the INT8 variant. Inner products use their own layout.
 constexpr int kInt8Slot = 28;
-constexpr int64_t kInnerProductTag = 1000;
+constexpr int64_t kInnerProductTag = 1000;  // key[0] of an inner product (ConvPass: 0-4)
 
 int64_t int8_code(const Int8Spec& q, bool bias) {
   return 1 + q.src_unsigned + 2 * static_cast<int64_t>(q.dst) + 8 * q.relu + 16 * bias;
@@ -509,19 +521,17 @@ memory::data_type dst_type(Int8Dst d) {
                              : memory::data_type::u8;
 }
 
-// The output scales of the INT8 plan being made. Inner products take them at run time (one
-// plan serves every calibration); oneDNN 2's convolutions take them only when the primitive
-// is made, so a convolution's plan is keyed by a hash of its scales and made from these.
-thread_local const float* pending_scales = nullptr;
-
 // Per-output-channel scales and the relu as a post-op: oneDNN applies
-// relu(scale * (acc + bias)), then rounds and saturates.
-::dnnl::primitive_attr int8_attr(const Int8Spec& q, int64_t channels, bool runtime) {
+// relu(scale * (acc + bias)), then rounds and saturates. Inner products take the scales at
+// run time (scales null: one plan serves every calibration); oneDNN 2's convolutions take
+// them only when the primitive is made, so a convolution's plan is keyed by a hash of its
+// scales and made with them.
+::dnnl::primitive_attr int8_attr(const Int8Spec& q, int64_t channels, const float* scales) {
   ::dnnl::primitive_attr attr;
-  if (runtime)
+  if (!scales)
     attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
   else
-    attr.set_output_scales(1 << 1, std::vector<float>(pending_scales, pending_scales + channels));
+    attr.set_output_scales(1 << 1, std::vector<float>(scales, scales + channels));
   if (q.relu) {
     ::dnnl::post_ops ops;
     ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
@@ -549,7 +559,8 @@ struct Int8Plan {
   WeightCache weights;  // wei's reorders (with s8 compensation), reused while unchanged
 };
 
-Int8Plan make_int8_plan(const Key& key) {
+// scales: a convolution's output scales (null for an inner product's run-time ones).
+Int8Plan make_int8_plan(const Key& key, const float* scales) {
   bool has_bias = false;
   const Int8Spec q = int8_spec_of(key[kInt8Slot], &has_bias);
   const auto src_t = q.src_unsigned ? memory::data_type::u8 : memory::data_type::s8;
@@ -557,7 +568,7 @@ Int8Plan make_int8_plan(const Key& key) {
   Int8Plan p;
   if (key[0] == kInnerProductTag) {
     const int64_t n = key[1], k = key[2], f = key[3];
-    const auto attr = int8_attr(q, f, true);
+    const auto attr = int8_attr(q, f, nullptr);
     const memory::desc src({n, k}, src_t, Tag::nc), wei({f, k}, wei_t, Tag::oi);
     const memory::desc dst({n, f}, out_t, Tag::nc), bias({f}, kF32, Tag::x);
     const memory::desc wei_any({f, k}, wei_t, Tag::any);
@@ -576,7 +587,7 @@ Int8Plan make_int8_plan(const Key& key) {
   }
   const ConvSpec s = spec_of(key);
   const ConvDescs d = conv_descs(s);
-  const auto attr = int8_attr(q, s.f, false);
+  const auto attr = int8_attr(q, s.f, scales);
   const int nsp = s.nsp;
   const bool grouped = s.groups > 1;
   const Dims src_dims = cat({s.n, s.c}, spatial(s.in, nsp));
@@ -663,7 +674,7 @@ bool enabled() {
 bool conv_forward(const ConvSpec& s, const float* x, const float* w, const float* b, float* y,
                   bool weights_repeat) {
   const ConvPass pass = b ? ConvPass::kForwardBias : ConvPass::kForward;
-  ConvPlan* plan = conv_takes(s) ? plan_for(conv_key(s, pass), make_conv_plan) : nullptr;
+  ConvPlan* plan = conv_takes(s) ? plan_for<ConvPlan>(conv_key(s, pass), make_conv_plan) : nullptr;
   if (!plan) return false;
   ConvPlan& p = *plan;
   run(conv_work(s), [&] {
@@ -681,8 +692,9 @@ bool conv_forward(const ConvSpec& s, const float* x, const float* w, const float
 }
 
 bool conv_backward_data(const ConvSpec& s, const float* dy, const float* w, float* dx) {
-  ConvPlan* plan =
-      conv_takes(s) ? plan_for(conv_key(s, ConvPass::kBackwardData), make_conv_plan) : nullptr;
+  ConvPlan* plan = conv_takes(s)
+                       ? plan_for<ConvPlan>(conv_key(s, ConvPass::kBackwardData), make_conv_plan)
+                       : nullptr;
   if (!plan) return false;
   ConvPlan& p = *plan;
   run(conv_work(s), [&] {
@@ -697,7 +709,7 @@ bool conv_backward_data(const ConvSpec& s, const float* dy, const float* w, floa
 bool conv_backward_weights(const ConvSpec& s, const float* x, const float* dy, float* dw,
                            float* db) {
   const ConvPass pass = db ? ConvPass::kBackwardWeightsBias : ConvPass::kBackwardWeights;
-  ConvPlan* plan = conv_takes(s) ? plan_for(conv_key(s, pass), make_conv_plan) : nullptr;
+  ConvPlan* plan = conv_takes(s) ? plan_for<ConvPlan>(conv_key(s, pass), make_conv_plan) : nullptr;
   if (!plan) return false;
   ConvPlan& p = *plan;
   run(conv_work(s), [&] {
@@ -718,8 +730,8 @@ bool conv_backward_both(const ConvSpec& s, const float* x, const float* dy, cons
                         float* dx, float* dw, float* db) {
   if (!conv_takes(s)) return false;
   const ConvPass wpass = db ? ConvPass::kBackwardWeightsBias : ConvPass::kBackwardWeights;
-  ConvPlan* data = plan_for(conv_key(s, ConvPass::kBackwardData), make_conv_plan);
-  ConvPlan* weights = data ? plan_for(conv_key(s, wpass), make_conv_plan) : nullptr;
+  ConvPlan* data = plan_for<ConvPlan>(conv_key(s, ConvPass::kBackwardData), make_conv_plan);
+  ConvPlan* weights = data ? plan_for<ConvPlan>(conv_key(s, wpass), make_conv_plan) : nullptr;
   if (!weights) return false;
   ConvPlan &pd = *data, &pw = *weights;
   run(2 * conv_work(s), [&] {
@@ -746,7 +758,7 @@ bool conv_backward_both(const ConvSpec& s, const float* x, const float* dy, cons
 
 bool pool_forward(const PoolSpec& s, const float* x, float* y) {
   PoolPlan* plan =
-      pool_takes(s) ? plan_for(pool_key(s, PoolPass::kForward), make_pool_plan) : nullptr;
+      pool_takes(s) ? plan_for<PoolPlan>(pool_key(s, PoolPass::kForward), make_pool_plan) : nullptr;
   if (!plan) return false;
   PoolPlan& p = *plan;
   run(pool_work(s), [&] {
@@ -757,8 +769,9 @@ bool pool_forward(const PoolSpec& s, const float* x, float* y) {
 }
 
 bool pool_backward(const PoolSpec& s, const float* x, const float* dy, float* dx) {
-  PoolPlan* plan =
-      pool_takes(s) ? plan_for(pool_key(s, PoolPass::kBackward), make_pool_plan) : nullptr;
+  PoolPlan* plan = pool_takes(s)
+                       ? plan_for<PoolPlan>(pool_key(s, PoolPass::kBackward), make_pool_plan)
+                       : nullptr;
   if (!plan) return false;
   PoolPlan& p = *plan;
   run(pool_work(s), [&] {
@@ -781,9 +794,8 @@ bool conv_int8_forward(const ConvSpec& s, const Int8Spec& q, const void* x, cons
   Key key = conv_key(s, ConvPass::kForward);
   key[kInt8Slot] = int8_code(q, bias != nullptr);
   std::tie(key[kInt8Slot + 1], key[kInt8Slot + 2]) = scales_hash(scale, s.f);
-  pending_scales = scale;
-  Int8Plan* plan = plan_for(key, make_int8_plan);
-  pending_scales = nullptr;
+  Int8Plan* plan =
+      plan_for<Int8Plan>(key, [scale](const Key& k) { return make_int8_plan(k, scale); });
   if (!plan) return false;
   run_int8(*plan, conv_work(s), x, w, bias, scale, y);
   return true;
@@ -795,7 +807,7 @@ bool inner_product_int8(int64_t n, int64_t k, int64_t f, const Int8Spec& q, cons
   Key key{};
   key[0] = kInnerProductTag, key[1] = n, key[2] = k, key[3] = f;
   key[kInt8Slot] = int8_code(q, bias != nullptr);
-  Int8Plan* plan = plan_for(key, make_int8_plan);
+  Int8Plan* plan = plan_for<Int8Plan>(key, [](const Key& k) { return make_int8_plan(k, nullptr); });
   if (!plan) return false;
   run_int8(*plan, n * k * f, x, w, bias, scale, y);
   return true;
@@ -806,7 +818,7 @@ bool pool_int8_forward(const PoolSpec& s, bool src_unsigned, const void* x, void
   Key key = pool_key(s, PoolPass::kForward);
   key[kInt8Slot] = src_unsigned;
   key[kInt8Slot + 1] = 1;  // (an INT8 plan)
-  Int8PoolPlan* plan = plan_for(key, make_int8_pool_plan);
+  Int8PoolPlan* plan = plan_for<Int8PoolPlan>(key, make_int8_pool_plan);
   if (!plan) return false;
   run(pool_work(s), [&] {
     plan->fwd.execute(cpu_stream(),
