@@ -37,6 +37,7 @@ def small_cnn():
 NETS = {
     "CNN 3x32x32 (32 / 64 channels)": (small_cnn, (3, 32, 32)),
     "resnet18_v1 3x32x32": (lambda: vision.resnet18_v1(classes=10), (3, 32, 32)),
+    "resnet18_v2 3x32x32": (lambda: vision.resnet18_v2(classes=10), (3, 32, 32)),
     "mobilenet1.0 3x64x64": (lambda: vision.mobilenet1_0(classes=10), (3, 64, 64)),
 }
 

@@ -744,6 +744,24 @@ double step_of(const NodeAttrs& attrs, const TBlob& q, const TBlob& lo, const TB
 
 // out = a * sa + b * sb rounded into an 8-bit out, in float: the sums in blocks of a stack
 // buffer (int8 / uint8 to float vectorizes), then quantize_block's rounding.
+// y[i] = x[i] * s + t rounded into y's type: 8-bit through float blocks of a stack buffer
+// and quantize_block (vectorized; the symmetric int8 range), int32 in double.
+template <class S, class T>
+void affine_into(const S* x, T* y, int64_t n, double s, double t) {
+  if constexpr (sizeof(T) == 1) {
+    constexpr int64_t kBlock = 2048;
+    float buf[kBlock];
+    const float fs = static_cast<float>(s), ft = static_cast<float>(t);
+    for (int64_t i = 0; i < n; i += kBlock) {
+      const int64_t len = std::min(kBlock, n - i);
+      for (int64_t j = 0; j < len; ++j) buf[j] = static_cast<float>(x[i + j]) * fs + ft;
+      quant::quantize_block(buf, y + i, len, 1.f);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = quant::saturate<T>(x[i] * s + t);
+  }
+}
+
 template <class A, class B>
 void scaled_sum(const A* __restrict a, const B* __restrict b, float sa, float sb,
                 float* __restrict sum, int64_t n) {
@@ -802,6 +820,145 @@ void add_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBl
     } else {
       add_8bit(in[0], in[1], static_cast<float>(ua * to_out), static_cast<float>(ub * to_out), y);
     }
+    write_req(y, as_array(out[0]), req[0]);
+  }
+  write_range(out, t == DType::kUInt8 ? 0.0 : -r, r);
+}
+
+// ============================== quantized_batch_norm ==============================
+// Inference batch normalization of int8 / uint8 data (MXNet's quantized_batch_norm, for the
+// BatchNorms no convolution precedes: pre-activation and densely connected networks). Per
+// channel, y = q * a[c] + b[c] with a = step * gamma * inv_std and b = beta - mean * gamma *
+// inv_std, then y in the output's unit: the calibrated range (int8, or uint8 when it is
+// non-negative), else int32 over the largest |y| the data's range allows.
+struct QuantizedBatchNormParam {
+  double eps = 1e-3;
+  double momentum = 0.9;
+  bool fix_gamma = true;
+  bool use_global_stats = false;
+  bool output_mean_var = false;
+  int64_t axis = 1;
+  bool cudnn_off = false;
+  std::optional<double> min_calib_range, max_calib_range;
+  static void declare(ParamDecl<QuantizedBatchNormParam>& d) {
+    d.field("eps", &QuantizedBatchNormParam::eps)
+        .set_default(1e-3)
+        .set_lower_bound(0.0)
+        .describe("Added to the variance (MXNet's default, 1e-3).");
+    d.field("momentum", &QuantizedBatchNormParam::momentum)
+        .set_default(0.9)
+        .describe("Unused (inference: the moving statistics are read, not updated).");
+    d.field("fix_gamma", &QuantizedBatchNormParam::fix_gamma)
+        .set_default(true)
+        .describe("Whether gamma is taken as 1 (MXNet's default, True).");
+    d.field("use_global_stats", &QuantizedBatchNormParam::use_global_stats)
+        .set_default(false)
+        .describe("Unused: the moving statistics are always used.");
+    d.field("output_mean_var", &QuantizedBatchNormParam::output_mean_var)
+        .set_default(false)
+        .describe("Unused (MXNet's signature).");
+    d.field("axis", &QuantizedBatchNormParam::axis)
+        .set_default(int64_t{1})
+        .describe("The channel axis.");
+    d.field("cudnn_off", &QuantizedBatchNormParam::cudnn_off)
+        .set_default(false)
+        .describe("Unused (MXNet's signature).");
+    d.field("min_calib_range", &QuantizedBatchNormParam::min_calib_range)
+        .set_default(std::nullopt)
+        .describe(
+            "The calibrated minimum of the output; with max_calib_range, the output is int8.");
+    d.field("max_calib_range", &QuantizedBatchNormParam::max_calib_range)
+        .set_default(std::nullopt)
+        .describe("The calibrated maximum of the output.");
+  }
+};
+
+const char* const kBatchNormInputs[] = {"data",       "gamma",    "beta",    "moving_mean",
+                                        "moving_var", "min_data", "max_data"};
+
+bool qbn_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known()) return false;
+  const auto& p = attrs.get<QuantizedBatchNormParam>();
+  const int axis = normalize_axis(p.axis, d.ndim(), op_name(attrs).c_str());
+  for (int i = 1; i < 5; ++i)
+    nn_check::expect_shape(attrs, in, i, Shape{d[axis]}, kBatchNormInputs[i], " (channels,)");
+  quant::expect_range_shape(attrs, in, 5, "min_data");
+  quant::expect_range_shape(attrs, in, 6, "max_data");
+  assign_shape(attrs, &(*out)[0], d, "output", 0);
+  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
+  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  return true;
+}
+
+bool qbn_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
+  if ((*in)[0] == DType::kUnknown) return false;
+  quant::require_quantized(attrs, (*in)[0], "data");
+  for (int i = 1; i < 7; ++i) {
+    if ((*in)[i] == DType::kUnknown) (*in)[i] = DType::kFloat32;
+    quant::require_range_type(attrs, (*in)[i], kBatchNormInputs[i]);
+  }
+  const auto& p = attrs.get<QuantizedBatchNormParam>();
+  quant::check_calib_range(attrs, p.min_calib_range, p.max_calib_range);
+  (*out)[0] = !p.min_calib_range        ? DType::kInt32
+              : *p.min_calib_range >= 0 ? DType::kUInt8
+                                        : DType::kInt8;
+  (*out)[1] = (*out)[2] = DType::kFloat32;
+  return true;
+}
+
+void qbn_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
+                 const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const auto& p = attrs.get<QuantizedBatchNormParam>();
+  const TBlob& x = in[0];
+  const double lo = quant::range_value(attrs, in[5], "min_data");
+  quant::require_zero_based(attrs, x.dtype, lo, "data");
+  const double step =
+      real_range(lo, quant::range_value(attrs, in[6], "max_data")) / levels(x.dtype);
+  const int axis = normalize_axis(p.axis, x.ndim(), op_name(attrs).c_str());
+  const int64_t channels = x.shape[axis];
+  std::vector<NDArray> keep;
+  const double* gamma = kernel::cast_blob(in[1], DType::kFloat64, &keep).ptr<double>();
+  const double* beta = kernel::cast_blob(in[2], DType::kFloat64, &keep).ptr<double>();
+  const double* mean = kernel::cast_blob(in[3], DType::kFloat64, &keep).ptr<double>();
+  const double* var = kernel::cast_blob(in[4], DType::kFloat64, &keep).ptr<double>();
+  // y = q * a[c] + b[c]; bound: the largest |y| over the data's range (the int32 unit)
+  std::vector<double> a(static_cast<size_t>(channels)), b(a.size());
+  double bound = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    const double g = (p.fix_gamma ? 1.0 : gamma[c]) / std::sqrt(var[c] + p.eps);
+    if (!std::isfinite(g) || !std::isfinite(beta[c]) || !std::isfinite(mean[c]))
+      value_error("[", op_name(attrs), "] channel ", c,
+                  " has a non-finite scale or shift "
+                  "(gamma / sqrt(moving_var + eps), beta, moving_mean)");
+    a[c] = step * g, b[c] = beta[c] - mean[c] * g;
+    bound = std::max(bound, std::fabs(a[c]) * levels(x.dtype) + std::fabs(b[c]));
+  }
+  const DType t = out[0].dtype;
+  const double r = p.min_calib_range ? real_range(*p.min_calib_range, *p.max_calib_range)
+                                     : real_range(0.0, bound);
+  const double to_out = levels(t) / r;
+  if (req[0] != kNullOp) {
+    NDArray y(out[0].shape, t);
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= x.shape[d];
+    for (int d = axis + 1; d < x.ndim(); ++d) inner *= x.shape[d];
+    quant::with_quantized(x.dtype, [&](auto tin) {
+      using S = decltype(tin);
+      const S* q = static_cast<const S*>(x.dptr);
+      quant::with_quantized(t, [&](auto tout) {
+        using T = decltype(tout);
+        T* o = y.data<T>();
+        kernel::parallel_for(
+            outer * channels, std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(inner, 1)),
+            [&](int64_t first, int64_t last) {
+              for (int64_t row = first; row < last; ++row) {
+                const int64_t c = row % channels;
+                affine_into(q + row * inner, o + row * inner, inner, a[c] * to_out, b[c] * to_out);
+              }
+            });
+      });
+    });
     write_req(y, as_array(out[0]), req[0]);
   }
   write_range(out, t == DType::kUInt8 ? 0.0 : -r, r);
@@ -926,9 +1083,12 @@ void concat_compute(const NodeAttrs& attrs, const OpContext&, const std::vector<
         quant::with_quantized(t, [&](auto tout) {
           using T = decltype(tout);
           T* o = y.data<T>();
-          for (int64_t i = 0; i < outer; ++i)
-            for (int64_t j = 0; j < span; ++j)
-              o[i * row + offset + j] = quant::saturate<T>(x[i * span + j] * scale);
+          kernel::parallel_for(
+              outer, std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(span, 1)),
+              [&](int64_t first, int64_t last) {
+                for (int64_t i = first; i < last; ++i)
+                  affine_into(x + i * span, o + i * row + offset, span, scale, 0.0);
+              });
         });
       });
       offset += span;
@@ -1121,6 +1281,23 @@ Op& quantized_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", add_shape)
       .set_attr<FInferType>("FInferType", add_type)
       .set_attr<FCompute>("FCompute<cpu>", add_compute);
+  quantized_op("_contrib_quantized_batch_norm",
+               "Inference batch normalization of int8 / uint8 data with the moving statistics "
+               "(MXNet's quantized_batch_norm; its defaults eps 1e-3, fix_gamma True): int8 "
+               "over the calibrated range (uint8 when it is non-negative), or int32 without "
+               "one.")
+      .set_num_inputs(7)
+      .add_argument("data", "NDArray", "int8 / uint8 data.")
+      .add_argument("gamma", "NDArray", "(channels,) float32.")
+      .add_argument("beta", "NDArray", "(channels,) float32.")
+      .add_argument("moving_mean", "NDArray", "(channels,) float32.")
+      .add_argument("moving_var", "NDArray", "(channels,) float32.")
+      .add_argument("min_data", "NDArray", "Range of data.")
+      .add_argument("max_data", "NDArray", "Range of data.")
+      .set_params<QuantizedBatchNormParam>()
+      .set_attr<FInferShape>("FInferShape", qbn_shape)
+      .set_attr<FInferType>("FInferType", qbn_type)
+      .set_attr<FCompute>("FCompute<cpu>", qbn_compute);
   quantized_op("_contrib_quantized_concat",
                "Joins int8 / uint8 arrays along dim (MXNet's quantized_concat), each "
                "requantized onto the output's range: the calibrated one, else the widest of "

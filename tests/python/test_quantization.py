@@ -11,7 +11,7 @@ import numpy as onp
 import pytest
 
 import ndx as mx
-from ndx import gluon, np
+from ndx import gluon, np, npx
 from ndx.contrib import quantization as qz
 from ndx.gluon import nn
 
@@ -863,4 +863,47 @@ def test_concatenation_of_int8_branches_stays_int8():
         assert "_contrib_quantized_concat" in ops and "_npi_concatenate" not in ops
         got = q(x).asnumpy()
         # three quantized layers, each within half a step of its range (see _assert_close)
+        assert onp.abs(got - want).max() <= 0.05 * (want.max() - want.min()), mode
+
+
+class _PreActivation(gluon.HybridBlock):
+    """ResNet v2's / DenseNet's order: BatchNorm and relu before each convolution, so no
+    convolution precedes (and absorbs) the BatchNorms after the first one."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2D(6, 3, padding=1, in_channels=3)
+        self.bn1 = nn.BatchNorm(in_channels=6)
+        self.conv = nn.Conv2D(6, 3, padding=1, in_channels=6)
+        self.bn2 = nn.BatchNorm(in_channels=12)
+        self.head = nn.Dense(4)
+
+    def forward(self, x):
+        s = self.stem(x)
+        c = self.conv(npx.relu(self.bn1(s)))
+        return self.head(npx.relu(self.bn2(np.concatenate([s, c], axis=1))))
+
+
+def test_pre_activation_batch_norms_run_quantized():
+    mx.random.seed(4)
+    net = _PreActivation()
+    net.initialize(mx.init.Xavier())
+    gen = onp.random.default_rng(6)
+    x = np.array(gen.uniform(-1, 1, (64, 3, 8, 8)).astype(onp.float32))
+    net(x)
+    for bn in (net.bn1, net.bn2):  # statistics of a trained network
+        c = bn.running_mean.shape[0]
+        bn.gamma.set_data(np.array(gen.uniform(0.5, 2, c).astype(onp.float32)))
+        bn.beta.set_data(np.array(gen.uniform(-0.5, 0.5, c).astype(onp.float32)))
+        bn.running_mean.set_data(np.array(gen.normal(0, 0.2, c).astype(onp.float32)))
+        bn.running_var.set_data(np.array(gen.uniform(0.5, 2, c).astype(onp.float32)))
+    net.hybridize()
+    want = net(x).asnumpy()
+    batches = [np.array(gen.uniform(-1, 1, (8, 3, 8, 8)).astype(onp.float32)) for _ in range(4)]
+    for mode in ("none", "naive"):
+        q = qz.quantize_net(net, calib_mode=mode, calib_data=batches)
+        ops = [n["op"] for n in json.loads(q.export(None)[0].tojson())["nodes"]]
+        assert ops.count("_contrib_quantized_batch_norm") == 2 and "_npx_batch_norm" not in ops
+        got = q(x).asnumpy()
+        # four quantized layers, each within half a step of its range (see _assert_close)
         assert onp.abs(got - want).max() <= 0.05 * (want.max() - want.min()), mode

@@ -557,3 +557,30 @@ def test_quantized_concat():
     onp.testing.assert_array_equal(out, onp.concatenate([a, a]))
     with pytest.raises(ValueError, match="does not match"):
         run("_contrib_quantized_concat", [arr(a), arr(b)] + ranges, num_args=2, dim=2)
+
+
+@pytest.mark.parametrize("fix_gamma", [False, True])
+def test_quantized_batch_norm(fix_gamma):
+    r = rng()
+    q = r.integers(-127, 128, (2, 3, 4, 5)).astype(onp.int8)
+    gamma, beta = r.uniform(0.5, 2, 3), r.uniform(-1, 1, 3)
+    mean, var = r.uniform(-0.5, 0.5, 3), r.uniform(0.5, 2, 3)
+    params = [arr(v.astype(onp.float32)) for v in (gamma, beta, mean, var)]
+    g = onp.ones(3) if fix_gamma else gamma.astype(onp.float32).astype(onp.float64)
+    x = q * (3.0 / 127)
+    shape = (1, 3, 1, 1)
+    real = (x - mean.astype(onp.float32).reshape(shape)) / onp.sqrt(
+        var.astype(onp.float32).reshape(shape) + 1e-3) * g.reshape(shape) + \
+        beta.astype(onp.float32).reshape(shape)
+    out, lo, hi = run("_contrib_quantized_batch_norm", [arr(q)] + params +
+                      [arr([-3.0]), arr([3.0])], fix_gamma=fix_gamma, min_calib_range=-4.0,
+                      max_calib_range=4.0)
+    assert out.dtype == onp.int8 and hi.tolist() == [4.0]
+    assert onp.abs(out - quantize_ref(real, -4.0, 4.0, 127)).max() <= 1
+    out, lo, hi = run("_contrib_quantized_batch_norm", [arr(q)] + params +
+                      [arr([-3.0]), arr([3.0])], fix_gamma=fix_gamma)
+    assert out.dtype == onp.int32 and hi[0] >= onp.abs(real).max()
+    onp.testing.assert_allclose(out * (hi[0] / I32), real, atol=1e-6)
+    with pytest.raises(ValueError, match="non-finite"):
+        run("_contrib_quantized_batch_norm", [arr(q)] + params[:3] +
+            [arr(-onp.ones(3, onp.float32))] + [arr([-3.0]), arr([3.0])], eps=0.0)

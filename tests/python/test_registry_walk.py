@@ -101,6 +101,7 @@ HINTS = {
     "_contrib_dequantize": [[(2, 3), (1,), (1,)]],
     "_contrib_requantize": [[(2, 3), (1,), (1,)]],
     "_contrib_quantized_elemwise_add": [[(2, 3), (2, 3), (1,), (1,), (1,), (1,)]],
+    "_contrib_quantized_batch_norm": [[(1, 2, 3, 3), (2,), (2,), (2,), (2,), (1,), (1,)]],
     "_npx_batch_norm": [[(1, 2, 3, 3), (2,), (2,), (2,), (2,)], [(2, 3), (3,), (3,), (3,), (3,)]],
     "_backward_batch_norm": [[(1, 2, 3, 3), (1, 2, 3, 3), (2,), (2,), (2,)],
                              [(1, 2, 3, 3), (1, 2, 3, 3), (3,), (3,), (3,)]],
@@ -210,7 +211,8 @@ def _invoke_ok(core, np, handle, params, specs, rng):
 BASE_DTYPES = (("float32",), ("int32",), ("float32", "int32"), ("bool",),
                # the INT8 ops: quantized data, then float32 ranges
                ("int8", "float32", "float32"), ("int32", "float32", "float32"),
-               ("int8", "int8", "float32", "float32", "float32", "float32"))
+               ("int8", "int8", "float32", "float32", "float32", "float32"),
+               ("int8",) + ("float32",) * 6)
 
 
 def valid_case(core, np, name, handle, params, n, rng):

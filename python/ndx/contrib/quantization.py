@@ -65,6 +65,8 @@ _Q_ACT = "_contrib_quantized_act"
 _Q_FLATTEN = "_contrib_quantized_flatten"
 _Q_ADD = "_contrib_quantized_elemwise_add"
 _Q_CONCAT = "_contrib_quantized_concat"
+_Q_BN = "_contrib_quantized_batch_norm"
+
 
 _QUANTIZE = "_contrib_quantize_v2"
 _DEQUANTIZE = "_contrib_dequantize"
@@ -758,11 +760,12 @@ class _Plan:
                     node["_relu"] = use[0][0]
                     r["_fused"] = i
         # pooling / relu / flatten / concat on int8 data, additions of two int8 arrays of
-        # one shape
+        # one shape, and the BatchNorms no convolution took (pre-activation networks)
         cands = [i for i, n in enumerate(nodes)
                  if n["op"] != "null" and _kind(n) in ("pool", "relu", "flatten", "add",
-                                                       "concat")
-                 and not n["_excluded"] and "_fused" not in n]
+                                                       "concat", "bn")
+                 and not n["_excluded"] and "_fused" not in n and
+                 (_kind(n) != "bn" or self._bn_quantizable(i))]
 
         def producer_q(e):
             src = nodes[e[0]]
@@ -795,6 +798,15 @@ class _Plan:
                         node["_q"] = False
                         changed = True
 
+    def _bn_quantizable(self, i):
+        """Whether BatchNorm node i can run as quantized_batch_norm: still in the graph (not
+        folded), its statistics known parameters, only its output read."""
+        node, users = self.nodes[i], self.users
+        if not users.get((i, 0)) or users.get((i, 1)) or users.get((i, 2)):
+            return False
+        return len(node["inputs"]) == 5 and all(
+            self._param(self.nodes, e) is not None for e in node["inputs"][1:5])
+
     def _out_entry(self, i):
         """The entry of the float graph a quantized node's (fused) output stands for."""
         node = self.nodes[i]
@@ -819,7 +831,7 @@ class _Plan:
                 src = nodes[e[0]]
                 if not (src["_q"] or "_fused" in src) or e[1] != 0:
                     wanted.setdefault(_entry_name(nodes, e), tuple(e[:2]))
-            if _kind(node) in ("conv", "fc", "add"):
+            if _kind(node) in ("conv", "fc", "add", "bn"):
                 out = self._out_entry(i)
                 if any(self._is_q_consumer(u, pos) for u, pos in users.get(out, [])):
                     wanted.setdefault(node["_layer"], out)
@@ -903,6 +915,16 @@ class _Plan:
                 entry = self._out_entry(i)
                 rep[entry] = ("i32", [[j, 0], [j, 1], [j, 2]], node["_layer"],
                               "_relu" in node)
+                continue
+            if node["_q"] and _kind(node) == "bn":
+                data = as_int8(node["inputs"][0])
+                stats = [existing(self._param(nodes, e)) for e in node["inputs"][1:5]]
+                attrs = {"eps": _attr(node, "eps", "1e-5"),
+                         "fix_gamma": _attr(node, "fix_gamma", "False"),
+                         "axis": _attr(node, "axis", "1")}
+                j = add({"op": _Q_BN, "name": f"quantized_{node['_layer']}", "attrs": attrs,
+                         "inputs": [data[0]] + stats + [data[1], data[2]]})
+                rep[(i, 0)] = ("i32", [[j, 0], [j, 1], [j, 2]], node["_layer"], False)
                 continue
             if node["_q"] and _kind(node) == "concat":
                 parts = [as_int8(e) for e in node["inputs"]]
@@ -1067,7 +1089,7 @@ def _calibrate_doc(doc, thresholds, quantized_dtype, where):
                                  max_calib_range=_fmt(hi))
         elif node["op"] == _REQUANTIZE:
             src = nodes[node["inputs"][0][0]]
-            if src["op"] not in (_Q_CONV, _Q_FC, _Q_ADD) or \
+            if src["op"] not in (_Q_CONV, _Q_FC, _Q_ADD, _Q_BN) or \
                     not src["name"].startswith("quantized_"):
                 continue
             key = src["name"][len("quantized_"):]
