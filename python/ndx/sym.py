@@ -1169,7 +1169,8 @@ class _ContribSymbols:
             setattr(self, mx_name, globals()[op])
         for name in ("quantize", "quantize_v2", "dequantize", "requantize", "quantized_conv",
                      "quantized_fully_connected", "quantized_pooling", "quantized_act",
-                     "quantized_flatten", "quantized_elemwise_add", "quantized_concat"):
+                     "quantized_flatten", "quantized_elemwise_add", "quantized_concat",
+                     "quantized_batch_norm"):
             setattr(self, name, globals()[f"_contrib_{name}"])
 
 

@@ -18,7 +18,7 @@ __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "interleaved_matmul_encdec_valatt", "BilinearResize2D", "quantize", "quantize_v2",
            "dequantize", "requantize", "quantized_fully_connected", "quantized_conv",
            "quantized_pooling", "quantized_act", "quantized_flatten", "quantized_elemwise_add",
-           "quantized_concat"]
+           "quantized_concat", "quantized_batch_norm"]
 
 
 def foreach(body, data, init_states):
@@ -336,6 +336,19 @@ def quantized_concat(*data, num_args=None, dim=1, min_calib_range=None, max_cali
     return _quantized("_contrib_quantized_concat", tuple(data),
                       dict(kwargs, num_args=num_args, dim=dim, min_calib_range=min_calib_range,
                            max_calib_range=max_calib_range), out)
+
+
+def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, max_data,
+                         eps=1e-3, fix_gamma=True, axis=1, min_calib_range=None,
+                         max_calib_range=None, out=None, **kwargs):
+    """[out, min, max]: inference batch normalization of int8 / uint8 data with the moving
+    statistics (MXNet's defaults: eps 1e-3, fix_gamma True); int8 in the calibrated range,
+    else int32."""
+    return _quantized("_contrib_quantized_batch_norm",
+                      (data, gamma, beta, moving_mean, moving_var, min_data, max_data),
+                      dict(kwargs, eps=eps, fix_gamma=fix_gamma, axis=axis,
+                           min_calib_range=min_calib_range, max_calib_range=max_calib_range),
+                      out)
 
 
 _plain_inputs(globals())
