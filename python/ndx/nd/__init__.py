@@ -42,6 +42,7 @@ from .ndarray import (  # noqa: E402, F401
     arange,
     concatenate,
     empty,
+    eye,
     full,
     imdecode,
     linspace,

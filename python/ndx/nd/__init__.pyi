@@ -165,7 +165,13 @@ def Pooling(data: Any, kernel: Any = (), pool_type: Any = 'max', global_pool: An
 def Reshape(data: Any, shape: Any = None, reverse: Any = False, **kwargs: Any) -> Any:
     """MXNet's legacy reshape (0 / -1 / -2 / -3 / -4, ``reverse``)."""
 
+def SequenceLast(data: Any, sequence_length: Any = None, use_sequence_length: Any = False, axis: Any = 0) -> Any:
+    """Each sequence's last step (the one at sequence_length - 1 with use_sequence_length)."""
+
 def SequenceMask(data: Any, sequence_length: Any = None, use_sequence_length: Any = False, value: Any = 0.0, axis: Any = 0) -> Any: ...
+
+def SequenceReverse(data: Any, sequence_length: Any = None, use_sequence_length: Any = False, axis: Any = 0) -> Any:
+    """Each sequence's first sequence_length steps reversed (all steps without use_sequence_length)."""
 
 def SliceChannel(data: Any, num_outputs: Any, axis: Any = 1, squeeze_axis: Any = False) -> Any:
     """`data` cut into `num_outputs` equal parts along `axis` (1 by default); a list, or the one array when num_outputs is 1, as MXNet returns."""
@@ -375,6 +381,9 @@ def expand_dims(data: Any, axis: Any) -> Any: ...
 
 def expm1(data: Any) -> Any:
     """MXNet's expm1, element-wise."""
+
+def eye(N: Any, M: Any = 0, k: Any = 0, ctx: Any = None, dtype: Any = 'float32', device: Any = None, **kwargs: Any) -> Any:
+    """An N x M NDArray (N x N for M=0, MXNet's default) with ones on diagonal `k`, float32 by default (MXNet's ``mx.nd.eye``)."""
 
 def fix(data: Any) -> Any:
     """MXNet's fix, element-wise."""
@@ -770,7 +779,7 @@ def waitall() -> Any:
     """Waits for all queued device work (MXNet's ``mx.nd.waitall``)."""
 
 def where(condition: Any, x: Any, y: Any) -> Any:
-    """x where condition is nonzero, else y."""
+    """x where condition is nonzero, else y. As MXNet's, a 1-D condition beside N-d x and y (of as many rows) picks whole rows: x[i] where condition[i] is nonzero, else y[i]."""
 
 def zeros(shape: Any, ctx: Any = None, dtype: Any = None, stype: Any = None, device: Any = None, **kwargs: Any) -> Any:
     """An NDArray of zeros (float32 by default) on `ctx` (the current device by default)."""

@@ -174,7 +174,14 @@ reverse = flip
 def slice(data, begin, end, step=()):  # noqa: A001  (MXNet's name)
     """data[begin:end:step] on the leading axes; None in begin / end / step: the default."""
     key = []
+    begin, end = tuple(begin), tuple(end)
     step = tuple(step) if step else (None,) * len(begin)
+    if not len(begin) == len(end) == len(step):
+        raise ValueError(f"[slice] begin, end and step must have the same length, got "
+                         f"{len(begin)}, {len(end)} and {len(step)}")
+    if len(begin) > data.ndim:
+        raise ValueError(f"[slice] begin has {len(begin)} entries, more than the data's "
+                         f"{data.ndim} axes")
     for b, e, s in zip(begin, end, step):
         key.append(_pyslice(b, e, s))
     return _wrap(data[tuple(key)])
@@ -213,8 +220,16 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, dtype="float32"):
 
 
 def where(condition, x, y):
-    """x where condition is nonzero, else y."""
-    return _wrap(_np.where(condition != 0, x, y))
+    """x where condition is nonzero, else y. As MXNet's, a 1-D condition beside N-d x and y
+    (of as many rows) picks whole rows: x[i] where condition[i] is nonzero, else y[i]."""
+    cond = condition != 0
+    if isinstance(cond, _np.ndarray) and cond.ndim == 1 and isinstance(x, _np.ndarray) and \
+            x.ndim > 1:
+        if cond.shape[0] != x.shape[0]:
+            raise ValueError(f"[where] a 1-D condition picks rows: its length {cond.shape[0]} "
+                             f"must equal x's first dimension {x.shape[0]}")
+        cond = _np.reshape(cond, cond.shape + (1,) * (x.ndim - 1))
+    return _wrap(_np.where(cond, x, y))
 
 
 def clip(data, a_min, a_max):
@@ -501,13 +516,13 @@ def smooth_l1(data, scalar=1.0):
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     """MXNet's legacy dot: for N-d arrays, the last axis of lhs with the first of rhs (lhs
     transposed / rhs transposed first when asked)."""
-    if transpose_a:
-        lhs = _np.transpose(lhs)
-    if transpose_b:
-        rhs = _np.transpose(rhs)
     if lhs.ndim <= 2 and rhs.ndim <= 2:
-        return _wrap(_np.dot(lhs, rhs))
-    out = _np.tensordot(lhs, rhs, axes=1)
+        return _wrap(_np.dot(_np.transpose(lhs) if transpose_a else lhs,
+                             _np.transpose(rhs) if transpose_b else rhs))
+    # N-d: MXNet contracts lhs's first axis (transpose_a) or last, with rhs's last axis
+    # (transpose_b) or first; the other axes keep their order (lhs's, then rhs's).
+    out = _np.tensordot(lhs, rhs, axes=([0 if transpose_a else lhs.ndim - 1],
+                                        [rhs.ndim - 1 if transpose_b else 0]))
     return _wrap(out)
 
 
@@ -662,6 +677,20 @@ def SequenceMask(data, sequence_length=None, use_sequence_length=False, value=0.
     return _wrap(_npx.sequence_mask(data, sequence_length,
                                     use_sequence_length=use_sequence_length, value=value,
                                     axis=axis))
+
+
+def SequenceLast(data, sequence_length=None, use_sequence_length=False, axis=0):  # noqa: N802
+    """Each sequence's last step (the one at sequence_length - 1 with use_sequence_length)."""
+    return _wrap(_npx.sequence_last(data, sequence_length,
+                                    use_sequence_length=use_sequence_length, axis=axis))
+
+
+def SequenceReverse(data, sequence_length=None, use_sequence_length=False,  # noqa: N802
+                    axis=0):
+    """Each sequence's first sequence_length steps reversed (all steps without
+    use_sequence_length)."""
+    return _wrap(_npx.sequence_reverse(data, sequence_length,
+                                       use_sequence_length=use_sequence_length, axis=axis))
 
 
 def L2Normalization(data, eps=1e-10, mode="instance"):  # noqa: N802

@@ -16,7 +16,7 @@ import numpy as onp
 
 from .. import numpy as _np
 
-__all__ = ["NDArray", "array", "waitall", "zeros", "ones", "empty", "full", "arange",
+__all__ = ["NDArray", "array", "waitall", "zeros", "ones", "empty", "full", "eye", "arange",
            "linspace", "concatenate", "moveaxis", "imdecode"]
 
 
@@ -192,7 +192,10 @@ class NDArray(_np.ndarray, metaclass=_NDArrayMeta):
         return _op.reshape(self, shape, reverse=reverse)
 
     def __getitem__(self, key):
-        return _wrap(_np.ndarray.__getitem__(self, key))
+        return _wrap(_np.ndarray.__getitem__(self, _int_index(key)))
+
+    def __setitem__(self, key, value):
+        _np.ndarray.__setitem__(self, _int_index(key), value)
 
     def __reduce__(self):
         return (_rebuild, (self.as_np_ndarray(),))
@@ -226,6 +229,16 @@ for _name in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", 
               "cumsum", "where"):
     setattr(NDArray, _name, _legacy(_name))
 del _name
+
+
+def _int_index(key):
+    """`key` with its float arrays as int64: MXNet 1.x indexes with NDArrays, which are
+    float32 by default (x[nd.array([0, 2])])."""
+    if isinstance(key, _np.ndarray):
+        return key.astype("int64") if key.dtype.kind == "f" else key
+    if isinstance(key, tuple) and any(isinstance(k, _np.ndarray) for k in key):
+        return tuple(_int_index(k) for k in key)
+    return key
 
 
 def _rebuild(arr):
@@ -282,6 +295,13 @@ def ones(shape, ctx=None, dtype=None, stype=None, device=None, **kwargs):
     _dense(stype, "ones")
     return _wrap(_np.ones(_shape(shape), dtype=dtype or "float32",
                           device=_device(ctx, device)))
+
+
+def eye(N, M=0, k=0, ctx=None, dtype="float32", device=None, **kwargs):  # noqa: N803
+    """An N x M NDArray (N x N for M=0, MXNet's default) with ones on diagonal `k`, float32
+    by default (MXNet's ``mx.nd.eye``)."""
+    return _wrap(_np.eye(int(N), int(M) or int(N), int(k), dtype=dtype or "float32",
+                         device=_device(ctx, device)))
 
 
 def full(shape, val, ctx=None, dtype="float32", out=None, device=None):
