@@ -71,6 +71,10 @@ class Pool {
 
   int64_t started() const { return started_.load(); }
 
+  // Spinning workers go to sleep at once (another thread team, oneDNN's OpenMP one, is about
+  // to take the cores).
+  void park() { park_.fetch_add(1, std::memory_order_relaxed); }
+
   void run(int64_t n, int chunks, RangeFn fn) {
     std::unique_lock<std::mutex> use(use_, std::try_to_lock);
     if (!use.owns_lock()) {  // busy: another caller or a nested call
@@ -148,7 +152,9 @@ class Pool {
   // `seen` is the generation before the job the worker is started for, so it takes part.
   void worker_loop(uint64_t seen) {
     while (true) {
-      for (int spins = 0; gen_.load(std::memory_order_acquire) == seen && spins < kSpinIters;
+      const uint64_t parked = park_.load(std::memory_order_relaxed);
+      for (int spins = 0; gen_.load(std::memory_order_acquire) == seen && spins < kSpinIters &&
+                          park_.load(std::memory_order_relaxed) == parked;
            ++spins)
         NDX_CPU_RELAX();
       Job job;
@@ -180,6 +186,7 @@ class Pool {
   std::mutex m_;    // guards job_
   std::condition_variable cv_;
   std::atomic<uint64_t> gen_{0};
+  std::atomic<uint64_t> park_{0};
   Job job_;
   std::atomic<int> next_{0}, done_{0}, active_{0};
   std::mutex error_mu_;
@@ -210,6 +217,7 @@ void set_blas_threads(int n) {
   }
 }
 void sync_blas_threads() { set_blas_threads(num_threads()); }
+void park_workers() { Pool::get().park(); }
 }  // namespace ndx::kernel
 
 namespace ndx::kernel {

@@ -194,6 +194,7 @@ template <class F>
 void run(int64_t work, F&& f) {
   const int threads = kernel::num_threads();
   if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+  if (threads > 1) kernel::park_workers();
   kernel::AllowThreads unlocked(work >= kernel::kReleaseGil);
   f();
   cpu_stream().wait();
