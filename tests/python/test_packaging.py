@@ -170,3 +170,28 @@ def test_openblas_runs_the_kernels_the_cpu_supports():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.splitlines()
     assert " Haswell " in out[0] and out[1] == "Haswell"
+
+
+def test_openmp_spins_briefly_after_onednn_calls():
+    """OpenMP (oneDNN's team) loads with GOMP_SPINCOUNT=10000 unless the user set it or
+    OMP_WAIT_POLICY (libgomp's 300,000 kept its threads spinning on the cores ndx's next
+    kernel needed); the variable is not left set. libgomp prints the value it read with
+    OMP_DISPLAY_ENV."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import os, ndx; print('after', os.environ.get('GOMP_SPINCOUNT'))"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    env["OMP_DISPLAY_ENV"] = "verbose"
+
+    def run(extra):
+        r = subprocess.run([sys.executable, "-c", code], env=dict(env, **extra),
+                           capture_output=True, text=True, check=True)
+        return r.stdout + r.stderr
+
+    out = run({})
+    assert "GOMP_SPINCOUNT = '10000'" in out and "after None" in out, out
+    out = run({"GOMP_SPINCOUNT": "77"})  # the user's choice wins
+    assert "GOMP_SPINCOUNT = '77'" in out and "after 77" in out, out
