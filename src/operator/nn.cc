@@ -1792,6 +1792,7 @@ struct BatchNormParam {
   int64_t axis = 1;
   bool fix_gamma = false;
   bool use_global_stats = false;
+  bool output_mean_var = false;
   static void declare(ParamDecl<BatchNormParam>& d) {
     d.field("eps", &BatchNormParam::eps)
         .set_default(1e-5)
@@ -1808,6 +1809,11 @@ struct BatchNormParam {
     d.field("use_global_stats", &BatchNormParam::use_global_stats)
         .set_default(false)
         .describe("Normalize with the running statistics in training mode too.");
+    d.field("output_mean_var", &BatchNormParam::output_mean_var)
+        .set_default(false)
+        .describe(
+            "Also return the mean and the inverse standard deviation used (MXNet's: no "
+            "gradient flows through them).");
   }
 };
 
@@ -2516,7 +2522,10 @@ void batch_norm_backward(const NodeAttrs& attrs, const OpContext& ctx, const std
       .add_argument("running_mean", "NDArray", "Running mean; updated in place in training.")
       .add_argument("running_var", "NDArray", "Running variance; updated in place in training.")
       .set_params<BatchNormParam>()
-      .set_attr<FNumVisibleOutputs>("FNumVisibleOutputs", [](const NodeAttrs&) { return 1u; })
+      .set_attr<FNumVisibleOutputs>("FNumVisibleOutputs",
+                                    [](const NodeAttrs& attrs) {
+                                      return attrs.get<BatchNormParam>().output_mean_var ? 3u : 1u;
+                                    })
       .set_attr<FListOutputNames>("FListOutputNames",
                                   [](const NodeAttrs&) {
                                     return std::vector<std::string>{"output", "mean", "inv_std"};

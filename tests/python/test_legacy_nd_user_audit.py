@@ -83,12 +83,23 @@ def test_slice_rejects_mismatched_begin_end_step():
 
 # ---- findings (not fixed: reported to the lead) ------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="nd.BatchNorm ignores output_mean_var=True (MXNet "
-                   "returns three outputs: data, mean, var)")
 def test_batchnorm_output_mean_var_returns_three_outputs():
-    out = nd.BatchNorm(nd.array(_seq(2, 3, 2, 2)), nd.ones(3), nd.zeros(3), nd.zeros(3),
-                       nd.ones(3), output_mean_var=True)
+    # MXNet: the data, then the mean and the inverse standard deviation the op used
+    x = _seq(2, 3, 2, 2)
+    with mx.autograd.record():  # training: the batch statistics
+        out = nd.BatchNorm(nd.array(x), nd.ones(3), nd.zeros(3), nd.zeros(3), nd.ones(3),
+                           output_mean_var=True)
     assert isinstance(out, (list, tuple)) and len(out) == 3
+    mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    onp.testing.assert_allclose(out[1].asnumpy(), mean, rtol=1e-6)
+    onp.testing.assert_allclose(out[2].asnumpy(), 1 / onp.sqrt(var + 1e-3), rtol=1e-5)
+    want = (x - mean.reshape(1, 3, 1, 1)) / onp.sqrt(var.reshape(1, 3, 1, 1) + 1e-3)
+    onp.testing.assert_allclose(out[0].asnumpy(), want, rtol=1e-5, atol=1e-6)
+    # predict mode: the moving statistics
+    out = nd.BatchNorm(nd.array(x), nd.ones(3), nd.zeros(3), nd.ones(3), nd.full(3, 4.0),
+                       output_mean_var=True)
+    onp.testing.assert_allclose(out[1].asnumpy(), onp.ones(3))
+    onp.testing.assert_allclose(out[2].asnumpy(), onp.full(3, 1 / onp.sqrt(4.001)), rtol=1e-6)
 
 
 @pytest.mark.xfail(strict=True, reason="MXNet 1.x divides integer NDArrays in their dtype "

@@ -18,7 +18,7 @@ def Activation(data: Any, act_type: Any) -> Any:
     """relu, sigmoid, tanh, softrelu (log(1 + e^x)), softsign or log_sigmoid / mish."""
 
 def BatchNorm(data: Any, gamma: Any, beta: Any, moving_mean: Any, moving_var: Any, eps: Any = 0.001, momentum: Any = 0.9, fix_gamma: Any = True, use_global_stats: Any = False, output_mean_var: Any = False, axis: Any = 1, cudnn_off: Any = False) -> Any:
-    """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True (gamma read as 1) by default."""
+    """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True (gamma read as 1) by default; output_mean_var=True returns [out, mean, inverse std] (the statistics used)."""
 
 def BlockGrad(data: Any) -> Any: ...
 

@@ -626,11 +626,12 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
 def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9,  # noqa
               fix_gamma=True, use_global_stats=False, output_mean_var=False, axis=1,
               cudnn_off=False):
-    """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True (gamma read as 1) by default."""
+    """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True (gamma read as 1) by default;
+    output_mean_var=True returns [out, mean, inverse std] (the statistics used)."""
     out = _npx.batch_norm(data, gamma, beta, moving_mean, moving_var, eps=eps,
                           momentum=momentum, axis=axis, fix_gamma=fix_gamma,
-                          use_global_stats=use_global_stats)
-    return _wrap(out)
+                          use_global_stats=use_global_stats, output_mean_var=output_mean_var)
+    return [_wrap(o) for o in out] if output_mean_var else _wrap(out)
 
 
 def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):  # noqa: N802

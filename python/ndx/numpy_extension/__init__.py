@@ -223,14 +223,14 @@ def embedding(data, weight, input_dim=None, output_dim=None, dtype="float32",
 @_op_doc(_batch_norm_op, "MXNet 2.0's argument order (..., eps, momentum, fix_gamma, "
                          "use_global_stats, output_mean_var, axis, ...); cudnn_off, "
                          "min_calib_range / max_calib_range (for MXNet's quantized graphs) and "
-                         "name are accepted and unused; output_mean_var=True (MXNet's mean and "
-                         "inverse-std outputs) is not supported.")
+                         "name are accepted and unused; output_mean_var=True returns (out, "
+                         "mean, inverse std), the statistics used, as MXNet's.")
 def batch_norm(data, gamma, beta, running_mean, running_var, eps=1e-5, momentum=0.9,
                fix_gamma=False, use_global_stats=False, output_mean_var=False, axis=1,
                cudnn_off=False, min_calib_range=None, max_calib_range=None, out=None, name=None):
-    if output_mean_var:
-        raise NotImplementedError("[batch_norm] output_mean_var=True is not supported")
     kw = {}
+    if output_mean_var:
+        kw["output_mean_var"] = True
     if eps != 1e-5:
         kw["eps"] = eps
     if momentum != 0.9:
