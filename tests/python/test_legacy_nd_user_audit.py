@@ -166,3 +166,57 @@ def test_pad_edge_and_reflect_and_slice_negative_step():
     b = _seq(2, 3, 4)
     out = nd.slice(nd.array(b), begin=(None, 2, 3), end=(None, 0, None), step=(1, -1, -2))
     onp.testing.assert_array_equal(out.asnumpy(), b[:, 2:0:-1, 3::-2])
+
+
+# ---- MXNet 1.x operators that were missing from nd ------------------------------------------
+
+def test_softmax_cross_entropy_and_hard_sigmoid():
+    x = onp.array([[1, 2, 3], [11, 7, 5]], dtype=onp.float32)
+    out = nd.softmax_cross_entropy(nd.array(x), nd.array([2, 0]))
+    assert out.shape == (1,)  # MXNet's example: -log(0.66524084) - log(0.97962922)
+    onp.testing.assert_allclose(out.asnumpy(), [0.4281871], rtol=1e-5)
+    v = onp.array([-5, -1, 0, 1, 2.5, 5], dtype=onp.float32)
+    onp.testing.assert_allclose(nd.hard_sigmoid(nd.array(v)).asnumpy(),
+                                onp.clip(0.2 * v + 0.5, 0, 1), rtol=1e-6)
+    onp.testing.assert_allclose(nd.hard_sigmoid(nd.array(v), alpha=0.5, beta=0.1).asnumpy(),
+                                onp.clip(0.5 * v + 0.1, 0, 1), rtol=1e-6)
+
+
+def test_depth_to_space_and_back():
+    b, x = 2, _seq(2, 8, 2, 3)
+    out = nd.depth_to_space(nd.array(x), b).asnumpy()
+    want = onp.zeros((2, 2, 4, 6), onp.float32)  # element by element, MXNet's DCR order
+    for n in range(2):
+        for c in range(2):
+            for h in range(4):
+                for w in range(6):
+                    want[n, c, h, w] = x[n, (h % b) * b * 2 + (w % b) * 2 + c, h // b, w // b]
+    onp.testing.assert_array_equal(out, want)
+    onp.testing.assert_array_equal(nd.space_to_depth(nd.array(out), b).asnumpy(), x)
+    with pytest.raises(ValueError, match="divisible"):
+        nd.depth_to_space(nd.array(_seq(1, 6, 2, 2)), 2)
+    with pytest.raises(ValueError, match="block_size"):
+        nd.space_to_depth(nd.array(x), 0)
+
+
+def test_batch_take_instance_group_norm_ctc_and_roi_pooling():
+    a = _seq(3, 4)
+    onp.testing.assert_array_equal(nd.batch_take(nd.array(a), nd.array([3, 0, 2])).asnumpy(),
+                                   a[[0, 1, 2], [3, 0, 2]])
+    x = onp.random.default_rng(0).normal(size=(2, 3, 4, 5)).astype(onp.float32)
+    want = (x - x.mean(axis=(2, 3), keepdims=True)) / onp.sqrt(
+        x.var(axis=(2, 3), keepdims=True) + 1e-3)
+    onp.testing.assert_allclose(nd.InstanceNorm(nd.array(x), nd.ones(3), nd.zeros(3)).asnumpy(),
+                                want, rtol=1e-4, atol=1e-5)
+    out, mean, std = nd.GroupNorm(nd.array(x[:, :2]), nd.ones(2), nd.zeros(2), num_groups=2,
+                                  output_mean_var=True)
+    onp.testing.assert_allclose(mean.asnumpy(), x[:, :2].mean(axis=(2, 3)), rtol=1e-5)
+    # one time step, labels of one symbol: the only path is the label itself
+    logits = onp.random.default_rng(1).normal(size=(1, 2, 4)).astype(onp.float32)
+    loss = nd.CTCLoss(nd.array(logits), nd.array([[2], [3]])).asnumpy()
+    logp = logits[0] - onp.log(onp.exp(logits[0]).sum(axis=1, keepdims=True))
+    onp.testing.assert_allclose(loss, [-logp[0, 2], -logp[1, 3]], rtol=1e-5)
+    assert nd.ctc_loss is nd.CTCLoss
+    feat = _seq(1, 2, 4, 4)
+    pooled = nd.ROIPooling(nd.array(feat), nd.array([[0, 0, 0, 3, 3]]), (1, 1), 1.0)
+    onp.testing.assert_array_equal(pooled.asnumpy().ravel(), feat.max(axis=(2, 3)).ravel())

@@ -22,6 +22,9 @@ def BatchNorm(data: Any, gamma: Any, beta: Any, moving_mean: Any, moving_var: An
 
 def BlockGrad(data: Any) -> Any: ...
 
+def CTCLoss(data: Any, label: Any, data_lengths: Any = None, label_lengths: Any = None, use_data_lengths: Any = False, use_label_lengths: Any = False, blank_label: Any = 'first') -> Any:
+    """Connectionist temporal classification loss of (time, batch, alphabet) activations, one value per sequence (MXNet's CTCLoss)."""
+
 def Cast(data: Any, dtype: Any) -> Any: ...
 
 def Concat(*data: Any, dim: Any = 1, num_args: Any = None) -> Any:
@@ -45,6 +48,12 @@ def Flatten(data: Any) -> Any:
     """(d0, d1 * d2 * ...): MXNet's Flatten keeps the first axis."""
 
 def FullyConnected(data: Any, weight: Any, bias: Any = None, num_hidden: Any = None, no_bias: Any = False, flatten: Any = True) -> Any: ...
+
+def GroupNorm(data: Any, gamma: Any, beta: Any, num_groups: Any = 1, eps: Any = 1e-05, output_mean_var: Any = False) -> Any:
+    """Normalization over groups of channels (MXNet's GroupNorm); output_mean_var=True also returns each group's mean and standard deviation."""
+
+def InstanceNorm(data: Any, gamma: Any, beta: Any, eps: Any = 0.001) -> Any:
+    """Normalization over each instance's spatial axes, per channel (MXNet's InstanceNorm)."""
 
 def L2Normalization(data: Any, eps: Any = 1e-10, mode: Any = 'instance') -> Any: ...
 
@@ -162,6 +171,9 @@ def Pad(data: Any, mode: Any = 'constant', pad_width: Any = (), constant_value: 
 
 def Pooling(data: Any, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, cudnn_off: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), p_value: Any = None, count_include_pad: Any = True, layout: Any = None) -> Any: ...
 
+def ROIPooling(data: Any, rois: Any, pooled_size: Any, spatial_scale: Any) -> Any:
+    """Max pooling of each region [batch, x1, y1, x2, y2] to pooled_size (MXNet's ROIPooling)."""
+
 def Reshape(data: Any, shape: Any = None, reverse: Any = False, **kwargs: Any) -> Any:
     """MXNet's legacy reshape (0 / -1 / -2 / -3 / -4, ``reverse``)."""
 
@@ -242,6 +254,9 @@ def array(source_array: Any, ctx: Any = None, dtype: Any = None, device: Any = N
     """An NDArray holding a copy of source_array (MXNet's ``mx.nd.array``) on `ctx` (the current device by default). As MXNet's, dtype defaults to the source's for an ndx array (an NDArray) and to float32 for anything else: NumPy arrays (a float64 or int64 NumPy array becomes float32), lists, scalars."""
 
 def batch_dot(lhs: Any, rhs: Any, transpose_a: Any = False, transpose_b: Any = False, forward_stype: Any = None) -> Any: ...
+
+def batch_take(a: Any, indices: Any) -> Any:
+    """a[i, indices[i]] for each row i of a 2-d a (MXNet's batch_take)."""
 
 def broadcast_add(lhs: Any, rhs: Any) -> Any:
     """MXNet's broadcast_add, with broadcasting."""
@@ -337,10 +352,16 @@ def cos(data: Any) -> Any:
 def cosh(data: Any) -> Any:
     """MXNet's cosh, element-wise."""
 
+def ctc_loss(data: Any, label: Any, data_lengths: Any = None, label_lengths: Any = None, use_data_lengths: Any = False, use_label_lengths: Any = False, blank_label: Any = 'first') -> Any:
+    """Connectionist temporal classification loss of (time, batch, alphabet) activations, one value per sequence (MXNet's CTCLoss)."""
+
 def cumsum(a: Any, axis: Any = None, dtype: Any = None) -> Any: ...
 
 def degrees(data: Any) -> Any:
     """MXNet's degrees, element-wise."""
+
+def depth_to_space(data: Any, block_size: Any) -> Any:
+    """(N, C, H, W) -> (N, C / b^2, H * b, W * b): blocks of depth moved to space (MXNet's depth_to_space, DCR order)."""
 
 def diag(data: Any, k: Any = 0, axis1: Any = 0, axis2: Any = 1) -> Any: ...
 
@@ -417,6 +438,9 @@ def greater(lhs: Any, rhs: Any) -> Any:
 
 def greater_equal(lhs: Any, rhs: Any) -> Any:
     """MXNet's greater_equal, with broadcasting."""
+
+def hard_sigmoid(data: Any, alpha: Any = 0.2, beta: Any = 0.5) -> Any:
+    """max(0, min(1, alpha * data + beta)) (MXNet's hard_sigmoid)."""
 
 def hypot(lhs: Any, rhs: Any) -> Any:
     """MXNet's hypot, with broadcasting."""
@@ -717,12 +741,18 @@ def smooth_l1(data: Any, scalar: Any = 1.0) -> Any: ...
 
 def softmax(data: Any, length: Any = None, axis: Any = -1, temperature: Any = None, dtype: Any = None, use_length: Any = False) -> Any: ...
 
+def softmax_cross_entropy(data: Any, label: Any) -> Any:
+    """The cross entropy of softmax(data) along the last axis against integer labels, summed over the batch, as a (1,) array (MXNet's softmax_cross_entropy)."""
+
 def softmin(data: Any, axis: Any = -1, temperature: Any = None, dtype: Any = None) -> Any: ...
 
 def softsign(data: Any) -> Any:
     """MXNet's softsign, element-wise."""
 
 def sort(data: Any, axis: Any = -1, is_ascend: Any = True) -> Any: ...
+
+def space_to_depth(data: Any, block_size: Any) -> Any:
+    """(N, C, H, W) -> (N, C * b^2, H / b, W / b), the inverse of depth_to_space (MXNet's)."""
 
 def split(data: Any, num_outputs: Any, axis: Any = 1, squeeze_axis: Any = False) -> Any:
     """`data` cut into `num_outputs` equal parts along `axis` (1 by default); a list, or the one array when num_outputs is 1, as MXNet returns."""

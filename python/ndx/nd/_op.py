@@ -779,6 +779,91 @@ def cast_storage(data, stype):
     return _wrap(data)
 
 
+def InstanceNorm(data, gamma, beta, eps=1e-3):  # noqa: N802
+    """Normalization over each instance's spatial axes, per channel (MXNet's InstanceNorm)."""
+    return _wrap(_npx.instance_norm(data, gamma, beta, eps=eps))
+
+
+def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False):  # noqa: N802
+    """Normalization over groups of channels (MXNet's GroupNorm); output_mean_var=True also
+    returns each group's mean and standard deviation."""
+    out = _npx.group_norm(data, gamma, beta, num_groups=num_groups, eps=eps,
+                          output_mean_var=output_mean_var)
+    return [_wrap(o) for o in out] if output_mean_var else _wrap(out)
+
+
+def CTCLoss(data, label, data_lengths=None, label_lengths=None,  # noqa: N802
+            use_data_lengths=False, use_label_lengths=False, blank_label="first"):
+    """Connectionist temporal classification loss of (time, batch, alphabet) activations, one
+    value per sequence (MXNet's CTCLoss)."""
+    return _wrap(_npx.ctc_loss(data, label, data_lengths, label_lengths,
+                               use_data_lengths=use_data_lengths,
+                               use_label_lengths=use_label_lengths, blank_label=blank_label))
+
+
+ctc_loss = CTCLoss
+
+
+def ROIPooling(data, rois, pooled_size, spatial_scale):  # noqa: N802
+    """Max pooling of each region [batch, x1, y1, x2, y2] to pooled_size (MXNet's ROIPooling)."""
+    return _wrap(_npx.roi_pooling(data, rois, pooled_size=tuple(pooled_size),
+                                  spatial_scale=spatial_scale))
+
+
+def hard_sigmoid(data, alpha=0.2, beta=0.5):
+    """max(0, min(1, alpha * data + beta)) (MXNet's hard_sigmoid)."""
+    return _wrap(_np.clip(data * alpha + beta, 0, 1))
+
+
+def softmax_cross_entropy(data, label):
+    """The cross entropy of softmax(data) along the last axis against integer labels, summed
+    over the batch, as a (1,) array (MXNet's softmax_cross_entropy)."""
+    logp = _npx.log_softmax(data, axis=-1)
+    picked = _npx.pick(logp, label, axis=-1)
+    return _wrap(_np.reshape(-_np.sum(picked), (1,)))
+
+
+def _block_size(who, data, block_size):
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValueError(f"[{who}] block_size must be a positive int, got {block_size!r}")
+    if data.ndim != 4:
+        raise ValueError(f"[{who}] data must be 4-d (N, C, H, W), got shape {data.shape}")
+    return block_size
+
+
+def depth_to_space(data, block_size):
+    """(N, C, H, W) -> (N, C / b^2, H * b, W * b): blocks of depth moved to space (MXNet's
+    depth_to_space, DCR order)."""
+    b = _block_size("depth_to_space", data, block_size)
+    n, c, h, w = data.shape
+    if c % (b * b):
+        raise ValueError(f"[depth_to_space] the {c} channels are not divisible by "
+                         f"block_size^2 = {b * b}")
+    x = _np.reshape(data, (n, b, b, c // (b * b), h, w))
+    x = _np.transpose(x, (0, 3, 4, 1, 5, 2))
+    return _wrap(_np.reshape(x, (n, c // (b * b), h * b, w * b)))
+
+
+def space_to_depth(data, block_size):
+    """(N, C, H, W) -> (N, C * b^2, H / b, W / b), the inverse of depth_to_space (MXNet's)."""
+    b = _block_size("space_to_depth", data, block_size)
+    n, c, h, w = data.shape
+    if h % b or w % b:
+        raise ValueError(f"[space_to_depth] height {h} and width {w} must be divisible by "
+                         f"block_size {b}")
+    x = _np.reshape(data, (n, c, h // b, b, w // b, b))
+    x = _np.transpose(x, (0, 3, 5, 1, 2, 4))
+    return _wrap(_np.reshape(x, (n, c * b * b, h // b, w // b)))
+
+
+def batch_take(a, indices):
+    """a[i, indices[i]] for each row i of a 2-d a (MXNet's batch_take)."""
+    if a.ndim != 2 or indices.ndim != 1 or indices.shape[0] != a.shape[0]:
+        raise ValueError(f"[batch_take] a must be 2-d and indices 1-d of a's length, got "
+                         f"shapes {a.shape} and {indices.shape}")
+    return _wrap(_npx.pick(a, indices, axis=-1, mode="clip"))
+
+
 def _plain_inputs(namespace):
     # Every public operator takes NDArrays as plain arrays (see ndarray._on_plain); aliases
     # stay the same function.
