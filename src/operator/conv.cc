@@ -1532,8 +1532,7 @@ bool qpool_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   quant::expect_range_shape(attrs, in, 1, "min_data");
   quant::expect_range_shape(attrs, in, 2, "max_data");
   assign_shape(attrs, &(*out)[0], result[0], "output", 0);
-  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
-  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  quant::range_output_shapes(attrs, out);
   return true;
 }
 

@@ -91,13 +91,12 @@ void require_quantized(const NodeAttrs& attrs, DType t, const char* arg, bool in
                int32_too ? " or int32" : "", ", got ", t);
 }
 
-// The range outputs are float32 scalars of shape (1,).
+}  // namespace
+
 void range_output_shapes(const NodeAttrs& attrs, ShapeVector* out) {
   assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
   assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
 }
-
-}  // namespace
 
 void expect_range_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const char* arg,
                         int64_t channels) {
@@ -364,8 +363,7 @@ void write_quantized_range(const std::vector<TBlob>& out, DType t, double r) {
 bool quantize_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   if (!(*in)[0].is_known()) return false;
   assign_shape(attrs, &(*out)[0], (*in)[0], "output", 0);
-  assign_shape(attrs, &(*out)[1], Shape{1}, "min_range", 1);
-  assign_shape(attrs, &(*out)[2], Shape{1}, "max_range", 2);
+  quant::range_output_shapes(attrs, out);
   return true;
 }
 
@@ -710,8 +708,7 @@ bool add_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   const char* names[] = {"lhs_min", "lhs_max", "rhs_min", "rhs_max"};
   for (int i = 2; i < 6; ++i) quant::expect_range_shape(attrs, in, i, names[i - 2]);
   assign_shape(attrs, &(*out)[0], a, "output", 0);
-  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
-  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  quant::range_output_shapes(attrs, out);
   return true;
 }
 
@@ -886,8 +883,7 @@ bool qbn_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   quant::expect_range_shape(attrs, in, 5, "min_data");
   quant::expect_range_shape(attrs, in, 6, "max_data");
   assign_shape(attrs, &(*out)[0], d, "output", 0);
-  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
-  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  quant::range_output_shapes(attrs, out);
   return true;
 }
 
@@ -1025,8 +1021,7 @@ bool concat_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
     quant::expect_range_shape(attrs, in, static_cast<int>(p.num_args + k),
                               names[p.num_args + k].c_str());
   assign_shape(attrs, &(*out)[0], o, "output", 0);
-  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
-  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  quant::range_output_shapes(attrs, out);
   return true;
 }
 
@@ -1159,8 +1154,7 @@ bool flatten_shape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out) {
   quant::expect_range_shape(attrs, in, 1, "min_data");
   quant::expect_range_shape(attrs, in, 2, "max_data");
   assign_shape(attrs, &(*out)[0], Shape{d[0], rest}, "output", 0);
-  assign_shape(attrs, &(*out)[1], Shape{1}, "min_output", 1);
-  assign_shape(attrs, &(*out)[2], Shape{1}, "max_output", 2);
+  quant::range_output_shapes(attrs, out);
   return true;
 }
 

@@ -55,6 +55,8 @@ inline T saturate(double v) {
   return static_cast<T>((v + magic) - magic);
 }
 
+// The range outputs 1 and 2 of an INT8 op: float32 scalars of shape (1,).
+void range_output_shapes(const NodeAttrs& attrs, ShapeVector* out);
 // A range argument's shape: (1,) (unknown: set), or (channels,) when channels > 1.
 void expect_range_shape(const NodeAttrs& attrs, ShapeVector* in, int i, const char* arg,
                         int64_t channels = 1);
