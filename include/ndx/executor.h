@@ -150,9 +150,10 @@ bool fusion_enabled();
 void set_fusion_enabled(bool on);
 // How fused nodes have run since the process started: as a vector program (every op's block
 // kernel on small contiguous blocks), op by op on blocks of the output, or op by op on whole
-// arrays (GPU arrays, strided outputs).
+// arrays (GPU arrays, strided outputs); fused convolutions through oneDNN with their epilogue,
+// or op by op (conv_whole).
 struct FusionRuns {
-  int64_t vector = 0, blocks = 0, whole = 0;
+  int64_t vector = 0, blocks = 0, whole = 0, conv_onednn = 0, conv_whole = 0;
 };
 FusionRuns fusion_runs();
 

@@ -1316,8 +1316,10 @@ PyObject* set_fusion_py(PyObject*, PyObject* on) {
 }
 PyObject* fusion_runs_py(PyObject*, PyObject*) {
   const FusionRuns r = fusion_runs();
-  return Py_BuildValue("{sLsLsL}", "vector", static_cast<long long>(r.vector), "blocks",
-                       static_cast<long long>(r.blocks), "whole", static_cast<long long>(r.whole));
+  return Py_BuildValue("{sLsLsLsLsL}", "vector", static_cast<long long>(r.vector), "blocks",
+                       static_cast<long long>(r.blocks), "whole", static_cast<long long>(r.whole),
+                       "conv_onednn", static_cast<long long>(r.conv_onednn), "conv_whole",
+                       static_cast<long long>(r.conv_whole));
 }
 
 // Kernels release the GIL around long loops through these (see ndx/runtime.h), until the
@@ -1465,7 +1467,8 @@ PyMethodDef module_methods[] = {
     {"_set_fusion", set_fusion_py, METH_O,
      "Turns elementwise fusion in planned graphs on or off; returns the previous setting."},
     {"_fusion_runs", fusion_runs_py, METH_NOARGS,
-     "How fused nodes have run: {'vector': n, 'blocks': n, 'whole': n} since the start."},
+     "How fused nodes have run since the start: {'vector', 'blocks', 'whole', 'conv_onednn', "
+     "'conv_whole'} counts."},
     {"_dnnl_enabled", dnnl_enabled_py, METH_NOARGS,
      "Whether convolution and pooling run on oneDNN (NDX_DNNL=0 turns it off)."},
     {"_sym_var", sym_var, METH_VARARGS, "A symbol for a named input (with attributes)."},

@@ -365,8 +365,13 @@ const Executor::Program& Executor::planned_program() const {
   if (!fusion_enabled()) return *plain_;
   if (!fusion_tried_) {
     fusion_tried_ = true;
-    int nodes = 0, ops = 0;
-    Graph fused = fuse_elementwise(graph_, &nodes, &ops);
+    // Convolutions take their epilogues first (an add or relu after a batch_norm would
+    // otherwise join an elementwise group), then the elementwise ops group.
+    int conv_nodes = 0, conv_ops = 0, nodes = 0, ops = 0;
+    Graph convs = fuse_convolutions(graph_, &conv_nodes, &conv_ops);
+    Graph fused = fuse_elementwise(convs, &nodes, &ops);
+    nodes += conv_nodes;
+    ops += conv_ops;
     if (nodes > 0) {
       fused_ = make_program(std::move(fused), graph_.inputs());
       fused_->fused_nodes = nodes;

@@ -15,6 +15,7 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,12 +29,14 @@
 #include "ndx/imperative.h"
 #include "ndx/runtime.h"
 #include "op/gpu_dispatch.h"
+#include "operator/conv_epilogue.h"
 
 namespace ndx {
 
 namespace {
 
 std::atomic<int64_t> g_vector_runs{0}, g_block_runs{0}, g_whole_runs{0};
+std::atomic<int64_t> g_conv_onednn_runs{0}, g_conv_whole_runs{0};
 
 std::atomic<bool>& fusion_flag() {
   static std::atomic<bool> on = [] {
@@ -58,6 +61,12 @@ struct FusedProgram {
   };
   std::vector<Instr> instrs;  // in graph order; the last one writes the output
   uint32_t num_inputs = 0;
+  // A fused convolution (`_FusedConvolution`): instrs[0] is the convolution (reading fused
+  // inputs only), then an inference batch_norm (instr `bn`), an add of the fused input
+  // `residual`, a relu (`relu`), each optional.
+  int bn = -1;
+  int residual = -1;
+  bool relu = false;
   // The intermediates' dtypes for each signature of input dtypes seen so far.
   mutable std::mutex mu;
   mutable std::vector<std::pair<DTypeVector, DTypeVector>> types;
@@ -67,41 +76,42 @@ using ProgramPtr = std::shared_ptr<const FusedProgram>;
 const FusedProgram& program_of(const NodeAttrs& attrs) {
   const auto* p = std::any_cast<ProgramPtr>(&attrs.parsed);
   if (!p || !*p)
-    not_implemented(
-        "[_FusedElementwise] is made by the graph executor's fusion pass; it cannot "
-        "be called directly");
+    not_implemented("[", attrs.op ? attrs.op->name : "_FusedElementwise",
+                    "] is made by the graph executor's fusion pass; it cannot be called directly");
   return **p;
 }
 
+// Each instr's first output (the one its readers take; batch_norm has two more) inferred
+// from the fused node's inputs.
 template <class V, class Infer>
-V run_inference(const FusedProgram& p, const V& in, Infer infer) {
+V run_inference(const FusedProgram& p, const V& in, const typename V::value_type& unknown,
+                Infer infer) {
   V temps(p.instrs.size()), args, out;
   for (size_t i = 0; i < p.instrs.size(); ++i) {
+    const NodeAttrs& a = p.instrs[i].attrs;
     args.clear();
     for (int k : p.instrs[i].operands)
       args.push_back(k >= 0 ? in[static_cast<size_t>(k)] : temps[static_cast<size_t>(~k)]);
-    out.assign(1, typename V::value_type{});
-    infer(p.instrs[i].attrs, &args, &out);
+    out.assign(a.op->outputs_for(a), unknown);
+    infer(a, &args, &out);
     temps[i] = out[0];
   }
   return temps;
 }
 
 ShapeVector instr_shapes(const FusedProgram& p, const ShapeVector& in) {
-  return run_inference(p, in, [](const NodeAttrs& a, ShapeVector* i, ShapeVector* o) {
-    (*o)[0] = Shape::unknown();
-    infer_shapes(a, i, o);
-  });
+  return run_inference(
+      p, in, Shape::unknown(),
+      [](const NodeAttrs& a, ShapeVector* i, ShapeVector* o) { infer_shapes(a, i, o); });
 }
 
 DTypeVector instr_types(const FusedProgram& p, const DTypeVector& in) {
   std::lock_guard<std::mutex> lock(p.mu);
   for (const auto& [key, value] : p.types)
     if (key == in) return value;
-  DTypeVector t = run_inference(p, in, [](const NodeAttrs& a, DTypeVector* i, DTypeVector* o) {
-    (*o)[0] = DType::kUnknown;
-    infer_types(a, i, o);
-  });
+  DTypeVector t = run_inference(
+      p, in, DType::kUnknown,
+      [](const NodeAttrs& a, DTypeVector* i, DTypeVector* o) { infer_types(a, i, o); });
   if (p.types.size() < 8) p.types.emplace_back(in, t);
   return t;
 }
@@ -112,13 +122,32 @@ const FCompute& cpu_compute_of(const NodeAttrs& attrs) {
   return cpu_map[attrs.op];
 }
 
+// An op's outputs past its first (batch_norm's statistics), which no reader of a fused node's
+// ops takes: allocated so the op may write them.
+void add_extra_outputs(const NodeAttrs& a, const std::vector<TBlob>& args, const Device& device,
+                       std::vector<NDArray>* keep, std::vector<TBlob>* result,
+                       std::vector<OpReqType>* reqs) {
+  const uint32_t n = a.op->outputs_for(a);
+  if (n < 2) return;
+  ShapeVector in_s, out_s(n, Shape::unknown());
+  DTypeVector in_t, out_t(n, DType::kUnknown);
+  for (const TBlob& b : args) in_s.push_back(b.shape), in_t.push_back(b.dtype);
+  infer_shapes(a, &in_s, &out_s);
+  infer_types(a, &in_t, &out_t);
+  for (uint32_t j = 1; j < n; ++j) {
+    keep->emplace_back(out_s[j], out_t[j], device);
+    result->push_back(kernel::to_blob(keep->back()));
+    reqs->push_back(kWriteTo);
+  }
+}
+
 // Every op on whole arrays, intermediates allocated (GPU arrays, strided outputs).
 void run_whole(const FusedProgram& p, const OpContext& ctx, const std::vector<TBlob>& in,
                OpReqType req, const TBlob& out, const DTypeVector& types) {
   ShapeVector in_shapes;
   for (const TBlob& b : in) in_shapes.push_back(b.shape);
   const ShapeVector shapes = instr_shapes(p, in_shapes);
-  std::vector<NDArray> temps(p.instrs.size());
+  std::vector<NDArray> temps(p.instrs.size()), extras;
   std::vector<TBlob> args;
   const bool gpu = out.device.is_gpu();
   for (size_t i = 0; i < p.instrs.size(); ++i) {
@@ -128,8 +157,9 @@ void run_whole(const FusedProgram& p, const OpContext& ctx, const std::vector<TB
                             : kernel::to_blob(temps[static_cast<size_t>(~k)]));
     const bool last = i + 1 == p.instrs.size();
     if (!last) temps[i] = NDArray(shapes[i], types[i], out.device);
-    const std::vector<TBlob> result{last ? out : kernel::to_blob(temps[i])};
-    const std::vector<OpReqType> reqs{last ? req : kWriteTo};
+    std::vector<TBlob> result{last ? out : kernel::to_blob(temps[i])};
+    std::vector<OpReqType> reqs{last ? req : kWriteTo};
+    add_extra_outputs(p.instrs[i].attrs, args, out.device, &extras, &result, &reqs);
     if (gpu)
       compute_on_gpu(p.instrs[i].attrs, ctx, args, reqs, result);
     else
@@ -521,6 +551,110 @@ std::vector<NodeEntry> fused_gradient(const NodePtr& n, const std::vector<NodeEn
   return true;
 }();
 
+// ---- convolutions with their epilogue
+
+// The fused convolution through oneDNN with its epilogue as post-ops: float32 CPU arrays, a
+// batch_norm that uses its running statistics, a residual of the output's shape. False,
+// having written nothing, otherwise.
+bool fused_conv_onednn(const FusedProgram& p, const OpContext& ctx, const std::vector<TBlob>& in,
+                       OpReqType req, const TBlob& out) {
+  if ((req != kWriteTo && req != kWriteInplace) || out.dtype != DType::kFloat32 ||
+      out.device.is_gpu() || out.size() == 0)
+    return false;
+  std::vector<TBlob> conv_in;
+  for (int k : p.instrs[0].operands) conv_in.push_back(in[static_cast<size_t>(k)]);
+  dnnl::ConvEpilogue e;
+  e.relu = p.relu;
+  thread_local std::vector<float> affine;
+  if (p.bn >= 0) {
+    const auto& bn = p.instrs[static_cast<size_t>(p.bn)];
+    std::vector<TBlob> bn_in{out};  // (data: only its shape is read)
+    for (size_t j = 1; j < bn.operands.size(); ++j)
+      bn_in.push_back(in[static_cast<size_t>(bn.operands[j])]);
+    if (!batch_norm_as_affine(bn.attrs, ctx.is_train, out.shape, bn_in, &affine)) return false;
+    e.scale = affine.data();
+    e.shift = affine.data() + affine.size() / 2;
+  }
+  if (p.residual >= 0) {
+    const TBlob& r = in[static_cast<size_t>(p.residual)];
+    if (r.dtype != DType::kFloat32 || r.device.is_gpu() || r.shape != out.shape ||
+        !r.is_contiguous())
+      return false;
+    e.sum = r.ptr<float>();
+  }
+  return conv_forward_with_epilogue(p.instrs[0].attrs, ctx.is_train, conv_in, e, out);
+}
+
+// Elsewhere (another dtype, the GPU, batch statistics, NDX_DNNL=0) each op runs its own
+// kernel on whole arrays, exactly as the unfused graph would.
+void fused_conv_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vector<TBlob>& in,
+                        const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
+  const FusedProgram& p = program_of(attrs);
+  if (req[0] == kNullOp) return;
+  if (fused_conv_onednn(p, ctx, in, req[0], out[0])) {
+    g_conv_onednn_runs.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  g_conv_whole_runs.fetch_add(1, std::memory_order_relaxed);
+  DTypeVector in_types;
+  for (const TBlob& b : in) in_types.push_back(b.dtype);
+  run_whole(p, ctx, in, req[0], out[0], instr_types(p, in_types));
+}
+
+[[maybe_unused]] const bool conv_registered = [] {
+  OpRegistry::global()
+      .register_op("_FusedConvolution")
+      .describe(
+          "A convolution with the batch_norm, residual add and relu that follow it (made by the "
+          "executor's fusion pass, not callable directly): oneDNN applies them as it stores "
+          "the convolution's output.")
+      .set_num_inputs([](const NodeAttrs& a) { return program_of(a).num_inputs; })
+      .set_attr_parser([](NodeAttrs* a) { program_of(*a); })
+      .set_attr<FInferShape>("FInferShape",
+                             [](const NodeAttrs& a, ShapeVector* in, ShapeVector* out) {
+                               for (const Shape& s : *in)
+                                 if (!s.is_known()) return false;
+                               (*out)[0] = instr_shapes(program_of(a), *in).back();
+                               return true;
+                             })
+      .set_attr<FInferType>("FInferType",
+                            [](const NodeAttrs& a, DTypeVector* in, DTypeVector* out) {
+                              for (DType t : *in)
+                                if (t == DType::kUnknown) return false;
+                              (*out)[0] = instr_types(program_of(a), *in).back();
+                              return true;
+                            })
+      // The residual is read (added into oneDNN's destination, or by the add) before the
+      // output is written, unless the convolution reads it too.
+      .set_attr<FInplaceOption>(
+          "FInplaceOption",
+          [](const NodeAttrs& a) {
+            const FusedProgram& p = program_of(a);
+            const auto& conv = p.instrs[0].operands;
+            std::vector<std::pair<int, int>> v;
+            if (p.residual >= 0 && std::find(conv.begin(), conv.end(), p.residual) == conv.end())
+              v.emplace_back(p.residual, 0);
+            return v;
+          })
+      .set_attr<FCompute>("FCompute<cpu>", fused_conv_compute)
+      .set_attr<FCompute>("FCompute<gpu>", fused_conv_compute)
+      .set_attr<FGradient>("FGradient", fused_gradient);
+  return true;
+}();
+
+// The op a chain link must be, by name (aliases included); null when the build lacks it.
+bool is_op(const Node& n, const char* name) {
+  const Op* op = Op::find(name);
+  return op && n.op() == op;
+}
+
+bool is_relu(const Node& n) {
+  if (is_op(n, "_npx_relu")) return true;
+  if (!is_op(n, "_npx_activation")) return false;
+  auto it = n.attrs.dict.find("act_type");
+  return it != n.attrs.dict.end() && it->second == "relu";
+}
+
 bool fusable(const Node& n) {
   static const auto& pointwise = Op::attr<bool>("TElementwise");
   return !n.is_variable() && pointwise.get(n.op(), false) && n.num_outputs() == 1 &&
@@ -568,7 +702,143 @@ std::vector<std::vector<NodePtr>> find_groups(const Graph& g, const std::vector<
 bool fusion_enabled() { return fusion_flag().load(std::memory_order_relaxed); }
 void set_fusion_enabled(bool on) { fusion_flag().store(on); }
 FusionRuns fusion_runs() {
-  return {g_vector_runs.load(), g_block_runs.load(), g_whole_runs.load()};
+  return {g_vector_runs.load(), g_block_runs.load(), g_whole_runs.load(), g_conv_onednn_runs.load(),
+          g_conv_whole_runs.load()};
+}
+
+namespace {
+
+// Who reads each entry of g: (reader, input position); graph outputs read as (null, index).
+using Readers = std::unordered_map<const Node*, std::vector<std::vector<const Node*>>>;
+
+Readers readers_of(const Graph& g, const std::vector<NodePtr>& order) {
+  Readers r;
+  auto at = [&](const NodeEntry& e) -> std::vector<const Node*>& {
+    auto& v = r[e.node.get()];
+    if (v.size() <= e.index) v.resize(e.index + 1);
+    return v[e.index];
+  };
+  for (const NodePtr& n : order)
+    for (const NodeEntry& e : n->inputs) at(e).push_back(n.get());
+  for (const NodeEntry& o : g.outputs) at(o).push_back(nullptr);
+  return r;
+}
+
+const std::vector<const Node*>& readers_at(const Readers& r, const Node* n, uint32_t index) {
+  static const std::vector<const Node*> none;
+  auto it = r.find(n);
+  return it == r.end() || it->second.size() <= index ? none : it->second[index];
+}
+
+// The node that alone reads n's first output (not a graph output), or null.
+const Node* only_reader(const Readers& r, const Node* n) {
+  const auto& v = readers_at(r, n, 0);
+  return v.size() == 1 ? v[0] : nullptr;
+}
+
+// The chain conv -> [batch_norm] -> [add] -> [relu] that starts at conv (two links at least
+// to be worth a node), each link the sole reader of the one before and in no other chain
+// (`taken`: the add of two convolutions' results joins the first one's).
+std::vector<const Node*> conv_chain(const Readers& r, const Node* conv,
+                                    const std::unordered_map<const Node*, const Node*>& taken) {
+  std::vector<const Node*> chain{conv};
+  auto sole_reader = [&](const Node* n) {
+    const Node* s = only_reader(r, n);
+    return s && !taken.count(s) ? s : nullptr;
+  };
+  const Node* next = sole_reader(conv);
+  if (next && is_op(*next, "_npx_batch_norm") && next->inputs[0].node.get() == conv &&
+      next->control_deps.empty() && readers_at(r, next, 1).empty() &&
+      readers_at(r, next, 2).empty()) {
+    chain.push_back(next);
+    next = sole_reader(next);
+  }
+  if (next && is_op(*next, "_np_add") && next->inputs.size() == 2 && next->control_deps.empty() &&
+      next->inputs[0].node.get() != next->inputs[1].node.get()) {
+    chain.push_back(next);
+    next = sole_reader(next);
+  }
+  if (next && is_relu(*next) && next->control_deps.empty()) chain.push_back(next);
+  if (chain.size() < 2) chain.clear();
+  return chain;
+}
+
+NodePtr fused_conv_node(const std::vector<const Node*>& chain,
+                        const std::function<NodeEntry(const NodeEntry&)>& map_entry) {
+  auto prog = std::make_shared<FusedProgram>();
+  auto fused = std::make_shared<Node>();
+  std::vector<std::pair<const Node*, uint32_t>> external;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const Node* m = chain[i];
+    FusedProgram::Instr ins{m->attrs, {}};
+    for (const NodeEntry& e : m->inputs) {
+      if (i > 0 && e.node.get() == chain[i - 1] && e.index == 0) {
+        ins.operands.push_back(~static_cast<int>(i - 1));
+        continue;
+      }
+      const std::pair<const Node*, uint32_t> key{e.node.get(), e.index};
+      auto at = std::find(external.begin(), external.end(), key);
+      if (at == external.end()) {
+        external.push_back(key);
+        fused->inputs.push_back(map_entry(e));
+        at = external.end() - 1;
+      }
+      const int k = static_cast<int>(at - external.begin());
+      ins.operands.push_back(k);
+      if (is_op(*m, "_np_add")) prog->residual = k;
+    }
+    if (is_op(*m, "_npx_batch_norm")) prog->bn = static_cast<int>(i);
+    prog->relu |= is_relu(*m);
+    prog->instrs.push_back(std::move(ins));
+  }
+  prog->num_inputs = static_cast<uint32_t>(external.size());
+  fused->attrs.op = Op::get("_FusedConvolution");
+  fused->attrs.name = "fused_" + chain.front()->attrs.name;
+  fused->attrs.parsed = ProgramPtr(std::move(prog));
+  return fused;
+}
+
+}  // namespace
+
+Graph fuse_convolutions(const Graph& g, int* fused_nodes, int* fused_ops) {
+  *fused_nodes = *fused_ops = 0;
+  const std::vector<NodePtr> order = g.topo_order();
+  const Readers readers = readers_of(g, order);
+  std::unordered_map<const Node*, const Node*> root_of;  // chain member -> its last node
+  std::unordered_map<const Node*, std::vector<const Node*>> chain_at;  // last node -> chain
+  for (const NodePtr& n : order) {
+    if (!is_op(*n, "_npx_convolution") || !n->control_deps.empty() || root_of.count(n.get()))
+      continue;
+    std::vector<const Node*> chain = conv_chain(readers, n.get(), root_of);
+    if (chain.empty()) continue;
+    for (const Node* m : chain) root_of[m] = chain.back();
+    chain_at[chain.back()] = std::move(chain);
+  }
+  std::unordered_map<const Node*, NodePtr> copy;  // old op node -> its replacement
+  std::function<NodeEntry(const NodeEntry&)> map_entry = [&](const NodeEntry& e) {
+    if (e.node->is_variable()) return e;
+    return NodeEntry{copy.at(e.node.get()), e.index, e.version};
+  };
+  for (const NodePtr& n : order) {
+    if (n->is_variable()) continue;
+    auto root = root_of.find(n.get());
+    if (root != root_of.end()) {
+      if (root->second != n.get()) continue;  // inner links are read by their chain only
+      const auto& chain = chain_at.at(n.get());
+      copy[n.get()] = fused_conv_node(chain, map_entry);
+      ++*fused_nodes;
+      *fused_ops += static_cast<int>(chain.size());
+      continue;
+    }
+    auto c = std::make_shared<Node>();
+    c->attrs = n->attrs;
+    c->control_deps = n->control_deps;
+    for (const NodeEntry& e : n->inputs) c->inputs.push_back(map_entry(e));
+    copy[n.get()] = c;
+  }
+  Graph out;
+  for (const NodeEntry& o : g.outputs) out.outputs.push_back(map_entry(o));
+  return out;
 }
 
 Graph fuse_elementwise(const Graph& g, int* fused_nodes, int* fused_ops) {

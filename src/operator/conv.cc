@@ -37,6 +37,7 @@
 #include "kernel/parallel.h"
 #include "kernel/pool.h"
 #include "ndx/graph.h"
+#include "operator/conv_epilogue.h"
 #include "operator/dnnl_ops.h"
 #include "operator/gemm.h"
 #include "operator/kernel_util.h"
@@ -1830,4 +1831,20 @@ void qpool_compute(const NodeAttrs& attrs, const OpContext& ctx, const std::vect
 }();
 
 }  // namespace
+
+bool conv_forward_with_epilogue(const NodeAttrs& conv, bool is_train, const std::vector<TBlob>& in,
+                                const dnnl::ConvEpilogue& epilogue, const TBlob& out) {
+  const auto& p = conv.get<ConvolutionParam>();
+  if (in.size() != conv_num_inputs(conv) || !use_dnnl(out.dtype, out.device)) return false;
+  for (const TBlob& b : in)
+    if (b.dtype != DType::kFloat32 || b.device.is_gpu() || !b.is_contiguous()) return false;
+  if (!out.is_contiguous()) return false;
+  const Geom g = conv_geom(conv, in[0].shape);
+  if (out.shape != g.out_shape(p.num_filter)) return false;
+  const float* bias = p.no_bias ? nullptr : in[2].ptr<float>();
+  return dnnl::conv_forward(dnnl_spec(g, p.num_group, p.num_filter), in[0].ptr<float>(),
+                            in[1].ptr<float>(), bias, static_cast<float*>(out.dptr), !is_train,
+                            &epilogue);
+}
+
 }  // namespace ndx

@@ -33,7 +33,8 @@ namespace ndx::dnnl {
 #ifndef NDX_HAVE_DNNL
 
 bool enabled() { return false; }
-bool conv_forward(const ConvSpec&, const float*, const float*, const float*, float*, bool) {
+bool conv_forward(const ConvSpec&, const float*, const float*, const float*, float*, bool,
+                  const ConvEpilogue*) {
   return false;
 }
 bool conv_backward_data(const ConvSpec&, const float*, const float*, float*) { return false; }
@@ -151,6 +152,8 @@ struct WeightCache {
   struct Entry {
     const void* ptr = nullptr;
     std::vector<char> seen;
+    std::vector<float> scale;   // the per-channel factors folded in (none: empty)
+    std::vector<float> folded;  // the folded weights, when the primitive reads them plain
     memory inner;
     uint64_t used = 0;
   };
@@ -159,32 +162,60 @@ struct WeightCache {
 };
 constexpr size_t kWeightsPerPlan = 8;
 
-// The primitive's weights: slot's reorder of w, reused while w is unchanged.
-const memory& reused_weights(Slot& slot, WeightCache& cache, const void* w) {
-  if (!slot.blocked) return slot.in(w);
+// Float32 weights with the block of each of their f output channels (the leading dim, for
+// grouped weights too) multiplied by scale[o]: a batch_norm folded into the convolution.
+void fold_scale(const float* w, const float* scale, int64_t f, size_t count,
+                std::vector<float>* out) {
+  out->resize(count);
+  const size_t block = count / static_cast<size_t>(f);
+  for (size_t o = 0; o < static_cast<size_t>(f); ++o)
+    for (size_t i = 0; i < block; ++i) (*out)[o * block + i] = w[o * block + i] * scale[o];
+}
+
+// The primitive's weights: slot's reorder of w (with scale folded in when not null, one per
+// output channel), reused while w and scale are unchanged.
+const memory& reused_weights(Slot& slot, WeightCache& cache, const void* w,
+                             const float* scale = nullptr, int64_t f = 0) {
+  if (!slot.blocked && !scale) return slot.in(w);
   const size_t bytes = slot.user.get_desc().get_size();
   const char* raw = static_cast<const char*>(w);
+  const auto same_scale = [&](const std::vector<float>& seen) {
+    return scale ? seen.size() == static_cast<size_t>(f) &&
+                       std::memcmp(seen.data(), scale, seen.size() * sizeof(float)) == 0
+                 : seen.empty();
+  };
   WeightCache::Entry* hit = nullptr;
   for (auto& e : cache.entries)
     if (e.ptr == w) hit = &e;
-  if (hit && hit->seen.size() == bytes && std::memcmp(hit->seen.data(), raw, bytes) == 0) {
+  if (hit && hit->seen.size() == bytes && std::memcmp(hit->seen.data(), raw, bytes) == 0 &&
+      same_scale(hit->scale)) {
     hit->used = ++cache.clock;
-    return hit->inner;
+    return slot.blocked ? hit->inner : slot.in(hit->folded.data());
   }
   if (!hit) {
     if (cache.entries.size() < kWeightsPerPlan) {
       hit = &cache.entries.emplace_back();
-      hit->inner = memory(slot.inner.get_desc(), cpu_engine());
+      if (slot.blocked) hit->inner = memory(slot.inner.get_desc(), cpu_engine());
     } else {
       hit = &*std::min_element(cache.entries.begin(), cache.entries.end(),
                                [](const auto& a, const auto& b) { return a.used < b.used; });
     }
     hit->ptr = w;
   }
-  slot.user.set_data_handle(const_cast<char*>(raw));
-  slot.reorder.execute(cpu_stream(), slot.user, hit->inner);
+  const void* source = w;
+  hit->scale.clear();
+  hit->folded.clear();
+  if (scale) {
+    fold_scale(static_cast<const float*>(w), scale, f, bytes / sizeof(float), &hit->folded);
+    hit->scale.assign(scale, scale + f);
+    source = hit->folded.data();
+  }
   hit->seen.assign(raw, raw + bytes);
   hit->used = ++cache.clock;
+  if (!slot.blocked) return slot.in(source);
+  slot.user.set_data_handle(const_cast<void*>(source));
+  slot.reorder.execute(cpu_stream(), slot.user, hit->inner);
+  if (scale) hit->folded = {};  // (the blocked copy is the one kept)
   return hit->inner;
 }
 
@@ -335,14 +366,37 @@ ConvDescs conv_descs(const ConvSpec& s) {
 
 // The forward primitive descriptor (also the hint the backward passes need).
 template <class Fwd>
-typename Fwd::primitive_desc forward_pd(const ConvSpec& s, const ConvDescs& d, bool bias) {
+typename Fwd::primitive_desc forward_pd(const ConvSpec& s, const ConvDescs& d, bool bias,
+                                        const ::dnnl::primitive_attr& attr = {}) {
   const algorithm alg =
       s.transposed ? algorithm::deconvolution_direct : algorithm::convolution_direct;
   auto desc = bias ? typename Fwd::desc(prop_kind::forward_training, alg, d.src_any, d.wei_any,
                                         d.bias, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r)
                    : typename Fwd::desc(prop_kind::forward_training, alg, d.src_any, d.wei_any,
                                         d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
-  return typename Fwd::primitive_desc(desc, cpu_engine());
+  return typename Fwd::primitive_desc(desc, attr, cpu_engine());
+}
+
+// A forward's post-ops as the key's slot kEpilogueSlot holds them: 1 the sum, 2 the relu.
+// (An epilogue's affine map is folded into the weights and the bias instead: oneDNN 2's JIT
+// convolutions take binary post-ops, but not with a sum, which must come first, and a ref:any
+// convolution with them took 100 times as long.)
+constexpr int kEpilogueSlot = 28;
+constexpr int64_t kSum = 1, kRelu = 2;
+
+int64_t post_ops_code(const ConvEpilogue* e) {
+  return e ? (e->sum ? kSum : 0) | (e->relu ? kRelu : 0) : 0;
+}
+
+// The post-ops oneDNN applies to the accumulator (bias included) before it stores it.
+::dnnl::primitive_attr epilogue_attr(int64_t code) {
+  ::dnnl::primitive_attr attr;
+  if (!code) return attr;
+  ::dnnl::post_ops ops;
+  if (code & kSum) ops.append_sum(1.f);
+  if (code & kRelu) ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
+  attr.set_post_ops(ops);
+  return attr;
 }
 
 struct ConvPlan {
@@ -351,6 +405,10 @@ struct ConvPlan {
                         // backward weights: src, diff_dst, diff_wei
   memory bias;          // user memory of the bias or its gradient (plain, never blocked)
   WeightCache weights;  // inference forwards: b's reorders, reused while unchanged
+  // A forward's sum: the residual and its reorder into c's blocked buffer (the sum adds what
+  // the destination holds).
+  memory sum_user;
+  ::dnnl::reorder sum_reorder;
 };
 
 template <class Fwd, class BwdData, class BwdWeights>
@@ -365,12 +423,17 @@ ConvPlan make_conv_plan_t(const Key& key) {
     case ConvPass::kForward:
     case ConvPass::kForwardBias: {
       const bool bias = pass == ConvPass::kForwardBias;
-      auto pd = forward_pd<Fwd>(s, d, bias);
+      const int64_t epilogue = key[kEpilogueSlot];
+      auto pd = forward_pd<Fwd>(s, d, bias, epilogue_attr(epilogue));
       p.prim = Fwd(pd);
       p.a.init(d.src, pd.src_desc(), true);
       p.b.init(d.wei, pd.weights_desc(), true);
       p.c.init(d.dst, pd.dst_desc(), false);
       if (bias) p.bias = memory(d.bias, cpu_engine(), DNNL_MEMORY_NONE);
+      if ((epilogue & kSum) && p.c.blocked) {
+        p.sum_user = memory(d.dst, cpu_engine(), DNNL_MEMORY_NONE);
+        p.sum_reorder = ::dnnl::reorder(p.sum_user, p.c.inner);
+      }
       break;
     }
     case ConvPass::kBackwardData: {
@@ -662,6 +725,18 @@ void run_int8(Int8Plan& p, int64_t work, const void* x, const int8_t* w, const f
   });
 }
 
+// Puts the residual of a sum where the primitive will add it: the destination it writes (c's
+// blocked buffer, or y itself).
+void place_residual(ConvPlan& p, const ConvEpilogue& e, float* y) {
+  if (!e.sum) return;
+  if (p.c.blocked) {
+    p.sum_user.set_data_handle(const_cast<float*>(e.sum));
+    p.sum_reorder.execute(cpu_stream(), p.sum_user, p.c.inner);
+  } else if (e.sum != y) {
+    std::memcpy(y, e.sum, p.c.user.get_desc().get_size());
+  }
+}
+
 bool conv_takes(const ConvSpec& s) { return all_positive({s.n, s.c, s.f}, s.in, s.out, s.nsp); }
 bool pool_takes(const PoolSpec& s) { return all_positive({s.n, s.c}, s.in, s.out, s.nsp); }
 
@@ -673,19 +748,37 @@ bool enabled() {
 }
 
 bool conv_forward(const ConvSpec& s, const float* x, const float* w, const float* b, float* y,
-                  bool weights_repeat) {
+                  bool weights_repeat, const ConvEpilogue* epilogue) {
+  const float* scale = epilogue ? epilogue->scale : nullptr;
+  if (epilogue && (s.transposed || !epilogue->scale != !epilogue->shift)) return false;
+  // An affine map folded in: weights w * scale[o], bias b * scale + shift.
+  thread_local std::vector<float> folded_bias, folded_w;
+  if (scale) {
+    folded_bias.resize(static_cast<size_t>(s.f));
+    for (int64_t o = 0; o < s.f; ++o)
+      folded_bias[static_cast<size_t>(o)] = (b ? b[o] : 0.f) * scale[o] + epilogue->shift[o];
+    b = folded_bias.data();
+  }
   const ConvPass pass = b ? ConvPass::kForwardBias : ConvPass::kForward;
-  ConvPlan* plan = conv_takes(s) ? plan_for<ConvPlan>(conv_key(s, pass), make_conv_plan) : nullptr;
+  Key key = conv_key(s, pass);
+  key[kEpilogueSlot] = post_ops_code(epilogue);
+  ConvPlan* plan = conv_takes(s) ? plan_for<ConvPlan>(key, make_conv_plan) : nullptr;
   if (!plan) return false;
   ConvPlan& p = *plan;
   run(conv_work(s), [&] {
-    const memory& wm = weights_repeat ? reused_weights(p.b, p.weights, w) : p.b.in(w);
+    const float* wp = w;
+    if (scale && !weights_repeat) {
+      fold_scale(w, scale, s.f, p.b.user.get_desc().get_size() / sizeof(float), &folded_w);
+      wp = folded_w.data();
+    }
+    const memory& wm = weights_repeat ? reused_weights(p.b, p.weights, w, scale, s.f) : p.b.in(wp);
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, p.a.in(x)}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, p.c.out(y)}};
     if (b) {
       p.bias.set_data_handle(const_cast<float*>(b));
       args.emplace(DNNL_ARG_BIAS, p.bias);
     }
+    if (epilogue) place_residual(p, *epilogue, y);
     p.prim.execute(cpu_stream(), args);
     p.c.flush();
   });

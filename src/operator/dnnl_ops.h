@@ -27,11 +27,23 @@ struct ConvSpec {
 // Each call returns false, having written nothing, when oneDNN does not take the problem
 // (zero-size arrays, a configuration it has no primitive for): the caller runs its own kernel.
 
-// y = conv(x, w) (+ b when b is not null). With weights_repeat (inference: the same weights
-// call after call), the weights' reorder into oneDNN's layout is kept while they compare equal
-// to a copy (memcmp), saving the reorder (14% of a float resnet18_v1 forward).
+// What a fused inference convolution applies to its output, in this order: a per-channel
+// affine map (an inference batch_norm: y * scale[f] + shift[f]; both or neither), folded into
+// the weights and the bias, then as oneDNN post-ops the sum with `sum` (a residual of y's
+// shape, read before y is written, so it may be y's own buffer) and a relu.
+struct ConvEpilogue {
+  const float* scale = nullptr;
+  const float* shift = nullptr;
+  const float* sum = nullptr;
+  bool relu = false;
+};
+
+// y = conv(x, w) (+ b when b is not null), then the epilogue when there is one. With
+// weights_repeat (inference: the same weights call after call), the weights' reorder into
+// oneDNN's layout is kept while they compare equal to a copy (memcmp), saving the reorder (14%
+// of a float resnet18_v1 forward).
 bool conv_forward(const ConvSpec& s, const float* x, const float* w, const float* b, float* y,
-                  bool weights_repeat = false);
+                  bool weights_repeat = false, const ConvEpilogue* epilogue = nullptr);
 // dx = the gradient of conv(x, w) with respect to x, given dy.
 bool conv_backward_data(const ConvSpec& s, const float* dy, const float* w, float* dx);
 // dw (and db when not null) = the gradients with respect to w and b, given x and dy.

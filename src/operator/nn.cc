@@ -68,6 +68,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/reduce.h"
 #include "ndx/autograd.h"
 #include "ndx/graph.h"
+#include "operator/conv_epilogue.h"
 #include "operator/gemm.h"
 #include "operator/kernel_util.h"
 #include "operator/nn_check.h"
@@ -1958,6 +1959,32 @@ void batch_norm_compute(const NodeAttrs& attrs, const OpContext& ctx, const std:
   kernel::copy(to_blob(mean), out[1], req[1]);
   kernel::copy(to_blob(inv), out[2], req[2]);
 }
+
+}  // namespace
+
+bool batch_norm_as_affine(const NodeAttrs& bn, bool is_train, const Shape& x_shape,
+                          const std::vector<TBlob>& in, std::vector<float>* scale_shift) {
+  const auto& p = bn.get<BatchNormParam>();
+  if (in.size() != 5 || (is_train && !p.use_global_stats) || x_shape.ndim() < 2) return false;
+  if (normalize_axis(p.axis, x_shape.ndim(), op_name(bn).c_str()) != 1) return false;
+  const int64_t c = x_shape[1];
+  for (size_t i = 1; i < 5; ++i)
+    if (in[i].dtype != DType::kFloat32 || in[i].device.is_gpu() || !in[i].is_contiguous() ||
+        in[i].size() != c)
+      return false;
+  const float *gamma = in[1].ptr<float>(), *beta = in[2].ptr<float>();
+  const float *mean = in[3].ptr<float>(), *var = in[4].ptr<float>();
+  scale_shift->resize(static_cast<size_t>(2 * c));
+  float* scale = scale_shift->data();
+  for (int64_t j = 0; j < c; ++j) {
+    const double s = (p.fix_gamma ? 1.0 : double{gamma[j]}) / std::sqrt(double{var[j]} + p.eps);
+    scale[j] = static_cast<float>(s);
+    scale[c + j] = static_cast<float>(double{beta[j]} - double{mean[j]} * s);
+  }
+  return true;
+}
+
+namespace {
 
 // batch_norm's outputs 1 to 4: grad gamma (0 with fix_gamma), grad beta, and zeros for the
 // running statistics.

@@ -16,6 +16,7 @@ import ndx as mx
 from ndx import autograd, gluon, np, npx
 from ndx.contrib import quantization as qz
 from ndx.gluon import nn
+from strict_checks import assert_almost_equal
 
 RNG = onp.random.default_rng(2024)
 
@@ -320,7 +321,9 @@ def test_quantize_net_under_autograd_record_leaves_the_float_model_alone():
         q = qz.quantize_net(net, calib_mode="naive", calib_data=[x])
     for k, v in net.collect_params().items():
         onp.testing.assert_array_equal(v.data().asnumpy(), stats[k], err_msg=k)
-    onp.testing.assert_array_equal(net(x).asnumpy(), want)
+    # quantize_net hybridized the network (as MXNet's does): its convolution now runs fused
+    # with the BatchNorm and relu after it, which rounds differently from the op-by-op call.
+    assert_almost_equal(net(x).asnumpy(), want, rtol=1e-5, atol=1e-6)
     onp.testing.assert_array_equal(q(x).asnumpy(), outside)
 
 

@@ -368,11 +368,13 @@ def test_every_registered_op_raises_only_typed_errors(walk_lines):
 # (op, params label) pairs that accept no inputs the walk can build.
 # _CachedOp and its backward are made by the executor for a hybridized block under autograd
 # (their params hold the block's plan) and refuse every call from outside with
-# NotImplementedError; so does _FusedElementwise, made by the executor's fusion pass.
+# NotImplementedError; so do _FusedElementwise and _FusedConvolution, made by the executor's
+# fusion passes.
 NO_VALID_CASE = {("Custom", "params"), ("_npx_pooling", "noparams"),
                  ("_contrib_quantized_pooling", "noparams"),
                  ("_backward_pooling", "noparams"), ("_CachedOp", "noparams"),
-                 ("_backward_CachedOp", "noparams"), ("_FusedElementwise", "noparams")}
+                 ("_backward_CachedOp", "noparams"), ("_FusedElementwise", "noparams"),
+                 ("_FusedConvolution", "noparams")}
 
 
 def test_the_walk_covers_every_op_and_its_backward_ops(walk_lines):

@@ -727,7 +727,8 @@ def _check_backend(method, block, backend):
     raise NotImplementedError(
         f"[{method}] {block}: backend {backend!r} is not available; ndx has no subgraph "
         "backends to partition a graph for other than MXNet's oneDNN one ('ONEDNN', whose "
-        "kernels ndx runs without its fusions). Use backend=None or 'ONEDNN'.")
+        "kernels and convolution fusions every hybridized block gets). Use backend=None or "
+        "'ONEDNN'.")
 
 
 def _forget_graphs(block):
@@ -818,10 +819,11 @@ class HybridBlock(Block):
         """MXNet 2.0's optimize_for: hybridizes the block and captures its graph for the
         inputs' signature (a predict-mode pass under autograd.pause), so the next call with
         such inputs replays it. Returns None, as MXNet's does. backend 'ONEDNN' (or 'MKLDNN')
-        is accepted: ndx's convolutions and pooling run on oneDNN already, but MXNet's
-        subgraph fusions (convolution + BatchNorm + relu, ...) are not made. Other backends
-        (TensorRT, ...) raise NotImplementedError. clear=True drops the graphs captured
-        before."""
+        is accepted: every hybridized block gets what it asks for, convolutions and pooling
+        on oneDNN and, in inference, a convolution fused with the BatchNorm, residual add and
+        relu after it (as MXNet's oneDNN subgraph backend fuses them; fusion off:
+        npx.set_fusion(False)). Other backends (TensorRT, ...) raise NotImplementedError.
+        clear=True drops the graphs captured before."""
         _check_backend("optimize_for", type(self).__name__, backend)
         if clear or not self._active:
             self.hybridize(True, static_alloc=static_alloc, static_shape=static_shape)
