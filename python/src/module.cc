@@ -1465,7 +1465,8 @@ PyMethodDef module_methods[] = {
     {"_fusion_enabled", fusion_enabled_py, METH_NOARGS,
      "Whether planned graphs fuse elementwise ops (NDX_FUSION=0 turns it off)."},
     {"_set_fusion", set_fusion_py, METH_O,
-     "Turns elementwise fusion in planned graphs on or off; returns the previous setting."},
+     "Turns fusion in planned graphs (elementwise chains, convolutions with their epilogue) on "
+     "or off; returns the previous setting."},
     {"_fusion_runs", fusion_runs_py, METH_NOARGS,
      "How fused nodes have run since the start: {'vector', 'blocks', 'whole', 'conv_onednn', "
      "'conv_whole'} counts."},

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -564,7 +565,6 @@ bool fused_conv_onednn(const FusedProgram& p, const OpContext& ctx, const std::v
   std::vector<TBlob> conv_in;
   for (int k : p.instrs[0].operands) conv_in.push_back(in[static_cast<size_t>(k)]);
   dnnl::ConvEpilogue e;
-  e.relu = p.relu;
   thread_local std::vector<float> affine;
   if (p.bn >= 0) {
     const auto& bn = p.instrs[static_cast<size_t>(p.bn)];
@@ -582,7 +582,15 @@ bool fused_conv_onednn(const FusedProgram& p, const OpContext& ctx, const std::v
       return false;
     e.sum = r.ptr<float>();
   }
-  return conv_forward_with_epilogue(p.instrs[0].attrs, ctx.is_train, conv_in, e, out);
+  if (!conv_forward_with_epilogue(p.instrs[0].attrs, ctx.is_train, conv_in, e, out)) return false;
+  // The relu runs its own kernel in place: oneDNN's relu post-op turns NaN into 0, NumPy's
+  // maximum(x, 0) and ndx's relu keep it. (The output is still in cache: the pass cost 0.02
+  // ms a call in resnet18_v1.)
+  if (p.relu) {
+    const NodeAttrs& relu = p.instrs.back().attrs;
+    cpu_compute_of(relu)(relu, ctx, {out}, {kWriteInplace}, {out});
+  }
+  return true;
 }
 
 // Elsewhere (another dtype, the GPU, batch statistics, NDX_DNNL=0) each op runs its own
@@ -736,29 +744,63 @@ const Node* only_reader(const Readers& r, const Node* n) {
   return v.size() == 1 ? v[0] : nullptr;
 }
 
+// The entries ops of the graph write in place as they run (TUpdatesInputs): batch_norm's
+// running statistics (inputs 3 and 4, in training mode), every input of another such op.
+using EntrySet = std::set<std::pair<const Node*, uint32_t>>;
+EntrySet updated_entries(const std::vector<NodePtr>& order) {
+  static const auto& updates = Op::attr<bool>("TUpdatesInputs");
+  EntrySet s;
+  for (const NodePtr& n : order) {
+    if (n->is_variable() || !updates.get(n->op(), false)) continue;
+    const bool bn = is_op(*n, "_npx_batch_norm");
+    for (size_t i = 0; i < n->inputs.size(); ++i)
+      if (!bn || i >= 3) s.insert({n->inputs[i].node.get(), n->inputs[i].index});
+  }
+  return s;
+}
+
+// Whether a link may join a chain, which runs it where the chain's last link was: it reads
+// nothing an op writes in place (that op may run in between), and a batch_norm's running
+// statistics, which it updates in training mode, have no other reader (that reader would see
+// the update late).
+bool may_move(const Readers& r, const EntrySet& updated, const Node* link) {
+  const bool bn = is_op(*link, "_npx_batch_norm");
+  for (size_t i = 0; i < link->inputs.size(); ++i) {
+    const NodeEntry& e = link->inputs[i];
+    if (bn && i >= 3) {
+      for (const Node* reader : readers_at(r, e.node.get(), e.index))
+        if (reader != link) return false;
+    } else if (updated.count({e.node.get(), e.index})) {
+      return false;
+    }
+  }
+  return link->control_deps.empty();
+}
+
 // The chain conv -> [batch_norm] -> [add] -> [relu] that starts at conv (two links at least
-// to be worth a node), each link the sole reader of the one before and in no other chain
-// (`taken`: the add of two convolutions' results joins the first one's).
-std::vector<const Node*> conv_chain(const Readers& r, const Node* conv,
+// to be worth a node), each link the sole reader of the one before, free to move (may_move)
+// and in no other chain (`taken`: the add of two convolutions' results joins the first
+// one's).
+std::vector<const Node*> conv_chain(const Readers& r, const EntrySet& updated, const Node* conv,
                                     const std::unordered_map<const Node*, const Node*>& taken) {
+  if (!may_move(r, updated, conv)) return {};
   std::vector<const Node*> chain{conv};
   auto sole_reader = [&](const Node* n) {
     const Node* s = only_reader(r, n);
-    return s && !taken.count(s) ? s : nullptr;
+    return s && !taken.count(s) && may_move(r, updated, s) ? s : nullptr;
   };
   const Node* next = sole_reader(conv);
   if (next && is_op(*next, "_npx_batch_norm") && next->inputs[0].node.get() == conv &&
-      next->control_deps.empty() && readers_at(r, next, 1).empty() &&
-      readers_at(r, next, 2).empty()) {
+      readers_at(r, next, 1).empty() && readers_at(r, next, 2).empty()) {
     chain.push_back(next);
     next = sole_reader(next);
   }
-  if (next && is_op(*next, "_np_add") && next->inputs.size() == 2 && next->control_deps.empty() &&
+  if (next && is_op(*next, "_np_add") && next->inputs.size() == 2 &&
       next->inputs[0].node.get() != next->inputs[1].node.get()) {
     chain.push_back(next);
     next = sole_reader(next);
   }
-  if (next && is_relu(*next) && next->control_deps.empty()) chain.push_back(next);
+  if (next && is_relu(*next)) chain.push_back(next);
   if (chain.size() < 2) chain.clear();
   return chain;
 }
@@ -804,12 +846,13 @@ Graph fuse_convolutions(const Graph& g, int* fused_nodes, int* fused_ops) {
   *fused_nodes = *fused_ops = 0;
   const std::vector<NodePtr> order = g.topo_order();
   const Readers readers = readers_of(g, order);
+  const EntrySet updated = updated_entries(order);
   std::unordered_map<const Node*, const Node*> root_of;  // chain member -> its last node
   std::unordered_map<const Node*, std::vector<const Node*>> chain_at;  // last node -> chain
   for (const NodePtr& n : order) {
     if (!is_op(*n, "_npx_convolution") || !n->control_deps.empty() || root_of.count(n.get()))
       continue;
-    std::vector<const Node*> chain = conv_chain(readers, n.get(), root_of);
+    std::vector<const Node*> chain = conv_chain(readers, updated, n.get(), root_of);
     if (chain.empty()) continue;
     for (const Node* m : chain) root_of[m] = chain.back();
     chain_at[chain.back()] = std::move(chain);

@@ -1,6 +1,6 @@
 // What the executor's fusion pass (op/fusion.cc) needs to run a convolution with an epilogue
-// fused in: an inference batch_norm, a residual sum and a relu applied by oneDNN as it stores
-// the output.
+// fused in: an inference batch_norm folded into the weights and a residual sum applied by
+// oneDNN as it stores the output.
 #pragma once
 #include <vector>
 

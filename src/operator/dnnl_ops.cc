@@ -377,16 +377,14 @@ typename Fwd::primitive_desc forward_pd(const ConvSpec& s, const ConvDescs& d, b
   return typename Fwd::primitive_desc(desc, attr, cpu_engine());
 }
 
-// A forward's post-ops as the key's slot kEpilogueSlot holds them: 1 the sum, 2 the relu.
-// (An epilogue's affine map is folded into the weights and the bias instead: oneDNN 2's JIT
-// convolutions take binary post-ops, but not with a sum, which must come first, and a ref:any
-// convolution with them took 100 times as long.)
+// A forward's post-ops as the key's slot kEpilogueSlot holds them: 1 the sum. (An epilogue's
+// affine map is folded into the weights and the bias instead: oneDNN 2's JIT convolutions take
+// binary post-ops, but not with a sum, which must come first, and a ref:any convolution with
+// them took 100 times as long.)
 constexpr int kEpilogueSlot = 28;
-constexpr int64_t kSum = 1, kRelu = 2;
+constexpr int64_t kSum = 1;
 
-int64_t post_ops_code(const ConvEpilogue* e) {
-  return e ? (e->sum ? kSum : 0) | (e->relu ? kRelu : 0) : 0;
-}
+int64_t post_ops_code(const ConvEpilogue* e) { return e && e->sum ? kSum : 0; }
 
 // The post-ops oneDNN applies to the accumulator (bias included) before it stores it.
 ::dnnl::primitive_attr epilogue_attr(int64_t code) {
@@ -394,7 +392,6 @@ int64_t post_ops_code(const ConvEpilogue* e) {
   if (!code) return attr;
   ::dnnl::post_ops ops;
   if (code & kSum) ops.append_sum(1.f);
-  if (code & kRelu) ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
   attr.set_post_ops(ops);
   return attr;
 }

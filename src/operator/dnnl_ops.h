@@ -29,13 +29,13 @@ struct ConvSpec {
 
 // What a fused inference convolution applies to its output, in this order: a per-channel
 // affine map (an inference batch_norm: y * scale[f] + shift[f]; both or neither), folded into
-// the weights and the bias, then as oneDNN post-ops the sum with `sum` (a residual of y's
-// shape, read before y is written, so it may be y's own buffer) and a relu.
+// the weights and the bias, then as oneDNN's sum post-op the sum with `sum` (a residual of y's
+// shape, read before y is written, so it may be y's own buffer). (No relu: oneDNN's turns NaN
+// into 0.)
 struct ConvEpilogue {
   const float* scale = nullptr;
   const float* shift = nullptr;
   const float* sum = nullptr;
-  bool relu = false;
 };
 
 // y = conv(x, w) (+ b when b is not null), then the epilogue when there is one. With

@@ -439,3 +439,75 @@ def test_model_zoo_networks_keep_their_outputs():
 def test_the_fused_node_cannot_be_called_directly():
     with pytest.raises(NotImplementedError, match="_FusedConvolution"):
         _core._invoke("_FusedConvolution", [np.zeros((1, 1, 3, 3))], {})
+
+
+def test_nan_passes_through_the_fused_relu():
+    # oneDNN's relu post-op turns NaN into 0; NumPy's maximum(nan, 0) and ndx's relu keep it.
+    block = ConvBlock(residual=True)
+    block.initialize()
+    xn = _f32((2, 8, 6, 6))
+    xn[0, 0, 2, 2] = onp.nan
+    rn = _f32((2, 8, 6, 6), seed=3)
+    rn[1, 3, 0, 0] = onp.nan
+    block(np.array(xn), np.array(rn))
+    _set_bn_stats(block)
+    block.bn.running_var.data()[5] = -1.0  # a broken statistic: NaN in channel 5
+    block.hybridize()
+    fused, st = _run(block, np.array(xn), np.array(rn), path="onednn")
+    assert st["fused_nodes"] == 1
+    with onp.errstate(invalid="ignore"):
+        ref = _reference(block, xn, rn)
+    assert onp.isnan(fused[1, 3, 0, 0]) and onp.isnan(fused[:, 5]).all()
+    onp.testing.assert_array_equal(onp.isnan(fused), onp.isnan(ref))
+    assert onp.isnan(fused).sum() > 2 * 36  # the NaN input spreads over its 3x3 neighbours
+    ok = ~onp.isnan(ref)
+    assert_almost_equal(fused[ok], ref[ok].astype(onp.float32), rtol=1e-4, atol=1e-4)
+
+
+class SharedBatchNorm(gluon.HybridBlock):
+    """relu(bn(conv(a)) + bn(conv(b))): one BatchNorm updating its statistics twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(4, 3, padding=1, in_channels=4, use_bias=False)
+        self.bn = nn.BatchNorm(in_channels=4, momentum=0.5)
+
+    def forward(self, a, b):
+        return npx.relu(self.bn(self.conv(a)) + self.bn(self.conv(b)))
+
+
+class ReadsRunningMean(ConvBlock):
+    def forward(self, x):
+        y = self.bn(self.conv(x))
+        return npx.relu(y + np.reshape(self.bn.running_mean.data(), (1, -1, 1, 1)))
+
+
+@pytest.mark.parametrize("make,nargs", [(SharedBatchNorm, 2), (ReadsRunningMean, 1)],
+                         ids=["shared", "reader"])
+def test_batch_norm_updates_keep_their_order_in_training_mode(make, nargs):
+    # In train_mode a batch_norm updates its running statistics in place; a chain runs where
+    # its last link was, so a batch_norm whose statistics anything else reads stays unfused.
+    rng = onp.random.default_rng(0)
+    args = [np.array(rng.normal(size=(2, 4, 5, 5)).astype("f") * (k + 1) + k)
+            for k in range(nargs)]
+    w = np.array(rng.normal(size=(4, 4, 3, 3)).astype("f"))
+    res = {}
+    for mode in ("imperative", "fused", "unfused"):
+        net = make() if make is SharedBatchNorm else make(channels=4)
+        net.initialize()
+        net(*args)
+        net.conv.weight.set_data(w)
+        if mode != "imperative":
+            net.hybridize()
+        prev = npx.set_fusion(mode != "unfused")
+        try:
+            with autograd.train_mode():
+                net(*args)
+                out = net(*args).asnumpy()
+        finally:
+            npx.set_fusion(prev)
+        res[mode] = (out, net.bn.running_mean.data().asnumpy(),
+                     net.bn.running_var.data().asnumpy())
+    for mode in ("fused", "unfused"):
+        for got, want in zip(res[mode], res["imperative"]):
+            onp.testing.assert_array_equal(got, want)

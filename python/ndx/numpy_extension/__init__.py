@@ -50,14 +50,16 @@ def get_num_threads():
 
 
 def set_fusion(on=True):
-    """Turns elementwise fusion in hybridized blocks (planned graphs) on or off and returns the
-    previous setting. On by default unless NDX_FUSION=0: chains of elementwise ops run as one
-    pass over memory, with results identical to the unfused graph."""
+    """Turns fusion in hybridized blocks (planned graphs) on or off and returns the previous
+    setting. On by default unless NDX_FUSION=0: chains of elementwise ops run as one pass over
+    memory, with results identical to the unfused graph, and a convolution runs with the
+    batch_norm, add and relu after it (in inference through oneDNN: the batch_norm folded into
+    the weights, which rounds differently, within float32 tolerance)."""
     return _core._set_fusion(bool(on))
 
 
 def get_fusion():
-    """Whether hybridized blocks fuse elementwise ops."""
+    """Whether hybridized blocks fuse ops (elementwise chains, convolution epilogues)."""
     return _core._fusion_enabled()
 
 
