@@ -20,6 +20,9 @@ def Activation(data: Any, act_type: Any) -> Any:
 def BatchNorm(data: Any, gamma: Any, beta: Any, moving_mean: Any, moving_var: Any, eps: Any = 0.001, momentum: Any = 0.9, fix_gamma: Any = True, use_global_stats: Any = False, output_mean_var: Any = False, axis: Any = 1, cudnn_off: Any = False) -> Any:
     """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True (gamma read as 1) by default; output_mean_var=True returns [out, mean, inverse std] (the statistics used)."""
 
+def BilinearSampler(data: Any, grid: Any, cudnn_off: Any = None) -> Any:
+    """data (N, C, H, W) sampled at grid (N, 2, Ho, Wo) -> (N, C, Ho, Wo) (MXNet's BilinearSampler): grid[:, 0] and grid[:, 1] are the source x and y normalized to [-1, 1] (-1 the first pixel, 1 the last), read by bilinear interpolation with zeros outside the data. cudnn_off is accepted and ignored."""
+
 def BlockGrad(data: Any) -> Any: ...
 
 def CTCLoss(data: Any, label: Any, data_lengths: Any = None, label_lengths: Any = None, use_data_lengths: Any = False, use_label_lengths: Any = False, blank_label: Any = 'first') -> Any:
@@ -31,6 +34,12 @@ def Concat(*data: Any, dim: Any = 1, num_args: Any = None) -> Any:
     """The arrays joined along `dim` (1 by default, as MXNet's Concat)."""
 
 def Convolution(data: Any, weight: Any, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 1024, no_bias: Any = False, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None) -> Any: ...
+
+def Correlation(data1: Any, data2: Any, kernel_size: Any = 1, max_displacement: Any = 1, stride1: Any = 1, stride2: Any = 1, pad_size: Any = 0, is_multiply: Any = True) -> Any:
+    """FlowNet's correlation of two (N, C, H, W) maps (MXNet's Correlation): for each displacement (dy, dx) of data2 (multiples of stride2 up to max_displacement, dy major, one output channel each, ((2 * (max_displacement // stride2)) + 1)^2 in all) and each position (every stride1-th, after zero-padding b"""
+
+def Crop(*data: Any, offset: Any = (0, 0), h_w: Any = (0, 0), center_crop: Any = False, num_args: Any = None) -> Any:
+    """MXNet's Crop of (N, C, H, W) data: data[:, :, y:y + h, x:x + w], (h, w) = h_w (one input) or the last two sizes of the second input (crop_like); (y, x) = offset, or the centre with center_crop=True. The crop must lie inside the data."""
 
 def Custom(*inputs: Any, op_type: Any, **params: Any) -> Any:
     """Runs a Python custom operator (ndx.operator.register), as ndx.npx.custom, returning NDArrays as mx.nd.Custom does (params are passed as strings)."""
@@ -49,6 +58,9 @@ def Flatten(data: Any) -> Any:
 
 def FullyConnected(data: Any, weight: Any, bias: Any = None, num_hidden: Any = None, no_bias: Any = False, flatten: Any = True) -> Any: ...
 
+def GridGenerator(data: Any, transform_type: Any = 'affine', target_shape: Any = (0, 0)) -> Any:
+    """The sampling grid (N, 2, H, W) of normalized source coordinates (x, y in [-1, 1] over the source) that BilinearSampler reads (MXNet's GridGenerator). 'affine': data (N, 6), each row an affine matrix (2, 3) applied to the target grid (x, y, 1) of target_shape (H, W). 'warp': data (N, 2, H, W), an opt"""
+
 def GroupNorm(data: Any, gamma: Any, beta: Any, num_groups: Any = 1, eps: Any = 1e-05, output_mean_var: Any = False) -> Any:
     """Normalization over groups of channels (MXNet's GroupNorm); output_mean_var=True also returns each group's mean and standard deviation."""
 
@@ -56,6 +68,9 @@ def InstanceNorm(data: Any, gamma: Any, beta: Any, eps: Any = 0.001) -> Any:
     """Normalization over each instance's spatial axes, per channel (MXNet's InstanceNorm)."""
 
 def L2Normalization(data: Any, eps: Any = 1e-10, mode: Any = 'instance') -> Any: ...
+
+def LRN(data: Any, alpha: Any = 0.0001, beta: Any = 0.75, knorm: Any = 2.0, nsize: Any = None) -> Any:
+    """Local response normalization across channels of (N, C, H, W) data (MXNet's LRN): out = data * (knorm + alpha / nsize * s) ** -beta, s the sum of data^2 over the nsize channels centred on each (zero beyond the first and last channel); nsize is odd."""
 
 def LayerNorm(data: Any, gamma: Any, beta: Any, axis: Any = -1, eps: Any = 1e-05, output_mean_var: Any = False) -> Any: ...
 
@@ -171,6 +186,9 @@ def Pad(data: Any, mode: Any = 'constant', pad_width: Any = (), constant_value: 
 
 def Pooling(data: Any, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, cudnn_off: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), p_value: Any = None, count_include_pad: Any = True, layout: Any = None) -> Any: ...
 
+def RNN(data: Any, parameters: Any, state: Any, state_cell: Any = None, sequence_length: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, mode: Any = None, p: Any = 0.0, state_outputs: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, use_sequence_length: Any = False) -> Any:
+    """MXNet's fused RNN over data (T, N, C) (npx.rnn): mode 'rnn_relu', 'rnn_tanh', 'lstm' or 'gru'; parameters the flat vector of every layer's and direction's weights, then every bias (cuDNN's packing); state (and state_cell for LSTM) (num_layers * directions, N, state_size). Returns out (T, N, directio"""
+
 def ROIPooling(data: Any, rois: Any, pooled_size: Any, spatial_scale: Any) -> Any:
     """Max pooling of each region [batch, x1, y1, x2, y2] to pooled_size (MXNet's ROIPooling)."""
 
@@ -193,6 +211,9 @@ def SoftmaxActivation(data: Any, mode: Any = 'instance') -> Any:
 
 def SoftmaxOutput(data: Any, label: Any, grad_scale: Any = 1.0, ignore_label: Any = -1.0, multi_output: Any = False, use_ignore: Any = False, preserve_shape: Any = False, normalization: Any = 'null', out_grad: Any = False, smooth_alpha: Any = 0.0) -> Any:
     """The softmax of data over its last axis (axis 1 with multi_output). Its gradient, as MXNet's, is (softmax - one_hot(label)) * grad_scale whatever the head gradient is (times it with out_grad; rows whose label is ignore_label get 0 with use_ignore; normalization 'batch' divides by the batch size, 'val"""
+
+def SpatialTransformer(data: Any, loc: Any, target_shape: Any = (0, 0), transform_type: Any = 'affine', sampler_type: Any = 'bilinear', cudnn_off: Any = None) -> Any:
+    """MXNet's SpatialTransformer: data (N, C, H, W) sampled bilinearly (zeros outside) at the affine grid of target_shape (H', W') that loc (N, 6) (each row a (2, 3) matrix) gives: BilinearSampler(data, GridGenerator(loc, 'affine', target_shape)). cudnn_off is accepted and ignored."""
 
 def SwapAxis(data: Any, dim1: Any = 0, dim2: Any = 0) -> Any: ...
 
@@ -406,6 +427,9 @@ def expm1(data: Any) -> Any:
 def eye(N: Any, M: Any = 0, k: Any = 0, ctx: Any = None, dtype: Any = 'float32', device: Any = None, **kwargs: Any) -> Any:
     """An N x M NDArray (N x N for M=0, MXNet's default) with ones on diagonal `k`, float32 by default (MXNet's ``mx.nd.eye``)."""
 
+def fill_element_0index(lhs: Any, mhs: Any, rhs: Any) -> Any:
+    """lhs (N, M) with lhs[i, rhs[i]] = mhs[i] for every row i (MXNet's fill_element_0index); rhs holds 0-based column indices (float ones are truncated)."""
+
 def fix(data: Any) -> Any:
     """MXNet's fix, element-wise."""
 
@@ -442,6 +466,9 @@ def greater_equal(lhs: Any, rhs: Any) -> Any:
 def hard_sigmoid(data: Any, alpha: Any = 0.2, beta: Any = 0.5) -> Any:
     """max(0, min(1, alpha * data + beta)) (MXNet's hard_sigmoid)."""
 
+def histogram(a: Any, bins: Any = 10, range: Any = None) -> Any:
+    """(counts, bin_edges) of a's values, as MXNet's nd.histogram. bins an int with range (lo, hi): counts (int64) of bins equal wide from lo to hi, bin_edges (bins + 1,) in a's dtype. bins an int without range: NumPy's histogram of a, both returned as float32 (MXNet returns np.histogram's result through n"""
+
 def hypot(lhs: Any, rhs: Any) -> Any:
     """MXNet's hypot, with broadcasting."""
 
@@ -449,6 +476,9 @@ def identity(data: Any) -> Any: ...
 
 def imdecode(str_img: Any, *args: Any, **kwargs: Any) -> Any:
     """Decodes an image (``mx.image.imdecode``)."""
+
+def khatri_rao(*args: Any, num_args: Any = None) -> Any:
+    """The column-wise Khatri-Rao product of matrices (M_i, K): (M_1 * ... * M_n, K), column k the Kronecker product of the matrices' k-th columns (the first matrix's index varies slowest), as MXNet's khatri_rao."""
 
 def lesser(lhs: Any, rhs: Any) -> Any:
     """MXNet's lesser, with broadcasting."""
@@ -648,6 +678,9 @@ def random_randint(low: Any, high: Any, shape: Any = None, dtype: Any = None, ct
 def random_uniform(low: Any = 0, high: Any = 1, shape: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None, device: Any = None, **kwargs: Any) -> Any:
     """Samples of U[low, high) (float32 by default)."""
 
+def ravel_multi_index(data: Any, shape: Any = None) -> Any:
+    """Flat indices (N,) of the multi-indices in the columns of data (ndim, N) into an array of `shape` (MXNet's ravel_multi_index; shape's first dimension may be -1). The result has data's dtype. As MXNet's, indices are not range-checked."""
+
 def rcbrt(data: Any) -> Any: ...
 
 def reciprocal(data: Any) -> Any:
@@ -804,6 +837,9 @@ def true_divide(lhs: Any, rhs: Any) -> Any:
 
 def trunc(data: Any) -> Any:
     """MXNet's trunc, element-wise."""
+
+def unravel_index(data: Any, shape: Any = None) -> Any:
+    """The multi-indices (len(shape),) + data.shape of the flat indices in data into an array of `shape` (MXNet's unravel_index; shape's first dimension may be -1). The result has data's dtype. As MXNet's, indices are not range-checked (C division: a negative index gives negative remainders)."""
 
 def waitall() -> Any:
     """Waits for all queued device work (MXNet's ``mx.nd.waitall``)."""

@@ -863,6 +863,545 @@ def batch_take(a, indices):
                          f"shapes {a.shape} and {indices.shape}")
     return _wrap(_npx.pick(a, indices, axis=-1, mode="clip"))
 
+# ---- MXNet 1.x's vision, indexing and recurrent operators ---------------------------------
+# (lrn-inl.h, histogram-inl.h, tensor/ravel.h, crop-inl.h, grid_generator-inl.h,
+# bilinear_sampler-inl.h, spatial_transformer-inl.h, contrib/krprod.h, correlation-inl.h,
+# the legacy fill_element_0index and rnn-inl.h), composed of np / npx ops.
+
+
+def _is_int(v):
+    return isinstance(v, (int, onp.integer)) and not isinstance(v, (bool, onp.bool_))
+
+
+def _is_real(v):
+    return isinstance(v, (int, float, onp.integer, onp.floating)) and \
+        not isinstance(v, (bool, onp.bool_))
+
+
+def _is_float_dtype(dtype):
+    return str(dtype) == "bfloat16" or getattr(dtype, "kind", None) == "f"
+
+
+def _need_array(op, name, value, ndim=None, floating=False):
+    """`value` checked to be an array (of `ndim` axes, of a floating-point dtype)."""
+    if not isinstance(value, _np.ndarray):
+        raise TypeError(f"[{op}] {name} must be an NDArray, got {type(value).__name__}")
+    if ndim is not None and value.ndim != ndim:
+        raise ValueError(f"[{op}] {name} must be {ndim}-d, got shape {value.shape}")
+    if floating and not _is_float_dtype(value.dtype):
+        raise TypeError(f"[{op}] {name} must have a floating-point dtype, got {value.dtype}")
+    return value
+
+
+def _int_param(op, name, value, low=None, odd=False):
+    """`value` checked to be an int (>= low, odd)."""
+    if value is None:
+        raise TypeError(f"[{op}] argument '{name}' is required")
+    what = "an odd int" if odd else "an int"
+    if low is not None:
+        what += f" >= {low}"
+    if not _is_int(value):
+        raise TypeError(f"[{op}] {name} must be {what}, got {value!r}")
+    if (low is not None and value < low) or (odd and value % 2 == 0):
+        raise ValueError(f"[{op}] {name} must be {what}, got {value}")
+    return int(value)
+
+
+def _int_pair(op, name, value, low=None):
+    """`value` checked to be a tuple of two ints (>= low)."""
+    if not isinstance(value, (tuple, list, onp.ndarray)) or len(value) != 2 or \
+            not all(_is_int(v) for v in value):
+        raise TypeError(f"[{op}] {name} must be a tuple of two ints, got {value!r}")
+    if low is not None and builtins.min(value) < low:
+        raise ValueError(f"[{op}] {name} must be two ints >= {low}, got {tuple(value)}")
+    return int(value[0]), int(value[1])
+
+
+def _const(values, like):
+    """A constant NumPy array as an array of like's dtype on like's device."""
+    return _np.array(onp.asarray(values), dtype=like.dtype, device=like.device)
+
+
+def LRN(data, alpha=1e-4, beta=0.75, knorm=2.0, nsize=None):  # noqa: N802  (MXNet's names)
+    """Local response normalization across channels of (N, C, H, W) data (MXNet's LRN):
+    out = data * (knorm + alpha / nsize * s) ** -beta, s the sum of data^2 over the nsize
+    channels centred on each (zero beyond the first and last channel); nsize is odd."""
+    _need_array("LRN", "data", data, floating=True)
+    if data.ndim != 4:
+        raise ValueError(f"[LRN] data must be 4-d (batch, channel, y, x), got shape "
+                         f"{data.shape}")
+    if nsize is None:
+        raise TypeError("[LRN] argument 'nsize' (the window's width in channels) is required")
+    if not _is_int(nsize) or nsize < 1 or nsize % 2 == 0:
+        raise ValueError(f"[LRN] nsize must be a positive odd int, got {nsize!r}")
+    for name, value in (("alpha", alpha), ("beta", beta), ("knorm", knorm)):
+        if not _is_real(value):
+            raise TypeError(f"[LRN] {name} must be a real number, got {value!r}")
+    nsize = int(nsize)
+    half, channels = nsize // 2, data.shape[1]
+    sq = data * data
+    padded = _np.pad(sq, ((0, 0), (half, half), (0, 0), (0, 0))) if half else sq
+    window = padded[:, 0:channels]
+    for k in range(1, nsize):
+        window = window + padded[:, k:k + channels]
+    # (float32 params, as MXNet's: salpha = alpha / nsize in float32)
+    salpha = float(onp.float32(alpha) / onp.float32(nsize))
+    norm = window * salpha + float(onp.float32(knorm))
+    return _wrap(data * norm ** float(-onp.float32(beta)))
+
+
+def _histogram_counts(flat, edges):
+    """Counts of flat's values in the bins between consecutive edges (the last bin closed,
+    values outside the edges and NaN not counted), as int64."""
+    nb = edges.shape[0] - 1
+    idx = _np.searchsorted(edges, flat, side="right") - 1
+    idx = _np.minimum(idx, nb - 1)
+    inside = (flat >= edges[0]) & (flat <= edges[nb])
+    idx = _np.where(inside, idx, nb)
+    return _np.bincount(idx.astype("int64"), minlength=nb + 1)[:nb].astype("int64")
+
+
+def histogram(a, bins=10, range=None):  # noqa: A002  (MXNet's name)
+    """(counts, bin_edges) of a's values, as MXNet's nd.histogram. bins an int with range
+    (lo, hi): counts (int64) of bins equal wide from lo to hi, bin_edges (bins + 1,) in a's
+    dtype. bins an int without range: NumPy's histogram of a, both returned as float32 (MXNet
+    returns np.histogram's result through nd.array). bins an array (or sequence) of
+    increasing edges: counts (int64) and the edges in a's dtype. Every bin is [left, right)
+    but the last, [left, right]; values outside are not counted."""
+    _need_array("histogram", "a", a)
+    if isinstance(bins, (bool, onp.bool_)):
+        raise TypeError(f"[histogram] bins must be an int or an array of bin edges, got "
+                        f"{bins!r}")
+    flat = _np.reshape(a, (-1,))
+    if _is_int(bins):
+        if not 1 <= bins < 2 ** 31:  # (MXNet's bin_cnt is an int)
+            raise ValueError(f"[histogram] bins must be >= 1 (and < 2**31), got {bins}")
+        bins = int(bins)
+        if range is None:
+            host = a.asnumpy().reshape(-1).astype("float64")
+            if host.size and not onp.isfinite(host).all():
+                raise ValueError("[histogram] without range the bins span a's minimum to "
+                                 "maximum, which must be finite; a has NaN or inf (give "
+                                 "range=(lo, hi))")
+            counts, edges = onp.histogram(host, bins=bins)
+            return (_wrap(_np.array(counts, dtype="float32", device=a.device)),
+                    _wrap(_np.array(edges, dtype="float32", device=a.device)))
+        if not isinstance(range, (tuple, list)) or len(range) != 2 or \
+                not all(_is_real(v) for v in range):
+            raise TypeError(f"[histogram] range must be (lo, hi), two numbers, got {range!r}")
+        lo, hi = float(range[0]), float(range[1])
+        if not (onp.isfinite(lo) and onp.isfinite(hi)) or lo > hi:
+            raise ValueError(f"[histogram] range must be finite with lo <= hi, got {range!r}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        steps = onp.arange(bins + 1, dtype="float64")
+        edges = _const((hi * steps + (bins - steps) * lo) / bins, a)
+        return [_wrap(_histogram_counts(flat, edges)), _wrap(edges)]
+    if range is not None:
+        raise ValueError("[histogram] range is for an int number of bins; with bin edges "
+                         "given, range must be None")
+    if isinstance(bins, _np.ndarray):
+        host = bins.asnumpy()
+    elif isinstance(bins, (tuple, list, onp.ndarray)):
+        host = onp.asarray(bins)
+        if host.dtype.kind not in "iuf":
+            raise TypeError(f"[histogram] bins must be an int or an array of bin edges, got "
+                            f"{bins!r}")
+    else:
+        raise TypeError(f"[histogram] bins must be an int or an array of bin edges, got "
+                        f"{type(bins).__name__}")
+    if host.ndim != 1 or host.shape[0] < 2:
+        raise ValueError(f"[histogram] bins (the bin edges) must be 1-d with at least 2 "
+                         f"edges, got shape {host.shape}")
+    if (onp.diff(host.astype("float64")) < 0).any() or onp.isnan(host.astype("float64")).any():
+        raise ValueError("[histogram] the bin edges must increase monotonically")
+    edges = bins.astype(a.dtype) if isinstance(bins, _np.ndarray) else _const(host, a)
+    return [_wrap(_histogram_counts(flat, edges)), _wrap(edges)]
+
+
+def _ravel_shape(op, shape):
+    if shape is None:
+        raise TypeError(f"[{op}] argument 'shape' is required")
+    if not isinstance(shape, (tuple, list)) or not shape or not all(_is_int(d) for d in shape):
+        raise TypeError(f"[{op}] shape must be a non-empty tuple of ints, got {shape!r}")
+    shape = tuple(int(d) for d in shape)
+    if shape[0] < 1 and shape[0] != -1 or any(d < 1 for d in shape[1:]):
+        raise ValueError(f"[{op}] shape's dimensions must be >= 1 (the first may be -1, "
+                         f"left unspecified), got {shape}")
+    return shape
+
+
+def _as_index(data):
+    # (an index in a float array is truncated, as MXNet's cast to index_t)
+    return data if data.dtype == onp.int64 else data.astype("int64")
+
+
+def ravel_multi_index(data, shape=None):
+    """Flat indices (N,) of the multi-indices in the columns of data (ndim, N) into an array
+    of `shape` (MXNet's ravel_multi_index; shape's first dimension may be -1). The result has
+    data's dtype. As MXNet's, indices are not range-checked."""
+    _need_array("ravel_multi_index", "data", data)
+    shape = _ravel_shape("ravel_multi_index", shape)
+    if data.ndim != 2 or data.shape[0] != len(shape):
+        raise ValueError(f"[ravel_multi_index] data must be 2-d, one row per dimension of "
+                         f"shape {shape}: ({len(shape)}, N), got shape {data.shape}")
+    idx = _as_index(data)
+    out = idx[0]
+    for j in builtins.range(1, len(shape)):
+        out = out * shape[j] + idx[j]
+    return _wrap(out.astype(data.dtype))
+
+
+def unravel_index(data, shape=None):
+    """The multi-indices (len(shape),) + data.shape of the flat indices in data into an array
+    of `shape` (MXNet's unravel_index; shape's first dimension may be -1). The result has
+    data's dtype. As MXNet's, indices are not range-checked (C division: a negative index
+    gives negative remainders)."""
+    _need_array("unravel_index", "data", data)
+    shape = _ravel_shape("unravel_index", shape)
+    idx = _as_index(data)
+    parts = [None] * len(shape)
+    for j in builtins.range(len(shape) - 1, 0, -1):
+        q = idx // shape[j]
+        q = _np.where((idx < 0) & (q * shape[j] != idx), q + 1, q)  # (toward zero, as C's)
+        parts[j] = idx - q * shape[j]
+        idx = q
+    parts[0] = idx
+    return _wrap(_np.stack(parts, axis=0).astype(data.dtype))
+
+
+def Crop(*data, offset=(0, 0), h_w=(0, 0), center_crop=False, num_args=None):  # noqa: N802
+    """MXNet's Crop of (N, C, H, W) data: data[:, :, y:y + h, x:x + w], (h, w) = h_w (one
+    input) or the last two sizes of the second input (crop_like); (y, x) = offset, or the
+    centre with center_crop=True. The crop must lie inside the data."""
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    if len(data) not in (1, 2):
+        raise ValueError(f"[Crop] takes 1 input (with h_w) or 2 (data, crop_like), got "
+                         f"{len(data)}")
+    if num_args is not None and num_args != len(data):
+        raise ValueError(f"[Crop] num_args={num_args!r} but {len(data)} inputs were given")
+    x = _need_array("Crop", "data", data[0], ndim=4)
+    oy, ox = _int_pair("Crop", "offset", offset, low=0)
+    if not isinstance(center_crop, (bool, onp.bool_)):
+        raise TypeError(f"[Crop] center_crop must be a bool, got {center_crop!r}")
+    big_h, big_w = x.shape[2], x.shape[3]
+    if len(data) == 1:
+        h, w = _int_pair("Crop", "h_w", h_w)
+        if not (1 <= h <= big_h and 1 <= w <= big_w):
+            raise ValueError(f"[Crop] with one input, h_w (the crop's height and width) must "
+                             f"be between (1, 1) and the data's {(big_h, big_w)}, got {h_w}")
+    else:
+        like = _need_array("Crop", "crop_like", data[1], ndim=4)
+        h, w = like.shape[2], like.shape[3]
+        if h > big_h or w > big_w:
+            raise ValueError(f"[Crop] crop_like's height and width {(h, w)} exceed the "
+                             f"data's {(big_h, big_w)}")
+    if center_crop:
+        oy, ox = (big_h - h) // 2, (big_w - w) // 2
+    elif oy > big_h - h or ox > big_w - w:
+        raise ValueError(f"[Crop] offset {(oy, ox)} puts the {(h, w)} crop outside the "
+                         f"data's {(big_h, big_w)}: offset must be <= {(big_h - h, big_w - w)}")
+    return _wrap(x[:, :, oy:oy + h, ox:ox + w])
+
+
+def _target_shape(op, target_shape):
+    th, tw = _int_pair(op, "target_shape", target_shape)
+    if th < 2 or tw < 2:
+        raise ValueError(f"[{op}] target_shape (H, W) must be at least (2, 2) (MXNet spaces "
+                         f"the grid 2 / (size - 1) apart, so a size of 1 or 0 has no grid), "
+                         f"got {tuple(target_shape)}")
+    return th, tw
+
+
+def _affine_grid(theta, th, tw):
+    """grid (N, 2, th, tw): theta (N, 2, 3) applied to the target's normalized (x, y, 1)."""
+    xs = -1.0 + onp.arange(tw, dtype="float64") * (2.0 / (tw - 1))
+    ys = -1.0 + onp.arange(th, dtype="float64") * (2.0 / (th - 1))
+    dst = onp.stack([onp.tile(xs, th), onp.repeat(ys, tw), onp.ones(th * tw)])
+    out = _np.matmul(theta, _const(dst, theta))
+    return _np.reshape(out, (theta.shape[0], 2, th, tw))
+
+
+def GridGenerator(data, transform_type="affine", target_shape=(0, 0)):  # noqa: N802
+    """The sampling grid (N, 2, H, W) of normalized source coordinates (x, y in [-1, 1] over
+    the source) that BilinearSampler reads (MXNet's GridGenerator). 'affine': data (N, 6),
+    each row an affine matrix (2, 3) applied to the target grid (x, y, 1) of target_shape
+    (H, W). 'warp': data (N, 2, H, W), an optical flow in pixels added to each pixel's
+    position, then normalized ((x + flow_x) / ((W - 1) / 2) - 1, and y alike)."""
+    if transform_type == "affine":
+        _need_array("GridGenerator", "data", data, ndim=2, floating=True)
+        if data.shape[1] != 6:
+            raise ValueError(f"[GridGenerator] for 'affine', data must be (batch, 6), the "
+                             f"affine matrices, got shape {data.shape}")
+        th, tw = _target_shape("GridGenerator", target_shape)
+        theta = _np.reshape(data, (data.shape[0], 2, 3))
+        return _wrap(_affine_grid(theta, th, tw))
+    if transform_type == "warp":
+        _need_array("GridGenerator", "data", data, ndim=4, floating=True)
+        n, c, h, w = data.shape
+        if c != 2:
+            raise ValueError(f"[GridGenerator] for 'warp', data must be an optical flow "
+                             f"(batch, 2, H, W), got shape {data.shape}")
+        if h < 2 or w < 2:
+            raise ValueError(f"[GridGenerator] for 'warp', the flow's H and W must be >= 2 "
+                             f"(positions are normalized by (size - 1) / 2), got {(h, w)}")
+        pos = onp.stack([onp.tile(onp.arange(w, dtype="float64"), (h, 1)),
+                         onp.tile(onp.arange(h, dtype="float64")[:, None], (1, w))])
+        scale = onp.array([(w - 1) / 2.0, (h - 1) / 2.0]).reshape(2, 1, 1)
+        return _wrap((data + _const(pos, data)) / _const(scale, data) - 1.0)
+    raise ValueError(f"[GridGenerator] transform_type must be 'affine' or 'warp', got "
+                     f"{transform_type!r}")
+
+
+def _bilinear_sample(data, grid):
+    """data (N, C, H, W) read at grid (N, 2, Ho, Wo) (x, y in [-1, 1]) bilinearly, points
+    outside the data read as 0 (MXNet's BilinearSampler)."""
+    n, c, h, w = data.shape
+    ho, wo = grid.shape[2], grid.shape[3]
+    x = (grid[:, 0] + 1.0) * ((w - 1) / 2.0)
+    y = (grid[:, 1] + 1.0) * ((h - 1) / 2.0)
+    x0 = _np.floor(_npx.stop_gradient(x))
+    y0 = _np.floor(_npx.stop_gradient(y))
+    wx1, wy1 = x - x0, y - y0
+    wx0, wy0 = 1.0 - wx1, 1.0 - wy1
+    xi = x0.astype("int64")
+    yi = y0.astype("int64")
+    table = _np.reshape(_np.transpose(data, (0, 2, 3, 1)), (n * h * w, c))
+    base = _np.reshape(_np.arange(n, dtype="int64", device=data.device) * (h * w),
+                       (n, 1, 1))
+    out = None
+    for dy, wy in ((0, wy0), (1, wy1)):
+        for dx, wx in ((0, wx0), (1, wx1)):
+            cx, cy = xi + dx, yi + dy
+            inside = (cx >= 0) & (cx <= w - 1) & (cy >= 0) & (cy <= h - 1)
+            flat = base + _np.clip(cy, 0, h - 1) * w + _np.clip(cx, 0, w - 1)
+            v = _np.reshape(_np.take(table, _np.reshape(flat, (-1,)), axis=0),
+                            (n, ho, wo, c))
+            weight = wy * wx * inside.astype(data.dtype)
+            term = v * _np.expand_dims(weight, -1)
+            out = term if out is None else out + term
+    return _np.transpose(out, (0, 3, 1, 2))
+
+
+def BilinearSampler(data, grid, cudnn_off=None):  # noqa: N802
+    """data (N, C, H, W) sampled at grid (N, 2, Ho, Wo) -> (N, C, Ho, Wo) (MXNet's
+    BilinearSampler): grid[:, 0] and grid[:, 1] are the source x and y normalized to
+    [-1, 1] (-1 the first pixel, 1 the last), read by bilinear interpolation with zeros
+    outside the data. cudnn_off is accepted and ignored."""
+    _need_array("BilinearSampler", "data", data, ndim=4, floating=True)
+    _need_array("BilinearSampler", "grid", grid, ndim=4, floating=True)
+    if grid.shape[1] != 2 or grid.shape[0] != data.shape[0]:
+        raise ValueError(f"[BilinearSampler] grid must be (batch, 2, H, W) with data's batch "
+                         f"{data.shape[0]}, got shape {grid.shape}")
+    if data.dtype != grid.dtype:
+        raise TypeError(f"[BilinearSampler] data and grid must have the same dtype, got "
+                        f"{data.dtype} and {grid.dtype}")
+    if data.shape[2] < 1 or data.shape[3] < 1:
+        raise ValueError(f"[BilinearSampler] data's height and width must be >= 1, got shape "
+                         f"{data.shape}")
+    return _wrap(_bilinear_sample(data, grid))
+
+
+def SpatialTransformer(data, loc, target_shape=(0, 0), transform_type="affine",  # noqa: N802
+                       sampler_type="bilinear", cudnn_off=None):
+    """MXNet's SpatialTransformer: data (N, C, H, W) sampled bilinearly (zeros outside) at the
+    affine grid of target_shape (H', W') that loc (N, 6) (each row a (2, 3) matrix) gives:
+    BilinearSampler(data, GridGenerator(loc, 'affine', target_shape)). cudnn_off is
+    accepted and ignored."""
+    if transform_type != "affine":
+        raise ValueError(f"[SpatialTransformer] transform_type must be 'affine' (MXNet's only "
+                         f"one), got {transform_type!r}")
+    if sampler_type != "bilinear":
+        raise ValueError(f"[SpatialTransformer] sampler_type must be 'bilinear' (MXNet's only "
+                         f"one), got {sampler_type!r}")
+    _need_array("SpatialTransformer", "data", data, ndim=4, floating=True)
+    _need_array("SpatialTransformer", "loc", loc, ndim=2, floating=True)
+    if loc.shape != (data.shape[0], 6):
+        raise ValueError(f"[SpatialTransformer] loc must be (batch, 6) with data's batch "
+                         f"{data.shape[0]}, got shape {loc.shape}")
+    if data.dtype != loc.dtype:
+        raise TypeError(f"[SpatialTransformer] data and loc must have the same dtype, got "
+                        f"{data.dtype} and {loc.dtype}")
+    if data.shape[2] < 1 or data.shape[3] < 1:
+        raise ValueError(f"[SpatialTransformer] data's height and width must be >= 1, got "
+                         f"shape {data.shape}")
+    th, tw = _target_shape("SpatialTransformer", target_shape)
+    grid = _affine_grid(_np.reshape(loc, (loc.shape[0], 2, 3)), th, tw)
+    return _wrap(_bilinear_sample(data, grid))
+
+
+def khatri_rao(*args, num_args=None):
+    """The column-wise Khatri-Rao product of matrices (M_i, K): (M_1 * ... * M_n, K), column
+    k the Kronecker product of the matrices' k-th columns (the first matrix's index varies
+    slowest), as MXNet's khatri_rao."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    if not args:
+        raise ValueError("[khatri_rao] needs at least one input matrix")
+    if num_args is not None and num_args != len(args):
+        raise ValueError(f"[khatri_rao] num_args={num_args!r} but {len(args)} inputs were "
+                         f"given")
+    for i, m in enumerate(args):
+        _need_array("khatri_rao", f"input {i}", m, ndim=2)
+    cols = args[0].shape[1]
+    for i, m in enumerate(args):
+        if m.shape[1] != cols:
+            raise ValueError(f"[khatri_rao] every matrix must have {cols} columns (as input "
+                             f"0), input {i} has shape {m.shape}")
+        if m.dtype != args[0].dtype:
+            raise TypeError(f"[khatri_rao] every matrix must have input 0's dtype "
+                            f"{args[0].dtype}, input {i} has {m.dtype}")
+    out = args[0]
+    for m in args[1:]:
+        out = _np.reshape(_np.expand_dims(out, 1) * _np.expand_dims(m, 0),
+                          (out.shape[0] * m.shape[0], cols))
+    return _wrap(out if len(args) > 1 else _np.array(out, copy=True))
+
+
+def Correlation(data1, data2, kernel_size=1, max_displacement=1, stride1=1,  # noqa: N802
+                stride2=1, pad_size=0, is_multiply=True):
+    """FlowNet's correlation of two (N, C, H, W) maps (MXNet's Correlation): for each
+    displacement (dy, dx) of data2 (multiples of stride2 up to max_displacement, dy major,
+    one output channel each, ((2 * (max_displacement // stride2)) + 1)^2 in all) and each
+    position (every stride1-th, after zero-padding both by pad_size), the sum over channels
+    and a kernel_size x kernel_size window of data1 * shifted data2 (|data1 - shifted data2|
+    with is_multiply=False), divided by kernel_size^2 * C."""
+    op = "Correlation"
+    _need_array(op, "data1", data1, ndim=4, floating=True)
+    _need_array(op, "data2", data2, ndim=4, floating=True)
+    if data1.shape != data2.shape or data1.dtype != data2.dtype:
+        raise ValueError(f"[Correlation] data1 and data2 must have the same shape and dtype, "
+                         f"got {data1.shape} {data1.dtype} and {data2.shape} {data2.dtype}")
+    k = _int_param(op, "kernel_size", kernel_size, low=1, odd=True)
+    md = _int_param(op, "max_displacement", max_displacement, low=0)
+    s1 = _int_param(op, "stride1", stride1, low=1)
+    s2 = _int_param(op, "stride2", stride2, low=1)
+    pad = _int_param(op, "pad_size", pad_size, low=0)
+    if not isinstance(is_multiply, (bool, onp.bool_)):
+        raise TypeError(f"[Correlation] is_multiply must be a bool, got {is_multiply!r}")
+    n, c, h, w = data1.shape
+    border = md + (k - 1) // 2
+    top_h = -(-(h + 2 * pad - 2 * border) // s1)
+    top_w = -(-(w + 2 * pad - 2 * border) // s1)
+    if top_h < 1 or top_w < 1:
+        raise ValueError(f"[Correlation] the {(h, w)} maps padded by {pad} are too small for "
+                         f"max_displacement {md} and kernel_size {k}: (size + 2 * pad_size - "
+                         f"2 * (max_displacement + kernel_size // 2)) must be >= 1")
+    a, b = data1, data2
+    if pad:
+        pads = ((0, 0), (0, 0), (pad, pad), (pad, pad))
+        a, b = _np.pad(a, pads), _np.pad(b, pads)
+    rh, rw = (top_h - 1) * s1 + k, (top_w - 1) * s1 + k  # rows / columns the windows cover
+    a = a[:, :, md:md + rh, md:md + rw]
+    radius = md // s2
+    maps = []
+    for dy in builtins.range(-radius, radius + 1):
+        for dx in builtins.range(-radius, radius + 1):
+            y0, x0 = md + dy * s2, md + dx * s2
+            shifted = b[:, :, y0:y0 + rh, x0:x0 + rw]
+            prod = a * shifted if is_multiply else _np.abs(a - shifted)
+            maps.append(_np.sum(prod, axis=1))
+    pm = _np.stack(maps, axis=1)
+    out = None
+    for i in builtins.range(k):
+        for j in builtins.range(k):
+            part = pm[:, :, i:i + (top_h - 1) * s1 + 1:s1, j:j + (top_w - 1) * s1 + 1:s1]
+            out = part if out is None else out + part
+    return _wrap(out / float(k * k * c))
+
+
+def fill_element_0index(lhs, mhs, rhs):
+    """lhs (N, M) with lhs[i, rhs[i]] = mhs[i] for every row i (MXNet's fill_element_0index);
+    rhs holds 0-based column indices (float ones are truncated)."""
+    op = "fill_element_0index"
+    _need_array(op, "lhs", lhs, ndim=2)
+    _need_array(op, "mhs", mhs, ndim=1)
+    _need_array(op, "rhs", rhs, ndim=1)
+    rows, cols = lhs.shape
+    if mhs.shape[0] != rows or rhs.shape[0] != rows:
+        raise ValueError(f"[fill_element_0index] mhs and rhs must have lhs's {rows} rows, got "
+                         f"shapes {mhs.shape} and {rhs.shape}")
+    idx = _as_index(rhs)
+    host = idx.asnumpy()
+    bad = host[(host < 0) | (host >= cols)]
+    if bad.size:
+        raise ValueError(f"[fill_element_0index] rhs's indices must be in [0, {cols}) (lhs's "
+                         f"columns), got {bad[0]}")
+    mask = _npx.one_hot(idx, cols) != 0
+    return _wrap(_np.where(mask, _np.expand_dims(mhs.astype(lhs.dtype), 1), lhs))
+
+
+_RNN_GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+def RNN(data, parameters, state, state_cell=None, sequence_length=None,  # noqa: N802
+        state_size=None, num_layers=None, bidirectional=False, mode=None, p=0.0,
+        state_outputs=False, projection_size=None, lstm_state_clip_min=None,
+        lstm_state_clip_max=None, lstm_state_clip_nan=False, use_sequence_length=False):
+    """MXNet's fused RNN over data (T, N, C) (npx.rnn): mode 'rnn_relu', 'rnn_tanh', 'lstm'
+    or 'gru'; parameters the flat vector of every layer's and direction's weights, then
+    every bias (cuDNN's packing); state (and state_cell for LSTM) (num_layers * directions,
+    N, state_size). Returns out (T, N, directions * state_size), or with state_outputs=True
+    the list [out, hy] ([out, hy, cy] for LSTM). Variable-length sequences, the LSTM
+    projection and state clipping are not supported (NotImplementedError)."""
+    op = "RNN"
+    if mode not in _RNN_GATES:
+        raise ValueError(f"[RNN] mode must be one of {list(_RNN_GATES)}, got {mode!r}")
+    hidden = _int_param(op, "state_size", state_size, low=1)
+    layers = _int_param(op, "num_layers", num_layers, low=1)
+    for name, value in (("bidirectional", bidirectional), ("state_outputs", state_outputs),
+                        ("use_sequence_length", use_sequence_length),
+                        ("lstm_state_clip_nan", lstm_state_clip_nan)):
+        if not isinstance(value, (bool, onp.bool_)):
+            raise TypeError(f"[RNN] {name} must be a bool, got {value!r}")
+    if not _is_real(p) or not 0.0 <= p < 1.0:
+        raise ValueError(f"[RNN] p (the dropout rate between layers) must be in [0, 1), got "
+                         f"{p!r}")
+    if use_sequence_length or sequence_length is not None:
+        raise NotImplementedError("[RNN] sequence_length / use_sequence_length (variable-"
+                                  "length sequences) is not supported")
+    if projection_size is not None:
+        raise NotImplementedError("[RNN] projection_size (LSTM with projection) is not "
+                                  "supported")
+    if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
+        raise NotImplementedError("[RNN] lstm_state_clip_min / lstm_state_clip_max (LSTM "
+                                  "state clipping) is not supported")
+    _need_array(op, "data", data, ndim=3, floating=True)
+    _need_array(op, "parameters", parameters, ndim=1, floating=True)
+    _need_array(op, "state", state, ndim=3, floating=True)
+    dirs = 2 if bidirectional else 1
+    seq, batch, width = data.shape
+    want = (layers * dirs, batch, hidden)
+    if state.shape != want:
+        raise ValueError(f"[RNN] state must be (num_layers * directions, batch, state_size) "
+                         f"= {want}, got {state.shape}")
+    if mode == "lstm":
+        if state_cell is None:
+            raise TypeError("[RNN] mode='lstm' needs state_cell, the initial cell state")
+        _need_array(op, "state_cell", state_cell, ndim=3, floating=True)
+        if state_cell.shape != want:
+            raise ValueError(f"[RNN] state_cell must be (num_layers * directions, batch, "
+                             f"state_size) = {want}, got {state_cell.shape}")
+    elif state_cell is not None:
+        raise TypeError(f"[RNN] state_cell is for mode='lstm' only, got mode={mode!r}")
+    gates = _RNN_GATES[mode]
+    size = 0
+    for layer in builtins.range(layers):
+        inputs = width if layer == 0 else dirs * hidden
+        size += dirs * gates * hidden * (inputs + hidden + 2)
+    if parameters.shape[0] != size:
+        raise ValueError(f"[RNN] parameters must hold {size} values for mode={mode!r}, "
+                         f"{layers} layer(s), {dirs} direction(s), state_size {hidden} and "
+                         f"{width} input features, got {parameters.shape[0]}")
+    out = _npx.rnn(data, parameters, state, state_cell, mode=mode, state_size=hidden,
+                   num_layers=layers, bidirectional=bool(bidirectional),
+                   state_outputs=bool(state_outputs), p=float(p),
+                   lstm_state_clip_nan=bool(lstm_state_clip_nan))
+    if state_outputs:
+        return [_wrap(o) for o in out]
+    return _wrap(out)
+
 
 def _plain_inputs(namespace):
     # Every public operator takes NDArrays as plain arrays (see ndarray._on_plain); aliases
