@@ -138,7 +138,7 @@ def gelu(x: Any, *, out: Any = None) -> Any:
     """x * Phi(x) with Phi the normal CDF (exact GELU)."""
 
 def get_fusion() -> Any:
-    """Whether hybridized blocks fuse elementwise ops."""
+    """Whether hybridized blocks fuse ops (elementwise chains, convolution epilogues)."""
 
 def get_num_threads() -> Any:
     """The threads ndx's kernels use."""
@@ -303,7 +303,7 @@ def sequence_reverse(data: Any, sequence_length: Any = None, use_sequence_length
     """Reverses each sequence's first sequence_length steps, the rest left in place (MXNet's SequenceReverse); without use_sequence_length the whole sequence axis is reversed."""
 
 def set_fusion(on: Any = True) -> Any:
-    """Turns elementwise fusion in hybridized blocks (planned graphs) on or off and returns the previous setting. On by default unless NDX_FUSION=0: chains of elementwise ops run as one pass over memory, with results identical to the unfused graph."""
+    """Turns fusion in hybridized blocks (planned graphs) on or off and returns the previous setting. On by default unless NDX_FUSION=0: chains of elementwise ops run as one pass over memory, with results identical to the unfused graph, and a convolution runs with the batch_norm, add and relu after it (in """
 
 def set_np(shape: Any = True, array: Any = True, dtype: Any = False) -> Any:
     """Sets NumPy shape, array and default-dtype semantics together. shape=False with array=True is refused (ValueError), as in MXNet. dtype=True makes float64 the default float dtype (NumPy's); dtype=False keeps float32."""
