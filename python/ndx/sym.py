@@ -21,6 +21,7 @@ MXNet; they may also be given by name (``fully_connected(data=x, weight=w, ...)`
 import builtins as _builtins  # (any, all, sum, ... are ops in this module)
 import contextvars as _contextvars
 import functools as _functools
+import inspect as _inspect
 import json as _json
 
 import numpy as _onp
@@ -1300,6 +1301,8 @@ _MXNET_OPS = {
     "broadcast_power": ("_np_power", (), {}, {}),
     "Softmax": ("SoftmaxOutput", (), {}, {}),  # (MXNet 1.x's deprecated name)
     "Reshape": ("_npx_reshape", ("target_shape", "keep_highest"), {}, {"shape": "newshape"}),
+    "CTCLoss": ("_npx_ctc_loss", (), {}, {}),
+    "_contrib_CTCLoss": ("_npx_ctc_loss", (), {}, {}),
 }
 # MXNet's legacy Reshape codes as npx.reshape's: 0 copy -> -2, -2 copy the rest -> -4,
 # -3 merge two -> -5, -4 split one -> -6 (-1 infers in both).
@@ -1372,8 +1375,14 @@ _BOOL_OPS = frozenset({
 _NONE = -(2 ** 63)  # _npx_slice's "omitted" bound
 
 
+# The mx.sym function whose node is being expanded (see _node_symbol): its errors name it.
+_building = _contextvars.ContextVar("ndx_sym_building", default=None)
+
+
 def _fail(node, what, kind=NotImplementedError):
-    raise kind(f"[load] {node.get('op')} '{node.get('name')}': {what}")
+    where = _building.get()
+    raise kind(f"[sym.{where}] {what}" if where else
+               f"[load] {node.get('op')} '{node.get('name')}': {what}")
 
 
 def _known(node, attrs, names):
@@ -2253,31 +2262,63 @@ def _x_l2_normalization(g, node, attrs, ins):
     return [_reversed(g, y, name)]
 
 
+def _normalized(g, node, attrs, x, default_eps, name):
+    """(x - mean) / sqrt(var + eps) of x (N, G, ...), mean and (biased) var over each
+    example's group's values (axes 2 ...); with the mean and the std, both (N, G). (Against
+    the reversed axes of x, (N, G) meets the first two, now the last two.)"""
+    flat = g.add("_npx_reshape", name + "_flat", [x], {"newshape": (-2, -2, -1)})
+    mean = g.add("_np_mean", name + "_mean", [flat], {"axis": (2,), "keepdims": True})
+    dev = g.add("_np_subtract", name + "_dev", [flat, mean])
+    var = g.add("_np_mean", name + "_var", [g.add("_np_square", name + "_dev2", [dev])],
+                {"axis": (2,)})
+    eps = float(_onp.float32(_number(node, attrs, "eps", default_eps)))
+    if eps < 0:
+        _fail(node, f"eps={attrs['eps']!r} must be >= 0", ValueError)
+    eps = g.like(g.const(eps, name + "_eps", "float32"), x, name + "_eps_cast")
+    std = g.add("_np_sqrt", name + "_std", [g.add("_np_add", name + "_var_eps", [var, eps])])
+    mean = g.add("_np_squeeze", name + "_mean_2d", [mean], {"axis": (2,)})
+    y = g.add("_np_true_divide", name + "_norm_t", [
+        g.add("_np_subtract", name + "_centered", [_reversed(g, x, name + "_x_t"),
+                                                   _reversed(g, mean, name + "_mean_t")]),
+        _reversed(g, std, name + "_std_t")])
+    return _reversed(g, y, name + "_normalized"), mean, std
+
+
+def _scale_shift(g, y, gamma, beta, name):
+    """y * gamma + beta, gamma and beta along y's axis 1: a batch_norm with the statistics 0
+    and 1 and eps 0 (so that, as MXNet's, gamma's and beta's shapes are inferred from y's)."""
+    stats = [g.add("_np_zeros_like", name + "_zero_mean", [gamma]),
+             g.add("_np_ones_like", name + "_unit_var", [gamma])]
+    return g.add("_npx_batch_norm", name, [y, gamma, beta, *stats], {
+        "eps": 0.0, "axis": 1, "fix_gamma": False, "use_global_stats": True})
+
+
 def _x_instance_norm(g, node, attrs, ins):
     """InstanceNorm: (x - mean) / sqrt(var + eps) * gamma + beta, mean and (biased) var over
     each example's channel's positions, gamma and beta per channel."""
     name = node["name"]
     _known(node, attrs, ("eps",))
     x, gamma, beta = _arity(node, ins, 3)
-    flat = g.add("_npx_reshape", name + "_flat", [x], {"newshape": (-2, -2, -1)})
-    mean = g.add("_np_mean", name + "_mean", [flat], {"axis": (2,), "keepdims": True})
-    dev = g.add("_np_subtract", name + "_dev", [flat, mean])
-    var = g.add("_np_mean", name + "_var", [g.add("_np_square", name + "_dev2", [dev])],
-                {"axis": (2,)})
-    eps = g.like(g.const(float(_onp.float32(_number(node, attrs, "eps", 1e-3))), name + "_eps",
-                         "float32"), x, name + "_eps_cast")
-    std = g.add("_np_sqrt", name + "_std", [g.add("_np_add", name + "_var_eps", [var, eps])])
-    mean = g.add("_np_squeeze", name + "_mean_2d", [mean], {"axis": (2,)})
-    y = g.add("_np_true_divide", name + "_norm", [
-        g.add("_np_subtract", name + "_centered", [_reversed(g, x, name + "_x_t"),
-                                                   _reversed(g, mean, name + "_mean_t")]),
-        _reversed(g, std, name + "_std_t")])
-    col = {"axis": 1}  # (gamma, beta (C,) as (C, 1): against the reversed (..., C, N))
-    y = g.add("_np_multiply", name + "_scaled", [
-        y, g.add("_np_expand_dims", name + "_gamma_col", [gamma], col)])
-    y = g.add("_np_add", name + "_shifted", [
-        y, g.add("_np_expand_dims", name + "_beta_col", [beta], col)])
-    return [_reversed(g, y, name)]
+    y, _, _ = _normalized(g, node, attrs, x, 1e-3, name)
+    return [_scale_shift(g, y, gamma, beta, name)]
+
+
+def _x_group_norm(g, node, attrs, ins):
+    """GroupNorm (MXNet 1.x's group_norm-inl.h): the channels of x (N, C, ...) in num_groups
+    groups, each example's group normalized over its values; then gamma and beta, one value a
+    group (num_groups,); outputs the result, and the mean and the std sqrt(var + eps), both
+    (N, num_groups) (visible with output_mean_var)."""
+    name = node["name"]
+    _known(node, attrs, ("num_groups", "eps", "output_mean_var"))
+    x, gamma, beta = _arity(node, ins, 3)
+    groups = _integer(node, attrs, "num_groups", 1)
+    if groups < 1:
+        _fail(node, f"num_groups={groups} must be >= 1", ValueError)
+    _flag(node, attrs, "output_mean_var", False)
+    x = g.add("_npx_reshape", name + "_groups", [x], {"newshape": (-2, -6, groups, -1, -4)})
+    y, mean, std = _normalized(g, node, attrs, x, 1e-5, name)
+    y = _scale_shift(g, y, gamma, beta, name + "_scaled")
+    return [g.add("_npx_reshape", name, [y], {"newshape": (-2, -5, -4)}), mean, std]
 
 
 def _x_smooth_l1(g, node, attrs, ins):
@@ -2302,6 +2343,604 @@ def _x_smooth_l1(g, node, attrs, ins):
     return [g.add("_np_where", name, [far, outer, inner])]
 
 
+# ---- MXNet 1.x's vision and indexing ops (spatial transformers, FlowNet, ...) ----------------
+# Their params are known when the graph is built, their inputs' shapes are not: sizes the
+# computation needs (a map's height, its channel count) are read off the inputs in the graph.
+
+def _extent(g, x, axis, name):
+    """x.shape[axis] as an int64 array of shape (1,): a sum of ones down one column of x."""
+    if axis != 0:
+        x = g.add("_np_swapaxes", name + "_front", [x], {"axis1": axis, "axis2": 0})
+    col = g.add("_npx_slice", name + "_col", [
+        g.add("_npx_reshape", name + "_2d", [x], {"newshape": (-2, -1)})],
+        {"begin": (_NONE, 0), "end": (_NONE, 1)})
+    ones = g.add("_npi_astype", name + "_ones", [g.add("_np_ones_like", name + "_ones_f", [col])],
+                 {"dtype": "int64"})
+    return g.add("_np_sum", name + "_size", [ones], {"axis": (0,)})
+
+
+def _channel(g, x, c, name):
+    """x[:, c] (the channel axis removed)."""
+    part = g.add("_npx_slice", name + "_slice", [x], {"begin": (_NONE, c), "end": (_NONE, c + 1)})
+    return g.add("_np_squeeze", name, [part], {"axis": (1,)})
+
+
+def _int_const(g, value, name):
+    return g.const(value, name, "int64")
+
+
+def _positive(node, attrs, key, default=None, low=1, odd=False):
+    """An int param >= low (odd where asked)."""
+    v = _integer(node, attrs, key, default)
+    if v < low or (odd and v % 2 == 0):
+        _fail(node, f"{key}={v} must be {'an odd int' if odd else 'an int'} >= {low}",
+              ValueError)
+    return v
+
+
+def _target_shape(node, attrs):
+    shape = _int_tuple(node, attrs, "target_shape") or (0, 0)
+    if len(shape) != 2 or _builtins.min(shape) < 2:
+        _fail(node, f"target_shape={attrs.get('target_shape', '(0, 0)')!r}: (H, W), each >= 2 "
+                    f"(the grid is spaced 2 / (size - 1))", ValueError)
+    return shape
+
+
+def _affine_grid(g, theta, th, tw, name):
+    """The grid (N, 2, th, tw) of the affine matrices theta (N, 6) (each row a (2, 3) matrix)
+    applied to the target's (x, y, 1), x and y from -1 to 1 (grid_generator-inl.h); the target
+    grid is made in float64 and converted to theta's dtype."""
+    axes = []
+    for size, tag in ((tw, "x"), (th, "y")):
+        i = g.add("_npi_arange", f"{name}_{tag}_i", [], {"start": 0, "stop": size,
+                                                          "dtype": "float64"})
+        step = g.add("_np_multiply", f"{name}_{tag}_step", [
+            i, g.const(2.0 / (size - 1), f"{name}_{tag}_spacing")])
+        axes.append(g.add("_np_add", f"{name}_{tag}_axis", [
+            g.const(-1.0, f"{name}_{tag}_start"), step]))
+    xs, ys = axes
+    col = {"axis": 1}
+    dst_x = g.add("_np_add", name + "_dst_x", [
+        g.add("_np_expand_dims", name + "_zero_col", [g.add("_np_zeros_like", name + "_zy",
+                                                            [ys])], col), xs])
+    dst_y = g.add("_np_add", name + "_dst_y", [
+        g.add("_np_expand_dims", name + "_y_col", [ys], col),
+        g.add("_np_zeros_like", name + "_zx", [xs])])
+    dst = g.add("_npi_stack", name + "_dst_3d", [
+        dst_x, dst_y, g.add("_np_ones_like", name + "_dst_1", [dst_x])], {"num_args": 3})
+    dst = g.like(g.add("_npx_reshape", name + "_dst", [dst], {"newshape": (3, -1)}), theta,
+                 name + "_dst_cast")
+    m = g.add("_npx_reshape", name + "_theta", [theta], {"newshape": (-2, 2, 3)})
+    grid = g.add("_np_matmul", name + "_points", [m, dst])
+    return g.add("_npx_reshape", name + "_grid", [grid], {"newshape": (-2, -2, th, tw)})
+
+
+def _bilinear_sample(g, data, grid, name):
+    """data (N, C, H, W) read at grid (N, 2, Ho, Wo) (source x, y normalized to [-1, 1]) by
+    bilinear interpolation, zero outside the data (bilinear_sampler-inl.h): each of the four
+    neighbours gathered from the data as rows (N * H * W, C), weighted."""
+    def one(v, tag):
+        return g.like(g.const(v, f"{name}_{tag}"), data, f"{name}_{tag}_cast")
+
+    size = {}
+    for axis, tag in ((2, "h"), (3, "w")):
+        n = _extent(g, data, axis, f"{name}_{tag}")
+        last = g.add("_np_subtract", f"{name}_{tag}_last", [n, _int_const(g, 1, f"{name}_{tag}_1")])
+        half = g.like(g.add("_np_multiply", f"{name}_{tag}_half64", [
+            g.add("_npi_astype", f"{name}_{tag}_last64", [last], {"dtype": "float64"}),
+            g.const(0.5, f"{name}_{tag}_05")]), data, f"{name}_{tag}_half")
+        size[tag] = n, last, half
+    coords = {}
+    for c, tag in ((0, "x"), (1, "y")):
+        _, _, half = size["w" if tag == "x" else "h"]
+        pos = g.add("_np_multiply", f"{name}_{tag}", [
+            g.add("_np_add", f"{name}_{tag}_plus1", [_channel(g, grid, c, f"{name}_grid_{tag}"),
+                                                      one(1.0, f"{tag}_one")]), half])
+        low = g.add("_np_floor", f"{name}_{tag}0", [
+            g.add("_npx_stop_gradient", f"{name}_{tag}_nograd", [pos])])
+        w1 = g.add("_np_subtract", f"{name}_{tag}_w1", [pos, low])
+        w0 = g.add("_np_subtract", f"{name}_{tag}_w0", [one(1.0, f"{tag}_w_one"), w1])
+        coords[tag] = (g.add("_npi_astype", f"{name}_{tag}_i", [low], {"dtype": "int64"}),
+                       w0, w1)
+    (h, h_last, _), (w, w_last, _) = size["h"], size["w"]
+    # rows of (N, H, W, C): (N * H) x W merged, then (N * H * W) x C
+    table = g.add("_np_transpose", name + "_nhwc", [data], {"axes": (0, 2, 3, 1)})
+    table = g.add("_npx_reshape", name + "_nh_w_c", [table], {"newshape": (-5, -2, -2)})
+    table = g.add("_npx_reshape", name + "_table", [table], {"newshape": (-5, -2)})
+    base = g.add("_np_multiply", name + "_base_1d", [_positions(g, data, 0, name + "_n"),
+                                                     g.add("_np_multiply", name + "_hw", [h, w])])
+    base = g.add("_np_expand_dims", name + "_base", [
+        g.add("_np_expand_dims", name + "_base_2d", [base], {"axis": 1})], {"axis": 2})
+    zero = _int_const(g, 0, name + "_zero")
+    out = None
+    for dy in (0, 1):
+        for dx in (0, 1):
+            at = f"{name}_{dy}{dx}"
+            cy, cx = ((coords[t][0] if d == 0 else g.add("_np_add", f"{at}_{t}", [
+                coords[t][0], _int_const(g, 1, f"{at}_{t}_1")])) for t, d in (("y", dy),
+                                                                               ("x", dx)))
+            inside = None
+            for v, hi, tag in ((cx, w_last, "x"), (cy, h_last, "y")):
+                ok = g.add("_np_logical_and", f"{at}_{tag}_in", [
+                    g.add("_np_greater_equal", f"{at}_{tag}_ge", [v, zero]),
+                    g.add("_np_less_equal", f"{at}_{tag}_le", [v, hi])])
+                inside = ok if inside is None else g.add("_np_logical_and", f"{at}_in",
+                                                         [inside, ok])
+
+            def clipped(v, hi, tag):
+                return g.add("_np_minimum", f"{at}_{tag}_hi", [
+                    g.add("_np_maximum", f"{at}_{tag}_lo", [v, zero]), hi])
+
+            flat = g.add("_np_add", f"{at}_flat", [
+                g.add("_np_add", f"{at}_row", [base, g.add("_np_multiply", f"{at}_row_off", [
+                    clipped(cy, h_last, "cy"), w])]), clipped(cx, w_last, "cx")])
+            v = g.add("_npi_take", f"{at}_value", [table, flat], {"axis": 0, "mode": "clip"})
+            weight = g.add("_np_multiply", f"{at}_weight", [
+                g.add("_np_multiply", f"{at}_wyx", [coords["y"][1 + dy], coords["x"][1 + dx]]),
+                g.like(inside, data, f"{at}_inside")])
+            term = g.add("_np_multiply", f"{at}_term", [
+                v, g.add("_np_expand_dims", f"{at}_weight_c", [weight], {"axis": -1})])
+            out = term if out is None else g.add("_np_add", f"{at}_sum", [out, term])
+    return g.add("_np_transpose", name + "_nchw", [out], {"axes": (0, 3, 1, 2)})
+
+
+def _x_grid_generator(g, node, attrs, ins):
+    """GridGenerator: 'affine' (data (N, 6): the grid of target_shape those matrices give) or
+    'warp' (data (N, 2, H, W) an optical flow in pixels: (x + flow_x) / ((W - 1) / 2) - 1, and
+    y alike). MXNet's second output, the target grid, is not given."""
+    name = node["name"]
+    _known(node, attrs, ("transform_type", "target_shape"))
+    (x,) = _arity(node, ins, 1)
+    kind = attrs.get("transform_type", "affine")
+    if kind == "affine":
+        th, tw = _target_shape(node, attrs)
+        return [g.named(_affine_grid(g, x, th, tw, name), name)]
+    if kind != "warp":
+        _fail(node, f"transform_type={kind!r} is not 'affine' or 'warp'", ValueError)
+    parts = []
+    for c, axis, tag in ((0, 3, "x"), (1, 2, "y")):
+        at = f"{name}_{tag}"
+        pos = _positions(g, x, axis, at)
+        if tag == "y":
+            pos = g.add("_np_expand_dims", at + "_pos_col", [pos], {"axis": 1})
+        last = g.add("_np_subtract", at + "_last", [_extent(g, x, axis, at + "_n"),
+                                                    _int_const(g, 1, at + "_1")])
+        half = g.like(g.add("_np_multiply", at + "_half64", [
+            g.add("_npi_astype", at + "_last64", [last], {"dtype": "float64"}),
+            g.const(0.5, at + "_05")]), x, at + "_half")
+        flow = g.add("_npx_slice", at + "_flow", [x], {"begin": (_NONE, c), "end": (_NONE, c + 1)})
+        moved = g.add("_np_add", at + "_moved", [flow, g.like(pos, x, at + "_pos")])
+        parts.append(g.add("_np_subtract", at + "_grid", [
+            g.add("_np_true_divide", at + "_scaled", [moved, half]),
+            g.like(g.const(1.0, at + "_one"), x, at + "_one_cast")]))
+    return [g.add("_npi_concatenate", name, parts, {"num_args": 2, "axis": 1})]
+
+
+def _x_bilinear_sampler(g, node, attrs, ins):
+    """BilinearSampler: data (N, C, H, W) at grid (N, 2, Ho, Wo) -> (N, C, Ho, Wo)."""
+    _known(node, attrs, ("cudnn_off",))
+    data, grid = _arity(node, ins, 2)
+    return [g.named(_bilinear_sample(g, data, grid, node["name"]), node["name"])]
+
+
+def _x_spatial_transformer(g, node, attrs, ins):
+    """SpatialTransformer: data sampled bilinearly at the affine grid of target_shape that loc
+    (N, 6) gives (MXNet's only transform and sampler)."""
+    name = node["name"]
+    _known(node, attrs, ("target_shape", "transform_type", "sampler_type", "cudnn_off"))
+    data, loc = _arity(node, ins, 2)
+    for key, only in (("transform_type", "affine"), ("sampler_type", "bilinear")):
+        if attrs.get(key, only) != only:
+            _fail(node, f"{key}={attrs[key]!r}: MXNet's only one is {only!r}", ValueError)
+    th, tw = _target_shape(node, attrs)
+    grid = _affine_grid(g, loc, th, tw, name + "_loc")
+    return [g.named(_bilinear_sample(g, data, grid, name), name)]
+
+
+def _x_correlation(g, node, attrs, ins):
+    """Correlation (FlowNet; correlation-inl.h): both maps zero-padded by pad_size; for each
+    displacement (dy, dx) of data2 (multiples of stride2 within max_displacement, dy major:
+    one output channel each) the channel sum of data1 * shifted data2 (|difference| unless
+    is_multiply), summed over kernel_size^2 windows taken every stride1 positions, over
+    kernel_size^2 * C. The rows / columns used are sliced relative to both ends, so the graph
+    serves any size."""
+    name = node["name"]
+    _known(node, attrs, ("kernel_size", "max_displacement", "stride1", "stride2", "pad_size",
+                         "is_multiply"))
+    a, b = _arity(node, ins, 2)
+    k = _positive(node, attrs, "kernel_size", 1, odd=True)
+    md = _positive(node, attrs, "max_displacement", 1, low=0)
+    s1, s2 = (_positive(node, attrs, key, 1) for key in ("stride1", "stride2"))
+    pad = _positive(node, attrs, "pad_size", 0, low=0)
+    multiply = _flag(node, attrs, "is_multiply", True)
+    if pad:
+        a, b = (g.add("_npi_pad", f"{name}_pad{i}", [e], {
+            "pad_width": (0, 0, 0, 0, pad, pad, pad, pad), "mode": "constant",
+            "constant_value": 0.0}) for i, e in enumerate((a, b)))
+
+    def shifted(x, dy, dx, tag):
+        """x[:, :, md + dy:H - md + dy, md + dx:W - md + dx] (an end of 0: to the end)."""
+        return g.add("_npx_slice", f"{name}_{tag}", [x], {
+            "begin": (_NONE, _NONE, md + dy, md + dx),
+            "end": (_NONE, _NONE, -(md - dy) or _NONE, -(md - dx) or _NONE)})
+
+    center = shifted(a, 0, 0, "center")
+    radius = md // s2
+    maps = []
+    for dy in range(-radius, radius + 1):
+        for dx in range(-radius, radius + 1):
+            at = f"d{dy + radius}_{dx + radius}"
+            other = shifted(b, dy * s2, dx * s2, at + "_shift")
+            prod = g.add("_np_multiply", f"{name}_{at}_prod", [center, other]) if multiply else \
+                g.add("_np_abs", f"{name}_{at}_absdiff", [
+                    g.add("_np_subtract", f"{name}_{at}_diff", [center, other])])
+            maps.append(g.add("_np_sum", f"{name}_{at}", [prod], {"axis": (1,)}))
+    pm = g.add("_npi_stack", name + "_maps", maps, {"num_args": len(maps), "axis": 1})
+    out = None
+    for i in range(k):
+        for j in range(k):
+            end_i, end_j = -(k - 1 - i) or _NONE, -(k - 1 - j) or _NONE
+            part = g.add("_npx_slice", f"{name}_k{i}_{j}", [pm], {
+                "begin": (_NONE, _NONE, i, j), "end": (_NONE, _NONE, end_i, end_j),
+                "step": (1, 1, s1, s1)})
+            out = part if out is None else g.add("_np_add", f"{name}_ksum{i}_{j}", [out, part])
+    count = g.add("_np_multiply", name + "_count", [_extent(g, a, 1, name + "_c"),
+                                                     _int_const(g, k * k, name + "_kk")])
+    return [g.add("_np_true_divide", name, [out, g.like(count, out, name + "_count_cast")])]
+
+
+def _x_khatri_rao(g, node, attrs, ins):
+    """khatri_rao (contrib/krprod.h): the column-wise Kronecker product of matrices (M_i, K),
+    (M_1 * ... * M_n, K), the first matrix's row index varying slowest."""
+    name = node["name"]
+    _known(node, attrs, ("num_args",))
+    n = _integer(node, attrs, "num_args", len(ins))
+    if not ins or n != len(ins):
+        _fail(node, f"num_args={n} with {len(ins)} inputs", ValueError)
+    out = ins[0]
+    if n == 1:
+        return [g.add("_npx_reshape", name, [out], {"newshape": (-4,)})]
+    for i, m in enumerate(ins[1:], 1):
+        prod = g.add("_np_multiply", f"{name}_outer{i}", [
+            g.add("_np_expand_dims", f"{name}_rows{i}", [out], {"axis": 1}),
+            g.add("_np_expand_dims", f"{name}_m{i}", [m], {"axis": 0})])
+        out = g.add("_npx_reshape", f"{name}_{i}", [prod], {"newshape": (-5, -2)})
+    return [g.named(out, name)]
+
+
+def _float_pair(node, attrs, key):
+    text = attrs.get(key, "None").strip()
+    if text == "None":
+        return None
+    parts = [p.strip() for p in text.strip("()[] ").split(",") if p.strip()]
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 2:
+        _fail(node, f"{key}={text!r} is not a pair of numbers", ValueError)
+    return values
+
+
+def _x_histogram(g, node, attrs, ins):
+    """_histogram (histogram-inl.h): (counts (int64), bin edges (the data's dtype)) of the data's
+    values, in bin_cnt equal bins over range (lo, hi) or between the edges of a second input
+    (bins); each bin [left, right) but the last [left, right]; values outside (and NaN) not
+    counted."""
+    name = node["name"]
+    _known(node, attrs, ("bin_cnt", "range"))
+    if len(ins) == 2:
+        if attrs.get("bin_cnt", "None") != "None":
+            _fail(node, "give bin_cnt or the bins input, not both", ValueError)
+        data, bins = ins
+        edges = g.like(bins, data, name + "_edges")
+    else:
+        (data,) = _arity(node, ins, 1)
+        n = _integer(node, attrs, "bin_cnt")
+        if n < 1:
+            _fail(node, f"bin_cnt={n} must be >= 1", ValueError)
+        lohi = _float_pair(node, attrs, "range")
+        if lohi is None:
+            _fail(node, "range=(lo, hi) is required with bin_cnt (the data's minimum and "
+                        "maximum are not known to a graph)", ValueError)
+        lo, hi = lohi
+        if not (_onp.isfinite(lo) and _onp.isfinite(hi)) or lo > hi:
+            _fail(node, f"range={lohi}: lo <= hi, both finite", ValueError)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        steps = _onp.arange(n + 1, dtype="float64")
+        values = (hi * steps + (n - steps) * lo) / n
+        edges = g.like(g.const(values.tolist(), name + "_edges64", shape=(n + 1,)), data,
+                       name + "_edges")
+    flat = g.add("_npx_reshape", name + "_flat", [data], {"newshape": (-1,)})
+    bin_ids = g.add("_npx_slice", name + "_bin_ids", [_positions(g, edges, 0, name + "_e")],
+                    {"begin": (0,), "end": (-1,)})
+    last_bin = g.add("_npx_slice", name + "_last_bin", [bin_ids], {"begin": (-1,),
+                                                                     "end": (_NONE,)})
+    idx = g.add("_np_subtract", name + "_right", [
+        g.add("_np_searchsorted", name + "_search", [edges, flat], {"side": "right"}),
+        _int_const(g, 1, name + "_one")])
+    idx = g.add("_np_minimum", name + "_idx", [idx, last_bin])
+    first = g.add("_npx_slice", name + "_lo", [edges], {"begin": (0,), "end": (1,)})
+    last = g.add("_npx_slice", name + "_hi", [edges], {"begin": (-1,), "end": (_NONE,)})
+    inside = g.add("_np_logical_and", name + "_inside", [
+        g.add("_np_greater_equal", name + "_ge", [flat, first]),
+        g.add("_np_less_equal", name + "_le", [flat, last])])
+    idx = g.add("_np_where", name + "_counted", [inside, idx, _int_const(g, -1, name + "_out")])
+    hits = g.add("_np_equal", name + "_hits", [
+        g.add("_np_expand_dims", name + "_idx_col", [idx], {"axis": 1}), bin_ids])
+    counts = g.add("_npi_astype", name, [
+        g.add("_np_sum", name + "_sum", [hits], {"axis": (0,)})], {"dtype": "int64"})
+    return [counts, edges]
+
+
+def _ravel_shape(node, attrs):
+    shape = _int_tuple(node, attrs, "shape")
+    if not shape or (shape[0] < 1 and shape[0] != -1) or \
+            _builtins.any(d < 1 for d in shape[1:]):
+        _fail(node, f"shape={attrs.get('shape')!r}: dimensions >= 1 (the first may be -1)",
+              ValueError)
+    return shape
+
+
+def _x_ravel_multi_index(g, node, attrs, ins):
+    """_ravel_multi_index (tensor/ravel.h): the flat indices of the multi-indices in the
+    columns of data (ndim, N) into an array of `shape`, in data's dtype (indices truncated to
+    int64 first; not range-checked, as MXNet's)."""
+    name = node["name"]
+    _known(node, attrs, ("shape",))
+    (data,) = _arity(node, ins, 1)
+    shape = _ravel_shape(node, attrs)
+    idx = g.add("_npi_astype", name + "_int64", [data], {"dtype": "int64"})
+
+    def row(j):
+        return g.add("_np_squeeze", f"{name}_row{j}", [g.add("_npx_slice", f"{name}_r{j}", [idx], {
+            "begin": (j,), "end": (j + 1,)})], {"axis": (0,)})
+
+    out = row(0)
+    for j in range(1, len(shape)):
+        out = g.add("_np_add", f"{name}_{j}", [g.add("_np_multiply", f"{name}_scale{j}", [
+            out, _int_const(g, shape[j], f"{name}_dim{j}")]), row(j)])
+    return [g.like(out, data, name)]
+
+
+def _x_unravel_index(g, node, attrs, ins):
+    """_unravel_index: the multi-indices (len(shape),) + data.shape of the flat indices in data
+    into an array of `shape`, in data's dtype (C's division: a negative index gives negative
+    remainders)."""
+    name = node["name"]
+    _known(node, attrs, ("shape",))
+    (data,) = _arity(node, ins, 1)
+    shape = _ravel_shape(node, attrs)
+    idx = g.add("_npi_astype", name + "_int64", [data], {"dtype": "int64"})
+    parts = [None] * len(shape)
+    zero = _int_const(g, 0, name + "_zero")
+    for j in range(len(shape) - 1, 0, -1):
+        at = f"{name}_{j}"
+        size = _int_const(g, shape[j], at + "_dim")
+        q = g.add("_np_floor_divide", at + "_floor", [idx, size])
+        back = g.add("_np_multiply", at + "_back", [q, size])
+        toward_zero = g.add("_np_logical_and", at + "_fix", [
+            g.add("_np_less", at + "_neg", [idx, zero]),
+            g.add("_np_not_equal", at + "_inexact", [back, idx])])
+        q = g.add("_np_where", at + "_q", [toward_zero, g.add("_np_add", at + "_q1", [
+            q, _int_const(g, 1, at + "_one")]), q])
+        parts[j] = g.add("_np_subtract", at + "_rem", [
+            idx, g.add("_np_multiply", at + "_whole", [q, size])])
+        idx = q
+    parts[0] = idx
+    out = g.add("_npi_stack", name + "_stack", parts, {"num_args": len(parts), "axis": 0})
+    return [g.like(out, data, name)]
+
+
+def _x_fill_element_0index(g, node, attrs, ins):
+    """fill_element_0index: lhs (N, M) with lhs[i, rhs[i]] = mhs[i] (rhs truncated to int64;
+    a row whose index is outside 0 .. M - 1 is left as it is)."""
+    name = node["name"]
+    _known(node, attrs, ())
+    lhs, mhs, rhs = _arity(node, ins, 3)
+    idx = g.add("_np_expand_dims", name + "_idx", [
+        g.add("_npi_astype", name + "_int64", [rhs], {"dtype": "int64"})], {"axis": 1})
+    mask = g.add("_np_equal", name + "_mask", [idx, _positions(g, lhs, 1, name + "_cols")])
+    value = g.add("_np_expand_dims", name + "_value", [g.like(mhs, lhs, name + "_mhs")],
+                  {"axis": 1})
+    return [g.add("_np_where", name, [mask, value, lhs])]
+
+
+def _x_depth_to_space(g, node, attrs, ins):
+    """depth_to_space (DCR): (N, C, H, W) -> (N, C / b^2, H * b, W * b): reshape to
+    (N, b, b, C / b^2, H, W), axes (0, 3, 4, 1, 5, 2), merge."""
+    name = node["name"]
+    _known(node, attrs, ("block_size",))
+    (x,) = _arity(node, ins, 1)
+    b = _positive(node, attrs, "block_size")
+    x = g.add("_npx_reshape", name + "_split1", [x], {"newshape": (-2, -6, b, -1, -4)})
+    x = g.add("_npx_reshape", name + "_split2", [x], {"newshape": (-2, -2, -6, b, -1, -4)})
+    x = g.add("_np_transpose", name + "_moved", [x], {"axes": (0, 3, 4, 1, 5, 2)})
+    return [g.add("_npx_reshape", name, [x], {"newshape": (-2, -2, -5, -5)})]
+
+
+def _x_space_to_depth(g, node, attrs, ins):
+    """space_to_depth, depth_to_space's inverse: (N, C, H, W) -> (N, C * b^2, H / b, W / b):
+    reshape to (N, C, H / b, b, W / b, b), axes (0, 3, 5, 1, 2, 4), merge."""
+    name = node["name"]
+    _known(node, attrs, ("block_size",))
+    (x,) = _arity(node, ins, 1)
+    b = _positive(node, attrs, "block_size")
+    x = g.add("_npx_reshape", name + "_split", [x], {"newshape": (-2, -2, -6, -1, b, -6, -1, b)})
+    x = g.add("_np_transpose", name + "_moved", [x], {"axes": (0, 3, 5, 1, 2, 4)})
+    x = g.add("_npx_reshape", name + "_merge1", [x], {"newshape": (-2, -5, -4)})
+    return [g.add("_npx_reshape", name, [x], {"newshape": (-2, -5, -4)})]
+
+
+# ---- more of MXNet 1.x's legacy ops (reductions, activations, losses) ------------------------
+
+def _x_hard_sigmoid(g, node, attrs, ins):
+    """hard_sigmoid: max(0, min(1, alpha * x + beta)), alpha and beta float32 (real_t)."""
+    name = node["name"]
+    _known(node, attrs, ("alpha", "beta"))
+    (x,) = _arity(node, ins, 1)
+
+    def k(key, v):
+        return g.like(g.const(float(_onp.float32(v)), f"{name}_{key}", "float32"), x,
+                      f"{name}_{key}_cast")
+
+    y = g.add("_np_add", name + "_affine", [
+        g.add("_np_multiply", name + "_scaled", [x, k("alpha", _number(node, attrs, "alpha",
+                                                                        0.2))]),
+        k("beta", _number(node, attrs, "beta", 0.5))])
+    return [g.add("_npi_clip", name, [y, k("zero", 0.0), k("one", 1.0)])]
+
+
+def _x_softmin(g, node, attrs, ins):
+    """softmin: softmax of -x (temperature, dtype as softmax's)."""
+    (x,) = _arity(node, ins, 1)
+    neg = g.add("_np_negative", node["name"] + "_neg", [x])
+    return _x_softmax(g, dict(node, op="softmax"), attrs, [neg])
+
+
+def _x_reverse(g, node, attrs, ins):
+    """reverse (flip): the order along each axis listed reversed (a negative axis swapped to
+    the front and back)."""
+    name = node["name"]
+    _known(node, attrs, ("axis",))
+    (x,) = _arity(node, ins, 1)
+    axes = _int_tuple(node, attrs, "axis")
+    if not axes:
+        _fail(node, "parameter axis is required", ValueError)
+    for i, a in enumerate(axes):
+        at = f"{name}_{i}"
+        front = x if a >= 0 else g.add("_np_swapaxes", at + "_front", [x],
+                                       {"axis1": a, "axis2": 0})
+        k = a if a >= 0 else 0
+        x = g.add("_npx_slice", at + "_flip", [front], {
+            "begin": (_NONE,) * (k + 1), "end": (_NONE,) * (k + 1), "step": (1,) * k + (-1,)})
+        if a < 0:
+            x = g.add("_np_swapaxes", at + "_back", [x], {"axis1": 0, "axis2": a})
+    return [g.named(x, name)]
+
+
+def _x_nan_reduce(g, node, attrs, ins):
+    """nansum / nanprod: NaN read as 0 (1), then MXNet's sum (prod)."""
+    name = node["name"]
+    (x,) = _arity(node, ins, 1)
+    plain = node["op"][3:]
+    fill = g.like(g.const(0.0 if plain == "sum" else 1.0, name + "_fill"), x, name + "_fill_cast")
+    x = g.add("_np_where", name + "_no_nan", [g.add("_np_isnan", name + "_isnan", [x]), fill, x])
+    return _x_reduce(g, dict(node, op=plain), attrs, [x])
+
+
+def _x_broadcast_axis(g, node, attrs, ins):
+    """broadcast_axis (broadcast_axes): each axis listed, of size 1, repeated size times (the
+    axis moved to the front, against reversed axes a (size,) array of ones meets it)."""
+    name = node["name"]
+    _known(node, attrs, ("axis", "size"))
+    (x,) = _arity(node, ins, 1)
+    axes, sizes = (_int_tuple(node, attrs, k) or () for k in ("axis", "size"))
+    if len(axes) != len(sizes) or _builtins.any(s < 1 for s in sizes):
+        _fail(node, f"axis={axes} and size={sizes}: one size >= 1 for each axis", ValueError)
+    for i, (a, s) in enumerate(zip(axes, sizes)):
+        at = f"{name}_{i}"
+        front = x if a == 0 else g.add("_np_swapaxes", at + "_front", [x],
+                                       {"axis1": a, "axis2": 0})
+        ones = g.like(g.const([1.0] * s, at + "_ones", shape=(s,)), x, at + "_ones_cast")
+        y = _reversed(g, g.add("_np_multiply", at + "_repeat", [
+            _reversed(g, front, at + "_t"), ones]), at + "_back_t")
+        x = y if a == 0 else g.add("_np_swapaxes", at + "_back", [y], {"axis1": 0, "axis2": a})
+    return [g.named(x, name)]
+
+
+def _x_argmax_channel(g, node, attrs, ins):
+    """argmax_channel: the argmax along the last axis, as float32 (MXNet's legacy indices)."""
+    _known(node, attrs, ())
+    (x,) = _arity(node, ins, 1)
+    i = g.add("_np_argmax", node["name"] + "_op", [x], {"axis": -1})
+    return [g.add("_npi_astype", node["name"], [i], {"dtype": "float32"})]
+
+
+def _x_batch_take(g, node, attrs, ins):
+    """batch_take: a[i, indices[i]] for each row i (indices clipped, as pick's mode clip)."""
+    _known(node, attrs, ())
+    return [g.add("_npx_pick", node["name"], _arity(node, ins, 2), {"axis": -1,
+                                                                    "mode": "clip"})]
+
+
+def _x_moments(g, node, attrs, ins):
+    """moments: the mean and the (biased) variance over axes (all by default), keepdims; at
+    least one axis is kept, as MXNet's reductions."""
+    name = node["name"]
+    _known(node, attrs, ("axes", "keepdims"))
+    (x,) = _arity(node, ins, 1)
+    axes = _int_tuple(node, attrs, "axes")
+    keepdims = _flag(node, attrs, "keepdims", False)
+    where = {"axis": axes} if axes else {}
+    mean = g.add("_np_mean", name + "_mean_k", [x], dict(where, keepdims=True))
+    dev2 = g.add("_np_square", name + "_dev2", [g.add("_np_subtract", name + "_dev", [x, mean])])
+    var = g.add("_np_mean", name + "_var", [dev2], dict(where, keepdims=keepdims))
+    if keepdims:
+        return [g.named(mean, name), var]
+    mean = g.add("_np_squeeze", name + "_mean", [mean], where) if axes else \
+        g.add("_npx_reshape", name + "_mean", [mean], {"newshape": (1,)})
+    return [g.named(mean, name), _at_least_1d(g, var, name + "_var")]
+
+
+def _x_norm(g, node, attrs, ins):
+    """norm: the L2 (ord 2) or L1 (ord 1) norm over axis (all axes by default), keepdims, in
+    out_dtype (the data's by default); at least one axis is kept, as MXNet's reductions."""
+    name = node["name"]
+    _known(node, attrs, ("ord", "axis", "keepdims", "out_dtype"))
+    (x,) = _arity(node, ins, 1)
+    order = _integer(node, attrs, "ord", 2)
+    if order not in (1, 2):
+        _fail(node, f"ord={order} is not 1 or 2", ValueError)
+    axis = _int_tuple(node, attrs, "axis")
+    keepdims = _flag(node, attrs, "keepdims", False)
+    params = dict({"axis": axis} if axis else {}, keepdims=keepdims)
+    if order == 2:
+        y = g.add("_np_sqrt", name + "_op", [g.add("_np_sum", name + "_sum", [
+            g.add("_np_multiply", name + "_sq", [x, x])], params)])
+    else:
+        y = g.add("_np_sum", name + "_op", [g.add("_np_abs", name + "_abs", [x])], params)
+    y = g.like(y, x, name + "_as_data")
+    if not keepdims:
+        y = _at_least_1d(g, y, name)
+    if attrs.get("out_dtype", "None") != "None":
+        y = g.add("_npi_astype", name + "_out", [y], {"dtype": attrs["out_dtype"]})
+    return [g.named(y, name)]
+
+
+def _x_softmax_cross_entropy(g, node, attrs, ins):
+    """softmax_cross_entropy: -sum(log_softmax(data)[i, label[i]]) over the batch, (1,)."""
+    name = node["name"]
+    _known(node, attrs, ())
+    data, label = _arity(node, ins, 2)
+    logp = g.add("_npx_log_softmax", name + "_logp", [data], {"axis": -1})
+    picked = g.add("_npx_pick", name + "_picked", [logp, label], {"axis": -1})
+    total = g.add("_np_negative", name + "_neg", [g.add("_np_sum", name + "_sum", [picked])])
+    return [g.add("_npx_reshape", name, [total], {"newshape": (1,)})]
+
+
+def _x_size_array(g, node, attrs, ins):
+    """size_array: the data's number of elements as an int64 array (1,)."""
+    name = node["name"]
+    _known(node, attrs, ())
+    (x,) = _arity(node, ins, 1)
+    ones = g.add("_npi_astype", name + "_ones", [g.add("_np_ones_like", name + "_o", [x])],
+                 {"dtype": "int64"})
+    return [g.add("_npx_reshape", name, [g.add("_np_sum", name + "_sum", [ones])],
+                  {"newshape": (1,)})]
+
+
+def _x_cast_storage(g, node, attrs, ins):
+    """cast_storage to 'default' (dense): the data itself; sparse storage is not supported."""
+    _known(node, attrs, ("stype",))
+    (x,) = _arity(node, ins, 1)
+    if attrs.get("stype", "default") != "default":
+        _fail(node, f"stype={attrs['stype']!r}: sparse storage is not supported (every ndx "
+                    f"array is dense)")
+    return [g.add("_npx_reshape", node["name"], [x], {"newshape": (-4,)})]
+
+
 _EXPANSIONS = dict(
     {name: _x_scalar for name in _SCALAR_OPS},
     **{name: _x_binary for name in _LEGACY_BINARY},
@@ -2316,7 +2955,17 @@ _EXPANSIONS = dict(
     SequenceReverse=_x_sequence_reverse, _arange=_x_arange, _contrib_arange_like=_x_arange_like,
     _contrib_div_sqrt_dim=_x_div_sqrt_dim, slice_like=_x_slice_like, Crop=_x_crop,
     L2Normalization=_x_l2_normalization, InstanceNorm=_x_instance_norm,
-    smooth_l1=_x_smooth_l1)
+    smooth_l1=_x_smooth_l1, GroupNorm=_x_group_norm, GridGenerator=_x_grid_generator,
+    BilinearSampler=_x_bilinear_sampler, SpatialTransformer=_x_spatial_transformer,
+    khatri_rao=_x_khatri_rao, _histogram=_x_histogram,
+    _ravel_multi_index=_x_ravel_multi_index, _unravel_index=_x_unravel_index,
+    fill_element_0index=_x_fill_element_0index, depth_to_space=_x_depth_to_space,
+    space_to_depth=_x_space_to_depth, hard_sigmoid=_x_hard_sigmoid, softmin=_x_softmin,
+    reverse=_x_reverse, nansum=_x_nan_reduce, nanprod=_x_nan_reduce,
+    broadcast_axis=_x_broadcast_axis, broadcast_axes=_x_broadcast_axis,
+    argmax_channel=_x_argmax_channel, batch_take=_x_batch_take, moments=_x_moments,
+    norm=_x_norm, softmax_cross_entropy=_x_softmax_cross_entropy,
+    cast_storage=_x_cast_storage, size_array=_x_size_array, Correlation=_x_correlation)
 
 
 def _mxnet_form(op, attrs):
@@ -2455,3 +3104,311 @@ def _load_graph(text):
     if isinstance(doc, dict) and isinstance(doc.get("nodes"), list) and _is_mxnets(doc):
         text = _json.dumps(_translate_graph(doc))
     return _core._graph_load(text)
+
+
+# ---- MXNet's legacy ops that graph JSON expands, as symbols ---------------------------------
+# mx.sym.LRN(...), mx.sym.SpatialTransformer(...), ...: the MXNet graph node these calls make
+# (MXNet's op name, its params as MXNet's JSON writes them, the given symbols as inputs) run
+# through the translation load_json gives MXNet's graphs, so a symbol built here and an MXNet
+# JSON file with the same node are one implementation. Inputs not given become the variables
+# '<name>_<input>' (with the layer's attributes), as MXNet's.
+
+def _mxnet_text(op, key, value):
+    """A param as MXNet's graph JSON writes it: str(value) ('True', '(2, 2)', '0.0001')."""
+    def number(v):
+        return isinstance(v, (int, float, _onp.integer, _onp.floating)) and \
+            not isinstance(v, (bool, _onp.bool_))
+
+    if isinstance(value, (bool, _onp.bool_)):
+        return str(bool(value))
+    if number(value):
+        return str(value.item() if isinstance(value, _onp.generic) else value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (tuple, list)) and _builtins.all(number(v) for v in value):
+        return str(tuple(v.item() if isinstance(v, _onp.generic) else v for v in value))
+    if isinstance(value, (type, _onp.dtype)):
+        return _dtype_name(value)
+    raise TypeError(f"[sym.{op}] {key} must be a number, a bool, a str or a tuple of numbers, "
+                    f"got {type(value).__name__}")
+
+
+def _node_symbol(op, mx_op, inputs, params, name, outputs=1):
+    """mx.sym.<op>: MXNet's node mx_op on inputs ([(input name, Symbol or None)]; None becomes
+    the variable '<name>_<input>') with params (None: not given), translated as load_json
+    translates it; its first `outputs` outputs."""
+    name = _legacy_name(op.lower(), name)
+    attrs = {k: _mxnet_text(op, k, v) for k, v in params.items() if v is not None}
+    g, given = _Graph(), {}
+    for key, s in inputs:  # (each input a variable of the node's graph, then composed)
+        if s is None:
+            s = var(f"{name}_{key}", attr=_layer_attrs.get())
+        elif not isinstance(s, Symbol):
+            raise TypeError(f"[sym.{op}] input '{key}' must be a Symbol, got "
+                            f"{type(s).__name__}")
+        given[f"{name}_{key}"] = s
+    entries = [g.append({"op": "null", "name": k, "inputs": []}) for k in given]
+    node = {"op": mx_op, "name": name, "attrs": attrs, "inputs": entries}
+    token = _building.set(op)
+    try:
+        outs = _translate(g, node)
+    finally:
+        _building.reset(token)
+    if outs is None:  # (an op of _MXNET_OPS: renamed in place)
+        outs = [g.append(node)]
+    args = [i for i, n in enumerate(g.nodes)
+            if n["op"] == "null" and "__const__" not in n.get("attrs", {})]
+    s = Symbol(_core._graph_load(_json.dumps(
+        {"nodes": g.nodes, "arg_nodes": args, "heads": [list(e) for e in outs[:outputs]]})))
+    present = set(s.list_inputs())
+    return s(**{k: v for k, v in given.items() if k in present})
+
+
+def _node_op(op, mx_op, inputs, params, outputs=1, doc=None):
+    """The function mx.sym.<op>(inputs..., params..., name=None), inputs and params by position
+    or keyword (MXNet's order and defaults); inputs a tuple of names, or a function of the
+    params giving those the node takes; outputs a count or a function of the params."""
+    names = inputs if isinstance(inputs, tuple) else inputs(None)
+    p = _inspect.Parameter
+    sig = _inspect.Signature(
+        [p(n, p.POSITIONAL_OR_KEYWORD, default=None) for n in names] +
+        [p(k, p.POSITIONAL_OR_KEYWORD, default=v) for k, v in params.items()] +
+        [p("name", p.POSITIONAL_OR_KEYWORD, default=None)])
+
+    def f(*args, **kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs).arguments
+        except TypeError as e:
+            raise TypeError(f"[sym.{op}] {e}") from None
+        values = dict(params, **{k: v for k, v in bound.items() if k in params})
+        used = names if isinstance(inputs, tuple) else inputs(values)
+        extra = [n for n in names if n not in used and bound.get(n) is not None]
+        if extra:
+            raise ValueError(f"[sym.{op}] input(s) {extra} given, but with these params the op "
+                             f"takes only {list(used)}")
+        return _node_symbol(op, mx_op, [(n, bound.get(n)) for n in used],
+                            {k: v for k, v in bound.items() if k in params}, bound.get("name"),
+                            outputs if isinstance(outputs, int) else outputs(values))
+    f.__name__ = f.__qualname__ = op
+    f.__doc__ = doc or (f"MXNet's {op} as a symbol, computed as load_json reads MXNet's "
+                        f"{mx_op} node.")
+    f.__signature__ = sig
+    return _with_attrs(f)
+
+
+def _with_lengths(values):
+    if values is None or values.get("use_sequence_length"):
+        return ("data", "sequence_length")
+    return ("data",)
+
+
+LRN = _node_op("LRN", "LRN", ("data",),
+               {"alpha": 1e-4, "beta": 0.75, "knorm": 2.0, "nsize": None},
+               doc="Local response normalization across the channels of (N, C, H, W) data: "
+                   "data * (knorm + alpha / nsize * s) ** -beta, s the sum of data^2 over the "
+                   "nsize (odd) channels around each.")
+InstanceNorm = _node_op("InstanceNorm", "InstanceNorm", ("data", "gamma", "beta"),
+                        {"eps": 1e-3},
+                        doc="Each example's channels normalized over their positions, then * "
+                            "gamma + beta (per channel; '<name>_gamma' / '<name>_beta' when not "
+                            "given, their shapes inferred from the data's).")
+GroupNorm = _node_op("GroupNorm", "GroupNorm", ("data", "gamma", "beta"),
+                     {"num_groups": 1, "eps": 1e-5, "output_mean_var": False},
+                     lambda v: 3 if v["output_mean_var"] else 1,
+                     doc="MXNet 1.x's GroupNorm: each example's channels in num_groups groups, "
+                         "each group normalized, then * gamma + beta, one value a group "
+                         "(num_groups,); output_mean_var adds the mean and std (N, num_groups).")
+L2Normalization = _node_op("L2Normalization", "L2Normalization", ("data",),
+                           {"eps": 1e-10, "mode": "instance"},
+                           doc="data / sqrt(sum(data^2) + eps) over each example ('instance'), "
+                               "each position's channels ('channel') or each channel's "
+                               "positions ('spatial').")
+GridGenerator = _node_op("GridGenerator", "GridGenerator", ("data",),
+                         {"transform_type": "affine", "target_shape": (0, 0)},
+                         doc="The sampling grid (N, 2, H, W) of normalized source (x, y) that "
+                             "BilinearSampler reads: of affine matrices data (N, 6) over "
+                             "target_shape, or of an optical flow data (N, 2, H, W) ('warp').")
+BilinearSampler = _node_op("BilinearSampler", "BilinearSampler", ("data", "grid"),
+                           {"cudnn_off": None},
+                           doc="data (N, C, H, W) read bilinearly at grid (N, 2, Ho, Wo) (x, y "
+                               "in [-1, 1]), zero outside: (N, C, Ho, Wo).")
+SpatialTransformer = _node_op(
+    "SpatialTransformer", "SpatialTransformer", ("data", "loc"),
+    {"target_shape": (0, 0), "transform_type": "affine", "sampler_type": "bilinear",
+     "cudnn_off": None},
+    doc="data sampled bilinearly at the affine grid of target_shape that loc (N, 6) gives: "
+        "BilinearSampler(data, GridGenerator(loc, target_shape=...)).")
+Correlation = _node_op("Correlation", "Correlation", ("data1", "data2"),
+                       {"kernel_size": 1, "max_displacement": 1, "stride1": 1, "stride2": 1,
+                        "pad_size": 0, "is_multiply": True},
+                       doc="FlowNet's correlation of two (N, C, H, W) maps: one output channel "
+                           "per displacement of data2 within max_displacement.")
+depth_to_space = _node_op("depth_to_space", "depth_to_space", ("data",), {"block_size": None},
+                          doc="(N, C, H, W) -> (N, C / b^2, H * b, W * b), blocks of depth "
+                              "moved to space (DCR).")
+space_to_depth = _node_op("space_to_depth", "space_to_depth", ("data",), {"block_size": None},
+                          doc="(N, C, H, W) -> (N, C * b^2, H / b, W / b), depth_to_space's "
+                              "inverse.")
+ravel_multi_index = _node_op("ravel_multi_index", "_ravel_multi_index", ("data",),
+                             {"shape": None},
+                             doc="Flat indices (N,) of the multi-indices in the columns of "
+                                 "data (ndim, N) into an array of shape.")
+unravel_index = _node_op("unravel_index", "_unravel_index", ("data",), {"shape": None},
+                         doc="The multi-indices (len(shape),) + data.shape of the flat indices "
+                             "in data into an array of shape.")
+fill_element_0index = _node_op("fill_element_0index", "fill_element_0index",
+                               ("lhs", "mhs", "rhs"), {},
+                               doc="lhs (N, M) with lhs[i, rhs[i]] = mhs[i] for each row i.")
+smooth_l1 = _node_op("smooth_l1", "smooth_l1", ("data",), {"scalar": 1.0})
+rsqrt = _node_op("rsqrt", "rsqrt", ("data",), {})
+rcbrt = _node_op("rcbrt", "rcbrt", ("data",), {})
+identity = _node_op("identity", "_copy", ("data",), {})
+SwapAxis = _node_op("SwapAxis", "SwapAxis", ("data",), {"dim1": 0, "dim2": 0})
+slice_axis = _node_op("slice_axis", "slice_axis", ("data",),
+                      {"axis": None, "begin": None, "end": None})
+slice_like = _node_op("slice_like", "slice_like", ("data", "shape_like"), {"axes": ()})
+batch_dot = _node_op("batch_dot", "batch_dot", ("lhs", "rhs"),
+                     {"transpose_a": False, "transpose_b": False, "forward_stype": None})
+topk = _node_op("topk", "topk", ("data",),
+                {"axis": -1, "k": 1, "ret_typ": "indices", "is_ascend": False,
+                 "dtype": "float32"}, lambda v: 2 if v["ret_typ"] == "both" else 1)
+Pad = _node_op("Pad", "Pad", ("data",),
+               {"mode": "constant", "pad_width": None, "constant_value": 0.0})
+SequenceMask = _node_op("SequenceMask", "SequenceMask", _with_lengths,
+                        {"use_sequence_length": False, "value": 0.0, "axis": 0})
+SequenceLast = _node_op("SequenceLast", "SequenceLast", _with_lengths,
+                        {"use_sequence_length": False, "axis": 0})
+SequenceReverse = _node_op("SequenceReverse", "SequenceReverse", _with_lengths,
+                           {"use_sequence_length": False, "axis": 0})
+sum_axis = _node_op("sum_axis", "sum", ("data",),
+                    {"axis": None, "keepdims": False, "exclude": False})
+max_axis = _node_op("max_axis", "max", ("data",),
+                    {"axis": None, "keepdims": False, "exclude": False})
+min_axis = _node_op("min_axis", "min", ("data",),
+                    {"axis": None, "keepdims": False, "exclude": False})
+hard_sigmoid = _node_op("hard_sigmoid", "hard_sigmoid", ("data",), {"alpha": 0.2, "beta": 0.5})
+softmin = _node_op("softmin", "softmin", ("data",),
+                   {"axis": -1, "temperature": None, "dtype": None})
+reverse = flip = _node_op("reverse", "reverse", ("data",), {"axis": None})
+nansum = _node_op("nansum", "nansum", ("data",), {"axis": None, "keepdims": False,
+                                                  "exclude": False})
+nanprod = _node_op("nanprod", "nanprod", ("data",), {"axis": None, "keepdims": False,
+                                                     "exclude": False})
+broadcast_axis = broadcast_axes = _node_op("broadcast_axis", "broadcast_axis", ("data",),
+                                           {"axis": (), "size": ()})
+argmax_channel = _node_op("argmax_channel", "argmax_channel", ("data",), {})
+batch_take = _node_op("batch_take", "batch_take", ("a", "indices"), {})
+moments = _node_op("moments", "moments", ("data",), {"axes": None, "keepdims": False}, 2)
+norm = _node_op("norm", "norm", ("data",),
+                {"ord": 2, "axis": None, "keepdims": False, "out_dtype": None})
+softmax_cross_entropy = _node_op("softmax_cross_entropy", "softmax_cross_entropy",
+                                 ("data", "label"), {})
+cast_storage = _node_op("cast_storage", "cast_storage", ("data",), {"stype": None})
+size_array = _node_op("size_array", "size_array", ("data",), {})
+
+
+def _ctc_inputs(values):
+    names = ("data", "label")
+    if values is None or values.get("use_data_lengths"):
+        names += ("data_lengths",)
+    if values is None or values.get("use_label_lengths"):
+        names += ("label_lengths",)
+    return names
+
+
+CTCLoss = _node_op("CTCLoss", "CTCLoss", _ctc_inputs,
+                   {"use_data_lengths": False, "use_label_lengths": False,
+                    "blank_label": "first"},
+                   doc="The connectionist temporal classification loss of (time, batch, "
+                       "alphabet) activations, one value per sequence.")
+cast = Cast
+
+
+def _variadic(op, data, num_args):
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    if num_args is not None and num_args != len(data):
+        raise ValueError(f"[sym.{op}] num_args={num_args!r} but {len(data)} inputs given")
+    return data
+
+
+@_with_attrs
+def UpSampling(*data, weight=None, scale=1, sample_type="nearest", num_filter=0,  # noqa: N802
+               multi_input_mode="concat", num_args=None, workspace=512, name=None):
+    """MXNet's UpSampling of NCHW data: 'nearest' repeats each pixel scale x scale times (one
+    input); 'bilinear' is a grouped deconvolution of the data with a weight (num_filter, 1, k,
+    k), k = 2 * scale - scale % 2 ('<name>_weight' when not given)."""
+    data = _variadic("UpSampling", data, num_args)
+    params = {"scale": scale, "sample_type": sample_type, "num_filter": num_filter,
+              "multi_input_mode": multi_input_mode, "num_args": num_args}
+    if sample_type == "bilinear":
+        if len(data) > 2 or (len(data) == 2 and weight is not None):
+            raise ValueError("[sym.UpSampling] bilinear takes the data and a weight")
+        data = list(data) + [None] * (2 - len(data))
+        inputs = [("data", data[0]), ("weight", weight if weight is not None else data[1])]
+    else:
+        if weight is not None:
+            raise ValueError(f"[sym.UpSampling] weight is for sample_type='bilinear', not "
+                             f"{sample_type!r}")
+        inputs = [(f"arg{i}", s) for i, s in enumerate(data or [None])]
+    params["num_args"] = len(inputs) if sample_type != "bilinear" else 2
+    return _node_symbol("UpSampling", "UpSampling", inputs, params, name)
+
+
+@_with_attrs
+def add_n(*args, num_args=None, name=None):
+    """The inputs added elementwise."""
+    args = _variadic("add_n", args, num_args)
+    if not args:
+        raise ValueError("[sym.add_n] needs at least one input")
+    return _node_symbol("add_n", "add_n", [(f"arg{i}", s) for i, s in enumerate(args)],
+                        {"num_args": len(args)}, name)
+
+
+ElementWiseSum = add_n
+
+
+@_with_attrs
+def khatri_rao(*args, num_args=None, name=None):
+    """The column-wise Khatri-Rao product of matrices (M_i, K): (M_1 * ... * M_n, K)."""
+    args = _variadic("khatri_rao", args, num_args)
+    if not args:
+        raise ValueError("[sym.khatri_rao] needs at least one input matrix")
+    return _node_symbol("khatri_rao", "khatri_rao", [(f"arg{i}", s) for i, s in enumerate(args)],
+                        {"num_args": len(args)}, name)
+
+
+@_with_attrs
+def split_v2(ary=None, indices_or_sections=None, axis=0, squeeze_axis=False, name=None):
+    """ary split along axis into indices_or_sections equal parts (an int) or at the indices
+    given (a tuple), as a group of symbols."""
+    if isinstance(indices_or_sections, (bool, _onp.bool_)) or indices_or_sections is None:
+        raise TypeError(f"[sym.split_v2] indices_or_sections must be an int or a tuple of ints, "
+                        f"got {indices_or_sections!r}")
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        n, params = int(indices_or_sections), {"sections": int(indices_or_sections)}
+        if n < 1:
+            raise ValueError(f"[sym.split_v2] sections must be >= 1, got {n}")
+    else:
+        indices = (0,) + _tuple(indices_or_sections)
+        n, params = len(indices), {"indices": indices}
+    params.update(axis=axis, squeeze_axis=squeeze_axis)
+    return _node_symbol("split_v2", "_split_v2", [("data", ary)], params, name, n)
+
+
+@_with_attrs
+def histogram(a=None, bins=10, range=None, name=None):  # noqa: A002  (MXNet's name)
+    """(counts, bin edges) of a's values: bins an int with range=(lo, hi) (required for a
+    symbol, as MXNet's), or a Symbol of increasing bin edges."""
+    if isinstance(bins, Symbol):
+        if range is not None:
+            raise ValueError("[sym.histogram] range is for an int number of bins")
+        return _node_symbol("histogram", "_histogram", [("data", a), ("bins", bins)], {}, name, 2)
+    if isinstance(bins, (bool, _onp.bool_)) or not isinstance(bins, (int, _onp.integer)):
+        raise TypeError(f"[sym.histogram] bins must be an int or a Symbol of bin edges, got "
+                        f"{type(bins).__name__}")
+    if range is None:
+        raise ValueError("[sym.histogram] range=(lo, hi) is required with an int number of "
+                         "bins (a symbol does not know its data's minimum and maximum)")
+    return _node_symbol("histogram", "_histogram", [("data", a)],
+                        {"bin_cnt": bins, "range": range}, name, 2)

@@ -14,8 +14,14 @@ class AttrScope:
 def BatchNorm(data: Any = None, gamma: Any = None, beta: Any = None, moving_mean: Any = None, moving_var: Any = None, eps: Any = 0.001, momentum: Any = 0.9, fix_gamma: Any = True, use_global_stats: Any = False, output_mean_var: Any = False, axis: Any = 1, cudnn_off: Any = False, name: Any = None) -> Any:
     """MXNet's legacy BatchNorm: eps 1e-3 and fix_gamma=True by default; the running statistics are the auxiliary states '<name>_moving_mean' / '<name>_moving_var'."""
 
+def BilinearSampler(data: Any = None, grid: Any = None, cudnn_off: Any = None, name: Any = None) -> Any:
+    """data (N, C, H, W) read bilinearly at grid (N, 2, Ho, Wo) (x, y in [-1, 1]), zero outside: (N, C, Ho, Wo)."""
+
 def BlockGrad(data: Any = None, name: Any = None) -> Any:
     """The data, with no gradient flowing back through it."""
+
+def CTCLoss(data: Any = None, label: Any = None, data_lengths: Any = None, label_lengths: Any = None, use_data_lengths: Any = False, use_label_lengths: Any = False, blank_label: Any = 'first', name: Any = None) -> Any:
+    """The connectionist temporal classification loss of (time, batch, alphabet) activations, one value per sequence."""
 
 def Cast(data: Any = None, dtype: Any = None, name: Any = None) -> Any: ...
 
@@ -24,6 +30,9 @@ def Concat(*data: Any, dim: Any = 1, num_args: Any = None, name: Any = None) -> 
 
 def Convolution(data: Any = None, weight: Any = None, bias: Any = None, kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (), num_filter: Any = None, num_group: Any = 1, workspace: Any = 1024, no_bias: Any = False, cudnn_tune: Any = None, cudnn_off: Any = False, layout: Any = None, name: Any = None) -> Any:
     """MXNet's Convolution (workspace and the cudnn options are accepted and ignored)."""
+
+def Correlation(data1: Any = None, data2: Any = None, kernel_size: Any = 1, max_displacement: Any = 1, stride1: Any = 1, stride2: Any = 1, pad_size: Any = 0, is_multiply: Any = True, name: Any = None) -> Any:
+    """FlowNet's correlation of two (N, C, H, W) maps: one output channel per displacement of data2 within max_displacement."""
 
 def Crop(*data: Any, offset: Any = (0, 0), h_w: Any = (0, 0), center_crop: Any = False, num_args: Any = None, name: Any = None) -> Any:
     """MXNet's Crop of NCHW data: data[:, :, y:y + h, x:x + w], (y, x) = offset, (h, w) = h_w or the last two sizes of a second input (``Crop(upscore, data, offset=(19, 19))``). center_crop is not supported."""
@@ -36,6 +45,9 @@ def Deconvolution(data: Any = None, weight: Any = None, bias: Any = None, kernel
 
 def Dropout(data: Any = None, p: Any = 0.5, mode: Any = 'training', axes: Any = (), cudnn_off: Any = False, name: Any = None) -> Any: ...
 
+def ElementWiseSum(*args: Any, num_args: Any = None, name: Any = None) -> Any:
+    """The inputs added elementwise."""
+
 def Embedding(data: Any = None, weight: Any = None, input_dim: Any = None, output_dim: Any = None, dtype: Any = 'float32', sparse_grad: Any = False, name: Any = None) -> Any:
     """out[..., :] = weight[data[...], :], weight (input_dim, output_dim)."""
 
@@ -45,7 +57,22 @@ def Flatten(data: Any = None, name: Any = None) -> Any:
 def FullyConnected(data: Any = None, weight: Any = None, bias: Any = None, num_hidden: Any = None, no_bias: Any = False, flatten: Any = True, name: Any = None) -> Any:
     """y = data @ weight.T + bias: weight (num_hidden, K), bias (num_hidden,)."""
 
+def GridGenerator(data: Any = None, transform_type: Any = 'affine', target_shape: Any = (0, 0), name: Any = None) -> Any:
+    """The sampling grid (N, 2, H, W) of normalized source (x, y) that BilinearSampler reads: of affine matrices data (N, 6) over target_shape, or of an optical flow data (N, 2, H, W) ('warp')."""
+
 def Group(symbols: Any) -> Any: ...
+
+def GroupNorm(data: Any = None, gamma: Any = None, beta: Any = None, num_groups: Any = 1, eps: Any = 1e-05, output_mean_var: Any = False, name: Any = None) -> Any:
+    """MXNet 1.x's GroupNorm: each example's channels in num_groups groups, each group normalized, then * gamma + beta, one value a group (num_groups,); output_mean_var adds the mean and std (N, num_groups)."""
+
+def InstanceNorm(data: Any = None, gamma: Any = None, beta: Any = None, eps: Any = 0.001, name: Any = None) -> Any:
+    """Each example's channels normalized over their positions, then * gamma + beta (per channel; '<name>_gamma' / '<name>_beta' when not given, their shapes inferred from the data's)."""
+
+def L2Normalization(data: Any = None, eps: Any = 1e-10, mode: Any = 'instance', name: Any = None) -> Any:
+    """data / sqrt(sum(data^2) + eps) over each example ('instance'), each position's channels ('channel') or each channel's positions ('spatial')."""
+
+def LRN(data: Any = None, alpha: Any = 0.0001, beta: Any = 0.75, knorm: Any = 2.0, nsize: Any = None, name: Any = None) -> Any:
+    """Local response normalization across the channels of (N, C, H, W) data: data * (knorm + alpha / nsize * s) ** -beta, s the sum of data^2 over the nsize (odd) channels around each."""
 
 def LayerNorm(data: Any = None, gamma: Any = None, beta: Any = None, axis: Any = -1, eps: Any = 1e-05, output_mean_var: Any = False, name: Any = None) -> Any: ...
 
@@ -64,6 +91,9 @@ def MAERegressionOutput(data: Any = None, label: Any = None, grad_scale: Any = 1
 def MakeLoss(data: Any = None, grad_scale: Any = 1.0, valid_thresh: Any = 0.0, normalization: Any = 'null', name: Any = None) -> Any:
     """MXNet's MakeLoss: the data as a loss head whose gradient is grad_scale whatever the head gradient ('batch' divides by the batch size, 'valid' by the elements above valid_thresh)."""
 
+def Pad(data: Any = None, mode: Any = 'constant', pad_width: Any = None, constant_value: Any = 0.0, name: Any = None) -> Any:
+    """MXNet's Pad as a symbol, computed as load_json reads MXNet's Pad node."""
+
 def Pooling(data: Any = None, kernel: Any = (), pool_type: Any = 'max', global_pool: Any = False, cudnn_off: Any = False, pooling_convention: Any = 'valid', stride: Any = (), pad: Any = (), p_value: Any = None, count_include_pad: Any = True, layout: Any = None, name: Any = None) -> Any: ...
 
 def RNN(data: Any = None, parameters: Any = None, state: Any = None, state_cell: Any = None, state_size: Any = None, num_layers: Any = None, bidirectional: Any = False, mode: Any = None, p: Any = 0.0, state_outputs: Any = False, projection_size: Any = None, lstm_state_clip_min: Any = None, lstm_state_clip_max: Any = None, lstm_state_clip_nan: Any = False, use_sequence_length: Any = False, sequence_length: Any = None, name: Any = None) -> Any:
@@ -75,6 +105,15 @@ def ROIPooling(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def Reshape(data: Any = None, shape: Any = None, reverse: Any = False, name: Any = None) -> Any:
     """MXNet's legacy Reshape: 0 copies a dimension, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one into the two sizes after it."""
 
+def SequenceLast(data: Any = None, sequence_length: Any = None, use_sequence_length: Any = False, axis: Any = 0, name: Any = None) -> Any:
+    """MXNet's SequenceLast as a symbol, computed as load_json reads MXNet's SequenceLast node."""
+
+def SequenceMask(data: Any = None, sequence_length: Any = None, use_sequence_length: Any = False, value: Any = 0.0, axis: Any = 0, name: Any = None) -> Any:
+    """MXNet's SequenceMask as a symbol, computed as load_json reads MXNet's SequenceMask node."""
+
+def SequenceReverse(data: Any = None, sequence_length: Any = None, use_sequence_length: Any = False, axis: Any = 0, name: Any = None) -> Any:
+    """MXNet's SequenceReverse as a symbol, computed as load_json reads MXNet's SequenceReverse node."""
+
 def SliceChannel(data: Any = None, num_outputs: Any = None, axis: Any = 1, squeeze_axis: Any = False, name: Any = None) -> Any:
     """num_outputs equal parts along axis (as a group of symbols), the axis dropped from each with squeeze_axis."""
 
@@ -83,6 +122,12 @@ def SoftmaxActivation(data: Any = None, mode: Any = 'instance', name: Any = None
 
 def SoftmaxOutput(data: Any = None, label: Any = None, grad_scale: Any = 1.0, ignore_label: Any = -1.0, multi_output: Any = False, use_ignore: Any = False, preserve_shape: Any = False, normalization: Any = 'null', out_grad: Any = False, smooth_alpha: Any = 0.0, name: Any = None) -> Any:
     """MXNet's softmax loss head: forward the softmax of data (last axis; axis 1 with multi_output), backward (softmax - one_hot(label)) * grad_scale; the label, when not given, is the variable '<name>_label' ('softmax_label' for name='softmax')."""
+
+def SpatialTransformer(data: Any = None, loc: Any = None, target_shape: Any = (0, 0), transform_type: Any = 'affine', sampler_type: Any = 'bilinear', cudnn_off: Any = None, name: Any = None) -> Any:
+    """data sampled bilinearly at the affine grid of target_shape that loc (N, 6) gives: BilinearSampler(data, GridGenerator(loc, target_shape=...))."""
+
+def SwapAxis(data: Any = None, dim1: Any = 0, dim2: Any = 0, name: Any = None) -> Any:
+    """MXNet's SwapAxis as a symbol, computed as load_json reads MXNet's SwapAxis node."""
 
 class Symbol:
     """A graph: its inputs (list_arguments), outputs, JSON (tojson), and shape/dtype inference."""
@@ -141,6 +186,9 @@ class Symbol:
     def transpose(self, *axes: Any) -> Any: ...
     def __getattr__(self, name: str) -> Any: ...
 
+def UpSampling(*data: Any, weight: Any = None, scale: Any = 1, sample_type: Any = 'nearest', num_filter: Any = 0, multi_input_mode: Any = 'concat', num_args: Any = None, workspace: Any = 512, name: Any = None) -> Any:
+    """MXNet's UpSampling of NCHW data: 'nearest' repeats each pixel scale x scale times (one input); 'bilinear' is a grouped deconvolution of the data with a weight (num_filter, 1, k, k), k = 2 * scale - scale % 2 ('<name>_weight' when not given)."""
+
 def Variable(name: Any, attr: Any = None, shape: Any = None, lr_mult: Any = None, wd_mult: Any = None, dtype: Any = None, init: Any = None, stype: Any = None, **kwargs: Any) -> Any:
     """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr)."""
 
@@ -164,6 +212,9 @@ def adam_update(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def add(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_add: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def add_n(*args: Any, num_args: Any = None, name: Any = None) -> Any:
+    """The inputs added elementwise."""
 
 def all(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_all: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -216,6 +267,9 @@ def arctanh(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def argmax(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_argmax: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def argmax_channel(data: Any = None, name: Any = None) -> Any:
+    """MXNet's argmax_channel as a symbol, computed as load_json reads MXNet's argmax_channel node."""
+
 def argmin(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_argmin: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -243,8 +297,14 @@ def atan2(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def atanh(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_atanh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def batch_dot(lhs: Any = None, rhs: Any = None, transpose_a: Any = False, transpose_b: Any = False, forward_stype: Any = None, name: Any = None) -> Any:
+    """MXNet's batch_dot as a symbol, computed as load_json reads MXNet's batch_dot node."""
+
 def batch_norm(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_batch_norm: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def batch_take(a: Any = None, indices: Any = None, name: Any = None) -> Any:
+    """MXNet's batch_take as a symbol, computed as load_json reads MXNet's batch_take node."""
 
 def bernoulli(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_bernoulli: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -294,6 +354,12 @@ def box_nms(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def broadcast_add(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_add: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def broadcast_axes(data: Any = None, axis: Any = (), size: Any = (), name: Any = None) -> Any:
+    """MXNet's broadcast_axis as a symbol, computed as load_json reads MXNet's broadcast_axis node."""
+
+def broadcast_axis(data: Any = None, axis: Any = (), size: Any = (), name: Any = None) -> Any:
+    """MXNet's broadcast_axis as a symbol, computed as load_json reads MXNet's broadcast_axis node."""
+
 def broadcast_div(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_true_divide: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -324,8 +390,13 @@ def broadcast_sub(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def broadcast_to(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_broadcast_to: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def cast(data: Any = None, dtype: Any = None, name: Any = None) -> Any: ...
+
 def cast_like(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_cast_like: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def cast_storage(data: Any = None, stype: Any = None, name: Any = None) -> Any:
+    """MXNet's cast_storage as a symbol, computed as load_json reads MXNet's cast_storage node."""
 
 def cbrt(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_cbrt: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -400,6 +471,9 @@ def deg2rad(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def degrees(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_degrees: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def depth_to_space(data: Any = None, block_size: Any = None, name: Any = None) -> Any:
+    """(N, C, H, W) -> (N, C / b^2, H * b, W * b), blocks of depth moved to space (DCR)."""
 
 def det(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_det: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -482,11 +556,17 @@ def fabs(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def fft(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_fft: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def fill_element_0index(lhs: Any = None, mhs: Any = None, rhs: Any = None, name: Any = None) -> Any:
+    """lhs (N, M) with lhs[i, rhs[i]] = mhs[i] for each row i."""
+
 def fix(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_fix: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def flatten(data: Any = None, name: Any = None) -> Any:
     """(N, d1, d2, ...) -> (N, d1 * d2 * ...)."""
+
+def flip(data: Any = None, axis: Any = None, name: Any = None) -> Any:
+    """MXNet's reverse as a symbol, computed as load_json reads MXNet's reverse node."""
 
 def float_power(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_float_power: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -541,14 +621,23 @@ def greater_equal(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def gumbel(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_gumbel: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def hard_sigmoid(data: Any = None, alpha: Any = 0.2, beta: Any = 0.5, name: Any = None) -> Any:
+    """MXNet's hard_sigmoid as a symbol, computed as load_json reads MXNet's hard_sigmoid node."""
+
 def heaviside(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_heaviside: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def histogram(a: Any = None, bins: Any = 10, range: Any = None, name: Any = None) -> Any:
+    """(counts, bin edges) of a's values: bins an int with range=(lo, hi) (required for a symbol, as MXNet's), or a Symbol of increasing bin edges."""
 
 def hypergeometric(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_hypergeometric: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
 def hypot(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_hypot: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def identity(data: Any = None, name: Any = None) -> Any:
+    """MXNet's identity as a symbol, computed as load_json reads MXNet's _copy node."""
 
 def imag(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_imag: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -579,6 +668,9 @@ def isneginf(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def isposinf(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_isposinf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def khatri_rao(*args: Any, num_args: Any = None, name: Any = None) -> Any:
+    """The column-wise Khatri-Rao product of matrices (M_i, K): (M_1 * ... * M_n, K)."""
 
 def laplace(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_laplace: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -666,6 +758,9 @@ def matmul(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def max(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_max: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def max_axis(data: Any = None, axis: Any = None, keepdims: Any = False, exclude: Any = False, name: Any = None) -> Any:
+    """MXNet's max_axis as a symbol, computed as load_json reads MXNet's max node."""
+
 def maximum(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_maximum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -674,6 +769,9 @@ def mean(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def min(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_min: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def min_axis(data: Any = None, axis: Any = None, keepdims: Any = False, exclude: Any = False, name: Any = None) -> Any:
+    """MXNet's min_axis as a symbol, computed as load_json reads MXNet's min node."""
 
 def minimum(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_minimum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -686,6 +784,9 @@ def mod(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def modf(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_modf: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def moments(data: Any = None, axes: Any = None, keepdims: Any = False, name: Any = None) -> Any:
+    """MXNet's moments as a symbol, computed as load_json reads MXNet's moments node."""
 
 def multi_all_finite(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic multi_all_finite: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -708,6 +809,12 @@ def multiply_conj(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def nan_to_num(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_nan_to_num: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def nanprod(data: Any = None, axis: Any = None, keepdims: Any = False, exclude: Any = False, name: Any = None) -> Any:
+    """MXNet's nanprod as a symbol, computed as load_json reads MXNet's nanprod node."""
+
+def nansum(data: Any = None, axis: Any = None, keepdims: Any = False, exclude: Any = False, name: Any = None) -> Any:
+    """MXNet's nansum as a symbol, computed as load_json reads MXNet's nansum node."""
+
 def negative(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_negative: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -719,6 +826,9 @@ def nextafter(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def noncentral_chisquare(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_noncentral_chisquare: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def norm(data: Any = None, ord: Any = 2, axis: Any = None, keepdims: Any = False, out_dtype: Any = None, name: Any = None) -> Any:
+    """MXNet's norm as a symbol, computed as load_json reads MXNet's norm node."""
 
 def normal(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
     """MXNet's normal sampler (loc, scale, shape=, dtype=) as a symbol: a new draw at each forward."""
@@ -823,8 +933,14 @@ def random_randint(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = 
 def random_uniform(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, name: Any = None, **kwargs: Any) -> Any:
     """MXNet's uniform sampler (low, high, shape=, dtype=) as a symbol: a new draw at each forward."""
 
+def ravel_multi_index(data: Any = None, shape: Any = None, name: Any = None) -> Any:
+    """Flat indices (N,) of the multi-indices in the columns of data (ndim, N) into an array of shape."""
+
 def rayleigh(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_rayleigh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def rcbrt(data: Any = None, name: Any = None) -> Any:
+    """MXNet's rcbrt as a symbol, computed as load_json reads MXNet's rcbrt node."""
 
 def real(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_real: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -846,6 +962,9 @@ def requantize(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def reshape(data: Any = None, shape: Any = None, reverse: Any = False, newshape: Any = None, name: Any = None, **kwargs: Any) -> Any:
     """mx.sym.reshape: MXNet's legacy reshape (the Reshape op's other name) with shape= and its 0 / -1 / -2 / -3 / -4 codes, or NumPy's reshape with newshape=."""
+
+def reverse(data: Any = None, axis: Any = None, name: Any = None) -> Any:
+    """MXNet's reverse as a symbol, computed as load_json reads MXNet's reverse node."""
 
 def rfft(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_rfft: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -870,6 +989,9 @@ def round(*inputs: Any, name: Any = None, **params: Any) -> Any:
 
 def round_(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_round_: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def rsqrt(data: Any = None, name: Any = None) -> Any:
+    """MXNet's rsqrt as a symbol, computed as load_json reads MXNet's rsqrt node."""
 
 def searchsorted(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_searchsorted: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -901,14 +1023,32 @@ def sinc(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def sinh(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_sinh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def size_array(data: Any = None, name: Any = None) -> Any:
+    """MXNet's size_array as a symbol, computed as load_json reads MXNet's size_array node."""
+
 def slice(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_slice: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def slice_axis(data: Any = None, axis: Any = None, begin: Any = None, end: Any = None, name: Any = None) -> Any:
+    """MXNet's slice_axis as a symbol, computed as load_json reads MXNet's slice_axis node."""
+
+def slice_like(data: Any = None, shape_like: Any = None, axes: Any = (), name: Any = None) -> Any:
+    """MXNet's slice_like as a symbol, computed as load_json reads MXNet's slice_like node."""
 
 def slogdet(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_slogdet: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def smooth_l1(data: Any = None, scalar: Any = 1.0, name: Any = None) -> Any:
+    """MXNet's smooth_l1 as a symbol, computed as load_json reads MXNet's smooth_l1 node."""
+
 def softmax(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_softmax: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def softmax_cross_entropy(data: Any = None, label: Any = None, name: Any = None) -> Any:
+    """MXNet's softmax_cross_entropy as a symbol, computed as load_json reads MXNet's softmax_cross_entropy node."""
+
+def softmin(data: Any = None, axis: Any = -1, temperature: Any = None, dtype: Any = None, name: Any = None) -> Any:
+    """MXNet's softmin as a symbol, computed as load_json reads MXNet's softmin node."""
 
 def softsign(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npx_softsign: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -919,8 +1059,14 @@ def solve(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def sort(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_sort: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def space_to_depth(data: Any = None, block_size: Any = None, name: Any = None) -> Any:
+    """(N, C, H, W) -> (N, C * b^2, H / b, W / b), depth_to_space's inverse."""
+
 def split(data: Any = None, num_outputs: Any = None, axis: Any = 1, squeeze_axis: Any = False, name: Any = None) -> Any:
     """num_outputs equal parts along axis (as a group of symbols), the axis dropped from each with squeeze_axis."""
+
+def split_v2(ary: Any = None, indices_or_sections: Any = None, axis: Any = 0, squeeze_axis: Any = False, name: Any = None) -> Any:
+    """ary split along axis into indices_or_sections equal parts (an int) or at the indices given (a tuple), as a group of symbols."""
 
 def sqrt(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_sqrt: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -946,6 +1092,9 @@ def subtract(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def sum(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_sum: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def sum_axis(data: Any = None, axis: Any = None, keepdims: Any = False, exclude: Any = False, name: Any = None) -> Any:
+    """MXNet's sum_axis as a symbol, computed as load_json reads MXNet's sum node."""
+
 def svd(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_svd: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -964,6 +1113,9 @@ def tan(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def tanh(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_tanh: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
+def topk(data: Any = None, axis: Any = -1, k: Any = 1, ret_typ: Any = 'indices', is_ascend: Any = False, dtype: Any = 'float32', name: Any = None) -> Any:
+    """MXNet's topk as a symbol, computed as load_json reads MXNet's topk node."""
+
 def transpose(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_transpose: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
 
@@ -978,6 +1130,9 @@ def uniform(*args: Any, shape: Any = None, dtype: Any = None, ctx: Any = None, n
 
 def unpackbits(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_unpackbits: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
+
+def unravel_index(data: Any = None, shape: Any = None, name: Any = None) -> Any:
+    """The multi-indices (len(shape),) + data.shape of the flat indices in data into an array of shape."""
 
 def var(name: Any, attr: Any = None, shape: Any = None, lr_mult: Any = None, wd_mult: Any = None, dtype: Any = None, init: Any = None, stype: Any = None, **kwargs: Any) -> Any:
     """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr)."""

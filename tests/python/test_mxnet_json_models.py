@@ -692,5 +692,6 @@ def test_broken_references_in_a_translated_graph_keep_the_loaders_words():
     load_error(graph(nodes[:2], [5]), ValueError, r"heads\[0\] = \[5, 0\] does not name")
     # an op neither ndx nor the translation knows: the loader names it
     load_error(graph([var("x"), op("_plus_scalar", "p", [0], scalar="1"),
-                      op("Correlation", "corr", [1, 1])], [2]), ValueError,
-               r"node \d+ \('corr'\): no operator named 'Correlation' is registered")
+                      op("IdentityAttachKLSparseReg", "kl", [1])], [2]), ValueError,
+               r"node \d+ \('kl'\): no operator named 'IdentityAttachKLSparseReg' is "
+               r"registered")
