@@ -17,11 +17,12 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 
 import numpy as onp  # noqa: E402
+from int8_models import NETS as MODEL_NETS  # noqa: E402  (bench/ is the script's directory)
+from int8_models import set_bn_statistics  # noqa: E402
 
 import ndx as mx  # noqa: E402
 from ndx import _core, np, npx  # noqa: E402
 from ndx.gluon import nn  # noqa: E402
-from ndx.gluon.model_zoo import vision  # noqa: E402
 
 
 def small_cnn():
@@ -32,12 +33,9 @@ def small_cnn():
     return net
 
 
-NETS = {
-    "CNN 3x32x32 (conv+bn+relu x2)": (small_cnn, (3, 32, 32)),
-    "resnet18_v1 3x32x32": (lambda: vision.resnet18_v1(classes=10), (3, 32, 32)),
-    "resnet18_v2 3x32x32": (lambda: vision.resnet18_v2(classes=10), (3, 32, 32)),
-    "mobilenet1.0 3x64x64": (lambda: vision.mobilenet1_0(classes=10), (3, 64, 64)),
-}
+# int8_models' networks, its CNN with a BatchNorm after both convolutions.
+NETS = {"CNN 3x32x32 (conv+bn+relu x2)": (small_cnn, (3, 32, 32)),
+        **{k: v for k, v in MODEL_NETS.items() if not k.startswith("CNN")}}
 
 
 def prepared(make, shape, batch, rng):
@@ -45,11 +43,7 @@ def prepared(make, shape, batch, rng):
     net.initialize(mx.init.Xavier())
     x = np.array(rng.uniform(0, 1, (batch,) + shape).astype(onp.float32))
     net(x)
-    for name, p in net.collect_params().items():  # BatchNorm statistics of a trained net
-        if name.endswith("running_mean"):
-            p.set_data(np.array(rng.normal(0, 0.1, p.shape).astype(onp.float32)))
-        elif name.endswith("running_var"):
-            p.set_data(np.array(rng.uniform(0.5, 1.5, p.shape).astype(onp.float32)))
+    set_bn_statistics(net, rng)
     net.hybridize()
     return net, x
 

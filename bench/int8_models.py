@@ -42,16 +42,21 @@ NETS = {
 }
 
 
+def set_bn_statistics(net, rng):
+    """BatchNorm running statistics like a trained network's (not 0 and 1)."""
+    for name, p in net.collect_params().items():
+        if name.endswith("running_mean"):
+            p.set_data(np.array(rng.normal(0, 0.1, p.shape).astype(onp.float32)))
+        elif name.endswith("running_var"):
+            p.set_data(np.array(rng.uniform(0.5, 1.5, p.shape).astype(onp.float32)))
+
+
 def prepared(make, shape, batch, rng):
     net = make()
     net.initialize(mx.init.Xavier())
     x = np.array(rng.uniform(0, 1, (batch,) + shape).astype(onp.float32))
     net(x)
-    for name, p in net.collect_params().items():  # BatchNorm statistics of a trained net
-        if name.endswith("running_mean"):
-            p.set_data(np.array(rng.normal(0, 0.1, p.shape).astype(onp.float32)))
-        elif name.endswith("running_var"):
-            p.set_data(np.array(rng.uniform(0.5, 1.5, p.shape).astype(onp.float32)))
+    set_bn_statistics(net, rng)
     net.hybridize()
     calib = [np.array(rng.uniform(0, 1, (batch,) + shape).astype(onp.float32))
              for _ in range(4)]

@@ -3355,14 +3355,19 @@ def UpSampling(*data, weight=None, scale=1, sample_type="nearest", num_filter=0,
     return _node_symbol("UpSampling", "UpSampling", inputs, params, name)
 
 
+def _variadic_node(op, args, num_args, name, what):
+    """MXNet's node `op` over any number (at least one) of inputs."""
+    args = _variadic(op, args, num_args)
+    if not args:
+        raise ValueError(f"[sym.{op}] needs at least one {what}")
+    return _node_symbol(op, op, [(f"arg{i}", s) for i, s in enumerate(args)],
+                        {"num_args": len(args)}, name)
+
+
 @_with_attrs
 def add_n(*args, num_args=None, name=None):
     """The inputs added elementwise."""
-    args = _variadic("add_n", args, num_args)
-    if not args:
-        raise ValueError("[sym.add_n] needs at least one input")
-    return _node_symbol("add_n", "add_n", [(f"arg{i}", s) for i, s in enumerate(args)],
-                        {"num_args": len(args)}, name)
+    return _variadic_node("add_n", args, num_args, name, "input")
 
 
 ElementWiseSum = add_n
@@ -3371,11 +3376,7 @@ ElementWiseSum = add_n
 @_with_attrs
 def khatri_rao(*args, num_args=None, name=None):
     """The column-wise Khatri-Rao product of matrices (M_i, K): (M_1 * ... * M_n, K)."""
-    args = _variadic("khatri_rao", args, num_args)
-    if not args:
-        raise ValueError("[sym.khatri_rao] needs at least one input matrix")
-    return _node_symbol("khatri_rao", "khatri_rao", [(f"arg{i}", s) for i, s in enumerate(args)],
-                        {"num_args": len(args)}, name)
+    return _variadic_node("khatri_rao", args, num_args, name, "input matrix")
 
 
 @_with_attrs

@@ -515,12 +515,12 @@ std::vector<NodeEntry> fused_gradient(const NodePtr& n, const std::vector<NodeEn
   return grads;
 }
 
-[[maybe_unused]] const bool registered = [] {
-  OpRegistry::global()
-      .register_op("_FusedElementwise")
-      .describe(
-          "Connected pointwise ops of a planned graph run as one pass over memory (made by the "
-          "executor's fusion pass, not callable directly).")
+// What the fused ops register alike: their program as parsed params, its inputs, shape and
+// dtype inference through its ops, and the gradient of those ops.
+auto& register_fused(const char* name, const char* description) {
+  return OpRegistry::global()
+      .register_op(name)
+      .describe(description)
       .set_num_inputs([](const NodeAttrs& a) { return program_of(a).num_inputs; })
       .set_attr_parser([](NodeAttrs* a) { program_of(*a); })
       .set_attr<FInferShape>("FInferShape",
@@ -537,6 +537,13 @@ std::vector<NodeEntry> fused_gradient(const NodePtr& n, const std::vector<NodeEn
                               (*out)[0] = instr_types(program_of(a), *in).back();
                               return true;
                             })
+      .set_attr<FGradient>("FGradient", fused_gradient);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  register_fused("_FusedElementwise",
+                 "Connected pointwise ops of a planned graph run as one pass over memory (made "
+                 "by the executor's fusion pass, not callable directly).")
       // An input of the output's shape is read, block by block, before its block is written.
       .set_attr<FInplaceOption>("FInplaceOption",
                                 [](const NodeAttrs& a) {
@@ -547,8 +554,7 @@ std::vector<NodeEntry> fused_gradient(const NodePtr& n, const std::vector<NodeEn
                                 })
       .set_attr<TStridedInputs>("TStridedInputs", true)
       .set_attr<FCompute>("FCompute<cpu>", fused_compute)
-      .set_attr<FCompute>("FCompute<gpu>", fused_compute)
-      .set_attr<FGradient>("FGradient", fused_gradient);
+      .set_attr<FCompute>("FCompute<gpu>", fused_compute);
   return true;
 }();
 
@@ -610,28 +616,11 @@ void fused_conv_compute(const NodeAttrs& attrs, const OpContext& ctx, const std:
 }
 
 [[maybe_unused]] const bool conv_registered = [] {
-  OpRegistry::global()
-      .register_op("_FusedConvolution")
-      .describe(
-          "A convolution with the batch_norm, residual add and relu that follow it (made by the "
-          "executor's fusion pass, not callable directly): oneDNN applies them as it stores "
-          "the convolution's output.")
-      .set_num_inputs([](const NodeAttrs& a) { return program_of(a).num_inputs; })
-      .set_attr_parser([](NodeAttrs* a) { program_of(*a); })
-      .set_attr<FInferShape>("FInferShape",
-                             [](const NodeAttrs& a, ShapeVector* in, ShapeVector* out) {
-                               for (const Shape& s : *in)
-                                 if (!s.is_known()) return false;
-                               (*out)[0] = instr_shapes(program_of(a), *in).back();
-                               return true;
-                             })
-      .set_attr<FInferType>("FInferType",
-                            [](const NodeAttrs& a, DTypeVector* in, DTypeVector* out) {
-                              for (DType t : *in)
-                                if (t == DType::kUnknown) return false;
-                              (*out)[0] = instr_types(program_of(a), *in).back();
-                              return true;
-                            })
+  register_fused(
+      "_FusedConvolution",
+      "A convolution with the batch_norm, residual add and relu that follow it (made by the "
+      "executor's fusion pass, not callable directly): oneDNN applies the first two as it "
+      "stores the convolution's output.")
       // The residual is read (added into oneDNN's destination, or by the add) before the
       // output is written, unless the convolution reads it too.
       .set_attr<FInplaceOption>(
@@ -645,8 +634,7 @@ void fused_conv_compute(const NodeAttrs& attrs, const OpContext& ctx, const std:
             return v;
           })
       .set_attr<FCompute>("FCompute<cpu>", fused_conv_compute)
-      .set_attr<FCompute>("FCompute<gpu>", fused_conv_compute)
-      .set_attr<FGradient>("FGradient", fused_gradient);
+      .set_attr<FCompute>("FCompute<gpu>", fused_conv_compute);
   return true;
 }();
 

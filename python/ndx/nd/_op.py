@@ -1189,18 +1189,24 @@ def BilinearSampler(data, grid, cudnn_off=None):  # noqa: N802
     BilinearSampler): grid[:, 0] and grid[:, 1] are the source x and y normalized to
     [-1, 1] (-1 the first pixel, 1 the last), read by bilinear interpolation with zeros
     outside the data. cudnn_off is accepted and ignored."""
-    _need_array("BilinearSampler", "data", data, ndim=4, floating=True)
-    _need_array("BilinearSampler", "grid", grid, ndim=4, floating=True)
-    if grid.shape[1] != 2 or grid.shape[0] != data.shape[0]:
-        raise ValueError(f"[BilinearSampler] grid must be (batch, 2, H, W) with data's batch "
-                         f"{data.shape[0]}, got shape {grid.shape}")
-    if data.dtype != grid.dtype:
-        raise TypeError(f"[BilinearSampler] data and grid must have the same dtype, got "
-                        f"{data.dtype} and {grid.dtype}")
-    if data.shape[2] < 1 or data.shape[3] < 1:
-        raise ValueError(f"[BilinearSampler] data's height and width must be >= 1, got shape "
-                         f"{data.shape}")
+    _sampler_inputs("BilinearSampler", data, "grid", grid, 4, 2, "(batch, 2, H, W)")
     return _wrap(_bilinear_sample(data, grid))
+
+
+def _sampler_inputs(op, data, name, other, ndim, width, layout):
+    """Checks data (N, C, H, W) and the grid or affine parameters `other` (ndim axes, the
+    first two data's batch and `width`) that sample it."""
+    _need_array(op, "data", data, ndim=4, floating=True)
+    _need_array(op, name, other, ndim=ndim, floating=True)
+    if other.shape[:2] != (data.shape[0], width):
+        raise ValueError(f"[{op}] {name} must be {layout} with data's batch {data.shape[0]}, "
+                         f"got shape {other.shape}")
+    if data.dtype != other.dtype:
+        raise TypeError(f"[{op}] data and {name} must have the same dtype, got {data.dtype} "
+                        f"and {other.dtype}")
+    if data.shape[2] < 1 or data.shape[3] < 1:
+        raise ValueError(f"[{op}] data's height and width must be >= 1, got shape "
+                         f"{data.shape}")
 
 
 def SpatialTransformer(data, loc, target_shape=(0, 0), transform_type="affine",  # noqa: N802
@@ -1215,17 +1221,7 @@ def SpatialTransformer(data, loc, target_shape=(0, 0), transform_type="affine", 
     if sampler_type != "bilinear":
         raise ValueError(f"[SpatialTransformer] sampler_type must be 'bilinear' (MXNet's only "
                          f"one), got {sampler_type!r}")
-    _need_array("SpatialTransformer", "data", data, ndim=4, floating=True)
-    _need_array("SpatialTransformer", "loc", loc, ndim=2, floating=True)
-    if loc.shape != (data.shape[0], 6):
-        raise ValueError(f"[SpatialTransformer] loc must be (batch, 6) with data's batch "
-                         f"{data.shape[0]}, got shape {loc.shape}")
-    if data.dtype != loc.dtype:
-        raise TypeError(f"[SpatialTransformer] data and loc must have the same dtype, got "
-                        f"{data.dtype} and {loc.dtype}")
-    if data.shape[2] < 1 or data.shape[3] < 1:
-        raise ValueError(f"[SpatialTransformer] data's height and width must be >= 1, got "
-                         f"shape {data.shape}")
+    _sampler_inputs("SpatialTransformer", data, "loc", loc, 2, 6, "(batch, 6)")
     th, tw = _target_shape("SpatialTransformer", target_shape)
     grid = _affine_grid(_np.reshape(loc, (loc.shape[0], 2, 3)), th, tw)
     return _wrap(_bilinear_sample(data, grid))
