@@ -105,6 +105,9 @@ def test_outputs_and_predict_drop_the_padding_of_the_last_batch():
 
 def test_fit_learns_and_logs_train_and_validation_metrics(caplog):
     x, y = _data(n=600, seed=1)
+    # NDArrayIter shuffles with NumPy's global state, as MXNet's: seeded, so the batch order
+    # (and the accuracy reached, 0.91-0.98 over twelve seeds) does not change between runs.
+    onp.random.seed(0)
     train = mx.io.NDArrayIter(x[:500], y[:500], batch_size=50, shuffle=True)
     val = mx.io.NDArrayIter(x[500:], y[500:], batch_size=50)
     mx.random.seed(0)
