@@ -586,11 +586,11 @@ NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
         layout.push_back(axis++);
         break;
       case IndexItem::Kind::kInt: {
-        int64_t n = a.shape()[axis], i = it.index;
+        const int64_t n = a.shape()[axis], i = it.index;
         if (i < -n || i >= n)
           index_error("index ", i, " is out of bounds for axis ", axis, " with size ", n);
-        if (i < 0) i += n;
-        begin[axis] = i, end[axis] = i + 1;
+        // (a negative index stays one: x[:, -1] of a graph is the last column at any length)
+        begin[axis] = i, end[axis] = i == -1 ? kNone : i + 1;
         ++axis;  // dropped from the result
         break;
       }
@@ -603,13 +603,24 @@ NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
                          ->make_attrs(std::vector<std::pair<std::string_view, Value>>{
                              {"begin", Value(begin)}, {"end", Value(end)}, {"step", Value(step)}}),
                      {a})[0];
-  Shape target;
-  for (int src : layout) target.push_back(src < 0 ? 1 : r.shape()[src]);
-  if (target == r.shape()) return r;
-  return invoke(Op::get("_np_reshape")
-                    ->make_attrs(std::vector<std::pair<std::string_view, Value>>{
-                        {"newshape", Value(target)}}),
-                {r})[0];
+  // The integer-indexed axes dropped (npx.reshape's codes: -2 copies a dim, -3 drops one of
+  // length 1), then the new axes inserted one by one (expand_dims), rather than a reshape to
+  // the shape this call has: a traced graph serves inputs of other lengths (x[:, None], x[:,
+  // -1] of any batch).
+  auto op = [](const char* name, const NDArray& x, const char* key, Value v) {
+    return invoke(Op::get(name)->make_attrs(
+                      std::vector<std::pair<std::string_view, Value>>{{key, std::move(v)}}),
+                  {x})[0];
+  };
+  Shape codes = Shape::filled(r.ndim(), -3);
+  for (int src : layout)
+    if (src >= 0) codes[src] = -2;
+  bool dropped = false;
+  for (int64_t c : codes) dropped |= c == -3;
+  if (dropped) r = op("_npx_reshape", r, "newshape", Value(codes));
+  for (size_t k = 0; k < layout.size(); ++k)
+    if (layout[k] < 0) r = op("_np_expand_dims", r, "axis", Value(static_cast<int64_t>(k)));
+  return r;
 }
 
 // Basic indexing (Python ints, slices, `...`, None, or a tuple of them) as one view, built

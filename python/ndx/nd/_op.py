@@ -8,6 +8,7 @@ import builtins
 
 import numpy as onp
 
+from .. import _core
 from .. import numpy as _np
 from .. import numpy_extension as _npx
 from .ndarray import _on_plain, _wrap
@@ -87,13 +88,32 @@ def _legacy_shape(src, spec, reverse=False):
     return tuple(out)
 
 
+# MXNet 1.x's reshape codes as npx.reshape's (MXNet 2's): 0 copies a dim, -2 the rest, -3
+# merges two, -4 splits one.
+_NPX_CODES = {0: -2, -1: -1, -2: -4, -3: -5, -4: -6}
+
+
+def _npx_codes(spec):
+    codes, spec, j = [], list(_tuple(spec)), 0
+    while j < len(spec):
+        codes.append(_NPX_CODES.get(spec[j], spec[j]) if spec[j] <= 0 else spec[j])
+        if spec[j] == -4:  # (the two sizes after it as they are)
+            codes += spec[j + 1:j + 3]
+            j += 2
+        j += 1
+    return tuple(codes)
+
+
 def reshape(data, shape=None, reverse=False, **kwargs):
     """MXNet's legacy reshape (0 / -1 / -2 / -3 / -4, ``reverse``)."""
     if shape is None:
         shape = kwargs.pop("newshape", None)
     if shape is None:
         raise TypeError("[reshape] shape is required")
-    return _wrap(_np.reshape(data, _legacy_shape(data.shape, shape, reverse)))
+    target = _legacy_shape(data.shape, shape, reverse)  # (checks the codes)
+    if _core._is_tracing():  # the codes, so a traced graph serves other shapes (any batch)
+        return _wrap(_npx.reshape(data, _npx_codes(shape), reverse=reverse))
+    return _wrap(_np.reshape(data, target))
 
 
 Reshape = reshape
@@ -105,8 +125,9 @@ def reshape_like(lhs, rhs, **kwargs):
 
 def flatten(data):
     """(d0, d1 * d2 * ...): MXNet's Flatten keeps the first axis."""
-    n = data.shape[0] if data.ndim else 1
-    return _wrap(_np.reshape(data, (n, -1) if data.size else (n, 0)))
+    if data.ndim:
+        return _wrap(_npx.batch_flatten(data))
+    return _wrap(_np.reshape(data, (1, -1) if data.size else (1, 0)))
 
 
 Flatten = flatten

@@ -10,6 +10,7 @@ import operator
 
 import numpy as _onp
 
+from .. import _core
 from ._routines import _kind
 
 
@@ -305,6 +306,10 @@ def batch_flatten(data):
     data = _array(data, "batch_flatten")
     if data.ndim == 0:
         raise ValueError("[batch_flatten] data must have at least 1 dimension, got a 0-d array")
+    if data.ndim >= 2 and data.shape[0] and _core._is_tracing():
+        # (the codes, not this call's sizes, so a traced graph serves every batch size)
+        from ._routines import reshape
+        return reshape(data, (-2, -1))
     return data.reshape((data.shape[0], math.prod(data.shape[1:])))
 
 
