@@ -2739,9 +2739,15 @@ def _x_fill_element_0index(g, node, attrs, ins):
     name = node["name"]
     _known(node, attrs, ())
     lhs, mhs, rhs = _arity(node, ins, 3)
-    idx = g.add("_np_expand_dims", name + "_idx", [
-        g.add("_npi_astype", name + "_int64", [rhs], {"dtype": "int64"})], {"axis": 1})
-    mask = g.add("_np_equal", name + "_mask", [idx, _positions(g, lhs, 1, name + "_cols")])
+    # (built so the graph meets lhs, mhs, rhs in this order: its arguments are listed so, as
+    # MXNet lists the node's inputs; mhs enters the index as zeros)
+    cols = _positions(g, lhs, 1, name + "_cols")
+    zero = g.add("_npi_astype", name + "_zero", [g.add("_np_zeros_like", name + "_mz", [mhs])],
+                 {"dtype": "int64"})
+    idx = g.add("_np_add", name + "_idx_flat", [
+        zero, g.add("_npi_astype", name + "_int64", [rhs], {"dtype": "int64"})])
+    idx = g.add("_np_expand_dims", name + "_idx", [idx], {"axis": 1})
+    mask = g.add("_np_equal", name + "_mask", [cols, idx])
     value = g.add("_np_expand_dims", name + "_value", [g.like(mhs, lhs, name + "_mhs")],
                   {"axis": 1})
     return [g.add("_np_where", name, [mask, value, lhs])]

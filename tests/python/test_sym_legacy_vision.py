@@ -270,6 +270,9 @@ def test_indexing_ops_against_numpy_and_nd():
     want[[0, 1, 2], [0, 3, 1]] = mhs
     onp.testing.assert_array_equal(got, want)
     onp.testing.assert_array_equal(got, nd_run(nd.fill_element_0index, lhs, mhs, rhs)[0])
+    # arguments in the node's input order (MXNet's), so positional binding lines up
+    s = sym.fill_element_0index(sym.var("lhs"), sym.var("mhs"), sym.var("rhs"))
+    assert s.list_arguments() == ["lhs", "mhs", "rhs"]
 
 
 def test_histogram_against_numpy_and_nd():
