@@ -1135,13 +1135,33 @@ def _target_shape(op, target_shape):
     return th, tw
 
 
+def _batch_reshape(x, shape):
+    """x reshaped to `shape`, whose first dim is the batch: traced, that dim is left for the
+    graph to infer (-1), so an exported graph serves every batch size."""
+    if _core._is_tracing() and all(shape[1:]):
+        shape = (-1,) + tuple(shape[1:])
+    return _np.reshape(x, shape)
+
+
+def _batch_positions(x, step):
+    """0, step, 2 * step, ... along x's first axis, shaped (N, 1, ..., 1) like x (int64): from
+    x's own length when traced (a cumulative sum of ones), so the graph serves any batch."""
+    n = x.shape[0]
+    if not _core._is_tracing():
+        pos = _np.arange(n, dtype="int64", device=x.device) * step
+        return _np.reshape(pos, (n,) + (1,) * (x.ndim - 1))
+    ones = _np.ones_like(x[(_pyslice(None),) + (_pyslice(0, 1),) * (x.ndim - 1)],
+                         dtype="int64")
+    return (_np.cumsum(ones, axis=0) - 1) * step
+
+
 def _affine_grid(theta, th, tw):
     """grid (N, 2, th, tw): theta (N, 2, 3) applied to the target's normalized (x, y, 1)."""
     xs = -1.0 + onp.arange(tw, dtype="float64") * (2.0 / (tw - 1))
     ys = -1.0 + onp.arange(th, dtype="float64") * (2.0 / (th - 1))
     dst = onp.stack([onp.tile(xs, th), onp.repeat(ys, tw), onp.ones(th * tw)])
     out = _np.matmul(theta, _const(dst, theta))
-    return _np.reshape(out, (theta.shape[0], 2, th, tw))
+    return _batch_reshape(out, (theta.shape[0], 2, th, tw))
 
 
 def GridGenerator(data, transform_type="affine", target_shape=(0, 0)):  # noqa: N802
@@ -1156,7 +1176,7 @@ def GridGenerator(data, transform_type="affine", target_shape=(0, 0)):  # noqa: 
             raise ValueError(f"[GridGenerator] for 'affine', data must be (batch, 6), the "
                              f"affine matrices, got shape {data.shape}")
         th, tw = _target_shape("GridGenerator", target_shape)
-        theta = _np.reshape(data, (data.shape[0], 2, 3))
+        theta = _batch_reshape(data, (data.shape[0], 2, 3))
         return _wrap(_affine_grid(theta, th, tw))
     if transform_type == "warp":
         _need_array("GridGenerator", "data", data, ndim=4, floating=True)
@@ -1188,17 +1208,16 @@ def _bilinear_sample(data, grid):
     wx0, wy0 = 1.0 - wx1, 1.0 - wy1
     xi = x0.astype("int64")
     yi = y0.astype("int64")
-    table = _np.reshape(_np.transpose(data, (0, 2, 3, 1)), (n * h * w, c))
-    base = _np.reshape(_np.arange(n, dtype="int64", device=data.device) * (h * w),
-                       (n, 1, 1))
+    table = _batch_reshape(_np.transpose(data, (0, 2, 3, 1)), (n * h * w, c))
+    base = _batch_positions(x, h * w)
     out = None
     for dy, wy in ((0, wy0), (1, wy1)):
         for dx, wx in ((0, wx0), (1, wx1)):
             cx, cy = xi + dx, yi + dy
             inside = (cx >= 0) & (cx <= w - 1) & (cy >= 0) & (cy <= h - 1)
             flat = base + _np.clip(cy, 0, h - 1) * w + _np.clip(cx, 0, w - 1)
-            v = _np.reshape(_np.take(table, _np.reshape(flat, (-1,)), axis=0),
-                            (n, ho, wo, c))
+            v = _batch_reshape(_np.take(table, _np.reshape(flat, (-1,)), axis=0),
+                               (n, ho, wo, c))
             weight = wy * wx * inside.astype(data.dtype)
             term = v * _np.expand_dims(weight, -1)
             out = term if out is None else out + term
@@ -1244,7 +1263,7 @@ def SpatialTransformer(data, loc, target_shape=(0, 0), transform_type="affine", 
                          f"one), got {sampler_type!r}")
     _sampler_inputs("SpatialTransformer", data, "loc", loc, 2, 6, "(batch, 6)")
     th, tw = _target_shape("SpatialTransformer", target_shape)
-    grid = _affine_grid(_np.reshape(loc, (loc.shape[0], 2, 3)), th, tw)
+    grid = _affine_grid(_batch_reshape(loc, (loc.shape[0], 2, 3)), th, tw)
     return _wrap(_bilinear_sample(data, grid))
 
 

@@ -241,14 +241,37 @@ def _like(a, dtype, shape, device, order, name):
             a.device if device is None else device)
 
 
+_zeros_like_op = _internal_function("_np_zeros_like")
+_ones_like_op = _internal_function("_np_ones_like")
+_full_like_op = _internal_function("_np_full_like")
+
+
+def _traced_like(a, shape, device, make):
+    """While a block is traced, an array like `a` as an op that reads a's shape when the graph
+    runs (`make(a)`), rather than a constant of this call's shape, which would tie an exported
+    graph to one batch size; None elsewhere (or for another shape or device)."""
+    if not _core._is_tracing() or shape is not None or not isinstance(a, _np.ndarray) or \
+            (device is not None and _dev(device) != a.device):
+        return None
+    return make(a)
+
+
+def _as_dtype(x, dtype):
+    return x if dtype is None else x.astype(dtype)
+
+
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """Zeros of a's shape, dtype and device (or those given)."""
-    return _np.zeros(*_like(a, dtype, shape, device, order, "zeros_like"))
+    args = _like(a, dtype, shape, device, order, "zeros_like")
+    traced = _traced_like(a, shape, device, lambda x: _as_dtype(_zeros_like_op(x), dtype))
+    return traced if traced is not None else _np.zeros(*args)
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """Ones of a's shape, dtype and device (or those given)."""
-    return _np.ones(*_like(a, dtype, shape, device, order, "ones_like"))
+    args = _like(a, dtype, shape, device, order, "ones_like")
+    traced = _traced_like(a, shape, device, lambda x: _as_dtype(_ones_like_op(x), dtype))
+    return traced if traced is not None else _np.ones(*args)
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -265,6 +288,11 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
                       _onp.exceptions.ComplexWarning, stacklevel=2)
         fill_value = _np.real(fill_value) if isinstance(fill_value, _np.ndarray) else \
             _onp.real(fill_value)
+    if isinstance(fill_value, (int, float)) and kind in "biuf":  # (a Python real number)
+        traced = _traced_like(a, shape, device, lambda x: _full_like_op(
+            _as_dtype(x, t), fill_value=float(fill_value)))
+        if traced is not None:
+            return traced
     return _np.full(s, fill_value, dtype=t, device=d)
 
 
