@@ -220,3 +220,16 @@ def test_batch_take_instance_group_norm_ctc_and_roi_pooling():
     feat = _seq(1, 2, 4, 4)
     pooled = nd.ROIPooling(nd.array(feat), nd.array([[0, 0, 0, 3, 3]]), (1, 1), 1.0)
     onp.testing.assert_array_equal(pooled.asnumpy().ravel(), feat.max(axis=(2, 3)).ravel())
+
+
+def test_identity_is_a_recorded_copy():
+    # MXNet's identity (_copy) is an op: autograd passes gradients through it
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = nd.identity(x) * 3
+    y.backward()
+    onp.testing.assert_array_equal(x.grad.asnumpy(), [3.0, 3.0])
+    z = nd.identity(x)
+    z[0] = 7.0  # a copy: x is unchanged
+    assert x.asnumpy().tolist() == [1.0, 2.0]

@@ -302,7 +302,7 @@ def full_like(data, fill_value, dtype=None):
 
 
 def identity(data):
-    return _wrap(_np.array(data, copy=True))
+    return _wrap(_np.copy(data))  # (a recorded op: gradients pass, as through MXNet's _copy)
 
 
 _copy = identity
