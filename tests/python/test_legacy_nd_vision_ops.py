@@ -77,6 +77,7 @@ def _lrn_ref(x, alpha, beta, knorm, nsize):
     ((2, 7, 3, 4), dict(nsize=5)),
     ((1, 4, 2, 2), dict(nsize=3, alpha=0.5, beta=0.6, knorm=1.0)),
     ((2, 3, 2, 1), dict(nsize=7, alpha=2.0)),    # window wider than the channels
+    ((2, 3, 2, 1), dict(nsize=10 ** 9 + 1, alpha=2.0)),  # (costs no more than 5 would)
     ((1, 1, 1, 1), dict(nsize=1)),
 ])
 def test_lrn_against_the_documented_formula(shape, kwargs):

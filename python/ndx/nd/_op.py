@@ -959,11 +959,14 @@ def LRN(data, alpha=1e-4, beta=0.75, knorm=2.0, nsize=None):  # noqa: N802  (MXN
         if not _is_real(value):
             raise TypeError(f"[LRN] {name} must be a real number, got {value!r}")
     nsize = int(nsize)
-    half, channels = nsize // 2, data.shape[1]
+    # A window wider than 2 * channels - 1 covers every channel from every position, as that
+    # one does (only alpha / nsize sees the width): a huge nsize costs no more.
+    channels = data.shape[1]
+    half = builtins.min(nsize // 2, builtins.max(channels - 1, 0))
     sq = data * data
     padded = _np.pad(sq, ((0, 0), (half, half), (0, 0), (0, 0))) if half else sq
     window = padded[:, 0:channels]
-    for k in range(1, nsize):
+    for k in range(1, 2 * half + 1):
         window = window + padded[:, k:k + channels]
     # (float32 params, as MXNet's: salpha = alpha / nsize in float32)
     salpha = float(onp.float32(alpha) / onp.float32(nsize))
