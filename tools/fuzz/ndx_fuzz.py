@@ -39,8 +39,9 @@ import traceback
 
 # BufferError is the DLPack / buffer protocols' own typed error (from_dlpack, __dlpack__);
 # FileNotFoundError is what npx.load / np.load of a missing file raise, as NumPy's does.
+# (EOFError: np.load of an empty file raises it, as NumPy's does)
 TYPED = (ValueError, TypeError, IndexError, NotImplementedError, MemoryError, OverflowError,
-         ZeroDivisionError, BufferError, FileNotFoundError)
+         ZeroDivisionError, BufferError, FileNotFoundError, EOFError)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -248,6 +249,7 @@ class Space:
         probe = np.ones((1,))  # on an instance: the class also sees type's own dunders
         self.dunders = [d for d in self.dunders if hasattr(probe, d)]
         self.state = (npx.is_np_default_dtype(), npx.get_num_threads())
+        self.print_options = (np.get_printoptions(), onp.get_printoptions())
         self.accepted = {}
 
     def load_accepted(self, path=None):
@@ -287,6 +289,16 @@ class Space:
             ag.set_recording(False)
         if ag.is_training():
             ag.set_training(False)
+        # Print options too: after a fuzzed set_printoptions(legacy=[True]) (accepted with a
+        # warning, as NumPy does) every repr raises, NumPy's and ndx's alike, and the next
+        # calls' descriptions failed as "generator failed".
+        for mod, options in zip((self.np, self.onp), self.print_options):
+            try:
+                changed = mod.get_printoptions() != options
+            except Exception:  # (a broken legacy value makes get_printoptions raise)
+                changed = True
+            if changed:
+                mod.set_printoptions(**options)
 
 
 def _signature_params(f):
