@@ -18,10 +18,9 @@ import time  # noqa: E402
 
 import numpy as onp  # noqa: E402
 from int8_models import NETS as MODEL_NETS  # noqa: E402  (bench/ is the script's directory)
-from int8_models import set_bn_statistics  # noqa: E402
+from int8_models import float_net  # noqa: E402
 
-import ndx as mx  # noqa: E402
-from ndx import _core, np, npx  # noqa: E402
+from ndx import _core, npx  # noqa: E402
 from ndx.gluon import nn  # noqa: E402
 
 
@@ -36,16 +35,6 @@ def small_cnn():
 # int8_models' networks, its CNN with a BatchNorm after both convolutions.
 NETS = {"CNN 3x32x32 (conv+bn+relu x2)": (small_cnn, (3, 32, 32)),
         **{k: v for k, v in MODEL_NETS.items() if not k.startswith("CNN")}}
-
-
-def prepared(make, shape, batch, rng):
-    net = make()
-    net.initialize(mx.init.Xavier())
-    x = np.array(rng.uniform(0, 1, (batch,) + shape).astype(onp.float32))
-    net(x)
-    set_bn_statistics(net, rng)
-    net.hybridize()
-    return net, x
 
 
 def timed(net, x, fusion):
@@ -67,7 +56,7 @@ def main():
     ap.add_argument("--threads", default="1,2")
     args = ap.parse_args()
     rng = onp.random.default_rng(0)
-    nets = {name: prepared(make, shape, args.batch, rng) for name, (make, shape) in NETS.items()}
+    nets = {name: float_net(make, shape, args.batch, rng) for name, (make, shape) in NETS.items()}
     print(f"batch {args.batch}, {args.rounds} interleaved rounds, medians")
     print(f"{'network':32s} {'thr':>3s} {'kernels':>9s} {'fused ms':>9s} {'unfused ms':>10s} "
           f"{'ratio':>6s} {'max diff':>9s}")

@@ -51,13 +51,19 @@ def set_bn_statistics(net, rng):
             p.set_data(np.array(rng.uniform(0.5, 1.5, p.shape).astype(onp.float32)))
 
 
-def prepared(make, shape, batch, rng):
+def float_net(make, shape, batch, rng):
+    """A hybridized network with trained-like BatchNorm statistics, and a batch for it."""
     net = make()
     net.initialize(mx.init.Xavier())
     x = np.array(rng.uniform(0, 1, (batch,) + shape).astype(onp.float32))
     net(x)
     set_bn_statistics(net, rng)
     net.hybridize()
+    return net, x
+
+
+def prepared(make, shape, batch, rng):
+    net, x = float_net(make, shape, batch, rng)
     calib = [np.array(rng.uniform(0, 1, (batch,) + shape).astype(onp.float32))
              for _ in range(4)]
     qnet = quantize_net(net, calib_mode="naive", calib_data=calib)

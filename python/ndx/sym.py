@@ -1919,16 +1919,22 @@ def _x_broadcast_like(g, node, attrs, ins):
 # swapaxes, and a (B,)- or (T, B)-shaped tensor meets the data's leading axes by reversing the
 # data's axes (transpose without axes), which puts them last, where NumPy broadcasts.
 
-def _positions(g, x, axis, name):
-    """0 .. x.shape[axis] - 1 as int64 (1-d): a cumulative sum of ones down one column of x
-    (its other axes merged)."""
+def _ones_column(g, x, axis, name):
+    """int64 ones of shape (x.shape[axis], 1): one column of x (its other axes merged), axis
+    first, filled with ones."""
     if axis != 0:
         x = g.add("_np_swapaxes", name + "_front", [x], {"axis1": axis, "axis2": 0})
     col = g.add("_npx_slice", name + "_col", [
         g.add("_npx_reshape", name + "_2d", [x], {"newshape": (-2, -1)})],
         {"begin": (_NONE, 0), "end": (_NONE, 1)})
-    ones = g.add("_npi_astype", name + "_ones", [g.add("_np_ones_like", name + "_ones_f", [col])],
-                 {"dtype": "int64"})
+    return g.add("_npi_astype", name + "_ones",
+                 [g.add("_np_ones_like", name + "_ones_f", [col])], {"dtype": "int64"})
+
+
+def _positions(g, x, axis, name):
+    """0 .. x.shape[axis] - 1 as int64 (1-d): a cumulative sum of ones down one column of x
+    (its other axes merged)."""
+    ones = _ones_column(g, x, axis, name)
     count = g.add("_npx_reshape", name + "_count", [
         g.add("_np_cumsum", name + "_cumsum", [ones], {"axis": 0})], {"newshape": (-1,)})
     return g.add("_np_subtract", name + "_positions", [count, g.const(1, name + "_one", "int64")])
@@ -2349,14 +2355,7 @@ def _x_smooth_l1(g, node, attrs, ins):
 
 def _extent(g, x, axis, name):
     """x.shape[axis] as an int64 array of shape (1,): a sum of ones down one column of x."""
-    if axis != 0:
-        x = g.add("_np_swapaxes", name + "_front", [x], {"axis1": axis, "axis2": 0})
-    col = g.add("_npx_slice", name + "_col", [
-        g.add("_npx_reshape", name + "_2d", [x], {"newshape": (-2, -1)})],
-        {"begin": (_NONE, 0), "end": (_NONE, 1)})
-    ones = g.add("_npi_astype", name + "_ones", [g.add("_np_ones_like", name + "_ones_f", [col])],
-                 {"dtype": "int64"})
-    return g.add("_np_sum", name + "_size", [ones], {"axis": (0,)})
+    return g.add("_np_sum", name + "_size", [_ones_column(g, x, axis, name)], {"axis": (0,)})
 
 
 def _channel(g, x, c, name):

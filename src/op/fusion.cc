@@ -830,6 +830,16 @@ NodePtr fused_conv_node(const std::vector<const Node*>& chain,
 
 }  // namespace
 
+// A node a fusion pass keeps: its attrs and control deps, its inputs mapped to the new graph.
+template <class MapEntry>
+NodePtr unfused_copy(const Node& n, const MapEntry& map_entry) {
+  auto c = std::make_shared<Node>();
+  c->attrs = n.attrs;
+  c->control_deps = n.control_deps;
+  for (const NodeEntry& e : n.inputs) c->inputs.push_back(map_entry(e));
+  return c;
+}
+
 Graph fuse_convolutions(const Graph& g, int* fused_nodes, int* fused_ops) {
   *fused_nodes = *fused_ops = 0;
   const std::vector<NodePtr> order = g.topo_order();
@@ -861,11 +871,7 @@ Graph fuse_convolutions(const Graph& g, int* fused_nodes, int* fused_ops) {
       *fused_ops += static_cast<int>(chain.size());
       continue;
     }
-    auto c = std::make_shared<Node>();
-    c->attrs = n->attrs;
-    c->control_deps = n->control_deps;
-    for (const NodeEntry& e : n->inputs) c->inputs.push_back(map_entry(e));
-    copy[n.get()] = c;
+    copy[n.get()] = unfused_copy(*n, map_entry);
   }
   Graph out;
   for (const NodeEntry& o : g.outputs) out.outputs.push_back(map_entry(o));
@@ -922,11 +928,7 @@ Graph fuse_elementwise(const Graph& g, int* fused_nodes, int* fused_ops) {
       *fused_ops += static_cast<int>(group->size());
       continue;
     }
-    auto c = std::make_shared<Node>();
-    c->attrs = n->attrs;
-    c->control_deps = n->control_deps;
-    for (const NodeEntry& e : n->inputs) c->inputs.push_back(map_entry(e));
-    copy[n.get()] = c;
+    copy[n.get()] = unfused_copy(*n, map_entry);
   }
   Graph out;
   for (const NodeEntry& o : g.outputs) out.outputs.push_back(map_entry(o));
