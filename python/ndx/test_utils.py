@@ -189,15 +189,31 @@ def rand_coord_2d(x_low, x_high, y_low, y_high):
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A standard-normal NDArray (MXNet's legacy array; ``.as_np_ndarray()`` gives the same
-    memory as an ndx.numpy.ndarray). Only dense storage exists in ndx."""
+    """A random NDArray (MXNet's legacy array; ``.as_np_ndarray()`` gives the same memory as
+    an ndx.numpy.ndarray): standard-normal values for stype 'default'; for 'csr' /
+    'row_sparse', uniform [0, 1) values at a fraction `density` (random by default) of the
+    elements (csr) or rows (row_sparse), as MXNet's."""
     from .nd.ndarray import array as nd_array
-    if stype != "default":
-        raise NotImplementedError(f"[rand_ndarray] sparse storage is not supported; stype "
-                                  f"must be 'default', got {stype!r}")
-    data = _onp.asarray(random_arrays(tuple(shape)))
-    return nd_array(data, dtype=default_dtype() if dtype is None else dtype,
-                    device=ctx if ctx is not None else default_device())
+    dtype = default_dtype() if dtype is None else dtype
+    device = ctx if ctx is not None else default_device()
+    if stype not in ("default", "csr", "row_sparse"):
+        raise ValueError(f"[rand_ndarray] stype must be 'default', 'csr' or 'row_sparse', "
+                         f"got {stype!r}")
+    if stype == "default":
+        data = _onp.asarray(random_arrays(tuple(shape)))
+        return nd_array(data, dtype=dtype, device=device)
+    density = _onp.random.rand() if density is None else float(density)
+    if not 0.0 <= density <= 1.0:
+        raise ValueError(f"[rand_ndarray] density must be in [0, 1], got {density}")
+    values = _onp.random.uniform(size=tuple(shape))
+    if stype == "csr":
+        values = values * (_onp.random.uniform(size=values.shape) < density)
+    else:
+        values = values * (_onp.random.uniform(size=(values.shape[0],) + (1,) *
+                                               (values.ndim - 1)) < density)
+    if modifier_func is not None:
+        values = _onp.vectorize(modifier_func)(values) * (values != 0)
+    return nd_array(values, dtype=dtype, device=device).tostype(stype)
 
 
 def np_reduce(dat, axis, keepdims, numpy_reduce_func):

@@ -1,5 +1,5 @@
 """mx.nd.linalg (MXNet's BLAS / LAPACK operators with their parameters and batch semantics),
-mx.nd.image, mx.nd.sparse (dense-only: sparse storage raises NotImplementedError),
+mx.nd.image, mx.nd.sparse on dense operands (sparse storage: test_sparse.py),
 npx.slice_like and the legacy UpSampling / moments. References: NumPy, MXNet's documented
 examples (la_op.cc, upsampling.cc) and numeric gradients of NumPy formulas."""
 import numpy as onp
@@ -332,22 +332,6 @@ def test_random_image_ops():
 
 
 # ---- sparse ----------------------------------------------------------------------------------
-
-
-def test_sparse_raises_not_implemented_with_a_dense_hint():
-    for call in (lambda: nd.sparse.csr_matrix(([1.0], [0], [0, 1]), shape=(1, 1)),
-                 lambda: nd.sparse.row_sparse_array(([[1.0]], [0]), shape=(2, 1)),
-                 lambda: nd.sparse.array(onp.ones((2, 2))),
-                 lambda: nd.sparse.zeros("csr", (2, 2)),
-                 lambda: nd.sparse.empty("row_sparse", (2, 2)),
-                 lambda: nd.sparse.CSRNDArray(),
-                 lambda: nd.sparse.retain(nd.ones((2, 2)), nd.array([0])),
-                 lambda: nd.cast_storage(nd.ones(2), "csr"),
-                 lambda: nd.ones(2).tostype("row_sparse")):
-        with pytest.raises(NotImplementedError, match="sparse storage"):
-            call()
-    with pytest.raises(NotImplementedError, match="dense"):
-        nd.sparse.csr_matrix((2, 2))
 
 
 def test_sparse_dense_paths():

@@ -83,8 +83,8 @@ def test_random_helpers():
     y[0, 0] = 123.0  # the same memory
     assert x[0, 0].item() == 123.0
     assert test_utils.rand_ndarray((2,), dtype="float64").dtype == onp.float64
-    with pytest.raises(NotImplementedError, match="sparse"):
-        test_utils.rand_ndarray((2, 2), stype="csr")
+    with pytest.raises(ValueError, match="stype"):
+        test_utils.rand_ndarray((2, 2), stype="coo")
 
 
 def test_collapse_sum_like_matches_hand_computation():

@@ -6,7 +6,8 @@ the legacy API under MXNet's names and signatures (``nd.array``, ``zeros`` / ``o
 ``empty`` / ``full`` / ``arange`` with ``ctx=`` and float32 by default, ``dot``, ``concat``,
 ``reshape`` with 0 / -1 / -2 / -3 / -4, ``FullyConnected``, ``Convolution``, ``BatchNorm``,
 ... in ``nd._op``; ``nd.random``; ``nd.contrib``; ``nd.linalg`` (also as ``linalg_gemm2``,
-...); ``nd.image``; ``nd.sparse``, dense only), ``nd.waitall``, ``nd.load`` / ``nd.save``
+...); ``nd.image``; ``nd.sparse``: CSR and row_sparse arrays), ``nd.waitall``,
+``nd.load`` / ``nd.save``
 (MXNet's file format), and ``nd.numpy`` / ``nd.numpy._internal`` (the ops MXNet's Python
 code calls as ``_npi.<name>``). A legacy name takes precedence over a registered op of the
 same name (``zeros_like``, ``ones_like``)."""

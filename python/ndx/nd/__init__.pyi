@@ -351,7 +351,7 @@ def broadcast_to(data: Any, shape: Any) -> Any:
 def cast(data: Any, dtype: Any) -> Any: ...
 
 def cast_storage(data: Any, stype: Any) -> Any:
-    """data itself for stype 'default'; ndx has no sparse storage (other stypes raise NotImplementedError)."""
+    """`data` in storage type `stype` ('default', 'csr' or 'row_sparse'), as ``nd.sparse.cast_storage``."""
 
 def cbrt(data: Any) -> Any:
     """MXNet's cbrt, element-wise."""
@@ -390,7 +390,7 @@ def divide(lhs: Any, rhs: Any) -> Any:
     """MXNet's divide, with broadcasting."""
 
 def dot(lhs: Any, rhs: Any, transpose_a: Any = False, transpose_b: Any = False, forward_stype: Any = None) -> Any:
-    """MXNet's legacy dot: for N-d arrays, the last axis of lhs with the first of rhs (lhs transposed / rhs transposed first when asked)."""
+    """MXNet's legacy dot: for N-d arrays, the last axis of lhs with the first of rhs (lhs transposed / rhs transposed first when asked). Sparse operands or a sparse forward_stype go to ``nd.sparse.dot`` (its storage rules)."""
 
 def elemwise_add(lhs: Any, rhs: Any) -> Any:
     """MXNet's broadcast_add, with broadcasting."""
@@ -405,7 +405,7 @@ def elemwise_sub(lhs: Any, rhs: Any) -> Any:
     """MXNet's broadcast_sub, with broadcasting."""
 
 def empty(shape: Any, ctx: Any = None, dtype: Any = None, stype: Any = None, device: Any = None) -> Any:
-    """An uninitialized NDArray (float32 by default) on `ctx`."""
+    """An uninitialized NDArray (float32 by default) on `ctx`; an empty sparse array for stype 'csr' / 'row_sparse'."""
 
 def equal(lhs: Any, rhs: Any) -> Any:
     """MXNet's equal, with broadcasting."""
@@ -848,6 +848,6 @@ def where(condition: Any, x: Any, y: Any) -> Any:
     """x where condition is nonzero, else y. As MXNet's, a 1-D condition beside N-d x and y (of as many rows) picks whole rows: x[i] where condition[i] is nonzero, else y[i]."""
 
 def zeros(shape: Any, ctx: Any = None, dtype: Any = None, stype: Any = None, device: Any = None, **kwargs: Any) -> Any:
-    """An NDArray of zeros (float32 by default) on `ctx` (the current device by default)."""
+    """An NDArray of zeros (float32 by default) on `ctx` (the current device by default); an all-zero sparse array for stype 'csr' / 'row_sparse'."""
 
 def zeros_like(data: Any, dtype: Any = None) -> Any: ...

@@ -536,7 +536,12 @@ def smooth_l1(data, scalar=1.0):
 
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     """MXNet's legacy dot: for N-d arrays, the last axis of lhs with the first of rhs (lhs
-    transposed / rhs transposed first when asked)."""
+    transposed / rhs transposed first when asked). Sparse operands or a sparse forward_stype
+    go to ``nd.sparse.dot`` (its storage rules)."""
+    from . import sparse
+    if forward_stype not in (None, "default") or isinstance(
+            lhs, sparse.BaseSparseNDArray) or isinstance(rhs, sparse.BaseSparseNDArray):
+        return sparse.dot(lhs, rhs, transpose_a, transpose_b, forward_stype)
     if lhs.ndim <= 2 and rhs.ndim <= 2:
         return _wrap(_np.dot(_np.transpose(lhs) if transpose_a else lhs,
                              _np.transpose(rhs) if transpose_b else rhs))
@@ -792,12 +797,10 @@ def moments(data, axes=None, keepdims=False):
 
 
 def cast_storage(data, stype):
-    """data itself for stype 'default'; ndx has no sparse storage (other stypes raise
-    NotImplementedError)."""
-    if stype != "default":
-        raise NotImplementedError(f"[cast_storage] sparse storage is not supported (every ndx "
-                                  f"array is dense); stype must be 'default', got {stype!r}")
-    return _wrap(data)
+    """`data` in storage type `stype` ('default', 'csr' or 'row_sparse'), as
+    ``nd.sparse.cast_storage``."""
+    from .sparse import cast_storage as cast
+    return cast(data, stype)
 
 
 def InstanceNorm(data, gamma, beta, eps=1e-3):  # noqa: N802

@@ -23,8 +23,11 @@ __all__ = ["NDArray", "array", "waitall", "zeros", "ones", "empty", "full", "eye
 class _NDArrayMeta(type):
     def __instancecheck__(cls, obj):
         # mx.np.ndarray derives from mx.nd.NDArray in MXNet 2.0: MXNet code tests arrays with
-        # isinstance(x, mx.nd.NDArray).
-        return isinstance(obj, _np.ndarray)
+        # isinstance(x, mx.nd.NDArray). MXNet's sparse arrays are NDArrays too.
+        if isinstance(obj, _np.ndarray):
+            return True
+        from .sparse import BaseSparseNDArray
+        return isinstance(obj, BaseSparseNDArray)
 
 
 def _wrap(a):
@@ -115,7 +118,7 @@ class NDArray(_np.ndarray, metaclass=_NDArrayMeta):
 
     @property
     def stype(self):
-        """Storage type: always 'default' (dense); ndx has no sparse storage."""
+        """Storage type: 'default' (dense); the sparse arrays are ``nd.sparse``'s classes."""
         return "default"
 
     @property
@@ -135,11 +138,10 @@ class NDArray(_np.ndarray, metaclass=_NDArrayMeta):
         return self
 
     def tostype(self, stype):
-        if stype != "default":
-            raise NotImplementedError(f"[NDArray.tostype] sparse storage is not supported "
-                                      f"(every ndx array is dense; use the dense array as it "
-                                      f"is); stype must be 'default', got {stype!r}")
-        return self
+        """This array in storage type `stype`: itself for 'default', a CSRNDArray for
+        'csr', a RowSparseNDArray for 'row_sparse'."""
+        from .sparse import cast_storage
+        return cast_storage(self, stype)
 
     def asscalar(self):
         """The value of a one-element array as a NumPy scalar (MXNet's ``asscalar``)."""
@@ -270,6 +272,10 @@ def array(source_array, ctx=None, dtype=None, device=None):
     current device by default). As MXNet's, dtype defaults to the source's for an ndx array
     (an NDArray) and to float32 for anything else: NumPy arrays (a float64 or int64 NumPy
     array becomes float32), lists, scalars."""
+    from . import sparse
+    if isinstance(source_array, sparse.BaseSparseNDArray) or sparse._is_scipy_sparse(
+            source_array):
+        return sparse.array(source_array, ctx=_device(ctx, device), dtype=dtype)
     if dtype is None:
         dtype = source_array.dtype if isinstance(source_array, _np.ndarray) else "float32"
     out = _np.array(source_array, dtype=dtype, device=_device(ctx, device))
@@ -277,15 +283,21 @@ def array(source_array, ctx=None, dtype=None, device=None):
 
 
 def empty(shape, ctx=None, dtype=None, stype=None, device=None):
-    """An uninitialized NDArray (float32 by default) on `ctx`."""
-    _dense(stype, "empty")
+    """An uninitialized NDArray (float32 by default) on `ctx`; an empty sparse array for
+    stype 'csr' / 'row_sparse'."""
+    if stype not in (None, "default"):
+        from .sparse import empty as sparse_empty
+        return sparse_empty(stype, shape, ctx=_device(ctx, device), dtype=dtype)
     return _wrap(_np.empty(_shape(shape), dtype=dtype or "float32",
                            device=_device(ctx, device)))
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, device=None, **kwargs):
-    """An NDArray of zeros (float32 by default) on `ctx` (the current device by default)."""
-    _dense(stype, "zeros")
+    """An NDArray of zeros (float32 by default) on `ctx` (the current device by default);
+    an all-zero sparse array for stype 'csr' / 'row_sparse'."""
+    if stype not in (None, "default"):
+        from .sparse import zeros as sparse_zeros
+        return sparse_zeros(stype, shape, ctx=_device(ctx, device), dtype=dtype)
     return _wrap(_np.zeros(_shape(shape), dtype=dtype or "float32",
                            device=_device(ctx, device)))
 

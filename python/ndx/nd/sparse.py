@@ -1,116 +1,1005 @@
-"""MXNet's legacy ``mx.nd.sparse``, as far as ndx can honour it. ndx stores every array
-densely: it has no CSR or row_sparse storage, so the constructors of sparse arrays
-(``csr_matrix``, ``row_sparse_array``, ``array``, ``zeros`` / ``empty`` with a sparse stype)
-and the sparse-only operators raise NotImplementedError saying so; use dense NDArrays
-(``mx.nd.array``, ``mx.nd.zeros``, ``mx.nd.dot``) instead, which compute the same values.
+"""MXNet's sparse storage, ``mx.nd.sparse``: CSR matrices (``CSRNDArray``) and row-sparse
+arrays (``RowSparseNDArray``).
 
-What is well defined on dense arrays works: ``zeros`` / ``empty`` with stype 'default',
-``cast_storage(x, 'default')``, and the element-wise ``add`` / ``subtract`` / ``multiply`` /
-``divide`` and ``dot`` on dense operands (whose results MXNet also returns dense).
-``CSRNDArray``, ``RowSparseNDArray`` and ``BaseSparseNDArray`` exist for isinstance checks
-(no ndx array is one) and cannot be created."""
+A sparse array keeps its parts as dense ndx arrays, as MXNet's do:
+
+- ``CSRNDArray`` (2-D): ``data`` (the stored values), ``indices`` (the column of each, int64)
+  and ``indptr`` (where each row's values start, then their count; int64);
+- ``RowSparseNDArray`` (any ndim >= 1): ``indices`` (the stored rows, sorted, int64) and
+  ``data`` (those rows, shape ``(len(indices),) + shape[1:]``).
+
+The products and conversions of CSR matrices are registered C++ ops on those parts
+(``src/operator/sparse.cc``: ``_sparse_csr_dot``, ``_sparse_csr_todense``,
+``_sparse_csr_gather``), so they are threaded, take work proportional to the stored values,
+and record for autograd: ``dot(csr, w)`` with ``w`` attached to autograd gives ``w`` its
+gradient, ``csr.T @ ograd``. Everything else composes ndx's array ops on the parts.
+
+Storage types of results follow MXNet's documentation: ``dot(csr, dense) = dense``,
+``dot(csr, dense, transpose_a=True) = row_sparse``, ``dot(dense, csr) = csr``, and
+``forward_stype`` asks for another; ``add`` / ``subtract`` of two arrays of one sparse stype
+and ``multiply`` of a sparse array by a scalar, a dense array or one of its stype keep the
+stype; the zero-preserving element-wise functions (``abs``, ``sqrt``, ``tanh``, ...) map the
+stored values; anything else falls back to dense storage, as MXNet's storage fallback does.
+
+``mx.io.LibSVMIter`` reads LibSVM files into CSR batches.
+
+Not provided: sparse arrays are not ``mx.np`` arrays (``mxnet.numpy`` has no sparse storage
+either), Gluon parameters with sparse storage or gradients (``Embedding(sparse_grad=True)``
+computes a dense gradient), lazy row-sparse optimizer updates, sparse KVStore pulls
+(``row_sparse_pull``), sparse symbols and GPU kernels."""
+import builtins as _builtins
+import numbers as _numbers
+
+import numpy as onp
+
+from .. import _core
+from .. import numpy as _np
+from .._registry import ops as _ops
 from . import _op
-from .ndarray import _dense
-from .ndarray import empty as _empty
-from .ndarray import zeros as _zeros
+from .ndarray import _device, _wrap
+from .ndarray import _plain as _nd_plain
+from .ndarray import empty as _empty_dense
+from .ndarray import zeros as _zeros_dense
 
 __all__ = ["csr_matrix", "row_sparse_array", "array", "zeros", "empty", "BaseSparseNDArray",
            "CSRNDArray", "RowSparseNDArray", "add", "subtract", "multiply", "divide", "dot",
-           "cast_storage", "retain", "square_sum"]
+           "cast_storage", "retain", "square_sum", "elemwise_add", "elemwise_sub",
+           "elemwise_mul", "elemwise_div", "add_n", "sum", "mean", "norm", "abs", "sign",
+           "sqrt", "square", "negative", "relu", "sin", "tan", "arcsin", "arctan", "sinh",
+           "tanh", "arcsinh", "arctanh", "expm1", "log1p", "rint", "round", "ceil", "floor",
+           "trunc", "fix", "degrees", "radians", "clip"]
 
-_DENSE = ("ndx has no sparse storage (CSR / row_sparse): every array is dense. Use a dense "
-          "NDArray instead (mx.nd.array(...), mx.nd.zeros(...), and mx.nd.dot / arithmetic "
-          "on it compute the same values).")
+_STYPES = ("default", "csr", "row_sparse")
 
 
-def _unsupported(who):
-    return NotImplementedError(f"[nd.sparse.{who}] {_DENSE}")
+def _invoke(name, inputs, params):
+    return _core._invoke(_ops()[name].handle, tuple(inputs), params)
+
+
+def _plain(x):
+    """x as a plain ndx array (NDArrays, NumPy arrays, lists and scalars are converted)."""
+    if isinstance(x, _np.ndarray):
+        return _nd_plain(x)  # (keeps x's autograd history)
+    return _np.array(x)
+
+
+def _index_array(x, ctx, who, what):
+    a = _np.array(x.asnumpy() if isinstance(x, _np.ndarray) else onp.asarray(x), device=ctx)
+    if a.ndim != 1:
+        raise ValueError(f"[{who}] {what} must be 1-D, got shape {a.shape}")
+    if a.size and a.dtype.kind not in "iu":
+        if a.dtype.kind == "f" and bool(_np.all(a == _np.floor(a))):
+            return a.astype("int64")
+        raise TypeError(f"[{who}] {what} must be integers, got dtype {a.dtype}")
+    return a.astype("int64")
+
+
+def _check_stype(stype, who):
+    if stype not in _STYPES:
+        raise ValueError(f"[{who}] stype must be one of {_STYPES}, got {stype!r}")
+
+
+def _shape_tuple(shape, who):
+    if isinstance(shape, _numbers.Integral):
+        shape = (shape,)
+    try:
+        shape = tuple(int(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"[{who}] shape must be a tuple of ints, got {shape!r}") from None
+    if any(d < 0 for d in shape):
+        raise ValueError(f"[{who}] shape must not have negative sizes, got {shape}")
+    return shape
 
 
 class BaseSparseNDArray:
-    """MXNet's base class of sparse arrays; ndx has none (every array is dense)."""
+    """The common part of MXNet's sparse arrays (see the module docstring)."""
 
-    def __new__(cls, *args, **kwargs):
-        raise _unsupported(cls.__name__)
+    __array_priority__ = 1000.0  # NumPy hands mixed arithmetic to these classes
+
+    stype = None
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(f"[{type(self).__name__}] create sparse arrays with "
+                        f"mx.nd.sparse.csr_matrix / row_sparse_array / zeros / array, or "
+                        f"x.tostype(...)")
+
+    @classmethod
+    def _make(cls, shape, dtype, **parts):
+        self = object.__new__(cls)
+        self._shape = tuple(int(d) for d in shape)
+        self._dtype = onp.dtype(dtype)
+        for name, value in parts.items():
+            setattr(self, "_" + name, value)
+        return self
+
+    # -- MXNet's array attributes --
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def size(self):
+        out = 1
+        for d in self._shape:
+            out *= d
+        return out
+
+    @property
+    def context(self):
+        return self._data.device
+
+    ctx = context
+    device = context
+
+    @property
+    def data(self):
+        """The stored values (an NDArray)."""
+        return _wrap(self._data)
+
+    @property
+    def indices(self):
+        """The column (CSR) or row (row_sparse) indices of the stored values (int64)."""
+        return _wrap(self._indices)
+
+    def __len__(self):
+        return self._shape[0]
+
+    def __repr__(self):
+        dims = "x".join(str(d) for d in self._shape)
+        return f"\n<{type(self).__name__} {dims} @{self.context}>"
+
+    def __bool__(self):
+        raise ValueError(f"[{type(self).__name__}] the truth value of a sparse array is "
+                         f"ambiguous")
+
+    def wait_to_read(self):
+        pass
+
+    def asnumpy(self):
+        """The dense values as a NumPy array."""
+        return self.tostype("default").asnumpy()
+
+    def todense(self):
+        return self.tostype("default")
+
+    def tostype(self, stype):
+        return cast_storage(self, stype)
+
+    def astype(self, dtype, copy=True):
+        if not copy and onp.dtype(dtype) == self._dtype:
+            return self
+        return self._with_data(self._data.astype(dtype))
+
+    def copy(self):
+        return self._with_data(self._data.copy(), copy_indices=True)
+
+    def copyto(self, other):
+        """A copy on device `other`, or copied into the sparse array `other` (same stype and
+        shape) and returned."""
+        if isinstance(other, BaseSparseNDArray):
+            if other is self:
+                return self
+            other[:] = self
+            return other
+        if isinstance(other, _np.ndarray):
+            raise TypeError(f"[{type(self).__name__}.copyto] copy into a dense array with "
+                            f"dense[:] = sparse.tostype('default'); got a dense array")
+        return self.as_in_context(other)
+
+    def as_in_context(self, context):
+        if context == self.context:
+            return self
+        parts = {k: getattr(self, "_" + k).as_in_context(context) for k in self._parts}
+        return type(self)._make(self._shape, self._dtype, **parts)
+
+    as_in_ctx = as_in_context
+
+    def _with_data(self, data, copy_indices=False):
+        parts = {k: getattr(self, "_" + k) for k in self._parts}
+        if copy_indices:
+            parts = {k: v.copy() for k, v in parts.items()}
+        parts["data"] = _float_values(data)
+        return type(self)._make(self._shape, data.dtype, **parts)
+
+    def __setitem__(self, key, value):
+        if not (isinstance(key, slice) and key == slice(None)):
+            raise ValueError(f"[{type(self).__name__}.__setitem__] only x[:] = value is "
+                             f"supported on sparse arrays, got key {key!r}")
+        if isinstance(value, _numbers.Number):
+            value = _np.full(self._shape, value, dtype=self._dtype)
+        value = cast_storage(value, self.stype) if not isinstance(value, type(self)) else value
+        if value.shape != self._shape:
+            raise ValueError(f"[{type(self).__name__}.__setitem__] the value has shape "
+                             f"{value.shape}, the array {self._shape}")
+        for k in self._parts:
+            part = getattr(value, "_" + k)
+            setattr(self, "_" + k, part.astype(self._dtype) if k == "data"
+                    else part.copy())
+
+    # -- arithmetic (MXNet's storage rules, dense fallback otherwise) --
+    def __add__(self, other):
+        return add(self, other)
+
+    def __radd__(self, other):
+        return add(other, self)
+
+    def __sub__(self, other):
+        return subtract(self, other)
+
+    def __rsub__(self, other):
+        return subtract(other, self)
+
+    def __mul__(self, other):
+        return multiply(self, other)
+
+    def __rmul__(self, other):
+        return multiply(other, self)
+
+    def __truediv__(self, other):
+        return divide(self, other)
+
+    def __rtruediv__(self, other):
+        return divide(other, self)
+
+    def __neg__(self):
+        return negative(self)
+
+    def __iadd__(self, other):
+        self[:] = add(self, other)
+        return self
+
+    def __isub__(self, other):
+        self[:] = subtract(self, other)
+        return self
+
+    def __imul__(self, other):
+        self[:] = multiply(self, other)
+        return self
+
+    def __itruediv__(self, other):
+        self[:] = divide(self, other)
+        return self
+
+    def abs(self):
+        return abs(self)
+
+    def sqrt(self):
+        return sqrt(self)
+
+    def square(self):
+        return square(self)
+
+    def sign(self):
+        return sign(self)
+
+    def clip(self, a_min, a_max):
+        return clip(self, a_min, a_max)
+
+    def sum(self, axis=None, keepdims=False):
+        return sum(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        return mean(self, axis=axis, keepdims=keepdims)
+
+    def norm(self):
+        return norm(self)
 
 
 class CSRNDArray(BaseSparseNDArray):
-    """MXNet's CSR array; ndx has no sparse storage."""
+    """A 2-D matrix in compressed sparse row storage (MXNet's ``CSRNDArray``)."""
+
+    stype = "csr"
+    _parts = ("data", "indices", "indptr")
+
+    @property
+    def indptr(self):
+        """Where each row's stored values start in data / indices, then their count."""
+        return _wrap(self._indptr)
+
+    def asscipy(self):
+        """The matrix as a ``scipy.sparse.csr_matrix``."""
+        import scipy.sparse as sp
+        return sp.csr_matrix((self._data.asnumpy(), self._indices.asnumpy(),
+                              self._indptr.asnumpy()), shape=self._shape)
+
+    def __getitem__(self, key):
+        """Rows: an int (a 1-row CSRNDArray, as MXNet's) or a slice with step 1."""
+        rows = self._shape[0]
+        if isinstance(key, _numbers.Integral) and not isinstance(key, bool):
+            k = int(key) + rows if key < 0 else int(key)
+            if not 0 <= k < rows:
+                raise IndexError(f"[CSRNDArray.__getitem__] row {key} is out of range for "
+                                 f"{rows} rows")
+            key = slice(k, k + 1)
+        if not isinstance(key, slice):
+            raise TypeError(f"[CSRNDArray.__getitem__] index rows with an int or a slice, "
+                            f"got {type(key).__name__}")
+        begin, end, step = key.indices(rows)
+        if step != 1:
+            raise ValueError(f"[CSRNDArray.__getitem__] slices must have step 1, got {step}")
+        end = _builtins.max(begin, end)
+        ptr = self._indptr[begin:end + 1]
+        lo, hi = (int(ptr[0]), int(ptr[-1])) if ptr.size else (0, 0)
+        return CSRNDArray._make((end - begin, self._shape[1]), self._dtype,
+                                data=self._data[lo:hi].copy(),
+                                indices=self._indices[lo:hi].copy(),
+                                indptr=(ptr - lo) if ptr.size else _np.zeros(1, dtype="int64"))
+
+    def check_format(self, full_check=True):
+        """Raises ValueError unless indptr runs from 0 to nnz without decreasing and every
+        column is in range (and, with full_check, sorted and unique within its row)."""
+        _check_csr(self._data, self._indices, self._indptr, self._shape, full_check,
+                   "CSRNDArray.check_format")
 
 
 class RowSparseNDArray(BaseSparseNDArray):
-    """MXNet's row_sparse array; ndx has no sparse storage."""
+    """An array whose stored rows are listed in ``indices`` (MXNet's ``RowSparseNDArray``)."""
+
+    stype = "row_sparse"
+    _parts = ("data", "indices")
+
+    def __getitem__(self, key):
+        if isinstance(key, slice) and key == slice(None):
+            return self
+        raise ValueError(f"[RowSparseNDArray.__getitem__] only x[:] is supported, got "
+                         f"{key!r}; convert with tostype('default') to index rows")
+
+    def retain(self, indices):
+        return retain(self, indices)
+
+    def check_format(self, full_check=True):
+        """Raises ValueError unless the data holds one row per index and the indices are in
+        range (and, with full_check, sorted and unique)."""
+        _check_rsp(self._data, self._indices, self._shape, full_check,
+                   "RowSparseNDArray.check_format")
 
 
-def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
-    """Not supported: ndx has no CSR storage (use mx.nd.array on the dense values)."""
-    raise _unsupported("csr_matrix")
+def _check_csr(data, indices, indptr, shape, full_check, who):
+    rows, cols = shape
+    if data.ndim != 1 or indices.shape != data.shape:
+        raise ValueError(f"[{who}] data and indices must be 1-D of one length, got "
+                         f"{data.shape} and {indices.shape}")
+    if indptr.shape != (rows + 1,):
+        raise ValueError(f"[{who}] indptr must have {rows + 1} elements for {rows} rows, got "
+                         f"shape {indptr.shape}")
+    ptr = indptr.asnumpy()
+    if ptr[0] != 0 or ptr[-1] != data.size or (onp.diff(ptr) < 0).any():
+        raise ValueError(f"[{who}] indptr must run from 0 to nnz ({data.size}) without "
+                         f"decreasing, got {ptr.tolist()[:8]}...")
+    col = indices.asnumpy()
+    if col.size and (col.min() < 0 or col.max() >= cols):
+        raise ValueError(f"[{who}] column indices must be in [0, {cols}), got values in "
+                         f"[{col.min()}, {col.max()}]")
+    if full_check and col.size:
+        row_of = onp.repeat(onp.arange(rows), onp.diff(ptr))
+        same_row = row_of[1:] == row_of[:-1]
+        if (col[1:][same_row] <= col[:-1][same_row]).any():
+            raise ValueError(f"[{who}] column indices must be sorted and unique within each "
+                             f"row")
 
 
-def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
-    """Not supported: ndx has no row_sparse storage (use mx.nd.array on the dense values)."""
-    raise _unsupported("row_sparse_array")
+def _check_rsp(data, indices, shape, full_check, who):
+    if indices.ndim != 1 or data.shape != (indices.size,) + tuple(shape[1:]):
+        raise ValueError(f"[{who}] data must have shape {(indices.size,) + tuple(shape[1:])} "
+                         f"for {indices.size} indices of an array of shape {shape}, got "
+                         f"{data.shape}")
+    rows = indices.asnumpy()
+    if rows.size and (rows.min() < 0 or rows.max() >= shape[0]):
+        raise ValueError(f"[{who}] row indices must be in [0, {shape[0]}), got values in "
+                         f"[{rows.min()}, {rows.max()}]")
+    if full_check and (onp.diff(rows) <= 0).any():
+        raise ValueError(f"[{who}] row indices must be sorted and unique")
 
 
-def array(source_array, ctx=None, dtype=None):
-    """Not supported: makes a sparse array, which ndx has not (use mx.nd.array)."""
-    raise _unsupported("array")
+# ---------------------------------------------------------------- construction
 
 
-def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
-    """A dense NDArray of zeros for stype 'default'; sparse stypes raise
-    NotImplementedError."""
-    if stype not in (None, "default"):
-        raise _unsupported(f"zeros(stype={stype!r})")
-    return _zeros(shape, ctx=ctx, dtype=dtype)
-
-
-def empty(stype, shape, ctx=None, dtype=None):
-    """A dense uninitialized NDArray for stype 'default'; sparse stypes raise
-    NotImplementedError."""
-    if stype not in (None, "default"):
-        raise _unsupported(f"empty(stype={stype!r})")
-    return _empty(shape, ctx=ctx, dtype=dtype)
-
-
-def cast_storage(data, stype):
-    """data itself for stype 'default' (it is already dense); sparse stypes raise
-    NotImplementedError."""
-    _dense(stype, "sparse.cast_storage")
+def _float_values(data):
+    if data.dtype.kind != "f":
+        raise TypeError(f"[nd.sparse] sparse arrays hold float values (float16, float32, "
+                        f"float64), got dtype {data.dtype}")
     return data
 
 
+def _csr(data, indices, indptr, shape):
+    _float_values(data)
+    return CSRNDArray._make(shape, data.dtype, data=data, indices=indices, indptr=indptr)
+
+
+def _rsp(data, indices, shape):
+    _float_values(data)
+    return RowSparseNDArray._make(shape, data.dtype, data=data, indices=indices)
+
+
+def _default_dtype(source, dtype):
+    if dtype is not None:
+        return onp.dtype(dtype)
+    if isinstance(source, (_np.ndarray, onp.ndarray, BaseSparseNDArray)):
+        return onp.dtype(source.dtype)
+    return onp.dtype("float32")
+
+
+def _values(x, dtype, ctx):
+    if isinstance(x, _np.ndarray):
+        return _plain(x).astype(dtype).as_in_context(ctx)
+    return _np.array(onp.asarray(x), dtype=dtype, device=ctx)
+
+
+def _is_scipy_sparse(x):
+    return hasattr(x, "tocsr") and hasattr(x, "nnz")
+
+
+def _is_shape(x):
+    return isinstance(x, tuple) and all(isinstance(d, _numbers.Integral) for d in x)
+
+
+def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
+    """A CSRNDArray (MXNet's ``mx.nd.sparse.csr_matrix``) from
+
+    - ``(data, indices, indptr)``, the CSR parts (shape inferred when None);
+    - ``(data, (row, col))``, coordinates (duplicates summed, as SciPy's);
+    - ``(M, N)``, an empty matrix;
+    - a dense array (NDArray, NumPy array, nested lists), a SciPy sparse matrix or a
+      CSRNDArray.
+
+    dtype defaults to the source's for arrays and float32 otherwise."""
+    ctx = _device(ctx)
+    who = "nd.sparse.csr_matrix"
+    if isinstance(arg1, CSRNDArray):
+        out = arg1.as_in_context(ctx).astype(_default_dtype(arg1, dtype))
+        return out if shape is None or tuple(shape) == out.shape else _shape_mismatch(
+            who, shape, out.shape)
+    if _is_scipy_sparse(arg1):
+        m = arg1.tocsr()
+        return csr_matrix((m.data, m.indices, m.indptr), shape=m.shape, ctx=ctx,
+                          dtype=dtype if dtype is not None else m.dtype)
+    if _is_shape(arg1):
+        if len(arg1) != 2:
+            raise ValueError(f"[{who}] a CSR matrix is 2-D, got shape {arg1}")
+        return zeros("csr", arg1, ctx=ctx, dtype=dtype)
+    if isinstance(arg1, tuple) and len(arg1) == 3:
+        dtype = _default_dtype(arg1[0], dtype)
+        data = _values(arg1[0], dtype, ctx)
+        indices = _index_array(arg1[1], ctx, who, "indices")
+        indptr = _index_array(arg1[2], ctx, who, "indptr")
+        if shape is None:
+            cols = int(indices.max()) + 1 if indices.size else 0
+            shape = (indptr.size - 1, cols)
+        shape = _shape_tuple(shape, who)
+        if len(shape) != 2:
+            raise ValueError(f"[{who}] a CSR matrix is 2-D, got shape {shape}")
+        _check_csr(data, indices, indptr, shape, False, who)
+        return _csr(data, indices, indptr, shape)
+    if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
+        dtype = _default_dtype(arg1[0], dtype)
+        data = _values(arg1[0], dtype, ctx)
+        row = _index_array(arg1[1][0], ctx, who, "row")
+        col = _index_array(arg1[1][1], ctx, who, "col")
+        if not data.ndim == 1 or row.shape != data.shape or col.shape != data.shape:
+            raise ValueError(f"[{who}] data, row and col must be 1-D of one length, got "
+                             f"{data.shape}, {row.shape}, {col.shape}")
+        if shape is None:
+            shape = ((int(row.max()) + 1, int(col.max()) + 1) if row.size else (0, 0))
+        shape = _shape_tuple(shape, who)
+        for what, idx, n in (("row", row, shape[0]), ("col", col, shape[1])):
+            if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
+                raise ValueError(f"[{who}] {what} indices must be in [0, {n})")
+        return _csr_from_coo(row, col, data, shape)
+    if isinstance(arg1, (BaseSparseNDArray, _np.ndarray, onp.ndarray, list, tuple)):
+        dense = arg1.tostype("default") if isinstance(arg1, BaseSparseNDArray) else arg1
+        dense = _values(dense, _default_dtype(arg1, dtype), ctx)
+        if shape is not None and _shape_tuple(shape, who) != dense.shape:
+            _shape_mismatch(who, shape, dense.shape)
+        return cast_storage(dense, "csr")
+    raise TypeError(f"[{who}] arg1 must be (data, indices, indptr), (data, (row, col)), a "
+                    f"shape, a dense array or a sparse matrix; got {type(arg1).__name__}")
+
+
+def _shape_mismatch(who, shape, actual):
+    raise ValueError(f"[{who}] shape {tuple(shape)} does not match the source's {actual}")
+
+
+def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
+    """A RowSparseNDArray (MXNet's ``mx.nd.sparse.row_sparse_array``) from ``(data,
+    indices)`` (data holds the rows listed in indices; shape inferred when None), a shape,
+    a dense array or a RowSparseNDArray. Unsorted indices are sorted with their rows;
+    repeated ones are refused."""
+    ctx = _device(ctx)
+    who = "nd.sparse.row_sparse_array"
+    if isinstance(arg1, RowSparseNDArray):
+        return arg1.as_in_context(ctx).astype(_default_dtype(arg1, dtype))
+    if _is_shape(arg1):
+        return zeros("row_sparse", arg1, ctx=ctx, dtype=dtype)
+    if isinstance(arg1, tuple) and len(arg1) == 2:
+        dtype = _default_dtype(arg1[0], dtype)
+        data = _values(arg1[0], dtype, ctx)
+        indices = _index_array(arg1[1], ctx, who, "indices")
+        if data.ndim < 1 or data.shape[0] != indices.size:
+            raise ValueError(f"[{who}] data must have one row per index ({indices.size}), "
+                             f"got shape {data.shape}")
+        if shape is None:
+            shape = ((int(indices.max()) + 1 if indices.size else 0),) + data.shape[1:]
+        shape = _shape_tuple(shape, who)
+        if data.shape[1:] != shape[1:]:
+            raise ValueError(f"[{who}] the rows of data have shape {data.shape[1:]}, the "
+                             f"array's rows {shape[1:]}")
+        order = _np.argsort(indices, kind="stable")
+        indices, data = indices[order], data[order]
+        _check_rsp(data, indices, shape, True, who)
+        return _rsp(data, indices, shape)
+    if isinstance(arg1, (BaseSparseNDArray, _np.ndarray, onp.ndarray, list)):
+        dense = arg1.tostype("default") if isinstance(arg1, BaseSparseNDArray) else arg1
+        dense = _values(dense, _default_dtype(arg1, dtype), ctx)
+        if shape is not None and _shape_tuple(shape, who) != dense.shape:
+            _shape_mismatch(who, shape, dense.shape)
+        return cast_storage(dense, "row_sparse")
+    raise TypeError(f"[{who}] arg1 must be (data, indices), a shape or a dense array; got "
+                    f"{type(arg1).__name__}")
+
+
+def array(source_array, ctx=None, dtype=None):
+    """A sparse array from a sparse one (a copy) or a SciPy sparse matrix (CSR)."""
+    if isinstance(source_array, BaseSparseNDArray):
+        out = source_array.as_in_context(_device(ctx))
+        return out.astype(_default_dtype(source_array, dtype), copy=True)
+    if _is_scipy_sparse(source_array):
+        return csr_matrix(source_array, ctx=ctx, dtype=dtype)
+    raise TypeError(f"[nd.sparse.array] expected a sparse array or a SciPy sparse matrix, "
+                    f"got {type(source_array).__name__} (use mx.nd.array for dense data)")
+
+
+def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
+    """An all-zero array of storage type `stype` (nothing stored for a sparse one)."""
+    _check_stype(stype, "nd.sparse.zeros")
+    if stype == "default":
+        return _zeros_dense(shape, ctx=ctx, dtype=dtype)
+    shape = _shape_tuple(shape, "nd.sparse.zeros")
+    ctx = _device(ctx)
+    dtype = onp.dtype(dtype or "float32")
+    if stype == "csr":
+        if len(shape) != 2:
+            raise ValueError(f"[nd.sparse.zeros] a CSR matrix is 2-D, got shape {shape}")
+        return _csr(_np.zeros(0, dtype=dtype, device=ctx), _np.zeros(0, dtype="int64",
+                                                                     device=ctx),
+                    _np.zeros(shape[0] + 1, dtype="int64", device=ctx), shape)
+    if not shape:
+        raise ValueError("[nd.sparse.zeros] a row_sparse array has at least one dimension")
+    return _rsp(_np.zeros((0,) + shape[1:], dtype=dtype, device=ctx),
+                _np.zeros(0, dtype="int64", device=ctx), shape)
+
+
+def empty(stype, shape, ctx=None, dtype=None):
+    """As zeros for the sparse stypes (nothing is stored); uninitialized for 'default'."""
+    _check_stype(stype, "nd.sparse.empty")
+    if stype == "default":
+        return _empty_dense(shape, ctx=ctx, dtype=dtype)
+    return zeros(stype, shape, ctx=ctx, dtype=dtype)
+
+
+# ---------------------------------------------------------------- storage casts
+
+
+def _ones_vector(n, dtype, ctx):
+    return _np.ones(n, dtype=dtype, device=ctx)
+
+
+def _row_ids(x):
+    """The row of each stored value of a CSRNDArray."""
+    counts = x._indptr[1:] - x._indptr[:-1]
+    return _np.repeat(_np.arange(x._shape[0], dtype="int64", device=x.context), counts)
+
+
+def _csr_todense(x):
+    return _invoke("_sparse_csr_todense", (x._data, x._indices, x._indptr),
+                   {"num_cols": x._shape[1]})
+
+
+def _rsp_todense(x):
+    out = _np.zeros(x._shape, dtype=x._dtype, device=x.context)
+    if x._indices.size:
+        out[x._indices] = x._data
+    return out
+
+
+def _dense_to_csr(x):
+    if x.ndim != 2:
+        raise ValueError(f"[cast_storage] a CSR matrix is 2-D, got an array of shape {x.shape}")
+    rows, cols = _np.nonzero(x)
+    counts = _np.count_nonzero(x, axis=1).astype("int64")
+    indptr = _np.concatenate([_np.zeros(1, dtype="int64", device=x.device),
+                              _np.cumsum(counts, dtype="int64")])
+    data = _invoke("_sparse_csr_gather", (x, cols, indptr), {"num_cols": x.shape[1]})
+    return _csr(data, cols.astype("int64"), indptr, x.shape)
+
+
+def _dense_to_rsp(x):
+    if x.ndim < 1:
+        raise ValueError("[cast_storage] a row_sparse array has at least one dimension, got "
+                         "a 0-d array")
+    width = 1
+    for d in x.shape[1:]:
+        width *= d
+    flat = _np.reshape(x, (x.shape[0], width))
+    rows = _np.flatnonzero(_np.any(flat != 0, axis=1)).astype("int64")
+    return _rsp(x[rows], rows, x.shape)
+
+
+def cast_storage(data, stype):
+    """`data` in storage type `stype` ('default', 'csr' or 'row_sparse'; MXNet's
+    ``cast_storage``): zeros are not stored in the sparse results."""
+    _check_stype(stype, "cast_storage")
+    if isinstance(data, BaseSparseNDArray):
+        if data.stype == stype:
+            return data
+        dense = _csr_todense(data) if data.stype == "csr" else _rsp_todense(data)
+        return _wrap(dense) if stype == "default" else cast_storage(dense, stype)
+    if stype == "default":
+        return _wrap(data) if isinstance(data, _np.ndarray) else _wrap(_plain(data))
+    x = _plain(data)
+    if x.dtype.kind not in "f":
+        raise TypeError(f"[cast_storage] sparse storage holds float values, got dtype "
+                        f"{x.dtype} (cast with astype first)")
+    return _dense_to_csr(x) if stype == "csr" else _dense_to_rsp(x)
+
+
+def _csr_from_coo(row, col, data, shape):
+    """A CSR matrix of the (row, col, value) triples, sorted, duplicates summed."""
+    ctx = data.device
+    rows, cols = shape
+    key = row * _builtins.max(cols, 1) + col
+    order = _np.argsort(key, kind="stable")
+    key, data = key[order], data[order]
+    n = key.size
+    if n:
+        starts = _np.concatenate([_np.zeros(1, dtype="int64", device=ctx),
+                                  _np.flatnonzero(key[1:] != key[:-1]).astype("int64") + 1])
+    else:
+        starts = _np.zeros(0, dtype="int64", device=ctx)
+    first = key[starts]
+    if starts.size != n:  # sum the duplicates: a CSR matrix with one column per run
+        runs = _np.concatenate([starts, _np.full(1, n, dtype="int64", device=ctx)])
+        data = _invoke("_sparse_csr_dot", (data, _np.zeros(n, dtype="int64", device=ctx),
+                                            runs, _ones_vector(1, data.dtype, ctx)),
+                       {"num_cols": 1, "transpose_a": False})
+    else:
+        data = data[starts] if n else data
+    out_rows = first // _builtins.max(cols, 1)
+    counts = _np.bincount(out_rows, minlength=rows).astype("int64") if first.size else \
+        _np.zeros(rows, dtype="int64", device=ctx)
+    indptr = _np.concatenate([_np.zeros(1, dtype="int64", device=ctx),
+                              _np.cumsum(counts, dtype="int64")])
+    return _csr(data, (first % _builtins.max(cols, 1)).astype("int64"), indptr, shape)
+
+
+# ---------------------------------------------------------------- products
+
+
+def _dense_operand(x):
+    return _plain(x.tostype("default")) if isinstance(x, BaseSparseNDArray) else _plain(x)
+
+
+def _as_stype(out, stype):
+    return _wrap(out) if stype == "default" else cast_storage(out, stype)
+
+
+def _csr_dot(csr, rhs, transpose):
+    if rhs.ndim not in (1, 2):
+        raise ValueError(f"[nd.sparse.dot] the dense operand must be 1-D or 2-D, got shape "
+                         f"{rhs.shape}")
+    if rhs.dtype != csr.dtype:
+        rhs = rhs.astype(csr.dtype)
+    return _invoke("_sparse_csr_dot", (csr._data, csr._indices, csr._indptr, rhs),
+                   {"num_cols": csr._shape[1], "transpose_a": bool(transpose)})
+
+
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
-    """mx.nd.dot of dense operands (a sparse forward_stype raises NotImplementedError)."""
-    _dense(forward_stype, "sparse.dot")
-    return _op.dot(lhs, rhs, transpose_a=transpose_a, transpose_b=transpose_b)
+    """MXNet's dot with sparse operands. dot(csr, dense) = dense, dot(csr, dense,
+    transpose_a=True) = row_sparse, dot(csr, row_sparse) = dense, dot(dense, csr) = csr,
+    dot(dense, csr, transpose_b=True) = dense; forward_stype asks for another stype. Other
+    combinations compute on dense operands (dense result)."""
+    if forward_stype is not None:
+        _check_stype(forward_stype, "nd.sparse.dot")
+    if isinstance(lhs, CSRNDArray) and not isinstance(rhs, CSRNDArray):
+        dense_rhs = _dense_operand(rhs)
+        if transpose_b:
+            dense_rhs = _np.transpose(dense_rhs)
+        out = _csr_dot(lhs, dense_rhs, transpose_a)
+        default = "row_sparse" if transpose_a and not isinstance(rhs, BaseSparseNDArray) \
+            else "default"
+        return _as_stype(out, forward_stype or default)
+    if isinstance(rhs, CSRNDArray) and not isinstance(lhs, BaseSparseNDArray):
+        a = _plain(lhs)
+        if transpose_a:
+            a = _np.transpose(a)
+        if a.ndim not in (1, 2):
+            raise ValueError(f"[nd.sparse.dot] the dense operand must be 1-D or 2-D, got "
+                             f"shape {a.shape}")
+        # a @ B = (B.T @ a.T).T and a @ B.T = (B @ a.T).T
+        out = _np.transpose(_csr_dot(rhs, _np.transpose(a), not transpose_b))
+        return _as_stype(out, forward_stype or ("default" if transpose_b else "csr"))
+    out = _op.dot(_dense_operand(lhs), _dense_operand(rhs), transpose_a=transpose_a,
+                  transpose_b=transpose_b)
+    return _as_stype(out, forward_stype or "default")
+
+
+# ---------------------------------------------------------------- element-wise
+
+
+def _is_scalar(x):
+    return isinstance(x, _numbers.Number) or (isinstance(x, (onp.ndarray, _np.ndarray))
+                                              and x.ndim == 0)
+
+
+def _scalar(x):
+    return x.item() if hasattr(x, "item") else x
+
+
+def _keys(x):
+    return _row_ids(x) * _builtins.max(x._shape[1], 1) + x._indices
+
+
+def _same_shape(lhs, rhs, who):
+    if lhs.shape != rhs.shape:
+        raise ValueError(f"[nd.sparse.{who}] the operands must have the same shape, got "
+                         f"{lhs.shape} and {rhs.shape}")
+
+
+def _csr_combine(lhs, rhs, sign):
+    """lhs + sign * rhs of two CSR matrices, as a CSR matrix."""
+    dtype = onp.result_type(lhs.dtype, rhs.dtype)
+    row = _np.concatenate([_row_ids(lhs), _row_ids(rhs)])
+    col = _np.concatenate([lhs._indices, rhs._indices])
+    data = _np.concatenate([lhs._data.astype(dtype), rhs._data.astype(dtype) * sign])
+    return _csr_from_coo(row, col, data, lhs.shape)
+
+
+def _rsp_combine(lhs, rhs, sign):
+    dtype = onp.result_type(lhs.dtype, rhs.dtype)
+    rows = _np.union1d(lhs._indices, rhs._indices).astype("int64")
+    data = _np.zeros((rows.size,) + lhs.shape[1:], dtype=dtype, device=lhs.context)
+    if lhs._indices.size:
+        data[_np.searchsorted(rows, lhs._indices)] = lhs._data.astype(dtype)
+    if rhs._indices.size:
+        at = _np.searchsorted(rows, rhs._indices)
+        data[at] = data[at] + rhs._data.astype(dtype) * sign
+    return _rsp(data, rows, lhs.shape)
+
+
+def _combine(lhs, rhs, sign, who):
+    if isinstance(lhs, BaseSparseNDArray) and isinstance(rhs, BaseSparseNDArray) and \
+            lhs.stype == rhs.stype:
+        _same_shape(lhs, rhs, who)
+        return (_csr_combine if lhs.stype == "csr" else _rsp_combine)(lhs, rhs, sign)
+    a, b = _dense_operand(lhs) if not _is_scalar(lhs) else lhs, \
+        _dense_operand(rhs) if not _is_scalar(rhs) else rhs
+    return _wrap(a + b if sign > 0 else a - b)
 
 
 def add(lhs, rhs):
-    return _op.add(lhs, rhs)
+    """lhs + rhs: csr + csr = csr, row_sparse + row_sparse = row_sparse, else dense."""
+    return _combine(lhs, rhs, 1, "add")
 
 
 def subtract(lhs, rhs):
-    return _op.subtract(lhs, rhs)
+    """lhs - rhs: csr - csr = csr, row_sparse - row_sparse = row_sparse, else dense."""
+    return _combine(lhs, rhs, -1, "subtract")
+
+
+elemwise_add = add
+elemwise_sub = subtract
+
+
+def _scale_sparse(x, other, divide_by):
+    """x * other (or x / other) of a sparse x and a scalar or dense other: x's stype."""
+    if _is_scalar(other):
+        other = _scalar(other)
+        return x._with_data(x._data / other if divide_by else x._data * other)
+    d = _dense_operand(other)
+    if x.stype == "csr":
+        full = _np.broadcast_to(d, x.shape) if d.shape != x.shape else d
+        at = _invoke("_sparse_csr_gather", (_np.ascontiguousarray(full).astype(x.dtype),
+                                            x._indices, x._indptr),
+                     {"num_cols": x._shape[1]})
+    else:
+        full = _np.broadcast_to(d, x.shape) if d.shape != x.shape else d
+        at = full[x._indices]
+    return x._with_data(x._data / at if divide_by else x._data * at)
+
+
+def _multiply_same(lhs, rhs):
+    """Element-wise product of two sparse arrays of one stype (their common entries)."""
+    if lhs.stype == "csr":
+        ka, kb = _keys(lhs), _keys(rhs)
+        order = _np.argsort(ka, kind="stable")
+        ka, va = ka[order], lhs._data[order]
+        at = _np.minimum(_np.searchsorted(ka, kb), _builtins.max(ka.size - 1, 0))
+        hit = (ka[at] == kb) if ka.size else _np.zeros(kb.shape, dtype=bool)
+        cols = _builtins.max(lhs._shape[1], 1)
+        kb_hit = kb[hit]
+        return _csr_from_coo(kb_hit // cols, kb_hit % cols, va[at[hit]] * rhs._data[hit],
+                             lhs.shape)
+    rows = _np.intersect1d(lhs._indices, rhs._indices).astype("int64")
+    data = lhs._data[_np.searchsorted(lhs._indices, rows)] * \
+        rhs._data[_np.searchsorted(rhs._indices, rows)]
+    return _rsp(data, rows, lhs.shape)
 
 
 def multiply(lhs, rhs):
-    return _op.multiply(lhs, rhs)
+    """lhs * rhs: a sparse array times a scalar, a dense array (broadcast to its shape) or a
+    sparse array of its stype keeps its stype; anything else is dense."""
+    if isinstance(lhs, BaseSparseNDArray) and isinstance(rhs, BaseSparseNDArray):
+        if lhs.stype == rhs.stype:
+            _same_shape(lhs, rhs, "multiply")
+            return _multiply_same(lhs, rhs)
+        return _wrap(_dense_operand(lhs) * _dense_operand(rhs))
+    if isinstance(lhs, BaseSparseNDArray):
+        return _scale_sparse(lhs, rhs, False)
+    if isinstance(rhs, BaseSparseNDArray):
+        return _scale_sparse(rhs, lhs, False)
+    return _wrap(_plain(lhs) * _plain(rhs))
 
 
 def divide(lhs, rhs):
-    return _op.divide(lhs, rhs)
+    """lhs / rhs: a sparse array divided by a scalar or a dense array keeps its stype; a
+    divisor with sparse storage makes the result dense (0 / 0 is NaN)."""
+    if isinstance(lhs, BaseSparseNDArray) and not isinstance(rhs, BaseSparseNDArray):
+        return _scale_sparse(lhs, rhs, True)
+    a = _dense_operand(lhs) if not _is_scalar(lhs) else lhs
+    return _wrap(a / _dense_operand(rhs))
 
 
-def _sparse_only(name):
-    def op(*args, **kwargs):
-        raise _unsupported(name)
+elemwise_mul = multiply
+elemwise_div = divide
+
+
+def add_n(*args):
+    """The sum of the arrays: row_sparse if all are row_sparse, else dense."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    if not args:
+        raise ValueError("[nd.sparse.add_n] expected at least one array")
+    if all(isinstance(a, RowSparseNDArray) for a in args):
+        out = args[0]
+        for a in args[1:]:
+            out = add(out, a)
+        return out if len(args) > 1 else out.copy()
+    return _wrap(_op.add_n(*[_dense_operand(a) for a in args]))
+
+
+def _zero_preserving(name, fn):
+    def op(data, *args, **kwargs):
+        if isinstance(data, BaseSparseNDArray):
+            return data._with_data(_plain(fn(data._data, *args, **kwargs)))
+        return _wrap(fn(_plain(data), *args, **kwargs))
 
     op.__name__ = name
-    op.__doc__ = f"Not supported: MXNet's sparse {name}; ndx has no sparse storage."
+    op.__doc__ = (f"{name} of every element; on a sparse array, of the stored values "
+                  f"(f(0) = 0, so the result keeps the storage type).")
     return op
 
 
-# Operators defined on row_sparse storage only.
-retain = _sparse_only("retain")
-square_sum = _sparse_only("square_sum")
+abs = _zero_preserving("abs", _np.abs)  # noqa: A001  (MXNet's names)
+sign = _zero_preserving("sign", _np.sign)
+sqrt = _zero_preserving("sqrt", _np.sqrt)
+square = _zero_preserving("square", _np.square)
+negative = _zero_preserving("negative", _np.negative)
+relu = _zero_preserving("relu", lambda x: _np.maximum(x, 0))
+sin = _zero_preserving("sin", _np.sin)
+tan = _zero_preserving("tan", _np.tan)
+arcsin = _zero_preserving("arcsin", _np.arcsin)
+arctan = _zero_preserving("arctan", _np.arctan)
+sinh = _zero_preserving("sinh", _np.sinh)
+tanh = _zero_preserving("tanh", _np.tanh)
+arcsinh = _zero_preserving("arcsinh", _np.arcsinh)
+arctanh = _zero_preserving("arctanh", _np.arctanh)
+expm1 = _zero_preserving("expm1", _np.expm1)
+log1p = _zero_preserving("log1p", _np.log1p)
+rint = _zero_preserving("rint", _np.rint)
+round = _zero_preserving("round", _np.round)  # noqa: A001
+ceil = _zero_preserving("ceil", _np.ceil)
+floor = _zero_preserving("floor", _np.floor)
+trunc = _zero_preserving("trunc", _np.trunc)
+fix = _zero_preserving("fix", _np.fix)
+degrees = _zero_preserving("degrees", _np.degrees)
+radians = _zero_preserving("radians", _np.radians)
+
+
+def clip(data, a_min, a_max):
+    """Values clipped to [a_min, a_max]; a sparse array keeps its stype when the range
+    holds 0 (MXNet's rule), else the result is dense."""
+    if isinstance(data, BaseSparseNDArray):
+        if a_min <= 0 <= a_max:
+            return data._with_data(_np.clip(data._data, a_min, a_max))
+        data = data.tostype("default")
+    return _wrap(_np.clip(_plain(data), a_min, a_max))
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def _axis(axis, ndim, who):
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            return tuple(sorted(a % ndim for a in axis)) if len(axis) else None
+        axis = axis[0]
+    if not -ndim <= int(axis) < ndim:
+        raise ValueError(f"[nd.sparse.{who}] axis {axis} is out of range for {ndim} dims")
+    return int(axis) % ndim
+
+
+def sum(data, axis=None, keepdims=False):  # noqa: A001
+    """The sum over all elements or one axis; a CSR matrix sums its stored values only
+    (through the CSR product with a vector of ones). Dense result."""
+    if not isinstance(data, BaseSparseNDArray):
+        return _op.sum(data, axis=axis, keepdims=keepdims)
+    ax = _axis(axis, data.ndim, "sum")
+    if data.stype == "csr" and ax in (0, 1):
+        n = data._shape[0] if ax == 0 else data._shape[1]
+        out = _csr_dot(data, _ones_vector(n, data.dtype, data.context), ax == 0)
+        return _wrap(_np.expand_dims(out, ax) if keepdims else out)
+    if ax is None:
+        total = _np.sum(data._data)
+        return _wrap(_np.reshape(total, (1,) * data.ndim) if keepdims else total)
+    if data.stype == "row_sparse" and ax != 0:
+        part = _rsp(_np.sum(data._data, axis=ax, keepdims=True), data._indices,
+                    data._shape[:ax] + (1,) + data._shape[ax + 1:])
+        out = _rsp_todense(part)
+        return _wrap(out if keepdims else _np.squeeze(out, axis=ax))
+    if data.stype == "row_sparse":
+        return _wrap(_np.sum(data._data, axis=0, keepdims=keepdims))
+    return _op.sum(data.tostype("default"), axis=axis, keepdims=keepdims)
+
+
+def mean(data, axis=None, keepdims=False):
+    """The mean over all elements or one axis (zeros included). Dense result."""
+    if not isinstance(data, BaseSparseNDArray):
+        return _op.mean(data, axis=axis, keepdims=keepdims)
+    ax = _axis(axis, data.ndim, "mean")
+    count = data.size if ax is None else data._shape[ax]
+    total = sum(data, axis=axis, keepdims=keepdims)
+    return _wrap(_plain(total) / _builtins.max(count, 1) if count else
+                 _plain(total) * onp.nan)
+
+
+def norm(data, ord=2, axis=None, keepdims=False):  # noqa: A002
+    """The L2 norm of all stored values (MXNet's norm of a sparse array); other cases go to
+    the dense norm."""
+    if isinstance(data, BaseSparseNDArray) and ord == 2 and axis is None:
+        out = _np.sqrt(_np.sum(data._data * data._data))
+        return _wrap(_np.reshape(out, (1,) * data.ndim) if keepdims else out)
+    return _op.norm(_dense_operand(data), ord=ord, axis=axis, keepdims=keepdims)
+
+
+def square_sum(data, axis=None, keepdims=False):
+    """The sum of squares of a row_sparse array over all elements or an axis. axis=1 with
+    keepdims gives a row_sparse array (MXNet's rule); other results are dense."""
+    if not isinstance(data, RowSparseNDArray):
+        raise TypeError(f"[nd.sparse.square_sum] expected a row_sparse array, got "
+                        f"{type(data).__name__}")
+    sq = data._with_data(data._data * data._data)
+    ax = _axis(axis, data.ndim, "square_sum")
+    if ax == 1 and keepdims:
+        return _rsp(_np.sum(sq._data, axis=1, keepdims=True), data._indices,
+                    (data._shape[0], 1) + data._shape[2:])
+    return sum(sq, axis=axis, keepdims=keepdims)
+
+
+def retain(data, indices):
+    """The rows of a row_sparse array whose indices are listed in `indices` (MXNet's
+    ``_sparse_retain``); the others are dropped."""
+    if not isinstance(data, RowSparseNDArray):
+        raise TypeError(f"[nd.sparse.retain] expected a row_sparse array, got "
+                        f"{type(data).__name__}")
+    keep = _index_array(indices, data.context, "nd.sparse.retain", "indices")
+    hit = _np.isin(data._indices, keep)
+    return _rsp(data._data[hit], data._indices[hit], data._shape)
