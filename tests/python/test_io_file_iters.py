@@ -442,9 +442,76 @@ def test_image_record_iter_errors(files, tmp_path):
         make(path_imgrec=str(broken), data_shape=SHAPE, batch_size=1).next()
 
 
-def test_libsvm_iter_is_not_supported():
-    with pytest.raises(NotImplementedError, match=r"\[LibSVMIter\].*sparse.*NDArrayIter"):
-        mx.io.LibSVMIter(data_libsvm="data.t", data_shape=(3,), batch_size=2)
+LIBSVM_DATA = "1.0 0:0.5 2:1.2\n-2.0\n-3.0 0:0.6 1:2.4 2:1.2\n4 2:-1.2\n"
+LIBSVM_ROWS = onp.array([[0.5, 0, 1.2], [0, 0, 0], [0.6, 2.4, 1.2], [0, 0, -1.2]], onp.float32)
+
+
+def test_libsvm_iter_mxnets_documented_example(tmp_path):
+    # MXNet's LibSVMIter example: four rows, batch_size 3, round_batch wraps to the start
+    path = tmp_path / "data.t"
+    path.write_text(LIBSVM_DATA)
+    it = mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(3,), batch_size=3)
+    assert it.provide_data[0].shape == (3, 3) and it.provide_label[0].shape == (3,)
+    first = it.next()
+    assert first.data[0].stype == "csr" and first.data[0].shape == (3, 3)
+    onp.testing.assert_array_equal(first.data[0].asnumpy(), LIBSVM_ROWS[:3])
+    onp.testing.assert_array_equal(first.label[0].asnumpy(), [1.0, -2.0, -3.0])
+    second = it.next()
+    assert second.pad == 2
+    onp.testing.assert_array_equal(second.data[0].asnumpy(), LIBSVM_ROWS[[3, 0, 1]])
+    onp.testing.assert_array_equal(second.label[0].asnumpy(), [4.0, 1.0, -2.0])
+    with pytest.raises(StopIteration):
+        it.next()
+    it.reset()  # after the wrapped batch: carries on after the padding
+    onp.testing.assert_array_equal(it.next().data[0].asnumpy(), LIBSVM_ROWS[[2, 3, 0]])
+
+
+def test_libsvm_iter_with_a_label_file_and_parts(tmp_path):
+    data = tmp_path / "data.t"
+    data.write_text(LIBSVM_DATA)
+    labels = tmp_path / "label.t"
+    labels.write_text("1.0\n-2.0 0:0.125\n-3.0 2:1.2\n4 1:1.0 2:-1.2\n")
+    it = mx.io.LibSVMIter(data_libsvm=str(data), data_shape=(3,), label_libsvm=str(labels),
+                          label_shape=(3,), batch_size=4)
+    batch = it.next()
+    assert batch.label[0].stype == "csr"
+    onp.testing.assert_array_equal(batch.label[0].asnumpy(), onp.array(
+        [[0, 0, 0], [0.125, 0, 0], [0, 0, 1.2], [0, 1.0, -1.2]], onp.float32))
+    onp.testing.assert_array_equal(batch.data[0].asnumpy(), LIBSVM_ROWS)
+    parts = [mx.io.LibSVMIter(data_libsvm=str(data), data_shape=(3,), batch_size=2,
+                              num_parts=2, part_index=k).next().data[0].asnumpy()
+             for k in range(2)]
+    onp.testing.assert_array_equal(onp.concatenate(parts), LIBSVM_ROWS)
+    # the batches feed the sparse dot
+    w = mx.nd.array([[1.0], [2.0], [3.0]])
+    onp.testing.assert_allclose(mx.nd.dot(batch.data[0], w).asnumpy(), LIBSVM_ROWS @ w.asnumpy(),
+                                rtol=1e-6)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("1 0:1 3:2\n", r"column index 3 is out of range for 3 columns"),
+    ("1 2:1 1:2\n", r"ascending"),
+    ("1 0-1\n", r"label index:value"),
+    ("x 0:1\n", r"label index:value"),
+])
+def test_libsvm_iter_rejects_malformed_lines(tmp_path, text, message):
+    path = tmp_path / "bad.t"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(3,), batch_size=1).next()
+
+
+def test_libsvm_iter_argument_errors(tmp_path):
+    path = tmp_path / "data.t"
+    path.write_text(LIBSVM_DATA)
+    with pytest.raises(ValueError, match="one dimension"):
+        mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(3, 1), batch_size=1)
+    with pytest.raises(ValueError, match="part_index"):
+        mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(3,), num_parts=2, part_index=2)
+    with pytest.raises(FileNotFoundError):
+        mx.io.LibSVMIter(data_libsvm=str(tmp_path / "none.t"), data_shape=(3,))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(3,), shuffle=True)
 
 
 # ------------------------------------------------------------------------------------ CSVIter

@@ -1,8 +1,9 @@
 """MXNet's file iterators for ndx: ImageRecordIter (and its uint8 / int8 variants) over image
-RecordIO files, and CSVIter over comma-separated text. MXNet implements these in C++ behind
+RecordIO files, CSVIter over comma-separated text and LibSVMIter over LibSVM-style text (CSR
+batches). MXNet implements these in C++ behind
 ``MXDataIter``; here they are Python, with MXNet's parameter names and batching rules.
 
-Both batch examples as MXNet's C++ batch loader does:
+All batch examples as MXNet's C++ batch loader does:
 
 * round_batch=True: a last batch that runs short is completed with examples from the start of
   the data (DataBatch.pad counts them), and the data is not rewound by the reset() that
@@ -120,13 +121,14 @@ class _BatchIter(DataIter):
     rules (see the module docstring). _next_example returns (data, label, index) or None at
     the end of the pass, and keeps returning None until the next _start_pass."""
 
-    def __init__(self, batch_size, round_batch, data_desc, label_desc):
+    def __init__(self, batch_size, round_batch, data_desc, label_desc, dense_buffers=True):
         super().__init__(batch_size)
         self.round_batch = round_batch
         self.provide_data = [data_desc]
         self.provide_label = [label_desc]
-        self._data_buf = onp.zeros(data_desc.shape, onp.dtype(data_desc.dtype))
-        self._label_buf = onp.zeros(label_desc.shape, onp.dtype(label_desc.dtype))
+        if dense_buffers:
+            self._data_buf = onp.zeros(data_desc.shape, onp.dtype(data_desc.dtype))
+            self._label_buf = onp.zeros(label_desc.shape, onp.dtype(label_desc.dtype))
         self._index_buf = onp.zeros(batch_size, onp.uint64)
         self._wrapped = False   # the last batch wrapped to the start: reset() must not rewind
         self._current = None
@@ -152,12 +154,20 @@ class _BatchIter(DataIter):
             example = self._next_example()
             if example is None:
                 break
-            data, label, index = example
-            self._data_buf[n] = data
-            self._label_buf[n] = label
-            self._index_buf[n] = index
+            self._store(n, *example)
             n += 1
         return n
+
+    def _store(self, slot, data, label, index):
+        """Puts an example into slot `slot` of the batch being filled."""
+        self._data_buf[slot] = data
+        self._label_buf[slot] = label
+        self._index_buf[slot] = index
+
+    def _batch_arrays(self):
+        """The filled batch's data and label arrays."""
+        return ([_nd.array(self._data_buf, dtype=self._data_buf.dtype)],
+                [_nd.array(self._label_buf, dtype=self._label_buf.dtype)])
 
     def iter_next(self):
         if self._wrapped:  # the epoch ended with a wrapped batch: nothing until reset()
@@ -176,9 +186,9 @@ class _BatchIter(DataIter):
                                        f"wrapping around to complete the last batch")
                 filled = more
             self._wrapped = True
+        data, label = self._batch_arrays()
         self._current = DataBatch(
-            [_nd.array(self._data_buf, dtype=self._data_buf.dtype)],
-            [_nd.array(self._label_buf, dtype=self._label_buf.dtype)], pad=pad,
+            data, label, pad=pad,
             index=self._index_buf.copy(), provide_data=self.provide_data,
             provide_label=self.provide_label)
         return True
@@ -881,13 +891,182 @@ class CSVIter(_BatchIter):
             self._labels.close()
 
 
-class LibSVMIter(DataIter):
-    """MXNet's LibSVMIter is not available in ndx: it returns batches in CSR sparse storage,
-    and ndx arrays are dense only. Constructing it raises NotImplementedError."""
+# ---------------------------------------------------------------------------- LibSVM files
 
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(
-            "[LibSVMIter] not supported by ndx: MXNet's LibSVMIter yields CSR sparse arrays and "
-            "ndx has dense storage only. Load the file into dense arrays instead (for example "
-            "with sklearn.datasets.load_svmlight_file(...)[0].toarray()) and batch them with "
-            "mx.io.NDArrayIter")
+_IGNORED_LIBSVM_ARGS = ("prefetch_buffer", "ctx", "device_id")
+
+
+class _LibSVMRows:
+    """The rows of LibSVM-style text files: each non-blank line ``label idx:value ...`` with
+    zero-based, ascending column indices below `width`, read as they are needed. A row is
+    (label, columns (int64), values (float32)); `part` selects the part_index-th of num_parts
+    contiguous runs of rows."""
+
+    def __init__(self, who, name, files, width, part=(1, 0)):
+        self.who, self.name, self.files, self.width = who, name, files, width
+        num_parts, part_index = part
+        total = 0
+        for path in files:
+            with open(path) as f:
+                total += sum(1 for line in f if line.strip())
+        self.first = total * part_index // num_parts
+        self.stop = total * (part_index + 1) // num_parts
+        self._rows = None
+        self.restart()
+
+    def restart(self):
+        if self._rows is not None:
+            self._rows.close()
+        self._rows = self._read()
+
+    def close(self):
+        if self._rows is not None:
+            self._rows.close()
+
+    def next(self):
+        return next(self._rows, None)
+
+    def _read(self):
+        row = 0
+        for path in self.files:
+            with open(path) as f:
+                for n, line in enumerate(f, 1):
+                    text = line.strip()
+                    if not text:
+                        continue
+                    if self.first <= row < self.stop:
+                        yield self._parse(text, path, n)
+                    row += 1
+                    if row >= self.stop:
+                        return
+
+    def _parse(self, text, path, n):
+        tokens = text.split()
+        where = f"[{self.who}] {path}:{n}: {self.name}"
+        try:
+            label = float(tokens[0])
+            pairs = [t.split(":") for t in tokens[1:]]
+            cols = onp.array([int(p[0]) for p in pairs], dtype=onp.int64)
+            vals = onp.array([float(p[1]) for p in pairs], dtype=onp.float32)
+            if any(len(p) != 2 for p in pairs):
+                raise ValueError("an entry is not index:value")
+        except (ValueError, IndexError) as e:
+            raise ValueError(f"{where} a line must read 'label index:value ...': "
+                             f"{e}") from None
+        bad = cols[(cols < 0) | (cols >= self.width)]
+        if bad.size:
+            raise ValueError(f"{where} column index {int(bad[0])} is out of range for "
+                             f"{self.width} columns (indices are zero-based)")
+        if (onp.diff(cols) <= 0).any():
+            raise ValueError(f"{where} column indices must be ascending and unique")
+        return label, cols, vals
+
+
+class LibSVMIter(_BatchIter):
+    """MXNet's LibSVMIter: batches of a LibSVM-style text file as CSR matrices.
+
+    data_libsvm: a file, or a folder whose files are read in name order. Each non-blank line
+    is ``label index:value index:value ...`` with zero-based, ascending column indices (MXNet's
+    variant of the LibSVM format); data_shape is ``(num_columns,)``. The data batch is a
+    ``CSRNDArray`` of shape ``(batch_size, num_columns)`` (float32). Without label_libsvm the
+    label batch holds each line's label, dense float32 of shape ``(batch_size,)``; with it,
+    the labels are that file's rows (same format, label_shape ``(width,)``), a CSR matrix.
+    num_parts / part_index read one of num_parts contiguous runs of rows. round_batch as the
+    package says (MXNet's LibSVMIter always rounds; round_batch=False pads with empty rows).
+    prefetch_buffer, ctx and device_id are accepted and ignored."""
+
+    def __init__(self, data_libsvm, data_shape, label_libsvm=None, label_shape=(1,),
+                 batch_size=1, round_batch=True, num_parts=1, part_index=0, data_name="data",
+                 label_name="softmax_label", **kwargs):
+        who = type(self).__name__
+        _check_extra(who, kwargs, _IGNORED_LIBSVM_ARGS)
+        data_libsvm = _path_arg(who, "data_libsvm", data_libsvm)
+        if not data_libsvm:
+            raise ValueError(f"[{who}] data_libsvm (a file or folder) is required")
+        label_libsvm = _path_arg(who, "label_libsvm", label_libsvm)
+        if label_libsvm == "NULL":
+            label_libsvm = ""
+        batch_size = _int_arg(who, "batch_size", batch_size, 1)
+        data_shape = _shape_arg(who, "data_shape", data_shape)
+        label_shape = _shape_arg(who, "label_shape", label_shape)
+        for name, shape in (("data_shape", data_shape), ("label_shape", label_shape)):
+            if len(shape) != 1:
+                raise ValueError(f"[{who}] {name} must have one dimension (the column "
+                                 f"count), got {shape}")
+        num_parts = _int_arg(who, "num_parts", num_parts, 1)
+        part_index = _int_arg(who, "part_index", part_index, 0)
+        if part_index >= num_parts:
+            raise ValueError(f"[{who}] part_index must be below num_parts ({num_parts}), got "
+                             f"{part_index}")
+        round_batch = _flag_arg(who, "round_batch", round_batch)
+        self.data_shape, self.label_shape = data_shape, label_shape
+        part = (num_parts, part_index)
+        self._data = _LibSVMRows(who, "data_libsvm", _csv_files(who, "data_libsvm",
+                                                                 data_libsvm),
+                                 data_shape[0], part)
+        self._labels = None
+        if label_libsvm:
+            self._labels = _LibSVMRows(who, "label_libsvm",
+                                       _csv_files(who, "label_libsvm", label_libsvm),
+                                       label_shape[0], part)
+        self._row = 0
+        self._slots = [None] * batch_size
+        self._index_buf = onp.zeros(batch_size, onp.uint64)
+        super().__init__(
+            batch_size, round_batch,
+            DataDesc(_name_arg(who, "data_name", data_name), (batch_size,) + data_shape,
+                     onp.float32),
+            DataDesc(_name_arg(who, "label_name", label_name),
+                     (batch_size,) if self._labels is None else (batch_size,) + label_shape,
+                     onp.float32),
+            dense_buffers=False)
+        self.reset()
+
+    def _start_pass(self):
+        self._data.restart()
+        if self._labels is not None:
+            self._labels.restart()
+        self._row = 0
+
+    def _next_example(self):
+        example = self._data.next()
+        if example is None:
+            return None
+        label = example[0]
+        if self._labels is not None:
+            label = self._labels.next()
+            if label is None:
+                raise ValueError(f"[{type(self).__name__}] label_libsvm has fewer rows than "
+                                 f"data_libsvm: no label for data row {self._row + 1}")
+        self._row += 1
+        return example[1:], label, self._row - 1
+
+    def _store(self, slot, data, label, index):
+        self._slots[slot] = (data, label)
+        self._index_buf[slot] = index
+
+    @staticmethod
+    def _csr(rows, width):
+        from ..nd import sparse
+        counts = [r[0].size for r in rows]
+        indptr = onp.concatenate([[0], onp.cumsum(counts)]).astype(onp.int64)
+        cols = onp.concatenate([r[0] for r in rows] + [onp.zeros(0, onp.int64)])
+        vals = onp.concatenate([r[1] for r in rows] + [onp.zeros(0, onp.float32)])
+        return sparse.csr_matrix((vals, cols, indptr), shape=(len(rows), width))
+
+    def _batch_arrays(self):
+        empty = ((onp.zeros(0, onp.int64), onp.zeros(0, onp.float32)), None)
+        filled = [s if s is not None else empty for s in self._slots]
+        data = self._csr([s[0] for s in filled], self.data_shape[0])
+        if self._labels is None:
+            label = _nd.array(onp.array([s[1] or 0.0 for s in filled], onp.float32))
+        else:
+            label = self._csr([s[1][1:] if s[1] is not None else empty[0] for s in filled],
+                              self.label_shape[0])
+        return [data], [label]
+
+    def close(self):
+        """Closes the files being read."""
+        self._data.close()
+        if self._labels is not None:
+            self._labels.close()
