@@ -466,6 +466,20 @@ def test_libsvm_iter_mxnets_documented_example(tmp_path):
     onp.testing.assert_array_equal(it.next().data[0].asnumpy(), LIBSVM_ROWS[[2, 3, 0]])
 
 
+def test_libsvm_iter_without_round_batch_pads_with_empty_rows(tmp_path):
+    path = tmp_path / "data.t"
+    path.write_text(LIBSVM_DATA)
+    it = mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(3,), batch_size=3,
+                          round_batch=False)
+    it.next()
+    second = it.next()
+    assert second.pad == 2  # one row left: the other two slots are empty, not the last batch's
+    want = onp.zeros((3, 3), onp.float32)
+    want[0] = LIBSVM_ROWS[3]
+    onp.testing.assert_array_equal(second.data[0].asnumpy(), want)
+    onp.testing.assert_array_equal(second.label[0].asnumpy(), [4.0, 0.0, 0.0])
+
+
 def test_libsvm_iter_with_a_label_file_and_parts(tmp_path):
     data = tmp_path / "data.t"
     data.write_text(LIBSVM_DATA)

@@ -266,8 +266,42 @@ def test_dot_dense_csr_and_the_storage_rules(rng):
     assert out.stype == "csr"
     dd = nd.dot(nd.ones((2, 3)), nd.ones((3, 2)), forward_stype="row_sparse")
     assert dd.stype == "row_sparse" and dd.asnumpy().tolist() == [[3.0, 3.0], [3.0, 3.0]]
-    with pytest.raises(ValueError, match="rows"):
+    with pytest.raises(ValueError, match=r"\[nd.dot\] shapes \(6, 8\) and \(7, 2\)"):
         nd.dot(c, nd.ones((7, 2), dtype="float64"))
+    with pytest.raises(ValueError, match=r"\[nd.dot\] shapes \(3, 4\) and \(6, 8\)"):
+        nd.dot(nd.ones((3, 4), dtype="float64"), c)  # the user's shapes, not the kernel's
+
+
+def test_dot_storage_types_follow_mxnets_inference(rng):
+    # MXNet's DotForwardInferStorageType on the CPU: csr.T with dense or row_sparse ->
+    # row_sparse, only without transpose_b; dense x csr -> csr only without transposes
+    a = _dense(rng, (6, 8), density=0.3)
+    c = nd.array(a, dtype="float64").tostype("csr")
+    r = nd.array(_dense(rng, (6, 3), density=0.5), dtype="float64").tostype("row_sparse")
+    out = nd.dot(c, r, transpose_a=True)
+    assert out.stype == "row_sparse"
+    _close(out.asnumpy(), a.T @ r.asnumpy())
+    g = rng.standard_normal((2, 6))
+    out = nd.dot(c, nd.array(g, dtype="float64"), transpose_a=True, transpose_b=True)
+    assert out.stype == "default"
+    _close(out, a.T @ g.T)
+    x = rng.standard_normal((6, 4))
+    out = nd.dot(nd.array(x, dtype="float64"), c, transpose_a=True)
+    assert out.stype == "default"
+    _close(out, x.T @ a)
+    v = rng.standard_normal(6)
+    out = nd.dot(nd.array(v, dtype="float64"), c)  # a 1-D dense operand, as NumPy's
+    assert out.shape == (8,)
+    _close(out, v @ a)
+
+
+def test_dot_promotes_mixed_float_dtypes(rng):
+    a = _dense(rng, (5, 7), density=0.4)
+    c = nd.array(a, dtype="float32").tostype("csr")
+    w = rng.standard_normal((7, 3))
+    out = nd.dot(c, nd.array(w, dtype="float64"))
+    assert out.dtype == onp.float64  # as the dense product's promotion
+    _close(out, a.astype(onp.float32).astype(onp.float64) @ w)
 
 
 def test_csr_dot_does_not_depend_on_the_thread_count(rng):
@@ -462,6 +496,104 @@ def test_norm_retain_and_copies(rng):
     assert "CSRNDArray 6x3" in repr(c)
     with pytest.raises(ValueError, match="shape"):
         e[:] = nd.ones((2, 2)).tostype("csr")
+
+
+# ---- MXNet's storage fallback and the array protocol ------------------------------------
+
+
+def test_nd_functions_take_sparse_arrays(rng):
+    x = _dense(rng, (4, 5), density=0.5)
+    c = nd.array(x, dtype="float64").tostype("csr")
+    r = nd.array(x, dtype="float64").tostype("row_sparse")
+    d = nd.array(x + 1.0, dtype="float64")
+    # functions with a sparse version keep the storage type (nd.abs(csr) is csr) ...
+    for s_ in (c, r):
+        assert nd.abs(s_).stype == s_.stype
+        _close(nd.abs(s_).asnumpy(), onp.abs(x))
+        assert nd.elemwise_add(s_, s_).stype == s_.stype
+        _close(nd.clip(s_, -0.5, 0.5).asnumpy(), onp.clip(x, -0.5, 0.5))
+    assert nd.broadcast_mul(c, d).stype == "csr"
+    _close(nd.sum(c), x.sum())
+    _close(nd.mean(r, axis=1), x.mean(axis=1))
+    _close(nd.norm(c), onp.linalg.norm(x))
+    _close(nd.add_n(r, r), 2 * x)
+    # ... the others compute on the dense values (MXNet's storage fallback)
+    _close(nd.exp(c), onp.exp(x))
+    _close(nd.sqrt(nd.square(r)), onp.abs(x))
+    _close(nd.slice(c, begin=(1, 0), end=(3, 5)), x[1:3])
+    _close(d + c, 2 * x + 1)
+    _close(d - r, onp.ones_like(x))
+    _close((d * c).asnumpy(), (x + 1) * x)
+    _close(c == c, onp.ones_like(x))
+    _close(c > 0, (x > 0).astype(onp.float64))
+    _close(c ** 2, x ** 2)
+    _close(onp.asarray(c), x)
+    y = d.copy()
+    alias = y
+    y += c  # in place, as with a dense operand
+    assert y is alias
+    _close(y, 2 * x + 1)
+
+
+def test_parts_are_copies_and_casts_copy(rng):
+    x = _dense(rng, (3, 4), density=0.6)
+    c = nd.array(x, dtype="float64").tostype("csr")
+    c.data[:] = 0  # MXNet's data / indices / indptr are deep copies
+    c.indices[:] = 0
+    c.indptr[:] = 0
+    _close(c.asnumpy(), x)
+    same = c.tostype("csr")  # cast_storage returns a copy
+    same *= 0
+    _close(c.asnumpy(), x)
+    dense = nd.zeros((3, 4), dtype="float64")
+    assert c.copyto(dense) is dense
+    _close(dense, x)
+    with pytest.raises(ValueError, match="shape"):
+        c.copyto(nd.zeros((4, 3), dtype="float64"))
+
+
+def test_scipy_input_is_put_in_canonical_form():
+    m = sp.csr_matrix((onp.array([1.0, 2.0, 5.0]), onp.array([2, 2, 0]), onp.array([0, 3, 3])),
+                      shape=(2, 3))  # row 0: a duplicate of column 2 and unsorted columns
+    assert not m.has_canonical_format
+    c = sparse.csr_matrix(m)
+    c.check_format()
+    assert c.indices.asnumpy().tolist() == [0, 2] and c.data.asnumpy().tolist() == [5.0, 3.0]
+    _close(sparse.norm(c), onp.linalg.norm(m.toarray()))
+    _close(sparse.sqrt(c).asnumpy(), onp.sqrt(m.toarray()))
+    assert m.indices.tolist() == [2, 2, 0]  # the caller's matrix is left as it was
+
+
+def test_sparse_argument_errors_name_the_function():
+    c = nd.ones((2, 3)).tostype("csr")
+    with pytest.raises(ValueError, match=r"csr_matrix.*2-D"):
+        sparse.csr_matrix([2.0, 3.0])
+    with pytest.raises(TypeError, match=r"nd.sparse.csr_matrix\] dtype"):
+        sparse.csr_matrix((onp.array([1, 2]), [0, 1], [0, 1, 2]), shape=(2, 2))
+    with pytest.raises(TypeError, match=r"nd.sparse.zeros\] dtype"):
+        sparse.zeros("csr", (2, 2), dtype="int32")
+    with pytest.raises(TypeError, match=r"astype\] dtype"):
+        c.astype("int32")
+    with pytest.raises(ValueError, match="int64"):
+        sparse.csr_matrix(([1.0], onp.array([2 ** 63 + 5], onp.uint64), [0, 1]), shape=(1, 3))
+    with pytest.raises(ValueError, match="shape"):
+        sparse.row_sparse_array(nd.ones((2, 2)).tostype("row_sparse"), shape=(3, 3))
+    with pytest.raises(ValueError, match="out of range"):
+        sparse.sum(c, axis=(0, 5))
+    with pytest.raises(ValueError, match="repeats"):
+        sparse.sum(c, axis=(1, -1))
+    _close(sparse.clip(c * 0.5, None, 0.25).asnumpy(), onp.full((2, 3), 0.25))
+
+
+@pytest.mark.parametrize("axis,exclude", [((1, 2), False), ((0, 2), False), ((0,), True),
+                                          ((), False)])
+def test_row_sparse_reductions_over_several_axes(rng, axis, exclude):
+    x = _dense(rng, (4, 3, 2), density=0.5)
+    x[1] = 0
+    r = nd.array(x, dtype="float64").tostype("row_sparse")
+    axes = tuple(a for a in range(3) if a not in axis) if exclude else axis or None
+    _close(sparse.sum(r, axis=axis, exclude=exclude), x.sum(axis=axes))
+    _close(sparse.mean(r, axis=axis, exclude=exclude), x.mean(axis=axes))
 
 
 def test_rand_ndarray_with_a_sparse_stype():

@@ -1063,6 +1063,7 @@ class LibSVMIter(_BatchIter):
         else:
             label = self._csr([s[1][1:] if s[1] is not None else empty[0] for s in filled],
                               self.label_shape[0])
+        self._slots = [None] * len(self._slots)  # a short next batch pads with empty rows
         return [data], [label]
 
     def close(self):

@@ -52,6 +52,21 @@ from .ndarray import (  # noqa: E402, F401
     zeros,
 )
 
+# Functions with an nd.sparse version take sparse arrays there (MXNet's sparse versions keep
+# the storage type: nd.abs(csr) is a CSRNDArray); the other nd functions take sparse arrays as
+# their dense values (MXNet's storage fallback).
+for _name, _sparse_name in (
+        [(n, n) for n in ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "add",
+                          "subtract", "multiply", "divide", "add_n", "sum", "mean", "norm",
+                          "clip", "abs", "sign", "sqrt", "square", "negative", "relu", "sin",
+                          "tan", "arcsin", "arctan", "sinh", "tanh", "arcsinh", "arctanh",
+                          "expm1", "log1p", "rint", "round", "ceil", "floor", "trunc", "fix",
+                          "degrees", "radians")]
+        + [("broadcast_mul", "multiply"), ("broadcast_div", "divide")]):
+    globals()[_name] = ndarray._on_plain(globals()[_name].__wrapped__,
+                                         sparse_fn=getattr(sparse, _sparse_name))
+del _name, _sparse_name
+
 # MXNet 1.x's flat names of the samplers: mx.nd.random_uniform(low, high, shape=...) and
 # mx.nd.sample_uniform(low_array, high_array, shape=...) (one sample of `shape` per element)
 for _name in ("uniform", "normal", "randint", "exponential", "gamma", "poisson",

@@ -11,7 +11,7 @@ import numpy as onp
 from .. import _core
 from .. import numpy as _np
 from .. import numpy_extension as _npx
-from .ndarray import _on_plain, _wrap
+from .ndarray import _on_plain, _SparseStorage, _wrap
 
 # ---- shapes -----------------------------------------------------------------------------
 
@@ -538,9 +538,9 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     """MXNet's legacy dot: for N-d arrays, the last axis of lhs with the first of rhs (lhs
     transposed / rhs transposed first when asked). Sparse operands or a sparse forward_stype
     go to ``nd.sparse.dot`` (its storage rules)."""
-    from . import sparse
-    if forward_stype not in (None, "default") or isinstance(
-            lhs, sparse.BaseSparseNDArray) or isinstance(rhs, sparse.BaseSparseNDArray):
+    if forward_stype not in (None, "default") or isinstance(lhs, _SparseStorage) or \
+            isinstance(rhs, _SparseStorage):
+        from . import sparse
         return sparse.dot(lhs, rhs, transpose_a, transpose_b, forward_stype)
     if lhs.ndim <= 2 and rhs.ndim <= 2:
         return _wrap(_np.dot(_np.transpose(lhs) if transpose_a else lhs,
@@ -1445,6 +1445,9 @@ def RNN(data, parameters, state, state_cell=None, sequence_length=None,  # noqa:
     return _wrap(out)
 
 
+_TAKE_SPARSE = ("dot", "cast_storage")  # (they apply MXNet's storage rules themselves)
+
+
 def _plain_inputs(namespace):
     # Every public operator takes NDArrays as plain arrays (see ndarray._on_plain); aliases
     # stay the same function.
@@ -1453,7 +1456,7 @@ def _plain_inputs(namespace):
         if (not name.startswith("_") or name == "_copy") and callable(fn) and \
                 getattr(fn, "__module__", None) == namespace["__name__"]:
             if id(fn) not in done:
-                done[id(fn)] = _on_plain(fn)
+                done[id(fn)] = _on_plain(fn, keep_sparse=name in _TAKE_SPARSE)
             namespace[name] = done[id(fn)]
 
 

@@ -20,14 +20,16 @@ __all__ = ["NDArray", "array", "waitall", "zeros", "ones", "empty", "full", "eye
            "linspace", "concatenate", "moveaxis", "imdecode"]
 
 
+class _SparseStorage:
+    """The base of mx.nd.sparse's arrays (nd/sparse.py), here so that the functions of this
+    module can tell them apart without importing that one."""
+
+
 class _NDArrayMeta(type):
     def __instancecheck__(cls, obj):
         # mx.np.ndarray derives from mx.nd.NDArray in MXNet 2.0: MXNet code tests arrays with
         # isinstance(x, mx.nd.NDArray). MXNet's sparse arrays are NDArrays too.
-        if isinstance(obj, _np.ndarray):
-            return True
-        from .sparse import BaseSparseNDArray
-        return isinstance(obj, BaseSparseNDArray)
+        return isinstance(obj, (_np.ndarray, _SparseStorage))
 
 
 def _wrap(a):
@@ -51,17 +53,35 @@ def _plain(a):
         r = _np.ndarray.view(a, type=_np.ndarray)  # (a view, not the copy a recorded view is)
         r._become(a)
         return r
-    if isinstance(a, (list, tuple)) and any(type(x) is NDArray for x in a):
+    if isinstance(a, _SparseStorage):  # MXNet's storage fallback: the dense array
+        return _plain(a.tostype("default"))
+    if isinstance(a, (list, tuple)) and any(type(x) is NDArray or isinstance(x, _SparseStorage)
+                                            for x in a):
         return type(a)(_plain(x) for x in a)
     return a
 
 
-def _on_plain(fn):
-    """fn called with its NDArray arguments as plain arrays (ndx.numpy's functions call
-    array methods, which an NDArray overrides with MXNet's legacy semantics)."""
+def _plain_or_sparse(a):
+    return a if isinstance(a, _SparseStorage) else _plain(a)
 
-    def call(*args, **kwargs):
-        return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()})
+
+def _on_plain(fn, keep_sparse=False, sparse_fn=None):
+    """fn called with its NDArray arguments as plain arrays (ndx.numpy's functions call
+    array methods, which an NDArray overrides with MXNet's legacy semantics); sparse
+    arguments become their dense values, unless fn takes them as they are (keep_sparse).
+    With sparse_fn, a call with a sparse positional argument goes to sparse_fn instead (the
+    nd.sparse version of fn, which keeps the storage type)."""
+    plain = _plain_or_sparse if keep_sparse else _plain
+
+    if sparse_fn is not None:
+        def call(*args, **kwargs):
+            for a in args:
+                if isinstance(a, _SparseStorage):
+                    return sparse_fn(*args, **kwargs)
+            return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()})
+    else:
+        def call(*args, **kwargs):
+            return fn(*[plain(a) for a in args], **{k: plain(v) for k, v in kwargs.items()})
 
     call.__name__ = fn.__name__
     call.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
@@ -74,6 +94,8 @@ def _binary(name, compare=False):
     base = getattr(_np.ndarray, name)
 
     def method(self, other):
+        if isinstance(other, _SparseStorage):
+            return NotImplemented  # the sparse array's reflected method applies MXNet's rules
         out = base(self, other)
         if out is NotImplemented:
             return out

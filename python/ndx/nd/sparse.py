@@ -14,12 +14,14 @@ The products and conversions of CSR matrices are registered C++ ops on those par
 and record for autograd: ``dot(csr, w)`` with ``w`` attached to autograd gives ``w`` its
 gradient, ``csr.T @ ograd``. Everything else composes ndx's array ops on the parts.
 
-Storage types of results follow MXNet's documentation: ``dot(csr, dense) = dense``,
+Storage types of results follow MXNet's storage inference: ``dot(csr, dense) = dense``,
 ``dot(csr, dense, transpose_a=True) = row_sparse``, ``dot(dense, csr) = csr``, and
 ``forward_stype`` asks for another; ``add`` / ``subtract`` of two arrays of one sparse stype
 and ``multiply`` of a sparse array by a scalar, a dense array or one of its stype keep the
 stype; the zero-preserving element-wise functions (``abs``, ``sqrt``, ``tanh``, ...) map the
 stored values; anything else falls back to dense storage, as MXNet's storage fallback does.
+The ``mx.nd`` functions of these names call them for sparse arguments; the other ``mx.nd``
+functions, comparisons and ``**`` take a sparse array as its dense values.
 
 ``mx.io.LibSVMIter`` reads LibSVM files into CSR batches.
 
@@ -36,7 +38,7 @@ from .. import _core
 from .. import numpy as _np
 from .._registry import ops as _ops
 from . import _op
-from .ndarray import _device, _wrap
+from .ndarray import _device, _SparseStorage, _wrap
 from .ndarray import _plain as _nd_plain
 from .ndarray import empty as _empty_dense
 from .ndarray import zeros as _zeros_dense
@@ -71,6 +73,8 @@ def _index_array(x, ctx, who, what):
         if a.dtype.kind == "f" and bool(_np.all(a == _np.floor(a))):
             return a.astype("int64")
         raise TypeError(f"[{who}] {what} must be integers, got dtype {a.dtype}")
+    if a.size and a.dtype == onp.uint64 and int(a.max()) > onp.iinfo(onp.int64).max:
+        raise ValueError(f"[{who}] {what} must fit int64, got {int(a.max())}")
     return a.astype("int64")
 
 
@@ -91,10 +95,11 @@ def _shape_tuple(shape, who):
     return shape
 
 
-class BaseSparseNDArray:
+class BaseSparseNDArray(_SparseStorage):
     """The common part of MXNet's sparse arrays (see the module docstring)."""
 
     __array_priority__ = 1000.0  # NumPy hands mixed arithmetic to these classes
+    __hash__ = None  # (== is element-wise, as NDArray's)
 
     stype = None
 
@@ -141,13 +146,14 @@ class BaseSparseNDArray:
 
     @property
     def data(self):
-        """The stored values (an NDArray)."""
-        return _wrap(self._data)
+        """A copy of the stored values (an NDArray; MXNet's is a deep copy too)."""
+        return _wrap(self._data.copy())
 
     @property
     def indices(self):
-        """The column (CSR) or row (row_sparse) indices of the stored values (int64)."""
-        return _wrap(self._indices)
+        """A copy of the column (CSR) or row (row_sparse) indices of the stored values
+        (int64)."""
+        return _wrap(self._indices.copy())
 
     def __len__(self):
         return self._shape[0]
@@ -167,6 +173,10 @@ class BaseSparseNDArray:
         """The dense values as a NumPy array."""
         return self.tostype("default").asnumpy()
 
+    def __array__(self, dtype=None, copy=None):
+        out = self.asnumpy()
+        return out if dtype is None else out.astype(dtype)
+
     def todense(self):
         return self.tostype("default")
 
@@ -176,22 +186,25 @@ class BaseSparseNDArray:
     def astype(self, dtype, copy=True):
         if not copy and onp.dtype(dtype) == self._dtype:
             return self
-        return self._with_data(self._data.astype(dtype))
+        return self._with_data(self._data.astype(dtype), who=f"{type(self).__name__}.astype")
 
     def copy(self):
         return self._with_data(self._data.copy(), copy_indices=True)
 
     def copyto(self, other):
-        """A copy on device `other`, or copied into the sparse array `other` (same stype and
-        shape) and returned."""
+        """A copy on device `other`, or copied into the array `other` (sparse of the same
+        stype, or dense; the same shape) and returned."""
         if isinstance(other, BaseSparseNDArray):
             if other is self:
                 return self
             other[:] = self
             return other
         if isinstance(other, _np.ndarray):
-            raise TypeError(f"[{type(self).__name__}.copyto] copy into a dense array with "
-                            f"dense[:] = sparse.tostype('default'); got a dense array")
+            if other.shape != self._shape:
+                raise ValueError(f"[{type(self).__name__}.copyto] the destination has shape "
+                                 f"{other.shape}, the array {self._shape}")
+            other[...] = _plain(self.tostype("default"))
+            return other
         return self.as_in_context(other)
 
     def as_in_context(self, context):
@@ -202,11 +215,11 @@ class BaseSparseNDArray:
 
     as_in_ctx = as_in_context
 
-    def _with_data(self, data, copy_indices=False):
+    def _with_data(self, data, copy_indices=False, who="nd.sparse"):
         parts = {k: getattr(self, "_" + k) for k in self._parts}
         if copy_indices:
             parts = {k: v.copy() for k, v in parts.items()}
-        parts["data"] = _float_values(data)
+        parts["data"] = _float_values(data, who)
         return type(self)._make(self._shape, data.dtype, **parts)
 
     def __setitem__(self, key, value):
@@ -268,6 +281,31 @@ class BaseSparseNDArray:
         self[:] = divide(self, other)
         return self
 
+    # comparisons, powers, floor division and remainders compute densely (MXNet's storage
+    # fallback): ==, <, ** of a sparse array give a dense NDArray
+    def _dense_op(name):
+        def method(self, other):
+            if isinstance(other, BaseSparseNDArray):
+                other = other.tostype("default")
+            return getattr(self.tostype("default"), name)(other)
+
+        method.__name__ = name
+        return method
+
+    __eq__ = _dense_op("__eq__")
+    __ne__ = _dense_op("__ne__")
+    __lt__ = _dense_op("__lt__")
+    __le__ = _dense_op("__le__")
+    __gt__ = _dense_op("__gt__")
+    __ge__ = _dense_op("__ge__")
+    __pow__ = _dense_op("__pow__")
+    __rpow__ = _dense_op("__rpow__")
+    __floordiv__ = _dense_op("__floordiv__")
+    __rfloordiv__ = _dense_op("__rfloordiv__")
+    __mod__ = _dense_op("__mod__")
+    __rmod__ = _dense_op("__rmod__")
+    del _dense_op
+
     def abs(self):
         return abs(self)
 
@@ -301,8 +339,9 @@ class CSRNDArray(BaseSparseNDArray):
 
     @property
     def indptr(self):
-        """Where each row's stored values start in data / indices, then their count."""
-        return _wrap(self._indptr)
+        """A copy of where each row's stored values start in data / indices, then their
+        count."""
+        return _wrap(self._indptr.copy())
 
     def asscipy(self):
         """The matrix as a ``scipy.sparse.csr_matrix``."""
@@ -402,20 +441,20 @@ def _check_rsp(data, indices, shape, full_check, who):
 # ---------------------------------------------------------------- construction
 
 
-def _float_values(data):
+def _float_values(data, who="nd.sparse"):
     if data.dtype.kind != "f":
-        raise TypeError(f"[nd.sparse] sparse arrays hold float values (float16, float32, "
-                        f"float64), got dtype {data.dtype}")
+        raise TypeError(f"[{who}] dtype: ndx's sparse arrays hold float values (float16, "
+                        f"float32, float64), got {data.dtype}")
     return data
 
 
-def _csr(data, indices, indptr, shape):
-    _float_values(data)
+def _csr(data, indices, indptr, shape, who="nd.sparse"):
+    _float_values(data, who)
     return CSRNDArray._make(shape, data.dtype, data=data, indices=indices, indptr=indptr)
 
 
-def _rsp(data, indices, shape):
-    _float_values(data)
+def _rsp(data, indices, shape, who="nd.sparse"):
+    _float_values(data, who)
     return RowSparseNDArray._make(shape, data.dtype, data=data, indices=indices)
 
 
@@ -459,6 +498,9 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
             who, shape, out.shape)
     if _is_scipy_sparse(arg1):
         m = arg1.tocsr()
+        if not m.has_canonical_format:  # sorted columns, duplicates summed (as MXNet's)
+            m = m.copy()
+            m.sum_duplicates()
         return csr_matrix((m.data, m.indices, m.indptr), shape=m.shape, ctx=ctx,
                           dtype=dtype if dtype is not None else m.dtype)
     if _is_shape(arg1):
@@ -477,7 +519,7 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         if len(shape) != 2:
             raise ValueError(f"[{who}] a CSR matrix is 2-D, got shape {shape}")
         _check_csr(data, indices, indptr, shape, False, who)
-        return _csr(data, indices, indptr, shape)
+        return _csr(data, indices, indptr, shape, who)
     if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
         dtype = _default_dtype(arg1[0], dtype)
         data = _values(arg1[0], dtype, ctx)
@@ -496,8 +538,12 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
     if isinstance(arg1, (BaseSparseNDArray, _np.ndarray, onp.ndarray, list, tuple)):
         dense = arg1.tostype("default") if isinstance(arg1, BaseSparseNDArray) else arg1
         dense = _values(dense, _default_dtype(arg1, dtype), ctx)
+        if dense.ndim != 2:
+            raise ValueError(f"[{who}] arg1: a dense source must be 2-D, got shape "
+                             f"{dense.shape}")
         if shape is not None and _shape_tuple(shape, who) != dense.shape:
             _shape_mismatch(who, shape, dense.shape)
+        _float_values(dense, who)
         return cast_storage(dense, "csr")
     raise TypeError(f"[{who}] arg1 must be (data, indices, indptr), (data, (row, col)), a "
                     f"shape, a dense array or a sparse matrix; got {type(arg1).__name__}")
@@ -515,6 +561,8 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
     ctx = _device(ctx)
     who = "nd.sparse.row_sparse_array"
     if isinstance(arg1, RowSparseNDArray):
+        if shape is not None and _shape_tuple(shape, who) != arg1.shape:
+            _shape_mismatch(who, shape, arg1.shape)
         return arg1.as_in_context(ctx).astype(_default_dtype(arg1, dtype))
     if _is_shape(arg1):
         return zeros("row_sparse", arg1, ctx=ctx, dtype=dtype)
@@ -534,12 +582,16 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
         order = _np.argsort(indices, kind="stable")
         indices, data = indices[order], data[order]
         _check_rsp(data, indices, shape, True, who)
-        return _rsp(data, indices, shape)
+        return _rsp(data, indices, shape, who)
     if isinstance(arg1, (BaseSparseNDArray, _np.ndarray, onp.ndarray, list)):
         dense = arg1.tostype("default") if isinstance(arg1, BaseSparseNDArray) else arg1
         dense = _values(dense, _default_dtype(arg1, dtype), ctx)
+        if dense.ndim < 1:
+            raise ValueError(f"[{who}] arg1: a dense source has at least one dimension, got "
+                             f"a 0-d array")
         if shape is not None and _shape_tuple(shape, who) != dense.shape:
             _shape_mismatch(who, shape, dense.shape)
+        _float_values(dense, who)
         return cast_storage(dense, "row_sparse")
     raise TypeError(f"[{who}] arg1 must be (data, indices), a shape or a dense array; got "
                     f"{type(arg1).__name__}")
@@ -564,6 +616,8 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     shape = _shape_tuple(shape, "nd.sparse.zeros")
     ctx = _device(ctx)
     dtype = onp.dtype(dtype or "float32")
+    if dtype.kind != "f":
+        _float_values(_np.zeros(0, dtype=dtype), "nd.sparse.zeros")
     if stype == "csr":
         if len(shape) != 2:
             raise ValueError(f"[nd.sparse.zeros] a CSR matrix is 2-D, got shape {shape}")
@@ -638,7 +692,7 @@ def cast_storage(data, stype):
     _check_stype(stype, "cast_storage")
     if isinstance(data, BaseSparseNDArray):
         if data.stype == stype:
-            return data
+            return data.copy()  # (MXNet's cast_storage returns a copy)
         dense = _csr_todense(data) if data.stype == "csr" else _rsp_todense(data)
         return _wrap(dense) if stype == "default" else cast_storage(dense, stype)
     if stype == "default":
@@ -691,40 +745,63 @@ def _as_stype(out, stype):
 
 
 def _csr_dot(csr, rhs, transpose):
-    if rhs.ndim not in (1, 2):
-        raise ValueError(f"[nd.sparse.dot] the dense operand must be 1-D or 2-D, got shape "
-                         f"{rhs.shape}")
-    if rhs.dtype != csr.dtype:
-        rhs = rhs.astype(csr.dtype)
-    return _invoke("_sparse_csr_dot", (csr._data, csr._indices, csr._indptr, rhs),
+    """csr @ rhs (csr.T @ rhs with `transpose`) of a dense 1-D / 2-D rhs, in the operands'
+    promoted float dtype (an integer rhs takes the matrix's)."""
+    dtype = onp.result_type(csr.dtype, rhs.dtype) if rhs.dtype.kind == "f" else csr.dtype
+    data = csr._data if csr.dtype == dtype else csr._data.astype(dtype)
+    if rhs.dtype != dtype:
+        rhs = rhs.astype(dtype)
+    return _invoke("_sparse_csr_dot", (data, csr._indices, csr._indptr, rhs),
                    {"num_cols": csr._shape[1], "transpose_a": bool(transpose)})
 
 
+def _shape_of(x):
+    return tuple(x.shape) if hasattr(x, "shape") else onp.shape(x)
+
+
+def _check_dot_shapes(lhs_shape, rhs_shape, transpose_a, transpose_b):
+    """Both operands 1-D or 2-D (after their transposes) with matching inner sizes."""
+    shapes = []
+    for name, shape, flip in (("lhs", lhs_shape, transpose_a), ("rhs", rhs_shape, transpose_b)):
+        if len(shape) not in (1, 2):
+            raise ValueError(f"[nd.dot] {name}: a product with a sparse operand takes 1-D or "
+                             f"2-D arrays, got shape {shape}")
+        shapes.append(tuple(reversed(shape)) if flip else tuple(shape))
+    (a, b) = shapes
+    if a[-1] != b[0]:
+        raise ValueError(f"[nd.dot] shapes {lhs_shape} and {rhs_shape} (transpose_a="
+                         f"{bool(transpose_a)}, transpose_b={bool(transpose_b)}) are not "
+                         f"aligned: {a[-1]} != {b[0]}")
+
+
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
-    """MXNet's dot with sparse operands. dot(csr, dense) = dense, dot(csr, dense,
-    transpose_a=True) = row_sparse, dot(csr, row_sparse) = dense, dot(dense, csr) = csr,
-    dot(dense, csr, transpose_b=True) = dense; forward_stype asks for another stype. Other
-    combinations compute on dense operands (dense result)."""
+    """MXNet's dot with sparse operands. Result storage (MXNet's rules on the CPU):
+    dot(csr, dense or row_sparse) = dense, the same with transpose_a=True = row_sparse,
+    dot(dense, csr) = csr, dot(dense, csr, transpose_b=True) = dense; forward_stype asks for
+    another stype, and other combinations compute densely (dense result)."""
     if forward_stype is not None:
-        _check_stype(forward_stype, "nd.sparse.dot")
-    if isinstance(lhs, CSRNDArray) and not isinstance(rhs, CSRNDArray):
+        _check_stype(forward_stype, "nd.dot")
+    csr_times_other = isinstance(lhs, CSRNDArray) and not isinstance(rhs, CSRNDArray)
+    dense_times_csr = isinstance(rhs, CSRNDArray) and not isinstance(lhs, BaseSparseNDArray)
+    if csr_times_other or dense_times_csr:
+        _check_dot_shapes(_shape_of(lhs), _shape_of(rhs), transpose_a, transpose_b)
+    if csr_times_other:
         dense_rhs = _dense_operand(rhs)
         if transpose_b:
             dense_rhs = _np.transpose(dense_rhs)
         out = _csr_dot(lhs, dense_rhs, transpose_a)
-        default = "row_sparse" if transpose_a and not isinstance(rhs, BaseSparseNDArray) \
+        default = "row_sparse" if transpose_a and not transpose_b and out.ndim == 2 \
             else "default"
         return _as_stype(out, forward_stype or default)
-    if isinstance(rhs, CSRNDArray) and not isinstance(lhs, BaseSparseNDArray):
+    if dense_times_csr:
         a = _plain(lhs)
         if transpose_a:
             a = _np.transpose(a)
-        if a.ndim not in (1, 2):
-            raise ValueError(f"[nd.sparse.dot] the dense operand must be 1-D or 2-D, got "
-                             f"shape {a.shape}")
         # a @ B = (B.T @ a.T).T and a @ B.T = (B @ a.T).T
         out = _np.transpose(_csr_dot(rhs, _np.transpose(a), not transpose_b))
-        return _as_stype(out, forward_stype or ("default" if transpose_b else "csr"))
+        default = "csr" if not transpose_a and not transpose_b and out.ndim == 2 \
+            else "default"
+        return _as_stype(out, forward_stype or default)
     out = _op.dot(_dense_operand(lhs), _dense_operand(rhs), transpose_a=transpose_a,
                   transpose_b=transpose_b)
     return _as_stype(out, forward_stype or "default")
@@ -916,7 +993,7 @@ def clip(data, a_min, a_max):
     """Values clipped to [a_min, a_max]; a sparse array keeps its stype when the range
     holds 0 (MXNet's rule), else the result is dense."""
     if isinstance(data, BaseSparseNDArray):
-        if a_min <= 0 <= a_max:
+        if (a_min is None or a_min <= 0) and (a_max is None or a_max >= 0):
             return data._with_data(_np.clip(data._data, a_min, a_max))
         data = data.tostype("default")
     return _wrap(_np.clip(_plain(data), a_min, a_max))
@@ -925,24 +1002,34 @@ def clip(data, a_min, a_max):
 # ---------------------------------------------------------------- reductions
 
 
-def _axis(axis, ndim, who):
-    if axis is None:
+def _axis(axis, ndim, who, exclude=False):
+    """None (every axis), one axis or a sorted tuple of several, each checked (MXNet's
+    legacy rules: () is every axis; exclude=True reduces the axes not listed)."""
+    if axis is None or (isinstance(axis, (tuple, list)) and not len(axis)):
         return None
-    if isinstance(axis, (tuple, list)):
-        if len(axis) != 1:
-            return tuple(sorted(a % ndim for a in axis)) if len(axis) else None
-        axis = axis[0]
-    if not -ndim <= int(axis) < ndim:
-        raise ValueError(f"[nd.sparse.{who}] axis {axis} is out of range for {ndim} dims")
-    return int(axis) % ndim
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    for a in axes:
+        if not isinstance(a, _numbers.Integral) or not -ndim <= int(a) < ndim:
+            raise ValueError(f"[nd.sparse.{who}] axis {a!r} is out of range for {ndim} "
+                             f"dimensions")
+    picked = sorted({int(a) % ndim for a in axes})
+    if len(picked) != len(axes):
+        raise ValueError(f"[nd.sparse.{who}] axis {axis} repeats an axis")
+    if exclude:
+        picked = [a for a in range(ndim) if a not in picked]
+    if len(picked) == ndim:
+        return None
+    return picked[0] if len(picked) == 1 else tuple(picked)
 
 
-def sum(data, axis=None, keepdims=False):  # noqa: A001
-    """The sum over all elements or one axis; a CSR matrix sums its stored values only
+def sum(data, axis=None, keepdims=False, exclude=False):  # noqa: A001
+    """The sum over all elements or the given axes; a CSR matrix sums its stored values
     (through the CSR product with a vector of ones). Dense result."""
     if not isinstance(data, BaseSparseNDArray):
-        return _op.sum(data, axis=axis, keepdims=keepdims)
-    ax = _axis(axis, data.ndim, "sum")
+        return _op.sum(data, axis=axis, keepdims=keepdims, exclude=exclude)
+    ax = _axis(axis, data.ndim, "sum", exclude)
+    if isinstance(ax, tuple):  # several (not all) axes of a row_sparse array: densely
+        return _op.sum(data.tostype("default"), axis=ax, keepdims=keepdims)
     if data.stype == "csr" and ax in (0, 1):
         n = data._shape[0] if ax == 0 else data._shape[1]
         out = _csr_dot(data, _ones_vector(n, data.dtype, data.context), ax == 0)
@@ -960,24 +1047,28 @@ def sum(data, axis=None, keepdims=False):  # noqa: A001
     return _op.sum(data.tostype("default"), axis=axis, keepdims=keepdims)
 
 
-def mean(data, axis=None, keepdims=False):
-    """The mean over all elements or one axis (zeros included). Dense result."""
+def mean(data, axis=None, keepdims=False, exclude=False):
+    """The mean over all elements or the given axes (zeros included). Dense result."""
     if not isinstance(data, BaseSparseNDArray):
-        return _op.mean(data, axis=axis, keepdims=keepdims)
-    ax = _axis(axis, data.ndim, "mean")
-    count = data.size if ax is None else data._shape[ax]
-    total = sum(data, axis=axis, keepdims=keepdims)
+        return _op.mean(data, axis=axis, keepdims=keepdims, exclude=exclude)
+    ax = _axis(axis, data.ndim, "mean", exclude)
+    count = 1
+    for a in (range(data.ndim) if ax is None else ax if isinstance(ax, tuple) else (ax,)):
+        count *= data._shape[a]
+    total = sum(data, axis=ax, keepdims=keepdims)
     return _wrap(_plain(total) / _builtins.max(count, 1) if count else
                  _plain(total) * onp.nan)
 
 
-def norm(data, ord=2, axis=None, keepdims=False):  # noqa: A002
+def norm(data, ord=2, axis=None, keepdims=False, out_dtype=None):  # noqa: A002
     """The L2 norm of all stored values (MXNet's norm of a sparse array); other cases go to
     the dense norm."""
     if isinstance(data, BaseSparseNDArray) and ord == 2 and axis is None:
         out = _np.sqrt(_np.sum(data._data * data._data))
-        return _wrap(_np.reshape(out, (1,) * data.ndim) if keepdims else out)
-    return _op.norm(_dense_operand(data), ord=ord, axis=axis, keepdims=keepdims)
+        out = _np.reshape(out, (1,) * data.ndim) if keepdims else out
+        return _wrap(out if out_dtype is None else out.astype(out_dtype))
+    return _op.norm(_dense_operand(data), ord=ord, axis=axis, keepdims=keepdims,
+                    out_dtype=out_dtype)
 
 
 def square_sum(data, axis=None, keepdims=False):
