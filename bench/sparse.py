@@ -45,8 +45,21 @@ def cases(rng):
 
 def timed(fn):
     t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
+    fn()
+    return time.perf_counter() - t0
+
+
+def row(name, rounds, reference, ours, dense=None):
+    """Times reference, dense (when given) and ours interleaved; prints one table row."""
+    theirs, mine, dense_t = [], [], []
+    for _ in range(rounds):
+        theirs.append(timed(reference))
+        if dense is not None:
+            dense_t.append(timed(dense))
+        mine.append(timed(ours))
+    t, o = statistics.median(theirs), statistics.median(mine)
+    d = f"{statistics.median(dense_t) / o:9.2f}" if dense_t else f"{'-':>9s}"
+    print(f"{name:36s} {t * 1e3:9.3f} {o * 1e3:9.3f} {t / o:7.2f} {d}")
 
 
 def main():
@@ -60,37 +73,18 @@ def main():
     for name, m, ref, operand, ours, dense in cases(rng):
         c = mx.nd.sparse.csr_matrix(m)
         w = mx.nd.array(operand)
-        want = ref(m, operand)
-        got = ours(c, w).asnumpy()
-        onp.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
-        theirs, mine, dense_t = [], [], []
-        for _ in range(args.rounds):
-            theirs.append(timed(lambda: ref(m, operand))[0])
-            if dense is not None:
-                dense_t.append(timed(lambda: dense @ operand)[0])
-            mine.append(timed(lambda: ours(c, w).wait_to_read())[0])
-        t, o = statistics.median(theirs), statistics.median(mine)
-        d = f"{statistics.median(dense_t) / o:9.2f}" if dense_t else f"{'-':>9s}"
-        print(f"{name:36s} {t * 1e3:9.3f} {o * 1e3:9.3f} {t / o:7.2f} {d}")
+        onp.testing.assert_allclose(ours(c, w).asnumpy(), ref(m, operand), rtol=1e-4,
+                                    atol=1e-4)
+        row(name, args.rounds, lambda: ref(m, operand), lambda: ours(c, w).wait_to_read(),
+            None if dense is None else lambda: dense @ operand)
     # storage casts
     x = matrix(rng, 4096, 8192, 0.01).toarray()
     nx = mx.nd.array(x)
-    theirs, mine = [], []
-    for _ in range(args.rounds):
-        theirs.append(timed(lambda: sp.csr_matrix(x))[0])
-        mine.append(timed(lambda: nx.tostype("csr").data.wait_to_read())[0])
-    t, o = statistics.median(theirs), statistics.median(mine)
-    print(f"{'dense 4096x8192 -> csr':36s} {t * 1e3:9.3f} {o * 1e3:9.3f} {t / o:7.2f} "
-          f"{'-':>9s}")
-    c = nx.tostype("csr")
-    m = sp.csr_matrix(x)
-    theirs, mine = [], []
-    for _ in range(args.rounds):
-        theirs.append(timed(lambda: m.toarray())[0])
-        mine.append(timed(lambda: c.tostype("default").wait_to_read())[0])
-    t, o = statistics.median(theirs), statistics.median(mine)
-    print(f"{'csr 4096x8192 -> dense':36s} {t * 1e3:9.3f} {o * 1e3:9.3f} {t / o:7.2f} "
-          f"{'-':>9s}")
+    row("dense 4096x8192 -> csr", args.rounds, lambda: sp.csr_matrix(x),
+        lambda: nx.tostype("csr")._data.wait_to_read())
+    c, m = nx.tostype("csr"), sp.csr_matrix(x)
+    row("csr 4096x8192 -> dense", args.rounds, m.toarray,
+        lambda: c.tostype("default").wait_to_read())
 
 
 if __name__ == "__main__":

@@ -84,6 +84,16 @@ def _path_arg(who, name, value):
     return os.fspath(value)
 
 
+def _data_and_label_paths(who, data, label, what):
+    """The (name, value) data path (required) and label path ('' for None and MXNet's
+    'NULL') of a text-file iterator."""
+    data_path = _path_arg(who, *data)
+    if not data_path:
+        raise ValueError(f"[{who}] {data[0]} ({what}) is required")
+    label_path = _path_arg(who, *label)
+    return data_path, "" if label_path == "NULL" else label_path
+
+
 def _existing_file(who, name, path):
     if not os.path.isfile(path):
         raise FileNotFoundError(f"[{who}] {name}: no file {path!r}")
@@ -747,6 +757,23 @@ def _csv_files(who, name, path):
     return [path]
 
 
+class _TextFileIter(_BatchIter):
+    """A _BatchIter over text rows: self._data and self._labels (None without a label
+    file) read rows as the batches need them (_CSVRows, _LibSVMRows)."""
+
+    def _start_pass(self):
+        self._data.restart()
+        if self._labels is not None:
+            self._labels.restart()
+        self._row = 0
+
+    def close(self):
+        """Closes the files being read."""
+        self._data.close()
+        if self._labels is not None:
+            self._labels.close()
+
+
 class _CSVRows:
     """The rows of CSV files, read as they are needed: each non-blank line split at commas,
     its values parsed as dtype and checked to number `size`."""
@@ -808,7 +835,7 @@ class _CSVRows:
                              f"in {self.dtype.name}") from None
 
 
-class CSVIter(_BatchIter):
+class CSVIter(_TextFileIter):
     """MXNet's CSVIter: batches of rows of comma-separated numbers.
 
     data_csv: a CSV file, or a folder whose files are read one after another (in name order).
@@ -831,12 +858,8 @@ class CSVIter(_BatchIter):
                  label_name="softmax_label", **kwargs):
         who = type(self).__name__
         _check_extra(who, kwargs, _IGNORED_CSV_ARGS)
-        data_csv = _path_arg(who, "data_csv", data_csv)
-        if not data_csv:
-            raise ValueError(f"[{who}] data_csv (a CSV file or folder) is required")
-        label_csv = _path_arg(who, "label_csv", label_csv)
-        if label_csv == "NULL":
-            label_csv = ""
+        data_csv, label_csv = _data_and_label_paths(
+            who, ("data_csv", data_csv), ("label_csv", label_csv), "a CSV file or folder")
         batch_size = _int_arg(who, "batch_size", batch_size, 1)
         data_shape = _shape_arg(who, "data_shape", data_shape)
         label_shape = _shape_arg(who, "label_shape", label_shape)
@@ -862,12 +885,6 @@ class CSVIter(_BatchIter):
                      onp.dtype(label_dtype)))
         self.reset()
 
-    def _start_pass(self):
-        self._data.restart()
-        if self._labels is not None:
-            self._labels.restart()
-        self._row = 0
-
     def _next_example(self):
         data = self._data.next()
         if data is None:
@@ -884,11 +901,6 @@ class CSVIter(_BatchIter):
         self._row += 1
         return data, label, self._row - 1
 
-    def close(self):
-        """Closes the files being read."""
-        self._data.close()
-        if self._labels is not None:
-            self._labels.close()
 
 
 # ---------------------------------------------------------------------------- LibSVM files
@@ -962,7 +974,7 @@ class _LibSVMRows:
         return label, cols, vals
 
 
-class LibSVMIter(_BatchIter):
+class LibSVMIter(_TextFileIter):
     """MXNet's LibSVMIter: batches of a LibSVM-style text file as CSR matrices.
 
     data_libsvm: a file, or a folder whose files are read in name order. Each non-blank line
@@ -980,12 +992,8 @@ class LibSVMIter(_BatchIter):
                  label_name="softmax_label", **kwargs):
         who = type(self).__name__
         _check_extra(who, kwargs, _IGNORED_LIBSVM_ARGS)
-        data_libsvm = _path_arg(who, "data_libsvm", data_libsvm)
-        if not data_libsvm:
-            raise ValueError(f"[{who}] data_libsvm (a file or folder) is required")
-        label_libsvm = _path_arg(who, "label_libsvm", label_libsvm)
-        if label_libsvm == "NULL":
-            label_libsvm = ""
+        data_libsvm, label_libsvm = _data_and_label_paths(
+            who, ("data_libsvm", data_libsvm), ("label_libsvm", label_libsvm), "a file or folder")
         batch_size = _int_arg(who, "batch_size", batch_size, 1)
         data_shape = _shape_arg(who, "data_shape", data_shape)
         label_shape = _shape_arg(who, "label_shape", label_shape)
@@ -1021,12 +1029,6 @@ class LibSVMIter(_BatchIter):
                      onp.float32),
             dense_buffers=False)
         self.reset()
-
-    def _start_pass(self):
-        self._data.restart()
-        if self._labels is not None:
-            self._labels.restart()
-        self._row = 0
 
     def _next_example(self):
         example = self._data.next()
@@ -1066,8 +1068,3 @@ class LibSVMIter(_BatchIter):
         self._slots = [None] * len(self._slots)  # a short next batch pads with empty rows
         return [data], [label]
 
-    def close(self):
-        """Closes the files being read."""
-        self._data.close()
-        if self._labels is not None:
-            self._labels.close()
