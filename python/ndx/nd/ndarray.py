@@ -294,9 +294,10 @@ def array(source_array, ctx=None, dtype=None, device=None):
     current device by default). As MXNet's, dtype defaults to the source's for an ndx array
     (an NDArray) and to float32 for anything else: NumPy arrays (a float64 or int64 NumPy
     array becomes float32), lists, scalars."""
-    from . import sparse
-    if isinstance(source_array, sparse.BaseSparseNDArray) or sparse._is_scipy_sparse(
-            source_array):
+    if isinstance(source_array, _SparseStorage) or (
+            not isinstance(source_array, (_np.ndarray, onp.ndarray, list, tuple)) and
+            hasattr(source_array, "tocsr")):  # a sparse array, a SciPy sparse matrix
+        from . import sparse
         return sparse.array(source_array, ctx=_device(ctx, device), dtype=dtype)
     if dtype is None:
         dtype = source_array.dtype if isinstance(source_array, _np.ndarray) else "float32"
