@@ -96,12 +96,37 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _is_row_sparse(x):
+    return getattr(x, "stype", None) == "row_sparse"
+
+
+def _state_rows(state, rows):
+    """The given rows of every array of an optimizer state (None, an array, or tuples /
+    lists of them; the arrays are shaped as the weight)."""
+    if state is None:
+        return None
+    if isinstance(state, (tuple, list)):
+        return type(state)(_state_rows(s, rows) for s in state)
+    return state[rows]
+
+
+def _set_state_rows(state, rows, sub):
+    if isinstance(state, (tuple, list)):
+        for s, part in zip(state, sub):
+            _set_state_rows(s, rows, part)
+    elif state is not None:
+        state[rows] = sub
+
+
 class Optimizer:
     """The base class: learning rate and weight decay bookkeeping, gradient preprocessing,
     the registry behind ``create(name)`` and multi-precision (float32 master copies of
     float16 weights)."""
 
     opt_registry = {}
+    # Whether a row's update reads that row alone (its weight, gradient and state), so that
+    # lazy_update may update only the rows a row_sparse gradient stores.
+    _row_wise = False
 
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
@@ -307,7 +332,7 @@ class Optimizer:
     def _check_pair(self, weight, grad):
         owner = type(self).__name__
         for what, a in (("weight", weight), ("grad", grad)):
-            if not isinstance(a, np.ndarray):
+            if not isinstance(a, np.ndarray) and not (what == "grad" and _is_row_sparse(a)):
                 raise TypeError(f"[optimizer] {owner}.update: {what} must be an ndx array, got "
                                 f"{type(a).__name__}")
         if weight.shape != grad.shape:
@@ -341,8 +366,37 @@ class Optimizer:
         return lists
 
     def update(self, indices, weights, grads, states):
-        """Updates the weights in place (lists, or one index / weight / grad / state)."""
-        self._apply(*self._lists(indices, weights, grads, states))
+        """Updates the weights in place (lists, or one index / weight / grad / state). A
+        gradient may be a RowSparseNDArray (see _row_sparse_updates)."""
+        lists = self._row_sparse_updates(*self._lists(indices, weights, grads, states))
+        if lists[0]:
+            self._apply(*lists)
+
+    def _row_sparse_updates(self, indices, weights, grads, states, multi_precision=False):
+        """Runs the updates whose gradient is a RowSparseNDArray and returns the lists of
+        the others. With lazy_update (SGD, Adam), only the rows the gradient stores are
+        updated: those rows of the weight and of its state go through the rule, and the other
+        rows and their state stay as they are (MXNet's lazy update: no weight decay or
+        momentum for rows absent from the batch). Otherwise the gradient's dense value
+        updates every row (MXNet's standard update)."""
+        if all(isinstance(g, np.ndarray) for g in grads):  # (no sparse gradient: the usual)
+            return indices, weights, grads, states
+        rest = ([], [], [], [])
+        update = self.update_multi_precision if multi_precision else self.update
+        for item in zip(indices, weights, grads, states):
+            index, weight, grad, state = item
+            if not _is_row_sparse(grad):
+                for kept, x in zip(rest, item):
+                    kept.append(x)
+            elif not (self._row_wise and getattr(self, "lazy_update", False)):
+                update([index], [weight], [grad.tostype("default").as_np_ndarray()], [state])
+            else:
+                rows = grad._indices
+                sub_weight, sub_state = weight[rows], _state_rows(state, rows)
+                update([index], [sub_weight], [grad._data.astype(weight.dtype)], [sub_state])
+                weight[rows] = sub_weight
+                _set_state_rows(state, rows, sub_state)
+        return rest
 
     def _apply(self, indices, weights, grads, states):
         """update() on checked lists."""
@@ -353,7 +407,10 @@ class Optimizer:
 
     def update_multi_precision(self, indices, weights, grads, states):
         """update(), through float32 master copies for float16 weights with multi_precision."""
-        indices, weights, grads, states = self._lists(indices, weights, grads, states)
+        indices, weights, grads, states = self._row_sparse_updates(
+            *self._lists(indices, weights, grads, states), multi_precision=True)
+        if not indices:
+            return
         direct = type(self).update is Optimizer.update  # (else a subclass's update is called)
         if direct and not (self.multi_precision
                            and any(w.dtype == _onp.float16 for w in weights)):
@@ -412,12 +469,14 @@ class SGD(Optimizer):
         weight -= lr * g                                           (momentum == 0)
     """
 
+    _row_wise = True
+
     def __init__(self, learning_rate=0.1, momentum=0.0, lazy_update=False,
                  multi_precision=False, use_fused_step=True, aggregate_num=1, **kwargs):
         super().__init__(learning_rate=learning_rate, multi_precision=multi_precision,
                          use_fused_step=use_fused_step, aggregate_num=aggregate_num, **kwargs)
         self.momentum = _check_number("SGD", "momentum", momentum, low=0)
-        self.lazy_update = lazy_update  # row_sparse only; ndx arrays are dense
+        self.lazy_update = bool(lazy_update)  # (for row_sparse gradients)
 
     def create_state(self, index, weight):
         return _momentum_state(self, weight)
@@ -548,11 +607,13 @@ class Adam(_AdamMoments, Optimizer):
         weight -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + epsilon)
     """
 
+    _row_wise = True
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  lazy_update=False, use_fused_step=True, **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         _set_reals(self, beta1=beta1, beta2=beta2, epsilon=epsilon)
-        self.lazy_update = lazy_update
+        self.lazy_update = bool(lazy_update)  # (for row_sparse gradients)
 
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))

@@ -103,10 +103,19 @@ class Parameter:
     def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", lr_mult=1.0,
                  wd_mult=1.0, init=None, allow_deferred_init=True, differentiable=True,
                  stype="default", grad_stype="default"):
-        if stype != "default" or grad_stype != "default":
-            raise NotImplementedError(f"[Parameter] {name}: sparse storage (stype "
-                                      f"{stype!r}, grad_stype {grad_stype!r}) is not supported")
+        for what, value in (("stype", stype), ("grad_stype", grad_stype)):
+            if value not in ("default", "row_sparse", "csr"):
+                raise ValueError(f"[Parameter] {name}: {what} must be 'default', 'row_sparse' "
+                                 f"or 'csr', got {value!r}")
+        if stype != "default" or grad_stype == "csr":
+            raise NotImplementedError(f"[Parameter] {name}: sparse storage of the weight (stype "
+                                      f"{stype!r}) or a csr gradient is not supported; "
+                                      f"grad_stype='row_sparse' is")
         self.name = name
+        # 'row_sparse': the Trainer hands the optimizer the gradient's nonzero rows as a
+        # RowSparseNDArray (so lazy_update touches only those); the buffer, grad(), is dense
+        self.grad_stype = grad_stype
+        self.stype = stype
         self._data = None
         # False for state no gradient ever flows to (BatchNorm's running statistics), which
         # MXNet calls auxiliary: export names it 'aux:...' rather than 'arg:...'; its

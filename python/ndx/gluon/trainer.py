@@ -390,8 +390,17 @@ class Trainer:
             if i not in states:
                 states[i] = self._optimizer.create_state_multi_precision(i, weights[i])
         self._optimizer.update_multi_precision(indices, [weights[i] for i in indices],
-                                               [weights[i].grad for i in indices],
+                                               [self._grad_for_optimizer(i, weights[i])
+                                                for i in indices],
                                                [states[i] for i in indices])
+
+    def _grad_for_optimizer(self, index, weight):
+        """weight's gradient, as a RowSparseNDArray of its nonzero rows for a parameter with
+        grad_stype='row_sparse' (MXNet's sparse gradient: lazy_update skips the other rows)."""
+        if getattr(self._params[index], "grad_stype", "default") != "row_sparse":
+            return weight.grad
+        from ..nd.sparse import cast_storage
+        return cast_storage(weight.grad, "row_sparse")
 
     def _update_through_kvstore(self, fresh=None, multi=False):
         """One call per step for all keys, so a distributed store sends the gradients in

@@ -25,10 +25,12 @@ functions, comparisons and ``**`` take a sparse array as its dense values.
 
 ``mx.io.LibSVMIter`` reads LibSVM files into CSR batches.
 
+Gluon's row-sparse gradients (``Embedding(sparse_grad=True)``) reach the optimizers as
+RowSparseNDArrays of the gradient's nonzero rows, for ``lazy_update`` (see ndx.optimizer).
+
 Not provided: sparse arrays are not ``mx.np`` arrays (``mxnet.numpy`` has no sparse storage
-either), Gluon parameters with sparse storage or gradients (``Embedding(sparse_grad=True)``
-computes a dense gradient), lazy row-sparse optimizer updates, sparse KVStore pulls
-(``row_sparse_pull``), sparse symbols and GPU kernels."""
+either), Gluon weights with sparse storage, sparse KVStore pulls (``row_sparse_pull``),
+sparse symbols and GPU kernels."""
 import builtins as _builtins
 import numbers as _numbers
 

@@ -163,8 +163,8 @@ class Flatten(HybridBlock):
 class Embedding(HybridBlock):
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
                  sparse_grad=False):
-        # (sparse_grad: MXNet's row_sparse gradient, an optimization; ndx's gradient is dense,
-        # which every optimizer accepts, so the flag is kept and has no other effect)
+        # (sparse_grad: MXNet's row_sparse gradient. ndx's gradient buffer stays dense; the
+        # Trainer gives the optimizer its nonzero rows, so lazy_update skips the other rows)
         super().__init__()
         self._sparse_grad = bool(sparse_grad)
         for what, v in (("input_dim", input_dim), ("output_dim", output_dim)):
@@ -172,7 +172,8 @@ class Embedding(HybridBlock):
                 raise ValueError(f"[Embedding] {what} must be a positive int, got {v!r}")
         self._input_dim, self._output_dim = input_dim, output_dim
         self.weight = Parameter("weight", shape=(input_dim, output_dim), dtype=dtype,
-                                init=weight_initializer)
+                                init=weight_initializer,
+                                grad_stype="row_sparse" if sparse_grad else "default")
 
     def forward(self, x):
         if not hasattr(npx, "embedding"):
