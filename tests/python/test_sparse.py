@@ -535,6 +535,49 @@ def test_nd_functions_take_sparse_arrays(rng):
     _close(y, 2 * x + 1)
 
 
+def test_elemwise_mul_storage_and_backward_from_a_sparse_result(rng):
+    # MXNet's elemwise_mul: csr with dense is dense, row_sparse with dense is row_sparse;
+    # multiply (broadcast_mul) keeps the sparse operand's stype. Both record for autograd.
+    x = rng.standard_normal((3, 4))
+    a = _dense(rng, (3, 4), density=0.5)
+    c = nd.array(a, dtype="float64").tostype("csr")
+    w = nd.array(x, dtype="float64")
+    w.attach_grad()
+    with autograd.record():
+        y = nd.elemwise_mul(w, c)
+    assert y.stype == "default"
+    y.backward()
+    _close(w.grad, a)  # d sum(w * a) / dw
+    assert nd.elemwise_mul(w, c.tostype("row_sparse")).stype == "row_sparse"
+    assert nd.elemwise_div(c, w).stype == "default"
+    head = rng.standard_normal((3, 4))
+    with autograd.record():
+        z = nd.multiply(w, c)
+    assert z.stype == "csr"
+    z.backward(nd.array(head, dtype="float64"))  # a sparse result back-propagates too
+    _close(w.grad, a * head)
+    with pytest.raises(ValueError, match="out_grad"):
+        z.backward(nd.ones((2, 2), dtype="float64"))
+
+
+def test_sparse_unary_functions_round_as_the_dense_ones():
+    v = onp.array([[0.5, 1.5, 2.5, -0.5, 0.0]])
+    for stype in ("csr", "row_sparse"):
+        s_ = nd.array(v).tostype(stype)
+        for name in ("round", "rint", "fix", "ceil", "floor"):
+            want = getattr(nd, name)(nd.array(v)).asnumpy()
+            got = getattr(nd, name)(s_)
+            assert got.stype == stype
+            onp.testing.assert_array_equal(got.asnumpy(), want)
+    onp.testing.assert_array_equal(nd.round(nd.array(v)).asnumpy(), [[1, 2, 3, -1, 0]])
+
+
+def test_keyword_sparse_arguments_take_the_sparse_version():
+    c = nd.array([[0.0, 1.0], [2.0, 0.0]]).tostype("csr")
+    assert nd.elemwise_add(lhs=c, rhs=c).stype == "csr"
+    assert nd.abs(data=c).stype == "csr"
+
+
 def test_parts_are_copies_and_casts_copy(rng):
     x = _dense(rng, (3, 4), density=0.6)
     c = nd.array(x, dtype="float64").tostype("csr")

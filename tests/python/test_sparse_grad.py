@@ -136,6 +136,22 @@ def test_lazy_update_with_float16_master_weights(rng):
     onp.testing.assert_allclose(state[0].asnumpy()[[1, 3]], want, rtol=1e-6)  # float32 master
 
 
+def test_a_store_that_updates_says_lazy_update_does_not_apply(rng):
+    emb = _embedding(True, rng.standard_normal((6, 3)).astype(onp.float32))
+    trainer = gluon.Trainer(emb.collect_params(), "sgd",
+                            {"learning_rate": 0.1, "wd": 0.1, "lazy_update": True},
+                            kvstore=mx.kv.create("local"), update_on_kvstore=True)
+    with autograd.record():
+        loss = emb(np.array([1])).sum()
+    loss.backward()
+    with pytest.warns(UserWarning, match="lazy_update"):
+        trainer.step(1)
+
+
+def test_embedding_repr_is_mxnets():
+    assert repr(gluon.nn.Embedding(5, 2)) == "Embedding(5 -> 2, float32)"
+
+
 def test_parameter_storage_arguments():
     with pytest.raises(NotImplementedError, match="stype"):
         gluon.Parameter("w", shape=(2, 2), stype="row_sparse")

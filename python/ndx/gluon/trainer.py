@@ -1,5 +1,6 @@
 """Trainer: applies an optimizer to a block's parameters after backward."""
 import functools
+import warnings
 import weakref
 
 from .. import _core
@@ -394,6 +395,18 @@ class Trainer:
                                                 for i in indices],
                                                [states[i] for i in indices])
 
+    def _warn_no_lazy_update_on_store(self):
+        """The store's updater gets the dense gradient: say so once when lazy_update would
+        have skipped rows (MXNet's store applies the lazy rule; ndx's does not)."""
+        if getattr(self, "_lazy_store_warned", False) or not getattr(
+                self._optimizer, "lazy_update", False):
+            return
+        if any(getattr(p, "grad_stype", "default") == "row_sparse" for p in self._params):
+            self._lazy_store_warned = True
+            warnings.warn("[Trainer] with update_on_kvstore=True the store updates row-sparse "
+                          "gradients densely (lazy_update has no effect there); pass "
+                          "update_on_kvstore=False for lazy updates", stacklevel=3)
+
     def _grad_for_optimizer(self, index, weight):
         """weight's gradient, as a RowSparseNDArray of its nonzero rows for a parameter with
         grad_stype='row_sparse' (MXNet's sparse gradient: lazy_update skips the other rows)."""
@@ -414,6 +427,7 @@ class Trainer:
         if multi:  # (one key's values: the copies' gradients; every copy pulls the weight)
             copies = [_copies(p) for p in self._params]
             if self._update_on_kvstore:
+                self._warn_no_lazy_update_on_store()
                 kv.push(keys, [[c.grad for c in copies[k]] for k in keys])
                 kv.pull(keys, out=[copies[k] for k in keys])
                 return
@@ -428,6 +442,7 @@ class Trainer:
         weights = [p.data() for p in self._params]
         grads = [weights[k].grad for k in keys]
         if self._update_on_kvstore:  # the store updates its copy; the weight is pulled
+            self._warn_no_lazy_update_on_store()
             kv.push(keys, grads)
             kv.pull(keys, out=[weights[k] for k in keys])
             return

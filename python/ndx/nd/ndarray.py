@@ -78,6 +78,8 @@ def _on_plain(fn, keep_sparse=False, sparse_fn=None):
             for a in args:
                 if isinstance(a, _SparseStorage):
                     return sparse_fn(*args, **kwargs)
+            if kwargs and any(isinstance(v, _SparseStorage) for v in kwargs.values()):
+                return sparse_fn(*args, **kwargs)
             return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()})
     else:
         def call(*args, **kwargs):

@@ -171,6 +171,20 @@ class BaseSparseNDArray(_SparseStorage):
     def wait_to_read(self):
         pass
 
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Back-propagates from this array, recorded under autograd: the gradient reaches the
+        stored values (the others are zeros whatever the inputs), from out_grad's values at
+        the stored positions (ones by default)."""
+        if out_grad is not None:
+            if isinstance(out_grad, BaseSparseNDArray):
+                out_grad = out_grad.tostype("default")
+            dense = _plain(out_grad)
+            if dense.shape != self._shape:
+                raise ValueError(f"[{type(self).__name__}.backward] out_grad has shape "
+                                 f"{dense.shape}, the array {self._shape}")
+            out_grad = self._values_at(dense.astype(self._dtype))
+        self._data.backward(out_grad, retain_graph=retain_graph, train_mode=train_mode)
+
     def asnumpy(self):
         """The dense values as a NumPy array."""
         return self.tostype("default").asnumpy()
@@ -345,6 +359,10 @@ class CSRNDArray(BaseSparseNDArray):
         count."""
         return _wrap(self._indptr.copy())
 
+    def _values_at(self, dense):
+        return _invoke("_sparse_csr_gather", (_np.ascontiguousarray(dense), self._indices,
+                                              self._indptr), {"num_cols": self._shape[1]})
+
     def asscipy(self):
         """The matrix as a ``scipy.sparse.csr_matrix``."""
         import scipy.sparse as sp
@@ -395,6 +413,9 @@ class RowSparseNDArray(BaseSparseNDArray):
 
     def retain(self, indices):
         return retain(self, indices)
+
+    def _values_at(self, dense):
+        return dense[self._indices]
 
     def check_format(self, full_check=True):
         """Raises ValueError unless the data holds one row per index and the indices are in
@@ -935,8 +956,18 @@ def divide(lhs, rhs):
     return _wrap(a / _dense_operand(rhs))
 
 
-elemwise_mul = multiply
-elemwise_div = divide
+def elemwise_mul(lhs, rhs):
+    """MXNet's elemwise_mul storage rule: two arrays of one sparse stype keep it, row_sparse
+    with dense is row_sparse, anything else (csr with dense included) is dense."""
+    sparse = [a.stype for a in (lhs, rhs) if isinstance(a, BaseSparseNDArray)]
+    if sparse == ["row_sparse"] or (len(sparse) == 2 and sparse[0] == sparse[1]):
+        return multiply(lhs, rhs)
+    return _wrap(_dense_operand(lhs) * _dense_operand(rhs))
+
+
+def elemwise_div(lhs, rhs):
+    """MXNet's elemwise_div: a dense result for any storage types."""
+    return _wrap(_dense_operand(lhs) / _dense_operand(rhs))
 
 
 def add_n(*args):
@@ -953,11 +984,14 @@ def add_n(*args):
     return _wrap(_op.add_n(*[_dense_operand(a) for a in args]))
 
 
-def _zero_preserving(name, fn):
+def _zero_preserving(name):
+    """MXNet's nd.<name> (f(0) = 0): on a sparse array, of the stored values."""
+    dense = getattr(_op, name)  # (the dense function, so both storages round etc. alike)
+
     def op(data, *args, **kwargs):
         if isinstance(data, BaseSparseNDArray):
-            return data._with_data(_plain(fn(data._data, *args, **kwargs)))
-        return _wrap(fn(_plain(data), *args, **kwargs))
+            return data._with_data(_plain(dense(data._data, *args, **kwargs)))
+        return dense(_plain(data), *args, **kwargs)
 
     op.__name__ = name
     op.__doc__ = (f"{name} of every element; on a sparse array, of the stored values "
@@ -965,30 +999,30 @@ def _zero_preserving(name, fn):
     return op
 
 
-abs = _zero_preserving("abs", _np.abs)  # noqa: A001  (MXNet's names)
-sign = _zero_preserving("sign", _np.sign)
-sqrt = _zero_preserving("sqrt", _np.sqrt)
-square = _zero_preserving("square", _np.square)
-negative = _zero_preserving("negative", _np.negative)
-relu = _zero_preserving("relu", lambda x: _np.maximum(x, 0))
-sin = _zero_preserving("sin", _np.sin)
-tan = _zero_preserving("tan", _np.tan)
-arcsin = _zero_preserving("arcsin", _np.arcsin)
-arctan = _zero_preserving("arctan", _np.arctan)
-sinh = _zero_preserving("sinh", _np.sinh)
-tanh = _zero_preserving("tanh", _np.tanh)
-arcsinh = _zero_preserving("arcsinh", _np.arcsinh)
-arctanh = _zero_preserving("arctanh", _np.arctanh)
-expm1 = _zero_preserving("expm1", _np.expm1)
-log1p = _zero_preserving("log1p", _np.log1p)
-rint = _zero_preserving("rint", _np.rint)
-round = _zero_preserving("round", _np.round)  # noqa: A001
-ceil = _zero_preserving("ceil", _np.ceil)
-floor = _zero_preserving("floor", _np.floor)
-trunc = _zero_preserving("trunc", _np.trunc)
-fix = _zero_preserving("fix", _np.fix)
-degrees = _zero_preserving("degrees", _np.degrees)
-radians = _zero_preserving("radians", _np.radians)
+abs = _zero_preserving("abs")  # noqa: A001  (MXNet's names)
+sign = _zero_preserving("sign")
+sqrt = _zero_preserving("sqrt")
+square = _zero_preserving("square")
+negative = _zero_preserving("negative")
+relu = _zero_preserving("relu")
+sin = _zero_preserving("sin")
+tan = _zero_preserving("tan")
+arcsin = _zero_preserving("arcsin")
+arctan = _zero_preserving("arctan")
+sinh = _zero_preserving("sinh")
+tanh = _zero_preserving("tanh")
+arcsinh = _zero_preserving("arcsinh")
+arctanh = _zero_preserving("arctanh")
+expm1 = _zero_preserving("expm1")
+log1p = _zero_preserving("log1p")
+rint = _zero_preserving("rint")
+round = _zero_preserving("round")  # noqa: A001
+ceil = _zero_preserving("ceil")
+floor = _zero_preserving("floor")
+trunc = _zero_preserving("trunc")
+fix = _zero_preserving("fix")
+degrees = _zero_preserving("degrees")
+radians = _zero_preserving("radians")
 
 
 def clip(data, a_min, a_max):

@@ -175,6 +175,10 @@ class Embedding(HybridBlock):
                                 init=weight_initializer,
                                 grad_stype="row_sparse" if sparse_grad else "default")
 
+    def __repr__(self):
+        return (f"{type(self).__name__}({self._input_dim} -> {self._output_dim}, "
+                f"{_onp.dtype(self.weight.dtype).name})")
+
     def forward(self, x):
         if not hasattr(npx, "embedding"):
             raise NotImplementedError("[Embedding] needs the npx.embedding op")
