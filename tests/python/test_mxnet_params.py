@@ -35,6 +35,23 @@ def mx_array(a, version=V2, stype=0, device=(1, 0), flag=None):
     return out + a.astype(a.dtype.newbyteorder("<")).tobytes()
 
 
+def mx_sparse(stype, shape, data, aux, data_flag=None):
+    """A sparse NDArray as NDArray::Save writes it: V2, its storage type (1 row_sparse, 2
+    csr), the storage shape (data's), the shape, the device, data's flag, each auxiliary
+    array's flag and shape (csr: indptr, indices; row_sparse: row indices), then data and the
+    auxiliary arrays' bytes."""
+    def shape_bytes(sh):
+        return struct.pack("<i", len(sh)) + b"".join(struct.pack("<q", d) for d in sh)
+
+    data = onp.asarray(data)
+    out = struct.pack("<Ii", V2, {"row_sparse": 1, "csr": 2}[stype])
+    out += shape_bytes(data.shape) + shape_bytes(shape) + struct.pack("<ii", 1, 0)
+    out += struct.pack("<i", FLAGS[str(data.dtype)] if data_flag is None else data_flag)
+    for a in aux:
+        out += struct.pack("<i", FLAGS[str(a.dtype)]) + shape_bytes(a.shape)
+    return out + b"".join(x.astype(x.dtype.newbyteorder("<")).tobytes() for x in [data] + aux)
+
+
 def mx_file(arrays, names=None, raw_arrays=None):
     """The NDArray-list file: magic, reserved, count, arrays, then the names."""
     blobs = raw_arrays if raw_arrays is not None else [mx_array(a) for a in arrays]
@@ -249,8 +266,10 @@ def _bad_array_blob(raw):
 
 @pytest.mark.parametrize("case, match", [
     ("bad-array-magic", "neither an NDArray magic"),
-    ("row-sparse", "row_sparse storage"),
-    ("csr", "csr storage"),
+    ("row-sparse-row-out-of-range", "do not describe an array of shape"),
+    ("csr-indptr-decreasing", "do not describe an array of shape"),
+    ("csr-float-indices", "indices must be integers"),
+    ("sparse-truncated", "is the file truncated"),
     ("unknown-storage", "unknown storage type 7"),
     ("unknown-dtype", "dtype flag 99"),
     ("bad-device", "unknown device type 9"),
@@ -269,8 +288,14 @@ def test_bad_files_raise_a_value_error_naming_the_file(tmp_path, case, match):
     a = onp.ones((2, 2), onp.float32)
     blob = {
         "bad-array-magic": lambda: _bad_array_blob(b"\xef\xbe\xad\xde" + mx_array(a)[4:]),
-        "row-sparse": lambda: _bad_array_blob(mx_array(a, stype=1)),
-        "csr": lambda: _bad_array_blob(mx_array(a, stype=2)),
+        "row-sparse-row-out-of-range": lambda: _bad_array_blob(mx_sparse(
+            "row_sparse", (2, 2), a[:1], [onp.array([2], onp.int64)])),
+        "csr-indptr-decreasing": lambda: _bad_array_blob(mx_sparse(
+            "csr", (2, 2), a[0], [onp.array([0, 2, 1], onp.int64), onp.array([0, 1])])),
+        "csr-float-indices": lambda: _bad_array_blob(mx_sparse(
+            "csr", (2, 2), a[0], [onp.array([0, 1, 2], onp.float32), onp.array([0.0, 1.0])])),
+        "sparse-truncated": lambda: _bad_array_blob(mx_sparse(  # (the file ends in the indices)
+            "row_sparse", (2, 2), a, [onp.array([0, 1], onp.int64)]))[:-30],
         "unknown-storage": lambda: _bad_array_blob(mx_array(a, stype=7)),
         "unknown-dtype": lambda: _bad_array_blob(mx_array(a, flag=99)),
         "bad-device": lambda: _bad_array_blob(mx_array(a, device=(9, 0))),
@@ -466,3 +491,48 @@ def test_npx_save_takes_a_list_or_a_dict_as_mxnet_2(tmp_path):
         npx.save(str(tmp_path / "bad"), [np.array(x), 3])
     with pytest.raises(TypeError):
         npx.save(str(tmp_path / "bad"), {1: np.array(x)})
+
+
+# ---- sparse arrays (CSR and row_sparse storage, as MXNet 1.x's nd.save writes them) ----------
+
+
+def _sparse_file():
+    dense_c = onp.array([[0, 1.5, 0], [0, 0, 0], [2.0, 0, -3.0]], onp.float32)
+    csr = mx_sparse("csr", (3, 3), onp.array([1.5, 2.0, -3.0], onp.float32),
+                    [onp.array([0, 1, 1, 3], onp.int64), onp.array([1, 0, 2], onp.int64)])
+    dense_r = onp.zeros((4, 2), onp.float64)
+    dense_r[[1, 3]] = [[1.0, 2.0], [3.0, 4.0]]
+    rsp = mx_sparse("row_sparse", (4, 2), dense_r[[1, 3]], [onp.array([1, 3], onp.int64)])
+    return mx_file(None, ["c", "weight"], [csr, rsp]), dense_c, dense_r
+
+
+def test_nd_load_reads_mxnets_sparse_arrays(tmp_path):
+    import ndx as mx
+    blob, dense_c, dense_r = _sparse_file()
+    path = _write(tmp_path / "sparse.nd", blob)
+    got = mx.nd.load(path)
+    assert got["c"].stype == "csr" and got["weight"].stype == "row_sparse"
+    onp.testing.assert_array_equal(got["c"].asnumpy(), dense_c)
+    onp.testing.assert_array_equal(got["weight"].asnumpy(), dense_r)
+    assert got["weight"].dtype == onp.float64
+    dense = npx.load(path)  # the NumPy-mode loader gives the dense values
+    onp.testing.assert_array_equal(dense["c"].asnumpy(), dense_c)
+
+
+def test_nd_save_writes_sparse_arrays_as_mxnet_does(tmp_path):
+    import ndx as mx
+    blob, dense_c, dense_r = _sparse_file()
+    c = mx.nd.array(dense_c).tostype("csr")
+    r = mx.nd.array(dense_r, dtype="float64").tostype("row_sparse")
+    path = str(tmp_path / "out.nd")
+    mx.nd.save(path, {"c": c, "weight": r})
+    with open(path, "rb") as f:
+        assert f.read() == blob  # byte for byte the independent writer's file
+
+
+def test_load_parameters_takes_a_sparse_weight_densely(tmp_path):
+    blob, _, dense_r = _sparse_file()
+    path = _write(tmp_path / "emb.params", blob)
+    emb = gluon.nn.Embedding(4, 2, dtype="float64")
+    emb.load_parameters(path, ignore_extra=True)
+    onp.testing.assert_array_equal(emb.weight.data().asnumpy(), dense_r)

@@ -114,7 +114,12 @@ def _remove_stale_temp_files(directory):
 
 
 def _to_host(arr):
-    """A NumPy array of an ndx array's (or array-like's) elements; bfloat16 as BF16_BITS."""
+    """A NumPy array of an ndx array's (or array-like's) elements; bfloat16 as BF16_BITS. A
+    sparse array (mx.nd.sparse) gives its parts (_mxnet_format.SparseParts)."""
+    if getattr(arr, "stype", "default") in ("csr", "row_sparse"):
+        aux = [arr._indptr, arr._indices] if arr.stype == "csr" else [arr._indices]
+        return _mx.SparseParts(arr.stype, arr.shape, _to_host(arr._data),
+                               [a.asnumpy() for a in aux])
     if isinstance(arr, np.ndarray):
         if str(arr.dtype) != "bfloat16":
             return arr.asnumpy()
@@ -397,7 +402,11 @@ def detect_format(head):
     return "safetensors"
 
 
-def _to_ndx(filename, who, name, a):
+def _to_ndx(filename, who, name, a, keep_sparse=False):
+    if isinstance(a, _mx.SparseParts):
+        if not keep_sparse:  # (a dense parameter, say, takes the sparse array's values)
+            return _to_ndx(filename, who, name, a.todense())
+        return _sparse_to_ndx(filename, who, name, a)
     if a.dtype.byteorder not in "=|":
         a = a.astype(a.dtype.newbyteorder("="))
     try:
@@ -405,6 +414,19 @@ def _to_ndx(filename, who, name, a):
     except (TypeError, ValueError) as e:
         raise ValueError(f"[{who}] {filename}: {name} has dtype {a.dtype}, which ndx cannot "
                          f"hold ({e})") from None
+
+
+def _sparse_to_ndx(filename, who, name, a):
+    from ..nd import sparse
+    data = _to_ndx(filename, who, name, a.data)
+    try:
+        if a.stype == "csr":
+            indptr, indices = a.aux
+            return sparse.csr_matrix((data, indices, indptr), shape=a.shape)
+        return sparse.row_sparse_array((data, a.aux[0]), shape=a.shape)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"[{who}] {filename}: {name} is a {a.stype} array ndx cannot hold "
+                         f"({e})") from None
 
 
 def _read_numpy(filename, fmt, who):
@@ -427,9 +449,10 @@ def _read_numpy(filename, fmt, who):
         raise ValueError(f"[{who}] {filename} is not a valid {kind} file: {e}") from None
 
 
-def load_arrays(filename, who="load_parameters"):
+def load_arrays(filename, who="load_parameters", keep_sparse=False):
     """(list of ndarrays, list of their names or None) from a safetensors, MXNet NDArray-list,
-    NumPy .npz or .npy file. Every problem is a ValueError that names `who` and the file."""
+    NumPy .npz or .npy file. Every problem is a ValueError that names `who` and the file.
+    Sparse arrays of an MXNet file become mx.nd.sparse arrays with keep_sparse, else dense."""
     with open(filename, "rb") as f:
         head = f.read(16)
     fmt = detect_format(head)
@@ -448,7 +471,7 @@ def load_arrays(filename, who="load_parameters"):
     else:
         arrays, names = _read_numpy(filename, fmt, who)
     labels = names or [f"array {i}" for i in range(len(arrays))]
-    return [_to_ndx(filename, who, n, a) for n, a in zip(labels, arrays)], names
+    return [_to_ndx(filename, who, n, a, keep_sparse) for n, a in zip(labels, arrays)], names
 
 
 def load_param_dict(filename, who="load_parameters"):

@@ -13,10 +13,11 @@ def _file(file, who):
     return os.fspath(file)
 
 
-def _check_arrays(items, who):
+def _check_arrays(items, who, sparse=False):
+    from ..nd.ndarray import _SparseStorage
     from ..numpy import ndarray
     for name, a in items:
-        if not isinstance(a, ndarray):
+        if not isinstance(a, ndarray) and not (sparse and isinstance(a, _SparseStorage)):
             raise TypeError(f"[{who}] {name} must be an ndarray, got {type(a).__name__}")
 
 
@@ -69,20 +70,22 @@ def load(file):
 
 def nd_save(fname, data):
     """MXNet's mx.nd.save: an ndarray, a list of them or a dict {str: ndarray}, in MXNet's
-    NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load)."""
+    NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load); sparse arrays
+    (mx.nd.sparse) keep their storage, as MXNet writes them."""
     from ..gluon.serialization import save_ndarray_list
+    from ..nd.ndarray import _SparseStorage
     from ..numpy import ndarray
     fname = _file(fname, "nd.save")
-    if isinstance(data, ndarray):
+    if isinstance(data, (ndarray, _SparseStorage)):
         data = [data]
     if isinstance(data, dict):
         for k in data:
             if not isinstance(k, str):
                 raise TypeError(f"[nd.save] dict keys must be str, got {type(k).__name__}")
-        _check_arrays(data.items(), "nd.save")
+        _check_arrays(data.items(), "nd.save", sparse=True)
         save_ndarray_list(fname, list(data.values()), list(data), "nd.save")
     elif isinstance(data, (list, tuple)):
-        _check_arrays(((f"item {i}", a) for i, a in enumerate(data)), "nd.save")
+        _check_arrays(((f"item {i}", a) for i, a in enumerate(data)), "nd.save", sparse=True)
         save_ndarray_list(fname, list(data), None, "nd.save")
     else:
         raise TypeError(f"[nd.save] data must be an ndarray, a list of ndarrays or a dict "
@@ -93,5 +96,5 @@ def nd_load(fname):
     """MXNet's mx.nd.load: a dict {name: ndarray} for named arrays, else a list (even of
     one)."""
     from ..gluon.serialization import load_arrays
-    arrays, names = load_arrays(_file(fname, "nd.load"), "nd.load")
+    arrays, names = load_arrays(_file(fname, "nd.load"), "nd.load", keep_sparse=True)
     return dict(zip(names, arrays)) if names is not None else list(arrays)
