@@ -54,16 +54,6 @@ class SparseParts:
     def __init__(self, stype, shape, data, aux):
         self.stype, self.shape, self.data, self.aux = stype, tuple(shape), data, list(aux)
 
-    def todense(self):
-        out = _onp.zeros(self.shape, self.data.dtype)
-        if self.stype == "row_sparse":
-            out[self.aux[0]] = self.data
-        else:
-            indptr, indices = self.aux
-            rows = _onp.repeat(_onp.arange(self.shape[0]), _onp.diff(indptr))
-            _onp.add.at(out, (rows, indices), self.data)
-        return out
-
 
 def is_ndarray_list(head):
     """Whether the first bytes are MXNet's list magic. A safetensors file whose header is

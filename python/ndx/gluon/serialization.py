@@ -404,9 +404,10 @@ def detect_format(head):
 
 def _to_ndx(filename, who, name, a, keep_sparse=False):
     if isinstance(a, _mx.SparseParts):
-        if not keep_sparse:  # (a dense parameter, say, takes the sparse array's values)
-            return _to_ndx(filename, who, name, a.todense())
-        return _sparse_to_ndx(filename, who, name, a)
+        out = _sparse_to_ndx(filename, who, name, a)
+        # (a dense parameter, say, takes the sparse array's values; ndx allocates the dense
+        # array, so a shape beyond the machine's memory is a MemoryError before any write)
+        return out if keep_sparse else out.tostype("default").as_np_ndarray()
     if a.dtype.byteorder not in "=|":
         a = a.astype(a.dtype.newbyteorder("="))
     try:
