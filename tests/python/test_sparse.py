@@ -578,6 +578,34 @@ def test_keyword_sparse_arguments_take_the_sparse_version():
     assert nd.abs(data=c).stype == "csr"
 
 
+def test_slice_concat_zeros_like_keep_csr_storage(rng):
+    # MXNet: slice(csr) = csr, concat(csr, ..., dim=0) = csr, zeros_like keeps the stype
+    x = _dense(rng, (5, 6), density=0.4)
+    y = _dense(rng, (3, 6), density=0.4)
+    c, d = nd.array(x, dtype="float64").tostype("csr"), nd.array(y, dtype="float64").tostype("csr")
+    out = nd.slice(c, begin=(1, 2), end=(4, 5))
+    assert out.stype == "csr"
+    out.check_format()
+    _close(out.asnumpy(), x[1:4, 2:5])
+    assert nd.slice(c, begin=(2,), end=(None,)).shape == (3, 6)
+    joined = nd.concat(c, d, dim=0)
+    assert joined.stype == "csr"
+    joined.check_format()
+    _close(joined.asnumpy(), onp.concatenate([x, y]))
+    side = nd.concat(c, nd.array(x, dtype="float64"), dim=1)  # other cases: dense
+    assert side.stype == "default"
+    _close(side, onp.concatenate([x, x], axis=1))
+    z = nd.zeros_like(c)
+    assert z.stype == "csr" and z.data.size == 0 and z.shape == c.shape
+    assert nd.stop_gradient(c).stype == "csr"
+    with pytest.raises(ValueError, match="columns"):
+        sparse.concat(c, nd.ones((2, 3)).tostype("csr"), dim=0)
+    # the rest of MXNet's nd.sparse namespace: the nd functions (storage fallback)
+    _close(sparse.broadcast_add(c, nd.ones((6,), dtype="float64")), x + 1)
+    with pytest.raises(AttributeError):
+        sparse.no_such_function  # noqa: B018
+
+
 def test_parts_are_copies_and_casts_copy(rng):
     x = _dense(rng, (3, 4), density=0.6)
     c = nd.array(x, dtype="float64").tostype("csr")

@@ -51,7 +51,8 @@ __all__ = ["csr_matrix", "row_sparse_array", "array", "zeros", "empty", "BaseSpa
            "elemwise_mul", "elemwise_div", "add_n", "sum", "mean", "norm", "abs", "sign",
            "sqrt", "square", "negative", "relu", "sin", "tan", "arcsin", "arctan", "sinh",
            "tanh", "arcsinh", "arctanh", "expm1", "log1p", "rint", "round", "ceil", "floor",
-           "trunc", "fix", "degrees", "radians", "clip"]
+           "trunc", "fix", "degrees", "radians", "clip", "zeros_like", "stop_gradient",
+           "slice", "concat"]
 
 _STYPES = ("default", "csr", "row_sparse")
 
@@ -239,7 +240,7 @@ class BaseSparseNDArray(_SparseStorage):
         return type(self)._make(self._shape, data.dtype, **parts)
 
     def __setitem__(self, key, value):
-        if not (isinstance(key, slice) and key == slice(None)):
+        if not (isinstance(key, _builtins.slice) and key == _builtins.slice(None)):
             raise ValueError(f"[{type(self).__name__}.__setitem__] only x[:] = value is "
                              f"supported on sparse arrays, got key {key!r}")
         if isinstance(value, _numbers.Number):
@@ -377,8 +378,8 @@ class CSRNDArray(BaseSparseNDArray):
             if not 0 <= k < rows:
                 raise IndexError(f"[CSRNDArray.__getitem__] row {key} is out of range for "
                                  f"{rows} rows")
-            key = slice(k, k + 1)
-        if not isinstance(key, slice):
+            key = _builtins.slice(k, k + 1)
+        if not isinstance(key, _builtins.slice):
             raise TypeError(f"[CSRNDArray.__getitem__] index rows with an int or a slice, "
                             f"got {type(key).__name__}")
         begin, end, step = key.indices(rows)
@@ -406,7 +407,7 @@ class RowSparseNDArray(BaseSparseNDArray):
     _parts = ("data", "indices")
 
     def __getitem__(self, key):
-        if isinstance(key, slice) and key == slice(None):
+        if isinstance(key, _builtins.slice) and key == _builtins.slice(None):
             return self
         raise ValueError(f"[RowSparseNDArray.__getitem__] only x[:] is supported, got "
                          f"{key!r}; convert with tostype('default') to index rows")
@@ -1130,3 +1131,74 @@ def retain(data, indices):
     keep = _index_array(indices, data.context, "nd.sparse.retain", "indices")
     hit = _np.isin(data._indices, keep)
     return _rsp(data._data[hit], data._indices[hit], data._shape)
+
+
+# ---------------------------------------------------------------- shape functions
+
+
+def zeros_like(data, dtype=None):
+    """Zeros of data's shape, in data's storage type (MXNet's zeros_like keeps it)."""
+    if isinstance(data, BaseSparseNDArray):
+        return zeros(data.stype, data.shape, ctx=data.context, dtype=dtype or data.dtype)
+    return _op.zeros_like(data, dtype=dtype)
+
+
+def stop_gradient(data):
+    """data, with no gradient flowing back through it; a sparse array keeps its stype."""
+    if isinstance(data, BaseSparseNDArray):
+        return data._with_data(_plain(_op.stop_gradient(data._data)))
+    return _op.stop_gradient(data)
+
+
+def slice(data, begin, end, step=()):  # noqa: A001  (MXNet's name)
+    """MXNet's slice; of a CSR matrix (step 1), the CSR matrix of rows [begin[0], end[0])
+    and, when given, columns [begin[1], end[1]) (MXNet's slice(csr) = csr)."""
+    if not isinstance(data, CSRNDArray):
+        return _op.slice(_dense_operand(data), begin, end, step)
+    begin, end = tuple(begin), tuple(end)
+    if not 1 <= len(begin) == len(end) <= 2 or any(s not in (None, 1) for s in tuple(step)):
+        raise ValueError(f"[nd.sparse.slice] a CSR matrix takes begin / end of one or two "
+                         f"entries and step 1, got begin {begin}, end {end}, step {step}")
+    rows = data[_builtins.slice(begin[0], end[0])]
+    if len(begin) == 1:
+        return rows
+    c0, c1, _ = _builtins.slice(begin[1], end[1]).indices(data.shape[1])
+    c1 = _builtins.max(c0, c1)
+    keep = (rows._indices >= c0) & (rows._indices < c1)
+    counts = _np.bincount(_row_ids(rows)[keep], minlength=rows.shape[0]).astype("int64") \
+        if rows.shape[0] else _np.zeros(0, dtype="int64", device=data.context)
+    indptr = _np.concatenate([_np.zeros(1, dtype="int64", device=data.context),
+                              _np.cumsum(counts, dtype="int64")])
+    return _csr(rows._data[keep], rows._indices[keep] - c0, indptr, (rows.shape[0], c1 - c0))
+
+
+def concat(*data, dim=1, num_args=None):
+    """MXNet's concat; CSR matrices along dim 0 give a CSR matrix (MXNet's rule), anything
+    else the dense concatenation."""
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    if not (data and dim == 0 and all(isinstance(d, CSRNDArray) for d in data)):
+        return _op.concat(*[_dense_operand(d) for d in data], dim=dim)
+    cols = {d.shape[1] for d in data}
+    if len(cols) != 1:
+        raise ValueError(f"[nd.sparse.concat] the matrices must have as many columns, got "
+                         f"{sorted(cols)}")
+    indptrs, total = [], 0
+    for d in data:
+        indptrs.append(d._indptr[1:] + total if indptrs else d._indptr + total)
+        total += d._data.size
+    dtype = onp.result_type(*[d.dtype for d in data])
+    return _csr(_np.concatenate([d._data.astype(dtype) for d in data]),
+                _np.concatenate([d._indices for d in data]), _np.concatenate(indptrs),
+                (_builtins.sum(d.shape[0] for d in data), cols.pop()))
+
+
+def __getattr__(name):
+    # MXNet's mx.nd.sparse namespace holds every operator with a sparse path; here the other
+    # mx.nd functions stand in (they take sparse arrays as their dense values).
+    if not name.startswith("_"):
+        from .. import nd
+        fn = vars(nd).get(name)
+        if callable(fn):
+            return fn
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
