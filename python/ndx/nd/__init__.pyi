@@ -733,7 +733,7 @@ def sample_uniform(low: Any = 0, high: Any = 1, shape: Any = None, dtype: Any = 
     """Samples of U[low, high) (float32 by default)."""
 
 def save(fname: Any, data: Any) -> Any:
-    """MXNet's mx.nd.save: an ndarray, a list of them or a dict {str: ndarray}, in MXNet's NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load)."""
+    """MXNet's mx.nd.save: an ndarray, a list of them or a dict {str: ndarray}, in MXNet's NDArray-list layout (MXNet 1.x and 2.0 read it back with mx.nd.load); sparse arrays (mx.nd.sparse) keep their storage, as MXNet writes them."""
 
 def scatter_nd(data: Any, indices: Any, shape: Any) -> Any: ...
 
