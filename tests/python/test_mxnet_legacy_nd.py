@@ -574,3 +574,33 @@ def test_bilinear_resize_bad_arguments(kwargs, error):
         nd.contrib.BilinearResize2D(nd.ones((3, 3)), height=2, width=2)
     with pytest.raises(TypeError, match="float"):
         nd.contrib.BilinearResize2D(nd.ones((1, 1, 3, 3), dtype="int32"), height=2, width=2)
+
+
+# ---- out= ----------------------------------------------------------------------------------
+
+
+def test_out_stores_the_result_and_returns_it():
+    # MXNet's legacy functions take out=: the result goes into that array, which is returned
+    x = nd.array([[-1.0, 2.0], [3.0, -4.0]])
+    y = nd.zeros((2, 2))
+    assert nd.abs(x, out=y) is y
+    onp.testing.assert_array_equal(_np(y), [[1, 2], [3, 4]])
+    a = nd.array([1.0, 2.0])
+    nd.elemwise_add(a, a, out=a)  # in place
+    onp.testing.assert_array_equal(_np(a), [2, 4])
+    m = nd.zeros((2, 2))
+    nd.dot(x, x, out=m)
+    onp.testing.assert_array_equal(_np(m), _np(x) @ _np(x))
+    s = nd.zeros((2,))
+    nd.sum(x, axis=1, out=s)
+    onp.testing.assert_array_equal(_np(s), [1, -1])
+    with pytest.raises(ValueError, match=r"\[abs\] out has shape \(3,\)"):
+        nd.abs(x, out=nd.zeros((3,)))
+    with pytest.raises(TypeError, match="out must be an NDArray"):
+        nd.abs(x, out=[0.0, 0.0])
+    with pytest.raises(TypeError, match="takes one array"):
+        nd.split(x, num_outputs=2, out=y)
+    c = nd.sparse.zeros("csr", (2, 2))
+    nd.abs(x.tostype("csr"), out=c)  # a sparse out keeps its storage
+    assert c.stype == "csr"
+    onp.testing.assert_array_equal(c.asnumpy(), [[1, 2], [3, 4]])

@@ -65,25 +65,52 @@ def _plain_or_sparse(a):
     return a if isinstance(a, _SparseStorage) else _plain(a)
 
 
+def _store_into(name, out, result):
+    """MXNet's out= of the legacy functions: the result stored into `out` (an array of the
+    result's shape), which is returned."""
+    if isinstance(result, (list, tuple)):
+        raise TypeError(f"[{name}] out= takes one array; this call returns {len(result)}")
+    if isinstance(out, _SparseStorage):
+        out[:] = result
+        return out
+    if not isinstance(out, _np.ndarray):
+        raise TypeError(f"[{name}] out must be an NDArray, got {type(out).__name__}")
+    value = _plain(result)
+    if tuple(out.shape) != tuple(value.shape):
+        raise ValueError(f"[{name}] out has shape {tuple(out.shape)}, the result "
+                         f"{tuple(value.shape)}")
+    _np.ndarray.__setitem__(out, Ellipsis, value)
+    return out
+
+
 def _on_plain(fn, keep_sparse=False, sparse_fn=None):
     """fn called with its NDArray arguments as plain arrays (ndx.numpy's functions call
     array methods, which an NDArray overrides with MXNet's legacy semantics); sparse
     arguments become their dense values, unless fn takes them as they are (keep_sparse).
-    With sparse_fn, a call with a sparse positional argument goes to sparse_fn instead (the
-    nd.sparse version of fn, which keeps the storage type)."""
+    With sparse_fn, a call with a sparse argument goes to sparse_fn instead (the nd.sparse
+    version of fn, which keeps the storage type). out= (MXNet's) stores the result there."""
     plain = _plain_or_sparse if keep_sparse else _plain
+    name = fn.__name__
 
     if sparse_fn is not None:
-        def call(*args, **kwargs):
-            for a in args:
+        def call(*args, out=None, **kwargs):
+            sparse = False
+            for a in args:  # (a loop: cheaper than any() over a generator)
                 if isinstance(a, _SparseStorage):
-                    return sparse_fn(*args, **kwargs)
-            if kwargs and any(isinstance(v, _SparseStorage) for v in kwargs.values()):
-                return sparse_fn(*args, **kwargs)
-            return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()})
+                    sparse = True
+                    break
+            if not sparse and kwargs:
+                sparse = any(isinstance(v, _SparseStorage) for v in kwargs.values())
+            if sparse:
+                result = sparse_fn(*args, **kwargs)
+            else:
+                result = fn(*[_plain(a) for a in args],
+                            **{k: _plain(v) for k, v in kwargs.items()})
+            return result if out is None else _store_into(name, out, result)
     else:
-        def call(*args, **kwargs):
-            return fn(*[plain(a) for a in args], **{k: plain(v) for k, v in kwargs.items()})
+        def call(*args, out=None, **kwargs):
+            result = fn(*[plain(a) for a in args], **{k: plain(v) for k, v in kwargs.items()})
+            return result if out is None else _store_into(name, out, result)
 
     call.__name__ = fn.__name__
     call.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
