@@ -332,7 +332,7 @@ class Optimizer:
     def _check_pair(self, weight, grad):
         owner = type(self).__name__
         for what, a in (("weight", weight), ("grad", grad)):
-            if not isinstance(a, np.ndarray) and not (what == "grad" and _is_row_sparse(a)):
+            if not isinstance(a, np.ndarray) and not _is_row_sparse(a):
                 raise TypeError(f"[optimizer] {owner}.update: {what} must be an ndx array, got "
                                 f"{type(a).__name__}")
         if weight.shape != grad.shape:
@@ -373,19 +373,25 @@ class Optimizer:
             self._apply(*lists)
 
     def _row_sparse_updates(self, indices, weights, grads, states, multi_precision=False):
-        """Runs the updates whose gradient is a RowSparseNDArray and returns the lists of
-        the others. With lazy_update (SGD, Adam), only the rows the gradient stores are
+        """Runs the updates whose gradient or weight is a RowSparseNDArray and returns the
+        lists of the others. A row_sparse weight is updated as its dense value, which goes
+        back into its storage. With lazy_update (SGD, Adam), only the rows the gradient stores are
         updated: those rows of the weight and of its state go through the rule, and the other
         rows and their state stay as they are (MXNet's lazy update: no weight decay or
         momentum for rows absent from the batch). Otherwise the gradient's dense value
         updates every row (MXNet's standard update)."""
-        if all(isinstance(g, np.ndarray) for g in grads):  # (no sparse gradient: the usual)
+        if all(isinstance(g, np.ndarray) for g in grads) and all(
+                isinstance(w, np.ndarray) for w in weights):  # (nothing sparse: the usual)
             return indices, weights, grads, states
         rest = ([], [], [], [])
         update = self.update_multi_precision if multi_precision else self.update
         for item in zip(indices, weights, grads, states):
             index, weight, grad, state = item
-            if not _is_row_sparse(grad):
+            if _is_row_sparse(weight):  # a row_sparse weight: updated densely, stored back
+                dense = weight.tostype("default").as_np_ndarray()
+                update([index], [dense], [grad], [state])
+                weight[:] = dense
+            elif not _is_row_sparse(grad):
                 for kept, x in zip(rest, item):
                     kept.append(x)
             elif not (self._row_wise and getattr(self, "lazy_update", False)):

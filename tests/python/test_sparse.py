@@ -153,10 +153,10 @@ def test_bad_csr_parts_are_typed_errors():
         sparse.csr_matrix(([1.0], [5], [0, 1]), shape=(1, 2))
     with pytest.raises(TypeError, match="integers"):
         sparse.csr_matrix(([1.0], [0.5], [0, 1]), shape=(1, 2))
-    with pytest.raises(TypeError, match="float values"):
-        sparse.csr_matrix(([1, 2], [0, 1], [0, 2]), shape=(1, 2), dtype="int32")
-    with pytest.raises(TypeError, match="float"):
-        nd.array([[1, 0]], dtype="int32").tostype("csr")
+    with pytest.raises(TypeError, match="float or integer values"):
+        sparse.csr_matrix(([1, 2], [0, 1], [0, 2]), shape=(1, 2), dtype="bool")
+    with pytest.raises(TypeError, match="float or integer"):
+        nd.array([[1, 0]], dtype="bool").tostype("csr")
     with pytest.raises(ValueError, match="2-D"):
         nd.ones((2, 2, 2)).tostype("csr")
     with pytest.raises(ValueError, match="stype"):
@@ -606,6 +606,67 @@ def test_slice_concat_zeros_like_keep_csr_storage(rng):
         sparse.no_such_function  # noqa: B018
 
 
+def test_integer_sparse_arrays_as_mxnets_tutorial():
+    # MXNet's CSRNDArray tutorial: int64 NumPy parts give an int64 matrix
+    a = sparse.csr_matrix((onp.array([7, 8, 9]), onp.array([0, 2, 1]), onp.array([0, 2, 2, 3])),
+                          shape=(3, 4))
+    assert a.dtype == onp.int64
+    onp.testing.assert_array_equal(a.asnumpy(), [[7, 0, 8, 0], [0, 0, 0, 0], [0, 9, 0, 0]])
+    big = 2 ** 40 + 3  # integers go through float64 in the kernels: exact below 2**53
+    w = nd.array(onp.array([[1], [2], [big], [4]]), dtype="int64")
+    out = nd.dot(a, w)
+    assert out.dtype == onp.int64
+    onp.testing.assert_array_equal(out.asnumpy().ravel(), [7 + 8 * big, 0, 18])
+    assert int(sparse.sum(a).asnumpy()) == 24
+    r = sparse.row_sparse_array((onp.array([[1, 2], [3, 4]]), onp.array([1, 4])), shape=(6, 2))
+    assert r.dtype == onp.int64 and r.asnumpy()[4].tolist() == [3, 4]
+    d = nd.array(onp.array([[0, 5], [6, 0]]), dtype="int32").tostype("csr")
+    assert d.dtype == onp.int32 and d.data.asnumpy().tolist() == [5, 6]
+    assert (d * 2).asnumpy().tolist() == [[0, 10], [12, 0]]
+
+
+def test_ndarray_iter_batches_a_csr_matrix(rng):
+    # MXNet's NDArrayIter over a CSRNDArray (the CSR tutorial): batches stay CSR
+    x = _dense(rng, (9, 4), density=0.5, dtype="float32")
+    it = mx.io.NDArrayIter(nd.array(x).tostype("csr"), onp.arange(9), 3,
+                           last_batch_handle="discard")
+    batches = list(it)
+    assert len(batches) == 3 and all(b.data[0].stype == "csr" for b in batches)
+    onp.testing.assert_array_equal(batches[1].data[0].asnumpy(), x[3:6])
+    onp.random.seed(0)
+    it = mx.io.NDArrayIter(sp.csr_matrix(x[:5]), onp.arange(5), 2, shuffle=True,
+                           last_batch_handle="pad")  # SciPy input, shuffled, padded
+    seen = []
+    for b in it:
+        rows, labels = b.data[0].asnumpy(), b.label[0].asnumpy().astype(int)
+        onp.testing.assert_array_equal(rows, x[labels])  # rows and labels stay paired
+        seen += labels[:len(labels) - b.pad].tolist()
+    assert sorted(seen) == [0, 1, 2, 3, 4] and b.pad == 1 and b.data[0].stype == "csr"
+    with pytest.raises(TypeError, match="only csr"):
+        mx.io.NDArrayIter(nd.array(x).tostype("row_sparse"), batch_size=2)
+
+
+def test_take_rows_of_a_csr_matrix(rng):
+    x = _dense(rng, (5, 3), density=0.5)
+    c = nd.array(x, dtype="float64").tostype("csr")
+    idx = [4, 0, 0, 2]
+    out = nd.take(c, nd.array(idx))
+    assert out.stype == "csr"
+    out.check_format()
+    _close(out.asnumpy(), x[idx])
+    _close(sparse.take(c, [7, -1], mode="clip").asnumpy(), x[[4, 0]])
+    _close(sparse.take(c, [7, -1], mode="wrap").asnumpy(), x[[2, 4]])
+    assert nd.take(c, nd.array([1]), axis=1).stype == "default"
+
+
+def test_dense_copyto_a_sparse_array():
+    f = sparse.zeros("csr", (2, 2))
+    assert nd.array([[0.0, 1.0], [2.0, 0.0]]).copyto(f) is f
+    assert f.stype == "csr" and f.asnumpy().tolist() == [[0, 1], [2, 0]]
+    with pytest.raises(ValueError, match="shape"):
+        nd.ones((3, 2)).copyto(f)
+
+
 def test_parts_are_copies_and_casts_copy(rng):
     x = _dense(rng, (3, 4), density=0.6)
     c = nd.array(x, dtype="float64").tostype("csr")
@@ -640,11 +701,11 @@ def test_sparse_argument_errors_name_the_function():
     with pytest.raises(ValueError, match=r"csr_matrix.*2-D"):
         sparse.csr_matrix([2.0, 3.0])
     with pytest.raises(TypeError, match=r"nd.sparse.csr_matrix\] dtype"):
-        sparse.csr_matrix((onp.array([1, 2]), [0, 1], [0, 1, 2]), shape=(2, 2))
+        sparse.csr_matrix((onp.array([True, False]), [0, 1], [0, 1, 2]), shape=(2, 2))
     with pytest.raises(TypeError, match=r"nd.sparse.zeros\] dtype"):
-        sparse.zeros("csr", (2, 2), dtype="int32")
+        sparse.zeros("csr", (2, 2), dtype="bool")
     with pytest.raises(TypeError, match=r"astype\] dtype"):
-        c.astype("int32")
+        c.astype("bool")
     with pytest.raises(ValueError, match="int64"):
         sparse.csr_matrix(([1.0], onp.array([2 ** 63 + 5], onp.uint64), [0, 1]), shape=(1, 3))
     with pytest.raises(ValueError, match="shape"):

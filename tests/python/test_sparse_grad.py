@@ -119,6 +119,21 @@ def test_optimizer_update_takes_a_row_sparse_gradient():
         opt.update(0, nd.ones((4, 2)), grad, opt.create_state(0, nd.ones((4, 2))))
 
 
+def test_a_row_sparse_weight_as_in_mxnets_tutorial():
+    # MXNet's RowSparseNDArray tutorial: SGD on a row_sparse weight and gradient
+    weight = nd.ones((4, 2)).tostype("row_sparse")
+    grad = nd.sparse.row_sparse_array((nd.array([[1, 2], [4, 5]]), nd.array([1, 2])),
+                                      shape=(4, 2))
+    sgd = mx.optimizer.SGD(learning_rate=0.01, momentum=0.01)
+    momentum = sgd.create_state(0, weight)
+    sgd.update(0, weight, grad, momentum)
+    assert weight.stype == "row_sparse"
+    onp.testing.assert_allclose(weight.asnumpy(), [[1, 1], [0.99, 0.98], [0.96, 0.95], [1, 1]],
+                                rtol=1e-6)
+    onp.testing.assert_allclose(momentum.asnumpy()[1:3], [[-0.01, -0.02], [-0.04, -0.05]],
+                                rtol=1e-6)
+
+
 def test_lazy_update_with_float16_master_weights(rng):
     opt = mx.optimizer.SGD(learning_rate=0.25, momentum=0.5, lazy_update=True,
                            multi_precision=True)

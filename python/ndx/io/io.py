@@ -99,9 +99,19 @@ class DataIter:
         return 0
 
 
+def _is_csr(value):
+    return getattr(value, "stype", None) == "csr"
+
+
 def _as_array(name, value):
-    if isinstance(value, _np.ndarray):
+    if isinstance(value, _np.ndarray) or _is_csr(value):
         return value
+    if isinstance(value, _nd._SparseStorage):
+        raise TypeError(f"[NDArrayIter] {name!r}: of the sparse storage types only csr is "
+                        f"supported (MXNet's), got {value.stype}")
+    if hasattr(value, "tocsr") and hasattr(value, "nnz"):  # a SciPy sparse matrix: CSR
+        from ..nd import sparse
+        return sparse.csr_matrix(value)
     try:
         # as MXNet's NDArrayIter: NumPy arrays (and lists) become float32 NDArrays, ndx
         # arrays keep their dtype
@@ -118,7 +128,7 @@ def _named_arrays(data, allow_empty, default_name):
         if not allow_empty:
             raise ValueError("[NDArrayIter] data must not be None")
         data = []
-    if isinstance(data, (_np.ndarray, onp.ndarray)):
+    if isinstance(data, (_np.ndarray, onp.ndarray, _nd._SparseStorage)) or hasattr(data, "tocsr"):
         data = [data]
     if isinstance(data, (list, tuple)):
         if not data and not allow_empty:
@@ -136,7 +146,11 @@ def _named_arrays(data, allow_empty, default_name):
 
 
 def _joined(a, b):
-    """a and b along axis 0, an NDArray when a is one (as the other batches are)."""
+    """a and b along axis 0, an NDArray when a is one (as the other batches are); CSR
+    matrices stay CSR."""
+    if _is_csr(a):
+        from ..nd import sparse
+        return sparse.concat(a, b, dim=0)
     out = _np.concatenate([a, b], axis=0)
     return _nd._wrap(out) if isinstance(a, _nd.NDArray) else out
 
@@ -254,11 +268,17 @@ class NDArrayIter(DataIter):
 
     def _shuffle_data(self):
         onp.random.shuffle(self.idx)
-        self.data = [(k, _nd.array(v.asnumpy()[self.idx], dtype=v.dtype, device=v.device))
-                     for k, v in self.data]
-        self.label = [(k, _nd.array(v.asnumpy()[self.idx], dtype=v.dtype, device=v.device))
-                      for k, v in self.label]
+        self.data = [(k, _rows(v, self.idx)) for k, v in self.data]
+        self.label = [(k, _rows(v, self.idx)) for k, v in self.label]
         self.data_list = [v for _, v in self.data] + [v for _, v in self.label]
+
+
+def _rows(v, idx):
+    """v's rows in the order idx gives (a CSR matrix stays one)."""
+    if _is_csr(v):
+        from ..nd import sparse
+        return sparse.take(v, _np.array(idx, device=v.context))
+    return _nd.array(v.asnumpy()[idx], dtype=v.dtype, device=v.device)
 
 
 class _WrappingIter(DataIter):

@@ -211,7 +211,14 @@ class NDArray(_np.ndarray, metaclass=_NDArrayMeta):
         return _wrap(_np.ndarray.to_device(self, device, *args, **kwargs))
 
     def copyto(self, other):
-        """Copies into the NDArray `other` (returned), or to a new array on device `other`."""
+        """Copies into the NDArray `other` (returned; a sparse one keeps its storage type), or
+        to a new array on device `other`."""
+        if isinstance(other, _SparseStorage):
+            if other.shape != self.shape:
+                raise ValueError(f"[NDArray.copyto] the destination has shape {other.shape}, "
+                                 f"the array {self.shape}")
+            other[:] = self
+            return other
         if isinstance(other, _np.ndarray):
             if other is self:
                 return self

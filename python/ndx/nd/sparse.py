@@ -52,13 +52,21 @@ __all__ = ["csr_matrix", "row_sparse_array", "array", "zeros", "empty", "BaseSpa
            "sqrt", "square", "negative", "relu", "sin", "tan", "arcsin", "arctan", "sinh",
            "tanh", "arcsinh", "arctanh", "expm1", "log1p", "rint", "round", "ceil", "floor",
            "trunc", "fix", "degrees", "radians", "clip", "zeros_like", "stop_gradient",
-           "slice", "concat"]
+           "slice", "concat", "take"]
 
 _STYPES = ("default", "csr", "row_sparse")
 
 
 def _invoke(name, inputs, params):
-    return _core._invoke(_ops()[name].handle, tuple(inputs), params)
+    """One of the CSR ops (src/operator/sparse.cc), whose first input (and rhs, the fourth)
+    holds values. The kernels compute in float: integer values go through float64, exact
+    for magnitudes below 2**53, and the result returns to their dtype."""
+    values = inputs[0]
+    if values.dtype.kind == "f":
+        return _core._invoke(_ops()[name].handle, tuple(inputs), params)
+    wide = (values.astype("float64"),) + tuple(inputs[1:3]) + tuple(
+        x.astype("float64") for x in inputs[3:])
+    return _core._invoke(_ops()[name].handle, wide, params).astype(values.dtype)
 
 
 def _plain(x):
@@ -466,9 +474,10 @@ def _check_rsp(data, indices, shape, full_check, who):
 
 
 def _float_values(data, who="nd.sparse"):
-    if data.dtype.kind != "f":
-        raise TypeError(f"[{who}] dtype: ndx's sparse arrays hold float values (float16, "
-                        f"float32, float64), got {data.dtype}")
+    """data, whose dtype a sparse array can hold: a float or integer one (MXNet's)."""
+    if data.dtype.kind not in "fiu":
+        raise TypeError(f"[{who}] dtype: sparse arrays hold float or integer values, got "
+                        f"{data.dtype}")
     return data
 
 
@@ -640,7 +649,7 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     shape = _shape_tuple(shape, "nd.sparse.zeros")
     ctx = _device(ctx)
     dtype = onp.dtype(dtype or "float32")
-    if dtype.kind != "f":
+    if dtype.kind not in "fiu":
         _float_values(_np.zeros(0, dtype=dtype), "nd.sparse.zeros")
     if stype == "csr":
         if len(shape) != 2:
@@ -721,10 +730,7 @@ def cast_storage(data, stype):
         return _wrap(dense) if stype == "default" else cast_storage(dense, stype)
     if stype == "default":
         return _wrap(data) if isinstance(data, _np.ndarray) else _wrap(_plain(data))
-    x = _plain(data)
-    if x.dtype.kind not in "f":
-        raise TypeError(f"[cast_storage] sparse storage holds float values, got dtype "
-                        f"{x.dtype} (cast with astype first)")
+    x = _float_values(_plain(data), "cast_storage")
     return _dense_to_csr(x) if stype == "csr" else _dense_to_rsp(x)
 
 
@@ -1202,3 +1208,28 @@ def __getattr__(name):
         if callable(fn):
             return fn
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def take(a, indices, axis=0, mode="clip"):
+    """MXNet's take; of a CSR matrix along axis 0, the CSR matrix of the rows `indices`
+    lists, in that order (take(csr) = csr), indices clipped to the rows (mode 'clip') or
+    wrapped ('wrap'); anything else as the dense take."""
+    if not (isinstance(a, CSRNDArray) and axis == 0):
+        return _op.take(_dense_operand(a), indices, axis=axis, mode=mode)
+    if mode not in ("clip", "wrap"):
+        raise ValueError(f"[nd.sparse.take] mode must be 'clip' or 'wrap', got {mode!r}")
+    rows = a.shape[0]
+    idx = _index_array(indices, a.context, "nd.sparse.take", "indices")
+    if rows == 0 and idx.size:
+        raise IndexError("[nd.sparse.take] cannot take rows of a matrix with none")
+    if idx.size:
+        idx = _np.clip(idx, 0, rows - 1) if mode == "clip" else _np.mod(idx, rows)
+    starts, counts = a._indptr[idx], a._indptr[idx + 1] - a._indptr[idx]
+    indptr = _np.concatenate([_np.zeros(1, dtype="int64", device=a.context),
+                              _np.cumsum(counts, dtype="int64")])
+    total = int(indptr[-1])
+    # the stored positions of the picked rows: each row's run, from its start
+    pos = _np.arange(total, dtype="int64", device=a.context) + _np.repeat(
+        starts - indptr[:-1], counts) if total else _np.zeros(0, dtype="int64",
+                                                               device=a.context)
+    return _csr(a._data[pos], a._indices[pos], indptr, (idx.size, a.shape[1]))
