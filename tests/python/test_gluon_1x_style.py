@@ -395,3 +395,27 @@ def test_autograd_grad_returns_nd_arrays_for_nd_inputs():
     (ga,) = autograd.grad(b, [a])
     assert type(ga) is mx.np.ndarray
     onp.testing.assert_array_equal(ga.asnumpy(), [2.0, 4.0])
+
+
+# ---- built-in layers and losses on mx.nd arrays ------------------------------------------
+def test_builtin_blocks_return_ndarrays_for_ndarray_inputs():
+    # MXNet 1.x: a block called on NDArrays returns NDArrays, so the 1.x training loop's
+    # loss.mean().asscalar() works; mx.np inputs keep mx.np outputs (MXNet 2.0)
+    net = nn.Sequential()
+    net.add(nn.Dense(4, activation="relu"), nn.Dense(3))
+    net.initialize()
+    x, y = _rand(5, 6), onp.array([0, 2, 1, 1, 0])
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    for hybrid in (False, True):
+        if hybrid:
+            net.hybridize()
+        with autograd.record():
+            out = net(mx.nd.array(x))
+            loss = loss_fn(out, mx.nd.array(y))
+        loss.backward()
+        assert type(out) is type(loss) is mx.nd.NDArray
+        logits = out.asnumpy().astype(onp.float64)
+        logp = logits - onp.log(onp.exp(logits).sum(axis=1, keepdims=True))
+        want = -logp[onp.arange(5), y].mean()
+        assert abs(loss.mean().asscalar() - want) < 1e-5
+        assert type(net(mx.np.array(x))) is mx.np.ndarray

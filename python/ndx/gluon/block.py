@@ -418,8 +418,8 @@ class Block:
                 with scope:
                     return Block.__call__(self, *args, **kwargs)
         if self._forward_pre_hooks or self._forward_hooks:
-            return self._call_hooked(self.forward, args, kwargs)
-        return self.forward(*args, **kwargs)
+            return _legacy_if(args, self._call_hooked(self.forward, args, kwargs))
+        return _legacy_if(args, self.forward(*args, **kwargs))
 
     def forward(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
@@ -784,8 +784,8 @@ class HybridBlock(Block):
             self._user_infer_shape(args)
         run = self._call_graph if self._active and not _core._is_tracing() else self.forward
         if self._forward_pre_hooks or self._forward_hooks:
-            return self._call_hooked(run, args, {})
-        return run(*args)
+            return _legacy_if(args, self._call_hooked(run, args, {}))
+        return _legacy_if(args, run(*args))
 
     def forward(self, x, *args):
         if type(self).hybrid_forward is HybridBlock.hybrid_forward:
@@ -1083,6 +1083,32 @@ def _device_scope(args, kwargs, name, strict):
 def _is_legacy(a):
     from ..nd.ndarray import NDArray
     return type(a) is NDArray
+
+
+_NDArray = None  # mx.nd.NDArray, once a block has been called (nd imports gluon's users)
+
+
+def _legacy_if(args, out):
+    """out, with its arrays as mx.nd.NDArrays when an input is one: MXNet 1.x blocks called
+    on NDArrays return NDArrays (loss.mean().asscalar()), whatever ops the layers use."""
+    global _NDArray
+    if _NDArray is None:
+        from ..nd.ndarray import NDArray as _NDArray
+    for a in args:
+        if type(a) is _NDArray:
+            return _as_legacy(out)
+    return out
+
+
+def _as_legacy(out):
+    if isinstance(out, np.ndarray):
+        if type(out) is _NDArray:
+            return out
+        from ..nd.ndarray import _wrap
+        return _wrap(out)
+    if isinstance(out, (list, tuple)) and not hasattr(out, "_fields"):
+        return type(out)(_as_legacy(o) for o in out)
+    return out
 
 
 def _like(a, traced):

@@ -1233,6 +1233,9 @@ ndarray.real = property(_real_view, _set_real,
 ndarray.imag = property(_imag_view, _set_imag,
                         doc="The imaginary part: a view for complex arrays, zeros for real ones.")
 ndarray.__array_priority__ = 1000.0  # NumPy defers binary operators to ndx arrays
+# MXNet 2.0's mx.np.ndarray inherits NDArray's storage type, always 'default' for it (MXNet 1.x
+# code checks x.stype on optimizer states and gradients)
+ndarray.stype = property(lambda self: "default", doc="Storage type: 'default' (dense).")
 ndarray.partition = _partition_in_place
 ndarray.resize = _resize_in_place
 ndarray.flat = property(flatiter, lambda self, value: flatiter(self).__setitem__(..., value),
