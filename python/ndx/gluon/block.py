@@ -15,6 +15,7 @@ import numpy as _onp
 from .. import _core, autograd
 from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
+from ..nd.ndarray import NDArray as _NDArray
 from .parameter import _CALL, _TRACING, DeferredInitializationError, Parameter, ParameterDict
 from .serialization import load_param_dict, save_tensors
 
@@ -785,7 +786,11 @@ class HybridBlock(Block):
         run = self._call_graph if self._active and not _core._is_tracing() else self.forward
         if self._forward_pre_hooks or self._forward_hooks:
             return _legacy_if(args, self._call_hooked(run, args, {}))
-        return _legacy_if(args, run(*args))
+        out = run(*args)
+        for a in args:  # (_legacy_if inline: this is every layer's call)
+            if type(a) is _NDArray:
+                return _as_legacy(out)
+        return out
 
     def forward(self, x, *args):
         if type(self).hybrid_forward is HybridBlock.hybrid_forward:
@@ -1085,15 +1090,9 @@ def _is_legacy(a):
     return type(a) is NDArray
 
 
-_NDArray = None  # mx.nd.NDArray, once a block has been called (nd imports gluon's users)
-
-
 def _legacy_if(args, out):
     """out, with its arrays as mx.nd.NDArrays when an input is one: MXNet 1.x blocks called
     on NDArrays return NDArrays (loss.mean().asscalar()), whatever ops the layers use."""
-    global _NDArray
-    if _NDArray is None:
-        from ..nd.ndarray import NDArray as _NDArray
     for a in args:
         if type(a) is _NDArray:
             return _as_legacy(out)
