@@ -6,8 +6,16 @@ an optimizer (set_optimizer), to whoever pulls it. `create('dist_sync')` does th
 worker processes (DistKVStore: an MPI allreduce, see ndx.distributed), and `create('nccl')`
 for GPU arrays, one GPU per worker, over NCCL. 'dist_async' (which needs parameter servers),
 'horovod' and 'byteps' raise NotImplementedError.
+
+Row-sparse values (mx.nd.sparse.RowSparseNDArray) are MXNet's sparse gradients and weights:
+a push of them is summed as row_sparse (the union of their rows), and an optimizer set on
+the store gets that sum, so its lazy_update touches those rows only; row_sparse_pull hands
+out the rows asked for; pull skips row-sparse outputs unless ignore_sparse=False. The store
+keeps each value dense.
 """
 import pickle
+
+import numpy as onp
 
 from . import numpy as np
 from . import optimizer as _opt
@@ -41,14 +49,23 @@ def _check_key(who, key):
     return key
 
 
+def _is_row_sparse(x):
+    return type(x) is not np.ndarray and getattr(x, "stype", None) == "row_sparse"
+
+
+def _dense(x):
+    """x's dense value as an ndx array (x itself when it is one)."""
+    return x.tostype("default").as_np_ndarray() if _is_row_sparse(x) else x
+
+
 def _arrays(who, value):
     values = list(value) if isinstance(value, (list, tuple)) else [value]
     if not values:
         raise ValueError(f"[KVStore.{who}] got an empty list of arrays")
     for v in values:
-        if not isinstance(v, np.ndarray):
-            raise TypeError(f"[KVStore.{who}] values must be ndx arrays, got "
-                            f"{type(v).__name__}")
+        if not isinstance(v, np.ndarray) and not _is_row_sparse(v):
+            raise TypeError(f"[KVStore.{who}] values must be ndx arrays or row_sparse "
+                            f"arrays, got {type(v).__name__}")
     shape = values[0].shape
     if any(v.shape != shape for v in values):
         raise ValueError(f"[KVStore.{who}] the arrays of one key must have one shape, got "
@@ -109,7 +126,7 @@ class KVStore(KVStoreBase):
             if k in self._store:
                 raise ValueError(f"[KVStore.init] key {k!r} is already initialized")
         for k, vs in zip(keys, values):
-            self._store[k] = vs[0].copy()
+            self._store[k] = _dense(vs[0]).copy()
 
     def _stored(self, who, key):
         if key not in self._store:
@@ -127,16 +144,22 @@ class KVStore(KVStoreBase):
             if vs[0].shape != stored.shape:
                 raise ValueError(f"[KVStore.push] key {k!r} holds shape {tuple(stored.shape)}, "
                                  f"got {tuple(vs[0].shape)}")
-            m = vs[0].copy()
-            for v in vs[1:]:
-                m += v.to_device(m.device)  # (one copy per device: summed on the first)
-            merged.append(m)
-        self._reduce_over_workers(merged)
+            merged.append(_merged(vs))
+        sparse = [i for i, m in enumerate(merged) if _is_row_sparse(m)]
+        if sparse and self.num_workers > 1:  # summed densely over the workers
+            from .nd.sparse import cast_storage
+            for i in sparse:
+                merged[i] = _dense(merged[i])
+            self._reduce_over_workers(merged)
+            for i in sparse:
+                merged[i] = cast_storage(merged[i], "row_sparse")
+        else:
+            self._reduce_over_workers(merged)
         for k, m in zip(keys, merged):
             if self._updater is not None:
-                self._updater(k, m, self._store[k])
+                self._updater(k, m, self._store[k])  # (a row_sparse sum: a lazy update)
             else:
-                self._store[k][...] = m
+                self._store[k][...] = _dense(m)
 
     def _reduce_over_workers(self, arrays):
         """Sums each array over the worker processes, in place: one process has nothing
@@ -144,7 +167,9 @@ class KVStore(KVStoreBase):
 
     @_profiled
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        """Copies the stored value into `out` (an array, or one per device)."""
+        """Copies the stored value into `out` (an array, or one per device). Row-sparse
+        outputs are skipped (MXNet's ignore_sparse; row_sparse_pull fills them) unless
+        ignore_sparse=False, which gives them every row."""
         if out is None:
             raise ValueError("[KVStore.pull] out must be given (the arrays to copy into)")
         keys, outs = _keys_values("pull", key, out)
@@ -154,14 +179,48 @@ class KVStore(KVStoreBase):
                 if o.shape != stored.shape:
                     raise ValueError(f"[KVStore.pull] key {k!r} holds shape "
                                      f"{tuple(stored.shape)}, out has {tuple(o.shape)}")
-                o[...] = stored
+                if not _is_row_sparse(o):
+                    o[...] = stored
+                elif ignore_sparse:
+                    _warn_sparse_pull_ignored()
+                else:
+                    _fill_rows(o, stored, None)
+
+    @_profiled
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        """Fills each row_sparse `out` with the stored rows listed in its `row_ids` (an
+        integer array of any shape, repeats and any order allowed; MXNet's
+        row_sparse_pull). One key's
+        outs (one per device) take one row_ids array, or a list of one per out."""
+        if out is None or row_ids is None:
+            raise ValueError("[KVStore.row_sparse_pull] out and row_ids must be given")
+        keys, outs = _keys_values("row_sparse_pull", key, out)
+        ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids]
+        flat = [o for os_ in outs for o in os_]
+        if len(ids) == 1:
+            ids = ids * len(flat)
+        if len(ids) != len(flat):
+            raise ValueError(f"[KVStore.row_sparse_pull] {len(ids)} row_ids for {len(flat)} "
+                             "outputs: give one, or one per output")
+        at = 0
+        for k, os_ in zip(keys, outs):
+            stored = self._stored("row_sparse_pull", k)
+            for o in os_:
+                if not _is_row_sparse(o):
+                    raise TypeError(f"[KVStore.row_sparse_pull] out must be row_sparse "
+                                    f"arrays, got {type(o).__name__}")
+                if o.shape != stored.shape:
+                    raise ValueError(f"[KVStore.row_sparse_pull] key {k!r} holds shape "
+                                     f"{tuple(stored.shape)}, out has {tuple(o.shape)}")
+                _fill_rows(o, stored, _row_ids(ids[at], stored.shape[0]))
+                at += 1
 
     @_profiled
     def pushpull(self, key, value, out=None, priority=0):
         """push, then pull into `out` (into `value` when out is None): with one worker and no
         optimizer, the sum of the pushed arrays."""
         self.push(key, value, priority)
-        self.pull(key, value if out is None else out, priority)
+        self.pull(key, value if out is None else out, priority, ignore_sparse=False)
 
     @_profiled
     def broadcast(self, key, value, out, priority=0):
@@ -215,6 +274,66 @@ class KVStore(KVStoreBase):
         self.barrier()
 
 
+def _any_row_sparse(value):
+    if isinstance(value, (list, tuple)):
+        return any(_any_row_sparse(v) for v in value)
+    return _is_row_sparse(value)
+
+
+def _merged(values):
+    """The sum of one key's values (one per device): on the first one's device, row_sparse
+    when they all are."""
+    if len(values) == 1:
+        return values[0].copy()
+    if all(_is_row_sparse(v) for v in values):
+        from .nd.sparse import add_n
+        first = values[0].context
+        return add_n([v.as_in_context(first) for v in values])
+    m = _dense(values[0]).copy()
+    for v in values[1:]:
+        m += _dense(v).to_device(m.device)
+    return m
+
+
+def _row_ids(ids, rows):
+    """row_ids as sorted unique int64 row numbers, checked against the `rows` stored."""
+    if isinstance(ids, np.ndarray) or hasattr(ids, "asnumpy"):
+        host = ids.asnumpy()
+    else:
+        host = onp.asarray(ids)
+    if host.dtype.kind not in "iuf" or (
+            host.dtype.kind == "f" and (host != host.round()).any()):
+        raise TypeError(f"[KVStore.row_sparse_pull] row_ids must be integer row numbers, got "
+                        f"dtype {host.dtype} and shape {host.shape}")
+    host = onp.unique(host.astype("int64").ravel())
+    if host.size and (host[0] < 0 or host[-1] >= rows):
+        raise IndexError(f"[KVStore.row_sparse_pull] row_ids must be in [0, {rows}), got "
+                         f"values in [{host[0]}, {host[-1]}]")
+    return np.array(host, dtype="int64")
+
+
+def _fill_rows(out, stored, rows):
+    """Makes the row_sparse `out` hold the stored `rows` (None: every row), in its dtype and
+    on its device."""
+    if rows is None:
+        rows = np.arange(stored.shape[0], dtype="int64", device=stored.device)
+    device = out.context
+    out._data = stored[rows.to_device(stored.device)].astype(out.dtype).to_device(device)
+    out._indices = rows.to_device(device)
+
+
+_SPARSE_PULL_WARNED = []
+
+
+def _warn_sparse_pull_ignored():
+    if not _SPARSE_PULL_WARNED:
+        _SPARSE_PULL_WARNED.append(True)
+        import warnings
+        warnings.warn("[KVStore.pull] row_sparse outputs are skipped (ignore_sparse=True): "
+                      "fill them with row_sparse_pull, or pull with ignore_sparse=False",
+                      stacklevel=3)
+
+
 class DistKVStore(KVStore):
     """'dist_sync' (and 'dist_sync_device', 'dist_device_sync'): MXNet's synchronous
     distributed store, without servers. Every worker keeps the store; a push is summed over
@@ -258,9 +377,9 @@ class DistKVStore(KVStore):
     def pushpull(self, key, value, out=None, priority=0):
         """The sum of `value` over devices and workers, into `out` (into `value` when out is
         None); with an optimizer set, push then pull. Keys need no init without one."""
-        if self._updater is not None:
+        if self._updater is not None or _any_row_sparse(value):
             self.push(key, value, priority)
-            self.pull(key, value if out is None else out, priority)
+            self.pull(key, value if out is None else out, priority, ignore_sparse=False)
             return
         if (out is None and self._type != "nccl" and type(key) is list
                 and type(value) is list and len(key) == len(value)

@@ -155,6 +155,37 @@ def train(out, update_on_kvstore, hybridize):
         f.write(str(trainer._overlap is not None))
 
 
+SPARSE_VOCAB, SPARSE_DIM, SPARSE_STEPS, SPARSE_PER = 30, 3, 4, 3
+
+
+def sparse_batches(n_workers):
+    """Ids (rows 0..11 of a 30-row table) and the loss weights c of sum(emb(ids) * c)."""
+    rng = onp.random.RandomState(3)
+    ids = rng.randint(0, 12, (SPARSE_STEPS, n_workers * SPARSE_PER, 2))
+    c = rng.randn(SPARSE_STEPS, n_workers * SPARSE_PER, 2, SPARSE_DIM).astype("float32")
+    w0 = rng.randn(SPARSE_VOCAB, SPARSE_DIM).astype("float32")
+    return ids, c, w0
+
+
+def sparse_train(out):
+    """contrib.nn.SparseEmbedding (a row_sparse weight) over dist_sync: lazy SGD."""
+    r, n = dist.init()
+    ids, c, w0 = sparse_batches(n)
+    net = gluon.contrib.nn.SparseEmbedding(SPARSE_VOCAB, SPARSE_DIM)
+    net.initialize()
+    net.weight.set_data(np.array(w0 if r == 0 else w0 * 0))  # rank 0's value must win
+    trainer = gluon.Trainer(net.collect_params(), "sgd",
+                            {"learning_rate": 0.3, "momentum": 0.5, "lazy_update": True},
+                            kvstore="dist_sync")
+    mine = slice(r * SPARSE_PER, (r + 1) * SPARSE_PER)
+    for s in range(SPARSE_STEPS):
+        with autograd.record():
+            loss = (net(np.array(ids[s, mine])) * np.array(c[s, mine])).sum()
+        loss.backward()
+        trainer.step(SPARSE_PER * n)
+    onp.save(os.path.join(out, f"sparse{r}.npy"), net.weight._reduce().asnumpy())
+
+
 def module_symbol():
     data = ndx.sym.Variable("data")
     h = ndx.sym.Activation(ndx.sym.FullyConnected(data, name="fc1", num_hidden=8), "tanh")
@@ -221,6 +252,8 @@ def main():
         train(out, sys.argv[3], sys.argv[4])
     elif mode == "module":
         module_train(out, sys.argv[3])
+    elif mode == "sparse":
+        sparse_train(out)
     else:
         failure(mode, out)
 

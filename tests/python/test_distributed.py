@@ -281,6 +281,26 @@ def test_training_matches_one_process_on_the_concatenated_batches(
         assert not onp.allclose(v, initial[0][k])  # (training moved them)
 
 
+def test_row_sparse_weights_over_dist_sync_match_one_lazy_sgd_on_the_whole_batch(tmp_path):
+    """contrib.nn.SparseEmbedding over dist_sync on 2 workers: the row_sparse gradients are
+    summed over the workers and SGD updates the rows either worker looked up, as NumPy's
+    SGD (MXNet's documented rule) on the concatenated batches does."""
+    rc, out, _ = run_launcher("-n", "2", WORKER, "sparse", str(tmp_path))
+    assert rc == 0, out
+    got = [onp.load(tmp_path / f"sparse{r}.npy") for r in range(2)]
+    assert got[0].tobytes() == got[1].tobytes()
+    ids, c, w0 = dist_worker.sparse_batches(2)
+    w, mom = w0.astype(onp.float64), onp.zeros(w0.shape)
+    for s in range(ids.shape[0]):
+        g = onp.zeros(w.shape)
+        onp.add.at(g, ids[s].ravel(), c[s].reshape(-1, w.shape[1]))
+        rows = onp.unique(ids[s])
+        mom[rows] = 0.5 * mom[rows] - 0.3 * g[rows] / ids.shape[1]
+        w[rows] += mom[rows]
+    onp.testing.assert_allclose(got[0], w, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_array_equal(got[0][12:], w0[12:])  # never looked up
+
+
 @pytest.mark.parametrize("update_on_kvstore", ["1", "0"])
 def test_module_dist_sync_matches_one_process_on_the_concatenated_batches(
         tmp_path, update_on_kvstore):

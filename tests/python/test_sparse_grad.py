@@ -151,16 +151,29 @@ def test_lazy_update_with_float16_master_weights(rng):
     onp.testing.assert_allclose(state[0].asnumpy()[[1, 3]], want, rtol=1e-6)  # float32 master
 
 
-def test_a_store_that_updates_says_lazy_update_does_not_apply(rng):
-    emb = _embedding(True, rng.standard_normal((6, 3)).astype(onp.float32))
-    trainer = gluon.Trainer(emb.collect_params(), "sgd",
-                            {"learning_rate": 0.1, "wd": 0.1, "lazy_update": True},
+def _train_on_store(emb, optimizer, params, batches):
+    trainer = gluon.Trainer(emb.collect_params(), optimizer, params,
                             kvstore=mx.kv.create("local"), update_on_kvstore=True)
-    with autograd.record():
-        loss = emb(np.array([1])).sum()
-    loss.backward()
-    with pytest.warns(UserWarning, match="lazy_update"):
+    for x, c in batches:
+        with autograd.record():
+            loss = (emb(np.array(x)) * np.array(c)).sum()
+        loss.backward()
         trainer.step(1)
+    return emb.weight.data().asnumpy()
+
+
+def test_a_store_that_updates_applies_the_lazy_update_too(rng):
+    # MXNet's store gets the row_sparse gradient, so its updater updates those rows only
+    w0 = rng.standard_normal((6, 3)).astype(onp.float32)
+    batches = _batches(rng, 3)
+    params = {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.05, "lazy_update": True}
+    on_store = _train_on_store(_embedding(True, w0), "sgd", params, batches)
+    here = _train(_embedding(True, w0), "sgd", params, batches)
+    onp.testing.assert_allclose(on_store, here, rtol=1e-6, atol=1e-7)
+    onp.testing.assert_array_equal(on_store[[2, 5]], w0[[2, 5]])
+    dense = _train_on_store(_embedding(False, w0), "sgd", dict(params, lazy_update=False),
+                            batches)
+    assert not onp.allclose(dense[[2, 5]], w0[[2, 5]])  # a dense gradient decays every row
 
 
 def test_embedding_repr_is_mxnets():
@@ -168,8 +181,8 @@ def test_embedding_repr_is_mxnets():
 
 
 def test_parameter_storage_arguments():
-    with pytest.raises(NotImplementedError, match="stype"):
-        gluon.Parameter("w", shape=(2, 2), stype="row_sparse")
+    with pytest.raises(NotImplementedError, match="csr"):
+        gluon.Parameter("w", shape=(2, 2), stype="csr")
     with pytest.raises(NotImplementedError, match="csr"):
         gluon.Parameter("w", shape=(2, 2), grad_stype="csr")
     with pytest.raises(ValueError, match="grad_stype"):

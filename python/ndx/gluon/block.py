@@ -362,7 +362,7 @@ class Block:
             row = {"output_shape": _shape_str(outputs), "n_params": 0, "trainable": 0,
                    "shared": 0}
             for p in block.params.values():
-                size = p.data().size
+                size = Parameter.data(p).size  # (a row_sparse weight's too)
                 row["n_params"] += size
                 row["trainable"] += 0 if p.grad_req == "null" else size
                 if id(p) in seen:
@@ -436,7 +436,7 @@ class Block:
             if deduplicate and id(p) in seen:
                 continue
             seen.add(id(p))
-            tensors[name] = p.data() if p._copies is None else p._reduce()
+            tensors[name] = p._reduce()
         save_tensors(filename, tensors, format, "save_parameters")
 
     def load_parameters(self, filename, device=None, allow_missing=False, ignore_extra=False,
@@ -999,7 +999,7 @@ class HybridBlock(Block):
             if n in params:
                 kind = "arg" if params[n].differentiable else "aux"
                 p = params[n]
-                tensors[f"{kind}:{n}"] = p.data() if p._copies is None else p._reduce()
+                tensors[f"{kind}:{n}"] = p._reduce()
         text = _core._graph_json(graph)
         if remove_amp_cast:
             from ..amp._graph import remove_amp_casts

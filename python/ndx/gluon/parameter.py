@@ -98,6 +98,9 @@ class Parameter:
     # order (_copies[0] is _data); None with one device.
     _devices = None
     _copies = None
+    # Whether the gradient buffer is attached to the data (not for a row_sparse weight,
+    # whose gradient reaches the rows row_sparse_data pulls).
+    _dense_grad = True
 
     # (MXNet 2.0's argument order, so that positional arguments mean the same)
     def __init__(self, name="weight", grad_req="write", shape=None, dtype="float32", lr_mult=1.0,
@@ -107,10 +110,13 @@ class Parameter:
             if value not in ("default", "row_sparse", "csr"):
                 raise ValueError(f"[Parameter] {name}: {what} must be 'default', 'row_sparse' "
                                  f"or 'csr', got {value!r}")
-        if stype != "default" or grad_stype == "csr":
-            raise NotImplementedError(f"[Parameter] {name}: sparse storage of the weight (stype "
-                                      f"{stype!r}) or a csr gradient is not supported; "
-                                      f"grad_stype='row_sparse' is")
+        if "csr" in (stype, grad_stype):
+            raise NotImplementedError(f"[Parameter] {name}: csr storage of a weight or its "
+                                      f"gradient is not supported; 'row_sparse' is")
+        if stype == "row_sparse":
+            # (its own class, so the dense parameters' data() pays no check)
+            self.__class__ = _RowSparseParameter
+            grad_stype = "row_sparse"  # (the gradient reaches the rows pulled: row_sparse)
         self.name = name
         # 'row_sparse': the Trainer hands the optimizer the gradient's nonzero rows as a
         # RowSparseNDArray (so lazy_update touches only those); the buffer, grad(), is dense
@@ -171,6 +177,9 @@ class Parameter:
         old = getattr(self, "_grad_req", None)
         self._grad_req = req
         if self._data is None or req == old:
+            return
+        if not self._dense_grad:
+            self._grad_req_changed()
             return
         copies = []
         for a in self._all_copies():
@@ -259,7 +268,7 @@ class Parameter:
             if self._data is None or first is None or self._data.device == first:
                 return
             data = _copy_to(self._data, first)
-            if self.grad_req != "null":
+            if self.grad_req != "null" and self._dense_grad:
                 data.attach_grad(grad_req=self.grad_req)
             self._data = data
             return
@@ -285,7 +294,7 @@ class Parameter:
             copies = [data]
         else:
             copies = [_copy_to(value, d) for d in self._devices]
-        if self.grad_req != "null":
+        if self.grad_req != "null" and self._dense_grad:
             for c in copies:
                 c.attach_grad(grad_req=self.grad_req)
         self._set_copies(copies)
@@ -295,7 +304,7 @@ class Parameter:
         _reduce; copies a Trainer updates are equal, running statistics per device are
         not), on the first device."""
         if self._copies is None:
-            return self._data
+            return self._data if self._data is not None else Parameter.data(self)
         first = self._copies[0]
         dtype = str(first.dtype)
         if dtype != "bfloat16" and not _onp.issubdtype(_onp.dtype(dtype), _onp.inexact):
@@ -335,7 +344,7 @@ class Parameter:
             from .. import autograd
             with autograd.pause():
                 copies = [data.to_device(d) for d in self._devices]
-            if self.grad_req != "null":
+            if self.grad_req != "null" and self._dense_grad:
                 for c in copies:
                     c.attach_grad(grad_req=self.grad_req)
             self._set_copies(copies)
@@ -345,7 +354,7 @@ class Parameter:
             return
         if self._device is not None:
             data = data.to_device(self._device)
-        if self.grad_req != "null":
+        if self.grad_req != "null" and self._dense_grad:
             data.attach_grad(grad_req=self.grad_req)
         self._data = data
         self._copies = None
@@ -474,7 +483,7 @@ class Parameter:
             data = old.astype(dtype)
             if data is old:
                 data = old.copy()
-            if self.grad_req != "null":
+            if self.grad_req != "null" and self._dense_grad:
                 data.attach_grad(grad_req=self.grad_req)
                 if old.grad is not None:
                     data.grad[...] = old.grad.astype(dtype)
@@ -495,6 +504,123 @@ class Parameter:
         for c in self._all_copies():
             if c.grad is not None:
                 c.grad[...] = 0
+
+
+class _RowSparseParameter(Parameter):
+    """A Parameter(stype='row_sparse') (MXNet's sparse weight, as contrib.nn.SparseEmbedding
+    holds one): the whole weight stays with the Trainer's KVStore, which updates it from the
+    row_sparse gradients pushed to it (lazily with lazy_update); a forward pass asks for the
+    rows it needs, row_sparse_data(row_id), and its gradient reaches only those rows, so
+    neither the pulled weight nor the gradient is the size of the whole table. data() and
+    list_data() raise, as MXNet's do; the value saved (save_parameters) is the whole
+    weight."""
+
+    _dense_grad = False
+    _work = None  # the RowSparseNDArray row_sparse_data fills (its rows carry the gradient)
+    _trainer = None  # the Trainer whose store holds the weight (MXNet's param._trainer)
+
+    def __getstate__(self):
+        # (a copy, pickle or deepcopy, is no Trainer's: the whole weight goes, the rows
+        # pulled and the Trainer stay)
+        state = super().__getstate__()
+        state["_work"] = state["_trainer"] = None
+        return state
+
+    def _set_devices(self, device):
+        first, devices = _devices_of(device, self.name)
+        if devices is not None:
+            raise NotImplementedError(f"[Parameter] {self.name}: a row_sparse weight lives on "
+                                      f"one device; got {devices}")
+        super()._set_devices(device)
+
+    def _set_trainer(self, trainer):
+        if self._trainer is not None and self._trainer is not trainer:
+            raise RuntimeError(f"Failed to set the trainer for Parameter '{self.name}' because "
+                               "it was already set. More than one trainer for a row_sparse "
+                               "Parameter is not supported.")
+        self._trainer = trainer
+
+    def _no_dense_copy(self, what):
+        raise RuntimeError(f"Cannot return {what} of Parameter '{self.name}' because its "
+                           "storage type is row_sparse. Please use row_sparse_data() instead.")
+
+    def data(self, device=None, ctx=None):
+        self._no_dense_copy("a copy via data()")
+
+    def list_data(self):
+        self._no_dense_copy("copies via list_data()")
+
+    def _whole(self):
+        """The whole weight (the Trainer's store holds this very array once it has one)."""
+        return Parameter.data(self)  # (the errors of an uninitialized parameter)
+
+    def row_sparse_data(self, row_id):
+        """The rows listed in row_id (an integer array; repeats and any order allowed) as a
+        RowSparseNDArray, pulled from the Trainer's store. Each call refills and returns
+        the same array, whose rows record the gradient of what uses them."""
+        from .. import autograd
+        from ..nd import sparse
+        if not isinstance(row_id, np.ndarray):
+            raise TypeError(f"[Parameter] {self.name}.row_sparse_data: row_id must be an "
+                            f"ndx array, got {type(row_id).__name__}")
+        whole = self._whole()
+        trainer = self._trainer
+        if trainer is None:
+            raise RuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' when "
+                               "no Trainer is created with it.")
+        work = self._work
+        if work is None:
+            work = sparse.zeros("row_sparse", whole.shape, ctx=whole.device, dtype=whole.dtype)
+        with autograd.pause():
+            trainer._row_sparse_pull(self, work, row_id)
+        self._work = work
+        if self.grad_req != "null":
+            work._data.attach_grad()
+        return work
+
+    def list_row_sparse_data(self, row_id):
+        """row_sparse_data(row_id) of every device's copy (there is one device)."""
+        return [self.row_sparse_data(row_id)]
+
+    def _grad_req_changed(self):
+        if self.grad_req == "add":
+            raise NotImplementedError(f"[Parameter] {self.name}: grad_req='add' is not "
+                                      "supported for a row_sparse weight (each pull makes new "
+                                      "rows); use 'write'")
+        if self._work is not None and self.grad_req != "null":
+            self._work._data.attach_grad()
+        elif self._work is not None:
+            self._work._data = self._work._data.detach()
+
+    def _create(self, initializer):
+        if self.grad_req == "add":
+            self._grad_req_changed()  # (the same error as setting it)
+        super()._create(initializer)
+
+    def grad(self, device=None, ctx=None):
+        """The gradient of the rows row_sparse_data pulled last, as a RowSparseNDArray
+        (no rows before any pull)."""
+        from ..nd import sparse
+        whole = self._whole()
+        if self.grad_req == "null":
+            raise RuntimeError(f"[Parameter] {self.name} has grad_req='null': no gradient")
+        work = self._work
+        if work is None or work._data.grad is None:
+            return sparse.zeros("row_sparse", whole.shape, ctx=whole.device, dtype=whole.dtype)
+        return sparse.RowSparseNDArray._make(whole.shape, work._data.dtype,
+                                             data=work._data.grad, indices=work._indices)
+
+    def list_grad(self):
+        return [self.grad()]
+
+    def zero_grad(self):
+        if self._work is not None and self._work._data.grad is not None:
+            self._work._data.grad[...] = 0
+
+    def _watched(self):
+        """The array whose gradient backward writes (for the Trainer's stale-gradient
+        check): the pulled rows, or the weight before any pull."""
+        return self._work._data if self._work is not None else self._data
 
 
 def _constant_value(value):
@@ -703,7 +829,7 @@ class ParameterDict(OrderedDict):
                 raise ValueError(f"[ParameterDict.save] prefix {strip_prefix!r} is to be "
                                  f"stripped before saving, but parameter {name!r} does not "
                                  "start with it")
-            tensors[name[len(strip_prefix):]] = p.data() if p._copies is None else p._reduce()
+            tensors[name[len(strip_prefix):]] = p._reduce()
         save_tensors(filename, tensors, format, "ParameterDict.save")
 
     def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False,

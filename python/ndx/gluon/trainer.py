@@ -1,6 +1,5 @@
 """Trainer: applies an optimizer to a block's parameters after backward."""
 import functools
-import warnings
 import weakref
 
 from .. import _core
@@ -91,6 +90,17 @@ class Trainer:
         self._seen_backward = False  # whether backward has written any of the gradients
 
     def _init_kvstore(self, kvstore, compression_params, update_on_kvstore):
+        # Row-sparse weights (Parameter(stype='row_sparse')) live in a store, which updates
+        # them: MXNet's rule, whatever the store type (one process, one device included).
+        self._sparse_weights = [i for i, p in enumerate(self._params)
+                                if p.stype == "row_sparse"]
+        # Parameters whose gradient is row_sparse: the store's updater gets it as one.
+        self._sparse_grads = {i for i, p in enumerate(self._params)
+                              if getattr(p, "grad_stype", "default") == "row_sparse"}
+        if self._sparse_weights:
+            kvstore, update_on_kvstore = self._sparse_weight_store(kvstore, update_on_kvstore)
+            for i in self._sparse_weights:
+                self._params[i]._set_trainer(self)
         if isinstance(kvstore, str) and kvstore in _kv._DIST_TYPES:
             kvstore = _kv.create(kvstore)
             if update_on_kvstore is None:
@@ -135,6 +145,26 @@ class Trainer:
                 p._on_create.append(lambda _p, i=i: self._init_kv_keys([i]))
         return kvstore, on_store
 
+    def _sparse_weight_store(self, kvstore, update_on_kvstore):
+        names = [self._names[i] for i in self._sparse_weights]
+        if update_on_kvstore is not None and not update_on_kvstore:
+            raise ValueError(f"[Trainer] update_on_kvstore=False is not supported with "
+                             f"row_sparse weights ({', '.join(names)}): the store holds and "
+                             "updates them")
+        if kvstore is None:
+            raise TypeError(f"[Trainer] row_sparse weights ({', '.join(names)}) need a "
+                            "KVStore, which holds them; got kvstore=None")
+        if isinstance(kvstore, str):
+            kvstore = _kv.create(kvstore)
+        return kvstore, True
+
+    def _row_sparse_pull(self, parameter, out, row_id):
+        """Fills `out` (a RowSparseNDArray) with the rows row_id lists of `parameter`'s
+        weight, from the store (Parameter.row_sparse_data calls it)."""
+        index = next(i for i in self._sparse_weights if self._params[i] is parameter)
+        self._init_kv_keys([index])
+        self._kvstore.row_sparse_pull(index, out=out, row_ids=row_id)
+
     def _init_kv_keys(self, indices):
         """Puts the weights under their keys (one call for all, so a distributed store
         broadcasts rank 0's values in one collective) and copies the stored values back:
@@ -148,6 +178,12 @@ class Trainer:
             self._kvstore.init(indices, weights)
             self._kvstore.pull(indices, out=weights)
         self._kv_keys.update(indices)
+        stored = getattr(self._kvstore, "_store", None)
+        for i in self._sparse_weights:
+            if i in indices and stored is not None:
+                # a row_sparse weight is the store's array: one copy of the whole table,
+                # which set_data and save_parameters see as the store updates it
+                self._params[i]._data = stored[i]
 
     def _refresh_store_value(self, index):
         """The store's copy of parameter `index` takes the parameter's new value (locally: on
@@ -155,6 +191,8 @@ class Trainer:
         worker does)."""
         stored = getattr(self._kvstore, "_store", None)
         if not self._update_on_kvstore or stored is None or index not in stored:
+            return
+        if stored[index] is self._params[index]._data:  # (a row_sparse weight: the same)
             return
         with _autograd.pause():
             stored[index] = self._params[index]._data.copy()
@@ -207,6 +245,8 @@ class Trainer:
         the updated weight."""
         batch_size = _checked_batch_size(batch_size)
         arrays = [p._data for p in self._params]
+        for i in self._sparse_weights:  # (their gradient is the pulled rows')
+            arrays[i] = self._params[i]._watched()
         multi = Parameter._multi and self._multi_device()
         fresh = self._trainable(self._fresh_indices(arrays, ignore_stale_grad, multi))
         self._optimizer.rescale_grad = self._scale / batch_size
@@ -319,6 +359,8 @@ class Trainer:
             self._kvstore.pushpull(keys, [self._params[k].data().grad for k in keys])
 
     _grads_reduced = False
+    _sparse_weights = ()  # indices of the row_sparse weights (set by _init_kvstore)
+    _sparse_grads = frozenset()  # indices of the parameters with row_sparse gradients
 
     def save_states(self, fname):
         """Writes the optimizer's states (momentum, Adam's moments, ...: the store's when it
@@ -395,18 +437,6 @@ class Trainer:
                                                 for i in indices],
                                                [states[i] for i in indices])
 
-    def _warn_no_lazy_update_on_store(self):
-        """The store's updater gets the dense gradient: say so once when lazy_update would
-        have skipped rows (MXNet's store applies the lazy rule; ndx's does not)."""
-        if getattr(self, "_lazy_store_warned", False) or not getattr(
-                self._optimizer, "lazy_update", False):
-            return
-        if any(getattr(p, "grad_stype", "default") == "row_sparse" for p in self._params):
-            self._lazy_store_warned = True
-            warnings.warn("[Trainer] with update_on_kvstore=True the store updates row-sparse "
-                          "gradients densely (lazy_update has no effect there); pass "
-                          "update_on_kvstore=False for lazy updates", stacklevel=3)
-
     def _grad_for_optimizer(self, index, weight):
         """weight's gradient, as a RowSparseNDArray of its nonzero rows for a parameter with
         grad_stype='row_sparse' (MXNet's sparse gradient: lazy_update skips the other rows)."""
@@ -424,10 +454,12 @@ class Trainer:
         if not keys:
             self._grads_reduced = False
             return
+        if self._update_on_kvstore and (self._sparse_weights or self._sparse_grads):
+            self._push_to_updating_store(keys)
+            return
         if multi:  # (one key's values: the copies' gradients; every copy pulls the weight)
             copies = [_copies(p) for p in self._params]
             if self._update_on_kvstore:
-                self._warn_no_lazy_update_on_store()
                 kv.push(keys, [[c.grad for c in copies[k]] for k in keys])
                 kv.pull(keys, out=[copies[k] for k in keys])
                 return
@@ -442,7 +474,6 @@ class Trainer:
         weights = [p.data() for p in self._params]
         grads = [weights[k].grad for k in keys]
         if self._update_on_kvstore:  # the store updates its copy; the weight is pulled
-            self._warn_no_lazy_update_on_store()
             kv.push(keys, grads)
             kv.pull(keys, out=[weights[k] for k in keys])
             return
@@ -457,6 +488,26 @@ class Trainer:
         if self._amp_overflow():  # (every worker sees the same summed gradients)
             return
         self._update_all(weights, fresh)
+
+    def _push_to_updating_store(self, keys):
+        """A step through a store that updates the weights, with row_sparse gradients among
+        them: those are pushed as RowSparseNDArrays (the store's optimizer updates their rows
+        lazily with lazy_update), and the dense weights are pulled back; a row_sparse weight
+        is not (forward pulls the rows it needs)."""
+        from ..nd.sparse import cast_storage
+        values = []
+        for k in keys:
+            p = self._params[k]
+            if p.stype == "row_sparse":
+                values.append(p.grad())
+            elif k in self._sparse_grads:
+                values.append([cast_storage(c.grad, "row_sparse") for c in _copies(p)])
+            else:
+                values.append([c.grad for c in _copies(p)])
+        self._kvstore.push(keys, values)
+        dense = [k for k in keys if self._params[k].stype != "row_sparse"]
+        if dense:
+            self._kvstore.pull(dense, out=[_copies(self._params[k]) for k in dense])
 
     @property
     def kvstore(self):

@@ -62,7 +62,7 @@ for _name, _sparse_name in (
                           "tan", "arcsin", "arctan", "sinh", "tanh", "arcsinh", "arctanh",
                           "expm1", "log1p", "rint", "round", "ceil", "floor", "trunc", "fix",
                           "degrees", "radians", "zeros_like", "stop_gradient", "slice",
-                          "concat", "take")]
+                          "concat", "take", "Embedding")]
         + [("broadcast_mul", "multiply"), ("broadcast_div", "divide")]):
     globals()[_name] = ndarray._on_plain(globals()[_name].__wrapped__,
                                          sparse_fn=getattr(sparse, _sparse_name))

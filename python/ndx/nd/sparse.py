@@ -27,16 +27,20 @@ functions, comparisons and ``**`` take a sparse array as its dense values.
 
 Gluon's row-sparse gradients (``Embedding(sparse_grad=True)``) reach the optimizers as
 RowSparseNDArrays of the gradient's nonzero rows, for ``lazy_update`` (see ndx.optimizer).
+Row-sparse weights (``Parameter(stype='row_sparse')``, ``contrib.nn.SparseEmbedding``) live
+in the Trainer's KVStore and are read a few rows at a time (``row_sparse_data``,
+``KVStore.row_sparse_pull``); ``Embedding`` and ``dot(csr, row_sparse)`` read only the stored
+rows and give them the gradient.
 
 Not provided: sparse arrays are not ``mx.np`` arrays (``mxnet.numpy`` has no sparse storage
-either), Gluon weights with sparse storage, sparse KVStore pulls (``row_sparse_pull``),
-sparse symbols and GPU kernels."""
+either), sparse symbols and GPU kernels."""
 import builtins as _builtins
 import numbers as _numbers
 
 import numpy as onp
 
 from .. import _core
+from .. import autograd as _autograd
 from .. import numpy as _np
 from .._registry import ops as _ops
 from . import _op
@@ -52,7 +56,7 @@ __all__ = ["csr_matrix", "row_sparse_array", "array", "zeros", "empty", "BaseSpa
            "sqrt", "square", "negative", "relu", "sin", "tan", "arcsin", "arctan", "sinh",
            "tanh", "arcsinh", "arctanh", "expm1", "log1p", "rint", "round", "ceil", "floor",
            "trunc", "fix", "degrees", "radians", "clip", "zeros_like", "stop_gradient",
-           "slice", "concat", "take"]
+           "slice", "concat", "take", "Embedding"]
 
 _STYPES = ("default", "csr", "row_sparse")
 
@@ -690,6 +694,13 @@ def _csr_todense(x):
 
 
 def _rsp_todense(x):
+    if x._indices.size and _autograd.is_recording():
+        # a gather, so that the stored rows get the gradient of what uses the dense value
+        slot = _np.zeros(x._shape[0], dtype="int64", device=x.context)
+        slot[x._indices] = _np.arange(1, x._indices.size + 1, dtype="int64",
+                                      device=x.context)
+        zero = _np.zeros((1,) + x._shape[1:], dtype=x._dtype, device=x.context)
+        return _np.take(_np.concatenate([zero, x._data]), slot, axis=0)
     out = _np.zeros(x._shape, dtype=x._dtype, device=x.context)
     if x._indices.size:
         out[x._indices] = x._data
@@ -785,6 +796,58 @@ def _csr_dot(csr, rhs, transpose):
                    {"num_cols": csr._shape[1], "transpose_a": bool(transpose)})
 
 
+def _stored_slots(indices, wanted):
+    """(slot, found): for each of `wanted` (row numbers), its position in the sorted
+    `indices` (clipped into range) and whether it is stored there."""
+    slot = _np.minimum(_np.searchsorted(indices, wanted), indices.size - 1)
+    return slot, indices[slot] == wanted
+
+
+def _csr_dot_rows(csr, rsp):
+    """csr @ rsp of a row_sparse right operand, from its stored rows only: each column of
+    csr is renumbered to its row's place among them (a column with no stored row meets
+    zeros), so neither operand is made dense and rsp's rows get the gradient."""
+    dtype = onp.result_type(csr.dtype, rsp.dtype) if rsp.dtype.kind == "f" else csr.dtype
+    if not rsp._indices.size:
+        return _np.zeros((csr.shape[0], rsp.shape[1]), dtype=dtype, device=csr.context)
+    slot, found = _stored_slots(rsp._indices, csr._indices)
+    values = csr._data.astype(dtype) * found.astype(dtype)
+    return _invoke("_sparse_csr_dot", (values, slot, csr._indptr, rsp._data.astype(dtype)),
+                   {"num_cols": rsp._indices.size, "transpose_a": False})
+
+
+def Embedding(data, weight, input_dim=None, output_dim=None, dtype="float32",  # noqa: N802
+              sparse_grad=False):
+    """MXNet's Embedding with a row_sparse weight (contrib.nn.SparseEmbedding's): the rows of
+    the ids in `data` (ids are clipped into [0, input_dim), as the dense op clips them), an
+    id whose row is not stored giving zeros; the stored rows get the gradient. Any other
+    weight is looked up densely."""
+    if not isinstance(weight, RowSparseNDArray):
+        return _op.Embedding(_dense_operand(data), _dense_operand(weight), input_dim,
+                             output_dim, dtype, sparse_grad)
+    who = "nd.Embedding"
+    if weight.ndim != 2:
+        raise ValueError(f"[{who}] weight must be 2-D (input_dim, output_dim), got shape "
+                         f"{weight.shape}")
+    for name, given, actual in (("input_dim", input_dim, weight.shape[0]),
+                                ("output_dim", output_dim, weight.shape[1])):
+        if given is not None and int(given) != actual:
+            raise ValueError(f"[{who}] {name}={given} does not match the weight's shape "
+                             f"{weight.shape}")
+    ids = _dense_operand(data)
+    if ids.dtype.kind not in "iuf":
+        raise TypeError(f"[{who}] data must hold row ids (integers or floats), got dtype "
+                        f"{ids.dtype}")
+    ids = _np.clip(ids, 0, weight.shape[0] - 1).astype("int64")
+    out_shape = tuple(ids.shape) + (weight.shape[1],)
+    if not weight._indices.size:
+        return _wrap(_np.zeros(out_shape, dtype=weight.dtype, device=weight.context))
+    slot, found = _stored_slots(weight._indices, ids.reshape(-1))
+    rows = _np.take(weight._data, slot, axis=0) * _np.expand_dims(
+        found.astype(weight.dtype), 1)
+    return _wrap(rows.reshape(out_shape))
+
+
 def _shape_of(x):
     return tuple(x.shape) if hasattr(x, "shape") else onp.shape(x)
 
@@ -815,6 +878,9 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     dense_times_csr = isinstance(rhs, CSRNDArray) and not isinstance(lhs, BaseSparseNDArray)
     if csr_times_other or dense_times_csr:
         _check_dot_shapes(_shape_of(lhs), _shape_of(rhs), transpose_a, transpose_b)
+    if csr_times_other and isinstance(rhs, RowSparseNDArray) and not transpose_a \
+            and not transpose_b and rhs.ndim == 2:
+        return _as_stype(_csr_dot_rows(lhs, rhs), forward_stype or "default")
     if csr_times_other:
         dense_rhs = _dense_operand(rhs)
         if transpose_b:
