@@ -344,8 +344,10 @@ class Symbol:
         shared_buffer (MXNet's memory pool) is accepted and not needed; parameters shared
         with another executor (shared_exec / shared_arg_names) are Executor.reshape's."""
         from .executor import Executor
-        if stype_dict and [v for v in stype_dict.values() if v != "default"]:
-            raise NotImplementedError("[simple_bind] sparse storage is not supported")
+        for name, stype in (stype_dict or {}).items():  # (the arrays are dense)
+            if stype not in _STORAGE_TYPE_IDS:
+                raise ValueError(f"[simple_bind] stype_dict[{name!r}]: expected 'default', "
+                                 f"'row_sparse' or 'csr', got {stype!r}")
         if group2ctx is not None:
             raise NotImplementedError("[simple_bind] group2ctx (model parallelism) is not "
                                       "supported")
@@ -627,15 +629,23 @@ def _attr_key(key):
     return f"__{key}__" if key in _HIDDEN_KEYS else key
 
 
+# MXNet's storage type codes in a variable's __storage_type__ attribute.
+_STORAGE_TYPE_IDS = {"default": "0", "row_sparse": "1", "csr": "2"}
+
+
 def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
         stype=None, **kwargs):
     """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of
     strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult
-    / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr)."""
+    / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr), and stype ('row_sparse' or
+    'csr', kept as MXNet's '__storage_type__'): the graph computes on dense values (a CSR
+    input's, a row_sparse weight's), and a Module updates a row_sparse weight's rows from
+    its row_sparse gradient (lazily, with lazy_update), as MXNet's does."""
     if not isinstance(name, str):
         raise TypeError(f"[sym.var] name must be a str, got {type(name).__name__}")
-    if stype not in (None, "default"):
-        raise NotImplementedError(f"[sym.var] sparse storage ({stype}) is not supported")
+    if stype not in _STORAGE_TYPE_IDS and stype is not None:
+        raise ValueError(f"[sym.var] stype must be 'default', 'row_sparse' or 'csr', got "
+                         f"{stype!r}")
     if attr is not None and not isinstance(attr, dict):
         raise TypeError(f"[sym.var] attr must be a dict of strings, got {type(attr).__name__}")
     scope = AttrScope._current.get()
@@ -650,6 +660,8 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
             attrs[f"__{key}__"] = str(tuple(value)) if key == "shape" else str(value)
     if isinstance(init, str):
         attrs["__init__"] = init
+    if stype is not None:  # (MXNet's code; the graph computes densely either way)
+        attrs["__storage_type__"] = _STORAGE_TYPE_IDS[stype]
     for k, v in kwargs.items():
         if not (k.startswith("__") and k.endswith("__")):
             raise TypeError(f"[sym.var] unexpected argument '{k}' (attributes are '__name__' "
@@ -912,7 +924,8 @@ def Embedding(data=None, weight=None, input_dim=None, output_dim=None,  # noqa: 
     if _onp.dtype(dtype) != _onp.float32:
         raise NotImplementedError(f"[sym.Embedding] dtype={dtype}: the weight is float32")
     return _layer("Embedding", "_npx_embedding", {"data": data, "weight": weight},
-                  {"input_dim": input_dim, "output_dim": output_dim}, name)
+                  {"input_dim": input_dim, "output_dim": output_dim,
+                   "sparse_grad": bool(sparse_grad) or None}, name)
 
 
 @_with_attrs
@@ -1174,8 +1187,68 @@ class _ContribSymbols:
                      "quantized_batch_norm"):
             setattr(self, name, globals()[f"_contrib_{name}"])
 
+    @staticmethod
+    def SparseEmbedding(data=None, weight=None, input_dim=None, output_dim=None,  # noqa: N802
+                        dtype="float32", deterministic=False, name=None):
+        """MXNet's contrib.SparseEmbedding: Embedding with a row_sparse gradient."""
+        return Embedding(data=data, weight=weight, input_dim=input_dim, output_dim=output_dim,
+                         dtype=dtype, sparse_grad=True, name=name)
+
 
 contrib = _ContribSymbols()
+
+
+class _SparseSymbols:
+    """mx.sym.sparse: MXNet's sparse-storage ops as symbols. A graph computes on dense
+    values, so each is its dense op with the same values (a storage type asked for, by
+    forward_stype or cast_storage, changes nothing computed); the other names are mx.sym's."""
+
+    @staticmethod
+    def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None, name=None):
+        """MXNet's dot of 1-D / 2-D operands (transpose_a / transpose_b transpose them)."""
+        if forward_stype not in (None, *_STORAGE_TYPE_IDS):
+            raise ValueError(f"[sym.sparse.dot] forward_stype must be None, 'default', "
+                             f"'row_sparse' or 'csr', got {forward_stype!r}")
+        a = _apply("_np_transpose", [lhs], {}) if transpose_a else lhs
+        b = _apply("_np_transpose", [rhs], {}) if transpose_b else rhs
+        return _apply("_np_dot", [a, b], {}, _auto_name(name, op="_np_dot"))
+
+    @staticmethod
+    def cast_storage(data, stype, name=None):
+        """data's values (the storage type is the graph's concern: dense)."""
+        if stype not in _STORAGE_TYPE_IDS:
+            raise ValueError(f"[sym.sparse.cast_storage] stype must be 'default', "
+                             f"'row_sparse' or 'csr', got {stype!r}")
+        return _apply("_npx_reshape", [data], {"newshape": (-4,)},
+                      _auto_name(name, op="cast_storage"))
+
+    @staticmethod
+    def square_sum(data, axis=None, keepdims=False, name=None):
+        return _apply("_np_sum", [_apply("_np_square", [data], {})],
+                      {"axis": None if axis is None else _tuple_axes(axis),
+                       "keepdims": bool(keepdims)}, _auto_name(name, op="square_sum"))
+
+    @staticmethod
+    def Embedding(data=None, weight=None, input_dim=None, output_dim=None,  # noqa: N802
+                  dtype="float32", sparse_grad=False, name=None):
+        return Embedding(data=data, weight=weight, input_dim=input_dim,
+                         output_dim=output_dim, dtype=dtype, sparse_grad=sparse_grad,
+                         name=name)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return globals()[name]
+        except KeyError:
+            raise AttributeError(f"mx.sym.sparse has no {name!r}") from None
+
+
+def _tuple_axes(axis):
+    return (int(axis),) if isinstance(axis, int) else tuple(int(a) for a in axis)
+
+
+sparse = _SparseSymbols()
 ROIPooling = globals()["_npx_roi_pooling"]
 
 
@@ -1266,7 +1339,9 @@ _MXNET_OPS = {
     "Pooling": ("_npx_pooling", ("p_value",), {}, {}),
     "Pooling_v1": ("_npx_pooling", (), {}, {}),
     "Dropout": ("_npx_dropout", (), {}, {}),
-    "Embedding": ("_npx_embedding", ("dtype", "sparse_grad"), {}, {}),
+    "Embedding": ("_npx_embedding", ("dtype",), {}, {}),
+    "_contrib_SparseEmbedding": ("_npx_embedding", ("dtype", "deterministic"),
+                                 {"sparse_grad": "True"}, {}),
     "take": ("_npi_take", (), {}, {}),  # (MXNet's defaults: axis 0, mode clip)
     # detection ops: ndx's take MXNet's params and defaults
     "_contrib_MultiBoxPrior": ("_npx_multibox_prior", (), {}, {}),
@@ -1978,9 +2053,7 @@ def _x_batch_dot(g, node, attrs, ins):
     last two axes of an operand first."""
     name = node["name"]
     _known(node, attrs, ("transpose_a", "transpose_b", "forward_stype"))
-    if attrs.get("forward_stype", "None") not in ("None", "default"):
-        _fail(node, f"forward_stype={attrs['forward_stype']!r} is not supported")
-    a, b = _arity(node, ins, 2)
+    a, b = _arity(node, ins, 2)  # (any forward_stype: the result's values are the same)
     for key, k in (("transpose_a", 0), ("transpose_b", 1)):
         if _flag(node, attrs, key, False):
             e = g.add("_np_swapaxes", f"{name}_{key}", [(a, b)[k]], {"axis1": -1, "axis2": -2})
@@ -2937,12 +3010,13 @@ def _x_size_array(g, node, attrs, ins):
 
 
 def _x_cast_storage(g, node, attrs, ins):
-    """cast_storage to 'default' (dense): the data itself; sparse storage is not supported."""
+    """cast_storage: the data itself (a graph computes on dense values, whatever the
+    storage type)."""
     _known(node, attrs, ("stype",))
     (x,) = _arity(node, ins, 1)
-    if attrs.get("stype", "default") != "default":
-        _fail(node, f"stype={attrs['stype']!r}: sparse storage is not supported (every ndx "
-                    f"array is dense)")
+    if attrs.get("stype", "default") not in _STORAGE_TYPE_IDS:
+        _fail(node, f"stype={attrs['stype']!r}: expected 'default', 'row_sparse' or 'csr'",
+              ValueError)
     return [g.add("_npx_reshape", node["name"], [x], {"newshape": (-4,)})]
 
 

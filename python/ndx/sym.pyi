@@ -190,7 +190,7 @@ def UpSampling(*data: Any, weight: Any = None, scale: Any = 1, sample_type: Any 
     """MXNet's UpSampling of NCHW data: 'nearest' repeats each pixel scale x scale times (one input); 'bilinear' is a grouped deconvolution of the data with a weight (num_filter, 1, k, k), k = 2 * scale - scale % 2 ('<name>_weight' when not given)."""
 
 def Variable(name: Any, attr: Any = None, shape: Any = None, lr_mult: Any = None, wd_mult: Any = None, dtype: Any = None, init: Any = None, stype: Any = None, **kwargs: Any) -> Any:
-    """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr)."""
+    """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr), and stype ('row_sparse' or 'csr', kept as MXNet's '__storage"""
 
 def abs(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _np_abs: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""
@@ -1062,6 +1062,8 @@ def sort(*inputs: Any, name: Any = None, **params: Any) -> Any:
 def space_to_depth(data: Any = None, block_size: Any = None, name: Any = None) -> Any:
     """(N, C, H, W) -> (N, C * b^2, H / b, W / b), depth_to_space's inverse."""
 
+sparse: Any
+
 def split(data: Any = None, num_outputs: Any = None, axis: Any = 1, squeeze_axis: Any = False, name: Any = None) -> Any:
     """num_outputs equal parts along axis (as a group of symbols), the axis dropped from each with squeeze_axis."""
 
@@ -1135,7 +1137,7 @@ def unravel_index(data: Any = None, shape: Any = None, name: Any = None) -> Any:
     """The multi-indices (len(shape),) + data.shape of the flat indices in data into an array of shape."""
 
 def var(name: Any, attr: Any = None, shape: Any = None, lr_mult: Any = None, wd_mult: Any = None, dtype: Any = None, init: Any = None, stype: Any = None, **kwargs: Any) -> Any:
-    """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr)."""
+    """A symbol for the graph input `name`, with MXNet's symbol attributes: `attr` (a dict of strings), and shape / dtype (hints infer_shape and infer_type use when not told), lr_mult / wd_mult / init (kept as '__lr_mult__', ... for Symbol.attr), and stype ('row_sparse' or 'csr', kept as MXNet's '__storage"""
 
 def vonmises(*inputs: Any, name: Any = None, **params: Any) -> Any:
     """Symbolic _npi_vonmises: takes Symbols (by position or by input name) and params (as for the imperative function); inputs not given become variables named '<name>_<input>'."""

@@ -1454,6 +1454,7 @@ void one_hot_compute(const NodeAttrs& attrs, const OpContext&, const std::vector
 struct EmbeddingParam {
   int64_t input_dim = 0;
   int64_t output_dim = 0;
+  bool sparse_grad = false;
   static void declare(ParamDecl<EmbeddingParam>& d) {
     d.field("input_dim", &EmbeddingParam::input_dim)
         .set_lower_bound(1)
@@ -1461,6 +1462,11 @@ struct EmbeddingParam {
     d.field("output_dim", &EmbeddingParam::output_dim)
         .set_lower_bound(1)
         .describe("The embedding size.");
+    // Kept on the node so that a graph says which weights MXNet gives a row_sparse gradient
+    // (the Module updates those rows lazily); the computed gradient is the same either way.
+    d.field("sparse_grad", &EmbeddingParam::sparse_grad)
+        .set_default(false)
+        .describe("MXNet's row_sparse gradient of the weight: the rows of the looked-up ids.");
   }
 };
 

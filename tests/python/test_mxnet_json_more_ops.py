@@ -300,7 +300,6 @@ def _one(kind, n_inputs=1, **attrs):
 
 
 @pytest.mark.parametrize("kind,n,attrs,error,match", [
-    ("batch_dot", 2, {"forward_stype": "csr"}, NotImplementedError, "forward_stype='csr'"),
     ("batch_dot", 1, {}, ValueError, r"takes 2 input\(s\), got 1"),
     ("where", 3, {"bogus": "1"}, NotImplementedError, r"\['bogus'\] not supported"),
     ("topk", 1, {"ret_typ": "values"}, ValueError, "ret_typ='values' is not one of"),

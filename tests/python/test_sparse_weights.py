@@ -310,3 +310,162 @@ def test_a_sparse_linear_model_on_csr_data(rng):
         cols = sorted(set(onp.nonzero(x)[1].tolist()))
         ref[cols] -= 0.5 * g[cols] / 4
     onp.testing.assert_allclose(w._reduce().asnumpy(), ref, rtol=1e-4, atol=1e-6)
+
+
+# ------------------------------------------------------------------ symbols and Module
+
+
+def _sparse_regression_module(x, y, batch_size, lazy_update):
+    """MXNet's tutorial 'linear regression with sparse symbols', as written there: a CSR
+    data variable, a row_sparse weight, sym.sparse.dot, LinearRegressionOutput, Module."""
+    it = mx.io.NDArrayIter(nd.array(x).tostype("csr"), {"lin_reg_label": nd.array(y)},
+                           batch_size, last_batch_handle="discard")
+    data = mx.sym.Variable("data", stype="csr")
+    label = mx.sym.Variable("lin_reg_label")
+    weight = mx.sym.Variable("weight", stype="row_sparse", shape=(x.shape[1], 1))
+    bias = mx.sym.Variable("bias", shape=(1,))
+    pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), bias)
+    out = mx.sym.LinearRegressionOutput(data=pred, label=label, name="lro")
+    mod = mx.mod.Module(symbol=out, data_names=["data"], label_names=["lin_reg_label"])
+    mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
+    mod.init_params()
+    mod.init_optimizer(optimizer=mx.optimizer.SGD(
+        learning_rate=0.1, momentum=0.9, rescale_grad=1.0 / batch_size,
+        lazy_update=lazy_update))
+    return it, mod
+
+
+def test_the_sparse_symbols_tutorial_trains_as_numpys_lazy_sgd(rng):
+    n, features, batch = 24, 40, 8
+    x = (rng.random((n, features)) < 0.06) * rng.standard_normal((n, features))
+    y = rng.standard_normal(n)
+    it, mod = _sparse_regression_module(x, y, batch, lazy_update=True)
+    args, _ = mod.get_params()
+    w, b = args["weight"].asnumpy().astype(onp.float64), args["bias"].asnumpy()[0]
+    w0 = w.copy()
+    mom_w, mom_b = onp.zeros_like(w), 0.0
+    used = set()
+    for _ in range(2):
+        it.reset()
+        for k, batch_data in enumerate(it):
+            mod.prepare(batch_data, sparse_row_id_fn=lambda b: {"weight": b.data[0].indices})
+            mod.forward(batch_data, is_train=True)
+            mod.backward()
+            mod.update()
+            xb, yb = x[k * batch:(k + 1) * batch], y[k * batch:(k + 1) * batch]
+            # NumPy: the squared error's gradient (pred - y); SGD with momentum on the
+            # weight's rows the batch uses (lazy), and on the bias
+            err = xb @ w[:, 0] + b - yb
+            g = xb.T @ err / batch
+            rows = sorted(set(onp.nonzero(xb)[1].tolist()))
+            used.update(rows)
+            mom_w[rows, 0] = 0.9 * mom_w[rows, 0] - 0.1 * g[rows]
+            w[rows] += mom_w[rows]
+            mom_b = 0.9 * mom_b - 0.1 * err.sum() / batch
+            b += mom_b
+    args, _ = mod.get_params()
+    onp.testing.assert_allclose(args["weight"].asnumpy(), w, rtol=1e-4, atol=1e-6)
+    onp.testing.assert_allclose(args["bias"].asnumpy(), [b], rtol=1e-4, atol=1e-6)
+    unused = sorted(set(range(features)) - used)
+    assert unused  # (some columns never occur: lazy_update leaves their rows alone)
+    onp.testing.assert_array_equal(args["weight"].asnumpy()[unused], w0[unused])
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_momentum_moves_rows_outside_the_batch_only_without_lazy_update(rng, lazy):
+    n, features, batch = 16, 40, 8
+    x = (rng.random((n, features)) < 0.06) * rng.standard_normal((n, features))
+    it, mod = _sparse_regression_module(x, rng.standard_normal(n), batch, lazy_update=lazy)
+    seen = []
+    for batch_data in it:
+        mod.forward_backward(batch_data)
+        mod.update()
+        seen.append(mod.get_params()[0]["weight"].asnumpy())
+    # rows the first batch uses and the second does not: their momentum moves them in the
+    # second step unless the update is lazy
+    first_only = sorted(set(onp.nonzero(x[:batch])[1].tolist()) -
+                        set(onp.nonzero(x[batch:])[1].tolist()))
+    assert first_only
+    moved = not onp.array_equal(seen[1][first_only], seen[0][first_only])
+    assert moved == (not lazy)
+
+
+def test_an_embedding_with_sparse_grad_in_a_module_is_updated_lazily(rng):
+    vocab, dim, batch = 20, 3, 4
+    ids = rng.integers(0, 8, size=(batch, 2)).astype(onp.float32)
+    target = rng.standard_normal((batch, 2, dim)).astype(onp.float32)
+    data = mx.sym.Variable("data")
+    emb = mx.sym.Embedding(data, input_dim=vocab, output_dim=dim, sparse_grad=True,
+                           name="emb")
+    out = mx.sym.LinearRegressionOutput(emb, mx.sym.Variable("label"), name="lro")
+    mod = mx.mod.Module(out, data_names=["data"], label_names=["label"])
+    mod.bind(data_shapes=[("data", ids.shape)], label_shapes=[("label", target.shape)])
+    mod.init_params()
+    mod.init_optimizer(optimizer="sgd", optimizer_params={
+        "learning_rate": 0.5, "wd": 0.1, "lazy_update": True})
+    w0 = mod.get_params()[0]["emb_weight"].asnumpy().astype(onp.float64)
+    batch_data = mx.io.DataBatch([nd.array(ids)], [nd.array(target)])
+    mod.forward_backward(batch_data)
+    mod.update()
+    got = mod.get_params()[0]["emb_weight"].asnumpy()
+    # NumPy: LinearRegressionOutput's gradient (out - label) / (outputs per example, MXNet's
+    # normalization), summed into the looked-up rows and rescaled by 1 / batch; SGD with
+    # weight decay on those rows only
+    g = onp.zeros_like(w0)
+    per_example = 2 * dim
+    onp.add.at(g, ids.astype(int).ravel(),
+               (w0[ids.astype(int)] - target).reshape(-1, dim) / per_example)
+    rows = sorted(set(ids.astype(int).ravel().tolist()))
+    want = w0.copy()
+    want[rows] -= 0.5 * (g[rows] / batch + 0.1 * w0[rows])
+    onp.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert set(rows) != set(range(vocab))
+
+
+def test_sparse_symbol_attributes_and_mxnet_json():
+    w = mx.sym.var("w", stype="row_sparse")
+    assert w.attr("__storage_type__") == "1"  # MXNet's code for row_sparse
+    assert mx.sym.var("x", stype="csr").attr("__storage_type__") == "2"
+    with pytest.raises(ValueError, match="stype"):
+        mx.sym.var("v", stype="coo")
+    # MXNet's JSON of a sparse model: cast_storage to csr and contrib's SparseEmbedding
+    graph = {"nodes": [
+        {"op": "null", "name": "data", "inputs": []},
+        {"op": "null", "name": "emb_weight", "inputs": [],
+         "attrs": {"__storage_type__": "1"}},
+        {"op": "_contrib_SparseEmbedding", "name": "emb", "inputs": [[0, 0, 0], [1, 0, 0]],
+         "attrs": {"input_dim": "6", "output_dim": "2", "deterministic": "False"}},
+        {"op": "cast_storage", "name": "cast", "inputs": [[2, 0, 0]],
+         "attrs": {"stype": "row_sparse"}}],
+        "arg_nodes": [0, 1], "heads": [[3, 0, 0]]}
+    import json
+    net = mx.sym.load_json(json.dumps(graph))
+    weight = onp.arange(12, dtype=onp.float32).reshape(6, 2)
+    exe = net._bind(mx.cpu(), {"data": nd.array([[5, 1]]), "emb_weight": nd.array(weight)})
+    onp.testing.assert_array_equal(exe.forward()[0].asnumpy(), weight[[[5, 1]]])
+    # a batch_dot asking for a sparse result computes the same values (densely)
+    bd = {"nodes": [{"op": "null", "name": "p", "inputs": []},
+                    {"op": "null", "name": "q", "inputs": []},
+                    {"op": "batch_dot", "name": "bd", "inputs": [[0, 0, 0], [1, 0, 0]],
+                     "attrs": {"forward_stype": "csr", "transpose_b": "True"}}],
+          "arg_nodes": [0, 1], "heads": [[2, 0, 0]]}
+    p = onp.arange(12, dtype=onp.float32).reshape(2, 2, 3)
+    q = onp.ones((2, 4, 3), onp.float32)
+    exe = mx.sym.load_json(json.dumps(bd))._bind(mx.cpu(), {"p": nd.array(p), "q": nd.array(q)})
+    onp.testing.assert_allclose(exe.forward()[0].asnumpy(), p @ q.transpose(0, 2, 1))
+    # sym.sparse.dot's transposes, against NumPy
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    prod = mx.sym.sparse.dot(a, b, transpose_a=True, forward_stype="row_sparse")
+    av, bv = onp.ones((3, 2), onp.float32), onp.arange(6, dtype=onp.float32).reshape(3, 2)
+    exe = prod._bind(mx.cpu(), {"a": nd.array(av), "b": nd.array(bv)})
+    onp.testing.assert_allclose(exe.forward()[0].asnumpy(), av.T @ bv)
+
+
+def test_module_prepare_checks_sparse_row_id_fn(rng):
+    x = (rng.random((8, 10)) < 0.2) * rng.standard_normal((8, 10))
+    it, mod = _sparse_regression_module(x, rng.standard_normal(8), 4, lazy_update=True)
+    batch = next(iter(it))
+    with pytest.raises(TypeError, match="dict"):
+        mod.prepare(batch, sparse_row_id_fn=lambda b: [1, 2])
+    with pytest.raises(ValueError, match="not parameters"):
+        mod.prepare(batch, sparse_row_id_fn=lambda b: {"nope": nd.array([1])})

@@ -617,7 +617,7 @@ def test_mxnet_json_with_the_new_nodes_loads_as_the_symbol(op, inputs, attrs, bu
     (lambda: sym.norm(X, ord=3), ValueError, r"\[sym\.norm\] ord=3"),
     (lambda: sym.broadcast_axis(X, axis=(0, 1), size=(2,)), ValueError,
      r"\[sym\.broadcast_axis\]"),
-    (lambda: sym.cast_storage(X, stype="csr"), NotImplementedError, r"\[sym\.cast_storage\]"),
+    (lambda: sym.cast_storage(X, stype="coo"), ValueError, r"\[sym\.cast_storage\]"),
 ])
 def test_bad_params_name_the_op(make, kind, match):
     with pytest.raises(kind, match=match):

@@ -276,10 +276,11 @@ class BaseModule:
         return self._symbol
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
-        """Gets ready for data_batch (nothing to do for dense parameters)."""
-        if sparse_row_id_fn is not None:
-            raise NotImplementedError(f"[{type(self).__name__}.prepare] sparse_row_id_fn: "
-                                      f"ndx has no row-sparse parameters")
+        """Gets ready for data_batch: a module with a current one (BucketingModule) asks
+        it (Module.prepare checks sparse_row_id_fn; its executors hold whole weights)."""
+        current = getattr(self, "_curr_module", None)
+        if current is not None:
+            current.prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
 
     def save_params(self, fname):
         """Writes the parameters as MXNet's 'arg:<name>' / 'aux:<name>' .params file."""

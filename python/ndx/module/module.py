@@ -10,7 +10,15 @@ the devices; update() applies the optimizer to the devices' parameters, by a loc
 on one device or through a KVStore (several devices, or 'dist_sync' across processes), as
 MXNet does. As in MXNet, the optimizer's rescale_grad is 1 / batch size unless given (the
 loss heads' gradients are per-example sums), biases get no weight decay when the optimizer
-is named by a string, and lr_mult / wd_mult come from the symbol's attributes."""
+is named by a string, and lr_mult / wd_mult come from the symbol's attributes.
+
+Sparse models (MXNet 1.x's sparse examples): CSR batches are fed as their dense values, and a
+parameter whose gradient MXNet makes row_sparse -- a variable declared with
+stype='row_sparse', or the weight of an Embedding with sparse_grad=True (contrib's
+SparseEmbedding) -- reaches the optimizer as a RowSparseNDArray of its nonzero rows, so
+lazy_update updates those rows only, as MXNet's. The executors hold the whole weight,
+which update() keeps current, so prepare(batch, sparse_row_id_fn) has no rows to pull."""
+import json
 import logging
 import os
 import warnings
@@ -50,6 +58,13 @@ def _create_kvstore(kvstore, num_device, arg_params):
         raise TypeError(f"[Module.init_optimizer] kvstore must be a KVStore, a str or None, "
                         f"got {type(kvstore).__name__}")
     return kv, update_on_kvstore and kv is not None
+
+
+def _as_row_sparse(grads):
+    """The gradients as RowSparseNDArrays of their nonzero rows (MXNet's row_sparse
+    gradient: lazy_update updates those rows only)."""
+    from ..nd.sparse import cast_storage
+    return [cast_storage(g, "row_sparse") for g in grads]
 
 
 class Module(BaseModule):
@@ -431,6 +446,25 @@ class Module(BaseModule):
         self._require(params=True, what="backward")
         self._exec_group.backward(out_grads=out_grads)
 
+    def _row_sparse_grads(self):
+        """The names of the parameters whose gradient MXNet makes row_sparse (see the module
+        docstring), found in the symbol's graph once per symbol."""
+        cached = self.__dict__.get("_sparse_grad_cache")
+        if cached is not None and cached[0] is self._symbol:
+            return cached[1]
+        nodes = json.loads(self._symbol.tojson())["nodes"]
+        names = {n["name"] for n in nodes if n["op"] == "null" and
+                 n.get("attrs", {}).get("__storage_type__") == "1"}
+        for n in nodes:
+            if n["op"] == "_npx_embedding" and \
+                    n.get("attrs", {}).get("sparse_grad") in ("True", "true", "1"):
+                weight = nodes[n["inputs"][1][0]]
+                if weight["op"] == "null":
+                    names.add(weight["name"])
+        names &= set(self._param_names)
+        self._sparse_grad_cache = (self._symbol, names)
+        return names
+
     def update(self):
         """Applies the optimizer to the parameters with the gradients of the last
         backward."""
@@ -440,17 +474,21 @@ class Module(BaseModule):
         params = [n for n in group.arg_names if n in self._param_names]
         n_dev = len(self._context)
         updates = [[] for _ in range(n_dev)]
+        sparse = self._row_sparse_grads()
         for index, (name, weights, grads) in enumerate(zip(params, group.param_arrays,
                                                            group.grad_arrays)):
             if grads[0] is None:
                 continue
             if self._update_on_kvstore:
-                self._kvstore.push(name, grads, priority=-index)
+                self._kvstore.push(name, _as_row_sparse(grads) if name in sparse else grads,
+                                   priority=-index)
                 self._kvstore.pull(name, weights, priority=-index)
                 continue
             if self._kvstore is not None:  # (summed over the devices, the sum on each)
                 self._kvstore.push(name, grads, priority=-index)
                 self._kvstore.pull(name, grads, priority=-index)
+            if name in sparse:
+                grads = _as_row_sparse(grads)
             for k, (w, g) in enumerate(zip(weights, grads)):
                 updates[k].append((index * n_dev + k, g, w))
         for device_updates in updates:
@@ -480,6 +518,22 @@ class Module(BaseModule):
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Accumulates eval_metric over the last forward's outputs and `labels`."""
         self._exec_group.update_metric(eval_metric, labels, pre_sliced)
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Gets ready for data_batch. sparse_row_id_fn (MXNet's: batch -> {parameter name:
+        the row ids it needs}) is called and checked; the executors hold the whole of every
+        weight, kept current by update(), so no rows need pulling."""
+        self._require(what="prepare")
+        if sparse_row_id_fn is None:
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise TypeError(f"[Module.prepare] sparse_row_id_fn must return a dict {{parameter "
+                            f"name: row ids}}, got {type(row_ids).__name__}")
+        unknown = [n for n in row_ids if n not in self._param_names]
+        if unknown:
+            raise ValueError(f"[Module.prepare] sparse_row_id_fn names {unknown}, which are "
+                             f"not parameters of the module ({sorted(self._param_names)})")
 
     def install_monitor(self, mon):
         """Installs mx.monitor.Monitor `mon` on the executors (and those a reshape makes)."""

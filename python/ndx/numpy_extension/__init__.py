@@ -210,15 +210,18 @@ def dropout(data, p=0.5, mode="training", axes=None, cudnn_off=False, out=None, 
 
 
 @_op_doc(_embedding_op, "input_dim and output_dim default to weight's shape; dtype (MXNet's: "
-                        "the weight's dtype), sparse_grad (a row_sparse gradient in MXNet; "
-                        "ndx's gradient is dense, with the same values) and name are accepted "
-                        "and unused.")
+                        "the weight's dtype) and name are accepted and unused; sparse_grad (a "
+                        "row_sparse gradient in MXNet) is kept on the op (ndx's gradient is "
+                        "dense, with the same values).")
 def embedding(data, weight, input_dim=None, output_dim=None, dtype="float32",
               sparse_grad=False, out=None, name=None):
     if input_dim is None:
         input_dim = _weight_shape("embedding", weight)[0]
     if output_dim is None:
         output_dim = _weight_shape("embedding", weight)[1]
+    if sparse_grad:  # (recorded on the node: a Module updates such a weight lazily)
+        return _embedding_op(data, weight, input_dim=input_dim, output_dim=output_dim,
+                             sparse_grad=True, out=out)
     return _embedding_op(data, weight, input_dim=input_dim, output_dim=output_dim, out=out)
 
 

@@ -102,7 +102,7 @@ def dropout(data: Any, p: Any = 0.5, mode: Any = 'training', axes: Any = None, c
     """Dropout: in training mode each element is zeroed with probability p and the rest scaled by 1 / (1 - p); the identity in predict mode. axes may be None (no shared axes); cudnn_off and name (MXNet's) are accepted and unused."""
 
 def embedding(data: Any, weight: Any, input_dim: Any = None, output_dim: Any = None, dtype: Any = 'float32', sparse_grad: Any = False, out: Any = None, name: Any = None) -> Any:
-    """Embedding lookup: out[..., :] = weight[data[...], :]; indices outside [0, input_dim) raise IndexError. input_dim and output_dim default to weight's shape; dtype (MXNet's: the weight's dtype), sparse_grad (a row_sparse gradient in MXNet; ndx's gradient is dense, with the same values) and name are acc"""
+    """Embedding lookup: out[..., :] = weight[data[...], :]; indices outside [0, input_dim) raise IndexError. input_dim and output_dim default to weight's shape; dtype (MXNet's: the weight's dtype) and name are accepted and unused; sparse_grad (a row_sparse gradient in MXNet) is kept on the op (ndx's gradi"""
 
 def empty_cache(device_id: Any = 0) -> Any:
     """Frees the GPU blocks ndx's caching allocator keeps for reuse."""
