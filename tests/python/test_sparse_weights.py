@@ -469,3 +469,29 @@ def test_module_prepare_checks_sparse_row_id_fn(rng):
         mod.prepare(batch, sparse_row_id_fn=lambda b: [1, 2])
     with pytest.raises(ValueError, match="not parameters"):
         mod.prepare(batch, sparse_row_id_fn=lambda b: {"nope": nd.array([1])})
+
+
+def test_a_hybridized_block_takes_a_csr_batch_as_its_dense_value(rng):
+    class Linear(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = gluon.Parameter("w", shape=(6, 2))
+
+        def forward(self, x):
+            return nd.dot(x, self.w.data())
+
+    x = (rng.random((3, 6)) < 0.3) * rng.standard_normal((3, 6))
+    csr = nd.array(x).tostype("csr")
+    net = Linear()
+    net.initialize()
+    w = net.w.data().asnumpy()
+    imperative = net(csr).asnumpy()
+    net.hybridize()
+    with autograd.record():
+        out = net(csr)
+    out.backward()
+    assert isinstance(out, nd.NDArray)
+    onp.testing.assert_allclose(out.asnumpy(), x @ w, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(imperative, x @ w, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(net.w.grad().asnumpy(), x.T @ onp.ones((3, 2)), rtol=1e-5,
+                                atol=1e-6)

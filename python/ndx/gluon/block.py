@@ -691,6 +691,10 @@ def _flatten_io(obj, what, name):
         return [obj], 0
     if obj is None:
         return [None], -1
+    if getattr(obj, "stype", None) in ("csr", "row_sparse") and hasattr(obj, "tostype"):
+        # a sparse array (mx.nd.sparse): graphs compute on its dense value (MXNet's storage
+        # fallback), as symbols do
+        return [obj.tostype("default")], 0
     if not isinstance(obj, (list, tuple)):
         raise TypeError(f"[hybridize] {name} {what}s must be ndarrays, lists / tuples of "
                         f"them, or None, got {type(obj).__name__}")
