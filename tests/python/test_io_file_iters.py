@@ -644,3 +644,78 @@ def test_csv_errors(tmp_path):
                                         r"\['shuffle'\]"):
         mx.io.CSVIter(data_csv=good, data_shape=(3,), shuffle=True)
     mx.io.CSVIter(data_csv=good, data_shape=(3,), prefetch_buffer=4)  # accepted, ignored
+
+
+# ---- MNISTIter ----------------------------------------------------------------------------
+
+
+def _write_idx(path, array, magic):
+    import gzip
+    import struct
+    header = struct.pack(f">{1 + array.ndim}I", magic, *array.shape)
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "wb") as f:
+        f.write(header + array.astype(onp.uint8).tobytes())
+    return str(path)
+
+
+def _mnist_files(tmp_path, count=10, rows=4, cols=3, gz=False):
+    rng = onp.random.default_rng(3)
+    images = rng.integers(0, 256, size=(count, rows, cols), dtype=onp.uint8)
+    labels = rng.integers(0, 10, size=(count,), dtype=onp.uint8)
+    suffix = ".gz" if gz else ""
+    return (_write_idx(tmp_path / f"img{suffix}", images, 2051),
+            _write_idx(tmp_path / f"lab{suffix}", labels, 2049), images, labels)
+
+
+def test_mnist_iter_reads_idx_files_as_mxnet_does(tmp_path):
+    img, lab, images, labels = _mnist_files(tmp_path)
+    it = mx.io.MNISTIter(image=img, label=lab, batch_size=4, shuffle=False, silent=True)
+    assert it.provide_data[0].name == "data" and it.provide_data[0].shape == (4, 1, 4, 3)
+    assert it.provide_label[0].name == "softmax_label" and it.provide_label[0].shape == (4,)
+    batches = list(it)
+    assert len(batches) == 2  # 10 images: two full batches, the last two dropped
+    for k, b in enumerate(batches):
+        want = images[4 * k:4 * k + 4, None].astype(onp.float32) / 256  # MXNet's scaling
+        onp.testing.assert_array_equal(b.data[0].asnumpy(), want)
+        onp.testing.assert_array_equal(b.label[0].asnumpy(), labels[4 * k:4 * k + 4])
+        assert b.pad == 0 and b.data[0].dtype == onp.float32
+    it.reset()
+    assert len(list(it)) == 2
+    flat = mx.io.MNISTIter(image=img, label=lab, batch_size=5, shuffle=False, flat=True,
+                           silent=True)
+    first = next(flat)
+    assert first.data[0].shape == (5, 12)
+    onp.testing.assert_array_equal(first.data[0].asnumpy(),
+                                   images[:5].reshape(5, 12).astype(onp.float32) / 256)
+
+
+def test_mnist_iter_shuffles_once_and_splits_into_parts(tmp_path):
+    img, lab, images, labels = _mnist_files(tmp_path, count=12, gz=True)
+    it = mx.io.MNISTIter(image=img, label=lab, batch_size=12, seed=5, silent=True)
+    b = next(it)
+    got = (b.data[0].asnumpy()[:, 0] * 256).round().astype(onp.uint8)
+    order = [int(onp.flatnonzero((images == g).all(axis=(1, 2)))[0]) for g in got]
+    assert sorted(order) == list(range(12)) and order != list(range(12))
+    onp.testing.assert_array_equal(b.label[0].asnumpy(), labels[order])  # pairs kept
+    it.reset()
+    onp.testing.assert_array_equal(next(it).label[0].asnumpy(), labels[order])  # once only
+    # num_parts / part_index: contiguous slices, count / num_parts * index (truncated)
+    part = mx.io.MNISTIter(image=img, label=lab, batch_size=4, shuffle=False, num_parts=3,
+                           part_index=1, silent=True)
+    onp.testing.assert_array_equal(next(part).label[0].asnumpy(), labels[4:8])
+
+
+def test_mnist_iter_bad_input(tmp_path):
+    img, lab, _, _ = _mnist_files(tmp_path)
+    with pytest.raises(FileNotFoundError, match="image"):
+        mx.io.MNISTIter(image=str(tmp_path / "none"), label=lab)
+    with pytest.raises(ValueError, match="magic number 2049"):
+        mx.io.MNISTIter(image=lab, label=lab)
+    with pytest.raises(ValueError, match="part_index"):
+        mx.io.MNISTIter(image=img, label=lab, num_parts=2, part_index=2)
+    with pytest.raises(TypeError, match="unexpected"):
+        mx.io.MNISTIter(image=img, label=lab, bogus=1)
+    short = _write_idx(tmp_path / "short", onp.zeros(3, onp.uint8), 2049)
+    with pytest.raises(ValueError, match="10 images but 3 labels"):
+        mx.io.MNISTIter(image=img, label=short, silent=True)

@@ -1068,3 +1068,127 @@ class LibSVMIter(_TextFileIter):
         self._slots = [None] * len(self._slots)  # a short next batch pads with empty rows
         return [data], [label]
 
+
+
+# ---------------------------------------------------------------------------- MNIST files
+
+_IGNORED_MNIST_ARGS = ("prefetch_buffer", "ctx", "device_id", "dtype")
+
+
+def _read_idx_file(who, name, path, magic, dims):
+    """An IDX file (MNIST's format; gzip-compressed too) as a uint8 NumPy array."""
+    import gzip
+    import struct
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        raw = f.read()
+    header = 4 + 4 * dims
+    if len(raw) < header:
+        raise ValueError(f"[{who}] {name} {path!r} is too short to be an IDX file")
+    got, *shape = struct.unpack(f">{1 + dims}I", raw[:header])
+    if got != magic:
+        raise ValueError(f"[{who}] {name} {path!r} has magic number {got}, expected {magic} "
+                         f"(an MNIST {'image' if dims == 3 else 'label'} file)")
+    body = onp.frombuffer(raw, dtype=onp.uint8, offset=header)
+    if body.size != math.prod(shape):
+        raise ValueError(f"[{who}] {name} {path!r} holds {body.size} bytes for shape "
+                         f"{tuple(shape)}")
+    return body.reshape(shape)
+
+
+class MNISTIter(DataIter):
+    """MXNet's MNISTIter: batches of the MNIST IDX files `image` and `label` (as published,
+    or gzip-compressed).
+
+    data: float32 pixels / 256 (MXNet's scaling), (batch_size, 1, rows, cols), or with
+    flat=True (batch_size, rows * cols); label: float32 digits, (batch_size,). As MXNet's: the
+    examples are shuffled once, when the iterator is made (shuffle=True by default; seed),
+    every batch is full (an incomplete last batch is dropped, so pad is 0), and
+    num_parts / part_index read the part_index-th of num_parts contiguous slices (each
+    worker's share). silent=False logs the count and shape; prefetch_buffer, ctx,
+    device_id and dtype are accepted and ignored."""
+
+    def __init__(self, image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyte",
+                 batch_size=128, shuffle=True, flat=False, seed=0, silent=False, num_parts=1,
+                 part_index=0, data_name="data", label_name="softmax_label", **kwargs):
+        who = type(self).__name__
+        _check_extra(who, kwargs, _IGNORED_MNIST_ARGS)
+        image = _existing_file(who, "image", _path_arg(who, "image", image))
+        label = _existing_file(who, "label", _path_arg(who, "label", label))
+        batch_size = _int_arg(who, "batch_size", batch_size, 1)
+        num_parts = _int_arg(who, "num_parts", num_parts, 1)
+        part_index = _int_arg(who, "part_index", part_index, 0)
+        if part_index >= num_parts:
+            raise ValueError(f"[{who}] part_index must be in [0, num_parts={num_parts}), got "
+                             f"{part_index}")
+        seed = _int_arg(who, "seed", seed)
+        images = _read_idx_file(who, "image", image, 2051, 3)
+        labels = _read_idx_file(who, "label", label, 2049, 1)
+        images, labels = self._part(images, num_parts, part_index), \
+            self._part(labels, num_parts, part_index)
+        if len(images) != len(labels):
+            raise ValueError(f"[{who}] {len(images)} images but {len(labels)} labels (in "
+                             f"part {part_index} of {num_parts})")
+        if _flag_arg(who, "shuffle", shuffle):
+            order = onp.random.RandomState(seed).permutation(len(images))
+            images, labels = images[order], labels[order]
+        rows, cols = images.shape[1:]
+        shape = (rows * cols,) if _flag_arg(who, "flat", flat) else (1, rows, cols)
+        self._images = images.reshape((len(images),) + shape)
+        self._labels = labels.astype(onp.float32)
+        super().__init__(batch_size)
+        self.provide_data = [DataDesc(_name_arg(who, "data_name", data_name),
+                                      (batch_size,) + shape, onp.float32)]
+        self.provide_label = [DataDesc(_name_arg(who, "label_name", label_name),
+                                       (batch_size,), onp.float32)]
+        if not _flag_arg(who, "silent", silent):
+            logging.info("MNISTIter: load %d images, shuffle=%s, shape=%s", len(images),
+                         bool(shuffle), (batch_size,) + shape)
+        self._loc = 0
+        self._current = None
+
+    @staticmethod
+    def _part(array, num_parts, part_index):
+        count = len(array)  # (MXNet's split: count / num_parts * index, truncated)
+        start = int(count / num_parts * part_index)
+        end = int(count / num_parts * (part_index + 1))
+        return array[start:end]
+
+    def reset(self):
+        self._loc = 0
+        self._current = None
+
+    def iter_next(self):
+        begin, end = self._loc, self._loc + self.batch_size
+        if end > len(self._images):
+            return False
+        data = self._images[begin:end].astype(onp.float32) * onp.float32(1 / 256)
+        self._current = DataBatch(
+            [_nd.array(data)], [_nd.array(self._labels[begin:end])], pad=0,
+            index=onp.arange(begin, end, dtype=onp.uint64), provide_data=self.provide_data,
+            provide_label=self.provide_label)
+        self._loc = end
+        return True
+
+    def next(self):
+        if self.iter_next():
+            return self._current
+        raise StopIteration
+
+    def _batch(self):
+        if self._current is None:
+            raise RuntimeError("[MNISTIter] no current batch: call iter_next() or next() "
+                               "first")
+        return self._current
+
+    def getdata(self):
+        return self._batch().data[0]
+
+    def getlabel(self):
+        return self._batch().label[0]
+
+    def getindex(self):
+        return self._batch().index
+
+    def getpad(self):
+        return 0
