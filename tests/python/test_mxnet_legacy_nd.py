@@ -604,3 +604,43 @@ def test_out_stores_the_result_and_returns_it():
     nd.abs(x.tostype("csr"), out=c)  # a sparse out keeps its storage
     assert c.stype == "csr"
     onp.testing.assert_array_equal(c.asnumpy(), [[1, 2], [3, 4]])
+
+
+def test_contrib_isinf_isnan_isfinite_give_ones_and_zeros_in_the_data_dtype():
+    # MXNet's contrib versions: comparisons of legacy arrays, 1.0 / 0.0 of the data's dtype
+    x = onp.array([1.0, onp.inf, -onp.inf, onp.nan, 0.0], onp.float32)
+    for fn, want in ((nd.contrib.isinf, onp.isinf(x)), (nd.contrib.isnan, onp.isnan(x)),
+                     (nd.contrib.isfinite, onp.isfinite(x))):
+        got = fn(nd.array(x))
+        assert isinstance(got, nd.NDArray) and got.dtype == onp.float32
+        onp.testing.assert_array_equal(got.asnumpy(), want.astype(onp.float32))
+    assert nd.contrib.isnan(nd.array([1.0], dtype="float64")).dtype == onp.float64
+
+
+def test_contrib_quadratic_and_its_gradient():
+    x = nd.array([[1.0, -2.0], [0.5, 3.0]])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = nd.contrib.quadratic(x, a=2.0, b=-1.0, c=0.5)
+    y.backward()
+    xv = x.asnumpy()
+    onp.testing.assert_allclose(y.asnumpy(), 2 * xv ** 2 - xv + 0.5, rtol=1e-6)
+    onp.testing.assert_allclose(x.grad.asnumpy(), 4 * xv - 1, rtol=1e-6)  # 2 a x + b
+
+
+def test_contrib_multibox_and_sparse_embedding_names():
+    feat = nd.zeros((1, 3, 2, 2))
+    anchors = nd.contrib.MultiBoxPrior(feat, sizes=(0.5,), ratios=(1.0,))
+    assert isinstance(anchors, nd.NDArray) and anchors.shape == (1, 4, 4)
+    # the first anchor: centred on pixel (0, 0) of a 2 x 2 map, half the image wide
+    onp.testing.assert_allclose(anchors.asnumpy()[0, 0], [0.0, 0.0, 0.5, 0.5], atol=1e-6)
+    assert nd.contrib.MultiBoxTarget is not None and nd.contrib.MultiBoxDetection is not None
+    weight = nd.array(onp.arange(8, dtype=onp.float32).reshape(4, 2))
+    out = nd.contrib.SparseEmbedding(nd.array([3, 1]), weight, input_dim=4, output_dim=2)
+    onp.testing.assert_array_equal(out.asnumpy(), [[6, 7], [2, 3]])
+
+
+def test_gluon_contrib_data_sampler_is_the_interval_sampler():
+    from ndx.gluon.contrib.data.sampler import IntervalSampler
+    assert list(IntervalSampler(7, 3)) == [0, 3, 6, 1, 4, 2, 5]  # MXNet's documented order
+    assert mx.gluon.contrib.data.IntervalSampler is mx.gluon.data.IntervalSampler

@@ -1,7 +1,9 @@
 """Pieces of MXNet's legacy ``mx.nd.contrib`` over ndx's ops: ``foreach``, ``while_loop``,
 ``cond`` (npx's control flow), ``arange_like``, ``box_nms`` / ``box_iou`` / ``box_encode`` /
 ``box_decode``, ``ROIAlign``, ``div_sqrt_dim``, ``interleaved_matmul_*``, ``index_copy``,
-``boolean_mask``, ``BilinearResize2D``."""
+``boolean_mask``, ``BilinearResize2D``, the SSD ops ``MultiBoxPrior`` / ``MultiBoxTarget`` /
+``MultiBoxDetection``, ``SparseEmbedding``, ``isinf`` / ``isnan`` / ``isfinite`` (1.0 / 0.0 in
+the data's dtype) and ``quadratic`` (the operator tutorial's a x^2 + b x + c)."""
 import operator as _operator
 
 import numpy as _onp
@@ -18,7 +20,8 @@ __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "interleaved_matmul_encdec_valatt", "BilinearResize2D", "quantize", "quantize_v2",
            "dequantize", "requantize", "quantized_fully_connected", "quantized_conv",
            "quantized_pooling", "quantized_act", "quantized_flatten", "quantized_elemwise_add",
-           "quantized_concat", "quantized_batch_norm"]
+           "quantized_concat", "quantized_batch_norm", "MultiBoxPrior", "MultiBoxTarget",
+           "MultiBoxDetection", "SparseEmbedding", "isinf", "isnan", "isfinite", "quadratic"]
 
 
 def foreach(body, data, init_states):
@@ -55,6 +58,39 @@ interleaved_matmul_selfatt_qk = _passthrough("interleaved_matmul_selfatt_qk")
 interleaved_matmul_selfatt_valatt = _passthrough("interleaved_matmul_selfatt_valatt")
 interleaved_matmul_encdec_qk = _passthrough("interleaved_matmul_encdec_qk")
 interleaved_matmul_encdec_valatt = _passthrough("interleaved_matmul_encdec_valatt")
+MultiBoxPrior = _passthrough("multibox_prior")
+MultiBoxTarget = _passthrough("multibox_target")
+MultiBoxDetection = _passthrough("multibox_detection")
+
+
+def SparseEmbedding(data, weight, input_dim=None, output_dim=None, dtype="float32",  # noqa: N802
+                    deterministic=False):
+    """MXNet's contrib.SparseEmbedding: Embedding with a row_sparse gradient (a row_sparse
+    weight is read from its stored rows, see nd.sparse.Embedding)."""
+    from . import sparse
+    return sparse.Embedding(data, weight, input_dim=input_dim, output_dim=output_dim,
+                            dtype=dtype, sparse_grad=True)
+
+
+def isinf(data):
+    """1 where data is +-inf, else 0, in data's dtype (MXNet's contrib.isinf)."""
+    return _wrap(_np.isinf(data).astype(data.dtype))
+
+
+def isnan(data):
+    """1 where data is NaN, else 0, in data's dtype (MXNet's contrib.isnan)."""
+    return _wrap(_np.isnan(data).astype(data.dtype))
+
+
+def isfinite(data):
+    """1 where data is finite, else 0, in data's dtype (MXNet's contrib.isfinite)."""
+    return _wrap(_np.isfinite(data).astype(data.dtype))
+
+
+def quadratic(data, a=0.0, b=0.0, c=0.0):
+    """a * data^2 + b * data + c, element-wise (the op of MXNet's operator tutorial), with
+    its gradient 2 a data + b."""
+    return _wrap(data * data * a + data * b + c)
 
 
 def div_sqrt_dim(data):
