@@ -70,9 +70,10 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
     return list(inputs), axis, batch_size
 
 
-def _valid_mask(valid_length, step):
-    """(N, 1) bool: which sequences still run at `step`."""
-    return (valid_length > step).reshape(-1, 1)
+def _valid_mask(valid_length, step, ndim=2):
+    """(N, 1, ...) bool of `ndim` axes: which sequences still run at `step` (ndim: the
+    step's arrays', 3 or more for a convolutional cell's)."""
+    return (valid_length > step).reshape((-1,) + (1,) * (ndim - 1))
 
 
 class RecurrentCell(Block):
@@ -126,9 +127,10 @@ class RecurrentCell(Block):
         for i in range(length):
             output, new_states = self(inputs[i], states)
             if valid_length is not None:
-                m = _valid_mask(valid_length, i)
+                m = _valid_mask(valid_length, i, output.ndim)
                 output = np.where(m, output, np.zeros_like(output))
-                new_states = [np.where(m, n, o) for n, o in zip(new_states, states)]
+                new_states = [np.where(_valid_mask(valid_length, i, n.ndim), n, o)
+                              for n, o in zip(new_states, states)]
             outputs.append(output)
             states = new_states
         outputs, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
@@ -660,11 +662,11 @@ class ResidualCell(ModifierCell):
         if valid_length is not None:  # padded steps' inputs are zeros, as their outputs
             if merge_outputs:
                 steps = np.arange(length).reshape((-1, 1) if axis == 0 else (1, -1))
-                keep = np.expand_dims(steps < (valid_length.reshape((1, -1) if axis == 0
-                                                                    else (-1, 1))), -1)
+                keep = steps < valid_length.reshape((1, -1) if axis == 0 else (-1, 1))
+                keep = keep.reshape(keep.shape + (1,) * (inputs.ndim - 2))
                 inputs = np.where(keep, inputs, np.zeros_like(inputs))
             else:
-                inputs = [np.where(_valid_mask(valid_length, i), x, np.zeros_like(x))
+                inputs = [np.where(_valid_mask(valid_length, i, x.ndim), x, np.zeros_like(x))
                           for i, x in enumerate(inputs)]
         if merge_outputs:
             outputs = outputs + inputs
