@@ -146,13 +146,8 @@ class KVStore(KVStoreBase):
                                  f"got {tuple(vs[0].shape)}")
             merged.append(_merged(vs))
         sparse = [i for i, m in enumerate(merged) if _is_row_sparse(m)]
-        if sparse and self.num_workers > 1:  # summed densely over the workers
-            from .nd.sparse import cast_storage
-            for i in sparse:
-                merged[i] = _dense(merged[i])
-            self._reduce_over_workers(merged)
-            for i in sparse:
-                merged[i] = cast_storage(merged[i], "row_sparse")
+        if sparse and self.num_workers > 1:
+            merged = self._reduce_row_sparse(merged, sparse)
         else:
             self._reduce_over_workers(merged)
         for k, m in zip(keys, merged):
@@ -160,6 +155,24 @@ class KVStore(KVStoreBase):
                 self._updater(k, m, self._store[k])  # (a row_sparse sum: a lazy update)
             else:
                 self._store[k][...] = _dense(m)
+
+    def _reduce_row_sparse(self, merged, sparse):
+        """merged summed over the workers, its row_sparse values (at `sparse`) densely, with
+        a 0 / 1 mask of their rows beside each: the sum holds the rows any worker pushed
+        (MXNet's union of rows), a row whose gradients sum to zero included."""
+        from .nd.sparse import RowSparseNDArray
+        arrays, masks = list(merged), []
+        for i in sparse:
+            mask = np.zeros(merged[i].shape[0], dtype="float32", device=merged[i].context)
+            mask[merged[i]._indices] = 1
+            masks.append(mask)
+            arrays[i] = _dense(merged[i])
+        self._reduce_over_workers(arrays + masks)
+        for i, mask in zip(sparse, masks):
+            rows = np.flatnonzero(mask).astype("int64")
+            arrays[i] = RowSparseNDArray._make(arrays[i].shape, arrays[i].dtype,
+                                               data=arrays[i][rows], indices=rows)
+        return arrays
 
     def _reduce_over_workers(self, arrays):
         """Sums each array over the worker processes, in place: one process has nothing

@@ -184,6 +184,17 @@ def sparse_train(out):
         loss.backward()
         trainer.step(SPARSE_PER * n)
     onp.save(os.path.join(out, f"sparse{r}.npy"), net.weight._reduce().asnumpy())
+    # a pushed row whose gradients sum to zero is still updated (MXNet's union of rows):
+    # rank 0 pushes row 1 (zeros), rank 1 row 2 (ones); weight decay reaches row 1 too
+    kv = ndx.kv.create("dist_sync")
+    kv.set_optimizer(ndx.optimizer.SGD(learning_rate=1.0, wd=0.5, lazy_update=True))
+    kv.init("z", np.ones((3, 2)))
+    row, value = (1, 0.0) if r == 0 else (2, 1.0)
+    kv.push("z", ndx.nd.sparse.row_sparse_array(
+        (ndx.nd.full((1, 2), value), ndx.nd.array([row], dtype="int64")), shape=(3, 2)))
+    pulled = np.zeros((3, 2))
+    kv.pull("z", out=pulled)
+    onp.save(os.path.join(out, f"union{r}.npy"), pulled.asnumpy())
 
 
 def module_symbol():

@@ -299,6 +299,9 @@ def test_row_sparse_weights_over_dist_sync_match_one_lazy_sgd_on_the_whole_batch
         w[rows] += mom[rows]
     onp.testing.assert_allclose(got[0], w, rtol=1e-5, atol=1e-6)
     onp.testing.assert_array_equal(got[0][12:], w0[12:])  # never looked up
+    for r in range(2):  # rows 1 (a zero sum) and 2 decay; row 2 takes its gradient too
+        onp.testing.assert_allclose(onp.load(tmp_path / f"union{r}.npy"),
+                                    [[1, 1], [0.5, 0.5], [-0.5, -0.5]], rtol=1e-6)
 
 
 @pytest.mark.parametrize("update_on_kvstore", ["1", "0"])

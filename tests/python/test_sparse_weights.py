@@ -495,3 +495,90 @@ def test_a_hybridized_block_takes_a_csr_batch_as_its_dense_value(rng):
     onp.testing.assert_allclose(imperative, x @ w, rtol=1e-5, atol=1e-6)
     onp.testing.assert_allclose(net.w.grad().asnumpy(), x.T @ onp.ones((3, 2)), rtol=1e-5,
                                 atol=1e-6)
+
+
+# ------------------------------------------------------------------ review cases
+
+
+def _ones_embedding(rows=6, **opt):
+    net = gluon.contrib.nn.SparseEmbedding(rows, 2)
+    net.initialize(mx.init.Constant(1))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", dict({"learning_rate": 1.0}, **opt))
+    return net, trainer
+
+
+def _step(net, trainer, *id_lists, device=None):
+    with autograd.record():
+        loss = sum(net(np.array(ids, device=device)).sum() for ids in id_lists)
+    loss.backward()
+    trainer.step(1)
+
+
+def test_a_table_used_twice_in_one_forward_gets_both_gradients():
+    net, trainer = _ones_embedding()
+    _step(net, trainer, [1, 1], [2, 1])  # row 1 three times, row 2 once
+    got = net.weight._reduce().asnumpy()
+    want = onp.ones((6, 2))
+    want[1] -= 3
+    want[2] -= 1
+    onp.testing.assert_array_equal(got, want)
+
+
+def test_a_step_without_backward_is_stale_for_a_row_sparse_weight():
+    net, trainer = _ones_embedding(wd=0.5, lazy_update=True)
+    _step(net, trainer, [1])
+    before = net.weight._reduce().asnumpy().copy()
+    net(np.array([3]))  # a forward, no backward
+    with pytest.raises(UserWarning, match="not been updated by backward"):
+        trainer.step(1)
+    trainer.step(1, ignore_stale_grad=True)  # skipped: row 3 gets no weight decay
+    onp.testing.assert_array_equal(net.weight._reduce().asnumpy(), before)
+
+
+def test_the_saved_table_is_the_trained_one_after_the_parameter_is_replaced(tmp_path):
+    net, trainer = _ones_embedding()
+    _step(net, trainer, [1])
+    net.weight.initialize(mx.init.Constant(5), force_reinit=True)  # the store takes it
+    onp.testing.assert_array_equal(net.weight.row_sparse_data(np.array([1])).data.asnumpy(),
+                                   [[5, 5]])
+    _step(net, trainer, [2])
+    net.weight.reset_device(mx.cpu(1))
+    _step(net, trainer, [3], device=mx.cpu(1))
+    want = onp.full((6, 2), 5.0)
+    want[[2, 3]] = 4
+    onp.testing.assert_array_equal(net.weight._reduce().asnumpy(), want)
+    path = str(tmp_path / "w.params")
+    net.save_parameters(path)
+    again = gluon.contrib.nn.SparseEmbedding(6, 2)
+    again.load_parameters(path)
+    onp.testing.assert_array_equal(again.weight._reduce().asnumpy(), want)
+
+
+def test_a_failed_trainer_leaves_the_parameter_free():
+    net = gluon.contrib.nn.SparseEmbedding(4, 2)
+    net.initialize()
+    with pytest.raises(TypeError):
+        gluon.Trainer(net.collect_params(), "sgd", kvstore=123)
+    gluon.Trainer(net.collect_params(), "sgd")  # (not "more than one trainer")
+
+
+def test_an_exported_sparse_grad_embedding_keeps_its_flag(tmp_path):
+    import json
+    net = gluon.nn.Embedding(5, 2, sparse_grad=True)
+    net.initialize()
+    net.hybridize()
+    net(np.array([1, 2]))
+    sym_file, _ = net.export(str(tmp_path / "emb"))
+    nodes = json.load(open(sym_file))["nodes"]
+    assert [n["attrs"].get("sparse_grad") for n in nodes if n["op"] == "_npx_embedding"] \
+        == ["True"]
+
+
+def test_a_batch_meeting_no_stored_rows_back_propagates():
+    weight = nd.sparse.zeros("row_sparse", (4, 2))
+    weight._data.attach_grad()
+    csr = nd.zeros((2, 4)).tostype("csr")
+    with autograd.record():
+        out = nd.sparse.dot(csr, weight).sum() + nd.Embedding(nd.array([1]), weight).sum()
+    out.backward()
+    assert out.asnumpy() == 0 and weight._data.grad.shape == (0, 2)

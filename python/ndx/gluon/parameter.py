@@ -513,17 +513,19 @@ class _RowSparseParameter(Parameter):
     rows it needs, row_sparse_data(row_id), and its gradient reaches only those rows, so
     neither the pulled weight nor the gradient is the size of the whole table. data() and
     list_data() raise, as MXNet's do; the value saved (save_parameters) is the whole
-    weight."""
+    weight, the store's."""
 
     _dense_grad = False
-    _work = None  # the RowSparseNDArray row_sparse_data fills (its rows carry the gradient)
     _trainer = None  # the Trainer whose store holds the weight (MXNet's param._trainer)
+    _pulls = ()  # the RowSparseNDArrays pulled since the last step (their rows carry grads)
+    _stepped = 0  # how many of _pulls the last step used (dropped at the next pull)
 
     def __getstate__(self):
         # (a copy, pickle or deepcopy, is no Trainer's: the whole weight goes, the rows
         # pulled and the Trainer stay)
         state = super().__getstate__()
-        state["_work"] = state["_trainer"] = None
+        state["_data"] = self._reduce() if self._data is not None else None
+        state["_trainer"], state["_pulls"], state["_stepped"] = None, (), 0
         return state
 
     def _set_devices(self, device):
@@ -533,11 +535,14 @@ class _RowSparseParameter(Parameter):
                                       f"one device; got {devices}")
         super()._set_devices(device)
 
-    def _set_trainer(self, trainer):
+    def _check_trainer(self, trainer):
         if self._trainer is not None and self._trainer is not trainer:
             raise RuntimeError(f"Failed to set the trainer for Parameter '{self.name}' because "
                                "it was already set. More than one trainer for a row_sparse "
                                "Parameter is not supported.")
+
+    def _set_trainer(self, trainer):
+        self._check_trainer(trainer)
         self._trainer = trainer
 
     def _no_dense_copy(self, what):
@@ -551,14 +556,46 @@ class _RowSparseParameter(Parameter):
         self._no_dense_copy("copies via list_data()")
 
     def _whole(self):
-        """The whole weight (the Trainer's store holds this very array once it has one)."""
+        """The whole weight: the Trainer's store's once it holds it (training updates that),
+        else the parameter's own."""
+        if self._trainer is not None:
+            stored = self._trainer._stored_weight(self)
+            if stored is not None:
+                return stored
         return Parameter.data(self)  # (the errors of an uninitialized parameter)
+
+    def _reduce(self):
+        return self._whole()
+
+    def _replaced(self):
+        """The parameter's array was replaced (initialize, cast, reset_device, a load): the
+        store takes it, and rows pulled before are dropped."""
+        self._pulls, self._stepped = (), 0
+        if self._trainer is not None:
+            self._value_set()
+
+    def _create(self, initializer):
+        if self.grad_req == "add":
+            self._grad_req_changed()  # (the same error as setting it)
+        super()._create(initializer)
+        self._replaced()
+
+    def cast(self, dtype):
+        super().cast(dtype)
+        self._replaced()
+
+    def reset_device(self, device):
+        super().reset_device(device)
+        self._replaced()
+
+    reset_ctx = reset_device
 
     def row_sparse_data(self, row_id):
         """The rows listed in row_id (an integer array; repeats and any order allowed) as a
-        RowSparseNDArray, pulled from the Trainer's store. Each call refills and returns
-        the same array, whose rows record the gradient of what uses them."""
-        from .. import autograd
+        RowSparseNDArray, pulled from the Trainer's store, whose rows record the gradient of
+        what uses them. Several pulls before a step (one table used twice in a forward) all
+        count: grad() sums their gradients."""
+        from .. import _core, autograd
         from ..nd import sparse
         if not isinstance(row_id, np.ndarray):
             raise TypeError(f"[Parameter] {self.name}.row_sparse_data: row_id must be an "
@@ -568,14 +605,18 @@ class _RowSparseParameter(Parameter):
         if trainer is None:
             raise RuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' when "
                                "no Trainer is created with it.")
-        work = self._work
-        if work is None:
-            work = sparse.zeros("row_sparse", whole.shape, ctx=whole.device, dtype=whole.dtype)
+        work = sparse.zeros("row_sparse", whole.shape, ctx=whole.device, dtype=whole.dtype)
         with autograd.pause():
             trainer._row_sparse_pull(self, work, row_id)
-        self._work = work
+        pulls = list(self._pulls[self._stepped:])  # (the last step's are done with)
+        if pulls and not autograd.is_recording():
+            # outside a recorded forward, earlier pulls no backward has used are dropped
+            # (an evaluation loop keeps one); inside one, every pull may be differentiated
+            written = _core._autograd_fresh_grads([p._data for p in pulls], False)
+            pulls = [p for p, w in zip(pulls, written) if w]
         if self.grad_req != "null":
             work._data.attach_grad()
+        self._pulls, self._stepped = tuple(pulls) + (work,), 0
         return work
 
     def list_row_sparse_data(self, row_id):
@@ -587,40 +628,44 @@ class _RowSparseParameter(Parameter):
             raise NotImplementedError(f"[Parameter] {self.name}: grad_req='add' is not "
                                       "supported for a row_sparse weight (each pull makes new "
                                       "rows); use 'write'")
-        if self._work is not None and self.grad_req != "null":
-            self._work._data.attach_grad()
-        elif self._work is not None:
-            self._work._data = self._work._data.detach()
-
-    def _create(self, initializer):
-        if self.grad_req == "add":
-            self._grad_req_changed()  # (the same error as setting it)
-        super()._create(initializer)
+        for work in self._pulls:
+            if self.grad_req != "null":
+                work._data.attach_grad()
+            else:
+                work._data = work._data.detach()
 
     def grad(self, device=None, ctx=None):
-        """The gradient of the rows row_sparse_data pulled last, as a RowSparseNDArray
+        """The gradient of the rows pulled since the last step (of those the step used,
+        until the next pull), as a RowSparseNDArray: the sum over the pulls, each row once
         (no rows before any pull)."""
         from ..nd import sparse
         whole = self._whole()
         if self.grad_req == "null":
             raise RuntimeError(f"[Parameter] {self.name} has grad_req='null': no gradient")
-        work = self._work
-        if work is None or work._data.grad is None:
+        parts = [sparse.RowSparseNDArray._make(whole.shape, w._data.dtype, data=w._data.grad,
+                                               indices=w._indices)
+                 for w in self._pulls if w._data.grad is not None]
+        if not parts:
             return sparse.zeros("row_sparse", whole.shape, ctx=whole.device, dtype=whole.dtype)
-        return sparse.RowSparseNDArray._make(whole.shape, work._data.dtype,
-                                             data=work._data.grad, indices=work._indices)
+        return parts[0] if len(parts) == 1 else sparse.add_n(parts)
 
     def list_grad(self):
         return [self.grad()]
 
     def zero_grad(self):
-        if self._work is not None and self._work._data.grad is not None:
-            self._work._data.grad[...] = 0
+        for work in self._pulls:
+            if work._data.grad is not None:
+                work._data.grad[...] = 0
 
     def _watched(self):
-        """The array whose gradient backward writes (for the Trainer's stale-gradient
-        check): the pulled rows, or the weight before any pull."""
-        return self._work._data if self._work is not None else self._data
+        """The arrays whose gradients backward writes (the Trainer's stale-gradient check):
+        the rows pulled since the last step."""
+        return [w._data for w in self._pulls[self._stepped:]]
+
+    def _step_done(self):
+        """The Trainer pushed the gradient: the pulls so far are done with (grad() still
+        reads them until the next pull)."""
+        self._stepped = len(self._pulls)
 
 
 def _constant_value(value):

@@ -83,6 +83,8 @@ class Trainer:
         self._overlap = None
         self._kvstore, self._update_on_kvstore = self._init_kvstore(
             kvstore, compression_params, update_on_kvstore)
+        for i in self._sparse_weights:
+            self._params[i]._set_trainer(self)
         # (array, grad_req) at the last step, or when the Trainer was made: a parameter
         # unused by the first backward is stale then too, as in MXNet
         self._stepped = [(p._data, p.grad_req) if p._data is not None else None
@@ -98,9 +100,9 @@ class Trainer:
         self._sparse_grads = {i for i, p in enumerate(self._params)
                               if getattr(p, "grad_stype", "default") == "row_sparse"}
         if self._sparse_weights:
+            for i in self._sparse_weights:  # (tied to this Trainer once it is made)
+                self._params[i]._check_trainer(self)
             kvstore, update_on_kvstore = self._sparse_weight_store(kvstore, update_on_kvstore)
-            for i in self._sparse_weights:
-                self._params[i]._set_trainer(self)
         if isinstance(kvstore, str) and kvstore in _kv._DIST_TYPES:
             kvstore = _kv.create(kvstore)
             if update_on_kvstore is None:
@@ -158,6 +160,14 @@ class Trainer:
             kvstore = _kv.create(kvstore)
         return kvstore, True
 
+    def _stored_weight(self, parameter):
+        """The store's array of a row_sparse weight (None before the store holds it)."""
+        index = next(i for i in self._sparse_weights if self._params[i] is parameter)
+        stored = getattr(self._kvstore, "_store", None)
+        if index not in self._kv_keys or stored is None:
+            return None
+        return stored[index]
+
     def _row_sparse_pull(self, parameter, out, row_id):
         """Fills `out` (a RowSparseNDArray) with the rows row_id lists of `parameter`'s
         weight, from the store (Parameter.row_sparse_data calls it)."""
@@ -192,7 +202,8 @@ class Trainer:
         stored = getattr(self._kvstore, "_store", None)
         if not self._update_on_kvstore or stored is None or index not in stored:
             return
-        if stored[index] is self._params[index]._data:  # (a row_sparse weight: the same)
+        if index in self._sparse_weights:  # the store takes the array: the one copy
+            stored[index] = self._params[index]._data
             return
         with _autograd.pause():
             stored[index] = self._params[index]._data.copy()
@@ -245,8 +256,10 @@ class Trainer:
         the updated weight."""
         batch_size = _checked_batch_size(batch_size)
         arrays = [p._data for p in self._params]
-        for i in self._sparse_weights:  # (their gradient is the pulled rows')
-            arrays[i] = self._params[i]._watched()
+        if self._sparse_weights:  # (their gradients are the pulled rows': checked apart)
+            self._stale_sparse = self._stale_sparse_weights(ignore_stale_grad)
+            for i in self._sparse_weights:
+                arrays[i] = None
         multi = Parameter._multi and self._multi_device()
         fresh = self._trainable(self._fresh_indices(arrays, ignore_stale_grad, multi))
         self._optimizer.rescale_grad = self._scale / batch_size
@@ -320,7 +333,7 @@ class Trainer:
             return None
         out = []
         for i, p in enumerate(self._params):
-            if p.grad_req == "null":  # frozen: no gradient to check
+            if p.grad_req == "null" or i in self._sparse_weights:  # (frozen; checked apart)
                 continue
             last = self._stepped[i]
             known = last is not None and last[0] is arrays[i] and last[1] == p.grad_req
@@ -335,6 +348,33 @@ class Trainer:
                     "ignore_stale_grad=True to suppress this warning and skip updating of "
                     "Parameters with stale gradient")
         return out
+
+    def _stale_sparse_weights(self, ignore_stale_grad):
+        """The row_sparse weights no backward reached since the last step (their pulled rows'
+        gradients unwritten): UserWarning, as for the others, unless ignore_stale_grad,
+        which leaves them out of the step."""
+        stale = set()
+        for i in self._sparse_weights:
+            p = self._params[i]
+            if p.grad_req == "null":
+                continue
+            watched = p._watched()
+            if watched and any(_core._autograd_fresh_grads(watched, False)):
+                self._seen_backward = True
+            else:
+                stale.add(i)
+        if stale and self._seen_backward and not ignore_stale_grad:
+            i = min(stale)
+            raise UserWarning(
+                f"Gradient of Parameter `{self._names[i]}` on device "
+                f"{self._params[i]._data.device} has not been updated by backward since last "
+                "`step`. This could mean a bug in your model that made it only use a subset of "
+                "the Parameters (Blocks) for this iteration. If you are intentionally only "
+                "using a subset, call step with ignore_stale_grad=True to suppress this "
+                "warning and skip updating of Parameters with stale gradient")
+        return stale
+
+    _stale_sparse = frozenset()
 
     def allreduce_grads(self):
         """Sums the gradients over devices / workers (MXNet's Trainer.allreduce_grads, for
@@ -495,6 +535,7 @@ class Trainer:
         lazily with lazy_update), and the dense weights are pulled back; a row_sparse weight
         is not (forward pulls the rows it needs)."""
         from ..nd.sparse import cast_storage
+        keys = [k for k in keys if k not in self._stale_sparse]
         values = []
         for k in keys:
             p = self._params[k]
@@ -504,7 +545,14 @@ class Trainer:
                 values.append([cast_storage(c.grad, "row_sparse") for c in _copies(p)])
             else:
                 values.append([c.grad for c in _copies(p)])
+        if not keys:
+            return
         self._kvstore.push(keys, values)
+        for k in keys:
+            p = self._params[k]
+            if p.stype == "row_sparse":
+                _core._autograd_fresh_grads(p._watched(), True)  # (used: stale from now)
+                p._step_done()
         dense = [k for k in keys if self._params[k].stype != "row_sparse"]
         if dense:
             self._kvstore.pull(dense, out=[_copies(self._params[k]) for k in dense])

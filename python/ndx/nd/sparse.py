@@ -808,8 +808,9 @@ def _csr_dot_rows(csr, rsp):
     csr is renumbered to its row's place among them (a column with no stored row meets
     zeros), so neither operand is made dense and rsp's rows get the gradient."""
     dtype = onp.result_type(csr.dtype, rsp.dtype) if rsp.dtype.kind == "f" else csr.dtype
-    if not rsp._indices.size:
-        return _np.zeros((csr.shape[0], rsp.shape[1]), dtype=dtype, device=csr.context)
+    if not rsp._indices.size:  # (recorded through the empty rows, so backward reaches them)
+        return _np.zeros((csr.shape[0], rsp.shape[1]), dtype=dtype, device=csr.context) + \
+            rsp._data.astype(dtype).sum()
     slot, found = _stored_slots(rsp._indices, csr._indices)
     values = csr._data.astype(dtype) * found.astype(dtype)
     return _invoke("_sparse_csr_dot", (values, slot, csr._indptr, rsp._data.astype(dtype)),
@@ -840,8 +841,9 @@ def Embedding(data, weight, input_dim=None, output_dim=None, dtype="float32",  #
                         f"{ids.dtype}")
     ids = _np.clip(ids, 0, weight.shape[0] - 1).astype("int64")
     out_shape = tuple(ids.shape) + (weight.shape[1],)
-    if not weight._indices.size:
-        return _wrap(_np.zeros(out_shape, dtype=weight.dtype, device=weight.context))
+    if not weight._indices.size:  # (recorded through the empty rows: backward reaches them)
+        return _wrap(_np.zeros(out_shape, dtype=weight.dtype, device=weight.context) +
+                     weight._data.sum())
     slot, found = _stored_slots(weight._indices, ids.reshape(-1))
     rows = _np.take(weight._data, slot, axis=0) * _np.expand_dims(
         found.astype(weight.dtype), 1)

@@ -182,6 +182,9 @@ class Embedding(HybridBlock):
     def forward(self, x):
         if not hasattr(npx, "embedding"):
             raise NotImplementedError("[Embedding] needs the npx.embedding op")
+        if self.weight.grad_stype == "row_sparse":  # (kept on the op: an export says so)
+            return npx._embedding_op(x, self.weight.data(), input_dim=self._input_dim,
+                                     output_dim=self._output_dim, sparse_grad=True)
         return npx._embedding_op(x, self.weight.data(), input_dim=self._input_dim,
                                  output_dim=self._output_dim)
 
