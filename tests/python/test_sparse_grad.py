@@ -187,3 +187,23 @@ def test_parameter_storage_arguments():
         gluon.Parameter("w", shape=(2, 2), grad_stype="csr")
     with pytest.raises(ValueError, match="grad_stype"):
         gluon.Parameter("w", shape=(2, 2), grad_stype="dense")
+
+
+def test_embedding_backward_writes_and_adds_only_the_looked_up_rows(rng):
+    # the op's gradient: each looked-up row gets its output gradients summed, other rows 0
+    # (grad_req 'write') or unchanged ('add'); NumPy's np.add.at is the reference
+    w = np.array(rng.standard_normal((6, 3)), dtype="float32")
+    heads = [([1, 3, 3], rng.standard_normal((3, 3))), ([3, 0], rng.standard_normal((2, 3)))]
+    for req in ("write", "add"):
+        w.attach_grad(grad_req=req)
+        start = rng.standard_normal((6, 3)).astype(onp.float32)
+        w.grad[...] = np.array(start)
+        want = start.astype(onp.float64) if req == "add" else onp.zeros((6, 3))
+        for ids, head in heads:
+            with autograd.record():
+                out = mx.npx.embedding(np.array(ids), w, input_dim=6, output_dim=3)
+            out.backward(np.array(head, dtype="float32"))
+            if req == "write":
+                want = onp.zeros((6, 3))
+            onp.add.at(want, ids, head)
+        onp.testing.assert_allclose(w.grad.asnumpy(), want, rtol=1e-5, atol=1e-6)

@@ -726,7 +726,7 @@ def _dense_to_rsp(x):
     for d in x.shape[1:]:
         width *= d
     flat = _np.reshape(x, (x.shape[0], width))
-    rows = _np.flatnonzero(_np.any(flat != 0, axis=1)).astype("int64")
+    rows = _np.flatnonzero(_np.any(flat, axis=1)).astype("int64")  # (no temporary)
     return _rsp(x[rows], rows, x.shape)
 
 
