@@ -961,13 +961,33 @@ bool BackwardPadShape(const NodeAttrs& attrs, ShapeVector* in, ShapeVector* out)
   return true;
 }
 
+// Whether two blobs' bytes overlap (an in-place gradient may write over its ograd).
+bool overlaps(const TBlob& a, const TBlob& b) {
+  const auto* a0 = static_cast<const char*>(a.dptr);
+  const auto* b0 = static_cast<const char*>(b.dptr);
+  return a0 < b0 + b.size() * dtype_size(b.dtype) && b0 < a0 + a.size() * dtype_size(a.dtype);
+}
+
 // A gradient that adds ograd's elements back where they came from: body(a, og) adds into a
 // zeroed accumulator a of out's shape, og being ograd, both in the accumulation type; then
-// out (req) a.
+// out (req) a. A written contiguous output of the accumulation type is the accumulator
+// itself (zeroed by a threaded fill): no second array of out's size to fill and copy, which
+// for a large table taken from (an embedding's weight) cost more than the gradient itself.
 template <class Body>
 void add_back_into(const TBlob& ograd, const TBlob& out, OpReqType req, const char* who,
                    Body body) {
   const DType ct = compute_dtype(out.dtype);
+  if (req == kWriteTo && out.dtype == ct && out.device.is_cpu() && out.is_contiguous() &&
+      !overlaps(out, ograd)) {
+    std::vector<NDArray> keep;
+    const TBlob g = kernel::cast_blob(ograd, ct, &keep);
+    kernel::fill_output(out, kWriteTo, 0);
+    kernel::with_any_compute_type(ct, who, [&](auto c) {
+      using C = decltype(c);
+      body(static_cast<C*>(out.dptr), g.ptr<C>());
+    });
+    return;
+  }
   NDArray acc(out.shape, ct, cpu());
   std::vector<NDArray> keep;
   const TBlob g = kernel::cast_blob(ograd, ct, &keep);
