@@ -248,7 +248,38 @@ NDArray traced_getitem_gather(const NDArray& a, const std::vector<IndexItem>& ke
   return transposed(gathered, back);
 }
 
+// a[index] of one integer array on axis 0 of a float array (a table's rows, an embedding's
+// lookup): the embedding op on a's rows directly, so neither a table of a's positions nor a
+// copy of a is made and the gradient costs the rows looked up. Negative indices count from
+// the end; others outside [-n, n) are NumPy's IndexError.
+bool rows_lookup(const NDArray& a, const std::vector<IndexItem>& key, NDArray* out) {
+  if (key.size() != 1 || key[0].kind != IndexItem::Kind::kArray || a.ndim() < 1 ||
+      !is_float(a.dtype()) || !is_integer(key[0].array.dtype()) || a.size() == 0)
+    return false;
+  const int64_t n = a.shape()[0], width = a.size() / n;
+  NDArray index = key[0].array.to(cpu()).contiguous();
+  if (index.dtype() != DType::kInt64)
+    index = run("_npi_astype", {index}, {{"dtype", Value(DType::kInt64)}});
+  NDArray wrapped(index.shape(), DType::kInt64);
+  const int64_t* src = index.data<int64_t>();
+  int64_t* dst = wrapped.data<int64_t>();
+  for (int64_t i = 0, m = index.size(); i < m; ++i) {
+    if (src[i] < -n || src[i] >= n)
+      index_error("index ", src[i], " is out of bounds for axis 0 with size ", n);
+    dst[i] = src[i] < 0 ? src[i] + n : src[i];
+  }
+  NDArray rows = a.ndim() == 2 ? a : reshaped(a, Shape{n, width});
+  NDArray g = run("_npx_embedding", {wrapped.to(a.device()), rows},
+                  {{"input_dim", Value(n)}, {"output_dim", Value(width)}});
+  Shape shape = index.shape();
+  for (int k = 1; k < a.ndim(); ++k) shape.push_back(a.shape()[k]);
+  *out = reshaped(g, shape);
+  return true;
+}
+
 NDArray recorded_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key) {
+  NDArray looked_up;
+  if (rows_lookup(a, key, &looked_up)) return looked_up;
   NDArray pos = positions(a, key);
   if (pos.size() > 0) return gather_rows(a, pos, a.device());
   // Nothing selected: still a recorded result (an empty slice), so a loss over it backpropagates.

@@ -207,3 +207,31 @@ def test_gather_scatter_nd_and_boolean_mask():
     onp.testing.assert_allclose(grad, onp.concatenate([onp.zeros((1, 4)), w]))
     grad, w = _grad_of(lambda x: npx.scatter_nd(x[0], np.array([[3, 1, 0, 2]]), (5,)))
     onp.testing.assert_allclose(grad[0], w[[3, 1, 0, 2]])
+
+
+@pytest.mark.parametrize("shape,index", [
+    ((5,), [4, -1, 0, -5]), ((4, 3), [[-1, 2], [2, 0]]), ((3, 2, 2), [2, -3, 2]),
+    ((4, 3), onp.array([], dtype=onp.int64)),
+])
+def test_recorded_rows_lookup_takes_numpy_indices(shape, index):
+    # a[rows] on axis 0 (an embedding's lookup): negative rows count from the end, repeats
+    # add their gradients; NumPy's np.add.at is the reference
+    base = R.standard_normal(shape)
+    idx = onp.asarray(index, dtype=onp.int64)
+    grad, w = _grad_of(lambda x: x[np.array(idx)], base)
+    want = onp.zeros_like(base)
+    onp.add.at(want, idx, w)
+    onp.testing.assert_allclose(grad, want)
+    x = np.array(base)
+    x.attach_grad()
+    with autograd.record():
+        got = x[np.array(idx)]
+    onp.testing.assert_array_equal(got.asnumpy(), base[idx])
+
+
+def test_recorded_rows_lookup_out_of_range_is_an_index_error():
+    x = np.array(A)
+    x.attach_grad()
+    for bad in ([3], [-4]):
+        with autograd.record(), pytest.raises(IndexError, match="out of bounds for axis 0"):
+            x[np.array(bad)]

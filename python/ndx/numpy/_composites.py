@@ -1056,12 +1056,18 @@ def _take_recorded(a, idx, axis):
         raise IndexError(f"[take] index out of range for axis {axis} of size {n}")
     idx = _np._where_op(idx < 0, _np.add(idx, n), idx)
     others = [i for i in range(a.ndim) if i != axis]
-    rows = _np.reshape(_np.transpose(a, tuple([axis] + others)), (n, -1))
+    # (recorded transposes and reshapes copy: the identity ones are skipped, so rows of a
+    # 2-d table taken along axis 0 are the table itself, not two copies of it)
+    rows = a if axis == 0 else _np.transpose(a, tuple([axis] + others))
+    if rows.ndim != 2:
+        rows = _np.reshape(rows, (n, -1))
     g = _npx().embedding(idx, rows, input_dim=n, output_dim=rows.shape[1])
-    g = _np.reshape(g, idx.shape + tuple(a.shape[i] for i in others))
+    shape = idx.shape + tuple(a.shape[i] for i in others)
+    if g.shape != shape:
+        g = _np.reshape(g, shape)
     k = idx.ndim
     perm = (list(range(k, k + axis)) + list(range(k)) + list(range(k + axis, g.ndim)))
-    return _np.transpose(g, tuple(perm))
+    return g if perm == list(range(g.ndim)) else _np.transpose(g, tuple(perm))
 
 
 def compress(condition, a, axis=None, out=None):
