@@ -63,6 +63,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernel/elementwise.h"
 #include "kernel/gpu.h"
 #include "kernel/gpu_fused.h"
+#include "kernel/parallel.h"
 #include "kernel/pointwise.h"
 #include "kernel/random.h"
 #include "kernel/reduce.h"
@@ -1513,6 +1514,29 @@ void embedding_compute(const NodeAttrs& attrs, const OpContext&, const std::vect
 }
 
 // (ograd, data, weight) -> grad weight: rows of ograd added up per index.
+// Each looked-up row of embedding's gradient: the ograd rows of its indices (order[starts[k]]
+// to order[starts[k + 1]], in index order) summed in double and stored with `req` into out's
+// row. Rows are independent: threads take groups of them.
+template <class T>
+void embedding_rows(const T* og, T* out, int64_t d, const std::vector<int64_t>& idx,
+                    const std::vector<size_t>& order, const std::vector<size_t>& starts,
+                    OpReqType req) {
+  const auto groups = static_cast<int64_t>(starts.size()) - 1;
+  const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(d, 1));
+  kernel::parallel_for(groups, grain, [&](int64_t first, int64_t last) {
+    std::vector<double> acc(static_cast<size_t>(d));
+    for (auto k = static_cast<size_t>(first); k < static_cast<size_t>(last); ++k) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (size_t q = starts[k]; q < starts[k + 1]; ++q) {
+        const T* g = og + static_cast<int64_t>(order[q]) * d;
+        for (int64_t c = 0; c < d; ++c) acc[c] += static_cast<double>(g[c]);
+      }
+      T* row = out + idx[order[starts[k]]] * d;
+      for (int64_t c = 0; c < d; ++c) store(row + c, req, static_cast<compute_t<T>>(acc[c]));
+    }
+  });
+}
+
 void embedding_backward(const NodeAttrs& attrs, const OpContext&, const std::vector<TBlob>& in,
                         const std::vector<OpReqType>& req, const std::vector<TBlob>& out) {
   if (req[0] == kNullOp) return;
@@ -1547,22 +1571,14 @@ void embedding_backward(const NodeAttrs& attrs, const OpContext&, const std::vec
   std::vector<size_t> order(m);
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return idx[a] < idx[b]; });
+  std::vector<size_t> starts;  // where each looked-up row's run of `order` begins
+  for (size_t q = 0; q < m; ++q)
+    if (q == 0 || idx[order[q]] != idx[order[q - 1]]) starts.push_back(q);
+  starts.push_back(m);
   const OpReqType row_req = req[0] == kAddTo ? kAddTo : kWriteTo;
   if (req[0] != kAddTo) kernel::fill_output(out[0], req[0], 0);
   NDX_FLOAT_SWITCH(out[0].dtype, T, {
-    const T* gp = in[0].ptr<T>();
-    T* dp = out[0].ptr<T>();
-    std::vector<double> acc(static_cast<size_t>(d));
-    for (size_t q = 0; q < m;) {
-      const int64_t row = idx[order[q]];
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (; q < m && idx[order[q]] == row; ++q) {
-        const T* g = gp + static_cast<int64_t>(order[q]) * d;
-        for (int64_t c = 0; c < d; ++c) acc[c] += static_cast<double>(g[c]);
-      }
-      for (int64_t c = 0; c < d; ++c)
-        store(dp + row * d + c, row_req, static_cast<compute_t<T>>(acc[c]));
-    }
+    embedding_rows(in[0].ptr<T>(), out[0].ptr<T>(), d, idx, order, starts, row_req);
   });
 }
 
