@@ -14,7 +14,10 @@ flip / cast augmenters, random_size_crop, CreateAugmenter) live in ndx._image_au
 ImageIter (batches from .rec / .lst files or a list) in ndx._image_iter; both are exported
 here. Resizing takes OpenCV's codes, as MXNet passes them to OpenCV: 0 nearest, 1 bilinear, 2
 bicubic (MXNet's default for its crops and short-side resize), 3 area, 4 Lanczos; 9 picks
-bicubic to enlarge, area to shrink, bilinear otherwise; 10 a random one of 0-4."""
+bicubic to enlarge, area to shrink, bilinear otherwise; 10 a random one of 0-4.
+
+imrotate and random_rotate rotate float32 (C, H, W) / (N, C, H, W) tensors about their
+centre, as MXNet 2.0's do (bilinear sampling, zeros outside the image)."""
 import io
 import os
 
@@ -25,8 +28,8 @@ __all__ = ["Augmenter", "BrightnessJitterAug", "CastAug", "CenterCropAug", "Colo
            "HorizontalFlipAug", "HueJitterAug", "ImageIter", "LightingAug", "RandomCropAug",
            "RandomGrayAug", "RandomOrderAug", "RandomSizedCropAug", "ResizeAug",
            "SaturationJitterAug", "SequentialAug", "center_crop", "color_normalize",
-           "fixed_crop", "imdecode", "imread", "imresize", "random_crop", "random_size_crop",
-           "resize_short", "scale_down"]
+           "fixed_crop", "imdecode", "imread", "imresize", "imrotate", "random_crop",
+           "random_rotate", "random_size_crop", "resize_short", "scale_down"]
 
 
 def _pillow(who):
@@ -235,3 +238,76 @@ from ._image_aug import (  # noqa: E402
     random_size_crop,
 )
 from ._image_iter import ImageIter  # noqa: E402
+
+
+def _rotation_inputs(src, degrees):
+    """(the images as (N, C, H, W), the N angles in radians, whether one image was given)."""
+    import math
+    import numbers
+
+    from . import numpy as np
+    if src.dtype != onp.float32:
+        raise TypeError(f"[imrotate] only float32 images are supported (call ToTensor first), "
+                        f"got {src.dtype}")
+    if src.ndim not in (3, 4):
+        raise ValueError(f"[imrotate] images must be (C, H, W) or (N, C, H, W), got shape "
+                         f"{tuple(src.shape)}")
+    single = src.ndim == 3
+    if isinstance(degrees, numbers.Real):
+        angles = onp.full(1 if single else src.shape[0], math.radians(float(degrees)))
+    elif single:
+        raise TypeError("[imrotate] one image takes one angle (a number), got "
+                        f"{type(degrees).__name__}")
+    else:
+        angles = onp.radians(onp.asarray(degrees.asnumpy() if hasattr(degrees, "asnumpy")
+                                         else degrees, dtype=onp.float64).reshape(-1))
+        if angles.size != src.shape[0]:
+            raise ValueError(f"[imrotate] {src.shape[0]} images need as many angles, got "
+                             f"{angles.size}")
+    images = np.expand_dims(src, 0) if single else src
+    return images, angles, single
+
+
+def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
+    """src (a float32 (C, H, W) image or (N, C, H, W) batch) rotated counterclockwise by
+    rotation_degrees (a number, or one angle per image of a batch) about its centre, keeping
+    its shape (MXNet 2.0's mx.image.imrotate): output pixel (y, x), centred, reads the source
+    at the centred point rotated by the angle, bilinearly, zeros outside. zoom_out shrinks the
+    result so the whole rotated image fits; zoom_in enlarges it so no zeros remain."""
+    from . import numpy as np
+    from .nd import _op as _legacy
+    from .nd.ndarray import NDArray, _plain, _wrap
+    if zoom_in and zoom_out:
+        raise ValueError("[imrotate] zoom_in and zoom_out cannot both be True")
+    legacy = type(src) is NDArray
+    images, angles, single = _rotation_inputs(_plain(src), rotation_degrees)
+    _, _, h, w = images.shape
+    cy, cx = (h - 1) / 2.0, (w - 1) / 2.0
+    ys = onp.arange(h, dtype=onp.float64)[:, None] - cy
+    xs = onp.arange(w, dtype=onp.float64)[None, :] - cx
+    c, s_ = onp.cos(angles)[:, None, None], onp.sin(angles)[:, None, None]
+    scale = onp.ones_like(angles)
+    if zoom_in or zoom_out:  # the rotated image's bounding box against the original
+        box_w = w * onp.abs(onp.cos(angles)) + h * onp.abs(onp.sin(angles))
+        box_h = h * onp.abs(onp.cos(angles)) + w * onp.abs(onp.sin(angles))
+        scale = onp.maximum(box_w / w, box_h / h) if zoom_out else \
+            onp.minimum(w / box_w, h / box_h)
+    scale = scale[:, None, None]
+    src_x = (xs * c - ys * s_) * scale / max(cx, 1e-12)
+    src_y = (xs * s_ + ys * c) * scale / max(cy, 1e-12)
+    grid = np.array(onp.stack([src_x, src_y], axis=1), dtype="float32", device=images.device)
+    out = _plain(_legacy.BilinearSampler(images, grid))
+    out = out[0] if single else out
+    return _wrap(out) if legacy else out
+
+
+def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
+    """imrotate by angles drawn uniformly from angle_limits (degrees; one per image of a
+    batch), from ndx's generator (np.random.seed repeats them)."""
+    from . import numpy as np
+    low, high = angle_limits
+    if src.ndim == 3:
+        degrees = float(np.random.uniform(low, high))
+    else:
+        degrees = np.random.uniform(low, high, size=(src.shape[0],)).asnumpy()
+    return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)

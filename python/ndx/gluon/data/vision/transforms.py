@@ -19,7 +19,8 @@ def _rest(out, args):
 __all__ = ["Compose", "HybridCompose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop",
            "CropResize", "RandomResizedCrop", "RandomCrop", "RandomFlipLeftRight",
            "RandomFlipTopBottom", "RandomBrightness", "RandomContrast", "RandomSaturation",
-           "RandomHue", "RandomColorJitter", "RandomLighting", "RandomGray", "RandomApply"]
+           "RandomHue", "RandomColorJitter", "RandomLighting", "RandomGray", "RandomApply",
+           "HybridRandomApply", "Rotate", "RandomRotation"]
 
 
 class Compose(Sequential):
@@ -345,3 +346,65 @@ class RandomApply(Block):
 
     def forward(self, x, *args):
         return _rest(self.transforms(x) if float(np.random.uniform()) < self._p else x, args)
+
+
+class HybridRandomApply(HybridBlock):
+    """A HybridBlock's transforms with probability p, else the input unchanged (MXNet 2.0's):
+    both are computed and one is picked by a draw made at every call, hybridized too."""
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        if not isinstance(transforms, HybridBlock):
+            raise TypeError(f"[HybridRandomApply] transforms must be a HybridBlock, got "
+                            f"{type(transforms).__name__} (RandomApply takes any block)")
+        self._p = image._probability("HybridRandomApply", p)
+        self.transforms = transforms
+
+    def forward(self, x, *args):
+        apply = np.random.uniform(size=()) < self._p
+        return _rest(np.where(apply, self.transforms(x), x), args)
+
+
+def _float32_only(who, x):
+    if str(x.dtype) != "float32":
+        raise TypeError(f"[{who}] only float32 tensors are supported (call it after ToTensor), "
+                        f"got {x.dtype}")
+
+
+class Rotate(Block):
+    """The (C, H, W) or (N, C, H, W) float32 tensor rotated by rotation_degrees about its
+    centre, keeping its shape (mx.image.imrotate; zoom_in / zoom_out as there)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        if zoom_in and zoom_out:
+            raise ValueError("[Rotate] zoom_in and zoom_out cannot both be True")
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x, *args):
+        from .... import image as mx_image
+        _float32_only("Rotate", x)
+        return _rest(mx_image.imrotate(x, *self._args), args)
+
+
+class RandomRotation(Block):
+    """Rotate by an angle drawn uniformly from angle_limits = (low, high) degrees, with
+    probability rotate_with_proba (mx.image.random_rotate)."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        low, high = angle_limits
+        if not low < high:
+            raise ValueError(f"[RandomRotation] angle_limits must be (low, high) with low < "
+                             f"high, got {angle_limits}")
+        if zoom_in and zoom_out:
+            raise ValueError("[RandomRotation] zoom_in and zoom_out cannot both be True")
+        self._args = ((low, high), zoom_in, zoom_out)
+        self._p = image._probability("RandomRotation", rotate_with_proba)
+
+    def forward(self, x, *args):
+        from .... import image as mx_image
+        if float(np.random.uniform()) >= self._p:
+            return _rest(x, args)
+        _float32_only("RandomRotation", x)
+        return _rest(mx_image.random_rotate(x, *self._args), args)
