@@ -644,3 +644,11 @@ def test_gluon_contrib_data_sampler_is_the_interval_sampler():
     from ndx.gluon.contrib.data.sampler import IntervalSampler
     assert list(IntervalSampler(7, 3)) == [0, 3, 6, 1, 4, 2, 5]  # MXNet's documented order
     assert mx.gluon.contrib.data.IntervalSampler is mx.gluon.data.IntervalSampler
+
+
+def test_print_shows_mxnets_footer(capsys):
+    # MXNet's NDArray prints as its repr: the values, then <NDArray shape @device>
+    x = nd.array([[1, 2], [3, 4]])
+    print(x)
+    assert capsys.readouterr().out == "\n[[1. 2.]\n [3. 4.]]\n<NDArray 2x2 @cpu(0)>\n"
+    assert str(x) == repr(x) and f"{x}" == repr(x)

@@ -264,6 +264,9 @@ class NDArray(_np.ndarray, metaclass=_NDArrayMeta):
         shape = "x".join(str(d) for d in self.shape)
         return f"\n{self.asnumpy()}\n<NDArray {shape} @{self.device}>"
 
+    # MXNet's NDArray has no __str__ of its own: print(x) shows the repr, footer included
+    __str__ = __repr__
+
     __hash__ = None
 
 
