@@ -124,9 +124,41 @@ def _check_extra(who, kwargs, ignored, unsupported=None):
             f"leave these at their defaults)")
 
 
+class _CurrentBatch:
+    """next() and the get* accessors of an iterator whose iter_next() leaves the batch it
+    made in self._current (MXNet's MXDataIter: one data and one label array)."""
+
+    def next(self):
+        if self.iter_next():
+            return self._current
+        raise StopIteration
+
+    def _batch(self):
+        if self._current is None:
+            raise RuntimeError(f"[{type(self).__name__}] no current batch: call iter_next() "
+                               f"or next() first")
+        return self._current
+
+    def getdata(self):
+        """The current batch's data array (one array, as MXNet's MXDataIter)."""
+        return self._batch().data[0]
+
+    def getlabel(self):
+        """The current batch's label array."""
+        return self._batch().label[0]
+
+    def getindex(self):
+        """The current batch's example indices (uint64)."""
+        return self._batch().index
+
+    def getpad(self):
+        """How many examples at the end of the current batch are padding."""
+        return self._batch().pad
+
+
 # ------------------------------------------------------------------------------- batching
 
-class _BatchIter(DataIter):
+class _BatchIter(_CurrentBatch, DataIter):
     """Examples from a subclass's _start_pass / _next_example put into batches by MXNet's
     rules (see the module docstring). _next_example returns (data, label, index) or None at
     the end of the pass, and keeps returning None until the next _start_pass."""
@@ -203,32 +235,6 @@ class _BatchIter(DataIter):
             provide_label=self.provide_label)
         return True
 
-    def next(self):
-        if self.iter_next():
-            return self._current
-        raise StopIteration
-
-    def _batch(self):
-        if self._current is None:
-            raise RuntimeError(f"[{type(self).__name__}] no current batch: call iter_next() "
-                               f"or next() first")
-        return self._current
-
-    def getdata(self):
-        """The current batch's data array (one array, as MXNet's MXDataIter)."""
-        return self._batch().data[0]
-
-    def getlabel(self):
-        """The current batch's label array."""
-        return self._batch().label[0]
-
-    def getindex(self):
-        """The current batch's example indices (uint64)."""
-        return self._batch().index
-
-    def getpad(self):
-        """How many examples at the end of the current batch are padding."""
-        return self._batch().pad
 
 
 # ------------------------------------------------------------------------ image record files
@@ -1096,7 +1102,7 @@ def _read_idx_file(who, name, path, magic, dims):
     return body.reshape(shape)
 
 
-class MNISTIter(DataIter):
+class MNISTIter(_CurrentBatch, DataIter):
     """MXNet's MNISTIter: batches of the MNIST IDX files `image` and `label` (as published,
     or gzip-compressed).
 
@@ -1170,25 +1176,3 @@ class MNISTIter(DataIter):
         self._loc = end
         return True
 
-    def next(self):
-        if self.iter_next():
-            return self._current
-        raise StopIteration
-
-    def _batch(self):
-        if self._current is None:
-            raise RuntimeError("[MNISTIter] no current batch: call iter_next() or next() "
-                               "first")
-        return self._current
-
-    def getdata(self):
-        return self._batch().data[0]
-
-    def getlabel(self):
-        return self._batch().label[0]
-
-    def getindex(self):
-        return self._batch().index
-
-    def getpad(self):
-        return 0

@@ -13,7 +13,7 @@ gates * hidden_channels."""
 from ... import numpy as np
 from ... import numpy_extension as npx
 from ..parameter import Parameter
-from .rnn_cell import HybridRecurrentCell
+from .rnn_cell import HybridRecurrentCell, _check_states
 
 __all__ = ["Conv1DRNNCell", "Conv2DRNNCell", "Conv3DRNNCell", "Conv1DLSTMCell",
            "Conv2DLSTMCell", "Conv3DLSTMCell", "Conv1DGRUCell", "Conv2DGRUCell",
@@ -103,13 +103,7 @@ class _ConvRNNCell(HybridRecurrentCell):
         if tuple(inputs.shape[1:]) != self._input_shape:
             raise ValueError(f"[{who}] inputs of one step must have shape (N,) + "
                              f"{self._input_shape}, got {tuple(inputs.shape)}")
-        infos = self.state_info(inputs.shape[0])
-        if len(states) != len(infos):
-            raise ValueError(f"[{who}] expected {len(infos)} state array(s), got {len(states)}")
-        for k, (state, info) in enumerate(zip(states, infos)):
-            if tuple(state.shape) != info["shape"]:
-                raise ValueError(f"[{who}] states[{k}] must have shape {info['shape']}, got "
-                                 f"{tuple(state.shape)}")
+        _check_states(self, states, inputs.shape[0])
 
     def _convolutions(self, inputs, state):
         """(i2h, h2h): the input's and the state's convolutions, each (N, gates *

@@ -231,7 +231,13 @@ def _check_step(cell, inputs, states):
     if known and known != inputs.shape[1]:
         raise ValueError(f"[{name}] inputs have {inputs.shape[1]} features but the cell's "
                          f"input size (i2h_weight's shape[1], input_size) is {known}")
-    infos = cell.state_info(inputs.shape[0])
+    _check_states(cell, states, inputs.shape[0])
+
+
+def _check_states(cell, states, batch_size):
+    """states as the cell's state_info(batch_size) says: their count and shapes."""
+    name = type(cell).__name__
+    infos = cell.state_info(batch_size)
     if len(states) != len(infos):
         raise ValueError(f"[{name}] expected {len(infos)} state array(s), got {len(states)}")
     for k, (state, info) in enumerate(zip(states, infos)):
