@@ -160,9 +160,12 @@ class Trainer:
             kvstore = _kv.create(kvstore)
         return kvstore, True
 
+    def _sparse_index(self, parameter):
+        return next(i for i in self._sparse_weights if self._params[i] is parameter)
+
     def _stored_weight(self, parameter):
         """The store's array of a row_sparse weight (None before the store holds it)."""
-        index = next(i for i in self._sparse_weights if self._params[i] is parameter)
+        index = self._sparse_index(parameter)
         stored = getattr(self._kvstore, "_store", None)
         if index not in self._kv_keys or stored is None:
             return None
@@ -171,7 +174,7 @@ class Trainer:
     def _row_sparse_pull(self, parameter, out, row_id):
         """Fills `out` (a RowSparseNDArray) with the rows row_id lists of `parameter`'s
         weight, from the store (Parameter.row_sparse_data calls it)."""
-        index = next(i for i in self._sparse_weights if self._params[i] is parameter)
+        index = self._sparse_index(parameter)
         self._init_kv_keys([index])
         self._kvstore.row_sparse_pull(index, out=out, row_ids=row_id)
 
@@ -340,14 +343,18 @@ class Trainer:
             if not known or fresh[i]:
                 out.append(i)
             elif not ignore_stale_grad:
-                raise UserWarning(
-                    f"Gradient of Parameter `{self._names[i]}` on device {p._data.device} has "
-                    "not been updated by backward since last `step`. This could mean a bug in your "
-                    "model that made it only use a subset of the Parameters (Blocks) for this "
-                    "iteration. If you are intentionally only using a subset, call step with "
-                    "ignore_stale_grad=True to suppress this warning and skip updating of "
-                    "Parameters with stale gradient")
+                raise self._stale_error(i)
         return out
+
+    def _stale_error(self, i):
+        """MXNet's UserWarning for parameter i, whose gradient no backward wrote."""
+        return UserWarning(
+            f"Gradient of Parameter `{self._names[i]}` on device {self._params[i]._data.device} "
+            "has not been updated by backward since last `step`. This could mean a bug in your "
+            "model that made it only use a subset of the Parameters (Blocks) for this "
+            "iteration. If you are intentionally only using a subset, call step with "
+            "ignore_stale_grad=True to suppress this warning and skip updating of Parameters "
+            "with stale gradient")
 
     def _stale_sparse_weights(self, ignore_stale_grad):
         """The row_sparse weights no backward reached since the last step (their pulled rows'
@@ -364,14 +371,7 @@ class Trainer:
             else:
                 stale.add(i)
         if stale and self._seen_backward and not ignore_stale_grad:
-            i = min(stale)
-            raise UserWarning(
-                f"Gradient of Parameter `{self._names[i]}` on device "
-                f"{self._params[i]._data.device} has not been updated by backward since last "
-                "`step`. This could mean a bug in your model that made it only use a subset of "
-                "the Parameters (Blocks) for this iteration. If you are intentionally only "
-                "using a subset, call step with ignore_stale_grad=True to suppress this "
-                "warning and skip updating of Parameters with stale gradient")
+            raise self._stale_error(min(stale))
         return stale
 
     _stale_sparse = frozenset()
