@@ -322,38 +322,13 @@ void register_like_ops() {
       });
 }
 
-// The value autograd recorded for a node entry (nullptr when it kept none, as a graph's nodes).
-const NDArray* recorded_value(const NodeEntry& e) {
-  if (!e.node || e.node->freed || e.node->values.size() <= e.index) return nullptr;
-  const NDArray& v = e.node->values[e.index];
-  return v.defined() ? &v : nullptr;
-}
-
-// Whether input i of a recorded binary node needs its gradient summed back (collapsed): not
-// when the recorded values show it has the output's shape and every input the output's
-// dtype (so a gradient formula built from them has input i's shape and dtype already).
-bool needs_collapse(const NodePtr& n, size_t i) {
-  const NDArray* out = recorded_value(NodeEntry{n, 0, 0});
-  const NDArray* in = recorded_value(n->inputs[i]);
-  if (!out || !in || in->shape() != out->shape()) return true;
-  for (const NodeEntry& e : n->inputs) {
-    const NDArray* v = recorded_value(e);
-    if (!v || v->dtype() != out->dtype()) return true;
-  }
-  return false;
-}
-
 // FGradient from formulas for (grad_a, grad_b) before collapsing them to the inputs' shapes.
-// An input the recorded op did not broadcast needs no collapse: the formula is its gradient,
-// and a copy of the output's size per binary op is saved.
 using BinaryFormula = std::pair<NodeEntry, NodeEntry> (*)(NodeEntry g, NodeEntry a, NodeEntry b,
                                                           NodeEntry y);
 FGradient composed(BinaryFormula formula) {
   return [formula](const NodePtr& n, const std::vector<NodeEntry>& og) {
     auto [ga, gb] = formula(og[0], n->inputs[0], n->inputs[1], NodeEntry{n, 0, 0});
-    return std::vector<NodeEntry>{
-        needs_collapse(n, 0) ? collapse_like(std::move(ga), n->inputs[0]) : std::move(ga),
-        needs_collapse(n, 1) ? collapse_like(std::move(gb), n->inputs[1]) : std::move(gb)};
+    return std::vector<NodeEntry>{collapse_like(ga, n->inputs[0]), collapse_like(gb, n->inputs[1])};
   };
 }
 
