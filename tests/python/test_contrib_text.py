@@ -21,6 +21,9 @@ def test_count_tokens_and_the_documented_vocabulary():
     assert vocab.to_indices(["hello", "world", "bye"]) == [2, 1, 0]
     assert vocab.to_tokens([2, 1]) == ["hello", "world"] and vocab.to_tokens(3) == "hi"
     assert len(vocab) == 5 and vocab.unknown_token == "<unk>"
+    # the delimiters are regular expressions, as MXNet's
+    assert text.utils.count_tokens_from_str("a,b;c", token_delim=",|;") == \
+        collections.Counter({"a": 1, "b": 1, "c": 1})
     lower = text.utils.count_tokens_from_str("A a b", to_lower=True,
                                              counter_to_update=collections.Counter({"b": 1}))
     assert lower == collections.Counter({"a": 2, "b": 2})
@@ -35,6 +38,7 @@ def test_vocabulary_thresholds_and_reserved_tokens():
     assert vocab.reserved_tokens == ["<pad>", "<bos>"]
     assert text.vocab.Vocabulary(counter, min_freq=3).idx_to_token == \
         ["<unk>", "<pad>", "a", "b", "c"]
+    assert text.vocab.Vocabulary(counter, most_freq_count=0).idx_to_token == ["<unk>"]
     with pytest.raises(ValueError, match="unknown_token"):
         text.vocab.Vocabulary(counter, reserved_tokens=["<unk>"])
     with pytest.raises(ValueError, match="min_freq"):
@@ -80,6 +84,15 @@ def test_composite_embedding_and_bad_files(tmp_path):
     assert both.vec_len == 3
     onp.testing.assert_allclose(both.idx_to_vec.asnumpy(),
                                 [[0, 0, -1], [1, 2, -1], [3, 4, 9]], rtol=1e-6)
+    # init_unknown_vec is called with shape=vec_len; a repeated unknown token keeps its first
+    twice = _write(tmp_path, "u.txt", ["<unk> 1 1", "x 2 2", "<unk> 3 3"])
+    with pytest.warns(UserWarning, match="appears again"):
+        first = text.embedding.CustomEmbedding(twice)
+    assert first.idx_to_vec.asnumpy()[0].tolist() == [1, 1]
+    filled = text.embedding.CustomEmbedding(_write(tmp_path, "v.txt", ["x 2 2"]),
+                                            init_unknown_vec=lambda *, shape: mx.nd.full(
+                                                shape, 7.0))
+    assert filled.idx_to_vec.asnumpy()[0].tolist() == [7, 7]
     with pytest.raises(ValueError, match="has 1 values"):
         text.embedding.CustomEmbedding(_write(tmp_path, "c.txt", ["x 1 2", "y 3"]))
     with pytest.raises(FileNotFoundError):

@@ -102,3 +102,14 @@ def test_hybrid_random_apply():
     onp.testing.assert_allclose(never(img).asnumpy(), img.asnumpy())
     with pytest.raises(TypeError, match="HybridBlock"):
         T.HybridRandomApply(lambda x: x)
+    # one branch runs: a transform may change the shape or dtype
+    raw = np.array(R.integers(0, 255, size=(6, 8, 3)), dtype="uint8")
+    for p, shape, dtype in ((1.0, (4, 4, 3), "uint8"), (0.0, (6, 8, 3), "uint8")):
+        block = T.HybridRandomApply(T.Resize(4), p=p)
+        out = block(raw)
+        assert out.shape == shape and str(out.dtype) == dtype
+    cast = T.HybridRandomApply(T.Cast("float16"), p=0.0)
+    assert str(cast(raw).dtype) == "uint8"
+    cast.hybridize()  # (a traced graph runs both: the shapes and dtypes must agree)
+    with pytest.raises(NotImplementedError, match="shape and dtype"):
+        cast(raw)

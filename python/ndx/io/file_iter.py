@@ -1078,9 +1078,6 @@ class LibSVMIter(_TextFileIter):
 
 # ---------------------------------------------------------------------------- MNIST files
 
-_IGNORED_MNIST_ARGS = ("prefetch_buffer", "ctx", "device_id", "dtype")
-
-
 def _read_idx_file(who, name, path, magic, dims):
     """An IDX file (MNIST's format; gzip-compressed too) as a uint8 NumPy array."""
     import gzip
@@ -1111,14 +1108,13 @@ class MNISTIter(_CurrentBatch, DataIter):
     examples are shuffled once, when the iterator is made (shuffle=True by default; seed),
     every batch is full (an incomplete last batch is dropped, so pad is 0), and
     num_parts / part_index read the part_index-th of num_parts contiguous slices (each
-    worker's share). silent=False logs the count and shape; prefetch_buffer, ctx,
-    device_id and dtype are accepted and ignored."""
+    worker's share). silent=False logs the count and shape; other keyword arguments
+    (prefetch_buffer, ctx, data_shape, ...) are ignored, as MXNet's parser ignores them."""
 
     def __init__(self, image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyte",
                  batch_size=128, shuffle=True, flat=False, seed=0, silent=False, num_parts=1,
                  part_index=0, data_name="data", label_name="softmax_label", **kwargs):
-        who = type(self).__name__
-        _check_extra(who, kwargs, _IGNORED_MNIST_ARGS)
+        who = type(self).__name__  # (other keyword arguments are ignored, as MXNet's are)
         image = _existing_file(who, "image", _path_arg(who, "image", image))
         label = _existing_file(who, "label", _path_arg(who, "label", label))
         batch_size = _int_arg(who, "batch_size", batch_size, 1)

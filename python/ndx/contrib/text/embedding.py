@@ -50,7 +50,7 @@ def get_pretrained_file_names(embedding_name=None):
 
 
 def _zeros(shape):
-    return nd.zeros(shape)
+    return nd.zeros(shape=shape)
 
 
 class _TokenEmbedding(Vocabulary):
@@ -84,9 +84,9 @@ class _TokenEmbedding(Vocabulary):
                 elif len(vec) != self._vec_len:
                     raise ValueError(f"[text.embedding] {path}:{number}: {token!r} has "
                                      f"{len(vec)} values, the file's vectors {self._vec_len}")
-                if token == self.unknown_token:
+                if token == self.unknown_token and loaded_unknown is None:
                     loaded_unknown = vec
-                elif token in self._token_to_idx:
+                elif token in self._token_to_idx:  # (the unknown token's second vector too)
                     warnings.warn(f"[text.embedding] {path}:{number}: {token!r} appears again; "
                                   f"its first vector is kept", stacklevel=3)
                 else:
@@ -98,7 +98,7 @@ class _TokenEmbedding(Vocabulary):
         logging.info("Loaded %d token vectors of length %d from %s", len(vectors),
                      self._vec_len, path)
         unknown = onp.asarray(loaded_unknown, dtype=onp.float32) if loaded_unknown \
-            else init_unknown_vec((self._vec_len,)).asnumpy().astype(onp.float32)
+            else init_unknown_vec(shape=self._vec_len).asnumpy().astype(onp.float32)
         # rows: the unknown token, the reserved tokens (the unknown vector), then the file's
         reserved = len(self._idx_to_token) - len(vectors) - 1
         table = onp.empty((len(self._idx_to_token), self._vec_len), dtype=onp.float32)

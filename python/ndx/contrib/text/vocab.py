@@ -38,7 +38,7 @@ class Vocabulary:
         special = set(self._idx_to_token)
         ranked = sorted(counter.items(), key=lambda kv: kv[0])
         ranked.sort(key=lambda kv: kv[1], reverse=True)  # (stable: ties keep the key order)
-        room = most_freq_count or len(counter)  # (MXNet: None or 0 index every key)
+        room = len(counter) if most_freq_count is None else most_freq_count
         for token, freq in ranked:
             if freq < min_freq or room <= 0:
                 break

@@ -349,8 +349,10 @@ class RandomApply(Block):
 
 
 class HybridRandomApply(HybridBlock):
-    """A HybridBlock's transforms with probability p, else the input unchanged (MXNet 2.0's):
-    both are computed and one is picked by a draw made at every call, hybridized too."""
+    """A HybridBlock's transforms with probability p, else the input unchanged (MXNet 2.0's),
+    by a draw made at every call. Called directly, one branch runs (a transform may change
+    the shape or dtype); hybridized, both run and np.where picks one, so the transform must
+    keep the input's shape and dtype there (a traced graph holds no branches)."""
 
     def __init__(self, transforms, p=0.5):
         super().__init__()
@@ -361,8 +363,17 @@ class HybridRandomApply(HybridBlock):
         self.transforms = transforms
 
     def forward(self, x, *args):
-        apply = np.random.uniform(size=()) < self._p
-        return _rest(np.where(apply, self.transforms(x), x), args)
+        from .... import _core
+        if not _core._is_tracing():
+            return _rest(self.transforms(x) if float(np.random.uniform()) < self._p else x,
+                         args)
+        out = self.transforms(x)
+        if out.shape != x.shape or out.dtype != x.dtype:
+            raise NotImplementedError(
+                f"[HybridRandomApply] hybridized, the transform must keep the input's shape "
+                f"and dtype ({tuple(x.shape)}, {x.dtype}), got {tuple(out.shape)}, "
+                f"{out.dtype}: call the block without hybridize()")
+        return _rest(np.where(np.random.uniform(size=()) < self._p, out, x), args)
 
 
 def _float32_only(who, x):
