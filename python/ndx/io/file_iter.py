@@ -100,6 +100,16 @@ def _existing_file(who, name, path):
     return path
 
 
+def _part_args(who, num_parts, part_index):
+    """(num_parts, part_index): which of num_parts slices of the data this reader takes."""
+    num_parts = _int_arg(who, "num_parts", num_parts, 1)
+    part_index = _int_arg(who, "part_index", part_index, 0)
+    if part_index >= num_parts:
+        raise ValueError(f"[{who}] part_index must be in [0, num_parts={num_parts}), got "
+                         f"{part_index}")
+    return num_parts, part_index
+
+
 def _name_arg(who, name, value):
     if not isinstance(value, str) or not value:
         raise TypeError(f"[{who}] {name} must be a non-empty str, got {value!r}")
@@ -406,11 +416,7 @@ class ImageRecordIter(_BatchIter):
             raise ValueError(f"[{who}] data_shape must be (channels, height, width) with 1, 3 "
                              f"or 4 channels, got {data_shape!r}")
         dtype = _dtype_arg(who, "dtype", "float32" if dtype is None else dtype, _IMAGE_DTYPES)
-        num_parts = _int_arg(who, "num_parts", num_parts, 1)
-        part_index = _int_arg(who, "part_index", part_index, 0)
-        if part_index >= num_parts:
-            raise ValueError(f"[{who}] part_index must be in [0, num_parts={num_parts}), got "
-                             f"{part_index}")
+        num_parts, part_index = _part_args(who, num_parts, part_index)
         seed = _int_arg(who, "seed", seed)
         if seed_aug is not None:
             seed_aug = _int_arg(who, "seed_aug", seed_aug)
@@ -1007,11 +1013,7 @@ class LibSVMIter(_TextFileIter):
             if len(shape) != 1:
                 raise ValueError(f"[{who}] {name} must have one dimension (the column "
                                  f"count), got {shape}")
-        num_parts = _int_arg(who, "num_parts", num_parts, 1)
-        part_index = _int_arg(who, "part_index", part_index, 0)
-        if part_index >= num_parts:
-            raise ValueError(f"[{who}] part_index must be below num_parts ({num_parts}), got "
-                             f"{part_index}")
+        num_parts, part_index = _part_args(who, num_parts, part_index)
         round_batch = _flag_arg(who, "round_batch", round_batch)
         self.data_shape, self.label_shape = data_shape, label_shape
         part = (num_parts, part_index)
@@ -1118,11 +1120,7 @@ class MNISTIter(_CurrentBatch, DataIter):
         image = _existing_file(who, "image", _path_arg(who, "image", image))
         label = _existing_file(who, "label", _path_arg(who, "label", label))
         batch_size = _int_arg(who, "batch_size", batch_size, 1)
-        num_parts = _int_arg(who, "num_parts", num_parts, 1)
-        part_index = _int_arg(who, "part_index", part_index, 0)
-        if part_index >= num_parts:
-            raise ValueError(f"[{who}] part_index must be in [0, num_parts={num_parts}), got "
-                             f"{part_index}")
+        num_parts, part_index = _part_args(who, num_parts, part_index)
         seed = _int_arg(who, "seed", seed)
         images = _read_idx_file(who, "image", image, 2051, 3)
         labels = _read_idx_file(who, "label", label, 2049, 1)
