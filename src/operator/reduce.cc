@@ -354,7 +354,10 @@ bool backward_type(const NodeAttrs& attrs, DTypeVector* in, DTypeVector* out) {
   if ((*in)[0] == DType::kBool)
     type_error("[", op_name(attrs),
                "] gradients of boolean arrays are not defined; ograd has dtype ", (*in)[0]);
-  assign_type(attrs, &(*out)[0], (*in)[0], "output", 0);
+  // The gradient has the data's dtype (sum(x, dtype=float32) of float16 data gives float16
+  // gradients); integer data, which gets no gradient, keeps the ograd's.
+  const DType data = in->size() > 1 ? (*in)[1] : DType::kUnknown;
+  assign_type(attrs, &(*out)[0], is_inexact(data) ? data : (*in)[0], "output", 0);
   return true;
 }
 

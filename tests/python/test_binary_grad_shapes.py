@@ -74,3 +74,28 @@ def test_a_wider_gradient_reaching_a_float16_product_is_cast_back():
     want = sv * (g - (g * sv).sum())  # the softmax's Jacobian applied to it
     assert x.grad.dtype == onp.float16
     onp.testing.assert_allclose(x.grad.asnumpy()[0], want, atol=2e-3)
+
+
+def test_reductions_with_a_wider_dtype_give_the_data_dtype_gradient():
+    # sum / mean / prod(x, dtype=float32) of float16 data: the gradient reaching x is float16
+    # (the data's dtype), so a softmax before the reduction can take it
+    values = onp.array([[0.5, 2.0, -1.5], [1.0, 0.25, 3.0]])
+    cases = {"sum": (lambda a: np.sum(a, axis=1, dtype="float32"), onp.ones_like(values)),
+             "mean": (lambda a: np.mean(a, dtype="float32"), onp.full_like(values, 1 / 6)),
+             "prod": (lambda a: np.prod(a, axis=0, dtype="float32"),
+                      values[::-1])}  # (d(a0 * a1)/d a0 = a1)
+    for name, (reduce, want) in cases.items():
+        x = np.array(values, dtype="float16")
+        x.attach_grad()
+        with autograd.record():
+            y = reduce(x)
+        assert y.dtype == onp.float32, name
+        y.backward()
+        assert x.grad.dtype == onp.float16, name
+        onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=2e-3, err_msg=name)
+        s = np.array(values, dtype="float16")
+        s.attach_grad()
+        with autograd.record():
+            z = reduce(npx.softmax(s)).sum()
+        z.backward()
+        assert s.grad.dtype == onp.float16 and onp.isfinite(s.grad.asnumpy()).all(), name
