@@ -1,6 +1,6 @@
 """npx.foreach / while_loop / cond (numpy_extension/_control_flow.py): MXNet's documented
 examples, a NumPy loop as reference, gradients through the steps, hybridization (foreach
-unrolls; while_loop and cond refuse), and typed errors."""
+unrolls; while_loop and cond become graph nodes running subgraphs), and typed errors."""
 import numpy as onp
 import pytest
 
@@ -83,18 +83,211 @@ class _Loop(gluon.HybridBlock):
         return npx.while_loop(lambda v: v.sum() < 10, lambda v: (v, v * 2), x, 5)[0]
 
 
-def test_foreach_hybridizes_and_the_value_dependent_ones_refuse():
-    x = np.array(R.standard_normal((3, 2)))
-    block = _Loop("foreach")
-    want = block(x).asnumpy()
-    block.hybridize()
-    onp.testing.assert_allclose(block(x).asnumpy(), want, rtol=1e-6)
-    for which in ("cond", "while_loop"):
+def test_hybridized_loops_follow_the_values_not_the_trace():
+    """One graph per input signature, yet cond takes the branch and while_loop runs the steps
+    each call's values ask for (a NumPy loop is the reference)."""
+    pos, neg = onp.array([[1.0, 2.0], [0.5, 0.25]]), onp.array([[-1.0, 2.0], [-3.0, 0.5]])
+    small = onp.full((2, 2), 0.01)
+
+    def reference(which, v):
+        if which == "cond":
+            return v if v.sum() > 0 else -v
+        if which == "foreach":
+            h, outs = onp.ones(2), []
+            for row in v:
+                outs.append(row * h)
+                h = h + row
+            return onp.stack(outs)
+        steps = []
+        while len(steps) < 5 and v.sum() < 10:
+            steps.append(v)
+            v = v * 2
+        return onp.concatenate([onp.stack(steps), onp.zeros((5 - len(steps),) + v.shape)]) \
+            if steps else onp.zeros((5,) + v.shape)
+
+    for which in ("foreach", "cond", "while_loop"):
         block = _Loop(which)
-        block(x)  # imperative: fine
         block.hybridize()
-        with pytest.raises(NotImplementedError, match=f"{which}.*hybridized"):
-            block(x)
+        for v in (pos, neg, small, pos * 100):
+            onp.testing.assert_allclose(block(np.array(v)).asnumpy(), reference(which, v),
+                                        rtol=1e-6, err_msg=which)
+        assert len(block._graphs) == 1
+
+
+class _Gated(gluon.HybridBlock):
+    """A branch and a loop using the block's parameters (captured, not passed)."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = gluon.nn.Dense(3, in_units=3)
+        self.scale = gluon.Parameter("scale", shape=(3,), init="ones")
+
+    def forward(self, x):
+        y = npx.cond(lambda v: v.sum() > 0, lambda v: self.dense(v) * 2,
+                     lambda v: np.tanh(v) * self.scale.data(), [x])
+        out, (z, i) = npx.while_loop(lambda z, i: i < 3,
+                                     lambda z, i: (z * self.scale.data(),
+                                                   [z * self.scale.data() + 1, i + 1]),
+                                     [y, np.array(0.0)], max_iterations=4)
+        return out.sum(axis=0) + z
+
+
+def _grads(block, x):
+    x = np.array(x, dtype="float32")
+    x.attach_grad()
+    with autograd.record():
+        loss = (block(x) * np.array(onp.arange(1.0, 10.0).reshape(3, 3))).sum()
+    loss.backward()
+    return [loss.asnumpy()] + [x.grad.asnumpy()] + \
+        [p.grad().asnumpy() for p in block.collect_params().values()]
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_hybridized_gradients_reach_captured_parameters(sign):
+    x = sign * onp.abs(R.standard_normal((3, 3))) + sign * 0.1
+    block = _Gated()
+    block.initialize()
+    block.scale.set_data(np.array([0.5, 1.5, -1.0]))
+    want = _grads(block, x)
+    block.hybridize()
+    for _ in range(2):  # (the call that traces and a replay)
+        for got, w in zip(_grads(block, x), want):
+            onp.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+    # the input's gradient against central differences of the hybridized block
+    eps, w = 1e-2, onp.arange(1.0, 10.0).reshape(3, 3)
+    numeric = onp.zeros_like(x)
+    for i in range(x.size):
+        d = onp.zeros(x.size)
+        d[i] = eps
+        d = d.reshape(x.shape)
+        numeric.reshape(-1)[i] = (
+            (block(np.array(x + d, dtype="float32")).asnumpy() * w).sum() -
+            (block(np.array(x - d, dtype="float32")).asnumpy() * w).sum()) / (2 * eps)
+    onp.testing.assert_allclose(want[1], numeric, rtol=1e-2, atol=1e-2)
+
+
+class _ClosureCond(gluon.HybridBlock):
+    """MXNet 1's form: a predicate array and functions of no arguments using `h`."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = gluon.nn.Dense(4, in_units=3)
+
+    def forward(self, x):
+        h = self.dense(x)
+        return npx.cond(h.sum() > 0, lambda: h * 2, lambda: np.exp(h) - 1)
+
+
+def test_functions_using_arrays_of_the_forward_hybridize():
+    block = _ClosureCond()
+    block.initialize()
+    xs = [onp.abs(R.standard_normal((2, 3))), -onp.abs(R.standard_normal((2, 3)))]
+    w, b = block.dense.weight.data().asnumpy(), block.dense.bias.data().asnumpy()
+    wants = []
+    for x in xs:  # NumPy's forward and hand-derived gradients of (out * weights).sum()
+        h = x @ w.T + b
+        up = onp.arange(1.0, 9.0).reshape(2, 4)
+        dh = up * 2 if h.sum() > 0 else up * onp.exp(h)
+        wants.append((h * 2 if h.sum() > 0 else onp.exp(h) - 1, dh.T @ x, dh @ w))
+    block.hybridize()
+    for x, (out, dw, dx) in zip(xs * 2, wants * 2):
+        xa = np.array(x, dtype="float32")
+        xa.attach_grad()
+        with autograd.record():
+            y = block(xa)
+            loss = (y * np.array(onp.arange(1.0, 9.0).reshape(2, 4))).sum()
+        loss.backward()
+        onp.testing.assert_allclose(y.asnumpy(), out, rtol=1e-5, atol=1e-6)
+        onp.testing.assert_allclose(block.dense.weight.grad().asnumpy(), dw, rtol=1e-5,
+                                    atol=1e-5)
+        onp.testing.assert_allclose(xa.grad.asnumpy(), dx, rtol=1e-5, atol=1e-5)
+    assert len(block._graphs) == 1
+
+
+def test_two_forwards_before_one_backward_take_their_own_branches():
+    block = _Gated()
+    block.initialize()
+    a, b = onp.abs(R.standard_normal((3, 3))), -onp.abs(R.standard_normal((3, 3)))
+
+    def run():
+        xa, xb = np.array(a, dtype="float32"), np.array(b, dtype="float32")
+        xa.attach_grad()
+        xb.attach_grad()
+        with autograd.record():
+            loss = (block(xa) * block(xb)).sum()
+        loss.backward()
+        return xa.grad.asnumpy(), xb.grad.asnumpy(), block.dense.weight.grad().asnumpy()
+
+    want = run()
+    block.hybridize()
+    for got, w in zip(run(), want):
+        onp.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+
+
+class _DropBranch(gluon.HybridBlock):
+    def forward(self, x):
+        return npx.cond(lambda v: v.sum() > 0, lambda v: npx.dropout(v, p=0.5) * 3,
+                        lambda v: v, [x])
+
+
+def test_a_random_branch_differentiates_the_mask_its_forward_drew():
+    block = _DropBranch()
+    block.hybridize()
+    x = np.ones((64,))
+    x.attach_grad()
+    with autograd.record():
+        y = block(x)
+    y.backward()
+    y = y.asnumpy()
+    assert 0 < (y == 0).sum() < 64  # (a mask was drawn)
+    onp.testing.assert_allclose(x.grad.asnumpy(), onp.where(y == 0, 0.0, 6.0))
+
+
+def test_nested_control_flow_and_errors_inside_a_graph():
+    class Nested(gluon.HybridBlock):
+        def forward(self, x):
+            return npx.while_loop(
+                lambda v: v.sum() < 20,
+                lambda v: (v, npx.cond(lambda u: u.max() > 2, lambda u: u + 10,
+                                       lambda u: u * 2, [v])), x, max_iterations=6)[1][0]
+
+    block = Nested()
+    block.hybridize()
+    for start in ([0.5, 0.25], [3.0, 1.0], [30.0, 0.0]):
+        v = onp.array(start)
+        for _ in range(6):
+            if v.sum() >= 20:
+                break
+            v = v + 10 if v.max() > 2 else v * 2
+        onp.testing.assert_allclose(block(np.array(start)).asnumpy(), v)
+
+    class Mismatch(gluon.HybridBlock):
+        def forward(self, x):
+            return npx.cond(lambda v: v.sum() > 0, lambda v: v, lambda v: v.sum(), [x])
+
+    block = Mismatch()
+    block(np.ones(2))  # imperative: each call has one branch
+    block.hybridize()
+    with pytest.raises(ValueError, match="same shapes and dtypes"):
+        block(np.ones(2))
+
+    class Grows(gluon.HybridBlock):
+        def forward(self, x):
+            return npx.while_loop(lambda v: v.sum() < 3, lambda v: (v, np.concatenate([v, v])),
+                                  x, max_iterations=3)[0]
+
+    block = Grows()
+    block.hybridize()
+    with pytest.raises(ValueError, match="loop_vars' shapes and dtypes"):
+        block(np.ones(1))
+
+
+def test_a_graph_with_control_flow_is_not_exported(tmp_path):
+    block = _Loop("cond")
+    block.hybridize()
+    block(np.ones(2))
+    with pytest.raises(NotImplementedError, match="cond"):
+        block.export(str(tmp_path / "m"))
 
 
 @pytest.mark.parametrize("call, error, match", [

@@ -16,6 +16,7 @@ from .. import _core, autograd
 from .. import numpy as np
 from .. import numpy_extension as _npx  # noqa: F401  (F.npx)
 from ..nd.ndarray import NDArray as _NDArray
+from ..numpy_extension import _control_flow
 from .parameter import _CALL, _TRACING, DeferredInitializationError, Parameter, ParameterDict
 from .serialization import load_param_dict, save_tensors
 
@@ -882,9 +883,12 @@ class HybridBlock(Block):
         # legacy semantics (x.reshape((0, -1))) as in an imperative call.
         traced_args = [_like(a, _core._trace_input(a, n))
                        for a, n in zip(args, _data_names(len(args)))]
+        # (by name, for the subgraphs of npx.cond / while_loop to find what they capture)
+        variables = dict(zip(_data_names(len(args)), traced_args))
         if fmt is not None:  # (nested inputs: the forward gets them in their structure)
             traced_args = _regroup(traced_args, fmt)
         traced = {p: _core._trace_input(p.data(), name) for name, p in params.items()}
+        variables.update((name, traced[p]) for name, p in params.items())
         # Tracing runs the ops once; states the ops update in place (running statistics, the
         # inputs of an update op such as sgd_mom_update) are put back, so the call that traced
         # updates them once, as every later call does.
@@ -897,7 +901,8 @@ class HybridBlock(Block):
         with _TRACE_LOCK:
             Parameter._tracing += 1
         try:
-            with autograd.pause(train_mode=autograd.is_training()):
+            with autograd.pause(train_mode=autograd.is_training()), \
+                    _control_flow.trace_scope(variables):
                 out = self.forward(*traced_args)
         finally:
             _core._set_tracing(prev_tracing)
@@ -1005,6 +1010,7 @@ class HybridBlock(Block):
                 p = params[n]
                 tensors[f"{kind}:{n}"] = p._reduce()
         text = _core._graph_json(graph)
+        _control_flow.check_exportable(text, type(self).__name__)
         if remove_amp_cast:
             from ..amp._graph import remove_amp_casts
             text = remove_amp_casts(text)
