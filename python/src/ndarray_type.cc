@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 #include "ndx/autograd.h"
@@ -82,14 +83,32 @@ NDArray run_op(const char* op, const NDArray& a,
   return invoke(Op::get(op)->make_attrs(kw), {a})[0];
 }
 
+// A shape op on an array autograd records: a view, as unrecorded, recorded as `op` (whose
+// FGradient is the backward; no shape op's backward reads the values, and writes into recorded
+// arrays are refused), rather than the op's copy. A trace records the op, which its graph runs.
+NDArray recorded_view(const char* op, const NDArray& a,
+                      std::vector<std::pair<std::string_view, Value>> kw,
+                      const std::function<NDArray(const NDArray&)>& view) {
+  if (is_tracing()) return run_op(op, a, std::move(kw));
+  const NodeAttrs attrs = Op::get(op)->make_attrs(kw);
+  std::vector<NDArray> out{view(a)};
+  autograd::record_op(attrs, {a}, &out);
+  return out[0];
+}
+
 NDArray transposed(const NDArray& a, std::optional<Shape> axes) {
-  if (recorded(a)) return run_op("_np_transpose", a, {{"axes", axes ? Value(*axes) : Value()}});
-  return axes ? a.transpose(axes->to_vector()) : a.transpose();
+  auto view = [&](const NDArray& x) {
+    return axes ? x.transpose(axes->to_vector()) : x.transpose();
+  };
+  if (recorded(a))
+    return recorded_view("_np_transpose", a, {{"axes", axes ? Value(*axes) : Value()}}, view);
+  return view(a);
 }
 
 NDArray reshaped(const NDArray& a, const Shape& s) {
-  if (recorded(a)) return run_op("_np_reshape", a, {{"newshape", Value(s)}});
-  return a.reshape_view(s);
+  auto view = [&](const NDArray& x) { return x.reshape_view(s); };
+  if (recorded(a)) return recorded_view("_np_reshape", a, {{"newshape", Value(s)}}, view);
+  return view(a);
 }
 
 void check_not_recorded(const NDArray& a, const char* what) {
@@ -599,27 +618,36 @@ NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
     }
   }
   full(a.ndim() - axis);
-  NDArray r = invoke(Op::get("_npx_slice")
-                         ->make_attrs(std::vector<std::pair<std::string_view, Value>>{
-                             {"begin", Value(begin)}, {"end", Value(end)}, {"step", Value(step)}}),
-                     {a})[0];
+  // The slice as a view: every axis sliced (an integer index i as i:i+1), as _npx_slice reads.
+  std::vector<IndexItem> slices;
+  for (int k = 0; k < a.ndim(); ++k) {
+    auto bound = [](int64_t v) { return v == kNone ? std::nullopt : std::optional<int64_t>(v); };
+    slices.push_back(IndexItem::slice(bound(begin[k]), bound(end[k]), step[k]));
+  }
+  NDArray r = recorded_view("_npx_slice", a,
+                            {{"begin", Value(begin)}, {"end", Value(end)}, {"step", Value(step)}},
+                            [&](const NDArray& x) { return getitem(x, slices); });
   // The integer-indexed axes dropped (npx.reshape's codes: -2 copies a dim, -3 drops one of
   // length 1), then the new axes inserted one by one (expand_dims), rather than a reshape to
   // the shape this call has: a traced graph serves inputs of other lengths (x[:, None], x[:,
   // -1] of any batch).
-  auto op = [](const char* name, const NDArray& x, const char* key, Value v) {
-    return invoke(Op::get(name)->make_attrs(
-                      std::vector<std::pair<std::string_view, Value>>{{key, std::move(v)}}),
-                  {x})[0];
-  };
   Shape codes = Shape::filled(r.ndim(), -3);
+  Shape kept;
   for (int src : layout)
-    if (src >= 0) codes[src] = -2;
+    if (src >= 0) codes[src] = -2, kept.push_back(r.shape()[src]);
   bool dropped = false;
   for (int64_t c : codes) dropped |= c == -3;
-  if (dropped) r = op("_npx_reshape", r, "newshape", Value(codes));
-  for (size_t k = 0; k < layout.size(); ++k)
-    if (layout[k] < 0) r = op("_np_expand_dims", r, "axis", Value(static_cast<int64_t>(k)));
+  if (dropped)
+    r = recorded_view("_npx_reshape", r, {{"newshape", Value(codes)}},
+                      [&](const NDArray& x) { return x.reshape_view(kept); });
+  for (size_t k = 0; k < layout.size(); ++k) {
+    if (layout[k] >= 0) continue;
+    std::vector<int64_t> dims = r.shape().to_vector();
+    dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(k), 1);
+    const Shape grown(dims);
+    r = recorded_view("_np_expand_dims", r, {{"axis", Value(static_cast<int64_t>(k))}},
+                      [&](const NDArray& x) { return x.reshape_view(grown); });
+  }
   return r;
 }
 

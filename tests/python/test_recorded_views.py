@@ -1,0 +1,79 @@
+"""Shape ops on arrays autograd records (reshape, transpose, swapaxes, expand_dims, squeeze,
+basic slicing) give views, as NumPy's and as ndx's unrecorded ones do, and their gradients
+reach the viewed elements: the reference scatters the weights through the same view of an
+array of positions (NumPy), so any composition is checked."""
+import numpy as onp
+import pytest
+
+from ndx import autograd, np
+
+R = onp.random.default_rng(11)
+
+VIEWS = {
+    "reshape": lambda a: a.reshape(6, 4),
+    "reshape -1": lambda a: a.reshape(-1),
+    "T": lambda a: a.T,
+    "transpose axes": lambda a: a.transpose(1, 0, 2),
+    "np.transpose": lambda a: (np if isinstance(a, np.ndarray) else onp).transpose(a, (2, 0, 1)),
+    "swapaxes": lambda a: a.swapaxes(0, 2),
+    "expand_dims": lambda a: (np if isinstance(a, np.ndarray) else onp).expand_dims(a, 1),
+    "squeeze": lambda a: a[:, :1].squeeze(1),
+    "slices": lambda a: a[1:, ::2, 1:3],
+    "int and None": lambda a: a[:, None, 2],
+    "ellipsis": lambda a: a[..., -1],
+    "negative step": lambda a: a[::-1, 1],
+    "chain": lambda a: a.T.reshape(4, 6)[::2, 1:].reshape(-1)[::3],
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_recorded_shape_ops_are_views_with_scattered_gradients(name):
+    f = VIEWS[name]
+    values = R.standard_normal((2, 3, 4))
+    x = np.array(values)
+    x.attach_grad()
+    with autograd.record():
+        y = f(x)
+        w = np.array(R.standard_normal(y.shape))
+        loss = (y * w).sum()
+    want_value = f(values)
+    assert y.shape == want_value.shape
+    onp.testing.assert_array_equal(y.asnumpy(), want_value)
+    if name != "chain":  # (NumPy's own chain copies once, at a reshape of a transposed view)
+        assert np.shares_memory(y, x)
+    loss.backward()
+    positions = f(onp.arange(values.size).reshape(values.shape))
+    want = onp.bincount(positions.ravel(), weights=w.asnumpy().ravel(), minlength=values.size)
+    onp.testing.assert_allclose(x.grad.asnumpy(), want.reshape(values.shape), rtol=1e-12)
+
+
+def test_writes_into_a_recorded_view_leave_the_base_alone():
+    # as before views: assignment gives the view a recorded buffer of its own, and in-place
+    # arithmetic is refused, so the base and what backward saved of it never change
+    x = np.ones((2, 3))
+    x.attach_grad()
+    with autograd.record():
+        y = x.reshape(-1)
+        y[0] = 5
+        with pytest.raises(NotImplementedError, match="autograd records"):
+            y += 1
+        loss = (y * np.arange(6.0)).sum()
+    loss.backward()
+    onp.testing.assert_array_equal(y.asnumpy(), [5, 1, 1, 1, 1, 1])
+    onp.testing.assert_array_equal(x.asnumpy(), onp.ones((2, 3)))
+    onp.testing.assert_array_equal(x.grad.asnumpy(), [[0, 1, 2], [3, 4, 5]])
+
+
+def test_second_order_through_recorded_views():
+    values = R.standard_normal((3, 4))
+    x = np.array(values)
+    x.attach_grad()
+    with autograd.record():
+        y = (x.T[1:] ** 3).sum()
+        (g,) = autograd.grad(y, [x], create_graph=True)  # 3 x^2 off the first column
+        z = (g.reshape(-1) * np.array(onp.arange(12.0))).sum()
+    z.backward()
+    mask = onp.ones((3, 4))
+    mask[:, 0] = 0
+    want = 6 * values * mask * onp.arange(12.0).reshape(3, 4)
+    onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-12)
