@@ -1,6 +1,10 @@
 """npx.foreach / while_loop / cond (numpy_extension/_control_flow.py): MXNet's documented
 examples, a NumPy loop as reference, gradients through the steps, hybridization (foreach
 unrolls; while_loop and cond become graph nodes running subgraphs), and typed errors."""
+import functools
+import logging
+import types
+
 import numpy as onp
 import pytest
 
@@ -282,12 +286,161 @@ def test_nested_control_flow_and_errors_inside_a_graph():
         block(np.ones(1))
 
 
+def _run_both(make, call):
+    """call(block) for the block imperative and hybridized (fresh blocks, same parameters)."""
+    results = []
+    for hybridize in (False, True):
+        block = make()
+        if hybridize:
+            block.hybridize()
+        results.append(call(block))
+    return results
+
+
+def _x_grad(block, x, **record):
+    x = np.array(x, dtype="float32")
+    x.attach_grad()
+    with autograd.record(**record):
+        y = block(x)
+    y.backward()
+    return y.asnumpy(), x.grad.asnumpy()
+
+
+class _Const(gluon.HybridBlock):
+    """Outputs that do not depend on the inputs: a constant branch, a loop that never runs
+    (zero padding only), and a loop of max_iterations=0."""
+
+    def forward(self, x):
+        c = npx.cond(lambda v: v.sum() > 0, lambda v: np.ones(v.shape) * 3, lambda v: v * 2, [x])
+        never, w = npx.while_loop(lambda v: v.sum() > 1e9, lambda v: (v * 5, v * 5), x, 3)
+        none, z = npx.while_loop(lambda v: v.sum() < 1e9, lambda v: (v, v + 1), x, 0)
+        # (imperatively a loop without steps gives [], in a graph its zero padding)
+        pads = [o.sum(axis=0) for o in (never, none) if isinstance(o, np.ndarray)]
+        return c + sum(pads) + w[0] + z[0]
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_outputs_that_do_not_depend_on_the_inputs_back_propagate(sign):
+    x = sign * onp.array([1.0, 2.0])
+    (y0, g0), (y1, g1) = _run_both(_Const, lambda b: _x_grad(b, x))
+    onp.testing.assert_allclose(y1, y0)
+    onp.testing.assert_allclose(g1, g0)
+    onp.testing.assert_allclose(g0, [2.0, 2.0] if sign > 0 else [4.0, 4.0])  # (c, w, z)
+
+
+class _DropOrBN(gluon.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.drop = gluon.nn.Dropout(0.5)
+        self.bn = gluon.nn.BatchNorm(in_channels=2)
+
+    def forward(self, x):
+        return npx.cond(lambda v: v.sum() > 0, lambda v: self.bn(self.drop(v)), lambda v: v * 2,
+                        [x])
+
+
+def test_a_predict_mode_recording_differentiates_in_predict_mode():
+    x = onp.array([[1.0, 2.0], [3.0, 5.0]])
+
+    def call(block):
+        block.initialize()
+        y, g = _x_grad(block, x, train_mode=False)
+        return y, g, block.bn.running_mean.data().asnumpy()
+
+    for y, g, mean in _run_both(_DropOrBN, call):
+        # predict mode: no dropout, BatchNorm with its running statistics (0 mean, 1 var)
+        onp.testing.assert_allclose(y, x / onp.sqrt(1 + 1e-5), rtol=1e-5)
+        onp.testing.assert_allclose(g, onp.full((2, 2), 1 / onp.sqrt(1 + 1e-5)), rtol=1e-5)
+        onp.testing.assert_array_equal(mean, [0.0, 0.0])
+
+
+class _Held(gluon.HybridBlock):
+    """The forward's arrays reached through a list in the closure, a default argument and a
+    functools.partial: the node takes them as inputs, so the dropout mask is drawn once and
+    the running statistics move once per call."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = gluon.nn.BatchNorm(in_channels=2)
+
+    def forward(self, x):
+        h = npx.dropout(self.bn(x), p=0.5)
+        hs = [h]
+        a = npx.cond(h.sum() > -1e9, lambda: hs[0] * 2, lambda: hs[0] * 3)
+        b = npx.cond(h.sum() > -1e9, lambda h=h: h * 2, lambda h=h: h * 3)
+        c = npx.cond(h.sum() > -1e9, functools.partial(np.multiply, h, 2),
+                     functools.partial(np.multiply, h, 3))
+        return a, b, c, h
+
+
+def test_arrays_held_in_lists_defaults_and_partials_are_node_inputs():
+    x = np.array(onp.arange(1.0, 17.0).reshape(8, 2), dtype="float32")
+
+    def call(block):
+        block.initialize()
+        with autograd.record():
+            outs = [o.asnumpy() for o in block(x)]
+        return outs, block.bn.running_mean.data().asnumpy()
+
+    for (a, b, c, h), mean in _run_both(_Held, call):
+        for out in (a, b, c):
+            onp.testing.assert_allclose(out, 2 * h, rtol=1e-6)
+        # one update: momentum 0.9 of the batch mean (8.0, 9.0)
+        onp.testing.assert_allclose(mean, [0.8, 0.9], rtol=1e-6)
+
+
+class _Lazy(gluon.HybridBlock):
+    """A deferred-shape layer used only in the branch (or loop body) the first call skips."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = gluon.nn.Dense(4)
+        self.loop = gluon.nn.Dense(3)
+
+    def forward(self, x):
+        y = npx.cond(lambda v: v.sum() > 0, lambda v: self.dense(v),
+                     lambda v: np.zeros((v.shape[0], 4)) + v.sum(), [x])
+        (z,) = npx.while_loop(lambda v: v.sum() > 0,
+                              lambda v: ([], [v - 100 + self.loop(v).sum()]), [x], 2)[1]
+        return y, z
+
+
+def test_deferred_parameters_of_a_branch_not_taken_are_settled():
+    x = -np.ones((2, 5))
+
+    def call(block):
+        block.initialize()
+        shapes = [o.shape for o in block(x)] + [o.shape for o in block(-x)]
+        return shapes, block.dense.weight.shape, block.loop.weight.shape
+
+    for shapes, dense, loop in _run_both(_Lazy, call):
+        assert shapes == [(2, 4), (2, 5), (2, 4), (2, 5)]
+        assert dense == (4, 5) and loop == (3, 5)
+
+
+def test_a_step_output_of_none_is_no_output():
+    for block in _run_both(lambda: _NoneStep(), lambda b: b(np.array([1.0, 2.0]))):
+        onp.testing.assert_allclose(block.asnumpy(), [4.0, 5.0])
+
+
+class _NoneStep(gluon.HybridBlock):
+    def forward(self, x):
+        outs, (v,) = npx.while_loop(lambda v: v.sum() < 8, lambda v: (None, [v + 1]), [x], 5)
+        assert outs == []
+        return v
+
+
 def test_a_graph_with_control_flow_is_not_exported(tmp_path):
     block = _Loop("cond")
     block.hybridize()
     block(np.ones(2))
     with pytest.raises(NotImplementedError, match="cond"):
         block.export(str(tmp_path / "m"))
+    # nor does the Estimator's checkpoint write it (it logs why)
+    from ndx.gluon.contrib.estimator.event_handler import CheckpointHandler
+    estimator = types.SimpleNamespace(net=block, logger=logging.getLogger("test"))
+    CheckpointHandler(str(tmp_path), model_prefix="m").batch_end(estimator)
+    assert not (tmp_path / "m-symbol.json").exists()
 
 
 @pytest.mark.parametrize("call, error, match", [

@@ -877,7 +877,7 @@ class HybridBlock(Block):
         except DeferredInitializationError:
             # One imperative pass settles the deferred shapes; in predict mode, so that it
             # updates no running statistics (BatchNorm's) and draws no dropout masks.
-            with autograd.pause(train_mode=False):
+            with autograd.pause(train_mode=False), _control_flow.settling():
                 self.forward(*args)
         # Inputs given as mx.nd.NDArrays are traced as NDArrays, so their methods keep MXNet's
         # legacy semantics (x.reshape((0, -1))) as in an imperative call.
@@ -927,7 +927,10 @@ class HybridBlock(Block):
         legacy = tuple(_is_legacy(o) for o in outs)
         # An autograd.Function traced as its forward's ops: runs under autograd are refused
         functions = autograd._traced_function_calls() != functions_before
-        return graph, _core._graph_inputs(graph), (single, legacy, out_fmt, functions)
+        # (graphs with npx.cond / while_loop nodes: their operators are told whether a call
+        # records, which they cannot see from inside the graph)
+        control = _control_flow.holds_control_flow(_core._graph_json(graph))
+        return graph, _core._graph_inputs(graph), (single, legacy, out_fmt, functions, control)
 
     def _traced(self, key, args, fmt=None, again=False):
         """The trace for the input signature `key`: one another thread made meanwhile
@@ -969,13 +972,15 @@ class HybridBlock(Block):
                 binding = _bind_inputs(names, len(args), params)
             bound = (_STRUCTURE[0], binding, tree)
             self._bound[key] = bound
-        single, legacy, out_fmt, functions = kind
+        single, legacy, out_fmt, functions, control = kind
         if functions and autograd.is_recording():
             raise NotImplementedError(
                 f"[hybridize] {type(self).__name__} calls an autograd.Function, whose backward a "
                 "hybridized graph cannot run (it would differentiate the forward's ops "
                 "instead): call the block without hybridize() while autograd records, or write "
                 "the op as an ndx.operator.CustomOp, which hybridized graphs capture")
+        if control:
+            _control_flow.note_call(autograd.is_recording())
         out = _core._graph_run(graph, [args[i] if p is None else p.data() for i, p in bound[1]])
         if any(legacy):
             from ..nd.ndarray import _wrap

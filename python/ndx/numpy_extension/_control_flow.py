@@ -10,9 +10,11 @@ Arrays a function uses without taking them as arguments (the block's parameters,
 the enclosing forward) become inputs of the node, so gradients reach them. The node is a
 Python-called operator (ndx.operator's Custom), so a graph holding one cannot be exported.
 """
+import functools
 import itertools
 import operator
 import threading
+import types
 import weakref
 
 from .. import _core
@@ -124,9 +126,11 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
         if len(new_vars) != len(variables):
             raise ValueError(f"[while_loop] func returned {len(new_vars)} loop_vars, expected "
                              f"{len(variables)}")
-        steps.append(out)
+        steps.append([] if out is None else out)  # (None: no step output, as MXNet's)
         variables = new_vars
     if not steps:
+        if _settling() and max_iterations > 0:  # (a trace to come runs func: its shapes)
+            func(*variables)
         return [], variables
     stacked = _stack_steps("while_loop", steps)
     leaves = _leaves(stacked, "while_loop", "the step's output")
@@ -160,6 +164,8 @@ def cond(pred, then_func, else_func, inputs=None, name="cond"):
     if _core._is_tracing():
         return _traced_cond(pred, then_func, else_func, args)
     branch = _truth("cond", pred(*args) if callable(pred) else pred)
+    if _settling():  # (a trace to come runs both branches: their parameters' shapes)
+        (else_func if branch else then_func)(*args)
     return then_func(*args) if branch else else_func(*args)
 
 
@@ -203,24 +209,21 @@ class _Subgraph:
         return _core._graph_run(self.graph, ins)
 
 
-def _trace_function(name, what, fn, args, tag, captured):
-    """fn(*args) traced into a _Subgraph (fn returns a flat list of arrays). Arrays fn uses
-    without taking them as arguments are added to `captured` (name -> outer array, in order of
-    first use); returns (subgraph, fn's outputs)."""
+def _trace_function(name, what, fn, args, tag, captured, call=None):
+    """fn(*args) traced into a _Subgraph (call(fn, *args), which returns a flat list of
+    arrays, when given). Arrays fn uses without taking them as arguments are added to
+    `captured` (name -> outer array, in order of first use); returns (subgraph, outputs)."""
     own = {f"{tag}.{what}{i}": _traced_like(a, f"{tag}.{what}{i}") for i, a in enumerate(args)}
     position = {n: i for i, n in enumerate(own)}
-    # Arrays fn's closure holds (MXNet 1's cond(pred, lambda: h * 2, ...)) are cut out as
-    # inputs too, so the subgraph does not compute them again from the block's inputs.
-    cells = [c for c in getattr(fn, "__closure__", None) or () if _is_array_cell(c)]
-    closure = {f"{tag}.{what}.closure{k}": c.cell_contents for k, c in enumerate(cells)}
-    for c, name in zip(cells, closure):
-        c.cell_contents = _traced_like(c.cell_contents, name)
-    try:
-        with trace_scope(own):
-            outputs = fn(*own.values())
-    finally:
-        for c, original in zip(cells, closure.values()):
-            c.cell_contents = original
+    # Arrays fn holds (in its closure, its defaults, a partial's arguments, directly or in a
+    # list / tuple: MXNet 1's cond(pred, lambda: h * 2, ...)) are cut out as inputs too, so
+    # the subgraph does not compute them again from the block's inputs (drawing a dropout mask
+    # again, updating running statistics twice). fn is rebuilt around graph inputs standing
+    # for them; the user's function and its cells are left alone.
+    closure = {}
+    fn = _with_inputs_for_arrays(fn, f"{tag}.{what}.held", closure)
+    with trace_scope(own):
+        outputs = (call or (lambda f, *a: f(*a)))(fn, *own.values())
     outer = getattr(_SCOPE, "arrays", None) or {}
     graph = _core._graph_from_outputs(outputs)
     sources = []
@@ -251,11 +254,56 @@ def _traced_like(array, name):
     return traced
 
 
-def _is_array_cell(cell):
+def _with_inputs_for_arrays(fn, prefix, held, depth=0):
+    """fn rebuilt with every array it holds replaced by a graph input named prefix<k>
+    (recorded in `held`: name -> the array). Plain functions get new cells and defaults;
+    functools.partial objects new arguments; other callables are returned as they are."""
+    np = _np()
+
+    def swap(value):
+        if isinstance(value, np.ndarray):
+            name = f"{prefix}{len(held)}"
+            held[name] = value
+            return _traced_like(value, name)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
+            items = [swap(v) if isinstance(v, np.ndarray) else v for v in value]
+            return items if isinstance(value, list) else type(value)(items) \
+                if type(value) is tuple else value
+        return value
+
+    if isinstance(fn, functools.partial) and depth < 4:
+        inner = _with_inputs_for_arrays(fn.func, prefix, held, depth + 1)
+        return functools.partial(inner, *[swap(a) for a in fn.args],
+                                 **{k: swap(v) for k, v in fn.keywords.items()})
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    cells = fn.__closure__ or ()
+    contents = [_cell_value(c) for c in cells]
+    new_contents = [swap(v) for v in contents]
+    defaults = fn.__defaults__ or ()
+    new_defaults = tuple(swap(v) for v in defaults)
+    kwdefaults = fn.__kwdefaults__ or {}
+    new_kwdefaults = {k: swap(v) for k, v in kwdefaults.items()}
+    if all(a is b for a, b in zip(new_contents, contents)) and \
+            all(a is b for a, b in zip(new_defaults, defaults)) and \
+            all(new_kwdefaults[k] is v for k, v in kwdefaults.items()):
+        return fn
+    closure = tuple(c if new is old else types.CellType(new)
+                    for c, old, new in zip(cells, contents, new_contents)) or None
+    rebuilt = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
+                                 new_defaults or None, closure)
+    rebuilt.__kwdefaults__ = new_kwdefaults or None
+    return rebuilt
+
+
+_EMPTY_CELL = object()
+
+
+def _cell_value(cell):
     try:
-        return isinstance(cell.cell_contents, _np().ndarray)
+        return cell.cell_contents
     except ValueError:  # (an empty cell: a name assigned later in the enclosing function)
-        return False
+        return _EMPTY_CELL
 
 
 def _flat_outputs(name, what, result):
@@ -291,21 +339,22 @@ def _traced_cond(pred, then_func, else_func, args):
     tag, captured, spec = f"_cond{next(_KEYS)}", {}, _Spec()
     spec.n_args, spec.pred = len(args), None
     if callable(pred):
-        spec.pred, outs = _trace_function("cond", "pred", lambda *a: _flat_outputs(
-            "cond", "pred's result", pred(*a)), args, tag, captured)
+        spec.pred, outs = _trace_function(
+            "cond", "pred", pred, args, tag, captured,
+            lambda f, *a: _flat_outputs("cond", "pred's result", f(*a)))
         _check_condition("cond", outs)
     else:
         _check_condition("cond", [pred])
     trees = {}
 
     def branch(which, fn):
-        def flat(*a):
-            trees[which] = fn(*a)
+        def flat(f, *a):
+            trees[which] = f(*a)
             outs = _flat_outputs("cond", f"{which}'s result", trees[which])
             if not outs:
                 raise ValueError(f"[cond] {which} must return at least one array")
             return outs
-        return _trace_function("cond", which, flat, args, tag, captured)[0]
+        return _trace_function("cond", which, fn, args, tag, captured, flat)[0]
 
     spec.then, spec.else_ = branch("then_func", then_func), branch("else_func", else_func)
     if (spec.then.shapes, spec.then.dtypes) != (spec.else_.shapes, spec.else_.dtypes):
@@ -325,13 +374,14 @@ def _traced_cond(pred, then_func, else_func, args):
 def _traced_while_loop(cond, func, variables, max_iterations):
     np = _np()
     tag, captured, spec = f"_while_loop{next(_KEYS)}", {}, _Spec()
-    spec.cond, outs = _trace_function("while_loop", "cond", lambda *v: _flat_outputs(
-        "while_loop", "cond's result", cond(*v)), variables, tag, captured)
+    spec.cond, outs = _trace_function(
+        "while_loop", "cond", cond, variables, tag, captured,
+        lambda f, *v: _flat_outputs("while_loop", "cond's result", f(*v)))
     _check_condition("while_loop", outs)
     trees = {}
 
-    def body(*v):
-        result = func(*v)
+    def body(f, *v):
+        result = f(*v)
         if not isinstance(result, (list, tuple)) or len(result) != 2:
             raise TypeError("[while_loop] func must return (step_output, new_loop_vars)")
         trees["out"], new_vars = result
@@ -343,7 +393,7 @@ def _traced_while_loop(cond, func, variables, max_iterations):
         spec.n_step = len(step)
         return step + new_vars
 
-    spec.func = _trace_function("while_loop", "func", body, variables, tag, captured)[0]
+    spec.func = _trace_function("while_loop", "func", func, variables, tag, captured, body)[0]
     var_types = [(v.shape, v.dtype) for v in variables]
     new_types = list(zip(spec.func.shapes, spec.func.dtypes))[spec.n_step:]
     if new_types != var_types:
@@ -391,7 +441,7 @@ def _run_while_loop(spec, node_inputs):
     for j in range(spec.n_step):
         shape, dtype = spec.func.shapes[j], spec.func.dtypes[j]
         rows = [np.stack([s[j] for s in steps])] if steps else []
-        if len(steps) < spec.max_iterations:
+        if len(steps) < spec.max_iterations or not steps:  # (zeros; none at all for 0 steps)
             rows.append(np.zeros((spec.max_iterations - len(steps),) + shape, dtype=dtype,
                                  device=node_inputs[0].device))
         stacked.append(rows[0] if len(rows) == 1 else np.concatenate(rows))
@@ -425,7 +475,7 @@ def _register_ops():
             self.saved = {}
 
         def _recorded(self, in_data, is_train):
-            inputs = list(in_data)
+            inputs = list(in_data)  # (views of the node's inputs, which backward keeps)
             with autograd.record(train_mode=is_train):
                 for a in inputs:
                     a.attach_grad()
@@ -435,7 +485,8 @@ def _register_ops():
         def forward(self, is_train, req, in_data, out_data, aux):
             tracing = _core._set_tracing(False)
             try:
-                if is_train or autograd.is_recording():
+                # (the graph's caller records, which the graph hides from its operators)
+                if is_train or getattr(_CALL, "recording", False) or autograd.is_recording():
                     inputs, outputs = self._recorded(in_data, is_train)
                     if len(self.saved) >= 16:  # (forwards no backward followed)
                         self.saved.pop(next(iter(self.saved)))
@@ -496,6 +547,8 @@ def _input_grads(inputs, outputs, out_grads):
         same = next((k for k, a in enumerate(inputs) if o is a), None)
         if same is not None:  # (an input passed through unchanged)
             direct[same] = g if same not in direct else direct[same] + g
+        elif not _core._autograd_has_live_history(o):  # a constant: no gradient to pass on
+            continue
         else:
             heads.append(o)
             head_grads.append(g)
@@ -505,6 +558,38 @@ def _input_grads(inputs, outputs, out_grads):
     for k, g in direct.items():
         grads[k] = g if grads[k] is None else grads[k] + g
     return grads
+
+
+_CALL = threading.local()  # .recording: whether the graph call being run records
+
+
+def note_call(recording):
+    """Tells the control-flow nodes of the graph about to run whether its caller records (the
+    graph runs its operators with recording paused)."""
+    _CALL.recording = recording
+
+
+def holds_control_flow(graph_json):
+    return '"_ndx_cond"' in graph_json or '"_ndx_while_loop"' in graph_json
+
+
+class settling:
+    """A scope for the imperative pass that settles a block's deferred parameter shapes before
+    it is traced: cond runs both branches and while_loop at least one step there, so that
+    parameters used only in the branch or steps this input does not take get their shapes
+    too (the trace runs every function once)."""
+
+    def __enter__(self):
+        self._prev = getattr(_CALL, "settling", False)
+        _CALL.settling = True
+        return self
+
+    def __exit__(self, *exc):
+        _CALL.settling = self._prev
+
+
+def _settling():
+    return getattr(_CALL, "settling", False)
 
 
 def check_exportable(graph_json, block_name):

@@ -455,8 +455,15 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                                   "save model architecture as %s.", symbol_file)
             return
         from .... import _core
+        from ....numpy_extension import _control_flow
+        text = _core._graph_json(cached[0])
+        try:
+            _control_flow.check_exportable(text, type(estimator.net).__name__)
+        except NotImplementedError as e:  # (npx.cond / while_loop nodes: no file can hold them)
+            estimator.logger.info("Model architecture (symbol file) is not saved: %s", e)
+            return
         with open(symbol_file, "w") as f:
-            f.write(_core._graph_json(cached[0]))
+            f.write(text)
 
     def _check_resume_periods(self, estimator):
         by_epochs = bool(estimator.max_epoch)
