@@ -10,10 +10,15 @@ FUZZ = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "fuzz", "ndx
 
 def _run(tmp_path, calls, planted="", timeout=5):
     report = tmp_path / "report.json"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NDX_FUZZ_SELFTEST=planted)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), NDX_FUZZ_SELFTEST=planted,
+               TMPDIR=str(scratch))
     proc = subprocess.run([sys.executable, FUZZ, "--calls", str(calls), "--seed", "7",
                            "--timeout", str(timeout), "--batch", "40", "--report", str(report)],
                           env=env, capture_output=True, text=True, timeout=300)
+    # the run leaves no temporary files, not even those of the children that crashed
+    assert list(scratch.iterdir()) == []
     return proc, json.loads(report.read_text())
 
 

@@ -28,6 +28,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import signal
 import struct
 import subprocess
@@ -903,12 +904,16 @@ class Run:
         os.close(fd)
         self.accepted_path = self.progress_path + ".accepted.json"
         self.accepted_ops = 0
+        # The children's temporary files (their working directories, the files calls write)
+        # go in one directory, removed at the end, even of children that crashed.
+        self.scratch = tempfile.mkdtemp(prefix="ndx-fuzz-")
+        self.child_env = dict(os.environ, TMPDIR=self.scratch)
 
     def find_accepted(self):
         """Runs the accepted-case search in its own process: a crash there is a finding too."""
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--find-accepted",
                                self.accepted_path], capture_output=True, text=True,
-                              timeout=max(self.args.timeout * 20, 600))
+                              timeout=max(self.args.timeout * 20, 600), env=self.child_env)
         if proc.returncode != 0:
             self.findings.append({"index": -1, "kind": "crash", "type": "crash",
                                   "message": f"accepted-case search exited with "
@@ -929,7 +934,7 @@ class Run:
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", str(self.args.seed),
                str(start), str(end), self.progress_path, self.accepted_path]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                bufsize=1)
+                                bufsize=1, env=self.child_env)
         lines, errs = [], collections.deque(maxlen=40)
         threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
         threading.Thread(target=lambda: errs.extend(proc.stderr), daemon=True).start()
@@ -1022,6 +1027,7 @@ class Run:
         os.unlink(self.progress_path)
         if os.path.exists(self.accepted_path):
             os.unlink(self.accepted_path)
+        shutil.rmtree(self.scratch, ignore_errors=True)
         return report
 
 
