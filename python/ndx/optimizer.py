@@ -608,10 +608,16 @@ class _AdamMoments:
 class Adam(_AdamMoments, Optimizer):
     """Adam::
 
-        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
         m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
         weight -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + epsilon)
+
+    As in MXNet, the fused step (update() with use_fused_step=True, the default: MXNet's
+    adam_update op) adds the weight decay before clipping, and step() (use_fused_step=False:
+    MXNet's Python rule) after: g = clip(rescale_grad * grad, clip_gradient) + wd * weight.
     """
+
+    _in_fused_step = False
 
     _row_wise = True
 
@@ -627,20 +633,30 @@ class Adam(_AdamMoments, Optimizer):
     def fused_step(self, indices, weights, grads, states):
         """All the weights in one call of _multi_adam_update (each weight's result is MXNet's
         adam_update's, with the bias-corrected rate) where they allow it; else one by one."""
-        self._fused_moments(Adam, "_multi_adam_update", True, indices, weights, grads, states)
+        self._in_fused_step = True  # (weights the multi-weight op leaves go through step())
+        try:
+            self._fused_moments(Adam, "_multi_adam_update", True, indices, weights, grads,
+                                states)
+        finally:
+            self._in_fused_step = False
 
     def _step_one(self, index, weight, grad, state, lr, wd):
         lr = self._bias_corrected(lr, self._index_update_count[index])
-        if (lr >= 0 and self._op_params_valid() and isinstance(state, tuple)
-                and len(state) == 2 and _fusable(weight, grad, state[0])
-                and state[1].dtype == weight.dtype):
+        if (self._in_fused_step and lr >= 0 and self._op_params_valid()
+                and isinstance(state, tuple) and len(state) == 2
+                and _fusable(weight, grad, state[0]) and state[1].dtype == weight.dtype):
             clip = self._op_clip()
             internal_function("adam_update")(  # one op (MXNet's) on any device
                 weight, grad, state[0], state[1], out=weight, lr=lr, beta1=self.beta1,
                 beta2=self.beta2, epsilon=self.epsilon, wd=wd, rescale_grad=self.rescale_grad,
                 clip_gradient=clip)
             return
-        g = self._prepared_grad(grad, weight, wd)
+        if self._in_fused_step:  # (the op's rule: the decay before clipping)
+            g = grad * self.rescale_grad + weight * wd if wd else grad * self.rescale_grad
+            if self.clip_gradient is not None and self.clip_gradient > 0:
+                g = np.clip(g, -float(self.clip_gradient), float(self.clip_gradient))
+        else:
+            g = self._prepared_grad(grad, weight, wd)
         mean, var = self._moments(state, g)
         weight -= mean / (np.sqrt(var) + self.epsilon) * lr
 

@@ -141,6 +141,10 @@ HWY_INLINE Vec<T> abs(Vec<T> x) {
   return Vec<T>(hn::Abs(x.v));
 }
 template <class T>
+HWY_INLINE Vec<T> mul_add(Vec<T> a, Vec<T> b, Vec<T> c) {
+  return Vec<T>(hn::MulAdd(a.v, b.v, c.v));
+}
+template <class T>
 HWY_INLINE Vec<T> copysign(Vec<T> magnitude, Vec<T> sign) {
   return Vec<T>(hn::CopySign(magnitude.v, sign.v));
 }

@@ -433,7 +433,8 @@ const bool registered = [] {
       "out=weight updates in place.");
   register_one<AdamParam, 4, adam_one>(
       "adam_update",
-      "One Adam step: with g = clip(rescale_grad * grad, clip_gradient) + wd * weight, mean = "
+      "One Adam step: with g = clip(rescale_grad * grad + wd * weight, clip_gradient) (the "
+      "decay added before clipping, as MXNet's kernel does), mean = "
       "beta1 * mean + (1 - beta1) * g and var = beta2 * var + (1 - beta2) * g^2 in place, and "
       "the result weight - lr * mean / (sqrt(var) + epsilon) (lr already bias-corrected, as "
       "MXNet's Adam passes it). MXNet's op; out=weight updates in place.");

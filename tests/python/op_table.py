@@ -2575,8 +2575,12 @@ def _sgd_samples(n_inputs):
     return make
 
 
-def _adam_ref(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, **kw):
-    t = _sgd_term(weight, grad, **kw)
+def _adam_ref(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, wd=0.0,
+              rescale_grad=1.0, clip_gradient=-1.0, **_):
+    # MXNet's adam_update kernel adds the decay before clipping (SGD's after)
+    t = grad.astype(onp.float64) * rescale_grad + wd * weight.astype(onp.float64)
+    if clip_gradient > 0:
+        t = onp.clip(t, -clip_gradient, clip_gradient)
     m = beta1 * mean.astype(onp.float64) + (1 - beta1) * t
     v = beta2 * var.astype(onp.float64) + (1 - beta2) * t * t
     return (weight - lr * m / (onp.sqrt(v) + epsilon)).astype(weight.dtype)

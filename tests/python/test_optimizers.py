@@ -15,12 +15,15 @@ from strict_checks import assert_almost_equal
 # ---- NumPy references: MXNet 2.0's documented rules, one step each ------------------------
 
 
-def _grad(g, w, o, decay=True):
-    """clip(rescale_grad * grad, clip_gradient) (+ wd * weight)."""
+def _grad(g, w, o, decay=True, decay_first=False):
+    """clip(rescale_grad * grad, clip_gradient) (+ wd * weight); with decay_first,
+    clip(rescale_grad * grad + wd * weight, clip_gradient) (MXNet's adam_update kernel)."""
     g = g * o["rescale_grad"]
+    if decay_first:
+        g = g + o["wd"] * w
     if o.get("clip_gradient"):
         g = onp.clip(g, -o["clip_gradient"], o["clip_gradient"])
-    return g + o["wd"] * w if decay else g
+    return g + o["wd"] * w if decay and not decay_first else g
 
 
 def ref_sgd(w, g, s, t, o):
@@ -41,7 +44,8 @@ def ref_nag(w, g, s, t, o):
 
 
 def ref_adam(w, g, s, t, o):
-    g = _grad(g, w, o)
+    # MXNet's fused step (its adam_update op) adds the decay before clipping, step() after
+    g = _grad(g, w, o, decay_first=o.get("fused", True))
     m, v = s
     m = 0.9 * m + 0.1 * g
     v = 0.999 * v + 0.001 * g * g
@@ -158,7 +162,7 @@ REFS = {"sgd": ref_sgd, "nag": ref_nag, "adam": ref_adam, "adamw": ref_adamw,
 CASES = [
     ("sgd", {}), ("sgd", {"momentum": 0.9}),
     ("nag", {}), ("nag", {"momentum": 0.5}), ("nag", {"momentum": 0.0}),
-    ("adam", {}), ("adam", {"epsilon": 1e-3}),
+    ("adam", {}), ("adam", {"epsilon": 1e-3}), ("adam", {"use_fused_step": False}),
     ("adamw", {}), ("adamw", {"correct_bias": False}),
     ("rmsprop", {}), ("rmsprop", {"rho": 0.8}), ("rmsprop", {"centered": True}),
     ("rmsprop", {"centered": True, "momentum": 0.5, "clip_weights": 1.1}),
@@ -181,7 +185,8 @@ def _run(name, kwargs, setting, steps=4, seed=0, call="update"):
                            clip_gradient=clip, **kwargs)
     w = np.array(w0, dtype="float64")
     state = opt.create_state(0, w)
-    o = dict(kwargs, lr=lr, wd=wd, rescale_grad=rescale, clip_gradient=clip)
+    o = dict(kwargs, lr=lr, wd=wd, rescale_grad=rescale, clip_gradient=clip,
+             fused=call == "update" and kwargs.get("use_fused_step", True))
     ref_w, ref_s = w0.copy(), _zero_state(name, kwargs, w0.shape)
     for t, g in enumerate(grads, start=1):
         grad = np.array(g, dtype="float64")
@@ -445,8 +450,9 @@ def test_sgd_mom_update_updates_weight_and_momentum_in_place(dtype, tol):
 
 @pytest.mark.parametrize("dtype,tol", [("float32", 2e-6), ("float64", 1e-13), ("float16", 4e-3)])
 def test_adam_update_updates_weight_and_moments_in_place(dtype, tol):
-    """MXNet's adam_update: g = clip(rescale_grad * grad) + wd * weight, both moments in place,
-    weight - lr * mean / (sqrt(var) + epsilon)."""
+    """MXNet's adam_update: g = clip(rescale_grad * grad + wd * weight) (its kernel adds the
+    decay before clipping), both moments in place, weight - lr * mean / (sqrt(var) +
+    epsilon)."""
     rng = onp.random.default_rng(8)
     w, g, m = (rng.normal(size=(3, 5)).astype(dtype) for _ in range(3))
     v = onp.abs(rng.normal(size=(3, 5))).astype(dtype)
@@ -455,7 +461,7 @@ def test_adam_update_updates_weight_and_moments_in_place(dtype, tol):
     r = ndx.nd.adam_update(W, G, M, V, out=W, lr=0.01, beta1=0.8, beta2=0.99, epsilon=1e-3,
                            wd=0.1, rescale_grad=0.5, clip_gradient=3.0)
     w64, m64, v64 = (a.astype(onp.float64) for a in (w, m, v))
-    t = onp.clip(g.astype(onp.float64) * 0.5, -3, 3) + 0.1 * w64
+    t = onp.clip(g.astype(onp.float64) * 0.5 + 0.1 * w64, -3, 3)
     t[0, 0] = onp.nan
     want_m, want_v = 0.8 * m64 + 0.2 * t, 0.99 * v64 + 0.01 * t * t
     assert r is W and str(W.dtype) == dtype
@@ -499,7 +505,8 @@ def test_update_ops_on_large_weights_equal_the_whole_array_passes(dtype, threads
                 assert onp.array_equal(a.asnumpy(), b.asnumpy()), op
             w64, g64 = vals[0].astype(onp.float64), vals[1].astype(onp.float64)
             t = onp.clip(g64 * 0.5, -1, 1) + 0.02 * w64
-            if op == "adam_update":
+            if op == "adam_update":  # (MXNet's Adam kernel adds the decay before clipping)
+                t = onp.clip(g64 * 0.5 + 0.02 * w64, -1, 1)
                 m = 0.8 * vals[2] + 0.2 * t
                 v = 0.999 * vals[3] + 0.001 * t * t
                 want = w64 - 0.01 * m / (onp.sqrt(v) + 1e-8)

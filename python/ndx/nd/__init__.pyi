@@ -224,7 +224,7 @@ def abs(data: Any) -> Any:
     """MXNet's abs, element-wise."""
 
 def adam_update(weight: Any, grad: Any, mean: Any, var: Any, lr: Any, beta1: Any = 0.9, beta2: Any = 0.999, epsilon: Any = 1e-08, wd: Any = 0, rescale_grad: Any = 1, clip_gradient: Any = -1, lazy_update: Any = True, *, out: Any = None) -> Any:
-    """One Adam step: with g = clip(rescale_grad * grad, clip_gradient) + wd * weight, mean = beta1 * mean + (1 - beta1) * g and var = beta2 * var + (1 - beta2) * g^2 in place, and the result weight - lr * mean / (sqrt(var) + epsilon) (lr already bias-corrected, as MXNet's Adam passes it). MXNet's op; out="""
+    """One Adam step: with g = clip(rescale_grad * grad + wd * weight, clip_gradient) (the decay added before clipping, as MXNet's kernel does), mean = beta1 * mean + (1 - beta1) * g and var = beta2 * var + (1 - beta2) * g^2 in place, and the result weight - lr * mean / (sqrt(var) + epsilon) (lr already bi"""
 
 def add(lhs: Any, rhs: Any) -> Any:
     """MXNet's add, with broadcasting."""

@@ -68,6 +68,17 @@ NDX_HD T min(T a, T b) {
   return a < b ? a : b;
 }
 
+// a * b + c, rounded once where the vector form (Highway's MulAdd) fuses it: a functor adding
+// two products calls it, so that the compiler's contraction cannot fuse one product in the
+// vector lanes and the other in the scalar tail (the results would differ in the last bit).
+template <class T>
+NDX_HD T mul_add(T a, T b, T c) {
+#if defined(__CUDA_ARCH__) || (defined(HWY_NATIVE_FMA) && HWY_NATIVE_FMA)
+  if constexpr (std::is_floating_point_v<T>) return fma(a, b, c);
+#endif
+  return a * b + c;
+}
+
 // exp of an argument that is normally <= 0 (softmax's x - max): exp itself here; the vector
 // form (kernel/vec-inl.h) is a shorter float32 exp for that range.
 template <class T>

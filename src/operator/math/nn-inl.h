@@ -409,12 +409,24 @@ struct SgdMomentum {  // the new momentum: momentum * mom - lr * term, FunctorAr
     return mom * T(momentum) - term(w, g) * T(lr);
   }
 };
+// Adam's gradient term clip(rescale * g + wd * w, clip): MXNet's adam_update adds the decay
+// before clipping (its SGD after); FunctorArgs b..d as SgdTerm's.
+struct AdamTerm {
+  double wd = 0, rescale = 1, clip = 0;
+  AdamTerm() = default;
+  explicit AdamTerm(const FunctorArgs& a) : wd(a.b), rescale(a.c), clip(a.d) {}
+  template <class T>
+  NDX_HD T operator()(T w, T g) const {
+    const T s = wd == 0 ? g * T(rescale) : mul_add(w, T(wd), g * T(rescale));
+    return select(abs(s) > T(clip), copysign(T(clip), s), s);
+  }
+};
 // Adam's moments, updated in place: decay * moment + (1 - decay) * term, the term squared for
-// the second moment; FunctorArgs b..d as SgdTerm's, e = decay (beta1 or beta2).
+// the second moment; FunctorArgs b..d as AdamTerm's, e = decay (beta1 or beta2).
 struct AdamMean {
   static constexpr unsigned kTypes = kFloatTypes;
   double decay = 0;
-  SgdTerm term;
+  AdamTerm term;
   AdamMean() = default;
   explicit AdamMean(const FunctorArgs& a) : decay(a.e), term(a) {}
   template <class T>
@@ -425,7 +437,7 @@ struct AdamMean {
 struct AdamVar {
   static constexpr unsigned kTypes = kFloatTypes;
   double decay = 0;
-  SgdTerm term;
+  AdamTerm term;
   AdamVar() = default;
   explicit AdamVar(const FunctorArgs& a) : decay(a.e), term(a) {}
   template <class T>
