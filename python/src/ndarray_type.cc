@@ -88,8 +88,8 @@ NDArray run_op(const char* op, const NDArray& a,
 // arrays are refused), rather than the op's copy. A trace records the op, which its graph runs.
 NDArray recorded_view(const char* op, const NDArray& a,
                       std::vector<std::pair<std::string_view, Value>> kw,
-                      const std::function<NDArray(const NDArray&)>& view) {
-  if (is_tracing()) return run_op(op, a, std::move(kw));
+                      const std::function<NDArray(const NDArray&)>& view, bool copy = false) {
+  if (is_tracing() || copy) return run_op(op, a, std::move(kw));
   const NodeAttrs attrs = Op::get(op)->make_attrs(kw);
   std::vector<NDArray> out{view(a)};
   autograd::record_op(attrs, {a}, &out);
@@ -618,15 +618,18 @@ NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
     }
   }
   full(a.ndim() - axis);
+  // A single element (integers on every axis, no `...`) is a copy, as NumPy's scalar and the
+  // unrecorded x[1, 2]; anything else a view.
+  const bool element = layout.empty() && ellipses == 0;
   // The slice as a view: every axis sliced (an integer index i as i:i+1), as _npx_slice reads.
   std::vector<IndexItem> slices;
   for (int k = 0; k < a.ndim(); ++k) {
     auto bound = [](int64_t v) { return v == kNone ? std::nullopt : std::optional<int64_t>(v); };
     slices.push_back(IndexItem::slice(bound(begin[k]), bound(end[k]), step[k]));
   }
-  NDArray r = recorded_view("_npx_slice", a,
-                            {{"begin", Value(begin)}, {"end", Value(end)}, {"step", Value(step)}},
-                            [&](const NDArray& x) { return getitem(x, slices); });
+  NDArray r = recorded_view(
+      "_npx_slice", a, {{"begin", Value(begin)}, {"end", Value(end)}, {"step", Value(step)}},
+      [&](const NDArray& x) { return getitem(x, slices); }, element);
   // The integer-indexed axes dropped (npx.reshape's codes: -2 copies a dim, -3 drops one of
   // length 1), then the new axes inserted one by one (expand_dims), rather than a reshape to
   // the shape this call has: a traced graph serves inputs of other lengths (x[:, None], x[:,
@@ -638,8 +641,9 @@ NDArray recorded_getitem(const NDArray& a, const std::vector<IndexItem>& key) {
   bool dropped = false;
   for (int64_t c : codes) dropped |= c == -3;
   if (dropped)
-    r = recorded_view("_npx_reshape", r, {{"newshape", Value(codes)}},
-                      [&](const NDArray& x) { return x.reshape_view(kept); });
+    r = recorded_view(
+        "_npx_reshape", r, {{"newshape", Value(codes)}},
+        [&](const NDArray& x) { return x.reshape_view(kept); }, element);
   for (size_t k = 0; k < layout.size(); ++k) {
     if (layout[k] >= 0) continue;
     std::vector<int64_t> dims = r.shape().to_vector();
@@ -1083,6 +1087,9 @@ PyObject* copyto(PyObject* o, PyObject* other) {
       value_error("[copyto] the target has shape ", b.shape().str(), ", expected ",
                   a.shape().str());
     check_not_recorded(a, "copyto");
+    if (recorded(b))
+      not_implemented("[copyto] writing into an array autograd records is not supported (its ",
+                      "values may be saved for backward): copy outside autograd.record()");
     b.assign(a);
     Py_INCREF(other);
     return other;
@@ -1417,7 +1424,8 @@ PyObject* flatten(PyObject* o, PyObject* args, PyObject* kwargs) {
     Py_DECREF(call_args);
     return out;
   }
-  if (recorded(unwrap(o))) return wrap(reshaped(unwrap(o), Shape{-1}));
+  if (recorded(unwrap(o)))  // (a copy, as NumPy's flatten: the op's, not reshaped()'s view)
+    return wrap(run_op("_np_reshape", unwrap(o), {{"newshape", Value(Shape{-1})}}));
   return wrap(unwrap(o).copy().reshape({-1}));
   NDX_PY_END(nullptr)
 }

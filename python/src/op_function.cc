@@ -214,11 +214,15 @@ void write_into(const std::string& name, const NodeAttrs& attrs, const std::vect
     if (result != DType::kUnknown && result != target) {
       // The cast into out= is a write autograd cannot see: refused while it records an input
       // with history, as invoke refuses out= of the result's dtype (not silently ungraded).
-      if (autograd::is_recording() || is_tracing())
+      if (autograd::is_recording() || is_tracing()) {
         for (const NDArray& a : in)
           if (autograd::has_live_history(a))
             not_implemented("[", name, "] writing into existing arrays (out=) is not supported ",
                             "while autograd records an array that requires grad");
+        if (autograd::requires_grad(out[0]))
+          not_implemented("[", name, "] writing into an array autograd records (out=) is not ",
+                          "supported: its values may be saved for backward");
+      }
       NDArray r = invoke(attrs, in)[0];
       if (r.shape() != out[0].shape())
         value_error("[", name, "] out has shape ", out[0].shape().str(), ", expected ",

@@ -406,12 +406,18 @@ std::vector<NDArray> invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
 
   // 4. resources and dispatch.
   const bool recording = autograd::is_recording() || is_tracing();
-  if (recording && options.outputs)
+  if (recording && options.outputs) {
     for (const NDArray& in : inputs)
       if (in.autograd_entry())
         not_implemented("[", op_name(attrs),
                         "] writing into existing arrays (out=, in-place operators) ",
                         "is not supported while autograd records an array that requires grad");
+    // (out= an array autograd records, or a view of one: backward may read its old values)
+    for (const NDArray& out : *options.outputs)
+      if (autograd::requires_grad(out))
+        not_implemented("[", op_name(attrs), "] writing into an array autograd records (out=) ",
+                        "is not supported: its values may be saved for backward");
+  }
   run_kernel(attrs, *compute, device, options.is_train || autograd::is_training(), in_blobs, req,
              out_blobs);
 

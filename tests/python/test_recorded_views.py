@@ -77,3 +77,33 @@ def test_second_order_through_recorded_views():
     mask[:, 0] = 0
     want = 6 * values * mask * onp.arange(12.0).reshape(3, 4)
     onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-12)
+
+
+def test_a_recorded_element_and_flatten_are_copies_as_numpy():
+    x = np.arange(6.0).reshape(2, 3)
+    x.attach_grad()
+    with autograd.record():
+        element, row_end, flat = x[1, 2], x[1, -1:], x.flatten()
+    assert not np.shares_memory(element, x) and not np.shares_memory(flat, x)
+    assert np.shares_memory(row_end, x)  # (a slice stays a view)
+    element += 10  # outside record: the copies take writes, x does not change
+    flat[0] = 100
+    onp.testing.assert_array_equal(x.asnumpy(), onp.arange(6.0).reshape(2, 3))
+
+
+@pytest.mark.parametrize("write", [
+    lambda x: np.add(np.zeros((2, 2)), 1, out=x.T),
+    lambda x: np.sum(np.ones((3, 2, 2)), axis=0, out=x.reshape(2, 2)),
+    lambda x: np.sum(np.ones((3, 2, 2), dtype="float32"), axis=0, out=x[:, :]),  # (a cast)
+    lambda x: np.zeros((2, 2)).copyto(x.reshape(2, 2)),
+])
+def test_writes_into_recorded_views_are_refused_and_the_gradient_stays_right(write):
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    x.attach_grad()
+    with autograd.record():
+        s = (x * x).sum()
+        with pytest.raises(NotImplementedError, match="autograd records"):
+            write(x)
+    s.backward()
+    onp.testing.assert_array_equal(x.asnumpy(), [[1, 2], [3, 4]])
+    onp.testing.assert_array_equal(x.grad.asnumpy(), [[2, 4], [6, 8]])
