@@ -6,6 +6,9 @@ which give views as unrecorded ones do, in one process:
 Part 1, per call (4 MB float32 input): NumPy's view, ndx's unrecorded view and ndx's recorded
 view, with NumPy time / ndx recorded time.
 
+Part 3 (after part 2), recorded gathers by index arrays and masks, forward + backward
+(loss = sum), 4 MB float32 input, with NumPy's forward alone for scale.
+
 Part 2, one forward + backward of multi-head attention's head split and merge (batch 32,
 sequence 128, width 256, 8 heads; projections, scores, softmax, weighted sum) recorded by
 autograd, two ways: as ndx runs it now (views), and with every shape op followed by a copy,
@@ -103,12 +106,40 @@ def part_two(rounds):
           f"{c / v:.2f} |")
 
 
+def part_three(rounds):
+    value = R.standard_normal((1024, 1024)).astype(onp.float32)
+    x = np.array(value)
+    x.attach_grad()
+    mask, rows = value > 0, R.random(1024) > 0.5
+    idx = R.integers(0, 1024, 512)
+    cases = {"x[mask]": (mask, lambda a, k: a[k]), "x[row_mask]": (rows, lambda a, k: a[k]),
+             "x[idx]": (idx, lambda a, k: a[k]), "x[:, idx]": (idx, lambda a, k: a[:, k])}
+    print()
+    print("| recorded gather, forward + backward | NumPy forward (ms) | ndx (ms) |")
+    print("| --- | ---: | ---: |")
+    for name, (key, op) in cases.items():
+        nd_key = np.array(key)
+
+        def step(op=op, nd_key=nd_key):
+            with autograd.record():
+                loss = op(x, nd_key).sum()
+            loss.backward()
+        fns = {"numpy": lambda op=op, key=key: op(value, key), "ndx": step}
+        times = {k: [] for k in fns}
+        for _ in range(rounds):
+            for k, fn in fns.items():
+                times[k].append(timed(fn, 5))
+        n, t = (statistics.median(times[k]) for k in ("numpy", "ndx"))
+        print(f"| {name} | {n * 1e3:.2f} | {t * 1e3:.2f} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     part_one(args.rounds)
     part_two(args.rounds)
+    part_three(args.rounds)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 // names them. Reading is then one gather of those positions and assignment one select
 // between a and a gather of the values, both built from registered differentiable ops
 // (embedding, where), so gradients scatter-add back through the embedding's backward.
+#include <algorithm>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "ndx/autograd.h"
 #include "ndx/error.h"
+#include "ndx/executor.h"
 #include "ndx/imperative.h"
 #include "ndx/indexing.h"
 
@@ -24,9 +26,15 @@ NDArray run(const char* op, const std::vector<NDArray>& inputs, const Params& pa
   return invoke(Op::get(op)->make_attrs(params), inputs)[0];
 }
 
+// a reshaped, recorded: a view under autograd (as the Python methods give, no shape op's
+// backward reading the values), the op itself in a trace, whose graph runs it.
 NDArray reshaped(const NDArray& a, Shape shape) {
   if (a.shape() == shape) return a;
-  return run("_np_reshape", {a}, {{"newshape", Value(std::move(shape))}});
+  const NodeAttrs attrs = Op::get("_np_reshape")->make_attrs(Params{{"newshape", Value(shape)}});
+  if (is_tracing() || !autograd::is_recording()) return invoke(attrs, {a})[0];
+  std::vector<NDArray> out{a.reshape_view(shape)};
+  autograd::record_op(attrs, {a}, &out);
+  return out[0];
 }
 
 // a's flat positions that a[key] reads, in the shape of a[key] (int64, on the host): the
@@ -252,10 +260,45 @@ NDArray traced_getitem_gather(const NDArray& a, const std::vector<IndexItem>& ke
 // lookup): the embedding op on a's rows directly, so neither a table of a's positions nor a
 // copy of a is made and the gradient costs the rows looked up. Negative indices count from
 // the end; others outside [-n, n) are NumPy's IndexError.
+// a[mask] for a boolean mask over a's leading axes (NumPy's result: the selected cells, each
+// with the trailing axes, in C order) as a lookup of the rows of a reshaped (cells, rest), in
+// increasing order (whose backward writes each row once); false where the general path
+// decides (a shape mismatch it reports, nothing selected).
+bool mask_lookup(const NDArray& a, const NDArray& mask, NDArray* out) {
+  const int p = mask.ndim();
+  if (p < 1 || p > a.ndim()) return false;
+  for (int k = 0; k < p; ++k)
+    if (mask.shape()[k] != a.shape()[k]) return false;
+  const int64_t cells = mask.size(), width = a.size() / cells;
+  const NDArray host = mask.to(cpu()).contiguous();
+  const bool* m = host.data<bool>();
+  int64_t count = 0;
+  for (int64_t i = 0; i < cells; ++i) count += m[i];
+  if (count == 0) return false;
+  // Branch-free (a random mask mispredicts half its branches): every cell writes its position,
+  // the next cell overwriting it unless the mask keeps it; the last write goes to a spare slot.
+  std::vector<int64_t> kept(static_cast<size_t>(count) + 1);
+  for (int64_t i = 0, j = 0; i < cells; ++i) {
+    kept[static_cast<size_t>(j)] = i;
+    j += m[i] ? 1 : 0;
+    j = std::min(j, count);
+  }
+  NDArray index(Shape{count}, DType::kInt64);
+  std::copy(kept.begin(), kept.begin() + count, index.data<int64_t>());
+  NDArray g = run("_npx_embedding", {index.to(a.device()), reshaped(a, Shape{cells, width})},
+                  {{"input_dim", Value(cells)}, {"output_dim", Value(width)}});
+  Shape shape{count};
+  for (int k = p; k < a.ndim(); ++k) shape.push_back(a.shape()[k]);
+  *out = reshaped(g, shape);
+  return true;
+}
+
 bool rows_lookup(const NDArray& a, const std::vector<IndexItem>& key, NDArray* out) {
   if (key.size() != 1 || key[0].kind != IndexItem::Kind::kArray || a.ndim() < 1 ||
-      !is_float(a.dtype()) || !is_integer(key[0].array.dtype()) || a.size() == 0)
+      !is_float(a.dtype()) || a.size() == 0)
     return false;
+  if (key[0].array.dtype() == DType::kBool) return mask_lookup(a, key[0].array, out);
+  if (!is_integer(key[0].array.dtype())) return false;
   const int64_t n = a.shape()[0], width = a.size() / n;
   NDArray index = key[0].array.to(cpu()).contiguous();
   if (index.dtype() != DType::kInt64)

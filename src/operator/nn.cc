@@ -53,6 +53,7 @@ HWY_AFTER_NAMESPACE();
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -1548,8 +1549,9 @@ void embedding_backward(const NodeAttrs& attrs, const OpContext&, const std::vec
     const auto m = static_cast<int64_t>(idx.size());
     std::vector<int64_t> order(idx.size()), rows, start;
     std::iota(order.begin(), order.end(), int64_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t a, int64_t b) { return idx[a] < idx[b]; });
+    if (!std::is_sorted(idx.begin(), idx.end()))
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return idx[a] < idx[b]; });
     for (int64_t q = 0; q < m; ++q)
       if (q == 0 || idx[order[q]] != idx[order[q - 1]]) {
         rows.push_back(idx[order[q]]);
@@ -1568,14 +1570,33 @@ void embedding_backward(const NodeAttrs& attrs, const OpContext&, const std::vec
   // vocabulary, which a dense accumulator paid for on every call (80 ms for a 200,000 x 64
   // table). The sums, and so the results, are the dense accumulator's.
   const size_t m = idx.size();
+  const OpReqType row_req = req[0] == kAddTo ? kAddTo : kWriteTo;
+  // Indices in increasing order, as the positions a recorded mask or slice reads: each row
+  // gets one ograd row, written straight (no sort, no per-row runs).
+  if (std::adjacent_find(idx.begin(), idx.end(), std::greater_equal<>()) == idx.end()) {
+    if (req[0] != kAddTo) kernel::fill_output(out[0], req[0], 0);
+    NDX_FLOAT_SWITCH(out[0].dtype, T, {
+      const T* og = in[0].ptr<T>();
+      T* grad = out[0].ptr<T>();
+      const int64_t grain = std::max<int64_t>(1, kernel::kGrain / std::max<int64_t>(d, 1));
+      kernel::parallel_for(static_cast<int64_t>(m), grain, [&](int64_t first, int64_t last) {
+        for (int64_t r = first; r < last; ++r)
+          for (int64_t c = 0; c < d; ++c)
+            store(grad + idx[r] * d + c, row_req, static_cast<compute_t<T>>(og[r * d + c]));
+      });
+    });
+    return;
+  }
   std::vector<size_t> order(m);
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return idx[a] < idx[b]; });
+  // (indices already in order, with repeats: no sort)
+  if (!std::is_sorted(idx.begin(), idx.end()))
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return idx[a] < idx[b]; });
   std::vector<size_t> starts;  // where each looked-up row's run of `order` begins
   for (size_t q = 0; q < m; ++q)
     if (q == 0 || idx[order[q]] != idx[order[q - 1]]) starts.push_back(q);
   starts.push_back(m);
-  const OpReqType row_req = req[0] == kAddTo ? kAddTo : kWriteTo;
   if (req[0] != kAddTo) kernel::fill_output(out[0], req[0], 0);
   NDX_FLOAT_SWITCH(out[0].dtype, T, {
     embedding_rows(in[0].ptr<T>(), out[0].ptr<T>(), d, idx, order, starts, row_req);

@@ -5,7 +5,7 @@ array of positions (NumPy), so any composition is checked."""
 import numpy as onp
 import pytest
 
-from ndx import autograd, np
+from ndx import autograd, np, npx
 
 R = onp.random.default_rng(11)
 
@@ -107,3 +107,54 @@ def test_writes_into_recorded_views_are_refused_and_the_gradient_stays_right(wri
     s.backward()
     onp.testing.assert_array_equal(x.asnumpy(), [[1, 2], [3, 4]])
     onp.testing.assert_array_equal(x.grad.asnumpy(), [[2, 4], [6, 8]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_masked_gathers_scatter_their_gradient_back(dtype):
+    # the positions a mask reads are increasing: the embedding backward writes each row once
+    values = R.standard_normal((6, 5)).astype(dtype)
+    mask = values > 0
+    rows = onp.array([True, False, True, True, False, True])
+    x = np.array(values)
+    x.attach_grad(grad_req="add")
+    for _ in range(2):  # (the second backward adds)
+        with autograd.record():
+            loss = (x[np.array(mask)] * 3).sum() + (x[np.array(rows)] ** 2).sum()
+        loss.backward()
+    want = 2 * (3 * mask + 2 * values.astype(onp.float64) * rows[:, None])
+    tol = 1e-2 if dtype == "float16" else 1e-6
+    onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("ids", [[0, 2, 3, 7], [1, 1, 4, 6], [5, 0, 2, 2]])
+def test_embedding_gradient_for_ordered_repeated_and_shuffled_ids(ids):
+    table = R.standard_normal((8, 3))
+    w = np.array(table)
+    w.attach_grad()
+    og = R.standard_normal((len(ids), 3))
+    with autograd.record():
+        y = npx.embedding(np.array(ids), w, input_dim=8, output_dim=3)
+    y.backward(np.array(og))
+    want = onp.zeros((8, 3))
+    onp.add.at(want, ids, og)
+    onp.testing.assert_allclose(w.grad.asnumpy(), want, rtol=1e-12)
+
+
+def test_a_mask_over_leading_axes_selects_cells_with_their_trailing_axes():
+    values = R.standard_normal((3, 4, 2))
+    mask = R.random((3, 4)) > 0.4
+    x = np.array(values)
+    x.attach_grad()
+    w = R.standard_normal((int(mask.sum()), 2))
+    with autograd.record():
+        y = x[np.array(mask)]
+        loss = (y * np.array(w)).sum()
+    loss.backward()
+    onp.testing.assert_array_equal(y.asnumpy(), values[mask])
+    want = onp.zeros_like(values)
+    want[mask] = w
+    onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=1e-12)
+    with autograd.record():  # nothing selected, and a mismatched mask (NumPy's IndexError)
+        assert x[np.zeros((3, 4), dtype=bool)].shape == (0, 2)
+        with pytest.raises(IndexError):
+            x[np.ones((3, 3), dtype=bool)]
