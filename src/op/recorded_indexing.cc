@@ -293,14 +293,10 @@ bool mask_lookup(const NDArray& a, const NDArray& mask, NDArray* out) {
   return true;
 }
 
-bool rows_lookup(const NDArray& a, const std::vector<IndexItem>& key, NDArray* out) {
-  if (key.size() != 1 || key[0].kind != IndexItem::Kind::kArray || a.ndim() < 1 ||
-      !is_float(a.dtype()) || a.size() == 0)
-    return false;
-  if (key[0].array.dtype() == DType::kBool) return mask_lookup(a, key[0].array, out);
-  if (!is_integer(key[0].array.dtype())) return false;
-  const int64_t n = a.shape()[0], width = a.size() / n;
-  NDArray index = key[0].array.to(cpu()).contiguous();
+// An integer index array for an axis of length n, on the host in int64, negative indices
+// wrapped (NumPy's IndexError for those out of range).
+NDArray wrapped_indices(const NDArray& key, int64_t n, int axis) {
+  NDArray index = key.to(cpu()).contiguous();
   if (index.dtype() != DType::kInt64)
     index = run("_npi_astype", {index}, {{"dtype", Value(DType::kInt64)}});
   NDArray wrapped(index.shape(), DType::kInt64);
@@ -308,9 +304,52 @@ bool rows_lookup(const NDArray& a, const std::vector<IndexItem>& key, NDArray* o
   int64_t* dst = wrapped.data<int64_t>();
   for (int64_t i = 0, m = index.size(); i < m; ++i) {
     if (src[i] < -n || src[i] >= n)
-      index_error("index ", src[i], " is out of bounds for axis 0 with size ", n);
+      index_error("index ", src[i], " is out of bounds for axis ", axis, " with size ", n);
     dst[i] = src[i] < 0 ? src[i] + n : src[i];
   }
+  return wrapped;
+}
+
+// a[:, idx], a[:, :, idx, :], a[..., idx]: one integer array after whole slices (or after
+// `...`, for the last axis) is NumPy's take along that axis, recorded as _npi_take, whose
+// backward adds each slice back; the general path would gather (and sort) every position.
+bool axis_take_lookup(const NDArray& a, const std::vector<IndexItem>& key, NDArray* out) {
+  if (a.ndim() < 2 || !is_float(a.dtype()) || a.size() == 0 ||
+      key.size() > static_cast<size_t>(a.ndim()))
+    return false;
+  auto whole = [](const IndexItem& it) {
+    return it.kind == IndexItem::Kind::kSlice && !it.start && !it.stop && it.step == 1;
+  };
+  int axis = -1;
+  const IndexItem* array = nullptr;
+  if (key.size() == 2 && key[0].kind == IndexItem::Kind::kEllipsis &&
+      key[1].kind == IndexItem::Kind::kArray) {
+    axis = a.ndim() - 1, array = &key[1];
+  } else {
+    for (size_t i = 0; i < key.size(); ++i) {
+      if (key[i].kind == IndexItem::Kind::kArray && !array)
+        axis = static_cast<int>(i), array = &key[i];
+      else if (!whole(key[i]))
+        return false;
+    }
+  }
+  if (!array || axis < 1 || !is_integer(array->array.dtype())) return false;
+  const NDArray index = wrapped_indices(array->array, a.shape()[axis], axis);
+  *out = run("_npi_take", {a, index.to(a.device())},
+             {{"axis", Value(static_cast<int64_t>(axis))}, {"mode", Value(std::string("raise"))}});
+  return true;
+}
+
+bool rows_lookup(const NDArray& a, const std::vector<IndexItem>& key, NDArray* out) {
+  if (axis_take_lookup(a, key, out)) return true;
+  if (key.size() != 1 || key[0].kind != IndexItem::Kind::kArray || a.ndim() < 1 ||
+      !is_float(a.dtype()) || a.size() == 0)
+    return false;
+  if (key[0].array.dtype() == DType::kBool) return mask_lookup(a, key[0].array, out);
+  if (!is_integer(key[0].array.dtype())) return false;
+  const int64_t n = a.shape()[0], width = a.size() / n;
+  const NDArray index = key[0].array;
+  const NDArray wrapped = wrapped_indices(index, n, 0);
   NDArray rows = a.ndim() == 2 ? a : reshaped(a, Shape{n, width});
   NDArray g = run("_npx_embedding", {wrapped.to(a.device()), rows},
                   {{"input_dim", Value(n)}, {"output_dim", Value(width)}});

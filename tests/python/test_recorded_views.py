@@ -158,3 +158,27 @@ def test_a_mask_over_leading_axes_selects_cells_with_their_trailing_axes():
         assert x[np.zeros((3, 4), dtype=bool)].shape == (0, 2)
         with pytest.raises(IndexError):
             x[np.ones((3, 3), dtype=bool)]
+
+
+@pytest.mark.parametrize("key", [
+    lambda i: (slice(None), i), lambda i: (Ellipsis, i), lambda i: (slice(None), i, slice(None)),
+    lambda i: (slice(None), slice(None), i)])
+def test_an_index_array_after_whole_slices_takes_along_its_axis(key):
+    values = R.standard_normal((3, 5, 4))
+    idx = onp.array([[4, -1], [0, 0], [2, 3]]) % 4  # (repeats; within every axis here)
+    idx[0, 1] = -1  # a negative index
+    x = np.array(values)
+    x.attach_grad()
+    k = key(np.array(idx))
+    want_value = values[key(idx)]
+    w = R.standard_normal(want_value.shape)
+    with autograd.record():
+        y = x[k]
+        loss = (y * np.array(w)).sum()
+    loss.backward()
+    onp.testing.assert_array_equal(y.asnumpy(), want_value)
+    positions = onp.arange(values.size).reshape(values.shape)[key(idx)]
+    want = onp.bincount(positions.ravel(), weights=w.ravel(), minlength=values.size)
+    onp.testing.assert_allclose(x.grad.asnumpy(), want.reshape(values.shape), rtol=1e-12)
+    with autograd.record(), pytest.raises(IndexError, match="out of bounds"):
+        x[key(np.array([9]))]
