@@ -374,19 +374,29 @@ struct Plus {  // a + b (a bias)
   }
 };
 // ---- optimizer updates (operator/optimizer.cc) ----
-// SGD's gradient term clip(rescale * g, clip) + wd * w, FunctorArgs b..d = wd, rescale, clip.
-// clip = inf when there is no clipping; a NaN gradient stays NaN (the comparison is false).
-struct SgdTerm {
+// The gradient term of the update rules, FunctorArgs b..d = wd, rescale, clip (clip = inf when
+// there is no clipping; a NaN gradient stays NaN, the comparison being false). SGD's is
+// clip(rescale * g, clip) + wd * w; Adam's clip(rescale * g + wd * w, clip), as MXNet's
+// adam_update adds the decay before clipping (kDecayFirst). The decayed sum goes through
+// mul_add, so vector lanes and scalar tails round it alike.
+template <bool kDecayFirst>
+struct GradTerm {
   double wd = 0, rescale = 1, clip = 0;
-  SgdTerm() = default;
-  explicit SgdTerm(const FunctorArgs& a) : wd(a.b), rescale(a.c), clip(a.d) {}
+  GradTerm() = default;
+  explicit GradTerm(const FunctorArgs& a) : wd(a.b), rescale(a.c), clip(a.d) {}
   template <class T>
   NDX_HD T operator()(T w, T g) const {
-    const T s = g * T(rescale);
-    const T clipped = select(abs(s) > T(clip), copysign(T(clip), s), s);
-    return wd == 0 ? clipped : clipped + w * T(wd);  // (no decay: w is not read)
+    if (wd == 0) return clipped(g * T(rescale));  // (no decay: w is not read)
+    if constexpr (kDecayFirst) return clipped(mul_add(w, T(wd), g * T(rescale)));
+    return mul_add(w, T(wd), clipped(g * T(rescale)));
+  }
+  template <class T>
+  NDX_HD T clipped(T s) const {
+    return select(abs(s) > T(clip), copysign(T(clip), s), s);
   }
 };
+using SgdTerm = GradTerm<false>;
+using AdamTerm = GradTerm<true>;
 struct SgdStep {  // w - lr * term, FunctorArgs a = lr
   static constexpr unsigned kTypes = kFloatTypes;
   double lr = 0;
@@ -407,18 +417,6 @@ struct SgdMomentum {  // the new momentum: momentum * mom - lr * term, FunctorAr
   template <class T>
   NDX_HD T operator()(T mom, T w, T g) const {
     return mom * T(momentum) - term(w, g) * T(lr);
-  }
-};
-// Adam's gradient term clip(rescale * g + wd * w, clip): MXNet's adam_update adds the decay
-// before clipping (its SGD after); FunctorArgs b..d as SgdTerm's.
-struct AdamTerm {
-  double wd = 0, rescale = 1, clip = 0;
-  AdamTerm() = default;
-  explicit AdamTerm(const FunctorArgs& a) : wd(a.b), rescale(a.c), clip(a.d) {}
-  template <class T>
-  NDX_HD T operator()(T w, T g) const {
-    const T s = wd == 0 ? g * T(rescale) : mul_add(w, T(wd), g * T(rescale));
-    return select(abs(s) > T(clip), copysign(T(clip), s), s);
   }
 };
 // Adam's moments, updated in place: decay * moment + (1 - decay) * term, the term squared for
