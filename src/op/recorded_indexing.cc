@@ -314,7 +314,8 @@ NDArray wrapped_indices(const NDArray& key, int64_t n, int axis) {
 // `...`, for the last axis) is NumPy's take along that axis, recorded as _npi_take, whose
 // backward adds each slice back; the general path would gather (and sort) every position.
 bool axis_take_lookup(const NDArray& a, const std::vector<IndexItem>& key, NDArray* out) {
-  if (a.ndim() < 2 || !is_float(a.dtype()) || a.size() == 0 ||
+  // (_npi_take runs on the host: GPU arrays keep the general path's device gather)
+  if (!a.device().is_cpu() || a.ndim() < 2 || !is_float(a.dtype()) || a.size() == 0 ||
       key.size() > static_cast<size_t>(a.ndim()))
     return false;
   auto whole = [](const IndexItem& it) {

@@ -1814,7 +1814,17 @@ Op& register_shape_op(const char* name, const char* doc) {
       .set_attr<FInferShape>("FInferShape", BackwardTakeShape)
       .set_attr<FInferType>("FInferType", BackwardInputsType, 11)
       .set_attr<TIsBackward>("TIsBackward", true)
-      .set_attr<FCompute>("FCompute<cpu>", BackwardTakeCompute);
+      .set_attr<FCompute>("FCompute<cpu>", BackwardTakeCompute)
+      // Linear in ograd: its own gradient takes the incoming gradient's slices again.
+      .set_attr<FGradient>("FGradient", [](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        auto take = std::make_shared<Node>();
+        take->attrs = n->attrs;
+        take->attrs.op = Op::get("_npi_take");
+        take->inputs = {og[0], n->inputs[2]};
+        return std::vector<NodeEntry>{NodeEntry{take, 0, 0},
+                                      make_node("_np_zeros_like", {n->inputs[1]}),
+                                      make_node("_np_zeros_like", {n->inputs[2]})};
+      });
   OpRegistry::global()
       .register_op("_backward_take_along_axis")
       .describe(

@@ -182,3 +182,20 @@ def test_an_index_array_after_whole_slices_takes_along_its_axis(key):
     onp.testing.assert_allclose(x.grad.asnumpy(), want.reshape(values.shape), rtol=1e-12)
     with autograd.record(), pytest.raises(IndexError, match="out of bounds"):
         x[key(np.array([9]))]
+
+
+@pytest.mark.parametrize("key", [lambda i: (slice(None), i), lambda i: i, lambda i: (Ellipsis, i)])
+def test_second_order_through_index_arrays(key):
+    values = R.standard_normal((3, 4))
+    idx = onp.array([2, 0, 2, 1])[:3]
+    x = np.array(values)
+    x.attach_grad()
+    w = R.standard_normal(values.shape)
+    with autograd.record():
+        (g,) = autograd.grad((x[key(np.array(idx))] ** 3).sum(), [x], create_graph=True)
+        z = (g * np.array(w)).sum()
+    z.backward()
+    positions = onp.arange(values.size).reshape(values.shape)[key(idx)].ravel()
+    y = values.ravel()[positions]
+    want = onp.bincount(positions, weights=6 * y * w.ravel()[positions], minlength=values.size)
+    onp.testing.assert_allclose(x.grad.asnumpy(), want.reshape(values.shape), rtol=1e-10)
