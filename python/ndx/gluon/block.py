@@ -896,6 +896,7 @@ class HybridBlock(Block):
         # (a read-only input, such as a broadcast_to view, cannot have been updated in place)
         states += [(a, a.copy()) for a in args if a.flags.writeable]
         functions_before = autograd._traced_function_calls()
+        nodes_before = _control_flow.traced_nodes()
         prev_tracing = _core._set_tracing(True)
         prev_params, _TRACING.params = _TRACING.params, traced
         with _TRACE_LOCK:
@@ -929,7 +930,7 @@ class HybridBlock(Block):
         functions = autograd._traced_function_calls() != functions_before
         # (graphs with npx.cond / while_loop nodes: their operators are told whether a call
         # records, which they cannot see from inside the graph)
-        control = _control_flow.holds_control_flow(_core._graph_json(graph))
+        control = _control_flow.traced_nodes() != nodes_before
         return graph, _core._graph_inputs(graph), (single, legacy, out_fmt, functions, control)
 
     def _traced(self, key, args, fmt=None, again=False):

@@ -323,7 +323,14 @@ class _Spec:
     """What a control-flow node runs: its subgraphs and its outputs' shapes and dtypes."""
 
 
+def traced_nodes():
+    """How many control-flow nodes this thread's traces have made (a block compares the count
+    before and after its trace)."""
+    return getattr(_CALL, "nodes", 0)
+
+
 def _node(op_type, spec, node_inputs):
+    _CALL.nodes = traced_nodes() + 1
     key = next(_KEYS)
     _SPECS[key] = spec
     from .. import operator as _operator
@@ -560,17 +567,13 @@ def _input_grads(inputs, outputs, out_grads):
     return grads
 
 
-_CALL = threading.local()  # .recording: whether the graph call being run records
+_CALL = threading.local()  # .recording (the graph call being run records), .settling, .nodes
 
 
 def note_call(recording):
     """Tells the control-flow nodes of the graph about to run whether its caller records (the
     graph runs its operators with recording paused)."""
     _CALL.recording = recording
-
-
-def holds_control_flow(graph_json):
-    return '"_ndx_cond"' in graph_json or '"_ndx_while_loop"' in graph_json
 
 
 class settling:
