@@ -57,6 +57,21 @@ bool match_args(PyObject* const* args, size_t nargsf, PyObject* kwnames,
 
 bool is_none(PyObject* o) { return !o || o == Py_None; }
 
+// device= absent, None or the CPU ("cpu(0)", a Device or a plain str): all make the array
+// where the C path makes it (an optimizer passing its weights' device, cpu(0), would
+// otherwise pay the Python path's 5 us per call).
+bool no_device_or_cpu0(PyObject* o) {
+  if (is_none(o)) return true;
+  if (!PyUnicode_Check(o)) return false;
+  Py_ssize_t n = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(o, &n);
+  if (!text) {
+    PyErr_Clear();
+    return false;
+  }
+  return n == 6 && std::memcmp(text, "cpu(0)", 6) == 0;
+}
+
 // A shape given as a Python int or a tuple / list of them, each in [0, 2^40] and the product
 // small enough that nothing overflows; false otherwise (the fallback validates).
 bool simple_shape(PyObject* o, Shape* shape) {
@@ -102,8 +117,8 @@ PyObject* create(Fallback which, PyObject* const* args, size_t nargsf, PyObject*
   double value = 0;
   if (which == kFull) {
     PyObject* a[4];
-    if (!match_args(args, nargsf, kwnames, kFullNames, a) || !a[0] || !a[1] || !is_none(a[3]) ||
-        !simple_shape(a[0], &shape))
+    if (!match_args(args, nargsf, kwnames, kFullNames, a) || !a[0] || !a[1] ||
+        !no_device_or_cpu0(a[3]) || !simple_shape(a[0], &shape))
       return fall_back(which, args, nargsf, kwnames);
     PyObject* v = a[1];
     DType dflt;
@@ -132,7 +147,7 @@ PyObject* create(Fallback which, PyObject* const* args, size_t nargsf, PyObject*
     }
   } else {
     PyObject* a[3];
-    if (!match_args(args, nargsf, kwnames, kNames, a) || !a[0] || !is_none(a[2]) ||
+    if (!match_args(args, nargsf, kwnames, kNames, a) || !a[0] || !no_device_or_cpu0(a[2]) ||
         !simple_shape(a[0], &shape))
       return fall_back(which, args, nargsf, kwnames);
     simple_dtype(a[1], default_float_dtype(), &t);
@@ -243,7 +258,7 @@ PyObject* array(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnam
   NDX_PY_BEGIN
   if (!default_device_is_cpu0()) return fall_back(kArray, args, nargsf, kwnames);  // a scope
   PyObject* a[4];
-  if (!match_args(args, nargsf, kwnames, kNames, a) || !a[0] || !is_none(a[3]) ||
+  if (!match_args(args, nargsf, kwnames, kNames, a) || !a[0] || !no_device_or_cpu0(a[3]) ||
       (a[2] && a[2] != Py_True))
     return fall_back(kArray, args, nargsf, kwnames);
   PyObject* o = a[0];
@@ -392,7 +407,7 @@ PyObject* asarray(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwn
     if (PyErr_Occurred()) return nullptr;
   }
   PyObject* a[3];
-  if (!match_args(args, nargsf, kwnames, kNames, a) || !a[0] || !is_none(a[2]))
+  if (!match_args(args, nargsf, kwnames, kNames, a) || !a[0] || !no_device_or_cpu0(a[2]))
     return fall_back(kAsarray, args, nargsf, kwnames);
   PyObject* o = a[0];
   if (Py_TYPE(o) == g_numpy_ndarray && is_none(a[1])) {  // the common NumPy case first

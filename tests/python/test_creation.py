@@ -181,3 +181,30 @@ def test_signatures_and_default_dtype():
     finally:
         ndx.npx.reset_np()
     assert np.array([1.5]).dtype == onp.float32
+
+
+@pytest.mark.parametrize("device", ["cpu(0)", ndx.cpu(), ndx.cpu(0)])
+def test_the_cpu_named_as_device_is_the_default(device):
+    """device='cpu(0)' (the optimizers pass their weights' device) gives what no device gives:
+    the same values and dtype, an array on cpu(0), and asarray sharing a NumPy array's memory
+    as it does without a device."""
+    expect(np.zeros((2, 3), device=device), onp.zeros((2, 3)))
+    expect(np.ones(4, "int8", device=device), onp.ones(4, "int8"))
+    expect(np.full((2,), 7.5, device=device), onp.full((2,), 7.5))
+    expect(np.array([0.25, 1], dtype="float64", device=device), onp.array([0.25, 1]), "float64")
+    expect(np.array([1, 2], device=device), onp.array([1, 2]))
+    for a in (np.zeros(1, device=device), np.array([1.0], device=device)):
+        assert a.device == "cpu(0)"
+    x = onp.arange(3, dtype=onp.float32)
+    shared = np.asarray(x, device=device)
+    x[0] = 9
+    assert float(shared[0]) == 9
+
+
+def test_another_cpu_or_a_bad_device_still_takes_the_full_path():
+    assert np.zeros(2, device="cpu(1)").device == "cpu(1)"
+    assert np.array([1.0, 2.0], device=ndx.cpu(1)).device == "cpu(1)"
+    with pytest.raises((ValueError, NotImplementedError)):
+        np.zeros(2, device="tpu(0)")
+    with pytest.raises((ValueError, NotImplementedError)):
+        np.array([1.0], device="cpu(0")
