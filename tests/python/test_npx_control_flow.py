@@ -485,3 +485,83 @@ def test_autograd_records_through_while_loop():
         loss = v.sum()
     loss.backward()
     onp.testing.assert_allclose(x.grad.asnumpy(), 4 * onp.array([1.5, -0.5]) ** 3, rtol=1e-6)
+
+
+def test_legacy_nd_contrib_bodies_get_ndarrays():
+    """mx.nd.contrib's loops hand the body MXNet 1's NDArray, whose legacy methods
+    (reshape's 0 = "keep this dimension", asscalar) the bodies of MXNet 1 code use."""
+    import ndx as mx
+
+    seen = []
+
+    def cond(i, s):
+        seen.append(type(i))
+        return i.asscalar() <= 5
+
+    outputs, states = mx.nd.contrib.while_loop(
+        cond, lambda i, s: ([i + s], [i + 1, s + i]),
+        (mx.nd.array([0], dtype="int64"), mx.nd.array([1], dtype="int64")), max_iterations=10)
+    assert set(seen) == {mx.nd.NDArray} and type(outputs[0]) is mx.nd.NDArray
+    onp.testing.assert_array_equal(outputs[0].asnumpy()[:6].ravel(), [1, 2, 4, 7, 11, 16])
+    assert [s.asnumpy().tolist() for s in states] == [[6], [16]]
+
+    def body(x, states):  # x: one (3, 4) step of (2, 3, 4)
+        y = x.reshape((0, -1)) * 2
+        return y, [states[0] + y.sum(axis=1).reshape((0,))]
+
+    data = onp.arange(24.0).reshape(2, 3, 4)
+    out, (total,) = mx.nd.contrib.foreach(body, mx.nd.array(data), [mx.nd.zeros((3,))])
+    onp.testing.assert_allclose(out.asnumpy(), data * 2)
+    onp.testing.assert_allclose(total.asnumpy(), (data * 2).sum(axis=(0, 2)))
+    picked = mx.nd.contrib.cond(mx.nd.array([1]), lambda: mx.nd.ones((2, 3)).reshape((0, -1)),
+                                lambda: mx.nd.zeros((2, 3)))
+    assert type(picked) is mx.nd.NDArray
+    onp.testing.assert_array_equal(picked.asnumpy(), onp.ones((2, 3)))
+
+
+class _LegacyLoop(gluon.HybridBlock):
+    """A legacy while_loop in a hybridized block, its body using an array of the forward (a
+    dropout draw, so a body that drew again would disagree with the h returned)."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = gluon.nn.Dense(3, in_units=3)
+
+    def forward(self, x):
+        import ndx as mx
+
+        h = npx.dropout(self.dense(x), p=0.5)
+        _, (i, v) = mx.nd.contrib.while_loop(
+            lambda i, v: i < 3, lambda i, v: ([], [i + 1, v * 0.5 + h]),
+            [mx.nd.array([0.0]), x], max_iterations=5)
+        return v, h
+
+
+def test_legacy_loops_hybridize_with_the_arrays_their_bodies_hold():
+    """v3 = x/8 + 1.75 h after three steps of v <- v/2 + h, h = dropout(dense(x)): against
+    NumPy's forward and hand-derived gradients (given the mask drawn), imperative and
+    hybridized (one graph)."""
+    block = _LegacyLoop()
+    block.initialize()
+    x = onp.abs(R.standard_normal((4, 3))) + 0.5
+    up = onp.arange(1.0, 13.0).reshape(4, 3)
+    w, b = block.dense.weight.data().asnumpy(), block.dense.bias.data().asnumpy()
+    for hybridize in (False, True, True):
+        if hybridize:
+            block.hybridize()
+        xa = np.array(x, dtype="float32")
+        xa.attach_grad()
+        with autograd.record():
+            v, h = block(xa)
+            loss = (v * np.array(up, dtype="float32")).sum()
+        loss.backward()
+        kept = (h.asnumpy() != 0) * 2.0  # the mask drawn, scaled by 1 / (1 - p)
+        dense = x @ w.T + b
+        onp.testing.assert_allclose(h.asnumpy(), dense * kept, rtol=1e-5, atol=1e-6)
+        onp.testing.assert_allclose(v.asnumpy(), x / 8 + 1.75 * dense * kept, rtol=1e-5,
+                                    atol=1e-6)
+        dh = 1.75 * up * kept
+        onp.testing.assert_allclose(block.dense.weight.grad().asnumpy(), dh.T @ x, rtol=1e-5,
+                                    atol=1e-5)
+        onp.testing.assert_allclose(xa.grad.asnumpy(), up / 8 + dh @ w, rtol=1e-5, atol=1e-5)
+    assert len(block._graphs) == 1

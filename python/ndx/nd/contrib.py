@@ -4,6 +4,7 @@
 ``boolean_mask``, ``BilinearResize2D``, the SSD ops ``MultiBoxPrior`` / ``MultiBoxTarget`` /
 ``MultiBoxDetection``, ``SparseEmbedding``, ``isinf`` / ``isnan`` / ``isfinite`` (1.0 / 0.0 in
 the data's dtype) and ``quadratic`` (the operator tutorial's a x^2 + b x + c)."""
+import functools as _functools
 import operator as _operator
 
 import numpy as _onp
@@ -11,7 +12,7 @@ import numpy as _onp
 from .. import numpy as _np
 from .. import numpy_extension as _npx
 from ._op import _plain_inputs
-from .ndarray import _wrap
+from .ndarray import _plain, _wrap
 
 __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "box_encode", "box_decode", "ROIAlign", "div_sqrt_dim", "index_copy",
@@ -24,16 +25,34 @@ __all__ = ["foreach", "while_loop", "cond", "arange_like", "box_nms", "box_iou",
            "MultiBoxDetection", "SparseEmbedding", "isinf", "isnan", "isfinite", "quadratic"]
 
 
+def _plain_tree(value):
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain_tree(v) for v in value)
+    return _plain(value)
+
+
+def _call_legacy(fn, *args):
+    return _plain_tree(fn(*_wrap(args)))
+
+
+def _legacy(fn):
+    """fn called with NDArrays, as MXNet 1 calls a loop body (which may use the legacy
+    methods: reshape((0, -1)), asscalar()), its arrays handed back plain to npx's loop. A
+    partial, so that a hybridized block's trace still finds the arrays fn holds."""
+    return _functools.partial(_call_legacy, fn) if callable(fn) else fn
+
+
 def foreach(body, data, init_states):
-    return _wrap(_npx.foreach(body, data, init_states))
+    return _wrap(_npx.foreach(_legacy(body), data, init_states))
 
 
 def while_loop(cond, func, loop_vars, max_iterations=None):
-    return _wrap(_npx.while_loop(cond, func, loop_vars, max_iterations=max_iterations))
+    return _wrap(_npx.while_loop(_legacy(cond), _legacy(func), loop_vars,
+                                 max_iterations=max_iterations))
 
 
 def cond(pred, then_func, else_func):
-    return _wrap(_npx.cond(pred, then_func, else_func))
+    return _wrap(_npx.cond(_legacy(pred), _legacy(then_func), _legacy(else_func)))
 
 
 def _passthrough(name):

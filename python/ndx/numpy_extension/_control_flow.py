@@ -271,10 +271,15 @@ def _with_inputs_for_arrays(fn, prefix, held, depth=0):
                 if type(value) is tuple else value
         return value
 
+    def swap_argument(value):  # (a function given to a partial: nd.contrib's legacy bodies)
+        if isinstance(value, (types.FunctionType, functools.partial)) and depth < 4:
+            return _with_inputs_for_arrays(value, prefix, held, depth + 1)
+        return swap(value)
+
     if isinstance(fn, functools.partial) and depth < 4:
         inner = _with_inputs_for_arrays(fn.func, prefix, held, depth + 1)
-        return functools.partial(inner, *[swap(a) for a in fn.args],
-                                 **{k: swap(v) for k, v in fn.keywords.items()})
+        return functools.partial(inner, *[swap_argument(a) for a in fn.args],
+                                 **{k: swap_argument(v) for k, v in fn.keywords.items()})
     if not isinstance(fn, types.FunctionType):
         return fn
     cells = fn.__closure__ or ()
