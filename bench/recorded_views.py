@@ -6,7 +6,7 @@ which give views as unrecorded ones do, in one process:
 Part 1, per call (4 MB float32 input): NumPy's view, ndx's unrecorded view and ndx's recorded
 view, with NumPy time / ndx recorded time.
 
-Part 3 (after part 2), recorded gathers by index arrays and masks, forward + backward
+Part 3 (after part 2), recorded gathers by index arrays, masks and np.take, forward + backward
 (loss = sum), 4 MB float32 input, with NumPy's forward alone for scale.
 
 Part 2, one forward + backward of multi-head attention's head split and merge (batch 32,
@@ -113,7 +113,11 @@ def part_three(rounds):
     mask, rows = value > 0, R.random(1024) > 0.5
     idx = R.integers(0, 1024, 512)
     cases = {"x[mask]": (mask, lambda a, k: a[k]), "x[row_mask]": (rows, lambda a, k: a[k]),
-             "x[idx]": (idx, lambda a, k: a[k]), "x[:, idx]": (idx, lambda a, k: a[:, k])}
+             "x[idx]": (idx, lambda a, k: a[k]), "x[:, idx]": (idx, lambda a, k: a[:, k]),
+             "take(x, idx, axis=0)": (idx, lambda a, k: (np if isinstance(a, np.ndarray)
+                                                         else onp).take(a, k, axis=0)),
+             "take(x, idx, axis=1)": (idx, lambda a, k: (np if isinstance(a, np.ndarray)
+                                                         else onp).take(a, k, axis=1))}
     print()
     print("| recorded gather, forward + backward | NumPy forward (ms) | ndx (ms) |")
     print("| --- | ---: | ---: |")

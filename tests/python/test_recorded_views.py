@@ -199,3 +199,69 @@ def test_second_order_through_index_arrays(key):
     y = values.ravel()[positions]
     want = onp.bincount(positions, weights=6 * y * w.ravel()[positions], minlength=values.size)
     onp.testing.assert_allclose(x.grad.asnumpy(), want.reshape(values.shape), rtol=1e-10)
+
+
+@pytest.mark.parametrize("axis,mode", [(None, "raise"), (0, "raise"), (1, "wrap"), (-1, "clip"),
+                                       (2, "raise")])
+def test_take_under_autograd_scatters_and_differentiates_twice(axis, mode):
+    """np.take while recording (the _npi_take op on the host): values as NumPy's, the
+    gradient of (take(x)**3 * w).sum() and its gradient (second order) scattered back
+    through the positions NumPy's take picks."""
+    values = R.standard_normal((3, 5, 4))
+    idx = onp.array([[3, -1], [0, 0], [2, 7]]) if mode != "raise" else \
+        onp.array([[2, -1], [0, 0], [2, 1]])
+    x = np.array(values)
+    x.attach_grad()
+    positions = onp.take(onp.arange(values.size).reshape(values.shape), idx, axis=axis,
+                         mode=mode)
+    w = R.standard_normal(positions.shape)
+    v = R.standard_normal(values.shape)
+    with autograd.record():
+        y = np.take(x, np.array(idx), axis=axis, mode=mode)
+        (g,) = autograd.grad((y ** 3 * np.array(w)).sum(), [x], create_graph=True)
+        z = (g * np.array(v)).sum()
+    z.backward()
+    onp.testing.assert_array_equal(y.asnumpy(), onp.take(values, idx, axis=axis, mode=mode))
+    flat, picked = positions.ravel(), values.ravel()[positions.ravel()]
+    first = onp.bincount(flat, weights=3 * picked ** 2 * w.ravel(), minlength=values.size)
+    onp.testing.assert_allclose(g.asnumpy(), first.reshape(values.shape), rtol=1e-10)
+    second = onp.bincount(flat, weights=6 * picked * w.ravel() * v.ravel()[flat],
+                          minlength=values.size)
+    onp.testing.assert_allclose(x.grad.asnumpy(), second.reshape(values.shape), rtol=1e-10)
+    with autograd.record(), pytest.raises(IndexError, match="out of bounds"):
+        np.take(x, np.array([9]), axis=1)
+    for extreme in (2**63 - 1, -2**63, -6):  # (k + n would overflow a signed sum)
+        with pytest.raises(IndexError, match=f"index {extreme} is out of bounds"):
+            np.take(x, np.array([0, extreme], dtype="int64"), axis=1)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_large_takes_and_their_gradients_match_numpy_on_any_thread_count(axis, threads):
+    """Sizes past the threads' grain (the element gather of the last axis, the row spans of
+    the gradient's scatter): values as NumPy's take, gradients as NumPy's np.add.at of the
+    output weights, in float64 so the repeats' sums (in index order) compare exactly."""
+    values = R.standard_normal((40, 300, 30))
+    n = values.shape[axis]
+    idx = R.integers(-n, n, (2 * n + 3,))  # (repeats; about twice the input)
+    positions = onp.take(onp.arange(values.size).reshape(values.shape), idx, axis=axis)
+    w = R.standard_normal(positions.shape)
+    want = onp.zeros(values.size)
+    onp.add.at(want, positions.ravel(), w.ravel())
+    npx.set_num_threads(threads)
+    try:
+        x = np.array(values)
+        x.attach_grad()
+        with autograd.record():
+            y = np.take(x, np.array(idx), axis=axis)
+            loss = (y * np.array(w)).sum()
+        loss.backward()
+        for dtype in ("int8", "float16", "complex128"):  # every element width of the gather
+            v = values.astype(dtype)
+            onp.testing.assert_array_equal(np.take(np.array(v), np.array(idx), axis=axis)
+                                           .asnumpy(), onp.take(v, idx, axis=axis))
+    finally:
+        npx.set_num_threads(None)
+    onp.testing.assert_array_equal(y.asnumpy(), onp.take(values, idx, axis=axis))
+    onp.testing.assert_allclose(x.grad.asnumpy(), want.reshape(values.shape), rtol=1e-12,
+                                atol=1e-12)

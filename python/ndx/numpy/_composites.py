@@ -1035,13 +1035,13 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     elif mode != "raise" and mode != "wrap":
         raise ValueError(f"[take] mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     rest = a.size // n if n else 0
-    if _core._is_tracing():
-        # (integer-array indexing cannot be traced: the graph keeps the _npi_take op, which
-        # also differentiates; idx is already wrapped or clipped above)
-        return _finish(_take_op(a, idx, axis=axis, mode="clip" if mode == "clip" else "raise"),
-                       out)
+    if _core._is_tracing() or (rest and a.__dlpack_device__()[0] == 1):
+        # The _npi_take op (idx already wrapped or clipped above): a graph cannot trace
+        # integer-array indexing, and on the host the op's gather (and its gradient) is the
+        # fastest there is
+        return _finish(_take_op(a, idx, axis=axis, mode="raise"), out)
     if _np._core._autograd_is_recording() and _is_float(a) and rest:
-        return _finish(_take_recorded(a, idx, axis), out)
+        return _finish(_take_recorded(a, idx, axis), out)  # (the device's own gather)
     return _finish(a[(slice(None),) * axis + (idx,)], out)
 
 
@@ -1049,15 +1049,15 @@ _take_op = _internal_function("_npi_take")
 
 
 def _take_recorded(a, idx, axis):
-    """take under autograd: the other axes flattened into rows of an embedding lookup, whose
-    gradient adds each output row back into the row it came from."""
+    """take under autograd off the host: the other axes flattened into rows of an embedding
+    lookup, whose gradient adds each output row back into the row it came from."""
     n = a.shape[axis]
     if idx.size and (bool(_np.any(idx >= n)) or bool(_np.any(idx < -n))):
         raise IndexError(f"[take] index out of range for axis {axis} of size {n}")
     idx = _np._where_op(idx < 0, _np.add(idx, n), idx)
     others = [i for i in range(a.ndim) if i != axis]
-    # (recorded transposes and reshapes copy: the identity ones are skipped, so rows of a
-    # 2-d table taken along axis 0 are the table itself, not two copies of it)
+    # (the identity transposes and reshapes are skipped: rows of a 2-d table taken along
+    # axis 0 are the table itself)
     rows = a if axis == 0 else _np.transpose(a, tuple([axis] + others))
     if rows.ndim != 2:
         rows = _np.reshape(rows, (n, -1))
