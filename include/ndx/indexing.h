@@ -1,6 +1,7 @@
 // NumPy indexing: basic (ints, slices, newaxis, Ellipsis: views) and advanced (integer arrays
 // and boolean masks, mixed with basic items: copies), for reading and for assignment.
 #pragma once
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -39,6 +40,14 @@ NDArray recorded_getitem_gather(const NDArray& a, const std::vector<IndexItem>& 
 NDArray traced_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key);
 NDArray recorded_setitem_update(const NDArray& a, const std::vector<IndexItem>& key,
                                 const NDArray& value);
+// A shape op (attrs: _np_reshape, _np_transpose, ...) on an array autograd records, `view`
+// making its result as a view of a: under autograd that view, recorded as the op (whose
+// FGradient is the backward: no shape op's backward reads the values, and writes into
+// recorded arrays are refused), not the op's copy; in a trace the op, which the graph runs.
+// The Python methods' recorded views and recorded indexing both come here.
+struct NodeAttrs;
+NDArray recorded_shape_op(const NodeAttrs& attrs, const NDArray& a,
+                          const std::function<NDArray()>& view);
 // NumPy's nonzero: one int64 array of coordinates per dimension of a (a not 0-d), in C order;
 // NaN counts as nonzero, -0.0 as zero. On a's device.
 std::vector<NDArray> nonzero(const NDArray& a);

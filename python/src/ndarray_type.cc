@@ -83,17 +83,13 @@ NDArray run_op(const char* op, const NDArray& a,
   return invoke(Op::get(op)->make_attrs(kw), {a})[0];
 }
 
-// A shape op on an array autograd records: a view, as unrecorded, recorded as `op` (whose
-// FGradient is the backward; no shape op's backward reads the values, and writes into recorded
-// arrays are refused), rather than the op's copy. A trace records the op, which its graph runs.
+// A shape op on an array autograd records: a recorded view (ndx::recorded_shape_op), or the
+// op's copy where NumPy copies (copy).
 NDArray recorded_view(const char* op, const NDArray& a,
                       std::vector<std::pair<std::string_view, Value>> kw,
                       const std::function<NDArray(const NDArray&)>& view, bool copy = false) {
-  if (is_tracing() || copy) return run_op(op, a, std::move(kw));
-  const NodeAttrs attrs = Op::get(op)->make_attrs(kw);
-  std::vector<NDArray> out{view(a)};
-  autograd::record_op(attrs, {a}, &out);
-  return out[0];
+  if (copy) return run_op(op, a, std::move(kw));
+  return recorded_shape_op(Op::get(op)->make_attrs(kw), a, [&] { return view(a); });
 }
 
 NDArray transposed(const NDArray& a, std::optional<Shape> axes) {

@@ -26,15 +26,12 @@ NDArray run(const char* op, const std::vector<NDArray>& inputs, const Params& pa
   return invoke(Op::get(op)->make_attrs(params), inputs)[0];
 }
 
-// a reshaped, recorded: a view under autograd (as the Python methods give, no shape op's
-// backward reading the values), the op itself in a trace, whose graph runs it.
+// a reshaped: a recorded view under autograd (recorded_shape_op), the op otherwise.
 NDArray reshaped(const NDArray& a, Shape shape) {
   if (a.shape() == shape) return a;
   const NodeAttrs attrs = Op::get("_np_reshape")->make_attrs(Params{{"newshape", Value(shape)}});
-  if (is_tracing() || !autograd::is_recording()) return invoke(attrs, {a})[0];
-  std::vector<NDArray> out{a.reshape_view(shape)};
-  autograd::record_op(attrs, {a}, &out);
-  return out[0];
+  if (!is_tracing() && !autograd::is_recording()) return invoke(attrs, {a})[0];
+  return recorded_shape_op(attrs, a, [&] { return a.reshape_view(shape); });
 }
 
 // a's flat positions that a[key] reads, in the shape of a[key] (int64, on the host): the
@@ -187,6 +184,14 @@ NDArray normalized_index(const NDArray& index, int axis, int64_t n, const Device
 }
 
 }  // namespace
+
+NDArray recorded_shape_op(const NodeAttrs& attrs, const NDArray& a,
+                          const std::function<NDArray()>& view) {
+  if (is_tracing()) return invoke(attrs, {a})[0];
+  std::vector<NDArray> out{view()};
+  autograd::record_op(attrs, {a}, &out);
+  return out[0];
+}
 
 NDArray traced_getitem_gather(const NDArray& a, const std::vector<IndexItem>& key) {
   constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
