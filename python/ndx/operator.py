@@ -140,7 +140,9 @@ def _infer_shape_uncached(p, in_shapes):
     # An input whose shape graph inference does not know yet is [] to the prop, as MXNet
     # passes it; given back as [] (or None), it stays unknown.
     unknown = [s is None for s in in_shapes]
-    result = p.prop.infer_shape([[] if s is None else list(s) for s in in_shapes[:n_args]])
+    # (ndx's own props may ask for None instead, which a 0-d input's [] cannot be mistaken for)
+    blank = None if getattr(p.prop, "_unknown_as_none", False) else []
+    result = p.prop.infer_shape([blank if s is None else list(s) for s in in_shapes[:n_args]])
     ins, outs, aux = _unpack(p, "infer_shape", result)
 
     def as_tuple(s, was_unknown=False):
@@ -178,7 +180,7 @@ def _infer_type_uncached(p, in_types):
     # numpy dtypes ('bfloat16' as a str); None for one graph inference does not know yet
     result = p.prop.infer_type(list(in_types[:n_args]))
     ins, outs, aux = _unpack(p, "infer_type", result)
-    if None not in in_types:
+    if all(t is not None for t in in_types):  # (not `None in`: a float64 dtype == None)
         p.dtypes = ins + outs + aux
     return ins + aux, outs
 

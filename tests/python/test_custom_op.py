@@ -446,3 +446,29 @@ def test_autograd_function_calls_are_not_kept_after_they_finish():
         del f, y, x
     gc.collect()
     assert [(r() is None, s() is None) for r, s in refs] == [(True, True)] * 3
+
+
+class _Doubled(ndx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * 2)
+
+
+@ndx.operator.register("records_its_dtypes")
+class _RecordsDtypesProp(ndx.operator.CustomOpProp):
+    seen = []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        type(self).seen.append((list(shapes), dtypes))
+        return _Doubled()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_create_operator_gets_the_dtypes_of_float64_inputs_too(dtype):
+    """create_operator's dtypes, as MXNet passes them (a float64 dtype compares equal to
+    None in NumPy, which once made float64 inputs look unknown and dtypes None)."""
+    _RecordsDtypesProp.seen.clear()
+    out = ndx.nd.Custom(np.ones((2, 3), dtype=dtype), op_type="records_its_dtypes")
+    onp.testing.assert_array_equal(out.asnumpy(), onp.full((2, 3), 2, dtype=dtype))
+    shapes, dtypes = _RecordsDtypesProp.seen[-1]
+    assert shapes == [(2, 3), (2, 3)]
+    assert dtypes is not None and [onp.dtype(t) for t in dtypes] == [onp.dtype(dtype)] * 2
