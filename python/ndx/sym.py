@@ -426,6 +426,20 @@ class Symbol:
     def __neg__(self):
         return _apply("_np_negative", [self], {})
 
+    # Comparisons (bool symbols), as MXNet's Symbol has them for loop conditions (i < n);
+    # == and != stay Python's identity tests, which code holding symbols in sets relies on.
+    def __lt__(self, o):
+        return self._binary("_np_less", o)
+
+    def __le__(self, o):
+        return self._binary("_np_less_equal", o)
+
+    def __gt__(self, o):
+        return self._binary("_np_greater", o)
+
+    def __ge__(self, o):
+        return self._binary("_np_greater_equal", o)
+
     # ---- MXNet's fluent methods ----
     def reshape(self, *shape, **kwargs):
         """Reshaped. MXNet's special values (0 copies a dimension, -2 the rest, -3 merges two,
@@ -548,14 +562,22 @@ def _constant(value):
     return Symbol(_core._sym_const(arr))
 
 
+# The names of the nodes made while sym.contrib's control flow calls a body: its own nodes.
+_made_in_body = _contextvars.ContextVar("ndx_sym_body_nodes", default=None)
+
+
 def _apply(op, inputs, params, name=None):
     for s in inputs:
         if s is not None and not isinstance(s, Symbol):
             raise TypeError(f"[sym.{op}] inputs must be Symbols, got {type(s).__name__}")
     params = {k: v for k, v in params.items() if v is not None}
+    name = name if name else _auto_name(None, op=op)
+    made = _made_in_body.get()
+    if made is not None:
+        made.add(name)
     # An input left out (None, or missing at the end) becomes the variable '<name>_<input>'.
     return Symbol(_core._sym_op(op, [None if s is None else s._handle for s in inputs], params,
-                                name if name else _auto_name(None, op=op)))
+                                name))
 
 
 # MXNet's dtype codes in a variable's __dtype__ attribute.
@@ -1196,6 +1218,11 @@ class _ContribSymbols:
 
 
 contrib = _ContribSymbols()
+from . import _sym_control_flow  # noqa: E402  (it reads this module's _made_in_body)
+
+contrib.foreach = _sym_control_flow.foreach
+contrib.while_loop = _sym_control_flow.while_loop
+contrib.cond = _sym_control_flow.cond
 
 
 class _SparseSymbols:

@@ -910,6 +910,83 @@ PyObject* sym_children(PyObject*, PyObject* h) {
   NDX_PY_END(nullptr)
 }
 
+// _sym_cut(symbol, [input names], [node names]): a loop body or branch of sym.contrib's
+// control flow, split from the graph around it as MXNet's _cut_subgraph does. The body is the
+// nodes named (those made while the body function ran) and every node that reads one of the
+// named inputs (the placeholders) or a body node; every other entry the body reads, or gives
+// as an output (the enclosing graph's layers and variables), becomes the input 'cut<i>'.
+// Returns (the body's graph, [each cut entry as a symbol of the enclosing graph, its nodes
+// shared, so the enclosing graph computes it once]). Constants stay in the body.
+PyObject* sym_cut(PyObject*, PyObject* args) {
+  PyObject *h, *names, *made;
+  if (!PyArg_ParseTuple(args, "OO!O!:_sym_cut", &h, &PyList_Type, &names, &PyList_Type, &made))
+    return nullptr;
+  NDX_PY_BEGIN
+  std::set<std::string> own, own_nodes;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); ++i)
+    own.insert(utf8_of(PyList_GET_ITEM(names, i)));
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(made); ++i)
+    own_nodes.insert(utf8_of(PyList_GET_ITEM(made, i)));
+  const Graph& src = graph_of(h);
+  std::unordered_map<const Node*, NodePtr> copy;  // body nodes (and constants) in the new graph
+  std::map<std::pair<const Node*, uint32_t>, NodeEntry> cut;  // entry -> its input variable
+  Graph cuts;
+  auto entry_of = [&](const NodeEntry& e) {
+    if (auto it = copy.find(e.node.get()); it != copy.end())
+      return NodeEntry{it->second, e.index, 0};
+    auto [it, fresh] = cut.try_emplace({e.node.get(), e.index});
+    if (fresh) {
+      it->second = NodeEntry{make_variable("cut" + std::to_string(cuts.outputs.size())), 0, 0};
+      cuts.outputs.push_back(e);
+    }
+    return it->second;
+  };
+  for (const auto& n : src.topo_order()) {
+    if (n->is_variable()) {
+      if (!n->values.empty() || own.count(n->attrs.name)) copy[n.get()] = n;  // (shared)
+      continue;
+    }
+    bool reads_own = own_nodes.count(n->attrs.name) > 0;
+    for (const auto& e : n->inputs) {
+      const Node* in = e.node.get();
+      reads_own |= copy.count(in) && (!in->is_variable() || in->values.empty());
+    }
+    if (!reads_own) continue;
+    auto c = std::make_shared<Node>();
+    c->attrs = n->attrs;
+    for (const auto& e : n->inputs) c->inputs.push_back(entry_of(e));
+    copy[n.get()] = std::move(c);
+  }
+  Graph body;
+  for (const auto& o : src.outputs) body.outputs.push_back(entry_of(o));
+  PyObject* entries = PyList_New(0);
+  if (!entries) throw PythonErrorSet{};
+  PyObject* result = nullptr;
+  try {
+    for (const auto& e : cuts.outputs) {
+      Graph one;
+      one.outputs.push_back(e);
+      PyObject* capsule = graph_capsule(std::move(one));
+      if (!capsule || PyList_Append(entries, capsule) < 0) {
+        Py_XDECREF(capsule);
+        throw PythonErrorSet{};
+      }
+      Py_DECREF(capsule);
+    }
+    PyObject* graph = graph_capsule(std::move(body));
+    if (!graph) throw PythonErrorSet{};
+    result = PyTuple_Pack(2, graph, entries);
+    Py_DECREF(graph);
+  } catch (...) {
+    Py_DECREF(entries);
+    throw;
+  }
+  Py_DECREF(entries);
+  if (!result) throw PythonErrorSet{};
+  return result;
+  NDX_PY_END(nullptr)
+}
+
 PyObject* sym_const(PyObject*, PyObject* arr) {
   NDX_PY_BEGIN
   if (!is_ndarray(arr)) type_error("[sym] constants must be ndarrays");
@@ -1475,6 +1552,7 @@ PyMethodDef module_methods[] = {
     {"_sym_var", sym_var, METH_VARARGS, "A symbol for a named input (with attributes)."},
     {"_sym_internals", sym_internals, METH_O, "Every entry of a symbol's graph."},
     {"_sym_children", sym_children, METH_O, "The entries a symbol's output nodes read."},
+    {"_sym_cut", sym_cut, METH_VARARGS, "A control-flow body cut from its enclosing graph."},
     {"_sym_output_names", sym_output_names, METH_O, "MXNet's names of a symbol's outputs."},
     {"_sym_compose", sym_compose, METH_VARARGS, "A symbol with named inputs replaced."},
     {"_sym_const", sym_const, METH_O, "A symbol holding a constant array."},

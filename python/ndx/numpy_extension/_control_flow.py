@@ -98,17 +98,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
     for fname, f in (("cond", cond), ("func", func)):
         if not callable(f):
             raise TypeError(f"[while_loop] {fname} must be callable, got {type(f).__name__}")
-    if max_iterations is None:
-        raise ValueError("[while_loop] max_iterations should be specified")
-    if isinstance(max_iterations, bool):
-        raise TypeError("[while_loop] max_iterations must be an int, got bool")
-    try:
-        max_iterations = operator.index(max_iterations)
-    except TypeError:
-        raise TypeError(f"[while_loop] max_iterations must be an int, got "
-                        f"{type(max_iterations).__name__}") from None
-    if max_iterations < 0:
-        raise ValueError(f"[while_loop] max_iterations must be >= 0, got {max_iterations}")
+    max_iterations = check_max_iterations("while_loop", max_iterations)
     variables = [loop_vars] if isinstance(loop_vars, np.ndarray) else list(loop_vars) \
         if isinstance(loop_vars, (list, tuple)) else None
     if not variables:
@@ -138,6 +128,22 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
         [a, np.zeros((max_iterations - a.shape[0],) + a.shape[1:], dtype=a.dtype,
                      device=a.device)]) for a in leaves]
     return _regroup(stacked, padded), variables
+
+
+def check_max_iterations(name, value):
+    """max_iterations as an int >= 0 (required: it fixes the step outputs' shapes)."""
+    if value is None:
+        raise ValueError(f"[{name}] max_iterations should be specified")
+    if isinstance(value, bool):
+        raise TypeError(f"[{name}] max_iterations must be an int, got bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"[{name}] max_iterations must be an int, got "
+                        f"{type(value).__name__}") from None
+    if value < 0:
+        raise ValueError(f"[{name}] max_iterations must be >= 0, got {value}")
+    return value
 
 
 def _truth(name, value):
@@ -469,11 +475,14 @@ def _address(array):
 
 _RUNS = {"_ndx_cond": _run_cond, "_ndx_while_loop": _run_while_loop}
 _REGISTERED = []
+_OP_CLASS = []
 
 
-def _register_ops():
-    if _REGISTERED:
-        return
+def op_class():
+    """The custom operator a control-flow node runs: _Op(run, spec) calls run(spec, inputs)
+    (also sym.contrib's nodes, whose specs hold symbols' graphs)."""
+    if _OP_CLASS:
+        return _OP_CLASS[0]
     from .. import autograd
     from .. import operator as _operator
 
@@ -522,6 +531,16 @@ def _register_ops():
                         self.assign(dst, r, 0 if g is None else g)
             finally:
                 _core._set_tracing(tracing)
+
+    _OP_CLASS.append(_Op)
+    return _Op
+
+
+def _register_ops():
+    if _REGISTERED:
+        return
+    from .. import operator as _operator
+    _Op = op_class()
 
     def prop_for(op_type):
         class _Prop(_operator.CustomOpProp):
